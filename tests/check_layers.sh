@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Enforces the layer rules of STYLE.md §2.1 by reading #include lines:
+#   algorithms/ includes only the C library and libm (no project headers outside algorithms/),
+#   fom/ includes only libxml2 and the C library (no rti/, federate/, algorithms/),
+#   rti/ includes nothing from federate/ or algorithms/.
+set -u
+bad=0
+report() { echo "layer violation: $1"; bad=1; }
+while IFS= read -r line; do report "$line (algorithms/ may use only libc and libm)"; done < <(
+  grep -HnE '#include *[<"](rti|federate|fom|event2|libxml|zip|jansson|cvode|sundials|nvector)' algorithms/*.[ch] 2>/dev/null)
+while IFS= read -r line; do report "$line (fom/ may use only libxml2)"; done < <(
+  grep -HnE '#include *[<"](rti|federate|algorithms|event2|zip|jansson|cvode)' fom/*.[ch] 2>/dev/null)
+while IFS= read -r line; do report "$line (rti/ must not include federate/ or algorithms/)"; done < <(
+  grep -HnE '#include *"(federate|algorithms)/' rti/*.[ch] 2>/dev/null)
+exit $bad
