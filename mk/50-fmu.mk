@@ -1,1 +1,35 @@
 # mk/50-fmu.mk: see the Makefile header for the variables this fragment fills in.
+# FMI 2.0 host (issue 4, DESIGN.md §7, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
+# one interface (federate/fmu_step.h), and the program tempo-fmu (--simulate).
+FMU_SRCS += federate/fmu_md.c federate/fmu_zip.c federate/fmu_load.c \
+            federate/fmu_step.c federate/fmu_cs.c federate/fmu_me.c federate/fmu_sim.c
+
+PROGS += tempo-fmu
+tempo-fmu_SRCS := federate/tempo_fmu_main.c
+tempo-fmu_LIBS := fmu
+
+UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
+              tests/unit/fmu_sim_test tests/unit/fmu_fault_test
+fmu_md_test_LIBS := fmu
+fmu_load_test_LIBS := fmu
+fmu_step_test_LIBS := fmu
+fmu_sim_test_LIBS := fmu
+fmu_fault_test_LIBS := fmu
+INTEG_SCRIPTS += tests/integration/fmu_simulate.sh
+FUZZ_TARGETS += tests/fuzz/md_fuzz
+
+# Fixture binaries of our own (never sanitized: they are dlopen'ed): one that exports only
+# two functions ("missing function" case), one that fails on demand (discard/error paths).
+FMU_FIXTURES := build/fmu-fixtures/partial.so build/fmu-fixtures/faulty.so
+build/fmu-fixtures/%.so: tests/unit/fmu_fixture_%.c federate/fmi2.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O2 -fPIC -fvisibility=hidden -shared -o $@ $<
+
+# The example FMUs (mk/55-fmus.mk) the tests load; listed by name because EXAMPLE_FMUS is set
+# by a later fragment.
+FMU_TEST_FMUS := $(foreach m,dahlquist vanderpol bouncingball stair mass lv_prey,\
+                   build/fmus/$(m)_me.fmu build/fmus/$(m)_cs.fmu)
+$(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS)
+$(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test: $(FMU_TEST_FMUS)
+$(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
+EXTRA_ALL += $(FMU_FIXTURES)

@@ -1,1 +1,83 @@
-# mk/55-fmus.mk: see the Makefile header for the variables this fragment fills in.
+# mk/55-fmus.mk: the example FMUs of examples/fmus/ (DESIGN.md §7, doc/example-fmus.md).
+#
+# Each model NAME is one file examples/fmus/NAME/NAME.c defining `fw_model_def` (see
+# examples/fmus/framework/fw.h). For every model the build
+#   1. compiles NAME.c with the framework into build/fmus/so/NAME.so (-fPIC -shared, hidden
+#      visibility except the fmi2* functions, never sanitized: a host loads it with dlopen);
+#   2. links NAME.c with fw_mdgen.c into a generator that writes modelDescription.xml for the
+#      model-exchange ("me") and co-simulation ("cs") kinds;
+#   3. lays out build/fmus/stage/NAME_KIND/{modelDescription.xml,binaries/linux64/NAME.so} and
+#      zips it into build/fmus/NAME_KIND.fmu.
+# Adding a model: create examples/fmus/NAME/NAME.c and add NAME to FMU_MODELS below. A model
+# with only one kind sets NAME_FMU_KINDS := cs (or me).
+
+FMU_MODELS := dahlquist vanderpol bouncingball stair \
+              lv_prey lv_predator lv \
+              osc_omega2tau osc_tau2omega osc_twomass \
+              spring mass springmass \
+              lorenz_x lorenz_yz lorenz
+
+FMU_DIR  := build/fmus
+FW_SRCS  := examples/fmus/framework/fw_fmi.c examples/fmus/framework/fw_cs.c \
+            examples/fmus/framework/fw_rk.c examples/fmus/framework/fw_desc.c
+FW_OBJS  := $(patsubst examples/fmus/%.c,$(FMU_DIR)/obj/%.o,$(FW_SRCS))
+FW_GEN_OBJS := $(FMU_DIR)/obj/framework/fw_mdgen.o $(FMU_DIR)/obj/framework/fw_desc.o
+# FMU objects: release flags, no sanitizers (CFLAGS_OPT is not used on purpose).
+FMU_CFLAGS := $(CFLAGS_BASE) -O2 -fPIC -fvisibility=hidden
+
+fmu_kinds = $(or $($(1)_FMU_KINDS),me cs)
+EXAMPLE_FMUS := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/$(m)_$(k).fmu))
+EXTRA_ALL += $(EXAMPLE_FMUS)
+
+$(FMU_DIR)/obj/%.o: examples/fmus/%.c
+	@mkdir -p $(@D)
+	$(CC) $(FMU_CFLAGS) -MMD -MP -c $< -o $@
+
+# The same binaries built with ASan+UBSan, loaded only by the sanitized framework test (a
+# sanitized host may load them; an ordinary host may not, so they never go into a .fmu).
+FMU_SAN_CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                  -fno-sanitize-recover=undefined -fPIC -fvisibility=hidden
+FW_SAN_OBJS := $(patsubst examples/fmus/%.c,$(FMU_DIR)/san/obj/%.o,$(FW_SRCS))
+FMU_SAN_SOS := $(foreach m,$(FMU_MODELS),$(FMU_DIR)/san/$(m).so)
+
+$(FMU_DIR)/san/obj/%.o: examples/fmus/%.c
+	@mkdir -p $(@D)
+	$(CC) $(FMU_SAN_CFLAGS) -MMD -MP -c $< -o $@
+
+define fmu_model_rules
+$(FMU_DIR)/san/$(1).so: $(FMU_DIR)/san/obj/$(1)/$(1).o $(FW_SAN_OBJS)
+	@mkdir -p $$(@D)
+	$(CC) -shared -fsanitize=address,undefined -o $$@ $$^ -lm
+
+$(FMU_DIR)/so/$(1).so: $(FMU_DIR)/obj/$(1)/$(1).o $(FW_OBJS)
+	@mkdir -p $$(@D)
+	$(CC) -shared -Wl,-z,defs -o $$@ $$^ -lm
+
+$(FMU_DIR)/gen/$(1)_mdgen: $(FMU_DIR)/obj/$(1)/$(1).o $(FW_GEN_OBJS)
+	@mkdir -p $$(@D)
+	$(CC) -o $$@ $$^ -lm
+
+endef
+
+define fmu_kind_rule
+$(FMU_DIR)/$(1)_$(2).fmu: $(FMU_DIR)/so/$(1).so $(FMU_DIR)/gen/$(1)_mdgen
+	@rm -rf $(FMU_DIR)/stage/$(1)_$(2) $$@
+	@mkdir -p $(FMU_DIR)/stage/$(1)_$(2)/binaries/linux64
+	$(FMU_DIR)/gen/$(1)_mdgen $(2) $(FMU_DIR)/stage/$(1)_$(2)/modelDescription.xml
+	cp $(FMU_DIR)/so/$(1).so $(FMU_DIR)/stage/$(1)_$(2)/binaries/linux64/$(1).so
+	cd $(FMU_DIR)/stage/$(1)_$(2) && zip -q -X -r ../../$(1)_$(2).fmu modelDescription.xml binaries
+endef
+$(foreach m,$(FMU_MODELS),$(eval $(call fmu_model_rules,$(m))))
+$(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule,$(m),$(k)))))
+
+.PHONY: fmus
+fmus: $(EXAMPLE_FMUS)
+
+# The framework's own test: dlopens each built model directly (no Tempo loader) and checks
+# the .fmu layout, the XML against the binary, the state machine, and the numbers against
+# analytic solutions. It needs the FMUs built first; its sanitized build loads the sanitized
+# binaries instead, so that the framework itself runs under ASan+UBSan.
+UNIT_TESTS += tests/unit/fmus_framework_test
+fmus_framework_test_LIBS := fom
+build/release/tests/unit/fmus_framework_test: $(EXAMPLE_FMUS)
+build/san/tests/unit/fmus_framework_test: $(EXAMPLE_FMUS) $(FMU_SAN_SOS)

@@ -1,1 +1,8 @@
-# mk/60-algorithms.mk: see the Makefile header for the variables this fragment fills in.
+# mk/60-algorithms.mk: coupling algorithms in plain C (libc + libm only), owned by H7.
+# See the Makefile header for the variables this fragment fills in.
+ALGO_SRCS += algorithms/quantize.c algorithms/extrap.c algorithms/topology.c
+
+UNIT_TESTS += tests/unit/quantize_test tests/unit/extrap_test tests/unit/topology_test
+quantize_test_LIBS := algo
+extrap_test_LIBS := algo
+topology_test_LIBS := algo

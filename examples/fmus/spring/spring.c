@@ -1,0 +1,82 @@
+/* Spring half of the spring-mass oscillator of seeds 002/003 (notes/002.md §5.1 Table 1,
+ * notes/003.md §5.2): state s (elongation) driven by the input velocity v, s' = v; output
+ * the force f = -c s - d v with f' = -c v - d v'. Also the cumulative impulse
+ * I_f = integral of f dt (an extra quadrature state: the exact integral of the exchanged
+ * output that balance correction needs) and the stored energy W = c s^2 / 2.
+ * DESIGN.md §7. Read mass.c (the other half) and springmass.c (the reference) next. */
+#include "examples/fmus/framework/fw.h"
+
+enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, NV };
+
+static const fw_var vars[NV] = {
+    [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness"},
+    [D] = {"d", FW_PARAM, 0, -1, 0.0, "N.s/m", "damper in parallel (0 in the seeds)"},
+    [S0] = {"s0", FW_PARAM, 0, -1, 1.0, "m", "initial elongation (= mass position x0)"},
+    [V] = {"v", FW_INPUT, 0, -1, 0.0, "m/s", "velocity of the mass (from mass)"},
+    [F] = {"f", FW_OUTPUT, 0, -1, 0, "N", "force on the mass, -c s - d v"},
+    [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "energy stored in the spring, c s^2 / 2"},
+    [IMPULSE] = {"impulse", FW_OUTPUT, 0, -1, 0, "N.s", "integral of f since the start"},
+    [S] = {"s", FW_OUTPUT, 0, -1, 0, "m", "elongation (state)"},
+    [DER_S] = {"der(s)", FW_LOCAL, 0, S, 0, "m/s", "v"},
+    [DER_IMPULSE] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "f"},
+};
+
+static void init(fw_ctx *c)
+{
+    c->r[S] = c->r[S0];
+    c->r[IMPULSE] = 0;
+}
+
+static void outputs(fw_ctx *c)
+{
+    double *r = c->r;
+    r[F] = -r[C] * r[S] - r[D] * r[V];
+    r[W] = 0.5 * r[C] * r[S] * r[S];
+}
+
+static void derivatives(fw_ctx *c)
+{
+    outputs(c);
+    c->r[DER_S] = c->r[V];
+    c->r[DER_IMPULSE] = c->r[F];
+}
+
+/* f^(n) = -c v^(n-1) - d v^(n); s^(n) = v^(n-1); W' = c s v, W'' = c (v^2 + s v');
+ * impulse^(n) = f^(n-1). */
+static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
+{
+    const double *r = c->r;
+    double v[4] = {r[V], fw_input_der(c, V, 1), fw_input_der(c, V, 2), fw_input_der(c, V, 3)};
+    double fn[4];
+    fn[0] = r[F];
+    for (int n = 1; n <= 3; n++)
+        fn[n] = -r[C] * v[n - 1] - r[D] * v[n];
+    if (vr == F)
+        *value = fn[order];
+    else if (vr == S)
+        *value = v[order - 1];
+    else if (vr == IMPULSE)
+        *value = fn[order - 1];
+    else if (vr == W && order <= 2)
+        *value = order == 1 ? r[C] * r[S] * v[0] : r[C] * (v[0] * v[0] + r[S] * v[1]);
+    else
+        return -1;
+    return 0;
+}
+
+const fw_model fw_model_def = {
+    .id = "spring",
+    .description = "Spring half of the spring-mass oscillator (state s, input v, output f)",
+    .nvars = NV,
+    .vars = vars,
+    .max_output_order = 2,
+    .has_me = 1,
+    .has_cs = 1,
+    .stop_time = 20.0,
+    .step_size = 0.1,
+    .tolerance = 1e-10,
+    .init = init,
+    .derivatives = derivatives,
+    .outputs = outputs,
+    .output_der = output_der,
+};

@@ -1,0 +1,60 @@
+/* Van der Pol oscillator x' = y, y' = mu (1 - x^2) y - x as an example FMU (both kinds);
+ * checked against a tight CVODE run by the loader's tests. DESIGN.md §7.
+ * Read examples/fmus/framework/fw.h for the table below, doc/example-fmus.md for the list. */
+#include "examples/fmus/framework/fw.h"
+
+enum { MU, X0, Y0, X, Y, DER_X, DER_Y, NV };
+
+static const fw_var vars[NV] = {
+    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter"},
+    [X0] = {"x0", FW_PARAM, 0, -1, 2.0, NULL, "initial x"},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "initial y"},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "position-like state"},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "velocity-like state"},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "y"},
+    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "mu (1 - x^2) y - x"},
+};
+
+static void init(fw_ctx *c)
+{
+    c->r[X] = c->r[X0];
+    c->r[Y] = c->r[Y0];
+}
+
+static void derivatives(fw_ctx *c)
+{
+    double *r = c->r;
+    r[DER_X] = r[Y];
+    r[DER_Y] = r[MU] * (1 - r[X] * r[X]) * r[Y] - r[X];
+}
+
+/* Orders 1 and 2: x' = y, y' = f; x'' = y', y'' = mu (-2 x x' y + (1 - x^2) y') - x'. */
+static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
+{
+    const double *r = c->r;
+    double x = r[X], y = r[Y], dx = r[DER_X], dy = r[DER_Y];
+    double ddy = r[MU] * (-2 * x * dx * y + (1 - x * x) * dy) - dx;
+    if (vr == X)
+        *value = order == 1 ? dx : dy;
+    else if (vr == Y)
+        *value = order == 1 ? dy : ddy;
+    else
+        return -1;
+    return 0;
+}
+
+const fw_model fw_model_def = {
+    .id = "vanderpol",
+    .description = "Van der Pol oscillator",
+    .nvars = NV,
+    .vars = vars,
+    .max_output_order = 2,
+    .has_me = 1,
+    .has_cs = 1,
+    .stop_time = 20.0,
+    .step_size = 0.1,
+    .tolerance = 1e-10,
+    .init = init,
+    .derivatives = derivatives,
+    .output_der = output_der,
+};

@@ -1,0 +1,145 @@
+/* Example federate "producer": publishes a time-stamped sine signal (object class Signal of
+ * fom/demo.xml) under time regulation, and prints the Command interactions it receives.
+ * Serves DESIGN.md §1 (use 2: a custom federate against libtempo). doc/guide.md walks
+ * through this file line by line; read examples/consumer.c next (its counterpart).
+ *
+ * usage: tempo-example-producer [--rti ADDR] [--federation NAME] [--steps N] [--peers N] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "federate/tempo.h"
+
+/* What the callbacks need: passed to tp_join() as ctx. */
+struct app {
+    int peers;         /* federates that joined after us */
+    tp_handle cmd;     /* interaction class Command */
+    tp_handle gain;    /* its parameters */
+    tp_handle enabled;
+    tp_handle note;
+};
+
+static void on_joined(void *ctx, tp_fed fed, const char *name)
+{
+    struct app *a = ctx;
+    a->peers++;
+    printf("producer: federate %s (handle %u) joined\n", name, fed);
+}
+
+static void on_receive(void *ctx, const tp_interaction *in)
+{
+    struct app *a = ctx;
+    double gain = 0;
+    int enabled = 0;
+    char note[64] = "";
+    for (size_t i = 0; i < in->n_params; i++) {
+        const tp_value *p = &in->params[i];
+        if (p->handle == a->gain)
+            tp_decode_float64(p->data, p->size, &gain);
+        else if (p->handle == a->enabled)
+            tp_decode_boolean(p->data, p->size, &enabled);
+        else if (p->handle == a->note)
+            tp_decode_string(p->data, p->size, note, sizeof note);
+    }
+    printf("producer: Command from federate %u: gain=%g enabled=%d note=\"%s\"\n", in->sender,
+           gain, enabled, note);
+}
+
+/* Exit with the library's detailed message when a call fails. */
+static void check(tp_federate *f, int rc, const char *what)
+{
+    if (rc < 0) {
+        fprintf(stderr, "producer: %s: %s (%s)\n", what, tp_strerror(rc), tp_last_error(f));
+        tp_federate_free(f);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *rti = "127.0.0.1:7470", *federation = "demo";
+    int steps = 10, want_peers = 1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--rti") == 0) rti = argv[i + 1];
+        else if (strcmp(argv[i], "--federation") == 0) federation = argv[i + 1];
+        else if (strcmp(argv[i], "--steps") == 0) steps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--peers") == 0) want_peers = atoi(argv[i + 1]);
+        else { fprintf(stderr, "producer: unknown option %s\n", argv[i]); return 2; }
+    }
+
+    /* 1. Join, creating the federation if it does not exist yet. */
+    setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
+    struct app a = {0};
+    tp_callbacks cb = {.federate_joined = on_joined, .receive = on_receive};
+    tp_join_options opt = {.rti = rti, .federation = federation, .federate = "producer",
+                           .fom_path = "fom/demo.xml", .create = 1};
+    char err[512];
+    tp_federate *f = NULL;
+    int rc = tp_join(&opt, &cb, &a, &f, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "producer: join: %s (%s)\n", tp_strerror(rc), err);
+        return 1;
+    }
+
+    /* 2. Resolve handles by name from the FOM (no message is sent). */
+    tp_handle signal, value, label, history;
+    check(f, tp_object_class(f, "Signal", &signal), "Signal");
+    check(f, tp_attribute(f, signal, "value", &value), "value");
+    check(f, tp_attribute(f, signal, "label", &label), "label");
+    check(f, tp_attribute(f, signal, "history", &history), "history");
+    check(f, tp_interaction_class(f, "Command", &a.cmd), "Command");
+    check(f, tp_parameter(f, a.cmd, "gain", &a.gain), "gain");
+    check(f, tp_parameter(f, a.cmd, "enabled", &a.enabled), "enabled");
+    check(f, tp_parameter(f, a.cmd, "note", &a.note), "note");
+
+    /* 3. Declare what we send and receive, and register our object. */
+    tp_handle attrs[] = {value, label, history};
+    check(f, tp_publish_object_class(f, signal, attrs, 3), "publish Signal");
+    check(f, tp_subscribe_interaction_class(f, a.cmd), "subscribe Command");
+    tp_object obj;
+    check(f, tp_register_object(f, signal, "sine", &obj), "register sine");
+
+    /* 4. Time: one step is 0.1 s; we promise never to send less than a step ahead. */
+    tp_time step = tp_time_from_seconds(f, 0.1);
+    check(f, tp_enable_regulation(f, step), "enable regulation");
+    check(f, tp_wait_regulation_enabled(f, -1), "wait regulation");
+
+    /* 5. Start together: wait for the consumer, then meet at "start". */
+    printf("producer: joined as federate %u, waiting for %d peer(s)\n", tp_federate_handle(f),
+           want_peers);
+    while (a.peers < want_peers)
+        check(f, tp_evoke(f, -1), "evoke");
+    check(f, tp_register_sync(f, "start", NULL, 0, NULL, 0), "register start");
+    check(f, tp_sync(f, "start", -1), "sync start");
+
+    /* 6. The loop: send the value for T + step, stamped T + step, then advance to it. */
+    double hist[4] = {0};
+    tp_time now = 0;
+    for (int k = 1; k <= steps; k++) {
+        tp_time t = now + step;
+        double x = sin(tp_time_to_seconds(f, t));
+        memmove(hist + 1, hist, 3 * sizeof hist[0]);
+        hist[0] = x;
+        uint8_t xb[TP_FLOAT64_SIZE], hb[4 * TP_FLOAT64_SIZE];
+        char text[32];
+        snprintf(text, sizeof text, "sample %d", k);
+        tp_encode_float64(x, xb);
+        tp_encode_float64_array(hist, 4, hb, sizeof hb);
+        tp_value vals[] = {{value, xb, sizeof xb},
+                           {label, text, strlen(text)},
+                           {history, hb, sizeof hb}};
+        check(f, tp_update(f, obj, vals, 3, t), "update");
+        printf("producer: t=%.1f s sent value=%.4f\n", tp_time_to_seconds(f, t), x);
+        check(f, tp_time_advance_request(f, t), "time advance request");
+        check(f, tp_wait_grant(f, &now, -1), "wait grant");
+    }
+
+    /* 7. Leave: delete our object, stamped like an update so that subscribers get `remove`
+     *    after the last sample, then resign. */
+    check(f, tp_delete_object(f, obj, now + step), "delete");
+    check(f, tp_resign(f, TP_DELETE_OBJECTS), "resign");
+    tp_federate_free(f);
+    printf("producer: done after %d steps\n", steps);
+    return 0;
+}

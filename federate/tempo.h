@@ -1,0 +1,644 @@
+/**
+ * @file tempo.h
+ * @brief libtempo: the C client library of the Tempo RTI (the public contract).
+ *
+ * Serves DESIGN.md §1 (use 2), §3 (evoked model), §5 (time management) and §12 (API shape).
+ * Read doc/guide.md for a walk through examples/producer.c and examples/consumer.c, and
+ * doc/api.md for the same reference grouped by service. Implementation: federate/client_*.c.
+ *
+ * Conventions, valid for every function below unless its comment says otherwise:
+ * - Status returns are `int`: TP_OK (0), a positive informative code (TP_TIMEOUT) or a
+ *   negative TP_E* code. tp_strerror() names a code; tp_last_error() gives the detailed
+ *   message of the last failure on that federate (it names the handle, name or time at fault).
+ * - A `tp_federate *` argument must not be NULL unless stated.
+ * - "Runs no callbacks": the call never invokes a tp_callbacks function. Callbacks run only
+ *   inside tp_evoke() and the tp_wait_*() helpers built on it (the HLA "evoked" model); the
+ *   library starts no threads, so callback code needs no locks. A callback may call any tp_
+ *   function on the same federate except tp_federate_free() and tp_resign().
+ * - Pointers passed into a call are only read during the call; the library keeps no reference.
+ *   Pointers passed to a callback (names, values, tags) are valid only during that callback.
+ * - Outgoing messages are batched: calls that "send" append a frame to an output buffer that is
+ *   written when it grows past an internal threshold, on tp_flush(), and on every call that
+ *   blocks or evokes. A send error (connection lost) may therefore surface on a later call.
+ * - The library never writes to stdout or stderr itself: log lines go to the `log` callback,
+ *   whose default (when NULL) prints warnings and errors to stderr.
+ */
+#ifndef TEMPO_FEDERATE_TEMPO_H
+#define TEMPO_FEDERATE_TEMPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TP_API __attribute__((visibility("default")))
+#else
+#define TP_API
+#endif
+
+/* ---- basic types ------------------------------------------------------------------------ */
+
+/** Opaque federate: one joined connection to an RTI. Created by tp_join(). */
+typedef struct tp_federate tp_federate;
+
+/** Logical time in ticks of the federation's resolution (DESIGN.md §4). */
+typedef int64_t tp_time;
+/** Positive infinity of logical time (requests and bounds saturate here). */
+#define TP_TIME_MAX INT64_MAX
+/** "No time stamp": a receive-order send, or a time-less callback argument. */
+#define TP_NO_TIME INT64_MIN
+
+/** FOM handle: object class, attribute, interaction class or parameter (0 = invalid). Every
+ *  federate that parses the same FOM gets the same handles, so they are resolved locally. */
+typedef uint32_t tp_handle;
+/** Object instance handle, assigned by the RTI (0 = invalid). */
+typedef uint64_t tp_object;
+/** Federate handle within a federation, assigned by the RTI at join (0 = invalid). */
+typedef uint32_t tp_fed;
+
+/** Delivery order of a reflected update, removal or received interaction. */
+typedef enum tp_order {
+    TP_RECEIVE_ORDER = 0,   /**< RO: delivered as received; its time argument is TP_NO_TIME
+                                 unless the sender stamped it (then the stamp is passed on) */
+    TP_TIMESTAMP_ORDER = 1, /**< TSO: delivered in time-stamp order per DESIGN.md §5 */
+} tp_order;
+
+/** What the RTI does with a federate's objects when it resigns or its connection drops. */
+typedef enum tp_resign_action {
+    TP_DELETE_OBJECTS = 0, /**< delete them; subscribers get `remove` (the default) */
+    TP_KEEP_OBJECTS = 1,   /**< keep them (orphaned: nobody updates them any more) */
+} tp_resign_action;
+
+/** Log levels, most severe first. */
+typedef enum tp_log_level {
+    TP_LOG_ERROR = 0,
+    TP_LOG_WARN = 1,
+    TP_LOG_INFO = 2,
+    TP_LOG_DEBUG = 3,
+    TP_LOG_TRACE = 4,
+} tp_log_level;
+
+/** Kind of a time-advance request (for tp_time_status). */
+typedef enum tp_request_kind {
+    TP_REQ_NONE = 0, /**< no request pending (the federate is in the granted state) */
+    TP_REQ_TAR = 1,  /**< time advance request */
+    TP_REQ_TARA = 2, /**< time advance request available */
+    TP_REQ_NER = 3,  /**< next event request */
+    TP_REQ_NERA = 4, /**< next event request available */
+    TP_REQ_FQR = 5,  /**< flush queue request */
+} tp_request_kind;
+
+/* ---- status codes ----------------------------------------------------------------------- */
+
+enum {
+    TP_OK = 0,       /**< success */
+    TP_TIMEOUT = 1,  /**< informative: a wait ended by its timeout before its event */
+
+    /* usage: the call is wrong, nothing was sent */
+    TP_EINVAL = -1,    /**< bad argument (NULL, negative lookahead, empty name, ...) */
+    TP_ESTATE = -2,    /**< not allowed in the current state (resigned, ...) */
+    TP_EHANDLE = -3,   /**< unknown or wrong-kind handle (class, attribute, object, ...) */
+    TP_ENOTPUB = -4,   /**< the class or attribute is not published by this federate */
+    TP_ESIZE = -5,     /**< a value has the wrong size for its data type, or a caller buffer is
+                            too small */
+    /* FOM */
+    TP_EFOM = -10,     /**< the FOM could not be read or parsed */
+    TP_ENAME = -11,    /**< no class, attribute, interaction or parameter of that name */
+    /* time management (DESIGN.md §5) */
+    TP_ETIME = -20,    /**< requested time below the federate's logical time */
+    TP_EPENDING = -21, /**< a time-advance request is already pending */
+    TP_EBOUND = -22,   /**< a time stamp below the sender's bound (time + lookahead) */
+    TP_EENABLED = -23, /**< regulation/constrained already enabled (or being enabled) */
+    TP_ENOTENABLED = -24, /**< regulation/constrained not enabled */
+    /* the RTI said no */
+    TP_EREFUSED = -30, /**< the RTI refused the request (see tp_last_error for its reason) */
+    TP_EEXISTS = -31,  /**< a name already in use (federation, federate, object, sync label) */
+    TP_ENOTFOUND = -32,/**< no such federation (or sync label) at the RTI */
+    TP_EFOMDIFF = -33, /**< the FOM differs from the federation's */
+    TP_EAUTH = -34,    /**< the shared secret was refused */
+    /* protocol and connection */
+    TP_EPROTO = -40,   /**< malformed frame, unexpected message or version mismatch */
+    TP_ECLOSED = -41,  /**< the RTI closed the connection */
+    /* system */
+    TP_ESYS = -50,     /**< a system call failed (the message names it and its errno) */
+    TP_ENOMEM = -51,   /**< out of memory */
+};
+
+/**
+ * Name a status code.
+ * @param code any int returned by a tp_ function.
+ * @return a static string such as "TP_EBOUND: time stamp below the sender's bound"; never
+ *         NULL ("unknown status code" for a code not listed above). Runs no callbacks.
+ */
+TP_API const char *tp_strerror(int code);
+
+/**
+ * Detailed message of the last failed call on @p f (it names the handle, name, time or system
+ * call at fault), or "" when no call has failed yet.
+ * @param f the federate; NULL gives "".
+ * @return a string owned by @p f, valid until the next tp_ call on @p f.
+ */
+TP_API const char *tp_last_error(const tp_federate *f);
+
+/* ---- values ----------------------------------------------------------------------------- */
+
+/** One attribute or parameter value: a handle and its encoded bytes (layout: doc/api.md,
+ *  "Value encoding": little-endian IEEE 754 / two's complement). */
+typedef struct tp_value {
+    tp_handle handle; /**< attribute or parameter handle */
+    const void *data; /**< encoded bytes (may be NULL when size is 0) */
+    size_t size;      /**< number of bytes at data */
+} tp_value;
+
+/** Encoded sizes of the fixed-size types. */
+#define TP_FLOAT64_SIZE 8
+#define TP_INT64_SIZE 8
+#define TP_INT32_SIZE 4
+#define TP_BOOLEAN_SIZE 1
+
+/**
+ * Encode a float64 (IEEE 754 binary64, little-endian) into @p out.
+ * @param v the value; @param out 8 bytes, not NULL.
+ * @return TP_FLOAT64_SIZE (8). Pure; runs no callbacks.
+ * @see tp_decode_float64
+ */
+TP_API size_t tp_encode_float64(double v, void *out);
+/** Encode an int64 (two's complement, little-endian) into 8 bytes at @p out; returns 8.
+ *  @see tp_decode_int64 */
+TP_API size_t tp_encode_int64(int64_t v, void *out);
+/** Encode an int32 (two's complement, little-endian) into 4 bytes at @p out; returns 4.
+ *  @see tp_decode_int32 */
+TP_API size_t tp_encode_int32(int32_t v, void *out);
+/** Encode a boolean as one byte (0 or 1) at @p out; returns 1. @see tp_decode_boolean */
+TP_API size_t tp_encode_boolean(int v, void *out);
+/**
+ * Encode an array of float64 (n × 8 bytes, little-endian, no count prefix: the value's size
+ * gives the count).
+ * @param v @p n doubles (may be NULL when n is 0); @param n count;
+ * @param out buffer of @p cap bytes (may be NULL when cap is 0).
+ * @return the encoded size (8n), or TP_ESIZE when @p cap < 8n (nothing written).
+ * @see tp_decode_float64_array
+ */
+TP_API int tp_encode_float64_array(const double *v, size_t n, void *out, size_t cap);
+/* Strings are their UTF-8 bytes without a terminating NUL: a tp_value {h, s, strlen(s)}.
+ * "bytes" values are passed as they are. */
+
+/**
+ * Decode a float64.
+ * @param data the value bytes (NULL only when size is 0); @param size their count;
+ * @param out where to store the value, not NULL.
+ * @return TP_OK, or TP_ESIZE when @p size is not 8 (out untouched).
+ */
+TP_API int tp_decode_float64(const void *data, size_t size, double *out);
+/** Decode an int64: TP_OK, or TP_ESIZE when @p size is not 8. @see tp_decode_float64 */
+TP_API int tp_decode_int64(const void *data, size_t size, int64_t *out);
+/** Decode an int32: TP_OK, or TP_ESIZE when @p size is not 4. @see tp_decode_float64 */
+TP_API int tp_decode_int32(const void *data, size_t size, int32_t *out);
+/** Decode a boolean into 0/1: TP_OK, TP_ESIZE when @p size is not 1, TP_EINVAL when the byte
+ *  is neither 0 nor 1. */
+TP_API int tp_decode_boolean(const void *data, size_t size, int *out);
+/**
+ * Decode a float64 array.
+ * @param out room for @p cap doubles (may be NULL when cap is 0); @param n the element count
+ *        is stored here (not NULL), also when TP_ESIZE is returned because cap is too small.
+ * @return TP_OK; TP_ESIZE when @p size is not a multiple of 8 or @p cap < count.
+ */
+TP_API int tp_decode_float64_array(const void *data, size_t size, double *out, size_t cap,
+                                   size_t *n);
+/**
+ * Copy a string value into @p out with a terminating NUL.
+ * @param out buffer of @p cap ≥ 1 bytes, not NULL.
+ * @return TP_OK; TP_ESIZE when @p cap ≤ @p size (out holds the truncated, terminated text);
+ *         TP_EINVAL when the bytes contain a NUL or cap is 0.
+ */
+TP_API int tp_decode_string(const void *data, size_t size, char *out, size_t cap);
+
+/* ---- callbacks -------------------------------------------------------------------------- */
+
+/** Arguments of a `reflect` callback. All pointers are valid only during the callback. */
+typedef struct tp_reflection {
+    tp_object object;       /**< the updated object instance */
+    tp_handle object_class; /**< its class as known to this federate */
+    const tp_value *values; /**< only the attributes this federate subscribes */
+    size_t n_values;        /**< number of values */
+    tp_time time;           /**< the update's time stamp, or TP_NO_TIME */
+    tp_order order;         /**< TSO or RO delivery */
+    tp_fed sender;          /**< the updating federate */
+    const void *tag;        /**< user tag bytes (NULL when tag_size is 0) */
+    size_t tag_size;        /**< bytes in tag */
+} tp_reflection;
+
+/** Arguments of a `receive` callback (an interaction). Pointers valid during the callback. */
+typedef struct tp_interaction {
+    tp_handle interaction_class; /**< the class as sent */
+    const tp_value *params;      /**< parameter values */
+    size_t n_params;             /**< number of parameters */
+    tp_time time;                /**< time stamp or TP_NO_TIME */
+    tp_order order;              /**< TSO or RO delivery */
+    tp_fed sender;               /**< the sending federate */
+    const void *tag;             /**< user tag bytes (NULL when tag_size is 0) */
+    size_t tag_size;             /**< bytes in tag */
+} tp_interaction;
+
+/**
+ * Callbacks of one federate. Any member may be NULL (the event is then dropped, except `log`,
+ * whose NULL default prints warnings and errors to stderr). Every function gets the `ctx`
+ * given to tp_join(). Strings and byte pointers are valid only during the callback.
+ */
+typedef struct tp_callbacks {
+    /** A new object instance of a subscribed class (also those registered before this
+     *  federate joined or subscribed). @p name is its unique name (never NULL). */
+    void (*discover)(void *ctx, tp_object object, tp_handle object_class, const char *name,
+                     tp_fed owner);
+    /** Attribute values of a discovered object. */
+    void (*reflect)(void *ctx, const tp_reflection *r);
+    /** The object was deleted (by its owner, or by the RTI when the owner resigned).
+     *  @p time is the deletion's time stamp or TP_NO_TIME. */
+    void (*remove)(void *ctx, tp_object object, tp_time time, tp_order order, tp_fed sender);
+    /** An interaction of a subscribed class (or subclass). */
+    void (*receive)(void *ctx, const tp_interaction *i);
+    /** Another federate asked for current values of attributes this federate owns: answer
+     *  with tp_update(). @p attrs lists @p n attribute handles. */
+    void (*provide)(void *ctx, tp_object object, const tp_handle *attrs, size_t n);
+    /** Result of this federate's tp_register_sync(): @p status is TP_OK or a TP_E* code with
+     *  @p reason (never NULL, "" on success). */
+    void (*sync_registered)(void *ctx, const char *label, int status, const char *reason);
+    /** A synchronization point this federate belongs to was announced. */
+    void (*sync_announced)(void *ctx, const char *label, const void *tag, size_t tag_size);
+    /** Every federate of the point's set has achieved it. */
+    void (*synchronized)(void *ctx, const char *label);
+    /** Another federate joined the federation. */
+    void (*federate_joined)(void *ctx, tp_fed fed, const char *name);
+    /** A federate resigned or was resigned by the RTI (connection lost): @p reason says which. */
+    void (*federate_resigned)(void *ctx, tp_fed fed, const char *name, const char *reason);
+    /** tp_enable_regulation() took effect at logical time @p time. */
+    void (*regulation_enabled)(void *ctx, tp_time time);
+    /** tp_enable_constrained() took effect at logical time @p time. */
+    void (*constrained_enabled)(void *ctx, tp_time time);
+    /** The pending time-advance request was granted: logical time is now @p time. */
+    void (*grant)(void *ctx, tp_time time);
+    /** The RTI refused an asynchronous request (publish, update, time request, ...):
+     *  @p code is a TP_E* code, @p message its reason (also kept as tp_last_error). */
+    void (*error)(void *ctx, int code, const char *message);
+    /** A log line from the library (no trailing newline). NULL: warnings and errors go to
+     *  stderr as "tempo[federate]: level: line". */
+    void (*log)(void *ctx, tp_log_level level, const char *line);
+} tp_callbacks;
+
+/* ---- federation and federate ------------------------------------------------------------ */
+
+/** Join options; a zeroed struct means "default" for every member but the three required. */
+typedef struct tp_join_options {
+    const char *rti;        /**< "host:port" or "unix:/path"; NULL = "127.0.0.1:7470" */
+    const char *federation; /**< federation name, required */
+    const char *federate;   /**< this federate's name, unique in the federation, required
+                                 (ignored by tp_create_federation/tp_destroy_federation) */
+    const char *fom_path;   /**< FOM file; one of fom_path / fom_text is required */
+    const char *fom_text;   /**< FOM XML text, used when fom_path is NULL */
+    int create;             /**< nonzero: create the federation if it does not exist */
+    tp_resign_action resign_action; /**< applied by tp_federate_free() when the federate
+                                         did not resign; if the process dies, the RTI applies
+                                         its default, TP_DELETE_OBJECTS (protocol version 1
+                                         has no join field for it) */
+    const char *secret;     /**< shared secret the RTI may require; NULL = none */
+    int timeout_ms;         /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
+    tp_log_level log_level; /**< most verbose level passed to the log callback; 0 = WARN */
+} tp_join_options;
+
+/**
+ * Create a federation at the RTI (a short connection of its own, closed before returning).
+ * @param opt rti, federation, FOM, secret and timeout_ms are used; not NULL.
+ * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL).
+ * @return TP_OK; TP_EINVAL (missing federation or FOM); TP_EFOM (FOM unreadable or invalid);
+ *         TP_EEXISTS (federation exists); TP_EAUTH; TP_EREFUSED; TP_EPROTO; TP_ECLOSED;
+ *         TP_ESYS (connect failed, or timed out); TP_ENOMEM. Blocks; runs no callbacks.
+ * @see tp_destroy_federation, tp_join_options.create
+ */
+TP_API int tp_create_federation(const tp_join_options *opt, char *err, size_t err_size);
+
+/**
+ * Destroy an empty federation.
+ * @param opt rti, federation, secret and timeout_ms are used; not NULL.
+ * @param err as for tp_create_federation.
+ * @return TP_OK; TP_EINVAL; TP_ENOTFOUND; TP_EREFUSED (federates still joined); TP_EAUTH;
+ *         TP_EPROTO; TP_ECLOSED; TP_ESYS; TP_ENOMEM. Blocks; runs no callbacks.
+ * @see tp_create_federation
+ */
+TP_API int tp_destroy_federation(const tp_join_options *opt, char *err, size_t err_size);
+
+/**
+ * Connect to an RTI and join a federation.
+ *
+ * Reads the FOM locally (handles are resolved from it), connects (TCP with TCP_NODELAY, or a
+ * Unix socket), performs the version handshake and joins, optionally creating the federation.
+ * @param opt options, not NULL; strings are copied.
+ * @param cb callbacks (copied; may be NULL for none).
+ * @param ctx passed to every callback (may be NULL); owned by the caller.
+ * @param out receives the new federate (set to NULL on failure); not NULL. Free it with
+ *        tp_federate_free().
+ * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL),
+ *        since no federate exists to hold it.
+ * @return TP_OK; TP_EINVAL; TP_EFOM; TP_ENOTFOUND (no such federation and create is 0);
+ *         TP_EEXISTS (federate name in use); TP_EFOMDIFF; TP_EAUTH; TP_EREFUSED; TP_EPROTO;
+ *         TP_ECLOSED; TP_ESYS; TP_ENOMEM. Blocks until the RTI answers or timeout_ms passes.
+ *         Runs no callbacks: messages that arrive after the join reply wait for tp_evoke().
+ * @see tp_resign, tp_federate_free
+ */
+TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx,
+                   tp_federate **out, char *err, size_t err_size);
+
+/**
+ * Resign from the federation and close the connection. @p f stays valid (for tp_last_error)
+ * until tp_federate_free(); every other call then returns TP_ESTATE.
+ * @param action what to do with this federate's objects.
+ * @return TP_OK; TP_ESTATE (already resigned); TP_EINVAL (bad action); TP_ECLOSED; TP_ESYS;
+ *         TP_EPROTO. Blocks for the RTI's reply; runs no callbacks (messages not yet evoked
+ *         are dropped).
+ * @see tp_join
+ */
+TP_API int tp_resign(tp_federate *f, tp_resign_action action);
+
+/**
+ * Free a federate. When it has not resigned, buffered messages and a RESIGN with the
+ * join-time resign_action are written (without waiting for an answer) and the connection is
+ * closed. Accepts NULL. Runs no callbacks.
+ */
+TP_API void tp_federate_free(tp_federate *f);
+
+/** This federate's handle in the federation (0 after a failed join). Runs no callbacks. */
+TP_API tp_fed tp_federate_handle(const tp_federate *f);
+
+/** The connection's file descriptor, to wait for input with poll()/select() before calling
+ *  tp_evoke(); -1 when closed. Do not read, write or close it. */
+TP_API int tp_fileno(const tp_federate *f);
+
+/* ---- FOM handles (local, no message) ---------------------------------------------------- */
+
+/**
+ * Look up an object class by name, simple ("Car") or qualified ("Vehicle.Car").
+ * @param name not NULL; @param out receives the handle, not NULL.
+ * @return TP_OK; TP_ENAME (no such class: the message names it); TP_EINVAL.
+ * Runs no callbacks; sends nothing. @see tp_attribute
+ */
+TP_API int tp_object_class(tp_federate *f, const char *name, tp_handle *out);
+/** Look up an attribute of class @p cls (inherited ones included).
+ *  @return TP_OK; TP_EHANDLE (bad class); TP_ENAME; TP_EINVAL. @see tp_object_class */
+TP_API int tp_attribute(tp_federate *f, tp_handle cls, const char *name, tp_handle *out);
+/** Look up an interaction class by simple or qualified name.
+ *  @return TP_OK; TP_ENAME; TP_EINVAL. @see tp_parameter */
+TP_API int tp_interaction_class(tp_federate *f, const char *name, tp_handle *out);
+/** Look up a parameter of interaction class @p ic (inherited ones included).
+ *  @return TP_OK; TP_EHANDLE; TP_ENAME; TP_EINVAL. @see tp_interaction_class */
+TP_API int tp_parameter(tp_federate *f, tp_handle ic, const char *name, tp_handle *out);
+/** Name of any FOM handle of the given kind ('o' object class, 'a' attribute, 'i' interaction
+ *  class, 'p' parameter); NULL when unknown. The string is owned by @p f and lives as long. */
+TP_API const char *tp_handle_name(tp_federate *f, char kind, tp_handle h);
+
+/* ---- declaration management (asynchronous: the RTI reports refusals via `error`) ---------- */
+
+/**
+ * Publish attributes of an object class (adds to what is already published).
+ * @param attrs @p n attribute handles of @p cls (may be NULL when n is 0: the class alone).
+ * @return TP_OK; TP_EHANDLE (bad class or an attribute not of the class); TP_EINVAL;
+ *         TP_ESTATE; TP_ECLOSED/TP_ESYS (sending failed). Sends; runs no callbacks.
+ * @see tp_unpublish_object_class
+ */
+TP_API int tp_publish_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs,
+                                   size_t n);
+/** Stop publishing class @p cls (all its attributes). Errors as tp_publish_object_class, and
+ *  TP_ENOTPUB when it was not published. @see tp_publish_object_class */
+TP_API int tp_unpublish_object_class(tp_federate *f, tp_handle cls);
+/**
+ * Subscribe attributes of an object class (replaces this class's subscription). Subclass
+ * instances are discovered as @p cls unless a more derived class is subscribed too.
+ * @return as tp_publish_object_class. @see tp_unsubscribe_object_class
+ */
+TP_API int tp_subscribe_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs,
+                                     size_t n);
+/** Stop subscribing class @p cls: no more discover/reflect for it. @see
+ *  tp_subscribe_object_class */
+TP_API int tp_unsubscribe_object_class(tp_federate *f, tp_handle cls);
+/** Publish an interaction class. @return TP_OK; TP_EHANDLE; TP_ESTATE; TP_ECLOSED; TP_ESYS.
+ *  @see tp_unpublish_interaction_class */
+TP_API int tp_publish_interaction_class(tp_federate *f, tp_handle ic);
+/** Stop publishing an interaction class; TP_ENOTPUB when not published. */
+TP_API int tp_unpublish_interaction_class(tp_federate *f, tp_handle ic);
+/** Subscribe an interaction class (and its subclasses). @see tp_unsubscribe_interaction_class */
+TP_API int tp_subscribe_interaction_class(tp_federate *f, tp_handle ic);
+/** Stop receiving an interaction class. */
+TP_API int tp_unsubscribe_interaction_class(tp_federate *f, tp_handle ic);
+
+/* ---- object management ------------------------------------------------------------------ */
+
+/**
+ * Register an object instance of a published class and wait for the RTI's answer.
+ * @param name unique instance name, or NULL to let the RTI choose one.
+ * @param out receives the object handle, not NULL.
+ * @return TP_OK; TP_EHANDLE; TP_ENOTPUB (class not published); TP_EEXISTS (name taken);
+ *         TP_EREFUSED; TP_ESTATE; TP_ECLOSED; TP_ESYS; TP_EPROTO. Blocks for the reply; runs
+ *         no callbacks (messages received meanwhile wait for tp_evoke()).
+ * @see tp_delete_object
+ */
+TP_API int tp_register_object(tp_federate *f, tp_handle cls, const char *name, tp_object *out);
+
+/**
+ * Update attribute values of an object this federate registered.
+ * @param values @p n ≥ 1 values, each an attribute published for the object's class; a
+ *        fixed-size type (float64, int64, boolean) must have its exact size.
+ * @param time TSO time stamp (must respect this federate's bound when it is regulating), or
+ *        TP_NO_TIME for receive order.
+ * @return TP_OK; TP_EHANDLE (unknown object or attribute); TP_ENOTPUB; TP_ESIZE; TP_EINVAL;
+ *         TP_EBOUND (time below the bound: the message names both); TP_ESTATE; TP_ECLOSED;
+ *         TP_ESYS. Sends (batched, no allocation once warm); runs no callbacks.
+ */
+TP_API int tp_update(tp_federate *f, tp_object obj, const tp_value *values, size_t n,
+                     tp_time time);
+/** tp_update() with a user tag of @p tag_size bytes (@p tag may be NULL when size is 0). */
+TP_API int tp_update_tagged(tp_federate *f, tp_object obj, const tp_value *values, size_t n,
+                            tp_time time, const void *tag, size_t tag_size);
+
+/**
+ * Delete an object this federate registered; subscribers get `remove`.
+ * @param time TSO time stamp or TP_NO_TIME. @return TP_OK; TP_EHANDLE; TP_EBOUND; TP_ESTATE;
+ *         TP_ECLOSED; TP_ESYS. Sends; runs no callbacks. @see tp_register_object
+ */
+TP_API int tp_delete_object(tp_federate *f, tp_object obj, tp_time time);
+
+/**
+ * Send an interaction of a published class.
+ * @param params @p n parameter values (may be NULL when n is 0).
+ * @param time TSO time stamp or TP_NO_TIME.
+ * @return TP_OK; TP_EHANDLE; TP_ENOTPUB; TP_ESIZE; TP_EBOUND; TP_ESTATE; TP_ECLOSED; TP_ESYS.
+ *         Sends; runs no callbacks.
+ */
+TP_API int tp_send_interaction(tp_federate *f, tp_handle ic, const tp_value *params, size_t n,
+                               tp_time time);
+/** tp_send_interaction() with a user tag. */
+TP_API int tp_send_interaction_tagged(tp_federate *f, tp_handle ic, const tp_value *params,
+                                      size_t n, tp_time time, const void *tag,
+                                      size_t tag_size);
+
+/**
+ * Ask the owner of a discovered object for the current values of some attributes; the owner
+ * gets `provide` and answers with an update.
+ * @param attrs @p n ≥ 1 attribute handles. @return TP_OK; TP_EHANDLE; TP_EINVAL; TP_ESTATE;
+ *         TP_ECLOSED; TP_ESYS. Sends; runs no callbacks. @see tp_request_class_update
+ */
+TP_API int tp_request_update(tp_federate *f, tp_object obj, const tp_handle *attrs, size_t n);
+/** Ask every owner of instances of class @p cls (and subclasses) for attribute values. */
+TP_API int tp_request_class_update(tp_federate *f, tp_handle cls, const tp_handle *attrs,
+                                   size_t n);
+
+/* ---- synchronization points ------------------------------------------------------------- */
+
+/**
+ * Register a synchronization point; the result comes back as `sync_registered`, then every
+ * member gets `sync_announced`.
+ * @param label not NULL, not empty. @param tag user bytes given to the announcement (may be
+ *        NULL when tag_size is 0). @param feds @p n federate handles, or n = 0 for every
+ *        federate joined now.
+ * @return TP_OK; TP_EINVAL; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_achieve_sync, tp_wait_sync
+ */
+TP_API int tp_register_sync(tp_federate *f, const char *label, const void *tag, size_t tag_size,
+                            const tp_fed *feds, size_t n);
+/** Tell the RTI this federate reached point @p label. @return TP_OK; TP_EINVAL; TP_ENOTFOUND
+ *  (the point was not announced to this federate); TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+TP_API int tp_achieve_sync(tp_federate *f, const char *label);
+/**
+ * Evoke callbacks until point @p label is announced to this federate.
+ * @param timeout_ms < 0 waits forever. @return TP_OK (also when it was announced before);
+ *         TP_TIMEOUT; or an error of tp_evoke(). Runs callbacks.
+ */
+TP_API int tp_wait_announced(tp_federate *f, const char *label, int timeout_ms);
+/**
+ * Evoke callbacks until the federation is synchronized at @p label (does not achieve it).
+ * @return TP_OK (also when it happened before); TP_TIMEOUT; or an error of tp_evoke().
+ *         Runs callbacks. @see tp_sync
+ */
+TP_API int tp_wait_sync(tp_federate *f, const char *label, int timeout_ms);
+/** Wait for the announcement of @p label, achieve it, and wait until synchronized: the usual
+ *  "everybody starts together" step. Returns as the three calls it makes. Runs callbacks. */
+TP_API int tp_sync(tp_federate *f, const char *label, int timeout_ms);
+
+/* ---- time management (DESIGN.md §4–§5; confirmations are callbacks) ----------------------- */
+
+/**
+ * Become time-regulating with lookahead @p lookahead ≥ 0 (zero is exact, DESIGN.md §5); the
+ * RTI confirms with `regulation_enabled` (tp_wait_regulation_enabled waits for it).
+ * @return TP_OK; TP_EINVAL (negative lookahead); TP_EENABLED (enabled or being enabled);
+ *         TP_EPENDING (a time request is pending); TP_ESTATE; TP_ECLOSED; TP_ESYS.
+ * @see tp_disable_regulation
+ */
+TP_API int tp_enable_regulation(tp_federate *f, tp_time lookahead);
+/** Stop being regulating. @return TP_OK; TP_ENOTENABLED; TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+TP_API int tp_disable_regulation(tp_federate *f);
+/** Become time-constrained; confirmed by `constrained_enabled`.
+ *  @return TP_OK; TP_EENABLED; TP_EPENDING; TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+TP_API int tp_enable_constrained(tp_federate *f);
+/** Stop being constrained. @return TP_OK; TP_ENOTENABLED; TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+TP_API int tp_disable_constrained(tp_federate *f);
+/** Evoke callbacks until regulation is enabled. @return TP_OK; TP_TIMEOUT; TP_ENOTENABLED
+ *  (not requested); an error of tp_evoke(). Runs callbacks. */
+TP_API int tp_wait_regulation_enabled(tp_federate *f, int timeout_ms);
+/** Evoke callbacks until constrained is enabled. As tp_wait_regulation_enabled. */
+TP_API int tp_wait_constrained_enabled(tp_federate *f, int timeout_ms);
+
+/**
+ * Change the lookahead (≥ 0). A smaller lookahead takes effect as the RTI allows (a promise is
+ * never withdrawn). @return TP_OK; TP_EINVAL; TP_ENOTENABLED (not regulating); TP_ESTATE;
+ * TP_ECLOSED; TP_ESYS.
+ */
+TP_API int tp_modify_lookahead(tp_federate *f, tp_time lookahead);
+/** The current lookahead. @return TP_OK; TP_ENOTENABLED (not regulating); TP_EINVAL (out NULL). */
+TP_API int tp_query_lookahead(tp_federate *f, tp_time *out);
+/** This federate's logical time (its last grant). @return TP_OK; TP_EINVAL. Local. */
+TP_API int tp_query_logical_time(tp_federate *f, tp_time *out);
+
+/** One federate's time-management state, as the RTI sees it ("who blocks whom"). */
+typedef struct tp_time_status {
+    tp_fed federate;         /**< its handle */
+    tp_time time;            /**< its logical time */
+    tp_request_kind pending; /**< pending request kind, TP_REQ_NONE when granted */
+    tp_time pending_time;    /**< requested time, TP_NO_TIME when none */
+    tp_time bound;           /**< least time stamp it may still send; TP_TIME_MAX when it
+                                  does not regulate */
+    int bound_strict;        /**< nonzero: only time stamps > bound */
+    tp_time galt;            /**< its GALT; TP_TIME_MAX when no one regulates */
+    int galt_strict;         /**< nonzero: GALT excludes galt itself */
+    tp_fed galt_holder;      /**< the federate whose bound is its GALT; 0 when none */
+} tp_time_status;
+
+/**
+ * Ask the RTI for every federate's time state (blocking round trip).
+ * @param out room for @p cap records (may be NULL when cap is 0).
+ * @param n receives the number of federates (not NULL), even when more than @p cap.
+ * @return TP_OK (min(n, cap) records filled); TP_EINVAL; TP_ESTATE; TP_ECLOSED; TP_ESYS;
+ *         TP_EPROTO. Blocks; runs no callbacks.
+ */
+TP_API int tp_query_time_status(tp_federate *f, tp_time_status *out, size_t cap, size_t *n);
+/** This federate's GALT from the RTI (TP_TIME_MAX when no other federate regulates);
+ *  @p strict may be NULL. Blocking round trip. Errors as tp_query_time_status. */
+TP_API int tp_query_galt(tp_federate *f, tp_time *galt, int *strict);
+/** This federate's LITS: the least time stamp of TSO messages queued for it at the RTI, or
+ *  TP_TIME_MAX when none. Blocking round trip. Errors as tp_query_time_status, and
+ *  TP_EPROTO while the protocol's TIME_STATUS record carries no LITS (protocol version 1:
+ *  see doc/api.md). */
+TP_API int tp_query_lits(tp_federate *f, tp_time *lits);
+
+/**
+ * Time advance request TAR(@p t): TSO messages with ts ≤ t are delivered, then `grant`(t).
+ * @return TP_OK; TP_ETIME (t below the logical time: the message names both); TP_EPENDING;
+ *         TP_EINVAL (t is TP_NO_TIME); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no
+ *         callbacks. @see tp_wait_grant
+ */
+TP_API int tp_time_advance_request(tp_federate *f, tp_time t);
+/** TARA(@p t): as TAR but granted once nothing below t can arrive; messages stamped t that
+ *  arrive later are delivered at once. Errors as tp_time_advance_request. */
+TP_API int tp_time_advance_request_available(tp_federate *f, tp_time t);
+/** NER(@p t): granted the time of the next TSO messages (≤ t) or t. Errors as TAR. */
+TP_API int tp_next_event_request(tp_federate *f, tp_time t);
+/** NERA(@p t): as NER with the TARA rule at the granted time. Errors as TAR. */
+TP_API int tp_next_event_request_available(tp_federate *f, tp_time t);
+/** FQR(@p t): deliver every queued TSO message now, then grant max(T, min(t, GALT)) at once.
+ *  Errors as TAR. */
+TP_API int tp_flush_queue_request(tp_federate *f, tp_time t);
+/**
+ * Evoke callbacks until the pending request is granted.
+ * @param t receives the granted time (may be NULL). @param timeout_ms < 0 waits forever.
+ * @return TP_OK; TP_TIMEOUT; TP_ESTATE (no request pending); an error of tp_evoke().
+ *         Runs callbacks (including `grant`).
+ */
+TP_API int tp_wait_grant(tp_federate *f, tp_time *t, int timeout_ms);
+
+/** Seconds to ticks with the FOM's resolution, rounded to nearest, saturating at
+ *  ±TP_TIME_MAX (NaN gives TP_NO_TIME). Local. @see tp_time_to_seconds */
+TP_API tp_time tp_time_from_seconds(const tp_federate *f, double seconds);
+/** Ticks to seconds (TP_TIME_MAX gives +inf). Local. @see tp_time_from_seconds */
+TP_API double tp_time_to_seconds(const tp_federate *f, tp_time t);
+
+/* ---- evoking and flushing --------------------------------------------------------------- */
+
+/**
+ * Flush buffered output, then receive and dispatch messages, running callbacks.
+ * @param timeout_ms 0: dispatch what has arrived and return; > 0: wait up to that long for the
+ *        first message, then dispatch everything available; < 0: wait until at least one
+ *        message was dispatched.
+ * @return the number of messages dispatched (≥ 0); TP_ECLOSED (the RTI closed the
+ *         connection); TP_EPROTO (malformed frame: the connection is closed); TP_ESYS;
+ *         TP_ESTATE (resigned). Runs every callback.
+ */
+TP_API int tp_evoke(tp_federate *f, int timeout_ms);
+
+/** Write all buffered output now (blocking until the kernel accepted it).
+ *  @return TP_OK; TP_ECLOSED; TP_ESYS; TP_ESTATE. Runs no callbacks. */
+TP_API int tp_flush(tp_federate *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPO_FEDERATE_TEMPO_H */

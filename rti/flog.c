@@ -1,0 +1,341 @@
+/* Federation log writer: appends compact binary records to an in-memory buffer and writes
+ * them with large write(2)s (DESIGN.md §9; cost model: one memcpy and one CRC pass per
+ * record, one system call per FLOG_FLUSH_BYTES or per timer tick). A write error stops
+ * logging for this federation and is reported once; the RTI carries on. Byte format:
+ * doc/log.md. Read rti/flog.h first; the reader is rti/flog_read.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rti/buf.h"
+#include "rti/flog.h"
+
+struct flog {
+    int fd;               /* the log file, -1 once closed */
+    struct buf out;       /* records not yet written; storage reused (only grows) */
+    uint64_t seq;         /* sequence number of the last record appended (0 = none) */
+    uint64_t bytes;       /* bytes appended so far, header included */
+    int stopped;          /* 1: an error stopped logging; calls return FLOG_STOPPED */
+    int status;           /* the negative status that stopped it */
+    flog_clock clock;     /* record stamps; NULL = CLOCK_REALTIME */
+    void *clock_ctx;      /* passed to clock */
+    char path[512];       /* for messages (truncated when longer) */
+    char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
+};
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int64_t now_ns(const struct flog *l)
+{
+    if (l->clock) return l->clock(l->clock_ctx);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Write all of p[0..n) to fd, retrying short writes and EINTR. 0, or -1 with errno set. */
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Stop logging with a negative status; returns it (the one-time report). */
+static int stop(struct flog *l, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int stop(struct flog *l, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->err, sizeof l->err, fmt, ap);
+    va_end(ap);
+    l->stopped = 1;
+    l->status = status;
+    buf_clear(&l->out);
+    return status;
+}
+
+static int do_flush(struct flog *l)
+{
+    if (l->out.len == 0) return FLOG_OK;
+    if (write_all(l->fd, l->out.data, l->out.len) != 0)
+        return stop(l, FLOG_EIO, "federation log %s: write failed: %s; logging stopped",
+                    l->path, strerror(errno));
+    buf_clear(&l->out);
+    return FLOG_OK;
+}
+
+/* Append one record: the fixed part, then up to two payload pieces (so that a DECISION's
+ * fixed fields and its reason text need no intermediate copy). */
+static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, size_t alen,
+                  const void *b, size_t blen)
+{
+    if (!l) return FLOG_STOPPED;
+    if (l->stopped) return FLOG_STOPPED;
+    if (alen > FLOG_MAX_RECORD || blen > FLOG_MAX_RECORD - alen ||
+        alen + blen > FLOG_MAX_RECORD - FLOG_REC_FIXED)
+        return FLOG_EUSAGE; /* the reader would refuse it: record nothing */
+    size_t body = FLOG_REC_FIXED + alen + blen;
+    if (buf_reserve(&l->out, FLOG_REC_PREFIX + body) != 0)
+        return stop(l, FLOG_ENOMEM, "federation log %s: out of memory for a %zu-byte record; "
+                    "logging stopped", l->path, body);
+    uint8_t *p = l->out.data + l->out.len;
+    uint8_t *bp = p + FLOG_REC_PREFIX;
+    bp[0] = (uint8_t)kind;
+    bp[1] = bp[2] = bp[3] = 0;
+    put32(bp + 4, fed);
+    put64(bp + 8, l->seq + 1);
+    put64(bp + 16, (uint64_t)now_ns(l));
+    if (alen) memcpy(bp + FLOG_REC_FIXED, a, alen);
+    if (blen) memcpy(bp + FLOG_REC_FIXED + alen, b, blen);
+    put32(p, (uint32_t)body);
+    put32(p + 4, flog_crc32(0, bp, body));
+    l->out.len += FLOG_REC_PREFIX + body;
+    l->seq++;
+    l->bytes += FLOG_REC_PREFIX + body;
+    if (l->out.len >= FLOG_FLUSH_BYTES) return do_flush(l);
+    return FLOG_OK;
+}
+
+/* ---- open -------------------------------------------------------------------------------- */
+
+int flog_open(struct flog **out, const char *path, const struct flog_info *info, char *err,
+              size_t errlen)
+{
+    if (!out || !path || !info || !info->federation)
+        return fail(FLOG_EUSAGE, err, errlen, "flog_open: NULL argument");
+    *out = NULL;
+    const char *res = info->resolution ? info->resolution : "1e-09";
+    size_t nlen = strlen(info->federation), rlen = strlen(res);
+    size_t flen = info->fom_text ? info->fom_len : 0;
+    size_t hlen = FLOG_FILE_PREFIX + 8 + 4 + nlen + 4 + rlen + 4 + flen;
+    if (nlen > UINT32_MAX || rlen > UINT32_MAX || flen > FLOG_MAX_HEADER ||
+        hlen > FLOG_MAX_HEADER)
+        return fail(FLOG_EUSAGE, err, errlen, "flog_open %s: header of %zu bytes is too large",
+                    path, hlen);
+    struct flog *l = calloc(1, sizeof *l);
+    if (!l) return fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
+    l->fd = -1;
+    snprintf(l->path, sizeof l->path, "%s", path);
+    if (buf_reserve(&l->out, hlen > FLOG_FLUSH_BYTES ? hlen : 2 * FLOG_FLUSH_BYTES) != 0) {
+        free(l);
+        return fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
+    }
+    uint8_t *p = l->out.data;
+    memcpy(p, FLOG_MAGIC, FLOG_MAGIC_LEN);
+    put16(p + 8, FLOG_VERSION);
+    put16(p + 10, 0);
+    put32(p + 12, (uint32_t)hlen);
+    int64_t start = info->start_wall_ns ? info->start_wall_ns : now_ns(l);
+    put64(p + FLOG_FILE_PREFIX, (uint64_t)start);
+    size_t off = FLOG_FILE_PREFIX + 8;
+    put32(p + off, (uint32_t)nlen);
+    memcpy(p + off + 4, info->federation, nlen);
+    off += 4 + nlen;
+    put32(p + off, (uint32_t)rlen);
+    memcpy(p + off + 4, res, rlen);
+    off += 4 + rlen;
+    put32(p + off, (uint32_t)flen);
+    if (flen) memcpy(p + off + 4, info->fom_text, flen);
+    put32(p + 16, flog_crc32(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
+    l->out.len = hlen;
+    l->bytes = hlen;
+
+    l->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (l->fd < 0) {
+        int e = errno;
+        buf_fini(&l->out);
+        free(l);
+        return fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(e));
+    }
+    /* The header is written at once: a log that exists is always identifiable. */
+    if (do_flush(l) != FLOG_OK) {
+        fail(FLOG_EIO, err, errlen, "%s", l->err);
+        close(l->fd);
+        unlink(path);
+        buf_fini(&l->out);
+        free(l);
+        return FLOG_EIO;
+    }
+    *out = l;
+    return FLOG_OK;
+}
+
+int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *info,
+                  char *path_out, size_t path_cap, char *err, size_t errlen)
+{
+    if (!out || !dir || !info || !info->federation)
+        return fail(FLOG_EUSAGE, err, errlen, "flog_open_dir: NULL argument");
+    char name[96];
+    size_t i = 0;
+    for (const char *c = info->federation; *c && i < 64; c++, i++) {
+        char ch = *c;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+        name[i] = ok ? ch : '_';
+    }
+    name[i] = '\0';
+    if (i == 0 || name[0] == '.') name[0] = '_', name[1] = '\0';
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tmv);
+    char path[1024];
+    int rc = FLOG_EIO;
+    /* O_EXCL makes each attempt atomic; a counter separates federations created in the same
+     * second by the same process. */
+    for (unsigned n = 1; n <= 1000; n++) {
+        int w = snprintf(path, sizeof path, "%s/%s-%s-%ld-%u.tlog", dir, name, stamp,
+                         (long)getpid(), n);
+        if (w < 0 || (size_t)w >= sizeof path || (path_out && (size_t)w >= path_cap))
+            return fail(FLOG_EIO, err, errlen, "federation log path in %s is too long", dir);
+        rc = flog_open(out, path, info, err, errlen);
+        if (rc != FLOG_EIO || access(path, F_OK) != 0) break; /* failed, not "exists" */
+    }
+    if (rc == FLOG_OK && path_out) snprintf(path_out, path_cap, "%s", path);
+    return rc;
+}
+
+void flog_set_clock(struct flog *l, flog_clock clock, void *ctx)
+{
+    if (!l) return;
+    l->clock = clock;
+    l->clock_ctx = ctx;
+}
+
+/* ---- records ----------------------------------------------------------------------------- */
+
+int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame,
+               size_t len)
+{
+    if (dir != FLOG_K_RECV && dir != FLOG_K_SENT) return l ? FLOG_EUSAGE : FLOG_STOPPED;
+    if (!frame && len) return FLOG_EUSAGE;
+    return append(l, dir, fed, frame, len, NULL, 0);
+}
+
+int flog_joined(struct flog *l, uint32_t fed, const char *name)
+{
+    if (!name) return l ? FLOG_EUSAGE : FLOG_STOPPED;
+    return append(l, FLOG_K_JOINED, fed, name, strlen(name), NULL, 0);
+}
+
+int flog_lost(struct flog *l, uint32_t fed, const char *reason)
+{
+    return append(l, FLOG_K_LOST, fed, reason, reason ? strlen(reason) : 0, NULL, 0);
+}
+
+int flog_note(struct flog *l, uint32_t fed, const char *text)
+{
+    return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) : 0, NULL, 0);
+}
+
+int flog_decision(struct flog *l, const tm_decision *d)
+{
+    if (!d) return l ? FLOG_EUSAGE : FLOG_STOPPED;
+    uint8_t fx[FLOG_DECISION_FIXED] = {0};
+    fx[0] = (uint8_t)d->kind;
+    fx[1] = (uint8_t)d->req;
+    fx[2] = d->tso ? 1 : 0;
+    put32(fx + 4, (uint32_t)d->code);
+    put64(fx + 8, (uint64_t)d->time);
+    put32(fx + 16, d->sender);
+    put64(fx + 24, d->seq);
+    put64(fx + 32, d->token);
+    const char *why = d->reason ? d->reason : "";
+    return append(l, FLOG_K_DECISION, d->fed, fx, sizeof fx, why, strlen(why));
+}
+
+int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers,
+                 size_t n, uint64_t token)
+{
+    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_FIXED - 20) / 4)
+        return l ? FLOG_EUSAGE : FLOG_STOPPED;
+    /* Up to 64 receivers are encoded on the stack; larger fan-outs (rare) use a heap
+     * scratch, the only allocation of this module after open. */
+    uint8_t fx[20];
+    put64(fx, (uint64_t)ts);
+    put64(fx + 8, token);
+    put32(fx + 16, (uint32_t)n);
+    uint8_t small[4 * 64];
+    if (n <= 64) {
+        for (size_t i = 0; i < n; i++) put32(small + 4 * i, receivers[i]);
+        return append(l, FLOG_K_TM_SEND, sender, fx, sizeof fx, small, 4 * n);
+    }
+    uint8_t *big = malloc(4 * n);
+    if (!big) {
+        if (!l || l->stopped) return FLOG_STOPPED;
+        return stop(l, FLOG_ENOMEM, "federation log %s: out of memory; logging stopped",
+                    l->path);
+    }
+    for (size_t i = 0; i < n; i++) put32(big + 4 * i, receivers[i]);
+    int rc = append(l, FLOG_K_TM_SEND, sender, fx, sizeof fx, big, 4 * n);
+    free(big);
+    return rc;
+}
+
+int flog_flush(struct flog *l)
+{
+    if (!l || l->stopped) return FLOG_STOPPED;
+    return do_flush(l);
+}
+
+const char *flog_error(const struct flog *l) { return l ? l->err : ""; }
+uint64_t flog_bytes(const struct flog *l) { return l ? l->bytes : 0; }
+uint64_t flog_records(const struct flog *l) { return l ? l->seq : 0; }
+
+int flog_close(struct flog *l, char *err, size_t errlen)
+{
+    if (!l) return FLOG_OK;
+    int rc = FLOG_OK;
+    if (!l->stopped && do_flush(l) != FLOG_OK) rc = l->status;
+    if (l->stopped) {
+        rc = l->status;
+        fail(rc, err, errlen, "%s", l->err);
+    }
+    if (l->fd >= 0 && close(l->fd) != 0 && rc == FLOG_OK)
+        rc = fail(FLOG_EIO, err, errlen, "close %s: %s", l->path, strerror(errno));
+    buf_fini(&l->out);
+    free(l);
+    return rc;
+}

@@ -1,0 +1,242 @@
+/* Federation log (DESIGN.md §1.4, §9): the binary record of one federation execution, its
+ * buffered writer (rti/flog.c, used by the RTI server) and its pure reader (rti/flog_read.c,
+ * used by tempo-log and the fuzz target). The byte format is specified in doc/log.md; the
+ * constants below are that specification's numbers. Read doc/log.md, then rti/flog.c. */
+#ifndef TEMPO_RTI_FLOG_H
+#define TEMPO_RTI_FLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rti/tm.h"
+
+/* ---- format constants (doc/log.md) ------------------------------------------------------ */
+
+#define FLOG_MAGIC "TEMPOLOG"      /* first 8 bytes of every log file */
+#define FLOG_MAGIC_LEN 8u
+#define FLOG_VERSION 1u            /* the only format version this code writes and reads */
+#define FLOG_FILE_PREFIX 20u       /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
+#define FLOG_REC_PREFIX 8u         /* u32 body_len, u32 crc32 of the body */
+#define FLOG_REC_FIXED 24u         /* body bytes before the payload: kind, 3 zero bytes,
+                                      u32 federate, u64 seq, i64 wall_ns */
+#define FLOG_DECISION_FIXED 40u    /* DECISION payload bytes before the reason text */
+#define FLOG_MAX_RECORD (64u << 20) /* largest body a reader accepts (bytes) */
+#define FLOG_MAX_HEADER (64u << 20) /* largest file header a reader accepts (bytes) */
+#define FLOG_ERR_LEN 256           /* a buffer this big holds every message of this module */
+#define FLOG_FLUSH_BYTES (64u << 10) /* the writer writes once this much is buffered */
+
+/* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
+enum flog_kind {
+    FLOG_K_RECV = 1,     /* payload: one wire frame the RTI received from `fed` */
+    FLOG_K_SENT = 2,     /* payload: one wire frame the RTI queued for `fed` */
+    FLOG_K_JOINED = 3,   /* payload: the federate's name (handle <-> name map) */
+    FLOG_K_LOST = 4,     /* payload: why the connection of `fed` ended (text) */
+    FLOG_K_DECISION = 5, /* payload: one tm_decision (doc/log.md), then its reason text */
+    FLOG_K_TM_SEND = 6,  /* payload: i64 ts, u64 token, u32 n, n x u32 receivers: the
+                            tm_send call the RTI made for a message of `fed` */
+    FLOG_K_NOTE = 7,     /* payload: free text from the RTI (e.g. "log closed") */
+    FLOG_K_END           /* one past the last kind; not a kind */
+};
+
+/* Status codes: 0 success, positive informative, negative errors. */
+enum flog_status {
+    FLOG_OK = 0,
+    FLOG_STOPPED = 1,     /* writer: logging stopped after an earlier error; call ignored */
+    FLOG_EIO = -1,        /* a system call failed (open, write, fsync, close): err says which */
+    FLOG_ENOMEM = -2,     /* the buffer could not grow; logging stopped */
+    FLOG_EUSAGE = -3,     /* bad arguments (NULL, kind out of range, text over 4 GiB) */
+    FLOG_EMAGIC = -4,     /* reader: not a federation log (magic) */
+    FLOG_EVERSION = -5,   /* reader: a format version this reader does not know */
+    FLOG_ETRUNC = -6,     /* reader: the data ends inside the header or a record */
+    FLOG_ECRC = -7,       /* reader: checksum mismatch (header or record) */
+    FLOG_ECORRUPT = -8    /* reader: a length or field is impossible */
+};
+
+/** Name of a status code ("FLOG_ETRUNC"); "FLOG_E?" otherwise. Static string. */
+const char *flog_strerror(int status);
+
+/** Name of a record kind ("RECV", "DECISION"); "?" for an unknown kind. Static string. */
+const char *flog_kind_name(unsigned kind);
+
+/** Parse a kind name (case-insensitive) as printed by flog_kind_name.
+ *  @return the kind, or 0 when the name is not a kind. */
+unsigned flog_kind_parse(const char *name);
+
+/** CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of @p n bytes, continuing from
+ *  @p crc (0 to start). Table driven, about 1 ns per byte. */
+uint32_t flog_crc32(uint32_t crc, const void *p, size_t n);
+
+/* ---- writer (rti/flog.c) ------------------------------------------------------------------- */
+
+/** What the file header holds. Strings are copied into the header at open. */
+struct flog_info {
+    const char *federation; /* federation name (not NULL) */
+    const char *fom_text;   /* the FOM XML the federation was created with (may be NULL) */
+    size_t fom_len;         /* bytes of fom_text */
+    const char *resolution; /* seconds per tick as text ("1e-09"); NULL = "1e-09" */
+    int64_t start_wall_ns;  /* ns since the Unix epoch; 0 = now */
+};
+
+/** Clock used for record stamps: ns since the Unix epoch. Tests install a fake one. */
+typedef int64_t (*flog_clock)(void *ctx);
+
+struct flog; /* opaque writer */
+
+/** Create a log file at @p path (O_EXCL: an existing file is never overwritten) and write
+ *  its header.
+ *  @param out   receives the writer (caller frees with flog_close). Not NULL.
+ *  @param path  file to create (not NULL).
+ *  @param info  header contents (not NULL; info->federation not NULL).
+ *  @return FLOG_OK; FLOG_EUSAGE; FLOG_EIO (open/write failed: err names the call, the path
+ *          and strerror); FLOG_ENOMEM. Nothing is left allocated on error.
+ *  @see flog_close */
+int flog_open(struct flog **out, const char *path, const struct flog_info *info, char *err,
+              size_t errlen);
+
+/** Same as flog_open, with the file created in directory @p dir under a fresh name
+ *  "<federation>-<YYYYMMDDTHHMMSS>Z-<pid>-<n>.tlog" (characters outside [A-Za-z0-9._-] of
+ *  the federation name become '_'). The chosen path is copied to @p path_out when not NULL.
+ *  @return as flog_open (FLOG_EIO also when the path would not fit path_cap). */
+int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *info,
+                  char *path_out, size_t path_cap, char *err, size_t errlen);
+
+/** Replace the clock used for record stamps (NULL restores CLOCK_REALTIME). */
+void flog_set_clock(struct flog *l, flog_clock clock, void *ctx);
+
+/* Record calls. Each appends one record to the in-memory buffer (the file is written when
+ * FLOG_FLUSH_BYTES accumulate, on flog_flush and on flog_close). Each returns FLOG_OK; the
+ * negative status of the failure (FLOG_EIO, FLOG_ENOMEM) exactly once, on the call during
+ * which logging stopped (flog_error() then says why: log it once and carry on); FLOG_STOPPED
+ * on every later call (nothing is done); FLOG_EUSAGE for bad arguments (nothing recorded).
+ * @p l may be NULL: then they do nothing and return FLOG_STOPPED, so a server can call them
+ * unconditionally. None of them allocates once the buffer has grown to its working size. */
+
+/** A frame received from (FLOG_K_RECV) or queued for (FLOG_K_SENT) federate @p fed
+ *  (0 = a connection not joined yet). The bytes are copied. */
+int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame,
+               size_t len);
+
+/** Federate @p fed joined under @p name (not NULL). */
+int flog_joined(struct flog *l, uint32_t fed, const char *name);
+
+/** The connection of @p fed ended without a RESIGN; @p reason (may be NULL) says why. */
+int flog_lost(struct flog *l, uint32_t fed, const char *reason);
+
+/** A time-management decision, as the tm sink receives it (rti/tm.h); d->fed becomes the
+ *  record's federate. */
+int flog_decision(struct flog *l, const tm_decision *d);
+
+/** The tm_send call the RTI makes for a time-stamped or receive-order message: the same
+ *  arguments (sender, ts, receivers, token). Lets tempo-log re-run the time management
+ *  exactly (doc/log.md, "explain"). */
+int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers,
+                 size_t n, uint64_t token);
+
+/** Free text (e.g. "federation destroyed"); @p fed may be 0. */
+int flog_note(struct flog *l, uint32_t fed, const char *text);
+
+/** Write the buffered records now (call it from a timer, e.g. every 200 ms, so that a crash
+ *  loses at most that much). Cost: one write(2) when records are buffered, nothing else.
+ *  @return as the record calls. */
+int flog_flush(struct flog *l);
+
+/** Why logging stopped ("" while it runs). Valid until flog_close. NULL l gives "". */
+const char *flog_error(const struct flog *l);
+
+/** Bytes appended so far (header included) and records appended so far. */
+uint64_t flog_bytes(const struct flog *l);
+uint64_t flog_records(const struct flog *l);
+
+/** Flush, close the file and free the writer. Accepts NULL (returns FLOG_OK).
+ *  @return FLOG_OK; FLOG_EIO when the final write or close failed (err says which; the
+ *          writer is freed anyway); the stored failure when logging had stopped earlier. */
+int flog_close(struct flog *l, char *err, size_t errlen);
+
+/* ---- reader (rti/flog_read.c): pure functions over bytes, nothing allocated ------------- */
+
+/** The file header. Strings point into the caller's bytes (not NUL-terminated). */
+struct flog_header {
+    uint16_t version;       /* FLOG_VERSION */
+    uint32_t header_len;    /* bytes of the header, prefix included: records start here */
+    int64_t start_wall_ns;  /* ns since the epoch */
+    const char *federation; /* federation name */
+    uint32_t federation_len;
+    const char *resolution; /* seconds per tick as text */
+    uint32_t resolution_len;
+    const char *fom;        /* FOM XML text (fom_len may be 0) */
+    uint32_t fom_len;
+};
+
+/** A DECISION payload decoded (the fields of tm_decision, rti/tm.h). */
+struct flog_decision {
+    uint8_t kind;       /* enum tm_kind */
+    uint8_t req;        /* enum tm_req (GRANT) */
+    uint8_t tso;        /* DELIVER: 1 TSO, 0 RO */
+    int32_t code;       /* REFUSED: TM_E* status */
+    int64_t time;       /* ticks, or TM_NO_TIME */
+    uint32_t sender;    /* DELIVER/DISCARD: sending federate */
+    uint64_t seq;       /* DELIVER/DISCARD: the sender's send sequence */
+    uint64_t token;     /* DELIVER/DISCARD: the server's message token */
+    const char *reason; /* reason text (not NUL-terminated), into the caller's bytes */
+    uint32_t reason_len;
+};
+
+/** A TM_SEND payload decoded. */
+struct flog_tm_send {
+    int64_t ts;                 /* time stamp, TM_NO_TIME for receive order */
+    uint64_t token;             /* the server's message token */
+    uint32_t n;                 /* receivers */
+    const uint8_t *receivers;   /* n x u32 little-endian, into the caller's bytes */
+};
+
+/** One record. Pointers point into the caller's bytes. */
+struct flog_record {
+    uint64_t index;           /* 1 for the first record of the file, 2, ... */
+    uint64_t offset;          /* byte offset of the record's length field in the file */
+    uint8_t kind;             /* enum flog_kind */
+    uint32_t fed;             /* federate handle (0 = none / not joined yet) */
+    uint64_t seq;             /* sequence number written by the RTI (1, 2, ... per log) */
+    int64_t wall_ns;          /* wall-clock stamp, ns since the epoch */
+    const uint8_t *payload;   /* kind-specific bytes (doc/log.md) */
+    uint32_t payload_len;
+    struct flog_decision dec; /* filled for FLOG_K_DECISION */
+    struct flog_tm_send send; /* filled for FLOG_K_TM_SEND */
+};
+
+/** Reading position in a log held in memory. */
+struct flog_reader {
+    const uint8_t *p;        /* the log bytes (caller-owned, must outlive the reader) */
+    size_t n;                /* bytes at p */
+    size_t off;              /* next record's offset */
+    uint64_t count;          /* records returned so far */
+    struct flog_header hdr;  /* filled by flog_reader_init */
+};
+
+/** Check the magic and version and decode the header. The version is checked before
+ *  anything after it, so a newer log is refused as such, not as corrupt.
+ *  @param r  reader to set up (not NULL); p/n the whole log (p may be NULL when n == 0)
+ *  @return FLOG_OK; FLOG_EMAGIC; FLOG_EVERSION ("format version 7; this reader knows 1");
+ *          FLOG_ETRUNC (data ends inside the header: err gives the byte offset);
+ *          FLOG_ECRC; FLOG_ECORRUPT (a length inside the header overruns it);
+ *          FLOG_EUSAGE (r NULL). */
+int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err,
+                     size_t errlen);
+
+/** Decode the next record. Every length is checked before use; on any error the reader does
+ *  not advance (calling again gives the same error).
+ *  @return 1 a record is in *rec; 0 clean end of the log (at a record boundary);
+ *          FLOG_ETRUNC the log is cut inside record N (err: "log cut at byte offset X inside
+ *          record N: header says B bytes, A present"); FLOG_ECRC record N fails its checksum;
+ *          FLOG_ECORRUPT an impossible length or kind in record N; FLOG_EUSAGE. */
+int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err,
+                     size_t errlen);
+
+/** Receiver number @p i (< s->n) of a TM_SEND record. */
+uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i);
+
+/** Read a whole file into memory (for tempo-log).
+ *  @param data  receives a malloc'ed copy (caller frees); len its size
+ *  @return FLOG_OK; FLOG_EIO (err names the call, the path and strerror); FLOG_ENOMEM. */
+int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen);
+
+#endif

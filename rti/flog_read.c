@@ -1,0 +1,310 @@
+/* Federation log reader: a pure function from (bytes, length) to the header and then one
+ * record at a time, every length checked before use (DESIGN.md §9, STYLE.md §2.7). Also the
+ * CRC-32 and the names shared with the writer. Uses only libc, so the fuzz target links it
+ * alone. Byte format: doc/log.md. Read rti/flog.h first; the writer is rti/flog.c. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rti/flog.h"
+
+/* ---- names and checksum ------------------------------------------------------------------ */
+
+const char *flog_strerror(int status)
+{
+    switch (status) {
+    case FLOG_OK: return "FLOG_OK";
+    case FLOG_STOPPED: return "FLOG_STOPPED";
+    case FLOG_EIO: return "FLOG_EIO";
+    case FLOG_ENOMEM: return "FLOG_ENOMEM";
+    case FLOG_EUSAGE: return "FLOG_EUSAGE";
+    case FLOG_EMAGIC: return "FLOG_EMAGIC";
+    case FLOG_EVERSION: return "FLOG_EVERSION";
+    case FLOG_ETRUNC: return "FLOG_ETRUNC";
+    case FLOG_ECRC: return "FLOG_ECRC";
+    case FLOG_ECORRUPT: return "FLOG_ECORRUPT";
+    default: return "FLOG_E?";
+    }
+}
+
+static const char *const kind_names[FLOG_K_END] = {
+    [FLOG_K_RECV] = "RECV",       [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
+    [FLOG_K_LOST] = "LOST",       [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
+    [FLOG_K_NOTE] = "NOTE",
+};
+
+const char *flog_kind_name(unsigned kind)
+{
+    return kind > 0 && kind < FLOG_K_END ? kind_names[kind] : "?";
+}
+
+unsigned flog_kind_parse(const char *name)
+{
+    if (!name) return 0;
+    for (unsigned k = 1; k < FLOG_K_END; k++)
+        if (strcasecmp(name, kind_names[k]) == 0) return k;
+    return 0;
+}
+
+/* Table for the reflected IEEE polynomial, built on first use. Building it twice from two
+ * threads writes the same values, so the race is benign; tempo-log and the RTI are single
+ * threaded anyway. */
+static uint32_t crc_table[256];
+static int crc_ready;
+
+uint32_t flog_crc32(uint32_t crc, const void *p, size_t n)
+{
+    if (!crc_ready) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            crc_table[i] = c;
+        }
+        crc_ready = 1;
+    }
+    const uint8_t *b = p;
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) crc = crc_table[(crc ^ b[i]) & 0xFFu] ^ (crc >> 8);
+    return ~crc;
+}
+
+/* ---- little-endian helpers --------------------------------------------------------------- */
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+static uint64_t get64(const uint8_t *p) { return get32(p) | ((uint64_t)get32(p + 4) << 32); }
+
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+/* ---- header ------------------------------------------------------------------------------ */
+
+/* Take a "u32 len, bytes" string at *off inside [0, end). 0, or -1 when it overruns. */
+static int take_str(const uint8_t *p, size_t end, size_t *off, const char **s, uint32_t *len)
+{
+    if (end - *off < 4) return -1;
+    uint32_t l = get32(p + *off);
+    if (end - *off - 4 < l) return -1;
+    *s = (const char *)(p + *off + 4);
+    *len = l;
+    *off += 4 + (size_t)l;
+    return 0;
+}
+
+int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err,
+                     size_t errlen)
+{
+    if (!r || (!p && n)) return fail(FLOG_EUSAGE, err, errlen, "flog_reader_init: NULL argument");
+    memset(r, 0, sizeof *r);
+    r->p = p;
+    r->n = n;
+    if (n < FLOG_MAGIC_LEN || memcmp(p, FLOG_MAGIC, FLOG_MAGIC_LEN) != 0) {
+        if (n < FLOG_MAGIC_LEN && (n == 0 || memcmp(p, FLOG_MAGIC, n) == 0))
+            return fail(FLOG_ETRUNC, err, errlen,
+                        "log cut at byte offset %zu inside the file header (magic)", n);
+        return fail(FLOG_EMAGIC, err, errlen, "not a Tempo federation log (bad magic)");
+    }
+    if (n < FLOG_MAGIC_LEN + 2)
+        return fail(FLOG_ETRUNC, err, errlen,
+                    "log cut at byte offset %zu inside the file header (version)", n);
+    uint16_t version = get16(p + 8);
+    if (version != FLOG_VERSION)
+        return fail(FLOG_EVERSION, err, errlen,
+                    "log format version %u is not supported (this reader knows version %u)",
+                    version, FLOG_VERSION);
+    if (n < FLOG_FILE_PREFIX)
+        return fail(FLOG_ETRUNC, err, errlen,
+                    "log cut at byte offset %zu inside the file header (prefix)", n);
+    uint16_t flags = get16(p + 10);
+    uint32_t hlen = get32(p + 12);
+    uint32_t crc = get32(p + 16);
+    if (flags != 0)
+        return fail(FLOG_ECORRUPT, err, errlen, "file header: flags 0x%04x must be 0", flags);
+    if (hlen < FLOG_FILE_PREFIX + 8 + 12 || hlen > FLOG_MAX_HEADER)
+        return fail(FLOG_ECORRUPT, err, errlen, "file header: header_len %u is impossible",
+                    hlen);
+    if (n < hlen)
+        return fail(FLOG_ETRUNC, err, errlen,
+                    "log cut at byte offset %zu inside the file header (header_len %u)", n,
+                    hlen);
+    uint32_t got = flog_crc32(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX);
+    if (got != crc)
+        return fail(FLOG_ECRC, err, errlen,
+                    "file header: checksum 0x%08x does not match the stored 0x%08x", got, crc);
+    struct flog_header *h = &r->hdr;
+    h->version = version;
+    h->header_len = hlen;
+    h->start_wall_ns = (int64_t)get64(p + FLOG_FILE_PREFIX);
+    size_t off = FLOG_FILE_PREFIX + 8;
+    if (take_str(p, hlen, &off, &h->federation, &h->federation_len) ||
+        take_str(p, hlen, &off, &h->resolution, &h->resolution_len) ||
+        take_str(p, hlen, &off, &h->fom, &h->fom_len))
+        return fail(FLOG_ECORRUPT, err, errlen,
+                    "file header: a string length at offset %zu overruns header_len %u", off,
+                    hlen);
+    if (off != hlen)
+        return fail(FLOG_ECORRUPT, err, errlen,
+                    "file header: %u bytes left after the FOM text", hlen - (uint32_t)off);
+    r->off = hlen;
+    return FLOG_OK;
+}
+
+/* ---- records ----------------------------------------------------------------------------- */
+
+uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i)
+{
+    if (!s || i >= s->n || !s->receivers) return 0;
+    return get32(s->receivers + 4 * (size_t)i);
+}
+
+/* Decode the kind-specific part. 0, or -1 with err filled. */
+static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
+{
+    const uint8_t *q = rec->payload;
+    uint32_t n = rec->payload_len;
+    if (rec->kind == FLOG_K_DECISION) {
+        if (n < FLOG_DECISION_FIXED) {
+            fail(0, err, errlen, "DECISION payload of %u bytes is shorter than %u", n,
+                 FLOG_DECISION_FIXED);
+            return -1;
+        }
+        struct flog_decision *d = &rec->dec;
+        d->kind = q[0];
+        d->req = q[1];
+        d->tso = q[2];
+        d->code = (int32_t)get32(q + 4);
+        d->time = (int64_t)get64(q + 8);
+        d->sender = get32(q + 16);
+        d->seq = get64(q + 24);
+        d->token = get64(q + 32);
+        d->reason = (const char *)(q + FLOG_DECISION_FIXED);
+        d->reason_len = n - FLOG_DECISION_FIXED;
+    } else if (rec->kind == FLOG_K_TM_SEND) {
+        if (n < 20) {
+            fail(0, err, errlen, "TM_SEND payload of %u bytes is shorter than 20", n);
+            return -1;
+        }
+        struct flog_tm_send *s = &rec->send;
+        s->ts = (int64_t)get64(q);
+        s->token = get64(q + 8);
+        s->n = get32(q + 16);
+        if ((uint64_t)s->n * 4u != (uint64_t)n - 20u) {
+            fail(0, err, errlen, "TM_SEND payload: %u receivers need %llu bytes, %u present",
+                 s->n, (unsigned long long)s->n * 4u, n - 20u);
+            return -1;
+        }
+        s->receivers = q + 20;
+    }
+    return 0;
+}
+
+int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen)
+{
+    if (!r || !rec) return fail(FLOG_EUSAGE, err, errlen, "flog_reader_next: NULL argument");
+    memset(rec, 0, sizeof *rec);
+    size_t off = r->off, left = r->n - off;
+    uint64_t idx = r->count + 1;
+    if (left == 0) return 0;
+    if (left < FLOG_REC_PREFIX)
+        return fail(FLOG_ETRUNC, err, errlen,
+                    "log cut at byte offset %zu inside record %llu: its %u-byte length and "
+                    "checksum prefix has only %zu bytes",
+                    r->n, (unsigned long long)idx, FLOG_REC_PREFIX, left);
+    uint32_t blen = get32(r->p + off), crc = get32(r->p + off + 4);
+    if (blen < FLOG_REC_FIXED || blen > FLOG_MAX_RECORD)
+        return fail(FLOG_ECORRUPT, err, errlen,
+                    "record %llu at byte offset %zu: body length %u is impossible",
+                    (unsigned long long)idx, off, blen);
+    if (left - FLOG_REC_PREFIX < blen)
+        return fail(FLOG_ETRUNC, err, errlen,
+                    "log cut at byte offset %zu inside record %llu (which starts at %zu): "
+                    "its length says %u body bytes, %zu present",
+                    r->n, (unsigned long long)idx, off, blen, left - FLOG_REC_PREFIX);
+    const uint8_t *b = r->p + off + FLOG_REC_PREFIX;
+    uint32_t got = flog_crc32(0, b, blen);
+    if (got != crc)
+        return fail(FLOG_ECRC, err, errlen,
+                    "record %llu at byte offset %zu: checksum 0x%08x does not match the "
+                    "stored 0x%08x",
+                    (unsigned long long)idx, off, got, crc);
+    if (b[0] == 0 || b[0] >= FLOG_K_END || b[1] || b[2] || b[3])
+        return fail(FLOG_ECORRUPT, err, errlen,
+                    "record %llu at byte offset %zu: unknown kind %u (or nonzero padding)",
+                    (unsigned long long)idx, off, b[0]);
+    rec->index = idx;
+    rec->offset = off;
+    rec->kind = b[0];
+    rec->fed = get32(b + 4);
+    rec->seq = get64(b + 8);
+    rec->wall_ns = (int64_t)get64(b + 16);
+    rec->payload = b + FLOG_REC_FIXED;
+    rec->payload_len = blen - FLOG_REC_FIXED;
+    char why[160] = "";
+    if (decode_payload(rec, why, sizeof why) != 0) {
+        memset(rec, 0, sizeof *rec);
+        return fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: %s",
+                    (unsigned long long)idx, off, why);
+    }
+    r->off = off + FLOG_REC_PREFIX + blen;
+    r->count = idx;
+    return 1;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen)
+{
+    if (!path || !data || !len) return fail(FLOG_EUSAGE, err, errlen, "flog_load_file: NULL");
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    if (!b) {
+        fclose(f);
+        return fail(FLOG_ENOMEM, err, errlen, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (n == cap) {
+            uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return fail(FLOG_ENOMEM, err, errlen, "%s: out of memory at %zu bytes", path, n);
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    int e = errno;
+    fclose(f);
+    if (bad) {
+        free(b);
+        return fail(FLOG_EIO, err, errlen, "read %s: %s", path, strerror(e));
+    }
+    *data = b;
+    *len = n;
+    return FLOG_OK;
+}

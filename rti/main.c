@@ -1,0 +1,152 @@
+/* tempo-rti: command-line entry of the RTI server. Parses options, starts the server,
+ * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
+ * Serves DESIGN.md §1 (start an RTI) and §10 (explicit limits). Read rti/server.h next;
+ * doc/rti.md documents every option. */
+#include "rti/conn.h"
+#include "rti/log.h"
+#include "rti/server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tempo-rti [options]\n"
+            "  --listen HOST:PORT      TCP address (default %s; port 0 = any free port;\n"
+            "                          'none' = no TCP)\n"
+            "  --unix PATH             also listen on a Unix socket\n"
+            "  --allow-remote          allow --listen on an address that is not loopback\n"
+            "  --max-frame BYTES       largest frame accepted (default %u)\n"
+            "  --max-queued-bytes BYTES  output queued per client before it is dropped\n"
+            "                          (default %u; senders pause at half of it)\n"
+            "  --stall-ms MS           a client that stays congested this long while others\n"
+            "                          wait on it is dropped (default %d)\n"
+            "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
+            "  --max-federates N       federates per federation (default %u)\n"
+            "  --secret TEXT           shared secret every JOIN must carry\n"
+            "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
+            "  --help                  this text\n"
+            "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
+            "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
+            SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME_TEXT, CONN_DEFAULT_MAX_QUEUED_TEXT,
+            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT);
+}
+
+/* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-') return -1;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1024ull, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1024ull * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1024ull * 1024 * 1024, end++;
+    if (*end || v == 0 || v > (unsigned long long)SIZE_MAX / mul) return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct server_config cfg = {0};
+    int lv = LOG_LV_INFO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t sz;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--allow-remote") == 0) {
+            cfg.allow_remote = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "tempo-rti: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--listen") == 0) {
+            cfg.listen = strcmp(v, "none") == 0 ? "" : v;
+        } else if (strcmp(a, "--unix") == 0) {
+            cfg.unix_path = v;
+        } else if (strcmp(a, "--max-frame") == 0) {
+            if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
+                fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 .. 4G bytes\n", v);
+                return 2;
+            }
+            cfg.max_frame = sz;
+        } else if (strcmp(a, "--max-queued-bytes") == 0) {
+            if (parse_size(v, &sz) != 0 || sz < 4096) {
+                fprintf(stderr, "tempo-rti: --max-queued-bytes '%s': expected at least 4096\n", v);
+                return 2;
+            }
+            cfg.max_queued = sz;
+        } else if (strcmp(a, "--stall-ms") == 0) {
+            char *end;
+            long ms = strtol(v, &end, 10);
+            if (*end || ms <= 0 || ms > 86400000) {
+                fprintf(stderr, "tempo-rti: --stall-ms '%s': expected 1 .. 86400000\n", v);
+                return 2;
+            }
+            cfg.stall_ms = (int)ms;
+        } else if (strcmp(a, "--handshake-ms") == 0) {
+            char *end;
+            long ms = strtol(v, &end, 10);
+            if (*end || ms <= 0 || ms > 86400000) {
+                fprintf(stderr, "tempo-rti: --handshake-ms '%s': expected 1 .. 86400000\n", v);
+                return 2;
+            }
+            cfg.hello_ms = (int)ms;
+        } else if (strcmp(a, "--max-federates") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n <= 0 || n > 1000000) {
+                fprintf(stderr, "tempo-rti: --max-federates '%s': expected 1 .. 1000000\n", v);
+                return 2;
+            }
+            cfg.max_federates = (uint32_t)n;
+        } else if (strcmp(a, "--secret") == 0) {
+            cfg.secret = v;
+        } else if (strcmp(a, "--log-level") == 0) {
+            if (log_level_parse(v, &lv) != 0) {
+                fprintf(stderr,
+                        "tempo-rti: --log-level '%s': expected error, warn, info, debug or "
+                        "trace\n",
+                        v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "tempo-rti: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    if (cfg.max_frame && cfg.max_queued && cfg.max_queued < 2 * cfg.max_frame) {
+        fprintf(stderr, "tempo-rti: --max-queued-bytes must be at least twice --max-frame\n");
+        return 2;
+    }
+    log_set_level(lv);
+    struct server *s;
+    char err[512];
+    if (server_new(&cfg, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-rti: %s\n", err);
+        return 1;
+    }
+    if (server_address(s)[0]) printf("tempo-rti listening on %s\n", server_address(s));
+    if (cfg.unix_path) printf("tempo-rti listening on unix:%s\n", cfg.unix_path);
+    fflush(stdout);
+    LOGI("server", "-", "ready%s%s", cfg.secret ? " (joins need the shared secret)" : "",
+         cfg.allow_remote ? " (remote connections allowed)" : "");
+    int rc = server_run(s);
+    server_free(s);
+    LOGI("server", "-", "stopped");
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,88 @@
+/* Integration test of libtempo's federation services against a real bin/tempo-rti (DESIGN.md
+ * §6, §10): create and destroy a federation, the join refusals (missing federation without
+ * create, duplicate federate name, a different FOM, a wrong or missing shared secret), destroy
+ * refused while federates are joined, and the Unix-socket transport. Each refusal must come
+ * back as its own TP_E* code with a message naming what is wrong. */
+#include "tests/integration/client_harness.h"
+
+int main(void)
+{
+    char sock[80];
+    snprintf(sock, sizeof sock, "/tmp/tempo-fed-test-%d.sock", (int)getpid());
+    const char *const args[] = {"--log-level", "warn", "--secret", "s3cret", "--unix", sock,
+                                NULL};
+    const char *addr = harness_start_rti(args, 60);
+    if (!addr)
+        return check_summary();
+    char err[512] = "";
+    tp_join_options o = {.rti = addr, .federation = "made", .fom_path = "fom/test.xml",
+                         .secret = "s3cret", .timeout_ms = 5000};
+
+    /* create, create again */
+    CHECK_INT_EQ(tp_create_federation(&o, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_create_federation(&o, err, sizeof err), TP_EEXISTS);
+    CHECK_STR_HAS(err, "made");
+    tp_join_options nofom = o;
+    nofom.fom_path = NULL;
+    CHECK_INT_EQ(tp_create_federation(&nofom, err, sizeof err), TP_EINVAL);
+
+    /* join: missing federation without create */
+    tp_federate *f = NULL, *g = NULL, *h = NULL;
+    tp_join_options j = o;
+    j.federation = "missing";
+    j.federate = "a";
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_ENOTFOUND);
+    CHECK_STR_HAS(err, "missing");
+    CHECK(f == NULL, "no federate");
+
+    /* wrong and missing secret */
+    j.federation = "made";
+    j.secret = "wrong";
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
+    j.secret = NULL;
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
+    CHECK_INT_EQ(tp_create_federation(&j, err, sizeof err), TP_EAUTH);
+    j.secret = "s3cret";
+
+    /* good join, duplicate name, different FOM */
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &g, err, sizeof err), TP_EEXISTS);
+    CHECK_STR_HAS(err, "a");
+    tp_join_options d = j;
+    d.federate = "b";
+    d.fom_path = "fom/demo.xml";
+    CHECK_INT_EQ(tp_join(&d, NULL, NULL, &g, err, sizeof err), TP_EFOMDIFF);
+    CHECK(g == NULL, "no federate after a FOM mismatch");
+
+    /* the Unix socket reaches the same RTI and federation */
+    char uaddr[100];
+    snprintf(uaddr, sizeof uaddr, "unix:%s", sock);
+    tp_join_options u = j;
+    u.rti = uaddr;
+    u.federate = "viaunix";
+    CHECK_INT_EQ(tp_join(&u, NULL, NULL, &h, err, sizeof err), TP_OK);
+    size_t n = 0;
+    if (h)
+        CHECK_INT_EQ(tp_query_time_status(h, NULL, 0, &n), TP_OK);
+    CHECK_INT_EQ(n, 2); /* "a" over TCP and "viaunix" */
+
+    /* destroy refused while joined, then accepted, then not found */
+    CHECK_INT_EQ(tp_destroy_federation(&o, err, sizeof err), TP_EREFUSED);
+    if (f)
+        CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
+    if (h)
+        CHECK_INT_EQ(tp_resign(h, TP_DELETE_OBJECTS), TP_OK);
+    tp_federate_free(f);
+    tp_federate_free(h);
+    int rc = tp_destroy_federation(&o, err, sizeof err);
+    /* The RTI may already have destroyed it when the last federate left (DESIGN.md §6:
+     * "destroy when empty"); either way it is gone afterwards. */
+    CHECK(rc == TP_OK || rc == TP_ENOTFOUND, "destroy: %s (%s)", tp_strerror(rc), err);
+    CHECK_INT_EQ(tp_destroy_federation(&o, err, sizeof err), TP_ENOTFOUND);
+    j.create = 0;
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_ENOTFOUND);
+
+    harness_stop_rti();
+    unlink(sock);
+    return check_summary();
+}

@@ -1,0 +1,309 @@
+/* Robustness of bin/tempo-rti against misbehaving clients, with raw sockets: garbage,
+ * oversized and malformed frames, bad handshakes and out-of-direction messages close only
+ * the offending connection (with a logged reason and hex sample) while a well-behaved
+ * federate keeps being served; a subscriber that stops reading is dropped past its limit
+ * while the publisher and another subscriber go on without loss; SIGTERM exits 0.
+ * Serves DESIGN.md §10 and STYLE.md §2.7/§2.12. Read rti_fed_test.c next. */
+#include "fom/fom.h"
+#include "tests/check.h"
+#include "tests/integration/rti_harness.h"
+
+static char *fom_text;
+
+/* A ping answered by a pong proves the connection is still served. */
+static int still_served(struct cli *c)
+{
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_PING);
+    m.req = c->next_req++;
+    wire_str_set(&m.str[0], "are you there");
+    if (cli_send(c, &m) != 0) return 0;
+    uint32_t req = m.req;
+    if (cli_expect(c, WIRE_PONG, &m, H_TIMEOUT_MS) != 1) return 0;
+    return m.req == req && wire_str_eq(&m.str[0], "are you there");
+}
+
+static int log_has(const struct rti_proc *p, const char *needle)
+{
+    char *log = h_slurp(p->log);
+    int found = log && strstr(log, needle) != NULL;
+    free(log);
+    return found;
+}
+
+/* Send raw bytes on a fresh connection (after HELLO when greet) and expect it closed. */
+static void expect_closed_after(int port, int greet, const void *bytes, size_t n, const char *what)
+{
+    struct cli c;
+    CHECK(cli_connect(&c, port) == 0, "%s: connect", what);
+    if (greet) CHECK(cli_hello(&c) == 0, "%s: handshake", what);
+    cli_write(&c, bytes, n);
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "%s: the RTI must close the connection", what);
+    cli_close(&c);
+}
+
+static void put_header(uint8_t *h, uint32_t body, uint16_t type, uint16_t flags)
+{
+    h[0] = (uint8_t)body;
+    h[1] = (uint8_t)(body >> 8);
+    h[2] = (uint8_t)(body >> 16);
+    h[3] = (uint8_t)(body >> 24);
+    h[4] = (uint8_t)type;
+    h[5] = (uint8_t)(type >> 8);
+    h[6] = (uint8_t)flags;
+    h[7] = (uint8_t)(flags >> 8);
+}
+
+static void test_bad_input(struct rti_proc *p, struct cli *good)
+{
+    /* Garbage: an HTTP request read as a header announces a huge body. */
+    const char http[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    expect_closed_after(p->port, 0, http, sizeof http - 1, "garbage");
+    CHECK(still_served(good), "good federate served after garbage");
+
+    /* Oversized: 100000-byte body against --max-frame 4096, refused from the header alone. */
+    uint8_t big[8];
+    put_header(big, 100000, WIRE_UPDATE, 0);
+    expect_closed_after(p->port, 1, big, sizeof big, "oversized");
+    CHECK(still_served(good), "good federate served after an oversized frame");
+    CHECK(log_has(p, "over"), "the log names the oversized frame");
+
+    /* Malformed: a PING whose blob length overruns the body. */
+    uint8_t bad[8 + 4 + 4 + 3];
+    put_header(bad, 11, WIRE_PING, 0);
+    memset(bad + 8, 0, 4);                          /* req */
+    bad[12] = 200, bad[13] = bad[14] = bad[15] = 0; /* blob len 200 > 3 bytes left */
+    memcpy(bad + 16, "abc", 3);
+    expect_closed_after(p->port, 1, bad, sizeof bad, "malformed");
+    CHECK(still_served(good), "good federate served after a malformed frame");
+    CHECK(log_has(p, "malformed frame"), "the log names the malformed frame");
+    CHECK(log_has(p, "hex="), "the log carries a hex sample");
+
+    /* Reserved flag bits and an unknown type. */
+    uint8_t flags[8];
+    put_header(flags, 0, WIRE_PING, 1);
+    expect_closed_after(p->port, 1, flags, sizeof flags, "flags");
+    uint8_t unknown[8];
+    put_header(unknown, 0, 999, 0);
+    expect_closed_after(p->port, 1, unknown, sizeof unknown, "unknown type");
+    CHECK(still_served(good), "good federate served after bad types");
+
+    /* Silence: no HELLO within --handshake-ms 500 closes the connection. */
+    struct cli mute;
+    CHECK(cli_connect(&mute, p->port) == 0, "mute connects");
+    int64_t t0 = h_now_ms();
+    CHECK(cli_closed_within(&mute, H_TIMEOUT_MS), "a connection that never says HELLO is closed");
+    CHECK(h_now_ms() - t0 >= 400, "not before the handshake deadline (%lld ms)",
+          (long long)(h_now_ms() - t0));
+    cli_close(&mute);
+    CHECK(log_has(p, "handshake timeout"), "the log names the handshake timeout");
+
+    /* Bad handshakes: JOIN first; wrong version; wrong magic. Each gets ERROR then close. */
+    struct wire_msg m;
+    struct cli c;
+    CHECK(cli_connect(&c, p->port) == 0, "connect");
+    wire_msg_init(&m, WIRE_JOIN);
+    m.req = 1;
+    wire_str_set(&m.str[0], "robust");
+    wire_str_set(&m.str[1], "sneaky");
+    cli_send(&c, &m);
+    CHECK(cli_expect(&c, WIRE_ERROR, &m, H_TIMEOUT_MS) == 1, "JOIN before HELLO: ERROR");
+    CHECK_INT_EQ(m.code, 40);
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "JOIN before HELLO: closed");
+    cli_close(&c);
+
+    CHECK(cli_connect(&c, p->port) == 0, "connect");
+    wire_msg_init(&m, WIRE_HELLO);
+    m.code = WIRE_VERSION + 7;
+    m.str[0].ptr = WIRE_MAGIC;
+    m.str[0].len = WIRE_MAGIC_LEN;
+    cli_send(&c, &m);
+    CHECK(cli_expect(&c, WIRE_ERROR, &m, H_TIMEOUT_MS) == 1, "wrong version: ERROR");
+    char text[256];
+    wire_str_copy(&m.str[0], text, sizeof text);
+    CHECK_STR_HAS(text, "version");
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "wrong version: closed");
+    cli_close(&c);
+
+    /* Bad magic, written by hand since the encoder refuses it: code, str0 "ABCD", str1 "". */
+    uint8_t magic[8 + 4 + 8 + 4];
+    put_header(magic, 16, WIRE_HELLO, 0);
+    memset(magic + 8, 0, sizeof magic - 8);
+    magic[8] = WIRE_VERSION;
+    magic[12] = 4;
+    memcpy(magic + 16, "ABCD", 4);
+    expect_closed_after(p->port, 0, magic, sizeof magic, "bad magic");
+    CHECK(log_has(p, "magic"), "the log names the bad magic");
+
+    /* An RTI-to-client message sent by a client. */
+    CHECK(cli_connect(&c, p->port) == 0, "connect");
+    CHECK(cli_hello(&c) == 0, "handshake");
+    wire_msg_init(&m, WIRE_FEDERATION_SYNCED);
+    wire_str_set(&m.str[0], "x");
+    cli_send(&c, &m);
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "R2C message from a client: closed");
+    cli_close(&c);
+    CHECK(log_has(p, "unexpected FEDERATION_SYNCED"), "the log names the unexpected message");
+
+    /* A joined federate that sends garbage is expelled; the others are told who and why. */
+    CHECK(cli_connect(&c, p->port) == 0, "connect");
+    CHECK(cli_hello(&c) == 0, "handshake");
+    CHECK(cli_join(&c, "robust", "babbler", fom_text, 0, NULL, NULL, 0) > 0, "babbler joins");
+    cli_write(&c, http, sizeof http - 1);
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "babbler closed");
+    cli_close(&c);
+    CHECK(cli_expect(good, WIRE_FEDERATE_RESIGNED, &m, H_TIMEOUT_MS) == 1,
+          "good federate told that babbler left");
+    CHECK(wire_str_eq(&m.str[0], "babbler"), "FEDERATE_RESIGNED names babbler");
+    CHECK_INT_EQ(m.code, WIRE_REASON_EXPELLED);
+    CHECK(log_has(p, "babbler"), "the log names the federate at fault");
+    CHECK(still_served(good), "good federate served after the expulsion");
+}
+
+/* Publisher floods RO updates; "sleepy" subscribes and never reads; "reader" subscribes and
+ * reads everything. sleepy must be dropped, reader must get every update. */
+static void test_slow_consumer(struct rti_proc *p, struct cli *pub)
+{
+    struct cli sleepy, reader;
+    struct wire_msg m;
+    struct fom *fom = NULL;
+    CHECK(fom_parse_mem(fom_text, strlen(fom_text), "test.xml", &fom, NULL, 0) == FOM_OK,
+          "parse fom/test.xml");
+    uint64_t cls_sample = fom_class_find(fom, "Sample");
+    uint32_t attr_raw = fom_attr_find(fom, (fom_handle)cls_sample, "raw");
+    fom_free(fom);
+    CHECK(cls_sample && attr_raw, "Sample.raw in the FOM");
+
+    CHECK(cli_connect(&reader, p->port) == 0 && cli_hello(&reader) == 0, "reader connects");
+    CHECK(cli_join(&reader, "robust", "reader", fom_text, 0, NULL, NULL, 0) > 0, "reader joins");
+    /* A tiny receive buffer so that the kernel absorbs little of the flood. */
+    memset(&sleepy, 0, sizeof sleepy);
+    sleepy.fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    setsockopt(sleepy.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)p->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(sleepy.fd, (struct sockaddr *)&sa, sizeof sa) == 0, "sleepy connects");
+    sleepy.next_req = 1;
+    CHECK(cli_hello(&sleepy) == 0, "sleepy handshake");
+    CHECK(cli_join(&sleepy, "robust", "sleepy", fom_text, 0, NULL, NULL, 0) > 0, "sleepy joins");
+
+    uint32_t h[1] = {attr_raw};
+    struct cli *subs[2] = {&sleepy, &reader};
+    for (int i = 0; i < 2; i++) {
+        wire_msg_init(&m, WIRE_SUBSCRIBE_OBJECT);
+        m.a = cls_sample;
+        m.nhandles = 1;
+        m.handles = h;
+        CHECK(cli_call(subs[i], &m, NULL, NULL, 0) == 0, "subscribe Sample.raw");
+    }
+    wire_msg_init(&m, WIRE_PUBLISH_OBJECT);
+    m.a = cls_sample;
+    m.nhandles = 1;
+    m.handles = h;
+    CHECK(cli_call(pub, &m, NULL, NULL, 0) == 0, "publish Sample.raw");
+    wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+    m.a = cls_sample;
+    wire_str_set(&m.str[0], "flood");
+    uint64_t obj = 0;
+    CHECK(cli_call(pub, &m, &obj, NULL, 0) == 0 && obj > 0, "register flood object");
+    CHECK(cli_expect(&reader, WIRE_DISCOVER, &m, H_TIMEOUT_MS) == 1, "reader discovers");
+
+    /* Encode N updates of 3000 bytes into one buffer; write it non-blocking while draining the
+     * reader and the publisher, until sleepy is reported gone and everything is written. */
+    enum { N = 3000, SZ = 3000 };
+    static uint8_t payload[SZ];
+    struct buf all;
+    buf_init(&all);
+    for (int i = 0; i < N; i++) {
+        memset(payload, (uint8_t)i, SZ);
+        struct wire_value v = {attr_raw, SZ, payload};
+        wire_msg_init(&m, WIRE_UPDATE);
+        m.a = obj;
+        m.nvalues = 1;
+        m.values = &v;
+        wire_encode(&all, &m, 0, NULL, 0);
+    }
+    fcntl(pub->fd, F_SETFL, fcntl(pub->fd, F_GETFL) | O_NONBLOCK);
+    size_t written = 0;
+    int reflects = 0, sleepy_gone = 0;
+    int64_t deadline = h_now_ms() + 30000;
+    while ((written < all.len || reflects < N || !sleepy_gone) && h_now_ms() < deadline) {
+        if (written < all.len) {
+            ssize_t w = send(pub->fd, all.data + written, all.len - written, MSG_NOSIGNAL);
+            if (w > 0) written += (size_t)w;
+        }
+        while (cli_next(&reader, &m, 1) == 1)
+            if (m.type == WIRE_REFLECT) reflects++;
+        while (cli_next(pub, &m, 1) == 1)
+            if (m.type == WIRE_FEDERATE_RESIGNED && wire_str_eq(&m.str[0], "sleepy"))
+                sleepy_gone = 1;
+    }
+    fcntl(pub->fd, F_SETFL, fcntl(pub->fd, F_GETFL) & ~O_NONBLOCK);
+    CHECK(written == all.len, "publisher wrote all %zu bytes (wrote %zu)", all.len, written);
+    buf_fini(&all);
+    CHECK(sleepy_gone, "the subscriber that stopped reading was dropped and reported");
+    CHECK_INT_EQ(reflects, N);
+    CHECK(log_has(p, "slow consumer") || log_has(p, "output limit"),
+          "the drop is logged with its reason");
+    CHECK(still_served(pub), "publisher still served after the drop");
+    CHECK(still_served(&reader), "reader still served after the drop");
+    cli_close(&sleepy);
+    cli_close(&reader);
+}
+
+static void test_unix_socket(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tempo-rti-test-%d.sock", (int)getpid());
+    const char *args[] = {"--unix", path, NULL};
+    struct rti_proc p;
+    CHECK(rti_start(&p, args, "rti_robust_unix") == 0, "RTI with --unix starts");
+    struct cli c;
+    memset(&c, 0, sizeof c);
+    c.fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un su = {0};
+    su.sun_family = AF_UNIX;
+    snprintf(su.sun_path, sizeof su.sun_path, "%s", path);
+    CHECK(connect(c.fd, (struct sockaddr *)&su, sizeof su) == 0, "connect to %s", path);
+    c.next_req = 1;
+    CHECK(cli_hello(&c) == 0, "handshake over the Unix socket");
+    CHECK(still_served(&c), "ping over the Unix socket");
+    cli_close(&c);
+    CHECK_INT_EQ(rti_stop(&p, 5000), 0);
+    CHECK(access(path, F_OK) != 0, "socket file removed at shutdown");
+}
+
+int main(void)
+{
+    fom_text = h_slurp("fom/test.xml");
+    CHECK(fom_text != NULL, "fom/test.xml readable");
+    if (!fom_text) return check_summary();
+    const char *args[] = {"--max-frame", "4096", "--max-queued-bytes", "65536", "--stall-ms",
+                          "1000",        NULL};
+    struct rti_proc p;
+    if (rti_start(&p, args, "rti_robust") != 0) {
+        CHECK(0, "the RTI starts and prints its port");
+        return check_summary();
+    }
+    struct cli good;
+    CHECK(cli_connect(&good, p.port) == 0, "good federate connects");
+    CHECK(cli_hello(&good) == 0, "good federate handshake");
+    CHECK(cli_join(&good, "robust", "good", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0,
+          "good federate joins (creating the federation)");
+
+    test_bad_input(&p, &good);
+    test_slow_consumer(&p, &good);
+    CHECK(rti_alive(&p), "the RTI survived everything");
+
+    /* SIGTERM with a federate still joined: clean exit 0. */
+    CHECK_INT_EQ(rti_stop(&p, 5000), 0);
+    CHECK(cli_closed_within(&good, H_TIMEOUT_MS), "connections closed at shutdown");
+    cli_close(&good);
+
+    test_unix_socket();
+    free(fom_text);
+    return check_summary();
+}

@@ -1,0 +1,361 @@
+/* Unit test of libtempo's connection and dispatch layer (federate/client_conn.c,
+ * client_evoke.c, client_join.c) against a scripted fake RTI on a Unix socket in a thread of
+ * this process: the handshake and join, a blocking call that receives other frames before its
+ * reply (they must wait, in order, for tp_evoke: no callback inside the blocking call),
+ * TIME_STATUS decoding, and the client's own defences: a garbage frame, an oversized length,
+ * a FOM fingerprint mismatch and a connection closed by the RTI each give a clean error.
+ * No network, no child process. Read tests/integration/client_pubsub_test.c for the real RTI. */
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "federate/tempo.h"
+#include "fom/fom.h"
+#include "rti/wire.h"
+#include "tests/check.h"
+
+enum scenario { SC_MAIN, SC_GARBAGE, SC_OVERSIZE, SC_FINGERPRINT, SC_CLOSE };
+
+struct fake {
+    int lfd;              /* listening socket */
+    int scenario;         /* enum scenario of the next connection */
+    uint64_t fingerprint; /* of fom/test.xml */
+    int cls;              /* a class handle to discover */
+};
+
+/* Read client frames until one of type @p type arrives; returns its req (or -1 on EOF). */
+static long wait_for(int fd, struct buf *in, unsigned type, struct wire_msg *out)
+{
+    for (;;) {
+        size_t flen;
+        char err[128];
+        while (wire_split(in->data, in->len, 0, &flen, err, sizeof err) == 1) {
+            struct wire_msg m;
+            int ok = wire_decode(in->data, flen, &m, err, sizeof err) == WIRE_OK;
+            unsigned t = m.type;
+            uint32_t req = m.req;
+            if (ok && t == type && out)
+                *out = m; /* only fields without pointers are used by callers */
+            buf_consume(in, flen);
+            if (ok && t == type)
+                return req;
+        }
+        if (buf_reserve(in, 4096) < 0)
+            return -1;
+        ssize_t n = read(fd, in->data + in->len, 4096);
+        if (n <= 0)
+            return -1;
+        in->len += (size_t)n;
+    }
+}
+
+static void put(int fd, const struct wire_msg *m)
+{
+    struct buf b;
+    buf_init(&b);
+    char err[128];
+    if (wire_encode(&b, m, 0, err, sizeof err) == WIRE_OK) {
+        ssize_t w = write(fd, b.data, b.len);
+        (void)w;
+    } else {
+        fprintf(stderr, "fake RTI: encode %s: %s\n", wire_type_name(m->type), err);
+    }
+    buf_fini(&b);
+}
+
+/* Handshake and join answer. */
+static int handshake(int fd, struct buf *in, uint64_t fingerprint)
+{
+    if (wait_for(fd, in, WIRE_HELLO, NULL) < 0)
+        return -1;
+    long req = wait_for(fd, in, WIRE_JOIN, NULL);
+    if (req < 0)
+        return -1;
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_HELLO_OK);
+    m.code = WIRE_VERSION;
+    wire_str_set(&m.str[0], "fake");
+    put(fd, &m);
+    wire_msg_init(&m, WIRE_JOIN_OK);
+    m.req = (uint32_t)req;
+    m.a = 7;
+    m.b = fingerprint;
+    wire_str_set(&m.str[0], "fed");
+    wire_str_set(&m.str[1], "1e-9");
+    put(fd, &m);
+    return 0;
+}
+
+static void main_script(int fd, struct buf *in, const struct fake *fk)
+{
+    /* The client registers an object: send DISCOVER and REFLECT of another object first,
+     * then the REPLY. */
+    long req = wait_for(fd, in, WIRE_REGISTER_OBJECT, NULL);
+    if (req < 0)
+        return;
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_DISCOVER);
+    m.a = 100;
+    m.b = (uint64_t)fk->cls;
+    m.c = 3;
+    wire_str_set(&m.str[0], "other");
+    put(fd, &m);
+    uint8_t v[8] = {0, 0, 0, 0, 0, 0, 0xf0, 0x3f}; /* 1.0 */
+    struct wire_value wv[2] = {{.handle = 2, .len = 8, .data = v}, {.handle = 3, .len = 3,
+                                                                    .data = (const uint8_t *)"abc"}};
+    wire_msg_init(&m, WIRE_REFLECT);
+    m.a = 100;
+    m.code = WIRE_ORDER_TSO;
+    m.c = 3;
+    m.time = 42;
+    m.nvalues = 2;
+    m.values = wv;
+    put(fd, &m);
+    wire_msg_init(&m, WIRE_REPLY);
+    m.req = (uint32_t)req;
+    m.a = 55;
+    put(fd, &m);
+    /* Time status: two records. */
+    req = wait_for(fd, in, WIRE_QUERY_TIME, NULL);
+    if (req < 0)
+        return;
+    struct wire_tstat ts[2] = {
+        {.federate = 7, .time = 10, .req_kind = WIRE_TR_TAR, .req_time = 20, .bound = 30,
+         .bound_strict = 0, .galt = 15, .galt_strict = 1, .holder = 3},
+        {.federate = 3, .time = 5, .req_kind = WIRE_TR_NONE, .req_time = WIRE_TIME_NONE,
+         .bound = 15, .bound_strict = 1, .galt = INT64_MAX, .galt_strict = 0, .holder = 0}};
+    uint8_t rec[2][WIRE_TSTAT_SIZE];
+    struct wire_value tv[2];
+    for (int i = 0; i < 2; i++) {
+        wire_tstat_pack(&ts[i], rec[i]);
+        tv[i] = (struct wire_value){.handle = (uint32_t)ts[i].federate, .len = WIRE_TSTAT_SIZE,
+                                    .data = rec[i]};
+    }
+    wire_msg_init(&m, WIRE_TIME_STATUS);
+    m.req = (uint32_t)req;
+    m.nvalues = 2;
+    m.values = tv;
+    put(fd, &m);
+    /* A grant and an async refusal of a time request. */
+    if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0)
+        return;
+    wire_msg_init(&m, WIRE_ERROR);
+    m.code = 22; /* STATUS_EBOUND magnitude */
+    m.a = WIRE_TIME_REQUEST;
+    wire_str_set(&m.str[0], "no reason, fake");
+    put(fd, &m);
+    if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0)
+        return;
+    wire_msg_init(&m, WIRE_TIME_GRANT);
+    m.code = WIRE_TR_TAR;
+    m.time = 9;
+    put(fd, &m);
+    wait_for(fd, in, WIRE_RESIGN, NULL); /* then EOF */
+}
+
+static void *fake_rti(void *arg)
+{
+    struct fake *fk = arg;
+    for (int sc = SC_MAIN; sc <= SC_CLOSE; sc++) {
+        int fd = accept(fk->lfd, NULL, NULL);
+        if (fd < 0)
+            break;
+        struct buf in;
+        buf_init(&in);
+        uint64_t fp = sc == SC_FINGERPRINT ? fk->fingerprint ^ 1 : fk->fingerprint;
+        if (handshake(fd, &in, fp) == 0) {
+            if (sc == SC_MAIN) {
+                main_script(fd, &in, fk);
+            } else if (sc == SC_GARBAGE) {
+                /* a header announcing 4 body bytes of an unknown type 999 */
+                uint8_t g[12] = {4, 0, 0, 0, 0xe7, 0x03, 0, 0, 1, 2, 3, 4};
+                ssize_t w = write(fd, g, sizeof g);
+                (void)w;
+                wait_for(fd, &in, WIRE_RESIGN, NULL);
+            } else if (sc == SC_OVERSIZE) {
+                uint8_t g[8] = {0xf0, 0xff, 0xff, 0xff, WIRE_REFLECT, 0, 0, 0};
+                ssize_t w = write(fd, g, sizeof g);
+                (void)w;
+                wait_for(fd, &in, WIRE_RESIGN, NULL);
+            } else if (sc == SC_FINGERPRINT) {
+                wait_for(fd, &in, WIRE_RESIGN, NULL);
+            }
+            /* SC_CLOSE: close right after the join */
+        }
+        buf_fini(&in);
+        close(fd);
+    }
+    return NULL;
+}
+
+struct rec {
+    int discovers, reflects, grants, errors;
+    tp_object obj;
+    char name[32];
+    double x;
+    char text[8];
+    tp_time time;
+    int err_code;
+};
+
+static void on_discover(void *ctx, tp_object o, tp_handle cls, const char *name, tp_fed owner)
+{
+    struct rec *r = ctx;
+    r->discovers++;
+    r->obj = o;
+    snprintf(r->name, sizeof r->name, "%s", name);
+}
+
+static void on_reflect(void *ctx, const tp_reflection *x)
+{
+    struct rec *r = ctx;
+    r->reflects++;
+    r->time = x->time;
+    if (x->n_values == 2) {
+        tp_decode_float64(x->values[0].data, x->values[0].size, &r->x);
+        tp_decode_string(x->values[1].data, x->values[1].size, r->text, sizeof r->text);
+    }
+}
+
+static void on_grant(void *ctx, tp_time t)
+{
+    struct rec *r = ctx;
+    r->grants++;
+    r->time = t;
+}
+
+static void on_error(void *ctx, int code, const char *msg)
+{
+    struct rec *r = ctx;
+    r->errors++;
+    r->err_code = code;
+}
+
+static void quiet(void *ctx, tp_log_level lv, const char *line) {}
+
+int main(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tempo-client-test-%d.sock", (int)getpid());
+    unlink(path);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    struct fake fk = {.lfd = socket(AF_UNIX, SOCK_STREAM, 0)};
+    if (fk.lfd < 0 || bind(fk.lfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        listen(fk.lfd, 4) < 0) {
+        CHECK(0, "cannot listen on %s", path);
+        return check_summary();
+    }
+    struct fom *fom = NULL;
+    char err[512];
+    CHECK_INT_EQ(fom_parse_file("fom/test.xml", &fom, err, sizeof err), FOM_OK);
+    fk.fingerprint = fom_fingerprint(fom);
+    fk.cls = (int)fom_class_find(fom, "Vehicle");
+    fom_free(fom);
+    pthread_t th;
+    pthread_create(&th, NULL, fake_rti, &fk);
+
+    char addr[80];
+    snprintf(addr, sizeof addr, "unix:%s", path);
+    struct rec r = {0};
+    tp_callbacks cb = {.discover = on_discover, .reflect = on_reflect, .grant = on_grant,
+                       .error = on_error, .log = quiet};
+    tp_join_options o = {.rti = addr, .federation = "fed", .federate = "me",
+                         .fom_path = "fom/test.xml", .timeout_ms = 5000};
+
+    /* ---- SC_MAIN ---- */
+    tp_federate *f = NULL;
+    CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
+    if (f) {
+        CHECK_INT_EQ(tp_federate_handle(f), 7);
+        tp_handle veh;
+        CHECK_INT_EQ(tp_object_class(f, "Vehicle", &veh), TP_OK);
+        CHECK_INT_EQ(tp_publish_object_class(f, veh, NULL, 0), TP_OK);
+        tp_object obj = 0;
+        CHECK_INT_EQ(tp_register_object(f, veh, "mine", &obj), TP_OK);
+        CHECK(obj == 55, "register returns the RTI's handle (got %llu)", (unsigned long long)obj);
+        CHECK_INT_EQ(r.discovers, 0); /* no callback inside a blocking call */
+        CHECK_INT_EQ(r.reflects, 0);
+        CHECK_INT_EQ(tp_evoke(f, 1000), 2); /* the two frames that came before the reply */
+        CHECK_INT_EQ(r.discovers, 1);
+        CHECK_STR_EQ(r.name, "other");
+        CHECK_INT_EQ(r.reflects, 1);
+        CHECK_NEAR(r.x, 1.0, 0.0);
+        CHECK_STR_EQ(r.text, "abc");
+        CHECK_INT_EQ(r.time, 42);
+        tp_time_status st[1];
+        size_t n = 0;
+        CHECK_INT_EQ(tp_query_time_status(f, st, 1, &n), TP_OK);
+        CHECK_INT_EQ(n, 2); /* the count, although only one fits */
+        CHECK_INT_EQ(st[0].federate, 7);
+        CHECK_INT_EQ(st[0].pending, TP_REQ_TAR);
+        CHECK_INT_EQ(st[0].pending_time, 20);
+        CHECK_INT_EQ(st[0].galt, 15);
+        CHECK_INT_EQ(st[0].galt_strict, 1);
+        CHECK_INT_EQ(st[0].galt_holder, 3);
+        tp_time galt = 0;
+        int strict = 0;
+        CHECK_INT_EQ(tp_query_lits(f, &galt), TP_EPROTO);
+        /* A refused request: the wait ends with TP_EREFUSED and the RTI's reason. */
+        CHECK_INT_EQ(tp_time_advance_request(f, 10), TP_OK);
+        CHECK_INT_EQ(tp_wait_grant(f, NULL, 2000), TP_EREFUSED);
+        CHECK_INT_EQ(r.errors, 1);
+        CHECK_INT_EQ(r.err_code, TP_EBOUND);
+        CHECK_STR_HAS(tp_last_error(f), "no reason, fake");
+        /* The request is no longer pending: a new one is allowed and granted. */
+        CHECK_INT_EQ(tp_time_advance_request(f, 9), TP_OK);
+        tp_time t = 0;
+        CHECK_INT_EQ(tp_wait_grant(f, &t, 2000), TP_OK);
+        CHECK_INT_EQ(t, 9);
+        CHECK_INT_EQ(tp_query_logical_time(f, &t), TP_OK);
+        CHECK_INT_EQ(t, 9);
+        CHECK_INT_EQ(tp_time_advance_request(f, 8), TP_ETIME);
+        (void)strict;
+        tp_federate_free(f); /* sends RESIGN without waiting */
+    }
+
+    /* ---- SC_GARBAGE: an unknown frame type closes the connection cleanly ---- */
+    f = NULL;
+    CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
+    if (f) {
+        int rc = tp_evoke(f, 2000);
+        CHECK_INT_EQ(rc, TP_EPROTO);
+        CHECK_STR_HAS(tp_last_error(f), "frame");
+        CHECK_INT_EQ(tp_fileno(f), -1);
+        CHECK_INT_EQ(tp_evoke(f, 0), TP_ECLOSED);
+        CHECK_INT_EQ(tp_flush(f), TP_ECLOSED);
+        tp_federate_free(f);
+    }
+
+    /* ---- SC_OVERSIZE: a length over the limit is refused before the body ---- */
+    f = NULL;
+    CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
+    if (f) {
+        CHECK_INT_EQ(tp_evoke(f, 2000), TP_EPROTO);
+        CHECK_STR_HAS(tp_last_error(f), "bad frame");
+        tp_federate_free(f);
+    }
+
+    /* ---- SC_FINGERPRINT: a different FOM is refused at join ---- */
+    f = NULL;
+    CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_EFOMDIFF);
+    CHECK(f == NULL, "no federate after a refused join");
+    CHECK_STR_HAS(err, "fingerprint");
+
+    /* ---- SC_CLOSE: the RTI closes the connection ---- */
+    f = NULL;
+    CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
+    if (f) {
+        CHECK_INT_EQ(tp_evoke(f, 2000), TP_ECLOSED);
+        CHECK_STR_HAS(tp_last_error(f), "closed");
+        CHECK_INT_EQ(tp_evoke(f, 0), TP_ECLOSED);
+        tp_federate_free(f);
+    }
+
+    pthread_join(th, NULL);
+    close(fk.lfd);
+    unlink(path);
+    return check_summary();
+}

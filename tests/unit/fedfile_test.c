@@ -1,0 +1,686 @@
+/* Unit tests of federate/fedfile.c: the fixtures in tests/fedfile/ (the documented examples of
+ * doc/federation.md) load into the expected structs; every refused file fails with the JSON
+ * path and what was expected; the generated FOM parses with fom/fom.c; the FOM and FMU checks.
+ * The fixtures are copied into a private temporary folder next to empty stand-in .fmu files,
+ * since fedfile_load stats the FMU files; nothing is written inside the repository. */
+#include "federate/fedfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fom/fom.h"
+#include "tests/check.h"
+
+static char tmp[64]; /* the private folder */
+static char err[FEDFILE_ERRLEN];
+static char made[32][128]; /* files and folders created, removed at the end in reverse */
+static int n_made;
+
+static void note(const char *path)
+{
+    if (n_made < 32 && strlen(path) < sizeof made[0])
+        memcpy(made[n_made++], path, strlen(path) + 1);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL, "cannot write %s: %s", p, strerror(errno));
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+    int seen = 0;
+    for (int i = 0; i < n_made; i++)
+        seen |= strcmp(made[i], p) == 0;
+    if (!seen) note(p);
+}
+
+/* Copy tests/fedfile/NAME into the private folder. */
+static void copy_fixture(const char *name)
+{
+    char src[256], buf[8192];
+    snprintf(src, sizeof src, "tests/fedfile/%s", name);
+    FILE *f = fopen(src, "rb");
+    CHECK(f != NULL, "fixture %s: %s", src, strerror(errno));
+    if (!f) return;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    write_file(name, buf);
+}
+
+static int setup(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/fedfile_test.XXXXXX");
+    if (!mkdtemp(tmp)) return -1;
+    note(tmp);
+    char p[256];
+    snprintf(p, sizeof p, "%s/fmus", tmp);
+    mkdir(p, 0700);
+    note(p);
+    static const char *const fmus[] = {"prey", "predator", "s", "a", "b", "k", "env", "house"};
+    for (size_t i = 0; i < sizeof fmus / sizeof fmus[0]; i++) {
+        char n[64];
+        snprintf(n, sizeof n, "fmus/%s.fmu", fmus[i]);
+        write_file(n, "not really a zip: fedfile_load only stats it\n");
+    }
+    snprintf(p, sizeof p, "%s/fmus/dir.fmu", tmp);
+    mkdir(p, 0700);
+    note(p);
+    return 0;
+}
+
+static void teardown(void)
+{
+    for (int i = n_made - 1; i >= 0; i--)
+        if (remove(made[i]) != 0)
+            fprintf(stderr, "warning: cannot remove %s: %s\n", made[i], strerror(errno));
+}
+
+/* Load tmp/NAME. */
+static int load(const char *name, fedfile **ff)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    return fedfile_load(p, ff, err, sizeof err);
+}
+
+/* Write text as tmp/case.json and expect it refused with rc, the message holding has1 and
+ * has2 (NULL: not checked). */
+static void expect_bad(const char *text, int rc, const char *has1, const char *has2)
+{
+    write_file("case.json", text);
+    fedfile *ff = (fedfile *)1;
+    int got = load("case.json", &ff);
+    CHECK(got == rc, "got %d, want %d for %s (message: %s)", got, rc, text, err);
+    CHECK(ff == NULL, "no object on error");
+    CHECK_STR_HAS(err, "case.json");
+    if (has1) CHECK_STR_HAS(err, has1);
+    if (has2) CHECK_STR_HAS(err, has2);
+    if (got == FEDFILE_OK) fedfile_free(ff);
+}
+
+/* The common start of the small cases: a valid header, then federates. */
+#define HEAD                                                                                       \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, \"step\": 0.1}, "
+#define FA "{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", \"outputs\": {\"y\": \"A.y\"}}"
+#define FB "{\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", \"inputs\": {\"u\": \"A.y\"}}"
+
+static void test_lv_jacobi(void)
+{
+    copy_fixture("lv-jacobi.json");
+    fedfile *ff = NULL;
+    int rc = load("lv-jacobi.json", &ff);
+    CHECK(rc == FEDFILE_OK, "lv-jacobi.json: %s", err);
+    if (!ff) return;
+    char want[256];
+    CHECK_STR_EQ(ff->federation, "lotka-volterra");
+    CHECK_STR_EQ(ff->rti_host, "127.0.0.1");
+    CHECK_INT_EQ(ff->rti_port, 7470);
+    CHECK(ff->rti_unix == NULL, "no unix socket");
+    CHECK(ff->fom == NULL, "FOM to be generated");
+    CHECK_NEAR(ff->resolution, 1e-9, 0);
+    CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_JACOBI);
+    CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "jacobi");
+    CHECK_INT_EQ(ff->algo.t_start, 0);
+    CHECK_INT_EQ(ff->algo.t_end, 100000000000LL);
+    CHECK_INT_EQ(ff->algo.t_step, 500000000LL);
+    CHECK_INT_EQ(ff->algo.t_lookahead, 0);
+    CHECK_INT_EQ(ff->algo.extrapolation, 0);
+    snprintf(want, sizeof want, "%s/out", tmp);
+    CHECK_STR_EQ(ff->output, want);
+    CHECK_INT_EQ(ff->n_feds, 2);
+    CHECK(ff->gs_plan == NULL, "no plan for jacobi");
+    const fedfile_fed *prey = &ff->feds[0], *pred = &ff->feds[1];
+    CHECK_STR_EQ(prey->name, "prey");
+    snprintf(want, sizeof want, "%s/fmus/prey.fmu", tmp);
+    CHECK_STR_EQ(prey->fmu, want);
+    CHECK_INT_EQ(prey->n_params, 3);
+    CHECK_STR_EQ(prey->params[0].name, "alpha");
+    CHECK_INT_EQ(prey->params[0].kind, FEDFILE_REAL);
+    CHECK_NEAR(prey->params[0].real, 0.5, 0);
+    CHECK_STR_EQ(prey->params[2].name, "x0");
+    CHECK_INT_EQ(prey->params[2].kind, FEDFILE_INTEGER);
+    CHECK_INT_EQ(prey->params[2].integer, 1);
+    CHECK_NEAR(prey->params[2].real, 1.0, 0);
+    CHECK_INT_EQ(pred->params[2].kind, FEDFILE_BOOLEAN);
+    CHECK_INT_EQ(pred->params[2].integer, 0);
+    CHECK_INT_EQ(pred->params[3].kind, FEDFILE_STRING);
+    CHECK_STR_EQ(pred->params[3].string, "Y");
+    CHECK_INT_EQ(prey->n_outputs, 1);
+    CHECK_STR_EQ(prey->outputs[0].var, "x");
+    CHECK_STR_EQ(prey->outputs[0].cls, "Prey");
+    CHECK_STR_EQ(prey->outputs[0].attr, "x");
+    CHECK_INT_EQ(prey->n_inputs, 1);
+    CHECK_STR_EQ(prey->inputs[0].var, "y");
+    CHECK_STR_EQ(prey->inputs[0].cls, "Predator");
+    CHECK_INT_EQ(prey->inputs[0].source, 1);
+    CHECK_INT_EQ(pred->inputs[0].source, 0);
+    /* solver: file-level defaults, overridden field by field */
+    CHECK_INT_EQ(prey->solver.method, FEDFILE_METHOD_BDF);
+    CHECK_NEAR(prey->solver.rtol, 1e-8, 0);
+    CHECK_NEAR(prey->solver.atol, 1e-10, 0);
+    CHECK_NEAR(prey->solver.max_step, 0, 0);
+    CHECK_INT_EQ(pred->solver.method, FEDFILE_METHOD_ADAMS);
+    CHECK_NEAR(pred->solver.rtol, 1e-8, 0);
+    CHECK_NEAR(pred->solver.max_step, 0.05, 0);
+    /* record: given, or the outputs by default */
+    CHECK_INT_EQ(prey->n_record, 2);
+    CHECK_STR_EQ(prey->record[1], "y");
+    CHECK_INT_EQ(pred->n_record, 1);
+    CHECK_STR_EQ(pred->record[0], "y");
+    CHECK_INT_EQ(fedfile_find(ff, "predator"), 1);
+    CHECK_INT_EQ(fedfile_find(ff, "wolf"), -1);
+    CHECK_INT_EQ(fedfile_find(ff, NULL), -1);
+
+    /* The generated FOM parses with the FOM reader and has what the wiring needs. */
+    char *xml = NULL;
+    CHECK_INT_EQ(fedfile_fom_xml(ff, &xml, err, sizeof err), FEDFILE_OK);
+    struct fom *f = NULL;
+    char ferr[FOM_ERRLEN];
+    int frc = xml ? fom_parse_mem(xml, strlen(xml), "generated", &f, ferr, sizeof ferr) : -99;
+    CHECK(frc == FOM_OK, "generated FOM does not parse: %s\n%s", frc == -99 ? "" : ferr,
+          xml ? xml : "");
+    if (f) {
+        fom_handle prey_c = fom_class_find(f, "Prey");
+        CHECK(prey_c != FOM_NONE, "class Prey");
+        fom_handle x = fom_attr_find(f, prey_c, "x");
+        CHECK(x != FOM_NONE, "Prey.x");
+        CHECK_INT_EQ(fom_attr_type(f, x), FOM_T_FLOAT64);
+        CHECK_INT_EQ(fom_class_count(f), 2);
+        CHECK(fom_inter_find(f, "StepForward") != FOM_NONE, "StepForward interaction");
+        CHECK_NEAR(fom_resolution(f), 1e-9, 0);
+        CHECK_STR_EQ(fom_name(f), "lotka_volterra");
+        CHECK_INT_EQ(fedfile_check_fom(ff, f, err, sizeof err), FEDFILE_OK);
+        fom_free(f);
+    }
+    /* The same file reached by another path gives the same text (and so the same FOM). */
+    char other[256], *xml2 = NULL;
+    snprintf(other, sizeof other, "%s/fmus/../lv-jacobi.json", tmp);
+    fedfile *ff2 = NULL;
+    CHECK_INT_EQ(fedfile_load(other, &ff2, err, sizeof err), FEDFILE_OK);
+    if (ff2) {
+        CHECK_INT_EQ(fedfile_fom_xml(ff2, &xml2, err, sizeof err), FEDFILE_OK);
+        CHECK(xml && xml2 && strcmp(xml, xml2) == 0, "generated FOM differs by path");
+        free(xml2);
+        fedfile_free(ff2);
+    }
+    free(xml);
+
+    /* A FOM that lacks an attribute, or has it with another type or resolution. */
+    static const char *const foms[][2] = {
+        {"<fom name=\"x\"><objects><class name=\"Prey\"><attribute name=\"x\" type=\"float64\"/>"
+         "</class></objects></fom>",
+         "federates[0].inputs[\"y\"]: the FOM"},
+        {"<fom name=\"x\"><objects><class name=\"Prey\"><attribute name=\"x\" type=\"int64\"/>"
+         "</class><class name=\"Predator\"><attribute name=\"y\" type=\"float64\"/></class>"
+         "</objects></fom>",
+         "federates[0].outputs[\"x\"]: attribute \"Prey.x\" has type int64"},
+        {"<fom name=\"x\"><objects><class name=\"Prey\"><attribute name=\"z\" type=\"float64\"/>"
+         "</class></objects></fom>",
+         "class \"Prey\" of the FOM has no attribute \"x\""},
+        {"<fom name=\"x\"><time resolution=\"1e-6\"/></fom>", "resolution 1e-06"},
+    };
+    for (size_t i = 0; i < sizeof foms / sizeof foms[0]; i++) {
+        f = NULL;
+        frc = fom_parse_mem(foms[i][0], strlen(foms[i][0]), "t", &f, ferr, sizeof ferr);
+        CHECK(frc == FOM_OK, "test FOM %zu: %s", i, ferr);
+        if (!f) continue;
+        CHECK_INT_EQ(fedfile_check_fom(ff, f, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK_STR_HAS(err, foms[i][1]);
+        fom_free(f);
+    }
+    fedfile_free(ff);
+}
+
+static void test_chain_gs(void)
+{
+    copy_fixture("chain-gs.json");
+    fedfile *ff = NULL;
+    int rc = load("chain-gs.json", &ff);
+    CHECK(rc == FEDFILE_OK, "chain-gs.json: %s", err);
+    if (!ff) return;
+    CHECK_STR_EQ(ff->rti_unix, "/tmp/tempo-chain.sock");
+    CHECK(ff->rti_host == NULL, "no TCP host with a unix socket");
+    CHECK_NEAR(ff->resolution, 1e-6, 0);
+    CHECK_INT_EQ(ff->algo.t_step, 100000);
+    CHECK_INT_EQ(ff->algo.t_end, 10000000);
+    CHECK_INT_EQ(ff->algo.extrapolation, 1);
+    CHECK(ff->gs_plan != NULL, "plan");
+    if (ff->gs_plan) {
+        CHECK_INT_EQ(ff->gs_plan->source, 0);
+        CHECK_INT_EQ(ff->gs_plan->sink, 3);
+        CHECK_INT_EQ(ff->gs_plan->order[1], 1); /* A before B: A -> B */
+        CHECK_INT_EQ(ff->gs_plan->order[2], 2);
+        CHECK_INT_EQ(ff->gs_plan->inputs[2], 2);
+    }
+    CHECK_INT_EQ(ff->feds[1].role, TOPO_ROLE_COMMON); /* "A" had no role: common */
+    CHECK_INT_EQ(ff->feds[3].role, TOPO_ROLE_SINK);
+    /* a FOM file for Gauss-Seidel must declare the StepForward interaction */
+    static const char gs_fom[] =
+        "<fom name=\"chain\"><time resolution=\"1e-6\"/><objects>"
+        "<class name=\"S\"><attribute name=\"y\" type=\"float64\"/></class>"
+        "<class name=\"A\"><attribute name=\"y\" type=\"float64\"/></class>"
+        "<class name=\"B\"><attribute name=\"y\" type=\"float64\"/></class>"
+        "<class name=\"K\"><attribute name=\"y\" type=\"float64\"/></class>"
+        "</objects>%s</fom>";
+    char xml[1024];
+    char ferr[FOM_ERRLEN];
+    for (int with = 0; with < 2; with++) {
+        snprintf(xml, sizeof xml, gs_fom,
+                 with ? "<interactions><interaction name=\"StepForward\"/></interactions>" : "");
+        struct fom *f = NULL;
+        CHECK_INT_EQ(fom_parse_mem(xml, strlen(xml), "gs", &f, ferr, sizeof ferr), FOM_OK);
+        if (!f) continue;
+        CHECK_INT_EQ(fedfile_check_fom(ff, f, err, sizeof err),
+                     with ? FEDFILE_OK : FEDFILE_ESCHEMA);
+        if (!with) CHECK_STR_HAS(err, "interactions: no interaction class \"StepForward\"");
+        fom_free(f);
+    }
+    fedfile_free(ff);
+
+    copy_fixture("bad-gs-cycle.json");
+    ff = (fedfile *)1;
+    CHECK_INT_EQ(load("bad-gs-cycle.json", &ff), FEDFILE_ESCHEMA);
+    CHECK(ff == NULL, "refused");
+    CHECK_STR_HAS(err, "algorithm.method: \"gauss-seidel\" cannot run this wiring");
+    CHECK_STR_HAS(err, "cycle \"A\" -> \"B\" -> \"A\"");
+
+    /* Gauss-Seidel with roles left out: inferred from the wiring. */
+    write_file("gs2.json",
+               "{\"federation\": \"g\", \"algorithm\": {\"method\": \"gauss-seidel\", \"end\": 1,"
+               " \"step\": 0.5}, \"federates\": ["
+               "{\"name\": \"x\", \"fmu\": \"fmus/a.fmu\", \"outputs\": {\"x\": \"X.x\"},"
+               " \"inputs\": {\"y\": \"Y.y\"}},"
+               "{\"name\": \"y\", \"fmu\": \"fmus/b.fmu\", \"outputs\": {\"y\": \"Y.y\"},"
+               " \"inputs\": {\"x\": \"X.x\"}}]}");
+    rc = load("gs2.json", &ff);
+    CHECK(rc == FEDFILE_OK, "gs2.json: %s", err);
+    if (rc == FEDFILE_OK) {
+        CHECK_INT_EQ(ff->feds[0].role, TOPO_ROLE_SOURCE);
+        CHECK_INT_EQ(ff->feds[1].role, TOPO_ROLE_SINK);
+        CHECK_INT_EQ(ff->gs_plan->inferred, 1);
+        fedfile_free(ff);
+    }
+}
+
+static void test_houses_de(void)
+{
+    copy_fixture("houses-de.json");
+    fedfile *ff = NULL;
+    int rc = load("houses-de.json", &ff);
+    CHECK(rc == FEDFILE_OK, "houses-de.json: %s", err);
+    if (!ff) return;
+    CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_JACOBI_DE);
+    CHECK_NEAR(ff->algo.quantum, 0.1, 0);
+    CHECK_INT_EQ(ff->algo.t_h_min, 1000000000LL);
+    CHECK_INT_EQ(ff->algo.t_h_max, 900000000000LL);
+    CHECK_INT_EQ(ff->algo.t_step, 0);
+    CHECK_INT_EQ(ff->rti_port, 0); /* not given: tempo-run picks one */
+    CHECK_INT_EQ(ff->feds[0].n_quanta, 1);
+    CHECK_STR_EQ(ff->feds[0].quanta[0].var, "T_amb");
+    CHECK_NEAR(ff->feds[0].quanta[0].q, 0.05, 0);
+    CHECK_NEAR(fedfile_quantum_of(ff, &ff->feds[0], "T_amb"), 0.05, 0);
+    CHECK_NEAR(fedfile_quantum_of(ff, &ff->feds[1], "T_in"), 0.1, 0);
+    CHECK_INT_EQ(ff->feds[1].n_record, 3);
+    char want[256];
+    snprintf(want, sizeof want, "%s/results", tmp);
+    CHECK_STR_EQ(ff->output, want);
+    fedfile_free(ff);
+}
+
+/* Every refusal names the JSON path and what is expected. */
+static void test_refusals(void)
+{
+    copy_fixture("bad-published-twice.json");
+    fedfile *ff = (fedfile *)1;
+    CHECK_INT_EQ(load("bad-published-twice.json", &ff), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[0].outputs[\"z\"]: attribute \"A.y\" is published twice");
+    copy_fixture("bad-missing-fmu.json");
+    CHECK_INT_EQ(load("bad-missing-fmu.json", &ff), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[1].fmu: \"");
+    CHECK_STR_HAS(err, "does-not-exist.fmu\": No such file or directory");
+
+    /* file and syntax level */
+    CHECK_INT_EQ(load("no-such.json", &ff), FEDFILE_EIO);
+    CHECK_STR_HAS(err, "no-such.json: cannot open");
+    expect_bad("{\"federation\": \"f\",\n \"rti\": }", FEDFILE_ESYNTAX, "case.json:2:", NULL);
+    /* an input wired twice is a duplicate JSON key */
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\",\n \"u\": \"A.y\"}}]}",
+               FEDFILE_ESYNTAX, "duplicate", "case.json:2:");
+    expect_bad("[1, 2]", FEDFILE_ESCHEMA, "(top level): expected an object", NULL);
+    /* unknown keys, at every level */
+    expect_bad(HEAD "\"federaton\": \"x\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "case.json: federaton: unknown key (expected one of: federation,", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"ouputs\": {}}]}",
+               FEDFILE_ESCHEMA, "federates[0].ouputs: unknown key", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"stpe\": 1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.stpe: unknown key", NULL);
+    expect_bad(HEAD "\"solver\": {\"rtoll\": 1}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "solver.rtoll: unknown key", NULL);
+    /* wrong types and values */
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"outputs\": {\"y\": 5}}]}",
+               FEDFILE_ESCHEMA,
+               "federates[0].outputs[\"y\"]: expected a string \"Class.attribute\"",
+               "got an integer");
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"outputs\": {\"y\": \"Ay\"}}]}",
+               FEDFILE_ESCHEMA, "\"Ay\" is not \"Class.attribute\"", NULL);
+    static const char *const bad_attrs[] = {".y", "A..y", "A.", "1A.y", "A.y.", "A b.y"};
+    for (size_t i = 0; i < sizeof bad_attrs / sizeof bad_attrs[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                      "\"outputs\": {\"y\": \"%s\"}}]}",
+                 bad_attrs[i]);
+        expect_bad(text, FEDFILE_ESCHEMA, "federates[0].outputs[\"y\"]",
+                   "is not \"Class.attribute\"");
+    }
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"outputs\": {\"y\": \"A.y-z\"}}]}",
+               FEDFILE_ESCHEMA, "is not \"Class.attribute\"", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"parameters\": {\"k\": null}}]}",
+               FEDFILE_ESCHEMA,
+               "federates[0].parameters[\"k\"]: expected a number, boolean or "
+               "string, got null",
+               NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a b\", \"fmu\": \"fmus/a.fmu\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].name: \"a b\" is not a valid name", NULL);
+    expect_bad(HEAD "\"federates\": [{\"fmu\": \"fmus/a.fmu\"}]}", FEDFILE_ESCHEMA,
+               "federates[0].name: missing", NULL);
+    expect_bad(HEAD "\"federates\": []}", FEDFILE_ESCHEMA, "federates: expected a non-empty array",
+               NULL);
+    expect_bad(HEAD "\"federates\": [" FA "], \"resolution\": -1}", FEDFILE_ESCHEMA,
+               "resolution: expected a number > 0", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"solver\": {\"method\": \"rk4\"}}]}",
+               FEDFILE_ESCHEMA, "federates[0].solver.method: expected \"bdf\" or \"adams\"", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"solver\": {\"rtol\": 0}}]}",
+               FEDFILE_ESCHEMA, "federates[0].solver.rtol: expected a number > 0", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"outputs\": {\"y\": \"A.y\"}, \"record\": [\"y\", \"y\"]}]}",
+               FEDFILE_ESCHEMA, "federates[0].record[1]: \"y\" is listed twice", NULL);
+    /* cross-federate */
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"a\", \"fmu\": \"fmus/b.fmu\"}]}",
+               FEDFILE_ESCHEMA,
+               "federates[1].name: federate name \"a\" is already used by federates[0]", NULL);
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"outputs\": {\"w\": \"A.y\"}}]}",
+               FEDFILE_ESCHEMA, "federates[1].outputs[\"w\"]: attribute \"A.y\" is published twice",
+               "federate \"a\", output \"y\"");
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"outputs\": {\"w\": \"A.w\"}}]}",
+               FEDFILE_ESCHEMA, "class \"A\" is already published by federate \"a\"", NULL);
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.q\"}}]}",
+               FEDFILE_ESCHEMA, "federates[1].inputs[\"u\"]: no federate publishes \"A.q\"",
+               "class \"A\" is published by federate \"a\"");
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"Ghost.y\"}}]}",
+               FEDFILE_ESCHEMA, "no federate publishes \"Ghost.y\"", NULL);
+    /* FMU files */
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/dir.fmu\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].fmu:", "is not a regular file");
+    /* algorithm */
+    expect_bad("{\"federation\": \"f\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "algorithm: missing", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobbi\", \"end\": 1, "
+               "\"step\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.method: \"jacobbi\" is not one of", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"start\": 2, "
+               "\"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.end: end 1 must be > start 2", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"start\": 1, "
+               "\"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.end", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"start\": -1, "
+               "\"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.start: expected a number of seconds >= 0", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.step: expected a number of seconds > 0, got 0", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": -0.5}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.step", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1}, "
+               "\"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.step: missing", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 2.5e-10}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.step: 2.5e-10 s is not a whole number of ticks", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"lookahead\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.lookahead: not used by method \"jacobi\"", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"quantum\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.quantum: not used by method \"jacobi\"", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"extrapolation\": 3}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.extrapolation: expected 0 (hold), 1 (linear) or 2",
+               NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
+               "\"step\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.step: not used by method \"jacobi-de\"", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
+               "\"quantum\": 0.1, \"h_min\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.h_max: missing", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
+               "\"quantum\": 0.1, \"h_min\": 0.5, \"h_max\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.h_max: 0.1 must be >= h_min 0.5", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"role\": \"source\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].role: only method \"gauss-seidel\" uses roles", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                    "\"quantum\": {\"y\": 1}}]}",
+               FEDFILE_ESCHEMA, "federates[0].quantum: only method \"jacobi-de\" uses quanta",
+               NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
+               "\"quantum\": 0.1, \"h_min\": 0.1, \"h_max\": 1}, \"federates\": ["
+               "{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", \"outputs\": {\"y\": \"A.y\"}, "
+               "\"quantum\": {\"z\": 1}}]}",
+               FEDFILE_ESCHEMA,
+               "federates[0].quantum[\"z\"]: \"z\" is not one of this "
+               "federate's outputs",
+               NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"gauss-seidel\", \"end\": 1, "
+               "\"step\": 0.1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "needs at least two federates", "\"a\"");
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"gauss-seidel\", \"end\": 1, "
+               "\"step\": 0.1}, \"federates\": [" FA ", {\"name\": \"b\", \"fmu\": "
+               "\"fmus/b.fmu\", \"role\": \"boss\"}]}",
+               FEDFILE_ESCHEMA, "federates[1].role: expected \"source\", \"common\" or \"sink\"",
+               NULL);
+    /* rti */
+    expect_bad(HEAD "\"rti\": \"localhost\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "rti: \"localhost\": expected \"HOST:PORT\"", NULL);
+    expect_bad(HEAD "\"rti\": \"localhost:70000\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "rti: \"localhost:70000\": the port must be a number 1..65535", NULL);
+    expect_bad(HEAD "\"rti\": \"localhost:\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "the port must be", NULL);
+    expect_bad(HEAD "\"rti\": \":7000\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "expected \"HOST:PORT\"", NULL);
+    expect_bad(HEAD "\"rti\": \"unix:\", \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "needs a socket path", NULL);
+}
+
+static void test_rti_forms(void)
+{
+    fedfile *ff = NULL;
+    write_file("rti6.json", HEAD "\"rti\": \"[::1]:7001\", \"federates\": [" FA ", " FB "]}");
+    int rc = load("rti6.json", &ff);
+    CHECK(rc == FEDFILE_OK, "rti6.json: %s", err);
+    if (ff) {
+        CHECK_STR_EQ(ff->rti_host, "::1");
+        CHECK_INT_EQ(ff->rti_port, 7001);
+        CHECK_INT_EQ(ff->feds[1].inputs[0].source, 0);
+        fedfile_free(ff);
+    }
+    write_file("rtih.json", HEAD "\"rti\": \"sim-host.example:7470\", \"fom\": \"/abs/fom.xml\", "
+                                 "\"federates\": [" FA "]}");
+    rc = load("rtih.json", &ff);
+    CHECK(rc == FEDFILE_OK, "rtih.json: %s", err);
+    if (ff) {
+        CHECK_STR_EQ(ff->rti_host, "sim-host.example");
+        CHECK_STR_EQ(ff->fom, "/abs/fom.xml");
+        fedfile_free(ff);
+    }
+    /* jacobi-naive: lookahead defaults to the step */
+    write_file("naive.json",
+               "{\"federation\": \"n\", \"algorithm\": {\"method\": "
+               "\"jacobi-naive\", \"end\": 1, \"step\": 0.25}, \"federates\": [" FA "]}");
+    rc = load("naive.json", &ff);
+    CHECK(rc == FEDFILE_OK, "naive.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.t_lookahead, 250000000);
+        fedfile_free(ff);
+    }
+    fedfile_free(NULL);
+}
+
+/* A generated FOM cannot hold qualified class names. */
+static void test_fom_qualified(void)
+{
+    fedfile *ff = NULL;
+    write_file("q.json", HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
+                              "\"outputs\": {\"y\": \"Root.A.y\"}}]}");
+    int rc = load("q.json", &ff);
+    CHECK(rc == FEDFILE_OK, "q.json: %s", err);
+    if (!ff) return;
+    CHECK_STR_EQ(ff->feds[0].outputs[0].cls, "Root.A");
+    char *xml = (char *)1;
+    CHECK_INT_EQ(fedfile_fom_xml(ff, &xml, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK(xml == NULL, "no text");
+    CHECK_STR_HAS(err, "federates[0].outputs[\"y\"]: class \"Root.A\" is qualified");
+    fedfile_free(ff);
+}
+
+/* fedfile_check_fmu on a hand-built modelDescription (no FMU library needed). */
+static void test_check_fmu(void)
+{
+    copy_fixture("lv-jacobi.json");
+    fedfile *ff = NULL;
+    if (load("lv-jacobi.json", &ff) != FEDFILE_OK) return;
+    fmu_var vars[] = {
+        {.name = "x", .type = FMU_T_REAL, .causality = FMU_C_OUTPUT},
+        {.name = "y", .type = FMU_T_REAL, .causality = FMU_C_INPUT},
+        {.name = "alpha", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
+        {.name = "beta", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
+        {.name = "x0", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
+    };
+    fmu_md md = {.n_vars = 5, .vars = vars};
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 2, &md, err, sizeof err), FEDFILE_EUSAGE);
+    vars[1].causality = FMU_C_LOCAL;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" has causality local, "
+                       "expected input");
+    vars[1].causality = FMU_C_INPUT;
+    vars[0].type = FMU_T_INTEGER;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not Real");
+    vars[0].type = FMU_T_REAL;
+    vars[4].type = FMU_T_BOOLEAN; /* x0 given as 1 */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[0].parameters[\"x0\"]: parameter \"x0\" needs true or false");
+    vars[4].type = FMU_T_INTEGER; /* an integer fits an Integer */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[2].type = FMU_T_INTEGER; /* 0.5 does not */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "parameters[\"alpha\"]: parameter \"alpha\" needs an integer");
+    vars[2].type = FMU_T_REAL;
+    vars[3].causality = FMU_C_LOCAL;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "variable \"beta\" has causality local; only parameters");
+    vars[3].causality = FMU_C_PARAMETER;
+    md.n_vars = 4; /* no x0 */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "parameters[\"x0\"]: the FMU has no variable \"x0\"");
+    /* the predator's FMU lacks its recorded/output variable */
+    fmu_var pv[] = {
+        {.name = "x", .type = FMU_T_REAL, .causality = FMU_C_INPUT},
+        {.name = "gamma", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
+        {.name = "delta", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
+        {.name = "verbose", .type = FMU_T_BOOLEAN, .causality = FMU_C_PARAMETER},
+        {.name = "label", .type = FMU_T_STRING, .causality = FMU_C_PARAMETER},
+    };
+    fmu_md pmd = {.n_vars = 5, .vars = pv};
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &pmd, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[1].outputs[\"y\"]: the FMU has no variable \"y\"");
+    fedfile_free(ff);
+}
+
+/* Robustness: 400 deterministic corruptions of a valid file (a byte replaced, dropped or
+ * duplicated). Each must load or fail with a status and a message that starts with the file
+ * name; under ASan this also proves that no error path leaks or reads out of bounds. */
+static void test_corrupted(void)
+{
+    char src[4096], buf[4200];
+    FILE *f = fopen("tests/fedfile/lv-jacobi.json", "rb");
+    CHECK(f != NULL, "fixture");
+    if (!f) return;
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = '\0';
+    static const char junk[] = "{}[]\",:0-e.xyz\\ \n";
+    unsigned st = 99u;
+    int ok = 0, refused = 0, bad = 0;
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "%s/case.json", tmp);
+    for (int it = 0; it < 400; it++) {
+        st = st * 1103515245u + 12345u;
+        size_t at = (st >> 8) % n;
+        int op = (int)((st >> 4) % 3);
+        char ch = junk[(st >> 12) % (sizeof junk - 1)];
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == at && op == 1) continue;            /* drop */
+            buf[m++] = i == at && op == 0 ? ch : src[i]; /* replace */
+            if (i == at && op == 2) buf[m++] = ch;       /* insert */
+        }
+        buf[m] = '\0';
+        write_file("case.json", buf);
+        fedfile *ff = NULL;
+        int rc = load("case.json", &ff);
+        if (rc == FEDFILE_OK) {
+            ok++;
+            fedfile_free(ff);
+        } else if ((rc == FEDFILE_ESYNTAX || rc == FEDFILE_ESCHEMA) && ff == NULL &&
+                   strncmp(err, prefix, strlen(prefix)) == 0) {
+            refused++;
+        } else {
+            bad++;
+            CHECK(0, "corruption %d (op %d at %zu): rc %d, message \"%s\"", it, op, at, rc, err);
+        }
+    }
+    CHECK_INT_EQ(bad, 0);
+    CHECK(refused > 200, "most corruptions must be refused (%d refused, %d loaded)", refused, ok);
+}
+
+int main(void)
+{
+    if (setup() != 0) {
+        CHECK(0, "cannot create a temporary folder: %s", strerror(errno));
+        return check_summary();
+    }
+    test_lv_jacobi();
+    test_chain_gs();
+    test_houses_de();
+    test_refusals();
+    test_rti_forms();
+    test_fom_qualified();
+    test_check_fmu();
+    test_corrupted();
+    teardown();
+    return check_summary();
+}

@@ -1,0 +1,144 @@
+/* Failure paths of the stepping interface with an FMU that fails on demand
+ * (tests/unit/fmu_fixture_faulty.c, x' = -x): fmi2Discard -> FMU_STEP_EDISCARD, the handle then
+ * refuses to step until a restore, after which the run continues correctly; fmi2Error ->
+ * FMU_STEP_EFMU with the FMU's logged reason, then only close (no crash, no leak). Both kinds.
+ * Serves DESIGN.md §7 (recoverable vs unrecoverable failures, STYLE.md §2.11). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <zip.h>
+
+#include "federate/fmu_step.h"
+#include "tests/check.h"
+
+#define FMU "build/fmu-fixtures/faulty.fmu"
+
+static const char md[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"faulty\" guid=\"{f}\" "
+    "numberOfEventIndicators=\"0\">\n"
+    "<ModelExchange modelIdentifier=\"faulty\" canGetAndSetFMUstate=\"true\"/>\n"
+    "<CoSimulation modelIdentifier=\"faulty\" canGetAndSetFMUstate=\"true\" "
+    "canHandleVariableCommunicationStepSize=\"true\"/>\n"
+    "<ModelVariables>\n"
+    "<ScalarVariable name=\"x\" valueReference=\"0\" causality=\"output\" initial=\"exact\">"
+    "<Real start=\"1\"/></ScalarVariable>\n"
+    "<ScalarVariable name=\"der(x)\" valueReference=\"1\"><Real derivative=\"1\"/>"
+    "</ScalarVariable>\n"
+    "<ScalarVariable name=\"discard_t\" valueReference=\"2\" causality=\"parameter\" "
+    "variability=\"tunable\"><Real start=\"1e300\"/></ScalarVariable>\n"
+    "<ScalarVariable name=\"error_t\" valueReference=\"3\" causality=\"parameter\" "
+    "variability=\"tunable\"><Real start=\"1e300\"/></ScalarVariable>\n"
+    "</ModelVariables>\n"
+    "<ModelStructure><Outputs><Unknown index=\"1\"/></Outputs>"
+    "<Derivatives><Unknown index=\"2\"/></Derivatives></ModelStructure>\n"
+    "</fmiModelDescription>\n";
+
+static int build_fmu(void)
+{
+    int err;
+    zip_t *za = zip_open(FMU, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    if (!za) return -1;
+    zip_source_t *a = zip_source_buffer(za, md, strlen(md), 0);
+    zip_source_t *b = zip_source_file(za, "build/fmu-fixtures/faulty.so", 0, -1);
+    if (!a || !b || zip_file_add(za, "modelDescription.xml", a, 0) < 0 ||
+        zip_file_add(za, "binaries/linux64/faulty.so", b, 0) < 0) {
+        zip_discard(za);
+        return -1;
+    }
+    return zip_close(za);
+}
+
+static fmu_step *open_kind(fmu_kind kind, const char *param, const char *value)
+{
+    const char *names[] = {param}, *values[] = {value};
+    fmu_step_opts o = {.kind = kind, .rtol = 1e-10, .atol = 1e-12, .n_params = param ? 1 : 0,
+                       .param_names = names, .param_values = values};
+    char err[FMU_ERR_LEN] = "";
+    fmu_step *s = NULL;
+    int rc = fmu_step_open(FMU, &o, &s, err, sizeof err);
+    CHECK(rc == 0, "open: %s", err);
+    return s;
+}
+
+static void test_discard(fmu_kind kind)
+{
+    const char *k = kind == FMU_KIND_ME ? "ME" : "CS";
+    fmu_step *s = open_kind(kind, "discard_t", "1.0");
+    if (!s) return;
+    fmu_step_state *st = NULL;
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, NULL, NULL), 0);
+    CHECK_INT_EQ(fmu_step_save(s, &st), 0);
+    double reached = -1;
+    int rc = fmu_step_do(s, 0.7, NULL, &reached);
+    CHECK(rc == FMU_STEP_EDISCARD, "%s: rc %d (%s), want discarded", k, rc, fmu_step_errmsg(s));
+    CHECK(reached >= 0.5 && reached <= 1.0 + 1e-9, "%s: reached %g within [0.5, 1]", k, reached);
+    CHECK_STR_HAS(fmu_step_errmsg(s), kind == FMU_KIND_CS ? "fmi2DoStep returned fmi2Discard"
+                                                          : "CVODE failed");
+    rc = fmu_step_do(s, 0.1, NULL, NULL);
+    CHECK_INT_EQ(rc, FMU_STEP_EUSAGE);
+    CHECK_STR_HAS(fmu_step_errmsg(s), "restore a state first");
+    fmu_step_state *st2 = NULL;
+    CHECK_INT_EQ(fmu_step_save(s, &st2), FMU_STEP_EUSAGE);
+    CHECK_INT_EQ(fmu_step_restore(s, st), 0);
+    CHECK_NEAR(fmu_step_time(s), 0.5, 0);
+    /* Smaller steps up to the threshold work; then lift it and carry on. */
+    CHECK_INT_EQ(fmu_step_do(s, 0.25, NULL, NULL), 0);
+    CHECK_INT_EQ(fmu_step_set_text(s, "discard_t", "100"), 0);
+    CHECK_INT_EQ(fmu_step_do(s, 0.75, NULL, NULL), 0);
+    double x = NAN;
+    CHECK_INT_EQ(fmu_step_get_by_name(s, "x", &x), 0);
+    CHECK_NEAR(x, exp(-1.5), 1e-8); /* rtol 1e-10 */
+    fmu_step_state_free(s, st);
+    fmu_step_close(s);
+}
+
+static void test_error(fmu_kind kind)
+{
+    const char *k = kind == FMU_KIND_ME ? "ME" : "CS";
+    fmu_step *s = open_kind(kind, "error_t", "0.8");
+    if (!s) return;
+    fmu_step_state *st = NULL;
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, NULL, NULL), 0);
+    CHECK_INT_EQ(fmu_step_save(s, &st), 0);
+    int rc = fmu_step_do(s, 0.5, NULL, NULL);
+    CHECK(rc == FMU_STEP_EFMU, "%s: rc %d (%s), want FMU error", k, rc, fmu_step_errmsg(s));
+    CHECK_STR_HAS(fmu_step_errmsg(s), "returned fmi2Error: injected error at t=");
+    CHECK_STR_HAS(fmu_step_errmsg(s), "faulty");
+    CHECK_INT_EQ(fmu_step_do(s, 0.1, NULL, NULL), FMU_STEP_EUSAGE);
+    CHECK_STR_HAS(fmu_step_errmsg(s), "failed earlier");
+    double x;
+    CHECK_INT_EQ(fmu_step_get_by_name(s, "x", &x), FMU_STEP_EUSAGE);
+    CHECK_INT_EQ(fmu_step_restore(s, st), FMU_STEP_EUSAGE);
+    fmu_step_state_free(s, st);
+    fmu_step_close(s);
+}
+
+/* Starting with a failing parameter: the failure is reported by open or by the first step. */
+static void test_bad_setting(void)
+{
+    const char *names[] = {"x"}, *values[] = {"2"};
+    fmu_step_opts o = {.kind = FMU_KIND_CS, .n_params = 1, .param_names = names,
+                       .param_values = values};
+    char err[FMU_ERR_LEN] = "";
+    fmu_step *s = NULL;
+    /* x is an output with initial="exact": settable per the standard, but this FMU refuses
+     * with fmi2Error, which must come back as an FMU error naming the call. */
+    int rc = fmu_step_open(FMU, &o, &s, err, sizeof err);
+    CHECK(rc == FMU_STEP_EFMU && s == NULL, "rc %d: %s", rc, err);
+    CHECK_STR_HAS(err, "fmi2SetReal returned fmi2Error");
+}
+
+int main(void)
+{
+    mkdir("build/fmu-fixtures", 0755);
+    CHECK(build_fmu() == 0, "could not build %s (is build/fmu-fixtures/faulty.so built?)", FMU);
+    test_discard(FMU_KIND_CS);
+    test_discard(FMU_KIND_ME);
+    test_error(FMU_KIND_CS);
+    test_error(FMU_KIND_ME);
+    test_bad_setting();
+    return check_summary();
+}
