@@ -11,11 +11,11 @@
 #include "federate/tempo.h"
 
 struct app {
-    tp_federate *f;          /* for calls made from callbacks */
+    tp_federate *f; /* for calls made from callbacks */
     tp_handle value, label, history, cmd, gain, enabled, note;
-    int removed;             /* 1 once the producer's object is gone */
-    int commanded;           /* 1 once we sent our Command */
-    int reflections;         /* updates seen */
+    int removed;     /* 1 once the producer's object is gone */
+    int commanded;   /* 1 once we sent our Command */
+    int reflections; /* updates seen */
 };
 
 static void on_discover(void *ctx, tp_object obj, tp_handle cls, const char *name, tp_fed owner)
@@ -53,8 +53,8 @@ static void on_reflect(void *ctx, const tp_reflection *r)
         const char *note = "value above 0.5";
         tp_encode_float64(0.5, gb);
         tp_encode_boolean(1, eb);
-        tp_value p[] = {{a->gain, gb, sizeof gb}, {a->enabled, eb, sizeof eb},
-                        {a->note, note, strlen(note)}};
+        tp_value p[] = {
+            {a->gain, gb, sizeof gb}, {a->enabled, eb, sizeof eb}, {a->note, note, strlen(note)}};
         if (tp_send_interaction(a->f, a->cmd, p, 3, TP_NO_TIME) == TP_OK)
             a->commanded = 1;
         else
@@ -78,22 +78,40 @@ static void check(tp_federate *f, int rc, const char *what)
     }
 }
 
+/* Command line: --rti ADDR, --federation NAME, --name NAME. */
+static int parse_args(int argc, char **argv, const char **rti, const char **federation,
+                      const char **name)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--rti") == 0)
+            *rti = argv[i + 1];
+        else if (strcmp(argv[i], "--federation") == 0)
+            *federation = argv[i + 1];
+        else if (strcmp(argv[i], "--name") == 0)
+            *name = argv[i + 1];
+        else
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *rti = "127.0.0.1:7470", *federation = "demo", *name = "consumer";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--rti") == 0) rti = argv[i + 1];
-        else if (strcmp(argv[i], "--federation") == 0) federation = argv[i + 1];
-        else if (strcmp(argv[i], "--name") == 0) name = argv[i + 1];
-        else { fprintf(stderr, "consumer: unknown option %s\n", argv[i]); return 2; }
+    if (parse_args(argc, argv, &rti, &federation, &name) < 0) {
+        fprintf(stderr, "usage: %s [--rti ADDR] [--federation NAME] [--name NAME]\n", argv[0]);
+        return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     /* 1. Join (the producer created the federation; create = 1 makes the order free). */
     struct app a = {0};
     tp_callbacks cb = {.discover = on_discover, .reflect = on_reflect, .remove = on_remove};
-    tp_join_options opt = {.rti = rti, .federation = federation, .federate = name,
-                           .fom_path = "fom/demo.xml", .create = 1};
+    tp_join_options opt = {.rti = rti,
+                           .federation = federation,
+                           .federate = name,
+                           .fom_path = "fom/demo.xml",
+                           .create = 1};
     char err[512];
     int rc = tp_join(&opt, &cb, &a, &a.f, err, sizeof err);
     if (rc < 0) {

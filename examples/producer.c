@@ -13,9 +13,9 @@
 
 /* What the callbacks need: passed to tp_join() as ctx. */
 struct app {
-    int peers;         /* federates that joined after us */
-    tp_handle cmd;     /* interaction class Command */
-    tp_handle gain;    /* its parameters */
+    int peers;      /* federates that joined after us */
+    tp_handle cmd;  /* interaction class Command */
+    tp_handle gain; /* its parameters */
     tp_handle enabled;
     tp_handle note;
 };
@@ -42,8 +42,8 @@ static void on_receive(void *ctx, const tp_interaction *in)
         else if (p->handle == a->note)
             tp_decode_string(p->data, p->size, note, sizeof note);
     }
-    printf("producer: Command from federate %u: gain=%g enabled=%d note=\"%s\"\n", in->sender,
-           gain, enabled, note);
+    printf("producer: Command from federate %u: gain=%g enabled=%d note=\"%s\"\n", in->sender, gain,
+           enabled, note);
 }
 
 /* Exit with the library's detailed message when a call fails. */
@@ -56,24 +56,60 @@ static void check(tp_federate *f, int rc, const char *what)
     }
 }
 
+/* Encode sample k (value x, a label, the last 4 values) and update the object, stamped t.
+ * The bytes live in this function's buffers: tp_update copies them into its output batch. */
+static int send_sample(tp_federate *f, tp_object obj, const tp_handle attrs[3], int k, double x,
+                       const double hist[4], tp_time t)
+{
+    uint8_t xb[TP_FLOAT64_SIZE], hb[4 * TP_FLOAT64_SIZE];
+    char text[32];
+    snprintf(text, sizeof text, "sample %d", k);
+    tp_encode_float64(x, xb);
+    tp_encode_float64_array(hist, 4, hb, sizeof hb);
+    tp_value vals[] = {{attrs[0], xb, sizeof xb},      /* value */
+                       {attrs[1], text, strlen(text)}, /* label */
+                       {attrs[2], hb, sizeof hb}};     /* history */
+    return tp_update(f, obj, vals, 3, t);
+}
+
+/* Command line: --rti ADDR, --federation NAME, --steps N, --peers N. */
+static int parse_args(int argc, char **argv, const char **rti, const char **federation, int *steps,
+                      int *peers)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--rti") == 0)
+            *rti = argv[i + 1];
+        else if (strcmp(argv[i], "--federation") == 0)
+            *federation = argv[i + 1];
+        else if (strcmp(argv[i], "--steps") == 0)
+            *steps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--peers") == 0)
+            *peers = atoi(argv[i + 1]);
+        else
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *rti = "127.0.0.1:7470", *federation = "demo";
     int steps = 10, want_peers = 1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--rti") == 0) rti = argv[i + 1];
-        else if (strcmp(argv[i], "--federation") == 0) federation = argv[i + 1];
-        else if (strcmp(argv[i], "--steps") == 0) steps = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--peers") == 0) want_peers = atoi(argv[i + 1]);
-        else { fprintf(stderr, "producer: unknown option %s\n", argv[i]); return 2; }
+    if (parse_args(argc, argv, &rti, &federation, &steps, &want_peers) < 0) {
+        fprintf(stderr, "usage: %s [--rti ADDR] [--federation NAME] [--steps N] [--peers N]\n",
+                argv[0]);
+        return 2;
     }
 
     /* 1. Join, creating the federation if it does not exist yet. */
     setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
     struct app a = {0};
     tp_callbacks cb = {.federate_joined = on_joined, .receive = on_receive};
-    tp_join_options opt = {.rti = rti, .federation = federation, .federate = "producer",
-                           .fom_path = "fom/demo.xml", .create = 1};
+    tp_join_options opt = {.rti = rti,
+                           .federation = federation,
+                           .federate = "producer",
+                           .fom_path = "fom/demo.xml",
+                           .create = 1};
     char err[512];
     tp_federate *f = NULL;
     int rc = tp_join(&opt, &cb, &a, &f, err, sizeof err);
@@ -121,15 +157,7 @@ int main(int argc, char **argv)
         double x = sin(tp_time_to_seconds(f, t));
         memmove(hist + 1, hist, 3 * sizeof hist[0]);
         hist[0] = x;
-        uint8_t xb[TP_FLOAT64_SIZE], hb[4 * TP_FLOAT64_SIZE];
-        char text[32];
-        snprintf(text, sizeof text, "sample %d", k);
-        tp_encode_float64(x, xb);
-        tp_encode_float64_array(hist, 4, hb, sizeof hb);
-        tp_value vals[] = {{value, xb, sizeof xb},
-                           {label, text, strlen(text)},
-                           {history, hb, sizeof hb}};
-        check(f, tp_update(f, obj, vals, 3, t), "update");
+        check(f, send_sample(f, obj, attrs, k, x, hist, t), "update");
         printf("producer: t=%.1f s sent value=%.4f\n", tp_time_to_seconds(f, t), x);
         check(f, tp_time_advance_request(f, t), "time advance request");
         check(f, tp_wait_grant(f, &now, -1), "wait grant");

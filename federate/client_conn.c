@@ -32,8 +32,7 @@ static int64_t now_ms(void)
 /* Remaining milliseconds until @p deadline (-1 = none) for poll(). */
 static int remaining(int64_t deadline)
 {
-    if (deadline < 0)
-        return -1;
+    if (deadline < 0) return -1;
     int64_t r = deadline - now_ms();
     return r < 0 ? 0 : (r > 1000000 ? 1000000 : (int)r);
 }
@@ -47,10 +46,8 @@ static int set_nonblock(int fd)
 /* Finish a non-blocking connect within timeout_ms. */
 static int connect_wait(int fd, const struct sockaddr *sa, socklen_t salen, int timeout_ms)
 {
-    if (connect(fd, sa, salen) == 0)
-        return 0;
-    if (errno != EINPROGRESS)
-        return -1;
+    if (connect(fd, sa, salen) == 0) return 0;
+    if (errno != EINPROGRESS) return -1;
     struct pollfd p = {.fd = fd, .events = POLLOUT};
     int r;
     do
@@ -60,12 +57,10 @@ static int connect_wait(int fd, const struct sockaddr *sa, socklen_t salen, int 
         errno = ETIMEDOUT;
         return -1;
     }
-    if (r < 0)
-        return -1;
+    if (r < 0) return -1;
     int soerr = 0;
     socklen_t len = sizeof soerr;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
-        return -1;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0) return -1;
     if (soerr) {
         errno = soerr;
         return -1;
@@ -79,8 +74,7 @@ static int connect_wait(int fd, const struct sockaddr *sa, socklen_t salen, int 
 static int blocking(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
@@ -98,8 +92,7 @@ static int connect_unix(const char *path, int timeout_ms, char *err, size_t errl
     if (fd < 0 || set_nonblock(fd) < 0 ||
         connect_wait(fd, (struct sockaddr *)&sa, sizeof sa, timeout_ms) < 0) {
         snprintf(err, errlen, "connect to unix:%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return -1;
     }
     return blocking(fd);
@@ -107,10 +100,8 @@ static int connect_unix(const char *path, int timeout_ms, char *err, size_t errl
 
 int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen)
 {
-    if (!addr || !*addr)
-        addr = TPI_DEFAULT_RTI;
-    if (strncmp(addr, "unix:", 5) == 0)
-        return connect_unix(addr + 5, timeout_ms, err, errlen);
+    if (!addr || !*addr) addr = TPI_DEFAULT_RTI;
+    if (strncmp(addr, "unix:", 5) == 0) return connect_unix(addr + 5, timeout_ms, err, errlen);
     char host[256];
     const char *colon = strrchr(addr, ':');
     size_t hl = colon ? (size_t)(colon - addr) : 0;
@@ -141,8 +132,7 @@ int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen)
             saved = errno;
             continue;
         }
-        if (set_nonblock(fd) == 0 &&
-            connect_wait(fd, ai->ai_addr, ai->ai_addrlen, timeout_ms) == 0)
+        if (set_nonblock(fd) == 0 && connect_wait(fd, ai->ai_addr, ai->ai_addrlen, timeout_ms) == 0)
             break;
         saved = errno;
         close(fd);
@@ -161,19 +151,16 @@ int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen)
 
 void tpi_close(tp_federate *f)
 {
-    if (f->fd >= 0)
-        close(f->fd);
+    if (f->fd >= 0) close(f->fd);
     f->fd = -1;
     f->closed = 1;
 }
 
 int tpi_check_joined(tp_federate *f)
 {
-    if (!f)
-        return TP_EINVAL;
+    if (!f) return TP_EINVAL;
     if (!f->joined)
-        return tpi_fail(f, TP_ESTATE, "federate \"%s\" is not joined (resigned or lost)",
-                        f->name);
+        return tpi_fail(f, TP_ESTATE, "federate \"%s\" is not joined (resigned or lost)", f->name);
     if (f->closed)
         return tpi_fail(f, TP_ECLOSED, "federate \"%s\": the connection to the RTI is closed",
                         f->name);
@@ -182,8 +169,7 @@ int tpi_check_joined(tp_federate *f)
 
 uint32_t tpi_req(tp_federate *f)
 {
-    if (++f->next_req == 0)
-        f->next_req = 1;
+    if (++f->next_req == 0) f->next_req = 1;
     return f->next_req;
 }
 
@@ -233,10 +219,8 @@ int tpi_read(tp_federate *f, int timeout_ms)
             f->in.len += (size_t)n;
             return (int)(n > 0x7fffffff ? 0x7fffffff : n);
         }
-        if (n == 0)
-            return lost(f, TP_ECLOSED, "end of stream", 0);
-        if (errno == EINTR)
-            continue;
+        if (n == 0) return lost(f, TP_ECLOSED, "end of stream", 0);
+        if (errno == EINTR) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             return lost(f, TP_ESYS, "read from the RTI", errno);
         return 0; /* nothing there (a spurious poll wake-up counts as a timeout) */
@@ -249,17 +233,14 @@ int tpi_flush(tp_federate *f)
     while (off < f->out.len) {
         if (f->fd < 0) {
             buf_clear(&f->out);
-            return tpi_fail(f, TP_ECLOSED, "federate \"%s\": the connection is closed",
-                            f->name);
+            return tpi_fail(f, TP_ECLOSED, "federate \"%s\": the connection is closed", f->name);
         }
-        ssize_t n = send(f->fd, f->out.data + off, f->out.len - off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = send(f->fd, f->out.data + off, f->out.len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             off += (size_t)n;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             buf_clear(&f->out);
             return lost(f, errno == EPIPE || errno == ECONNRESET ? TP_ECLOSED : TP_ESYS,
@@ -297,8 +278,7 @@ int tpi_send(tp_federate *f, const struct wire_msg *m)
     if (r < 0)
         return tpi_fail(f, TP_EINVAL, "federate \"%s\": cannot encode %s: %s", f->name,
                         wire_type_name(m->type), why);
-    if (f->out.len >= TPI_FLUSH_THRESHOLD)
-        return tpi_flush(f);
+    if (f->out.len >= TPI_FLUSH_THRESHOLD) return tpi_flush(f);
     return TP_OK;
 }
 
@@ -306,8 +286,12 @@ int tpi_send(tp_federate *f, const struct wire_msg *m)
 static int answers(const struct wire_msg *m, uint32_t req)
 {
     switch (m->type) {
-    case WIRE_REPLY: case WIRE_ERROR: case WIRE_JOIN_OK: case WIRE_TIME_STATUS:
-    case WIRE_PONG: case WIRE_HELLO_OK:
+    case WIRE_REPLY:
+    case WIRE_ERROR:
+    case WIRE_JOIN_OK:
+    case WIRE_TIME_STATUS:
+    case WIRE_PONG:
+    case WIRE_HELLO_OK:
         return m->req == req;
     default:
         return 0;
@@ -317,8 +301,7 @@ static int answers(const struct wire_msg *m, uint32_t req)
 int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
 {
     int r = tpi_flush(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     int64_t deadline = f->timeout_ms < 0 ? -1 : now_ms() + f->timeout_ms;
     size_t scan = f->in_off; /* frames before scan were looked at and are left queued */
     for (;;) {
@@ -328,13 +311,12 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
             int s = wire_split(f->in.data + scan, f->in.len - scan, f->max_frame, &flen, why,
                                sizeof why);
             if (s < 0) {
-                r = tpi_fail(f, TP_EPROTO, "federate \"%s\": bad frame from the RTI: %s",
-                             f->name, why);
+                r = tpi_fail(f, TP_EPROTO, "federate \"%s\": bad frame from the RTI: %s", f->name,
+                             why);
                 tpi_close(f);
                 return r;
             }
-            if (s == 0)
-                break;
+            if (s == 0) break;
             struct wire_msg m;
             int d = wire_decode(f->in.data + scan, flen, &m, why, sizeof why);
             if (d < 0) {
@@ -360,8 +342,7 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
         /* tpi_read may compact f->in (drop dispatched bytes): keep scan relative. */
         size_t rel = scan - f->in_off;
         r = tpi_read(f, t);
-        if (r < 0)
-            return r;
+        if (r < 0) return r;
         scan = f->in_off + rel;
     }
 }

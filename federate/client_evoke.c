@@ -13,23 +13,19 @@
 
 int tpi_scratch(tp_federate *f, uint32_t n)
 {
-    if (n <= f->scratch_cap)
-        return TP_OK;
+    if (n <= f->scratch_cap) return TP_OK;
     uint32_t cap = f->scratch_cap ? f->scratch_cap : 16;
     while (cap < n)
         cap = cap > UINT32_MAX / 2 ? n : cap * 2;
     struct wire_value *wv = realloc(f->wv, cap * sizeof *wv);
-    if (wv)
-        f->wv = wv;
+    if (wv) f->wv = wv;
     tp_value *tv = realloc(f->tv, cap * sizeof *tv);
-    if (tv)
-        f->tv = tv;
+    if (tv) f->tv = tv;
     tp_handle *th = realloc(f->th, cap * sizeof *th);
-    if (th)
-        f->th = th;
+    if (th) f->th = th;
     if (!wv || !tv || !th)
-        return tpi_fail(f, TP_ENOMEM, "federate \"%s\": scratch arrays cannot grow to %u",
-                        f->name, n);
+        return tpi_fail(f, TP_ENOMEM, "federate \"%s\": scratch arrays cannot grow to %u", f->name,
+                        n);
     f->scratch_cap = cap;
     return TP_OK;
 }
@@ -40,13 +36,11 @@ static const char *cstr(tp_federate *f, int slot, const struct wire_str *s)
     if (s->len + 1u > f->str_cap[slot]) {
         size_t cap = s->len + 64u;
         char *p = realloc(f->str[slot], cap);
-        if (!p)
-            return "";
+        if (!p) return "";
         f->str[slot] = p;
         f->str_cap[slot] = cap;
     }
-    if (s->len)
-        memcpy(f->str[slot], s->ptr, s->len);
+    if (s->len) memcpy(f->str[slot], s->ptr, s->len);
     f->str[slot][s->len] = '\0';
     return f->str[slot];
 }
@@ -54,8 +48,7 @@ static const char *cstr(tp_federate *f, int slot, const struct wire_str *s)
 /* Decode the values of @p m into f->tv. @return count, or -1 (TP_ENOMEM recorded). */
 static long values_of(tp_federate *f, const struct wire_msg *m)
 {
-    if (tpi_scratch(f, m->nvalues) < 0)
-        return -1;
+    if (tpi_scratch(f, m->nvalues) < 0) return -1;
     uint32_t n = wire_msg_values(m, f->wv, f->scratch_cap);
     for (uint32_t i = 0; i < n; i++) {
         f->tv[i].handle = f->wv[i].handle;
@@ -72,20 +65,18 @@ static tp_order order_of(uint32_t code)
 
 static void on_discover(tp_federate *f, const struct wire_msg *m)
 {
-    if (tpi_obj_add(f, m->a, (tp_handle)m->b, 0) < 0)
-        tpi_log(f, TP_LOG_ERROR, "%s", f->err);
+    if (tpi_obj_add(f, m->a, (tp_handle)m->b, 0) < 0) tpi_log(f, TP_LOG_ERROR, "%s", f->err);
     if (f->cb.discover)
         f->cb.discover(f->ctx, m->a, (tp_handle)m->b, cstr(f, 0, &m->str[0]), (tp_fed)m->c);
 }
 
 static void on_reflect(tp_federate *f, const struct wire_msg *m)
 {
-    if (!f->cb.reflect)
-        return;
+    if (!f->cb.reflect) return;
     long n = values_of(f, m);
     if (n < 0) {
-        tpi_log(f, TP_LOG_ERROR, "reflect of object %llu dropped: %s",
-                (unsigned long long)m->a, f->err);
+        tpi_log(f, TP_LOG_ERROR, "reflect of object %llu dropped: %s", (unsigned long long)m->a,
+                f->err);
         return;
     }
     const struct tpi_obj *o = tpi_obj_find(f, m->a);
@@ -105,12 +96,10 @@ static void on_reflect(tp_federate *f, const struct wire_msg *m)
 
 static void on_receive(tp_federate *f, const struct wire_msg *m)
 {
-    if (!f->cb.receive)
-        return;
+    if (!f->cb.receive) return;
     long n = values_of(f, m);
     if (n < 0) {
-        tpi_log(f, TP_LOG_ERROR, "interaction %llu dropped: %s", (unsigned long long)m->a,
-                f->err);
+        tpi_log(f, TP_LOG_ERROR, "interaction %llu dropped: %s", (unsigned long long)m->a, f->err);
         return;
     }
     tp_interaction i = {
@@ -128,8 +117,7 @@ static void on_receive(tp_federate *f, const struct wire_msg *m)
 
 static void on_provide(tp_federate *f, const struct wire_msg *m)
 {
-    if (!f->cb.provide)
-        return;
+    if (!f->cb.provide) return;
     if (tpi_scratch(f, m->nhandles) < 0) {
         tpi_log(f, TP_LOG_ERROR, "provide request dropped: %s", f->err);
         return;
@@ -142,14 +130,12 @@ static void on_provide(tp_federate *f, const struct wire_msg *m)
 static void on_error(tp_federate *f, const struct wire_msg *m)
 {
     int code = tpi_rti_code(m->code);
-    if (code == TP_OK)
-        code = TP_EREFUSED;
+    if (code == TP_OK) code = TP_EREFUSED;
     tpi_on_time_refused(f, (uint32_t)m->a);
     tpi_fail(f, code, "RTI refused %s: %.*s", m->a ? wire_type_name((unsigned)m->a) : "a request",
              (int)m->str[0].len, m->str[0].ptr ? m->str[0].ptr : "");
     tpi_log(f, TP_LOG_WARN, "%s", f->err);
-    if (f->cb.error)
-        f->cb.error(f->ctx, code, f->err);
+    if (f->cb.error) f->cb.error(f->ctx, code, f->err);
 }
 
 static void on_sync(tp_federate *f, const struct wire_msg *m)
@@ -159,24 +145,19 @@ static void on_sync(tp_federate *f, const struct wire_msg *m)
     switch (m->type) {
     case WIRE_SYNC_REGISTERED: {
         int st = m->code ? tpi_rti_code(m->code) : TP_OK;
-        if (m->code && st == TP_OK)
-            st = TP_EREFUSED;
-        if (f->cb.sync_registered)
-            f->cb.sync_registered(f->ctx, label, st, cstr(f, 1, &m->str[1]));
+        if (m->code && st == TP_OK) st = TP_EREFUSED;
+        if (f->cb.sync_registered) f->cb.sync_registered(f->ctx, label, st, cstr(f, 1, &m->str[1]));
         break;
     }
     case WIRE_ANNOUNCE_SYNC:
-        if (s)
-            s->announced = 1;
+        if (s) s->announced = 1;
         if (f->cb.sync_announced)
             f->cb.sync_announced(f->ctx, label, m->str[1].len ? m->str[1].ptr : NULL,
                                  m->str[1].len);
         break;
     default: /* WIRE_FEDERATION_SYNCED */
-        if (s)
-            s->synced = 1;
-        if (f->cb.synchronized)
-            f->cb.synchronized(f->ctx, label);
+        if (s) s->synced = 1;
+        if (f->cb.synchronized) f->cb.synchronized(f->ctx, label);
         break;
     }
 }
@@ -185,29 +166,33 @@ static void on_sync(tp_federate *f, const struct wire_msg *m)
 static void dispatch(tp_federate *f, const struct wire_msg *m)
 {
     switch (m->type) {
-    case WIRE_REFLECT: on_reflect(f, m); break;
-    case WIRE_RECEIVE_INTERACTION: on_receive(f, m); break;
-    case WIRE_DISCOVER: on_discover(f, m); break;
+    case WIRE_REFLECT:
+        on_reflect(f, m);
+        break;
+    case WIRE_RECEIVE_INTERACTION:
+        on_receive(f, m);
+        break;
+    case WIRE_DISCOVER:
+        on_discover(f, m);
+        break;
     case WIRE_REMOVE_OBJECT:
         tpi_obj_del(f, m->a);
-        if (f->cb.remove)
-            f->cb.remove(f->ctx, m->a, m->time, order_of(m->code), (tp_fed)m->c);
+        if (f->cb.remove) f->cb.remove(f->ctx, m->a, m->time, order_of(m->code), (tp_fed)m->c);
         break;
-    case WIRE_PROVIDE_UPDATE: on_provide(f, m); break;
+    case WIRE_PROVIDE_UPDATE:
+        on_provide(f, m);
+        break;
     case WIRE_TIME_GRANT:
         tpi_on_grant(f, m->code, m->time);
-        if (f->cb.grant)
-            f->cb.grant(f->ctx, m->time);
+        if (f->cb.grant) f->cb.grant(f->ctx, m->time);
         break;
     case WIRE_REGULATION_ENABLED:
         tpi_on_regulation_enabled(f, m->time);
-        if (f->cb.regulation_enabled)
-            f->cb.regulation_enabled(f->ctx, m->time);
+        if (f->cb.regulation_enabled) f->cb.regulation_enabled(f->ctx, m->time);
         break;
     case WIRE_CONSTRAINED_ENABLED:
         tpi_on_constrained_enabled(f, m->time);
-        if (f->cb.constrained_enabled)
-            f->cb.constrained_enabled(f->ctx, m->time);
+        if (f->cb.constrained_enabled) f->cb.constrained_enabled(f->ctx, m->time);
         break;
     case WIRE_FEDERATE_JOINED:
         if (f->cb.federate_joined)
@@ -218,23 +203,26 @@ static void dispatch(tp_federate *f, const struct wire_msg *m)
             f->cb.federate_resigned(f->ctx, (tp_fed)m->a, cstr(f, 0, &m->str[0]),
                                     cstr(f, 1, &m->str[1]));
         break;
-    case WIRE_SYNC_REGISTERED: case WIRE_ANNOUNCE_SYNC: case WIRE_FEDERATION_SYNCED:
+    case WIRE_SYNC_REGISTERED:
+    case WIRE_ANNOUNCE_SYNC:
+    case WIRE_FEDERATION_SYNCED:
         on_sync(f, m);
         break;
-    case WIRE_ERROR: on_error(f, m); break;
+    case WIRE_ERROR:
+        on_error(f, m);
+        break;
     case WIRE_PING: {
         struct wire_msg pong;
         wire_msg_init(&pong, WIRE_PONG);
         pong.req = m->req;
         pong.str[0] = m->str[0];
-        if (tpi_send(f, &pong) < 0)
-            tpi_log(f, TP_LOG_WARN, "cannot answer PING: %s", f->err);
+        if (tpi_send(f, &pong) < 0) tpi_log(f, TP_LOG_WARN, "cannot answer PING: %s", f->err);
         break;
     }
     default:
         /* A late REPLY (its wait timed out) or a type the client does not expect. */
-        tpi_log(f, TP_LOG_DEBUG, "ignored %s frame from the RTI (req %u)",
-                wire_type_name(m->type), (unsigned)m->req);
+        tpi_log(f, TP_LOG_DEBUG, "ignored %s frame from the RTI (req %u)", wire_type_name(m->type),
+                (unsigned)m->req);
         break;
     }
 }
@@ -246,13 +234,12 @@ static int dispatch_queued(tp_federate *f)
     for (;;) {
         size_t flen = 0;
         char why[200];
-        int s = wire_split(f->in.data + f->in_off, f->in.len - f->in_off, f->max_frame, &flen,
-                           why, sizeof why);
-        if (s == 0)
-            return count;
+        int s = wire_split(f->in.data + f->in_off, f->in.len - f->in_off, f->max_frame, &flen, why,
+                           sizeof why);
+        if (s == 0) return count;
         if (s < 0) {
-            int r = tpi_fail(f, TP_EPROTO, "federate \"%s\": bad frame from the RTI: %s",
-                             f->name, why);
+            int r =
+                tpi_fail(f, TP_EPROTO, "federate \"%s\": bad frame from the RTI: %s", f->name, why);
             tpi_log(f, TP_LOG_ERROR, "%s", f->err);
             tpi_close(f);
             return r;
@@ -265,9 +252,10 @@ static int dispatch_queued(tp_federate *f)
         struct wire_msg m;
         if (wire_decode(f->cur.data, flen, &m, why, sizeof why) < 0) {
             char hex[WIRE_HEX_BUFSZ];
-            int r = tpi_fail(f, TP_EPROTO, "federate \"%s\": malformed frame from the RTI: %s "
-                             "(%s)", f->name, why,
-                             wire_hex_sample(f->cur.data, flen, hex, sizeof hex));
+            int r = tpi_fail(f, TP_EPROTO,
+                             "federate \"%s\": malformed frame from the RTI: %s "
+                             "(%s)",
+                             f->name, why, wire_hex_sample(f->cur.data, flen, hex, sizeof hex));
             tpi_log(f, TP_LOG_ERROR, "%s", f->err);
             tpi_close(f);
             return r;
@@ -281,57 +269,48 @@ static int dispatch_queued(tp_federate *f)
 
 int tp_evoke(tp_federate *f, int timeout_ms)
 {
-    if (!f)
-        return TP_EINVAL;
+    if (!f) return TP_EINVAL;
     if (!f->joined)
         return tpi_fail(f, TP_ESTATE, "federate \"%s\" is not joined (resigned)", f->name);
-    if (f->dispatching)
-        return tpi_fail(f, TP_ESTATE, "tp_evoke called from inside a callback");
+    if (f->dispatching) return tpi_fail(f, TP_ESTATE, "tp_evoke called from inside a callback");
     int r;
-    if (!f->closed && (r = tpi_flush(f)) < 0 && !f->closed)
-        return r;
+    if (!f->closed && (r = tpi_flush(f)) < 0 && !f->closed) return r;
     /* Frames received before the connection closed are still delivered, then TP_ECLOSED
      * (f->err keeps the reason the connection ended). */
     int n = dispatch_queued(f);
-    if (n != 0)
-        return n;
-    if (f->closed)
-        return TP_ECLOSED;
+    if (n != 0) return n;
+    if (f->closed) return TP_ECLOSED;
     r = tpi_read(f, timeout_ms);
-    if (r <= 0)
-        return r;
+    if (r <= 0) return r;
     for (;;) {
         n = dispatch_queued(f);
-        if (n != 0 || timeout_ms >= 0 || f->closed)
-            return n;
+        if (n != 0 || timeout_ms >= 0 || f->closed) return n;
         /* timeout < 0: a partial frame arrived; keep waiting for a whole one. */
-        if ((r = tpi_read(f, -1)) < 0)
-            return r;
+        if ((r = tpi_read(f, -1)) < 0) return r;
     }
 }
 
-int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg),
-                   const void *arg, int timeout_ms)
+int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg), const void *arg,
+                   int timeout_ms)
 {
     if (f->dispatching)
-        return tpi_fail(f, TP_ESTATE, "federate \"%s\": a tp_wait call from inside a callback "
-                        "would nest dispatching", f->name);
+        return tpi_fail(f, TP_ESTATE,
+                        "federate \"%s\": a tp_wait call from inside a callback "
+                        "would nest dispatching",
+                        f->name);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t start = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     for (;;) {
-        if (done(f, arg))
-            return TP_OK;
+        if (done(f, arg)) return TP_OK;
         int t = -1;
         if (timeout_ms >= 0) {
             clock_gettime(CLOCK_MONOTONIC, &ts);
             int64_t left = start + timeout_ms - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-            if (left <= 0)
-                return TP_TIMEOUT;
+            if (left <= 0) return TP_TIMEOUT;
             t = (int)left;
         }
         int r = tp_evoke(f, t);
-        if (r < 0)
-            return done(f, arg) ? TP_OK : r;
+        if (r < 0) return done(f, arg) ? TP_OK : r;
     }
 }

@@ -14,75 +14,75 @@
 #include "rti/buf.h"
 #include "rti/wire.h"
 
-#define TPI_ERRLEN 512                /* bytes of the detailed error message */
-#define TPI_FLUSH_THRESHOLD (64u << 10) /* bytes buffered before a send writes them out */
-#define TPI_READ_CHUNK (256u << 10)   /* bytes asked from read() at a time */
-#define TPI_DEFAULT_TIMEOUT_MS 10000  /* connect / reply timeout when the options give 0 */
-#define TPI_DEFAULT_RTI "127.0.0.1:7470"
+#define TPI_ERRLEN             512          /* bytes of the detailed error message */
+#define TPI_FLUSH_THRESHOLD    (64u << 10)  /* bytes buffered before a send writes them out */
+#define TPI_READ_CHUNK         (256u << 10) /* bytes asked from read() at a time */
+#define TPI_DEFAULT_TIMEOUT_MS 10000        /* connect / reply timeout when the options give 0 */
+#define TPI_DEFAULT_RTI        "127.0.0.1:7470"
 
 /* State of regulation or constrained. */
 enum tpi_enable { TPI_OFF = 0, TPI_ENABLING = 1, TPI_ON = 2 };
 
 /* A synchronization point this federate has heard of. */
 struct tpi_sync {
-    char *label;        /* owned */
-    int announced;      /* 1 after ANNOUNCE_SYNC */
-    int achieved;       /* 1 after tp_achieve_sync */
-    int synced;         /* 1 after FEDERATION_SYNCED */
+    char *label;   /* owned */
+    int announced; /* 1 after ANNOUNCE_SYNC */
+    int achieved;  /* 1 after tp_achieve_sync */
+    int synced;    /* 1 after FEDERATION_SYNCED */
 };
 
 /* An object known to this federate: registered by it or discovered (open-addressing table,
  * linear probing; key 0 = empty slot, TPI_OBJ_TOMB = deleted slot). */
 #define TPI_OBJ_TOMB UINT64_MAX
 struct tpi_obj {
-    tp_object obj;      /* object handle, 0 = free slot, TPI_OBJ_TOMB = deleted slot */
-    tp_handle cls;      /* its class (as discovered, or as registered) */
-    int owned;          /* 1 when this federate registered it */
+    tp_object obj; /* object handle, 0 = free slot, TPI_OBJ_TOMB = deleted slot */
+    tp_handle cls; /* its class (as discovered, or as registered) */
+    int owned;     /* 1 when this federate registered it */
 };
 
 struct tp_federate {
     /* connection */
-    int fd;                  /* socket, -1 when closed */
-    int joined;              /* 1 between a successful join and resign/close */
-    int closed;              /* 1 once the connection is gone (EOF, error, resign) */
-    uint32_t max_frame;      /* largest frame accepted/sent, header included */
-    int timeout_ms;          /* reply timeout (< 0 = forever) */
-    int rcvtimeo_ms;         /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
-    uint32_t next_req;       /* next request id (never 0) */
-    struct buf out;          /* encoded frames not yet written */
-    struct buf in;           /* received bytes; frames [in_off, in.len) not yet dispatched */
-    size_t in_off;           /* bytes of in already dispatched */
+    int fd;             /* socket, -1 when closed */
+    int joined;         /* 1 between a successful join and resign/close */
+    int closed;         /* 1 once the connection is gone (EOF, error, resign) */
+    uint32_t max_frame; /* largest frame accepted/sent, header included */
+    int timeout_ms;     /* reply timeout (< 0 = forever) */
+    int rcvtimeo_ms;    /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
+    uint32_t next_req;  /* next request id (never 0) */
+    struct buf out;     /* encoded frames not yet written */
+    struct buf in;      /* received bytes; frames [in_off, in.len) not yet dispatched */
+    size_t in_off;      /* bytes of in already dispatched */
     /* identity */
-    tp_fed handle;           /* our federate handle */
-    char name[128];          /* our federate name (for log lines) */
+    tp_fed handle;                  /* our federate handle */
+    char name[128];                 /* our federate name (for log lines) */
     tp_resign_action resign_action; /* join-time action */
     /* FOM */
-    struct fom *fom;         /* parsed FOM, owned */
-    double resolution;       /* seconds per tick */
+    struct fom *fom;                       /* parsed FOM, owned */
+    double resolution;                     /* seconds per tick */
     uint32_t n_classes, n_attrs, n_inters; /* handle counts (handles are 1..count) */
-    uint8_t *pub_attr;       /* [(n_attrs+1) * cls + attr] = 1 when published; [.. + 0] =
-                                class published at all */
-    uint8_t *pub_inter;      /* [ic] = 1 when published */
+    uint8_t *pub_attr;  /* [(n_attrs+1) * cls + attr] = 1 when published; [.. + 0] =
+                           class published at all */
+    uint8_t *pub_inter; /* [ic] = 1 when published */
     /* objects registered or discovered: class lookup for updates and reflections */
-    struct tpi_obj *objs;    /* table of objs_cap slots (power of two), or NULL */
+    struct tpi_obj *objs;       /* table of objs_cap slots (power of two), or NULL */
     size_t objs_cap, objs_used; /* slots, slots not free (live + deleted) */
     /* decode scratch for callbacks (grows, never shrinks: no allocation once warm) */
-    struct wire_value *wv;   /* decoded wire values */
-    tp_value *tv;            /* the same as tp_value */
-    tp_handle *th;           /* handle list scratch */
-    uint32_t scratch_cap;    /* entries in each of wv, tv, th */
-    struct buf cur;          /* copy of the frame being dispatched: callback arguments stay
-                                valid even if the callback makes f->in grow or move */
-    char *str[2];            /* NUL-terminated copies of string fields for callbacks */
-    size_t str_cap[2];       /* bytes allocated in str[i] */
-    int dispatching;         /* 1 inside a callback: tp_evoke and tp_wait_* refuse to nest */
+    struct wire_value *wv; /* decoded wire values */
+    tp_value *tv;          /* the same as tp_value */
+    tp_handle *th;         /* handle list scratch */
+    uint32_t scratch_cap;  /* entries in each of wv, tv, th */
+    struct buf cur;        /* copy of the frame being dispatched: callback arguments stay
+                              valid even if the callback makes f->in grow or move */
+    char *str[2];          /* NUL-terminated copies of string fields for callbacks */
+    size_t str_cap[2];     /* bytes allocated in str[i] */
+    int dispatching;       /* 1 inside a callback: tp_evoke and tp_wait_* refuse to nest */
     /* callbacks */
-    tp_callbacks cb;         /* user callbacks (copied) */
-    void *ctx;               /* user context */
-    tp_log_level log_level;  /* most verbose level passed to the log callback */
+    tp_callbacks cb;        /* user callbacks (copied) */
+    void *ctx;              /* user context */
+    tp_log_level log_level; /* most verbose level passed to the log callback */
     /* time management (mirror of DESIGN.md §5 for local checks; the RTI decides) */
-    tp_time now;             /* logical time (last grant) */
-    tp_time lookahead;       /* lookahead when regulating (or being enabled) */
+    tp_time now;       /* logical time (last grant) */
+    tp_time lookahead; /* lookahead when regulating (or being enabled) */
     enum tpi_enable regulation, constrained;
     tp_request_kind pending; /* pending request, TP_REQ_NONE in the granted state */
     tp_time pending_time;    /* its time */
@@ -91,20 +91,19 @@ struct tp_federate {
     int promised_strict;     /* its strictness */
     tp_time promised_before; /* promise before the pending request (restored if refused) */
     int promised_before_strict;
-    int grants;              /* grants received (tp_wait_grant watches it) */
+    int grants; /* grants received (tp_wait_grant watches it) */
     /* synchronization points */
-    struct tpi_sync *syncs;  /* heard-of points */
+    struct tpi_sync *syncs; /* heard-of points */
     size_t n_syncs, cap_syncs;
     /* errors */
-    char err[TPI_ERRLEN];    /* detailed message of the last failure */
+    char err[TPI_ERRLEN]; /* detailed message of the last failure */
 };
 
 /* ---- errors and logging (client_err.c) ------------------------------------------------ */
 
 /** Record a failure on @p f (printf-style message) and return @p code, so that call sites
  *  read `return tpi_fail(f, TP_EHANDLE, "unknown object %llu", ...)`. */
-int tpi_fail(tp_federate *f, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int tpi_fail(tp_federate *f, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /** Pass a log line to the user's log callback or the default (stderr for warn and above). */
 void tpi_log(tp_federate *f, tp_log_level lv, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -144,8 +143,8 @@ int tpi_check_joined(tp_federate *f);
 int tpi_scratch(tp_federate *f, uint32_t n);
 /** Evoke callbacks until @p done(f, arg) is true or @p timeout_ms passes (< 0 = forever).
  *  @return TP_OK; TP_TIMEOUT; TP_ESTATE (called from a callback); an error of tp_evoke(). */
-int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg),
-                   const void *arg, int timeout_ms);
+int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg), const void *arg,
+                   int timeout_ms);
 
 /* ---- objects (client_om.c) ------------------------------------------------------------ */
 

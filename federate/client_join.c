@@ -14,8 +14,7 @@
 /* Copy a message into a caller's optional error buffer. */
 static void set_err(char *err, size_t n, const char *msg)
 {
-    if (err && n)
-        snprintf(err, n, "%s", msg);
+    if (err && n) snprintf(err, n, "%s", msg);
 }
 
 /* Read a whole file (the FOM) into a NUL-terminated heap string. */
@@ -109,8 +108,7 @@ static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
         return tpi_fail(f, TP_EPROTO, "%s: unexpected %s from the RTI", what,
                         wire_type_name(m->type));
     int code = tpi_rti_code(m->code);
-    if (m->type == WIRE_ERROR && code == TP_OK)
-        code = TP_EREFUSED;
+    if (m->type == WIRE_ERROR && code == TP_OK) code = TP_EREFUSED;
     if (code < 0)
         return tpi_fail(f, code, "%s: %.*s", what, (int)m->str[0].len,
                         m->str[0].ptr ? m->str[0].ptr : "refused by the RTI");
@@ -178,8 +176,7 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
             r = tpi_wait_reply(f, m.req, status_reply,
                                create ? "create federation" : "destroy federation");
     }
-    if (r < 0)
-        set_err(err, errlen, f && f->err[0] ? f->err : why);
+    if (r < 0) set_err(err, errlen, f && f->err[0] ? f->err : why);
     free(owned);
     tp_federate_free(f);
     return r;
@@ -203,12 +200,12 @@ struct join_ctx {
 static int join_reply(tp_federate *f, const struct wire_msg *m, void *arg)
 {
     struct join_ctx *jc = arg;
-    if (m->type != WIRE_JOIN_OK)
-        return status_reply(f, m, "join");
+    if (m->type != WIRE_JOIN_OK) return status_reply(f, m, "join");
     if (m->b != jc->fingerprint)
-        return tpi_fail(f, TP_EFOMDIFF, "join: the federation's FOM (fingerprint %016llx) "
-                        "differs from ours (%016llx)", (unsigned long long)m->b,
-                        (unsigned long long)jc->fingerprint);
+        return tpi_fail(f, TP_EFOMDIFF,
+                        "join: the federation's FOM (fingerprint %016llx) "
+                        "differs from ours (%016llx)",
+                        (unsigned long long)m->b, (unsigned long long)jc->fingerprint);
     if (m->a == 0 || m->a > UINT32_MAX)
         return tpi_fail(f, TP_EPROTO, "join: invalid federate handle %llu from the RTI",
                         (unsigned long long)m->a);
@@ -225,8 +222,7 @@ static int fom_tables(tp_federate *f)
     f->resolution = fom_resolution(f->fom);
     f->pub_attr = calloc((size_t)(f->n_classes + 1) * (f->n_attrs + 1), 1);
     f->pub_inter = calloc((size_t)f->n_inters + 1, 1);
-    if (!f->pub_attr || !f->pub_inter || tpi_scratch(f, 16) < 0)
-        return TP_ENOMEM;
+    if (!f->pub_attr || !f->pub_inter || tpi_scratch(f, 16) < 0) return TP_ENOMEM;
     return TP_OK;
 }
 
@@ -234,8 +230,7 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
             char *err, size_t err_size)
 {
     char why[TPI_ERRLEN];
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     if (!opt || !out || !opt->federation || !*opt->federation || !opt->federate ||
         !*opt->federate) {
         set_err(err, err_size, "tp_join: options, out, federation and federate are required");
@@ -263,15 +258,13 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     tp_federate *f = NULL;
     r = open_conn(opt, &f, why, sizeof why);
     if (r < 0) {
-        if (!f)
-            set_err(err, err_size, why);
+        if (!f) set_err(err, err_size, why);
         goto fail;
     }
     f->fom = fom;
     fom = NULL;
     f->resign_action = opt->resign_action;
-    if (cb)
-        f->cb = *cb;
+    if (cb) f->cb = *cb;
     f->ctx = ctx;
     if ((r = fom_tables(f)) < 0) {
         tpi_fail(f, r, "tp_join: out of memory for the FOM tables");
@@ -287,11 +280,9 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     m.str[2].ptr = text;
     m.str[2].len = (uint32_t)len;
     wire_str_set(&m.str[3], opt->secret);
-    if ((r = tpi_send(f, &m)) < 0 || (r = tpi_wait_reply(f, 0, hello_reply, NULL)) < 0)
-        goto fail;
+    if ((r = tpi_send(f, &m)) < 0 || (r = tpi_wait_reply(f, 0, hello_reply, NULL)) < 0) goto fail;
     struct join_ctx jc = {.fingerprint = fom_fingerprint(f->fom)};
-    if ((r = tpi_wait_reply(f, m.req, join_reply, &jc)) < 0)
-        goto fail;
+    if ((r = tpi_wait_reply(f, m.req, join_reply, &jc)) < 0) goto fail;
     f->handle = jc.handle;
     f->joined = 1;
     free(owned);
@@ -299,8 +290,7 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     *out = f;
     return TP_OK;
 fail:
-    if (f)
-        set_err(err, err_size, f->err);
+    if (f) set_err(err, err_size, f->err);
     fom_free(fom);
     free(owned);
     tp_federate_free(f);
@@ -310,16 +300,14 @@ fail:
 int tp_resign(tp_federate *f, tp_resign_action action)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (action != TP_DELETE_OBJECTS && action != TP_KEEP_OBJECTS)
         return tpi_fail(f, TP_EINVAL, "tp_resign: %d is not a tp_resign_action", (int)action);
     struct wire_msg m;
     wire_msg_init(&m, WIRE_RESIGN);
     m.req = tpi_req(f);
     m.code = action == TP_KEEP_OBJECTS ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
-    if ((r = tpi_send(f, &m)) == TP_OK)
-        r = tpi_wait_reply(f, m.req, status_reply, "resign");
+    if ((r = tpi_send(f, &m)) == TP_OK) r = tpi_wait_reply(f, m.req, status_reply, "resign");
     f->joined = 0;
     tpi_close(f);
     buf_clear(&f->in);
@@ -329,16 +317,14 @@ int tp_resign(tp_federate *f, tp_resign_action action)
 
 void tp_federate_free(tp_federate *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     if (f->joined && !f->closed) {
         /* Best effort, no wait: resign with the join-time action, then close. */
         struct wire_msg m;
         wire_msg_init(&m, WIRE_RESIGN);
         m.code = f->resign_action == TP_KEEP_OBJECTS ? WIRE_RESIGN_KEEP_OBJECTS
                                                      : WIRE_RESIGN_DELETE_OBJECTS;
-        if (tpi_send(f, &m) == TP_OK)
-            tpi_flush(f);
+        if (tpi_send(f, &m) == TP_OK) tpi_flush(f);
     }
     tpi_close(f);
     buf_fini(&f->out);

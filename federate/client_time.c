@@ -47,8 +47,7 @@ static void table_bound(const tp_federate *f, tp_time *b, int *strict)
 /* Raise the remembered promise to the current state's bound. */
 static void promise(tp_federate *f)
 {
-    if (f->regulation != TPI_ON)
-        return;
+    if (f->regulation != TPI_ON) return;
     tp_time b;
     int s;
     table_bound(f, &b, &s);
@@ -69,14 +68,15 @@ int tpi_check_send_time(tp_federate *f, tp_time t, const char *what)
         b = f->promised;
         s = f->promised_strict;
     }
-    if (t > b || (t == b && !s))
-        return TP_OK;
-    return tpi_fail(f, TP_EBOUND, "federate \"%s\": %s stamped %lld is below its bound %s%lld "
-                    "(logical time %lld, lookahead %lld%s)", f->name, what, (long long)t,
-                    s ? "> " : ">= ", (long long)b, (long long)f->now,
+    if (t > b || (t == b && !s)) return TP_OK;
+    return tpi_fail(f, TP_EBOUND,
+                    "federate \"%s\": %s stamped %lld is below its bound %s%lld "
+                    "(logical time %lld, lookahead %lld%s)",
+                    f->name, what, (long long)t, s ? "> " : ">= ", (long long)b, (long long)f->now,
                     (long long)f->lookahead,
-                    f->pending == TP_REQ_TAR ? ", TAR pending" :
-                    f->pending == TP_REQ_TARA ? ", TARA pending" : "");
+                    f->pending == TP_REQ_TAR    ? ", TAR pending"
+                    : f->pending == TP_REQ_TARA ? ", TARA pending"
+                                                : "");
 }
 
 /* ---- callbacks' effect on the mirror (called by client_evoke.c) --------------------------- */
@@ -116,12 +116,10 @@ void tpi_on_time_refused(tp_federate *f, uint32_t type)
         f->promised_strict = f->promised_before_strict;
         break;
     case WIRE_ENABLE_REGULATION:
-        if (f->regulation == TPI_ENABLING)
-            f->regulation = TPI_OFF;
+        if (f->regulation == TPI_ENABLING) f->regulation = TPI_OFF;
         break;
     case WIRE_ENABLE_CONSTRAINED:
-        if (f->constrained == TPI_ENABLING)
-            f->constrained = TPI_OFF;
+        if (f->constrained == TPI_ENABLING) f->constrained = TPI_OFF;
         break;
     default:
         break;
@@ -134,16 +132,14 @@ static int send_simple(tp_federate *f, unsigned type, tp_time lookahead)
 {
     struct wire_msg m;
     wire_msg_init(&m, type);
-    if (lookahead != TP_NO_TIME)
-        m.time2 = lookahead;
+    if (lookahead != TP_NO_TIME) m.time2 = lookahead;
     return tpi_send(f, &m);
 }
 
 int tp_enable_regulation(tp_federate *f, tp_time lookahead)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (lookahead < 0)
         return tpi_fail(f, TP_EINVAL, "tp_enable_regulation: lookahead %lld is negative",
                         (long long)lookahead);
@@ -151,10 +147,11 @@ int tp_enable_regulation(tp_federate *f, tp_time lookahead)
         return tpi_fail(f, TP_EENABLED, "tp_enable_regulation: federate \"%s\" is already %s",
                         f->name, f->regulation == TPI_ON ? "regulating" : "enabling regulation");
     if (f->pending != TP_REQ_NONE)
-        return tpi_fail(f, TP_EPENDING, "tp_enable_regulation: federate \"%s\" has a time "
-                        "request for %lld pending", f->name, (long long)f->pending_time);
-    if ((r = send_simple(f, WIRE_ENABLE_REGULATION, lookahead)) < 0)
-        return r;
+        return tpi_fail(f, TP_EPENDING,
+                        "tp_enable_regulation: federate \"%s\" has a time "
+                        "request for %lld pending",
+                        f->name, (long long)f->pending_time);
+    if ((r = send_simple(f, WIRE_ENABLE_REGULATION, lookahead)) < 0) return r;
     f->regulation = TPI_ENABLING;
     f->lookahead = lookahead;
     return TP_OK;
@@ -163,13 +160,13 @@ int tp_enable_regulation(tp_federate *f, tp_time lookahead)
 int tp_disable_regulation(tp_federate *f)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (f->regulation != TPI_ON)
-        return tpi_fail(f, TP_ENOTENABLED, "tp_disable_regulation: federate \"%s\" is not "
-                        "regulating", f->name);
-    if ((r = send_simple(f, WIRE_DISABLE_REGULATION, TP_NO_TIME)) < 0)
-        return r;
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_disable_regulation: federate \"%s\" is not "
+                        "regulating",
+                        f->name);
+    if ((r = send_simple(f, WIRE_DISABLE_REGULATION, TP_NO_TIME)) < 0) return r;
     f->regulation = TPI_OFF;
     f->promised = TP_NO_TIME;
     f->promised_strict = 0;
@@ -179,16 +176,16 @@ int tp_disable_regulation(tp_federate *f)
 int tp_enable_constrained(tp_federate *f)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (f->constrained != TPI_OFF)
         return tpi_fail(f, TP_EENABLED, "tp_enable_constrained: federate \"%s\" is already %s",
                         f->name, f->constrained == TPI_ON ? "constrained" : "enabling it");
     if (f->pending != TP_REQ_NONE)
-        return tpi_fail(f, TP_EPENDING, "tp_enable_constrained: federate \"%s\" has a time "
-                        "request for %lld pending", f->name, (long long)f->pending_time);
-    if ((r = send_simple(f, WIRE_ENABLE_CONSTRAINED, TP_NO_TIME)) < 0)
-        return r;
+        return tpi_fail(f, TP_EPENDING,
+                        "tp_enable_constrained: federate \"%s\" has a time "
+                        "request for %lld pending",
+                        f->name, (long long)f->pending_time);
+    if ((r = send_simple(f, WIRE_ENABLE_CONSTRAINED, TP_NO_TIME)) < 0) return r;
     f->constrained = TPI_ENABLING;
     return TP_OK;
 }
@@ -196,13 +193,13 @@ int tp_enable_constrained(tp_federate *f)
 int tp_disable_constrained(tp_federate *f)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (f->constrained != TPI_ON)
-        return tpi_fail(f, TP_ENOTENABLED, "tp_disable_constrained: federate \"%s\" is not "
-                        "constrained", f->name);
-    if ((r = send_simple(f, WIRE_DISABLE_CONSTRAINED, TP_NO_TIME)) < 0)
-        return r;
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_disable_constrained: federate \"%s\" is not "
+                        "constrained",
+                        f->name);
+    if ((r = send_simple(f, WIRE_DISABLE_CONSTRAINED, TP_NO_TIME)) < 0) return r;
     f->constrained = TPI_OFF;
     return TP_OK;
 }
@@ -222,11 +219,12 @@ static int constrained_on(tp_federate *f, const void *arg)
 int tp_wait_regulation_enabled(tp_federate *f, int timeout_ms)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (f->regulation == TPI_OFF)
-        return tpi_fail(f, TP_ENOTENABLED, "tp_wait_regulation_enabled: regulation was not "
-                        "requested (or the RTI refused it: %s)", f->err);
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_wait_regulation_enabled: regulation was not "
+                        "requested (or the RTI refused it: %s)",
+                        f->err);
     r = tpi_wait_until(f, regulation_on, NULL, timeout_ms);
     if (r == TP_OK && f->regulation != TPI_ON)
         return TP_EREFUSED; /* f->err holds the RTI's reason */
@@ -236,30 +234,29 @@ int tp_wait_regulation_enabled(tp_federate *f, int timeout_ms)
 int tp_wait_constrained_enabled(tp_federate *f, int timeout_ms)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (f->constrained == TPI_OFF)
-        return tpi_fail(f, TP_ENOTENABLED, "tp_wait_constrained_enabled: constrained was not "
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_wait_constrained_enabled: constrained was not "
                         "requested (or the RTI refused it)");
     r = tpi_wait_until(f, constrained_on, NULL, timeout_ms);
-    if (r == TP_OK && f->constrained != TPI_ON)
-        return TP_EREFUSED;
+    if (r == TP_OK && f->constrained != TPI_ON) return TP_EREFUSED;
     return r;
 }
 
 int tp_modify_lookahead(tp_federate *f, tp_time lookahead)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (lookahead < 0)
         return tpi_fail(f, TP_EINVAL, "tp_modify_lookahead: lookahead %lld is negative",
                         (long long)lookahead);
     if (f->regulation != TPI_ON)
-        return tpi_fail(f, TP_ENOTENABLED, "tp_modify_lookahead: federate \"%s\" is not "
-                        "regulating", f->name);
-    if ((r = send_simple(f, WIRE_MODIFY_LOOKAHEAD, lookahead)) < 0)
-        return r;
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_modify_lookahead: federate \"%s\" is not "
+                        "regulating",
+                        f->name);
+    if ((r = send_simple(f, WIRE_MODIFY_LOOKAHEAD, lookahead)) < 0) return r;
     promise(f); /* the old lookahead's bound stays promised */
     f->lookahead = lookahead;
     return TP_OK;
@@ -267,19 +264,19 @@ int tp_modify_lookahead(tp_federate *f, tp_time lookahead)
 
 int tp_query_lookahead(tp_federate *f, tp_time *out)
 {
-    if (!f || !out)
-        return tpi_fail(f, TP_EINVAL, "tp_query_lookahead: NULL argument");
+    if (!f || !out) return tpi_fail(f, TP_EINVAL, "tp_query_lookahead: NULL argument");
     if (f->regulation == TPI_OFF)
-        return tpi_fail(f, TP_ENOTENABLED, "tp_query_lookahead: federate \"%s\" is not "
-                        "regulating", f->name);
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_query_lookahead: federate \"%s\" is not "
+                        "regulating",
+                        f->name);
     *out = f->lookahead;
     return TP_OK;
 }
 
 int tp_query_logical_time(tp_federate *f, tp_time *out)
 {
-    if (!f || !out)
-        return tpi_fail(f, TP_EINVAL, "tp_query_logical_time: NULL argument");
+    if (!f || !out) return tpi_fail(f, TP_EINVAL, "tp_query_logical_time: NULL argument");
     *out = f->now;
     return TP_OK;
 }
@@ -291,29 +288,32 @@ static const char *const req_names[] = {"none", "TAR", "TARA", "NER", "NERA", "F
 static int time_request(tp_federate *f, tp_request_kind kind, tp_time t)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     const char *name = req_names[kind];
-    if (t == TP_NO_TIME)
-        return tpi_fail(f, TP_EINVAL, "%s: TP_NO_TIME is not a time", name);
+    if (t == TP_NO_TIME) return tpi_fail(f, TP_EINVAL, "%s: TP_NO_TIME is not a time", name);
     if (f->pending != TP_REQ_NONE)
-        return tpi_fail(f, TP_EPENDING, "%s(%lld): federate \"%s\" already has %s(%lld) "
-                        "pending", name, (long long)t, f->name, req_names[f->pending],
+        return tpi_fail(f, TP_EPENDING,
+                        "%s(%lld): federate \"%s\" already has %s(%lld) "
+                        "pending",
+                        name, (long long)t, f->name, req_names[f->pending],
                         (long long)f->pending_time);
     if (f->regulation == TPI_ENABLING || f->constrained == TPI_ENABLING)
-        return tpi_fail(f, TP_EPENDING, "%s(%lld): federate \"%s\" is waiting for %s to be "
-                        "enabled", name, (long long)t, f->name,
+        return tpi_fail(f, TP_EPENDING,
+                        "%s(%lld): federate \"%s\" is waiting for %s to be "
+                        "enabled",
+                        name, (long long)t, f->name,
                         f->regulation == TPI_ENABLING ? "regulation" : "constrained");
     /* "a request time must be >= the federate's logical time" (DESIGN.md §5). */
     if (t < f->now)
-        return tpi_fail(f, TP_ETIME, "%s(%lld): below the logical time %lld of federate "
-                        "\"%s\"", name, (long long)t, (long long)f->now, f->name);
+        return tpi_fail(f, TP_ETIME,
+                        "%s(%lld): below the logical time %lld of federate "
+                        "\"%s\"",
+                        name, (long long)t, (long long)f->now, f->name);
     struct wire_msg m;
     wire_msg_init(&m, WIRE_TIME_REQUEST);
     m.code = (uint32_t)kind; /* tp_request_kind and wire_time_kind share their numbers */
     m.time = t;
-    if ((r = tpi_send(f, &m)) < 0)
-        return r;
+    if ((r = tpi_send(f, &m)) < 0) return r;
     f->promised_before = f->promised;
     f->promised_before_strict = f->promised_strict;
     f->pending = kind;
@@ -357,17 +357,17 @@ static int granted(tp_federate *f, const void *arg)
 int tp_wait_grant(tp_federate *f, tp_time *t, int timeout_ms)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     if (f->pending == TP_REQ_NONE)
-        return tpi_fail(f, TP_ESTATE, "tp_wait_grant: federate \"%s\" has no time request "
-                        "pending", f->name);
+        return tpi_fail(f, TP_ESTATE,
+                        "tp_wait_grant: federate \"%s\" has no time request "
+                        "pending",
+                        f->name);
     int before = f->grants;
     r = tpi_wait_until(f, granted, &before, timeout_ms);
     if (r == TP_OK && f->grants == before)
         return TP_EREFUSED; /* the request was refused: f->err has the RTI's reason */
-    if (r == TP_OK && t)
-        *t = f->now;
+    if (r == TP_OK && t) *t = f->now;
     return r;
 }
 
@@ -384,8 +384,10 @@ static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
     struct status_ctx *sc = arg;
     if (m->type != WIRE_TIME_STATUS) {
         int code = tpi_rti_code(m->code);
-        return tpi_fail(f, code < 0 ? code : TP_EPROTO, "query time status: %s from the RTI: "
-                        "%.*s", wire_type_name(m->type), (int)m->str[0].len,
+        return tpi_fail(f, code < 0 ? code : TP_EPROTO,
+                        "query time status: %s from the RTI: "
+                        "%.*s",
+                        wire_type_name(m->type), (int)m->str[0].len,
                         m->str[0].ptr ? m->str[0].ptr : "");
     }
     struct wire_value_iter it;
@@ -417,15 +419,12 @@ static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
 int tp_query_time_status(tp_federate *f, tp_time_status *out, size_t cap, size_t *n)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
-    if (!n || (cap && !out))
-        return tpi_fail(f, TP_EINVAL, "tp_query_time_status: NULL argument");
+    if (r < 0) return r;
+    if (!n || (cap && !out)) return tpi_fail(f, TP_EINVAL, "tp_query_time_status: NULL argument");
     struct wire_msg m;
     wire_msg_init(&m, WIRE_QUERY_TIME);
     m.req = tpi_req(f);
-    if ((r = tpi_send(f, &m)) < 0)
-        return r;
+    if ((r = tpi_send(f, &m)) < 0) return r;
     struct status_ctx sc = {.out = out, .cap = cap};
     r = tpi_wait_reply(f, m.req, status_reply, &sc);
     *n = sc.n;
@@ -434,33 +433,32 @@ int tp_query_time_status(tp_federate *f, tp_time_status *out, size_t cap, size_t
 
 int tp_query_galt(tp_federate *f, tp_time *galt, int *strict)
 {
-    if (!f || !galt)
-        return tpi_fail(f, TP_EINVAL, "tp_query_galt: NULL argument");
+    if (!f || !galt) return tpi_fail(f, TP_EINVAL, "tp_query_galt: NULL argument");
     tp_time_status st[64];
     size_t n = 0;
     int r = tp_query_time_status(f, st, 64, &n);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     for (size_t i = 0; i < n && i < 64; i++)
         if (st[i].federate == f->handle) {
             *galt = st[i].galt;
-            if (strict)
-                *strict = st[i].galt_strict;
+            if (strict) *strict = st[i].galt_strict;
             return TP_OK;
         }
-    return tpi_fail(f, TP_EPROTO, "tp_query_galt: the RTI's status has no record for federate "
-                    "\"%s\" (handle %u) among its %zu records", f->name, f->handle, n);
+    return tpi_fail(f, TP_EPROTO,
+                    "tp_query_galt: the RTI's status has no record for federate "
+                    "\"%s\" (handle %u) among its %zu records",
+                    f->name, f->handle, n);
 }
 
 int tp_query_lits(tp_federate *f, tp_time *lits)
 {
     int r = tpi_check_joined(f);
-    if (r < 0)
-        return r;
-    if (!lits)
-        return tpi_fail(f, TP_EINVAL, "tp_query_lits: lits is NULL");
-    return tpi_fail(f, TP_EPROTO, "tp_query_lits: protocol version %u's TIME_STATUS record "
-                    "carries no LITS", WIRE_VERSION);
+    if (r < 0) return r;
+    if (!lits) return tpi_fail(f, TP_EINVAL, "tp_query_lits: lits is NULL");
+    return tpi_fail(f, TP_EPROTO,
+                    "tp_query_lits: protocol version %u's TIME_STATUS record "
+                    "carries no LITS",
+                    WIRE_VERSION);
 }
 
 /* ---- conversions (DESIGN.md §4: seconds only at the API boundary) -------------------------- */
@@ -468,22 +466,17 @@ int tp_query_lits(tp_federate *f, tp_time *lits)
 tp_time tp_time_from_seconds(const tp_federate *f, double seconds)
 {
     double res = f && f->resolution > 0 ? f->resolution : 1e-9;
-    if (isnan(seconds))
-        return TP_NO_TIME;
+    if (isnan(seconds)) return TP_NO_TIME;
     double ticks = round(seconds / res);
-    if (ticks >= 9.2233720368547758e18)
-        return TP_TIME_MAX;
-    if (ticks <= -9.2233720368547758e18)
-        return -TP_TIME_MAX;
+    if (ticks >= 9.2233720368547758e18) return TP_TIME_MAX;
+    if (ticks <= -9.2233720368547758e18) return -TP_TIME_MAX;
     return (tp_time)ticks;
 }
 
 double tp_time_to_seconds(const tp_federate *f, tp_time t)
 {
     double res = f && f->resolution > 0 ? f->resolution : 1e-9;
-    if (t == TP_TIME_MAX)
-        return INFINITY;
-    if (t == TP_NO_TIME)
-        return NAN;
+    if (t == TP_TIME_MAX) return INFINITY;
+    if (t == TP_NO_TIME) return NAN;
     return (double)t * res;
 }

@@ -45,11 +45,9 @@ size_t tp_encode_int32(int32_t v, void *out)
 
 int tp_decode_int32(const void *data, size_t size, int32_t *out)
 {
-    if (size != 4 || !data)
-        return TP_ESIZE;
+    if (size != 4 || !data) return TP_ESIZE;
     const uint8_t *p = data;
-    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                 (uint32_t)p[3] << 24;
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     *out = (int32_t)u;
     return TP_OK;
 }
@@ -62,8 +60,7 @@ size_t tp_encode_boolean(int v, void *out)
 
 int tp_encode_float64_array(const double *v, size_t n, void *out, size_t cap)
 {
-    if (n > (size_t)INT32_MAX / 8 || cap < n * 8)
-        return TP_ESIZE;
+    if (n > (size_t)INT32_MAX / 8 || cap < n * 8) return TP_ESIZE;
     for (size_t i = 0; i < n; i++)
         tp_encode_float64(v[i], (uint8_t *)out + 8 * i);
     return (int)(n * 8);
@@ -71,8 +68,7 @@ int tp_encode_float64_array(const double *v, size_t n, void *out, size_t cap)
 
 int tp_decode_float64(const void *data, size_t size, double *out)
 {
-    if (size != 8 || !data)
-        return TP_ESIZE;
+    if (size != 8 || !data) return TP_ESIZE;
     uint64_t u = get_u64(data);
     memcpy(out, &u, 8);
     return TP_OK;
@@ -80,30 +76,25 @@ int tp_decode_float64(const void *data, size_t size, double *out)
 
 int tp_decode_int64(const void *data, size_t size, int64_t *out)
 {
-    if (size != 8 || !data)
-        return TP_ESIZE;
+    if (size != 8 || !data) return TP_ESIZE;
     *out = (int64_t)get_u64(data);
     return TP_OK;
 }
 
 int tp_decode_boolean(const void *data, size_t size, int *out)
 {
-    if (size != 1 || !data)
-        return TP_ESIZE;
+    if (size != 1 || !data) return TP_ESIZE;
     uint8_t b = *(const uint8_t *)data;
-    if (b > 1)
-        return TP_EINVAL;
+    if (b > 1) return TP_EINVAL;
     *out = b;
     return TP_OK;
 }
 
 int tp_decode_float64_array(const void *data, size_t size, double *out, size_t cap, size_t *n)
 {
-    if (size % 8 != 0 || (size && !data) || !n)
-        return TP_ESIZE;
+    if (size % 8 != 0 || (size && !data) || !n) return TP_ESIZE;
     *n = size / 8;
-    if (cap < *n)
-        return TP_ESIZE;
+    if (cap < *n) return TP_ESIZE;
     for (size_t i = 0; i < *n; i++)
         tp_decode_float64((const uint8_t *)data + 8 * i, 8, &out[i]);
     return TP_OK;
@@ -111,15 +102,13 @@ int tp_decode_float64_array(const void *data, size_t size, double *out, size_t c
 
 int tp_decode_string(const void *data, size_t size, char *out, size_t cap)
 {
-    if (!out || cap == 0 || (size && !data))
-        return TP_EINVAL;
+    if (!out || cap == 0 || (size && !data)) return TP_EINVAL;
     if (size && memchr(data, 0, size)) {
         out[0] = '\0';
         return TP_EINVAL;
     }
     size_t n = size < cap ? size : cap - 1;
-    if (n)
-        memcpy(out, data, n);
+    if (n) memcpy(out, data, n);
     out[n] = '\0';
     return size < cap ? TP_OK : TP_ESIZE;
 }

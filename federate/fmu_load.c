@@ -99,7 +99,11 @@ static int requirement(int need, fmu_kind kind, const fmu_caps *k)
 static int slurp(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return snprintf(err, errlen, "%s", strerror(errno)), -1;
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "%s", e == ENOENT ? "not in the archive" : strerror(e));
+        return -1;
+    }
     size_t cap = 65536, n = 0;
     char *b = malloc(cap);
     int rc = 0;
@@ -205,8 +209,7 @@ int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_
     char *buf = NULL;
     size_t len = 0;
     if ((rc = slurp(mdpath, FMU_MD_MAX_BYTES, &buf, &len, msg, sizeof msg))) {
-        snprintf(err, errlen, "%s: modelDescription.xml: %s", path,
-                 rc == -1 && errno == ENOENT ? "not in the archive" : msg);
+        snprintf(err, errlen, "%s: modelDescription.xml: %s", path, msg);
         goto fail;
     }
     rc = fmu_md_parse(buf, len, &f->md, msg, sizeof msg);

@@ -497,6 +497,8 @@ static int parse_children(md_ctx *c, const xmlNode *root)
         } else if (is_el(ch, "LogCategories") || is_el(ch, "TypeDefinitions")) {
             int logc = is_el(ch, "LogCategories");
             const char *elname = logc ? "Category" : "SimpleType";
+            if (logc ? md->log_categories != NULL : md->type_names != NULL)
+                return fail(c, ch, "duplicate element");
             size_t n = 0;
             for (const xmlNode *e = ch->children; e; e = e->next) n += is_el(e, elname);
             char **names = calloc(n ? n : 1, sizeof *names);
@@ -530,7 +532,7 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Checks across variables: unique names, declared types exist, derivative relations. */
-static int check_vars(md_ctx *c, const xmlNode *root)
+static int check_vars(md_ctx *c)
 {
     fmu_md *md = c->md;
     const fmu_var **sorted = malloc((md->n_vars ? md->n_vars : 1) * sizeof *sorted);
@@ -572,12 +574,11 @@ static int check_vars(md_ctx *c, const xmlNode *root)
             }
         }
     }
-    (void)root;
     return 0;
 }
 
 /* Outputs must list every output variable; states come from the Derivatives list. */
-static int check_structure(md_ctx *c, const xmlNode *root)
+static int check_structure(md_ctx *c)
 {
     fmu_md *md = c->md;
     for (size_t i = 0; i < md->n_vars; i++) {
@@ -597,7 +598,6 @@ static int check_structure(md_ctx *c, const xmlNode *root)
     if (!md->state_index) return c->oom = 1, -2;
     for (size_t i = 0; i < md->n_states; i++)
         md->state_index[i] = md->vars[md->derivatives[i].index - 1].derivative - 1;
-    (void)root;
     return 0;
 }
 
@@ -654,8 +654,8 @@ int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t er
     int nz_absent = 0;
     rc = parse_root_attrs(&c, root);
     if (rc == 1) nz_absent = 1, rc = 0;
-    if (rc || (rc = parse_children(&c, root)) || (rc = check_vars(&c, root)) ||
-        (rc = check_structure(&c, root)))
+    if (rc || (rc = parse_children(&c, root)) || (rc = check_vars(&c)) ||
+        (rc = check_structure(&c)))
         goto fail;
     if (!c.md->me.present && !c.md->cs.present) {
         rc = fail(&c, root, "neither ModelExchange nor CoSimulation is declared");

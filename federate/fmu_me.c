@@ -20,7 +20,8 @@
 /* Tuning constants. */
 #define ME_MAX_EVENT_ITER 1000     /* fmi2NewDiscreteStates calls per event before giving up */
 #define ME_MAX_EVENTS_PER_STEP 100000 /* events in one communication step (Zeno guard) */
-#define ME_MAX_INTERNAL_STEPS 10000000L /* CVODE steps in one communication step */
+#define ME_MAX_INTERNAL_STEPS 5000000L /* CVODE steps in one communication step */
+#define ME_MAX_STALLED 20          /* consecutive CVODE steps that do not advance time */
 #define ME_DEFAULT_RTOL 1e-6       /* when neither caller nor DefaultExperiment gives one */
 #define ME_MAX_INPUT_ORDER 8       /* highest input derivative accepted (fmu_step.c checks) */
 
@@ -348,7 +349,7 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
     int rc = fmu_step_check(s, fn->SetTime(s->c, t), "fmi2SetTime");
     if (!rc) rc = take_inputs(me, in, t);
     if (!rc) rc = restart(me, t, 1);
-    long events = 0;
+    long events = 0, steps = 0, stalled = 0;
     /* Invariant: the FMU holds time t, inputs u(t) and states y(t) in continuous-time mode. */
     while (!rc && t < t_end) {
         double tstop = t_end;
@@ -364,6 +365,19 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
             if (!flag) flag = CVode(me->cv, tstop, me->y, &tret, CV_ONE_STEP);
             if (flag < 0) {
                 rc = solver_failed(me, flag, t);
+                break;
+            }
+            /* CVODE in one-step mode has no step budget of its own, and an FMU that keeps
+             * refusing evaluations (fmi2Discard) can make it creep towards a point forever. */
+            stalled = tret - t <= 16 * DBL_EPSILON * fmax(1.0, fabs(t)) ? stalled + 1 : 0;
+            if (++steps > ME_MAX_INTERNAL_STEPS || stalled > ME_MAX_STALLED) {
+                s->need_restore = 1;
+                rc = fmu_step_fail(s, FMU_STEP_EDISCARD, "%s: CVODE failed at t=%.17g: %s",
+                                   s->f->md->model_name, (double)tret,
+                                   stalled ? "the step size underflowed (the FMU keeps refusing "
+                                             "evaluations?)"
+                                           : "too many internal steps");
+                t = tret;
                 break;
             }
             t = tret;

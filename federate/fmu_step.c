@@ -103,6 +103,7 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
         rc = fmu_step_check(s, fn->EnterInitializationMode(s->c), "fmi2EnterInitializationMode");
     if (!rc)
         rc = fmu_step_check(s, fn->ExitInitializationMode(s->c), "fmi2ExitInitializationMode");
+    s->initialized = !rc;
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }
 
@@ -200,10 +201,33 @@ int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], doub
     return fmu_step_check(s, s->f->fn.GetReal(s->c, vr, n, out), "fmi2GetReal");
 }
 
+/* Whether v may be set now (standard §2.2.7: after initialization only inputs and tunable
+ * parameters). Checked here because an FMU answers a forbidden set with fmi2Error, which
+ * would end the instance. */
+static int settable(fmu_step *s, const fmu_var *v)
+{
+    if (v->variability == FMU_V_CONSTANT || v->causality == FMU_C_CALCULATED_PARAMETER ||
+        v->causality == FMU_C_INDEPENDENT || v->initial == FMU_I_CALCULATED ||
+        (s->initialized && v->causality != FMU_C_INPUT && v->variability != FMU_V_TUNABLE))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" (%s, %s%s) cannot be set%s",
+                             v->name, fmu_md_causality_name(v->causality),
+                             fmu_md_variability_name(v->variability),
+                             v->initial == FMU_I_CALCULATED ? ", calculated" : "",
+                             s->initialized ? " after initialization" : "");
+    return 0;
+}
+
 int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], const double v[])
 {
     int rc = usable(s);
     if (rc) return rc;
+    for (size_t i = 0; i < n; i++) {
+        long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr[i]);
+        if (k < 0)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "no Real variable has value reference %u",
+                                 vr[i]);
+        if ((rc = settable(s, &s->f->md->vars[k]))) return rc;
+    }
     rc = fmu_step_check(s, s->f->fn.SetReal(s->c, vr, n, v), "fmi2SetReal");
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc; /* refused value: caller's fault */
 }
@@ -236,11 +260,7 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
     long k = fmu_md_find(s->f->md, name);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
     const fmu_var *v = &s->f->md->vars[k];
-    if (v->variability == FMU_V_CONSTANT || v->causality == FMU_C_CALCULATED_PARAMETER ||
-        v->causality == FMU_C_INDEPENDENT || v->initial == FMU_I_CALCULATED)
-        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" (%s, %s) cannot be set", name,
-                             fmu_md_causality_name(v->causality),
-                             fmu_md_variability_name(v->variability));
+    if ((rc = settable(s, v))) return rc;
     fmi2ValueReference vr = v->vr;
     fmu_fns *fn = &s->f->fn;
     char *end;

@@ -98,14 +98,18 @@ const char *fmu_step_errmsg(const fmu_step *s);
 
 /** Read n Real variables by value reference. @return OK, EUSAGE, EFMU. */
 int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], double out[]);
-/** Write n Real variables (inputs, tunable parameters) by value reference. Same returns. */
+/** Write n Real variables by value reference. After initialization only inputs and tunable
+ * parameters may be set (checked before calling the FMU). @return OK, EUSAGE (unknown value
+ * reference, variable not settable now, value refused), EFMU. */
 int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], const double v[]);
 
 /** Read a numeric variable (Real, Integer, Boolean as 0/1, Enumeration) by name.
  * @return OK; EUSAGE unknown name or String variable; EFMU. */
 int fmu_step_get_by_name(fmu_step *s, const char *name, double *out);
 /** Set any variable by name from text ("1.5", "3", "true"/"false"/"1"/"0", any string).
- * @return OK; EUSAGE unknown name, unparsable value, or a constant/calculated variable; EFMU. */
+ * Same rule as fmu_step_set_real on what may be set when.
+ * @return OK; EUSAGE unknown name, unparsable value, variable not settable (constant,
+ *         calculated, or fixed after initialization), value refused; EFMU. */
 int fmu_step_set_text(fmu_step *s, const char *name, const char *value);
 
 /**

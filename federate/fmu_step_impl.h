@@ -15,6 +15,7 @@ struct fmu_step {
     fmi2CallbackFunctions cb; /* must outlive c (the FMU may keep the pointer) */
     char err[FMU_ERR_LEN];    /* last error message */
     double t;                 /* current time (s) */
+    int initialized;          /* fmi2ExitInitializationMode done: fixed parameters frozen */
     int terminated;           /* the model asked to stop: no more steps */
     int broken;               /* unrecoverable failure: only close */
     int need_restore;         /* a step was discarded: restore before the next step */

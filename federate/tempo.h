@@ -94,37 +94,37 @@ typedef enum tp_request_kind {
 /* ---- status codes ----------------------------------------------------------------------- */
 
 enum {
-    TP_OK = 0,       /**< success */
-    TP_TIMEOUT = 1,  /**< informative: a wait ended by its timeout before its event */
+    TP_OK = 0,      /**< success */
+    TP_TIMEOUT = 1, /**< informative: a wait ended by its timeout before its event */
 
     /* usage: the call is wrong, nothing was sent */
-    TP_EINVAL = -1,    /**< bad argument (NULL, negative lookahead, empty name, ...) */
-    TP_ESTATE = -2,    /**< not allowed in the current state (resigned, ...) */
-    TP_EHANDLE = -3,   /**< unknown or wrong-kind handle (class, attribute, object, ...) */
-    TP_ENOTPUB = -4,   /**< the class or attribute is not published by this federate */
-    TP_ESIZE = -5,     /**< a value has the wrong size for its data type, or a caller buffer is
-                            too small */
+    TP_EINVAL = -1,  /**< bad argument (NULL, negative lookahead, empty name, ...) */
+    TP_ESTATE = -2,  /**< not allowed in the current state (resigned, ...) */
+    TP_EHANDLE = -3, /**< unknown or wrong-kind handle (class, attribute, object, ...) */
+    TP_ENOTPUB = -4, /**< the class or attribute is not published by this federate */
+    TP_ESIZE = -5,   /**< a value has the wrong size for its data type, or a caller buffer is
+                          too small */
     /* FOM */
-    TP_EFOM = -10,     /**< the FOM could not be read or parsed */
-    TP_ENAME = -11,    /**< no class, attribute, interaction or parameter of that name */
+    TP_EFOM = -10,  /**< the FOM could not be read or parsed */
+    TP_ENAME = -11, /**< no class, attribute, interaction or parameter of that name */
     /* time management (DESIGN.md §5) */
-    TP_ETIME = -20,    /**< requested time below the federate's logical time */
-    TP_EPENDING = -21, /**< a time-advance request is already pending */
-    TP_EBOUND = -22,   /**< a time stamp below the sender's bound (time + lookahead) */
-    TP_EENABLED = -23, /**< regulation/constrained already enabled (or being enabled) */
+    TP_ETIME = -20,       /**< requested time below the federate's logical time */
+    TP_EPENDING = -21,    /**< a time-advance request is already pending */
+    TP_EBOUND = -22,      /**< a time stamp below the sender's bound (time + lookahead) */
+    TP_EENABLED = -23,    /**< regulation/constrained already enabled (or being enabled) */
     TP_ENOTENABLED = -24, /**< regulation/constrained not enabled */
     /* the RTI said no */
-    TP_EREFUSED = -30, /**< the RTI refused the request (see tp_last_error for its reason) */
-    TP_EEXISTS = -31,  /**< a name already in use (federation, federate, object, sync label) */
-    TP_ENOTFOUND = -32,/**< no such federation (or sync label) at the RTI */
-    TP_EFOMDIFF = -33, /**< the FOM differs from the federation's */
-    TP_EAUTH = -34,    /**< the shared secret was refused */
+    TP_EREFUSED = -30,  /**< the RTI refused the request (see tp_last_error for its reason) */
+    TP_EEXISTS = -31,   /**< a name already in use (federation, federate, object, sync label) */
+    TP_ENOTFOUND = -32, /**< no such federation (or sync label) at the RTI */
+    TP_EFOMDIFF = -33,  /**< the FOM differs from the federation's */
+    TP_EAUTH = -34,     /**< the shared secret was refused */
     /* protocol and connection */
-    TP_EPROTO = -40,   /**< malformed frame, unexpected message or version mismatch */
-    TP_ECLOSED = -41,  /**< the RTI closed the connection */
+    TP_EPROTO = -40,  /**< malformed frame, unexpected message or version mismatch */
+    TP_ECLOSED = -41, /**< the RTI closed the connection */
     /* system */
-    TP_ESYS = -50,     /**< a system call failed (the message names it and its errno) */
-    TP_ENOMEM = -51,   /**< out of memory */
+    TP_ESYS = -50,   /**< a system call failed (the message names it and its errno) */
+    TP_ENOMEM = -51, /**< out of memory */
 };
 
 /**
@@ -155,8 +155,8 @@ typedef struct tp_value {
 
 /** Encoded sizes of the fixed-size types. */
 #define TP_FLOAT64_SIZE 8
-#define TP_INT64_SIZE 8
-#define TP_INT32_SIZE 4
+#define TP_INT64_SIZE   8
+#define TP_INT32_SIZE   4
 #define TP_BOOLEAN_SIZE 1
 
 /**
@@ -292,20 +292,20 @@ typedef struct tp_callbacks {
 
 /** Join options; a zeroed struct means "default" for every member but the three required. */
 typedef struct tp_join_options {
-    const char *rti;        /**< "host:port" or "unix:/path"; NULL = "127.0.0.1:7470" */
-    const char *federation; /**< federation name, required */
-    const char *federate;   /**< this federate's name, unique in the federation, required
-                                 (ignored by tp_create_federation/tp_destroy_federation) */
-    const char *fom_path;   /**< FOM file; one of fom_path / fom_text is required */
-    const char *fom_text;   /**< FOM XML text, used when fom_path is NULL */
-    int create;             /**< nonzero: create the federation if it does not exist */
+    const char *rti;                /**< "host:port" or "unix:/path"; NULL = "127.0.0.1:7470" */
+    const char *federation;         /**< federation name, required */
+    const char *federate;           /**< this federate's name, unique in the federation, required
+                                         (ignored by tp_create_federation/tp_destroy_federation) */
+    const char *fom_path;           /**< FOM file; one of fom_path / fom_text is required */
+    const char *fom_text;           /**< FOM XML text, used when fom_path is NULL */
+    int create;                     /**< nonzero: create the federation if it does not exist */
     tp_resign_action resign_action; /**< applied by tp_federate_free() when the federate
                                          did not resign; if the process dies, the RTI applies
                                          its default, TP_DELETE_OBJECTS (protocol version 1
                                          has no join field for it) */
-    const char *secret;     /**< shared secret the RTI may require; NULL = none */
-    int timeout_ms;         /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
-    tp_log_level log_level; /**< most verbose level passed to the log callback; 0 = WARN */
+    const char *secret;             /**< shared secret the RTI may require; NULL = none */
+    int timeout_ms;                 /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
+    tp_log_level log_level;         /**< most verbose level passed to the log callback; 0 = WARN */
 } tp_join_options;
 
 /**
@@ -313,7 +313,9 @@ typedef struct tp_join_options {
  * @param opt rti, federation, FOM, secret and timeout_ms are used; not NULL.
  * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL).
  * @return TP_OK; TP_EINVAL (missing federation or FOM); TP_EFOM (FOM unreadable or invalid);
- *         TP_EEXISTS (federation exists); TP_EAUTH; TP_EREFUSED; TP_EPROTO; TP_ECLOSED;
+ *         TP_EEXISTS (federation exists); TP_EAUTH (always, when the RTI requires a secret:
+ *         this frame cannot carry one; join with create = 1 instead); TP_EREFUSED;
+ *         TP_EPROTO; TP_ECLOSED;
  *         TP_ESYS (connect failed, or timed out); TP_ENOMEM. Blocks; runs no callbacks.
  * @see tp_destroy_federation, tp_join_options.create
  */
@@ -323,7 +325,8 @@ TP_API int tp_create_federation(const tp_join_options *opt, char *err, size_t er
  * Destroy an empty federation.
  * @param opt rti, federation, secret and timeout_ms are used; not NULL.
  * @param err as for tp_create_federation.
- * @return TP_OK; TP_EINVAL; TP_ENOTFOUND; TP_EREFUSED (federates still joined); TP_EAUTH;
+ * @return TP_OK; TP_EINVAL; TP_ENOTFOUND; TP_EREFUSED (federates still joined); TP_EAUTH
+ *         (always, when the RTI requires a secret);
  *         TP_EPROTO; TP_ECLOSED; TP_ESYS; TP_ENOMEM. Blocks; runs no callbacks.
  * @see tp_create_federation
  */
@@ -347,8 +350,8 @@ TP_API int tp_destroy_federation(const tp_join_options *opt, char *err, size_t e
  *         Runs no callbacks: messages that arrive after the join reply wait for tp_evoke().
  * @see tp_resign, tp_federate_free
  */
-TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx,
-                   tp_federate **out, char *err, size_t err_size);
+TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_federate **out,
+                   char *err, size_t err_size);
 
 /**
  * Resign from the federation and close the connection. @p f stays valid (for tp_last_error)
@@ -401,20 +404,21 @@ TP_API const char *tp_handle_name(tp_federate *f, char kind, tp_handle h);
 
 /**
  * Publish attributes of an object class (adds to what is already published).
- * @param attrs @p n attribute handles of @p cls (may be NULL when n is 0: the class alone).
+ * @param attrs @p n attribute handles of @p cls (may be NULL when n is 0: every attribute of
+ *        the class, inherited ones included).
  * @return TP_OK; TP_EHANDLE (bad class or an attribute not of the class); TP_EINVAL;
  *         TP_ESTATE; TP_ECLOSED/TP_ESYS (sending failed). Sends; runs no callbacks.
  * @see tp_unpublish_object_class
  */
-TP_API int tp_publish_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs,
-                                   size_t n);
+TP_API int tp_publish_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs, size_t n);
 /** Stop publishing class @p cls (all its attributes). Errors as tp_publish_object_class, and
  *  TP_ENOTPUB when it was not published. @see tp_publish_object_class */
 TP_API int tp_unpublish_object_class(tp_federate *f, tp_handle cls);
 /**
- * Subscribe attributes of an object class (replaces this class's subscription). Subclass
- * instances are discovered as @p cls unless a more derived class is subscribed too.
- * @return as tp_publish_object_class. @see tp_unsubscribe_object_class
+ * Subscribe attributes of an object class (adds to this class's subscription; n = 0: every
+ * attribute of the class). Subclass instances are discovered as @p cls unless a more derived
+ * class is subscribed too, and reflect only the attributes subscribed at the class they are
+ * known as. @return as tp_publish_object_class. @see tp_unsubscribe_object_class
  */
 TP_API int tp_subscribe_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs,
                                      size_t n);
@@ -454,8 +458,7 @@ TP_API int tp_register_object(tp_federate *f, tp_handle cls, const char *name, t
  *         TP_EBOUND (time below the bound: the message names both); TP_ESTATE; TP_ECLOSED;
  *         TP_ESYS. Sends (batched, no allocation once warm); runs no callbacks.
  */
-TP_API int tp_update(tp_federate *f, tp_object obj, const tp_value *values, size_t n,
-                     tp_time time);
+TP_API int tp_update(tp_federate *f, tp_object obj, const tp_value *values, size_t n, tp_time time);
 /** tp_update() with a user tag of @p tag_size bytes (@p tag may be NULL when size is 0). */
 TP_API int tp_update_tagged(tp_federate *f, tp_object obj, const tp_value *values, size_t n,
                             tp_time time, const void *tag, size_t tag_size);
@@ -478,8 +481,7 @@ TP_API int tp_send_interaction(tp_federate *f, tp_handle ic, const tp_value *par
                                tp_time time);
 /** tp_send_interaction() with a user tag. */
 TP_API int tp_send_interaction_tagged(tp_federate *f, tp_handle ic, const tp_value *params,
-                                      size_t n, tp_time time, const void *tag,
-                                      size_t tag_size);
+                                      size_t n, tp_time time, const void *tag, size_t tag_size);
 
 /**
  * Ask the owner of a discovered object for the current values of some attributes; the owner
@@ -489,8 +491,7 @@ TP_API int tp_send_interaction_tagged(tp_federate *f, tp_handle ic, const tp_val
  */
 TP_API int tp_request_update(tp_federate *f, tp_object obj, const tp_handle *attrs, size_t n);
 /** Ask every owner of instances of class @p cls (and subclasses) for attribute values. */
-TP_API int tp_request_class_update(tp_federate *f, tp_handle cls, const tp_handle *attrs,
-                                   size_t n);
+TP_API int tp_request_class_update(tp_federate *f, tp_handle cls, const tp_handle *attrs, size_t n);
 
 /* ---- synchronization points ------------------------------------------------------------- */
 

@@ -28,6 +28,21 @@ enum {
  * nodes (classes) each declaring members (attributes / parameters).
  * ====================================================================================== */
 
+/* Name index: open addressing over (owner, name) → handle. Makes every lookup and duplicate
+ * check O(1) (times the depth for inherited members), so parsing is linear in the input;
+ * a quadratic scan would let one JOIN carrying a large FOM stall the RTI. */
+struct hent {
+    const char *name; /* key, points to the name owned by the node/member table */
+    uint32_t owner;   /* key: 0 for class names, the declaring node for members */
+    fom_handle h;     /* value; FOM_NONE marks an empty slot */
+};
+
+struct htab {
+    struct hent *e; /* cap entries */
+    uint32_t cap;   /* power of two, or 0 */
+    uint32_t n;     /* used entries; kept <= cap / 2 */
+};
+
 struct member {
     char *name;         /* simple name, unique within the node's full member set */
     enum fom_type type; /* data type */
@@ -36,11 +51,13 @@ struct member {
 };
 
 struct node {
-    char *name;       /* simple name, unique in the tree */
-    char *qname;      /* "Root.Sub.Leaf" */
-    fom_handle parent; /* FOM_NONE for a root */
-    fom_handle *all;  /* every member incl. inherited, root's first; owned */
-    uint32_t nall;    /* entries in all */
+    char *name;          /* simple name, unique in the tree */
+    char *qname;         /* "Root.Sub.Leaf" */
+    fom_handle parent;   /* FOM_NONE for a root */
+    uint32_t depth;      /* 1 for a root */
+    fom_handle mem_first; /* first declared member; declared members are contiguous because
+                            they precede the node's subclasses (schema rule) */
+    uint32_t mem_count;  /* members declared here (inherited ones not counted) */
 };
 
 struct tree {
@@ -48,6 +65,8 @@ struct tree {
     uint32_t nnodes, capn;
     struct member *mems;  /* handle h is mems[h - 1] */
     uint32_t nmems, capm;
+    struct htab node_ix;  /* (0, name) → node */
+    struct htab mem_ix;   /* (declaring node, name) → member */
 };
 
 struct fom {
@@ -64,6 +83,7 @@ struct pctx {
     const char *src; /* file name or memory name for messages */
     char *err;
     size_t errlen;
+    size_t qbudget;  /* bytes of qualified names still allowed (memory stays linear) */
 };
 
 /* Words used in messages, per tree. */
@@ -95,11 +115,57 @@ static void tree_free(struct tree *t)
     for (uint32_t i = 0; i < t->nnodes; i++) {
         free(t->nodes[i].name);
         free(t->nodes[i].qname);
-        free(t->nodes[i].all);
     }
     for (uint32_t i = 0; i < t->nmems; i++) free(t->mems[i].name);
     free(t->nodes);
     free(t->mems);
+    free(t->node_ix.e);
+    free(t->mem_ix.e);
+}
+
+static uint32_t h_hash(uint32_t owner, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ owner;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h ^= *p;
+        h *= 0x100000001b3ull;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static fom_handle h_get(const struct htab *t, uint32_t owner, const char *name)
+{
+    if (t->cap == 0) return FOM_NONE;
+    for (uint32_t i = h_hash(owner, name) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        const struct hent *e = &t->e[i];
+        if (e->h == FOM_NONE) return FOM_NONE;
+        if (e->owner == owner && strcmp(e->name, name) == 0) return e->h;
+    }
+}
+
+static void h_insert(struct htab *t, struct hent v)
+{
+    uint32_t i = h_hash(v.owner, v.name) & (t->cap - 1);
+    while (t->e[i].h != FOM_NONE) i = (i + 1) & (t->cap - 1);
+    t->e[i] = v;
+    t->n++;
+}
+
+/* Add a key known to be absent. @return 0, or -1 when out of memory (table unchanged). */
+static int h_put(struct htab *t, uint32_t owner, const char *name, fom_handle h)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        uint32_t ncap = t->cap ? 2 * t->cap : 64;
+        struct hent *ne = calloc(ncap, sizeof *ne);
+        if (!ne) return -1;
+        struct htab nt = {ne, ncap, 0};
+        for (uint32_t i = 0; i < t->cap; i++)
+            if (t->e[i].h != FOM_NONE) h_insert(&nt, t->e[i]);
+        free(t->e);
+        *t = nt;
+    }
+    h_insert(t, (struct hent){name, owner, h});
+    return 0;
 }
 
 void fom_free(struct fom *f)
@@ -206,6 +272,16 @@ static long text_line(const xmlNode *k)
     return line;
 }
 
+/* The schema has no namespaces: an element in one is refused rather than matched by its
+ * local name. */
+static int check_no_ns(struct pctx *c, const xmlNode *k)
+{
+    if (!k->ns) return FOM_OK;
+    return fail_at(c, FOM_ESCHEMA, line_of(k), "element <%s> is in a namespace (%s); FOM "
+                   "elements take none", (const char *)k->name,
+                   k->ns->href ? (const char *)k->ns->href : "?");
+}
+
 /* Element children are handled by the walkers; text must be blank; comments and
  * processing instructions are ignored; anything else (CDATA, entity refs) is refused. */
 static int check_other_child(struct pctx *c, const xmlNode *parent, const xmlNode *k)
@@ -282,11 +358,11 @@ static int walk_member(struct pctx *c, struct tree *t, const struct vocab *w, co
     char *name = NULL;
     if ((rc = need_name(c, n, &name))) return rc;
     struct node *o = node_at(t, owner);
-    for (uint32_t i = 0; i < o->nall; i++)
-        if (strcmp(mem_at(t, o->all[i])->name, name) == 0) {
-            const struct node *decl = node_at(t, mem_at(t, o->all[i])->owner);
+    /* Unique among the members of the owner and its ancestors: O(depth) lookups. */
+    for (fom_handle a = owner; a != FOM_NONE; a = node_at(t, a)->parent)
+        if (h_get(&t->mem_ix, a, name) != FOM_NONE) {
             rc = fail_at(c, FOM_ESCHEMA, line_of(n), "duplicate %s \"%s\" in %s %s (declared in %s)",
-                         w->member_el, name, w->node_el, o->qname, decl->qname);
+                         w->member_el, name, w->node_el, o->qname, node_at(t, a)->qname);
             free(name);
             return rc;
         }
@@ -307,33 +383,31 @@ static int walk_member(struct pctx *c, struct tree *t, const struct vocab *w, co
         free(name);
         return rc;
     }
-    /* Append to the member table and to the owner's full list (members of a node come before
-     * its subclasses, so the list grows in place). */
-    fom_handle *all = realloc(o->all, ((size_t)o->nall + 1) * sizeof *all);
-    if (!all || grow((void **)&t->mems, &t->capm, t->nmems, sizeof *t->mems)) {
-        if (all) o->all = all;
+    /* Append to the member table; the owner's declared range grows by one (its members are
+     * read before anything else is added). */
+    if (grow((void **)&t->mems, &t->capm, t->nmems, sizeof *t->mems) ||
+        h_put(&t->mem_ix, owner, name, t->nmems + 1)) {
         free(name);
         return fail_at(c, FOM_ENOMEM, line_of(n), "out of memory");
     }
-    o->all = all;
     t->mems[t->nmems] = (struct member){name, type, length, owner};
     t->nmems++;
-    o->all[o->nall++] = t->nmems;
+    if (o->mem_count == 0) o->mem_first = t->nmems;
+    o->mem_count++;
     return FOM_OK;
 }
 
-/* Add a node named `name` (ownership taken) under `parent`; its full member list starts as
- * a copy of the parent's. */
+/* Add a node named `name` (ownership taken) under `parent`. */
 static int add_node(struct pctx *c, struct tree *t, const struct vocab *w, const xmlNode *n,
                     char *name, fom_handle parent, fom_handle *out)
 {
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        if (strcmp(t->nodes[i].name, name) == 0) {
-            int rc = fail_at(c, FOM_ESCHEMA, line_of(n), "duplicate %s name \"%s\" (first as %s)",
-                             w->node_el, name, t->nodes[i].qname);
-            free(name);
-            return rc;
-        }
+    fom_handle dup = h_get(&t->node_ix, 0, name);
+    if (dup != FOM_NONE) {
+        int rc = fail_at(c, FOM_ESCHEMA, line_of(n), "duplicate %s name \"%s\" (first as %s)",
+                         w->node_el, name, node_at(t, dup)->qname);
+        free(name);
+        return rc;
+    }
     /* Grow first: the parent pointer below must not point into the old array. */
     if (grow((void **)&t->nodes, &t->capn, t->nnodes, sizeof *t->nodes)) {
         free(name);
@@ -341,12 +415,15 @@ static int add_node(struct pctx *c, struct tree *t, const struct vocab *w, const
     }
     const struct node *p = node_at(t, parent);
     size_t ql = strlen(name) + (p ? strlen(p->qname) + 1 : 0) + 1;
+    if (ql > c->qbudget) {
+        free(name);
+        return fail_at(c, FOM_ESCHEMA, line_of(n),
+                       "qualified names too long in total (deep nesting of long names)");
+    }
+    c->qbudget -= ql;
     char *qname = malloc(ql);
-    fom_handle *all = NULL;
-    if (qname && p && p->nall) all = malloc((size_t)p->nall * sizeof *all);
-    if (!qname || (p && p->nall && !all)) {
+    if (!qname || h_put(&t->node_ix, 0, name, t->nnodes + 1)) {
         free(qname);
-        free(all);
         free(name);
         return fail_at(c, FOM_ENOMEM, line_of(n), "out of memory");
     }
@@ -354,8 +431,7 @@ static int add_node(struct pctx *c, struct tree *t, const struct vocab *w, const
         snprintf(qname, ql, "%s.%s", p->qname, name);
     else
         snprintf(qname, ql, "%s", name);
-    if (all) memcpy(all, p->all, (size_t)p->nall * sizeof *all);
-    t->nodes[t->nnodes] = (struct node){name, qname, parent, all, p ? p->nall : 0};
+    t->nodes[t->nnodes] = (struct node){name, qname, parent, p ? p->depth + 1 : 1, FOM_NONE, 0};
     *out = ++t->nnodes;
     return FOM_OK;
 }
@@ -379,6 +455,8 @@ static int walk_node(struct pctx *c, struct tree *t, const struct vocab *w, cons
     for (const xmlNode *k = n->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE) {
             if ((rc = check_other_child(c, n, k))) return rc;
+        } else if ((rc = check_no_ns(c, k))) {
+            return rc;
         } else if (strcmp((const char *)k->name, w->member_el) == 0) {
             if (seen_sub)
                 return fail_at(c, FOM_ESCHEMA, line_of(k),
@@ -406,6 +484,8 @@ static int walk_section(struct pctx *c, struct tree *t, const struct vocab *w, c
     for (const xmlNode *k = n->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE) {
             if ((rc = check_other_child(c, n, k))) return rc;
+        } else if ((rc = check_no_ns(c, k))) {
+            return rc;
         } else if (strcmp((const char *)k->name, w->node_el) == 0) {
             if ((rc = walk_node(c, t, w, k, FOM_NONE, 1))) return rc;
         } else {
@@ -451,10 +531,12 @@ static int walk_time(struct pctx *c, const xmlNode *n)
 static int walk_root(struct pctx *c, const xmlNode *root)
 {
     static const char *const allowed[] = {"name", NULL};
-    if (strcmp((const char *)root->name, "fom") != 0 || root->ns)
+    if (strcmp((const char *)root->name, "fom") != 0)
         return fail_at(c, FOM_ESCHEMA, line_of(root), "root element is <%s>, expected <fom>",
                        (const char *)root->name);
-    int rc = check_attrs(c, root, allowed);
+    int rc = check_no_ns(c, root);
+    if (rc) return rc;
+    rc = check_attrs(c, root, allowed);
     if (rc) return rc;
     if ((rc = need_name(c, root, &c->f->name))) return rc;
     int seen_time = 0, seen_obj = 0, seen_inter = 0;
@@ -465,6 +547,7 @@ static int walk_root(struct pctx *c, const xmlNode *root)
             if ((rc = check_other_child(c, root, k))) return rc;
             continue;
         }
+        if ((rc = check_no_ns(c, k))) return rc;
         if (strcmp(en, "time") == 0) seen = &seen_time;
         else if (strcmp(en, "objects") == 0) seen = &seen_obj;
         else if (strcmp(en, "interactions") == 0) seen = &seen_inter;
@@ -618,7 +701,8 @@ static long doctype_line(const char *text, size_t len)
 int fom_parse_mem(const char *text, size_t len, const char *name, struct fom **out, char *err,
                   size_t errlen)
 {
-    struct pctx c = {NULL, name ? name : "<memory>", err, errlen};
+    /* Qualified names may take at most 16 bytes per input byte, plus 64 KiB. */
+    struct pctx c = {NULL, name ? name : "<memory>", err, errlen, 16 * len + 65536};
     if (err && errlen) err[0] = '\0';
     if (!out) return fail_at(&c, FOM_EUSAGE, 0, "fom_parse_mem: NULL out");
     *out = NULL;
@@ -683,24 +767,43 @@ fail:
 
 int fom_parse_file(const char *path, struct fom **out, char *err, size_t errlen)
 {
-    struct pctx c = {NULL, path ? path : "(null)", err, errlen};
+    struct pctx c = {NULL, path ? path : "(null)", err, errlen, 0};
     if (!path || !out) return fail_at(&c, FOM_EUSAGE, 0, "fom_parse_file: NULL argument");
     *out = NULL;
     /* Read the file ourselves: libxml2's file loader would also accept compressed input and
      * URLs, which a FOM never is. */
     FILE *fp = fopen(path, "rb");
     if (!fp) return fail_at(&c, FOM_EIO, 0, "cannot open: %s", strerror(errno));
-    char *text = malloc(MAX_FILE + 1);
-    if (!text) {
-        fclose(fp);
-        return fail_at(&c, FOM_ENOMEM, 0, "out of memory");
+    /* Read in a buffer that doubles from 64 KiB, up to one byte past the limit. */
+    size_t cap = 0, n = 0;
+    char *text = NULL;
+    int rerr = 0, oom = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (ncap > (size_t)MAX_FILE + 1) ncap = (size_t)MAX_FILE + 1;
+            if (ncap == cap) break; /* over the limit */
+            char *t = realloc(text, ncap);
+            if (!t) {
+                oom = 1;
+                break;
+            }
+            text = t;
+            cap = ncap;
+        }
+        size_t got = fread(text + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0) {
+            rerr = ferror(fp) ? (errno ? errno : EIO) : 0;
+            break;
+        }
     }
-    size_t n = fread(text, 1, MAX_FILE + 1, fp);
-    int rerr = ferror(fp);
     fclose(fp);
     int rc;
-    if (rerr)
-        rc = fail_at(&c, FOM_EIO, 0, "read error");
+    if (oom)
+        rc = fail_at(&c, FOM_ENOMEM, 0, "out of memory");
+    else if (rerr)
+        rc = fail_at(&c, FOM_EIO, 0, "read error: %s", strerror(rerr));
     else if (n > MAX_FILE)
         rc = fail_at(&c, FOM_ESCHEMA, 0, "file over the %d-byte limit", MAX_FILE);
     else
@@ -737,10 +840,11 @@ uint32_t fom_param_count(const struct fom *f) { return f ? f->inter.nmems : 0; }
 static fom_handle t_find(const struct tree *t, const char *name)
 {
     if (!name) return FOM_NONE;
-    int qualified = strchr(name, '.') != NULL;
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        if (strcmp(qualified ? t->nodes[i].qname : t->nodes[i].name, name) == 0) return i + 1;
-    return FOM_NONE;
+    /* Simple names are unique: find the last component, then check the whole path. */
+    const char *last = strrchr(name, '.');
+    fom_handle h = h_get(&t->node_ix, 0, last ? last + 1 : name);
+    if (h == FOM_NONE || (last && strcmp(node_at(t, h)->qname, name) != 0)) return FOM_NONE;
+    return h;
 }
 
 static int t_is_a(const struct tree *t, fom_handle a, fom_handle b)
@@ -752,21 +856,32 @@ static int t_is_a(const struct tree *t, fom_handle a, fom_handle b)
     return 0;
 }
 
+/* Cost O(depth). */
 static fom_handle t_mem_find(const struct tree *t, fom_handle node, const char *name)
 {
-    const struct node *n = node_at(t, node);
-    if (!n || !name) return FOM_NONE;
-    for (uint32_t i = 0; i < n->nall; i++)
-        if (strcmp(mem_at(t, n->all[i])->name, name) == 0) return n->all[i];
+    if (!node_at(t, node) || !name) return FOM_NONE;
+    for (fom_handle a = node; a != FOM_NONE; a = node_at(t, a)->parent) {
+        fom_handle m = h_get(&t->mem_ix, a, name);
+        if (m != FOM_NONE) return m;
+    }
     return FOM_NONE;
 }
 
+/* Members of node and its ancestors, root's first. Cost O(depth + members). */
 static uint32_t t_mems(const struct tree *t, fom_handle node, fom_handle *out, uint32_t cap)
 {
     const struct node *n = node_at(t, node);
     if (!n) return 0;
-    for (uint32_t i = 0; i < n->nall && i < cap; i++) out[i] = n->all[i];
-    return n->nall;
+    fom_handle chain[MAX_DEPTH];
+    uint32_t depth = 0, total = 0;
+    for (fom_handle a = node; a != FOM_NONE && depth < MAX_DEPTH; a = node_at(t, a)->parent)
+        chain[depth++] = a;
+    for (uint32_t d = depth; d-- > 0;) {
+        const struct node *x = node_at(t, chain[d]);
+        for (uint32_t i = 0; i < x->mem_count; i++, total++)
+            if (total < cap) out[total] = x->mem_first + i;
+    }
+    return total;
 }
 
 static int t_has(const struct tree *t, fom_handle node, fom_handle mem)

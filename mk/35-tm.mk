@@ -1,7 +1,19 @@
-# mk/35-tm.mk: time management engine (rti/tm.c, DESIGN.md §5), its conformance tests,
-# integration tests and benchmarks. Owner: H4. See the Makefile header for the variables.
+# mk/35-tm.mk: time management engine (rti/tm.c, DESIGN.md §5), its conformance, unit and
+# integration tests and its benchmarks. Owner: H4. See the Makefile header for the variables.
+# The engine's own tests compile rti/tm.c into themselves (#include) and link only libfom,
+# so a half-finished server module never stops them from building; the integration test and
+# the benchmark run against bin/tempo-rti through libtempo.
 RTISRV_SRCS += rti/tm.c
+
 CONF_TESTS += tests/conformance/tm_scenarios_test
-tm_scenarios_test_LIBS := rtisrv
+tm_scenarios_test_LIBS := fom
 CONF_TESTS += tests/conformance/tm_random_test
-tm_random_test_LIBS := rtisrv
+tm_random_test_LIBS := fom
+UNIT_TESTS += tests/unit/tm_bound_test
+tm_bound_test_LIBS := fom
+
+INTEG_TESTS += tests/integration/tm_patterns_test
+tm_patterns_test_LIBS := client common fom
+
+BENCHES += tests/bench/bench_tm
+bench_tm_LIBS := client common fom

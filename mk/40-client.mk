@@ -32,3 +32,5 @@ UNIT_TESTS += tests/unit/client_conn_test
 client_conn_test_LIBS := client common fom
 INTEG_TESTS += tests/integration/client_fed_test
 client_fed_test_LIBS := client common fom
+BENCHES += tests/bench/bench_client_alloc
+bench_client_alloc_LIBS := client common fom

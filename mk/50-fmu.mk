@@ -16,7 +16,7 @@ fmu_step_test_LIBS := fmu
 fmu_sim_test_LIBS := fmu
 fmu_fault_test_LIBS := fmu
 INTEG_SCRIPTS += tests/integration/fmu_simulate.sh
-FUZZ_TARGETS += tests/fuzz/md_fuzz
+FUZZ_TARGETS += tests/fuzz/md_fuzz tests/fuzz/zip_fuzz
 
 # Fixture binaries of our own (never sanitized: they are dlopen'ed): one that exports only
 # two functions ("missing function" case), one that fails on demand (discard/error paths).
@@ -33,3 +33,6 @@ $(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test: $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
 EXTRA_ALL += $(FMU_FIXTURES)
+BENCHES += tests/bench/fmu_bench
+fmu_bench_LIBS := fmu
+$(O)/tests/bench/fmu_bench: $(FMU_TEST_FMUS)

@@ -33,7 +33,7 @@ $(FMU_DIR)/obj/%.o: examples/fmus/%.c
 	@mkdir -p $(@D)
 	$(CC) $(FMU_CFLAGS) -MMD -MP -c $< -o $@
 
-# The same binaries built with ASan+UBSan, loaded only by the sanitized framework test (a
+# The same binaries built with ASan+UBSan, loaded only by the sanitized fmus_* tests (a
 # sanitized host may load them; an ordinary host may not, so they never go into a .fmu).
 FMU_SAN_CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                   -fno-sanitize-recover=undefined -fPIC -fvisibility=hidden
@@ -73,11 +73,14 @@ $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_k
 .PHONY: fmus
 fmus: $(EXAMPLE_FMUS)
 
-# The framework's own test: dlopens each built model directly (no Tempo loader) and checks
-# the .fmu layout, the XML against the binary, the state machine, and the numbers against
-# analytic solutions. It needs the FMUs built first; its sanitized build loads the sanitized
-# binaries instead, so that the framework itself runs under ASan+UBSan.
-UNIT_TESTS += tests/unit/fmus_framework_test
+# The framework's own tests: they dlopen each built model directly (no Tempo loader).
+# fmus_framework_test checks the .fmu layout, the XML against the binary and the numbers
+# against analytic solutions; fmus_robust_test the state machine, allocation failures and
+# random call sequences. They need the FMUs built first; their sanitized builds load the
+# sanitized binaries instead, so that the framework itself runs under ASan+UBSan.
+FMUS_TESTS := fmus_framework_test fmus_robust_test
+UNIT_TESTS += $(addprefix tests/unit/,$(FMUS_TESTS))
 fmus_framework_test_LIBS := fom
-build/release/tests/unit/fmus_framework_test: $(EXAMPLE_FMUS)
-build/san/tests/unit/fmus_framework_test: $(EXAMPLE_FMUS) $(FMU_SAN_SOS)
+fmus_robust_test_LIBS := fom
+$(addprefix build/release/tests/unit/,$(FMUS_TESTS)): $(EXAMPLE_FMUS)
+$(addprefix build/san/tests/unit/,$(FMUS_TESTS)): $(EXAMPLE_FMUS) $(FMU_SAN_SOS)

@@ -3,23 +3,36 @@
 # See the Makefile header for the variables this fragment fills in.
 RTISRV_SRCS += rti/flog.c rti/flog_read.c
 
-#WIP PROGS += tempo-log
+PROGS += tempo-log
+# The tool links the log and time-management objects directly instead of librtisrv.a, so
+# that it builds while the rest of the server is being written (it needs nothing else).
 tempo-log_SRCS := rti/tlog_main.c rti/tlog_util.c rti/tlog_show.c rti/tlog_json.c \
-                  rti/tlog_stats.c rti/tlog_trace.c rti/tlog_csv.c rti/tlog_explain.c
-tempo-log_LIBS := rtisrv common fom
+                  rti/tlog_stats.c rti/tlog_trace.c rti/tlog_csv.c rti/tlog_explain.c \
+                  rti/tlog_replay.c \
+                  rti/flog.c rti/flog_read.c rti/tm.c
+tempo-log_LIBS := common fom
 
-#WIP UNIT_TESTS += tests/unit/flog_test
-flog_test_LIBS := rtisrv common fom
+# Same reason: the writer/reader objects are linked directly (then libcommon.a again,
+# which they use).
+UNIT_TESTS += tests/unit/flog_test
+flog_test_LIBS := common fom
+FLOG_OBJS = $(O)/rti/flog.o $(O)/rti/flog_read.o
+$(O)/tests/unit/flog_test: $(FLOG_OBJS)
+$(O)/tests/unit/flog_test: private LDFLAGS += $(FLOG_OBJS) $(O)/libcommon.a
 
 # The tool's test writes logs with the writer and runs the tempo-log of the same build on
 # them (the sanitized test runs the sanitized tool).
-#WIP UNIT_TESTS += tests/unit/tlog_cli_test
-tlog_cli_test_LIBS := rtisrv common fom
-$(O)/tests/unit/tlog_cli_test: $(BINDIR)/tempo-log
-$(O)/tests/unit/tlog_cli_test.o: ALL_CFLAGS += -DTLOG_BIN='"$(BINDIR)/tempo-log"'
+UNIT_TESTS += tests/unit/tlog_cli_test
+tlog_cli_test_LIBS := common fom
+$(O)/tests/unit/tlog_cli_test: $(FLOG_OBJS)
+$(O)/tests/unit/tlog_cli_test: private LDFLAGS += $(FLOG_OBJS) $(O)/libcommon.a
+# (BINDIR is set after the fragments are read, so the same rule is spelled out here.)
+TLOG_BIN := $(if $(filter release,$(BUILD)),bin,$(O)/bin)/tempo-log
+$(O)/tests/unit/tlog_cli_test: $(TLOG_BIN)
+$(O)/tests/unit/tlog_cli_test.o: private ALL_CFLAGS += -DTLOG_BIN='"$(TLOG_BIN)"'
 
 # The reader uses only libc: the fuzz builds (which link FOM/COMMON/FMU sources only) get it
 # added here.
-#WIP FUZZ_TARGETS += tests/fuzz/flog_fuzz
-build/fuzz/flog_fuzz: COMMON_SRCS += rti/flog_read.c
+FUZZ_TARGETS += tests/fuzz/flog_fuzz
+build/fuzz/flog_fuzz: private COMMON_SRCS += rti/flog_read.c
 $(O)/tests/fuzz/flog_fuzz_replay: $(O)/rti/flog_read.o

@@ -1,13 +1,7 @@
-/* Connections of the RTI on libevent: accept, split the input stream into frames, queue
- * output (libevent writes it when the loop is idle: one write per batch), enforce the
- * per-connection output limit with back-pressure, and close connections at the end of the
- * current event. Serves DESIGN.md §3, §10, §11; STYLE.md §2.7. Read rti/server.c next.
- *
- * Back-pressure invariant: a connection is read only while it waits for no congested
- * destination (c->waiting == 0). conn_send() pauses hub->current (the sender of the frame
- * being handled) when a destination passes high_water; the destination's write callback
- * resumes its blocked senders when it drains to low_water. A destination that stays
- * congested for stall_ms while someone waits on it is dropped, so nobody waits forever. */
+/* Connections of the RTI on libevent: accept, split the input stream into frames, write
+ * queued output once per event, enforce the per-connection output limit with back-pressure,
+ * and close connections at the end of the current event.
+ * Serves DESIGN.md §3, §10, §11; STYLE.md §2.7, §2.8. Read rti/server.c next. */
 #include "rti/conn.h"
 
 #include "rti/log.h"
@@ -16,7 +10,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <netdb.h>
@@ -30,14 +23,37 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define FLUSH_CLOSE_MS 1000 /* longest wait for an orderly close to write its last frames */
+/* Writing: conn_send() appends to c->out and puts c on the hub's flush list; the flusher (a
+ * manual event, run after the callbacks of the current loop iteration) writes each listed
+ * connection directly, so every frame queued while handling one batch of input leaves in one
+ * write. Only when the kernel buffer is full is a write event added, so a request/reply
+ * exchange costs no extra loop iteration or epoll_ctl (the redis model: write before sleep).
+ *
+ * Back-pressure invariant: a connection is read only while it waits for no congested
+ * destination (c->waiting == 0). conn_send() pauses hub->current (the sender of the frame
+ * being handled) when a destination passes high_water; the destination resumes its blocked
+ * senders when a write drains it to low_water. A destination that stays congested for
+ * stall_ms while someone waits on it is dropped, so nobody waits forever. */
 
-static void read_cb(struct bufferevent *bev, void *arg);
-static void write_cb(struct bufferevent *bev, void *arg);
-static void event_cb(struct bufferevent *bev, short what, void *arg);
+#define FLUSH_CLOSE_MS 1000   /* longest wait for an orderly close to write its last frames */
+#define READ_CHUNK     65536  /* bytes asked of one read() */
+#define READ_BUDGET    262144 /* bytes read per read event before frames are handled */
+
 static void process_input(struct conn *c);
+static void try_write(struct conn *c);
 
 /* ---- freeing ------------------------------------------------------------------------ */
+
+/* Resume c's reading after its last congested destination drained or went away. */
+static void resume(struct conn *p)
+{
+    if (p->state != CONN_OPEN) return;
+    if (!p->reading && !p->eof) {
+        event_add(p->rev, NULL);
+        p->reading = 1;
+    }
+    event_active(p->kick, EV_READ, 0); /* input may already hold whole frames */
+}
 
 /* Remove c from the senders blocked on any destination, and resume those blocked on c. */
 static void unlink_waits(struct conn *c)
@@ -56,10 +72,7 @@ static void unlink_waits(struct conn *c)
     }
     for (size_t i = 0; i < c->n_blocked; i++) {
         struct conn *p = c->blocked[i];
-        if (p->waiting > 0 && --p->waiting == 0 && p->state == CONN_OPEN) {
-            bufferevent_enable(p->bev, EV_READ);
-            event_active(p->kick, EV_READ, 0);
-        }
+        if (p->waiting > 0 && --p->waiting == 0) resume(p);
     }
     c->n_blocked = 0;
 }
@@ -68,6 +81,13 @@ static void conn_free(struct conn *c)
 {
     struct conn_hub *hub = c->hub;
     unlink_waits(c);
+    if (c->dirty) {
+        for (struct conn **p = &hub->dirty_head; *p; p = &(*p)->dirty_next)
+            if (*p == c) {
+                *p = c->dirty_next;
+                break;
+            }
+    }
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -75,10 +95,14 @@ static void conn_free(struct conn *c)
     if (c->next) c->next->prev = c->prev;
     hub->n_conns--;
     if (hub->current == c) hub->current = NULL;
-    if (c->bev) bufferevent_free(c->bev);
+    if (c->rev) event_free(c->rev);
+    if (c->wev) event_free(c->wev);
     if (c->kick) event_free(c->kick);
     if (c->stall) event_free(c->stall);
     if (c->hello) event_free(c->hello);
+    if (c->in) evbuffer_free(c->in);
+    if (c->out) evbuffer_free(c->out);
+    if (c->fd >= 0) evutil_closesocket(c->fd);
     free(c->blocked);
     free(c);
 }
@@ -108,13 +132,13 @@ static void reaper_cb(evutil_socket_t fd, short what, void *arg)
         c->in_close_queue = 0;
         notify_close(c);
         unlink_waits(c);
-        if (c->close_flush && c->bev && evbuffer_get_length(bufferevent_get_output(c->bev))) {
-            /* write_cb frees it once the output is empty; the stall timer bounds the wait */
+        if (c->close_flush && evbuffer_get_length(c->out) > 0) {
+            /* try_write frees it once the output is empty; this timer bounds the wait */
             struct timeval tv = {FLUSH_CLOSE_MS / 1000, (FLUSH_CLOSE_MS % 1000) * 1000};
             event_del(c->stall);
             event_assign(c->stall, hub->base, -1, 0, flush_timeout_cb, c);
             event_add(c->stall, &tv);
-            bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+            try_write(c);
             continue;
         }
         conn_free(c);
@@ -131,8 +155,11 @@ void conn_close(struct conn *c, const char *reason, int flush)
         LOGI("conn", c->label, "closing: %s", c->close_reason);
     else
         LOGW("conn", c->label, "closing: %s", c->close_reason);
-    if (c->bev) bufferevent_disable(c->bev, EV_READ);
-    if (!flush && c->bev) evbuffer_drain(bufferevent_get_output(c->bev), (size_t)-1);
+    if (c->reading) {
+        event_del(c->rev);
+        c->reading = 0;
+    }
+    if (!flush) evbuffer_drain(c->out, evbuffer_get_length(c->out));
     c->close_next = c->hub->close_head;
     c->hub->close_head = c;
     c->in_close_queue = 1;
@@ -148,7 +175,7 @@ void conn_set_label(struct conn *c, const char *label)
 
 size_t conn_queued(const struct conn *c)
 {
-    return c->bev ? evbuffer_get_length(bufferevent_get_output(c->bev)) : 0;
+    return c->out ? evbuffer_get_length(c->out) : 0;
 }
 
 static void stall_cb(evutil_socket_t fd, short what, void *arg)
@@ -177,7 +204,10 @@ static void wait_for(struct conn *src, struct conn *dst)
         dst->cap_blocked = cap;
     }
     dst->blocked[dst->n_blocked++] = src;
-    if (src->waiting++ == 0) bufferevent_disable(src->bev, EV_READ);
+    if (src->waiting++ == 0 && src->reading) {
+        event_del(src->rev);
+        src->reading = 0;
+    }
     LOGD("conn", src->label, "paused: destination %s has %zu bytes queued", dst->label,
          conn_queued(dst));
     if (!event_pending(dst->stall, EV_TIMEOUT, NULL)) {
@@ -186,11 +216,69 @@ static void wait_for(struct conn *src, struct conn *dst)
     }
 }
 
+/* Write what c has queued, without waiting. Partial: watch for writability. Drained to the
+ * low-water mark: resume the senders paused on c. Orderly close done: free c. */
+static void try_write(struct conn *c)
+{
+    while (evbuffer_get_length(c->out) > 0) {
+        int n = evbuffer_write(c->out, c->fd);
+        if (n > 0) continue;
+        int e = EVUTIL_SOCKET_ERROR();
+        if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)) {
+            if (e == EINTR) continue;
+            break;
+        }
+        /* The peer is gone (EPIPE, ECONNRESET...). */
+        if (c->state == CONN_OPEN) {
+            char why[160];
+            snprintf(why, sizeof why, "socket error writing: %s", evutil_socket_error_to_string(e));
+            c->peer_gone = 1;
+            conn_close(c, why, 0);
+        } else {
+            evbuffer_drain(c->out, evbuffer_get_length(c->out));
+        }
+        break;
+    }
+    size_t left = evbuffer_get_length(c->out);
+    if (left > 0 && !c->writing) {
+        event_add(c->wev, NULL);
+        c->writing = 1;
+    } else if (left == 0 && c->writing) {
+        event_del(c->wev);
+        c->writing = 0;
+    }
+    if (c->state == CONN_CLOSING) {
+        if (left == 0 && !c->in_close_queue) conn_free(c);
+        return;
+    }
+    if (c->n_blocked && left <= c->hub->lim.low_water) {
+        LOGD("conn", c->label, "drained: resuming %zu sender(s)", c->n_blocked);
+        event_del(c->stall);
+        unlink_waits(c);
+    }
+}
+
+static void write_cb(evutil_socket_t fd, short what, void *arg)
+{
+    try_write(arg);
+}
+
+/* The flusher: one write per connection for everything queued during this loop iteration. */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn_hub *hub = arg;
+    while (hub->dirty_head) {
+        struct conn *c = hub->dirty_head;
+        hub->dirty_head = c->dirty_next;
+        c->dirty = 0;
+        if (!c->writing) try_write(c); /* try_write may free c: not touched afterwards */
+    }
+}
+
 int conn_send(struct conn *c, const void *bytes, size_t n)
 {
     if (c->state != CONN_OPEN) return -1;
-    struct evbuffer *out = bufferevent_get_output(c->bev);
-    size_t q = evbuffer_get_length(out);
+    size_t q = evbuffer_get_length(c->out);
     const struct conn_limits *lim = &c->hub->lim;
     if (q + n > lim->max_queued) {
         char why[160];
@@ -201,50 +289,41 @@ int conn_send(struct conn *c, const void *bytes, size_t n)
         conn_close(c, why, 0);
         return -1;
     }
-    if (evbuffer_add(out, bytes, n) != 0) {
+    if (evbuffer_add(c->out, bytes, n) != 0) {
         conn_close(c, "out of memory queueing output", 0);
         return -1;
+    }
+    if (!c->dirty) {
+        c->dirty = 1;
+        c->dirty_next = c->hub->dirty_head;
+        c->hub->dirty_head = c;
+        event_active(c->hub->flusher, EV_WRITE, 0);
     }
     struct conn *src = c->hub->current;
     if (q + n > lim->high_water && src && src != c && src->state == CONN_OPEN) wait_for(src, c);
     return 0;
 }
 
-/* The output drained to low_water (or finished an orderly close). */
-static void write_cb(struct bufferevent *bev, void *arg)
-{
-    struct conn *c = arg;
-    if (c->state == CONN_CLOSING && !c->in_close_queue) {
-        if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) conn_free(c);
-        return;
-    }
-    if (c->n_blocked && evbuffer_get_length(bufferevent_get_output(bev)) <= c->hub->lim.low_water) {
-        LOGD("conn", c->label, "drained: resuming %zu sender(s)", c->n_blocked);
-        event_del(c->stall);
-        unlink_waits(c);
-    }
-}
-
 /* ---- input ------------------------------------------------------------------------- */
 
-/* Handle every complete frame buffered for c, unless c closes or pauses. */
+/* Handle every complete frame buffered for c, unless c closes or pauses; then, when the peer
+ * has closed its side and nothing complete is left, close c. */
 static void process_input(struct conn *c)
 {
     struct conn_hub *hub = c->hub;
-    struct evbuffer *in = bufferevent_get_input(c->bev);
     char err[200];
     while (c->state == CONN_OPEN && c->waiting == 0) {
-        size_t avail = evbuffer_get_length(in);
-        if (avail < WIRE_HEADER_SIZE) return;
+        size_t avail = evbuffer_get_length(c->in);
+        if (avail < WIRE_HEADER_SIZE) break;
         uint8_t hdr[WIRE_HEADER_SIZE];
-        evbuffer_copyout(in, hdr, sizeof hdr);
+        evbuffer_copyout(c->in, hdr, sizeof hdr);
         size_t total = 0;
         int rc = wire_split(hdr, sizeof hdr, (uint32_t)hub->lim.max_frame, &total, err, sizeof err);
         if (rc < 0) {
             char hex[WIRE_HEX_BUFSZ];
             uint8_t sample[WIRE_HEX_MAX];
             size_t ns = avail < sizeof sample ? avail : sizeof sample;
-            evbuffer_copyout(in, sample, ns);
+            evbuffer_copyout(c->in, sample, ns);
             wire_hex_sample(sample, ns, hex, sizeof hex);
             char why[sizeof hex + sizeof err + 32];
             snprintf(why, sizeof why, "bad frame: %s; %s", err, hex);
@@ -255,9 +334,8 @@ static void process_input(struct conn *c)
          * only for an empty body: the frame size comes from the header (u32 LE + 8). */
         total = WIRE_HEADER_SIZE + ((size_t)hdr[0] | (size_t)hdr[1] << 8 | (size_t)hdr[2] << 16 |
                                     (size_t)hdr[3] << 24);
-        if (avail < total)
-            return; /* wait for the rest; the read high-water mark bounds the buffer */
-        const uint8_t *frame = evbuffer_pullup(in, (ssize_t)total);
+        if (avail < total) break;
+        const uint8_t *frame = evbuffer_pullup(c->in, (ssize_t)total);
         if (!frame) {
             conn_close(c, "out of memory assembling a frame", 0);
             return;
@@ -266,13 +344,65 @@ static void process_input(struct conn *c)
         rc = hub->ops.on_frame(hub->ctx, c, frame, total);
         hub->current = NULL;
         if (rc < 0 || c->state != CONN_OPEN) return;
-        evbuffer_drain(in, total);
+        evbuffer_drain(c->in, total);
+    }
+    if (c->eof && c->state == CONN_OPEN && c->waiting == 0) {
+        c->peer_gone = 1;
+        conn_close(c,
+                   evbuffer_get_length(c->in) ? "connection closed by peer mid-frame"
+                                              : "connection closed by peer",
+                   1);
     }
 }
 
-static void read_cb(struct bufferevent *bev, void *arg)
+/* One read() straight into c->in (evbuffer_read would add an ioctl per call).
+ * Returns bytes read, 0 at end of stream, -1 with errno set. */
+static ssize_t read_some(struct conn *c)
 {
-    process_input(arg);
+    struct evbuffer_iovec v;
+    if (evbuffer_reserve_space(c->in, READ_CHUNK, &v, 1) < 1) {
+        errno = ENOMEM;
+        return -1;
+    }
+    ssize_t n = read(c->fd, v.iov_base, v.iov_len);
+    v.iov_len = n > 0 ? (size_t)n : 0;
+    evbuffer_commit_space(c->in, &v, 1);
+    return n;
+}
+
+/* Readable: read up to READ_BUDGET bytes (fewer once one frame plus slack is buffered, which
+ * bounds the input kept per connection), then handle the frames. A short read means the
+ * socket is drained: level-triggered epoll reports the rest, so no read ends in EAGAIN. */
+static void read_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    size_t got = 0, cap = c->hub->lim.max_frame + READ_CHUNK;
+    while (got < READ_BUDGET && evbuffer_get_length(c->in) < cap) {
+        ssize_t n = read_some(c);
+        if (n > 0) {
+            got += (size_t)n;
+            if (n < READ_CHUNK) break;
+            continue;
+        }
+        int e = errno;
+        if (n < 0 && e == EINTR) continue;
+        if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK)) break;
+        if (c->reading) {
+            event_del(c->rev);
+            c->reading = 0;
+        }
+        if (n == 0) {
+            c->eof = 1; /* handled by process_input once the buffered frames are served */
+        } else {
+            char why[160];
+            snprintf(why, sizeof why, "socket error: %s", strerror(e));
+            c->peer_gone = 1;
+            conn_close(c, why, 0);
+            return;
+        }
+        break;
+    }
+    process_input(c);
 }
 
 /* Manual event: input was left buffered while c waited; handle it now. */
@@ -286,32 +416,29 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 static void hello_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
-    LOGD("conn", c->label, "DEBUGX hello_cb state %d user %p", c->state, c->user);
     if (c->state != CONN_OPEN || c->user) return;
     char why[96];
     snprintf(why, sizeof why, "handshake timeout: no HELLO within %d ms", c->hub->lim.hello_ms);
     conn_close(c, why, 0);
 }
 
-static void event_cb(struct bufferevent *bev, short what, void *arg)
+/* ---- accepting ---------------------------------------------------------------------- */
+
+static void peer_name(const struct sockaddr *sa, char *peer, size_t len)
 {
-    struct conn *c = arg;
-    if (c->state != CONN_OPEN) {
-        if (!c->in_close_queue)
-            conn_free(c); /* orderly close: the peer went away before reading everything */
-        return;
-    }
-    if (what & BEV_EVENT_EOF) {
-        conn_close(c, "connection closed by peer", 1);
-    } else if (what & BEV_EVENT_ERROR) {
-        char why[160];
-        snprintf(why, sizeof why, "socket error: %s",
-                 evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
-        conn_close(c, why, 0);
+    snprintf(peer, len, "unix");
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+        snprintf(peer, len, "%s:%u", ip, ntohs(in->sin_port));
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        char ip[INET6_ADDRSTRLEN];
+        inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+        snprintf(peer, len, "[%s]:%u", ip, ntohs(in6->sin6_port));
     }
 }
-
-/* ---- accepting ---------------------------------------------------------------------- */
 
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                       void *arg)
@@ -324,50 +451,36 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         return;
     }
     c->hub = hub;
+    c->fd = fd;
     c->id = hub->next_id++;
-    char peer[64] = "unix";
-    if (sa->sa_family == AF_INET) {
-        int one = 1;
+    if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6) {
+        int one = 1; /* requests and replies are small: never wait for Nagle */
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        struct sockaddr_in *in = (struct sockaddr_in *)sa;
-        char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
-        snprintf(peer, sizeof peer, "%s:%u", ip, ntohs(in->sin_port));
-    } else if (sa->sa_family == AF_INET6) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
-        char ip[INET6_ADDRSTRLEN];
-        inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
-        snprintf(peer, sizeof peer, "[%s]:%u", ip, ntohs(in6->sin6_port));
     }
+    char peer[64];
+    peer_name(sa, peer, sizeof peer);
     snprintf(c->label, sizeof c->label, "conn#%llu (%s)", (unsigned long long)c->id, peer);
     evutil_make_socket_nonblocking(fd);
-    c->bev = bufferevent_socket_new(hub->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    c->in = evbuffer_new();
+    c->out = evbuffer_new();
+    c->rev = event_new(hub->base, fd, EV_READ | EV_PERSIST, read_cb, c);
+    c->wev = event_new(hub->base, fd, EV_WRITE | EV_PERSIST, write_cb, c);
     c->kick = event_new(hub->base, -1, 0, kick_cb, c);
     c->stall = event_new(hub->base, -1, 0, stall_cb, c);
     c->hello = event_new(hub->base, -1, 0, hello_cb, c);
-    if (!c->bev || !c->kick || !c->stall || !c->hello) {
-        LOGE("conn", c->label, "out of memory setting up the connection");
-        if (!c->bev) evutil_closesocket(fd);
-        if (c->bev) bufferevent_free(c->bev);
-        if (c->kick) event_free(c->kick);
-        if (c->stall) event_free(c->stall);
-        if (c->hello) event_free(c->hello);
-        free(c);
-        return;
-    }
-    struct timeval htv = {hub->lim.hello_ms / 1000, (hub->lim.hello_ms % 1000) * 1000};
-    event_add(c->hello, &htv);
     c->next = hub->head;
     if (hub->head) hub->head->prev = c;
     hub->head = c;
     hub->n_conns++;
-    /* Input is bounded: libevent stops reading once one maximal frame plus slack is buffered. */
-    bufferevent_setwatermark(c->bev, EV_READ, 0, hub->lim.max_frame + 65536);
-    bufferevent_setwatermark(c->bev, EV_WRITE, hub->lim.low_water, 0);
-    bufferevent_setcb(c->bev, read_cb, write_cb, event_cb, c);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    if (!c->in || !c->out || !c->rev || !c->wev || !c->kick || !c->stall || !c->hello) {
+        LOGE("conn", c->label, "out of memory setting up the connection");
+        conn_free(c);
+        return;
+    }
+    struct timeval htv = {hub->lim.hello_ms / 1000, (hub->lim.hello_ms % 1000) * 1000};
+    event_add(c->hello, &htv);
+    event_add(c->rev, NULL);
+    c->reading = 1;
     LOGD("conn", c->label, "accepted");
 }
 
@@ -398,8 +511,9 @@ int conn_hub_init(struct conn_hub *hub, struct event_base *base, const struct co
     hub->ctx = ctx;
     hub->next_id = 1;
     hub->reaper = event_new(base, -1, 0, reaper_cb, hub);
-    if (!hub->reaper) {
-        snprintf(err, errlen, "conn: event_new failed for the close queue");
+    hub->flusher = event_new(base, -1, 0, flush_cb, hub);
+    if (!hub->reaper || !hub->flusher) {
+        snprintf(err, errlen, "conn: event_new failed for the close queue or the flusher");
         return -1;
     }
     return 0;
@@ -565,5 +679,7 @@ void conn_hub_fini(struct conn_hub *hub)
     while (hub->head)
         conn_free(hub->head);
     if (hub->reaper) event_free(hub->reaper);
-    hub->reaper = NULL;
+    if (hub->flusher) event_free(hub->flusher);
+    hub->reaper = hub->flusher = NULL;
+    hub->dirty_head = NULL;
 }

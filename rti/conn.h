@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct event_base;
-struct bufferevent;
+struct evbuffer;
 struct event;
 struct evconnlistener;
 struct conn_hub;
@@ -39,7 +39,16 @@ enum conn_state {
 /* One client connection. Fields are read by the server; only conn.c writes them. */
 struct conn {
     struct conn_hub *hub;    /* owner */
-    struct bufferevent *bev; /* socket with input/output buffers */
+    int fd;                  /* socket (non-blocking), owned */
+    struct evbuffer *in;     /* bytes read and not yet handled (at most one frame + 256 KiB) */
+    struct evbuffer *out;    /* bytes queued and not yet written */
+    struct event *rev;       /* persistent read event; added while reading */
+    struct event *wev;       /* persistent write event; added only while a write is partial */
+    int reading;             /* 1: rev is added */
+    int writing;             /* 1: wev is added (the kernel buffer was full) */
+    int dirty;               /* 1: on the hub's flush list */
+    int eof;                 /* 1: the peer closed its side; close once input is handled */
+    struct conn *dirty_next; /* flush list link */
     struct event *kick;      /* manual event: resume reading buffered input */
     struct event *stall;     /* timer: congested too long while others wait on us */
     struct event *hello;     /* timer: handshake deadline (closes c if c->user is unset) */
@@ -48,6 +57,7 @@ struct conn {
     void *user;              /* the server's per-connection state, or NULL */
     enum conn_state state;   /* see enum conn_state */
     int close_flush;         /* 1: keep the socket until output is written (or 1 s) */
+    int peer_gone;           /* 1: closed because the peer closed or the socket failed */
     int close_notified;      /* 1: on_close has run */
     char close_reason[600];  /* why it was closed (logged and passed to on_close) */
     struct conn *close_next; /* deferred-close queue link */
@@ -82,6 +92,8 @@ struct conn_hub {
     struct conn *current;    /* connection whose frame is being handled, or NULL */
     struct conn *close_head; /* deferred-close queue */
     struct event *reaper;    /* manual event that drains the deferred-close queue */
+    struct conn *dirty_head; /* connections with output to write at the end of this event */
+    struct event *flusher;   /* manual event that writes them (one write per batch) */
     struct evconnlistener *lst[CONN_MAX_LISTENERS];
     int n_lst;
     char unix_path[108];     /* socket file to unlink at shutdown, "" if none */

@@ -4,6 +4,7 @@
  * Read rti/dm.c next. */
 #include "rti/server_impl.h"
 
+#include "rti/flog.h"
 #include "rti/log.h"
 #include "rti/tm.h"
 
@@ -28,6 +29,13 @@ struct federate *fed_by_handle(struct federation *fx, uint64_t handle)
 static void fed_free(struct federation *fx)
 {
     if (!fx) return;
+    if (fx->flog) {
+        char err[FLOG_ERR_LEN];
+        flog_note(fx->flog, 0, "federation destroyed");
+        if (flog_close(fx->flog, err, sizeof err) < 0)
+            LOGW("flog", "-", "federation '%s': log: %s", fx->name, err);
+        fx->flog = NULL;
+    }
     timesvc_fini(fx);
     om_fini(fx);
     sync_fini(fx);
@@ -80,6 +88,15 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
     if (timesvc_init(fx, err, errlen) != 0) {
         fed_free(fx);
         return STATUS_EREFUSED;
+    }
+    if (s->cfg.flog_dir) {
+        char path[512], lerr[FLOG_ERR_LEN];
+        struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution, 0};
+        if (flog_open_dir(&fx->flog, s->cfg.flog_dir, &info, path, sizeof path, lerr,
+                          sizeof lerr) != FLOG_OK)
+            LOGW("flog", "-", "federation '%s': no federation log: %s", name, lerr);
+        else
+            LOGI("flog", "-", "federation '%s': logging to %s", name, path);
     }
     fx->next = s->feds;
     s->feds = fx;
@@ -215,6 +232,23 @@ void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t 
     free(f);
 }
 
+void fed_flog_check(struct federation *fx)
+{
+    if (fx->flog && !fx->flog_warned && flog_error(fx->flog)[0]) {
+        fx->flog_warned = 1;
+        LOGW("flog", "-", "federation '%s': federation log stopped: %s", fx->name,
+             flog_error(fx->flog));
+    }
+}
+
+int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n)
+{
+    if (!to->conn) return -1;
+    s->frames_out++;
+    flog_frame(to->fx->flog, FLOG_K_SENT, (uint32_t)to->handle, bytes, n);
+    return conn_send(to->conn, bytes, n);
+}
+
 void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,
                    const struct wire_msg *m)
 {
@@ -226,9 +260,6 @@ void fed_broadcast(struct server *s, struct federation *fx, struct federate *ski
     }
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
         struct federate *o = fx->slots[i];
-        if (o && o != skip && o->conn) {
-            s->frames_out++;
-            conn_send(o->conn, s->out.data, s->out.len);
-        }
+        if (o && o != skip) fed_send_bytes(s, o, s->out.data, s->out.len);
     }
 }

@@ -16,15 +16,15 @@
 #include "rti/flog.h"
 
 struct flog {
-    int fd;               /* the log file, -1 once closed */
-    struct buf out;       /* records not yet written; storage reused (only grows) */
-    uint64_t seq;         /* sequence number of the last record appended (0 = none) */
-    uint64_t bytes;       /* bytes appended so far, header included */
-    int stopped;          /* 1: an error stopped logging; calls return FLOG_STOPPED */
-    int status;           /* the negative status that stopped it */
-    flog_clock clock;     /* record stamps; NULL = CLOCK_REALTIME */
-    void *clock_ctx;      /* passed to clock */
-    char path[512];       /* for messages (truncated when longer) */
+    int fd;                 /* the log file, -1 once closed */
+    struct buf out;         /* records not yet written; storage reused (only grows) */
+    uint64_t seq;           /* sequence number of the last record appended (0 = none) */
+    uint64_t bytes;         /* bytes appended so far, header included */
+    int stopped;            /* 1: an error stopped logging; calls return FLOG_STOPPED */
+    int status;             /* the negative status that stopped it */
+    flog_clock clock;       /* record stamps; NULL = CLOCK_REALTIME */
+    void *clock_ctx;        /* passed to clock */
+    char path[512];         /* for messages (truncated when longer) */
     char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
 };
 
@@ -50,11 +50,13 @@ static void put16(uint8_t *p, uint16_t v)
 }
 static void put32(uint8_t *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 static void put64(uint8_t *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static int64_t now_ns(const struct flog *l)
@@ -99,8 +101,8 @@ static int do_flush(struct flog *l)
 {
     if (l->out.len == 0) return FLOG_OK;
     if (write_all(l->fd, l->out.data, l->out.len) != 0)
-        return stop(l, FLOG_EIO, "federation log %s: write failed: %s; logging stopped",
-                    l->path, strerror(errno));
+        return stop(l, FLOG_EIO, "federation log %s: write failed: %s; logging stopped", l->path,
+                    strerror(errno));
     buf_clear(&l->out);
     return FLOG_OK;
 }
@@ -117,8 +119,10 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
         return FLOG_EUSAGE; /* the reader would refuse it: record nothing */
     size_t body = FLOG_REC_FIXED + alen + blen;
     if (buf_reserve(&l->out, FLOG_REC_PREFIX + body) != 0)
-        return stop(l, FLOG_ENOMEM, "federation log %s: out of memory for a %zu-byte record; "
-                    "logging stopped", l->path, body);
+        return stop(l, FLOG_ENOMEM,
+                    "federation log %s: out of memory for a %zu-byte record; "
+                    "logging stopped",
+                    l->path, body);
     uint8_t *p = l->out.data + l->out.len;
     uint8_t *bp = p + FLOG_REC_PREFIX;
     bp[0] = (uint8_t)kind;
@@ -149,8 +153,7 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     size_t nlen = strlen(info->federation), rlen = strlen(res);
     size_t flen = info->fom_text ? info->fom_len : 0;
     size_t hlen = FLOG_FILE_PREFIX + 8 + 4 + nlen + 4 + rlen + 4 + flen;
-    if (nlen > UINT32_MAX || rlen > UINT32_MAX || flen > FLOG_MAX_HEADER ||
-        hlen > FLOG_MAX_HEADER)
+    if (nlen > UINT32_MAX || rlen > UINT32_MAX || flen > FLOG_MAX_HEADER || hlen > FLOG_MAX_HEADER)
         return fail(FLOG_EUSAGE, err, errlen, "flog_open %s: header of %zu bytes is too large",
                     path, hlen);
     struct flog *l = calloc(1, sizeof *l);
@@ -201,8 +204,8 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     return FLOG_OK;
 }
 
-int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *info,
-                  char *path_out, size_t path_cap, char *err, size_t errlen)
+int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *info, char *path_out,
+                  size_t path_cap, char *err, size_t errlen)
 {
     if (!out || !dir || !info || !info->federation)
         return fail(FLOG_EUSAGE, err, errlen, "flog_open_dir: NULL argument");
@@ -210,8 +213,8 @@ int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *in
     size_t i = 0;
     for (const char *c = info->federation; *c && i < 64; c++, i++) {
         char ch = *c;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '.' || ch == '_' || ch == '-';
         name[i] = ok ? ch : '_';
     }
     name[i] = '\0';
@@ -246,8 +249,7 @@ void flog_set_clock(struct flog *l, flog_clock clock, void *ctx)
 
 /* ---- records ----------------------------------------------------------------------------- */
 
-int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame,
-               size_t len)
+int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame, size_t len)
 {
     if (dir != FLOG_K_RECV && dir != FLOG_K_SENT) return l ? FLOG_EUSAGE : FLOG_STOPPED;
     if (!frame && len) return FLOG_EUSAGE;
@@ -286,8 +288,8 @@ int flog_decision(struct flog *l, const tm_decision *d)
     return append(l, FLOG_K_DECISION, d->fed, fx, sizeof fx, why, strlen(why));
 }
 
-int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers,
-                 size_t n, uint64_t token)
+int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers, size_t n,
+                 uint64_t token)
 {
     if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_FIXED - 20) / 4)
         return l ? FLOG_EUSAGE : FLOG_STOPPED;
@@ -299,16 +301,17 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
     put32(fx + 16, (uint32_t)n);
     uint8_t small[4 * 64];
     if (n <= 64) {
-        for (size_t i = 0; i < n; i++) put32(small + 4 * i, receivers[i]);
+        for (size_t i = 0; i < n; i++)
+            put32(small + 4 * i, receivers[i]);
         return append(l, FLOG_K_TM_SEND, sender, fx, sizeof fx, small, 4 * n);
     }
     uint8_t *big = malloc(4 * n);
     if (!big) {
         if (!l || l->stopped) return FLOG_STOPPED;
-        return stop(l, FLOG_ENOMEM, "federation log %s: out of memory; logging stopped",
-                    l->path);
+        return stop(l, FLOG_ENOMEM, "federation log %s: out of memory; logging stopped", l->path);
     }
-    for (size_t i = 0; i < n; i++) put32(big + 4 * i, receivers[i]);
+    for (size_t i = 0; i < n; i++)
+        put32(big + 4 * i, receivers[i]);
     int rc = append(l, FLOG_K_TM_SEND, sender, fx, sizeof fx, big, 4 * n);
     free(big);
     return rc;
@@ -320,9 +323,18 @@ int flog_flush(struct flog *l)
     return do_flush(l);
 }
 
-const char *flog_error(const struct flog *l) { return l ? l->err : ""; }
-uint64_t flog_bytes(const struct flog *l) { return l ? l->bytes : 0; }
-uint64_t flog_records(const struct flog *l) { return l ? l->seq : 0; }
+const char *flog_error(const struct flog *l)
+{
+    return l ? l->err : "";
+}
+uint64_t flog_bytes(const struct flog *l)
+{
+    return l ? l->bytes : 0;
+}
+uint64_t flog_records(const struct flog *l)
+{
+    return l ? l->seq : 0;
+}
 
 int flog_close(struct flog *l, char *err, size_t errlen)
 {

@@ -12,18 +12,19 @@
 
 /* ---- format constants (doc/log.md) ------------------------------------------------------ */
 
-#define FLOG_MAGIC "TEMPOLOG"      /* first 8 bytes of every log file */
-#define FLOG_MAGIC_LEN 8u
-#define FLOG_VERSION 1u            /* the only format version this code writes and reads */
-#define FLOG_FILE_PREFIX 20u       /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
-#define FLOG_REC_PREFIX 8u         /* u32 body_len, u32 crc32 of the body */
-#define FLOG_REC_FIXED 24u         /* body bytes before the payload: kind, 3 zero bytes,
-                                      u32 federate, u64 seq, i64 wall_ns */
-#define FLOG_DECISION_FIXED 40u    /* DECISION payload bytes before the reason text */
-#define FLOG_MAX_RECORD (64u << 20) /* largest body a reader accepts (bytes) */
-#define FLOG_MAX_HEADER (64u << 20) /* largest file header a reader accepts (bytes) */
-#define FLOG_ERR_LEN 256           /* a buffer this big holds every message of this module */
-#define FLOG_FLUSH_BYTES (64u << 10) /* the writer writes once this much is buffered */
+#define FLOG_MAGIC       "TEMPOLOG" /* first 8 bytes of every log file */
+#define FLOG_MAGIC_LEN   8u
+#define FLOG_VERSION     1u  /* the only format version this code writes and reads */
+#define FLOG_FILE_PREFIX 20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
+#define FLOG_REC_PREFIX  8u  /* u32 body_len, u32 crc32 of the body */
+#define FLOG_REC_FIXED                                                                             \
+    24u                                 /* body bytes before the payload: kind, 3 zero bytes,      \
+                                           u32 federate, u64 seq, i64 wall_ns */
+#define FLOG_DECISION_FIXED 40u         /* DECISION payload bytes before the reason text */
+#define FLOG_MAX_RECORD     (64u << 20) /* largest body a reader accepts (bytes) */
+#define FLOG_MAX_HEADER     (64u << 20) /* largest file header a reader accepts (bytes) */
+#define FLOG_ERR_LEN        256         /* a buffer this big holds every message of this module */
+#define FLOG_FLUSH_BYTES    (64u << 10) /* the writer writes once this much is buffered */
 
 /* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
 enum flog_kind {
@@ -41,15 +42,15 @@ enum flog_kind {
 /* Status codes: 0 success, positive informative, negative errors. */
 enum flog_status {
     FLOG_OK = 0,
-    FLOG_STOPPED = 1,     /* writer: logging stopped after an earlier error; call ignored */
-    FLOG_EIO = -1,        /* a system call failed (open, write, fsync, close): err says which */
-    FLOG_ENOMEM = -2,     /* the buffer could not grow; logging stopped */
-    FLOG_EUSAGE = -3,     /* bad arguments (NULL, kind out of range, text over 4 GiB) */
-    FLOG_EMAGIC = -4,     /* reader: not a federation log (magic) */
-    FLOG_EVERSION = -5,   /* reader: a format version this reader does not know */
-    FLOG_ETRUNC = -6,     /* reader: the data ends inside the header or a record */
-    FLOG_ECRC = -7,       /* reader: checksum mismatch (header or record) */
-    FLOG_ECORRUPT = -8    /* reader: a length or field is impossible */
+    FLOG_STOPPED = 1,   /* writer: logging stopped after an earlier error; call ignored */
+    FLOG_EIO = -1,      /* a system call failed (open, write, fsync, close): err says which */
+    FLOG_ENOMEM = -2,   /* the buffer could not grow; logging stopped */
+    FLOG_EUSAGE = -3,   /* bad arguments (NULL, kind out of range, text over 4 GiB) */
+    FLOG_EMAGIC = -4,   /* reader: not a federation log (magic) */
+    FLOG_EVERSION = -5, /* reader: a format version this reader does not know */
+    FLOG_ETRUNC = -6,   /* reader: the data ends inside the header or a record */
+    FLOG_ECRC = -7,     /* reader: checksum mismatch (header or record) */
+    FLOG_ECORRUPT = -8  /* reader: a length or field is impossible */
 };
 
 /** Name of a status code ("FLOG_ETRUNC"); "FLOG_E?" otherwise. Static string. */
@@ -63,7 +64,7 @@ const char *flog_kind_name(unsigned kind);
 unsigned flog_kind_parse(const char *name);
 
 /** CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of @p n bytes, continuing from
- *  @p crc (0 to start). Table driven, about 1 ns per byte. */
+ *  @p crc (0 to start). Slicing-by-8 tables; about 1 ns per byte. */
 uint32_t flog_crc32(uint32_t crc, const void *p, size_t n);
 
 /* ---- writer (rti/flog.c) ------------------------------------------------------------------- */
@@ -97,8 +98,8 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
  *  "<federation>-<YYYYMMDDTHHMMSS>Z-<pid>-<n>.tlog" (characters outside [A-Za-z0-9._-] of
  *  the federation name become '_'). The chosen path is copied to @p path_out when not NULL.
  *  @return as flog_open (FLOG_EIO also when the path would not fit path_cap). */
-int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *info,
-                  char *path_out, size_t path_cap, char *err, size_t errlen);
+int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *info, char *path_out,
+                  size_t path_cap, char *err, size_t errlen);
 
 /** Replace the clock used for record stamps (NULL restores CLOCK_REALTIME). */
 void flog_set_clock(struct flog *l, flog_clock clock, void *ctx);
@@ -113,8 +114,7 @@ void flog_set_clock(struct flog *l, flog_clock clock, void *ctx);
 
 /** A frame received from (FLOG_K_RECV) or queued for (FLOG_K_SENT) federate @p fed
  *  (0 = a connection not joined yet). The bytes are copied. */
-int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame,
-               size_t len);
+int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame, size_t len);
 
 /** Federate @p fed joined under @p name (not NULL). */
 int flog_joined(struct flog *l, uint32_t fed, const char *name);
@@ -129,8 +129,8 @@ int flog_decision(struct flog *l, const tm_decision *d);
 /** The tm_send call the RTI makes for a time-stamped or receive-order message: the same
  *  arguments (sender, ts, receivers, token). Lets tempo-log re-run the time management
  *  exactly (doc/log.md, "explain"). */
-int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers,
-                 size_t n, uint64_t token);
+int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers, size_t n,
+                 uint64_t token);
 
 /** Free text (e.g. "federation destroyed"); @p fed may be 0. */
 int flog_note(struct flog *l, uint32_t fed, const char *text);
@@ -163,7 +163,7 @@ struct flog_header {
     uint32_t federation_len;
     const char *resolution; /* seconds per tick as text */
     uint32_t resolution_len;
-    const char *fom;        /* FOM XML text (fom_len may be 0) */
+    const char *fom; /* FOM XML text (fom_len may be 0) */
     uint32_t fom_len;
 };
 
@@ -183,21 +183,21 @@ struct flog_decision {
 
 /** A TM_SEND payload decoded. */
 struct flog_tm_send {
-    int64_t ts;                 /* time stamp, TM_NO_TIME for receive order */
-    uint64_t token;             /* the server's message token */
-    uint32_t n;                 /* receivers */
-    const uint8_t *receivers;   /* n x u32 little-endian, into the caller's bytes */
+    int64_t ts;               /* time stamp, TM_NO_TIME for receive order */
+    uint64_t token;           /* the server's message token */
+    uint32_t n;               /* receivers */
+    const uint8_t *receivers; /* n x u32 little-endian, into the caller's bytes */
 };
 
 /** One record. Pointers point into the caller's bytes. */
 struct flog_record {
-    uint64_t index;           /* 1 for the first record of the file, 2, ... */
-    uint64_t offset;          /* byte offset of the record's length field in the file */
-    uint8_t kind;             /* enum flog_kind */
-    uint32_t fed;             /* federate handle (0 = none / not joined yet) */
-    uint64_t seq;             /* sequence number written by the RTI (1, 2, ... per log) */
-    int64_t wall_ns;          /* wall-clock stamp, ns since the epoch */
-    const uint8_t *payload;   /* kind-specific bytes (doc/log.md) */
+    uint64_t index;         /* 1 for the first record of the file, 2, ... */
+    uint64_t offset;        /* byte offset of the record's length field in the file */
+    uint8_t kind;           /* enum flog_kind */
+    uint32_t fed;           /* federate handle (0 = none / not joined yet) */
+    uint64_t seq;           /* sequence number written by the RTI (1, 2, ... per log) */
+    int64_t wall_ns;        /* wall-clock stamp, ns since the epoch */
+    const uint8_t *payload; /* kind-specific bytes (doc/log.md) */
     uint32_t payload_len;
     struct flog_decision dec; /* filled for FLOG_K_DECISION */
     struct flog_tm_send send; /* filled for FLOG_K_TM_SEND */
@@ -205,11 +205,11 @@ struct flog_record {
 
 /** Reading position in a log held in memory. */
 struct flog_reader {
-    const uint8_t *p;        /* the log bytes (caller-owned, must outlive the reader) */
-    size_t n;                /* bytes at p */
-    size_t off;              /* next record's offset */
-    uint64_t count;          /* records returned so far */
-    struct flog_header hdr;  /* filled by flog_reader_init */
+    const uint8_t *p;       /* the log bytes (caller-owned, must outlive the reader) */
+    size_t n;               /* bytes at p */
+    size_t off;             /* next record's offset */
+    uint64_t count;         /* records returned so far */
+    struct flog_header hdr; /* filled by flog_reader_init */
 };
 
 /** Check the magic and version and decode the header. The version is checked before
@@ -219,8 +219,7 @@ struct flog_reader {
  *          FLOG_ETRUNC (data ends inside the header: err gives the byte offset);
  *          FLOG_ECRC; FLOG_ECORRUPT (a length inside the header overruns it);
  *          FLOG_EUSAGE (r NULL). */
-int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err,
-                     size_t errlen);
+int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err, size_t errlen);
 
 /** Decode the next record. Every length is checked before use; on any error the reader does
  *  not advance (calling again gives the same error).
@@ -228,8 +227,7 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
  *          FLOG_ETRUNC the log is cut inside record N (err: "log cut at byte offset X inside
  *          record N: header says B bytes, A present"); FLOG_ECRC record N fails its checksum;
  *          FLOG_ECORRUPT an impossible length or kind in record N; FLOG_EUSAGE. */
-int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err,
-                     size_t errlen);
+int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen);
 
 /** Receiver number @p i (< s->n) of a TM_SEND record. */
 uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i);

@@ -16,23 +16,34 @@
 const char *flog_strerror(int status)
 {
     switch (status) {
-    case FLOG_OK: return "FLOG_OK";
-    case FLOG_STOPPED: return "FLOG_STOPPED";
-    case FLOG_EIO: return "FLOG_EIO";
-    case FLOG_ENOMEM: return "FLOG_ENOMEM";
-    case FLOG_EUSAGE: return "FLOG_EUSAGE";
-    case FLOG_EMAGIC: return "FLOG_EMAGIC";
-    case FLOG_EVERSION: return "FLOG_EVERSION";
-    case FLOG_ETRUNC: return "FLOG_ETRUNC";
-    case FLOG_ECRC: return "FLOG_ECRC";
-    case FLOG_ECORRUPT: return "FLOG_ECORRUPT";
-    default: return "FLOG_E?";
+    case FLOG_OK:
+        return "FLOG_OK";
+    case FLOG_STOPPED:
+        return "FLOG_STOPPED";
+    case FLOG_EIO:
+        return "FLOG_EIO";
+    case FLOG_ENOMEM:
+        return "FLOG_ENOMEM";
+    case FLOG_EUSAGE:
+        return "FLOG_EUSAGE";
+    case FLOG_EMAGIC:
+        return "FLOG_EMAGIC";
+    case FLOG_EVERSION:
+        return "FLOG_EVERSION";
+    case FLOG_ETRUNC:
+        return "FLOG_ETRUNC";
+    case FLOG_ECRC:
+        return "FLOG_ECRC";
+    case FLOG_ECORRUPT:
+        return "FLOG_ECORRUPT";
+    default:
+        return "FLOG_E?";
     }
 }
 
 static const char *const kind_names[FLOG_K_END] = {
-    [FLOG_K_RECV] = "RECV",       [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
-    [FLOG_K_LOST] = "LOST",       [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
+    [FLOG_K_RECV] = "RECV", [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
+    [FLOG_K_LOST] = "LOST", [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
     [FLOG_K_NOTE] = "NOTE",
 };
 
@@ -49,37 +60,62 @@ unsigned flog_kind_parse(const char *name)
     return 0;
 }
 
-/* Table for the reflected IEEE polynomial, built on first use. Building it twice from two
- * threads writes the same values, so the race is benign; tempo-log and the RTI are single
- * threaded anyway. */
-static uint32_t crc_table[256];
+/* Slicing-by-8 tables for the reflected IEEE polynomial, built on first use: tab[0] is the
+ * classic byte table, tab[k][i] the CRC of byte i followed by k zero bytes. Eight bytes cost
+ * eight lookups instead of eight dependent steps (about 4x faster than byte at a time, which
+ * matters because the writer checksums every frame the RTI logs). Building the tables twice
+ * from two threads writes the same values, so the race is benign; tempo-log and the RTI are
+ * single threaded anyway. */
+static uint32_t crc_tab[8][256];
 static int crc_ready;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_tab[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int k = 1; k < 8; k++)
+            crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^ crc_tab[0][crc_tab[k - 1][i] & 0xFFu];
+    crc_ready = 1;
+}
 
 uint32_t flog_crc32(uint32_t crc, const void *p, size_t n)
 {
-    if (!crc_ready) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            crc_table[i] = c;
-        }
-        crc_ready = 1;
-    }
+    if (!crc_ready) crc_init();
     const uint8_t *b = p;
     crc = ~crc;
-    for (size_t i = 0; i < n; i++) crc = crc_table[(crc ^ b[i]) & 0xFFu] ^ (crc >> 8);
+    for (; n >= 8; n -= 8, b += 8) {
+        uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                             (uint32_t)b[3] << 24);
+        uint32_t hi =
+            (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+        crc = crc_tab[7][lo & 0xFFu] ^ crc_tab[6][(lo >> 8) & 0xFFu] ^
+              crc_tab[5][(lo >> 16) & 0xFFu] ^ crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xFFu] ^
+              crc_tab[2][(hi >> 8) & 0xFFu] ^ crc_tab[1][(hi >> 16) & 0xFFu] ^ crc_tab[0][hi >> 24];
+    }
+    for (; n > 0; n--, b++)
+        crc = crc_tab[0][(crc ^ *b) & 0xFFu] ^ (crc >> 8);
     return ~crc;
 }
 
 /* ---- little-endian helpers --------------------------------------------------------------- */
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
 static uint32_t get32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-static uint64_t get64(const uint8_t *p) { return get32(p) | ((uint64_t)get32(p + 4) << 32); }
+static uint64_t get64(const uint8_t *p)
+{
+    return get32(p) | ((uint64_t)get32(p + 4) << 32);
+}
 
 static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -108,8 +144,7 @@ static int take_str(const uint8_t *p, size_t end, size_t *off, const char **s, u
     return 0;
 }
 
-int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err,
-                     size_t errlen)
+int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
     if (!r || (!p && n)) return fail(FLOG_EUSAGE, err, errlen, "flog_reader_init: NULL argument");
     memset(r, 0, sizeof *r);
@@ -138,12 +173,10 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
     if (flags != 0)
         return fail(FLOG_ECORRUPT, err, errlen, "file header: flags 0x%04x must be 0", flags);
     if (hlen < FLOG_FILE_PREFIX + 8 + 12 || hlen > FLOG_MAX_HEADER)
-        return fail(FLOG_ECORRUPT, err, errlen, "file header: header_len %u is impossible",
-                    hlen);
+        return fail(FLOG_ECORRUPT, err, errlen, "file header: header_len %u is impossible", hlen);
     if (n < hlen)
         return fail(FLOG_ETRUNC, err, errlen,
-                    "log cut at byte offset %zu inside the file header (header_len %u)", n,
-                    hlen);
+                    "log cut at byte offset %zu inside the file header (header_len %u)", n, hlen);
     uint32_t got = flog_crc32(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX);
     if (got != crc)
         return fail(FLOG_ECRC, err, errlen,
@@ -157,11 +190,10 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
         take_str(p, hlen, &off, &h->resolution, &h->resolution_len) ||
         take_str(p, hlen, &off, &h->fom, &h->fom_len))
         return fail(FLOG_ECORRUPT, err, errlen,
-                    "file header: a string length at offset %zu overruns header_len %u", off,
-                    hlen);
+                    "file header: a string length at offset %zu overruns header_len %u", off, hlen);
     if (off != hlen)
-        return fail(FLOG_ECORRUPT, err, errlen,
-                    "file header: %u bytes left after the FOM text", hlen - (uint32_t)off);
+        return fail(FLOG_ECORRUPT, err, errlen, "file header: %u bytes left after the FOM text",
+                    hlen - (uint32_t)off);
     r->off = hlen;
     return FLOG_OK;
 }
@@ -206,8 +238,8 @@ static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
         s->token = get64(q + 8);
         s->n = get32(q + 16);
         if ((uint64_t)s->n * 4u != (uint64_t)n - 20u) {
-            fail(0, err, errlen, "TM_SEND payload: %u receivers need %llu bytes, %u present",
-                 s->n, (unsigned long long)s->n * 4u, n - 20u);
+            fail(0, err, errlen, "TM_SEND payload: %u receivers need %llu bytes, %u present", s->n,
+                 (unsigned long long)s->n * 4u, n - 20u);
             return -1;
         }
         s->receivers = q + 20;

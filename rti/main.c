@@ -27,6 +27,8 @@ static void usage(FILE *out)
             "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --secret TEXT           shared secret every JOIN must carry\n"
+            "  --log DIR               write a federation log per federation into DIR\n"
+            "                          (read it with tempo-log; doc/log.md)\n"
             "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
             "  --help                  this text\n"
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
@@ -114,6 +116,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             cfg.max_federates = (uint32_t)n;
+        } else if (strcmp(a, "--log") == 0) {
+            cfg.flog_dir = v;
         } else if (strcmp(a, "--secret") == 0) {
             cfg.secret = v;
         } else if (strcmp(a, "--log-level") == 0) {

@@ -149,10 +149,8 @@ static void deliver(struct server *s, struct federate *to, int tso, const struct
 {
     if (tso)
         timesvc_add(s, to, frame->data, frame->len);
-    else if (to->conn) {
-        s->frames_out++;
-        conn_send(to->conn, frame->data, frame->len);
-    }
+    else
+        fed_send_bytes(s, to, frame->data, frame->len);
 }
 
 static int encode(struct server *s, struct buf *b, const struct wire_msg *m)
@@ -301,7 +299,6 @@ static int do_update(struct server *s, struct federate *f, const struct wire_msg
         return STATUS_EREFUSED;
     }
     int tso = m->time != WIRE_TIME_NONE;
-    if (tso) timesvc_begin(s, f, m->time);
     struct wire_msg r;
     wire_msg_init(&r, WIRE_REFLECT);
     r.a = o->handle;
@@ -309,7 +306,20 @@ static int do_update(struct server *s, struct federate *f, const struct wire_msg
     r.c = f->handle;
     r.time = m->time;
     r.str[0] = m->str[0];
-    int full_ready = 0;
+    r.nvalues = m->nvalues;
+    r.values_raw = m->values_raw;
+    r.values_raw_len = m->values_raw_len;
+    /* The unfiltered reflection first: it is the largest one, so if it fits every filtered
+     * one fits, and an update whose reflection would pass --max-frame is refused to its
+     * sender instead of being lost. */
+    if (encode(s, &s->fan_full, &r) != WIRE_OK) {
+        snprintf(err, errlen,
+                 "UPDATE of '%s': its reflection would exceed the frame limit "
+                 "(--max-frame %zu)",
+                 o->name, s->hub.lim.max_frame);
+        return STATUS_EINVAL;
+    }
+    if (tso) timesvc_begin(s, f, m->time);
     dm_routes_update(fx);
     const struct route_list *l = &fx->cls_routes[o->cls];
     for (uint32_t i = 0; i < l->n; i++) {
@@ -324,23 +334,14 @@ static int do_update(struct server *s, struct federate *f, const struct wire_msg
             if (dm_subscribes_attr(to, l->v[i].known, v.handle)) s->vals[n++] = v;
         if (n == 0) continue;
         if (n == m->nvalues) {
-            if (!full_ready) {
-                r.nvalues = m->nvalues;
-                r.values = NULL;
-                r.values_raw = m->values_raw;
-                r.values_raw_len = m->values_raw_len;
-                if (encode(s, &s->fan_full, &r) != WIRE_OK) continue;
-                full_ready = 1;
-            }
             deliver(s, to, tso, &s->fan_full);
-        } else {
-            r.nvalues = n;
-            r.values = s->vals;
-            r.values_raw = NULL;
-            r.values_raw_len = 0;
-            if (encode(s, &s->fan, &r) != WIRE_OK) continue;
-            deliver(s, to, tso, &s->fan);
+            continue;
         }
+        r.nvalues = n;
+        r.values = s->vals;
+        r.values_raw = NULL;
+        r.values_raw_len = 0;
+        if (encode(s, &s->fan, &r) == WIRE_OK) deliver(s, to, tso, &s->fan);
     }
     return tso ? timesvc_commit(s, f, err, errlen) : STATUS_OK;
 }
@@ -432,13 +433,27 @@ static int do_interaction(struct server *s, struct federate *f, const struct wir
         return STATUS_EREFUSED;
     }
     int tso = m->time != WIRE_TIME_NONE;
-    if (tso) timesvc_begin(s, f, m->time);
     struct wire_msg r;
     wire_msg_init(&r, WIRE_RECEIVE_INTERACTION);
     r.code = tso ? WIRE_ORDER_TSO : WIRE_ORDER_RO;
     r.c = f->handle;
     r.time = m->time;
     r.str[0] = m->str[0];
+    r.a = ic;
+    r.nvalues = m->nvalues;
+    r.values_raw = m->values_raw;
+    r.values_raw_len = m->values_raw_len;
+    /* As for updates: the largest delivery must fit in a frame, or the send is refused. */
+    if (encode(s, &s->fan_full, &r) != WIRE_OK) {
+        snprintf(err, errlen,
+                 "SEND_INTERACTION '%s': the delivery would exceed the frame limit "
+                 "(--max-frame %zu)",
+                 fom_inter_qname(fx->fom, ic), s->hub.lim.max_frame);
+        return STATUS_EINVAL;
+    }
+    r.values_raw = NULL;
+    r.values_raw_len = 0;
+    if (tso) timesvc_begin(s, f, m->time);
     dm_routes_update(fx);
     const struct route_list *l = &fx->inter_routes[ic];
     for (uint32_t i = 0; i < l->n; i++) {
@@ -446,10 +461,14 @@ static int do_interaction(struct server *s, struct federate *f, const struct wir
         if (to == f) continue;
         /* Received as the class it subscribes to, with that class's parameters only. */
         fom_handle known = l->v[i].known;
+        if (known == ic) {
+            deliver(s, to, tso, &s->fan_full);
+            continue;
+        }
         uint32_t n = 0;
         wire_value_iter_init(&it, m);
         while (wire_value_next(&it, &v))
-            if (known == ic || fom_inter_has_param(fx->fom, known, v.handle)) s->vals[n++] = v;
+            if (fom_inter_has_param(fx->fom, known, v.handle)) s->vals[n++] = v;
         r.a = known;
         r.nvalues = n;
         r.values = s->vals;

@@ -4,6 +4,7 @@
  * Read rti/federation.c next. */
 #include "rti/server_impl.h"
 
+#include "rti/flog.h"
 #include "rti/log.h"
 
 #include <event2/event.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #define SERVER_SOFTWARE "tempo-rti 0.1"
+#define FLOG_FLUSH_MS   200 /* federation logs reach the disk at least this often */
 
 /* ---- sending ---------------------------------------------------------------------------- */
 
@@ -27,6 +29,8 @@ int server_send(struct server *s, struct conn *c, const struct wire_msg *m)
         return -1;
     }
     LOGT("server", c->label, "send %s (%zu bytes)", wire_type_name(m->type), s->out.len);
+    const struct client *cl = c->user;
+    if (cl && cl->fed) return fed_send_bytes(s, cl->fed, s->out.data, s->out.len);
     s->frames_out++;
     return conn_send(c, s->out.data, s->out.len);
 }
@@ -233,7 +237,7 @@ static void announce_join(struct server *s, struct federate *f)
 
 /* JOIN: secret, federation (created when asked), FOM fingerprint, unique name. */
 static void handle_join(struct server *s, struct conn *c, struct client *cl,
-                        const struct wire_msg *m)
+                        const struct wire_msg *m, const uint8_t *frame, size_t len)
 {
     char fxname[RTI_NAME_MAX], name[RTI_NAME_MAX], err[RTI_ERR_MAX];
     if (cl->fed) {
@@ -284,6 +288,8 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
     }
     cl->fed = f;
     conn_set_label(c, f->name);
+    flog_joined(fx->flog, (uint32_t)f->handle, f->name);
+    flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);
     struct wire_msg r;
     wire_msg_init(&r, WIRE_JOIN_OK);
     r.req = m->req;
@@ -398,7 +404,7 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
         handle_destroy(s, c, cl, &m);
         return 0;
     case WIRE_JOIN:
-        handle_join(s, c, cl, &m);
+        handle_join(s, c, cl, &m, frame, len);
         return 0;
     default:
         break;
@@ -409,6 +415,7 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
         server_refuse(s, c, m.req, m.type, STATUS_ESTATE, err);
         return 0;
     }
+    flog_frame(cl->fed->fx->flog, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
     dispatch_joined(s, c, cl, &m);
     return 0;
 }
@@ -421,11 +428,12 @@ static void on_close(void *ctx, struct conn *c, const char *reason)
     if (!cl) return;
     if (cl->fed) {
         struct federate *f = cl->fed;
-        uint32_t why = WIRE_REASON_DISCONNECTED;
-        if (strncmp(reason, "connection closed by peer", 25) != 0 &&
-            strncmp(reason, "RTI shutting down", 17) != 0)
-            why = WIRE_REASON_EXPELLED;
+        /* The peer left (or its socket failed, or the RTI stops): disconnected; the RTI
+         * closed it for a reason of its own (bad frame, too slow): expelled. */
+        uint32_t why =
+            c->peer_gone || s->stopping ? WIRE_REASON_DISCONNECTED : WIRE_REASON_EXPELLED;
         cl->fed = NULL;
+        flog_lost(f->fx->flog, (uint32_t)f->handle, reason);
         LOGW("fed", f->name, "connection lost (%s): resigning it, %s its objects", reason,
              f->resign_action == WIRE_RESIGN_KEEP_OBJECTS ? "keeping" : "deleting");
         fed_resign(s, f, f->resign_action, why, reason);
@@ -451,6 +459,17 @@ static void usr1_cb(evutil_socket_t sig, short what, void *arg)
               s->n_federations, s->hub.n_conns);
     for (struct federation *fx = s->feds; fx; fx = fx->next)
         timesvc_dump(s, fx);
+}
+
+/* Every FLOG_FLUSH_MS: write the buffered federation log records, so that a crash loses at
+ * most that much; report a writer that stopped. */
+static void flog_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct server *s = arg;
+    for (struct federation *fx = s->feds; fx; fx = fx->next) {
+        flog_flush(fx->flog);
+        fed_flog_check(fx);
+    }
 }
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
@@ -495,6 +514,14 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
         snprintf(err, errlen, "cannot install signal handlers (evsignal_add)");
         goto fail;
     }
+    if (s->cfg.flog_dir) {
+        struct timeval tv = {0, FLOG_FLUSH_MS * 1000};
+        s->flog_timer = event_new(s->base, -1, EV_PERSIST, flog_timer_cb, s);
+        if (!s->flog_timer || event_add(s->flog_timer, &tv) != 0) {
+            snprintf(err, errlen, "cannot start the federation log timer");
+            goto fail;
+        }
+    }
     /* A client that vanishes mid-write must not kill the RTI. */
     signal(SIGPIPE, SIG_IGN);
     *out = s;
@@ -530,6 +557,7 @@ void server_free(struct server *s)
     if (s->sigint) event_free(s->sigint);
     if (s->sigterm) event_free(s->sigterm);
     if (s->sigusr1) event_free(s->sigusr1);
+    if (s->flog_timer) event_free(s->flog_timer);
     buf_fini(&s->out);
     buf_fini(&s->fan);
     buf_fini(&s->fan_full);

@@ -22,6 +22,7 @@ struct server_config {
     int hello_ms;           /* ms a new connection has for the handshake (default 10 s) */
     uint32_t max_federates; /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
     const char *secret;     /* shared secret every JOIN must carry, NULL = none */
+    const char *flog_dir;   /* directory for federation logs (doc/log.md), NULL = none */
 };
 
 struct server;

@@ -100,6 +100,8 @@ struct federation {
     struct syncpt *syncs;    /* pending synchronization points */
     struct tm_state *tm;     /* time management (rti/tm.h), NULL when none */
     struct tsoq *tsoq;       /* payloads of queued TSO messages (timesvc.c) */
+    struct flog *flog;       /* federation log writer (rti/flog.h), NULL when not logging */
+    int flog_warned;         /* 1: the writer's failure has been logged */
     struct federation *next; /* server's list */
 };
 
@@ -121,6 +123,7 @@ struct server {
     struct wire_value *vals; /* scratch array of values, vals_cap entries */
     uint32_t vals_cap;
     struct event *sigint, *sigterm, *sigusr1;
+    struct event *flog_timer; /* flushes the federation logs every FLOG_FLUSH_MS */
     int stopping;
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
@@ -154,6 +157,11 @@ int fed_join(struct server *s, struct federation *fx, const char *name, struct c
 /* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
 void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
                 const char *why);
+/* Queue encoded frame bytes for a joined federate (and record them in the federation log).
+ * Returns 0, or -1 when it has no connection or the connection is gone. */
+int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n);
+/* The federation log's writer failed: log why, once. */
+void fed_flog_check(struct federation *fx);
 /* Send m to every joined federate of fx except skip (may be NULL). */
 void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,
                    const struct wire_msg *m);

@@ -1,11 +1,10 @@
-/* Time-management glue between the server and the pure engine rti/tm.c: routes every
- * time-management request to tm, keeps the payloads of time-stamped messages until tm
- * delivers or discards them, and sends tm's decisions (grants, deliveries, enable
- * confirmations) in the order tm makes them. Logs every grant with tm's reason at debug level
- * ("who blocks whom"). Serves DESIGN.md §3 (TSO queued at the RTI) and §5.
- * Read rti/tm.h for the engine's contract, then doc/rti.md. */
+/* Time-management glue between the server and the pure engine rti/tm.c: routes requests to
+ * tm, keeps time-stamped payloads until tm delivers or discards them, sends tm's decisions in
+ * its order and logs each grant with tm's reason ("who blocks whom").
+ * Serves DESIGN.md §3 (TSO queued at the RTI) and §5. Read rti/tm.h, then doc/rti.md. */
 #include "rti/server_impl.h"
 
+#include "rti/flog.h"
 #include "rti/log.h"
 #include "rti/tm.h"
 
@@ -134,10 +133,7 @@ static void release(struct server *s, struct federation *fx, const tm_decision *
         if (to) to->tso_bytes -= m->ent[i].len;
         uint8_t *frame = m->data.data + m->ent[i].off;
         set_order(frame, d->tso);
-        if (send && to && to->conn) {
-            s->frames_out++;
-            conn_send(to->conn, frame, m->ent[i].len);
-        }
+        if (send && to) fed_send_bytes(s, to, frame, m->ent[i].len);
         break;
     }
     finish_one(fx->tsoq, m);
@@ -150,6 +146,7 @@ static void sink(void *ctx, const tm_decision *d)
     struct server *s = fx->srv;
     struct federate *f = fed_by_handle(fx, d->fed);
     struct wire_msg m;
+    flog_decision(fx->flog, d);
     switch (d->kind) {
     case TM_D_DELIVER:
         release(s, fx, d, 1);
@@ -326,6 +323,7 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
     m->remaining = m->n;
     if (m->n) q->live++;
     char terr[TM_ERR_LEN];
+    flog_tm_send(f->fx->flog, (uint32_t)f->handle, q->ts, q->recv, m->n, (uint64_t)(uintptr_t)m);
     int rc = tm_send(f->fx->tm, (tm_fed)f->handle, q->ts, q->recv, m->n, (uint64_t)(uintptr_t)m,
                      terr, sizeof terr);
     if (rc != TM_OK) {

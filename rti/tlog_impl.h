@@ -12,43 +12,43 @@
 #include "rti/flog.h"
 #include "rti/wire.h"
 
-#define TLOG_NAME_MAX 128      /* bytes of a federate or object name kept, NUL included */
+#define TLOG_NAME_MAX   128        /* bytes of a federate or object name kept, NUL included */
 #define TLOG_MAX_HANDLE (1u << 24) /* federate / object handles above this are not mapped */
 
 /* One object instance seen in the log. */
 struct tlog_obj {
-    fom_handle cls;               /* class, FOM_NONE when unknown */
-    char name[TLOG_NAME_MAX];     /* "" when unknown */
+    fom_handle cls;           /* class, FOM_NONE when unknown */
+    char name[TLOG_NAME_MAX]; /* "" when unknown */
 };
 
 /* A loaded log and what the first pass learned from it. */
 struct tlog {
-    const char *path;            /* as given on the command line */
-    uint8_t *data;               /* the whole file (owned) */
-    size_t len;                  /* bytes at data */
-    struct flog_header hdr;      /* points into data */
-    double resolution;           /* seconds per tick (from the header; 1e-9 when unreadable) */
-    struct fom *fom;             /* parsed FOM, NULL when the header's FOM does not parse */
-    char fom_err[FOM_ERRLEN];    /* why fom is NULL */
+    const char *path;             /* as given on the command line */
+    uint8_t *data;                /* the whole file (owned) */
+    size_t len;                   /* bytes at data */
+    struct flog_header hdr;       /* points into data */
+    double resolution;            /* seconds per tick (from the header; 1e-9 when unreadable) */
+    struct fom *fom;              /* parsed FOM, NULL when the header's FOM does not parse */
+    char fom_err[FOM_ERRLEN];     /* why fom is NULL */
     char (*names)[TLOG_NAME_MAX]; /* [handle]: federate name, "" unknown; names_cap entries */
     uint32_t names_cap;
-    struct tlog_obj *objs;       /* [handle]: objects, objs_cap entries */
+    struct tlog_obj *objs; /* [handle]: objects, objs_cap entries */
     uint32_t objs_cap;
-    uint64_t records;            /* complete records */
-    int64_t last_wall_ns;        /* stamp of the last complete record (start when none) */
-    int cut;                     /* 0 clean end; else the reader's error status */
-    char cut_msg[FLOG_ERR_LEN];  /* the reader's message when cut != 0 */
+    uint64_t records;           /* complete records */
+    int64_t last_wall_ns;       /* stamp of the last complete record (start when none) */
+    int cut;                    /* 0 clean end; else the reader's error status */
+    char cut_msg[FLOG_ERR_LEN]; /* the reader's message when cut != 0 */
 };
 
 /* One record with its frame decoded (RECV/SENT). */
 struct tlog_rec {
-    struct flog_record r;   /* the raw record */
-    int has_msg;            /* 1: msg holds the decoded frame */
-    struct wire_msg msg;    /* decoded frame (points into the log) */
-    char msg_err[128];      /* frame kinds: why the frame does not decode */
-    int64_t ltime;          /* logical time the record concerns (ticks), TM_NO_TIME if none */
-    fom_handle cls;         /* object class concerned, FOM_NONE if none */
-    fom_handle inter;       /* interaction class concerned, FOM_NONE if none */
+    struct flog_record r; /* the raw record */
+    int has_msg;          /* 1: msg holds the decoded frame */
+    struct wire_msg msg;  /* decoded frame (points into the log) */
+    char msg_err[128];    /* frame kinds: why the frame does not decode */
+    int64_t ltime;        /* logical time the record concerns (ticks), TM_NO_TIME if none */
+    fom_handle cls;       /* object class concerned, FOM_NONE if none */
+    fom_handle inter;     /* interaction class concerned, FOM_NONE if none */
 };
 
 /* Record filters of `show` (and the options parsed for every subcommand). */
@@ -72,6 +72,8 @@ void tlog_fini(struct tlog *t);
 void tlog_rewind(const struct tlog *t, struct flog_reader *r);
 /* Next record, decoded: 1, or 0 at the end or at the cut (which tlog_load already recorded). */
 int tlog_next(const struct tlog *t, struct flog_reader *r, struct tlog_rec *out);
+/* Set ltime, cls and inter of a record whose msg is decoded (has_msg). */
+void tlog_classify(const struct tlog *t, struct tlog_rec *x);
 /* Federate name for a handle: the joined name or "fed<N>" (0 gives "-"). Static buffer per
  * call site is not used: the result lives in t or in buf. */
 const char *tlog_fed_name(const struct tlog *t, uint32_t fed, char *buf, size_t cap);
@@ -87,10 +89,12 @@ int tlog_parse_secs(const struct tlog *t, const char *s, int64_t *ticks);
 int tlog_match(const struct tlog *t, const struct tlog_filter *f, const struct tlog_rec *x);
 /* One-line description of a record (no newline). */
 void tlog_describe(const struct tlog *t, const struct tlog_rec *x, char *buf, size_t cap);
+/* Only the decoded frame of a record: "UPDATE object=1(ball1) t=10 (0.01s) x=1.5". */
+void tlog_describe_msg(const struct tlog *t, const struct tlog_rec *x, char *buf, size_t cap);
 /* Value of an attribute / parameter as text using the FOM (type from `param`: 0 attribute,
  * 1 parameter); hex when the FOM does not know the handle or the bytes do not fit the type. */
-void tlog_value_text(const struct tlog *t, int param, uint32_t handle, const uint8_t *p,
-                     uint32_t n, char *buf, size_t cap);
+void tlog_value_text(const struct tlog *t, int param, uint32_t handle, const uint8_t *p, uint32_t n,
+                     char *buf, size_t cap);
 /* Print "<path>: log cut ..." to stderr when the log is cut. */
 void tlog_report_cut(const struct tlog *t);
 
@@ -102,5 +106,7 @@ int tlog_stats(struct tlog *t, FILE *out);
 int tlog_trace(struct tlog *t, FILE *out);
 int tlog_csv(struct tlog *t, FILE *out);
 int tlog_explain(struct tlog *t, uint64_t at_seq, FILE *out);
+/* replay: argv holds the options after LOG (--federate NAME ... -- COMMAND ...). */
+int tlog_replay(struct tlog *t, int argc, char **argv, FILE *out);
 
 #endif

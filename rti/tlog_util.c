@@ -25,7 +25,8 @@ static int grow_names(struct tlog *t, uint32_t h)
     if (h < t->names_cap) return 0;
     if (h >= TLOG_MAX_HANDLE) return -1;
     uint32_t cap = t->names_cap ? t->names_cap : 16;
-    while (cap <= h) cap *= 2;
+    while (cap <= h)
+        cap *= 2;
     void *n = realloc(t->names, (size_t)cap * TLOG_NAME_MAX);
     if (!n) return -1;
     memset((char *)n + (size_t)t->names_cap * TLOG_NAME_MAX, 0,
@@ -40,7 +41,8 @@ static struct tlog_obj *obj_slot(struct tlog *t, uint64_t h)
     if (h == 0 || h >= TLOG_MAX_HANDLE) return NULL;
     if (h >= t->objs_cap) {
         uint32_t cap = t->objs_cap ? t->objs_cap : 64;
-        while (cap <= h) cap *= 2;
+        while (cap <= h)
+            cap *= 2;
         struct tlog_obj *n = realloc(t->objs, (size_t)cap * sizeof *n);
         if (!n) return NULL;
         memset(n + t->objs_cap, 0, (size_t)(cap - t->objs_cap) * sizeof *n);
@@ -56,8 +58,8 @@ static void copy_str(const struct wire_str *s, char *dst, size_t cap)
 }
 
 /* Learn names and objects from one record. Returns -1 only on out of memory. */
-static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_reg *pend,
-                 size_t *npend, size_t pcap)
+static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_reg *pend, size_t *npend,
+                 size_t pcap)
 {
     const struct flog_record *r = &x->r;
     if (r->kind == FLOG_K_JOINED) {
@@ -172,8 +174,8 @@ void tlog_rewind(const struct tlog *t, struct flog_reader *r)
 void tlog_report_cut(const struct tlog *t)
 {
     if (t->cut)
-        fprintf(stderr, "tempo-log: %s: %s; %" PRIu64 " complete records read before it\n",
-                t->path, t->cut_msg, t->records);
+        fprintf(stderr, "tempo-log: %s: %s; %" PRIu64 " complete records read before it\n", t->path,
+                t->cut_msg, t->records);
 }
 
 /* ---- per-record decoding ---------------------------------------------------------------- */
@@ -191,6 +193,46 @@ static fom_handle class_of_object(const struct tlog *t, uint64_t h)
     return o ? o->cls : FOM_NONE;
 }
 
+void tlog_classify(const struct tlog *t, struct tlog_rec *x)
+{
+    const struct wire_msg *m = &x->msg;
+    x->cls = FOM_NONE;
+    x->inter = FOM_NONE;
+    x->ltime = m->type != WIRE_JOIN_OK && m->type != WIRE_TIME_STATUS ? m->time : TM_NO_TIME;
+    switch (m->type) {
+    case WIRE_UPDATE:
+    case WIRE_REFLECT:
+    case WIRE_DELETE_OBJECT:
+    case WIRE_REMOVE_OBJECT:
+    case WIRE_PROVIDE_UPDATE:
+        x->cls = class_of_object(t, m->a);
+        break;
+    case WIRE_DISCOVER:
+        x->cls = (fom_handle)m->b;
+        break;
+    case WIRE_REGISTER_OBJECT:
+    case WIRE_PUBLISH_OBJECT:
+    case WIRE_UNPUBLISH_OBJECT:
+    case WIRE_SUBSCRIBE_OBJECT:
+    case WIRE_UNSUBSCRIBE_OBJECT:
+        x->cls = (fom_handle)m->a;
+        break;
+    case WIRE_REQUEST_UPDATE:
+        x->cls = m->code == WIRE_RU_CLASS ? (fom_handle)m->a : class_of_object(t, m->a);
+        break;
+    case WIRE_SEND_INTERACTION:
+    case WIRE_RECEIVE_INTERACTION:
+    case WIRE_PUBLISH_INTERACTION:
+    case WIRE_UNPUBLISH_INTERACTION:
+    case WIRE_SUBSCRIBE_INTERACTION:
+    case WIRE_UNSUBSCRIBE_INTERACTION:
+        x->inter = (fom_handle)m->a;
+        break;
+    default:
+        break;
+    }
+}
+
 int tlog_next(const struct tlog *t, struct flog_reader *r, struct tlog_rec *x)
 {
     memset(x, 0, sizeof *x);
@@ -202,35 +244,11 @@ int tlog_next(const struct tlog *t, struct flog_reader *r, struct tlog_rec *x)
     } else if (rec->kind == FLOG_K_TM_SEND) {
         x->ltime = rec->send.ts;
     } else if (rec->kind == FLOG_K_RECV || rec->kind == FLOG_K_SENT) {
-        int rc = wire_decode(rec->payload, rec->payload_len, &x->msg, x->msg_err,
-                             sizeof x->msg_err);
+        int rc =
+            wire_decode(rec->payload, rec->payload_len, &x->msg, x->msg_err, sizeof x->msg_err);
         if (rc != WIRE_OK) return 1;
         x->has_msg = 1;
-        const struct wire_msg *m = &x->msg;
-        if (m->type != WIRE_JOIN_OK && m->type != WIRE_TIME_STATUS) x->ltime = m->time;
-        switch (m->type) {
-        case WIRE_UPDATE: case WIRE_REFLECT: case WIRE_DELETE_OBJECT: case WIRE_REMOVE_OBJECT:
-        case WIRE_PROVIDE_UPDATE:
-            x->cls = class_of_object(t, m->a);
-            break;
-        case WIRE_DISCOVER:
-            x->cls = (fom_handle)m->b;
-            break;
-        case WIRE_REGISTER_OBJECT: case WIRE_PUBLISH_OBJECT: case WIRE_UNPUBLISH_OBJECT:
-        case WIRE_SUBSCRIBE_OBJECT: case WIRE_UNSUBSCRIBE_OBJECT:
-            x->cls = (fom_handle)m->a;
-            break;
-        case WIRE_REQUEST_UPDATE:
-            x->cls = m->code == WIRE_RU_CLASS ? (fom_handle)m->a : class_of_object(t, m->a);
-            break;
-        case WIRE_SEND_INTERACTION: case WIRE_RECEIVE_INTERACTION:
-        case WIRE_PUBLISH_INTERACTION: case WIRE_UNPUBLISH_INTERACTION:
-        case WIRE_SUBSCRIBE_INTERACTION: case WIRE_UNSUBSCRIBE_INTERACTION:
-            x->inter = (fom_handle)m->a;
-            break;
-        default:
-            break;
-        }
+        tlog_classify(t, x);
     }
     return 1;
 }
@@ -258,7 +276,10 @@ uint32_t tlog_fed_find(const struct tlog *t, const char *name)
     return 0;
 }
 
-double tlog_secs(const struct tlog *t, int64_t ticks) { return (double)ticks * t->resolution; }
+double tlog_secs(const struct tlog *t, int64_t ticks)
+{
+    return (double)ticks * t->resolution;
+}
 
 int tlog_parse_secs(const struct tlog *t, const char *s, int64_t *ticks)
 {
@@ -266,9 +287,12 @@ int tlog_parse_secs(const struct tlog *t, const char *s, int64_t *ticks)
     double v = strtod(s, &end);
     if (end == s || *end != '\0' || !isfinite(v)) return -1;
     double tk = v / t->resolution;
-    if (tk >= 9.2e18) *ticks = INT64_MAX;
-    else if (tk <= -9.2e18) *ticks = INT64_MIN + 1;
-    else *ticks = (int64_t)llround(tk);
+    if (tk >= 9.2e18)
+        *ticks = INT64_MAX;
+    else if (tk <= -9.2e18)
+        *ticks = INT64_MIN + 1;
+    else
+        *ticks = (int64_t)llround(tk);
     return 0;
 }
 
@@ -277,8 +301,8 @@ static int kind_matches(const struct tlog_rec *x, const char *kind)
     if (strcasecmp(kind, flog_kind_name(x->r.kind)) == 0) return 1;
     if (x->has_msg && strcasecmp(kind, wire_type_name(x->msg.type)) == 0) return 1;
     if (x->r.kind == FLOG_K_DECISION) {
-        static const char *const dn[] = {"", "GRANT", "DELIVER", "REG_ENABLED",
-                                         "CON_ENABLED", "DISCARD", "REFUSED"};
+        static const char *const dn[] = {
+            "", "GRANT", "DELIVER", "REG_ENABLED", "CON_ENABLED", "DISCARD", "REFUSED"};
         if (x->r.dec.kind < 7 && strcasecmp(kind, dn[x->r.dec.kind]) == 0) return 1;
     }
     return 0;
@@ -319,11 +343,12 @@ static void hex(const uint8_t *p, uint32_t n, char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < n && o + 3 < cap; i++) o += (size_t)snprintf(buf + o, cap - o, "%02x", p[i]);
+    for (uint32_t i = 0; i < n && o + 3 < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%02x", p[i]);
 }
 
-void tlog_value_text(const struct tlog *t, int param, uint32_t handle, const uint8_t *p,
-                     uint32_t n, char *buf, size_t cap)
+void tlog_value_text(const struct tlog *t, int param, uint32_t handle, const uint8_t *p, uint32_t n,
+                     char *buf, size_t cap)
 {
     enum fom_type ty = FOM_T_NONE;
     uint32_t alen = 0;
@@ -373,8 +398,8 @@ void tlog_value_text(const struct tlog *t, int param, uint32_t handle, const uin
 
 static const char *decision_name(unsigned k)
 {
-    static const char *const dn[] = {"?", "GRANT", "DELIVER", "REG_ENABLED", "CON_ENABLED",
-                                     "DISCARD", "REFUSED"};
+    static const char *const dn[] = {"?",           "GRANT",   "DELIVER", "REG_ENABLED",
+                                     "CON_ENABLED", "DISCARD", "REFUSED"};
     return k < 7 ? dn[k] : "?";
 }
 
@@ -395,13 +420,16 @@ static void add_time(const struct tlog *t, char *buf, size_t cap, size_t *o, con
                      int64_t v)
 {
     if (v == TM_NO_TIME) return;
-    if (v == INT64_MAX) addf(buf, cap, o, " %s=inf", label);
-    else addf(buf, cap, o, " %s=%" PRId64 " (%gs)", label, v, tlog_secs(t, v));
+    if (v == INT64_MAX)
+        addf(buf, cap, o, " %s=inf", label);
+    else
+        addf(buf, cap, o, " %s=%" PRId64 " (%gs)", label, v, tlog_secs(t, v));
 }
 
 static void describe_msg(const struct tlog *t, const struct tlog_rec *x, char *buf, size_t cap,
                          size_t *o)
 {
+    *o = *o < cap ? *o : cap;
     const struct wire_msg *m = &x->msg;
     char nb[32];
     addf(buf, cap, o, "%s", wire_type_name(m->type));
@@ -418,7 +446,9 @@ static void describe_msg(const struct tlog *t, const struct tlog_rec *x, char *b
         const struct tlog_obj *ob = tlog_obj(t, m->a);
         addf(buf, cap, o, " object=%" PRIu64 "%s%s%s", m->a, ob && ob->name[0] ? "(" : "",
              ob && ob->name[0] ? ob->name : "", ob && ob->name[0] ? ")" : "");
-        if (t->fom) addf(buf, cap, o, " class=%s", fom_class_name(t->fom, x->cls) ? fom_class_name(t->fom, x->cls) : "?");
+        if (t->fom)
+            addf(buf, cap, o, " class=%s",
+                 fom_class_name(t->fom, x->cls) ? fom_class_name(t->fom, x->cls) : "?");
     } else if (x->inter && t->fom && fom_inter_name(t->fom, x->inter)) {
         addf(buf, cap, o, " interaction=%s", fom_inter_name(t->fom, x->inter));
     } else if (x->cls && t->fom && fom_class_name(t->fom, x->cls)) {
@@ -458,8 +488,10 @@ static void describe_msg(const struct tlog *t, const struct tlog_rec *x, char *b
         if (t->fom) nm = param ? fom_param_name(t->fom, v.handle) : fom_attr_name(t->fom, v.handle);
         char val[96];
         tlog_value_text(t, param, v.handle, v.data, v.len, val, sizeof val);
-        if (nm) addf(buf, cap, o, " %s=%s", nm, val);
-        else addf(buf, cap, o, " #%u=%s", v.handle, val);
+        if (nm)
+            addf(buf, cap, o, " %s=%s", nm, val);
+        else
+            addf(buf, cap, o, " #%u=%s", v.handle, val);
     }
     if (m->nhandles) addf(buf, cap, o, " handles=%u", m->nhandles);
 }
@@ -471,13 +503,15 @@ void tlog_describe(const struct tlog *t, const struct tlog_rec *x, char *buf, si
     const struct flog_record *r = &x->r;
     buf[0] = '\0';
     addf(buf, cap, &o, "#%-6" PRIu64 " +%.6fs %-10s %-8s ", r->seq,
-         (double)(r->wall_ns - t->hdr.start_wall_ns) / 1e9,
-         tlog_fed_name(t, r->fed, nb, sizeof nb), flog_kind_name(r->kind));
+         (double)(r->wall_ns - t->hdr.start_wall_ns) / 1e9, tlog_fed_name(t, r->fed, nb, sizeof nb),
+         flog_kind_name(r->kind));
     switch (r->kind) {
     case FLOG_K_RECV:
     case FLOG_K_SENT:
-        if (x->has_msg) describe_msg(t, x, buf, cap, &o);
-        else addf(buf, cap, &o, "undecodable frame (%u bytes): %s", r->payload_len, x->msg_err);
+        if (x->has_msg)
+            describe_msg(t, x, buf, cap, &o);
+        else
+            addf(buf, cap, &o, "undecodable frame (%u bytes): %s", r->payload_len, x->msg_err);
         break;
     case FLOG_K_JOINED:
     case FLOG_K_LOST:
@@ -508,4 +542,14 @@ void tlog_describe(const struct tlog *t, const struct tlog_rec *x, char *buf, si
     default:
         break;
     }
+}
+
+void tlog_describe_msg(const struct tlog *t, const struct tlog_rec *x, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    if (x->has_msg)
+        describe_msg(t, x, buf, cap, &o);
+    else
+        snprintf(buf, cap, "undecodable frame: %s", x->msg_err);
 }

@@ -26,6 +26,8 @@ tm_time tm_time_add(tm_time a, tm_time b)
     return a + b;
 }
 
+/* Clarification "bounds compare as pairs": (t, ns) < (t, strict) < (t + 1, ns); (t, strict)
+ * is never folded into (t + 1, ns), so no grant depends on the tick resolution. */
 int tm_bound_cmp(tm_bound a, tm_bound b)
 {
     if (a.t != b.t)
@@ -117,8 +119,9 @@ struct queue {
     size_t cap;     /* slots allocated */
 };
 
-/* The delivery order (tie rule, doc/time.md): time stamp, then sender handle, then the
- * sender's send sequence. A replay of the same events therefore delivers identically. */
+/* The delivery order (§5 further rules, tie rule in doc/time.md): time stamp, then sender
+ * handle, then the sender's send sequence, so equal stamps from one sender keep their send
+ * order and a replay of the same events delivers identically. */
 static bool qless(const struct qmsg *x, const struct qmsg *y)
 {
     if (x->ts != y->ts)
@@ -213,15 +216,22 @@ struct fed {
 };
 
 struct tm_state {
-    struct fed **f;   /* joined federates, sorted by handle */
-    size_t n;         /* how many */
-    size_t cap;       /* slots in f */
-    uint32_t *idx;    /* handle -> position + 1 (0 = not joined) */
-    size_t idxcap;    /* entries in idx */
-    unsigned epoch;   /* for fed.mark */
-    tm_sink sink;     /* decision sink, may be NULL */
-    void *ctx;        /* its context */
-    char why[320];    /* reason text of the decision being emitted */
+    struct fed **f; /* joined federates, sorted by handle */
+    size_t n;       /* how many */
+    size_t cap;     /* slots in f */
+    uint32_t *idx;  /* handle -> position + 1 (0 = not joined) */
+    size_t idxcap;  /* entries in idx */
+    unsigned epoch; /* for fed.mark */
+    tm_fed u0;      /* from the last compute(): holder of the smallest bound (0 = none) */
+    tm_fed h0;      /* holder of the smallest bound among the others than u0 (0 = none) */
+    size_t nner;    /* federates with NER/NERA pending at the last compute() */
+    tm_bound mu;    /* the smallest bound (INF when nobody regulates) */
+    size_t cnt;     /* regulating federates whose own (not NER-derived) bound is mu */
+    bool stale;     /* u0, h0 and the holder/root fields are out of date: a fast request
+                       moved a federate off mu (holder_of() recomputes them on demand) */
+    tm_sink sink;   /* decision sink, may be NULL */
+    void *ctx;      /* its context */
+    char why[320];  /* reason text of the decision being emitted */
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -335,14 +345,17 @@ static void compute(tm_state *st)
 {
     struct fed *u0 = NULL;
     tm_bound mu = INF;
+    st->nner = 0;
     for (size_t i = 0; i < st->n; i++) {
         struct fed *f = st->f[i];
         f->myroot = f->h;
-        if (!f->reg)
-            continue;
+        if (f->req == TM_REQ_NER || f->req == TM_REQ_NERA) st->nner++;
+        if (!f->reg) continue;
         f->floor = f->bound;
-        f->bound = ner_pending(f) ? ner_bound(f, f->floor, INF, NULL)
-                                  : bmax(table_bound(f), f->floor);
+        /* Clarification "a promise is never withdrawn": the table value never takes the
+         * bound below what it was (after TAR(T) at L = 0, TARA(T) keeps (T, strict)). */
+        f->bound =
+            ner_pending(f) ? ner_bound(f, f->floor, INF, NULL) : bmax(table_bound(f), f->floor);
         if (!u0 || tm_bound_cmp(f->bound, mu) < 0) {
             u0 = f;
             mu = f->bound;
@@ -376,6 +389,81 @@ static void compute(tm_state *st)
         u0->holder = h0 ? h0->h : TM_NO_FED;
         u0->root = h0 ? h0->myroot : TM_NO_FED;
     }
+    st->u0 = u0 ? u0->h : TM_NO_FED;
+    st->h0 = h0 ? h0->h : TM_NO_FED;
+    st->mu = mu;
+    st->cnt = 0; /* NER values derived from mu do not hold it up: count only own bounds */
+    for (size_t i = 0; i < st->n; i++)
+        if (st->f[i]->reg && st->f[i]->myroot == st->f[i]->h &&
+            tm_bound_cmp(st->f[i]->bound, mu) == 0)
+            st->cnt++;
+    st->stale = false;
+}
+
+/* Who holds f's GALT and the root of its chain, as compute() defines them (u0 = the lowest
+ * handle whose own, non-derived bound is mu; h0 = the lowest handle with the smallest bound
+ * among the others), recomputed in O(N) when fast requests made the stored ones stale. */
+static tm_fed holder_of(const tm_state *st, const struct fed *f, tm_fed *root)
+{
+    if (!st->stale) {
+        if (root) *root = f->root;
+        return f->holder;
+    }
+    const struct fed *u = NULL, *h = NULL;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct fed *g = st->f[i];
+        if (g->reg && !u && g->myroot == g->h && tm_bound_cmp(g->bound, st->mu) == 0) u = g;
+    }
+    if (u && u != f) {
+        if (root) *root = u->h;
+        return u->h;
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        const struct fed *g = st->f[i];
+        if (g != f && g->reg && (!h || tm_bound_cmp(g->bound, h->bound) < 0)) h = g;
+    }
+    if (root) *root = !h ? TM_NO_FED : (h->myroot == h->h ? h->h : f->h);
+    return h ? h->h : TM_NO_FED;
+}
+
+/* The common cases in O(1) instead of compute() + a scan of everyone (DESIGN.md §11: a
+ * lock-step TAR cycle must cost O(N) per step, not O(N) per request). All GALT values follow
+ * from mu, u0 and GALT_u0 (compute()); NER/NERA values depend only on their GALT.
+ *  - A TAR/TARA request raises only the requester f's bound (granted rows never lower it).
+ *    Nothing else changes when (a) f is not regulating; or (b) f holds neither mu (u0) nor
+ *    GALT_u0 (h0), ties keeping their lower-handle holder; or (c) at least two other
+ *    federates still hold exactly mu afterwards with their own bounds (not NER values
+ *    derived from mu), so everyone's GALT stays mu. Then only f
+ *    can become due, against GALT_f = mu. In case (c) the stored holders may name f, so
+ *    they are marked stale and recomputed when read (holder_of()). In a lock-step cycle
+ *    only the last two requests of a step take the full evaluation: O(N) per step.
+ *  - A send changes no bound, and when nobody waits in NER/NERA nothing depends on queues
+ *    (TAR/TARA grants and constrained-enables do not), so nothing becomes due.
+ * Everything else takes the full evaluation. The randomized conformance test compares both
+ * paths with its reference after every event. */
+static bool try_grant(tm_state *st, struct fed *f);
+
+static bool fast_request(tm_state *st, struct fed *f)
+{
+    if (!f->reg) {
+        try_grant(st, f); /* (a) */
+        return true;
+    }
+    tm_bound nb = bmax(table_bound(f), f->bound);
+    bool at_mu = tm_bound_cmp(f->bound, st->mu) == 0;
+    bool leaves = at_mu && tm_bound_cmp(nb, st->mu) > 0;
+    size_t others_at_mu = st->cnt - (at_mu ? 1 : 0);
+    if (!st->stale && f->h != st->u0 && f->h != st->h0) {
+        /* (b) */
+    } else if (others_at_mu >= 2) {
+        if (f->h == st->u0 || f->h == st->h0 || st->stale) st->stale = true; /* (c) */
+    } else {
+        return false;
+    }
+    if (leaves) st->cnt--;
+    f->bound = nb;
+    try_grant(st, f);
+    return true;
 }
 
 /* The largest promise made to a constrained federate: after a TAR/NER grant at T no TSO
@@ -433,12 +521,14 @@ static void grant(tm_state *st, struct fed *f, tm_time t, const char *fmt, ...)
 }
 
 /* Grant f if its pending request is due (DESIGN.md §5 second table). @return true if it
- * was granted. Called with GALT values from compute(). */
+ * was granted. Called with GALT values from compute(). Clarification "delivery may happen as
+ * soon as ... or only at the grant": we deliver at the grant, in queue order, each delivery
+ * reported before the grant it belongs to. */
 static bool try_grant(tm_state *st, struct fed *f)
 {
     char b1[24], b2[40], b3[24];
     const char *kn = tm_req_name(f->req);
-    const char *hn = fname(st, f->holder);
+    const char *hn = fname(st, holder_of(st, f, NULL));
     tm_time t = f->rt;
     if (!f->con) {
         /* Clarification: "a federate that is not constrained is granted any request at
@@ -768,8 +858,8 @@ int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t
                       f->name, ttxt(b2, f->T));
     f->req = kind;
     f->rt = t;
-    if (kind == TM_REQ_FQR && f->con)
-        flush_grant(st, f, t); /* FQR never waits */
+    if ((kind == TM_REQ_TAR || kind == TM_REQ_TARA) && fast_request(st, f)) return TM_OK;
+    if (kind == TM_REQ_FQR && f->con) flush_grant(st, f, t); /* FQR never waits */
     evaluate(st);
     return TM_OK;
 }
@@ -780,8 +870,9 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
     GET(s, st, h, "send");
     char b1[24], b2[40];
     if (n > 0 && !rcv)
-        return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receivers is NULL",
-                      s->name);
+        return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receivers is NULL", s->name);
+    /* §5: messages from a non-regulating sender (or without a time stamp) are RO; so are
+     * those to a non-constrained receiver, decided per receiver below. */
     bool tso = ts != TM_NO_TIME && s->reg;
     /* Further rules: a regulating federate's send below its bound is refused; while a
      * request is pending the bound is the pending request's (clarification). */
@@ -824,7 +915,8 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
             q_push(&r->q, m);
         }
     }
-    evaluate(st); /* a queued message may complete a NER/NERA */
+    if (st->nner > 0)
+        evaluate(st); /* a queued message may complete a NER/NERA; else nothing is due */
     return TM_OK;
 }
 
@@ -832,7 +924,6 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
 
 static void fill(const tm_state *st, const struct fed *f, tm_status *o)
 {
-    (void)st;
     o->fed = f->h;
     o->name = f->name;
     o->time = f->T;
@@ -844,8 +935,7 @@ static void fill(const tm_state *st, const struct fed *f, tm_status *o)
     o->req_time = f->req ? f->rt : TM_NO_TIME;
     o->bound = f->reg ? f->bound : INF;
     o->galt = f->galt;
-    o->galt_holder = f->holder;
-    o->galt_root = f->root;
+    o->galt_holder = holder_of(st, f, &o->galt_root);
     o->lits = q_min(&f->q);
     o->queued = f->q.n;
     o->blocked = f->req != TM_REQ_NONE || f->con_pending;

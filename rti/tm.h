@@ -22,7 +22,7 @@ typedef int64_t tm_time;
  *  this GALT"). Handles index a table inside the engine, so they must be below
  *  TM_MAX_HANDLE; the server hands them out from 1 upwards. */
 typedef uint32_t tm_fed;
-#define TM_NO_FED 0u
+#define TM_NO_FED     0u
 #define TM_MAX_HANDLE (1u << 20)
 
 /** A bound on time stamps (DESIGN.md §5): (t, false) = "ts >= t may still come", (t, true) =
@@ -98,16 +98,16 @@ typedef void (*tm_sink)(void *ctx, const tm_decision *d);
  *  error buffer names the federate, the time and the rule at fault. */
 enum {
     TM_OK = 0,
-    TM_EUNKNOWN = -1,   /* unknown federate handle (or handle 0 / >= TM_MAX_HANDLE) */
-    TM_EEXISTS = -2,    /* join: the handle is already joined */
-    TM_ETIME = -3,      /* request time below the federate's logical time, or a bad time */
-    TM_EPENDING = -4,   /* a time request is already pending (or an enable is pending) */
-    TM_EBOUND = -5,     /* TSO send stamped below the sender's bound */
-    TM_EENABLED = -6,   /* enabling regulation/constrained that is already enabled/pending */
-    TM_ENOTENABLED = -7,/* disabling (or modifying lookahead) when not enabled */
-    TM_ELOOKAHEAD = -8, /* negative lookahead */
-    TM_ENOMEM = -9,     /* allocation failed (state unchanged) */
-    TM_EINVAL = -10     /* bad argument (NULL pointer, bad request kind, ...) */
+    TM_EUNKNOWN = -1,    /* unknown federate handle (or handle 0 / >= TM_MAX_HANDLE) */
+    TM_EEXISTS = -2,     /* join: the handle is already joined */
+    TM_ETIME = -3,       /* request time below the federate's logical time, or a bad time */
+    TM_EPENDING = -4,    /* a time request is already pending (or an enable is pending) */
+    TM_EBOUND = -5,      /* TSO send stamped below the sender's bound */
+    TM_EENABLED = -6,    /* enabling regulation/constrained that is already enabled/pending */
+    TM_ENOTENABLED = -7, /* disabling (or modifying lookahead) when not enabled */
+    TM_ELOOKAHEAD = -8,  /* negative lookahead */
+    TM_ENOMEM = -9,      /* allocation failed (state unchanged) */
+    TM_EINVAL = -10      /* bad argument (NULL pointer, bad request kind, ...) */
 };
 
 /** Name of a status code ("TM_EBOUND"); "TM_E?" for an unknown code. Static string. */
@@ -159,8 +159,7 @@ int tm_resign(tm_state *st, tm_fed fed, char *err, size_t errlen);
  *  starts at max(T + L, the largest promise already made to a constrained federate).
  *  @return TM_OK, TM_EUNKNOWN, TM_ELOOKAHEAD, TM_EENABLED (already regulating),
  *          TM_EPENDING (a time request is pending). */
-int tm_enable_regulation(tm_state *st, tm_fed fed, tm_time lookahead, char *err,
-                         size_t errlen);
+int tm_enable_regulation(tm_state *st, tm_fed fed, tm_time lookahead, char *err, size_t errlen);
 
 /** Disable time regulation: the bound vanishes (others' GALT may rise and grant).
  *  @return TM_OK, TM_EUNKNOWN, TM_ENOTENABLED. */
@@ -169,8 +168,7 @@ int tm_disable_regulation(tm_state *st, tm_fed fed, char *err, size_t errlen);
 /** Change the lookahead of a regulating federate. The bound never goes down: a smaller L
  *  takes effect only as the federate's time advances.
  *  @return TM_OK, TM_EUNKNOWN, TM_ENOTENABLED (not regulating), TM_ELOOKAHEAD (L < 0). */
-int tm_modify_lookahead(tm_state *st, tm_fed fed, tm_time lookahead, char *err,
-                        size_t errlen);
+int tm_modify_lookahead(tm_state *st, tm_fed fed, tm_time lookahead, char *err, size_t errlen);
 
 /** Ask to become time constrained. Completes (TM_D_CON_ENABLED, possibly within this call)
  *  once GALT >= T non-strict; until then messages to the federate are receive-order and
@@ -216,24 +214,24 @@ int tm_send(tm_state *st, tm_fed sender, tm_time ts, const tm_fed *receivers, si
 
 /** One federate's time state: the "who blocks whom" line. */
 typedef struct tm_status {
-    tm_fed fed;            /* handle */
-    const char *name;      /* as given at join; valid until the federate resigns */
-    tm_time time;          /* logical time (last grant, 0 at join) */
-    bool regulating;       /* time regulation enabled */
-    bool constrained;      /* time constrained enabled */
+    tm_fed fed;               /* handle */
+    const char *name;         /* as given at join; valid until the federate resigns */
+    tm_time time;             /* logical time (last grant, 0 at join) */
+    bool regulating;          /* time regulation enabled */
+    bool constrained;         /* time constrained enabled */
     bool constrained_pending; /* tm_enable_constrained called, not yet complete */
-    tm_time lookahead;     /* ticks; 0 when not regulating */
-    tm_req req;            /* pending request kind, TM_REQ_NONE if granted state */
-    tm_time req_time;      /* requested time, TM_NO_TIME if none */
-    tm_bound bound;        /* bound on what it may still send; infinity when not regulating */
-    tm_bound galt;         /* min of the others' bounds; infinity when nobody else regulates */
-    tm_fed galt_holder;    /* the federate whose bound is that minimum, TM_NO_FED if none */
-    tm_fed galt_root;      /* for NER chains: the federate whose fixed bound (request, queue
-                              or held promise) the minimum is built from; else = holder */
-    tm_time lits;          /* least incoming time stamp: smallest TSO ts queued for it,
-                              TM_TIME_MAX when its queue is empty */
-    size_t queued;         /* TSO messages queued for it */
-    bool blocked;          /* a request is pending (it waits on galt_holder / galt_root) */
+    tm_time lookahead;        /* ticks; 0 when not regulating */
+    tm_req req;               /* pending request kind, TM_REQ_NONE if granted state */
+    tm_time req_time;         /* requested time, TM_NO_TIME if none */
+    tm_bound bound;           /* bound on what it may still send; infinity when not regulating */
+    tm_bound galt;            /* min of the others' bounds; infinity when nobody else regulates */
+    tm_fed galt_holder;       /* the federate whose bound is that minimum, TM_NO_FED if none */
+    tm_fed galt_root;         /* for NER chains: the federate whose fixed bound (request, queue
+                                 or held promise) the minimum is built from; else = holder */
+    tm_time lits;             /* least incoming time stamp: smallest TSO ts queued for it,
+                                 TM_TIME_MAX when its queue is empty */
+    size_t queued;            /* TSO messages queued for it */
+    bool blocked;             /* a request is pending (it waits on galt_holder / galt_root) */
 } tm_status;
 
 /** Fill *out with the state of one federate.

@@ -322,6 +322,7 @@ int wire_encode(struct buf *out, const struct wire_msg *m, uint32_t max_frame, c
 {
     if (!out || !m) return fail(WIRE_EUSAGE, err, errlen, "wire_encode: NULL argument");
     if (max_frame == 0) max_frame = WIRE_MAX_FRAME_DEFAULT;
+    if (max_frame < WIRE_MAX_FRAME_MIN) max_frame = WIRE_MAX_FRAME_MIN; /* as wire_split */
     const struct layout *l = layout_of(m->type);
     if (!l) return fail(WIRE_ETYPE, err, errlen, "encode: unknown type %u", (unsigned)m->type);
     if (m->flags) return fail(WIRE_EFLAGS, err, errlen, "%s: flags must be 0", l->name);

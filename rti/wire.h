@@ -270,7 +270,8 @@ void wire_msg_init(struct wire_msg *m, unsigned type);
  *  Checks the message against its type's layout first; on any error out is left unchanged.
  *  @param out        growable output buffer (not NULL); frames are appended at out->len
  *  @param m          message (not NULL); its pointers are only read
- *  @param max_frame  largest frame allowed, header included (0 = WIRE_MAX_FRAME_DEFAULT)
+ *  @param max_frame  largest frame allowed, header included (0 = WIRE_MAX_FRAME_DEFAULT;
+ *                    values below WIRE_MAX_FRAME_MIN are raised to it, as in wire_split)
  *  @param err        caller-owned buffer for the reason (may be NULL when errlen == 0)
  *  @param errlen     size of err
  *  @return WIRE_OK; WIRE_ETYPE unknown type; WIRE_EFIELD a field the type does not carry is
@@ -302,7 +303,8 @@ int wire_split(const uint8_t *p, size_t n, uint32_t max_frame, size_t *frame_len
  *  The decoder does not check direction or session state (see wire_type_dir()).
  *  @param frame  the frame bytes, header included (may be NULL when len == 0)
  *  @param len    bytes at frame; must equal 8 + body_length
- *  @param m      out: the message (not NULL); zeroed/unspecified on error
+ *  @param m      out: the message (not NULL); on error it is reset as by wire_msg_init
+ *                (keeping the type when the header named a known one)
  *  @param err    caller-owned reason, naming the field and byte offset (e.g.
  *                "UPDATE: values[2].len 4000 overruns the body at offset 52")
  *  @return WIRE_OK; WIRE_ETRUNC frame shorter than its header/body_length or a field past

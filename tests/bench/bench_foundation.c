@@ -41,8 +41,7 @@ static int cmp_double(const void *a, const void *b)
 static void die(const char *what)
 {
     fprintf(stderr, "bench: %s: %s\n", what, strerror(errno));
-    if (rti_pid > 0)
-        kill(rti_pid, SIGKILL);
+    if (rti_pid > 0) kill(rti_pid, SIGKILL);
     exit(1);
 }
 
@@ -63,10 +62,10 @@ static int listener(int *port)
 static int dial(int port, int nodelay)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0)
-        die("connect");
+    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0) die("connect");
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
     return s;
 }
@@ -77,8 +76,7 @@ static int read_full(int fd, void *p, size_t n)
     while (got < n) {
         ssize_t r = read(fd, (char *)p + got, n - got);
         if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
+            if (r < 0 && errno == EINTR) continue;
             return -1;
         }
         got += (size_t)r;
@@ -96,8 +94,7 @@ static double raw_throughput(long n)
         char msg[MSG];
         memset(msg, 'x', sizeof msg);
         for (long i = 0; i < n; i++)
-            if (write(s, msg, sizeof msg) != (ssize_t)sizeof msg)
-                _exit(1);
+            if (write(s, msg, sizeof msg) != (ssize_t)sizeof msg) _exit(1);
         close(s);
         _exit(0);
     }
@@ -107,10 +104,8 @@ static double raw_throughput(long n)
     double t0 = 0;
     while (bytes < want) {
         ssize_t r = read(c, buf, sizeof buf);
-        if (r <= 0)
-            break;
-        if (bytes == 0)
-            t0 = now_s();
+        if (r <= 0) break;
+        if (bytes == 0) t0 = now_s();
         bytes += r;
     }
     double dt = now_s() - t0;
@@ -129,8 +124,7 @@ static void raw_pingpong(int n, double *rtt)
         int s = dial(port, 1);
         char msg[MSG];
         while (read_full(s, msg, sizeof msg) == 0)
-            if (write(s, msg, sizeof msg) != (ssize_t)sizeof msg)
-                _exit(1);
+            if (write(s, msg, sizeof msg) != (ssize_t)sizeof msg) _exit(1);
         _exit(0);
     }
     int c = accept(l, NULL, NULL);
@@ -149,6 +143,49 @@ static void raw_pingpong(int n, double *rtt)
     waitpid(kid, NULL, 0);
 }
 
+/* The same ping-pong through a minimal relay process (blocking reads and writes, no
+ * framing): four hops and three processes, like a round trip through the RTI. It is the
+ * floor for any central relay on this machine, printed for context. */
+static void relay_pingpong(int n, double *rtt)
+{
+    int port, l = listener(&port);
+    pid_t relay = fork();
+    if (relay == 0) {
+        int a = accept(l, NULL, NULL), b = accept(l, NULL, NULL), one = 1;
+        setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        setsockopt(b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        char msg[MSG];
+        while (read_full(a, msg, sizeof msg) == 0 &&
+               write(b, msg, sizeof msg) == (ssize_t)sizeof msg &&
+               read_full(b, msg, sizeof msg) == 0 &&
+               write(a, msg, sizeof msg) == (ssize_t)sizeof msg)
+            ;
+        _exit(0);
+    }
+    int c = dial(port, 1); /* accepted first: side a */
+    usleep(10000);         /* let the relay accept a before b connects */
+    pid_t echo = fork();
+    if (echo == 0) {
+        int s = dial(port, 1);
+        char msg[MSG];
+        while (read_full(s, msg, sizeof msg) == 0)
+            if (write(s, msg, sizeof msg) != (ssize_t)sizeof msg) _exit(1);
+        _exit(0);
+    }
+    char msg[MSG];
+    memset(msg, 'r', sizeof msg);
+    for (int i = 0; i < n; i++) {
+        double t0 = now_s();
+        if (write(c, msg, sizeof msg) != (ssize_t)sizeof msg || read_full(c, msg, sizeof msg) < 0)
+            die("relay ping-pong");
+        rtt[i] = now_s() - t0;
+    }
+    close(c);
+    close(l);
+    waitpid(relay, NULL, 0);
+    waitpid(echo, NULL, 0);
+}
+
 /* ---- through the RTI ------------------------------------------------------------------- */
 
 static char rti_addr[64];
@@ -156,15 +193,14 @@ static char rti_addr[64];
 static void start_rti(void)
 {
     int fds[2];
-    if (pipe(fds) < 0)
-        die("pipe");
+    if (pipe(fds) < 0) die("pipe");
     rti_pid = fork();
     if (rti_pid == 0) {
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        execl("bin/tempo-rti", "bin/tempo-rti", "--listen", "127.0.0.1:0", "--log-level",
-              "warn", (char *)NULL);
+        execl("bin/tempo-rti", "bin/tempo-rti", "--listen", "127.0.0.1:0", "--log-level", "warn",
+              (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -179,8 +215,7 @@ static void start_rti(void)
             break;
         }
     }
-    if (in)
-        fclose(in);
+    if (in) fclose(in);
     if (!rti_addr[0]) {
         fprintf(stderr, "bench: bin/tempo-rti did not start\n");
         exit(1);
@@ -189,8 +224,12 @@ static void start_rti(void)
 
 static tp_federate *join(const char *fed, const char *name, const tp_callbacks *cb, void *ctx)
 {
-    tp_join_options o = {.rti = rti_addr, .federation = fed, .federate = name,
-                         .fom_path = "fom/test.xml", .create = 1, .timeout_ms = 30000};
+    tp_join_options o = {.rti = rti_addr,
+                         .federation = fed,
+                         .federate = name,
+                         .fom_path = "fom/test.xml",
+                         .create = 1,
+                         .timeout_ms = 30000};
     tp_federate *f = NULL;
     char err[512];
     int rc = tp_join(&o, cb, ctx, &f, err, sizeof err);
@@ -210,15 +249,14 @@ static void must(tp_federate *f, int rc, const char *what)
 }
 
 struct counter {
-    long n;        /* reflections or receptions */
-    double first;  /* time of the first one */
+    long n;       /* reflections or receptions */
+    double first; /* time of the first one */
 };
 
 static void count_reflect(void *ctx, const tp_reflection *r)
 {
     struct counter *c = ctx;
-    if (c->n++ == 0)
-        c->first = now_s();
+    if (c->n++ == 0) c->first = now_s();
 }
 
 static void count_receive(void *ctx, const tp_interaction *i)
@@ -267,8 +305,7 @@ static double tempo_throughput(long n)
     /* Register "go" for both once the publisher has joined (the federation has 2 members). */
     while (k < 2) {
         must(f, tp_query_time_status(f, NULL, 0, &k), "members");
-        if (k < 2)
-            usleep(1000);
+        if (k < 2) usleep(1000);
     }
     must(f, tp_register_sync(f, "go", NULL, 0, NULL, 0), "register go");
     must(f, tp_sync(f, "go", 30000), "sync go");
@@ -328,8 +365,7 @@ static void tempo_pingpong(int n, double *rtt)
     size_t k = 0;
     while (k < 2) {
         must(f, tp_query_time_status(f, NULL, 0, &k), "members");
-        if (k < 2)
-            usleep(1000);
+        if (k < 2) usleep(1000);
     }
     must(f, tp_register_sync(f, "go", NULL, 0, NULL, 0), "register go");
     must(f, tp_sync(f, "go", 30000), "sync go");
@@ -363,28 +399,32 @@ int main(int argc, char **argv)
     start_rti();
     double *rt_raw = calloc((size_t)n_rt, sizeof *rt_raw);
     double *rt_tp = calloc((size_t)n_rt, sizeof *rt_tp);
-    if (!rt_raw || !rt_tp)
-        die("calloc");
+    if (!rt_raw || !rt_tp) die("calloc");
 
     double thr_raw = raw_throughput(n_upd);
     double thr_tp = tempo_throughput(n_upd);
     raw_pingpong(n_rt, rt_raw);
     tempo_pingpong(n_rt, rt_tp);
+    double *rt_relay = calloc((size_t)n_rt, sizeof *rt_relay);
+    if (!rt_relay) die("calloc");
+    relay_pingpong(n_rt, rt_relay);
+    qsort(rt_relay, (size_t)n_rt, sizeof *rt_relay, cmp_double);
     qsort(rt_raw, (size_t)n_rt, sizeof *rt_raw, cmp_double);
     qsort(rt_tp, (size_t)n_rt, sizeof *rt_tp, cmp_double);
     size_t med = (size_t)n_rt / 2, p99 = (size_t)((double)n_rt * 0.99);
-    if (p99 >= (size_t)n_rt)
-        p99 = (size_t)n_rt - 1;
+    if (p99 >= (size_t)n_rt) p99 = (size_t)n_rt - 1;
 
     printf("foundation benchmark (%ld updates of %d bytes, %d round trips)\n", n_upd, MSG, n_rt);
     printf("%-34s %14s %14s %8s\n", "", "tempo", "raw TCP", "ratio");
-    printf("%-34s %14.0f %14.0f %8.2f   (target >= 1.00)\n",
-           "RO throughput (msg/s)", thr_tp, thr_raw, thr_tp / thr_raw);
-    printf("%-34s %14.1f %14.1f %8.2f   (target <= 2.20)\n",
-           "ping-pong round trip median (us)", rt_tp[med] * 1e6, rt_raw[med] * 1e6,
-           rt_tp[med] / rt_raw[med]);
+    printf("%-34s %14.0f %14.0f %8.2f   (target >= 1.00)\n", "RO throughput (msg/s)", thr_tp,
+           thr_raw, thr_tp / thr_raw);
+    printf("%-34s %14.1f %14.1f %8.2f   (target <= 2.20)\n", "ping-pong round trip median (us)",
+           rt_tp[med] * 1e6, rt_raw[med] * 1e6, rt_tp[med] / rt_raw[med]);
     printf("%-34s %14.1f %14.1f %8.2f\n", "ping-pong round trip p99 (us)", rt_tp[p99] * 1e6,
            rt_raw[p99] * 1e6, rt_tp[p99] / rt_raw[p99]);
+    printf("%-34s %14s %14.1f %8.2f   (context: 4 hops through a bare relay)\n",
+           "relay ping-pong median (us)", "", rt_relay[med] * 1e6, rt_relay[med] / rt_raw[med]);
+    free(rt_relay);
     if (getenv("BENCH_VERBOSE")) {
         const double q[] = {0.1, 0.5, 0.9, 0.95, 0.98, 0.99, 0.999};
         for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)

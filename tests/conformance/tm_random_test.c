@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The engine is compiled into this test rather than linked from librtisrv, so that a
+ * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
+#include "rti/tm.c"
 #include "rti/tm.h"
 #include "tests/check.h"
 
@@ -33,16 +36,26 @@ static const rb RINF = {INT64_MAX, 1};
 
 static int rcmp(rb a, rb b)
 {
-    if (a.t < b.t)
-        return -1;
-    if (a.t > b.t)
-        return 1;
+    if (a.t < b.t) return -1;
+    if (a.t > b.t) return 1;
     return a.s - b.s;
 }
-static rb rmin(rb a, rb b) { return rcmp(a, b) <= 0 ? a : b; }
-static rb rmax(rb a, rb b) { return rcmp(a, b) >= 0 ? a : b; }
-static rb rmk(int64_t t, int s) { return t == INT64_MAX ? RINF : (rb){t, s}; }
-static int64_t radd(int64_t a, int64_t l) { return a == INT64_MAX ? a : a + l; }
+static rb rmin(rb a, rb b)
+{
+    return rcmp(a, b) <= 0 ? a : b;
+}
+static rb rmax(rb a, rb b)
+{
+    return rcmp(a, b) >= 0 ? a : b;
+}
+static rb rmk(int64_t t, int s)
+{
+    return t == INT64_MAX ? RINF : (rb){t, s};
+}
+static int64_t radd(int64_t a, int64_t l)
+{
+    return a == INT64_MAX ? a : a + l;
+}
 
 /* ---- the model -------------------------------------------------------------------------- */
 
@@ -57,7 +70,7 @@ struct rfed {
     int64_t T;
     int reg, con, conp;
     int64_t L;
-    int req;      /* tm_req */
+    int req; /* tm_req */
     int64_t rt;
     int lastk;    /* kind of the last grant, 0 before any */
     int regafter; /* regulation enabled after the last grant: L = 0 bound non-strict */
@@ -88,10 +101,8 @@ static void mlog(struct model *m, int h, const char *fmt, ...)
 
 static int before(const struct rmsg *a, const struct rmsg *b)
 {
-    if (a->ts != b->ts)
-        return a->ts < b->ts;
-    if (a->sender != b->sender)
-        return a->sender < b->sender;
+    if (a->ts != b->ts) return a->ts < b->ts;
+    if (a->sender != b->sender) return a->sender < b->sender;
     return a->seq < b->seq;
 }
 
@@ -100,8 +111,7 @@ static int first(const struct rfed *f)
 {
     int best = -1;
     for (int i = 0; i < f->nq; i++)
-        if (best < 0 || before(&f->q[i], &f->q[best]))
-            best = i;
+        if (best < 0 || before(&f->q[i], &f->q[best])) best = i;
     return best;
 }
 
@@ -120,8 +130,7 @@ static int avail(const struct rfed *f)
 
 static rb granted_bound(const struct rfed *f)
 {
-    if (f->L > 0)
-        return rmk(radd(f->T, f->L), 0);
+    if (f->L > 0) return rmk(radd(f->T, f->L), 0);
     int strict = (f->lastk == TM_REQ_TAR || f->lastk == TM_REQ_NER || f->lastk == TM_REQ_FQR) &&
                  !f->regafter;
     return rmk(f->T, strict);
@@ -136,8 +145,7 @@ static rb ner_value(const struct rfed *f, rb g)
 {
     int i = first(f);
     int64_t c = f->rt;
-    if (i >= 0 && f->q[i].ts < c)
-        c = f->q[i].ts;
+    if (i >= 0 && f->q[i].ts < c) c = f->q[i].ts;
     rb m = rmin(rmk(c, 0), g);
     rb v = rmk(radd(m.t, f->L), m.s || (f->req == TM_REQ_NER && f->L == 0));
     return rmax(v, f->floor);
@@ -148,8 +156,7 @@ static void mcompute(struct model *m)
 {
     for (int h = 1; h < MAXH; h++) {
         struct rfed *f = &m->f[h];
-        if (!f->joined || !f->reg)
-            continue;
+        if (!f->joined || !f->reg) continue;
         if (is_ner(f))
             f->val = RINF;
         else if (f->req == TM_REQ_TAR)
@@ -161,17 +168,14 @@ static void mcompute(struct model *m)
     }
     for (int changed = 1, sweeps = 0; changed; sweeps++) {
         CHECK(sweeps < 100, "reference fixed point did not converge");
-        if (sweeps >= 100)
-            break;
+        if (sweeps >= 100) break;
         changed = 0;
         for (int h = 1; h < MAXH; h++) {
             struct rfed *f = &m->f[h];
-            if (!f->joined || !is_ner(f))
-                continue;
+            if (!f->joined || !is_ner(f)) continue;
             rb g = RINF;
             for (int k = 1; k < MAXH; k++)
-                if (k != h && m->f[k].joined && m->f[k].reg)
-                    g = rmin(g, m->f[k].val);
+                if (k != h && m->f[k].joined && m->f[k].reg) g = rmin(g, m->f[k].val);
             rb v = ner_value(f, g);
             if (rcmp(v, f->val) != 0) {
                 CHECK(rcmp(v, f->val) < 0, "reference iteration went up");
@@ -182,16 +186,13 @@ static void mcompute(struct model *m)
     }
     for (int h = 1; h < MAXH; h++) {
         struct rfed *f = &m->f[h];
-        if (!f->joined)
-            continue;
+        if (!f->joined) continue;
         f->galt = RINF;
         for (int k = 1; k < MAXH; k++)
-            if (k != h && m->f[k].joined && m->f[k].reg)
-                f->galt = rmin(f->galt, m->f[k].val);
+            if (k != h && m->f[k].joined && m->f[k].reg) f->galt = rmin(f->galt, m->f[k].val);
     }
     for (int h = 1; h < MAXH; h++)
-        if (m->f[h].joined && m->f[h].reg)
-            m->f[h].floor = m->f[h].val;
+        if (m->f[h].joined && m->f[h].reg) m->f[h].floor = m->f[h].val;
 }
 
 static void mdeliver(struct model *m, int h, struct rmsg x, int tso)
@@ -218,8 +219,7 @@ static int mstep(struct model *m)
 {
     for (int h = 1; h < MAXH; h++) {
         struct rfed *f = &m->f[h];
-        if (!f->joined)
-            continue;
+        if (!f->joined) continue;
         if (f->conp && rcmp(f->galt, rmk(f->T, 0)) >= 0) {
             f->conp = 0;
             f->con = 1;
@@ -227,8 +227,7 @@ static int mstep(struct model *m)
             mlog(m, h, "CE%" PRId64 " ", f->T);
             return 1;
         }
-        if (!f->req)
-            continue;
+        if (!f->req) continue;
         if (!f->con) {
             mgrant(m, h, f->rt);
             return 1;
@@ -237,11 +236,9 @@ static int mstep(struct model *m)
         int strict = f->req == TM_REQ_TAR || f->req == TM_REQ_NER;
         if (f->req == TM_REQ_NER || f->req == TM_REQ_NERA) {
             int i = first(f);
-            if (i >= 0 && f->q[i].ts < t)
-                t = f->q[i].ts;
+            if (i >= 0 && f->q[i].ts < t) t = f->q[i].ts;
         }
-        if (rcmp(f->galt, rmk(t, strict)) < 0)
-            continue;
+        if (rcmp(f->galt, rmk(t, strict)) < 0) continue;
         int only_t = f->req == TM_REQ_NER || f->req == TM_REQ_NERA;
         for (int i; (i = first(f)) >= 0 && (only_t ? f->q[i].ts == t : f->q[i].ts <= t);)
             mdeliver(m, h, take(f, i), 1);
@@ -268,8 +265,7 @@ static rb mpromise(const struct model *m)
 {
     rb p = {INT64_MIN, 0};
     for (int h = 1; h < MAXH; h++)
-        if (m->f[h].joined && m->f[h].con)
-            p = rmax(p, rmk(m->f[h].T, !avail(&m->f[h])));
+        if (m->f[h].joined && m->f[h].con) p = rmax(p, rmk(m->f[h].T, !avail(&m->f[h])));
     return p;
 }
 
@@ -278,10 +274,8 @@ static rb mpromise(const struct model *m)
 static int m_request(struct model *m, int h, int kind, int64_t t)
 {
     struct rfed *f = &m->f[h];
-    if (f->req || f->conp)
-        return TM_EPENDING;
-    if (t < f->T)
-        return TM_ETIME;
+    if (f->req || f->conp) return TM_EPENDING;
+    if (t < f->T) return TM_ETIME;
     f->req = kind;
     f->rt = t;
     if (kind == TM_REQ_FQR && f->con) {
@@ -298,8 +292,7 @@ static int m_send(struct model *m, int h, int64_t ts, const int *rcv, int n, uin
 {
     struct rfed *s = &m->f[h];
     int tso = ts != TM_NO_TIME && s->reg;
-    if (tso && rcmp(rmk(ts, 0), s->floor) < 0)
-        return TM_EBOUND;
+    if (tso && rcmp(rmk(ts, 0), s->floor) < 0) return TM_EBOUND;
     struct rmsg x = {ts, h, ++s->seq, token};
     for (int i = 0; i < n; i++) {
         struct rfed *r = &m->f[rcv[i]];
@@ -317,10 +310,8 @@ static int m_send(struct model *m, int h, int64_t ts, const int *rcv, int n, uin
 static int m_enable_reg(struct model *m, int h, int64_t L)
 {
     struct rfed *f = &m->f[h];
-    if (f->reg)
-        return TM_EENABLED;
-    if (f->req)
-        return TM_EPENDING;
+    if (f->reg) return TM_EENABLED;
+    if (f->req) return TM_EPENDING;
     rb p = mpromise(m);
     f->reg = 1;
     f->L = L;
@@ -333,8 +324,7 @@ static int m_enable_reg(struct model *m, int h, int64_t L)
 
 static int m_disable_reg(struct model *m, int h)
 {
-    if (!m->f[h].reg)
-        return TM_ENOTENABLED;
+    if (!m->f[h].reg) return TM_ENOTENABLED;
     m->f[h].reg = 0;
     m->f[h].L = 0;
     mevaluate(m);
@@ -343,8 +333,7 @@ static int m_disable_reg(struct model *m, int h)
 
 static int m_lookahead(struct model *m, int h, int64_t L)
 {
-    if (!m->f[h].reg)
-        return TM_ENOTENABLED;
+    if (!m->f[h].reg) return TM_ENOTENABLED;
     m->f[h].L = L;
     mevaluate(m);
     return TM_OK;
@@ -353,10 +342,8 @@ static int m_lookahead(struct model *m, int h, int64_t L)
 static int m_enable_con(struct model *m, int h)
 {
     struct rfed *f = &m->f[h];
-    if (f->con || f->conp)
-        return TM_EENABLED;
-    if (f->req)
-        return TM_EPENDING;
+    if (f->con || f->conp) return TM_EENABLED;
+    if (f->req) return TM_EPENDING;
     f->conp = 1;
     mevaluate(m);
     return TM_OK;
@@ -365,8 +352,7 @@ static int m_enable_con(struct model *m, int h)
 static int m_disable_con(struct model *m, int h)
 {
     struct rfed *f = &m->f[h];
-    if (!f->con && !f->conp)
-        return TM_ENOTENABLED;
+    if (!f->con && !f->conp) return TM_ENOTENABLED;
     f->con = f->conp = 0;
     f->conat = 0;
     mflushall(m, h, 0);
@@ -401,14 +387,15 @@ static long n_grant[6], n_tso, n_ro, n_discard, n_refused[16];
 struct run {
     tm_state *st;
     struct model m;
-    char log[MAXH][LOGN]; /* engine decisions of this event per federate */
-    int64_t now[MAXH];    /* engine time per federate, from grants */
-    int con[MAXH];        /* constrained, as told by decisions */
-    struct rmsg last[MAXH]; /* last TSO delivered to each federate (order checks) */
-    int last_step[MAXH];    /* event in which it was delivered */
+    char log[MAXH][LOGN];         /* engine decisions of this event per federate */
+    int64_t now[MAXH];            /* engine time per federate, from grants */
+    int con[MAXH];                /* constrained, as told by decisions */
+    struct rmsg last[MAXH];       /* last TSO delivered to each federate (order checks) */
+    int last_step[MAXH];          /* event in which it was delivered */
     struct rmsg from[MAXH][MAXH]; /* last TSO from each sender to each receiver */
     long sent_copies, delivered, discarded;
     unsigned seed;
+    int mix; /* 0: every service; 1: no NER/NERA (the engine's fast path); 2: TAR only */
     int step;
     int bad; /* failures in this run (stop early) */
 };
@@ -432,10 +419,10 @@ static void restart(struct run *r, int h, int64_t t)
     memset(r->from[h], 0, sizeof r->from[h]);
 }
 
-#define RFAIL(r, ...)                                                                     \
-    do {                                                                                  \
-        (r)->bad++;                                                                       \
-        CHECK(0, __VA_ARGS__);                                                            \
+#define RFAIL(r, ...)                                                                              \
+    do {                                                                                           \
+        (r)->bad++;                                                                                \
+        CHECK(0, __VA_ARGS__);                                                                     \
     } while (0)
 
 static void eng_sink(void *ctx, const tm_decision *d)
@@ -476,15 +463,17 @@ static void eng_sink(void *ctx, const tm_decision *d)
                       r->seed, r->step, d->time, h, r->now[h]);
             if (x.ts < r->last[h].ts ||
                 (r->last_step[h] == r->step && r->last[h].sender && !before(&r->last[h], &x)))
-                RFAIL(r, "seed %u step %d: TSO (%" PRId64 ", %d, %" PRIu64
+                RFAIL(r,
+                      "seed %u step %d: TSO (%" PRId64 ", %d, %" PRIu64
                       ") to %d out of order after (%" PRId64 ", %d, %" PRIu64 ")",
-                      r->seed, r->step, x.ts, x.sender, x.seq, h, r->last[h].ts,
-                      r->last[h].sender, r->last[h].seq);
+                      r->seed, r->step, x.ts, x.sender, x.seq, h, r->last[h].ts, r->last[h].sender,
+                      r->last[h].seq);
             struct rmsg *pf = &r->from[h][snd];
             if (pf->seq && (x.ts < pf->ts || (x.ts == pf->ts && x.seq <= pf->seq)))
-                RFAIL(r, "seed %u step %d: TSO from %d to %d: (%" PRId64 ", %" PRIu64
-                      ") after (%" PRId64 ", %" PRIu64 ")", r->seed, r->step, snd, h, x.ts,
-                      x.seq, pf->ts, pf->seq);
+                RFAIL(r,
+                      "seed %u step %d: TSO from %d to %d: (%" PRId64 ", %" PRIu64
+                      ") after (%" PRId64 ", %" PRIu64 ")",
+                      r->seed, r->step, snd, h, x.ts, x.seq, pf->ts, pf->seq);
             *pf = x;
             r->last[h] = x;
             r->last_step[h] = r->step;
@@ -521,11 +510,10 @@ static void compare(struct run *r, const char *what, int got, int want)
               tm_strerror(got), tm_strerror(want));
     for (int h = 1; h < MAXH; h++) {
         if (strcmp(r->log[h], m->log[h]) != 0)
-            RFAIL(r, "seed %u step %d: %s: federate %d got \"%s\", model \"%s\"", r->seed,
-                  r->step, what, h, r->log[h], m->log[h]);
+            RFAIL(r, "seed %u step %d: %s: federate %d got \"%s\", model \"%s\"", r->seed, r->step,
+                  what, h, r->log[h], m->log[h]);
         r->log[h][0] = m->log[h][0] = 0;
-        if (!m->f[h].joined)
-            continue;
+        if (!m->f[h].joined) continue;
         tm_status s;
         if (tm_query(r->st, (tm_fed)h, &s, NULL, 0) != TM_OK) {
             RFAIL(r, "seed %u step %d: federate %d unknown to the engine", r->seed, r->step, h);
@@ -536,22 +524,38 @@ static void compare(struct run *r, const char *what, int got, int want)
         if (s.time != f->T || (int)s.req != f->req || s.galt.t != f->galt.t ||
             rcmp(eg, f->galt) != 0 || (f->reg && rcmp(eb, f->floor) != 0) ||
             s.constrained != (f->con != 0) || (int)s.queued != f->nq)
-            RFAIL(r, "seed %u step %d: %s: federate %d engine T %" PRId64 " req %d bound (%" PRId64
+            RFAIL(r,
+                  "seed %u step %d: %s: federate %d engine T %" PRId64 " req %d bound (%" PRId64
                   ",%d) galt (%" PRId64 ",%d) q %zu; model T %" PRId64 " req %d bound (%" PRId64
-                  ",%d) galt (%" PRId64 ",%d) q %d", r->seed, r->step, what, h, s.time, s.req,
-                  s.bound.t, s.bound.strict, s.galt.t, s.galt.strict, s.queued, f->T, f->req,
-                  f->floor.t, f->floor.s, f->galt.t, f->galt.s, f->nq);
+                  ",%d) galt (%" PRId64 ",%d) q %d",
+                  r->seed, r->step, what, h, s.time, s.req, s.bound.t, s.bound.strict, s.galt.t,
+                  s.galt.strict, s.queued, f->T, f->req, f->floor.t, f->floor.s, f->galt.t,
+                  f->galt.s, f->nq);
+    }
+    /* Who blocks whom: the holder is another regulating federate whose bound is the GALT. */
+    for (int h = 1; h < MAXH; h++) {
+        tm_status s, hs;
+        if (!m->f[h].joined || tm_query(r->st, (tm_fed)h, &s, NULL, 0) != TM_OK) continue;
+        if (s.galt.t == TM_TIME_MAX) {
+            if (s.galt_holder != TM_NO_FED &&
+                (tm_query(r->st, s.galt_holder, &hs, NULL, 0) || hs.bound.t != TM_TIME_MAX))
+                RFAIL(r, "seed %u step %d: %d has GALT inf but holder %u", r->seed, r->step, h,
+                      s.galt_holder);
+            continue;
+        }
+        if (s.galt_holder == (tm_fed)h || tm_query(r->st, s.galt_holder, &hs, NULL, 0) ||
+            !hs.regulating || tm_bound_cmp(hs.bound, s.galt) != 0 || s.galt_root == TM_NO_FED)
+            RFAIL(r, "seed %u step %d: %d's GALT (%" PRId64 ",%d) holder %u root %u", r->seed,
+                  r->step, h, s.galt.t, s.galt.strict, s.galt_holder, s.galt_root);
     }
     /* Invariant: when everyone waits, something must be due (the model and engine agree on
      * the state, so check it once, on the engine's statuses). */
     int joined = 0, blocked = 0;
     for (int h = 1; h < MAXH; h++) {
-        if (!m->f[h].joined)
-            continue;
+        if (!m->f[h].joined) continue;
         joined++;
         tm_status s;
-        if (tm_query(r->st, (tm_fed)h, &s, NULL, 0) == TM_OK && s.blocked)
-            blocked++;
+        if (tm_query(r->st, (tm_fed)h, &s, NULL, 0) == TM_OK && s.blocked) blocked++;
     }
     if (joined > 0 && blocked == joined)
         RFAIL(r, "seed %u step %d: stall: all %d federates wait", r->seed, r->step, joined);
@@ -569,8 +573,7 @@ static int pick_joined(struct run *r, unsigned *s)
 {
     int hs[MAXH], n = 0;
     for (int h = 1; h < MAXH; h++)
-        if (r->m.f[h].joined)
-            hs[n++] = h;
+        if (r->m.f[h].joined) hs[n++] = h;
     return n ? hs[rnd(s) % (unsigned)n] : 0;
 }
 
@@ -595,19 +598,19 @@ static void one_event(struct run *r, unsigned *s, int *next_handle, uint64_t *to
 {
     char err[TM_ERR_LEN], what[96];
     int h = pick_joined(r, s);
-    if (!h)
-        return;
+    if (!h) return;
     struct rfed *f = &r->m.f[h];
     unsigned a = rnd(s) % 100;
     if (a < 40) { /* a time request, now and then an illegal one */
-        static const int kinds[] = {TM_REQ_TAR,  TM_REQ_TAR, TM_REQ_TARA, TM_REQ_TARA,
-                                    TM_REQ_NER,  TM_REQ_NER, TM_REQ_NERA, TM_REQ_NERA,
-                                    TM_REQ_FQR};
+        static const int kinds[] = {TM_REQ_TAR, TM_REQ_TAR,  TM_REQ_TARA, TM_REQ_TARA, TM_REQ_NER,
+                                    TM_REQ_NER, TM_REQ_NERA, TM_REQ_NERA, TM_REQ_FQR};
         static const int64_t steps[] = {0, 0, 1, 1, 1, 2, 3, 5, 8};
         int kind = kinds[rnd(s) % 9];
+        if (r->mix == 1 && (kind == TM_REQ_NER || kind == TM_REQ_NERA))
+            kind = kind == TM_REQ_NER ? TM_REQ_TAR : TM_REQ_TARA;
+        if (r->mix == 2) kind = TM_REQ_TAR;
         int64_t t = f->T + steps[rnd(s) % 9];
-        if (rnd(s) % 20 == 0)
-            t = f->T - 1;
+        if (rnd(s) % 20 == 0) t = f->T - 1;
         snprintf(what, sizeof what, "%s(%" PRId64 ") by %d", tm_req_name((tm_req)kind), t, h);
         int want = m_request(&r->m, h, kind, t);
         compare(r, what, tm_request(r->st, (tm_fed)h, (tm_req)kind, t, err, sizeof err), want);
@@ -620,8 +623,7 @@ static void one_event(struct run *r, unsigned *s, int *next_handle, uint64_t *to
         int64_t base = f->reg ? f->floor.t : f->T;
         static const int64_t offs[] = {-1, 0, 0, 0, 1, 1, 2, 3, 6};
         int64_t ts = base == INT64_MAX ? f->T : base + offs[rnd(s) % 9];
-        if (rnd(s) % 25 == 0)
-            ts = TM_NO_TIME;
+        if (rnd(s) % 25 == 0) ts = TM_NO_TIME;
         uint64_t tok = ++*token;
         snprintf(what, sizeof what, "send ts %" PRId64 " by %d to %d receivers", ts, h, n);
         tm_fed er[MAXH];
@@ -629,14 +631,13 @@ static void one_event(struct run *r, unsigned *s, int *next_handle, uint64_t *to
             er[i] = (tm_fed)rcv[i];
         int want = m_send(&r->m, h, ts, rcv, n, tok);
         int got = tm_send(r->st, (tm_fed)h, ts, er, (size_t)n, tok, err, sizeof err);
-        if (got == TM_OK)
-            r->sent_copies += n;
+        if (got == TM_OK) r->sent_copies += n;
         compare(r, what, got, want);
     } else if (a < 86) {
         int64_t L = (rnd(s) % 2) ? 0 : (int64_t)(rnd(s) % 4);
         snprintf(what, sizeof what, "%s regulation of %d (L %" PRId64 ")",
                  f->reg ? "disable" : "enable", h, L);
-        if (f->reg && rnd(s) % 3 != 0) { /* keep most federates regulating */
+        if (f->reg && rnd(s) % 3 != 0) {          /* keep most federates regulating */
             int want = m_enable_reg(&r->m, h, L); /* enabling twice: refused */
             compare(r, what, tm_enable_regulation(r->st, (tm_fed)h, L, err, sizeof err), want);
         } else if (f->reg) {
@@ -649,7 +650,7 @@ static void one_event(struct run *r, unsigned *s, int *next_handle, uint64_t *to
     } else if (a < 92) {
         int on = f->con || f->conp;
         snprintf(what, sizeof what, "%s constrained of %d", on ? "disable" : "enable", h);
-        if (on && rnd(s) % 3 != 0) { /* disable less often than asked */
+        if (on && rnd(s) % 3 != 0) {           /* disable less often than asked */
             int want = m_enable_con(&r->m, h); /* enabling twice: refused */
             compare(r, what, tm_enable_constrained(r->st, (tm_fed)h, err, sizeof err), want);
         } else if (on) {
@@ -698,6 +699,7 @@ static int one_run(unsigned seed, int steps)
         return 1;
     }
     int n = 2 + (int)(rnd(&s) % 7); /* 2..8 federates */
+    r.mix = seed % 10 == 0 ? 2 : (seed % 3 == 0 ? 1 : 0);
     int next = 1;
     uint64_t token = 0;
     for (int i = 0; i < n; i++)
@@ -711,8 +713,8 @@ static int one_run(unsigned seed, int steps)
         }
         if (rnd(&s) % 5 != 0) {
             int want = m_enable_con(&r.m, h);
-            compare(&r, "setup constrained", tm_enable_constrained(r.st, (tm_fed)h, err,
-                                                                   sizeof err), want);
+            compare(&r, "setup constrained",
+                    tm_enable_constrained(r.st, (tm_fed)h, err, sizeof err), want);
         }
     }
     for (r.step = 0; r.step < steps && r.bad == 0; r.step++)
@@ -722,8 +724,7 @@ static int one_run(unsigned seed, int steps)
     for (int h = 1; h < MAXH; h++)
         if (r.m.f[h].joined) {
             tm_status st;
-            if (tm_query(r.st, (tm_fed)h, &st, NULL, 0) == TM_OK)
-                queued += (long)st.queued;
+            if (tm_query(r.st, (tm_fed)h, &st, NULL, 0) == TM_OK) queued += (long)st.queued;
         }
     if (r.bad == 0 && r.delivered + r.discarded + queued != r.sent_copies)
         RFAIL(&r, "seed %u: %ld copies sent, %ld delivered + %ld discarded + %ld queued", seed,
@@ -741,13 +742,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < runs && failing < 5; i++)
         if (one_run(seed0 + (unsigned)i, steps)) {
             failing++;
-            fprintf(stderr, "run with seed %u failed (rerun: %s 1 %d %u)\n", seed0 + i,
-                    argv[0], steps, seed0 + i);
+            fprintf(stderr, "run with seed %u failed (rerun: %s 1 %d %u)\n", seed0 + i, argv[0],
+                    steps, seed0 + i);
         }
     printf("%d randomized runs of %d events, %d failing\n", runs, steps, failing);
     printf("grants: TAR %ld TARA %ld NER %ld NERA %ld FQR %ld; TSO deliveries %ld, RO %ld, "
-           "discards %ld\n", n_grant[1], n_grant[2], n_grant[3], n_grant[4], n_grant[5], n_tso,
-           n_ro, n_discard);
+           "discards %ld\n",
+           n_grant[1], n_grant[2], n_grant[3], n_grant[4], n_grant[5], n_tso, n_ro, n_discard);
     printf("refusals: ETIME %ld EPENDING %ld EBOUND %ld EENABLED %ld ENOTENABLED %ld\n",
            n_refused[-TM_ETIME], n_refused[-TM_EPENDING], n_refused[-TM_EBOUND],
            n_refused[-TM_EENABLED], n_refused[-TM_ENOTENABLED]);

@@ -36,8 +36,8 @@ struct script {
     char log[4096];     /* decisions since the last expect, "G A 5, D B m1@5" */
     char last_why[320]; /* reason of the last decision */
     char err[TM_ERR_LEN];
-    int msgs;           /* messages sent so far (token = number) */
-    int failed;         /* checks failed in this scenario */
+    int msgs;   /* messages sent so far (token = number) */
+    int failed; /* checks failed in this scenario */
 };
 
 static void sc_sink(void *ctx, const tm_decision *d)
@@ -72,15 +72,20 @@ static void sc_sink(void *ctx, const tm_decision *d)
     snprintf(s->log + n, sizeof s->log - n, "%s%s", n ? ", " : "", item);
 }
 
-static tm_fed sc_fed(const char *w) { return (tm_fed)(w[0] - 'A' + 1); }
+static tm_fed sc_fed(const char *w)
+{
+    return (tm_fed)(w[0] - 'A' + 1);
+}
 
-static bool sc_isfed(const char *w) { return w[0] >= 'A' && w[0] <= 'Z' && w[1] == 0; }
+static bool sc_isfed(const char *w)
+{
+    return w[0] >= 'A' && w[0] <= 'Z' && w[1] == 0;
+}
 
 /* "5s" / "5n" / "inf" as a bound. */
 static tm_bound sc_bound(const char *w)
 {
-    if (strcmp(w, "inf") == 0)
-        return (tm_bound){TM_TIME_MAX, true};
+    if (strcmp(w, "inf") == 0) return (tm_bound){TM_TIME_MAX, true};
     size_t n = strlen(w);
     tm_bound b = {strtoll(w, NULL, 10), n > 0 && w[n - 1] == 's'};
     return b;
@@ -88,26 +93,23 @@ static tm_bound sc_bound(const char *w)
 
 static const char *sc_btxt(char *buf, tm_bound b)
 {
-    if (b.t == TM_TIME_MAX)
-        return "inf";
+    if (b.t == TM_TIME_MAX) return "inf";
     snprintf(buf, 32, "%" PRId64 "%c", b.t, b.strict ? 's' : 'n');
     return buf;
 }
 
-#define SC_FAIL(s, ...)                                                                   \
-    do {                                                                                  \
-        (s)->failed++;                                                                    \
-        CHECK(0, __VA_ARGS__);                                                            \
+#define SC_FAIL(s, ...)                                                                            \
+    do {                                                                                           \
+        (s)->failed++;                                                                             \
+        CHECK(0, __VA_ARGS__);                                                                     \
     } while (0)
 
 static int sc_code(const char *w)
 {
-    static const int codes[] = {TM_EUNKNOWN, TM_EEXISTS,     TM_ETIME,      TM_EPENDING,
-                                TM_EBOUND,   TM_EENABLED,    TM_ENOTENABLED, TM_ELOOKAHEAD,
-                                TM_ENOMEM,   TM_EINVAL};
+    static const int codes[] = {TM_EUNKNOWN, TM_EEXISTS,     TM_ETIME,      TM_EPENDING, TM_EBOUND,
+                                TM_EENABLED, TM_ENOTENABLED, TM_ELOOKAHEAD, TM_ENOMEM,   TM_EINVAL};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (strcmp(w + 1, tm_strerror(codes[i]) + 3) == 0)
-            return codes[i];
+        if (strcmp(w + 1, tm_strerror(codes[i]) + 3) == 0) return codes[i];
     return 1; /* never returned: makes the check fail visibly */
 }
 
@@ -119,8 +121,7 @@ static void sc_stmt(struct script *s, char **w, int n, const char *raw)
         want = sc_code(w[n - 1]);
         n--;
     }
-    if (strcmp(w[0], "errmsg") != 0)
-        s->err[0] = 0;
+    if (strcmp(w[0], "errmsg") != 0) s->err[0] = 0;
     tm_status q;
     char b1[32], b2[32];
     if (strcmp(w[0], "expect") == 0) {
@@ -144,8 +145,7 @@ static void sc_stmt(struct script *s, char **w, int n, const char *raw)
             rc = rc ? rc : tm_join(s->st, sc_fed(w[i]), w[i], s->err, sizeof s->err);
     } else if (strcmp(w[0], "rc") == 0 && n == 3) {
         rc = tm_enable_regulation(s->st, sc_fed(w[1]), atoll(w[2]), s->err, sizeof s->err);
-        if (!rc)
-            rc = tm_enable_constrained(s->st, sc_fed(w[1]), s->err, sizeof s->err);
+        if (!rc) rc = tm_enable_constrained(s->st, sc_fed(w[1]), s->err, sizeof s->err);
         s->log[0] = 0;
     } else if (strcmp(w[0], "reg") == 0 && n == 3) {
         rc = tm_enable_regulation(s->st, sc_fed(w[1]), atoll(w[2]), s->err, sizeof s->err);
@@ -190,8 +190,7 @@ static void sc_stmt(struct script *s, char **w, int n, const char *raw)
         tm_query(s->st, sc_fed(w[1]), &q, NULL, 0);
         char got[48], exp[48];
         snprintf(got, sizeof got, "%s", tm_req_name(q.req));
-        if (q.req)
-            snprintf(got + strlen(got), sizeof got - strlen(got), " %" PRId64, q.req_time);
+        if (q.req) snprintf(got + strlen(got), sizeof got - strlen(got), " %" PRId64, q.req_time);
         snprintf(exp, sizeof exp, "%s%s%s", n > 2 ? w[2] : "none", n > 3 ? " " : "",
                  n > 3 ? w[3] : "");
         if (strcasecmp(got, exp) != 0)
@@ -218,8 +217,7 @@ static void sc_stmt(struct script *s, char **w, int n, const char *raw)
         static const char *kinds[] = {"tar", "tara", "ner", "nera", "fqr"};
         int kind = 0;
         for (int i = 0; i < 5; i++)
-            if (strcmp(w[1], kinds[i]) == 0)
-                kind = i + 1;
+            if (strcmp(w[1], kinds[i]) == 0) kind = i + 1;
         if (kind && n == 3) {
             rc = tm_request(s->st, f, (tm_req)kind, atoll(w[2]), s->err, sizeof s->err);
         } else if (strcmp(w[1], "send") == 0 || strcmp(w[1], "ro") == 0) {
@@ -231,8 +229,7 @@ static void sc_stmt(struct script *s, char **w, int n, const char *raw)
                 r[nr++] = sc_fed(w[i]);
             uint64_t token = (uint64_t)(s->msgs + 1);
             rc = tm_send(s->st, f, ts, r, (size_t)nr, token, s->err, sizeof s->err);
-            if (rc == TM_OK)
-                s->msgs++;
+            if (rc == TM_OK) s->msgs++;
         } else {
             SC_FAIL(s, "%s: bad statement \"%s\"", s->id, raw);
             return;
@@ -271,12 +268,10 @@ static int sc_run(const char *id, const char *text)
         for (char *t = strtok_r(words, " \t,", &save2); t && n < 64;
              t = strtok_r(NULL, " \t,", &save2))
             w[n++] = t;
-        if (n == 0)
-            continue;
+        if (n == 0) continue;
         sc_stmt(&s, w, n, raw);
     }
-    if (s.log[0])
-        SC_FAIL(&s, "%s: decisions left unchecked at the end: \"%s\"", id, s.log);
+    if (s.log[0]) SC_FAIL(&s, "%s: decisions left unchecked at the end: \"%s\"", id, s.log);
     tm_free(s.st);
     return s.failed;
 }

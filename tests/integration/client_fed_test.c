@@ -5,18 +5,48 @@
  * back as its own TP_E* code with a message naming what is wrong. */
 #include "tests/integration/client_harness.h"
 
+/* An RTI that requires a shared secret: wrong and missing secrets are refused, and so is
+ * CREATE_FEDERATION (its frame carries no secret); a JOIN with the secret creates. */
+static void secret_rti(void)
+{
+    const char *const sargs[] = {"--log-level", "error", "--secret", "s3cret", NULL};
+    const char *addr = harness_start_rti(sargs, 60);
+    if (!addr) return;
+    char err[512] = "";
+    tp_federate *f = NULL;
+    tp_join_options sj = {.rti = addr,
+                          .federation = "sec",
+                          .federate = "a",
+                          .fom_path = "fom/test.xml",
+                          .create = 1,
+                          .timeout_ms = 5000};
+    sj.secret = "wrong";
+    CHECK_INT_EQ(tp_join(&sj, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
+    CHECK_STR_HAS(err, "secret");
+    sj.secret = NULL;
+    CHECK_INT_EQ(tp_join(&sj, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
+    /* CREATE/DESTROY frames carry no secret (protocol version 1): refused; a JOIN with the
+     * secret and create = 1 creates the federation instead. */
+    sj.secret = "s3cret";
+    CHECK_INT_EQ(tp_create_federation(&sj, err, sizeof err), TP_EAUTH);
+    CHECK_INT_EQ(tp_join(&sj, NULL, NULL, &f, err, sizeof err), TP_OK);
+    if (f) {
+        CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
+        tp_federate_free(f);
+    }
+    harness_stop_rti();
+}
+
 int main(void)
 {
     char sock[80];
     snprintf(sock, sizeof sock, "/tmp/tempo-fed-test-%d.sock", (int)getpid());
-    const char *const args[] = {"--log-level", "warn", "--secret", "s3cret", "--unix", sock,
-                                NULL};
+    const char *const args[] = {"--log-level", "warn", "--unix", sock, NULL};
     const char *addr = harness_start_rti(args, 60);
-    if (!addr)
-        return check_summary();
+    if (!addr) return check_summary();
     char err[512] = "";
-    tp_join_options o = {.rti = addr, .federation = "made", .fom_path = "fom/test.xml",
-                         .secret = "s3cret", .timeout_ms = 5000};
+    tp_join_options o = {
+        .rti = addr, .federation = "made", .fom_path = "fom/test.xml", .timeout_ms = 5000};
 
     /* create, create again */
     CHECK_INT_EQ(tp_create_federation(&o, err, sizeof err), TP_OK);
@@ -35,15 +65,7 @@ int main(void)
     CHECK_STR_HAS(err, "missing");
     CHECK(f == NULL, "no federate");
 
-    /* wrong and missing secret */
     j.federation = "made";
-    j.secret = "wrong";
-    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
-    j.secret = NULL;
-    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
-    CHECK_INT_EQ(tp_create_federation(&j, err, sizeof err), TP_EAUTH);
-    j.secret = "s3cret";
-
     /* good join, duplicate name, different FOM */
     CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_OK);
     CHECK_INT_EQ(tp_join(&j, NULL, NULL, &g, err, sizeof err), TP_EEXISTS);
@@ -62,16 +84,13 @@ int main(void)
     u.federate = "viaunix";
     CHECK_INT_EQ(tp_join(&u, NULL, NULL, &h, err, sizeof err), TP_OK);
     size_t n = 0;
-    if (h)
-        CHECK_INT_EQ(tp_query_time_status(h, NULL, 0, &n), TP_OK);
+    if (h) CHECK_INT_EQ(tp_query_time_status(h, NULL, 0, &n), TP_OK);
     CHECK_INT_EQ(n, 2); /* "a" over TCP and "viaunix" */
 
     /* destroy refused while joined, then accepted, then not found */
     CHECK_INT_EQ(tp_destroy_federation(&o, err, sizeof err), TP_EREFUSED);
-    if (f)
-        CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
-    if (h)
-        CHECK_INT_EQ(tp_resign(h, TP_DELETE_OBJECTS), TP_OK);
+    if (f) CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
+    if (h) CHECK_INT_EQ(tp_resign(h, TP_DELETE_OBJECTS), TP_OK);
     tp_federate_free(f);
     tp_federate_free(h);
     int rc = tp_destroy_federation(&o, err, sizeof err);
@@ -81,8 +100,10 @@ int main(void)
     CHECK_INT_EQ(tp_destroy_federation(&o, err, sizeof err), TP_ENOTFOUND);
     j.create = 0;
     CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_ENOTFOUND);
-
     harness_stop_rti();
     unlink(sock);
+
+    secret_rti();
+    harness_stop_rti();
     return check_summary();
 }

@@ -43,8 +43,7 @@ static inline void harness_stop_rti(void)
 
 static void harness_on_signal(int sig)
 {
-    if (harness_rti_pid_ > 0)
-        kill(harness_rti_pid_, SIGKILL);
+    if (harness_rti_pid_ > 0) kill(harness_rti_pid_, SIGKILL);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -96,18 +95,21 @@ static inline const char *harness_start_rti(const char *const *extra, unsigned w
     }
     /* Keep reading the RTI's stdout in the background would need a thread; the RTI prints
      * only its start line there, so closing our end is safe (it logs to stderr). */
-    if (in)
-        fclose(in);
+    if (in) fclose(in);
     CHECK(addr != NULL, "tempo-rti printed no \"listening on\" line");
     return addr;
 }
 
 /* Join @p name into @p federation with FOM @p fom; NULL on failure (a failed check). */
 static inline tp_federate *harness_join(const char *addr, const char *federation, const char *name,
-                                 const char *fom, const tp_callbacks *cb, void *ctx)
+                                        const char *fom, const tp_callbacks *cb, void *ctx)
 {
-    tp_join_options o = {.rti = addr, .federation = federation, .federate = name,
-                         .fom_path = fom, .create = 1, .timeout_ms = 5000};
+    tp_join_options o = {.rti = addr,
+                         .federation = federation,
+                         .federate = name,
+                         .fom_path = fom,
+                         .create = 1,
+                         .timeout_ms = 5000};
     tp_federate *f = NULL;
     char err[512] = "";
     int rc = tp_join(&o, cb, ctx, &f, err, sizeof err);
@@ -125,17 +127,14 @@ static inline int64_t harness_ms(void)
 /* Evoke every federate of @p fs until cond(arg) holds or @p timeout_ms passes.
  * @return 1 when the condition held, 0 on timeout. */
 static inline int harness_pump(tp_federate *const *fs, int n, int (*cond)(void *), void *arg,
-                        int timeout_ms)
+                               int timeout_ms)
 {
     int64_t end = harness_ms() + timeout_ms;
     for (;;) {
         for (int i = 0; i < n; i++)
-            if (fs[i])
-                tp_evoke(fs[i], 0);
-        if (cond && cond(arg))
-            return 1;
-        if (harness_ms() >= end)
-            return 0;
+            if (fs[i]) tp_evoke(fs[i], 0);
+        if (cond && cond(arg)) return 1;
+        if (harness_ms() >= end) return 0;
         struct pollfd p[16];
         int k = 0;
         for (int i = 0; i < n && k < 16; i++)

@@ -23,8 +23,7 @@ static void on_discover(void *ctx, tp_object obj, tp_handle cls, const char *nam
 static void on_remove(void *ctx, tp_object obj, tp_time t, tp_order o, tp_fed s)
 {
     struct rec *r = ctx;
-    if (obj == r->obj)
-        r->removed++;
+    if (obj == r->obj) r->removed++;
 }
 
 static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
@@ -46,22 +45,40 @@ static void on_grant(void *ctx, tp_time t)
     ((struct rec *)ctx)->grants++;
 }
 
-static const tp_callbacks CB = {.discover = on_discover, .remove = on_remove,
-                                .federate_resigned = on_resigned, .receive = on_receive,
+static const tp_callbacks CB = {.discover = on_discover,
+                                .remove = on_remove,
+                                .federate_resigned = on_resigned,
+                                .receive = on_receive,
                                 .grant = on_grant};
 
 static struct rec ro, rw;
 
-static int cond_discovered(void *a) { return ro.discovered == 1; }
-static int cond_gone(void *a) { return ro.removed == 1 && ro.resigned == 1 && rw.resigned == 1; }
-static int cond_received(void *a) { return ro.received == 1; }
-static int cond_granted(void *a) { return ro.grants == 1; }
+static int cond_discovered(void *a)
+{
+    return ro.discovered == 1;
+}
+static int cond_gone(void *a)
+{
+    return ro.removed == 1 && ro.resigned == 1 && rw.resigned == 1;
+}
+static int cond_received(void *a)
+{
+    return ro.received == 1;
+}
+static int cond_granted(void *a)
+{
+    return ro.grants == 1;
+}
 
 /* The victim: regulating with lookahead 10, owns object "doomed", then evokes forever. */
 static void victim(const char *addr, int ready_fd)
 {
-    tp_join_options o = {.rti = addr, .federation = "killfed", .federate = "victim",
-                         .fom_path = "fom/test.xml", .create = 1, .timeout_ms = 5000};
+    tp_join_options o = {.rti = addr,
+                         .federation = "killfed",
+                         .federate = "victim",
+                         .fom_path = "fom/test.xml",
+                         .create = 1,
+                         .timeout_ms = 5000};
     tp_federate *f = NULL;
     char err[256];
     tp_handle vehicle, speed;
@@ -73,8 +90,7 @@ static void victim(const char *addr, int ready_fd)
         tp_register_object(f, vehicle, "doomed", &obj) != TP_OK ||
         tp_enable_regulation(f, 10) != TP_OK || tp_wait_regulation_enabled(f, 5000) != TP_OK)
         _exit(2);
-    if (write(ready_fd, "r", 1) != 1)
-        _exit(3);
+    if (write(ready_fd, "r", 1) != 1) _exit(3);
     for (;;)
         tp_evoke(f, -1);
 }
@@ -83,11 +99,9 @@ int main(void)
 {
     const char *const args[] = {"--log-level", "warn", NULL};
     const char *addr = harness_start_rti(args, 60);
-    if (!addr)
-        return check_summary();
+    if (!addr) return check_summary();
     int pfd[2];
-    if (pipe(pfd) < 0)
-        return 1;
+    if (pipe(pfd) < 0) return 1;
     pid_t kid = fork();
     if (kid == 0) {
         close(pfd[0]);

@@ -15,12 +15,16 @@
 struct rec {
     const char *who;
     int discovers;
-    struct { tp_object obj; tp_handle cls; char name[32]; } disc[MAXEV];
+    struct {
+        tp_object obj;
+        tp_handle cls;
+        char name[32];
+    } disc[MAXEV];
     int reflects;
     tp_object refl_obj[MAXEV];
     tp_handle refl_attrs[MAXEV][8]; /* attribute handles of each reflection */
     size_t refl_n[MAXEV];
-    double refl_speed[MAXEV];       /* decoded "speed" when present, else NAN */
+    double refl_speed[MAXEV]; /* decoded "speed" when present, else NAN */
     int receives;
     tp_handle recv_cls[MAXEV];
     char recv_text[MAXEV][32];
@@ -72,8 +76,8 @@ static void on_receive(void *ctx, const tp_interaction *in)
         r->recv_text[r->receives][0] = '\0';
         for (size_t i = 0; i < in->n_params; i++)
             if (in->params[i].handle == r->text)
-                tp_decode_string(in->params[i].data, in->params[i].size,
-                                 r->recv_text[r->receives], 32);
+                tp_decode_string(in->params[i].data, in->params[i].size, r->recv_text[r->receives],
+                                 32);
     }
     r->receives++;
 }
@@ -81,8 +85,7 @@ static void on_receive(void *ctx, const tp_interaction *in)
 static void on_remove(void *ctx, tp_object obj, tp_time t, tp_order o, tp_fed sender)
 {
     struct rec *r = ctx;
-    if (r->removes < MAXEV)
-        r->removed[r->removes] = obj;
+    if (r->removes < MAXEV) r->removed[r->removes] = obj;
     r->removes++;
 }
 
@@ -107,9 +110,12 @@ static void on_error(void *ctx, int code, const char *msg)
     fprintf(stderr, "%s: async error %s: %s\n", r->who, tp_strerror(code), msg);
 }
 
-static const tp_callbacks CB = {.discover = on_discover, .reflect = on_reflect,
-                                .receive = on_receive, .remove = on_remove,
-                                .provide = on_provide, .error = on_error};
+static const tp_callbacks CB = {.discover = on_discover,
+                                .reflect = on_reflect,
+                                .receive = on_receive,
+                                .remove = on_remove,
+                                .provide = on_provide,
+                                .error = on_error};
 
 static tp_federate *all[8];
 static int nall;
@@ -131,40 +137,49 @@ static void barrier(void)
 static int find_disc(const struct rec *r, const char *name)
 {
     for (int i = 0; i < r->discovers && i < MAXEV; i++)
-        if (strcmp(r->disc[i].name, name) == 0)
-            return i;
+        if (strcmp(r->disc[i].name, name) == 0) return i;
     return -1;
 }
 
 static int has_attr(const struct rec *r, int k, tp_handle a)
 {
     for (size_t i = 0; i < r->refl_n[k] && i < 8; i++)
-        if (r->refl_attrs[k][i] == a)
-            return 1;
+        if (r->refl_attrs[k][i] == a) return 1;
     return 0;
 }
 
-int main(void)
+/* The federation under test and its FOM handles, shared by the scenario functions below
+ * (main runs them in order; each builds on the state the previous one left). */
+static const char *addr; /* RTI address */
+static const char *const fom = "fom/test.xml";
+static struct rec rp = {.who = "P"}, r1 = {.who = "S1"}, r2 = {.who = "S2"}, r3 = {.who = "S3"},
+                  r4 = {.who = "S4"};
+static tp_federate *P, *S1, *S2, *S3, *S4; /* publisher, subscribers, late joiner */
+static tp_handle vehicle, car, sports, truck, speed, name, position, passengers, turbo, load;
+static tp_handle message, alarm_ic, text, level, step;
+static tp_object sc1, t1, v1;                 /* SportsCar, Truck and Vehicle objects */
+static uint8_t sb[8], pb[4], tb[1], posb[16]; /* encoded speed, passengers, turbo, pos */
+static tp_value upd[5];                       /* an update of every sc1 attribute */
+static tp_value mp[1];                        /* a Message's parameters */
+
+/* Start the RTI, join P, S1, S2, S3 into fedA and resolve the handles. */
+static int setup(void)
 {
     const char *const rti_args[] = {"--log-level", "warn", NULL};
-    const char *addr = harness_start_rti(rti_args, 60);
-    if (!addr)
-        return check_summary();
-    const char *fom = "fom/test.xml";
-    struct rec rp = {.who = "P"}, r1 = {.who = "S1"}, r2 = {.who = "S2"}, r3 = {.who = "S3"},
-               r4 = {.who = "S4"};
-    tp_federate *P = harness_join(addr, "fedA", "P", fom, &CB, &rp);
-    tp_federate *S1 = harness_join(addr, "fedA", "S1", fom, &CB, &r1);
-    tp_federate *S2 = harness_join(addr, "fedA", "S2", fom, &CB, &r2);
-    tp_federate *S3 = harness_join(addr, "fedA", "S3", fom, &CB, &r3);
-    if (!P || !S1 || !S2 || !S3)
-        return check_summary();
-    all[0] = P; all[1] = S1; all[2] = S2; all[3] = S3;
+    addr = harness_start_rti(rti_args, 60);
+    if (!addr) return 0;
+    P = harness_join(addr, "fedA", "P", fom, &CB, &rp);
+    S1 = harness_join(addr, "fedA", "S1", fom, &CB, &r1);
+    S2 = harness_join(addr, "fedA", "S2", fom, &CB, &r2);
+    S3 = harness_join(addr, "fedA", "S3", fom, &CB, &r3);
+    if (!P || !S1 || !S2 || !S3) return 0;
+    all[0] = P;
+    all[1] = S1;
+    all[2] = S2;
+    all[3] = S3;
     nall = 4;
     rp.f = P;
 
-    tp_handle vehicle, car, sports, truck, speed, name, position, passengers, turbo, load;
-    tp_handle message, alarm, text, level, step;
     CHECK_INT_EQ(tp_object_class(P, "Vehicle", &vehicle), TP_OK);
     CHECK_INT_EQ(tp_object_class(P, "Vehicle.Car", &car), TP_OK);
     CHECK_INT_EQ(tp_object_class(P, "SportsCar", &sports), TP_OK);
@@ -176,21 +191,25 @@ int main(void)
     CHECK_INT_EQ(tp_attribute(P, sports, "turbo", &turbo), TP_OK);
     CHECK_INT_EQ(tp_attribute(P, truck, "load", &load), TP_OK);
     CHECK_INT_EQ(tp_interaction_class(P, "Message", &message), TP_OK);
-    CHECK_INT_EQ(tp_interaction_class(P, "Alarm", &alarm), TP_OK);
+    CHECK_INT_EQ(tp_interaction_class(P, "Alarm", &alarm_ic), TP_OK);
     CHECK_INT_EQ(tp_interaction_class(P, "Step", &step), TP_OK);
     CHECK_INT_EQ(tp_parameter(P, message, "text", &text), TP_OK);
-    CHECK_INT_EQ(tp_parameter(P, alarm, "level", &level), TP_OK);
+    CHECK_INT_EQ(tp_parameter(P, alarm_ic, "level", &level), TP_OK);
     {
         tp_handle inherited;
         CHECK_INT_EQ(tp_attribute(P, sports, "speed", &inherited), TP_OK);
         CHECK_INT_EQ(inherited, speed); /* one handle across the subclass tree */
-        CHECK_INT_EQ(tp_parameter(P, alarm, "text", &inherited), TP_OK);
+        CHECK_INT_EQ(tp_parameter(P, alarm_ic, "text", &inherited), TP_OK);
         CHECK_INT_EQ(inherited, text);
     }
     rp.speed = r1.speed = r2.speed = r3.speed = r4.speed = speed;
     r1.text = r2.text = r3.text = r4.text = text;
+    return 1;
+}
 
-    /* ---- local validation (nothing sent) ---- */
+/* Local validation (nothing sent). */
+static void t_local_validation(void)
+{
     tp_handle h;
     CHECK_INT_EQ(tp_object_class(P, "Bicycle", &h), TP_ENAME);
     CHECK_STR_HAS(tp_last_error(P), "Bicycle");
@@ -204,8 +223,11 @@ int main(void)
     CHECK_INT_EQ(tp_publish_object_class(P, truck, &turbo, 1), TP_EHANDLE);
     CHECK_INT_EQ(tp_send_interaction(P, message, NULL, 0, TP_NO_TIME), TP_ENOTPUB);
     CHECK_INT_EQ(tp_unpublish_interaction_class(P, message), TP_ENOTPUB);
+}
 
-    /* ---- declarations ---- */
+/* Declarations. */
+static void t_declarations(void)
+{
     tp_handle vattrs[] = {position, speed, name};
     tp_handle sattrs[] = {position, speed, name, passengers, turbo};
     tp_handle tattrs[] = {speed, load};
@@ -213,16 +235,19 @@ int main(void)
     CHECK_INT_EQ(tp_publish_object_class(P, sports, sattrs, 5), TP_OK);
     CHECK_INT_EQ(tp_publish_object_class(P, truck, tattrs, 2), TP_OK);
     CHECK_INT_EQ(tp_publish_interaction_class(P, message), TP_OK);
-    CHECK_INT_EQ(tp_publish_interaction_class(P, alarm), TP_OK);
+    CHECK_INT_EQ(tp_publish_interaction_class(P, alarm_ic), TP_OK);
     CHECK_INT_EQ(tp_subscribe_object_class(S1, vehicle, &speed, 1), TP_OK);
     tp_handle s2attrs[] = {speed, passengers};
     CHECK_INT_EQ(tp_subscribe_object_class(S2, car, s2attrs, 2), TP_OK);
     CHECK_INT_EQ(tp_subscribe_interaction_class(S3, message), TP_OK);
-    CHECK_INT_EQ(tp_subscribe_interaction_class(S1, alarm), TP_OK);
+    CHECK_INT_EQ(tp_subscribe_interaction_class(S1, alarm_ic), TP_OK);
     barrier();
+}
 
-    /* ---- register: discovery by subclass matching ---- */
-    tp_object sc1 = 0, t1 = 0, v1 = 0;
+/* Register: discovery by subclass matching. */
+static void t_register(void)
+{
+    tp_object obj;
     CHECK_INT_EQ(tp_register_object(P, sports, "sc1", &sc1), TP_OK);
     CHECK_INT_EQ(tp_register_object(P, truck, "t1", &t1), TP_OK);
     CHECK_INT_EQ(tp_register_object(P, vehicle, "v1", &v1), TP_OK);
@@ -242,16 +267,22 @@ int main(void)
           "S2 discovers sc1 as Car (most derived subscribed class)");
     CHECK_INT_EQ(r3.discovers, 0);
     CHECK_INT_EQ(rp.discovers, 0);
+}
 
-    /* ---- updates: only subscribed attributes are reflected ---- */
-    uint8_t sb[8], pb[4], tb[1], posb[16];
+/* Updates: only subscribed attributes are reflected. */
+static void t_updates(void)
+{
     double pos[2] = {1, 2};
     tp_encode_float64(12.5, sb);
     tp_encode_int32(3, pb);
     tp_encode_boolean(1, tb);
     tp_encode_float64_array(pos, 2, posb, sizeof posb);
-    tp_value upd[] = {{speed, sb, 8}, {passengers, pb, 4}, {name, "zoom", 4}, {turbo, tb, 1},
-                      {position, posb, 16}};
+    const tp_value all_attrs[] = {{speed, sb, 8},
+                                  {passengers, pb, 4},
+                                  {name, "zoom", 4},
+                                  {turbo, tb, 1},
+                                  {position, posb, 16}};
+    memcpy(upd, all_attrs, sizeof upd);
     CHECK_INT_EQ(tp_update(P, sc1, upd, 5, TP_NO_TIME), TP_OK);
     /* local checks: wrong size, unpublished attribute, not our object */
     tp_value badsize = {speed, sb, 4};
@@ -270,8 +301,7 @@ int main(void)
     CHECK_STR_HAS(tp_last_error(S1), "not owned");
     barrier();
     CHECK_INT_EQ(r1.reflects, 1);
-    CHECK(r1.reflects >= 1 && r1.refl_obj[0] == sc1 && r1.refl_n[0] == 1 &&
-              has_attr(&r1, 0, speed),
+    CHECK(r1.reflects >= 1 && r1.refl_obj[0] == sc1 && r1.refl_n[0] == 1 && has_attr(&r1, 0, speed),
           "S1 reflects only speed (got %zu values)", r1.refl_n[0]);
     CHECK_NEAR(r1.refl_speed[0], 12.5, 0.0);
     CHECK_INT_EQ(r2.reflects, 1);
@@ -288,13 +318,16 @@ int main(void)
     barrier();
     CHECK_INT_EQ(r1.reflects, 2); /* the load-only update reflects nothing to S1 */
     CHECK_INT_EQ(r2.reflects, 1);
+}
 
-    /* ---- interactions: only to subscribers, subclasses match ---- */
+/* Interactions: only to subscribers, subclasses match. */
+static void t_interactions(void)
+{
     uint8_t lb[8];
     tp_encode_int64(7, lb);
     tp_value ap[] = {{text, "fire", 4}, {level, lb, 8}};
-    CHECK_INT_EQ(tp_send_interaction(P, alarm, ap, 2, TP_NO_TIME), TP_OK);
-    tp_value mp[] = {{text, "hello", 5}};
+    CHECK_INT_EQ(tp_send_interaction(P, alarm_ic, ap, 2, TP_NO_TIME), TP_OK);
+    mp[0] = (tp_value){text, "hello", 5};
     CHECK_INT_EQ(tp_send_interaction(P, message, mp, 1, TP_NO_TIME), TP_OK);
     tp_value badp[] = {{level, lb, 8}};
     CHECK_INT_EQ(tp_send_interaction(P, message, badp, 1, TP_NO_TIME), TP_EHANDLE);
@@ -304,23 +337,29 @@ int main(void)
               strcmp(r3.recv_text[1], "hello") == 0,
           "S3 got fire then hello in send order");
     CHECK_INT_EQ(r1.receives, 1); /* Alarm subscriber: the Alarm only */
-    CHECK(r1.receives >= 1 && r1.recv_cls[0] == alarm, "S1 received the Alarm");
+    CHECK(r1.receives >= 1 && r1.recv_cls[0] == alarm_ic, "S1 received the Alarm");
     CHECK_INT_EQ(r2.receives, 0);
     CHECK_INT_EQ(rp.receives, 0);
+}
 
-    /* ---- late joiner discovers existing objects ---- */
-    tp_federate *S4 = harness_join(addr, "fedA", "S4", fom, &CB, &r4);
+/* Late joiner discovers existing objects. */
+static void t_late_joiner(void)
+{
+    tp_handle vattrs[] = {position, speed, name};
+    S4 = harness_join(addr, "fedA", "S4", fom, &CB, &r4);
     if (S4) {
         all[nall++] = S4;
         CHECK_INT_EQ(tp_subscribe_object_class(S4, vehicle, vattrs, 3), TP_OK);
         barrier();
         CHECK_INT_EQ(r4.discovers, 3);
-        CHECK(find_disc(&r4, "sc1") >= 0 && find_disc(&r4, "t1") >= 0 &&
-                  find_disc(&r4, "v1") >= 0,
+        CHECK(find_disc(&r4, "sc1") >= 0 && find_disc(&r4, "t1") >= 0 && find_disc(&r4, "v1") >= 0,
               "late joiner S4 discovers sc1, t1 and v1");
     }
+}
 
-    /* ---- request attribute update -> provide -> reflect ---- */
+/* Request attribute update -> provide -> reflect. */
+static void t_request_update_provide(void)
+{
     int before = r2.reflects;
     CHECK_INT_EQ(tp_request_update(S2, sc1, &speed, 1), TP_OK);
     CHECK_INT_EQ(tp_request_update(S3, sc1, &speed, 1), TP_EHANDLE); /* S3 never discovered */
@@ -330,8 +369,11 @@ int main(void)
     CHECK(rp.prov_obj == sc1 && rp.prov_attr == speed, "P asked to provide speed of sc1");
     CHECK_INT_EQ(r2.reflects, before + 1);
     CHECK(r2.reflects > before && r2.refl_speed[before] == 99.0, "S2 got the provided value");
+}
 
-    /* ---- unsubscribe stops delivery ---- */
+/* Unsubscribe stops delivery. */
+static void t_unsubscribe_stops_delivery(void)
+{
     CHECK_INT_EQ(tp_unsubscribe_object_class(S1, vehicle), TP_OK);
     CHECK_INT_EQ(tp_unsubscribe_interaction_class(S3, message), TP_OK);
     barrier();
@@ -342,8 +384,11 @@ int main(void)
     CHECK_INT_EQ(r1.reflects, r1_before);
     CHECK_INT_EQ(r2.reflects, r2_before + 1);
     CHECK_INT_EQ(r3.receives, 2);
+}
 
-    /* ---- delete -> remove ---- */
+/* Delete -> remove. */
+static void t_delete_remove(void)
+{
     CHECK_INT_EQ(tp_delete_object(P, v1, TP_NO_TIME), TP_OK);
     CHECK_INT_EQ(tp_delete_object(P, v1, TP_NO_TIME), TP_EHANDLE); /* gone locally */
     size_t nq;
@@ -356,9 +401,14 @@ int main(void)
     r4.errors = 0;
     CHECK(S4 && r4.removes == 1 && r4.removed[0] == v1, "S4 was told v1 is removed");
     CHECK_INT_EQ(r2.removes, 0); /* S2 never discovered v1 */
+}
 
-    /* ---- a second federation on the same RTI sees nothing of the first ---- */
-    struct rec rq = {.who = "Q"}, rr = {.who = "R"};
+/* A second federation on the same RTI sees nothing of the first. */
+static void t_two_federations(void)
+{
+    tp_handle vattrs[] = {position, speed, name};
+    tp_handle tattrs[] = {speed, load};
+    static struct rec rq = {.who = "Q"}, rr = {.who = "R"}; /* ctx outlives this function */
     tp_federate *Q = harness_join(addr, "fedB", "Q", fom, &CB, &rq);
     tp_federate *R = harness_join(addr, "fedB", "P", fom, &CB, &rr); /* same name, other fed */
     if (Q && R) {
@@ -379,10 +429,41 @@ int main(void)
         CHECK_INT_EQ(rr.discovers, 1);
         CHECK_INT_EQ(rr.reflects, 0);
         CHECK_INT_EQ(rr.receives, 0);
-        if (S4)
-            CHECK_INT_EQ(r4.discovers, s4_before); /* fedA does not see fedB's object */
+        if (S4) /* fedA does not see fedB's object */
+            CHECK_INT_EQ(r4.discovers, s4_before);
+        /* n = 0 publishes / subscribes every attribute of the class (inherited included) */
+        tp_handle axles;
+        CHECK_INT_EQ(tp_attribute(Q, truck, "axles", &axles), TP_OK);
+        tp_value av = {axles, sb, 8};
+        CHECK_INT_EQ(tp_update(Q, q1, &av, 1, TP_NO_TIME), TP_ENOTPUB);
+        CHECK_INT_EQ(tp_publish_object_class(Q, truck, NULL, 0), TP_OK);
+        CHECK_INT_EQ(tp_subscribe_object_class(R, truck, NULL, 0), TP_OK);
+        barrier();
+        tp_value qv[] = {{axles, sb, 8}, {name, "big", 3}};
+        CHECK_INT_EQ(tp_update(Q, q1, qv, 2, TP_NO_TIME), TP_OK);
+        barrier();
+        CHECK_INT_EQ(rr.reflects, 1);
+        CHECK(rr.reflects == 1 && rr.refl_n[0] == 2 && has_attr(&rr, 0, axles) &&
+                  has_attr(&rr, 0, name),
+              "R reflects axles and the inherited name");
+        CHECK_INT_EQ(rq.errors + rr.errors, 0);
     }
+}
 
+int main(void)
+{
+    if (setup()) {
+        t_local_validation();
+        t_declarations();
+        t_register();
+        t_updates();
+        t_interactions();
+        t_late_joiner();
+        t_request_update_provide();
+        t_unsubscribe_stops_delivery();
+        t_delete_remove();
+        t_two_federations();
+    }
     CHECK_INT_EQ(rp.errors + r1.errors + r2.errors + r3.errors + r4.errors, 0);
     for (int i = nall - 1; i >= 0; i--) {
         CHECK_INT_EQ(tp_resign(all[i], TP_DELETE_OBJECTS), TP_OK);

@@ -40,8 +40,10 @@ static void on_joined(void *ctx, tp_fed fed, const char *name)
     ((struct rec *)ctx)->joined++;
 }
 
-static const tp_callbacks CB = {.sync_registered = on_reg, .sync_announced = on_announce,
-                                .synchronized = on_synced, .federate_joined = on_joined};
+static const tp_callbacks CB = {.sync_registered = on_reg,
+                                .sync_announced = on_announce,
+                                .synchronized = on_synced,
+                                .federate_joined = on_joined};
 
 static struct rec rec[3];
 
@@ -78,12 +80,10 @@ static void barrier(tp_federate **fs, int n)
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
             size_t k;
-            if (fs[i])
-                tp_query_time_status(fs[i], NULL, 0, &k);
+            if (fs[i]) tp_query_time_status(fs[i], NULL, 0, &k);
         }
     for (int i = 0; i < n; i++)
-        if (fs[i])
-            tp_evoke(fs[i], 0);
+        if (fs[i]) tp_evoke(fs[i], 0);
 }
 
 /* A forked federate: join, meet at "go" with the blocking helper, exit 0 on success. */
@@ -92,8 +92,12 @@ static int child(const char *addr, int i)
     char name[16];
     snprintf(name, sizeof name, "proc%d", i);
     struct rec r = {0};
-    tp_join_options o = {.rti = addr, .federation = "procs", .federate = name,
-                         .fom_path = "fom/test.xml", .create = 1, .timeout_ms = 5000};
+    tp_join_options o = {.rti = addr,
+                         .federation = "procs",
+                         .federate = name,
+                         .fom_path = "fom/test.xml",
+                         .create = 1,
+                         .timeout_ms = 5000};
     tp_federate *f = NULL;
     char err[256];
     if (tp_join(&o, &CB, &r, &f, err, sizeof err) != TP_OK) {
@@ -103,10 +107,8 @@ static int child(const char *addr, int i)
     if (i == 0) {
         /* wait until the two others have joined, then register "go" for everybody */
         while (r.joined < 2)
-            if (tp_evoke(f, 5000) < 0)
-                return 3;
-        if (tp_register_sync(f, "go", "tag", 3, NULL, 0) != TP_OK)
-            return 4;
+            if (tp_evoke(f, 5000) < 0) return 3;
+        if (tp_register_sync(f, "go", "tag", 3, NULL, 0) != TP_OK) return 4;
     }
     int rc = tp_sync(f, "go", 10000);
     if (rc != TP_OK) {
@@ -122,14 +124,12 @@ int main(void)
 {
     const char *const args[] = {"--log-level", "warn", NULL};
     const char *addr = harness_start_rti(args, 60);
-    if (!addr)
-        return check_summary();
+    if (!addr) return check_summary();
     tp_federate *f[3];
     const char *names[3] = {"A", "B", "C"};
     for (int i = 0; i < 3; i++) {
         f[i] = harness_join(addr, "syncfed", names[i], "fom/test.xml", &CB, &rec[i]);
-        if (!f[i])
-            return check_summary();
+        if (!f[i]) return check_summary();
     }
 
     /* ---- three federates meet at "start" (registered for all) ---- */
@@ -189,14 +189,13 @@ int main(void)
     pid_t kids[3];
     for (int i = 0; i < 3; i++) {
         kids[i] = fork();
-        if (kids[i] == 0)
-            _exit(child(addr, i));
+        if (kids[i] == 0) _exit(child(addr, i));
     }
     for (int i = 0; i < 3; i++) {
         int st = 0;
         waitpid(kids[i], &st, 0);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d met the others (status %d)",
-              i, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d met the others (status %d)", i,
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     }
     harness_stop_rti();
     return check_summary();

@@ -32,8 +32,7 @@ static void on_reflect(void *ctx, const tp_reflection *r)
         c->refl_x[c->reflects] = NAN;
         for (size_t i = 0; i < r->n_values; i++)
             if (r->values[i].handle == c->x)
-                tp_decode_float64(r->values[i].data, r->values[i].size,
-                                  &c->refl_x[c->reflects]);
+                tp_decode_float64(r->values[i].data, r->values[i].size, &c->refl_x[c->reflects]);
     }
     c->reflects++;
 }
@@ -51,15 +50,31 @@ static void on_error(void *ctx, int code, const char *msg)
     fprintf(stderr, "async error %s: %s\n", tp_strerror(code), msg);
 }
 
-static void on_reg(void *ctx, tp_time t) { ((struct rec *)ctx)->reg_enabled++; }
-static void on_con(void *ctx, tp_time t) { ((struct rec *)ctx)->con_enabled++; }
+static void on_reg(void *ctx, tp_time t)
+{
+    ((struct rec *)ctx)->reg_enabled++;
+}
+static void on_con(void *ctx, tp_time t)
+{
+    ((struct rec *)ctx)->con_enabled++;
+}
 
-static const tp_callbacks CB = {.reflect = on_reflect, .grant = on_grant, .error = on_error,
-                                .regulation_enabled = on_reg, .constrained_enabled = on_con};
+static const tp_callbacks CB = {.reflect = on_reflect,
+                                .grant = on_grant,
+                                .error = on_error,
+                                .regulation_enabled = on_reg,
+                                .constrained_enabled = on_con};
 
 static struct rec ra, rb, rc, rd;
 
-static int b_granted(void *want) { return rb.grants >= *(int *)want; }
+static int b_granted(void *want)
+{
+    return rb.grants >= *(int *)want;
+}
+static int both_at_40(void *arg)
+{
+    return ra.last_grant == 40 && rb.last_grant == 40;
+}
 static int cd_granted(void *want)
 {
     return rc.grants >= *(int *)want && rd.grants >= *(int *)want;
@@ -73,25 +88,37 @@ static int send_x(tp_federate *f, tp_object obj, tp_handle x, double v, tp_time 
     return tp_update(f, obj, &val, 1, t);
 }
 
-int main(void)
+/* Shared by the parts below, which main runs in order (each continues the previous). */
+static const char *addr; /* RTI address */
+static tp_federate *A, *B,
+    *ab[2];                 /* part 1-2: A regulating L = 10 and constrained, B constrained */
+static tp_handle sample, x; /* Sample and its float64 attribute x */
+static tp_object s1;        /* A's Sample object */
+static int one = 1, two = 2, three = 3, four = 4; /* grant counts to wait for */
+
+/* Start the RTI, join A and B, resolve handles, check the FOM's resolution. */
+static int setup(void)
 {
-    const char *const args[] = {"--log-level", getenv("RTI_LOG") ? getenv("RTI_LOG") : "warn", NULL};
-    const char *addr = harness_start_rti(args, 60);
-    if (!addr)
-        return check_summary();
-    tp_federate *A = harness_join(addr, "timefed", "A", "fom/test.xml", &CB, &ra);
-    tp_federate *B = harness_join(addr, "timefed", "B", "fom/test.xml", &CB, &rb);
-    if (!A || !B)
-        return check_summary();
-    tp_federate *ab[2] = {A, B};
-    tp_handle sample, x;
+    const char *const args[] = {"--log-level", getenv("RTI_LOG") ? getenv("RTI_LOG") : "warn",
+                                NULL};
+    addr = harness_start_rti(args, 60);
+    if (!addr) return 0;
+    A = harness_join(addr, "timefed", "A", "fom/test.xml", &CB, &ra);
+    B = harness_join(addr, "timefed", "B", "fom/test.xml", &CB, &rb);
+    if (!A || !B) return 0;
+    ab[0] = A;
+    ab[1] = B;
     CHECK_INT_EQ(tp_object_class(A, "Sample", &sample), TP_OK);
     CHECK_INT_EQ(tp_attribute(A, sample, "x", &x), TP_OK);
     ra.x = rb.x = x;
     CHECK(tp_time_from_seconds(A, 1.0) == 1000000000, "FOM resolution 1 ns");
     CHECK_NEAR(tp_time_to_seconds(A, 2500000000ll), 2.5, 1e-12);
+    return 1;
+}
 
-    /* ---- part 1: local checks before and while enabling ---- */
+/* Part 1: local checks before and while enabling. */
+static void part1(void)
+{
     tp_time t = -1;
     CHECK_INT_EQ(tp_wait_grant(A, &t, 0), TP_ESTATE);
     CHECK_INT_EQ(tp_enable_regulation(A, -1), TP_EINVAL);
@@ -114,15 +141,18 @@ int main(void)
     CHECK_INT_EQ(tp_enable_constrained(B), TP_OK);
     CHECK_INT_EQ(tp_wait_constrained_enabled(B, 5000), TP_OK);
     CHECK_INT_EQ(rb.con_enabled, 1);
+}
 
-    /* ---- part 2: TSO delivery in time-stamp order, bounds, grants ---- */
+/* Part 2: TSO delivery in time-stamp order, bounds, grants. */
+static void part2(void)
+{
+    tp_time t = -1;
     CHECK_INT_EQ(tp_publish_object_class(A, sample, &x, 1), TP_OK);
     CHECK_INT_EQ(tp_subscribe_object_class(B, sample, &x, 1), TP_OK);
     /* Declarations are asynchronous: a round trip makes sure the RTI has B's subscription
      * before A's updates. */
     size_t nst = 0;
     CHECK_INT_EQ(tp_query_time_status(B, NULL, 0, &nst), TP_OK);
-    tp_object s1 = 0;
     CHECK_INT_EQ(tp_register_object(A, sample, "s1", &s1), TP_OK);
     CHECK_INT_EQ(send_x(A, s1, x, 5.0, 5), TP_EBOUND); /* bound is 0 + 10 */
     CHECK_STR_HAS(tp_last_error(A), ">= 10");
@@ -140,7 +170,6 @@ int main(void)
     CHECK_INT_EQ(send_x(A, s1, x, 25.0, 25), TP_EBOUND); /* bound now 20 + 10 */
 
     /* B asks for 25: GALT_B = A's bound 30, so 12 and 15 come first, then the grant. */
-    int one = 1, two = 2;
     CHECK_INT_EQ(tp_time_advance_request(B, 25), TP_OK);
     CHECK(harness_pump(ab, 2, b_granted, &one, 5000), "B granted 25");
     CHECK_INT_EQ(rb.last_grant, 25);
@@ -149,8 +178,7 @@ int main(void)
     int ordered = 1;
     for (int i = 0; i < rb.reflects && i < MAXR; i++) {
         if (rb.refl_order[i] == TP_TIMESTAMP_ORDER) {
-            if (rb.refl_time[i] < prev)
-                ordered = 0;
+            if (rb.refl_time[i] < prev) ordered = 0;
             prev = rb.refl_time[i];
             tso++;
             CHECK(rb.refl_time[i] <= 25, "no TSO above the grant (got %lld)",
@@ -165,8 +193,12 @@ int main(void)
     CHECK(rb.reflects >= 3 && rb.refl_time[rb.reflects - 2] == 12 &&
               rb.refl_time[rb.reflects - 1] == 15 && rb.refl_x[rb.reflects - 1] == 15.0,
           "12 then 15 delivered");
+}
 
-    /* Who blocks whom: B is at 25, its GALT (30, non-strict) is held by A. */
+/* Part 2a: who blocks whom: B is at 25, its GALT (30, non-strict) is held by A. */
+static void part2a(void)
+{
+    tp_time t = -1;
     tp_time galt = 0;
     int strict = -1;
     CHECK_INT_EQ(tp_query_galt(B, &galt, &strict), TP_OK);
@@ -196,15 +228,44 @@ int main(void)
     tp_evoke(B, 0);
     CHECK_INT_EQ(rb.grants, 1); /* 40 not yet: A may still send 30 */
     CHECK_INT_EQ(tp_time_advance_request(A, 40), TP_OK);
-    CHECK(harness_pump(ab, 2, b_granted, &two, 5000), "B granted 40 once A asked for 40");
+    CHECK(harness_pump(ab, 2, both_at_40, NULL, 5000), "B granted 40 once A asked for 40");
     CHECK_INT_EQ(rb.last_grant, 40);
     CHECK(rb.reflects >= 1 && rb.refl_time[rb.reflects - 1] == 30, "30 delivered before 40");
     /* A's own grant was dispatched by the pump above (it evokes both federates). */
     CHECK_INT_EQ(ra.last_grant, 40);
     CHECK_INT_EQ(tp_query_logical_time(A, &t), TP_OK);
     CHECK_INT_EQ(t, 40);
+}
 
-    /* ---- part 3: zero lookahead, the Jacobi instant: TARA(10) ... TAR(10) ---- */
+/* Part 2b: NER and FQR through the client (A at 40 with L = 10). */
+static void part2b(void)
+{
+    tp_time t = -1;
+    int a_before = ra.grants;
+    CHECK_INT_EQ(send_x(A, s1, x, 55.0, 55), TP_OK);
+    CHECK_INT_EQ(send_x(A, s1, x, 60.0, 60), TP_OK);
+    CHECK_INT_EQ(tp_time_advance_request(A, 60), TP_OK); /* A's bound becomes 70 */
+    CHECK_INT_EQ(tp_wait_grant(A, &t, 5000), TP_OK);
+    CHECK_INT_EQ(t, 60);
+    CHECK_INT_EQ(ra.grants, a_before + 1);
+    /* NER(100): the next message is at 55 and nothing earlier can come (GALT 70). */
+    CHECK_INT_EQ(tp_next_event_request(B, 100), TP_OK);
+    CHECK(harness_pump(ab, 2, b_granted, &three, 5000), "B granted its NER");
+    CHECK_INT_EQ(rb.last_grant, 55);
+    CHECK(rb.reflects >= 1 && rb.refl_time[rb.reflects - 1] == 55, "55 delivered before 55");
+    int refl_before = rb.reflects;
+    /* FQR(100): everything queued (60) now, granted max(T, min(100, GALT 70)) = 70. */
+    CHECK_INT_EQ(tp_flush_queue_request(B, 100), TP_OK);
+    CHECK(harness_pump(ab, 2, b_granted, &four, 5000), "B granted its FQR");
+    CHECK_INT_EQ(rb.last_grant, 70);
+    CHECK_INT_EQ(rb.reflects, refl_before + 1);
+    CHECK(rb.reflects >= 1 && rb.refl_time[rb.reflects - 1] == 60, "60 flushed");
+    CHECK_INT_EQ(tp_next_event_request_available(B, 69), TP_ETIME);
+}
+
+/* Part 3: zero lookahead, the Jacobi instant: TARA(10) ... TAR(10). */
+static void part3(void)
+{
     tp_federate *C = harness_join(addr, "timefed0", "C", "fom/test.xml", &CB, &rc);
     tp_federate *D = harness_join(addr, "timefed0", "D", "fom/test.xml", &CB, &rd);
     if (C && D) {
@@ -247,15 +308,25 @@ int main(void)
     }
     tp_federate_free(C);
     tp_federate_free(D);
+}
 
-    CHECK_INT_EQ(ra.errors + rb.errors, 0);
-    CHECK_INT_EQ(tp_disable_regulation(A), TP_OK);
-    CHECK_INT_EQ(tp_disable_constrained(B), TP_OK);
-    CHECK_INT_EQ(tp_resign(A, TP_DELETE_OBJECTS), TP_OK);
-    CHECK_INT_EQ(tp_resign(B, TP_DELETE_OBJECTS), TP_OK);
-    CHECK_INT_EQ(tp_resign(B, TP_DELETE_OBJECTS), TP_ESTATE);
-    tp_federate_free(A);
-    tp_federate_free(B);
+int main(void)
+{
+    if (setup()) {
+        part1();
+        part2();
+        part2a();
+        part2b();
+        part3();
+        CHECK_INT_EQ(ra.errors + rb.errors, 0);
+        CHECK_INT_EQ(tp_disable_regulation(A), TP_OK);
+        CHECK_INT_EQ(tp_disable_constrained(B), TP_OK);
+        CHECK_INT_EQ(tp_resign(A, TP_DELETE_OBJECTS), TP_OK);
+        CHECK_INT_EQ(tp_resign(B, TP_DELETE_OBJECTS), TP_OK);
+        CHECK_INT_EQ(tp_resign(B, TP_DELETE_OBJECTS), TP_ESTATE);
+        tp_federate_free(A);
+        tp_federate_free(B);
+    }
     harness_stop_rti();
     return check_summary();
 }

@@ -1,9 +1,7 @@
-/* Federation services of bin/tempo-rti, checked with raw wire clients: isolation of two
- * federations, duplicate names, a differing FOM, destroy rules, the shared secret,
- * declaration/object management (subclass matching, attribute filtering, late discovery,
- * ownership checks, interactions received as the subscribed class), synchronization points,
- * resign actions and connection loss, and one time-stamped update through time management.
- * Serves DESIGN.md §5, §6, §10. Read rti/server.c for the behaviour checked here. */
+/* Federation services of bin/tempo-rti with raw wire clients: isolation, names, FOM checks,
+ * destroy rules, secret, declaration/object management (subclasses, filtering, late discovery,
+ * ownership), synchronization points, resign and connection loss, and a time-stamped update
+ * through time management. DESIGN.md §5, §6, §10. Read doc/rti.md for the rules checked. */
 #include "fom/fom.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"
@@ -74,6 +72,14 @@ static int count_within(struct cli *c, unsigned type, int ms)
         if (left <= 0 || cli_next(c, &m, left) != 1) return n;
         n += m.type == type;
     }
+}
+
+static int log_has(const struct rti_proc *p, const char *needle)
+{
+    char *log = h_slurp(p->log);
+    int found = log && strstr(log, needle) != NULL;
+    free(log);
+    return found;
 }
 
 static const uint8_t f64_one[8] = {0, 0, 0, 0, 0, 0, 0xf0, 0x3f}; /* 1.0 little-endian */
@@ -496,6 +502,17 @@ static void test_time(void)
     CHECK(cli_next(&b, &m, TO) == 1 && m.type == WIRE_TIME_GRANT && m.time == 5,
           "con: then granted 5");
 
+    /* The RTI's own "who blocks whom": a debug line per grant with tm's reason, and on
+     * SIGUSR1 one status line per federate whatever the level. */
+    CHECK(log_has(&rti, "grant TAR -> 5"), "the grant to con is logged with its reason");
+    kill(rti.pid, SIGUSR1);
+    int dumped = 0;
+    for (int i = 0; i < 100 && !dumped; i++) {
+        usleep(20000);
+        dumped = log_has(&rti, "federation 'time': 2 federate(s)");
+    }
+    CHECK(dumped, "SIGUSR1 dumps the time state of federation 'time'");
+
     /* con dies while reg waits on nothing; reg keeps advancing. */
     cli_close(&b);
     CHECK(cli_expect(&a, WIRE_FEDERATE_RESIGNED, &m, TO) == 1, "reg told con left");
@@ -542,7 +559,8 @@ int main(void)
         CHECK(0, "fom/test.xml parses");
         return check_summary();
     }
-    if (rti_start(&rti, NULL, "rti_fed") != 0) {
+    const char *debug[] = {"--log-level", "debug", NULL};
+    if (rti_start(&rti, debug, "rti_fed") != 0) {
         CHECK(0, "the RTI starts and prints its port");
         return check_summary();
     }

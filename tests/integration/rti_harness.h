@@ -68,7 +68,10 @@ static inline int rti_start(struct rti_proc *p, const char *const *extra, const 
         registered = 1;
     }
     memset(p, 0, sizeof *p);
-    snprintf(p->log, sizeof p->log, "build/test-logs/%s.rti.log", logname);
+    /* A run against another binary (TEMPO_RTI_BIN) keeps its own logs: "<name>.alt.rti.log". */
+    const char *alt = getenv("TEMPO_RTI_BIN");
+    snprintf(p->log, sizeof p->log, "build/test-logs/%s%s.rti.log", logname,
+             alt && alt[0] ? ".alt" : "");
     int fds[2];
     if (pipe(fds) != 0) return -1;
     pid_t parent = getpid();

@@ -39,14 +39,11 @@ static long wait_for(int fd, struct buf *in, unsigned type, struct wire_msg *out
             if (ok && t == type && out)
                 *out = m; /* only fields without pointers are used by callers */
             buf_consume(in, flen);
-            if (ok && t == type)
-                return req;
+            if (ok && t == type) return req;
         }
-        if (buf_reserve(in, 4096) < 0)
-            return -1;
+        if (buf_reserve(in, 4096) < 0) return -1;
         ssize_t n = read(fd, in->data + in->len, 4096);
-        if (n <= 0)
-            return -1;
+        if (n <= 0) return -1;
         in->len += (size_t)n;
     }
 }
@@ -68,11 +65,9 @@ static void put(int fd, const struct wire_msg *m)
 /* Handshake and join answer. */
 static int handshake(int fd, struct buf *in, uint64_t fingerprint)
 {
-    if (wait_for(fd, in, WIRE_HELLO, NULL) < 0)
-        return -1;
+    if (wait_for(fd, in, WIRE_HELLO, NULL) < 0) return -1;
     long req = wait_for(fd, in, WIRE_JOIN, NULL);
-    if (req < 0)
-        return -1;
+    if (req < 0) return -1;
     struct wire_msg m;
     wire_msg_init(&m, WIRE_HELLO_OK);
     m.code = WIRE_VERSION;
@@ -88,13 +83,51 @@ static int handshake(int fd, struct buf *in, uint64_t fingerprint)
     return 0;
 }
 
+/* Answer one QUERY_TIME with two TIME_STATUS records. @return 0, or -1 on EOF. */
+static int time_status(int fd, struct buf *in)
+{
+    long req = wait_for(fd, in, WIRE_QUERY_TIME, NULL);
+    if (req < 0) return -1;
+    struct wire_msg m;
+    struct wire_tstat ts[2] = {{.federate = 7,
+                                .time = 10,
+                                .req_kind = WIRE_TR_TAR,
+                                .req_time = 20,
+                                .bound = 30,
+                                .bound_strict = 0,
+                                .galt = 15,
+                                .galt_strict = 1,
+                                .holder = 3},
+                               {.federate = 3,
+                                .time = 5,
+                                .req_kind = WIRE_TR_NONE,
+                                .req_time = WIRE_TIME_NONE,
+                                .bound = 15,
+                                .bound_strict = 1,
+                                .galt = INT64_MAX,
+                                .galt_strict = 0,
+                                .holder = 0}};
+    uint8_t rec[2][WIRE_TSTAT_SIZE];
+    struct wire_value tv[2];
+    for (int i = 0; i < 2; i++) {
+        wire_tstat_pack(&ts[i], rec[i]);
+        tv[i] = (struct wire_value){
+            .handle = (uint32_t)ts[i].federate, .len = WIRE_TSTAT_SIZE, .data = rec[i]};
+    }
+    wire_msg_init(&m, WIRE_TIME_STATUS);
+    m.req = (uint32_t)req;
+    m.nvalues = 2;
+    m.values = tv;
+    put(fd, &m);
+    return 0;
+}
+
 static void main_script(int fd, struct buf *in, const struct fake *fk)
 {
     /* The client registers an object: send DISCOVER and REFLECT of another object first,
      * then the REPLY. */
     long req = wait_for(fd, in, WIRE_REGISTER_OBJECT, NULL);
-    if (req < 0)
-        return;
+    if (req < 0) return;
     struct wire_msg m;
     wire_msg_init(&m, WIRE_DISCOVER);
     m.a = 100;
@@ -103,8 +136,8 @@ static void main_script(int fd, struct buf *in, const struct fake *fk)
     wire_str_set(&m.str[0], "other");
     put(fd, &m);
     uint8_t v[8] = {0, 0, 0, 0, 0, 0, 0xf0, 0x3f}; /* 1.0 */
-    struct wire_value wv[2] = {{.handle = 2, .len = 8, .data = v}, {.handle = 3, .len = 3,
-                                                                    .data = (const uint8_t *)"abc"}};
+    struct wire_value wv[2] = {{.handle = 2, .len = 8, .data = v},
+                               {.handle = 3, .len = 3, .data = (const uint8_t *)"abc"}};
     wire_msg_init(&m, WIRE_REFLECT);
     m.a = 100;
     m.code = WIRE_ORDER_TSO;
@@ -117,37 +150,18 @@ static void main_script(int fd, struct buf *in, const struct fake *fk)
     m.req = (uint32_t)req;
     m.a = 55;
     put(fd, &m);
-    /* Time status: two records. */
-    req = wait_for(fd, in, WIRE_QUERY_TIME, NULL);
-    if (req < 0)
-        return;
-    struct wire_tstat ts[2] = {
-        {.federate = 7, .time = 10, .req_kind = WIRE_TR_TAR, .req_time = 20, .bound = 30,
-         .bound_strict = 0, .galt = 15, .galt_strict = 1, .holder = 3},
-        {.federate = 3, .time = 5, .req_kind = WIRE_TR_NONE, .req_time = WIRE_TIME_NONE,
-         .bound = 15, .bound_strict = 1, .galt = INT64_MAX, .galt_strict = 0, .holder = 0}};
-    uint8_t rec[2][WIRE_TSTAT_SIZE];
-    struct wire_value tv[2];
-    for (int i = 0; i < 2; i++) {
-        wire_tstat_pack(&ts[i], rec[i]);
-        tv[i] = (struct wire_value){.handle = (uint32_t)ts[i].federate, .len = WIRE_TSTAT_SIZE,
-                                    .data = rec[i]};
-    }
-    wire_msg_init(&m, WIRE_TIME_STATUS);
-    m.req = (uint32_t)req;
-    m.nvalues = 2;
-    m.values = tv;
-    put(fd, &m);
+    /* Time status, twice (the first query comes from inside a callback): two records. */
+    for (int q = 0; q < 2; q++)
+        if (time_status(fd, in) < 0) return;
+
     /* A grant and an async refusal of a time request. */
-    if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0)
-        return;
+    if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0) return;
     wire_msg_init(&m, WIRE_ERROR);
     m.code = 22; /* STATUS_EBOUND magnitude */
     m.a = WIRE_TIME_REQUEST;
     wire_str_set(&m.str[0], "no reason, fake");
     put(fd, &m);
-    if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0)
-        return;
+    if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0) return;
     wire_msg_init(&m, WIRE_TIME_GRANT);
     m.code = WIRE_TR_TAR;
     m.time = 9;
@@ -160,8 +174,7 @@ static void *fake_rti(void *arg)
     struct fake *fk = arg;
     for (int sc = SC_MAIN; sc <= SC_CLOSE; sc++) {
         int fd = accept(fk->lfd, NULL, NULL);
-        if (fd < 0)
-            break;
+        if (fd < 0) break;
         struct buf in;
         buf_init(&in);
         uint64_t fp = sc == SC_FINGERPRINT ? fk->fingerprint ^ 1 : fk->fingerprint;
@@ -191,6 +204,10 @@ static void *fake_rti(void *arg)
 }
 
 struct rec {
+    tp_federate *f;                 /* for calls from callbacks */
+    int nest;                       /* 1: the discover callback makes nested calls */
+    int nested_evoke, nested_query; /* their results */
+    size_t nested_n;                /* records seen by the nested query */
     int discovers, reflects, grants, errors;
     tp_object obj;
     char name[32];
@@ -205,6 +222,12 @@ static void on_discover(void *ctx, tp_object o, tp_handle cls, const char *name,
     struct rec *r = ctx;
     r->discovers++;
     r->obj = o;
+    if (r->nest) {
+        /* Evoking from a callback is refused; a blocking round trip is allowed and must
+         * leave the frames queued behind this one (the REFLECT) in place and in order. */
+        r->nested_evoke = tp_evoke(r->f, 0);
+        r->nested_query = tp_query_time_status(r->f, NULL, 0, &r->nested_n);
+    }
     snprintf(r->name, sizeof r->name, "%s", name);
 }
 
@@ -233,39 +256,26 @@ static void on_error(void *ctx, int code, const char *msg)
     r->err_code = code;
 }
 
-static void quiet(void *ctx, tp_log_level lv, const char *line) {}
-
-int main(void)
+static void quiet(void *ctx, tp_log_level lv, const char *line)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/tempo-client-test-%d.sock", (int)getpid());
-    unlink(path);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    struct fake fk = {.lfd = socket(AF_UNIX, SOCK_STREAM, 0)};
-    if (fk.lfd < 0 || bind(fk.lfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-        listen(fk.lfd, 4) < 0) {
-        CHECK(0, "cannot listen on %s", path);
-        return check_summary();
-    }
-    struct fom *fom = NULL;
-    char err[512];
-    CHECK_INT_EQ(fom_parse_file("fom/test.xml", &fom, err, sizeof err), FOM_OK);
-    fk.fingerprint = fom_fingerprint(fom);
-    fk.cls = (int)fom_class_find(fom, "Vehicle");
-    fom_free(fom);
-    pthread_t th;
-    pthread_create(&th, NULL, fake_rti, &fk);
+}
 
-    char addr[80];
-    snprintf(addr, sizeof addr, "unix:%s", path);
-    struct rec r = {0};
-    tp_callbacks cb = {.discover = on_discover, .reflect = on_reflect, .grant = on_grant,
-                       .error = on_error, .log = quiet};
-    tp_join_options o = {.rti = addr, .federation = "fed", .federate = "me",
-                         .fom_path = "fom/test.xml", .timeout_ms = 5000};
+/* The client side, shared by the scenario functions (one per fake-RTI connection, run in
+ * the order of enum scenario). */
+static char addr[80]; /* "unix:/tmp/..." */
+static char err[512]; /* tp_join's error message */
+static struct rec r;  /* what the callbacks saw */
+static const tp_callbacks cb = {.discover = on_discover,
+                                .reflect = on_reflect,
+                                .grant = on_grant,
+                                .error = on_error,
+                                .log = quiet};
+static tp_join_options o = {
+    .federation = "fed", .federate = "me", .fom_path = "fom/test.xml", .timeout_ms = 5000};
 
-    /* ---- SC_MAIN ---- */
+/* SC_MAIN: handshake, deferred frames, time status, refusal and grant. */
+static void sc_main(void)
+{
     tp_federate *f = NULL;
     CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
     if (f) {
@@ -278,7 +288,13 @@ int main(void)
         CHECK(obj == 55, "register returns the RTI's handle (got %llu)", (unsigned long long)obj);
         CHECK_INT_EQ(r.discovers, 0); /* no callback inside a blocking call */
         CHECK_INT_EQ(r.reflects, 0);
+        r.f = f;
+        r.nest = 1;
         CHECK_INT_EQ(tp_evoke(f, 1000), 2); /* the two frames that came before the reply */
+        r.nest = 0;
+        CHECK_INT_EQ(r.nested_evoke, TP_ESTATE);
+        CHECK_INT_EQ(r.nested_query, TP_OK);
+        CHECK_INT_EQ(r.nested_n, 2);
         CHECK_INT_EQ(r.discovers, 1);
         CHECK_STR_EQ(r.name, "other");
         CHECK_INT_EQ(r.reflects, 1);
@@ -315,9 +331,12 @@ int main(void)
         (void)strict;
         tp_federate_free(f); /* sends RESIGN without waiting */
     }
+}
 
-    /* ---- SC_GARBAGE: an unknown frame type closes the connection cleanly ---- */
-    f = NULL;
+/* SC_GARBAGE: an unknown frame type closes the connection cleanly. */
+static void sc_garbage(void)
+{
+    tp_federate *f = NULL;
     CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
     if (f) {
         int rc = tp_evoke(f, 2000);
@@ -328,24 +347,33 @@ int main(void)
         CHECK_INT_EQ(tp_flush(f), TP_ECLOSED);
         tp_federate_free(f);
     }
+}
 
-    /* ---- SC_OVERSIZE: a length over the limit is refused before the body ---- */
-    f = NULL;
+/* SC_OVERSIZE: a length over the limit is refused before the body. */
+static void sc_oversize(void)
+{
+    tp_federate *f = NULL;
     CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
     if (f) {
         CHECK_INT_EQ(tp_evoke(f, 2000), TP_EPROTO);
         CHECK_STR_HAS(tp_last_error(f), "bad frame");
         tp_federate_free(f);
     }
+}
 
-    /* ---- SC_FINGERPRINT: a different FOM is refused at join ---- */
-    f = NULL;
+/* SC_FINGERPRINT: a different FOM is refused at join. */
+static void sc_fingerprint(void)
+{
+    tp_federate *f = NULL;
     CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_EFOMDIFF);
     CHECK(f == NULL, "no federate after a refused join");
     CHECK_STR_HAS(err, "fingerprint");
+}
 
-    /* ---- SC_CLOSE: the RTI closes the connection ---- */
-    f = NULL;
+/* SC_CLOSE: the RTI closes the connection. */
+static void sc_close(void)
+{
+    tp_federate *f = NULL;
     CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
     if (f) {
         CHECK_INT_EQ(tp_evoke(f, 2000), TP_ECLOSED);
@@ -353,6 +381,36 @@ int main(void)
         CHECK_INT_EQ(tp_evoke(f, 0), TP_ECLOSED);
         tp_federate_free(f);
     }
+}
+
+int main(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tempo-client-test-%d.sock", (int)getpid());
+    unlink(path);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    struct fake fk = {.lfd = socket(AF_UNIX, SOCK_STREAM, 0)};
+    if (fk.lfd < 0 || bind(fk.lfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        listen(fk.lfd, 4) < 0) {
+        CHECK(0, "cannot listen on %s", path);
+        return check_summary();
+    }
+    struct fom *fom = NULL;
+    CHECK_INT_EQ(fom_parse_file("fom/test.xml", &fom, err, sizeof err), FOM_OK);
+    fk.fingerprint = fom_fingerprint(fom);
+    fk.cls = (int)fom_class_find(fom, "Vehicle");
+    fom_free(fom);
+    pthread_t th;
+    pthread_create(&th, NULL, fake_rti, &fk);
+
+    snprintf(addr, sizeof addr, "unix:%s", path);
+    o.rti = addr;
+    sc_main();
+    sc_garbage();
+    sc_oversize();
+    sc_fingerprint();
+    sc_close();
 
     pthread_join(th, NULL);
     close(fk.lfd);

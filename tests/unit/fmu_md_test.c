@@ -207,6 +207,12 @@ static const struct {
     {22, "<Derivatives><Unknown index=\"2\" dependencies=\"3 4\" dependenciesKind=\"fixed\"/>"
          "</Derivatives>", "dependenciesKind has 1 entries but dependencies has 2", ":22:"},
     {22, "<Derivatives><Unknown/></Derivatives>", "missing attribute index", ":22: <Unknown>"},
+    {7, "<LogCategories><Category name=\"a\"/></LogCategories><LogCategories>"
+        "<Category name=\"b\"/><Category name=\"c\"/></LogCategories>",
+     "duplicate element", ":7: <LogCategories>"},
+    {6, "<TypeDefinitions/><TypeDefinitions><SimpleType name=\"Height\"/></TypeDefinitions>",
+     "duplicate element", ":6: <TypeDefinitions>"},
+    {7, "<LogCategories><Category/></LogCategories>", "missing attribute name", ":7: <Category>"},
     {20, "<ModelStructureX>", "malformed XML", ":"},
     {19, "</ModelVariables", "malformed XML", "modelDescription.xml:"},
     {1, "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>",

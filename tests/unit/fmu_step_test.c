@@ -69,6 +69,7 @@ static void test_dahlquist(void)
         }
         CHECK_NEAR(fmu_step_time(s), 2.0, 1e-12);
         CHECK(worst <= 1e-8, "%s: Dahlquist max error %g > 1e-8", kind_name[kind], worst);
+        printf("Dahlquist %s: max |x - 3 exp(-2t)| = %.3g (limit 1e-8)\n", kind_name[kind], worst);
         fmu_step_close(s);
     }
 }
@@ -121,7 +122,7 @@ static void test_vanderpol(void)
     CHECK_INT_EQ(vdp_reference(mu, h, N, ref), 0);
     const char *names[] = {"mu"}, *values[] = {"1.5"};
     for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
-        fmu_step *s = open_fmu("vanderpol", kind, names, values, 1, 1e-9);
+        fmu_step *s = open_fmu("vanderpol", kind, names, values, 1, 1e-10);
         if (!s) continue;
         double worst = 0;
         got[kind - 1][0] = get(s, "x"), got[kind - 1][1] = get(s, "y");
@@ -132,8 +133,11 @@ static void test_vanderpol(void)
             worst = fmax(worst, fabs(got[kind - 1][2 * i] - ref[2 * i]));
             worst = fmax(worst, fabs(got[kind - 1][2 * i + 1] - ref[2 * i + 1]));
         }
-        /* rtol 1e-9 over 10 s (two limit-cycle periods) vs a 1e-10 reference. */
+        /* FMU at rtol 1e-10 over 10 s (about 1.5 limit cycles) vs the 1e-10 reference: both
+         * carry global errors near 5e-8 (measured), so 1e-6 leaves a 20x margin. */
         CHECK(worst <= 1e-6, "%s: Van der Pol max error %g > 1e-6", kind_name[kind], worst);
+        printf("Van der Pol %s: max error vs CVODE 1e-10 = %.3g (limit 1e-6)\n", kind_name[kind],
+               worst);
         /* Output derivatives: x' = y (ME: x is a state; CS: analytic order 1 and 2). */
         fmi2ValueReference vx = vr_of(s, "x");
         double dx = NAN;
@@ -153,6 +157,7 @@ static void test_vanderpol(void)
     double diff = 0;
     for (int i = 0; i < 2 * (N + 1); i++) diff = fmax(diff, fabs(got[0][i] - got[1][i]));
     CHECK(diff <= 2e-6, "ME and CS Van der Pol differ by %g > 2e-6", diff);
+    printf("Van der Pol: max |ME - CS| = %.3g (limit 2e-6)\n", diff);
 }
 
 /* ---- Bouncing ball: h0 = 1, g = 9.81, e = 0.7 -------------------------------------------- */
@@ -191,6 +196,8 @@ static void test_ball(void)
         }
         /* An error dt in a bounce time shifts v by ~g dt: 1e-6 bounds dt to ~1e-7 s. */
         CHECK(worst <= 1e-6, "%s: ball state max error %g > 1e-6", kind_name[kind], worst);
+        printf("Bouncing ball %s: max state error vs analytic = %.3g (limit 1e-6)\n",
+               kind_name[kind], worst);
         CHECK(count_ok, "%s: bounce counter disagrees with the analytic bounce times",
               kind_name[kind]);
         /* A step that straddles the first bounce closely: bounce at t1 located to ~1e-9 s. */
@@ -396,6 +403,15 @@ static void test_usage(void)
     CHECK_NEAR(get(s, "x"), exp(-0.5), 1e-5);
     CHECK_INT_EQ(fmu_step_set_text(s, "der(x)", "1"), FMU_STEP_EUSAGE);
     CHECK_STR_HAS(fmu_step_errmsg(s), "cannot be set");
+    /* A fixed parameter after initialization: refused by us, the FMU stays usable. */
+    CHECK_INT_EQ(fmu_step_set_text(s, "k", "-3"), FMU_STEP_EUSAGE);
+    CHECK_STR_HAS(fmu_step_errmsg(s), "cannot be set after initialization");
+    double minus3 = -3;
+    fmi2ValueReference vk0 = vr_of(s, "k");
+    CHECK_INT_EQ(fmu_step_set_real(s, 1, &vk0, &minus3), FMU_STEP_EUSAGE);
+    fmi2ValueReference nosuch = 12345;
+    CHECK_INT_EQ(fmu_step_set_real(s, 1, &nosuch, &minus3), FMU_STEP_EUSAGE);
+    CHECK_STR_HAS(fmu_step_errmsg(s), "value reference 12345");
     double d;
     CHECK_INT_EQ(fmu_step_get_by_name(s, "missing", &d), FMU_STEP_EUSAGE);
     fmi2ValueReference vk = vr_of(s, "k"), vx = vr_of(s, "x");

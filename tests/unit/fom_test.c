@@ -301,6 +301,7 @@ static void test_bad_files(void)
         {"bad_text.xml", FOM_ESCHEMA, "bad_text.xml:3:", "unexpected text inside <objects>"},
         {"bad_name.xml", FOM_ESCHEMA, "bad_name.xml:3:", "invalid name \"Vehicle.Car\" on <class>"},
         {"does_not_exist.xml", FOM_EIO, "does_not_exist.xml:", "cannot open: No such file"},
+        {".", FOM_EIO, ".:", "read error: Is a directory"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[256], want[320], err[FOM_ERRLEN] = "";
@@ -352,6 +353,10 @@ static void test_mem_errors(void)
     CHECK_STR_HAS(err, "<time> without resolution");
     const char *ns = "<fom xmlns='urn:x' name='a'/>";
     CHECK_INT_EQ(fom_parse_mem(ns, strlen(ns), "ns", &f, err, sizeof err), FOM_ESCHEMA);
+    CHECK_STR_EQ(err, "ns:1: element <fom> is in a namespace (urn:x); FOM elements take none");
+    ns = "<fom name='a'><objects xmlns:x='urn:y'>\n<x:class name='A'/></objects></fom>";
+    CHECK_INT_EQ(fom_parse_mem(ns, strlen(ns), "ns", &f, err, sizeof err), FOM_ESCHEMA);
+    CHECK_STR_EQ(err, "ns:2: element <class> is in a namespace (urn:y); FOM elements take none");
 
     /* 65 nested classes: over the depth limit. */
     char deep[65 * 40 + 64];
@@ -399,6 +404,32 @@ static void test_mem_errors(void)
     CHECK_STR_HAS(err, "u8:1: XML syntax error: Input is not proper UTF-8");
 }
 
+/* Names that may repeat: the same attribute name in sibling classes (distinct handles), and a
+ * class and an interaction with one name (separate name spaces). */
+static void test_allowed_repeats(void)
+{
+    const char *t = "<fom name='r'><objects>\n"
+                    "<class name='A'><class name='B'><attribute name='v' type='int64'/></class>\n"
+                    "<class name='C'><attribute name='v' type='float64[4]'/></class></class>\n"
+                    "</objects><interactions><interaction name='A'>"
+                    "<parameter name='v' type='bytes'/></interaction></interactions></fom>";
+    struct fom *f = NULL;
+    char err[FOM_ERRLEN] = "";
+    CHECK_INT_EQ(fom_parse_mem(t, strlen(t), "rep", &f, err, sizeof err), FOM_OK);
+    if (!f) return;
+    fom_handle b = fom_class_find(f, "A.B"), c = fom_class_find(f, "A.C");
+    CHECK(b == 2 && c == 3, "classes %u %u", b, c);
+    CHECK_INT_EQ(fom_attr_find(f, b, "v"), 1);
+    CHECK_INT_EQ(fom_attr_find(f, c, "v"), 2);
+    CHECK_INT_EQ(fom_attr_length(f, 2), 4);
+    CHECK_INT_EQ(fom_attr_find(f, fom_class_find(f, "A"), "v"), FOM_NONE);
+    CHECK_INT_EQ(fom_inter_find(f, "A"), 1);
+    CHECK_INT_EQ(fom_param_type(f, fom_param_find(f, 1, "v")), FOM_T_BYTES);
+    CHECK_INT_EQ(fom_class_find(f, "A."), FOM_NONE);
+    CHECK_INT_EQ(fom_class_find(f, ""), FOM_NONE);
+    fom_free(f);
+}
+
 static void test_values(void)
 {
     const double d = 1.0;
@@ -432,6 +463,7 @@ int main(void)
     test_fingerprint();
     test_bad_files();
     test_mem_errors();
+    test_allowed_repeats();
     test_values();
     xmlCleanupParser(); /* tests may; library code does not */
     return check_summary();

@@ -15,7 +15,7 @@
 /** How a variable is seen from outside; decides XML attributes and who may set it. */
 typedef enum {
     FW_PARAM,  /* fixed parameter: settable before initialisation ends, start value required */
-    FW_INPUT,  /* continuous input: settable in every mode but Terminated, start required */
+    FW_INPUT,  /* continuous input: settable until Terminated (not in Error), start required */
     FW_OUTPUT, /* output, computed by the model (initial="calculated") */
     FW_LOCAL   /* internal variable: a state, a derivative or a helper (calculated) */
 } fw_causality;
@@ -43,7 +43,7 @@ typedef struct fw_ctx {
 typedef struct {
     int initial;        /* in: 1 for the call right after initialisation */
     int time_event;     /* in: 1 when t reached the scheduled next_time */
-    const int *crossed; /* in: per indicator, -1 fell through 0, +1 rose, 0 none */
+    const int *crossed; /* in: per indicator -1 fell through 0, +1 rose, 0 none; or NULL */
     int states_changed; /* out: the handler re-initialised a continuous state */
     int iterate;        /* out: call again at the same instant (discrete not yet stable) */
     int terminate;      /* out: the model asks to stop the simulation here */
@@ -64,7 +64,8 @@ typedef struct {
     double step_size;        /* s, DefaultExperiment stepSize (a communication step) */
     double tolerance;        /* DefaultExperiment tolerance (relative) */
     /* Set states (and anything else) from the parameters; called when initialisation
-     * starts and again when it ends, so it must only read params and inputs. May be NULL. */
+     * starts, after each parameter change during it, and when it ends, so it must only read
+     * params and inputs (c->t is the start time). May be NULL. */
     void (*init)(fw_ctx *c);
     /* Write every derivative variable from states, inputs and params. May be NULL (nx = 0). */
     void (*derivatives)(fw_ctx *c);

@@ -1,6 +1,6 @@
 /* The co-simulation side of the example-FMU framework: fmi2DoStep integrates the model with
  * an adaptive Dormand-Prince 5(4) (fw_rk.c), stops exactly at time events, locates state
- * events by bisection to ~1e-12 s, and runs the model's event handler there; plus input
+ * events by bisection to a few ulps of t, and runs the model's event handler there; plus input
  * derivatives (inputs are polynomials in time), output derivatives and status queries.
  * DESIGN.md §7. Read fw_fmi.c for the common functions and the state machine. */
 #include <string.h>
@@ -63,9 +63,8 @@ static fmi2Status event_iteration(fw_inst *in, int time_event, const int *crosse
         if (!ev.iterate) return fmi2OK;
     }
     fw_log(in, fmi2Error, FW_LOG_ERROR,
-           "event iteration at t=%.17g did not settle after %d "
-           "handler calls",
-           in->d->t, MAX_EVENT_ITER);
+           "event iteration at t=%.17g did not settle after %d handler calls", in->d->t,
+           MAX_EVENT_ITER);
     in->d->mode = FW_ERROR;
     return fmi2Error;
 }
@@ -118,6 +117,7 @@ static int substep(fw_inst *in, double t_target, int *stop)
 {
     double t = in->d->t, rtol = in->d->rtol, atol = rtol * ATOL_FACTOR;
     double h = in->d->h_prev > 0 ? in->d->h_prev : 1e-3 * fmax(t_target - t, 1e-6);
+    int rejected = 0;
     rhs(in, t, in->x, in->k1);
     for (;;) {
         int last = h >= t_target - t;
@@ -129,7 +129,9 @@ static int substep(fw_inst *in, double t_target, int *stop)
         if (finite && err <= 1.0) {
             double t1 = last ? t_target : t + h;
             double fac = err > 0 ? SAFETY * pow(err, -0.2) : FAC_MAX;
-            if (!last) /* a step clipped to the target says nothing about the next one */
+            /* A step clipped to the target says nothing about the next one, unless the error
+             * control had to shrink it. */
+            if (!last || rejected)
                 in->d->h_prev = h * fmin(FAC_MAX, fmax(FAC_MIN, fac));
             else if (in->d->h_prev <= 0)
                 in->d->h_prev = h;
@@ -149,6 +151,7 @@ static int substep(fw_inst *in, double t_target, int *stop)
         double fac = finite ? fmax(FAC_MIN, SAFETY * pow(err, -0.2)) : FAC_MIN;
         fw_log(in, fmi2OK, FW_LOG_SOLVER, "step rejected at t=%.17g, h=%g, error %g", t, h, err);
         h *= fmin(1.0, fac);
+        rejected = 1;
         if (h < fw_time_tol(t) * 1e-2) {
             fw_log(in, fmi2Error, FW_LOG_ERROR,
                    "fmi2DoStep: step size underflow at t=%.17g (error estimate %g)", t, err);
@@ -197,8 +200,7 @@ static fmi2Status advance(fw_inst *in, double t_end)
     }
     if (t_end - in->d->t > fw_time_tol(t_end)) {
         fw_log(in, fmi2Error, FW_LOG_ERROR,
-               "fmi2DoStep: more than %d internal steps before "
-               "t=%.17g (stopped at %.17g)",
+               "fmi2DoStep: more than %d internal steps before t=%.17g (stopped at %.17g)",
                MAX_STEPS, t_end, in->d->t);
         in->d->mode = FW_ERROR;
         return fmi2Error;

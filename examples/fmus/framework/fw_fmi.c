@@ -229,18 +229,18 @@ static void free_inst(fw_inst *in)
 static int alloc_inst(fw_inst *in)
 {
     const fw_model *m = in->m;
-    fmi2CallbackAllocateMemory A = in->cb.allocateMemory;
+    fmi2CallbackAllocateMemory alloc = in->cb.allocateMemory;
     size_t nv = (size_t)m->nvars, nz = (size_t)m->nz, nx = 0;
     for (size_t vr = 0; vr < nv; vr++)
         nx += m->vars[vr].derivative_of >= 0;
     in->nx = (int)nx;
-    in->xvr = A(2 * nx + 1, sizeof(unsigned));
+    in->xvr = alloc(2 * nx + 1, sizeof(unsigned));
     size_t ndoubles = 4 * nv + nz + nv * FW_MAX_INPUT_ORDER;
     in->d_bytes = sizeof(fw_data) + ndoubles * sizeof(double);
-    in->d = A(1, in->d_bytes);
-    in->x = A(4 * nx + nz + 1, sizeof(double));
-    in->crossed = A(nz + 1, sizeof(int));
-    if (!in->xvr || !in->d || !in->x || !in->crossed || fw_rk_init(&in->rk, (int)nx, A) != 0)
+    in->d = alloc(1, in->d_bytes);
+    in->x = alloc(4 * nx + nz + 1, sizeof(double));
+    in->crossed = alloc(nz + 1, sizeof(int));
+    if (!in->xvr || !in->d || !in->x || !in->crossed || fw_rk_init(&in->rk, (int)nx, alloc) != 0)
         return -1;
     in->dvr = in->xvr + nx;
     size_t i = 0;
@@ -270,7 +270,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     const fw_model *m = &fw_model_def;
     if (!functions || !functions->allocateMemory || !functions->freeMemory)
         return NULL; /* no way to allocate, nor (without a logger) to say why */
-    fw_inst tmp = {.m = m, .cb = *functions, .name = (char *)"?"};
+    /* tmp only carries the logger and the name for messages; its name is never freed. */
+    fw_inst tmp = {.m = m, .cb = *functions, .name = (char *)(instanceName ? instanceName : "?")};
     const char *why = NULL;
     char guid[39];
     fw_guid(m, guid);
@@ -295,7 +296,6 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     in->kind = fmuType;
     in->name = functions->allocateMemory(strlen(instanceName) + 1, 1);
     if (!in->name || alloc_inst(in) != 0) {
-        if (!in->name) in->name = functions->allocateMemory(1, 1);
         fw_log(&tmp, fmi2Error, FW_LOG_ERROR, "fmi2Instantiate(%s): out of memory", m->id);
         free_inst(in);
         return NULL;
@@ -356,9 +356,6 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component c)
     call_init(in);
     return fmi2OK;
 }
-
-/* Defined in fw_cs.c: the initial event iteration of a co-simulation instance. */
-fmi2Status fw_cs_after_init(fw_inst *in);
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {

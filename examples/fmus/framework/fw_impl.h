@@ -106,6 +106,11 @@ void fw_indicators(fw_inst *in, double *z);
  */
 void fw_handle_event(fw_inst *in, int time_event, const int *crossed, fw_event *ev);
 
+/** Co-simulation, at the end of fmi2ExitInitializationMode (fw_cs.c): the event iteration at
+ *  the start time (the model's initial event call, and a time event due then).
+ *  @return fmi2OK, or fmi2Error when the iteration does not settle (logged) */
+fmi2Status fw_cs_after_init(fw_inst *in);
+
 /** The framework's time tolerance at time t: 1e-12 * max(1, |t|) seconds. */
 double fw_time_tol(double t);
 

@@ -3,6 +3,7 @@
  * so that the XML and the binary can never disagree on variables, indices or GUID.
  * DESIGN.md §7. Read doc/example-fmus.md (the layout of the .fmu files) next. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "examples/fmus/framework/fw.h"
@@ -39,6 +40,17 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
+/* Print v in the fewest digits (6 to 17) that read back as the same double. */
+static void put_double(FILE *f, double v)
+{
+    char buf[40];
+    for (int prec = 6; prec <= 17; prec++) { /* from 6: "10", not "1e+01" */
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break; /* exact round trip is the point here */
+    }
+    fputs(buf, f);
+}
+
 static const char *const causality_names[] = {"parameter", "input", "output", "local"};
 
 static void write_units(FILE *f, const fw_model *m)
@@ -58,7 +70,15 @@ static void write_units(FILE *f, const fw_model *m)
     if (any) fputs("  </UnitDefinitions>\n", f);
 }
 
-static void write_variables(FILE *f, const fw_model *m)
+/* 1 when variable i is a continuous state (some variable is its derivative). */
+static int is_state(const fw_model *m, int i)
+{
+    for (int j = 0; j < m->nvars; j++)
+        if (m->vars[j].derivative_of == i) return 1;
+    return 0;
+}
+
+static void write_variables(FILE *f, const fw_model *m, int cs)
 {
     fputs("  <ModelVariables>\n", f);
     for (int i = 0; i < m->nvars; i++) {
@@ -85,20 +105,17 @@ static void write_variables(FILE *f, const fw_model *m)
             xml_text(f, v->unit);
             fputs("\"", f);
         }
-        if (v->causality == FW_PARAM || v->causality == FW_INPUT)
-            fprintf(f, " start=\"%.17g\"", v->start);
+        if (v->causality == FW_PARAM || v->causality == FW_INPUT) {
+            fputs(" start=\"", f);
+            put_double(f, v->start);
+            fputs("\"", f);
+        }
         if (v->derivative_of >= 0) fprintf(f, " derivative=\"%d\"", v->derivative_of + 1);
+        /* ME: an event handler may re-initialise any state (the ball's velocity). */
+        if (!cs && m->event && is_state(m, i)) fputs(" reinit=\"true\"", f);
         fputs("/>\n    </ScalarVariable>\n", f);
     }
     fputs("  </ModelVariables>\n", f);
-}
-
-/* 1 when variable i is a continuous state (some variable is its derivative). */
-static int is_state(const fw_model *m, int i)
-{
-    for (int j = 0; j < m->nvars; j++)
-        if (m->vars[j].derivative_of == i) return 1;
-    return 0;
 }
 
 static void write_structure(FILE *f, const fw_model *m)
@@ -173,11 +190,14 @@ static void write_description(FILE *f, const fw_model *m, int cs)
           "    <Category name=\"logSolver\" description=\"internal integrator (co-simulation)\"/>\n"
           "  </LogCategories>\n",
           f);
-    fprintf(f,
-            "  <DefaultExperiment startTime=\"0\" stopTime=\"%.17g\" tolerance=\"%.17g\" "
-            "stepSize=\"%.17g\"/>\n",
-            m->stop_time, m->tolerance, m->step_size);
-    write_variables(f, m);
+    fputs("  <DefaultExperiment startTime=\"0\" stopTime=\"", f);
+    put_double(f, m->stop_time);
+    fputs("\" tolerance=\"", f);
+    put_double(f, m->tolerance);
+    fputs("\" stepSize=\"", f);
+    put_double(f, m->step_size);
+    fputs("\"/>\n", f);
+    write_variables(f, m, cs);
     write_structure(f, m);
     fputs("</fmiModelDescription>\n", f);
 }

@@ -17,7 +17,8 @@ static const fw_var vars[NV] = {
     [OMEGA20] = {"omega20", FW_PARAM, 0, -1, 0.1, "rad/s", "initial speed of mass 2"},
     [PHI2] = {"phi2", FW_LOCAL, 0, -1, 0, "rad", "angle of mass 2"},
     [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2"},
-    [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2", "see above"},
+    [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2",
+                    "(-c2 phi2 - d2 omega2 + tau1) / J2"},
 };
 
 static void init(fw_ctx *c)

@@ -48,9 +48,11 @@ static const fw_var vars[NV] = {
     [OMEGA1] = {"omega1", FW_LOCAL, 0, -1, 0, "rad/s", "speed of mass 1"},
     [PHI2] = {"phi2", FW_LOCAL, 0, -1, 0, "rad", "angle of mass 2"},
     [DER_PHI1] = {"der(phi1)", FW_LOCAL, 0, PHI1, 0, "rad/s", "omega1"},
-    [DER_OMEGA1] = {"der(omega1)", FW_LOCAL, 0, OMEGA1, 0, "rad/s2", NULL},
+    [DER_OMEGA1] = {"der(omega1)", FW_LOCAL, 0, OMEGA1, 0, "rad/s2",
+                    "(-(c1+ck) phi1 - (d1+dk) omega1 + ck phi2 + dk omega2) / J1"},
     [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2"},
-    [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2", NULL},
+    [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2",
+                    "(ck phi1 + dk omega1 - (c2+ck) phi2 - (d2+dk) omega2) / J2"},
 };
 
 static void init(fw_ctx *c)

@@ -1,0 +1,11 @@
+# mk/75-run.mk: groundwork of tempo-run (H9): process supervision, per-federate CSV results,
+# SVG plots, progress display. The tempo-run program itself is not assembled yet (doc/run.md).
+# See the Makefile header for the variables this fragment fills in.
+FED_SRCS += federate/supervise.c federate/results.c federate/plot_svg.c federate/progress.c
+
+UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
+              tests/unit/progress_test
+supervise_test_LIBS := fed
+results_test_LIBS := fed
+plot_test_LIBS := fed
+progress_test_LIBS := fed

@@ -1,0 +1,364 @@
+/* Unit tests of the federation log writer and reader (rti/flog.h, doc/log.md, DESIGN.md §9):
+ * round trip of every record kind with real wire frames, the header, cuts at every byte
+ * offset, an unknown version, checksums, a write failure (file size limit) that stops logging
+ * once and cleanly, and the CRC-32 check value. Files go to a private temporary directory. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "rti/flog.h"
+#include "rti/wire.h"
+#include "tests/check.h"
+
+/* A check whose condition, printed by CHECK, says all. */
+#define EXPECT(cond) CHECK(cond, "expected to hold")
+
+static char dir[] = "/tmp/flog_test.XXXXXX";
+static int64_t fake_now = 1700000000000000000LL;
+
+/* Fake clock: every record 1 ms after the previous one. */
+static int64_t tick_clock(void *ctx)
+{
+    (void)ctx;
+    fake_now += 1000000;
+    return fake_now;
+}
+
+/* Encode a message into b (cleared first). */
+static void frame(struct buf *b, const struct wire_msg *m)
+{
+    char err[256];
+    buf_clear(b);
+    int rc = wire_encode(b, m, 0, err, sizeof err);
+    if (rc != WIRE_OK) fprintf(stderr, "wire_encode: %s\n", err);
+    CHECK_INT_EQ(rc, WIRE_OK);
+}
+
+static const char *fom_text = "<fom name=\"t\"><time resolution=\"0.001\"/></fom>";
+
+/* Write a log with one record of every kind; returns the number of records. */
+static int write_sample(const char *path, struct buf *fb)
+{
+    struct flog *l = NULL;
+    char err[FLOG_ERR_LEN];
+    struct flog_info info = {"fed one", fom_text, strlen(fom_text), "0.001", 1700000000000000000LL};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    if (!l) return 0;
+    flog_set_clock(l, tick_clock, NULL);
+    CHECK_INT_EQ(flog_joined(l, 1, "alpha"), FLOG_OK);
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_TIME_REQUEST);
+    m.req = 7;
+    m.code = WIRE_TR_TAR;
+    m.time = 10;
+    frame(fb, &m);
+    CHECK_INT_EQ(flog_frame(l, FLOG_K_RECV, 1, fb->data, fb->len), FLOG_OK);
+    uint32_t recv[2] = {2, 3};
+    CHECK_INT_EQ(flog_tm_send(l, 1, 10, recv, 2, 99), FLOG_OK);
+    tm_decision d = {.kind = TM_D_GRANT,
+                     .fed = 1,
+                     .time = 10,
+                     .req = TM_REQ_TAR,
+                     .reason = "TAR(10): GALT (12, strict) > 10, held by B"};
+    CHECK_INT_EQ(flog_decision(l, &d), FLOG_OK);
+    wire_msg_init(&m, WIRE_TIME_GRANT);
+    m.code = WIRE_TR_TAR;
+    m.time = 10;
+    frame(fb, &m);
+    CHECK_INT_EQ(flog_frame(l, FLOG_K_SENT, 1, fb->data, fb->len), FLOG_OK);
+    CHECK_INT_EQ(flog_lost(l, 1, "connection reset"), FLOG_OK);
+    CHECK_INT_EQ(flog_note(l, 0, "closing"), FLOG_OK);
+    CHECK_INT_EQ(flog_flush(l), FLOG_OK);
+    EXPECT(flog_records(l) == 7);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    return 7;
+}
+
+static uint8_t *load(const char *path, size_t *n)
+{
+    uint8_t *p = NULL;
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_load_file(path, &p, n, err, sizeof err), FLOG_OK);
+    return p;
+}
+
+static void test_round_trip(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/one.tlog", dir);
+    struct buf fb = {0};
+    int nrec = write_sample(path, &fb);
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(r.hdr.version, FLOG_VERSION);
+    EXPECT(r.hdr.federation_len == 7 && memcmp(r.hdr.federation, "fed one", 7) == 0);
+    EXPECT(r.hdr.resolution_len == 5 && memcmp(r.hdr.resolution, "0.001", 5) == 0);
+    EXPECT(r.hdr.fom_len == strlen(fom_text) && memcmp(r.hdr.fom, fom_text, r.hdr.fom_len) == 0);
+    EXPECT(r.hdr.start_wall_ns == 1700000000000000000LL);
+
+    struct flog_record rec;
+    static const uint8_t kinds[] = {FLOG_K_JOINED, FLOG_K_RECV, FLOG_K_TM_SEND, FLOG_K_DECISION,
+                                    FLOG_K_SENT,   FLOG_K_LOST, FLOG_K_NOTE};
+    int count = 0;
+    int64_t prev_wall = 0;
+    while (flog_reader_next(&r, &rec, err, sizeof err) == 1) {
+        CHECK_INT_EQ(rec.kind, kinds[count]);
+        EXPECT(rec.seq == (uint64_t)count + 1 && rec.index == (uint64_t)count + 1);
+        EXPECT(rec.wall_ns == prev_wall + 1000000 || count == 0);
+        prev_wall = rec.wall_ns;
+        if (rec.kind == FLOG_K_RECV) {
+            struct wire_msg m;
+            CHECK_INT_EQ(wire_decode(rec.payload, rec.payload_len, &m, err, sizeof err), WIRE_OK);
+            CHECK_INT_EQ(m.type, WIRE_TIME_REQUEST);
+            EXPECT(m.time == 10 && m.req == 7 && rec.fed == 1);
+        }
+        if (rec.kind == FLOG_K_TM_SEND) {
+            EXPECT(rec.send.ts == 10 && rec.send.token == 99 && rec.send.n == 2);
+            CHECK_INT_EQ(flog_tm_send_receiver(&rec.send, 0), 2);
+            CHECK_INT_EQ(flog_tm_send_receiver(&rec.send, 1), 3);
+            CHECK_INT_EQ(flog_tm_send_receiver(&rec.send, 2), 0);
+        }
+        if (rec.kind == FLOG_K_DECISION) {
+            CHECK_INT_EQ(rec.dec.kind, TM_D_GRANT);
+            CHECK_INT_EQ(rec.dec.req, TM_REQ_TAR);
+            EXPECT(rec.dec.time == 10);
+            EXPECT(rec.dec.reason_len == 42 &&
+                   memcmp(rec.dec.reason, "TAR(10): GALT (12, strict) > 10, held by B", 42) == 0);
+        }
+        if (rec.kind == FLOG_K_JOINED)
+            EXPECT(rec.payload_len == 5 && memcmp(rec.payload, "alpha", 5) == 0);
+        count++;
+    }
+    CHECK_INT_EQ(count, nrec);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 0); /* stays at the end */
+    free(p);
+    buf_fini(&fb);
+}
+
+/* Cut the log at every length: records before the cut read, then a clear ETRUNC. */
+static void test_every_cut(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/one.tlog", dir);
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    /* Record boundaries, from a full read. */
+    size_t bounds[16];
+    int nb = 0;
+    struct flog_record rec;
+    bounds[nb++] = r.off;
+    while (flog_reader_next(&r, &rec, err, sizeof err) == 1)
+        bounds[nb++] = r.off;
+    int bad = 0;
+    for (size_t cut = 0; cut < n; cut++) {
+        int rc = flog_reader_init(&r, p, cut, err, sizeof err);
+        if (cut < bounds[0]) {
+            if (rc != FLOG_ETRUNC || !strstr(err, "cut at byte offset")) bad++;
+            continue;
+        }
+        if (rc != FLOG_OK) {
+            bad++;
+            continue;
+        }
+        int whole = 0;
+        while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1)
+            whole++;
+        int expect = 0;
+        while (expect + 1 < nb && bounds[expect + 1] <= cut)
+            expect++;
+        int at_boundary = bounds[expect] == cut;
+        if (whole != expect) bad++;
+        if (at_boundary ? rc != 0 : rc != FLOG_ETRUNC) bad++;
+        if (!at_boundary) {
+            char want[64];
+            snprintf(want, sizeof want, "inside record %d", expect + 1);
+            if (!strstr(err, want) || !strstr(err, "cut at byte offset")) bad++;
+        }
+    }
+    CHECK_INT_EQ(bad, 0);
+    /* One message, spelled out. */
+    CHECK_INT_EQ(flog_reader_init(&r, p, bounds[2] + 3, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ETRUNC);
+    char want[128];
+    snprintf(want, sizeof want, "log cut at byte offset %zu inside record 3", bounds[2] + 3);
+    CHECK_STR_HAS(err, want);
+    free(p);
+}
+
+static void test_version_magic_crc(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/one.tlog", dir);
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    char err[FLOG_ERR_LEN];
+    p[8] = 9; /* version 9 */
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
+    CHECK_STR_HAS(err, "version 9 is not supported");
+    CHECK_STR_HAS(err, "knows version 1");
+    /* Refused as a version even when the rest is short or damaged. */
+    CHECK_INT_EQ(flog_reader_init(&r, p, 10, err, sizeof err), FLOG_EVERSION);
+    p[8] = 1;
+    p[0] = 'X';
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EMAGIC);
+    CHECK_STR_HAS(err, "not a Tempo federation log");
+    p[0] = 'T';
+    p[30] ^= 1; /* inside the header (start wall time) */
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_ECRC);
+    CHECK_STR_HAS(err, "file header: checksum");
+    p[30] ^= 1;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    size_t rec2 = 0;
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    rec2 = r.off;
+    p[rec2 + FLOG_REC_PREFIX + 12] ^= 0x40; /* record 2's sequence number */
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECRC);
+    CHECK_STR_HAS(err, "record 2 at byte offset");
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECRC); /* does not advance */
+    p[rec2 + FLOG_REC_PREFIX + 12] ^= 0x40;
+    /* An impossible length is corruption, not a cut. */
+    uint8_t save = p[rec2 + 3];
+    p[rec2 + 3] = 0x7f;
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "impossible");
+    p[rec2 + 3] = save;
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    free(p);
+    CHECK_INT_EQ(flog_reader_init(&r, NULL, 0, err, sizeof err), FLOG_ETRUNC);
+    CHECK_INT_EQ(flog_reader_init(&r, (const uint8_t *)"hello world", 11, err, sizeof err),
+                 FLOG_EMAGIC);
+}
+
+static void test_open_errors_and_dir(void)
+{
+    char path[256], got[512], err[FLOG_ERR_LEN];
+    struct flog *l = NULL;
+    struct flog_info info = {"a/b c", NULL, 0, NULL, 0};
+    snprintf(path, sizeof path, "%s/one.tlog", dir);
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_EIO); /* exists */
+    CHECK_STR_HAS(err, "one.tlog");
+    EXPECT(l == NULL);
+    CHECK_INT_EQ(flog_open(&l, "/nonexistent-dir/x.tlog", &info, err, sizeof err), FLOG_EIO);
+    CHECK_STR_HAS(err, "/nonexistent-dir/x.tlog");
+    CHECK_INT_EQ(flog_open(NULL, path, &info, err, sizeof err), FLOG_EUSAGE);
+    CHECK_INT_EQ(flog_open_dir(&l, dir, &info, got, sizeof got, err, sizeof err), FLOG_OK);
+    CHECK_STR_HAS(got, "/a_b_c-");
+    CHECK_STR_HAS(got, ".tlog");
+    struct flog *l2 = NULL;
+    char got2[512];
+    CHECK_INT_EQ(flog_open_dir(&l2, dir, &info, got2, sizeof got2, err, sizeof err), FLOG_OK);
+    EXPECT(strcmp(got, got2) != 0); /* same second, same process: a fresh name */
+    CHECK_INT_EQ(flog_close(l2, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    /* A header-only log reads as zero records; defaults are filled in. */
+    size_t n = 0;
+    uint8_t *p = load(got, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    EXPECT(r.hdr.resolution_len == 5 && memcmp(r.hdr.resolution, "1e-09", 5) == 0);
+    EXPECT(r.hdr.fom_len == 0 && r.hdr.start_wall_ns > 1600000000000000000LL);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 0);
+    free(p);
+    unlink(got);
+    unlink(got2);
+    /* NULL writer: every call is a no-op, so a server may call them unconditionally. */
+    CHECK_INT_EQ(flog_joined(NULL, 1, "x"), FLOG_STOPPED);
+    CHECK_INT_EQ(flog_frame(NULL, FLOG_K_RECV, 1, (const uint8_t *)"", 0), FLOG_STOPPED);
+    CHECK_INT_EQ(flog_flush(NULL), FLOG_STOPPED);
+    CHECK_INT_EQ(flog_close(NULL, err, sizeof err), FLOG_OK);
+    CHECK_STR_EQ(flog_error(NULL), "");
+}
+
+/* A write failure (file size limit, as a full disk would) stops logging once, cleanly. */
+static void test_write_failure(void)
+{
+    char path[256], err[FLOG_ERR_LEN];
+    snprintf(path, sizeof path, "%s/limited.tlog", dir);
+    struct flog *l = NULL;
+    struct flog_info info = {"big", NULL, 0, NULL, 0};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    if (!l) return;
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 100000;
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &lim);
+    static uint8_t blob[30000];
+    int first_err = 0, stopped = 0, ok = 0;
+    for (int i = 0; i < 20; i++) {
+        int rc = flog_note(l, 1, NULL);
+        rc = flog_frame(l, FLOG_K_RECV, 1, blob, sizeof blob);
+        if (rc == FLOG_OK)
+            ok++;
+        else if (rc == FLOG_EIO)
+            first_err++;
+        else if (rc == FLOG_STOPPED)
+            stopped++;
+    }
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, prev);
+    CHECK_INT_EQ(first_err, 1);
+    EXPECT(ok >= 2 && stopped >= 1 && ok + first_err + stopped == 20);
+    CHECK_STR_HAS(flog_error(l), "write failed");
+    CHECK_STR_HAS(flog_error(l), "limited.tlog");
+    CHECK_INT_EQ(flog_flush(l), FLOG_STOPPED);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_EIO);
+    CHECK_STR_HAS(err, "logging stopped");
+    /* What reached the disk reads up to its last complete record. */
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    int whole = 0, rc;
+    while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1)
+        whole++;
+    EXPECT(whole >= 1 && (rc == 0 || rc == FLOG_ETRUNC));
+    free(p);
+}
+
+static void test_misc(void)
+{
+    EXPECT(flog_crc32(0, "123456789", 9) == 0xCBF43926u); /* the CRC-32 check value */
+    EXPECT(flog_crc32(flog_crc32(0, "1234", 4), "56789", 5) == 0xCBF43926u);
+    CHECK_STR_EQ(flog_kind_name(FLOG_K_DECISION), "DECISION");
+    CHECK_STR_EQ(flog_kind_name(0), "?");
+    CHECK_STR_EQ(flog_kind_name(99), "?");
+    CHECK_INT_EQ(flog_kind_parse("tm_send"), FLOG_K_TM_SEND);
+    CHECK_INT_EQ(flog_kind_parse("nope"), 0);
+    CHECK_STR_EQ(flog_strerror(FLOG_ETRUNC), "FLOG_ETRUNC");
+    CHECK_STR_EQ(flog_strerror(-99), "FLOG_E?");
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_round_trip();
+    test_every_cut();
+    test_version_magic_crc();
+    test_open_errors_and_dir();
+    test_write_failure();
+    test_misc();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return check_summary();
+}

@@ -1,0 +1,229 @@
+/* Tests of federate/results.h: the CSV writer (folder creation, header quoting, lossless
+ * numbers, NaN and infinities) read back by the reader, and the reader's errors on bad files
+ * (each naming file, line and field). DESIGN.md §1 item 3. Read federate/results.h first.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "federate/results.h"
+#include "tests/check.h"
+
+static char g_dir[256]; /* scratch folder of this run */
+
+static void write_file(const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", g_dir, name);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Expected strings are Python's repr() of the same doubles (shortest round-trip form), an
+ * independent implementation. */
+static void test_format(void)
+{
+    char b[40];
+    CHECK_STR_EQ(res_format_double(0.3, b, sizeof b), "0.3");
+    CHECK_STR_EQ(res_format_double(0.1 + 0.2, b, sizeof b), "0.30000000000000004");
+    CHECK_STR_EQ(res_format_double(100, b, sizeof b), "100");
+    CHECK_STR_EQ(res_format_double(-0.0, b, sizeof b), "-0");
+    CHECK_STR_EQ(res_format_double(NAN, b, sizeof b), "nan");
+    CHECK_STR_EQ(res_format_double(-INFINITY, b, sizeof b), "-inf");
+    CHECK_STR_EQ(res_format_double(1e300, b, sizeof b), "1e+300");
+    /* every form reads back to the same bits: a sweep over awkward values */
+    int all = 1;
+    double v = 1.0 / 3.0;
+    for (int i = 0; i < 2000; i++) {
+        double x = v * pow(10.0, (i % 600) - 300) * (i % 2 ? -1 : 1) + i * 1e-17;
+        res_format_double(x, b, sizeof b);
+        if (!same_bits(strtod(b, NULL), x)) {
+            all = 0;
+            fprintf(stderr, "round trip failed for %.17g -> %s\n", x, b);
+            break;
+        }
+    }
+    CHECK(all, "2000 values round-trip exactly");
+    CHECK_STR_EQ(res_format_double(5e-324, b, sizeof b), "5e-324");
+}
+
+static void test_write_read(void)
+{
+    char err[RES_ERRLEN] = "", dir[400];
+    snprintf(dir, sizeof dir, "%s/out/nested", g_dir);
+    const char *vars[] = {"x", "der(y)", "a[1,2]", "say \"hi\""};
+    res_writer *w = NULL;
+    CHECK_INT_EQ(res_open(&w, dir, "A", 4, vars, err, sizeof err), RES_OK);
+    CHECK_STR_HAS(res_path(w), "out/nested/A.csv");
+    double row0[4] = {1.0, 0.1 + 0.2, NAN, -INFINITY};
+    double row1[4] = {-1e-310, 1.0 / 3.0, 2.5, 123456789.123456789};
+    CHECK_INT_EQ(res_write_row(w, 0.0, row0, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_write_row(w, 0.5, row1, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/A.csv", dir);
+    FILE *f = fopen(path, "r");
+    char text[512] = "";
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    CHECK_STR_EQ(text, "time,x,der(y),\"a[1,2]\",\"say \"\"hi\"\"\"\n"
+                       "0,1,0.30000000000000004,nan,-inf\n"
+                       "0.5,-1e-310,0.3333333333333333,2.5,123456789.12345679\n");
+
+    res_table *t = NULL;
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_OK);
+    if (t) {
+        CHECK_INT_EQ(t->n_cols, 5);
+        CHECK_INT_EQ(t->n_rows, 2);
+        CHECK_STR_EQ(t->names[0], "time");
+        CHECK_STR_EQ(t->names[3], "a[1,2]");
+        CHECK_STR_EQ(t->names[4], "say \"hi\"");
+        CHECK_INT_EQ(res_table_find(t, "der(y)"), 2);
+        CHECK_INT_EQ(res_table_find(t, "nope"), -1);
+        CHECK(same_bits(t->cols[0][1], 0.5), "time read back");
+        CHECK(isnan(t->cols[3][0]), "NaN read back");
+        CHECK(isinf(t->cols[4][0]) && t->cols[4][0] < 0, "-inf read back");
+        for (int c = 0; c < 4; c++) {
+            CHECK(same_bits(t->cols[c + 1][1], row1[c]), "column %d bits read back", c + 1);
+        }
+        CHECK(same_bits(t->cols[2][0], row0[1]), "0.1+0.2 read back exactly");
+    }
+    res_table_free(t);
+
+    /* writing again replaces the file: identical runs give identical files */
+    CHECK_INT_EQ(res_open(&w, dir, "A", 1, vars, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_OK);
+    CHECK(t && t->n_rows == 0 && t->n_cols == 2, "replaced by a header-only file");
+    res_table_free(t);
+
+    /* time only */
+    CHECK_INT_EQ(res_open(&w, dir, "T", 0, NULL, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_write_row(w, 2.0, NULL, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+}
+
+static void test_writer_errors(void)
+{
+    char err[RES_ERRLEN] = "";
+    const char *vars[] = {"x", ""};
+    res_writer *w = (res_writer *)1;
+    CHECK_INT_EQ(res_open(&w, g_dir, "a/b", 1, vars, err, sizeof err), RES_EUSAGE);
+    CHECK(w == NULL, "out cleared on error");
+    CHECK_STR_HAS(err, "a/b");
+    CHECK_INT_EQ(res_open(&w, g_dir, "..", 1, vars, err, sizeof err), RES_EUSAGE);
+    CHECK_INT_EQ(res_open(&w, g_dir, "B", 2, vars, err, sizeof err), RES_EUSAGE);
+    CHECK_STR_HAS(err, "variable 1");
+    CHECK_INT_EQ(res_open(&w, g_dir, "B", RES_MAX_COLS, vars, err, sizeof err), RES_EUSAGE);
+    /* a file where a folder should be */
+    char dir[400];
+    write_file("plainfile", "x");
+    snprintf(dir, sizeof dir, "%s/plainfile/sub", g_dir);
+    CHECK_INT_EQ(res_open(&w, dir, "B", 1, vars, err, sizeof err), RES_EIO);
+    CHECK_STR_HAS(err, "plainfile");
+    CHECK_INT_EQ(res_close(NULL, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_write_row(NULL, 0, NULL, err, sizeof err), RES_EUSAGE);
+}
+
+/* Read a file with the given text and expect rc and a message fragment. */
+static void bad_file(const char *text, int rc, const char *needle)
+{
+    char err[RES_ERRLEN] = "", path[512];
+    write_file("bad.csv", text);
+    snprintf(path, sizeof path, "%s/bad.csv", g_dir);
+    res_table *t = (res_table *)1;
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), rc);
+    CHECK(t == NULL, "no table on error");
+    CHECK_STR_HAS(err, "bad.csv");
+    CHECK_STR_HAS(err, needle);
+}
+
+static void test_reader_errors(void)
+{
+    char err[RES_ERRLEN] = "", path[512];
+    bad_file("", RES_EFORMAT, "empty file");
+    bad_file("time,x\n0,1\n1,2x\n", RES_EFORMAT, "bad.csv:3: field 2 (\"x\"): cannot read \"2x\"");
+    bad_file("time,x,y\n0,1,2\n1,2\n", RES_EFORMAT, "bad.csv:3: 2 fields, the header has 3");
+    bad_file("time,x\n0,1,2\n", RES_EFORMAT, "bad.csv:2: more fields");
+    bad_file("time,x\n\n0,1\n", RES_EFORMAT, "bad.csv:2: empty line");
+    bad_file("time,,x\n", RES_EFORMAT, "header field 2 is empty");
+    bad_file("time,\"x\n", RES_EFORMAT, "unterminated quote");
+    bad_file("time,\"x\"y\n", RES_EFORMAT, "after the closing quote");
+    char *huge = malloc(RES_MAX_LINE + 100);
+    if (huge) {
+        memcpy(huge, "time,x\n", 7);
+        memset(huge + 7, '1', RES_MAX_LINE + 50);
+        strcpy(huge + 7 + RES_MAX_LINE + 50, "\n");
+        bad_file(huge, RES_ELIMIT, "bad.csv:2: line longer than");
+        free(huge);
+    }
+    /* an empty field is NaN; CRLF and a missing final newline are fine */
+    write_file("ok.csv", "time,x\r\n0, \r\n1,2");
+    snprintf(path, sizeof path, "%s/ok.csv", g_dir);
+    res_table *t = NULL;
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_OK);
+    CHECK(t && t->n_rows == 2 && isnan(t->cols[1][0]), "empty field read as NaN");
+    CHECK(t && fabs(t->cols[1][1] - 2.0) < 1e-300, "last line without newline read");
+    res_table_free(t);
+    snprintf(path, sizeof path, "%s/missing.csv", g_dir);
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_EIO);
+    CHECK_STR_HAS(err, "missing.csv: cannot open");
+    CHECK_INT_EQ(res_read_csv(NULL, &t, err, sizeof err), RES_EUSAGE);
+    res_table_free(NULL);
+}
+
+/* Many rows: the columns grow past their first allocation. */
+static void test_many_rows(void)
+{
+    char err[RES_ERRLEN] = "", path[512];
+    const char *vars[] = {"y"};
+    res_writer *w = NULL;
+    CHECK_INT_EQ(res_open(&w, g_dir, "big", 1, vars, err, sizeof err), RES_OK);
+    for (int i = 0; i < 10000 && w; i++) {
+        double y = sin(i * 0.01);
+        res_write_row(w, i * 0.01, &y, err, sizeof err);
+    }
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    snprintf(path, sizeof path, "%s/big.csv", g_dir);
+    res_table *t = NULL;
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_OK);
+    int exact = t && t->n_rows == 10000;
+    for (size_t i = 0; exact && i < t->n_rows; i++)
+        exact = same_bits(t->cols[1][i], sin((double)i * 0.01)) &&
+                same_bits(t->cols[0][i], (double)i * 0.01);
+    CHECK(exact, "10000 rows read back bit for bit");
+    res_table_free(t);
+}
+
+int main(void)
+{
+    snprintf(g_dir, sizeof g_dir, "build/test-tmp/results_test.%ld", (long)getpid());
+    mkdir("build", 0777);
+    mkdir("build/test-tmp", 0777);
+    mkdir(g_dir, 0777);
+    test_format();
+    test_write_read();
+    test_writer_errors();
+    test_reader_errors();
+    test_many_rows();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", g_dir);
+    return check_summary();
+}
