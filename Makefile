@@ -97,10 +97,11 @@ $(LIB_CLIENT): $(call objs,$(CLIENT_SRCS))
 $(LIB_FMU):    $(call objs,$(FMU_SRCS))
 $(LIB_ALGO):   $(call objs,$(ALGO_SRCS))
 $(LIB_FED):    $(call objs,$(FED_SRCS))
+# Archives are written to a temporary name and renamed, so a concurrent link never sees a
+# half-written archive.
 $(INTERNAL_LIBS):
 	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^ $(if $^,,$(O)/empty.o)
+	@rm -f $@.$$$$; ar rcs $@.$$$$ $^ $(if $^,,$(O)/empty.o) && mv -f $@.$$$$ $@
 
 $(O)/empty.o:
 	@mkdir -p $(@D)

@@ -1,4 +1,4 @@
-/* libtempo dispatch: tp_evoke() decodes queued frames in place and runs the user's callbacks
+/* libtempo dispatch: tp_evoke() decodes queued frames and runs the user's callbacks
  * (the HLA "evoked" model, DESIGN.md §3). One handler per RTI→client message type, chosen by
  * one switch. Read federate/client_om.c next (object services and the object table).
  *
@@ -33,8 +33,8 @@ int tpi_scratch(tp_federate *f, uint32_t n)
 /* NUL-terminated copy of a string field in scratch slot @p slot (0 or 1); "" on failure. */
 static const char *cstr(tp_federate *f, int slot, const struct wire_str *s)
 {
-    if (s->len + 1u > f->str_cap[slot]) {
-        size_t cap = s->len + 64u;
+    if ((size_t)s->len + 1 > f->str_cap[slot]) {
+        size_t cap = (size_t)s->len + 64;
         char *p = realloc(f->str[slot], cap);
         if (!p) return "";
         f->str[slot] = p;

@@ -67,15 +67,19 @@ struct tp_federate {
     struct tpi_obj *objs;       /* table of objs_cap slots (power of two), or NULL */
     size_t objs_cap, objs_used; /* slots, slots not free (live + deleted) */
     /* decode scratch for callbacks (grows, never shrinks: no allocation once warm) */
-    struct wire_value *wv; /* decoded wire values */
-    tp_value *tv;          /* the same as tp_value */
-    tp_handle *th;         /* handle list scratch */
-    uint32_t scratch_cap;  /* entries in each of wv, tv, th */
-    struct buf cur;        /* copy of the frame being dispatched: callback arguments stay
-                              valid even if the callback makes f->in grow or move */
-    char *str[2];          /* NUL-terminated copies of string fields for callbacks */
-    size_t str_cap[2];     /* bytes allocated in str[i] */
-    int dispatching;       /* 1 inside a callback: tp_evoke and tp_wait_* refuse to nest */
+    struct wire_value *wv;     /* decoded wire values */
+    tp_value *tv;              /* the same as tp_value */
+    tp_handle *th;             /* handle list scratch */
+    uint32_t scratch_cap;      /* entries in each of wv, tv, th */
+    struct wire_value *out_wv; /* values of an outgoing update or interaction: apart from wv
+                                  and tv, so that a callback that sends cannot move the values
+                                  it was given */
+    uint32_t out_cap;          /* entries in out_wv */
+    struct buf cur;            /* copy of the frame being dispatched: callback arguments stay
+                                  valid even if the callback makes f->in grow or move */
+    char *str[2];              /* NUL-terminated copies of string fields for callbacks */
+    size_t str_cap[2];         /* bytes allocated in str[i] */
+    int dispatching;           /* 1 inside a callback: tp_evoke and tp_wait_* refuse to nest */
     /* callbacks */
     tp_callbacks cb;        /* user callbacks (copied) */
     void *ctx;              /* user context */

@@ -335,6 +335,7 @@ void tp_federate_free(tp_federate *f)
     free(f->pub_inter);
     free(f->objs);
     free(f->wv);
+    free(f->out_wv);
     free(f->tv);
     free(f->th);
     free(f->str[0]);

@@ -172,12 +172,26 @@ int tp_delete_object(tp_federate *f, tp_object obj, tp_time time)
 
 /* ---- update / interaction ----------------------------------------------------------------- */
 
+/* Make the outgoing value array hold @p n entries (grows, never shrinks). */
+static int out_scratch(tp_federate *f, uint32_t n)
+{
+    if (n <= f->out_cap) return TP_OK;
+    uint32_t cap = f->out_cap ? f->out_cap : 16;
+    while (cap < n)
+        cap = cap > UINT32_MAX / 2 ? n : cap * 2;
+    struct wire_value *w = realloc(f->out_wv, (size_t)cap * sizeof *w);
+    if (!w) return TP_ENOMEM;
+    f->out_wv = w;
+    f->out_cap = cap;
+    return TP_OK;
+}
+
 /* Convert and check @p n values; @p kind 'a' attributes of class cls, 'p' parameters of ic. */
 static int check_values(tp_federate *f, const char *what, char kind, tp_handle owner_cls,
                         const tp_value *v, size_t n)
 {
     if (n > 0 && !v) return tpi_fail(f, TP_EINVAL, "%s: values is NULL with n = %zu", what, n);
-    if (n > UINT32_MAX || tpi_scratch(f, (uint32_t)n) < 0)
+    if (n > UINT32_MAX || out_scratch(f, (uint32_t)n) < 0)
         return tpi_fail(f, TP_ENOMEM, "%s: %zu values", what, n);
     for (size_t i = 0; i < n; i++) {
         tp_handle h = v[i].handle;
@@ -214,9 +228,9 @@ static int check_values(tp_federate *f, const char *what, char kind, tp_handle o
                             what,
                             kind == 'a' ? fom_attr_name(f->fom, h) : fom_param_name(f->fom, h),
                             fom_type_name(t), len ? ", fixed length" : "", v[i].size);
-        f->wv[i].handle = h;
-        f->wv[i].len = (uint32_t)v[i].size;
-        f->wv[i].data = v[i].data;
+        f->out_wv[i].handle = h;
+        f->out_wv[i].len = (uint32_t)v[i].size;
+        f->out_wv[i].data = v[i].data;
     }
     return TP_OK;
 }
@@ -239,7 +253,7 @@ int tp_update_tagged(tp_federate *f, tp_object obj, const tp_value *values, size
     m.a = obj;
     m.time = time;
     m.nvalues = (uint32_t)n;
-    m.values = f->wv;
+    m.values = f->out_wv;
     m.str[0].ptr = tag;
     m.str[0].len = (uint32_t)tag_size;
     return tpi_send(f, &m);
@@ -274,7 +288,7 @@ int tp_send_interaction_tagged(tp_federate *f, tp_handle ic, const tp_value *par
     m.a = ic;
     m.time = time;
     m.nvalues = (uint32_t)n;
-    m.values = n ? f->wv : NULL;
+    m.values = n ? f->out_wv : NULL;
     m.str[0].ptr = tag;
     m.str[0].len = (uint32_t)tag_size;
     return tpi_send(f, &m);

@@ -19,9 +19,9 @@ extern "C" {
 /** Value of fmi2GetVersion() for FMI 2.0. */
 #define fmi2Version "2.0"
 
-typedef void *fmi2Component;            /* an FMU instance, opaque to the host */
-typedef void *fmi2ComponentEnvironment; /* host pointer handed back to callbacks */
-typedef void *fmi2FMUstate;             /* a saved FMU state, opaque to the host */
+typedef void *fmi2Component;             /* an FMU instance, opaque to the host */
+typedef void *fmi2ComponentEnvironment;  /* host pointer handed back to callbacks */
+typedef void *fmi2FMUstate;              /* a saved FMU state, opaque to the host */
 typedef unsigned int fmi2ValueReference; /* handle of a variable (modelDescription) */
 typedef double fmi2Real;
 typedef int fmi2Integer;
@@ -30,26 +30,16 @@ typedef char fmi2Char;
 typedef const fmi2Char *fmi2String; /* NUL-terminated UTF-8 */
 typedef char fmi2Byte;              /* serialized FMU state bytes */
 
-#define fmi2True 1
+#define fmi2True  1
 #define fmi2False 0
 
 /* ---- enumerations and structs (standard 2.1.3, 2.1.5, 3.2.2, 4.2.3) -------------------- */
 
 /** Result of every FMI call, in increasing severity (Pending: CS asynchronous step only). */
-typedef enum {
-    fmi2OK,
-    fmi2Warning,
-    fmi2Discard,
-    fmi2Error,
-    fmi2Fatal,
-    fmi2Pending
-} fmi2Status;
+typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pending } fmi2Status;
 
 /** Interface an instance is created for (fmi2Instantiate). */
-typedef enum {
-    fmi2ModelExchange,
-    fmi2CoSimulation
-} fmi2Type;
+typedef enum { fmi2ModelExchange, fmi2CoSimulation } fmi2Type;
 
 /** What fmi2Get*Status reports on (Co-Simulation). */
 typedef enum {
@@ -61,8 +51,7 @@ typedef enum {
 
 /** Logger: message may contain "#<type><vr>#" references; variadic args are printf-style. */
 typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment env, fmi2String instanceName,
-                                   fmi2Status status, fmi2String category, fmi2String message,
-                                   ...);
+                                   fmi2Status status, fmi2String category, fmi2String message, ...);
 /** calloc-like allocator the FMU must use (zero-filled nobj*size bytes, or NULL). */
 typedef void *(*fmi2CallbackAllocateMemory)(size_t nobj, size_t size);
 /** free-like release of memory from fmi2CallbackAllocateMemory. */
@@ -119,20 +108,20 @@ typedef fmi2Status fmi2ResetTYPE(fmi2Component c);
 /* Variable access by value reference. */
 typedef fmi2Status fmi2GetRealTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                    fmi2Real value[]);
-typedef fmi2Status fmi2GetIntegerTYPE(fmi2Component c, const fmi2ValueReference vr[],
-                                      size_t nvr, fmi2Integer value[]);
-typedef fmi2Status fmi2GetBooleanTYPE(fmi2Component c, const fmi2ValueReference vr[],
-                                      size_t nvr, fmi2Boolean value[]);
-typedef fmi2Status fmi2GetStringTYPE(fmi2Component c, const fmi2ValueReference vr[],
-                                     size_t nvr, fmi2String value[]);
+typedef fmi2Status fmi2GetIntegerTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      fmi2Integer value[]);
+typedef fmi2Status fmi2GetBooleanTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      fmi2Boolean value[]);
+typedef fmi2Status fmi2GetStringTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                     fmi2String value[]);
 typedef fmi2Status fmi2SetRealTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                    const fmi2Real value[]);
-typedef fmi2Status fmi2SetIntegerTYPE(fmi2Component c, const fmi2ValueReference vr[],
-                                      size_t nvr, const fmi2Integer value[]);
-typedef fmi2Status fmi2SetBooleanTYPE(fmi2Component c, const fmi2ValueReference vr[],
-                                      size_t nvr, const fmi2Boolean value[]);
-typedef fmi2Status fmi2SetStringTYPE(fmi2Component c, const fmi2ValueReference vr[],
-                                     size_t nvr, const fmi2String value[]);
+typedef fmi2Status fmi2SetIntegerTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      const fmi2Integer value[]);
+typedef fmi2Status fmi2SetBooleanTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      const fmi2Boolean value[]);
+typedef fmi2Status fmi2SetStringTYPE(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                     const fmi2String value[]);
 
 /* FMU state: get allocates (or overwrites *state if non-NULL), free sets *state to NULL. */
 typedef fmi2Status fmi2GetFMUstateTYPE(fmi2Component c, fmi2FMUstate *state);
@@ -142,17 +131,14 @@ typedef fmi2Status fmi2SerializedFMUstateSizeTYPE(fmi2Component c, fmi2FMUstate 
                                                   size_t *size);
 typedef fmi2Status fmi2SerializeFMUstateTYPE(fmi2Component c, fmi2FMUstate state,
                                              fmi2Byte serializedState[], size_t size);
-typedef fmi2Status fmi2DeSerializeFMUstateTYPE(fmi2Component c,
-                                               const fmi2Byte serializedState[], size_t size,
-                                               fmi2FMUstate *state);
+typedef fmi2Status fmi2DeSerializeFMUstateTYPE(fmi2Component c, const fmi2Byte serializedState[],
+                                               size_t size, fmi2FMUstate *state);
 
 /* Partial derivatives d(unknown)/d(known) times dvKnown. */
-typedef fmi2Status fmi2GetDirectionalDerivativeTYPE(fmi2Component c,
-                                                    const fmi2ValueReference vUnknown_ref[],
-                                                    size_t nUnknown,
-                                                    const fmi2ValueReference vKnown_ref[],
-                                                    size_t nKnown, const fmi2Real dvKnown[],
-                                                    fmi2Real dvUnknown[]);
+typedef fmi2Status
+fmi2GetDirectionalDerivativeTYPE(fmi2Component c, const fmi2ValueReference vUnknown_ref[],
+                                 size_t nUnknown, const fmi2ValueReference vKnown_ref[],
+                                 size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[]);
 
 /* Model Exchange only (standard 3.2). */
 typedef fmi2Status fmi2EnterEventModeTYPE(fmi2Component c);
@@ -172,21 +158,18 @@ typedef fmi2Status fmi2GetNominalsOfContinuousStatesTYPE(fmi2Component c, fmi2Re
                                                          size_t nx);
 
 /* Co-Simulation only (standard 4.2). order[i] >= 1 is the derivative order of value[i]. */
-typedef fmi2Status fmi2SetRealInputDerivativesTYPE(fmi2Component c,
-                                                   const fmi2ValueReference vr[], size_t nvr,
-                                                   const fmi2Integer order[],
+typedef fmi2Status fmi2SetRealInputDerivativesTYPE(fmi2Component c, const fmi2ValueReference vr[],
+                                                   size_t nvr, const fmi2Integer order[],
                                                    const fmi2Real value[]);
-typedef fmi2Status fmi2GetRealOutputDerivativesTYPE(fmi2Component c,
-                                                    const fmi2ValueReference vr[], size_t nvr,
-                                                    const fmi2Integer order[], fmi2Real value[]);
+typedef fmi2Status fmi2GetRealOutputDerivativesTYPE(fmi2Component c, const fmi2ValueReference vr[],
+                                                    size_t nvr, const fmi2Integer order[],
+                                                    fmi2Real value[]);
 typedef fmi2Status fmi2DoStepTYPE(fmi2Component c, fmi2Real currentCommunicationPoint,
                                   fmi2Real communicationStepSize,
                                   fmi2Boolean noSetFMUStatePriorToCurrentPoint);
 typedef fmi2Status fmi2CancelStepTYPE(fmi2Component c);
-typedef fmi2Status fmi2GetStatusTYPE(fmi2Component c, const fmi2StatusKind s,
-                                     fmi2Status *value);
-typedef fmi2Status fmi2GetRealStatusTYPE(fmi2Component c, const fmi2StatusKind s,
-                                         fmi2Real *value);
+typedef fmi2Status fmi2GetStatusTYPE(fmi2Component c, const fmi2StatusKind s, fmi2Status *value);
+typedef fmi2Status fmi2GetRealStatusTYPE(fmi2Component c, const fmi2StatusKind s, fmi2Real *value);
 typedef fmi2Status fmi2GetIntegerStatusTYPE(fmi2Component c, const fmi2StatusKind s,
                                             fmi2Integer *value);
 typedef fmi2Status fmi2GetBooleanStatusTYPE(fmi2Component c, const fmi2StatusKind s,

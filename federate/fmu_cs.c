@@ -47,8 +47,10 @@ int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
     }
     if (st == fmi2Pending) {
         s->broken = 1;
-        return fmu_step_fail(s, FMU_STEP_EFMU, "%s: fmi2DoStep returned fmi2Pending "
-                             "(asynchronous stepping is not supported)", s->f->md->model_name);
+        return fmu_step_fail(s, FMU_STEP_EFMU,
+                             "%s: fmi2DoStep returned fmi2Pending "
+                             "(asynchronous stepping is not supported)",
+                             s->f->md->model_name);
     }
     rc = fmu_step_check(s, st, "fmi2DoStep");
     if (rc != FMU_STEP_EDISCARD) return rc;

@@ -15,7 +15,7 @@
 
 /* When a function must be present. */
 enum {
-    NEED_ALL,    /* both kinds */
+    NEED_ALL, /* both kinds */
     NEED_ME,
     NEED_CS,
     NEED_STATE,  /* canGetAndSetFMUstate */
@@ -26,7 +26,10 @@ enum {
     NEED_CS_OPT  /* looked up for CS, optional */
 };
 
-#define FN(name, need) {"fmi2" #name, offsetof(fmu_fns, name), need}
+#define FN(name, need)                                                                             \
+    {                                                                                              \
+        "fmi2" #name, offsetof(fmu_fns, name), need                                                \
+    }
 static const struct {
     const char *name;
     size_t off;
@@ -83,15 +86,24 @@ static int requirement(int need, fmu_kind kind, const fmu_caps *k)
 {
     int cs = kind == FMU_KIND_CS;
     switch (need) {
-    case NEED_ALL: return 1;
-    case NEED_ME: return cs ? 0 : 1;
-    case NEED_CS: return cs ? 1 : 0;
-    case NEED_STATE: return k->can_get_and_set_fmu_state ? 1 : 2;
-    case NEED_SER: return k->can_serialize_fmu_state ? 1 : 2;
-    case NEED_DIR: return k->provides_directional_derivative ? 1 : 2;
-    case NEED_INTERP: return cs ? (k->can_interpolate_inputs ? 1 : 2) : 0;
-    case NEED_OUTDER: return cs ? (k->max_output_derivative_order > 0 ? 1 : 2) : 0;
-    default: return cs ? 2 : 0;
+    case NEED_ALL:
+        return 1;
+    case NEED_ME:
+        return cs ? 0 : 1;
+    case NEED_CS:
+        return cs ? 1 : 0;
+    case NEED_STATE:
+        return k->can_get_and_set_fmu_state ? 1 : 2;
+    case NEED_SER:
+        return k->can_serialize_fmu_state ? 1 : 2;
+    case NEED_DIR:
+        return k->provides_directional_derivative ? 1 : 2;
+    case NEED_INTERP:
+        return cs ? (k->can_interpolate_inputs ? 1 : 2) : 0;
+    case NEED_OUTDER:
+        return cs ? (k->max_output_derivative_order > 0 ? 1 : 2) : 0;
+    default:
+        return cs ? 2 : 0;
     }
 }
 
@@ -118,9 +130,12 @@ static int slurp(const char *path, size_t max, char **buf, size_t *len, char *er
         n += r;
         if (r == 0) break;
     }
-    if (!b) rc = -2, snprintf(err, errlen, "out of memory");
-    else if (n > max) rc = -1, snprintf(err, errlen, "larger than %zu bytes", max);
-    else if (ferror(f)) rc = -2, snprintf(err, errlen, "read error");
+    if (!b)
+        rc = -2, snprintf(err, errlen, "out of memory");
+    else if (n > max)
+        rc = -1, snprintf(err, errlen, "larger than %zu bytes", max);
+    else if (ferror(f))
+        rc = -2, snprintf(err, errlen, "read error");
     fclose(f);
     if (rc) return free(b), rc;
     *buf = b, *len = n;
@@ -158,8 +173,10 @@ static int open_binary(fmu_file *f, char *err, size_t errlen)
     if (stat(so, &st) != 0) {
         char plat[200];
         list_platforms(f->dir, plat, sizeof plat);
-        snprintf(err, errlen, "no binary for this platform: binaries/linux64/%s.so is missing "
-                 "(%s)", f->caps->model_identifier, plat);
+        snprintf(err, errlen,
+                 "no binary for this platform: binaries/linux64/%s.so is missing "
+                 "(%s)",
+                 f->caps->model_identifier, plat);
         return -1;
     }
     dlerror();
@@ -185,11 +202,40 @@ static int open_binary(fmu_file *f, char *err, size_t errlen)
     }
     const char *v = f->fn.GetVersion();
     if (!v || strcmp(v, fmi2Version) != 0) {
-        snprintf(err, errlen, "binaries/linux64/%s.so: fmi2GetVersion() returned \"%.20s\", "
-                 "expected \"2.0\"", f->caps->model_identifier, v ? v : "(null)");
+        snprintf(err, errlen,
+                 "binaries/linux64/%s.so: fmi2GetVersion() returned \"%.20s\", "
+                 "expected \"2.0\"",
+                 f->caps->model_identifier, v ? v : "(null)");
         return -1;
     }
     return 0;
+}
+
+/* Reads and parses dir/modelDescription.xml; messages are prefixed with path. */
+static int read_md(const char *path, const char *dir, fmu_md **md, char *err, size_t errlen)
+{
+    char msg[FMU_ERR_LEN], mdpath[PATH_MAX + 32];
+    snprintf(mdpath, sizeof mdpath, "%s/modelDescription.xml", dir);
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = slurp(mdpath, FMU_MD_MAX_BYTES, &buf, &len, msg, sizeof msg);
+    if (rc) return snprintf(err, errlen, "%s: modelDescription.xml: %s", path, msg), rc;
+    rc = fmu_md_parse(buf, len, md, msg, sizeof msg);
+    free(buf);
+    if (rc) snprintf(err, errlen, "%s: %s", path, msg);
+    return rc;
+}
+
+int fmu_load_md(const char *path, const fmu_zip_limits *limits, fmu_md **out, char *err,
+                size_t errlen)
+{
+    *out = NULL;
+    char dir[PATH_MAX], msg[FMU_ERR_LEN];
+    int rc = fmu_zip_extract(path, limits, dir, sizeof dir, err, errlen);
+    if (rc) return rc;
+    rc = read_md(path, dir, out, err, errlen);
+    fmu_zip_remove_tree(dir, msg, sizeof msg);
+    return rc;
 }
 
 int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_file **out,
@@ -204,20 +250,7 @@ int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_
         free(f);
         return rc;
     }
-    char mdpath[PATH_MAX + 32];
-    snprintf(mdpath, sizeof mdpath, "%s/modelDescription.xml", f->dir);
-    char *buf = NULL;
-    size_t len = 0;
-    if ((rc = slurp(mdpath, FMU_MD_MAX_BYTES, &buf, &len, msg, sizeof msg))) {
-        snprintf(err, errlen, "%s: modelDescription.xml: %s", path, msg);
-        goto fail;
-    }
-    rc = fmu_md_parse(buf, len, &f->md, msg, sizeof msg);
-    free(buf);
-    if (rc) {
-        snprintf(err, errlen, "%s: %s", path, msg);
-        goto fail;
-    }
+    if ((rc = read_md(path, f->dir, &f->md, err, errlen))) goto fail;
     if (kind == FMU_KIND_AUTO) kind = f->md->cs.present ? FMU_KIND_CS : FMU_KIND_ME;
     f->kind = kind;
     f->caps = kind == FMU_KIND_CS ? &f->md->cs : &f->md->me;

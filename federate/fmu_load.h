@@ -30,8 +30,8 @@ typedef void fmu_log_fn(void *ctx, int level, const char *instance, const char *
 
 /** Where an instance's fmi2 logger lands; passed as the fmi2ComponentEnvironment. */
 typedef struct {
-    fmu_log_fn *fn;      /* NULL: messages are dropped (the last error is still kept) */
-    void *ctx;           /* handed to fn */
+    fmu_log_fn *fn;       /* NULL: messages are dropped (the last error is still kept) */
+    void *ctx;            /* handed to fn */
     char last_error[256]; /* last message logged with fmi2Error/fmi2Fatal, "" if none */
 } fmu_log_sink;
 
@@ -85,13 +85,13 @@ typedef struct {
 
 /** A loaded FMU (one kind chosen). Fields are read-only for users. */
 typedef struct {
-    char dir[PATH_MAX];        /* private unpacked folder, removed by fmu_unload */
+    char dir[PATH_MAX];               /* private unpacked folder, removed by fmu_unload */
     char resource_uri[PATH_MAX + 32]; /* "file://<dir>/resources" for fmi2Instantiate */
-    fmu_md *md;                /* the description, owned */
-    fmu_kind kind;             /* FMU_KIND_ME or FMU_KIND_CS */
-    const fmu_caps *caps;      /* &md->me or &md->cs */
-    void *so;                  /* dlopen handle */
-    fmu_fns fn;                /* resolved functions */
+    fmu_md *md;                       /* the description, owned */
+    fmu_kind kind;                    /* FMU_KIND_ME or FMU_KIND_CS */
+    const fmu_caps *caps;             /* &md->me or &md->cs */
+    void *so;                         /* dlopen handle */
+    fmu_fns fn;                       /* resolved functions */
 } fmu_file;
 
 /**
@@ -111,6 +111,16 @@ typedef struct {
  */
 int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_file **out,
              char *err, size_t errlen);
+
+/**
+ * Read only the description of an FMU: unpack (same checks and limits as fmu_load), parse
+ * modelDescription.xml, remove the folder. No binary is loaded. For checks that need the
+ * variables but not the model (e.g. fedfile_check_fmu in federate/fedfile.h).
+ * @param out  receives the description (free with fmu_md_free), NULL on failure
+ * @return 0; -1 bad FMU (err names file, entry, line, element); -2 system error.
+ */
+int fmu_load_md(const char *path, const fmu_zip_limits *limits, fmu_md **out, char *err,
+                size_t errlen);
 
 /** dlclose, remove the unpacked folder, free. Accepts NULL. Instances must be freed first. */
 void fmu_unload(fmu_file *f);

@@ -16,8 +16,8 @@
 #include <libxml/tree.h>
 
 /* Bounds on counts, so that a hostile file cannot make us allocate without limit. */
-#define MD_MAX_VARS 1000000    /* ScalarVariables */
-#define MD_MAX_DEPS 1000000    /* dependencies of one Unknown */
+#define MD_MAX_VARS       1000000 /* ScalarVariables */
+#define MD_MAX_DEPS       1000000 /* dependencies of one Unknown */
 #define MD_MAX_INDICATORS 1000000
 
 typedef struct {
@@ -38,8 +38,8 @@ static int fail(md_ctx *c, const xmlNode *n, const char *fmt, ...)
     va_end(ap);
     if (c->errlen) {
         if (n)
-            snprintf(c->err, c->errlen, "modelDescription.xml:%ld: <%s>: %s",
-                     (long)xmlGetLineNo(n), (const char *)n->name, msg);
+            snprintf(c->err, c->errlen, "modelDescription.xml:%ld: <%s>: %s", (long)xmlGetLineNo(n),
+                     (const char *)n->name, msg);
         else
             snprintf(c->err, c->errlen, "modelDescription.xml: %s", msg);
     }
@@ -109,8 +109,8 @@ static int attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present
 }
 
 /* Reads an integer attribute within [lo, hi]. */
-static int attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi,
-                     int *present, long *out)
+static int attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi, int *present,
+                     long *out)
 {
     char *v = attr(c, n, name);
     if (c->oom) return -2;
@@ -121,8 +121,7 @@ static int attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, lon
     long x = strtol(v, &end, 10);
     int rc = 0;
     if (end == v || *end != '\0' || errno == ERANGE || x < lo || x > hi)
-        rc = fail(c, n, "attribute %s=\"%.40s\" is not an integer in [%ld, %ld]", name, v, lo,
-                  hi);
+        rc = fail(c, n, "attribute %s=\"%.40s\" is not an integer in [%ld, %ld]", name, v, lo, hi);
     else
         *out = x;
     free(v);
@@ -151,15 +150,24 @@ static int attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *
 }
 
 static const char *const type_names[] = {"Real", "Integer", "Boolean", "String", "Enumeration"};
-static const char *const causality_names[] = {"parameter", "calculatedParameter", "input",
-                                              "output",    "local",               "independent"};
+static const char *const causality_names[] = {"parameter", "calculatedParameter", "input", "output",
+                                              "local",     "independent"};
 static const char *const variability_names[] = {"constant", "fixed", "tunable", "discrete",
                                                 "continuous"};
 static const char *const initial_names[] = {"none", "exact", "approx", "calculated"};
 
-const char *fmu_md_type_name(fmu_vtype t) { return type_names[t]; }
-const char *fmu_md_causality_name(fmu_causality x) { return causality_names[x]; }
-const char *fmu_md_variability_name(fmu_variability v) { return variability_names[v]; }
+const char *fmu_md_type_name(fmu_vtype t)
+{
+    return type_names[t];
+}
+const char *fmu_md_causality_name(fmu_causality x)
+{
+    return causality_names[x];
+}
+const char *fmu_md_variability_name(fmu_variability v)
+{
+    return variability_names[v];
+}
 
 /* ---- capability elements ----------------------------------------------------------------- */
 
@@ -174,7 +182,8 @@ static int parse_caps(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
     /* It names a file: keep it to a safe character set. */
     for (const char *p = k->model_identifier; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-' || *p == '.') || (p == k->model_identifier && *p == '.'))
+              *p == '_' || *p == '-' || *p == '.') ||
+            (p == k->model_identifier && *p == '.'))
             return fail(c, n, "modelIdentifier \"%.40s\" is not a valid file name",
                         k->model_identifier);
     if ((rc = attr_bool(c, n, "needsExecutionTool", 0, &k->needs_execution_tool)) ||
@@ -292,9 +301,10 @@ static int parse_var(md_ctx *c, const xmlNode *n, fmu_var *v, size_t n_vars)
 
     /* Consistency rules of §2.2.7. */
     if (!combination_allowed(v->causality, v->variability))
-        return fail(c, n, "variable \"%.80s\": causality=\"%s\" with variability=\"%s\" is not "
-                    "allowed by FMI 2.0", v->name, causality_names[v->causality],
-                    variability_names[v->variability]);
+        return fail(c, n,
+                    "variable \"%.80s\": causality=\"%s\" with variability=\"%s\" is not "
+                    "allowed by FMI 2.0",
+                    v->name, causality_names[v->causality], variability_names[v->variability]);
     if (v->variability == FMU_V_CONTINUOUS && v->type != FMU_T_REAL)
         return fail(c, n, "variable \"%.80s\": only Real variables can be continuous (it is %s)",
                     v->name, type_names[v->type]);
@@ -342,7 +352,8 @@ static int parse_index_list(md_ctx *c, const xmlNode *u, const char *s, size_t *
     const char *p = s;
     int *a = NULL;
     for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
         if (!*p) break;
         char *end;
         errno = 0;
@@ -500,10 +511,14 @@ static int parse_children(md_ctx *c, const xmlNode *root)
             if (logc ? md->log_categories != NULL : md->type_names != NULL)
                 return fail(c, ch, "duplicate element");
             size_t n = 0;
-            for (const xmlNode *e = ch->children; e; e = e->next) n += is_el(e, elname);
+            for (const xmlNode *e = ch->children; e; e = e->next)
+                n += is_el(e, elname);
             char **names = calloc(n ? n : 1, sizeof *names);
             if (!names) return c->oom = 1, -2;
-            if (logc) md->log_categories = names; else md->type_names = names;
+            if (logc)
+                md->log_categories = names;
+            else
+                md->type_names = names;
             size_t *cnt = logc ? &md->n_log_categories : &md->n_types;
             for (const xmlNode *e = ch->children; e; e = e->next) {
                 if (!is_el(e, elname)) continue;
@@ -537,12 +552,13 @@ static int check_vars(md_ctx *c)
     fmu_md *md = c->md;
     const fmu_var **sorted = malloc((md->n_vars ? md->n_vars : 1) * sizeof *sorted);
     if (!sorted) return c->oom = 1, -2;
-    for (size_t i = 0; i < md->n_vars; i++) sorted[i] = &md->vars[i];
+    for (size_t i = 0; i < md->n_vars; i++)
+        sorted[i] = &md->vars[i];
     qsort(sorted, md->n_vars, sizeof *sorted, name_cmp);
     for (size_t i = 1; i < md->n_vars; i++)
         if (strcmp(sorted[i]->name, sorted[i - 1]->name) == 0) {
-            int line = sorted[i]->line > sorted[i - 1]->line ? sorted[i]->line
-                                                              : sorted[i - 1]->line;
+            int line =
+                sorted[i]->line > sorted[i - 1]->line ? sorted[i]->line : sorted[i - 1]->line;
             snprintf(c->err, c->errlen,
                      "modelDescription.xml:%d: <ScalarVariable>: duplicate name \"%.80s\"", line,
                      sorted[i]->name);
@@ -554,7 +570,8 @@ static int check_vars(md_ctx *c)
         const fmu_var *v = &md->vars[i];
         if (v->declared_type) {
             size_t k;
-            for (k = 0; k < md->n_types && strcmp(md->type_names[k], v->declared_type); k++) {}
+            for (k = 0; k < md->n_types && strcmp(md->type_names[k], v->declared_type); k++) {
+            }
             if (k == md->n_types) {
                 snprintf(c->err, c->errlen,
                          "modelDescription.xml:%d: <ScalarVariable>: variable \"%.80s\": "
@@ -568,8 +585,8 @@ static int check_vars(md_ctx *c)
             if (s->type != FMU_T_REAL || (size_t)v->derivative - 1 == i) {
                 snprintf(c->err, c->errlen,
                          "modelDescription.xml:%d: <ScalarVariable>: variable \"%.80s\": "
-                         "derivative=\"%d\" must name another Real variable", v->line, v->name,
-                         v->derivative);
+                         "derivative=\"%d\" must name another Real variable",
+                         v->line, v->name, v->derivative);
                 return -1;
             }
         }
@@ -584,12 +601,13 @@ static int check_structure(md_ctx *c)
     for (size_t i = 0; i < md->n_vars; i++) {
         if (md->vars[i].causality != FMU_C_OUTPUT) continue;
         size_t k;
-        for (k = 0; k < md->n_outputs && (size_t)md->outputs[k].index != i + 1; k++) {}
+        for (k = 0; k < md->n_outputs && (size_t)md->outputs[k].index != i + 1; k++) {
+        }
         if (k == md->n_outputs) {
             snprintf(c->err, c->errlen,
                      "modelDescription.xml:%d: <ScalarVariable>: output \"%.80s\" (index %zu) "
-                     "is not listed in ModelStructure/Outputs", md->vars[i].line,
-                     md->vars[i].name, i + 1);
+                     "is not listed in ModelStructure/Outputs",
+                     md->vars[i].line, md->vars[i].name, i + 1);
             return -1;
         }
     }
@@ -623,10 +641,10 @@ int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t er
     xmlParserCtxtPtr px = xmlNewParserCtxt();
     /* NONET: never fetch anything; NOERROR/NOWARNING: no stderr noise. No NOENT: entities
      * are not substituted, so no external file is ever read. */
-    xmlDocPtr doc = px ? xmlCtxtReadMemory(px, buf, (int)len, "modelDescription.xml", NULL,
-                                           XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                               XML_PARSE_NOWARNING)
-                       : NULL;
+    xmlDocPtr doc =
+        px ? xmlCtxtReadMemory(px, buf, (int)len, "modelDescription.xml", NULL,
+                               XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+           : NULL;
     xmlSetGenericErrorFunc(saved_ctx, saved_fn);
     if (!px) return snprintf(err, errlen, "modelDescription.xml: out of memory"), -2;
     if (!doc) {
@@ -635,7 +653,8 @@ int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t er
         if (e && e->message) {
             snprintf(msg, sizeof msg, "%s", e->message);
             size_t l = strlen(msg);
-            while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' ')) msg[--l] = '\0';
+            while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+                msg[--l] = '\0';
         }
         snprintf(err, errlen, "modelDescription.xml:%d: malformed XML: %s", e ? e->line : 0, msg);
         xmlFreeParserCtxt(px);
@@ -681,7 +700,8 @@ fail:
 static void free_unknowns(fmu_unknown *u, size_t n)
 {
     if (!u) return;
-    for (size_t i = 0; i < n; i++) free(u[i].deps);
+    for (size_t i = 0; i < n; i++)
+        free(u[i].deps);
     free(u);
 }
 
@@ -695,9 +715,11 @@ void fmu_md_free(fmu_md *md)
     free(md->generation_tool);
     free(md->me.model_identifier);
     free(md->cs.model_identifier);
-    for (size_t i = 0; i < md->n_log_categories; i++) free(md->log_categories[i]);
+    for (size_t i = 0; i < md->n_log_categories; i++)
+        free(md->log_categories[i]);
     free(md->log_categories);
-    for (size_t i = 0; i < md->n_types; i++) free(md->type_names[i]);
+    for (size_t i = 0; i < md->n_types; i++)
+        free(md->type_names[i]);
     free(md->type_names);
     for (size_t i = 0; i < md->n_vars; i++) {
         free(md->vars[i].name);

@@ -44,56 +44,56 @@ typedef struct {
     double start_real;           /* Real start */
     long start_int;              /* Integer/Enumeration start; Boolean start as 0/1 */
     char *start_str;             /* String start (NULL unless String with start) */
-    int derivative;              /* 1-based index of the variable this is the derivative of, 0 none */
-    int line;                    /* line of the ScalarVariable element */
+    int derivative; /* 1-based index of the variable this is the derivative of, 0 none */
+    int line;       /* line of the ScalarVariable element */
 } fmu_var;
 
 /** One ModelStructure Unknown (Outputs, Derivatives or InitialUnknowns). */
 typedef struct {
-    int index;         /* 1-based ScalarVariable index */
-    int has_deps;      /* dependencies attribute present (absent = depends on everything) */
-    size_t n_deps;     /* entries in deps */
-    int *deps;         /* 1-based indices of knowns */
+    int index;     /* 1-based ScalarVariable index */
+    int has_deps;  /* dependencies attribute present (absent = depends on everything) */
+    size_t n_deps; /* entries in deps */
+    int *deps;     /* 1-based indices of knowns */
 } fmu_unknown;
 
 /** The capability flags of one interface kind (ModelExchange or CoSimulation element). */
 typedef struct {
-    int present;                                   /* element exists */
-    char *model_identifier;                        /* names the binary */
+    int present;            /* element exists */
+    char *model_identifier; /* names the binary */
     int needs_execution_tool;
     int can_be_instantiated_only_once_per_process;
     int can_not_use_memory_management_functions;
     int can_get_and_set_fmu_state;
     int can_serialize_fmu_state;
     int provides_directional_derivative;
-    int completed_integrator_step_not_needed;      /* ME only */
+    int completed_integrator_step_not_needed;        /* ME only */
     int can_handle_variable_communication_step_size; /* CS only */
-    int can_interpolate_inputs;                    /* CS only */
-    int max_output_derivative_order;               /* CS only, 0 when absent */
-    int can_run_asynchronuously;                   /* CS only (spelled as in the standard) */
+    int can_interpolate_inputs;                      /* CS only */
+    int max_output_derivative_order;                 /* CS only, 0 when absent */
+    int can_run_asynchronuously;                     /* CS only (spelled as in the standard) */
 } fmu_caps;
 
 /** The whole description. Free with fmu_md_free. */
 typedef struct {
-    char *fmi_version;  /* "2.0" */
+    char *fmi_version; /* "2.0" */
     char *model_name;
     char *guid;
-    char *description;  /* NULL when absent */
-    char *generation_tool; /* NULL when absent */
+    char *description;      /* NULL when absent */
+    char *generation_tool;  /* NULL when absent */
     int n_event_indicators; /* numberOfEventIndicators */
     fmu_caps me, cs;
-    int has_start, has_stop, has_tolerance, has_step; /* DefaultExperiment attributes present */
+    int has_start, has_stop, has_tolerance, has_step;   /* DefaultExperiment attributes present */
     double start_time, stop_time, tolerance, step_size; /* DefaultExperiment values (s, -, s) */
     size_t n_log_categories;
     char **log_categories; /* names */
     size_t n_types;
-    char **type_names;     /* TypeDefinitions/SimpleType names */
+    char **type_names; /* TypeDefinitions/SimpleType names */
     size_t n_vars;
     fmu_var *vars;
     size_t n_outputs, n_derivatives, n_initial_unknowns;
     fmu_unknown *outputs, *derivatives, *initial_unknowns;
-    size_t n_states;       /* = n_derivatives */
-    int *state_index;      /* 0-based var index of state i (the var derivatives[i] is der of) */
+    size_t n_states;  /* = n_derivatives */
+    int *state_index; /* 0-based var index of state i (the var derivatives[i] is der of) */
 } fmu_md;
 
 /**

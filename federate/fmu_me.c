@@ -18,12 +18,12 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 /* Tuning constants. */
-#define ME_MAX_EVENT_ITER 1000     /* fmi2NewDiscreteStates calls per event before giving up */
-#define ME_MAX_EVENTS_PER_STEP 100000 /* events in one communication step (Zeno guard) */
-#define ME_MAX_INTERNAL_STEPS 5000000L /* CVODE steps in one communication step */
-#define ME_MAX_STALLED 20          /* consecutive CVODE steps that do not advance time */
-#define ME_DEFAULT_RTOL 1e-6       /* when neither caller nor DefaultExperiment gives one */
-#define ME_MAX_INPUT_ORDER 8       /* highest input derivative accepted (fmu_step.c checks) */
+#define ME_MAX_EVENT_ITER      1000     /* fmi2NewDiscreteStates calls per event before giving up */
+#define ME_MAX_EVENTS_PER_STEP 100000   /* events in one communication step (Zeno guard) */
+#define ME_MAX_INTERNAL_STEPS  5000000L /* CVODE steps in one communication step */
+#define ME_MAX_STALLED         20       /* consecutive CVODE steps that do not advance time */
+#define ME_DEFAULT_RTOL        1e-6     /* when neither caller nor DefaultExperiment gives one */
+#define ME_MAX_INPUT_ORDER     8        /* highest input derivative accepted (fmu_step.c checks) */
 
 struct fmu_me {
     fmu_step *s;             /* owner */
@@ -38,16 +38,16 @@ struct fmu_me {
     SUNMatrix A;
     SUNLinearSolver LS;
     void *cv;
-    fmi2EventInfo ev;        /* last event info (nextEventTime) */
-    int step_events;         /* call fmi2CompletedIntegratorStep */
+    fmi2EventInfo ev; /* last event info (nextEventTime) */
+    int step_events;  /* call fmi2CompletedIntegratorStep */
     /* Inputs of the current step: u_i(t) = sum_k coef[i*(order+1)+k] (t - t0)^k / k!. */
     size_t n_in, cap_in;
     fmi2ValueReference *in_vr;
     double *in_coef;
-    double *in_val;          /* n_in scratch values */
+    double *in_val; /* n_in scratch values */
     int in_order;
     double in_t0;
-    char cv_msg[200];        /* last CVODE error message */
+    char cv_msg[200]; /* last CVODE error message */
 };
 
 /* ---- callbacks ----------------------------------------------------------------------------- */
@@ -82,7 +82,8 @@ static int load_point(fmu_me *me, double t, N_Vector y)
     fmu_step *s = me->s;
     fmu_fns *fn = &s->f->fn;
     int rc = fmu_step_check(s, fn->SetTime(s->c, t), "fmi2SetTime");
-    if (!rc && me->in_order > 0) rc = fmu_step_check(s, set_inputs_at(me, t), "fmi2SetReal(inputs)");
+    if (!rc && me->in_order > 0)
+        rc = fmu_step_check(s, set_inputs_at(me, t), "fmi2SetReal(inputs)");
     if (!rc && me->nx)
         rc = fmu_step_check(s, fn->SetContinuousStates(s->c, N_VGetArrayPointer(y), me->nx),
                             "fmi2SetContinuousStates");
@@ -109,7 +110,9 @@ static int roots(realtype t, N_Vector y, realtype *g, void *data)
     fmu_me *me = data;
     if (load_point(me, t, y)) return -1;
     return fmu_step_check(me->s, me->s->f->fn.GetEventIndicators(me->s->c, g, me->nz),
-                          "fmi2GetEventIndicators") ? -1 : 0;
+                          "fmi2GetEventIndicators")
+               ? -1
+               : 0;
 }
 
 /* ---- set-up -------------------------------------------------------------------------------- */
@@ -141,14 +144,18 @@ static int event_iteration(fmu_me *me, double t)
         nominals_changed |= me->ev.nominalsOfContinuousStatesChanged;
         if (me->ev.terminateSimulation) {
             s->terminated = 1;
-            return fmu_step_fail(s, FMU_STEP_TERMINATED, "%s: the model terminated the "
-                                 "simulation at t=%.17g", s->f->md->model_name, t);
+            return fmu_step_fail(s, FMU_STEP_TERMINATED,
+                                 "%s: the model terminated the "
+                                 "simulation at t=%.17g",
+                                 s->f->md->model_name, t);
         }
     }
     if (it == ME_MAX_EVENT_ITER && me->ev.newDiscreteStatesNeeded) {
         s->need_restore = 1;
-        return fmu_step_fail(s, FMU_STEP_EDISCARD, "%s: event iteration at t=%.17g did not "
-                             "settle in %d rounds", s->f->md->model_name, t, ME_MAX_EVENT_ITER);
+        return fmu_step_fail(s, FMU_STEP_EDISCARD,
+                             "%s: event iteration at t=%.17g did not "
+                             "settle in %d rounds",
+                             s->f->md->model_name, t, ME_MAX_EVENT_ITER);
     }
     rc = fmu_step_check(s, fn->EnterContinuousTimeMode(s->c), "fmi2EnterContinuousTimeMode");
     if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
@@ -182,8 +189,7 @@ static int make_solver(fmu_me *me, const fmu_step_opts *o)
     if (!me->LS) return cv_fail(me, -1, "SUNLinSol_Dense");
     N_VConst(0.0, me->y);
     if ((flag = CVodeSetErrHandlerFn(me->cv, cv_err, me)) ||
-        (flag = CVodeInit(me->cv, rhs, me->s->t, me->y)) ||
-        (flag = CVodeSetUserData(me->cv, me)) ||
+        (flag = CVodeInit(me->cv, rhs, me->s->t, me->y)) || (flag = CVodeSetUserData(me->cv, me)) ||
         (flag = CVodeSetLinearSolver(me->cv, me->LS, me->A)) ||
         (flag = CVodeSetMaxNumSteps(me->cv, ME_MAX_INTERNAL_STEPS)) ||
         (me->nz && (flag = CVodeRootInit(me->cv, (int)me->nz, roots))) ||
@@ -276,6 +282,7 @@ static int take_inputs(fmu_me *me, const fmu_inputs *in, double t0)
 {
     if (!in) {
         me->in_order = 0; /* hold what the FMU has */
+        me->n_in = 0;
         return 0;
     }
     size_t w = (size_t)in->order + 1;
@@ -296,7 +303,8 @@ static int take_inputs(fmu_me *me, const fmu_inputs *in, double t0)
     for (size_t i = 0; i < in->n; i++) {
         me->in_vr[i] = in->vr[i];
         me->in_coef[i * w] = in->u[i];
-        for (size_t k = 1; k < w; k++) me->in_coef[i * w + k] = in->du[i * (w - 1) + k - 1];
+        for (size_t k = 1; k < w; k++)
+            me->in_coef[i * w + k] = in->du[i * (w - 1) + k - 1];
     }
     /* Held inputs are set once here; polynomials again before every evaluation. */
     int rc = fmu_step_check(me->s, set_inputs_at(me, t0), "fmi2SetReal(inputs)");
@@ -309,9 +317,9 @@ static int restart(fmu_me *me, double t, int read_states)
 {
     fmu_step *s = me->s;
     if (read_states && me->nx) {
-        int rc = fmu_step_check(s, s->f->fn.GetContinuousStates(s->c, N_VGetArrayPointer(me->y),
-                                                                me->nx),
-                                "fmi2GetContinuousStates");
+        int rc =
+            fmu_step_check(s, s->f->fn.GetContinuousStates(s->c, N_VGetArrayPointer(me->y), me->nx),
+                           "fmi2GetContinuousStates");
         if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
     }
     if (!me->nx) N_VConst(0.0, me->y);
@@ -357,7 +365,9 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
         if (time_event) tstop = me->ev.nextEventTime;
         int flag = CV_TSTOP_RETURN;
         if (tstop - t <= 4 * DBL_EPSILON * fmax(1.0, fabs(t))) {
-            t = tstop; /* too close for CVODE to take a step; states unchanged */
+            /* Too close for CVODE to take a step (states unchanged), or a time event the FMU
+             * placed in the past: handled at t, time never goes back. */
+            t = fmax(t, tstop);
             if ((rc = fmu_step_check(s, fn->SetTime(s->c, t), "fmi2SetTime"))) break;
         } else {
             realtype tret = t;
@@ -394,17 +404,20 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
             break;
         if (term) {
             s->terminated = 1;
-            rc = fmu_step_fail(s, FMU_STEP_TERMINATED, "%s: the model terminated the simulation "
-                               "at t=%.17g", s->f->md->model_name, t);
+            rc = fmu_step_fail(s, FMU_STEP_TERMINATED,
+                               "%s: the model terminated the simulation "
+                               "at t=%.17g",
+                               s->f->md->model_name, t);
             break;
         }
         int is_time_event = time_event && flag == CV_TSTOP_RETURN && t >= tstop;
         if (flag == CV_ROOT_RETURN || enter || is_time_event) {
             if (++events > ME_MAX_EVENTS_PER_STEP) {
                 s->need_restore = 1;
-                rc = fmu_step_fail(s, FMU_STEP_EDISCARD, "%s: more than %d events in one step "
-                                   "(chattering?) at t=%.17g", s->f->md->model_name,
-                                   ME_MAX_EVENTS_PER_STEP, t);
+                rc = fmu_step_fail(s, FMU_STEP_EDISCARD,
+                                   "%s: more than %d events in one step "
+                                   "(chattering?) at t=%.17g",
+                                   s->f->md->model_name, ME_MAX_EVENTS_PER_STEP, t);
                 break;
             }
             rc = handle_event(me, t);

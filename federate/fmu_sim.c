@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIM_MAX_COLS 10000
+#define SIM_MAX_COLS      10000
 #define SIM_DEFAULT_STEPS 500 /* communication steps when neither option nor FMU gives one */
 
 static char *trim(char *s)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     size_t l = strlen(s);
     while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r' || s[l - 1] == '\n'))
         s[--l] = '\0';
@@ -34,20 +35,24 @@ static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const
     char *p = line;
     for (size_t c = 0; c < t->n_cols; c++) {
         char *comma = strchr(p, ',');
-        if (comma) *comma = '\0';
+        if (comma)
+            *comma = '\0';
         else if (c + 1 < t->n_cols)
             return snprintf(err, errlen, "%s:%ld: %zu values, the header has %zu columns", path,
-                            lineno, c + 1, t->n_cols), -1;
+                            lineno, c + 1, t->n_cols),
+                   -1;
         char *f = trim(p), *end;
         errno = 0;
         row[c] = strtod(f, &end);
         if (end == f || *end || errno == ERANGE || !isfinite(row[c]))
-            return snprintf(err, errlen, "%s:%ld: column %zu (%s): \"%.40s\" is not a number",
-                            path, lineno, c + 1, t->names[c], f), -1;
+            return snprintf(err, errlen, "%s:%ld: column %zu (%s): \"%.40s\" is not a number", path,
+                            lineno, c + 1, t->names[c], f),
+                   -1;
         p = comma ? comma + 1 : p + strlen(p);
         if (comma && c + 1 == t->n_cols)
             return snprintf(err, errlen, "%s:%ld: more values than the %zu header columns", path,
-                            lineno, t->n_cols), -1;
+                            lineno, t->n_cols),
+                   -1;
     }
     if (t->n_rows && row[0] < t->v[(t->n_rows - 1) * t->n_cols])
         return snprintf(err, errlen, "%s:%ld: time %g goes backwards", path, lineno, row[0]), -1;
@@ -59,7 +64,8 @@ static int read_header(fmu_sim_table *t, char *line, const char *path, long line
                        size_t errlen)
 {
     size_t n = 1;
-    for (char *p = line; *p; p++) n += *p == ',';
+    for (char *p = line; *p; p++)
+        n += *p == ',';
     if (n < 1 || n > SIM_MAX_COLS)
         return snprintf(err, errlen, "%s:%ld: bad number of columns", path, lineno), -1;
     t->names = calloc(n, sizeof *t->names);
@@ -74,7 +80,8 @@ static int read_header(fmu_sim_table *t, char *line, const char *path, long line
             name[strlen(name) - 1] = '\0';
             name++;
         }
-        if (!*name) return snprintf(err, errlen, "%s:%ld: column %zu has no name", path, lineno, c + 1), -1;
+        if (!*name)
+            return snprintf(err, errlen, "%s:%ld: column %zu has no name", path, lineno, c + 1), -1;
         if (!(t->names[c] = strdup(name))) return snprintf(err, errlen, "out of memory"), -2;
         p = comma ? comma + 1 : p;
     }
@@ -99,15 +106,18 @@ int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errle
     }
     free(line);
     fclose(f);
-    if (!rc && !t->names) rc = -1, snprintf(err, errlen, "%s: no header line", path);
-    else if (!rc && !t->n_rows) rc = -1, snprintf(err, errlen, "%s: no data rows", path);
+    if (!rc && !t->names)
+        rc = -1, snprintf(err, errlen, "%s: no header line", path);
+    else if (!rc && !t->n_rows)
+        rc = -1, snprintf(err, errlen, "%s: no data rows", path);
     if (rc) fmu_sim_table_fini(t);
     return rc;
 }
 
 void fmu_sim_table_fini(fmu_sim_table *t)
 {
-    for (size_t i = 0; t->names && i < t->n_cols; i++) free(t->names[i]);
+    for (size_t i = 0; t->names && i < t->n_cols; i++)
+        free(t->names[i]);
     free(t->names);
     free(t->v);
     memset(t, 0, sizeof *t);
@@ -118,7 +128,8 @@ static void sample(const fmu_sim_table *t, size_t c, double x, fmu_sim_interp mo
                    double *slope, double *next)
 {
     size_t w = t->n_cols, k = 0;
-    while (k + 1 < t->n_rows && t->v[(k + 1) * w] <= x) k++;
+    while (k + 1 < t->n_rows && t->v[(k + 1) * w] <= x)
+        k++;
     *next = INFINITY;
     for (size_t j = k; j < t->n_rows; j++)
         if (t->v[j * w] > x) {
@@ -139,11 +150,11 @@ static void sample(const fmu_sim_table *t, size_t c, double x, fmu_sim_interp mo
 typedef struct {
     fmu_step *s;
     fmu_sim_table tab;
-    fmi2ValueReference *in_vr;  /* per table column (0 unused) */
+    fmi2ValueReference *in_vr; /* per table column (0 unused) */
     double *u, *du;
     fmi2ValueReference *out_vr; /* columns written */
     size_t n_out;
-    long *out_var;              /* var index per written column */
+    long *out_var; /* var index per written column */
 } sim_run;
 
 static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
@@ -173,7 +184,8 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
             r->out_var[r->n_out++] = (long)i;
     }
     fputs("time", out);
-    for (size_t i = 0; i < r->n_out; i++) fprintf(out, ",%s", md->vars[r->out_var[i]].name);
+    for (size_t i = 0; i < r->n_out; i++)
+        fprintf(out, ",%s", md->vars[r->out_var[i]].name);
     fputc('\n', out);
     if (!r->tab.names) return 0;
     size_t n = r->tab.n_cols;
@@ -185,7 +197,8 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
         long k = fmu_md_find(md, r->tab.names[c]);
         if (k < 0 || md->vars[k].causality != FMU_C_INPUT || md->vars[k].type != FMU_T_REAL)
             return snprintf(err, errlen, "%s: column \"%s\" is not a Real input of the FMU",
-                            o->input_csv, r->tab.names[c]), 1;
+                            o->input_csv, r->tab.names[c]),
+                   1;
         r->in_vr[c] = md->vars[k].vr;
     }
     return 0;

@@ -13,20 +13,20 @@ typedef enum { FMU_SIM_LINEAR = 0, FMU_SIM_HOLD = 1 } fmu_sim_interp;
 
 /** Options of one run. Zero fields mean defaults. */
 typedef struct {
-    const char *fmu_path;      /* the .fmu file (required) */
-    fmu_step_opts fopts;       /* kind, tolerances, solver, parameters (--set), log */
+    const char *fmu_path;              /* the .fmu file (required) */
+    fmu_step_opts fopts;               /* kind, tolerances, solver, parameters (--set), log */
     int has_start, has_stop, has_step; /* else DefaultExperiment, else 0 / 1 / (stop-start)/500 */
-    double start, stop, step;  /* s */
-    const char *input_csv;     /* NULL: no input file */
-    fmu_sim_interp interp;     /* CSV inputs: linear (default) or sample-and-hold */
-    int with_states;           /* also write the continuous states (ME) */
+    double start, stop, step;          /* s */
+    const char *input_csv;             /* NULL: no input file */
+    fmu_sim_interp interp;             /* CSV inputs: linear (default) or sample-and-hold */
+    int with_states;                   /* also write the continuous states (ME) */
 } fmu_sim_opts;
 
 /** A table of numbers read from CSV: column 0 is time. */
 typedef struct {
     size_t n_cols, n_rows;
-    char **names;              /* n_cols column names */
-    double *v;                 /* n_rows * n_cols values, row-major */
+    char **names; /* n_cols column names */
+    double *v;    /* n_rows * n_cols values, row-major */
 } fmu_sim_table;
 
 /**

@@ -40,26 +40,40 @@ int fmu_step_check(fmu_step *s, fmi2Status st, const char *what)
 const char *fmu_step_strerror(int code)
 {
     switch (code) {
-    case FMU_STEP_OK: return "ok";
-    case FMU_STEP_TERMINATED: return "terminated";
-    case FMU_STEP_EDISCARD: return "discarded";
-    case FMU_STEP_EUSAGE: return "usage error";
-    case FMU_STEP_EFMU: return "FMU error";
-    case FMU_STEP_ELOAD: return "bad FMU";
-    case FMU_STEP_ESYS: return "system error";
-    default: return "unknown status";
+    case FMU_STEP_OK:
+        return "ok";
+    case FMU_STEP_TERMINATED:
+        return "terminated";
+    case FMU_STEP_EDISCARD:
+        return "discarded";
+    case FMU_STEP_EUSAGE:
+        return "usage error";
+    case FMU_STEP_EFMU:
+        return "FMU error";
+    case FMU_STEP_ELOAD:
+        return "bad FMU";
+    case FMU_STEP_ESYS:
+        return "system error";
+    default:
+        return "unknown status";
     }
 }
 
 static int check_opts(const fmu_step_opts *o, char *err, size_t errlen)
 {
     const char *bad = NULL;
-    if (!(o->rtol >= 0) || !isfinite(o->rtol)) bad = "rtol";
-    else if (!(o->atol >= 0) || !isfinite(o->atol)) bad = "atol";
-    else if (!(o->max_step >= 0) || !isfinite(o->max_step)) bad = "max_step";
-    else if (o->has_start && !isfinite(o->start_time)) bad = "start_time";
-    else if (o->has_stop && !isfinite(o->stop_time)) bad = "stop_time";
-    else if (o->solver != FMU_SOLVER_BDF && o->solver != FMU_SOLVER_ADAMS) bad = "solver";
+    if (!(o->rtol >= 0) || !isfinite(o->rtol))
+        bad = "rtol";
+    else if (!(o->atol >= 0) || !isfinite(o->atol))
+        bad = "atol";
+    else if (!(o->max_step >= 0) || !isfinite(o->max_step))
+        bad = "max_step";
+    else if (o->has_start && !isfinite(o->start_time))
+        bad = "start_time";
+    else if (o->has_stop && !isfinite(o->stop_time))
+        bad = "stop_time";
+    else if (o->solver != FMU_SOLVER_BDF && o->solver != FMU_SOLVER_ADAMS)
+        bad = "solver";
     else if (o->kind != FMU_KIND_AUTO && o->kind != FMU_KIND_ME && o->kind != FMU_KIND_CS)
         bad = "kind";
     if (bad) return snprintf(err, errlen, "option %s is out of range", bad), -1;
@@ -95,14 +109,14 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     if (stop_defined && stop < s->t)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "stop time %g is before start time %g", stop,
                              s->t);
-    int rc = fmu_step_check(s, fn->SetupExperiment(s->c, tol_defined, rtol, s->t, stop_defined,
-                                                   stop), "fmi2SetupExperiment");
+    int rc =
+        fmu_step_check(s, fn->SetupExperiment(s->c, tol_defined, rtol, s->t, stop_defined, stop),
+                       "fmi2SetupExperiment");
     for (size_t i = 0; !rc && i < o->n_params; i++)
         rc = fmu_step_set_text(s, o->param_names[i], o->param_values[i]);
     if (!rc)
         rc = fmu_step_check(s, fn->EnterInitializationMode(s->c), "fmi2EnterInitializationMode");
-    if (!rc)
-        rc = fmu_step_check(s, fn->ExitInitializationMode(s->c), "fmi2ExitInitializationMode");
+    if (!rc) rc = fmu_step_check(s, fn->ExitInitializationMode(s->c), "fmi2ExitInitializationMode");
     s->initialized = !rc;
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }
@@ -144,10 +158,22 @@ void fmu_step_close(fmu_step *s)
     free(s);
 }
 
-double fmu_step_time(const fmu_step *s) { return s->t; }
-fmu_kind fmu_step_kind(const fmu_step *s) { return s->f->kind; }
-const fmu_md *fmu_step_md(const fmu_step *s) { return s->f->md; }
-const char *fmu_step_errmsg(const fmu_step *s) { return s->err; }
+double fmu_step_time(const fmu_step *s)
+{
+    return s->t;
+}
+fmu_kind fmu_step_kind(const fmu_step *s)
+{
+    return s->f->kind;
+}
+const fmu_md *fmu_step_md(const fmu_step *s)
+{
+    return s->f->md;
+}
+const char *fmu_step_errmsg(const fmu_step *s)
+{
+    return s->err;
+}
 
 int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
 {
@@ -160,8 +186,10 @@ int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
     for (size_t i = 0; i < in->n; i++) {
         long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, in->vr[i]);
         if (k < 0 || s->f->md->vars[k].causality != FMU_C_INPUT)
-            return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: value reference %u is not a Real "
-                                 "input of %s", in->vr[i], s->f->md->model_name);
+            return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                                 "inputs: value reference %u is not a Real "
+                                 "input of %s",
+                                 in->vr[i], s->f->md->model_name);
         if (!isfinite(in->u[i]))
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: value of %s is not finite",
                                  s->f->md->vars[k].name);
@@ -278,9 +306,12 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
         rc = fmu_step_check(s, fn->SetInteger(s->c, &vr, 1, &i), "fmi2SetInteger");
     } else if (v->type == FMU_T_BOOLEAN) {
         int b;
-        if (!strcmp(value, "true") || !strcmp(value, "1")) b = fmi2True;
-        else if (!strcmp(value, "false") || !strcmp(value, "0")) b = fmi2False;
-        else return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a boolean", name, value);
+        if (!strcmp(value, "true") || !strcmp(value, "1"))
+            b = fmi2True;
+        else if (!strcmp(value, "false") || !strcmp(value, "0"))
+            b = fmi2False;
+        else
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a boolean", name, value);
         rc = fmu_step_check(s, fn->SetBoolean(s->c, &vr, 1, &b), "fmi2SetBoolean");
     } else {
         fmi2String str = value;
@@ -305,15 +336,18 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
     if (rc) return rc;
     for (size_t i = 0; i < n; i++)
         if (order < 1 || order > fmu_step_deriv_order(s, vr[i]))
-            return fmu_step_fail(s, FMU_STEP_EUSAGE, "derivative of order %d of value reference "
-                                 "%u is not available", order, vr[i]);
+            return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                                 "derivative of order %d of value reference "
+                                 "%u is not available",
+                                 order, vr[i]);
     if (!s->me) {
         fmi2Integer ord[64];
         for (size_t i0 = 0; i0 < n; i0 += 64) {
             size_t m = n - i0 < 64 ? n - i0 : 64;
-            for (size_t i = 0; i < m; i++) ord[i] = order;
-            rc = fmu_step_check(s, s->f->fn.GetRealOutputDerivatives(s->c, vr + i0, m, ord,
-                                                                     out + i0),
+            for (size_t i = 0; i < m; i++)
+                ord[i] = order;
+            rc = fmu_step_check(s,
+                                s->f->fn.GetRealOutputDerivatives(s->c, vr + i0, m, ord, out + i0),
                                 "fmi2GetRealOutputDerivatives");
             if (rc) return rc;
         }
@@ -323,14 +357,18 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
     double *dx = malloc((nx ? nx : 1) * sizeof *dx);
     if (!dx) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
     rc = fmu_me_derivatives(s, dx);
-    for (size_t i = 0; !rc && i < n; i++) out[i] = dx[fmu_me_state_of(s->me, vr[i])];
+    for (size_t i = 0; !rc && i < n; i++)
+        out[i] = dx[fmu_me_state_of(s->me, vr[i])];
     free(dx);
     return rc;
 }
 
 /* ---- save / restore ------------------------------------------------------------------------ */
 
-int fmu_step_can_save(const fmu_step *s) { return s->f->caps->can_get_and_set_fmu_state; }
+int fmu_step_can_save(const fmu_step *s)
+{
+    return s->f->caps->can_get_and_set_fmu_state;
+}
 
 int fmu_step_save(fmu_step *s, fmu_step_state **out)
 {
@@ -338,8 +376,10 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out)
     int rc = usable(s);
     if (rc) return rc;
     if (!fmu_step_can_save(s))
-        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s cannot save its state (canGetAndSetFMUstate "
-                             "is false)", s->f->md->model_name);
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s cannot save its state (canGetAndSetFMUstate "
+                             "is false)",
+                             s->f->md->model_name);
     if (s->need_restore)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
     fmu_step_state *st = calloc(1, sizeof *st);

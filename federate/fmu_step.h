@@ -28,22 +28,22 @@ typedef enum { FMU_SOLVER_BDF = 0, FMU_SOLVER_ADAMS = 1 } fmu_solver;
 
 /** Options of fmu_step_open; all-zero means "defaults" for every field. */
 typedef struct {
-    fmu_kind kind;        /* AUTO: CoSimulation if present, else ModelExchange */
-    double rtol;          /* relative tolerance; 0: DefaultExperiment tolerance, else 1e-6 */
-    double atol;          /* ME absolute tolerance; 0: rtol * nominal of each state */
-    fmu_solver solver;    /* ME: BDF (default) or Adams-Moulton */
-    double max_step;      /* ME: largest CVODE internal step (s); 0: no limit */
-    int has_start;        /* start_time given; else DefaultExperiment startTime, else 0 */
-    double start_time;    /* s */
-    int has_stop;         /* stop_time given (passed to the FMU); else no stop time */
-    double stop_time;     /* s, passed to fmi2SetupExperiment */
-    size_t n_params;      /* variables to set before initialization */
+    fmu_kind kind;     /* AUTO: CoSimulation if present, else ModelExchange */
+    double rtol;       /* relative tolerance; 0: DefaultExperiment tolerance, else 1e-6 */
+    double atol;       /* ME absolute tolerance; 0: rtol * nominal of each state */
+    fmu_solver solver; /* ME: BDF (default) or Adams-Moulton */
+    double max_step;   /* ME: largest CVODE internal step (s); 0: no limit */
+    int has_start;     /* start_time given; else DefaultExperiment startTime, else 0 */
+    double start_time; /* s */
+    int has_stop;      /* stop_time given (passed to the FMU); else no stop time */
+    double stop_time;  /* s, passed to fmi2SetupExperiment */
+    size_t n_params;   /* variables to set before initialization */
     const char *const *param_names;  /* n_params names */
     const char *const *param_values; /* n_params values as text (see fmu_step_set_text) */
     const char *instance_name;       /* NULL: the model name */
-    fmu_log_fn *log;      /* FMU and host messages; NULL: dropped */
-    void *log_ctx;        /* handed to log */
-    const fmu_zip_limits *limits; /* NULL: default unpacking limits */
+    fmu_log_fn *log;                 /* FMU and host messages; NULL: dropped */
+    void *log_ctx;                   /* handed to log */
+    const fmu_zip_limits *limits;    /* NULL: default unpacking limits */
 } fmu_step_opts;
 
 /** Real inputs of one step. u_i(t) = sum_{k=0..order} c_ik (t - t0)^k / k! with c_i0 = u[i],
@@ -51,11 +51,11 @@ typedef struct {
  * go to fmi2SetRealInputDerivatives when the FMU can interpolate inputs (else only u is set);
  * for ME the polynomial is evaluated before every right-hand-side evaluation. */
 typedef struct {
-    size_t n;                      /* number of inputs */
-    const fmi2ValueReference *vr;  /* n value references of Real inputs */
-    const double *u;               /* n values at the step start */
-    int order;                     /* derivatives per input in du (0..8) */
-    const double *du;              /* n*order derivatives, may be NULL when order is 0 */
+    size_t n;                     /* number of inputs */
+    const fmi2ValueReference *vr; /* n value references of Real inputs */
+    const double *u;              /* n values at the step start */
+    int order;                    /* derivatives per input in du (0..8) */
+    const double *du;             /* n*order derivatives, may be NULL when order is 0 */
 } fmu_inputs;
 
 typedef struct fmu_step fmu_step;

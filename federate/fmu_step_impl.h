@@ -23,12 +23,12 @@ struct fmu_step {
 };
 
 struct fmu_step_state {
-    const fmu_step *owner;    /* the handle that made it */
-    fmi2FMUstate fs;          /* FMU's own state */
-    double t;                 /* time (s) */
-    int terminated;           /* copied flags */
-    int me_next_defined;      /* ME: a time event is pending */
-    double me_next_time;      /* ME: its time (s) */
+    const fmu_step *owner; /* the handle that made it */
+    fmi2FMUstate fs;       /* FMU's own state */
+    double t;              /* time (s) */
+    int terminated;        /* copied flags */
+    int me_next_defined;   /* ME: a time event is pending */
+    double me_next_time;   /* ME: its time (s) */
 };
 
 /* Record an error message in s->err and return code. */

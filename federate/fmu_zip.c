@@ -49,7 +49,8 @@ static int make_dirs(const char *root, const char *rel, int last, char *err, siz
     path[rl] = '/';
     strcpy(path + rl + 1, rel);
     size_t len = strlen(path);
-    while (len > rl + 1 && path[len - 1] == '/') path[--len] = '\0';
+    while (len > rl + 1 && path[len - 1] == '/')
+        path[--len] = '\0';
     for (char *p = path + rl + 1;; p++) {
         int end = *p == '\0';
         if (*p == '/' || (end && last)) {
@@ -84,8 +85,7 @@ static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *
     if (fd < 0) {
         int e = errno;
         zip_fclose(zf);
-        snprintf(err, errlen, "%s: %s", name,
-                 e == EEXIST ? "duplicate entry" : strerror(e));
+        snprintf(err, errlen, "%s: %s", name, e == EEXIST ? "duplicate entry" : strerror(e));
         return e == EEXIST ? -1 : -2;
     }
     char buf[65536];
@@ -126,7 +126,8 @@ static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *
         rc = -1, snprintf(err, errlen, "%s: %llu bytes instead of the declared %llu", name,
                           (unsigned long long)got, (unsigned long long)want);
     zip_fclose(zf);
-    if (close(fd) != 0 && !rc) rc = -2, snprintf(err, errlen, "%s: close: %s", name, strerror(errno));
+    if (close(fd) != 0 && !rc)
+        rc = -2, snprintf(err, errlen, "%s: close: %s", name, strerror(errno));
     return rc;
 }
 
@@ -138,7 +139,8 @@ static int extract_all(zip_t *za, const char *root, const fmu_zip_limits *lim, c
     if (n < 0) return snprintf(err, errlen, "cannot count entries"), -1;
     if ((uint64_t)n > lim->max_entries)
         return snprintf(err, errlen, "%lld entries, more than the limit %llu", (long long)n,
-                        (unsigned long long)lim->max_entries), -1;
+                        (unsigned long long)lim->max_entries),
+               -1;
     uint64_t declared = 0, total = 0;
     /* First pass: names, types and declared sizes, before anything is written. */
     for (zip_int64_t i = 0; i < n; i++) {
@@ -155,19 +157,24 @@ static int extract_all(zip_t *za, const char *root, const fmu_zip_limits *lim, c
             if (S_ISLNK(mode))
                 return snprintf(err, errlen, "entry \"%.200s\": symbolic link", st.name), -1;
             if (mode && !S_ISREG(mode) && !S_ISDIR(mode) && (mode & S_IFMT))
-                return snprintf(err, errlen, "entry \"%.200s\": not a file or folder", st.name),
-                       -1;
+                return snprintf(err, errlen, "entry \"%.200s\": not a file or folder", st.name), -1;
         }
         if (!(st.valid & ZIP_STAT_SIZE))
             return snprintf(err, errlen, "entry \"%.200s\": size unknown", st.name), -1;
         if (st.size > lim->max_entry_bytes)
-            return snprintf(err, errlen, "entry \"%.200s\": %llu bytes, past the per-entry "
-                            "limit of %llu", st.name, (unsigned long long)st.size,
-                            (unsigned long long)lim->max_entry_bytes), -1;
+            return snprintf(err, errlen,
+                            "entry \"%.200s\": %llu bytes, past the per-entry "
+                            "limit of %llu",
+                            st.name, (unsigned long long)st.size,
+                            (unsigned long long)lim->max_entry_bytes),
+                   -1;
         declared += st.size;
         if (declared > lim->max_total_bytes)
-            return snprintf(err, errlen, "entry \"%.200s\": archive past the total limit of "
-                            "%llu bytes", st.name, (unsigned long long)lim->max_total_bytes), -1;
+            return snprintf(err, errlen,
+                            "entry \"%.200s\": archive past the total limit of "
+                            "%llu bytes",
+                            st.name, (unsigned long long)lim->max_total_bytes),
+                   -1;
     }
     for (zip_int64_t i = 0; i < n; i++) {
         zip_stat_t st;

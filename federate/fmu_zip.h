@@ -16,7 +16,7 @@ typedef struct {
 
 #define FMU_ZIP_DEFAULT_ENTRY_BYTES (256ull << 20)
 #define FMU_ZIP_DEFAULT_TOTAL_BYTES (1ull << 30)
-#define FMU_ZIP_DEFAULT_ENTRIES 10000ull
+#define FMU_ZIP_DEFAULT_ENTRIES     10000ull
 
 /**
  * Unpack the archive at path into a new folder made with mkdtemp under $TMPDIR (else /tmp).

@@ -402,6 +402,41 @@ static void write_legend(FILE *f, const frame *fr, const plot_series *s, size_t 
     fputs("</g>\n", f);
 }
 
+/* One panel: title, axes, its series, its legend. */
+static void write_panel(FILE *f, const frame *fr, const plot_opts *d, const plot_series *s,
+                        size_t n, size_t k, double y0)
+{
+    fprintf(f, "<g class=\"panel\" id=\"panel-%zu\">\n", k);
+    if (d->panel_titles && d->panel_titles[k]) {
+        fprintf(f, "<text class=\"panel-title\" x=\"%.2f\" y=\"%.2f\" font-weight=\"bold\">",
+                fr->px0, y0 + 18);
+        put_text(f, d->panel_titles[k]);
+        fputs("</text>\n", f);
+    }
+    write_axes(f, fr, d->xlabel ? d->xlabel : "time (s)");
+    if (d->ylabel) {
+        double cy = (fr->py0 + fr->py1) / 2;
+        fprintf(f, "<text class=\"ylabel\" x=\"14\" y=\"%.2f\" text-anchor=\"middle\" "
+                   "transform=\"rotate(-90 14 %.2f)\">",
+                cy, cy);
+        put_text(f, d->ylabel);
+        fputs("</text>\n", f);
+    }
+    size_t ci = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (s[j].panel != k)
+            continue;
+        fprintf(f, "<path class=\"series\" data-label=\"");
+        put_text(f, s[j].label);
+        fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"",
+                PALETTE[ci++ % N_PALETTE]);
+        draw_series(f, fr, &s[j], d->draw == PLOT_STEP);
+        fputs("\"/>\n", f);
+    }
+    write_legend(f, fr, s, n, k);
+    fputs("</g>\n", f);
+}
+
 int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, char *err,
                    size_t errlen)
 {
@@ -460,27 +495,7 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
         fr.px1 = width - MARGIN_R - LEGEND_W;
         fr.py0 = y0 + PANEL_TOP;
         fr.py1 = y0 + ph - PANEL_BOTTOM;
-        fprintf(f, "<g class=\"panel\" id=\"panel-%zu\">\n", k);
-        if (d.panel_titles && d.panel_titles[k]) {
-            fprintf(f, "<text class=\"panel-title\" x=\"%.2f\" y=\"%.2f\" font-weight=\"bold\">",
-                    fr.px0, y0 + 18);
-            put_text(f, d.panel_titles[k]);
-            fputs("</text>\n", f);
-        }
-        write_axes(f, &fr, d.xlabel ? d.xlabel : "time (s)");
-        size_t ci = 0;
-        for (size_t j = 0; j < n; j++) {
-            if (s[j].panel != k)
-                continue;
-            fprintf(f, "<path class=\"series\" data-label=\"");
-            put_text(f, s[j].label);
-            fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"",
-                    PALETTE[ci++ % N_PALETTE]);
-            draw_series(f, &fr, &s[j], d.draw == PLOT_STEP);
-            fputs("\"/>\n", f);
-        }
-        write_legend(f, &fr, s, n, k);
-        fputs("</g>\n", f);
+        write_panel(f, &fr, &d, s, n, k, y0);
     }
     fputs("</svg>\n", f);
     if (fflush(f) != 0 || ferror(f))

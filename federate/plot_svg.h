@@ -52,6 +52,7 @@ typedef struct plot_opts {
     int panel_height;                 /* px per panel, 0 = 300 */
     const char *title;                /* above everything, or NULL */
     const char *xlabel;               /* below each panel, NULL = "time (s)" */
+    const char *ylabel;               /* left of each panel, rotated, or NULL: none */
     size_t n_panels;                  /* 0 = 1 */
     const char *const *panel_titles;  /* n_panels titles, or NULL */
     plot_draw draw;                   /* PLOT_LINEAR or PLOT_STEP */
@@ -61,8 +62,8 @@ typedef struct plot_opts {
  * Write a complete SVG document. The x axis is shared by all panels (the range of every
  * series' time); each panel has its own y range. Axis ranges are widened to whole ticks.
  * Every element the tests and readers rely on has a class: "panel" (g), "frame" (rect),
- * "xtick"/"ytick" (grid lines), "xtick-label"/"ytick-label" (text), "series" (path, one per
- * series, attribute data-label), "legend" (g).
+ * "xtick"/"ytick" (grid lines), "xtick-label"/"ytick-label" (text), "xlabel"/"ylabel"
+ * (text), "series" (path, one per series, attribute data-label), "legend" (g).
  * @param f      output stream, not NULL (not closed)
  * @param o      options, or NULL for the defaults
  * @param s      n series

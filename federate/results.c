@@ -177,6 +177,15 @@ int res_write_row(res_writer *w, double time, const double *values, char *err, s
     return RES_OK;
 }
 
+int res_flush(res_writer *w, char *err, size_t errlen)
+{
+    if (!w)
+        return fail(err, errlen, RES_EUSAGE, "res_flush: NULL writer");
+    if (fflush(w->f) != 0 || ferror(w->f))
+        return fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+    return RES_OK;
+}
+
 const char *res_path(const res_writer *w)
 {
     return w ? w->path : NULL;
@@ -338,6 +347,25 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
     return RES_OK;
 }
 
+/* Double the row capacity of every column (amortised O(1) per row), up to RES_MAX_ROWS. */
+static int grow_rows(res_table *t, size_t *cap, size_t lineno, char *err, size_t errlen)
+{
+    if (*cap >= RES_MAX_ROWS)
+        return fail(err, errlen, RES_ELIMIT, "%s:%zu: more than %d rows", t->path, lineno,
+                    RES_MAX_ROWS);
+    size_t nc = *cap ? *cap * 2 : 256;
+    if (nc > RES_MAX_ROWS)
+        nc = RES_MAX_ROWS;
+    for (size_t c = 0; c < t->n_cols; c++) {
+        double *d = realloc(t->cols[c], nc * sizeof *d);
+        if (!d)
+            return fail(err, errlen, RES_ENOMEM, "%s:%zu: out of memory", t->path, lineno);
+        t->cols[c] = d;
+    }
+    *cap = nc;
+    return RES_OK;
+}
+
 int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
 {
     if (!out)
@@ -380,25 +408,8 @@ int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
                 goto out;
             continue;
         }
-        if (t->n_rows == cap) {
-            if (cap >= RES_MAX_ROWS) {
-                rc = fail(err, errlen, RES_ELIMIT, "%s:%zu: more than %d rows", path, lineno,
-                          RES_MAX_ROWS);
-                goto out;
-            }
-            size_t nc = cap ? cap * 2 : 256;
-            if (nc > RES_MAX_ROWS)
-                nc = RES_MAX_ROWS;
-            for (size_t c = 0; c < t->n_cols; c++) {
-                double *d = realloc(t->cols[c], nc * sizeof *d);
-                if (!d) {
-                    rc = fail(err, errlen, RES_ENOMEM, "%s:%zu: out of memory", path, lineno);
-                    goto out;
-                }
-                t->cols[c] = d;
-            }
-            cap = nc;
-        }
+        if (t->n_rows == cap && (rc = grow_rows(t, &cap, lineno, err, errlen)) != RES_OK)
+            goto out;
         if ((rc = read_row(t, line, lineno, err, errlen)) != RES_OK)
             goto out;
     }

@@ -56,6 +56,16 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
 int res_write_row(res_writer *w, double time, const double *values, char *err, size_t errlen);
 
 /**
+ * Push buffered rows to the file (fflush), so that a crash later loses nothing written so
+ * far. Cost: one write(2); a federate may call it every macro step or every N steps.
+ * @param w      writer, not NULL
+ * @param err    caller-owned buffer naming the file
+ * @param errlen its size
+ * @return RES_OK, RES_EUSAGE, RES_EIO.
+ */
+int res_flush(res_writer *w, char *err, size_t errlen);
+
+/**
  * Path of the file being written ("<dir>/<fed>.csv").
  * @param w writer, not NULL
  * @return owned by the writer, valid until res_close.

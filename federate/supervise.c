@@ -612,12 +612,62 @@ static void child_free(child *c)
     free(c);
 }
 
+/* Fork and exec sp into c (pid, pipes). Waits for the close-on-exec report pipe: EOF means
+ * the exec succeeded; (stage, errno) means it failed, and the child is reaped here. */
+static int spawn(child *c, const sup_spec *sp, char **envp, char *err, size_t errlen)
+{
+    int po[2] = {-1, -1}, pe[2] = {-1, -1}, ep[2] = {-1, -1}, rep[2], st, rc = SUP_OK;
+    if (cx_pipe(po, 0) || cx_pipe(pe, 0) || cx_pipe(ep, 0)) {
+        rc = fail(err, errlen, SUP_ESYS, "child '%s': pipe: %s", sp->name, strerror(errno));
+        goto out;
+    }
+    fflush(NULL); /* the child must not write our buffered output again */
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        rc = fail(err, errlen, SUP_ESYS, "child '%s': fork: %s", sp->name, strerror(errno));
+        goto out;
+    }
+    if (pid == 0)
+        child_exec(sp, envp, po[1], pe[1], ep[1], parent);
+    setpgid(pid, pid); /* also done in the child; whichever runs first wins, both are fine */
+    close(ep[1]);
+    ep[1] = -1;
+    ssize_t r;
+    while ((r = read(ep[0], rep, sizeof rep)) < 0 && errno == EINTR) {
+    }
+    if (r == (ssize_t)sizeof rep) {
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        const char *stage = rep[0] == 1   ? "cannot redirect stdio"
+                            : rep[0] == 2 ? "cannot change directory to"
+                                          : "cannot execute";
+        const char *what = rep[0] == 2 ? sp->cwd : rep[0] == 3 ? sp->argv[0] : "";
+        rc = fail(err, errlen, SUP_EEXEC, "child '%s': %s '%s': %s", sp->name, stage, what,
+                  strerror(rep[1]));
+        goto out;
+    }
+    c->pid = pid;
+    c->state = SUP_RUNNING;
+    c->out.fd = po[0];
+    c->err.fd = pe[0];
+    po[0] = pe[0] = -1;
+    fcntl(c->out.fd, F_SETFL, O_NONBLOCK);
+    fcntl(c->err.fd, F_SETFL, O_NONBLOCK);
+out:
+    for (int i = 0; i < 2; i++) {
+        if (po[i] >= 0)
+            close(po[i]);
+        if (pe[i] >= 0)
+            close(pe[i]);
+        if (ep[i] >= 0)
+            close(ep[i]);
+    }
+    return rc;
+}
+
 int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
 {
-    int po[2] = {-1, -1}, pe[2] = {-1, -1}, ep[2] = {-1, -1};
-    char **envp = NULL;
-    child *c = NULL;
-    int rc;
     if (!s || !sp || !sp->name || !sp->argv || !sp->argv[0])
         return fail(err, errlen, SUP_EUSAGE, "sup_start: NULL supervisor, spec, name or argv");
     if (s->finished)
@@ -631,84 +681,28 @@ int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->c[i]->name, sp->name) == 0)
             return fail(err, errlen, SUP_EUSAGE, "child '%s': name used twice", sp->name);
-    c = calloc(1, sizeof *c);
+    /* Grow the list first, so that nothing can fail once the process runs. */
+    child **nc = realloc(s->c, (s->n + 1) * sizeof *nc);
+    if (!nc)
+        return fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
+    s->c = nc;
+    char **envp = NULL;
+    child *c = calloc(1, sizeof *c);
     if (!c || !(c->name = strdup(sp->name)) || !(envp = merged_env(sp->env_add))) {
-        rc = fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
-        goto fail;
+        child_free(c);
+        return fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
     }
     c->out.fd = c->err.fd = -1;
     c->code = -1;
     c->service = sp->service ? 1 : 0;
-    if (cx_pipe(po, 0) || cx_pipe(pe, 0) || cx_pipe(ep, 0)) {
-        rc = fail(err, errlen, SUP_ESYS, "child '%s': pipe: %s", sp->name, strerror(errno));
-        goto fail;
-    }
-    fflush(NULL); /* the child must not write our buffered output again */
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        rc = fail(err, errlen, SUP_ESYS, "child '%s': fork: %s", sp->name, strerror(errno));
-        goto fail;
-    }
-    if (pid == 0)
-        child_exec(sp, envp, po[1], pe[1], ep[1], parent);
-    setpgid(pid, pid); /* also done in the child; whichever runs first wins, both are fine */
-    close(po[1]);
-    close(pe[1]);
-    close(ep[1]);
-    po[1] = pe[1] = ep[1] = -1;
-    c->pid = pid;
-    c->state = SUP_RUNNING;
-    c->out.fd = po[0];
-    c->err.fd = pe[0];
-    po[0] = pe[0] = -1;
-    fcntl(c->out.fd, F_SETFL, O_NONBLOCK);
-    fcntl(c->err.fd, F_SETFL, O_NONBLOCK);
-    int rep[2];
-    ssize_t r;
-    while ((r = read(ep[0], rep, sizeof rep)) < 0 && errno == EINTR) {
-    }
-    close(ep[0]);
-    ep[0] = -1;
+    int rc = spawn(c, sp, envp, err, errlen);
     free(envp);
-    envp = NULL;
-    if (r == (ssize_t)sizeof rep) {
-        int st;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-        }
-        const char *stage = rep[0] == 1 ? "cannot redirect stdio"
-                            : rep[0] == 2 ? "cannot change directory to"
-                                          : "cannot execute";
-        const char *what = rep[0] == 2 ? sp->cwd : rep[0] == 3 ? sp->argv[0] : "";
-        rc = fail(err, errlen, SUP_EEXEC, "child '%s': %s '%s': %s", sp->name, stage, what,
-                  strerror(rep[1]));
-        goto fail;
+    if (rc != SUP_OK) {
+        child_free(c);
+        return rc;
     }
-    child **nc = realloc(s->c, (s->n + 1) * sizeof *nc);
-    if (!nc) {
-        /* keep it supervised anyway: stop it now rather than leak a running process */
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-        }
-        rc = fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
-        goto fail;
-    }
-    s->c = nc;
     s->c[s->n] = c;
     return (int)s->n++;
-fail:
-    for (int i = 0; i < 2; i++) {
-        if (po[i] >= 0)
-            close(po[i]);
-        if (pe[i] >= 0)
-            close(pe[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
-    }
-    free(envp);
-    child_free(c);
-    return rc;
 }
 
 /* ======================================================================================

@@ -49,6 +49,7 @@ typedef enum sup_state {
  * @param stream SUP_STDOUT or SUP_STDERR
  * @param line   the line without its newline, NUL-terminated, valid during the call; a line
  *               longer than SUP_LINE_MAX - 1 bytes arrives as several calls
+ * The callback must not call sup_* functions on the same supervisor.
  */
 typedef void (*sup_line_fn)(void *ctx, const char *child, sup_stream stream, const char *line);
 
@@ -56,9 +57,11 @@ typedef void (*sup_line_fn)(void *ctx, const char *child, sup_stream stream, con
 typedef struct sup_opts {
     int grace_ms;        /* ms between SIGTERM and SIGKILL when stopping; 0 = 2000 */
     long timeout_ms;     /* global timeout from sup_new, ms; 0 = none */
-    int catch_signals;   /* 1: while sup_wait/sup_wait_line run, SIGINT and SIGTERM stop the
-                            children and return SUP_EINTR; SIGCHLD wakes the loop. Only one
-                            supervisor per process may set this. */
+    int catch_signals;   /* 1: from sup_new to sup_free, SIGINT and SIGTERM are caught; the
+                            next sup_start/sup_wait/sup_wait_line (or the one running) stops
+                            every child and returns SUP_EINTR. SIGCHLD wakes the loop. The
+                            previous handlers are restored by sup_free. Only one supervisor
+                            per process may set this. */
     sup_line_fn on_line; /* output lines; NULL = discard (the stderr tail is kept anyway) */
     void *ctx;           /* passed to on_line */
 } sup_opts;
@@ -112,7 +115,8 @@ int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen);
  * @param errlen its size
  * @return the child's index (>= 0), or SUP_EUSAGE (NULL fields, duplicate name, more than
  *         SUP_MAX_CHILDREN, called after a failure or stop), SUP_ENOMEM, SUP_ESYS (pipe,
- *         fork), SUP_EEXEC (exec or chdir failed in the child; it has been reaped).
+ *         fork), SUP_EEXEC (exec or chdir failed in the child; it has been reaped; the others
+ *         keep running), SUP_EINTR (catch_signals: a signal arrived; everything is stopped).
  */
 int sup_start(sup *s, const sup_spec *spec, char *err, size_t errlen);
 
@@ -174,7 +178,8 @@ int sup_parse_listen(const char *line, char *host, size_t hostlen, int *port, ch
 /**
  * Stop every running child (SIGTERM to its process group, SIGKILL after the grace period) and
  * reap them all, still delivering their output. Those children are marked stopped, not failed.
- * Safe to call more than once.
+ * The supervisor is finished afterwards: sup_start is refused, sup_wait returns the earlier
+ * result (SUP_OK when there was none). Safe to call more than once.
  * @param s supervisor, or NULL (no-op)
  * @return the number of children that needed SIGKILL.
  */

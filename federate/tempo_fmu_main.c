@@ -37,8 +37,8 @@ static int number(const char *opt, const char *s, double *out)
 }
 
 /* Parse argv into o (names/values arrays hold argv pointers, the split '=' is written in). */
-static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path,
-                 const char **names, const char **values)
+static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, const char **names,
+                 const char **values)
 {
     int simulate = 0;
     size_t n_set = 0;
@@ -46,8 +46,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path,
         const char *a = argv[i];
         int has_val = i + 1 < argc;
         const char *v = has_val ? argv[i + 1] : NULL;
-        static const char *const with_value[] = {"--simulate", "--start", "--stop", "--step",
-                                                 "--input",    "--set",   "--out",  "--rtol",
+        static const char *const with_value[] = {"--simulate", "--start",   "--stop", "--step",
+                                                 "--input",    "--set",     "--out",  "--rtol",
                                                  "--atol",     "--max-step"};
         int needs = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
@@ -58,15 +58,22 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path,
         }
         if (needs) i++;
         double d;
-        if (!strcmp(a, "--simulate")) simulate = 1, o->fmu_path = v;
-        else if (!strcmp(a, "--start")) { if (number(a, v, &o->start)) return -1; o->has_start = 1; }
-        else if (!strcmp(a, "--stop")) { if (number(a, v, &o->stop)) return -1; o->has_stop = 1; }
-        else if (!strcmp(a, "--step")) {
+        if (!strcmp(a, "--simulate"))
+            simulate = 1, o->fmu_path = v;
+        else if (!strcmp(a, "--start")) {
+            if (number(a, v, &o->start)) return -1;
+            o->has_start = 1;
+        } else if (!strcmp(a, "--stop")) {
+            if (number(a, v, &o->stop)) return -1;
+            o->has_stop = 1;
+        } else if (!strcmp(a, "--step")) {
             if (number(a, v, &o->step)) return -1;
             if (!(o->step > 0)) return fprintf(stderr, "tempo-fmu: --step must be > 0\n"), -1;
             o->has_step = 1;
-        } else if (!strcmp(a, "--input")) o->input_csv = v;
-        else if (!strcmp(a, "--out")) *out_path = v;
+        } else if (!strcmp(a, "--input"))
+            o->input_csv = v;
+        else if (!strcmp(a, "--out"))
+            *out_path = v;
         else if (!strcmp(a, "--set")) {
             char *eq = strchr(argv[i], '=');
             if (!eq || eq == argv[i])
@@ -83,16 +90,24 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path,
             if (o->fopts.kind && o->fopts.kind != k)
                 return fprintf(stderr, "tempo-fmu: --me and --cs exclude each other\n"), -1;
             o->fopts.kind = k;
-        } else if (!strcmp(a, "--hold")) o->interp = FMU_SIM_HOLD;
-        else if (!strcmp(a, "--adams")) o->fopts.solver = FMU_SOLVER_ADAMS;
-        else if (!strcmp(a, "--states")) o->with_states = 1;
-        else if (!strcmp(a, "--verbose")) verbose = 1;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return fputs(usage, stdout), 1;
-        else return fprintf(stderr, "tempo-fmu: unknown argument \"%s\"\n%s", a, usage), -1;
+        } else if (!strcmp(a, "--hold"))
+            o->interp = FMU_SIM_HOLD;
+        else if (!strcmp(a, "--adams"))
+            o->fopts.solver = FMU_SOLVER_ADAMS;
+        else if (!strcmp(a, "--states"))
+            o->with_states = 1;
+        else if (!strcmp(a, "--verbose"))
+            verbose = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return fputs(usage, stdout), 1;
+        else
+            return fprintf(stderr, "tempo-fmu: unknown argument \"%s\"\n%s", a, usage), -1;
     }
-    if (!simulate) return fprintf(stderr, "tempo-fmu: no mode given (only --simulate exists)\n%s", usage), -1;
+    if (!simulate)
+        return fprintf(stderr, "tempo-fmu: no mode given (only --simulate exists)\n%s", usage), -1;
     if (o->has_start && o->has_stop && o->stop < o->start)
-        return fprintf(stderr, "tempo-fmu: --stop %g is before --start %g\n", o->stop, o->start), -1;
+        return fprintf(stderr, "tempo-fmu: --stop %g is before --start %g\n", o->stop, o->start),
+               -1;
     o->fopts.n_params = n_set;
     o->fopts.param_names = names;
     o->fopts.param_values = values;

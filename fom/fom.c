@@ -701,8 +701,9 @@ static long doctype_line(const char *text, size_t len)
 int fom_parse_mem(const char *text, size_t len, const char *name, struct fom **out, char *err,
                   size_t errlen)
 {
-    /* Qualified names may take at most 16 bytes per input byte, plus 64 KiB. */
-    struct pctx c = {NULL, name ? name : "<memory>", err, errlen, 16 * len + 65536};
+    /* Qualified names may take at most 32 bytes per input byte, plus 64 KiB: memory stays
+     * linear in the input. A chain of 64 classes with 256-byte names needs about 16. */
+    struct pctx c = {NULL, name ? name : "<memory>", err, errlen, 32 * len + 65536};
     if (err && errlen) err[0] = '\0';
     if (!out) return fail_at(&c, FOM_EUSAGE, 0, "fom_parse_mem: NULL out");
     *out = NULL;

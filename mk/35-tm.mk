@@ -11,6 +11,8 @@ CONF_TESTS += tests/conformance/tm_random_test
 tm_random_test_LIBS := fom
 UNIT_TESTS += tests/unit/tm_bound_test
 tm_bound_test_LIBS := fom
+UNIT_TESTS += tests/unit/tm_fault_test
+tm_fault_test_LIBS := fom
 
 INTEG_TESTS += tests/integration/tm_patterns_test
 tm_patterns_test_LIBS := client common fom

@@ -1,36 +1,34 @@
 # mk/40-client.mk: libtempo (federate/client_*.c, public header federate/tempo.h), the example
-# federates, their tests and the foundation benchmarks. See the Makefile header for the
-# variables this fragment fills in; doc/api.md and doc/guide.md document the library.
+# federates, their tests and the foundation benchmarks. Owner: H3. See the Makefile header for
+# the variables this fragment fills in; doc/api.md and doc/guide.md document the library.
 CLIENT_SRCS += federate/client_err.c federate/client_conn.c federate/client_evoke.c \
                federate/client_join.c federate/client_dm.c federate/client_om.c \
                federate/client_sync.c federate/client_time.c federate/client_value.c
 
-UNIT_TESTS += tests/unit/client_value_test
-client_value_test_LIBS := client common fom
-
-# Example federates (examples/, walked through in doc/guide.md).
+# Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer
 tempo-example-producer_SRCS := examples/producer.c
 tempo-example-producer_LIBS := client common fom
 tempo-example-consumer_SRCS := examples/consumer.c
 tempo-example-consumer_LIBS := client common fom
 
-# Integration tests: real bin/tempo-rti on an ephemeral port (tests/integration/client_harness.h).
-INTEG_TESTS += tests/integration/client_pubsub_test
+# Unit tests: no RTI process (client_conn_test scripts a fake RTI on a Unix socket).
+UNIT_TESTS += tests/unit/client_value_test tests/unit/client_conn_test
+client_value_test_LIBS := client common fom
+client_conn_test_LIBS := client common fom
+
+# Integration tests: a real bin/tempo-rti on an ephemeral port
+# (tests/integration/client_harness.h starts it and always stops it).
+INTEG_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
+               tests/integration/client_kill_test tests/integration/client_time_test \
+               tests/integration/client_fed_test
 client_pubsub_test_LIBS := client common fom
-INTEG_TESTS += tests/integration/client_sync_test
 client_sync_test_LIBS := client common fom
-INTEG_TESTS += tests/integration/client_kill_test
 client_kill_test_LIBS := client common fom
-INTEG_TESTS += tests/integration/client_time_test
 client_time_test_LIBS := client common fom
+client_fed_test_LIBS := client common fom
 
 # Benchmarks (make bench): figures only, never pass/fail on timing.
-BENCHES += tests/bench/bench_foundation
+BENCHES += tests/bench/bench_foundation tests/bench/bench_client_alloc
 bench_foundation_LIBS := client common fom
-UNIT_TESTS += tests/unit/client_conn_test
-client_conn_test_LIBS := client common fom
-INTEG_TESTS += tests/integration/client_fed_test
-client_fed_test_LIBS := client common fom
-BENCHES += tests/bench/bench_client_alloc
 bench_client_alloc_LIBS := client common fom

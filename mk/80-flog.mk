@@ -36,3 +36,6 @@ $(O)/tests/unit/tlog_cli_test.o: private ALL_CFLAGS += -DTLOG_BIN='"$(TLOG_BIN)"
 FUZZ_TARGETS += tests/fuzz/flog_fuzz
 build/fuzz/flog_fuzz: private COMMON_SRCS += rti/flog_read.c
 $(O)/tests/fuzz/flog_fuzz_replay: $(O)/rti/flog_read.o
+
+# tempo-log against a log written by the real RTI, with the example federates and replay.
+INTEG_SCRIPTS += tests/integration/tlog_e2e.sh

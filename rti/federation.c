@@ -68,7 +68,12 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
         return STATUS_EFOM;
     }
     fx->fingerprint = fom_fingerprint(fx->fom);
-    snprintf(fx->resolution, sizeof fx->resolution, "%.17g", fom_resolution(fx->fom));
+    /* The shortest of 15 or 17 significant digits that reads back to the same double. */
+    double res = fom_resolution(fx->fom);
+    snprintf(fx->resolution, sizeof fx->resolution, "%.15g", res);
+    double back = strtod(fx->resolution, NULL);
+    if (memcmp(&back, &res, sizeof res) != 0) /* same bits, not a float comparison */
+        snprintf(fx->resolution, sizeof fx->resolution, "%.17g", res);
     fx->n_classes = fom_class_count(fx->fom);
     fx->n_attrs = fom_attr_count(fx->fom);
     fx->n_inters = fom_inter_count(fx->fom);

@@ -8,6 +8,7 @@
 #include "rti/log.h"
 #include "rti/tm.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct tso_msg {
     uint32_t remaining;    /* receivers not yet delivered or discarded */
     struct buf data;       /* the frames, back to back */
     struct tso_msg *next;  /* free-list link */
+    int in_free;           /* 1 while on the free list (a record is recycled exactly once) */
 };
 
 struct tsoq {
@@ -56,6 +58,7 @@ static void msg_destroy(struct tso_msg *m)
 
 static void msg_recycle(struct tsoq *q, struct tso_msg *m)
 {
+    assert(!m->in_free);
     if (q->n_free >= FREE_MSGS_MAX || m->data.cap > FREE_MSG_KEEP_BYTES) {
         msg_destroy(m);
         return;
@@ -64,6 +67,7 @@ static void msg_recycle(struct tsoq *q, struct tso_msg *m)
     m->remaining = 0;
     buf_clear(&m->data);
     m->next = q->free;
+    m->in_free = 1;
     q->free = m;
     q->n_free++;
 }
@@ -74,6 +78,7 @@ static struct tso_msg *msg_get(struct tsoq *q)
     if (m) {
         q->free = m->next;
         q->n_free--;
+        m->in_free = 0;
         return m;
     }
     return calloc(1, sizeof *m);
@@ -320,15 +325,18 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
         struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
         if (to) to->tso_bytes += m->ent[i].len;
     }
-    m->remaining = m->n;
-    if (m->n) q->live++;
+    /* n is kept aside: when tm delivers to every receiver inside tm_send (receive order),
+     * the record is recycled there and m->n no longer describes this message. */
+    uint32_t n = m->n;
+    m->remaining = n;
+    if (n) q->live++;
     char terr[TM_ERR_LEN];
-    flog_tm_send(f->fx->flog, (uint32_t)f->handle, q->ts, q->recv, m->n, (uint64_t)(uintptr_t)m);
-    int rc = tm_send(f->fx->tm, (tm_fed)f->handle, q->ts, q->recv, m->n, (uint64_t)(uintptr_t)m,
-                     terr, sizeof terr);
-    if (rc != TM_OK) {
-        if (m->n) q->live--;
-        for (uint32_t i = 0; i < m->n; i++) {
+    flog_tm_send(f->fx->flog, (uint32_t)f->handle, q->ts, q->recv, n, (uint64_t)(uintptr_t)m);
+    int rc = tm_send(f->fx->tm, (tm_fed)f->handle, q->ts, q->recv, n, (uint64_t)(uintptr_t)m, terr,
+                     sizeof terr);
+    if (rc != TM_OK) { /* tm changed nothing and made no decision: m is still ours */
+        if (n) q->live--;
+        for (uint32_t i = 0; i < n; i++) {
             struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
             if (to) to->tso_bytes -= m->ent[i].len;
         }
@@ -336,7 +344,7 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
         snprintf(err, errlen, "time-stamped send at %lld refused: %s", (long long)q->ts, terr);
         return status_of(rc);
     }
-    if (m->n == 0) msg_recycle(q, m);
+    if (n == 0) msg_recycle(q, m); /* no receiver: tm holds no reference to it */
     return STATUS_OK;
 }
 

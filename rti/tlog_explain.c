@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rti/tlog_impl.h"
 
@@ -256,6 +257,15 @@ int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
                 at       ? ""
                 : t->cut ? " (the last complete record: the log is cut)"
                          : " (end of log)");
+    if (!at) {
+        /* For a live or hung federation: how old the last record is (the RTI flushes its log
+         * every few hundred ms, so a log that stays old while the RTI runs has stalled). */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        int64_t age = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - t->last_wall_ns;
+        fprintf(out, "(the last record was stamped %.3f s ago; waits below are measured to it)\n",
+                (double)age / 1e9);
+    }
     size_t n = tm_count(rr.st);
     tm_status *v = calloc(n ? n : 1, sizeof *v);
     if (!v) {

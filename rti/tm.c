@@ -21,8 +21,7 @@ static const tm_bound INF = {TM_TIME_MAX, true}; /* the greatest pair: "nothing 
 tm_time tm_time_add(tm_time a, tm_time b)
 {
     assert(b >= 0);
-    if (a >= TM_TIME_MAX - b)
-        return TM_TIME_MAX;
+    if (a >= TM_TIME_MAX - b) return TM_TIME_MAX;
     return a + b;
 }
 
@@ -30,8 +29,7 @@ tm_time tm_time_add(tm_time a, tm_time b)
  * is never folded into (t + 1, ns), so no grant depends on the tick resolution. */
 int tm_bound_cmp(tm_bound a, tm_bound b)
 {
-    if (a.t != b.t)
-        return a.t < b.t ? -1 : 1;
+    if (a.t != b.t) return a.t < b.t ? -1 : 1;
     if (a.strict != b.strict)
         return a.strict ? 1 : -1; /* non-strict sorts below strict at equal t */
     return 0;
@@ -44,41 +42,71 @@ static tm_bound mk(tm_time t, bool strict)
     return b;
 }
 
-static tm_bound bmin(tm_bound a, tm_bound b) { return tm_bound_cmp(a, b) <= 0 ? a : b; }
-static tm_bound bmax(tm_bound a, tm_bound b) { return tm_bound_cmp(a, b) >= 0 ? a : b; }
+static tm_bound bmin(tm_bound a, tm_bound b)
+{
+    return tm_bound_cmp(a, b) <= 0 ? a : b;
+}
+static tm_bound bmax(tm_bound a, tm_bound b)
+{
+    return tm_bound_cmp(a, b) >= 0 ? a : b;
+}
 
 /* "GALT > t": no TSO message with ts <= t can still arrive, i.e. GALT >= (t, strict). */
-static bool above(tm_bound g, tm_time t) { return tm_bound_cmp(g, mk(t, true)) >= 0; }
+static bool above(tm_bound g, tm_time t)
+{
+    return tm_bound_cmp(g, mk(t, true)) >= 0;
+}
 /* "GALT >= t": none with ts < t can still arrive, i.e. GALT >= (t, non-strict). */
-static bool at_or_above(tm_bound g, tm_time t) { return tm_bound_cmp(g, mk(t, false)) >= 0; }
+static bool at_or_above(tm_bound g, tm_time t)
+{
+    return tm_bound_cmp(g, mk(t, false)) >= 0;
+}
 
 const char *tm_strerror(int code)
 {
     switch (code) {
-    case TM_OK: return "TM_OK";
-    case TM_EUNKNOWN: return "TM_EUNKNOWN";
-    case TM_EEXISTS: return "TM_EEXISTS";
-    case TM_ETIME: return "TM_ETIME";
-    case TM_EPENDING: return "TM_EPENDING";
-    case TM_EBOUND: return "TM_EBOUND";
-    case TM_EENABLED: return "TM_EENABLED";
-    case TM_ENOTENABLED: return "TM_ENOTENABLED";
-    case TM_ELOOKAHEAD: return "TM_ELOOKAHEAD";
-    case TM_ENOMEM: return "TM_ENOMEM";
-    case TM_EINVAL: return "TM_EINVAL";
-    default: return "TM_E?";
+    case TM_OK:
+        return "TM_OK";
+    case TM_EUNKNOWN:
+        return "TM_EUNKNOWN";
+    case TM_EEXISTS:
+        return "TM_EEXISTS";
+    case TM_ETIME:
+        return "TM_ETIME";
+    case TM_EPENDING:
+        return "TM_EPENDING";
+    case TM_EBOUND:
+        return "TM_EBOUND";
+    case TM_EENABLED:
+        return "TM_EENABLED";
+    case TM_ENOTENABLED:
+        return "TM_ENOTENABLED";
+    case TM_ELOOKAHEAD:
+        return "TM_ELOOKAHEAD";
+    case TM_ENOMEM:
+        return "TM_ENOMEM";
+    case TM_EINVAL:
+        return "TM_EINVAL";
+    default:
+        return "TM_E?";
     }
 }
 
 const char *tm_req_name(tm_req kind)
 {
     switch (kind) {
-    case TM_REQ_NONE: return "none";
-    case TM_REQ_TAR: return "TAR";
-    case TM_REQ_TARA: return "TARA";
-    case TM_REQ_NER: return "NER";
-    case TM_REQ_NERA: return "NERA";
-    case TM_REQ_FQR: return "FQR";
+    case TM_REQ_NONE:
+        return "none";
+    case TM_REQ_TAR:
+        return "TAR";
+    case TM_REQ_TARA:
+        return "TARA";
+    case TM_REQ_NER:
+        return "NER";
+    case TM_REQ_NERA:
+        return "NERA";
+    case TM_REQ_FQR:
+        return "FQR";
     }
     return "?";
 }
@@ -86,8 +114,7 @@ const char *tm_req_name(tm_req kind)
 /* Time as text for reasons: "inf" for TM_TIME_MAX. buf must hold 24 bytes. */
 static const char *ttxt(char *buf, tm_time t)
 {
-    if (t == TM_TIME_MAX)
-        return "inf";
+    if (t == TM_TIME_MAX) return "inf";
     snprintf(buf, 24, "%" PRId64, t);
     return buf;
 }
@@ -95,8 +122,7 @@ static const char *ttxt(char *buf, tm_time t)
 /* A bound as text: "(5, strict)", "(5, non-strict)", "inf". buf holds 40 bytes. */
 static const char *btxt(char *buf, tm_bound b)
 {
-    if (b.t == TM_TIME_MAX)
-        return "inf";
+    if (b.t == TM_TIME_MAX) return "inf";
     snprintf(buf, 40, "(%" PRId64 ", %s)", b.t, b.strict ? "strict" : "non-strict");
     return buf;
 }
@@ -124,23 +150,19 @@ struct queue {
  * order and a replay of the same events delivers identically. */
 static bool qless(const struct qmsg *x, const struct qmsg *y)
 {
-    if (x->ts != y->ts)
-        return x->ts < y->ts;
-    if (x->sender != y->sender)
-        return x->sender < y->sender;
+    if (x->ts != y->ts) return x->ts < y->ts;
+    if (x->sender != y->sender) return x->sender < y->sender;
     return x->seq < y->seq;
 }
 
 static int q_reserve(struct queue *q, size_t extra)
 {
-    if (q->n + extra <= q->cap)
-        return 0;
+    if (q->n + extra <= q->cap) return 0;
     size_t cap = q->cap ? q->cap : 8;
     while (cap < q->n + extra)
         cap *= 2;
     struct qmsg *a = realloc(q->a, cap * sizeof *a);
-    if (!a)
-        return -1;
+    if (!a) return -1;
     q->a = a;
     q->cap = cap;
     return 0;
@@ -153,8 +175,7 @@ static void q_push(struct queue *q, struct qmsg m)
     size_t i = q->n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!qless(&m, &q->a[p]))
-            break;
+        if (!qless(&m, &q->a[p])) break;
         q->a[i] = q->a[p];
         i = p;
     }
@@ -169,50 +190,49 @@ static struct qmsg q_pop(struct queue *q)
     size_t i = 0, n = q->n;
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && qless(&q->a[c + 1], &q->a[c]))
-            c++;
-        if (!qless(&q->a[c], &last))
-            break;
+        if (c >= n) break;
+        if (c + 1 < n && qless(&q->a[c + 1], &q->a[c])) c++;
+        if (!qless(&q->a[c], &last)) break;
         q->a[i] = q->a[c];
         i = c;
     }
-    if (n > 0)
-        q->a[i] = last;
+    if (n > 0) q->a[i] = last;
     return top;
 }
 
 /* Least incoming time stamp: TM_TIME_MAX when empty. */
-static tm_time q_min(const struct queue *q) { return q->n ? q->a[0].ts : TM_TIME_MAX; }
+static tm_time q_min(const struct queue *q)
+{
+    return q->n ? q->a[0].ts : TM_TIME_MAX;
+}
 
 /* ==== 3. federate table ==================================================================== */
 
 struct fed {
-    tm_fed h;          /* handle */
-    char name[64];     /* for reasons and errors */
-    tm_time T;         /* logical time: the last grant (0 at join) */
-    bool reg;          /* time regulating */
-    bool con;          /* time constrained */
-    bool con_pending;  /* enable constrained asked, waiting for GALT >= T */
-    tm_time L;         /* lookahead (ticks), meaningful when reg */
-    tm_req req;        /* pending request, TM_REQ_NONE in the granted state */
-    tm_time rt;        /* requested time of req */
-    bool strict0;      /* at L = 0 the granted-state bound is (T, strict): last grant was
-                          TAR/NER/FQR; false after TARA/NERA or enabling regulation */
-    bool avail;        /* constrained and granted by TARA/NERA/FQR or just enabled: a TSO
-                          message stamped exactly T arriving now is delivered at once */
-    tm_bound bound;    /* effective bound (valid when reg): never goes down while reg, it is
-                          also the floor of the next computation */
-    uint64_t seq;      /* sends made so far (the next send gets seq + 1) */
-    unsigned mark;     /* duplicate-receiver check in tm_send */
-    struct queue q;    /* TSO messages waiting for delivery to this federate */
+    tm_fed h;         /* handle */
+    char name[64];    /* for reasons and errors */
+    tm_time T;        /* logical time: the last grant (0 at join) */
+    bool reg;         /* time regulating */
+    bool con;         /* time constrained */
+    bool con_pending; /* enable constrained asked, waiting for GALT >= T */
+    tm_time L;        /* lookahead (ticks), meaningful when reg */
+    tm_req req;       /* pending request, TM_REQ_NONE in the granted state */
+    tm_time rt;       /* requested time of req */
+    bool strict0;     /* at L = 0 the granted-state bound is (T, strict): last grant was
+                         TAR/NER/FQR; false after TARA/NERA or enabling regulation */
+    bool avail;       /* constrained and granted by TARA/NERA/FQR or just enabled: a TSO
+                         message stamped exactly T arriving now is delivered at once */
+    tm_bound bound;   /* effective bound (valid when reg): never goes down while reg, it is
+                         also the floor of the next computation */
+    uint64_t seq;     /* sends made so far (the next send gets seq + 1) */
+    unsigned mark;    /* duplicate-receiver check in tm_send */
+    struct queue q;   /* TSO messages waiting for delivery to this federate */
     /* results of the last compute() */
-    tm_bound floor;    /* bound before this computation (scratch) */
-    tm_bound galt;     /* min of the others' bounds */
-    tm_fed holder;     /* whose bound that is, TM_NO_FED if none */
-    tm_fed root;       /* root of the NER chain behind holder */
-    tm_fed myroot;     /* root of this federate's own bound (itself unless NER-derived) */
+    tm_bound floor; /* bound before this computation (scratch) */
+    tm_bound galt;  /* min of the others' bounds */
+    tm_fed holder;  /* whose bound that is, TM_NO_FED if none */
+    tm_fed root;    /* root of the NER chain behind holder */
+    tm_fed myroot;  /* root of this federate's own bound (itself unless NER-derived) */
 };
 
 struct tm_state {
@@ -236,8 +256,7 @@ struct tm_state {
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
-    if (!err || errlen == 0)
-        return;
+    if (!err || errlen == 0) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
@@ -246,8 +265,7 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 static struct fed *find(const tm_state *st, tm_fed h)
 {
-    if (h == TM_NO_FED || h >= st->idxcap || st->idx[h] == 0)
-        return NULL;
+    if (h == TM_NO_FED || h >= st->idxcap || st->idx[h] == 0) return NULL;
     return st->f[st->idx[h] - 1];
 }
 
@@ -260,8 +278,7 @@ static const char *fname(const tm_state *st, tm_fed h)
 /* Emit one decision with a formatted reason. */
 static void emit(tm_state *st, tm_decision *d, const char *fmt, ...)
 {
-    if (!st->sink)
-        return;
+    if (!st->sink) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(st->why, sizeof st->why, fmt, ap);
@@ -271,8 +288,7 @@ static void emit(tm_state *st, tm_decision *d, const char *fmt, ...)
 }
 
 /* A refusal: the error text goes to the caller's buffer and, as TM_D_REFUSED, to the sink. */
-static int refuse(tm_state *st, tm_fed h, int code, char *err, size_t errlen, const char *fmt,
-                  ...)
+static int refuse(tm_state *st, tm_fed h, int code, char *err, size_t errlen, const char *fmt, ...)
 {
     char msg[TM_ERR_LEN];
     va_list ap;
@@ -300,8 +316,7 @@ static tm_bound table_bound(const struct fed *f)
         /* rows "no request pending"; FQR keeps the granted-state bound while it is
          * evaluated (clarification "FQR never waits"). L > 0: T + L non-strict; L = 0:
          * T strict after TAR/NER/FQR, non-strict after TARA/NERA or enabling regulation. */
-        if (f->L > 0)
-            return mk(tm_time_add(f->T, f->L), false);
+        if (f->L > 0) return mk(tm_time_add(f->T, f->L), false);
         return mk(f->T, f->strict0);
     }
 }
@@ -327,8 +342,7 @@ static tm_bound ner_bound(const struct fed *f, tm_bound lo, tm_bound galt, bool 
         v = lo;
         from_galt = false;
     }
-    if (derived)
-        *derived = from_galt;
+    if (derived) *derived = from_galt;
     return v;
 }
 
@@ -371,13 +385,11 @@ static void compute(tm_state *st)
         f->galt = mu;
         f->holder = u0 ? u0->h : TM_NO_FED;
         f->root = u0 ? u0->h : TM_NO_FED;
-        if (!f->reg)
-            continue;
+        if (!f->reg) continue;
         if (ner_pending(f)) {
             bool derived = false;
             f->bound = ner_bound(f, f->floor, mu, &derived);
-            if (derived)
-                f->myroot = u0->h;
+            if (derived) f->myroot = u0->h;
         }
         if (!h0 || tm_bound_cmp(f->bound, g0) < 0) {
             h0 = f;
@@ -433,10 +445,10 @@ static tm_fed holder_of(const tm_state *st, const struct fed *f, tm_fed *root)
  *    Nothing else changes when (a) f is not regulating; or (b) f holds neither mu (u0) nor
  *    GALT_u0 (h0), ties keeping their lower-handle holder; or (c) at least two other
  *    federates still hold exactly mu afterwards with their own bounds (not NER values
- *    derived from mu), so everyone's GALT stays mu. Then only f
- *    can become due, against GALT_f = mu. In case (c) the stored holders may name f, so
- *    they are marked stale and recomputed when read (holder_of()). In a lock-step cycle
- *    only the last two requests of a step take the full evaluation: O(N) per step.
+ *    derived from mu), so everyone's GALT stays mu. Then only f can become due, against
+ *    GALT_f = mu. In case (c) the stored holders may name f, so they are marked stale and
+ *    recomputed when read (holder_of()). In a lock-step cycle only the last two requests
+ *    of a step take the full evaluation: O(N) per step.
  *  - A send changes no bound, and when nobody waits in NER/NERA nothing depends on queues
  *    (TAR/TARA grants and constrained-enables do not), so nothing becomes due.
  * Everything else takes the full evaluation. The randomized conformance test compares both
@@ -456,7 +468,8 @@ static bool fast_request(tm_state *st, struct fed *f)
     if (!st->stale && f->h != st->u0 && f->h != st->h0) {
         /* (b) */
     } else if (others_at_mu >= 2) {
-        if (f->h == st->u0 || f->h == st->h0 || st->stale) st->stale = true; /* (c) */
+        /* (c): the stored holders may name f */
+        if (f->h == st->u0 || f->h == st->h0) st->stale = true;
     } else {
         return false;
     }
@@ -476,8 +489,7 @@ static tm_bound promised(const tm_state *st, tm_fed *who)
     *who = TM_NO_FED;
     for (size_t i = 0; i < st->n; i++) {
         const struct fed *f = st->f[i];
-        if (!f->con)
-            continue;
+        if (!f->con) continue;
         tm_bound b = mk(f->T, !f->avail);
         if (*who == TM_NO_FED || tm_bound_cmp(b, p) > 0) {
             p = b;
@@ -491,8 +503,13 @@ static tm_bound promised(const tm_state *st, tm_fed *who)
 
 static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const char *why)
 {
-    tm_decision d = {.kind = TM_D_DELIVER, .fed = r->h, .time = m.ts, .tso = tso,
-                     .sender = m.sender, .seq = m.seq, .token = m.token};
+    tm_decision d = {.kind = TM_D_DELIVER,
+                     .fed = r->h,
+                     .time = m.ts,
+                     .tso = tso,
+                     .sender = m.sender,
+                     .seq = m.seq,
+                     .token = m.token};
     char b[24];
     emit(st, &d, "%s message ts %s from %s: %s", tso ? "TSO" : "RO", ttxt(b, m.ts),
          fname(st, m.sender), why);
@@ -509,8 +526,7 @@ static void grant(tm_state *st, struct fed *f, tm_time t, const char *fmt, ...)
     /* TARA/NERA rows: "messages stamped t that arrive later are delivered at once"; after
      * FQR the GALT may be (g, non-strict), so messages stamped g may still come too. */
     f->avail = f->con && (k == TM_REQ_TARA || k == TM_REQ_NERA || k == TM_REQ_FQR);
-    if (!st->sink)
-        return;
+    if (!st->sink) return;
     tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k};
     va_list ap;
     va_start(ap, fmt);
@@ -533,20 +549,19 @@ static bool try_grant(tm_state *st, struct fed *f)
     if (!f->con) {
         /* Clarification: "a federate that is not constrained is granted any request at
          * once" - at its requested time, FQR included (no GALT limit without TSO). */
-        grant(st, f, t, "%s(%s) granted at once: %s is not time-constrained", kn,
-              ttxt(b1, t), f->name);
+        grant(st, f, t, "%s(%s) granted at once: %s is not time-constrained", kn, ttxt(b1, t),
+              f->name);
         return true;
     }
     switch (f->req) {
-    case TM_REQ_TAR: /* row TAR(t): TAG(t) once GALT > t; deliver all ts <= t first */
+    case TM_REQ_TAR:  /* row TAR(t): TAG(t) once GALT > t; deliver all ts <= t first */
     case TM_REQ_TARA: /* row TARA(t): TAG(t) once GALT >= t */
-        if (f->req == TM_REQ_TAR ? !above(f->galt, t) : !at_or_above(f->galt, t))
-            return false;
+        if (f->req == TM_REQ_TAR ? !above(f->galt, t) : !at_or_above(f->galt, t)) return false;
         while (f->q.n && q_min(&f->q) <= t)
-            deliver(st, f, q_pop(&f->q), true, f->req == TM_REQ_TAR ? "ts <= t for TAR(t)"
-                                                                      : "ts <= t for TARA(t)");
-        grant(st, f, t, "%s(%s): GALT %s %s %s, held by %s", kn, ttxt(b1, t),
-              btxt(b2, f->galt), f->req == TM_REQ_TAR ? ">" : ">=", ttxt(b3, t), hn);
+            deliver(st, f, q_pop(&f->q), true,
+                    f->req == TM_REQ_TAR ? "ts <= t for TAR(t)" : "ts <= t for TARA(t)");
+        grant(st, f, t, "%s(%s): GALT %s %s %s, held by %s", kn, ttxt(b1, t), btxt(b2, f->galt),
+              f->req == TM_REQ_TAR ? ">" : ">=", ttxt(b3, t), hn);
         return true;
     case TM_REQ_NER:
     case TM_REQ_NERA: {
@@ -555,8 +570,7 @@ static bool try_grant(tm_state *st, struct fed *f)
         tm_time lits = q_min(&f->q);
         tm_time g = lits <= t ? lits : t;
         bool ok = f->req == TM_REQ_NER ? above(f->galt, g) : at_or_above(f->galt, g);
-        if (!ok)
-            return false;
+        if (!ok) return false;
         while (f->q.n && q_min(&f->q) == g)
             deliver(st, f, q_pop(&f->q), true, "smallest queued ts for NER/NERA");
         char b4[24];
@@ -587,15 +601,13 @@ static void evaluate(tm_state *st)
                 f->con = true;
                 f->avail = true;
                 tm_decision d = {.kind = TM_D_CON_ENABLED, .fed = f->h, .time = f->T};
-                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s",
-                     btxt(b1, f->galt), ttxt(b2, f->T), fname(st, f->holder));
+                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s", btxt(b1, f->galt),
+                     ttxt(b2, f->T), fname(st, f->holder));
                 progress = true;
             }
-            if (f->req != TM_REQ_NONE && try_grant(st, f))
-                progress = true;
+            if (f->req != TM_REQ_NONE && try_grant(st, f)) progress = true;
         }
-        if (!progress)
-            return;
+        if (!progress) return;
     }
 }
 
@@ -620,8 +632,7 @@ int tm_new(tm_state **out, tm_sink sink, void *ctx, char *err, size_t errlen)
 
 void tm_free(tm_state *st)
 {
-    if (!st)
-        return;
+    if (!st) return;
     for (size_t i = 0; i < st->n; i++) {
         free(st->f[i]->q.a);
         free(st->f[i]);
@@ -649,15 +660,14 @@ int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
         return refuse(st, h, TM_EUNKNOWN, err, errlen,
                       "join: federate handle %" PRIu32 " outside 1..%u", h, TM_MAX_HANDLE - 1);
     if (find(st, h))
-        return refuse(st, h, TM_EEXISTS, err, errlen, "join: federate handle %" PRIu32
-                      " (%s) already joined", h, fname(st, h));
+        return refuse(st, h, TM_EEXISTS, err, errlen,
+                      "join: federate handle %" PRIu32 " (%s) already joined", h, fname(st, h));
     if (h >= st->idxcap) {
         size_t cap = st->idxcap ? st->idxcap : 16;
         while (cap <= h)
             cap *= 2;
         uint32_t *idx = realloc(st->idx, cap * sizeof *idx);
-        if (!idx)
-            goto nomem;
+        if (!idx) goto nomem;
         memset(idx + st->idxcap, 0, (cap - st->idxcap) * sizeof *idx);
         st->idx = idx;
         st->idxcap = cap;
@@ -665,14 +675,12 @@ int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
     if (st->n == st->cap) {
         size_t cap = st->cap ? 2 * st->cap : 8;
         struct fed **f = realloc(st->f, cap * sizeof *f);
-        if (!f)
-            goto nomem;
+        if (!f) goto nomem;
         st->f = f;
         st->cap = cap;
     }
     struct fed *f = calloc(1, sizeof *f);
-    if (!f)
-        goto nomem;
+    if (!f) goto nomem;
     f->h = h;
     if (name)
         snprintf(f->name, sizeof f->name, "%s", name);
@@ -691,16 +699,14 @@ int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
     evaluate(st); /* GALT values of the newcomer */
     return TM_OK;
 nomem:
-    return refuse(st, h, TM_ENOMEM, err, errlen, "join: out of memory for federate %" PRIu32,
-                  h);
+    return refuse(st, h, TM_ENOMEM, err, errlen, "join: out of memory for federate %" PRIu32, h);
 }
 
 /* Look the federate up or refuse with TM_EUNKNOWN naming the operation. */
-#define GET(f, st, h, op)                                                                  \
-    struct fed *f = find(st, h);                                                           \
-    if (!f)                                                                                \
-        return refuse(st, h, TM_EUNKNOWN, err, errlen, "%s: unknown federate handle %" PRIu32, \
-                      op, h)
+#define GET(f, st, h, op)                                                                          \
+    struct fed *f = find(st, h);                                                                   \
+    if (!f)                                                                                        \
+    return refuse(st, h, TM_EUNKNOWN, err, errlen, "%s: unknown federate handle %" PRIu32, op, h)
 
 int tm_resign(tm_state *st, tm_fed h, char *err, size_t errlen)
 {
@@ -708,8 +714,12 @@ int tm_resign(tm_state *st, tm_fed h, char *err, size_t errlen)
     /* No silent data loss: every message still queued for it is reported. */
     while (f->q.n) {
         struct qmsg m = q_pop(&f->q);
-        tm_decision d = {.kind = TM_D_DISCARD, .fed = h, .time = m.ts, .sender = m.sender,
-                         .seq = m.seq, .token = m.token};
+        tm_decision d = {.kind = TM_D_DISCARD,
+                         .fed = h,
+                         .time = m.ts,
+                         .sender = m.sender,
+                         .seq = m.seq,
+                         .token = m.token};
         emit(st, &d, "%s resigned with this message queued", f->name);
     }
     size_t pos = st->idx[h] - 1;
@@ -734,9 +744,8 @@ int tm_enable_regulation(tm_state *st, tm_fed h, tm_time L, char *err, size_t er
         return refuse(st, h, TM_EENABLED, err, errlen,
                       "enable regulation: %s is already time-regulating", f->name);
     if (f->req != TM_REQ_NONE)
-        return refuse(st, h, TM_EPENDING, err, errlen,
-                      "enable regulation: %s has %s(%s) pending", f->name,
-                      tm_req_name(f->req), ttxt(b1, f->rt));
+        return refuse(st, h, TM_EPENDING, err, errlen, "enable regulation: %s has %s(%s) pending",
+                      f->name, tm_req_name(f->req), ttxt(b1, f->rt));
     /* Clarification "enabling regulation mid-run": logical time kept, bound starts at
      * max(T + L non-strict, the largest promise to a constrained federate). */
     tm_fed who;
@@ -792,13 +801,11 @@ int tm_enable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
     GET(f, st, h, "enable constrained");
     char b1[24];
     if (f->con || f->con_pending)
-        return refuse(st, h, TM_EENABLED, err, errlen,
-                      "enable constrained: %s is already %s", f->name,
-                      f->con ? "time-constrained" : "enabling time-constrained");
+        return refuse(st, h, TM_EENABLED, err, errlen, "enable constrained: %s is already %s",
+                      f->name, f->con ? "time-constrained" : "enabling time-constrained");
     if (f->req != TM_REQ_NONE)
-        return refuse(st, h, TM_EPENDING, err, errlen,
-                      "enable constrained: %s has %s(%s) pending", f->name,
-                      tm_req_name(f->req), ttxt(b1, f->rt));
+        return refuse(st, h, TM_EPENDING, err, errlen, "enable constrained: %s has %s(%s) pending",
+                      f->name, tm_req_name(f->req), ttxt(b1, f->rt));
     f->con_pending = true;
     evaluate(st);
     return TM_OK;
@@ -828,11 +835,10 @@ static void flush_grant(tm_state *st, struct fed *f, tm_time t)
     while (f->q.n)
         deliver(st, f, q_pop(&f->q), true, "FQR flushes every queued message");
     tm_time g = t < f->galt.t ? t : f->galt.t;
-    if (g < f->T)
-        g = f->T;
+    if (g < f->T) g = f->T;
     char b1[24], b2[24], b3[40], b4[24];
-    grant(st, f, g, "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s",
-          ttxt(b1, t), ttxt(b2, g), ttxt(b4, f->T), btxt(b3, f->galt), fname(st, f->holder));
+    grant(st, f, g, "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s", ttxt(b1, t),
+          ttxt(b2, g), ttxt(b4, f->T), btxt(b3, f->galt), fname(st, f->holder));
 }
 
 int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t errlen)
@@ -844,18 +850,16 @@ int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t
                       f->name, (int)kind);
     const char *kn = tm_req_name(kind);
     if (f->req != TM_REQ_NONE)
-        return refuse(st, h, TM_EPENDING, err, errlen,
-                      "%s(%s): %s already has %s(%s) pending", kn, ttxt(b1, t), f->name,
-                      tm_req_name(f->req), ttxt(b2, f->rt));
+        return refuse(st, h, TM_EPENDING, err, errlen, "%s(%s): %s already has %s(%s) pending", kn,
+                      ttxt(b1, t), f->name, tm_req_name(f->req), ttxt(b2, f->rt));
     if (f->con_pending)
         return refuse(st, h, TM_EPENDING, err, errlen,
-                      "%s(%s): %s is still enabling time-constrained", kn, ttxt(b1, t),
-                      f->name);
+                      "%s(%s): %s is still enabling time-constrained", kn, ttxt(b1, t), f->name);
     /* Further rules: a request time must be >= the federate's logical time (= is legal). */
     if (t < f->T)
         return refuse(st, h, TM_ETIME, err, errlen,
-                      "%s(%s): %s requested below its logical time %s", kn, ttxt(b1, t),
-                      f->name, ttxt(b2, f->T));
+                      "%s(%s): %s requested below its logical time %s", kn, ttxt(b1, t), f->name,
+                      ttxt(b2, f->T));
     f->req = kind;
     f->rt = t;
     if ((kind == TM_REQ_TAR || kind == TM_REQ_TARA) && fast_request(st, f)) return TM_OK;
@@ -880,8 +884,8 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
         return refuse(st, h, TM_EBOUND, err, errlen,
                       "send from %s stamped %s is below its bound %s (%s%s%s)", s->name,
                       ttxt(b1, ts), btxt(b2, s->bound),
-                      s->req ? tm_req_name(s->req) : "granted at T",
-                      s->req ? " pending" : "", s->L == 0 ? ", lookahead 0" : "");
+                      s->req ? tm_req_name(s->req) : "granted at T", s->req ? " pending" : "",
+                      s->L == 0 ? ", lookahead 0" : "");
     /* Validate every receiver and reserve queue room before changing anything. */
     st->epoch++;
     for (size_t i = 0; i < n; i++) {
@@ -890,8 +894,8 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
             return refuse(st, h, TM_EUNKNOWN, err, errlen,
                           "send from %s: unknown receiver handle %" PRIu32, s->name, rcv[i]);
         if (r->mark == st->epoch)
-            return refuse(st, h, TM_EINVAL, err, errlen,
-                          "send from %s: receiver %s listed twice", s->name, r->name);
+            return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receiver %s listed twice",
+                          s->name, r->name);
         r->mark = st->epoch;
         if (tso && r->con && q_reserve(&r->q, 1) != 0)
             return refuse(st, h, TM_ENOMEM, err, errlen,
@@ -952,7 +956,10 @@ int tm_query(const tm_state *st, tm_fed h, tm_status *out, char *err, size_t err
     return TM_OK;
 }
 
-size_t tm_count(const tm_state *st) { return st->n; }
+size_t tm_count(const tm_state *st)
+{
+    return st->n;
+}
 
 size_t tm_status_all(const tm_state *st, tm_status *out, size_t cap)
 {
@@ -965,14 +972,12 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
 {
     char t[24], rt[24], b[40], g[40], l[24];
     char req[48] = "granted";
-    if (s->req)
-        snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), ttxt(rt, s->req_time));
+    if (s->req) snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), ttxt(rt, s->req_time));
     return snprintf(buf, len,
                     "%s t=%s %s%s%s bound %s GALT %s held by %s (root %s) LITS %s queued %zu",
                     s->name, ttxt(t, s->time), req, s->regulating ? " reg" : "",
                     s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
                     s->regulating ? btxt(b, s->bound) : "none", btxt(g, s->galt),
                     s->galt_holder ? fname(st, s->galt_holder) : "nobody",
-                    s->galt_root ? fname(st, s->galt_root) : "nobody", ttxt(l, s->lits),
-                    s->queued);
+                    s->galt_root ? fname(st, s->galt_root) : "nobody", ttxt(l, s->lits), s->queued);
 }

@@ -241,7 +241,8 @@ int tm_query(const tm_state *st, tm_fed fed, tm_status *out, char *err, size_t e
 /** Number of joined federates. */
 size_t tm_count(const tm_state *st);
 
-/** Fill up to cap statuses, in increasing handle order.
+/** Fill up to cap statuses, in increasing handle order. O(N), or O(N^2) when the holders
+ *  must be recomputed after fast-path requests (rti/tm.c, holder_of()).
  *  @return the number of joined federates (may exceed cap; then only cap are filled). */
 size_t tm_status_all(const tm_state *st, tm_status *out, size_t cap);
 

@@ -166,6 +166,7 @@ static void relay_pingpong(int n, double *rtt)
     usleep(10000);         /* let the relay accept a before b connects */
     pid_t echo = fork();
     if (echo == 0) {
+        close(c); /* or the relay would never see the pinger's end of stream */
         int s = dial(port, 1);
         char msg[MSG];
         while (read_full(s, msg, sizeof msg) == 0)

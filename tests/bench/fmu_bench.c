@@ -25,7 +25,8 @@ static void bench_steps(const char *path, fmu_kind kind, double h, int n)
     }
     double t0 = now();
     int done = 0;
-    for (; done < n && fmu_step_do(s, h, NULL, NULL) == 0; done++) {}
+    for (; done < n && fmu_step_do(s, h, NULL, NULL) == 0; done++) {
+    }
     double dt = now() - t0;
     printf("%-34s %s h=%-5g %7d steps  %9.0f steps/s  %7.2f us/step\n", path,
            kind == FMU_KIND_ME ? "ME" : "CS", h, done, done / dt, 1e6 * dt / done);

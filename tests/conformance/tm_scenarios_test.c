@@ -202,6 +202,12 @@ static const struct scenario scenarios[] = {
      "B send 1 A; B send 1 A; A tar 1; expect; lits A 1;"
      "B tar 1; expect D A m2@1, D A m3@1, G A 1, G B 1"},
 
+    /* A and B regulating and constrained, L = 2; B flushes with FQR */
+    {"tm-5.6", "FQR by a regulating federate with L > 0: grant min(t, GALT), bound g + L",
+     "join A B; rc A 2; rc B 2;"
+     "A send 5 B; B fqr 9; expect D B m1@5, G B 2; bound B 4n; galt A 4n;"
+     "A tar 3; expect G A 3; B send 3 A !EBOUND; B send 4 A; expect"},
+
     /* ---- tm-6: enabling and disabling ----------------------------------------------- */
     /* A regulating; B constrained joins regulation at 5 */
     {"tm-6.1", "clarification: enabling regulation mid-run starts at max(T + L, promises)",

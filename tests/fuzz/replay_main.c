@@ -11,7 +11,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { RANDOM_RUNS = 20000, MAX_INPUT = 1 << 16 };
+enum { RANDOM_RUNS = 20000, REPLAY_MAX_INPUT = 1 << 16 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rng_next(void)
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     char dir[512];
     snprintf(dir, sizeof dir, "tests/fuzz/corpus/%s", name);
     DIR *d = opendir(dir);
-    static uint8_t buf[MAX_INPUT];
+    static uint8_t buf[REPLAY_MAX_INPUT];
     if (d) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {

@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f) return 0;
     fwrite(data, 1, size, f);
     fclose(f);
-    fmu_zip_limits lim = {.max_entry_bytes = 1 << 20, .max_total_bytes = 4 << 20,
-                          .max_entries = 64};
+    fmu_zip_limits lim = {
+        .max_entry_bytes = 1 << 20, .max_total_bytes = 4 << 20, .max_entries = 64};
     char dir[4096], err[512] = "";
     int rc = fmu_zip_extract(path, &lim, dir, sizeof dir, err, sizeof err);
     if (rc == 0) {

@@ -450,6 +450,70 @@ static void t_two_federations(void)
     }
 }
 
+/* Bulk: 20 000 receive-order updates of Sample.x from P to S3 cross many output batches
+ * (flushes at 64 KiB), many reads and frames split across reads; all arrive, in send order.
+ * Also: a value larger than the frame limit is refused locally. */
+#define BULK_N 20000
+static long bulk_seen, bulk_bad; /* reflections of "bulk" counted / out of order */
+static double bulk_next;         /* the value expected next */
+
+static void bulk_reflect(void *ctx, const tp_reflection *x)
+{
+    double v = -1;
+    if (x->n_values == 1 && tp_decode_float64(x->values[0].data, x->values[0].size, &v) == 0 &&
+        v == bulk_next)
+        bulk_next += 1;
+    else
+        bulk_bad++;
+    bulk_seen++;
+}
+
+static int bulk_done(void *arg)
+{
+    return bulk_seen >= BULK_N;
+}
+
+static void t_bulk(void)
+{
+    static struct rec rb = {.who = "B"};
+    tp_callbacks cb = CB;
+    cb.reflect = bulk_reflect;
+    tp_federate *B = harness_join(addr, "fedA", "bulk-sub", fom, &cb, &rb);
+    if (!B) return;
+    all[nall++] = B;
+    tp_handle sample, x, raw;
+    CHECK_INT_EQ(tp_object_class(P, "Sample", &sample), TP_OK);
+    CHECK_INT_EQ(tp_attribute(P, sample, "x", &x), TP_OK);
+    CHECK_INT_EQ(tp_attribute(P, sample, "raw", &raw), TP_OK);
+    CHECK_INT_EQ(tp_subscribe_object_class(B, sample, &x, 1), TP_OK);
+    tp_handle both[] = {x, raw};
+    CHECK_INT_EQ(tp_publish_object_class(P, sample, both, 2), TP_OK);
+    barrier();
+    tp_object obj = 0;
+    CHECK_INT_EQ(tp_register_object(P, sample, "bulk", &obj), TP_OK);
+    /* 2 MiB of bytes does not fit a 1 MiB frame: refused before anything is sent */
+    size_t big = 2u << 20;
+    void *mem = calloc(1, big);
+    tp_value bv = {raw, mem, big};
+    CHECK_INT_EQ(tp_update(P, obj, &bv, 1, TP_NO_TIME), TP_ESIZE);
+    CHECK_STR_HAS(tp_last_error(P), "too large");
+    free(mem);
+    int fails = 0;
+    for (long i = 0; i < BULK_N; i++) {
+        uint8_t b[8];
+        tp_encode_float64((double)i, b);
+        tp_value v = {x, b, 8};
+        if (tp_update(P, obj, &v, 1, TP_NO_TIME) != TP_OK) fails++;
+    }
+    CHECK_INT_EQ(fails, 0);
+    CHECK_INT_EQ(tp_flush(P), TP_OK);
+    tp_federate *pair[2] = {P, B};
+    CHECK(harness_pump(pair, 2, bulk_done, NULL, 20000), "all %d updates reflected (got %ld)", BULK_N,
+          bulk_seen);
+    CHECK_INT_EQ(bulk_seen, BULK_N);
+    CHECK_INT_EQ(bulk_bad, 0);
+}
+
 int main(void)
 {
     if (setup()) {
@@ -463,6 +527,7 @@ int main(void)
         t_unsubscribe_stops_delivery();
         t_delete_remove();
         t_two_federations();
+        t_bulk();
     }
     CHECK_INT_EQ(rp.errors + r1.errors + r2.errors + r3.errors + r4.errors, 0);
     for (int i = nall - 1; i >= 0; i--) {

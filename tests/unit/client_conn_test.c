@@ -204,10 +204,10 @@ static void *fake_rti(void *arg)
 }
 
 struct rec {
-    tp_federate *f;                 /* for calls from callbacks */
-    int nest;                       /* 1: the discover callback makes nested calls */
-    int nested_evoke, nested_query; /* their results */
-    size_t nested_n;                /* records seen by the nested query */
+    tp_federate *f;                                /* for calls from callbacks */
+    int nest;                                      /* 1: the discover callback makes nested calls */
+    int nested_evoke, nested_query, nested_update; /* their results */
+    size_t nested_n;                               /* records seen by the nested query */
     int discovers, reflects, grants, errors;
     tp_object obj;
     char name[32];
@@ -236,6 +236,19 @@ static void on_reflect(void *ctx, const tp_reflection *x)
     struct rec *r = ctx;
     r->reflects++;
     r->time = x->time;
+    if (r->nest) {
+        /* Sending a larger update from the callback must not move the values we were given
+         * (ASan would catch a use after free below). */
+        tp_handle veh = 0, speed = 0;
+        tp_object_class(r->f, "Vehicle", &veh);
+        tp_attribute(r->f, veh, "speed", &speed);
+        uint8_t b[8];
+        tp_encode_float64(3.0, b);
+        tp_value many[40];
+        for (int i = 0; i < 40; i++)
+            many[i] = (tp_value){speed, b, 8};
+        r->nested_update = tp_update(r->f, 55, many, 40, TP_NO_TIME);
+    }
     if (x->n_values == 2) {
         tp_decode_float64(x->values[0].data, x->values[0].size, &r->x);
         tp_decode_string(x->values[1].data, x->values[1].size, r->text, sizeof r->text);
@@ -294,6 +307,7 @@ static void sc_main(void)
         r.nest = 0;
         CHECK_INT_EQ(r.nested_evoke, TP_ESTATE);
         CHECK_INT_EQ(r.nested_query, TP_OK);
+        CHECK_INT_EQ(r.nested_update, TP_OK);
         CHECK_INT_EQ(r.nested_n, 2);
         CHECK_INT_EQ(r.discovers, 1);
         CHECK_STR_EQ(r.name, "other");

@@ -54,8 +54,12 @@ static int build_fmu(void)
 static fmu_step *open_kind(fmu_kind kind, const char *param, const char *value)
 {
     const char *names[] = {param}, *values[] = {value};
-    fmu_step_opts o = {.kind = kind, .rtol = 1e-10, .atol = 1e-12, .n_params = param ? 1 : 0,
-                       .param_names = names, .param_values = values};
+    fmu_step_opts o = {.kind = kind,
+                       .rtol = 1e-10,
+                       .atol = 1e-12,
+                       .n_params = param ? 1 : 0,
+                       .param_names = names,
+                       .param_values = values};
     char err[FMU_ERR_LEN] = "";
     fmu_step *s = NULL;
     int rc = fmu_step_open(FMU, &o, &s, err, sizeof err);
@@ -75,8 +79,8 @@ static void test_discard(fmu_kind kind)
     int rc = fmu_step_do(s, 0.7, NULL, &reached);
     CHECK(rc == FMU_STEP_EDISCARD, "%s: rc %d (%s), want discarded", k, rc, fmu_step_errmsg(s));
     CHECK(reached >= 0.5 && reached <= 1.0 + 1e-9, "%s: reached %g within [0.5, 1]", k, reached);
-    CHECK_STR_HAS(fmu_step_errmsg(s), kind == FMU_KIND_CS ? "fmi2DoStep returned fmi2Discard"
-                                                          : "CVODE failed");
+    CHECK_STR_HAS(fmu_step_errmsg(s),
+                  kind == FMU_KIND_CS ? "fmi2DoStep returned fmi2Discard" : "CVODE failed");
     rc = fmu_step_do(s, 0.1, NULL, NULL);
     CHECK_INT_EQ(rc, FMU_STEP_EUSAGE);
     CHECK_STR_HAS(fmu_step_errmsg(s), "restore a state first");
@@ -120,8 +124,8 @@ static void test_error(fmu_kind kind)
 static void test_bad_setting(void)
 {
     const char *names[] = {"x"}, *values[] = {"2"};
-    fmu_step_opts o = {.kind = FMU_KIND_CS, .n_params = 1, .param_names = names,
-                       .param_values = values};
+    fmu_step_opts o = {
+        .kind = FMU_KIND_CS, .n_params = 1, .param_names = names, .param_values = values};
     char err[FMU_ERR_LEN] = "";
     fmu_step *s = NULL;
     /* x is an output with initial="exact": settable per the standard, but this FMU refuses

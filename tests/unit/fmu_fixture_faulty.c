@@ -10,9 +10,9 @@
 #include "federate/fmi2.h"
 
 typedef struct {
-    fmi2CallbackFunctions cb; /* copy of the host's callbacks */
-    char name[64];            /* instance name for log lines */
-    double t, x;              /* time (s), state */
+    fmi2CallbackFunctions cb;  /* copy of the host's callbacks */
+    char name[64];             /* instance name for log lines */
+    double t, x;               /* time (s), state */
     double discard_t, error_t; /* fault thresholds (s) */
 } inst;
 
@@ -33,8 +33,14 @@ static fmi2Status fault(inst *m, double t)
     return fmi2OK;
 }
 
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-const char *fmi2GetVersion(void) { return fmi2Version; }
+const char *fmi2GetTypesPlatform(void)
+{
+    return fmi2TypesPlatform;
+}
+const char *fmi2GetVersion(void)
+{
+    return fmi2Version;
+}
 fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String k[])
 {
     (void)c, (void)on, (void)n, (void)k;
@@ -54,7 +60,10 @@ fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, f
     return m;
 }
 
-void fmi2FreeInstance(fmi2Component c) { free(c); }
+void fmi2FreeInstance(fmi2Component c)
+{
+    free(c);
+}
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean td, fmi2Real tol, fmi2Real t0,
                                fmi2Boolean sd, fmi2Real t1)
@@ -64,11 +73,11 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean td, fmi2Real tol, fm
     return fmi2OK;
 }
 
-#define TRIVIAL(name)                                                                        \
-    fmi2Status name(fmi2Component c)                                                         \
-    {                                                                                        \
-        (void)c;                                                                             \
-        return fmi2OK;                                                                       \
+#define TRIVIAL(name)                                                                              \
+    fmi2Status name(fmi2Component c)                                                               \
+    {                                                                                              \
+        (void)c;                                                                                   \
+        return fmi2OK;                                                                             \
     }
 TRIVIAL(fmi2EnterInitializationMode)
 TRIVIAL(fmi2ExitInitializationMode)
@@ -89,33 +98,44 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
     inst *m = c;
     for (size_t i = 0; i < n; i++) {
         switch (vr[i]) {
-        case 0: v[i] = m->x; break;
-        case 1: v[i] = -m->x; break;
-        case 2: v[i] = m->discard_t; break;
-        case 3: v[i] = m->error_t; break;
-        default: return fmi2Error;
+        case 0:
+            v[i] = m->x;
+            break;
+        case 1:
+            v[i] = -m->x;
+            break;
+        case 2:
+            v[i] = m->discard_t;
+            break;
+        case 3:
+            v[i] = m->error_t;
+            break;
+        default:
+            return fmi2Error;
         }
     }
     return fmi2OK;
 }
 
-fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                       const fmi2Real v[])
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[])
 {
     inst *m = c;
     for (size_t i = 0; i < n; i++) {
-        if (vr[i] == 2) m->discard_t = v[i];
-        else if (vr[i] == 3) m->error_t = v[i];
-        else return fmi2Error;
+        if (vr[i] == 2)
+            m->discard_t = v[i];
+        else if (vr[i] == 3)
+            m->error_t = v[i];
+        else
+            return fmi2Error;
     }
     return fmi2OK;
 }
 
-#define UNSUPPORTED(name, ...)                                                               \
-    fmi2Status name(fmi2Component c, __VA_ARGS__)                                            \
-    {                                                                                        \
-        (void)c;                                                                             \
-        return fmi2Error;                                                                    \
+#define UNSUPPORTED(name, ...)                                                                     \
+    fmi2Status name(fmi2Component c, __VA_ARGS__)                                                  \
+    {                                                                                              \
+        (void)c;                                                                                   \
+        return fmi2Error;                                                                          \
     }
 UNSUPPORTED(fmi2GetInteger, const fmi2ValueReference vr[], size_t n, fmi2Integer v[])
 UNSUPPORTED(fmi2GetBoolean, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[])

@@ -3,5 +3,11 @@
  * without sanitizers into build/fmu-fixtures/partial.so by mk/50-fmu.mk. */
 #include "federate/fmi2.h"
 
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-const char *fmi2GetVersion(void) { return fmi2Version; }
+const char *fmi2GetTypesPlatform(void)
+{
+    return fmi2TypesPlatform;
+}
+const char *fmi2GetVersion(void)
+{
+    return fmi2Version;
+}

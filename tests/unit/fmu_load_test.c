@@ -117,6 +117,16 @@ static void test_good(void)
         fmu_unload(f);
         CHECK_INT_EQ(leftovers(), 0);
     }
+    /* Description only: no binary loaded, nothing left on disk. */
+    fmu_md *md = NULL;
+    char err[FMU_ERR_LEN] = "";
+    CHECK_INT_EQ(fmu_load_md("build/fmus/dahlquist_cs.fmu", NULL, &md, err, sizeof err), 0);
+    CHECK(md && md->cs.present && fmu_md_find(md, "x") >= 0, "description read: %s", err);
+    CHECK_INT_EQ(leftovers(), 0);
+    fmu_md_free(md);
+    CHECK_INT_EQ(fmu_load_md(FIX "/none.fmu", NULL, &md, err, sizeof err), -1);
+    CHECK(md == NULL, "no description on failure");
+    CHECK_STR_HAS(err, "none.fmu");
     expect_refused("kind absent", "build/fmus/dahlquist_me.fmu", FMU_KIND_CS, NULL,
                    "has no CoSimulation interface", "dahlquist_me.fmu");
     fmu_unload(NULL);
@@ -129,8 +139,7 @@ static void test_bad(void)
     /* 1. Not a zip at all. */
     FILE *f = fopen(FIX "/notzip.fmu", "w");
     if (f) fputs("this is not a zip file\n", f), fclose(f);
-    expect_refused("not a zip", FIX "/notzip.fmu", FMU_KIND_AUTO, NULL, "not a zip",
-                   "notzip.fmu");
+    expect_refused("not a zip", FIX "/notzip.fmu", FMU_KIND_AUTO, NULL, "not a zip", "notzip.fmu");
     expect_refused("missing file", FIX "/does-not-exist.fmu", FMU_KIND_AUTO, NULL,
                    "not a readable zip", "does-not-exist.fmu");
     /* 2. No modelDescription.xml. */
@@ -139,8 +148,8 @@ static void test_bad(void)
     expect_refused("no modelDescription", p, FMU_KIND_AUTO, NULL, "modelDescription.xml",
                    "not in the archive");
     /* 3. Malformed XML. */
-    entry broken[] = {{"modelDescription.xml", "<fmiModelDescription fmiVersion=\"2.0\"\n<<", 0,
-                       0}};
+    entry broken[] = {
+        {"modelDescription.xml", "<fmiModelDescription fmiVersion=\"2.0\"\n<<", 0, 0}};
     make_zip(p = FIX "/badxml.fmu", broken, 1, NULL, NULL);
     expect_refused("malformed XML", p, FMU_KIND_AUTO, NULL, "malformed XML",
                    "modelDescription.xml:");
@@ -151,8 +160,7 @@ static void test_bad(void)
     expect_refused("FMI 3.0", p, FMU_KIND_AUTO, NULL, "unsupported fmiVersion \"3.0\"", ":1:");
     /* 5. No binary for linux64. */
     snprintf(md, sizeof md, md_cs, "m");
-    entry win[] = {{"modelDescription.xml", md, 0, 0},
-                   {"binaries/win64/m.dll", "MZ", 0, 0}};
+    entry win[] = {{"modelDescription.xml", md, 0, 0}, {"binaries/win64/m.dll", "MZ", 0, 0}};
     make_zip(p = FIX "/win.fmu", win, 2, NULL, NULL);
     expect_refused("no linux64 binary", p, FMU_KIND_AUTO, NULL,
                    "no binary for this platform: binaries/linux64/m.so", "has: win64");

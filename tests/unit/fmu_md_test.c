@@ -10,44 +10,44 @@
 
 /* A valid ME+CS description; tests replace one marked line to break it. */
 static const char *const good[] = {
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",                                    /* 1 */
-    "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"ball\" guid=\"{123}\"\n",      /* 2 */
-    "  numberOfEventIndicators=\"1\" generationTool=\"hand\">\n",                       /* 3 */
-    "<ModelExchange modelIdentifier=\"ball\" canGetAndSetFMUstate=\"true\"/>\n",        /* 4 */
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",                                /* 1 */
+    "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"ball\" guid=\"{123}\"\n", /* 2 */
+    "  numberOfEventIndicators=\"1\" generationTool=\"hand\">\n",                  /* 3 */
+    "<ModelExchange modelIdentifier=\"ball\" canGetAndSetFMUstate=\"true\"/>\n",   /* 4 */
     "<CoSimulation modelIdentifier=\"ball_cs\" canHandleVariableCommunicationStepSize=\"true\""
-    " canInterpolateInputs=\"true\" maxOutputDerivativeOrder=\"2\"/>\n",                /* 5 */
+    " canInterpolateInputs=\"true\" maxOutputDerivativeOrder=\"2\"/>\n", /* 5 */
     "<TypeDefinitions><SimpleType name=\"Height\"><Real unit=\"m\"/></SimpleType>"
-    "</TypeDefinitions>\n",                                                             /* 6 */
+    "</TypeDefinitions>\n", /* 6 */
     "<LogCategories><Category name=\"logEvents\"/><Category name=\"logAll\"/>"
-    "</LogCategories>\n",                                                               /* 7 */
+    "</LogCategories>\n", /* 7 */
     "<DefaultExperiment startTime=\"0\" stopTime=\"3\" tolerance=\"1e-8\" stepSize=\"0.01\"/>\n",
-    "<ModelVariables>\n",                                                               /* 9 */
+    "<ModelVariables>\n", /* 9 */
     "<ScalarVariable name=\"h\" valueReference=\"0\" causality=\"output\" initial=\"exact\">"
-    "<Real declaredType=\"Height\" start=\"1\"/></ScalarVariable>\n",                   /* 10 */
+    "<Real declaredType=\"Height\" start=\"1\"/></ScalarVariable>\n", /* 10 */
     "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"1\"/>"
-    "</ScalarVariable>\n",                                                              /* 11 */
+    "</ScalarVariable>\n", /* 11 */
     "<ScalarVariable name=\"v\" valueReference=\"2\" initial=\"exact\"><Real start=\"0\"/>"
-    "</ScalarVariable>\n",                                                              /* 12 */
+    "</ScalarVariable>\n", /* 12 */
     "<ScalarVariable name=\"der(v)\" valueReference=\"3\"><Real derivative=\"3\"/>"
-    "</ScalarVariable>\n",                                                              /* 13 */
+    "</ScalarVariable>\n", /* 13 */
     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\" "
-    "variability=\"fixed\"><Real start=\"9.81\"/></ScalarVariable>\n",                  /* 14 */
+    "variability=\"fixed\"><Real start=\"9.81\"/></ScalarVariable>\n", /* 14 */
     "<ScalarVariable name=\"n\" valueReference=\"0\" causality=\"output\" "
-    "variability=\"discrete\"><Integer/></ScalarVariable>\n",                           /* 15 */
+    "variability=\"discrete\"><Integer/></ScalarVariable>\n", /* 15 */
     "<ScalarVariable name=\"on\" valueReference=\"0\" causality=\"input\" "
-    "variability=\"discrete\"><Boolean start=\"true\"/></ScalarVariable>\n",            /* 16 */
+    "variability=\"discrete\"><Boolean start=\"true\"/></ScalarVariable>\n", /* 16 */
     "<ScalarVariable name=\"label\" valueReference=\"0\" causality=\"parameter\" "
-    "variability=\"fixed\"><String start=\"hi\"/></ScalarVariable>\n",                  /* 17 */
+    "variability=\"fixed\"><String start=\"hi\"/></ScalarVariable>\n", /* 17 */
     "<ScalarVariable name=\"f\" valueReference=\"5\" causality=\"input\"><Real start=\"0\"/>"
-    "</ScalarVariable>\n",                                                              /* 18 */
-    "</ModelVariables>\n",                                                              /* 19 */
-    "<ModelStructure>\n",                                                               /* 20 */
+    "</ScalarVariable>\n", /* 18 */
+    "</ModelVariables>\n", /* 19 */
+    "<ModelStructure>\n",  /* 20 */
     "<Outputs><Unknown index=\"1\" dependencies=\"\"/><Unknown index=\"6\"/></Outputs>\n",
     "<Derivatives><Unknown index=\"2\" dependencies=\"3\" dependenciesKind=\"fixed\"/>"
-    "<Unknown index=\"4\" dependencies=\"5 9\"/></Derivatives>\n",                      /* 22 */
-    "<InitialUnknowns><Unknown index=\"2\"/></InitialUnknowns>\n",                      /* 23 */
-    "</ModelStructure>\n",                                                              /* 24 */
-    "</fmiModelDescription>\n",                                                         /* 25 */
+    "<Unknown index=\"4\" dependencies=\"5 9\"/></Derivatives>\n", /* 22 */
+    "<InitialUnknowns><Unknown index=\"2\"/></InitialUnknowns>\n", /* 23 */
+    "</ModelStructure>\n",                                         /* 24 */
+    "</fmiModelDescription>\n",                                    /* 25 */
 };
 enum { N_LINES = sizeof good / sizeof good[0] };
 
@@ -55,7 +55,8 @@ enum { N_LINES = sizeof good / sizeof good[0] };
 static char *build(int line, const char *repl)
 {
     size_t n = 1;
-    for (int i = 0; i < N_LINES; i++) n += strlen(good[i]) + (repl ? strlen(repl) : 0) + 1;
+    for (int i = 0; i < N_LINES; i++)
+        n += strlen(good[i]) + (repl ? strlen(repl) : 0) + 1;
     char *s = malloc(n);
     s[0] = '\0';
     for (int i = 0; i < N_LINES; i++) {
@@ -156,43 +157,62 @@ static const struct {
     {8, "<DefaultExperiment startTime=\"2\" stopTime=\"1\"/>", "stopTime is before startTime",
      ":8:"},
     {8, "<DefaultExperiment tolerance=\"abc\"/>", "tolerance=\"abc\" is not a finite", ":8:"},
-    {10, "<ScalarVariable valueReference=\"0\"><Real/></ScalarVariable>",
-     "missing attribute name", ":10: <ScalarVariable>"},
+    {10, "<ScalarVariable valueReference=\"0\"><Real/></ScalarVariable>", "missing attribute name",
+     ":10: <ScalarVariable>"},
     {10, "<ScalarVariable name=\"h\" causality=\"output\"><Real/></ScalarVariable>",
      "missing valueReference", ":10:"},
-    {10, "<ScalarVariable name=\"h\" valueReference=\"-3\" causality=\"output\"><Real/>"
-         "</ScalarVariable>", "valueReference=\"-3\"", ":10:"},
+    {10,
+     "<ScalarVariable name=\"h\" valueReference=\"-3\" causality=\"output\"><Real/>"
+     "</ScalarVariable>",
+     "valueReference=\"-3\"", ":10:"},
     {12, "<ScalarVariable name=\"h\" valueReference=\"2\"><Real/></ScalarVariable>",
      "duplicate name \"h\"", ":12:"},
-    {11, "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"99\"/>"
-         "</ScalarVariable>", "derivative=\"99\"", ":11: <Real>"},
-    {11, "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"2\"/>"
-         "</ScalarVariable>", "must name another Real variable", ":11:"},
-    {11, "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"6\"/>"
-         "</ScalarVariable>", "must name another Real variable", ":11:"},
-    {14, "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\"><Real "
-         "start=\"1\"/></ScalarVariable>", "causality=\"parameter\" with variability=\"continuous\"",
-     ":14:"},
-    {14, "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"input\" "
-         "variability=\"fixed\"><Real start=\"1\"/></ScalarVariable>",
+    {11,
+     "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"99\"/>"
+     "</ScalarVariable>",
+     "derivative=\"99\"", ":11: <Real>"},
+    {11,
+     "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"2\"/>"
+     "</ScalarVariable>",
+     "must name another Real variable", ":11:"},
+    {11,
+     "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"6\"/>"
+     "</ScalarVariable>",
+     "must name another Real variable", ":11:"},
+    {14,
+     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\"><Real "
+     "start=\"1\"/></ScalarVariable>",
+     "causality=\"parameter\" with variability=\"continuous\"", ":14:"},
+    {14,
+     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"input\" "
+     "variability=\"fixed\"><Real start=\"1\"/></ScalarVariable>",
      "causality=\"input\" with variability=\"fixed\"", ":14:"},
-    {14, "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\" "
-         "variability=\"fixed\"><Real/></ScalarVariable>", "needs a start value", ":14: <Real>"},
-    {14, "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"sideways\"><Real/>"
-         "</ScalarVariable>", "causality=\"sideways\" is not a known value", ":14:"},
+    {14,
+     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\" "
+     "variability=\"fixed\"><Real/></ScalarVariable>",
+     "needs a start value", ":14: <Real>"},
+    {14,
+     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"sideways\"><Real/>"
+     "</ScalarVariable>",
+     "causality=\"sideways\" is not a known value", ":14:"},
     {14, "<ScalarVariable name=\"g\" valueReference=\"4\"/>", "has no type element", ":14:"},
     {14, "<ScalarVariable name=\"g\" valueReference=\"4\"><Real/><Integer/></ScalarVariable>",
      "more than one type element", ":14: <Integer>"},
-    {15, "<ScalarVariable name=\"n\" valueReference=\"0\" causality=\"output\"><Integer/>"
-         "</ScalarVariable>", "only Real variables can be continuous", ":15:"},
-    {16, "<ScalarVariable name=\"on\" valueReference=\"0\" causality=\"input\" "
-         "variability=\"discrete\" initial=\"exact\"><Boolean start=\"true\"/></ScalarVariable>",
+    {15,
+     "<ScalarVariable name=\"n\" valueReference=\"0\" causality=\"output\"><Integer/>"
+     "</ScalarVariable>",
+     "only Real variables can be continuous", ":15:"},
+    {16,
+     "<ScalarVariable name=\"on\" valueReference=\"0\" causality=\"input\" "
+     "variability=\"discrete\" initial=\"exact\"><Boolean start=\"true\"/></ScalarVariable>",
      "must not have attribute initial", ":16:"},
-    {10, "<ScalarVariable name=\"h\" valueReference=\"0\" causality=\"output\" "
-         "initial=\"exact\"><Real declaredType=\"Width\" start=\"1\"/></ScalarVariable>",
+    {10,
+     "<ScalarVariable name=\"h\" valueReference=\"0\" causality=\"output\" "
+     "initial=\"exact\"><Real declaredType=\"Width\" start=\"1\"/></ScalarVariable>",
      "declaredType \"Width\" is not defined", ":10:"},
-    {10, "<ScalarVariable name=\"h\" valueReference=\"0\" causality=\"output\" "
-         "initial=\"calculated\"><Real start=\"1\"/></ScalarVariable>",
+    {10,
+     "<ScalarVariable name=\"h\" valueReference=\"0\" causality=\"output\" "
+     "initial=\"calculated\"><Real start=\"1\"/></ScalarVariable>",
      "must not have a start value", ":10:"},
     {21, "<Outputs><Unknown index=\"1\"/></Outputs>", "output \"n\" (index 6) is not listed",
      ":15:"},
@@ -204,19 +224,22 @@ static const struct {
      ":22: <Derivatives>"},
     {22, "<Derivatives><Unknown index=\"2\" dependencies=\"3 0\"/></Derivatives>",
      "\"0\" is not a variable index", ":22: <Unknown>"},
-    {22, "<Derivatives><Unknown index=\"2\" dependencies=\"3 4\" dependenciesKind=\"fixed\"/>"
-         "</Derivatives>", "dependenciesKind has 1 entries but dependencies has 2", ":22:"},
+    {22,
+     "<Derivatives><Unknown index=\"2\" dependencies=\"3 4\" dependenciesKind=\"fixed\"/>"
+     "</Derivatives>",
+     "dependenciesKind has 1 entries but dependencies has 2", ":22:"},
     {22, "<Derivatives><Unknown/></Derivatives>", "missing attribute index", ":22: <Unknown>"},
-    {7, "<LogCategories><Category name=\"a\"/></LogCategories><LogCategories>"
-        "<Category name=\"b\"/><Category name=\"c\"/></LogCategories>",
+    {7,
+     "<LogCategories><Category name=\"a\"/></LogCategories><LogCategories>"
+     "<Category name=\"b\"/><Category name=\"c\"/></LogCategories>",
      "duplicate element", ":7: <LogCategories>"},
     {6, "<TypeDefinitions/><TypeDefinitions><SimpleType name=\"Height\"/></TypeDefinitions>",
      "duplicate element", ":6: <TypeDefinitions>"},
     {7, "<LogCategories><Category/></LogCategories>", "missing attribute name", ":7: <Category>"},
     {20, "<ModelStructureX>", "malformed XML", ":"},
     {19, "</ModelVariables", "malformed XML", "modelDescription.xml:"},
-    {1, "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>",
-     NULL, NULL}, /* an external entity is not fetched: still parses (entities unused) */
+    {1, "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>", NULL,
+     NULL}, /* an external entity is not fetched: still parses (entities unused) */
 };
 
 static void test_bad(void)

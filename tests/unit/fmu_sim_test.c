@@ -125,15 +125,19 @@ static void test_run_errors(void)
     CHECK_STR_HAS(err, "none.fmu");
     /* Termination is not a failure: the stair stops at its 2nd jump (t = 1). */
     const char *n[] = {"period", "n_max"}, *v[] = {"0.5", "2"};
-    fmu_sim_opts o3 = {.fmu_path = "build/fmus/stair_me.fmu", .has_stop = 1, .stop = 3,
-                       .has_step = 1, .step = 0.25};
+    fmu_sim_opts o3 = {.fmu_path = "build/fmus/stair_me.fmu",
+                       .has_stop = 1,
+                       .stop = 3,
+                       .has_step = 1,
+                       .step = 0.25};
     o3.fopts.n_params = 2, o3.fopts.param_names = n, o3.fopts.param_values = v;
     FILE *o3out = tmpfile();
     CHECK_INT_EQ(fmu_sim_run(&o3, o3out, err, sizeof err), 0);
     CHECK_STR_HAS(err, "terminated the simulation at t=1");
     rewind(o3out);
     char line[256], last[256] = "";
-    while (fgets(line, sizeof line, o3out)) strcpy(last, line);
+    while (fgets(line, sizeof line, o3out))
+        strcpy(last, line);
     CHECK_STR_EQ(last, "1,2,2\n");
     fclose(o3out);
     fclose(out);

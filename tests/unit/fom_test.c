@@ -430,6 +430,70 @@ static void test_allowed_repeats(void)
     fom_free(f);
 }
 
+/* Large FOMs: many classes and members (the name index grows many times), the deepest
+ * allowed chain of the longest allowed names, and lookups in all of them. */
+static void test_large(void)
+{
+    enum { FLAT = 3000, ATTRS = 1500, SUBS = 1500 };
+    size_t cap = 1u << 20, k = 0;
+    char *t = malloc(cap);
+    k += (size_t)snprintf(t + k, cap - k, "<fom name='big'><objects><class name='R'>");
+    for (int i = 0; i < ATTRS; i++)
+        k += (size_t)snprintf(t + k, cap - k, "<attribute name='a%d' type='int32'/>", i);
+    for (int i = 0; i < SUBS; i++)
+        k += (size_t)snprintf(t + k, cap - k, "<class name='s%d'><attribute name='own' "
+                              "type='bytes'/></class>", i);
+    k += (size_t)snprintf(t + k, cap - k, "</class>");
+    for (int i = 0; i < FLAT; i++) k += (size_t)snprintf(t + k, cap - k, "<class name='f%d'/>", i);
+    k += (size_t)snprintf(t + k, cap - k, "</objects></fom>");
+    struct fom *f = NULL;
+    char err[FOM_ERRLEN] = "";
+    CHECK_INT_EQ(fom_parse_mem(t, k, "big", &f, err, sizeof err), FOM_OK);
+    if (f) {
+        CHECK_INT_EQ(fom_class_count(f), 1 + SUBS + FLAT);
+        CHECK_INT_EQ(fom_attr_count(f), ATTRS + SUBS);
+        int bad = 0;
+        char nm[32];
+        for (int i = 0; i < FLAT; i++) {
+            snprintf(nm, sizeof nm, "f%d", i);
+            bad += fom_class_find(f, nm) != (fom_handle)(2 + SUBS + i);
+        }
+        for (int i = 0; i < SUBS; i++) {
+            snprintf(nm, sizeof nm, "R.s%d", i);
+            fom_handle c = fom_class_find(f, nm);
+            bad += c != (fom_handle)(2 + i);
+            bad += fom_attr_find(f, c, "a1499") != ATTRS;           /* inherited */
+            bad += fom_attr_find(f, c, "own") != (fom_handle)(ATTRS + 1 + i); /* its own */
+        }
+        CHECK_INT_EQ(bad, 0);
+        fom_handle last = fom_class_find(f, "s1499"), list[ATTRS + 1];
+        CHECK_INT_EQ(fom_class_attrs(f, last, list, ATTRS + 1), ATTRS + 1);
+        CHECK(list[0] == 1 && list[ATTRS - 1] == ATTRS && list[ATTRS] == ATTRS + SUBS,
+              "inherited first, own last");
+        CHECK_INT_EQ(fom_attr_find(f, fom_class_find(f, "s0"), "own"), ATTRS + 1);
+        CHECK_INT_EQ(fom_class_has_attr(f, fom_class_find(f, "s0"), ATTRS + 2), 0);
+        fom_free(f);
+    }
+    /* 64 nested classes with 256-byte names: the deepest, longest legal chain. */
+    k = (size_t)snprintf(t, cap, "<fom name='deep'><objects>");
+    for (int d = 0; d < 64; d++) {
+        k += (size_t)snprintf(t + k, cap - k, "<class name='");
+        memset(t + k, 'a' + d % 26, 250);
+        k += 250;
+        k += (size_t)snprintf(t + k, cap - k, "%06d'>", d);
+    }
+    for (int d = 0; d < 64; d++) k += (size_t)snprintf(t + k, cap - k, "</class>");
+    k += (size_t)snprintf(t + k, cap - k, "</objects></fom>");
+    CHECK_INT_EQ(fom_parse_mem(t, k, "deep", &f, err, sizeof err), FOM_OK);
+    if (f) {
+        CHECK_INT_EQ(strlen(fom_class_qname(f, 64)), 64 * 256 + 63);
+        CHECK_INT_EQ(fom_class_find(f, fom_class_qname(f, 64)), 64);
+        CHECK_INT_EQ(fom_class_is_a(f, 64, 1), 1);
+        fom_free(f);
+    }
+    free(t);
+}
+
 static void test_values(void)
 {
     const double d = 1.0;
@@ -464,6 +528,7 @@ int main(void)
     test_bad_files();
     test_mem_errors();
     test_allowed_repeats();
+    test_large();
     test_values();
     xmlCleanupParser(); /* tests may; library code does not */
     return check_summary();

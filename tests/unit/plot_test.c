@@ -229,7 +229,8 @@ static void test_linear_and_gaps(void)
         {.label = "B.empty", .n = 0, .panel = 1},
     };
     const char *titles[2] = {"A", "B"};
-    plot_opts o = {.title = "Lotka & Volterra", .n_panels = 2, .panel_titles = titles};
+    plot_opts o = {.title = "Lotka & Volterra", .n_panels = 2, .panel_titles = titles,
+                   .ylabel = "population"};
     xmlDoc *doc = render(&o, s, 3, PLOT_OK, NULL);
     if (!doc)
         return;
@@ -244,6 +245,9 @@ static void test_linear_and_gaps(void)
     CHECK_INT_EQ(series.n, 3);
     CHECK_INT_EQ(legends.n, 2);
     CHECK_INT_EQ(titles_n.n, 2);
+    nodes ylabels = {0};
+    find_class(root, "ylabel", &ylabels);
+    CHECK_INT_EQ(ylabels.n, 2);
     nodes title = {0};
     find_class(root, "title", &title);
     char *tt = title.n ? text_of(title.v[0]) : NULL;

@@ -112,10 +112,16 @@ static void test_write_read(void)
     CHECK(t && t->n_rows == 0 && t->n_cols == 2, "replaced by a header-only file");
     res_table_free(t);
 
-    /* time only */
+    /* time only; res_flush makes the rows readable while the writer is still open */
     CHECK_INT_EQ(res_open(&w, dir, "T", 0, NULL, err, sizeof err), RES_OK);
     CHECK_INT_EQ(res_write_row(w, 2.0, NULL, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_flush(w, err, sizeof err), RES_OK);
+    snprintf(path, sizeof path, "%s/T.csv", dir);
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_OK);
+    CHECK(t && t->n_rows == 1 && t->n_cols == 1, "flushed row visible before close");
+    res_table_free(t);
     CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_flush(NULL, err, sizeof err), RES_EUSAGE);
 }
 
 static void test_writer_errors(void)
@@ -210,6 +216,55 @@ static void test_many_rows(void)
     res_table_free(t);
 }
 
+/* Random mutations of a valid file (fixed seed): the reader must either load it or refuse it
+ * with a message naming the file, and never crash or leak (run under ASan in make test). */
+static void test_mutations(void)
+{
+    const char *base = "time,x,\"a,b\"\n0,1.5,nan\n0.5,-2e3,inf\n1,,7\n";
+    const char alphabet[] = ",\"\n\r 0123456789.eE+-naix\t\x01\xff";
+    char buf[128], err[RES_ERRLEN], path[512];
+    snprintf(path, sizeof path, "%s/mut.csv", g_dir);
+    unsigned long long x = 99;
+    int loaded = 0, refused = 0, bad_msg = 0;
+    for (int k = 0; k < 600; k++) {
+        size_t n = strlen(base);
+        memcpy(buf, base, n);
+        int edits = 1 + k % 4;
+        for (int e = 0; e < edits; e++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t at = (size_t)(x >> 33) % n;
+            char c = alphabet[(x >> 20) % (sizeof alphabet - 1)];
+            if ((x >> 8) % 3 == 0 && n + 1 < sizeof buf) { /* insert */
+                memmove(buf + at + 1, buf + at, n - at);
+                buf[at] = c;
+                n++;
+            } else if ((x >> 8) % 3 == 1 && n > 1) { /* delete */
+                memmove(buf + at, buf + at + 1, n - at - 1);
+                n--;
+            } else {
+                buf[at] = c;
+            }
+        }
+        FILE *f = fopen(path, "wb");
+        if (!f)
+            break;
+        fwrite(buf, 1, n, f);
+        fclose(f);
+        res_table *t = NULL;
+        int rc = res_read_csv(path, &t, err, sizeof err);
+        if (rc == RES_OK) {
+            loaded++;
+            bad_msg += !(t && t->n_cols >= 1);
+        } else {
+            refused++;
+            bad_msg += t != NULL || strstr(err, "mut.csv") == NULL;
+        }
+        res_table_free(t);
+    }
+    CHECK(loaded > 0 && refused > 0, "both outcomes seen: %d loaded, %d refused", loaded, refused);
+    CHECK_INT_EQ(bad_msg, 0);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "build/test-tmp/results_test.%ld", (long)getpid());
@@ -221,6 +276,7 @@ int main(void)
     test_writer_errors();
     test_reader_errors();
     test_many_rows();
+    test_mutations();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
     if (system(cmd) != 0)

@@ -192,6 +192,56 @@ static void test_ordered_lines(void)
     sup_free(s);
 }
 
+/* Many children at once, each writing stdout and stderr: every line arrives once, in order per
+ * child and stream; the stderr tail keeps the last SUP_TAIL_LINES lines. */
+static void test_many_children(void)
+{
+    enum { KIDS = 40, LINES = 50 };
+    char err[SUP_ERRLEN] = "", name[16];
+    lines l = {0};
+    sup_opts o = {.on_line = on_line, .ctx = &l};
+    sup *s = NULL;
+    CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
+    int started = 0;
+    for (int k = 0; k < KIDS; k++) {
+        snprintf(name, sizeof name, "k%02d", k);
+        started += start_sh(s, name,
+                            "i=1; while [ $i -le 50 ]; do echo \"o$i\"; echo \"e$i\" >&2; "
+                            "i=$((i+1)); done",
+                            0, err) == k;
+    }
+    CHECK_INT_EQ(started, KIDS);
+    CHECK_INT_EQ(sup_wait(s, err, sizeof err), SUP_OK);
+    CHECK_INT_EQ(l.n, KIDS * LINES * 2);
+    int ok = 1;
+    for (int k = 0; k < KIDS && ok; k++) {
+        int next_o = 1, next_e = 1;
+        snprintf(name, sizeof name, "k%02d/", k);
+        for (size_t i = 0; i < l.n; i++) {
+            if (strncmp(l.v[i], name, 4) != 0)
+                continue;
+            int v;
+            if (sscanf(l.v[i] + 4, "out/o%d", &v) == 1)
+                ok &= v == next_o++;
+            else if (sscanf(l.v[i] + 4, "err/e%d", &v) == 1)
+                ok &= v == next_e++;
+            else
+                ok = 0;
+        }
+        ok &= next_o == LINES + 1 && next_e == LINES + 1;
+    }
+    CHECK(ok, "%d children x %d lines per stream, each in order", KIDS, LINES);
+    sup_child_info ci;
+    CHECK_INT_EQ(sup_child(s, 7, &ci), SUP_OK);
+    CHECK_INT_EQ(ci.n_tail, SUP_TAIL_LINES);
+    CHECK_STR_EQ(ci.tail[0], "e43");
+    CHECK_STR_EQ(ci.tail[SUP_TAIL_LINES - 1], "e50");
+    CHECK_STR_EQ(ci.name, "k07");
+    CHECK_INT_EQ(sup_child(s, KIDS, &ci), SUP_EUSAGE);
+    sup_free(s);
+    lines_free(&l);
+}
+
 static void test_failure_stops_others(void)
 {
     char err[SUP_ERRLEN] = "";
@@ -254,7 +304,7 @@ static void test_killed_by_signal(void)
 static void test_ignores_sigterm(void)
 {
     char err[SUP_ERRLEN] = "", line[128];
-    sup_opts o = {.grace_ms = 300};
+    sup_opts o = {.grace_ms = 1000}; /* long enough for "polite" to die of SIGTERM under load */
     sup *s = NULL;
     CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
     int a = start_sh(s, "stubborn", "trap '' TERM; echo ready; while :; do sleep 0.05; done", 0,
@@ -432,6 +482,19 @@ static void test_sigint(void)
     start_sh(s2, "B", "exit 0", 0, err);
     CHECK_INT_EQ(sup_wait(s2, err, sizeof err), SUP_OK);
     sup_free(s2);
+
+    /* a signal while children are being started (outside any wait) is acted on by the next
+     * call: the handlers live from sup_new to sup_free */
+    CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
+    a = start_sh(s, "early", "exec sleep 30", 0, err);
+    raise(SIGTERM);
+    CHECK_INT_EQ(start_sh(s, "late", "exit 0", 0, err), SUP_EINTR);
+    CHECK_STR_HAS(err, "SIGTERM");
+    CHECK_INT_EQ(sup_count(s), 1);
+    sup_child(s, a, &ci);
+    CHECK(gone(ci.pid), "started child stopped and reaped");
+    CHECK_INT_EQ(sup_wait(s, err, sizeof err), SUP_EINTR); /* the result is kept */
+    sup_free(s);
 }
 
 static void test_parse_listen(void)
@@ -505,6 +568,7 @@ int main(void)
 {
     test_normal_exits();
     test_ordered_lines();
+    test_many_children();
     test_failure_stops_others();
     test_killed_by_signal();
     test_ignores_sigterm();
