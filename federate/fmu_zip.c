@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,9 @@ int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, s
         dir[0] = '\0';
         return -2;
     }
+    /* Absolute, so that the resource URI handed to the FMU is valid whatever $TMPDIR is. */
+    char abs[PATH_MAX];
+    if (dir[0] != '/' && realpath(dir, abs) && strlen(abs) < dirlen) strcpy(dir, abs);
     int rc = extract_all(za, dir, &lim, msg, sizeof msg);
     zip_discard(za);
     if (rc) {

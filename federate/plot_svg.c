@@ -48,8 +48,8 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 
 size_t plot_ticks(double lo, double hi, size_t max_ticks, double *ticks, double *step)
 {
-    if (!ticks || max_ticks < 3 || max_ticks > PLOT_MAX_TICKS || !isfinite(lo) ||
-        !isfinite(hi) || hi < lo)
+    if (!ticks || max_ticks < 3 || max_ticks > PLOT_MAX_TICKS || !isfinite(lo) || !isfinite(hi) ||
+        hi < lo)
         return 0;
     /* A range below 1e-12 of the magnitude cannot get distinct ticks in doubles: treat it as
      * a constant. */
@@ -61,8 +61,7 @@ size_t plot_ticks(double lo, double hi, size_t max_ticks, double *ticks, double 
         hi = mid + w;
     }
     double range = hi - lo;
-    if (!isfinite(range))
-        return 0;
+    if (!isfinite(range)) return 0;
     double raw = range / (double)(max_ticks - 1);
     double mag = pow(10.0, floor(log10(raw)) - 1);
     static const double mult[3] = {1, 2, 5};
@@ -72,12 +71,10 @@ size_t plot_ticks(double lo, double hi, size_t max_ticks, double *ticks, double 
         double st = mult[k % 3] * mag * pow(10.0, k / 3);
         double k0 = floor(lo / st + 1e-9), k1 = ceil(hi / st - 1e-9);
         double cnt = k1 - k0 + 1;
-        if (cnt > (double)max_ticks || cnt < 2)
-            continue;
+        if (cnt > (double)max_ticks || cnt < 2) continue;
         for (size_t i = 0; i < (size_t)cnt; i++)
             ticks[i] = (k0 + (double)i) * st + 0.0; /* + 0.0 turns -0 into 0 */
-        if (step)
-            *step = st;
+        if (step) *step = st;
         return (size_t)cnt;
     }
     return 0;
@@ -93,8 +90,7 @@ static void tick_label(double v, double st, char *buf, size_t len)
         return;
     }
     int dec = (int)-floor(log10(st) + 1e-9);
-    if (dec < 0)
-        dec = 0;
+    if (dec < 0) dec = 0;
     snprintf(buf, len, "%.*f", dec, v);
     if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
         memmove(buf, buf + 1, strlen(buf)); /* "-0.0" -> "0.0" */
@@ -109,31 +105,24 @@ static void tick_label(double v, double st, char *buf, size_t len)
 static int utf8_len(const unsigned char *s)
 {
     unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
+    if (c < 0x80) return 1;
     int n;
     unsigned char lo = 0x80, hi = 0xBF;
     if (c >= 0xC2 && c <= 0xDF)
         n = 2;
     else if (c >= 0xE0 && c <= 0xEF) {
         n = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        if (c == 0xED)
-            hi = 0x9F; /* no surrogates */
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F; /* no surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
         n = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
     } else
         return 0;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
+    if (s[1] < lo || s[1] > hi) return 0;
     for (int i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
     return n;
 }
 
@@ -142,12 +131,28 @@ static void put_text(FILE *f, const char *text)
     const unsigned char *s = (const unsigned char *)(text ? text : "");
     while (*s) {
         switch (*s) {
-        case '&': fputs("&amp;", f); s++; continue;
-        case '<': fputs("&lt;", f); s++; continue;
-        case '>': fputs("&gt;", f); s++; continue;
-        case '"': fputs("&quot;", f); s++; continue;
-        case '\'': fputs("&apos;", f); s++; continue;
-        default: break;
+        case '&':
+            fputs("&amp;", f);
+            s++;
+            continue;
+        case '<':
+            fputs("&lt;", f);
+            s++;
+            continue;
+        case '>':
+            fputs("&gt;", f);
+            s++;
+            continue;
+        case '"':
+            fputs("&quot;", f);
+            s++;
+            continue;
+        case '\'':
+            fputs("&apos;", f);
+            s++;
+            continue;
+        default:
+            break;
         }
         if (*s < 0x20 && *s != '\t') {
             fputc('?', f);
@@ -219,8 +224,7 @@ static void pen_to(pen *p, double x, double y)
 /* Lift the pen at a gap starting at pixel x: a step series holds its value up to there. */
 static void pen_gap(pen *p, double x)
 {
-    if (p->down && p->step && x > p->lx)
-        fprintf(p->f, " L%.2f %.2f", x, p->ly);
+    if (p->down && p->step && x > p->lx) fprintf(p->f, " L%.2f %.2f", x, p->ly);
     p->down = 0;
 }
 
@@ -238,8 +242,7 @@ static void pen_sample(pen *p, const plot_series *s, size_t i)
 
 static void flush_group(pen *p, const plot_series *s, group *g)
 {
-    if (g->n == 0)
-        return;
+    if (g->n == 0) return;
     if (g->n <= GROUP_KEEP) {
         for (size_t k = 0; k < g->n; k++)
             pen_sample(p, s, g->idx[k]);
@@ -247,10 +250,8 @@ static void flush_group(pen *p, const plot_series *s, group *g)
         size_t a = g->imin < g->imax ? g->imin : g->imax;
         size_t b = g->imin < g->imax ? g->imax : g->imin;
         pen_sample(p, s, g->idx[0]);
-        if (a != g->idx[0])
-            pen_sample(p, s, a);
-        if (b != a && b != g->last)
-            pen_sample(p, s, b);
+        if (a != g->idx[0]) pen_sample(p, s, a);
+        if (b != a && b != g->last) pen_sample(p, s, b);
         pen_sample(p, s, g->last);
     }
     g->n = 0;
@@ -265,8 +266,7 @@ static void draw_series(FILE *f, const frame *fr, const plot_series *s, int step
     double w = fr->px1 - fr->px0;
     for (size_t i = 0; i < s->n; i++) {
         if (!isfinite(s->y[i])) {
-            if (!gap)
-                gap_t = s->t[i];
+            if (!gap) gap_t = s->t[i];
             gap = 1;
             continue;
         }
@@ -276,23 +276,18 @@ static void draw_series(FILE *f, const frame *fr, const plot_series *s, int step
             gap = 0; /* a gap inside one pixel column is invisible */
         } else {
             flush_group(&p, s, &g);
-            if (gap)
-                pen_gap(&p, map_x(fr, gap_t));
+            if (gap) pen_gap(&p, map_x(fr, gap_t));
             gap = 0;
             g.col = col;
         }
-        if (g.n < GROUP_KEEP)
-            g.idx[g.n] = i;
-        if (g.n == 0 || s->y[i] < s->y[g.imin])
-            g.imin = i;
-        if (g.n == 0 || s->y[i] > s->y[g.imax])
-            g.imax = i;
+        if (g.n < GROUP_KEEP) g.idx[g.n] = i;
+        if (g.n == 0 || s->y[i] < s->y[g.imin]) g.imin = i;
+        if (g.n == 0 || s->y[i] > s->y[g.imax]) g.imax = i;
         g.last = i;
         g.n++;
     }
     flush_group(&p, s, &g);
-    if (gap)
-        pen_gap(&p, map_x(fr, gap_t));
+    if (gap) pen_gap(&p, map_x(fr, gap_t));
 }
 
 /* ======================================================================================
@@ -300,8 +295,8 @@ static void draw_series(FILE *f, const frame *fr, const plot_series *s, int step
  * ====================================================================================== */
 
 /* Check every series and compute the shared x range and each panel's y range. */
-static int scan(const plot_series *s, size_t n, size_t np, double *xlo, double *xhi,
-                double *ylo, double *yhi, char *err, size_t errlen)
+static int scan(const plot_series *s, size_t n, size_t np, double *xlo, double *xhi, double *ylo,
+                double *yhi, char *err, size_t errlen)
 {
     *xlo = INFINITY;
     *xhi = -INFINITY;
@@ -319,12 +314,12 @@ static int scan(const plot_series *s, size_t n, size_t np, double *xlo, double *
         for (size_t i = 0; i < sj->n; i++) {
             double t = sj->t[i], y = sj->y[i];
             if (!isfinite(t))
-                return fail(err, errlen, PLOT_EDATA, "series '%s': time is not finite at sample %zu",
-                            sj->label, i);
+                return fail(err, errlen, PLOT_EDATA,
+                            "series '%s': time is not finite at sample %zu", sj->label, i);
             if (i > 0 && t < sj->t[i - 1])
                 return fail(err, errlen, PLOT_EDATA,
-                            "series '%s': time decreases at sample %zu (%g after %g)", sj->label,
-                            i, t, sj->t[i - 1]);
+                            "series '%s': time decreases at sample %zu (%g after %g)", sj->label, i,
+                            t, sj->t[i - 1]);
             *xlo = fmin(*xlo, t);
             *xhi = fmax(*xhi, t);
             if (isfinite(y)) {
@@ -351,26 +346,31 @@ static void write_axes(FILE *f, const frame *fr, const char *xlabel)
     for (size_t i = 0; i < fr->nxt; i++) {
         double x = map_x(fr, fr->xt[i]);
         tick_label(fr->xt[i], fr->xst, b, sizeof b);
-        fprintf(f, "<line class=\"xtick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
-                   "stroke=\"#ddd\"/>\n",
+        fprintf(f,
+                "<line class=\"xtick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+                "stroke=\"#ddd\"/>\n",
                 x, fr->py0, x, fr->py1);
-        fprintf(f, "<text class=\"xtick-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s"
-                   "</text>\n",
+        fprintf(f,
+                "<text class=\"xtick-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s"
+                "</text>\n",
                 x, fr->py1 + 15, b);
     }
     for (size_t i = 0; i < fr->nyt; i++) {
         double y = map_y(fr, fr->yt[i]);
         tick_label(fr->yt[i], fr->yst, b, sizeof b);
-        fprintf(f, "<line class=\"ytick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
-                   "stroke=\"#ddd\"/>\n",
+        fprintf(f,
+                "<line class=\"ytick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+                "stroke=\"#ddd\"/>\n",
                 fr->px0, y, fr->px1, y);
-        fprintf(f, "<text class=\"ytick-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">%s"
-                   "</text>\n",
+        fprintf(f,
+                "<text class=\"ytick-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">%s"
+                "</text>\n",
                 fr->px0 - 6, y + 4, b);
     }
     /* after the grid lines, so they do not cover it */
-    fprintf(f, "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-               "fill=\"none\" stroke=\"#333\"/>\n",
+    fprintf(f,
+            "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+            "fill=\"none\" stroke=\"#333\"/>\n",
             fr->px0, fr->py0, fr->px1 - fr->px0, fr->py1 - fr->py0);
     fprintf(f, "<text class=\"xlabel\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
             (fr->px0 + fr->px1) / 2, fr->py1 + 34);
@@ -378,17 +378,23 @@ static void write_axes(FILE *f, const frame *fr, const char *xlabel)
     fputs("</text>\n", f);
 }
 
+/* Legend right of the frame: one entry per series of the panel, as many as fit; the last row
+ * says how many more there are when they do not all fit. */
 static void write_legend(FILE *f, const frame *fr, const plot_series *s, size_t n, size_t panel)
 {
     double lx = fr->px1 + 12, y = fr->py0 + 10;
-    size_t k = 0, shown = 0, room = (size_t)((fr->py1 - fr->py0) / LEGEND_ROW);
+    size_t total = 0, k = 0, shown = 0, room = (size_t)((fr->py1 - fr->py0) / LEGEND_ROW);
+    for (size_t j = 0; j < n; j++)
+        total += s[j].panel == panel;
+    if (room < 1) room = 1; /* PLOT_MIN_PANEL_H gives 3; kept so that fit cannot wrap */
+    size_t fit = total <= room ? total : room - 1; /* entries drawn; the last row says "more" */
     fputs("<g class=\"legend\">\n", f);
     for (size_t j = 0; j < n; j++) {
-        if (s[j].panel != panel)
-            continue;
-        if (shown + 1 < room || (shown + 1 == room && k + 1 == n)) {
-            fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                       "stroke-width=\"2\"/><text x=\"%.2f\" y=\"%.2f\">",
+        if (s[j].panel != panel) continue;
+        if (shown < fit) {
+            fprintf(f,
+                    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                    "stroke-width=\"2\"/><text class=\"legend-entry\" x=\"%.2f\" y=\"%.2f\">",
                     lx, y, lx + 20, y, PALETTE[k % N_PALETTE], lx + 26, y + 4);
             put_text(f, s[j].label);
             fputs("</text>\n", f);
@@ -397,8 +403,9 @@ static void write_legend(FILE *f, const frame *fr, const plot_series *s, size_t 
         }
         k++;
     }
-    if (shown < k)
-        fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">... and %zu more</text>\n", lx, y + 4, k - shown);
+    if (shown < total)
+        fprintf(f, "<text class=\"legend-more\" x=\"%.2f\" y=\"%.2f\">... and %zu more</text>\n",
+                lx, y + 4, total - shown);
     fputs("</g>\n", f);
 }
 
@@ -416,16 +423,16 @@ static void write_panel(FILE *f, const frame *fr, const plot_opts *d, const plot
     write_axes(f, fr, d->xlabel ? d->xlabel : "time (s)");
     if (d->ylabel) {
         double cy = (fr->py0 + fr->py1) / 2;
-        fprintf(f, "<text class=\"ylabel\" x=\"14\" y=\"%.2f\" text-anchor=\"middle\" "
-                   "transform=\"rotate(-90 14 %.2f)\">",
+        fprintf(f,
+                "<text class=\"ylabel\" x=\"14\" y=\"%.2f\" text-anchor=\"middle\" "
+                "transform=\"rotate(-90 14 %.2f)\">",
                 cy, cy);
         put_text(f, d->ylabel);
         fputs("</text>\n", f);
     }
     size_t ci = 0;
     for (size_t j = 0; j < n; j++) {
-        if (s[j].panel != k)
-            continue;
+        if (s[j].panel != k) continue;
         fprintf(f, "<path class=\"series\" data-label=\"");
         put_text(f, s[j].label);
         fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"",
@@ -441,8 +448,7 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
                    size_t errlen)
 {
     plot_opts d = {0};
-    if (o)
-        d = *o;
+    if (o) d = *o;
     if (!f || (n > 0 && !s))
         return fail(err, errlen, PLOT_EUSAGE, "plot_svg_write: NULL stream or series");
     int width = d.width ? d.width : DEFAULT_WIDTH;
@@ -451,15 +457,13 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     if (width < PLOT_MIN_WIDTH || width > PLOT_MAX_WIDTH || ph < PLOT_MIN_PANEL_H ||
         ph > PLOT_MAX_PANEL_H)
         return fail(err, errlen, PLOT_EUSAGE, "plot: size %dx%d out of range (%d..%d x %d..%d)",
-                    width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H,
-                    PLOT_MAX_PANEL_H);
+                    width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H, PLOT_MAX_PANEL_H);
     if (np > PLOT_MAX_PANELS || n > PLOT_MAX_SERIES)
         return fail(err, errlen, PLOT_EUSAGE, "plot: %zu panels and %zu series, at most %d and %d",
                     np, n, PLOT_MAX_PANELS, PLOT_MAX_SERIES);
     double xlo, xhi, ylo[PLOT_MAX_PANELS], yhi[PLOT_MAX_PANELS];
     int rc = scan(s, n, np, &xlo, &xhi, ylo, yhi, err, errlen);
-    if (rc != PLOT_OK)
-        return rc;
+    if (rc != PLOT_OK) return rc;
     frame fr;
     memset(&fr, 0, sizeof fr);
     fr.nxt = plot_ticks(xlo, xhi, X_TICKS, fr.xt, &fr.xst);
@@ -470,14 +474,16 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     fr.xhi = fr.xt[fr.nxt - 1];
     int top = d.title ? TITLE_H : 0;
     int height = top + (int)np * ph;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-               "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
-               width, height, width, height, width, height);
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+            "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
+            width, height, width, height, width, height);
     if (d.title) {
-        fprintf(f, "<text class=\"title\" x=\"%d\" y=\"20\" text-anchor=\"middle\" "
-                   "font-size=\"15\">",
+        fprintf(f,
+                "<text class=\"title\" x=\"%d\" y=\"20\" text-anchor=\"middle\" "
+                "font-size=\"15\">",
                 width / 2);
         put_text(f, d.title);
         fputs("</text>\n", f);
@@ -503,17 +509,14 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     return PLOT_OK;
 }
 
-int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, size_t n,
-                  char *err, size_t errlen)
+int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, size_t n, char *err,
+                  size_t errlen)
 {
-    if (!path)
-        return fail(err, errlen, PLOT_EUSAGE, "plot_svg_file: NULL path");
+    if (!path) return fail(err, errlen, PLOT_EUSAGE, "plot_svg_file: NULL path");
     FILE *f = fopen(path, "w");
-    if (!f)
-        return fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
+    if (!f) return fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
     int rc = plot_svg_write(f, o, s, n, err, errlen);
-    if (rc == PLOT_EIO)
-        fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
+    if (rc == PLOT_EIO) fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
     if (fclose(f) != 0 && rc == PLOT_OK)
         rc = fail(err, errlen, PLOT_EIO, "%s: close: %s", path, strerror(errno));
     return rc;
@@ -560,13 +563,15 @@ int plot_tables(const char *path, const res_table *const *tables, const char *co
                 snprintf(labels[j], len, "%s", t->names[c]);
             else
                 snprintf(labels[j], len, "%s.%s", names[k], t->names[c]);
-            s[j] = (plot_series){.label = labels[j], .t = t->cols[0], .y = t->cols[c],
-                                 .n = t->n_rows, .panel = per_table ? k : 0};
+            s[j] = (plot_series){.label = labels[j],
+                                 .t = t->cols[0],
+                                 .y = t->cols[c],
+                                 .n = t->n_rows,
+                                 .panel = per_table ? k : 0};
         }
     }
     plot_opts d = {0};
-    if (o)
-        d = *o;
+    if (o) d = *o;
     d.n_panels = per_table ? n : 1;
     d.panel_titles = per_table ? names : NULL;
     rc = plot_svg_file(path, &d, s, ns, err, errlen);

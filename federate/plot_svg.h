@@ -48,14 +48,14 @@ typedef struct plot_series {
 
 /* Plot options; zero fields take the defaults. */
 typedef struct plot_opts {
-    int width;                        /* px, 0 = 900 */
-    int panel_height;                 /* px per panel, 0 = 300 */
-    const char *title;                /* above everything, or NULL */
-    const char *xlabel;               /* below each panel, NULL = "time (s)" */
-    const char *ylabel;               /* left of each panel, rotated, or NULL: none */
-    size_t n_panels;                  /* 0 = 1 */
-    const char *const *panel_titles;  /* n_panels titles, or NULL */
-    plot_draw draw;                   /* PLOT_LINEAR or PLOT_STEP */
+    int width;                       /* px, 0 = 900 */
+    int panel_height;                /* px per panel, 0 = 300 */
+    const char *title;               /* above everything, or NULL */
+    const char *xlabel;              /* below each panel, NULL = "time (s)" */
+    const char *ylabel;              /* left of each panel, rotated, or NULL: none */
+    size_t n_panels;                 /* 0 = 1 */
+    const char *const *panel_titles; /* n_panels titles, or NULL */
+    plot_draw draw;                  /* PLOT_LINEAR or PLOT_STEP */
 } plot_opts;
 
 /**
@@ -80,8 +80,8 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
  * @param path output file, not NULL
  * @return as plot_svg_write; PLOT_EIO names the path.
  */
-int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, size_t n,
-                  char *err, size_t errlen);
+int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, size_t n, char *err,
+                  size_t errlen);
 
 /**
  * Plot results tables (res_read_csv): column 0 is time, every other column a series. With

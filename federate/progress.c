@@ -44,8 +44,7 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 int prog_new(prog **out, const prog_opts *o, size_t n, const char *const *names, char *err,
              size_t errlen)
 {
-    if (!out)
-        return fail(err, errlen, PROG_EUSAGE, "prog_new: NULL out");
+    if (!out) return fail(err, errlen, PROG_EUSAGE, "prog_new: NULL out");
     *out = NULL;
     if (!o || !o->out || !names || n == 0 || n > PROG_MAX_FEDS)
         return fail(err, errlen, PROG_EUSAGE,
@@ -55,8 +54,7 @@ int prog_new(prog **out, const prog_opts *o, size_t n, const char *const *names,
         return fail(err, errlen, PROG_EUSAGE, "prog_new: end time %g is not after start %g",
                     o->t_end, o->t_start);
     if (o->every_pct < 0 || o->every_pct > 100)
-        return fail(err, errlen, PROG_EUSAGE, "prog_new: every_pct %d is not 0..100",
-                    o->every_pct);
+        return fail(err, errlen, PROG_EUSAGE, "prog_new: every_pct %d is not 0..100", o->every_pct);
     prog *p = calloc(1, sizeof *p);
     if (!p || !(p->f = calloc(n, sizeof *p->f))) {
         free(p);
@@ -64,10 +62,8 @@ int prog_new(prog **out, const prog_opts *o, size_t n, const char *const *names,
     }
     p->o = *o;
     p->n = n;
-    if (p->o.every_pct == 0)
-        p->o.every_pct = DEFAULT_EVERY_PCT;
-    if (p->o.tty < 0)
-        p->o.tty = isatty(fileno(o->out)) ? 1 : 0;
+    if (p->o.every_pct == 0) p->o.every_pct = DEFAULT_EVERY_PCT;
+    if (p->o.tty < 0) p->o.tty = isatty(fileno(o->out)) ? 1 : 0;
     for (size_t i = 0; i < n; i++) {
         p->f[i].t = o->t_start;
         p->f[i].printed = -1;
@@ -87,23 +83,21 @@ static void tty_line(prog *p)
     size_t off = 0;
     if (p->n <= PROG_LIST_FEDS) {
         for (size_t i = 0; i < p->n && off < sizeof line; i++)
-            off += (size_t)snprintf(line + off, sizeof line - off, "%s%.*s %3d%%",
-                                    i ? "  " : "", NAME_SHOWN, p->f[i].name, p->f[i].pct);
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s%.*s %3d%%", i ? "  " : "",
+                                    NAME_SHOWN, p->f[i].name, p->f[i].pct);
     } else {
         size_t lo = 0, hi = 0;
         for (size_t i = 1; i < p->n; i++) {
-            if (p->f[i].pct < p->f[lo].pct)
-                lo = i;
-            if (p->f[i].pct > p->f[hi].pct)
-                hi = i;
+            if (p->f[i].pct < p->f[lo].pct) lo = i;
+            if (p->f[i].pct > p->f[hi].pct) hi = i;
         }
-        off = (size_t)snprintf(line, sizeof line, "%zu federates: slowest %.*s %d%%, fastest "
-                                                  "%.*s %d%%",
+        off = (size_t)snprintf(line, sizeof line,
+                               "%zu federates: slowest %.*s %d%%, fastest "
+                               "%.*s %d%%",
                                p->n, NAME_SHOWN, p->f[lo].name, p->f[lo].pct, NAME_SHOWN,
                                p->f[hi].name, p->f[hi].pct);
     }
-    if (off >= sizeof line)
-        off = sizeof line - 1;
+    if (off >= sizeof line) off = sizeof line - 1;
     fprintf(p->o.out, "\r%s", line);
     for (size_t k = off; k < p->line_len; k++)
         fputc(' ', p->o.out);
@@ -114,29 +108,23 @@ static void tty_line(prog *p)
 
 void prog_update(prog *p, size_t idx, double t)
 {
-    if (!p || idx >= p->n || isnan(t))
-        return;
+    if (!p || idx >= p->n || isnan(t)) return;
     pfed *f = &p->f[idx];
     double span = p->o.t_end - p->o.t_start;
-    if (t > p->o.t_end)
-        t = p->o.t_end;
-    if (t < f->t)
-        return;
+    if (t > p->o.t_end) t = p->o.t_end;
+    if (t < f->t) return;
     f->t = t;
     /* The small slack absorbs rounding so that t == t_end gives 100 and 0.5 of 1 gives 50. */
     int pct = (int)floor((t - p->o.t_start) / span * 100.0 + 1e-9);
-    if (pct > 100)
-        pct = 100;
-    if (pct == f->pct && (p->o.tty || f->printed >= 0))
-        return;
+    if (pct > 100) pct = 100;
+    if (pct == f->pct && (p->o.tty || f->printed >= 0)) return;
     f->pct = pct;
     if (p->o.tty) {
         tty_line(p);
         return;
     }
     int mult = pct / p->o.every_pct * p->o.every_pct;
-    if (mult <= f->printed)
-        return;
+    if (mult <= f->printed) return;
     f->printed = mult;
     fprintf(p->o.out, "progress: %s %d%% (t = %g of %g s)\n", f->name, pct, t, p->o.t_end);
     fflush(p->o.out);
@@ -144,15 +132,13 @@ void prog_update(prog *p, size_t idx, double t)
 
 int prog_percent(const prog *p, size_t idx)
 {
-    if (!p || idx >= p->n)
-        return -1;
+    if (!p || idx >= p->n) return -1;
     return p->f[idx].pct;
 }
 
 void prog_finish(prog *p)
 {
-    if (!p || !p->open)
-        return;
+    if (!p || !p->open) return;
     fputc('\n', p->o.out);
     fflush(p->o.out);
     p->open = 0;
@@ -161,8 +147,7 @@ void prog_finish(prog *p)
 
 void prog_free(prog *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     prog_finish(p);
     for (size_t i = 0; i < p->n; i++)
         free(p->f[i].name);

@@ -11,7 +11,7 @@
 
 #define PROG_ERRLEN    256 /* a buffer this size holds any message of this module */
 #define PROG_MAX_FEDS  4096
-#define PROG_LIST_FEDS 6   /* up to this many federates are listed one by one on a TTY */
+#define PROG_LIST_FEDS 6 /* up to this many federates are listed one by one on a TTY */
 
 /* Status codes: 0 success, negative errors. */
 enum {
@@ -22,12 +22,12 @@ enum {
 
 /* Options. */
 typedef struct prog_opts {
-    FILE *out;       /* where to print, not NULL */
-    int tty;         /* 1: rewrite one line; 0: one line per step; -1: isatty(fileno(out)) */
-    int every_pct;   /* non-TTY: print when a federate crosses a multiple of this, 1..100;
-                        0 = 10 */
-    double t_start;  /* simulation start, s */
-    double t_end;    /* simulation end, s, > t_start */
+    FILE *out;      /* where to print, not NULL */
+    int tty;        /* 1: rewrite one line; 0: one line per step; -1: isatty(fileno(out)) */
+    int every_pct;  /* non-TTY: print when a federate crosses a multiple of this, 1..100;
+                       0 = 10 */
+    double t_start; /* simulation start, s */
+    double t_end;   /* simulation end, s, > t_start */
 } prog_opts;
 
 typedef struct prog prog; /* opaque */

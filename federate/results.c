@@ -46,8 +46,7 @@ char *res_format_double(double v, char *buf, size_t len)
     for (int p = fabs(v) < DBL_MIN ? 1 : 15; p <= 17; p++) {
         snprintf(buf, len, "%.*g", p, v);
         double back = strtod(buf, NULL);
-        if (memcmp(&back, &v, sizeof v) == 0)
-            break;
+        if (memcmp(&back, &v, sizeof v) == 0) break;
     }
     return buf;
 }
@@ -66,15 +65,13 @@ struct res_writer {
 static int make_dirs(const char *dir, char *err, size_t errlen)
 {
     char *p = strdup(dir);
-    if (!p)
-        return fail(err, errlen, RES_ENOMEM, "%s: out of memory", dir);
+    if (!p) return fail(err, errlen, RES_ENOMEM, "%s: out of memory", dir);
     size_t n = strlen(p);
     while (n > 1 && p[n - 1] == '/')
         p[--n] = '\0';
     for (char *q = p + 1;; q++) {
         char c = *q;
-        if (c != '/' && c != '\0')
-            continue;
+        if (c != '/' && c != '\0') continue;
         *q = '\0';
         struct stat st;
         if (mkdir(p, 0777) != 0 && errno != EEXIST) {
@@ -89,8 +86,7 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
             return rc;
         }
         *q = c;
-        if (c == '\0')
-            break;
+        if (c == '\0') break;
     }
     free(p);
     return RES_OK;
@@ -105,8 +101,7 @@ static void put_name(FILE *f, const char *s)
     }
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
+        if (*s == '"') fputc('"', f);
         fputc(*s, f);
     }
     fputc('"', f);
@@ -115,24 +110,21 @@ static void put_name(FILE *f, const char *s)
 int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
              const char *const *vars, char *err, size_t errlen)
 {
-    if (!out)
-        return fail(err, errlen, RES_EUSAGE, "res_open: NULL out");
+    if (!out) return fail(err, errlen, RES_EUSAGE, "res_open: NULL out");
     *out = NULL;
     if (!dir || !dir[0] || !fed || (n_vars > 0 && !vars))
         return fail(err, errlen, RES_EUSAGE, "res_open: NULL or empty folder, name or vars");
     if (!fed[0] || strchr(fed, '/') || strcmp(fed, ".") == 0 || strcmp(fed, "..") == 0)
-        return fail(err, errlen, RES_EUSAGE,
-                    "res_open: federate name \"%s\" cannot be a file name", fed);
+        return fail(err, errlen, RES_EUSAGE, "res_open: federate name \"%s\" cannot be a file name",
+                    fed);
     if (n_vars >= RES_MAX_COLS)
-        return fail(err, errlen, RES_EUSAGE, "res_open: %s: %zu variables, at most %d", fed,
-                    n_vars, RES_MAX_COLS - 1);
+        return fail(err, errlen, RES_EUSAGE, "res_open: %s: %zu variables, at most %d", fed, n_vars,
+                    RES_MAX_COLS - 1);
     for (size_t i = 0; i < n_vars; i++)
         if (!vars[i] || !vars[i][0])
-            return fail(err, errlen, RES_EUSAGE, "res_open: %s: variable %zu has no name", fed,
-                        i);
+            return fail(err, errlen, RES_EUSAGE, "res_open: %s: variable %zu has no name", fed, i);
     int rc = make_dirs(dir, err, errlen);
-    if (rc != RES_OK)
-        return rc;
+    if (rc != RES_OK) return rc;
     res_writer *w = calloc(1, sizeof *w);
     size_t plen = strlen(dir) + strlen(fed) + 6;
     if (!w || !(w->path = malloc(plen))) {
@@ -179,8 +171,7 @@ int res_write_row(res_writer *w, double time, const double *values, char *err, s
 
 int res_flush(res_writer *w, char *err, size_t errlen)
 {
-    if (!w)
-        return fail(err, errlen, RES_EUSAGE, "res_flush: NULL writer");
+    if (!w) return fail(err, errlen, RES_EUSAGE, "res_flush: NULL writer");
     if (fflush(w->f) != 0 || ferror(w->f))
         return fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
     return RES_OK;
@@ -194,12 +185,10 @@ const char *res_path(const res_writer *w)
 int res_close(res_writer *w, char *err, size_t errlen)
 {
     int rc = RES_OK;
-    if (!w)
-        return RES_OK;
+    if (!w) return RES_OK;
     int bad = ferror(w->f);
     if (fclose(w->f) != 0 || bad)
-        rc = fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path,
-                  strerror(errno));
+        rc = fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path, strerror(errno));
     free(w->path);
     free(w);
     return rc;
@@ -211,13 +200,10 @@ int res_close(res_writer *w, char *err, size_t errlen)
 
 void res_table_free(res_table *t)
 {
-    if (!t)
-        return;
+    if (!t) return;
     for (size_t c = 0; c < t->n_cols; c++) {
-        if (t->names)
-            free(t->names[c]);
-        if (t->cols)
-            free(t->cols[c]);
+        if (t->names) free(t->names[c]);
+        if (t->cols) free(t->cols[c]);
     }
     free(t->names);
     free(t->cols);
@@ -227,11 +213,9 @@ void res_table_free(res_table *t)
 
 long res_table_find(const res_table *t, const char *name)
 {
-    if (!t || !name)
-        return -1;
+    if (!t || !name) return -1;
     for (size_t c = 0; c < t->n_cols; c++)
-        if (strcmp(t->names[c], name) == 0)
-            return (long)c;
+        if (strcmp(t->names[c], name) == 0) return (long)c;
     return -1;
 }
 
@@ -243,8 +227,7 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
     for (;;) {
         size_t len = strlen(p) + 1;
         char *name = malloc(len), *o = name;
-        if (!name)
-            return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
+        if (!name) return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
         if (*p == '"') {
             for (p++;; p++) {
                 if (*p == '\0') {
@@ -295,13 +278,11 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
             cap = nc;
         }
         t->names[t->n_cols++] = name;
-        if (*p == '\0')
-            break;
+        if (*p == '\0') break;
         p++; /* the comma */
     }
     t->cols = calloc(t->n_cols, sizeof *t->cols);
-    if (!t->cols)
-        return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
+    if (!t->cols) return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
     return RES_OK;
 }
 
@@ -331,13 +312,12 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
                 q++;
             if (q == s || *q != '\0')
                 return fail(err, errlen, RES_EFORMAT,
-                            "%s:%zu: field %zu (\"%s\"): cannot read \"%s\" as a number",
-                            t->path, lineno, c + 1, t->names[c], s);
+                            "%s:%zu: field %zu (\"%s\"): cannot read \"%s\" as a number", t->path,
+                            lineno, c + 1, t->names[c], s);
         }
         t->cols[c][t->n_rows] = v;
         c++;
-        if (sep == '\0')
-            break;
+        if (sep == '\0') break;
         p = end + 1;
     }
     if (c != t->n_cols)
@@ -354,12 +334,10 @@ static int grow_rows(res_table *t, size_t *cap, size_t lineno, char *err, size_t
         return fail(err, errlen, RES_ELIMIT, "%s:%zu: more than %d rows", t->path, lineno,
                     RES_MAX_ROWS);
     size_t nc = *cap ? *cap * 2 : 256;
-    if (nc > RES_MAX_ROWS)
-        nc = RES_MAX_ROWS;
+    if (nc > RES_MAX_ROWS) nc = RES_MAX_ROWS;
     for (size_t c = 0; c < t->n_cols; c++) {
         double *d = realloc(t->cols[c], nc * sizeof *d);
-        if (!d)
-            return fail(err, errlen, RES_ENOMEM, "%s:%zu: out of memory", t->path, lineno);
+        if (!d) return fail(err, errlen, RES_ENOMEM, "%s:%zu: out of memory", t->path, lineno);
         t->cols[c] = d;
     }
     *cap = nc;
@@ -368,11 +346,9 @@ static int grow_rows(res_table *t, size_t *cap, size_t lineno, char *err, size_t
 
 int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
 {
-    if (!out)
-        return fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL out");
+    if (!out) return fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL out");
     *out = NULL;
-    if (!path)
-        return fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL path");
+    if (!path) return fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL path");
     int rc = RES_OK;
     size_t cap = 0, lineno = 0;
     char *line = NULL;
@@ -397,32 +373,26 @@ int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
                       RES_MAX_LINE);
             goto out;
         }
-        if (n > 0 && line[n - 1] == '\r')
-            line[--n] = '\0';
+        if (n > 0 && line[n - 1] == '\r') line[--n] = '\0';
         if (n == 0) {
             rc = fail(err, errlen, RES_EFORMAT, "%s:%zu: empty line", path, lineno);
             goto out;
         }
         if (lineno == 1) {
-            if ((rc = read_header(t, line, err, errlen)) != RES_OK)
-                goto out;
+            if ((rc = read_header(t, line, err, errlen)) != RES_OK) goto out;
             continue;
         }
-        if (t->n_rows == cap && (rc = grow_rows(t, &cap, lineno, err, errlen)) != RES_OK)
-            goto out;
-        if ((rc = read_row(t, line, lineno, err, errlen)) != RES_OK)
-            goto out;
+        if (t->n_rows == cap && (rc = grow_rows(t, &cap, lineno, err, errlen)) != RES_OK) goto out;
+        if ((rc = read_row(t, line, lineno, err, errlen)) != RES_OK) goto out;
     }
     if (ferror(f)) {
         rc = fail(err, errlen, RES_EIO, "%s: read error: %s", path, strerror(errno));
         goto out;
     }
     if (lineno == 0)
-        rc = fail(err, errlen, RES_EFORMAT, "%s:1: empty file (a header line is required)",
-                  path);
+        rc = fail(err, errlen, RES_EFORMAT, "%s:1: empty file (a header line is required)", path);
 out:
-    if (f)
-        fclose(f);
+    if (f) fclose(f);
     free(line);
     if (rc != RES_OK) {
         res_table_free(t);

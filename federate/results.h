@@ -83,11 +83,11 @@ int res_close(res_writer *w, char *err, size_t errlen);
 
 /* A CSV file loaded into columns. Everything is owned by the table (res_table_free). */
 typedef struct res_table {
-    char *path;     /* the file as given */
-    size_t n_cols;  /* columns, time (column 0) included, >= 1 */
-    char **names;   /* header names, unquoted */
-    size_t n_rows;  /* data rows */
-    double **cols;  /* cols[c][r]; an empty field or "nan" is NaN */
+    char *path;    /* the file as given */
+    size_t n_cols; /* columns, time (column 0) included, >= 1 */
+    char **names;  /* header names, unquoted */
+    size_t n_rows; /* data rows */
+    double **cols; /* cols[c][r]; an empty field or "nan" is NaN */
 } res_table;
 
 /**

@@ -50,8 +50,8 @@ typedef struct child {
     size_t n_tail;     /* kept stderr lines */
     char tail[SUP_TAIL_LINES][SUP_TAIL_LEN];
     char ordered[SUP_TAIL_LINES][SUP_TAIL_LEN]; /* tail oldest-first, for sup_child */
-    size_t out_first, n_out; /* ring of the last stdout lines, as tail */
-    size_t out_unseen;       /* newest lines of that ring no sup_wait_line has examined */
+    size_t out_first, n_out;                    /* ring of the last stdout lines, as tail */
+    size_t out_unseen; /* newest lines of that ring no sup_wait_line has examined */
     char out_tail[SUP_TAIL_LINES][SUP_TAIL_LEN];
 } child;
 
@@ -63,13 +63,13 @@ typedef struct sigsave {
 
 struct sup {
     sup_opts o;
-    sigsave sv;       /* catch_signals: the dispositions to restore in sup_free */
-    child **c; /* started children, in start order */
+    sigsave sv; /* catch_signals: the dispositions to restore in sup_free */
+    child **c;  /* started children, in start order */
     size_t n;
-    long long t0_ms;  /* monotonic time of sup_new */
-    int wake[2];      /* self-pipe written by the signal handler; -1 without catch_signals */
-    int finished;     /* a failure, timeout, signal or the end of sup_wait: no more starts */
-    int final_rc;     /* status to repeat when sup_wait is called after the end */
+    long long t0_ms; /* monotonic time of sup_new */
+    int wake[2];     /* self-pipe written by the signal handler; -1 without catch_signals */
+    int finished;    /* a failure, timeout, signal or the end of sup_wait: no more starts */
+    int final_rc;    /* status to repeat when sup_wait is called after the end */
     char final_err[SUP_ERRLEN];
     /* sup_wait_line state */
     int match_idx;          /* child whose stdout is searched, -1 when none */
@@ -116,8 +116,7 @@ const char *sup_signal_name(int sig, char *buf, size_t len)
         {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-        if (tab[i].sig == sig)
-            return tab[i].name;
+        if (tab[i].sig == sig) return tab[i].name;
     if (buf && len > 0) {
         snprintf(buf, len, "signal %d", sig);
         return buf;
@@ -131,11 +130,10 @@ static void describe_end(const child *c, const char *what, char *err, size_t err
     char sb[32];
     size_t off = 0;
     int w;
-    if (!err || errlen == 0)
-        return;
+    if (!err || errlen == 0) return;
     if (c->state == SUP_SIGNALED)
-        w = snprintf(err, errlen, "child '%s' (pid %ld) was killed by %s", c->name,
-                     (long)c->pid, sup_signal_name(c->sig, sb, sizeof sb));
+        w = snprintf(err, errlen, "child '%s' (pid %ld) was killed by %s", c->name, (long)c->pid,
+                     sup_signal_name(c->sig, sb, sizeof sb));
     else
         w = snprintf(err, errlen, "child '%s' (pid %ld) exited with status %d%s", c->name,
                      (long)c->pid, c->code, what ? what : "");
@@ -143,8 +141,7 @@ static void describe_end(const child *c, const char *what, char *err, size_t err
     size_t first = c->n_tail > MSG_TAIL_LINES ? c->n_tail - MSG_TAIL_LINES : 0;
     for (size_t i = first; i < c->n_tail && off + 1 < errlen; i++) {
         const char *ln = c->tail[(c->tail_first + i) % SUP_TAIL_LINES];
-        w = snprintf(err + off, errlen - off, "%s%s", i == first ? "; last stderr: " : " | ",
-                     ln);
+        w = snprintf(err + off, errlen - off, "%s%s", i == first ? "; last stderr: " : " | ", ln);
         off += w < 0 ? 0 : (size_t)w;
     }
 }
@@ -156,15 +153,14 @@ static void describe_end(const child *c, const char *what, char *err, size_t err
  * handler has no context); g_owner enforces it.
  * ====================================================================================== */
 
-static volatile sig_atomic_t g_sig;  /* SIGINT/SIGTERM received, 0 when none */
+static volatile sig_atomic_t g_sig;       /* SIGINT/SIGTERM received, 0 when none */
 static volatile sig_atomic_t g_wake = -1; /* write end of the active self-pipe */
-static const sup *g_owner;           /* the supervisor that owns the handlers */
+static const sup *g_owner;                /* the supervisor that owns the handlers */
 
 static void on_signal(int sig)
 {
     int saved = errno;
-    if (sig == SIGINT || sig == SIGTERM)
-        g_sig = sig;
+    if (sig == SIGINT || sig == SIGTERM) g_sig = sig;
     if (g_wake >= 0) {
         char b = 1;
         ssize_t r = write(g_wake, &b, 1);
@@ -177,8 +173,7 @@ static void signals_on(sup *s, sigsave *sv)
 {
     struct sigaction sa;
     sv->active = 0;
-    if (!s->o.catch_signals)
-        return;
+    if (!s->o.catch_signals) return;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -193,8 +188,7 @@ static void signals_on(sup *s, sigsave *sv)
 
 static void signals_off(sigsave *sv)
 {
-    if (!sv->active)
-        return;
+    if (!sv->active) return;
     sigaction(SIGINT, &sv->old_int, NULL);
     sigaction(SIGTERM, &sv->old_term, NULL);
     sigaction(SIGCHLD, &sv->old_chld, NULL);
@@ -223,14 +217,12 @@ static void ring_push(char ring[][SUP_TAIL_LEN], size_t *first, size_t *n, const
 static void deliver(sup *s, child *c, sup_stream st, char *line)
 {
     size_t n = strlen(line);
-    if (n > 0 && line[n - 1] == '\r')
-        line[n - 1] = '\0';
+    if (n > 0 && line[n - 1] == '\r') line[n - 1] = '\0';
     if (st == SUP_STDERR) {
         ring_push(c->tail, &c->tail_first, &c->n_tail, line);
     } else {
         ring_push(c->out_tail, &c->out_first, &c->n_out, line);
-        if (c->out_unseen < c->n_out)
-            c->out_unseen++;
+        if (c->out_unseen < c->n_out) c->out_unseen++;
         if (s->match_idx >= 0 && !s->matched && s->c[s->match_idx] == c &&
             strstr(line, s->match_need)) {
             snprintf(s->match_line, sizeof s->match_line, "%s", line);
@@ -238,8 +230,7 @@ static void deliver(sup *s, child *c, sup_stream st, char *line)
             c->out_unseen = 0;
         }
     }
-    if (s->o.on_line)
-        s->o.on_line(s->o.ctx, c->name, st, line);
+    if (s->o.on_line) s->o.on_line(s->o.ctx, c->name, st, line);
 }
 
 /* Hand every complete line in b to deliver(); a full buffer goes out as one piece. */
@@ -266,8 +257,7 @@ static void split_lines(sup *s, child *c, sup_stream st, lbuf *b)
 
 static void close_pipe(sup *s, child *c, sup_stream st, lbuf *b)
 {
-    if (b->fd < 0)
-        return;
+    if (b->fd < 0) return;
     if (b->len > 0) { /* last line without a newline */
         b->buf[b->len] = '\0';
         deliver(s, c, st, b->buf);
@@ -285,8 +275,7 @@ static void read_pipe(sup *s, child *c, sup_stream st, lbuf *b, int drain)
         if (r > 0) {
             b->len += (size_t)r;
             split_lines(s, c, st, b);
-            if (!drain)
-                return;
+            if (!drain) return;
         } else if (r == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
             close_pipe(s, c, st, b);
             return;
@@ -299,12 +288,10 @@ static void read_pipe(sup *s, child *c, sup_stream st, lbuf *b, int drain)
 /* pipe(2) with both ends close-on-exec (and non-blocking when asked); pipe2 is a GNU extension. */
 static int cx_pipe(int fds[2], int nonblock)
 {
-    if (pipe(fds) != 0)
-        return -1;
+    if (pipe(fds) != 0) return -1;
     for (int i = 0; i < 2; i++) {
         fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-        if (nonblock)
-            fcntl(fds[i], F_SETFL, O_NONBLOCK);
+        if (nonblock) fcntl(fds[i], F_SETFL, O_NONBLOCK);
     }
     return 0;
 }
@@ -320,8 +307,7 @@ static int reap(sup *s, child *c, int block)
 {
     siginfo_t si;
     int st;
-    if (c->state != SUP_RUNNING)
-        return 0;
+    if (c->state != SUP_RUNNING) return 0;
     memset(&si, 0, sizeof si);
     if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG)) != 0 ||
         si.si_pid != c->pid)
@@ -351,8 +337,7 @@ static int poll_once(sup *s, long wait_ms)
         child *c = s->c[i];
         lbuf *bs[2] = {&c->out, &c->err};
         for (int k = 0; k < 2; k++) {
-            if (bs[k]->fd < 0)
-                continue;
+            if (bs[k]->fd < 0) continue;
             s->pfd[n].fd = bs[k]->fd;
             s->pfd[n].events = POLLIN;
             s->pfd[n].revents = 0;
@@ -371,11 +356,9 @@ static int poll_once(sup *s, long wait_ms)
     }
     long cap = s->wake[0] >= 0 ? POLL_CAP_SIG_MS : POLL_CAP_MS;
     int r = poll(s->pfd, n, (int)(wait_ms < 0 ? 0 : wait_ms > cap ? cap : wait_ms));
-    if (r < 0)
-        return errno == EINTR ? 0 : -errno;
+    if (r < 0) return errno == EINTR ? 0 : -errno;
     for (nfds_t i = 0; i < n; i++) {
-        if (!s->pfd[i].revents)
-            continue;
+        if (!s->pfd[i].revents) continue;
         if (!s->pbuf[i]) {
             char junk[64];
             while (read(s->wake[0], junk, sizeof junk) > 0) {
@@ -397,8 +380,7 @@ static int stop_all(sup *s)
     int killed = 0, any = 0;
     for (size_t i = 0; i < s->n; i++) {
         child *c = s->c[i];
-        if (c->state != SUP_RUNNING)
-            continue;
+        if (c->state != SUP_RUNNING) continue;
         c->stopped = 1;
         any = 1;
         if (kill(-c->pid, SIGTERM) != 0)
@@ -412,17 +394,14 @@ static int stop_all(sup *s)
             any |= s->c[i]->state == SUP_RUNNING;
         }
         long long left = deadline - now_ms();
-        if (!any || left <= 0)
-            break;
+        if (!any || left <= 0) break;
         poll_once(s, left < 10 ? left : 10); /* short: no SIGCHLD wake-up is certain here */
     }
     for (size_t i = 0; i < s->n; i++) {
         child *c = s->c[i];
-        if (c->state != SUP_RUNNING)
-            continue;
+        if (c->state != SUP_RUNNING) continue;
         killed++;
-        if (kill(-c->pid, SIGKILL) != 0)
-            kill(c->pid, SIGKILL);
+        if (kill(-c->pid, SIGKILL) != 0) kill(c->pid, SIGKILL);
         reap(s, c, 1);
     }
     s->finished = 1;
@@ -476,7 +455,7 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
                     c->failed = 1;
                     if (!bad) {
                         bad = c;
-                        why = is_target ? " before printing the expected line"
+                        why = is_target    ? " before printing the expected line"
                               : c->service ? " while it should keep serving"
                                            : NULL;
                     }
@@ -489,10 +468,8 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
             stop_all(s);
             return finish(s, SUP_ECHILD, msg, err, errlen);
         }
-        if (interrupted(s))
-            return finish_intr(s, err, errlen);
-        if (s->match_idx >= 0 && s->matched)
-            break;
+        if (interrupted(s)) return finish_intr(s, err, errlen);
+        if (s->match_idx >= 0 && s->matched) break;
         if (s->match_idx < 0 && workers_left == 0) {
             stop_all(s); /* the services */
             s->final_rc = SUP_OK;
@@ -515,10 +492,8 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
                       s->c[s->match_idx]->name, s->match_need);
             break;
         }
-        if (gdeadline && gdeadline - now < wait)
-            wait = gdeadline - now;
-        if (line_deadline && line_deadline - now < wait)
-            wait = line_deadline - now;
+        if (gdeadline && gdeadline - now < wait) wait = gdeadline - now;
+        if (line_deadline && line_deadline - now < wait) wait = line_deadline - now;
         int pr = poll_once(s, wait);
         if (pr < 0) {
             snprintf(msg, sizeof msg, "poll: %s", strerror(-pr));
@@ -542,8 +517,7 @@ static char **merged_env(char *const *add)
     while (add && add[na])
         na++;
     char **e = calloc(ne + na + 1, sizeof *e);
-    if (!e)
-        return NULL;
+    if (!e) return NULL;
     size_t n = 0;
     for (size_t i = 0; i < ne; i++)
         e[n++] = environ[i];
@@ -552,11 +526,9 @@ static char **merged_env(char *const *add)
         size_t klen = eq ? (size_t)(eq - add[j]) + 1 : strlen(add[j]);
         size_t k;
         for (k = 0; k < n; k++)
-            if (strncmp(e[k], add[j], klen) == 0)
-                break;
+            if (strncmp(e[k], add[j], klen) == 0) break;
         e[k] = add[j];
-        if (k == n)
-            n++;
+        if (k == n) n++;
     }
     e[n] = NULL;
     return e;
@@ -570,8 +542,7 @@ static void child_exec(const sup_spec *sp, char **envp, int out_w, int err_w, in
     setpgid(0, 0);
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent)
-        _exit(127);
+    if (getppid() != parent) _exit(127);
 #else
     (void)parent;
 #endif
@@ -595,19 +566,15 @@ static void child_exec(const sup_spec *sp, char **envp, int out_w, int err_w, in
     rep[0] = 3;
 report:
     rep[1] = errno;
-    if (write(ep, rep, sizeof rep) < 0)
-        _exit(126);
+    if (write(ep, rep, sizeof rep) < 0) _exit(126);
     _exit(127);
 }
 
 static void child_free(child *c)
 {
-    if (!c)
-        return;
-    if (c->out.fd >= 0)
-        close(c->out.fd);
-    if (c->err.fd >= 0)
-        close(c->err.fd);
+    if (!c) return;
+    if (c->out.fd >= 0) close(c->out.fd);
+    if (c->err.fd >= 0) close(c->err.fd);
     free(c->name);
     free(c);
 }
@@ -628,8 +595,7 @@ static int spawn(child *c, const sup_spec *sp, char **envp, char *err, size_t er
         rc = fail(err, errlen, SUP_ESYS, "child '%s': fork: %s", sp->name, strerror(errno));
         goto out;
     }
-    if (pid == 0)
-        child_exec(sp, envp, po[1], pe[1], ep[1], parent);
+    if (pid == 0) child_exec(sp, envp, po[1], pe[1], ep[1], parent);
     setpgid(pid, pid); /* also done in the child; whichever runs first wins, both are fine */
     close(ep[1]);
     ep[1] = -1;
@@ -656,12 +622,9 @@ static int spawn(child *c, const sup_spec *sp, char **envp, char *err, size_t er
     fcntl(c->err.fd, F_SETFL, O_NONBLOCK);
 out:
     for (int i = 0; i < 2; i++) {
-        if (po[i] >= 0)
-            close(po[i]);
-        if (pe[i] >= 0)
-            close(pe[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
+        if (po[i] >= 0) close(po[i]);
+        if (pe[i] >= 0) close(pe[i]);
+        if (ep[i] >= 0) close(ep[i]);
     }
     return rc;
 }
@@ -673,8 +636,7 @@ int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
     if (s->finished)
         return fail(err, errlen, SUP_EUSAGE, "child '%s': the supervisor has already finished",
                     sp->name);
-    if (interrupted(s))
-        return finish_intr(s, err, errlen);
+    if (interrupted(s)) return finish_intr(s, err, errlen);
     if (s->n >= SUP_MAX_CHILDREN)
         return fail(err, errlen, SUP_EUSAGE, "child '%s': more than %d children", sp->name,
                     SUP_MAX_CHILDREN);
@@ -683,8 +645,7 @@ int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
             return fail(err, errlen, SUP_EUSAGE, "child '%s': name used twice", sp->name);
     /* Grow the list first, so that nothing can fail once the process runs. */
     child **nc = realloc(s->c, (s->n + 1) * sizeof *nc);
-    if (!nc)
-        return fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
+    if (!nc) return fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
     s->c = nc;
     char **envp = NULL;
     child *c = calloc(1, sizeof *c);
@@ -711,19 +672,15 @@ int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
 
 int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen)
 {
-    if (!out)
-        return fail(err, errlen, SUP_EUSAGE, "sup_new: NULL out");
+    if (!out) return fail(err, errlen, SUP_EUSAGE, "sup_new: NULL out");
     *out = NULL;
     if (opts && (opts->grace_ms < 0 || opts->timeout_ms < 0))
         return fail(err, errlen, SUP_EUSAGE, "sup_new: negative grace_ms or timeout_ms");
     if (opts && opts->catch_signals && g_owner)
-        return fail(err, errlen, SUP_EUSAGE,
-                    "sup_new: another supervisor already catches signals");
+        return fail(err, errlen, SUP_EUSAGE, "sup_new: another supervisor already catches signals");
     sup *s = calloc(1, sizeof *s);
-    if (!s)
-        return fail(err, errlen, SUP_ENOMEM, "sup_new: out of memory");
-    if (opts)
-        s->o = *opts;
+    if (!s) return fail(err, errlen, SUP_ENOMEM, "sup_new: out of memory");
+    if (opts) s->o = *opts;
     s->wake[0] = s->wake[1] = -1;
     s->match_idx = -1;
     s->t0_ms = now_ms();
@@ -741,17 +698,15 @@ int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen)
 
 int sup_wait(sup *s, char *err, size_t errlen)
 {
-    if (!s)
-        return fail(err, errlen, SUP_EUSAGE, "sup_wait: NULL supervisor");
+    if (!s) return fail(err, errlen, SUP_EUSAGE, "sup_wait: NULL supervisor");
     if (s->finished)
-        return s->final_rc == SUP_OK ? SUP_OK
-                                     : fail(err, errlen, s->final_rc, "%s", s->final_err);
+        return s->final_rc == SUP_OK ? SUP_OK : fail(err, errlen, s->final_rc, "%s", s->final_err);
     s->match_idx = -1;
     return run(s, 0, err, errlen);
 }
 
-int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *line,
-                  size_t linelen, char *err, size_t errlen)
+int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *line, size_t linelen,
+                  char *err, size_t errlen)
 {
     if (!s || !needle || !needle[0] || !line || linelen == 0 || timeout_ms <= 0)
         return fail(err, errlen, SUP_EUSAGE,
@@ -776,8 +731,7 @@ int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *li
     s->match_need = needle;
     s->matched = 0;
     int rc = run(s, now_ms() + timeout_ms, err, errlen);
-    if (rc == SUP_OK)
-        snprintf(line, linelen, "%s", s->match_line);
+    if (rc == SUP_OK) snprintf(line, linelen, "%s", s->match_line);
     s->match_idx = -1;
     s->match_need = NULL;
     return rc;
@@ -791,8 +745,7 @@ int sup_parse_listen(const char *line, char *host, size_t hostlen, int *port, ch
     const char *a = NULL;
     for (const char *p = strstr(line, " on "); p; p = strstr(p + 1, " on "))
         a = p + 4;
-    if (!a)
-        return fail(err, errlen, SUP_EUSAGE, "'%s': no \" on ADDRESS\"", line);
+    if (!a) return fail(err, errlen, SUP_EUSAGE, "'%s': no \" on ADDRESS\"", line);
     size_t len = strcspn(a, " \t\r\n");
     if (strncmp(a, "unix:", 5) == 0 && len > 5) {
         if (len >= hostlen)
@@ -804,8 +757,7 @@ int sup_parse_listen(const char *line, char *host, size_t hostlen, int *port, ch
     }
     const char *colon = NULL;
     for (size_t i = 0; i < len; i++)
-        if (a[i] == ':')
-            colon = a + i;
+        if (a[i] == ':') colon = a + i;
     if (!colon || colon == a)
         return fail(err, errlen, SUP_EUSAGE, "'%s': expected HOST:PORT", line);
     char *end;
@@ -827,8 +779,7 @@ int sup_parse_listen(const char *line, char *host, size_t hostlen, int *port, ch
 
 int sup_stop(sup *s)
 {
-    if (!s)
-        return 0;
+    if (!s) return 0;
     return stop_all(s);
 }
 
@@ -839,8 +790,7 @@ size_t sup_count(const sup *s)
 
 int sup_child(const sup *s, int idx, sup_child_info *info)
 {
-    if (!s || !info || idx < 0 || (size_t)idx >= s->n)
-        return SUP_EUSAGE;
+    if (!s || !info || idx < 0 || (size_t)idx >= s->n) return SUP_EUSAGE;
     child *c = s->c[idx];
     memset(info, 0, sizeof *info);
     info->name = c->name;
@@ -860,8 +810,7 @@ int sup_child(const sup *s, int idx, sup_child_info *info)
 
 void sup_free(sup *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     stop_all(s);
     signals_off(&s->sv);
     for (size_t i = 0; i < s->n; i++)
@@ -871,7 +820,6 @@ void sup_free(sup *s)
         close(s->wake[0]);
         close(s->wake[1]);
     }
-    if (g_owner == s)
-        g_owner = NULL;
+    if (g_owner == s) g_owner = NULL;
     free(s);
 }

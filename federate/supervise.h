@@ -35,9 +35,9 @@ typedef enum sup_stream {
 
 /* State of one child. */
 typedef enum sup_state {
-    SUP_RUNNING = 1,  /* started, not reaped yet */
-    SUP_EXITED,       /* reaped after exit(); code holds the status */
-    SUP_SIGNALED,     /* reaped after a signal; sig holds it */
+    SUP_RUNNING = 1, /* started, not reaped yet */
+    SUP_EXITED,      /* reaped after exit(); code holds the status */
+    SUP_SIGNALED,    /* reaped after a signal; sig holds it */
 } sup_state;
 
 /**
@@ -68,26 +68,26 @@ typedef struct sup_opts {
 
 /* What to start. */
 typedef struct sup_spec {
-    const char *name;          /* child's name in messages and callbacks, not NULL, unique */
-    char *const *argv;         /* NULL-terminated; argv[0] is looked up in PATH (execvp) */
-    char *const *env_add;      /* NULL-terminated "KEY=VALUE" strings added to (or replacing
-                                  in) the parent's environment, or NULL */
-    const char *cwd;           /* working directory of the child, or NULL: the parent's */
-    int service;               /* 1: a server (the RTI) expected to run until stopped: its
-                                  exit before sup_wait has finished is a failure, and sup_wait
-                                  stops it once every other child has exited with status 0 */
+    const char *name;     /* child's name in messages and callbacks, not NULL, unique */
+    char *const *argv;    /* NULL-terminated; argv[0] is looked up in PATH (execvp) */
+    char *const *env_add; /* NULL-terminated "KEY=VALUE" strings added to (or replacing
+                             in) the parent's environment, or NULL */
+    const char *cwd;      /* working directory of the child, or NULL: the parent's */
+    int service;          /* 1: a server (the RTI) expected to run until stopped: its
+                             exit before sup_wait has finished is a failure, and sup_wait
+                             stops it once every other child has exited with status 0 */
 } sup_spec;
 
 /* What is known about one child (sup_child). */
 typedef struct sup_child_info {
-    const char *name;  /* owned by the supervisor */
-    pid_t pid;         /* process id; also its process group id */
-    sup_state state;   /* running, exited, signaled */
-    int code;          /* exit status when SUP_EXITED, else -1 */
-    int sig;           /* signal number when SUP_SIGNALED, else 0 */
-    int stopped;       /* 1 when the supervisor sent it SIGTERM/SIGKILL (not a failure) */
-    int failed;        /* 1 when its end counted as a failure */
-    size_t n_tail;     /* stderr lines in tail[] (oldest first), <= SUP_TAIL_LINES */
+    const char *name; /* owned by the supervisor */
+    pid_t pid;        /* process id; also its process group id */
+    sup_state state;  /* running, exited, signaled */
+    int code;         /* exit status when SUP_EXITED, else -1 */
+    int sig;          /* signal number when SUP_SIGNALED, else 0 */
+    int stopped;      /* 1 when the supervisor sent it SIGTERM/SIGKILL (not a failure) */
+    int failed;       /* 1 when its end counted as a failure */
+    size_t n_tail;    /* stderr lines in tail[] (oldest first), <= SUP_TAIL_LINES */
     const char *tail[SUP_TAIL_LINES]; /* last stderr lines, owned by the supervisor */
 } sup_child_info;
 
@@ -156,8 +156,8 @@ int sup_wait(sup *s, char *err, size_t errlen);
  *         SUP_ECHILD (a child failed, or child idx exited without printing the line: everything
  *         has been stopped and reaped), SUP_EINTR, SUP_ESYS, SUP_EUSAGE.
  */
-int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *line,
-                  size_t linelen, char *err, size_t errlen);
+int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *line, size_t linelen,
+                  char *err, size_t errlen);
 
 /**
  * Parse the address out of tempo-rti's ready line, "tempo-rti listening on HOST:PORT" or

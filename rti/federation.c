@@ -51,6 +51,13 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
 {
     char ferr[FOM_ERRLEN];
     *out = NULL;
+    if (s->n_federations >= s->cfg.max_federations) {
+        snprintf(err, errlen,
+                 "federation '%s': the RTI already runs %u federations "
+                 "(--max-federations)",
+                 name, s->n_federations);
+        return STATUS_EREFUSED;
+    }
     if (!fom_text || fom_len == 0) {
         snprintf(err, errlen, "federation '%s': no FOM text given", name);
         return STATUS_EINVAL;

@@ -133,7 +133,7 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
     if (alen) memcpy(bp + FLOG_REC_FIXED, a, alen);
     if (blen) memcpy(bp + FLOG_REC_FIXED + alen, b, blen);
     put32(p, (uint32_t)body);
-    put32(p + 4, flog_crc32(0, bp, body));
+    put32(p + 4, flog_crc32c(0, bp, body));
     l->out.len += FLOG_REC_PREFIX + body;
     l->seq++;
     l->bytes += FLOG_REC_PREFIX + body;
@@ -180,7 +180,7 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     off += 4 + rlen;
     put32(p + off, (uint32_t)flen);
     if (flen) memcpy(p + off + 4, info->fom_text, flen);
-    put32(p + 16, flog_crc32(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
+    put32(p + 16, flog_crc32c(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
     l->out.len = hlen;
     l->bytes = hlen;
 

@@ -26,6 +26,7 @@ static void usage(FILE *out)
             "                          wait on it is dropped (default %d)\n"
             "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
             "  --max-federates N       federates per federation (default %u)\n"
+            "  --max-federations N     federations per RTI (default %u)\n"
             "  --secret TEXT           shared secret every JOIN must carry\n"
             "  --log DIR               write a federation log per federation into DIR\n"
             "                          (read it with tempo-log; doc/log.md)\n"
@@ -34,7 +35,8 @@ static void usage(FILE *out)
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
             SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME_TEXT, CONN_DEFAULT_MAX_QUEUED_TEXT,
-            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT);
+            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT,
+            SERVER_MAX_FEDERATIONS_DEFAULT);
 }
 
 /* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
@@ -108,6 +110,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             cfg.hello_ms = (int)ms;
+        } else if (strcmp(a, "--max-federations") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n <= 0 || n > 1000000) {
+                fprintf(stderr, "tempo-rti: --max-federations '%s': expected 1 .. 1000000\n", v);
+                return 2;
+            }
+            cfg.max_federations = (uint32_t)n;
         } else if (strcmp(a, "--max-federates") == 0) {
             char *end;
             long n = strtol(v, &end, 10);

@@ -485,6 +485,7 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     s->cfg = *cfg;
     if (!s->cfg.listen) s->cfg.listen = SERVER_DEFAULT_LISTEN;
     if (!s->cfg.max_federates) s->cfg.max_federates = SERVER_MAX_FEDERATES_DEFAULT;
+    if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
     s->base = event_base_new();
     if (!s->base) {
         snprintf(err, errlen, "event_base_new failed");

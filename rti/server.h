@@ -7,22 +7,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SERVER_DEFAULT_LISTEN        "127.0.0.1:7470"
-#define SERVER_MAX_FEDERATES_DEFAULT 1024 /* federates per federation */
+#define SERVER_DEFAULT_LISTEN          "127.0.0.1:7470"
+#define SERVER_MAX_FEDERATES_DEFAULT   1024 /* federates per federation */
+#define SERVER_MAX_FEDERATIONS_DEFAULT 1024 /* federations per server */
 
 /* Options. Zero / NULL fields mean the default. Strings are not owned (they must outlive
  * the server: main() passes argv). */
 struct server_config {
-    const char *listen;     /* TCP "HOST:PORT" (default SERVER_DEFAULT_LISTEN); "" = no TCP */
-    const char *unix_path;  /* Unix socket path, NULL = none */
-    int allow_remote;       /* 1: --listen may name a non-loopback address */
-    size_t max_frame;       /* bytes per frame, header included (default 1 MiB) */
-    size_t max_queued;      /* bytes queued per connection (default 64 MiB) */
-    int stall_ms;           /* ms a congested client may stall its senders (default 10 s) */
-    int hello_ms;           /* ms a new connection has for the handshake (default 10 s) */
-    uint32_t max_federates; /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
-    const char *secret;     /* shared secret every JOIN must carry, NULL = none */
-    const char *flog_dir;   /* directory for federation logs (doc/log.md), NULL = none */
+    const char *listen;       /* TCP "HOST:PORT" (default SERVER_DEFAULT_LISTEN); "" = no TCP */
+    const char *unix_path;    /* Unix socket path, NULL = none */
+    int allow_remote;         /* 1: --listen may name a non-loopback address */
+    size_t max_frame;         /* bytes per frame, header included (default 1 MiB) */
+    size_t max_queued;        /* bytes queued per connection (default 64 MiB) */
+    int stall_ms;             /* ms a congested client may stall its senders (default 10 s) */
+    int hello_ms;             /* ms a new connection has for the handshake (default 10 s) */
+    uint32_t max_federates;   /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
+    uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
+    const char *secret;       /* shared secret every JOIN must carry, NULL = none */
+    const char *flog_dir;     /* directory for federation logs (doc/log.md), NULL = none */
 };
 
 struct server;

@@ -308,13 +308,14 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
      * output queue. Refusing the send (the sender gets the error) loses nothing silently and,
      * unlike pausing the sender, cannot deadlock a receiver that waits for the sender's
      * next time request. */
-    size_t limit = s->hub.lim.max_queued;
+    size_t limit = s->hub.lim.high_water; /* half the output limit: a grant that releases
+                                              all of it at once still fits the output queue */
     for (uint32_t i = 0; i < m->n; i++) {
         struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
         if (to && to->tso_bytes + m->ent[i].len > limit) {
             snprintf(err, errlen,
                      "time-stamped send at %lld refused: %zu bytes already wait for federate "
-                     "'%s' to advance (limit --max-queued-bytes %zu)",
+                     "'%s' to advance (limit: half of --max-queued-bytes, %zu)",
                      (long long)q->ts, to->tso_bytes, to->name, limit);
             msg_recycle(q, m);
             return STATUS_EREFUSED;

@@ -246,7 +246,7 @@ static void sc_stmt(struct script *s, char **w, int n, const char *raw)
 }
 
 /* Run a whole scenario; returns the number of failed checks. */
-static int sc_run(const char *id, const char *text)
+static inline int sc_run(const char *id, const char *text)
 {
     struct script s;
     memset(&s, 0, sizeof s);

@@ -84,12 +84,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(c, data, size);
     uint32_t hlen = get32(c + 12);
     if (hlen >= FLOG_FILE_PREFIX && hlen <= size) {
-        put32(c + 16, flog_crc32(0, c + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
+        put32(c + 16, flog_crc32c(0, c + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
         size_t off = hlen;
         while (size - off >= FLOG_REC_PREFIX) {
             uint32_t blen = get32(c + off);
             if (blen > size - off - FLOG_REC_PREFIX) break;
-            put32(c + off + 4, flog_crc32(0, c + off + FLOG_REC_PREFIX, blen));
+            put32(c + off + 4, flog_crc32c(0, c + off + FLOG_REC_PREFIX, blen));
             off += FLOG_REC_PREFIX + blen;
         }
     }

@@ -430,6 +430,85 @@ static void test_chaos(struct rti_proc *p, struct cli *good)
     CHECK(sent > 4000, "chaos sent %d requests", sent);
 }
 
+/* Time-stamped data waiting at the RTI for a constrained federate that does not advance is
+ * capped (half of --max-queued-bytes 65536): past it the sender gets a refusal naming the
+ * receiver, nothing is lost, and what was accepted arrives once the receiver advances. */
+static void test_tso_cap(struct rti_proc *p)
+{
+    struct cli a, b;
+    struct wire_msg m;
+    struct fom *fom = NULL;
+    fom_parse_mem(fom_text, strlen(fom_text), "test.xml", &fom, NULL, 0);
+    fom_handle cls = fom_class_find(fom, "Sample");
+    uint32_t raw = fom_attr_find(fom, cls, "raw");
+    fom_free(fom);
+    CHECK(cli_connect(&a, p->port) == 0 && cli_hello(&a) == 0, "a connects");
+    CHECK(cli_join(&a, "capped", "sender", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0,
+          "sender joins");
+    CHECK(cli_connect(&b, p->port) == 0 && cli_hello(&b) == 0, "b connects");
+    CHECK(cli_join(&b, "capped", "laggard", fom_text, 0, NULL, NULL, 0) > 0, "laggard joins");
+    wire_msg_init(&m, WIRE_SUBSCRIBE_OBJECT);
+    m.a = cls;
+    m.nhandles = 1;
+    m.handles = &raw;
+    CHECK(cli_call(&b, &m, NULL, NULL, 0) == 0, "subscribe");
+    wire_msg_init(&m, WIRE_PUBLISH_OBJECT);
+    m.a = cls;
+    m.nhandles = 1;
+    m.handles = &raw;
+    CHECK(cli_call(&a, &m, NULL, NULL, 0) == 0, "publish");
+    wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+    m.a = cls;
+    uint64_t obj = 0;
+    CHECK(cli_call(&a, &m, &obj, NULL, 0) == 0, "register");
+    wire_msg_init(&m, WIRE_ENABLE_REGULATION);
+    m.time2 = 1;
+    cli_send(&a, &m);
+    CHECK(cli_expect(&a, WIRE_REGULATION_ENABLED, &m, H_TIMEOUT_MS) == 1, "regulating");
+    wire_msg_init(&m, WIRE_ENABLE_CONSTRAINED);
+    cli_send(&b, &m);
+    CHECK(cli_expect(&b, WIRE_CONSTRAINED_ENABLED, &m, H_TIMEOUT_MS) == 1, "constrained");
+    static uint8_t payload[3000];
+    struct wire_value v = {raw, sizeof payload, payload};
+    int accepted = 0, refused = 0;
+    char why[512] = "";
+    for (int i = 0; i < 30 && !refused; i++) {
+        wire_msg_init(&m, WIRE_UPDATE);
+        m.a = obj;
+        m.time = 10 + i;
+        m.nvalues = 1;
+        m.values = &v;
+        long st = cli_call(&a, &m, NULL, why, sizeof why);
+        if (st == 0)
+            accepted++;
+        else if (st == 30)
+            refused = 1;
+        else
+            CHECK(0, "unexpected status %ld: %s", st, why);
+    }
+    CHECK(refused, "the send past the cap is refused");
+    CHECK(accepted >= 8 && accepted <= 11, "about 32 KiB accepted first (%d x 3 KB)", accepted);
+    CHECK_STR_HAS(why, "laggard");
+    /* The laggard advances: everything accepted arrives, then the grant. */
+    wire_msg_init(&m, WIRE_TIME_REQUEST);
+    m.code = WIRE_TR_TAR;
+    m.time = 200;
+    cli_send(&a, &m);
+    wire_msg_init(&m, WIRE_TIME_REQUEST);
+    m.code = WIRE_TR_TAR;
+    m.time = 100;
+    cli_send(&b, &m);
+    int got = 0, granted = 0;
+    while (!granted && cli_next(&b, &m, H_TIMEOUT_MS) == 1) {
+        if (m.type == WIRE_REFLECT && m.code == WIRE_ORDER_TSO) got++;
+        if (m.type == WIRE_TIME_GRANT && m.time == 100) granted = 1;
+    }
+    CHECK(granted, "laggard granted 100");
+    CHECK_INT_EQ(got, accepted);
+    cli_close(&a);
+    cli_close(&b);
+}
+
 static void test_unix_socket(void)
 {
     char path[64];
@@ -474,6 +553,7 @@ int main(void)
     test_bad_input(&p, &good);
     test_slow_consumer(&p, &good);
     test_chaos(&p, &good);
+    test_tso_cap(&p);
     CHECK(rti_alive(&p), "the RTI survived everything");
 
     /* SIGTERM with a federate still joined: clean exit 0. */

@@ -36,12 +36,12 @@ static const char md[] =
     "<Derivatives><Unknown index=\"2\"/></Derivatives></ModelStructure>\n"
     "</fmiModelDescription>\n";
 
-static int build_fmu(void)
+static int build_fmu(const char *path, const char *desc)
 {
     int err;
-    zip_t *za = zip_open(FMU, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
     if (!za) return -1;
-    zip_source_t *a = zip_source_buffer(za, md, strlen(md), 0);
+    zip_source_t *a = zip_source_buffer(za, desc, strlen(desc), 0);
     zip_source_t *b = zip_source_file(za, "build/fmu-fixtures/faulty.so", 0, -1);
     if (!a || !b || zip_file_add(za, "modelDescription.xml", a, 0) < 0 ||
         zip_file_add(za, "binaries/linux64/faulty.so", b, 0) < 0) {
@@ -135,10 +135,45 @@ static void test_bad_setting(void)
     CHECK_STR_HAS(err, "fmi2SetReal returned fmi2Error");
 }
 
+/* The same binary described without canGetAndSetFMUstate: save is refused by us, cleanly. */
+static void test_no_state(void)
+{
+    /* Copy md with every canGetAndSetFMUstate="true" turned into "false". */
+    static const char from[] = "canGetAndSetFMUstate=\"true\"";
+    char desc[sizeof md + 16], *w = desc;
+    for (const char *q = md; *q;) {
+        if (strncmp(q, from, sizeof from - 1) == 0) {
+            w += sprintf(w, "canGetAndSetFMUstate=\"false\"");
+            q += sizeof from - 1;
+        } else {
+            *w++ = *q++;
+        }
+    }
+    *w = '\0';
+    const char *path = "build/fmu-fixtures/faulty_nostate.fmu";
+    CHECK(build_fmu(path, desc) == 0, "build %s", path);
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind};
+        char err[FMU_ERR_LEN] = "";
+        fmu_step *s = NULL;
+        CHECK_INT_EQ(fmu_step_open(path, &o, &s, err, sizeof err), 0);
+        if (!s) continue;
+        CHECK_INT_EQ(fmu_step_can_save(s), 0);
+        fmu_step_state *st = (fmu_step_state *)1;
+        CHECK_INT_EQ(fmu_step_save(s, &st), FMU_STEP_EUSAGE);
+        CHECK(st == NULL, "no snapshot");
+        CHECK_STR_HAS(fmu_step_errmsg(s), "canGetAndSetFMUstate is false");
+        CHECK_INT_EQ(fmu_step_do(s, 0.5, NULL, NULL), 0); /* still usable */
+        fmu_step_close(s);
+    }
+}
+
 int main(void)
 {
     mkdir("build/fmu-fixtures", 0755);
-    CHECK(build_fmu() == 0, "could not build %s (is build/fmu-fixtures/faulty.so built?)", FMU);
+    CHECK(build_fmu(FMU, md) == 0, "could not build %s (is build/fmu-fixtures/faulty.so built?)",
+          FMU);
+    test_no_state();
     test_discard(FMU_KIND_CS);
     test_discard(FMU_KIND_ME);
     test_error(FMU_KIND_CS);

@@ -36,7 +36,7 @@ static void check_ticks(double lo, double hi, size_t max, const double *want, si
 static void test_ticks(void)
 {
     /* worked by hand: the smallest 1-2-5 step whose multiples cover the range in <= max */
-    check_ticks(0, 10, 8, (double[]){0, 2, 4, 6, 8, 10}, 6, 2);     /* step 1: 11 ticks */
+    check_ticks(0, 10, 8, (double[]){0, 2, 4, 6, 8, 10}, 6, 2); /* step 1: 11 ticks */
     check_ticks(0.13, 0.87, 6, (double[]){0, 0.2, 0.4, 0.6, 0.8, 1}, 6, 0.2);
     check_ticks(-3.7, 12.2, 6, (double[]){-5, 0, 5, 10, 15}, 5, 5); /* step 2: 10 ticks */
     check_ticks(5, 5, 6, (double[]){4.5, 5, 5.5}, 3, 0.5);          /* widened to 4.5..5.5 */
@@ -49,7 +49,7 @@ static void test_ticks(void)
     CHECK_INT_EQ(plot_ticks(0, 1, 2, t, NULL), 0);
     CHECK_INT_EQ(plot_ticks(0, 1, PLOT_MAX_TICKS + 1, t, NULL), 0);
     CHECK_INT_EQ(plot_ticks(-1e308, 1e308, 6, t, NULL), 0); /* range overflows */
-    CHECK_INT_EQ(plot_ticks(-0.0, 1, 3, t, NULL), 3); /* 0, 0.5, 1 */
+    CHECK_INT_EQ(plot_ticks(-0.0, 1, 3, t, NULL), 3);       /* 0, 0.5, 1 */
     CHECK(fabs(t[0]) < 1e-300 && !signbit(t[0]), "a zero tick is +0, not -0");
 
     /* properties over pseudo-random ranges (fixed seed) */
@@ -69,8 +69,7 @@ static void test_ticks(void)
         int m_ok = fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9;
         if (hi - lo <= 1e-12 * fmax(fabs(lo), fabs(hi)))
             continue; /* widened: covered by the hand cases */
-        int ok = n >= 2 && n <= max && m_ok && t[0] <= lo + 1e-9 * st &&
-                 t[n - 1] >= hi - 1e-9 * st;
+        int ok = n >= 2 && n <= max && m_ok && t[0] <= lo + 1e-9 * st && t[n - 1] >= hi - 1e-9 * st;
         for (size_t i = 1; ok && i < n; i++)
             ok = fabs(t[i] - t[i - 1] - st) <= 1e-6 * st;
         /* minimality: the next smaller 1-2-5 step would need more than max ticks */
@@ -97,11 +96,9 @@ typedef struct nodes {
 static void find_class(xmlNode *node, const char *cls, nodes *out)
 {
     for (xmlNode *c = node; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
+        if (c->type != XML_ELEMENT_NODE) continue;
         xmlChar *a = xmlGetProp(c, (const xmlChar *)"class");
-        if (a && strcmp((const char *)a, cls) == 0 && out->n < 64)
-            out->v[out->n++] = c;
+        if (a && strcmp((const char *)a, cls) == 0 && out->n < 64) out->v[out->n++] = c;
         xmlFree(a);
         find_class(c->children, cls, out);
     }
@@ -149,8 +146,7 @@ static pts parse_d(xmlNode *path)
             s++;
             continue;
         }
-        if (*s == 'M')
-            p.moves++;
+        if (*s == 'M') p.moves++;
         char *e;
         double x = strtod(s + 1, &e), y = strtod(e, &e);
         if (p.n < cap) {
@@ -180,8 +176,7 @@ static int axis_map(xmlNode *panel, const char *axis, double *a, double *b)
     snprintf(lcls, sizeof lcls, "%s-label", axis);
     find_class(panel->children, cls, &lines);
     find_class(panel->children, lcls, &labels);
-    if (lines.n < 2 || lines.n != labels.n)
-        return 0;
+    if (lines.n < 2 || lines.n != labels.n) return 0;
     int is_x = axis[0] == 'x';
     char *l0 = text_of(labels.v[0]), *l1 = text_of(labels.v[lines.n - 1]);
     double v0 = strtod(l0, NULL), v1 = strtod(l1, NULL);
@@ -201,15 +196,12 @@ static xmlDoc *render(const plot_opts *o, const plot_series *s, size_t n, int wa
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     int rc = f ? plot_svg_write(f, o, s, n, err, sizeof err) : -99;
-    if (f)
-        fclose(f);
+    if (f) fclose(f);
     CHECK(rc == want_rc, "plot_svg_write: rc %d, want %d: %s", rc, want_rc, err);
-    if (bytes)
-        *bytes = len;
-    xmlDoc *doc = rc == PLOT_OK ? xmlReadMemory(buf, (int)len, "plot.svg", NULL, XML_PARSE_NONET)
-                                : NULL;
-    if (rc == PLOT_OK)
-        CHECK(doc != NULL, "the SVG parses as XML");
+    if (bytes) *bytes = len;
+    xmlDoc *doc =
+        rc == PLOT_OK ? xmlReadMemory(buf, (int)len, "plot.svg", NULL, XML_PARSE_NONET) : NULL;
+    if (rc == PLOT_OK) CHECK(doc != NULL, "the SVG parses as XML");
     free(buf);
     return doc;
 }
@@ -229,11 +221,10 @@ static void test_linear_and_gaps(void)
         {.label = "B.empty", .n = 0, .panel = 1},
     };
     const char *titles[2] = {"A", "B"};
-    plot_opts o = {.title = "Lotka & Volterra", .n_panels = 2, .panel_titles = titles,
-                   .ylabel = "population"};
+    plot_opts o = {
+        .title = "Lotka & Volterra", .n_panels = 2, .panel_titles = titles, .ylabel = "population"};
     xmlDoc *doc = render(&o, s, 3, PLOT_OK, NULL);
-    if (!doc)
-        return;
+    if (!doc) return;
     xmlNode *root = xmlDocGetRootElement(doc);
     CHECK_STR_EQ((const char *)root->name, "svg");
     nodes panels = {0}, series = {0}, legends = {0}, titles_n = {0};
@@ -275,8 +266,7 @@ static void test_linear_and_gaps(void)
         double ax1, bx1;
         CHECK(axis_map(panels.v[1], "xtick", &ax1, &bx1), "x ticks of panel 1");
         CHECK_NEAR(ax1, ax, 1e-9); /* the x axis is shared */
-        if (p.n == 4)
-            CHECK_NEAR(p.x[2], ax1 * 4 + bx1, PX_TOL);
+        if (p.n == 4) CHECK_NEAR(p.x[2], ax1 * 4 + bx1, PX_TOL);
         pts_free(&p);
         p = parse_d(series.v[2]);
         CHECK_INT_EQ(p.n, 0);
@@ -291,8 +281,7 @@ static void test_step(void)
     plot_series s = {.label = "u", .t = t, .y = y, .n = 5};
     plot_opts o = {.draw = PLOT_STEP};
     xmlDoc *doc = render(&o, &s, 1, PLOT_OK, NULL);
-    if (!doc)
-        return;
+    if (!doc) return;
     xmlNode *root = xmlDocGetRootElement(doc);
     nodes panels = {0}, series = {0};
     find_class(root, "panel", &panels);
@@ -358,7 +347,7 @@ static void test_decimation(void)
                 }
                 bottom = fmax(bottom, p.y[i]);
             }
-            CHECK_NEAR(top, ay * 100 + by, PX_TOL);     /* the spike keeps its height */
+            CHECK_NEAR(top, ay * 100 + by, PX_TOL); /* the spike keeps its height */
             CHECK_NEAR(x_top, ax * t[500001] + bx, PX_TOL);
             CHECK_NEAR(bottom, ay * -50 + by, PX_TOL);
             int sorted = 1;
@@ -410,10 +399,8 @@ static void test_escaping_and_errors(void)
     b.y = huge;
     CHECK_INT_EQ(plot_svg_write(f, NULL, &b, 1, err, sizeof err), PLOT_EDATA);
     CHECK_STR_HAS(err, "panel 0");
-    if (f)
-        fclose(f);
-    CHECK_INT_EQ(plot_svg_file("/nonexistent-dir/p.svg", NULL, &s, 1, err, sizeof err),
-                 PLOT_EIO);
+    if (f) fclose(f);
+    CHECK_INT_EQ(plot_svg_file("/nonexistent-dir/p.svg", NULL, &s, 1, err, sizeof err), PLOT_EIO);
     CHECK_STR_HAS(err, "/nonexistent-dir/p.svg");
 
     /* all-NaN and constant series still give a valid document */
@@ -432,6 +419,42 @@ static void test_escaping_and_errors(void)
         }
         xmlFreeDoc(doc);
     }
+}
+
+/* A legend with more series than rows lists what fits and counts the rest. */
+static void test_legend_overflow(void)
+{
+    double t[2] = {0, 1}, y[2] = {0, 1};
+    plot_series s[30];
+    char labels[30][8];
+    for (int i = 0; i < 30; i++) {
+        snprintf(labels[i], sizeof labels[i], "v%d", i);
+        s[i] = (plot_series){.label = labels[i], .t = t, .y = y, .n = 2};
+    }
+    /* panel 120 px: the frame is 120 - 26 - 44 = 50 px high, room for 3 rows of 16 px */
+    plot_opts o = {.panel_height = PLOT_MIN_PANEL_H};
+    xmlDoc *doc = render(&o, s, 30, PLOT_OK, NULL);
+    if (!doc) return;
+    nodes entries = {0}, more = {0}, series = {0};
+    find_class(xmlDocGetRootElement(doc), "legend-entry", &entries);
+    find_class(xmlDocGetRootElement(doc), "legend-more", &more);
+    find_class(xmlDocGetRootElement(doc), "series", &series);
+    CHECK_INT_EQ(entries.n, 2);
+    CHECK_INT_EQ(more.n, 1);
+    CHECK_INT_EQ(series.n, 30); /* all drawn; only the legend is cut */
+    char *txt = more.n ? text_of(more.v[0]) : NULL;
+    CHECK_STR_EQ(txt, "... and 28 more");
+    free(txt);
+    xmlFreeDoc(doc);
+    /* exactly as many as fit: no "more" row */
+    doc = render(&o, s, 3, PLOT_OK, NULL);
+    if (!doc) return;
+    entries.n = more.n = 0;
+    find_class(xmlDocGetRootElement(doc), "legend-entry", &entries);
+    find_class(xmlDocGetRootElement(doc), "legend-more", &more);
+    CHECK_INT_EQ(entries.n, 3);
+    CHECK_INT_EQ(more.n, 0);
+    xmlFreeDoc(doc);
 }
 
 static void test_tables(void)
@@ -461,8 +484,7 @@ static void test_tables(void)
             CHECK_INT_EQ(plot_tables(path, tabs, names, 2, per, NULL, err, sizeof err), PLOT_OK);
             xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
             CHECK(doc != NULL, "plot file parses");
-            if (!doc)
-                continue;
+            if (!doc) continue;
             nodes panels = {0}, series = {0};
             find_class(xmlDocGetRootElement(doc), "panel", &panels);
             find_class(xmlDocGetRootElement(doc), "series", &series);
@@ -479,8 +501,7 @@ static void test_tables(void)
     res_table_free(tb);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
 int main(void)
@@ -492,6 +513,7 @@ int main(void)
     test_step();
     test_decimation();
     test_escaping_and_errors();
+    test_legend_overflow();
     test_tables();
     xmlCleanupParser();
     return check_summary();

@@ -11,19 +11,16 @@
 #include "tests/check.h"
 
 /* Run fn with a display writing to memory; return what it printed (caller frees). */
-static char *capture(int tty, int every, size_t n, const char *const *names,
-                     void (*fn)(prog *))
+static char *capture(int tty, int every, size_t n, const char *const *names, void (*fn)(prog *))
 {
     char *buf = NULL, err[PROG_ERRLEN];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     prog_opts o = {.out = f, .tty = tty, .every_pct = every, .t_start = 10, .t_end = 20};
     prog *p = NULL;
     CHECK_INT_EQ(prog_new(&p, &o, n, names, err, sizeof err), PROG_OK);
-    if (p)
-        fn(p);
+    if (p) fn(p);
     prog_free(p);
     fclose(f);
     return buf;
@@ -79,7 +76,7 @@ static void steps_many(prog *p)
 {
     for (size_t i = 0; i < 8; i++)
         prog_update(p, i, 10.0 + (double)(i + 1)); /* 10% .. 80% */
-    prog_update(p, 0, 20.0);                        /* f0 100%, slowest becomes f1 20% */
+    prog_update(p, 0, 20.0);                       /* f0 100%, slowest becomes f1 20% */
 }
 
 static void test_tty_many(void)

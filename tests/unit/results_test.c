@@ -246,8 +246,7 @@ static void test_mutations(void)
             }
         }
         FILE *f = fopen(path, "wb");
-        if (!f)
-            break;
+        if (!f) break;
         fwrite(buf, 1, n, f);
         fclose(f);
         res_table *t = NULL;
@@ -279,7 +278,6 @@ int main(void)
     test_mutations();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
     return check_summary();
 }

@@ -25,8 +25,7 @@ static void on_line(void *ctx, const char *child, sup_stream st, const char *lin
 {
     lines *l = ctx;
     char buf[SUP_LINE_MAX + 64];
-    if (l->n >= sizeof l->v / sizeof l->v[0])
-        return;
+    if (l->n >= sizeof l->v / sizeof l->v[0]) return;
     snprintf(buf, sizeof buf, "%s/%s/%s", child, st == SUP_STDOUT ? "out" : "err", line);
     l->v[l->n++] = strdup(buf);
 }
@@ -41,8 +40,7 @@ static void lines_free(lines *l)
 static int find_line(const lines *l, const char *s)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i], s) == 0)
-            return (int)i;
+        if (strcmp(l->v[i], s) == 0) return (int)i;
     return -1;
 }
 
@@ -57,8 +55,7 @@ static int gone(pid_t pid)
 static int not_running(pid_t pid)
 {
     for (int i = 0; i < 300; i++) {
-        if (gone(pid))
-            return 1;
+        if (gone(pid)) return 1;
         char path[64], buf[256];
         snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
         FILE *f = fopen(path, "r");
@@ -67,8 +64,7 @@ static int not_running(pid_t pid)
             fclose(f);
             buf[n] = '\0';
             char *p = strrchr(buf, ')');
-            if (p && p[1] == ' ' && p[2] == 'Z')
-                return 1;
+            if (p && p[1] == ' ' && p[2] == 'Z') return 1;
         }
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -86,13 +82,11 @@ static int group_running(pid_t pgid)
         struct dirent *de;
         while (d && (de = readdir(d))) {
             long pid = atol(de->d_name);
-            if (pid <= 0)
-                continue;
+            if (pid <= 0) continue;
             char path[64], buf[512];
             snprintf(path, sizeof path, "/proc/%ld/stat", pid);
             FILE *f = fopen(path, "r");
-            if (!f)
-                continue;
+            if (!f) continue;
             size_t n = fread(buf, 1, sizeof buf - 1, f);
             fclose(f);
             buf[n] = '\0';
@@ -102,10 +96,8 @@ static int group_running(pid_t pgid)
                 st != 'Z')
                 found = 1;
         }
-        if (d)
-            closedir(d);
-        if (!found)
-            return 0;
+        if (d) closedir(d);
+        if (!found) return 0;
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -160,8 +152,7 @@ static void test_ordered_lines(void)
     sup_opts o = {.on_line = on_line, .ctx = &l};
     sup *s = NULL;
     CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
-    start_sh(s, "seq", "i=1; while [ $i -le 3000 ]; do echo \"line $i\"; i=$((i+1)); done", 0,
-             err);
+    start_sh(s, "seq", "i=1; while [ $i -le 3000 ]; do echo \"line $i\"; i=$((i+1)); done", 0, err);
     CHECK_INT_EQ(sup_wait(s, err, sizeof err), SUP_OK);
     /* only 4096 kept by the collector: 3000 fit */
     CHECK_INT_EQ(l.n, 3000);
@@ -170,8 +161,7 @@ static void test_ordered_lines(void)
         char want[64];
         snprintf(want, sizeof want, "seq/out/line %zu", i + 1);
         in_order = strcmp(l.v[i], want) == 0;
-        if (!in_order)
-            fprintf(stderr, "line %zu: got '%s', want '%s'\n", i, l.v[i], want);
+        if (!in_order) fprintf(stderr, "line %zu: got '%s', want '%s'\n", i, l.v[i], want);
     }
     CHECK(in_order, "3000 lines delivered once each, in order");
     lines_free(&l);
@@ -180,8 +170,7 @@ static void test_ordered_lines(void)
     /* a line longer than the buffer arrives in pieces, no byte lost */
     CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
     start_sh(s, "long",
-             "i=0; while [ $i -lt 1000 ]; do printf 'abcdefghij'; i=$((i+1)); done; echo", 0,
-             err);
+             "i=0; while [ $i -lt 1000 ]; do printf 'abcdefghij'; i=$((i+1)); done; echo", 0, err);
     CHECK_INT_EQ(sup_wait(s, err, sizeof err), SUP_OK);
     size_t total = 0;
     for (size_t i = 0; i < l.n; i++)
@@ -218,8 +207,7 @@ static void test_many_children(void)
         int next_o = 1, next_e = 1;
         snprintf(name, sizeof name, "k%02d/", k);
         for (size_t i = 0; i < l.n; i++) {
-            if (strncmp(l.v[i], name, 4) != 0)
-                continue;
+            if (strncmp(l.v[i], name, 4) != 0) continue;
             int v;
             if (sscanf(l.v[i] + 4, "out/o%d", &v) == 1)
                 ok &= v == next_o++;
@@ -307,8 +295,8 @@ static void test_ignores_sigterm(void)
     sup_opts o = {.grace_ms = 1000}; /* long enough for "polite" to die of SIGTERM under load */
     sup *s = NULL;
     CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
-    int a = start_sh(s, "stubborn", "trap '' TERM; echo ready; while :; do sleep 0.05; done", 0,
-                     err);
+    int a =
+        start_sh(s, "stubborn", "trap '' TERM; echo ready; while :; do sleep 0.05; done", 0, err);
     int b = start_sh(s, "polite", "echo ready; exec sleep 30", 0, err);
     CHECK_INT_EQ(sup_wait_line(s, a, "ready", 5000, line, sizeof line, err, sizeof err), SUP_OK);
     CHECK_INT_EQ(sup_wait_line(s, b, "ready", 5000, line, sizeof line, err, sizeof err), SUP_OK);
@@ -516,16 +504,18 @@ static void test_parse_listen(void)
                  SUP_OK);
     CHECK_STR_EQ(host, "unix:/tmp/t.sock");
     CHECK_INT_EQ(port, 0);
-    const char *bad[] = {"tempo-rti listening on 127.0.0.1", "listening on 127.0.0.1:0",
-                         "listening on 127.0.0.1:70000", "listening on :80",
-                         "listening on h:80x", "ready"};
+    const char *bad[] = {"tempo-rti listening on 127.0.0.1",
+                         "listening on 127.0.0.1:0",
+                         "listening on 127.0.0.1:70000",
+                         "listening on :80",
+                         "listening on h:80x",
+                         "ready"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_INT_EQ(sup_parse_listen(bad[i], host, sizeof host, &port, err, sizeof err),
                      SUP_EUSAGE);
         CHECK_STR_HAS(err, bad[i]);
     }
-    CHECK_INT_EQ(sup_parse_listen("on 127.0.0.1:80", host, 4, &port, err, sizeof err),
-                 SUP_EUSAGE);
+    CHECK_INT_EQ(sup_parse_listen("on 127.0.0.1:80", host, 4, &port, err, sizeof err), SUP_EUSAGE);
 }
 
 /* The real RTI (bin/tempo-rti, built by `make all` before the tests run): started as a service
