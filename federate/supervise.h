@@ -69,7 +69,8 @@ typedef struct sup_opts {
 /* What to start. */
 typedef struct sup_spec {
     const char *name;     /* child's name in messages and callbacks, not NULL, unique */
-    char *const *argv;    /* NULL-terminated; argv[0] is looked up in PATH (execvp) */
+    char *const *argv;    /* NULL-terminated; argv[0] is looked up in PATH (execvp); a
+                             relative path with a '/' is resolved after the chdir to cwd */
     char *const *env_add; /* NULL-terminated "KEY=VALUE" strings added to (or replacing
                              in) the parent's environment, or NULL */
     const char *cwd;      /* working directory of the child, or NULL: the parent's */

@@ -569,7 +569,8 @@ static void test_time_ro(void)
 
 static void test_secret(void)
 {
-    const char *args[] = {"--secret", "s3cr3t", NULL};
+    const char *args[] = {"--secret", "s3cr3t", "--max-federations", "1", "--max-federates",
+                          "1",        NULL};
     struct rti_proc p;
     CHECK(rti_start(&p, args, "rti_fed_secret") == 0, "RTI with --secret starts");
     struct cli c;
@@ -587,6 +588,14 @@ static void test_secret(void)
     wire_str_set(&m.str[0], "other");
     wire_str_set(&m.str[1], fom_text);
     CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    /* Limits: a second federation, and a second federate in a federation of one. */
+    wire_msg_init(&m, WIRE_CREATE_FEDERATION);
+    wire_str_set(&m.str[0], "other");
+    wire_str_set(&m.str[1], fom_text);
+    CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), 30);
+    CHECK_STR_HAS(why, "--max-federations");
+    CHECK_INT_EQ(cli_join(&d, "sec", "y", fom_text, 0, "s3cr3t", why, sizeof why), -30);
+    CHECK_STR_HAS(why, "--max-federates");
     cli_close(&c);
     cli_close(&d);
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);

@@ -426,7 +426,7 @@ static void test_legend_overflow(void)
 {
     double t[2] = {0, 1}, y[2] = {0, 1};
     plot_series s[30];
-    char labels[30][8];
+    char labels[30][16];
     for (int i = 0; i < 30; i++) {
         snprintf(labels[i], sizeof labels[i], "v%d", i);
         s[i] = (plot_series){.label = labels[i], .t = t, .y = y, .n = 2};
