@@ -132,14 +132,17 @@ enum {
  * @param code any int returned by a tp_ function.
  * @return a static string such as "TP_EBOUND: time stamp below the sender's bound"; never
  *         NULL ("unknown status code" for a code not listed above). Runs no callbacks.
+ * @see tp_last_error
  */
 TP_API const char *tp_strerror(int code);
 
 /**
  * Detailed message of the last failed call on @p f (it names the handle, name, time or system
- * call at fault), or "" when no call has failed yet.
+ * call at fault), or "" when no call has failed yet. An asynchronous refusal received through
+ * the `error` callback also becomes the last error.
  * @param f the federate; NULL gives "".
- * @return a string owned by @p f, valid until the next tp_ call on @p f.
+ * @return a string owned by @p f, valid until the next tp_ call on @p f. Runs no callbacks.
+ * @see tp_strerror
  */
 TP_API const char *tp_last_error(const tp_federate *f);
 
@@ -166,13 +169,23 @@ typedef struct tp_value {
  * @see tp_decode_float64
  */
 TP_API size_t tp_encode_float64(double v, void *out);
-/** Encode an int64 (two's complement, little-endian) into 8 bytes at @p out; returns 8.
- *  @see tp_decode_int64 */
+/**
+ * Encode an int64 (two's complement, little-endian).
+ * @param v the value; @param out 8 bytes, not NULL.
+ * @return TP_INT64_SIZE (8). Pure. @see tp_decode_int64
+ */
 TP_API size_t tp_encode_int64(int64_t v, void *out);
-/** Encode an int32 (two's complement, little-endian) into 4 bytes at @p out; returns 4.
- *  @see tp_decode_int32 */
+/**
+ * Encode an int32 (two's complement, little-endian).
+ * @param v the value; @param out 4 bytes, not NULL.
+ * @return TP_INT32_SIZE (4). Pure. @see tp_decode_int32
+ */
 TP_API size_t tp_encode_int32(int32_t v, void *out);
-/** Encode a boolean as one byte (0 or 1) at @p out; returns 1. @see tp_decode_boolean */
+/**
+ * Encode a boolean as one byte, 1 for any nonzero @p v, else 0.
+ * @param v the value; @param out 1 byte, not NULL.
+ * @return TP_BOOLEAN_SIZE (1). Pure. @see tp_decode_boolean
+ */
 TP_API size_t tp_encode_boolean(int v, void *out);
 /**
  * Encode an array of float64 (n × 8 bytes, little-endian, no count prefix: the value's size
@@ -190,29 +203,53 @@ TP_API int tp_encode_float64_array(const double *v, size_t n, void *out, size_t 
  * Decode a float64.
  * @param data the value bytes (NULL only when size is 0); @param size their count;
  * @param out where to store the value, not NULL.
- * @return TP_OK, or TP_ESIZE when @p size is not 8 (out untouched).
+ * @return TP_OK, or TP_ESIZE when @p size is not 8 (out untouched). Pure.
+ * @see tp_encode_float64
  */
 TP_API int tp_decode_float64(const void *data, size_t size, double *out);
-/** Decode an int64: TP_OK, or TP_ESIZE when @p size is not 8. @see tp_decode_float64 */
+/**
+ * Decode an int64.
+ * @param data the value bytes (NULL only when size is 0); @param size their count;
+ * @param out where to store the value, not NULL.
+ * @return TP_OK, or TP_ESIZE when @p size is not 8 (out untouched). Pure.
+ * @see tp_encode_int64
+ */
 TP_API int tp_decode_int64(const void *data, size_t size, int64_t *out);
-/** Decode an int32: TP_OK, or TP_ESIZE when @p size is not 4. @see tp_decode_float64 */
+/**
+ * Decode an int32.
+ * @param data the value bytes (NULL only when size is 0); @param size their count;
+ * @param out where to store the value, not NULL.
+ * @return TP_OK, or TP_ESIZE when @p size is not 4 (out untouched). Pure.
+ * @see tp_encode_int32
+ */
 TP_API int tp_decode_int32(const void *data, size_t size, int32_t *out);
-/** Decode a boolean into 0/1: TP_OK, TP_ESIZE when @p size is not 1, TP_EINVAL when the byte
- *  is neither 0 nor 1. */
+/**
+ * Decode a boolean into 0 or 1.
+ * @param data the value bytes (NULL only when size is 0); @param size their count;
+ * @param out where to store the value, not NULL.
+ * @return TP_OK; TP_ESIZE when @p size is not 1; TP_EINVAL when the byte is neither 0 nor 1
+ *         (out untouched on error). Pure.
+ * @see tp_encode_boolean
+ */
 TP_API int tp_decode_boolean(const void *data, size_t size, int *out);
 /**
  * Decode a float64 array.
+ * @param data the value bytes (NULL only when size is 0); @param size their count;
  * @param out room for @p cap doubles (may be NULL when cap is 0); @param n the element count
  *        is stored here (not NULL), also when TP_ESIZE is returned because cap is too small.
- * @return TP_OK; TP_ESIZE when @p size is not a multiple of 8 or @p cap < count.
+ * @return TP_OK; TP_ESIZE when @p size is not a multiple of 8 or @p cap < count. Pure.
+ * @see tp_encode_float64_array
  */
 TP_API int tp_decode_float64_array(const void *data, size_t size, double *out, size_t cap,
                                    size_t *n);
 /**
- * Copy a string value into @p out with a terminating NUL.
+ * Copy a string value into @p out with a terminating NUL (there is no encoder: a string value
+ * is its bytes, {handle, text, strlen(text)}).
+ * @param data the value bytes (NULL only when size is 0); @param size their count;
  * @param out buffer of @p cap ≥ 1 bytes, not NULL.
  * @return TP_OK; TP_ESIZE when @p cap ≤ @p size (out holds the truncated, terminated text);
- *         TP_EINVAL when the bytes contain a NUL or cap is 0.
+ *         TP_EINVAL when the bytes contain a NUL or cap is 0. Pure.
+ * @see tp_value
  */
 TP_API int tp_decode_string(const void *data, size_t size, char *out, size_t cap);
 
@@ -305,7 +342,9 @@ typedef struct tp_join_options {
                                          has no join field for it) */
     const char *secret;             /**< shared secret the RTI may require; NULL = none */
     int timeout_ms;                 /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
-    tp_log_level log_level;         /**< most verbose level passed to the log callback; 0 = WARN */
+    tp_log_level log_level;         /**< most verbose level passed to the log callback;
+                                         0 = TP_LOG_WARN (to see errors only, filter in the
+                                         callback) */
 } tp_join_options;
 
 /**
@@ -365,39 +404,72 @@ TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx
 TP_API int tp_resign(tp_federate *f, tp_resign_action action);
 
 /**
- * Free a federate. When it has not resigned, buffered messages and a RESIGN with the
- * join-time resign_action are written (without waiting for an answer) and the connection is
- * closed. Accepts NULL. Runs no callbacks.
+ * Free a federate and everything it owns (names and values it handed out become invalid).
+ * When it has not resigned, buffered messages and a RESIGN with the join-time resign_action
+ * are written (without waiting for an answer) and the connection is closed.
+ * @param f the federate; NULL is accepted and does nothing. Not from inside a callback.
+ * Runs no callbacks. @see tp_join, tp_resign
  */
 TP_API void tp_federate_free(tp_federate *f);
 
-/** This federate's handle in the federation (0 after a failed join). Runs no callbacks. */
+/**
+ * This federate's handle in the federation, as other federates see it as `sender`/`owner`.
+ * @param f the federate; NULL gives 0.
+ * @return the handle (never 0 for a joined federate). Runs no callbacks. @see tp_join
+ */
 TP_API tp_fed tp_federate_handle(const tp_federate *f);
 
-/** The connection's file descriptor, to wait for input with poll()/select() before calling
- *  tp_evoke(); -1 when closed. Do not read, write or close it. */
+/**
+ * The connection's file descriptor, to wait for input with poll()/select() (for instance over
+ * several federates) before calling tp_evoke(f, 0). Do not read, write or close it.
+ * @param f the federate; NULL gives -1.
+ * @return the descriptor, or -1 when the connection is closed. Runs no callbacks.
+ * @see tp_evoke
+ */
 TP_API int tp_fileno(const tp_federate *f);
 
 /* ---- FOM handles (local, no message) ---------------------------------------------------- */
 
 /**
- * Look up an object class by name, simple ("Car") or qualified ("Vehicle.Car").
- * @param name not NULL; @param out receives the handle, not NULL.
- * @return TP_OK; TP_ENAME (no such class: the message names it); TP_EINVAL.
- * Runs no callbacks; sends nothing. @see tp_attribute
+ * Look up an object class by name, simple ("Car") or qualified ("Vehicle.Car"), in the FOM
+ * this federate joined with (every federate gets the same handles).
+ * @param f the federate (also valid after resign); @param name not NULL;
+ * @param out receives the handle, not NULL.
+ * @return TP_OK; TP_ENAME (no such class: the message names it); TP_EINVAL (NULL argument).
+ * Runs no callbacks; sends nothing. @see tp_attribute, tp_handle_name
  */
 TP_API int tp_object_class(tp_federate *f, const char *name, tp_handle *out);
-/** Look up an attribute of class @p cls (inherited ones included).
- *  @return TP_OK; TP_EHANDLE (bad class); TP_ENAME; TP_EINVAL. @see tp_object_class */
+/**
+ * Look up an attribute of class @p cls, inherited ones included (an inherited attribute has
+ * the handle of its declaration in the parent class).
+ * @param cls an object class handle; @param name not NULL; @param out not NULL (0 on error).
+ * @return TP_OK; TP_EHANDLE (not a class handle); TP_ENAME (the class has no such attribute);
+ *         TP_EINVAL. Local; runs no callbacks. @see tp_object_class
+ */
 TP_API int tp_attribute(tp_federate *f, tp_handle cls, const char *name, tp_handle *out);
-/** Look up an interaction class by simple or qualified name.
- *  @return TP_OK; TP_ENAME; TP_EINVAL. @see tp_parameter */
+/**
+ * Look up an interaction class by simple ("Alarm") or qualified ("Message.Alarm") name.
+ * @param name not NULL; @param out receives the handle, not NULL.
+ * @return TP_OK; TP_ENAME; TP_EINVAL. Local; runs no callbacks. @see tp_parameter
+ */
 TP_API int tp_interaction_class(tp_federate *f, const char *name, tp_handle *out);
-/** Look up a parameter of interaction class @p ic (inherited ones included).
- *  @return TP_OK; TP_EHANDLE; TP_ENAME; TP_EINVAL. @see tp_interaction_class */
+/**
+ * Look up a parameter of interaction class @p ic, inherited ones included.
+ * @param ic an interaction class handle; @param name not NULL; @param out not NULL (0 on
+ *        error).
+ * @return TP_OK; TP_EHANDLE (not an interaction class handle); TP_ENAME; TP_EINVAL. Local.
+ * @see tp_interaction_class
+ */
 TP_API int tp_parameter(tp_federate *f, tp_handle ic, const char *name, tp_handle *out);
-/** Name of any FOM handle of the given kind ('o' object class, 'a' attribute, 'i' interaction
- *  class, 'p' parameter); NULL when unknown. The string is owned by @p f and lives as long. */
+/**
+ * Name of a FOM handle, for messages and logs.
+ * @param f the federate; NULL gives NULL.
+ * @param kind 'o' object class, 'a' attribute, 'i' interaction class, 'p' parameter.
+ * @param h the handle.
+ * @return the qualified name of a class ("Vehicle.Car"), the name of an attribute or
+ *         parameter, or NULL for an unknown handle or kind. Owned by @p f, valid until
+ *         tp_federate_free(). Local. @see tp_object_class
+ */
 TP_API const char *tp_handle_name(tp_federate *f, char kind, tp_handle h);
 
 /* ---- declaration management (asynchronous: the RTI reports refusals via `error`) ---------- */
@@ -411,28 +483,58 @@ TP_API const char *tp_handle_name(tp_federate *f, char kind, tp_handle h);
  * @see tp_unpublish_object_class
  */
 TP_API int tp_publish_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs, size_t n);
-/** Stop publishing class @p cls (all its attributes). Errors as tp_publish_object_class, and
- *  TP_ENOTPUB when it was not published. @see tp_publish_object_class */
+/**
+ * Stop publishing class @p cls (all its attributes); objects already registered stay.
+ * @param cls an object class handle.
+ * @return TP_OK; TP_EHANDLE; TP_ENOTPUB (not published); TP_ESTATE; TP_ECLOSED; TP_ESYS.
+ *         Sends; runs no callbacks. @see tp_publish_object_class
+ */
 TP_API int tp_unpublish_object_class(tp_federate *f, tp_handle cls);
 /**
- * Subscribe attributes of an object class (adds to this class's subscription; n = 0: every
- * attribute of the class). Subclass instances are discovered as @p cls unless a more derived
- * class is subscribed too, and reflect only the attributes subscribed at the class they are
- * known as. @return as tp_publish_object_class. @see tp_unsubscribe_object_class
+ * Subscribe attributes of an object class (adds to this class's subscription). Instances of
+ * subclasses are discovered as @p cls unless a more derived class is subscribed too, and
+ * reflect only the attributes subscribed at the class they are known as. Objects that exist
+ * already are discovered too.
+ * @param attrs @p n attribute handles of @p cls (may be NULL when n is 0: every attribute).
+ * @return TP_OK; TP_EHANDLE; TP_EINVAL; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no
+ *         callbacks. @see tp_unsubscribe_object_class
  */
 TP_API int tp_subscribe_object_class(tp_federate *f, tp_handle cls, const tp_handle *attrs,
                                      size_t n);
-/** Stop subscribing class @p cls: no more discover/reflect for it. @see
- *  tp_subscribe_object_class */
+/**
+ * Drop the whole subscription of class @p cls: no more discover or reflect through it.
+ * @param cls an object class handle.
+ * @return TP_OK; TP_EHANDLE; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_subscribe_object_class
+ */
 TP_API int tp_unsubscribe_object_class(tp_federate *f, tp_handle cls);
-/** Publish an interaction class. @return TP_OK; TP_EHANDLE; TP_ESTATE; TP_ECLOSED; TP_ESYS.
- *  @see tp_unpublish_interaction_class */
+/**
+ * Publish an interaction class (needed before tp_send_interaction).
+ * @param ic an interaction class handle.
+ * @return TP_OK; TP_EHANDLE; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_unpublish_interaction_class
+ */
 TP_API int tp_publish_interaction_class(tp_federate *f, tp_handle ic);
-/** Stop publishing an interaction class; TP_ENOTPUB when not published. */
+/**
+ * Stop publishing an interaction class.
+ * @param ic an interaction class handle.
+ * @return TP_OK; TP_EHANDLE; TP_ENOTPUB (not published); TP_ESTATE; TP_ECLOSED; TP_ESYS.
+ *         Sends; runs no callbacks. @see tp_publish_interaction_class
+ */
 TP_API int tp_unpublish_interaction_class(tp_federate *f, tp_handle ic);
-/** Subscribe an interaction class (and its subclasses). @see tp_unsubscribe_interaction_class */
+/**
+ * Subscribe an interaction class; interactions of its subclasses are received too.
+ * @param ic an interaction class handle.
+ * @return TP_OK; TP_EHANDLE; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_unsubscribe_interaction_class
+ */
 TP_API int tp_subscribe_interaction_class(tp_federate *f, tp_handle ic);
-/** Stop receiving an interaction class. */
+/**
+ * Stop receiving an interaction class.
+ * @param ic an interaction class handle.
+ * @return TP_OK; TP_EHANDLE; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_subscribe_interaction_class
+ */
 TP_API int tp_unsubscribe_interaction_class(tp_federate *f, tp_handle ic);
 
 /* ---- object management ------------------------------------------------------------------ */
@@ -456,10 +558,16 @@ TP_API int tp_register_object(tp_federate *f, tp_handle cls, const char *name, t
  *        TP_NO_TIME for receive order.
  * @return TP_OK; TP_EHANDLE (unknown object or attribute); TP_ENOTPUB; TP_ESIZE; TP_EINVAL;
  *         TP_EBOUND (time below the bound: the message names both); TP_ESTATE; TP_ECLOSED;
- *         TP_ESYS. Sends (batched, no allocation once warm); runs no callbacks.
+ *         TP_ESYS. Sends (batched, no allocation once warm); runs no callbacks. The value
+ *         bytes are copied: the caller may reuse them at once.
+ * @see tp_update_tagged, tp_register_object
  */
 TP_API int tp_update(tp_federate *f, tp_object obj, const tp_value *values, size_t n, tp_time time);
-/** tp_update() with a user tag of @p tag_size bytes (@p tag may be NULL when size is 0). */
+/**
+ * tp_update() with a user tag passed to the subscribers' `reflect` (copied).
+ * @param tag @p tag_size bytes (may be NULL when tag_size is 0).
+ * @return as tp_update, and TP_EINVAL for a NULL tag with a nonzero size. @see tp_update
+ */
 TP_API int tp_update_tagged(tp_federate *f, tp_object obj, const tp_value *values, size_t n,
                             tp_time time, const void *tag, size_t tag_size);
 
@@ -474,12 +582,16 @@ TP_API int tp_delete_object(tp_federate *f, tp_object obj, tp_time time);
  * Send an interaction of a published class.
  * @param params @p n parameter values (may be NULL when n is 0).
  * @param time TSO time stamp or TP_NO_TIME.
- * @return TP_OK; TP_EHANDLE; TP_ENOTPUB; TP_ESIZE; TP_EBOUND; TP_ESTATE; TP_ECLOSED; TP_ESYS.
- *         Sends; runs no callbacks.
+ * @return TP_OK; TP_EHANDLE; TP_ENOTPUB; TP_ESIZE; TP_EBOUND; TP_EINVAL; TP_ESTATE;
+ *         TP_ECLOSED; TP_ESYS. Sends; runs no callbacks. @see tp_send_interaction_tagged
  */
 TP_API int tp_send_interaction(tp_federate *f, tp_handle ic, const tp_value *params, size_t n,
                                tp_time time);
-/** tp_send_interaction() with a user tag. */
+/**
+ * tp_send_interaction() with a user tag passed to the receivers (copied).
+ * @param tag @p tag_size bytes (may be NULL when tag_size is 0).
+ * @return as tp_send_interaction. @see tp_send_interaction
+ */
 TP_API int tp_send_interaction_tagged(tp_federate *f, tp_handle ic, const tp_value *params,
                                       size_t n, tp_time time, const void *tag, size_t tag_size);
 
@@ -490,7 +602,12 @@ TP_API int tp_send_interaction_tagged(tp_federate *f, tp_handle ic, const tp_val
  *         TP_ECLOSED; TP_ESYS. Sends; runs no callbacks. @see tp_request_class_update
  */
 TP_API int tp_request_update(tp_federate *f, tp_object obj, const tp_handle *attrs, size_t n);
-/** Ask every owner of instances of class @p cls (and subclasses) for attribute values. */
+/**
+ * Ask the owners of every instance of class @p cls (and its subclasses) for values.
+ * @param attrs @p n ≥ 1 attribute handles of @p cls.
+ * @return TP_OK; TP_EHANDLE; TP_EINVAL; TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no
+ *         callbacks. @see tp_request_update
+ */
 TP_API int tp_request_class_update(tp_federate *f, tp_handle cls, const tp_handle *attrs, size_t n);
 
 /* ---- synchronization points ------------------------------------------------------------- */
@@ -506,23 +623,36 @@ TP_API int tp_request_class_update(tp_federate *f, tp_handle cls, const tp_handl
  */
 TP_API int tp_register_sync(tp_federate *f, const char *label, const void *tag, size_t tag_size,
                             const tp_fed *feds, size_t n);
-/** Tell the RTI this federate reached point @p label. @return TP_OK; TP_EINVAL; TP_ENOTFOUND
- *  (the point was not announced to this federate); TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+/**
+ * Tell the RTI this federate reached point @p label.
+ * @param label not NULL, not empty.
+ * @return TP_OK; TP_EINVAL; TP_ENOTFOUND (the point was not announced to this federate, or
+ *         its announcement has not been evoked yet); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends;
+ *         runs no callbacks. @see tp_register_sync, tp_wait_sync, tp_sync
+ */
 TP_API int tp_achieve_sync(tp_federate *f, const char *label);
 /**
  * Evoke callbacks until point @p label is announced to this federate.
- * @param timeout_ms < 0 waits forever. @return TP_OK (also when it was announced before);
- *         TP_TIMEOUT; or an error of tp_evoke(). Runs callbacks.
+ * @param label not NULL. @param timeout_ms < 0 waits forever.
+ * @return TP_OK (also when it was announced before); TP_TIMEOUT; TP_EINVAL; TP_ESTATE (also
+ *         from inside a callback); or an error of tp_evoke(). Runs callbacks.
+ * @see tp_achieve_sync, tp_sync
  */
 TP_API int tp_wait_announced(tp_federate *f, const char *label, int timeout_ms);
 /**
  * Evoke callbacks until the federation is synchronized at @p label (does not achieve it).
- * @return TP_OK (also when it happened before); TP_TIMEOUT; or an error of tp_evoke().
- *         Runs callbacks. @see tp_sync
+ * @param label not NULL. @param timeout_ms < 0 waits forever.
+ * @return TP_OK (also when it happened before); TP_TIMEOUT; TP_EINVAL; TP_ESTATE; or an error
+ *         of tp_evoke(). Runs callbacks. @see tp_achieve_sync, tp_sync
  */
 TP_API int tp_wait_sync(tp_federate *f, const char *label, int timeout_ms);
-/** Wait for the announcement of @p label, achieve it, and wait until synchronized: the usual
- *  "everybody starts together" step. Returns as the three calls it makes. Runs callbacks. */
+/**
+ * Wait for the announcement of @p label, achieve it (unless done already), and wait until the
+ * federation is synchronized: the usual "everybody starts together" step.
+ * @param label not NULL. @param timeout_ms applies to each of the two waits (< 0: forever).
+ * @return as tp_wait_announced, tp_achieve_sync and tp_wait_sync. Runs callbacks.
+ * @see tp_register_sync
+ */
 TP_API int tp_sync(tp_federate *f, const char *label, int timeout_ms);
 
 /* ---- time management (DESIGN.md §4–§5; confirmations are callbacks) ----------------------- */
@@ -530,33 +660,72 @@ TP_API int tp_sync(tp_federate *f, const char *label, int timeout_ms);
 /**
  * Become time-regulating with lookahead @p lookahead ≥ 0 (zero is exact, DESIGN.md §5); the
  * RTI confirms with `regulation_enabled` (tp_wait_regulation_enabled waits for it).
+ * @param lookahead ticks, ≥ 0.
  * @return TP_OK; TP_EINVAL (negative lookahead); TP_EENABLED (enabled or being enabled);
- *         TP_EPENDING (a time request is pending); TP_ESTATE; TP_ECLOSED; TP_ESYS.
- * @see tp_disable_regulation
+ *         TP_EPENDING (a time request is pending); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs
+ *         no callbacks. @see tp_wait_regulation_enabled, tp_disable_regulation
  */
 TP_API int tp_enable_regulation(tp_federate *f, tp_time lookahead);
-/** Stop being regulating. @return TP_OK; TP_ENOTENABLED; TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+/**
+ * Stop being time-regulating: this federate's time stamps no longer hold others back (its
+ * later time-stamped sends are delivered in receive order).
+ * @param f the federate, not NULL.
+ * @return TP_OK; TP_ENOTENABLED (not regulating); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs
+ *         no callbacks. @see tp_enable_regulation
+ */
 TP_API int tp_disable_regulation(tp_federate *f);
-/** Become time-constrained; confirmed by `constrained_enabled`.
- *  @return TP_OK; TP_EENABLED; TP_EPENDING; TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+/**
+ * Become time-constrained: time-stamped messages arrive in time-stamp order and grants wait
+ * until nothing earlier can come. Confirmed by `constrained_enabled`.
+ * @param f the federate, not NULL.
+ * @return TP_OK; TP_EENABLED (constrained or being enabled); TP_EPENDING (a time request is
+ *         pending); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_wait_constrained_enabled, tp_disable_constrained
+ */
 TP_API int tp_enable_constrained(tp_federate *f);
-/** Stop being constrained. @return TP_OK; TP_ENOTENABLED; TP_ESTATE; TP_ECLOSED; TP_ESYS. */
+/**
+ * Stop being time-constrained: messages are then delivered in receive order.
+ * @param f the federate, not NULL.
+ * @return TP_OK; TP_ENOTENABLED (not constrained); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs
+ *         no callbacks. @see tp_enable_constrained
+ */
 TP_API int tp_disable_constrained(tp_federate *f);
-/** Evoke callbacks until regulation is enabled. @return TP_OK; TP_TIMEOUT; TP_ENOTENABLED
- *  (not requested); an error of tp_evoke(). Runs callbacks. */
+/**
+ * Evoke callbacks until regulation is enabled (returns at once when it is).
+ * @param timeout_ms < 0 waits forever.
+ * @return TP_OK; TP_TIMEOUT; TP_ENOTENABLED (never requested); TP_EREFUSED (the RTI refused:
+ *         tp_last_error has its reason); TP_ESTATE; an error of tp_evoke(). Runs callbacks.
+ * @see tp_enable_regulation
+ */
 TP_API int tp_wait_regulation_enabled(tp_federate *f, int timeout_ms);
-/** Evoke callbacks until constrained is enabled. As tp_wait_regulation_enabled. */
+/**
+ * Evoke callbacks until constrained is enabled (returns at once when it is).
+ * @param timeout_ms < 0 waits forever.
+ * @return TP_OK; TP_TIMEOUT; TP_ENOTENABLED (never requested); TP_EREFUSED; TP_ESTATE; an
+ *         error of tp_evoke(). Runs callbacks. @see tp_enable_constrained
+ */
 TP_API int tp_wait_constrained_enabled(tp_federate *f, int timeout_ms);
 
 /**
- * Change the lookahead (≥ 0). A smaller lookahead takes effect as the RTI allows (a promise is
- * never withdrawn). @return TP_OK; TP_EINVAL; TP_ENOTENABLED (not regulating); TP_ESTATE;
- * TP_ECLOSED; TP_ESYS.
+ * Change the lookahead (≥ 0). A smaller lookahead takes effect as the RTI allows: a promise
+ * already made is never withdrawn (DESIGN.md §5).
+ * @param lookahead the new lookahead in ticks, ≥ 0.
+ * @return TP_OK; TP_EINVAL (negative); TP_ENOTENABLED (not regulating); TP_ESTATE;
+ *         TP_ECLOSED; TP_ESYS. Sends; runs no callbacks. @see tp_query_lookahead
  */
 TP_API int tp_modify_lookahead(tp_federate *f, tp_time lookahead);
-/** The current lookahead. @return TP_OK; TP_ENOTENABLED (not regulating); TP_EINVAL (out NULL). */
+/**
+ * The lookahead this federate declared (local).
+ * @param out not NULL.
+ * @return TP_OK; TP_ENOTENABLED (regulation neither enabled nor requested); TP_EINVAL.
+ * @see tp_modify_lookahead
+ */
 TP_API int tp_query_lookahead(tp_federate *f, tp_time *out);
-/** This federate's logical time (its last grant). @return TP_OK; TP_EINVAL. Local. */
+/**
+ * This federate's logical time: its last grant (or the time regulation/constrained was
+ * enabled at); 0 after joining. Local.
+ * @param out not NULL. @return TP_OK; TP_EINVAL. @see tp_wait_grant
+ */
 TP_API int tp_query_logical_time(tp_federate *f, tp_time *out);
 
 /** One federate's time-management state, as the RTI sees it ("who blocks whom"). */
@@ -578,47 +747,93 @@ typedef struct tp_time_status {
  * @param out room for @p cap records (may be NULL when cap is 0).
  * @param n receives the number of federates (not NULL), even when more than @p cap.
  * @return TP_OK (min(n, cap) records filled); TP_EINVAL; TP_ESTATE; TP_ECLOSED; TP_ESYS;
- *         TP_EPROTO. Blocks; runs no callbacks.
+ *         TP_EPROTO. Blocks for one round trip; runs no callbacks (messages received
+ *         meanwhile wait for tp_evoke()). Since the RTI handles one federate's messages in
+ *         order, its return also shows that everything sent before has been processed.
+ * @see tp_query_galt
  */
 TP_API int tp_query_time_status(tp_federate *f, tp_time_status *out, size_t cap, size_t *n);
-/** This federate's GALT from the RTI (TP_TIME_MAX when no other federate regulates);
- *  @p strict may be NULL. Blocking round trip. Errors as tp_query_time_status. */
+/**
+ * This federate's GALT (greatest available logical time) as the RTI computes it.
+ * @param galt not NULL: TP_TIME_MAX when no other federate regulates.
+ * @param strict may be NULL; set to 1 when the GALT excludes its own time.
+ * @return as tp_query_time_status, and TP_EPROTO when the RTI's answer has no record for this
+ *         federate. Blocks for one round trip; runs no callbacks. @see tp_query_time_status
+ */
 TP_API int tp_query_galt(tp_federate *f, tp_time *galt, int *strict);
-/** This federate's LITS: the least time stamp of TSO messages queued for it at the RTI, or
- *  TP_TIME_MAX when none. Blocking round trip. Errors as tp_query_time_status, and
- *  TP_EPROTO while the protocol's TIME_STATUS record carries no LITS (protocol version 1:
- *  see doc/api.md). */
+/**
+ * This federate's LITS: the least time stamp of TSO messages queued for it at the RTI, or
+ * TP_TIME_MAX when none.
+ * @param lits not NULL.
+ * @return TP_EPROTO for now: protocol version 1's TIME_STATUS record carries no LITS (see
+ *         doc/api.md); TP_EINVAL; TP_ESTATE. Runs no callbacks. @see tp_query_time_status
+ */
 TP_API int tp_query_lits(tp_federate *f, tp_time *lits);
 
 /**
- * Time advance request TAR(@p t): TSO messages with ts ≤ t are delivered, then `grant`(t).
- * @return TP_OK; TP_ETIME (t below the logical time: the message names both); TP_EPENDING;
- *         TP_EINVAL (t is TP_NO_TIME); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no
- *         callbacks. @see tp_wait_grant
+ * Time advance request TAR(@p t): TSO messages with ts ≤ t are delivered, then `grant`(t)
+ * once nothing stamped ≤ t can still arrive. A non-constrained federate is granted at once.
+ * @param t requested time, ≥ the logical time (equal is legal: it closes an instant opened by
+ *        TARA(t)).
+ * @return TP_OK; TP_ETIME (t below the logical time: the message names both); TP_EPENDING
+ *         (a request, or an enable, is pending); TP_EINVAL (t is TP_NO_TIME); TP_ESTATE;
+ *         TP_ECLOSED; TP_ESYS. Sends at once (flushes); runs no callbacks.
+ * @see tp_wait_grant, tp_time_advance_request_available
  */
 TP_API int tp_time_advance_request(tp_federate *f, tp_time t);
-/** TARA(@p t): as TAR but granted once nothing below t can arrive; messages stamped t that
- *  arrive later are delivered at once. Errors as tp_time_advance_request. */
+/**
+ * Time advance request available TARA(@p t): as TAR, but granted once nothing stamped below t
+ * can arrive; messages stamped t that arrive after the grant are delivered at once. With
+ * lookahead 0 the federate may still send at t after the grant.
+ * @param t requested time, ≥ the logical time.
+ * @return as tp_time_advance_request. @see tp_time_advance_request
+ */
 TP_API int tp_time_advance_request_available(tp_federate *f, tp_time t);
-/** NER(@p t): granted the time of the next TSO messages (≤ t) or t. Errors as TAR. */
+/**
+ * Next event request NER(@p t): delivers the TSO messages with the smallest time stamp T ≤ t
+ * and grants T, or grants t when none can come before it.
+ * @param t requested time, ≥ the logical time.
+ * @return as tp_time_advance_request. @see tp_next_event_request_available
+ */
 TP_API int tp_next_event_request(tp_federate *f, tp_time t);
-/** NERA(@p t): as NER with the TARA rule at the granted time. Errors as TAR. */
+/**
+ * Next event request available NERA(@p t): as NER, with the TARA rule at the granted time
+ * (later messages stamped with it are delivered at once).
+ * @param t requested time, ≥ the logical time.
+ * @return as tp_time_advance_request. @see tp_next_event_request
+ */
 TP_API int tp_next_event_request_available(tp_federate *f, tp_time t);
-/** FQR(@p t): deliver every queued TSO message now, then grant max(T, min(t, GALT)) at once.
- *  Errors as TAR. */
+/**
+ * Flush queue request FQR(@p t): every TSO message queued for this federate is delivered now,
+ * whatever its time stamp, then the grant max(T, min(t, GALT)) comes at once (T the logical
+ * time).
+ * @param t requested time, ≥ the logical time.
+ * @return as tp_time_advance_request. @see tp_wait_grant
+ */
 TP_API int tp_flush_queue_request(tp_federate *f, tp_time t);
 /**
  * Evoke callbacks until the pending request is granted.
  * @param t receives the granted time (may be NULL). @param timeout_ms < 0 waits forever.
- * @return TP_OK; TP_TIMEOUT; TP_ESTATE (no request pending); an error of tp_evoke().
- *         Runs callbacks (including `grant`).
+ * @return TP_OK; TP_TIMEOUT; TP_ESTATE (no request pending, or called from a callback);
+ *         TP_EREFUSED (the RTI refused the request: tp_last_error has its reason); an error of
+ *         tp_evoke(). Runs callbacks (including `grant`). @see tp_time_advance_request
  */
 TP_API int tp_wait_grant(tp_federate *f, tp_time *t, int timeout_ms);
 
-/** Seconds to ticks with the FOM's resolution, rounded to nearest, saturating at
- *  ±TP_TIME_MAX (NaN gives TP_NO_TIME). Local. @see tp_time_to_seconds */
+/**
+ * Seconds to ticks with the FOM's resolution (DESIGN.md §4: only at the API boundary).
+ * @param f the federate; NULL uses the default resolution, 1 ns per tick.
+ * @param seconds any double.
+ * @return the tick count rounded to nearest, saturated at ±TP_TIME_MAX; TP_NO_TIME for NaN.
+ *         Pure. @see tp_time_to_seconds
+ */
 TP_API tp_time tp_time_from_seconds(const tp_federate *f, double seconds);
-/** Ticks to seconds (TP_TIME_MAX gives +inf). Local. @see tp_time_from_seconds */
+/**
+ * Ticks to seconds with the FOM's resolution.
+ * @param f the federate; NULL uses 1 ns per tick. @param t ticks.
+ * @return seconds; +inf for TP_TIME_MAX, NaN for TP_NO_TIME. Pure.
+ * @see tp_time_from_seconds
+ */
 TP_API double tp_time_to_seconds(const tp_federate *f, tp_time t);
 
 /* ---- evoking and flushing --------------------------------------------------------------- */
@@ -629,13 +844,20 @@ TP_API double tp_time_to_seconds(const tp_federate *f, tp_time t);
  *        first message, then dispatch everything available; < 0: wait until at least one
  *        message was dispatched.
  * @return the number of messages dispatched (≥ 0); TP_ECLOSED (the RTI closed the
- *         connection); TP_EPROTO (malformed frame: the connection is closed); TP_ESYS;
- *         TP_ESTATE (resigned). Runs every callback.
+ *         connection; messages received before are still dispatched first); TP_EPROTO
+ *         (malformed frame: the connection is closed); TP_ESYS; TP_ESTATE (resigned, or
+ *         called from inside a callback); TP_EINVAL (f is NULL). Runs every callback.
+ * @see tp_fileno, tp_flush
  */
 TP_API int tp_evoke(tp_federate *f, int timeout_ms);
 
-/** Write all buffered output now (blocking until the kernel accepted it).
- *  @return TP_OK; TP_ECLOSED; TP_ESYS; TP_ESTATE. Runs no callbacks. */
+/**
+ * Write all buffered output now, blocking until the kernel accepted it (meanwhile incoming
+ * bytes are read and kept, so that neither side can block the other).
+ * @param f the federate, not NULL.
+ * @return TP_OK; TP_ECLOSED; TP_ESYS; TP_ESTATE; TP_EINVAL (f is NULL). Runs no callbacks.
+ * @see tp_evoke
+ */
 TP_API int tp_flush(tp_federate *f);
 
 #ifdef __cplusplus

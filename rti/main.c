@@ -58,95 +58,110 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
+/* Parse an integer option value in [lo, hi] into *out. Returns 0, or -1 (message printed). */
+static int parse_long(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi) {
+        fprintf(stderr, "tempo-rti: %s '%s': expected %ld .. %ld\n", opt, v, lo, hi);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* One option with its value. Returns 0, or 2 (usage error, message printed). */
+static int parse_valued(const char *a, const char *v, struct server_config *cfg, int *lv)
+{
+    size_t sz;
+    long n;
+    if (strcmp(a, "--listen") == 0) {
+        cfg->listen = strcmp(v, "none") == 0 ? "" : v;
+    } else if (strcmp(a, "--unix") == 0) {
+        cfg->unix_path = v;
+    } else if (strcmp(a, "--log") == 0) {
+        cfg->flog_dir = v;
+    } else if (strcmp(a, "--secret") == 0) {
+        cfg->secret = v;
+    } else if (strcmp(a, "--max-frame") == 0) {
+        if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
+            fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 .. 4G bytes\n", v);
+            return 2;
+        }
+        cfg->max_frame = sz;
+    } else if (strcmp(a, "--max-queued-bytes") == 0) {
+        if (parse_size(v, &sz) != 0 || sz < 4096) {
+            fprintf(stderr, "tempo-rti: --max-queued-bytes '%s': expected at least 4096\n", v);
+            return 2;
+        }
+        cfg->max_queued = sz;
+    } else if (strcmp(a, "--stall-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->stall_ms = (int)n;
+    } else if (strcmp(a, "--handshake-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->hello_ms = (int)n;
+    } else if (strcmp(a, "--max-federations") == 0) {
+        if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
+        cfg->max_federations = (uint32_t)n;
+    } else if (strcmp(a, "--max-federates") == 0) {
+        if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
+        cfg->max_federates = (uint32_t)n;
+    } else if (strcmp(a, "--log-level") == 0) {
+        if (log_level_parse(v, lv) != 0) {
+            fprintf(stderr,
+                    "tempo-rti: --log-level '%s': expected error, warn, info, debug or "
+                    "trace\n",
+                    v);
+            return 2;
+        }
+    } else {
+        fprintf(stderr, "tempo-rti: unknown option '%s' (see --help)\n", a);
+        return 2;
+    }
+    return 0;
+}
+
+/* The command line into cfg and the log level. Returns -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--allow-remote") == 0) {
+            cfg->allow_remote = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tempo-rti: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        int rc = parse_valued(a, argv[++i], cfg, lv);
+        if (rc != 0) return rc;
+    }
+    size_t frame = cfg->max_frame ? cfg->max_frame : CONN_DEFAULT_MAX_FRAME;
+    size_t queued = cfg->max_queued ? cfg->max_queued : CONN_DEFAULT_MAX_QUEUED;
+    if (queued < 2 * frame) {
+        fprintf(stderr,
+                "tempo-rti: --max-queued-bytes (%zu) must be at least twice "
+                "--max-frame (%zu)\n",
+                queued, frame);
+        return 2;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     struct server_config cfg = {0};
     int lv = LOG_LV_INFO;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        size_t sz;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--allow-remote") == 0) {
-            cfg.allow_remote = 1;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "tempo-rti: %s needs a value (see --help)\n", a);
-            return 2;
-        }
-        i++;
-        if (strcmp(a, "--listen") == 0) {
-            cfg.listen = strcmp(v, "none") == 0 ? "" : v;
-        } else if (strcmp(a, "--unix") == 0) {
-            cfg.unix_path = v;
-        } else if (strcmp(a, "--max-frame") == 0) {
-            if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
-                fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 .. 4G bytes\n", v);
-                return 2;
-            }
-            cfg.max_frame = sz;
-        } else if (strcmp(a, "--max-queued-bytes") == 0) {
-            if (parse_size(v, &sz) != 0 || sz < 4096) {
-                fprintf(stderr, "tempo-rti: --max-queued-bytes '%s': expected at least 4096\n", v);
-                return 2;
-            }
-            cfg.max_queued = sz;
-        } else if (strcmp(a, "--stall-ms") == 0) {
-            char *end;
-            long ms = strtol(v, &end, 10);
-            if (*end || ms <= 0 || ms > 86400000) {
-                fprintf(stderr, "tempo-rti: --stall-ms '%s': expected 1 .. 86400000\n", v);
-                return 2;
-            }
-            cfg.stall_ms = (int)ms;
-        } else if (strcmp(a, "--handshake-ms") == 0) {
-            char *end;
-            long ms = strtol(v, &end, 10);
-            if (*end || ms <= 0 || ms > 86400000) {
-                fprintf(stderr, "tempo-rti: --handshake-ms '%s': expected 1 .. 86400000\n", v);
-                return 2;
-            }
-            cfg.hello_ms = (int)ms;
-        } else if (strcmp(a, "--max-federations") == 0) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n <= 0 || n > 1000000) {
-                fprintf(stderr, "tempo-rti: --max-federations '%s': expected 1 .. 1000000\n", v);
-                return 2;
-            }
-            cfg.max_federations = (uint32_t)n;
-        } else if (strcmp(a, "--max-federates") == 0) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n <= 0 || n > 1000000) {
-                fprintf(stderr, "tempo-rti: --max-federates '%s': expected 1 .. 1000000\n", v);
-                return 2;
-            }
-            cfg.max_federates = (uint32_t)n;
-        } else if (strcmp(a, "--log") == 0) {
-            cfg.flog_dir = v;
-        } else if (strcmp(a, "--secret") == 0) {
-            cfg.secret = v;
-        } else if (strcmp(a, "--log-level") == 0) {
-            if (log_level_parse(v, &lv) != 0) {
-                fprintf(stderr,
-                        "tempo-rti: --log-level '%s': expected error, warn, info, debug or "
-                        "trace\n",
-                        v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "tempo-rti: unknown option '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
-    if (cfg.max_frame && cfg.max_queued && cfg.max_queued < 2 * cfg.max_frame) {
-        fprintf(stderr, "tempo-rti: --max-queued-bytes must be at least twice --max-frame\n");
-        return 2;
-    }
+    int rc = parse_args(argc, argv, &cfg, &lv);
+    if (rc >= 0) return rc;
     log_set_level(lv);
     struct server *s;
     char err[512];
@@ -159,7 +174,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     LOGI("server", "-", "ready%s%s", cfg.secret ? " (joins need the shared secret)" : "",
          cfg.allow_remote ? " (remote connections allowed)" : "");
-    int rc = server_run(s);
+    rc = server_run(s);
     server_free(s);
     LOGI("server", "-", "stopped");
     return rc == 0 ? 0 : 1;

@@ -76,12 +76,23 @@ int main(void)
     CHECK_INT_EQ(tp_join(&d, NULL, NULL, &g, err, sizeof err), TP_EFOMDIFF);
     CHECK(g == NULL, "no federate after a FOM mismatch");
 
-    /* the Unix socket reaches the same RTI and federation */
+    /* the Unix socket reaches the same RTI and federation; the FOM given as text (the same
+     * file's contents, reformatted: only the meaning counts) */
     char uaddr[100];
     snprintf(uaddr, sizeof uaddr, "unix:%s", sock);
     tp_join_options u = j;
     u.rti = uaddr;
     u.federate = "viaunix";
+    u.fom_path = NULL;
+    char text[8192];
+    FILE *fp = fopen("fom/test.xml", "r");
+    size_t len = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+    if (fp) fclose(fp);
+    text[len] = '\0';
+    for (size_t i = 0; i < len; i++) /* indentation does not change the FOM */
+        if (text[i] == ' ' && i + 1 < len && text[i + 1] == ' ') text[i] = '\t';
+    u.fom_text = text;
+    CHECK(len > 100 && len < sizeof text - 1, "read fom/test.xml (%zu bytes)", len);
     CHECK_INT_EQ(tp_join(&u, NULL, NULL, &h, err, sizeof err), TP_OK);
     size_t n = 0;
     if (h) CHECK_INT_EQ(tp_query_time_status(h, NULL, 0, &n), TP_OK);
