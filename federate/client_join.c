@@ -318,14 +318,9 @@ int tp_resign(tp_federate *f, tp_resign_action action)
 void tp_federate_free(tp_federate *f)
 {
     if (!f) return;
-    if (f->joined && !f->closed) {
-        /* Best effort, no wait: resign with the join-time action, then close. */
-        struct wire_msg m;
-        wire_msg_init(&m, WIRE_RESIGN);
-        m.code = f->resign_action == TP_KEEP_OBJECTS ? WIRE_RESIGN_KEEP_OBJECTS
-                                                     : WIRE_RESIGN_DELETE_OBJECTS;
-        if (tpi_send(f, &m) == TP_OK) tpi_flush(f);
-    }
+    /* Resign with the join-time action and wait for the answer (bounded by timeout_ms), so
+     * that the RTI applies that action rather than treating a reset connection as lost. */
+    if (f->joined && !f->closed) tp_resign(f, f->resign_action);
     tpi_close(f);
     buf_fini(&f->out);
     buf_fini(&f->in);

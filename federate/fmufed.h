@@ -2,7 +2,7 @@
  * standalone coupling algorithm (Jacobi naive / improved, Jacobi discrete-event, Gauss-Seidel).
  * Serves DESIGN.md §1 (item 3), §5 and §8; seed 004 chapter 4 (notes/004-part1.md §3, §5).
  * Read federate/fmufed.c (set-up, wiring, recording) next, then fmufed_jacobi.c, fmufed_de.c,
- * fmufed_gs.c; the user-level description is in doc/algorithms/*.md ("How tempo-fmu runs it").
+ * fmufed_gs.c; users read the "How tempo-fmu runs it" sections of doc/algorithms/.
  */
 #ifndef TEMPO_FEDERATE_FMUFED_H
 #define TEMPO_FEDERATE_FMUFED_H

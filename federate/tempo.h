@@ -405,8 +405,8 @@ TP_API int tp_resign(tp_federate *f, tp_resign_action action);
 
 /**
  * Free a federate and everything it owns (names and values it handed out become invalid).
- * When it has not resigned, buffered messages and a RESIGN with the join-time resign_action
- * are written (without waiting for an answer) and the connection is closed.
+ * When it has not resigned, it resigns first with the join-time resign_action (blocking for
+ * the RTI's answer at most timeout_ms), then closes the connection.
  * @param f the federate; NULL is accepted and does nothing. Not from inside a callback.
  * Runs no callbacks. @see tp_join, tp_resign
  */

@@ -70,7 +70,7 @@ static json_t *msg_json(const struct tlog *t, const struct wire_msg *m)
             if (nm) {
                 char txt[512];
                 tlog_value_text(t, param, v.handle, v.data, v.len, txt, sizeof txt);
-                json_object_set_new(jv, "name", json_string(nm));
+                json_object_set_new(jv, "name", jstr(nm, strlen(nm)));
                 json_object_set_new(jv, "value", jstr(txt, strlen(txt)));
             }
         }
@@ -94,7 +94,10 @@ static json_t *record_json(const struct tlog *t, const struct tlog_rec *x)
     json_object_set_new(o, "offset", json_integer((json_int_t)r->offset));
     json_object_set_new(o, "kind", json_string(flog_kind_name(r->kind)));
     json_object_set_new(o, "fed", json_integer(r->fed));
-    json_object_set_new(o, "federate", json_string(tlog_fed_name(t, r->fed, nb, sizeof nb)));
+    {
+        const char *fn = tlog_fed_name(t, r->fed, nb, sizeof nb);
+        json_object_set_new(o, "federate", jstr(fn, strlen(fn)));
+    }
     json_object_set_new(o, "wall_ns", json_integer(r->wall_ns));
     json_object_set_new(o, "wall_s", json_real((double)(r->wall_ns - t->hdr.start_wall_ns) / 1e9));
     json_object_set_new(o, "ltime", jtime(x->ltime));
@@ -106,7 +109,7 @@ static json_t *record_json(const struct tlog *t, const struct tlog_rec *x)
             json_object_set_new(o, "msg", msg_json(t, &x->msg));
         else {
             json_object_set_new(o, "frame", jhex(r->payload, r->payload_len));
-            json_object_set_new(o, "error", json_string(x->msg_err));
+            json_object_set_new(o, "error", jstr(x->msg_err, strlen(x->msg_err)));
         }
         break;
     case FLOG_K_JOINED:
@@ -181,6 +184,6 @@ int tlog_json(struct tlog *t, FILE *out)
     json_object_set_new(e, "kind", json_string(t->cut ? "CUT" : "END"));
     json_object_set_new(e, "records", json_integer((json_int_t)n));
     json_object_set_new(e, "offset", json_integer((json_int_t)r.off));
-    if (t->cut) json_object_set_new(e, "error", json_string(t->cut_msg));
+    if (t->cut) json_object_set_new(e, "error", jstr(t->cut_msg, strlen(t->cut_msg)));
     return emit(e, out) != 0;
 }

@@ -37,6 +37,8 @@ struct replay {
     struct buf tmp2;
     uint32_t rec_req[REQ_MAP], live_req[REQ_MAP]; /* id map, by rec_req % REQ_MAP */
     uint64_t matched, sent;                       /* requests matched, callbacks sent */
+    uint64_t side;                                /* CREATE/DESTROY_FEDERATION requests answered */
+    int status, exited; /* the command's wait status once serve_after has reaped it */
 };
 
 static int64_t mono_ms(void)
@@ -114,10 +116,10 @@ static void reap(struct replay *rp, int ms, char *buf, size_t cap)
 {
     snprintf(buf, cap, "not started");
     if (rp->child <= 0) return;
-    int st = 0;
+    int st = rp->status;
     int64_t end = mono_ms() + ms;
-    pid_t w;
-    while ((w = waitpid(rp->child, &st, WNOHANG)) == 0 && mono_ms() < end)
+    pid_t w = rp->exited ? rp->child : 0;
+    while (!rp->exited && (w = waitpid(rp->child, &st, WNOHANG)) == 0 && mono_ms() < end)
         usleep(10000);
     if (w == 0) {
         kill(rp->child, SIGKILL);
@@ -223,7 +225,7 @@ static void diverged(struct replay *rp, const struct tlog_rec *exp, const char *
 /* ---- the walk ------------------------------------------------------------------------------ */
 
 /* Handshake: HELLO from the federate, HELLO_OK from us. 0 or -1 (reported). */
-static int handshake(struct replay *rp)
+static int handshake(struct replay *rp, int report)
 {
     char err[256];
     size_t len = 0;
@@ -231,10 +233,11 @@ static int handshake(struct replay *rp)
     struct wire_msg m;
     if (rc != 1 || wire_decode(rp->in.data, len, &m, err, sizeof err) != WIRE_OK ||
         m.type != WIRE_HELLO) {
-        fprintf(rp->out, "DIVERGED before the first record: expected HELLO, got %s\n",
-                rc == 0  ? "end of connection"
-                : rc < 0 ? err
-                         : wire_type_name(m.type));
+        if (report)
+            fprintf(rp->out, "DIVERGED before the first record: expected HELLO, got %s\n",
+                    rc == 0  ? "end of connection"
+                    : rc < 0 ? err
+                             : wire_type_name(m.type));
         return -1;
     }
     buf_consume(&rp->in, len);
@@ -248,6 +251,97 @@ static int handshake(struct replay *rp)
         return -1;
     }
     return 0;
+}
+
+/* Answer CREATE_FEDERATION / DESTROY_FEDERATION with success. tp_create_federation and
+ * tp_destroy_federation send them on connections of their own, outside any federation, so
+ * they are never in a federation log. Returns 1 when the connection closed after only such
+ * requests (a side connection), 0 when a frame of another type waits in rp->in (the
+ * federate's session), -1 on timeout or error (err filled). */
+static int side_requests(struct replay *rp, char *err, size_t errlen)
+{
+    for (;;) {
+        size_t len = 0;
+        int rc = read_frame(rp, &len, err, errlen);
+        if (rc <= 0) return rc == 0 ? 1 : -1;
+        struct wire_msg m;
+        if (wire_decode(rp->in.data, len, &m, NULL, 0) != WIRE_OK ||
+            (m.type != WIRE_CREATE_FEDERATION && m.type != WIRE_DESTROY_FEDERATION))
+            return 0;
+        uint32_t req = m.req;
+        buf_consume(&rp->in, len);
+        if (!req) continue;
+        wire_msg_init(&m, WIRE_REPLY);
+        m.req = req;
+        buf_clear(&rp->tmp);
+        if (wire_encode(&rp->tmp, &m, 0, NULL, 0) != WIRE_OK ||
+            send_all(rp, rp->tmp.data, rp->tmp.len) != 0)
+            return 1; /* the federate went away: nothing more on this connection */
+        rp->side++;
+    }
+}
+
+/* Accept one connection within ms and do the HELLO handshake. 0, or -1 (nothing came, or the
+ * handshake failed: reported when `report`). */
+static int accept_one(struct replay *rp, int ms, int report)
+{
+    struct pollfd p = {rp->lsock, POLLIN, 0};
+    if (poll(&p, 1, ms) <= 0 || (rp->sock = accept(rp->lsock, NULL, NULL)) < 0) {
+        if (report)
+            fprintf(rp->out,
+                    "DIVERGED before the first record: the command did not connect "
+                    "within %d ms\n",
+                    ms);
+        return -1;
+    }
+    buf_clear(&rp->in);
+    if (handshake(rp, report) != 0) {
+        close(rp->sock);
+        rp->sock = -1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Find the federate's session: connections that only create or destroy federations are
+ * answered and closed on the way. 0, or 3 (reported). */
+static int find_session(struct replay *rp)
+{
+    char err[256];
+    for (int n = 0; n < 16; n++) {
+        if (accept_one(rp, rp->timeout_ms, 1) != 0) return 3;
+        int rc = side_requests(rp, err, sizeof err);
+        if (rc == 0) return 0;
+        close(rp->sock);
+        rp->sock = -1;
+        if (rc < 0) {
+            fprintf(rp->out, "DIVERGED before the first record: %s\n", err);
+            return 3;
+        }
+    }
+    fprintf(rp->out, "DIVERGED before the first record: 16 connections without a session\n");
+    return 3;
+}
+
+/* After the session: serve side connections (a final tp_destroy_federation) for up to ms
+ * while the command finishes. */
+static void serve_after(struct replay *rp, int ms)
+{
+    char err[256];
+    int64_t end = mono_ms() + ms;
+    int saved = rp->timeout_ms;
+    rp->timeout_ms = 1000;
+    while (rp->child > 0 && mono_ms() < end) {
+        if (waitpid(rp->child, &rp->status, WNOHANG) == rp->child) {
+            rp->exited = 1;
+            break;
+        }
+        if (accept_one(rp, 20, 0) != 0) continue;
+        side_requests(rp, err, sizeof err);
+        close(rp->sock);
+        rp->sock = -1;
+    }
+    rp->timeout_ms = saved;
 }
 
 /* Walk the recorded frames of the federate. 0 matched to the end, 3 diverged, 1 error. */
@@ -345,28 +439,25 @@ int tlog_replay(struct tlog *t, int argc, char **argv, FILE *out)
     }
     fprintf(out, "replay of %s from %s: stand-in RTI on 127.0.0.1:%d\n", name, t->path, bound);
     fflush(out);
-    struct pollfd p = {rp.lsock, POLLIN, 0};
-    if (poll(&p, 1, rp.timeout_ms) <= 0 || (rp.sock = accept(rp.lsock, NULL, NULL)) < 0) {
-        fprintf(out,
-                "DIVERGED before the first record: the command did not connect within "
-                "%d s\n",
-                timeout_s);
-        rc = 3;
-        goto done;
-    }
-    if (handshake(&rp) != 0) {
-        rc = 3;
-        goto done;
-    }
+    if ((rc = find_session(&rp)) != 0) goto done;
     rc = walk(&rp);
     if (rc == 0)
         fprintf(out,
                 "MATCHED to the end of the log: %" PRIu64 " requests as recorded, %" PRIu64
                 " callbacks sent%s\n",
                 rp.matched, rp.sent, t->cut ? " (the log is cut: its end is the cut)" : "");
+    if (rp.side)
+        fprintf(out,
+                "(answered %" PRIu64 " create/destroy-federation request(s) on connections "
+                "of their own, which no federation log holds)\n",
+                rp.side);
 done:
     if (rp.sock >= 0) close(rp.sock);
-    if (rp.lsock >= 0) close(rp.lsock);
+    rp.sock = -1;
+    if (rp.lsock >= 0) {
+        serve_after(&rp, rc == 0 ? 5000 : 2000);
+        close(rp.lsock);
+    }
     reap(&rp, rc == 0 ? 5000 : 2000, how, sizeof how);
     fprintf(out, "command %s\n", how);
     buf_fini(&rp.in);

@@ -46,6 +46,30 @@ static void emit(struct trace *tr, json_t *ev)
     tr->events++;
 }
 
+/* Make text valid for JSON strings: jansson refuses invalid UTF-8, and names or values taken
+ * from the log may hold any bytes. Bytes of an invalid sequence become '?'. In place. */
+static char *utf8_clean(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        int ok = n > 0;
+        for (int k = 1; ok && k < n; k++)
+            ok = (p[k] >> 6) == 2;
+        if (ok && n > 1) { /* let jansson judge overlong forms and surrogates */
+            json_t *j = json_stringn((const char *)p, (size_t)n);
+            ok = j != NULL;
+            json_decref(j);
+        }
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+    return s;
+}
+
 static double usec(const struct tlog *t, int64_t wall_ns)
 {
     return (double)(wall_ns - t->hdr.start_wall_ns) / 1e3;
@@ -157,8 +181,7 @@ static void instant(struct trace *tr, const struct tlog_rec *x, double ts)
     } else
         snprintf(name, sizeof name, "%s", flog_kind_name(r->kind));
     json_t *args = json_pack("{s:I,s:o,s:s}", "seq", (json_int_t)r->seq, "ltime",
-                             ltime_json(x->ltime), "what", line);
-    if (!args) args = json_object(); /* a description that is not UTF-8: keep the event */
+                             ltime_json(x->ltime), "what", utf8_clean(line));
     emit(tr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:I,s:o}", "name", name, "cat", cat, "ph", "i",
                        "s", "t", "ts", ts, "pid", 1, "tid", (json_int_t)r->fed, "args", args));
 }
@@ -175,17 +198,16 @@ int tlog_trace(struct tlog *t, FILE *out)
     char fname[160], nb[32];
     snprintf(fname, sizeof fname, "federation %.*s",
              (int)(t->hdr.federation_len > 120 ? 120 : t->hdr.federation_len), t->hdr.federation);
-    json_t *pn = json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", 1,
-                           "tid", 0, "args", "name", fname);
-    if (pn) emit(&tr, pn);
+    emit(&tr, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", 1,
+                        "tid", 0, "args", "name", utf8_clean(fname)));
     emit(&tr, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 1,
                         "tid", 0, "args", "name", "RTI"));
     for (uint32_t h = 1; h < t->names_cap; h++) {
         if (!t->names[h][0]) continue;
-        json_t *ev =
-            json_pack("{s:s,s:s,s:i,s:I,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 1,
-                      "tid", (json_int_t)h, "args", "name", tlog_fed_name(t, h, nb, sizeof nb));
-        if (ev) emit(&tr, ev);
+        char nm[TLOG_NAME_MAX];
+        snprintf(nm, sizeof nm, "%s", tlog_fed_name(t, h, nb, sizeof nb));
+        emit(&tr, json_pack("{s:s,s:s,s:i,s:I,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 1,
+                            "tid", (json_int_t)h, "args", "name", utf8_clean(nm)));
     }
     struct flog_reader r;
     struct tlog_rec x;
@@ -210,7 +232,9 @@ int tlog_trace(struct tlog *t, FILE *out)
     for (uint32_t h = 1; h < tr.cap; h++)
         if (tr.wait_since[h] >= 0) wait_span(&tr, h, t->last_wall_ns, TM_NO_TIME, 1);
     json_t *other = json_pack("{s:I,s:b}", "records", (json_int_t)t->records, "cut", t->cut != 0);
-    if (t->cut) json_object_set_new(other, "cut_reason", json_string(t->cut_msg));
+    char cut[sizeof t->cut_msg];
+    snprintf(cut, sizeof cut, "%s", t->cut_msg);
+    if (t->cut) json_object_set_new(other, "cut_reason", json_string(utf8_clean(cut)));
     char *os = json_dumps(other, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(other);
     fprintf(out, "\n],\"otherData\":%s}\n", os ? os : "{}");

@@ -117,7 +117,7 @@ static const tp_callbacks CB = {.discover = on_discover,
                                 .provide = on_provide,
                                 .error = on_error};
 
-static tp_federate *all[8];
+static tp_federate *all[16]; /* every joined federate, for barrier() and the final resign */
 static int nall;
 
 /* Every federate makes a round trip to the RTI, twice over (so that frames routed because of
@@ -508,10 +508,42 @@ static void t_bulk(void)
     CHECK_INT_EQ(fails, 0);
     CHECK_INT_EQ(tp_flush(P), TP_OK);
     tp_federate *pair[2] = {P, B};
-    CHECK(harness_pump(pair, 2, bulk_done, NULL, 20000), "all %d updates reflected (got %ld)", BULK_N,
-          bulk_seen);
+    CHECK(harness_pump(pair, 2, bulk_done, NULL, 20000), "all %d updates reflected (got %ld)",
+          BULK_N, bulk_seen);
     CHECK_INT_EQ(bulk_seen, BULK_N);
     CHECK_INT_EQ(bulk_bad, 0);
+}
+
+/* Resign with TP_KEEP_OBJECTS: the object stays (no remove; later subscribers discover it);
+ * with TP_DELETE_OBJECTS (tp_federate_free's default) subscribers get remove. */
+static void t_resign_actions(void)
+{
+    static struct rec rk = {.who = "K"}, rd = {.who = "D"}; /* ctx outlives this function */
+    tp_federate *K = harness_join(addr, "fedA", "keeper", fom, &CB, &rk);
+    tp_federate *D = harness_join(addr, "fedA", "deleter", fom, &CB, &rd);
+    if (!K || !D) return;
+    tp_object ko = 0, dobj = 0;
+    int removes = r4.removes, discovers = r4.discovers;
+    CHECK_INT_EQ(tp_publish_object_class(K, truck, NULL, 0), TP_OK);
+    CHECK_INT_EQ(tp_publish_object_class(D, truck, NULL, 0), TP_OK);
+    CHECK_INT_EQ(tp_register_object(K, truck, "kept", &ko), TP_OK);
+    CHECK_INT_EQ(tp_register_object(D, truck, "dropped", &dobj), TP_OK);
+    barrier();
+    CHECK_INT_EQ(r4.discovers, discovers + 2); /* S4 subscribes Vehicle: sees both trucks */
+    CHECK_INT_EQ(tp_resign(K, TP_KEEP_OBJECTS), TP_OK);
+    tp_federate_free(K);
+    tp_federate_free(D); /* not resigned: freed with the join-time action, delete */
+    barrier();
+    CHECK_INT_EQ(r4.removes, removes + 1); /* "dropped" only */
+    CHECK(r4.removes > removes && r4.removed[r4.removes - 1] == dobj, "\"dropped\" removed");
+    static struct rec rl = {.who = "L"};
+    tp_federate *L = harness_join(addr, "fedA", "later", fom, &CB, &rl);
+    if (!L) return;
+    all[nall++] = L;
+    CHECK_INT_EQ(tp_subscribe_object_class(L, truck, NULL, 0), TP_OK);
+    barrier();
+    CHECK(find_disc(&rl, "kept") >= 0, "a later subscriber discovers the kept object");
+    CHECK(find_disc(&rl, "dropped") < 0, "the deleted object is gone");
 }
 
 int main(void)
@@ -528,6 +560,7 @@ int main(void)
         t_delete_remove();
         t_two_federations();
         t_bulk();
+        t_resign_actions();
     }
     CHECK_INT_EQ(rp.errors + r1.errors + r2.errors + r3.errors + r4.errors, 0);
     for (int i = nall - 1; i >= 0; i--) {

@@ -2,11 +2,15 @@
  * client_evoke.c, client_join.c) against a scripted fake RTI on a Unix socket in a thread of
  * this process: the handshake and join, a blocking call that receives other frames before its
  * reply (they must wait, in order, for tp_evoke: no callback inside the blocking call),
- * TIME_STATUS decoding, and the client's own defences: a garbage frame, an oversized length,
- * a FOM fingerprint mismatch and a connection closed by the RTI each give a clean error.
+ * TIME_STATUS decoding, calls made from inside callbacks, 3000 random well-formed frames of
+ * every RTI->client type (all dispatched, every byte handed to a callback readable: run under
+ * ASan), and the client's own defences: a garbage frame, an oversized length, a FOM
+ * fingerprint mismatch and a connection closed by the RTI each give a clean error.
  * No network, no child process. Read tests/integration/client_pubsub_test.c for the real RTI. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -16,14 +20,182 @@
 #include "rti/wire.h"
 #include "tests/check.h"
 
-enum scenario { SC_MAIN, SC_GARBAGE, SC_OVERSIZE, SC_FINGERPRINT, SC_CLOSE };
+enum scenario { SC_MAIN, SC_GARBAGE, SC_OVERSIZE, SC_FINGERPRINT, SC_RANDOM, SC_CLOSE };
 
 struct fake {
     int lfd;              /* listening socket */
     int scenario;         /* enum scenario of the next connection */
     uint64_t fingerprint; /* of fom/test.xml */
     int cls;              /* a class handle to discover */
+    int random_sent;      /* SC_RANDOM: frames sent before the END marker (atomic access) */
 };
+
+#define RANDOM_FRAMES 3000
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull; /* xorshift64 state, fixed seed */
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+/* Random letters (text slots must not hold a NUL). */
+static void rnd_text(struct wire_str *s, char *buf, uint32_t max)
+{
+    uint32_t n = rnd() % max;
+    for (uint32_t i = 0; i < n; i++)
+        buf[i] = (char)('a' + rnd() % 26);
+    s->ptr = buf;
+    s->len = n;
+}
+
+/* One random RTI->client frame of any type the client handles, with random fields in range.
+ * @return 0 when encoded into @p out. */
+static int random_frame(struct buf *out)
+{
+    static const unsigned types[] = {WIRE_DISCOVER,
+                                     WIRE_REFLECT,
+                                     WIRE_REMOVE_OBJECT,
+                                     WIRE_RECEIVE_INTERACTION,
+                                     WIRE_PROVIDE_UPDATE,
+                                     WIRE_SYNC_REGISTERED,
+                                     WIRE_ANNOUNCE_SYNC,
+                                     WIRE_FEDERATION_SYNCED,
+                                     WIRE_FEDERATE_JOINED,
+                                     WIRE_FEDERATE_RESIGNED,
+                                     WIRE_REGULATION_ENABLED,
+                                     WIRE_CONSTRAINED_ENABLED,
+                                     WIRE_TIME_GRANT,
+                                     WIRE_ERROR,
+                                     WIRE_PING,
+                                     WIRE_REPLY,
+                                     WIRE_JOIN_OK};
+    static char t0[64], t1[64];
+    static uint8_t blob[256];
+    static struct wire_value vals[40];
+    static uint32_t hs[40];
+    for (size_t i = 0; i < sizeof blob; i++)
+        blob[i] = (uint8_t)rnd();
+    unsigned type = types[rnd() % (sizeof types / sizeof types[0])];
+    struct wire_msg m;
+    wire_msg_init(&m, type);
+    uint32_t nv = rnd() % 40;
+    for (uint32_t i = 0; i < nv; i++)
+        vals[i] = (struct wire_value){.handle = rnd() % 20, .len = rnd() % 64, .data = blob};
+    for (uint32_t i = 0; i < 40; i++)
+        hs[i] = rnd() % 20;
+    int64_t t = (int64_t)rnd() - 1000;
+    switch (type) {
+    case WIRE_DISCOVER:
+        m.a = rnd() % 8; /* 0 included: an invalid handle the client must survive */
+        m.b = rnd() % 12;
+        m.c = rnd() % 5;
+        rnd_text(&m.str[0], t0, 64);
+        break;
+    case WIRE_REFLECT:
+    case WIRE_RECEIVE_INTERACTION:
+        m.a = rnd() % 8;
+        m.code = rnd() % 2;
+        m.c = rnd() % 5;
+        m.time = rnd() % 3 ? t : WIRE_TIME_NONE;
+        m.nvalues = nv;
+        m.values = vals;
+        m.str[0].ptr = (const char *)blob;
+        m.str[0].len = rnd() % 32;
+        break;
+    case WIRE_REMOVE_OBJECT:
+        m.a = rnd() % 8;
+        m.code = rnd() % 2;
+        m.c = rnd() % 5;
+        m.time = t;
+        break;
+    case WIRE_PROVIDE_UPDATE:
+        m.a = rnd() % 8;
+        m.c = rnd() % 5;
+        m.nhandles = rnd() % 40;
+        m.handles = hs;
+        break;
+    case WIRE_SYNC_REGISTERED:
+        m.req = rnd();
+        m.code = rnd() % 3 ? 0 : rnd() % 50;
+        rnd_text(&m.str[0], t0, 8);
+        rnd_text(&m.str[1], t1, 64);
+        break;
+    case WIRE_ANNOUNCE_SYNC:
+        rnd_text(&m.str[0], t0, 8);
+        m.str[1].ptr = (const char *)blob;
+        m.str[1].len = rnd() % 64;
+        break;
+    case WIRE_FEDERATION_SYNCED:
+        rnd_text(&m.str[0], t0, 8);
+        break;
+    case WIRE_FEDERATE_JOINED:
+        m.a = rnd() % 9;
+        rnd_text(&m.str[0], t0, 64);
+        break;
+    case WIRE_FEDERATE_RESIGNED:
+        m.a = rnd() % 9;
+        m.code = rnd() % 3;
+        rnd_text(&m.str[0], t0, 64);
+        rnd_text(&m.str[1], t1, 64);
+        break;
+    case WIRE_REGULATION_ENABLED:
+    case WIRE_CONSTRAINED_ENABLED:
+        m.time = t;
+        break;
+    case WIRE_TIME_GRANT:
+        m.code = rnd() % 6;
+        m.time = t;
+        break;
+    case WIRE_ERROR:
+    case WIRE_REPLY:
+        m.req = rnd() % 4; /* no request of this test is waiting: strays */
+        m.code = rnd() % 60;
+        m.a = rnd() % 50;
+        rnd_text(&m.str[0], t0, 64);
+        break;
+    case WIRE_PING:
+        m.req = rnd();
+        m.str[0].ptr = (const char *)blob;
+        m.str[0].len = rnd() % 64;
+        break;
+    default: /* WIRE_JOIN_OK: unexpected after the join */
+        m.req = rnd() % 4;
+        m.a = rnd() % 9;
+        break;
+    }
+    char err[128];
+    return wire_encode(out, &m, 0, err, sizeof err) == WIRE_OK ? 0 : -1;
+}
+
+static long wait_for(int fd, struct buf *in, unsigned type, struct wire_msg *out);
+
+/* SC_RANDOM, fake side: RANDOM_FRAMES random frames, then FEDERATION_SYNCED "END". */
+static void random_script(int fd, struct buf *in, struct fake *fk)
+{
+    struct buf out;
+    buf_init(&out);
+    int sent = 0;
+    for (int i = 0; i < RANDOM_FRAMES; i++)
+        if (random_frame(&out) == 0) sent++;
+    __atomic_store_n(&fk->random_sent, sent, __ATOMIC_SEQ_CST);
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_FEDERATION_SYNCED);
+    wire_str_set(&m.str[0], "END");
+    char err[128];
+    wire_encode(&out, &m, 0, err, sizeof err);
+    size_t off = 0;
+    while (off < out.len) { /* the client reads while we write: no deadlock */
+        ssize_t w = write(fd, out.data + off, out.len - off);
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    buf_fini(&out);
+    wait_for(fd, in, WIRE_RESIGN, NULL);
+}
 
 /* Read client frames until one of type @p type arrives; returns its req (or -1 on EOF). */
 static long wait_for(int fd, struct buf *in, unsigned type, struct wire_msg *out)
@@ -192,6 +364,8 @@ static void *fake_rti(void *arg)
                 ssize_t w = write(fd, g, sizeof g);
                 (void)w;
                 wait_for(fd, &in, WIRE_RESIGN, NULL);
+            } else if (sc == SC_RANDOM) {
+                random_script(fd, &in, fk);
             } else if (sc == SC_FINGERPRINT) {
                 wait_for(fd, &in, WIRE_RESIGN, NULL);
             }
@@ -384,14 +558,133 @@ static void sc_fingerprint(void)
     CHECK_STR_HAS(err, "fingerprint");
 }
 
+/* SC_RANDOM, client side: callbacks that read every byte they are given (ASan checks the
+ * pointers), and a count of what was dispatched. */
+static long rsum, rcalls, rend;
+static void touch(const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rsum += ((const uint8_t *)p)[i];
+    rcalls++;
+}
+static void r_discover(void *c, tp_object obj, tp_handle cls, const char *name, tp_fed w)
+{
+    touch(name, strlen(name));
+}
+static void r_reflect(void *c, const tp_reflection *x)
+{
+    for (size_t i = 0; i < x->n_values; i++)
+        touch(x->values[i].data, x->values[i].size);
+    touch(x->tag, x->tag_size);
+}
+static void r_receive(void *c, const tp_interaction *x)
+{
+    for (size_t i = 0; i < x->n_params; i++)
+        touch(x->params[i].data, x->params[i].size);
+    touch(x->tag, x->tag_size);
+}
+static void r_remove(void *c, tp_object obj, tp_time t, tp_order ord, tp_fed s)
+{
+    rcalls++;
+}
+static void r_provide(void *c, tp_object obj, const tp_handle *a, size_t n)
+{
+    touch(a, n * sizeof *a);
+}
+static void r_registered(void *c, const char *l, int st, const char *why)
+{
+    touch(l, strlen(l));
+    touch(why, strlen(why));
+}
+static void r_announced(void *c, const char *l, const void *tag, size_t n)
+{
+    touch(l, strlen(l));
+    touch(tag, n);
+}
+static void r_synced(void *c, const char *l)
+{
+    touch(l, strlen(l));
+    if (strcmp(l, "END") == 0) rend = 1;
+}
+static void r_joined(void *c, tp_fed f, const char *n)
+{
+    touch(n, strlen(n));
+}
+static void r_resigned(void *c, tp_fed f, const char *n, const char *why)
+{
+    touch(n, strlen(n));
+    touch(why, strlen(why));
+}
+static void r_time(void *c, tp_time t)
+{
+    rcalls++;
+}
+static void r_error(void *c, int code, const char *msg)
+{
+    touch(msg, strlen(msg));
+}
+
+static void sc_random(struct fake *fk)
+{
+    tp_callbacks rcb = {.discover = r_discover,
+                        .reflect = r_reflect,
+                        .remove = r_remove,
+                        .receive = r_receive,
+                        .provide = r_provide,
+                        .sync_registered = r_registered,
+                        .sync_announced = r_announced,
+                        .synchronized = r_synced,
+                        .federate_joined = r_joined,
+                        .federate_resigned = r_resigned,
+                        .regulation_enabled = r_time,
+                        .constrained_enabled = r_time,
+                        .grant = r_time,
+                        .error = r_error,
+                        .log = quiet};
+    tp_federate *f = NULL;
+    CHECK_INT_EQ(tp_join(&o, &rcb, NULL, &f, err, sizeof err), TP_OK);
+    if (!f) return;
+    long dispatched = 0;
+    int rc = 0;
+    while (!rend && (rc = tp_evoke(f, 5000)) > 0)
+        dispatched += rc;
+    CHECK(rend, "END marker seen (last tp_evoke %d: %s)", rc, tp_last_error(f));
+    int sent = __atomic_load_n(&fk->random_sent, __ATOMIC_SEQ_CST);
+    CHECK(sent > RANDOM_FRAMES / 2, "most random frames encodable (%d)", sent);
+    CHECK_INT_EQ(dispatched, sent + 1); /* every frame dispatched, none lost or doubled */
+    CHECK(rcalls > sent / 2, "callbacks ran (%ld)", rcalls);
+    tp_time t;
+    CHECK_INT_EQ(tp_query_logical_time(f, &t), TP_OK); /* still a working federate */
+    CHECK(tp_fileno(f) >= 0, "connection still open");
+    tp_federate_free(f);
+}
+
 /* SC_CLOSE: the RTI closes the connection. */
+/* Log lines go to the callback, filtered by the join option log_level. */
+static int log_info, log_error;
+static char log_last[256];
+static void record_log(void *ctx, tp_log_level lv, const char *line)
+{
+    if (lv == TP_LOG_INFO) log_info++;
+    if (lv == TP_LOG_ERROR) log_error++;
+    snprintf(log_last, sizeof log_last, "%s", line);
+}
+
 static void sc_close(void)
 {
     tp_federate *f = NULL;
-    CHECK_INT_EQ(tp_join(&o, &cb, &r, &f, err, sizeof err), TP_OK);
+    tp_callbacks lcb = cb;
+    lcb.log = record_log;
+    tp_join_options lo = o;
+    lo.log_level = TP_LOG_INFO;
+    CHECK_INT_EQ(tp_join(&lo, &lcb, &r, &f, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(log_info, 1); /* "joined federation ..." */
+    CHECK_STR_HAS(log_last, "joined federation");
     if (f) {
         CHECK_INT_EQ(tp_evoke(f, 2000), TP_ECLOSED);
         CHECK_STR_HAS(tp_last_error(f), "closed");
+        CHECK_INT_EQ(log_error, 1); /* the loss of the connection is logged once */
+        CHECK_STR_HAS(log_last, "closed the connection");
         CHECK_INT_EQ(tp_evoke(f, 0), TP_ECLOSED);
         tp_federate_free(f);
     }
@@ -415,6 +708,8 @@ int main(void)
     fk.fingerprint = fom_fingerprint(fom);
     fk.cls = (int)fom_class_find(fom, "Vehicle");
     fom_free(fom);
+    if (getenv("CLIENT_CONN_SEED")) /* to explore other random frame sequences by hand */
+        rng = strtoull(getenv("CLIENT_CONN_SEED"), NULL, 0) | 1;
     pthread_t th;
     pthread_create(&th, NULL, fake_rti, &fk);
 
@@ -424,6 +719,7 @@ int main(void)
     sc_garbage();
     sc_oversize();
     sc_fingerprint();
+    sc_random(&fk);
     sc_close();
 
     pthread_join(th, NULL);

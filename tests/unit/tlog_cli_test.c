@@ -411,6 +411,36 @@ static void test_show_stats(void)
     free(err);
 }
 
+/* Names and texts that are not UTF-8 (a log holds whatever bytes federates sent) keep every
+ * record in json (as hex) and in trace (with '?' for the bad bytes). */
+static void test_not_utf8(void)
+{
+    struct flog *l = open_log("utf.tlog", "u\xff");
+    flog_joined(l, 1, "na\xc3\x28me");
+    flog_note(l, 1, "x\xe2\x82");
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    char *out, *errout, args[300];
+    snprintf(args, sizeof args, "json %s/utf.tlog", dir);
+    CHECK_INT_EQ(run(args, &out, &errout), 0);
+    CHECK_STR_HAS(out, "\"federation\":{\"hex\":\"75ff\"}");
+    CHECK_STR_HAS(out, "\"federate\":{\"hex\":\"6e61c3286d65\"},");
+    CHECK_STR_HAS(out, "\"text\":{\"hex\":\"78e282\"}");
+    CHECK_STR_HAS(out, "{\"kind\":\"END\",\"records\":2,");
+    free(out);
+    free(errout);
+    snprintf(args, sizeof args, "trace %s/utf.tlog", dir);
+    CHECK_INT_EQ(run(args, &out, &errout), 0);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    CHECK(doc != NULL, "trace is not JSON: %s", je.text);
+    CHECK_INT_EQ(json_array_size(json_object_get(doc, "traceEvents")), 5); /* 3 M + 2 i */
+    CHECK_STR_HAS(out, "\"name\":\"na?(me\"");
+    json_decref(doc);
+    free(out);
+    free(errout);
+}
+
 static void test_cut_and_version(void)
 {
     char src[300], dst[300], args[400];
@@ -522,82 +552,125 @@ static void write_jacobi(void)
     CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
 }
 
-/* Fake federate A: blocking socket, frames built like write_jacobi's but with request ids
- * 101 and 102 (replay must map them). At step `bad` it sends 99 instead of its value. Exit
- * status 0 when every callback it expects arrived (B's reflection before each grant, and the
- * REPLY echoing 102), else 5; 6 when it cannot connect. */
-static int fake_fed(int bad, const char *rti)
+/* ---- the fake federate (a child process of the replay tests) ---- */
+
+/* Connect to "host:port" and send HELLO. The socket, or -1. */
+static int dial(const char *rti)
 {
     char host[64];
     int port = 0;
-    if (sscanf(rti, "%63[^:]:%d", host, &port) != 2) return 6;
+    if (sscanf(rti, "%63[^:]:%d", host, &port) != 2) return -1;
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     inet_pton(AF_INET, host, &a.sin_addr);
-    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) return 6;
-    struct buf out = {0}, in = {0};
+    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (s >= 0) close(s);
+        return -1;
+    }
     struct wire_msg m;
-    struct wire_value v;
-    int ok = 1;
-/* send m; then, when want != 0, read frames until one of type want (checking reflects). */
-#define SEND(msg)                                                                                  \
-    do {                                                                                           \
-        buf_clear(&out);                                                                           \
-        wire_encode(&out, (msg), 0, NULL, 0);                                                      \
-        if (write(s, out.data, out.len) != (ssize_t)out.len) ok = 0;                               \
-    } while (0)
     wire_msg_init(&m, WIRE_HELLO);
     m.code = WIRE_VERSION;
     m.str[0] = (struct wire_str){WIRE_MAGIC, WIRE_MAGIC_LEN};
     wire_str_set(&m.str[1], "fake");
-    SEND(&m);
-    jac_join(&m, 101);
-    SEND(&m);
-    int step = 0, reflects = 0, grants = 0, done = 0;
-    double x;
-    for (int k = 1; k <= JAC_STEPS + 1 && ok && !done;) {
-        if (step < k && k <= JAC_STEPS) { /* this step's requests */
-            x = k == bad ? 99 : k;
-            jac_update(&m, &v, k, &x);
-            SEND(&m);
-            wire_msg_init(&m, WIRE_TIME_REQUEST);
-            m.code = WIRE_TR_TAR;
-            m.time = 10 * k;
-            SEND(&m);
-            step = k;
-        } else if (k > JAC_STEPS && step == JAC_STEPS) {
-            wire_msg_init(&m, WIRE_RESIGN);
-            m.req = 102;
-            SEND(&m);
-            step++;
-        }
-        size_t flen = 0;
-        while (wire_split(in.data, in.len, 0, &flen, NULL, 0) != 1) {
-            if (buf_reserve(&in, 4096) != 0) return 5;
-            ssize_t n = read(s, in.data + in.len, 4096);
-            if (n <= 0) {
-                ok = 0;
+    buf_clear(&fb);
+    wire_encode(&fb, &m, 0, NULL, 0);
+    if (write(s, fb.data, fb.len) != (ssize_t)fb.len) {
+        close(s);
+        return -1;
+    }
+    return s;
+}
+
+static int send_msg(int s, const struct wire_msg *m)
+{
+    buf_clear(&fb);
+    if (wire_encode(&fb, m, 0, NULL, 0) != WIRE_OK) return -1;
+    return write(s, fb.data, fb.len) == (ssize_t)fb.len ? 0 : -1;
+}
+
+/* Next frame from s into *m (pointing into in, valid until the next call). 0, or -1. */
+static int recv_msg(int s, struct buf *in, size_t *used, struct wire_msg *m)
+{
+    buf_consume(in, *used);
+    *used = 0;
+    size_t flen = 0;
+    while (wire_split(in->data, in->len, 0, &flen, NULL, 0) != 1) {
+        if (buf_reserve(in, 4096) != 0) return -1;
+        ssize_t n = read(s, in->data + in->len, 4096);
+        if (n <= 0) return -1;
+        in->len += (size_t)n;
+    }
+    *used = flen;
+    return wire_decode(in->data, flen, m, NULL, 0) == WIRE_OK ? 0 : -1;
+}
+
+/* tp_create_federation / tp_destroy_federation style: a connection of its own with one
+ * request, answered by a REPLY echoing req. 1 when it was answered. */
+static int side_call(const char *rti, unsigned type, uint32_t req)
+{
+    int s = dial(rti), ok = 0;
+    if (s < 0) return 0;
+    struct buf in = {0};
+    size_t used = 0;
+    struct wire_msg m;
+    wire_msg_init(&m, type);
+    m.req = req;
+    wire_str_set(&m.str[0], "jac");
+    if (type == WIRE_CREATE_FEDERATION) wire_str_set(&m.str[1], fom_xml);
+    if (send_msg(s, &m) == 0)
+        while (recv_msg(s, &in, &used, &m) == 0)
+            if (m.type == WIRE_REPLY) {
+                ok = m.req == req && m.code == 0;
                 break;
             }
-            in.len += (size_t)n;
-        }
-        if (!ok) break;
-        struct wire_msg r;
-        if (wire_decode(in.data, flen, &r, NULL, 0) != WIRE_OK)
-            ok = 0;
-        else if (r.type == WIRE_REFLECT)
-            reflects += r.c == 2 && r.time == 10 * k;
-        else if (r.type == WIRE_TIME_GRANT)
-            grants += r.time == 10 * k, k++;
-        else if (r.type == WIRE_REPLY)
-            done = r.req == 102;
-        buf_consume(&in, flen);
-    }
-#undef SEND
     close(s);
-    buf_fini(&out);
     buf_fini(&in);
-    return ok && done && reflects == JAC_STEPS && grants == JAC_STEPS ? 0 : 5;
+    return ok;
+}
+
+/* Fake federate A, frames built like write_jacobi's but with request ids 101 and 102 (replay
+ * must map them), preceded by a create-federation connection and followed by a
+ * destroy-federation one (never in a log: replay answers them). At step `bad` it sends 99
+ * instead of its value. Exit status 0 when every answer it expects arrived (both side
+ * replies, B's reflection before each grant, the REPLY echoing 102), else 5; 6 when it cannot
+ * connect. */
+static int fake_fed(int bad, const char *rti)
+{
+    int created = side_call(rti, WIRE_CREATE_FEDERATION, 7);
+    int s = dial(rti);
+    if (s < 0) return 6;
+    struct buf in = {0};
+    size_t used = 0;
+    struct wire_msg m, r;
+    struct wire_value v;
+    jac_join(&m, 101);
+    int ok = send_msg(s, &m) == 0;
+    int reflects = 0, grants = 0, done = 0;
+    for (int k = 1; k <= JAC_STEPS && ok; k++) {
+        double x = k == bad ? 99 : k;
+        jac_update(&m, &v, k, &x);
+        ok = send_msg(s, &m) == 0;
+        wire_msg_init(&m, WIRE_TIME_REQUEST);
+        m.code = WIRE_TR_TAR;
+        m.time = 10 * k;
+        ok = ok && send_msg(s, &m) == 0;
+        while (ok && (ok = recv_msg(s, &in, &used, &r) == 0) && r.type != WIRE_TIME_GRANT)
+            reflects += r.type == WIRE_REFLECT && r.c == 2 && r.time == 10 * k;
+        grants += ok && r.time == 10 * k;
+    }
+    wire_msg_init(&m, WIRE_RESIGN);
+    m.req = 102;
+    if (ok && send_msg(s, &m) == 0)
+        while (recv_msg(s, &in, &used, &r) == 0)
+            if (r.type == WIRE_REPLY) {
+                done = r.req == 102;
+                break;
+            }
+    close(s);
+    buf_fini(&in);
+    int destroyed = side_call(rti, WIRE_DESTROY_FEDERATION, 8);
+    buf_fini(&fb);
+    return created && destroyed && done && reflects == JAC_STEPS && grants == JAC_STEPS ? 0 : 5;
 }
 
 static void test_replay(void)
@@ -607,7 +680,8 @@ static void test_replay(void)
              "replay %s/jac.tlog --federate A --timeout 5 -- %s --fake-fed 0 {rti}", dir, self);
     CHECK_INT_EQ(run(args, &out, &err), 0);
     CHECK_STR_HAS(out, "MATCHED to the end of the log: 8 requests as recorded, 8 callbacks sent");
-    CHECK_STR_HAS(out, "command exited with status 0"); /* it got every callback it expects */
+    CHECK_STR_HAS(out, "command exited with status 0"); /* it got every answer it expects */
+    CHECK_STR_HAS(out, "answered 1 create/destroy-federation request(s)");
     free(out);
     free(err);
     /* Changed at step 2: its UPDATE at t=20 carries 99, not 2. A's second UPDATE is record 13
@@ -644,6 +718,7 @@ int main(int argc, char **argv)
     test_explain();
     test_show_stats();
     test_cut_and_version();
+    test_not_utf8();
     test_replay();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,0 +1,87 @@
+/* Command line of the FMU federate: tempo-fmu-fed --federation FILE --name X [--rti ADDR]
+ * [--output DIR] [--timeout MS] [--quiet]. Serves DESIGN.md §1 (item 3: the same file runs
+ * locally or distributed). Parses arguments, loads the file and calls fmufed_run
+ * (federate/fmufed.c); the lead merges this into tempo-fmu later.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "federate/fmufed.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tempo-fmu-fed --federation FILE.json --name FEDERATE [options]\n"
+            "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
+            "  --output DIR               results folder (default: the file's \"output\")\n"
+            "  --timeout MS               longest wait for joins, syncs and grants (default 60000,\n"
+            "                             -1: none)\n"
+            "  --quiet                    no summary line\n"
+            "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
+            "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
+}
+
+int fmufed_main(int argc, char **argv)
+{
+    const char *file = NULL, *name = NULL;
+    fmufed_opts o = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quiet")) {
+            o.quiet = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "tempo-fmu-fed: %s needs a value (or is unknown)\n", a);
+            usage(stderr);
+            return 2;
+        }
+        if (!strcmp(a, "--federation")) file = v;
+        else if (!strcmp(a, "--name")) name = v;
+        else if (!strcmp(a, "--rti")) o.rti = v;
+        else if (!strcmp(a, "--output")) o.output = v;
+        else if (!strcmp(a, "--timeout")) {
+            char *end;
+            long ms = strtol(v, &end, 10);
+            if (*end || ms == 0 || ms < -1 || ms > 86400000) {
+                fprintf(stderr, "tempo-fmu-fed: --timeout %s: expected milliseconds > 0 or -1\n", v);
+                return 2;
+            }
+            o.timeout_ms = (int)ms;
+        } else {
+            fprintf(stderr, "tempo-fmu-fed: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+    }
+    if (!file || !name) {
+        fprintf(stderr, "tempo-fmu-fed: --federation and --name are required\n");
+        usage(stderr);
+        return 2;
+    }
+    fedfile *ff = NULL;
+    char err[FMUFED_ERRLEN];
+    if (fedfile_load(file, &ff, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-fmu-fed: %s: %s\n", name, err);
+        return 1;
+    }
+    fmufed_stats st;
+    int rc = fmufed_run(ff, name, &o, &st, err, sizeof err);
+    fedfile_free(ff);
+    if (rc != FMUFED_OK) {
+        fprintf(stderr, "tempo-fmu-fed: %s: %s\n", name, err);
+        return rc == FMUFED_EUSAGE ? 2 : 1;
+    }
+    if (!o.quiet)
+        printf("tempo-fmu-fed: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+               "%ld time requests; results %s\n",
+               name, st.t_final, st.steps, st.updates, st.reflections, st.requests,
+               st.csv[0] ? st.csv : "(none)");
+    return 0;
+}
