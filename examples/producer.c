@@ -14,6 +14,8 @@
 /* What the callbacks need: passed to tp_join() as ctx. */
 struct app {
     int peers;      /* federates that joined after us */
+    int commands;   /* Command interactions received */
+    int left;       /* federates that resigned (or were resigned by the RTI) */
     tp_handle cmd;  /* interaction class Command */
     tp_handle gain; /* its parameters */
     tp_handle enabled;
@@ -25,6 +27,13 @@ static void on_joined(void *ctx, tp_fed fed, const char *name)
     struct app *a = ctx;
     a->peers++;
     printf("producer: federate %s (handle %u) joined\n", name, fed);
+}
+
+static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
+{
+    struct app *a = ctx;
+    a->left++;
+    printf("producer: federate %s left (%s)\n", name, reason);
 }
 
 static void on_receive(void *ctx, const tp_interaction *in)
@@ -42,6 +51,7 @@ static void on_receive(void *ctx, const tp_interaction *in)
         else if (p->handle == a->note)
             tp_decode_string(p->data, p->size, note, sizeof note);
     }
+    a->commands++;
     printf("producer: Command from federate %u: gain=%g enabled=%d note=\"%s\"\n", in->sender, gain,
            enabled, note);
 }
@@ -104,7 +114,8 @@ int main(int argc, char **argv)
     /* 1. Join, creating the federation if it does not exist yet. */
     setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
     struct app a = {0};
-    tp_callbacks cb = {.federate_joined = on_joined, .receive = on_receive};
+    tp_callbacks cb = {
+        .federate_joined = on_joined, .federate_resigned = on_resigned, .receive = on_receive};
     tp_join_options opt = {.rti = rti,
                            .federation = federation,
                            .federate = "producer",
@@ -163,7 +174,12 @@ int main(int argc, char **argv)
         check(f, tp_wait_grant(f, &now, -1), "wait grant");
     }
 
-    /* 7. Leave: delete our object, stamped like an update so that subscribers get `remove`
+    /* 7. Our time runs ahead of the consumer's (nothing holds us back), so its Command may
+     *    still be on its way: evoke callbacks until it came, or until a peer left. */
+    while (a.commands == 0 && a.left == 0)
+        check(f, tp_evoke(f, -1), "evoke");
+
+    /* 8. Leave: delete our object, stamped like an update so that subscribers get `remove`
      *    after the last sample, then resign. */
     check(f, tp_delete_object(f, obj, now + step), "delete");
     check(f, tp_resign(f, TP_DELETE_OBJECTS), "resign");

@@ -221,6 +221,8 @@ int tpi_read(tp_federate *f, int timeout_ms)
         }
         if (n == 0) return lost(f, TP_ECLOSED, "end of stream", 0);
         if (errno == EINTR) continue;
+        if (errno == ECONNRESET) /* the RTI went away without a clean close */
+            return lost(f, TP_ECLOSED, "connection reset", 0);
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             return lost(f, TP_ESYS, "read from the RTI", errno);
         return 0; /* nothing there (a spurious poll wake-up counts as a timeout) */

@@ -307,10 +307,12 @@ int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg),
         if (timeout_ms >= 0) {
             clock_gettime(CLOCK_MONOTONIC, &ts);
             int64_t left = start + timeout_ms - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-            if (left <= 0) return TP_TIMEOUT;
-            t = (int)left;
+            t = left > 0 ? (int)left : 0;
         }
         int r = tp_evoke(f, t);
         if (r < 0) return done(f, arg) ? TP_OK : r;
+        /* Out of time: stop once a non-waiting evoke finds nothing more (so that a timeout of
+         * 0 still dispatches what has already arrived). */
+        if (t == 0 && r == 0) return done(f, arg) ? TP_OK : TP_TIMEOUT;
     }
 }

@@ -86,31 +86,25 @@ static int published_class(const tp_federate *f, tp_handle cls)
     return cls >= 1 && cls <= f->n_classes && f->pub_attr[(size_t)(f->n_attrs + 1) * cls];
 }
 
+struct reg_ctx {
+    const char *what; /* the object, for messages */
+    tp_object obj;    /* result: the RTI's handle */
+};
+
+/* REGISTER_OBJECT's answer: REPLY with the handle in a, or a refusal (REPLY/ERROR code). */
 static int reg_reply(tp_federate *f, const struct wire_msg *m, void *arg)
 {
-    const char *what = arg;
+    struct reg_ctx *rc = arg;
     int code = tpi_rti_code(m->code);
     if (m->type == WIRE_ERROR && code == TP_OK) code = TP_EREFUSED;
     if (code < 0)
-        return tpi_fail(f, code, "register object %s refused by the RTI: %.*s", what,
+        return tpi_fail(f, code, "register object %s refused by the RTI: %.*s", rc->what,
                         (int)m->str[0].len, m->str[0].ptr ? m->str[0].ptr : "");
-    if (m->type != WIRE_REPLY || m->a == 0)
-        return tpi_fail(f, TP_EPROTO, "register object %s: unexpected %s from the RTI", what,
+    if (m->type != WIRE_REPLY || m->a == 0 || m->a == TPI_OBJ_TOMB)
+        return tpi_fail(f, TP_EPROTO, "register object %s: unexpected %s from the RTI", rc->what,
                         wire_type_name(m->type));
+    rc->obj = m->a;
     return TP_OK;
-}
-
-struct reg_ctx {
-    const char *what; /* for messages */
-    tp_object obj;    /* result */
-};
-
-static int reg_reply2(tp_federate *f, const struct wire_msg *m, void *arg)
-{
-    struct reg_ctx *rc = arg;
-    int r = reg_reply(f, m, (void *)rc->what);
-    if (r == TP_OK) rc->obj = m->a;
-    return r;
 }
 
 int tp_register_object(tp_federate *f, tp_handle cls, const char *name, tp_object *out)
@@ -136,7 +130,7 @@ int tp_register_object(tp_federate *f, tp_handle cls, const char *name, tp_objec
     snprintf(what, sizeof what, "\"%s\" of class %s", name ? name : "(unnamed)",
              fom_class_qname(f->fom, cls));
     struct reg_ctx rc = {.what = what};
-    if ((r = tpi_wait_reply(f, m.req, reg_reply2, &rc)) < 0) return r;
+    if ((r = tpi_wait_reply(f, m.req, reg_reply, &rc)) < 0) return r;
     if ((r = tpi_obj_add(f, rc.obj, cls, 1)) < 0) return r;
     *out = rc.obj;
     return TP_OK;

@@ -377,6 +377,9 @@ struct status_ctx {
     tp_time_status *out; /* caller array */
     size_t cap;          /* its entries */
     size_t n;            /* records in the reply */
+    tp_fed want;         /* also copy this federate's record into *mine (0: none) */
+    tp_time_status mine; /* that record */
+    int found;           /* 1 when it was in the reply */
 };
 
 static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
@@ -399,21 +402,35 @@ static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
         char why[160];
         if (wire_tstat_unpack(v.data, v.len, &ts, why, sizeof why) < 0)
             return tpi_fail(f, TP_EPROTO, "query time status: record %zu: %s", sc->n, why);
-        if (sc->n < sc->cap) {
-            tp_time_status *o = &sc->out[sc->n];
-            o->federate = (tp_fed)ts.federate;
-            o->time = ts.time;
-            o->pending = ts.req_kind <= WIRE_TR_FQR ? (tp_request_kind)ts.req_kind : TP_REQ_NONE;
-            o->pending_time = ts.req_time;
-            o->bound = ts.bound;
-            o->bound_strict = ts.bound_strict;
-            o->galt = ts.galt;
-            o->galt_strict = ts.galt_strict;
-            o->galt_holder = (tp_fed)ts.holder;
+        tp_time_status o = {
+            .federate = (tp_fed)ts.federate,
+            .time = ts.time,
+            .pending = ts.req_kind <= WIRE_TR_FQR ? (tp_request_kind)ts.req_kind : TP_REQ_NONE,
+            .pending_time = ts.req_time,
+            .bound = ts.bound,
+            .bound_strict = ts.bound_strict,
+            .galt = ts.galt,
+            .galt_strict = ts.galt_strict,
+            .galt_holder = (tp_fed)ts.holder,
+        };
+        if (sc->n < sc->cap) sc->out[sc->n] = o;
+        if (sc->want && o.federate == sc->want) {
+            sc->mine = o;
+            sc->found = 1;
         }
         sc->n++;
     }
     return TP_OK;
+}
+
+/* One QUERY_TIME round trip into @p sc. */
+static int query_status(tp_federate *f, struct status_ctx *sc)
+{
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_QUERY_TIME);
+    m.req = tpi_req(f);
+    int r = tpi_send(f, &m);
+    return r < 0 ? r : tpi_wait_reply(f, m.req, status_reply, sc);
 }
 
 int tp_query_time_status(tp_federate *f, tp_time_status *out, size_t cap, size_t *n)
@@ -421,33 +438,27 @@ int tp_query_time_status(tp_federate *f, tp_time_status *out, size_t cap, size_t
     int r = tpi_check_joined(f);
     if (r < 0) return r;
     if (!n || (cap && !out)) return tpi_fail(f, TP_EINVAL, "tp_query_time_status: NULL argument");
-    struct wire_msg m;
-    wire_msg_init(&m, WIRE_QUERY_TIME);
-    m.req = tpi_req(f);
-    if ((r = tpi_send(f, &m)) < 0) return r;
     struct status_ctx sc = {.out = out, .cap = cap};
-    r = tpi_wait_reply(f, m.req, status_reply, &sc);
+    r = query_status(f, &sc);
     *n = sc.n;
     return r;
 }
 
 int tp_query_galt(tp_federate *f, tp_time *galt, int *strict)
 {
-    if (!f || !galt) return tpi_fail(f, TP_EINVAL, "tp_query_galt: NULL argument");
-    tp_time_status st[64];
-    size_t n = 0;
-    int r = tp_query_time_status(f, st, 64, &n);
+    int r = tpi_check_joined(f);
     if (r < 0) return r;
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (st[i].federate == f->handle) {
-            *galt = st[i].galt;
-            if (strict) *strict = st[i].galt_strict;
-            return TP_OK;
-        }
-    return tpi_fail(f, TP_EPROTO,
-                    "tp_query_galt: the RTI's status has no record for federate "
-                    "\"%s\" (handle %u) among its %zu records",
-                    f->name, f->handle, n);
+    if (!galt) return tpi_fail(f, TP_EINVAL, "tp_query_galt: galt is NULL");
+    struct status_ctx sc = {.want = f->handle}; /* any number of federates, nothing stored */
+    if ((r = query_status(f, &sc)) < 0) return r;
+    if (!sc.found)
+        return tpi_fail(f, TP_EPROTO,
+                        "tp_query_galt: the RTI's status has no record for federate "
+                        "\"%s\" (handle %u) among its %zu records",
+                        f->name, f->handle, sc.n);
+    *galt = sc.mine.galt;
+    if (strict) *strict = sc.mine.galt_strict;
+    return TP_OK;
 }
 
 int tp_query_lits(tp_federate *f, tp_time *lits)

@@ -4,6 +4,7 @@
  * loops are in fmufed_jacobi.c, fmufed_de.c and fmufed_gs.c; read fmufed_impl.h first.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "federate/fmufed_impl.h"
+#include "fom/fom.h"
 
 #define SYNC_START "tempo-start"
 #define SYNC_END   "tempo-end"
@@ -119,6 +121,15 @@ int fmufed_check_peers(fmufed_ctx *c)
 
 /* ---- shared steps ------------------------------------------------------------------------ */
 
+double fmufed_seconds(const fmufed_ctx *c, tp_time t)
+{
+    /* With a whole number of ticks per second (1 ns: 1e9), dividing by it is correctly rounded:
+     * 15e9 ticks give 15 exactly, where 15e9 * 1e-9 gives 15.000000000000002. */
+    double tps = 1.0 / c->res, r = floor(tps + 0.5);
+    if (r >= 1 && fabs(tps - r) <= 1e-9 * r) return (double)t / r;
+    return (double)t * c->res;
+}
+
 static const char *req_name(tp_request_kind k)
 {
     switch (k) {
@@ -147,10 +158,10 @@ int fmufed_request(fmufed_ctx *c, tp_request_kind kind, tp_time t, tp_time *got)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): %s: %s", req_name(kind), t * c->res,
                            tp_strerror(rc), tp_last_error(c->tp));
     tp_time g = TP_NO_TIME;
-    rc = tp_wait_grant(c->tp, &g, c->timeout_ms);
+    rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
     if (rc == TP_TIMEOUT)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): no grant within %d ms (a peer is stuck?)",
-                           req_name(kind), t * c->res, c->timeout_ms);
+                           req_name(kind), t * c->res, c->run_timeout_ms);
     if (rc != TP_OK)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): waiting for the grant: %s: %s",
                            req_name(kind), t * c->res, tp_strerror(rc), tp_last_error(c->tp));
@@ -159,29 +170,31 @@ int fmufed_request(fmufed_ctx *c, tp_request_kind kind, tp_time t, tp_time *got)
     return fmufed_check_peers(c);
 }
 
-/* Derivatives at the newest sample of the polynomial through the newest p + 1 samples, per
- * second (Newton divided differences; p <= 2). */
-static void hist_derivs(const extrap_hist *h, int p, double res, double d[2])
+/* Value and derivatives (per second) at t0 of the polynomial through the newest p + 1 samples
+ * (1 <= p <= 2), in Newton form P(t) = v2 + f12 (t - t2) + f012 (t - t2)(t - t1). Times are
+ * taken relative to t0 in integer ticks first, so large absolute times lose nothing. t0 may
+ * lie before the newest sample (Gauss-Seidel commons: the newest value belongs to the step's
+ * end), where P interpolates. */
+static void hist_poly(const extrap_hist *h, int p, tp_time t0, double res, double *u, double d[2])
 {
     int n = h->n;
-    double t2 = (double)h->t[n - 1] * res, v2 = h->v[n - 1];
-    double t1 = (double)h->t[n - 2] * res, v1 = h->v[n - 2];
-    double f12 = (v2 - v1) / (t2 - t1);
-    d[0] = f12;
-    d[1] = 0;
+    double t2 = (double)(h->t[n - 1] - t0) * res, v2 = h->v[n - 1];
+    double t1 = (double)(h->t[n - 2] - t0) * res, v1 = h->v[n - 2];
+    double f12 = (v2 - v1) / (t2 - t1), f012 = 0;
     if (p >= 2) {
-        double t0 = (double)h->t[n - 3] * res, v0 = h->v[n - 3];
-        double f01 = (v1 - v0) / (t1 - t0);
-        double f012 = (f12 - f01) / (t2 - t0);
-        d[0] = f12 + f012 * (t2 - t1);
-        d[1] = 2 * f012;
+        double tz = (double)(h->t[n - 3] - t0) * res, vz = h->v[n - 3];
+        f012 = (f12 - (v1 - vz) / (t1 - tz)) / (t2 - tz);
     }
+    /* At t = 0 (that is, t0): */
+    *u = v2 + f12 * (0 - t2) + f012 * (0 - t2) * (0 - t1);
+    d[0] = f12 + f012 * (0 - t1 - t2);
+    d[1] = 2 * f012;
 }
 
 int fmufed_integrate(fmufed_ctx *c, tp_time t_next)
 {
     if (t_next <= c->T) return FMUFED_OK;
-    double h = (double)(t_next - c->T) * c->res;
+    double h = fmufed_seconds(c, t_next - c->T);
     fmu_inputs inp, *pin = NULL;
     fmi2ValueReference vr[c->n_in ? c->n_in : 1];
     double u[c->n_in ? c->n_in : 1], du[2 * (c->n_in ? c->n_in : 1)];
@@ -191,11 +204,9 @@ int fmufed_integrate(fmufed_ctx *c, tp_time t_next)
         if (c->in[i].hist.n - 1 < order) order = c->in[i].hist.n - 1;
     if (order > 0 && c->n_in > 0) {
         for (size_t i = 0; i < c->n_in; i++) {
-            const extrap_hist *hh = &c->in[i].hist;
             double d[2];
-            hist_derivs(hh, order, c->res, d);
+            hist_poly(&c->in[i].hist, order, c->T, c->res, &u[i], d);
             vr[i] = c->in[i].vr;
-            u[i] = hh->v[hh->n - 1];
             for (int k = 0; k < order; k++)
                 du[i * (size_t)order + (size_t)k] = d[k];
         }
@@ -277,9 +288,14 @@ int fmufed_record(fmufed_ctx *c, tp_time t)
                                c->rec_names[k], fmu_step_errmsg(c->fmu));
     }
     char e[RES_ERRLEN];
-    if (res_write_row(c->csv, (double)t * c->res, c->rec, e, sizeof e) != RES_OK)
+    if (res_write_row(c->csv, fmufed_seconds(c, t), c->rec, e, sizeof e) != RES_OK)
         return fmufed_fail(c, FMUFED_EIO, "%s", e);
-    if (c->st) c->st->t_final = (double)t * c->res;
+    if (c->st) c->st->t_final = fmufed_seconds(c, t);
+    if (c->progress && (t >= c->progress_next || t >= c->ff->algo.t_end)) {
+        c->progress(c->progress_ctx, fmufed_seconds(c, t));
+        tp_time span = c->ff->algo.t_end - c->ff->algo.t_start, pct = span / 100 ? span / 100 : 1;
+        c->progress_next = t + pct;
+    }
     return FMUFED_OK;
 }
 
@@ -506,6 +522,18 @@ static int join(fmufed_ctx *c, const fmufed_opts *o)
     char e[FMUFED_ERRLEN];
     if (!ff->fom && fedfile_fom_xml(ff, &fom_text, e, sizeof e) != FEDFILE_OK)
         return fmufed_fail(c, FMUFED_EUSAGE, "generating the FOM: %s", e);
+    /* Check the wiring against the FOM first (attributes exist and are float64, StepForward for
+     * gauss-seidel), so that a mismatch is refused at start with the file's JSON path rather
+     * than at the first update. */
+    struct fom *fom = NULL;
+    int frc = ff->fom ? fom_parse_file(ff->fom, &fom, e, sizeof e)
+                      : fom_parse_mem(fom_text, strlen(fom_text), "generated FOM", &fom, e, sizeof e);
+    if (frc == FOM_OK && fedfile_check_fom(ff, fom, e, sizeof e) != FEDFILE_OK) frc = -1;
+    fom_free(fom);
+    if (frc != FOM_OK) {
+        free(fom_text);
+        return fmufed_fail(c, FMUFED_EUSAGE, "%s", e);
+    }
     tp_callbacks cb = {.reflect = on_reflect, .receive = on_receive,
                        .federate_joined = on_joined, .federate_resigned = on_resigned,
                        .error = on_error, .log = on_log};
@@ -531,10 +559,10 @@ static int enable_time(fmufed_ctx *c)
                            tp_last_error(c->tp));
     tp_time t = 0;
     tp_query_logical_time(c->tp, &t);
-    if (t != c->ff->algo.t_start)
+    if (t > c->ff->algo.t_start)
         return fmufed_fail(c, FMUFED_ERTI,
-                           "logical time is %.9g s after enabling time management, the start is "
-                           "%.9g s (the federation already ran?)",
+                           "logical time is %.9g s after enabling time management, past the "
+                           "start %.9g s (the federation already ran?)",
                            t * c->res, c->ff->algo.t_start * c->res);
     c->T = t;
     return FMUFED_OK;
@@ -598,7 +626,15 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
     }
     c.fd = &ff->feds[c.idx];
     c.res = ff->resolution;
+    if (opts) {
+        c.progress = opts->progress;
+        c.progress_ctx = opts->progress_ctx;
+    }
+    c.progress_next = TP_NO_TIME;
     c.timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000;
+    /* Peers may compute long between grants; a dead peer is resigned by the RTI, which ends
+     * any wait, so by default the run itself has no time limit. */
+    c.run_timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : -1;
     c.lookahead = ff->algo.kind == FEDFILE_ALG_JACOBI_NAIVE ? ff->algo.t_lookahead : 0;
     if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && !ff->gs_plan)
         return fmufed_fail(&c, FMUFED_EUSAGE, "gauss-seidel without a topology plan");
@@ -619,8 +655,11 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
                          tp_last_error(c.tp));
         goto out;
     }
+    /* A start after 0: TARA opens it, so that the first exchange may be stamped there. */
+    if (c.T < ff->algo.t_start && (rc = fmufed_request(&c, TP_REQ_TARA, ff->algo.t_start, NULL)))
+        goto out;
     if ((rc = run_algorithm(&c))) goto out;
-    rc = tp_sync(c.tp, SYNC_END, c.timeout_ms);
+    rc = tp_sync(c.tp, SYNC_END, c.run_timeout_ms);
     if (rc != TP_OK) {
         rc = fmufed_fail(&c, FMUFED_ERTI, "sync point %s: %s: %s", SYNC_END, tp_strerror(rc),
                          tp_last_error(c.tp));

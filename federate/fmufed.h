@@ -28,8 +28,16 @@ enum {
 typedef struct fmufed_opts {
     const char *rti;        /* "HOST:PORT" or "unix:PATH" overriding the file's "rti" */
     const char *output;     /* results folder overriding the file's "output" */
-    int timeout_ms;         /* longest wait for joins, syncs and grants; 0 = 60000, <0 = none */
-    int quiet;              /* nonzero: no progress lines on stderr */
+    int timeout_ms;         /* longest wait for one join, sync or grant; < 0 = none; 0 = the
+                               default: 60000 for the start (joins, time management, start
+                               sync), none during the run (a dead peer is resigned by the RTI,
+                               which ends the wait; a hung one is the supervisor's business) */
+    int quiet;              /* fmufed_main only: no progress or summary lines on stdout */
+    /* Called with the simulation time (s) after the start and whenever the run has gone
+     * another 1 % of [start, end] further, and at the end; NULL: none. Runs in the federate's
+     * thread between steps; must not call fmufed functions. */
+    void (*progress)(void *ctx, double t);
+    void *progress_ctx;     /* passed to progress */
 } fmufed_opts;
 
 /* What a run did (filled also on failure, as far as it got). */
@@ -65,7 +73,9 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
 /**
  * Command-line entry: tempo-fmu-fed --federation FILE --name X [--rti HOST:PORT|unix:PATH]
  * [--output DIR] [--timeout MS] [--quiet]. Loads the file and calls fmufed_run; prints errors
- * to stderr as "tempo-fmu-fed: X: reason" and one summary line on stdout on success.
+ * to stderr as "tempo-fmu-fed: federate X: reason" and, on stdout unless --quiet, progress
+ * lines "progress T END" (two numbers, seconds, %.17g; for tempo-run: sscanf(line,
+ * "progress %lf %lf", &t, &end)) and one summary line "tempo-fmu-fed: X: done at ..." at the end.
  * @param argc, argv as given to main
  * @return the process exit status: 0 success, 1 run failure, 2 usage error.
  */

@@ -15,11 +15,19 @@ static void usage(FILE *f)
             "usage: tempo-fmu-fed --federation FILE.json --name FEDERATE [options]\n"
             "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
             "  --output DIR               results folder (default: the file's \"output\")\n"
-            "  --timeout MS               longest wait for joins, syncs and grants (default 60000,\n"
-            "                             -1: none)\n"
-            "  --quiet                    no summary line\n"
+            "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
+            "                             (default: 60000 at the start, none during the run)\n"
+            "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
             "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
             "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
+}
+
+/* One line per report, flushed at once: tempo-run reads it through a pipe. */
+static void print_progress(void *ctx, double t)
+{
+    const double *end = ctx;
+    printf("progress %.17g %.17g\n", t, *end);
+    fflush(stdout);
 }
 
 int fmufed_main(int argc, char **argv)
@@ -72,10 +80,16 @@ int fmufed_main(int argc, char **argv)
         return 1;
     }
     fmufed_stats st;
+    double end = ff->algo.end;
+    if (!o.quiet) {
+        o.progress = print_progress;
+        o.progress_ctx = &end;
+    }
     int rc = fmufed_run(ff, name, &o, &st, err, sizeof err);
     fedfile_free(ff);
     if (rc != FMUFED_OK) {
-        fprintf(stderr, "tempo-fmu-fed: %s: %s\n", name, err);
+        /* fmufed_run's messages already name the federate (or the file when it is unknown). */
+        fprintf(stderr, "tempo-fmu-fed: %s\n", err);
         return rc == FMUFED_EUSAGE ? 2 : 1;
     }
     if (!o.quiet)

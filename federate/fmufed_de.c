@@ -41,8 +41,8 @@ static int predict(fmufed_ctx *c, double *h_out)
         double h = a->h_min;
         int rc;
         if (o->n_hist >= 2) {
-            rc = quant_step_secant(&q, (double)o->t_prev * c->res, o->v_prev,
-                                   (double)o->t_last * c->res, o->v_last, &h);
+            rc = quant_step_secant(&q, fmufed_seconds(c, o->t_prev), o->v_prev,
+                                   fmufed_seconds(c, o->t_last), o->v_last, &h);
         } else if (fmu_step_deriv_order(c->fmu, o->vr) >= 1) {
             double d;
             if (fmu_step_get_output_derivs(c->fmu, 1, &o->vr, 1, &d) != FMU_STEP_OK)

@@ -53,10 +53,10 @@ static int poll_until_ready(fmufed_ctx *c, tp_time tn, int source)
                                "step %.9g s (token passed twice)",
                                c->in[bad - 1].w->var, c->in[bad - 1].next_t * c->res, tn * c->res);
         if (ok) return FMUFED_OK;
-        if (c->timeout_ms >= 0 && elapsed_ms(&t0) > c->timeout_ms)
+        if (c->run_timeout_ms >= 0 && elapsed_ms(&t0) > c->run_timeout_ms)
             return fmufed_fail(c, FMUFED_ERTI, "no %s for step %.9g s within %d ms",
                                source ? "StepForward" : "updates of every input", tn * c->res,
-                               c->timeout_ms);
+                               c->run_timeout_ms);
         usleep(nap);
         if (nap < 2000) nap *= 2;
     }
@@ -77,11 +77,10 @@ int fmufed_gs_run(fmufed_ctx *c)
             c->T = pos;
             if ((rc = fmufed_integrate(c, tn)) || (rc = fmufed_publish(c, tn))) break;
             c->st->steps++;
-            if (tn < a->t_end) {
-                /* Wait for the token of step tn and the sink's outputs at tn. */
-                if ((rc = poll_until_ready(c, tn, 1))) break;
-                if ((rc = fmufed_apply_inputs(c, 0))) break;
-            }
+            /* Wait for the token of step tn and the sink's outputs at tn (at the end only
+             * the outputs: no token follows the last step, but the record shows them). */
+            if ((rc = poll_until_ready(c, tn, tn < a->t_end))) break;
+            if ((rc = fmufed_apply_inputs(c, 0))) break;
         } else {
             if ((rc = poll_until_ready(c, tn, 0))) break;
             if ((rc = fmufed_apply_inputs(c, 0))) break;

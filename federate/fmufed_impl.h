@@ -58,13 +58,17 @@ typedef struct fmufed_ctx {
     double *rec;           /* n_rec values of the row being written */
     size_t n_rec;
     const char *const *rec_names;
-    int timeout_ms;        /* per wait; < 0: none */
+    int timeout_ms;        /* joins, enabling, start sync; < 0: none */
+    int run_timeout_ms;    /* grants, polling, end sync; < 0: none (the default) */
     int running;           /* 1 between the start and end syncs: a peer leaving is a failure */
     int peer_failed;       /* a peer resigned, or the RTI refused something */
     char peer_msg[512];
     size_t joined;         /* federates of the file seen joined (this one excluded) */
     char *seen;            /* ff->n_feds flags: seen joined */
     fmufed_stats *st;
+    void (*progress)(void *ctx, double t); /* fmufed_opts.progress */
+    void *progress_ctx;
+    tp_time progress_next; /* report again when a recorded time reaches this */
     char *err;
     size_t errlen;
 } fmufed_ctx;
@@ -116,6 +120,9 @@ int fmufed_apply_inputs(fmufed_ctx *c, tp_time shift);
  * @return FMUFED_OK, FMUFED_EFMU (a read failed), FMUFED_EIO.
  */
 int fmufed_record(fmufed_ctx *c, tp_time t);
+
+/** Ticks to seconds, exact for whole seconds at a resolution of 1/k s (see fmufed.c). */
+double fmufed_seconds(const fmufed_ctx *c, tp_time t);
 
 /** Check for a peer lost or an asynchronous refusal. @return FMUFED_OK or FMUFED_ERTI. */
 int fmufed_check_peers(fmufed_ctx *c);

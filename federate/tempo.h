@@ -14,14 +14,18 @@
  * - "Runs no callbacks": the call never invokes a tp_callbacks function. Callbacks run only
  *   inside tp_evoke() and the tp_wait_*() helpers built on it (the HLA "evoked" model); the
  *   library starts no threads, so callback code needs no locks. A callback may call any tp_
- *   function on the same federate except tp_federate_free() and tp_resign().
- * - Pointers passed into a call are only read during the call; the library keeps no reference.
+ *   function on the same federate except tp_federate_free() and tp_resign(); the evoking
+ *   ones (tp_evoke, tp_wait_*, tp_sync) return TP_ESTATE there instead of nesting.
+ * - Pointers passed into a call are only read during the call; the library keeps no reference
+ *   (except tp_join's ctx, which it hands back to every callback).
  *   Pointers passed to a callback (names, values, tags) are valid only during that callback.
  * - Outgoing messages are batched: calls that "send" append a frame to an output buffer that is
  *   written when it grows past an internal threshold, on tp_flush(), and on every call that
  *   blocks or evokes. A send error (connection lost) may therefore surface on a later call.
  * - The library never writes to stdout or stderr itself: log lines go to the `log` callback,
  *   whose default (when NULL) prints warnings and errors to stderr.
+ * - Threads: a federate must be used by one thread at a time (callbacks run in the thread that
+ *   evokes). libtempo keeps no mutable global state of its own.
  */
 #ifndef TEMPO_FEDERATE_TEMPO_H
 #define TEMPO_FEDERATE_TEMPO_H
@@ -258,7 +262,7 @@ TP_API int tp_decode_string(const void *data, size_t size, char *out, size_t cap
 /** Arguments of a `reflect` callback. All pointers are valid only during the callback. */
 typedef struct tp_reflection {
     tp_object object;       /**< the updated object instance */
-    tp_handle object_class; /**< its class as known to this federate */
+    tp_handle object_class; /**< its class as known here (0 if never discovered) */
     const tp_value *values; /**< only the attributes this federate subscribes */
     size_t n_values;        /**< number of values */
     tp_time time;           /**< the update's time stamp, or TP_NO_TIME */
@@ -633,7 +637,7 @@ TP_API int tp_register_sync(tp_federate *f, const char *label, const void *tag, 
 TP_API int tp_achieve_sync(tp_federate *f, const char *label);
 /**
  * Evoke callbacks until point @p label is announced to this federate.
- * @param label not NULL. @param timeout_ms < 0 waits forever.
+ * @param label not NULL. @param timeout_ms < 0 waits forever; 0 dispatches only what has arrived.
  * @return TP_OK (also when it was announced before); TP_TIMEOUT; TP_EINVAL; TP_ESTATE (also
  *         from inside a callback); or an error of tp_evoke(). Runs callbacks.
  * @see tp_achieve_sync, tp_sync
@@ -641,7 +645,7 @@ TP_API int tp_achieve_sync(tp_federate *f, const char *label);
 TP_API int tp_wait_announced(tp_federate *f, const char *label, int timeout_ms);
 /**
  * Evoke callbacks until the federation is synchronized at @p label (does not achieve it).
- * @param label not NULL. @param timeout_ms < 0 waits forever.
+ * @param label not NULL. @param timeout_ms < 0 waits forever; 0 dispatches only what has arrived.
  * @return TP_OK (also when it happened before); TP_TIMEOUT; TP_EINVAL; TP_ESTATE; or an error
  *         of tp_evoke(). Runs callbacks. @see tp_achieve_sync, tp_sync
  */
@@ -692,7 +696,7 @@ TP_API int tp_enable_constrained(tp_federate *f);
 TP_API int tp_disable_constrained(tp_federate *f);
 /**
  * Evoke callbacks until regulation is enabled (returns at once when it is).
- * @param timeout_ms < 0 waits forever.
+ * @param timeout_ms < 0 waits forever; 0 dispatches only what has arrived.
  * @return TP_OK; TP_TIMEOUT; TP_ENOTENABLED (never requested); TP_EREFUSED (the RTI refused:
  *         tp_last_error has its reason); TP_ESTATE; an error of tp_evoke(). Runs callbacks.
  * @see tp_enable_regulation
@@ -700,7 +704,7 @@ TP_API int tp_disable_constrained(tp_federate *f);
 TP_API int tp_wait_regulation_enabled(tp_federate *f, int timeout_ms);
 /**
  * Evoke callbacks until constrained is enabled (returns at once when it is).
- * @param timeout_ms < 0 waits forever.
+ * @param timeout_ms < 0 waits forever; 0 dispatches only what has arrived.
  * @return TP_OK; TP_TIMEOUT; TP_ENOTENABLED (never requested); TP_EREFUSED; TP_ESTATE; an
  *         error of tp_evoke(). Runs callbacks. @see tp_enable_constrained
  */
@@ -813,7 +817,8 @@ TP_API int tp_next_event_request_available(tp_federate *f, tp_time t);
 TP_API int tp_flush_queue_request(tp_federate *f, tp_time t);
 /**
  * Evoke callbacks until the pending request is granted.
- * @param t receives the granted time (may be NULL). @param timeout_ms < 0 waits forever.
+ * @param t receives the granted time (may be NULL). @param timeout_ms < 0 waits forever; 0
+ * dispatches only what has arrived.
  * @return TP_OK; TP_TIMEOUT; TP_ESTATE (no request pending, or called from a callback);
  *         TP_EREFUSED (the RTI refused the request: tp_last_error has its reason); an error of
  *         tp_evoke(). Runs callbacks (including `grant`). @see tp_time_advance_request

@@ -13,9 +13,11 @@ tempo-example-consumer_SRCS := examples/consumer.c
 tempo-example-consumer_LIBS := client common fom
 
 # Unit tests: no RTI process (client_conn_test scripts a fake RTI on a Unix socket).
-UNIT_TESTS += tests/unit/client_value_test tests/unit/client_conn_test
+UNIT_TESTS += tests/unit/client_value_test tests/unit/client_conn_test \
+              tests/unit/client_bound_test
 client_value_test_LIBS := client common fom
 client_conn_test_LIBS := client common fom
+client_bound_test_LIBS := client common fom
 
 # Integration tests: a real bin/tempo-rti on an ephemeral port
 # (tests/integration/client_harness.h starts it and always stops it).
@@ -27,6 +29,8 @@ client_sync_test_LIBS := client common fom
 client_kill_test_LIBS := client common fom
 client_time_test_LIBS := client common fom
 client_fed_test_LIBS := client common fom
+# The example pair through examples/demo.sh (what doc/guide.md promises the reader sees).
+INTEG_SCRIPTS += tests/integration/client_demo.sh
 
 # Benchmarks (make bench): figures only, never pass/fail on timing.
 BENCHES += tests/bench/bench_foundation tests/bench/bench_client_alloc

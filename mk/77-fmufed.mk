@@ -8,3 +8,11 @@ FED_SRCS += federate/fmufed.c federate/fmufed_jacobi.c federate/fmufed_de.c \
 PROGS += tempo-fmu-fed
 tempo-fmu-fed_SRCS := federate/tempo_fmu_fed_main.c
 tempo-fmu-fed_LIBS := fed fmu algo client common fom
+
+INTEG_TESTS += tests/integration/fmufed_lv_test
+fmufed_lv_test_LIBS := fed fmu algo client common fom
+INTEG_SCRIPTS += tests/integration/fmufed_errors.sh
+BENCHES += tests/bench/fmufed_bench
+fmufed_bench_LIBS := fmu client common fom
+INTEG_TESTS += tests/integration/fmufed_osc_test
+fmufed_osc_test_LIBS := fed fmu algo client common fom

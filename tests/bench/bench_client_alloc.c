@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,7 @@ static void start_rti(void)
     if (pipe(fds) < 0) exit(1);
     rti = fork();
     if (rti == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the benchmark */
         dup2(fds[1], 1);
         close(fds[0]);
         execl("bin/tempo-rti", "bin/tempo-rti", "--listen", "127.0.0.1:0", "--log-level", "warn",

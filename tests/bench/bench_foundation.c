@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -197,6 +198,7 @@ static void start_rti(void)
     if (pipe(fds) < 0) die("pipe");
     rti_pid = fork();
     if (rti_pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the benchmark */
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);

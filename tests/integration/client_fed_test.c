@@ -55,6 +55,9 @@ int main(void)
     tp_join_options nofom = o;
     nofom.fom_path = NULL;
     CHECK_INT_EQ(tp_create_federation(&nofom, err, sizeof err), TP_EINVAL);
+    nofom.fom_text = "<fom name=\"x\">\n  <bogus/>\n</fom>\n"; /* checked before connecting */
+    CHECK_INT_EQ(tp_create_federation(&nofom, err, sizeof err), TP_EFOM);
+    CHECK_STR_HAS(err, "<fom_text>:2");
 
     /* join: missing federation without create */
     tp_federate *f = NULL, *g = NULL, *h = NULL;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,6 +66,10 @@ static inline const char *harness_start_rti(const char *const *extra, unsigned w
     alarm(watchdog_s);
     pid_t pid = fork();
     if (pid == 0) {
+        /* Die with the test even when it cannot run its exit handlers (a sanitizer abort,
+         * SIGKILL): no RTI is ever left behind. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1) _exit(1); /* the test died before prctl */
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);

@@ -369,6 +369,15 @@ static void t_request_update_provide(void)
     CHECK(rp.prov_obj == sc1 && rp.prov_attr == speed, "P asked to provide speed of sc1");
     CHECK_INT_EQ(r2.reflects, before + 1);
     CHECK(r2.reflects > before && r2.refl_speed[before] == 99.0, "S2 got the provided value");
+    /* by class: every instance of Car and its subclasses (here only sc1) */
+    CHECK_INT_EQ(tp_request_class_update(S2, car, &speed, 1), TP_OK);
+    CHECK_INT_EQ(tp_request_class_update(S2, car, &load, 1), TP_EHANDLE); /* not of Car */
+    CHECK_INT_EQ(tp_request_class_update(S2, car, NULL, 0), TP_EINVAL);
+    barrier();
+    barrier();
+    CHECK_INT_EQ(rp.provides, 2);
+    CHECK(rp.prov_obj == sc1, "P asked again for sc1");
+    CHECK_INT_EQ(r2.reflects, before + 2);
 }
 
 /* Unsubscribe stops delivery. */
@@ -447,6 +456,11 @@ static void t_two_federations(void)
                   has_attr(&rr, 0, name),
               "R reflects axles and the inherited name");
         CHECK_INT_EQ(rq.errors + rr.errors, 0);
+        /* unpublish: updates are refused locally, a second unpublish too */
+        CHECK_INT_EQ(tp_unpublish_object_class(Q, truck), TP_OK);
+        CHECK_INT_EQ(tp_update(Q, q1, qv, 2, TP_NO_TIME), TP_ENOTPUB);
+        CHECK_INT_EQ(tp_unpublish_object_class(Q, truck), TP_ENOTPUB);
+        CHECK_INT_EQ(tp_unpublish_object_class(Q, 999), TP_EHANDLE);
     }
 }
 

@@ -322,8 +322,9 @@ static void main_script(int fd, struct buf *in, const struct fake *fk)
     m.req = (uint32_t)req;
     m.a = 55;
     put(fd, &m);
-    /* Time status, twice (the first query comes from inside a callback): two records. */
-    for (int q = 0; q < 2; q++)
+    /* Time status, three times (the first query comes from inside a callback, the third from
+     * tp_query_galt): two records. */
+    for (int q = 0; q < 3; q++)
         if (time_status(fd, in) < 0) return;
 
     /* A grant and an async refusal of a time request. */
@@ -502,6 +503,9 @@ static void sc_main(void)
         tp_time galt = 0;
         int strict = 0;
         CHECK_INT_EQ(tp_query_lits(f, &galt), TP_EPROTO);
+        CHECK_INT_EQ(tp_query_galt(f, &galt, &strict), TP_OK);
+        CHECK_INT_EQ(galt, 15); /* our record (federate 7) */
+        CHECK_INT_EQ(strict, 1);
         /* A refused request: the wait ends with TP_EREFUSED and the RTI's reason. */
         CHECK_INT_EQ(tp_time_advance_request(f, 10), TP_OK);
         CHECK_INT_EQ(tp_wait_grant(f, NULL, 2000), TP_EREFUSED);
@@ -516,7 +520,6 @@ static void sc_main(void)
         CHECK_INT_EQ(tp_query_logical_time(f, &t), TP_OK);
         CHECK_INT_EQ(t, 9);
         CHECK_INT_EQ(tp_time_advance_request(f, 8), TP_ETIME);
-        (void)strict;
         tp_federate_free(f); /* sends RESIGN without waiting */
     }
 }

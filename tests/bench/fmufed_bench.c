@@ -1,0 +1,151 @@
+/* Benchmark: the federation's overhead per macro step (issue 5). N = 2 and 8 trivial FMU
+ * federates (lv_prey / lv_predator CS FMUs with every rate 0: one output, one input, constant
+ * state) in a ring, improved Jacobi (TARA/TAR at lookahead 0), each a bin/tempo-fmu-fed
+ * process on one bin/tempo-rti, against the same FMUs stepped in one process loop without an
+ * RTI (the lower bound). Prints microseconds per macro step for both and their ratio; never
+ * fails on timing. Start-up (FMU load, join, sync) is removed by running 200 and 10200 steps
+ * and dividing the difference by 10000. Serves DESIGN.md §11; read federate/fmufed.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "federate/fmu_step.h"
+#include "tests/integration/client_harness.h"
+
+static char g_dir[256], g_cwd[1024];
+
+static const char *fmu_of(int i)
+{
+    return i % 2 ? "lv_predator_cs.fmu" : "lv_prey_cs.fmu";
+}
+
+/* Ring of n federates: F_i's input comes from F_{i-1}'s output. */
+static void write_ring(const char *path, const char *fedname, int n, double end)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "{ \"federation\": \"%s\",\n  \"algorithm\": { \"method\": \"jacobi\", \"end\": %g, "
+               "\"step\": 0.001 },\n  \"federates\": [\n", fedname, end);
+    for (int i = 0; i < n; i++) {
+        int prev = (i + n - 1) % n;
+        const char *out = i % 2 ? "y" : "x", *in = i % 2 ? "x" : "y";
+        const char *pout = prev % 2 ? "y" : "x";
+        fprintf(f,
+                "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",\n"
+                "     \"parameters\": { %s },\n"
+                "     \"outputs\": { \"%s\": \"C%d.%s\" }, \"inputs\": { \"%s\": \"C%d.%s\" } }%s\n",
+                i, g_cwd, fmu_of(i),
+                i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0", out, i, out,
+                in, prev, pout, i + 1 < n ? "," : "");
+    }
+    fprintf(f, "  ], \"output\": \"%s/out-%s\" }\n", g_dir, fedname);
+    fclose(f);
+}
+
+/* Run the federation; returns wall seconds, or -1 when a federate failed. */
+static double run_ring(const char *rti, int n, double end)
+{
+    char file[512], name[64];
+    snprintf(name, sizeof name, "ring%d_%ld", n, lround(end * 1000));
+    snprintf(file, sizeof file, "%s/%s.json", g_dir, name);
+    write_ring(file, name, n, end);
+    fflush(stdout);
+    int64_t t0 = harness_ms();
+    pid_t pids[16];
+    for (int i = 0; i < n; i++) {
+        char fed[16];
+        snprintf(fed, sizeof fed, "F%d", i);
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            FILE *o = freopen("/dev/null", "w", stdout);
+            (void)o;
+            execl("bin/tempo-fmu-fed", "bin/tempo-fmu-fed", "--federation", file, "--name", fed,
+                  "--rti", rti, "--quiet", (char *)NULL);
+            _exit(127);
+        }
+    }
+    int ok = 1;
+    for (int i = 0; i < n; i++) {
+        int st;
+        waitpid(pids[i], &st, 0);
+        ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    return ok ? (double)(harness_ms() - t0) / 1e3 : -1;
+}
+
+/* The lower bound: the same n FMUs stepped in one loop, outputs copied to inputs. */
+static double in_process(int n, long steps)
+{
+    fmu_step *s[16] = {0};
+    fmi2ValueReference out_vr[16], in_vr[16];
+    char e[1024];
+    double secs = -1;
+    for (int i = 0; i < n; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/build/fmus/%s", g_cwd, fmu_of(i));
+        const char *pn[2] = {i % 2 ? "gamma" : "alpha", i % 2 ? "delta" : "beta"};
+        const char *pv[2] = {"0", "0"};
+        fmu_step_opts o = {.n_params = 2, .param_names = pn, .param_values = pv};
+        if (fmu_step_open(path, &o, &s[i], e, sizeof e) != FMU_STEP_OK) {
+            fprintf(stderr, "open %s: %s\n", path, e);
+            goto out;
+        }
+        const fmu_md *md = fmu_step_md(s[i]);
+        out_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "y" : "x")].vr;
+        in_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "x" : "y")].vr;
+    }
+    int64_t t0 = harness_ms();
+    double v[16];
+    for (long k = 0; k < steps; k++) {
+        for (int i = 0; i < n; i++)
+            if (fmu_step_do(s[i], 0.001, NULL, NULL) != FMU_STEP_OK) goto out;
+        for (int i = 0; i < n; i++)
+            fmu_step_get_real(s[i], 1, &out_vr[i], &v[i]);
+        for (int i = 0; i < n; i++)
+            fmu_step_set_real(s[i], 1, &in_vr[i], &v[(i + n - 1) % n]);
+    }
+    secs = (double)(harness_ms() - t0) / 1e3;
+out:
+    for (int i = 0; i < n; i++)
+        fmu_step_close(s[i]);
+    return secs;
+}
+
+/* Remove the temporary folder at exit (kept when FMUFED_KEEP is set, to inspect the files). */
+static void remove_dir(void)
+{
+    if (!g_dir[0] || getenv("FMUFED_KEEP")) return;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    int r = system(cmd);
+    (void)r;
+}
+
+int main(void)
+{
+    if (!getcwd(g_cwd, sizeof g_cwd)) return 1;
+    snprintf(g_dir, sizeof g_dir, "/tmp/fmufed_bench_XXXXXX");
+    if (!mkdtemp(g_dir)) return 1;
+    atexit(remove_dir);
+    const char *rti = harness_start_rti(NULL, 600);
+    if (!rti) return 1;
+    atexit(harness_stop_rti);
+    char addr[128];
+    snprintf(addr, sizeof addr, "%s", rti);
+    const int sizes[2] = {2, 8};
+    for (int k = 0; k < 2; k++) {
+        int n = sizes[k];
+        double shortrun = run_ring(addr, n, 0.2), longrun = run_ring(addr, n, 10.2);
+        double base = in_process(n, 10000);
+        if (shortrun < 0 || longrun < 0 || base < 0) {
+            printf("fmufed_bench: N=%d: a run failed\n", n);
+            continue;
+        }
+        double fed_us = (longrun - shortrun) / 10000 * 1e6, loop_us = base / 10000 * 1e6;
+        printf("fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
+               "one-process loop %.2f us/step, ratio %.1f\n",
+               n, fed_us, loop_us, loop_us > 0 ? fed_us / loop_us : 0.0);
+    }
+    return 0;
+}
