@@ -110,7 +110,7 @@ static void on_log(void *ctx, tp_log_level level, const char *line)
 {
     fmufed_ctx *c = ctx;
     if (level <= TP_LOG_WARN)
-        fprintf(stderr, "tempo-fmu-fed: %s: %s\n", c->fd->name, line);
+        fprintf(stderr, "tempo-fmu: %s: %s\n", c->fd->name, line);
 }
 
 int fmufed_check_peers(fmufed_ctx *c)

@@ -71,11 +71,11 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
                fmufed_stats *stats, char *err, size_t errlen);
 
 /**
- * Command-line entry: tempo-fmu-fed --federation FILE --name X [--rti HOST:PORT|unix:PATH]
+ * Command-line entry: tempo-fmu --federation FILE --name X [--rti HOST:PORT|unix:PATH]
  * [--output DIR] [--timeout MS] [--quiet]. Loads the file and calls fmufed_run; prints errors
- * to stderr as "tempo-fmu-fed: federate X: reason" and, on stdout unless --quiet, progress
+ * to stderr as "tempo-fmu: federate X: reason" and, on stdout unless --quiet, progress
  * lines "progress T END" (two numbers, seconds, %.17g; for tempo-run: sscanf(line,
- * "progress %lf %lf", &t, &end)) and one summary line "tempo-fmu-fed: X: done at ..." at the end.
+ * "progress %lf %lf", &t, &end)) and one summary line "tempo-fmu: X: done at ..." at the end.
  * @param argc, argv as given to main
  * @return the process exit status: 0 success, 1 run failure, 2 usage error.
  */

@@ -1,7 +1,8 @@
-/* Command line of the FMU federate: tempo-fmu-fed --federation FILE --name X [--rti ADDR]
+/* Command line of the FMU federate: tempo-fmu --federation FILE --name X [--rti ADDR]
  * [--output DIR] [--timeout MS] [--quiet]. Serves DESIGN.md §1 (item 3: the same file runs
  * locally or distributed). Parses arguments, loads the file and calls fmufed_run
- * (federate/fmufed.c); the lead merges this into tempo-fmu later.
+ * (federate/fmufed.c); federate/tempo_fmu_main.c hands
+ * every command line holding --federation here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tempo-fmu-fed --federation FILE.json --name FEDERATE [options]\n"
+            "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
             "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
             "  --output DIR               results folder (default: the file's \"output\")\n"
             "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
@@ -45,7 +46,7 @@ int fmufed_main(int argc, char **argv)
             continue;
         }
         if (!v) {
-            fprintf(stderr, "tempo-fmu-fed: %s needs a value (or is unknown)\n", a);
+            fprintf(stderr, "tempo-fmu: %s needs a value (or is unknown)\n", a);
             usage(stderr);
             return 2;
         }
@@ -57,26 +58,26 @@ int fmufed_main(int argc, char **argv)
             char *end;
             long ms = strtol(v, &end, 10);
             if (*end || ms == 0 || ms < -1 || ms > 86400000) {
-                fprintf(stderr, "tempo-fmu-fed: --timeout %s: expected milliseconds > 0 or -1\n", v);
+                fprintf(stderr, "tempo-fmu: --timeout %s: expected milliseconds > 0 or -1\n", v);
                 return 2;
             }
             o.timeout_ms = (int)ms;
         } else {
-            fprintf(stderr, "tempo-fmu-fed: unknown option %s\n", a);
+            fprintf(stderr, "tempo-fmu: unknown option %s\n", a);
             usage(stderr);
             return 2;
         }
         i++;
     }
     if (!file || !name) {
-        fprintf(stderr, "tempo-fmu-fed: --federation and --name are required\n");
+        fprintf(stderr, "tempo-fmu: --federation and --name are required\n");
         usage(stderr);
         return 2;
     }
     fedfile *ff = NULL;
     char err[FMUFED_ERRLEN];
     if (fedfile_load(file, &ff, err, sizeof err) != FEDFILE_OK) {
-        fprintf(stderr, "tempo-fmu-fed: %s: %s\n", name, err);
+        fprintf(stderr, "tempo-fmu: %s: %s\n", name, err);
         return 1;
     }
     fmufed_stats st;
@@ -89,11 +90,11 @@ int fmufed_main(int argc, char **argv)
     fedfile_free(ff);
     if (rc != FMUFED_OK) {
         /* fmufed_run's messages already name the federate (or the file when it is unknown). */
-        fprintf(stderr, "tempo-fmu-fed: %s\n", err);
+        fprintf(stderr, "tempo-fmu: %s\n", err);
         return rc == FMUFED_EUSAGE ? 2 : 1;
     }
     if (!o.quiet)
-        printf("tempo-fmu-fed: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+        printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
                "%ld time requests; results %s\n",
                name, st.t_final, st.steps, st.updates, st.reflections, st.requests,
                st.csv[0] ? st.csv : "(none)");

@@ -1,6 +1,7 @@
-/* tempo-fmu: the FMU program. For now one mode, --simulate (one FMU alone, no RTI); the
- * federate mode joins later (DESIGN.md §3, §7). Only argument parsing lives here.
- * Read next: federate/fmu_sim.c. */
+/* tempo-fmu: the FMU program, two modes: --simulate (one FMU alone, no RTI; DESIGN.md §7) and
+ * --federation FILE --name X (one federate of a federation file; DESIGN.md §1 item 3, handed
+ * whole to fmufed_main). Only argument parsing lives here.
+ * Read next: federate/fmu_sim.c, federate/fmufed.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,12 +9,15 @@
 #include <string.h>
 
 #include "federate/fmu_sim.h"
+#include "federate/fmufed.h"
 
 static const char usage[] =
     "usage: tempo-fmu --simulate FILE.fmu [--start T0] [--stop T1] [--step H]\n"
     "                 [--input CSV] [--hold] [--set name=value ...] [--out OUT.csv]\n"
     "                 [--me|--cs] [--rtol R] [--atol A] [--adams] [--max-step H]\n"
-    "                 [--states] [--verbose]\n";
+    "                 [--states] [--verbose]\n"
+    "       tempo-fmu --federation FILE.json --name FEDERATE [--rti HOST:PORT|unix:PATH]\n"
+    "                 [--output DIR] [--timeout MS] [--quiet]\n";
 
 static int verbose;
 
@@ -104,7 +108,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             return fprintf(stderr, "tempo-fmu: unknown argument \"%s\"\n%s", a, usage), -1;
     }
     if (!simulate)
-        return fprintf(stderr, "tempo-fmu: no mode given (only --simulate exists)\n%s", usage), -1;
+        return fprintf(stderr, "tempo-fmu: no mode given (--simulate or --federation)\n%s", usage),
+               -1;
     if (o->has_start && o->has_stop && o->stop < o->start)
         return fprintf(stderr, "tempo-fmu: --stop %g is before --start %g\n", o->stop, o->start),
                -1;
@@ -116,6 +121,9 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
 
 int main(int argc, char **argv)
 {
+    /* Federate mode: its options are fmufed_main's (federate/fmufed_cli.c). */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--federation")) return fmufed_main(argc, argv);
     fmu_sim_opts o = {0};
     const char *out_path = NULL;
     const char **names = calloc((size_t)argc + 1, sizeof *names);

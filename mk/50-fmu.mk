@@ -1,12 +1,13 @@
 # mk/50-fmu.mk: see the Makefile header for the variables this fragment fills in.
 # FMI 2.0 host (issue 4, DESIGN.md §7, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
-# one interface (federate/fmu_step.h), and the program tempo-fmu (--simulate).
+# one interface (federate/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
+# the FMU federate of mk/77-fmufed.mk, in libfed).
 FMU_SRCS += federate/fmu_md.c federate/fmu_zip.c federate/fmu_load.c \
             federate/fmu_step.c federate/fmu_cs.c federate/fmu_me.c federate/fmu_sim.c
 
 PROGS += tempo-fmu
 tempo-fmu_SRCS := federate/tempo_fmu_main.c
-tempo-fmu_LIBS := fmu
+tempo-fmu_LIBS := fed fmu algo client common fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
               tests/unit/fmu_sim_test tests/unit/fmu_fault_test

@@ -15,7 +15,8 @@ FMU_MODELS := dahlquist vanderpol bouncingball stair \
               lv_prey lv_predator lv \
               osc_omega2tau osc_tau2omega osc_twomass \
               spring mass springmass \
-              lorenz_x lorenz_yz lorenz
+              lorenz_x lorenz_yz lorenz \
+              vdp_x vdp_y
 
 FMU_DIR  := build/fmus
 FW_SRCS  := examples/fmus/framework/fw_fmi.c examples/fmus/framework/fw_cs.c \

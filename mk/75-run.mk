@@ -1,5 +1,5 @@
 # mk/75-run.mk: groundwork of tempo-run (H9): process supervision, per-federate CSV results,
-# SVG plots, progress display. The tempo-run program itself is not assembled yet (doc/run.md).
+# SVG plots, progress display, and the tempo-run program (doc/run.md).
 # See the Makefile header for the variables this fragment fills in.
 FED_SRCS += federate/supervise.c federate/results.c federate/plot_svg.c federate/progress.c
 
@@ -9,3 +9,8 @@ supervise_test_LIBS := fed
 results_test_LIBS := fed
 plot_test_LIBS := fed
 progress_test_LIBS := fed
+
+# The program (H11): assembles the pieces above with the federation file and tempo-fmu.
+PROGS += tempo-run
+tempo-run_SRCS := federate/tempo_run_main.c
+tempo-run_LIBS := fed fmu algo client common fom

@@ -1,13 +1,10 @@
 # mk/77-fmufed.mk: the FMU federate (H10): set-up, wiring and recording (fmufed.c), the
-# algorithms (fmufed_jacobi.c, fmufed_de.c, fmufed_gs.c), its command line, the program
-# tempo-fmu-fed, and integration tests running real federations on the example FMUs.
+# algorithms (fmufed_jacobi.c, fmufed_de.c, fmufed_gs.c), its command line (tempo-fmu
+# --federation, fmufed_cli.c; the program is in mk/50-fmu.mk), and integration tests running real
+# federations on the example FMUs.
 # See the Makefile header for the variables this fragment fills in.
 FED_SRCS += federate/fmufed.c federate/fmufed_jacobi.c federate/fmufed_de.c \
             federate/fmufed_gs.c federate/fmufed_cli.c
-
-PROGS += tempo-fmu-fed
-tempo-fmu-fed_SRCS := federate/tempo_fmu_fed_main.c
-tempo-fmu-fed_LIBS := fed fmu algo client common fom
 
 INTEG_TESTS += tests/integration/fmufed_lv_test
 fmufed_lv_test_LIBS := fed fmu algo client common fom

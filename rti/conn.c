@@ -539,6 +539,7 @@ static int split_addr(const char *addr, char *host, size_t hostlen, char *port, 
     if (!colon[1] || strlen(colon + 1) >= portlen) return -1;
     for (const char *p = colon + 1; *p; p++)
         if (*p < '0' || *p > '9') return -1;
+    if (strlen(colon + 1) > 5 || atoi(colon + 1) > 65535) return -1;
     snprintf(port, portlen, "%s", colon + 1);
     return 0;
 }

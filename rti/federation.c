@@ -256,6 +256,9 @@ void fed_flog_check(struct federation *fx)
 int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n)
 {
     if (!to->conn) return -1;
+    const uint8_t *b = bytes;
+    LOGT("fed", to->name, "send %s (%zu bytes)",
+         wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);
     s->frames_out++;
     flog_frame(to->fx->flog, FLOG_K_SENT, (uint32_t)to->handle, bytes, n);
     return conn_send(to->conn, bytes, n);

@@ -392,8 +392,8 @@ static int do_delete(struct server *s, struct federate *f, const struct wire_msg
     return STATUS_OK;
 }
 
-static int do_interaction(struct server *s, struct federate *f, const struct wire_msg *m, char *err,
-                          size_t errlen)
+/* Check an interaction's class, publication and parameters before anything is routed. */
+static int check_interaction(struct federate *f, const struct wire_msg *m, char *err, size_t errlen)
 {
     struct federation *fx = f->fx;
     fom_handle ic = (fom_handle)m->a;
@@ -428,6 +428,18 @@ static int do_interaction(struct server *s, struct federate *f, const struct wir
             return STATUS_ESIZE;
         }
     }
+    return STATUS_OK;
+}
+
+static int do_interaction(struct server *s, struct federate *f, const struct wire_msg *m, char *err,
+                          size_t errlen)
+{
+    struct federation *fx = f->fx;
+    fom_handle ic = (fom_handle)m->a;
+    struct wire_value_iter it;
+    struct wire_value v;
+    int st = check_interaction(f, m, err, errlen);
+    if (st != STATUS_OK) return st;
     if (server_vals_reserve(s, m->nvalues) != 0) {
         snprintf(err, errlen, "SEND_INTERACTION: out of memory");
         return STATUS_EREFUSED;

@@ -28,9 +28,9 @@ int server_send(struct server *s, struct conn *c, const struct wire_msg *m)
         LOGE("server", c->label, "cannot encode %s: %s", wire_type_name(m->type), err);
         return -1;
     }
-    LOGT("server", c->label, "send %s (%zu bytes)", wire_type_name(m->type), s->out.len);
     const struct client *cl = c->user;
     if (cl && cl->fed) return fed_send_bytes(s, cl->fed, s->out.data, s->out.len);
+    LOGT("server", c->label, "send %s (%zu bytes)", wire_type_name(m->type), s->out.len);
     s->frames_out++;
     return conn_send(c, s->out.data, s->out.len);
 }

@@ -1,6 +1,6 @@
 /* Benchmark: the federation's overhead per macro step (issue 5). N = 2 and 8 trivial FMU
  * federates (lv_prey / lv_predator CS FMUs with every rate 0: one output, one input, constant
- * state) in a ring, improved Jacobi (TARA/TAR at lookahead 0), each a bin/tempo-fmu-fed
+ * state) in a ring, improved Jacobi (TARA/TAR at lookahead 0), each a bin/tempo-fmu
  * process on one bin/tempo-rti, against the same FMUs stepped in one process loop without an
  * RTI (the lower bound). Prints microseconds per macro step for both and their ratio; never
  * fails on timing. Start-up (FMU load, join, sync) is removed by running 200 and 10200 steps
@@ -60,7 +60,7 @@ static double run_ring(const char *rti, int n, double end)
         if (pids[i] == 0) {
             FILE *o = freopen("/dev/null", "w", stdout);
             (void)o;
-            execl("bin/tempo-fmu-fed", "bin/tempo-fmu-fed", "--federation", file, "--name", fed,
+            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--name", fed,
                   "--rti", rti, "--quiet", (char *)NULL);
             _exit(127);
         }

@@ -2,7 +2,8 @@
 # Integration test of the example federates through examples/demo.sh (doc/guide.md walks
 # through them): the demo ends well, the consumer reflects the producer's 10 samples in
 # time-stamp order, each before it is granted the sample's time, and the producer receives the
-# consumer's Command. Prints "N passed, N failed" (tests/run.sh). Run from the repository root.
+# consumer's Command; and a 3-step run (no Command then) ends too. Prints "N passed, N failed"
+# (tests/run.sh). Run from the repository root.
 set -u
 pass=0; fail=0
 check() { # check DESCRIPTION COMMAND...
@@ -31,5 +32,26 @@ check "the removal comes after the last sample" \
 check "the producer receives the Command" grep -q "producer: Command from federate" <<<"$out"
 check "the consumer reports 10 updates" grep -q "consumer: done, 10 updates reflected" <<<"$out"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out" | sed 's/^/    | /'
+
+# A short run (3 steps: no sample above 0.5, so no Command) must end too, and quickly: the
+# producer must not wait for a Command that never comes.
+tmp=$(mktemp -d)
+bin/tempo-rti --listen 127.0.0.1:0 --log-level warn >"$tmp/rti.out" 2>"$tmp/rti.err" &
+rti=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
+addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
+timeout 30 bin/tempo-example-producer --rti "$addr" --steps 3 >"$tmp/p.out" 2>&1 &
+prod=$!
+for _ in $(seq 1 100); do grep -q "waiting for" "$tmp/p.out" 2>/dev/null && break; sleep 0.05; done
+timeout 30 bin/tempo-example-consumer --rti "$addr" >"$tmp/c.out" 2>&1
+crc=$?
+wait "$prod"
+prc=$?
+kill -TERM "$rti" 2>/dev/null
+wait "$rti" 2>/dev/null
+check "3 steps: the consumer ends well (status $crc)" test "$crc" -eq 0
+check "3 steps: the producer ends well (status $prc)" test "$prc" -eq 0
+check "3 steps: 3 updates reflected" grep -q "consumer: done, 3 updates reflected" "$tmp/c.out"
+rm -rf "$tmp"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

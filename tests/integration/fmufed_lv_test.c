@@ -1,4 +1,4 @@
-/* Integration test of the FMU federate: real federations (bin/tempo-rti + one bin/tempo-fmu-fed
+/* Integration test of the FMU federate: real federations (bin/tempo-rti + one bin/tempo-fmu
  * process per federate) on the Lotka-Volterra split of seed 004 §4.3.3 (lv_prey + lv_predator,
  * alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100), each
  * algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10.
@@ -39,7 +39,7 @@ static void write_lv(const char *path, const char *fedname, const char *algo, co
     fclose(f);
 }
 
-/* Run bin/tempo-fmu-fed for each name (all at once) and wait; returns how many exited 0.
+/* Run bin/tempo-fmu for each name (all at once) and wait; returns how many exited 0.
  * Each one's stderr goes to <dir>/<name>.err. */
 static int run_feds(const char *rti, const char *file, const char *const *names, int n,
                     const char *extra)
@@ -56,7 +56,7 @@ static int run_feds(const char *rti, const char *file, const char *const *names,
             (void)e;
             FILE *o = freopen("/dev/null", "w", stdout);
             (void)o;
-            const char *argv[12] = {"bin/tempo-fmu-fed", "--federation", file, "--name",
+            const char *argv[12] = {"bin/tempo-fmu", "--federation", file, "--name",
                                     names[i], "--rti", rti, "--timeout", "20000"};
             int k = 9;
             if (extra) argv[k++] = extra;

@@ -1,5 +1,5 @@
 /* Integration test of the FMU federate on the two-mass rotational oscillator of seed 000 §4.1
- * (osc_omega2tau + osc_tau2omega as two tempo-fmu-fed processes, against the monolithic
+ * (osc_omega2tau + osc_tau2omega as two tempo-fmu processes, against the monolithic
  * osc_twomass at rtol 1e-10): Jacobi at fixed steps converges with order one (halving H halves
  * the error), the naive variant's extra step of lag costs accuracy, and Gauss-Seidel also
  * converges with order one. Serves DESIGN.md §8 and issue 5 (second case study); read
@@ -43,7 +43,7 @@ static double run_osc(const char *rti, const char *tag, const char *method, doub
         if (pid[i] == 0) {
             FILE *o = freopen("/dev/null", "w", stdout);
             (void)o;
-            execl("bin/tempo-fmu-fed", "bin/tempo-fmu-fed", "--federation", file, "--name",
+            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--name",
                   names[i], "--rti", rti, "--timeout", "20000", (char *)NULL);
             _exit(127);
         }

@@ -1,0 +1,47 @@
+/* Position half of the Van der Pol oscillator split in two (seed 004's case, mu = 1.53):
+ * x' = y with the velocity y as input; output x. DESIGN.md §7.
+ * Read vdp_y.c for the other half and vanderpol.c for the monolithic reference. */
+#include "examples/fmus/framework/fw.h"
+
+enum { X0, Y, X, DER_X, NV };
+
+static const fw_var vars[NV] = {
+    [X0] = {"x0", FW_PARAM, 0, -1, 2.0, NULL, "initial x"},
+    [Y] = {"y", FW_INPUT, 0, -1, 0.0, NULL, "velocity-like state (from vdp_y)"},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "position-like state"},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "y"},
+};
+
+static void init(fw_ctx *c)
+{
+    c->r[X] = c->r[X0];
+}
+
+static void derivatives(fw_ctx *c)
+{
+    c->r[DER_X] = c->r[Y];
+}
+
+/* x' = y, x'' = y' (from the input derivatives). */
+static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
+{
+    if (vr != X) return -1;
+    *value = order == 1 ? c->r[Y] : fw_input_der(c, Y, order - 1);
+    return 0;
+}
+
+const fw_model fw_model_def = {
+    .id = "vdp_x",
+    .description = "Van der Pol position half (state x, input y)",
+    .nvars = NV,
+    .vars = vars,
+    .max_output_order = 2,
+    .has_me = 1,
+    .has_cs = 1,
+    .stop_time = 20.0,
+    .step_size = 0.3,
+    .tolerance = 1e-10,
+    .init = init,
+    .derivatives = derivatives,
+    .output_der = output_der,
+};
