@@ -169,7 +169,7 @@ bench: all
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || echo "benchmark $$b failed"; done
 
 demo: all
-	@examples/demo.sh
+	@examples/demo_fmu.sh
 
 # Layer rules (STYLE.md §2.1): algorithms/ uses only libc+libm, fom/ only libxml2, rti/ never
 # includes federate/ or algorithms/.

@@ -31,6 +31,10 @@ static const char usage_text[] =
     "Exit status: 0 done, 1 a federate or the RTI failed, 2 usage or a bad file,\n"
     "130 interrupted (SIGINT/SIGTERM).\n";
 
+/* The RTI's child name: a space keeps it apart from every federate name (fedfile allows only
+ * letters, digits, '_' and '-'), so a federate may be called "rti". */
+#define RTI_CHILD "the RTI"
+
 /* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N steps, ..."). */
 typedef struct fed_report {
     int done;
@@ -196,7 +200,7 @@ static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *er
         const char *h = ff->rti_host ? ff->rti_host : "127.0.0.1";
         snprintf(listen, sizeof listen, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, ff->rti_port);
     }
-    int idx = sup_start(s, &(sup_spec){.name = "rti", .argv = argv, .service = 1}, err, errlen);
+    int idx = sup_start(s, &(sup_spec){.name = RTI_CHILD, .argv = argv, .service = 1}, err, errlen);
     if (idx < 0) return idx;
     int rc = sup_wait_line(s, idx, "listening on", 10000, line, sizeof line, err, errlen);
     if (rc != SUP_OK) return rc;
@@ -254,9 +258,26 @@ static const char *method_name(fedfile_alg k)
     return "?";
 }
 
-static void summary(const fedfile *ff, const fed_report *rep, double wall, const char *outdir,
+/* The results folder as the user should read it: relative to the working directory when it
+ * lies below it ("examples/../build/run/x" -> "build/run/x"), else absolute; as given when it
+ * cannot be resolved. */
+static void show_dir(const char *dir, char *out, size_t len)
+{
+    char real[PATH_MAX], cwd[PATH_MAX];
+    snprintf(out, len, "%s", dir);
+    if (!realpath(dir, real) || !getcwd(cwd, sizeof cwd)) return;
+    size_t n = strlen(cwd);
+    if (!strncmp(real, cwd, n) && real[n] == '/')
+        snprintf(out, len, "%s", real + n + 1);
+    else
+        snprintf(out, len, "%s", real);
+}
+
+static void summary(const fedfile *ff, const fed_report *rep, double wall, const char *outdir_raw,
                     const char *plot)
 {
+    char outdir[PATH_MAX];
+    show_dir(outdir_raw, outdir, sizeof outdir);
     long steps_min = -1, steps_max = 0, upd = 0, refl = 0, req = 0;
     int all = 1;
     for (size_t i = 0; i < ff->n_feds; i++) {
@@ -283,7 +304,7 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
-    if (plot[0]) printf("tempo-run: plot %s\n", plot);
+    if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);
 }
 
 /* The run itself, once the file is loaded and checked. Returns the exit status. */

@@ -14,3 +14,6 @@ progress_test_LIBS := fed
 PROGS += tempo-run
 tempo-run_SRCS := federate/tempo_run_main.c
 tempo-run_LIBS := fed fmu algo client common fom
+# End-to-end tests of tempo-run and the case studies of examples/ (they need bin/ and the
+# example FMUs, which `make test` builds first).
+INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh

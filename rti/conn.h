@@ -53,7 +53,7 @@ struct conn {
     struct event *stall;     /* timer: congested too long while others wait on us */
     struct event *hello;     /* timer: handshake deadline (closes c if c->user is unset) */
     uint64_t id;             /* 1, 2, ... in accept order */
-    char label[80];          /* "conn#3 (127.0.0.1:5555)", later the federate name */
+    char label[256];         /* "conn#3 (127.0.0.1:5555)", later "federate@federation" */
     void *user;              /* the server's per-connection state, or NULL */
     enum conn_state state;   /* see enum conn_state */
     int close_flush;         /* 1: keep the socket until output is written (or 1 s) */
@@ -137,11 +137,11 @@ int conn_hub_listen_unix(struct conn_hub *hub, const char *path, char *err, size
 void conn_hub_fini(struct conn_hub *hub);
 
 /**
- * Queue bytes (one or more encoded frames) for c. They are written when the loop is idle,
- * so frames queued during one event leave in one write. When the queue passes high_water
- * the sender of the current frame pauses until c drains; past max_queued c is dropped
- * (closed with a logged reason) and the bytes are discarded.
- * Cost: one memcpy; no allocation once libevent's chains are warm.
+ * Queue bytes (one or more encoded frames) for c. They are written once the callbacks of the
+ * current loop iteration have run (one writev per connection for everything queued during
+ * it). When the queue passes high_water the sender of the current frame pauses until c
+ * drains; past max_queued c is dropped (closed with a logged reason) and the bytes are
+ * discarded. Cost: one memcpy into libevent's buffer chains; Tempo allocates nothing.
  * @return 0 when queued, -1 when c is closing or was dropped now.
  */
 int conn_send(struct conn *c, const void *bytes, size_t n);

@@ -102,7 +102,7 @@ void dm_routes_update(struct federation *fx)
             for (fom_handle k = c; k != FOM_NONE; k = fom_class_parent(fx->fom, k)) {
                 if (any_bit(attr_bits(f->sub_attrs, fx, k), fx->attr_words)) {
                     if (route_push(l, f, k) != 0) {
-                        LOGE("dm", f->name, "out of memory building routes: retrying later");
+                        LOGE("dm", f->tag, "out of memory building routes: retrying later");
                         fx->routes_dirty = 1;
                     }
                     break;
@@ -119,7 +119,7 @@ void dm_routes_update(struct federation *fx)
             for (fom_handle k = c; k != FOM_NONE; k = fom_inter_parent(fx->fom, k)) {
                 if (f->sub_inter[k]) {
                     if (route_push(l, f, k) != 0) {
-                        LOGE("dm", f->name, "out of memory building routes: retrying later");
+                        LOGE("dm", f->tag, "out of memory building routes: retrying later");
                         fx->routes_dirty = 1;
                     }
                     break;
@@ -194,7 +194,7 @@ static int object_decl(struct federate *f, const struct wire_msg *m, int *discov
         fx->routes_dirty = 1;
         *discover = set;
     }
-    LOGD("dm", f->name, "%s class '%s' (%u attribute(s))", wire_type_name(m->type),
+    LOGD("dm", f->tag, "%s class '%s' (%u attribute(s))", wire_type_name(m->type),
          fom_class_qname(fx->fom, cls), m->nhandles);
     return STATUS_OK;
 }
@@ -224,7 +224,7 @@ static int interaction_decl(struct federate *f, const struct wire_msg *m, char *
         fx->routes_dirty = 1;
         break;
     }
-    LOGD("dm", f->name, "%s '%s'", wire_type_name(m->type), fom_inter_qname(fx->fom, ic));
+    LOGD("dm", f->tag, "%s '%s'", wire_type_name(m->type), fom_inter_qname(fx->fom, ic));
     return STATUS_OK;
 }
 

@@ -197,6 +197,7 @@ int fed_join(struct server *s, struct federation *fx, const char *name, struct c
     f->conn = c;
     f->resign_action = WIRE_RESIGN_DELETE_OBJECTS;
     snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->tag, sizeof f->tag, "%s@%s", name, fx->name);
     if (dm_federate_init(fx, f) != 0) {
         free(f);
         goto nomem;
@@ -222,7 +223,7 @@ void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t 
                 const char *why)
 {
     struct federation *fx = f->fx;
-    LOGI("fed", f->name, "resigns from '%s' (%s; objects: %s)", fx->name, why,
+    LOGI("fed", f->tag, "resigns from '%s' (%s; objects: %s)", fx->name, why,
          action == WIRE_RESIGN_KEEP_OBJECTS ? "kept" : "deleted");
     f->conn = NULL; /* nothing more is sent to it */
     om_federate_gone(s, f, action);
@@ -257,7 +258,7 @@ int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, siz
 {
     if (!to->conn) return -1;
     const uint8_t *b = bytes;
-    LOGT("fed", to->name, "send %s (%zu bytes)",
+    LOGT("fed", to->tag, "send %s (%zu bytes)",
          wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);
     s->frames_out++;
     flog_frame(to->fx->flog, FLOG_K_SENT, (uint32_t)to->handle, bytes, n);

@@ -27,6 +27,8 @@ static void usage(FILE *out)
             "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --max-federations N     federations per RTI (default %u)\n"
+            "  --spin-us US            poll this long after traffic before sleeping: lower\n"
+            "                          latency for one busy core (default 0: never spin)\n"
             "  --secret TEXT           shared secret every JOIN must carry\n"
             "  --log DIR               write a federation log per federation into DIR\n"
             "                          (read it with tempo-log; doc/log.md)\n"
@@ -103,6 +105,9 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--handshake-ms") == 0) {
         if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
         cfg->hello_ms = (int)n;
+    } else if (strcmp(a, "--spin-us") == 0) {
+        if (parse_long(a, v, 0, 1000000, &n) != 0) return 2;
+        cfg->spin_us = (int)n;
     } else if (strcmp(a, "--max-federations") == 0) {
         if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
         cfg->max_federations = (uint32_t)n;

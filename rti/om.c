@@ -227,7 +227,7 @@ static int do_register(struct server *s, struct federate *f, const struct wire_m
     obj_link(fx, o);
     if (fx->n_objects > 2 * fx->obj_buckets) obj_rehash(fx);
     *handle = o->handle;
-    LOGD("om", f->name, "registered object %llu '%s' of class '%s'", (unsigned long long)o->handle,
+    LOGD("om", f->tag, "registered object %llu '%s' of class '%s'", (unsigned long long)o->handle,
          o->name, fom_class_qname(fx->fom, cls));
     dm_routes_update(fx);
     const struct route_list *l = &fx->cls_routes[cls];
@@ -387,7 +387,7 @@ static int do_delete(struct server *s, struct federate *f, const struct wire_msg
         int st = timesvc_commit(s, f, err, errlen);
         if (st != STATUS_OK) return st; /* refused (bound): the object stays */
     }
-    LOGD("om", f->name, "deleted object %llu '%s'", (unsigned long long)o->handle, o->name);
+    LOGD("om", f->tag, "deleted object %llu '%s'", (unsigned long long)o->handle, o->name);
     obj_remove(fx, o);
     return STATUS_OK;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SERVER_SOFTWARE "tempo-rti 0.1"
 #define FLOG_FLUSH_MS   200 /* federation logs reach the disk at least this often */
@@ -287,7 +288,7 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
         return;
     }
     cl->fed = f;
-    conn_set_label(c, f->name);
+    conn_set_label(c, f->tag);
     flog_joined(fx->flog, (uint32_t)f->handle, f->name);
     flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);
     struct wire_msg r;
@@ -298,7 +299,7 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
     wire_str_set(&r.str[0], fx->name);
     wire_str_set(&r.str[1], fx->resolution);
     server_send(s, c, &r);
-    LOGI("fed", f->name, "joined federation '%s' as federate %llu (%u joined)", fx->name,
+    LOGI("fed", f->tag, "joined federation '%s' as federate %llu (%u joined)", fx->name,
          (unsigned long long)f->handle, fx->n_feds);
     announce_join(s, f);
     sync_federate_joined(s, f);
@@ -434,7 +435,7 @@ static void on_close(void *ctx, struct conn *c, const char *reason)
             c->peer_gone || s->stopping ? WIRE_REASON_DISCONNECTED : WIRE_REASON_EXPELLED;
         cl->fed = NULL;
         flog_lost(f->fx->flog, (uint32_t)f->handle, reason);
-        LOGW("fed", f->name, "connection lost (%s): resigning it, %s its objects", reason,
+        LOGW("fed", f->tag, "connection lost (%s): resigning it, %s its objects", reason,
              f->resign_action == WIRE_RESIGN_KEEP_OBJECTS ? "keeping" : "deleting");
         fed_resign(s, f, f->resign_action, why, reason);
     }
@@ -537,9 +538,37 @@ const char *server_address(const struct server *s)
     return s->address;
 }
 
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* --spin-us: after a batch of events, keep polling (epoll_wait with a zero timeout) while
+ * frames keep coming within spin_us, so that the next message finds the RTI awake instead of
+ * paying a scheduler wake-up. Costs a busy core while traffic lasts; off by default. */
+static int run_spinning(struct server *s)
+{
+    while (!s->stopping) {
+        int rc = event_base_loop(s->base, EVLOOP_ONCE);
+        if (rc != 0) return rc;
+        long long deadline = now_us() + s->cfg.spin_us;
+        while (!s->stopping && now_us() < deadline) {
+            uint64_t before = s->frames_in;
+            if (event_base_loop(s->base, EVLOOP_NONBLOCK) < 0) return -1;
+            if (s->frames_in != before) deadline = now_us() + s->cfg.spin_us;
+        }
+    }
+    return 0;
+}
+
 int server_run(struct server *s)
 {
-    int rc = event_base_dispatch(s->base);
+    int rc = s->cfg.spin_us > 0 ? run_spinning(s) : event_base_dispatch(s->base);
+    LOGI("server", "-", "%llu frames received, %llu sent, %llu slow client(s) dropped",
+         (unsigned long long)s->frames_in, (unsigned long long)s->frames_out,
+         (unsigned long long)s->hub.n_dropped_slow);
     return rc < 0 ? -1 : 0;
 }
 

@@ -36,19 +36,20 @@ struct route_list {
 
 /* A joined federate. */
 struct federate {
-    uint64_t handle;         /* 1, 2, ... unique in its federation, never reused */
-    uint32_t slot;           /* index in federation->slots (reused after resign) */
-    char name[RTI_NAME_MAX]; /* unique in its federation */
-    struct federation *fx;   /* its federation */
-    struct conn *conn;       /* its connection; NULL once resigned */
-    uint32_t resign_action;  /* enum wire_resign_action applied on connection loss */
-    uint64_t *pub_attrs;     /* [class * attr_words + w]: attributes published at class */
-    uint64_t *sub_attrs;     /* same for subscriptions */
-    uint8_t *pub_inter;      /* [interaction]: 1 when published */
-    uint8_t *sub_inter;      /* [interaction]: 1 when subscribed */
-    uint32_t n_owned;        /* objects it owns */
-    size_t tso_bytes;        /* bytes of time-stamped frames held for it until tm delivers
-                                them; capped by --max-queued-bytes (timesvc.c) */
+    uint64_t handle;            /* 1, 2, ... unique in its federation, never reused */
+    uint32_t slot;              /* index in federation->slots (reused after resign) */
+    char name[RTI_NAME_MAX];    /* unique in its federation */
+    char tag[2 * RTI_NAME_MAX]; /* "name@federation": names it in log lines */
+    struct federation *fx;      /* its federation */
+    struct conn *conn;          /* its connection; NULL once resigned */
+    uint32_t resign_action;     /* enum wire_resign_action applied on connection loss */
+    uint64_t *pub_attrs;        /* [class * attr_words + w]: attributes published at class */
+    uint64_t *sub_attrs;        /* same for subscriptions */
+    uint8_t *pub_inter;         /* [interaction]: 1 when published */
+    uint8_t *sub_inter;         /* [interaction]: 1 when subscribed */
+    uint32_t n_owned;           /* objects it owns */
+    size_t tso_bytes;           /* bytes of time-stamped frames held for it until tm delivers
+                                   them; capped by --max-queued-bytes (timesvc.c) */
 };
 
 /* A registered object instance. */
@@ -149,9 +150,10 @@ struct federation *fed_find(struct server *s, const char *name);
 /* Create a federation from FOM text. Returns 0, or a STATUS_* with err filled. */
 int fed_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
                struct federation **out, char *err, size_t errlen);
-/* Destroy an empty federation (unlinks and frees it). */
+/* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
 void fed_destroy(struct server *s, struct federation *fx);
-/* Join a federate. Returns 0, or STATUS_EEXISTS / ENOMEM-like STATUS_EREFUSED, err filled. */
+/* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
+ * (full, handles used up, out of memory) with err filled. */
 int fed_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
              struct federate **out, char *err, size_t errlen);
 /* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
@@ -165,12 +167,14 @@ void fed_flog_check(struct federation *fx);
 /* Send m to every joined federate of fx except skip (may be NULL). */
 void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,
                    const struct wire_msg *m);
+/* The joined federate with this handle, or NULL. O(1). */
 struct federate *fed_by_handle(struct federation *fx, uint64_t handle);
 
 /* ---- dm.c -------------------------------------------------------------------------------- */
 
 /* Allocate f's publication/subscription tables for fx's FOM. 0 or -1. */
 int dm_federate_init(struct federation *fx, struct federate *f);
+/* Free them (accepts a partly initialised f). */
 void dm_federate_fini(struct federate *f);
 /* Handle PUBLISH_* / UNPUBLISH_* / SUBSCRIBE_* / UNSUBSCRIBE_* from f. */
 void dm_handle(struct server *s, struct federate *f, const struct wire_msg *m);
@@ -182,10 +186,12 @@ int dm_publishes_attr(const struct federate *f, fom_handle cls, fom_handle attr)
 int dm_publishes_class(const struct federate *f, fom_handle cls);
 /* Is attr subscribed by f at class cls? */
 int dm_subscribes_attr(const struct federate *f, fom_handle cls, fom_handle attr);
+/* Free the routing lists. */
 void dm_routes_fini(struct federation *fx);
 
 /* ---- om.c -------------------------------------------------------------------------------- */
 
+/* Handle REGISTER_OBJECT / UPDATE / DELETE_OBJECT / SEND_INTERACTION / REQUEST_UPDATE. */
 void om_handle(struct server *s, struct federate *f, const struct wire_msg *m);
 /* Discover to f every object it subscribes to and has not discovered (after a subscription
  * or a join). */
@@ -194,17 +200,18 @@ void om_discover_for(struct server *s, struct federate *f);
 void om_federate_gone(struct server *s, struct federate *f, uint32_t action);
 /* Grow every object's known[] to the federation's slot_cap. 0 or -1. */
 int om_slots_grow(struct federation *fx, uint32_t new_cap);
+/* Free every object of fx (federation destroyed). */
 void om_fini(struct federation *fx);
-/* Routing of a message whose TSO fate is decided: deliver the REFLECT/REMOVE/RECEIVE to one
- * receiver now (timesvc.c calls back into this through stored frames). */
 
 /* ---- sync.c ------------------------------------------------------------------------------ */
 
+/* Handle REGISTER_SYNC / ACHIEVE_SYNC. */
 void sync_handle(struct server *s, struct federate *f, const struct wire_msg *m);
 /* f joined: announce points registered for "all". */
 void sync_federate_joined(struct server *s, struct federate *f);
 /* f resigned: take it out of every set (may complete a point). */
 void sync_federate_gone(struct server *s, struct federate *f);
+/* Free every pending point of fx. */
 void sync_fini(struct federation *fx);
 
 /* ---- timesvc.c: time management glue ------------------------------------------------------ */
@@ -212,6 +219,7 @@ void sync_fini(struct federation *fx);
 /* Set up / tear down fx's time-management state. 0 or -1. */
 int timesvc_init(struct federation *fx, char *err, size_t errlen);
 void timesvc_fini(struct federation *fx);
+/* Tell tm about a join (0, or -1 logged) / a resign or connection loss (may grant others). */
 int timesvc_join(struct server *s, struct federate *f);
 void timesvc_resign(struct server *s, struct federate *f);
 /* Handle ENABLE_* / DISABLE_* / MODIFY_LOOKAHEAD / TIME_REQUEST / QUERY_TIME. */

@@ -90,7 +90,7 @@ static void registered(struct server *s, struct federate *f, const struct wire_m
     r.code = code;
     r.str[0] = m->str[0];
     wire_str_set(&r.str[1], why);
-    if (code) LOGD("sync", f->name, "registration refused: %s", why);
+    if (code) LOGD("sync", f->tag, "registration refused: %s", why);
     server_send(s, f->conn, &r);
 }
 
@@ -145,7 +145,7 @@ static void do_register(struct server *s, struct federate *f, const struct wire_
     }
     p->next = fx->syncs;
     fx->syncs = p;
-    LOGI("sync", f->name, "registered synchronization point '%s' for %s (%u federate(s))", label,
+    LOGI("sync", f->tag, "registered synchronization point '%s' for %s (%u federate(s))", label,
          p->all ? "all" : "a set", p->n);
     registered(s, f, m, STATUS_OK, "");
     for (uint32_t i = 0; i < p->n; i++) {
@@ -173,7 +173,7 @@ static void do_achieve(struct server *s, struct federate *f, const struct wire_m
         return;
     }
     p->achieved[i] = 1;
-    LOGD("sync", f->name, "achieved '%s'", label);
+    LOGD("sync", f->tag, "achieved '%s'", label);
     if (m->req) server_reply(s, f->conn, m->req, STATUS_OK, 0, "");
     check_done(s, fx, p);
 }
@@ -191,7 +191,7 @@ void sync_federate_joined(struct server *s, struct federate *f)
     for (struct syncpt *p = f->fx->syncs; p; p = p->next) {
         if (!p->all) continue;
         if (add_member(p, f->handle) != 0) {
-            LOGE("sync", f->name, "out of memory adding it to point '%s'", p->label);
+            LOGE("sync", f->tag, "out of memory adding it to point '%s'", p->label);
             continue;
         }
         announce(s, f, p);

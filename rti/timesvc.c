@@ -160,26 +160,26 @@ static void sink(void *ctx, const tm_decision *d)
         release(s, fx, d, 0);
         return;
     case TM_D_GRANT:
-        LOGD("tm", f ? f->name : "?", "grant %s -> %lld: %s", tm_req_name(d->req),
+        LOGD("tm", f ? f->tag : "?", "grant %s -> %lld: %s", tm_req_name(d->req),
              (long long)d->time, d->reason);
         wire_msg_init(&m, WIRE_TIME_GRANT);
         m.code = (uint32_t)d->req;
         m.time = d->time;
         break;
     case TM_D_REG_ENABLED:
-        LOGD("tm", f ? f->name : "?", "regulation enabled at %lld: %s", (long long)d->time,
+        LOGD("tm", f ? f->tag : "?", "regulation enabled at %lld: %s", (long long)d->time,
              d->reason);
         wire_msg_init(&m, WIRE_REGULATION_ENABLED);
         m.time = d->time;
         break;
     case TM_D_CON_ENABLED:
-        LOGD("tm", f ? f->name : "?", "constrained enabled at %lld: %s", (long long)d->time,
+        LOGD("tm", f ? f->tag : "?", "constrained enabled at %lld: %s", (long long)d->time,
              d->reason);
         wire_msg_init(&m, WIRE_CONSTRAINED_ENABLED);
         m.time = d->time;
         break;
     case TM_D_REFUSED:
-        LOGD("tm", f ? f->name : "?", "refused (%s): %s", tm_strerror(d->code), d->reason);
+        LOGD("tm", f ? f->tag : "?", "refused (%s): %s", tm_strerror(d->code), d->reason);
         return;
     default:
         return;
@@ -229,7 +229,7 @@ int timesvc_join(struct server *s, struct federate *f)
     char err[TM_ERR_LEN];
     int rc = tm_join(f->fx->tm, (tm_fed)f->handle, f->name, err, sizeof err);
     if (rc != TM_OK) {
-        LOGE("tm", f->name, "join refused by time management: %s", err);
+        LOGE("tm", f->tag, "join refused by time management: %s", err);
         return -1;
     }
     return 0;
@@ -239,7 +239,7 @@ void timesvc_resign(struct server *s, struct federate *f)
 {
     char err[TM_ERR_LEN];
     if (tm_resign(f->fx->tm, (tm_fed)f->handle, err, sizeof err) != TM_OK)
-        LOGE("tm", f->name, "resign: %s", err);
+        LOGE("tm", f->tag, "resign: %s", err);
 }
 
 /* ---- time-stamped messages ---------------------------------------------------------------- */
@@ -419,7 +419,7 @@ void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg 
         rc = tm_modify_lookahead(tm, h, m->time2, err, sizeof err);
         break;
     case WIRE_TIME_REQUEST:
-        LOGD("tm", f->name, "request %s(%lld)", tm_req_name((tm_req)m->code), (long long)m->time);
+        LOGD("tm", f->tag, "request %s(%lld)", tm_req_name((tm_req)m->code), (long long)m->time);
         rc = tm_request(tm, h, (tm_req)m->code, m->time, err, sizeof err);
         break;
     default:
@@ -445,7 +445,7 @@ void timesvc_dump(struct server *s, struct federation *fx)
         char line[512];
         tm_status_format(&st[i], fx->tm, line, sizeof line);
         struct federate *f = fed_by_handle(fx, st[i].fed);
-        log_write(LOG_LV_INFO, "tm", f ? f->name : "?", "%s", line);
+        log_write(LOG_LV_INFO, "tm", f ? f->tag : "?", "%s", line);
     }
     free(st);
 }

@@ -423,6 +423,31 @@ static void test_sync(void)
     cli_close(&f[1]);
     CHECK(cli_expect(&f[0], WIRE_FEDERATION_SYNCED, &m, TO) == 1 && wire_str_eq(&m.str[0], "pair"),
           "'pair' completes once the dead member is taken out");
+
+    /* A point for all: a federate that joins while it is pending is announced too, and the
+     * point waits for it. */
+    wire_msg_init(&m, WIRE_REGISTER_SYNC);
+    wire_str_set(&m.str[0], "everyone");
+    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), 0);
+    struct cli late;
+    CHECK(join(&late, "sync", "s3", 0) > 0, "s3 joins late");
+    CHECK(cli_expect(&late, WIRE_ANNOUNCE_SYNC, &m, TO) == 1 && wire_str_eq(&m.str[0], "everyone"),
+          "the late joiner is announced 'everyone'");
+    struct cli *all[3] = {&f[0], &f[2], &late};
+    for (int i = 0; i < 2; i++) {
+        wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
+        wire_str_set(&m.str[0], "everyone");
+        CHECK_INT_EQ(cli_call(all[i], &m, NULL, NULL, 0), 0);
+    }
+    CHECK_INT_EQ(count_within(&f[0], WIRE_FEDERATION_SYNCED, QUIET), 0);
+    wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
+    wire_str_set(&m.str[0], "everyone");
+    cli_send(&late, &m);
+    for (int i = 0; i < 3; i++)
+        CHECK(cli_expect(all[i], WIRE_FEDERATION_SYNCED, &m, TO) == 1 &&
+                  wire_str_eq(&m.str[0], "everyone"),
+              "member %d synchronized at 'everyone'", i);
+    cli_close(&late);
     cli_close(&f[0]);
     cli_close(&f[2]);
 }
@@ -611,7 +636,9 @@ int main(void)
         CHECK(0, "fom/test.xml parses");
         return check_summary();
     }
-    const char *debug[] = {"--log-level", "debug", NULL};
+    /* Debug level (the grant lines are checked) and the spinning loop (--spin-us), which the
+     * other RTI tests do not use, so both loops are covered. */
+    const char *debug[] = {"--log-level", "debug", "--spin-us", "50", NULL};
     if (rti_start(&rti, debug, "rti_fed") != 0) {
         CHECK(0, "the RTI starts and prints its port");
         return check_summary();

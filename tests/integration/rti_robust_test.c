@@ -509,6 +509,43 @@ static void test_tso_cap(struct rti_proc *p)
     cli_close(&b);
 }
 
+/* Run the RTI with a bad command line; return its exit status, its stderr in out. */
+static int run_bad(const char *args, char *out, size_t cap)
+{
+    const char *bin = getenv("TEMPO_RTI_BIN");
+    char cmd[512], path[128];
+    snprintf(path, sizeof path, "build/test-logs/rti_robust_cmdline.%d.txt", (int)getpid());
+    snprintf(cmd, sizeof cmd, "timeout 10 %s %s >/dev/null 2>%s",
+             bin && bin[0] ? bin : "bin/tempo-rti", args, path);
+    int st = system(cmd);
+    char *text = h_slurp(path);
+    snprintf(out, cap, "%s", text ? text : "");
+    free(text);
+    unlink(path);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Refusals at start: a non-loopback address without --allow-remote (exit 1, naming the
+ * option), and bad options (exit 2, naming the option). */
+static void test_cmdline(void)
+{
+    char err[1024];
+    CHECK_INT_EQ(run_bad("--listen 0.0.0.0:0", err, sizeof err), 1);
+    CHECK_STR_HAS(err, "--allow-remote");
+    CHECK_INT_EQ(run_bad("--listen 127.0.0.1:99999", err, sizeof err), 1);
+    CHECK_STR_HAS(err, "HOST:PORT");
+    CHECK_INT_EQ(run_bad("--max-frame 10", err, sizeof err), 2);
+    CHECK_STR_HAS(err, "--max-frame");
+    CHECK_INT_EQ(run_bad("--max-queued-bytes 8K", err, sizeof err), 2);
+    CHECK_STR_HAS(err, "twice");
+    CHECK_INT_EQ(run_bad("--log-level loud", err, sizeof err), 2);
+    CHECK_STR_HAS(err, "loud");
+    CHECK_INT_EQ(run_bad("--frobnicate", err, sizeof err), 2);
+    CHECK_STR_HAS(err, "--frobnicate");
+    CHECK_INT_EQ(run_bad("--listen none", err, sizeof err), 1);
+    CHECK_STR_HAS(err, "no listener");
+}
+
 static void test_unix_socket(void)
 {
     char path[64];
@@ -562,6 +599,7 @@ int main(void)
     cli_close(&good);
 
     test_unix_socket();
+    test_cmdline();
     free(fom_text);
     return check_summary();
 }
