@@ -309,9 +309,11 @@ static void handle_resign(struct server *s, struct conn *c, struct client *cl,
                           const struct wire_msg *m)
 {
     struct federate *f = cl->fed;
+    /* The reply first, while f is still joined, so that the federation log records it;
+     * nothing can fail after this point. */
+    if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
     cl->fed = NULL;
     fed_resign(s, f, m->code, WIRE_REASON_RESIGNED, "resigned");
-    if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */

@@ -592,6 +592,71 @@ static void test_time_ro(void)
     cli_close(&c);
 }
 
+/* Many federates: slots grow past their first allocation (and every object's discovered
+ * flags with them), freed slots are reused by later joiners, and each federate discovers
+ * and reflects exactly the objects it should, no more, no less. */
+static void test_many(void)
+{
+    enum { N = 20, OBJS = 5 };
+    struct cli pub, f[N];
+    struct wire_msg m;
+    long st;
+    CHECK(join(&pub, "many", "owner", WIRE_JOIN_CREATE) > 0, "owner joins");
+    uint32_t x = attr("Sample", "x");
+    CHECK_INT_EQ(decl(&pub, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
+    uint64_t obj[OBJS];
+    for (int i = 0; i < OBJS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%d", i);
+        obj[i] = reg(&pub, cls("Sample"), name, &st, NULL);
+    }
+    for (int round = 0; round < 2; round++) {
+        /* round 0: N join; round 1: the odd ones left, N/2 new ones take their slots */
+        for (int i = 0; i < N; i++) {
+            if (round == 1 && i % 2 == 0) continue;
+            char name[16];
+            snprintf(name, sizeof name, "f%d_%d", round, i);
+            CHECK(join(&f[i], "many", name, 0) > 0, "%s joins", name);
+            CHECK_INT_EQ(decl(&f[i], WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+            int d = 0;
+            while (d < OBJS && cli_expect(&f[i], WIRE_DISCOVER, &m, TO) == 1)
+                d++;
+            CHECK_INT_EQ(d, OBJS);
+        }
+        struct wire_value v = {x, 8, f64_one};
+        wire_msg_init(&m, WIRE_UPDATE);
+        m.a = obj[OBJS - 1];
+        m.nvalues = 1;
+        m.values = &v;
+        CHECK_INT_EQ(cli_call(&pub, &m, NULL, NULL, 0), 0);
+        for (int i = 0; i < N; i++) {
+            /* Frames before the reflection: a DISCOVER there would be a duplicate. */
+            int extra = 0, got = 0;
+            while (!got && cli_next(&f[i], &m, TO) == 1) {
+                extra += m.type == WIRE_DISCOVER;
+                got = m.type == WIRE_REFLECT && m.a == obj[OBJS - 1];
+            }
+            CHECK(got, "round %d: federate %d reflects", round, i);
+            CHECK_INT_EQ(extra, 0);
+        }
+        if (round == 0)
+            for (int i = 1; i < N; i += 2)
+                cli_close(&f[i]);
+    }
+    /* The owner leaves deleting its objects: each of the N present gets OBJS removals. */
+    wire_msg_init(&m, WIRE_RESIGN);
+    CHECK_INT_EQ(cli_call(&pub, &m, NULL, NULL, 0), 0);
+    for (int i = 0; i < N; i++) {
+        int removed = 0;
+        int64_t deadline = h_now_ms() + TO;
+        while (removed < OBJS && cli_next(&f[i], &m, (int)(deadline - h_now_ms())) == 1)
+            removed += m.type == WIRE_REMOVE_OBJECT;
+        CHECK_INT_EQ(removed, OBJS);
+        cli_close(&f[i]);
+    }
+    cli_close(&pub);
+}
+
 static void test_secret(void)
 {
     const char *args[] = {"--secret", "s3cr3t", "--max-federations", "1", "--max-federates",
@@ -648,6 +713,7 @@ int main(void)
     test_sync();
     test_time();
     test_time_ro();
+    test_many();
     CHECK(rti_alive(&rti), "the RTI is still running");
     CHECK_INT_EQ(rti_stop(&rti, 5000), 0);
     test_secret();

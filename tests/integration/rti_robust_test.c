@@ -133,6 +133,18 @@ static void test_bad_input(struct rti_proc *p, struct cli *good)
     expect_closed_after(p->port, 0, magic, sizeof magic, "bad magic");
     CHECK(log_has(p, "magic"), "the log names the bad magic");
 
+    /* A second HELLO after the handshake is a protocol error. */
+    CHECK(cli_connect(&c, p->port) == 0, "connect");
+    CHECK(cli_hello(&c) == 0, "handshake");
+    wire_msg_init(&m, WIRE_HELLO);
+    m.code = WIRE_VERSION;
+    m.str[0].ptr = WIRE_MAGIC;
+    m.str[0].len = WIRE_MAGIC_LEN;
+    cli_send(&c, &m);
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "second HELLO: closed");
+    cli_close(&c);
+    CHECK(log_has(p, "unexpected HELLO"), "the log names the second HELLO");
+
     /* An RTI-to-client message sent by a client. */
     CHECK(cli_connect(&c, p->port) == 0, "connect");
     CHECK(cli_hello(&c) == 0, "handshake");
