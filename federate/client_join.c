@@ -171,6 +171,8 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
             m.str[1].ptr = text;
             m.str[1].len = (uint32_t)len;
         }
+        /* The secret slot follows the names and the FOM: str2 to create, str1 to destroy. */
+        wire_str_set(&m.str[create ? 2 : 1], opt->secret);
         r = tpi_send(f, &m);
         if (r == TP_OK)
             r = tpi_wait_reply(f, m.req, status_reply,
@@ -274,7 +276,8 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     struct wire_msg m;
     wire_msg_init(&m, WIRE_JOIN);
     m.req = tpi_req(f);
-    m.code = opt->create ? WIRE_JOIN_CREATE : 0;
+    m.code = (opt->create ? WIRE_JOIN_CREATE : 0) |
+             (opt->resign_action == TP_KEEP_OBJECTS ? WIRE_JOIN_KEEP_OBJECTS : 0);
     wire_str_set(&m.str[0], opt->federation);
     wire_str_set(&m.str[1], opt->federate);
     m.str[2].ptr = text;

@@ -412,6 +412,8 @@ static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
             .galt = ts.galt,
             .galt_strict = ts.galt_strict,
             .galt_holder = (tp_fed)ts.holder,
+            .galt_root = (tp_fed)ts.root,
+            .lits = ts.lits,
         };
         if (sc->n < sc->cap) sc->out[sc->n] = o;
         if (sc->want && o.federate == sc->want) {
@@ -466,10 +468,15 @@ int tp_query_lits(tp_federate *f, tp_time *lits)
     int r = tpi_check_joined(f);
     if (r < 0) return r;
     if (!lits) return tpi_fail(f, TP_EINVAL, "tp_query_lits: lits is NULL");
-    return tpi_fail(f, TP_EPROTO,
-                    "tp_query_lits: protocol version %u's TIME_STATUS record "
-                    "carries no LITS",
-                    WIRE_VERSION);
+    struct status_ctx sc = {.want = f->handle};
+    if ((r = query_status(f, &sc)) < 0) return r;
+    if (!sc.found)
+        return tpi_fail(f, TP_EPROTO,
+                        "tp_query_lits: the RTI's status has no record for federate "
+                        "\"%s\" (handle %u) among its %zu records",
+                        f->name, f->handle, sc.n);
+    *lits = sc.mine.lits;
+    return TP_OK;
 }
 
 /* ---- conversions (DESIGN.md §4: seconds only at the API boundary) -------------------------- */

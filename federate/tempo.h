@@ -341,9 +341,9 @@ typedef struct tp_join_options {
     const char *fom_text;           /**< FOM XML text, used when fom_path is NULL */
     int create;                     /**< nonzero: create the federation if it does not exist */
     tp_resign_action resign_action; /**< applied by tp_federate_free() when the federate
-                                         did not resign; if the process dies, the RTI applies
-                                         its default, TP_DELETE_OBJECTS (protocol version 1
-                                         has no join field for it) */
+                                         did not resign, and sent with the join so that the
+                                         RTI applies it too when the connection drops (the
+                                         process dies or is killed) */
     const char *secret;             /**< shared secret the RTI may require; NULL = none */
     int timeout_ms;                 /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
     tp_log_level log_level;         /**< most verbose level passed to the log callback;
@@ -356,8 +356,8 @@ typedef struct tp_join_options {
  * @param opt rti, federation, FOM, secret and timeout_ms are used; not NULL.
  * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL).
  * @return TP_OK; TP_EINVAL (missing federation or FOM); TP_EFOM (FOM unreadable or invalid);
- *         TP_EEXISTS (federation exists); TP_EAUTH (always, when the RTI requires a secret:
- *         this frame cannot carry one; join with create = 1 instead); TP_EREFUSED;
+ *         TP_EEXISTS (federation exists); TP_EAUTH (the RTI requires a shared secret and
+ *         opt->secret is missing or wrong); TP_EREFUSED;
  *         TP_EPROTO; TP_ECLOSED;
  *         TP_ESYS (connect failed, or timed out); TP_ENOMEM. Blocks; runs no callbacks.
  * @see tp_destroy_federation, tp_join_options.create
@@ -369,7 +369,7 @@ TP_API int tp_create_federation(const tp_join_options *opt, char *err, size_t er
  * @param opt rti, federation, secret and timeout_ms are used; not NULL.
  * @param err as for tp_create_federation.
  * @return TP_OK; TP_EINVAL; TP_ENOTFOUND; TP_EREFUSED (federates still joined); TP_EAUTH
- *         (always, when the RTI requires a secret);
+ *         (the RTI requires a shared secret and opt->secret is missing or wrong);
  *         TP_EPROTO; TP_ECLOSED; TP_ESYS; TP_ENOMEM. Blocks; runs no callbacks.
  * @see tp_create_federation
  */
@@ -744,6 +744,11 @@ typedef struct tp_time_status {
     tp_time galt;            /**< its GALT; TP_TIME_MAX when no one regulates */
     int galt_strict;         /**< nonzero: GALT excludes galt itself */
     tp_fed galt_holder;      /**< the federate whose bound is its GALT; 0 when none */
+    tp_fed galt_root;        /**< the federate whose own bound (request, queued message or
+                                  promise) that GALT is built from: differs from galt_holder
+                                  when the holder is itself waiting in NER/NERA; 0 when none */
+    tp_time lits;            /**< least time stamp of the TSO messages queued for it at the
+                                  RTI; TP_TIME_MAX when none are queued */
 } tp_time_status;
 
 /**
@@ -768,9 +773,9 @@ TP_API int tp_query_galt(tp_federate *f, tp_time *galt, int *strict);
 /**
  * This federate's LITS: the least time stamp of TSO messages queued for it at the RTI, or
  * TP_TIME_MAX when none.
- * @param lits not NULL.
- * @return TP_EPROTO for now: protocol version 1's TIME_STATUS record carries no LITS (see
- *         doc/api.md); TP_EINVAL; TP_ESTATE. Runs no callbacks. @see tp_query_time_status
+ * @param lits not NULL: TP_TIME_MAX when nothing is queued for this federate.
+ * @return as tp_query_time_status, and TP_EPROTO when the RTI's answer has no record for this
+ *         federate. Blocks for one round trip; runs no callbacks. @see tp_query_time_status
  */
 TP_API int tp_query_lits(tp_federate *f, tp_time *lits);
 

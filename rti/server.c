@@ -138,12 +138,13 @@ static void handle_create(struct server *s, struct conn *c, struct client *cl,
                           const struct wire_msg *m)
 {
     char name[RTI_NAME_MAX], err[RTI_ERR_MAX];
-    if (!cl->authed) {
-        server_refuse(s, c, m->req, m->type, STATUS_EAUTH,
-                      "this RTI requires a shared secret: create the federation with a JOIN "
-                      "that carries the secret and the create flag");
+    /* str2 carries the secret; a connection that already passed a JOIN with it needs none. */
+    if (!cl->authed && !secret_ok(s, &m->str[2])) {
+        LOGW("server", c->label, "create federation refused: wrong or missing shared secret");
+        server_refuse(s, c, m->req, m->type, STATUS_EAUTH, "shared secret missing or wrong");
         return;
     }
+    cl->authed = 1;
     if (m->str[0].len == 0 || wire_str_copy(&m->str[0], name, sizeof name) != 0) {
         server_refuse(s, c, m->req, m->type, STATUS_EINVAL,
                       "federation name is empty or longer than 127 bytes");
@@ -167,12 +168,13 @@ static void handle_destroy(struct server *s, struct conn *c, struct client *cl,
                            const struct wire_msg *m)
 {
     char name[RTI_NAME_MAX], err[RTI_ERR_MAX];
-    if (!cl->authed) {
-        server_refuse(s, c, m->req, m->type, STATUS_EAUTH,
-                      "this RTI requires a shared secret: only a connection that joined with "
-                      "it may destroy a federation");
+    /* str1 carries the secret, as for CREATE_FEDERATION. */
+    if (!cl->authed && !secret_ok(s, &m->str[1])) {
+        LOGW("server", c->label, "destroy federation refused: wrong or missing shared secret");
+        server_refuse(s, c, m->req, m->type, STATUS_EAUTH, "shared secret missing or wrong");
         return;
     }
+    cl->authed = 1;
     wire_str_copy(&m->str[0], name, sizeof name);
     struct federation *fx = fed_find(s, name);
     if (!fx) {
@@ -288,6 +290,9 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
         return;
     }
     cl->fed = f;
+    /* What the RTI does with its objects if its connection drops (on_close). */
+    f->resign_action = (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS
+                                                          : WIRE_RESIGN_DELETE_OBJECTS;
     conn_set_label(c, f->tag);
     flog_joined(fx->flog, (uint32_t)f->handle, f->name);
     flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);

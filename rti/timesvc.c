@@ -375,6 +375,8 @@ static void query_time(struct server *s, struct federate *f, const struct wire_m
             .galt = st[i].galt.t,
             .galt_strict = st[i].galt.strict,
             .holder = st[i].galt_holder,
+            .lits = st[i].lits,
+            .root = st[i].galt_root,
         };
         wire_tstat_pack(&t, packed + i * WIRE_TSTAT_SIZE);
         vals[i].handle = st[i].fed;

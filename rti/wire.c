@@ -53,9 +53,9 @@ static const struct layout layouts[WIRE_TYPE_END] = {
     [WIRE_HELLO_OK] = {"HELLO_OK", R2C, L_CODE, {T}, ANY_CODE},
     [WIRE_REPLY] = {"REPLY", R2C, L_REQ | L_CODE | L_A, {T}, ANY_CODE},
     [WIRE_ERROR] = {"ERROR", R2C, L_REQ | L_CODE | L_A, {T}, ANY_CODE},
-    [WIRE_CREATE_FEDERATION] = {"CREATE_FEDERATION", C2R, L_REQ, {T, T}, NOCODE},
-    [WIRE_DESTROY_FEDERATION] = {"DESTROY_FEDERATION", C2R, L_REQ, {T}, NOCODE},
-    [WIRE_JOIN] = {"JOIN", C2R, L_REQ | L_CODE, {T, T, T, B}, 0, WIRE_JOIN_CREATE},
+    [WIRE_CREATE_FEDERATION] = {"CREATE_FEDERATION", C2R, L_REQ, {T, T, B}, NOCODE},
+    [WIRE_DESTROY_FEDERATION] = {"DESTROY_FEDERATION", C2R, L_REQ, {T, B}, NOCODE},
+    [WIRE_JOIN] = {"JOIN", C2R, L_REQ | L_CODE, {T, T, T, B}, 0, WIRE_JOIN_FLAGS_ALL},
     [WIRE_JOIN_OK] = {"JOIN_OK", R2C, L_REQ | L_A | L_B | L_TIME, {T, T}, NOCODE},
     [WIRE_RESIGN] = {"RESIGN", C2R, L_REQ | L_CODE, {0}, 0, WIRE_RESIGN_KEEP_OBJECTS},
     [WIRE_FEDERATE_JOINED] = {"FEDERATE_JOINED", R2C, L_A, {T}, NOCODE},
@@ -685,7 +685,9 @@ void wire_tstat_pack(const struct wire_tstat *t, uint8_t out[WIRE_TSTAT_SIZE])
     *p++ = t->bound_strict ? 1 : 0;
     put_u64(p, i64_bits(t->galt)), p += 8;
     *p++ = t->galt_strict ? 1 : 0;
-    put_u64(p, t->holder);
+    put_u64(p, t->holder), p += 8;
+    put_u64(p, i64_bits(t->lits)), p += 8;
+    put_u64(p, t->root);
 }
 
 int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err,
@@ -702,7 +704,9 @@ int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *
     t->bound_strict = *p++;
     t->galt = bits_i64(get_u64(p)), p += 8;
     t->galt_strict = *p++;
-    t->holder = get_u64(p);
+    t->holder = get_u64(p), p += 8;
+    t->lits = bits_i64(get_u64(p)), p += 8;
+    t->root = get_u64(p);
     if (t->bound_strict > 1 || t->galt_strict > 1)
         return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record: strict flag not 0 or 1");
     if (t->req_kind > WIRE_TR_FQR)

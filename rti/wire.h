@@ -30,7 +30,7 @@
 #define WIRE_MAX_FRAME_MIN 64u            /* the smallest limit wire_split accepts */
 #define WIRE_TIME_NONE INT64_MIN          /* "no time stamp": receive-order / not applicable */
 #define WIRE_MAX_STRS 4                   /* string/blob slots in a message */
-#define WIRE_TSTAT_SIZE 54u               /* bytes of one packed struct wire_tstat record */
+#define WIRE_TSTAT_SIZE 70u               /* bytes of one packed struct wire_tstat record */
 #define WIRE_HEX_MAX 64u                  /* bytes shown at most by wire_hex_sample() */
 #define WIRE_HEX_BUFSZ 352u               /* a buffer this big always holds the sample */
 
@@ -63,8 +63,10 @@ enum wire_type {
     WIRE_ERROR = 4,               /* R→C req (of the refused request, 0 if none),
                                      code=error code, a=refused request type (0 if none),
                                      str0=text. After a handshake error the RTI closes. */
-    WIRE_CREATE_FEDERATION = 5,   /* C→R req, str0=federation name, str1=FOM XML text */
-    WIRE_DESTROY_FEDERATION = 6,  /* C→R req, str0=federation name */
+    WIRE_CREATE_FEDERATION = 5,   /* C→R req, str0=federation name, str1=FOM XML text,
+                                     str2=shared secret blob (may be empty) */
+    WIRE_DESTROY_FEDERATION = 6,  /* C→R req, str0=federation name, str1=shared secret blob
+                                     (may be empty) */
     WIRE_JOIN = 7,                /* C→R req, code=WIRE_JOIN_* flags, str0=federation,
                                      str1=federate name, str2=FOM XML text (may be empty
                                      when the federation exists), str3=shared secret blob */
@@ -135,8 +137,10 @@ enum wire_dir {
 
 /* JOIN code bits. */
 enum wire_join_flags {
-    WIRE_JOIN_CREATE = 1u /* create the federation (with str2 as FOM) when it is missing */
+    WIRE_JOIN_CREATE = 1u,      /* create the federation (with str2 as FOM) when it is missing */
+    WIRE_JOIN_KEEP_OBJECTS = 2u /* on connection loss keep its objects (else they are deleted) */
 };
+#define WIRE_JOIN_FLAGS_ALL 3u /* every defined JOIN code bit; the decoder refuses others */
 
 /* RESIGN code: what happens to the objects the federate owns. */
 enum wire_resign_action {
@@ -243,6 +247,10 @@ struct wire_tstat {
     int64_t galt;         /* its GALT (ticks), INT64_MAX = unbounded */
     uint8_t galt_strict;  /* 1: strict GALT */
     uint64_t holder;      /* federate whose bound sets the GALT, 0 if none */
+    int64_t lits;         /* least time stamp of the TSO messages queued for it, INT64_MAX
+                             when none */
+    uint64_t root;        /* federate whose fixed bound the GALT is built from (through NER
+                             chains; = holder otherwise), 0 if none */
 };
 
 /* ---- catalogue ------------------------------------------------------------------------ */

@@ -5,8 +5,8 @@
  * back as its own TP_E* code with a message naming what is wrong. */
 #include "tests/integration/client_harness.h"
 
-/* An RTI that requires a shared secret: wrong and missing secrets are refused, and so is
- * CREATE_FEDERATION (its frame carries no secret); a JOIN with the secret creates. */
+/* An RTI that requires a shared secret: a JOIN, CREATE_FEDERATION or DESTROY_FEDERATION
+ * with a wrong or missing secret is refused (TP_EAUTH); with the secret each one works. */
 static void secret_rti(void)
 {
     const char *const sargs[] = {"--log-level", "error", "--secret", "s3cret", NULL};
@@ -25,15 +25,30 @@ static void secret_rti(void)
     CHECK_STR_HAS(err, "secret");
     sj.secret = NULL;
     CHECK_INT_EQ(tp_join(&sj, NULL, NULL, &f, err, sizeof err), TP_EAUTH);
-    /* CREATE/DESTROY frames carry no secret (protocol version 1): refused; a JOIN with the
-     * secret and create = 1 creates the federation instead. */
-    sj.secret = "s3cret";
+    /* CREATE_FEDERATION and DESTROY_FEDERATION carry the secret too; each call is a
+     * connection of its own, so nothing from an earlier JOIN vouches for it. */
     CHECK_INT_EQ(tp_create_federation(&sj, err, sizeof err), TP_EAUTH);
+    CHECK_STR_HAS(err, "secret");
+    sj.secret = "s3cre"; /* a prefix of the secret is not the secret */
+    CHECK_INT_EQ(tp_create_federation(&sj, err, sizeof err), TP_EAUTH);
+    sj.secret = "s3cret";
+    CHECK_INT_EQ(tp_create_federation(&sj, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_create_federation(&sj, err, sizeof err), TP_EEXISTS); /* it was created */
+    sj.secret = "wrong";
+    CHECK_INT_EQ(tp_destroy_federation(&sj, err, sizeof err), TP_EAUTH);
+    CHECK_STR_HAS(err, "secret");
+    sj.secret = NULL;
+    CHECK_INT_EQ(tp_destroy_federation(&sj, err, sizeof err), TP_EAUTH);
+    sj.secret = "s3cret";
+    CHECK_INT_EQ(tp_destroy_federation(&sj, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_destroy_federation(&sj, err, sizeof err), TP_ENOTFOUND); /* it is gone */
+    /* A JOIN with the secret and create = 1 creates it again. */
     CHECK_INT_EQ(tp_join(&sj, NULL, NULL, &f, err, sizeof err), TP_OK);
     if (f) {
         CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
         tp_federate_free(f);
     }
+    CHECK_INT_EQ(tp_destroy_federation(&sj, err, sizeof err), TP_OK);
     harness_stop_rti();
 }
 

@@ -1,11 +1,14 @@
-/* Integration test: a federate process killed with SIGKILL is resigned by the RTI, the
- * others are told (federate_resigned, remove of its objects), a time-constrained federate
- * that waited on the dead one's bound is granted, and the survivors go on exchanging data
- * (DESIGN.md §10, issue 2). The victim is a forked process using libtempo. Last, the RTI
+/* Integration test: a federate process killed with SIGKILL is resigned by the RTI with the
+ * resign action it gave at join: one that joined with TP_KEEP_OBJECTS leaves its object
+ * registered (no remove; a late joiner still discovers it); one that joined with
+ * TP_DELETE_OBJECTS has it removed. The others are told (federate_resigned), a
+ * time-constrained federate that waited on the dead one's bound is granted, and the
+ * survivors go on exchanging data (DESIGN.md §10, issue 2). The victim is a forked process using libtempo. Last, the RTI
  * itself is killed: the survivor's blocking wait ends with TP_ECLOSED instead of hanging. */
 #include "tests/integration/client_harness.h"
 
 struct rec {
+    const char *want; /* name of the object watched; NULL = "doomed" */
     int discovered, removed, resigned, received, grants;
     tp_object obj;
     tp_fed resigned_fed;
@@ -15,7 +18,7 @@ struct rec {
 static void on_discover(void *ctx, tp_object obj, tp_handle cls, const char *name, tp_fed o)
 {
     struct rec *r = ctx;
-    if (strcmp(name, "doomed") == 0) {
+    if (strcmp(name, r->want ? r->want : "doomed") == 0) {
         r->discovered++;
         r->obj = obj;
     }
@@ -52,7 +55,7 @@ static const tp_callbacks CB = {.discover = on_discover,
                                 .receive = on_receive,
                                 .grant = on_grant};
 
-static struct rec ro, rw;
+static struct rec ro, rw, rk, rl;
 
 static int cond_discovered(void *a)
 {
@@ -71,7 +74,101 @@ static int cond_granted(void *a)
     return ro.grants == 1;
 }
 
-/* The victim: regulating with lookahead 10, owns object "doomed", then evokes forever. */
+static int cond_rk_discovered(void *a)
+{
+    return rk.discovered == 1;
+}
+static int cond_rk_resigned(void *a)
+{
+    return rk.resigned == 1;
+}
+static int cond_rl_discovered(void *a)
+{
+    return rl.discovered == 1;
+}
+
+/* The keeper: joins "keepfed" with resign action TP_KEEP_OBJECTS, owns object "kept", then
+ * evokes until killed. */
+static void keeper(const char *addr, int ready_fd)
+{
+    tp_join_options o = {.rti = addr,
+                         .federation = "keepfed",
+                         .federate = "keeper",
+                         .fom_path = "fom/test.xml",
+                         .create = 1,
+                         .resign_action = TP_KEEP_OBJECTS,
+                         .timeout_ms = 5000};
+    tp_federate *f = NULL;
+    char err[256];
+    tp_handle vehicle, speed;
+    tp_object obj;
+    if (tp_join(&o, NULL, NULL, &f, err, sizeof err) != TP_OK ||
+        tp_object_class(f, "Vehicle", &vehicle) != TP_OK ||
+        tp_attribute(f, vehicle, "speed", &speed) != TP_OK ||
+        tp_publish_object_class(f, vehicle, &speed, 1) != TP_OK ||
+        tp_register_object(f, vehicle, "kept", &obj) != TP_OK)
+        _exit(2);
+    if (write(ready_fd, "r", 1) != 1) _exit(3);
+    while (tp_evoke(f, -1) >= 0) /* until killed */
+        ;
+    _exit(0);
+}
+
+/* A federate killed after joining with TP_KEEP_OBJECTS: the RTI resigns it keeping its
+ * object, so nobody gets a remove and a federate that joins later still discovers it. */
+static void keep_on_kill(const char *addr)
+{
+    int pfd[2];
+    if (pipe(pfd) < 0) return;
+    pid_t kid = fork();
+    if (kid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(pfd[0]);
+        keeper(addr, pfd[1]);
+    }
+    close(pfd[1]);
+    char c = 0;
+    CHECK(read(pfd[0], &c, 1) == 1 && c == 'r', "the keeper is ready");
+    close(pfd[0]);
+    rk.want = rl.want = "kept";
+    tp_federate *K = harness_join(addr, "keepfed", "watcher", "fom/test.xml", &CB, &rk);
+    if (!K) {
+        kill(kid, SIGKILL);
+        waitpid(kid, NULL, 0);
+        return;
+    }
+    tp_handle vehicle, speed;
+    CHECK_INT_EQ(tp_object_class(K, "Vehicle", &vehicle), TP_OK);
+    CHECK_INT_EQ(tp_attribute(K, vehicle, "speed", &speed), TP_OK);
+    CHECK_INT_EQ(tp_subscribe_object_class(K, vehicle, &speed, 1), TP_OK);
+    CHECK(harness_pump(&K, 1, cond_rk_discovered, NULL, 5000), "watcher discovers \"kept\"");
+    kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    CHECK(harness_pump(&K, 1, cond_rk_resigned, NULL, 5000), "watcher told of the keeper's end");
+    CHECK_STR_EQ(rk.resigned_name, "keeper");
+    /* The RTI sends the removals of a resign before FEDERATE_RESIGNED; one more round trip
+     * makes sure nothing is still on its way. */
+    tp_time_status st[2];
+    size_t n = 0;
+    CHECK_INT_EQ(tp_query_time_status(K, st, 2, &n), TP_OK);
+    CHECK_INT_EQ(n, 1); /* only the watcher is left */
+    tp_evoke(K, 100);
+    CHECK_INT_EQ(rk.removed, 0);
+    /* A late joiner discovers the kept object: it is still registered at the RTI. */
+    tp_federate *L = harness_join(addr, "keepfed", "late", "fom/test.xml", &CB, &rl);
+    if (L) {
+        CHECK_INT_EQ(tp_subscribe_object_class(L, vehicle, &speed, 1), TP_OK);
+        CHECK(harness_pump(&L, 1, cond_rl_discovered, NULL, 5000),
+              "a late joiner discovers the kept object");
+        CHECK_INT_EQ(tp_resign(L, TP_DELETE_OBJECTS), TP_OK);
+        tp_federate_free(L);
+    }
+    CHECK_INT_EQ(tp_resign(K, TP_DELETE_OBJECTS), TP_OK);
+    tp_federate_free(K);
+}
+
+/* The victim: joins with resign action TP_DELETE_OBJECTS (the default, given explicitly),
+ * regulating with lookahead 10, owns object "doomed", then evokes forever. */
 static void victim(const char *addr, int ready_fd)
 {
     tp_join_options o = {.rti = addr,
@@ -79,6 +176,7 @@ static void victim(const char *addr, int ready_fd)
                          .federate = "victim",
                          .fom_path = "fom/test.xml",
                          .create = 1,
+                         .resign_action = TP_DELETE_OBJECTS,
                          .timeout_ms = 5000};
     tp_federate *f = NULL;
     char err[256];
@@ -102,6 +200,7 @@ int main(void)
     const char *const args[] = {"--log-level", "warn", NULL};
     const char *addr = harness_start_rti(args, 60);
     if (!addr) return check_summary();
+    keep_on_kill(addr);
     int pfd[2];
     if (pipe(pfd) < 0) return 1;
     pid_t kid = fork();

@@ -269,7 +269,9 @@ static int time_status(int fd, struct buf *in)
                                 .bound_strict = 0,
                                 .galt = 15,
                                 .galt_strict = 1,
-                                .holder = 3},
+                                .holder = 3,
+                                .lits = 25,
+                                .root = 4},
                                {.federate = 3,
                                 .time = 5,
                                 .req_kind = WIRE_TR_NONE,
@@ -278,7 +280,9 @@ static int time_status(int fd, struct buf *in)
                                 .bound_strict = 1,
                                 .galt = INT64_MAX,
                                 .galt_strict = 0,
-                                .holder = 0}};
+                                .holder = 0,
+                                .lits = INT64_MAX,
+                                .root = 0}};
     uint8_t rec[2][WIRE_TSTAT_SIZE];
     struct wire_value tv[2];
     for (int i = 0; i < 2; i++) {
@@ -322,9 +326,9 @@ static void main_script(int fd, struct buf *in, const struct fake *fk)
     m.req = (uint32_t)req;
     m.a = 55;
     put(fd, &m);
-    /* Time status, three times (the first query comes from inside a callback, the third from
-     * tp_query_galt): two records. */
-    for (int q = 0; q < 3; q++)
+    /* Time status, four times (the first query comes from inside a callback, the third from
+     * tp_query_lits, the fourth from tp_query_galt): two records. */
+    for (int q = 0; q < 4; q++)
         if (time_status(fd, in) < 0) return;
 
     /* A grant and an async refusal of a time request. */
@@ -500,9 +504,12 @@ static void sc_main(void)
         CHECK_INT_EQ(st[0].galt, 15);
         CHECK_INT_EQ(st[0].galt_strict, 1);
         CHECK_INT_EQ(st[0].galt_holder, 3);
+        CHECK_INT_EQ(st[0].galt_root, 4);
+        CHECK_INT_EQ(st[0].lits, 25);
         tp_time galt = 0;
         int strict = 0;
-        CHECK_INT_EQ(tp_query_lits(f, &galt), TP_EPROTO);
+        CHECK_INT_EQ(tp_query_lits(f, &galt), TP_OK);
+        CHECK_INT_EQ(galt, 25); /* our record (federate 7) */
         CHECK_INT_EQ(tp_query_galt(f, &galt, &strict), TP_OK);
         CHECK_INT_EQ(galt, 15); /* our record (federate 7) */
         CHECK_INT_EQ(strict, 1);

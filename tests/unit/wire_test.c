@@ -28,9 +28,9 @@ static const struct expect catalogue[] = {
     {WIRE_HELLO_OK, "HELLO_OK", R2C, CODE, 1, WIRE_VERSION},
     {WIRE_REPLY, "REPLY", R2C, REQ | CODE | A, 1, 77},
     {WIRE_ERROR, "ERROR", R2C, REQ | CODE | A, 1, 12},
-    {WIRE_CREATE_FEDERATION, "CREATE_FEDERATION", C2R, REQ, 2, 0},
-    {WIRE_DESTROY_FEDERATION, "DESTROY_FEDERATION", C2R, REQ, 1, 0},
-    {WIRE_JOIN, "JOIN", C2R, REQ | CODE, 4, WIRE_JOIN_CREATE},
+    {WIRE_CREATE_FEDERATION, "CREATE_FEDERATION", C2R, REQ, 3, 0},
+    {WIRE_DESTROY_FEDERATION, "DESTROY_FEDERATION", C2R, REQ, 2, 0},
+    {WIRE_JOIN, "JOIN", C2R, REQ | CODE, 4, WIRE_JOIN_CREATE | WIRE_JOIN_KEEP_OBJECTS},
     {WIRE_JOIN_OK, "JOIN_OK", R2C, REQ | A | B | TIME, 2, 0},
     {WIRE_RESIGN, "RESIGN", C2R, REQ | CODE, 0, WIRE_RESIGN_KEEP_OBJECTS},
     {WIRE_FEDERATE_JOINED, "FEDERATE_JOINED", R2C, A, 1, 0},
@@ -107,9 +107,14 @@ static void fill(struct wire_msg *m, const struct expect *e, struct wire_value v
         m->str[3].ptr = (const char *)blob_bytes; /* the secret is a blob */
         m->str[3].len = sizeof blob_bytes;
     }
+    if (e->type == WIRE_CREATE_FEDERATION || e->type == WIRE_DESTROY_FEDERATION) {
+        int k = e->type == WIRE_CREATE_FEDERATION ? 2 : 1; /* the secret slot, a blob */
+        m->str[k].ptr = (const char *)blob_bytes;
+        m->str[k].len = sizeof blob_bytes;
+    }
     if (e->fields & VAL) {
         if (e->type == WIRE_TIME_STATUS) {
-            struct wire_tstat t = {7, 100, WIRE_TR_NER, 200, 150, 1, INT64_MAX, 0, 9};
+            struct wire_tstat t = {7, 100, WIRE_TR_NER, 200, 150, 1, INT64_MAX, 0, 9, 180, 5};
             wire_tstat_pack(&t, tstat_bytes[0]);
             t.federate = 9;
             t.req_kind = WIRE_TR_NONE;
@@ -272,6 +277,14 @@ static void test_strict_encode(void)
     m.code = 9;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_EFIELD);
     CHECK_STR_HAS(err, "code 9");
+    /* JOIN code: bits 0 (create) and 1 (keep objects on connection loss), nothing else. */
+    wire_msg_init(&m, WIRE_JOIN);
+    m.code = WIRE_JOIN_KEEP_OBJECTS;
+    CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_OK);
+    out.len = 0;
+    m.code = 4;
+    CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_EFIELD);
+    CHECK_STR_HAS(err, "code 4");
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
     m.str[0].ptr = "a\0b";
     m.str[0].len = 3;
@@ -533,7 +546,7 @@ static void test_garbage(void)
     put32(f + 24, 1);
     put32(f + 28, 2);
     CHECK_INT_EQ(wire_decode(f, 34, &d, err, sizeof err), WIRE_EFIELD);
-    CHECK_STR_HAS(err, "is not 54");
+    CHECK_STR_HAS(err, "is not 70");
     CHECK_INT_EQ(wire_decode(f, 34, NULL, err, sizeof err), WIRE_EUSAGE);
     CHECK_INT_EQ(wire_decode(NULL, 0, &d, err, sizeof err), WIRE_ETRUNC);
     /* Error buffers may be absent. */
@@ -579,18 +592,24 @@ static void test_values_helpers(void)
 
 static void test_tstat(void)
 {
-    struct wire_tstat t = {3, -1, WIRE_TR_FQR, INT64_MIN, INT64_MAX, 1, 77, 0, 0xffffffffffull};
+    struct wire_tstat t = {3, -1, WIRE_TR_FQR, INT64_MIN, INT64_MAX, 1, 77, 0, 0xffffffffffull,
+                           -9, 0x0102030405060708ull};
     struct wire_tstat u;
     uint8_t p[WIRE_TSTAT_SIZE];
     char err[128];
+    CHECK_INT_EQ(WIRE_TSTAT_SIZE, 70); /* doc/protocol.md §4: 8+8+4+8+8+1+8+1+8+8+8 */
     wire_tstat_pack(&t, p);
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_OK);
     CHECK(u.federate == 3 && u.time == -1 && u.req_kind == WIRE_TR_FQR &&
               u.req_time == INT64_MIN && u.bound == INT64_MAX && u.bound_strict == 1 &&
-              u.galt == 77 && u.galt_strict == 0 && u.holder == 0xffffffffffull,
+              u.galt == 77 && u.galt_strict == 0 && u.holder == 0xffffffffffull &&
+              u.lits == -9 && u.root == 0x0102030405060708ull,
           "tstat round trip");
+    /* The documented byte positions: lits at 54 (i64 LE), root at 62 (u64 LE). */
+    CHECK(p[54] == 0xf7 && p[61] == 0xff, "lits -9 at offset 54, little-endian");
+    CHECK(p[62] == 0x08 && p[69] == 0x01, "root at offset 62, little-endian");
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p - 1, &u, err, sizeof err), WIRE_EFIELD);
-    CHECK_STR_HAS(err, "53 bytes");
+    CHECK_STR_HAS(err, "69 bytes");
     p[36] = 2; /* bound_strict at offset 8+8+4+8+8 */
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_EFIELD);
     CHECK_STR_HAS(err, "strict");
