@@ -62,6 +62,9 @@ EXTRA_ALL    :=
 
 include $(sort $(wildcard mk/*.mk))
 
+# Every fuzz target also runs as a plain test over its corpus (see the fuzz rules below).
+FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/%,$(O)/tests/fuzz/%_replay,$(FUZZ_TARGETS))
+
 # ---- rules -------------------------------------------------------------------------------
 .PHONY: all deps test test-build demo bench clean install layers fuzz
 
@@ -187,7 +190,7 @@ clean:
 	rm -rf build bin lib
 
 # Keep objects between runs (they are intermediate files of the test and program rules).
-.SECONDARY:
+.PRECIOUS: $(O)/%.o
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
@@ -205,7 +208,6 @@ fuzz: deps $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	  echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
-FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/%,$(O)/tests/fuzz/%_replay,$(FUZZ_TARGETS))
 $(O)/tests/fuzz/%_replay: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/replay_main.o $(LIB_FMU) $(LIB_COMMON) $(LIB_FOM)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(ALL_LDLIBS) $(LDFLAGS)

@@ -35,6 +35,7 @@ echo "demo: RTI listening on $addr"
 
 # 2. The producer creates the federation "demo" and waits for one peer; its lines are shown
 #    as they come. Then the consumer joins, and both start together at sync point "start".
+: >"$tmp/prod.out"   # exists before tail -f opens it
 bin/tempo-example-producer --rti "$addr" --steps 10 >"$tmp/prod.out" 2>&1 &
 prod_pid=$!
 tail -n +1 -f --pid="$prod_pid" "$tmp/prod.out" | sed -u 's/^/  | /' &

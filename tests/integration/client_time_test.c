@@ -2,8 +2,9 @@
  * (DESIGN.md §5, client side of issue 3): the local checks that refuse bad calls before
  * anything is sent (request below the logical time, a second request, enabling twice, a time
  * stamp below the bound for L > 0 and at L = 0 after TAR/TARA grants), TSO delivery in
- * time-stamp order before the grant, GALT and the "who blocks whom" query, and the zero
- * lookahead TARA(t)/TAR(t) instant of the Jacobi pattern. Two or three federates in one
+ * time-stamp order before the grant, GALT, LITS and the "who blocks whom" query (with the
+ * root of a NER chain, part 4), and the zero lookahead TARA(t)/TAR(t) instant of the Jacobi
+ * pattern. Two or three federates in one
  * process. The engine's full rules are tested by tests/conformance (rti/tm.c).
  *
  * Topology (part 2):   A (regulating L = 10, constrained) --Sample.x TSO--> B (constrained) */
@@ -160,6 +161,14 @@ static void part2(void)
     CHECK_INT_EQ(send_x(A, s1, x, 12.0, 12), TP_OK); /* sent after 15, stamped earlier */
     CHECK_INT_EQ(send_x(A, s1, x, 30.0, 30), TP_OK);
     CHECK_INT_EQ(send_x(A, s1, x, -1.0, TP_NO_TIME), TP_OK); /* receive order */
+    /* LITS: the least time stamp the RTI holds for a federate. A's query returns after the
+     * RTI has handled A's sends (one connection is served in order); none of them can be
+     * delivered yet, since A's bound (10) does not pass 12. */
+    tp_time lits = 0;
+    CHECK_INT_EQ(tp_query_lits(A, &lits), TP_OK);
+    CHECK_INT_EQ(lits, TP_TIME_MAX); /* nothing is sent to A */
+    CHECK_INT_EQ(tp_query_lits(B, &lits), TP_OK);
+    CHECK_INT_EQ(lits, 12); /* 15, 12 and 30 wait for B: 12 is the least */
     CHECK_INT_EQ(tp_time_advance_request(A, 20), TP_OK);
     CHECK_INT_EQ(tp_time_advance_request(A, 20), TP_EPENDING);
     CHECK_INT_EQ(tp_next_event_request(A, 40), TP_EPENDING);
@@ -215,11 +224,16 @@ static void part2a(void)
             CHECK_INT_EQ(st[i].pending, TP_REQ_TAR);
             CHECK_INT_EQ(st[i].pending_time, 40);
             CHECK_INT_EQ(st[i].galt_holder, tp_federate_handle(A));
+            CHECK_INT_EQ(st[i].galt_root, tp_federate_handle(A)); /* A's own promise */
+            CHECK_INT_EQ(st[i].lits, 30); /* 12 and 15 delivered, 30 still held */
         } else {
             CHECK_INT_EQ(st[i].federate, tp_federate_handle(A));
             CHECK_INT_EQ(st[i].time, 20);
             CHECK_INT_EQ(st[i].bound, 30);
             CHECK_INT_EQ(st[i].bound_strict, 0);
+            CHECK_INT_EQ(st[i].galt_holder, 0); /* B does not regulate */
+            CHECK_INT_EQ(st[i].galt_root, 0);
+            CHECK_INT_EQ(st[i].lits, TP_TIME_MAX);
         }
     }
     size_t m = 0;
@@ -261,6 +275,71 @@ static void part2b(void)
     CHECK_INT_EQ(rb.reflects, refl_before + 1);
     CHECK(rb.reflects >= 1 && rb.refl_time[rb.reflects - 1] == 60, "60 flushed");
     CHECK_INT_EQ(tp_next_event_request_available(B, 69), TP_ETIME);
+}
+
+/* Part 4: the root of a NER chain. E regulates at L = 0 (granted at 0: bound (0,
+ * non-strict)); G regulates at L = 0, is constrained and waits in NER(100). G's bound is
+ * derived from what it could still be given, min(LITS, GALT_G = E's bound), so it is
+ * (0, strict): E's GALT is held by G, but its root is E itself. E sends G a message at 5:
+ * G's LITS is 5.
+ *
+ *     E (L=0, bound (0,ns)) --TSO 5--> G (L=0, NER(100), bound (0,strict) from E's)     */
+static void part4(void)
+{
+    struct rec re = {0}, rg = {0};
+    tp_federate *E = harness_join(addr, "nerfed", "E", "fom/test.xml", &CB, &re);
+    tp_federate *G = harness_join(addr, "nerfed", "G", "fom/test.xml", &CB, &rg);
+    if (E && G) {
+        tp_fed he = tp_federate_handle(E), hg = tp_federate_handle(G);
+        tp_object oe;
+        re.x = rg.x = x;
+        CHECK_INT_EQ(tp_enable_regulation(E, 0), TP_OK);
+        CHECK_INT_EQ(tp_wait_regulation_enabled(E, 5000), TP_OK);
+        CHECK_INT_EQ(tp_enable_regulation(G, 0), TP_OK);
+        CHECK_INT_EQ(tp_wait_regulation_enabled(G, 5000), TP_OK);
+        CHECK_INT_EQ(tp_enable_constrained(G), TP_OK);
+        CHECK_INT_EQ(tp_wait_constrained_enabled(G, 5000), TP_OK);
+        CHECK_INT_EQ(tp_publish_object_class(E, sample, &x, 1), TP_OK);
+        CHECK_INT_EQ(tp_subscribe_object_class(G, sample, &x, 1), TP_OK);
+        size_t n = 0;
+        CHECK_INT_EQ(tp_query_time_status(G, NULL, 0, &n), TP_OK); /* subscription is in */
+        CHECK_INT_EQ(tp_register_object(E, sample, "e", &oe), TP_OK);
+        CHECK_INT_EQ(send_x(E, oe, x, 5.0, 5), TP_OK);
+        tp_time lits = 0;
+        CHECK_INT_EQ(tp_query_lits(E, &lits), TP_OK); /* also: the RTI has E's send */
+        CHECK_INT_EQ(lits, TP_TIME_MAX);
+        CHECK_INT_EQ(tp_next_event_request(G, 100), TP_OK);
+        tp_time_status st[3];
+        CHECK_INT_EQ(tp_query_time_status(G, st, 3, &n), TP_OK);
+        CHECK_INT_EQ(n, 2);
+        for (size_t i = 0; i < n && i < 3; i++) {
+            if (st[i].federate == he) {
+                CHECK_INT_EQ(st[i].bound, 0);
+                CHECK_INT_EQ(st[i].bound_strict, 0);
+                CHECK_INT_EQ(st[i].galt, 0);
+                CHECK_INT_EQ(st[i].galt_strict, 1);
+                CHECK_INT_EQ(st[i].galt_holder, hg);
+                CHECK_INT_EQ(st[i].galt_root, he); /* the chain ends at E's own promise */
+                CHECK_INT_EQ(st[i].lits, TP_TIME_MAX);
+            } else {
+                CHECK_INT_EQ(st[i].federate, hg);
+                CHECK_INT_EQ(st[i].pending, TP_REQ_NER);
+                CHECK_INT_EQ(st[i].pending_time, 100);
+                CHECK_INT_EQ(st[i].bound, 0);
+                CHECK_INT_EQ(st[i].bound_strict, 1);
+                CHECK_INT_EQ(st[i].galt_holder, he);
+                CHECK_INT_EQ(st[i].galt_root, he);
+                CHECK_INT_EQ(st[i].lits, 5);
+            }
+        }
+        CHECK_INT_EQ(tp_query_lits(G, &lits), TP_OK);
+        CHECK_INT_EQ(lits, 5);
+        CHECK_INT_EQ(re.errors + rg.errors, 0);
+        CHECK_INT_EQ(tp_resign(E, TP_DELETE_OBJECTS), TP_OK);
+        CHECK_INT_EQ(tp_resign(G, TP_DELETE_OBJECTS), TP_OK);
+    }
+    tp_federate_free(E);
+    tp_federate_free(G);
 }
 
 /* Part 3: zero lookahead, the Jacobi instant: TARA(10) ... TAR(10). */
@@ -318,6 +397,7 @@ int main(void)
         part2a();
         part2b();
         part3();
+        part4();
         CHECK_INT_EQ(ra.errors + rb.errors, 0);
         CHECK_INT_EQ(tp_disable_regulation(A), TP_OK);
         CHECK_INT_EQ(tp_disable_constrained(B), TP_OK);

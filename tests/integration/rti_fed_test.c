@@ -678,6 +678,27 @@ static void test_secret(void)
     wire_str_set(&m.str[0], "other");
     wire_str_set(&m.str[1], fom_text);
     CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    /* CREATE_FEDERATION carries the secret in str2, DESTROY_FEDERATION in str1; d has not
+     * joined, so only the secret in the frame can pass it. */
+    m.str[2].ptr = "s3cr3";
+    m.str[2].len = 5;
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), 34);
+    CHECK_STR_HAS(why, "secret");
+    wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
+    wire_str_set(&m.str[0], "sec");
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    m.str[1].ptr = "s3cr3t\0"; /* a secret is compared byte for byte, length included */
+    m.str[1].len = 7;
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    m.str[1].len = 6;
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), 30); /* past the secret: x is in */
+    CHECK_STR_HAS(why, "x");
+    wire_msg_init(&m, WIRE_CREATE_FEDERATION);
+    wire_str_set(&m.str[0], "other");
+    wire_str_set(&m.str[1], fom_text);
+    wire_str_set(&m.str[2], "s3cr3t");
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), 30); /* past the secret: the limit */
+    CHECK_STR_HAS(why, "--max-federations");
     /* Limits: a second federation, and a second federate in a federation of one. */
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);
     wire_str_set(&m.str[0], "other");

@@ -14,6 +14,7 @@ check() { # check NAME COMMAND...: one assertion, the command's status decides
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
 }
 has() { grep -qF -- "$2" "$1"; } # has FILE TEXT
+not_has() { ! grep -qF -- "$2" "$1"; } # not_has FILE TEXT
 for p in bin/tempo-rti bin/tempo-log bin/tempo-example-producer bin/tempo-example-consumer; do
   [ -x "$p" ] || { echo "tlog_e2e: $p is missing (run make first)"; echo "0 passed, 1 failed"; exit 1; }
 done
@@ -73,13 +74,25 @@ check "trace exits 0" test $? -eq 0
 check "trace: wait spans" has "$tmp/trace" '"ph":"X"'
 
 # 4. replay: unchanged federates match; a changed one diverges where it changed.
+bin/tempo-log show "$log" --federate producer >"$tmp/show_prod"
 timeout 60 bin/tempo-log replay "$log" --federate consumer --timeout 10 -- \
   bin/tempo-example-consumer --rti '{rti}' >"$tmp/rc" 2>&1
 check "replay consumer: exit 0" test $? -eq 0
 check "replay consumer: matched" has "$tmp/rc" "MATCHED to the end of the log"
+check "replay consumer: the federate itself ended well" has "$tmp/rc" "command exited with status 0"
+check "replay consumer: its resign was answered" not_has "$tmp/rc" "closed the connection"
+# The log holds the REPLY to each RESIGN, so the replayed federate gets its confirmation
+# (not "the RTI closed the connection") and exits 0, and so does replay.
+rreq=$(grep -E ' producer +RECV +RESIGN req=' "$tmp/show_prod" | grep -oE 'req=[0-9]+' | tail -n 1)
+check "log: the producer's RESIGN is recorded" test -n "$rreq"
+check "log: the REPLY to the producer's RESIGN is recorded" \
+  grep -qE " producer +SENT +REPLY ${rreq:-none}\$" "$tmp/show_prod"
 timeout 60 bin/tempo-log replay "$log" --federate producer --timeout 10 -- \
   bin/tempo-example-producer --rti '{rti}' --steps 5 >"$tmp/rp" 2>&1
+check "replay producer: exit 0" test $? -eq 0
 check "replay producer: matched" has "$tmp/rp" "MATCHED to the end of the log"
+check "replay producer: the federate itself ended well" has "$tmp/rp" "command exited with status 0"
+check "replay producer: its resign was answered" not_has "$tmp/rp" "closed the connection"
 timeout 60 bin/tempo-log replay "$log" --federate producer --timeout 10 -- \
   bin/tempo-example-producer --rti '{rti}' --steps 4 >"$tmp/rp4" 2>&1
 check "replay changed producer: exit 3" test $? -eq 3
