@@ -735,7 +735,7 @@ static int one_run(unsigned seed, int steps)
 
 int main(int argc, char **argv)
 {
-    int runs = argc > 1 ? atoi(argv[1]) : 3000;
+    int runs = argc > 1 ? atoi(argv[1]) : 10000;
     int steps = argc > 2 ? atoi(argv[2]) : 150;
     unsigned seed0 = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 1;
     int failing = 0;

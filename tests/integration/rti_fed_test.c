@@ -362,6 +362,42 @@ static void test_objects(void)
     struct cli again;
     CHECK(join(&again, "om", "cars", 0) > 0, "the name 'cars' can join again");
 
+    /* A federate that joined with WIRE_JOIN_KEEP_OBJECTS and is then expelled (a frame of
+     * unknown type): the RTI resigns it keeping its object, so nobody gets a REMOVE_OBJECT
+     * and a federate that subscribes afterwards still discovers it. */
+    struct cli keep;
+    CHECK(join(&keep, "om", "keeper", WIRE_JOIN_KEEP_OBJECTS) > 0, "keeper joins, keep flag");
+    CHECK_INT_EQ(decl(&keep, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
+    uint64_t k1 = reg(&keep, cls("Car"), "k1", &st, NULL);
+    CHECK(st == 0, "keeper registers k1");
+    CHECK(cli_expect(&later, WIRE_DISCOVER, &m, TO) == 1 && m.a == k1, "later discovers k1");
+    static const uint8_t junk[8] = {0, 0, 0, 0, 0xe7, 0x03, 0, 0}; /* type 999, no body */
+    CHECK_INT_EQ(cli_write(&keep, junk, sizeof junk), 0);
+    CHECK(cli_closed_within(&keep, TO), "the RTI closes the keeper's connection");
+    told = removed = 0;
+    int64_t quiet_end = 0;
+    while (cli_next(&later, &m, QUIET) == 1 || (told && h_now_ms() < quiet_end)) {
+        if (m.type == WIRE_FEDERATE_RESIGNED && wire_str_eq(&m.str[0], "keeper") &&
+            m.code == WIRE_REASON_EXPELLED) {
+            told = 1;
+            quiet_end = h_now_ms() + QUIET;
+        }
+        if (m.type == WIRE_REMOVE_OBJECT) removed++;
+        m.type = 0;
+    }
+    CHECK(told, "later told the keeper was expelled");
+    CHECK_INT_EQ(removed, 0);
+    CHECK_INT_EQ(decl(&again, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &speed, 1), 0);
+    int found_k1 = 0, discovers = 0;
+    while (cli_next(&again, &m, QUIET) == 1)
+        if (m.type == WIRE_DISCOVER) {
+            discovers++;
+            found_k1 += m.a == k1;
+        }
+    CHECK(found_k1 == 1, "kept object k1 discovered after its owner was expelled (%d of %d)",
+          found_k1, discovers);
+    cli_close(&keep);
+
     cli_close(&p);
     cli_close(&sv);
     cli_close(&late);
