@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Issue 6, replay of a recorded Jacobi federation of FMU federates (DESIGN.md §9, doc/log.md
+# "replay"): tempo-rti --log records a 4-federate improved-Jacobi run (tempo-run --rti, 20 steps
+# of 0.5 s); each federate replayed unchanged matches the record to the end with the same CSV;
+# the stair federate replayed with its jump period changed (3.5 s -> 4 s, so its output first
+# differs at step 7, t = 3.5 s) diverges exactly at its UPDATE of step 7. Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+pass=0
+fail=0
+check() { # check NAME COMMAND...: one assertion, the command's status decides
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+has() { grep -qF -- "$2" "$1"; }      # has FILE TEXT
+not_has() { ! grep -qF -- "$2" "$1"; } # not_has FILE TEXT
+for p in bin/tempo-rti bin/tempo-log bin/tempo-fmu bin/tempo-run build/fmus/lv_prey_me.fmu \
+  build/fmus/lv_predator_cs.fmu build/fmus/stair_cs.fmu build/fmus/mass_cs.fmu; do
+  [ -e "$p" ] || { echo "tlog_jacobi: $p is missing (run make first)"; echo "0 passed, 1 failed"; exit 1; }
+done
+tmp=$(mktemp -d)
+rti_pid=""
+cleanup() {
+  [ -n "$rti_pid" ] && kill "$rti_pid" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The federation: prey (model exchange, CVODE) and predator (co-simulation) are coupled both
+# ways; stair (a step of height 1 every `period` s) drives the force input of mass. Improved
+# Jacobi (TARA/TAR at lookahead 0), H = 0.5 s, 20 steps. Step k sends its outputs stamped
+# t = k H. With period 3.5 the stair's y is 0 up to step 6 and 1 from step 7 (t = 3.5 s, the
+# jump falls on the step's end and is handled inside it); with period 4 it is still 0 at
+# step 7, and the same as before at every earlier step.
+# The changed copy has the same file name in another folder: the generated FOM names the
+# file it came from, and the FOM text is part of the JOIN request that replay compares.
+fmus=$PWD/build/fmus
+write_fed() { # write_fed FILE PERIOD
+  cat >"$1" <<EOF
+{
+  "federation": "replay-jacobi",
+  "description": "tests/integration/tlog_jacobi.sh: a recorded Jacobi federation for tempo-log replay",
+  "algorithm": { "method": "jacobi", "start": 0, "end": 10, "step": 0.5 },
+  "solver": { "method": "bdf", "rtol": 1e-8, "atol": 1e-10 },
+  "federates": [
+    { "name": "prey", "fmu": "$fmus/lv_prey_me.fmu",
+      "parameters": { "alpha": 0.5, "beta": 0.7, "x0": 1 },
+      "outputs": { "x": "Prey.x" }, "inputs": { "y": "Predator.y" } },
+    { "name": "predator", "fmu": "$fmus/lv_predator_cs.fmu",
+      "parameters": { "gamma": 0.27, "delta": 0.6, "y0": 1 },
+      "outputs": { "y": "Predator.y" }, "inputs": { "x": "Prey.x" } },
+    { "name": "stair", "fmu": "$fmus/stair_cs.fmu",
+      "parameters": { "period": $2, "height": 1, "y0": 0 },
+      "outputs": { "y": "Stair.y" } },
+    { "name": "mass", "fmu": "$fmus/mass_cs.fmu",
+      "outputs": { "v": "Mass.v" }, "inputs": { "f": "Stair.y" } }
+  ],
+  "output": "out"
+}
+EOF
+}
+mkdir -p "$tmp/rec" "$tmp/changed" "$tmp/logs"
+write_fed "$tmp/rec/fed.json" 3.5
+write_fed "$tmp/changed/fed.json" 4
+
+# 1. Record the federation.
+bin/tempo-rti --listen 127.0.0.1:0 --log "$tmp/logs" --log-level warn >"$tmp/rti.out" 2>"$tmp/rti.err" &
+rti_pid=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
+addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
+check "the RTI starts" test -n "$addr"
+timeout 60 bin/tempo-run "$tmp/rec/fed.json" --rti "${addr:-127.0.0.1:1}" --quiet --timeout 30000 \
+  >"$tmp/run.out" 2>&1
+check "the recorded run ends well" test $? -eq 0
+check "the recorded run took 20 steps" has "$tmp/run.out" "20 steps per federate"
+kill -TERM "$rti_pid" 2>/dev/null
+wait "$rti_pid" 2>/dev/null
+rti_pid=""
+log=$(ls "$tmp"/logs/*.tlog 2>/dev/null | head -n 1)
+check "one log file" test -n "$log"
+[ -n "$log" ] || { echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+check "the stair's CSV has the jump at 3.5 s" grep -qx '3.5,1' "$tmp/rec/out/stair.csv"
+check "... and not before it" grep -qx '3,0' "$tmp/rec/out/stair.csv"
+
+# The stair's recorded UPDATEs: step k is the (k+1)-th, stamped k * 0.5 s.
+bin/tempo-log show "$log" --federate stair --kind UPDATE >"$tmp/stair_updates"
+check "the log holds the stair's 21 UPDATEs" \
+  test "$(grep -c ' stair  *RECV  *UPDATE ' "$tmp/stair_updates")" -eq 21
+step7=$(grep ' stair  *RECV  *UPDATE .* t=3500000000 ' "$tmp/stair_updates")
+check "the recorded UPDATE of step 7 carries y=1" test "${step7##* }" = "y=1"
+check "the recorded UPDATE of step 6 carries y=0" \
+  grep -q ' stair  *RECV  *UPDATE .* t=3000000000 (3s) y=0$' "$tmp/stair_updates"
+step7_seq=$(echo "$step7" | sed -n 's/^#\([0-9]*\) .*/\1/p')
+check "the UPDATE of step 7 has a record number" test -n "$step7_seq"
+# Requests of the stair up to and including that UPDATE (the JOIN is request 1).
+bin/tempo-log show "$log" --federate stair >"$tmp/stair_all"
+step7_req=$(awk -v s="#$step7_seq" '$4 == "RECV" && $3 == "stair" { n++ } $1 == s { print n; exit }' \
+  "$tmp/stair_all")
+
+# 2. Each federate replayed unchanged: MATCHED, exit 0, the federate exits 0, and its results
+# are byte for byte those of the recorded run (it got exactly the recorded inputs).
+for name in prey predator stair mass; do
+  out=$tmp/replay_$name
+  timeout 60 bin/tempo-log replay "$log" --federate "$name" --timeout 10 -- \
+    bin/tempo-fmu --federation "$tmp/rec/fed.json" --name "$name" --rti '{rti}' \
+    --output "$out" --quiet >"$out.txt" 2>&1
+  rc=$?
+  nreq=$(grep -cE "^#[0-9]+ +\\+[0-9.]+s $name +RECV " <(bin/tempo-log show "$log" --federate "$name"))
+  check "replay $name unchanged: exit 0" test "$rc" -eq 0
+  check "replay $name unchanged: matched" has "$out.txt" "MATCHED to the end of the log: $nreq requests as recorded"
+  check "replay $name unchanged: the federate itself ended well" has "$out.txt" "command exited with status 0"
+  check "replay $name unchanged: no divergence" not_has "$out.txt" "DIVERGED"
+  check "replay $name unchanged: same results as recorded" cmp -s "$tmp/rec/out/$name.csv" "$out/$name.csv"
+done
+
+# 3. The stair with period 4: the first request that differs is its UPDATE of step 7.
+out=$tmp/replay_changed
+timeout 60 bin/tempo-log replay "$log" --federate stair --timeout 10 -- \
+  bin/tempo-fmu --federation "$tmp/changed/fed.json" --name stair --rti '{rti}' \
+  --output "$out" --quiet >"$out.txt" 2>&1
+check "replay changed stair: exit 3" test $? -eq 3
+check "replay changed stair: diverged at the record of step 7" \
+  has "$out.txt" "DIVERGED at record #${step7_seq:-none} (request ${step7_req:-none} of the federate):"
+check "replay changed stair: expected the recorded y=1 at t = 3.5 s" grep -qE \
+  '^  expected: UPDATE object=[0-9]+\(stair\.Stair\) class=Stair t=3500000000 \(3\.5s\) y=1$' "$out.txt"
+check "replay changed stair: got y=0 at t = 3.5 s" grep -qE \
+  '^  got:      UPDATE object=[0-9]+\(stair\.Stair\) class=Stair t=3500000000 \(3\.5s\) y=0$' "$out.txt"
+check "replay changed stair: not matched" not_has "$out.txt" "MATCHED"
+check "replay changed stair: the federate was stopped (it did not end well)" \
+  grep -q "command exited with status [1-9]" "$out.txt"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
