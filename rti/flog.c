@@ -274,7 +274,8 @@ int flog_note(struct flog *l, uint32_t fed, const char *text)
 
 int flog_decision(struct flog *l, const tm_decision *d)
 {
-    if (!d) return l ? FLOG_EUSAGE : FLOG_STOPPED;
+    if (!l) return FLOG_STOPPED; /* the server calls it for every decision, logging or not */
+    if (!d) return FLOG_EUSAGE;
     uint8_t fx[FLOG_DECISION_FIXED] = {0};
     fx[0] = (uint8_t)d->kind;
     fx[1] = (uint8_t)d->req;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -212,14 +213,73 @@ static int send_callback(struct replay *rp, const struct tlog_rec *x)
     return send_all(rp, p, n);
 }
 
-static void diverged(struct replay *rp, const struct tlog_rec *exp, const char *got)
+/* Name the first field in which two frames of the same type differ, for the case where their
+ * one-line descriptions are equal (a long string such as the FOM text of a JOIN, or bytes the
+ * description does not show). Writes "" when no field differs. */
+static void first_difference(const struct wire_msg *x, const struct wire_msg *y, char *buf,
+                             size_t cap)
 {
-    char e[1024];
+    static const char *const nums[] = {"flags", "code", "a", "b", "c", "time", "time2"};
+    const uint64_t xv[] = {x->flags, x->code, x->a, x->b, x->c, (uint64_t)x->time,
+                           (uint64_t)x->time2};
+    const uint64_t yv[] = {y->flags, y->code, y->a, y->b, y->c, (uint64_t)y->time,
+                           (uint64_t)y->time2};
+    buf[0] = '\0';
+    if (x->type != y->type) return; /* the descriptions already differ */
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (xv[i] != yv[i]) {
+            snprintf(buf, cap, "field %s: expected %" PRIu64 ", got %" PRIu64, nums[i], xv[i],
+                     yv[i]);
+            return;
+        }
+    }
+    for (int i = 0; i < WIRE_MAX_STRS; i++) {
+        const struct wire_str *sx = &x->str[i], *sy = &y->str[i];
+        uint32_t n = sx->len < sy->len ? sx->len : sy->len, k = 0;
+        while (k < n && sx->ptr[k] == sy->ptr[k])
+            k++;
+        if (k == n && sx->len == sy->len) continue;
+        /* Show up to 40 bytes from the first differing one, control bytes as '.'. */
+        char ex[41], gx[41];
+        uint32_t j;
+        for (j = 0; j < 40 && k + j < sx->len; j++)
+            ex[j] = (unsigned char)sx->ptr[k + j] < 32 ? '.' : sx->ptr[k + j];
+        ex[j] = '\0';
+        for (j = 0; j < 40 && k + j < sy->len; j++)
+            gx[j] = (unsigned char)sy->ptr[k + j] < 32 ? '.' : sy->ptr[k + j];
+        gx[j] = '\0';
+        snprintf(buf, cap,
+                 "field str%d (%" PRIu32 " bytes expected, %" PRIu32 " got) from byte %" PRIu32
+                 ": expected \"%s\", got \"%s\"",
+                 i, sx->len, sy->len, k, ex, gx);
+        return;
+    }
+    if (x->nvalues != y->nvalues || x->values_raw_len != y->values_raw_len ||
+        (x->values_raw_len && memcmp(x->values_raw, y->values_raw, x->values_raw_len) != 0)) {
+        snprintf(buf, cap, "the values differ (%" PRIu32 " expected, %" PRIu32 " got)", x->nvalues,
+                 y->nvalues);
+        return;
+    }
+    if (x->nhandles != y->nhandles ||
+        (x->nhandles && memcmp(x->handles_raw, y->handles_raw, (size_t)x->nhandles * 4) != 0))
+        snprintf(buf, cap, "the handles differ (%" PRIu32 " expected, %" PRIu32 " got)",
+                 x->nhandles, y->nhandles);
+}
+
+/* Report the divergence at the recorded request `exp`; `got` describes what came, `live` is
+ * the decoded live frame (NULL when none came or it did not decode). */
+static void diverged(struct replay *rp, const struct tlog_rec *exp, const char *got,
+                     const struct wire_msg *live)
+{
+    char e[1024], d[256] = "";
     tlog_describe_msg(rp->t, exp, e, sizeof e);
+    if (live && exp->has_msg && strcmp(e, got) == 0)
+        first_difference(&exp->msg, live, d, sizeof d);
     fprintf(rp->out,
             "DIVERGED at record #%" PRIu64 " (request %" PRIu64 " of the federate):\n"
-            "  expected: %s\n  got:      %s\n",
-            exp->r.seq, rp->matched + 1, e, got);
+            "  expected: %s\n  got:      %s\n%s%s%s",
+            exp->r.seq, rp->matched + 1, e, got, d[0] ? "  the frames differ in " : "", d,
+            d[0] ? "\n" : "");
 }
 
 /* ---- the walk ------------------------------------------------------------------------------ */
@@ -294,6 +354,13 @@ static int accept_one(struct replay *rp, int ms, int report)
                     ms);
         return -1;
     }
+    /* Frames are small and consecutive callbacks are separate send() calls: without
+     * TCP_NODELAY, Nagle holds a small write until the federate's delayed ACK (about 40 ms),
+     * which made a replay 100 times slower than the recorded run or more (measured: 9 s
+     * instead of 0.09 s for examples/lv_gs.json). The RTI and libtempo set it too
+     * (rti/conn.c, federate/client_conn.c). */
+    int one = 1;
+    setsockopt(rp->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     buf_clear(&rp->in);
     if (handshake(rp, report) != 0) {
         close(rp->sock);
@@ -376,7 +443,7 @@ static int walk(struct replay *rp)
         size_t len = 0;
         int rc = read_frame(rp, &len, err, sizeof err);
         if (rc != 1) {
-            diverged(rp, &x, rc == 0 ? "the federate closed the connection" : err);
+            diverged(rp, &x, rc == 0 ? "the federate closed the connection" : err, NULL);
             return 3;
         }
         struct tlog_rec live = {.r = {.kind = FLOG_K_RECV, .fed = rp->fed}};
@@ -387,7 +454,7 @@ static int walk(struct replay *rp)
         }
         tlog_describe_msg(rp->t, &live, got, sizeof got);
         if (!live.has_msg || !same(rp, &x.msg, &live.msg)) {
-            diverged(rp, &x, got);
+            diverged(rp, &x, got, live.has_msg ? &live.msg : NULL);
             return 3;
         }
         if (x.msg.req) {

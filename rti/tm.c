@@ -127,6 +127,51 @@ static const char *btxt(char *buf, tm_bound b)
     return buf;
 }
 
+/* A reason built without printf: the texts of every grant and delivery are built when the
+ * federation log records them, and snprintf made up most of the RTI's own work per step.
+ * Same text as the printf formats above; truncated (NUL-terminated) at cap - 1 bytes. */
+struct rsn {
+    char *p;    /* output, cap bytes */
+    size_t n;   /* bytes written, p[n] == '\0' */
+    size_t cap; /* bytes of p, > 0 */
+};
+
+static void rsn_s(struct rsn *w, const char *s)
+{
+    while (*s && w->n + 1 < w->cap)
+        w->p[w->n++] = *s++;
+    w->p[w->n] = '\0';
+}
+
+/* As ttxt: "inf" for TM_TIME_MAX, else the decimal value. */
+static void rsn_t(struct rsn *w, tm_time t)
+{
+    if (t == TM_TIME_MAX) {
+        rsn_s(w, "inf");
+        return;
+    }
+    char d[24], *e = d + sizeof d - 1;
+    uint64_t u = t < 0 ? 0 - (uint64_t)t : (uint64_t)t; /* INT64_MIN has no positive twin */
+    *e = '\0';
+    do
+        *--e = (char)('0' + u % 10);
+    while (u /= 10);
+    if (t < 0) *--e = '-';
+    rsn_s(w, e);
+}
+
+/* As btxt: "inf", "(5, strict)" or "(5, non-strict)". */
+static void rsn_b(struct rsn *w, tm_bound b)
+{
+    if (b.t == TM_TIME_MAX) {
+        rsn_s(w, "inf");
+        return;
+    }
+    rsn_s(w, "(");
+    rsn_t(w, b.t);
+    rsn_s(w, b.strict ? ", strict)" : ", non-strict)");
+}
+
 /* ==== 2. queues ============================================================================ */
 
 /* One queued TSO message. Nodes live inline in a per-receiver binary heap whose array only
@@ -251,6 +296,7 @@ struct tm_state {
                        moved a federate off mu (holder_of() recomputes them on demand) */
     tm_sink sink;   /* decision sink, may be NULL */
     void *ctx;      /* its context */
+    bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
     char why[320];  /* reason text of the decision being emitted */
 };
 
@@ -275,14 +321,25 @@ static const char *fname(const tm_state *st, tm_fed h)
     return f ? f->name : "nobody";
 }
 
-/* Emit one decision with a formatted reason. */
+/* Does anyone read reason texts? Formatting one costs about as much as the rest of a
+ * request (snprintf, and an O(N) holder lookup after fast requests), so the hot paths
+ * (deliver, grant) build their texts only when this holds. */
+static bool wants_reasons(const tm_state *st)
+{
+    return st->sink && st->reasons;
+}
+
+/* Emit one decision with a formatted reason ("" when reasons are off). */
 static void emit(tm_state *st, tm_decision *d, const char *fmt, ...)
 {
     if (!st->sink) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(st->why, sizeof st->why, fmt, ap);
-    va_end(ap);
+    st->why[0] = '\0';
+    if (st->reasons) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(st->why, sizeof st->why, fmt, ap);
+        va_end(ap);
+    }
     d->reason = st->why;
     st->sink(st->ctx, d);
 }
@@ -510,13 +567,74 @@ static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const 
                      .sender = m.sender,
                      .seq = m.seq,
                      .token = m.token};
-    char b[24];
-    emit(st, &d, "%s message ts %s from %s: %s", tso ? "TSO" : "RO", ttxt(b, m.ts),
-         fname(st, m.sender), why);
+    if (!st->sink) return;
+    struct rsn w = {st->why, 0, sizeof st->why};
+    st->why[0] = '\0';
+    if (st->reasons) { /* "%s message ts %s from %s: %s" */
+        rsn_s(&w, tso ? "TSO message ts " : "RO message ts ");
+        rsn_t(&w, m.ts);
+        rsn_s(&w, " from ");
+        rsn_s(&w, fname(st, m.sender));
+        rsn_s(&w, ": ");
+        rsn_s(&w, why);
+    }
+    d.reason = st->why;
+    st->sink(st->ctx, &d);
 }
 
-static void grant(tm_state *st, struct fed *f, tm_time t, const char *fmt, ...)
+/* Which row of the request table a grant follows; selects its reason text. */
+enum grant_row {
+    GR_AT_ONCE, /* f is not constrained: granted its request at once */
+    GR_TAR,     /* TAR/TARA(t) granted t against GALT */
+    GR_NER,     /* NER/NERA(t) granted g (the smallest queued ts, or t) against GALT */
+    GR_FQR      /* FQR(t) granted max(T, min(t, GALT)) */
+};
+
+/* Format the reason of granting f's pending request at g into st->why, from f's state
+ * before the grant. @p queued: for NER/NERA, g is the smallest queued time stamp. */
+static void grant_reason(tm_state *st, const struct fed *f, tm_time g, enum grant_row row,
+                         bool queued)
 {
+    char b1[24], b2[40], b3[24], b4[24];
+    const char *kn = tm_req_name(f->req);
+    tm_time t = f->rt;
+    switch (row) {
+    case GR_AT_ONCE:
+        snprintf(st->why, sizeof st->why, "%s(%s) granted at once: %s is not time-constrained",
+                 kn, ttxt(b1, t), f->name);
+        return;
+    case GR_TAR: { /* "%s(%s): GALT %s %s %s, held by %s", built by hand: the hot one */
+        struct rsn w = {st->why, 0, sizeof st->why};
+        rsn_s(&w, kn);
+        rsn_s(&w, "(");
+        rsn_t(&w, t);
+        rsn_s(&w, "): GALT ");
+        rsn_b(&w, f->galt);
+        rsn_s(&w, f->req == TM_REQ_TAR ? " > " : " >= ");
+        rsn_t(&w, t);
+        rsn_s(&w, ", held by ");
+        rsn_s(&w, fname(st, holder_of(st, f, NULL)));
+        return;
+    }
+    case GR_NER:
+        snprintf(st->why, sizeof st->why, "%s(%s) granted %s (%s): GALT %s %s %s, held by %s", kn,
+                 ttxt(b1, t), ttxt(b3, g), queued ? "smallest queued ts" : "nothing queued <= t",
+                 btxt(b2, f->galt), f->req == TM_REQ_NER ? ">" : ">=", ttxt(b4, g),
+                 fname(st, holder_of(st, f, NULL)));
+        return;
+    case GR_FQR:
+        snprintf(st->why, sizeof st->why,
+                 "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s", ttxt(b1, t),
+                 ttxt(b3, g), ttxt(b4, f->T), btxt(b2, f->galt), fname(st, f->holder));
+        return;
+    }
+}
+
+/* Grant f's pending request at t; the reason (when wanted) is that of @p row. */
+static void grant(tm_state *st, struct fed *f, tm_time t, enum grant_row row, bool queued)
+{
+    st->why[0] = '\0';
+    if (wants_reasons(st)) grant_reason(st, f, t, row, queued);
     tm_req k = f->req;
     f->T = t;
     f->req = TM_REQ_NONE;
@@ -527,12 +645,7 @@ static void grant(tm_state *st, struct fed *f, tm_time t, const char *fmt, ...)
      * FQR the GALT may be (g, non-strict), so messages stamped g may still come too. */
     f->avail = f->con && (k == TM_REQ_TARA || k == TM_REQ_NERA || k == TM_REQ_FQR);
     if (!st->sink) return;
-    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k};
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(st->why, sizeof st->why, fmt, ap);
-    va_end(ap);
-    d.reason = st->why;
+    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why};
     st->sink(st->ctx, &d);
 }
 
@@ -542,15 +655,11 @@ static void grant(tm_state *st, struct fed *f, tm_time t, const char *fmt, ...)
  * reported before the grant it belongs to. */
 static bool try_grant(tm_state *st, struct fed *f)
 {
-    char b1[24], b2[40], b3[24];
-    const char *kn = tm_req_name(f->req);
-    const char *hn = fname(st, holder_of(st, f, NULL));
     tm_time t = f->rt;
     if (!f->con) {
         /* Clarification: "a federate that is not constrained is granted any request at
          * once" - at its requested time, FQR included (no GALT limit without TSO). */
-        grant(st, f, t, "%s(%s) granted at once: %s is not time-constrained", kn, ttxt(b1, t),
-              f->name);
+        grant(st, f, t, GR_AT_ONCE, false);
         return true;
     }
     switch (f->req) {
@@ -560,8 +669,7 @@ static bool try_grant(tm_state *st, struct fed *f)
         while (f->q.n && q_min(&f->q) <= t)
             deliver(st, f, q_pop(&f->q), true,
                     f->req == TM_REQ_TAR ? "ts <= t for TAR(t)" : "ts <= t for TARA(t)");
-        grant(st, f, t, "%s(%s): GALT %s %s %s, held by %s", kn, ttxt(b1, t), btxt(b2, f->galt),
-              f->req == TM_REQ_TAR ? ">" : ">=", ttxt(b3, t), hn);
+        grant(st, f, t, GR_TAR, false);
         return true;
     case TM_REQ_NER:
     case TM_REQ_NERA: {
@@ -573,10 +681,7 @@ static bool try_grant(tm_state *st, struct fed *f)
         if (!ok) return false;
         while (f->q.n && q_min(&f->q) == g)
             deliver(st, f, q_pop(&f->q), true, "smallest queued ts for NER/NERA");
-        char b4[24];
-        grant(st, f, g, "%s(%s) granted %s (%s): GALT %s %s %s, held by %s", kn, ttxt(b1, t),
-              ttxt(b3, g), lits <= t ? "smallest queued ts" : "nothing queued <= t",
-              btxt(b2, f->galt), f->req == TM_REQ_NER ? ">" : ">=", ttxt(b4, g), hn);
+        grant(st, f, g, GR_NER, lits <= t);
         return true;
     }
     default:
@@ -626,6 +731,7 @@ int tm_new(tm_state **out, tm_sink sink, void *ctx, char *err, size_t errlen)
     }
     st->sink = sink;
     st->ctx = ctx;
+    st->reasons = true;
     *out = st;
     return TM_OK;
 }
@@ -646,6 +752,11 @@ void tm_set_sink(tm_state *st, tm_sink sink, void *ctx)
 {
     st->sink = sink;
     st->ctx = ctx;
+}
+
+void tm_set_reasons(tm_state *st, bool on)
+{
+    st->reasons = on;
 }
 
 static void reindex(tm_state *st, size_t from)
@@ -836,9 +947,7 @@ static void flush_grant(tm_state *st, struct fed *f, tm_time t)
         deliver(st, f, q_pop(&f->q), true, "FQR flushes every queued message");
     tm_time g = t < f->galt.t ? t : f->galt.t;
     if (g < f->T) g = f->T;
-    char b1[24], b2[24], b3[40], b4[24];
-    grant(st, f, g, "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s", ttxt(b1, t),
-          ttxt(b2, g), ttxt(b4, f->T), btxt(b3, f->galt), fname(st, f->holder));
+    grant(st, f, g, GR_FQR, false);
 }
 
 int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t errlen)

@@ -81,7 +81,7 @@ typedef struct tm_decision {
     uint64_t token;     /* DELIVER/DISCARD: the server's opaque message token */
     int code;           /* REFUSED: the TM_E* status */
     const char *reason; /* why, in words: "TAR(10): GALT (12, strict) > 10, held by B"; never
-                           NULL */
+                           NULL; "" while reasons are off (tm_set_reasons) */
 } tm_decision;
 
 /** "No time stamp": a receive-order send (tm_send) and its DELIVER decision. Same value as
@@ -137,6 +137,12 @@ void tm_free(tm_state *st);
 
 /** Replace the decision sink (for example to route decisions to a replay checker). */
 void tm_set_sink(tm_state *st, tm_sink sink, void *ctx);
+
+/** Turn the reason texts of decisions on or off (on after tm_new). Formatting them costs
+ *  about as much as the rest of a request, so a server that neither logs nor records them
+ *  turns them off. While off, every decision's `reason` is "" (never NULL); decisions,
+ *  return codes, error buffers and queries are unchanged. Cost: O(1). */
+void tm_set_reasons(tm_state *st, bool on);
 
 /* ---- events: each returns TM_OK or a TM_E* code; decisions go to the sink. ------------- */
 

@@ -3,7 +3,9 @@
 # "replay"): tempo-rti --log records a 4-federate improved-Jacobi run (tempo-run --rti, 20 steps
 # of 0.5 s); each federate replayed unchanged matches the record to the end with the same CSV;
 # the stair federate replayed with its jump period changed (3.5 s -> 4 s, so its output first
-# differs at step 7, t = 3.5 s) diverges exactly at its UPDATE of step 7. Prints "N passed, N failed".
+# differs at step 7, t = 3.5 s) diverges exactly at its UPDATE of step 7; a renamed file
+# diverges at the JOIN, and the report names the field; the naive and discrete-event Jacobi
+# variants replay unchanged too. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pass=0
@@ -38,12 +40,13 @@ trap 'exit 130' INT TERM
 # The changed copy has the same file name in another folder: the generated FOM names the
 # file it came from, and the FOM text is part of the JOIN request that replay compares.
 fmus=$PWD/build/fmus
-write_fed() { # write_fed FILE PERIOD
+jacobi='"method": "jacobi", "start": 0, "end": 10, "step": 0.5'
+write_fed() { # write_fed FILE PERIOD [ALGORITHM]
   cat >"$1" <<EOF
 {
   "federation": "replay-jacobi",
   "description": "tests/integration/tlog_jacobi.sh: a recorded Jacobi federation for tempo-log replay",
-  "algorithm": { "method": "jacobi", "start": 0, "end": 10, "step": 0.5 },
+  "algorithm": { ${3:-$jacobi} },
   "solver": { "method": "bdf", "rtol": 1e-8, "atol": 1e-10 },
   "federates": [
     { "name": "prey", "fmu": "$fmus/lv_prey_me.fmu",
@@ -66,21 +69,47 @@ mkdir -p "$tmp/rec" "$tmp/changed" "$tmp/logs"
 write_fed "$tmp/rec/fed.json" 3.5
 write_fed "$tmp/changed/fed.json" 4
 
+# record DIR: run DIR/fed.json with tempo-run against a fresh tempo-rti --log DIR/logs; sets
+# $log to the log file (empty if none). One RTI per recording, so one log per folder.
+record() {
+  local d=$1
+  mkdir -p "$d/logs"
+  bin/tempo-rti --listen 127.0.0.1:0 --log "$d/logs" --log-level warn >"$d/rti.out" 2>"$d/rti.err" &
+  rti_pid=$!
+  for _ in $(seq 1 100); do grep -q "listening on" "$d/rti.out" 2>/dev/null && break; sleep 0.05; done
+  local addr
+  addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$d/rti.out" | head -n 1)
+  check "$d: the RTI starts" test -n "$addr"
+  timeout 60 bin/tempo-run "$d/fed.json" --rti "${addr:-127.0.0.1:1}" --quiet --timeout 30000 \
+    >"$d/run.out" 2>&1
+  check "$d: the recorded run ends well" test $? -eq 0
+  kill -TERM "$rti_pid" 2>/dev/null
+  wait "$rti_pid" 2>/dev/null
+  rti_pid=""
+  log=$(ls "$d"/logs/*.tlog 2>/dev/null | head -n 1)
+  check "$d: one log file" test -n "$log"
+}
+# replay_all DIR: each federate of DIR/fed.json replayed unchanged against $log.
+replay_all() {
+  local d=$1 name out rc nreq
+  for name in prey predator stair mass; do
+    out=$d/replay_$name
+    timeout 60 bin/tempo-log replay "$log" --federate "$name" --timeout 10 -- \
+      bin/tempo-fmu --federation "$d/fed.json" --name "$name" --rti '{rti}' \
+      --output "$out" --quiet >"$out.txt" 2>&1
+    rc=$?
+    nreq=$(bin/tempo-log show "$log" --federate "$name" | awk -v f="$name" '$3 == f && $4 == "RECV" { n++ } END { print n + 0 }')
+    check "$d: replay $name unchanged: exit 0" test "$rc" -eq 0
+    check "$d: replay $name unchanged: matched" has "$out.txt" "MATCHED to the end of the log: $nreq requests as recorded"
+    check "$d: replay $name unchanged: the federate itself ended well" has "$out.txt" "command exited with status 0"
+    check "$d: replay $name unchanged: no divergence" not_has "$out.txt" "DIVERGED"
+    check "$d: replay $name unchanged: same results as recorded" cmp -s "$d/out/$name.csv" "$out/$name.csv"
+  done
+}
+
 # 1. Record the federation.
-bin/tempo-rti --listen 127.0.0.1:0 --log "$tmp/logs" --log-level warn >"$tmp/rti.out" 2>"$tmp/rti.err" &
-rti_pid=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
-addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
-check "the RTI starts" test -n "$addr"
-timeout 60 bin/tempo-run "$tmp/rec/fed.json" --rti "${addr:-127.0.0.1:1}" --quiet --timeout 30000 \
-  >"$tmp/run.out" 2>&1
-check "the recorded run ends well" test $? -eq 0
-check "the recorded run took 20 steps" has "$tmp/run.out" "20 steps per federate"
-kill -TERM "$rti_pid" 2>/dev/null
-wait "$rti_pid" 2>/dev/null
-rti_pid=""
-log=$(ls "$tmp"/logs/*.tlog 2>/dev/null | head -n 1)
-check "one log file" test -n "$log"
+record "$tmp/rec"
+check "the recorded run took 20 steps" has "$tmp/rec/run.out" "20 steps per federate"
 [ -n "$log" ] || { echo "$pass passed, $((fail + 1)) failed"; exit 1; }
 check "the stair's CSV has the jump at 3.5 s" grep -qx '3.5,1' "$tmp/rec/out/stair.csv"
 check "... and not before it" grep -qx '3,0' "$tmp/rec/out/stair.csv"
@@ -102,19 +131,7 @@ step7_req=$(awk -v s="#$step7_seq" '$4 == "RECV" && $3 == "stair" { n++ } $1 == 
 
 # 2. Each federate replayed unchanged: MATCHED, exit 0, the federate exits 0, and its results
 # are byte for byte those of the recorded run (it got exactly the recorded inputs).
-for name in prey predator stair mass; do
-  out=$tmp/replay_$name
-  timeout 60 bin/tempo-log replay "$log" --federate "$name" --timeout 10 -- \
-    bin/tempo-fmu --federation "$tmp/rec/fed.json" --name "$name" --rti '{rti}' \
-    --output "$out" --quiet >"$out.txt" 2>&1
-  rc=$?
-  nreq=$(grep -cE "^#[0-9]+ +\\+[0-9.]+s $name +RECV " <(bin/tempo-log show "$log" --federate "$name"))
-  check "replay $name unchanged: exit 0" test "$rc" -eq 0
-  check "replay $name unchanged: matched" has "$out.txt" "MATCHED to the end of the log: $nreq requests as recorded"
-  check "replay $name unchanged: the federate itself ended well" has "$out.txt" "command exited with status 0"
-  check "replay $name unchanged: no divergence" not_has "$out.txt" "DIVERGED"
-  check "replay $name unchanged: same results as recorded" cmp -s "$tmp/rec/out/$name.csv" "$out/$name.csv"
-done
+replay_all "$tmp/rec"
 
 # 3. The stair with period 4: the first request that differs is its UPDATE of step 7.
 out=$tmp/replay_changed
@@ -131,6 +148,31 @@ check "replay changed stair: got y=0 at t = 3.5 s" grep -qE \
 check "replay changed stair: not matched" not_has "$out.txt" "MATCHED"
 check "replay changed stair: the federate was stopped (it did not end well)" \
   grep -q "command exited with status [1-9]" "$out.txt"
+
+# 4. The unchanged federation under another file name: the generated FOM names its file, so the
+# JOIN (request 1) already differs, in its FOM text (str2) only; the report must say where,
+# since the one-line descriptions of the two JOINs are equal.
+cp "$tmp/rec/fed.json" "$tmp/rec/renamed.json"
+out=$tmp/replay_renamed
+timeout 60 bin/tempo-log replay "$log" --federate stair --timeout 10 -- \
+  bin/tempo-fmu --federation "$tmp/rec/renamed.json" --name stair --rti '{rti}' \
+  --output "$out" --quiet >"$out.txt" 2>&1
+check "replay renamed file: exit 3" test $? -eq 3
+check "replay renamed file: diverged at the JOIN" has "$out.txt" "(request 1 of the federate):"
+check "replay renamed file: names the FOM text and the file names" grep -qE \
+  '^  the frames differ in field str2 \([0-9]+ bytes expected, [0-9]+ got\) from byte [0-9]+: expected "fed\.json: .*", got "renamed\.json: ' \
+  "$out.txt"
+
+# 5. The other Jacobi variants of the same federation, replayed unchanged: the naive one
+# (TAR, lookahead = step) and the discrete-event one (NERA/NER, variable steps per federate).
+mkdir -p "$tmp/naive" "$tmp/de"
+write_fed "$tmp/naive/fed.json" 3.5 '"method": "jacobi-naive", "start": 0, "end": 10, "step": 0.5'
+write_fed "$tmp/de/fed.json" 3.5 \
+  '"method": "jacobi-de", "start": 0, "end": 10, "quantum": 0.05, "h_min": 0.01, "h_max": 0.5'
+for v in naive de; do
+  record "$tmp/$v"
+  [ -n "$log" ] && replay_all "$tmp/$v"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
