@@ -209,9 +209,10 @@ static double run_bench(const char *addr, int b, int n, int steps)
 
 /* ---- the federation log's cost (issue 6) ------------------------------------------------------ */
 
-/* Start a second bin/tempo-rti that writes federation logs into @p dir. @return its pid (the
- * address in @p addr), or -1. It dies with this process (PR_SET_PDEATHSIG). */
-static pid_t start_logging_rti(const char *dir, char *addr, size_t cap)
+/* Start a second bin/tempo-rti with the options @p opt1 and @p opt2 (an option and its
+ * value). @return its pid (the address in @p addr), or -1. It dies with this process
+ * (PR_SET_PDEATHSIG). */
+static pid_t start_rti_with(const char *opt1, const char *opt2, char *addr, size_t cap)
 {
     int fds[2];
     if (pipe(fds) < 0) return -1;
@@ -222,7 +223,7 @@ static pid_t start_logging_rti(const char *dir, char *addr, size_t cap)
         close(fds[0]);
         close(fds[1]);
         execl("bin/tempo-rti", "bin/tempo-rti", "--listen", "127.0.0.1:0", "--log-level", "error",
-              "--log", dir, (char *)NULL);
+              opt1, opt2, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -274,7 +275,7 @@ static void log_cost(const char *plain, int steps)
         CHECK(0, "mkdtemp: %s", strerror(errno));
         return;
     }
-    pid_t pid = start_logging_rti(dir, addr, sizeof addr);
+    pid_t pid = start_rti_with("--log", dir, addr, sizeof addr);
     CHECK(pid > 0, "bin/tempo-rti --log %s did not start", dir);
     for (int n = 2; pid > 0 && n <= MAXN; n *= 4) {
         double without = 0, with = 0;
@@ -296,6 +297,35 @@ static void log_cost(const char *plain, int steps)
     }
     clear_logs(dir);
     rmdir(dir);
+}
+
+/* The RTI's --spin-us (poll that long after traffic before sleeping): B1 and B2 against the
+ * default RTI and against one started with --spin-us 20, in alternation. On this VM an idle
+ * CPU halts and waking a process there costs about 20 us (doc/rti.md, Performance notes). */
+static void spin_effect(const char *plain, int steps)
+{
+    char addr[128];
+    pid_t pid = start_rti_with("--spin-us", "20", addr, sizeof addr);
+    CHECK(pid > 0, "bin/tempo-rti --spin-us 20 did not start");
+    for (int b = 1; pid > 0 && b <= 2; b++) {
+        for (int n = 2; n <= MAXN; n *= 4) {
+            double off = 0, on = 0;
+            for (int rep = 0; rep < 2; rep++) {
+                off += run_bench(plain, b, n, steps) / 2;
+                on += run_bench(addr, b, n, steps) / 2;
+            }
+            double raw2 = raw_rtt_rate_on(steps / 4, 0, 1), raw1 = raw_rtt_rate_on(steps / 4, 0, 0);
+            printf("B%d N = %d with --spin-us 20: %8.0f steps/s (%.2f x raw, %.2f x one-CPU raw), "
+                   "default %8.0f (%.2f, %.2f)\n",
+                   b, n, on, raw2 > 0 ? on / raw2 : 0, raw1 > 0 ? on / raw1 : 0, off,
+                   raw2 > 0 ? off / raw2 : 0, raw1 > 0 ? off / raw1 : 0);
+            fflush(stdout);
+        }
+    }
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
 }
 
 /* ---- the engine alone --------------------------------------------------------------------- */
@@ -456,5 +486,6 @@ int main(int argc, char **argv)
         }
     }
     log_cost(addr, steps);
+    spin_effect(addr, steps);
     return check_summary();
 }
