@@ -103,12 +103,15 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
     }
     if (s->cfg.flog_dir) {
         char path[512], lerr[FLOG_ERR_LEN];
-        struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution, 0};
+        struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution,
+                                 timesvc_loop_wall_ns(s->base)};
         if (flog_open_dir(&fx->flog, s->cfg.flog_dir, &info, path, sizeof path, lerr,
-                          sizeof lerr) != FLOG_OK)
+                          sizeof lerr) != FLOG_OK) {
             LOGW("flog", "-", "federation '%s': no federation log: %s", name, lerr);
-        else
+        } else {
+            flog_set_clock(fx->flog, timesvc_loop_wall_ns, s->base);
             LOGI("flog", "-", "federation '%s': logging to %s", name, path);
+        }
     }
     fx->next = s->feds;
     s->feds = fx;

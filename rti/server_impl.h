@@ -226,6 +226,10 @@ void timesvc_resign(struct server *s, struct federate *f);
 void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m);
 /* Log every federate's "who blocks whom" line (SIGUSR1). */
 void timesvc_dump(struct server *s, struct federation *fx);
+/* The event loop's cached wall time in ns since the epoch (0 if unavailable): the federation
+ * log's clock, set when the log is opened so that the header's start time and every record
+ * come from one clock (a record never appears to precede the log's start). */
+int64_t timesvc_loop_wall_ns(void *base);
 /* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides

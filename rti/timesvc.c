@@ -193,7 +193,7 @@ static void sink(void *ctx, const tm_decision *d)
 /* Federation log stamps: the event loop's cached wall time (the moment the current batch of
  * events was taken), not a clock_gettime per record, which cost 3 % of the RTI's CPU. Records
  * of one batch share a stamp; their order is the record sequence. ns since the epoch. */
-static int64_t loop_wall_ns(void *base)
+int64_t timesvc_loop_wall_ns(void *base)
 {
     struct timeval tv;
     if (event_base_gettimeofday_cached(base, &tv) != 0) return 0;
@@ -242,7 +242,6 @@ int timesvc_join(struct server *s, struct federate *f)
      * formatting them was half of the RTI's own work per grant. Both are fixed before the
      * first join (the level at start-up, the log when the federation is created). */
     tm_set_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG || f->fx->flog != NULL);
-    if (f->fx->flog) flog_set_clock(f->fx->flog, loop_wall_ns, s->base);
     int rc = tm_join(f->fx->tm, (tm_fed)f->handle, f->name, err, sizeof err);
     if (rc != TM_OK) {
         LOGE("tm", f->tag, "join refused by time management: %s", err);
