@@ -128,7 +128,8 @@ int main(void)
     snprintf(g_dir, sizeof g_dir, "/tmp/fmufed_bench_XXXXXX");
     if (!mkdtemp(g_dir)) return 1;
     atexit(remove_dir);
-    const char *rti = harness_start_rti(NULL, 600);
+    static const char *const rti_args[] = {"--log-level", "warn", NULL}; /* figures only */
+    const char *rti = harness_start_rti(rti_args, 600);
     if (!rti) return 1;
     atexit(harness_stop_rti);
     char addr[128];
