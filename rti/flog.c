@@ -17,6 +17,8 @@
 
 struct flog {
     int fd;                 /* the log file, -1 once closed */
+    int64_t last_wall;      /* stamp of the last record (the header's start before): records
+                               store the difference to it */
     struct buf out;         /* records not yet written; storage reused (only grows) */
     uint64_t seq;           /* sequence number of the last record appended (0 = none) */
     uint64_t bytes;         /* bytes appended so far, header included */
@@ -107,35 +109,53 @@ static int do_flush(struct flog *l)
     return FLOG_OK;
 }
 
-/* Append one record: the fixed part, then up to two payload pieces (so that a DECISION's
- * fixed fields and its reason text need no intermediate copy). */
+/* Unsigned LEB128: 7 bits per byte, low first, high bit = more. @return bytes written. */
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Append one record: kind, varint federate, zigzag varint of the stamp's difference to the
+ * previous record's (records of one loop pass share a stamp, so mostly 1 byte: 0), then up
+ * to two payload pieces (so that a DECISION's fixed fields and its reason text need no
+ * intermediate copy). */
 static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, size_t alen,
                   const void *b, size_t blen)
 {
     if (!l) return FLOG_STOPPED;
     if (l->stopped) return FLOG_STOPPED;
     if (alen > FLOG_MAX_RECORD || blen > FLOG_MAX_RECORD - alen ||
-        alen + blen > FLOG_MAX_RECORD - FLOG_REC_FIXED)
+        alen + blen > FLOG_MAX_RECORD - FLOG_REC_HDR_MAX)
         return FLOG_EUSAGE; /* the reader would refuse it: record nothing */
-    size_t body = FLOG_REC_FIXED + alen + blen;
-    if (buf_reserve(&l->out, FLOG_REC_PREFIX + body) != 0)
+    if (buf_reserve(&l->out, FLOG_REC_PREFIX + FLOG_REC_HDR_MAX + alen + blen) != 0)
         return stop(l, FLOG_ENOMEM,
                     "federation log %s: out of memory for a %zu-byte record; "
                     "logging stopped",
-                    l->path, body);
+                    l->path, FLOG_REC_HDR_MAX + alen + blen);
     uint8_t *p = l->out.data + l->out.len;
     uint8_t *bp = p + FLOG_REC_PREFIX;
+    int64_t wall = now_ns(l);
+    /* two's complement difference, zigzag-mapped so that small negatives stay short */
+    uint64_t d = (uint64_t)wall - (uint64_t)l->last_wall;
+    uint64_t zz = (d << 1) ^ (0 - (d >> 63)); /* 0 - 1 = all ones for d < 0 */
+    size_t h = 1;
     bp[0] = (uint8_t)kind;
-    bp[1] = bp[2] = bp[3] = 0;
-    put32(bp + 4, fed);
-    put64(bp + 8, l->seq + 1);
-    put64(bp + 16, (uint64_t)now_ns(l));
-    if (alen) memcpy(bp + FLOG_REC_FIXED, a, alen);
-    if (blen) memcpy(bp + FLOG_REC_FIXED + alen, b, blen);
+    h += put_varint(bp + h, fed);
+    h += put_varint(bp + h, zz);
+    if (alen) memcpy(bp + h, a, alen);
+    if (blen) memcpy(bp + h + alen, b, blen);
+    size_t body = h + alen + blen;
     put32(p, (uint32_t)body);
     put32(p + 4, flog_crc32c(0, bp, body));
     l->out.len += FLOG_REC_PREFIX + body;
     l->seq++;
+    l->last_wall = wall;
     l->bytes += FLOG_REC_PREFIX + body;
     if (l->out.len >= FLOG_FLUSH_BYTES) return do_flush(l);
     return FLOG_OK;
@@ -171,6 +191,7 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     put32(p + 12, (uint32_t)hlen);
     int64_t start = info->start_wall_ns ? info->start_wall_ns : now_ns(l);
     put64(p + FLOG_FILE_PREFIX, (uint64_t)start);
+    l->last_wall = start;
     size_t off = FLOG_FILE_PREFIX + 8;
     put32(p + off, (uint32_t)nlen);
     memcpy(p + off + 4, info->federation, nlen);
@@ -286,13 +307,30 @@ int flog_decision(struct flog *l, const tm_decision *d)
     put64(fx + 24, d->seq);
     put64(fx + 32, d->token);
     const char *why = d->reason ? d->reason : "";
+    unsigned code = d->kind == TM_D_DELIVER ? flog_why_code(why) : 0;
+    if (code) {
+        /* Deliveries are most decisions: their reason's start repeats the fields, so keep
+         * only its code, and the fields as varints (time zigzag-mapped), no zero padding. */
+        uint8_t c[4 + 4 * 10];
+        c[0] = (uint8_t)d->kind;
+        c[1] = (uint8_t)d->req;
+        c[2] = d->tso ? 1 : 0;
+        c[3] = (uint8_t)code;
+        uint64_t t = (uint64_t)d->time;
+        size_t n = 4;
+        n += put_varint(c + n, (t << 1) ^ (0 - (t >> 63)));
+        n += put_varint(c + n, d->sender);
+        n += put_varint(c + n, d->seq);
+        n += put_varint(c + n, d->token);
+        return append(l, FLOG_K_DECISION, d->fed, c, n, NULL, 0);
+    }
     return append(l, FLOG_K_DECISION, d->fed, fx, sizeof fx, why, strlen(why));
 }
 
 int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers, size_t n,
                  uint64_t token)
 {
-    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_FIXED - 20) / 4)
+    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_HDR_MAX - 20) / 4)
         return l ? FLOG_EUSAGE : FLOG_STOPPED;
     /* Up to 64 receivers are encoded on the stack; larger fan-outs (rare) use a heap
      * scratch, the only allocation of this module after open. */

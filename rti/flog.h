@@ -12,15 +12,14 @@
 
 /* ---- format constants (doc/log.md) ------------------------------------------------------ */
 
-#define FLOG_MAGIC       "TEMPOLOG" /* first 8 bytes of every log file */
-#define FLOG_MAGIC_LEN   8u
-#define FLOG_VERSION     1u  /* the only format version this code writes and reads */
-#define FLOG_FILE_PREFIX 20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
-#define FLOG_REC_PREFIX  8u  /* u32 body_len, u32 crc32 of the body */
-#define FLOG_REC_FIXED                                                                             \
-    24u                                 /* body bytes before the payload: kind, 3 zero bytes,      \
-                                           u32 federate, u64 seq, i64 wall_ns */
-#define FLOG_DECISION_FIXED 40u         /* DECISION payload bytes before the reason text */
+#define FLOG_MAGIC          "TEMPOLOG" /* first 8 bytes of every log file */
+#define FLOG_MAGIC_LEN      8u
+#define FLOG_VERSION        2u  /* the only format version this code writes and reads */
+#define FLOG_FILE_PREFIX    20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
+#define FLOG_REC_PREFIX     8u  /* u32 body_len, u32 crc32 of the body */
+#define FLOG_REC_MIN        3u  /* smallest body: u8 kind, varint federate, varint wall delta */
+#define FLOG_REC_HDR_MAX    16u /* largest body part before the payload: 1 + 5 + 10 bytes */
+#define FLOG_DECISION_FIXED 40u /* DECISION payload bytes before the reason text */
 #define FLOG_MAX_RECORD     (64u << 20) /* largest body a reader accepts (bytes) */
 #define FLOG_MAX_HEADER     (64u << 20) /* largest file header a reader accepts (bytes) */
 #define FLOG_ERR_LEN        256         /* a buffer this big holds every message of this module */
@@ -38,6 +37,21 @@ enum flog_kind {
     FLOG_K_NOTE = 7,     /* payload: free text from the RTI (e.g. "log closed") */
     FLOG_K_END           /* one past the last kind; not a kind */
 };
+
+/* The delivery reasons the time management gives (rti/tm.c, deliver()): the text after
+ * "<TSO|RO> message ts <t> from <sender>: ". A DELIVER decision whose reason ends with one of
+ * them is written with its code (DECISION payload byte 3) and no text; the rest of the reason
+ * is the record's own fields. Values are part of the format: never renumber, only append. */
+#define FLOG_WHY_COUNT 9u /* codes 1 .. FLOG_WHY_COUNT - 1; 0 = the reason text follows */
+
+/** The delivery reason of code @p code (1 .. FLOG_WHY_COUNT - 1), e.g. "ts <= t for TAR(t)";
+ *  NULL for 0 or an unknown code. Static string. */
+const char *flog_why_text(unsigned code);
+
+/** The code of a DELIVER decision's full reason text @p reason (as rti/tm.c formats it:
+ *  "TSO message ts 10 from A: ts <= t for TAR(t)"): the table entry that ends it after ": ".
+ *  @return 1 .. FLOG_WHY_COUNT - 1, or 0 when none does (NULL or "" too). */
+unsigned flog_why_code(const char *reason);
 
 /* Status codes: 0 success, positive informative, negative errors. */
 enum flog_status {
@@ -129,7 +143,9 @@ int flog_joined(struct flog *l, uint32_t fed, const char *name);
 int flog_lost(struct flog *l, uint32_t fed, const char *reason);
 
 /** A time-management decision, as the tm sink receives it (rti/tm.h); d->fed becomes the
- *  record's federate. */
+ *  record's federate. A DELIVER whose reason ends with a known delivery reason
+ *  (flog_why_code) is written as that code without the text (40 payload bytes instead of
+ *  about 90: deliveries are most of the decisions). */
 int flog_decision(struct flog *l, const tm_decision *d);
 
 /** The tm_send call the RTI makes for a time-stamped or receive-order message: the same
@@ -183,7 +199,10 @@ struct flog_decision {
     uint32_t sender;    /* DELIVER/DISCARD: sending federate */
     uint64_t seq;       /* DELIVER/DISCARD: the sender's send sequence */
     uint64_t token;     /* DELIVER/DISCARD: the server's message token */
-    const char *reason; /* reason text (not NUL-terminated), into the caller's bytes */
+    uint8_t why;        /* DELIVER: the reason's code (flog_why_text), 0 = text recorded */
+    const char *reason; /* reason text (not NUL-terminated): into the caller's bytes, or for
+                           why != 0 the static flog_why_text(why) (the rest of the reason,
+                           type, time and sender, are the fields above) */
     uint32_t reason_len;
 };
 
@@ -201,8 +220,10 @@ struct flog_record {
     uint64_t offset;        /* byte offset of the record's length field in the file */
     uint8_t kind;           /* enum flog_kind */
     uint32_t fed;           /* federate handle (0 = none / not joined yet) */
-    uint64_t seq;           /* sequence number written by the RTI (1, 2, ... per log) */
-    int64_t wall_ns;        /* wall-clock stamp, ns since the epoch */
+    uint64_t seq;           /* sequence number: the order the RTI appended the records in
+                               (version 2 stores none: it is the index) */
+    int64_t wall_ns;        /* wall-clock stamp, ns since the epoch (stored as the difference
+                               to the previous record's) */
     const uint8_t *payload; /* kind-specific bytes (doc/log.md) */
     uint32_t payload_len;
     struct flog_decision dec; /* filled for FLOG_K_DECISION */
@@ -215,13 +236,15 @@ struct flog_reader {
     size_t n;               /* bytes at p */
     size_t off;             /* next record's offset */
     uint64_t count;         /* records returned so far */
+    int64_t last_wall_ns;   /* stamp of the last record returned (start_wall_ns before) */
     struct flog_header hdr; /* filled by flog_reader_init */
 };
 
 /** Check the magic and version and decode the header. The version is checked before
  *  anything after it, so a newer log is refused as such, not as corrupt.
  *  @param r  reader to set up (not NULL); p/n the whole log (p may be NULL when n == 0)
- *  @return FLOG_OK; FLOG_EMAGIC; FLOG_EVERSION ("format version 7; this reader knows 1");
+ *  @return FLOG_OK; FLOG_EMAGIC; FLOG_EVERSION ("log format version 7 is not supported (this
+ *          reader knows version 2)"; version 1 logs too);
  *          FLOG_ETRUNC (data ends inside the header: err gives the byte offset);
  *          FLOG_ECRC; FLOG_ECORRUPT (a length inside the header overruns it);
  *          FLOG_EUSAGE (r NULL). */

@@ -47,6 +47,40 @@ static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_NOTE] = "NOTE",
 };
 
+/* Must equal texts that rti/tm.c's deliver() calls pass: tests/unit/flog_test.c finds each in
+ * rti/tm.c, and tests/integration/rti_flog_test.c checks that a real delivery is coded. A
+ * reason not here is simply recorded in full. */
+static const char *const why_texts[FLOG_WHY_COUNT] = {
+    NULL,
+    "ts <= t for TAR(t)",
+    "ts <= t for TARA(t)",
+    "smallest queued ts for NER/NERA",
+    "receiver no longer time-constrained",
+    "FQR flushes every queued message",
+    "sender not time-regulating or no time stamp",
+    "receiver not time-constrained",
+    "stamped T after an available grant",
+};
+
+const char *flog_why_text(unsigned code)
+{
+    return code > 0 && code < FLOG_WHY_COUNT ? why_texts[code] : NULL;
+}
+
+unsigned flog_why_code(const char *reason)
+{
+    if (!reason) return 0;
+    size_t n = strlen(reason);
+    for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
+        size_t k = strlen(why_texts[c]);
+        /* the text must be the whole tail after ": ", not just a suffix of a longer why */
+        if (n >= k + 2 && memcmp(reason + n - k, why_texts[c], k) == 0 &&
+            memcmp(reason + n - k - 2, ": ", 2) == 0)
+            return c;
+    }
+    return 0;
+}
+
 const char *flog_kind_name(unsigned kind)
 {
     return kind > 0 && kind < FLOG_K_END ? kind_names[kind] : "?";
@@ -226,10 +260,30 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
         return fail(FLOG_ECORRUPT, err, errlen, "file header: %u bytes left after the FOM text",
                     hlen - (uint32_t)off);
     r->off = hlen;
+    r->last_wall_ns = h->start_wall_ns;
     return FLOG_OK;
 }
 
 /* ---- records ----------------------------------------------------------------------------- */
+
+/* Unsigned LEB128 at p[*h] inside [0, n), at most @p max bytes; a value whose last byte
+ * carries bits beyond 64 is refused. 0 and *h advanced, or -1 (*h at the bad byte). */
+static int get_varint(const uint8_t *p, size_t n, size_t *h, int max, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < max; i++) {
+        if (*h >= n) return -1;
+        uint8_t c = p[*h];
+        if (i == 9 && c > 1) return -1;
+        x |= (uint64_t)(c & 0x7f) << (7 * i);
+        (*h)++;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
 
 uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i)
 {
@@ -237,11 +291,49 @@ uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i)
     return get32(s->receivers + 4 * (size_t)i);
 }
 
+/* A DECISION whose byte 3 (why) is not 0: a DELIVER with its reason as a code and its fields
+ * as varints (doc/log.md 1.2). 0, or -1 with err filled. */
+static int decode_coded(struct flog_record *rec, char *err, size_t errlen)
+{
+    const uint8_t *q = rec->payload;
+    uint32_t n = rec->payload_len;
+    struct flog_decision *d = &rec->dec;
+    d->kind = q[0];
+    d->req = q[1];
+    d->tso = q[2];
+    d->why = q[3];
+    const char *w = flog_why_text(d->why);
+    if (d->kind != TM_D_DELIVER || !w) {
+        fail(0, err, errlen,
+             "DECISION payload: reason code %u with decision kind %u (codes are 1..%u, for "
+             "DELIVER only)",
+             d->why, d->kind, FLOG_WHY_COUNT - 1);
+        return -1;
+    }
+    uint64_t t = 0, sender = 0;
+    size_t h = 4;
+    if (get_varint(q, n, &h, 10, &t) != 0 || get_varint(q, n, &h, 5, &sender) != 0 ||
+        sender > UINT32_MAX || get_varint(q, n, &h, 10, &d->seq) != 0 ||
+        get_varint(q, n, &h, 10, &d->token) != 0 || h != n) {
+        fail(0, err, errlen,
+             "coded DELIVER payload: a varint at payload byte %zu is too long or overruns the "
+             "%u bytes, or bytes are left after the token",
+             h, n);
+        return -1;
+    }
+    d->time = (int64_t)((t >> 1) ^ (0 - (t & 1)));
+    d->sender = (uint32_t)sender;
+    d->reason = w;
+    d->reason_len = (uint32_t)strlen(w);
+    return 0;
+}
+
 /* Decode the kind-specific part. 0, or -1 with err filled. */
 static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
 {
     const uint8_t *q = rec->payload;
     uint32_t n = rec->payload_len;
+    if (rec->kind == FLOG_K_DECISION && n >= 4 && q[3] != 0) return decode_coded(rec, err, errlen);
     if (rec->kind == FLOG_K_DECISION) {
         if (n < FLOG_DECISION_FIXED) {
             fail(0, err, errlen, "DECISION payload of %u bytes is shorter than %u", n,
@@ -291,7 +383,7 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
                     "checksum prefix has only %zu bytes",
                     r->n, (unsigned long long)idx, FLOG_REC_PREFIX, left);
     uint32_t blen = get32(r->p + off), crc = get32(r->p + off + 4);
-    if (blen < FLOG_REC_FIXED || blen > FLOG_MAX_RECORD)
+    if (blen < FLOG_REC_MIN || blen > FLOG_MAX_RECORD)
         return fail(FLOG_ECORRUPT, err, errlen,
                     "record %llu at byte offset %zu: body length %u is impossible",
                     (unsigned long long)idx, off, blen);
@@ -307,18 +399,27 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
                     "record %llu at byte offset %zu: checksum 0x%08x does not match the "
                     "stored 0x%08x",
                     (unsigned long long)idx, off, got, crc);
-    if (b[0] == 0 || b[0] >= FLOG_K_END || b[1] || b[2] || b[3])
-        return fail(FLOG_ECORRUPT, err, errlen,
-                    "record %llu at byte offset %zu: unknown kind %u (or nonzero padding)",
+    if (b[0] == 0 || b[0] >= FLOG_K_END)
+        return fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: unknown kind %u",
                     (unsigned long long)idx, off, b[0]);
+    uint64_t fed = 0, zz = 0;
+    size_t h = 1;
+    int bad_fed = get_varint(b, blen, &h, 5, &fed) != 0 || fed > UINT32_MAX;
+    if (bad_fed || get_varint(b, blen, &h, 10, &zz) != 0)
+        return fail(FLOG_ECORRUPT, err, errlen,
+                    "record %llu at byte offset %zu: the %s varint at body byte %zu is longer "
+                    "than its type or overruns the %u-byte body",
+                    (unsigned long long)idx, off, bad_fed ? "federate" : "wall-time", h, blen);
+    /* undo the zigzag mapping; the sum wraps like the writer's difference */
+    uint64_t d = (zz >> 1) ^ (0 - (zz & 1));
     rec->index = idx;
     rec->offset = off;
     rec->kind = b[0];
-    rec->fed = get32(b + 4);
-    rec->seq = get64(b + 8);
-    rec->wall_ns = (int64_t)get64(b + 16);
-    rec->payload = b + FLOG_REC_FIXED;
-    rec->payload_len = blen - FLOG_REC_FIXED;
+    rec->fed = (uint32_t)fed;
+    rec->seq = idx;
+    rec->wall_ns = (int64_t)((uint64_t)r->last_wall_ns + d);
+    rec->payload = b + h;
+    rec->payload_len = blen - (uint32_t)h;
     char why[160] = "";
     if (decode_payload(rec, why, sizeof why) != 0) {
         memset(rec, 0, sizeof *rec);
@@ -327,6 +428,7 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
     }
     r->off = off + FLOG_REC_PREFIX + blen;
     r->count = idx;
+    r->last_wall_ns = rec->wall_ns;
     return 1;
 }
 

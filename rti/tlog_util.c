@@ -169,6 +169,7 @@ void tlog_rewind(const struct tlog *t, struct flog_reader *r)
     r->n = t->len;
     r->hdr = t->hdr;
     r->off = t->hdr.header_len;
+    r->last_wall_ns = t->hdr.start_wall_ns; /* records store stamp differences from here */
 }
 
 void tlog_report_cut(const struct tlog *t)

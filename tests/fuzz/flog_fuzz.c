@@ -69,7 +69,11 @@ static void read_all(const uint8_t *data, size_t size)
                 (void)flog_tm_send_receiver(&rec.send, i);
             if (rec.send.receivers + 4 * (size_t)rec.send.n > data + size) __builtin_trap();
         } else if (rec.kind == FLOG_K_DECISION) {
-            if (rec.dec.reason + rec.dec.reason_len > (const char *)data + size) __builtin_trap();
+            /* a coded reason (why != 0) is a static text, not in the data */
+            if (rec.dec.why == 0 && rec.dec.reason + rec.dec.reason_len > (const char *)data + size)
+                __builtin_trap();
+            if (rec.dec.why != 0 && (!flog_why_text(rec.dec.why) || rec.dec.kind != TM_D_DELIVER))
+                __builtin_trap();
         }
     }
 }

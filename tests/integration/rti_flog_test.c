@@ -104,7 +104,7 @@ static void check_log(const char *path, int64_t hb)
           "header names the federation");
     CHECK(r.hdr.fom_len > 100, "header carries the FOM text");
     int kinds[FLOG_K_END] = {0}, b_join_first = 0, b_seen_recv = 0, tso_reflect_to_b = 0;
-    int grant_b5 = 0, tm_send5 = 0, lost_b = 0, destroyed = 0, rc;
+    int grant_b5 = 0, tm_send5 = 0, lost_b = 0, destroyed = 0, deliver_b5 = 0, rc;
     struct flog_record rec;
     while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1) {
         if (rec.kind < FLOG_K_END) kinds[rec.kind]++;
@@ -124,6 +124,11 @@ static void check_log(const char *path, int64_t hb)
         if (rec.kind == FLOG_K_DECISION && rec.fed == (uint32_t)hb && rec.dec.kind == TM_D_GRANT &&
             rec.dec.time == 5 && rec.dec.reason_len > 0)
             grant_b5++;
+        /* the engine's real delivery reason was recognised and written as a code */
+        if (rec.kind == FLOG_K_DECISION && rec.fed == (uint32_t)hb &&
+            rec.dec.kind == TM_D_DELIVER && rec.dec.time == 5 && rec.dec.why != 0 &&
+            rec.payload_len < FLOG_DECISION_FIXED && rec.dec.reason_len > 0)
+            deliver_b5++;
         if (rec.kind == FLOG_K_TM_SEND && rec.send.ts == 5 && rec.send.n == 1 &&
             flog_tm_send_receiver(&rec.send, 0) == (uint32_t)hb)
             tm_send5++;
@@ -141,6 +146,7 @@ static void check_log(const char *path, int64_t hb)
     CHECK(b_join_first, "B's first received frame is its JOIN");
     CHECK_INT_EQ(tso_reflect_to_b, 1);
     CHECK_INT_EQ(grant_b5, 1);
+    CHECK_INT_EQ(deliver_b5, 1);
     CHECK_INT_EQ(tm_send5, 1);
     CHECK_INT_EQ(lost_b, 1);
     CHECK_INT_EQ(destroyed, 1);

@@ -1,7 +1,9 @@
 /* Unit tests of the federation log writer and reader (rti/flog.h, doc/log.md, DESIGN.md §9):
  * round trip of every record kind with real wire frames, the header, cuts at every byte
  * offset, an unknown version, checksums, a write failure (file size limit) that stops logging
- * once and cleanly, and CRC-32C against a reference. Files go to a private temporary directory. */
+ * once and cleanly, CRC-32C against a reference, and the version 2 encodings (varint record
+ * header, coded DELIVER decisions) with their corrupt forms. Files go to a private temporary
+ * directory. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,10 +210,13 @@ static void test_version_magic_crc(void)
     p[8] = 9; /* version 9 */
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
     CHECK_STR_HAS(err, "version 9 is not supported");
-    CHECK_STR_HAS(err, "knows version 1");
+    CHECK_STR_HAS(err, "knows version 2");
+    p[8] = 1; /* version 1 (before DELIVER reason codes) is refused as a version too */
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
+    CHECK_STR_HAS(err, "log format version 1 is not supported (this reader knows version 2)");
     /* Refused as a version even when the rest is short or damaged. */
     CHECK_INT_EQ(flog_reader_init(&r, p, 10, err, sizeof err), FLOG_EVERSION);
-    p[8] = 1;
+    p[8] = FLOG_VERSION;
     p[0] = 'X';
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EMAGIC);
     CHECK_STR_HAS(err, "not a Tempo federation log");
@@ -224,11 +229,11 @@ static void test_version_magic_crc(void)
     size_t rec2 = 0;
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     rec2 = r.off;
-    p[rec2 + FLOG_REC_PREFIX + 12] ^= 0x40; /* record 2's sequence number */
+    p[rec2 + FLOG_REC_PREFIX + 2] ^= 0x40; /* record 2's stamp difference */
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECRC);
     CHECK_STR_HAS(err, "record 2 at byte offset");
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECRC); /* does not advance */
-    p[rec2 + FLOG_REC_PREFIX + 12] ^= 0x40;
+    p[rec2 + FLOG_REC_PREFIX + 2] ^= 0x40;
     /* An impossible length is corruption, not a cut. */
     uint8_t save = p[rec2 + 3];
     p[rec2 + 3] = 0x7f;
@@ -364,6 +369,210 @@ static void test_misc(void)
     CHECK_STR_EQ(flog_strerror(-99), "FLOG_E?");
 }
 
+/* Re-sign the body of the record at @p off (after a test changed it). */
+static void resign_record(uint8_t *p, size_t off)
+{
+    uint32_t blen = (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 | (uint32_t)p[off + 2] << 16 |
+                    (uint32_t)p[off + 3] << 24;
+    uint32_t c = flog_crc32c(0, p + off + 8, blen);
+    for (int i = 0; i < 4; i++)
+        p[off + 4 + i] = (uint8_t)(c >> (8 * i));
+}
+
+/* Version 2: a DELIVER's reason is written as a one-byte code when the engine's text ends
+ * with a known delivery reason, in full otherwise; the reader gives the text back. */
+static void test_deliver_why(void)
+{
+    char path[256], err[FLOG_ERR_LEN], text[128];
+    snprintf(path, sizeof path, "%s/why.tlog", dir);
+    struct flog *l = NULL;
+    struct flog_info info = {"why", NULL, 0, NULL, 1};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
+        snprintf(text, sizeof text, "TSO message ts 10 from A: %s", flog_why_text(c));
+        CHECK_INT_EQ(flog_why_code(text), c);
+        tm_decision d = {.kind = TM_D_DELIVER,
+                         .fed = 2,
+                         .time = 10,
+                         .tso = true,
+                         .sender = 1,
+                         .seq = c,
+                         .token = 100 + c,
+                         .reason = text};
+        CHECK_INT_EQ(flog_decision(l, &d), FLOG_OK);
+    }
+    /* not coded: an unknown why, a why not after ": ", an empty reason, a GRANT */
+    static const char *const plain[] = {"RO message ts 3 from A: a new reason",
+                                        "RO message ts 3 from Axts <= t for TAR(t)", ""};
+    for (int i = 0; i < 3; i++) {
+        tm_decision d = {
+            .kind = TM_D_DELIVER, .fed = 2, .time = 3, .sender = 1, .reason = plain[i]};
+        CHECK_INT_EQ(flog_decision(l, &d), FLOG_OK);
+    }
+    tm_decision g = {.kind = TM_D_GRANT,
+                     .fed = 2,
+                     .time = 3,
+                     .req = TM_REQ_TAR,
+                     .reason = "TAR(3): x: ts <= t for TAR(t)"};
+    CHECK_INT_EQ(flog_decision(l, &g), FLOG_OK);
+    /* a coded delivery with extreme field values */
+    tm_decision x = {.kind = TM_D_DELIVER,
+                     .fed = UINT32_MAX,
+                     .time = INT64_MIN,
+                     .sender = UINT32_MAX,
+                     .seq = UINT64_MAX,
+                     .token = UINT64_MAX - 1,
+                     .reason = "RO message ts none from B: receiver not time-constrained"};
+    CHECK_INT_EQ(flog_decision(l, &x), FLOG_OK);
+    x.time = -5;
+    x.tso = true;
+    CHECK_INT_EQ(flog_decision(l, &x), FLOG_OK);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_why_code(NULL), 0);
+    EXPECT(flog_why_text(0) == NULL && flog_why_text(FLOG_WHY_COUNT) == NULL);
+
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    size_t first = r.off;
+    for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        /* kind, req, tso, why, then time 10 (zigzag 20), sender, seq, token: 1 byte each */
+        CHECK_INT_EQ(rec.payload_len, 8);
+        CHECK_INT_EQ(rec.dec.kind, TM_D_DELIVER);
+        CHECK_INT_EQ(rec.dec.why, c);
+        EXPECT(rec.dec.time == 10 && rec.dec.tso == 1 && rec.dec.sender == 1 && rec.dec.seq == c &&
+               rec.dec.token == 100 + c && rec.fed == 2);
+        EXPECT(rec.dec.reason_len == strlen(flog_why_text(c)) &&
+               memcmp(rec.dec.reason, flog_why_text(c), rec.dec.reason_len) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        const char *want = i < 3 ? plain[i] : g.reason;
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        CHECK_INT_EQ(rec.dec.why, 0);
+        EXPECT(rec.dec.reason_len == strlen(want) &&
+               memcmp(rec.dec.reason, want, rec.dec.reason_len) == 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        CHECK_INT_EQ(rec.dec.why, 7);
+        EXPECT(rec.fed == UINT32_MAX && rec.dec.time == (i ? -5 : INT64_MIN) && rec.dec.tso == i &&
+               rec.dec.sender == UINT32_MAX && rec.dec.seq == UINT64_MAX &&
+               rec.dec.token == UINT64_MAX - 1);
+        EXPECT(rec.dec.reason_len == strlen(flog_why_text(7)) &&
+               memcmp(rec.dec.reason, flog_why_text(7), rec.dec.reason_len) == 0);
+    }
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 0);
+
+    /* A code on another decision kind, an unknown code, or a code with text is corrupt. */
+    /* the first record's payload (its header is of varints: found by the reader) */
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    uint8_t *q = p + (rec.payload - p);
+    q[0] = TM_D_GRANT;
+    resign_record(p, first);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "reason code 1 with decision kind 1");
+    q[0] = TM_D_DELIVER;
+    q[3] = FLOG_WHY_COUNT;
+    resign_record(p, first);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "codes are 1..8");
+    q[3] = 1;
+    q[7] = 0x80; /* the token varint now runs off the end of the payload */
+    resign_record(p, first);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "coded DELIVER payload");
+    free(p);
+
+    /* Every text of the table is one rti/tm.c really passes to deliver() (a text there that
+     * is not in the table is only recorded in full: no loss, just bytes). */
+    uint8_t *src = NULL;
+    size_t sn = 0;
+    CHECK_INT_EQ(flog_load_file("rti/tm.c", &src, &sn, err, sizeof err), FLOG_OK);
+    if (src) {
+        char *s = malloc(sn + 1);
+        memcpy(s, src, sn);
+        s[sn] = '\0';
+        for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
+            snprintf(text, sizeof text, "\"%s\"", flog_why_text(c));
+            CHECK(strstr(s, text) != NULL, "rti/tm.c has no %s", text);
+        }
+        free(s);
+        free(src);
+    }
+}
+
+/* Stamps for test_varint_header, one per record, in this order. */
+static const int64_t stamps[] = {1000, 1000, 995, 1000 + 10000000000LL, INT64_MAX, INT64_MIN, 0};
+static int stamp_i;
+static int64_t list_clock(void *ctx)
+{
+    (void)ctx;
+    return stamps[stamp_i++];
+}
+
+/* Version 2 record header: federate and stamp difference as varints, any values round trip
+ * (a clock that goes back, jumps, the extremes); an overlong varint is corruption. */
+static void test_varint_header(void)
+{
+    char path[256], err[FLOG_ERR_LEN];
+    snprintf(path, sizeof path, "%s/varint.tlog", dir);
+    static const uint32_t feds[] = {0, 127, 128, 16384, UINT32_MAX, 1, 2};
+    enum { NR = (int)(sizeof stamps / sizeof stamps[0]) };
+    struct flog *l = NULL;
+    struct flog_info info = {"v", NULL, 0, NULL, 990};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    stamp_i = 0;
+    flog_set_clock(l, list_clock, NULL);
+    for (int i = 0; i < NR; i++)
+        CHECK_INT_EQ(flog_note(l, feds[i], "x"), FLOG_OK);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    size_t at[NR];
+    for (int i = 0; i < NR; i++) {
+        at[i] = r.off;
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        CHECK(rec.wall_ns == stamps[i] && rec.fed == feds[i] && rec.seq == (uint64_t)i + 1 &&
+                  rec.payload_len == 1 && rec.payload[0] == 'x',
+              "record %d: wall %lld fed %u seq %llu", i + 1, (long long)rec.wall_ns, rec.fed,
+              (unsigned long long)rec.seq);
+    }
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 0);
+    /* record 2 is 8+1+1+1+1 bytes: kind, federate 127, difference 0, "x" */
+    CHECK_INT_EQ((int)(at[2] - at[1]), 12);
+    /* record 5 (federate UINT32_MAX: ff ff ff ff 0f) with a 33rd bit set in the federate */
+    uint8_t *b = p + at[4] + FLOG_REC_PREFIX;
+    CHECK_INT_EQ(b[5], 0x0f);
+    b[5] = 0x1f;
+    resign_record(p, at[4]);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    int rc;
+    while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1) {
+    }
+    CHECK_INT_EQ(rc, FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "record 5 at byte offset");
+    CHECK_STR_HAS(err, "federate varint");
+    /* the same with the varint running off the end of the body: 6 continuation bytes */
+    b[5] = 0xff;
+    resign_record(p, at[4]);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1) {
+    }
+    CHECK_INT_EQ(rc, FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "federate varint");
+    free(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -376,6 +585,8 @@ int main(void)
     test_open_errors_and_dir();
     test_write_failure();
     test_misc();
+    test_deliver_why();
+    test_varint_header();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
