@@ -36,3 +36,4 @@ $(RTI_SAN_BIN): $(wildcard rti/*.c rti/*.h fom/*.c fom/*.h) tests/integration/rt
 EXTRA_ALL += $(RTI_SAN_BIN) $(O)/tests/integration/rti_alloc_test
 rti_alloc_test_LIBS := common fom
 INTEG_SCRIPTS += tests/integration/rti_san.sh
+INTEG_SCRIPTS += tests/integration/rti_log_only.sh

@@ -8,6 +8,7 @@
 #include "rti/log.h"
 #include "rti/tm.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,27 @@ static void fed_free(struct federation *fx)
     free(fx->by_handle);
     fom_free(fx->fom);
     free(fx);
+}
+
+/* Does the per-federation setting --log-only select federation @p name? @p patterns is a
+ * comma-separated list of fnmatch(3) globs; NULL or empty selects every federation. */
+static int flog_wanted(const char *patterns, const char *name)
+{
+    if (!patterns || !*patterns) return 1;
+    const char *p = patterns;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char pat[256];
+        if (len > 0 && len < sizeof pat) {
+            memcpy(pat, p, len);
+            pat[len] = '\0';
+            if (fnmatch(pat, name, 0) == 0) return 1;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
 }
 
 int fed_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
@@ -101,7 +123,7 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
         fed_free(fx);
         return STATUS_EREFUSED;
     }
-    if (s->cfg.flog_dir) {
+    if (s->cfg.flog_dir && flog_wanted(s->cfg.flog_only, name)) {
         char path[512], lerr[FLOG_ERR_LEN];
         struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution,
                                  timesvc_loop_wall_ns(s->base)};

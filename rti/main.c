@@ -32,6 +32,8 @@ static void usage(FILE *out)
             "  --secret TEXT           shared secret every JOIN must carry\n"
             "  --log DIR               write a federation log per federation into DIR\n"
             "                          (read it with tempo-log; doc/log.md)\n"
+            "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
+            "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
             "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
             "  --help                  this text\n"
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
@@ -85,6 +87,17 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->unix_path = v;
     } else if (strcmp(a, "--log") == 0) {
         cfg->flog_dir = v;
+    } else if (strcmp(a, "--log-only") == 0) {
+        for (const char *p = v; *p;) { /* each pattern must fit rti/federation.c's buffer */
+            size_t len = strcspn(p, ",");
+            if (len == 0 || len > 255) {
+                fprintf(stderr, "tempo-rti: --log-only '%s': expected comma-separated "
+                                "patterns of 1 to 255 characters\n", v);
+                return 2;
+            }
+            p += len + (p[len] == ',');
+        }
+        cfg->flog_only = v;
     } else if (strcmp(a, "--secret") == 0) {
         cfg->secret = v;
     } else if (strcmp(a, "--max-frame") == 0) {

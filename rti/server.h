@@ -25,6 +25,8 @@ struct server_config {
     uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
     const char *secret;       /* shared secret every JOIN must carry, NULL = none */
     const char *flog_dir;     /* directory for federation logs (doc/log.md), NULL = none */
+    const char *flog_only;    /* comma-separated fnmatch(3) patterns: with flog_dir, log only
+                                 the federations whose name matches one; NULL = all */
     int spin_us;              /* after handling events, poll this many µs before sleeping
                                  (lower latency, one busy core); 0 = never spin (default) */
 };
