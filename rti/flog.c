@@ -28,6 +28,13 @@ struct flog {
     void *clock_ctx;        /* passed to clock */
     char path[512];         /* for messages (truncated when longer) */
     char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
+    /* The last FLOG_AGAIN_RING SENT frames stored in full (of at most FLOG_AGAIN_MAX bytes),
+     * newest at (ring_n - 1) % FLOG_AGAIN_RING: a SENT frame equal to one of them is logged
+     * as SENT_AGAIN naming it (the fan-out of one update). The CRC-32C picks candidates. */
+    uint32_t ring_n;                                   /* frames pushed so far */
+    uint32_t ring_len[FLOG_AGAIN_RING];                /* bytes of each */
+    uint32_t ring_crc[FLOG_AGAIN_RING];                /* flog_crc32c of each */
+    uint8_t ring[FLOG_AGAIN_RING][FLOG_AGAIN_MAX];     /* the frames */
 };
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -274,7 +281,31 @@ int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *
 {
     if (dir != FLOG_K_RECV && dir != FLOG_K_SENT) return l ? FLOG_EUSAGE : FLOG_STOPPED;
     if (!frame && len) return FLOG_EUSAGE;
-    return append(l, dir, fed, frame, len, NULL, 0);
+    if (dir == FLOG_K_RECV || !l || len > FLOG_AGAIN_MAX)
+        return append(l, dir, fed, frame, len, NULL, 0);
+    /* One update reflected to N subscribers queues N identical frames, interleaved with the
+     * other receivers' frames when they are delivered at grants: log the first and name it
+     * from the others (doc/log.md: SENT_AGAIN), the largest saving in the log. Cost: one
+     * CRC of the frame and up to FLOG_AGAIN_RING integer compares. */
+    uint32_t crc = flog_crc32c(0, frame, len);
+    uint32_t have = l->ring_n < FLOG_AGAIN_RING ? l->ring_n : FLOG_AGAIN_RING;
+    for (uint32_t d = 1; d <= have; d++) {
+        uint32_t k = (l->ring_n - d) % FLOG_AGAIN_RING;
+        if (l->ring_crc[k] == crc && l->ring_len[k] == len &&
+            memcmp(l->ring[k], frame, len) == 0) {
+            uint8_t v[5];
+            return append(l, FLOG_K_SENT_AGAIN, fed, v, put_varint(v, d), NULL, 0);
+        }
+    }
+    int rc = append(l, FLOG_K_SENT, fed, frame, len, NULL, 0);
+    if (rc == FLOG_OK) { /* the reader pushes every SENT frame of at most FLOG_AGAIN_MAX */
+        uint32_t k = l->ring_n % FLOG_AGAIN_RING;
+        if (len) memcpy(l->ring[k], frame, len);
+        l->ring_len[k] = (uint32_t)len;
+        l->ring_crc[k] = crc;
+        l->ring_n++;
+    }
+    return rc;
 }
 
 int flog_joined(struct flog *l, uint32_t fed, const char *name)

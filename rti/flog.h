@@ -24,6 +24,9 @@
 #define FLOG_MAX_HEADER     (64u << 20) /* largest file header a reader accepts (bytes) */
 #define FLOG_ERR_LEN        256         /* a buffer this big holds every message of this module */
 #define FLOG_FLUSH_BYTES    (64u << 10) /* the writer writes once this much is buffered */
+#define FLOG_AGAIN_MAX      1024u       /* SENT frames up to this size may be written as
+                                           SENT_AGAIN when repeated (writer's cache) */
+#define FLOG_AGAIN_RING     32u         /* how many recent SENT frames SENT_AGAIN can name */
 
 /* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
 enum flog_kind {
@@ -35,6 +38,12 @@ enum flog_kind {
     FLOG_K_TM_SEND = 6,  /* payload: i64 ts, u64 token, u32 n, n x u32 receivers: the
                             tm_send call the RTI made for a message of `fed` */
     FLOG_K_NOTE = 7,     /* payload: free text from the RTI (e.g. "log closed") */
+    FLOG_K_SENT_AGAIN = 8, /* payload: varint d >= 1. The RTI queued for `fed` the same frame
+                              bytes as the d-th most recent SENT record stored in full with a
+                              frame of at most FLOG_AGAIN_MAX bytes (d <= FLOG_AGAIN_RING): a
+                              fan-out, one update reflected to many subscribers. The reader
+                              returns it as a SENT record carrying that frame, so readers
+                              never see this kind. */
     FLOG_K_END           /* one past the last kind; not a kind */
 };
 
@@ -237,6 +246,10 @@ struct flog_reader {
     size_t off;             /* next record's offset */
     uint64_t count;         /* records returned so far */
     int64_t last_wall_ns;   /* stamp of the last record returned (start_wall_ns before) */
+    const uint8_t *ring[FLOG_AGAIN_RING]; /* recent SENT frames stored in full (SENT_AGAIN) */
+    uint32_t ring_len[FLOG_AGAIN_RING];   /* their lengths */
+    uint32_t ring_n;                      /* frames pushed so far (the newest is at
+                                             (ring_n - 1) % FLOG_AGAIN_RING) */
     struct flog_header hdr; /* filled by flog_reader_init */
 };
 

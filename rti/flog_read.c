@@ -44,7 +44,7 @@ const char *flog_strerror(int status)
 static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_RECV] = "RECV", [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
     [FLOG_K_LOST] = "LOST", [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
-    [FLOG_K_NOTE] = "NOTE",
+    [FLOG_K_NOTE] = "NOTE", [FLOG_K_SENT_AGAIN] = "SENT_AGAIN",
 };
 
 /* Must equal texts that rti/tm.c's deliver() calls pass: tests/unit/flog_test.c finds each in
@@ -420,6 +420,27 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
     rec->wall_ns = (int64_t)((uint64_t)r->last_wall_ns + d);
     rec->payload = b + h;
     rec->payload_len = blen - (uint32_t)h;
+    int pushed = 0; /* this record's frame goes into the SENT_AGAIN ring */
+    if (rec->kind == FLOG_K_SENT_AGAIN) {
+        /* a repeat of a recent SENT frame: hand it on as a SENT record with that frame */
+        uint64_t dist = 0;
+        size_t at = 0;
+        uint32_t have = r->ring_n < FLOG_AGAIN_RING ? r->ring_n : FLOG_AGAIN_RING;
+        if (get_varint(rec->payload, rec->payload_len, &at, 5, &dist) != 0 ||
+            at != rec->payload_len || dist < 1 || dist > have) {
+            memset(rec, 0, sizeof *rec);
+            return fail(FLOG_ECORRUPT, err, errlen,
+                        "record %llu at byte offset %zu: SENT_AGAIN names no earlier SENT "
+                        "frame (%u kept; its payload must be one varint from 1 to that)",
+                        (unsigned long long)idx, off, have);
+        }
+        uint32_t k = (uint32_t)((r->ring_n - dist) % FLOG_AGAIN_RING);
+        rec->kind = FLOG_K_SENT;
+        rec->payload = r->ring[k];
+        rec->payload_len = r->ring_len[k];
+    } else if (rec->kind == FLOG_K_SENT && rec->payload_len <= FLOG_AGAIN_MAX) {
+        pushed = 1;
+    }
     char why[160] = "";
     if (decode_payload(rec, why, sizeof why) != 0) {
         memset(rec, 0, sizeof *rec);
@@ -429,6 +450,12 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
     r->off = off + FLOG_REC_PREFIX + blen;
     r->count = idx;
     r->last_wall_ns = rec->wall_ns;
+    if (pushed) {
+        uint32_t k = r->ring_n % FLOG_AGAIN_RING;
+        r->ring[k] = rec->payload;
+        r->ring_len[k] = rec->payload_len;
+        r->ring_n++;
+    }
     return 1;
 }
 
