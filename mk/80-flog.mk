@@ -39,3 +39,4 @@ $(O)/tests/fuzz/flog_fuzz_replay: $(O)/rti/flog_read.o
 
 # tempo-log against a log written by the real RTI, with the example federates and replay.
 INTEG_SCRIPTS += tests/integration/tlog_e2e.sh
+INTEG_SCRIPTS += tests/integration/tlog_fanout.sh
