@@ -1,3 +1,2 @@
 # mk/90-tests.mk: see the Makefile header for the variables this fragment fills in.
-UNIT_TESTS += tests/unit/selftest_test
-selftest_test_LIBS := fom
+# (Each component lists its own tests in its fragment; nothing project-wide here yet.)
