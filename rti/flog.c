@@ -338,7 +338,11 @@ int flog_decision(struct flog *l, const tm_decision *d)
     put64(fx + 24, d->seq);
     put64(fx + 32, d->token);
     const char *why = d->reason ? d->reason : "";
-    unsigned code = d->kind == TM_D_DELIVER ? flog_why_code(why) : 0;
+    /* the rule names the code directly; the text is the fallback (and absent when the
+     * server turned delivery reasons off: tm_set_delivery_reasons) */
+    unsigned code = d->kind != TM_D_DELIVER ? 0
+                    : d->rule                ? flog_why_rule_code(d->rule)
+                                             : flog_why_code(why);
     if (code) {
         /* Deliveries are most decisions: their reason's start repeats the fields, so keep
          * only its code, and the fields as varints (time zigzag-mapped), no zero padding. */

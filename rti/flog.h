@@ -62,6 +62,10 @@ const char *flog_why_text(unsigned code);
  *  @return 1 .. FLOG_WHY_COUNT - 1, or 0 when none does (NULL or "" too). */
 unsigned flog_why_code(const char *reason);
 
+/** The code of a DELIVER decision's rule (tm_decision.rule, "ts <= t for TAR(t)"): the table
+ *  entry equal to it. @return 1 .. FLOG_WHY_COUNT - 1, or 0 when none is (NULL too). */
+unsigned flog_why_rule_code(const char *rule);
+
 /* Status codes: 0 success, positive informative, negative errors. */
 enum flog_status {
     FLOG_OK = 0,

@@ -81,6 +81,14 @@ unsigned flog_why_code(const char *reason)
     return 0;
 }
 
+unsigned flog_why_rule_code(const char *rule)
+{
+    if (!rule) return 0;
+    for (unsigned c = 1; c < FLOG_WHY_COUNT; c++)
+        if (strcmp(rule, why_texts[c]) == 0) return c;
+    return 0;
+}
+
 const char *flog_kind_name(unsigned kind)
 {
     return kind > 0 && kind < FLOG_K_END ? kind_names[kind] : "?";

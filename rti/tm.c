@@ -297,6 +297,7 @@ struct tm_state {
     tm_sink sink;   /* decision sink, may be NULL */
     void *ctx;      /* its context */
     bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
+    bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
     char why[320];  /* reason text of the decision being emitted */
 };
 
@@ -566,11 +567,12 @@ static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const 
                      .tso = tso,
                      .sender = m.sender,
                      .seq = m.seq,
-                     .token = m.token};
+                     .token = m.token,
+                     .rule = why};
     if (!st->sink) return;
     struct rsn w = {st->why, 0, sizeof st->why};
     st->why[0] = '\0';
-    if (st->reasons) { /* "%s message ts %s from %s: %s" */
+    if (st->reasons && !st->quiet_deliveries) { /* "%s message ts %s from %s: %s" */
         rsn_s(&w, tso ? "TSO message ts " : "RO message ts ");
         rsn_t(&w, m.ts);
         rsn_s(&w, " from ");
@@ -757,6 +759,11 @@ void tm_set_sink(tm_state *st, tm_sink sink, void *ctx)
 void tm_set_reasons(tm_state *st, bool on)
 {
     st->reasons = on;
+}
+
+void tm_set_delivery_reasons(tm_state *st, bool on)
+{
+    st->quiet_deliveries = !on;
 }
 
 static void reindex(tm_state *st, size_t from)

@@ -82,6 +82,9 @@ typedef struct tm_decision {
     int code;           /* REFUSED: the TM_E* status */
     const char *reason; /* why, in words: "TAR(10): GALT (12, strict) > 10, held by B"; never
                            NULL; "" while reasons are off (tm_set_reasons) */
+    const char *rule;   /* DELIVER: the delivery rule, a static text that ends `reason`
+                           ("ts <= t for TAR(t)"), set even while reasons are off; NULL for
+                           the other kinds */
 } tm_decision;
 
 /** "No time stamp": a receive-order send (tm_send) and its DELIVER decision. Same value as
@@ -143,6 +146,12 @@ void tm_set_sink(tm_state *st, tm_sink sink, void *ctx);
  *  turns them off. While off, every decision's `reason` is "" (never NULL); decisions,
  *  return codes, error buffers and queries are unchanged. Cost: O(1). */
 void tm_set_reasons(tm_state *st, bool on);
+
+/** Turn the reason texts of DELIVER decisions on or off, within tm_set_reasons (on after
+ *  tm_new). Deliveries are most decisions; a server whose only reader of their reasons is the
+ *  federation log, which stores the `rule` as a code, turns them off. While off, a DELIVER's
+ *  `reason` is "" and its `rule` is still set. Cost: O(1). */
+void tm_set_delivery_reasons(tm_state *st, bool on);
 
 /* ---- events: each returns TM_OK or a TM_E* code; decisions go to the sink. ------------- */
 

@@ -12,6 +12,52 @@ static tm_bound B(tm_time t, bool s)
     return (tm_bound){t, s};
 }
 
+/* Captures the last DELIVER decision (reason and rule copied: valid only during the sink). */
+static char last_reason[256];
+static const char *last_rule;
+static int delivers;
+static void capture(void *ctx, const tm_decision *d)
+{
+    (void)ctx;
+    if (d->kind != TM_D_DELIVER) return;
+    delivers++;
+    snprintf(last_reason, sizeof last_reason, "%s", d->reason);
+    last_rule = d->rule;
+}
+
+/* A delivery's rule is set whatever the reason settings, and its reason text ends with it
+ * (the federation log stores the rule as a code: rti/flog.c); tm_set_delivery_reasons(false)
+ * leaves the text of deliveries out, and tm_set_reasons(false) every text. */
+static void test_delivery_rule(void)
+{
+    tm_state *st = NULL;
+    char err[TM_ERR_LEN];
+    CHECK_INT_EQ(tm_new(&st, capture, NULL, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_join(st, 1, "A", err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_join(st, 2, "B", err, sizeof err), TM_OK);
+    tm_fed to = 2;
+    const char *rule = "sender not time-regulating or no time stamp";
+    CHECK_INT_EQ(tm_send(st, 1, TM_NO_TIME, &to, 1, 1, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(delivers, 1);
+    CHECK_STR_EQ(last_rule, rule);
+    CHECK_STR_HAS(last_reason, rule);
+    CHECK_STR_HAS(last_reason, "from A");
+    size_t n = strlen(last_reason), k = strlen(rule);
+    CHECK(n > k && strcmp(last_reason + n - k, rule) == 0, "\"%s\" ends with the rule",
+          last_reason);
+    tm_set_delivery_reasons(st, false);
+    CHECK_INT_EQ(tm_send(st, 1, TM_NO_TIME, &to, 1, 2, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(delivers, 2);
+    CHECK_STR_EQ(last_reason, "");
+    CHECK_STR_EQ(last_rule, rule);
+    tm_set_delivery_reasons(st, true);
+    tm_set_reasons(st, false);
+    CHECK_INT_EQ(tm_send(st, 1, TM_NO_TIME, &to, 1, 3, err, sizeof err), TM_OK);
+    CHECK_STR_EQ(last_reason, "");
+    CHECK_STR_EQ(last_rule, rule);
+    tm_free(st);
+}
+
 int main(void)
 {
     /* T + L saturates at +inf and never overflows. */
@@ -79,5 +125,6 @@ int main(void)
     CHECK_INT_EQ(tm_send(st, 3, 8, NULL, 1, 43, err, sizeof err), TM_EINVAL);
     tm_free(st);
     tm_free(NULL);
+    test_delivery_rule();
     return check_summary();
 }
