@@ -330,10 +330,7 @@ static void process_input(struct conn *c)
             conn_close(c, why, 0);
             return;
         }
-        /* With only the header given, wire_split checks the length but reports completeness
-         * only for an empty body: the frame size comes from the header (u32 LE + 8). */
-        total = WIRE_HEADER_SIZE + ((size_t)hdr[0] | (size_t)hdr[1] << 8 | (size_t)hdr[2] << 16 |
-                                    (size_t)hdr[3] << 24);
+        /* Given only the header, wire_split checks the length and reports the frame size. */
         if (avail < total) break;
         const uint8_t *frame = evbuffer_pullup(c->in, (ssize_t)total);
         if (!frame) {

@@ -28,8 +28,6 @@ struct conn_limits {
 #define CONN_DEFAULT_MAX_QUEUED      (64u << 20) /* 64 MiB */
 #define CONN_DEFAULT_STALL_MS        10000
 #define CONN_DEFAULT_HELLO_MS        10000
-#define CONN_DEFAULT_MAX_FRAME_TEXT  (1u << 20) /* same values, for printf with %u */
-#define CONN_DEFAULT_MAX_QUEUED_TEXT (64u << 20)
 
 enum conn_state {
     CONN_OPEN = 0, /* reading and writing */
@@ -40,7 +38,8 @@ enum conn_state {
 struct conn {
     struct conn_hub *hub;    /* owner */
     int fd;                  /* socket (non-blocking), owned */
-    struct evbuffer *in;     /* bytes read and not yet handled (at most one frame + 256 KiB) */
+    struct evbuffer *in;     /* bytes read and not yet handled (read-ahead stops at one
+                                maximal frame + 64 KiB; one read may add 64 KiB more) */
     struct evbuffer *out;    /* bytes queued and not yet written */
     struct event *rev;       /* persistent read event; added while reading */
     struct event *wev;       /* persistent write event; added only while a write is partial */

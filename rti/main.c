@@ -38,7 +38,7 @@ static void usage(FILE *out)
             "  --help                  this text\n"
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
-            SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME_TEXT, CONN_DEFAULT_MAX_QUEUED_TEXT,
+            SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
             CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT,
             SERVER_MAX_FEDERATIONS_DEFAULT);
 }
@@ -102,7 +102,7 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->secret = v;
     } else if (strcmp(a, "--max-frame") == 0) {
         if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
-            fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 .. 4G bytes\n", v);
+            fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 bytes .. 4G - 1\n", v);
             return 2;
         }
         cfg->max_frame = sz;

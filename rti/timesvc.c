@@ -129,11 +129,12 @@ static void finish_one(struct tsoq *q, struct tso_msg *m)
     }
 }
 
-/* DELIVER (send) or DISCARD (send nothing) one receiver's frame of a record. */
-static void release(struct server *s, struct federation *fx, const tm_decision *d, int send)
+/* DELIVER (send) or DISCARD (send nothing) one receiver's frame of a record; to is the
+ * receiver d->fed, or NULL once it has resigned. */
+static void release(struct server *s, struct federation *fx, struct federate *to,
+                    const tm_decision *d, int send)
 {
     struct tso_msg *m = (struct tso_msg *)(uintptr_t)d->token;
-    struct federate *to = fed_by_handle(fx, d->fed);
     for (uint32_t i = 0; i < m->n; i++) {
         if (m->ent[i].to != d->fed) continue;
         if (to) to->tso_bytes -= m->ent[i].len;
@@ -155,10 +156,10 @@ static void sink(void *ctx, const tm_decision *d)
     flog_decision(fx->flog, d);
     switch (d->kind) {
     case TM_D_DELIVER:
-        release(s, fx, d, 1);
+        release(s, fx, f, d, 1);
         return;
     case TM_D_DISCARD:
-        release(s, fx, d, 0);
+        release(s, fx, f, d, 0);
         return;
     case TM_D_GRANT:
         LOGD("tm", f ? f->tag : "?", "grant %s -> %lld: %s", tm_req_name(d->req),

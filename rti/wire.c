@@ -395,9 +395,8 @@ int wire_split(const uint8_t *p, size_t n, uint32_t max_frame, size_t *frame_len
                     "of %" PRIu32 " bytes per frame",
                     body, (unsigned)get_u16(p + 4), wire_type_name(get_u16(p + 4)), max_frame);
     size_t total = (size_t)body + WIRE_HEADER_SIZE;
-    if (n < total) return 0;
     if (frame_len) *frame_len = total;
-    return 1;
+    return n >= total;
 }
 
 /* Bounds-checked reader over one frame. Offsets in messages count from the frame start. */

@@ -78,9 +78,9 @@ enum wire_type {
     WIRE_FEDERATE_JOINED = 10,    /* R→C a=federate handle, str0=federate name */
     WIRE_FEDERATE_RESIGNED = 11,  /* R→C a=federate handle, code=enum wire_resign_reason,
                                      str0=federate name, str1=reason text */
-    WIRE_PUBLISH_OBJECT = 12,     /* C→R req, a=object class, handles=attributes */
+    WIRE_PUBLISH_OBJECT = 12,     /* C→R req, a=object class, handles=attributes (empty=all) */
     WIRE_UNPUBLISH_OBJECT = 13,   /* C→R req, a=object class, handles=attributes (empty=all) */
-    WIRE_SUBSCRIBE_OBJECT = 14,   /* C→R req, a=object class, handles=attributes */
+    WIRE_SUBSCRIBE_OBJECT = 14,   /* C→R req, a=object class, handles=attributes (empty=all) */
     WIRE_UNSUBSCRIBE_OBJECT = 15, /* C→R req, a=object class, handles=attributes (empty=all) */
     WIRE_PUBLISH_INTERACTION = 16,     /* C→R req, a=interaction class */
     WIRE_UNPUBLISH_INTERACTION = 17,   /* C→R req, a=interaction class */
@@ -297,7 +297,8 @@ int wire_encode(struct buf *out, const struct wire_msg *m, uint32_t max_frame, c
  *  @param n          bytes available
  *  @param max_frame  largest frame accepted, header included (0 = WIRE_MAX_FRAME_DEFAULT;
  *                    values below WIRE_MAX_FRAME_MIN are raised to it)
- *  @param frame_len  out: size of the complete frame (header + body) when 1 is returned
+ *  @param frame_len  out (may be NULL): the frame's size (header + body), set as soon as the
+ *                    header is complete, i.e. also when 0 is returned because the body is not
  *  @param err        caller-owned reason buffer (may be NULL when errlen == 0)
  *  @return 1 a frame of *frame_len bytes is complete; 0 more bytes are needed;
  *          WIRE_ETOOBIG the announced length is over max_frame (close the connection). */

@@ -459,12 +459,15 @@ static void test_oversized(void)
     CHECK_INT_EQ(flen, 12345);
     header(h, (1u << 20) - 8, WIRE_UPDATE, 0); /* exactly the limit: wait for the body */
     CHECK_INT_EQ(wire_split(h, 8, 0, &flen, err, sizeof err), 0);
+    CHECK_INT_EQ(flen, 1u << 20); /* the size is known from the header alone */
     header(h, 0xffffffffu, 999, 0);
     CHECK_INT_EQ(wire_split(h, 8, 0, &flen, err, sizeof err), WIRE_ETOOBIG);
     header(h, 200, WIRE_PING, 0); /* a configured smaller limit */
     CHECK_INT_EQ(wire_split(h, 8, 128, &flen, err, sizeof err), WIRE_ETOOBIG);
     CHECK_INT_EQ(wire_split(h, 8, 4096, &flen, err, sizeof err), 0);
+    CHECK_INT_EQ(flen, 208);
     CHECK_INT_EQ(wire_split(h, 7, 128, &flen, err, sizeof err), 0); /* header incomplete */
+    CHECK_INT_EQ(flen, 208);                                        /* so no size yet */
     CHECK_INT_EQ(wire_split(NULL, 0, 0, &flen, err, sizeof err), 0);
 }
 
