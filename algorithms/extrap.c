@@ -83,3 +83,26 @@ int extrap_eval(const extrap_hist *h, int order, int64_t t, double *out, int *us
     if (used) *used = p;
     return EXTRAP_OK;
 }
+
+/* Newton form P(x) = v2 + f12 (x - x2) + f012 (x - x2)(x - x1), x in seconds relative to t
+ * (so x = 0 at t): P'(0) = f12 - f012 (x1 + x2), P''(0) = 2 f012. */
+int extrap_derivs(const extrap_hist *h, int order, int64_t t, double tick,
+                  double d[EXTRAP_MAX_ORDER], int *used)
+{
+    if (order < 0 || order > EXTRAP_MAX_ORDER) return EXTRAP_EORDER;
+    if (h->n <= 0) return EXTRAP_EEMPTY;
+    int p = order < h->n - 1 ? order : h->n - 1, n = h->n;
+    d[0] = d[1] = 0;
+    if (p >= 1) {
+        double x2 = tdiff(h->t[n - 1], t) * tick, x1 = tdiff(h->t[n - 2], t) * tick;
+        double f12 = (h->v[n - 1] - h->v[n - 2]) / (x2 - x1), f012 = 0;
+        if (p >= 2) {
+            double x0 = tdiff(h->t[n - 3], t) * tick;
+            f012 = (f12 - (h->v[n - 2] - h->v[n - 3]) / (x1 - x0)) / (x2 - x0);
+        }
+        d[0] = f12 - f012 * (x1 + x2);
+        d[1] = 2 * f012;
+    }
+    if (used) *used = p;
+    return EXTRAP_OK;
+}

@@ -61,4 +61,21 @@ int extrap_push(extrap_hist *h, int64_t t, double v);
  */
 int extrap_eval(const extrap_hist *h, int order, int64_t t, double *out, int *used);
 
+/**
+ * First and second derivatives, per second, at time t of the same polynomial as extrap_eval
+ * (Newton divided differences over the newest p + 1 samples, p = min(order, samples - 1)); the
+ * derivatives of orders above p are 0. Times are taken relative to t in integer ticks first, so
+ * large absolute times lose nothing. Used to hand an FMU its inputs' derivatives
+ * (fmi2SetRealInputDerivatives) so that it sees the polynomial itself over a step.
+ * @param h     history, not NULL
+ * @param order requested order 0..EXTRAP_MAX_ORDER
+ * @param t     evaluation time, ticks
+ * @param tick  seconds per tick, > 0
+ * @param d     out: d[0] = du/dt, d[1] = d2u/dt2, not NULL; untouched on error
+ * @param used  out: the order actually used, may be NULL
+ * @return EXTRAP_OK, EXTRAP_EORDER, EXTRAP_EEMPTY.
+ */
+int extrap_derivs(const extrap_hist *h, int order, int64_t t, double tick,
+                  double d[EXTRAP_MAX_ORDER], int *used);
+
 #endif

@@ -175,7 +175,8 @@ const char *fmu_step_errmsg(const fmu_step *s)
     return s->err;
 }
 
-int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
+/* Check the inputs argument of a step, once for both kinds (fmu_step_do). */
+static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
 {
     if (!in) return 0;
     if (in->n && (!in->vr || !in->u))

@@ -51,7 +51,5 @@ void fmu_me_set_event(fmu_me *me, int defined, double t);
 long fmu_me_state_of(const fmu_me *me, fmi2ValueReference vr);
 /* Derivatives of states (current time and states). */
 int fmu_me_derivatives(fmu_step *s, double *dx);
-/* Check the inputs argument of a step (shared by both kinds). */
-int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in);
 
 #endif /* TEMPO_FEDERATE_FMU_STEP_IMPL_H */

@@ -52,7 +52,7 @@ static void on_reflect(void *ctx, const tp_reflection *r)
             in->next = v;
             in->next_t = r->time;
             in->fresh = 1;
-            if (c->st) c->st->reflections++;
+            c->st->reflections++;
         }
     }
 }
@@ -153,7 +153,7 @@ int fmufed_request(fmufed_ctx *c, tp_request_kind kind, tp_time t, tp_time *got)
     case TP_REQ_FQR: rc = tp_flush_queue_request(c->tp, t); break;
     default: return fmufed_fail(c, FMUFED_EUSAGE, "bad request kind %d", (int)kind);
     }
-    if (c->st) c->st->requests++;
+    c->st->requests++;
     if (rc != TP_OK)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): %s: %s", req_name(kind), t * c->res,
                            tp_strerror(rc), tp_last_error(c->tp));
@@ -170,27 +170,6 @@ int fmufed_request(fmufed_ctx *c, tp_request_kind kind, tp_time t, tp_time *got)
     return fmufed_check_peers(c);
 }
 
-/* Value and derivatives (per second) at t0 of the polynomial through the newest p + 1 samples
- * (1 <= p <= 2), in Newton form P(t) = v2 + f12 (t - t2) + f012 (t - t2)(t - t1). Times are
- * taken relative to t0 in integer ticks first, so large absolute times lose nothing. t0 may
- * lie before the newest sample (Gauss-Seidel commons: the newest value belongs to the step's
- * end), where P interpolates. */
-static void hist_poly(const extrap_hist *h, int p, tp_time t0, double res, double *u, double d[2])
-{
-    int n = h->n;
-    double t2 = (double)(h->t[n - 1] - t0) * res, v2 = h->v[n - 1];
-    double t1 = (double)(h->t[n - 2] - t0) * res, v1 = h->v[n - 2];
-    double f12 = (v2 - v1) / (t2 - t1), f012 = 0;
-    if (p >= 2) {
-        double tz = (double)(h->t[n - 3] - t0) * res, vz = h->v[n - 3];
-        f012 = (f12 - (v1 - vz) / (t1 - tz)) / (t2 - tz);
-    }
-    /* At t = 0 (that is, t0): */
-    *u = v2 + f12 * (0 - t2) + f012 * (0 - t2) * (0 - t1);
-    d[0] = f12 + f012 * (0 - t1 - t2);
-    d[1] = 2 * f012;
-}
-
 int fmufed_integrate(fmufed_ctx *c, tp_time t_next)
 {
     if (t_next <= c->T) return FMUFED_OK;
@@ -204,8 +183,12 @@ int fmufed_integrate(fmufed_ctx *c, tp_time t_next)
         if (c->in[i].hist.n - 1 < order) order = c->in[i].hist.n - 1;
     if (order > 0 && c->n_in > 0) {
         for (size_t i = 0; i < c->n_in; i++) {
-            double d[2];
-            hist_poly(&c->in[i].hist, order, c->T, c->res, &u[i], d);
+            /* The polynomial through the newest samples (algorithms/extrap.h), evaluated at
+             * the step start; c->T may lie before the newest sample (Gauss-Seidel commons: the
+             * newest value belongs to the step's end), where it interpolates. */
+            double d[EXTRAP_MAX_ORDER];
+            extrap_eval(&c->in[i].hist, order, c->T, &u[i], NULL);
+            extrap_derivs(&c->in[i].hist, order, c->T, c->res, d, NULL);
             vr[i] = c->in[i].vr;
             for (int k = 0; k < order; k++)
                 du[i * (size_t)order + (size_t)k] = d[k];
@@ -252,7 +235,7 @@ int fmufed_publish(fmufed_ctx *c, tp_time ts)
             return fmufed_fail(c, FMUFED_ERTI, "update of %s at %.9g s: %s: %s",
                                c->out[k].w->cls, ts * c->res, tp_strerror(rc),
                                tp_last_error(c->tp));
-        if (c->st) c->st->updates++;
+        c->st->updates++;
     }
     return FMUFED_OK;
 }
@@ -290,7 +273,7 @@ int fmufed_record(fmufed_ctx *c, tp_time t)
     char e[RES_ERRLEN];
     if (res_write_row(c->csv, fmufed_seconds(c, t), c->rec, e, sizeof e) != RES_OK)
         return fmufed_fail(c, FMUFED_EIO, "%s", e);
-    if (c->st) c->st->t_final = fmufed_seconds(c, t);
+    c->st->t_final = fmufed_seconds(c, t);
     if (c->progress && (t >= c->progress_next || t >= c->ff->algo.t_end)) {
         c->progress(c->progress_ctx, fmufed_seconds(c, t));
         tp_time span = c->ff->algo.t_end - c->ff->algo.t_start, pct = span / 100 ? span / 100 : 1;
@@ -591,7 +574,7 @@ static int open_csv(fmufed_ctx *c, const fmufed_opts *o)
     char e[RES_ERRLEN];
     if (res_open(&c->csv, dir, fd->name, c->n_rec, c->rec_names, e, sizeof e) != RES_OK)
         return fmufed_fail(c, FMUFED_EIO, "%s", e);
-    if (c->st) snprintf(c->st->csv, sizeof c->st->csv, "%s", res_path(c->csv));
+    snprintf(c->st->csv, sizeof c->st->csv, "%s", res_path(c->csv));
     return FMUFED_OK;
 }
 

@@ -14,11 +14,11 @@ static int push_outputs(fmufed_ctx *c, tp_time t)
 {
     for (size_t k = 0; k < c->n_out; k++) {
         fmufed_out *o = &c->out[k];
+        if (o->n_hist > 0 && t <= o->t_last) continue; /* same instant: nothing new */
         double v;
         if (fmu_step_get_real(c->fmu, 1, &o->vr, &v) != FMU_STEP_OK)
             return fmufed_fail(c, FMUFED_EFMU, "reading output \"%s\": %s", o->w->var,
                                fmu_step_errmsg(c->fmu));
-        if (o->n_hist > 0 && t <= o->t_last) continue; /* same instant: nothing new */
         o->t_prev = o->t_last;
         o->v_prev = o->v_last;
         o->t_last = t;

@@ -65,7 +65,7 @@ typedef struct fmufed_ctx {
     char peer_msg[512];
     size_t joined;         /* federates of the file seen joined (this one excluded) */
     char *seen;            /* ff->n_feds flags: seen joined */
-    fmufed_stats *st;
+    fmufed_stats *st;      /* never NULL: the caller's, or a local one (fmufed_run) */
     void (*progress)(void *ctx, double t); /* fmufed_opts.progress */
     void *progress_ctx;
     tp_time progress_next; /* report again when a recorded time reaches this */

@@ -8,7 +8,7 @@
 /* Initial exchange at lookahead 0: everyone sends y(T0) stamped T0 (legal right after
  * enabling regulation: the bound is T0, non-strict), then TAR(T0) closes the instant, so that
  * every federate starts with its inputs at T0. Shared with jacobi-de and gauss-seidel. */
-static int exchange_start(fmufed_ctx *c)
+int fmufed_exchange_start(fmufed_ctx *c)
 {
     int rc = fmufed_publish(c, c->T);
     if (!rc) rc = fmufed_request(c, TP_REQ_TAR, c->T, NULL);
@@ -25,7 +25,7 @@ int fmufed_jacobi_run(fmufed_ctx *c, int naive)
         /* y(T0) can only be stamped T0 + L: the peers start from their inputs' start values. */
         if ((rc = fmufed_publish(c, c->T + c->lookahead)) || (rc = fmufed_record(c, c->T)))
             return rc;
-    } else if ((rc = exchange_start(c))) {
+    } else if ((rc = fmufed_exchange_start(c))) {
         return rc;
     }
     while (c->T < a->t_end) {
@@ -55,9 +55,4 @@ int fmufed_jacobi_run(fmufed_ctx *c, int naive)
         if ((rc = fmufed_record(c, tn))) return rc;
     }
     return FMUFED_OK;
-}
-
-int fmufed_exchange_start(fmufed_ctx *c)
-{
-    return exchange_start(c);
 }

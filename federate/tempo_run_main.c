@@ -247,17 +247,6 @@ static int collect(const fedfile *ff, const char *outdir, char *plot_path, size_
     return rc;
 }
 
-static const char *method_name(fedfile_alg k)
-{
-    switch (k) {
-    case FEDFILE_ALG_JACOBI_NAIVE: return "jacobi-naive";
-    case FEDFILE_ALG_JACOBI: return "jacobi";
-    case FEDFILE_ALG_JACOBI_DE: return "jacobi-de";
-    case FEDFILE_ALG_GAUSS_SEIDEL: return "gauss-seidel";
-    }
-    return "?";
-}
-
 /* The results folder as the user should read it: relative to the working directory when it
  * lies below it ("examples/../build/run/x" -> "build/run/x"), else absolute; as given when it
  * cannot be resolved. */
@@ -290,7 +279,7 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
         upd += rep[i].updates, refl += rep[i].reflections, req += rep[i].requests;
     }
     printf("tempo-run: %s: %zu federates, %s, t = %g .. %g s, wall time %.3f s\n",
-           ff->federation, ff->n_feds, method_name(ff->algo.kind), ff->algo.start, ff->algo.end,
+           ff->federation, ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start, ff->algo.end,
            wall);
     /* The message figures are the federates' own counts; when one did not report them they
      * are left out rather than guessed. */

@@ -133,11 +133,49 @@ static void test_error_order(void)
     CHECK_NEAR(sin_error(1, H, 0), sin(0.7) * H * H, 0.05 * sin(0.7) * H * H);
 }
 
+/* extrap_derivs: the derivatives of the same polynomials, against the analytic ones
+ * (c1 + 2 c2 x and 2 c2, zero above the degree), at large absolute times and, as in the
+ * Gauss-Seidel sink, at a time before the newest sample. Tolerance: rounding of the divided
+ * differences over samples 0.3 s apart. */
+static void test_derivs(void)
+{
+    static const double c[3] = {0.75, -1.5, 0.625};
+    const int64_t base = 1000000000000LL, dt[3] = {0, 300000000, 1000000000};
+    for (int order = 0; order <= 2; order++) {
+        extrap_hist h = {0};
+        for (int k = 0; k < 3; k++)
+            extrap_push(&h, base + dt[k], poly(c, 2, (double)dt[k] * 1e-9));
+        for (double xs = 0.5; xs <= 2.0; xs += 0.5) {
+            double d[2] = {-7, -7};
+            int used = -1;
+            CHECK_INT_EQ(extrap_derivs(&h, order, base + llround(xs * 1e9), 1e-9, d, &used),
+                         EXTRAP_OK);
+            CHECK_INT_EQ(used, order);
+            if (order == 2) {
+                CHECK_NEAR(d[0], c[1] + 2 * c[2] * xs, 1e-9);
+                CHECK_NEAR(d[1], 2 * c[2], 1e-9);
+            } else if (order == 1) { /* the secant of the newest two samples */
+                CHECK_NEAR(d[0], (poly(c, 2, 1.0) - poly(c, 2, 0.3)) / 0.7, 1e-9);
+                CHECK_NEAR(d[1], 0, 0);
+            } else {
+                CHECK_NEAR(d[0], 0, 0);
+                CHECK_NEAR(d[1], 0, 0);
+            }
+        }
+    }
+    extrap_hist e = {0};
+    double d[2] = {5, 5};
+    CHECK_INT_EQ(extrap_derivs(&e, 1, 0, 1e-9, d, NULL), EXTRAP_EEMPTY);
+    CHECK_INT_EQ(extrap_derivs(&e, 3, 0, 1e-9, d, NULL), EXTRAP_EORDER);
+    CHECK_NEAR(d[0], 5, 0); /* untouched */
+}
+
 int main(void)
 {
     test_errors_and_push();
     test_startup();
     test_exact_polynomials();
     test_error_order();
+    test_derivs();
     return check_summary();
 }
