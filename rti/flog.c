@@ -39,19 +39,6 @@ struct flog {
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
@@ -174,22 +161,22 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
               size_t errlen)
 {
     if (!out || !path || !info || !info->federation)
-        return fail(FLOG_EUSAGE, err, errlen, "flog_open: NULL argument");
+        return flog_fail(FLOG_EUSAGE, err, errlen, "flog_open: NULL argument");
     *out = NULL;
     const char *res = info->resolution ? info->resolution : "1e-09";
     size_t nlen = strlen(info->federation), rlen = strlen(res);
     size_t flen = info->fom_text ? info->fom_len : 0;
     size_t hlen = FLOG_FILE_PREFIX + 8 + 4 + nlen + 4 + rlen + 4 + flen;
     if (nlen > UINT32_MAX || rlen > UINT32_MAX || flen > FLOG_MAX_HEADER || hlen > FLOG_MAX_HEADER)
-        return fail(FLOG_EUSAGE, err, errlen, "flog_open %s: header of %zu bytes is too large",
-                    path, hlen);
+        return flog_fail(FLOG_EUSAGE, err, errlen, "flog_open %s: header of %zu bytes is too large",
+                         path, hlen);
     struct flog *l = calloc(1, sizeof *l);
-    if (!l) return fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
+    if (!l) return flog_fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
     l->fd = -1;
     snprintf(l->path, sizeof l->path, "%s", path);
     if (buf_reserve(&l->out, hlen > FLOG_FLUSH_BYTES ? hlen : 2 * FLOG_FLUSH_BYTES) != 0) {
         free(l);
-        return fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
+        return flog_fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
     }
     uint8_t *p = l->out.data;
     memcpy(p, FLOG_MAGIC, FLOG_MAGIC_LEN);
@@ -217,11 +204,11 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
         int e = errno;
         buf_fini(&l->out);
         free(l);
-        return fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(e));
+        return flog_fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(e));
     }
     /* The header is written at once: a log that exists is always identifiable. */
     if (do_flush(l) != FLOG_OK) {
-        fail(FLOG_EIO, err, errlen, "%s", l->err);
+        flog_fail(FLOG_EIO, err, errlen, "%s", l->err);
         close(l->fd);
         unlink(path);
         buf_fini(&l->out);
@@ -236,7 +223,7 @@ int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *in
                   size_t path_cap, char *err, size_t errlen)
 {
     if (!out || !dir || !info || !info->federation)
-        return fail(FLOG_EUSAGE, err, errlen, "flog_open_dir: NULL argument");
+        return flog_fail(FLOG_EUSAGE, err, errlen, "flog_open_dir: NULL argument");
     char name[96];
     size_t i = 0;
     for (const char *c = info->federation; *c && i < 64; c++, i++) {
@@ -260,7 +247,7 @@ int flog_open_dir(struct flog **out, const char *dir, const struct flog_info *in
         int w = snprintf(path, sizeof path, "%s/%s-%s-%ld-%u.tlog", dir, name, stamp,
                          (long)getpid(), n);
         if (w < 0 || (size_t)w >= sizeof path || (path_out && (size_t)w >= path_cap))
-            return fail(FLOG_EIO, err, errlen, "federation log path in %s is too long", dir);
+            return flog_fail(FLOG_EIO, err, errlen, "federation log path in %s is too long", dir);
         rc = flog_open(out, path, info, err, errlen);
         if (rc != FLOG_EIO || access(path, F_OK) != 0) break; /* failed, not "exists" */
     }
@@ -359,6 +346,8 @@ int flog_decision(struct flog *l, const tm_decision *d)
         n += put_varint(c + n, d->token);
         return append(l, FLOG_K_DECISION, d->fed, c, n, NULL, 0);
     }
+    /* a rule the table lacks, while delivery reasons are off: keep the rule, not "" */
+    if (!*why && d->kind == TM_D_DELIVER && d->rule) why = d->rule;
     return append(l, FLOG_K_DECISION, d->fed, fx, sizeof fx, why, strlen(why));
 }
 
@@ -417,10 +406,10 @@ int flog_close(struct flog *l, char *err, size_t errlen)
     if (!l->stopped && do_flush(l) != FLOG_OK) rc = l->status;
     if (l->stopped) {
         rc = l->status;
-        fail(rc, err, errlen, "%s", l->err);
+        flog_fail(rc, err, errlen, "%s", l->err);
     }
     if (l->fd >= 0 && close(l->fd) != 0 && rc == FLOG_OK)
-        rc = fail(FLOG_EIO, err, errlen, "close %s: %s", l->path, strerror(errno));
+        rc = flog_fail(FLOG_EIO, err, errlen, "close %s: %s", l->path, strerror(errno));
     buf_fini(&l->out);
     free(l);
     return rc;

@@ -100,6 +100,13 @@ uint32_t flog_crc32c(uint32_t crc, const void *p, size_t n);
  *  flog_crc32c. Exposed so that tests can compare both paths. */
 uint32_t flog_crc32c_soft(uint32_t crc, const void *p, size_t n);
 
+/** Format a message into the caller's buffer @p err (when err is not NULL and errlen > 0)
+ *  and return @p status: the error helper shared by the writer and the reader (defined in
+ *  flog_read.c, which every program linking flog.c links too).
+ *  @return status, unchanged. */
+int flog_fail(int status, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* ---- writer (rti/flog.c) ------------------------------------------------------------------- */
 
 /** What the file header holds. Strings are copied into the header at open. */
@@ -156,9 +163,10 @@ int flog_joined(struct flog *l, uint32_t fed, const char *name);
 int flog_lost(struct flog *l, uint32_t fed, const char *reason);
 
 /** A time-management decision, as the tm sink receives it (rti/tm.h); d->fed becomes the
- *  record's federate. A DELIVER whose reason ends with a known delivery reason
- *  (flog_why_code) is written as that code without the text (40 payload bytes instead of
- *  about 90: deliveries are most of the decisions). */
+ *  record's federate. A DELIVER whose rule (flog_why_rule_code) or, without a rule, whose
+ *  reason (flog_why_code) is a known delivery reason is written as that code without the
+ *  text (8 to about 20 payload bytes instead of about 90: deliveries are most of the
+ *  decisions); one with an unknown rule and an empty reason stores the rule as its text. */
 int flog_decision(struct flog *l, const tm_decision *d);
 
 /** The tm_send call the RTI makes for a time-stamped or receive-order message: the same

@@ -190,9 +190,7 @@ static uint64_t get64(const uint8_t *p)
     return get32(p) | ((uint64_t)get32(p + 4) << 32);
 }
 
-static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+int flog_fail(int status, char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -219,41 +217,44 @@ static int take_str(const uint8_t *p, size_t end, size_t *off, const char **s, u
 
 int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
-    if (!r || (!p && n)) return fail(FLOG_EUSAGE, err, errlen, "flog_reader_init: NULL argument");
+    if (!r || (!p && n))
+        return flog_fail(FLOG_EUSAGE, err, errlen, "flog_reader_init: NULL argument");
     memset(r, 0, sizeof *r);
     r->p = p;
     r->n = n;
     if (n < FLOG_MAGIC_LEN || memcmp(p, FLOG_MAGIC, FLOG_MAGIC_LEN) != 0) {
         if (n < FLOG_MAGIC_LEN && (n == 0 || memcmp(p, FLOG_MAGIC, n) == 0))
-            return fail(FLOG_ETRUNC, err, errlen,
-                        "log cut at byte offset %zu inside the file header (magic)", n);
-        return fail(FLOG_EMAGIC, err, errlen, "not a Tempo federation log (bad magic)");
+            return flog_fail(FLOG_ETRUNC, err, errlen,
+                             "log cut at byte offset %zu inside the file header (magic)", n);
+        return flog_fail(FLOG_EMAGIC, err, errlen, "not a Tempo federation log (bad magic)");
     }
     if (n < FLOG_MAGIC_LEN + 2)
-        return fail(FLOG_ETRUNC, err, errlen,
-                    "log cut at byte offset %zu inside the file header (version)", n);
+        return flog_fail(FLOG_ETRUNC, err, errlen,
+                         "log cut at byte offset %zu inside the file header (version)", n);
     uint16_t version = get16(p + 8);
     if (version != FLOG_VERSION)
-        return fail(FLOG_EVERSION, err, errlen,
-                    "log format version %u is not supported (this reader knows version %u)",
-                    version, FLOG_VERSION);
+        return flog_fail(FLOG_EVERSION, err, errlen,
+                         "log format version %u is not supported (this reader knows version %u)",
+                         version, FLOG_VERSION);
     if (n < FLOG_FILE_PREFIX)
-        return fail(FLOG_ETRUNC, err, errlen,
-                    "log cut at byte offset %zu inside the file header (prefix)", n);
+        return flog_fail(FLOG_ETRUNC, err, errlen,
+                         "log cut at byte offset %zu inside the file header (prefix)", n);
     uint16_t flags = get16(p + 10);
     uint32_t hlen = get32(p + 12);
     uint32_t crc = get32(p + 16);
     if (flags != 0)
-        return fail(FLOG_ECORRUPT, err, errlen, "file header: flags 0x%04x must be 0", flags);
+        return flog_fail(FLOG_ECORRUPT, err, errlen, "file header: flags 0x%04x must be 0", flags);
     if (hlen < FLOG_FILE_PREFIX + 8 + 12 || hlen > FLOG_MAX_HEADER)
-        return fail(FLOG_ECORRUPT, err, errlen, "file header: header_len %u is impossible", hlen);
+        return flog_fail(FLOG_ECORRUPT, err, errlen, "file header: header_len %u is impossible",
+                         hlen);
     if (n < hlen)
-        return fail(FLOG_ETRUNC, err, errlen,
-                    "log cut at byte offset %zu inside the file header (header_len %u)", n, hlen);
+        return flog_fail(FLOG_ETRUNC, err, errlen,
+                         "log cut at byte offset %zu inside the file header (header_len %u)", n,
+                         hlen);
     uint32_t got = flog_crc32c(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX);
     if (got != crc)
-        return fail(FLOG_ECRC, err, errlen,
-                    "file header: checksum 0x%08x does not match the stored 0x%08x", got, crc);
+        return flog_fail(FLOG_ECRC, err, errlen,
+                         "file header: checksum 0x%08x does not match the stored 0x%08x", got, crc);
     struct flog_header *h = &r->hdr;
     h->version = version;
     h->header_len = hlen;
@@ -262,11 +263,12 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
     if (take_str(p, hlen, &off, &h->federation, &h->federation_len) ||
         take_str(p, hlen, &off, &h->resolution, &h->resolution_len) ||
         take_str(p, hlen, &off, &h->fom, &h->fom_len))
-        return fail(FLOG_ECORRUPT, err, errlen,
-                    "file header: a string length at offset %zu overruns header_len %u", off, hlen);
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "file header: a string length at offset %zu overruns header_len %u", off,
+                         hlen);
     if (off != hlen)
-        return fail(FLOG_ECORRUPT, err, errlen, "file header: %u bytes left after the FOM text",
-                    hlen - (uint32_t)off);
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "file header: %u bytes left after the FOM text", hlen - (uint32_t)off);
     r->off = hlen;
     r->last_wall_ns = h->start_wall_ns;
     return FLOG_OK;
@@ -312,10 +314,10 @@ static int decode_coded(struct flog_record *rec, char *err, size_t errlen)
     d->why = q[3];
     const char *w = flog_why_text(d->why);
     if (d->kind != TM_D_DELIVER || !w) {
-        fail(0, err, errlen,
-             "DECISION payload: reason code %u with decision kind %u (codes are 1..%u, for "
-             "DELIVER only)",
-             d->why, d->kind, FLOG_WHY_COUNT - 1);
+        flog_fail(0, err, errlen,
+                  "DECISION payload: reason code %u with decision kind %u (codes are 1..%u, for "
+                  "DELIVER only)",
+                  d->why, d->kind, FLOG_WHY_COUNT - 1);
         return -1;
     }
     uint64_t t = 0, sender = 0;
@@ -323,10 +325,10 @@ static int decode_coded(struct flog_record *rec, char *err, size_t errlen)
     if (get_varint(q, n, &h, 10, &t) != 0 || get_varint(q, n, &h, 5, &sender) != 0 ||
         sender > UINT32_MAX || get_varint(q, n, &h, 10, &d->seq) != 0 ||
         get_varint(q, n, &h, 10, &d->token) != 0 || h != n) {
-        fail(0, err, errlen,
-             "coded DELIVER payload: a varint at payload byte %zu is too long or overruns the "
-             "%u bytes, or bytes are left after the token",
-             h, n);
+        flog_fail(0, err, errlen,
+                  "coded DELIVER payload: a varint at payload byte %zu is too long or overruns the "
+                  "%u bytes, or bytes are left after the token",
+                  h, n);
         return -1;
     }
     d->time = (int64_t)((t >> 1) ^ (0 - (t & 1)));
@@ -344,8 +346,8 @@ static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
     if (rec->kind == FLOG_K_DECISION && n >= 4 && q[3] != 0) return decode_coded(rec, err, errlen);
     if (rec->kind == FLOG_K_DECISION) {
         if (n < FLOG_DECISION_FIXED) {
-            fail(0, err, errlen, "DECISION payload of %u bytes is shorter than %u", n,
-                 FLOG_DECISION_FIXED);
+            flog_fail(0, err, errlen, "DECISION payload of %u bytes is shorter than %u", n,
+                      FLOG_DECISION_FIXED);
             return -1;
         }
         struct flog_decision *d = &rec->dec;
@@ -361,7 +363,7 @@ static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
         d->reason_len = n - FLOG_DECISION_FIXED;
     } else if (rec->kind == FLOG_K_TM_SEND) {
         if (n < 20) {
-            fail(0, err, errlen, "TM_SEND payload of %u bytes is shorter than 20", n);
+            flog_fail(0, err, errlen, "TM_SEND payload of %u bytes is shorter than 20", n);
             return -1;
         }
         struct flog_tm_send *s = &rec->send;
@@ -369,8 +371,8 @@ static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
         s->token = get64(q + 8);
         s->n = get32(q + 16);
         if ((uint64_t)s->n * 4u != (uint64_t)n - 20u) {
-            fail(0, err, errlen, "TM_SEND payload: %u receivers need %llu bytes, %u present", s->n,
-                 (unsigned long long)s->n * 4u, n - 20u);
+            flog_fail(0, err, errlen, "TM_SEND payload: %u receivers need %llu bytes, %u present",
+                      s->n, (unsigned long long)s->n * 4u, n - 20u);
             return -1;
         }
         s->receivers = q + 20;
@@ -380,44 +382,45 @@ static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
 
 int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen)
 {
-    if (!r || !rec) return fail(FLOG_EUSAGE, err, errlen, "flog_reader_next: NULL argument");
+    if (!r || !rec) return flog_fail(FLOG_EUSAGE, err, errlen, "flog_reader_next: NULL argument");
     memset(rec, 0, sizeof *rec);
     size_t off = r->off, left = r->n - off;
     uint64_t idx = r->count + 1;
     if (left == 0) return 0;
     if (left < FLOG_REC_PREFIX)
-        return fail(FLOG_ETRUNC, err, errlen,
-                    "log cut at byte offset %zu inside record %llu: its %u-byte length and "
-                    "checksum prefix has only %zu bytes",
-                    r->n, (unsigned long long)idx, FLOG_REC_PREFIX, left);
+        return flog_fail(FLOG_ETRUNC, err, errlen,
+                         "log cut at byte offset %zu inside record %llu: its %u-byte length and "
+                         "checksum prefix has only %zu bytes",
+                         r->n, (unsigned long long)idx, FLOG_REC_PREFIX, left);
     uint32_t blen = get32(r->p + off), crc = get32(r->p + off + 4);
     if (blen < FLOG_REC_MIN || blen > FLOG_MAX_RECORD)
-        return fail(FLOG_ECORRUPT, err, errlen,
-                    "record %llu at byte offset %zu: body length %u is impossible",
-                    (unsigned long long)idx, off, blen);
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "record %llu at byte offset %zu: body length %u is impossible",
+                         (unsigned long long)idx, off, blen);
     if (left - FLOG_REC_PREFIX < blen)
-        return fail(FLOG_ETRUNC, err, errlen,
-                    "log cut at byte offset %zu inside record %llu (which starts at %zu): "
-                    "its length says %u body bytes, %zu present",
-                    r->n, (unsigned long long)idx, off, blen, left - FLOG_REC_PREFIX);
+        return flog_fail(FLOG_ETRUNC, err, errlen,
+                         "log cut at byte offset %zu inside record %llu (which starts at %zu): "
+                         "its length says %u body bytes, %zu present",
+                         r->n, (unsigned long long)idx, off, blen, left - FLOG_REC_PREFIX);
     const uint8_t *b = r->p + off + FLOG_REC_PREFIX;
     uint32_t got = flog_crc32c(0, b, blen);
     if (got != crc)
-        return fail(FLOG_ECRC, err, errlen,
-                    "record %llu at byte offset %zu: checksum 0x%08x does not match the "
-                    "stored 0x%08x",
-                    (unsigned long long)idx, off, got, crc);
+        return flog_fail(FLOG_ECRC, err, errlen,
+                         "record %llu at byte offset %zu: checksum 0x%08x does not match the "
+                         "stored 0x%08x",
+                         (unsigned long long)idx, off, got, crc);
     if (b[0] == 0 || b[0] >= FLOG_K_END)
-        return fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: unknown kind %u",
-                    (unsigned long long)idx, off, b[0]);
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "record %llu at byte offset %zu: unknown kind %u", (unsigned long long)idx,
+                         off, b[0]);
     uint64_t fed = 0, zz = 0;
     size_t h = 1;
     int bad_fed = get_varint(b, blen, &h, 5, &fed) != 0 || fed > UINT32_MAX;
     if (bad_fed || get_varint(b, blen, &h, 10, &zz) != 0)
-        return fail(FLOG_ECORRUPT, err, errlen,
-                    "record %llu at byte offset %zu: the %s varint at body byte %zu is longer "
-                    "than its type or overruns the %u-byte body",
-                    (unsigned long long)idx, off, bad_fed ? "federate" : "wall-time", h, blen);
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "record %llu at byte offset %zu: the %s varint at body byte %zu is longer "
+                         "than its type or overruns the %u-byte body",
+                         (unsigned long long)idx, off, bad_fed ? "federate" : "wall-time", h, blen);
     /* undo the zigzag mapping; the sum wraps like the writer's difference */
     uint64_t d = (zz >> 1) ^ (0 - (zz & 1));
     rec->index = idx;
@@ -437,10 +440,10 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
         if (get_varint(rec->payload, rec->payload_len, &at, 5, &dist) != 0 ||
             at != rec->payload_len || dist < 1 || dist > have) {
             memset(rec, 0, sizeof *rec);
-            return fail(FLOG_ECORRUPT, err, errlen,
-                        "record %llu at byte offset %zu: SENT_AGAIN names no earlier SENT "
-                        "frame (%u kept; its payload must be one varint from 1 to that)",
-                        (unsigned long long)idx, off, have);
+            return flog_fail(FLOG_ECORRUPT, err, errlen,
+                             "record %llu at byte offset %zu: SENT_AGAIN names no earlier SENT "
+                             "frame (%u kept; its payload must be one varint from 1 to that)",
+                             (unsigned long long)idx, off, have);
         }
         uint32_t k = (uint32_t)((r->ring_n - dist) % FLOG_AGAIN_RING);
         rec->kind = FLOG_K_SENT;
@@ -452,8 +455,8 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
     char why[160] = "";
     if (decode_payload(rec, why, sizeof why) != 0) {
         memset(rec, 0, sizeof *rec);
-        return fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: %s",
-                    (unsigned long long)idx, off, why);
+        return flog_fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: %s",
+                         (unsigned long long)idx, off, why);
     }
     r->off = off + FLOG_REC_PREFIX + blen;
     r->count = idx;
@@ -471,16 +474,16 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
 
 int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen)
 {
-    if (!path || !data || !len) return fail(FLOG_EUSAGE, err, errlen, "flog_load_file: NULL");
+    if (!path || !data || !len) return flog_fail(FLOG_EUSAGE, err, errlen, "flog_load_file: NULL");
     *data = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(errno));
+    if (!f) return flog_fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *b = malloc(cap);
     if (!b) {
         fclose(f);
-        return fail(FLOG_ENOMEM, err, errlen, "%s: out of memory", path);
+        return flog_fail(FLOG_ENOMEM, err, errlen, "%s: out of memory", path);
     }
     for (;;) {
         if (n == cap) {
@@ -488,7 +491,8 @@ int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, siz
             if (!nb) {
                 free(b);
                 fclose(f);
-                return fail(FLOG_ENOMEM, err, errlen, "%s: out of memory at %zu bytes", path, n);
+                return flog_fail(FLOG_ENOMEM, err, errlen, "%s: out of memory at %zu bytes", path,
+                                 n);
             }
             b = nb;
             cap *= 2;
@@ -502,7 +506,7 @@ int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, siz
     fclose(f);
     if (bad) {
         free(b);
-        return fail(FLOG_EIO, err, errlen, "read %s: %s", path, strerror(e));
+        return flog_fail(FLOG_EIO, err, errlen, "read %s: %s", path, strerror(e));
     }
     *data = b;
     *len = n;

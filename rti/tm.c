@@ -111,25 +111,9 @@ const char *tm_req_name(tm_req kind)
     return "?";
 }
 
-/* Time as text for reasons: "inf" for TM_TIME_MAX. buf must hold 24 bytes. */
-static const char *ttxt(char *buf, tm_time t)
-{
-    if (t == TM_TIME_MAX) return "inf";
-    snprintf(buf, 24, "%" PRId64, t);
-    return buf;
-}
-
-/* A bound as text: "(5, strict)", "(5, non-strict)", "inf". buf holds 40 bytes. */
-static const char *btxt(char *buf, tm_bound b)
-{
-    if (b.t == TM_TIME_MAX) return "inf";
-    snprintf(buf, 40, "(%" PRId64 ", %s)", b.t, b.strict ? "strict" : "non-strict");
-    return buf;
-}
-
 /* A reason built without printf: the texts of every grant and delivery are built when the
  * federation log records them, and snprintf made up most of the RTI's own work per step.
- * Same text as the printf formats above; truncated (NUL-terminated) at cap - 1 bytes. */
+ * Truncated (NUL-terminated) at cap - 1 bytes. ttxt/btxt below wrap it for printf formats. */
 struct rsn {
     char *p;    /* output, cap bytes */
     size_t n;   /* bytes written, p[n] == '\0' */
@@ -143,7 +127,7 @@ static void rsn_s(struct rsn *w, const char *s)
     w->p[w->n] = '\0';
 }
 
-/* As ttxt: "inf" for TM_TIME_MAX, else the decimal value. */
+/* A time: "inf" for TM_TIME_MAX, else the decimal value. */
 static void rsn_t(struct rsn *w, tm_time t)
 {
     if (t == TM_TIME_MAX) {
@@ -160,7 +144,7 @@ static void rsn_t(struct rsn *w, tm_time t)
     rsn_s(w, e);
 }
 
-/* As btxt: "inf", "(5, strict)" or "(5, non-strict)". */
+/* A bound: "inf", "(5, strict)" or "(5, non-strict)". */
 static void rsn_b(struct rsn *w, tm_bound b)
 {
     if (b.t == TM_TIME_MAX) {
@@ -170,6 +154,22 @@ static void rsn_b(struct rsn *w, tm_bound b)
     rsn_s(w, "(");
     rsn_t(w, b.t);
     rsn_s(w, b.strict ? ", strict)" : ", non-strict)");
+}
+
+/* rsn_t into buf for a %s argument; buf must hold 24 bytes. */
+static const char *ttxt(char *buf, tm_time t)
+{
+    struct rsn w = {buf, 0, 24};
+    rsn_t(&w, t);
+    return buf;
+}
+
+/* rsn_b into buf for a %s argument; buf must hold 40 bytes. */
+static const char *btxt(char *buf, tm_bound b)
+{
+    struct rsn w = {buf, 0, 40};
+    rsn_b(&w, b);
+    return buf;
 }
 
 /* ==== 2. queues ============================================================================ */
@@ -748,12 +748,6 @@ void tm_free(tm_state *st)
     free(st->f);
     free(st->idx);
     free(st);
-}
-
-void tm_set_sink(tm_state *st, tm_sink sink, void *ctx)
-{
-    st->sink = sink;
-    st->ctx = ctx;
 }
 
 void tm_set_reasons(tm_state *st, bool on)

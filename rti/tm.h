@@ -138,9 +138,6 @@ int tm_new(tm_state **out, tm_sink sink, void *ctx, char *err, size_t errlen);
  *  Accepts NULL. @see tm_new */
 void tm_free(tm_state *st);
 
-/** Replace the decision sink (for example to route decisions to a replay checker). */
-void tm_set_sink(tm_state *st, tm_sink sink, void *ctx);
-
 /** Turn the reason texts of decisions on or off (on after tm_new). Formatting them costs
  *  about as much as the rest of a request, so a server that neither logs nor records them
  *  turns them off. While off, every decision's `reason` is "" (never NULL); decisions,

@@ -409,6 +409,9 @@ static void test_deliver_why(void)
             .kind = TM_D_DELIVER, .fed = 2, .time = 3, .sender = 1, .reason = plain[i]};
         CHECK_INT_EQ(flog_decision(l, &d), FLOG_OK);
     }
+    /* a rule the table lacks while delivery reasons are off: its text is kept */
+    tm_decision nr = {.kind = TM_D_DELIVER, .fed = 2, .time = 3, .reason = "", .rule = "new rule"};
+    CHECK_INT_EQ(flog_decision(l, &nr), FLOG_OK);
     tm_decision g = {.kind = TM_D_GRANT,
                      .fed = 2,
                      .time = 3,
@@ -448,8 +451,8 @@ static void test_deliver_why(void)
         EXPECT(rec.dec.reason_len == strlen(flog_why_text(c)) &&
                memcmp(rec.dec.reason, flog_why_text(c), rec.dec.reason_len) == 0);
     }
-    for (int i = 0; i < 4; i++) {
-        const char *want = i < 3 ? plain[i] : g.reason;
+    for (int i = 0; i < 5; i++) {
+        const char *want = i < 3 ? plain[i] : i == 3 ? nr.rule : g.reason;
         CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
         CHECK_INT_EQ(rec.dec.why, 0);
         EXPECT(rec.dec.reason_len == strlen(want) &&
@@ -491,7 +494,8 @@ static void test_deliver_why(void)
     free(p);
 
     /* Every text of the table is one rti/tm.c really passes to deliver() (a text there that
-     * is not in the table is only recorded in full: no loss, just bytes). */
+     * is not in the table is only recorded in full, from the rule if reasons are off: no
+     * loss, just bytes). */
     uint8_t *src = NULL;
     size_t sn = 0;
     CHECK_INT_EQ(flog_load_file("rti/tm.c", &src, &sn, err, sizeof err), FLOG_OK);
