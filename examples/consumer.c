@@ -82,6 +82,7 @@ static void check(tp_federate *f, int rc, const char *what)
 static int parse_args(int argc, char **argv, const char **rti, const char **federation,
                       const char **name)
 {
+    if (argc % 2 == 0) return -1; /* a flag without its value (e.g. --help) */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--rti") == 0)
             *rti = argv[i + 1];

@@ -86,6 +86,7 @@ static int send_sample(tp_federate *f, tp_object obj, const tp_handle attrs[3], 
 static int parse_args(int argc, char **argv, const char **rti, const char **federation, int *steps,
                       int *peers)
 {
+    if (argc % 2 == 0) return -1; /* a flag without its value (e.g. --help) */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--rti") == 0)
             *rti = argv[i + 1];

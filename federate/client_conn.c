@@ -22,7 +22,7 @@
 
 #include "federate/client_impl.h"
 
-static int64_t now_ms(void)
+int64_t tpi_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -33,7 +33,7 @@ static int64_t now_ms(void)
 static int remaining(int64_t deadline)
 {
     if (deadline < 0) return -1;
-    int64_t r = deadline - now_ms();
+    int64_t r = deadline - tpi_now_ms();
     return r < 0 ? 0 : (r > 1000000 ? 1000000 : (int)r);
 }
 
@@ -304,7 +304,7 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
 {
     int r = tpi_flush(f);
     if (r < 0) return r;
-    int64_t deadline = f->timeout_ms < 0 ? -1 : now_ms() + f->timeout_ms;
+    int64_t deadline = f->timeout_ms < 0 ? -1 : tpi_now_ms() + f->timeout_ms;
     size_t scan = f->in_off; /* frames before scan were looked at and are left queued */
     for (;;) {
         for (;;) {

@@ -7,7 +7,6 @@
  * have grown to the largest message seen. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "federate/client_impl.h"
 
@@ -298,15 +297,12 @@ int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg),
                         "federate \"%s\": a tp_wait call from inside a callback "
                         "would nest dispatching",
                         f->name);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t start = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    int64_t start = tpi_now_ms();
     for (;;) {
         if (done(f, arg)) return TP_OK;
         int t = -1;
         if (timeout_ms >= 0) {
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            int64_t left = start + timeout_ms - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+            int64_t left = start + timeout_ms - tpi_now_ms();
             t = left > 0 ? (int)left : 0;
         }
         int r = tp_evoke(f, t);

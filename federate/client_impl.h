@@ -120,7 +120,8 @@ int tpi_rti_code(uint32_t code);
  *  @return the fd, or -1 with the reason in err. */
 int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen);
 /** Encode @p m into the output buffer; write it out when the buffer passes the threshold.
- *  @return TP_OK; TP_EINVAL (encoder refused: message in f->err); TP_ECLOSED; TP_ESYS. */
+ *  @return TP_OK; TP_EINVAL (encoder refused: message in f->err); TP_ESIZE (frame over
+ *          max_frame); TP_ENOMEM; TP_ECLOSED; TP_ESYS. */
 int tpi_send(tp_federate *f, const struct wire_msg *m);
 /** Write all buffered output (reading input meanwhile so that neither side deadlocks). */
 int tpi_flush(tp_federate *f);
@@ -130,10 +131,12 @@ int tpi_read(tp_federate *f, int timeout_ms);
 /** Handler for a reply found by tpi_wait_reply; the message points into the frame. */
 typedef int (*tpi_reply_fn)(tp_federate *f, const struct wire_msg *m, void *arg);
 /** Flush, then wait for the frame answering request @p req (REPLY, ERROR, JOIN_OK,
- *  TIME_STATUS, PONG or SYNC_REGISTERED with that req) and pass it to @p fn; frames before it
+ *  TIME_STATUS, PONG or HELLO_OK with that req) and pass it to @p fn; frames before it
  *  stay queued for tp_evoke(). @return fn's status; TP_ESYS on timeout; TP_ECLOSED;
  *  TP_EPROTO. */
 int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg);
+/** Monotonic clock in milliseconds (CLOCK_MONOTONIC), for deadlines. */
+int64_t tpi_now_ms(void);
 /** A fresh request id (never 0). */
 uint32_t tpi_req(tp_federate *f);
 /** Close the socket (idempotent). */

@@ -2,7 +2,6 @@
  * connect, handshake, join), resign and free. Serves DESIGN.md §3 (handshake), §6
  * (federations, FOM agreement) and §12. Read federate/client_conn.c for the transport and
  * federate/client_evoke.c for what happens after the join. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,37 +14,6 @@
 static void set_err(char *err, size_t n, const char *msg)
 {
     if (err && n) snprintf(err, n, "%s", msg);
-}
-
-/* Read a whole file (the FOM) into a NUL-terminated heap string. */
-static int read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "cannot open FOM file %s: %s", path, strerror(errno));
-        return TP_EFOM;
-    }
-    struct buf b;
-    buf_init(&b);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        if (buf_append(&b, chunk, n) < 0) {
-            fclose(fp);
-            buf_fini(&b);
-            snprintf(err, errlen, "FOM file %s: out of memory", path);
-            return TP_ENOMEM;
-        }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || buf_append(&b, "", 1) < 0) {
-        buf_fini(&b);
-        snprintf(err, errlen, "cannot read FOM file %s", path);
-        return TP_EFOM;
-    }
-    *text = (char *)b.data;
-    *len = b.len - 1;
-    return TP_OK;
 }
 
 /* A federate with a connection and buffers but not joined (also used by create/destroy). */
@@ -121,9 +89,9 @@ static int fom_text_of(const tp_join_options *opt, char **owned, const char **te
 {
     *owned = NULL;
     if (opt->fom_path) {
-        int r = read_file(opt->fom_path, owned, len, err, errlen);
+        int r = fom_read_file(opt->fom_path, owned, len, err, errlen);
         *text = *owned;
-        return r;
+        return r == FOM_OK ? TP_OK : r == FOM_ENOMEM ? TP_ENOMEM : TP_EFOM;
     }
     if (opt->fom_text) {
         *text = opt->fom_text;

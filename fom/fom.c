@@ -766,11 +766,13 @@ fail:
     return rc;
 }
 
-int fom_parse_file(const char *path, struct fom **out, char *err, size_t errlen)
+int fom_read_file(const char *path, char **text_out, size_t *len, char *err, size_t errlen)
 {
     struct pctx c = {NULL, path ? path : "(null)", err, errlen, 0};
-    if (!path || !out) return fail_at(&c, FOM_EUSAGE, 0, "fom_parse_file: NULL argument");
-    *out = NULL;
+    if (!path || !text_out || !len)
+        return fail_at(&c, FOM_EUSAGE, 0, "fom_read_file: NULL argument");
+    *text_out = NULL;
+    *len = 0;
     /* Read the file ourselves: libxml2's file loader would also accept compressed input and
      * URLs, which a FOM never is. */
     FILE *fp = fopen(path, "rb");
@@ -800,15 +802,35 @@ int fom_parse_file(const char *path, struct fom **out, char *err, size_t errlen)
         }
     }
     fclose(fp);
-    int rc;
+    int rc = FOM_OK;
     if (oom)
         rc = fail_at(&c, FOM_ENOMEM, 0, "out of memory");
     else if (rerr)
         rc = fail_at(&c, FOM_EIO, 0, "read error: %s", strerror(rerr));
     else if (n > MAX_FILE)
         rc = fail_at(&c, FOM_ESCHEMA, 0, "file over the %d-byte limit", MAX_FILE);
-    else
-        rc = fom_parse_mem(text, n, path, out, err, errlen);
+    if (rc != FOM_OK) {
+        free(text);
+        return rc;
+    }
+    /* n <= MAX_FILE < cap here (the loop stops at n == cap only when over the limit), so the
+     * terminator fits. */
+    text[n] = '\0';
+    *text_out = text;
+    *len = n;
+    return FOM_OK;
+}
+
+int fom_parse_file(const char *path, struct fom **out, char *err, size_t errlen)
+{
+    struct pctx c = {NULL, path ? path : "(null)", err, errlen, 0};
+    if (!path || !out) return fail_at(&c, FOM_EUSAGE, 0, "fom_parse_file: NULL argument");
+    *out = NULL;
+    char *text;
+    size_t n;
+    int rc = fom_read_file(path, &text, &n, err, errlen);
+    if (rc != FOM_OK) return rc;
+    rc = fom_parse_mem(text, n, path, out, err, errlen);
     free(text);
     return rc;
 }

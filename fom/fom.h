@@ -56,6 +56,18 @@ struct fom; /* opaque; immutable after parsing, so it may be shared read-only by
  *  @return FOM_OK, FOM_EIO, FOM_ESYNTAX, FOM_ESCHEMA, FOM_ENOMEM or FOM_EUSAGE. */
 int fom_parse_file(const char *path, struct fom **out, char *err, size_t errlen);
 
+/** Read a FOM file into memory without parsing it (for a caller that needs the text too,
+ *  e.g. libtempo, which sends it in its JOIN frame). Same reader and limits as
+ *  fom_parse_file: plain files only, at most 16 MiB.
+ *  @param path      file to read (not NULL); also the name used in messages
+ *  @param text_out  out: the bytes, NUL-terminated, owned by the caller (free); NULL on error
+ *  @param len       out: bytes read (without the terminator)
+ *  @param err       caller-owned buffer for "path: reason"
+ *  @param errlen    size of err
+ *  @return FOM_OK, FOM_EIO (cannot open or read), FOM_ESCHEMA (over the size limit),
+ *          FOM_ENOMEM or FOM_EUSAGE. */
+int fom_read_file(const char *path, char **text_out, size_t *len, char *err, size_t errlen);
+
 /** Parse FOM text held in memory (e.g. received in a JOIN frame).
  *  @param text    XML bytes (need not be NUL-terminated; not NULL unless len == 0)
  *  @param len     bytes of text

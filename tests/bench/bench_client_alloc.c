@@ -107,6 +107,15 @@ static tp_federate *join(const char *name)
     return f;
 }
 
+/* Stop on a failed call: otherwise a step would wait forever for messages never sent. */
+static void must(int rc, const char *what)
+{
+    if (rc >= 0) return;
+    fprintf(stderr, "bench_client_alloc: %s: %s\n", what, tp_strerror(rc));
+    kill(rti, SIGKILL);
+    exit(1);
+}
+
 /* One step: 50 updates and 10 interactions from P, S drains them, both advance by 1. */
 static void step(tp_federate *P, tp_federate *S, tp_object obj, tp_handle x, tp_handle msg,
                  tp_handle text, tp_time *t)
@@ -116,17 +125,17 @@ static void step(tp_federate *P, tp_federate *S, tp_object obj, tp_handle x, tp_
     for (int i = 0; i < 50; i++) {
         tp_encode_float64((double)i, b);
         tp_value v = {x, b, 8};
-        tp_update(P, obj, &v, 1, *t + 1);
+        must(tp_update(P, obj, &v, 1, *t + 1), "tp_update");
     }
     tp_value m = {text, "hello, world", 12};
     for (int i = 0; i < 10; i++)
-        tp_send_interaction(P, msg, &m, 1, TP_NO_TIME);
+        must(tp_send_interaction(P, msg, &m, 1, TP_NO_TIME), "tp_send_interaction");
     *t += 1;
-    tp_time_advance_request(P, *t);
-    tp_time_advance_request(S, *t);
+    must(tp_time_advance_request(P, *t), "TAR P");
+    must(tp_time_advance_request(S, *t), "TAR S");
     while (reflected < want_r || received < want_i || granted < want_g) {
-        tp_evoke(P, 0);
-        tp_evoke(S, 1);
+        must(tp_evoke(P, 0), "tp_evoke P");
+        must(tp_evoke(S, 1), "tp_evoke S");
     }
 }
 
@@ -137,21 +146,21 @@ int main(int argc, char **argv)
     tp_federate *P = join("P"), *S = join("S");
     tp_handle sample, x, msg, text;
     tp_object obj;
-    tp_object_class(P, "Sample", &sample);
-    tp_attribute(P, sample, "x", &x);
-    tp_interaction_class(P, "Message", &msg);
-    tp_parameter(P, msg, "text", &text);
-    tp_publish_object_class(P, sample, &x, 1);
-    tp_publish_interaction_class(P, msg);
-    tp_subscribe_object_class(S, sample, &x, 1);
-    tp_subscribe_interaction_class(S, msg);
+    must(tp_object_class(P, "Sample", &sample), "Sample");
+    must(tp_attribute(P, sample, "x", &x), "Sample.x");
+    must(tp_interaction_class(P, "Message", &msg), "Message");
+    must(tp_parameter(P, msg, "text", &text), "Message.text");
+    must(tp_publish_object_class(P, sample, &x, 1), "publish Sample");
+    must(tp_publish_interaction_class(P, msg), "publish Message");
+    must(tp_subscribe_object_class(S, sample, &x, 1), "subscribe Sample");
+    must(tp_subscribe_interaction_class(S, msg), "subscribe Message");
     size_t n;
-    tp_query_time_status(S, NULL, 0, &n); /* subscriptions in place */
-    tp_register_object(P, sample, "s", &obj);
-    tp_enable_regulation(P, 1);
-    tp_wait_regulation_enabled(P, 5000);
-    tp_enable_constrained(S);
-    tp_wait_constrained_enabled(S, 5000);
+    must(tp_query_time_status(S, NULL, 0, &n), "time status"); /* subscriptions in place */
+    must(tp_register_object(P, sample, "s", &obj), "register");
+    must(tp_enable_regulation(P, 1), "enable regulation");
+    must(tp_wait_regulation_enabled(P, 5000), "regulation enabled");
+    must(tp_enable_constrained(S), "enable constrained");
+    must(tp_wait_constrained_enabled(S, 5000), "constrained enabled");
     tp_time t = 0;
     for (int i = 0; i < 200; i++) /* warm-up: buffers and scratch arrays grow here */
         step(P, S, obj, x, msg, text, &t);

@@ -521,6 +521,36 @@ static void test_values(void)
     CHECK_STR_EQ(fom_type_name((enum fom_type)99), "none");
 }
 
+/* fom_read_file: the bytes of the file (size from stat), NUL-terminated, parsing like
+ * fom_parse_file; errors leave no text. */
+static void test_read_file(void)
+{
+    char *text = (char *)"x", err[FOM_ERRLEN] = "";
+    size_t len = 7;
+    struct stat st;
+    CHECK_INT_EQ(stat("fom/test.xml", &st), 0);
+    CHECK_INT_EQ(fom_read_file("fom/test.xml", &text, &len, err, sizeof err), FOM_OK);
+    CHECK(text && len == (size_t)st.st_size, "read %zu bytes, file has %lld", len,
+          (long long)st.st_size);
+    CHECK(text && text[len] == '\0', "text is NUL-terminated");
+    struct fom *a = NULL, *b = NULL;
+    CHECK_INT_EQ(fom_parse_mem(text, len, "fom/test.xml", &a, err, sizeof err), FOM_OK);
+    CHECK_INT_EQ(fom_parse_file("fom/test.xml", &b, err, sizeof err), FOM_OK);
+    CHECK(a && b && fom_fingerprint(a) == fom_fingerprint(b), "same FOM as fom_parse_file");
+    fom_free(a);
+    fom_free(b);
+    free(text);
+    text = (char *)"x";
+    CHECK_INT_EQ(fom_read_file("tests/fom/does_not_exist.xml", &text, &len, err, sizeof err),
+                 FOM_EIO);
+    CHECK(text == NULL && len == 0, "no text on error");
+    CHECK_STR_HAS(err, "tests/fom/does_not_exist.xml: cannot open");
+    CHECK_INT_EQ(fom_read_file("tests/fom", &text, &len, err, sizeof err), FOM_EIO);
+    CHECK_STR_HAS(err, "read error");
+    CHECK_INT_EQ(fom_read_file("fom/test.xml", NULL, &len, err, sizeof err), FOM_EUSAGE);
+    CHECK_INT_EQ(fom_read_file("fom/test.xml", &text, NULL, err, sizeof err), FOM_EUSAGE);
+}
+
 int main(void)
 {
     test_handles();
@@ -530,6 +560,7 @@ int main(void)
     test_allowed_repeats();
     test_large();
     test_values();
+    test_read_file();
     xmlCleanupParser(); /* tests may; library code does not */
     return check_summary();
 }
