@@ -279,15 +279,21 @@ void fed_flog_check(struct federation *fx)
     }
 }
 
-int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n)
+int fed_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n)
 {
     if (!to->conn) return -1;
     const uint8_t *b = bytes;
     LOGT("fed", to->tag, "send %s (%zu bytes)",
          wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);
     s->frames_out++;
-    flog_frame(to->fx->flog, FLOG_K_SENT, (uint32_t)to->handle, bytes, n);
     return conn_send(to->conn, bytes, n);
+}
+
+int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n)
+{
+    if (!to->conn) return -1;
+    flog_frame(to->fx->flog, FLOG_K_SENT, (uint32_t)to->handle, bytes, n);
+    return fed_send_unlogged(s, to, bytes, n);
 }
 
 void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,

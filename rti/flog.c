@@ -1,6 +1,6 @@
 /* Federation log writer: appends compact binary records to an in-memory buffer and writes
- * them with large write(2)s (DESIGN.md §9; cost model: one memcpy and one CRC pass per
- * record, one system call per FLOG_FLUSH_BYTES or per timer tick). A write error stops
+ * them as checksummed blocks with large write(2)s (DESIGN.md §9; cost model: one memcpy per
+ * record, one CRC pass and one system call per FLOG_FLUSH_BYTES or per timer tick). A write error stops
  * logging for this federation and is reported once; the RTI carries on. Byte format:
  * doc/log.md. Read rti/flog.h first; the reader is rti/flog_read.c. */
 #include <errno.h>
@@ -20,22 +20,35 @@ struct flog {
     int64_t last_wall;      /* stamp of the last record (the header's start before): records
                                store the difference to it */
     struct buf out;         /* records not yet written; storage reused (only grows) */
-    uint64_t seq;           /* sequence number of the last record appended (0 = none) */
-    uint64_t bytes;         /* bytes appended so far, header included */
+    uint64_t seq;           /* records appended so far, as a reader counts them */
+    uint64_t bytes;         /* bytes appended so far, header and block prefixes included */
+    size_t blk;             /* offset in out of the open block's prefix; NO_BLOCK: none */
     int stopped;            /* 1: an error stopped logging; calls return FLOG_STOPPED */
     int status;             /* the negative status that stopped it */
     flog_clock clock;       /* record stamps; NULL = CLOCK_REALTIME */
     void *clock_ctx;        /* passed to clock */
     char path[512];         /* for messages (truncated when longer) */
     char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
-    /* The last FLOG_AGAIN_RING SENT frames stored in full (of at most FLOG_AGAIN_MAX bytes),
-     * newest at (ring_n - 1) % FLOG_AGAIN_RING: a SENT frame equal to one of them is logged
-     * as SENT_AGAIN naming it (the fan-out of one update). The CRC-32C picks candidates. */
-    uint32_t ring_n;                                   /* frames pushed so far */
-    uint32_t ring_len[FLOG_AGAIN_RING];                /* bytes of each */
-    uint32_t ring_crc[FLOG_AGAIN_RING];                /* flog_crc32c of each */
-    uint8_t ring[FLOG_AGAIN_RING][FLOG_AGAIN_MAX];     /* the frames */
+    /* The ring (doc/log.md): the last FLOG_AGAIN_RING frames stored in full by SENT or
+     * DELIVERED records (of at most FLOG_AGAIN_MAX bytes), newest at
+     * (ring_n - 1) % FLOG_AGAIN_RING. A SENT frame equal to one of them is logged as
+     * SENT_AGAIN naming it, a delivery of the same message with the same bytes as
+     * DELIVERED_AGAIN (the fan-out of one update). Candidates are picked by the CRC-32C of a
+     * SENT frame, by the message token of a delivery. */
+    uint32_t ring_n;                      /* frames pushed so far */
+    struct ring_slot {
+        uint32_t len;    /* bytes of the frame */
+        uint32_t crc;    /* flog_crc32c of it, when has_crc */
+        uint8_t has_crc; /* stored by SENT (a DELIVERED frame is not hashed) */
+        uint8_t has_msg; /* stored by DELIVERED: the message fields below are set */
+        int64_t time;
+        uint32_t sender;
+        uint64_t seq, token;
+    } slot[FLOG_AGAIN_RING];
+    uint8_t ring[FLOG_AGAIN_RING][FLOG_AGAIN_MAX]; /* the frames */
 };
+
+#define NO_BLOCK ((size_t)-1)
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
@@ -93,8 +106,20 @@ static int stop(struct flog *l, int status, const char *fmt, ...)
     return status;
 }
 
+/* Close the open block: its length and the CRC-32C of its records into its prefix. */
+static void end_block(struct flog *l)
+{
+    if (l->blk == NO_BLOCK) return;
+    uint8_t *p = l->out.data + l->blk;
+    size_t n = l->out.len - l->blk - FLOG_BLOCK_PREFIX;
+    put32(p, (uint32_t)n);
+    put32(p + 4, flog_crc32c(0, p + FLOG_BLOCK_PREFIX, n));
+    l->blk = NO_BLOCK;
+}
+
 static int do_flush(struct flog *l)
 {
+    end_block(l);
     if (l->out.len == 0) return FLOG_OK;
     if (write_all(l->fd, l->out.data, l->out.len) != 0)
         return stop(l, FLOG_EIO, "federation log %s: write failed: %s; logging stopped", l->path,
@@ -115,42 +140,53 @@ static size_t put_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
-/* Append one record: kind, varint federate, zigzag varint of the stamp's difference to the
- * previous record's (records of one loop pass share a stamp, so mostly 1 byte: 0), then up
- * to two payload pieces (so that a DECISION's fixed fields and its reason text need no
- * intermediate copy). */
+static uint64_t zigzag(int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    return (u << 1) ^ (0 - (u >> 63)); /* 0 - 1 = all ones for v < 0 */
+}
+
+/* Append one record to the open block (opening one first): varint body length, then the
+ * body: kind, varint federate, zigzag varint of the stamp's difference to the previous
+ * record's (records of one loop pass share a stamp, so mostly 1 byte: 0), then up to two
+ * payload pieces (so that a DECISION's fields and its reason text need no intermediate
+ * copy). No checksum here: the block gets one when it is written. @p logical: records a
+ * reader will count for it (2 for DELIVERED). */
 static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, size_t alen,
-                  const void *b, size_t blen)
+                  const void *b, size_t blen, unsigned logical)
 {
     if (!l) return FLOG_STOPPED;
     if (l->stopped) return FLOG_STOPPED;
     if (alen > FLOG_MAX_RECORD || blen > FLOG_MAX_RECORD - alen ||
         alen + blen > FLOG_MAX_RECORD - FLOG_REC_HDR_MAX)
         return FLOG_EUSAGE; /* the reader would refuse it: record nothing */
-    if (buf_reserve(&l->out, FLOG_REC_PREFIX + FLOG_REC_HDR_MAX + alen + blen) != 0)
+    if (buf_reserve(&l->out, FLOG_BLOCK_PREFIX + 5 + FLOG_REC_HDR_MAX + alen + blen) != 0)
         return stop(l, FLOG_ENOMEM,
                     "federation log %s: out of memory for a %zu-byte record; "
                     "logging stopped",
                     l->path, FLOG_REC_HDR_MAX + alen + blen);
-    uint8_t *p = l->out.data + l->out.len;
-    uint8_t *bp = p + FLOG_REC_PREFIX;
+    if (l->blk == NO_BLOCK) {
+        l->blk = l->out.len;
+        l->out.len += FLOG_BLOCK_PREFIX;
+        l->bytes += FLOG_BLOCK_PREFIX;
+    }
     int64_t wall = now_ns(l);
     /* two's complement difference, zigzag-mapped so that small negatives stay short */
-    uint64_t d = (uint64_t)wall - (uint64_t)l->last_wall;
-    uint64_t zz = (d << 1) ^ (0 - (d >> 63)); /* 0 - 1 = all ones for d < 0 */
+    uint8_t hdr[FLOG_REC_HDR_MAX];
     size_t h = 1;
-    bp[0] = (uint8_t)kind;
-    h += put_varint(bp + h, fed);
-    h += put_varint(bp + h, zz);
-    if (alen) memcpy(bp + h, a, alen);
-    if (blen) memcpy(bp + h + alen, b, blen);
+    hdr[0] = (uint8_t)kind;
+    h += put_varint(hdr + h, fed);
+    h += put_varint(hdr + h, zigzag((int64_t)((uint64_t)wall - (uint64_t)l->last_wall)));
     size_t body = h + alen + blen;
-    put32(p, (uint32_t)body);
-    put32(p + 4, flog_crc32c(0, bp, body));
-    l->out.len += FLOG_REC_PREFIX + body;
-    l->seq++;
+    uint8_t *p = l->out.data + l->out.len;
+    size_t k = put_varint(p, body);
+    memcpy(p + k, hdr, h);
+    if (alen) memcpy(p + k + h, a, alen);
+    if (blen) memcpy(p + k + h + alen, b, blen);
+    l->out.len += k + body;
+    l->seq += logical;
     l->last_wall = wall;
-    l->bytes += FLOG_REC_PREFIX + body;
+    l->bytes += k + body;
     if (l->out.len >= FLOG_FLUSH_BYTES) return do_flush(l);
     return FLOG_OK;
 }
@@ -173,6 +209,7 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     struct flog *l = calloc(1, sizeof *l);
     if (!l) return flog_fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
     l->fd = -1;
+    l->blk = NO_BLOCK;
     snprintf(l->path, sizeof l->path, "%s", path);
     if (buf_reserve(&l->out, hlen > FLOG_FLUSH_BYTES ? hlen : 2 * FLOG_FLUSH_BYTES) != 0) {
         free(l);
@@ -264,33 +301,46 @@ void flog_set_clock(struct flog *l, flog_clock clock, void *ctx)
 
 /* ---- records ----------------------------------------------------------------------------- */
 
+/* Push a frame just stored in full into the ring (the reader pushes the same frames). */
+static struct ring_slot *ring_push(struct flog *l, const uint8_t *frame, size_t len)
+{
+    uint32_t k = l->ring_n % FLOG_AGAIN_RING;
+    if (len) memcpy(l->ring[k], frame, len);
+    struct ring_slot *e = &l->slot[k];
+    memset(e, 0, sizeof *e);
+    e->len = (uint32_t)len;
+    l->ring_n++;
+    return e;
+}
+
+static uint32_t ring_have(const struct flog *l)
+{
+    return l->ring_n < FLOG_AGAIN_RING ? l->ring_n : FLOG_AGAIN_RING;
+}
+
 int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame, size_t len)
 {
     if (dir != FLOG_K_RECV && dir != FLOG_K_SENT) return l ? FLOG_EUSAGE : FLOG_STOPPED;
     if (!frame && len) return FLOG_EUSAGE;
     if (dir == FLOG_K_RECV || !l || len > FLOG_AGAIN_MAX)
-        return append(l, dir, fed, frame, len, NULL, 0);
+        return append(l, dir, fed, frame, len, NULL, 0, 1);
     /* One update reflected to N subscribers queues N identical frames, interleaved with the
-     * other receivers' frames when they are delivered at grants: log the first and name it
-     * from the others (doc/log.md: SENT_AGAIN), the largest saving in the log. Cost: one
-     * CRC of the frame and up to FLOG_AGAIN_RING integer compares. */
+     * other receivers' frames: log the first and name it from the others (doc/log.md:
+     * SENT_AGAIN). Cost: one CRC of the frame and up to FLOG_AGAIN_RING integer compares. */
     uint32_t crc = flog_crc32c(0, frame, len);
-    uint32_t have = l->ring_n < FLOG_AGAIN_RING ? l->ring_n : FLOG_AGAIN_RING;
-    for (uint32_t d = 1; d <= have; d++) {
+    for (uint32_t d = 1; d <= ring_have(l); d++) {
         uint32_t k = (l->ring_n - d) % FLOG_AGAIN_RING;
-        if (l->ring_crc[k] == crc && l->ring_len[k] == len &&
-            memcmp(l->ring[k], frame, len) == 0) {
+        const struct ring_slot *e = &l->slot[k];
+        if (e->has_crc && e->crc == crc && e->len == len && memcmp(l->ring[k], frame, len) == 0) {
             uint8_t v[5];
-            return append(l, FLOG_K_SENT_AGAIN, fed, v, put_varint(v, d), NULL, 0);
+            return append(l, FLOG_K_SENT_AGAIN, fed, v, put_varint(v, d), NULL, 0, 1);
         }
     }
-    int rc = append(l, FLOG_K_SENT, fed, frame, len, NULL, 0);
-    if (rc == FLOG_OK) { /* the reader pushes every SENT frame of at most FLOG_AGAIN_MAX */
-        uint32_t k = l->ring_n % FLOG_AGAIN_RING;
-        if (len) memcpy(l->ring[k], frame, len);
-        l->ring_len[k] = (uint32_t)len;
-        l->ring_crc[k] = crc;
-        l->ring_n++;
+    int rc = append(l, FLOG_K_SENT, fed, frame, len, NULL, 0, 1);
+    if (rc == FLOG_OK) {
+        struct ring_slot *e = ring_push(l, frame, len);
+        e->crc = crc;
+        e->has_crc = 1;
     }
     return rc;
 }
@@ -298,75 +348,114 @@ int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *
 int flog_joined(struct flog *l, uint32_t fed, const char *name)
 {
     if (!name) return l ? FLOG_EUSAGE : FLOG_STOPPED;
-    return append(l, FLOG_K_JOINED, fed, name, strlen(name), NULL, 0);
+    return append(l, FLOG_K_JOINED, fed, name, strlen(name), NULL, 0, 1);
 }
 
 int flog_lost(struct flog *l, uint32_t fed, const char *reason)
 {
-    return append(l, FLOG_K_LOST, fed, reason, reason ? strlen(reason) : 0, NULL, 0);
+    return append(l, FLOG_K_LOST, fed, reason, reason ? strlen(reason) : 0, NULL, 0, 1);
 }
 
 int flog_note(struct flog *l, uint32_t fed, const char *text)
 {
-    return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) : 0, NULL, 0);
+    return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) : 0, NULL, 0, 1);
+}
+
+/* The why code of a DELIVER decision (0: none, its text is stored). */
+static unsigned deliver_code(const tm_decision *d)
+{
+    if (d->kind != TM_D_DELIVER) return 0;
+    /* the rule names the code directly; the text is the fallback (and absent when the
+     * server turned delivery reasons off: tm_set_delivery_reasons) */
+    return d->rule ? flog_why_rule_code(d->rule) : flog_why_code(d->reason);
 }
 
 int flog_decision(struct flog *l, const tm_decision *d)
 {
     if (!l) return FLOG_STOPPED; /* the server calls it for every decision, logging or not */
     if (!d) return FLOG_EUSAGE;
-    uint8_t fx[FLOG_DECISION_FIXED] = {0};
-    fx[0] = (uint8_t)d->kind;
-    fx[1] = (uint8_t)d->req;
-    fx[2] = d->tso ? 1 : 0;
-    put32(fx + 4, (uint32_t)d->code);
-    put64(fx + 8, (uint64_t)d->time);
-    put32(fx + 16, d->sender);
-    put64(fx + 24, d->seq);
-    put64(fx + 32, d->token);
     const char *why = d->reason ? d->reason : "";
-    /* the rule names the code directly; the text is the fallback (and absent when the
-     * server turned delivery reasons off: tm_set_delivery_reasons) */
-    unsigned code = d->kind != TM_D_DELIVER ? 0
-                    : d->rule                ? flog_why_rule_code(d->rule)
-                                             : flog_why_code(why);
-    if (code) {
-        /* Deliveries are most decisions: their reason's start repeats the fields, so keep
-         * only its code, and the fields as varints (time zigzag-mapped), no zero padding. */
-        uint8_t c[4 + 4 * 10];
-        c[0] = (uint8_t)d->kind;
-        c[1] = (uint8_t)d->req;
-        c[2] = d->tso ? 1 : 0;
-        c[3] = (uint8_t)code;
-        uint64_t t = (uint64_t)d->time;
-        size_t n = 4;
-        n += put_varint(c + n, (t << 1) ^ (0 - (t >> 63)));
-        n += put_varint(c + n, d->sender);
-        n += put_varint(c + n, d->seq);
-        n += put_varint(c + n, d->token);
-        return append(l, FLOG_K_DECISION, d->fed, c, n, NULL, 0);
-    }
+    unsigned code = deliver_code(d);
+    /* Every field as a varint (time and code zigzag-mapped): most are small or zero. A coded
+     * DELIVER keeps only the code of its reason, whose start repeats the fields. */
+    uint8_t c[4 + 5 * 10];
+    c[0] = (uint8_t)d->kind;
+    c[1] = (uint8_t)d->req;
+    c[2] = d->tso ? 1 : 0;
+    c[3] = (uint8_t)code;
+    size_t n = 4;
+    n += put_varint(c + n, zigzag(d->time));
+    n += put_varint(c + n, d->sender);
+    n += put_varint(c + n, d->seq);
+    n += put_varint(c + n, d->token);
+    n += put_varint(c + n, zigzag(d->code));
+    if (code) return append(l, FLOG_K_DECISION, d->fed, c, n, NULL, 0, 1);
     /* a rule the table lacks, while delivery reasons are off: keep the rule, not "" */
     if (!*why && d->kind == TM_D_DELIVER && d->rule) why = d->rule;
-    return append(l, FLOG_K_DECISION, d->fed, fx, sizeof fx, why, strlen(why));
+    return append(l, FLOG_K_DECISION, d->fed, c, n, why, strlen(why), 1);
+}
+
+int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, size_t len)
+{
+    if (!l) return FLOG_STOPPED;
+    if (!d || d->kind != TM_D_DELIVER || (!frame && len)) return FLOG_EUSAGE;
+    unsigned code = deliver_code(d);
+    if (!code) { /* its text must be stored: the two records the reader returns anyway */
+        int rc = flog_decision(l, d);
+        return rc == FLOG_OK ? flog_frame(l, FLOG_K_SENT, d->fed, frame, len) : rc;
+    }
+    uint8_t flags = (uint8_t)(code << 1 | (d->tso ? 1u : 0u));
+    /* The same message delivered to another receiver with the same bytes: name it. The token
+     * picks the candidate; the fields and bytes must match too (tokens are reused). */
+    if (len <= FLOG_AGAIN_MAX)
+        for (uint32_t k, dist = 1; dist <= ring_have(l); dist++) {
+            k = (l->ring_n - dist) % FLOG_AGAIN_RING;
+            const struct ring_slot *e = &l->slot[k];
+            if (!e->has_msg || e->token != d->token || e->time != d->time ||
+                e->sender != d->sender || e->seq != d->seq || e->len != len ||
+                memcmp(l->ring[k], frame, len) != 0)
+                continue;
+            uint8_t v[1 + 5];
+            v[0] = flags;
+            return append(l, FLOG_K_DELIVERED_AGAIN, d->fed, v, 1 + put_varint(v + 1, dist), NULL,
+                          0, 2);
+        }
+    uint8_t c[1 + 4 * 10];
+    size_t n = 1;
+    c[0] = flags;
+    n += put_varint(c + n, zigzag(d->time));
+    n += put_varint(c + n, d->sender);
+    n += put_varint(c + n, d->seq);
+    n += put_varint(c + n, d->token);
+    int rc = append(l, FLOG_K_DELIVERED, d->fed, c, n, frame, len, 2);
+    if (rc == FLOG_OK && len <= FLOG_AGAIN_MAX) {
+        struct ring_slot *e = ring_push(l, frame, len);
+        e->has_msg = 1;
+        e->time = d->time;
+        e->sender = d->sender;
+        e->seq = d->seq;
+        e->token = d->token;
+    }
+    return rc;
 }
 
 int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *receivers, size_t n,
                  uint64_t token)
 {
-    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_HDR_MAX - 20) / 4)
+    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_HDR_MAX - 30) / 4)
         return l ? FLOG_EUSAGE : FLOG_STOPPED;
     /* Up to 64 receivers are encoded on the stack; larger fan-outs (rare) use a heap
-     * scratch, the only allocation of this module after open. */
-    uint8_t fx[20];
-    put64(fx, (uint64_t)ts);
-    put64(fx + 8, token);
-    put32(fx + 16, (uint32_t)n);
+     * scratch, the only allocation of this module after open. Receivers stay fixed-size so
+     * that a reader can index them. */
+    uint8_t fx[30];
+    size_t h = put_varint(fx, zigzag(ts));
+    h += put_varint(fx + h, token);
+    h += put_varint(fx + h, n);
     uint8_t small[4 * 64];
     if (n <= 64) {
         for (size_t i = 0; i < n; i++)
             put32(small + 4 * i, receivers[i]);
-        return append(l, FLOG_K_TM_SEND, sender, fx, sizeof fx, small, 4 * n);
+        return append(l, FLOG_K_TM_SEND, sender, fx, h, small, 4 * n, 1);
     }
     uint8_t *big = malloc(4 * n);
     if (!big) {
@@ -375,7 +464,7 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
     }
     for (size_t i = 0; i < n; i++)
         put32(big + 4 * i, receivers[i]);
-    int rc = append(l, FLOG_K_TM_SEND, sender, fx, sizeof fx, big, 4 * n);
+    int rc = append(l, FLOG_K_TM_SEND, sender, fx, h, big, 4 * n, 1);
     free(big);
     return rc;
 }

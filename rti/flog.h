@@ -14,19 +14,21 @@
 
 #define FLOG_MAGIC          "TEMPOLOG" /* first 8 bytes of every log file */
 #define FLOG_MAGIC_LEN      8u
-#define FLOG_VERSION        2u  /* the only format version this code writes and reads */
+#define FLOG_VERSION        3u  /* the only format version this code writes and reads */
 #define FLOG_FILE_PREFIX    20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
-#define FLOG_REC_PREFIX     8u  /* u32 body_len, u32 crc32 of the body */
+#define FLOG_BLOCK_PREFIX   8u  /* u32 length of the block's records, u32 crc32c of them */
 #define FLOG_REC_MIN        3u  /* smallest body: u8 kind, varint federate, varint wall delta */
 #define FLOG_REC_HDR_MAX    16u /* largest body part before the payload: 1 + 5 + 10 bytes */
-#define FLOG_DECISION_FIXED 40u /* DECISION payload bytes before the reason text */
 #define FLOG_MAX_RECORD     (64u << 20) /* largest body a reader accepts (bytes) */
 #define FLOG_MAX_HEADER     (64u << 20) /* largest file header a reader accepts (bytes) */
 #define FLOG_ERR_LEN        256         /* a buffer this big holds every message of this module */
-#define FLOG_FLUSH_BYTES    (64u << 10) /* the writer writes once this much is buffered */
-#define FLOG_AGAIN_MAX      1024u       /* SENT frames up to this size may be written as
-                                           SENT_AGAIN when repeated (writer's cache) */
-#define FLOG_AGAIN_RING     32u         /* how many recent SENT frames SENT_AGAIN can name */
+#define FLOG_FLUSH_BYTES    (64u << 10) /* the writer ends a block and writes once this much
+                                           is buffered */
+#define FLOG_MAX_BLOCK      (FLOG_MAX_RECORD + FLOG_FLUSH_BYTES + 64u) /* largest block a
+                                           reader accepts: what one flush can hold */
+#define FLOG_AGAIN_MAX      1024u       /* frames up to this size are kept in the ring that
+                                           SENT_AGAIN and DELIVERED_AGAIN name */
+#define FLOG_AGAIN_RING     32u         /* how many recent frames the ring holds */
 
 /* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
 enum flog_kind {
@@ -35,15 +37,22 @@ enum flog_kind {
     FLOG_K_JOINED = 3,   /* payload: the federate's name (handle <-> name map) */
     FLOG_K_LOST = 4,     /* payload: why the connection of `fed` ended (text) */
     FLOG_K_DECISION = 5, /* payload: one tm_decision (doc/log.md), then its reason text */
-    FLOG_K_TM_SEND = 6,  /* payload: i64 ts, u64 token, u32 n, n x u32 receivers: the
-                            tm_send call the RTI made for a message of `fed` */
+    FLOG_K_TM_SEND = 6,  /* payload: varint ts, varint token, varint n, n x u32 receivers:
+                            the tm_send call the RTI made for a message of `fed` */
     FLOG_K_NOTE = 7,     /* payload: free text from the RTI (e.g. "log closed") */
     FLOG_K_SENT_AGAIN = 8, /* payload: varint d >= 1. The RTI queued for `fed` the same frame
-                              bytes as the d-th most recent SENT record stored in full with a
-                              frame of at most FLOG_AGAIN_MAX bytes (d <= FLOG_AGAIN_RING): a
-                              fan-out, one update reflected to many subscribers. The reader
+                              bytes as the d-th most recent frame of the ring (doc/log.md):
+                              a fan-out, one update reflected to many subscribers. The reader
                               returns it as a SENT record carrying that frame, so readers
                               never see this kind. */
+    FLOG_K_DELIVERED = 9,  /* payload: a coded DELIVER decision for `fed` and the frame the
+                              RTI queued for it, in one record (deliveries are most records).
+                              The reader returns it as two records: the DECISION, then the
+                              SENT. Readers never see this kind. */
+    FLOG_K_DELIVERED_AGAIN = 10, /* payload: u8 flags, varint d: a DELIVERED whose message
+                              and frame are those of the d-th most recent frame of the ring,
+                              itself stored by a DELIVERED (the fan-out of one time-stamped
+                              update). Returned as a DECISION and a SENT record too. */
     FLOG_K_END           /* one past the last kind; not a kind */
 };
 
@@ -163,11 +172,21 @@ int flog_joined(struct flog *l, uint32_t fed, const char *name);
 int flog_lost(struct flog *l, uint32_t fed, const char *reason);
 
 /** A time-management decision, as the tm sink receives it (rti/tm.h); d->fed becomes the
- *  record's federate. A DELIVER whose rule (flog_why_rule_code) or, without a rule, whose
- *  reason (flog_why_code) is a known delivery reason is written as that code without the
- *  text (8 to about 20 payload bytes instead of about 90: deliveries are most of the
- *  decisions); one with an unknown rule and an empty reason stores the rule as its text. */
+ *  record's federate. Every field is stored as a varint. A DELIVER whose rule
+ *  (flog_why_rule_code) or, without a rule, whose reason (flog_why_code) is a known delivery
+ *  reason is written as that code without the text (about 10 payload bytes instead of about
+ *  90: deliveries are most decisions); one with an unknown rule and an empty reason stores
+ *  the rule as its text. A DELIVER whose frame is sent goes through flog_delivered instead. */
 int flog_decision(struct flog *l, const tm_decision *d);
+
+/** A DELIVER decision @p d and the frame the RTI queues for its receiver because of it (the
+ *  @p len bytes at @p frame), as one record: FLOG_K_DELIVERED, or FLOG_K_DELIVERED_AGAIN of
+ *  a few bytes when the same message went to another receiver recently with the same bytes
+ *  (the fan-out of one time-stamped update). Readers get the same two records as from
+ *  flog_decision(d) followed by flog_frame(FLOG_K_SENT, d->fed, frame, len), which is what
+ *  this does for a DELIVER whose rule has no code. Counts as two records (flog_records).
+ *  @return as the other record calls; FLOG_EUSAGE when d is not a DELIVER. */
+int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, size_t len);
 
 /** The tm_send call the RTI makes for a time-stamped or receive-order message: the same
  *  arguments (sender, ts, receivers, token). Lets tempo-log re-run the time management
@@ -186,7 +205,8 @@ int flog_flush(struct flog *l);
 /** Why logging stopped ("" while it runs). Valid until flog_close. NULL l gives "". */
 const char *flog_error(const struct flog *l);
 
-/** Bytes appended so far (header included) and records appended so far. */
+/** Bytes appended so far (header and block prefixes included) and records appended so far
+ *  (as a reader counts them: a DELIVERED record is two). */
 uint64_t flog_bytes(const struct flog *l);
 uint64_t flog_records(const struct flog *l);
 
@@ -235,33 +255,49 @@ struct flog_tm_send {
     const uint8_t *receivers; /* n x u32 little-endian, into the caller's bytes */
 };
 
-/** One record. Pointers point into the caller's bytes. */
+/** One record. Pointers point into the caller's bytes (or, for a frame named by SENT_AGAIN or
+ *  DELIVERED_AGAIN, into the earlier record that stored it). */
 struct flog_record {
     uint64_t index;         /* 1 for the first record of the file, 2, ... */
-    uint64_t offset;        /* byte offset of the record's length field in the file */
-    uint8_t kind;           /* enum flog_kind */
+    uint64_t offset;        /* byte offset in the file of the stored record (its length
+                               varint); the DECISION and SENT a DELIVERED record stands for
+                               share it */
+    uint8_t kind;           /* enum flog_kind: never SENT_AGAIN, DELIVERED(_AGAIN) */
     uint32_t fed;           /* federate handle (0 = none / not joined yet) */
     uint64_t seq;           /* sequence number: the order the RTI appended the records in
-                               (version 2 stores none: it is the index) */
+                               (equal to index: the format stores none) */
     int64_t wall_ns;        /* wall-clock stamp, ns since the epoch (stored as the difference
-                               to the previous record's) */
-    const uint8_t *payload; /* kind-specific bytes (doc/log.md) */
+                               to the previous stored record's) */
+    const uint8_t *payload; /* kind-specific bytes (doc/log.md); for a DECISION from a
+                               DELIVERED record, its coded fields */
     uint32_t payload_len;
     struct flog_decision dec; /* filled for FLOG_K_DECISION */
     struct flog_tm_send send; /* filled for FLOG_K_TM_SEND */
+};
+
+/** One frame of the ring that SENT_AGAIN and DELIVERED_AGAIN name (doc/log.md). */
+struct flog_ring_entry {
+    const uint8_t *frame; /* into the caller's bytes */
+    uint32_t len;
+    uint8_t has_msg;      /* 1: stored by a DELIVERED, whose message fields follow */
+    int64_t time;
+    uint32_t sender;
+    uint64_t seq, token;
 };
 
 /** Reading position in a log held in memory. */
 struct flog_reader {
     const uint8_t *p;       /* the log bytes (caller-owned, must outlive the reader) */
     size_t n;               /* bytes at p */
-    size_t off;             /* next record's offset */
+    size_t off;             /* next stored record's offset (or the next block's prefix) */
+    size_t blk_end;         /* end of the current block's records (== off: at a block start) */
+    int blk_cut;            /* 1: the current block is cut short (its records are unchecked) */
     uint64_t count;         /* records returned so far */
     int64_t last_wall_ns;   /* stamp of the last record returned (start_wall_ns before) */
-    const uint8_t *ring[FLOG_AGAIN_RING]; /* recent SENT frames stored in full (SENT_AGAIN) */
-    uint32_t ring_len[FLOG_AGAIN_RING];   /* their lengths */
-    uint32_t ring_n;                      /* frames pushed so far (the newest is at
-                                             (ring_n - 1) % FLOG_AGAIN_RING) */
+    struct flog_ring_entry ring[FLOG_AGAIN_RING]; /* recent frames (SENT_AGAIN, DELIVERED_AGAIN) */
+    uint32_t ring_n;        /* frames pushed so far (the newest is at (ring_n - 1) % FLOG_AGAIN_RING) */
+    int pending;            /* 1: `next` is the SENT half of a DELIVERED record, returned next */
+    struct flog_record next;
     struct flog_header hdr; /* filled by flog_reader_init */
 };
 
@@ -269,18 +305,20 @@ struct flog_reader {
  *  anything after it, so a newer log is refused as such, not as corrupt.
  *  @param r  reader to set up (not NULL); p/n the whole log (p may be NULL when n == 0)
  *  @return FLOG_OK; FLOG_EMAGIC; FLOG_EVERSION ("log format version 7 is not supported (this
- *          reader knows version 2)"; version 1 logs too);
+ *          reader knows version 3)"; versions 1 and 2 too);
  *          FLOG_ETRUNC (data ends inside the header: err gives the byte offset);
  *          FLOG_ECRC; FLOG_ECORRUPT (a length inside the header overruns it);
  *          FLOG_EUSAGE (r NULL). */
 int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *err, size_t errlen);
 
-/** Decode the next record. Every length is checked before use; on any error the reader does
- *  not advance (calling again gives the same error).
- *  @return 1 a record is in *rec; 0 clean end of the log (at a record boundary);
+/** Decode the next record. Every length is checked before use; a block's checksum is checked
+ *  before its first record is returned; on any error the reader does not advance (calling
+ *  again gives the same error). The records of a block cut short (a crash while writing, a
+ *  copy of a log being written) are returned up to the cut without a checksum to check.
+ *  @return 1 a record is in *rec; 0 clean end of the log (at a block boundary);
  *          FLOG_ETRUNC the log is cut inside record N (err: "log cut at byte offset X inside
- *          record N: header says B bytes, A present"); FLOG_ECRC record N fails its checksum;
- *          FLOG_ECORRUPT an impossible length or kind in record N; FLOG_EUSAGE. */
+ *          record N ..."); FLOG_ECRC the block holding record N fails its checksum;
+ *          FLOG_ECORRUPT an impossible length, kind or field in record N; FLOG_EUSAGE. */
 int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen);
 
 /** Receiver number @p i (< s->n) of a TM_SEND record. */

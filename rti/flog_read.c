@@ -44,7 +44,8 @@ const char *flog_strerror(int status)
 static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_RECV] = "RECV", [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
     [FLOG_K_LOST] = "LOST", [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
-    [FLOG_K_NOTE] = "NOTE", [FLOG_K_SENT_AGAIN] = "SENT_AGAIN",
+    [FLOG_K_NOTE] = "NOTE", [FLOG_K_SENT_AGAIN] = "SENT_AGAIN", [FLOG_K_DELIVERED] = "DELIVERED",
+    [FLOG_K_DELIVERED_AGAIN] = "DELIVERED_AGAIN",
 };
 
 /* Must equal texts that rti/tm.c's deliver() calls pass: tests/unit/flog_test.c finds each in
@@ -269,7 +270,7 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
     if (off != hlen)
         return flog_fail(FLOG_ECORRUPT, err, errlen,
                          "file header: %u bytes left after the FOM text", hlen - (uint32_t)off);
-    r->off = hlen;
+    r->off = r->blk_end = hlen;
     r->last_wall_ns = h->start_wall_ns;
     return FLOG_OK;
 }
@@ -301,171 +302,353 @@ uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i)
     return get32(s->receivers + 4 * (size_t)i);
 }
 
-/* A DECISION whose byte 3 (why) is not 0: a DELIVER with its reason as a code and its fields
- * as varints (doc/log.md 1.2). 0, or -1 with err filled. */
-static int decode_coded(struct flog_record *rec, char *err, size_t errlen)
+static int64_t unzigzag(uint64_t z)
 {
-    const uint8_t *q = rec->payload;
-    uint32_t n = rec->payload_len;
-    struct flog_decision *d = &rec->dec;
-    d->kind = q[0];
-    d->req = q[1];
-    d->tso = q[2];
-    d->why = q[3];
-    const char *w = flog_why_text(d->why);
+    return (int64_t)((z >> 1) ^ (0 - (z & 1)));
+}
+
+/* Take the varints of a coded message (time, sender, seq, token) at q[*h] inside [0, n) into
+ * d. 0, or -1 (*h at the bad byte). */
+static int take_msg(const uint8_t *q, size_t n, size_t *h, struct flog_decision *d)
+{
+    uint64_t t = 0, sender = 0;
+    if (get_varint(q, n, h, 10, &t) != 0 || get_varint(q, n, h, 5, &sender) != 0 ||
+        sender > UINT32_MAX || get_varint(q, n, h, 10, &d->seq) != 0 ||
+        get_varint(q, n, h, 10, &d->token) != 0)
+        return -1;
+    d->time = unzigzag(t);
+    d->sender = (uint32_t)sender;
+    return 0;
+}
+
+/* A DELIVER's reason code @p why into d (the text is the table's). 0, or -1 with err. */
+static int set_why(struct flog_decision *d, unsigned why, char *err, size_t errlen)
+{
+    const char *w = flog_why_text(why);
     if (d->kind != TM_D_DELIVER || !w) {
         flog_fail(0, err, errlen,
-                  "DECISION payload: reason code %u with decision kind %u (codes are 1..%u, for "
-                  "DELIVER only)",
-                  d->why, d->kind, FLOG_WHY_COUNT - 1);
+                  "reason code %u with decision kind %u (codes are 1..%u, for DELIVER only)", why,
+                  d->kind, FLOG_WHY_COUNT - 1);
         return -1;
     }
-    uint64_t t = 0, sender = 0;
-    size_t h = 4;
-    if (get_varint(q, n, &h, 10, &t) != 0 || get_varint(q, n, &h, 5, &sender) != 0 ||
-        sender > UINT32_MAX || get_varint(q, n, &h, 10, &d->seq) != 0 ||
-        get_varint(q, n, &h, 10, &d->token) != 0 || h != n) {
-        flog_fail(0, err, errlen,
-                  "coded DELIVER payload: a varint at payload byte %zu is too long or overruns the "
-                  "%u bytes, or bytes are left after the token",
-                  h, n);
-        return -1;
-    }
-    d->time = (int64_t)((t >> 1) ^ (0 - (t & 1)));
-    d->sender = (uint32_t)sender;
+    d->why = (uint8_t)why;
     d->reason = w;
     d->reason_len = (uint32_t)strlen(w);
     return 0;
 }
 
-/* Decode the kind-specific part. 0, or -1 with err filled. */
-static int decode_payload(struct flog_record *rec, char *err, size_t errlen)
+/* DECISION payload (doc/log.md): u8 kind, u8 req, u8 tso, u8 why, varints time (zigzag),
+ * sender, seq, token, code (zigzag), then the reason text (none when why != 0). */
+static int decode_decision(struct flog_record *rec, char *err, size_t errlen)
 {
     const uint8_t *q = rec->payload;
-    uint32_t n = rec->payload_len;
-    if (rec->kind == FLOG_K_DECISION && n >= 4 && q[3] != 0) return decode_coded(rec, err, errlen);
-    if (rec->kind == FLOG_K_DECISION) {
-        if (n < FLOG_DECISION_FIXED) {
-            flog_fail(0, err, errlen, "DECISION payload of %u bytes is shorter than %u", n,
-                      FLOG_DECISION_FIXED);
-            return -1;
-        }
-        struct flog_decision *d = &rec->dec;
-        d->kind = q[0];
-        d->req = q[1];
-        d->tso = q[2];
-        d->code = (int32_t)get32(q + 4);
-        d->time = (int64_t)get64(q + 8);
-        d->sender = get32(q + 16);
-        d->seq = get64(q + 24);
-        d->token = get64(q + 32);
-        d->reason = (const char *)(q + FLOG_DECISION_FIXED);
-        d->reason_len = n - FLOG_DECISION_FIXED;
-    } else if (rec->kind == FLOG_K_TM_SEND) {
-        if (n < 20) {
-            flog_fail(0, err, errlen, "TM_SEND payload of %u bytes is shorter than 20", n);
-            return -1;
-        }
-        struct flog_tm_send *s = &rec->send;
-        s->ts = (int64_t)get64(q);
-        s->token = get64(q + 8);
-        s->n = get32(q + 16);
-        if ((uint64_t)s->n * 4u != (uint64_t)n - 20u) {
-            flog_fail(0, err, errlen, "TM_SEND payload: %u receivers need %llu bytes, %u present",
-                      s->n, (unsigned long long)s->n * 4u, n - 20u);
-            return -1;
-        }
-        s->receivers = q + 20;
+    size_t n = rec->payload_len, h = 4;
+    struct flog_decision *d = &rec->dec;
+    uint64_t code = 0;
+    if (n < 4 || take_msg(q, n, &h, d) != 0 || get_varint(q, n, &h, 10, &code) != 0) {
+        flog_fail(0, err, errlen,
+                  "DECISION payload: a field at payload byte %zu is too long or overruns the %zu "
+                  "bytes",
+                  h, n);
+        return -1;
     }
+    int64_t c = unzigzag(code);
+    if (c < INT32_MIN || c > INT32_MAX) {
+        flog_fail(0, err, errlen, "DECISION payload: status code %lld is not an int32",
+                  (long long)c);
+        return -1;
+    }
+    d->kind = q[0];
+    d->req = q[1];
+    d->tso = q[2];
+    d->code = (int32_t)c;
+    if (q[3] != 0) {
+        char why[128];
+        if (set_why(d, q[3], why, sizeof why) != 0) {
+            flog_fail(0, err, errlen, "DECISION payload: %s", why);
+            return -1;
+        }
+        if (h != n) {
+            flog_fail(0, err, errlen, "DECISION payload: %zu bytes of text after reason code %u",
+                      n - h, q[3]);
+            return -1;
+        }
+        return 0;
+    }
+    d->reason = (const char *)(q + h);
+    d->reason_len = (uint32_t)(n - h);
     return 0;
+}
+
+/* TM_SEND payload: varints ts (zigzag), token, n, then n x u32 receivers. */
+static int decode_tm_send(struct flog_record *rec, char *err, size_t errlen)
+{
+    const uint8_t *q = rec->payload;
+    size_t n = rec->payload_len, h = 0;
+    struct flog_tm_send *s = &rec->send;
+    uint64_t ts = 0, cnt = 0;
+    if (get_varint(q, n, &h, 10, &ts) != 0 || get_varint(q, n, &h, 10, &s->token) != 0 ||
+        get_varint(q, n, &h, 5, &cnt) != 0 || cnt > UINT32_MAX) {
+        flog_fail(0, err, errlen,
+                  "TM_SEND payload: a field at payload byte %zu is too long or overruns the %zu "
+                  "bytes",
+                  h, n);
+        return -1;
+    }
+    if (cnt * 4u != n - h) {
+        flog_fail(0, err, errlen, "TM_SEND payload: %llu receivers need %llu bytes, %zu present",
+                  (unsigned long long)cnt, (unsigned long long)cnt * 4u, n - h);
+        return -1;
+    }
+    s->ts = unzigzag(ts);
+    s->n = (uint32_t)cnt;
+    s->receivers = q + h;
+    return 0;
+}
+
+static void ring_push(struct flog_reader *r, const uint8_t *frame, uint32_t len,
+                      const struct flog_decision *msg)
+{
+    struct flog_ring_entry *e = &r->ring[r->ring_n % FLOG_AGAIN_RING];
+    memset(e, 0, sizeof *e);
+    e->frame = frame;
+    e->len = len;
+    if (msg) {
+        e->has_msg = 1;
+        e->time = msg->time;
+        e->sender = msg->sender;
+        e->seq = msg->seq;
+        e->token = msg->token;
+    }
+    r->ring_n++;
+}
+
+/* The ring entry a varint distance at q[*h] names, or NULL (with err filled). */
+static const struct flog_ring_entry *ring_named(const struct flog_reader *r, const uint8_t *q,
+                                                size_t n, size_t *h, int need_msg, char *err,
+                                                size_t errlen)
+{
+    uint64_t dist = 0;
+    uint32_t have = r->ring_n < FLOG_AGAIN_RING ? r->ring_n : FLOG_AGAIN_RING;
+    if (get_varint(q, n, h, 5, &dist) != 0 || *h != n || dist < 1 || dist > have) {
+        flog_fail(0, err, errlen,
+                  "names no earlier frame (%u kept; its distance must be one varint from 1 to "
+                  "that, ending the payload)",
+                  have);
+        return NULL;
+    }
+    const struct flog_ring_entry *e = &r->ring[(r->ring_n - dist) % FLOG_AGAIN_RING];
+    if (need_msg && !e->has_msg) {
+        flog_fail(0, err, errlen, "names frame %llu back, which no DELIVERED stored",
+                  (unsigned long long)dist);
+        return NULL;
+    }
+    return e;
+}
+
+/* Decode a stored record's payload into rec (and, for DELIVERED and DELIVERED_AGAIN, its SENT
+ * half into *sent); push what the ring keeps only when @p commit. 0, or -1 with err filled. */
+static int decode_stored(struct flog_reader *r, struct flog_record *rec, struct flog_record *sent,
+                         int *two, char *err, size_t errlen)
+{
+    const uint8_t *q = rec->payload;
+    size_t n = rec->payload_len, h = 0;
+    *two = 0;
+    switch (rec->kind) {
+    case FLOG_K_DECISION:
+        return decode_decision(rec, err, errlen);
+    case FLOG_K_TM_SEND:
+        return decode_tm_send(rec, err, errlen);
+    case FLOG_K_SENT_AGAIN: {
+        char why[160];
+        const struct flog_ring_entry *e = ring_named(r, q, n, &h, 0, why, sizeof why);
+        if (!e) {
+            flog_fail(0, err, errlen, "SENT_AGAIN %s", why);
+            return -1;
+        }
+        rec->kind = FLOG_K_SENT; /* a repeat of a recent frame: hand it on as a SENT */
+        rec->payload = e->frame;
+        rec->payload_len = e->len;
+        return 0;
+    }
+    case FLOG_K_DELIVERED:
+    case FLOG_K_DELIVERED_AGAIN: {
+        struct flog_decision *d = &rec->dec;
+        char why[160];
+        const uint8_t *frame = NULL;
+        uint32_t flen = 0;
+        if (n < 1) {
+            flog_fail(0, err, errlen, "%s payload is empty", flog_kind_name(rec->kind));
+            return -1;
+        }
+        d->kind = TM_D_DELIVER;
+        d->tso = q[0] & 1u;
+        h = 1;
+        if (set_why(d, q[0] >> 1, why, sizeof why) != 0) {
+            flog_fail(0, err, errlen, "%s payload: %s", flog_kind_name(rec->kind), why);
+            return -1;
+        }
+        if (rec->kind == FLOG_K_DELIVERED) {
+            if (take_msg(q, n, &h, d) != 0) {
+                flog_fail(0, err, errlen,
+                          "DELIVERED payload: a varint at payload byte %zu is too long or "
+                          "overruns the %zu bytes",
+                          h, n);
+                return -1;
+            }
+            frame = q + h;
+            flen = (uint32_t)(n - h);
+            rec->payload_len = (uint32_t)h; /* the DECISION half: the coded fields */
+        } else {
+            const struct flog_ring_entry *e = ring_named(r, q, n, &h, 1, why, sizeof why);
+            if (!e) {
+                flog_fail(0, err, errlen, "DELIVERED_AGAIN %s", why);
+                return -1;
+            }
+            d->time = e->time;
+            d->sender = e->sender;
+            d->seq = e->seq;
+            d->token = e->token;
+            frame = e->frame;
+            flen = e->len;
+        }
+        *sent = *rec;
+        memset(&sent->dec, 0, sizeof sent->dec);
+        sent->kind = FLOG_K_SENT;
+        sent->payload = frame;
+        sent->payload_len = flen;
+        rec->kind = FLOG_K_DECISION;
+        *two = 1;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Where a record that starts at @p off ends or is cut, in words, for ETRUNC messages. */
+static int cut_at(const struct flog_reader *r, uint64_t idx, size_t off, const char *what,
+                  char *err, size_t errlen)
+{
+    return flog_fail(FLOG_ETRUNC, err, errlen,
+                     "log cut at byte offset %zu inside record %llu (which starts at %zu): %s",
+                     r->n, (unsigned long long)idx, off, what);
 }
 
 int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen)
 {
     if (!r || !rec) return flog_fail(FLOG_EUSAGE, err, errlen, "flog_reader_next: NULL argument");
+    if (r->pending) { /* the SENT half of a DELIVERED record */
+        *rec = r->next;
+        rec->index = rec->seq = ++r->count;
+        r->pending = 0;
+        return 1;
+    }
     memset(rec, 0, sizeof *rec);
-    size_t off = r->off, left = r->n - off;
+    size_t off = r->off, end = r->blk_end;
+    int cut = r->blk_cut;
     uint64_t idx = r->count + 1;
-    if (left == 0) return 0;
-    if (left < FLOG_REC_PREFIX)
-        return flog_fail(FLOG_ETRUNC, err, errlen,
-                         "log cut at byte offset %zu inside record %llu: its %u-byte length and "
-                         "checksum prefix has only %zu bytes",
-                         r->n, (unsigned long long)idx, FLOG_REC_PREFIX, left);
-    uint32_t blen = get32(r->p + off), crc = get32(r->p + off + 4);
+    if (off == end && cut) /* cut right after a record of a block that has more */
+        return cut_at(r, idx, off, "its block's length says more records follow", err, errlen);
+    if (off == end) { /* at a block boundary: the next block's prefix, checked whole */
+        size_t left = r->n - off;
+        if (left == 0) return 0;
+        if (left < FLOG_BLOCK_PREFIX)
+            return flog_fail(FLOG_ETRUNC, err, errlen,
+                             "log cut at byte offset %zu inside record %llu: the %u-byte prefix "
+                             "of its block (at %zu) has only %zu bytes",
+                             r->n, (unsigned long long)idx, FLOG_BLOCK_PREFIX, off, left);
+        uint32_t blen = get32(r->p + off), crc = get32(r->p + off + 4);
+        if (blen < FLOG_REC_MIN + 1 || blen > FLOG_MAX_BLOCK)
+            return flog_fail(FLOG_ECORRUPT, err, errlen,
+                             "block at byte offset %zu (record %llu on): length %u is impossible",
+                             off, (unsigned long long)idx, blen);
+        off += FLOG_BLOCK_PREFIX;
+        left -= FLOG_BLOCK_PREFIX;
+        if (left < blen) { /* cut short: its records are read up to the cut, unchecked */
+            end = r->n;
+            cut = 1;
+        } else {
+            end = off + blen;
+            cut = 0;
+            uint32_t got = flog_crc32c(0, r->p + off, blen);
+            if (got != crc)
+                return flog_fail(FLOG_ECRC, err, errlen,
+                                 "block at byte offset %zu (record %llu on): checksum 0x%08x does "
+                                 "not match the stored 0x%08x",
+                                 off - FLOG_BLOCK_PREFIX, (unsigned long long)idx, got, crc);
+        }
+    }
+    size_t h = off;
+    uint64_t blen = 0;
+    if (get_varint(r->p, end, &h, 5, &blen) != 0) {
+        if (cut && h >= end) return cut_at(r, idx, off, "its length is cut", err, errlen);
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "record %llu at byte offset %zu: its length varint is too long or "
+                         "overruns its block",
+                         (unsigned long long)idx, off);
+    }
     if (blen < FLOG_REC_MIN || blen > FLOG_MAX_RECORD)
         return flog_fail(FLOG_ECORRUPT, err, errlen,
-                         "record %llu at byte offset %zu: body length %u is impossible",
-                         (unsigned long long)idx, off, blen);
-    if (left - FLOG_REC_PREFIX < blen)
-        return flog_fail(FLOG_ETRUNC, err, errlen,
-                         "log cut at byte offset %zu inside record %llu (which starts at %zu): "
-                         "its length says %u body bytes, %zu present",
-                         r->n, (unsigned long long)idx, off, blen, left - FLOG_REC_PREFIX);
-    const uint8_t *b = r->p + off + FLOG_REC_PREFIX;
-    uint32_t got = flog_crc32c(0, b, blen);
-    if (got != crc)
-        return flog_fail(FLOG_ECRC, err, errlen,
-                         "record %llu at byte offset %zu: checksum 0x%08x does not match the "
-                         "stored 0x%08x",
-                         (unsigned long long)idx, off, got, crc);
+                         "record %llu at byte offset %zu: body length %llu is impossible",
+                         (unsigned long long)idx, off, (unsigned long long)blen);
+    if (end - h < blen) {
+        if (cut) {
+            char what[96];
+            snprintf(what, sizeof what, "its length says %llu body bytes, %zu present",
+                     (unsigned long long)blen, end - h);
+            return cut_at(r, idx, off, what, err, errlen);
+        }
+        return flog_fail(FLOG_ECORRUPT, err, errlen,
+                         "record %llu at byte offset %zu: its %llu body bytes overrun its block",
+                         (unsigned long long)idx, off, (unsigned long long)blen);
+    }
+    const uint8_t *b = r->p + h;
+    size_t body_end = h + (size_t)blen;
     if (b[0] == 0 || b[0] >= FLOG_K_END)
         return flog_fail(FLOG_ECORRUPT, err, errlen,
                          "record %llu at byte offset %zu: unknown kind %u", (unsigned long long)idx,
                          off, b[0]);
     uint64_t fed = 0, zz = 0;
-    size_t h = 1;
-    int bad_fed = get_varint(b, blen, &h, 5, &fed) != 0 || fed > UINT32_MAX;
-    if (bad_fed || get_varint(b, blen, &h, 10, &zz) != 0)
+    size_t k = 1;
+    int bad_fed = get_varint(b, (size_t)blen, &k, 5, &fed) != 0 || fed > UINT32_MAX;
+    if (bad_fed || get_varint(b, (size_t)blen, &k, 10, &zz) != 0)
         return flog_fail(FLOG_ECORRUPT, err, errlen,
                          "record %llu at byte offset %zu: the %s varint at body byte %zu is longer "
-                         "than its type or overruns the %u-byte body",
-                         (unsigned long long)idx, off, bad_fed ? "federate" : "wall-time", h, blen);
-    /* undo the zigzag mapping; the sum wraps like the writer's difference */
-    uint64_t d = (zz >> 1) ^ (0 - (zz & 1));
+                         "than its type or overruns the %llu-byte body",
+                         (unsigned long long)idx, off, bad_fed ? "federate" : "wall-time", k,
+                         (unsigned long long)blen);
     rec->index = idx;
     rec->offset = off;
     rec->kind = b[0];
     rec->fed = (uint32_t)fed;
     rec->seq = idx;
-    rec->wall_ns = (int64_t)((uint64_t)r->last_wall_ns + d);
-    rec->payload = b + h;
-    rec->payload_len = blen - (uint32_t)h;
-    int pushed = 0; /* this record's frame goes into the SENT_AGAIN ring */
-    if (rec->kind == FLOG_K_SENT_AGAIN) {
-        /* a repeat of a recent SENT frame: hand it on as a SENT record with that frame */
-        uint64_t dist = 0;
-        size_t at = 0;
-        uint32_t have = r->ring_n < FLOG_AGAIN_RING ? r->ring_n : FLOG_AGAIN_RING;
-        if (get_varint(rec->payload, rec->payload_len, &at, 5, &dist) != 0 ||
-            at != rec->payload_len || dist < 1 || dist > have) {
-            memset(rec, 0, sizeof *rec);
-            return flog_fail(FLOG_ECORRUPT, err, errlen,
-                             "record %llu at byte offset %zu: SENT_AGAIN names no earlier SENT "
-                             "frame (%u kept; its payload must be one varint from 1 to that)",
-                             (unsigned long long)idx, off, have);
-        }
-        uint32_t k = (uint32_t)((r->ring_n - dist) % FLOG_AGAIN_RING);
-        rec->kind = FLOG_K_SENT;
-        rec->payload = r->ring[k];
-        rec->payload_len = r->ring_len[k];
-    } else if (rec->kind == FLOG_K_SENT && rec->payload_len <= FLOG_AGAIN_MAX) {
-        pushed = 1;
-    }
-    char why[160] = "";
-    if (decode_payload(rec, why, sizeof why) != 0) {
+    /* undo the zigzag mapping; the sum wraps like the writer's difference */
+    rec->wall_ns = (int64_t)((uint64_t)r->last_wall_ns + (uint64_t)unzigzag(zz));
+    rec->payload = b + k;
+    rec->payload_len = (uint32_t)(blen - k);
+    uint8_t stored_kind = rec->kind;
+    struct flog_record sent;
+    int two = 0;
+    char why[200] = "";
+    if (decode_stored(r, rec, &sent, &two, why, sizeof why) != 0) {
         memset(rec, 0, sizeof *rec);
         return flog_fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: %s",
                          (unsigned long long)idx, off, why);
     }
-    r->off = off + FLOG_REC_PREFIX + blen;
+    /* commit: position, block, ring */
+    r->off = body_end;
+    r->blk_end = end;
+    r->blk_cut = cut;
     r->count = idx;
     r->last_wall_ns = rec->wall_ns;
-    if (pushed) {
-        uint32_t k = r->ring_n % FLOG_AGAIN_RING;
-        r->ring[k] = rec->payload;
-        r->ring_len[k] = rec->payload_len;
-        r->ring_n++;
+    if (stored_kind == FLOG_K_SENT && rec->payload_len <= FLOG_AGAIN_MAX)
+        ring_push(r, rec->payload, rec->payload_len, NULL);
+    if (stored_kind == FLOG_K_DELIVERED && sent.payload_len <= FLOG_AGAIN_MAX)
+        ring_push(r, sent.payload, sent.payload_len, &rec->dec);
+    if (two) {
+        r->next = sent;
+        r->pending = 1;
     }
     return 1;
 }

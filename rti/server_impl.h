@@ -162,6 +162,8 @@ void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t 
 /* Queue encoded frame bytes for a joined federate (and record them in the federation log).
  * Returns 0, or -1 when it has no connection or the connection is gone. */
 int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n);
+/* fed_send_bytes for a frame the caller has logged itself (a delivery: flog_delivered). */
+int fed_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n);
 /* The federation log's writer failed: log why, once. */
 void fed_flog_check(struct federation *fx);
 /* Send m to every joined federate of fx except skip (may be NULL). */

@@ -129,20 +129,27 @@ static void finish_one(struct tsoq *q, struct tso_msg *m)
     }
 }
 
-/* DELIVER (send) or DISCARD (send nothing) one receiver's frame of a record; to is the
- * receiver d->fed, or NULL once it has resigned. */
+/* DELIVER (send) or DISCARD (send nothing) one receiver's frame of a record, and log the
+ * decision d (with the frame, for a delivery that is sent: one record); to is the receiver
+ * d->fed, or NULL once it has resigned. */
 static void release(struct server *s, struct federation *fx, struct federate *to,
                     const tm_decision *d, int send)
 {
     struct tso_msg *m = (struct tso_msg *)(uintptr_t)d->token;
+    int logged = 0;
     for (uint32_t i = 0; i < m->n; i++) {
         if (m->ent[i].to != d->fed) continue;
         if (to) to->tso_bytes -= m->ent[i].len;
         uint8_t *frame = m->data.data + m->ent[i].off;
         set_order(frame, d->tso);
-        if (send && to) fed_send_bytes(s, to, frame, m->ent[i].len);
+        if (send && to && to->conn) {
+            flog_delivered(fx->flog, d, frame, m->ent[i].len);
+            fed_send_unlogged(s, to, frame, m->ent[i].len);
+            logged = 1;
+        }
         break;
     }
+    if (!logged) flog_decision(fx->flog, d);
     finish_one(fx->tsoq, m);
 }
 
@@ -153,14 +160,12 @@ static void sink(void *ctx, const tm_decision *d)
     struct server *s = fx->srv;
     struct federate *f = fed_by_handle(fx, d->fed);
     struct wire_msg m;
+    if (d->kind == TM_D_DELIVER || d->kind == TM_D_DISCARD) {
+        release(s, fx, f, d, d->kind == TM_D_DELIVER); /* logs d */
+        return;
+    }
     flog_decision(fx->flog, d);
     switch (d->kind) {
-    case TM_D_DELIVER:
-        release(s, fx, f, d, 1);
-        return;
-    case TM_D_DISCARD:
-        release(s, fx, f, d, 0);
-        return;
     case TM_D_GRANT:
         LOGD("tm", f ? f->tag : "?", "grant %s -> %lld: %s", tm_req_name(d->req),
              (long long)d->time, d->reason);

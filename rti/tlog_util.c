@@ -164,12 +164,8 @@ void tlog_fini(struct tlog *t)
 
 void tlog_rewind(const struct tlog *t, struct flog_reader *r)
 {
-    memset(r, 0, sizeof *r);
-    r->p = t->data;
-    r->n = t->len;
-    r->hdr = t->hdr;
-    r->off = t->hdr.header_len;
-    r->last_wall_ns = t->hdr.start_wall_ns; /* records store stamp differences from here */
+    /* the header was read by tlog_load: this cannot fail, and sets every reader field */
+    if (flog_reader_init(r, t->data, t->len, NULL, 0) != FLOG_OK) r->n = r->off;
 }
 
 void tlog_report_cut(const struct tlog *t)

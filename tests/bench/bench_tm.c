@@ -6,7 +6,8 @@
  *   B2  update 8 float64 stamped t+1, TAR(t+1); every federate reflects N-1 updates per step
  *   B3  the same with NER(t+1)
  * Figures only: it never fails on timing (it does fail if a run goes wrong).
- * Usage: bench_tm [steps] (default 20000). Read doc/time.md for the rules being timed. */
+ * Usage: bench_tm [steps [log]] (default 20000; "log": only B2 with and without the federation
+ * log). Read doc/time.md for the rules being timed. */
 #define _GNU_SOURCE /* sched_setaffinity: the raw round trip on one CPU and on two */
 #include <dirent.h>
 #include <netinet/in.h>
@@ -266,32 +267,84 @@ static long long clear_logs(const char *dir)
     return bytes;
 }
 
-/* B2 against the plain RTI and against one that writes the federation log (--log), in
- * alternation (the machine's speed drifts between runs). */
-static void log_cost(const char *plain, int steps)
+/* On-CPU time of process @p pid so far in ns (/proc/PID/schedstat: the scheduler's own
+ * account, exact, unlike the 10 ms ticks of /proc/PID/stat), or -1. */
+static double cpu_ns(pid_t pid)
 {
-    char dir[] = "/tmp/tempo-bench-log-XXXXXX", addr[128];
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+    FILE *f = fopen(path, "r");
+    unsigned long long ns = 0;
+    int ok = f && fscanf(f, "%llu", &ns) == 1;
+    if (f) fclose(f);
+    return ok ? (double)ns : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define LOG_PAIRS 5 /* runs with and without the log, alternated, per N */
+
+/* B2 against an RTI without and one with the federation log (--log), two RTIs started alike,
+ * in alternating pairs (which goes first swaps each pair: the machine's speed drifts). Two
+ * figures: the median steps/s, and the RTIs' on-CPU time per step, which is what logging
+ * adds to and varies far less than wall-clock rates on this VM. */
+static void log_cost(int steps)
+{
+    char dir[] = "/tmp/tempo-bench-log-XXXXXX", plain[128], logged[128];
     if (!mkdtemp(dir)) {
         CHECK(0, "mkdtemp: %s", strerror(errno));
         return;
     }
-    pid_t pid = start_rti_with("--log", dir, addr, sizeof addr);
-    CHECK(pid > 0, "bin/tempo-rti --log %s did not start", dir);
-    for (int n = 2; pid > 0 && n <= MAXN; n *= 4) {
-        double without = 0, with = 0;
+    pid_t p0 = start_rti_with("--log-level", "error", plain, sizeof plain);
+    pid_t p1 = start_rti_with("--log", dir, logged, sizeof logged);
+    CHECK(p0 > 0 && p1 > 0, "bin/tempo-rti (plain, or with --log %s) did not start", dir);
+    int run_steps = steps / 2;
+    for (int n = 2; p0 > 0 && p1 > 0 && n <= MAXN; n *= 4) {
+        double without[LOG_PAIRS], with[LOG_PAIRS], ratio[LOG_PAIRS], cpu0 = 0, cpu1 = 0;
         long long bytes = 0;
-        for (int rep = 0; rep < 2; rep++) {
-            without += run_bench(plain, 2, n, steps) / 2;
-            with += run_bench(addr, 2, n, steps) / 2;
+        for (int rep = 0; rep < LOG_PAIRS; rep++) {
+            for (int k = 0; k < 2; k++) {
+                int logging = (k + rep) % 2; /* which goes first swaps each pair */
+                pid_t pid = logging ? p1 : p0;
+                double c = cpu_ns(pid);
+                double r = run_bench(logging ? logged : plain, 2, n, run_steps);
+                double used = cpu_ns(pid) - c;
+                if (logging) {
+                    with[rep] = r;
+                    cpu1 += used;
+                } else {
+                    without[rep] = r;
+                    cpu0 += used;
+                }
+            }
+            ratio[rep] = without[rep] > 0 ? with[rep] / without[rep] : 0;
             bytes += clear_logs(dir);
         }
-        printf("B2 N = %d with the federation log (--log): %8.0f steps/s, without %8.0f: "
-               "%+.1f %% (%.0f log bytes per step)\n",
-               n, with, without, without > 0 ? 100.0 * (with - without) / without : 0,
-               (double)bytes / (2.0 * steps));
+        double total = (double)LOG_PAIRS * run_steps;
+        double us0 = cpu0 / total / 1000, us1 = cpu1 / total / 1000;
+        double mr = median(ratio, LOG_PAIRS);
+        printf("B2 N = %d with the federation log (--log): %8.0f steps/s, without %8.0f "
+               "(medians of %d alternated pairs of %d steps; median pair ratio %+.1f %%); "
+               "RTI CPU per step %.1f us with, %.1f us without (%+.1f %%); %.0f log bytes per "
+               "step\n",
+               n, median(with, LOG_PAIRS), median(without, LOG_PAIRS), LOG_PAIRS, run_steps,
+               100.0 * (mr - 1), us1, us0, us0 > 0 ? 100.0 * (us1 - us0) / us0 : 0,
+               (double)bytes / total);
         fflush(stdout);
     }
-    if (pid > 0) {
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = i ? p1 : p0;
+        if (pid <= 0) continue;
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
     }
@@ -443,6 +496,10 @@ static void check_reason_builder(void)
 int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : 20000;
+    if (argc > 2 && strcmp(argv[2], "log") == 0) { /* only the federation log's cost */
+        log_cost(steps);
+        return check_summary();
+    }
     printf("engine alone (rti/tm.c): TAR cycle, L = 1, cost per request incl. grants\n");
     for (int n = 2; n <= 256; n *= 2) {
         int es = n <= 16 ? 200000 / n : 20000 / (n / 8);
@@ -485,7 +542,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    log_cost(addr, steps);
+    log_cost(steps);
     spin_effect(addr, steps);
     return check_summary();
 }

@@ -1,8 +1,8 @@
 /* libFuzzer target for the federation log reader (rti/flog_read.c, DESIGN.md §9, STYLE.md
  * §2.7). Each input is read twice: as it is, and with every checksum recomputed (so that
  * mutations reach the length and payload checks behind the CRC instead of stopping at it).
- * Beyond "no crash", it traps when a property fails: every record lies inside the input and
- * after the previous one, record numbers count up from 1, every refusal says why, a reader
+ * Beyond "no crash", it traps when a property fails: every record lies inside the input, not
+ * before the previous one, record numbers count up from 1, every refusal says why, a reader
  * that failed stays failed, and frames inside records go through the wire decoder.
  * Corpus: tests/fuzz/corpus/flog_fuzz/ (logs written by tests/unit/tlog_cli_test.c). */
 #include <stdint.h>
@@ -39,7 +39,7 @@ static void read_all(const uint8_t *data, size_t size)
         r.hdr.federation + r.hdr.federation_len > (const char *)data + size ||
         r.hdr.fom + r.hdr.fom_len > (const char *)data + size)
         __builtin_trap();
-    uint64_t prev_end = r.hdr.header_len, n = 0;
+    uint64_t prev_off = r.hdr.header_len, n = 0;
     for (;;) {
         err[0] = '\0';
         rc = flog_reader_next(&r, &rec, err, sizeof err);
@@ -54,9 +54,11 @@ static void read_all(const uint8_t *data, size_t size)
             return;
         }
         n++;
-        if (rec.index != n || rec.offset != prev_end) __builtin_trap();
+        /* in order (the two halves of a DELIVERED share an offset), before the position */
+        if (rec.index != n || rec.offset < prev_off || rec.offset >= r.off || r.off > size)
+            __builtin_trap();
         if (rec.payload < data || rec.payload + rec.payload_len > data + size) __builtin_trap();
-        prev_end = r.off;
+        prev_off = rec.offset;
         if (rec.kind == FLOG_K_RECV || rec.kind == FLOG_K_SENT) {
             struct wire_msg m;
             char werr[256];
@@ -90,11 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (hlen >= FLOG_FILE_PREFIX && hlen <= size) {
         put32(c + 16, flog_crc32c(0, c + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
         size_t off = hlen;
-        while (size - off >= FLOG_REC_PREFIX) {
+        while (size - off >= FLOG_BLOCK_PREFIX) { /* a block cut short needs no checksum */
             uint32_t blen = get32(c + off);
-            if (blen > size - off - FLOG_REC_PREFIX) break;
-            put32(c + off + 4, flog_crc32c(0, c + off + FLOG_REC_PREFIX, blen));
-            off += FLOG_REC_PREFIX + blen;
+            if (blen > size - off - FLOG_BLOCK_PREFIX) break;
+            put32(c + off + 4, flog_crc32c(0, c + off + FLOG_BLOCK_PREFIX, blen));
+            off += FLOG_BLOCK_PREFIX + blen;
         }
     }
     read_all(c, size);

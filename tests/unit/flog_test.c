@@ -1,8 +1,9 @@
 /* Unit tests of the federation log writer and reader (rti/flog.h, doc/log.md, DESIGN.md §9):
  * round trip of every record kind with real wire frames, the header, cuts at every byte
  * offset, an unknown version, checksums, a write failure (file size limit) that stops logging
- * once and cleanly, CRC-32C against a reference, and the version 2 encodings (varint record
- * header, coded DELIVER decisions) with their corrupt forms. Files go to a private temporary
+ * once and cleanly, CRC-32C against a reference, and the version 3 encodings (blocks with one
+ * checksum, varint record header, coded decisions, DELIVERED records, the frame ring) with
+ * their corrupt forms. Files go to a private temporary
  * directory. */
 #include <signal.h>
 #include <stdio.h>
@@ -71,12 +72,22 @@ static int write_sample(const char *path, struct buf *fb)
     m.time = 10;
     frame(fb, &m);
     CHECK_INT_EQ(flog_frame(l, FLOG_K_SENT, 1, fb->data, fb->len), FLOG_OK);
+    tm_decision dv = {.kind = TM_D_DELIVER,
+                      .fed = 2,
+                      .time = 10,
+                      .tso = true,
+                      .sender = 1,
+                      .seq = 4,
+                      .token = 99,
+                      .reason = "",
+                      .rule = "ts <= t for TAR(t)"};
+    CHECK_INT_EQ(flog_delivered(l, &dv, fb->data, fb->len), FLOG_OK); /* two records */
     CHECK_INT_EQ(flog_lost(l, 1, "connection reset"), FLOG_OK);
     CHECK_INT_EQ(flog_note(l, 0, "closing"), FLOG_OK);
     CHECK_INT_EQ(flog_flush(l), FLOG_OK);
-    EXPECT(flog_records(l) == 7);
+    EXPECT(flog_records(l) == 9);
     CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
-    return 7;
+    return 9;
 }
 
 static uint8_t *load(const char *path, size_t *n)
@@ -105,14 +116,16 @@ static void test_round_trip(void)
     EXPECT(r.hdr.start_wall_ns == 1700000000000000000LL);
 
     struct flog_record rec;
-    static const uint8_t kinds[] = {FLOG_K_JOINED, FLOG_K_RECV, FLOG_K_TM_SEND, FLOG_K_DECISION,
-                                    FLOG_K_SENT,   FLOG_K_LOST, FLOG_K_NOTE};
+    static const uint8_t kinds[] = {FLOG_K_JOINED, FLOG_K_RECV,     FLOG_K_TM_SEND,
+                                    FLOG_K_DECISION, FLOG_K_SENT,   FLOG_K_DECISION,
+                                    FLOG_K_SENT,   FLOG_K_LOST,     FLOG_K_NOTE};
     int count = 0;
     int64_t prev_wall = 0;
     while (flog_reader_next(&r, &rec, err, sizeof err) == 1) {
         CHECK_INT_EQ(rec.kind, kinds[count]);
         EXPECT(rec.seq == (uint64_t)count + 1 && rec.index == (uint64_t)count + 1);
-        EXPECT(rec.wall_ns == prev_wall + 1000000 || count == 0);
+        /* the two halves of a DELIVERED record share its stamp */
+        EXPECT(count == 0 || rec.wall_ns == prev_wall + (count == 6 ? 0 : 1000000));
         prev_wall = rec.wall_ns;
         if (rec.kind == FLOG_K_RECV) {
             struct wire_msg m;
@@ -126,7 +139,18 @@ static void test_round_trip(void)
             CHECK_INT_EQ(flog_tm_send_receiver(&rec.send, 1), 3);
             CHECK_INT_EQ(flog_tm_send_receiver(&rec.send, 2), 0);
         }
-        if (rec.kind == FLOG_K_DECISION) {
+        if (rec.kind == FLOG_K_DECISION && count == 5) {
+            CHECK_INT_EQ(rec.dec.kind, TM_D_DELIVER);
+            EXPECT(rec.fed == 2 && rec.dec.time == 10 && rec.dec.tso == 1 &&
+                   rec.dec.sender == 1 && rec.dec.seq == 4 && rec.dec.token == 99 &&
+                   rec.dec.why == 1 && rec.dec.reason_len == 18 &&
+                   memcmp(rec.dec.reason, "ts <= t for TAR(t)", 18) == 0);
+        }
+        if (rec.kind == FLOG_K_SENT) { /* both: the grant frame, the second one delivered */
+            EXPECT(rec.payload_len == fb.len && memcmp(rec.payload, fb.data, fb.len) == 0);
+            EXPECT(rec.fed == (count == 6 ? 2u : 1u));
+        }
+        if (rec.kind == FLOG_K_DECISION && count == 3) {
             CHECK_INT_EQ(rec.dec.kind, TM_D_GRANT);
             CHECK_INT_EQ(rec.dec.req, TM_REQ_TAR);
             EXPECT(rec.dec.time == 10);
@@ -153,7 +177,7 @@ static void test_every_cut(void)
     struct flog_reader r;
     char err[FLOG_ERR_LEN];
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
-    /* Record boundaries, from a full read. */
+    /* Record boundaries, from a full read (the two halves of a DELIVERED share one). */
     size_t bounds[16];
     int nb = 0;
     struct flog_record rec;
@@ -177,7 +201,8 @@ static void test_every_cut(void)
         int expect = 0;
         while (expect + 1 < nb && bounds[expect + 1] <= cut)
             expect++;
-        int at_boundary = bounds[expect] == cut;
+        /* one block holds every record: only the header's end is a clean end before it */
+        int at_boundary = cut == bounds[0];
         if (whole != expect) bad++;
         if (at_boundary ? rc != 0 : rc != FLOG_ETRUNC) bad++;
         if (!at_boundary) {
@@ -198,6 +223,31 @@ static void test_every_cut(void)
     free(p);
 }
 
+static uint64_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Re-sign the block whose prefix is at @p off (after a test changed it). */
+static void resign_block(uint8_t *p, size_t off)
+{
+    uint32_t blen = (uint32_t)get_u32(p + off);
+    uint32_t c = flog_crc32c(0, p + off + FLOG_BLOCK_PREFIX, blen);
+    for (int i = 0; i < 4; i++)
+        p[off + 4 + i] = (uint8_t)(c >> (8 * i));
+}
+
+/* The varint (record length) at p. */
+static uint64_t get_varint_at(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 10; i++) {
+        v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) break;
+    }
+    return v;
+}
+
 static void test_version_magic_crc(void)
 {
     char path[256];
@@ -210,10 +260,10 @@ static void test_version_magic_crc(void)
     p[8] = 9; /* version 9 */
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
     CHECK_STR_HAS(err, "version 9 is not supported");
-    CHECK_STR_HAS(err, "knows version 2");
-    p[8] = 1; /* version 1 (before DELIVER reason codes) is refused as a version too */
+    CHECK_STR_HAS(err, "knows version 3");
+    p[8] = 2; /* version 2 (a checksum per record) is refused as a version too */
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
-    CHECK_STR_HAS(err, "log format version 1 is not supported (this reader knows version 2)");
+    CHECK_STR_HAS(err, "log format version 2 is not supported (this reader knows version 3)");
     /* Refused as a version even when the rest is short or damaged. */
     CHECK_INT_EQ(flog_reader_init(&r, p, 10, err, sizeof err), FLOG_EVERSION);
     p[8] = FLOG_VERSION;
@@ -226,21 +276,52 @@ static void test_version_magic_crc(void)
     CHECK_STR_HAS(err, "file header: checksum");
     p[30] ^= 1;
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
-    size_t rec2 = 0;
+    size_t blk = r.off, rec2 = 0;
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     rec2 = r.off;
-    p[rec2 + FLOG_REC_PREFIX + 2] ^= 0x40; /* record 2's stamp difference */
+    /* A damaged byte anywhere in a block: its first record already fails. */
+    p[rec2 + 3] ^= 0x40; /* record 2's stamp difference */
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECRC);
-    CHECK_STR_HAS(err, "record 2 at byte offset");
+    char want[96];
+    snprintf(want, sizeof want, "block at byte offset %zu (record 1 on): checksum", blk);
+    CHECK_STR_HAS(err, want);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECRC); /* does not advance */
-    p[rec2 + FLOG_REC_PREFIX + 2] ^= 0x40;
-    /* An impossible length is corruption, not a cut. */
-    uint8_t save = p[rec2 + 3];
-    p[rec2 + 3] = 0x7f;
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "impossible");
-    p[rec2 + 3] = save;
+    p[rec2 + 3] ^= 0x40;
+    /* An impossible length is corruption, not a cut (the block re-signed to get there). */
+    uint8_t save = p[rec2];
+    p[rec2] = 1; /* a 1-byte body */
+    resign_block(p, blk);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "record 2 at byte offset");
+    CHECK_STR_HAS(err, "impossible");
+    p[rec2] = save;
+    /* A record longer than what is left of its block, which is whole. */
+    uint8_t lsave[4];
+    memcpy(lsave, p + blk, 4);
+    uint32_t shorter = (uint32_t)(rec2 + 2 - blk - FLOG_BLOCK_PREFIX);
+    for (int i = 0; i < 4; i++)
+        p[blk + i] = (uint8_t)(shorter >> (8 * i));
+    resign_block(p, blk);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "overrun its block");
+    memcpy(p + blk, lsave, 4);
+    resign_block(p, blk);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    /* An impossible block length. */
+    uint8_t bsave = p[blk + 3];
+    p[blk + 3] = 0xff;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "block at byte offset");
+    CHECK_STR_HAS(err, "is impossible");
+    p[blk + 3] = bsave;
     free(p);
     CHECK_INT_EQ(flog_reader_init(&r, NULL, 0, err, sizeof err), FLOG_ETRUNC);
     CHECK_INT_EQ(flog_reader_init(&r, (const uint8_t *)"hello world", 11, err, sizeof err),
@@ -369,17 +450,7 @@ static void test_misc(void)
     CHECK_STR_EQ(flog_strerror(-99), "FLOG_E?");
 }
 
-/* Re-sign the body of the record at @p off (after a test changed it). */
-static void resign_record(uint8_t *p, size_t off)
-{
-    uint32_t blen = (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 | (uint32_t)p[off + 2] << 16 |
-                    (uint32_t)p[off + 3] << 24;
-    uint32_t c = flog_crc32c(0, p + off + 8, blen);
-    for (int i = 0; i < 4; i++)
-        p[off + 4 + i] = (uint8_t)(c >> (8 * i));
-}
-
-/* Version 2: a DELIVER's reason is written as a one-byte code when the engine's text ends
+/* A DELIVER's reason is written as a one-byte code when the engine's text ends
  * with a known delivery reason, in full otherwise; the reader gives the text back. */
 static void test_deliver_why(void)
 {
@@ -439,11 +510,12 @@ static void test_deliver_why(void)
     struct flog_reader r;
     struct flog_record rec;
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
-    size_t first = r.off;
+    size_t blk = r.off;
     for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
         CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
-        /* kind, req, tso, why, then time 10 (zigzag 20), sender, seq, token: 1 byte each */
-        CHECK_INT_EQ(rec.payload_len, 8);
+        /* kind, req, tso, why, then time 10 (zigzag 20), sender, seq, token, code 0: 1 byte
+         * each */
+        CHECK_INT_EQ(rec.payload_len, 9);
         CHECK_INT_EQ(rec.dec.kind, TM_D_DELIVER);
         CHECK_INT_EQ(rec.dec.why, c);
         EXPECT(rec.dec.time == 10 && rec.dec.tso == 1 && rec.dec.sender == 1 && rec.dec.seq == c &&
@@ -475,22 +547,26 @@ static void test_deliver_why(void)
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     uint8_t *q = p + (rec.payload - p);
     q[0] = TM_D_GRANT;
-    resign_record(p, first);
+    resign_block(p, blk);
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
     CHECK_STR_HAS(err, "reason code 1 with decision kind 1");
     q[0] = TM_D_DELIVER;
     q[3] = FLOG_WHY_COUNT;
-    resign_record(p, first);
+    resign_block(p, blk);
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
     CHECK_STR_HAS(err, "codes are 1..8");
     q[3] = 1;
-    q[7] = 0x80; /* the token varint now runs off the end of the payload */
-    resign_record(p, first);
+    q[8] = 0x80; /* the code varint now runs off the end of the payload */
+    resign_block(p, blk);
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "coded DELIVER payload");
+    CHECK_STR_HAS(err, "DECISION payload: a field at payload byte");
+    q[8] = 0;
+    resign_block(p, blk);
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     free(p);
 
     /* Every text of the table is one rti/tm.c really passes to deliver() (a text there that
@@ -521,7 +597,7 @@ static int64_t list_clock(void *ctx)
     return stamps[stamp_i++];
 }
 
-/* Version 2 record header: federate and stamp difference as varints, any values round trip
+/* Record header: federate and stamp difference as varints, any values round trip
  * (a clock that goes back, jumps, the extremes); an overlong varint is corruption. */
 static void test_varint_header(void)
 {
@@ -542,7 +618,7 @@ static void test_varint_header(void)
     struct flog_reader r;
     struct flog_record rec;
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
-    size_t at[NR];
+    size_t blk = r.off, at[NR];
     for (int i = 0; i < NR; i++) {
         at[i] = r.off;
         CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
@@ -552,13 +628,13 @@ static void test_varint_header(void)
               (unsigned long long)rec.seq);
     }
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 0);
-    /* record 2 is 8+1+1+1+1 bytes: kind, federate 127, difference 0, "x" */
-    CHECK_INT_EQ((int)(at[2] - at[1]), 12);
+    /* record 2 is 1+1+1+1+1 bytes: length 4, kind, federate 127, difference 0, "x" */
+    CHECK_INT_EQ((int)(at[2] - at[1]), 5);
     /* record 5 (federate UINT32_MAX: ff ff ff ff 0f) with a 33rd bit set in the federate */
-    uint8_t *b = p + at[4] + FLOG_REC_PREFIX;
+    uint8_t *b = p + at[4] + 1;
     CHECK_INT_EQ(b[5], 0x0f);
     b[5] = 0x1f;
-    resign_record(p, at[4]);
+    resign_block(p, blk);
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     int rc;
     while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1) {
@@ -568,7 +644,7 @@ static void test_varint_header(void)
     CHECK_STR_HAS(err, "federate varint");
     /* the same with the varint running off the end of the body: 6 continuation bytes */
     b[5] = 0xff;
-    resign_record(p, at[4]);
+    resign_block(p, blk);
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
     while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1) {
     }
@@ -581,15 +657,22 @@ static void test_varint_header(void)
 /* Append one handmade record (kind, federate 1, wall delta 0, payload) to a log image. */
 static size_t add_record(uint8_t *img, size_t n, unsigned kind, const uint8_t *pl, size_t plen)
 {
-    uint8_t body[64] = {(uint8_t)kind, 1, 0};
-    if (plen) memcpy(body + 3, pl, plen);
-    uint32_t blen = (uint32_t)(3 + plen), crc = flog_crc32c(0, body, blen);
-    for (int i = 0; i < 4; i++) {
-        img[n + i] = (uint8_t)(blen >> (8 * i));
-        img[n + 4 + i] = (uint8_t)(crc >> (8 * i));
-    }
-    memcpy(img + n + FLOG_REC_PREFIX, body, blen);
-    return n + FLOG_REC_PREFIX + blen;
+    img[n] = (uint8_t)(3 + plen); /* payloads here are < 125 bytes: a 1-byte varint */
+    img[n + 1] = (uint8_t)kind;
+    img[n + 2] = 1;
+    img[n + 3] = 0;
+    if (plen) memcpy(img + n + 4, pl, plen);
+    return n + 4 + plen;
+}
+
+/* Close the handmade block whose prefix is at @p blk and whose records end at @p end. */
+static size_t seal_block(uint8_t *img, size_t blk, size_t end)
+{
+    uint32_t len = (uint32_t)(end - blk - FLOG_BLOCK_PREFIX);
+    for (int i = 0; i < 4; i++)
+        img[blk + i] = (uint8_t)(len >> (8 * i));
+    resign_block(img, blk);
+    return end;
 }
 
 /* A frame queued for several receivers (one update reflected to N subscribers) is stored once
@@ -651,9 +734,8 @@ static void test_sent_again(void)
         CHECK(rec.payload_len == want[got].f->len &&
                   memcmp(rec.payload, want[got].f->data, rec.payload_len) == 0,
               "record %zu: the frame differs from the one written", got + 1);
-        uint32_t body = (uint32_t)p[rec.offset] | (uint32_t)p[rec.offset + 1] << 8 |
-                        (uint32_t)p[rec.offset + 2] << 16 | (uint32_t)p[rec.offset + 3] << 24;
-        if (body > 8) stored++; /* a SENT_AGAIN body is 3-4 bytes: kind and two varints */
+        uint64_t body = get_varint_at(p + rec.offset);
+        if (body > 8) stored++; /* a SENT_AGAIN body is 4 bytes: kind and three varints */
         got++;
     }
     CHECK_INT_EQ(got, nwant);
@@ -666,22 +748,169 @@ static void test_sent_again(void)
     static uint8_t img[4096];
     uint32_t hl = r.hdr.header_len;
     memcpy(img, p, hl);
-    size_t m1 = add_record(img, hl, FLOG_K_SENT_AGAIN, NULL, 0);
+    size_t m1 = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_SENT_AGAIN, NULL, 0));
     CHECK_INT_EQ(flog_reader_init(&r, img, m1, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "SENT_AGAIN names no earlier SENT frame (0 kept");
-    size_t m2 = add_record(img, hl, FLOG_K_SENT, a.data, a.len > 40 ? 40 : a.len);
+    CHECK_STR_HAS(err, "SENT_AGAIN names no earlier frame (0 kept");
+    size_t m2 = add_record(img, hl + 8, FLOG_K_SENT, a.data, a.len > 40 ? 40 : a.len);
     uint8_t too_far = 2; /* only one frame is kept */
-    m2 = add_record(img, m2, FLOG_K_SENT_AGAIN, &too_far, 1);
+    m2 = seal_block(img, hl, add_record(img, m2, FLOG_K_SENT_AGAIN, &too_far, 1));
     CHECK_INT_EQ(flog_reader_init(&r, img, m2, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "SENT_AGAIN names no earlier SENT frame (1 kept");
+    CHECK_STR_HAS(err, "SENT_AGAIN names no earlier frame (1 kept");
     free(p);
     buf_fini(&a);
     buf_fini(&b);
     buf_fini(&big);
     buf_fini(&in);
+}
+
+/* A delivery and the frame sent for it are one DELIVERED record, the fan-out of one
+ * time-stamped message a DELIVERED_AGAIN of a few bytes naming the first; the reader returns
+ * a DECISION and a SENT for each, exactly as flog_decision + flog_frame would have written
+ * them. Checked: fields and frames back, the token picks the repeat but fields and bytes must
+ * match too, large frames and uncoded rules are stored in full, record counts, corrupt forms. */
+static void test_delivered(void)
+{
+    char path[256], err[FLOG_ERR_LEN];
+    snprintf(path, sizeof path, "%s/delivered.tlog", dir);
+    struct flog *l = NULL;
+    struct flog_info info = {"dlv", NULL, 0, NULL, 1700000000000000000LL};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    if (!l) return;
+    struct buf a = {0}, b = {0}, big = {0};
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_REFLECT);
+    m.a = 5;
+    m.time = 20;
+    static uint8_t bytes[FLOG_AGAIN_MAX + 8];
+    memset(bytes, 0x33, sizeof bytes);
+    struct wire_value v = {3, 8, bytes};
+    m.nvalues = 1;
+    m.values = &v;
+    frame(&a, &m);
+    m.a = 6;
+    frame(&b, &m);
+    v.len = FLOG_AGAIN_MAX;
+    frame(&big, &m);
+    struct want {
+        uint32_t to;
+        int64_t time;
+        uint32_t sender;
+        uint64_t seq, token;
+        const char *rule; /* NULL: a reason text without a code */
+        const struct buf *f;
+        int stored; /* 1: expect the record stored in full (not a _AGAIN) */
+    } w[] = {
+        {2, 20, 1, 7, 500, "ts <= t for TAR(t)", &a, 1},
+        {3, 20, 1, 7, 500, "ts <= t for TAR(t)", &a, 0},   /* same message, same bytes */
+        {2, 20, 4, 9, 600, "ts <= t for TARA(t)", &b, 1},  /* another message */
+        {4, 20, 1, 7, 500, "ts <= t for TARA(t)", &a, 0},  /* back to the first: named */
+        {5, 20, 1, 8, 500, "ts <= t for TAR(t)", &a, 1},   /* token reused, another seq */
+        {6, 20, 1, 8, 500, "ts <= t for TAR(t)", &b, 1},   /* same message, other bytes */
+        {2, -3, 2, 1, 700, "receiver not time-constrained", &big, 1}, /* too large: */
+        {3, -3, 2, 1, 700, "receiver not time-constrained", &big, 1}, /* in full again */
+        {4, 20, 1, 7, 500, NULL, &a, 1}, /* no code: a DECISION and a SENT */
+    };
+    size_t nw = sizeof w / sizeof w[0];
+    for (size_t i = 0; i < nw; i++) {
+        tm_decision d = {.kind = TM_D_DELIVER,
+                         .fed = w[i].to,
+                         .time = w[i].time,
+                         .tso = i % 2 == 0,
+                         .sender = w[i].sender,
+                         .seq = w[i].seq,
+                         .token = w[i].token,
+                         .reason = w[i].rule ? "" : "TSO message ts 20 from A: a new reason",
+                         .rule = w[i].rule};
+        CHECK_INT_EQ(flog_delivered(l, &d, w[i].f->data, w[i].f->len), FLOG_OK);
+    }
+    tm_decision g = {.kind = TM_D_GRANT, .fed = 2, .time = 20, .reason = ""};
+    CHECK_INT_EQ(flog_delivered(l, &g, a.data, a.len), FLOG_EUSAGE);
+    CHECK_INT_EQ(flog_delivered(NULL, &g, a.data, a.len), FLOG_STOPPED);
+    EXPECT(flog_records(l) == 2 * nw);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    size_t blk = r.off;
+    for (size_t i = 0; i < nw; i++) {
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        CHECK_INT_EQ(rec.kind, FLOG_K_DECISION);
+        CHECK_INT_EQ(rec.index, 2 * i + 1);
+        CHECK(rec.fed == w[i].to && rec.dec.kind == TM_D_DELIVER && rec.dec.time == w[i].time &&
+                  rec.dec.tso == (i % 2 == 0) && rec.dec.sender == w[i].sender &&
+                  rec.dec.seq == w[i].seq && rec.dec.token == w[i].token,
+              "delivery %zu: fields differ", i);
+        const char *why = w[i].rule ? w[i].rule : "TSO message ts 20 from A: a new reason";
+        CHECK(rec.dec.reason_len == strlen(why) && memcmp(rec.dec.reason, why, strlen(why)) == 0,
+              "delivery %zu: reason %.*s", i, (int)rec.dec.reason_len, rec.dec.reason);
+        uint64_t body = get_varint_at(p + rec.offset);
+        CHECK(w[i].stored ? body > 20 : body <= 6, "delivery %zu: stored body of %llu bytes", i,
+              (unsigned long long)body);
+        uint64_t off = rec.offset;
+        int64_t wall = rec.wall_ns;
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        CHECK_INT_EQ(rec.kind, FLOG_K_SENT);
+        CHECK_INT_EQ(rec.index, 2 * i + 2);
+        CHECK(rec.fed == w[i].to && rec.payload_len == w[i].f->len &&
+                  memcmp(rec.payload, w[i].f->data, rec.payload_len) == 0,
+              "delivery %zu: the frame differs", i);
+        EXPECT(w[i].rule ? rec.offset == off && rec.wall_ns == wall : rec.offset > off);
+    }
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 0);
+
+    /* hand-made corrupt records */
+    static uint8_t img[4096];
+    uint32_t hl = r.hdr.header_len;
+    memcpy(img, p, hl);
+    uint8_t again[2] = {1 << 1 | 1, 1}; /* TAR, TSO, the newest frame */
+    /* a DELIVERED_AGAIN naming a frame a SENT stored (no message fields) */
+    size_t e = add_record(img, hl + 8, FLOG_K_SENT, a.data, a.len > 40 ? 40 : a.len);
+    e = seal_block(img, hl, add_record(img, e, FLOG_K_DELIVERED_AGAIN, again, 2));
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "DELIVERED_AGAIN names frame 1 back, which no DELIVERED stored");
+    /* ... naming nothing */
+    e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED_AGAIN, again, 2));
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "DELIVERED_AGAIN names no earlier frame (0 kept");
+    /* a DELIVERED without a reason code, or with a varint cut by its end, or empty */
+    uint8_t nocode[5] = {0 << 1 | 1, 40, 1, 7, 9};
+    e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, nocode, 5));
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "DELIVERED payload: reason code 0 with decision kind 2");
+    nocode[0] = 2 << 1;
+    nocode[4] = 0x80;
+    e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, nocode, 5));
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "DELIVERED payload: a varint at payload byte 5");
+    e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, NULL, 0));
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "DELIVERED payload is empty");
+    /* a coded DECISION with text after its fields */
+    uint8_t coded[10] = {TM_D_DELIVER, 0, 1, 1, 40, 1, 7, 9, 0, 'x'};
+    e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DECISION, coded, 10));
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, "1 bytes of text after reason code 1");
+    /* a cut inside the stored DELIVERED: the block is short, the record says where */
+    CHECK_INT_EQ(flog_reader_init(&r, p, blk + 8 + 20, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ETRUNC);
+    CHECK_STR_HAS(err, "inside record 1 (which starts at");
+    free(p);
+    buf_fini(&a);
+    buf_fini(&b);
+    buf_fini(&big);
 }
 
 int main(void)
@@ -699,6 +928,7 @@ int main(void)
     test_deliver_why();
     test_varint_header();
     test_sent_again();
+    test_delivered();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

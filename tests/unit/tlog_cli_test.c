@@ -470,13 +470,13 @@ static void test_cut_and_version(void)
     CHECK_STR_HAS(out, "CUT: log cut at byte offset");
     free(out);
     free(err);
-    p[8] = 1; /* a log of format version 1 (before DELIVER reason codes) */
+    p[8] = 2; /* a log of format version 2 (a checksum per record, before blocks) */
     f = fopen(dst, "wb");
     fwrite(p, 1, n, f);
     fclose(f);
     snprintf(args, sizeof args, "stats %s", dst);
     CHECK_INT_EQ(run(args, &out, &err), 1);
-    CHECK_STR_HAS(err, "log format version 1 is not supported (this reader knows version 2)");
+    CHECK_STR_HAS(err, "log format version 2 is not supported (this reader knows version 3)");
     CHECK_STR_EQ(out, "");
     free(out);
     free(err);
