@@ -1,10 +1,13 @@
-/* Federation log writer: appends compact binary records to an in-memory buffer and writes
- * them as checksummed blocks with large write(2)s (DESIGN.md §9; cost model: one memcpy per
- * record, one CRC pass and one system call per FLOG_FLUSH_BYTES or per timer tick). A write error stops
+/* Federation log writer: appends compact binary records to an in-memory buffer and hands it,
+ * as one checksummed block, to a writer thread that writes it with one write(2) (DESIGN.md §9;
+ * cost model on the RTI's thread: one memcpy per record, one buffer swap per FLOG_FLUSH_BYTES
+ * or per timer tick; the disk never stalls the event loop unless the writer is a whole block
+ * behind). A write error stops
  * logging for this federation and is reported once; the RTI carries on. Byte format:
  * doc/log.md. Read rti/flog.h first; the reader is rti/flog_read.c. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,7 @@ struct flog {
     struct buf out;         /* records not yet written; storage reused (only grows) */
     uint64_t seq;           /* records appended so far, as a reader counts them */
     uint64_t bytes;         /* bytes appended so far, header and block prefixes included */
-    size_t blk;             /* offset in out of the open block's prefix; NO_BLOCK: none */
+    int block_open;         /* 1: out holds an open block (all of out, prefix first) */
     int stopped;            /* 1: an error stopped logging; calls return FLOG_STOPPED */
     int status;             /* the negative status that stopped it */
     flog_clock clock;       /* record stamps; NULL = CLOCK_REALTIME */
@@ -46,9 +49,18 @@ struct flog {
         uint64_t seq, token;
     } slot[FLOG_AGAIN_RING];
     uint8_t ring[FLOG_AGAIN_RING][FLOG_AGAIN_MAX]; /* the frames */
+    /* The writer thread and what it shares with the RTI's thread (under mu). Only the RTI's
+     * thread touches everything above (err included); the writer touches wbuf while wfull
+     * and fd. */
+    int threaded;        /* 1: the writer thread runs; 0: blocks are written inline */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;   /* both ways: a block to write, a block written */
+    struct buf wbuf;     /* the block handed to the writer (swapped with out) */
+    int wfull;           /* 1: wbuf holds a block not written yet */
+    int wquit;           /* 1: flog_close asked the writer to end */
+    int werrno;          /* errno of the writer's first failed write; 0: none */
 };
-
-#define NO_BLOCK ((size_t)-1)
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
@@ -103,29 +115,103 @@ static int stop(struct flog *l, int status, const char *fmt, ...)
     l->stopped = 1;
     l->status = status;
     buf_clear(&l->out);
+    l->block_open = 0;
     return status;
 }
 
-/* Close the open block: its length and the CRC-32C of its records into its prefix. */
-static void end_block(struct flog *l)
+/* Fill in the prefix of the block that is all of @p b: the length and the CRC-32C of its
+ * records (done by the writer thread: the checksum pass stays off the event loop). */
+static void seal_block(struct buf *b)
 {
-    if (l->blk == NO_BLOCK) return;
-    uint8_t *p = l->out.data + l->blk;
-    size_t n = l->out.len - l->blk - FLOG_BLOCK_PREFIX;
-    put32(p, (uint32_t)n);
-    put32(p + 4, flog_crc32c(0, p + FLOG_BLOCK_PREFIX, n));
-    l->blk = NO_BLOCK;
+    size_t n = b->len - FLOG_BLOCK_PREFIX;
+    put32(b->data, (uint32_t)n);
+    put32(b->data + 4, flog_crc32c(0, b->data + FLOG_BLOCK_PREFIX, n));
 }
 
+static void *writer_main(void *arg)
+{
+    struct flog *l = arg;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!l->wfull && !l->wquit)
+            pthread_cond_wait(&l->cv, &l->mu);
+        if (!l->wfull) break; /* asked to end, nothing left */
+        pthread_mutex_unlock(&l->mu);
+        seal_block(&l->wbuf);
+        int e = write_all(l->fd, l->wbuf.data, l->wbuf.len) != 0 ? errno : 0;
+        pthread_mutex_lock(&l->mu);
+        if (e && !l->werrno) l->werrno = e;
+        buf_clear(&l->wbuf);
+        l->wfull = 0;
+        pthread_cond_broadcast(&l->cv);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+/* Start the writer thread; without one (creation failed) blocks are written inline. */
+static void writer_start(struct flog *l)
+{
+    if (pthread_mutex_init(&l->mu, NULL) != 0) return;
+    if (pthread_cond_init(&l->cv, NULL) != 0) {
+        pthread_mutex_destroy(&l->mu);
+        return;
+    }
+    if (pthread_create(&l->thread, NULL, writer_main, l) != 0) {
+        pthread_cond_destroy(&l->cv);
+        pthread_mutex_destroy(&l->mu);
+        return;
+    }
+    l->threaded = 1;
+}
+
+/* Let the writer finish the block it holds, end it, and say how its writes went (errno). */
+static int writer_stop(struct flog *l)
+{
+    if (!l->threaded) return 0;
+    pthread_mutex_lock(&l->mu);
+    l->wquit = 1;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    pthread_join(l->thread, NULL);
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+    l->threaded = 0;
+    return l->werrno;
+}
+
+static int write_failed(struct flog *l, int e)
+{
+    return stop(l, FLOG_EIO, "federation log %s: write failed: %s; logging stopped", l->path,
+                strerror(e));
+}
+
+/* End the open block and have it written: handed to the writer thread (waiting only while it
+ * still writes the previous one), or written here without one. A failure of an earlier write
+ * by the thread is reported now. */
 static int do_flush(struct flog *l)
 {
-    end_block(l);
-    if (l->out.len == 0) return FLOG_OK;
-    if (write_all(l->fd, l->out.data, l->out.len) != 0)
-        return stop(l, FLOG_EIO, "federation log %s: write failed: %s; logging stopped", l->path,
-                    strerror(errno));
-    buf_clear(&l->out);
-    return FLOG_OK;
+    if (!l->block_open) return FLOG_OK; /* nothing buffered */
+    l->block_open = 0;
+    if (!l->threaded) {
+        seal_block(&l->out);
+        if (write_all(l->fd, l->out.data, l->out.len) != 0) return write_failed(l, errno);
+        buf_clear(&l->out);
+        return FLOG_OK;
+    }
+    pthread_mutex_lock(&l->mu);
+    while (l->wfull)
+        pthread_cond_wait(&l->cv, &l->mu);
+    int e = l->werrno;
+    if (!e) {
+        struct buf t = l->wbuf; /* empty, its storage kept: the next block's */
+        l->wbuf = l->out;
+        l->out = t;
+        l->wfull = 1;
+        pthread_cond_broadcast(&l->cv);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return e ? write_failed(l, e) : FLOG_OK;
 }
 
 /* Unsigned LEB128: 7 bits per byte, low first, high bit = more. @return bytes written. */
@@ -165,8 +251,8 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
                     "federation log %s: out of memory for a %zu-byte record; "
                     "logging stopped",
                     l->path, FLOG_REC_HDR_MAX + alen + blen);
-    if (l->blk == NO_BLOCK) {
-        l->blk = l->out.len;
+    if (!l->block_open) { /* out is empty: the block's prefix first, filled in at the end */
+        l->block_open = 1;
         l->out.len += FLOG_BLOCK_PREFIX;
         l->bytes += FLOG_BLOCK_PREFIX;
     }
@@ -209,7 +295,6 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     struct flog *l = calloc(1, sizeof *l);
     if (!l) return flog_fail(FLOG_ENOMEM, err, errlen, "flog_open %s: out of memory", path);
     l->fd = -1;
-    l->blk = NO_BLOCK;
     snprintf(l->path, sizeof l->path, "%s", path);
     if (buf_reserve(&l->out, hlen > FLOG_FLUSH_BYTES ? hlen : 2 * FLOG_FLUSH_BYTES) != 0) {
         free(l);
@@ -244,14 +329,16 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
         return flog_fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(e));
     }
     /* The header is written at once: a log that exists is always identifiable. */
-    if (do_flush(l) != FLOG_OK) {
-        flog_fail(FLOG_EIO, err, errlen, "%s", l->err);
+    if (write_all(l->fd, l->out.data, l->out.len) != 0) {
+        flog_fail(FLOG_EIO, err, errlen, "write %s: %s", path, strerror(errno));
         close(l->fd);
         unlink(path);
         buf_fini(&l->out);
         free(l);
         return FLOG_EIO;
     }
+    buf_clear(&l->out);
+    if (buf_reserve(&l->wbuf, 2 * FLOG_FLUSH_BYTES) == 0) writer_start(l);
     *out = l;
     return FLOG_OK;
 }
@@ -493,6 +580,8 @@ int flog_close(struct flog *l, char *err, size_t errlen)
     if (!l) return FLOG_OK;
     int rc = FLOG_OK;
     if (!l->stopped && do_flush(l) != FLOG_OK) rc = l->status;
+    int e = writer_stop(l); /* every block handed over is written (or failed) */
+    if (e && !l->stopped) rc = write_failed(l, e);
     if (l->stopped) {
         rc = l->status;
         flog_fail(rc, err, errlen, "%s", l->err);
@@ -500,6 +589,7 @@ int flog_close(struct flog *l, char *err, size_t errlen)
     if (l->fd >= 0 && close(l->fd) != 0 && rc == FLOG_OK)
         rc = flog_fail(FLOG_EIO, err, errlen, "close %s: %s", l->path, strerror(errno));
     buf_fini(&l->out);
+    buf_fini(&l->wbuf);
     free(l);
     return rc;
 }

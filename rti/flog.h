@@ -159,7 +159,8 @@ void flog_set_clock(struct flog *l, flog_clock clock, void *ctx);
  * which logging stopped (flog_error() then says why: log it once and carry on); FLOG_STOPPED
  * on every later call (nothing is done); FLOG_EUSAGE for bad arguments (nothing recorded).
  * @p l may be NULL: then they do nothing and return FLOG_STOPPED, so a server can call them
- * unconditionally. None of them allocates once the buffer has grown to its working size. */
+ * unconditionally. None of them allocates once the buffer has grown to its working size, except
+ * flog_tm_send for more than 64 receivers (a scratch array, freed before it returns). */
 
 /** A frame received from (FLOG_K_RECV) or queued for (FLOG_K_SENT) federate @p fed
  *  (0 = a connection not joined yet). The bytes are copied. */
