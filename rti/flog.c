@@ -18,6 +18,10 @@
 #include "rti/buf.h"
 #include "rti/flog.h"
 
+#define TOKEN_BITS  10u /* the token table has 2^TOKEN_BITS entries: few collisions among the
+                           messages in flight (a collision only costs a frame stored again) */
+#define TOKEN_SLOTS (1u << TOKEN_BITS)
+
 struct flog {
     int fd;                 /* the log file, -1 once closed */
     int64_t last_wall;      /* stamp of the last record (the header's start before): records
@@ -32,6 +36,10 @@ struct flog {
     void *clock_ctx;        /* passed to clock */
     char path[512];         /* for messages (truncated when longer) */
     char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
+    int hold;               /* > 0: records take held_wall (flog_hold_stamp) */
+    int64_t held_wall;
+    const char *rule_text;  /* the last DELIVER rule looked up, and its code: tm passes the */
+    unsigned rule_code;     /* same few static strings, so a pointer compare finds most */
     /* The ring (doc/log.md): the last FLOG_AGAIN_RING frames stored in full by SENT or
      * DELIVERED records (of at most FLOG_AGAIN_MAX bytes), newest at
      * (ring_n - 1) % FLOG_AGAIN_RING. A SENT frame equal to one of them is logged as
@@ -49,6 +57,11 @@ struct flog {
         uint64_t seq, token;
     } slot[FLOG_AGAIN_RING];
     uint8_t ring[FLOG_AGAIN_RING][FLOG_AGAIN_MAX]; /* the frames */
+    /* Where the last DELIVERED frame of a message token went: a direct-mapped table, so
+     * that a delivery finds its candidate without scanning the ring (its entry may be stale
+     * or overwritten: the slot's own fields decide). */
+    uint64_t tok_key[TOKEN_SLOTS];
+    uint32_t tok_at[TOKEN_SLOTS]; /* ring_n after the push */
     /* The writer thread and what it shares with the RTI's thread (under mu). Only the RTI's
      * thread touches everything above (err included); the writer touches wbuf while wfull
      * and fd. */
@@ -226,6 +239,17 @@ static size_t put_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
+/* Bytes put_varint writes for @p v. */
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
 static uint64_t zigzag(int64_t v)
 {
     uint64_t u = (uint64_t)v;
@@ -241,12 +265,12 @@ static uint64_t zigzag(int64_t v)
 static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, size_t alen,
                   const void *b, size_t blen, unsigned logical)
 {
-    if (!l) return FLOG_STOPPED;
-    if (l->stopped) return FLOG_STOPPED;
-    if (alen > FLOG_MAX_RECORD || blen > FLOG_MAX_RECORD - alen ||
+    if (!l || l->stopped) return FLOG_STOPPED;
+    if (alen > FLOG_MAX_RECORD || blen > FLOG_MAX_RECORD ||
         alen + blen > FLOG_MAX_RECORD - FLOG_REC_HDR_MAX)
         return FLOG_EUSAGE; /* the reader would refuse it: record nothing */
-    if (buf_reserve(&l->out, FLOG_BLOCK_PREFIX + 5 + FLOG_REC_HDR_MAX + alen + blen) != 0)
+    size_t need = FLOG_BLOCK_PREFIX + 5 + FLOG_REC_HDR_MAX + alen + blen;
+    if (l->out.cap - l->out.len < need && buf_reserve(&l->out, need) != 0)
         return stop(l, FLOG_ENOMEM,
                     "federation log %s: out of memory for a %zu-byte record; "
                     "logging stopped",
@@ -256,23 +280,22 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
         l->out.len += FLOG_BLOCK_PREFIX;
         l->bytes += FLOG_BLOCK_PREFIX;
     }
-    int64_t wall = now_ns(l);
+    int64_t wall = l->hold ? l->held_wall : now_ns(l);
     /* two's complement difference, zigzag-mapped so that small negatives stay short */
-    uint8_t hdr[FLOG_REC_HDR_MAX];
-    size_t h = 1;
-    hdr[0] = (uint8_t)kind;
-    h += put_varint(hdr + h, fed);
-    h += put_varint(hdr + h, zigzag((int64_t)((uint64_t)wall - (uint64_t)l->last_wall)));
-    size_t body = h + alen + blen;
+    uint64_t zz = zigzag((int64_t)((uint64_t)wall - (uint64_t)l->last_wall));
+    /* the header straight into place: its size first, for the body length before it */
+    size_t body = 1 + varint_len(fed) + varint_len(zz) + alen + blen;
     uint8_t *p = l->out.data + l->out.len;
     size_t k = put_varint(p, body);
-    memcpy(p + k, hdr, h);
-    if (alen) memcpy(p + k + h, a, alen);
-    if (blen) memcpy(p + k + h + alen, b, blen);
-    l->out.len += k + body;
+    p[k++] = (uint8_t)kind;
+    k += put_varint(p + k, fed);
+    k += put_varint(p + k, zz);
+    if (alen) memcpy(p + k, a, alen);
+    if (blen) memcpy(p + k + alen, b, blen);
+    l->out.len += k + alen + blen;
+    l->bytes += k + alen + blen;
     l->seq += logical;
     l->last_wall = wall;
-    l->bytes += k + body;
     if (l->out.len >= FLOG_FLUSH_BYTES) return do_flush(l);
     return FLOG_OK;
 }
@@ -449,12 +472,17 @@ int flog_note(struct flog *l, uint32_t fed, const char *text)
 }
 
 /* The why code of a DELIVER decision (0: none, its text is stored). */
-static unsigned deliver_code(const tm_decision *d)
+static unsigned deliver_code(struct flog *l, const tm_decision *d)
 {
     if (d->kind != TM_D_DELIVER) return 0;
     /* the rule names the code directly; the text is the fallback (and absent when the
      * server turned delivery reasons off: tm_set_delivery_reasons) */
-    return d->rule ? flog_why_rule_code(d->rule) : flog_why_code(d->reason);
+    if (!d->rule) return flog_why_code(d->reason);
+    if (d->rule != l->rule_text) {
+        l->rule_text = d->rule;
+        l->rule_code = flog_why_rule_code(d->rule);
+    }
+    return l->rule_code;
 }
 
 int flog_decision(struct flog *l, const tm_decision *d)
@@ -462,7 +490,7 @@ int flog_decision(struct flog *l, const tm_decision *d)
     if (!l) return FLOG_STOPPED; /* the server calls it for every decision, logging or not */
     if (!d) return FLOG_EUSAGE;
     const char *why = d->reason ? d->reason : "";
-    unsigned code = deliver_code(d);
+    unsigned code = deliver_code(l, d);
     /* Every field as a varint (time and code zigzag-mapped): most are small or zero. A coded
      * DELIVER keeps only the code of its reason, whose start repeats the fields. */
     uint8_t c[4 + 5 * 10];
@@ -486,27 +514,30 @@ int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, s
 {
     if (!l) return FLOG_STOPPED;
     if (!d || d->kind != TM_D_DELIVER || (!frame && len)) return FLOG_EUSAGE;
-    unsigned code = deliver_code(d);
+    unsigned code = deliver_code(l, d);
     if (!code) { /* its text must be stored: the two records the reader returns anyway */
         int rc = flog_decision(l, d);
         return rc == FLOG_OK ? flog_frame(l, FLOG_K_SENT, d->fed, frame, len) : rc;
     }
     uint8_t flags = (uint8_t)(code << 1 | (d->tso ? 1u : 0u));
     /* The same message delivered to another receiver with the same bytes: name it. The token
-     * picks the candidate; the fields and bytes must match too (tokens are reused). */
-    if (len <= FLOG_AGAIN_MAX)
-        for (uint32_t k, dist = 1; dist <= ring_have(l); dist++) {
-            k = (l->ring_n - dist) % FLOG_AGAIN_RING;
-            const struct ring_slot *e = &l->slot[k];
-            if (!e->has_msg || e->token != d->token || e->time != d->time ||
-                e->sender != d->sender || e->seq != d->seq || e->len != len ||
-                memcmp(l->ring[k], frame, len) != 0)
-                continue;
+     * table picks the candidate; the slot's fields and bytes must match (tokens are reused,
+     * and the ring may have moved on). Fibonacci hashing: tokens are pointers, whose low
+     * bits say little. */
+    uint32_t t = (uint32_t)((d->token * 0x9E3779B97F4A7C15u) >> (64 - TOKEN_BITS));
+    uint32_t dist = l->ring_n - l->tok_at[t] + 1;
+    if (len <= FLOG_AGAIN_MAX && l->tok_key[t] == d->token && l->tok_at[t] != 0 &&
+        dist <= ring_have(l)) {
+        uint32_t k = (l->ring_n - dist) % FLOG_AGAIN_RING;
+        const struct ring_slot *e = &l->slot[k];
+        if (e->has_msg && e->token == d->token && e->time == d->time && e->sender == d->sender &&
+            e->seq == d->seq && e->len == len && memcmp(l->ring[k], frame, len) == 0) {
             uint8_t v[1 + 5];
             v[0] = flags;
             return append(l, FLOG_K_DELIVERED_AGAIN, d->fed, v, 1 + put_varint(v + 1, dist), NULL,
                           0, 2);
         }
+    }
     uint8_t c[1 + 4 * 10];
     size_t n = 1;
     c[0] = flags;
@@ -522,6 +553,8 @@ int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, s
         e->sender = d->sender;
         e->seq = d->seq;
         e->token = d->token;
+        l->tok_key[t] = d->token;
+        l->tok_at[t] = l->ring_n;
     }
     return rc;
 }
@@ -531,13 +564,17 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
 {
     if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_HDR_MAX - 30) / 4)
         return l ? FLOG_EUSAGE : FLOG_STOPPED;
-    /* Up to 64 receivers are encoded on the stack; larger fan-outs (rare) use a heap
-     * scratch, the only allocation of this module after open. Receivers stay fixed-size so
-     * that a reader can index them. */
     uint8_t fx[30];
     size_t h = put_varint(fx, zigzag(ts));
     h += put_varint(fx + h, token);
     h += put_varint(fx + h, n);
+    /* Receivers stay fixed-size so that a reader can index them. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* the array already is the format's bytes (u32 little-endian) */
+    return append(l, FLOG_K_TM_SEND, sender, fx, h, receivers, 4 * n, 1);
+#else
+    /* Up to 64 receivers are encoded on the stack; larger fan-outs (rare) use a heap
+     * scratch, the only allocation of this module after open. */
     uint8_t small[4 * 64];
     if (n <= 64) {
         for (size_t i = 0; i < n; i++)
@@ -554,6 +591,17 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
     int rc = append(l, FLOG_K_TM_SEND, sender, fx, h, big, 4 * n, 1);
     free(big);
     return rc;
+#endif
+}
+
+void flog_hold_stamp(struct flog *l)
+{
+    if (l && l->hold++ == 0) l->held_wall = now_ns(l);
+}
+
+void flog_release_stamp(struct flog *l)
+{
+    if (l && l->hold > 0) l->hold--;
 }
 
 int flog_flush(struct flog *l)

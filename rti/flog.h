@@ -160,7 +160,8 @@ void flog_set_clock(struct flog *l, flog_clock clock, void *ctx);
  * on every later call (nothing is done); FLOG_EUSAGE for bad arguments (nothing recorded).
  * @p l may be NULL: then they do nothing and return FLOG_STOPPED, so a server can call them
  * unconditionally. None of them allocates once the buffer has grown to its working size, except
- * flog_tm_send for more than 64 receivers (a scratch array, freed before it returns). */
+ * flog_tm_send for more than 64 receivers on a big-endian host (a scratch array, freed before
+ * it returns). */
 
 /** A frame received from (FLOG_K_RECV) or queued for (FLOG_K_SENT) federate @p fed
  *  (0 = a connection not joined yet). The bytes are copied. */
@@ -197,6 +198,15 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
 
 /** Free text (e.g. "federation destroyed"); @p fed may be 0. */
 int flog_note(struct flog *l, uint32_t fed, const char *text);
+
+/** Give every record appended until the matching flog_release_stamp one stamp, read from the
+ *  clock now: the RTI holds it while it handles one received frame, whose records would read
+ *  the same cached loop time anyway (one clock call instead of one per record). Holds nest.
+ *  NULL l: nothing. */
+void flog_hold_stamp(struct flog *l);
+
+/** End one flog_hold_stamp. NULL l, or no hold: nothing. */
+void flog_release_stamp(struct flog *l);
 
 /** Write the buffered records now (call it from a timer, e.g. every 200 ms, so that a crash
  *  loses at most that much). Cost: one write(2) when records are buffered, nothing else.

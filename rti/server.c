@@ -423,8 +423,13 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
         server_refuse(s, c, m.req, m.type, STATUS_ESTATE, err);
         return 0;
     }
-    flog_frame(cl->fed->fx->flog, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
+    /* The frame and every record it causes share one stamp. The federation (and its log)
+     * outlives dispatch: only DESTROY, refused while anyone is joined, frees it. */
+    struct flog *lg = cl->fed->fx->flog;
+    flog_hold_stamp(lg);
+    flog_frame(lg, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
     dispatch_joined(s, c, cl, &m);
+    flog_release_stamp(lg);
     return 0;
 }
 

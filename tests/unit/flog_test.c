@@ -913,6 +913,44 @@ static void test_delivered(void)
     buf_fini(&big);
 }
 
+/* flog_hold_stamp: the records until the matching release share the stamp read at the hold
+ * (holds nest); after it, each record reads the clock again. */
+static void test_hold_stamp(void)
+{
+    char path[256], err[FLOG_ERR_LEN];
+    snprintf(path, sizeof path, "%s/hold.tlog", dir);
+    struct flog *l = NULL;
+    struct flog_info info = {"hold", NULL, 0, NULL, 1700000000000000000LL};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    if (!l) return;
+    flog_set_clock(l, tick_clock, NULL); /* +1 ms per reading */
+    CHECK_INT_EQ(flog_note(l, 0, "a"), FLOG_OK);
+    flog_hold_stamp(l);
+    CHECK_INT_EQ(flog_note(l, 0, "b"), FLOG_OK);
+    flog_hold_stamp(l);
+    CHECK_INT_EQ(flog_note(l, 0, "c"), FLOG_OK);
+    flog_release_stamp(l);
+    CHECK_INT_EQ(flog_note(l, 0, "d"), FLOG_OK);
+    flog_release_stamp(l);
+    flog_release_stamp(l); /* one too many: nothing */
+    CHECK_INT_EQ(flog_note(l, 0, "e"), FLOG_OK);
+    flog_hold_stamp(NULL);
+    flog_release_stamp(NULL);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    size_t n = 0;
+    uint8_t *p = load(path, &n);
+    struct flog_reader r;
+    struct flog_record rec;
+    CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_OK);
+    int64_t w[5] = {0};
+    for (int i = 0; i < 5; i++) {
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+        w[i] = rec.wall_ns;
+    }
+    EXPECT(w[1] == w[0] + 1000000 && w[2] == w[1] && w[3] == w[1] && w[4] == w[3] + 1000000);
+    free(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -929,6 +967,7 @@ int main(void)
     test_varint_header();
     test_sent_again();
     test_delivered();
+    test_hold_stamp();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
