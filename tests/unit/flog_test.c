@@ -675,6 +675,20 @@ static size_t seal_block(uint8_t *img, size_t blk, size_t end)
     return end;
 }
 
+/* A log image of @p n bytes whose record after the first @p good ones is refused as corrupt
+ * with a message holding @p want. */
+static void check_corrupt(const uint8_t *img, size_t n, int good, const char *want)
+{
+    struct flog_reader r;
+    struct flog_record rec;
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_reader_init(&r, img, n, err, sizeof err), FLOG_OK);
+    for (int i = 0; i < good; i++)
+        CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
+    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
+    CHECK_STR_HAS(err, want);
+}
+
 /* A frame queued for several receivers (one update reflected to N subscribers) is stored once
  * and then as SENT_AGAIN records of a few bytes naming it among the recent SENT frames, which
  * the reader hands back as SENT records with the same frame (doc/log.md). A frame too large
@@ -749,16 +763,11 @@ static void test_sent_again(void)
     uint32_t hl = r.hdr.header_len;
     memcpy(img, p, hl);
     size_t m1 = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_SENT_AGAIN, NULL, 0));
-    CHECK_INT_EQ(flog_reader_init(&r, img, m1, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "SENT_AGAIN names no earlier frame (0 kept");
+    check_corrupt(img, m1, 0, "SENT_AGAIN names no earlier frame (0 kept");
     size_t m2 = add_record(img, hl + 8, FLOG_K_SENT, a.data, a.len > 40 ? 40 : a.len);
     uint8_t too_far = 2; /* only one frame is kept */
     m2 = seal_block(img, hl, add_record(img, m2, FLOG_K_SENT_AGAIN, &too_far, 1));
-    CHECK_INT_EQ(flog_reader_init(&r, img, m2, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "SENT_AGAIN names no earlier frame (1 kept");
+    check_corrupt(img, m2, 1, "SENT_AGAIN names no earlier frame (1 kept");
     free(p);
     buf_fini(&a);
     buf_fini(&b);
@@ -872,37 +881,24 @@ static void test_delivered(void)
     /* a DELIVERED_AGAIN naming a frame a SENT stored (no message fields) */
     size_t e = add_record(img, hl + 8, FLOG_K_SENT, a.data, a.len > 40 ? 40 : a.len);
     e = seal_block(img, hl, add_record(img, e, FLOG_K_DELIVERED_AGAIN, again, 2));
-    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "DELIVERED_AGAIN names frame 1 back, which no DELIVERED stored");
+    check_corrupt(img, e, 1, "DELIVERED_AGAIN names frame 1 back, which no DELIVERED stored");
     /* ... naming nothing */
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED_AGAIN, again, 2));
-    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "DELIVERED_AGAIN names no earlier frame (0 kept");
+    check_corrupt(img, e, 0, "DELIVERED_AGAIN names no earlier frame (0 kept");
     /* a DELIVERED without a reason code, or with a varint cut by its end, or empty */
     uint8_t nocode[5] = {0 << 1 | 1, 40, 1, 7, 9};
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, nocode, 5));
-    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "DELIVERED payload: reason code 0 with decision kind 2");
+    check_corrupt(img, e, 0, "DELIVERED payload: reason code 0 with decision kind 2");
     nocode[0] = 2 << 1;
     nocode[4] = 0x80;
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, nocode, 5));
-    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "DELIVERED payload: a varint at payload byte 5");
+    check_corrupt(img, e, 0, "DELIVERED payload: a varint at payload byte 5");
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, NULL, 0));
-    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "DELIVERED payload is empty");
+    check_corrupt(img, e, 0, "DELIVERED payload is empty");
     /* a coded DECISION with text after its fields */
     uint8_t coded[10] = {TM_D_DELIVER, 0, 1, 1, 40, 1, 7, 9, 0, 'x'};
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DECISION, coded, 10));
-    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
-    CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ECORRUPT);
-    CHECK_STR_HAS(err, "1 bytes of text after reason code 1");
+    check_corrupt(img, e, 0, "1 bytes of text after reason code 1");
     /* a cut inside the stored DELIVERED: the block is short, the record says where */
     CHECK_INT_EQ(flog_reader_init(&r, p, blk + 8 + 20, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), FLOG_ETRUNC);
