@@ -447,7 +447,8 @@ static const struct flog_ring_entry *ring_named(const struct flog_reader *r, con
 }
 
 /* Decode a stored record's payload into rec (and, for DELIVERED and DELIVERED_AGAIN, its SENT
- * half into *sent); push what the ring keeps only when @p commit. 0, or -1 with err filled. */
+ * half into *sent, with *two set); changes nothing in the reader (the caller commits, ring
+ * included, once the whole record is good). 0, or -1 with err filled. */
 static int decode_stored(struct flog_reader *r, struct flog_record *rec, struct flog_record *sent,
                          int *two, char *err, size_t errlen)
 {

@@ -267,8 +267,9 @@ static long long clear_logs(const char *dir)
     return bytes;
 }
 
-/* On-CPU time of process @p pid so far in ns (/proc/PID/schedstat: the scheduler's own
- * account, exact, unlike the 10 ms ticks of /proc/PID/stat), or -1. */
+/* On-CPU time so far of the main thread of process @p pid, in ns (/proc/PID/schedstat: the
+ * scheduler's own account, exact, unlike the 10 ms ticks of /proc/PID/stat), or -1. For the
+ * RTI that is the event loop; the federation log's writer thread is not counted. */
 static double cpu_ns(pid_t pid)
 {
     char path[64];
@@ -296,7 +297,7 @@ static double median(double *v, int n)
 
 /* B2 against an RTI without and one with the federation log (--log), two RTIs started alike,
  * in alternating pairs (which goes first swaps each pair: the machine's speed drifts). Two
- * figures: the median steps/s, and the RTIs' on-CPU time per step, which is what logging
+ * figures: the median steps/s, and the RTIs' event-loop CPU time per step, which is what logging
  * adds to and varies far less than wall-clock rates on this VM. */
 static void log_cost(int steps)
 {
@@ -335,8 +336,8 @@ static void log_cost(int steps)
         double mr = median(ratio, LOG_PAIRS);
         printf("B2 N = %d with the federation log (--log): %8.0f steps/s, without %8.0f "
                "(medians of %d alternated pairs of %d steps; median pair ratio %+.1f %%); "
-               "RTI CPU per step %.1f us with, %.1f us without (%+.1f %%); %.0f log bytes per "
-               "step\n",
+               "RTI event-loop CPU per step %.1f us with, %.1f us without (%+.1f %%); %.0f log "
+               "bytes per step\n",
                n, median(with, LOG_PAIRS), median(without, LOG_PAIRS), LOG_PAIRS, run_steps,
                100.0 * (mr - 1), us1, us0, us0 > 0 ? 100.0 * (us1 - us0) / us0 : 0,
                (double)bytes / total);
