@@ -13,10 +13,10 @@ tempo-log_SRCS := rti/tlog_main.c rti/tlog_util.c rti/tlog_show.c rti/tlog_json.
 tempo-log_LIBS := common fom
 
 # Same reason: the writer/reader objects are linked directly (then libcommon.a again,
-# which they use).
+# which they use), with the time management whose wording flog_grant_text borrows.
 UNIT_TESTS += tests/unit/flog_test
 flog_test_LIBS := common fom
-FLOG_OBJS = $(O)/rti/flog.o $(O)/rti/flog_read.o
+FLOG_OBJS = $(O)/rti/flog.o $(O)/rti/flog_read.o $(O)/rti/tm.o
 $(O)/tests/unit/flog_test: $(FLOG_OBJS)
 $(O)/tests/unit/flog_test: private LDFLAGS += $(FLOG_OBJS) $(O)/libcommon.a
 

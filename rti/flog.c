@@ -38,6 +38,11 @@ struct flog {
     char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
     int hold;               /* > 0: records take held_wall (flog_hold_stamp) */
     int64_t held_wall;
+    size_t rec_at;          /* offset in out of the last record appended */
+    size_t run_at;          /* offset in out of the DELIVERED_AGAIN record that a delivery to
+                               run_fed with the same stamp extends by one pair; 0: none (it
+                               must be the last record of the open block) */
+    uint32_t run_fed;
     const char *rule_text;  /* the last DELIVER rule looked up, and its code: tm passes the */
     unsigned rule_code;     /* same few static strings, so a pointer compare finds most */
     /* The ring (doc/log.md): the last FLOG_AGAIN_RING frames stored in full by SENT or
@@ -206,6 +211,7 @@ static int do_flush(struct flog *l)
 {
     if (!l->block_open) return FLOG_OK; /* nothing buffered */
     l->block_open = 0;
+    l->run_at = 0;
     if (!l->threaded) {
         seal_block(&l->out);
         if (write_all(l->fd, l->out.data, l->out.len) != 0) return write_failed(l, errno);
@@ -286,6 +292,8 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
     /* the header straight into place: its size first, for the body length before it */
     size_t body = 1 + varint_len(fed) + varint_len(zz) + alen + blen;
     uint8_t *p = l->out.data + l->out.len;
+    l->rec_at = l->out.len;
+    l->run_at = 0; /* a run extends only the last record */
     size_t k = put_varint(p, body);
     p[k++] = (uint8_t)kind;
     k += put_varint(p + k, fed);
@@ -485,10 +493,34 @@ static unsigned deliver_code(struct flog *l, const tm_decision *d)
     return l->rule_code;
 }
 
+/* The difference b - a of two times as the format stores it: wrapping, zigzag-mapped (small
+ * either way; TM_TIME_MAX and TM_NO_TIME wrap around and come back exactly). */
+static uint64_t time_delta(int64_t a, int64_t b)
+{
+    return zigzag((int64_t)((uint64_t)b - (uint64_t)a));
+}
+
+/* A GRANT as GRANTED (doc/log.md): u8 req, u8 row | queued << 3 | strict << 4, then varints
+ * zigzag(time), and asked, galt and (FQR row only) prev as differences to time, holder. */
+static int granted(struct flog *l, const tm_decision *d)
+{
+    uint8_t c[2 + 5 * 10];
+    c[0] = (uint8_t)d->req;
+    c[1] = (uint8_t)((unsigned)d->row | (d->queued ? 8u : 0u) | (d->galt.strict ? 16u : 0u));
+    size_t n = 2;
+    n += put_varint(c + n, zigzag(d->time));
+    n += put_varint(c + n, time_delta(d->time, d->asked));
+    n += put_varint(c + n, time_delta(d->time, d->galt.t));
+    n += put_varint(c + n, d->holder);
+    if (d->row == TM_GROW_FQR) n += put_varint(c + n, time_delta(d->time, d->prev));
+    return append(l, FLOG_K_GRANTED, d->fed, c, n, NULL, 0, 1);
+}
+
 int flog_decision(struct flog *l, const tm_decision *d)
 {
     if (!l) return FLOG_STOPPED; /* the server calls it for every decision, logging or not */
     if (!d) return FLOG_EUSAGE;
+    if (d->kind == TM_D_GRANT && d->row != TM_GROW_NONE) return granted(l, d);
     const char *why = d->reason ? d->reason : "";
     unsigned code = deliver_code(l, d);
     /* Every field as a varint (time and code zigzag-mapped): most are small or zero. A coded
@@ -508,6 +540,35 @@ int flog_decision(struct flog *l, const tm_decision *d)
     /* a rule the table lacks, while delivery reasons are off: keep the rule, not "" */
     if (!*why && d->kind == TM_D_DELIVER && d->rule) why = d->rule;
     return append(l, FLOG_K_DECISION, d->fed, c, n, why, strlen(why), 1);
+}
+
+/* A delivery of the ring's frame @p dist back to @p fed: one more (flags, distance) pair on
+ * the DELIVERED_AGAIN record just written when it was for the same federate under the same
+ * held stamp (a receiver's deliveries at a grant come in a row), else a new record. The pairs
+ * of a run all count from the same ring position: DELIVERED_AGAIN pushes nothing. */
+static int delivered_again(struct flog *l, uint32_t fed, uint8_t flags, uint32_t dist)
+{
+    uint8_t v[1 + 5];
+    v[0] = flags;
+    size_t n = 1 + put_varint(v + 1, dist);
+    if (l->run_at && l->run_fed == fed && l->hold && l->held_wall == l->last_wall &&
+        l->out.cap - l->out.len >= n) {
+        uint8_t *len = l->out.data + l->run_at; /* the body length: one byte, kept below 128 */
+        if (*len + n < 0x80) {
+            memcpy(l->out.data + l->out.len, v, n);
+            *len = (uint8_t)(*len + n);
+            l->out.len += n;
+            l->bytes += n;
+            l->seq += 2;
+            return FLOG_OK;
+        }
+    }
+    int rc = append(l, FLOG_K_DELIVERED_AGAIN, fed, v, n, NULL, 0, 2);
+    if (rc == FLOG_OK && l->block_open && l->out.data[l->rec_at] < 0x80) {
+        l->run_at = l->rec_at; /* still in the open block, its length one byte */
+        l->run_fed = fed;
+    }
+    return rc;
 }
 
 int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, size_t len)
@@ -531,12 +592,8 @@ int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, s
         uint32_t k = (l->ring_n - dist) % FLOG_AGAIN_RING;
         const struct ring_slot *e = &l->slot[k];
         if (e->has_msg && e->token == d->token && e->time == d->time && e->sender == d->sender &&
-            e->seq == d->seq && e->len == len && memcmp(l->ring[k], frame, len) == 0) {
-            uint8_t v[1 + 5];
-            v[0] = flags;
-            return append(l, FLOG_K_DELIVERED_AGAIN, d->fed, v, 1 + put_varint(v + 1, dist), NULL,
-                          0, 2);
-        }
+            e->seq == d->seq && e->len == len && memcmp(l->ring[k], frame, len) == 0)
+            return delivered_again(l, d->fed, flags, dist);
     }
     uint8_t c[1 + 4 * 10];
     size_t n = 1;
@@ -592,6 +649,25 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
     free(big);
     return rc;
 #endif
+}
+
+size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,
+                       const char *fed_name, const char *holder_name)
+{
+    if (!buf || cap == 0) return 0;
+    buf[0] = '\0';
+    if (!dec || dec->kind != TM_D_GRANT || dec->row == TM_GROW_NONE) return 0;
+    /* the engine's own wording, from the fields the record kept */
+    tm_decision d = {.kind = TM_D_GRANT,
+                     .time = dec->time,
+                     .req = (tm_req)dec->req,
+                     .row = (tm_grant_row)dec->row,
+                     .asked = dec->asked,
+                     .prev = dec->prev,
+                     .galt = {dec->galt, dec->galt_strict != 0},
+                     .holder = dec->holder,
+                     .queued = dec->queued != 0};
+    return tm_grant_text(buf, cap, &d, fed_name, holder_name);
 }
 
 void flog_hold_stamp(struct flog *l)

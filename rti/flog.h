@@ -14,7 +14,8 @@
 
 #define FLOG_MAGIC          "TEMPOLOG" /* first 8 bytes of every log file */
 #define FLOG_MAGIC_LEN      8u
-#define FLOG_VERSION        3u  /* the only format version this code writes and reads */
+#define FLOG_VERSION        4u  /* the format version this code writes */
+#define FLOG_VERSION_MIN    3u  /* the oldest it reads (version 3 lacks only GRANTED) */
 #define FLOG_FILE_PREFIX    20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
 #define FLOG_BLOCK_PREFIX   8u  /* u32 length of the block's records, u32 crc32c of them */
 #define FLOG_REC_MIN        3u  /* smallest body: u8 kind, varint federate, varint wall delta */
@@ -49,10 +50,15 @@ enum flog_kind {
                               RTI queued for it, in one record (deliveries are most records).
                               The reader returns it as two records: the DECISION, then the
                               SENT. Readers never see this kind. */
-    FLOG_K_DELIVERED_AGAIN = 10, /* payload: u8 flags, varint d: a DELIVERED whose message
-                              and frame are those of the d-th most recent frame of the ring,
-                              itself stored by a DELIVERED (the fan-out of one time-stamped
-                              update). Returned as a DECISION and a SENT record too. */
+    FLOG_K_DELIVERED_AGAIN = 10, /* payload: one or more pairs (u8 flags, varint d), each a
+                              DELIVERED to `fed` whose message and frame are those of the d-th
+                              most recent frame of the ring, itself stored by a DELIVERED (the
+                              fan-out of one time-stamped update). Each pair is returned as a
+                              DECISION and a SENT record too. */
+    FLOG_K_GRANTED = 11,   /* payload: a GRANT decision as its fields (tm_decision row, asked,
+                              prev, galt, holder, queued; doc/log.md), without its text: the
+                              reader returns it as a DECISION, and flog_grant_text words its
+                              reason. Version 4 on. */
     FLOG_K_END           /* one past the last kind; not a kind */
 };
 
@@ -178,7 +184,11 @@ int flog_lost(struct flog *l, uint32_t fed, const char *reason);
  *  (flog_why_rule_code) or, without a rule, whose reason (flog_why_code) is a known delivery
  *  reason is written as that code without the text (about 10 payload bytes instead of about
  *  90: deliveries are most decisions); one with an unknown rule and an empty reason stores
- *  the rule as its text. A DELIVER whose frame is sent goes through flog_delivered instead. */
+ *  the rule as its text. A DELIVER whose frame is sent goes through flog_delivered instead.
+ *  A GRANT with a row (tm_decision.row) is written as FLOG_K_GRANTED: its fields and no text
+ *  (about 8 payload bytes instead of about 60), so the server may turn grant reasons off
+ *  (tm_set_grant_reasons) and spare the formatting; its holder must then have been computed
+ *  (tm_set_reasons on). */
 int flog_decision(struct flog *l, const tm_decision *d);
 
 /** A DELIVER decision @p d and the frame the RTI queues for its receiver because of it (the
@@ -252,6 +262,15 @@ struct flog_decision {
     uint64_t seq;       /* DELIVER/DISCARD: the sender's send sequence */
     uint64_t token;     /* DELIVER/DISCARD: the server's message token */
     uint8_t why;        /* DELIVER: the reason's code (flog_why_text), 0 = text recorded */
+    uint8_t row;        /* GRANT stored as GRANTED: its tm_grant_row (reason_len is 0: word it
+                           with flog_grant_text); 0 = the reason text was recorded */
+    uint8_t queued;     /* GRANTED: tm_decision.queued */
+    uint8_t galt_strict; /* GRANTED: tm_decision.galt.strict */
+    int64_t asked;      /* GRANTED: the requested time */
+    int64_t prev;       /* GRANTED: the logical time before the grant for an FQR row (the
+                           only row whose reason says it); TM_NO_TIME for the others */
+    int64_t galt;       /* GRANTED: tm_decision.galt.t */
+    uint32_t holder;    /* GRANTED: tm_decision.holder, 0 = nobody */
     const char *reason; /* reason text (not NUL-terminated): into the caller's bytes, or for
                            why != 0 the static flog_why_text(why) (the rest of the reason,
                            type, time and sender, are the fields above) */
@@ -307,7 +326,11 @@ struct flog_reader {
     int64_t last_wall_ns;   /* stamp of the last record returned (start_wall_ns before) */
     struct flog_ring_entry ring[FLOG_AGAIN_RING]; /* recent frames (SENT_AGAIN, DELIVERED_AGAIN) */
     uint32_t ring_n;        /* frames pushed so far (the newest is at (ring_n - 1) % FLOG_AGAIN_RING) */
-    int pending;            /* 1: `next` is the SENT half of a DELIVERED record, returned next */
+    int pending;            /* 1: `next` is the SENT half of a delivery, returned next */
+    const uint8_t *run;     /* the payload of a DELIVERED_AGAIN whose later pairs are still to
+                               be returned (from run_at; none once run_at == run_len) */
+    uint32_t run_len, run_at;
+    struct flog_record run_rec; /* that record as stored: the header of its pairs' records */
     struct flog_record next;
     struct flog_header hdr; /* filled by flog_reader_init */
 };
@@ -331,6 +354,14 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
  *          record N ..."); FLOG_ECRC the block holding record N fails its checksum;
  *          FLOG_ECORRUPT an impossible length, kind or field in record N; FLOG_EUSAGE. */
 int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen);
+
+/** Word the reason of a GRANT decision stored as GRANTED (dec.row != 0), as the RTI's time
+ *  management words it (tm_grant_text): "TAR(10): GALT (12, strict) > 10, held by B".
+ *  @p fed_name names the granted federate, @p holder_name dec.holder (NULL: "nobody").
+ *  @return bytes written to buf (NUL excluded, truncated to cap - 1); 0 and "" when dec has
+ *          no row. */
+size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,
+                       const char *fed_name, const char *holder_name);
 
 /** Receiver number @p i (< s->n) of a TM_SEND record. */
 uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i);

@@ -45,7 +45,7 @@ static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_RECV] = "RECV", [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
     [FLOG_K_LOST] = "LOST", [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
     [FLOG_K_NOTE] = "NOTE", [FLOG_K_SENT_AGAIN] = "SENT_AGAIN", [FLOG_K_DELIVERED] = "DELIVERED",
-    [FLOG_K_DELIVERED_AGAIN] = "DELIVERED_AGAIN",
+    [FLOG_K_DELIVERED_AGAIN] = "DELIVERED_AGAIN", [FLOG_K_GRANTED] = "GRANTED",
 };
 
 /* Must equal texts that rti/tm.c's deliver() calls pass: tests/unit/flog_test.c finds each in
@@ -233,10 +233,11 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
         return flog_fail(FLOG_ETRUNC, err, errlen,
                          "log cut at byte offset %zu inside the file header (version)", n);
     uint16_t version = get16(p + 8);
-    if (version != FLOG_VERSION)
+    if (version < FLOG_VERSION_MIN || version > FLOG_VERSION)
         return flog_fail(FLOG_EVERSION, err, errlen,
-                         "log format version %u is not supported (this reader knows version %u)",
-                         version, FLOG_VERSION);
+                         "log format version %u is not supported (this reader knows versions "
+                         "%u to %u)",
+                         version, FLOG_VERSION_MIN, FLOG_VERSION);
     if (n < FLOG_FILE_PREFIX)
         return flog_fail(FLOG_ETRUNC, err, errlen,
                          "log cut at byte offset %zu inside the file header (prefix)", n);
@@ -380,6 +381,54 @@ static int decode_decision(struct flog_record *rec, char *err, size_t errlen)
     return 0;
 }
 
+/* GRANTED payload (version 4): u8 req, u8 row | queued << 3 | galt strict << 4, varints
+ * zigzag(time), then asked, galt and, for an FQR row, prev as zigzag differences to time,
+ * holder. Returned as a GRANT DECISION without a reason text (flog_grant_text words it). */
+static int decode_granted(struct flog_record *rec, uint16_t version, char *err, size_t errlen)
+{
+    const uint8_t *q = rec->payload;
+    size_t n = rec->payload_len, h = 2;
+    struct flog_decision *d = &rec->dec;
+    if (version < 4) {
+        flog_fail(0, err, errlen, "GRANTED record in a version %u log (from version 4 on)",
+                  version);
+        return -1;
+    }
+    uint64_t t = 0, da = 0, dg = 0, holder = 0, dp = 0;
+    unsigned row = n >= 2 ? q[1] & 7u : 0;
+    if (n < 2 || get_varint(q, n, &h, 10, &t) != 0 || get_varint(q, n, &h, 10, &da) != 0 ||
+        get_varint(q, n, &h, 10, &dg) != 0 || get_varint(q, n, &h, 5, &holder) != 0 ||
+        holder > UINT32_MAX || (row == TM_GROW_FQR && get_varint(q, n, &h, 10, &dp) != 0)) {
+        flog_fail(0, err, errlen,
+                  "GRANTED payload: a field at payload byte %zu is too long or overruns the %zu "
+                  "bytes",
+                  h, n);
+        return -1;
+    }
+    if (row < TM_GROW_AT_ONCE || row > TM_GROW_FQR || (q[1] & ~31u) || q[0] < TM_REQ_TAR ||
+        q[0] > TM_REQ_FQR || h != n) {
+        flog_fail(0, err, errlen,
+                  "GRANTED payload: request %u, row %u, flags 0x%02x or %zu bytes after the "
+                  "fields are impossible",
+                  q[0], row, q[1], n - h);
+        return -1;
+    }
+    d->kind = TM_D_GRANT;
+    d->req = q[0];
+    d->row = (uint8_t)row;
+    d->queued = (q[1] >> 3) & 1u;
+    d->galt_strict = (q[1] >> 4) & 1u;
+    d->time = unzigzag(t);
+    /* the writer's wrapping differences, undone the same way */
+    d->asked = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(da));
+    d->galt = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dg));
+    d->prev = row == TM_GROW_FQR ? (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dp))
+                                 : TM_NO_TIME;
+    d->holder = (uint32_t)holder;
+    rec->kind = FLOG_K_DECISION;
+    return 0;
+}
+
 /* TM_SEND payload: varints ts (zigzag), token, n, then n x u32 receivers. */
 static int decode_tm_send(struct flog_record *rec, char *err, size_t errlen)
 {
@@ -430,11 +479,13 @@ static const struct flog_ring_entry *ring_named(const struct flog_reader *r, con
 {
     uint64_t dist = 0;
     uint32_t have = r->ring_n < FLOG_AGAIN_RING ? r->ring_n : FLOG_AGAIN_RING;
-    if (get_varint(q, n, h, 5, &dist) != 0 || *h != n || dist < 1 || dist > have) {
+    /* SENT_AGAIN holds one distance; DELIVERED_AGAIN pairs, each with one */
+    int must_end = !need_msg;
+    if (get_varint(q, n, h, 5, &dist) != 0 || (must_end && *h != n) || dist < 1 || dist > have) {
         flog_fail(0, err, errlen,
                   "names no earlier frame (%u kept; its distance must be one varint from 1 to "
-                  "that, ending the payload)",
-                  have);
+                  "that%s)",
+                  have, must_end ? ", ending the payload" : "");
         return NULL;
     }
     const struct flog_ring_entry *e = &r->ring[(r->ring_n - dist) % FLOG_AGAIN_RING];
@@ -446,11 +497,57 @@ static const struct flog_ring_entry *ring_named(const struct flog_reader *r, con
     return e;
 }
 
-/* Decode a stored record's payload into rec (and, for DELIVERED and DELIVERED_AGAIN, its SENT
- * half into *sent, with *two set); changes nothing in the reader (the caller commits, ring
- * included, once the whole record is good). 0, or -1 with err filled. */
+/* The SENT half of a delivery record: rec's header with @p frame as its payload. */
+static void sent_half(const struct flog_record *rec, struct flog_record *sent, const uint8_t *frame,
+                      uint32_t len)
+{
+    *sent = *rec;
+    memset(&sent->dec, 0, sizeof sent->dec);
+    sent->kind = FLOG_K_SENT;
+    sent->payload = frame;
+    sent->payload_len = len;
+}
+
+/* The (u8 flags, varint distance) pair of a DELIVERED_AGAIN at q[*h]: its DECISION into rec
+ * (header fields set by the caller; payload = the pair's bytes) and its SENT into sent, *h
+ * past it. 0, or -1 with err filled. */
+static int again_pair(const struct flog_reader *r, const uint8_t *q, size_t n, size_t *h,
+                      struct flog_record *rec, struct flog_record *sent, char *err, size_t errlen)
+{
+    struct flog_decision *d = &rec->dec;
+    char why[160];
+    size_t at = *h;
+    memset(d, 0, sizeof *d);
+    d->kind = TM_D_DELIVER;
+    d->tso = q[at] & 1u;
+    if (set_why(d, q[at] >> 1, why, sizeof why) != 0) {
+        flog_fail(0, err, errlen, "DELIVERED_AGAIN payload byte %zu: %s", at, why);
+        return -1;
+    }
+    *h = at + 1;
+    const struct flog_ring_entry *e = ring_named(r, q, n, h, 1, why, sizeof why);
+    if (!e) {
+        flog_fail(0, err, errlen, "DELIVERED_AGAIN pair at payload byte %zu %s", at, why);
+        return -1;
+    }
+    d->time = e->time;
+    d->sender = e->sender;
+    d->seq = e->seq;
+    d->token = e->token;
+    rec->kind = FLOG_K_DECISION;
+    rec->payload = q + at;
+    rec->payload_len = (uint32_t)(*h - at);
+    sent_half(rec, sent, e->frame, e->len);
+    return 0;
+}
+
+/* Decode a stored record's payload into rec (and, for DELIVERED and DELIVERED_AGAIN, the SENT
+ * half of its first delivery into *sent, with *two set; for DELIVERED_AGAIN, *rest = the
+ * payload offset of its next pair, the payload length when none); changes nothing in the
+ * reader (the caller commits, ring and pairs included, once the whole record is good). 0, or
+ * -1 with err filled. */
 static int decode_stored(struct flog_reader *r, struct flog_record *rec, struct flog_record *sent,
-                         int *two, char *err, size_t errlen)
+                         int *two, size_t *rest, char *err, size_t errlen)
 {
     const uint8_t *q = rec->payload;
     size_t n = rec->payload_len, h = 0;
@@ -458,6 +555,8 @@ static int decode_stored(struct flog_reader *r, struct flog_record *rec, struct 
     switch (rec->kind) {
     case FLOG_K_DECISION:
         return decode_decision(rec, err, errlen);
+    case FLOG_K_GRANTED:
+        return decode_granted(rec, r->hdr.version, err, errlen);
     case FLOG_K_TM_SEND:
         return decode_tm_send(rec, err, errlen);
     case FLOG_K_SENT_AGAIN: {
@@ -472,53 +571,46 @@ static int decode_stored(struct flog_reader *r, struct flog_record *rec, struct 
         rec->payload_len = e->len;
         return 0;
     }
-    case FLOG_K_DELIVERED:
     case FLOG_K_DELIVERED_AGAIN: {
+        if (n < 1) {
+            flog_fail(0, err, errlen, "DELIVERED_AGAIN payload is empty");
+            return -1;
+        }
+        /* every pair is checked now, so that the records of the later ones cannot fail */
+        struct flog_record d1, s1;
+        for (size_t x = 0; x < n;) {
+            d1 = *rec;
+            if (again_pair(r, q, n, &x, &d1, &s1, err, errlen) != 0) return -1;
+        }
+        if (again_pair(r, q, n, &h, rec, sent, err, errlen) != 0) return -1;
+        *rest = h;
+        *two = 1;
+        return 0;
+    }
+    case FLOG_K_DELIVERED: {
         struct flog_decision *d = &rec->dec;
         char why[160];
-        const uint8_t *frame = NULL;
-        uint32_t flen = 0;
         if (n < 1) {
-            flog_fail(0, err, errlen, "%s payload is empty", flog_kind_name(rec->kind));
+            flog_fail(0, err, errlen, "DELIVERED payload is empty");
             return -1;
         }
         d->kind = TM_D_DELIVER;
         d->tso = q[0] & 1u;
         h = 1;
         if (set_why(d, q[0] >> 1, why, sizeof why) != 0) {
-            flog_fail(0, err, errlen, "%s payload: %s", flog_kind_name(rec->kind), why);
+            flog_fail(0, err, errlen, "DELIVERED payload: %s", why);
             return -1;
         }
-        if (rec->kind == FLOG_K_DELIVERED) {
-            if (take_msg(q, n, &h, d) != 0) {
-                flog_fail(0, err, errlen,
-                          "DELIVERED payload: a varint at payload byte %zu is too long or "
-                          "overruns the %zu bytes",
-                          h, n);
-                return -1;
-            }
-            frame = q + h;
-            flen = (uint32_t)(n - h);
-            rec->payload_len = (uint32_t)h; /* the DECISION half: the coded fields */
-        } else {
-            const struct flog_ring_entry *e = ring_named(r, q, n, &h, 1, why, sizeof why);
-            if (!e) {
-                flog_fail(0, err, errlen, "DELIVERED_AGAIN %s", why);
-                return -1;
-            }
-            d->time = e->time;
-            d->sender = e->sender;
-            d->seq = e->seq;
-            d->token = e->token;
-            frame = e->frame;
-            flen = e->len;
+        if (take_msg(q, n, &h, d) != 0) {
+            flog_fail(0, err, errlen,
+                      "DELIVERED payload: a varint at payload byte %zu is too long or overruns "
+                      "the %zu bytes",
+                      h, n);
+            return -1;
         }
-        *sent = *rec;
-        memset(&sent->dec, 0, sizeof sent->dec);
-        sent->kind = FLOG_K_SENT;
-        sent->payload = frame;
-        sent->payload_len = flen;
         rec->kind = FLOG_K_DECISION;
+        rec->payload_len = (uint32_t)h; /* the DECISION half: the coded fields */
+        sent_half(rec, sent, q + h, (uint32_t)(n - h));
         *two = 1;
         return 0;
     }
@@ -539,10 +631,21 @@ static int cut_at(const struct flog_reader *r, uint64_t idx, size_t off, const c
 int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen)
 {
     if (!r || !rec) return flog_fail(FLOG_EUSAGE, err, errlen, "flog_reader_next: NULL argument");
-    if (r->pending) { /* the SENT half of a DELIVERED record */
+    if (r->pending) { /* the SENT half of a delivery */
         *rec = r->next;
         rec->index = rec->seq = ++r->count;
         r->pending = 0;
+        return 1;
+    }
+    if (r->run_at < r->run_len) { /* the next pair of a DELIVERED_AGAIN, checked when read */
+        struct flog_record sent;
+        size_t h = r->run_at;
+        *rec = r->run_rec;
+        if (again_pair(r, r->run, r->run_len, &h, rec, &sent, err, errlen) != 0) return FLOG_ECORRUPT;
+        r->run_at = (uint32_t)h;
+        rec->index = rec->seq = ++r->count;
+        r->next = sent;
+        r->pending = 1;
         return 1;
     }
     memset(rec, 0, sizeof *rec);
@@ -629,10 +732,11 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
     rec->payload = b + k;
     rec->payload_len = (uint32_t)(blen - k);
     uint8_t stored_kind = rec->kind;
-    struct flog_record sent;
+    struct flog_record sent, hdr = *rec;
     int two = 0;
+    size_t rest = 0;
     char why[200] = "";
-    if (decode_stored(r, rec, &sent, &two, why, sizeof why) != 0) {
+    if (decode_stored(r, rec, &sent, &two, &rest, why, sizeof why) != 0) {
         memset(rec, 0, sizeof *rec);
         return flog_fail(FLOG_ECORRUPT, err, errlen, "record %llu at byte offset %zu: %s",
                          (unsigned long long)idx, off, why);
@@ -650,6 +754,12 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
     if (two) {
         r->next = sent;
         r->pending = 1;
+    }
+    if (stored_kind == FLOG_K_DELIVERED_AGAIN && rest < hdr.payload_len) {
+        r->run = hdr.payload; /* more pairs: returned by the next calls */
+        r->run_len = hdr.payload_len;
+        r->run_at = (uint32_t)rest;
+        r->run_rec = hdr;
     }
     return 1;
 }

@@ -16,8 +16,7 @@
 struct fedinfo {
     uint64_t req_seq;      /* record seq of the open TIME_REQUEST, 0 none */
     int64_t req_wall;      /* its wall stamp */
-    const char *grant_why; /* reason of the last recorded GRANT decision (into the log) */
-    uint32_t grant_why_len;
+    char grant_why[256];   /* reason of the last recorded GRANT decision (truncated) */
     uint64_t grant_seq; /* its record seq */
 };
 
@@ -161,8 +160,8 @@ static uint64_t rerun(struct tlog *t, struct rerun *rr, uint64_t at)
             break;
         case FLOG_K_DECISION:
             if (x.r.dec.kind == TM_D_GRANT && fi) {
-                fi->grant_why = x.r.dec.reason;
-                fi->grant_why_len = x.r.dec.reason_len;
+                snprintf(fi->grant_why, sizeof fi->grant_why, "%.*s", (int)x.r.dec.reason_len,
+                         x.r.dec.reason);
                 fi->grant_seq = x.r.seq;
             }
             break;
@@ -300,8 +299,8 @@ int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
     for (size_t i = 0; i < n; i++) {
         const struct fedinfo *fi = v[i].fed < rr.ficap ? &rr.fi[v[i].fed] : NULL;
         if (fi && fi->grant_seq)
-            fprintf(out, "  %s (record #%" PRIu64 "): %.*s\n", v[i].name, fi->grant_seq,
-                    (int)fi->grant_why_len, fi->grant_why);
+            fprintf(out, "  %s (record #%" PRIu64 "): %s\n", v[i].name, fi->grant_seq,
+                    fi->grant_why);
     }
     fprintf(out,
             "\nre-run check: %" PRIu64 " grants re-derived, %" PRIu64

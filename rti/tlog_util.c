@@ -238,6 +238,15 @@ int tlog_next(const struct tlog *t, struct flog_reader *r, struct tlog_rec *x)
     const struct flog_record *rec = &x->r;
     if (rec->kind == FLOG_K_DECISION) {
         x->ltime = rec->dec.time;
+        if (rec->dec.row) { /* stored as fields: word the reason as the RTI would have */
+            char nb1[32], nb2[32];
+            const char *holder =
+                rec->dec.holder ? tlog_fed_name(t, rec->dec.holder, nb2, sizeof nb2) : NULL;
+            x->r.dec.reason_len = (uint32_t)flog_grant_text(
+                x->why, sizeof x->why, &rec->dec, tlog_fed_name(t, rec->fed, nb1, sizeof nb1),
+                holder);
+            x->r.dec.reason = x->why;
+        }
     } else if (rec->kind == FLOG_K_TM_SEND) {
         x->ltime = rec->send.ts;
     } else if (rec->kind == FLOG_K_RECV || rec->kind == FLOG_K_SENT) {

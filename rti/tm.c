@@ -298,6 +298,7 @@ struct tm_state {
     void *ctx;      /* its context */
     bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
     bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
+    bool quiet_grants;     /* tm_set_grant_reasons(false): GRANT reasons are "" */
     char why[320];  /* reason text of the decision being emitted */
 };
 
@@ -584,60 +585,97 @@ static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const 
     st->sink(st->ctx, &d);
 }
 
-/* Which row of the request table a grant follows; selects its reason text. */
-enum grant_row {
-    GR_AT_ONCE, /* f is not constrained: granted its request at once */
-    GR_TAR,     /* TAR/TARA(t) granted t against GALT */
-    GR_NER,     /* NER/NERA(t) granted g (the smallest queued ts, or t) against GALT */
-    GR_FQR      /* FQR(t) granted max(T, min(t, GALT)) */
-};
+/* The request-table rows, shorter (rti/tm.h tm_grant_row). */
+#define GR_AT_ONCE TM_GROW_AT_ONCE
+#define GR_TAR     TM_GROW_TAR
+#define GR_NER     TM_GROW_NER
+#define GR_FQR     TM_GROW_FQR
 
-/* Format the reason of granting f's pending request at g into st->why, from f's state
- * before the grant. @p queued: for NER/NERA, g is the smallest queued time stamp. */
-static void grant_reason(tm_state *st, const struct fed *f, tm_time g, enum grant_row row,
-                         bool queued)
+size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fed_name,
+                     const char *holder_name)
 {
-    char b1[24], b2[40], b3[24], b4[24];
-    const char *kn = tm_req_name(f->req);
-    tm_time t = f->rt;
-    switch (row) {
-    case GR_AT_ONCE:
-        snprintf(st->why, sizeof st->why, "%s(%s) granted at once: %s is not time-constrained",
-                 kn, ttxt(b1, t), f->name);
-        return;
-    case GR_TAR: { /* "%s(%s): GALT %s %s %s, held by %s", built by hand: the hot one */
-        struct rsn w = {st->why, 0, sizeof st->why};
+    if (!buf || cap == 0) return 0;
+    struct rsn w = {buf, 0, cap};
+    buf[0] = '\0';
+    if (!d || d->kind != TM_D_GRANT) return 0;
+    const char *kn = tm_req_name(d->req);
+    const char *holder = holder_name ? holder_name : "nobody";
+    bool plain = d->req == TM_REQ_TAR || d->req == TM_REQ_NER; /* GALT must be above, not at */
+    switch (d->row) {
+    case TM_GROW_NONE:
+        break;
+    case TM_GROW_AT_ONCE: /* "%s(%s) granted at once: %s is not time-constrained" */
         rsn_s(&w, kn);
         rsn_s(&w, "(");
-        rsn_t(&w, t);
+        rsn_t(&w, d->asked);
+        rsn_s(&w, ") granted at once: ");
+        rsn_s(&w, fed_name ? fed_name : "nobody");
+        rsn_s(&w, " is not time-constrained");
+        break;
+    case TM_GROW_TAR: /* "%s(%s): GALT %s %s %s, held by %s": the hot one */
+        rsn_s(&w, kn);
+        rsn_s(&w, "(");
+        rsn_t(&w, d->asked);
         rsn_s(&w, "): GALT ");
-        rsn_b(&w, f->galt);
-        rsn_s(&w, f->req == TM_REQ_TAR ? " > " : " >= ");
-        rsn_t(&w, t);
+        rsn_b(&w, d->galt);
+        rsn_s(&w, plain ? " > " : " >= ");
+        rsn_t(&w, d->asked);
         rsn_s(&w, ", held by ");
-        rsn_s(&w, fname(st, holder_of(st, f, NULL)));
-        return;
+        rsn_s(&w, holder);
+        break;
+    case TM_GROW_NER: /* "%s(%s) granted %s (%s): GALT %s %s %s, held by %s" */
+        rsn_s(&w, kn);
+        rsn_s(&w, "(");
+        rsn_t(&w, d->asked);
+        rsn_s(&w, ") granted ");
+        rsn_t(&w, d->time);
+        rsn_s(&w, d->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
+        rsn_b(&w, d->galt);
+        rsn_s(&w, plain ? " > " : " >= ");
+        rsn_t(&w, d->time);
+        rsn_s(&w, ", held by ");
+        rsn_s(&w, holder);
+        break;
+    case TM_GROW_FQR: /* "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s" */
+        rsn_s(&w, "FQR(");
+        rsn_t(&w, d->asked);
+        rsn_s(&w, ") granted ");
+        rsn_t(&w, d->time);
+        rsn_s(&w, " = max(T ");
+        rsn_t(&w, d->prev);
+        rsn_s(&w, ", min(t, GALT ");
+        rsn_b(&w, d->galt);
+        rsn_s(&w, ")), GALT held by ");
+        rsn_s(&w, holder);
+        break;
     }
-    case GR_NER:
-        snprintf(st->why, sizeof st->why, "%s(%s) granted %s (%s): GALT %s %s %s, held by %s", kn,
-                 ttxt(b1, t), ttxt(b3, g), queued ? "smallest queued ts" : "nothing queued <= t",
-                 btxt(b2, f->galt), f->req == TM_REQ_NER ? ">" : ">=", ttxt(b4, g),
-                 fname(st, holder_of(st, f, NULL)));
-        return;
-    case GR_FQR:
-        snprintf(st->why, sizeof st->why,
-                 "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s", ttxt(b1, t),
-                 ttxt(b3, g), ttxt(b4, f->T), btxt(b2, f->galt), fname(st, f->holder));
-        return;
-    }
+    return w.n;
 }
 
-/* Grant f's pending request at t; the reason (when wanted) is that of @p row. */
-static void grant(tm_state *st, struct fed *f, tm_time t, enum grant_row row, bool queued)
+/* Grant f's pending request at t following request-table row @p row. The decision carries
+ * the facts of its reason (f's state before the grant); the holder is looked up, and the
+ * text worded, only when someone reads them. @p queued: for NER/NERA, t is the smallest
+ * queued time stamp. */
+static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool queued)
 {
-    st->why[0] = '\0';
-    if (wants_reasons(st)) grant_reason(st, f, t, row, queued);
     tm_req k = f->req;
+    tm_decision d = {.kind = TM_D_GRANT,
+                     .fed = f->h,
+                     .time = t,
+                     .req = k,
+                     .reason = st->why,
+                     .row = row,
+                     .asked = f->rt,
+                     .prev = f->T,
+                     .galt = f->galt,
+                     .queued = queued};
+    st->why[0] = '\0';
+    if (wants_reasons(st)) {
+        /* FQR computed its GALT afresh (flush_grant), so its holder is current */
+        d.holder = row == GR_FQR ? f->holder : holder_of(st, f, NULL);
+        if (!st->quiet_grants)
+            tm_grant_text(st->why, sizeof st->why, &d, f->name, fname(st, d.holder));
+    }
     f->T = t;
     f->req = TM_REQ_NONE;
     f->rt = TM_NO_TIME;
@@ -646,9 +684,7 @@ static void grant(tm_state *st, struct fed *f, tm_time t, enum grant_row row, bo
     /* TARA/NERA rows: "messages stamped t that arrive later are delivered at once"; after
      * FQR the GALT may be (g, non-strict), so messages stamped g may still come too. */
     f->avail = f->con && (k == TM_REQ_TARA || k == TM_REQ_NERA || k == TM_REQ_FQR);
-    if (!st->sink) return;
-    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why};
-    st->sink(st->ctx, &d);
+    if (st->sink) st->sink(st->ctx, &d);
 }
 
 /* Grant f if its pending request is due (DESIGN.md §5 second table). @return true if it
@@ -758,6 +794,11 @@ void tm_set_reasons(tm_state *st, bool on)
 void tm_set_delivery_reasons(tm_state *st, bool on)
 {
     st->quiet_deliveries = !on;
+}
+
+void tm_set_grant_reasons(tm_state *st, bool on)
+{
+    st->quiet_grants = !on;
 }
 
 static void reindex(tm_state *st, size_t from)

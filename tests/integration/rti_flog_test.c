@@ -121,9 +121,18 @@ static void check_log(const char *path, int64_t hb)
         if (rec.kind == FLOG_K_SENT && rec.fed == (uint32_t)hb && m.type == WIRE_REFLECT &&
             m.code == WIRE_ORDER_TSO && m.time == 5)
             tso_reflect_to_b++;
+        /* the grant was stored as its fields (no text: the RTI formatted none) and words
+         * as the engine would have said it */
         if (rec.kind == FLOG_K_DECISION && rec.fed == (uint32_t)hb && rec.dec.kind == TM_D_GRANT &&
-            rec.dec.time == 5 && rec.dec.reason_len > 0)
+            rec.dec.time == 5) {
+            char why[256];
+            const char *holder = rec.dec.holder == 0 ? NULL : rec.dec.holder == hb ? "B" : "A";
+            flog_grant_text(why, sizeof why, &rec.dec, "B", holder);
+            CHECK_INT_EQ(rec.dec.row, TM_GROW_TAR);
+            CHECK_INT_EQ(rec.dec.reason_len, 0);
+            CHECK_STR_EQ(why, "TAR(5): GALT (11, non-strict) > 5, held by A"); /* A: TAR(10) + 1 */
             grant_b5++;
+        }
         /* the engine's real delivery reason was recognised and written as a code */
         if (rec.kind == FLOG_K_DECISION && rec.fed == (uint32_t)hb &&
             rec.dec.kind == TM_D_DELIVER && rec.dec.time == 5 && rec.dec.why != 0 &&

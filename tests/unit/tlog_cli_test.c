@@ -151,6 +151,17 @@ static uint64_t write_balls(void)
     flog_decision(l, &d);
     time_msg(l, FLOG_K_SENT, 1, WIRE_TIME_GRANT, WIRE_TR_TAR, 10, 0);
     time_msg(l, FLOG_K_SENT, 2, WIRE_TIME_GRANT, WIRE_TR_TAR, 10, 0);
+    /* B's grant as the RTI logs it: its fields only, worded by tempo-log with the names */
+    tm_decision g = {.kind = TM_D_GRANT,
+                     .fed = 2,
+                     .time = 10,
+                     .req = TM_REQ_TAR,
+                     .reason = "",
+                     .row = TM_GROW_TAR,
+                     .asked = 10,
+                     .galt = {12, true},
+                     .holder = 1};
+    flog_decision(l, &g);
     update(l, 1, 1, 20, &x2, NULL);
     wire_msg_init(&m, WIRE_SEND_INTERACTION);
     m.a = 1;
@@ -223,6 +234,8 @@ static void test_json(uint64_t nrec)
     snprintf(args, sizeof args, "json %s/balls.tlog", dir);
     CHECK_INT_EQ(run(args, &out, &err), 0);
     CHECK_STR_EQ(err, "");
+    /* a grant stored as its fields gets its reason worded */
+    CHECK_STR_HAS(out, "\"reason\":\"TAR(10): GALT (12, strict) > 10, held by A\"");
     uint64_t lines = 0, records = 0, expect_seq = 1, bad = 0;
     int header = 0, end = 0;
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
@@ -376,6 +389,13 @@ static void test_explain(void)
     CHECK_STR_HAS(out, "nobody: no federate has a pending request");
     free(out);
     free(err);
+    /* the last grant reasons: one recorded as text, one worded from its fields */
+    snprintf(args, sizeof args, "explain %s/balls.tlog", dir);
+    CHECK_INT_EQ(run(args, &out, &err), 0);
+    CHECK_STR_HAS(out, "): TAR(10): not constrained\n");
+    CHECK_STR_HAS(out, "): TAR(10): GALT (12, strict) > 10, held by A\n");
+    free(out);
+    free(err);
 }
 
 static void test_show_stats(void)
@@ -398,6 +418,11 @@ static void test_show_stats(void)
     CHECK_INT_EQ(run(args, &out, &err), 0);
     CHECK_STR_HAS(out, "1 of ");
     CHECK_STR_HAS(out, "t=20");
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "show %s/balls.tlog --kind DECISION --federate B", dir);
+    CHECK_INT_EQ(run(args, &out, &err), 0);
+    CHECK_STR_HAS(out, "GRANT TAR t=10 (0.01s): TAR(10): GALT (12, strict) > 10, held by A\n");
     free(out);
     free(err);
     snprintf(args, sizeof args, "show %s/balls.tlog --bogus 1", dir);
@@ -476,7 +501,7 @@ static void test_cut_and_version(void)
     fclose(f);
     snprintf(args, sizeof args, "stats %s", dst);
     CHECK_INT_EQ(run(args, &out, &err), 1);
-    CHECK_STR_HAS(err, "log format version 2 is not supported (this reader knows version 3)");
+    CHECK_STR_HAS(err, "log format version 2 is not supported (this reader knows versions 3 to 4)");
     CHECK_STR_EQ(out, "");
     free(out);
     free(err);
