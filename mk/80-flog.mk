@@ -35,6 +35,8 @@ $(O)/tests/unit/tlog_cli_test.o: private ALL_CFLAGS += -DTLOG_BIN='"$(TLOG_BIN)"
 # added here.
 FUZZ_TARGETS += tests/fuzz/flog_fuzz
 build/fuzz/flog_fuzz: private COMMON_SRCS += rti/flog_read.c
+# (a target-specific variable does not reach the prerequisites: name the reader there too)
+build/fuzz/flog_fuzz: rti/flog_read.c rti/flog.h rti/tm.h
 $(O)/tests/fuzz/flog_fuzz_replay: $(O)/rti/flog_read.o
 
 # tempo-log against a log written by the real RTI, with the example federates and replay.

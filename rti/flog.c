@@ -134,6 +134,7 @@ static int stop(struct flog *l, int status, const char *fmt, ...)
     l->status = status;
     buf_clear(&l->out);
     l->block_open = 0;
+    l->run_at = 0;
     return status;
 }
 
@@ -504,15 +505,16 @@ static uint64_t time_delta(int64_t a, int64_t b)
  * zigzag(time), and asked, galt and (FQR row only) prev as differences to time, holder. */
 static int granted(struct flog *l, const tm_decision *d)
 {
+    const tm_grant_facts *g = d->grant;
     uint8_t c[2 + 5 * 10];
     c[0] = (uint8_t)d->req;
-    c[1] = (uint8_t)((unsigned)d->row | (d->queued ? 8u : 0u) | (d->galt.strict ? 16u : 0u));
+    c[1] = (uint8_t)((unsigned)g->row | (g->queued ? 8u : 0u) | (g->galt.strict ? 16u : 0u));
     size_t n = 2;
     n += put_varint(c + n, zigzag(d->time));
-    n += put_varint(c + n, time_delta(d->time, d->asked));
-    n += put_varint(c + n, time_delta(d->time, d->galt.t));
-    n += put_varint(c + n, d->holder);
-    if (d->row == TM_GROW_FQR) n += put_varint(c + n, time_delta(d->time, d->prev));
+    n += put_varint(c + n, time_delta(d->time, g->asked));
+    n += put_varint(c + n, time_delta(d->time, g->galt.t));
+    n += put_varint(c + n, g->holder);
+    if (g->row == TM_GROW_FQR) n += put_varint(c + n, time_delta(d->time, g->prev));
     return append(l, FLOG_K_GRANTED, d->fed, c, n, NULL, 0, 1);
 }
 
@@ -520,7 +522,9 @@ int flog_decision(struct flog *l, const tm_decision *d)
 {
     if (!l) return FLOG_STOPPED; /* the server calls it for every decision, logging or not */
     if (!d) return FLOG_EUSAGE;
-    if (d->kind == TM_D_GRANT && d->row != TM_GROW_NONE) return granted(l, d);
+    if (d->kind == TM_D_GRANT && d->grant && d->grant->row >= TM_GROW_AT_ONCE &&
+        d->grant->row <= TM_GROW_FQR)
+        return granted(l, d);
     const char *why = d->reason ? d->reason : "";
     unsigned code = deliver_code(l, d);
     /* Every field as a varint (time and code zigzag-mapped): most are small or zero. A coded
@@ -551,8 +555,8 @@ static int delivered_again(struct flog *l, uint32_t fed, uint8_t flags, uint32_t
     uint8_t v[1 + 5];
     v[0] = flags;
     size_t n = 1 + put_varint(v + 1, dist);
-    if (l->run_at && l->run_fed == fed && l->hold && l->held_wall == l->last_wall &&
-        l->out.cap - l->out.len >= n) {
+    if (l->run_at && !l->stopped && l->run_fed == fed && l->hold &&
+        l->held_wall == l->last_wall && l->out.cap - l->out.len >= n) {
         uint8_t *len = l->out.data + l->run_at; /* the body length: one byte, kept below 128 */
         if (*len + n < 0x80) {
             memcpy(l->out.data + l->out.len, v, n);
@@ -657,16 +661,14 @@ size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,
     if (!buf || cap == 0) return 0;
     buf[0] = '\0';
     if (!dec || dec->kind != TM_D_GRANT || dec->row == TM_GROW_NONE) return 0;
-    /* the engine's own wording, from the fields the record kept */
-    tm_decision d = {.kind = TM_D_GRANT,
-                     .time = dec->time,
-                     .req = (tm_req)dec->req,
-                     .row = (tm_grant_row)dec->row,
-                     .asked = dec->asked,
-                     .prev = dec->prev,
-                     .galt = {dec->galt, dec->galt_strict != 0},
-                     .holder = dec->holder,
-                     .queued = dec->queued != 0};
+    /* the engine's own wording, from the facts the record kept */
+    tm_grant_facts g = {.row = (tm_grant_row)dec->row,
+                        .asked = dec->asked,
+                        .prev = dec->prev,
+                        .galt = {dec->galt, dec->galt_strict != 0},
+                        .holder = dec->holder,
+                        .queued = dec->queued != 0};
+    tm_decision d = {.kind = TM_D_GRANT, .time = dec->time, .req = (tm_req)dec->req, .grant = &g};
     return tm_grant_text(buf, cap, &d, fed_name, holder_name);
 }
 

@@ -55,8 +55,8 @@ enum flog_kind {
                               most recent frame of the ring, itself stored by a DELIVERED (the
                               fan-out of one time-stamped update). Each pair is returned as a
                               DECISION and a SENT record too. */
-    FLOG_K_GRANTED = 11,   /* payload: a GRANT decision as its fields (tm_decision row, asked,
-                              prev, galt, holder, queued; doc/log.md), without its text: the
+    FLOG_K_GRANTED = 11,   /* payload: a GRANT decision as its facts (tm_grant_facts: row,
+                              asked, prev, galt, holder, queued; doc/log.md), no text: the
                               reader returns it as a DECISION, and flog_grant_text words its
                               reason. Version 4 on. */
     FLOG_K_END           /* one past the last kind; not a kind */
@@ -185,7 +185,7 @@ int flog_lost(struct flog *l, uint32_t fed, const char *reason);
  *  reason is written as that code without the text (about 10 payload bytes instead of about
  *  90: deliveries are most decisions); one with an unknown rule and an empty reason stores
  *  the rule as its text. A DELIVER whose frame is sent goes through flog_delivered instead.
- *  A GRANT with a row (tm_decision.row) is written as FLOG_K_GRANTED: its fields and no text
+ *  A GRANT with facts (tm_decision.grant) is written as FLOG_K_GRANTED: those and no text
  *  (about 8 payload bytes instead of about 60), so the server may turn grant reasons off
  *  (tm_set_grant_reasons) and spare the formatting; its holder must then have been computed
  *  (tm_set_reasons on). */
@@ -264,13 +264,13 @@ struct flog_decision {
     uint8_t why;        /* DELIVER: the reason's code (flog_why_text), 0 = text recorded */
     uint8_t row;        /* GRANT stored as GRANTED: its tm_grant_row (reason_len is 0: word it
                            with flog_grant_text); 0 = the reason text was recorded */
-    uint8_t queued;     /* GRANTED: tm_decision.queued */
-    uint8_t galt_strict; /* GRANTED: tm_decision.galt.strict */
+    uint8_t queued;     /* GRANTED: tm_grant_facts.queued */
+    uint8_t galt_strict; /* GRANTED: tm_grant_facts.galt.strict */
     int64_t asked;      /* GRANTED: the requested time */
     int64_t prev;       /* GRANTED: the logical time before the grant for an FQR row (the
                            only row whose reason says it); TM_NO_TIME for the others */
-    int64_t galt;       /* GRANTED: tm_decision.galt.t */
-    uint32_t holder;    /* GRANTED: tm_decision.holder, 0 = nobody */
+    int64_t galt;       /* GRANTED: tm_grant_facts.galt.t */
+    uint32_t holder;    /* GRANTED: tm_grant_facts.holder, 0 = nobody */
     const char *reason; /* reason text (not NUL-terminated): into the caller's bytes, or for
                            why != 0 the static flog_why_text(why) (the rest of the reason,
                            type, time and sender, are the fields above) */

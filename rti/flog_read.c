@@ -641,7 +641,8 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
         struct flog_record sent;
         size_t h = r->run_at;
         *rec = r->run_rec;
-        if (again_pair(r, r->run, r->run_len, &h, rec, &sent, err, errlen) != 0) return FLOG_ECORRUPT;
+        if (again_pair(r, r->run, r->run_len, &h, rec, &sent, err, errlen) != 0)
+            return FLOG_ECORRUPT;
         r->run_at = (uint32_t)h;
         rec->index = rec->seq = ++r->count;
         r->next = sent;

@@ -585,29 +585,24 @@ static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const 
     st->sink(st->ctx, &d);
 }
 
-/* The request-table rows, shorter (rti/tm.h tm_grant_row). */
-#define GR_AT_ONCE TM_GROW_AT_ONCE
-#define GR_TAR     TM_GROW_TAR
-#define GR_NER     TM_GROW_NER
-#define GR_FQR     TM_GROW_FQR
-
 size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fed_name,
                      const char *holder_name)
 {
     if (!buf || cap == 0) return 0;
     struct rsn w = {buf, 0, cap};
     buf[0] = '\0';
-    if (!d || d->kind != TM_D_GRANT) return 0;
+    if (!d || d->kind != TM_D_GRANT || !d->grant) return 0;
+    const tm_grant_facts *g = d->grant;
     const char *kn = tm_req_name(d->req);
     const char *holder = holder_name ? holder_name : "nobody";
     bool plain = d->req == TM_REQ_TAR || d->req == TM_REQ_NER; /* GALT must be above, not at */
-    switch (d->row) {
+    switch (g->row) {
     case TM_GROW_NONE:
         break;
     case TM_GROW_AT_ONCE: /* "%s(%s) granted at once: %s is not time-constrained" */
         rsn_s(&w, kn);
         rsn_s(&w, "(");
-        rsn_t(&w, d->asked);
+        rsn_t(&w, g->asked);
         rsn_s(&w, ") granted at once: ");
         rsn_s(&w, fed_name ? fed_name : "nobody");
         rsn_s(&w, " is not time-constrained");
@@ -615,22 +610,22 @@ size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fe
     case TM_GROW_TAR: /* "%s(%s): GALT %s %s %s, held by %s": the hot one */
         rsn_s(&w, kn);
         rsn_s(&w, "(");
-        rsn_t(&w, d->asked);
+        rsn_t(&w, g->asked);
         rsn_s(&w, "): GALT ");
-        rsn_b(&w, d->galt);
+        rsn_b(&w, g->galt);
         rsn_s(&w, plain ? " > " : " >= ");
-        rsn_t(&w, d->asked);
+        rsn_t(&w, g->asked);
         rsn_s(&w, ", held by ");
         rsn_s(&w, holder);
         break;
     case TM_GROW_NER: /* "%s(%s) granted %s (%s): GALT %s %s %s, held by %s" */
         rsn_s(&w, kn);
         rsn_s(&w, "(");
-        rsn_t(&w, d->asked);
+        rsn_t(&w, g->asked);
         rsn_s(&w, ") granted ");
         rsn_t(&w, d->time);
-        rsn_s(&w, d->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
-        rsn_b(&w, d->galt);
+        rsn_s(&w, g->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
+        rsn_b(&w, g->galt);
         rsn_s(&w, plain ? " > " : " >= ");
         rsn_t(&w, d->time);
         rsn_s(&w, ", held by ");
@@ -638,13 +633,13 @@ size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fe
         break;
     case TM_GROW_FQR: /* "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s" */
         rsn_s(&w, "FQR(");
-        rsn_t(&w, d->asked);
+        rsn_t(&w, g->asked);
         rsn_s(&w, ") granted ");
         rsn_t(&w, d->time);
         rsn_s(&w, " = max(T ");
-        rsn_t(&w, d->prev);
+        rsn_t(&w, g->prev);
         rsn_s(&w, ", min(t, GALT ");
-        rsn_b(&w, d->galt);
+        rsn_b(&w, g->galt);
         rsn_s(&w, ")), GALT held by ");
         rsn_s(&w, holder);
         break;
@@ -659,22 +654,16 @@ size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fe
 static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool queued)
 {
     tm_req k = f->req;
-    tm_decision d = {.kind = TM_D_GRANT,
-                     .fed = f->h,
-                     .time = t,
-                     .req = k,
-                     .reason = st->why,
-                     .row = row,
-                     .asked = f->rt,
-                     .prev = f->T,
-                     .galt = f->galt,
-                     .queued = queued};
+    tm_grant_facts g = {
+        .row = row, .asked = f->rt, .prev = f->T, .galt = f->galt, .queued = queued};
+    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why,
+                     .grant = &g};
     st->why[0] = '\0';
     if (wants_reasons(st)) {
         /* FQR computed its GALT afresh (flush_grant), so its holder is current */
-        d.holder = row == GR_FQR ? f->holder : holder_of(st, f, NULL);
+        g.holder = row == TM_GROW_FQR ? f->holder : holder_of(st, f, NULL);
         if (!st->quiet_grants)
-            tm_grant_text(st->why, sizeof st->why, &d, f->name, fname(st, d.holder));
+            tm_grant_text(st->why, sizeof st->why, &d, f->name, fname(st, g.holder));
     }
     f->T = t;
     f->req = TM_REQ_NONE;
@@ -697,7 +686,7 @@ static bool try_grant(tm_state *st, struct fed *f)
     if (!f->con) {
         /* Clarification: "a federate that is not constrained is granted any request at
          * once" - at its requested time, FQR included (no GALT limit without TSO). */
-        grant(st, f, t, GR_AT_ONCE, false);
+        grant(st, f, t, TM_GROW_AT_ONCE, false);
         return true;
     }
     switch (f->req) {
@@ -707,7 +696,7 @@ static bool try_grant(tm_state *st, struct fed *f)
         while (f->q.n && q_min(&f->q) <= t)
             deliver(st, f, q_pop(&f->q), true,
                     f->req == TM_REQ_TAR ? "ts <= t for TAR(t)" : "ts <= t for TARA(t)");
-        grant(st, f, t, GR_TAR, false);
+        grant(st, f, t, TM_GROW_TAR, false);
         return true;
     case TM_REQ_NER:
     case TM_REQ_NERA: {
@@ -719,7 +708,7 @@ static bool try_grant(tm_state *st, struct fed *f)
         if (!ok) return false;
         while (f->q.n && q_min(&f->q) == g)
             deliver(st, f, q_pop(&f->q), true, "smallest queued ts for NER/NERA");
-        grant(st, f, g, GR_NER, lits <= t);
+        grant(st, f, g, TM_GROW_NER, lits <= t);
         return true;
     }
     default:
@@ -989,7 +978,7 @@ static void flush_grant(tm_state *st, struct fed *f, tm_time t)
         deliver(st, f, q_pop(&f->q), true, "FQR flushes every queued message");
     tm_time g = t < f->galt.t ? t : f->galt.t;
     if (g < f->T) g = f->T;
-    grant(st, f, g, GR_FQR, false);
+    grant(st, f, g, TM_GROW_FQR, false);
 }
 
 int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t errlen)

@@ -77,6 +77,20 @@ typedef enum tm_grant_row {
     TM_GROW_FQR = 4      /* FQR(t) granted max(T, min(t, GALT)) after flushing its queue */
 } tm_grant_row;
 
+/** What the reason of a GRANT states, as fields: a reader can word the reason later
+ *  (tm_grant_text) instead of the engine formatting it at once (the federation log stores
+ *  these). */
+typedef struct tm_grant_facts {
+    tm_grant_row row; /* the request-table row followed (never TM_GROW_NONE) */
+    tm_time asked;    /* the requested time t */
+    tm_time prev;     /* the federate's logical time T before the grant (FQR's max(T, ..)) */
+    tm_bound galt;    /* the GALT the request was checked against */
+    tm_fed holder;    /* whose bound holds that GALT (TM_NO_FED: nobody); computed only while
+                         reasons are on (tm_set_reasons), as it costs O(N) after fast-path
+                         requests; TM_NO_FED while they are off */
+    bool queued;      /* NER/NERA: the granted time is the smallest queued time stamp */
+} tm_grant_facts;
+
 /** One decision. Handed to the sink by pointer; the struct and `reason` are valid only
  *  during that sink call (copy what you keep). */
 typedef struct tm_decision {
@@ -95,23 +109,15 @@ typedef struct tm_decision {
     const char *rule;   /* DELIVER: the delivery rule, a static text that ends `reason`
                            ("ts <= t for TAR(t)"), set even while reasons are off; NULL for
                            the other kinds */
-    /* GRANT: the facts its reason states, set even while reasons are off, so that a reader
-     * can word the reason later (tm_grant_text) instead of the engine formatting it now. */
-    tm_grant_row row;   /* the request-table row followed; TM_GROW_NONE for other kinds */
-    tm_time asked;      /* the requested time t */
-    tm_time prev;       /* the federate's logical time T before the grant (FQR's max(T, ..)) */
-    tm_bound galt;      /* the GALT the request was checked against */
-    tm_fed holder;      /* whose bound holds that GALT (TM_NO_FED: nobody); computed only while
-                           reasons are on (tm_set_reasons), as it costs O(N) after fast-path
-                           requests; TM_NO_FED while they are off */
-    bool queued;        /* NER/NERA: the granted time is the smallest queued time stamp */
+    const tm_grant_facts *grant; /* GRANT: the facts of its reason, set even while reasons
+                           are off (valid during the sink call only); NULL for other kinds */
 } tm_decision;
 
-/** Word the reason of a GRANT decision from its fields, exactly as the engine words it while
+/** Word the reason of a GRANT decision from its facts, exactly as the engine words it while
  *  grant reasons are on: "TAR(10): GALT (12, strict) > 10, held by B".
  *  @param buf          output, NUL-terminated, truncated to cap - 1 bytes (cap > 0)
- *  @param d            a decision; only kind GRANT with a row other than TM_GROW_NONE has a
- *                      text (others give "")
+ *  @param d            a decision; only kind GRANT with facts (d->grant) has a text (others
+ *                      give "")
  *  @param fed_name     name of d->fed (said by TM_GROW_AT_ONCE); NULL reads "nobody"
  *  @param holder_name  name of d->holder; NULL reads "nobody"
  *  @return bytes written, NUL excluded. Allocates nothing. */
@@ -182,10 +188,10 @@ void tm_set_reasons(tm_state *st, bool on);
 void tm_set_delivery_reasons(tm_state *st, bool on);
 
 /** Turn the reason texts of GRANT decisions on or off, within tm_set_reasons (on after
- *  tm_new). The federation log stores a grant's fields (row, asked, prev, galt, holder,
- *  queued) and words them when read (tm_grant_text), so a server logging only there turns
- *  them off. While off, a GRANT's `reason` is "" and its fields are still set, `holder`
- *  included as long as tm_set_reasons is on. Cost: O(1). */
+ *  tm_new). The federation log stores a grant's facts (tm_grant_facts) and words them when
+ *  read (tm_grant_text), so a server logging only there turns them off. While off, a GRANT's
+ *  `reason` is "" and its facts are still set, `holder` included as long as tm_set_reasons
+ *  is on. Cost: O(1). */
 void tm_set_grant_reasons(tm_state *st, bool on);
 
 /* ---- events: each returns TM_OK or a TM_E* code; decisions go to the sink. ------------- */

@@ -42,17 +42,15 @@ static void frame(struct buf *b, const struct wire_msg *m)
 
 static const char *fom_text = "<fom name=\"t\"><time resolution=\"0.001\"/></fom>";
 
-/* The grant write_sample stores as its fields: an FQR row, GALT infinite, a negative T. */
+/* The grant write_sample stores as its facts: an FQR row, GALT infinite, a negative T. */
+static const tm_grant_facts sample_facts = {
+    .row = TM_GROW_FQR, .asked = 15, .prev = -4, .galt = {TM_TIME_MAX, true}, .holder = 2};
 static const tm_decision sample_fqr = {.kind = TM_D_GRANT,
                                        .fed = 1,
                                        .time = 12,
                                        .req = TM_REQ_FQR,
                                        .reason = "",
-                                       .row = TM_GROW_FQR,
-                                       .asked = 15,
-                                       .prev = -4,
-                                       .galt = {TM_TIME_MAX, true},
-                                       .holder = 2};
+                                       .grant = &sample_facts};
 
 /* Write a log with one record of every kind; returns the number of records. */
 static int write_sample(const char *path, struct buf *fb)
@@ -176,7 +174,8 @@ static void test_round_trip(void)
             char got[256], want[256];
             flog_grant_text(got, sizeof got, &rec.dec, "alpha", "beta");
             tm_grant_text(want, sizeof want, &sample_fqr, "alpha", "beta");
-            CHECK_STR_EQ(got, "FQR(15) granted 12 = max(T -4, min(t, GALT inf)), GALT held by beta");
+            CHECK_STR_EQ(got,
+                         "FQR(15) granted 12 = max(T -4, min(t, GALT inf)), GALT held by beta");
             CHECK_STR_EQ(got, want);
         }
         if (count >= 10) { /* 10, 11: message 100 to 4; 12-15: 99 then 100 to 3, one record */
@@ -476,6 +475,17 @@ static void test_write_failure(void)
     CHECK_STR_HAS(flog_error(l), "write failed");
     CHECK_STR_HAS(flog_error(l), "limited.tlog");
     CHECK_INT_EQ(flog_flush(l), FLOG_STOPPED);
+    /* every kind of record call is refused once stopped, a delivery's pair and a grant too */
+    uint64_t before = flog_records(l);
+    tm_decision dv = {.kind = TM_D_DELIVER, .fed = 2, .time = 1, .tso = true, .sender = 1,
+                      .seq = 1, .token = 5, .reason = "", .rule = "ts <= t for TAR(t)"};
+    flog_hold_stamp(l);
+    CHECK_INT_EQ(flog_delivered(l, &dv, blob, 10), FLOG_STOPPED);
+    dv.fed = 3;
+    CHECK_INT_EQ(flog_delivered(l, &dv, blob, 10), FLOG_STOPPED);
+    flog_release_stamp(l);
+    CHECK_INT_EQ(flog_decision(l, &sample_fqr), FLOG_STOPPED);
+    CHECK_INT_EQ(flog_records(l), before);
     CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_EIO);
     CHECK_STR_HAS(err, "logging stopped");
     /* What reached the disk reads up to its last complete record. */
@@ -954,10 +964,13 @@ static void test_delivered(void)
     /* a DELIVERED_AGAIN naming a frame a SENT stored (no message fields) */
     size_t e = add_record(img, hl + 8, FLOG_K_SENT, a.data, a.len > 40 ? 40 : a.len);
     e = seal_block(img, hl, add_record(img, e, FLOG_K_DELIVERED_AGAIN, again, 2));
-    check_corrupt(img, e, 1, "DELIVERED_AGAIN pair at payload byte 0 names frame 1 back, which no DELIVERED stored");
+    check_corrupt(img, e, 1,
+                  "DELIVERED_AGAIN pair at payload byte 0 names frame 1 back, which no DELIVERED "
+                  "stored");
     /* ... naming nothing */
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED_AGAIN, again, 2));
-    check_corrupt(img, e, 0, "DELIVERED_AGAIN pair at payload byte 0 names no earlier frame (0 kept");
+    check_corrupt(img, e, 0,
+                  "DELIVERED_AGAIN pair at payload byte 0 names no earlier frame (0 kept");
     /* a DELIVERED without a reason code, or with a varint cut by its end, or empty */
     uint8_t nocode[5] = {0 << 1 | 1, 40, 1, 7, 9};
     e = seal_block(img, hl, add_record(img, hl + 8, FLOG_K_DELIVERED, nocode, 5));
@@ -1165,7 +1178,8 @@ static void test_corrupt_pairs_and_grants(void)
     CHECK_INT_EQ(got, 6); /* the DELIVERED's two, then two per pair */
     uint8_t far2[4] = {3, 1, 3, 2}; /* second pair: 2 back, only 1 kept */
     e = seal_block(img, hl, add_record(img, base, FLOG_K_DELIVERED_AGAIN, far2, 4));
-    check_corrupt(img, e, 2, "DELIVERED_AGAIN pair at payload byte 2 names no earlier frame (1 kept");
+    check_corrupt(img, e, 2,
+                  "DELIVERED_AGAIN pair at payload byte 2 names no earlier frame (1 kept");
     uint8_t code0[4] = {3, 1, 0, 1}; /* second pair: reason code 0 */
     e = seal_block(img, hl, add_record(img, base, FLOG_K_DELIVERED_AGAIN, code0, 4));
     check_corrupt(img, e, 2, "DELIVERED_AGAIN payload byte 2: reason code 0");
@@ -1231,7 +1245,7 @@ static void engine_sink(void *ctx, const tm_decision *d)
     if (d->kind != TM_D_GRANT) return;
     CHECK_INT_EQ(flog_decision(e->l, d), FLOG_OK);
     if (e->n < e->cap) snprintf(e->why[e->n++], sizeof e->why[0], "%s", d->reason);
-    if (d->row <= TM_GROW_FQR) e->rows[d->row]++;
+    if (d->grant && d->grant->row <= TM_GROW_FQR) e->rows[d->grant->row]++;
 }
 
 static void test_grants_from_engine(void)

@@ -152,15 +152,13 @@ static uint64_t write_balls(void)
     time_msg(l, FLOG_K_SENT, 1, WIRE_TIME_GRANT, WIRE_TR_TAR, 10, 0);
     time_msg(l, FLOG_K_SENT, 2, WIRE_TIME_GRANT, WIRE_TR_TAR, 10, 0);
     /* B's grant as the RTI logs it: its fields only, worded by tempo-log with the names */
+    tm_grant_facts facts = {.row = TM_GROW_TAR, .asked = 10, .galt = {12, true}, .holder = 1};
     tm_decision g = {.kind = TM_D_GRANT,
                      .fed = 2,
                      .time = 10,
                      .req = TM_REQ_TAR,
                      .reason = "",
-                     .row = TM_GROW_TAR,
-                     .asked = 10,
-                     .galt = {12, true},
-                     .holder = 1};
+                     .grant = &facts};
     flog_decision(l, &g);
     update(l, 1, 1, 20, &x2, NULL);
     wire_msg_init(&m, WIRE_SEND_INTERACTION);
@@ -236,6 +234,8 @@ static void test_json(uint64_t nrec)
     CHECK_STR_EQ(err, "");
     /* a grant stored as its fields gets its reason worded */
     CHECK_STR_HAS(out, "\"reason\":\"TAR(10): GALT (12, strict) > 10, held by A\"");
+    CHECK_STR_HAS(out, "\"grant\":{\"row\":\"TAR\",\"asked\":10,\"prev\":null,\"galt\":{\"t\":12,"
+                       "\"strict\":true},\"holder\":1,\"queued\":false}");
     uint64_t lines = 0, records = 0, expect_seq = 1, bad = 0;
     int header = 0, end = 0;
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
