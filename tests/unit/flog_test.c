@@ -1314,6 +1314,59 @@ static void test_grants_from_engine(void)
     free(e.why);
 }
 
+/* The annotated example of doc/log.md §1.3, read from the document itself: its bytes are a
+ * log this reader takes, with the records the text says (so the document stays true). */
+static void test_doc_example(void)
+{
+    FILE *f = fopen("doc/log.md", "r");
+    CHECK(f != NULL, "doc/log.md opens (the tests run from the repository root)");
+    if (!f) return;
+    static uint8_t img[1024];
+    size_t n = 0;
+    int in = 0, bad = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "0000  54 45 4d 50", 17) == 0) in = 1; /* "TEMPO": the example */
+        if (!in) continue;
+        if (strncmp(line, "```", 3) == 0) break; /* the end of the example's block */
+        unsigned off;
+        int used = 0;
+        if (sscanf(line, "%4x  %n", &off, &used) != 1 || used != 6) continue; /* a note line */
+        if (off != n) bad++;
+        /* hex pairs separated by one space; two spaces end them (the annotation) */
+        for (const char *c = line + 6; n < sizeof img; c += 3) {
+            unsigned v;
+            if (sscanf(c, "%2x", &v) != 1 || c[2] == '\0' || c[-1] != ' ') break;
+            img[n++] = (uint8_t)v;
+            if (c[2] != ' ' || c[3] == ' ') break;
+        }
+    }
+    fclose(f);
+    CHECK_INT_EQ(bad, 0);
+    CHECK_INT_EQ(n, 0x99);
+    struct flog_reader r;
+    struct flog_record rec;
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_reader_init(&r, img, n, err, sizeof err), FLOG_OK);
+    static const uint8_t kinds[] = {
+        FLOG_K_JOINED,   FLOG_K_SENT, FLOG_K_SENT,     FLOG_K_DECISION, FLOG_K_TM_SEND,
+        FLOG_K_DECISION, FLOG_K_SENT, FLOG_K_DECISION, FLOG_K_SENT,     FLOG_K_DECISION};
+    int count = 0, rc;
+    while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1 && count < 10) {
+        CHECK_INT_EQ(rec.kind, kinds[count]);
+        if (count == 5 || count == 6) CHECK_INT_EQ(rec.offset, 0x75);
+        if (count == 9) {
+            char why[128];
+            flog_grant_text(why, sizeof why, &rec.dec, "B", "A");
+            CHECK_STR_EQ(why, "TAR(10): GALT (12, strict) > 10, held by A");
+            CHECK_INT_EQ(rec.offset, 0x8f);
+        }
+        count++;
+    }
+    CHECK_INT_EQ(rc, 0);
+    CHECK_INT_EQ(count, 10);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -1334,6 +1387,7 @@ int main(void)
     test_runs();
     test_corrupt_pairs_and_grants();
     test_grants_from_engine();
+    test_doc_example();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
