@@ -325,7 +325,7 @@ struct flog_reader {
     uint64_t count;         /* records returned so far */
     int64_t last_wall_ns;   /* stamp of the last record returned (start_wall_ns before) */
     struct flog_ring_entry ring[FLOG_AGAIN_RING]; /* recent frames (SENT_AGAIN, DELIVERED_AGAIN) */
-    uint32_t ring_n;        /* frames pushed so far (the newest is at (ring_n - 1) % FLOG_AGAIN_RING) */
+    uint32_t ring_n;        /* frames pushed so far (the newest: (ring_n - 1) % FLOG_AGAIN_RING) */
     int pending;            /* 1: `next` is the SENT half of a delivery, returned next */
     const uint8_t *run;     /* the payload of a DELIVERED_AGAIN whose later pairs are still to
                                be returned (from run_at; none once run_at == run_len) */
@@ -357,6 +357,7 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
 
 /** Word the reason of a GRANT decision stored as GRANTED (dec.row != 0), as the RTI's time
  *  management words it (tm_grant_text): "TAR(10): GALT (12, strict) > 10, held by B".
+ *  Defined in rti/flog.c, not in the libc-only reader: it links rti/tm.c for the wording.
  *  @p fed_name names the granted federate, @p holder_name dec.holder (NULL: "nobody").
  *  @return bytes written to buf (NUL excluded, truncated to cap - 1); 0 and "" when dec has
  *          no row. */

@@ -252,7 +252,7 @@ int timesvc_join(struct server *s, struct federate *f)
      * its text when read, so only the debug log needs deliveries formatted: they are most
      * decisions, and formatting them was half of the log's cost per step. */
     tm_set_delivery_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
-    /* Grants likewise: the log stores their fields (row, GALT, holder; the holder is looked
+    /* Grants likewise: the log stores their facts (row, GALT, holder; the holder is looked
      * up while reasons are on) and tempo-log words them. */
     tm_set_grant_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
     int rc = tm_join(f->fx->tm, (tm_fed)f->handle, f->name, err, sizeof err);

@@ -16,7 +16,7 @@
 struct fedinfo {
     uint64_t req_seq;      /* record seq of the open TIME_REQUEST, 0 none */
     int64_t req_wall;      /* its wall stamp */
-    char grant_why[256];   /* reason of the last recorded GRANT decision (truncated) */
+    char grant_why[320];   /* reason of the last recorded GRANT (room for the RTI's longest) */
     uint64_t grant_seq; /* its record seq */
 };
 

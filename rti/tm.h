@@ -119,7 +119,7 @@ typedef struct tm_decision {
  *  @param d            a decision; only kind GRANT with facts (d->grant) has a text (others
  *                      give "")
  *  @param fed_name     name of d->fed (said by TM_GROW_AT_ONCE); NULL reads "nobody"
- *  @param holder_name  name of d->holder; NULL reads "nobody"
+ *  @param holder_name  name of d->grant->holder; NULL reads "nobody"
  *  @return bytes written, NUL excluded. Allocates nothing. */
 size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fed_name,
                      const char *holder_name);

@@ -335,7 +335,8 @@ static void test_version_magic_crc(void)
     CHECK_STR_HAS(err, "knows versions 3 to 4");
     p[8] = 2; /* version 2 (a checksum per record) is refused as a version too */
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
-    CHECK_STR_HAS(err, "log format version 2 is not supported (this reader knows versions 3 to 4)");
+    CHECK_STR_HAS(err,
+                  "log format version 2 is not supported (this reader knows versions 3 to 4)");
     /* Refused as a version even when the rest is short or damaged. */
     CHECK_INT_EQ(flog_reader_init(&r, p, 10, err, sizeof err), FLOG_EVERSION);
     p[8] = FLOG_VERSION;
@@ -1176,6 +1177,13 @@ static void test_corrupt_pairs_and_grants(void)
         got++;
     CHECK_INT_EQ(rc, 0);
     CHECK_INT_EQ(got, 6); /* the DELIVERED's two, then two per pair */
+    img[8] = 3; /* the same as a version 3 log: read as it is (only GRANTED is new) */
+    CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
+    for (got = 0; (rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1;)
+        got++;
+    CHECK_INT_EQ(rc, 0);
+    CHECK_INT_EQ(got, 6);
+    img[8] = FLOG_VERSION;
     uint8_t far2[4] = {3, 1, 3, 2}; /* second pair: 2 back, only 1 kept */
     e = seal_block(img, hl, add_record(img, base, FLOG_K_DELIVERED_AGAIN, far2, 4));
     check_corrupt(img, e, 2,
