@@ -122,6 +122,18 @@ static int write_sample(const char *path, struct buf *fb)
     return 16;
 }
 
+/* Create the log DIR/@p file (its path into path[256]) of federation @p fed, started at
+ * @p start, without a FOM; NULL, after a failed check, when it cannot be. */
+static struct flog *open_test_log(const char *file, const char *fed, int64_t start, char *path)
+{
+    char err[FLOG_ERR_LEN];
+    snprintf(path, 256, "%s/%s", dir, file);
+    struct flog *l = NULL;
+    struct flog_info info = {fed, NULL, 0, NULL, start};
+    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    return l;
+}
+
 static uint8_t *load(const char *path, size_t *n)
 {
     uint8_t *p = NULL;
@@ -446,10 +458,7 @@ static void test_open_errors_and_dir(void)
 static void test_write_failure(void)
 {
     char path[256], err[FLOG_ERR_LEN];
-    snprintf(path, sizeof path, "%s/limited.tlog", dir);
-    struct flog *l = NULL;
-    struct flog_info info = {"big", NULL, 0, NULL, 0};
-    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    struct flog *l = open_test_log("limited.tlog", "big", 0, path);
     if (!l) return;
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
@@ -539,10 +548,7 @@ static void test_misc(void)
 static void test_deliver_why(void)
 {
     char path[256], err[FLOG_ERR_LEN], text[128];
-    snprintf(path, sizeof path, "%s/why.tlog", dir);
-    struct flog *l = NULL;
-    struct flog_info info = {"why", NULL, 0, NULL, 1};
-    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    struct flog *l = open_test_log("why.tlog", "why", 1, path);
     for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
         snprintf(text, sizeof text, "TSO message ts 10 from A: %s", flog_why_text(c));
         CHECK_INT_EQ(flog_why_code(text), c);
@@ -867,10 +873,7 @@ static void test_sent_again(void)
 static void test_delivered(void)
 {
     char path[256], err[FLOG_ERR_LEN];
-    snprintf(path, sizeof path, "%s/delivered.tlog", dir);
-    struct flog *l = NULL;
-    struct flog_info info = {"dlv", NULL, 0, NULL, 1700000000000000000LL};
-    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    struct flog *l = open_test_log("delivered.tlog", "dlv", 1700000000000000000LL, path);
     if (!l) return;
     struct buf a = {0}, b = {0}, big = {0};
     struct wire_msg m;
@@ -1001,10 +1004,7 @@ static void test_delivered(void)
 static void test_hold_stamp(void)
 {
     char path[256], err[FLOG_ERR_LEN];
-    snprintf(path, sizeof path, "%s/hold.tlog", dir);
-    struct flog *l = NULL;
-    struct flog_info info = {"hold", NULL, 0, NULL, 1700000000000000000LL};
-    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    struct flog *l = open_test_log("hold.tlog", "hold", 1700000000000000000LL, path);
     if (!l) return;
     flog_set_clock(l, tick_clock, NULL); /* +1 ms per reading */
     CHECK_INT_EQ(flog_note(l, 0, "a"), FLOG_OK);
@@ -1041,10 +1041,7 @@ static void test_hold_stamp(void)
 static void test_runs(void)
 {
     char path[256], err[FLOG_ERR_LEN];
-    snprintf(path, sizeof path, "%s/runs.tlog", dir);
-    struct flog *l = NULL;
-    struct flog_info info = {"runs", NULL, 0, NULL, 1700000000000000000LL};
-    CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
+    struct flog *l = open_test_log("runs.tlog", "runs", 1700000000000000000LL, path);
     if (!l) return;
     flog_set_clock(l, tick_clock, NULL);
     enum { NMSG = 4, NDLV = 200 };
@@ -1259,11 +1256,9 @@ static void engine_sink(void *ctx, const tm_decision *d)
 static void test_grants_from_engine(void)
 {
     char path[256], err[FLOG_ERR_LEN];
-    snprintf(path, sizeof path, "%s/engine.tlog", dir);
     struct engine_log e = {.cap = 4000};
     e.why = calloc((size_t)e.cap, sizeof *e.why);
-    struct flog_info info = {"engine", NULL, 0, NULL, 1700000000000000000LL};
-    CHECK_INT_EQ(flog_open(&e.l, path, &info, err, sizeof err), FLOG_OK);
+    e.l = open_test_log("engine.tlog", "engine", 1700000000000000000LL, path);
     tm_state *st = NULL;
     CHECK_INT_EQ(tm_new(&st, engine_sink, &e, err, sizeof err), TM_OK);
     if (!e.l || !st || !e.why) return;
