@@ -660,15 +660,10 @@ size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,
 {
     if (!buf || cap == 0) return 0;
     buf[0] = '\0';
-    if (!dec || dec->kind != TM_D_GRANT || dec->row == TM_GROW_NONE) return 0;
+    if (!dec || dec->kind != TM_D_GRANT || dec->grant.row == TM_GROW_NONE) return 0;
     /* the engine's own wording, from the facts the record kept */
-    tm_grant_facts g = {.row = (tm_grant_row)dec->row,
-                        .asked = dec->asked,
-                        .prev = dec->prev,
-                        .galt = {dec->galt, dec->galt_strict != 0},
-                        .holder = dec->holder,
-                        .queued = dec->queued != 0};
-    tm_decision d = {.kind = TM_D_GRANT, .time = dec->time, .req = (tm_req)dec->req, .grant = &g};
+    tm_decision d = {
+        .kind = TM_D_GRANT, .time = dec->time, .req = (tm_req)dec->req, .grant = &dec->grant};
     return tm_grant_text(buf, cap, &d, fed_name, holder_name);
 }
 

@@ -262,15 +262,10 @@ struct flog_decision {
     uint64_t seq;       /* DELIVER/DISCARD: the sender's send sequence */
     uint64_t token;     /* DELIVER/DISCARD: the server's message token */
     uint8_t why;        /* DELIVER: the reason's code (flog_why_text), 0 = text recorded */
-    uint8_t row;        /* GRANT stored as GRANTED: its tm_grant_row (reason_len is 0: word it
-                           with flog_grant_text); 0 = the reason text was recorded */
-    uint8_t queued;     /* GRANTED: tm_grant_facts.queued */
-    uint8_t galt_strict; /* GRANTED: tm_grant_facts.galt.strict */
-    int64_t asked;      /* GRANTED: the requested time */
-    int64_t prev;       /* GRANTED: the logical time before the grant for an FQR row (the
-                           only row whose reason says it); TM_NO_TIME for the others */
-    int64_t galt;       /* GRANTED: tm_grant_facts.galt.t */
-    uint32_t holder;    /* GRANTED: tm_grant_facts.holder, 0 = nobody */
+    tm_grant_facts grant; /* GRANT stored as GRANTED: its facts (reason_len is 0: word them
+                           with flog_grant_text); grant.row == TM_GROW_NONE when the reason
+                           text was recorded instead. grant.prev is TM_NO_TIME but for an FQR
+                           row (the only row whose reason says it) */
     const char *reason; /* reason text (not NUL-terminated): into the caller's bytes, or for
                            why != 0 the static flog_why_text(why) (the rest of the reason,
                            type, time and sender, are the fields above) */
@@ -355,10 +350,10 @@ int flog_reader_init(struct flog_reader *r, const uint8_t *p, size_t n, char *er
  *          FLOG_ECORRUPT an impossible length, kind or field in record N; FLOG_EUSAGE. */
 int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, size_t errlen);
 
-/** Word the reason of a GRANT decision stored as GRANTED (dec.row != 0), as the RTI's time
+/** Word the reason of a GRANT decision stored as GRANTED (dec.grant.row != 0), as the RTI's time
  *  management words it (tm_grant_text): "TAR(10): GALT (12, strict) > 10, held by B".
  *  Defined in rti/flog.c, not in the libc-only reader: it links rti/tm.c for the wording.
- *  @p fed_name names the granted federate, @p holder_name dec.holder (NULL: "nobody").
+ *  @p fed_name names the granted federate, @p holder_name dec.grant.holder (NULL: "nobody").
  *  @return bytes written to buf (NUL excluded, truncated to cap - 1); 0 and "" when dec has
  *          no row. */
 size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,

@@ -415,16 +415,17 @@ static int decode_granted(struct flog_record *rec, uint16_t version, char *err, 
     }
     d->kind = TM_D_GRANT;
     d->req = q[0];
-    d->row = (uint8_t)row;
-    d->queued = (q[1] >> 3) & 1u;
-    d->galt_strict = (q[1] >> 4) & 1u;
     d->time = unzigzag(t);
+    tm_grant_facts *g = &d->grant;
+    g->row = (tm_grant_row)row;
+    g->queued = (q[1] >> 3) & 1u;
+    g->galt.strict = (q[1] >> 4) & 1u;
     /* the writer's wrapping differences, undone the same way */
-    d->asked = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(da));
-    d->galt = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dg));
-    d->prev = row == TM_GROW_FQR ? (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dp))
+    g->asked = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(da));
+    g->galt.t = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dg));
+    g->prev = row == TM_GROW_FQR ? (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dp))
                                  : TM_NO_TIME;
-    d->holder = (uint32_t)holder;
+    g->holder = (tm_fed)holder;
     rec->kind = FLOG_K_DECISION;
     return 0;
 }

@@ -46,7 +46,7 @@ struct tlog_rec {
     int has_msg;          /* 1: msg holds the decoded frame */
     struct wire_msg msg;  /* decoded frame (points into the log) */
     char msg_err[128];    /* frame kinds: why the frame does not decode */
-    char why[320];        /* a GRANT stored as its facts (dec.row != 0): its reason, worded
+    char why[320];        /* a GRANT stored as its facts (dec.grant.row != 0): its reason, worded
                              by tlog_next with the federates' names; r.dec.reason points here */
     int64_t ltime;        /* logical time the record concerns (ticks), TM_NO_TIME if none */
     fom_handle cls;       /* object class concerned, FOM_NONE if none */

@@ -130,13 +130,14 @@ static json_t *record_json(const struct tlog *t, const struct tlog_rec *x)
         json_object_set_new(d, "seq", json_integer((json_int_t)r->dec.seq));
         json_object_set_new(d, "token", json_integer((json_int_t)r->dec.token));
         json_object_set_new(d, "reason", jstr(r->dec.reason, r->dec.reason_len));
-        if (r->dec.row) { /* stored as its facts (GRANTED): those too, for scripts */
+        const tm_grant_facts *gf = &r->dec.grant;
+        if (gf->row) { /* stored as its facts (GRANTED): those too, for scripts */
             static const char *const rows[] = {"?", "AT_ONCE", "TAR", "NER", "FQR"};
             json_t *g = json_pack("{s:s,s:o,s:o,s:{s:o,s:b},s:I,s:b}", "row",
-                                  rows[r->dec.row < 5 ? r->dec.row : 0], "asked",
-                                  jtime(r->dec.asked), "prev", jtime(r->dec.prev), "galt", "t",
-                                  jtime(r->dec.galt), "strict", (int)r->dec.galt_strict, "holder",
-                                  (json_int_t)r->dec.holder, "queued", (int)r->dec.queued);
+                                  rows[gf->row <= TM_GROW_FQR ? gf->row : 0], "asked",
+                                  jtime(gf->asked), "prev", jtime(gf->prev), "galt", "t",
+                                  jtime(gf->galt.t), "strict", (int)gf->galt.strict, "holder",
+                                  (json_int_t)gf->holder, "queued", (int)gf->queued);
             json_object_set_new(d, "grant", g);
         }
         json_object_set_new(o, "decision", d);

@@ -33,16 +33,6 @@ static long alloc_count(void)
     return -1;
 }
 
-static long call(struct cli *c, unsigned type, uint64_t a, const uint32_t *h, uint32_t n)
-{
-    struct wire_msg m;
-    wire_msg_init(&m, type);
-    m.a = a;
-    m.nhandles = n;
-    m.handles = h;
-    return cli_call(c, &m, NULL, NULL, 0);
-}
-
 /* One round: n RO updates, n TSO updates each followed by a TAR of both federates, and n
  * interactions; every delivery is awaited so nothing is left queued. */
 static void round_trip(struct cli *a, struct cli *b, uint64_t obj, uint32_t x, fom_handle ic,
@@ -113,10 +103,10 @@ int main(void)
           "b joins");
     fom_handle cls = fom_class_find(fom, "Sample"), ic = fom_inter_find(fom, "Step");
     uint32_t x = fom_attr_find(fom, cls, "x"), dt = fom_param_find(fom, ic, "dt");
-    CHECK_INT_EQ(call(&a, WIRE_PUBLISH_OBJECT, cls, &x, 1), 0);
-    CHECK_INT_EQ(call(&b, WIRE_SUBSCRIBE_OBJECT, cls, &x, 1), 0);
-    CHECK_INT_EQ(call(&a, WIRE_PUBLISH_INTERACTION, ic, NULL, 0), 0);
-    CHECK_INT_EQ(call(&b, WIRE_SUBSCRIBE_INTERACTION, ic, NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls, &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_INTERACTION, ic, NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_INTERACTION, ic, NULL, 0), 0);
     struct wire_msg m;
     wire_msg_init(&m, WIRE_REGISTER_OBJECT);
     m.a = cls;

@@ -42,16 +42,6 @@ static int64_t join(struct cli *c, const char *federation, const char *name, uin
     return cli_join(c, federation, name, fom_text, flags, NULL, NULL, 0);
 }
 
-static long decl(struct cli *c, unsigned type, uint64_t a, const uint32_t *h, uint32_t n)
-{
-    struct wire_msg m;
-    wire_msg_init(&m, type);
-    m.a = a;
-    m.nhandles = n;
-    m.handles = h;
-    return cli_call(c, &m, NULL, NULL, 0);
-}
-
 static uint64_t reg(struct cli *c, fom_handle k, const char *name, long *status, char *why)
 {
     struct wire_msg m;
@@ -133,12 +123,12 @@ static void test_federations(void)
 
     /* Isolation: alpha's publisher registers and updates; beta's subscriber sees nothing. */
     uint32_t speed = attr("Vehicle", "speed");
-    CHECK_INT_EQ(decl(&a2, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(decl(&b1, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(decl(&a1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(decl(&a2, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
-    CHECK_INT_EQ(decl(&b1, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
-    CHECK_INT_EQ(decl(&a1, WIRE_PUBLISH_INTERACTION, inter("Step"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&a2, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b1, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a2, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&b1, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&a1, WIRE_PUBLISH_INTERACTION, inter("Step"), NULL, 0), 0);
     long st;
     uint64_t obj = reg(&a1, cls("Vehicle"), "v1", &st, NULL);
     CHECK(st == 0 && obj > 0, "register v1 in alpha");
@@ -158,7 +148,7 @@ static void test_federations(void)
     CHECK(cli_expect(&a2, WIRE_REFLECT, &m, TO) == 1 && m.a == obj, "alpha/sub reflects v1");
     CHECK(cli_expect(&a2, WIRE_RECEIVE_INTERACTION, &m, TO) == 1, "alpha/sub receives Step");
     /* beta registers an object with the same name: names are per federation. */
-    CHECK_INT_EQ(decl(&b1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), 0);
     reg(&b1, cls("Vehicle"), "v1", &st, NULL);
     CHECK_INT_EQ(st, 0);
     int leaked = count_within(&b1, WIRE_DISCOVER, QUIET) + count_within(&b1, WIRE_REFLECT, 0);
@@ -198,18 +188,18 @@ static void test_objects(void)
     uint32_t speed = attr("Car", "speed"), pass = attr("Car", "passengers"),
              pos = attr("Car", "position");
     /* vehicles subscribes Vehicle.speed; cars subscribes Car.passengers. */
-    CHECK_INT_EQ(decl(&sv, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &pass, 1), 0);
+    CHECK_INT_EQ(cli_decl(&sv, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &pass, 1), 0);
     /* A bad attribute for the class is refused (Truck.load is not a Car attribute). */
     uint32_t load = attr("Truck", "load");
-    CHECK_INT_EQ(decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &load, 1), 3);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &load, 1), 3);
 
     /* Register without publishing: refused. */
     reg(&p, cls("Car"), "c1", &st, why);
     CHECK_INT_EQ(st, 4);
     CHECK_STR_HAS(why, "publish");
     uint32_t pub[2] = {speed, pass};
-    CHECK_INT_EQ(decl(&p, WIRE_PUBLISH_OBJECT, cls("Car"), pub, 2), 0);
+    CHECK_INT_EQ(cli_decl(&p, WIRE_PUBLISH_OBJECT, cls("Car"), pub, 2), 0);
     uint64_t c1 = reg(&p, cls("Car"), "c1", &st, NULL);
     CHECK(st == 0 && c1 > 0, "register c1");
     reg(&p, cls("Car"), "c1", &st, why);
@@ -263,7 +253,7 @@ static void test_objects(void)
     m.values = &shortv;
     CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), 5);
     CHECK_STR_HAS(why, "speed");
-    CHECK_INT_EQ(decl(&sc, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
     wire_msg_init(&m, WIRE_UPDATE);
     m.a = c1;
     m.nvalues = 1;
@@ -276,7 +266,7 @@ static void test_objects(void)
 
     /* Late joiner discovers existing objects when it subscribes. */
     CHECK(join(&late, "om", "late", 0) > 0, "late joins");
-    CHECK_INT_EQ(decl(&late, WIRE_SUBSCRIBE_OBJECT, cls("Car"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&late, WIRE_SUBSCRIBE_OBJECT, cls("Car"), NULL, 0), 0);
     CHECK_INT_EQ(count_within(&late, WIRE_DISCOVER, QUIET), 2);
 
     /* Request attribute value update reaches the owner. */
@@ -296,9 +286,9 @@ static void test_objects(void)
 
     /* Interactions: Alarm (subclass of Message) reaches a Message subscriber as Message with
      * Message's parameters only, an Alarm subscriber as Alarm; Step subscribers get nothing. */
-    CHECK_INT_EQ(decl(&sv, WIRE_SUBSCRIBE_INTERACTION, inter("Message"), NULL, 0), 0);
-    CHECK_INT_EQ(decl(&sc, WIRE_SUBSCRIBE_INTERACTION, inter("Alarm"), NULL, 0), 0);
-    CHECK_INT_EQ(decl(&late, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&sv, WIRE_SUBSCRIBE_INTERACTION, inter("Message"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_INTERACTION, inter("Alarm"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&late, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
     struct wire_value prm[2] = {{param("Alarm", "text"), 2, (const uint8_t *)"hi"},
                                 {param("Alarm", "level"), 8, f64_one}};
     wire_msg_init(&m, WIRE_SEND_INTERACTION);
@@ -306,7 +296,7 @@ static void test_objects(void)
     m.nvalues = 2;
     m.values = prm;
     CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), 4); /* not published yet */
-    CHECK_INT_EQ(decl(&p, WIRE_PUBLISH_INTERACTION, inter("Alarm"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&p, WIRE_PUBLISH_INTERACTION, inter("Alarm"), NULL, 0), 0);
     wire_msg_init(&m, WIRE_SEND_INTERACTION);
     m.a = inter("Alarm");
     m.nvalues = 2;
@@ -341,7 +331,7 @@ static void test_objects(void)
     CHECK_INT_EQ(count_within(&sv, WIRE_REMOVE_OBJECT, QUIET), 0);
     struct cli later;
     CHECK(join(&later, "om", "later", 0) > 0, "later joins");
-    CHECK_INT_EQ(decl(&later, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&later, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
     CHECK(cli_expect(&later, WIRE_DISCOVER, &m, TO) == 1 && m.a == anon,
           "orphaned object discovered by a later joiner");
 
@@ -369,7 +359,7 @@ static void test_objects(void)
      * and a federate that subscribes afterwards still discovers it. */
     struct cli keep;
     CHECK(join(&keep, "om", "keeper", WIRE_JOIN_KEEP_OBJECTS) > 0, "keeper joins, keep flag");
-    CHECK_INT_EQ(decl(&keep, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&keep, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
     uint64_t k1 = reg(&keep, cls("Car"), "k1", &st, NULL);
     CHECK(st == 0, "keeper registers k1");
     CHECK(cli_expect(&later, WIRE_DISCOVER, &m, TO) == 1 && m.a == k1, "later discovers k1");
@@ -385,7 +375,7 @@ static void test_objects(void)
     }
     CHECK(told, "later told the keeper was expelled");
     CHECK_INT_EQ(removed, 0);
-    CHECK_INT_EQ(decl(&again, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&again, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &speed, 1), 0);
     int found_k1 = 0, discovers = 0;
     while (cli_next(&again, &m, QUIET) == 1)
         if (m.type == WIRE_DISCOVER) {
@@ -496,8 +486,8 @@ static void test_time(void)
     int64_t hb = join(&b, "time", "con", 0);
     CHECK(ha > 0 && hb > 0, "both join");
     uint32_t x = attr("Sample", "x");
-    CHECK_INT_EQ(decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
-    CHECK_INT_EQ(decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
     long st;
     uint64_t obj = reg(&a, cls("Sample"), "s", &st, NULL);
     CHECK(cli_expect(&b, WIRE_DISCOVER, &m, TO) == 1, "con discovers s");
@@ -594,9 +584,9 @@ static void test_time_ro(void)
               join(&c, "ro", "free2", 0) > 0,
           "three join");
     uint32_t x = attr("Sample", "x");
-    CHECK_INT_EQ(decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
-    CHECK_INT_EQ(decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
-    CHECK_INT_EQ(decl(&c, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&c, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
     long st;
     uint64_t obj = reg(&a, cls("Sample"), "ro1", &st, NULL);
     CHECK(cli_expect(&b, WIRE_DISCOVER, &m, TO) == 1 && cli_expect(&c, WIRE_DISCOVER, &m, TO) == 1,
@@ -637,7 +627,7 @@ static void test_many(void)
     long st;
     CHECK(join(&pub, "many", "owner", WIRE_JOIN_CREATE) > 0, "owner joins");
     uint32_t x = attr("Sample", "x");
-    CHECK_INT_EQ(decl(&pub, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&pub, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
     uint64_t obj[OBJS];
     for (int i = 0; i < OBJS; i++) {
         char name[16];
@@ -651,7 +641,7 @@ static void test_many(void)
             char name[16];
             snprintf(name, sizeof name, "f%d_%d", round, i);
             CHECK(join(&f[i], "many", name, 0) > 0, "%s joins", name);
-            CHECK_INT_EQ(decl(&f[i], WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+            CHECK_INT_EQ(cli_decl(&f[i], WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
             int d = 0;
             while (d < OBJS && cli_expect(&f[i], WIRE_DISCOVER, &m, TO) == 1)
                 d++;

@@ -13,16 +13,6 @@
 
 #define TO 2000
 
-static long decl(struct cli *c, unsigned type, uint64_t a, const uint32_t *h, uint32_t n)
-{
-    struct wire_msg m;
-    wire_msg_init(&m, type);
-    m.a = a;
-    m.nhandles = n;
-    m.handles = h;
-    return cli_call(c, &m, NULL, NULL, 0);
-}
-
 /* Run a small time-managed federation against the RTI on port. Returns B's handle. */
 static int64_t run_federation(int port, const char *fom_text, struct fom *fom)
 {
@@ -35,8 +25,8 @@ static int64_t run_federation(int port, const char *fom_text, struct fom *fom)
     CHECK(ha > 0 && hb > 0, "both join");
     fom_handle cls = fom_class_find(fom, "Sample");
     uint32_t x = fom_attr_find(fom, cls, "x");
-    CHECK_INT_EQ(decl(&a, WIRE_PUBLISH_OBJECT, cls, &x, 1), 0);
-    CHECK_INT_EQ(decl(&b, WIRE_SUBSCRIBE_OBJECT, cls, &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls, &x, 1), 0);
     wire_msg_init(&m, WIRE_REGISTER_OBJECT);
     m.a = cls;
     uint64_t obj = 0;
@@ -126,9 +116,10 @@ static void check_log(const char *path, int64_t hb)
         if (rec.kind == FLOG_K_DECISION && rec.fed == (uint32_t)hb && rec.dec.kind == TM_D_GRANT &&
             rec.dec.time == 5) {
             char why[256];
-            const char *holder = rec.dec.holder == 0 ? NULL : rec.dec.holder == hb ? "B" : "A";
+            tm_fed h = rec.dec.grant.holder;
+            const char *holder = h == 0 ? NULL : h == hb ? "B" : "A";
             flog_grant_text(why, sizeof why, &rec.dec, "B", holder);
-            CHECK_INT_EQ(rec.dec.row, TM_GROW_TAR);
+            CHECK_INT_EQ(rec.dec.grant.row, TM_GROW_TAR);
             CHECK_INT_EQ(rec.dec.reason_len, 0);
             CHECK_STR_EQ(why, "TAR(5): GALT (11, non-strict) > 5, held by A"); /* A: TAR(10) + 1 */
             grant_b5++;

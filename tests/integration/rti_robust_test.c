@@ -202,18 +202,10 @@ static void test_slow_consumer(struct rti_proc *p, struct cli *pub)
 
     uint32_t h[1] = {attr_raw};
     struct cli *subs[2] = {&sleepy, &reader};
-    for (int i = 0; i < 2; i++) {
-        wire_msg_init(&m, WIRE_SUBSCRIBE_OBJECT);
-        m.a = cls_sample;
-        m.nhandles = 1;
-        m.handles = h;
-        CHECK(cli_call(subs[i], &m, NULL, NULL, 0) == 0, "subscribe Sample.raw");
-    }
-    wire_msg_init(&m, WIRE_PUBLISH_OBJECT);
-    m.a = cls_sample;
-    m.nhandles = 1;
-    m.handles = h;
-    CHECK(cli_call(pub, &m, NULL, NULL, 0) == 0, "publish Sample.raw");
+    for (int i = 0; i < 2; i++)
+        CHECK(cli_decl(subs[i], WIRE_SUBSCRIBE_OBJECT, cls_sample, h, 1) == 0,
+              "subscribe Sample.raw");
+    CHECK(cli_decl(pub, WIRE_PUBLISH_OBJECT, cls_sample, h, 1) == 0, "publish Sample.raw");
     wire_msg_init(&m, WIRE_REGISTER_OBJECT);
     m.a = cls_sample;
     wire_str_set(&m.str[0], "flood");
@@ -459,16 +451,8 @@ static void test_tso_cap(struct rti_proc *p)
           "sender joins");
     CHECK(cli_connect(&b, p->port) == 0 && cli_hello(&b) == 0, "b connects");
     CHECK(cli_join(&b, "capped", "laggard", fom_text, 0, NULL, NULL, 0) > 0, "laggard joins");
-    wire_msg_init(&m, WIRE_SUBSCRIBE_OBJECT);
-    m.a = cls;
-    m.nhandles = 1;
-    m.handles = &raw;
-    CHECK(cli_call(&b, &m, NULL, NULL, 0) == 0, "subscribe");
-    wire_msg_init(&m, WIRE_PUBLISH_OBJECT);
-    m.a = cls;
-    m.nhandles = 1;
-    m.handles = &raw;
-    CHECK(cli_call(&a, &m, NULL, NULL, 0) == 0, "publish");
+    CHECK(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls, &raw, 1) == 0, "subscribe");
+    CHECK(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, &raw, 1) == 0, "publish");
     wire_msg_init(&m, WIRE_REGISTER_OBJECT);
     m.a = cls;
     uint64_t obj = 0;

@@ -48,6 +48,28 @@ static void frame(struct buf *b, const struct wire_msg *m)
     CHECK_INT_EQ(rc, WIRE_OK);
 }
 
+/* Three REFLECT frames (from federate 1, stamped 20) of one value whose bytes are all
+ * @p fill: for object 5 (a), for object 6 (b: other bytes), and for object 6 with a value
+ * that makes the frame larger than the ring keeps (big: more than FLOG_AGAIN_MAX bytes). */
+static void reflect_frames(struct buf *a, struct buf *b, struct buf *big, uint8_t fill)
+{
+    static uint8_t bytes[FLOG_AGAIN_MAX];
+    memset(bytes, fill, sizeof bytes);
+    struct wire_value v = {3, 8, bytes};
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_REFLECT);
+    m.a = 5;
+    m.c = 1;
+    m.time = 20;
+    m.nvalues = 1;
+    m.values = &v;
+    frame(a, &m);
+    m.a = 6;
+    frame(b, &m);
+    v.len = FLOG_AGAIN_MAX;
+    frame(big, &m);
+}
+
 static const char *fom_text = "<fom name=\"t\"><time resolution=\"0.001\"/></fom>";
 
 /* The grant write_sample stores as its facts: an FQR row, GALT infinite, a negative T. */
@@ -186,10 +208,11 @@ static void test_round_trip(void)
         prev_wall = rec.wall_ns;
         if (count == 9) { /* the grant kept as fields, worded as the engine words it */
             CHECK_INT_EQ(rec.dec.kind, TM_D_GRANT);
-            CHECK_INT_EQ(rec.dec.row, TM_GROW_FQR);
+            const tm_grant_facts *g = &rec.dec.grant;
+            CHECK_INT_EQ(g->row, TM_GROW_FQR);
             EXPECT(rec.fed == 1 && rec.dec.req == TM_REQ_FQR && rec.dec.time == 12 &&
-                   rec.dec.asked == 15 && rec.dec.prev == -4 && rec.dec.galt == TM_TIME_MAX &&
-                   rec.dec.galt_strict == 1 && rec.dec.holder == 2 && rec.dec.queued == 0 &&
+                   g->asked == 15 && g->prev == -4 && g->galt.t == TM_TIME_MAX &&
+                   g->galt.strict && g->holder == 2 && !g->queued &&
                    rec.dec.reason_len == 0);
             char got[256], want[256];
             flog_grant_text(got, sizeof got, &rec.dec, "alpha", "beta");
@@ -800,21 +823,8 @@ static void test_sent_again(void)
     CHECK_INT_EQ(flog_open(&l, path, &info, err, sizeof err), FLOG_OK);
     if (!l) return;
     struct buf a = {0}, b = {0}, big = {0}, in = {0};
+    reflect_frames(&a, &b, &big, 0x5a);
     struct wire_msg m;
-    wire_msg_init(&m, WIRE_REFLECT);
-    m.a = 5;
-    m.c = 1;
-    m.time = 20;
-    static uint8_t bytes[FLOG_AGAIN_MAX + 100];
-    memset(bytes, 0x5a, sizeof bytes);
-    struct wire_value v = {3, 8, bytes};
-    m.nvalues = 1;
-    m.values = &v;
-    frame(&a, &m);
-    m.a = 6; /* another object: another frame */
-    frame(&b, &m);
-    v.len = FLOG_AGAIN_MAX; /* the frame is larger than the cache */
-    frame(&big, &m);
     wire_msg_init(&m, WIRE_TIME_REQUEST);
     m.req = 1;
     m.code = WIRE_TR_TAR;
@@ -885,20 +895,7 @@ static void test_delivered(void)
     if (!l) return;
     flog_set_clock(l, still_clock, NULL); /* stored sizes below count a 1-byte wall delta */
     struct buf a = {0}, b = {0}, big = {0};
-    struct wire_msg m;
-    wire_msg_init(&m, WIRE_REFLECT);
-    m.a = 5;
-    m.time = 20;
-    static uint8_t bytes[FLOG_AGAIN_MAX + 8];
-    memset(bytes, 0x33, sizeof bytes);
-    struct wire_value v = {3, 8, bytes};
-    m.nvalues = 1;
-    m.values = &v;
-    frame(&a, &m);
-    m.a = 6;
-    frame(&b, &m);
-    v.len = FLOG_AGAIN_MAX;
-    frame(&big, &m);
+    reflect_frames(&a, &b, &big, 0x33);
     struct want {
         uint32_t to;
         int64_t time;
@@ -1210,8 +1207,8 @@ static void test_corrupt_pairs_and_grants(void)
     CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     EXPECT(rec.kind == FLOG_K_DECISION && rec.dec.kind == TM_D_GRANT && rec.dec.time == 10 &&
-           rec.dec.asked == 10 && rec.dec.galt == 12 && rec.dec.galt_strict == 1 &&
-           rec.dec.holder == 2 && rec.dec.prev == TM_NO_TIME);
+           rec.dec.grant.asked == 10 && rec.dec.grant.galt.t == 12 && rec.dec.grant.galt.strict &&
+           rec.dec.grant.holder == 2 && rec.dec.grant.prev == TM_NO_TIME);
     char why[128];
     flog_grant_text(why, sizeof why, &rec.dec, "A", "B");
     CHECK_STR_EQ(why, "TAR(10): GALT (12, strict) > 10, held by B");
@@ -1312,8 +1309,8 @@ static void test_grants_from_engine(void)
     while (flog_reader_next(&r, &rec, err, sizeof err) == 1) {
         char again[256];
         flog_grant_text(again, sizeof again, &rec.dec, names[rec.fed],
-                        rec.dec.holder ? names[rec.dec.holder] : NULL);
-        if (i >= e.n || rec.dec.row == 0 || strcmp(again, e.why[i]) != 0) {
+                        rec.dec.grant.holder ? names[rec.dec.grant.holder] : NULL);
+        if (i >= e.n || rec.dec.grant.row == 0 || strcmp(again, e.why[i]) != 0) {
             if (bad++ < 3)
                 fprintf(stderr, "grant %d: the engine said \"%s\", the log words \"%s\"\n", i,
                         i < e.n ? e.why[i] : "(none)", again);
