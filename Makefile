@@ -184,7 +184,7 @@ install: all
 	install -m 755 $(addprefix bin/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 lib/libtempo.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 lib/libtempo.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 federate/tempo.h $(DESTDIR)$(PREFIX)/include/tempo/
+	install -m 644 federate/libtempo/tempo.h $(DESTDIR)$(PREFIX)/include/tempo/
 
 clean:
 	rm -rf build bin lib

@@ -1,6 +1,6 @@
 /* Gauss-Seidel topology check and execution order (seed 004 §4.3, §4.3.2 Algorithm 1, Figs 4.2,
  * 4.3, 4.18; notes/004-part1.md §5.6-5.8), and generic cycle detection. DESIGN.md §8.
- * Doc: doc/algorithms/gauss-seidel.md. Next: federate/fedfile.c builds the graphs.
+ * Doc: doc/algorithms/gauss-seidel.md. Next: federate/config/fedfile.c builds the graphs.
  *
  * Model: nodes are federates, an edge A -> B says an output of A is an input of B (the
  * coupling matrix A-bar of seed 004 eq. 4.4, nonzero entry = edge). One macro step of Algorithm

@@ -2,7 +2,7 @@
  * (Algorithm 1) can run, its execution order, and cycle (algebraic loop) detection.
  *
  * Serves DESIGN.md §8 (Gauss-Seidel with FQR and a "step forward" token). Conditions and our
- * choices: algorithms/topology.c and doc/algorithms/gauss-seidel.md. Read federate/fedfile.h
+ * choices: algorithms/topology.c and doc/algorithms/gauss-seidel.md. Read federate/config/fedfile.h
  * next (it builds these graphs from a federation file). Pure C: libc and libm only.
  */
 #ifndef TEMPO_ALGORITHMS_TOPOLOGY_H

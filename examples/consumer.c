@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 
 struct app {
     tp_federate *f; /* for calls made from callbacks */

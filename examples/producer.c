@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 
 /* What the callbacks need: passed to tp_join() as ctx. */
 struct app {

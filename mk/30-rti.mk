@@ -1,10 +1,10 @@
 # mk/30-rti.mk: the RTI server (rti/, DESIGN.md §3, §6, §10; doc/rti.md). Owner: H2.
-# Server modules go to librtisrv.a (rti/tm.* comes from mk/35-tm.mk, rti/flog* from
-# mk/80-flog.mk); rti/main.c is only the program's entry.
-RTISRV_SRCS += rti/log.c rti/conn.c rti/server.c rti/federation.c rti/dm.c rti/om.c \
-               rti/sync.c rti/timesvc.c
+# Server modules go to librtisrv.a (rti/tm/ comes from mk/35-tm.mk, rti/flog/ from
+# mk/80-flog.mk); rti/server/main.c is only the program's entry.
+RTISRV_SRCS += rti/server/log.c rti/server/conn.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
+               rti/server/sync.c rti/server/timesvc.c
 PROGS += tempo-rti
-tempo-rti_SRCS := rti/main.c
+tempo-rti_SRCS := rti/server/main.c
 tempo-rti_LIBS := rtisrv common fom
 
 UNIT_TESTS += tests/unit/rti_log_test
@@ -26,10 +26,10 @@ rti_flog_test_LIBS := rtisrv common fom
 # which only rti_san.sh runs. The source list is expanded when the recipe runs, after every
 # fragment has added its sources.
 RTI_SAN_BIN := build/rti-san/tempo-rti
-RTI_SAN_SRCS = rti/main.c $(RTISRV_SRCS) $(COMMON_SRCS) $(FOM_SRCS) \
+RTI_SAN_SRCS = rti/server/main.c $(RTISRV_SRCS) $(COMMON_SRCS) $(FOM_SRCS) \
                tests/integration/rti_alloc_wrap.c
 RTI_SAN_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
-$(RTI_SAN_BIN): $(wildcard rti/*.c rti/*.h fom/*.c fom/*.h) tests/integration/rti_alloc_wrap.c
+$(RTI_SAN_BIN): $(wildcard rti/*/*.c rti/*/*.h fom/*.c fom/*.h) tests/integration/rti_alloc_wrap.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined $(RTI_SAN_WRAP) -o $@ $(RTI_SAN_SRCS) $(ALL_LDLIBS)

@@ -1,9 +1,9 @@
-# mk/40-client.mk: libtempo (federate/client_*.c, public header federate/tempo.h), the example
+# mk/40-client.mk: libtempo (federate/client_*.c, public header federate/libtempo/tempo.h), the example
 # federates, their tests and the foundation benchmarks. Owner: H3. See the Makefile header for
 # the variables this fragment fills in; doc/api.md and doc/guide.md document the library.
-CLIENT_SRCS += federate/client_err.c federate/client_conn.c federate/client_evoke.c \
-               federate/client_join.c federate/client_dm.c federate/client_om.c \
-               federate/client_sync.c federate/client_time.c federate/client_value.c
+CLIENT_SRCS += federate/libtempo/client_err.c federate/libtempo/client_conn.c federate/libtempo/client_evoke.c \
+               federate/libtempo/client_join.c federate/libtempo/client_dm.c federate/libtempo/client_om.c \
+               federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c
 
 # Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer

@@ -1,12 +1,12 @@
 # mk/50-fmu.mk: see the Makefile header for the variables this fragment fills in.
 # FMI 2.0 host (issue 4, DESIGN.md §7, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
-# one interface (federate/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
+# one interface (federate/fmu/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
 # the FMU federate of mk/77-fmufed.mk, in libfed).
-FMU_SRCS += federate/fmu_md.c federate/fmu_zip.c federate/fmu_load.c \
-            federate/fmu_step.c federate/fmu_cs.c federate/fmu_me.c federate/fmu_sim.c
+FMU_SRCS += federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
+            federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c
 
 PROGS += tempo-fmu
-tempo-fmu_SRCS := federate/tempo_fmu_main.c
+tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
 tempo-fmu_LIBS := fed fmu algo client common fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
@@ -22,7 +22,7 @@ FUZZ_TARGETS += tests/fuzz/md_fuzz tests/fuzz/zip_fuzz
 # Fixture binaries of our own (never sanitized: they are dlopen'ed): one that exports only
 # two functions ("missing function" case), one that fails on demand (discard/error paths).
 FMU_FIXTURES := build/fmu-fixtures/partial.so build/fmu-fixtures/faulty.so
-build/fmu-fixtures/%.so: tests/unit/fmu_fixture_%.c federate/fmi2.h
+build/fmu-fixtures/%.so: tests/unit/fmu_fixture_%.c federate/fmu/fmi2.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -O2 -fPIC -fvisibility=hidden -shared -o $@ $<
 

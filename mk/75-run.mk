@@ -1,7 +1,7 @@
 # mk/75-run.mk: groundwork of tempo-run (H9): process supervision, per-federate CSV results,
 # SVG plots, progress display, and the tempo-run program (doc/run.md).
 # See the Makefile header for the variables this fragment fills in.
-FED_SRCS += federate/supervise.c federate/results.c federate/plot_svg.c federate/progress.c
+FED_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
@@ -12,7 +12,7 @@ progress_test_LIBS := fed
 
 # The program (H11): assembles the pieces above with the federation file and tempo-fmu.
 PROGS += tempo-run
-tempo-run_SRCS := federate/tempo_run_main.c
+tempo-run_SRCS := federate/run/tempo_run_main.c
 tempo-run_LIBS := fed fmu algo client common fom
 # End-to-end tests of tempo-run and the case studies of examples/ (they need bin/ and the
 # example FMUs, which `make test` builds first).

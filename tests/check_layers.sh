@@ -11,5 +11,5 @@ while IFS= read -r line; do report "$line (algorithms/ may use only libc and lib
 while IFS= read -r line; do report "$line (fom/ may use only libxml2)"; done < <(
   grep -HnE '#include *[<"](rti|federate|algorithms|event2|zip|jansson|cvode)' fom/*.[ch] 2>/dev/null)
 while IFS= read -r line; do report "$line (rti/ must not include federate/ or algorithms/)"; done < <(
-  grep -HnE '#include *"(federate|algorithms)/' rti/*.[ch] 2>/dev/null)
+  grep -HnE '#include *"(federate|algorithms)/' rti/*/*.[ch] 2>/dev/null)
 exit $bad

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t m);

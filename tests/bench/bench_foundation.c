@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 
 #define MSG 64 /* bytes per message / value */
 

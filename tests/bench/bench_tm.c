@@ -1,7 +1,7 @@
 /* Time-management benchmarks B1–B3 of issue 3 (DESIGN.md §11): N = 2, 4, 8 federate
  * processes, each regulating and constrained (lookahead 1), against a real bin/tempo-rti on
  * loopback, with the raw TCP round-trip rate of this machine measured in the same run, and the
- * engine alone (rti/tm.c, no network) for N up to 256 to show O(N) work per request.
+ * engine alone (rti/tm/tm.c, no network) for N up to 256 to show O(N) work per request.
  *   B1  TAR(t+1), wait for the grant                       steps per second
  *   B2  update 8 float64 stamped t+1, TAR(t+1); every federate reflects N-1 updates per step
  *   B3  the same with NER(t+1)
@@ -18,8 +18,8 @@
 
 /* The engine is compiled into this test rather than linked from librtisrv, so that a
  * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm.c"
-#include "rti/tm.h"
+#include "rti/tm/tm.c"
+#include "rti/tm/tm.h"
 #include "tests/integration/client_harness.h"
 
 #define MAXN 8
@@ -470,7 +470,7 @@ static double engine_mix(int on, struct fold *fo, int steps)
     return events ? ns / (double)events : 0;
 }
 
-/* The hand-built reason texts of rti/tm.c (rsn_*) against the printf ones (ttxt, btxt). */
+/* The hand-built reason texts of rti/tm/tm.c (rsn_*) against the printf ones (ttxt, btxt). */
 static void check_reason_builder(void)
 {
     static const tm_time v[] = {0, 1, -1, 9, 10, 12345, -987654321, INT64_MIN, INT64_MAX - 1,
@@ -501,7 +501,7 @@ int main(int argc, char **argv)
         log_cost(steps);
         return check_summary();
     }
-    printf("engine alone (rti/tm.c): TAR cycle, L = 1, cost per request incl. grants\n");
+    printf("engine alone (rti/tm/tm.c): TAR cycle, L = 1, cost per request incl. grants\n");
     for (int n = 2; n <= 256; n *= 2) {
         int es = n <= 16 ? 200000 / n : 20000 / (n / 8);
         printf("  N = %3d: %8.0f ns per request\n", n, engine_ns_per_request(n, es));

@@ -4,13 +4,13 @@
  * process on one bin/tempo-rti, against the same FMUs stepped in one process loop without an
  * RTI (the lower bound). Prints microseconds per macro step for both and their ratio; never
  * fails on timing. Start-up (FMU load, join, sync) is removed by running 200 and 10200 steps
- * and dividing the difference by 10000. Serves DESIGN.md §11; read federate/fmufed.h.
+ * and dividing the difference by 10000. Serves DESIGN.md §11; read federate/fmufed/fmufed.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "federate/fmu_step.h"
+#include "federate/fmu/fmu_step.h"
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256], g_cwd[1024];

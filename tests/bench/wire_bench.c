@@ -1,4 +1,4 @@
-/* Benchmark of the wire codec (rti/wire.h, DESIGN.md §11): cost per frame of encoding,
+/* Benchmark of the wire codec (rti/proto/wire.h, DESIGN.md §11): cost per frame of encoding,
  * splitting + decoding, and re-encoding a decoded UPDATE as a REFLECT (what the RTI does per
  * subscriber), for a 64-byte attribute value. Prints figures; never fails on timing.
  * Read doc/protocol.md for the frame format. */
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rti/wire.h"
+#include "rti/proto/wire.h"
 
 enum { BATCH = 1000, ROUNDS = 2000 }; /* 2 million frames per measurement */
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation check of the time management engine (doc/time.md section 9, DESIGN.md section 5).
 
-Each mutant breaks one rule of rti/tm.c in a copy under a temporary directory (strictness,
+Each mutant breaks one rule of rti/tm/tm.c in a copy under a temporary directory (strictness,
 fixed-point direction, floors, promises, the tie rule, FQR, the fast-path conditions). The
 scenario tables and the randomized test are compiled against the copy; a mutant survives if
 both still pass. Run from the repository root: tests/conformance/tm_mutants.py. Exit status
@@ -39,7 +39,7 @@ TESTS = ["tm_scenarios_test", "tm_random_test"]
 
 
 def main():
-    src = open("rti/tm.c").read()
+    src = open("rti/tm/tm.c").read()
     survivors = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, (old, new) in MUTANTS.items():
@@ -52,7 +52,7 @@ def main():
             caught = []
             for t in TESTS:
                 test = open(f"tests/conformance/{t}.c").read()
-                test = test.replace('#include "rti/tm.c"', f'#include "{mut}"')
+                test = test.replace('#include "rti/tm/tm.c"', f'#include "{mut}"')
                 tsrc, exe = os.path.join(tmp, t + ".c"), os.path.join(tmp, t)
                 open(tsrc, "w").write(test)
                 subprocess.run(CC + [tsrc, "-o", exe], check=True)

@@ -1,4 +1,4 @@
-/* Randomized conformance test of rti/tm.c against a deliberately simple reference model of
+/* Randomized conformance test of rti/tm/tm.c against a deliberately simple reference model of
  * DESIGN.md §5 written here (STYLE.md §2.12). 2–8 federates make random requests,
  * lookaheads, sends, enables and resigns over many seeds. After every event the engine's
  * decisions (per federate, in order), return codes, times, bounds and GALTs must equal the
@@ -17,8 +17,8 @@
 
 /* The engine is compiled into this test rather than linked from librtisrv, so that a
  * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm.c"
-#include "rti/tm.h"
+#include "rti/tm/tm.c"
+#include "rti/tm/tm.h"
 #include "tests/check.h"
 
 #define MAXH 24   /* handles 1..MAXH-1 */

@@ -1,11 +1,11 @@
-/* Conformance scenario tables for the time management engine rti/tm.c (DESIGN.md §5,
+/* Conformance scenario tables for the time management engine rti/tm/tm.c (DESIGN.md §5,
  * normative; STYLE.md §2.12). One row per scenario: an id tm-N.M, the §5 rule it checks, the
  * topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
  * expectation was worked out by hand from the §5 tables, not copied from the engine.
  * Read tests/conformance/tm_random_test.c next (randomized runs against a reference model). */
 /* The engine is compiled into this test rather than linked from librtisrv, so that a
  * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm.c"
+#include "rti/tm/tm.c"
 #include "tests/conformance/tm_script.h"
 
 struct scenario {

@@ -1,4 +1,4 @@
-/* A tiny script interpreter that drives rti/tm.c for the conformance scenario tables
+/* A tiny script interpreter that drives rti/tm/tm.c for the conformance scenario tables
  * (DESIGN.md §5; STYLE.md §2.12). Included by tests/conformance/tm_scenarios_test.c only.
  *
  * Federates are letters: A is handle 1, B handle 2, ... Statements are separated by ';'.
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "rti/tm.h"
+#include "rti/tm/tm.h"
 #include "tests/check.h"
 
 struct script {

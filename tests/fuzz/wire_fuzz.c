@@ -1,13 +1,13 @@
-/* libFuzzer target for the wire decoder (rti/wire.h, DESIGN.md §10, STYLE.md §2.7).
+/* libFuzzer target for the wire decoder (rti/proto/wire.h, DESIGN.md §10, STYLE.md §2.7).
  * Feeds arbitrary bytes to the splitter and the decoder. Beyond "no crash", it checks two
  * properties and traps when they fail: a frame the decoder accepts re-encodes to exactly the
  * same bytes (the codec is a bijection on valid frames), and walking its values and handles
- * stays inside the frame. Corpus: tests/fuzz/corpus/wire_fuzz/. Read rti/wire.c next. */
+ * stays inside the frame. Corpus: tests/fuzz/corpus/wire_fuzz/. Read rti/proto/wire.c next. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rti/wire.h"
+#include "rti/proto/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* Fuzz target for FMU unpacking (federate/fmu_zip.c, STYLE.md §2.7): any bytes, written to a
+/* Fuzz target for FMU unpacking (federate/fmu/fmu_zip.c, STYLE.md §2.7): any bytes, written to a
  * file and unpacked with small limits, must be refused with a message or unpacked into a
  * private folder that is then removed completely; never a crash, leak or write elsewhere.
  * Corpus: tests/fuzz/corpus/zip_fuzz/ (small valid and hostile archives). */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "federate/fmu_zip.h"
+#include "federate/fmu/fmu_zip.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

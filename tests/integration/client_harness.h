@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 #include "tests/check.h"
 
 static pid_t harness_rti_pid_ = -1; /* the RTI child, -1 when none */

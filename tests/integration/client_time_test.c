@@ -5,7 +5,7 @@
  * time-stamp order before the grant, GALT, LITS and the "who blocks whom" query (with the
  * root of a NER chain, part 4), and the zero lookahead TARA(t)/TAR(t) instant of the Jacobi
  * pattern. Two or three federates in one
- * process. The engine's full rules are tested by tests/conformance (rti/tm.c).
+ * process. The engine's full rules are tested by tests/conformance (rti/tm/tm.c).
  *
  * Topology (part 2):   A (regulating L = 10, constrained) --Sample.x TSO--> B (constrained) */
 #include "tests/integration/client_harness.h"

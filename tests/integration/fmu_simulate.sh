@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line tests of `tempo-fmu --simulate` (federate/tempo_fmu_main.c): every bad argument
+# Command-line tests of `tempo-fmu --simulate` (federate/fmufed/tempo_fmu_main.c): every bad argument
 # gets exit status 2 and a message naming it; runs of example FMUs write the CSV documented in
 # doc/fmu.md. Serves DESIGN.md §7. Run from the repository root with bin/ and build/fmus/ built.
 set -u

@@ -2,14 +2,14 @@
  * process per federate) on the Lotka-Volterra split of seed 004 §4.3.3 (lv_prey + lv_predator,
  * alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100), each
  * algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10.
- * Serves DESIGN.md §8 and issue 5's tests; read federate/fmufed.h for what is run.
+ * Serves DESIGN.md §8 and issue 5's tests; read federate/fmufed/fmufed.h for what is run.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "federate/fmu_step.h"
-#include "federate/results.h"
+#include "federate/fmu/fmu_step.h"
+#include "federate/run/results.h"
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256];  /* temporary folder of this test */

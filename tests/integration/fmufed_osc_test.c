@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "federate/fmu_step.h"
-#include "federate/results.h"
+#include "federate/fmu/fmu_step.h"
+#include "federate/run/results.h"
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256], g_cwd[1024];

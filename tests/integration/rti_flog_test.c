@@ -1,10 +1,10 @@
 /* The federation log written by bin/tempo-rti --log DIR (DESIGN.md §9, doc/log.md): a real
- * federation runs, the RTI stops, and the file is read back with the reader of rti/flog.h:
+ * federation runs, the RTI stops, and the file is read back with the reader of rti/flog/flog.h:
  * joins, every received and sent frame, the tm_send calls, the decisions with reasons, the
  * lost connection and the end note are all there, and the log ends cleanly. Read
- * rti/flog.h for the format, tests/integration/rti_fed_test.c for the services. */
+ * rti/flog/flog.h for the format, tests/integration/rti_fed_test.c for the services. */
 #include "fom/fom.h"
-#include "rti/flog.h"
+#include "rti/flog/flog.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"
 

@@ -1,6 +1,6 @@
 /* Test harness for the RTI integration tests (tests/integration/rti_*.c): start
  * bin/tempo-rti on an ephemeral port and read the port it prints, speak the wire protocol
- * over raw sockets (rti/wire.h), and stop the RTI. The RTI child gets SIGKILL if the test
+ * over raw sockets (rti/proto/wire.h), and stop the RTI. The RTI child gets SIGKILL if the test
  * process dies (PR_SET_PDEATHSIG) and at exit, so no process is left behind even when a
  * test fails or crashes. Serves DESIGN.md §10 / STYLE.md §2.12. Read rti_robust_test.c next. */
 #ifndef TEMPO_TESTS_INTEGRATION_RTI_HARNESS_H
@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rti/buf.h"
-#include "rti/wire.h"
+#include "rti/proto/buf.h"
+#include "rti/proto/wire.h"
 
 #define H_TIMEOUT_MS 5000 /* longest wait for any expected frame */
 

@@ -315,7 +315,7 @@ static void random_msg(struct wire_msg *m, struct wire_value *vals, uint32_t *ha
     unsigned type = types[rnd(sizeof types / sizeof types[0])];
     wire_msg_init(m, type);
     m->req = rnd(3) ? 0 : rnd(1000) + 1;
-    /* Fields per type as rti/wire.h lists them; others stay unset (the encoder refuses). */
+    /* Fields per type as rti/proto/wire.h lists them; others stay unset (the encoder refuses). */
     switch (type) {
     case WIRE_JOIN:
         m->code = rnd(2);

@@ -1,4 +1,4 @@
-/* Unit test of libtempo's connection and dispatch layer (federate/client_conn.c,
+/* Unit test of libtempo's connection and dispatch layer (federate/libtempo/client_conn.c,
  * client_evoke.c, client_join.c) against a scripted fake RTI on a Unix socket in a thread of
  * this process: the handshake and join, a blocking call that receives other frames before its
  * reply (they must wait, in order, for tp_evoke: no callback inside the blocking call),
@@ -15,9 +15,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 #include "fom/fom.h"
-#include "rti/wire.h"
+#include "rti/proto/wire.h"
 #include "tests/check.h"
 
 enum scenario { SC_MAIN, SC_GARBAGE, SC_OVERSIZE, SC_FINGERPRINT, SC_RANDOM, SC_CLOSE };

@@ -1,12 +1,12 @@
 /* Unit tests of libtempo's value encoding helpers, status names and time conversions
- * (federate/client_value.c, client_err.c, client_time.c). The reference byte patterns are
+ * (federate/libtempo/client_value.c, client_err.c, client_time.c). The reference byte patterns are
  * the IEEE 754 / two's complement encodings written out by hand, not produced by our code.
  * Read doc/api.md ("Value encoding") for the layout checked here. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "federate/tempo.h"
+#include "federate/libtempo/tempo.h"
 #include "tests/check.h"
 
 static void test_float64(void)

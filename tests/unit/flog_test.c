@@ -1,4 +1,4 @@
-/* Unit tests of the federation log writer and reader (rti/flog.h, doc/log.md, DESIGN.md §9):
+/* Unit tests of the federation log writer and reader (rti/flog/flog.h, doc/log.md, DESIGN.md §9):
  * round trip of every record kind with real wire frames, the header, cuts at every byte
  * offset, an unknown version, checksums, a write failure (file size limit) that stops logging
  * once and cleanly, CRC-32C against a reference, and the version 3 encodings (blocks with one
@@ -12,8 +12,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "rti/flog.h"
-#include "rti/wire.h"
+#include "rti/flog/flog.h"
+#include "rti/proto/wire.h"
 #include "tests/check.h"
 
 /* A check whose condition, printed by CHECK, says all. */
@@ -690,19 +690,19 @@ static void test_deliver_why(void)
     CHECK_INT_EQ(flog_reader_next(&r, &rec, err, sizeof err), 1);
     free(p);
 
-    /* Every text of the table is one rti/tm.c really passes to deliver() (a text there that
+    /* Every text of the table is one rti/tm/tm.c really passes to deliver() (a text there that
      * is not in the table is only recorded in full, from the rule if reasons are off: no
      * loss, just bytes). */
     uint8_t *src = NULL;
     size_t sn = 0;
-    CHECK_INT_EQ(flog_load_file("rti/tm.c", &src, &sn, err, sizeof err), FLOG_OK);
+    CHECK_INT_EQ(flog_load_file("rti/tm/tm.c", &src, &sn, err, sizeof err), FLOG_OK);
     if (src) {
         char *s = malloc(sn + 1);
         memcpy(s, src, sn);
         s[sn] = '\0';
         for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
             snprintf(text, sizeof text, "\"%s\"", flog_why_text(c));
-            CHECK(strstr(s, text) != NULL, "rti/tm.c has no %s", text);
+            CHECK(strstr(s, text) != NULL, "rti/tm/tm.c has no %s", text);
         }
         free(s);
         free(src);

@@ -10,7 +10,7 @@
 
 #include <zip.h>
 
-#include "federate/fmu_step.h"
+#include "federate/fmu/fmu_step.h"
 #include "tests/check.h"
 
 #define FMU "build/fmu-fixtures/faulty.fmu"

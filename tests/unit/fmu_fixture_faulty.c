@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "federate/fmi2.h"
+#include "federate/fmu/fmi2.h"
 
 typedef struct {
     fmi2CallbackFunctions cb;  /* copy of the host's callbacks */

@@ -1,4 +1,4 @@
-/* Unit tests of FMU unpacking and loading (federate/fmu_zip.c, federate/fmu_load.c): a good
+/* Unit tests of FMU unpacking and loading (federate/fmu/fmu_zip.c, federate/fmu/fmu_load.c): a good
  * FMU loads and its folder is removed on unload; every bad FMU (built here with libzip into
  * build/fmu-fixtures/) is refused with its own message and leaves nothing behind.
  * Serves DESIGN.md §7/§10. Read next: tests/unit/fmu_step_test.c. */
@@ -11,7 +11,7 @@
 
 #include <zip.h>
 
-#include "federate/fmu_load.h"
+#include "federate/fmu/fmu_load.h"
 #include "tests/check.h"
 
 #define FIX "build/fmu-fixtures"

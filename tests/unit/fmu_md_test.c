@@ -1,11 +1,11 @@
-/* Unit tests of the modelDescription.xml decoder (federate/fmu_md.c): a complete valid
+/* Unit tests of the modelDescription.xml decoder (federate/fmu/fmu_md.c): a complete valid
  * description read field by field, then one broken description per check, each refused with
  * its line, element and reason. Serves DESIGN.md §7. Read next: tests/unit/fmu_load_test.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "federate/fmu_md.h"
+#include "federate/fmu/fmu_md.h"
 #include "tests/check.h"
 
 /* A valid ME+CS description; tests replace one marked line to break it. */

@@ -1,4 +1,4 @@
-/* Unit tests of the standalone simulator (federate/fmu_sim.c): CSV input reading and its
+/* Unit tests of the standalone simulator (federate/fmu/fmu_sim.c): CSV input reading and its
  * errors, a run of the mass FMU driven by a CSV force (linear and hold) compared with the exact
  * integral, output CSV format, and run-time errors. Serves DESIGN.md §7.
  * Read next: tests/integration/fmu_simulate.sh (the command line). */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "federate/fmu_sim.h"
+#include "federate/fmu/fmu_sim.h"
 #include "tests/check.h"
 
 #define DIR "build/fmu-fixtures"

@@ -1,4 +1,4 @@
-/* Numerical and behavioural tests of the stepping interface (federate/fmu_step.h) on the
+/* Numerical and behavioural tests of the stepping interface (federate/fmu/fmu_step.h) on the
  * example FMUs of examples/fmus/ (built by mk/55-fmus.mk), both kinds:
  *   Dahlquist vs exp(kt); Van der Pol vs a CVODE run at rtol 1e-10 written here (RHS in this
  *   file); bouncing-ball state vs the analytic piecewise parabola and bounce times; stair jumps
@@ -16,7 +16,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
-#include "federate/fmu_step.h"
+#include "federate/fmu/fmu_step.h"
 #include "tests/check.h"
 
 static const char *const kind_name[] = {"auto", "ME", "CS"};

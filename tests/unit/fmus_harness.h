@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <zip.h>
 
-#include "federate/fmi2.h"
+#include "federate/fmu/fmi2.h"
 #include "tests/check.h"
 
 static FMUS_UNUSED const char *const models[] = {

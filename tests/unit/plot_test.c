@@ -1,8 +1,8 @@
-/* Tests of federate/plot_svg.h: 1-2-5 ticks (cases worked by hand and properties over random
+/* Tests of federate/run/plot_svg.h: 1-2-5 ticks (cases worked by hand and properties over random
  * ranges), and SVG documents parsed back with libxml2: element counts, coordinates of known
  * points read against the document's own tick marks, NaN gaps, step drawing, decimation that
  * keeps spikes, escaping, errors, and plots of results tables. DESIGN.md §1 item 3.
- * Read federate/plot_svg.h first.
+ * Read federate/run/plot_svg.h first.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,8 +14,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "federate/plot_svg.h"
-#include "federate/results.h"
+#include "federate/run/plot_svg.h"
+#include "federate/run/results.h"
 #include "tests/check.h"
 
 #define PX_TOL 0.011 /* px: coordinates are written with 2 decimals */

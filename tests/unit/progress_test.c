@@ -1,13 +1,13 @@
-/* Tests of federate/progress.h: threshold lines for logs, the rewritten TTY line (with
+/* Tests of federate/run/progress.h: threshold lines for logs, the rewritten TTY line (with
  * padding over a longer previous line), clamping, monotonicity and argument errors.
- * DESIGN.md §1 item 3. Read federate/progress.h first.
+ * DESIGN.md §1 item 3. Read federate/run/progress.h first.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "federate/progress.h"
+#include "federate/run/progress.h"
 #include "tests/check.h"
 
 /* Run fn with a display writing to memory; return what it printed (caller frees). */

@@ -1,6 +1,6 @@
-/* Tests of federate/results.h: the CSV writer (folder creation, header quoting, lossless
+/* Tests of federate/run/results.h: the CSV writer (folder creation, header quoting, lossless
  * numbers, NaN and infinities) read back by the reader, and the reader's errors on bad files
- * (each naming file, line and field). DESIGN.md §1 item 3. Read federate/results.h first.
+ * (each naming file, line and field). DESIGN.md §1 item 3. Read federate/run/results.h first.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "federate/results.h"
+#include "federate/run/results.h"
 #include "tests/check.h"
 
 static char g_dir[256]; /* scratch folder of this run */

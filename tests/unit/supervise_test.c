@@ -1,7 +1,7 @@
-/* Tests of federate/supervise.h with real child processes (/bin/sh scripts): normal exits,
+/* Tests of federate/run/supervise.h with real child processes (/bin/sh scripts): normal exits,
  * ordered lines, a failing child stopping the others, signals, SIGTERM ignored, the first-line
  * helper, timeouts, SIGINT to the parent, exec errors, and that no child is left running.
- * DESIGN.md §1 item 3. Read federate/supervise.h first.
+ * DESIGN.md §1 item 3. Read federate/run/supervise.h first.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "federate/supervise.h"
+#include "federate/run/supervise.h"
 #include "tests/check.h"
 
 /* Collected output lines "child/stream/line", in callback order. */

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rti/flog.h"
-#include "rti/wire.h"
+#include "rti/flog/flog.h"
+#include "rti/proto/wire.h"
 #include "tests/check.h"
 
 #ifndef TLOG_BIN

@@ -1,10 +1,10 @@
-/* Unit test of the small pieces of rti/tm.c the conformance tables lean on (DESIGN.md §4–§5):
+/* Unit test of the small pieces of rti/tm/tm.c the conformance tables lean on (DESIGN.md §4–§5):
  * saturating time addition, the (t, strict) pair order, code and request names, and the
  * "who blocks whom" status text. Read tests/conformance/tm_scenarios_test.c next. */
 /* The engine is compiled into this test rather than linked from librtisrv, so that a
  * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm.c"
-#include "rti/tm.h"
+#include "rti/tm/tm.c"
+#include "rti/tm/tm.h"
 #include "tests/check.h"
 
 static tm_bound B(tm_time t, bool s)
@@ -26,7 +26,7 @@ static void capture(void *ctx, const tm_decision *d)
 }
 
 /* A delivery's rule is set whatever the reason settings, and its reason text ends with it
- * (the federation log stores the rule as a code: rti/flog.c); tm_set_delivery_reasons(false)
+ * (the federation log stores the rule as a code: rti/flog/flog.c); tm_set_delivery_reasons(false)
  * leaves the text of deliveries out, and tm_set_reasons(false) every text. */
 static void test_delivery_rule(void)
 {

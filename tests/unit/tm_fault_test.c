@@ -1,4 +1,4 @@
-/* Fault injection for rti/tm.c (STYLE.md §2.12): every allocation of the engine fails in
+/* Fault injection for rti/tm/tm.c (STYLE.md §2.12): every allocation of the engine fails in
  * turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
  * (LeakSanitizer runs in the sanitized pass). The engine is compiled into this test with
  * calloc/realloc redirected to counting versions; production code is untouched.
@@ -32,7 +32,7 @@ static void *fi_realloc(void *p, size_t size)
 
 #define calloc  fi_calloc
 #define realloc fi_realloc
-#include "rti/tm.c"
+#include "rti/tm/tm.c"
 #undef calloc
 #undef realloc
 

@@ -1,12 +1,12 @@
-/* Unit tests of the wire codec (rti/wire.h, doc/protocol.md): round trip of every message
+/* Unit tests of the wire codec (rti/proto/wire.h, doc/protocol.md): round trip of every message
  * type, batching, every truncation, oversized and garbage frames, field overruns, trailing
  * bytes. The expected layouts below are written from doc/protocol.md, independently of the
- * table in rti/wire.c, so a change to either one shows here. Read rti/wire.c next. */
+ * table in rti/proto/wire.c, so a change to either one shows here. Read rti/proto/wire.c next. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "rti/wire.h"
+#include "rti/proto/wire.h"
 #include "tests/check.h"
 
 /* Field bits of the expected layouts. */

@@ -9,7 +9,7 @@
 
 #include "examples/fmus/framework/fw.h"
 #include "examples/fmus/framework/fw_rk.h"
-#include "federate/fmi2.h"
+#include "federate/fmu/fmi2.h"
 
 /** Where an instance is in the FMI 2.0 state machine (standard 3.2.3 and 4.2.4). */
 typedef enum {

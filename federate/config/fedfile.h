@@ -1,0 +1,226 @@
+/* Federation files: the JSON document that names the RTI, the FOM, the FMU federates, their
+ * wiring, parameters and solver settings, the coupling algorithm and what to record.
+ *
+ * Serves DESIGN.md §1 (item 3) and §8; the schema is doc/federation.md. fedfile_load parses
+ * and checks everything that needs no FMU; fedfile_check_fmu checks a federate against its
+ * FMU's modelDescription (a hook: nothing calls it yet, see its comment). Read
+ * federate/config/fedfile.c next, then algorithms/topology.h (Gauss-Seidel plan).
+ */
+#ifndef TEMPO_FEDERATE_FEDFILE_H
+#define TEMPO_FEDERATE_FEDFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algorithms/topology.h"
+#include "federate/fmu/fmu_md.h"
+
+#define FEDFILE_ERRLEN             1024 /* a buffer this size holds any message of this module */
+#define FEDFILE_DEFAULT_PORT       7470 /* DESIGN.md §3 */
+#define FEDFILE_DEFAULT_RESOLUTION 1e-9 /* seconds per tick when "resolution" is absent */
+
+/* Status codes: 0 success, negative errors. */
+enum {
+    FEDFILE_OK = 0,
+    FEDFILE_EIO = -1,     /* the file cannot be read (message has strerror) */
+    FEDFILE_ESYNTAX = -2, /* not JSON (message has line and column) */
+    FEDFILE_ESCHEMA = -3, /* JSON, but not a valid federation file (message has the JSON path) */
+    FEDFILE_ENOMEM = -4,  /* out of memory */
+    FEDFILE_EUSAGE = -5,  /* NULL arguments, index out of range */
+};
+
+/* The coupling algorithm (DESIGN.md §8, seed 004 chapter 4). */
+typedef enum fedfile_alg {
+    FEDFILE_ALG_JACOBI_NAIVE = 1, /* "jacobi-naive": TAR, lookahead = step (§4.2.1, Fig. 4.4) */
+    FEDFILE_ALG_JACOBI,           /* "jacobi": TARA/TAR at lookahead 0 (§4.2.1, Fig. 4.9) */
+    FEDFILE_ALG_JACOBI_DE,        /* "jacobi-de": NERA/NER, quantized steps (§4.2.2) */
+    FEDFILE_ALG_GAUSS_SEIDEL,     /* "gauss-seidel": FQR + step forward (§4.3, Algorithm 1) */
+} fedfile_alg;
+
+/* Integration method for model-exchange FMUs (CVODE). */
+typedef enum fedfile_method {
+    FEDFILE_METHOD_DEFAULT = 0, /* not given: the integrator's default (BDF) */
+    FEDFILE_METHOD_BDF,
+    FEDFILE_METHOD_ADAMS,
+} fedfile_method;
+
+/* Kind of a parameter value, as written in JSON. */
+typedef enum fedfile_kind {
+    FEDFILE_REAL = 1, /* JSON number with a fraction or exponent */
+    FEDFILE_INTEGER,  /* JSON integer (also acceptable for a Real parameter) */
+    FEDFILE_BOOLEAN,  /* true / false */
+    FEDFILE_STRING,   /* JSON string */
+} fedfile_kind;
+
+/* One parameter assignment "name": value. */
+typedef struct fedfile_param {
+    char *name;        /* FMU variable name */
+    fedfile_kind kind; /* which of the fields below holds the value */
+    double real;       /* REAL; also set for INTEGER (converted) */
+    long long integer; /* INTEGER; BOOLEAN as 0/1 */
+    char *string;      /* STRING, else NULL */
+} fedfile_param;
+
+/* One wiring entry: an FMU variable and the FOM attribute Class.attribute it maps to. */
+typedef struct fedfile_wire {
+    char *var;  /* FMU variable (output for outputs, input for inputs) */
+    char *cls;  /* object class name */
+    char *attr; /* attribute name */
+    int source; /* inputs only: index of the federate that publishes cls.attr */
+} fedfile_wire;
+
+/* Quantum of one output for jacobi-de. */
+typedef struct fedfile_quantum {
+    char *var; /* output variable */
+    double q;  /* quantum, output unit, > 0 */
+} fedfile_quantum;
+
+/* Solver settings for model-exchange FMUs; 0 means "default" (the FMU's DefaultExperiment
+ * tolerance, else the integrator's own default). */
+typedef struct fedfile_solver {
+    fedfile_method method; /* BDF or Adams */
+    double rtol;           /* relative tolerance, > 0 when given */
+    double atol;           /* absolute tolerance, > 0 when given */
+    double max_step;       /* largest internal step, s, > 0 when given */
+} fedfile_solver;
+
+/* One federate. */
+typedef struct fedfile_fed {
+    char *name;     /* unique in the file */
+    char *fmu;      /* path of the FMU, resolved against the file's folder */
+    topo_role role; /* gauss-seidel: given or inferred; else TOPO_ROLE_AUTO */
+    size_t n_params;
+    fedfile_param *params; /* in file order */
+    size_t n_outputs;
+    fedfile_wire *outputs; /* published: var -> cls.attr, in file order */
+    size_t n_inputs;
+    fedfile_wire *inputs;  /* subscribed: cls.attr -> var, in file order */
+    fedfile_solver solver; /* merged: file-level "solver" overridden field by field */
+    size_t n_quanta;
+    fedfile_quantum *quanta; /* jacobi-de per-output quanta (others use algorithm.quantum) */
+    size_t n_record;
+    char **record; /* variables written to the CSV; default: the outputs */
+} fedfile_fed;
+
+/* Algorithm settings, in seconds as written and in ticks of the resolution. */
+typedef struct fedfile_algo {
+    fedfile_alg kind;
+    double start, end;   /* s; end > start */
+    double step;         /* s; fixed macro step (0 for jacobi-de) */
+    double lookahead;    /* s; jacobi-naive only (default = step); others 0 */
+    double quantum;      /* jacobi-de default quantum, output unit; else 0 */
+    double h_min, h_max; /* jacobi-de step clamp, s; else 0 */
+    int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
+    int extrapolation; /* input extrapolation order 0 (hold, default), 1, 2 */
+} fedfile_algo;
+
+/* A loaded federation file. Everything is owned by this object; release with fedfile_free. */
+typedef struct fedfile {
+    char *path;        /* the file as given */
+    char *dir;         /* its folder; relative paths in the file are resolved against it */
+    char *federation;  /* federation name */
+    char *rti_host;    /* "127.0.0.1" when absent; NULL when rti_unix is set */
+    int rti_port;      /* TCP port; 0 = not given: tempo-run picks a free one */
+    char *rti_unix;    /* Unix socket path when "rti" is "unix:PATH", else NULL */
+    char *fom;         /* FOM file (resolved), or NULL: generate it (fedfile_fom_xml) */
+    double resolution; /* seconds per tick */
+    fedfile_algo algo;
+    size_t n_feds;
+    fedfile_fed *feds;  /* in file order */
+    char *output;       /* results folder (resolved); default "<dir>/results" */
+    topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
+} fedfile;
+
+/**
+ * Load and check a federation file. Checks everything that needs no FMU: the schema (unknown
+ * keys and wrong types are refused), duplicate federate names, an attribute published twice
+ * or a class published by two federates, an input wired to an attribute nobody publishes,
+ * end <= start, step <= 0, times that are not whole ticks, the FMU file on disk (stat), the
+ * per-algorithm keys, and for gauss-seidel the topology (algorithms/topology.h).
+ * @param path   the JSON file, not NULL
+ * @param out    out: the loaded file, owned by the caller (fedfile_free); NULL on error
+ * @param err    caller-owned buffer; on error "PATH: JSON.PATH: what is expected", e.g.
+ *               "lv.json: federates[1].outputs[\"y\"]: expected a string \"Class.attribute\""
+ * @param errlen size of err (FEDFILE_ERRLEN is always enough)
+ * @return FEDFILE_OK, FEDFILE_EIO, FEDFILE_ESYNTAX, FEDFILE_ESCHEMA, FEDFILE_ENOMEM,
+ *         FEDFILE_EUSAGE.
+ */
+int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen);
+
+/**
+ * Free a loaded file. Accepts NULL.
+ * @param ff file from fedfile_load, or NULL
+ */
+void fedfile_free(fedfile *ff);
+
+/**
+ * Find a federate by name.
+ * @param ff   loaded file, not NULL
+ * @param name federate name, may be NULL (then -1)
+ * @return its index in ff->feds, or -1.
+ */
+long fedfile_find(const fedfile *ff, const char *name);
+
+/**
+ * Generate the FOM for a file that names none (doc/fom.md schema): one object class per
+ * publishing federate, named as in its wiring, with one float64 attribute per published output,
+ * plus the interaction class "StepForward" that Gauss-Seidel passes as its token, and the time
+ * resolution of the file.
+ * @param ff     loaded file, not NULL
+ * @param out    out: NUL-terminated XML text, owned by the caller (free()); NULL on error
+ * @param err    caller-owned buffer
+ * @param errlen its size
+ * @return FEDFILE_OK, FEDFILE_ESCHEMA (a qualified class name such as "Root.A": a generated
+ *         FOM has flat classes; err names the output), FEDFILE_ENOMEM, FEDFILE_EUSAGE.
+ */
+int fedfile_fom_xml(const fedfile *ff, char **out, char *err, size_t errlen);
+
+struct fom; /* fom/fom.h */
+
+/**
+ * Check the wiring against a FOM (given or generated): every Class.attribute of the wiring
+ * exists and is float64, the FOM's resolution equals the file's, and for gauss-seidel the FOM
+ * declares the interaction class "StepForward".
+ * @param ff     loaded file, not NULL
+ * @param f      parsed FOM, not NULL
+ * @param err    caller-owned buffer naming the federate and JSON path at fault
+ * @param errlen its size
+ * @return FEDFILE_OK, FEDFILE_ESCHEMA, FEDFILE_EUSAGE.
+ */
+int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t errlen);
+
+/**
+ * Check federate `i` against its FMU's modelDescription: every output exists with causality
+ * output and type Real; every input with causality input and type Real; every parameter exists
+ * with causality parameter (our choice: no other variables are set from the file) and a value
+ * of a fitting kind (Real takes a JSON number, Integer/Enumeration an integer, Boolean
+ * true/false, String a string);
+ * every recorded variable exists; every quantized variable is one of the outputs.
+ * Uses only the fmu_md struct (no fmu_* call), so it links without the FMU library.
+ * NOT WIRED YET: fedfile_load does not open FMUs; tempo-fmu / tempo-run must obtain md from
+ * the FMU loader (federate/fmu/fmu_load.h, engineer H5) and call this for every federate before
+ * anything starts.
+ * @param ff     loaded file, not NULL
+ * @param i      federate index < ff->n_feds
+ * @param md     the parsed modelDescription of that federate's FMU, not NULL
+ * @param err    caller-owned buffer naming the file, JSON path and variable, e.g.
+ *               "lv.json: federates[0].inputs[\"v\"]: the FMU has no variable \"v\""
+ * @param errlen its size
+ * @return FEDFILE_OK, FEDFILE_ESCHEMA, FEDFILE_EUSAGE.
+ */
+int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, size_t errlen);
+
+/**
+ * Quantum of one output for jacobi-de: the federate's "quantum" entry for it, else
+ * algorithm.quantum.
+ * @param ff  loaded file, not NULL
+ * @param fd  one of ff->feds, not NULL
+ * @param var output variable name, not NULL
+ * @return the quantum (> 0 for jacobi-de files; 0 for other methods).
+ */
+double fedfile_quantum_of(const fedfile *ff, const fedfile_fed *fd, const char *var);
+
+/** Name of an algorithm as written in the file ("jacobi-de"). Never NULL. */
+const char *fedfile_alg_name(fedfile_alg a);
+
+#endif

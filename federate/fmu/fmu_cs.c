@@ -1,0 +1,74 @@
+/* Co-simulation stepping: inputs (and their derivatives when the FMU interpolates), fmi2DoStep,
+ * and the mapping of fmi2Discard/fmi2Error to recoverable/unrecoverable step codes.
+ * Serves DESIGN.md §7. Read next: federate/fmu/fmu_me.c (the model-exchange counterpart). */
+#include "federate/fmu/fmu_step_impl.h"
+
+#include <stdlib.h>
+
+/* Inputs at the step start; derivatives only when the FMU can interpolate them. */
+static int set_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    if (!in || !in->n) return 0;
+    fmu_fns *fn = &s->f->fn;
+    int rc = fmu_step_check(s, fn->SetReal(s->c, in->vr, in->n, in->u), "fmi2SetReal(inputs)");
+    if (rc || !in->order || !s->f->caps->can_interpolate_inputs) return rc;
+    fmi2Integer *ord = malloc(in->n * sizeof *ord);
+    double *val = malloc(in->n * sizeof *val);
+    if (!ord || !val) {
+        free(ord), free(val);
+        return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    }
+    for (int k = 1; !rc && k <= in->order; k++) {
+        for (size_t i = 0; i < in->n; i++) {
+            ord[i] = k;
+            val[i] = in->du[i * (size_t)in->order + (size_t)(k - 1)];
+        }
+        rc = fmu_step_check(s, fn->SetRealInputDerivatives(s->c, in->vr, in->n, ord, val),
+                            "fmi2SetRealInputDerivatives");
+    }
+    free(ord);
+    free(val);
+    return rc;
+}
+
+int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+{
+    fmu_fns *fn = &s->f->fn;
+    int rc = set_inputs(s, in);
+    if (rc == FMU_STEP_EDISCARD) rc = FMU_STEP_EUSAGE; /* refused input value */
+    if (rc) return rc;
+    /* We promise not to go back only when we could not anyway. */
+    fmi2Boolean no_back = s->f->caps->can_get_and_set_fmu_state ? fmi2False : fmi2True;
+    fmi2Status st = fn->DoStep(s->c, s->t, h, no_back);
+    if (st == fmi2OK || st == fmi2Warning) {
+        s->t += h;
+        *t_reached = s->t;
+        return FMU_STEP_OK;
+    }
+    if (st == fmi2Pending) {
+        s->broken = 1;
+        return fmu_step_fail(s, FMU_STEP_EFMU,
+                             "%s: fmi2DoStep returned fmi2Pending "
+                             "(asynchronous stepping is not supported)",
+                             s->f->md->model_name);
+    }
+    rc = fmu_step_check(s, st, "fmi2DoStep");
+    if (rc != FMU_STEP_EDISCARD) return rc;
+    /* Discard: either the slave wants to stop (terminateSimulation) or it refused the step. */
+    fmi2Boolean term = fmi2False;
+    fmi2Real last = s->t;
+    if (fn->GetBooleanStatus && fn->GetBooleanStatus(s->c, fmi2Terminated, &term) > fmi2Warning)
+        term = fmi2False;
+    if (fn->GetRealStatus && fn->GetRealStatus(s->c, fmi2LastSuccessfulTime, &last) > fmi2Warning)
+        last = s->t;
+    *t_reached = last;
+    if (term) {
+        s->terminated = 1;
+        s->t = last;
+        fmu_step_fail(s, FMU_STEP_TERMINATED, "%s: the model terminated the simulation at t=%.17g",
+                      s->f->md->model_name, last);
+        return FMU_STEP_TERMINATED;
+    }
+    s->need_restore = 1;
+    return FMU_STEP_EDISCARD;
+}

@@ -1,0 +1,311 @@
+/* FMU loading: unpack, parse modelDescription.xml, dlopen the linux64 binary, resolve the
+ * FMI 2.0 functions the chosen kind needs, report a missing one by name; the fmi2 logger.
+ * Serves DESIGN.md §7. Read next: federate/fmu/fmu_step.c. */
+#include "federate/fmu/fmu_load.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* When a function must be present. */
+enum {
+    NEED_ALL, /* both kinds */
+    NEED_ME,
+    NEED_CS,
+    NEED_STATE,  /* canGetAndSetFMUstate */
+    NEED_SER,    /* canSerializeFMUstate */
+    NEED_DIR,    /* providesDirectionalDerivative */
+    NEED_INTERP, /* CS canInterpolateInputs */
+    NEED_OUTDER, /* CS maxOutputDerivativeOrder > 0 */
+    NEED_CS_OPT  /* looked up for CS, optional */
+};
+
+#define FN(name, need)                                                                             \
+    {                                                                                              \
+        "fmi2" #name, offsetof(fmu_fns, name), need                                                \
+    }
+static const struct {
+    const char *name;
+    size_t off;
+    int need;
+} fn_table[] = {
+    FN(GetTypesPlatform, NEED_ALL),
+    FN(GetVersion, NEED_ALL),
+    FN(SetDebugLogging, NEED_ALL),
+    FN(Instantiate, NEED_ALL),
+    FN(FreeInstance, NEED_ALL),
+    FN(SetupExperiment, NEED_ALL),
+    FN(EnterInitializationMode, NEED_ALL),
+    FN(ExitInitializationMode, NEED_ALL),
+    FN(Terminate, NEED_ALL),
+    FN(Reset, NEED_ALL),
+    FN(GetReal, NEED_ALL),
+    FN(GetInteger, NEED_ALL),
+    FN(GetBoolean, NEED_ALL),
+    FN(GetString, NEED_ALL),
+    FN(SetReal, NEED_ALL),
+    FN(SetInteger, NEED_ALL),
+    FN(SetBoolean, NEED_ALL),
+    FN(SetString, NEED_ALL),
+    FN(GetFMUstate, NEED_STATE),
+    FN(SetFMUstate, NEED_STATE),
+    FN(FreeFMUstate, NEED_STATE),
+    FN(SerializedFMUstateSize, NEED_SER),
+    FN(SerializeFMUstate, NEED_SER),
+    FN(DeSerializeFMUstate, NEED_SER),
+    FN(GetDirectionalDerivative, NEED_DIR),
+    FN(EnterEventMode, NEED_ME),
+    FN(NewDiscreteStates, NEED_ME),
+    FN(EnterContinuousTimeMode, NEED_ME),
+    FN(CompletedIntegratorStep, NEED_ME),
+    FN(SetTime, NEED_ME),
+    FN(SetContinuousStates, NEED_ME),
+    FN(GetDerivatives, NEED_ME),
+    FN(GetEventIndicators, NEED_ME),
+    FN(GetContinuousStates, NEED_ME),
+    FN(GetNominalsOfContinuousStates, NEED_ME),
+    FN(SetRealInputDerivatives, NEED_INTERP),
+    FN(GetRealOutputDerivatives, NEED_OUTDER),
+    FN(DoStep, NEED_CS),
+    FN(CancelStep, NEED_CS_OPT),
+    FN(GetStatus, NEED_CS_OPT),
+    FN(GetRealStatus, NEED_CS_OPT),
+    FN(GetIntegerStatus, NEED_CS_OPT),
+    FN(GetBooleanStatus, NEED_CS_OPT),
+    FN(GetStringStatus, NEED_CS_OPT),
+};
+
+/* 0 = not looked up, 1 = required, 2 = optional. */
+static int requirement(int need, fmu_kind kind, const fmu_caps *k)
+{
+    int cs = kind == FMU_KIND_CS;
+    switch (need) {
+    case NEED_ALL:
+        return 1;
+    case NEED_ME:
+        return cs ? 0 : 1;
+    case NEED_CS:
+        return cs ? 1 : 0;
+    case NEED_STATE:
+        return k->can_get_and_set_fmu_state ? 1 : 2;
+    case NEED_SER:
+        return k->can_serialize_fmu_state ? 1 : 2;
+    case NEED_DIR:
+        return k->provides_directional_derivative ? 1 : 2;
+    case NEED_INTERP:
+        return cs ? (k->can_interpolate_inputs ? 1 : 2) : 0;
+    case NEED_OUTDER:
+        return cs ? (k->max_output_derivative_order > 0 ? 1 : 2) : 0;
+    default:
+        return cs ? 2 : 0;
+    }
+}
+
+/* Reads the whole file (at most max bytes) into a malloc'd buffer. */
+static int slurp(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "%s", e == ENOENT ? "not in the archive" : strerror(e));
+        return -1;
+    }
+    size_t cap = 65536, n = 0;
+    char *b = malloc(cap);
+    int rc = 0;
+    while (b) {
+        if (n == cap) {
+            if (cap > max) break;
+            char *nb = realloc(b, cap * 2);
+            if (!nb) break;
+            b = nb, cap *= 2;
+        }
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    if (!b)
+        rc = -2, snprintf(err, errlen, "out of memory");
+    else if (n > max)
+        rc = -1, snprintf(err, errlen, "larger than %zu bytes", max);
+    else if (ferror(f))
+        rc = -2, snprintf(err, errlen, "read error");
+    fclose(f);
+    if (rc) return free(b), rc;
+    *buf = b, *len = n;
+    return 0;
+}
+
+/* Names the platform folders an FMU has, for the "no binary" message. */
+static void list_platforms(const char *dir, char *out, size_t outlen)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/binaries", dir);
+    out[0] = '\0';
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(out, outlen, "no binaries folder");
+        return;
+    }
+    struct dirent *e;
+    size_t used = 0;
+    while ((e = readdir(d)) && used + 1 < outlen) {
+        if (e->d_name[0] == '.') continue;
+        int w = snprintf(out + used, outlen - used, "%s%s", used ? ", " : "has: ", e->d_name);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    closedir(d);
+    if (!used) snprintf(out, outlen, "binaries folder is empty");
+}
+
+static int open_binary(fmu_file *f, char *err, size_t errlen)
+{
+    char so[PATH_MAX + 300];
+    snprintf(so, sizeof so, "%s/binaries/linux64/%s.so", f->dir, f->caps->model_identifier);
+    struct stat st;
+    if (stat(so, &st) != 0) {
+        char plat[200];
+        list_platforms(f->dir, plat, sizeof plat);
+        snprintf(err, errlen,
+                 "no binary for this platform: binaries/linux64/%s.so is missing "
+                 "(%s)",
+                 f->caps->model_identifier, plat);
+        return -1;
+    }
+    dlerror();
+    f->so = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!f->so) {
+        const char *e = dlerror();
+        snprintf(err, errlen, "binaries/linux64/%s.so: dlopen failed: %s",
+                 f->caps->model_identifier, e ? e : "?");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof fn_table / sizeof fn_table[0]; i++) {
+        int req = requirement(fn_table[i].need, f->kind, f->caps);
+        if (!req) continue;
+        void *p = dlsym(f->so, fn_table[i].name);
+        if (!p && req == 1) {
+            snprintf(err, errlen, "binaries/linux64/%s.so: missing function %s (needed for %s)",
+                     f->caps->model_identifier, fn_table[i].name,
+                     f->kind == FMU_KIND_CS ? "CoSimulation" : "ModelExchange");
+            return -1;
+        }
+        /* POSIX guarantees a data pointer from dlsym can hold a function address. */
+        memcpy((char *)&f->fn + fn_table[i].off, &p, sizeof p);
+    }
+    const char *v = f->fn.GetVersion();
+    if (!v || strcmp(v, fmi2Version) != 0) {
+        snprintf(err, errlen,
+                 "binaries/linux64/%s.so: fmi2GetVersion() returned \"%.20s\", "
+                 "expected \"2.0\"",
+                 f->caps->model_identifier, v ? v : "(null)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads and parses dir/modelDescription.xml; messages are prefixed with path. */
+static int read_md(const char *path, const char *dir, fmu_md **md, char *err, size_t errlen)
+{
+    char msg[FMU_ERR_LEN], mdpath[PATH_MAX + 32];
+    snprintf(mdpath, sizeof mdpath, "%s/modelDescription.xml", dir);
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = slurp(mdpath, FMU_MD_MAX_BYTES, &buf, &len, msg, sizeof msg);
+    if (rc) return snprintf(err, errlen, "%s: modelDescription.xml: %s", path, msg), rc;
+    rc = fmu_md_parse(buf, len, md, msg, sizeof msg);
+    free(buf);
+    if (rc) snprintf(err, errlen, "%s: %s", path, msg);
+    return rc;
+}
+
+int fmu_load_md(const char *path, const fmu_zip_limits *limits, fmu_md **out, char *err,
+                size_t errlen)
+{
+    *out = NULL;
+    char dir[PATH_MAX], msg[FMU_ERR_LEN];
+    int rc = fmu_zip_extract(path, limits, dir, sizeof dir, err, errlen);
+    if (rc) return rc;
+    rc = read_md(path, dir, out, err, errlen);
+    fmu_zip_remove_tree(dir, msg, sizeof msg);
+    return rc;
+}
+
+int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_file **out,
+             char *err, size_t errlen)
+{
+    *out = NULL;
+    char msg[FMU_ERR_LEN];
+    fmu_file *f = calloc(1, sizeof *f);
+    if (!f) return snprintf(err, errlen, "%s: out of memory", path), -2;
+    int rc = fmu_zip_extract(path, limits, f->dir, sizeof f->dir, err, errlen);
+    if (rc) {
+        free(f);
+        return rc;
+    }
+    if ((rc = read_md(path, f->dir, &f->md, err, errlen))) goto fail;
+    if (kind == FMU_KIND_AUTO) kind = f->md->cs.present ? FMU_KIND_CS : FMU_KIND_ME;
+    f->kind = kind;
+    f->caps = kind == FMU_KIND_CS ? &f->md->cs : &f->md->me;
+    if (!f->caps->present) {
+        rc = -1;
+        snprintf(err, errlen, "%s: the FMU has no %s interface", path,
+                 kind == FMU_KIND_CS ? "CoSimulation" : "ModelExchange");
+        goto fail;
+    }
+    snprintf(f->resource_uri, sizeof f->resource_uri, "file://%s/resources", f->dir);
+    if ((rc = open_binary(f, msg, sizeof msg))) {
+        snprintf(err, errlen, "%s: %s", path, msg);
+        goto fail;
+    }
+    *out = f;
+    return 0;
+fail:
+    fmu_unload(f);
+    return rc;
+}
+
+void fmu_unload(fmu_file *f)
+{
+    if (!f) return;
+    if (f->so) dlclose(f->so);
+    char msg[FMU_ERR_LEN];
+    fmu_zip_remove_tree(f->dir, msg, sizeof msg);
+    fmu_md_free(f->md);
+    free(f);
+}
+
+const char *fmu_load_status_name(fmi2Status s)
+{
+    static const char *const names[] = {"fmi2OK",    "fmi2Warning", "fmi2Discard",
+                                        "fmi2Error", "fmi2Fatal",   "fmi2Pending"};
+    return (unsigned)s < 6 ? names[s] : "fmi2Status(?)";
+}
+
+void fmu_load_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
+                     fmi2String category, fmi2String message, ...)
+{
+    fmu_log_sink *sink = env;
+    if (!sink || !message) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, message);
+    vsnprintf(line, sizeof line, message, ap);
+    va_end(ap);
+    int level = status == fmi2OK        ? FMU_LOG_INFO
+                : status == fmi2Warning ? FMU_LOG_WARN
+                : status == fmi2Pending ? FMU_LOG_DEBUG
+                : status == fmi2Discard ? FMU_LOG_WARN
+                                        : FMU_LOG_ERROR;
+    if (status == fmi2Error || status == fmi2Fatal || status == fmi2Discard)
+        snprintf(sink->last_error, sizeof sink->last_error, "%.255s", line);
+    if (sink->fn)
+        sink->fn(sink->ctx, level, instance ? instance : "", category ? category : "", line);
+}

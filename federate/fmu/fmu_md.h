@@ -1,0 +1,125 @@
+/* modelDescription.xml of an FMI 2.0 FMU: the parsed, checked description.
+ * Serves DESIGN.md §7 (and STYLE.md §2.7: a pure decoder from bytes to a struct or an error).
+ * Read next: federate/fmu/fmu_md.c (the checks), then federate/fmu/fmu_load.h (who calls it). */
+#ifndef TEMPO_FEDERATE_FMU_MD_H
+#define TEMPO_FEDERATE_FMU_MD_H
+
+#include <stddef.h>
+
+/** Largest modelDescription.xml fmu_md_parse accepts (bytes). */
+#define FMU_MD_MAX_BYTES (64u * 1024u * 1024u)
+
+typedef enum { FMU_T_REAL, FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_STRING, FMU_T_ENUM } fmu_vtype;
+
+typedef enum {
+    FMU_C_PARAMETER,
+    FMU_C_CALCULATED_PARAMETER,
+    FMU_C_INPUT,
+    FMU_C_OUTPUT,
+    FMU_C_LOCAL,
+    FMU_C_INDEPENDENT
+} fmu_causality;
+
+typedef enum {
+    FMU_V_CONSTANT,
+    FMU_V_FIXED,
+    FMU_V_TUNABLE,
+    FMU_V_DISCRETE,
+    FMU_V_CONTINUOUS
+} fmu_variability;
+
+typedef enum { FMU_I_NONE, FMU_I_EXACT, FMU_I_APPROX, FMU_I_CALCULATED } fmu_initial;
+
+/** One ScalarVariable. Strings are owned by the fmu_md. */
+typedef struct {
+    char *name;                  /* unique within the FMU */
+    char *description;           /* NULL when absent */
+    unsigned vr;                 /* valueReference */
+    fmu_vtype type;              /* the type element */
+    fmu_causality causality;     /* default local */
+    fmu_variability variability; /* default continuous */
+    fmu_initial initial;         /* FMU_I_NONE when the attribute is absent */
+    char *declared_type;         /* declaredType, NULL when absent */
+    int has_start;               /* start attribute present */
+    double start_real;           /* Real start */
+    long start_int;              /* Integer/Enumeration start; Boolean start as 0/1 */
+    char *start_str;             /* String start (NULL unless String with start) */
+    int derivative; /* 1-based index of the variable this is the derivative of, 0 none */
+    int line;       /* line of the ScalarVariable element */
+} fmu_var;
+
+/** One ModelStructure Unknown (Outputs, Derivatives or InitialUnknowns). */
+typedef struct {
+    int index;     /* 1-based ScalarVariable index */
+    int has_deps;  /* dependencies attribute present (absent = depends on everything) */
+    size_t n_deps; /* entries in deps */
+    int *deps;     /* 1-based indices of knowns */
+} fmu_unknown;
+
+/** The capability flags of one interface kind (ModelExchange or CoSimulation element). */
+typedef struct {
+    int present;            /* element exists */
+    char *model_identifier; /* names the binary */
+    int needs_execution_tool;
+    int can_be_instantiated_only_once_per_process;
+    int can_not_use_memory_management_functions;
+    int can_get_and_set_fmu_state;
+    int can_serialize_fmu_state;
+    int provides_directional_derivative;
+    int completed_integrator_step_not_needed;        /* ME only */
+    int can_handle_variable_communication_step_size; /* CS only */
+    int can_interpolate_inputs;                      /* CS only */
+    int max_output_derivative_order;                 /* CS only, 0 when absent */
+    int can_run_asynchronuously;                     /* CS only (spelled as in the standard) */
+} fmu_caps;
+
+/** The whole description. Free with fmu_md_free. */
+typedef struct {
+    char *fmi_version; /* "2.0" */
+    char *model_name;
+    char *guid;
+    char *description;      /* NULL when absent */
+    char *generation_tool;  /* NULL when absent */
+    int n_event_indicators; /* numberOfEventIndicators */
+    fmu_caps me, cs;
+    int has_start, has_stop, has_tolerance, has_step;   /* DefaultExperiment attributes present */
+    double start_time, stop_time, tolerance, step_size; /* DefaultExperiment values (s, -, s) */
+    size_t n_log_categories;
+    char **log_categories; /* names */
+    size_t n_types;
+    char **type_names; /* TypeDefinitions/SimpleType names */
+    size_t n_vars;
+    fmu_var *vars;
+    size_t n_outputs, n_derivatives, n_initial_unknowns;
+    fmu_unknown *outputs, *derivatives, *initial_unknowns;
+    size_t n_states;  /* = n_derivatives */
+    int *state_index; /* 0-based var index of state i (the var derivatives[i] is der of) */
+} fmu_md;
+
+/**
+ * Parse and check a modelDescription.xml held in memory. No network access, nothing printed.
+ * @param buf  the bytes (need not be NUL-terminated); @param len their count
+ * @param out  receives a new fmu_md owned by the caller (fmu_md_free), NULL on failure
+ * @param err  caller buffer receiving, on failure, "modelDescription.xml:LINE: <element>: reason"
+ * @param errlen its size
+ * @return 0 on success; -1 when the XML is malformed, the FMI version is not 2.0, or the
+ *         description is incomplete or inconsistent (see doc/fmu.md for every check);
+ *         -2 when out of memory.
+ */
+int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t errlen);
+
+/** Free a description; accepts NULL. */
+void fmu_md_free(fmu_md *md);
+
+/** 0-based index of the variable called name, or -1. O(n). */
+long fmu_md_find(const fmu_md *md, const char *name);
+
+/** 0-based index of the first variable with this type and value reference, or -1. O(n). */
+long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr);
+
+/** Names for messages ("Real", "output", "continuous", ...). */
+const char *fmu_md_type_name(fmu_vtype t);
+const char *fmu_md_causality_name(fmu_causality c);
+const char *fmu_md_variability_name(fmu_variability v);
+
+#endif /* TEMPO_FEDERATE_FMU_MD_H */

@@ -1,0 +1,271 @@
+/* tempo-fmu --simulate: CSV input table, the communication-step loop over fmu_step, CSV output.
+ * Serves DESIGN.md §7. Inputs between CSV rows are linear (value + slope given to the FMU as a
+ * first-order polynomial, steps split at CSV rows so the polynomial is exact) or held.
+ * Read next: federate/fmufed/tempo_fmu_main.c. */
+#include "federate/fmu/fmu_sim.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIM_MAX_COLS      10000
+#define SIM_DEFAULT_STEPS 500 /* communication steps when neither option nor FMU gives one */
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t l = strlen(s);
+    while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r' || s[l - 1] == '\n'))
+        s[--l] = '\0';
+    return s;
+}
+
+static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const char *path,
+                   char *err, size_t errlen)
+{
+    if (t->n_rows == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        double *v = realloc(t->v, nc * t->n_cols * sizeof *v);
+        if (!v) return snprintf(err, errlen, "%s: out of memory", path), -2;
+        t->v = v, *cap = nc;
+    }
+    double *row = t->v + t->n_rows * t->n_cols;
+    char *p = line;
+    for (size_t c = 0; c < t->n_cols; c++) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        else if (c + 1 < t->n_cols)
+            return snprintf(err, errlen, "%s:%ld: %zu values, the header has %zu columns", path,
+                            lineno, c + 1, t->n_cols),
+                   -1;
+        char *f = trim(p), *end;
+        errno = 0;
+        row[c] = strtod(f, &end);
+        if (end == f || *end || errno == ERANGE || !isfinite(row[c]))
+            return snprintf(err, errlen, "%s:%ld: column %zu (%s): \"%.40s\" is not a number", path,
+                            lineno, c + 1, t->names[c], f),
+                   -1;
+        p = comma ? comma + 1 : p + strlen(p);
+        if (comma && c + 1 == t->n_cols)
+            return snprintf(err, errlen, "%s:%ld: more values than the %zu header columns", path,
+                            lineno, t->n_cols),
+                   -1;
+    }
+    if (t->n_rows && row[0] < t->v[(t->n_rows - 1) * t->n_cols])
+        return snprintf(err, errlen, "%s:%ld: time %g goes backwards", path, lineno, row[0]), -1;
+    t->n_rows++;
+    return 0;
+}
+
+static int read_header(fmu_sim_table *t, char *line, const char *path, long lineno, char *err,
+                       size_t errlen)
+{
+    size_t n = 1;
+    for (char *p = line; *p; p++)
+        n += *p == ',';
+    if (n < 1 || n > SIM_MAX_COLS)
+        return snprintf(err, errlen, "%s:%ld: bad number of columns", path, lineno), -1;
+    t->names = calloc(n, sizeof *t->names);
+    if (!t->names) return snprintf(err, errlen, "%s: out of memory", path), -2;
+    t->n_cols = n;
+    char *p = line;
+    for (size_t c = 0; c < n; c++) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        char *name = trim(p);
+        if (*name == '"' && strlen(name) >= 2 && name[strlen(name) - 1] == '"') {
+            name[strlen(name) - 1] = '\0';
+            name++;
+        }
+        if (!*name)
+            return snprintf(err, errlen, "%s:%ld: column %zu has no name", path, lineno, c + 1), -1;
+        if (!(t->names[c] = strdup(name))) return snprintf(err, errlen, "out of memory"), -2;
+        p = comma ? comma + 1 : p;
+    }
+    return 0;
+}
+
+int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1;
+    char *line = NULL;
+    size_t linecap = 0, cap = 0;
+    long lineno = 0;
+    int rc = 0;
+    while (!rc && getline(&line, &linecap, f) >= 0) {
+        lineno++;
+        char *s = trim(line);
+        if (!*s || *s == '#') continue;
+        rc = t->names ? add_row(t, &cap, s, lineno, path, err, errlen)
+                      : read_header(t, s, path, lineno, err, errlen);
+    }
+    free(line);
+    fclose(f);
+    if (!rc && !t->names)
+        rc = -1, snprintf(err, errlen, "%s: no header line", path);
+    else if (!rc && !t->n_rows)
+        rc = -1, snprintf(err, errlen, "%s: no data rows", path);
+    if (rc) fmu_sim_table_fini(t);
+    return rc;
+}
+
+void fmu_sim_table_fini(fmu_sim_table *t)
+{
+    for (size_t i = 0; t->names && i < t->n_cols; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+/* Value and slope of column c at time x; *next gets the first row time > x (or INFINITY). */
+static void sample(const fmu_sim_table *t, size_t c, double x, fmu_sim_interp mode, double *val,
+                   double *slope, double *next)
+{
+    size_t w = t->n_cols, k = 0;
+    while (k + 1 < t->n_rows && t->v[(k + 1) * w] <= x)
+        k++;
+    *next = INFINITY;
+    for (size_t j = k; j < t->n_rows; j++)
+        if (t->v[j * w] > x) {
+            *next = t->v[j * w];
+            break;
+        }
+    *slope = 0;
+    if (x < t->v[0] || k + 1 >= t->n_rows || mode == FMU_SIM_HOLD) {
+        *val = t->v[k * w + c];
+        return;
+    }
+    double t0 = t->v[k * w], t1 = t->v[(k + 1) * w];
+    double v0 = t->v[k * w + c], v1 = t->v[(k + 1) * w + c];
+    *slope = (v1 - v0) / (t1 - t0); /* t1 > t0: k is the last row with time <= x */
+    *val = v0 + *slope * (x - t0);
+}
+
+typedef struct {
+    fmu_step *s;
+    fmu_sim_table tab;
+    fmi2ValueReference *in_vr; /* per table column (0 unused) */
+    double *u, *du;
+    fmi2ValueReference *out_vr; /* columns written */
+    size_t n_out;
+    long *out_var; /* var index per written column */
+} sim_run;
+
+static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
+{
+    fprintf(out, "%.17g", fmu_step_time(r->s));
+    for (size_t i = 0; i < r->n_out; i++) {
+        double v;
+        const fmu_var *var = &fmu_step_md(r->s)->vars[r->out_var[i]];
+        if (fmu_step_get_by_name(r->s, var->name, &v))
+            return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+        fprintf(out, ",%.17g", v);
+    }
+    fputc('\n', out);
+    return 0;
+}
+
+static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
+{
+    const fmu_md *md = fmu_step_md(r->s);
+    r->out_var = calloc(md->n_vars + 1, sizeof *r->out_var);
+    if (!r->out_var) return snprintf(err, errlen, "out of memory"), 1;
+    for (size_t i = 0; i < md->n_vars; i++) {
+        int state = 0;
+        for (size_t k = 0; o->with_states && k < md->n_states; k++)
+            state |= (size_t)md->state_index[k] == i;
+        if ((md->vars[i].causality == FMU_C_OUTPUT || state) && md->vars[i].type != FMU_T_STRING)
+            r->out_var[r->n_out++] = (long)i;
+    }
+    fputs("time", out);
+    for (size_t i = 0; i < r->n_out; i++)
+        fprintf(out, ",%s", md->vars[r->out_var[i]].name);
+    fputc('\n', out);
+    if (!r->tab.names) return 0;
+    size_t n = r->tab.n_cols;
+    r->in_vr = calloc(n, sizeof *r->in_vr);
+    r->u = calloc(n, sizeof *r->u);
+    r->du = calloc(n, sizeof *r->du);
+    if (!r->in_vr || !r->u || !r->du) return snprintf(err, errlen, "out of memory"), 1;
+    for (size_t c = 1; c < n; c++) {
+        long k = fmu_md_find(md, r->tab.names[c]);
+        if (k < 0 || md->vars[k].causality != FMU_C_INPUT || md->vars[k].type != FMU_T_REAL)
+            return snprintf(err, errlen, "%s: column \"%s\" is not a Real input of the FMU",
+                            o->input_csv, r->tab.names[c]),
+                   1;
+        r->in_vr[c] = md->vars[k].vr;
+    }
+    return 0;
+}
+
+/* One communication step [t, t_next], split at CSV rows so linear inputs are exact. */
+static int sim_step(sim_run *r, const fmu_sim_opts *o, double t_next, char *err, size_t errlen,
+                    int *terminated)
+{
+    while (fmu_step_time(r->s) < t_next) {
+        double t = fmu_step_time(r->s), seg_end = t_next;
+        fmu_inputs in = {0};
+        if (r->tab.names && r->tab.n_cols > 1) {
+            double next = INFINITY;
+            for (size_t c = 1; c < r->tab.n_cols; c++)
+                sample(&r->tab, c, t, o->interp, &r->u[c - 1], &r->du[c - 1], &next);
+            if (next < seg_end) seg_end = next;
+            in = (fmu_inputs){r->tab.n_cols - 1, r->in_vr + 1, r->u, o->interp == FMU_SIM_LINEAR,
+                              r->du};
+        }
+        double reached;
+        int rc = fmu_step_do(r->s, seg_end - t, r->tab.names ? &in : NULL, &reached);
+        if (rc == FMU_STEP_TERMINATED) {
+            *terminated = 1;
+            snprintf(err, errlen, "%s", fmu_step_errmsg(r->s));
+            return 0;
+        }
+        if (rc) return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+    }
+    return 0;
+}
+
+int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
+{
+    sim_run r = {0};
+    int rc = 1;
+    if (err && errlen) err[0] = '\0';
+    if (o->input_csv && fmu_sim_read_csv(o->input_csv, &r.tab, err, errlen)) return 1;
+    fmu_step_opts so = o->fopts;
+    if (o->has_start) so.has_start = 1, so.start_time = o->start;
+    if (o->has_stop) so.has_stop = 1, so.stop_time = o->stop;
+    if (fmu_step_open(o->fmu_path, &so, &r.s, err, errlen)) goto done;
+    const fmu_md *md = fmu_step_md(r.s);
+    double t0 = fmu_step_time(r.s);
+    double t1 = o->has_stop ? o->stop : md->has_stop ? md->stop_time : t0 + 1.0;
+    double h = o->has_step ? o->step : md->has_step ? md->step_size : (t1 - t0) / SIM_DEFAULT_STEPS;
+    if (!(t1 >= t0)) {
+        snprintf(err, errlen, "stop time %g is before start time %g", t1, t0);
+        goto done;
+    }
+    if (!(h > 0)) h = 1.0; /* t1 == t0: no steps anyway */
+    if (pick_columns(&r, o, out, err, errlen) || write_row(&r, out, err, errlen)) goto done;
+    /* Grid t0 + i*h (not accumulated sums), last point exactly t1. */
+    double steps = ceil((t1 - t0) / h - 1e-9);
+    int terminated = 0;
+    for (double i = 1; i <= steps && !terminated; i++) {
+        double tn = i >= steps ? t1 : t0 + i * h;
+        if (sim_step(&r, o, tn, err, errlen, &terminated) || write_row(&r, out, err, errlen))
+            goto done;
+    }
+    rc = 0;
+done:
+    fmu_step_close(r.s);
+    fmu_sim_table_fini(&r.tab);
+    free(r.in_vr);
+    free(r.u);
+    free(r.du);
+    free(r.out_var);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* Standalone simulation of one FMU (tempo-fmu --simulate): inputs from a CSV file or
+ * constants, outputs written as CSV. Serves DESIGN.md §7 (checking an FMU alone).
+ * Read next: federate/fmu/fmu_sim.c; doc/fmu.md "tempo-fmu --simulate" for the formats. */
+#ifndef TEMPO_FEDERATE_FMU_SIM_H
+#define TEMPO_FEDERATE_FMU_SIM_H
+
+#include <stdio.h>
+
+#include "federate/fmu/fmu_step.h"
+
+/** How CSV inputs are read between rows. */
+typedef enum { FMU_SIM_LINEAR = 0, FMU_SIM_HOLD = 1 } fmu_sim_interp;
+
+/** Options of one run. Zero fields mean defaults. */
+typedef struct {
+    const char *fmu_path;              /* the .fmu file (required) */
+    fmu_step_opts fopts;               /* kind, tolerances, solver, parameters (--set), log */
+    int has_start, has_stop, has_step; /* else DefaultExperiment, else 0 / 1 / (stop-start)/500 */
+    double start, stop, step;          /* s */
+    const char *input_csv;             /* NULL: no input file */
+    fmu_sim_interp interp;             /* CSV inputs: linear (default) or sample-and-hold */
+    int with_states;                   /* also write the continuous states (ME) */
+} fmu_sim_opts;
+
+/** A table of numbers read from CSV: column 0 is time. */
+typedef struct {
+    size_t n_cols, n_rows;
+    char **names; /* n_cols column names */
+    double *v;    /* n_rows * n_cols values, row-major */
+} fmu_sim_table;
+
+/**
+ * Read a CSV file: one header line of names (first = time), then rows of numbers with
+ * non-decreasing time. Empty lines and lines starting with '#' are skipped.
+ * @return 0; -1 bad file (err names the line and column); -2 out of memory.
+ */
+int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errlen);
+/** Free the contents of a table (not the struct). */
+void fmu_sim_table_fini(fmu_sim_table *t);
+
+/**
+ * Run the simulation and write "time,<outputs...>" rows to out, from the start time and after
+ * every communication step.
+ * @return 0 done (also when the model terminated early: a note goes to err); 1 failure (err
+ *         says why: bad FMU, bad option, unknown input column, FMU error or discard).
+ */
+int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen);
+
+#endif /* TEMPO_FEDERATE_FMU_SIM_H */

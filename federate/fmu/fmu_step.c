@@ -1,0 +1,423 @@
+/* The stepping interface, common parts: open (instantiate, setup, parameters, initialize),
+ * close, variable access, output derivatives, save/restore, status names.
+ * Serves DESIGN.md §7. Kind-specific stepping: federate/fmu/fmu_cs.c and federate/fmu/fmu_me.c. */
+#include "federate/fmu/fmu_step_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fmu_step_fail(fmu_step *s, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int fmu_step_check(fmu_step *s, fmi2Status st, const char *what)
+{
+    if (st == fmi2OK || st == fmi2Warning) return FMU_STEP_OK;
+    char why[300];
+    snprintf(why, sizeof why, "%s%s", s->sink.last_error[0] ? ": " : "", s->sink.last_error);
+    s->sink.last_error[0] = '\0';
+    int code = FMU_STEP_EFMU;
+    if (st == fmi2Discard)
+        code = FMU_STEP_EDISCARD;
+    else if (st == fmi2Fatal)
+        s->broken = 2; /* no FMI call is allowed any more, not even fmi2FreeInstance */
+    else if (!s->broken)
+        s->broken = 1;
+    return fmu_step_fail(s, code, "%s: %s returned %s%s", s->f->md->model_name, what,
+                         fmu_load_status_name(st), why);
+}
+
+const char *fmu_step_strerror(int code)
+{
+    switch (code) {
+    case FMU_STEP_OK:
+        return "ok";
+    case FMU_STEP_TERMINATED:
+        return "terminated";
+    case FMU_STEP_EDISCARD:
+        return "discarded";
+    case FMU_STEP_EUSAGE:
+        return "usage error";
+    case FMU_STEP_EFMU:
+        return "FMU error";
+    case FMU_STEP_ELOAD:
+        return "bad FMU";
+    case FMU_STEP_ESYS:
+        return "system error";
+    default:
+        return "unknown status";
+    }
+}
+
+static int check_opts(const fmu_step_opts *o, char *err, size_t errlen)
+{
+    const char *bad = NULL;
+    if (!(o->rtol >= 0) || !isfinite(o->rtol))
+        bad = "rtol";
+    else if (!(o->atol >= 0) || !isfinite(o->atol))
+        bad = "atol";
+    else if (!(o->max_step >= 0) || !isfinite(o->max_step))
+        bad = "max_step";
+    else if (o->has_start && !isfinite(o->start_time))
+        bad = "start_time";
+    else if (o->has_stop && !isfinite(o->stop_time))
+        bad = "stop_time";
+    else if (o->solver != FMU_SOLVER_BDF && o->solver != FMU_SOLVER_ADAMS)
+        bad = "solver";
+    else if (o->kind != FMU_KIND_AUTO && o->kind != FMU_KIND_ME && o->kind != FMU_KIND_CS)
+        bad = "kind";
+    if (bad) return snprintf(err, errlen, "option %s is out of range", bad), -1;
+    if (o->n_params && (!o->param_names || !o->param_values))
+        return snprintf(err, errlen, "option n_params without names or values"), -1;
+    return 0;
+}
+
+/* Instantiate, setup, parameters, initialization mode (both kinds). */
+static int start_instance(fmu_step *s, const fmu_step_opts *o)
+{
+    const fmu_md *md = s->f->md;
+    fmu_fns *fn = &s->f->fn;
+    s->sink.fn = o->log;
+    s->sink.ctx = o->log_ctx;
+    s->cb.logger = fmu_load_logger;
+    s->cb.allocateMemory = calloc;
+    s->cb.freeMemory = free;
+    s->cb.componentEnvironment = &s->sink;
+    const char *name = o->instance_name ? o->instance_name : md->model_name;
+    s->c = fn->Instantiate(name, s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange,
+                           md->guid, s->f->resource_uri, &s->cb, fmi2False,
+                           o->log ? fmi2True : fmi2False);
+    if (!s->c)
+        return fmu_step_fail(s, FMU_STEP_EFMU, "%s: fmi2Instantiate failed%s%s", md->model_name,
+                             s->sink.last_error[0] ? ": " : "", s->sink.last_error);
+    double rtol = o->rtol > 0 ? o->rtol : md->has_tolerance ? md->tolerance : 1e-6;
+    int tol_defined = o->rtol > 0 || md->has_tolerance;
+    s->t = o->has_start ? o->start_time : md->has_start ? md->start_time : 0.0;
+    /* Only the caller's stop time binds the FMU: a federate may run past DefaultExperiment. */
+    int stop_defined = o->has_stop;
+    double stop = o->has_stop ? o->stop_time : 0.0;
+    if (stop_defined && stop < s->t)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "stop time %g is before start time %g", stop,
+                             s->t);
+    int rc =
+        fmu_step_check(s, fn->SetupExperiment(s->c, tol_defined, rtol, s->t, stop_defined, stop),
+                       "fmi2SetupExperiment");
+    for (size_t i = 0; !rc && i < o->n_params; i++)
+        rc = fmu_step_set_text(s, o->param_names[i], o->param_values[i]);
+    if (!rc)
+        rc = fmu_step_check(s, fn->EnterInitializationMode(s->c), "fmi2EnterInitializationMode");
+    if (!rc) rc = fmu_step_check(s, fn->ExitInitializationMode(s->c), "fmi2ExitInitializationMode");
+    s->initialized = !rc;
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
+int fmu_step_open(const char *path, const fmu_step_opts *opts, fmu_step **out, char *err,
+                  size_t errlen)
+{
+    static const fmu_step_opts defaults;
+    const fmu_step_opts *o = opts ? opts : &defaults;
+    *out = NULL;
+    if (check_opts(o, err, errlen)) return FMU_STEP_EUSAGE;
+    fmu_step *s = calloc(1, sizeof *s);
+    if (!s) return snprintf(err, errlen, "%s: out of memory", path), FMU_STEP_ESYS;
+    int rc = fmu_load(path, o->kind, o->limits, &s->f, err, errlen);
+    if (rc) {
+        free(s);
+        return rc == -1 ? FMU_STEP_ELOAD : FMU_STEP_ESYS;
+    }
+    rc = start_instance(s, o);
+    if (!rc && s->f->kind == FMU_KIND_ME) rc = fmu_me_new(s, o);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, s->err);
+        fmu_step_close(s);
+        return rc;
+    }
+    *out = s;
+    return FMU_STEP_OK;
+}
+
+void fmu_step_close(fmu_step *s)
+{
+    if (!s) return;
+    fmu_me_free(s->me);
+    if (s->c && s->broken != 2) {
+        if (!s->broken) s->f->fn.Terminate(s->c);
+        s->f->fn.FreeInstance(s->c);
+    }
+    fmu_unload(s->f);
+    free(s);
+}
+
+double fmu_step_time(const fmu_step *s)
+{
+    return s->t;
+}
+fmu_kind fmu_step_kind(const fmu_step *s)
+{
+    return s->f->kind;
+}
+const fmu_md *fmu_step_md(const fmu_step *s)
+{
+    return s->f->md;
+}
+const char *fmu_step_errmsg(const fmu_step *s)
+{
+    return s->err;
+}
+
+/* Check the inputs argument of a step, once for both kinds (fmu_step_do). */
+static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    if (!in) return 0;
+    if (in->n && (!in->vr || !in->u))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: NULL vr or u");
+    if (in->order < 0 || in->order > 8 || (in->order && in->n && !in->du))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: order %d out of [0, 8] or du NULL",
+                             in->order);
+    for (size_t i = 0; i < in->n; i++) {
+        long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, in->vr[i]);
+        if (k < 0 || s->f->md->vars[k].causality != FMU_C_INPUT)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                                 "inputs: value reference %u is not a Real "
+                                 "input of %s",
+                                 in->vr[i], s->f->md->model_name);
+        if (!isfinite(in->u[i]))
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: value of %s is not finite",
+                                 s->f->md->vars[k].name);
+    }
+    return 0;
+}
+
+int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+{
+    if (t_reached) *t_reached = s->t;
+    if (s->broken) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the FMU failed earlier; close it");
+    if (s->terminated) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the model has terminated");
+    if (s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
+    if (!(h > 0) || !isfinite(h))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step size %g is not positive", h);
+    int rc = fmu_step_check_inputs(s, in);
+    if (rc) return rc;
+    double reached = s->t;
+    rc = s->me ? fmu_me_step(s, h, in, &reached) : fmu_cs_step(s, h, in, &reached);
+    if (t_reached) *t_reached = reached;
+    return rc;
+}
+
+/* ---- variables ----------------------------------------------------------------------------- */
+
+static int usable(fmu_step *s)
+{
+    if (s->broken) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the FMU failed earlier; close it");
+    return 0;
+}
+
+int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], double out[])
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    return fmu_step_check(s, s->f->fn.GetReal(s->c, vr, n, out), "fmi2GetReal");
+}
+
+/* Whether v may be set now (standard §2.2.7: after initialization only inputs and tunable
+ * parameters). Checked here because an FMU answers a forbidden set with fmi2Error, which
+ * would end the instance. */
+static int settable(fmu_step *s, const fmu_var *v)
+{
+    if (v->variability == FMU_V_CONSTANT || v->causality == FMU_C_CALCULATED_PARAMETER ||
+        v->causality == FMU_C_INDEPENDENT || v->initial == FMU_I_CALCULATED ||
+        (s->initialized && v->causality != FMU_C_INPUT && v->variability != FMU_V_TUNABLE))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" (%s, %s%s) cannot be set%s",
+                             v->name, fmu_md_causality_name(v->causality),
+                             fmu_md_variability_name(v->variability),
+                             v->initial == FMU_I_CALCULATED ? ", calculated" : "",
+                             s->initialized ? " after initialization" : "");
+    return 0;
+}
+
+int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], const double v[])
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++) {
+        long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr[i]);
+        if (k < 0)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "no Real variable has value reference %u",
+                                 vr[i]);
+        if ((rc = settable(s, &s->f->md->vars[k]))) return rc;
+    }
+    rc = fmu_step_check(s, s->f->fn.SetReal(s->c, vr, n, v), "fmi2SetReal");
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc; /* refused value: caller's fault */
+}
+
+int fmu_step_get_by_name(fmu_step *s, const char *name, double *out)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    long k = fmu_md_find(s->f->md, name);
+    if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
+    const fmu_var *v = &s->f->md->vars[k];
+    fmi2ValueReference vr = v->vr;
+    fmu_fns *fn = &s->f->fn;
+    if (v->type == FMU_T_REAL)
+        return fmu_step_check(s, fn->GetReal(s->c, &vr, 1, out), "fmi2GetReal");
+    int i = 0;
+    if (v->type == FMU_T_STRING)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" is a String", name);
+    rc = v->type == FMU_T_BOOLEAN
+             ? fmu_step_check(s, fn->GetBoolean(s->c, &vr, 1, &i), "fmi2GetBoolean")
+             : fmu_step_check(s, fn->GetInteger(s->c, &vr, 1, &i), "fmi2GetInteger");
+    if (!rc) *out = v->type == FMU_T_BOOLEAN ? (i != 0) : (double)i;
+    return rc;
+}
+
+int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    long k = fmu_md_find(s->f->md, name);
+    if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
+    const fmu_var *v = &s->f->md->vars[k];
+    if ((rc = settable(s, v))) return rc;
+    fmi2ValueReference vr = v->vr;
+    fmu_fns *fn = &s->f->fn;
+    char *end;
+    errno = 0;
+    if (v->type == FMU_T_REAL) {
+        double d = strtod(value, &end);
+        if (end == value || *end || errno == ERANGE || !isfinite(d))
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a real number", name, value);
+        rc = fmu_step_check(s, fn->SetReal(s->c, &vr, 1, &d), "fmi2SetReal");
+    } else if (v->type == FMU_T_INTEGER || v->type == FMU_T_ENUM) {
+        long l = strtol(value, &end, 10);
+        if (end == value || *end || errno == ERANGE || l < INT_MIN || l > INT_MAX)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not an integer", name, value);
+        int i = (int)l;
+        rc = fmu_step_check(s, fn->SetInteger(s->c, &vr, 1, &i), "fmi2SetInteger");
+    } else if (v->type == FMU_T_BOOLEAN) {
+        int b;
+        if (!strcmp(value, "true") || !strcmp(value, "1"))
+            b = fmi2True;
+        else if (!strcmp(value, "false") || !strcmp(value, "0"))
+            b = fmi2False;
+        else
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a boolean", name, value);
+        rc = fmu_step_check(s, fn->SetBoolean(s->c, &vr, 1, &b), "fmi2SetBoolean");
+    } else {
+        fmi2String str = value;
+        rc = fmu_step_check(s, fn->SetString(s->c, &vr, 1, &str), "fmi2SetString");
+    }
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
+}
+
+int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr)
+{
+    long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr);
+    if (k < 0) return 0;
+    if (s->me) return fmu_me_state_of(s->me, vr) >= 0 ? 1 : 0;
+    return s->f->md->vars[k].causality == FMU_C_OUTPUT ? s->f->caps->max_output_derivative_order
+                                                       : 0;
+}
+
+int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference vr[], int order,
+                               double out[])
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+        if (order < 1 || order > fmu_step_deriv_order(s, vr[i]))
+            return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                                 "derivative of order %d of value reference "
+                                 "%u is not available",
+                                 order, vr[i]);
+    if (!s->me) {
+        fmi2Integer ord[64];
+        for (size_t i0 = 0; i0 < n; i0 += 64) {
+            size_t m = n - i0 < 64 ? n - i0 : 64;
+            for (size_t i = 0; i < m; i++)
+                ord[i] = order;
+            rc = fmu_step_check(s,
+                                s->f->fn.GetRealOutputDerivatives(s->c, vr + i0, m, ord, out + i0),
+                                "fmi2GetRealOutputDerivatives");
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    size_t nx = s->f->md->n_states;
+    double *dx = malloc((nx ? nx : 1) * sizeof *dx);
+    if (!dx) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    rc = fmu_me_derivatives(s, dx);
+    for (size_t i = 0; !rc && i < n; i++)
+        out[i] = dx[fmu_me_state_of(s->me, vr[i])];
+    free(dx);
+    return rc;
+}
+
+/* ---- save / restore ------------------------------------------------------------------------ */
+
+int fmu_step_can_save(const fmu_step *s)
+{
+    return s->f->caps->can_get_and_set_fmu_state;
+}
+
+int fmu_step_save(fmu_step *s, fmu_step_state **out)
+{
+    *out = NULL;
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!fmu_step_can_save(s))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s cannot save its state (canGetAndSetFMUstate "
+                             "is false)",
+                             s->f->md->model_name);
+    if (s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
+    fmu_step_state *st = calloc(1, sizeof *st);
+    if (!st) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    rc = fmu_step_check(s, s->f->fn.GetFMUstate(s->c, &st->fs), "fmi2GetFMUstate");
+    if (rc) {
+        free(st);
+        return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    }
+    st->owner = s;
+    st->t = s->t;
+    st->terminated = s->terminated;
+    if (s->me) fmu_me_get_event(s->me, &st->me_next_defined, &st->me_next_time);
+    *out = st;
+    return 0;
+}
+
+int fmu_step_restore(fmu_step *s, const fmu_step_state *st)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!st || st->owner != s)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "snapshot belongs to another FMU handle");
+    rc = fmu_step_check(s, s->f->fn.SetFMUstate(s->c, st->fs), "fmi2SetFMUstate");
+    if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    s->t = st->t;
+    s->terminated = st->terminated;
+    s->need_restore = 0;
+    /* The ME integrator is re-initialised from the FMU's states at every step start, so
+     * nothing of CVODE needs restoring (doc/fmu.md, "Rollback"). */
+    if (s->me) fmu_me_set_event(s->me, st->me_next_defined, st->me_next_time);
+    return 0;
+}
+
+void fmu_step_state_free(fmu_step *s, fmu_step_state *st)
+{
+    if (!st) return;
+    if (st->fs && s && s->c && s->broken != 2) s->f->fn.FreeFMUstate(s->c, &st->fs);
+    free(st);
+}

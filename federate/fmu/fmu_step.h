@@ -1,0 +1,143 @@
+/* The one stepping interface over an FMU, whatever its kind: open with options, step by h
+ * with inputs, read outputs (and their derivatives), get/set variables, save/restore state.
+ * Serves DESIGN.md §7 (used by federates and coupling algorithms, §8). Times here are physical
+ * seconds as doubles; the federate converts logical ticks at its boundary (DESIGN.md §4).
+ * Read next: federate/fmu/fmu_step.c, then fmu_cs.c / fmu_me.c; doc/fmu.md for the behaviour. */
+#ifndef TEMPO_FEDERATE_FMU_STEP_H
+#define TEMPO_FEDERATE_FMU_STEP_H
+
+#include <stddef.h>
+
+#include "federate/fmu/fmu_load.h"
+
+/** Status codes: 0 ok, positive informative, negative errors grouped by cause. */
+enum {
+    FMU_STEP_OK = 0,
+    FMU_STEP_TERMINATED = 1, /* the model asked to stop; the time reached is reported */
+    FMU_STEP_EDISCARD = -1,  /* recoverable: the FMU or solver refused the step; restore a
+                                saved state (fmu_step_restore) before stepping again */
+    FMU_STEP_EUSAGE = -2,    /* bad argument or call order; nothing was changed */
+    FMU_STEP_EFMU = -3,      /* unrecoverable: the FMU returned fmi2Error/fmi2Fatal (or the
+                                solver broke); only fmu_step_close is allowed afterwards */
+    FMU_STEP_ELOAD = -4,     /* open: the FMU file is bad or unsupported */
+    FMU_STEP_ESYS = -5       /* system error or out of memory */
+};
+
+/** ME integration method. */
+typedef enum { FMU_SOLVER_BDF = 0, FMU_SOLVER_ADAMS = 1 } fmu_solver;
+
+/** Options of fmu_step_open; all-zero means "defaults" for every field. */
+typedef struct {
+    fmu_kind kind;     /* AUTO: CoSimulation if present, else ModelExchange */
+    double rtol;       /* relative tolerance; 0: DefaultExperiment tolerance, else 1e-6 */
+    double atol;       /* ME absolute tolerance; 0: rtol * nominal of each state */
+    fmu_solver solver; /* ME: BDF (default) or Adams-Moulton */
+    double max_step;   /* ME: largest CVODE internal step (s); 0: no limit */
+    int has_start;     /* start_time given; else DefaultExperiment startTime, else 0 */
+    double start_time; /* s */
+    int has_stop;      /* stop_time given (passed to the FMU); else no stop time */
+    double stop_time;  /* s, passed to fmi2SetupExperiment */
+    size_t n_params;   /* variables to set before initialization */
+    const char *const *param_names;  /* n_params names */
+    const char *const *param_values; /* n_params values as text (see fmu_step_set_text) */
+    const char *instance_name;       /* NULL: the model name */
+    fmu_log_fn *log;                 /* FMU and host messages; NULL: dropped */
+    void *log_ctx;                   /* handed to log */
+    const fmu_zip_limits *limits;    /* NULL: default unpacking limits */
+} fmu_step_opts;
+
+/** Real inputs of one step. u_i(t) = sum_{k=0..order} c_ik (t - t0)^k / k! with c_i0 = u[i],
+ * c_ik = du[i*order + k-1], t0 the step start. order 0: held constant. For CS the derivatives
+ * go to fmi2SetRealInputDerivatives when the FMU can interpolate inputs (else only u is set);
+ * for ME the polynomial is evaluated before every right-hand-side evaluation. */
+typedef struct {
+    size_t n;                     /* number of inputs */
+    const fmi2ValueReference *vr; /* n value references of Real inputs */
+    const double *u;              /* n values at the step start */
+    int order;                    /* derivatives per input in du (0..8) */
+    const double *du;             /* n*order derivatives, may be NULL when order is 0 */
+} fmu_inputs;
+
+typedef struct fmu_step fmu_step;
+typedef struct fmu_step_state fmu_step_state;
+
+/**
+ * Load an FMU and bring it to the start time: instantiate, setup experiment, set parameters,
+ * initialization mode, (ME: initial event iteration, CVODE set-up).
+ * @param path  the .fmu file; @param opts NULL for defaults
+ * @param out   receives the handle (fmu_step_close), NULL on failure
+ * @param err   receives the reason (FMU file, entry, line, variable or function); errlen its size
+ * @return FMU_STEP_OK; FMU_STEP_ELOAD bad FMU; FMU_STEP_EUSAGE bad option or parameter (names
+ *         it); FMU_STEP_EFMU the FMU failed to initialise; FMU_STEP_ESYS system error.
+ */
+int fmu_step_open(const char *path, const fmu_step_opts *opts, fmu_step **out, char *err,
+                  size_t errlen);
+
+/** Terminate (when still running), free the instance, unload the FMU. Accepts NULL. */
+void fmu_step_close(fmu_step *s);
+
+/**
+ * Advance from the current time t by h > 0 with these inputs.
+ * @param in          NULL: inputs keep the values last set, held constant
+ * @param t_reached   receives the time reached (t + h unless the model terminated early, or
+ *                    the last successful time on a discard); may be NULL
+ * @return FMU_STEP_OK; FMU_STEP_TERMINATED (time reached < t + h possible; further steps are
+ *         refused); FMU_STEP_EDISCARD (recoverable, see above); FMU_STEP_EUSAGE (h <= 0, bad
+ *         inputs, terminated, or a discard not yet followed by a restore); FMU_STEP_EFMU.
+ */
+int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
+
+/** Current time (s). */
+double fmu_step_time(const fmu_step *s);
+/** Kind in use (FMU_KIND_ME or FMU_KIND_CS). */
+fmu_kind fmu_step_kind(const fmu_step *s);
+/** The FMU's description (owned by s). */
+const fmu_md *fmu_step_md(const fmu_step *s);
+/** The last error message of s ("" if none); valid until the next call on s. */
+const char *fmu_step_errmsg(const fmu_step *s);
+
+/** Read n Real variables by value reference. @return OK, EUSAGE, EFMU. */
+int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], double out[]);
+/** Write n Real variables by value reference. After initialization only inputs and tunable
+ * parameters may be set (checked before calling the FMU). @return OK, EUSAGE (unknown value
+ * reference, variable not settable now, value refused), EFMU. */
+int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], const double v[]);
+
+/** Read a numeric variable (Real, Integer, Boolean as 0/1, Enumeration) by name.
+ * @return OK; EUSAGE unknown name or String variable; EFMU. */
+int fmu_step_get_by_name(fmu_step *s, const char *name, double *out);
+/** Set any variable by name from text ("1.5", "3", "true"/"false"/"1"/"0", any string).
+ * Same rule as fmu_step_set_real on what may be set when.
+ * @return OK; EUSAGE unknown name, unparsable value, variable not settable (constant,
+ *         calculated, or fixed after initialization), value refused; EFMU. */
+int fmu_step_set_text(fmu_step *s, const char *name, const char *value);
+
+/**
+ * Highest derivative order fmu_step_get_output_derivs can give for this Real variable:
+ * CS: maxOutputDerivativeOrder for outputs; ME: 1 when the variable is a continuous state.
+ */
+int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr);
+/** The order-th time derivative (1 <= order <= fmu_step_deriv_order) of n variables at the
+ * current time. @return OK; EUSAGE order not available; EFMU. */
+int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference vr[], int order,
+                               double out[]);
+
+/** True when save/restore work (the FMU has canGetAndSetFMUstate). */
+int fmu_step_can_save(const fmu_step *s);
+/**
+ * Save the complete state at the current time (FMU state, time, pending time event).
+ * @param out receives a snapshot owned by the caller, freed with fmu_step_state_free
+ * @return OK; EUSAGE FMU cannot save state; EFMU; ESYS.
+ */
+int fmu_step_save(fmu_step *s, fmu_step_state **out);
+/** Go back to a snapshot of this same handle; also clears a pending discard. Repeating a step
+ * after a restore with the same inputs gives bit-identical results (doc/fmu.md "Rollback").
+ * @return OK; EUSAGE foreign snapshot; EFMU. */
+int fmu_step_restore(fmu_step *s, const fmu_step_state *st);
+/** Free a snapshot (before closing s). Accepts NULL. */
+void fmu_step_state_free(fmu_step *s, fmu_step_state *st);
+
+/** Name of a status code ("ok", "discarded", ...). */
+const char *fmu_step_strerror(int code);
+
+#endif /* TEMPO_FEDERATE_FMU_STEP_H */

@@ -1,0 +1,55 @@
+/* Private layout of fmu_step, shared by fmu_step.c (common parts), fmu_cs.c (co-simulation)
+ * and fmu_me.c (model exchange with CVODE). Serves DESIGN.md §7.
+ * Read next: federate/fmu/fmu_me.c. */
+#ifndef TEMPO_FEDERATE_FMU_STEP_IMPL_H
+#define TEMPO_FEDERATE_FMU_STEP_IMPL_H
+
+#include "federate/fmu/fmu_step.h"
+
+typedef struct fmu_me fmu_me;
+
+struct fmu_step {
+    fmu_file *f;              /* loaded FMU, owned */
+    fmi2Component c;          /* the instance, NULL once freed */
+    fmu_log_sink sink;        /* componentEnvironment of c */
+    fmi2CallbackFunctions cb; /* must outlive c (the FMU may keep the pointer) */
+    char err[FMU_ERR_LEN];    /* last error message */
+    double t;                 /* current time (s) */
+    int initialized;          /* fmi2ExitInitializationMode done: fixed parameters frozen */
+    int terminated;           /* the model asked to stop: no more steps */
+    int broken;               /* unrecoverable failure: only close */
+    int need_restore;         /* a step was discarded: restore before the next step */
+    fmu_me *me;               /* ME integrator, NULL for CS */
+};
+
+struct fmu_step_state {
+    const fmu_step *owner; /* the handle that made it */
+    fmi2FMUstate fs;       /* FMU's own state */
+    double t;              /* time (s) */
+    int terminated;        /* copied flags */
+    int me_next_defined;   /* ME: a time event is pending */
+    double me_next_time;   /* ME: its time (s) */
+};
+
+/* Record an error message in s->err and return code. */
+int fmu_step_fail(fmu_step *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Turn an fmi2Status of call `what` into a step code (Warning counts as OK), with message. */
+int fmu_step_check(fmu_step *s, fmi2Status st, const char *what);
+
+/* Co-simulation step (fmu_cs.c). */
+int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
+
+/* Model exchange (fmu_me.c). fmu_me_new runs after fmi2ExitInitializationMode. */
+int fmu_me_new(fmu_step *s, const fmu_step_opts *o);
+void fmu_me_free(fmu_me *me);
+int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
+/* Pending time event, for snapshots. */
+void fmu_me_get_event(const fmu_me *me, int *defined, double *t);
+void fmu_me_set_event(fmu_me *me, int defined, double t);
+/* Index of the state whose value reference is vr, or -1. */
+long fmu_me_state_of(const fmu_me *me, fmi2ValueReference vr);
+/* Derivatives of states (current time and states). */
+int fmu_me_derivatives(fmu_step *s, double *dx);
+
+#endif /* TEMPO_FEDERATE_FMU_STEP_IMPL_H */

@@ -1,0 +1,282 @@
+/* Safe .fmu unpacking with libzip, and recursive removal of the folder.
+ * Serves DESIGN.md §7/§10: the archive is untrusted; every entry name, type and size is
+ * checked before anything is written, and sizes are re-checked while decompressing.
+ * Read next: federate/fmu/fmu_load.c. */
+#include "federate/fmu/fmu_zip.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zip.h>
+
+/* Entry names longer than this are refused (PATH_MAX-safe once joined to the folder). */
+#define ZIP_MAX_NAME 1024
+
+/* Why a name is unsafe, or NULL when it is fine. */
+static const char *bad_name(const char *name)
+{
+    if (!name[0]) return "empty name";
+    if (strlen(name) > ZIP_MAX_NAME) return "name too long";
+    if (name[0] == '/') return "absolute path";
+    if (strchr(name, '\\')) return "backslash in name";
+    if (strlen(name) >= 2 && name[1] == ':') return "drive letter in name";
+    const char *p = name;
+    while (*p) {
+        const char *e = strchr(p, '/');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == 2 && p[0] == '.' && p[1] == '.') return "\"..\" component escapes the folder";
+        if (l == 0 && e && e != name + strlen(name) - 1) return "empty path component";
+        if (!e) break;
+        p = e + 1;
+    }
+    return NULL;
+}
+
+/* Creates every folder of rel (a relative, checked name) below root; the last component too
+ * when last is set. */
+static int make_dirs(const char *root, const char *rel, int last, char *err, size_t errlen)
+{
+    char path[4096];
+    size_t rl = strlen(root);
+    if (rl + 1 + strlen(rel) + 1 > sizeof path) return snprintf(err, errlen, "path too long"), -1;
+    memcpy(path, root, rl);
+    path[rl] = '/';
+    strcpy(path + rl + 1, rel);
+    size_t len = strlen(path);
+    while (len > rl + 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    for (char *p = path + rl + 1;; p++) {
+        int end = *p == '\0';
+        if (*p == '/' || (end && last)) {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+                snprintf(err, errlen, "mkdir %s: %s", path, strerror(errno));
+                return -2;
+            }
+            struct stat st;
+            if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                snprintf(err, errlen, "%s is not a folder", rel);
+                return -1;
+            }
+            *p = c;
+        }
+        if (end) break;
+    }
+    return 0;
+}
+
+/* Decompresses entry i into root/name, refusing more than want bytes or more than limit. */
+static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *name,
+                       zip_uint64_t want, uint64_t *total, const fmu_zip_limits *lim, char *err,
+                       size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    zip_file_t *zf = zip_fopen_index(za, i, 0);
+    if (!zf) return snprintf(err, errlen, "%s: %s", name, zip_strerror(za)), -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        int e = errno;
+        zip_fclose(zf);
+        snprintf(err, errlen, "%s: %s", name, e == EEXIST ? "duplicate entry" : strerror(e));
+        return e == EEXIST ? -1 : -2;
+    }
+    char buf[65536];
+    uint64_t got = 0;
+    int rc = 0;
+    for (;;) {
+        zip_int64_t n = zip_fread(zf, buf, sizeof buf);
+        if (n < 0) {
+            rc = -1, snprintf(err, errlen, "%s: %s", name, zip_file_strerror(zf));
+            break;
+        }
+        if (n == 0) break;
+        got += (uint64_t)n;
+        *total += (uint64_t)n;
+        if (got > want || got > lim->max_entry_bytes) {
+            rc = -1, snprintf(err, errlen, "%s: entry larger than %s (%llu bytes)", name,
+                              got > want ? "it declares" : "the per-entry limit",
+                              (unsigned long long)(got > want ? want : lim->max_entry_bytes));
+            break;
+        }
+        if (*total > lim->max_total_bytes) {
+            rc = -1, snprintf(err, errlen, "%s: archive larger than the total limit (%llu bytes)",
+                              name, (unsigned long long)lim->max_total_bytes);
+            break;
+        }
+        for (char *p = buf; p < buf + n;) {
+            ssize_t w = write(fd, p, (size_t)(buf + n - p));
+            if (w < 0) {
+                if (errno == EINTR) continue;
+                rc = -2, snprintf(err, errlen, "%s: write: %s", name, strerror(errno));
+                break;
+            }
+            p += w;
+        }
+        if (rc) break;
+    }
+    if (!rc && got != want)
+        rc = -1, snprintf(err, errlen, "%s: %llu bytes instead of the declared %llu", name,
+                          (unsigned long long)got, (unsigned long long)want);
+    zip_fclose(zf);
+    if (close(fd) != 0 && !rc)
+        rc = -2, snprintf(err, errlen, "%s: close: %s", name, strerror(errno));
+    return rc;
+}
+
+/* Checks and unpacks every entry (the folder exists). */
+static int extract_all(zip_t *za, const char *root, const fmu_zip_limits *lim, char *err,
+                       size_t errlen)
+{
+    zip_int64_t n = zip_get_num_entries(za, 0);
+    if (n < 0) return snprintf(err, errlen, "cannot count entries"), -1;
+    if ((uint64_t)n > lim->max_entries)
+        return snprintf(err, errlen, "%lld entries, more than the limit %llu", (long long)n,
+                        (unsigned long long)lim->max_entries),
+               -1;
+    uint64_t declared = 0, total = 0;
+    /* First pass: names, types and declared sizes, before anything is written. */
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_stat_t st;
+        if (zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
+            return snprintf(err, errlen, "entry %lld: %s", (long long)i, zip_strerror(za)), -1;
+        const char *why = bad_name(st.name);
+        if (why) return snprintf(err, errlen, "entry \"%.200s\": %s", st.name, why), -1;
+        zip_uint8_t opsys;
+        zip_uint32_t attr;
+        if (zip_file_get_external_attributes(za, (zip_uint64_t)i, 0, &opsys, &attr) == 0 &&
+            opsys == ZIP_OPSYS_UNIX) {
+            mode_t mode = (mode_t)(attr >> 16);
+            if (S_ISLNK(mode))
+                return snprintf(err, errlen, "entry \"%.200s\": symbolic link", st.name), -1;
+            if (mode && !S_ISREG(mode) && !S_ISDIR(mode) && (mode & S_IFMT))
+                return snprintf(err, errlen, "entry \"%.200s\": not a file or folder", st.name), -1;
+        }
+        if (!(st.valid & ZIP_STAT_SIZE))
+            return snprintf(err, errlen, "entry \"%.200s\": size unknown", st.name), -1;
+        if (st.size > lim->max_entry_bytes)
+            return snprintf(err, errlen,
+                            "entry \"%.200s\": %llu bytes, past the per-entry "
+                            "limit of %llu",
+                            st.name, (unsigned long long)st.size,
+                            (unsigned long long)lim->max_entry_bytes),
+                   -1;
+        declared += st.size;
+        if (declared > lim->max_total_bytes)
+            return snprintf(err, errlen,
+                            "entry \"%.200s\": archive past the total limit of "
+                            "%llu bytes",
+                            st.name, (unsigned long long)lim->max_total_bytes),
+                   -1;
+    }
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_stat_t st;
+        if (zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0)
+            return snprintf(err, errlen, "entry %lld: %s", (long long)i, zip_strerror(za)), -1;
+        size_t l = strlen(st.name);
+        int rc;
+        if (st.name[l - 1] == '/') {
+            if ((rc = make_dirs(root, st.name, 1, err, errlen))) return rc;
+            continue;
+        }
+        if ((rc = make_dirs(root, st.name, 0, err, errlen)) ||
+            (rc = write_entry(za, (zip_uint64_t)i, root, st.name, st.size, &total, lim, err,
+                              errlen)))
+            return rc;
+    }
+    return 0;
+}
+
+int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, size_t dirlen,
+                    char *err, size_t errlen)
+{
+    fmu_zip_limits lim = {FMU_ZIP_DEFAULT_ENTRY_BYTES, FMU_ZIP_DEFAULT_TOTAL_BYTES,
+                          FMU_ZIP_DEFAULT_ENTRIES};
+    if (limits) {
+        if (limits->max_entry_bytes) lim.max_entry_bytes = limits->max_entry_bytes;
+        if (limits->max_total_bytes) lim.max_total_bytes = limits->max_total_bytes;
+        if (limits->max_entries) lim.max_entries = limits->max_entries;
+    }
+    char msg[512];
+    int zerr = 0;
+    zip_t *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    if (!za) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, zerr);
+        snprintf(err, errlen, "%s: not a readable zip archive: %s", path,
+                 zerr == ZIP_ER_NOZIP ? "not a zip file" : zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        return -1;
+    }
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !tmp[0]) tmp = "/tmp";
+    if ((size_t)snprintf(dir, dirlen, "%s/tempo-fmu-XXXXXX", tmp) >= dirlen) {
+        zip_discard(za);
+        return snprintf(err, errlen, "%s: temporary folder name too long", path), -2;
+    }
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "%s: mkdtemp %s: %s", path, dir, strerror(errno));
+        zip_discard(za);
+        dir[0] = '\0';
+        return -2;
+    }
+    /* Absolute, so that the resource URI handed to the FMU is valid whatever $TMPDIR is. */
+    char abs[PATH_MAX];
+    if (dir[0] != '/' && realpath(dir, abs) && strlen(abs) < dirlen) strcpy(dir, abs);
+    int rc = extract_all(za, dir, &lim, msg, sizeof msg);
+    zip_discard(za);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, msg);
+        fmu_zip_remove_tree(dir, msg, sizeof msg);
+        dir[0] = '\0';
+    }
+    return rc;
+}
+
+/* Removes the contents of the folder open as dfd (which is consumed). */
+static int remove_in(int dfd, const char *path, char *err, size_t errlen, int depth)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (S_ISDIR(st.st_mode) && depth < 256) {
+            int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+            if (sub < 0 || remove_in(sub, path, err, errlen, depth + 1) != 0) rc = -1;
+            if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0) rc = -1;
+        } else if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
+            rc = -1;
+        }
+    }
+    closedir(d);
+    if (rc) snprintf(err, errlen, "%s: could not remove everything", path);
+    return rc;
+}
+
+int fmu_zip_remove_tree(const char *dir, char *err, size_t errlen)
+{
+    if (!dir || !dir[0]) return 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (fd < 0) return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), -1;
+    int rc = remove_in(fd, dir, err, errlen, 0);
+    if (rmdir(dir) != 0) {
+        snprintf(err, errlen, "rmdir %s: %s", dir, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* Safe unpacking of an .fmu (zip) archive into a private temporary folder, and its removal.
+ * Serves DESIGN.md §7 and §10 (untrusted input). Read next: federate/fmu/fmu_zip.c, then
+ * federate/fmu/fmu_load.h. */
+#ifndef TEMPO_FEDERATE_FMU_ZIP_H
+#define TEMPO_FEDERATE_FMU_ZIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Limits on what an archive may hold; a zero field means the default in brackets. */
+typedef struct {
+    uint64_t max_entry_bytes; /* uncompressed size of one entry [256 MiB] */
+    uint64_t max_total_bytes; /* uncompressed size of all entries [1 GiB] */
+    uint64_t max_entries;     /* number of entries [10000] */
+} fmu_zip_limits;
+
+#define FMU_ZIP_DEFAULT_ENTRY_BYTES (256ull << 20)
+#define FMU_ZIP_DEFAULT_TOTAL_BYTES (1ull << 30)
+#define FMU_ZIP_DEFAULT_ENTRIES     10000ull
+
+/**
+ * Unpack the archive at path into a new folder made with mkdtemp under $TMPDIR (else /tmp).
+ * Entries with an absolute path, a ".." component, a backslash, a symbolic link (zip external
+ * attributes), a size past the limits, or more entries than allowed are refused; the actual
+ * decompressed byte count is checked, not only the size the archive declares.
+ * @param path    the .fmu file
+ * @param limits  NULL for the defaults
+ * @param dir     receives the folder path (caller buffer of dirlen bytes)
+ * @param err     receives "<path>: <entry>: reason" on failure; errlen its size
+ * @return 0 on success; -1 if the file is not a readable zip or an entry is refused (the
+ *         partly filled folder is removed); -2 on a system error (mkdtemp, write, ...).
+ */
+int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, size_t dirlen,
+                    char *err, size_t errlen);
+
+/**
+ * Remove a folder and everything below it without following symbolic links.
+ * @return 0 on success, -1 if something could not be removed (err says what).
+ */
+int fmu_zip_remove_tree(const char *dir, char *err, size_t errlen);
+
+#endif /* TEMPO_FEDERATE_FMU_ZIP_H */

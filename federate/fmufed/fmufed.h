@@ -1,0 +1,84 @@
+/* The FMU federate: hosts one FMU of a federation file as a federate and runs the file's
+ * standalone coupling algorithm (Jacobi naive / improved, Jacobi discrete-event, Gauss-Seidel).
+ * Serves DESIGN.md §1 (item 3), §5 and §8; seed 004 chapter 4 (notes/004-part1.md §3, §5).
+ * Read federate/fmufed/fmufed.c (set-up, wiring, recording) next, then fmufed_jacobi.c, fmufed_de.c,
+ * fmufed_gs.c; users read the "How tempo-fmu runs it" sections of doc/algorithms/.
+ */
+#ifndef TEMPO_FEDERATE_FMUFED_H
+#define TEMPO_FEDERATE_FMUFED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "federate/config/fedfile.h"
+
+#define FMUFED_ERRLEN 2048 /* a buffer this size holds any message of this module */
+
+/* Status codes: 0 success, negative errors. */
+enum {
+    FMUFED_OK = 0,
+    FMUFED_EUSAGE = -1, /* bad arguments: unknown federate name, bad RTI address */
+    FMUFED_EFMU = -2,   /* the FMU cannot be loaded, does not fit the file, or failed a step */
+    FMUFED_ERTI = -3,   /* join, declaration, time management or a peer failed */
+    FMUFED_EIO = -4,    /* the results file could not be written */
+    FMUFED_ENOMEM = -5, /* out of memory */
+};
+
+/* Options of one run; all-zero means "as the federation file says". */
+typedef struct fmufed_opts {
+    const char *rti;        /* "HOST:PORT" or "unix:PATH" overriding the file's "rti" */
+    const char *output;     /* results folder overriding the file's "output" */
+    int timeout_ms;         /* longest wait for one join, sync or grant; < 0 = none; 0 = the
+                               default: 60000 for the start (joins, time management, start
+                               sync), none during the run (a dead peer is resigned by the RTI,
+                               which ends the wait; a hung one is the supervisor's business) */
+    int quiet;              /* fmufed_main only: no progress or summary lines on stdout */
+    /* Called with the simulation time (s) after the start and whenever the run has gone
+     * another 1 % of [start, end] further, and at the end; NULL: none. Runs in the federate's
+     * thread between steps; must not call fmufed functions. */
+    void (*progress)(void *ctx, double t);
+    void *progress_ctx;     /* passed to progress */
+} fmufed_opts;
+
+/* What a run did (filled also on failure, as far as it got). */
+typedef struct fmufed_stats {
+    long steps;          /* communication points passed after the start */
+    long updates;        /* attribute updates sent */
+    long reflections;    /* attribute values received and mapped to inputs */
+    long requests;       /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */
+    double t_final;      /* simulation time reached, s */
+    char csv[1024];      /* path of the results CSV ("" when none was written) */
+} fmufed_stats;
+
+/**
+ * Run federate `name` of a loaded federation file to the end time: load its FMU with the
+ * file's parameters and solver settings (checked with fedfile_check_fmu), join the federation
+ * (created when missing; FOM given or generated), publish outputs and subscribe inputs per the
+ * wiring, register one object per published class, enable time regulation and constrained,
+ * synchronise the start with every federate of the file (sync point "tempo-start"), run the
+ * algorithm, write "<output>/<name>.csv" (time and the recorded variables at every
+ * communication point), synchronise the end ("tempo-end") and resign.
+ * A peer that resigns before the end fails the run with its name and reason.
+ * @param ff     loaded federation file, not NULL (not modified)
+ * @param name   federate name in ff, not NULL
+ * @param opts   options, may be NULL
+ * @param stats  out: figures of the run, may be NULL
+ * @param err    caller-owned buffer for the reason, naming the federate (FMUFED_ERRLEN is enough)
+ * @param errlen its size
+ * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_EFMU, FMUFED_ERTI, FMUFED_EIO, FMUFED_ENOMEM.
+ */
+int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
+               fmufed_stats *stats, char *err, size_t errlen);
+
+/**
+ * Command-line entry: tempo-fmu --federation FILE --name X [--rti HOST:PORT|unix:PATH]
+ * [--output DIR] [--timeout MS] [--quiet]. Loads the file and calls fmufed_run; prints errors
+ * to stderr as "tempo-fmu: federate X: reason" and, on stdout unless --quiet, progress
+ * lines "progress T END" (two numbers, seconds, %.17g; for tempo-run: sscanf(line,
+ * "progress %lf %lf", &t, &end)) and one summary line "tempo-fmu: X: done at ..." at the end.
+ * @param argc, argv as given to main
+ * @return the process exit status: 0 success, 1 run failure, 2 usage error.
+ */
+int fmufed_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,153 @@
+/* tempo-fmu: the FMU program, two modes: --simulate (one FMU alone, no RTI; DESIGN.md §7) and
+ * --federation FILE --name X (one federate of a federation file; DESIGN.md §1 item 3, handed
+ * whole to fmufed_main). Only argument parsing lives here.
+ * Read next: federate/fmu/fmu_sim.c, federate/fmufed/fmufed.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "federate/fmu/fmu_sim.h"
+#include "federate/fmufed/fmufed.h"
+
+static const char usage[] =
+    "usage: tempo-fmu --simulate FILE.fmu [--start T0] [--stop T1] [--step H]\n"
+    "                 [--input CSV] [--hold] [--set name=value ...] [--out OUT.csv]\n"
+    "                 [--me|--cs] [--rtol R] [--atol A] [--adams] [--max-step H]\n"
+    "                 [--states] [--verbose]\n"
+    "       tempo-fmu --federation FILE.json --name FEDERATE [--rti HOST:PORT|unix:PATH]\n"
+    "                 [--output DIR] [--timeout MS] [--quiet]\n";
+
+static int verbose;
+
+static void log_line(void *ctx, int level, const char *inst, const char *cat, const char *msg)
+{
+    (void)ctx;
+    if (level <= FMU_LOG_WARN || verbose)
+        fprintf(stderr, "tempo-fmu: %s [%s]: %s\n", inst, cat[0] ? cat : "-", msg);
+}
+
+static int number(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(*out)) {
+        fprintf(stderr, "tempo-fmu: %s: \"%s\" is not a number\n", opt, s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse argv into o (names/values arrays hold argv pointers, the split '=' is written in). */
+static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, const char **names,
+                 const char **values)
+{
+    int simulate = 0;
+    size_t n_set = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_val = i + 1 < argc;
+        const char *v = has_val ? argv[i + 1] : NULL;
+        static const char *const with_value[] = {"--simulate", "--start",   "--stop", "--step",
+                                                 "--input",    "--set",     "--out",  "--rtol",
+                                                 "--atol",     "--max-step"};
+        int needs = 0;
+        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+            needs |= strcmp(a, with_value[k]) == 0;
+        if (needs && !has_val) {
+            fprintf(stderr, "tempo-fmu: %s needs a value\n%s", a, usage);
+            return -1;
+        }
+        if (needs) i++;
+        double d;
+        if (!strcmp(a, "--simulate"))
+            simulate = 1, o->fmu_path = v;
+        else if (!strcmp(a, "--start")) {
+            if (number(a, v, &o->start)) return -1;
+            o->has_start = 1;
+        } else if (!strcmp(a, "--stop")) {
+            if (number(a, v, &o->stop)) return -1;
+            o->has_stop = 1;
+        } else if (!strcmp(a, "--step")) {
+            if (number(a, v, &o->step)) return -1;
+            if (!(o->step > 0)) return fprintf(stderr, "tempo-fmu: --step must be > 0\n"), -1;
+            o->has_step = 1;
+        } else if (!strcmp(a, "--input"))
+            o->input_csv = v;
+        else if (!strcmp(a, "--out"))
+            *out_path = v;
+        else if (!strcmp(a, "--set")) {
+            char *eq = strchr(argv[i], '=');
+            if (!eq || eq == argv[i])
+                return fprintf(stderr, "tempo-fmu: --set %s: expected name=value\n", v), -1;
+            *eq = '\0';
+            names[n_set] = argv[i];
+            values[n_set++] = eq + 1;
+        } else if (!strcmp(a, "--rtol") || !strcmp(a, "--atol") || !strcmp(a, "--max-step")) {
+            if (number(a, v, &d)) return -1;
+            if (!(d > 0)) return fprintf(stderr, "tempo-fmu: %s must be > 0\n", a), -1;
+            *(a[2] == 'r' ? &o->fopts.rtol : a[2] == 'a' ? &o->fopts.atol : &o->fopts.max_step) = d;
+        } else if (!strcmp(a, "--me") || !strcmp(a, "--cs")) {
+            fmu_kind k = a[2] == 'm' ? FMU_KIND_ME : FMU_KIND_CS;
+            if (o->fopts.kind && o->fopts.kind != k)
+                return fprintf(stderr, "tempo-fmu: --me and --cs exclude each other\n"), -1;
+            o->fopts.kind = k;
+        } else if (!strcmp(a, "--hold"))
+            o->interp = FMU_SIM_HOLD;
+        else if (!strcmp(a, "--adams"))
+            o->fopts.solver = FMU_SOLVER_ADAMS;
+        else if (!strcmp(a, "--states"))
+            o->with_states = 1;
+        else if (!strcmp(a, "--verbose"))
+            verbose = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return fputs(usage, stdout), 1;
+        else
+            return fprintf(stderr, "tempo-fmu: unknown argument \"%s\"\n%s", a, usage), -1;
+    }
+    if (!simulate)
+        return fprintf(stderr, "tempo-fmu: no mode given (--simulate or --federation)\n%s", usage),
+               -1;
+    if (o->has_start && o->has_stop && o->stop < o->start)
+        return fprintf(stderr, "tempo-fmu: --stop %g is before --start %g\n", o->stop, o->start),
+               -1;
+    o->fopts.n_params = n_set;
+    o->fopts.param_names = names;
+    o->fopts.param_values = values;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* Federate mode: its options are fmufed_main's (federate/fmufed/fmufed_cli.c). */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--federation")) return fmufed_main(argc, argv);
+    fmu_sim_opts o = {0};
+    const char *out_path = NULL;
+    const char **names = calloc((size_t)argc + 1, sizeof *names);
+    const char **values = calloc((size_t)argc + 1, sizeof *values);
+    if (!names || !values) return fputs("tempo-fmu: out of memory\n", stderr), 1;
+    int rc = parse(argc, argv, &o, &out_path, names, values);
+    if (rc) {
+        free(names), free(values);
+        return rc < 0 ? 2 : 0;
+    }
+    o.fopts.log = log_line;
+    FILE *out = stdout;
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        fprintf(stderr, "tempo-fmu: --out %s: %s\n", out_path, strerror(errno));
+        free(names), free(values);
+        return 1;
+    }
+    char err[FMU_ERR_LEN];
+    rc = fmu_sim_run(&o, out, err, sizeof err);
+    if (err[0]) fprintf(stderr, "tempo-fmu: %s\n", err);
+    if (out != stdout && fclose(out) != 0 && !rc) {
+        fprintf(stderr, "tempo-fmu: --out %s: %s\n", out_path, strerror(errno));
+        rc = 1;
+    }
+    free(names), free(values);
+    return rc;
+}

@@ -1,0 +1,380 @@
+/* tempo-run FILE.json: runs a whole federation file on this machine. Starts tempo-rti on a free
+ * port (unless --rti names a running one), one `tempo-fmu --federation FILE --name X --rti ADDR`
+ * process per federate under federate/run/supervise.h, shows progress, stops everything on a
+ * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
+ * Serves DESIGN.md §1 item 3; user guide doc/run.md. Read federate/run/supervise.h next.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "federate/config/fedfile.h"
+#include "federate/fmu/fmu_load.h"
+#include "federate/run/plot_svg.h"
+#include "federate/run/progress.h"
+#include "federate/run/results.h"
+#include "federate/run/supervise.h"
+
+static const char usage_text[] =
+    "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
+    "                 [--timeout MS] [--verbose]\n"
+    "  --rti ADDR     use this running RTI instead of starting one\n"
+    "  --output DIR   results folder (default: the file's \"output\")\n"
+    "  --quiet        no progress display; errors and the summary only\n"
+    "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
+    "  --verbose      echo every federate's output lines, prefixed with its name\n"
+    "Exit status: 0 done, 1 a federate or the RTI failed, 2 usage or a bad file,\n"
+    "130 interrupted (SIGINT/SIGTERM).\n";
+
+/* The RTI's child name: a space keeps it apart from every federate name (fedfile allows only
+ * letters, digits, '_' and '-'), so a federate may be called "rti". */
+#define RTI_CHILD "the RTI"
+
+/* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N steps, ..."). */
+typedef struct fed_report {
+    int done;
+    double t;
+    long steps, updates, reflections, requests;
+} fed_report;
+
+/* State shared with the line callback (runs inside sup_* calls, single thread). */
+typedef struct run_ctx {
+    const fedfile *ff;
+    prog *pg;           /* progress display, NULL with --quiet */
+    fed_report *rep;    /* one per federate */
+    int verbose, quiet;
+} run_ctx;
+
+/* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
+static long fed_index(const run_ctx *c, const char *name)
+{
+    return fedfile_find(c->ff, name);
+}
+
+/* The federate's summary line; see fmufed_main in federate/fmufed/fmufed_cli.c for its format. */
+static void parse_done(fed_report *r, const char *name, const char *line)
+{
+    char head[300];
+    snprintf(head, sizeof head, "tempo-fmu: %s: done at t = ", name);
+    size_t n = strlen(head);
+    if (strncmp(line, head, n) != 0) return;
+    if (sscanf(line + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests",
+               &r->t, &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
+        r->done = 1;
+}
+
+static void on_line(void *ctx, const char *child, sup_stream stream, const char *line)
+{
+    run_ctx *c = ctx;
+    long i = fed_index(c, child);
+    if (stream == SUP_STDOUT && i >= 0) {
+        double t, end;
+        if (sscanf(line, "progress %lf %lf", &t, &end) == 2) {
+            prog_update(c->pg, (size_t)i, t);
+            return;
+        }
+        parse_done(&c->rep[i], child, line);
+    }
+    /* Federate errors are repeated in the failure report (last stderr lines); echoing them
+     * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && i >= 0))
+        fprintf(stderr, "[%s] %s\n", child, line);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sibling program of this executable (bin/tempo-run -> bin/tempo-fmu), else the bare name
+ * (looked up in PATH by execvp). */
+static void sibling(const char *prog_name, char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            size_t dl = (size_t)(slash - self), pl = strlen(prog_name);
+            if (dl + pl + 2 <= len) {
+                memcpy(out, self, dl);
+                out[dl] = '/';
+                memcpy(out + dl + 1, prog_name, pl + 1);
+                if (access(out, X_OK) == 0) return;
+            }
+        }
+    }
+    snprintf(out, len, "%s", prog_name);
+}
+
+/* Every federate against its FMU before anything starts, so a bad file leaves nothing
+ * running. Returns 0 or -1 with the reason in err. */
+static int check_fmus(const fedfile *ff, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < ff->n_feds; i++) {
+        fmu_md *md = NULL;
+        char e[FEDFILE_ERRLEN];
+        if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
+            snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i,
+                     ff->feds[i].name, e);
+            return -1;
+        }
+        int rc = fedfile_check_fmu(ff, i, md, err, errlen);
+        fmu_md_free(md);
+        if (rc != FEDFILE_OK) return -1;
+    }
+    return 0;
+}
+
+typedef struct run_args {
+    const char *file, *rti, *output;
+    int quiet, verbose;
+    long timeout_ms;
+} run_args;
+
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(usage_text, stdout);
+            return 1;
+        } else if (!strcmp(s, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(s, "--verbose")) {
+            a->verbose = 1;
+        } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
+                return -1;
+            }
+            const char *v = argv[++i];
+            if (s[2] == 'r') {
+                a->rti = v;
+            } else if (s[2] == 'o') {
+                a->output = v;
+            } else {
+                char *end;
+                errno = 0;
+                a->timeout_ms = strtol(v, &end, 10);
+                if (*end || end == v || errno || a->timeout_ms <= 0) {
+                    fprintf(stderr, "tempo-run: --timeout %s: expected milliseconds > 0\n", v);
+                    return -1;
+                }
+            }
+        } else if (s[0] == '-' || a->file) {
+            fprintf(stderr, "tempo-run: unexpected argument \"%s\"\n%s", s, usage_text);
+            return -1;
+        } else {
+            a->file = s;
+        }
+    }
+    if (!a->file) {
+        fprintf(stderr, "tempo-run: no federation file given\n%s", usage_text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
+ * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
+ * loopback port. Returns a SUP_ status. */
+static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *err, size_t errlen)
+{
+    char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256];
+    sibling("tempo-rti", bin, sizeof bin);
+    char *argv[6] = {bin, "--listen", listen, NULL, NULL, NULL};
+    if (ff->rti_unix) {
+        snprintf(listen, sizeof listen, "none");
+        argv[3] = "--unix";
+        argv[4] = ff->rti_unix;
+    } else {
+        const char *h = ff->rti_host ? ff->rti_host : "127.0.0.1";
+        snprintf(listen, sizeof listen, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, ff->rti_port);
+    }
+    int idx = sup_start(s, &(sup_spec){.name = RTI_CHILD, .argv = argv, .service = 1}, err, errlen);
+    if (idx < 0) return idx;
+    int rc = sup_wait_line(s, idx, "listening on", 10000, line, sizeof line, err, errlen);
+    if (rc != SUP_OK) return rc;
+    int port;
+    rc = sup_parse_listen(line, host, sizeof host, &port, err, errlen);
+    if (rc != SUP_OK) return rc;
+    if (port == 0)
+        snprintf(addr, len, "%s", host);
+    else
+        snprintf(addr, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+    return SUP_OK;
+}
+
+/* After a successful run: every CSV must exist; plot them all into DIR/plot.svg. */
+static int collect(const fedfile *ff, const char *outdir, char *plot_path, size_t plen,
+                   char *err, size_t errlen)
+{
+    size_t n = ff->n_feds;
+    res_table **t = calloc(n, sizeof *t);
+    const char **names = calloc(n, sizeof *names);
+    int rc = 0;
+    if (!t || !names) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s.csv", outdir, ff->feds[i].name);
+        names[i] = ff->feds[i].name;
+        if (res_read_csv(p, &t[i], err, errlen) != RES_OK) rc = -1;
+    }
+    if (!rc && n <= PLOT_MAX_PANELS) {
+        snprintf(plot_path, plen, "%s/plot.svg", outdir);
+        char title[300];
+        snprintf(title, sizeof title, "%s", ff->federation);
+        plot_opts po = {.title = title, .draw = PLOT_LINEAR};
+        if (plot_tables(plot_path, (const res_table *const *)t, names, n, 1, &po, err,
+                        errlen) != PLOT_OK)
+            rc = -1;
+    }
+    for (size_t i = 0; t && i < n; i++) res_table_free(t[i]);
+    free(t);
+    free(names);
+    return rc;
+}
+
+/* The results folder as the user should read it: relative to the working directory when it
+ * lies below it ("examples/../build/run/x" -> "build/run/x"), else absolute; as given when it
+ * cannot be resolved. */
+static void show_dir(const char *dir, char *out, size_t len)
+{
+    char real[PATH_MAX], cwd[PATH_MAX];
+    snprintf(out, len, "%s", dir);
+    if (!realpath(dir, real) || !getcwd(cwd, sizeof cwd)) return;
+    size_t n = strlen(cwd);
+    if (!strncmp(real, cwd, n) && real[n] == '/')
+        snprintf(out, len, "%s", real + n + 1);
+    else
+        snprintf(out, len, "%s", real);
+}
+
+static void summary(const fedfile *ff, const fed_report *rep, double wall, const char *outdir_raw,
+                    const char *plot)
+{
+    char outdir[PATH_MAX];
+    show_dir(outdir_raw, outdir, sizeof outdir);
+    long steps_min = -1, steps_max = 0, upd = 0, refl = 0, req = 0;
+    int all = 1;
+    for (size_t i = 0; i < ff->n_feds; i++) {
+        if (!rep[i].done) {
+            all = 0;
+            continue;
+        }
+        if (steps_min < 0 || rep[i].steps < steps_min) steps_min = rep[i].steps;
+        if (rep[i].steps > steps_max) steps_max = rep[i].steps;
+        upd += rep[i].updates, refl += rep[i].reflections, req += rep[i].requests;
+    }
+    printf("tempo-run: %s: %zu federates, %s, t = %g .. %g s, wall time %.3f s\n",
+           ff->federation, ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start, ff->algo.end,
+           wall);
+    /* The message figures are the federates' own counts; when one did not report them they
+     * are left out rather than guessed. */
+    if (all && steps_min >= 0) {
+        if (steps_min == steps_max)
+            printf("tempo-run: %ld steps per federate; ", steps_min);
+        else
+            printf("tempo-run: %ld to %ld steps per federate; ", steps_min, steps_max);
+        printf("messages: %ld attribute updates sent, %ld reflections received, "
+               "%ld time requests\n", upd, refl, req);
+    }
+    for (size_t i = 0; i < ff->n_feds; i++)
+        printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
+    if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);
+}
+
+/* The run itself, once the file is loaded and checked. Returns the exit status. */
+static int run(const fedfile *ff, const run_args *a, const char *outdir)
+{
+    char err[SUP_ERRLEN + 512], addr[300], fmu_bin[PATH_MAX];
+    double t0 = now_s();
+    fed_report *rep = calloc(ff->n_feds, sizeof *rep);
+    if (!rep) return fputs("tempo-run: out of memory\n", stderr), 1;
+    run_ctx c = {.ff = ff, .rep = rep, .verbose = a->verbose, .quiet = a->quiet};
+    const char **names = calloc(ff->n_feds, sizeof *names);
+    for (size_t i = 0; names && i < ff->n_feds; i++) names[i] = ff->feds[i].name;
+    if (!a->quiet && names) {
+        prog_opts po = {.out = stderr, .tty = -1, .t_start = ff->algo.start, .t_end = ff->algo.end};
+        if (prog_new(&c.pg, &po, ff->n_feds, names, err, sizeof err) != PROG_OK) c.pg = NULL;
+    }
+    free(names);
+
+    sup *s = NULL;
+    sup_opts so = {.catch_signals = 1, .on_line = on_line, .ctx = &c, .timeout_ms = a->timeout_ms};
+    int rc = sup_new(&s, &so, err, sizeof err);
+    if (rc == SUP_OK && a->rti)
+        snprintf(addr, sizeof addr, "%s", a->rti);
+    else if (rc == SUP_OK)
+        rc = start_rti(s, ff, addr, sizeof addr, err, sizeof err);
+    sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
+    for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
+        char *argv[12] = {fmu_bin, "--federation", (char *)a->file, "--name", ff->feds[i].name,
+                          "--rti", addr, NULL};
+        int k = 7;
+        if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        argv[k] = NULL;
+        int idx = sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err,
+                            sizeof err);
+        if (idx < 0) rc = idx;
+    }
+    if (rc == SUP_OK) rc = sup_wait(s, err, sizeof err);
+    sup_free(s);
+    prog_finish(c.pg);
+    prog_free(c.pg);
+    double wall = now_s() - t0;
+    int status = 0;
+    if (rc == SUP_EINTR) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        status = 130;
+    } else if (rc != SUP_OK) {
+        fprintf(stderr, "tempo-run: %s: failed: %s\n", ff->federation, err);
+        status = 1;
+    } else {
+        char plot[PATH_MAX + 16] = "";
+        if (collect(ff, outdir, plot, sizeof plot, err, sizeof err) != 0) {
+            fprintf(stderr, "tempo-run: %s: results: %s\n", ff->federation, err);
+            status = 1;
+        } else {
+            summary(ff, rep, wall, outdir, plot);
+        }
+    }
+    free(rep);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    run_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc < 0 ? 2 : 0;
+    fedfile *ff = NULL;
+    char err[FEDFILE_ERRLEN + 256];
+    if (fedfile_load(a.file, &ff, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        return 2;
+    }
+    if (check_fmus(ff, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        fedfile_free(ff);
+        return 2;
+    }
+    const char *outdir = a.output ? a.output : ff->output;
+    /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rc = run(ff, &a, outdir);
+    fedfile_free(ff);
+    return rc;
+}

@@ -1,0 +1,199 @@
+/* tempo-rti: command-line entry of the RTI server. Parses options, starts the server,
+ * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
+ * Serves DESIGN.md §1 (start an RTI) and §10 (explicit limits). Read rti/server/server.h next;
+ * doc/rti.md documents every option. */
+#include "rti/server/conn.h"
+#include "rti/server/log.h"
+#include "rti/server/server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tempo-rti [options]\n"
+            "  --listen HOST:PORT      TCP address (default %s; port 0 = any free port;\n"
+            "                          'none' = no TCP)\n"
+            "  --unix PATH             also listen on a Unix socket\n"
+            "  --allow-remote          allow --listen on an address that is not loopback\n"
+            "  --max-frame BYTES       largest frame accepted (default %u)\n"
+            "  --max-queued-bytes BYTES  output queued per client before it is dropped\n"
+            "                          (default %u; senders pause at half of it)\n"
+            "  --stall-ms MS           a client that stays congested this long while others\n"
+            "                          wait on it is dropped (default %d)\n"
+            "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
+            "  --max-federates N       federates per federation (default %u)\n"
+            "  --max-federations N     federations per RTI (default %u)\n"
+            "  --spin-us US            poll this long after traffic before sleeping: lower\n"
+            "                          latency for one busy core (default 0: never spin)\n"
+            "  --secret TEXT           shared secret every JOIN must carry\n"
+            "  --log DIR               write a federation log per federation into DIR\n"
+            "                          (read it with tempo-log; doc/log.md)\n"
+            "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
+            "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
+            "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
+            "  --help                  this text\n"
+            "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
+            "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
+            SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
+            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT,
+            SERVER_MAX_FEDERATIONS_DEFAULT);
+}
+
+/* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-') return -1;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1024ull, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1024ull * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1024ull * 1024 * 1024, end++;
+    if (*end || v == 0 || v > (unsigned long long)SIZE_MAX / mul) return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+/* Parse an integer option value in [lo, hi] into *out. Returns 0, or -1 (message printed). */
+static int parse_long(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi) {
+        fprintf(stderr, "tempo-rti: %s '%s': expected %ld .. %ld\n", opt, v, lo, hi);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* One option with its value. Returns 0, or 2 (usage error, message printed). */
+static int parse_valued(const char *a, const char *v, struct server_config *cfg, int *lv)
+{
+    size_t sz;
+    long n;
+    if (strcmp(a, "--listen") == 0) {
+        cfg->listen = strcmp(v, "none") == 0 ? "" : v;
+    } else if (strcmp(a, "--unix") == 0) {
+        cfg->unix_path = v;
+    } else if (strcmp(a, "--log") == 0) {
+        cfg->flog_dir = v;
+    } else if (strcmp(a, "--log-only") == 0) {
+        for (const char *p = v; *p;) { /* each pattern must fit rti/server/federation.c's buffer */
+            size_t len = strcspn(p, ",");
+            if (len == 0 || len > 255) {
+                fprintf(stderr, "tempo-rti: --log-only '%s': expected comma-separated "
+                                "patterns of 1 to 255 characters\n", v);
+                return 2;
+            }
+            p += len + (p[len] == ',');
+        }
+        cfg->flog_only = v;
+    } else if (strcmp(a, "--secret") == 0) {
+        cfg->secret = v;
+    } else if (strcmp(a, "--max-frame") == 0) {
+        if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
+            fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 bytes .. 4G - 1\n", v);
+            return 2;
+        }
+        cfg->max_frame = sz;
+    } else if (strcmp(a, "--max-queued-bytes") == 0) {
+        if (parse_size(v, &sz) != 0 || sz < 4096) {
+            fprintf(stderr, "tempo-rti: --max-queued-bytes '%s': expected at least 4096\n", v);
+            return 2;
+        }
+        cfg->max_queued = sz;
+    } else if (strcmp(a, "--stall-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->stall_ms = (int)n;
+    } else if (strcmp(a, "--handshake-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->hello_ms = (int)n;
+    } else if (strcmp(a, "--spin-us") == 0) {
+        if (parse_long(a, v, 0, 1000000, &n) != 0) return 2;
+        cfg->spin_us = (int)n;
+    } else if (strcmp(a, "--max-federations") == 0) {
+        if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
+        cfg->max_federations = (uint32_t)n;
+    } else if (strcmp(a, "--max-federates") == 0) {
+        if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
+        cfg->max_federates = (uint32_t)n;
+    } else if (strcmp(a, "--log-level") == 0) {
+        if (log_level_parse(v, lv) != 0) {
+            fprintf(stderr,
+                    "tempo-rti: --log-level '%s': expected error, warn, info, debug or "
+                    "trace\n",
+                    v);
+            return 2;
+        }
+    } else {
+        fprintf(stderr, "tempo-rti: unknown option '%s' (see --help)\n", a);
+        return 2;
+    }
+    return 0;
+}
+
+/* The command line into cfg and the log level. Returns -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--allow-remote") == 0) {
+            cfg->allow_remote = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tempo-rti: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        int rc = parse_valued(a, argv[++i], cfg, lv);
+        if (rc != 0) return rc;
+    }
+    size_t frame = cfg->max_frame ? cfg->max_frame : CONN_DEFAULT_MAX_FRAME;
+    size_t queued = cfg->max_queued ? cfg->max_queued : CONN_DEFAULT_MAX_QUEUED;
+    if (queued < 2 * frame) {
+        fprintf(stderr,
+                "tempo-rti: --max-queued-bytes (%zu) must be at least twice "
+                "--max-frame (%zu)\n",
+                queued, frame);
+        return 2;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct server_config cfg = {0};
+    int lv = LOG_LV_INFO;
+    int rc = parse_args(argc, argv, &cfg, &lv);
+    if (rc >= 0) return rc;
+    log_set_level(lv);
+    struct server *s;
+    char err[512];
+    if (server_new(&cfg, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-rti: %s\n", err);
+        return 1;
+    }
+    if (server_address(s)[0]) printf("tempo-rti listening on %s\n", server_address(s));
+    if (cfg.unix_path) printf("tempo-rti listening on unix:%s\n", cfg.unix_path);
+    fflush(stdout);
+    LOGI("server", "-", "ready%s%s", cfg.secret ? " (joins need the shared secret)" : "",
+         cfg.allow_remote ? " (remote connections allowed)" : "");
+    rc = server_run(s);
+    server_free(s);
+    LOGI("server", "-", "stopped");
+    return rc == 0 ? 0 : 1;
+}

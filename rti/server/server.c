@@ -1,0 +1,609 @@
+/* The RTI server: event loop, signals, the handshake and the dispatch of every decoded frame
+ * to the module that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c).
+ * Serves DESIGN.md §3 (protocol), §6 (services) and §10 (refusals, secrets).
+ * Read rti/server/federation.c next. */
+#include "rti/server/server_impl.h"
+
+#include "rti/flog/flog.h"
+#include "rti/server/log.h"
+
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SERVER_SOFTWARE "tempo-rti 0.1"
+#define FLOG_FLUSH_MS   200 /* federation logs reach the disk at least this often */
+
+/* ---- sending ---------------------------------------------------------------------------- */
+
+int server_send(struct server *s, struct conn *c, const struct wire_msg *m)
+{
+    char err[200];
+    if (!c || c->state != CONN_OPEN) return -1;
+    buf_clear(&s->out);
+    int rc = wire_encode(&s->out, m, (uint32_t)s->hub.lim.max_frame, err, sizeof err);
+    if (rc != WIRE_OK) {
+        LOGE("server", c->label, "cannot encode %s: %s", wire_type_name(m->type), err);
+        return -1;
+    }
+    const struct client *cl = c->user;
+    if (cl && cl->fed) return fed_send_bytes(s, cl->fed, s->out.data, s->out.len);
+    LOGT("server", c->label, "send %s (%zu bytes)", wire_type_name(m->type), s->out.len);
+    s->frames_out++;
+    return conn_send(c, s->out.data, s->out.len);
+}
+
+void server_reply(struct server *s, struct conn *c, uint32_t req, uint32_t status, uint64_t value,
+                  const char *text)
+{
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_REPLY);
+    m.req = req;
+    m.code = status;
+    m.a = value;
+    wire_str_set(&m.str[0], text ? text : "");
+    server_send(s, c, &m);
+}
+
+void server_refuse(struct server *s, struct conn *c, uint32_t req, uint32_t req_type,
+                   uint32_t status, const char *text)
+{
+    LOGD("server", c->label, "refused %s: %s", wire_type_name(req_type), text);
+    /* A request that names a req id waits for one REPLY; others get an asynchronous ERROR. */
+    if (req != 0) {
+        server_reply(s, c, req, status, 0, text);
+        return;
+    }
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_ERROR);
+    m.req = req;
+    m.code = status;
+    m.a = req_type;
+    wire_str_set(&m.str[0], text);
+    server_send(s, c, &m);
+}
+
+int server_vals_reserve(struct server *s, uint32_t n)
+{
+    if (n <= s->vals_cap) return 0;
+    uint32_t cap = s->vals_cap ? s->vals_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    struct wire_value *v = realloc(s->vals, cap * sizeof *v);
+    if (!v) return -1;
+    s->vals = v;
+    s->vals_cap = cap;
+    return 0;
+}
+
+/* ---- handshake and federation requests ---------------------------------------------------- */
+
+/* Compare secrets without leaking the position of the first difference through timing. */
+static int secret_ok(const struct server *s, const struct wire_str *given)
+{
+    const char *want = s->cfg.secret;
+    if (!want || !want[0]) return 1;
+    size_t wl = strlen(want);
+    unsigned diff = (unsigned)(given->len != wl);
+    for (size_t i = 0; i < wl; i++) {
+        unsigned char g = i < given->len ? (unsigned char)given->ptr[i] : 0;
+        diff |= (unsigned)(g ^ (unsigned char)want[i]);
+    }
+    return diff == 0;
+}
+
+static int handle_hello(struct server *s, struct conn *c, const struct wire_msg *m)
+{
+    char why[200];
+    if (m->type != WIRE_HELLO) {
+        snprintf(why, sizeof why, "handshake: first frame is %s, expected HELLO",
+                 wire_type_name(m->type));
+    } else if (m->str[0].len != WIRE_MAGIC_LEN || memcmp(m->str[0].ptr, WIRE_MAGIC, 4) != 0) {
+        snprintf(why, sizeof why, "handshake: bad magic (expected \"TMPO\")");
+    } else if (m->code != WIRE_VERSION) {
+        snprintf(why, sizeof why, "handshake: protocol version %u, this RTI speaks %u", m->code,
+                 WIRE_VERSION);
+    } else {
+        struct client *cl = calloc(1, sizeof *cl);
+        if (!cl) {
+            conn_close(c, "out of memory at handshake", 0);
+            return -1;
+        }
+        cl->authed = !(s->cfg.secret && s->cfg.secret[0]);
+        c->user = cl;
+        char sw[64];
+        wire_str_copy(&m->str[1], sw, sizeof sw);
+        LOGD("server", c->label, "handshake ok (client \"%s\")", sw);
+        struct wire_msg r;
+        wire_msg_init(&r, WIRE_HELLO_OK);
+        r.code = WIRE_VERSION;
+        wire_str_set(&r.str[0], SERVER_SOFTWARE);
+        server_send(s, c, &r);
+        return 0;
+    }
+    struct wire_msg e;
+    wire_msg_init(&e, WIRE_ERROR);
+    e.code = STATUS_EPROTO;
+    e.a = m->type;
+    wire_str_set(&e.str[0], why);
+    server_send(s, c, &e);
+    conn_close(c, why, 1);
+    return -1;
+}
+
+static void handle_create(struct server *s, struct conn *c, struct client *cl,
+                          const struct wire_msg *m)
+{
+    char name[RTI_NAME_MAX], err[RTI_ERR_MAX];
+    /* str2 carries the secret; a connection that already passed a JOIN with it needs none. */
+    if (!cl->authed && !secret_ok(s, &m->str[2])) {
+        LOGW("server", c->label, "create federation refused: wrong or missing shared secret");
+        server_refuse(s, c, m->req, m->type, STATUS_EAUTH, "shared secret missing or wrong");
+        return;
+    }
+    cl->authed = 1;
+    if (m->str[0].len == 0 || wire_str_copy(&m->str[0], name, sizeof name) != 0) {
+        server_refuse(s, c, m->req, m->type, STATUS_EINVAL,
+                      "federation name is empty or longer than 127 bytes");
+        return;
+    }
+    if (fed_find(s, name)) {
+        snprintf(err, sizeof err, "federation '%s' already exists", name);
+        server_refuse(s, c, m->req, m->type, STATUS_EEXISTS, err);
+        return;
+    }
+    struct federation *fx;
+    int st = fed_create(s, name, m->str[1].ptr, m->str[1].len, &fx, err, sizeof err);
+    if (st != STATUS_OK) {
+        server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+        return;
+    }
+    if (m->req) server_reply(s, c, m->req, STATUS_OK, fx->fingerprint, "");
+}
+
+static void handle_destroy(struct server *s, struct conn *c, struct client *cl,
+                           const struct wire_msg *m)
+{
+    char name[RTI_NAME_MAX], err[RTI_ERR_MAX];
+    /* str1 carries the secret, as for CREATE_FEDERATION. */
+    if (!cl->authed && !secret_ok(s, &m->str[1])) {
+        LOGW("server", c->label, "destroy federation refused: wrong or missing shared secret");
+        server_refuse(s, c, m->req, m->type, STATUS_EAUTH, "shared secret missing or wrong");
+        return;
+    }
+    cl->authed = 1;
+    wire_str_copy(&m->str[0], name, sizeof name);
+    struct federation *fx = fed_find(s, name);
+    if (!fx) {
+        snprintf(err, sizeof err, "no federation named '%s'", name);
+        server_refuse(s, c, m->req, m->type, STATUS_ENOTFOUND, err);
+        return;
+    }
+    if (fx->n_feds > 0) {
+        size_t n = (size_t)snprintf(
+            err, sizeof err, "federation '%s' still has %u joined federate(s):", name, fx->n_feds);
+        for (uint32_t i = 0; i < fx->slot_cap && n < sizeof err - 40; i++)
+            if (fx->slots[i])
+                n += (size_t)snprintf(err + n, sizeof err - n, " %s", fx->slots[i]->name);
+        server_refuse(s, c, m->req, m->type, STATUS_EREFUSED, err);
+        return;
+    }
+    fed_destroy(s, fx);
+    if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
+}
+
+/* Does a joining federate's FOM text describe the federation's FOM (same fingerprint)? */
+static int same_fom(const struct federation *fx, const char *name, const struct wire_str *text,
+                    char *err, size_t errlen)
+{
+    struct fom *fom = NULL;
+    char ferr[FOM_ERRLEN];
+    if (fom_parse_mem(text->ptr, text->len, "JOIN FOM", &fom, ferr, sizeof ferr) != FOM_OK) {
+        snprintf(err, errlen, "federate '%s': FOM does not parse: %s", name, ferr);
+        return STATUS_EFOM;
+    }
+    uint64_t fp = fom_fingerprint(fom);
+    int st = STATUS_OK;
+    if (fp != fx->fingerprint) {
+        snprintf(err, errlen,
+                 "federate '%s': its FOM '%s' (fingerprint %016llx) differs from the FOM '%s' "
+                 "of federation '%s' (fingerprint %016llx)",
+                 name, fom_name(fom), (unsigned long long)fp, fom_name(fx->fom), fx->name,
+                 (unsigned long long)fx->fingerprint);
+        st = STATUS_EFOMDIFF;
+    }
+    fom_free(fom);
+    return st;
+}
+
+/* Tell the others about f, and f about the others already joined. */
+static void announce_join(struct server *s, struct federate *f)
+{
+    struct federation *fx = f->fx;
+    struct wire_msg j;
+    wire_msg_init(&j, WIRE_FEDERATE_JOINED);
+    j.a = f->handle;
+    wire_str_set(&j.str[0], f->name);
+    fed_broadcast(s, fx, f, &j);
+    for (uint32_t i = 0; i < fx->slot_cap; i++) {
+        struct federate *o = fx->slots[i];
+        if (!o || o == f) continue;
+        wire_msg_init(&j, WIRE_FEDERATE_JOINED);
+        j.a = o->handle;
+        wire_str_set(&j.str[0], o->name);
+        server_send(s, f->conn, &j);
+    }
+}
+
+/* JOIN: secret, federation (created when asked), FOM fingerprint, unique name. */
+static void handle_join(struct server *s, struct conn *c, struct client *cl,
+                        const struct wire_msg *m, const uint8_t *frame, size_t len)
+{
+    char fxname[RTI_NAME_MAX], name[RTI_NAME_MAX], err[RTI_ERR_MAX];
+    if (cl->fed) {
+        snprintf(err, sizeof err, "this connection is already joined as '%s'", cl->fed->name);
+        server_refuse(s, c, m->req, m->type, STATUS_ESTATE, err);
+        return;
+    }
+    if (!secret_ok(s, &m->str[3])) {
+        LOGW("server", c->label, "join refused: wrong or missing shared secret");
+        server_refuse(s, c, m->req, m->type, STATUS_EAUTH, "shared secret missing or wrong");
+        return;
+    }
+    cl->authed = 1;
+    if (m->str[0].len == 0 || wire_str_copy(&m->str[0], fxname, sizeof fxname) != 0 ||
+        m->str[1].len == 0 || wire_str_copy(&m->str[1], name, sizeof name) != 0) {
+        server_refuse(s, c, m->req, m->type, STATUS_EINVAL,
+                      "federation and federate names must be 1..127 bytes");
+        return;
+    }
+    struct federation *fx = fed_find(s, fxname);
+    int created = 0;
+    if (!fx) {
+        if (!(m->code & WIRE_JOIN_CREATE) || m->str[2].len == 0) {
+            snprintf(err, sizeof err, "no federation named '%s'%s", fxname,
+                     (m->code & WIRE_JOIN_CREATE) ? " (create asked, but no FOM text given)" : "");
+            server_refuse(s, c, m->req, m->type, STATUS_ENOTFOUND, err);
+            return;
+        }
+        int st = fed_create(s, fxname, m->str[2].ptr, m->str[2].len, &fx, err, sizeof err);
+        if (st != STATUS_OK) {
+            server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+            return;
+        }
+        created = 1;
+    } else if (m->str[2].len > 0) {
+        int st = same_fom(fx, name, &m->str[2], err, sizeof err);
+        if (st != STATUS_OK) {
+            server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+            return;
+        }
+    }
+    struct federate *f;
+    int st = fed_join(s, fx, name, c, &f, err, sizeof err);
+    if (st != STATUS_OK) {
+        server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+        if (created) fed_destroy(s, fx);
+        return;
+    }
+    cl->fed = f;
+    /* What the RTI does with its objects if its connection drops (on_close). */
+    f->resign_action = (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS
+                                                          : WIRE_RESIGN_DELETE_OBJECTS;
+    conn_set_label(c, f->tag);
+    flog_joined(fx->flog, (uint32_t)f->handle, f->name);
+    flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);
+    struct wire_msg r;
+    wire_msg_init(&r, WIRE_JOIN_OK);
+    r.req = m->req;
+    r.a = f->handle;
+    r.b = fx->fingerprint;
+    wire_str_set(&r.str[0], fx->name);
+    wire_str_set(&r.str[1], fx->resolution);
+    server_send(s, c, &r);
+    LOGI("fed", f->tag, "joined federation '%s' as federate %llu (%u joined)", fx->name,
+         (unsigned long long)f->handle, fx->n_feds);
+    announce_join(s, f);
+    sync_federate_joined(s, f);
+}
+
+static void handle_resign(struct server *s, struct conn *c, struct client *cl,
+                          const struct wire_msg *m)
+{
+    struct federate *f = cl->fed;
+    /* The reply first, while f is still joined, so that the federation log records it;
+     * nothing can fail after this point. */
+    if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
+    cl->fed = NULL;
+    fed_resign(s, f, m->code, WIRE_REASON_RESIGNED, "resigned");
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+/* A request of a joined federate: route it to the module that serves it. */
+static void dispatch_joined(struct server *s, struct conn *c, struct client *cl,
+                            const struct wire_msg *m)
+{
+    char err[160];
+    struct federate *f = cl->fed;
+    switch (m->type) {
+    case WIRE_RESIGN:
+        handle_resign(s, c, cl, m);
+        break;
+    case WIRE_PUBLISH_OBJECT:
+    case WIRE_UNPUBLISH_OBJECT:
+    case WIRE_SUBSCRIBE_OBJECT:
+    case WIRE_UNSUBSCRIBE_OBJECT:
+    case WIRE_PUBLISH_INTERACTION:
+    case WIRE_UNPUBLISH_INTERACTION:
+    case WIRE_SUBSCRIBE_INTERACTION:
+    case WIRE_UNSUBSCRIBE_INTERACTION:
+        dm_handle(s, f, m);
+        break;
+    case WIRE_REGISTER_OBJECT:
+    case WIRE_UPDATE:
+    case WIRE_DELETE_OBJECT:
+    case WIRE_SEND_INTERACTION:
+    case WIRE_REQUEST_UPDATE:
+        om_handle(s, f, m);
+        break;
+    case WIRE_REGISTER_SYNC:
+    case WIRE_ACHIEVE_SYNC:
+        sync_handle(s, f, m);
+        break;
+    case WIRE_ENABLE_REGULATION:
+    case WIRE_DISABLE_REGULATION:
+    case WIRE_ENABLE_CONSTRAINED:
+    case WIRE_DISABLE_CONSTRAINED:
+    case WIRE_MODIFY_LOOKAHEAD:
+    case WIRE_TIME_REQUEST:
+    case WIRE_QUERY_TIME:
+        timesvc_handle(s, f, m);
+        break;
+    default:
+        snprintf(err, sizeof err, "%s is not served by this RTI", wire_type_name(m->type));
+        server_refuse(s, c, m->req, m->type, STATUS_EPROTO, err);
+        break;
+    }
+}
+
+static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
+{
+    struct server *s = ctx;
+    struct wire_msg m;
+    char err[256];
+    s->frames_in++;
+    int rc = wire_decode(frame, len, &m, err, sizeof err);
+    if (rc != WIRE_OK) {
+        char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 32];
+        wire_hex_sample(frame, len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX, hex, sizeof hex);
+        snprintf(why, sizeof why, "malformed frame (%s): %s; %s", wire_strerror(rc), err, hex);
+        conn_close(c, why, 0);
+        return -1;
+    }
+    LOGT("server", c->label, "recv %s (%zu bytes)", wire_type_name(m.type), len);
+    struct client *cl = c->user;
+    if (!cl) return handle_hello(s, c, &m);
+    if (!(wire_type_dir(m.type) & WIRE_DIR_C2R) || m.type == WIRE_HELLO) {
+        char why[120];
+        snprintf(why, sizeof why, "protocol error: unexpected %s from a client",
+                 wire_type_name(m.type));
+        conn_close(c, why, 0);
+        return -1;
+    }
+    switch (m.type) {
+    case WIRE_PING: {
+        struct wire_msg r;
+        wire_msg_init(&r, WIRE_PONG);
+        r.req = m.req;
+        r.str[0] = m.str[0];
+        server_send(s, c, &r);
+        return 0;
+    }
+    case WIRE_PONG:
+        return 0;
+    case WIRE_CREATE_FEDERATION:
+        handle_create(s, c, cl, &m);
+        return 0;
+    case WIRE_DESTROY_FEDERATION:
+        handle_destroy(s, c, cl, &m);
+        return 0;
+    case WIRE_JOIN:
+        handle_join(s, c, cl, &m, frame, len);
+        return 0;
+    default:
+        break;
+    }
+    if (!cl->fed) {
+        snprintf(err, sizeof err, "%s: this connection has not joined a federation",
+                 wire_type_name(m.type));
+        server_refuse(s, c, m.req, m.type, STATUS_ESTATE, err);
+        return 0;
+    }
+    /* The frame and every record it causes share one stamp. The federation (and its log)
+     * outlives dispatch: only DESTROY, refused while anyone is joined, frees it. */
+    struct flog *lg = cl->fed->fx->flog;
+    flog_hold_stamp(lg);
+    flog_frame(lg, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
+    dispatch_joined(s, c, cl, &m);
+    flog_release_stamp(lg);
+    return 0;
+}
+
+/* A connection is gone: resign its federate (connection loss or expulsion), free its state. */
+static void on_close(void *ctx, struct conn *c, const char *reason)
+{
+    struct server *s = ctx;
+    struct client *cl = c->user;
+    if (!cl) return;
+    if (cl->fed) {
+        struct federate *f = cl->fed;
+        /* The peer left (or its socket failed, or the RTI stops): disconnected; the RTI
+         * closed it for a reason of its own (bad frame, too slow): expelled. */
+        uint32_t why =
+            c->peer_gone || s->stopping ? WIRE_REASON_DISCONNECTED : WIRE_REASON_EXPELLED;
+        cl->fed = NULL;
+        flog_lost(f->fx->flog, (uint32_t)f->handle, reason);
+        LOGW("fed", f->tag, "connection lost (%s): resigning it, %s its objects", reason,
+             f->resign_action == WIRE_RESIGN_KEEP_OBJECTS ? "keeping" : "deleting");
+        fed_resign(s, f, f->resign_action, why, reason);
+    }
+    free(cl);
+    c->user = NULL;
+}
+
+/* ---- signals and the "who blocks whom" dump ------------------------------------------------ */
+
+static void stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+    struct server *s = arg;
+    LOGI("server", "-", "signal %d: shutting down", (int)sig);
+    server_stop(s);
+}
+
+static void usr1_cb(evutil_socket_t sig, short what, void *arg)
+{
+    struct server *s = arg;
+    /* Written whatever the level: the operator asked for it. */
+    log_write(LOG_LV_INFO, "server", "-", "status: %u federation(s), %zu connection(s)",
+              s->n_federations, s->hub.n_conns);
+    for (struct federation *fx = s->feds; fx; fx = fx->next)
+        timesvc_dump(s, fx);
+}
+
+/* Every FLOG_FLUSH_MS: write the buffered federation log records, so that a crash loses at
+ * most that much; report a writer that stopped. */
+static void flog_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct server *s = arg;
+    for (struct federation *fx = s->feds; fx; fx = fx->next) {
+        flog_flush(fx->flog);
+        fed_flog_check(fx);
+    }
+}
+
+/* ---- life cycle ----------------------------------------------------------------------------- */
+
+int server_new(const struct server_config *cfg, struct server **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->cfg = *cfg;
+    if (!s->cfg.listen) s->cfg.listen = SERVER_DEFAULT_LISTEN;
+    if (!s->cfg.max_federates) s->cfg.max_federates = SERVER_MAX_FEDERATES_DEFAULT;
+    if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
+    s->base = event_base_new();
+    if (!s->base) {
+        snprintf(err, errlen, "event_base_new failed");
+        free(s);
+        return -1;
+    }
+    struct conn_limits lim = {.max_frame = cfg->max_frame,
+                              .max_queued = cfg->max_queued,
+                              .stall_ms = cfg->stall_ms,
+                              .hello_ms = cfg->hello_ms};
+    struct conn_ops ops = {.on_frame = on_frame, .on_close = on_close};
+    if (conn_hub_init(&s->hub, s->base, &lim, &ops, s, err, errlen) != 0) goto fail;
+    if (s->cfg.listen[0] && conn_hub_listen_tcp(&s->hub, s->cfg.listen, s->cfg.allow_remote,
+                                                s->address, sizeof s->address, err, errlen) != 0)
+        goto fail;
+    if (s->cfg.unix_path && conn_hub_listen_unix(&s->hub, s->cfg.unix_path, err, errlen) != 0)
+        goto fail;
+    if (!s->cfg.listen[0] && !s->cfg.unix_path) {
+        snprintf(err, errlen, "no listener: give --listen or --unix");
+        goto fail;
+    }
+    s->sigint = evsignal_new(s->base, SIGINT, stop_cb, s);
+    s->sigterm = evsignal_new(s->base, SIGTERM, stop_cb, s);
+    s->sigusr1 = evsignal_new(s->base, SIGUSR1, usr1_cb, s);
+    if (!s->sigint || !s->sigterm || !s->sigusr1 || evsignal_add(s->sigint, NULL) != 0 ||
+        evsignal_add(s->sigterm, NULL) != 0 || evsignal_add(s->sigusr1, NULL) != 0) {
+        snprintf(err, errlen, "cannot install signal handlers (evsignal_add)");
+        goto fail;
+    }
+    if (s->cfg.flog_dir) {
+        struct timeval tv = {0, FLOG_FLUSH_MS * 1000};
+        s->flog_timer = event_new(s->base, -1, EV_PERSIST, flog_timer_cb, s);
+        if (!s->flog_timer || event_add(s->flog_timer, &tv) != 0) {
+            snprintf(err, errlen, "cannot start the federation log timer");
+            goto fail;
+        }
+    }
+    /* A client that vanishes mid-write must not kill the RTI. */
+    signal(SIGPIPE, SIG_IGN);
+    *out = s;
+    return 0;
+fail:
+    server_free(s);
+    return -1;
+}
+
+const char *server_address(const struct server *s)
+{
+    return s->address;
+}
+
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* --spin-us: after a batch of events, keep polling (epoll_wait with a zero timeout) while
+ * frames keep coming within spin_us, so that the next message finds the RTI awake instead of
+ * paying a scheduler wake-up. Costs a busy core while traffic lasts; off by default. */
+static int run_spinning(struct server *s)
+{
+    while (!s->stopping) {
+        int rc = event_base_loop(s->base, EVLOOP_ONCE);
+        if (rc != 0) return rc;
+        long long deadline = now_us() + s->cfg.spin_us;
+        while (!s->stopping && now_us() < deadline) {
+            uint64_t before = s->frames_in;
+            if (event_base_loop(s->base, EVLOOP_NONBLOCK) < 0) return -1;
+            if (s->frames_in != before) deadline = now_us() + s->cfg.spin_us;
+        }
+    }
+    return 0;
+}
+
+int server_run(struct server *s)
+{
+    int rc = s->cfg.spin_us > 0 ? run_spinning(s) : event_base_dispatch(s->base);
+    LOGI("server", "-", "%llu frames received, %llu sent, %llu slow client(s) dropped",
+         (unsigned long long)s->frames_in, (unsigned long long)s->frames_out,
+         (unsigned long long)s->hub.n_dropped_slow);
+    return rc < 0 ? -1 : 0;
+}
+
+void server_stop(struct server *s)
+{
+    s->stopping = 1;
+    event_base_loopbreak(s->base);
+}
+
+void server_free(struct server *s)
+{
+    if (!s) return;
+    conn_hub_fini(&s->hub); /* resigns every joined federate through on_close */
+    while (s->feds)
+        fed_destroy(s, s->feds);
+    if (s->sigint) event_free(s->sigint);
+    if (s->sigterm) event_free(s->sigterm);
+    if (s->sigusr1) event_free(s->sigusr1);
+    if (s->flog_timer) event_free(s->flog_timer);
+    buf_fini(&s->out);
+    buf_fini(&s->fan);
+    buf_fini(&s->fan_full);
+    free(s->vals);
+    if (s->base) event_base_free(s->base);
+    free(s);
+}

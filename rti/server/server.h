@@ -1,0 +1,62 @@
+/* The RTI server: options, start, run until SIGINT/SIGTERM, stop. rti/server/main.c parses the
+ * command line into a struct server_config and calls these. Serves DESIGN.md §1, §3, §10.
+ * Read rti/server/server_impl.h next for the state, then rti/server/server.c. */
+#ifndef TEMPO_RTI_SERVER_H
+#define TEMPO_RTI_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SERVER_DEFAULT_LISTEN          "127.0.0.1:7470"
+#define SERVER_MAX_FEDERATES_DEFAULT   1024 /* federates per federation */
+#define SERVER_MAX_FEDERATIONS_DEFAULT 1024 /* federations per server */
+
+/* Options. Zero / NULL fields mean the default. Strings are not owned (they must outlive
+ * the server: main() passes argv). */
+struct server_config {
+    const char *listen;       /* TCP "HOST:PORT" (default SERVER_DEFAULT_LISTEN); "" = no TCP */
+    const char *unix_path;    /* Unix socket path, NULL = none */
+    int allow_remote;         /* 1: --listen may name a non-loopback address */
+    size_t max_frame;         /* bytes per frame, header included (default 1 MiB) */
+    size_t max_queued;        /* bytes queued per connection (default 64 MiB) */
+    int stall_ms;             /* ms a congested client may stall its senders (default 10 s) */
+    int hello_ms;             /* ms a new connection has for the handshake (default 10 s) */
+    uint32_t max_federates;   /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
+    uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
+    const char *secret;       /* shared secret every JOIN must carry, NULL = none */
+    const char *flog_dir;     /* directory for federation logs (doc/log.md), NULL = none */
+    const char *flog_only;    /* comma-separated fnmatch(3) patterns: with flog_dir, log only
+                                 the federations whose name matches one; NULL = all */
+    int spin_us;              /* after handling events, poll this many µs before sleeping
+                                 (lower latency, one busy core); 0 = never spin (default) */
+};
+
+struct server;
+
+/**
+ * Create the server: event loop, listeners, signal handlers. Prints nothing; the caller
+ * prints the bound address (server_address()).
+ * @param cfg   options (copied; its strings must outlive the server).
+ * @param out   receives the server (free with server_free).
+ * @param err   receives the reason on failure (names the option and the failing call).
+ * @return 0, or -1 (nothing left allocated).
+ */
+int server_new(const struct server_config *cfg, struct server **out, char *err, size_t errlen);
+
+/** The TCP address actually bound ("127.0.0.1:40123"), or "" when there is no TCP listener. */
+const char *server_address(const struct server *s);
+
+/**
+ * Run the loop until SIGINT or SIGTERM (or server_stop). Every connection is then closed
+ * and every federation freed.
+ * @return 0 after a clean stop, -1 when the event loop failed.
+ */
+int server_run(struct server *s);
+
+/** Ask the loop to stop at the end of the current event (async-signal-unsafe: loop only). */
+void server_stop(struct server *s);
+
+/** Free everything (accepts NULL). */
+void server_free(struct server *s);
+
+#endif

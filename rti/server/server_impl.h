@@ -1,0 +1,245 @@
+/* Private state of the RTI server: the server, its federations, federates, objects and
+ * synchronization points, shared by server.c, federation.c, dm.c, om.c, sync.c and
+ * timesvc.c. Serves DESIGN.md §3, §5, §6. Read rti/server/server.c next for the dispatch. */
+#ifndef TEMPO_RTI_SERVER_IMPL_H
+#define TEMPO_RTI_SERVER_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fom/fom.h"
+#include "rti/proto/buf.h"
+#include "rti/server/conn.h"
+#include "rti/server/server.h"
+#include "rti/proto/status.h"
+#include "rti/proto/wire.h"
+
+struct federation;
+struct tm_state;
+
+#define RTI_NAME_MAX 128  /* bytes of a federation, federate or object name, NUL included */
+#define RTI_ERR_MAX  1024 /* bytes of a refusal message */
+
+/* One (federate, class it knows the object/interaction as) pair of a routing list. */
+struct route {
+    struct federate *fed; /* subscriber */
+    fom_handle known;     /* most derived class it subscribes to that the class is_a */
+};
+
+/* Subscribers of one object or interaction class, precomputed (DESIGN.md §6, §11): routing an
+ * update costs O(subscribers of its class). Rebuilt when a subscription or the set of
+ * federates changes. */
+struct route_list {
+    struct route *v; /* entries */
+    uint32_t n, cap; /* used, allocated */
+};
+
+/* A joined federate. */
+struct federate {
+    uint64_t handle;            /* 1, 2, ... unique in its federation, never reused */
+    uint32_t slot;              /* index in federation->slots (reused after resign) */
+    char name[RTI_NAME_MAX];    /* unique in its federation */
+    char tag[2 * RTI_NAME_MAX]; /* "name@federation": names it in log lines */
+    struct federation *fx;      /* its federation */
+    struct conn *conn;          /* its connection; NULL once resigned */
+    uint32_t resign_action;     /* enum wire_resign_action applied on connection loss */
+    uint64_t *pub_attrs;        /* [class * attr_words + w]: attributes published at class */
+    uint64_t *sub_attrs;        /* same for subscriptions */
+    uint8_t *pub_inter;         /* [interaction]: 1 when published */
+    uint8_t *sub_inter;         /* [interaction]: 1 when subscribed */
+    uint32_t n_owned;           /* objects it owns */
+    size_t tso_bytes;           /* bytes of time-stamped frames held for it until tm delivers
+                                   them; capped by --max-queued-bytes (timesvc.c) */
+};
+
+/* A registered object instance. */
+struct object {
+    uint64_t handle;            /* 1, 2, ... unique in its federation */
+    fom_handle cls;             /* registered class */
+    char *name;                 /* unique name (owned) */
+    struct federate *owner;     /* NULL when orphaned (owner resigned keeping objects) */
+    uint64_t owner_handle;      /* handle of the registering federate (kept when orphaned) */
+    uint8_t *known;             /* [slot]: 1 when the federate in that slot discovered it */
+    struct object *hnext;       /* chain in the handle table */
+    struct object *nnext;       /* chain in the name table */
+    struct object *prev, *next; /* federation's list of all objects */
+};
+
+/* A synchronization point. */
+struct syncpt {
+    char *label;  /* owned */
+    uint8_t *tag; /* owned copy of the tag blob */
+    uint32_t tag_len;
+    int all;           /* 1: the set is every joined federate (late joiners too) */
+    uint64_t *members; /* federate handles in the set */
+    uint8_t *achieved; /* [i]: members[i] achieved */
+    uint32_t n, cap;
+    struct syncpt *next;
+};
+
+struct federation {
+    char name[RTI_NAME_MAX];
+    struct server *srv;   /* owner (the tm decision sink needs it) */
+    struct fom *fom;      /* owned; parsed from the creator's FOM text */
+    uint64_t fingerprint; /* fom_fingerprint(fom) */
+    char resolution[40];  /* seconds per tick, as text for JOIN_OK */
+    uint32_t n_classes, n_attrs, n_inters, attr_words; /* FOM sizes; words per attr bitset */
+    struct federate **slots; /* [slot_cap]: joined federates, NULL for free slots */
+    uint32_t slot_cap, n_feds;
+    uint64_t next_fed;           /* next federate handle (< TM_MAX_HANDLE) */
+    struct federate **by_handle; /* [handle]: joined federate or NULL, handle_cap entries */
+    uint32_t handle_cap;
+    struct route_list *cls_routes;   /* [n_classes + 1] */
+    struct route_list *inter_routes; /* [n_inters + 1] */
+    int routes_dirty;                /* 1: rebuild before the next routing */
+    struct object **obj_by_handle;   /* hash buckets */
+    struct object **obj_by_name;     /* hash buckets */
+    uint32_t obj_buckets;            /* power of two */
+    uint32_t n_objects;
+    struct object *objects;  /* list of all objects */
+    uint64_t next_obj;       /* next object handle */
+    struct syncpt *syncs;    /* pending synchronization points */
+    struct tm_state *tm;     /* time management (rti/tm/tm.h), NULL when none */
+    struct tsoq *tsoq;       /* payloads of queued TSO messages (timesvc.c) */
+    struct flog *flog;       /* federation log writer (rti/flog/flog.h), NULL when not logging */
+    int flog_warned;         /* 1: the writer's failure has been logged */
+    struct federation *next; /* server's list */
+};
+
+/* Per-connection state, set on HELLO. */
+struct client {
+    struct federate *fed; /* joined federate, or NULL */
+    int authed;           /* 1: passed the shared-secret check (or none is required) */
+};
+
+struct server {
+    struct event_base *base;  /* the loop (owned) */
+    struct conn_hub hub;      /* connections */
+    struct server_config cfg; /* copy of the options */
+    struct federation *feds;  /* all federations */
+    uint32_t n_federations;
+    struct buf out;          /* scratch encode buffer, reused for every frame sent */
+    struct buf fan;          /* scratch for frames fanned out to subscribers (om.c) */
+    struct buf fan_full;     /* the unfiltered variant of a fanned-out frame */
+    struct wire_value *vals; /* scratch array of values, vals_cap entries */
+    uint32_t vals_cap;
+    struct event *sigint, *sigterm, *sigusr1;
+    struct event *flog_timer; /* flushes the federation logs every FLOG_FLUSH_MS */
+    int stopping;
+    char address[80];               /* bound TCP address, "" without TCP */
+    uint64_t frames_in, frames_out; /* counters for the shutdown summary */
+};
+
+/* ---- server.c: sending ------------------------------------------------------------------ */
+
+/* Encode m into the scratch buffer and queue it for c. Returns 0, or -1 (logged) when it
+ * cannot be encoded or c is gone. */
+int server_send(struct server *s, struct conn *c, const struct wire_msg *m);
+/* Send a REPLY (req, status, value, text). */
+void server_reply(struct server *s, struct conn *c, uint32_t req, uint32_t status, uint64_t value,
+                  const char *text);
+/* Send an ERROR refusing a request of type req_type, and log it at debug level. */
+void server_refuse(struct server *s, struct conn *c, uint32_t req, uint32_t req_type,
+                   uint32_t status, const char *text);
+/* Ensure the scratch value array holds n entries; 0 or -1. */
+int server_vals_reserve(struct server *s, uint32_t n);
+
+/* ---- federation.c ------------------------------------------------------------------------ */
+
+struct federation *fed_find(struct server *s, const char *name);
+/* Create a federation from FOM text. Returns 0, or a STATUS_* with err filled. */
+int fed_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
+               struct federation **out, char *err, size_t errlen);
+/* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
+void fed_destroy(struct server *s, struct federation *fx);
+/* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
+ * (full, handles used up, out of memory) with err filled. */
+int fed_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+             struct federate **out, char *err, size_t errlen);
+/* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
+void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
+                const char *why);
+/* Queue encoded frame bytes for a joined federate (and record them in the federation log).
+ * Returns 0, or -1 when it has no connection or the connection is gone. */
+int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n);
+/* fed_send_bytes for a frame the caller has logged itself (a delivery: flog_delivered). */
+int fed_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n);
+/* The federation log's writer failed: log why, once. */
+void fed_flog_check(struct federation *fx);
+/* Send m to every joined federate of fx except skip (may be NULL). */
+void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,
+                   const struct wire_msg *m);
+/* The joined federate with this handle, or NULL. O(1). */
+struct federate *fed_by_handle(struct federation *fx, uint64_t handle);
+
+/* ---- dm.c -------------------------------------------------------------------------------- */
+
+/* Allocate f's publication/subscription tables for fx's FOM. 0 or -1. */
+int dm_federate_init(struct federation *fx, struct federate *f);
+/* Free them (accepts a partly initialised f). */
+void dm_federate_fini(struct federate *f);
+/* Handle PUBLISH_* / UNPUBLISH_* / SUBSCRIBE_* / UNSUBSCRIBE_* from f. */
+void dm_handle(struct server *s, struct federate *f, const struct wire_msg *m);
+/* Rebuild the routing lists when dirty. */
+void dm_routes_update(struct federation *fx);
+/* Is attr published by f at class cls? */
+int dm_publishes_attr(const struct federate *f, fom_handle cls, fom_handle attr);
+/* Does f publish any attribute of class cls? */
+int dm_publishes_class(const struct federate *f, fom_handle cls);
+/* Is attr subscribed by f at class cls? */
+int dm_subscribes_attr(const struct federate *f, fom_handle cls, fom_handle attr);
+/* Free the routing lists. */
+void dm_routes_fini(struct federation *fx);
+
+/* ---- om.c -------------------------------------------------------------------------------- */
+
+/* Handle REGISTER_OBJECT / UPDATE / DELETE_OBJECT / SEND_INTERACTION / REQUEST_UPDATE. */
+void om_handle(struct server *s, struct federate *f, const struct wire_msg *m);
+/* Discover to f every object it subscribes to and has not discovered (after a subscription
+ * or a join). */
+void om_discover_for(struct server *s, struct federate *f);
+/* A federate resigns: delete or orphan its objects, forget its slot in every object. */
+void om_federate_gone(struct server *s, struct federate *f, uint32_t action);
+/* Grow every object's known[] to the federation's slot_cap. 0 or -1. */
+int om_slots_grow(struct federation *fx, uint32_t new_cap);
+/* Free every object of fx (federation destroyed). */
+void om_fini(struct federation *fx);
+
+/* ---- sync.c ------------------------------------------------------------------------------ */
+
+/* Handle REGISTER_SYNC / ACHIEVE_SYNC. */
+void sync_handle(struct server *s, struct federate *f, const struct wire_msg *m);
+/* f joined: announce points registered for "all". */
+void sync_federate_joined(struct server *s, struct federate *f);
+/* f resigned: take it out of every set (may complete a point). */
+void sync_federate_gone(struct server *s, struct federate *f);
+/* Free every pending point of fx. */
+void sync_fini(struct federation *fx);
+
+/* ---- timesvc.c: time management glue ------------------------------------------------------ */
+
+/* Set up / tear down fx's time-management state. 0 or -1. */
+int timesvc_init(struct federation *fx, char *err, size_t errlen);
+void timesvc_fini(struct federation *fx);
+/* Tell tm about a join (0, or -1 logged) / a resign or connection loss (may grant others). */
+int timesvc_join(struct server *s, struct federate *f);
+void timesvc_resign(struct server *s, struct federate *f);
+/* Handle ENABLE_* / DISABLE_* / MODIFY_LOOKAHEAD / TIME_REQUEST / QUERY_TIME. */
+void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m);
+/* Log every federate's "who blocks whom" line (SIGUSR1). */
+void timesvc_dump(struct server *s, struct federation *fx);
+/* The event loop's cached wall time in ns since the epoch (0 if unavailable): the federation
+ * log's clock, set when the log is opened so that the header's start time and every record
+ * come from one clock (a record never appears to precede the log's start). */
+int64_t timesvc_loop_wall_ns(void *base);
+/* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
+ * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
+ * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides
+ * when each receiver gets its frame (at once, as receive order, when the sender is not
+ * regulating or the receiver not constrained; DESIGN.md §5). The frames are copied.
+ * timesvc_commit returns STATUS_OK, or a STATUS_* with err filled (nothing is sent). */
+void timesvc_begin(struct server *s, struct federate *f, int64_t ts);
+void timesvc_add(struct server *s, struct federate *to, const uint8_t *frame, size_t len);
+int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,481 @@
+/* Time-management glue between the server and the pure engine rti/tm/tm.c: routes requests to
+ * tm, keeps time-stamped payloads until tm delivers or discards them, sends tm's decisions in
+ * its order and logs each grant with tm's reason ("who blocks whom").
+ * Serves DESIGN.md §3 (TSO queued at the RTI) and §5. Read rti/tm/tm.h, then doc/rti.md. */
+#include "rti/server/server_impl.h"
+
+#include "rti/flog/flog.h"
+#include "rti/server/log.h"
+#include "rti/tm/tm.h"
+
+#include <assert.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FREE_MSGS_MAX       4096  /* recycled message records kept for reuse */
+#define FREE_MSG_KEEP_BYTES 65536 /* a recycled record keeps at most this much storage */
+
+/* One receiver's frame inside a message record. */
+struct tso_entry {
+    uint64_t to;  /* receiver federate handle */
+    uint32_t off; /* frame offset in the record's data */
+    uint32_t len; /* frame bytes */
+};
+
+/* One time-stamped message: the frame for each receiver, kept until tm delivers or discards
+ * it for every receiver. Its address is the tm token. Records are recycled through a free
+ * list, so a warm federation allocates nothing per message (STYLE.md §2.8). */
+struct tso_msg {
+    struct tso_entry *ent; /* [n] */
+    uint32_t n, cap;       /* receivers, allocated entries */
+    uint32_t remaining;    /* receivers not yet delivered or discarded */
+    struct buf data;       /* the frames, back to back */
+    struct tso_msg *next;  /* free-list link */
+    int in_free;           /* 1 while on the free list (a record is recycled exactly once) */
+};
+
+struct tsoq {
+    struct tso_msg *free; /* recycled records */
+    uint32_t n_free;
+    struct tso_msg *cur;     /* record being built between begin and commit, or NULL */
+    struct federate *sender; /* of cur */
+    int64_t ts;              /* of cur */
+    int cur_failed;          /* 1: an add failed (out of memory): commit refuses */
+    tm_fed *recv;            /* scratch receiver list for tm_send */
+    uint32_t recv_cap;
+    uint64_t live; /* records handed to tm and not yet finished */
+};
+
+/* ---- message records ---------------------------------------------------------------------- */
+
+static void msg_destroy(struct tso_msg *m)
+{
+    free(m->ent);
+    buf_fini(&m->data);
+    free(m);
+}
+
+static void msg_recycle(struct tsoq *q, struct tso_msg *m)
+{
+    assert(!m->in_free);
+    if (q->n_free >= FREE_MSGS_MAX || m->data.cap > FREE_MSG_KEEP_BYTES) {
+        msg_destroy(m);
+        return;
+    }
+    m->n = 0;
+    m->remaining = 0;
+    buf_clear(&m->data);
+    m->next = q->free;
+    m->in_free = 1;
+    q->free = m;
+    q->n_free++;
+}
+
+static struct tso_msg *msg_get(struct tsoq *q)
+{
+    struct tso_msg *m = q->free;
+    if (m) {
+        q->free = m->next;
+        q->n_free--;
+        m->in_free = 0;
+        return m;
+    }
+    return calloc(1, sizeof *m);
+}
+
+/* Set the order field of an encoded REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION: those
+ * layouts carry no req, so the u32 code is the first body field, at byte 8 (rti/proto/wire.h). */
+static void set_order(uint8_t *frame, int tso)
+{
+    uint32_t v = tso ? WIRE_ORDER_TSO : WIRE_ORDER_RO;
+    frame[8] = (uint8_t)v;
+    frame[9] = frame[10] = frame[11] = 0;
+}
+
+/* ---- decisions ---------------------------------------------------------------------------- */
+
+static int status_of(int tmrc)
+{
+    switch (tmrc) {
+    case TM_EEXISTS:
+        return STATUS_EEXISTS;
+    case TM_ETIME:
+        return STATUS_ETIME;
+    case TM_EPENDING:
+        return STATUS_EPENDING;
+    case TM_EBOUND:
+        return STATUS_EBOUND;
+    case TM_EENABLED:
+        return STATUS_EENABLED;
+    case TM_ENOTENABLED:
+        return STATUS_ENOTENABLED;
+    case TM_ELOOKAHEAD:
+    case TM_EINVAL:
+        return STATUS_EINVAL;
+    case TM_EUNKNOWN:
+        return STATUS_ESTATE;
+    default:
+        return STATUS_EREFUSED;
+    }
+}
+
+static void finish_one(struct tsoq *q, struct tso_msg *m)
+{
+    if (m->remaining > 0 && --m->remaining == 0) {
+        q->live--;
+        msg_recycle(q, m);
+    }
+}
+
+/* DELIVER (send) or DISCARD (send nothing) one receiver's frame of a record, and log the
+ * decision d (with the frame, for a delivery that is sent: one record); to is the receiver
+ * d->fed, or NULL once it has resigned. */
+static void release(struct server *s, struct federation *fx, struct federate *to,
+                    const tm_decision *d, int send)
+{
+    struct tso_msg *m = (struct tso_msg *)(uintptr_t)d->token;
+    int logged = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m->ent[i].to != d->fed) continue;
+        if (to) to->tso_bytes -= m->ent[i].len;
+        uint8_t *frame = m->data.data + m->ent[i].off;
+        set_order(frame, d->tso);
+        if (send && to && to->conn) {
+            flog_delivered(fx->flog, d, frame, m->ent[i].len);
+            fed_send_unlogged(s, to, frame, m->ent[i].len);
+            logged = 1;
+        }
+        break;
+    }
+    if (!logged) flog_decision(fx->flog, d);
+    finish_one(fx->tsoq, m);
+}
+
+/* The tm sink: called in order, synchronously, from inside the tm_* call. */
+static void sink(void *ctx, const tm_decision *d)
+{
+    struct federation *fx = ctx;
+    struct server *s = fx->srv;
+    struct federate *f = fed_by_handle(fx, d->fed);
+    struct wire_msg m;
+    if (d->kind == TM_D_DELIVER || d->kind == TM_D_DISCARD) {
+        release(s, fx, f, d, d->kind == TM_D_DELIVER); /* logs d */
+        return;
+    }
+    flog_decision(fx->flog, d);
+    switch (d->kind) {
+    case TM_D_GRANT:
+        LOGD("tm", f ? f->tag : "?", "grant %s -> %lld: %s", tm_req_name(d->req),
+             (long long)d->time, d->reason);
+        wire_msg_init(&m, WIRE_TIME_GRANT);
+        m.code = (uint32_t)d->req;
+        m.time = d->time;
+        break;
+    case TM_D_REG_ENABLED:
+        LOGD("tm", f ? f->tag : "?", "regulation enabled at %lld: %s", (long long)d->time,
+             d->reason);
+        wire_msg_init(&m, WIRE_REGULATION_ENABLED);
+        m.time = d->time;
+        break;
+    case TM_D_CON_ENABLED:
+        LOGD("tm", f ? f->tag : "?", "constrained enabled at %lld: %s", (long long)d->time,
+             d->reason);
+        wire_msg_init(&m, WIRE_CONSTRAINED_ENABLED);
+        m.time = d->time;
+        break;
+    case TM_D_REFUSED:
+        LOGD("tm", f ? f->tag : "?", "refused (%s): %s", tm_strerror(d->code), d->reason);
+        return;
+    default:
+        return;
+    }
+    if (f && f->conn) server_send(s, f->conn, &m);
+}
+
+/* ---- life cycle --------------------------------------------------------------------------- */
+
+/* Federation log stamps: the event loop's cached wall time (the moment the current batch of
+ * events was taken), not a clock_gettime per record, which cost 3 % of the RTI's CPU. Records
+ * of one batch share a stamp; their order is the record sequence. ns since the epoch. */
+int64_t timesvc_loop_wall_ns(void *base)
+{
+    struct timeval tv;
+    if (event_base_gettimeofday_cached(base, &tv) != 0) return 0;
+    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+int timesvc_init(struct federation *fx, char *err, size_t errlen)
+{
+    fx->tsoq = calloc(1, sizeof *fx->tsoq);
+    if (!fx->tsoq) {
+        snprintf(err, errlen, "federation '%s': out of memory", fx->name);
+        return -1;
+    }
+    char terr[TM_ERR_LEN];
+    if (tm_new(&fx->tm, sink, fx, terr, sizeof terr) != TM_OK) {
+        snprintf(err, errlen, "federation '%s': time management: %s", fx->name, terr);
+        return -1;
+    }
+    return 0;
+}
+
+void timesvc_fini(struct federation *fx)
+{
+    tm_free(fx->tm);
+    fx->tm = NULL;
+    struct tsoq *q = fx->tsoq;
+    if (!q) return;
+    if (q->live)
+        LOGE("tm", "-", "federation '%s': %llu message record(s) still held by tm at destroy",
+             fx->name, (unsigned long long)q->live);
+    if (q->cur) msg_destroy(q->cur);
+    while (q->free) {
+        struct tso_msg *m = q->free;
+        q->free = m->next;
+        msg_destroy(m);
+    }
+    free(q->recv);
+    free(q);
+    fx->tsoq = NULL;
+}
+
+int timesvc_join(struct server *s, struct federate *f)
+{
+    char err[TM_ERR_LEN];
+    /* tm's reason texts are read only by the debug log and the federation log; unread,
+     * formatting them was half of the RTI's own work per grant. Both are fixed before the
+     * first join (the level at start-up, the log when the federation is created). */
+    tm_set_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG || f->fx->flog != NULL);
+    /* The federation log stores a delivery's rule as a code (tm_decision.rule) and rebuilds
+     * its text when read, so only the debug log needs deliveries formatted: they are most
+     * decisions, and formatting them was half of the log's cost per step. */
+    tm_set_delivery_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
+    /* Grants likewise: the log stores their facts (row, GALT, holder; the holder is looked
+     * up while reasons are on) and tempo-log words them. */
+    tm_set_grant_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
+    int rc = tm_join(f->fx->tm, (tm_fed)f->handle, f->name, err, sizeof err);
+    if (rc != TM_OK) {
+        LOGE("tm", f->tag, "join refused by time management: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+void timesvc_resign(struct server *s, struct federate *f)
+{
+    char err[TM_ERR_LEN];
+    if (tm_resign(f->fx->tm, (tm_fed)f->handle, err, sizeof err) != TM_OK)
+        LOGE("tm", f->tag, "resign: %s", err);
+}
+
+/* ---- time-stamped messages ---------------------------------------------------------------- */
+
+void timesvc_begin(struct server *s, struct federate *f, int64_t ts)
+{
+    struct tsoq *q = f->fx->tsoq;
+    if (q->cur) msg_recycle(q, q->cur); /* an earlier build was abandoned */
+    q->cur = msg_get(q);
+    q->sender = f;
+    q->ts = ts;
+    q->cur_failed = q->cur == NULL;
+}
+
+void timesvc_add(struct server *s, struct federate *to, const uint8_t *frame, size_t len)
+{
+    struct tsoq *q = to->fx->tsoq;
+    struct tso_msg *m = q->cur;
+    if (!m || q->cur_failed) return;
+    if (m->n == m->cap) {
+        uint32_t cap = m->cap ? 2 * m->cap : 4;
+        struct tso_entry *e = realloc(m->ent, cap * sizeof *e);
+        if (!e) {
+            q->cur_failed = 1;
+            return;
+        }
+        m->ent = e;
+        m->cap = cap;
+    }
+    if (len > UINT32_MAX || m->data.len > UINT32_MAX - len ||
+        buf_append(&m->data, frame, len) != 0) {
+        q->cur_failed = 1;
+        return;
+    }
+    m->ent[m->n].to = to->handle;
+    m->ent[m->n].off = (uint32_t)(m->data.len - len);
+    m->ent[m->n].len = (uint32_t)len;
+    m->n++;
+}
+
+int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errlen)
+{
+    struct tsoq *q = f->fx->tsoq;
+    if (!q->cur) {
+        snprintf(err, errlen, "out of memory queueing a time-stamped message");
+        return STATUS_EREFUSED;
+    }
+    struct tso_msg *m = q->cur;
+    q->cur = NULL;
+    if (q->cur_failed) {
+        msg_recycle(q, m);
+        snprintf(err, errlen, "out of memory queueing a time-stamped message");
+        return STATUS_EREFUSED;
+    }
+    if (m->n > q->recv_cap) {
+        tm_fed *r = realloc(q->recv, m->n * sizeof *r);
+        if (!r) {
+            msg_recycle(q, m);
+            snprintf(err, errlen, "out of memory queueing a time-stamped message");
+            return STATUS_EREFUSED;
+        }
+        q->recv = r;
+        q->recv_cap = m->n;
+    }
+    /* Bounded memory (DESIGN.md §10): what waits here for one receiver is capped like its
+     * output queue. Refusing the send (the sender gets the error) loses nothing silently and,
+     * unlike pausing the sender, cannot deadlock a receiver that waits for the sender's
+     * next time request. */
+    size_t limit = s->hub.lim.high_water; /* half the output limit: a grant that releases
+                                              all of it at once still fits the output queue */
+    for (uint32_t i = 0; i < m->n; i++) {
+        struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
+        if (to && to->tso_bytes + m->ent[i].len > limit) {
+            snprintf(err, errlen,
+                     "time-stamped send at %lld refused: %zu bytes already wait for federate "
+                     "'%s' to advance (limit: half of --max-queued-bytes, %zu)",
+                     (long long)q->ts, to->tso_bytes, to->name, limit);
+            msg_recycle(q, m);
+            return STATUS_EREFUSED;
+        }
+    }
+    for (uint32_t i = 0; i < m->n; i++) {
+        q->recv[i] = (tm_fed)m->ent[i].to;
+        struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
+        if (to) to->tso_bytes += m->ent[i].len;
+    }
+    /* n is kept aside: when tm delivers to every receiver inside tm_send (receive order),
+     * the record is recycled there and m->n no longer describes this message. */
+    uint32_t n = m->n;
+    m->remaining = n;
+    if (n) q->live++;
+    char terr[TM_ERR_LEN];
+    flog_tm_send(f->fx->flog, (uint32_t)f->handle, q->ts, q->recv, n, (uint64_t)(uintptr_t)m);
+    int rc = tm_send(f->fx->tm, (tm_fed)f->handle, q->ts, q->recv, n, (uint64_t)(uintptr_t)m, terr,
+                     sizeof terr);
+    if (rc != TM_OK) { /* tm changed nothing and made no decision: m is still ours */
+        if (n) q->live--;
+        for (uint32_t i = 0; i < n; i++) {
+            struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
+            if (to) to->tso_bytes -= m->ent[i].len;
+        }
+        msg_recycle(q, m);
+        snprintf(err, errlen, "time-stamped send at %lld refused: %s", (long long)q->ts, terr);
+        return status_of(rc);
+    }
+    if (n == 0) msg_recycle(q, m); /* no receiver: tm holds no reference to it */
+    return STATUS_OK;
+}
+
+/* ---- requests ----------------------------------------------------------------------------- */
+
+static void query_time(struct server *s, struct federate *f, const struct wire_msg *m)
+{
+    struct federation *fx = f->fx;
+    size_t n = tm_count(fx->tm);
+    tm_status *st = calloc(n ? n : 1, sizeof *st);
+    uint8_t *packed = calloc(n ? n : 1, WIRE_TSTAT_SIZE);
+    struct wire_value *vals = calloc(n ? n : 1, sizeof *vals);
+    if (!st || !packed || !vals) {
+        server_refuse(s, f->conn, m->req, m->type, STATUS_EREFUSED, "QUERY_TIME: out of memory");
+        goto out;
+    }
+    n = tm_status_all(fx->tm, st, n);
+    int64_t least = WIRE_TIME_NONE;
+    for (size_t i = 0; i < n; i++) {
+        struct wire_tstat t = {
+            .federate = st[i].fed,
+            .time = st[i].time,
+            .req_kind = (uint32_t)st[i].req,
+            .req_time = st[i].req == TM_REQ_NONE ? WIRE_TIME_NONE : st[i].req_time,
+            .bound = st[i].bound.t,
+            .bound_strict = st[i].bound.strict,
+            .galt = st[i].galt.t,
+            .galt_strict = st[i].galt.strict,
+            .holder = st[i].galt_holder,
+            .lits = st[i].lits,
+            .root = st[i].galt_root,
+        };
+        wire_tstat_pack(&t, packed + i * WIRE_TSTAT_SIZE);
+        vals[i].handle = st[i].fed;
+        vals[i].len = WIRE_TSTAT_SIZE;
+        vals[i].data = packed + i * WIRE_TSTAT_SIZE;
+        if (least == WIRE_TIME_NONE || st[i].time < least) least = st[i].time;
+    }
+    struct wire_msg r;
+    wire_msg_init(&r, WIRE_TIME_STATUS);
+    r.req = m->req;
+    r.time = least;
+    r.nvalues = (uint32_t)n;
+    r.values = vals;
+    server_send(s, f->conn, &r);
+out:
+    free(st);
+    free(packed);
+    free(vals);
+}
+
+void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m)
+{
+    char err[TM_ERR_LEN];
+    tm_state *tm = f->fx->tm;
+    tm_fed h = (tm_fed)f->handle;
+    int rc;
+    err[0] = '\0';
+    switch (m->type) {
+    case WIRE_ENABLE_REGULATION:
+        rc = tm_enable_regulation(tm, h, m->time2, err, sizeof err);
+        break;
+    case WIRE_DISABLE_REGULATION:
+        rc = tm_disable_regulation(tm, h, err, sizeof err);
+        break;
+    case WIRE_ENABLE_CONSTRAINED:
+        rc = tm_enable_constrained(tm, h, err, sizeof err);
+        break;
+    case WIRE_DISABLE_CONSTRAINED:
+        rc = tm_disable_constrained(tm, h, err, sizeof err);
+        break;
+    case WIRE_MODIFY_LOOKAHEAD:
+        rc = tm_modify_lookahead(tm, h, m->time2, err, sizeof err);
+        break;
+    case WIRE_TIME_REQUEST:
+        LOGD("tm", f->tag, "request %s(%lld)", tm_req_name((tm_req)m->code), (long long)m->time);
+        rc = tm_request(tm, h, (tm_req)m->code, m->time, err, sizeof err);
+        break;
+    default:
+        query_time(s, f, m);
+        return;
+    }
+    if (!f->conn) return;
+    if (rc != TM_OK)
+        server_refuse(s, f->conn, m->req, m->type, (uint32_t)status_of(rc), err);
+    else if (m->req)
+        server_reply(s, f->conn, m->req, STATUS_OK, 0, "");
+}
+
+void timesvc_dump(struct server *s, struct federation *fx)
+{
+    size_t n = tm_count(fx->tm);
+    tm_status *st = calloc(n ? n : 1, sizeof *st);
+    if (!st) return;
+    n = tm_status_all(fx->tm, st, n);
+    log_write(LOG_LV_INFO, "tm", "-", "federation '%s': %zu federate(s), %u object(s)", fx->name, n,
+              fx->n_objects);
+    for (size_t i = 0; i < n; i++) {
+        char line[512];
+        tm_status_format(&st[i], fx->tm, line, sizeof line);
+        struct federate *f = fed_by_handle(fx, st[i].fed);
+        log_write(LOG_LV_INFO, "tm", f ? f->tag : "?", "%s", line);
+    }
+    free(st);
+}

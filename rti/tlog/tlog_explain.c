@@ -1,0 +1,325 @@
+/* tempo-log explain: who waits for whom at the end of a log or at a record (DESIGN.md §5,
+ * §9). The state is rebuilt by re-running the recorded inputs of the time management through
+ * the pure engine (rti/tm/tm.h): JOINED records, the enable / disable / lookahead / time-request
+ * / resign frames received, connection losses and the TM_SEND records (every tm_send the
+ * RTI made, with its receivers). The engine then answers with its own "who blocks whom" status
+ * (GALT, holder, NER root), and the chain of holders is followed to the federate that is not
+ * itself waiting: the root cause. The re-run's grants are counted against the TIME_GRANTs
+ * recorded so that a disagreement is reported, never hidden. Read rti/tm/tm.h first. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rti/tlog/tlog_impl.h"
+
+struct fedinfo {
+    uint64_t req_seq;      /* record seq of the open TIME_REQUEST, 0 none */
+    int64_t req_wall;      /* its wall stamp */
+    char grant_why[320];   /* reason of the last recorded GRANT (room for the RTI's longest) */
+    uint64_t grant_seq; /* its record seq */
+};
+
+struct rerun {
+    tm_state *st;
+    uint64_t grants;      /* grants the re-run made */
+    uint64_t rec_grants;  /* TIME_GRANT frames recorded */
+    uint64_t tm_errors;   /* calls the re-run engine refused */
+    uint64_t tso_updates; /* time-stamped sends in the log */
+    uint64_t tm_sends;    /* TM_SEND records */
+    struct fedinfo *fi;   /* [fed] */
+    uint32_t ficap;
+    uint32_t *recv; /* scratch receivers for tm_send */
+    uint32_t recvcap;
+};
+
+static void sink(void *ctx, const tm_decision *d)
+{
+    struct rerun *rr = ctx;
+    if (d->kind == TM_D_GRANT) rr->grants++;
+}
+
+static struct fedinfo *info(struct rerun *rr, uint32_t fed)
+{
+    if (fed == 0 || fed >= TLOG_MAX_HANDLE) return NULL;
+    if (fed >= rr->ficap) {
+        uint32_t nc = rr->ficap ? rr->ficap : 16;
+        while (nc <= fed)
+            nc *= 2;
+        struct fedinfo *n = realloc(rr->fi, nc * sizeof *n);
+        if (!n) return NULL;
+        memset(n + rr->ficap, 0, (nc - rr->ficap) * sizeof *n);
+        rr->fi = n;
+        rr->ficap = nc;
+    }
+    return &rr->fi[fed];
+}
+
+/* Apply one received frame to the engine. */
+static void apply_frame(struct rerun *rr, const struct tlog_rec *x)
+{
+    const struct wire_msg *m = &x->msg;
+    tm_fed h = x->r.fed;
+    char err[TM_ERR_LEN];
+    int rc = TM_OK;
+    struct fedinfo *fi = info(rr, h);
+    switch (m->type) {
+    case WIRE_ENABLE_REGULATION:
+        rc = tm_enable_regulation(rr->st, h, m->time2, err, sizeof err);
+        break;
+    case WIRE_DISABLE_REGULATION:
+        rc = tm_disable_regulation(rr->st, h, err, sizeof err);
+        break;
+    case WIRE_ENABLE_CONSTRAINED:
+        rc = tm_enable_constrained(rr->st, h, err, sizeof err);
+        break;
+    case WIRE_DISABLE_CONSTRAINED:
+        rc = tm_disable_constrained(rr->st, h, err, sizeof err);
+        break;
+    case WIRE_MODIFY_LOOKAHEAD:
+        rc = tm_modify_lookahead(rr->st, h, m->time2, err, sizeof err);
+        break;
+    case WIRE_RESIGN:
+        rc = tm_resign(rr->st, h, err, sizeof err);
+        break;
+    case WIRE_TIME_REQUEST:
+        if (fi) fi->req_seq = x->r.seq, fi->req_wall = x->r.wall_ns;
+        rc = tm_request(rr->st, h, (tm_req)m->code, m->time, err, sizeof err);
+        break;
+    case WIRE_UPDATE:
+    case WIRE_SEND_INTERACTION:
+    case WIRE_DELETE_OBJECT:
+        if (m->time != WIRE_TIME_NONE) rr->tso_updates++;
+        return;
+    default:
+        return;
+    }
+    if (rc != TM_OK) rr->tm_errors++;
+}
+
+static void apply_send(struct rerun *rr, const struct flog_record *r)
+{
+    rr->tm_sends++;
+    if (r->send.n > rr->recvcap) {
+        uint32_t *n = realloc(rr->recv, r->send.n * sizeof *n);
+        if (!n) {
+            rr->tm_errors++;
+            return;
+        }
+        rr->recv = n;
+        rr->recvcap = r->send.n;
+    }
+    for (uint32_t i = 0; i < r->send.n; i++)
+        rr->recv[i] = flog_tm_send_receiver(&r->send, i);
+    char err[TM_ERR_LEN];
+    if (tm_send(rr->st, r->fed, r->send.ts, rr->recv, r->send.n, r->send.token, err, sizeof err) !=
+        TM_OK)
+        rr->tm_errors++;
+}
+
+/* Re-run every record with seq <= at (at 0: all), and after it what the RTI did in response
+ * (the records up to the next input: RECV, JOINED or LOST), so that a grant the re-run makes
+ * on record `at` is compared with the recorded grant that follows it. Returns the seq of the
+ * last record used. */
+static uint64_t rerun(struct tlog *t, struct rerun *rr, uint64_t at)
+{
+    struct flog_reader r;
+    struct tlog_rec x;
+    uint64_t last = 0;
+    char err[TM_ERR_LEN], nb[32];
+    tlog_rewind(t, &r);
+    while (tlog_next(t, &r, &x)) {
+        if (at && x.r.seq > at &&
+            (x.r.kind == FLOG_K_RECV || x.r.kind == FLOG_K_JOINED || x.r.kind == FLOG_K_LOST))
+            break;
+        last = x.r.seq;
+        struct fedinfo *fi = info(rr, x.r.fed);
+        switch (x.r.kind) {
+        case FLOG_K_JOINED:
+            if (tm_join(rr->st, x.r.fed, tlog_fed_name(t, x.r.fed, nb, sizeof nb), err,
+                        sizeof err) != TM_OK)
+                rr->tm_errors++;
+            break;
+        case FLOG_K_LOST: {
+            tm_status s;
+            if (tm_query(rr->st, x.r.fed, &s, NULL, 0) == TM_OK)
+                tm_resign(rr->st, x.r.fed, NULL, 0);
+            break;
+        }
+        case FLOG_K_TM_SEND:
+            apply_send(rr, &x.r);
+            break;
+        case FLOG_K_RECV:
+            if (x.has_msg) apply_frame(rr, &x);
+            break;
+        case FLOG_K_SENT:
+            if (x.has_msg && x.msg.type == WIRE_TIME_GRANT) {
+                rr->rec_grants++;
+                if (fi) fi->req_seq = 0;
+            }
+            break;
+        case FLOG_K_DECISION:
+            if (x.r.dec.kind == TM_D_GRANT && fi) {
+                snprintf(fi->grant_why, sizeof fi->grant_why, "%.*s", (int)x.r.dec.reason_len,
+                         x.r.dec.reason);
+                fi->grant_seq = x.r.seq;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return last;
+}
+
+static const tm_status *find(const tm_status *v, size_t n, tm_fed h)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].fed == h) return &v[i];
+    return NULL;
+}
+
+static void bound_text(tm_bound b, char *buf, size_t cap)
+{
+    if (b.t == TM_TIME_MAX)
+        snprintf(buf, cap, "infinity");
+    else
+        snprintf(buf, cap, "(%" PRId64 ", %s)", b.t, b.strict ? "strict" : "non-strict");
+}
+
+/* Follow the holders from one blocked federate to the root cause, one line per hop. */
+static void chain(const tm_status *v, size_t n, const tm_status *s, FILE *out)
+{
+    tm_fed seen[64];
+    size_t nseen = 0;
+    char g[64];
+    const tm_status *cur = s;
+    const char *indent = "  ";
+    for (;;) {
+        seen[nseen++] = cur->fed;
+        if (cur->req == TM_REQ_NONE) {
+            bound_text(cur->bound, g, sizeof g);
+            fprintf(out,
+                    "%sroot cause: %s is not waiting (granted state at t=%" PRId64
+                    ", bound %s): the others move only when it asks to advance\n",
+                    indent, cur->name, cur->time, g);
+            return;
+        }
+        tm_fed next = cur->galt_root ? cur->galt_root : cur->galt_holder;
+        bound_text(cur->galt, g, sizeof g);
+        fprintf(out, "%s%s waits in %s(%" PRId64 ") at t=%" PRId64 " with GALT %s", indent,
+                cur->name, tm_req_name(cur->req), cur->req_time, cur->time, g);
+        if (next == TM_NO_FED) {
+            fprintf(out, ", held by nobody (no other regulating federate): it waits for its "
+                         "own enable or queue, not for another federate\n");
+            return;
+        }
+        const tm_status *nx = find(v, n, next);
+        if (!nx) {
+            fprintf(out, ", held by federate %u, unknown to the re-run\n", next);
+            return;
+        }
+        fprintf(out, ", held by %s%s\n", nx->name,
+                cur->galt_root && cur->galt_root != cur->galt_holder ? " (NER root)" : "");
+        for (size_t i = 0; i < nseen; i++)
+            if (seen[i] == next) {
+                fprintf(out, "%s  root cause: a cycle: these federates wait for each other\n",
+                        indent);
+                return;
+            }
+        if (nseen == sizeof seen / sizeof seen[0]) {
+            fprintf(out, "%s  ... (chain longer than 64)\n", indent);
+            return;
+        }
+        cur = nx;
+        indent = "    ";
+    }
+}
+
+int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
+{
+    struct rerun rr = {0};
+    char err[TM_ERR_LEN];
+    if (tm_new(&rr.st, sink, &rr, err, sizeof err) != TM_OK) {
+        fprintf(stderr, "tempo-log: %s\n", err);
+        return 1;
+    }
+    uint64_t last = rerun(t, &rr, at);
+    if (at && last > at)
+        fprintf(out,
+                "federation %.*s: state after record #%" PRIu64 " and the RTI's response "
+                "to it (through #%" PRIu64 ")\n",
+                (int)t->hdr.federation_len, t->hdr.federation, at, last);
+    else
+        fprintf(out, "federation %.*s: state after record #%" PRIu64 "%s\n",
+                (int)t->hdr.federation_len, t->hdr.federation, last,
+                at       ? ""
+                : t->cut ? " (the last complete record: the log is cut)"
+                         : " (end of log)");
+    if (!at) {
+        /* For a live or hung federation: how old the last record is (the RTI flushes its log
+         * every few hundred ms, so a log that stays old while the RTI runs has stalled). */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        int64_t age = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - t->last_wall_ns;
+        fprintf(out, "(the last record was stamped %.3f s ago; waits below are measured to it)\n",
+                (double)age / 1e9);
+    }
+    size_t n = tm_count(rr.st);
+    tm_status *v = calloc(n ? n : 1, sizeof *v);
+    if (!v) {
+        tm_free(rr.st);
+        free(rr.fi), free(rr.recv);
+        fprintf(stderr, "tempo-log: out of memory\n");
+        return 1;
+    }
+    tm_status_all(rr.st, v, n);
+    fprintf(out, "\nfederates (logical time, pending request, bound, GALT and its holder):\n");
+    char line[512];
+    if (n == 0) fprintf(out, "  none joined at this point (all resigned, or none joined yet)\n");
+    for (size_t i = 0; i < n; i++) {
+        tm_status_format(&v[i], rr.st, line, sizeof line);
+        fprintf(out, "  %s\n", line);
+    }
+    fprintf(out, "\nwho waits for whom:\n");
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].blocked) continue;
+        any = 1;
+        const struct fedinfo *fi = v[i].fed < rr.ficap ? &rr.fi[v[i].fed] : NULL;
+        if (fi && fi->req_seq)
+            fprintf(out,
+                    "  (%s's request is record #%" PRIu64 ", pending for %.6f s of wall "
+                    "time)\n",
+                    v[i].name, fi->req_seq, (double)(t->last_wall_ns - fi->req_wall) / 1e9);
+        chain(v, n, &v[i], out);
+    }
+    if (!any) fprintf(out, "  nobody: no federate has a pending request\n");
+    fprintf(out, "\nlast recorded grant reasons:\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct fedinfo *fi = v[i].fed < rr.ficap ? &rr.fi[v[i].fed] : NULL;
+        if (fi && fi->grant_seq)
+            fprintf(out, "  %s (record #%" PRIu64 "): %s\n", v[i].name, fi->grant_seq,
+                    fi->grant_why);
+    }
+    fprintf(out,
+            "\nre-run check: %" PRIu64 " grants re-derived, %" PRIu64
+            " TIME_GRANT frames recorded%s\n",
+            rr.grants, rr.rec_grants,
+            rr.grants == rr.rec_grants ? " (they agree)" : " (they DIFFER: read with care)");
+    if (rr.tm_errors)
+        fprintf(out,
+                "  %" PRIu64 " recorded inputs were refused by the re-run engine "
+                "(the RTI refused them too, or the log misses inputs)\n",
+                rr.tm_errors);
+    if (rr.tso_updates && !rr.tm_sends)
+        fprintf(out,
+                "  warning: the log has %" PRIu64 " time-stamped sends but no TM_SEND "
+                "records: queued messages (and NER bounds) are not re-derived\n",
+                rr.tso_updates);
+    free(v);
+    tm_free(rr.st);
+    free(rr.fi);
+    free(rr.recv);
+    return 0;
+}

@@ -1,0 +1,1123 @@
+/* Time management engine (DESIGN.md §5, normative): per-federate bounds, GALT as the
+ * greatest fixed point over all federates, grants per the request table, and time-stamp-
+ * order queues. Pure code: events in, decisions out through the sink (STYLE.md §2.3).
+ * Read rti/tm/tm.h for the contract and doc/time.md for the rules with examples.
+ *
+ * Divisions: 1. bounds and helpers  2. queues  3. federate table  4. bounds and the fixed
+ * point  5. grants and the evaluation loop  6. events  7. queries. */
+#include "rti/tm/tm.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== 1. bounds and helpers ================================================================ */
+
+static const tm_bound INF = {TM_TIME_MAX, true}; /* the greatest pair: "nothing will come" */
+
+tm_time tm_time_add(tm_time a, tm_time b)
+{
+    assert(b >= 0);
+    if (a >= TM_TIME_MAX - b) return TM_TIME_MAX;
+    return a + b;
+}
+
+/* Clarification "bounds compare as pairs": (t, ns) < (t, strict) < (t + 1, ns); (t, strict)
+ * is never folded into (t + 1, ns), so no grant depends on the tick resolution. */
+int tm_bound_cmp(tm_bound a, tm_bound b)
+{
+    if (a.t != b.t) return a.t < b.t ? -1 : 1;
+    if (a.strict != b.strict)
+        return a.strict ? 1 : -1; /* non-strict sorts below strict at equal t */
+    return 0;
+}
+
+/* Infinity has one representation, so that (MAX, false) never sorts below (MAX, true). */
+static tm_bound mk(tm_time t, bool strict)
+{
+    tm_bound b = {t, t == TM_TIME_MAX ? true : strict};
+    return b;
+}
+
+static tm_bound bmin(tm_bound a, tm_bound b)
+{
+    return tm_bound_cmp(a, b) <= 0 ? a : b;
+}
+static tm_bound bmax(tm_bound a, tm_bound b)
+{
+    return tm_bound_cmp(a, b) >= 0 ? a : b;
+}
+
+/* "GALT > t": no TSO message with ts <= t can still arrive, i.e. GALT >= (t, strict). */
+static bool above(tm_bound g, tm_time t)
+{
+    return tm_bound_cmp(g, mk(t, true)) >= 0;
+}
+/* "GALT >= t": none with ts < t can still arrive, i.e. GALT >= (t, non-strict). */
+static bool at_or_above(tm_bound g, tm_time t)
+{
+    return tm_bound_cmp(g, mk(t, false)) >= 0;
+}
+
+const char *tm_strerror(int code)
+{
+    switch (code) {
+    case TM_OK:
+        return "TM_OK";
+    case TM_EUNKNOWN:
+        return "TM_EUNKNOWN";
+    case TM_EEXISTS:
+        return "TM_EEXISTS";
+    case TM_ETIME:
+        return "TM_ETIME";
+    case TM_EPENDING:
+        return "TM_EPENDING";
+    case TM_EBOUND:
+        return "TM_EBOUND";
+    case TM_EENABLED:
+        return "TM_EENABLED";
+    case TM_ENOTENABLED:
+        return "TM_ENOTENABLED";
+    case TM_ELOOKAHEAD:
+        return "TM_ELOOKAHEAD";
+    case TM_ENOMEM:
+        return "TM_ENOMEM";
+    case TM_EINVAL:
+        return "TM_EINVAL";
+    default:
+        return "TM_E?";
+    }
+}
+
+const char *tm_req_name(tm_req kind)
+{
+    switch (kind) {
+    case TM_REQ_NONE:
+        return "none";
+    case TM_REQ_TAR:
+        return "TAR";
+    case TM_REQ_TARA:
+        return "TARA";
+    case TM_REQ_NER:
+        return "NER";
+    case TM_REQ_NERA:
+        return "NERA";
+    case TM_REQ_FQR:
+        return "FQR";
+    }
+    return "?";
+}
+
+/* A reason built without printf: the texts of every grant and delivery are built when the
+ * federation log records them, and snprintf made up most of the RTI's own work per step.
+ * Truncated (NUL-terminated) at cap - 1 bytes. ttxt/btxt below wrap it for printf formats. */
+struct rsn {
+    char *p;    /* output, cap bytes */
+    size_t n;   /* bytes written, p[n] == '\0' */
+    size_t cap; /* bytes of p, > 0 */
+};
+
+static void rsn_s(struct rsn *w, const char *s)
+{
+    while (*s && w->n + 1 < w->cap)
+        w->p[w->n++] = *s++;
+    w->p[w->n] = '\0';
+}
+
+/* A time: "inf" for TM_TIME_MAX, else the decimal value. */
+static void rsn_t(struct rsn *w, tm_time t)
+{
+    if (t == TM_TIME_MAX) {
+        rsn_s(w, "inf");
+        return;
+    }
+    char d[24], *e = d + sizeof d - 1;
+    uint64_t u = t < 0 ? 0 - (uint64_t)t : (uint64_t)t; /* INT64_MIN has no positive twin */
+    *e = '\0';
+    do
+        *--e = (char)('0' + u % 10);
+    while (u /= 10);
+    if (t < 0) *--e = '-';
+    rsn_s(w, e);
+}
+
+/* A bound: "inf", "(5, strict)" or "(5, non-strict)". */
+static void rsn_b(struct rsn *w, tm_bound b)
+{
+    if (b.t == TM_TIME_MAX) {
+        rsn_s(w, "inf");
+        return;
+    }
+    rsn_s(w, "(");
+    rsn_t(w, b.t);
+    rsn_s(w, b.strict ? ", strict)" : ", non-strict)");
+}
+
+/* rsn_t into buf for a %s argument; buf must hold 24 bytes. */
+static const char *ttxt(char *buf, tm_time t)
+{
+    struct rsn w = {buf, 0, 24};
+    rsn_t(&w, t);
+    return buf;
+}
+
+/* rsn_b into buf for a %s argument; buf must hold 40 bytes. */
+static const char *btxt(char *buf, tm_bound b)
+{
+    struct rsn w = {buf, 0, 40};
+    rsn_b(&w, b);
+    return buf;
+}
+
+/* ==== 2. queues ============================================================================ */
+
+/* One queued TSO message. Nodes live inline in a per-receiver binary heap whose array only
+ * grows (doubling), so a warm federation queues and delivers without allocating; this plays
+ * the part of the free list of STYLE.md §2.8. */
+struct qmsg {
+    tm_time ts;     /* time stamp (ticks) */
+    tm_fed sender;  /* sending federate */
+    uint64_t seq;   /* sender's send sequence number */
+    uint64_t token; /* server's payload handle */
+};
+
+struct queue {
+    struct qmsg *a; /* heap array, a[0] is the next message in delivery order */
+    size_t n;       /* messages queued */
+    size_t cap;     /* slots allocated */
+};
+
+/* The delivery order (§5 further rules, tie rule in doc/time.md): time stamp, then sender
+ * handle, then the sender's send sequence, so equal stamps from one sender keep their send
+ * order and a replay of the same events delivers identically. */
+static bool qless(const struct qmsg *x, const struct qmsg *y)
+{
+    if (x->ts != y->ts) return x->ts < y->ts;
+    if (x->sender != y->sender) return x->sender < y->sender;
+    return x->seq < y->seq;
+}
+
+static int q_reserve(struct queue *q, size_t extra)
+{
+    if (q->n + extra <= q->cap) return 0;
+    size_t cap = q->cap ? q->cap : 8;
+    while (cap < q->n + extra)
+        cap *= 2;
+    struct qmsg *a = realloc(q->a, cap * sizeof *a);
+    if (!a) return -1;
+    q->a = a;
+    q->cap = cap;
+    return 0;
+}
+
+/* O(log n). The caller reserved room with q_reserve. */
+static void q_push(struct queue *q, struct qmsg m)
+{
+    assert(q->n < q->cap);
+    size_t i = q->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!qless(&m, &q->a[p])) break;
+        q->a[i] = q->a[p];
+        i = p;
+    }
+    q->a[i] = m;
+}
+
+/* O(log n). Removes and returns the first message in delivery order; q must not be empty. */
+static struct qmsg q_pop(struct queue *q)
+{
+    assert(q->n > 0);
+    struct qmsg top = q->a[0], last = q->a[--q->n];
+    size_t i = 0, n = q->n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && qless(&q->a[c + 1], &q->a[c])) c++;
+        if (!qless(&q->a[c], &last)) break;
+        q->a[i] = q->a[c];
+        i = c;
+    }
+    if (n > 0) q->a[i] = last;
+    return top;
+}
+
+/* Least incoming time stamp: TM_TIME_MAX when empty. */
+static tm_time q_min(const struct queue *q)
+{
+    return q->n ? q->a[0].ts : TM_TIME_MAX;
+}
+
+/* ==== 3. federate table ==================================================================== */
+
+struct fed {
+    tm_fed h;         /* handle */
+    char name[64];    /* for reasons and errors */
+    tm_time T;        /* logical time: the last grant (0 at join) */
+    bool reg;         /* time regulating */
+    bool con;         /* time constrained */
+    bool con_pending; /* enable constrained asked, waiting for GALT >= T */
+    tm_time L;        /* lookahead (ticks), meaningful when reg */
+    tm_req req;       /* pending request, TM_REQ_NONE in the granted state */
+    tm_time rt;       /* requested time of req */
+    bool strict0;     /* at L = 0 the granted-state bound is (T, strict): last grant was
+                         TAR/NER/FQR; false after TARA/NERA or enabling regulation */
+    bool avail;       /* constrained and granted by TARA/NERA/FQR or just enabled: a TSO
+                         message stamped exactly T arriving now is delivered at once */
+    tm_bound bound;   /* effective bound (valid when reg): never goes down while reg, it is
+                         also the floor of the next computation */
+    uint64_t seq;     /* sends made so far (the next send gets seq + 1) */
+    unsigned mark;    /* duplicate-receiver check in tm_send */
+    struct queue q;   /* TSO messages waiting for delivery to this federate */
+    /* results of the last compute() */
+    tm_bound floor; /* bound before this computation (scratch) */
+    tm_bound galt;  /* min of the others' bounds */
+    tm_fed holder;  /* whose bound that is, TM_NO_FED if none */
+    tm_fed root;    /* root of the NER chain behind holder */
+    tm_fed myroot;  /* root of this federate's own bound (itself unless NER-derived) */
+};
+
+struct tm_state {
+    struct fed **f; /* joined federates, sorted by handle */
+    size_t n;       /* how many */
+    size_t cap;     /* slots in f */
+    uint32_t *idx;  /* handle -> position + 1 (0 = not joined) */
+    size_t idxcap;  /* entries in idx */
+    unsigned epoch; /* for fed.mark */
+    tm_fed u0;      /* from the last compute(): holder of the smallest bound (0 = none) */
+    tm_fed h0;      /* holder of the smallest bound among the others than u0 (0 = none) */
+    size_t nner;    /* federates with NER/NERA pending at the last compute() */
+    tm_bound mu;    /* the smallest bound (INF when nobody regulates) */
+    size_t cnt;     /* regulating federates whose own (not NER-derived) bound is mu */
+    bool stale;     /* u0, h0 and the holder/root fields are out of date: a fast request
+                       moved a federate off mu (holder_of() recomputes them on demand) */
+    tm_sink sink;   /* decision sink, may be NULL */
+    void *ctx;      /* its context */
+    bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
+    bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
+    bool quiet_grants;     /* tm_set_grant_reasons(false): GRANT reasons are "" */
+    char why[320];  /* reason text of the decision being emitted */
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static struct fed *find(const tm_state *st, tm_fed h)
+{
+    if (h == TM_NO_FED || h >= st->idxcap || st->idx[h] == 0) return NULL;
+    return st->f[st->idx[h] - 1];
+}
+
+static const char *fname(const tm_state *st, tm_fed h)
+{
+    const struct fed *f = find(st, h);
+    return f ? f->name : "nobody";
+}
+
+/* Does anyone read reason texts? Formatting one costs about as much as the rest of a
+ * request (snprintf, and an O(N) holder lookup after fast requests), so the hot paths
+ * (deliver, grant) build their texts only when this holds. */
+static bool wants_reasons(const tm_state *st)
+{
+    return st->sink && st->reasons;
+}
+
+/* Emit one decision with a formatted reason ("" when reasons are off). */
+static void emit(tm_state *st, tm_decision *d, const char *fmt, ...)
+{
+    if (!st->sink) return;
+    st->why[0] = '\0';
+    if (st->reasons) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(st->why, sizeof st->why, fmt, ap);
+        va_end(ap);
+    }
+    d->reason = st->why;
+    st->sink(st->ctx, d);
+}
+
+/* A refusal: the error text goes to the caller's buffer and, as TM_D_REFUSED, to the sink. */
+static int refuse(tm_state *st, tm_fed h, int code, char *err, size_t errlen, const char *fmt, ...)
+{
+    char msg[TM_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    seterr(err, errlen, "%s", msg);
+    tm_decision d = {.kind = TM_D_REFUSED, .fed = h, .time = TM_NO_TIME, .code = code};
+    emit(st, &d, "%s", msg);
+    return code;
+}
+
+/* ==== 4. bounds and the fixed point ======================================================== */
+
+/* Bound of a regulating federate that is not waiting on NER/NERA (DESIGN.md §5 first table),
+ * before the floor is applied. */
+static tm_bound table_bound(const struct fed *f)
+{
+    switch (f->req) {
+    case TM_REQ_TAR: /* row "TAR(R) pending": R + L; strict when L = 0 */
+        return mk(tm_time_add(f->rt, f->L), f->L == 0);
+    case TM_REQ_TARA: /* row "TARA(R) pending": R + L, non-strict */
+        return mk(tm_time_add(f->rt, f->L), false);
+    default:
+        /* rows "no request pending"; FQR keeps the granted-state bound while it is
+         * evaluated (clarification "FQR never waits"). L > 0: T + L non-strict; L = 0:
+         * T strict after TAR/NER/FQR, non-strict after TARA/NERA or enabling regulation. */
+        if (f->L > 0) return mk(tm_time_add(f->T, f->L), false);
+        return mk(f->T, f->strict0);
+    }
+}
+
+static bool ner_pending(const struct fed *f)
+{
+    return f->reg && (f->req == TM_REQ_NER || f->req == TM_REQ_NERA);
+}
+
+/* Row "NER(R)/NERA(R) pending": m + L with m = min(R, earliest message f could still be
+ * given) = min((R, ns), (LITS, ns), GALT_f) (clarification: nothing is in flight), m's
+ * strictness kept, strict for NER at L = 0. The floor keeps the bound from going down
+ * (clarification "a promise is never withdrawn"). Sets *derived when the value comes from
+ * GALT_f rather than from f's own request, queue or floor. */
+static tm_bound ner_bound(const struct fed *f, tm_bound lo, tm_bound galt, bool *derived)
+{
+    tm_time c = f->rt < q_min(&f->q) ? f->rt : q_min(&f->q);
+    tm_bound own = mk(c, false);
+    tm_bound m = bmin(own, galt);
+    tm_bound v = mk(tm_time_add(m.t, f->L), m.strict || (f->req == TM_REQ_NER && f->L == 0));
+    bool from_galt = tm_bound_cmp(galt, own) < 0;
+    if (tm_bound_cmp(v, lo) < 0) {
+        v = lo;
+        from_galt = false;
+    }
+    if (derived) *derived = from_galt;
+    return v;
+}
+
+/* GALT for everyone, as the greatest fixed point (clarification "the fixed point is the
+ * greatest solution"). O(N), two passes:
+ *   1. every regulating federate's value with GALT = +inf (NER ones) or its table bound
+ *      (others), floor applied; u0 = the smallest (lowest handle on ties), mu its value.
+ *      Iteration from +inf never goes below mu, so mu is final: it is the global minimum
+ *      of the fixed point (doc/time.md proves it).
+ *   2. hence GALT_j = mu for every j != u0, so each other NER value is its function of mu;
+ *      GALT_u0 = the minimum over j != u0 of those final values.
+ * This equals the naive iteration from +inf that the conformance test runs as reference. */
+static void compute(tm_state *st)
+{
+    struct fed *u0 = NULL;
+    tm_bound mu = INF;
+    st->nner = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        struct fed *f = st->f[i];
+        f->myroot = f->h;
+        if (f->req == TM_REQ_NER || f->req == TM_REQ_NERA) st->nner++;
+        if (!f->reg) continue;
+        f->floor = f->bound;
+        /* Clarification "a promise is never withdrawn": the table value never takes the
+         * bound below what it was (after TAR(T) at L = 0, TARA(T) keeps (T, strict)). */
+        f->bound =
+            ner_pending(f) ? ner_bound(f, f->floor, INF, NULL) : bmax(table_bound(f), f->floor);
+        if (!u0 || tm_bound_cmp(f->bound, mu) < 0) {
+            u0 = f;
+            mu = f->bound;
+        }
+    }
+    tm_bound g0 = INF; /* GALT of u0 */
+    struct fed *h0 = NULL;
+    for (size_t i = 0; i < st->n; i++) {
+        struct fed *f = st->f[i];
+        if (f == u0) {
+            continue;
+        }
+        f->galt = mu;
+        f->holder = u0 ? u0->h : TM_NO_FED;
+        f->root = u0 ? u0->h : TM_NO_FED;
+        if (!f->reg) continue;
+        if (ner_pending(f)) {
+            bool derived = false;
+            f->bound = ner_bound(f, f->floor, mu, &derived);
+            if (derived) f->myroot = u0->h;
+        }
+        if (!h0 || tm_bound_cmp(f->bound, g0) < 0) {
+            h0 = f;
+            g0 = f->bound;
+        }
+    }
+    if (u0) {
+        u0->galt = g0;
+        u0->holder = h0 ? h0->h : TM_NO_FED;
+        u0->root = h0 ? h0->myroot : TM_NO_FED;
+    }
+    st->u0 = u0 ? u0->h : TM_NO_FED;
+    st->h0 = h0 ? h0->h : TM_NO_FED;
+    st->mu = mu;
+    st->cnt = 0; /* NER values derived from mu do not hold it up: count only own bounds */
+    for (size_t i = 0; i < st->n; i++)
+        if (st->f[i]->reg && st->f[i]->myroot == st->f[i]->h &&
+            tm_bound_cmp(st->f[i]->bound, mu) == 0)
+            st->cnt++;
+    st->stale = false;
+}
+
+/* Who holds f's GALT and the root of its chain, as compute() defines them (u0 = the lowest
+ * handle whose own, non-derived bound is mu; h0 = the lowest handle with the smallest bound
+ * among the others), recomputed in O(N) when fast requests made the stored ones stale. */
+static tm_fed holder_of(const tm_state *st, const struct fed *f, tm_fed *root)
+{
+    if (!st->stale) {
+        if (root) *root = f->root;
+        return f->holder;
+    }
+    const struct fed *u = NULL, *h = NULL;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct fed *g = st->f[i];
+        if (g->reg && !u && g->myroot == g->h && tm_bound_cmp(g->bound, st->mu) == 0) u = g;
+    }
+    if (u && u != f) {
+        if (root) *root = u->h;
+        return u->h;
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        const struct fed *g = st->f[i];
+        if (g != f && g->reg && (!h || tm_bound_cmp(g->bound, h->bound) < 0)) h = g;
+    }
+    if (root) *root = !h ? TM_NO_FED : (h->myroot == h->h ? h->h : f->h);
+    return h ? h->h : TM_NO_FED;
+}
+
+/* The common cases in O(1) instead of compute() + a scan of everyone (DESIGN.md §11: a
+ * lock-step TAR cycle must cost O(N) per step, not O(N) per request). All GALT values follow
+ * from mu, u0 and GALT_u0 (compute()); NER/NERA values depend only on their GALT.
+ *  - A TAR/TARA request raises only the requester f's bound (granted rows never lower it).
+ *    Nothing else changes when (a) f is not regulating; or (b) f holds neither mu (u0) nor
+ *    GALT_u0 (h0), ties keeping their lower-handle holder; or (c) at least two other
+ *    federates still hold exactly mu afterwards with their own bounds (not NER values
+ *    derived from mu), so everyone's GALT stays mu. Then only f can become due, against
+ *    GALT_f = mu. In case (c) the stored holders may name f, so they are marked stale and
+ *    recomputed when read (holder_of()). In a lock-step cycle only the last two requests
+ *    of a step take the full evaluation: O(N) per step.
+ *  - A send changes no bound, and when nobody waits in NER/NERA nothing depends on queues
+ *    (TAR/TARA grants and constrained-enables do not), so nothing becomes due.
+ * Everything else takes the full evaluation. The randomized conformance test compares both
+ * paths with its reference after every event. */
+static bool try_grant(tm_state *st, struct fed *f);
+
+static bool fast_request(tm_state *st, struct fed *f)
+{
+    if (!f->reg) {
+        try_grant(st, f); /* (a) */
+        return true;
+    }
+    tm_bound nb = bmax(table_bound(f), f->bound);
+    bool at_mu = tm_bound_cmp(f->bound, st->mu) == 0;
+    bool leaves = at_mu && tm_bound_cmp(nb, st->mu) > 0;
+    size_t others_at_mu = st->cnt - (at_mu ? 1 : 0);
+    if (!st->stale && f->h != st->u0 && f->h != st->h0) {
+        /* (b) */
+    } else if (others_at_mu >= 2) {
+        /* (c): the stored holders may name f */
+        if (f->h == st->u0 || f->h == st->h0) st->stale = true;
+    } else {
+        return false;
+    }
+    if (leaves) st->cnt--;
+    f->bound = nb;
+    try_grant(st, f);
+    return true;
+}
+
+/* The largest promise made to a constrained federate: after a TAR/NER grant at T no TSO
+ * message with ts <= T may reach it, (T, strict); after TARA/NERA/FQR or enabling
+ * constrained, none below T, (T, non-strict). Deliveries happen only at grants (or at T
+ * when avail), so nothing else has been promised. */
+static tm_bound promised(const tm_state *st, tm_fed *who)
+{
+    tm_bound p = mk(INT64_MIN, false);
+    *who = TM_NO_FED;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct fed *f = st->f[i];
+        if (!f->con) continue;
+        tm_bound b = mk(f->T, !f->avail);
+        if (*who == TM_NO_FED || tm_bound_cmp(b, p) > 0) {
+            p = b;
+            *who = f->h;
+        }
+    }
+    return p;
+}
+
+/* ==== 5. grants and the evaluation loop ==================================================== */
+
+static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const char *why)
+{
+    tm_decision d = {.kind = TM_D_DELIVER,
+                     .fed = r->h,
+                     .time = m.ts,
+                     .tso = tso,
+                     .sender = m.sender,
+                     .seq = m.seq,
+                     .token = m.token,
+                     .rule = why};
+    if (!st->sink) return;
+    struct rsn w = {st->why, 0, sizeof st->why};
+    st->why[0] = '\0';
+    if (st->reasons && !st->quiet_deliveries) { /* "%s message ts %s from %s: %s" */
+        rsn_s(&w, tso ? "TSO message ts " : "RO message ts ");
+        rsn_t(&w, m.ts);
+        rsn_s(&w, " from ");
+        rsn_s(&w, fname(st, m.sender));
+        rsn_s(&w, ": ");
+        rsn_s(&w, why);
+    }
+    d.reason = st->why;
+    st->sink(st->ctx, &d);
+}
+
+size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fed_name,
+                     const char *holder_name)
+{
+    if (!buf || cap == 0) return 0;
+    struct rsn w = {buf, 0, cap};
+    buf[0] = '\0';
+    if (!d || d->kind != TM_D_GRANT || !d->grant) return 0;
+    const tm_grant_facts *g = d->grant;
+    const char *kn = tm_req_name(d->req);
+    const char *holder = holder_name ? holder_name : "nobody";
+    bool plain = d->req == TM_REQ_TAR || d->req == TM_REQ_NER; /* GALT must be above, not at */
+    switch (g->row) {
+    case TM_GROW_NONE:
+        break;
+    case TM_GROW_AT_ONCE: /* "%s(%s) granted at once: %s is not time-constrained" */
+        rsn_s(&w, kn);
+        rsn_s(&w, "(");
+        rsn_t(&w, g->asked);
+        rsn_s(&w, ") granted at once: ");
+        rsn_s(&w, fed_name ? fed_name : "nobody");
+        rsn_s(&w, " is not time-constrained");
+        break;
+    case TM_GROW_TAR: /* "%s(%s): GALT %s %s %s, held by %s": the hot one */
+        rsn_s(&w, kn);
+        rsn_s(&w, "(");
+        rsn_t(&w, g->asked);
+        rsn_s(&w, "): GALT ");
+        rsn_b(&w, g->galt);
+        rsn_s(&w, plain ? " > " : " >= ");
+        rsn_t(&w, g->asked);
+        rsn_s(&w, ", held by ");
+        rsn_s(&w, holder);
+        break;
+    case TM_GROW_NER: /* "%s(%s) granted %s (%s): GALT %s %s %s, held by %s" */
+        rsn_s(&w, kn);
+        rsn_s(&w, "(");
+        rsn_t(&w, g->asked);
+        rsn_s(&w, ") granted ");
+        rsn_t(&w, d->time);
+        rsn_s(&w, g->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
+        rsn_b(&w, g->galt);
+        rsn_s(&w, plain ? " > " : " >= ");
+        rsn_t(&w, d->time);
+        rsn_s(&w, ", held by ");
+        rsn_s(&w, holder);
+        break;
+    case TM_GROW_FQR: /* "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s" */
+        rsn_s(&w, "FQR(");
+        rsn_t(&w, g->asked);
+        rsn_s(&w, ") granted ");
+        rsn_t(&w, d->time);
+        rsn_s(&w, " = max(T ");
+        rsn_t(&w, g->prev);
+        rsn_s(&w, ", min(t, GALT ");
+        rsn_b(&w, g->galt);
+        rsn_s(&w, ")), GALT held by ");
+        rsn_s(&w, holder);
+        break;
+    }
+    return w.n;
+}
+
+/* Grant f's pending request at t following request-table row @p row. The decision carries
+ * the facts of its reason (f's state before the grant); the holder is looked up, and the
+ * text worded, only when someone reads them. @p queued: for NER/NERA, t is the smallest
+ * queued time stamp. */
+static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool queued)
+{
+    tm_req k = f->req;
+    tm_grant_facts g = {
+        .row = row, .asked = f->rt, .prev = f->T, .galt = f->galt, .queued = queued};
+    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why,
+                     .grant = &g};
+    st->why[0] = '\0';
+    if (wants_reasons(st)) {
+        /* FQR computed its GALT afresh (flush_grant), so its holder is current */
+        g.holder = row == TM_GROW_FQR ? f->holder : holder_of(st, f, NULL);
+        if (!st->quiet_grants)
+            tm_grant_text(st->why, sizeof st->why, &d, f->name, fname(st, g.holder));
+    }
+    f->T = t;
+    f->req = TM_REQ_NONE;
+    f->rt = TM_NO_TIME;
+    /* Granted-state bound at L = 0 (first table): strict after TAR/NER/FQR. */
+    f->strict0 = (k == TM_REQ_TAR || k == TM_REQ_NER || k == TM_REQ_FQR);
+    /* TARA/NERA rows: "messages stamped t that arrive later are delivered at once"; after
+     * FQR the GALT may be (g, non-strict), so messages stamped g may still come too. */
+    f->avail = f->con && (k == TM_REQ_TARA || k == TM_REQ_NERA || k == TM_REQ_FQR);
+    if (st->sink) st->sink(st->ctx, &d);
+}
+
+/* Grant f if its pending request is due (DESIGN.md §5 second table). @return true if it
+ * was granted. Called with GALT values from compute(). Clarification "delivery may happen as
+ * soon as ... or only at the grant": we deliver at the grant, in queue order, each delivery
+ * reported before the grant it belongs to. */
+static bool try_grant(tm_state *st, struct fed *f)
+{
+    tm_time t = f->rt;
+    if (!f->con) {
+        /* Clarification: "a federate that is not constrained is granted any request at
+         * once" - at its requested time, FQR included (no GALT limit without TSO). */
+        grant(st, f, t, TM_GROW_AT_ONCE, false);
+        return true;
+    }
+    switch (f->req) {
+    case TM_REQ_TAR:  /* row TAR(t): TAG(t) once GALT > t; deliver all ts <= t first */
+    case TM_REQ_TARA: /* row TARA(t): TAG(t) once GALT >= t */
+        if (f->req == TM_REQ_TAR ? !above(f->galt, t) : !at_or_above(f->galt, t)) return false;
+        while (f->q.n && q_min(&f->q) <= t)
+            deliver(st, f, q_pop(&f->q), true,
+                    f->req == TM_REQ_TAR ? "ts <= t for TAR(t)" : "ts <= t for TARA(t)");
+        grant(st, f, t, TM_GROW_TAR, false);
+        return true;
+    case TM_REQ_NER:
+    case TM_REQ_NERA: {
+        /* rows NER/NERA(t): T = smallest queued ts if <= t, else t; TAG(T) once GALT > T
+         * (NER) or >= T (NERA), delivering every message stamped T. */
+        tm_time lits = q_min(&f->q);
+        tm_time g = lits <= t ? lits : t;
+        bool ok = f->req == TM_REQ_NER ? above(f->galt, g) : at_or_above(f->galt, g);
+        if (!ok) return false;
+        while (f->q.n && q_min(&f->q) == g)
+            deliver(st, f, q_pop(&f->q), true, "smallest queued ts for NER/NERA");
+        grant(st, f, g, TM_GROW_NER, lits <= t);
+        return true;
+    }
+    default:
+        return false; /* FQR is granted inside tm_request and never waits */
+    }
+}
+
+/* Bring the federation to a stable state after an event: compute the fixed point, complete
+ * enables and grant due requests, and repeat while anything changed (a grant can raise a
+ * bound: FQR, non-constrained NER). Usually two passes: O(N) per event. */
+static void evaluate(tm_state *st)
+{
+    for (;;) {
+        compute(st);
+        bool progress = false;
+        for (size_t i = 0; i < st->n; i++) {
+            struct fed *f = st->f[i];
+            char b1[40], b2[24];
+            /* Clarification: "enabling time-constrained completes once GALT >= T". */
+            if (f->con_pending && at_or_above(f->galt, f->T)) {
+                f->con_pending = false;
+                f->con = true;
+                f->avail = true;
+                tm_decision d = {.kind = TM_D_CON_ENABLED, .fed = f->h, .time = f->T};
+                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s", btxt(b1, f->galt),
+                     ttxt(b2, f->T), fname(st, f->holder));
+                progress = true;
+            }
+            if (f->req != TM_REQ_NONE && try_grant(st, f)) progress = true;
+        }
+        if (!progress) return;
+    }
+}
+
+/* ==== 6. events ============================================================================ */
+
+int tm_new(tm_state **out, tm_sink sink, void *ctx, char *err, size_t errlen)
+{
+    if (!out) {
+        seterr(err, errlen, "tm_new: out is NULL");
+        return TM_EINVAL;
+    }
+    tm_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        seterr(err, errlen, "tm_new: out of memory");
+        return TM_ENOMEM;
+    }
+    st->sink = sink;
+    st->ctx = ctx;
+    st->reasons = true;
+    *out = st;
+    return TM_OK;
+}
+
+void tm_free(tm_state *st)
+{
+    if (!st) return;
+    for (size_t i = 0; i < st->n; i++) {
+        free(st->f[i]->q.a);
+        free(st->f[i]);
+    }
+    free(st->f);
+    free(st->idx);
+    free(st);
+}
+
+void tm_set_reasons(tm_state *st, bool on)
+{
+    st->reasons = on;
+}
+
+void tm_set_delivery_reasons(tm_state *st, bool on)
+{
+    st->quiet_deliveries = !on;
+}
+
+void tm_set_grant_reasons(tm_state *st, bool on)
+{
+    st->quiet_grants = !on;
+}
+
+static void reindex(tm_state *st, size_t from)
+{
+    for (size_t i = from; i < st->n; i++)
+        st->idx[st->f[i]->h] = (uint32_t)(i + 1);
+}
+
+int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
+{
+    if (h == TM_NO_FED || h >= TM_MAX_HANDLE)
+        return refuse(st, h, TM_EUNKNOWN, err, errlen,
+                      "join: federate handle %" PRIu32 " outside 1..%u", h, TM_MAX_HANDLE - 1);
+    if (find(st, h))
+        return refuse(st, h, TM_EEXISTS, err, errlen,
+                      "join: federate handle %" PRIu32 " (%s) already joined", h, fname(st, h));
+    if (h >= st->idxcap) {
+        size_t cap = st->idxcap ? st->idxcap : 16;
+        while (cap <= h)
+            cap *= 2;
+        uint32_t *idx = realloc(st->idx, cap * sizeof *idx);
+        if (!idx) goto nomem;
+        memset(idx + st->idxcap, 0, (cap - st->idxcap) * sizeof *idx);
+        st->idx = idx;
+        st->idxcap = cap;
+    }
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 8;
+        struct fed **f = realloc(st->f, cap * sizeof *f);
+        if (!f) goto nomem;
+        st->f = f;
+        st->cap = cap;
+    }
+    struct fed *f = calloc(1, sizeof *f);
+    if (!f) goto nomem;
+    f->h = h;
+    if (name)
+        snprintf(f->name, sizeof f->name, "%s", name);
+    else
+        snprintf(f->name, sizeof f->name, "fed%" PRIu32, h);
+    f->rt = TM_NO_TIME;
+    f->bound = INF;
+    f->galt = INF;
+    size_t pos = st->n;
+    while (pos > 0 && st->f[pos - 1]->h > h)
+        pos--;
+    memmove(st->f + pos + 1, st->f + pos, (st->n - pos) * sizeof *st->f);
+    st->f[pos] = f;
+    st->n++;
+    reindex(st, pos);
+    evaluate(st); /* GALT values of the newcomer */
+    return TM_OK;
+nomem:
+    return refuse(st, h, TM_ENOMEM, err, errlen, "join: out of memory for federate %" PRIu32, h);
+}
+
+/* Look the federate up or refuse with TM_EUNKNOWN naming the operation. */
+#define GET(f, st, h, op)                                                                          \
+    struct fed *f = find(st, h);                                                                   \
+    if (!f)                                                                                        \
+    return refuse(st, h, TM_EUNKNOWN, err, errlen, "%s: unknown federate handle %" PRIu32, op, h)
+
+int tm_resign(tm_state *st, tm_fed h, char *err, size_t errlen)
+{
+    GET(f, st, h, "resign");
+    /* No silent data loss: every message still queued for it is reported. */
+    while (f->q.n) {
+        struct qmsg m = q_pop(&f->q);
+        tm_decision d = {.kind = TM_D_DISCARD,
+                         .fed = h,
+                         .time = m.ts,
+                         .sender = m.sender,
+                         .seq = m.seq,
+                         .token = m.token};
+        emit(st, &d, "%s resigned with this message queued", f->name);
+    }
+    size_t pos = st->idx[h] - 1;
+    st->idx[h] = 0;
+    free(f->q.a);
+    free(f);
+    memmove(st->f + pos, st->f + pos + 1, (st->n - pos - 1) * sizeof *st->f);
+    st->n--;
+    reindex(st, pos);
+    evaluate(st); /* its bound vanished: those waiting on it may go on */
+    return TM_OK;
+}
+
+int tm_enable_regulation(tm_state *st, tm_fed h, tm_time L, char *err, size_t errlen)
+{
+    GET(f, st, h, "enable regulation");
+    char b1[24], b2[40], b3[40], b4[40];
+    if (L < 0)
+        return refuse(st, h, TM_ELOOKAHEAD, err, errlen,
+                      "enable regulation: %s: negative lookahead %s", f->name, ttxt(b1, L));
+    if (f->reg)
+        return refuse(st, h, TM_EENABLED, err, errlen,
+                      "enable regulation: %s is already time-regulating", f->name);
+    if (f->req != TM_REQ_NONE)
+        return refuse(st, h, TM_EPENDING, err, errlen, "enable regulation: %s has %s(%s) pending",
+                      f->name, tm_req_name(f->req), ttxt(b1, f->rt));
+    /* Clarification "enabling regulation mid-run": logical time kept, bound starts at
+     * max(T + L non-strict, the largest promise to a constrained federate). */
+    tm_fed who;
+    tm_bound p = promised(st, &who);
+    tm_bound own = mk(tm_time_add(f->T, L), false);
+    f->reg = true;
+    f->L = L;
+    f->strict0 = false; /* first table: "T non-strict ... after enabling regulation" */
+    f->bound = bmax(own, p);
+    tm_decision d = {.kind = TM_D_REG_ENABLED, .fed = h, .time = f->T};
+    if (who == TM_NO_FED)
+        emit(st, &d, "regulation enabled at T %s, bound %s = T+L (no constrained federate)",
+             ttxt(b1, f->T), btxt(b2, f->bound));
+    else
+        emit(st, &d, "regulation enabled at T %s, bound %s = max(T+L %s, promise %s to %s)",
+             ttxt(b1, f->T), btxt(b2, f->bound), btxt(b3, own), btxt(b4, p), fname(st, who));
+    evaluate(st);
+    return TM_OK;
+}
+
+int tm_disable_regulation(tm_state *st, tm_fed h, char *err, size_t errlen)
+{
+    GET(f, st, h, "disable regulation");
+    if (!f->reg)
+        return refuse(st, h, TM_ENOTENABLED, err, errlen,
+                      "disable regulation: %s is not time-regulating", f->name);
+    f->reg = false;
+    f->L = 0;
+    f->bound = INF;
+    evaluate(st);
+    return TM_OK;
+}
+
+int tm_modify_lookahead(tm_state *st, tm_fed h, tm_time L, char *err, size_t errlen)
+{
+    GET(f, st, h, "modify lookahead");
+    char b1[24];
+    if (!f->reg)
+        return refuse(st, h, TM_ENOTENABLED, err, errlen,
+                      "modify lookahead: %s is not time-regulating", f->name);
+    if (L < 0)
+        return refuse(st, h, TM_ELOOKAHEAD, err, errlen,
+                      "modify lookahead: %s: negative lookahead %s", f->name, ttxt(b1, L));
+    /* The bound is a floor (a promise is never withdrawn): a smaller L takes effect as T
+     * advances past the old T + L. */
+    f->L = L;
+    evaluate(st);
+    return TM_OK;
+}
+
+int tm_enable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
+{
+    GET(f, st, h, "enable constrained");
+    char b1[24];
+    if (f->con || f->con_pending)
+        return refuse(st, h, TM_EENABLED, err, errlen, "enable constrained: %s is already %s",
+                      f->name, f->con ? "time-constrained" : "enabling time-constrained");
+    if (f->req != TM_REQ_NONE)
+        return refuse(st, h, TM_EPENDING, err, errlen, "enable constrained: %s has %s(%s) pending",
+                      f->name, tm_req_name(f->req), ttxt(b1, f->rt));
+    f->con_pending = true;
+    evaluate(st);
+    return TM_OK;
+}
+
+int tm_disable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
+{
+    GET(f, st, h, "disable constrained");
+    if (!f->con && !f->con_pending)
+        return refuse(st, h, TM_ENOTENABLED, err, errlen,
+                      "disable constrained: %s is not time-constrained", f->name);
+    f->con = false;
+    f->con_pending = false;
+    f->avail = false;
+    /* No silent loss: what waited in TSO order is now receive order, delivered at once. */
+    while (f->q.n)
+        deliver(st, f, q_pop(&f->q), false, "receiver no longer time-constrained");
+    evaluate(st);
+    return TM_OK;
+}
+
+/* FQR(t) of a constrained federate (row FQR): flush everything queued, then grant
+ * max(T, min(t, time of GALT)) at once; the flushed time stamps do not lower the grant. */
+static void flush_grant(tm_state *st, struct fed *f, tm_time t)
+{
+    compute(st); /* GALT with f keeping its granted-state bound */
+    while (f->q.n)
+        deliver(st, f, q_pop(&f->q), true, "FQR flushes every queued message");
+    tm_time g = t < f->galt.t ? t : f->galt.t;
+    if (g < f->T) g = f->T;
+    grant(st, f, g, TM_GROW_FQR, false);
+}
+
+int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t errlen)
+{
+    GET(f, st, h, "time request");
+    char b1[24], b2[24];
+    if (kind < TM_REQ_TAR || kind > TM_REQ_FQR)
+        return refuse(st, h, TM_EINVAL, err, errlen, "time request: %s: bad request kind %d",
+                      f->name, (int)kind);
+    const char *kn = tm_req_name(kind);
+    if (f->req != TM_REQ_NONE)
+        return refuse(st, h, TM_EPENDING, err, errlen, "%s(%s): %s already has %s(%s) pending", kn,
+                      ttxt(b1, t), f->name, tm_req_name(f->req), ttxt(b2, f->rt));
+    if (f->con_pending)
+        return refuse(st, h, TM_EPENDING, err, errlen,
+                      "%s(%s): %s is still enabling time-constrained", kn, ttxt(b1, t), f->name);
+    /* Further rules: a request time must be >= the federate's logical time (= is legal). */
+    if (t < f->T)
+        return refuse(st, h, TM_ETIME, err, errlen,
+                      "%s(%s): %s requested below its logical time %s", kn, ttxt(b1, t), f->name,
+                      ttxt(b2, f->T));
+    f->req = kind;
+    f->rt = t;
+    if ((kind == TM_REQ_TAR || kind == TM_REQ_TARA) && fast_request(st, f)) return TM_OK;
+    if (kind == TM_REQ_FQR && f->con) flush_grant(st, f, t); /* FQR never waits */
+    evaluate(st);
+    return TM_OK;
+}
+
+int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uint64_t token,
+            char *err, size_t errlen)
+{
+    GET(s, st, h, "send");
+    char b1[24], b2[40];
+    if (n > 0 && !rcv)
+        return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receivers is NULL", s->name);
+    /* §5: messages from a non-regulating sender (or without a time stamp) are RO; so are
+     * those to a non-constrained receiver, decided per receiver below. */
+    bool tso = ts != TM_NO_TIME && s->reg;
+    /* Further rules: a regulating federate's send below its bound is refused; while a
+     * request is pending the bound is the pending request's (clarification). */
+    if (tso && tm_bound_cmp(mk(ts, false), s->bound) < 0)
+        return refuse(st, h, TM_EBOUND, err, errlen,
+                      "send from %s stamped %s is below its bound %s (%s%s%s)", s->name,
+                      ttxt(b1, ts), btxt(b2, s->bound),
+                      s->req ? tm_req_name(s->req) : "granted at T", s->req ? " pending" : "",
+                      s->L == 0 ? ", lookahead 0" : "");
+    /* Validate every receiver and reserve queue room before changing anything. */
+    st->epoch++;
+    for (size_t i = 0; i < n; i++) {
+        struct fed *r = find(st, rcv[i]);
+        if (!r)
+            return refuse(st, h, TM_EUNKNOWN, err, errlen,
+                          "send from %s: unknown receiver handle %" PRIu32, s->name, rcv[i]);
+        if (r->mark == st->epoch)
+            return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receiver %s listed twice",
+                          s->name, r->name);
+        r->mark = st->epoch;
+        if (tso && r->con && q_reserve(&r->q, 1) != 0)
+            return refuse(st, h, TM_ENOMEM, err, errlen,
+                          "send from %s: out of memory queueing for %s", s->name, r->name);
+    }
+    struct qmsg m = {.ts = ts, .sender = h, .seq = ++s->seq, .token = token};
+    for (size_t i = 0; i < n; i++) {
+        struct fed *r = find(st, rcv[i]);
+        if (!tso) {
+            deliver(st, r, m, false, "sender not time-regulating or no time stamp");
+        } else if (!r->con) {
+            deliver(st, r, m, false, "receiver not time-constrained");
+        } else if (r->req == TM_REQ_NONE && r->avail && ts == r->T) {
+            /* Rows TARA/NERA (and FQR): messages stamped T that arrive after the grant are
+             * delivered at once. */
+            deliver(st, r, m, true, "stamped T after an available grant");
+        } else {
+            /* Our invariant: GALT_r >= r's promise, and ts >= the sender's bound >= GALT_r,
+             * so no TSO message reaches a constrained federate's past. */
+            assert(ts > r->T || (ts == r->T && r->avail));
+            q_push(&r->q, m);
+        }
+    }
+    if (st->nner > 0)
+        evaluate(st); /* a queued message may complete a NER/NERA; else nothing is due */
+    return TM_OK;
+}
+
+/* ==== 7. queries =========================================================================== */
+
+static void fill(const tm_state *st, const struct fed *f, tm_status *o)
+{
+    o->fed = f->h;
+    o->name = f->name;
+    o->time = f->T;
+    o->regulating = f->reg;
+    o->constrained = f->con;
+    o->constrained_pending = f->con_pending;
+    o->lookahead = f->reg ? f->L : 0;
+    o->req = f->req;
+    o->req_time = f->req ? f->rt : TM_NO_TIME;
+    o->bound = f->reg ? f->bound : INF;
+    o->galt = f->galt;
+    o->galt_holder = holder_of(st, f, &o->galt_root);
+    o->lits = q_min(&f->q);
+    o->queued = f->q.n;
+    o->blocked = f->req != TM_REQ_NONE || f->con_pending;
+}
+
+int tm_query(const tm_state *st, tm_fed h, tm_status *out, char *err, size_t errlen)
+{
+    const struct fed *f = find(st, h);
+    if (!f) {
+        seterr(err, errlen, "query: unknown federate handle %" PRIu32, h);
+        return TM_EUNKNOWN;
+    }
+    fill(st, f, out);
+    return TM_OK;
+}
+
+size_t tm_count(const tm_state *st)
+{
+    return st->n;
+}
+
+size_t tm_status_all(const tm_state *st, tm_status *out, size_t cap)
+{
+    for (size_t i = 0; i < st->n && i < cap; i++)
+        fill(st, st->f[i], &out[i]);
+    return st->n;
+}
+
+int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t len)
+{
+    char t[24], rt[24], b[40], g[40], l[24];
+    char req[48] = "granted";
+    if (s->req) snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), ttxt(rt, s->req_time));
+    return snprintf(buf, len,
+                    "%s t=%s %s%s%s bound %s GALT %s held by %s (root %s) LITS %s queued %zu",
+                    s->name, ttxt(t, s->time), req, s->regulating ? " reg" : "",
+                    s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
+                    s->regulating ? btxt(b, s->bound) : "none", btxt(g, s->galt),
+                    s->galt_holder ? fname(st, s->galt_holder) : "nobody",
+                    s->galt_root ? fname(st, s->galt_root) : "nobody", ttxt(l, s->lits), s->queued);
+}
