@@ -1,4 +1,4 @@
-# Tempo: one non-recursive build (DESIGN.md §2).
+# Tempo: one non-recursive build (doc/architecture.md).
 #
 #   make            build everything into bin/ and lib/ (release flags)
 #   make test       every test, plus one ASan+UBSan pass of the unit and conformance tests;
@@ -174,7 +174,7 @@ bench: all
 demo: all
 	@examples/demo_fmu.sh
 
-# Layer rules (STYLE.md §2.1): algorithms/ uses only libc+libm, fom/ only libxml2, rti/ never
+# Layer rules (doc/contributing.md §1): algorithms/ uses only libc+libm, fom/ only libxml2, rti/ never
 # includes federate/ or algorithms/.
 layers:
 	@tests/check_layers.sh

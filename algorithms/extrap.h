@@ -1,6 +1,6 @@
 /* Input extrapolation from past samples: hold (order 0), linear (1), quadratic (2).
  *
- * Serves DESIGN.md §8 (optional higher-order inputs for the Jacobi variants; seed 004 §6.3 uses
+ * Serves doc/algorithms/README.md (optional higher-order inputs for the Jacobi variants; the Awais thesis §6.3 uses
  * order 0 only). Math and choices: algorithms/extrap.c, doc/algorithms/jacobi.md. Read
  * algorithms/topology.h next. Pure C: libc and libm only.
  */

@@ -1,10 +1,10 @@
-/* Discrete-event step prediction by quantization: seed 004 §4.2.2, eq. (4.5) restored;
- * notes/004-part1.md §5.4. Serves DESIGN.md §8 (Jacobi DE with NERA/NER). Our choices are
+/* Discrete-event step prediction by quantization: the Awais thesis §4.2.2, eq. (4.5) restored;
+ * doc/references.md (Awais) Serves doc/algorithms/README.md (Jacobi DE with NERA/NER). Our choices are
  * written in doc/algorithms/jacobi-de.md; the caller is the tempo-fmu DE loop (not wired yet).
  *
  * Equations (times t in s, values v in the output's unit u, quantum q in u):
  *
- *   seed 004 eq. (4.5), as printed:   t_{n+1} = q * floor((t_n - t_{n-1}) / (v_n - v_{n-1})) + t_n
+ *   the Awais thesis eq. (4.5), as printed:   t_{n+1} = q * floor((t_n - t_{n-1}) / (v_n - v_{n-1})) + t_n
  *   restored (notes §5.4):            t_{n+1} = t_n + q * |(t_n - t_{n-1}) / (v_n - v_{n-1})|
  *                                             = t_n + q / |s|,   s = (v_n - v_{n-1}) / (t_n -
  * t_{n-1})
@@ -74,7 +74,7 @@ static int clamp_step(const quant_cfg *c, double h, double *out)
     return QUANT_OK;
 }
 
-/* seed 004 eq. (4.5), restored: h = q / |s|. */
+/* the Awais thesis eq. (4.5), restored: h = q / |s|. */
 int quant_step_slope(const quant_cfg *c, double slope, double *h)
 {
     if (quant_cfg_check(c, NULL, 0) != QUANT_OK) {
@@ -93,7 +93,7 @@ int quant_step_slope(const quant_cfg *c, double slope, double *h)
     return clamp_step(c, c->q / s, h);
 }
 
-/* seed 004 eq. (4.5), restored, with the secant slope of the last two samples. */
+/* the Awais thesis eq. (4.5), restored, with the secant slope of the last two samples. */
 int quant_step_secant(const quant_cfg *c, double t0, double v0, double t1, double v1, double *h)
 {
     if (!isfinite(t0) || !isfinite(t1) || !(t1 > t0) || !isfinite(v0) || !isfinite(v1)) {
@@ -118,7 +118,7 @@ static double smallest_positive_root(double a, double b, double r)
     return best;
 }
 
-/* Second-order form (ours, same idea as seed 004 eq. 4.5): |d1*h + d2*h^2/2| = q. */
+/* Second-order form (ours, same idea as the Awais thesis eq. 4.5): |d1*h + d2*h^2/2| = q. */
 int quant_step_taylor2(const quant_cfg *c, double d1, double d2, double *h)
 {
     if (!isfinite(d2)) {

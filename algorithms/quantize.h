@@ -1,8 +1,8 @@
-/* Discrete-event step prediction by quantization (seed 004 §4.2.2, eq. 4.5 restored).
+/* Discrete-event step prediction by quantization (the Awais thesis §4.2.2, eq. 4.5 restored).
  *
- * Serves DESIGN.md §8 (Jacobi, discrete-event variant: NERA/NER). The math, symbols and our
+ * Serves doc/algorithms/README.md (Jacobi, discrete-event variant: NERA/NER). The math, symbols and our
  * choices are in algorithms/quantize.c and doc/algorithms/jacobi-de.md. Read algorithms/extrap.h
- * next. Pure C: libc and libm only (STYLE.md §2.1).
+ * next. Pure C: libc and libm only (doc/contributing.md §1).
  */
 #ifndef TEMPO_ALGORITHMS_QUANTIZE_H
 #define TEMPO_ALGORITHMS_QUANTIZE_H
@@ -22,7 +22,7 @@ enum {
 /* Settings of one quantized output. All durations in seconds. */
 typedef struct quant_cfg {
     double q;     /* quantum: the change of the output that defines the next event, > 0,
-                     in the output's unit (seed 004: "absolute difference between consecutive
+                     in the output's unit (the Awais thesis: "absolute difference between consecutive
                      quantized values") */
     double h_min; /* smallest predicted step, s, > 0 */
     double h_max; /* largest predicted step, s, >= h_min */
@@ -38,7 +38,7 @@ typedef struct quant_cfg {
 int quant_cfg_check(const quant_cfg *c, char *err, size_t errlen);
 
 /**
- * Step from the output's slope: h = q / |dv/dt| (seed 004 eq. 4.5, restored form), clamped
+ * Step from the output's slope: h = q / |dv/dt| (the Awais thesis eq. 4.5, restored form), clamped
  * to [h_min, h_max]. A slope of zero (or so small that q/|slope| exceeds h_max) gives h_max.
  * @param c     valid settings (quant_cfg_check), not NULL
  * @param slope dv/dt at the current time, output unit per second (sign is ignored)
@@ -49,7 +49,7 @@ int quant_cfg_check(const quant_cfg *c, char *err, size_t errlen);
 int quant_step_slope(const quant_cfg *c, double slope, double *h);
 
 /**
- * Step from the last two samples, as the thesis does (seed 004 eq. 4.5, restored):
+ * Step from the last two samples, as the thesis does (the Awais thesis eq. 4.5, restored):
  * h = q * |(t1 - t0) / (v1 - v0)|, i.e. q / |secant slope|, clamped.
  * @param c  valid settings, not NULL
  * @param t0 time of the older sample, s
@@ -76,7 +76,7 @@ int quant_step_taylor2(const quant_cfg *c, double d1, double d2, double *h);
 /**
  * Convert a predicted step into the next logical time: T + max(1, floor(h / tick)) ticks,
  * never past t_end, saturating at INT64_MAX. A federate with several outputs first takes the
- * smallest h over them (seed 004 §4.2.2: "several outputs: min").
+ * smallest h over them (the Awais thesis §4.2.2: "several outputs: min").
  * @param T     current logical time, ticks
  * @param h     step in seconds, > 0 and finite (else the result is T + 1, clamped)
  * @param tick  seconds per tick (the federation's time resolution), > 0

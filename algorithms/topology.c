@@ -1,9 +1,9 @@
-/* Gauss-Seidel topology check and execution order (seed 004 §4.3, §4.3.2 Algorithm 1, Figs 4.2,
- * 4.3, 4.18; notes/004-part1.md §5.6-5.8), and generic cycle detection. DESIGN.md §8.
+/* Gauss-Seidel topology check and execution order (the Awais thesis §4.3, §4.3.2 Algorithm 1, Figs 4.2,
+ * 4.3, 4.18; doc/references.md (Awais)), and generic cycle detection. doc/algorithms/README.md.
  * Doc: doc/algorithms/gauss-seidel.md. Next: federate/config/fedfile.c builds the graphs.
  *
  * Model: nodes are federates, an edge A -> B says an output of A is an input of B (the
- * coupling matrix A-bar of seed 004 eq. 4.4, nonzero entry = edge). One macro step of Algorithm
+ * coupling matrix A-bar of the Awais thesis eq. 4.4, nonzero entry = edge). One macro step of Algorithm
  * 1 passes a token: the source integrates T_n -> T_{n+1} with the sink's values at T_n and
  * sends ⟨Update, T_{n+1}⟩; each common waits until it holds one update from every upstream
  * federate ("|Q| < subscriptions", lines 18 and 45), integrates and sends its own; the sink
@@ -232,7 +232,7 @@ static int gs_check_pair(const topo_graph *g, const csr *c, int s, int k, gs_wor
         if (e->to == s && e->from != k) {
             snprintf(err, errlen,
                      "federate \"%s\" feeds the source \"%s\"; only the sink may (it would pass "
-                     "a second token, seed 004 §4.3.2)",
+                     "a second token, the Awais thesis §4.3.2)",
                      nm(g, e->from, b1), nm(g, s, b2));
             return 2;
         }
@@ -280,7 +280,7 @@ static int gs_check_pair(const topo_graph *g, const csr *c, int s, int k, gs_wor
         if (v != k && w->outdeg[v] == 0) {
             snprintf(err, errlen,
                      "federate \"%s\" feeds no common and not the sink \"%s\"; the sink must be "
-                     "the only leaf (seed 004 §4.3.2), else steps would overlap",
+                     "the only leaf (the Awais thesis §4.3.2), else steps would overlap",
                      nm(g, v, b1), nm(g, k, b2));
             return 6;
         }

@@ -1,7 +1,7 @@
-/* Topology checks for the coupling algorithms: what the Gauss-Seidel scheme of seed 004 §4.3
+/* Topology checks for the coupling algorithms: what the Gauss-Seidel scheme of the Awais thesis §4.3
  * (Algorithm 1) can run, its execution order, and cycle (algebraic loop) detection.
  *
- * Serves DESIGN.md §8 (Gauss-Seidel with FQR and a "step forward" token). Conditions and our
+ * Serves doc/algorithms/README.md (Gauss-Seidel with FQR and a "step forward" token). Conditions and our
  * choices: algorithms/topology.c and doc/algorithms/gauss-seidel.md. Read federate/config/fedfile.h
  * next (it builds these graphs from a federation file). Pure C: libc and libm only.
  */
@@ -18,7 +18,7 @@ enum {
     TOPO_ENOMEM = -3,   /* allocation failed */
 };
 
-/* Role of a federate in Gauss-Seidel (seed 004 Algorithm 1). */
+/* Role of a federate in Gauss-Seidel (the Awais thesis Algorithm 1). */
 typedef enum topo_role {
     TOPO_ROLE_AUTO = 0, /* not given: topo_gs_plan infers it */
     TOPO_ROLE_SOURCE,   /* unique; integrates first on each ⟨Step Forward⟩ */
@@ -60,7 +60,7 @@ typedef struct topo_plan {
 } topo_plan;
 
 /**
- * Check that Gauss-Seidel (seed 004 §4.3, Algorithm 1) can run on the graph and build its plan.
+ * Check that Gauss-Seidel (the Awais thesis §4.3, Algorithm 1) can run on the graph and build its plan.
  * Roles: when g->roles is NULL or all AUTO, the first (source, sink) pair in node order that
  * passes every check is taken; otherwise exactly one SOURCE and one SINK must be given and
  * AUTO means COMMON. The conditions (doc/algorithms/gauss-seidel.md):

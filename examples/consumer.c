@@ -1,6 +1,6 @@
 /* Example federate "consumer": subscribes the Signal of examples/producer.c under time
  * constraint, so it sees each sample in time-stamp order at the logical time it was sent for,
- * and answers the first large sample with a Command interaction. Serves DESIGN.md §1 (use 2).
+ * and answers the first large sample with a Command interaction. Serves doc/guide.md (use 2).
  * doc/guide.md walks through this file after examples/producer.c.
  *
  * usage: tempo-example-consumer [--rti ADDR] [--federation NAME] [--name NAME] */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The FMU demo (`make demo`): the Lotka-Volterra case study of seed 004 §4.3.3 end to end.
+# The FMU demo (`make demo`): the Lotka-Volterra case study of the Awais thesis §4.3.3 end to end.
 # tempo-run starts an RTI and the two FMU federates of examples/lv_gs.json (Gauss-Seidel) and
 # then examples/lv_jacobi.json (improved Jacobi), writes a CSV per federate and a plot; the
 # monolithic reference (the whole system as one FMU, CVODE at rtol 1e-10) gives the errors.
-# Serves DESIGN.md §1 item 3 and issue 5; read doc/run.md ("Case studies").
+# Serves doc/guide.md item 3 and issue 5; read doc/run.md ("Case studies").
 set -eu
 cd "$(dirname "$0")/.."
 for f in bin/tempo-run bin/tempo-fmu bin/tempo-rti build/fmus/lv_me.fmu \
@@ -39,7 +39,7 @@ done
 echo "The thesis reports Gauss-Seidel median errors of about 0.015 (x) and 0.02 (y) at step 0.5,"
 echo "and a Jacobi error that grows and spikes near t = 50. Over [0, 100] the y median is about"
 echo "twice the thesis's figure; over [0, 50] it is 0.026 (the thesis's run was probably shorter:"
-echo "../shared/notes/004-part1.md recomputes 0.013/0.027 over [0, 50], 0.018/0.043 over [0, 100])."
+echo "our recomputation from the thesis data gives 0.013/0.027 over [0, 50], 0.018/0.043 over [0, 100])."
 echo "CSV files: build/run/lv_gs/{prey,predator}.csv, build/run/lv_jacobi/{prey,predator}.csv"
 echo "Plots:     build/run/lv_gs/plot.svg, build/run/lv_jacobi/plot.svg"
 echo "Reference: $ref"

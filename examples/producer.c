@@ -1,6 +1,6 @@
 /* Example federate "producer": publishes a time-stamped sine signal (object class Signal of
  * fom/demo.xml) under time regulation, and prints the Command interactions it receives.
- * Serves DESIGN.md §1 (use 2: a custom federate against libtempo). doc/guide.md walks
+ * Serves doc/guide.md (use 2: a custom federate against libtempo). doc/guide.md walks
  * through this file line by line; read examples/consumer.c next (its counterpart).
  *
  * usage: tempo-example-producer [--rti ADDR] [--federation NAME] [--steps N] [--peers N] */

@@ -1,6 +1,6 @@
 /* FOM reader (fom/fom.h): libxml2 DOM → handle tables for object classes/attributes and
  * interaction classes/parameters, plus name lookups and the canonical fingerprint.
- * DESIGN.md §6; the schema is doc/fom.md. Divisions: storage, XML helpers, schema walk,
+ * doc/fom.md; the schema is doc/fom.md. Divisions: storage, XML helpers, schema walk,
  * fingerprint, libxml2 error capture, entry points, queries, data types and values.
  * Read tests/unit/fom_test.c next. */
 #include "fom/fom.h"

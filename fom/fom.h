@@ -1,5 +1,5 @@
 /* FOM reader: parses our small XML schema (doc/fom.md) into classes, attributes,
- * interactions and parameters with handles identical on every side (DESIGN.md §6).
+ * interactions and parameters with handles identical on every side (doc/fom.md).
  * Uses only libxml2 and libc. Read doc/fom.md for the schema, then fom/fom.c. */
 #ifndef TEMPO_FOM_FOM_H
 #define TEMPO_FOM_FOM_H

@@ -1,4 +1,4 @@
-# mk/30-rti.mk: the RTI server (rti/, DESIGN.md §3, §6, §10; doc/rti.md). Owner: H2.
+# mk/30-rti.mk: the RTI server (rti/, doc/protocol.md, §6, §10; doc/rti.md). Owner: H2.
 # Server modules go to librtisrv.a (rti/tm/ comes from mk/35-tm.mk, rti/flog/ from
 # mk/80-flog.mk); rti/server/main.c is only the program's entry.
 RTISRV_SRCS += rti/server/log.c rti/server/conn.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
@@ -22,7 +22,7 @@ rti_flog_test_LIBS := rtisrv common fom
 # tests above also check the server's own memory and undefined behaviour: `make test` runs
 # tests/integration/rti_san.sh, which reruns them against this binary (TEMPO_RTI_BIN). The
 # same binary counts the allocations of Tempo's own code (-Wl,--wrap, see
-# tests/integration/rti_alloc_wrap.c) for tests/integration/rti_alloc_test (STYLE.md §2.8),
+# tests/integration/rti_alloc_wrap.c) for tests/integration/rti_alloc_test (doc/contributing.md §8),
 # which only rti_san.sh runs. The source list is expanded when the recipe runs, after every
 # fragment has added its sources.
 RTI_SAN_BIN := build/rti-san/tempo-rti

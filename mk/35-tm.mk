@@ -1,4 +1,4 @@
-# mk/35-tm.mk: time management engine (rti/tm/tm.c, DESIGN.md §5), its conformance, unit and
+# mk/35-tm.mk: time management engine (rti/tm/tm.c, doc/time.md), its conformance, unit and
 # integration tests and its benchmarks. Owner: H4. See the Makefile header for the variables.
 # The engine's own tests compile rti/tm/tm.c into themselves (#include) and link only libfom,
 # so a half-finished server module never stops them from building; the integration test and

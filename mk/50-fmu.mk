@@ -1,5 +1,5 @@
 # mk/50-fmu.mk: see the Makefile header for the variables this fragment fills in.
-# FMI 2.0 host (issue 4, DESIGN.md §7, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
+# FMI 2.0 host (issue 4, doc/fmu.md, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
 # one interface (federate/fmu/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
 # the FMU federate of mk/77-fmufed.mk, in libfed).
 FMU_SRCS += federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \

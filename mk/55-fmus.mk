@@ -1,4 +1,4 @@
-# mk/55-fmus.mk: the example FMUs of examples/fmus/ (DESIGN.md §7, doc/example-fmus.md).
+# mk/55-fmus.mk: the example FMUs of examples/fmus/ (doc/fmu.md, doc/example-fmus.md).
 #
 # Each model NAME is one file examples/fmus/NAME/NAME.c defining `fw_model_def` (see
 # examples/fmus/framework/fw.h). For every model the build

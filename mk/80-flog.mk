@@ -1,4 +1,4 @@
-# mk/80-flog.mk: the federation log (DESIGN.md §9, doc/log.md): writer and reader in the
+# mk/80-flog.mk: the federation log (doc/log.md, doc/log.md): writer and reader in the
 # server library, the tempo-log tool, tests and the reader's fuzz target. Owner: H8.
 # See the Makefile header for the variables this fragment fills in.
 RTISRV_SRCS += rti/flog/flog.c rti/flog/flog_read.c

@@ -1,4 +1,4 @@
-/* Minimal assertion helpers shared by every C test (tests/, STYLE.md §2.12).
+/* Minimal assertion helpers shared by every C test (tests/, doc/contributing.md §12).
  *
  * A test binary counts its checks and ends with the line "N passed, N failed" that
  * tests/run.sh sums; its exit status is 0 only when nothing failed. A check that fails prints

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Enforces the layer rules of STYLE.md §2.1 by reading #include lines:
+# Enforces the layer rules of doc/contributing.md §1 by reading #include lines:
 #   algorithms/ includes only the C library and libm (no project headers outside algorithms/),
 #   fom/ includes only libxml2 and the C library (no rti/, federate/, algorithms/),
 #   rti/ includes nothing from federate/ or algorithms/.

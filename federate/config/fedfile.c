@@ -1,6 +1,6 @@
 /* Federation file reader (federate/config/fedfile.h): JSON (jansson) -> plain C structs, with every
  * check that needs no FMU, the generated FOM, and the checks against a FOM and an FMU's
- * modelDescription. DESIGN.md §1 item 3, §8; schema and examples in doc/federation.md.
+ * modelDescription. doc/guide.md item 3, §8; schema and examples in doc/federation.md.
  * Divisions: errors and paths, small JSON readers, sections (rti, algorithm, solver, one
  * federate), cross-federate checks, load/free, FOM text, FOM and FMU checks.
  * Read tests/unit/fedfile_test.c next.
@@ -344,7 +344,7 @@ static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
     if (al->t_step < 1) return fail(c, "algorithm.step", "%g s is less than one tick", al->step);
     if (al->kind != FEDFILE_ALG_JACOBI_NAIVE)
         return refuse_key(c, a, "lookahead",
-                          "jacobi-naive; the others run at lookahead 0, seed 004 §4.2.1");
+                          "jacobi-naive; the others run at lookahead 0, the Awais thesis §4.2.1");
     al->lookahead = al->step; /* the thesis' naive algorithm: lookahead = step (Fig. 4.6) */
     if ((rc = get_num(c, a, "algorithm", "lookahead", 0, &al->lookahead, &have)) ||
         (rc = to_ticks(c, "algorithm", "lookahead", al->lookahead, ff->resolution,
@@ -381,7 +381,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                     json_string_value(m));
 #undef ALG_LIST
     json_t *st = json_object_get(a, "start");
-    /* Logical time starts at 0 at join (DESIGN.md §4), so a run cannot start before it. */
+    /* Logical time starts at 0 at join (doc/time.md), so a run cannot start before it. */
     if (st &&
         (!json_is_number(st) || !isfinite(json_number_value(st)) || json_number_value(st) < 0))
         return fail(c, "algorithm.start", "expected a number of seconds >= 0");
@@ -748,7 +748,7 @@ static int plan_gauss_seidel(const ld *c, fedfile *ff)
     if (rc == TOPO_ENOMEM) return oom(c);
     if (rc != TOPO_OK)
         return fail(c, "algorithm.method",
-                    "\"gauss-seidel\" cannot run this wiring (seed 004 §4.3): %s", why);
+                    "\"gauss-seidel\" cannot run this wiring (the Awais thesis §4.3): %s", why);
     for (size_t i = 0; i < ff->n_feds; i++)
         ff->feds[i].role = ff->gs_plan->role[i];
     return FEDFILE_OK;

@@ -1,7 +1,7 @@
 /* Federation files: the JSON document that names the RTI, the FOM, the FMU federates, their
  * wiring, parameters and solver settings, the coupling algorithm and what to record.
  *
- * Serves DESIGN.md §1 (item 3) and §8; the schema is doc/federation.md. fedfile_load parses
+ * Serves doc/guide.md (item 3) and §8; the schema is doc/federation.md. fedfile_load parses
  * and checks everything that needs no FMU; fedfile_check_fmu checks a federate against its
  * FMU's modelDescription (a hook: nothing calls it yet, see its comment). Read
  * federate/config/fedfile.c next, then algorithms/topology.h (Gauss-Seidel plan).
@@ -16,7 +16,7 @@
 #include "federate/fmu/fmu_md.h"
 
 #define FEDFILE_ERRLEN             1024 /* a buffer this size holds any message of this module */
-#define FEDFILE_DEFAULT_PORT       7470 /* DESIGN.md §3 */
+#define FEDFILE_DEFAULT_PORT       7470 /* doc/protocol.md */
 #define FEDFILE_DEFAULT_RESOLUTION 1e-9 /* seconds per tick when "resolution" is absent */
 
 /* Status codes: 0 success, negative errors. */
@@ -29,7 +29,7 @@ enum {
     FEDFILE_EUSAGE = -5,  /* NULL arguments, index out of range */
 };
 
-/* The coupling algorithm (DESIGN.md §8, seed 004 chapter 4). */
+/* The coupling algorithm (doc/algorithms/README.md, the Awais thesis chapter 4). */
 typedef enum fedfile_alg {
     FEDFILE_ALG_JACOBI_NAIVE = 1, /* "jacobi-naive": TAR, lookahead = step (§4.2.1, Fig. 4.4) */
     FEDFILE_ALG_JACOBI,           /* "jacobi": TARA/TAR at lookahead 0 (§4.2.1, Fig. 4.9) */

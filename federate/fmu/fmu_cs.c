@@ -1,6 +1,6 @@
 /* Co-simulation stepping: inputs (and their derivatives when the FMU interpolates), fmi2DoStep,
  * and the mapping of fmi2Discard/fmi2Error to recoverable/unrecoverable step codes.
- * Serves DESIGN.md §7. Read next: federate/fmu/fmu_me.c (the model-exchange counterpart). */
+ * Serves doc/fmu.md. Read next: federate/fmu/fmu_me.c (the model-exchange counterpart). */
 #include "federate/fmu/fmu_step_impl.h"
 
 #include <stdlib.h>

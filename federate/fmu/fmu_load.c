@@ -1,6 +1,6 @@
 /* FMU loading: unpack, parse modelDescription.xml, dlopen the linux64 binary, resolve the
  * FMI 2.0 functions the chosen kind needs, report a missing one by name; the fmi2 logger.
- * Serves DESIGN.md §7. Read next: federate/fmu/fmu_step.c. */
+ * Serves doc/fmu.md. Read next: federate/fmu/fmu_step.c. */
 #include "federate/fmu/fmu_load.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* Loading an FMI 2.0 FMU: unpack (fmu_zip), read modelDescription.xml (fmu_md), dlopen the
  * binary for this platform and resolve the functions the chosen kind needs.
- * Serves DESIGN.md §7. Read next: federate/fmu/fmu_step.h (what runs a loaded FMU). */
+ * Serves doc/fmu.md. Read next: federate/fmu/fmu_step.h (what runs a loaded FMU). */
 #ifndef TEMPO_FEDERATE_FMU_LOAD_H
 #define TEMPO_FEDERATE_FMU_LOAD_H
 

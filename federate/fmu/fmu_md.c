@@ -1,5 +1,5 @@
 /* modelDescription.xml decoder and checker (FMI 2.0 standard §2.2) with libxml2.
- * Serves DESIGN.md §7. Every refusal names the line, the element and the reason.
+ * Serves doc/fmu.md. Every refusal names the line, the element and the reason.
  * Divisions: small helpers; attributes; ScalarVariable; ModelStructure; whole-file checks.
  * Read next: federate/fmu/fmu_load.c. */
 #include "federate/fmu/fmu_md.h"

@@ -1,5 +1,5 @@
 /* modelDescription.xml of an FMI 2.0 FMU: the parsed, checked description.
- * Serves DESIGN.md §7 (and STYLE.md §2.7: a pure decoder from bytes to a struct or an error).
+ * Serves doc/fmu.md (and doc/contributing.md §7: a pure decoder from bytes to a struct or an error).
  * Read next: federate/fmu/fmu_md.c (the checks), then federate/fmu/fmu_load.h (who calls it). */
 #ifndef TEMPO_FEDERATE_FMU_MD_H
 #define TEMPO_FEDERATE_FMU_MD_H

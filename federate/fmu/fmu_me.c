@@ -1,7 +1,7 @@
 /* Model-exchange stepping with SUNDIALS CVODE 6 (BDF or Adams, dense Newton): state events by
  * root finding on the event indicators, time events by stop times, step events from
  * fmi2CompletedIntegratorStep, event iteration with fmi2NewDiscreteStates, polynomial inputs.
- * Serves DESIGN.md §7. CVODE is re-initialised from the FMU's states at every step start and
+ * Serves doc/fmu.md. CVODE is re-initialised from the FMU's states at every step start and
  * after every event, which makes each step a function of (FMU state, inputs) and rollback exact
  * (doc/fmu.md "Rollback"). Read next: doc/fmu.md. */
 #include "federate/fmu/fmu_step_impl.h"

@@ -1,5 +1,5 @@
 /* tempo-fmu --simulate: CSV input table, the communication-step loop over fmu_step, CSV output.
- * Serves DESIGN.md §7. Inputs between CSV rows are linear (value + slope given to the FMU as a
+ * Serves doc/fmu.md. Inputs between CSV rows are linear (value + slope given to the FMU as a
  * first-order polynomial, steps split at CSV rows so the polynomial is exact) or held.
  * Read next: federate/fmufed/tempo_fmu_main.c. */
 #include "federate/fmu/fmu_sim.h"

@@ -1,5 +1,5 @@
 /* Standalone simulation of one FMU (tempo-fmu --simulate): inputs from a CSV file or
- * constants, outputs written as CSV. Serves DESIGN.md §7 (checking an FMU alone).
+ * constants, outputs written as CSV. Serves doc/fmu.md (checking an FMU alone).
  * Read next: federate/fmu/fmu_sim.c; doc/fmu.md "tempo-fmu --simulate" for the formats. */
 #ifndef TEMPO_FEDERATE_FMU_SIM_H
 #define TEMPO_FEDERATE_FMU_SIM_H

@@ -1,6 +1,6 @@
 /* The stepping interface, common parts: open (instantiate, setup, parameters, initialize),
  * close, variable access, output derivatives, save/restore, status names.
- * Serves DESIGN.md §7. Kind-specific stepping: federate/fmu/fmu_cs.c and federate/fmu/fmu_me.c. */
+ * Serves doc/fmu.md. Kind-specific stepping: federate/fmu/fmu_cs.c and federate/fmu/fmu_me.c. */
 #include "federate/fmu/fmu_step_impl.h"
 
 #include <errno.h>

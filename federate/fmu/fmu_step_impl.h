@@ -1,5 +1,5 @@
 /* Private layout of fmu_step, shared by fmu_step.c (common parts), fmu_cs.c (co-simulation)
- * and fmu_me.c (model exchange with CVODE). Serves DESIGN.md §7.
+ * and fmu_me.c (model exchange with CVODE). Serves doc/fmu.md.
  * Read next: federate/fmu/fmu_me.c. */
 #ifndef TEMPO_FEDERATE_FMU_STEP_IMPL_H
 #define TEMPO_FEDERATE_FMU_STEP_IMPL_H

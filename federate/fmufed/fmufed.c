@@ -1,6 +1,6 @@
 /* The FMU federate's set-up and shared steps: load the FMU, join, publish/subscribe through
  * the wiring, map reflections to FMU inputs, synchronise start and end, record the CSV.
- * Serves DESIGN.md §1 (item 3), §5, §8 and seed 004 §3.3 (the FMU-federate). The algorithm
+ * Serves doc/guide.md (item 3), §5, §8 and the Awais thesis §3.3 (the FMU-federate). The algorithm
  * loops are in fmufed_jacobi.c, fmufed_de.c and fmufed_gs.c; read fmufed_impl.h first.
  */
 #include <errno.h>

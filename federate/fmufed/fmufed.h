@@ -1,6 +1,6 @@
 /* The FMU federate: hosts one FMU of a federation file as a federate and runs the file's
  * standalone coupling algorithm (Jacobi naive / improved, Jacobi discrete-event, Gauss-Seidel).
- * Serves DESIGN.md §1 (item 3), §5 and §8; seed 004 chapter 4 (notes/004-part1.md §3, §5).
+ * Serves doc/guide.md (item 3), §5 and §8; the Awais thesis chapter 4 (doc/references.md (Awais)).
  * Read federate/fmufed/fmufed.c (set-up, wiring, recording) next, then fmufed_jacobi.c, fmufed_de.c,
  * fmufed_gs.c; users read the "How tempo-fmu runs it" sections of doc/algorithms/.
  */

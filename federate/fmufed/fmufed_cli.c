@@ -1,5 +1,5 @@
 /* Command line of the FMU federate: tempo-fmu --federation FILE --name X [--rti ADDR]
- * [--output DIR] [--timeout MS] [--quiet]. Serves DESIGN.md §1 (item 3: the same file runs
+ * [--output DIR] [--timeout MS] [--quiet]. Serves doc/guide.md (item 3: the same file runs
  * locally or distributed). Parses arguments, loads the file and calls fmufed_run
  * (federate/fmufed/fmufed.c); federate/fmufed/tempo_fmu_main.c hands
  * every command line holding --federation here.

@@ -1,7 +1,7 @@
-/* Jacobi with discrete-event steps (seed 004 §4.2.2): each federate predicts its next event by
+/* Jacobi with discrete-event steps (the Awais thesis §4.2.2): each federate predicts its next event by
  * quantization (eq. 4.5 restored, algorithms/quantize.h), asks NERA(t_pred), integrates to the
  * grant, publishes, and closes the instant with NER; the federation advances to the smallest
- * prediction. Serves DESIGN.md §5, §8; doc/algorithms/jacobi-de.md ("How tempo-fmu runs it").
+ * prediction. Serves doc/time.md, §8; doc/algorithms/jacobi-de.md ("How tempo-fmu runs it").
  * Read fmufed_gs.c next.
  */
 #include <math.h>

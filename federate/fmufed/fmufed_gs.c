@@ -1,9 +1,9 @@
-/* Gauss-Seidel (seed 004 §4.3, Algorithm 1): the source integrates on ⟨Step Forward⟩ with the
+/* Gauss-Seidel (the Awais thesis §4.3, Algorithm 1): the source integrates on ⟨Step Forward⟩ with the
  * sink's previous outputs; commons and the sink poll with FQR until they hold one update of
  * the step from every input, integrate with those newest values, publish; the sink then sends
  * the StepForward interaction, stamped with the step's time, to the source. The topology was
  * checked by fedfile_load (algorithms/topology.h) before anything started.
- * Serves DESIGN.md §5, §8; doc/algorithms/gauss-seidel.md ("How tempo-fmu runs it").
+ * Serves doc/time.md, §8; doc/algorithms/gauss-seidel.md ("How tempo-fmu runs it").
  */
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +34,7 @@ static int ready(fmufed_ctx *c, tp_time tn, int source, int *bad)
 
 /* Algorithm 1 lines 12/19, 39/46: FQR until ready. FQR never waits, so the loop sleeps between
  * polls (50 µs doubling to 2 ms) rather than spin; its cost is counted in stats.requests.
- * Under FQR the logical time stays where it is (DESIGN.md §5): time stamps carry the step. */
+ * Under FQR the logical time stays where it is (doc/time.md): time stamps carry the step. */
 static int poll_until_ready(fmufed_ctx *c, tp_time tn, int source)
 {
     struct timespec t0;

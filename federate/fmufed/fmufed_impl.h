@@ -1,6 +1,6 @@
 /* Private state of the FMU federate shared by federate/fmufed/fmufed.c (set-up, wiring, recording)
  * and the algorithm files fmufed_jacobi.c, fmufed_de.c, fmufed_gs.c. Not installed, not public.
- * Serves DESIGN.md §8; read federate/fmufed/fmufed.h for the contract, then fmufed.c.
+ * Serves doc/algorithms/README.md; read federate/fmufed/fmufed.h for the contract, then fmufed.c.
  */
 #ifndef TEMPO_FEDERATE_FMUFED_IMPL_H
 #define TEMPO_FEDERATE_FMUFED_IMPL_H

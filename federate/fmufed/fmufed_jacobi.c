@@ -1,6 +1,6 @@
-/* Jacobi with a fixed macro step (seed 004 §4.2.1): the naive TAR loop with lookahead L > 0
+/* Jacobi with a fixed macro step (the Awais thesis §4.2.1): the naive TAR loop with lookahead L > 0
  * (Fig. 4.4, the one-step cause->effect lag) and the improved TARA/TAR loop at lookahead 0
- * (Fig. 4.9). Serves DESIGN.md §5, §8; doc/algorithms/jacobi.md ("How tempo-fmu runs it").
+ * (Fig. 4.9). Serves doc/time.md, §8; doc/algorithms/jacobi.md ("How tempo-fmu runs it").
  * Read fmufed_de.c next (the same loop with predicted steps).
  */
 #include "federate/fmufed/fmufed_impl.h"

@@ -1,5 +1,5 @@
-/* tempo-fmu: the FMU program, two modes: --simulate (one FMU alone, no RTI; DESIGN.md §7) and
- * --federation FILE --name X (one federate of a federation file; DESIGN.md §1 item 3, handed
+/* tempo-fmu: the FMU program, two modes: --simulate (one FMU alone, no RTI; doc/fmu.md) and
+ * --federation FILE --name X (one federate of a federation file; doc/guide.md item 3, handed
  * whole to fmufed_main). Only argument parsing lives here.
  * Read next: federate/fmu/fmu_sim.c, federate/fmufed/fmufed.h. */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* libtempo declaration management and FOM handle lookups: publish/subscribe of object class
  * attributes and interaction classes (and the un- variants), resolved and checked against
- * the local copy of the FOM before anything is sent (DESIGN.md §6). Refusals by the RTI come
+ * the local copy of the FOM before anything is sent (doc/fom.md). Refusals by the RTI come
  * back asynchronously as `error` callbacks. Read federate/libtempo/client_sync.c next. */
 #include <stdio.h>
 #include <string.h>

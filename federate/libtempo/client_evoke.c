@@ -1,5 +1,5 @@
 /* libtempo dispatch: tp_evoke() decodes queued frames and runs the user's callbacks
- * (the HLA "evoked" model, DESIGN.md §3). One handler per RTI→client message type, chosen by
+ * (the HLA "evoked" model, doc/protocol.md). One handler per RTI→client message type, chosen by
  * one switch. Read federate/libtempo/client_om.c next (object services and the object table).
  *
  * Cost: per frame one wire_decode, one copy of the frame (so that callback arguments survive

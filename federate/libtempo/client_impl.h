@@ -1,5 +1,5 @@
 /* Private state of a libtempo federate and the helpers the client_*.c files share.
- * Serves DESIGN.md §3 (evoked model, batched frames) and §12. The public contract is
+ * Serves doc/protocol.md (evoked model, batched frames) and §12. The public contract is
  * federate/libtempo/tempo.h; read federate/libtempo/client_conn.c next (connection, batching, replies).
  * Internal symbols carry the prefix tpi_ (hidden by -fvisibility=hidden). */
 #ifndef TEMPO_FEDERATE_CLIENT_IMPL_H
@@ -84,7 +84,7 @@ struct tp_federate {
     tp_callbacks cb;        /* user callbacks (copied) */
     void *ctx;              /* user context */
     tp_log_level log_level; /* most verbose level passed to the log callback */
-    /* time management (mirror of DESIGN.md §5 for local checks; the RTI decides) */
+    /* time management (mirror of doc/time.md for local checks; the RTI decides) */
     tp_time now;       /* logical time (last grant) */
     tp_time lookahead; /* lookahead when regulating (or being enabled) */
     enum tpi_enable regulation, constrained;
@@ -165,7 +165,7 @@ void tpi_obj_del(tp_federate *f, tp_object obj);
 
 /* ---- time (client_time.c) ------------------------------------------------------------- */
 
-/** Check a send's time stamp against this federate's bound (DESIGN.md §5 bound table).
+/** Check a send's time stamp against this federate's bound (doc/time.md bound table).
  *  @param what "update", "interaction" or "delete" for the message.
  *  @return TP_OK or TP_EBOUND (message names the time, the bound and the state). */
 int tpi_check_send_time(tp_federate *f, tp_time t, const char *what);

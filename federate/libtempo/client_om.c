@@ -1,6 +1,6 @@
 /* libtempo object management: the table of known objects, register, update, delete, send
  * interaction and request attribute update, each validated locally before it is sent
- * (DESIGN.md §6; the RTI checks again). Read federate/libtempo/client_dm.c next (publish/subscribe).
+ * (doc/fom.md; the RTI checks again). Read federate/libtempo/client_dm.c next (publish/subscribe).
  *
  * Hot path: tp_update validates each value (published? right size?) in O(n values) with
  * table lookups, converts into a scratch array and appends one frame to the output buffer:

@@ -1,5 +1,5 @@
 /* libtempo synchronization points: register, achieve, and blocking helpers that evoke
- * callbacks until a point is announced or the federation is synchronized (DESIGN.md §6).
+ * callbacks until a point is announced or the federation is synchronized (doc/fom.md).
  * The client remembers every label it heard of, so a wait that starts after the event
  * returns at once. Read federate/libtempo/client_time.c next. */
 #include <stdlib.h>

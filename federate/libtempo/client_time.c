@@ -1,6 +1,6 @@
 /* libtempo time management, client side: enable/disable regulation and constrained, lookahead,
  * the five time-advance requests, the blocking grant wait, the "who blocks whom" query, and a
- * local mirror of the bound table of DESIGN.md §5 so that bad calls fail before anything is
+ * local mirror of the bound table of doc/time.md so that bad calls fail before anything is
  * sent (the RTI's rti/tm/tm.c decides and checks again). Also tick/second conversions (§4).
  * Read rti/tm/tm.h for the authoritative rules; doc/time.md for worked examples. */
 #include <math.h>
@@ -15,13 +15,13 @@ static tp_time sat_add(tp_time t, tp_time l)
     return t > TP_TIME_MAX - l ? TP_TIME_MAX : t + l;
 }
 
-/* (t, strict) pairs: (t, non-strict) < (t, strict) < (t+1, non-strict) (DESIGN.md §5). */
+/* (t, strict) pairs: (t, non-strict) < (t, strict) < (t+1, non-strict) (doc/time.md). */
 static int pair_less(tp_time a, int as, tp_time b, int bs)
 {
     return a < b || (a == b && !as && bs);
 }
 
-/* The bound of the federate's current state, by the table of DESIGN.md §5, before taking the
+/* The bound of the federate's current state, by the table of doc/time.md, before taking the
  * "a promise is never withdrawn" maximum. For NER/NERA the true bound m + L depends on queued
  * messages the client cannot see; the granted-state bound is a lower limit of it (the bound
  * never goes down), so the local check is never stricter than the RTI's. */
@@ -303,7 +303,7 @@ static int time_request(tp_federate *f, tp_request_kind kind, tp_time t)
                         "enabled",
                         name, (long long)t, f->name,
                         f->regulation == TPI_ENABLING ? "regulation" : "constrained");
-    /* "a request time must be >= the federate's logical time" (DESIGN.md §5). */
+    /* "a request time must be >= the federate's logical time" (doc/time.md). */
     if (t < f->now)
         return tpi_fail(f, TP_ETIME,
                         "%s(%lld): below the logical time %lld of federate "
@@ -479,7 +479,7 @@ int tp_query_lits(tp_federate *f, tp_time *lits)
     return TP_OK;
 }
 
-/* ---- conversions (DESIGN.md §4: seconds only at the API boundary) -------------------------- */
+/* ---- conversions (doc/time.md: seconds only at the API boundary) -------------------------- */
 
 tp_time tp_time_from_seconds(const tp_federate *f, double seconds)
 {

@@ -1,7 +1,7 @@
 /* libtempo value encoding helpers: float64, int64, boolean, float64 arrays and strings in
  * the layout of doc/fom.md ("Value encoding"): little-endian IEEE 754 binary64, two's
  * complement int64 and int32, one byte 0/1 for booleans, raw UTF-8 for strings. Pure functions.
- * Serves DESIGN.md §6 (value types). Read federate/libtempo/client_om.c for where values travel. */
+ * Serves doc/fom.md (value types). Read federate/libtempo/client_om.c for where values travel. */
 #include <string.h>
 
 #include "federate/libtempo/client_impl.h"

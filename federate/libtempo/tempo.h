@@ -2,7 +2,7 @@
  * @file tempo.h
  * @brief libtempo: the C client library of the Tempo RTI (the public contract).
  *
- * Serves DESIGN.md §1 (use 2), §3 (evoked model), §5 (time management) and §12 (API shape).
+ * Serves doc/guide.md (use 2), §3 (evoked model), §5 (time management) and §12 (API shape).
  * Read doc/guide.md for a walk through examples/producer.c and examples/consumer.c, and
  * doc/api.md for the same reference grouped by service. Implementation: federate/client_*.c.
  *
@@ -48,7 +48,7 @@ extern "C" {
 /** Opaque federate: one joined connection to an RTI. Created by tp_join(). */
 typedef struct tp_federate tp_federate;
 
-/** Logical time in ticks of the federation's resolution (DESIGN.md §4). */
+/** Logical time in ticks of the federation's resolution (doc/time.md). */
 typedef int64_t tp_time;
 /** Positive infinity of logical time (requests and bounds saturate here). */
 #define TP_TIME_MAX INT64_MAX
@@ -67,7 +67,7 @@ typedef uint32_t tp_fed;
 typedef enum tp_order {
     TP_RECEIVE_ORDER = 0,   /**< RO: delivered as received; its time argument is TP_NO_TIME
                                  unless the sender stamped it (then the stamp is passed on) */
-    TP_TIMESTAMP_ORDER = 1, /**< TSO: delivered in time-stamp order per DESIGN.md §5 */
+    TP_TIMESTAMP_ORDER = 1, /**< TSO: delivered in time-stamp order per doc/time.md */
 } tp_order;
 
 /** What the RTI does with a federate's objects when it resigns or its connection drops. */
@@ -111,7 +111,7 @@ enum {
     /* FOM */
     TP_EFOM = -10,  /**< the FOM could not be read or parsed */
     TP_ENAME = -11, /**< no class, attribute, interaction or parameter of that name */
-    /* time management (DESIGN.md §5) */
+    /* time management (doc/time.md) */
     TP_ETIME = -20,       /**< requested time below the federate's logical time */
     TP_EPENDING = -21,    /**< a time-advance request is already pending */
     TP_EBOUND = -22,      /**< a time stamp below the sender's bound (time + lookahead) */
@@ -659,10 +659,10 @@ TP_API int tp_wait_sync(tp_federate *f, const char *label, int timeout_ms);
  */
 TP_API int tp_sync(tp_federate *f, const char *label, int timeout_ms);
 
-/* ---- time management (DESIGN.md §4–§5; confirmations are callbacks) ----------------------- */
+/* ---- time management (doc/time.md–§5; confirmations are callbacks) ----------------------- */
 
 /**
- * Become time-regulating with lookahead @p lookahead ≥ 0 (zero is exact, DESIGN.md §5); the
+ * Become time-regulating with lookahead @p lookahead ≥ 0 (zero is exact, doc/time.md); the
  * RTI confirms with `regulation_enabled` (tp_wait_regulation_enabled waits for it).
  * @param lookahead ticks, ≥ 0.
  * @return TP_OK; TP_EINVAL (negative lookahead); TP_EENABLED (enabled or being enabled);
@@ -712,7 +712,7 @@ TP_API int tp_wait_constrained_enabled(tp_federate *f, int timeout_ms);
 
 /**
  * Change the lookahead (≥ 0). A smaller lookahead takes effect as the RTI allows: a promise
- * already made is never withdrawn (DESIGN.md §5).
+ * already made is never withdrawn (doc/time.md).
  * @param lookahead the new lookahead in ticks, ≥ 0.
  * @return TP_OK; TP_EINVAL (negative); TP_ENOTENABLED (not regulating); TP_ESTATE;
  *         TP_ECLOSED; TP_ESYS. Sends; runs no callbacks. @see tp_query_lookahead
@@ -831,7 +831,7 @@ TP_API int tp_flush_queue_request(tp_federate *f, tp_time t);
 TP_API int tp_wait_grant(tp_federate *f, tp_time *t, int timeout_ms);
 
 /**
- * Seconds to ticks with the FOM's resolution (DESIGN.md §4: only at the API boundary).
+ * Seconds to ticks with the FOM's resolution (doc/time.md: only at the API boundary).
  * @param f the federate; NULL uses the default resolution, 1 ns per tick.
  * @param seconds any double.
  * @return the tick count rounded to nearest, saturated at ±TP_TIME_MAX; TP_NO_TIME for NaN.

@@ -1,4 +1,4 @@
-/* SVG plot writer (federate/run/plot_svg.h). DESIGN.md §1 item 3; doc/run.md.
+/* SVG plot writer (federate/run/plot_svg.h). doc/guide.md item 3; doc/run.md.
  * Divisions: errors, ticks and number labels, XML text, layout, drawing one series (pixel
  * column reduction and the pen), the document, results tables.
  * Read tests/unit/plot_test.c next.

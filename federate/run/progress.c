@@ -1,5 +1,5 @@
 /* Progress display (federate/run/progress.h): per-federate percentages, a rewritten TTY line or
- * threshold lines for logs. DESIGN.md §1 item 3; doc/run.md.
+ * threshold lines for logs. doc/guide.md item 3; doc/run.md.
  * Read tests/unit/progress_test.c next.
  */
 #include "federate/run/progress.h"

@@ -1,4 +1,4 @@
-/* Results CSV writer and reader (federate/run/results.h). DESIGN.md §1 item 3; doc/run.md.
+/* Results CSV writer and reader (federate/run/results.h). doc/guide.md item 3; doc/run.md.
  * Divisions: errors and number formatting, the writer, the reader.
  * Read tests/unit/results_test.c next.
  */

@@ -1,6 +1,6 @@
 /* Process supervision (federate/run/supervise.h): fork/exec with captured pipes, one poll(2) loop
  * that reads lines and reaps exits, and the stop sequence SIGTERM -> grace -> SIGKILL.
- * DESIGN.md §1 item 3 (tempo-run); doc/run.md. Divisions: time and errors, signals, output
+ * doc/guide.md item 3 (tempo-run); doc/run.md. Divisions: time and errors, signals, output
  * lines, reaping, the loop, start, public calls. Read tests/unit/supervise_test.c next.
  */
 #include "federate/run/supervise.h"

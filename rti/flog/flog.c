@@ -1,5 +1,5 @@
 /* Federation log writer: appends compact binary records to an in-memory buffer and hands it,
- * as one checksummed block, to a writer thread that writes it with one write(2) (DESIGN.md §9;
+ * as one checksummed block, to a writer thread that writes it with one write(2) (doc/log.md;
  * cost model on the RTI's thread: one memcpy per record, one buffer swap per FLOG_FLUSH_BYTES
  * or per timer tick; the disk never stalls the event loop unless the writer is a whole block
  * behind). A write error stops

@@ -1,5 +1,5 @@
 /* Federation log reader: a pure function from (bytes, length) to the header and then one
- * record at a time, every length checked before use (DESIGN.md §9, STYLE.md §2.7). Also the
+ * record at a time, every length checked before use (doc/log.md, doc/contributing.md §7). Also the
  * CRC-32C and the names shared with the writer. Uses only libc, so the fuzz target links it
  * alone. Byte format: doc/log.md. Read rti/flog/flog.h first; the writer is rti/flog/flog.c. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Growable byte buffer (rti/proto/buf.h): the output batch of a connection and its input stream.
- * DESIGN.md §3; STYLE.md §2.8 (storage is reused, it only grows).
+ * doc/protocol.md; doc/contributing.md §8 (storage is reused, it only grows).
  * Read rti/proto/wire.c next. */
 #include "rti/proto/buf.h"
 

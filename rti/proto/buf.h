@@ -1,5 +1,5 @@
 /* Growable byte buffer used for outgoing frame batches and incoming stream bytes.
- * Serves DESIGN.md §3 (one codec, batched writes) and STYLE.md §2.8 (reused per-connection
+ * Serves doc/protocol.md (one codec, batched writes) and doc/contributing.md §8 (reused per-connection
  * buffers: the storage only grows, so a warm connection does not allocate).
  * Read rti/proto/wire.h next: wire_encode() appends frames to a struct buf. */
 #ifndef TEMPO_RTI_BUF_H

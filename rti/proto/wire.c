@@ -1,5 +1,5 @@
 /* Wire protocol codec (rti/proto/wire.h): one table of message layouts drives the encoder, the
- * decoder and the names used in logs. DESIGN.md §3 and §10; STYLE.md §2.7.
+ * decoder and the names used in logs. doc/protocol.md and §10; doc/contributing.md §7.
  * The byte format is described in doc/protocol.md. Divisions: catalogue, little-endian
  * helpers, encoder, splitter and decoder, value access, TIME_STATUS records, hex sample.
  * Read tests/unit/wire_test.c next. */

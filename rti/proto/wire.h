@@ -1,5 +1,5 @@
 /* Wire protocol codec shared by the RTI and libtempo: frame splitting, encoding and
- * non-allocating decoding of every message type (DESIGN.md §3, STYLE.md §2.7).
+ * non-allocating decoding of every message type (doc/protocol.md, doc/contributing.md §7).
  * Byte format and fields per message: doc/protocol.md; the catalogue table: rti/proto/wire.c.
  * Read rti/proto/buf.h first. */
 
@@ -167,7 +167,7 @@ enum wire_ru_target {
     WIRE_RU_CLASS = 1
 };
 
-/* TIME_REQUEST / TIME_GRANT code (DESIGN.md §5). */
+/* TIME_REQUEST / TIME_GRANT code (doc/time.md). */
 enum wire_time_kind {
     WIRE_TR_NONE = 0, /* only in struct wire_tstat: no request pending */
     WIRE_TR_TAR = 1,  /* time advance request */

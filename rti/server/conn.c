@@ -1,7 +1,7 @@
 /* Connections of the RTI on libevent: accept, split the input stream into frames, write
  * queued output once per event, enforce the per-connection output limit with back-pressure,
  * and close connections at the end of the current event.
- * Serves DESIGN.md §3, §10, §11; STYLE.md §2.7, §2.8. Read rti/server/server.c next. */
+ * Serves doc/protocol.md, §10, §11; doc/contributing.md §7, §2.8. Read rti/server/server.c next. */
 #include "rti/server/conn.h"
 
 #include "rti/server/log.h"

@@ -1,6 +1,6 @@
 /* Federations and federates: create from FOM text, join with a unique name, resign with an
  * action for owned objects, destroy when empty; many fully isolated federations per server.
- * Serves DESIGN.md §6 (federation services) and §10 (a dead federate is resigned).
+ * Serves doc/fom.md (federation services) and §10 (a dead federate is resigned).
  * Read rti/server/dm.c next. */
 #include "rti/server/server_impl.h"
 

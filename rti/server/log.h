@@ -1,7 +1,7 @@
-/* The RTI's text log (STYLE.md §2.9): five levels, one line per event, each naming the
+/* The RTI's text log (doc/contributing.md §9): five levels, one line per event, each naming the
  * component and the federate (and the logical time where the caller has one).
- * Serves DESIGN.md §10 (every refusal and drop is logged with its reason). The binary
- * federation log of DESIGN.md §9 is separate. Read rti/server/conn.h next. */
+ * Serves doc/guide.md0 (every refusal and drop is logged with its reason). The binary
+ * federation log of doc/log.md is separate. Read rti/server/conn.h next. */
 #ifndef TEMPO_RTI_LOG_H
 #define TEMPO_RTI_LOG_H
 

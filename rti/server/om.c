@@ -2,7 +2,7 @@
  * and joiners), update -> reflect of the subscribed attributes only, delete -> remove,
  * interactions, request attribute value update -> provide. Time-stamped messages go through
  * timesvc.c (tm decides their delivery); receive-order ones are queued at once.
- * Serves DESIGN.md §6; routing is O(subscribers) per update (§11). Read rti/server/sync.c next. */
+ * Serves doc/fom.md; routing is O(subscribers) per update (§11). Read rti/server/sync.c next. */
 #include "rti/server/server_impl.h"
 
 #include "rti/server/log.h"

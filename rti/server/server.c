@@ -1,6 +1,6 @@
 /* The RTI server: event loop, signals, the handshake and the dispatch of every decoded frame
  * to the module that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c).
- * Serves DESIGN.md §3 (protocol), §6 (services) and §10 (refusals, secrets).
+ * Serves doc/protocol.md (protocol), §6 (services) and §10 (refusals, secrets).
  * Read rti/server/federation.c next. */
 #include "rti/server/server_impl.h"
 

@@ -1,6 +1,6 @@
 /* Private state of the RTI server: the server, its federations, federates, objects and
  * synchronization points, shared by server.c, federation.c, dm.c, om.c, sync.c and
- * timesvc.c. Serves DESIGN.md §3, §5, §6. Read rti/server/server.c next for the dispatch. */
+ * timesvc.c. Serves doc/protocol.md, §5, §6. Read rti/server/server.c next for the dispatch. */
 #ifndef TEMPO_RTI_SERVER_IMPL_H
 #define TEMPO_RTI_SERVER_IMPL_H
 
@@ -26,7 +26,7 @@ struct route {
     fom_handle known;     /* most derived class it subscribes to that the class is_a */
 };
 
-/* Subscribers of one object or interaction class, precomputed (DESIGN.md §6, §11): routing an
+/* Subscribers of one object or interaction class, precomputed (doc/fom.md, §11): routing an
  * update costs O(subscribers of its class). Rebuilt when a subscription or the set of
  * federates changes. */
 struct route_list {
@@ -236,7 +236,7 @@ int64_t timesvc_loop_wall_ns(void *base);
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides
  * when each receiver gets its frame (at once, as receive order, when the sender is not
- * regulating or the receiver not constrained; DESIGN.md §5). The frames are copied.
+ * regulating or the receiver not constrained; doc/time.md). The frames are copied.
  * timesvc_commit returns STATUS_OK, or a STATUS_* with err filled (nothing is sent). */
 void timesvc_begin(struct server *s, struct federate *f, int64_t ts);
 void timesvc_add(struct server *s, struct federate *to, const uint8_t *frame, size_t len);

@@ -1,7 +1,7 @@
 /* Synchronization points: register (with a federate set, or all joined federates including
  * later joiners), announce to the set, achieve, and "federation synchronized" once every
  * member achieved; a resigning member is taken out of the set, so nobody waits on it.
- * Serves DESIGN.md §6. Read rti/server/timesvc.c next. */
+ * Serves doc/fom.md. Read rti/server/timesvc.c next. */
 #include "rti/server/server_impl.h"
 
 #include "rti/server/log.h"

@@ -1,7 +1,7 @@
 /* Time-management glue between the server and the pure engine rti/tm/tm.c: routes requests to
  * tm, keeps time-stamped payloads until tm delivers or discards them, sends tm's decisions in
  * its order and logs each grant with tm's reason ("who blocks whom").
- * Serves DESIGN.md §3 (TSO queued at the RTI) and §5. Read rti/tm/tm.h, then doc/rti.md. */
+ * Serves doc/protocol.md (TSO queued at the RTI) and §5. Read rti/tm/tm.h, then doc/rti.md. */
 #include "rti/server/server_impl.h"
 
 #include "rti/flog/flog.h"
@@ -26,7 +26,7 @@ struct tso_entry {
 
 /* One time-stamped message: the frame for each receiver, kept until tm delivers or discards
  * it for every receiver. Its address is the tm token. Records are recycled through a free
- * list, so a warm federation allocates nothing per message (STYLE.md §2.8). */
+ * list, so a warm federation allocates nothing per message (doc/contributing.md §8). */
 struct tso_msg {
     struct tso_entry *ent; /* [n] */
     uint32_t n, cap;       /* receivers, allocated entries */
@@ -332,7 +332,7 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
         q->recv = r;
         q->recv_cap = m->n;
     }
-    /* Bounded memory (DESIGN.md §10): what waits here for one receiver is capped like its
+    /* Bounded memory (doc/guide.md0): what waits here for one receiver is capped like its
      * output queue. Refusing the send (the sender gets the error) loses nothing silently and,
      * unlike pausing the sender, cannot deadlock a receiver that waits for the sender's
      * next time request. */

@@ -1,6 +1,6 @@
 /* tempo-log csv: attribute values over logical time, one column per (object, attribute)
  * that some UPDATE in the log carries, named "<object>.<attribute>" and decoded with the FOM
- * in the log header (DESIGN.md §9; value encodings: doc/fom.md). One row per distinct
+ * in the log header (doc/log.md; value encodings: doc/fom.md). One row per distinct
  * logical time, in increasing order; a cell holds the attribute's latest value at or before
  * that time (sample and hold), empty before its first update. An update without a time stamp
  * counts at its sender's last granted time (0 before the first grant); several updates at one

@@ -1,4 +1,4 @@
-/* tempo-log explain: who waits for whom at the end of a log or at a record (DESIGN.md §5,
+/* tempo-log explain: who waits for whom at the end of a log or at a record (doc/time.md,
  * §9). The state is rebuilt by re-running the recorded inputs of the time management through
  * the pure engine (rti/tm/tm.h): JOINED records, the enable / disable / lookahead / time-request
  * / resign frames received, connection losses and the TM_SEND records (every tm_send the

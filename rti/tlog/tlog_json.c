@@ -1,4 +1,4 @@
-/* tempo-log json: JSON lines for scripts (jansson), DESIGN.md §9. Line 1 is the header,
+/* tempo-log json: JSON lines for scripts (jansson), doc/log.md. Line 1 is the header,
  * then one object per record with every field (frames decoded field by field, values
  * decoded with the FOM when it knows them), then one END or CUT line with the record count.
  * Field names: doc/log.md. Read rti/tlog/tlog_util.c for the decoding helpers. */

@@ -1,5 +1,5 @@
 /* tempo-log show: the readable timeline, one line per record that passes the filters
- * (DESIGN.md §9). Header first, then records in log order. Read rti/tlog/tlog_util.c for the
+ * (doc/log.md). Header first, then records in log order. Read rti/tlog/tlog_util.c for the
  * filters and the line format. */
 #include <inttypes.h>
 #include <time.h>

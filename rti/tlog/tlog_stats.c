@@ -1,6 +1,6 @@
 /* tempo-log stats: per federate message counts, grants and the wall time spent waiting for
  * grants (from a TIME_REQUEST received to the TIME_GRANT sent back), and the messages of the
- * whole federation by kind (DESIGN.md §9). One pass, O(records). Read rti/tlog/tlog_util.c. */
+ * whole federation by kind (doc/log.md). One pass, O(records). Read rti/tlog/tlog_util.c. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

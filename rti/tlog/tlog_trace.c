@@ -1,5 +1,5 @@
 /* tempo-log trace: a Chrome trace-event JSON file (the "JSON Object Format" that Perfetto
- * and chrome://tracing open), DESIGN.md §9. One process (the federation), one track (tid)
+ * and chrome://tracing open), doc/log.md. One process (the federation), one track (tid)
  * per federate plus tid 0 for the RTI; "X" spans for the wall time each federate waits for
  * a grant; "i" instant events for every message and decision; flow events "s"/"f" from each
  * UPDATE / SEND_INTERACTION / DELETE_OBJECT to the REFLECT / RECEIVE_INTERACTION /

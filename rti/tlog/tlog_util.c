@@ -1,5 +1,5 @@
 /* tempo-log shared code: loading a log, the first pass (federate names, objects and their
- * classes), decoding each record's frame, filters and one-line descriptions (DESIGN.md §9).
+ * classes), decoding each record's frame, filters and one-line descriptions (doc/log.md).
  * Read rti/tlog/tlog_impl.h first; the subcommands are rti/tlog_<name>.c. */
 #include <inttypes.h>
 #include <math.h>

@@ -1,6 +1,6 @@
-/* Time management engine (DESIGN.md §5, normative): per-federate bounds, GALT as the
+/* Time management engine (doc/time.md, normative): per-federate bounds, GALT as the
  * greatest fixed point over all federates, grants per the request table, and time-stamp-
- * order queues. Pure code: events in, decisions out through the sink (STYLE.md §2.3).
+ * order queues. Pure code: events in, decisions out through the sink (doc/contributing.md §3).
  * Read rti/tm/tm.h for the contract and doc/time.md for the rules with examples.
  *
  * Divisions: 1. bounds and helpers  2. queues  3. federate table  4. bounds and the fixed
@@ -176,7 +176,7 @@ static const char *btxt(char *buf, tm_bound b)
 
 /* One queued TSO message. Nodes live inline in a per-receiver binary heap whose array only
  * grows (doubling), so a warm federation queues and delivers without allocating; this plays
- * the part of the free list of STYLE.md §2.8. */
+ * the part of the free list of doc/contributing.md §8. */
 struct qmsg {
     tm_time ts;     /* time stamp (ticks) */
     tm_fed sender;  /* sending federate */
@@ -362,7 +362,7 @@ static int refuse(tm_state *st, tm_fed h, int code, char *err, size_t errlen, co
 
 /* ==== 4. bounds and the fixed point ======================================================== */
 
-/* Bound of a regulating federate that is not waiting on NER/NERA (DESIGN.md §5 first table),
+/* Bound of a regulating federate that is not waiting on NER/NERA (doc/time.md first table),
  * before the floor is applied. */
 static tm_bound table_bound(const struct fed *f)
 {
@@ -497,7 +497,7 @@ static tm_fed holder_of(const tm_state *st, const struct fed *f, tm_fed *root)
     return h ? h->h : TM_NO_FED;
 }
 
-/* The common cases in O(1) instead of compute() + a scan of everyone (DESIGN.md §11: a
+/* The common cases in O(1) instead of compute() + a scan of everyone (doc/guide.md1: a
  * lock-step TAR cycle must cost O(N) per step, not O(N) per request). All GALT values follow
  * from mu, u0 and GALT_u0 (compute()); NER/NERA values depend only on their GALT.
  *  - A TAR/TARA request raises only the requester f's bound (granted rows never lower it).
@@ -676,7 +676,7 @@ static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool
     if (st->sink) st->sink(st->ctx, &d);
 }
 
-/* Grant f if its pending request is due (DESIGN.md §5 second table). @return true if it
+/* Grant f if its pending request is due (doc/time.md second table). @return true if it
  * was granted. Called with GALT values from compute(). Clarification "delivery may happen as
  * soon as ... or only at the grant": we deliver at the grant, in queue order, each delivery
  * reported before the grant it belongs to. */

@@ -1,5 +1,5 @@
 /* Time management engine: bounds, GALT, grants and time-stamp-order delivery for one
- * federation (DESIGN.md §4–§5, normative; STYLE.md §2.3 "time management is pure code").
+ * federation (doc/time.md–§5, normative; doc/contributing.md §3 "time management is pure code").
  * It applies events (join, resign, enable/disable, requests, sends) to a state struct and
  * reports its decisions through a sink; it never touches sockets, the clock or libevent.
  * Read doc/time.md for the rules with worked examples, then rti/tm/tm.c. */
@@ -12,7 +12,7 @@
 
 /* ---- time and bounds ------------------------------------------------------------------ */
 
-/** Logical time in ticks (DESIGN.md §4). */
+/** Logical time in ticks (doc/time.md). */
 typedef int64_t tm_time;
 
 /** Positive infinity. Sums saturate here: T + L never overflows (tm_time_add). */
@@ -25,7 +25,7 @@ typedef uint32_t tm_fed;
 #define TM_NO_FED     0u
 #define TM_MAX_HANDLE (1u << 20)
 
-/** A bound on time stamps (DESIGN.md §5): (t, false) = "ts >= t may still come", (t, true) =
+/** A bound on time stamps (doc/time.md): (t, false) = "ts >= t may still come", (t, true) =
  *  "only ts > t". Pairs compare lexicographically with non-strict below strict at equal t:
  *  (t, false) < (t, true) < (t + 1, false). Infinity is (TM_TIME_MAX, true), the greatest
  *  pair; the engine normalises every bound whose t is TM_TIME_MAX to that. */
@@ -67,7 +67,7 @@ typedef enum tm_kind {
                              codes may ignore this decision (it exists for the log) */
 } tm_kind;
 
-/** Which row of the request table (DESIGN.md §5) a grant follows: what its reason says.
+/** Which row of the request table (doc/time.md) a grant follows: what its reason says.
  *  Values are stored in the federation log (doc/log.md): never renumber, only append. */
 typedef enum tm_grant_row {
     TM_GROW_NONE = 0,    /* not a grant (every other decision kind) */
@@ -211,7 +211,7 @@ int tm_join(tm_state *st, tm_fed fed, const char *name, char *err, size_t errlen
 int tm_resign(tm_state *st, tm_fed fed, char *err, size_t errlen);
 
 /** Enable time regulation with lookahead L >= 0. Confirmed at once by TM_D_REG_ENABLED at
- *  the federate's current logical time T (DESIGN.md §5: enabling mid-run keeps T); its bound
+ *  the federate's current logical time T (doc/time.md: enabling mid-run keeps T); its bound
  *  starts at max(T + L, the largest promise already made to a constrained federate).
  *  @return TM_OK, TM_EUNKNOWN, TM_ELOOKAHEAD, TM_EENABLED (already regulating),
  *          TM_EPENDING (a time request is pending). */
@@ -239,7 +239,7 @@ int tm_enable_constrained(tm_state *st, tm_fed fed, char *err, size_t errlen);
  *  @return TM_OK, TM_EUNKNOWN, TM_ENOTENABLED. */
 int tm_disable_constrained(tm_state *st, tm_fed fed, char *err, size_t errlen);
 
-/** A time request TAR/TARA/NER/NERA/FQR(t) (DESIGN.md §5 delivery/grant table). The grant
+/** A time request TAR/TARA/NER/NERA/FQR(t) (doc/time.md delivery/grant table). The grant
  *  and the deliveries before it come as decisions, in this call if they are already due
  *  (always for FQR and for a federate that is not constrained), otherwise from a later event.
  *  @param kind  TM_REQ_TAR ... TM_REQ_FQR.
@@ -249,7 +249,7 @@ int tm_disable_constrained(tm_state *st, tm_fed fed, char *err, size_t errlen);
  *          or a constrained-enable is pending). */
 int tm_request(tm_state *st, tm_fed fed, tm_req kind, tm_time t, char *err, size_t errlen);
 
-/** A message send with one or more receivers (DESIGN.md §5: TSO/RO). The message is TSO only
+/** A message send with one or more receivers (doc/time.md: TSO/RO). The message is TSO only
  *  when ts != TM_NO_TIME and the sender is regulating; then for each receiver that is
  *  constrained it is queued at the receiver in the order (ts, sender handle, sender's send
  *  sequence) and delivered per the table, and for each receiver that is not constrained it is

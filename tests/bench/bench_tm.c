@@ -1,4 +1,4 @@
-/* Time-management benchmarks B1–B3 of issue 3 (DESIGN.md §11): N = 2, 4, 8 federate
+/* Time-management benchmarks B1–B3 of issue 3 (doc/guide.md1): N = 2, 4, 8 federate
  * processes, each regulating and constrained (lookahead 1), against a real bin/tempo-rti on
  * loopback, with the raw TCP round-trip rate of this machine measured in the same run, and the
  * engine alone (rti/tm/tm.c, no network) for N up to 256 to show O(N) work per request.

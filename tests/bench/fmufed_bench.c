@@ -4,7 +4,7 @@
  * process on one bin/tempo-rti, against the same FMUs stepped in one process loop without an
  * RTI (the lower bound). Prints microseconds per macro step for both and their ratio; never
  * fails on timing. Start-up (FMU load, join, sync) is removed by running 200 and 10200 steps
- * and dividing the difference by 10000. Serves DESIGN.md §11; read federate/fmufed/fmufed.h.
+ * and dividing the difference by 10000. Serves doc/guide.md1; read federate/fmufed/fmufed.h.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation check of the time management engine (doc/time.md section 9, DESIGN.md section 5).
+"""Mutation check of the time management engine (doc/time.md section 9, doc/architecture.md section 5).
 
 Each mutant breaks one rule of rti/tm/tm.c in a copy under a temporary directory (strictness,
 fixed-point direction, floors, promises, the tie rule, FQR, the fast-path conditions). The

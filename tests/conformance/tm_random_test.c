@@ -1,5 +1,5 @@
 /* Randomized conformance test of rti/tm/tm.c against a deliberately simple reference model of
- * DESIGN.md §5 written here (STYLE.md §2.12). 2–8 federates make random requests,
+ * doc/time.md written here (doc/contributing.md §12). 2–8 federates make random requests,
  * lookaheads, sends, enables and resigns over many seeds. After every event the engine's
  * decisions (per federate, in order), return codes, times, bounds and GALTs must equal the
  * model's, and invariants hold: no TSO message below the receiver's time or out of

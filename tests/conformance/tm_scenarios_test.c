@@ -1,5 +1,5 @@
-/* Conformance scenario tables for the time management engine rti/tm/tm.c (DESIGN.md §5,
- * normative; STYLE.md §2.12). One row per scenario: an id tm-N.M, the §5 rule it checks, the
+/* Conformance scenario tables for the time management engine rti/tm/tm.c (doc/time.md,
+ * normative; doc/contributing.md §12). One row per scenario: an id tm-N.M, the §5 rule it checks, the
  * topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
  * expectation was worked out by hand from the §5 tables, not copied from the engine.
  * Read tests/conformance/tm_random_test.c next (randomized runs against a reference model). */
@@ -10,7 +10,7 @@
 
 struct scenario {
     const char *id;   /* tm-N.M */
-    const char *rule; /* the DESIGN.md §5 row or clarification checked */
+    const char *rule; /* the doc/time.md row or clarification checked */
     const char *text; /* the script */
 };
 
@@ -60,7 +60,7 @@ static const struct scenario scenarios[] = {
      "A send 6 B; expect; lits B 6"},
 
     /* ---- tm-2: TARA ----------------------------------------------------------------- */
-    /* Jacobi (seed 004 §4.2.1): A <-> B, L = 0, exchanges at instant 1, TAR(1) closes it */
+    /* Jacobi (the Awais thesis §4.2.1): A <-> B, L = 0, exchanges at instant 1, TAR(1) closes it */
     {"tm-2.1", "grant row TARA: GALT >= t, later messages stamped t at once; TAR(t) closes",
      "join A B; rc A 0; rc B 0;"
      "A tara 1; expect; B tara 1; expect G A 1, G B 1;"
@@ -89,7 +89,7 @@ static const struct scenario scenarios[] = {
      "join A B; rc A 0; rc B 0;"
      "A tar 1; B tar 1; expect G A 1, G B 1;"
      "A tara 1; expect G A 1; bound A 1s; A send 1 B !EBOUND; A send 2 B; expect"},
-    /* master A, slaves B and C iterate at instant 1 (seed 004 ch. 5), L = 0 */
+    /* master A, slaves B and C iterate at instant 1 (the Awais thesis ch. 5), L = 0 */
     {"tm-2.6", "TARA(t) repeated by three federates, then TAR(t) by all closes the instant",
      "join A B C; rc A 0; rc B 0; rc C 0;"
      "A tara 1; B tara 1; C tara 1; expect G A 1, G B 1, G C 1;"
@@ -152,7 +152,7 @@ static const struct scenario scenarios[] = {
      "A ner 10; bound A 0s; A send 0 B !EBOUND; A send 1 B; expect; lits B 1"},
 
     /* ---- tm-4: NERA ----------------------------------------------------------------- */
-    /* discrete-event Jacobi (seed 004 §4.2.2): A predicts 7, B predicts 4, L = 0 */
+    /* discrete-event Jacobi (the Awais thesis §4.2.2): A predicts 7, B predicts 4, L = 0 */
     {"tm-4.1", "grant row NERA: the smaller prediction is granted to everyone",
      "join A B; rc A 0; rc B 0;"
      "A nera 7; B nera 4; expect G B 4; galt A 4n; holder A B;"
@@ -194,7 +194,7 @@ static const struct scenario scenarios[] = {
     /* B neither regulating nor constrained */
     {"tm-5.4", "clarification: a federate that is not constrained is granted at once",
      "join A B; rc A 0; B fqr 7; expect G B 7; B ner 9; expect G B 9"},
-    /* Gauss-Seidel (seed 004 §4.3): source A, sink B, L = 0; B's update then its
+    /* Gauss-Seidel (the Awais thesis §4.3): source A, sink B, L = 0; B's update then its
      * "step forward" token, both stamped 1, reach A in send order */
     {"tm-5.5", "FQR flush at the sink; equal time stamps from one sender keep send order",
      "join A B; rc A 0; rc B 0;"
@@ -309,7 +309,7 @@ static const struct scenario scenarios[] = {
      "A tar 2; B tar 2; expect; C tar 2; expect D A m1@1, G A 2, D B m2@2, G B 2, G C 2;"
      "D tar 2; expect G D 2; lits C 3"},
 
-    /* ---- tm-11: infinity and saturation (DESIGN.md §4: TP_TIME_MAX is +inf) -------------- */
+    /* ---- tm-11: infinity and saturation (doc/time.md: TP_TIME_MAX is +inf) -------------- */
     /* A TAR(+inf) at L = 1: its bound saturates to infinity */
     {"tm-11.1", "T + L saturates; TAR(+inf) is granted only when GALT is infinite",
      "join A B; rc A 1; rc B 1;"

@@ -1,5 +1,5 @@
 /* A tiny script interpreter that drives rti/tm/tm.c for the conformance scenario tables
- * (DESIGN.md §5; STYLE.md §2.12). Included by tests/conformance/tm_scenarios_test.c only.
+ * (doc/time.md; doc/contributing.md §12). Included by tests/conformance/tm_scenarios_test.c only.
  *
  * Federates are letters: A is handle 1, B handle 2, ... Statements are separated by ';'.
  *   join A B C        join federates (names "A", "B", ...)

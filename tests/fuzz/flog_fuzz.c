@@ -1,4 +1,4 @@
-/* libFuzzer target for the federation log reader (rti/flog/flog_read.c, DESIGN.md §9, STYLE.md
+/* libFuzzer target for the federation log reader (rti/flog/flog_read.c, doc/log.md, doc/contributing.md
  * §2.7). Each input is read twice: as it is, and with every checksum recomputed (so that
  * mutations reach the length and payload checks behind the CRC instead of stopping at it).
  * Beyond "no crash", it traps when a property fails: every record lies inside the input, not

@@ -1,4 +1,4 @@
-/* Fuzz target for the modelDescription.xml decoder (federate/fmu/fmu_md.c, STYLE.md §2.7): any
+/* Fuzz target for the modelDescription.xml decoder (federate/fmu/fmu_md.c, doc/contributing.md §7): any
  * bytes must give either a description or an error message, never a crash, leak or hang.
  * Built by `make fuzz` (libFuzzer) and replayed over tests/fuzz/corpus/md_fuzz/ by make test.
  * Read next: tests/unit/fmu_md_test.c. */

@@ -1,4 +1,4 @@
-/* Integration test of libtempo's federation services against a real bin/tempo-rti (DESIGN.md
+/* Integration test of libtempo's federation services against a real bin/tempo-rti (doc/architecture.md
  * §6, §10): create and destroy a federation, the join refusals (missing federation without
  * create, duplicate federate name, a different FOM, a wrong or missing shared secret), destroy
  * refused while federates are joined, and the Unix-socket transport. Each refusal must come
@@ -123,7 +123,7 @@ int main(void)
     tp_federate_free(f);
     tp_federate_free(h);
     int rc = tp_destroy_federation(&o, err, sizeof err);
-    /* The RTI may already have destroyed it when the last federate left (DESIGN.md §6:
+    /* The RTI may already have destroyed it when the last federate left (doc/fom.md:
      * "destroy when empty"); either way it is gone afterwards. */
     CHECK(rc == TP_OK || rc == TP_ENOTFOUND, "destroy: %s (%s)", tp_strerror(rc), err);
     CHECK_INT_EQ(tp_destroy_federation(&o, err, sizeof err), TP_ENOTFOUND);

@@ -1,7 +1,7 @@
 /* Helpers shared by the libtempo integration tests (tests/integration/client_*.c): start a
  * real bin/tempo-rti on an ephemeral port and always stop it, even when a check fails or the
  * test crashes (atexit + a watchdog alarm); join federates; pump several federates of one
- * process until a condition holds. Serves STYLE.md §2.12 (integration layer).
+ * process until a condition holds. Serves doc/contributing.md §12 (integration layer).
  * Read tests/integration/client_pubsub_test.c for a user. */
 #ifndef TEMPO_TESTS_CLIENT_HARNESS_H
 #define TEMPO_TESTS_CLIENT_HARNESS_H

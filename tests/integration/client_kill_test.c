@@ -3,7 +3,7 @@
  * registered (no remove; a late joiner still discovers it); one that joined with
  * TP_DELETE_OBJECTS has it removed. The others are told (federate_resigned), a
  * time-constrained federate that waited on the dead one's bound is granted, and the
- * survivors go on exchanging data (DESIGN.md §10, issue 2). The victims are forked processes
+ * survivors go on exchanging data (doc/guide.md0, issue 2). The victims are forked processes
  * using libtempo. Last, the RTI itself is killed: the survivor's blocking wait ends with
  * TP_ECLOSED instead of hanging. */
 #include "tests/integration/client_harness.h"

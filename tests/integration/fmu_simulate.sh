@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line tests of `tempo-fmu --simulate` (federate/fmufed/tempo_fmu_main.c): every bad argument
 # gets exit status 2 and a message naming it; runs of example FMUs write the CSV documented in
-# doc/fmu.md. Serves DESIGN.md §7. Run from the repository root with bin/ and build/fmus/ built.
+# doc/fmu.md. Serves doc/fmu.md. Run from the repository root with bin/ and build/fmus/ built.
 set -u
 bin=bin/tempo-fmu
 tmp=build/fmu-fixtures/sim-cli

@@ -1,8 +1,8 @@
 /* Integration test of the FMU federate: real federations (bin/tempo-rti + one bin/tempo-fmu
- * process per federate) on the Lotka-Volterra split of seed 004 §4.3.3 (lv_prey + lv_predator,
+ * process per federate) on the Lotka-Volterra split of the Awais thesis §4.3.3 (lv_prey + lv_predator,
  * alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100), each
  * algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10.
- * Serves DESIGN.md §8 and issue 5's tests; read federate/fmufed/fmufed.h for what is run.
+ * Serves doc/algorithms/README.md and issue 5's tests; read federate/fmufed/fmufed.h for what is run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -312,7 +312,7 @@ int main(void)
                "[0,50]); max x %.4f y %.4f\n",
                e.med_x, e.med_y, e50.med_x, e50.med_y, e.max_x, e.max_y);
         CHECK_INT_EQ((long)e.n, 201);
-        /* Thesis: about 0.015 (x) and 0.02 (y); notes/004-part1.md §5.10 computed 0.018 and
+        /* Thesis: about 0.015 (x) and 0.02 (y); doc/references.md (Awais) computed 0.018 and
          * 0.043 to t = 100 with RK4 inside the FMUs. Tolerance: twice the notes' figures. */
         CHECK(e.med_x < 0.036, "GS median |e_x| %.4f < 0.036", e.med_x);
         CHECK(e.med_y < 0.086, "GS median |e_y| %.4f < 0.086", e.med_y);

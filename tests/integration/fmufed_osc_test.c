@@ -1,8 +1,8 @@
-/* Integration test of the FMU federate on the two-mass rotational oscillator of seed 000 §4.1
+/* Integration test of the FMU federate on the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1
  * (osc_omega2tau + osc_tau2omega as two tempo-fmu processes, against the monolithic
  * osc_twomass at rtol 1e-10): Jacobi at fixed steps converges with order one (halving H halves
  * the error), the naive variant's extra step of lag costs accuracy, and Gauss-Seidel also
- * converges with order one. Serves DESIGN.md §8 and issue 5 (second case study); read
+ * converges with order one. Serves doc/algorithms/README.md and issue 5 (second case study); read
  * tests/integration/fmufed_lv_test.c for the Lotka-Volterra case.
  */
 #include <math.h>

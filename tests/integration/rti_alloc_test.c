@@ -1,4 +1,4 @@
-/* STYLE.md §2.8 measured: once warm, the RTI's own code allocates nothing per message. Runs
+/* doc/contributing.md §8 measured: once warm, the RTI's own code allocates nothing per message. Runs
  * against the counting build (build/rti-san/tempo-rti, tests/integration/rti_alloc_wrap.c),
  * so only tests/integration/rti_san.sh runs it: receive-order updates, time-stamped updates
  * with grants, and interactions, then the same again; the second round must allocate 0.

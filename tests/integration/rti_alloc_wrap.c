@@ -1,7 +1,7 @@
 /* Allocation counter linked into the sanitized test build of the RTI (build/rti-san/tempo-rti,
  * mk/30-rti.mk) with -Wl,--wrap: every malloc/calloc/realloc/strdup made by Tempo's own code
  * (not by libevent or libc, which are not wrapped) is counted, and SIGUSR2 writes the count
- * to stderr as "alloc-count: N". Serves STYLE.md §2.8; read rti_alloc_test.c next. */
+ * to stderr as "alloc-count: N". Serves doc/contributing.md §8; read rti_alloc_test.c next. */
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>

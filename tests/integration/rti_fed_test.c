@@ -2,7 +2,7 @@
  * destroy rules, the secret on JOIN / CREATE / DESTROY, declaration/object management
  * (subclasses, filtering, late discovery, ownership), synchronization points, resign and
  * connection loss (objects deleted, or kept for a JOIN with the keep flag), and a
- * time-stamped update through time management. DESIGN.md §5, §6, §10. Read doc/rti.md for
+ * time-stamped update through time management. doc/time.md, §6, §10. Read doc/rti.md for
  * the rules checked. */
 #include "fom/fom.h"
 #include "tests/check.h"
@@ -574,7 +574,7 @@ static void test_time(void)
 }
 
 /* Time-stamped updates from a regulating sender to subscribers that are not constrained are
- * delivered at once as receive order (DESIGN.md §5), message after message, to each of them:
+ * delivered at once as receive order (doc/time.md), message after message, to each of them:
  * the records holding such messages are released inside tm_send and must be reused safely. */
 static void test_time_ro(void)
 {

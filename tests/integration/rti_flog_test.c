@@ -1,4 +1,4 @@
-/* The federation log written by bin/tempo-rti --log DIR (DESIGN.md §9, doc/log.md): a real
+/* The federation log written by bin/tempo-rti --log DIR (doc/log.md, doc/log.md): a real
  * federation runs, the RTI stops, and the file is read back with the reader of rti/flog/flog.h:
  * joins, every received and sent frame, the tm_send calls, the decisions with reasons, the
  * lost connection and the end note are all there, and the log ends cleanly. Read

@@ -2,7 +2,7 @@
  * bin/tempo-rti on an ephemeral port and read the port it prints, speak the wire protocol
  * over raw sockets (rti/proto/wire.h), and stop the RTI. The RTI child gets SIGKILL if the test
  * process dies (PR_SET_PDEATHSIG) and at exit, so no process is left behind even when a
- * test fails or crashes. Serves DESIGN.md §10 / STYLE.md §2.12. Read rti_robust_test.c next. */
+ * test fails or crashes. Serves doc/guide.md0 / doc/contributing.md §12. Read rti_robust_test.c next. */
 #ifndef TEMPO_TESTS_INTEGRATION_RTI_HARNESS_H
 #define TEMPO_TESTS_INTEGRATION_RTI_HARNESS_H
 

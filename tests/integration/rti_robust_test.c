@@ -1,7 +1,7 @@
 /* Robustness of bin/tempo-rti against misbehaving clients over raw sockets: bad frames and
  * handshakes close only that connection (logged with a hex sample), a subscriber that stops
  * reading is dropped while others go on without loss, random requests do no harm, SIGTERM
- * exits 0. DESIGN.md §10, STYLE.md §2.7/§2.12. Read rti_fed_test.c next. */
+ * exits 0. doc/guide.md0, doc/contributing.md §7/§2.12. Read rti_fed_test.c next. */
 #include "fom/fom.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"

@@ -2,9 +2,9 @@
 # The case studies of examples/ run through bin/tempo-run with every algorithm, against their
 # monolithic references (the whole system as one FMU, bin/tempo-fmu --simulate with CVODE at
 # rtol 1e-10), with stated tolerances and the thesis's
-# qualitative claims (seed 004 §4.3.3: Gauss-Seidel stable where Jacobi is not on
+# qualitative claims (the Awais thesis §4.3.3: Gauss-Seidel stable where Jacobi is not on
 # Lotka-Volterra at step 0.5; improved Jacobi more accurate than naive; first-order
-# convergence of Jacobi on the two-mass oscillator). Serves DESIGN.md §8 and issue 5's tests;
+# convergence of Jacobi on the two-mass oscillator). Serves doc/algorithms/README.md and issue 5's tests;
 # read doc/run.md ("Case studies"). Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -109,7 +109,7 @@ check "VdP jacobi-de max |x err|" "$vdp_D_max" '<' 0.75
 check "VdP gauss-seidel median x 5 vs jacobi" "$(awk -v a="$vdp_G_med" 'BEGIN{print a*5}')" '<' "$vdp_J_med"
 check "VdP improved vs naive jacobi median" "$vdp_J_med" '<' "$vdp_N_med"
 
-# --- Two-mass oscillator (seed 000), fixed steps, end 10 --------------------------------
+# --- Two-mass oscillator (Glumac and Kovačić (2023)), fixed steps, end 10 --------------------------------
 ref osc osc_twomass_me.fmu 10 0.001 1e-10 1e-12
 for h in 0.02 0.01 0.005; do
   variant osc "{ \"method\": \"jacobi\", \"end\": 10, \"step\": $h }" "osc-J$h"

@@ -1,5 +1,5 @@
-/* The three time-management patterns of seed 004 as multi-process federations against a real
- * bin/tempo-rti (DESIGN.md §5, issue 3 test 3; notes/004-part1.md §5.3, §5.4, §5.8). Each
+/* The three time-management patterns of the Awais thesis as multi-process federations against a real
+ * bin/tempo-rti (doc/time.md, issue 3 test 3; doc/references.md (Awais)). Each
  * federate is a forked process using libtempo; it checks what it sees and exits non-zero on
  * any failure. Read doc/time.md for the rules each pattern relies on.
  *
@@ -254,7 +254,7 @@ static void gs_expected(int k, double out[GS_N])
 }
 
 /* While anyone still polls with FQR at zero lookahead, every bound stays at 0, so FQR grants
- * 0 (DESIGN.md §5: all-FQR federations exchange but do not advance). Only in the last step
+ * 0 (doc/time.md: all-FQR federations exchange but do not advance). Only in the last step
  * may the others already wait in TAR(K h), letting GALT and the grant rise to at most K h. */
 static int fqr_ok(tp_time g, int k)
 {

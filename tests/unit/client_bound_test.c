@@ -1,4 +1,4 @@
-/* Unit test of libtempo's local mirror of the bound table (DESIGN.md §5, federate/libtempo/client_time.c):
+/* Unit test of libtempo's local mirror of the bound table (doc/time.md, federate/libtempo/client_time.c):
  * which time stamps a regulating federate may send in each state, so that bad sends fail
  * before they reach the RTI and good ones are never refused locally. Each case is tagged with
  * the row of the table (or the clarification) it checks, as in tests/conformance.

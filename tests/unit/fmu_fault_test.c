@@ -2,7 +2,7 @@
  * (tests/unit/fmu_fixture_faulty.c, x' = -x): fmi2Discard -> FMU_STEP_EDISCARD, the handle then
  * refuses to step until a restore, after which the run continues correctly; fmi2Error ->
  * FMU_STEP_EFMU with the FMU's logged reason, then only close (no crash, no leak). Both kinds.
- * Serves DESIGN.md §7 (recoverable vs unrecoverable failures, STYLE.md §2.11). */
+ * Serves doc/fmu.md (recoverable vs unrecoverable failures, doc/contributing.md §11). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

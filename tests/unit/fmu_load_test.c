@@ -1,7 +1,7 @@
 /* Unit tests of FMU unpacking and loading (federate/fmu/fmu_zip.c, federate/fmu/fmu_load.c): a good
  * FMU loads and its folder is removed on unload; every bad FMU (built here with libzip into
  * build/fmu-fixtures/) is refused with its own message and leaves nothing behind.
- * Serves DESIGN.md §7/§10. Read next: tests/unit/fmu_step_test.c. */
+ * Serves doc/fmu.md/§10. Read next: tests/unit/fmu_step_test.c. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Unit tests of the modelDescription.xml decoder (federate/fmu/fmu_md.c): a complete valid
  * description read field by field, then one broken description per check, each refused with
- * its line, element and reason. Serves DESIGN.md §7. Read next: tests/unit/fmu_load_test.c. */
+ * its line, element and reason. Serves doc/fmu.md. Read next: tests/unit/fmu_load_test.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

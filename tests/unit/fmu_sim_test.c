@@ -1,6 +1,6 @@
 /* Unit tests of the standalone simulator (federate/fmu/fmu_sim.c): CSV input reading and its
  * errors, a run of the mass FMU driven by a CSV force (linear and hold) compared with the exact
- * integral, output CSV format, and run-time errors. Serves DESIGN.md §7.
+ * integral, output CSV format, and run-time errors. Serves doc/fmu.md.
  * Read next: tests/integration/fmu_simulate.sh (the command line). */
 #include <math.h>
 #include <stdio.h>

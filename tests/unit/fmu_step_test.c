@@ -4,7 +4,7 @@
  *   file); bouncing-ball state vs the analytic piecewise parabola and bounce times; stair jumps
  *   and terminateSimulation; polynomial inputs vs the exact integral (mass); ME and CS agree;
  *   rollback bit-identical with the same inputs and equal to a fresh run with other inputs;
- *   usage errors. Tolerances are stated at each check. Serves DESIGN.md §7.
+ *   usage errors. Tolerances are stated at each check. Serves doc/fmu.md.
  * Read next: doc/fmu.md. */
 #include <math.h>
 #include <stdio.h>

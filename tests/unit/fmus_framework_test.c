@@ -1,7 +1,7 @@
 /* Tests of the example FMUs and their framework (examples/fmus/), without Tempo's loader:
  * each .fmu's zip layout and XML are checked against its binary, which is dlopened directly
  * and driven through the FMI 2.0 functions; numbers are compared with closed-form solutions.
- * DESIGN.md §7. Read doc/example-fmus.md for the models and their analytic solutions, and
+ * doc/fmu.md. Read doc/example-fmus.md for the models and their analytic solutions, and
  * fmus_robust_test.c for the state machine, out-of-memory and random-call tests. */
 #include "tests/unit/fmus_harness.h"
 
@@ -339,7 +339,7 @@ static void test_stair_start_time(void)
     unload(&a);
 }
 
-/* Second-order output derivatives need the first input derivative (seed 000 slave 2). */
+/* Second-order output derivatives need the first input derivative (Glumac and Kovačić (2023) slave 2). */
 static void test_second_order_inputs(void)
 {
     api a;
@@ -467,7 +467,7 @@ static void test_input_derivatives(void)
     unload(&a);
 }
 
-/* ---- seed 000 oscillator: initial derivatives and the reference table ------------------ */
+/* ---- Glumac and Kovačić (2023) oscillator: initial derivatives and the reference table ------------------ */
 
 static void test_oscillator(void)
 {
@@ -479,7 +479,7 @@ static void test_oscillator(void)
         double w = 0.1, dw = -0.05;
         CHECK_INT_EQ(a.set_real(c, &W2, 1, &w), fmi2OK);
         CHECK_INT_EQ(a.set_in_der(c, &W2, 1, &one, &dw), fmi2OK);
-        /* notes/000.md §4.1: tau1(0) = -0.1, tau1'(0) = 0.08 given omega2'(0) = -0.05. */
+        /* doc/references.md (Glumac and Kovačić): tau1(0) = -0.1, tau1'(0) = 0.08 given omega2'(0) = -0.05. */
         CHECK_NEAR(get1(&a, c, TAU), -0.1, 1e-15);
         CHECK_NEAR(outder(&a, c, TAU, 1), 0.08, 1e-15);
         a.free_instance(c);
@@ -493,7 +493,7 @@ static void test_oscillator(void)
     }
     unload(&a);
     if (load(&a, "osc_twomass", 1) == 0) {
-        /* Reference values (exact matrix exponential) of notes/000.md §4.1. */
+        /* Reference values (exact matrix exponential) of doc/references.md (Glumac and Kovačić) */
         static const double ref[][3] = {{1, 0.0542697248, -0.0281055545},
                                         {5, -0.0487721506, 0.0238461014},
                                         {10, -0.0488861279, -0.0329992104},

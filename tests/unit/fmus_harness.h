@@ -1,6 +1,6 @@
 /* Shared helpers of the example-FMU tests (fmus_framework_test.c, fmus_robust_test.c): load
  * one built FMU's binary with dlopen (no Tempo loader), check its zip and XML, and drive it.
- * DESIGN.md §7. Read fmus_framework_test.c next. */
+ * doc/fmu.md. Read fmus_framework_test.c next. */
 #ifndef TEMPO_TESTS_FMUS_HARNESS_H
 #define TEMPO_TESTS_FMUS_HARNESS_H
 

@@ -1,7 +1,7 @@
 /* Robustness of the example-FMU framework (examples/fmus/framework/): calls in the wrong
  * state are refused with a logged reason, allocation failures are clean, and random call
  * sequences with hostile arguments never crash (run under ASan+UBSan with the sanitized
- * binaries). DESIGN.md §7, §10. Read fmus_framework_test.c for the numerical tests. */
+ * binaries). doc/fmu.md, §10. Read fmus_framework_test.c for the numerical tests. */
 #include "tests/unit/fmus_harness.h"
 
 /* ---- out of memory: every allocation of fmi2Instantiate and fmi2GetFMUstate may fail ---- */

@@ -1,6 +1,6 @@
 /* Tests of federate/run/progress.h: threshold lines for logs, the rewritten TTY line (with
  * padding over a longer previous line), clamping, monotonicity and argument errors.
- * DESIGN.md §1 item 3. Read federate/run/progress.h first.
+ * doc/guide.md item 3. Read federate/run/progress.h first.
  */
 #include <math.h>
 #include <stdio.h>

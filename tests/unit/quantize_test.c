@@ -1,4 +1,4 @@
-/* Unit tests of algorithms/quantize.c: seed 004 eq. (4.5) restored, its clamps and edge cases,
+/* Unit tests of algorithms/quantize.c: the Awais thesis eq. (4.5) restored, its clamps and edge cases,
  * against hand-computed values (each derivation in the comment next to it) and against the
  * analytic signal sin(t). Read algorithms/quantize.c for the equations. */
 #include "algorithms/quantize.h"
@@ -37,7 +37,7 @@ static void test_cfg_check(void)
     CHECK_NEAR(h, CFG.h_min, 0);
 }
 
-/* seed 004 eq. (4.5) restored, slope form: h = q / |s|. */
+/* the Awais thesis eq. (4.5) restored, slope form: h = q / |s|. */
 static void test_slope(void)
 {
     double h = 0;
@@ -65,7 +65,7 @@ static void test_slope(void)
     CHECK_NEAR(h, 0.01, 0);
 }
 
-/* seed 004 eq. (4.5) restored, as the thesis uses it: two samples. */
+/* the Awais thesis eq. (4.5) restored, as the thesis uses it: two samples. */
 static void test_secant(void)
 {
     double h = 0;

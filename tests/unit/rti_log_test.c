@@ -1,4 +1,4 @@
-/* Unit test of the RTI text log (rti/server/log.c, STYLE.md §2.9): level names and parsing, the
+/* Unit test of the RTI text log (rti/server/log.c, doc/contributing.md §9): level names and parsing, the
  * threshold, that a disabled level does not evaluate its arguments, and the line format
  * (time, level, component, federate, message). Read rti/server/log.h for the contract. */
 #include "rti/server/log.h"

@@ -1,4 +1,4 @@
-/* Unit test of the small pieces of rti/tm/tm.c the conformance tables lean on (DESIGN.md §4–§5):
+/* Unit test of the small pieces of rti/tm/tm.c the conformance tables lean on (doc/time.md–§5):
  * saturating time addition, the (t, strict) pair order, code and request names, and the
  * "who blocks whom" status text. Read tests/conformance/tm_scenarios_test.c next. */
 /* The engine is compiled into this test rather than linked from librtisrv, so that a

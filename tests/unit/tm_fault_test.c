@@ -1,4 +1,4 @@
-/* Fault injection for rti/tm/tm.c (STYLE.md §2.12): every allocation of the engine fails in
+/* Fault injection for rti/tm/tm.c (doc/contributing.md §12): every allocation of the engine fails in
  * turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
  * (LeakSanitizer runs in the sanitized pass). The engine is compiled into this test with
  * calloc/realloc redirected to counting versions; production code is untouched.

@@ -1,6 +1,6 @@
 /* The ball of the bouncing-ball-on-stairs case split in two: x, vx, y, vy with the stair
  * height as input (from bball_steps); outputs x and y. Same equations and constants as
- * bball_stairs.c (the monolithic reference). DESIGN.md §7. Read bball_steps.c next. */
+ * bball_stairs.c (the monolithic reference). doc/fmu.md. Read bball_steps.c next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { G, C0, C1, C2, C3, X0, VX0, Y0, STAIR, X, VX, Y, VY, CONTACT,

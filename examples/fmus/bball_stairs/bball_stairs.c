@@ -1,7 +1,7 @@
 /* Bouncing ball going down stairs, the whole system in one FMU: the monolithic reference of
- * the split pair bball_ball + bball_steps (seed 004 eq. 5.23 and Alg. 6 with the constants of
- * notes/004-part2.md Appendix X2: g 9.8, c0 = c1 = 0.1, c2 1e6, c3 30, N 10, x0 0.575,
- * vx0 0.5, y0 10.5). DESIGN.md §7. Read bball_ball.c and bball_steps.c for the split. */
+ * the split pair bball_ball + bball_steps (the Awais thesis eq. 5.23 and Alg. 6 with the constants of
+ * doc/references.md (Awais): g 9.8, c0 = c1 = 0.1, c2 1e6, c3 30, N 10, x0 0.575,
+ * vx0 0.5, y0 10.5). doc/fmu.md. Read bball_ball.c and bball_steps.c for the split. */
 #include "examples/fmus/framework/fw.h"
 
 enum { G, C0, C1, C2, C3, NSTAIRS, X0, VX0, Y0, X, VX, Y, VY, STAIR, CONTACT,
@@ -50,7 +50,7 @@ static void derivatives(fw_ctx *c)
 }
 
 /* z0: contact switch; z1: the ball passes the edge of the current stair (Alg. 6 with the
- * erratum of notes/004-part2.md E9: x - (N + 1) + stair > 0). */
+ * erratum of doc/references.md (Awais): x - (N + 1) + stair > 0). */
 static void indicators(fw_ctx *c, double *z)
 {
     const double *r = c->r;

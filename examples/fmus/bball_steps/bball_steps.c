@@ -2,7 +2,7 @@
  * drops by one each time the ball's x (input, from bball_ball) passes the edge of the
  * current stair (Alg. 6 with the erratum E9: x - (N + 1) + stair > 0), so the event that
  * starts in this federate changes the ball's equations in the other one.
- * DESIGN.md §7. Read bball_stairs.c for the monolithic reference. */
+ * doc/fmu.md. Read bball_stairs.c for the monolithic reference. */
 #include "examples/fmus/framework/fw.h"
 
 enum { NSTAIRS, X, STAIR, NV };

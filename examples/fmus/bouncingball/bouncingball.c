@@ -1,7 +1,7 @@
 /* A bouncing ball: h' = v, v' = -g while flying; when h falls through 0 the velocity is
  * re-initialised to -e v (a state event); below v_min after a bounce the ball rests on the
  * ground. Both kinds: ME exposes the indicator, CS locates the bounce inside its step.
- * DESIGN.md §7. Read doc/example-fmus.md for the analytic bounce times. */
+ * doc/fmu.md. Read doc/example-fmus.md for the analytic bounce times. */
 #include <float.h>
 
 #include "examples/fmus/framework/fw.h"

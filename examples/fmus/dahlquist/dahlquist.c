@@ -1,5 +1,5 @@
 /* Dahlquist's test equation x' = k x, x(0) = x0, as an example FMU (both kinds); the exact
- * solution x0 exp(k t) makes it the first numerical check of any host. DESIGN.md §7.
+ * solution x0 exp(k t) makes it the first numerical check of any host. doc/fmu.md.
  * Read examples/fmus/framework/fw.h for the table below, doc/example-fmus.md for the list. */
 #include "examples/fmus/framework/fw.h"
 

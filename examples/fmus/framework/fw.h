@@ -1,6 +1,6 @@
 /* The model side of the example-FMU framework: what one model file fills in (variables,
  * equations, events) so that the framework can implement every FMI 2.0 function for it.
- * Serves DESIGN.md §7 (example FMUs written by us in C). Read doc/example-fmus.md for the
+ * Serves doc/fmu.md (example FMUs written by us in C). Read doc/example-fmus.md for the
  * list of models, then fw_impl.h (the instance) and fw_fmi.c (the FMI functions). */
 #ifndef TEMPO_FRAMEWORK_FW_H
 #define TEMPO_FRAMEWORK_FW_H

@@ -2,7 +2,7 @@
  * an adaptive Dormand-Prince 5(4) (fw_rk.c), stops exactly at time events, locates state
  * events by bisection to a few ulps of t, and runs the model's event handler there; plus input
  * derivatives (inputs are polynomials in time), output derivatives and status queries.
- * DESIGN.md §7. Read fw_fmi.c for the common functions and the state machine. */
+ * doc/fmu.md. Read fw_fmi.c for the common functions and the state machine. */
 #include <string.h>
 
 #include "examples/fmus/framework/fw_impl.h"

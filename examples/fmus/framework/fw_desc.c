@@ -1,5 +1,5 @@
 /* What the framework derives from a model's table for both the FMU binary and the XML
- * generator: the GUID that ties a binary to its modelDescription.xml. DESIGN.md §7.
+ * generator: the GUID that ties a binary to its modelDescription.xml. doc/fmu.md.
  * Read fw_mdgen.c (the XML) and fw_fmi.c (the FMI functions) next. */
 #include <stdint.h>
 #include <stdio.h>

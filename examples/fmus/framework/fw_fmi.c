@@ -1,5 +1,5 @@
 /* The FMI 2.0 functions common to both kinds and the model-exchange ones, implemented once
- * for every example model from its fw_model table (fw.h). DESIGN.md §7.
+ * for every example model from its fw_model table (fw.h). doc/fmu.md.
  * Divisions: helpers (logging, mode checks, refresh) | creation | variable access |
  * FMU state | model exchange. Read fw_cs.c next for fmi2DoStep and the CS functions. */
 #include <stdio.h>

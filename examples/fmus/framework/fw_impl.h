@@ -1,5 +1,5 @@
 /* Private layout of one FMU instance of the example-FMU framework, shared by fw_fmi.c (common
- * and model-exchange functions) and fw_cs.c (co-simulation functions). DESIGN.md §7.
+ * and model-exchange functions) and fw_cs.c (co-simulation functions). doc/fmu.md.
  * Read fw_fmi.c next. */
 #ifndef TEMPO_FRAMEWORK_FW_IMPL_H
 #define TEMPO_FRAMEWORK_FW_IMPL_H

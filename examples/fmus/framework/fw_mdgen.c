@@ -1,7 +1,7 @@
 /* Generator of modelDescription.xml from a model's fw_model table: the build links it with
  * the model's C file and runs `fw_mdgen me|cs OUT.xml` to write the description of one kind,
  * so that the XML and the binary can never disagree on variables, indices or GUID.
- * DESIGN.md §7. Read doc/example-fmus.md (the layout of the .fmu files) next. */
+ * doc/fmu.md. Read doc/example-fmus.md (the layout of the .fmu files) next. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

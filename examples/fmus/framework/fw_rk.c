@@ -1,5 +1,5 @@
 /* Dormand-Prince 5(4) step (Dormand & Prince 1980; the coefficients are the published
- * tableau, e.g. Hairer, Norsett & Wanner, Solving ODE I, Table 5.2). DESIGN.md §7.
+ * tableau, e.g. Hairer, Norsett & Wanner, Solving ODE I, Table 5.2). doc/fmu.md.
  * Read fw_cs.c next: it drives this step with error control and locates events. */
 #include <math.h>
 #include <stddef.h>

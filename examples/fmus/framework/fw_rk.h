@@ -1,5 +1,5 @@
 /* Dormand-Prince 5(4) explicit Runge-Kutta step with an embedded error estimate, used by the
- * co-simulation side of the example-FMU framework (fw_cs.c). DESIGN.md §7.
+ * co-simulation side of the example-FMU framework (fw_cs.c). doc/fmu.md.
  * Read fw_cs.c next (step-size control, sub-stepping and event location). */
 #ifndef TEMPO_FRAMEWORK_FW_RK_H
 #define TEMPO_FRAMEWORK_FW_RK_H

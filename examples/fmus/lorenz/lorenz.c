@@ -1,6 +1,6 @@
 /* The whole Lorenz system x' = sigma (y - x), y' = x (rho - z) - y, z' = x y - beta z
  * (sigma = 10, rho = 28, beta = 8/3), the monolithic reference for lorenz_x + lorenz_yz.
- * DESIGN.md §7. Read doc/example-fmus.md for the list of models. */
+ * doc/fmu.md. Read doc/example-fmus.md for the list of models. */
 #include "examples/fmus/framework/fw.h"
 
 enum { SIGMA, RHO, BETA, X0, Y0, Z0, X, Y, Z, DER_X, DER_Y, DER_Z, NV };

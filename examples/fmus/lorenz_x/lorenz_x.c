@@ -1,5 +1,5 @@
 /* x-part of the Lorenz system split into two FMUs: x' = sigma (y - x) with y as input;
- * output x. DESIGN.md §7. Read lorenz_yz.c (the other part) and lorenz.c (the whole). */
+ * output x. doc/fmu.md. Read lorenz_yz.c (the other part) and lorenz.c (the whole). */
 #include "examples/fmus/framework/fw.h"
 
 enum { SIGMA, X0, Y, X, DER_X, NV };

@@ -1,5 +1,5 @@
 /* (y, z)-part of the Lorenz system split into two FMUs: y' = x (rho - z) - y,
- * z' = x y - beta z with x as input; outputs y and z. DESIGN.md §7.
+ * z' = x y - beta z with x as input; outputs y and z. doc/fmu.md.
  * Read lorenz_x.c (the other part) and lorenz.c (the whole). */
 #include "examples/fmus/framework/fw.h"
 

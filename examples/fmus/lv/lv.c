@@ -1,6 +1,6 @@
-/* The whole Lotka-Volterra system of seed 004 §4.3.3 (notes/004-part1.md §5.10), the
+/* The whole Lotka-Volterra system of the Awais thesis §4.3.3 (doc/references.md (Awais)), the
  * monolithic reference for lv_prey + lv_predator: x' = alpha x - beta x y,
- * y' = -gamma y + delta x y. DESIGN.md §7. Read doc/example-fmus.md for the list. */
+ * y' = -gamma y + delta x y. doc/fmu.md. Read doc/example-fmus.md for the list. */
 #include "examples/fmus/framework/fw.h"
 
 enum { ALPHA, BETA, GAMMA, DELTA, X0, Y0, X, Y, DER_X, DER_Y, NV };

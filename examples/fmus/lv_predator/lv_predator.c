@@ -1,5 +1,5 @@
-/* Predator half of the Lotka-Volterra system of seed 004 §4.3.3 (notes/004-part1.md §5.10):
- * y' = -gamma y + delta x y with the prey x as input; output y. DESIGN.md §7.
+/* Predator half of the Lotka-Volterra system of the Awais thesis §4.3.3 (doc/references.md (Awais)):
+ * y' = -gamma y + delta x y with the prey x as input; output y. doc/fmu.md.
  * Read lv_prey.c for the other half and lv.c for the monolithic reference. */
 #include "examples/fmus/framework/fw.h"
 

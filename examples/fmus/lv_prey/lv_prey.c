@@ -1,5 +1,5 @@
-/* Prey half of the Lotka-Volterra system of seed 004 §4.3.3 (notes/004-part1.md §5.10):
- * x' = alpha x - beta x y with the predator y as input; output x. DESIGN.md §7.
+/* Prey half of the Lotka-Volterra system of the Awais thesis §4.3.3 (doc/references.md (Awais)):
+ * x' = alpha x - beta x y with the predator y as input; output x. doc/fmu.md.
  * Read lv_predator.c for the other half and lv.c for the monolithic reference. */
 #include "examples/fmus/framework/fw.h"
 

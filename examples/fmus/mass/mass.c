@@ -1,8 +1,8 @@
-/* Mass half of the spring-mass oscillator of seeds 002/003 (notes/002.md §5.1 Table 1,
- * notes/003.md §5.2): state v driven by the input force f, v' = f / m (the physically right
+/* Mass half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md (Scharff et al.),
+ * doc/references.md (Moshagen)): state v driven by the input force f, v' = f / m (the physically right
  * sign, as the notes decide); outputs v with v' = a = f / m, the position x (x' = v, which is
  * also the exact integral of the exchanged output v), the acceleration a and the kinetic
- * energy W = m v^2 / 2. DESIGN.md §7. Read spring.c and springmass.c next. */
+ * energy W = m v^2 / 2. doc/fmu.md. Read spring.c and springmass.c next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, NV };

@@ -1,9 +1,9 @@
-/* Slave 1 of the two-mass rotational oscillator of seed 000 §4.1 ("OscillatorOmega2Tau",
- * notes/000.md §4.1): input omega2, output the coupling torque
+/* Slave 1 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorOmega2Tau",
+ * doc/references.md (Glumac and Kovačić)): input omega2, output the coupling torque
  * tau1 = ck (phi1 - phi2) + dk (omega1 - omega2), states x = [phi1, omega1, phi2] where phi2
  * is this slave's own integral of its input. Value references 2..9 are the parameters in the
  * order of the seed's code. Output derivatives up to order 3 use the input derivatives.
- * DESIGN.md §7. Read osc_tau2omega.c (slave 2) and osc_twomass.c (the reference) next. */
+ * doc/fmu.md. Read osc_tau2omega.c (slave 2) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
 enum {
@@ -53,7 +53,7 @@ static void init(fw_ctx *c)
     c->r[PHI2] = c->r[PHI20];
 }
 
-/* x' = A x + B u with the matrices of notes/000.md §4.1 (u = omega2). */
+/* x' = A x + B u with the matrices of doc/references.md (Glumac and Kovačić) (u = omega2). */
 static void slope(const double *r, const double x[3], double u, double dx[3])
 {
     dx[0] = x[1];
@@ -82,7 +82,7 @@ static void outputs(fw_ctx *c)
     c->r[TAU1] = out(c->r, x, c->r[OMEGA2]);
 }
 
-/* x^(n) = A x^(n-1) + B u^(n-1), y^(n) = C x^(n) + D u^(n) (notes/000.md §4.2, the
+/* x^(n) = A x^(n-1) + B u^(n-1), y^(n) = C x^(n) + D u^(n) (doc/references.md (Glumac and Kovačić), the
  * "analytic" slave), with u^(k) the input derivatives re-expanded at c->t. */
 static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 {
@@ -102,7 +102,7 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 
 const fw_model fw_model_def = {
     .id = "osc_omega2tau",
-    .description = "Two-mass oscillator, slave 1: input omega2, output tau1 (seed 000)",
+    .description = "Two-mass oscillator, slave 1: input omega2, output tau1 (Glumac and Kovačić (2023))",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

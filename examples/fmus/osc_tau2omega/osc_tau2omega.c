@@ -1,7 +1,7 @@
-/* Slave 2 of the two-mass rotational oscillator of seed 000 §4.1 ("OscillatorTau2Omega",
- * notes/000.md §4.1): input the coupling torque tau1, output omega2, states [phi2, omega2];
+/* Slave 2 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorTau2Omega",
+ * doc/references.md (Glumac and Kovačić)): input the coupling torque tau1, output omega2, states [phi2, omega2];
  * phi2' = omega2, omega2' = (-c2 phi2 - d2 omega2 + tau1) / J2. Value references 2..6 are the
- * parameters in the order of the seed's code. DESIGN.md §7.
+ * parameters in the order of the seed's code. doc/fmu.md.
  * Read osc_omega2tau.c (slave 1) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
@@ -59,7 +59,7 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 
 const fw_model fw_model_def = {
     .id = "osc_tau2omega",
-    .description = "Two-mass oscillator, slave 2: input tau1, output omega2 (seed 000)",
+    .description = "Two-mass oscillator, slave 2: input tau1, output omega2 (Glumac and Kovačić (2023))",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

@@ -1,7 +1,7 @@
-/* The whole two-mass rotational oscillator of seed 000 §4.1 (notes/000.md §4.1), the
+/* The whole two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 (doc/references.md (Glumac and Kovačić)), the
  * monolithic reference for osc_omega2tau + osc_tau2omega: x = [phi1, omega1, phi2, omega2],
  * outputs omega2 and tau1 = ck (phi1 - phi2) + dk (omega1 - omega2) with their derivatives.
- * DESIGN.md §7. Read doc/example-fmus.md for the reference values of the notes. */
+ * doc/fmu.md. Read doc/example-fmus.md for the reference values of the notes. */
 #include "examples/fmus/framework/fw.h"
 
 enum {
@@ -64,7 +64,7 @@ static void init(fw_ctx *c)
     r[OMEGA2] = r[OMEGA20];
 }
 
-/* The monolithic system of notes/000.md §4.1. */
+/* The monolithic system of doc/references.md (Glumac and Kovačić) */
 static void slope(const double *r, const double x[4], double dx[4])
 {
     dx[0] = x[1];
@@ -121,7 +121,7 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 
 const fw_model fw_model_def = {
     .id = "osc_twomass",
-    .description = "Two-mass rotational oscillator of seed 000, monolithic",
+    .description = "Two-mass rotational oscillator of Glumac and Kovačić (2023), monolithic",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

@@ -1,6 +1,6 @@
 /* A stair: no states; the output y jumps by `height` at every t_start + k period (time
  * events through nextEventTime); optionally the model asks to terminate after n_max jumps.
- * Both kinds. DESIGN.md §7. Read doc/example-fmus.md for the list of models. */
+ * Both kinds. doc/fmu.md. Read doc/example-fmus.md for the list of models. */
 #include "examples/fmus/framework/fw.h"
 
 enum { PERIOD, HEIGHT, Y0, NMAX, Y, N, T0, NV };

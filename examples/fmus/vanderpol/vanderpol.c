@@ -1,5 +1,5 @@
 /* Van der Pol oscillator x' = y, y' = mu (1 - x^2) y - x as an example FMU (both kinds);
- * checked against a tight CVODE run by the loader's tests. DESIGN.md §7.
+ * checked against a tight CVODE run by the loader's tests. doc/fmu.md.
  * Read examples/fmus/framework/fw.h for the table below, doc/example-fmus.md for the list. */
 #include "examples/fmus/framework/fw.h"
 

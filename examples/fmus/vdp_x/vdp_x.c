@@ -1,5 +1,5 @@
-/* Position half of the Van der Pol oscillator split in two (seed 004's case, mu = 1.53):
- * x' = y with the velocity y as input; output x. DESIGN.md §7.
+/* Position half of the Van der Pol oscillator split in two (the Awais thesis's case, mu = 1.53):
+ * x' = y with the velocity y as input; output x. doc/fmu.md.
  * Read vdp_y.c for the other half and vanderpol.c for the monolithic reference. */
 #include "examples/fmus/framework/fw.h"
 

@@ -1,5 +1,5 @@
-/* Velocity half of the Van der Pol oscillator split in two (seed 004's case, mu = 1.53):
- * y' = mu (1 - x^2) y - x with the position x as input; output y. DESIGN.md §7.
+/* Velocity half of the Van der Pol oscillator split in two (the Awais thesis's case, mu = 1.53):
+ * y' = mu (1 - x^2) y - x with the position x as input; output y. doc/fmu.md.
  * Read vdp_x.c for the other half and vanderpol.c for the monolithic reference. */
 #include "examples/fmus/framework/fw.h"
 

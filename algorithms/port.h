@@ -1,0 +1,173 @@
+/* The port: how a coupling algorithm meets its slaves, written once for every master-slave
+ * algorithm (waveform relaxation, semi-implicit, strong coupling, hybrid with events, defect
+ * control, F3ORNITS, balance correction, energy exchange). doc/algorithms/port.md describes it;
+ * doc/master.md maps each operation onto the master-slave protocol. Read algorithms/port_local.h
+ * next (the in-process side). Pure C: libc only (doc/contributing.md §1, §14).
+ *
+ * Shape. A slave is a struct of function pointers over an opaque context. An algorithm POSTS
+ * operations to any number of slaves and then calls port_sync(), which completes every posted
+ * operation and reports each slave's status. Results land in caller buffers given at post time
+ * and are valid after port_sync() returns. In one process an operation runs at once and sync
+ * only collects the statuses; over libtempo an operation is a time-stamped command interaction
+ * and its result an attribute update of the slave, so posting to N slaves and syncing once
+ * costs one round trip, not N. Posting never blocks.
+ *
+ * Time. Every time is logical time in ticks (int64_t), the resolution given by port_master.tick
+ * (seconds per tick). A macro step [T_n, T_n+1] is opened by port_open(T_n+1): every exchange of
+ * the step (however many iterations) happens at that one logical time, and port_close(T_n+1)
+ * commits it (doc/master.md "One instant per macro step").
+ */
+#ifndef TEMPO_ALGORITHMS_PORT_H
+#define TEMPO_ALGORITHMS_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes of every port operation, of port_sync and of the algorithms over the port:
+ * 0 success, positive informative, negative errors grouped by cause. */
+typedef enum port_status {
+    PORT_OK = 0,
+    PORT_EVENT = 1,        /* step: the slave stopped early at an event (port_step_result) */
+    PORT_TERMINATED = 2,   /* step: the model asked to stop; the time reached is reported */
+    PORT_EDISCARD = -1,    /* recoverable: the slave refused the step; restore a saved state */
+    PORT_EUNSUPPORTED = -2, /* the slave cannot do this (no state saving, no derivatives) */
+    PORT_EUSAGE = -3,      /* bad argument or call order (algorithm bug or bad settings) */
+    PORT_EFAIL = -4,       /* the slave is broken (FMU error, solver failure): stop */
+    PORT_ELOST = -5,       /* the slave is gone (process died, resigned, timed out) */
+    PORT_ENOCONV = -6,     /* an algorithm did not converge within its limits */
+    PORT_ENOMEM = -7,      /* allocation failed */
+} port_status;
+
+/** Name of a status ("ok", "event", "discarded", ...); never NULL. */
+const char *port_strerror(int status);
+
+/* Inputs of one step as polynomials in (t - t0), t0 in ticks: for input i,
+ *   u_i(t) = sum_{k=0..order} c[i*(order+1) + k] * s^k / k!,   s = (t - t0) * tick  (seconds)
+ * so c[i*(order+1)] is the value at t0 and the others its time derivatives. order 0 holds the
+ * value; a waveform from the other slaves is handed over as the polynomial the algorithm fitted
+ * to it. A co-simulation slave hands the derivatives to fmi2SetRealInputDerivatives when the FMU
+ * can interpolate inputs; a model-exchange slave evaluates the polynomial at every right-hand
+ * side evaluation. */
+#define PORT_MAX_ORDER 8
+typedef struct port_poly {
+    int64_t t0;      /* expansion point, ticks */
+    int order;       /* 0..PORT_MAX_ORDER */
+    size_t n;        /* number of inputs: the slave's input count */
+    const double *c; /* n * (order + 1) coefficients, caller-owned, read at post time */
+} port_poly;
+
+/* What a step did. Written by the slave, valid after port_sync. */
+typedef struct port_step_result {
+    int64_t t_reached; /* ticks: the target, or earlier on an event / termination / discard */
+    int event;         /* 1: a state, time or step event stopped the step at t_reached */
+    int n_sub_done;    /* sub-steps whose outputs were written to y_sub */
+} port_step_result;
+
+/* A discrete output value with the time of the event that set it (hybrid algorithm). */
+typedef struct port_discrete {
+    double v;   /* the value after the event */
+    int64_t t;  /* ticks: time of the event; INT64_MIN when the value never changed */
+} port_discrete;
+
+/* What a slave is and can do, filled by the side that creates it (read-only afterwards). */
+typedef struct port_slave_info {
+    const char *name;         /* the federate or instance name, for messages */
+    size_t n_in, n_out;       /* Real inputs and outputs, in the order of the wiring */
+    size_t n_state;           /* continuous states (0: none, or not exposed) */
+    size_t n_discrete;        /* discrete outputs (Integer/Boolean/Real with variability
+                                 discrete), reported with their event time */
+    int can_save;             /* save/restore work (fmi2GetFMUstate or our own snapshot) */
+    int max_output_deriv;     /* highest output derivative order offered (0: none) */
+    int has_state_derivs;     /* get_derivatives and set_states work (ME, or CS exposing them) */
+    int has_directional;      /* get_directional works (providesDirectionalDerivative) */
+    int is_me;                /* model exchange integrated by the slave's own CVODE */
+} port_slave_info;
+
+/* The operations. Each posts the operation and returns PORT_OK, or an error when it could not
+ * even be posted (bad argument, slave already failed). Buffers passed for results must stay
+ * valid until the next port_sync. Operations posted to one slave complete in post order. */
+typedef struct port_slave_ops {
+    /* Inputs for the next step(s); see port_poly. */
+    int (*set_inputs)(void *ctx, const port_poly *u);
+    /* Advance from the slave's time to t_to. With n_sub > 1 the step is split into n_sub equal
+     * sub-steps and the outputs after each are written to y_sub[k * n_out + j] (NULL: none);
+     * with n_sub <= 1, y_sub (if not NULL) receives the outputs at the end. An event stops the
+     * step early (res->event, PORT_EVENT from sync). */
+    int (*step)(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res);
+    /* Outputs at the slave's current time, after the inputs set (direct feedthrough seen). */
+    int (*get_outputs)(void *ctx, double *y);
+    /* The order-th time derivatives of the outputs, 1 <= order <= max_output_deriv. */
+    int (*get_output_derivs)(void *ctx, int order, double *dy);
+    /* Discrete outputs with the time of the event that last set each. */
+    int (*get_discrete)(void *ctx, port_discrete *d);
+    /* Set discrete inputs (values from another slave's discrete outputs, hybrid algorithm). */
+    int (*set_discrete)(void *ctx, size_t n, const port_discrete *d);
+    /* Continuous states and their derivatives at the current time (strong coupling). */
+    int (*get_states)(void *ctx, double *x);
+    int (*set_states)(void *ctx, int64_t t, const double *x);
+    int (*get_derivatives)(void *ctx, double *dx);
+    /* Directional derivatives of outputs wrt inputs: dy = (dy/du) * du (semi-implicit). */
+    int (*get_directional)(void *ctx, const double *du, double *dy);
+    /* Save the complete state (FMU state, solver state, time) in slot (0..PORT_SLOTS-1) inside
+     * the slave, replacing what the slot held; restore goes back to it (CVODE re-initialised). */
+    int (*save)(void *ctx, int slot);
+    int (*restore)(void *ctx, int slot);
+    /* Record the slave's own results row at its current time (CSV), once a step is accepted. */
+    int (*record)(void *ctx);
+} port_slave_ops;
+
+#define PORT_SLOTS 4 /* saved states a slave keeps: T_n, and three for nested rewinds */
+
+typedef struct port_slave {
+    const port_slave_ops *ops;
+    void *ctx;
+    port_slave_info info;
+} port_slave;
+
+/* The master's side: the set of slaves and the instant control. */
+typedef struct port_master_ops {
+    /* Complete every posted operation of every slave. status[j] receives slave j's status (the
+     * first non-OK of its operations, PORT_EVENT / PORT_TERMINATED from a step, or PORT_OK);
+     * status may be NULL. Returns the worst status (the most negative, else the largest
+     * positive), so a caller may test only the return value. */
+    int (*sync)(void *ctx, int *status);
+    /* Open the instant t (TARA(t) over libtempo; nothing in one process). t must not be below
+     * the last closed instant. */
+    int (*open)(void *ctx, int64_t t);
+    /* Close the instant t: every slave commits its step (TAR(t) by everyone). */
+    int (*close)(void *ctx, int64_t t);
+    /* Note one algorithm event for the record (iteration count, residual, step decision): the
+     * distributed side writes it into the federation log and the CSV, the local side into the
+     * CSV; may be NULL. */
+    void (*note)(void *ctx, const char *what, double value);
+} port_master_ops;
+
+typedef struct port_master {
+    const port_master_ops *ops;
+    void *ctx;
+    port_slave *slaves; /* n_slaves slaves */
+    size_t n_slaves;
+    double tick;        /* seconds per tick */
+    int64_t t_start, t_end; /* ticks */
+} port_master;
+
+/* Convenience wrappers: the same call through the ops table. */
+static inline int port_sync(const port_master *m, int *status)
+{
+    return m->ops->sync(m->ctx, status);
+}
+static inline int port_open(const port_master *m, int64_t t) { return m->ops->open(m->ctx, t); }
+static inline int port_close(const port_master *m, int64_t t)
+{
+    return m->ops->close(m->ctx, t);
+}
+
+/* Saturating tick arithmetic (doc/contributing.md §11): a + b clamped to INT64_MAX. */
+static inline int64_t port_tick_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
+
+#endif /* TEMPO_ALGORITHMS_PORT_H */
