@@ -17,3 +17,29 @@ const char *port_strerror(int status)
     }
     return "unknown port status";
 }
+
+int port_sync(const port_master *m, int *status)
+{
+    int worst = PORT_OK;
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        const port_slave *s = &m->slaves[j];
+        int st = s->ops->collect(s->ctx);
+        if (status) status[j] = st;
+        if (st < 0 ? (worst >= 0 || st < worst) : (worst >= 0 && st > worst)) worst = st;
+    }
+    return worst;
+}
+
+static int local_step_clock(void *ctx, int64_t t)
+{
+    port_local_clock *c = ctx;
+    if (t < c->last) return PORT_EUSAGE; /* logical time never goes backwards */
+    c->last = t;
+    return PORT_OK;
+}
+
+const port_master_ops port_local_master_ops = {
+    .open = local_step_clock,
+    .close = local_step_clock,
+    .note = NULL,
+};

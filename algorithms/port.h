@@ -114,6 +114,13 @@ typedef struct port_slave_ops {
     int (*restore)(void *ctx, int slot);
     /* Record the slave's own results row at its current time (CSV), once a step is accepted. */
     int (*record)(void *ctx);
+    /* Complete the operations posted since the last collect and return their status (the
+     * first non-OK one; PORT_EVENT / PORT_TERMINATED from a step; else PORT_OK), then forget
+     * it. In one process the operations already ran and this only returns the status; over
+     * libtempo it waits for this slave's replies (the others' keep arriving meanwhile, so
+     * collecting N slaves in turn costs the slowest round trip, not the sum). Called by
+     * port_sync; not by algorithms directly. */
+    int (*collect)(void *ctx);
 } port_slave_ops;
 
 #define PORT_SLOTS 4 /* saved states a slave keeps: T_n, and three for nested rewinds */
@@ -126,11 +133,6 @@ typedef struct port_slave {
 
 /* The master's side: the set of slaves and the instant control. */
 typedef struct port_master_ops {
-    /* Complete every posted operation of every slave. status[j] receives slave j's status (the
-     * first non-OK of its operations, PORT_EVENT / PORT_TERMINATED from a step, or PORT_OK);
-     * status may be NULL. Returns the worst status (the most negative, else the largest
-     * positive), so a caller may test only the return value. */
-    int (*sync)(void *ctx, int *status);
     /* Open the instant t (TARA(t) over libtempo; nothing in one process). t must not be below
      * the last closed instant. */
     int (*open)(void *ctx, int64_t t);
@@ -151,11 +153,23 @@ typedef struct port_master {
     int64_t t_start, t_end; /* ticks */
 } port_master;
 
+/**
+ * Complete every posted operation of every slave (each slave's collect, in turn).
+ * @param m      the master, not NULL
+ * @param status NULL, or n_slaves entries: slave j's status
+ * @return the worst status: the most negative one, else the largest positive one, else PORT_OK.
+ *         A caller may test only the return value and look at status[] to name the slave.
+ */
+int port_sync(const port_master *m, int *status);
+
+/* In one process: open and close only check that instants never go backwards (ctx is a
+ * port_local_clock), note does nothing. */
+typedef struct port_local_clock {
+    int64_t last; /* last instant opened or closed, ticks; INT64_MIN before the first */
+} port_local_clock;
+extern const port_master_ops port_local_master_ops;
+
 /* Convenience wrappers: the same call through the ops table. */
-static inline int port_sync(const port_master *m, int *status)
-{
-    return m->ops->sync(m->ctx, status);
-}
 static inline int port_open(const port_master *m, int64_t t) { return m->ops->open(m->ctx, t); }
 static inline int port_close(const port_master *m, int64_t t)
 {
