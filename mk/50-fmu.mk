@@ -2,7 +2,7 @@
 # FMI 2.0 host (issue 4, doc/fmu.md, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
 # one interface (federate/fmu/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
 # the FMU federate of mk/77-fmufed.mk, in libfed).
-FMU_SRCS += federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
+FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
             federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c
 
 PROGS += tempo-fmu
@@ -37,3 +37,7 @@ EXTRA_ALL += $(FMU_FIXTURES)
 BENCHES += tests/bench/fmu_bench
 fmu_bench_LIBS := fmu
 $(O)/tests/bench/fmu_bench: $(FMU_TEST_FMUS)
+# The in-process port slave over an FMU (federate/fmu/fmu_slave.c).
+UNIT_TESTS += tests/unit/fmu_slave_test
+fmu_slave_test_LIBS := fmu algo
+$(O)/tests/unit/fmu_slave_test: $(FMU_TEST_FMUS)

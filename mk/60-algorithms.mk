@@ -6,3 +6,5 @@ UNIT_TESTS += tests/unit/quantize_test tests/unit/extrap_test tests/unit/topolog
 quantize_test_LIBS := algo
 extrap_test_LIBS := algo
 topology_test_LIBS := algo
+UNIT_TESTS += tests/unit/port_test
+port_test_LIBS := algo

@@ -1,0 +1,340 @@
+/* An FMU stepped in this process as a port slave (federate/fmu/fmu_slave.h). Inputs arrive as
+ * polynomials about any point t0 (algorithms/port.h); fmu_step wants them about the step start,
+ * so they are re-expanded there (shift_poly). Times are ticks at the port and seconds at the
+ * FMU: the slave keeps its own tick count so that "the same instant" stays exact. */
+#include "federate/fmu/fmu_slave.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fmu_slave {
+    char *name;
+    fmu_step *fmu;
+    size_t n_in, n_out;
+    fmi2ValueReference *in_vr, *out_vr;
+    int64_t t;              /* current logical time, ticks */
+    double tick;            /* seconds per tick */
+    int64_t u_t0;           /* expansion point of the inputs held, ticks */
+    int u_order;            /* their order; -1 before the first set_inputs */
+    double *u_c;            /* n_in * (PORT_MAX_ORDER + 1) coefficients about u_t0 */
+    double *u_val, *u_der;  /* scratch: values and derivatives about the step start */
+    fmu_step_state *slot[PORT_SLOTS]; /* saved states, NULL when empty */
+    int64_t slot_t[PORT_SLOTS];       /* their times, ticks */
+    fmu_slave_record_fn *record;
+    void *record_ctx;
+    int status;             /* first non-OK status since the last collect */
+    char err[512];
+};
+
+/* Keep the first failure since the last collect; PORT_EVENT / TERMINATED only if no error. */
+static int note(fmu_slave *s, int st, const char *fmt, ...)
+{
+    if (st == PORT_OK) return st;
+    if (s->status == PORT_OK || (st < 0 && s->status > 0)) {
+        s->status = st;
+        if (fmt) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(s->err, sizeof s->err, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return st;
+}
+
+static int from_fmu(int rc)
+{
+    switch (rc) {
+    case FMU_STEP_OK: return PORT_OK;
+    case FMU_STEP_TERMINATED: return PORT_TERMINATED;
+    case FMU_STEP_EDISCARD: return PORT_EDISCARD;
+    case FMU_STEP_EUSAGE: return PORT_EUSAGE;
+    default: return PORT_EFAIL;
+    }
+}
+
+static int fail_fmu(fmu_slave *s, int rc, const char *what)
+{
+    return note(s, from_fmu(rc), "%s: %s: %s", s->name, what, fmu_step_errmsg(s->fmu));
+}
+
+static int op_set_inputs(void *ctx, const port_poly *u)
+{
+    fmu_slave *s = ctx;
+    if (!u || u->n != s->n_in || u->order < 0 || u->order > PORT_MAX_ORDER ||
+        (s->n_in && !u->c))
+        return note(s, PORT_EUSAGE, "%s: set_inputs: %zu inputs of order %d (expected %zu)",
+                    s->name, u ? u->n : 0, u ? u->order : -1, s->n_in);
+    size_t w = (size_t)u->order + 1;
+    for (size_t i = 0; i < s->n_in; i++)
+        memcpy(&s->u_c[i * (PORT_MAX_ORDER + 1)], &u->c[i * w], w * sizeof(double));
+    s->u_t0 = u->t0;
+    s->u_order = u->order;
+    return PORT_OK;
+}
+
+/* The inputs' value and derivatives at t (ticks), from the Taylor coefficients about u_t0:
+ * d^k u(t) = sum_{j >= k} c_j s^(j-k) / (j-k)!,  s = (t - u_t0) * tick. */
+static void shift_poly(fmu_slave *s, int64_t t)
+{
+    int p = s->u_order;
+    double ds = (double)(t - s->u_t0) * s->tick;
+    for (size_t i = 0; i < s->n_in; i++) {
+        const double *c = &s->u_c[i * (PORT_MAX_ORDER + 1)];
+        for (int k = 0; k <= p; k++) {
+            double sum = 0, term = 1; /* term = s^(j-k) / (j-k)! */
+            for (int j = k; j <= p; j++) {
+                sum += c[j] * term;
+                term *= ds / (double)(j - k + 1);
+            }
+            if (k == 0)
+                s->u_val[i] = sum;
+            else
+                s->u_der[i * (size_t)p + (size_t)(k - 1)] = sum;
+        }
+    }
+}
+
+/* One step from s->t to t_to with the inputs re-expanded at s->t. */
+static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
+{
+    fmu_inputs in = {.n = s->n_in, .vr = s->in_vr, .u = s->u_val, .order = 0, .du = NULL};
+    const fmu_inputs *pin = NULL;
+    if (s->n_in && s->u_order >= 0) {
+        shift_poly(s, s->t);
+        in.order = s->u_order;
+        in.du = s->u_order ? s->u_der : NULL;
+        pin = &in;
+    }
+    double h = (double)(t_to - s->t) * s->tick, before = fmu_step_time(s->fmu), reached = before;
+    int rc = fmu_step_do(s->fmu, h, pin, &reached);
+    if (rc == FMU_STEP_OK) {
+        s->t = t_to;
+    } else if (rc == FMU_STEP_TERMINATED) {
+        /* The FMU stopped early: convert its time back, never past the target. */
+        int64_t tr = s->t + (int64_t)((reached - before) / s->tick + 0.5);
+        s->t = tr < t_to ? tr : t_to;
+    }
+    if (res) res->t_reached = s->t;
+    return rc;
+}
+
+static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
+{
+    fmu_slave *s = ctx;
+    if (res) *res = (port_step_result){.t_reached = s->t, .event = 0, .n_sub_done = 0};
+    if (t_to <= s->t)
+        return note(s, PORT_EUSAGE, "%s: step to %lld ticks from %lld: not ahead", s->name,
+                    (long long)t_to, (long long)s->t);
+    if (n_sub < 1) n_sub = 1;
+    int64_t t0 = s->t, span = t_to - t0;
+    for (int k = 1; k <= n_sub; k++) {
+        /* Sub-step ends computed from t0 so that they never drift: t0 + span * k / n_sub. */
+        int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)span * k / n_sub);
+        if (tk <= s->t) continue;
+        int rc = step_once(s, tk, res);
+        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED) return fail_fmu(s, rc, "step");
+        if (y_sub) {
+            int g = fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(k - 1) * s->n_out]);
+            if (g) return fail_fmu(s, g, "reading outputs");
+        }
+        if (res) res->n_sub_done = k;
+        if (rc == FMU_STEP_TERMINATED)
+            return note(s, PORT_TERMINATED, "%s: the model terminated", s->name);
+    }
+    return PORT_OK;
+}
+
+/* Inputs set by set_inputs reach the FMU only at a step; outputs read now must see them
+ * (direct feedthrough), so they are written first. */
+static int apply_inputs_now(fmu_slave *s)
+{
+    if (!s->n_in || s->u_order < 0) return PORT_OK;
+    shift_poly(s, s->t);
+    int rc = fmu_step_set_real(s->fmu, s->n_in, s->in_vr, s->u_val);
+    return rc ? fail_fmu(s, rc, "setting inputs") : PORT_OK;
+}
+
+static int op_get_outputs(void *ctx, double *y)
+{
+    fmu_slave *s = ctx;
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_real(s->fmu, s->n_out, s->out_vr, y);
+    return rc ? fail_fmu(s, rc, "reading outputs") : PORT_OK;
+}
+
+static int op_get_output_derivs(void *ctx, int order, double *dy)
+{
+    fmu_slave *s = ctx;
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_output_derivs(s->fmu, s->n_out, s->out_vr, order, dy);
+    return rc ? fail_fmu(s, rc, "reading output derivatives") : PORT_OK;
+}
+
+static int op_save(void *ctx, int slot)
+{
+    fmu_slave *s = ctx;
+    if (slot < 0 || slot >= PORT_SLOTS)
+        return note(s, PORT_EUSAGE, "%s: save: no slot %d", s->name, slot);
+    if (!fmu_step_can_save(s->fmu))
+        return note(s, PORT_EUNSUPPORTED, "%s: the FMU cannot save its state", s->name);
+    fmu_step_state *st = NULL;
+    int rc = fmu_step_save(s->fmu, &st);
+    if (rc) return fail_fmu(s, rc, "saving the state");
+    fmu_step_state_free(s->fmu, s->slot[slot]);
+    s->slot[slot] = st;
+    s->slot_t[slot] = s->t;
+    return PORT_OK;
+}
+
+static int op_restore(void *ctx, int slot)
+{
+    fmu_slave *s = ctx;
+    if (slot < 0 || slot >= PORT_SLOTS || !s->slot[slot])
+        return note(s, PORT_EUSAGE, "%s: restore: slot %d holds no state", s->name, slot);
+    int rc = fmu_step_restore(s->fmu, s->slot[slot]);
+    if (rc) return fail_fmu(s, rc, "restoring the state");
+    s->t = s->slot_t[slot];
+    return PORT_OK;
+}
+
+static int op_record(void *ctx)
+{
+    fmu_slave *s = ctx;
+    if (!s->record) return PORT_OK;
+    int rc = s->record(s->record_ctx, s->t);
+    return rc ? note(s, PORT_EFAIL, "%s: recording results failed", s->name) : PORT_OK;
+}
+
+static int unsupported(fmu_slave *s, const char *what)
+{
+    return note(s, PORT_EUNSUPPORTED, "%s: %s is not offered by this slave", s->name, what);
+}
+static int op_get_discrete(void *ctx, port_discrete *d)
+{
+    (void)d;
+    return unsupported(ctx, "discrete outputs");
+}
+static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
+{
+    (void)n, (void)d;
+    return unsupported(ctx, "discrete inputs");
+}
+static int op_get_states(void *ctx, double *x)
+{
+    (void)x;
+    return unsupported(ctx, "get_states");
+}
+static int op_set_states(void *ctx, int64_t t, const double *x)
+{
+    (void)t, (void)x;
+    return unsupported(ctx, "set_states");
+}
+static int op_get_derivatives(void *ctx, double *dx)
+{
+    (void)dx;
+    return unsupported(ctx, "get_derivatives");
+}
+static int op_get_directional(void *ctx, const double *du, double *dy)
+{
+    (void)du, (void)dy;
+    return unsupported(ctx, "directional derivatives");
+}
+
+static int op_collect(void *ctx)
+{
+    fmu_slave *s = ctx;
+    int st = s->status;
+    s->status = PORT_OK;
+    return st;
+}
+
+static const port_slave_ops fmu_slave_ops = {
+    .set_inputs = op_set_inputs,
+    .step = op_step,
+    .get_outputs = op_get_outputs,
+    .get_output_derivs = op_get_output_derivs,
+    .get_discrete = op_get_discrete,
+    .set_discrete = op_set_discrete,
+    .get_states = op_get_states,
+    .set_states = op_set_states,
+    .get_derivatives = op_get_derivatives,
+    .get_directional = op_get_directional,
+    .save = op_save,
+    .restore = op_restore,
+    .record = op_record,
+    .collect = op_collect,
+};
+
+int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
+{
+    *out = NULL;
+    if (!o || !o->fmu || !(o->tick > 0) || (o->n_in && !o->in_vr) || (o->n_out && !o->out_vr))
+        return PORT_EUSAGE;
+    fmu_slave *s = calloc(1, sizeof *s);
+    if (!s) return PORT_ENOMEM;
+    size_t ni = o->n_in ? o->n_in : 1, no = o->n_out ? o->n_out : 1;
+    s->name = strdup(o->name ? o->name : "slave");
+    s->in_vr = calloc(ni, sizeof *s->in_vr);
+    s->out_vr = calloc(no, sizeof *s->out_vr);
+    s->u_c = calloc(ni * (PORT_MAX_ORDER + 1), sizeof(double));
+    s->u_val = calloc(ni, sizeof(double));
+    s->u_der = calloc(ni * PORT_MAX_ORDER, sizeof(double));
+    if (!s->name || !s->in_vr || !s->out_vr || !s->u_c || !s->u_val || !s->u_der) {
+        fmu_slave_free(s);
+        return PORT_ENOMEM;
+    }
+    if (o->n_in) memcpy(s->in_vr, o->in_vr, o->n_in * sizeof *s->in_vr);
+    if (o->n_out) memcpy(s->out_vr, o->out_vr, o->n_out * sizeof *s->out_vr);
+    s->fmu = o->fmu;
+    s->n_in = o->n_in;
+    s->n_out = o->n_out;
+    s->t = o->t_now;
+    s->tick = o->tick;
+    s->u_order = -1;
+    s->record = o->record;
+    s->record_ctx = o->record_ctx;
+    const fmu_md *md = fmu_step_md(o->fmu);
+    int me = fmu_step_kind(o->fmu) == FMU_KIND_ME;
+    int maxd = 0;
+    for (size_t j = 0; j < o->n_out; j++) {
+        int d = fmu_step_deriv_order(o->fmu, o->out_vr[j]);
+        if (j == 0 || d < maxd) maxd = d; /* the order every output offers */
+    }
+    *ps = (port_slave){
+        .ops = &fmu_slave_ops,
+        .ctx = s,
+        .info = {.name = s->name,
+                 .n_in = o->n_in,
+                 .n_out = o->n_out,
+                 .n_state = me ? md->n_states : 0,
+                 .n_discrete = 0,
+                 .can_save = fmu_step_can_save(o->fmu),
+                 .max_output_deriv = maxd,
+                 .has_state_derivs = 0,
+                 .has_directional = 0,
+                 .is_me = me},
+    };
+    *out = s;
+    return PORT_OK;
+}
+
+void fmu_slave_free(fmu_slave *s)
+{
+    if (!s) return;
+    for (int k = 0; k < PORT_SLOTS; k++) fmu_step_state_free(s->fmu, s->slot[k]);
+    free(s->name);
+    free(s->in_vr);
+    free(s->out_vr);
+    free(s->u_c);
+    free(s->u_val);
+    free(s->u_der);
+    free(s);
+}
+
+const char *fmu_slave_errmsg(const fmu_slave *s) { return s->err; }
+int64_t fmu_slave_time(const fmu_slave *s) { return s->t; }

@@ -1,0 +1,166 @@
+/* Tests of the in-process port slave over an FMU (federate/fmu/fmu_slave.h) and of the port's
+ * generic sync (algorithms/port.h), on the example FMU "mass" (v' = f/m, x' = v, a = f/m),
+ * both kinds, at rtol 1e-10 against the exact integrals of polynomial inputs; rollback
+ * bit-identical; every error path reported with the slave's name. doc/algorithms/port.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "federate/fmu/fmu_slave.h"
+#include "tests/check.h"
+
+#define TICK 1e-9   /* seconds per tick */
+#define SEC(s) ((int64_t)llround((s) / TICK))
+
+typedef struct one {
+    fmu_step *fmu;
+    fmu_slave *fs;
+    port_slave ps;
+} one;
+
+static int open_one(one *o, fmu_kind kind, const char *name)
+{
+    char path[256], err[FMU_ERR_LEN] = "";
+    snprintf(path, sizeof path, "build/fmus/mass_%s.fmu", kind == FMU_KIND_ME ? "me" : "cs");
+    const char *names[] = {"m", "v0", "x0"}, *values[] = {"2", "0.5", "1"};
+    fmu_step_opts opt = {.kind = kind, .rtol = 1e-10, .n_params = 3, .param_names = names,
+                         .param_values = values};
+    if (kind == FMU_KIND_ME) opt.atol = 1e-12;
+    int rc = fmu_step_open(path, &opt, &o->fmu, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "open %s: %s", path, err);
+    if (rc) return -1;
+    const fmu_md *md = fmu_step_md(o->fmu);
+    fmi2ValueReference in[1], out[3];
+    in[0] = md->vars[fmu_md_find(md, "f")].vr;
+    out[0] = md->vars[fmu_md_find(md, "v")].vr;
+    out[1] = md->vars[fmu_md_find(md, "x")].vr;
+    out[2] = md->vars[fmu_md_find(md, "a")].vr;
+    fmu_slave_opts so = {.name = name, .fmu = o->fmu, .n_in = 1, .in_vr = in, .n_out = 3,
+                         .out_vr = out, .t_now = 0, .tick = TICK};
+    rc = fmu_slave_new(&so, &o->fs, &o->ps);
+    CHECK_INT_EQ(rc, PORT_OK);
+    return rc;
+}
+
+static void close_one(one *o)
+{
+    fmu_slave_free(o->fs);
+    fmu_step_close(o->fmu);
+}
+
+/* f(t) = c0 + c1 (t - t0) + c2 (t - t0)^2 / 2 about t0 = -0.5 s (before the slave's time, so
+ * the slave must re-expand it); v(t) = v0 + (F(t) - F(0)) / m, F the antiderivative. */
+static const double c[3] = {0.7, -1.3, 2.1}, t0s = -0.5, m = 2, v0 = 0.5, x0 = 1;
+static double F1(double t) /* integral of f from t0 */
+{
+    double s = t - t0s;
+    return c[0] * s + c[1] * s * s / 2 + c[2] * s * s * s / 6;
+}
+static double F2(double t) /* integral of F1 from t0 */
+{
+    double s = t - t0s;
+    return c[0] * s * s / 2 + c[1] * s * s * s / 6 + c[2] * s * s * s * s / 24;
+}
+static double v_at(double t) { return v0 + (F1(t) - F1(0)) / m; }
+static double x_at(double t) { return x0 + v0 * t + (F2(t) - F2(0) - F1(0) * t) / m; }
+static double f_at(double t) { return c[0] + c[1] * (t - t0s) + c[2] * (t - t0s) * (t - t0s) / 2; }
+
+static void test_polynomial_inputs(fmu_kind kind)
+{
+    one o;
+    if (open_one(&o, kind, "mass") != 0) return;
+    port_poly u = {.t0 = SEC(t0s), .order = 2, .n = 1, .c = c};
+    double y[3], ysub[4 * 3];
+    port_step_result r;
+    CHECK_INT_EQ(o.ps.ops->set_inputs(o.ps.ctx, &u), PORT_OK);
+    /* Direct feedthrough: a = f(0) / m is seen before any step. */
+    CHECK_INT_EQ(o.ps.ops->get_outputs(o.ps.ctx, y), PORT_OK);
+    CHECK_NEAR(y[2], f_at(0) / m, 1e-12);
+    CHECK_INT_EQ(o.ps.ops->step(o.ps.ctx, SEC(1.0), 4, ysub, &r), PORT_OK);
+    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
+    CHECK_INT_EQ(r.t_reached, SEC(1.0));
+    CHECK_INT_EQ(r.n_sub_done, 4);
+    double worst = 0;
+    for (int k = 1; k <= 4; k++) {
+        double t = 0.25 * k;
+        worst = fmax(worst, fabs(ysub[(k - 1) * 3 + 0] - v_at(t)));
+        worst = fmax(worst, fabs(ysub[(k - 1) * 3 + 1] - x_at(t)));
+    }
+    /* rtol 1e-10 over values of order 1: 1e-8 leaves room for the integrator's error. */
+    CHECK(worst <= 1e-8, "%s: sub-step outputs off by %g (> 1e-8)",
+          kind == FMU_KIND_ME ? "ME" : "CS", worst);
+    CHECK_INT_EQ(fmu_slave_time(o.fs), SEC(1.0));
+    close_one(&o);
+}
+
+static void test_rollback(fmu_kind kind)
+{
+    one o;
+    if (open_one(&o, kind, "mass") != 0) return;
+    port_poly u = {.t0 = 0, .order = 2, .n = 1, .c = c};
+    double y1[3], y2[3];
+    o.ps.ops->set_inputs(o.ps.ctx, &u);
+    o.ps.ops->step(o.ps.ctx, SEC(0.5), 1, NULL, NULL);
+    CHECK_INT_EQ(o.ps.ops->save(o.ps.ctx, 0), PORT_OK);
+    o.ps.ops->step(o.ps.ctx, SEC(1.5), 3, NULL, NULL);
+    o.ps.ops->get_outputs(o.ps.ctx, y1);
+    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
+    CHECK_INT_EQ(o.ps.ops->restore(o.ps.ctx, 0), PORT_OK);
+    CHECK_INT_EQ(fmu_slave_time(o.fs), SEC(0.5));
+    o.ps.ops->step(o.ps.ctx, SEC(1.5), 3, NULL, NULL);
+    o.ps.ops->get_outputs(o.ps.ctx, y2);
+    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
+    CHECK(memcmp(y1, y2, sizeof y1) == 0, "repeating a step after restore: %.17g vs %.17g",
+          y1[0], y2[0]);
+    close_one(&o);
+}
+
+static void test_errors(void)
+{
+    one o;
+    if (open_one(&o, FMU_KIND_CS, "massA") != 0) return;
+    port_poly bad = {.t0 = 0, .order = 0, .n = 2, .c = c};
+    CHECK_INT_EQ(o.ps.ops->set_inputs(o.ps.ctx, &bad), PORT_EUSAGE);
+    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_EUSAGE);
+    CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "massA");
+    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK); /* collect forgets */
+    CHECK_INT_EQ(o.ps.ops->step(o.ps.ctx, 0, 1, NULL, NULL), PORT_EUSAGE);
+    CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "not ahead");
+    o.ps.ops->collect(o.ps.ctx);
+    CHECK_INT_EQ(o.ps.ops->restore(o.ps.ctx, 2), PORT_EUSAGE);
+    CHECK_INT_EQ(o.ps.ops->save(o.ps.ctx, PORT_SLOTS), PORT_EUSAGE);
+    o.ps.ops->collect(o.ps.ctx);
+    double dx[2];
+    CHECK_INT_EQ(o.ps.ops->get_directional(o.ps.ctx, dx, dx), PORT_EUNSUPPORTED);
+    CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "directional");
+
+    /* port_sync over two slaves: per-slave status, the worst one returned. */
+    one b;
+    if (open_one(&b, FMU_KIND_ME, "massB") == 0) {
+        port_slave both[2] = {o.ps, b.ps};
+        port_local_clock clk = {INT64_MIN};
+        port_master mm = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = both,
+                          .n_slaves = 2, .tick = TICK, .t_start = 0, .t_end = SEC(1)};
+        int st[2];
+        b.ps.ops->step(b.ps.ctx, SEC(0.1), 1, NULL, NULL); /* fine */
+        CHECK_INT_EQ(port_sync(&mm, st), PORT_EUNSUPPORTED);
+        CHECK_INT_EQ(st[0], PORT_EUNSUPPORTED);
+        CHECK_INT_EQ(st[1], PORT_OK);
+        CHECK_INT_EQ(port_sync(&mm, st), PORT_OK);
+        CHECK_INT_EQ(port_open(&mm, SEC(0.2)), PORT_OK);
+        CHECK_INT_EQ(port_close(&mm, SEC(0.2)), PORT_OK);
+        CHECK_INT_EQ(port_open(&mm, SEC(0.1)), PORT_EUSAGE); /* time never goes back */
+        close_one(&b);
+    }
+    close_one(&o);
+}
+
+int main(void)
+{
+    test_polynomial_inputs(FMU_KIND_ME);
+    test_polynomial_inputs(FMU_KIND_CS);
+    test_rollback(FMU_KIND_ME);
+    test_rollback(FMU_KIND_CS);
+    test_errors();
+    return check_summary();
+}
