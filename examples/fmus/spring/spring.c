@@ -6,7 +6,7 @@
  * doc/fmu.md. Read mass.c (the other half) and springmass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, NV };
+enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, FDOT, NV };
 
 static const fw_var vars[NV] = {
     [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness"},
@@ -19,6 +19,8 @@ static const fw_var vars[NV] = {
     [S] = {"s", FW_OUTPUT, 0, -1, 0, "m", "elongation (state)"},
     [DER_S] = {"der(s)", FW_LOCAL, 0, S, 0, "m/s", "v"},
     [DER_IMPULSE] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "f"},
+    /* Last, so that the value references above stay as they were. */
+    [FDOT] = {"fdot", FW_OUTPUT, 0, -1, 0, "N/s", "df/dt = -c v - d v' (v' 0 when not given)"},
 };
 
 static void init(fw_ctx *c)
@@ -32,6 +34,9 @@ static void outputs(fw_ctx *c)
     double *r = c->r;
     r[F] = -r[C] * r[S] - r[D] * r[V];
     r[W] = 0.5 * r[C] * r[S] * r[S];
+    /* The force's slope as an output, for a model-exchange host, which has no output
+     * derivatives of non-states: what Hermite (linear) extrapolation of f needs. */
+    r[FDOT] = -r[C] * r[V] - r[D] * fw_input_der(c, V, 1);
 }
 
 static void derivatives(fw_ctx *c)
