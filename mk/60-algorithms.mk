@@ -8,3 +8,7 @@ extrap_test_LIBS := algo
 topology_test_LIBS := algo
 UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
+# Defect control (Glumac and Kovačić 2023): the pieces and the master over the port.
+ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c
+UNIT_TESTS += tests/unit/defect_test
+defect_test_LIBS := algo
