@@ -12,3 +12,7 @@ port_test_LIBS := algo
 ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c
 UNIT_TESTS += tests/unit/defect_test
 defect_test_LIBS := algo
+# The same over the example FMUs in one process (fmu_slave).
+UNIT_TESTS += tests/unit/defect_fmu_test
+defect_fmu_test_LIBS := fmu algo
+$(O)/tests/unit/defect_fmu_test: $(FMU_DIR)/osc_omega2tau_cs.fmu $(FMU_DIR)/osc_tau2omega_cs.fmu

@@ -37,6 +37,8 @@ typedef struct dc_osc {
     double u[PORT_MAX_ORDER + 1];
     int status;
     int max_deriv;         /* advertised max_output_deriv */
+    int euler_sub;         /* Euler: a new slope at every sub-step (forward Euler at H/n_sub,
+                              as the Euler variant of the example FMUs, one step per doStep) */
     int held;              /* exact: state derivatives computed at the end of each step and
                               held until the next (the paper's FMUs); 0: from the current
                               inputs at every call */
@@ -140,7 +142,12 @@ static int dc_osc_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_s
     memcpy(x0, s->x, sizeof x0);
     for (int k = 1; k <= n_sub; k++) {
         int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)span * k / n_sub);
-        if (s->solver == DC_OSC_EULER) {
+        if (s->solver == DC_OSC_EULER && s->euler_sub) {
+            dc_osc_f(s, s->x, dc_osc_u(s, s->t, 0), s->slope);
+            double h = (double)(tk - s->t) * s->tick;
+            for (int i = 0; i < s->nx; i++) s->x[i] += h * s->slope[i];
+            s->t = tk;
+        } else if (s->solver == DC_OSC_EULER) {
             double h = (double)(tk - t0) * s->tick;
             for (int i = 0; i < s->nx; i++) s->x[i] = x0[i] + h * s->slope[i];
             s->t = tk;

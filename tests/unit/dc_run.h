@@ -21,6 +21,7 @@ typedef struct dc_case {
     int exchange;       /* dc_exchange */
     int held;           /* exact slaves hold their state derivatives from the step end */
     int no_derivs;      /* the slaves offer no output derivatives (max_output_deriv 0) */
+    int euler_sub;      /* Euler slaves take a new slope at each sub-step (dc_osc.h) */
     /* results */
     int rc;
     dc_result res;
@@ -59,14 +60,9 @@ static int dc_case_obs(void *ctx, const dc_step_info *si)
     return 0;
 }
 
-static int dc_case_run(dc_case *c)
+/* Run c over two slaves: sl[0] is slave 1 (input omega2, output tau1), sl[1] slave 2. */
+static int dc_case_run_on(dc_case *c, port_slave sl[2])
 {
-    dc_osc s1, s2;
-    dc_osc_slave1(&s1, c->solver, DC_TICK);
-    dc_osc_slave2(&s2, c->solver, DC_TICK);
-    s1.held = s2.held = c->held;
-    if (c->no_derivs) s1.max_deriv = s2.max_deriv = 0;
-    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
     port_local_clock clk = {.last = INT64_MIN};
     port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
                      .tick = DC_TICK, .t_start = 0,
@@ -86,6 +82,19 @@ static int dc_case_run(dc_case *c)
         c->cdef[i] = sqrt(c->sq_cdef[i] / span);
     }
     return c->rc;
+}
+
+/* Run c over the C fakes of dc_osc.h. */
+static int dc_case_run(dc_case *c)
+{
+    dc_osc s1, s2;
+    dc_osc_slave1(&s1, c->solver, DC_TICK);
+    dc_osc_slave2(&s2, c->solver, DC_TICK);
+    s1.held = s2.held = c->held;
+    if (c->no_derivs) s1.max_deriv = s2.max_deriv = 0;
+    s1.euler_sub = s2.euler_sub = c->euler_sub;
+    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
+    return dc_case_run_on(c, sl);
 }
 
 #endif
