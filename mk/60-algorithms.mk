@@ -16,3 +16,8 @@ defect_test_LIBS := algo
 UNIT_TESTS += tests/unit/defect_fmu_test
 defect_fmu_test_LIBS := fmu algo
 $(O)/tests/unit/defect_fmu_test: $(FMU_DIR)/osc_omega2tau_cs.fmu $(FMU_DIR)/osc_tau2omega_cs.fmu
+# The in-process runner of defect-control federation files (examples/osc_defect*.json).
+PROGS += tempo-example-defect
+tempo-example-defect_SRCS := examples/defect_run.c
+tempo-example-defect_LIBS := fed fmu algo fom
+INTEG_SCRIPTS += tests/integration/defect_run.sh
