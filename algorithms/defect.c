@@ -120,7 +120,8 @@ int dc_pi_init(dc_pi *c, double tol, double h1, double kp, double ki, double the
 
 double dc_pi_next(dc_pi *c, double h, double eps)
 {
-    if (!(eps > DC_EPS_FLOOR)) eps = DC_EPS_FLOOR; /* also a NaN defect: treated as tiny */
+    /* dc_run refuses a non-finite defect before it gets here; a NaN would read as tiny */
+    if (!(eps > DC_EPS_FLOOR)) eps = DC_EPS_FLOOR;
     double e = log(c->tol) - log(eps);
     double Ip = c->I + c->ki * e;
     double Hp = exp(Ip + c->kp * e);

@@ -9,7 +9,8 @@ topology_test_LIBS := algo
 UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
 # Defect control (Glumac and Kovačić 2023): the pieces and the master over the port.
-ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c
+ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c algorithms/f3ornits.c \
+             algorithms/f3ornits_master.c
 UNIT_TESTS += tests/unit/defect_test
 defect_test_LIBS := algo
 # The same over the example FMUs in one process (fmu_slave).
@@ -21,3 +22,6 @@ PROGS += tempo-example-defect
 tempo-example-defect_SRCS := examples/defect_run.c
 tempo-example-defect_LIBS := fed fmu algo fom
 INTEG_SCRIPTS += tests/integration/defect_run.sh
+# F3ORNITS (Éguillon et al. 2021): the pieces.
+UNIT_TESTS += tests/unit/f3ornits_test
+f3ornits_test_LIBS := algo
