@@ -13,7 +13,9 @@
  *      order; every F3ORNITS run (both fits, three normalisations, rtol 1e-3) takes fewer steps
  *      than the coarsest Jacobi run and is more accurate than the finest; amplitude takes the
  *      fewest steps, magnitude the most and is the most accurate; the start is a hold of
- *      dt_init; a run repeats bit for bit */
+ *      dt_init; a run repeats bit for bit
+ *   5. the car with speed control (our parameters): ZOH Jacobi never sees a speed and the car
+ *      accelerates without bound; F3ORNITS (order >= 1) holds the target speed */
 #include <math.h>
 #include <string.h>
 
@@ -256,11 +258,100 @@ static void test_master(void)
     CHECK_STR_HAS(res.err, "rtol");
 }
 
+/* ---- 5. the car with speed control ---------------------------------------------------- */
+
+/* The car of the speed-control case (ours: the paper's parameters are lost): a point mass
+ * M x'' = F (slave "car": input F, output x), and a controller (slave "controller": input the
+ * car's position, output F) that pushes F0 until T_sw, then F = K (v_target - v) with v the time
+ * derivative of its position input: the derivative of the input polynomial, 0 under a hold. */
+typedef struct car_ctl {
+    int64_t t, u_t0;
+    double tick, u[PORT_MAX_ORDER + 1];
+    int u_order, status;
+} car_ctl;
+#define CAR_M 1000.0  /* kg */
+#define CAR_F0 1500.0 /* N, before T_sw */
+#define CAR_TSW 10.0  /* s */
+#define CAR_VT 20.0   /* m/s */
+#define CAR_K 500.0   /* N/(m/s) */
+
+static int ctl_set_inputs(void *ctx, const port_poly *u)
+{
+    car_ctl *c = ctx;
+    c->u_t0 = u->t0;
+    c->u_order = u->order;
+    memcpy(c->u, u->c, (size_t)(u->order + 1) * sizeof(double));
+    return PORT_OK;
+}
+static int ctl_step(void *ctx, int64_t t, int n, double *y, port_step_result *r)
+{
+    car_ctl *c = ctx;
+    (void)n, (void)y;
+    c->t = t;
+    if (r) *r = (port_step_result){.t_reached = t, .n_sub_done = 1};
+    return PORT_OK;
+}
+static int ctl_get_outputs(void *ctx, double *y)
+{
+    car_ctl *c = ctx;
+    double ts = (double)c->t * c->tick;
+    double v = c->u_order >= 1 ? dc_poly_eval(c->u + 1, c->u_order - 1, (double)(c->t - c->u_t0) * c->tick) : 0;
+    y[0] = ts < CAR_TSW ? CAR_F0 : CAR_K * (CAR_VT - v);
+    return PORT_OK;
+}
+static int ctl_record(void *ctx) { (void)ctx; return PORT_OK; }
+static int ctl_collect(void *ctx) { car_ctl *c = ctx; int s = c->status; c->status = 0; return s; }
+static const port_slave_ops ctl_ops = {.set_inputs = ctl_set_inputs, .step = ctl_step,
+                                       .get_outputs = ctl_get_outputs, .record = ctl_record,
+                                       .collect = ctl_collect};
+
+/* Monolithic: v = F0/M t to T_sw (15 m/s), then v = 20 - 5 e^-(t - 10)/2, so at t = 60
+ * v = 20 and x = 75 + 20 * 50 - 10 (1 - e^-25) = 1065 m. */
+static void car_run(f3_config c, double *v, double *x, size_t *N)
+{
+    dc_osc car = {.name = "car", .nx = 2, .tick = 1e-9, .max_deriv = 4, .A = {{0, 1}, {0, 0}},
+                  .B = {0, 1 / CAR_M}, .C = {1, 0}, .D = 0, .x = {0, 0}, .u = {CAR_F0}};
+    car_ctl ctl = {.tick = 1e-9};
+    port_slave sl[2] = {dc_osc_port(&car),
+                        {.ops = &ctl_ops, .ctx = &ctl,
+                         .info = {.name = "controller", .n_in = 1, .n_out = 1}}};
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
+                     .tick = 1e-9, .t_start = 0, .t_end = 60000000000LL};
+    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    c.n_links = 2;
+    c.links = links;
+    f3_result r;
+    CHECK_INT_EQ(f3_run(&m, &c, NULL, NULL, &r), PORT_OK);
+    *v = car.x[1];
+    *x = car.x[0];
+    *N = r.N;
+}
+
+static void test_car(void)
+{
+    double v, x;
+    size_t N;
+    car_run((f3_config){.order = 0, .dt_init = 0.1}, &v, &x, &N);
+    /* a hold has no derivative: F = K v_target for ever, v = 15 + 10 * 50 */
+    CHECK_NEAR(v, 515, 1e-6);
+    for (int n = 0; n < 3; n++) {
+        car_run((f3_config){.order = -1, .variable = 1, .norm = (f3_norm)n, .mu = 0.5,
+                            .rtol = 1e-3, .atol = 1e-3, .rho_min = 0.2, .rho_max = 2,
+                            .safety = 0.9, .dt_init = 0.01, .dt_max = 0.5},
+                &v, &x, &N);
+        CHECK_NEAR(v, 20, 1e-3);
+        CHECK_NEAR(x, 1065, 1.0);
+        CHECK(N < 600, "norm %d: %zu steps (ZOH Jacobi at 0.1: 600)", n, N);
+    }
+}
+
 int main(void)
 {
     test_polynomials();
     test_order();
     test_stepper();
     test_master();
+    test_car();
     return check_summary();
 }
