@@ -195,16 +195,23 @@ static int plots(const fed_run *r, const trace *tr, const char *dir)
     const char *fed = r->ff->federation;
     const double tol = r->ff->algo.dc.tol;
     double ltol[2] = {log10(tol > 0 ? tol : 1), log10(tol > 0 ? tol : 1)};
-    double tt[2] = {tr->t[0], tr->t[tr->n - 1]};
+    /* a step's values hold over [T_k - H_k, T_k): drawn from the step's start */
+    double *ts = malloc(tr->n * sizeof *ts);
+    if (!ts) return -1;
+    for (size_t i = 0; i < tr->n; i++) ts[i] = tr->t[i] - tr->H[i];
+    double tt[2] = {ts[0], tr->t[tr->n - 1]};
     plot_series s[3] = {
-        {.label = "H_k (s)", .t = tr->t, .y = tr->H, .n = tr->n, .panel = 0},
-        {.label = "log10 eps_k", .t = tr->t, .y = tr->leps, .n = tr->n, .panel = 1},
+        {.label = "H_k (s)", .t = ts, .y = tr->H, .n = tr->n, .panel = 0},
+        {.label = "log10 eps_k", .t = ts, .y = tr->leps, .n = tr->n, .panel = 1},
         {.label = "log10 tol", .t = tt, .y = ltol, .n = tol > 0 ? 2 : 0, .panel = 1}};
-    const char *titles[2] = {"step size H_k over [T_k - H_k, T_k]", "controlled defect (eq. 38)"};
+    const char *titles[2] = {"step size H_k, drawn over [T_k - H_k, T_k)",
+                             "controlled defect of the step (eq. 38)"};
     plot_opts o = {.title = "defect control: steps", .n_panels = 2, .panel_titles = titles,
                    .draw = PLOT_STEP};
     snprintf(path, sizeof path, "%s/%s_steps.svg", dir, fed);
-    if (plot_svg_file(path, &o, s, 3, e, sizeof e) != PLOT_OK) {
+    int prc = plot_svg_file(path, &o, s, 3, e, sizeof e);
+    free(ts);
+    if (prc != PLOT_OK) {
         fprintf(stderr, "tempo-example-defect: %s\n", e);
         return -1;
     }
