@@ -43,6 +43,9 @@ typedef struct dc_osc {
                               held until the next (the paper's FMUs); 0: from the current
                               inputs at every call */
     double xd[DC_MAX_ORDER + 1][3]; /* held state derivatives, orders 1.. */
+    int64_t t_switch;      /* exact: from this time (ticks) on the model is A2, B2, C2, D2;
+                              0: never (the parameter change of the F3ORNITS case) */
+    double A2[3][3], B2[3], C2[3], D2;
 } dc_osc;
 
 /* d-th derivative of the input at time t (ticks). */
@@ -118,6 +121,28 @@ static void dc_osc_advance(dc_osc *s, int64_t t_to)
     s->t = t_to;
 }
 
+/* The model after t_switch, once the time has reached it. */
+static void dc_osc_switch(dc_osc *s)
+{
+    if (s->t_switch <= 0 || s->t < s->t_switch) return;
+    memcpy(s->A, s->A2, sizeof s->A);
+    memcpy(s->B, s->B2, sizeof s->B);
+    memcpy(s->C, s->C2, sizeof s->C);
+    s->D = s->D2;
+    s->t_switch = 0;
+}
+
+/* Exact integration to t_to through the switch time. */
+static void dc_osc_exact_to(dc_osc *s, int64_t t_to)
+{
+    if (s->t_switch > s->t && s->t_switch < t_to) {
+        dc_osc_advance(s, s->t_switch);
+        dc_osc_switch(s);
+    }
+    dc_osc_advance(s, t_to);
+    dc_osc_switch(s);
+}
+
 static int dc_osc_set_inputs(void *ctx, const port_poly *u)
 {
     dc_osc *s = ctx;
@@ -152,7 +177,7 @@ static int dc_osc_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_s
             for (int i = 0; i < s->nx; i++) s->x[i] = x0[i] + h * s->slope[i];
             s->t = tk;
         } else {
-            dc_osc_advance(s, tk);
+            dc_osc_exact_to(s, tk);
         }
         if (y_sub) y_sub[k - 1] = dc_osc_g(s, s->x, dc_osc_u(s, tk, 0));
     }
@@ -273,18 +298,25 @@ static void dc_ref_mul(const double *x, double *y)
     }
 }
 
-/* x(t) from x(0) = [0.1, 0.1, 0.2, 0.1], sub-steps of at most 0.05 s. */
-static void dc_ref_state(double t, double *x)
+/* y = M x for a given matrix. */
+static void dc_ref_mulm(const double M[4][4], const double *x, double *y)
 {
-    double x0[4] = {0.1, 0.1, 0.2, 0.1};
-    memcpy(x, x0, sizeof x0);
+    for (int i = 0; i < 4; i++) {
+        y[i] = 0;
+        for (int j = 0; j < 4; j++) y[i] += M[i][j] * x[j];
+    }
+}
+
+/* x advanced by t seconds under x' = M x, sub-steps of at most 0.05 s (Taylor series). */
+static void dc_ref_flow(const double M[4][4], double t, double *x)
+{
     int nsub = (int)ceil(t / 0.05);
     for (int q = 0; q < nsub; q++) {
         double h = t / nsub, term[4], next[4], sum[4];
         memcpy(term, x, sizeof term);
         memcpy(sum, x, sizeof sum);
         for (int k = 1; k < DC_OSC_TERMS; k++) {
-            dc_ref_mul(term, next);
+            dc_ref_mulm(M, term, next);
             for (int i = 0; i < 4; i++) {
                 next[i] *= h / k;
                 sum[i] += next[i];
@@ -293,6 +325,14 @@ static void dc_ref_state(double t, double *x)
         }
         memcpy(x, sum, sizeof sum);
     }
+}
+
+/* x(t) from x(0) = [0.1, 0.1, 0.2, 0.1]. */
+static void dc_ref_state(double t, double *x)
+{
+    double x0[4] = {0.1, 0.1, 0.2, 0.1};
+    memcpy(x, x0, sizeof x0);
+    dc_ref_flow(dc_ref_M, t, x);
 }
 
 /* Taylor coefficients (order `order`) at t of omega2 (which = 0) or tau1 (which = 1). */
@@ -305,6 +345,41 @@ static void dc_ref_poly(double t, int which, int order, double *p)
         dc_ref_mul(x, nx);
         memcpy(x, nx, sizeof nx);
     }
+}
+
+/* The F3ORNITS case: the coupling damper dk drops from 2 to DC_DK2 at DC_TSW (a jump of tau1
+ * and new dynamics); slave 1 switches with it (t_switch in ticks of tick). */
+#define DC_DK2 0.5  /* N m s/rad */
+#define DC_TSW 10.0 /* s */
+static inline void dc_osc_slave1_switching(dc_osc *s, double tick)
+{
+    dc_osc_slave1(s, DC_OSC_EXACT, tick);
+    s->t_switch = (int64_t)(DC_TSW / tick + 0.5);
+    double A2[3][3] = {{0, 1, 0},
+                       {-(DC_C1 + DC_CK) / DC_J1, -(DC_D1 + DC_DK2) / DC_J1, DC_CK / DC_J1},
+                       {0, 0, 0}};
+    memcpy(s->A2, A2, sizeof A2);
+    s->B2[0] = 0, s->B2[1] = DC_DK2 / DC_J1, s->B2[2] = 1;
+    s->C2[0] = DC_CK, s->C2[1] = DC_DK2, s->C2[2] = -DC_CK;
+    s->D2 = -DC_DK2;
+}
+
+/* Its exact reference: omega2 (which = 0) or tau1 (1) at t. */
+static inline double dc_ref_switching(double t, int which)
+{
+    static const double M2[4][4] = {
+        {0, 1, 0, 0},
+        {-(DC_C1 + DC_CK) / DC_J1, -(DC_D1 + DC_DK2) / DC_J1, DC_CK / DC_J1, DC_DK2 / DC_J1},
+        {0, 0, 0, 1},
+        {DC_CK / DC_J2, DC_DK2 / DC_J2, -(DC_C2 + DC_CK) / DC_J2, -(DC_D2 + DC_DK2) / DC_J2}};
+    double x[4] = {0.1, 0.1, 0.2, 0.1};
+    dc_ref_flow(dc_ref_M, t < DC_TSW ? t : DC_TSW, x);
+    double dk = DC_DK;
+    if (t >= DC_TSW) {
+        dc_ref_flow(M2, t - DC_TSW, x);
+        dk = DC_DK2;
+    }
+    return which == 0 ? x[3] : DC_CK * (x[0] - x[2]) + dk * (x[1] - x[3]);
 }
 
 #endif

@@ -14,6 +14,7 @@
  *      than the coarsest Jacobi run and is more accurate than the finest; amplitude takes the
  *      fewest steps, magnitude the most and is the most accurate; the start is a hold of
  *      dt_init; a run repeats bit for bit
+ *      and with the coupling damper changed at mid-time: F3ORNITS below the ZOH Jacobi curve
  *   5. the car with speed control (our parameters): ZOH Jacobi never sees a speed and the car
  *      accelerates without bound; F3ORNITS (order >= 1) holds the target speed */
 #include <math.h>
@@ -258,6 +259,71 @@ static void test_master(void)
     CHECK_STR_HAS(res.err, "rtol");
 }
 
+/* The same with the coupling damper dropping from 2 to 0.5 at t = 10 (a jump of tau1 and new
+ * dynamics; dc_osc_slave1_switching). */
+typedef struct sw_acc {
+    double sq[2];
+} sw_acc;
+
+static int sw_obs(void *ctx, const f3_step_info *si)
+{
+    sw_acc *a = ctx;
+    double t = (double)si->t1 * 1e-9;
+    for (int w = 0; w < 2; w++) {
+        double d = si->y[w == 0 ? 1 : 0][0] - dc_ref_switching(t, w);
+        a->sq[w] += si->H * d * d;
+    }
+    return 0;
+}
+
+static void sw_run(f3_config c, size_t *N, double rmse[2])
+{
+    dc_osc s1, s2;
+    dc_osc_slave1_switching(&s1, 1e-9);
+    dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
+    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
+                     .tick = 1e-9, .t_start = 0, .t_end = 20000000000LL};
+    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    c.n_links = 2;
+    c.links = links;
+    sw_acc a = {{0, 0}};
+    f3_result r;
+    CHECK_INT_EQ(f3_run(&m, &c, sw_obs, &a, &r), PORT_OK);
+    *N = r.N;
+    for (int w = 0; w < 2; w++) rmse[w] = sqrt(a.sq[w] / 20);
+}
+
+static void test_switching(void)
+{
+    size_t NJ, N[2][3];
+    double J[2], R[2][3][2];
+    sw_run((f3_config){.order = 0, .dt_init = 0.1}, &NJ, J);
+    CHECK_INT_EQ(NJ, 200);
+    for (int fit = 0; fit < 2; fit++)
+        for (int n = 0; n < 3; n++) {
+            sw_run((f3_config){.fit = (f3_fit)fit, .order = -1, .variable = 1,
+                               .norm = (f3_norm)n, .mu = 0.5, .rtol = 1e-3, .atol = 1e-6,
+                               .rho_min = 0.2, .rho_max = 2, .safety = 0.9, .dt_init = 1e-3},
+                   &N[fit][n], R[fit][n]);
+            /* below the ZOH Jacobi curve (first order: RMSE ~ 1/N through its 200-step run),
+               by a factor 5 at least, on both outputs */
+            for (int w = 0; w < 2; w++) {
+                double jac = J[w] * 200.0 / (double)N[fit][n];
+                CHECK(R[fit][n][w] * 5 < jac, "fit %d norm %d output %d: RMSE %g with %zu "
+                      "steps; ZOH Jacobi at that many steps %g", fit, n, w, R[fit][n][w],
+                      N[fit][n], jac);
+            }
+        }
+    for (int fit = 0; fit < 2; fit++) { /* amplitude: fewest steps; magnitude beats it */
+        CHECK(N[fit][1] < N[fit][0] && N[fit][1] < N[fit][2], "fit %d: steps %zu %zu %zu", fit,
+              N[fit][0], N[fit][1], N[fit][2]);
+        CHECK(R[fit][0][0] < R[fit][1][0], "fit %d: RMSE magnitude %g, amplitude %g", fit,
+              R[fit][0][0], R[fit][1][0]);
+    }
+}
+
 /* ---- 5. the car with speed control ---------------------------------------------------- */
 
 /* The car of the speed-control case (ours: the paper's parameters are lost): a point mass
@@ -352,6 +418,7 @@ int main(void)
     test_order();
     test_stepper();
     test_master();
+    test_switching();
     test_car();
     return check_summary();
 }
