@@ -18,3 +18,20 @@ $(O)/tests/unit/explicit_test: build/fmus/spring_me.fmu build/fmus/mass_me.fmu
 UNIT_TESTS += tests/unit/energy_test
 energy_test_LIBS := fmu algo
 $(O)/tests/unit/energy_test: build/fmus/spring_me.fmu build/fmus/mass_me.fmu
+# Defect control (Glumac and Kovačić 2023): the pieces and the master over the port.
+ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c algorithms/f3ornits.c \
+             algorithms/f3ornits_master.c
+UNIT_TESTS += tests/unit/defect_test
+defect_test_LIBS := algo
+# The same over the example FMUs in one process (fmu_slave).
+UNIT_TESTS += tests/unit/defect_fmu_test
+defect_fmu_test_LIBS := fmu algo
+$(O)/tests/unit/defect_fmu_test: $(FMU_DIR)/osc_omega2tau_cs.fmu $(FMU_DIR)/osc_tau2omega_cs.fmu
+# The in-process runner of defect-control federation files (examples/osc_defect*.json).
+PROGS += tempo-example-defect
+tempo-example-defect_SRCS := examples/defect_run.c
+tempo-example-defect_LIBS := fed fmu algo fom
+INTEG_SCRIPTS += tests/integration/defect_run.sh
+# F3ORNITS (Éguillon et al. 2021): the pieces.
+UNIT_TESTS += tests/unit/f3ornits_test
+f3ornits_test_LIBS := algo

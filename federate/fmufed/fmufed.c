@@ -585,6 +585,9 @@ static int run_algorithm(fmufed_ctx *c)
     case FEDFILE_ALG_JACOBI: return fmufed_jacobi_run(c, 0);
     case FEDFILE_ALG_JACOBI_DE: return fmufed_de_run(c);
     case FEDFILE_ALG_GAUSS_SEIDEL: return fmufed_gs_run(c);
+    case FEDFILE_ALG_DEFECT_CONTROL:
+        return fmufed_fail(c, FMUFED_EUSAGE, "method \"defect-control\" is run by a master "
+                           "(doc/algorithms/defect-control.md), not by tempo-fmu");
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);
 }
