@@ -245,7 +245,7 @@ static int sync_all(wr_work *w, const char *what, int64_t t)
                 port_strerror(st));
 }
 
-/* At t_start: the outputs y(t_start) and the first rollback point. */
+/* At t_start: the outputs y(t_start), the first rollback point, the first results row. */
 static int start(wr_work *w)
 {
     const port_master *m = w->m;
@@ -253,8 +253,9 @@ static int start(wr_work *w)
         const port_slave *s = &m->slaves[j];
         s->ops->get_outputs(s->ctx, &w->y0[w->off_out[j]]);
         s->ops->save(s->ctx, 0);
+        s->ops->record(s->ctx);
     }
-    w->res->msg_init = 3 * w->n_c; /* get_outputs, its reply, save */
+    w->res->msg_init = 4 * w->n_c; /* get_outputs, its reply, save, record */
     return sync_all(w, "reading the initial outputs", m->t_start);
 }
 

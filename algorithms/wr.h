@@ -95,7 +95,7 @@ typedef struct wr_result {
     size_t n_residuals, cap_residuals;
     /* Messages, one per command to one slave and one per reply (TARA/TAR not counted):
      * doc/algorithms/waveform-relaxation.md "Message count". */
-    size_t msg_init;        /* at t_start: get_outputs + reply, save: 3 n_c */
+    size_t msg_init;        /* at t_start: get_outputs + reply, save, record: 4 n_c */
     size_t msg_commands;    /* after t_start */
     size_t msg_replies;     /* after t_start */
     size_t msg_thesis;      /* the same run counted as eq. 5.5 counts (a step is Advance Time +

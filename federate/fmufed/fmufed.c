@@ -585,6 +585,9 @@ static int run_algorithm(fmufed_ctx *c)
     case FEDFILE_ALG_JACOBI: return fmufed_jacobi_run(c, 0);
     case FEDFILE_ALG_JACOBI_DE: return fmufed_de_run(c);
     case FEDFILE_ALG_GAUSS_SEIDEL: return fmufed_gs_run(c);
+    case FEDFILE_ALG_WR: /* a master-slave method: the slave role is not in tempo-fmu yet */
+        return fmufed_fail(c, FMUFED_EUSAGE, "method \"wr\" needs a master (tempo-master); "
+                           "tempo-fmu has no slave role yet (doc/algorithms/waveform-relaxation.md)");
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);
 }

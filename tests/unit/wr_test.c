@@ -160,9 +160,9 @@ static void test_advances(void)
     CHECK_INT_EQ(r.res.t_reached, SEC(1.0));
     CHECK_INT_EQ(r.f[0].t, SEC(1.0));
     CHECK_INT_EQ(r.f[1].t, SEC(1.0));
-    CHECK_INT_EQ(r.f[0].n_rec, 10);
-    for (size_t k = 0; k < r.f[0].n_rec; k++) CHECK_NEAR(r.f[0].rec_t[k], 0.1 * (k + 1), 1e-12);
-    CHECK(fabs(r.f[0].rec_x[0] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
+    CHECK_INT_EQ(r.f[0].n_rec, 11); /* t = 0, then every committed step */
+    for (size_t k = 0; k < r.f[0].n_rec; k++) CHECK_NEAR(r.f[0].rec_t[k], 0.1 * k, 1e-12);
+    CHECK(fabs(r.f[0].rec_x[1] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
     CHECK(r.res.iter_max >= 2 && r.res.iter_max < 50, "iterations per step %d", r.res.iter_max);
     for (size_t k = 0; k < r.res.n_steps; k++) CHECK_INT_EQ(r.res.steps[k].accepted, 1);
     wr_result_fini(&r.res);
@@ -200,7 +200,7 @@ static void check_counts(const run *r)
     for (size_t k = 0; k < r->res.n_steps; k++) sum_i += (size_t)r->res.steps[k].iters;
     CHECK_INT_EQ(sum_i, r->res.iter_total);
     CHECK_INT_EQ((size_t)(cmd + rep), r->res.msg_init + r->res.msg_commands + r->res.msg_replies);
-    CHECK_INT_EQ(r->res.msg_init, 3 * n_c);
+    CHECK_INT_EQ(r->res.msg_init, 4 * n_c);
     CHECK_INT_EQ(r->res.msg_commands + r->res.msg_replies, 4 * n_s * n_c + 4 * n_c * sum_i);
     CHECK_INT_EQ(r->res.msg_thesis, 4 * n_s * n_c + 5 * n_c * sum_i);
 }
