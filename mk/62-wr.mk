@@ -14,3 +14,7 @@ wr_fmu_test_LIBS := fed fmu algo fom
 WR_TEST_FMUS := $(foreach m,lorenz lorenz_x lorenz_yz lv lv_prey lv_predator vanderpol vdp_x vdp_y,\
                   build/fmus/$(m)_me.fmu build/fmus/$(m)_cs.fmu)
 $(O)/tests/unit/wr_fmu_test: $(WR_TEST_FMUS)
+# WR iterations per second for 2 and 8 slaves in one process, beside the bare port loop.
+BENCHES += tests/bench/wr_bench
+wr_bench_LIBS := fed fmu algo fom
+$(O)/tests/bench/wr_bench: $(WR_TEST_FMUS)
