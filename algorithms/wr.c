@@ -4,7 +4,7 @@
  * doc/references.md. Page: doc/algorithms/waveform-relaxation.md.
  *
  * Over a macro step [T_n, T_n + h] (h s, T_n ticks) slave j integrates
- *     z_j' = f_j(z_j, u_j^k, t),   y_j^k = g_j(z_j, u_j^k, t),   u_j^k = A_j y^{k-1}    (eq. 4.3, 4.4)
+ *     z_j' = f_j(z_j, u_j^k, t),   y_j^k = g_j(z_j, u_j^k, t),   u_j^k = A_j y^{k-1} (eq. 4.3, 4.4)
  * with its inputs taken from the previous iterate y^{k-1} of the other slaves. A waveform is
  * known at the n_sub + 1 points T_n + m h / n_sub (m = 0..n_sub); the inputs handed to a slave
  * are the interpolating polynomial of degree n_sub through them (wr_fit), so the slave's own
@@ -76,15 +76,18 @@ int wr_fit(int n_sub, double h, const double *v, double *c)
     int n = n_sub;
     double dd[WR_MAX_SUB + 1], a[WR_MAX_SUB + 1];
     /* Newton divided differences on sigma_m = m / n (sigma = s / h in [0, 1]). */
-    for (int m = 0; m <= n; m++) dd[m] = v[m];
+    for (int m = 0; m <= n; m++)
+        dd[m] = v[m];
     for (int l = 1; l <= n; l++)
-        for (int m = n; m >= l; m--) dd[m] = (dd[m] - dd[m - 1]) / ((double)l / n);
+        for (int m = n; m >= l; m--)
+            dd[m] = (dd[m] - dd[m - 1]) / ((double)l / n);
     /* Horner on the Newton form: a(sigma) = dd[n]; a = a (sigma - sigma_m) + dd[m]. */
     memset(a, 0, sizeof a);
     a[0] = dd[n];
     for (int m = n - 1; m >= 0; m--) {
         double sm = (double)m / n;
-        for (int i = n - m; i >= 1; i--) a[i] = a[i - 1] - sm * a[i];
+        for (int i = n - m; i >= 1; i--)
+            a[i] = a[i - 1] - sm * a[i];
         a[0] = -sm * a[0] + dd[m];
     }
     /* p(s) = sum a_k (s / h)^k, so p^(k)(0) = a_k k! / h^k. */
@@ -112,7 +115,7 @@ typedef struct wr_work {
     wr_result *res;
     char *err;
     size_t errlen;
-    size_t n_c, n_out, n_in; /* slaves, all outputs, all inputs */
+    size_t n_c, n_out, n_in;  /* slaves, all outputs, all inputs */
     size_t *off_out, *off_in; /* per slave: first output / input index */
     int sub;                  /* n_sub */
     double *y0;               /* n_out: outputs at T_n (committed) */
@@ -143,7 +146,10 @@ static int fail(wr_work *w, int st, const char *fmt, ...)
     return st;
 }
 
-static double secs(const wr_work *w, int64_t t) { return (double)t * w->m->tick; }
+static double secs(const wr_work *w, int64_t t)
+{
+    return (double)t * w->m->tick;
+}
 
 static void note(const wr_work *w, const char *what, double v)
 {
@@ -154,7 +160,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap * 2 : 64;
-    while (c < need) c *= 2;
+    while (c < need)
+        c *= 2;
     void *q = realloc(*p, c * size);
     if (!q) return -1;
     *p = q;
@@ -183,11 +190,13 @@ static int setup(wr_work *w)
     w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
     w->sr = calloc(w->n_c, sizeof *w->sr);
     w->st = calloc(w->n_c, sizeof *w->st);
-    if (!w->off_out || !w->off_in || !w->sr || !w->st) return fail(w, PORT_ENOMEM, "wr: out of memory");
+    if (!w->off_out || !w->off_in || !w->sr || !w->st)
+        return fail(w, PORT_ENOMEM, "wr: out of memory");
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave_info *in = &m->slaves[j].info;
         if (!in->can_save)
-            return fail(w, PORT_EUNSUPPORTED, "wr: slave '%s' cannot save its state (rollback needs it)",
+            return fail(w, PORT_EUNSUPPORTED,
+                        "wr: slave '%s' cannot save its state (rollback needs it)",
                         in->name ? in->name : "?");
         w->off_out[j + 1] = w->off_out[j] + in->n_out;
         w->off_in[j + 1] = w->off_in[j] + in->n_in;
@@ -235,12 +244,15 @@ static int sync_all(wr_work *w, const char *what, int64_t t)
     int st = port_sync(w->m, w->st);
     if (st == PORT_OK) return st;
     size_t j = 0;
-    while (j < w->n_c && w->st[j] != st) j++;
+    while (j < w->n_c && w->st[j] != st)
+        j++;
     w->res->failed_slave = j < w->n_c ? (int)j : -1;
     const char *name = j < w->n_c ? w->m->slaves[j].info.name : "?";
     if (st > 0) /* an event or a terminated model: WR has no event handling (the hybrid one does) */
-        return fail(w, PORT_EUNSUPPORTED, "wr: slave '%s' %s at %.17g s: %s (waveform relaxation "
-                    "does not handle events)", name, what, secs(w, t), port_strerror(st));
+        return fail(w, PORT_EUNSUPPORTED,
+                    "wr: slave '%s' %s at %.17g s: %s (waveform relaxation "
+                    "does not handle events)",
+                    name, what, secs(w, t), port_strerror(st));
     return fail(w, st, "wr: slave '%s' %s at %.17g s: %s", name, what, secs(w, t),
                 port_strerror(st));
 }
@@ -280,10 +292,13 @@ static void post_iteration(wr_work *w, int64_t t_from, int64_t t_to)
             }
             size_t src = (size_t)l->src, no = m->slaves[src].info.n_out;
             const double *blk = wave(w, w->w_prev, src);
-            for (int r = 0; r <= sub; r++) w->samples[r] = blk[(size_t)r * no + l->out];
+            for (int r = 0; r <= sub; r++)
+                w->samples[r] = blk[(size_t)r * no + l->out];
             wr_fit(sub, h, w->samples, c);
         }
-        port_poly u = {.t0 = t_from, .order = sub, .n = n_in,
+        port_poly u = {.t0 = t_from,
+                       .order = sub,
+                       .n = n_in,
                        .c = n_in ? &w->coef[w->off_in[j] * rows] : NULL};
         s->ops->restore(s->ctx, 0);
         s->ops->set_inputs(s->ctx, &u);
@@ -433,7 +448,9 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
 {
     const port_master *m = w->m;
     int st = port_open(m, t_inst);
-    if (st) return fail(w, st, "wr: opening the instant %.17g s: %s", secs(w, t_inst), port_strerror(st));
+    if (st)
+        return fail(w, st, "wr: opening the instant %.17g s: %s", secs(w, t_inst),
+                    port_strerror(st));
     int64_t h = t_inst - t;
     while (t < t_inst) {
         if (h > t_inst - t) h = t_inst - t;
@@ -448,12 +465,14 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
         }
     }
     st = port_close(m, t_inst);
-    if (st) return fail(w, st, "wr: closing the instant %.17g s: %s", secs(w, t_inst), port_strerror(st));
+    if (st)
+        return fail(w, st, "wr: closing the instant %.17g s: %s", secs(w, t_inst),
+                    port_strerror(st));
     return PORT_OK;
 }
 
-int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_result *res,
-           char *err, size_t errlen)
+int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_result *res, char *err,
+           size_t errlen)
 {
     memset(res, 0, sizeof *res);
     res->failed_slave = -1;

@@ -31,14 +31,14 @@ typedef enum wr_on_fail {
 
 /* Settings; wr_opts_default fills the defaults. */
 typedef struct wr_opts {
-    int64_t step;      /* macro step H, ticks, > 0 (the last one is shortened to end at t_end) */
-    double tol;        /* convergence threshold of the norm, > 0 (unit of the outputs, or 1) */
-    int max_iter;      /* iterations per step, >= 1 */
-    wr_norm norm;      /* WR_NORM_MAX (default) or WR_NORM_2 */
-    int relative;      /* 0: ||d|| <= tol; 1: ||d|| <= tol * ||y||, y the newer iterate */
-    int n_sub;         /* sub-points per step, 1..WR_MAX_SUB (default 4) */
+    int64_t step;       /* macro step H, ticks, > 0 (the last one is shortened to end at t_end) */
+    double tol;         /* convergence threshold of the norm, > 0 (unit of the outputs, or 1) */
+    int max_iter;       /* iterations per step, >= 1 */
+    wr_norm norm;       /* WR_NORM_MAX (default) or WR_NORM_2 */
+    int relative;       /* 0: ||d|| <= tol; 1: ||d|| <= tol * ||y||, y the newer iterate */
+    int n_sub;          /* sub-points per step, 1..WR_MAX_SUB (default 4) */
     wr_on_fail on_fail; /* default WR_FAIL */
-    int64_t h_min;     /* WR_HALVE: smallest step, ticks, >= 1; default step / 1024 */
+    int64_t h_min;      /* WR_HALVE: smallest step, ticks, >= 1; default step / 1024 */
 } wr_opts;
 
 /** Defaults: tol 1e-6, max_iter 50, max-norm absolute, n_sub 4, fail, h_min = step / 1024. */
@@ -83,24 +83,24 @@ typedef struct wr_step_rec {
 
 /* What a run did. wr_run fills it (growing the arrays); wr_result_fini frees the arrays. */
 typedef struct wr_result {
-    int64_t t_reached;      /* ticks: the time every slave has committed */
-    size_t n_accepted;      /* accepted steps (n_s) */
-    size_t n_abandoned;     /* attempts abandoned by halving */
-    size_t iter_total;      /* iterations over all attempts (sum of n_i) */
-    int iter_max;           /* most iterations of one accepted step */
+    int64_t t_reached;        /* ticks: the time every slave has committed */
+    size_t n_accepted;        /* accepted steps (n_s) */
+    size_t n_abandoned;       /* attempts abandoned by halving */
+    size_t iter_total;        /* iterations over all attempts (sum of n_i) */
+    int iter_max;             /* most iterations of one accepted step */
     size_t hist[WR_HIST_MAX]; /* accepted steps by iteration count; hist[WR_HIST_MAX-1]: more */
-    wr_step_rec *steps;     /* n_steps attempts, in order */
+    wr_step_rec *steps;       /* n_steps attempts, in order */
     size_t n_steps, cap_steps;
-    double *residuals;      /* every iteration's residual, in order */
+    double *residuals; /* every iteration's residual, in order */
     size_t n_residuals, cap_residuals;
     /* Messages, one per command to one slave and one per reply (TARA/TAR not counted):
      * doc/algorithms/waveform-relaxation.md "Message count". */
-    size_t msg_init;        /* at t_start: get_outputs + reply, save, record: 4 n_c */
-    size_t msg_commands;    /* after t_start */
-    size_t msg_replies;     /* after t_start */
-    size_t msg_thesis;      /* the same run counted as eq. 5.5 counts (a step is Advance Time +
-                               Send States): equals 4 n_s n_c + 5 n_c sum n_i */
-    int failed_slave;       /* index of the slave at fault, -1 when none */
+    size_t msg_init;     /* at t_start: get_outputs + reply, save, record: 4 n_c */
+    size_t msg_commands; /* after t_start */
+    size_t msg_replies;  /* after t_start */
+    size_t msg_thesis;   /* the same run counted as eq. 5.5 counts (a step is Advance Time +
+                            Send States): equals 4 n_s n_c + 5 n_c sum n_i */
+    int failed_slave;    /* index of the slave at fault, -1 when none */
 } wr_result;
 
 /** Free the arrays of a result and zero it. Accepts NULL. */
@@ -122,8 +122,8 @@ void wr_result_fini(wr_result *r);
  *         slave's error (PORT_EFAIL, PORT_ELOST, PORT_EUNSUPPORTED ...: res->failed_slave);
  *         PORT_ENOMEM.
  */
-int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_result *res,
-           char *err, size_t errlen);
+int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_result *res, char *err,
+           size_t errlen);
 
 /**
  * The interpolating polynomial through n_sub + 1 equally spaced samples v[0..n_sub] over a step

@@ -15,7 +15,7 @@ typedef struct local_fed {
     size_t idx;
     fmu_step *fmu;
     fmu_slave *slave;
-    res_writer *csv;            /* NULL when no CSV */
+    res_writer *csv; /* NULL when no CSV */
     size_t n_rec;
     fmi2ValueReference *rec_vr; /* n_rec */
     double *rec_val;            /* n_rec */
@@ -49,8 +49,14 @@ static int fail(char *err, size_t errlen, int st, const char *fmt, ...)
     return st;
 }
 
-static int clock_open(void *ctx, int64_t t) { return port_local_master_ops.open(ctx, t); }
-static int clock_close(void *ctx, int64_t t) { return port_local_master_ops.close(ctx, t); }
+static int clock_open(void *ctx, int64_t t)
+{
+    return port_local_master_ops.open(ctx, t);
+}
+static int clock_close(void *ctx, int64_t t)
+{
+    return port_local_master_ops.close(ctx, t);
+}
 static void clock_note(void *ctx, const char *what, double v)
 {
     local_clock *c = ctx;
@@ -89,7 +95,7 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
     const fedfile *ff = ml->ff;
     const fedfile_fed *fd = &ff->feds[j];
     const char **names = calloc(fd->n_params + 1, sizeof *names);
-    char (*vals)[64] = calloc(fd->n_params + 1, sizeof *vals);
+    char(*vals)[64] = calloc(fd->n_params + 1, sizeof *vals);
     if (!names || !vals) {
         free(names), free(vals);
         return fail(err, errlen, PORT_ENOMEM, "out of memory");
@@ -97,21 +103,27 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *p = &fd->params[k];
         names[k] = p->name;
-        if (p->kind == FEDFILE_REAL) snprintf(vals[k], sizeof vals[k], "%.17g", p->real);
-        else if (p->kind == FEDFILE_INTEGER) snprintf(vals[k], sizeof vals[k], "%lld", p->integer);
-        else if (p->kind == FEDFILE_BOOLEAN) snprintf(vals[k], sizeof vals[k], "%s", p->integer ? "true" : "false");
-        else snprintf(vals[k], sizeof vals[k], "%s", p->string ? p->string : "");
+        if (p->kind == FEDFILE_REAL)
+            snprintf(vals[k], sizeof vals[k], "%.17g", p->real);
+        else if (p->kind == FEDFILE_INTEGER)
+            snprintf(vals[k], sizeof vals[k], "%lld", p->integer);
+        else if (p->kind == FEDFILE_BOOLEAN)
+            snprintf(vals[k], sizeof vals[k], "%s", p->integer ? "true" : "false");
+        else
+            snprintf(vals[k], sizeof vals[k], "%s", p->string ? p->string : "");
     }
     const char **pv = calloc(fd->n_params + 1, sizeof *pv);
     if (!pv) {
         free(names), free(vals);
         return fail(err, errlen, PORT_ENOMEM, "out of memory");
     }
-    for (size_t k = 0; k < fd->n_params; k++) pv[k] = vals[k];
+    for (size_t k = 0; k < fd->n_params; k++)
+        pv[k] = vals[k];
     fmu_step_opts so = {.kind = ml->o.kind,
                         .rtol = fd->solver.rtol,
                         .atol = fd->solver.atol,
-                        .solver = fd->solver.method == FEDFILE_METHOD_ADAMS ? FMU_SOLVER_ADAMS : FMU_SOLVER_BDF,
+                        .solver = fd->solver.method == FEDFILE_METHOD_ADAMS ? FMU_SOLVER_ADAMS
+                                                                            : FMU_SOLVER_BDF,
                         .max_step = fd->solver.max_step,
                         .has_start = 1,
                         .start_time = ff->algo.start,
@@ -122,7 +134,8 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
     char e[FMU_ERR_LEN] = "";
     int rc = fmu_step_open(fd->fmu, &so, &ml->feds[j].fmu, e, sizeof e);
     free(names), free(vals), free(pv);
-    if (rc != FMU_STEP_OK) return fail(err, errlen, PORT_EFAIL, "federate %s: %s: %s", fd->name, fd->fmu, e);
+    if (rc != FMU_STEP_OK)
+        return fail(err, errlen, PORT_EFAIL, "federate %s: %s: %s", fd->name, fd->fmu, e);
     if (fedfile_check_fmu(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != FEDFILE_OK)
         return fail(err, errlen, PORT_EFAIL, "%s", e);
     return PORT_OK;
@@ -132,7 +145,8 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
 static size_t output_of(const fedfile_fed *src, const fedfile_wire *in)
 {
     for (size_t k = 0; k < src->n_outputs; k++)
-        if (!strcmp(src->outputs[k].cls, in->cls) && !strcmp(src->outputs[k].attr, in->attr)) return k;
+        if (!strcmp(src->outputs[k].cls, in->cls) && !strcmp(src->outputs[k].attr, in->attr))
+            return k;
     return 0; /* fedfile_load guarantees a publisher */
 }
 
@@ -142,7 +156,8 @@ static int wrap(master_local *ml, size_t j, size_t *link_at, char *err, size_t e
     const fedfile_fed *fd = &ml->ff->feds[j];
     local_fed *f = &ml->feds[j];
     const fmu_md *md = fmu_step_md(f->fmu);
-    fmi2ValueReference *in = calloc(fd->n_inputs + 1, sizeof *in), *out = calloc(fd->n_outputs + 1, sizeof *out);
+    fmi2ValueReference *in = calloc(fd->n_inputs + 1, sizeof *in),
+                       *out = calloc(fd->n_outputs + 1, sizeof *out);
     f->n_rec = fd->n_record;
     f->rec_vr = calloc(f->n_rec + 1, sizeof *f->rec_vr);
     f->rec_val = calloc(f->n_rec + 1, sizeof *f->rec_val);
@@ -161,9 +176,16 @@ static int wrap(master_local *ml, size_t j, size_t *link_at, char *err, size_t e
         if (real_vr(md, fd->name, fd->outputs[k].var, &out[k], NULL, err, errlen)) goto bad;
     for (size_t k = 0; k < f->n_rec; k++)
         if (real_vr(md, fd->name, fd->record[k], &f->rec_vr[k], NULL, err, errlen)) goto bad;
-    fmu_slave_opts so = {.name = fd->name, .fmu = f->fmu, .n_in = fd->n_inputs, .in_vr = in,
-                         .n_out = fd->n_outputs, .out_vr = out, .t_now = ml->ff->algo.t_start,
-                         .tick = ml->ff->resolution, .record = record_row, .record_ctx = f};
+    fmu_slave_opts so = {.name = fd->name,
+                         .fmu = f->fmu,
+                         .n_in = fd->n_inputs,
+                         .in_vr = in,
+                         .n_out = fd->n_outputs,
+                         .out_vr = out,
+                         .t_now = ml->ff->algo.t_start,
+                         .tick = ml->ff->resolution,
+                         .record = record_row,
+                         .record_ctx = f};
     rc = fmu_slave_new(&so, &f->slave, &ml->slaves[j]);
     if (rc) rc = fail(err, errlen, rc, "federate %s: cannot wrap its FMU as a slave", fd->name);
     goto out;
@@ -185,8 +207,8 @@ static int open_csv(master_local *ml, size_t j, char *err, size_t errlen)
     return PORT_OK;
 }
 
-int master_local_open(const fedfile *ff, const master_local_opts *o, master_local **out,
-                      char *err, size_t errlen)
+int master_local_open(const fedfile *ff, const master_local_opts *o, master_local **out, char *err,
+                      size_t errlen)
 {
     *out = NULL;
     master_local *ml = calloc(1, sizeof *ml);
@@ -194,7 +216,8 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
     ml->ff = ff;
     if (o) ml->o = *o;
     size_t n = ff->n_feds, n_links = 0;
-    for (size_t j = 0; j < n; j++) n_links += ff->feds[j].n_inputs;
+    for (size_t j = 0; j < n; j++)
+        n_links += ff->feds[j].n_inputs;
     ml->feds = calloc(n, sizeof *ml->feds);
     ml->slaves = calloc(n, sizeof *ml->slaves);
     ml->links = calloc(n_links + 1, sizeof *ml->links);
@@ -222,8 +245,13 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
         fputs("time,what,value\n", ml->clock.notes);
     }
     ml->ops = (port_master_ops){.open = clock_open, .close = clock_close, .note = clock_note};
-    ml->m = (port_master){.ops = &ml->ops, .ctx = &ml->clock, .slaves = ml->slaves, .n_slaves = n,
-                          .tick = ff->resolution, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
+    ml->m = (port_master){.ops = &ml->ops,
+                          .ctx = &ml->clock,
+                          .slaves = ml->slaves,
+                          .n_slaves = n,
+                          .tick = ff->resolution,
+                          .t_start = ff->algo.t_start,
+                          .t_end = ff->algo.t_end};
     *out = ml;
     return PORT_OK;
 fail:
@@ -231,10 +259,22 @@ fail:
     return rc;
 }
 
-const port_master *master_local_port(const master_local *ml) { return &ml->m; }
-const wr_link *master_local_links(const master_local *ml) { return ml->links; }
-fmu_step *master_local_fmu(const master_local *ml, size_t j) { return ml->feds[j].fmu; }
-fmu_slave *master_local_slave(const master_local *ml, size_t j) { return ml->feds[j].slave; }
+const port_master *master_local_port(const master_local *ml)
+{
+    return &ml->m;
+}
+const wr_link *master_local_links(const master_local *ml)
+{
+    return ml->links;
+}
+fmu_step *master_local_fmu(const master_local *ml, size_t j)
+{
+    return ml->feds[j].fmu;
+}
+fmu_slave *master_local_slave(const master_local *ml, size_t j)
+{
+    return ml->feds[j].slave;
+}
 
 int master_local_run(master_local *ml, wr_result *res, char *err, size_t errlen)
 {

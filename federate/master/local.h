@@ -41,8 +41,8 @@ typedef struct master_local master_local;
  * @return PORT_OK; PORT_EFAIL (an FMU failed to open or does not fit the file: err says
  *         which); PORT_EUSAGE (a CSV could not be created); PORT_ENOMEM.
  */
-int master_local_open(const fedfile *ff, const master_local_opts *o, master_local **out,
-                      char *err, size_t errlen);
+int master_local_open(const fedfile *ff, const master_local_opts *o, master_local **out, char *err,
+                      size_t errlen);
 
 /** The master over the slaves (in-process instant clock; note writes master.csv when asked):
  * tick = ff->resolution, t_start/t_end of ff->algo. Owned by ml. */

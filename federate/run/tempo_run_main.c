@@ -3,7 +3,8 @@
  * process per federate under federate/run/supervise.h, shows progress, stops everything on a
  * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
  * A master-slave method ("wr") runs in this process over local slaves (federate/master/local.h)
- * until tempo-master exists. Serves doc/guide.md item 3; user guide doc/run.md. Read federate/run/supervise.h next.
+ * until tempo-master exists. Serves doc/guide.md item 3; user guide doc/run.md.
+ * Read federate/run/supervise.h next.
  */
 #include <errno.h>
 #include <limits.h>
@@ -391,7 +392,7 @@ static int run_local(const fedfile *ff, const char *outdir)
         show_dir(outdir, shown, sizeof shown);
         for (size_t i = 0; i < ff->n_feds; i++)
             printf("tempo-run: results %s/%s.csv\n", shown, ff->feds[i].name);
-        printf("tempo-run: algorithm notes %s/master.csv\n", shown);
+        printf("tempo-run: results %s/master.csv (iterations and residuals)\n", shown);
         if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", shown);
     }
     wr_result_fini(&res);

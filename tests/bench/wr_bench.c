@@ -27,7 +27,8 @@ static double now(void)
 static double bare_loop(const port_master *m, int64_t h, int n_sub, int n)
 {
     double y[8 * 8 * 4], c[8 * (PORT_MAX_ORDER + 1)] = {0};
-    for (size_t j = 0; j < m->n_slaves; j++) m->slaves[j].ops->save(m->slaves[j].ctx, 0);
+    for (size_t j = 0; j < m->n_slaves; j++)
+        m->slaves[j].ops->save(m->slaves[j].ctx, 0);
     port_sync(m, NULL);
     double t0 = now();
     for (int k = 0; k < n; k++) {
@@ -65,8 +66,13 @@ static void bench_fakes(size_t n_c)
         l[j] = (wr_link){.src = (long)((j + n_c - 1) % n_c), .out = 0};
     }
     port_local_clock clk = {INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = s, .n_slaves = n_c,
-                     .tick = TICK, .t_start = 0, .t_end = (int64_t)(2000 / TICK)};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = s,
+                     .n_slaves = n_c,
+                     .tick = TICK,
+                     .t_start = 0,
+                     .t_end = (int64_t)(2000 / TICK)};
     wr_opts o;
     wr_opts_default(&o, (int64_t)(0.1 / TICK));
     o.tol = 1e-12;
@@ -80,7 +86,8 @@ static void bench_fakes(size_t n_c)
         wr_result_fini(&r);
         return;
     }
-    for (size_t j = 0; j < n_c; j++) fake_init(&f[j], 1.0, 1, &b, 1.0, TICK);
+    for (size_t j = 0; j < n_c; j++)
+        fake_init(&f[j], 1.0, 1, &b, 1.0, TICK);
     double loop = bare_loop(&m, o.step, o.n_sub, 20000);
     report("closed-form fakes", n_c, &r, dt, loop);
     wr_result_fini(&r);
@@ -97,10 +104,11 @@ static int write_lv(const char *path, int pairs)
                 "\"step\": 0.5, \"tol\": 1e-8, \"n_sub\": 4},\n \"solver\": {\"rtol\": 1e-8, "
                 "\"atol\": 1e-10}, \"federates\": [\n");
     for (int p = 0; p < pairs; p++)
-        fprintf(fp, "%s{\"name\": \"prey%d\", \"fmu\": \"%s/build/fmus/lv_prey_me.fmu\", "
-                    "\"outputs\": {\"x\": \"Prey%d.x\"}, \"inputs\": {\"y\": \"Pred%d.y\"}},\n"
-                    "{\"name\": \"pred%d\", \"fmu\": \"%s/build/fmus/lv_predator_me.fmu\", "
-                    "\"outputs\": {\"y\": \"Pred%d.y\"}, \"inputs\": {\"x\": \"Prey%d.x\"}}\n",
+        fprintf(fp,
+                "%s{\"name\": \"prey%d\", \"fmu\": \"%s/build/fmus/lv_prey_me.fmu\", "
+                "\"outputs\": {\"x\": \"Prey%d.x\"}, \"inputs\": {\"y\": \"Pred%d.y\"}},\n"
+                "{\"name\": \"pred%d\", \"fmu\": \"%s/build/fmus/lv_predator_me.fmu\", "
+                "\"outputs\": {\"y\": \"Pred%d.y\"}, \"inputs\": {\"x\": \"Prey%d.x\"}}\n",
                 p ? "," : "", p, cwd, p, p, p, cwd, p, p);
     fprintf(fp, "]}\n");
     return fclose(fp);
@@ -117,7 +125,8 @@ static void bench_fmus(int pairs)
     fedfile *ff = NULL;
     master_local *ml = NULL;
     wr_result r = {0};
-    if (fedfile_load(path, &ff, err, sizeof err) || master_local_open(ff, NULL, &ml, err, sizeof err)) {
+    if (fedfile_load(path, &ff, err, sizeof err) ||
+        master_local_open(ff, NULL, &ml, err, sizeof err)) {
         printf("lv bench: %s\n", err);
         goto out;
     }

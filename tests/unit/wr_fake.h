@@ -19,18 +19,18 @@
 typedef struct fake {
     double a, b[FAKE_MAX_IN]; /* 1/s */
     size_t n_in;
-    double x;                 /* state = output */
-    int64_t t;                /* ticks */
-    double tick;              /* s per tick */
+    double x;    /* state = output */
+    int64_t t;   /* ticks */
+    double tick; /* s per tick */
     double c[FAKE_MAX_IN][PORT_MAX_ORDER + 1];
-    int order;                /* -1: no inputs set yet */
+    int order; /* -1: no inputs set yet */
     int64_t u_t0;
     double slot_x[PORT_SLOTS];
     int64_t slot_t[PORT_SLOTS];
     int slot_full[PORT_SLOTS];
     int status;
-    long fail_step_at;        /* > 0: that step call fails with PORT_EFAIL */
-    long n_cmd, n_reply;      /* operations posted, and replies (outputs) sent */
+    long fail_step_at;   /* > 0: that step call fails with PORT_EFAIL */
+    long n_cmd, n_reply; /* operations posted, and replies (outputs) sent */
     long n_step;
     size_t n_rec;
     double rec_t[FAKE_MAX_REC], rec_x[FAKE_MAX_REC];
@@ -39,7 +39,8 @@ typedef struct fake {
 static double fake_phi(int j, double z)
 {
     double term = 1, sum = 0; /* term = z^m / (m + j)! */
-    for (int i = 1; i <= j; i++) term /= i;
+    for (int i = 1; i <= j; i++)
+        term /= i;
     for (int m = 0; m < 80; m++) {
         sum += term;
         term *= z / (m + j + 1);
@@ -62,7 +63,8 @@ static int fake_set_inputs(void *ctx, const port_poly *u)
         return PORT_EUSAGE;
     }
     for (size_t i = 0; i < u->n; i++)
-        for (int k = 0; k <= u->order; k++) f->c[i][k] = u->c[i * (size_t)(u->order + 1) + (size_t)k];
+        for (int k = 0; k <= u->order; k++)
+            f->c[i][k] = u->c[i * (size_t)(u->order + 1) + (size_t)k];
     f->order = u->order;
     f->u_t0 = u->t0;
     return PORT_OK;
@@ -74,7 +76,8 @@ static double fake_solve(const fake *f, double s)
     double x = exp(-f->a * s) * f->x;
     for (size_t i = 0; i < f->n_in && f->order >= 0; i++) {
         double p = s; /* s^{k+1} */
-        for (int k = 0; k <= f->order; k++, p *= s) x += f->b[i] * f->c[i][k] * p * fake_phi(k + 1, -f->a * s);
+        for (int k = 0; k <= f->order; k++, p *= s)
+            x += f->b[i] * f->c[i][k] * p * fake_phi(k + 1, -f->a * s);
     }
     return x;
 }
@@ -175,7 +178,8 @@ static void fake_init(fake *f, double a, size_t n_in, const double *b, double x0
     memset(f, 0, sizeof *f);
     f->a = a;
     f->n_in = n_in;
-    for (size_t i = 0; i < n_in; i++) f->b[i] = b[i];
+    for (size_t i = 0; i < n_in; i++)
+        f->b[i] = b[i];
     f->x = x0;
     f->tick = tick;
     f->order = -1;

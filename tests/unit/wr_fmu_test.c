@@ -26,7 +26,8 @@ static void on_row(void *ctx, size_t fed, double t, size_t n, const double *vals
     rows *r = ctx;
     if (fed > 1 || r->n[fed] >= MAXR) return;
     r->t[fed][r->n[fed]] = t;
-    for (size_t c = 0; c < MAXC && c < n; c++) r->v[fed][r->n[fed]][c] = vals[c];
+    for (size_t c = 0; c < MAXC && c < n; c++)
+        r->v[fed][r->n[fed]][c] = vals[c];
     r->n[fed]++;
 }
 
@@ -49,12 +50,16 @@ static int cmp_d(const void *a, const void *b)
 
 /* Step the monolithic ME FMU (CVODE, rtol 1e-10, atol 1e-12) through the recorded times and
  * take the largest and median |error| of each column up to t_max. */
-static errs reference_errors(const char *fmu, size_t np, const char *const *pn, const char *const *pv,
-                             const col *cols, size_t n_cols, double t_max)
+static errs reference_errors(const char *fmu, size_t np, const char *const *pn,
+                             const char *const *pv, const col *cols, size_t n_cols, double t_max)
 {
     errs e = {{0}, {0}};
-    fmu_step_opts o = {.kind = FMU_KIND_ME, .rtol = 1e-10, .atol = 1e-12, .n_params = np,
-                       .param_names = pn, .param_values = pv};
+    fmu_step_opts o = {.kind = FMU_KIND_ME,
+                       .rtol = 1e-10,
+                       .atol = 1e-12,
+                       .n_params = np,
+                       .param_names = pn,
+                       .param_values = pv};
     fmu_step *s = NULL;
     char err[FMU_ERR_LEN] = "";
     int rc = fmu_step_open(fmu, &o, &s, err, sizeof err);
@@ -143,11 +148,14 @@ static void test_lorenz(fmu_kind kind)
     if (run_case("examples/lorenz_wr.json", kind, kind == FMU_KIND_CS ? 3 : 0, &res)) return;
     print_hist(kind == FMU_KIND_CS ? "lorenz CS" : "lorenz ME", &res);
     CHECK_INT_EQ(res.n_accepted, 200);
-    errs e5 = reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 5.0);
-    errs e10 = reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 10.0);
+    errs e5 =
+        reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 5.0);
+    errs e10 =
+        reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 10.0);
     printf("  lorenz %s: max |error| x y z up to 5 s: %.2g %.2g %.2g; up to 10 s: %.2g %.2g %.2g "
-           "(median %.2g %.2g %.2g)\n", k, e5.max[0], e5.max[1], e5.max[2], e10.max[0], e10.max[1],
-           e10.max[2], e10.median[0], e10.median[1], e10.median[2]);
+           "(median %.2g %.2g %.2g)\n",
+           k, e5.max[0], e5.max[1], e5.max[2], e10.max[0], e10.max[1], e10.max[2], e10.median[0],
+           e10.median[1], e10.median[2]);
     double b5 = kind == FMU_KIND_CS ? 1e-2 : 1e-5, b10 = kind == FMU_KIND_CS ? 1e-2 : 1e-4;
     for (int c = 0; c < 3; c++) {
         CHECK(e5.max[c] < b5, "lorenz %s: error %g up to 5 s (> %g)", k, e5.max[c], b5);
@@ -162,12 +170,14 @@ static int jacobi(const port_master *m, const wr_link *links, int64_t h)
 {
     double y[2][4], c[4];
     int st = PORT_OK;
-    for (size_t j = 0; j < 2; j++) m->slaves[j].ops->get_outputs(m->slaves[j].ctx, y[j]);
+    for (size_t j = 0; j < 2; j++)
+        m->slaves[j].ops->get_outputs(m->slaves[j].ctx, y[j]);
     if ((st = port_sync(m, NULL))) return st;
     for (int64_t t = m->t_start; t < m->t_end; t += h) {
         for (size_t j = 0, li = 0; j < 2; j++) {
             const port_slave *s = &m->slaves[j];
-            for (size_t i = 0; i < s->info.n_in; i++, li++) c[i] = y[links[li].src][links[li].out];
+            for (size_t i = 0; i < s->info.n_in; i++, li++)
+                c[i] = y[links[li].src][links[li].out];
             port_poly u = {.t0 = t, .order = 0, .n = s->info.n_in, .c = c};
             s->ops->set_inputs(s->ctx, &u);
             s->ops->step(s->ctx, t + h, 1, NULL, NULL);
@@ -190,11 +200,13 @@ static void test_lorenz_jacobi(void)
     if (!ml) return;
     int64_t h = (int64_t)llround(0.01 / ff->resolution);
     CHECK_INT_EQ(jacobi(master_local_port(ml), master_local_links(ml), h), PORT_OK);
-    errs e5 = reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 5.0);
-    errs e10 = reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 10.0);
+    errs e5 =
+        reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 5.0);
+    errs e10 =
+        reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 10.0);
     printf("  lorenz explicit Jacobi at step 0.01: max |error| x y z up to 5 s: %.2g %.2g %.2g; "
-           "up to 10 s: %.2g %.2g %.2g\n", e5.max[0], e5.max[1], e5.max[2], e10.max[0], e10.max[1],
-           e10.max[2]);
+           "up to 10 s: %.2g %.2g %.2g\n",
+           e5.max[0], e5.max[1], e5.max[2], e10.max[0], e10.max[1], e10.max[2]);
     CHECK(e10.max[0] > 1, "Jacobi tracked Lorenz to %g up to 10 s", e10.max[0]);
     master_local_free(ml);
     fedfile_free(ff);
@@ -211,7 +223,8 @@ static void test_lv(void)
     errs e = reference_errors("build/fmus/lv_me.fmu", 6, pn, pv, cols, 2, 100);
     printf("  lotka-volterra: max |error| x %.2g y %.2g (median %.2g %.2g)\n", e.max[0], e.max[1],
            e.median[0], e.median[1]);
-    for (int c = 0; c < 2; c++) CHECK(e.max[c] < 1e-6, "lv: error %g (> 1e-6)", e.max[c]);
+    for (int c = 0; c < 2; c++)
+        CHECK(e.max[c] < 1e-6, "lv: error %g (> 1e-6)", e.max[c]);
     wr_result_fini(&res);
 }
 
@@ -226,7 +239,8 @@ static void test_vdp(void)
     errs e = reference_errors("build/fmus/vanderpol_me.fmu", 3, pn, pv, cols, 2, 20);
     printf("  van der pol: max |error| x %.2g y %.2g (median %.2g %.2g)\n", e.max[0], e.max[1],
            e.median[0], e.median[1]);
-    for (int c = 0; c < 2; c++) CHECK(e.max[c] < 1e-4, "vdp: error %g (> 1e-4)", e.max[c]);
+    for (int c = 0; c < 2; c++)
+        CHECK(e.max[c] < 1e-4, "vdp: error %g (> 1e-4)", e.max[c]);
     wr_result_fini(&res);
 }
 
@@ -254,8 +268,8 @@ static void test_rollback(fmu_kind kind)
     s->ops->get_outputs(s->ctx, b2);
     CHECK_INT_EQ(s->ops->collect(s->ctx), PORT_OK);
     const char *k = kind == FMU_KIND_CS ? "CS" : "ME";
-    CHECK(memcmp(a, a2, sizeof a) == 0, "%s: state after restore %.17g %.17g, before %.17g %.17g", k,
-          a2[0], a2[1], a[0], a[1]);
+    CHECK(memcmp(a, a2, sizeof a) == 0, "%s: state after restore %.17g %.17g, before %.17g %.17g",
+          k, a2[0], a2[1], a[0], a[1]);
     CHECK(memcmp(b, b2, sizeof b) == 0, "%s: repeated step %.17g, first %.17g", k, b2[0], b[0]);
     CHECK(fabs(b[0] - a[0]) > 1e-3, "%s: the step did not move y", k);
     master_local_free(ml);

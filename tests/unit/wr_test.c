@@ -12,7 +12,7 @@
 #include "tests/check.h"
 #include "tests/unit/wr_fake.h"
 
-#define TICK 1e-9
+#define TICK   1e-9
 #define SEC(s) ((int64_t)llround((s) / TICK))
 
 /* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */
@@ -21,14 +21,17 @@ static void expm2(const double M[4], double t, double E[4])
     double A[4] = {M[0] * t, M[1] * t, M[2] * t, M[3] * t};
     double nrm = fabs(A[0]) + fabs(A[1]) + fabs(A[2]) + fabs(A[3]);
     int q = 0;
-    while (nrm > 0.5) nrm /= 2, q++;
-    for (int i = 0; i < 4; i++) A[i] /= ldexp(1, q);
+    while (nrm > 0.5)
+        nrm /= 2, q++;
+    for (int i = 0; i < 4; i++)
+        A[i] /= ldexp(1, q);
     double T[4] = {1, 0, 0, 1}, S[4] = {1, 0, 0, 1};
     for (int k = 1; k <= 20; k++) {
         double N[4] = {(T[0] * A[0] + T[1] * A[2]) / k, (T[0] * A[1] + T[1] * A[3]) / k,
                        (T[2] * A[0] + T[3] * A[2]) / k, (T[2] * A[1] + T[3] * A[3]) / k};
         memcpy(T, N, sizeof T);
-        for (int i = 0; i < 4; i++) S[i] += T[i];
+        for (int i = 0; i < 4; i++)
+            S[i] += T[i];
     }
     for (int i = 0; i < q; i++) {
         double N[4] = {S[0] * S[0] + S[1] * S[2], S[0] * S[1] + S[1] * S[3],
@@ -62,8 +65,13 @@ static void run_wr(run *r, const sys *y, const wr_opts *o, double end)
     r->s[0] = fake_slave(&r->f[0], "one");
     r->s[1] = fake_slave(&r->f[1], "two");
     r->clk.last = INT64_MIN;
-    r->m = (port_master){.ops = &port_local_master_ops, .ctx = &r->clk, .slaves = r->s,
-                         .n_slaves = 2, .tick = TICK, .t_start = 0, .t_end = SEC(end)};
+    r->m = (port_master){.ops = &port_local_master_ops,
+                         .ctx = &r->clk,
+                         .slaves = r->s,
+                         .n_slaves = 2,
+                         .tick = TICK,
+                         .t_start = 0,
+                         .t_end = SEC(end)};
     r->links[0] = (wr_link){.src = 1, .out = 0};
     r->links[1] = (wr_link){.src = 0, .out = 0};
     r->st = wr_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
@@ -98,7 +106,8 @@ static void test_fit(void)
         CHECK_NEAR(c[1], -2, 1e-9);
         CHECK_NEAR(c[2], 6, 1e-7);  /* p'' = 6 */
         CHECK_NEAR(c[3], -3, 1e-5); /* p''' = -3 */
-        for (int k = 4; k <= n; k++) CHECK(fabs(c[k]) < 1e-2 * pow(10, k - 4), "c[%d] = %g", k, c[k]);
+        for (int k = 4; k <= n; k++)
+            CHECK(fabs(c[k]) < 1e-2 * pow(10, k - 4), "c[%d] = %g", k, c[k]);
     }
     double v[2] = {1, 3}, c[2];
     CHECK_INT_EQ(wr_fit(1, 0.5, v, c), 0);
@@ -161,10 +170,12 @@ static void test_advances(void)
     CHECK_INT_EQ(r.f[0].t, SEC(1.0));
     CHECK_INT_EQ(r.f[1].t, SEC(1.0));
     CHECK_INT_EQ(r.f[0].n_rec, 11); /* t = 0, then every committed step */
-    for (size_t k = 0; k < r.f[0].n_rec; k++) CHECK_NEAR(r.f[0].rec_t[k], 0.1 * k, 1e-12);
+    for (size_t k = 0; k < r.f[0].n_rec; k++)
+        CHECK_NEAR(r.f[0].rec_t[k], 0.1 * k, 1e-12);
     CHECK(fabs(r.f[0].rec_x[1] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
     CHECK(r.res.iter_max >= 2 && r.res.iter_max < 50, "iterations per step %d", r.res.iter_max);
-    for (size_t k = 0; k < r.res.n_steps; k++) CHECK_INT_EQ(r.res.steps[k].accepted, 1);
+    for (size_t k = 0; k < r.res.n_steps; k++)
+        CHECK_INT_EQ(r.res.steps[k].accepted, 1);
     wr_result_fini(&r.res);
 }
 
@@ -197,7 +208,8 @@ static void check_counts(const run *r)
 {
     long cmd = r->f[0].n_cmd + r->f[1].n_cmd, rep = r->f[0].n_reply + r->f[1].n_reply;
     size_t n_c = 2, n_s = r->res.n_accepted, sum_i = 0;
-    for (size_t k = 0; k < r->res.n_steps; k++) sum_i += (size_t)r->res.steps[k].iters;
+    for (size_t k = 0; k < r->res.n_steps; k++)
+        sum_i += (size_t)r->res.steps[k].iters;
     CHECK_INT_EQ(sum_i, r->res.iter_total);
     CHECK_INT_EQ((size_t)(cmd + rep), r->res.msg_init + r->res.msg_commands + r->res.msg_replies);
     CHECK_INT_EQ(r->res.msg_init, 4 * n_c);
@@ -291,8 +303,13 @@ static void test_errors(void)
     r.s[0] = fake_slave(&r.f[0], "one");
     r.s[1] = fake_slave(&r.f[1], "two");
     r.clk.last = INT64_MIN;
-    r.m = (port_master){.ops = &port_local_master_ops, .ctx = &r.clk, .slaves = r.s, .n_slaves = 2,
-                        .tick = TICK, .t_start = 0, .t_end = SEC(1)};
+    r.m = (port_master){.ops = &port_local_master_ops,
+                        .ctx = &r.clk,
+                        .slaves = r.s,
+                        .n_slaves = 2,
+                        .tick = TICK,
+                        .t_start = 0,
+                        .t_end = SEC(1)};
     r.links[0] = (wr_link){.src = 1, .out = 0};
     r.links[1] = (wr_link){.src = 3, .out = 0};
     CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
