@@ -351,13 +351,14 @@ static void predict(wr_work *w)
     }
 }
 
-static int record_step(wr_work *w, int64_t t_from, int64_t t_to, int iters, int accepted,
+static int record_step(wr_work *w, int64_t t_from, int64_t t_to, int iters, const wr_decision *dec,
                        size_t res_off)
 {
     wr_result *r = w->res;
     if (grow((void **)&r->steps, &r->cap_steps, r->n_steps + 1, sizeof *r->steps))
         return fail(w, PORT_ENOMEM, "wr: out of memory (step history)");
-    r->steps[r->n_steps++] = (wr_step_rec){t_from, t_to, iters, accepted, res_off};
+    r->steps[r->n_steps++] =
+        (wr_step_rec){t_from, t_to, iters, dec->verdict == WR_ACCEPT, res_off, dec->reason};
     return PORT_OK;
 }
 
@@ -426,7 +427,7 @@ static int attempt(wr_work *w, int64_t t_from, int64_t t_to, wr_decision *dec)
             continue;
         }
         int acc = dec->verdict == WR_ACCEPT;
-        if (record_step(w, t_from, t_to, k, acc, res_off)) return PORT_ENOMEM;
+        if (record_step(w, t_from, t_to, k, dec, res_off)) return PORT_ENOMEM;
         if (acc) {
             r->n_accepted++;
             r->hist[k < WR_HIST_MAX ? k : WR_HIST_MAX - 1]++;

@@ -79,6 +79,7 @@ typedef struct wr_step_rec {
     int iters;            /* iterations done */
     int accepted;         /* 1 accepted, 0 abandoned (halved, or the failing one) */
     size_t res_off;       /* its residuals are residuals[res_off .. res_off + iters - 1] */
+    const char *reason;   /* the final decision's reason (static text, wr_decide) */
 } wr_step_rec;
 
 /* What a run did. wr_run fills it (growing the arrays); wr_result_fini frees the arrays. */

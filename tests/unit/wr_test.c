@@ -174,8 +174,10 @@ static void test_advances(void)
         CHECK_NEAR(r.f[0].rec_t[k], 0.1 * k, 1e-12);
     CHECK(fabs(r.f[0].rec_x[1] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
     CHECK(r.res.iter_max >= 2 && r.res.iter_max < 50, "iterations per step %d", r.res.iter_max);
-    for (size_t k = 0; k < r.res.n_steps; k++)
+    for (size_t k = 0; k < r.res.n_steps; k++) {
         CHECK_INT_EQ(r.res.steps[k].accepted, 1);
+        CHECK_STR_HAS(r.res.steps[k].reason, "converged");
+    }
     wr_result_fini(&r.res);
 }
 
@@ -196,6 +198,7 @@ static void test_no_convergence(void)
     CHECK_INT_EQ(r.res.n_accepted, 0);
     CHECK_INT_EQ(r.res.n_steps, 1);
     CHECK_INT_EQ(r.res.steps[0].accepted, 0);
+    CHECK_STR_HAS(r.res.steps[0].reason, "no convergence within max_iter");
     CHECK_INT_EQ(r.res.n_residuals, 3);
     CHECK(r.res.residuals[2] < r.res.residuals[0], "residuals did not decrease: %g then %g",
           r.res.residuals[0], r.res.residuals[2]);
@@ -250,6 +253,8 @@ static void test_halving(void)
     run_wr(&r, &stiff, &o, 1.6);
     CHECK_INT_EQ(r.st, PORT_OK);
     CHECK(r.res.n_abandoned > 0, "no step was halved");
+    CHECK_STR_HAS(r.res.steps[0].reason, "halve");
+    CHECK_INT_EQ(r.res.steps[0].accepted, 0);
     CHECK_INT_EQ(r.res.t_reached, SEC(1.6));
     CHECK_INT_EQ(r.f[0].t, SEC(1.6));
     double e = max_err(&r, &stiff);
