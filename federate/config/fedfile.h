@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "algorithms/topology.h"
+#include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
 
 #define FEDFILE_ERRLEN             1024 /* a buffer this size holds any message of this module */
@@ -37,6 +38,7 @@ typedef enum fedfile_alg {
     FEDFILE_ALG_GAUSS_SEIDEL,     /* "gauss-seidel": FQR + step forward (§4.3, Algorithm 1) */
     FEDFILE_ALG_DEFECT_CONTROL,   /* "defect-control": a master runs Glumac and Kovačić's
                                      Algorithm 1 (doc/algorithms/defect-control.md) */
+    FEDFILE_ALG_WR,               /* "wr": waveform relaxation, master-slave (§5.2, Alg. 2) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -125,10 +127,12 @@ typedef struct fedfile_algo {
     double step;         /* s; fixed macro step (0 for jacobi-de) */
     double lookahead;    /* s; jacobi-naive only (default = step); others 0 */
     double quantum;      /* jacobi-de default quantum, output unit; else 0 */
-    double h_min, h_max; /* jacobi-de step clamp, s; else 0 */
+    double h_min, h_max; /* jacobi-de step clamp, s; wr: smallest halved step, s; else 0 */
     int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
     int extrapolation; /* input extrapolation order 0 (hold, default), 1, 2 */
     fedfile_dc dc;     /* defect-control only; else zero */
+    wr_opts wr;        /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
+                          n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

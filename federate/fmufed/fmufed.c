@@ -588,6 +588,9 @@ static int run_algorithm(fmufed_ctx *c)
     case FEDFILE_ALG_DEFECT_CONTROL:
         return fmufed_fail(c, FMUFED_EUSAGE, "method \"defect-control\" is run by a master "
                            "(doc/algorithms/defect-control.md), not by tempo-fmu");
+    case FEDFILE_ALG_WR: /* a master-slave method: the slave role is not in tempo-fmu yet */
+        return fmufed_fail(c, FMUFED_EUSAGE, "method \"wr\" needs a master (tempo-master); "
+                           "tempo-fmu has no slave role yet (doc/algorithms/waveform-relaxation.md)");
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);
 }

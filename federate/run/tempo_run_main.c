@@ -2,7 +2,9 @@
  * port (unless --rti names a running one), one `tempo-fmu --federation FILE --name X --rti ADDR`
  * process per federate under federate/run/supervise.h, shows progress, stops everything on a
  * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
- * Serves doc/guide.md item 3; user guide doc/run.md. Read federate/run/supervise.h next.
+ * A master-slave method ("wr") runs in this process over local slaves (federate/master/local.h)
+ * until tempo-master exists. Serves doc/guide.md item 3; user guide doc/run.md.
+ * Read federate/run/supervise.h next.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +17,7 @@
 
 #include "federate/config/fedfile.h"
 #include "federate/fmu/fmu_load.h"
+#include "federate/master/local.h"
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
@@ -355,6 +358,47 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     return status;
 }
 
+/* A master-slave method in this process: the FMUs as local port slaves, the algorithm over
+ * them (doc/algorithms/waveform-relaxation.md), CSVs and plot as for a distributed run. */
+static int run_local(const fedfile *ff, const char *outdir)
+{
+    char err[MASTER_LOCAL_ERRLEN];
+    double t0 = now_s();
+    master_local_opts o = {.csv_dir = outdir};
+    master_local *ml = NULL;
+    wr_result res = {0};
+    int st = master_local_open(ff, &o, &ml, err, sizeof err);
+    if (st == PORT_OK) st = master_local_run(ml, &res, err, sizeof err);
+    master_local_free(ml); /* flushes the CSVs */
+    if (st != PORT_OK) {
+        fprintf(stderr, "tempo-run: %s: failed: %s\n", ff->federation, err);
+        wr_result_fini(&res);
+        return 1;
+    }
+    char plot[PATH_MAX + 16] = "";
+    int status = 0;
+    if (collect(ff, outdir, plot, sizeof plot, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s: results: %s\n", ff->federation, err);
+        status = 1;
+    } else {
+        printf("tempo-run: %s: %zu slaves in one process, %s, t = %g .. %g s, wall time %.3f s\n",
+               ff->federation, ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start,
+               ff->algo.end, now_s() - t0);
+        printf("tempo-run: %zu steps (%zu halved away), %zu iterations (most %d per step), "
+               "messages %zu (eq. 5.5 convention: %zu)\n", res.n_accepted, res.n_abandoned,
+               res.iter_total, res.iter_max, res.msg_init + res.msg_commands + res.msg_replies,
+               res.msg_thesis);
+        char shown[PATH_MAX];
+        show_dir(outdir, shown, sizeof shown);
+        for (size_t i = 0; i < ff->n_feds; i++)
+            printf("tempo-run: results %s/%s.csv\n", shown, ff->feds[i].name);
+        printf("tempo-run: results %s/master.csv (iterations and residuals)\n", shown);
+        if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", shown);
+    }
+    wr_result_fini(&res);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     run_args a = {0};
@@ -380,7 +424,13 @@ int main(int argc, char **argv)
     const char *outdir = a.output ? a.output : ff->output;
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    rc = run(ff, &a, outdir);
+    if (ff->algo.kind == FEDFILE_ALG_WR && a.rti) {
+        fprintf(stderr, "tempo-run: %s: method \"wr\" runs in this process for now (no "
+                "tempo-master yet): --rti cannot be used\n", a.file);
+        rc = 2;
+    } else {
+        rc = ff->algo.kind == FEDFILE_ALG_WR ? run_local(ff, outdir) : run(ff, &a, outdir);
+    }
     fedfile_free(ff);
     return rc;
 }
