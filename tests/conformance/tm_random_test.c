@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The engine is compiled into this test rather than linked from librtisrv, so that a
- * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm/tm.c"
 #include "rti/tm/tm.h"
 #include "tests/check.h"
 

@@ -3,9 +3,6 @@
  * topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
  * expectation was worked out by hand from the §5 tables, not copied from the engine.
  * Read tests/conformance/tm_random_test.c next (randomized runs against a reference model). */
-/* The engine is compiled into this test rather than linked from librtisrv, so that a
- * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm/tm.c"
 #include "tests/conformance/tm_script.h"
 
 struct scenario {
