@@ -179,6 +179,11 @@ struct fed {
     tm_time rt;       /* requested time of req */
     bool strict0;     /* at L = 0 the granted-state bound is (T, strict): last grant was
                          TAR/NER/FQR; false after TARA/NERA or enabling regulation */
+    tm_bound promise; /* constrained: the greatest promise made to it since it became
+                         constrained, "no TSO message below this will reach you": (T, strict)
+                         after a TAR/NER grant at T, (T, non-strict) after TARA/NERA/FQR or
+                         enabling. Cumulative: a later grant at the same T never lowers it
+                         (TAR(T) then TARA(T) keeps (T, strict)). Meaningless when !con */
     bool avail;       /* constrained and granted by TARA/NERA/FQR or just enabled: a TSO
                          message stamped exactly T arriving now is delivered at once */
     tm_bound bound;   /* effective bound (valid when reg): never goes down while reg, it is
@@ -441,10 +446,9 @@ static bool fast_request(tm_state *st, struct fed *f)
     return true;
 }
 
-/* The largest promise made to a constrained federate: after a TAR/NER grant at T no TSO
- * message with ts <= T may reach it, (T, strict); after TARA/NERA/FQR or enabling
- * constrained, none below T, (T, non-strict). Deliveries happen only at grants (or at T
- * when avail), so nothing else has been promised. */
+/* The largest promise made to a constrained federate (its `promise`: the greatest of all the
+ * promises its grants and its enabling made, not the last one's). Deliveries happen only at
+ * grants (or at T when avail), so nothing else has been promised. */
 static tm_bound promised(const tm_state *st, tm_fed *who)
 {
     tm_bound p = mk(INT64_MIN, false);
@@ -452,9 +456,8 @@ static tm_bound promised(const tm_state *st, tm_fed *who)
     for (size_t i = 0; i < st->n; i++) {
         const struct fed *f = st->f[i];
         if (!f->con) continue;
-        tm_bound b = mk(f->T, !f->avail);
-        if (*who == TM_NO_FED || tm_bound_cmp(b, p) > 0) {
-            p = b;
+        if (*who == TM_NO_FED || tm_bound_cmp(f->promise, p) > 0) {
+            p = f->promise;
             *who = f->h;
         }
     }
@@ -507,6 +510,9 @@ static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool
     /* TARA/NERA rows: "messages stamped t that arrive later are delivered at once"; after
      * FQR the GALT may be (g, non-strict), so messages stamped g may still come too. */
     f->avail = f->con && (k == TM_REQ_TARA || k == TM_REQ_NERA || k == TM_REQ_FQR);
+    /* The promise this grant makes (strict unless avail) joins the earlier ones: after TAR(t)
+     * a TARA(t) or NERA(t) grant must not reopen the instant t (doc/time.md §2). */
+    if (f->con) f->promise = bmax(f->promise, mk(t, !f->avail));
     if (st->sink) st->sink(st->ctx, &d);
 }
 
@@ -590,6 +596,7 @@ static void evaluate(tm_state *st)
                 f->con_pending = false;
                 f->con = true;
                 f->avail = true;
+                f->promise = mk(f->T, false); /* earlier promises lapsed while unconstrained */
                 tm_decision d = {.kind = TM_D_CON_ENABLED, .fed = f->h, .time = f->T};
                 emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s", tm_btxt(b1, f->galt),
                      tm_ttxt(b2, f->T), fname(st, f->holder));

@@ -215,7 +215,9 @@ int tm_resign(tm_state *st, tm_fed fed, char *err, size_t errlen);
 
 /** Enable time regulation with lookahead L >= 0. Confirmed at once by TM_D_REG_ENABLED at
  *  the federate's current logical time T (doc/time.md: enabling mid-run keeps T); its bound
- *  starts at max(T + L, the largest promise already made to a constrained federate).
+ *  starts at max(T + L, the largest promise already made to a constrained federate, each
+ *  federate's promise being the greatest of all its grants made: TAR(T) then TARA(T) keeps
+ *  (T, strict)). Accepted while the federate's own constrained enabling is pending.
  *  @return TM_OK, TM_EUNKNOWN, TM_ELOOKAHEAD, TM_EENABLED (already regulating),
  *          TM_EPENDING (a time request is pending). */
 int tm_enable_regulation(tm_state *st, tm_fed fed, tm_time lookahead, char *err, size_t errlen);

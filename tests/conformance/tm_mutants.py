@@ -7,7 +7,7 @@ tie rule, FQR, the fast-path conditions). The scenario tables and the randomized
 against an engine library built from the copy, as make links them against librti_tm; a mutant
 survives if both still pass. Run from the repository root: tests/conformance/tm_mutants.py. Exit status
 1 if any mutant survives (or no longer applies because its file changed). Not part of make test
-(it compiles 2 x 19 programs). Read tests/conformance/tm_random_test.c next."""
+(it builds one engine library per mutant). Read tests/conformance/tm_random_test.c next."""
 import os
 import subprocess
 import sys
@@ -33,6 +33,14 @@ MUTANTS = {
    'case b ignores stale': ('rti/tm/tm.c', '    if (!st->stale && f->h != st->u0 && f->h != st->h0) {', '    if (f->h != st->u0 && f->h != st->h0) {'),
    'stale holder = stored': ('rti/tm/tm.c', '    if (!st->stale) {\n        if (root)', '    if (1) {\n        if (root)'),
    'send never evaluates': ('rti/tm/tm.c', '    if (st->nner > 0)\n        evaluate(st); /* a queued', '    if (0)\n        evaluate(st); /* a queued'),
+   # promise handling (issue 20): cumulative, strict after TAR/NER, fresh at enabling, only constrained
+   'promise = last grant only': ('rti/tm/tm.c', 'if (f->con) f->promise = bmax(f->promise, mk(t, !f->avail));', 'if (f->con) f->promise = mk(t, !f->avail);'),
+   'promise never strict': ('rti/tm/tm.c', 'if (f->con) f->promise = bmax(f->promise, mk(t, !f->avail));', 'if (f->con) f->promise = bmax(f->promise, mk(t, false));'),
+   'promise always strict': ('rti/tm/tm.c', 'if (f->con) f->promise = bmax(f->promise, mk(t, !f->avail));', 'if (f->con) f->promise = bmax(f->promise, mk(t, true));'),
+   'no promise from grants': ('rti/tm/tm.c', 'if (f->con) f->promise = bmax(f->promise, mk(t, !f->avail));', '(void)0;'),
+   'promise kept over re-enable': ('rti/tm/tm.c', '                f->promise = mk(f->T, false); /* earlier', '                (void)0; /* earlier'),
+   'promise strict at enable': ('rti/tm/tm.c', '                f->promise = mk(f->T, false); /* earlier', '                f->promise = mk(f->T, true); /* earlier'),
+   'unconstrained promise counts': ('rti/tm/tm.c', '        if (!f->con) continue;\n        if (*who == TM_NO_FED || tm_bound_cmp(f->promise, p) > 0) {', '        if (*who == TM_NO_FED || tm_bound_cmp(f->promise, p) > 0) {'),
 }
 
 CC = ["cc", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE", "-I.", "-O2", "-DNDEBUG"]
