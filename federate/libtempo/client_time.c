@@ -41,7 +41,7 @@ _Static_assert(TP_EREFUSED == -STATUS_EREFUSED && TP_EEXISTS == -STATUS_EEXISTS 
                    TP_EAUTH == -STATUS_EAUTH && TP_EPROTO == -STATUS_EPROTO,
                "federation status codes differ between API and wire");
 
-/* The bound of the federate's current state by the table of doc/time.md (rti/proto/bound.c),
+/* The bound of the federate's current state by the table of doc/time.md (rti/proto/bound.h),
  * before taking the "a promise is never withdrawn" maximum. For NER/NERA the true bound m + L
  * depends on queued messages the client cannot see; bound_row gives the granted-state bound,
  * a lower limit of it (the bound never goes down), so the local check is never stricter than

@@ -1,7 +1,8 @@
 /* Time management engine (doc/time.md, normative): per-federate bounds, GALT as the
  * greatest fixed point over all federates, grants per the request table, and time-stamp-
  * order queues. Pure code: events in, decisions out through the sink (doc/contributing.md §3).
- * Read rti/tm/tm.h for the contract and doc/time.md for the rules with examples.
+ * Read rti/tm/tm.h for the contract and doc/time.md for the rules with examples; the bound
+ * table is rti/proto/bound.h and the wording of reasons rti/tm/tm_reason.c.
  *
  * Divisions: 1. bounds and helpers  2. queues  3. federate table  4. bounds and the fixed
  * point  5. grants and the evaluation loop  6. events  7. queries. */
@@ -282,7 +283,7 @@ static int refuse(tm_state *st, tm_fed h, int code, char *err, size_t errlen, co
 /* ==== 4. bounds and the fixed point ======================================================== */
 
 /* Bound of a regulating federate that is not waiting on NER/NERA (doc/time.md first table,
- * rti/proto/bound.c), before the floor is applied. */
+ * rti/proto/bound.h), before the floor is applied. */
 static tm_bound table_bound(const struct fed *f)
 {
     return bound_row((enum bound_req)f->req, f->rt, f->T, f->L, f->strict0);

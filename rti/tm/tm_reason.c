@@ -165,7 +165,8 @@ size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fe
         tm_text_time(&w, g->asked);
         tm_text_str(&w, ") granted ");
         tm_text_time(&w, d->time);
-        tm_text_str(&w, g->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
+        tm_text_str(&w,
+                    g->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
         tm_text_bound(&w, g->galt);
         tm_text_str(&w, plain ? " > " : " >= ");
         tm_text_time(&w, d->time);
@@ -187,4 +188,3 @@ size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fe
     }
     return w.n;
 }
-

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Mutation check of the time management engine (doc/time.md section 9, doc/architecture.md section 5).
 
-Each mutant breaks one rule of the engine (rti/tm/tm.c, or the bound table rti/proto/bound.c)
-in a copy under a temporary directory (strictness, fixed-point direction, floors, promises, the
+Each mutant breaks one rule of the engine (rti/tm/tm.c, or the bound table rti/proto/bound.h)
+in a copy under a temporary directory, found before the original by the include path (strictness, fixed-point direction, floors, promises, the
 tie rule, FQR, the fast-path conditions). The scenario tables and the randomized test are linked
 against an engine library built from the copy, as make links them against librti_tm; a mutant
 survives if both still pass. Run from the repository root: tests/conformance/tm_mutants.py. Exit status
@@ -20,7 +20,7 @@ MUTANTS = {
    'no promise on enable reg': ('rti/tm/tm.c', 'f->bound = bmax(own, p);', 'f->bound = own;'),
    'tie ignores sender': ('rti/tm/tm.c', '    if (x->sender != y->sender) return x->sender < y->sender;\n', ''),
    'bound may go down': ('rti/tm/tm.c', 'bmax(table_bound(f), f->floor)', 'table_bound(f)'),
-   'TARA strict': ('rti/proto/bound.c', 'R + L, non-strict */\n        return bound_make(bound_time_add(R, L), false);', 'R + L, non-strict */\n        return bound_make(bound_time_add(R, L), L == 0);'),
+   'TARA strict': ('rti/proto/bound.h', 'R + L, non-strict */\n        return bound_make(bound_time_add(R, L), false);', 'R + L, non-strict */\n        return bound_make(bound_time_add(R, L), L == 0);'),
    'FQR ignores GALT': ('rti/tm/tm.c', 'tm_time g = t < f->galt.t ? t : f->galt.t;', 'tm_time g = t;'),
    'no avail delivery': ('rti/tm/tm.c', '} else if (r->req == TM_REQ_NONE && r->avail && ts == r->T) {', '} else if (0) {'),
    'u0 galt = mu': ('rti/tm/tm.c', '        u0->galt = g0;', '        u0->galt = mu;'),
@@ -43,48 +43,46 @@ MUTANTS = {
    'unconstrained promise counts': ('rti/tm/tm.c', '        if (!f->con) continue;\n        if (*who == TM_NO_FED || tm_bound_cmp(f->promise, p) > 0) {', '        if (*who == TM_NO_FED || tm_bound_cmp(f->promise, p) > 0) {'),
 }
 
-CC = ["cc", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE", "-I.", "-O2", "-DNDEBUG"]
+CC = ["cc", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE", "-O2", "-DNDEBUG"]
 TESTS = ["tm_scenarios_test", "tm_random_test"]
-# What the tests link (mk/35-tm.mk: librti_tm and the rti/proto part of libcommon), as sources:
-# the mutant replaces one of them.
-ENGINE = ["rti/tm/tm.c", "rti/tm/tm_reason.c", "rti/proto/bound.c", "rti/proto/delivery.c"]
+# What the tests link (mk/35-tm.mk: librti_tm and the rti/proto part of libcommon), as sources.
+ENGINE = ["rti/tm/tm.c", "rti/tm/tm_reason.c", "rti/proto/delivery.c"]
 
 
-def build(tmp, name, sources):
-    """Compile the engine sources into a static library in tmp, objects named after name."""
+def compile_all(mutdir, path):
+    """The engine library and the tests, built with the mutated copy of path (a source or a
+    header: mutdir comes first in the include path), into mutdir. Returns the test programs."""
+    inc = ["-I", mutdir, "-I."]
     objs = []
-    for k, path in enumerate(sources):
-        obj = os.path.join(tmp, f"{name}-{k}.o")
-        subprocess.run(CC + ["-c", path, "-o", obj], check=True)
+    for k, src in enumerate(ENGINE):
+        obj = os.path.join(mutdir, f"engine-{k}.o")
+        use = os.path.join(mutdir, src) if src == path else src
+        subprocess.run(CC + inc + ["-c", use, "-o", obj], check=True)
         objs.append(obj)
-    lib = os.path.join(tmp, f"lib{name}.a")
-    if os.path.exists(lib):
-        os.remove(lib)
+    lib = os.path.join(mutdir, "librti_tm_mut.a")
     subprocess.run(["ar", "rcs", lib] + objs, check=True)
-    return lib
+    exes = []
+    for t in TESTS:
+        exe = os.path.join(mutdir, t)
+        subprocess.run(CC + inc + [f"tests/conformance/{t}.c", lib, "-o", exe], check=True)
+        exes.append(exe)
+    return exes
 
 
 def main():
     survivors = 0
     with tempfile.TemporaryDirectory() as tmp:
-        tests = {}
-        for t in TESTS:  # the tests themselves are never mutated: compile them once
-            obj = os.path.join(tmp, t + ".o")
-            subprocess.run(CC + ["-c", f"tests/conformance/{t}.c", "-o", obj], check=True)
-            tests[t] = obj
-        for name, (path, old, new) in MUTANTS.items():
+        for n, (name, (path, old, new)) in enumerate(MUTANTS.items()):
             src = open(path).read()
             if old not in src:
                 print(f"{name:32s} NO LONGER APPLIES ({path} changed)")
                 survivors += 1
                 continue
-            mut = os.path.join(tmp, "mut-" + os.path.basename(path))
-            open(mut, "w").write(src.replace(old, new, 1))
-            lib = build(tmp, "rti_tm_mut", [mut if s == path else s for s in ENGINE])
+            mutdir = os.path.join(tmp, f"m{n}")
+            os.makedirs(os.path.join(mutdir, os.path.dirname(path)))
+            open(os.path.join(mutdir, path), "w").write(src.replace(old, new, 1))
             caught = []
-            for t, obj in tests.items():
-                exe = os.path.join(tmp, t)
-                subprocess.run(CC + [obj, lib, "-o", exe], check=True)
+            for exe in compile_all(mutdir, path):
                 run = subprocess.run([exe], capture_output=True, text=True, timeout=300)
                 caught.append(run.returncode != 0)
             verdict = "caught" if any(caught) else "SURVIVED"
