@@ -913,8 +913,24 @@ static int t_has(const struct tree *t, fom_handle node, fom_handle mem)
     return m ? t_is_a(t, node, m->owner) : 0;
 }
 
-#define NODE_FIELD(t, h, field, dflt) (f && node_at(t, h) ? node_at(t, h)->field : (dflt))
-#define MEM_FIELD(t, h, field, dflt) (f && mem_at(t, h) ? mem_at(t, h)->field : (dflt))
+/* Class / interaction h of the object or interaction tree of f, and attribute / parameter h:
+ * NULL when f is NULL or h is not one (the accessors below then return their "none" value). */
+static const struct node *obj_node(const struct fom *f, fom_handle h)
+{
+    return f ? node_at(&f->obj, h) : NULL;
+}
+static const struct node *inter_node(const struct fom *f, fom_handle h)
+{
+    return f ? node_at(&f->inter, h) : NULL;
+}
+static const struct member *obj_mem(const struct fom *f, fom_handle h)
+{
+    return f ? mem_at(&f->obj, h) : NULL;
+}
+static const struct member *inter_mem(const struct fom *f, fom_handle h)
+{
+    return f ? mem_at(&f->inter, h) : NULL;
+}
 
 fom_handle fom_class_find(const struct fom *f, const char *name)
 {
@@ -922,15 +938,18 @@ fom_handle fom_class_find(const struct fom *f, const char *name)
 }
 const char *fom_class_name(const struct fom *f, fom_handle h)
 {
-    return NODE_FIELD(&f->obj, h, name, NULL);
+    const struct node *n = obj_node(f, h);
+    return n ? n->name : NULL;
 }
 const char *fom_class_qname(const struct fom *f, fom_handle h)
 {
-    return NODE_FIELD(&f->obj, h, qname, NULL);
+    const struct node *n = obj_node(f, h);
+    return n ? n->qname : NULL;
 }
 fom_handle fom_class_parent(const struct fom *f, fom_handle h)
 {
-    return NODE_FIELD(&f->obj, h, parent, FOM_NONE);
+    const struct node *n = obj_node(f, h);
+    return n ? n->parent : FOM_NONE;
 }
 int fom_class_is_a(const struct fom *f, fom_handle a, fom_handle b)
 {
@@ -950,19 +969,23 @@ int fom_class_has_attr(const struct fom *f, fom_handle cls, fom_handle attr)
 }
 const char *fom_attr_name(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->obj, h, name, NULL);
+    const struct member *m = obj_mem(f, h);
+    return m ? m->name : NULL;
 }
 enum fom_type fom_attr_type(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->obj, h, type, FOM_T_NONE);
+    const struct member *m = obj_mem(f, h);
+    return m ? m->type : FOM_T_NONE;
 }
 uint32_t fom_attr_length(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->obj, h, length, 0);
+    const struct member *m = obj_mem(f, h);
+    return m ? m->length : 0;
 }
 fom_handle fom_attr_class(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->obj, h, owner, FOM_NONE);
+    const struct member *m = obj_mem(f, h);
+    return m ? m->owner : FOM_NONE;
 }
 
 fom_handle fom_inter_find(const struct fom *f, const char *name)
@@ -971,15 +994,18 @@ fom_handle fom_inter_find(const struct fom *f, const char *name)
 }
 const char *fom_inter_name(const struct fom *f, fom_handle h)
 {
-    return NODE_FIELD(&f->inter, h, name, NULL);
+    const struct node *n = inter_node(f, h);
+    return n ? n->name : NULL;
 }
 const char *fom_inter_qname(const struct fom *f, fom_handle h)
 {
-    return NODE_FIELD(&f->inter, h, qname, NULL);
+    const struct node *n = inter_node(f, h);
+    return n ? n->qname : NULL;
 }
 fom_handle fom_inter_parent(const struct fom *f, fom_handle h)
 {
-    return NODE_FIELD(&f->inter, h, parent, FOM_NONE);
+    const struct node *n = inter_node(f, h);
+    return n ? n->parent : FOM_NONE;
 }
 int fom_inter_is_a(const struct fom *f, fom_handle a, fom_handle b)
 {
@@ -999,19 +1025,23 @@ int fom_inter_has_param(const struct fom *f, fom_handle ic, fom_handle param)
 }
 const char *fom_param_name(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->inter, h, name, NULL);
+    const struct member *m = inter_mem(f, h);
+    return m ? m->name : NULL;
 }
 enum fom_type fom_param_type(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->inter, h, type, FOM_T_NONE);
+    const struct member *m = inter_mem(f, h);
+    return m ? m->type : FOM_T_NONE;
 }
 uint32_t fom_param_length(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->inter, h, length, 0);
+    const struct member *m = inter_mem(f, h);
+    return m ? m->length : 0;
 }
 fom_handle fom_param_inter(const struct fom *f, fom_handle h)
 {
-    return MEM_FIELD(&f->inter, h, owner, FOM_NONE);
+    const struct member *m = inter_mem(f, h);
+    return m ? m->owner : FOM_NONE;
 }
 
 /* ======================================================================================

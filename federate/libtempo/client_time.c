@@ -8,72 +8,76 @@
 #include <string.h>
 
 #include "federate/libtempo/client_impl.h"
+#include "rti/proto/bound.h"
+#include "rti/proto/status.h"
 
-/* T + L saturating at TP_TIME_MAX (L >= 0). */
-static tp_time sat_add(tp_time t, tp_time l)
+/* The mirrored constants of API, wire and the bound table are one set of numbers: requests,
+ * grants and status codes pass through unchanged. */
+_Static_assert(TP_TIME_MAX == BOUND_TIME_MAX, "infinity differs between API and bound table");
+_Static_assert(TP_NO_TIME == WIRE_TIME_NONE, "'no time' differs between API and wire");
+_Static_assert(TP_REQ_NONE == (int)BOUND_REQ_NONE && TP_REQ_NONE == (int)WIRE_TR_NONE,
+               "request kind NONE differs");
+_Static_assert(TP_REQ_TAR == (int)BOUND_REQ_TAR && TP_REQ_TAR == (int)WIRE_TR_TAR,
+               "request kind TAR differs");
+_Static_assert(TP_REQ_TARA == (int)BOUND_REQ_TARA && TP_REQ_TARA == (int)WIRE_TR_TARA,
+               "request kind TARA differs");
+_Static_assert(TP_REQ_NER == (int)BOUND_REQ_NER && TP_REQ_NER == (int)WIRE_TR_NER,
+               "request kind NER differs");
+_Static_assert(TP_REQ_NERA == (int)BOUND_REQ_NERA && TP_REQ_NERA == (int)WIRE_TR_NERA,
+               "request kind NERA differs");
+_Static_assert(TP_REQ_FQR == (int)BOUND_REQ_FQR && TP_REQ_FQR == (int)WIRE_TR_FQR,
+               "request kind FQR differs");
+/* The RTI sends each refusal as the magnitude of the TP_E* code (rti/proto/status.h). */
+_Static_assert(TP_EINVAL == -STATUS_EINVAL && TP_ESTATE == -STATUS_ESTATE &&
+                   TP_EHANDLE == -STATUS_EHANDLE && TP_ENOTPUB == -STATUS_ENOTPUB &&
+                   TP_ESIZE == -STATUS_ESIZE && TP_EFOM == -STATUS_EFOM,
+               "declaration status codes differ between API and wire");
+_Static_assert(TP_ETIME == -STATUS_ETIME && TP_EPENDING == -STATUS_EPENDING &&
+                   TP_EBOUND == -STATUS_EBOUND && TP_EENABLED == -STATUS_EENABLED &&
+                   TP_ENOTENABLED == -STATUS_ENOTENABLED,
+               "time status codes differ between API and wire");
+_Static_assert(TP_EREFUSED == -STATUS_EREFUSED && TP_EEXISTS == -STATUS_EEXISTS &&
+                   TP_ENOTFOUND == -STATUS_ENOTFOUND && TP_EFOMDIFF == -STATUS_EFOMDIFF &&
+                   TP_EAUTH == -STATUS_EAUTH && TP_EPROTO == -STATUS_EPROTO,
+               "federation status codes differ between API and wire");
+
+/* The bound of the federate's current state by the table of doc/time.md (rti/proto/bound.h),
+ * before taking the "a promise is never withdrawn" maximum. For NER/NERA the true bound m + L
+ * depends on queued messages the client cannot see; bound_row gives the granted-state bound,
+ * a lower limit of it (the bound never goes down), so the local check is never stricter than
+ * the RTI's. So is a regulator's first bound, which the RTI may raise to the promises made
+ * to constrained federates (doc/time.md §2). */
+static bound_pair table_bound(const tp_federate *f)
 {
-    return t > TP_TIME_MAX - l ? TP_TIME_MAX : t + l;
+    return bound_row((enum bound_req)f->pending, f->pending_time, f->now, f->lookahead,
+                     f->granted_strict != 0);
 }
 
-/* (t, strict) pairs: (t, non-strict) < (t, strict) < (t+1, non-strict) (doc/time.md). */
-static int pair_less(tp_time a, int as, tp_time b, int bs)
+static bound_pair promised(const tp_federate *f)
 {
-    return a < b || (a == b && !as && bs);
-}
-
-/* The bound of the federate's current state, by the table of doc/time.md, before taking the
- * "a promise is never withdrawn" maximum. For NER/NERA the true bound m + L depends on queued
- * messages the client cannot see; the granted-state bound is a lower limit of it (the bound
- * never goes down), so the local check is never stricter than the RTI's. */
-static void table_bound(const tp_federate *f, tp_time *b, int *strict)
-{
-    tp_time L = f->lookahead;
-    switch (f->pending) {
-    case TP_REQ_TAR: /* row "TAR(R) pending": R + L, strict when L = 0 */
-        *b = sat_add(f->pending_time, L);
-        *strict = L == 0;
-        return;
-    case TP_REQ_TARA: /* row "TARA(R) pending": R + L, non-strict */
-        *b = sat_add(f->pending_time, L);
-        *strict = 0;
-        return;
-    default: /* granted state (also NER/NERA/FQR pending, see above) */
-        *b = sat_add(f->now, L);
-        *strict = L == 0 && f->granted_strict; /* rows "no request pending" */
-        return;
-    }
+    return bound_make(f->promised, f->promised_strict != 0);
 }
 
 /* Raise the remembered promise to the current state's bound. */
 static void promise(tp_federate *f)
 {
     if (f->regulation != TPI_ON) return;
-    tp_time b;
-    int s;
-    table_bound(f, &b, &s);
-    if (pair_less(f->promised, f->promised_strict, b, s)) {
-        f->promised = b;
-        f->promised_strict = s;
-    }
+    bound_pair b = bound_max(promised(f), table_bound(f));
+    f->promised = b.t;
+    f->promised_strict = b.strict;
 }
 
 int tpi_check_send_time(tp_federate *f, tp_time t, const char *what)
 {
     if (f->regulation != TPI_ON)
         return TP_OK; /* not regulating: the RTI delivers it in receive order */
-    tp_time b;
-    int s;
-    table_bound(f, &b, &s);
-    if (pair_less(b, s, f->promised, f->promised_strict)) {
-        b = f->promised;
-        s = f->promised_strict;
-    }
-    if (t > b || (t == b && !s)) return TP_OK;
+    bound_pair b = bound_max(table_bound(f), promised(f));
+    if (bound_admits(b, t)) return TP_OK;
     return tpi_fail(f, TP_EBOUND,
                     "federate \"%s\": %s stamped %lld is below its bound %s%lld "
                     "(logical time %lld, lookahead %lld%s)",
-                    f->name, what, (long long)t, s ? "> " : ">= ", (long long)b, (long long)f->now,
-                    (long long)f->lookahead,
+                    f->name, what, (long long)t, b.strict ? "> " : ">= ", (long long)b.t,
+                    (long long)f->now, (long long)f->lookahead,
                     f->pending == TP_REQ_TAR    ? ", TAR pending"
                     : f->pending == TP_REQ_TARA ? ", TARA pending"
                                                 : "");
@@ -87,7 +91,7 @@ void tpi_on_grant(tp_federate *f, uint32_t kind, tp_time t)
     f->pending = TP_REQ_NONE;
     f->pending_time = TP_NO_TIME;
     /* L = 0 rows: strict after a TAR/NER/FQR grant, non-strict after TARA/NERA. */
-    f->granted_strict = !(kind == WIRE_TR_TARA || kind == WIRE_TR_NERA);
+    f->granted_strict = bound_strict_after((enum bound_req)kind);
     f->grants++;
     promise(f);
 }
@@ -96,7 +100,7 @@ void tpi_on_regulation_enabled(tp_federate *f, tp_time t)
 {
     f->regulation = TPI_ON;
     f->now = t;
-    f->granted_strict = 0; /* "T_j non-strict ... after enabling regulation" */
+    f->granted_strict = bound_strict_after(BOUND_REQ_NONE); /* non-strict after enabling */
     promise(f);
 }
 

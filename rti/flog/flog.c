@@ -43,8 +43,6 @@ struct flog {
                                run_fed with the same stamp extends by one pair; 0: none (it
                                must be the last record of the open block) */
     uint32_t run_fed;
-    const char *rule_text;  /* the last DELIVER rule looked up, and its code: tm passes the */
-    unsigned rule_code;     /* same few static strings, so a pointer compare finds most */
     /* The ring (doc/log.md): the last FLOG_AGAIN_RING frames stored in full by SENT or
      * DELIVERED records (of at most FLOG_AGAIN_MAX bytes), newest at
      * (ring_n - 1) % FLOG_AGAIN_RING. A SENT frame equal to one of them is logged as
@@ -484,14 +482,10 @@ int flog_note(struct flog *l, uint32_t fed, const char *text)
 static unsigned deliver_code(struct flog *l, const tm_decision *d)
 {
     if (d->kind != TM_D_DELIVER) return 0;
-    /* the rule names the code directly; the text is the fallback (and absent when the
-     * server turned delivery reasons off: tm_set_delivery_reasons) */
-    if (!d->rule) return flog_why_code(d->reason);
-    if (d->rule != l->rule_text) {
-        l->rule_text = d->rule;
-        l->rule_code = flog_why_rule_code(d->rule);
-    }
-    return l->rule_code;
+    /* the rule is the code (rti/proto/delivery.h); a decision without one (built by hand) may
+     * still end its reason with a rule's words */
+    if (d->rule > DELIVERY_NONE && d->rule < DELIVERY_RULE_COUNT) return d->rule;
+    return flog_why_code(d->reason);
 }
 
 /* The difference b - a of two times as the format stores it: wrapping, zigzag-mapped (small
@@ -541,8 +535,6 @@ int flog_decision(struct flog *l, const tm_decision *d)
     n += put_varint(c + n, d->token);
     n += put_varint(c + n, zigzag(d->code));
     if (code) return append(l, FLOG_K_DECISION, d->fed, c, n, NULL, 0, 1);
-    /* a rule the table lacks, while delivery reasons are off: keep the rule, not "" */
-    if (!*why && d->kind == TM_D_DELIVER && d->rule) why = d->rule;
     return append(l, FLOG_K_DECISION, d->fed, c, n, why, strlen(why), 1);
 }
 

@@ -62,24 +62,22 @@ enum flog_kind {
     FLOG_K_END           /* one past the last kind; not a kind */
 };
 
-/* The delivery reasons the time management gives (rti/tm/tm.c, deliver()): the text after
- * "<TSO|RO> message ts <t> from <sender>: ". A DELIVER decision whose reason ends with one of
- * them is written with its code (DECISION payload byte 3) and no text; the rest of the reason
- * is the record's own fields. Values are part of the format: never renumber, only append. */
+/* The delivery reasons the time management gives: the rules of rti/proto/delivery.h, whose
+ * text ends a DELIVER decision's reason after "<TSO|RO> message ts <t> from <sender>: ". A
+ * DELIVER decision with a rule (or whose reason ends with one's text) is written with its code
+ * (DECISION payload byte 3) and no text; the rest of the reason is the record's own fields.
+ * The codes are the enum delivery_rule values: part of the format, never renumbered. */
 #define FLOG_WHY_COUNT 9u /* codes 1 .. FLOG_WHY_COUNT - 1; 0 = the reason text follows */
 
-/** The delivery reason of code @p code (1 .. FLOG_WHY_COUNT - 1), e.g. "ts <= t for TAR(t)";
- *  NULL for 0 or an unknown code. Static string. */
+/** The delivery reason of code @p code (1 .. FLOG_WHY_COUNT - 1), e.g. "ts <= t for TAR(t)"
+ *  (delivery_rule_text); NULL for 0 or an unknown code. Static string. */
 const char *flog_why_text(unsigned code);
 
 /** The code of a DELIVER decision's full reason text @p reason (as rti/tm/tm.c formats it:
- *  "TSO message ts 10 from A: ts <= t for TAR(t)"): the table entry that ends it after ": ".
- *  @return 1 .. FLOG_WHY_COUNT - 1, or 0 when none does (NULL or "" too). */
+ *  "TSO message ts 10 from A: ts <= t for TAR(t)"): the table entry that ends it after ": ",
+ *  for decisions that carry no rule. @return 1 .. FLOG_WHY_COUNT - 1, or 0 when none does
+ *  (NULL or "" too). */
 unsigned flog_why_code(const char *reason);
-
-/** The code of a DELIVER decision's rule (tm_decision.rule, "ts <= t for TAR(t)"): the table
- *  entry equal to it. @return 1 .. FLOG_WHY_COUNT - 1, or 0 when none is (NULL too). */
-unsigned flog_why_rule_code(const char *rule);
 
 /* Status codes: 0 success, positive informative, negative errors. */
 enum flog_status {
@@ -181,10 +179,9 @@ int flog_lost(struct flog *l, uint32_t fed, const char *reason);
 
 /** A time-management decision, as the tm sink receives it (rti/tm/tm.h); d->fed becomes the
  *  record's federate. Every field is stored as a varint. A DELIVER whose rule
- *  (flog_why_rule_code) or, without a rule, whose reason (flog_why_code) is a known delivery
+ *  (tm_decision.rule) or, without a rule, whose reason (flog_why_code) is a known delivery
  *  reason is written as that code without the text (about 10 payload bytes instead of about
- *  90: deliveries are most decisions); one with an unknown rule and an empty reason stores
- *  the rule as its text. A DELIVER whose frame is sent goes through flog_delivered instead.
+ *  90: deliveries are most decisions). A DELIVER whose frame is sent goes through flog_delivered instead.
  *  A GRANT with facts (tm_decision.grant) is written as FLOG_K_GRANTED: those and no text
  *  (about 8 payload bytes instead of about 60), so the server may turn grant reasons off
  *  (tm_set_grant_reasons) and spare the formatting; its holder must then have been computed
@@ -196,7 +193,7 @@ int flog_decision(struct flog *l, const tm_decision *d);
  *  a few bytes when the same message went to another receiver recently with the same bytes
  *  (the fan-out of one time-stamped update). Readers get the same two records as from
  *  flog_decision(d) followed by flog_frame(FLOG_K_SENT, d->fed, frame, len), which is what
- *  this does for a DELIVER whose rule has no code. Counts as two records (flog_records).
+ *  this does for a DELIVER without a rule or a known reason. Counts as two records (flog_records).
  *  @return as the other record calls; FLOG_EUSAGE when d is not a DELIVER. */
 int flog_delivered(struct flog *l, const tm_decision *d, const uint8_t *frame, size_t len);
 

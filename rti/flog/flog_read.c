@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "rti/flog/flog.h"
+#include "rti/proto/delivery.h"
 
 /* ---- names and checksum ------------------------------------------------------------------ */
 
@@ -48,24 +49,13 @@ static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_DELIVERED_AGAIN] = "DELIVERED_AGAIN", [FLOG_K_GRANTED] = "GRANTED",
 };
 
-/* Must equal texts that rti/tm/tm.c's deliver() calls pass: tests/unit/flog_test.c finds each in
- * rti/tm/tm.c, and tests/integration/rti_flog_test.c checks that a real delivery is coded. A
- * reason not here is simply recorded in full. */
-static const char *const why_texts[FLOG_WHY_COUNT] = {
-    NULL,
-    "ts <= t for TAR(t)",
-    "ts <= t for TARA(t)",
-    "smallest queued ts for NER/NERA",
-    "receiver no longer time-constrained",
-    "FQR flushes every queued message",
-    "sender not time-regulating or no time stamp",
-    "receiver not time-constrained",
-    "stamped T after an available grant",
-};
+/* The delivery reasons are the shared rule table (rti/proto/delivery.h); the log stores a
+ * rule's code, so the two must count alike. */
+_Static_assert(FLOG_WHY_COUNT == DELIVERY_RULE_COUNT, "log codes and delivery rules differ");
 
 const char *flog_why_text(unsigned code)
 {
-    return code > 0 && code < FLOG_WHY_COUNT ? why_texts[code] : NULL;
+    return code > 0 && code < FLOG_WHY_COUNT ? delivery_rule_text(code) : NULL;
 }
 
 unsigned flog_why_code(const char *reason)
@@ -73,20 +63,13 @@ unsigned flog_why_code(const char *reason)
     if (!reason) return 0;
     size_t n = strlen(reason);
     for (unsigned c = 1; c < FLOG_WHY_COUNT; c++) {
-        size_t k = strlen(why_texts[c]);
+        const char *w = delivery_rule_text(c);
+        size_t k = strlen(w);
         /* the text must be the whole tail after ": ", not just a suffix of a longer why */
-        if (n >= k + 2 && memcmp(reason + n - k, why_texts[c], k) == 0 &&
+        if (n >= k + 2 && memcmp(reason + n - k, w, k) == 0 &&
             memcmp(reason + n - k - 2, ": ", 2) == 0)
             return c;
     }
-    return 0;
-}
-
-unsigned flog_why_rule_code(const char *rule)
-{
-    if (!rule) return 0;
-    for (unsigned c = 1; c < FLOG_WHY_COUNT; c++)
-        if (strcmp(rule, why_texts[c]) == 0) return c;
     return 0;
 }
 

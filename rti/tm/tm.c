@@ -1,7 +1,8 @@
 /* Time management engine (doc/time.md, normative): per-federate bounds, GALT as the
  * greatest fixed point over all federates, grants per the request table, and time-stamp-
  * order queues. Pure code: events in, decisions out through the sink (doc/contributing.md §3).
- * Read rti/tm/tm.h for the contract and doc/time.md for the rules with examples.
+ * Read rti/tm/tm.h for the contract and doc/time.md for the rules with examples; the bound
+ * table is rti/proto/bound.h and the wording of reasons rti/tm/tm_reason.c.
  *
  * Divisions: 1. bounds and helpers  2. queues  3. federate table  4. bounds and the fixed
  * point  5. grants and the evaluation loop  6. events  7. queries. */
@@ -14,41 +15,65 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rti/proto/wire.h"
+#include "rti/tm/tm_impl.h"
+#include "rti/tm/tm_test.h"
+
+/* The mirrored constants of engine, bound table and wire are one set of numbers: the server
+ * passes request kinds and times through unchanged (rti/server/timesvc.c). */
+_Static_assert(TM_TIME_MAX == BOUND_TIME_MAX, "infinity differs between tm and bound");
+_Static_assert(TM_NO_TIME == WIRE_TIME_NONE, "'no time' differs between tm and wire");
+_Static_assert(TM_REQ_NONE == (int)BOUND_REQ_NONE && TM_REQ_NONE == (int)WIRE_TR_NONE,
+               "request kind NONE differs");
+_Static_assert(TM_REQ_TAR == (int)BOUND_REQ_TAR && TM_REQ_TAR == (int)WIRE_TR_TAR,
+               "request kind TAR differs");
+_Static_assert(TM_REQ_TARA == (int)BOUND_REQ_TARA && TM_REQ_TARA == (int)WIRE_TR_TARA,
+               "request kind TARA differs");
+_Static_assert(TM_REQ_NER == (int)BOUND_REQ_NER && TM_REQ_NER == (int)WIRE_TR_NER,
+               "request kind NER differs");
+_Static_assert(TM_REQ_NERA == (int)BOUND_REQ_NERA && TM_REQ_NERA == (int)WIRE_TR_NERA,
+               "request kind NERA differs");
+_Static_assert(TM_REQ_FQR == (int)BOUND_REQ_FQR && TM_REQ_FQR == (int)WIRE_TR_FQR,
+               "request kind FQR differs");
+
+/* The allocator (tm_impl.h); tm_test_set_alloc swaps it for fault injection. */
+void *(*tm_calloc)(size_t n, size_t size) = calloc;
+void *(*tm_realloc)(void *p, size_t size) = realloc;
+
+void tm_test_set_alloc(void *(*calloc_fn)(size_t n, size_t size),
+                       void *(*realloc_fn)(void *p, size_t size))
+{
+    tm_calloc = calloc_fn ? calloc_fn : calloc;
+    tm_realloc = realloc_fn ? realloc_fn : realloc;
+}
+
 /* ==== 1. bounds and helpers ================================================================ */
 
 static const tm_bound INF = {TM_TIME_MAX, true}; /* the greatest pair: "nothing will come" */
 
 tm_time tm_time_add(tm_time a, tm_time b)
 {
-    assert(b >= 0);
-    if (a >= TM_TIME_MAX - b) return TM_TIME_MAX;
-    return a + b;
+    return bound_time_add(a, b);
 }
 
-/* Clarification "bounds compare as pairs": (t, ns) < (t, strict) < (t + 1, ns); (t, strict)
- * is never folded into (t + 1, ns), so no grant depends on the tick resolution. */
 int tm_bound_cmp(tm_bound a, tm_bound b)
 {
-    if (a.t != b.t) return a.t < b.t ? -1 : 1;
-    if (a.strict != b.strict)
-        return a.strict ? 1 : -1; /* non-strict sorts below strict at equal t */
-    return 0;
+    return bound_cmp(a, b);
 }
 
-/* Infinity has one representation, so that (MAX, false) never sorts below (MAX, true). */
+/* Short names for the pair operations of rti/proto/bound.h, used throughout. */
 static tm_bound mk(tm_time t, bool strict)
 {
-    tm_bound b = {t, t == TM_TIME_MAX ? true : strict};
-    return b;
+    return bound_make(t, strict);
 }
 
 static tm_bound bmin(tm_bound a, tm_bound b)
 {
-    return tm_bound_cmp(a, b) <= 0 ? a : b;
+    return bound_min(a, b);
 }
 static tm_bound bmax(tm_bound a, tm_bound b)
 {
-    return tm_bound_cmp(a, b) >= 0 ? a : b;
+    return bound_max(a, b);
 }
 
 /* "GALT > t": no TSO message with ts <= t can still arrive, i.e. GALT >= (t, strict). */
@@ -60,116 +85,6 @@ static bool above(tm_bound g, tm_time t)
 static bool at_or_above(tm_bound g, tm_time t)
 {
     return tm_bound_cmp(g, mk(t, false)) >= 0;
-}
-
-const char *tm_strerror(int code)
-{
-    switch (code) {
-    case TM_OK:
-        return "TM_OK";
-    case TM_EUNKNOWN:
-        return "TM_EUNKNOWN";
-    case TM_EEXISTS:
-        return "TM_EEXISTS";
-    case TM_ETIME:
-        return "TM_ETIME";
-    case TM_EPENDING:
-        return "TM_EPENDING";
-    case TM_EBOUND:
-        return "TM_EBOUND";
-    case TM_EENABLED:
-        return "TM_EENABLED";
-    case TM_ENOTENABLED:
-        return "TM_ENOTENABLED";
-    case TM_ELOOKAHEAD:
-        return "TM_ELOOKAHEAD";
-    case TM_ENOMEM:
-        return "TM_ENOMEM";
-    case TM_EINVAL:
-        return "TM_EINVAL";
-    default:
-        return "TM_E?";
-    }
-}
-
-const char *tm_req_name(tm_req kind)
-{
-    switch (kind) {
-    case TM_REQ_NONE:
-        return "none";
-    case TM_REQ_TAR:
-        return "TAR";
-    case TM_REQ_TARA:
-        return "TARA";
-    case TM_REQ_NER:
-        return "NER";
-    case TM_REQ_NERA:
-        return "NERA";
-    case TM_REQ_FQR:
-        return "FQR";
-    }
-    return "?";
-}
-
-/* A reason built without printf: the texts of every grant and delivery are built when the
- * federation log records them, and snprintf made up most of the RTI's own work per step.
- * Truncated (NUL-terminated) at cap - 1 bytes. ttxt/btxt below wrap it for printf formats. */
-struct rsn {
-    char *p;    /* output, cap bytes */
-    size_t n;   /* bytes written, p[n] == '\0' */
-    size_t cap; /* bytes of p, > 0 */
-};
-
-static void rsn_s(struct rsn *w, const char *s)
-{
-    while (*s && w->n + 1 < w->cap)
-        w->p[w->n++] = *s++;
-    w->p[w->n] = '\0';
-}
-
-/* A time: "inf" for TM_TIME_MAX, else the decimal value. */
-static void rsn_t(struct rsn *w, tm_time t)
-{
-    if (t == TM_TIME_MAX) {
-        rsn_s(w, "inf");
-        return;
-    }
-    char d[24], *e = d + sizeof d - 1;
-    uint64_t u = t < 0 ? 0 - (uint64_t)t : (uint64_t)t; /* INT64_MIN has no positive twin */
-    *e = '\0';
-    do
-        *--e = (char)('0' + u % 10);
-    while (u /= 10);
-    if (t < 0) *--e = '-';
-    rsn_s(w, e);
-}
-
-/* A bound: "inf", "(5, strict)" or "(5, non-strict)". */
-static void rsn_b(struct rsn *w, tm_bound b)
-{
-    if (b.t == TM_TIME_MAX) {
-        rsn_s(w, "inf");
-        return;
-    }
-    rsn_s(w, "(");
-    rsn_t(w, b.t);
-    rsn_s(w, b.strict ? ", strict)" : ", non-strict)");
-}
-
-/* rsn_t into buf for a %s argument; buf must hold 24 bytes. */
-static const char *ttxt(char *buf, tm_time t)
-{
-    struct rsn w = {buf, 0, 24};
-    rsn_t(&w, t);
-    return buf;
-}
-
-/* rsn_b into buf for a %s argument; buf must hold 40 bytes. */
-static const char *btxt(char *buf, tm_bound b)
-{
-    struct rsn w = {buf, 0, 40};
-    rsn_b(&w, b);
-    return buf;
 }
 
 /* ==== 2. queues ============================================================================ */
@@ -206,7 +121,7 @@ static int q_reserve(struct queue *q, size_t extra)
     size_t cap = q->cap ? q->cap : 8;
     while (cap < q->n + extra)
         cap *= 2;
-    struct qmsg *a = realloc(q->a, cap * sizeof *a);
+    struct qmsg *a = tm_realloc(q->a, cap * sizeof *a);
     if (!a) return -1;
     q->a = a;
     q->cap = cap;
@@ -265,6 +180,11 @@ struct fed {
     tm_time rt;       /* requested time of req */
     bool strict0;     /* at L = 0 the granted-state bound is (T, strict): last grant was
                          TAR/NER/FQR; false after TARA/NERA or enabling regulation */
+    tm_bound promise; /* constrained: the greatest promise made to it since it became
+                         constrained, "no TSO message below this will reach you": (T, strict)
+                         after a TAR/NER grant at T, (T, non-strict) after TARA/NERA/FQR or
+                         enabling. Cumulative: a later grant at the same T never lowers it
+                         (TAR(T) then TARA(T) keeps (T, strict)). Meaningless when !con */
     bool avail;       /* constrained and granted by TARA/NERA/FQR or just enabled: a TSO
                          message stamped exactly T arriving now is delivered at once */
     tm_bound bound;   /* effective bound (valid when reg): never goes down while reg, it is
@@ -362,22 +282,11 @@ static int refuse(tm_state *st, tm_fed h, int code, char *err, size_t errlen, co
 
 /* ==== 4. bounds and the fixed point ======================================================== */
 
-/* Bound of a regulating federate that is not waiting on NER/NERA (doc/time.md first table),
- * before the floor is applied. */
+/* Bound of a regulating federate that is not waiting on NER/NERA (doc/time.md first table,
+ * rti/proto/bound.h), before the floor is applied. */
 static tm_bound table_bound(const struct fed *f)
 {
-    switch (f->req) {
-    case TM_REQ_TAR: /* row "TAR(R) pending": R + L; strict when L = 0 */
-        return mk(tm_time_add(f->rt, f->L), f->L == 0);
-    case TM_REQ_TARA: /* row "TARA(R) pending": R + L, non-strict */
-        return mk(tm_time_add(f->rt, f->L), false);
-    default:
-        /* rows "no request pending"; FQR keeps the granted-state bound while it is
-         * evaluated (clarification "FQR never waits"). L > 0: T + L non-strict; L = 0:
-         * T strict after TAR/NER/FQR, non-strict after TARA/NERA or enabling regulation. */
-        if (f->L > 0) return mk(tm_time_add(f->T, f->L), false);
-        return mk(f->T, f->strict0);
-    }
+    return bound_row((enum bound_req)f->req, f->rt, f->T, f->L, f->strict0);
 }
 
 static bool ner_pending(const struct fed *f)
@@ -538,10 +447,9 @@ static bool fast_request(tm_state *st, struct fed *f)
     return true;
 }
 
-/* The largest promise made to a constrained federate: after a TAR/NER grant at T no TSO
- * message with ts <= T may reach it, (T, strict); after TARA/NERA/FQR or enabling
- * constrained, none below T, (T, non-strict). Deliveries happen only at grants (or at T
- * when avail), so nothing else has been promised. */
+/* The largest promise made to a constrained federate (its `promise`: the greatest of all the
+ * promises its grants and its enabling made, not the last one's). Deliveries happen only at
+ * grants (or at T when avail), so nothing else has been promised. */
 static tm_bound promised(const tm_state *st, tm_fed *who)
 {
     tm_bound p = mk(INT64_MIN, false);
@@ -549,9 +457,8 @@ static tm_bound promised(const tm_state *st, tm_fed *who)
     for (size_t i = 0; i < st->n; i++) {
         const struct fed *f = st->f[i];
         if (!f->con) continue;
-        tm_bound b = mk(f->T, !f->avail);
-        if (*who == TM_NO_FED || tm_bound_cmp(b, p) > 0) {
-            p = b;
+        if (*who == TM_NO_FED || tm_bound_cmp(f->promise, p) > 0) {
+            p = f->promise;
             *who = f->h;
         }
     }
@@ -560,7 +467,7 @@ static tm_bound promised(const tm_state *st, tm_fed *who)
 
 /* ==== 5. grants and the evaluation loop ==================================================== */
 
-static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const char *why)
+static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, delivery_rule rule)
 {
     tm_decision d = {.kind = TM_D_DELIVER,
                      .fed = r->h,
@@ -569,82 +476,13 @@ static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, const 
                      .sender = m.sender,
                      .seq = m.seq,
                      .token = m.token,
-                     .rule = why};
+                     .rule = rule};
     if (!st->sink) return;
-    struct rsn w = {st->why, 0, sizeof st->why};
     st->why[0] = '\0';
-    if (st->reasons && !st->quiet_deliveries) { /* "%s message ts %s from %s: %s" */
-        rsn_s(&w, tso ? "TSO message ts " : "RO message ts ");
-        rsn_t(&w, m.ts);
-        rsn_s(&w, " from ");
-        rsn_s(&w, fname(st, m.sender));
-        rsn_s(&w, ": ");
-        rsn_s(&w, why);
-    }
+    if (st->reasons && !st->quiet_deliveries)
+        tm_deliver_text(st->why, sizeof st->why, tso, m.ts, fname(st, m.sender), rule);
     d.reason = st->why;
     st->sink(st->ctx, &d);
-}
-
-size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fed_name,
-                     const char *holder_name)
-{
-    if (!buf || cap == 0) return 0;
-    struct rsn w = {buf, 0, cap};
-    buf[0] = '\0';
-    if (!d || d->kind != TM_D_GRANT || !d->grant) return 0;
-    const tm_grant_facts *g = d->grant;
-    const char *kn = tm_req_name(d->req);
-    const char *holder = holder_name ? holder_name : "nobody";
-    bool plain = d->req == TM_REQ_TAR || d->req == TM_REQ_NER; /* GALT must be above, not at */
-    switch (g->row) {
-    case TM_GROW_NONE:
-        break;
-    case TM_GROW_AT_ONCE: /* "%s(%s) granted at once: %s is not time-constrained" */
-        rsn_s(&w, kn);
-        rsn_s(&w, "(");
-        rsn_t(&w, g->asked);
-        rsn_s(&w, ") granted at once: ");
-        rsn_s(&w, fed_name ? fed_name : "nobody");
-        rsn_s(&w, " is not time-constrained");
-        break;
-    case TM_GROW_TAR: /* "%s(%s): GALT %s %s %s, held by %s": the hot one */
-        rsn_s(&w, kn);
-        rsn_s(&w, "(");
-        rsn_t(&w, g->asked);
-        rsn_s(&w, "): GALT ");
-        rsn_b(&w, g->galt);
-        rsn_s(&w, plain ? " > " : " >= ");
-        rsn_t(&w, g->asked);
-        rsn_s(&w, ", held by ");
-        rsn_s(&w, holder);
-        break;
-    case TM_GROW_NER: /* "%s(%s) granted %s (%s): GALT %s %s %s, held by %s" */
-        rsn_s(&w, kn);
-        rsn_s(&w, "(");
-        rsn_t(&w, g->asked);
-        rsn_s(&w, ") granted ");
-        rsn_t(&w, d->time);
-        rsn_s(&w, g->queued ? " (smallest queued ts): GALT " : " (nothing queued <= t): GALT ");
-        rsn_b(&w, g->galt);
-        rsn_s(&w, plain ? " > " : " >= ");
-        rsn_t(&w, d->time);
-        rsn_s(&w, ", held by ");
-        rsn_s(&w, holder);
-        break;
-    case TM_GROW_FQR: /* "FQR(%s) granted %s = max(T %s, min(t, GALT %s)), GALT held by %s" */
-        rsn_s(&w, "FQR(");
-        rsn_t(&w, g->asked);
-        rsn_s(&w, ") granted ");
-        rsn_t(&w, d->time);
-        rsn_s(&w, " = max(T ");
-        rsn_t(&w, g->prev);
-        rsn_s(&w, ", min(t, GALT ");
-        rsn_b(&w, g->galt);
-        rsn_s(&w, ")), GALT held by ");
-        rsn_s(&w, holder);
-        break;
-    }
-    return w.n;
 }
 
 /* Grant f's pending request at t following request-table row @p row. The decision carries
@@ -669,51 +507,78 @@ static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool
     f->req = TM_REQ_NONE;
     f->rt = TM_NO_TIME;
     /* Granted-state bound at L = 0 (first table): strict after TAR/NER/FQR. */
-    f->strict0 = (k == TM_REQ_TAR || k == TM_REQ_NER || k == TM_REQ_FQR);
+    f->strict0 = bound_strict_after((enum bound_req)k);
     /* TARA/NERA rows: "messages stamped t that arrive later are delivered at once"; after
      * FQR the GALT may be (g, non-strict), so messages stamped g may still come too. */
     f->avail = f->con && (k == TM_REQ_TARA || k == TM_REQ_NERA || k == TM_REQ_FQR);
+    /* The promise this grant makes (strict unless avail) joins the earlier ones: after TAR(t)
+     * a TARA(t) or NERA(t) grant must not reopen the instant t (doc/time.md §2). */
+    if (f->con) f->promise = bmax(f->promise, mk(t, !f->avail));
     if (st->sink) st->sink(st->ctx, &d);
 }
 
-/* Grant f if its pending request is due (doc/time.md second table). @return true if it
- * was granted. Called with GALT values from compute(). Clarification "delivery may happen as
- * soon as ... or only at the grant": we deliver at the grant, in queue order, each delivery
- * reported before the grant it belongs to. */
-static bool try_grant(tm_state *st, struct fed *f)
+/* What the grant rule decides for one pending request, before anything is done: whether it
+ * is due, the time granted, the row followed, and what is delivered first (every queued TSO
+ * message stamped <= time, under rule `rule`). Computed by grant_decide, acted on by
+ * grant_act. */
+struct grant_decision {
+    bool due;           /* false: the request waits (nothing else below is meaningful) */
+    tm_time time;       /* the time granted */
+    tm_grant_row row;   /* the request-table row followed */
+    bool queued;        /* NER/NERA: time is the smallest queued time stamp */
+    delivery_rule rule; /* rule of the deliveries before the grant; DELIVERY_NONE: none */
+};
+
+/* The grant rule (doc/time.md second table) applied to f's pending request against the GALT
+ * of the last compute(). Pure: changes nothing. Clarification "delivery may happen as soon
+ * as ... or only at the grant": we deliver at the grant, in queue order (grant_act). */
+static struct grant_decision grant_decide(const struct fed *f)
 {
+    struct grant_decision no = {.due = false};
     tm_time t = f->rt;
     if (!f->con) {
         /* Clarification: "a federate that is not constrained is granted any request at
          * once" - at its requested time, FQR included (no GALT limit without TSO). */
-        grant(st, f, t, TM_GROW_AT_ONCE, false);
-        return true;
+        return (struct grant_decision){true, t, TM_GROW_AT_ONCE, false, DELIVERY_NONE};
     }
     switch (f->req) {
-    case TM_REQ_TAR:  /* row TAR(t): TAG(t) once GALT > t; deliver all ts <= t first */
+    case TM_REQ_TAR: /* row TAR(t): TAG(t) once GALT > t; deliver all ts <= t first */
+        if (!above(f->galt, t)) return no;
+        return (struct grant_decision){true, t, TM_GROW_TAR, false, DELIVERY_TAR};
     case TM_REQ_TARA: /* row TARA(t): TAG(t) once GALT >= t */
-        if (f->req == TM_REQ_TAR ? !above(f->galt, t) : !at_or_above(f->galt, t)) return false;
-        while (f->q.n && q_min(&f->q) <= t)
-            deliver(st, f, q_pop(&f->q), true,
-                    f->req == TM_REQ_TAR ? "ts <= t for TAR(t)" : "ts <= t for TARA(t)");
-        grant(st, f, t, TM_GROW_TAR, false);
-        return true;
+        if (!at_or_above(f->galt, t)) return no;
+        return (struct grant_decision){true, t, TM_GROW_TAR, false, DELIVERY_TARA};
     case TM_REQ_NER:
     case TM_REQ_NERA: {
-        /* rows NER/NERA(t): T = smallest queued ts if <= t, else t; TAG(T) once GALT > T
-         * (NER) or >= T (NERA), delivering every message stamped T. */
+        /* rows NER/NERA(t): T' = smallest queued ts if <= t, else t; TAG(T') once GALT > T'
+         * (NER) or >= T' (NERA), delivering every message stamped T' (nothing queued is
+         * below T', so "stamped <= T'" is the same set). */
         tm_time lits = q_min(&f->q);
         tm_time g = lits <= t ? lits : t;
         bool ok = f->req == TM_REQ_NER ? above(f->galt, g) : at_or_above(f->galt, g);
-        if (!ok) return false;
-        while (f->q.n && q_min(&f->q) == g)
-            deliver(st, f, q_pop(&f->q), true, "smallest queued ts for NER/NERA");
-        grant(st, f, g, TM_GROW_NER, lits <= t);
-        return true;
+        if (!ok) return no;
+        return (struct grant_decision){true, g, TM_GROW_NER, lits <= t, DELIVERY_NER};
     }
     default:
-        return false; /* FQR is granted inside tm_request and never waits */
+        return no; /* FQR is granted inside tm_request and never waits */
     }
+}
+
+/* Act on a due decision: the deliveries it names, in queue order, then the grant. */
+static void grant_act(tm_state *st, struct fed *f, struct grant_decision g)
+{
+    if (g.rule != DELIVERY_NONE)
+        while (f->q.n && q_min(&f->q) <= g.time)
+            deliver(st, f, q_pop(&f->q), true, g.rule);
+    grant(st, f, g.time, g.row, g.queued);
+}
+
+/* Grant f if its pending request is due. @return true if it was granted. */
+static bool try_grant(tm_state *st, struct fed *f)
+{
+    struct grant_decision g = grant_decide(f);
+    if (g.due) grant_act(st, f, g);
+    return g.due;
 }
 
 /* Bring the federation to a stable state after an event: compute the fixed point, complete
@@ -732,9 +597,10 @@ static void evaluate(tm_state *st)
                 f->con_pending = false;
                 f->con = true;
                 f->avail = true;
+                f->promise = mk(f->T, false); /* earlier promises lapsed while unconstrained */
                 tm_decision d = {.kind = TM_D_CON_ENABLED, .fed = f->h, .time = f->T};
-                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s", btxt(b1, f->galt),
-                     ttxt(b2, f->T), fname(st, f->holder));
+                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s", tm_btxt(b1, f->galt),
+                     tm_ttxt(b2, f->T), fname(st, f->holder));
                 progress = true;
             }
             if (f->req != TM_REQ_NONE && try_grant(st, f)) progress = true;
@@ -751,7 +617,7 @@ int tm_new(tm_state **out, tm_sink sink, void *ctx, char *err, size_t errlen)
         seterr(err, errlen, "tm_new: out is NULL");
         return TM_EINVAL;
     }
-    tm_state *st = calloc(1, sizeof *st);
+    tm_state *st = tm_calloc(1, sizeof *st);
     if (!st) {
         seterr(err, errlen, "tm_new: out of memory");
         return TM_ENOMEM;
@@ -808,7 +674,7 @@ int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
         size_t cap = st->idxcap ? st->idxcap : 16;
         while (cap <= h)
             cap *= 2;
-        uint32_t *idx = realloc(st->idx, cap * sizeof *idx);
+        uint32_t *idx = tm_realloc(st->idx, cap * sizeof *idx);
         if (!idx) goto nomem;
         memset(idx + st->idxcap, 0, (cap - st->idxcap) * sizeof *idx);
         st->idx = idx;
@@ -816,12 +682,12 @@ int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
     }
     if (st->n == st->cap) {
         size_t cap = st->cap ? 2 * st->cap : 8;
-        struct fed **f = realloc(st->f, cap * sizeof *f);
+        struct fed **f = tm_realloc(st->f, cap * sizeof *f);
         if (!f) goto nomem;
         st->f = f;
         st->cap = cap;
     }
-    struct fed *f = calloc(1, sizeof *f);
+    struct fed *f = tm_calloc(1, sizeof *f);
     if (!f) goto nomem;
     f->h = h;
     if (name)
@@ -844,15 +710,16 @@ nomem:
     return refuse(st, h, TM_ENOMEM, err, errlen, "join: out of memory for federate %" PRIu32, h);
 }
 
-/* Look the federate up or refuse with TM_EUNKNOWN naming the operation. */
-#define GET(f, st, h, op)                                                                          \
-    struct fed *f = find(st, h);                                                                   \
-    if (!f)                                                                                        \
-    return refuse(st, h, TM_EUNKNOWN, err, errlen, "%s: unknown federate handle %" PRIu32, op, h)
+/* The refusal of an event naming a federate that is not joined (TM_EUNKNOWN). */
+static int unknown(tm_state *st, tm_fed h, const char *op, char *err, size_t errlen)
+{
+    return refuse(st, h, TM_EUNKNOWN, err, errlen, "%s: unknown federate handle %" PRIu32, op, h);
+}
 
 int tm_resign(tm_state *st, tm_fed h, char *err, size_t errlen)
 {
-    GET(f, st, h, "resign");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "resign", err, errlen);
     /* No silent data loss: every message still queued for it is reported. */
     while (f->q.n) {
         struct qmsg m = q_pop(&f->q);
@@ -877,17 +744,18 @@ int tm_resign(tm_state *st, tm_fed h, char *err, size_t errlen)
 
 int tm_enable_regulation(tm_state *st, tm_fed h, tm_time L, char *err, size_t errlen)
 {
-    GET(f, st, h, "enable regulation");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "enable regulation", err, errlen);
     char b1[24], b2[40], b3[40], b4[40];
     if (L < 0)
         return refuse(st, h, TM_ELOOKAHEAD, err, errlen,
-                      "enable regulation: %s: negative lookahead %s", f->name, ttxt(b1, L));
+                      "enable regulation: %s: negative lookahead %s", f->name, tm_ttxt(b1, L));
     if (f->reg)
         return refuse(st, h, TM_EENABLED, err, errlen,
                       "enable regulation: %s is already time-regulating", f->name);
     if (f->req != TM_REQ_NONE)
         return refuse(st, h, TM_EPENDING, err, errlen, "enable regulation: %s has %s(%s) pending",
-                      f->name, tm_req_name(f->req), ttxt(b1, f->rt));
+                      f->name, tm_req_name(f->req), tm_ttxt(b1, f->rt));
     /* Clarification "enabling regulation mid-run": logical time kept, bound starts at
      * max(T + L non-strict, the largest promise to a constrained federate). */
     tm_fed who;
@@ -900,17 +768,18 @@ int tm_enable_regulation(tm_state *st, tm_fed h, tm_time L, char *err, size_t er
     tm_decision d = {.kind = TM_D_REG_ENABLED, .fed = h, .time = f->T};
     if (who == TM_NO_FED)
         emit(st, &d, "regulation enabled at T %s, bound %s = T+L (no constrained federate)",
-             ttxt(b1, f->T), btxt(b2, f->bound));
+             tm_ttxt(b1, f->T), tm_btxt(b2, f->bound));
     else
         emit(st, &d, "regulation enabled at T %s, bound %s = max(T+L %s, promise %s to %s)",
-             ttxt(b1, f->T), btxt(b2, f->bound), btxt(b3, own), btxt(b4, p), fname(st, who));
+             tm_ttxt(b1, f->T), tm_btxt(b2, f->bound), tm_btxt(b3, own), tm_btxt(b4, p), fname(st, who));
     evaluate(st);
     return TM_OK;
 }
 
 int tm_disable_regulation(tm_state *st, tm_fed h, char *err, size_t errlen)
 {
-    GET(f, st, h, "disable regulation");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "disable regulation", err, errlen);
     if (!f->reg)
         return refuse(st, h, TM_ENOTENABLED, err, errlen,
                       "disable regulation: %s is not time-regulating", f->name);
@@ -923,14 +792,15 @@ int tm_disable_regulation(tm_state *st, tm_fed h, char *err, size_t errlen)
 
 int tm_modify_lookahead(tm_state *st, tm_fed h, tm_time L, char *err, size_t errlen)
 {
-    GET(f, st, h, "modify lookahead");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "modify lookahead", err, errlen);
     char b1[24];
     if (!f->reg)
         return refuse(st, h, TM_ENOTENABLED, err, errlen,
                       "modify lookahead: %s is not time-regulating", f->name);
     if (L < 0)
         return refuse(st, h, TM_ELOOKAHEAD, err, errlen,
-                      "modify lookahead: %s: negative lookahead %s", f->name, ttxt(b1, L));
+                      "modify lookahead: %s: negative lookahead %s", f->name, tm_ttxt(b1, L));
     /* The bound is a floor (a promise is never withdrawn): a smaller L takes effect as T
      * advances past the old T + L. */
     f->L = L;
@@ -940,14 +810,15 @@ int tm_modify_lookahead(tm_state *st, tm_fed h, tm_time L, char *err, size_t err
 
 int tm_enable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
 {
-    GET(f, st, h, "enable constrained");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "enable constrained", err, errlen);
     char b1[24];
     if (f->con || f->con_pending)
         return refuse(st, h, TM_EENABLED, err, errlen, "enable constrained: %s is already %s",
                       f->name, f->con ? "time-constrained" : "enabling time-constrained");
     if (f->req != TM_REQ_NONE)
         return refuse(st, h, TM_EPENDING, err, errlen, "enable constrained: %s has %s(%s) pending",
-                      f->name, tm_req_name(f->req), ttxt(b1, f->rt));
+                      f->name, tm_req_name(f->req), tm_ttxt(b1, f->rt));
     f->con_pending = true;
     evaluate(st);
     return TM_OK;
@@ -955,7 +826,8 @@ int tm_enable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
 
 int tm_disable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
 {
-    GET(f, st, h, "disable constrained");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "disable constrained", err, errlen);
     if (!f->con && !f->con_pending)
         return refuse(st, h, TM_ENOTENABLED, err, errlen,
                       "disable constrained: %s is not time-constrained", f->name);
@@ -964,7 +836,7 @@ int tm_disable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
     f->avail = false;
     /* No silent loss: what waited in TSO order is now receive order, delivered at once. */
     while (f->q.n)
-        deliver(st, f, q_pop(&f->q), false, "receiver no longer time-constrained");
+        deliver(st, f, q_pop(&f->q), false, DELIVERY_UNCONSTRAINED);
     evaluate(st);
     return TM_OK;
 }
@@ -975,7 +847,7 @@ static void flush_grant(tm_state *st, struct fed *f, tm_time t)
 {
     compute(st); /* GALT with f keeping its granted-state bound */
     while (f->q.n)
-        deliver(st, f, q_pop(&f->q), true, "FQR flushes every queued message");
+        deliver(st, f, q_pop(&f->q), true, DELIVERY_FQR);
     tm_time g = t < f->galt.t ? t : f->galt.t;
     if (g < f->T) g = f->T;
     grant(st, f, g, TM_GROW_FQR, false);
@@ -983,7 +855,8 @@ static void flush_grant(tm_state *st, struct fed *f, tm_time t)
 
 int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t errlen)
 {
-    GET(f, st, h, "time request");
+    struct fed *f = find(st, h);
+    if (!f) return unknown(st, h, "time request", err, errlen);
     char b1[24], b2[24];
     if (kind < TM_REQ_TAR || kind > TM_REQ_FQR)
         return refuse(st, h, TM_EINVAL, err, errlen, "time request: %s: bad request kind %d",
@@ -991,15 +864,15 @@ int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t
     const char *kn = tm_req_name(kind);
     if (f->req != TM_REQ_NONE)
         return refuse(st, h, TM_EPENDING, err, errlen, "%s(%s): %s already has %s(%s) pending", kn,
-                      ttxt(b1, t), f->name, tm_req_name(f->req), ttxt(b2, f->rt));
+                      tm_ttxt(b1, t), f->name, tm_req_name(f->req), tm_ttxt(b2, f->rt));
     if (f->con_pending)
         return refuse(st, h, TM_EPENDING, err, errlen,
-                      "%s(%s): %s is still enabling time-constrained", kn, ttxt(b1, t), f->name);
+                      "%s(%s): %s is still enabling time-constrained", kn, tm_ttxt(b1, t), f->name);
     /* Further rules: a request time must be >= the federate's logical time (= is legal). */
     if (t < f->T)
         return refuse(st, h, TM_ETIME, err, errlen,
-                      "%s(%s): %s requested below its logical time %s", kn, ttxt(b1, t), f->name,
-                      ttxt(b2, f->T));
+                      "%s(%s): %s requested below its logical time %s", kn, tm_ttxt(b1, t), f->name,
+                      tm_ttxt(b2, f->T));
     f->req = kind;
     f->rt = t;
     if ((kind == TM_REQ_TAR || kind == TM_REQ_TARA) && fast_request(st, f)) return TM_OK;
@@ -1011,7 +884,8 @@ int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t
 int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uint64_t token,
             char *err, size_t errlen)
 {
-    GET(s, st, h, "send");
+    struct fed *s = find(st, h);
+    if (!s) return unknown(st, h, "send", err, errlen);
     char b1[24], b2[40];
     if (n > 0 && !rcv)
         return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receivers is NULL", s->name);
@@ -1023,7 +897,7 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
     if (tso && tm_bound_cmp(mk(ts, false), s->bound) < 0)
         return refuse(st, h, TM_EBOUND, err, errlen,
                       "send from %s stamped %s is below its bound %s (%s%s%s)", s->name,
-                      ttxt(b1, ts), btxt(b2, s->bound),
+                      tm_ttxt(b1, ts), tm_btxt(b2, s->bound),
                       s->req ? tm_req_name(s->req) : "granted at T", s->req ? " pending" : "",
                       s->L == 0 ? ", lookahead 0" : "");
     /* Validate every receiver and reserve queue room before changing anything. */
@@ -1045,13 +919,13 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
     for (size_t i = 0; i < n; i++) {
         struct fed *r = find(st, rcv[i]);
         if (!tso) {
-            deliver(st, r, m, false, "sender not time-regulating or no time stamp");
+            deliver(st, r, m, false, DELIVERY_RO_SENDER);
         } else if (!r->con) {
-            deliver(st, r, m, false, "receiver not time-constrained");
+            deliver(st, r, m, false, DELIVERY_RO_RECEIVER);
         } else if (r->req == TM_REQ_NONE && r->avail && ts == r->T) {
             /* Rows TARA/NERA (and FQR): messages stamped T that arrive after the grant are
              * delivered at once. */
-            deliver(st, r, m, true, "stamped T after an available grant");
+            deliver(st, r, m, true, DELIVERY_AVAIL);
         } else {
             /* Our invariant: GALT_r >= r's promise, and ts >= the sender's bound >= GALT_r,
              * so no TSO message reaches a constrained federate's past. */
@@ -1112,12 +986,12 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
 {
     char t[24], rt[24], b[40], g[40], l[24];
     char req[48] = "granted";
-    if (s->req) snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), ttxt(rt, s->req_time));
+    if (s->req) snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), tm_ttxt(rt, s->req_time));
     return snprintf(buf, len,
                     "%s t=%s %s%s%s bound %s GALT %s held by %s (root %s) LITS %s queued %zu",
-                    s->name, ttxt(t, s->time), req, s->regulating ? " reg" : "",
+                    s->name, tm_ttxt(t, s->time), req, s->regulating ? " reg" : "",
                     s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
-                    s->regulating ? btxt(b, s->bound) : "none", btxt(g, s->galt),
+                    s->regulating ? tm_btxt(b, s->bound) : "none", tm_btxt(g, s->galt),
                     s->galt_holder ? fname(st, s->galt_holder) : "nobody",
-                    s->galt_root ? fname(st, s->galt_root) : "nobody", ttxt(l, s->lits), s->queued);
+                    s->galt_root ? fname(st, s->galt_root) : "nobody", tm_ttxt(l, s->lits), s->queued);
 }

@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rti/proto/bound.h"
+#include "rti/proto/delivery.h"
+
 /* ---- time and bounds ------------------------------------------------------------------ */
 
 /** Logical time in ticks (doc/time.md). */
@@ -28,23 +31,23 @@ typedef uint32_t tm_fed;
 /** A bound on time stamps (doc/time.md): (t, false) = "ts >= t may still come", (t, true) =
  *  "only ts > t". Pairs compare lexicographically with non-strict below strict at equal t:
  *  (t, false) < (t, true) < (t + 1, false). Infinity is (TM_TIME_MAX, true), the greatest
- *  pair; the engine normalises every bound whose t is TM_TIME_MAX to that. */
-typedef struct tm_bound {
-    tm_time t;   /* ticks */
-    bool strict; /* true: only time stamps > t */
-} tm_bound;
+ *  pair; the engine normalises every bound whose t is TM_TIME_MAX to that. The pair and the
+ *  bound table are rti/proto/bound.h, shared with libtempo's local check. */
+typedef bound_pair tm_bound;
 
-/** a + b for b >= 0, saturating at TM_TIME_MAX (lookahead sums never overflow). */
+/** a + b for b >= 0, saturating at TM_TIME_MAX (lookahead sums never overflow);
+ *  bound_time_add. */
 tm_time tm_time_add(tm_time a, tm_time b);
 
-/** Three-way comparison of two bounds in the pair order above.
+/** Three-way comparison of two bounds in the pair order above (bound_cmp).
  *  @return <0, 0 or >0 as a is below, equal to or above b. */
 int tm_bound_cmp(tm_bound a, tm_bound b);
 
 /* ---- requests and decisions ----------------------------------------------------------- */
 
-/** Kind of a time-advance request. The values equal enum wire_time_kind and
- *  tp_request_kind so the server can pass them through. */
+/** Kind of a time-advance request. The values equal enum bound_req, enum wire_time_kind and
+ *  tp_request_kind (tied by _Static_assert in rti/tm/tm.c and federate/libtempo/client_time.c)
+ *  so the server can pass them through. */
 typedef enum tm_req {
     TM_REQ_NONE = 0, /* no request pending: the federate is in the granted state */
     TM_REQ_TAR = 1,  /* time advance request */
@@ -106,9 +109,9 @@ typedef struct tm_decision {
     int code;           /* REFUSED: the TM_E* status */
     const char *reason; /* why, in words: "TAR(10): GALT (12, strict) > 10, held by B"; never
                            NULL; "" while reasons are off (tm_set_reasons) */
-    const char *rule;   /* DELIVER: the delivery rule, a static text that ends `reason`
-                           ("ts <= t for TAR(t)"), set even while reasons are off; NULL for
-                           the other kinds */
+    delivery_rule rule; /* DELIVER: the delivery rule (rti/proto/delivery.h), whose text
+                           delivery_rule_text() ends `reason` ("ts <= t for TAR(t)"), set even
+                           while reasons are off; DELIVERY_NONE for the other kinds */
     const tm_grant_facts *grant; /* GRANT: the facts of its reason, set even while reasons
                            are off (valid during the sink call only); NULL for other kinds */
 } tm_decision;
@@ -125,7 +128,7 @@ size_t tm_grant_text(char *buf, size_t cap, const tm_decision *d, const char *fe
                      const char *holder_name);
 
 /** "No time stamp": a receive-order send (tm_send) and its DELIVER decision. Same value as
- *  WIRE_TIME_NONE. */
+ *  WIRE_TIME_NONE and TP_NO_TIME (tied by _Static_assert). */
 #define TM_NO_TIME INT64_MIN
 
 /** Where decisions go. Called synchronously, in order, from inside the tm_* call that made
@@ -212,7 +215,9 @@ int tm_resign(tm_state *st, tm_fed fed, char *err, size_t errlen);
 
 /** Enable time regulation with lookahead L >= 0. Confirmed at once by TM_D_REG_ENABLED at
  *  the federate's current logical time T (doc/time.md: enabling mid-run keeps T); its bound
- *  starts at max(T + L, the largest promise already made to a constrained federate).
+ *  starts at max(T + L, the largest promise already made to a constrained federate, each
+ *  federate's promise being the greatest of all its grants made: TAR(T) then TARA(T) keeps
+ *  (T, strict)). Accepted while the federate's own constrained enabling is pending.
  *  @return TM_OK, TM_EUNKNOWN, TM_ELOOKAHEAD, TM_EENABLED (already regulating),
  *          TM_EPENDING (a time request is pending). */
 int tm_enable_regulation(tm_state *st, tm_fed fed, tm_time lookahead, char *err, size_t errlen);

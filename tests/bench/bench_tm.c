@@ -10,16 +10,15 @@
  * log). Read doc/time.md for the rules being timed. */
 #define _GNU_SOURCE /* sched_setaffinity: the raw round trip on one CPU and on two */
 #include <dirent.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-/* The engine is compiled into this test rather than linked from librtisrv, so that a
- * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm/tm.c"
 #include "rti/tm/tm.h"
+#include "rti/tm/tm_test.h"
 #include "tests/integration/client_harness.h"
 
 #define MAXN 8
@@ -470,7 +469,7 @@ static double engine_mix(int on, struct fold *fo, int steps)
     return events ? ns / (double)events : 0;
 }
 
-/* The hand-built reason texts of rti/tm/tm.c (rsn_*) against the printf ones (ttxt, btxt). */
+/* The hand-built reason texts of rti/tm/tm_reason.c (tm_text_*) against printf. */
 static void check_reason_builder(void)
 {
     static const tm_time v[] = {0, 1, -1, 9, 10, 12345, -987654321, INT64_MIN, INT64_MAX - 1,
@@ -478,18 +477,23 @@ static void check_reason_builder(void)
     int bad = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         for (int strict = 0; strict <= 1; strict++) {
-            char want[80], b1[24], b2[40], got[80];
-            snprintf(want, sizeof want, "%s %s", ttxt(b1, v[i]), btxt(b2, mk(v[i], strict)));
-            struct rsn w = {got, 0, sizeof got};
-            rsn_t(&w, v[i]);
-            rsn_s(&w, " ");
-            rsn_b(&w, mk(v[i], strict));
+            char want[80], got[80];
+            tm_bound b = bound_make(v[i], strict);
+            if (v[i] == TM_TIME_MAX)
+                snprintf(want, sizeof want, "inf inf");
+            else
+                snprintf(want, sizeof want, "%" PRId64 " (%" PRId64 ", %s)", v[i], v[i],
+                         b.strict ? "strict" : "non-strict");
+            struct tm_text w = {got, 0, sizeof got};
+            tm_text_time(&w, v[i]);
+            tm_text_str(&w, " ");
+            tm_text_bound(&w, b);
             bad += strcmp(want, got) != 0;
         }
     }
     char small[6];
-    struct rsn w = {small, 0, sizeof small};
-    rsn_t(&w, -1234567);
+    struct tm_text w = {small, 0, sizeof small};
+    tm_text_time(&w, -1234567);
     CHECK(!bad && strcmp(small, "-1234") == 0, "reason builder differs from printf (%d) or '%s'",
           bad, small);
 }

@@ -8,16 +8,22 @@
  *
  * The model shares no code with tm.c: it keeps messages in unsorted arrays and scans them,
  * recomputes every bound from the tables after each change, finds the NER fixed point by the
- * naive iteration from +inf (O(N^2) per sweep), and grants one federate per recomputation. */
+ * naive iteration from +inf (O(N^2) per sweep), and grants one federate per recomputation.
+ *
+ * Promises (issue 20). The model once derived the promise made to a constrained federate from
+ * the kind of its last grant, as the engine did, so both agreed that TAR(T) then TARA(T)
+ * promised only (T, non-strict), and the one invariant on the receiving side checked
+ * "ts >= the receiver's time", which a message stamped T passes: the random runs were blind to
+ * a late regulator sending into an instant already closed. Now the model keeps the promise as
+ * the greatest of all promises made (from the history of grants, not the last state), and the
+ * engine side checks every TSO delivery against the promises its own grants made (ts > T
+ * after a TAR/NER grant at T, strictness included). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The engine is compiled into this test rather than linked from librtisrv, so that a
- * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm/tm.c"
 #include "rti/tm/tm.h"
 #include "tests/check.h"
 
@@ -75,6 +81,9 @@ struct rfed {
     int lastk;    /* kind of the last grant, 0 before any */
     int regafter; /* regulation enabled after the last grant: L = 0 bound non-strict */
     int conat;    /* constrained completed after the last grant: stamped-T delivered at once */
+    rb promise;   /* constrained: the greatest promise of its grants since it became
+                     constrained (TAR/NER at t: (t, strict); TARA/NERA/FQR at t or enabling
+                     at T: (t, non-strict)) */
     rb floor;     /* last bound (regulating only) */
     rb val;       /* bound being computed */
     rb galt;
@@ -206,6 +215,7 @@ static void mdeliver(struct model *m, int h, struct rmsg x, int tso)
 static void mgrant(struct model *m, int h, int64_t t)
 {
     struct rfed *f = &m->f[h];
+    if (f->con) f->promise = rmax(f->promise, rmk(t, f->req == TM_REQ_TAR || f->req == TM_REQ_NER));
     f->lastk = f->req;
     f->regafter = 0;
     f->conat = 0;
@@ -224,6 +234,7 @@ static int mstep(struct model *m)
             f->conp = 0;
             f->con = 1;
             f->conat = 1;
+            f->promise = rmk(f->T, 0);
             mlog(m, h, "CE%" PRId64 " ", f->T);
             return 1;
         }
@@ -265,7 +276,7 @@ static rb mpromise(const struct model *m)
 {
     rb p = {INT64_MIN, 0};
     for (int h = 1; h < MAXH; h++)
-        if (m->f[h].joined && m->f[h].con) p = rmax(p, rmk(m->f[h].T, !avail(&m->f[h])));
+        if (m->f[h].joined && m->f[h].con) p = rmax(p, m->f[h].promise);
     return p;
 }
 
@@ -389,7 +400,9 @@ struct run {
     struct model m;
     char log[MAXH][LOGN];         /* engine decisions of this event per federate */
     int64_t now[MAXH];            /* engine time per federate, from grants */
-    int con[MAXH];                /* constrained, as told by decisions */
+    int con[MAXH];                /* constrained, as told by decisions and the driver */
+    rb promised[MAXH];            /* what the grants told each constrained federate: no TSO
+                                     message below this will come (from decisions only) */
     struct rmsg last[MAXH];       /* last TSO delivered to each federate (order checks) */
     int last_step[MAXH];          /* event in which it was delivered */
     struct rmsg from[MAXH][MAXH]; /* last TSO from each sender to each receiver */
@@ -444,6 +457,9 @@ static void eng_sink(void *ctx, const tm_decision *d)
             RFAIL(r, "seed %u step %d: grant %" PRId64 " below time %" PRId64 " of %d", r->seed,
                   r->step, d->time, r->now[h], h);
         r->now[h] = d->time;
+        if (r->con[h])
+            r->promised[h] = rmax(r->promised[h],
+                                  rmk(d->time, d->req == TM_REQ_TAR || d->req == TM_REQ_NER));
         n_grant[d->req % 6]++;
         if (d->req == TM_REQ_FQR) /* the flush may pass later time stamps: restart at g */
             restart(r, h, d->time);
@@ -461,6 +477,14 @@ static void eng_sink(void *ctx, const tm_decision *d)
             if (d->time < r->now[h])
                 RFAIL(r, "seed %u step %d: TSO ts %" PRId64 " delivered to %d at time %" PRId64,
                       r->seed, r->step, d->time, h, r->now[h]);
+            /* Invariant: no TSO message below a promise a grant made (after TAR(T) or NER
+             * granted T, nothing stamped T; later grants at T do not reopen it). */
+            if (r->con[h] && rcmp(rmk(d->time, 0), r->promised[h]) < 0)
+                RFAIL(r,
+                      "seed %u step %d: TSO ts %" PRId64 " delivered to %d, promised (%" PRId64
+                      ", %s)",
+                      r->seed, r->step, d->time, h, r->promised[h].t,
+                      r->promised[h].s ? "strict" : "non-strict");
             if (x.ts < r->last[h].ts ||
                 (r->last_step[h] == r->step && r->last[h].sender && !before(&r->last[h], &x)))
                 RFAIL(r,
@@ -494,6 +518,8 @@ static void eng_sink(void *ctx, const tm_decision *d)
         break;
     case TM_D_CON_ENABLED:
         restart(r, h, d->time);
+        r->con[h] = 1;
+        r->promised[h] = rmk(d->time, 0);
         eng_log(r, h, "CE%" PRId64 " ", d->time);
         break;
     default:
@@ -654,6 +680,7 @@ static void one_event(struct run *r, unsigned *s, int *next_handle, uint64_t *to
             int want = m_enable_con(&r->m, h); /* enabling twice: refused */
             compare(r, what, tm_enable_constrained(r->st, (tm_fed)h, err, sizeof err), want);
         } else if (on) {
+            r->con[h] = 0; /* its queue is now delivered RO: no promise holds */
             int want = m_disable_con(&r->m, h);
             compare(r, what, tm_disable_constrained(r->st, (tm_fed)h, err, sizeof err), want);
         } else {

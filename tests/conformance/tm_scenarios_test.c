@@ -3,9 +3,6 @@
  * topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
  * expectation was worked out by hand from the §5 tables, not copied from the engine.
  * Read tests/conformance/tm_random_test.c next (randomized runs against a reference model). */
-/* The engine is compiled into this test rather than linked from librtisrv, so that a
- * half-finished server module never stops the tm tests from building (mk/35-tm.mk). */
-#include "rti/tm/tm.c"
 #include "tests/conformance/tm_script.h"
 
 struct scenario {
@@ -308,6 +305,50 @@ static const struct scenario scenarios[] = {
      "B send 1 A; C send 2 B; D send 3 C; A send 0 D; expect D D m4@0;"
      "A tar 2; B tar 2; expect; C tar 2; expect D A m1@1, G A 2, D B m2@2, G B 2, G C 2;"
      "D tar 2; expect G D 2; lits C 3"},
+
+    /* ---- tm-12: promises are cumulative (issue 20) ---------------------------------- */
+    /* A constrained only; B regulating only (L = 0), granted at once; C regulates late */
+    {"tm-12.1", "bound rule 'enabling regulation mid-run': the promise after TAR(T) then TARA(T) "
+                "is (T, strict), the greatest one made",
+     "join A B C; con A; expect CE A 0; reg B 0; expect RE B 0;"
+     "B tar 5; expect G B 5; A tar 5; expect G A 5; A tara 5; expect G A 5;"
+     "reg C 0; expect RE C 0; bound C 5s; reason promise (5, strict) to A;"
+     "C send 5 A !EBOUND; C send 6 A; expect; lits A 6"},
+    {"tm-12.2", "bound rule 'enabling regulation mid-run': TAR(T) then NERA(T) keeps (T, strict)",
+     "join A B C; con A; expect CE A 0; reg B 0; expect RE B 0;"
+     "B tar 5; expect G B 5; A tar 5; expect G A 5; A nera 5; expect G A 5;"
+     "reg C 0; expect RE C 0; bound C 5s; C send 5 A !EBOUND; C send 6 A; expect; lits A 6"},
+    /* A, C, D, E regulating and constrained with L = 2, 3, 2, 3; B neither, at 8, then
+     * regulating with L = 3. Before the fix B started at (19, non-strict) and held A's
+     * NER(19) although nothing stamped 19 may reach A after its TAR(19). */
+    {"tm-12.3", "grant row NER with a late regulator: B starts at A's promise (19, strict), so "
+                "A's NER(19) is granted at once",
+     "join A B C D E; rc A 2; rc C 3; rc D 2; rc E 3;"
+     "B tar 8; expect G B 8;"
+     "A tar 19; C tar 17; D tar 18; E tar 17; expect G A 19, G C 17, G D 18, G E 17;"
+     "A nera 19; expect G A 19;"
+     "reg B 3; expect RE B 8; bound B 19s;"
+     "C send 20 A; expect; lits A 20;"
+     "A ner 19; expect G A 19; time A 19; lits A 20"},
+    /* as tm-12.1 with lookaheads: B L = 2, the late C L = 1 (its own T + L is only (1, ns)) */
+    {"tm-12.4", "enabling regulation mid-run with L > 0: max(T + L, cumulative promise)",
+     "join A B C; con A; expect CE A 0; reg B 2; expect RE B 0;"
+     "B tar 5; expect G B 5; A tar 5; expect G A 5; A tara 5; expect G A 5;"
+     "reg C 1; expect RE C 0; bound C 5s; C send 5 A !EBOUND;"
+     "A nera 5; expect G A 5; bound C 5s"},
+    /* as tm-12.2 with lookaheads, and the promise lapses when A stops being constrained */
+    {"tm-12.5", "TAR(T) then NERA(T) with L > 0; a promise ends with constrained",
+     "join A B C D; con A; expect CE A 0; reg B 3; expect RE B 0;"
+     "B tar 4; expect G B 4; A tar 4; expect G A 4; A nera 4; expect G A 4;"
+     "reg C 2; expect RE C 0; bound C 4s;"
+     "uncon A; con A; expect CE A 4; reg D 1; expect RE D 0; bound D 4n"},
+    /* A: not constrained, advances alone, then asks to be constrained (pending: B at 0 holds
+     * it) and, while that is pending, enables regulation: accepted (doc/time.md §8) */
+    {"tm-12.6", "choice: enabling regulation while enabling constrained is pending is accepted",
+     "join A B; reg B 0; expect RE B 0;"
+     "A tar 5; expect G A 5; con A; expect;"
+     "reg A 1; expect RE A 5; bound A 6n; galt B 6n;"
+     "A tar 6 !EPENDING; B tar 5; expect CE A 5, G B 5"},
 
     /* ---- tm-11: infinity and saturation (doc/time.md: TP_TIME_MAX is +inf) -------------- */
     /* A TAR(+inf) at L = 1: its bound saturates to infinity */

@@ -1,7 +1,7 @@
 /* Fault injection for rti/tm/tm.c (doc/contributing.md §12): every allocation of the engine fails in
  * turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
- * (LeakSanitizer runs in the sanitized pass). The engine is compiled into this test with
- * calloc/realloc redirected to counting versions; production code is untouched.
+ * (LeakSanitizer runs in the sanitized pass). The engine, linked as a library, allocates
+ * through counting versions of calloc/realloc installed by tm_test_set_alloc (rti/tm/tm_test.h).
  * Read tests/unit/tm_bound_test.c for the other engine unit test. */
 #include <stdlib.h>
 
@@ -30,12 +30,10 @@ static void *fi_realloc(void *p, size_t size)
     return realloc(p, size);
 }
 
-#define calloc  fi_calloc
-#define realloc fi_realloc
-#include "rti/tm/tm.c"
-#undef calloc
-#undef realloc
+#include <stdint.h>
 
+#include "rti/tm/tm.h"
+#include "rti/tm/tm_test.h"
 #include "tests/check.h"
 
 struct seen {
@@ -58,6 +56,7 @@ int main(void)
 {
     char err[TM_ERR_LEN];
     struct seen sn = {0};
+    tm_test_set_alloc(fi_calloc, fi_realloc);
     tm_state *st = NULL;
 
     /* tm_new: its one allocation fails cleanly. */
