@@ -1,4 +1,4 @@
-# mk/60-algorithms.mk: coupling algorithms in plain C (libc + libm only), owned by H7.
+# mk/60-algorithms.mk: the coupling algorithms algorithms/ (libc + libm only; doc/algorithms/).
 # See the Makefile header for the variables this fragment fills in.
 ALGO_SRCS += algorithms/port.c algorithms/quantize.c algorithms/extrap.c algorithms/topology.c
 
