@@ -1,7 +1,8 @@
 # mk/75-run.mk: tempo-run, federate/run/ (doc/run.md): process supervision, per-federate CSV
 # results, SVG plots, progress display, and the program.
 # See the Makefile header for the variables this fragment fills in.
-RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c
+RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
+            federate/run/run_err.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test

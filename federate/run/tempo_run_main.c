@@ -2,7 +2,7 @@
  * port (unless --rti names a running one), one `tempo-fmu --federation FILE --name X --rti ADDR`
  * process per federate under federate/run/supervise.h, shows progress, stops everything on a
  * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
- * Serves doc/guide.md item 3; user guide doc/run.md. Read federate/run/supervise.h next.
+ * User guide: doc/run.md. Read federate/run/supervise.h next.
  */
 #include <errno.h>
 #include <limits.h>
