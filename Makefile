@@ -37,15 +37,23 @@ ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS_OPT) -fPIC -fvisibility=hidden $(CFLAGS)
 ALL_LDLIBS := $(PKG_LIBS) $(SUNDIALS_LIBS) -ldl -lm -lpthread $(LDLIBS)
 
 # ---- what the fragments fill in ---------------------------------------------------------
-# Sources of each internal library (archives under $(O)/):
-FOM_SRCS     :=   # fom/        FOM reader (libxml2 only)
-COMMON_SRCS  :=   # rti/        wire codec, log, helpers shared by RTI and client
-RTISRV_SRCS  :=   # rti/        the server (everything but main)
-CLIENT_SRCS  :=   # federate/   libtempo
-FMU_SRCS     :=   # federate/   FMU loader, integrators, stepping interface
-ALGO_SRCS    :=   # algorithms/ coupling algorithms (libc + libm only)
-FED_SRCS     :=   # federate/   federate glue shared by tempo-fmu, tempo-master, tempo-run
-# Programs: PROGS += name, with name_SRCS := main sources; linked against every internal lib.
+# Sources of each internal library: one library per component of doc/architecture.md, built
+# into $(O)/libNAME.a (NAME in lower case: fom, proto, ...).
+FOM_SRCS     :=   # fom/               the FOM reader (libxml2 only)
+PROTO_SRCS   :=   # rti/proto/         wire codec, byte buffer (shipped inside libtempo too)
+TM_SRCS      :=   # rti/tm/            time management, pure code
+FLOG_SRCS    :=   # rti/flog/          federation log writer and reader
+SERVER_SRCS  :=   # rti/server/        the RTI server (everything but main)
+TLOG_SRCS    :=   # rti/tlog/          tempo-log's subcommands (everything but main)
+CLIENT_SRCS  :=   # federate/libtempo/ libtempo
+FMU_SRCS     :=   # federate/fmu/      the FMI 2.0 host
+ALGO_SRCS    :=   # algorithms/        coupling algorithms (libc + libm only)
+CONFIG_SRCS  :=   # federate/config/   the federation file
+FMUFED_SRCS  :=   # federate/fmufed/   the FMU federate (everything but main)
+MASTER_SRCS  :=   # federate/master/   tempo-master (everything but main)
+RUN_SRCS     :=   # federate/run/      tempo-run's supervision, results, plots, progress
+# Programs: PROGS += name, with name_SRCS := main sources and name_LIBS := the internal
+# libraries it links (see "Linking" below).
 PROGS        :=
 # Tests: paths of single-file C tests without ".c" (tests/unit/fom_test). Unit and conformance
 # tests are also built and run under the sanitizers; integration tests run against bin/.
@@ -82,34 +90,46 @@ deps:
 
 objs = $(patsubst %.c,$(O)/%.o,$(1))
 
-LIB_FOM    := $(O)/libfom.a
-LIB_COMMON := $(O)/libcommon.a
-LIB_RTISRV := $(O)/librtisrv.a
-LIB_CLIENT := $(O)/libclient.a
-LIB_FMU    := $(O)/libfmu.a
-LIB_ALGO   := $(O)/libalgo.a
-LIB_FED    := $(O)/libfed.a
-# Link order: higher layers first.
-libs_of = $(if $($(1)_LIBS),$(foreach l,$($(1)_LIBS),$(O)/lib$(l).a),$(INTERNAL_LIBS))
-INTERNAL_LIBS := $(LIB_FED) $(LIB_FMU) $(LIB_ALGO) $(LIB_CLIENT) $(LIB_RTISRV) $(LIB_COMMON) $(LIB_FOM)
+# ---- linking ----------------------------------------------------------------------------
+# Every program and test names the internal libraries it links, and only those its component
+# may use (doc/architecture.md; `make layers` checks the includes):
+#     tempo-log_LIBS := tlog flog tm proto fom      fom_test_LIBS := fom      foo_test_LIBS :=
+# A program or test without such a line, or naming an unknown library, stops the build.
+# INTERNAL_LIBS is the link order (a library before the ones it uses); libs_of puts a _LIBS
+# line in that order, so fragments may list names in any order.
+INTERNAL_LIBS := fmufed master run config fmu algo client tlog server flog tm proto fom
+lib_path = $(O)/lib$(1).a
+libs_of = $(foreach l,$(INTERNAL_LIBS),$(if $(filter $(l),$($(1)_LIBS)),$(call lib_path,$(l))))
+LINKED := $(PROGS) $(notdir $(UNIT_TESTS) $(CONF_TESTS) $(INTEG_TESTS) $(BENCHES))
+$(foreach n,$(LINKED),$(if $(filter undefined,$(origin $(n)_LIBS)),\
+  $(error $(n) has no $(n)_LIBS line: name the internal libraries it links in its mk/*.mk)))
+$(foreach n,$(LINKED),$(foreach l,$($(n)_LIBS),$(if $(filter $(l),$(INTERNAL_LIBS)),,\
+  $(error $(n)_LIBS names "$(l)", which is not one of: $(INTERNAL_LIBS)))))
+ALL_LIB_FILES := $(foreach l,$(INTERNAL_LIBS),$(call lib_path,$(l)))
 
-$(LIB_FOM):    $(call objs,$(FOM_SRCS))
-$(LIB_COMMON): $(call objs,$(COMMON_SRCS))
-$(LIB_RTISRV): $(call objs,$(RTISRV_SRCS))
-$(LIB_CLIENT): $(call objs,$(CLIENT_SRCS))
-$(LIB_FMU):    $(call objs,$(FMU_SRCS))
-$(LIB_ALGO):   $(call objs,$(ALGO_SRCS))
-$(LIB_FED):    $(call objs,$(FED_SRCS))
+$(call lib_path,fom):    $(call objs,$(FOM_SRCS))
+$(call lib_path,proto):  $(call objs,$(PROTO_SRCS))
+$(call lib_path,tm):     $(call objs,$(TM_SRCS))
+$(call lib_path,flog):   $(call objs,$(FLOG_SRCS))
+$(call lib_path,server): $(call objs,$(SERVER_SRCS))
+$(call lib_path,tlog):   $(call objs,$(TLOG_SRCS))
+$(call lib_path,client): $(call objs,$(CLIENT_SRCS))
+$(call lib_path,fmu):    $(call objs,$(FMU_SRCS))
+$(call lib_path,algo):   $(call objs,$(ALGO_SRCS))
+$(call lib_path,config): $(call objs,$(CONFIG_SRCS))
+$(call lib_path,fmufed): $(call objs,$(FMUFED_SRCS))
+$(call lib_path,master): $(call objs,$(MASTER_SRCS))
+$(call lib_path,run):    $(call objs,$(RUN_SRCS))
 # Archives are written to a temporary name and renamed, so a concurrent link never sees a
 # half-written archive.
-$(INTERNAL_LIBS):
+$(ALL_LIB_FILES):
 	@mkdir -p $(@D)
 	@rm -f $@.$$$$; ar rcs $@.$$$$ $^ $(if $^,,$(O)/empty.o) && mv -f $@.$$$$ $@
 
 $(O)/empty.o:
 	@mkdir -p $(@D)
 	echo 'typedef int tempo_empty_unit;' | $(CC) -x c -c -o $@ -
-$(INTERNAL_LIBS): | $(O)/empty.o
+$(ALL_LIB_FILES): | $(O)/empty.o
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -124,8 +144,8 @@ $(BINDIR)/$(1): $(call objs,$($(1)_SRCS)) $(call libs_of,$(1))
 endef
 $(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
 
-# Public client library: libtempo = client + common + fom objects.
-LIBTEMPO_OBJS := $(call objs,$(CLIENT_SRCS) $(COMMON_SRCS) $(FOM_SRCS))
+# Public client library: libtempo = client + proto + fom objects.
+LIBTEMPO_OBJS := $(call objs,$(CLIENT_SRCS) $(PROTO_SRCS) $(FOM_SRCS))
 lib/libtempo.a: $(LIBTEMPO_OBJS)
 	@mkdir -p $(@D)
 	@rm -f $@
@@ -134,10 +154,7 @@ lib/libtempo.so: $(LIBTEMPO_OBJS)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $^ $(PKG_LIBS) -lm
 
-# Tests: one C file each. A test (or program) may name the internal libraries it needs, so that
-# a half-finished module elsewhere does not stop it from building:
-#     fom_test_LIBS := fom            (names: fed fmu algo client rtisrv common fom)
-# Without such a line it links against every internal library.
+# Tests: one C file each, linked with the internal libraries of their NAME_LIBS line.
 .SECONDEXPANSION:
 $(O)/tests/%: $(O)/tests/%.o $$(call libs_of,$$(notdir $$*))
 	@mkdir -p $(@D)
@@ -174,8 +191,8 @@ bench: all
 demo: all
 	@examples/demo_fmu.sh
 
-# Layer rules (doc/contributing.md §1): algorithms/ uses only libc+libm, fom/ only libxml2, rti/ never
-# includes federate/ or algorithms/.
+# The component arrows of doc/architecture.md: every #include line and every program's
+# NAME_LIBS line (tests/check_layers.sh).
 layers:
 	@tests/check_layers.sh
 
@@ -200,14 +217,15 @@ clean:
 # corpus (tests/fuzz/corpus/<name>/) plus random inputs, so the targets never rot.
 FUZZ_SECONDS ?= 60
 FUZZ_BINS := $(patsubst tests/fuzz/%,build/fuzz/%,$(FUZZ_TARGETS))
-build/fuzz/%: tests/fuzz/%.c $(FOM_SRCS) $(COMMON_SRCS) $(FMU_SRCS)
+build/fuzz/%: tests/fuzz/%.c $(FOM_SRCS) $(PROTO_SRCS) $(FMU_SRCS)
 	@mkdir -p $(@D)
 	clang $(CFLAGS_BASE) -O1 -fsanitize=fuzzer,address,undefined -o $@ $< \
-	  $(FOM_SRCS) $(COMMON_SRCS) $(FMU_SRCS) $(ALL_LDLIBS)
+	  $(FOM_SRCS) $(PROTO_SRCS) $(FMU_SRCS) $(ALL_LDLIBS)
 fuzz: deps $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	  echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
-$(O)/tests/fuzz/%_replay: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/replay_main.o $(LIB_FMU) $(LIB_COMMON) $(LIB_FOM)
+$(O)/tests/fuzz/%_replay: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/replay_main.o \
+                          $(call lib_path,fmu) $(call lib_path,proto) $(call lib_path,fom)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(ALL_LDLIBS) $(LDFLAGS)

@@ -1,6 +1,6 @@
 /* Example federate "consumer": subscribes the Signal of examples/producer.c under time
  * constraint, so it sees each sample in time-stamp order at the logical time it was sent for,
- * and answers the first large sample with a Command interaction. Serves doc/guide.md (use 2).
+ * and answers the first large sample with a Command interaction. Serves doc/guide.md.
  * doc/guide.md walks through this file after examples/producer.c.
  *
  * usage: tempo-example-consumer [--rti ADDR] [--federation NAME] [--name NAME] */
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
      *    granted only once no update stamped <= t can still come. */
     tp_time step = tp_time_from_seconds(f, 0.1), now = 0;
     while (!a.removed) {
-        check(f, tp_time_advance_request(f, now + step), "time advance request");
+        check(f, tp_time_advance_request(f, tp_time_add(now, step)), "time advance request");
         check(f, tp_wait_grant(f, &now, -1), "wait grant");
     }
     check(f, tp_resign(f, TP_DELETE_OBJECTS), "resign");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make demo (doc/guide.md, issue 2): start an RTI on an ephemeral port, run the example
+# make demo (doc/guide.md): start an RTI on an ephemeral port, run the example
 # producer and consumer (examples/producer.c, examples/consumer.c; doc/guide.md walks
 # through them), show the data flowing, and stop everything cleanly. Run from the
 # repository root. Exit status 0 only when both federates and the RTI ended well.

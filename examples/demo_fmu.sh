@@ -3,7 +3,7 @@
 # tempo-run starts an RTI and the two FMU federates of examples/lv_gs.json (Gauss-Seidel) and
 # then examples/lv_jacobi.json (improved Jacobi), writes a CSV per federate and a plot; the
 # monolithic reference (the whole system as one FMU, CVODE at rtol 1e-10) gives the errors.
-# Serves doc/guide.md item 3 and issue 5; read doc/run.md ("Case studies").
+# Read doc/run.md ("Case studies").
 set -eu
 cd "$(dirname "$0")/.."
 for f in bin/tempo-run bin/tempo-fmu bin/tempo-rti build/fmus/lv_me.fmu \

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
     double hist[4] = {0}, max_sent = -1;
     tp_time now = 0;
     for (int k = 1; k <= steps; k++) {
-        tp_time t = now + step;
+        tp_time t = tp_time_add(now, step);
         double x = sin(tp_time_to_seconds(f, t));
         memmove(hist + 1, hist, 3 * sizeof hist[0]);
         hist[0] = x;
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 
     /* 8. Leave: delete our object, stamped like an update so that subscribers get `remove`
      *    after the last sample, then resign. */
-    check(f, tp_delete_object(f, obj, now + step), "delete");
+    check(f, tp_delete_object(f, obj, tp_time_add(now, step)), "delete");
     check(f, tp_resign(f, TP_DELETE_OBJECTS), "resign");
     tp_federate_free(f);
     printf("producer: done after %d steps\n", steps);

@@ -1,4 +1,4 @@
-# mk/10-fom.mk: the FOM reader (libxml2 only) and its tests.
+# mk/10-fom.mk: the FOM reader fom/ (libxml2 only; doc/fom.md) and its tests.
 # See the Makefile header for the variables this fragment fills in.
 FOM_SRCS += fom/fom.c
 UNIT_TESTS += tests/unit/fom_test

@@ -1,22 +1,22 @@
-# mk/30-rti.mk: the RTI server (rti/, doc/protocol.md, §6, §10; doc/rti.md). Owner: H2.
-# Server modules go to librtisrv.a (rti/tm/ comes from mk/35-tm.mk, rti/flog/ from
-# mk/80-flog.mk); rti/server/main.c is only the program's entry.
-RTISRV_SRCS += rti/server/log.c rti/server/conn.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
+# mk/30-rti.mk: the RTI server rti/server/ (doc/rti.md, doc/protocol.md) and its tests.
+# The server's modules go to libserver.a; rti/server/main.c is only the program's entry. The
+# time management it uses is in mk/35-tm.mk, the federation log in mk/80-flog.mk.
+SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
                rti/server/sync.c rti/server/timesvc.c
 PROGS += tempo-rti
 tempo-rti_SRCS := rti/server/main.c
-tempo-rti_LIBS := rtisrv common fom
+tempo-rti_LIBS := server flog tm proto fom
 
 UNIT_TESTS += tests/unit/rti_log_test
-rti_log_test_LIBS := rtisrv
+rti_log_test_LIBS := server
 
 # Integration tests: each starts bin/tempo-rti --listen 127.0.0.1:0 and speaks the wire
 # protocol over raw sockets (tests/integration/rti_harness.h).
 INTEG_TESTS += tests/integration/rti_robust_test tests/integration/rti_fed_test \
                tests/integration/rti_flog_test
-rti_robust_test_LIBS := common fom
-rti_fed_test_LIBS := common fom
-rti_flog_test_LIBS := rtisrv common fom
+rti_robust_test_LIBS := proto fom
+rti_fed_test_LIBS := proto fom
+rti_flog_test_LIBS := flog tm proto fom
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs
@@ -26,7 +26,7 @@ rti_flog_test_LIBS := rtisrv common fom
 # which only rti_san.sh runs. The source list is expanded when the recipe runs, after every
 # fragment has added its sources.
 RTI_SAN_BIN := build/rti-san/tempo-rti
-RTI_SAN_SRCS = rti/server/main.c $(RTISRV_SRCS) $(COMMON_SRCS) $(FOM_SRCS) \
+RTI_SAN_SRCS = rti/server/main.c $(SERVER_SRCS) $(FLOG_SRCS) $(TM_SRCS) $(PROTO_SRCS) $(FOM_SRCS) \
                tests/integration/rti_alloc_wrap.c
 RTI_SAN_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 $(RTI_SAN_BIN): $(wildcard rti/*/*.c rti/*/*.h fom/*.c fom/*.h) tests/integration/rti_alloc_wrap.c
@@ -34,6 +34,6 @@ $(RTI_SAN_BIN): $(wildcard rti/*/*.c rti/*/*.h fom/*.c fom/*.h) tests/integratio
 	$(CC) $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined $(RTI_SAN_WRAP) -o $@ $(RTI_SAN_SRCS) $(ALL_LDLIBS)
 EXTRA_ALL += $(RTI_SAN_BIN) $(O)/tests/integration/rti_alloc_test
-rti_alloc_test_LIBS := common fom
+rti_alloc_test_LIBS := proto fom
 INTEG_SCRIPTS += tests/integration/rti_san.sh
 INTEG_SCRIPTS += tests/integration/rti_log_only.sh

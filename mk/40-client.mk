@@ -1,38 +1,39 @@
-# mk/40-client.mk: libtempo (federate/client_*.c, public header federate/libtempo/tempo.h), the example
-# federates, their tests and the foundation benchmarks. Owner: H3. See the Makefile header for
+# mk/40-client.mk: libtempo (federate/libtempo/, public header federate/libtempo/tempo.h), the
+# example federates, their tests and the foundation benchmarks. See the Makefile header for
 # the variables this fragment fills in; doc/api.md and doc/guide.md document the library.
 CLIENT_SRCS += federate/libtempo/client_err.c federate/libtempo/client_conn.c federate/libtempo/client_evoke.c \
                federate/libtempo/client_join.c federate/libtempo/client_dm.c federate/libtempo/client_om.c \
-               federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c
+               federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c \
+               federate/libtempo/client_ticks.c
 
 # Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer
 tempo-example-producer_SRCS := examples/producer.c
-tempo-example-producer_LIBS := client common fom
+tempo-example-producer_LIBS := client proto fom
 tempo-example-consumer_SRCS := examples/consumer.c
-tempo-example-consumer_LIBS := client common fom
+tempo-example-consumer_LIBS := client proto fom
 
 # Unit tests: no RTI process (client_conn_test scripts a fake RTI on a Unix socket).
 UNIT_TESTS += tests/unit/client_value_test tests/unit/client_conn_test \
               tests/unit/client_bound_test
-client_value_test_LIBS := client common fom
-client_conn_test_LIBS := client common fom
-client_bound_test_LIBS := client common fom
+client_value_test_LIBS := client proto fom
+client_conn_test_LIBS := client proto fom
+client_bound_test_LIBS := client proto fom
 
 # Integration tests: a real bin/tempo-rti on an ephemeral port
 # (tests/integration/client_harness.h starts it and always stops it).
 INTEG_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
                tests/integration/client_kill_test tests/integration/client_time_test \
                tests/integration/client_fed_test
-client_pubsub_test_LIBS := client common fom
-client_sync_test_LIBS := client common fom
-client_kill_test_LIBS := client common fom
-client_time_test_LIBS := client common fom
-client_fed_test_LIBS := client common fom
+client_pubsub_test_LIBS := client proto fom
+client_sync_test_LIBS := client proto fom
+client_kill_test_LIBS := client proto fom
+client_time_test_LIBS := client proto fom
+client_fed_test_LIBS := client proto fom
 # The example pair through examples/demo.sh (what doc/guide.md promises the reader sees).
 INTEG_SCRIPTS += tests/integration/client_demo.sh
 
 # Benchmarks (make bench): figures only, never pass/fail on timing.
 BENCHES += tests/bench/bench_foundation tests/bench/bench_client_alloc
-bench_foundation_LIBS := client common fom
-bench_client_alloc_LIBS := client common fom
+bench_foundation_LIBS := client proto fom
+bench_client_alloc_LIBS := client proto fom

@@ -1,13 +1,13 @@
-# mk/50-fmu.mk: see the Makefile header for the variables this fragment fills in.
-# FMI 2.0 host (issue 4, doc/fmu.md, doc/fmu.md): loader, CS and ME (CVODE) stepping behind
-# one interface (federate/fmu/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
-# the FMU federate of mk/77-fmufed.mk, in libfed).
+# mk/50-fmu.mk: the FMI 2.0 host federate/fmu/ (doc/fmu.md): loader, CS and ME (CVODE)
+# stepping behind one interface (federate/fmu/fmu_step.h), and the program tempo-fmu
+# (--simulate; --federation is the FMU federate of mk/77-fmufed.mk).
+# See the Makefile header for the variables this fragment fills in.
 FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
             federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c
 
 PROGS += tempo-fmu
 tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
-tempo-fmu_LIBS := fed fmu algo client common fom
+tempo-fmu_LIBS := fmufed run config fmu algo client proto fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
               tests/unit/fmu_sim_test tests/unit/fmu_fault_test

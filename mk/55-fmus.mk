@@ -86,7 +86,7 @@ fmus: $(EXAMPLE_FMUS)
 # sanitized binaries instead, so that the framework itself runs under ASan+UBSan.
 FMUS_TESTS := fmus_framework_test fmus_robust_test
 UNIT_TESTS += $(addprefix tests/unit/,$(FMUS_TESTS))
-fmus_framework_test_LIBS := fom
-fmus_robust_test_LIBS := fom
+fmus_framework_test_LIBS :=
+fmus_robust_test_LIBS :=
 $(addprefix build/release/tests/unit/,$(FMUS_TESTS)): $(EXAMPLE_FMUS)
 $(addprefix build/san/tests/unit/,$(FMUS_TESTS)): $(EXAMPLE_FMUS) $(FMU_SAN_SOS)

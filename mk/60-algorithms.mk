@@ -1,4 +1,4 @@
-# mk/60-algorithms.mk: coupling algorithms in plain C (libc + libm only), owned by H7.
+# mk/60-algorithms.mk: the coupling algorithms algorithms/ (libc + libm only; doc/algorithms/).
 # See the Makefile header for the variables this fragment fills in.
 ALGO_SRCS += algorithms/balance.c algorithms/explicit.c algorithms/energy.c algorithms/port.c algorithms/quantize.c algorithms/extrap.c algorithms/topology.c
 
@@ -30,7 +30,7 @@ $(O)/tests/unit/defect_fmu_test: $(FMU_DIR)/osc_omega2tau_cs.fmu $(FMU_DIR)/osc_
 # The in-process runner of defect-control federation files (examples/osc_defect*.json).
 PROGS += tempo-example-defect
 tempo-example-defect_SRCS := examples/defect_run.c
-tempo-example-defect_LIBS := fed fmu algo fom
+tempo-example-defect_LIBS := run config fmu algo fom
 INTEG_SCRIPTS += tests/integration/defect_run.sh
 # F3ORNITS (Éguillon et al. 2021): the pieces.
 UNIT_TESTS += tests/unit/f3ornits_test

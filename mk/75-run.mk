@@ -1,19 +1,20 @@
-# mk/75-run.mk: groundwork of tempo-run (H9): process supervision, per-federate CSV results,
-# SVG plots, progress display, and the tempo-run program (doc/run.md).
+# mk/75-run.mk: tempo-run, federate/run/ (doc/run.md): process supervision, per-federate CSV
+# results, SVG plots, progress display, and the program.
 # See the Makefile header for the variables this fragment fills in.
-FED_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c
+RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
+            federate/run/run_err.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
-supervise_test_LIBS := fed
-results_test_LIBS := fed
-plot_test_LIBS := fed
-progress_test_LIBS := fed
+supervise_test_LIBS := run
+results_test_LIBS := run
+plot_test_LIBS := run
+progress_test_LIBS := run
 
-# The program (H11): assembles the pieces above with the federation file and tempo-fmu.
+# The program: assembles the pieces above with the federation file and tempo-fmu.
 PROGS += tempo-run
 tempo-run_SRCS := federate/run/tempo_run_main.c
-tempo-run_LIBS := fed fmu algo client common fom
+tempo-run_LIBS := master run config fmu algo fom
 # End-to-end tests of tempo-run and the case studies of examples/ (they need bin/ and the
 # example FMUs, which `make test` builds first).
 INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh

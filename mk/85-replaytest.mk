@@ -1,5 +1,5 @@
-# mk/85-replaytest.mk: the issue-6 replay test on a recorded Jacobi federation of FMU
-# federates (doc/log.md, doc/log.md "replay"): tempo-rti --log, tempo-run, then tempo-log
-# replay of tempo-fmu federates, unchanged and changed. Owner: H12.
+# mk/85-replaytest.mk: the replay test on a recorded Jacobi federation of FMU federates
+# (doc/log.md "replay"): tempo-rti --log, tempo-run, then tempo-log replay of tempo-fmu
+# federates, unchanged and changed.
 # See the Makefile header for the variables this fragment fills in.
 INTEG_SCRIPTS += tests/integration/tlog_jacobi.sh

@@ -1,15 +1,135 @@
 #!/usr/bin/env bash
-# Enforces the layer rules of doc/contributing.md §1 by reading #include lines:
-#   algorithms/ includes only the C library and libm (no project headers outside algorithms/),
-#   fom/ includes only libxml2 and the C library (no rti/, federate/, algorithms/),
-#   rti/ includes nothing from federate/ or algorithms/.
+# make layers: the component arrows of doc/architecture.md, checked (doc/contributing.md §1).
+#
+#   tests/check_layers.sh [ROOT]      ROOT: the tree to check (default: the current directory)
+#
+# 1. Every #include line of a C file outside tests/ names either a header of its own component,
+#    a header of a component it may use (ALLOWED below), a system header, or a header of an
+#    external library its component may use (EXTERNAL below). Project headers are included by
+#    their path from the root ("rti/proto/wire.h"). A C file in a folder that is no component
+#    is an error too, so that a new folder is added to the table before it is used.
+# 2. Every program (a `NAME_SRCS :=` line in mk/*.mk) links, through its `NAME_LIBS :=` line,
+#    only libraries of its own component and of the components it may use, directly or through
+#    another (tests may link any library: they are not a component).
+# Keep the tables in line with doc/architecture.md. Prints one line per violation; exit 1 if any.
 set -u
+root=${1:-.}
+cd "$root" || exit 2
+
+# Component folders, most specific first (a file belongs to the first that prefixes its path).
+components=(rti/proto rti/tm rti/flog rti/server rti/tlog
+            federate/libtempo federate/fmu federate/config federate/fmufed federate/master
+            federate/run algorithms fom examples)
+
+# The project components each one may include and link (its own is always allowed).
+declare -A ALLOWED=(
+  [fom]=""
+  [rti/proto]=""
+  [rti/tm]="rti/proto"
+  [rti/flog]="rti/proto rti/tm"
+  [rti/server]="rti/proto rti/tm rti/flog fom"
+  [rti/tlog]="rti/flog rti/tm rti/proto fom"
+  [federate/libtempo]="rti/proto fom"
+  [federate/fmu]="algorithms"
+  [federate/config]="algorithms fom federate/fmu"
+  [algorithms]=""
+  [federate/fmufed]="algorithms federate/fmu federate/config federate/libtempo federate/run fom"
+  [federate/master]="algorithms federate/fmu federate/config federate/libtempo federate/run fom"
+  [federate/run]="federate/config federate/fmu federate/libtempo federate/master"
+  [examples]="federate/libtempo federate/fmu federate/config federate/run algorithms"
+)
+
+# External libraries each component may include (header path prefixes); any other <...>
+# header must be one of the C library or POSIX.
+declare -A EXTERNAL=(
+  [fom]="libxml"
+  [rti/server]="event2"
+  [rti/tlog]="jansson"
+  [federate/fmu]="zip libxml cvode nvector sunlinsol sunmatrix sundials"
+  [federate/config]="jansson"
+  [federate/fmufed]="jansson"
+  [federate/master]="jansson"
+  [federate/run]="jansson"
+)
+external_all="event2 libxml zip jansson cvode nvector sunlinsol sunmatrix sundials"
+
+# Internal libraries (the Makefile's INTERNAL_LIBS) and the component each one holds.
+declare -A LIB_COMPONENT=(
+  [fom]=fom [proto]=rti/proto [tm]=rti/tm [flog]=rti/flog [server]=rti/server [tlog]=rti/tlog
+  [client]=federate/libtempo [fmu]=federate/fmu [algo]=algorithms [config]=federate/config
+  [fmufed]=federate/fmufed [master]=federate/master [run]=federate/run
+)
+
 bad=0
 report() { echo "layer violation: $1"; bad=1; }
-while IFS= read -r line; do report "$line (algorithms/ may use only libc and libm)"; done < <(
-  grep -HnE '#include *[<"](rti|federate|fom|event2|libxml|zip|jansson|cvode|sundials|nvector)' algorithms/*.[ch] 2>/dev/null)
-while IFS= read -r line; do report "$line (fom/ may use only libxml2)"; done < <(
-  grep -HnE '#include *[<"](rti|federate|algorithms|event2|zip|jansson|cvode)' fom/*.[ch] 2>/dev/null)
-while IFS= read -r line; do report "$line (rti/ must not include federate/ or algorithms/)"; done < <(
-  grep -HnE '#include *"(federate|algorithms)/' rti/*/*.[ch] 2>/dev/null)
+
+component_of() { # path -> $COMP: its component, or "" when the path is in no component
+  local c
+  COMP=""
+  for c in "${components[@]}"; do
+    case "$1" in "$c"/*) COMP=$c; return ;; esac
+  done
+}
+
+# The components c may use, directly or through others (c itself included).
+reach() {
+  local todo=("$1") seen=" $1 " c d
+  while [ ${#todo[@]} -gt 0 ]; do
+    c=${todo[0]}; todo=("${todo[@]:1}")
+    for d in ${ALLOWED[$c]:-}; do
+      case "$seen" in *" $d "*) ;; *) seen="$seen$d "; todo+=("$d") ;; esac
+    done
+  done
+  echo "$seen"
+}
+
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# ---- 1. includes ------------------------------------------------------------------------------
+while IFS= read -r f; do
+  f=${f#./}
+  component_of "$f"; comp=$COMP
+  if [ -z "$comp" ]; then
+    report "$f: not in a component folder of doc/architecture.md"
+    continue
+  fi
+  while IFS= read -r hit; do
+    n=${hit%%:*}
+    line=${hit#*:}
+    if [[ $line =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]]; then
+      h=${BASH_REMATCH[1]}
+      component_of "$h"; hc=$COMP
+      if [ -z "$hc" ]; then
+        report "$f:$n: \"$h\" is not a project header named by its path from the root"
+      elif [ "$hc" != "$comp" ] && ! in_list "$hc" "${ALLOWED[$comp]}"; then
+        report "$f:$n: includes \"$h\": $comp may use only: ${ALLOWED[$comp]:-libc}"
+      fi
+    elif [[ $line =~ \#[[:space:]]*include[[:space:]]*\<([^\>/.]+) ]]; then
+      top=${BASH_REMATCH[1]}
+      if in_list "$top" "$external_all" && ! in_list "$top" "${EXTERNAL[$comp]:-}"; then
+        report "$f:$n: includes <${line#*<}: $comp may use no $top (external: ${EXTERNAL[$comp]:-none})"
+      fi
+    fi
+  done < <(grep -nE '^[[:space:]]*#[[:space:]]*include' "$f")
+done < <(find . -path ./tests -prune -o -path ./build -prune -o -path ./bin -prune -o \
+              -path ./lib -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print | sort)
+
+# ---- 2. links -----------------------------------------------------------------------------------
+# NAME_SRCS := first/source.c ...  and  NAME_LIBS := lib lib ...   (one line each, in mk/*.mk)
+if compgen -G "mk/*.mk" >/dev/null; then
+  while read -r prog src; do
+    component_of "$src"; comp=$COMP
+    [ -n "$comp" ] || { report "mk: $prog: $src is in no component"; continue; }
+    libs=$(sed -nE "s/^${prog}_LIBS[[:space:]]*:=[[:space:]]*(.*)$/\1/p" mk/*.mk | tail -n 1)
+    ok=$(reach "$comp")
+    for l in $libs; do
+      lc=${LIB_COMPONENT[$l]:-}
+      if [ -z "$lc" ]; then
+        report "mk: ${prog}_LIBS names \"$l\", which is no internal library"
+      elif ! in_list "$lc" "$ok"; then
+        report "mk: $prog ($comp) links lib$l.a ($lc): $comp may use only:$ok"
+      fi
+    done
+  done < <(sed -nE 's/^([A-Za-z0-9_-]+)_SRCS[[:space:]]*:=[[:space:]]*([^[:space:]]+).*$/\1 \2/p' mk/*.mk)
+fi
 exit $bad

@@ -1,6 +1,6 @@
 /* Federation file reader (federate/config/fedfile.h): JSON (jansson) -> plain C structs, with every
  * check that needs no FMU, the generated FOM, and the checks against a FOM and an FMU's
- * modelDescription. doc/guide.md item 3, §8; schema and examples in doc/federation.md.
+ * modelDescription. Schema and examples in doc/federation.md.
  * Divisions: errors and paths, small JSON readers, sections (rti, algorithm, solver, one
  * federate), cross-federate checks, load/free, FOM text, FOM and FMU checks.
  * Read tests/unit/fedfile_test.c next.

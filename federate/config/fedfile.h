@@ -1,7 +1,7 @@
 /* Federation files: the JSON document that names the RTI, the FOM, the FMU federates, their
  * wiring, parameters and solver settings, the coupling algorithm and what to record.
  *
- * Serves doc/guide.md (item 3) and §8; the schema is doc/federation.md. fedfile_load parses
+ * The schema is doc/federation.md. fedfile_load parses
  * and checks everything that needs no FMU; fedfile_check_fmu checks a federate against its
  * FMU's modelDescription (a hook: nothing calls it yet, see its comment). Read
  * federate/config/fedfile.c next, then algorithms/topology.h (Gauss-Seidel plan).
@@ -219,7 +219,7 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
  * every recorded variable exists; every quantized variable is one of the outputs.
  * Uses only the fmu_md struct (no fmu_* call), so it links without the FMU library.
  * NOT WIRED YET: fedfile_load does not open FMUs; tempo-fmu / tempo-run must obtain md from
- * the FMU loader (federate/fmu/fmu_load.h, engineer H5) and call this for every federate before
+ * the FMU loader (federate/fmu/fmu_load.h) and call this for every federate before
  * anything starts.
  * @param ff     loaded file, not NULL
  * @param i      federate index < ff->n_feds

@@ -1,8 +1,8 @@
 /* FMI 2.0 types, constants and function signatures (Model Exchange and Co-Simulation),
  * written for Tempo from the text of the FMI 2.0 standard (sections 2.1.2-2.1.9, 3.2, 4.2).
- * Serves doc/fmu.md. Hosts use the *TYPE typedefs (see federate/fmu_dl.h); FMU sources get
+ * Serves doc/fmu.md. Hosts use the *TYPE typedefs (see federate/fmu/fmu_load.c); FMU sources get
  * exported prototypes of every fmi2* function (see examples/fmus/README.md).
- * Read next: federate/fmu_dl.h (how the host resolves these symbols). */
+ * Read next: federate/fmu/fmu_load.c (how the host resolves these symbols). */
 #ifndef TEMPO_FEDERATE_FMI2_H
 #define TEMPO_FEDERATE_FMI2_H
 

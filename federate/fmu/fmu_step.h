@@ -1,6 +1,6 @@
 /* The one stepping interface over an FMU, whatever its kind: open with options, step by h
  * with inputs, read outputs (and their derivatives), get/set variables, save/restore state.
- * Serves doc/fmu.md (used by federates and coupling algorithms, §8). Times here are physical
+ * Serves doc/fmu.md (used by federates and coupling algorithms). Times here are physical
  * seconds as doubles; the federate converts logical ticks at its boundary (doc/time.md).
  * Read next: federate/fmu/fmu_step.c, then fmu_cs.c / fmu_me.c; doc/fmu.md for the behaviour. */
 #ifndef TEMPO_FEDERATE_FMU_STEP_H

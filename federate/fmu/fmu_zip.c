@@ -1,5 +1,5 @@
 /* Safe .fmu unpacking with libzip, and recursive removal of the folder.
- * Serves doc/fmu.md/§10: the archive is untrusted; every entry name, type and size is
+ * Serves doc/fmu.md: the archive is untrusted; every entry name, type and size is
  * checked before anything is written, and sizes are re-checked while decompressing.
  * Read next: federate/fmu/fmu_load.c. */
 #include "federate/fmu/fmu_zip.h"

@@ -1,5 +1,5 @@
 /* Safe unpacking of an .fmu (zip) archive into a private temporary folder, and its removal.
- * Serves doc/fmu.md and §10 (untrusted input). Read next: federate/fmu/fmu_zip.c, then
+ * Serves doc/fmu.md (untrusted input, doc/contributing.md §7). Read next: federate/fmu/fmu_zip.c, then
  * federate/fmu/fmu_load.h. */
 #ifndef TEMPO_FEDERATE_FMU_ZIP_H
 #define TEMPO_FEDERATE_FMU_ZIP_H

@@ -1,6 +1,6 @@
 /* libtempo connection layer: connect (TCP with TCP_NODELAY, or a Unix socket), batched frame
  * output, input reading, and waiting for the reply to one request while leaving every other
- * frame queued for tp_evoke(). Serves doc/protocol.md and §11 (batching, no per-message
+ * frame queued for tp_evoke(). Serves doc/protocol.md (batching, no per-message
  * allocation once warm). Read federate/libtempo/client_evoke.c next (dispatch of queued frames).
  *
  * Invariant: f->in holds [0, in_off) dispatched bytes and [in_off, len) pending frames;

@@ -1,5 +1,5 @@
 /* libtempo status codes, detailed error messages and log lines (doc/contributing.md §6, §2.9).
- * Serves doc/guide.md2 (int returns, tp_strerror, per-federate message). The library never
+ * Serves doc/api.md (int returns, tp_strerror, per-federate message). The library never
  * writes to stdout/stderr except through the default log callback below.
  * Read federate/libtempo/client_conn.c next. */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* libtempo federation services: create/destroy a federation, join (FOM read locally,
- * connect, handshake, join), resign and free. Serves doc/protocol.md (handshake), §6
- * (federations, FOM agreement) and §12. Read federate/libtempo/client_conn.c for the transport and
+ * connect, handshake, join), resign and free. Serves doc/protocol.md (handshake,
+ * federations, FOM agreement) and doc/api.md. Read federate/libtempo/client_conn.c for the transport and
  * federate/libtempo/client_evoke.c for what happens after the join. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * @file tempo.h
  * @brief libtempo: the C client library of the Tempo RTI (the public contract).
  *
- * Serves doc/guide.md (use 2), §3 (evoked model), §5 (time management) and §12 (API shape).
+ * Serves doc/guide.md and doc/api.md (evoked model, time management, API shape).
  * Read doc/guide.md for a walk through examples/producer.c and examples/consumer.c, and
- * doc/api.md for the same reference grouped by service. Implementation: federate/client_*.c.
+ * doc/api.md for the same reference grouped by service. Implementation: federate/libtempo/client_*.c.
  *
  * Conventions, valid for every function below unless its comment says otherwise:
  * - Status returns are `int`: TP_OK (0), a positive informative code (TP_TIMEOUT) or a
@@ -659,7 +659,7 @@ TP_API int tp_wait_sync(tp_federate *f, const char *label, int timeout_ms);
  */
 TP_API int tp_sync(tp_federate *f, const char *label, int timeout_ms);
 
-/* ---- time management (doc/time.md–§5; confirmations are callbacks) ----------------------- */
+/* ---- time management (doc/time.md; confirmations are callbacks) ----------------------- */
 
 /**
  * Become time-regulating with lookahead @p lookahead ≥ 0 (zero is exact, doc/time.md); the
@@ -845,6 +845,13 @@ TP_API tp_time tp_time_from_seconds(const tp_federate *f, double seconds);
  * @see tp_time_from_seconds
  */
 TP_API double tp_time_to_seconds(const tp_federate *f, tp_time t);
+/**
+ * Tick sum a + b that never overflows (doc/contributing.md §11): TP_TIME_MAX (+∞) when
+ * either is TP_TIME_MAX or the sum is above it, -TP_TIME_MAX when it is below that; use it
+ * for T + step and T + lookahead.
+ * @param a,b ticks. @return the sum as above; TP_NO_TIME when either is TP_NO_TIME. Pure.
+ */
+TP_API tp_time tp_time_add(tp_time a, tp_time b);
 
 /* ---- evoking and flushing --------------------------------------------------------------- */
 

@@ -1,13 +1,13 @@
-/* SVG plot writer (federate/run/plot_svg.h). doc/guide.md item 3; doc/run.md.
+/* SVG plot writer (federate/run/plot_svg.h). doc/run.md.
  * Divisions: errors, ticks and number labels, XML text, layout, drawing one series (pixel
  * column reduction and the pen), the document, results tables.
  * Read tests/unit/plot_test.c next.
  */
 #include "federate/run/plot_svg.h"
+#include "federate/run/run_err.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,17 +30,6 @@ enum {
 static const char *const PALETTE[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define N_PALETTE (sizeof PALETTE / sizeof PALETTE[0])
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 /* ======================================================================================
  * Ticks and number labels
@@ -307,17 +296,17 @@ static int scan(const plot_series *s, size_t n, size_t np, double *xlo, double *
     for (size_t j = 0; j < n; j++) {
         const plot_series *sj = &s[j];
         if (!sj->label || (sj->n > 0 && (!sj->t || !sj->y)))
-            return fail(err, errlen, PLOT_EUSAGE, "series %zu: NULL label, t or y", j);
+            return run_fail(err, errlen, PLOT_EUSAGE, "series %zu: NULL label, t or y", j);
         if (sj->panel >= np)
-            return fail(err, errlen, PLOT_EUSAGE, "series '%s': panel %zu, only %zu panels",
+            return run_fail(err, errlen, PLOT_EUSAGE, "series '%s': panel %zu, only %zu panels",
                         sj->label, sj->panel, np);
         for (size_t i = 0; i < sj->n; i++) {
             double t = sj->t[i], y = sj->y[i];
             if (!isfinite(t))
-                return fail(err, errlen, PLOT_EDATA,
+                return run_fail(err, errlen, PLOT_EDATA,
                             "series '%s': time is not finite at sample %zu", sj->label, i);
             if (i > 0 && t < sj->t[i - 1])
-                return fail(err, errlen, PLOT_EDATA,
+                return run_fail(err, errlen, PLOT_EDATA,
                             "series '%s': time decreases at sample %zu (%g after %g)", sj->label, i,
                             t, sj->t[i - 1]);
             *xlo = fmin(*xlo, t);
@@ -450,16 +439,16 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     plot_opts d = {0};
     if (o) d = *o;
     if (!f || (n > 0 && !s))
-        return fail(err, errlen, PLOT_EUSAGE, "plot_svg_write: NULL stream or series");
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_svg_write: NULL stream or series");
     int width = d.width ? d.width : DEFAULT_WIDTH;
     int ph = d.panel_height ? d.panel_height : DEFAULT_PANEL_H;
     size_t np = d.n_panels ? d.n_panels : 1;
     if (width < PLOT_MIN_WIDTH || width > PLOT_MAX_WIDTH || ph < PLOT_MIN_PANEL_H ||
         ph > PLOT_MAX_PANEL_H)
-        return fail(err, errlen, PLOT_EUSAGE, "plot: size %dx%d out of range (%d..%d x %d..%d)",
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot: size %dx%d out of range (%d..%d x %d..%d)",
                     width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H, PLOT_MAX_PANEL_H);
     if (np > PLOT_MAX_PANELS || n > PLOT_MAX_SERIES)
-        return fail(err, errlen, PLOT_EUSAGE, "plot: %zu panels and %zu series, at most %d and %d",
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot: %zu panels and %zu series, at most %d and %d",
                     np, n, PLOT_MAX_PANELS, PLOT_MAX_SERIES);
     double xlo, xhi, ylo[PLOT_MAX_PANELS], yhi[PLOT_MAX_PANELS];
     int rc = scan(s, n, np, &xlo, &xhi, ylo, yhi, err, errlen);
@@ -468,7 +457,7 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     memset(&fr, 0, sizeof fr);
     fr.nxt = plot_ticks(xlo, xhi, X_TICKS, fr.xt, &fr.xst);
     if (fr.nxt == 0)
-        return fail(err, errlen, PLOT_EDATA, "plot: times %g .. %g cannot be placed on an axis",
+        return run_fail(err, errlen, PLOT_EDATA, "plot: times %g .. %g cannot be placed on an axis",
                     xlo, xhi);
     fr.xlo = fr.xt[0];
     fr.xhi = fr.xt[fr.nxt - 1];
@@ -491,7 +480,7 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     for (size_t k = 0; k < np; k++) {
         fr.nyt = plot_ticks(ylo[k], yhi[k], Y_TICKS, fr.yt, &fr.yst);
         if (fr.nyt == 0)
-            return fail(err, errlen, PLOT_EDATA,
+            return run_fail(err, errlen, PLOT_EDATA,
                         "plot: panel %zu: values %g .. %g cannot be placed on an axis", k, ylo[k],
                         yhi[k]);
         fr.ylo = fr.yt[0];
@@ -505,20 +494,20 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     }
     fputs("</svg>\n", f);
     if (fflush(f) != 0 || ferror(f))
-        return fail(err, errlen, PLOT_EIO, "plot: write error: %s", strerror(errno));
+        return run_fail(err, errlen, PLOT_EIO, "plot: write error: %s", strerror(errno));
     return PLOT_OK;
 }
 
 int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, size_t n, char *err,
                   size_t errlen)
 {
-    if (!path) return fail(err, errlen, PLOT_EUSAGE, "plot_svg_file: NULL path");
+    if (!path) return run_fail(err, errlen, PLOT_EUSAGE, "plot_svg_file: NULL path");
     FILE *f = fopen(path, "w");
-    if (!f) return fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
+    if (!f) return run_fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
     int rc = plot_svg_write(f, o, s, n, err, errlen);
-    if (rc == PLOT_EIO) fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
+    if (rc == PLOT_EIO) run_fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
     if (fclose(f) != 0 && rc == PLOT_OK)
-        rc = fail(err, errlen, PLOT_EIO, "%s: close: %s", path, strerror(errno));
+        rc = run_fail(err, errlen, PLOT_EIO, "%s: close: %s", path, strerror(errno));
     return rc;
 }
 
@@ -530,24 +519,24 @@ int plot_tables(const char *path, const res_table *const *tables, const char *co
                 size_t n, int per_table, const plot_opts *o, char *err, size_t errlen)
 {
     if (!path || !tables || !names || n == 0)
-        return fail(err, errlen, PLOT_EUSAGE, "plot_tables: NULL or empty arguments");
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: NULL or empty arguments");
     if (per_table && n > PLOT_MAX_PANELS)
-        return fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels", n,
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels", n,
                     PLOT_MAX_PANELS);
     size_t ns = 0;
     for (size_t k = 0; k < n; k++) {
         if (!tables[k] || !names[k] || tables[k]->n_cols < 1)
-            return fail(err, errlen, PLOT_EUSAGE, "plot_tables: table %zu is NULL or empty", k);
+            return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: table %zu is NULL or empty", k);
         ns += tables[k]->n_cols - 1;
     }
     if (ns > PLOT_MAX_SERIES)
-        return fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu series, at most %d", ns,
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu series, at most %d", ns,
                     PLOT_MAX_SERIES);
     plot_series *s = calloc(ns ? ns : 1, sizeof *s);
     char **labels = calloc(ns ? ns : 1, sizeof *labels);
     int rc = PLOT_OK;
     if (!s || !labels) {
-        rc = fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
+        rc = run_fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
         goto out;
     }
     size_t j = 0;
@@ -556,7 +545,7 @@ int plot_tables(const char *path, const res_table *const *tables, const char *co
         for (size_t c = 1; c < t->n_cols; c++, j++) {
             size_t len = strlen(names[k]) + strlen(t->names[c]) + 2;
             if (!(labels[j] = malloc(len))) {
-                rc = fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
+                rc = run_fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
                 goto out;
             }
             if (per_table)

@@ -2,7 +2,7 @@
  * a legend, one panel per federate if asked, NaN gaps, linear or zero-order-hold (step)
  * drawing, and a size bound (series denser than the pixels are reduced per pixel column to
  * first/min/max/last, so spikes stay visible). No library: plain text written to a FILE.
- * Serves doc/guide.md item 3 (tempo-run's plot); doc/run.md. Read federate/run/plot_svg.c next.
+ * Serves doc/run.md (plots). Read federate/run/plot_svg.c next.
  */
 #ifndef TEMPO_FEDERATE_PLOT_SVG_H
 #define TEMPO_FEDERATE_PLOT_SVG_H

@@ -1,11 +1,11 @@
 /* Progress display (federate/run/progress.h): per-federate percentages, a rewritten TTY line or
- * threshold lines for logs. doc/guide.md item 3; doc/run.md.
+ * threshold lines for logs. doc/run.md.
  * Read tests/unit/progress_test.c next.
  */
 #include "federate/run/progress.h"
+#include "federate/run/run_err.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,35 +30,24 @@ struct prog {
     int open;        /* TTY: a line is open (no newline yet) */
 };
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 int prog_new(prog **out, const prog_opts *o, size_t n, const char *const *names, char *err,
              size_t errlen)
 {
-    if (!out) return fail(err, errlen, PROG_EUSAGE, "prog_new: NULL out");
+    if (!out) return run_fail(err, errlen, PROG_EUSAGE, "prog_new: NULL out");
     *out = NULL;
     if (!o || !o->out || !names || n == 0 || n > PROG_MAX_FEDS)
-        return fail(err, errlen, PROG_EUSAGE,
+        return run_fail(err, errlen, PROG_EUSAGE,
                     "prog_new: NULL options, stream or names, or %zu federates (1..%d)", n,
                     PROG_MAX_FEDS);
     if (!isfinite(o->t_start) || !isfinite(o->t_end) || !(o->t_end > o->t_start))
-        return fail(err, errlen, PROG_EUSAGE, "prog_new: end time %g is not after start %g",
+        return run_fail(err, errlen, PROG_EUSAGE, "prog_new: end time %g is not after start %g",
                     o->t_end, o->t_start);
     if (o->every_pct < 0 || o->every_pct > 100)
-        return fail(err, errlen, PROG_EUSAGE, "prog_new: every_pct %d is not 0..100", o->every_pct);
+        return run_fail(err, errlen, PROG_EUSAGE, "prog_new: every_pct %d is not 0..100", o->every_pct);
     prog *p = calloc(1, sizeof *p);
     if (!p || !(p->f = calloc(n, sizeof *p->f))) {
         free(p);
-        return fail(err, errlen, PROG_ENOMEM, "prog_new: out of memory");
+        return run_fail(err, errlen, PROG_ENOMEM, "prog_new: out of memory");
     }
     p->o = *o;
     p->n = n;
@@ -69,7 +58,7 @@ int prog_new(prog **out, const prog_opts *o, size_t n, const char *const *names,
         p->f[i].printed = -1;
         if (!(p->f[i].name = strdup(names[i] ? names[i] : "?"))) {
             prog_free(p);
-            return fail(err, errlen, PROG_ENOMEM, "prog_new: out of memory");
+            return run_fail(err, errlen, PROG_ENOMEM, "prog_new: out of memory");
         }
     }
     *out = p;

@@ -1,7 +1,7 @@
 /* Progress display for tempo-run: simulation time against end time, per federate. On a
  * terminal one line is rewritten in place (carriage return); otherwise (a log file, CI) a line
  * is printed each time a federate crosses a multiple of N percent, so logs stay short.
- * Serves doc/guide.md item 3 (tempo-run); doc/run.md. Read federate/run/progress.c next.
+ * Serves doc/run.md. Read federate/run/progress.c next.
  */
 #ifndef TEMPO_FEDERATE_PROGRESS_H
 #define TEMPO_FEDERATE_PROGRESS_H

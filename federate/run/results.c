@@ -1,13 +1,13 @@
-/* Results CSV writer and reader (federate/run/results.h). doc/guide.md item 3; doc/run.md.
+/* Results CSV writer and reader (federate/run/results.h). doc/run.md.
  * Divisions: errors and number formatting, the writer, the reader.
  * Read tests/unit/results_test.c next.
  */
 #include "federate/run/results.h"
+#include "federate/run/run_err.h"
 
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +17,6 @@
 /* ======================================================================================
  * Errors and number formatting
  * ====================================================================================== */
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 char *res_format_double(double v, char *buf, size_t len)
 {
@@ -65,7 +54,7 @@ struct res_writer {
 static int make_dirs(const char *dir, char *err, size_t errlen)
 {
     char *p = strdup(dir);
-    if (!p) return fail(err, errlen, RES_ENOMEM, "%s: out of memory", dir);
+    if (!p) return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", dir);
     size_t n = strlen(p);
     while (n > 1 && p[n - 1] == '/')
         p[--n] = '\0';
@@ -76,12 +65,12 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
         struct stat st;
         if (mkdir(p, 0777) != 0 && errno != EEXIST) {
             int e = errno;
-            int rc = fail(err, errlen, RES_EIO, "%s: cannot create folder: %s", p, strerror(e));
+            int rc = run_fail(err, errlen, RES_EIO, "%s: cannot create folder: %s", p, strerror(e));
             free(p);
             return rc;
         }
         if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            int rc = fail(err, errlen, RES_EIO, "%s: exists and is not a folder", p);
+            int rc = run_fail(err, errlen, RES_EIO, "%s: exists and is not a folder", p);
             free(p);
             return rc;
         }
@@ -110,32 +99,32 @@ static void put_name(FILE *f, const char *s)
 int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
              const char *const *vars, char *err, size_t errlen)
 {
-    if (!out) return fail(err, errlen, RES_EUSAGE, "res_open: NULL out");
+    if (!out) return run_fail(err, errlen, RES_EUSAGE, "res_open: NULL out");
     *out = NULL;
     if (!dir || !dir[0] || !fed || (n_vars > 0 && !vars))
-        return fail(err, errlen, RES_EUSAGE, "res_open: NULL or empty folder, name or vars");
+        return run_fail(err, errlen, RES_EUSAGE, "res_open: NULL or empty folder, name or vars");
     if (!fed[0] || strchr(fed, '/') || strcmp(fed, ".") == 0 || strcmp(fed, "..") == 0)
-        return fail(err, errlen, RES_EUSAGE, "res_open: federate name \"%s\" cannot be a file name",
+        return run_fail(err, errlen, RES_EUSAGE, "res_open: federate name \"%s\" cannot be a file name",
                     fed);
     if (n_vars >= RES_MAX_COLS)
-        return fail(err, errlen, RES_EUSAGE, "res_open: %s: %zu variables, at most %d", fed, n_vars,
+        return run_fail(err, errlen, RES_EUSAGE, "res_open: %s: %zu variables, at most %d", fed, n_vars,
                     RES_MAX_COLS - 1);
     for (size_t i = 0; i < n_vars; i++)
         if (!vars[i] || !vars[i][0])
-            return fail(err, errlen, RES_EUSAGE, "res_open: %s: variable %zu has no name", fed, i);
+            return run_fail(err, errlen, RES_EUSAGE, "res_open: %s: variable %zu has no name", fed, i);
     int rc = make_dirs(dir, err, errlen);
     if (rc != RES_OK) return rc;
     res_writer *w = calloc(1, sizeof *w);
     size_t plen = strlen(dir) + strlen(fed) + 6;
     if (!w || !(w->path = malloc(plen))) {
         free(w);
-        return fail(err, errlen, RES_ENOMEM, "res_open: %s: out of memory", fed);
+        return run_fail(err, errlen, RES_ENOMEM, "res_open: %s: out of memory", fed);
     }
     snprintf(w->path, plen, "%s/%s.csv", dir, fed);
     w->n_vars = n_vars;
     w->f = fopen(w->path, "w");
     if (!w->f) {
-        rc = fail(err, errlen, RES_EIO, "%s: cannot create: %s", w->path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s: cannot create: %s", w->path, strerror(errno));
         free(w->path);
         free(w);
         return rc;
@@ -146,7 +135,7 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
         put_name(w->f, vars[i]);
     }
     if (fputc('\n', w->f) == EOF) {
-        rc = fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
         res_close(w, NULL, 0);
         return rc;
     }
@@ -158,22 +147,22 @@ int res_write_row(res_writer *w, double time, const double *values, char *err, s
 {
     char b[40];
     if (!w || (w->n_vars > 0 && !values))
-        return fail(err, errlen, RES_EUSAGE, "res_write_row: NULL writer or values");
+        return run_fail(err, errlen, RES_EUSAGE, "res_write_row: NULL writer or values");
     fputs(res_format_double(time, b, sizeof b), w->f);
     for (size_t i = 0; i < w->n_vars; i++) {
         fputc(',', w->f);
         fputs(res_format_double(values[i], b, sizeof b), w->f);
     }
     if (fputc('\n', w->f) == EOF || ferror(w->f))
-        return fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+        return run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
     return RES_OK;
 }
 
 int res_flush(res_writer *w, char *err, size_t errlen)
 {
-    if (!w) return fail(err, errlen, RES_EUSAGE, "res_flush: NULL writer");
+    if (!w) return run_fail(err, errlen, RES_EUSAGE, "res_flush: NULL writer");
     if (fflush(w->f) != 0 || ferror(w->f))
-        return fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+        return run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
     return RES_OK;
 }
 
@@ -188,7 +177,7 @@ int res_close(res_writer *w, char *err, size_t errlen)
     if (!w) return RES_OK;
     int bad = ferror(w->f);
     if (fclose(w->f) != 0 || bad)
-        rc = fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path, strerror(errno));
     free(w->path);
     free(w);
     return rc;
@@ -227,12 +216,12 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
     for (;;) {
         size_t len = strlen(p) + 1;
         char *name = malloc(len), *o = name;
-        if (!name) return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
+        if (!name) return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
         if (*p == '"') {
             for (p++;; p++) {
                 if (*p == '\0') {
                     free(name);
-                    return fail(err, errlen, RES_EFORMAT,
+                    return run_fail(err, errlen, RES_EFORMAT,
                                 "%s:1: header field %zu: unterminated quote", t->path,
                                 t->n_cols + 1);
                 }
@@ -248,7 +237,7 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
             }
             if (*p != ',' && *p != '\0') {
                 free(name);
-                return fail(err, errlen, RES_EFORMAT,
+                return run_fail(err, errlen, RES_EFORMAT,
                             "%s:1: header field %zu: text after the closing quote", t->path,
                             t->n_cols + 1);
             }
@@ -259,12 +248,12 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
         *o = '\0';
         if (!name[0]) {
             free(name);
-            return fail(err, errlen, RES_EFORMAT, "%s:1: header field %zu is empty", t->path,
+            return run_fail(err, errlen, RES_EFORMAT, "%s:1: header field %zu is empty", t->path,
                         t->n_cols + 1);
         }
         if (t->n_cols >= RES_MAX_COLS) {
             free(name);
-            return fail(err, errlen, RES_ELIMIT, "%s:1: more than %d columns", t->path,
+            return run_fail(err, errlen, RES_ELIMIT, "%s:1: more than %d columns", t->path,
                         RES_MAX_COLS);
         }
         if (t->n_cols == cap) {
@@ -272,7 +261,7 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
             char **nn = realloc(t->names, nc * sizeof *nn);
             if (!nn) {
                 free(name);
-                return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
+                return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
             }
             t->names = nn;
             cap = nc;
@@ -282,7 +271,7 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
         p++; /* the comma */
     }
     t->cols = calloc(t->n_cols, sizeof *t->cols);
-    if (!t->cols) return fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
+    if (!t->cols) return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", t->path);
     return RES_OK;
 }
 
@@ -298,7 +287,7 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
         char sep = *end;
         *end = '\0';
         if (c >= t->n_cols)
-            return fail(err, errlen, RES_EFORMAT, "%s:%zu: more fields than the header's %zu",
+            return run_fail(err, errlen, RES_EFORMAT, "%s:%zu: more fields than the header's %zu",
                         t->path, lineno, t->n_cols);
         const char *s = p;
         while (*s == ' ' || *s == '\t')
@@ -311,7 +300,7 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
             while (*q == ' ' || *q == '\t')
                 q++;
             if (q == s || *q != '\0')
-                return fail(err, errlen, RES_EFORMAT,
+                return run_fail(err, errlen, RES_EFORMAT,
                             "%s:%zu: field %zu (\"%s\"): cannot read \"%s\" as a number", t->path,
                             lineno, c + 1, t->names[c], s);
         }
@@ -321,7 +310,7 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
         p = end + 1;
     }
     if (c != t->n_cols)
-        return fail(err, errlen, RES_EFORMAT, "%s:%zu: %zu fields, the header has %zu", t->path,
+        return run_fail(err, errlen, RES_EFORMAT, "%s:%zu: %zu fields, the header has %zu", t->path,
                     lineno, c, t->n_cols);
     t->n_rows++;
     return RES_OK;
@@ -331,13 +320,13 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
 static int grow_rows(res_table *t, size_t *cap, size_t lineno, char *err, size_t errlen)
 {
     if (*cap >= RES_MAX_ROWS)
-        return fail(err, errlen, RES_ELIMIT, "%s:%zu: more than %d rows", t->path, lineno,
+        return run_fail(err, errlen, RES_ELIMIT, "%s:%zu: more than %d rows", t->path, lineno,
                     RES_MAX_ROWS);
     size_t nc = *cap ? *cap * 2 : 256;
     if (nc > RES_MAX_ROWS) nc = RES_MAX_ROWS;
     for (size_t c = 0; c < t->n_cols; c++) {
         double *d = realloc(t->cols[c], nc * sizeof *d);
-        if (!d) return fail(err, errlen, RES_ENOMEM, "%s:%zu: out of memory", t->path, lineno);
+        if (!d) return run_fail(err, errlen, RES_ENOMEM, "%s:%zu: out of memory", t->path, lineno);
         t->cols[c] = d;
     }
     *cap = nc;
@@ -346,20 +335,20 @@ static int grow_rows(res_table *t, size_t *cap, size_t lineno, char *err, size_t
 
 int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
 {
-    if (!out) return fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL out");
+    if (!out) return run_fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL out");
     *out = NULL;
-    if (!path) return fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL path");
+    if (!path) return run_fail(err, errlen, RES_EUSAGE, "res_read_csv: NULL path");
     int rc = RES_OK;
     size_t cap = 0, lineno = 0;
     char *line = NULL;
     res_table *t = calloc(1, sizeof *t);
     if (!t || !(t->path = strdup(path)) || !(line = malloc(RES_MAX_LINE + 2))) {
         res_table_free(t);
-        return fail(err, errlen, RES_ENOMEM, "%s: out of memory", path);
+        return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", path);
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        rc = fail(err, errlen, RES_EIO, "%s: cannot open: %s", path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s: cannot open: %s", path, strerror(errno));
         goto out;
     }
     while (fgets(line, RES_MAX_LINE + 2, f)) {
@@ -368,14 +357,14 @@ int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
         else if (!feof(f) || n > RES_MAX_LINE) {
-            rc = fail(err, errlen, RES_ELIMIT,
+            rc = run_fail(err, errlen, RES_ELIMIT,
                       "%s:%zu: line longer than %d bytes (or holding a NUL byte)", path, lineno,
                       RES_MAX_LINE);
             goto out;
         }
         if (n > 0 && line[n - 1] == '\r') line[--n] = '\0';
         if (n == 0) {
-            rc = fail(err, errlen, RES_EFORMAT, "%s:%zu: empty line", path, lineno);
+            rc = run_fail(err, errlen, RES_EFORMAT, "%s:%zu: empty line", path, lineno);
             goto out;
         }
         if (lineno == 1) {
@@ -386,11 +375,11 @@ int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
         if ((rc = read_row(t, line, lineno, err, errlen)) != RES_OK) goto out;
     }
     if (ferror(f)) {
-        rc = fail(err, errlen, RES_EIO, "%s: read error: %s", path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s: read error: %s", path, strerror(errno));
         goto out;
     }
     if (lineno == 0)
-        rc = fail(err, errlen, RES_EFORMAT, "%s:1: empty file (a header line is required)", path);
+        rc = run_fail(err, errlen, RES_EFORMAT, "%s:1: empty file (a header line is required)", path);
 out:
     if (f) fclose(f);
     free(line);

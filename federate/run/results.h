@@ -1,6 +1,6 @@
 /* Results of a federation run: one CSV file per federate ("time,<var1>,<var2>,..."), written
  * as the federate steps, and a bounded reader that loads such a file into columns (used by the
- * plotter and by tests). Serves doc/guide.md item 3 (tempo-run results); format in doc/run.md.
+ * plotter and by tests). Format in doc/run.md (results).
  * Read federate/run/results.c next, then federate/run/plot_svg.h.
  */
 #ifndef TEMPO_FEDERATE_RESULTS_H

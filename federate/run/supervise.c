@@ -1,15 +1,15 @@
 /* Process supervision (federate/run/supervise.h): fork/exec with captured pipes, one poll(2) loop
  * that reads lines and reaps exits, and the stop sequence SIGTERM -> grace -> SIGKILL.
- * doc/guide.md item 3 (tempo-run); doc/run.md. Divisions: time and errors, signals, output
+ * doc/run.md. Divisions: time and errors, signals, output
  * lines, reaping, the loop, start, public calls. Read tests/unit/supervise_test.c next.
  */
 #include "federate/run/supervise.h"
+#include "federate/run/run_err.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,17 +90,6 @@ static long long now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
 }
 
 const char *sup_signal_name(int sig, char *buf, size_t len)
@@ -417,7 +406,7 @@ static int finish(sup *s, int rc, const char *msg, char *err, size_t errlen)
     s->finished = 1;
     s->final_rc = rc;
     snprintf(s->final_err, sizeof s->final_err, "%s", msg);
-    return fail(err, errlen, rc, "%s", msg);
+    return run_fail(err, errlen, rc, "%s", msg);
 }
 
 static int interrupted(const sup *s)
@@ -487,7 +476,7 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
             return finish(s, SUP_ETIMEOUT, msg, err, errlen);
         }
         if (line_deadline && now >= line_deadline) {
-            rc = fail(err, errlen, SUP_ETIMEOUT,
+            rc = run_fail(err, errlen, SUP_ETIMEOUT,
                       "child '%s': no stdout line containing '%s' within the timeout",
                       s->c[s->match_idx]->name, s->match_need);
             break;
@@ -585,14 +574,14 @@ static int spawn(child *c, const sup_spec *sp, char **envp, char *err, size_t er
 {
     int po[2] = {-1, -1}, pe[2] = {-1, -1}, ep[2] = {-1, -1}, rep[2], st, rc = SUP_OK;
     if (cx_pipe(po, 0) || cx_pipe(pe, 0) || cx_pipe(ep, 0)) {
-        rc = fail(err, errlen, SUP_ESYS, "child '%s': pipe: %s", sp->name, strerror(errno));
+        rc = run_fail(err, errlen, SUP_ESYS, "child '%s': pipe: %s", sp->name, strerror(errno));
         goto out;
     }
     fflush(NULL); /* the child must not write our buffered output again */
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        rc = fail(err, errlen, SUP_ESYS, "child '%s': fork: %s", sp->name, strerror(errno));
+        rc = run_fail(err, errlen, SUP_ESYS, "child '%s': fork: %s", sp->name, strerror(errno));
         goto out;
     }
     if (pid == 0) child_exec(sp, envp, po[1], pe[1], ep[1], parent);
@@ -609,7 +598,7 @@ static int spawn(child *c, const sup_spec *sp, char **envp, char *err, size_t er
                             : rep[0] == 2 ? "cannot change directory to"
                                           : "cannot execute";
         const char *what = rep[0] == 2 ? sp->cwd : rep[0] == 3 ? sp->argv[0] : "";
-        rc = fail(err, errlen, SUP_EEXEC, "child '%s': %s '%s': %s", sp->name, stage, what,
+        rc = run_fail(err, errlen, SUP_EEXEC, "child '%s': %s '%s': %s", sp->name, stage, what,
                   strerror(rep[1]));
         goto out;
     }
@@ -632,26 +621,26 @@ out:
 int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
 {
     if (!s || !sp || !sp->name || !sp->argv || !sp->argv[0])
-        return fail(err, errlen, SUP_EUSAGE, "sup_start: NULL supervisor, spec, name or argv");
+        return run_fail(err, errlen, SUP_EUSAGE, "sup_start: NULL supervisor, spec, name or argv");
     if (s->finished)
-        return fail(err, errlen, SUP_EUSAGE, "child '%s': the supervisor has already finished",
+        return run_fail(err, errlen, SUP_EUSAGE, "child '%s': the supervisor has already finished",
                     sp->name);
     if (interrupted(s)) return finish_intr(s, err, errlen);
     if (s->n >= SUP_MAX_CHILDREN)
-        return fail(err, errlen, SUP_EUSAGE, "child '%s': more than %d children", sp->name,
+        return run_fail(err, errlen, SUP_EUSAGE, "child '%s': more than %d children", sp->name,
                     SUP_MAX_CHILDREN);
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->c[i]->name, sp->name) == 0)
-            return fail(err, errlen, SUP_EUSAGE, "child '%s': name used twice", sp->name);
+            return run_fail(err, errlen, SUP_EUSAGE, "child '%s': name used twice", sp->name);
     /* Grow the list first, so that nothing can fail once the process runs. */
     child **nc = realloc(s->c, (s->n + 1) * sizeof *nc);
-    if (!nc) return fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
+    if (!nc) return run_fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
     s->c = nc;
     char **envp = NULL;
     child *c = calloc(1, sizeof *c);
     if (!c || !(c->name = strdup(sp->name)) || !(envp = merged_env(sp->env_add))) {
         child_free(c);
-        return fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
+        return run_fail(err, errlen, SUP_ENOMEM, "child '%s': out of memory", sp->name);
     }
     c->out.fd = c->err.fd = -1;
     c->code = -1;
@@ -672,14 +661,14 @@ int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
 
 int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen)
 {
-    if (!out) return fail(err, errlen, SUP_EUSAGE, "sup_new: NULL out");
+    if (!out) return run_fail(err, errlen, SUP_EUSAGE, "sup_new: NULL out");
     *out = NULL;
     if (opts && (opts->grace_ms < 0 || opts->timeout_ms < 0))
-        return fail(err, errlen, SUP_EUSAGE, "sup_new: negative grace_ms or timeout_ms");
+        return run_fail(err, errlen, SUP_EUSAGE, "sup_new: negative grace_ms or timeout_ms");
     if (opts && opts->catch_signals && g_owner)
-        return fail(err, errlen, SUP_EUSAGE, "sup_new: another supervisor already catches signals");
+        return run_fail(err, errlen, SUP_EUSAGE, "sup_new: another supervisor already catches signals");
     sup *s = calloc(1, sizeof *s);
-    if (!s) return fail(err, errlen, SUP_ENOMEM, "sup_new: out of memory");
+    if (!s) return run_fail(err, errlen, SUP_ENOMEM, "sup_new: out of memory");
     if (opts) s->o = *opts;
     s->wake[0] = s->wake[1] = -1;
     s->match_idx = -1;
@@ -687,7 +676,7 @@ int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen)
     if (s->o.catch_signals) {
         if (cx_pipe(s->wake, 1) != 0) {
             free(s);
-            return fail(err, errlen, SUP_ESYS, "sup_new: pipe: %s", strerror(errno));
+            return run_fail(err, errlen, SUP_ESYS, "sup_new: pipe: %s", strerror(errno));
         }
         g_owner = s;
         signals_on(s, &s->sv);
@@ -698,9 +687,9 @@ int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen)
 
 int sup_wait(sup *s, char *err, size_t errlen)
 {
-    if (!s) return fail(err, errlen, SUP_EUSAGE, "sup_wait: NULL supervisor");
+    if (!s) return run_fail(err, errlen, SUP_EUSAGE, "sup_wait: NULL supervisor");
     if (s->finished)
-        return s->final_rc == SUP_OK ? SUP_OK : fail(err, errlen, s->final_rc, "%s", s->final_err);
+        return s->final_rc == SUP_OK ? SUP_OK : run_fail(err, errlen, s->final_rc, "%s", s->final_err);
     s->match_idx = -1;
     return run(s, 0, err, errlen);
 }
@@ -709,12 +698,12 @@ int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *li
                   char *err, size_t errlen)
 {
     if (!s || !needle || !needle[0] || !line || linelen == 0 || timeout_ms <= 0)
-        return fail(err, errlen, SUP_EUSAGE,
+        return run_fail(err, errlen, SUP_EUSAGE,
                     "sup_wait_line: NULL or empty argument, or timeout <= 0");
     if (idx < 0 || (size_t)idx >= s->n)
-        return fail(err, errlen, SUP_EUSAGE, "sup_wait_line: no child %d", idx);
+        return run_fail(err, errlen, SUP_EUSAGE, "sup_wait_line: no child %d", idx);
     if (s->finished)
-        return fail(err, errlen, s->final_rc ? s->final_rc : SUP_EUSAGE, "%s",
+        return run_fail(err, errlen, s->final_rc ? s->final_rc : SUP_EUSAGE, "%s",
                     s->final_rc ? s->final_err : "the supervisor has already finished");
     /* lines that arrived before this call (while waiting for another child) count too */
     child *c = s->c[idx];
@@ -741,15 +730,15 @@ int sup_parse_listen(const char *line, char *host, size_t hostlen, int *port, ch
                      size_t errlen)
 {
     if (!line || !host || hostlen == 0 || !port)
-        return fail(err, errlen, SUP_EUSAGE, "sup_parse_listen: NULL argument");
+        return run_fail(err, errlen, SUP_EUSAGE, "sup_parse_listen: NULL argument");
     const char *a = NULL;
     for (const char *p = strstr(line, " on "); p; p = strstr(p + 1, " on "))
         a = p + 4;
-    if (!a) return fail(err, errlen, SUP_EUSAGE, "'%s': no \" on ADDRESS\"", line);
+    if (!a) return run_fail(err, errlen, SUP_EUSAGE, "'%s': no \" on ADDRESS\"", line);
     size_t len = strcspn(a, " \t\r\n");
     if (strncmp(a, "unix:", 5) == 0 && len > 5) {
         if (len >= hostlen)
-            return fail(err, errlen, SUP_EUSAGE, "'%s': socket path too long", line);
+            return run_fail(err, errlen, SUP_EUSAGE, "'%s': socket path too long", line);
         memcpy(host, a, len);
         host[len] = '\0';
         *port = 0;
@@ -759,18 +748,18 @@ int sup_parse_listen(const char *line, char *host, size_t hostlen, int *port, ch
     for (size_t i = 0; i < len; i++)
         if (a[i] == ':') colon = a + i;
     if (!colon || colon == a)
-        return fail(err, errlen, SUP_EUSAGE, "'%s': expected HOST:PORT", line);
+        return run_fail(err, errlen, SUP_EUSAGE, "'%s': expected HOST:PORT", line);
     char *end;
     long pt = strtol(colon + 1, &end, 10);
     if (end == colon + 1 || end != a + len || pt < 1 || pt > 65535)
-        return fail(err, errlen, SUP_EUSAGE, "'%s': port is not 1..65535", line);
+        return run_fail(err, errlen, SUP_EUSAGE, "'%s': port is not 1..65535", line);
     const char *h = a, *he = colon;
     if (*h == '[' && he > h + 1 && he[-1] == ']') {
         h++;
         he--;
     }
     if ((size_t)(he - h) >= hostlen)
-        return fail(err, errlen, SUP_EUSAGE, "'%s': host too long", line);
+        return run_fail(err, errlen, SUP_EUSAGE, "'%s': host too long", line);
     memcpy(host, h, (size_t)(he - h));
     host[he - h] = '\0';
     *port = (int)pt;

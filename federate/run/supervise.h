@@ -1,7 +1,7 @@
 /* Process supervision for tempo-run: start child processes (the RTI, one per federate), read
  * their stdout/stderr line by line without blocking, detect exits, and on any failure, timeout
  * or SIGINT/SIGTERM stop every other child (SIGTERM, then SIGKILL) and reap them all.
- * Serves doc/guide.md item 3 (tempo-run); usage in doc/run.md. Read federate/run/supervise.c next.
+ * Usage in doc/run.md. Read federate/run/supervise.c next.
  */
 #ifndef TEMPO_FEDERATE_SUPERVISE_H
 #define TEMPO_FEDERATE_SUPERVISE_H

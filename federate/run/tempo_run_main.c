@@ -3,8 +3,7 @@
  * process per federate under federate/run/supervise.h, shows progress, stops everything on a
  * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
  * A master-slave method ("wr") runs in this process over local slaves (federate/master/local.h)
- * until tempo-master exists. Serves doc/guide.md item 3; user guide doc/run.md.
- * Read federate/run/supervise.h next.
+ * until tempo-master exists. User guide: doc/run.md. Read federate/run/supervise.h next.
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* Federation log (doc/guide.md, §9): the binary record of one federation execution, its
+/* Federation log (doc/log.md): the binary record of one federation execution, its
  * buffered writer (rti/flog/flog.c, used by the RTI server) and its pure reader (rti/flog/flog_read.c,
  * used by tempo-log and the fuzz target). The byte format is specified in doc/log.md; the
  * constants below are that specification's numbers. Read doc/log.md, then rti/flog/flog.c. */

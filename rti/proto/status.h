@@ -1,6 +1,6 @@
 /* Status codes the RTI puts in the code field of REPLY, ERROR and SYNC_REGISTERED frames
  * (doc/rti.md, doc/protocol.md). Each is the magnitude of the matching TP_E* code of
- * federate/libtempo/tempo.h, so a client maps a status s to -(int)s. Serves doc/guide.md0 (clear
+ * federate/libtempo/tempo.h, so a client maps a status s to -(int)s. Serves doc/protocol.md (clear
  * refusals). Read rti/server/server.h next. */
 #ifndef TEMPO_RTI_STATUS_H
 #define TEMPO_RTI_STATUS_H

@@ -1,6 +1,6 @@
 /* Connections of the RTI: libevent listeners (TCP and Unix), frame reading, batched writes,
  * per-connection output limits with back-pressure and deferred closing.
- * Serves doc/protocol.md (transport), §10 (limits, bad frames) and §11 (batching).
+ * Serves doc/protocol.md (transport, batching) and doc/rti.md (limits, bad frames).
  * Read rti/server/server.h next: it turns frames into federation services. */
 #ifndef TEMPO_RTI_CONN_H
 #define TEMPO_RTI_CONN_H
@@ -114,7 +114,7 @@ int conn_hub_init(struct conn_hub *hub, struct event_base *base, const struct co
 
 /**
  * Listen on TCP. addr is "HOST:PORT" ("[v6]:PORT" for IPv6); port 0 picks a free port.
- * @param allow_remote 0: refuse an address that is not loopback (doc/guide.md0).
+ * @param allow_remote 0: refuse an address that is not loopback (doc/rti.md).
  * @param bound  receives the address actually bound, "HOST:PORT" (may be NULL).
  * @return 0, or -1 with err naming the address and the failing call (getaddrinfo, bind...).
  */

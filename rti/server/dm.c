@@ -1,7 +1,7 @@
 /* Declaration management: publish/unpublish and subscribe/unsubscribe of object class
  * attributes and interaction classes, and the per-class routing lists built from them
  * (a subscription to a class matches its subclasses; each subscriber knows a class as the
- * most derived class it subscribes to, as in HLA). Serves doc/fom.md and §11.
+ * most derived class it subscribes to, as in HLA). Serves doc/fom.md.
  * Read rti/server/om.c next: it routes updates through these lists. */
 #include "rti/server/server_impl.h"
 

@@ -1,6 +1,6 @@
 /* Federations and federates: create from FOM text, join with a unique name, resign with an
  * action for owned objects, destroy when empty; many fully isolated federations per server.
- * Serves doc/fom.md (federation services) and §10 (a dead federate is resigned).
+ * Serves doc/fom.md (federation services) and doc/rti.md (a dead federate is resigned).
  * Read rti/server/dm.c next. */
 #include "rti/server/server_impl.h"
 
@@ -15,19 +15,19 @@
 
 #define OBJ_BUCKETS_INITIAL 64u /* object hash buckets of a new federation (power of two) */
 
-struct federation *fed_find(struct server *s, const char *name)
+struct federation *federation_find(struct server *s, const char *name)
 {
     for (struct federation *fx = s->feds; fx; fx = fx->next)
         if (strcmp(fx->name, name) == 0) return fx;
     return NULL;
 }
 
-struct federate *fed_by_handle(struct federation *fx, uint64_t handle)
+struct federate *federation_federate(struct federation *fx, uint64_t handle)
 {
     return handle < fx->handle_cap ? fx->by_handle[handle] : NULL;
 }
 
-static void fed_free(struct federation *fx)
+static void federation_free(struct federation *fx)
 {
     if (!fx) return;
     if (fx->flog) {
@@ -68,7 +68,7 @@ static int flog_wanted(const char *patterns, const char *name)
     return 0;
 }
 
-int fed_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
+int federation_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
                struct federation **out, char *err, size_t errlen)
 {
     char ferr[FOM_ERRLEN];
@@ -116,11 +116,11 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
     fx->inter_routes = calloc(fx->n_inters + 1, sizeof *fx->inter_routes);
     if (!fx->obj_by_handle || !fx->obj_by_name || !fx->cls_routes || !fx->inter_routes) {
         snprintf(err, errlen, "federation '%s': out of memory", name);
-        fed_free(fx);
+        federation_free(fx);
         return STATUS_EREFUSED;
     }
     if (timesvc_init(fx, err, errlen) != 0) {
-        fed_free(fx);
+        federation_free(fx);
         return STATUS_EREFUSED;
     }
     if (s->cfg.flog_dir && flog_wanted(s->cfg.flog_only, name)) {
@@ -144,13 +144,13 @@ int fed_create(struct server *s, const char *name, const char *fom_text, size_t 
     return STATUS_OK;
 }
 
-void fed_destroy(struct server *s, struct federation *fx)
+void federation_destroy(struct server *s, struct federation *fx)
 {
     /* At shutdown federates may remain only if a connection was lost without on_close;
      * resign them so that tm reports (and we free) every queued payload. */
     for (uint32_t i = 0; i < fx->slot_cap; i++)
         if (fx->slots[i])
-            fed_resign(s, fx->slots[i], WIRE_RESIGN_DELETE_OBJECTS, WIRE_REASON_EXPELLED,
+            federate_resign(s, fx->slots[i], WIRE_RESIGN_DELETE_OBJECTS, WIRE_REASON_EXPELLED,
                        "federation destroyed");
     for (struct federation **p = &s->feds; *p; p = &(*p)->next) {
         if (*p == fx) {
@@ -160,7 +160,7 @@ void fed_destroy(struct server *s, struct federation *fx)
         }
     }
     LOGI("fed", "-", "federation '%s' destroyed", fx->name);
-    fed_free(fx);
+    federation_free(fx);
 }
 
 /* Make room for one more federate: a free slot index, growing slots (and every object's
@@ -180,7 +180,7 @@ static uint32_t free_slot(struct federation *fx)
     return slot;
 }
 
-int fed_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
              struct federate **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -244,7 +244,7 @@ nomem:
     return STATUS_EREFUSED;
 }
 
-void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
+void federate_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
                 const char *why)
 {
     struct federation *fx = f->fx;
@@ -263,14 +263,14 @@ void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t 
     m.code = reason;
     wire_str_set(&m.str[0], f->name);
     wire_str_set(&m.str[1], why);
-    fed_broadcast(s, fx, NULL, &m);
+    federation_broadcast(s, fx, NULL, &m);
     /* Last, so that grants it releases reach the others after they learn why. */
     timesvc_resign(s, f);
     dm_federate_fini(f);
     free(f);
 }
 
-void fed_flog_check(struct federation *fx)
+void federation_flog_check(struct federation *fx)
 {
     if (fx->flog && !fx->flog_warned && flog_error(fx->flog)[0]) {
         fx->flog_warned = 1;
@@ -279,7 +279,7 @@ void fed_flog_check(struct federation *fx)
     }
 }
 
-int fed_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n)
+int federate_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n)
 {
     if (!to->conn) return -1;
     const uint8_t *b = bytes;
@@ -289,14 +289,14 @@ int fed_send_unlogged(struct server *s, struct federate *to, const void *bytes, 
     return conn_send(to->conn, bytes, n);
 }
 
-int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n)
+int federate_send(struct server *s, struct federate *to, const void *bytes, size_t n)
 {
     if (!to->conn) return -1;
     flog_frame(to->fx->flog, FLOG_K_SENT, (uint32_t)to->handle, bytes, n);
-    return fed_send_unlogged(s, to, bytes, n);
+    return federate_send_unlogged(s, to, bytes, n);
 }
 
-void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,
+void federation_broadcast(struct server *s, struct federation *fx, struct federate *skip,
                    const struct wire_msg *m)
 {
     char err[200];
@@ -307,6 +307,6 @@ void fed_broadcast(struct server *s, struct federation *fx, struct federate *ski
     }
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
         struct federate *o = fx->slots[i];
-        if (o && o != skip) fed_send_bytes(s, o, s->out.data, s->out.len);
+        if (o && o != skip) federate_send(s, o, s->out.data, s->out.len);
     }
 }

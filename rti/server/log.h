@@ -1,6 +1,6 @@
 /* The RTI's text log (doc/contributing.md §9): five levels, one line per event, each naming the
  * component and the federate (and the logical time where the caller has one).
- * Serves doc/guide.md0 (every refusal and drop is logged with its reason). The binary
+ * Serves doc/rti.md (every refusal and drop is logged with its reason). The binary
  * federation log of doc/log.md is separate. Read rti/server/conn.h next. */
 #ifndef TEMPO_RTI_LOG_H
 #define TEMPO_RTI_LOG_H

@@ -1,6 +1,6 @@
 /* tempo-rti: command-line entry of the RTI server. Parses options, starts the server,
  * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
- * Serves doc/guide.md (start an RTI) and §10 (explicit limits). Read rti/server/server.h next;
+ * Serves doc/guide.md (start an RTI) and doc/rti.md (options, explicit limits). Read rti/server/server.h next;
  * doc/rti.md documents every option. */
 #include "rti/server/conn.h"
 #include "rti/server/log.h"

@@ -2,7 +2,7 @@
  * and joiners), update -> reflect of the subscribed attributes only, delete -> remove,
  * interactions, request attribute value update -> provide. Time-stamped messages go through
  * timesvc.c (tm decides their delivery); receive-order ones are queued at once.
- * Serves doc/fom.md; routing is O(subscribers) per update (§11). Read rti/server/sync.c next. */
+ * Serves doc/fom.md; routing is O(subscribers) per update. Read rti/server/sync.c next. */
 #include "rti/server/server_impl.h"
 
 #include "rti/server/log.h"
@@ -150,7 +150,7 @@ static void deliver(struct server *s, struct federate *to, int tso, const struct
     if (tso)
         timesvc_add(s, to, frame->data, frame->len);
     else
-        fed_send_bytes(s, to, frame->data, frame->len);
+        federate_send(s, to, frame->data, frame->len);
 }
 
 static int encode(struct server *s, struct buf *b, const struct wire_msg *m)

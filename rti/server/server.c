@@ -1,6 +1,6 @@
 /* The RTI server: event loop, signals, the handshake and the dispatch of every decoded frame
  * to the module that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c).
- * Serves doc/protocol.md (protocol), §6 (services) and §10 (refusals, secrets).
+ * Serves doc/protocol.md (protocol, refusals) and doc/rti.md (shared secret).
  * Read rti/server/federation.c next. */
 #include "rti/server/server_impl.h"
 
@@ -30,7 +30,7 @@ int server_send(struct server *s, struct conn *c, const struct wire_msg *m)
         return -1;
     }
     const struct client *cl = c->user;
-    if (cl && cl->fed) return fed_send_bytes(s, cl->fed, s->out.data, s->out.len);
+    if (cl && cl->fed) return federate_send(s, cl->fed, s->out.data, s->out.len);
     LOGT("server", c->label, "send %s (%zu bytes)", wire_type_name(m->type), s->out.len);
     s->frames_out++;
     return conn_send(c, s->out.data, s->out.len);
@@ -150,13 +150,13 @@ static void handle_create(struct server *s, struct conn *c, struct client *cl,
                       "federation name is empty or longer than 127 bytes");
         return;
     }
-    if (fed_find(s, name)) {
+    if (federation_find(s, name)) {
         snprintf(err, sizeof err, "federation '%s' already exists", name);
         server_refuse(s, c, m->req, m->type, STATUS_EEXISTS, err);
         return;
     }
     struct federation *fx;
-    int st = fed_create(s, name, m->str[1].ptr, m->str[1].len, &fx, err, sizeof err);
+    int st = federation_create(s, name, m->str[1].ptr, m->str[1].len, &fx, err, sizeof err);
     if (st != STATUS_OK) {
         server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
         return;
@@ -176,7 +176,7 @@ static void handle_destroy(struct server *s, struct conn *c, struct client *cl,
     }
     cl->authed = 1;
     wire_str_copy(&m->str[0], name, sizeof name);
-    struct federation *fx = fed_find(s, name);
+    struct federation *fx = federation_find(s, name);
     if (!fx) {
         snprintf(err, sizeof err, "no federation named '%s'", name);
         server_refuse(s, c, m->req, m->type, STATUS_ENOTFOUND, err);
@@ -191,7 +191,7 @@ static void handle_destroy(struct server *s, struct conn *c, struct client *cl,
         server_refuse(s, c, m->req, m->type, STATUS_EREFUSED, err);
         return;
     }
-    fed_destroy(s, fx);
+    federation_destroy(s, fx);
     if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
 }
 
@@ -227,7 +227,7 @@ static void announce_join(struct server *s, struct federate *f)
     wire_msg_init(&j, WIRE_FEDERATE_JOINED);
     j.a = f->handle;
     wire_str_set(&j.str[0], f->name);
-    fed_broadcast(s, fx, f, &j);
+    federation_broadcast(s, fx, f, &j);
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
         struct federate *o = fx->slots[i];
         if (!o || o == f) continue;
@@ -260,7 +260,7 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
                       "federation and federate names must be 1..127 bytes");
         return;
     }
-    struct federation *fx = fed_find(s, fxname);
+    struct federation *fx = federation_find(s, fxname);
     int created = 0;
     if (!fx) {
         if (!(m->code & WIRE_JOIN_CREATE) || m->str[2].len == 0) {
@@ -269,7 +269,7 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
             server_refuse(s, c, m->req, m->type, STATUS_ENOTFOUND, err);
             return;
         }
-        int st = fed_create(s, fxname, m->str[2].ptr, m->str[2].len, &fx, err, sizeof err);
+        int st = federation_create(s, fxname, m->str[2].ptr, m->str[2].len, &fx, err, sizeof err);
         if (st != STATUS_OK) {
             server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
             return;
@@ -283,10 +283,10 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
         }
     }
     struct federate *f;
-    int st = fed_join(s, fx, name, c, &f, err, sizeof err);
+    int st = federate_join(s, fx, name, c, &f, err, sizeof err);
     if (st != STATUS_OK) {
         server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
-        if (created) fed_destroy(s, fx);
+        if (created) federation_destroy(s, fx);
         return;
     }
     cl->fed = f;
@@ -318,7 +318,7 @@ static void handle_resign(struct server *s, struct conn *c, struct client *cl,
      * nothing can fail after this point. */
     if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
     cl->fed = NULL;
-    fed_resign(s, f, m->code, WIRE_REASON_RESIGNED, "resigned");
+    federate_resign(s, f, m->code, WIRE_REASON_RESIGNED, "resigned");
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
@@ -449,7 +449,7 @@ static void on_close(void *ctx, struct conn *c, const char *reason)
         flog_lost(f->fx->flog, (uint32_t)f->handle, reason);
         LOGW("fed", f->tag, "connection lost (%s): resigning it, %s its objects", reason,
              f->resign_action == WIRE_RESIGN_KEEP_OBJECTS ? "keeping" : "deleting");
-        fed_resign(s, f, f->resign_action, why, reason);
+        federate_resign(s, f, f->resign_action, why, reason);
     }
     free(cl);
     c->user = NULL;
@@ -481,7 +481,7 @@ static void flog_timer_cb(evutil_socket_t fd, short what, void *arg)
     struct server *s = arg;
     for (struct federation *fx = s->feds; fx; fx = fx->next) {
         flog_flush(fx->flog);
-        fed_flog_check(fx);
+        federation_flog_check(fx);
     }
 }
 
@@ -595,7 +595,7 @@ void server_free(struct server *s)
     if (!s) return;
     conn_hub_fini(&s->hub); /* resigns every joined federate through on_close */
     while (s->feds)
-        fed_destroy(s, s->feds);
+        federation_destroy(s, s->feds);
     if (s->sigint) event_free(s->sigint);
     if (s->sigterm) event_free(s->sigterm);
     if (s->sigusr1) event_free(s->sigusr1);

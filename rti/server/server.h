@@ -1,5 +1,5 @@
 /* The RTI server: options, start, run until SIGINT/SIGTERM, stop. rti/server/main.c parses the
- * command line into a struct server_config and calls these. Serves doc/guide.md, §3, §10.
+ * command line into a struct server_config and calls these. Serves doc/guide.md and doc/rti.md.
  * Read rti/server/server_impl.h next for the state, then rti/server/server.c. */
 #ifndef TEMPO_RTI_SERVER_H
 #define TEMPO_RTI_SERVER_H

@@ -1,6 +1,6 @@
 /* Private state of the RTI server: the server, its federations, federates, objects and
  * synchronization points, shared by server.c, federation.c, dm.c, om.c, sync.c and
- * timesvc.c. Serves doc/protocol.md, §5, §6. Read rti/server/server.c next for the dispatch. */
+ * timesvc.c. Serves doc/protocol.md and doc/time.md. Read rti/server/server.c next for the dispatch. */
 #ifndef TEMPO_RTI_SERVER_IMPL_H
 #define TEMPO_RTI_SERVER_IMPL_H
 
@@ -26,7 +26,7 @@ struct route {
     fom_handle known;     /* most derived class it subscribes to that the class is_a */
 };
 
-/* Subscribers of one object or interaction class, precomputed (doc/fom.md, §11): routing an
+/* Subscribers of one object or interaction class, precomputed (doc/fom.md): routing an
  * update costs O(subscribers of its class). Rebuilt when a subscription or the set of
  * federates changes. */
 struct route_list {
@@ -145,32 +145,34 @@ void server_refuse(struct server *s, struct conn *c, uint32_t req, uint32_t req_
 int server_vals_reserve(struct server *s, uint32_t n);
 
 /* ---- federation.c ------------------------------------------------------------------------ */
+/* federation_* functions act on a whole federation, federate_* on one joined federate. */
 
-struct federation *fed_find(struct server *s, const char *name);
+/* The federation of that name, or NULL. */
+struct federation *federation_find(struct server *s, const char *name);
 /* Create a federation from FOM text. Returns 0, or a STATUS_* with err filled. */
-int fed_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
+int federation_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
                struct federation **out, char *err, size_t errlen);
 /* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
-void fed_destroy(struct server *s, struct federation *fx);
+void federation_destroy(struct server *s, struct federation *fx);
 /* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
  * (full, handles used up, out of memory) with err filled. */
-int fed_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
              struct federate **out, char *err, size_t errlen);
 /* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
-void fed_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
+void federate_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
                 const char *why);
 /* Queue encoded frame bytes for a joined federate (and record them in the federation log).
  * Returns 0, or -1 when it has no connection or the connection is gone. */
-int fed_send_bytes(struct server *s, struct federate *to, const void *bytes, size_t n);
-/* fed_send_bytes for a frame the caller has logged itself (a delivery: flog_delivered). */
-int fed_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n);
+int federate_send(struct server *s, struct federate *to, const void *bytes, size_t n);
+/* federate_send for a frame the caller has logged itself (a delivery: flog_delivered). */
+int federate_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n);
 /* The federation log's writer failed: log why, once. */
-void fed_flog_check(struct federation *fx);
+void federation_flog_check(struct federation *fx);
 /* Send m to every joined federate of fx except skip (may be NULL). */
-void fed_broadcast(struct server *s, struct federation *fx, struct federate *skip,
+void federation_broadcast(struct server *s, struct federation *fx, struct federate *skip,
                    const struct wire_msg *m);
 /* The joined federate with this handle, or NULL. O(1). */
-struct federate *fed_by_handle(struct federation *fx, uint64_t handle);
+struct federate *federation_federate(struct federation *fx, uint64_t handle);
 
 /* ---- dm.c -------------------------------------------------------------------------------- */
 

@@ -75,7 +75,7 @@ static void check_done(struct server *s, struct federation *fx, struct syncpt *p
     wire_msg_init(&m, WIRE_FEDERATION_SYNCED);
     wire_str_set(&m.str[0], p->label);
     for (uint32_t i = 0; i < p->n; i++) {
-        struct federate *f = fed_by_handle(fx, p->members[i]);
+        struct federate *f = federation_federate(fx, p->members[i]);
         if (f) server_send(s, f->conn, &m);
     }
     unlink_point(fx, p);
@@ -108,7 +108,7 @@ static void do_register(struct server *s, struct federate *f, const struct wire_
         return;
     }
     for (uint32_t i = 0; i < m->nhandles; i++) {
-        if (!fed_by_handle(fx, wire_msg_handle(m, i))) {
+        if (!federation_federate(fx, wire_msg_handle(m, i))) {
             snprintf(err, sizeof err,
                      "synchronization point '%s': federate handle %u is not joined", label,
                      wire_msg_handle(m, i));
@@ -149,7 +149,7 @@ static void do_register(struct server *s, struct federate *f, const struct wire_
          p->all ? "all" : "a set", p->n);
     registered(s, f, m, STATUS_OK, "");
     for (uint32_t i = 0; i < p->n; i++) {
-        struct federate *to = fed_by_handle(fx, p->members[i]);
+        struct federate *to = federation_federate(fx, p->members[i]);
         if (to) announce(s, to, p);
     }
 }

@@ -144,7 +144,7 @@ static void release(struct server *s, struct federation *fx, struct federate *to
         set_order(frame, d->tso);
         if (send && to && to->conn) {
             flog_delivered(fx->flog, d, frame, m->ent[i].len);
-            fed_send_unlogged(s, to, frame, m->ent[i].len);
+            federate_send_unlogged(s, to, frame, m->ent[i].len);
             logged = 1;
         }
         break;
@@ -158,7 +158,7 @@ static void sink(void *ctx, const tm_decision *d)
 {
     struct federation *fx = ctx;
     struct server *s = fx->srv;
-    struct federate *f = fed_by_handle(fx, d->fed);
+    struct federate *f = federation_federate(fx, d->fed);
     struct wire_msg m;
     if (d->kind == TM_D_DELIVER || d->kind == TM_D_DISCARD) {
         release(s, fx, f, d, d->kind == TM_D_DELIVER); /* logs d */
@@ -332,14 +332,14 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
         q->recv = r;
         q->recv_cap = m->n;
     }
-    /* Bounded memory (doc/guide.md0): what waits here for one receiver is capped like its
+    /* Bounded memory (doc/rti.md, limits): what waits here for one receiver is capped like its
      * output queue. Refusing the send (the sender gets the error) loses nothing silently and,
      * unlike pausing the sender, cannot deadlock a receiver that waits for the sender's
      * next time request. */
     size_t limit = s->hub.lim.high_water; /* half the output limit: a grant that releases
                                               all of it at once still fits the output queue */
     for (uint32_t i = 0; i < m->n; i++) {
-        struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
+        struct federate *to = federation_federate(f->fx, m->ent[i].to);
         if (to && to->tso_bytes + m->ent[i].len > limit) {
             snprintf(err, errlen,
                      "time-stamped send at %lld refused: %zu bytes already wait for federate "
@@ -351,7 +351,7 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
     }
     for (uint32_t i = 0; i < m->n; i++) {
         q->recv[i] = (tm_fed)m->ent[i].to;
-        struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
+        struct federate *to = federation_federate(f->fx, m->ent[i].to);
         if (to) to->tso_bytes += m->ent[i].len;
     }
     /* n is kept aside: when tm delivers to every receiver inside tm_send (receive order),
@@ -366,7 +366,7 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
     if (rc != TM_OK) { /* tm changed nothing and made no decision: m is still ours */
         if (n) q->live--;
         for (uint32_t i = 0; i < n; i++) {
-            struct federate *to = fed_by_handle(f->fx, m->ent[i].to);
+            struct federate *to = federation_federate(f->fx, m->ent[i].to);
             if (to) to->tso_bytes -= m->ent[i].len;
         }
         msg_recycle(q, m);
@@ -474,7 +474,7 @@ void timesvc_dump(struct server *s, struct federation *fx)
     for (size_t i = 0; i < n; i++) {
         char line[512];
         tm_status_format(&st[i], fx->tm, line, sizeof line);
-        struct federate *f = fed_by_handle(fx, st[i].fed);
+        struct federate *f = federation_federate(fx, st[i].fed);
         log_write(LOG_LV_INFO, "tm", f ? f->tag : "?", "%s", line);
     }
     free(st);

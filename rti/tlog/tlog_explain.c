@@ -1,5 +1,5 @@
 /* tempo-log explain: who waits for whom at the end of a log or at a record (doc/time.md,
- * §9). The state is rebuilt by re-running the recorded inputs of the time management through
+ * doc/log.md). The state is rebuilt by re-running the recorded inputs of the time management through
  * the pure engine (rti/tm/tm.h): JOINED records, the enable / disable / lookahead / time-request
  * / resign frames received, connection losses and the TM_SEND records (every tm_send the
  * RTI made, with its receivers). The engine then answers with its own "who blocks whom" status

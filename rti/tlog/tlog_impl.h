@@ -1,7 +1,7 @@
 /* tempo-log internals: the loaded log, the maps built by a first pass (federate names,
  * objects and their classes), record decoding and filters shared by every subcommand
- * (doc/guide.md, §9; usage in doc/log.md). Read rti/tlog/tlog_main.c next, then one
- * rti/tlog_<subcommand>.c. */
+ * (doc/log.md). Read rti/tlog/tlog_main.c next, then one
+ * rti/tlog/tlog_<subcommand>.c. */
 #ifndef TEMPO_RTI_TLOG_IMPL_H
 #define TEMPO_RTI_TLOG_IMPL_H
 

@@ -1,6 +1,6 @@
 /* tempo-log: reads a federation log and prints it as a timeline, statistics, JSON lines, a
  * Chrome/Perfetto trace, CSV, or an explanation of who waits for whom, or replays one
- * federate against it (doc/guide.md, §9). This file parses the command line and
+ * federate against it (doc/log.md). This file parses the command line and
  * dispatches; usage and output formats: doc/log.md.
  * Read rti/tlog/tlog_impl.h next. */
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* tempo-log replay: a stand-in RTI that plays the recorded part of the RTI and of every other
  * federate to one real federate process and reports the first place where the federate's
- * requests depart from the record (doc/guide.md, §9). It listens on a free loopback port,
+ * requests depart from the record (doc/log.md). It listens on a free loopback port,
  * runs COMMAND with "{rti}" / "{port}" in its arguments replaced (and TEMPO_RTI set), answers
  * the HELLO handshake itself, then walks the federate's recorded frames in order: a recorded
  * callback (SENT) is sent as recorded; a recorded request (RECV) must arrive, equal to the

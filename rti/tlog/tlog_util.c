@@ -1,6 +1,6 @@
 /* tempo-log shared code: loading a log, the first pass (federate names, objects and their
  * classes), decoding each record's frame, filters and one-line descriptions (doc/log.md).
- * Read rti/tlog/tlog_impl.h first; the subcommands are rti/tlog_<name>.c. */
+ * Read rti/tlog/tlog_impl.h first; the subcommands are rti/tlog/tlog_<name>.c. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +19,26 @@ struct pending_reg {
     fom_handle cls;
     char name[TLOG_NAME_MAX];
 };
+
+/* The registrations still waiting for their reply (unordered): grows as needed (a
+ * federation may register any number of objects before the RTI answers). */
+struct pending_regs {
+    struct pending_reg *at; /* [n] used of [cap] (owned) */
+    size_t n, cap;
+};
+
+/* A free slot at the end of p, or NULL when out of memory. */
+static struct pending_reg *pending_push(struct pending_regs *p)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        struct pending_reg *a = realloc(p->at, cap * sizeof *a);
+        if (!a) return NULL;
+        p->at = a;
+        p->cap = cap;
+    }
+    return &p->at[p->n++];
+}
 
 static int grow_names(struct tlog *t, uint32_t h)
 {
@@ -58,8 +78,7 @@ static void copy_str(const struct wire_str *s, char *dst, size_t cap)
 }
 
 /* Learn names and objects from one record. Returns -1 only on out of memory. */
-static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_reg *pend, size_t *npend,
-                 size_t pcap)
+static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_regs *pend)
 {
     const struct flog_record *r = &x->r;
     if (r->kind == FLOG_K_JOINED) {
@@ -77,20 +96,22 @@ static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_reg *p
         o->cls = (fom_handle)m->b;
         copy_str(&m->str[0], o->name, sizeof o->name);
     } else if (r->kind == FLOG_K_RECV && m->type == WIRE_REGISTER_OBJECT && m->req) {
-        size_t i = *npend < pcap ? (*npend)++ : (size_t)(m->req % pcap); /* overwrite old */
-        pend[i].fed = r->fed;
-        pend[i].req = m->req;
-        pend[i].cls = (fom_handle)m->a;
-        copy_str(&m->str[0], pend[i].name, sizeof pend[i].name);
+        struct pending_reg *p = pending_push(pend);
+        if (!p) return -1;
+        p->fed = r->fed;
+        p->req = m->req;
+        p->cls = (fom_handle)m->a;
+        copy_str(&m->str[0], p->name, sizeof p->name);
     } else if (r->kind == FLOG_K_SENT && m->type == WIRE_REPLY && m->code == 0) {
-        for (size_t i = *npend; i-- > 0;) {
-            if (pend[i].fed != r->fed || pend[i].req != m->req) continue;
+        for (size_t i = pend->n; i-- > 0;) {
+            struct pending_reg *p = &pend->at[i];
+            if (p->fed != r->fed || p->req != m->req) continue;
             struct tlog_obj *o = obj_slot(t, m->a);
             if (o) {
-                o->cls = pend[i].cls;
-                if (!o->name[0]) snprintf(o->name, sizeof o->name, "%s", pend[i].name);
+                o->cls = p->cls;
+                if (!o->name[0]) snprintf(o->name, sizeof o->name, "%s", p->name);
             }
-            pend[i] = pend[--*npend];
+            *p = pend->at[--pend->n];
             break;
         }
     }
@@ -125,9 +146,7 @@ int tlog_load(struct tlog *t, const char *path, char *err, size_t errlen)
         snprintf(t->fom_err, sizeof t->fom_err, "the log header holds no FOM");
     }
     /* First pass: names and objects, the count of complete records, and where it is cut. */
-    enum { PCAP = 1024 };
-    static struct pending_reg pend[PCAP];
-    size_t npend = 0;
+    struct pending_regs pend = {NULL, 0, 0};
     struct tlog_rec x;
     t->last_wall_ns = t->hdr.start_wall_ns;
     for (;;) {
@@ -144,12 +163,14 @@ int tlog_load(struct tlog *t, const char *path, char *err, size_t errlen)
         if ((x.r.kind == FLOG_K_RECV || x.r.kind == FLOG_K_SENT) &&
             wire_decode(x.r.payload, x.r.payload_len, &x.msg, NULL, 0) == WIRE_OK)
             x.has_msg = 1;
-        if (learn(t, &x, pend, &npend, PCAP) != 0) {
+        if (learn(t, &x, &pend) != 0) {
             snprintf(err, errlen, "%s: out of memory", path);
+            free(pend.at);
             tlog_fini(t);
             return -1;
         }
     }
+    free(pend.at);
     return 0;
 }
 

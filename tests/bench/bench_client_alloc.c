@@ -1,4 +1,4 @@
-/* Allocation count of libtempo's hot path (doc/contributing.md §8, doc/guide.md1): after a warm-up,
+/* Allocation count of libtempo's hot path (doc/contributing.md §8): after a warm-up,
  * updates, reflections, interactions and time-advance cycles through a real bin/tempo-rti
  * should allocate nothing in the client. This program replaces malloc/calloc/realloc (glibc
  * allows an executable to define them; they forward to __libc_*) and counts the calls made

@@ -1,4 +1,4 @@
-/* Foundation benchmarks of issue 2 (doc/guide.md1): receive-order throughput (one publisher,
+/* Foundation benchmarks (doc/rti.md): receive-order throughput (one publisher,
  * one subscriber, 200 000 updates of 64 bytes, messages/s counted at the subscriber) and
  * latency (ping-pong of a receive-order interaction, 20 000 round trips, median and p99)
  * through a real bin/tempo-rti, printed beside the same two figures for plain TCP loopback in

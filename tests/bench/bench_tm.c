@@ -1,4 +1,4 @@
-/* Time-management benchmarks B1–B3 of issue 3 (doc/guide.md1): N = 2, 4, 8 federate
+/* Time-management benchmarks B1–B3 (doc/rti.md): N = 2, 4, 8 federate
  * processes, each regulating and constrained (lookahead 1), against a real bin/tempo-rti on
  * loopback, with the raw TCP round-trip rate of this machine measured in the same run, and the
  * engine alone (rti/tm/tm.c, no network) for N up to 256 to show O(N) work per request.
@@ -50,8 +50,8 @@ static void pin_cpu(int cpu)
 /* An echo child and a ping-pong of 64-byte messages with TCP_NODELAY, like one request and
  * its grant; the pinger on CPU @p cpu_a, the echo on CPU @p cpu_b (-1: where the scheduler likes).
  * On this VM a wake-up across CPUs costs about 20 us more than one on the same CPU, so an
- * unpinned pair measures 19 000 or 70 000 round trips/s depending on where it lands; the
- * issue's "about 18 000 round trips/s" is the two-CPU figure. @return round trips per
+ * unpinned pair measures 19 000 or 70 000 round trips/s depending on where it lands; about
+ * 18 000 round trips/s is the two-CPU figure. @return round trips per
  * second, 0 on failure. */
 static double raw_rtt_rate_on(int n, int cpu_a, int cpu_b)
 {
@@ -207,7 +207,7 @@ static double run_bench(const char *addr, int b, int n, int steps)
     return ok && got == n && worst > 0 ? steps * 1000.0 / worst : 0;
 }
 
-/* ---- the federation log's cost (issue 6) ------------------------------------------------------ */
+/* ---- the federation log's cost (doc/log.md) ------------------------------------------------------ */
 
 /* Start a second bin/tempo-rti with the options @p opt1 and @p opt2 (an option and its
  * value). @return its pid (the address in @p addr), or -1. It dies with this process

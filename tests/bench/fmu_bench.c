@@ -1,6 +1,6 @@
 /* Benchmark of the stepping interface (federate/fmu/fmu_step.h) on the example FMUs: communication
  * steps per second for ME (CVODE, re-initialised every step) and CS, and the cost of a
- * save/restore pair. Prints figures only; never fails on timing (doc/guide.md1).
+ * save/restore pair. Prints figures only; never fails on timing (doc/contributing.md §12).
  * Needs build/fmus/ (make all). */
 #include <stdio.h>
 #include <time.h>

@@ -1,10 +1,10 @@
-/* Benchmark: the federation's overhead per macro step (issue 5). N = 2 and 8 trivial FMU
+/* Benchmark: the federation's overhead per macro step (doc/run.md). N = 2 and 8 trivial FMU
  * federates (lv_prey / lv_predator CS FMUs with every rate 0: one output, one input, constant
  * state) in a ring, improved Jacobi (TARA/TAR at lookahead 0), each a bin/tempo-fmu
  * process on one bin/tempo-rti, against the same FMUs stepped in one process loop without an
  * RTI (the lower bound). Prints microseconds per macro step for both and their ratio; never
  * fails on timing. Start-up (FMU load, join, sync) is removed by running 200 and 10200 steps
- * and dividing the difference by 10000. Serves doc/guide.md1; read federate/fmufed/fmufed.h.
+ * and dividing the difference by 10000. Serves doc/run.md; read federate/fmufed/fmufed.h.
  */
 #include <math.h>
 #include <stdlib.h>

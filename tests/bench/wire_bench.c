@@ -1,4 +1,4 @@
-/* Benchmark of the wire codec (rti/proto/wire.h, doc/guide.md1): cost per frame of encoding,
+/* Benchmark of the wire codec (rti/proto/wire.h): cost per frame of encoding,
  * splitting + decoding, and re-encoding a decoded UPDATE as a REFLECT (what the RTI does per
  * subscriber), for a 64-byte attribute value. Prints figures; never fails on timing.
  * Read doc/protocol.md for the frame format. */

@@ -1,4 +1,4 @@
-/* libFuzzer target for the FOM reader (fom/fom.h, doc/guide.md0, doc/contributing.md §7).
+/* libFuzzer target for the FOM reader (fom/fom.h, doc/fom.md, doc/contributing.md §7).
  * Parses arbitrary bytes as FOM text. Beyond "no crash, no leak", an accepted FOM must be
  * self-consistent, else it traps: every class/attribute/interaction/parameter is found again
  * by its name and qualified name, a class's attribute list holds exactly the attributes it

@@ -1,4 +1,4 @@
-/* libFuzzer target for the wire decoder (rti/proto/wire.h, doc/guide.md0, doc/contributing.md §7).
+/* libFuzzer target for the wire decoder (rti/proto/wire.h, doc/protocol.md, doc/contributing.md §7).
  * Feeds arbitrary bytes to the splitter and the decoder. Beyond "no crash", it checks two
  * properties and traps when they fail: a frame the decoder accepts re-encodes to exactly the
  * same bytes (the codec is a bijection on valid frames), and walking its values and handles

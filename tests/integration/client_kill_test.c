@@ -3,7 +3,7 @@
  * registered (no remove; a late joiner still discovers it); one that joined with
  * TP_DELETE_OBJECTS has it removed. The others are told (federate_resigned), a
  * time-constrained federate that waited on the dead one's bound is granted, and the
- * survivors go on exchanging data (doc/guide.md0, issue 2). The victims are forked processes
+ * survivors go on exchanging data (doc/api.md, doc/rti.md). The victims are forked processes
  * using libtempo. Last, the RTI itself is killed: the survivor's blocking wait ends with
  * TP_ECLOSED instead of hanging. */
 #include "tests/integration/client_harness.h"
@@ -279,9 +279,7 @@ int main(void)
     tp_federate_free(W);
 
     /* The RTI itself dies: the survivor's waits end with TP_ECLOSED, nothing hangs. */
-    kill(harness_rti_pid_, SIGKILL);
-    waitpid(harness_rti_pid_, NULL, 0);
-    harness_rti_pid_ = -1;
+    harness_kill_rti();
     /* No timeout: a hang would be caught by the harness watchdog, and fail the test. */
     CHECK_INT_EQ(tp_wait_sync(O, "never-registered", -1), TP_ECLOSED);
     CHECK_STR_HAS(tp_last_error(O), "closed");

@@ -1,5 +1,5 @@
 /* Integration test of libtempo's declaration and object management against a real
- * bin/tempo-rti (doc/fom.md, issue 2): the publish/subscribe matrix (only subscribed
+ * bin/tempo-rti (doc/fom.md): the publish/subscribe matrix (only subscribed
  * attributes reflected, subclass matching, late joiner discovers existing objects,
  * interactions only to subscribers, unsubscribe stops delivery, request update -> provide),
  * a register-object name clash, local validation errors, delete -> remove, and two federations

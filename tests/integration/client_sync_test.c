@@ -1,5 +1,5 @@
 /* Integration test of synchronization points through libtempo and a real bin/tempo-rti
- * (doc/fom.md, issue 2): three federates meet at a point registered for all (nobody is
+ * (doc/fom.md): three federates meet at a point registered for all (nobody is
  * synchronized until the last one achieves), a point for a subset is announced only to it,
  * a duplicate label is refused, and a member that resigns is taken out of the set. Then the
  * same meeting with three forked federate processes using the blocking tp_sync(). */

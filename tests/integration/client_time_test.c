@@ -1,5 +1,5 @@
 /* Integration test of libtempo's time-management calls against a real bin/tempo-rti
- * (doc/time.md, client side of issue 3): the local checks that refuse bad calls before
+ * (doc/time.md, the client side): the local checks that refuse bad calls before
  * anything is sent (request below the logical time, a second request, enabling twice, a time
  * stamp below the bound for L > 0 and at L = 0 after TAR/TARA grants), TSO delivery in
  * time-stamp order before the grant, GALT, LITS and the "who blocks whom" query (with the

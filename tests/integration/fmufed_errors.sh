@@ -2,7 +2,7 @@
 # Failure paths of the FMU federate (bin/tempo-fmu) against a real bin/tempo-rti: bad
 # federation files fail at start with a message naming the file and the fault, a topology
 # Gauss-Seidel cannot run is refused with the reason, and a peer that dies mid-run makes the
-# others stop with its name. Serves doc/guide.md0 and issue 5's tests; read federate/fmufed/fmufed.h.
+# others stop with its name. Serves doc/fmu.md and doc/federation.md; read federate/fmufed/fmufed.h.
 # Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1

@@ -2,7 +2,7 @@
  * process per federate) on the Lotka-Volterra split of the Awais thesis §4.3.3 (lv_prey + lv_predator,
  * alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100), each
  * algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10.
- * Serves doc/algorithms/README.md and issue 5's tests; read federate/fmufed/fmufed.h for what is run.
+ * Serves doc/algorithms/README.md and doc/run.md; read federate/fmufed/fmufed.h for what is run.
  */
 #include <math.h>
 #include <stdlib.h>

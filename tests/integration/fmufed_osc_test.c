@@ -2,7 +2,7 @@
  * (osc_omega2tau + osc_tau2omega as two tempo-fmu processes, against the monolithic
  * osc_twomass at rtol 1e-10): Jacobi at fixed steps converges with order one (halving H halves
  * the error), the naive variant's extra step of lag costs accuracy, and Gauss-Seidel also
- * converges with order one. Serves doc/algorithms/README.md and issue 5 (second case study); read
+ * converges with order one. Serves doc/algorithms/README.md and doc/run.md (second case study); read
  * tests/integration/fmufed_lv_test.c for the Lotka-Volterra case.
  */
 #include <math.h>

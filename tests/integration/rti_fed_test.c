@@ -58,9 +58,9 @@ static int count_within(struct cli *c, unsigned type, int ms)
 {
     struct wire_msg m;
     int n = 0;
-    int64_t deadline = h_now_ms() + ms;
+    int64_t deadline = rti_now_ms() + ms;
     for (;;) {
-        int left = (int)(deadline - h_now_ms());
+        int left = (int)(deadline - rti_now_ms());
         if (left <= 0 || cli_next(c, &m, left) != 1) return n;
         n += m.type == type;
     }
@@ -113,25 +113,25 @@ static void test_federations(void)
     struct wire_msg m;
     wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
     wire_str_set(&m.str[0], "beta");
-    CHECK_INT_EQ(cli_call(&other, &m, NULL, why, sizeof why), 30);
+    CHECK_INT_EQ(cli_call(&other, &m, NULL, why, sizeof why), STATUS_EREFUSED);
     CHECK_STR_HAS(why, "sub");
     /* Create an existing federation: refused. */
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);
     wire_str_set(&m.str[0], "beta");
     wire_str_set(&m.str[1], fom_text);
-    CHECK_INT_EQ(cli_call(&other, &m, NULL, why, sizeof why), 31);
+    CHECK_INT_EQ(cli_call(&other, &m, NULL, why, sizeof why), STATUS_EEXISTS);
 
     /* Isolation: alpha's publisher registers and updates; beta's subscriber sees nothing. */
     uint32_t speed = attr("Vehicle", "speed");
-    CHECK_INT_EQ(cli_decl(&a2, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(cli_decl(&b1, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(cli_decl(&a1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(cli_decl(&a2, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
-    CHECK_INT_EQ(cli_decl(&b1, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
-    CHECK_INT_EQ(cli_decl(&a1, WIRE_PUBLISH_INTERACTION, inter("Step"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&a2, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&b1, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&a1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&a2, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&b1, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&a1, WIRE_PUBLISH_INTERACTION, inter("Step"), NULL, 0), STATUS_OK);
     long st;
     uint64_t obj = reg(&a1, cls("Vehicle"), "v1", &st, NULL);
-    CHECK(st == 0 && obj > 0, "register v1 in alpha");
+    CHECK(st == STATUS_OK && obj > 0, "register v1 in alpha");
     struct wire_value v = {speed, 8, f64_one};
     wire_msg_init(&m, WIRE_UPDATE);
     m.a = obj;
@@ -148,9 +148,9 @@ static void test_federations(void)
     CHECK(cli_expect(&a2, WIRE_REFLECT, &m, TO) == 1 && m.a == obj, "alpha/sub reflects v1");
     CHECK(cli_expect(&a2, WIRE_RECEIVE_INTERACTION, &m, TO) == 1, "alpha/sub receives Step");
     /* beta registers an object with the same name: names are per federation. */
-    CHECK_INT_EQ(cli_decl(&b1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&b1, WIRE_PUBLISH_OBJECT, cls("Vehicle"), &speed, 1), STATUS_OK);
     reg(&b1, cls("Vehicle"), "v1", &st, NULL);
-    CHECK_INT_EQ(st, 0);
+    CHECK_INT_EQ(st, STATUS_OK);
     int leaked = count_within(&b1, WIRE_DISCOVER, QUIET) + count_within(&b1, WIRE_REFLECT, 0);
     CHECK_INT_EQ(leaked, 0);
     CHECK_INT_EQ(count_within(&b1, WIRE_RECEIVE_INTERACTION, QUIET), 0);
@@ -158,10 +158,10 @@ static void test_federations(void)
     /* Resign everyone in beta, then destroy works and beta is gone. */
     wire_msg_init(&m, WIRE_RESIGN);
     m.code = WIRE_RESIGN_DELETE_OBJECTS;
-    CHECK_INT_EQ(cli_call(&b1, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&b1, &m, NULL, NULL, 0), STATUS_OK);
     wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
     wire_str_set(&m.str[0], "beta");
-    CHECK_INT_EQ(cli_call(&other, &m, NULL, why, sizeof why), 0);
+    CHECK_INT_EQ(cli_call(&other, &m, NULL, why, sizeof why), STATUS_OK);
     r = cli_join(&other, "beta", "late", fom_text, 0, NULL, why, sizeof why);
     CHECK_INT_EQ(r, -32);
 
@@ -188,25 +188,25 @@ static void test_objects(void)
     uint32_t speed = attr("Car", "speed"), pass = attr("Car", "passengers"),
              pos = attr("Car", "position");
     /* vehicles subscribes Vehicle.speed; cars subscribes Car.passengers. */
-    CHECK_INT_EQ(cli_decl(&sv, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
-    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &pass, 1), 0);
+    CHECK_INT_EQ(cli_decl(&sv, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &pass, 1), STATUS_OK);
     /* A bad attribute for the class is refused (Truck.load is not a Car attribute). */
     uint32_t load = attr("Truck", "load");
-    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &load, 1), 3);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &load, 1), STATUS_EHANDLE);
 
     /* Register without publishing: refused. */
     reg(&p, cls("Car"), "c1", &st, why);
-    CHECK_INT_EQ(st, 4);
+    CHECK_INT_EQ(st, STATUS_ENOTPUB);
     CHECK_STR_HAS(why, "publish");
     uint32_t pub[2] = {speed, pass};
-    CHECK_INT_EQ(cli_decl(&p, WIRE_PUBLISH_OBJECT, cls("Car"), pub, 2), 0);
+    CHECK_INT_EQ(cli_decl(&p, WIRE_PUBLISH_OBJECT, cls("Car"), pub, 2), STATUS_OK);
     uint64_t c1 = reg(&p, cls("Car"), "c1", &st, NULL);
-    CHECK(st == 0 && c1 > 0, "register c1");
+    CHECK(st == STATUS_OK && c1 > 0, "register c1");
     reg(&p, cls("Car"), "c1", &st, why);
-    CHECK_INT_EQ(st, 31);
+    CHECK_INT_EQ(st, STATUS_EEXISTS);
     CHECK_STR_HAS(why, "c1");
     uint64_t anon = reg(&p, cls("Car"), "", &st, NULL);
-    CHECK(st == 0 && anon > 0 && anon != c1, "register with an RTI-chosen name");
+    CHECK(st == STATUS_OK && anon > 0 && anon != c1, "register with an RTI-chosen name");
 
     /* Discovered as the most derived subscribed class. */
     CHECK(cli_expect(&sv, WIRE_DISCOVER, &m, TO) == 1, "vehicles discovers c1");
@@ -244,29 +244,29 @@ static void test_objects(void)
     m.a = c1;
     m.nvalues = 1;
     m.values = &bad;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), 4);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), STATUS_ENOTPUB);
     CHECK_STR_HAS(why, "position");
     struct wire_value shortv = {speed, 4, three};
     wire_msg_init(&m, WIRE_UPDATE);
     m.a = c1;
     m.nvalues = 1;
     m.values = &shortv;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), 5);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), STATUS_ESIZE);
     CHECK_STR_HAS(why, "speed");
-    CHECK_INT_EQ(cli_decl(&sc, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), STATUS_OK);
     wire_msg_init(&m, WIRE_UPDATE);
     m.a = c1;
     m.nvalues = 1;
     m.values = &vals[0];
-    CHECK_INT_EQ(cli_call(&sc, &m, NULL, why, sizeof why), 4);
+    CHECK_INT_EQ(cli_call(&sc, &m, NULL, why, sizeof why), STATUS_ENOTPUB);
     CHECK_STR_HAS(why, "not owned");
     wire_msg_init(&m, WIRE_UPDATE);
     m.a = 999999;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, NULL, 0), 3);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, NULL, 0), STATUS_EHANDLE);
 
     /* Late joiner discovers existing objects when it subscribes. */
     CHECK(join(&late, "om", "late", 0) > 0, "late joins");
-    CHECK_INT_EQ(cli_decl(&late, WIRE_SUBSCRIBE_OBJECT, cls("Car"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&late, WIRE_SUBSCRIBE_OBJECT, cls("Car"), NULL, 0), STATUS_OK);
     CHECK_INT_EQ(count_within(&late, WIRE_DISCOVER, QUIET), 2);
 
     /* Request attribute value update reaches the owner. */
@@ -286,22 +286,22 @@ static void test_objects(void)
 
     /* Interactions: Alarm (subclass of Message) reaches a Message subscriber as Message with
      * Message's parameters only, an Alarm subscriber as Alarm; Step subscribers get nothing. */
-    CHECK_INT_EQ(cli_decl(&sv, WIRE_SUBSCRIBE_INTERACTION, inter("Message"), NULL, 0), 0);
-    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_INTERACTION, inter("Alarm"), NULL, 0), 0);
-    CHECK_INT_EQ(cli_decl(&late, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_decl(&sv, WIRE_SUBSCRIBE_INTERACTION, inter("Message"), NULL, 0), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&sc, WIRE_SUBSCRIBE_INTERACTION, inter("Alarm"), NULL, 0), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&late, WIRE_SUBSCRIBE_INTERACTION, inter("Step"), NULL, 0), STATUS_OK);
     struct wire_value prm[2] = {{param("Alarm", "text"), 2, (const uint8_t *)"hi"},
                                 {param("Alarm", "level"), 8, f64_one}};
     wire_msg_init(&m, WIRE_SEND_INTERACTION);
     m.a = inter("Alarm");
     m.nvalues = 2;
     m.values = prm;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), 4); /* not published yet */
-    CHECK_INT_EQ(cli_decl(&p, WIRE_PUBLISH_INTERACTION, inter("Alarm"), NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), STATUS_ENOTPUB); /* not published yet */
+    CHECK_INT_EQ(cli_decl(&p, WIRE_PUBLISH_INTERACTION, inter("Alarm"), NULL, 0), STATUS_OK);
     wire_msg_init(&m, WIRE_SEND_INTERACTION);
     m.a = inter("Alarm");
     m.nvalues = 2;
     m.values = prm;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), 0);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, why, sizeof why), STATUS_OK);
     CHECK(cli_expect(&sv, WIRE_RECEIVE_INTERACTION, &m, TO) == 1, "Message subscriber receives");
     CHECK_INT_EQ(m.a, inter("Message"));
     CHECK_INT_EQ(wire_msg_values(&m, got, 4), 1);
@@ -313,10 +313,10 @@ static void test_objects(void)
     /* Delete: every federate that discovered it gets REMOVE_OBJECT. */
     wire_msg_init(&m, WIRE_DELETE_OBJECT);
     m.a = c1;
-    CHECK_INT_EQ(cli_call(&sc, &m, NULL, NULL, 0), 4); /* not the owner */
+    CHECK_INT_EQ(cli_call(&sc, &m, NULL, NULL, 0), STATUS_ENOTPUB); /* not the owner */
     wire_msg_init(&m, WIRE_DELETE_OBJECT);
     m.a = c1;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, NULL, 0), STATUS_OK);
     CHECK(cli_expect(&sv, WIRE_REMOVE_OBJECT, &m, TO) == 1 && m.a == c1, "vehicles: remove c1");
     CHECK(cli_expect(&sc, WIRE_REMOVE_OBJECT, &m, TO) == 1 && m.a == c1, "cars: remove c1");
     CHECK(cli_expect(&late, WIRE_REMOVE_OBJECT, &m, TO) == 1 && m.a == c1, "late: remove c1");
@@ -324,21 +324,21 @@ static void test_objects(void)
     /* Resign keeping objects: the anonymous object survives and is still discovered. */
     wire_msg_init(&m, WIRE_RESIGN);
     m.code = WIRE_RESIGN_KEEP_OBJECTS;
-    CHECK_INT_EQ(cli_call(&p, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&p, &m, NULL, NULL, 0), STATUS_OK);
     CHECK(cli_expect(&sv, WIRE_FEDERATE_RESIGNED, &m, TO) == 1 && m.a == (uint64_t)hp &&
               m.code == WIRE_REASON_RESIGNED,
           "others told the publisher resigned");
     CHECK_INT_EQ(count_within(&sv, WIRE_REMOVE_OBJECT, QUIET), 0);
     struct cli later;
     CHECK(join(&later, "om", "later", 0) > 0, "later joins");
-    CHECK_INT_EQ(cli_decl(&later, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&later, WIRE_SUBSCRIBE_OBJECT, cls("Vehicle"), &speed, 1), STATUS_OK);
     CHECK(cli_expect(&later, WIRE_DISCOVER, &m, TO) == 1 && m.a == anon,
           "orphaned object discovered by a later joiner");
 
     /* Connection loss: cars owns an object; its socket closes; the others get
      * FEDERATE_RESIGNED (disconnected) and REMOVE_OBJECT. */
     uint64_t c2 = reg(&sc, cls("Car"), "c2", &st, NULL);
-    CHECK(st == 0, "cars registers c2");
+    CHECK(st == STATUS_OK, "cars registers c2");
     CHECK(cli_expect(&later, WIRE_DISCOVER, &m, TO) == 1 && m.a == c2, "later discovers c2");
     cli_close(&sc);
     int told = 0, removed = 0;
@@ -359,9 +359,9 @@ static void test_objects(void)
      * and a federate that subscribes afterwards still discovers it. */
     struct cli keep;
     CHECK(join(&keep, "om", "keeper", WIRE_JOIN_KEEP_OBJECTS) > 0, "keeper joins, keep flag");
-    CHECK_INT_EQ(cli_decl(&keep, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&keep, WIRE_PUBLISH_OBJECT, cls("Car"), &speed, 1), STATUS_OK);
     uint64_t k1 = reg(&keep, cls("Car"), "k1", &st, NULL);
-    CHECK(st == 0, "keeper registers k1");
+    CHECK(st == STATUS_OK, "keeper registers k1");
     CHECK(cli_expect(&later, WIRE_DISCOVER, &m, TO) == 1 && m.a == k1, "later discovers k1");
     static const uint8_t junk[8] = {0, 0, 0, 0, 0xe7, 0x03, 0, 0}; /* type 999, no body */
     CHECK_INT_EQ(cli_write(&keep, junk, sizeof junk), 0);
@@ -375,7 +375,7 @@ static void test_objects(void)
     }
     CHECK(told, "later told the keeper was expelled");
     CHECK_INT_EQ(removed, 0);
-    CHECK_INT_EQ(cli_decl(&again, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &speed, 1), 0);
+    CHECK_INT_EQ(cli_decl(&again, WIRE_SUBSCRIBE_OBJECT, cls("Car"), &speed, 1), STATUS_OK);
     int found_k1 = 0, discovers = 0;
     while (cli_next(&again, &m, QUIET) == 1)
         if (m.type == WIRE_DISCOVER) {
@@ -406,24 +406,24 @@ static void test_sync(void)
     wire_msg_init(&m, WIRE_REGISTER_SYNC);
     wire_str_set(&m.str[0], "ready");
     wire_str_set(&m.str[1], "tag");
-    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), 0);
+    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), STATUS_OK);
     for (int i = 0; i < 3; i++)
         CHECK(cli_expect(&f[i], WIRE_ANNOUNCE_SYNC, &m, TO) == 1 &&
                   wire_str_eq(&m.str[0], "ready") && wire_str_eq(&m.str[1], "tag"),
               "%s announced", names[i]);
     wire_msg_init(&m, WIRE_REGISTER_SYNC);
     wire_str_set(&m.str[0], "ready");
-    CHECK_INT_EQ(cli_call(&f[1], &m, NULL, why, sizeof why), 31);
+    CHECK_INT_EQ(cli_call(&f[1], &m, NULL, why, sizeof why), STATUS_EEXISTS);
     CHECK_STR_HAS(why, "ready");
     for (int i = 0; i < 2; i++) {
         wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
         wire_str_set(&m.str[0], "ready");
-        CHECK_INT_EQ(cli_call(&f[i], &m, NULL, NULL, 0), 0);
+        CHECK_INT_EQ(cli_call(&f[i], &m, NULL, NULL, 0), STATUS_OK);
     }
     CHECK_INT_EQ(count_within(&f[0], WIRE_FEDERATION_SYNCED, QUIET), 0);
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
     wire_str_set(&m.str[0], "nope");
-    CHECK_INT_EQ(cli_call(&f[2], &m, NULL, NULL, 0), 32);
+    CHECK_INT_EQ(cli_call(&f[2], &m, NULL, NULL, 0), STATUS_ENOTFOUND);
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
     wire_str_set(&m.str[0], "ready");
     cli_send(&f[2], &m);
@@ -438,12 +438,12 @@ static void test_sync(void)
     uint32_t set[2] = {1, 2}; /* handles of s0 and s1 (joined first in a new federation) */
     m.nhandles = 2;
     m.handles = set;
-    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), 0);
+    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), STATUS_OK);
     CHECK(cli_expect(&f[1], WIRE_ANNOUNCE_SYNC, &m, TO) == 1, "s1 announced 'pair'");
     CHECK_INT_EQ(count_within(&f[2], WIRE_ANNOUNCE_SYNC, QUIET), 0);
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
     wire_str_set(&m.str[0], "pair");
-    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, NULL, 0), STATUS_OK);
     cli_close(&f[1]);
     CHECK(cli_expect(&f[0], WIRE_FEDERATION_SYNCED, &m, TO) == 1 && wire_str_eq(&m.str[0], "pair"),
           "'pair' completes once the dead member is taken out");
@@ -452,7 +452,7 @@ static void test_sync(void)
      * point waits for it. */
     wire_msg_init(&m, WIRE_REGISTER_SYNC);
     wire_str_set(&m.str[0], "everyone");
-    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), 0);
+    CHECK_INT_EQ(cli_call(&f[0], &m, NULL, why, sizeof why), STATUS_OK);
     struct cli late;
     CHECK(join(&late, "sync", "s3", 0) > 0, "s3 joins late");
     CHECK(cli_expect(&late, WIRE_ANNOUNCE_SYNC, &m, TO) == 1 && wire_str_eq(&m.str[0], "everyone"),
@@ -461,7 +461,7 @@ static void test_sync(void)
     for (int i = 0; i < 2; i++) {
         wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
         wire_str_set(&m.str[0], "everyone");
-        CHECK_INT_EQ(cli_call(all[i], &m, NULL, NULL, 0), 0);
+        CHECK_INT_EQ(cli_call(all[i], &m, NULL, NULL, 0), STATUS_OK);
     }
     CHECK_INT_EQ(count_within(&f[0], WIRE_FEDERATION_SYNCED, QUIET), 0);
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
@@ -486,8 +486,8 @@ static void test_time(void)
     int64_t hb = join(&b, "time", "con", 0);
     CHECK(ha > 0 && hb > 0, "both join");
     uint32_t x = attr("Sample", "x");
-    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
-    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
     long st;
     uint64_t obj = reg(&a, cls("Sample"), "s", &st, NULL);
     CHECK(cli_expect(&b, WIRE_DISCOVER, &m, TO) == 1, "con discovers s");
@@ -507,13 +507,13 @@ static void test_time(void)
     m.time = 0;
     m.nvalues = 1;
     m.values = &v;
-    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), 22);
+    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), STATUS_EBOUND);
     wire_msg_init(&m, WIRE_UPDATE);
     m.a = obj;
     m.time = 5;
     m.nvalues = 1;
     m.values = &v;
-    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), STATUS_OK);
     /* con asks TAR(5): not yet (reg's bound is 1), nothing delivered. */
     wire_msg_init(&m, WIRE_TIME_REQUEST);
     m.code = WIRE_TR_TAR;
@@ -584,9 +584,9 @@ static void test_time_ro(void)
               join(&c, "ro", "free2", 0) > 0,
           "three join");
     uint32_t x = attr("Sample", "x");
-    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
-    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
-    CHECK_INT_EQ(cli_decl(&c, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&c, WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
     long st;
     uint64_t obj = reg(&a, cls("Sample"), "ro1", &st, NULL);
     CHECK(cli_expect(&b, WIRE_DISCOVER, &m, TO) == 1 && cli_expect(&c, WIRE_DISCOVER, &m, TO) == 1,
@@ -603,7 +603,7 @@ static void test_time_ro(void)
         m.nvalues = 1;
         m.values = &v;
         char why[256];
-        CHECK(cli_call(&a, &m, NULL, why, sizeof why) == 0, "update at %lld: %s", (long long)t,
+        CHECK(cli_call(&a, &m, NULL, why, sizeof why) == STATUS_OK, "update at %lld: %s", (long long)t,
               why);
         struct cli *subs[2] = {&b, &c};
         for (int k = 0; k < 2; k++)
@@ -627,7 +627,7 @@ static void test_many(void)
     long st;
     CHECK(join(&pub, "many", "owner", WIRE_JOIN_CREATE) > 0, "owner joins");
     uint32_t x = attr("Sample", "x");
-    CHECK_INT_EQ(cli_decl(&pub, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&pub, WIRE_PUBLISH_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
     uint64_t obj[OBJS];
     for (int i = 0; i < OBJS; i++) {
         char name[16];
@@ -641,7 +641,7 @@ static void test_many(void)
             char name[16];
             snprintf(name, sizeof name, "f%d_%d", round, i);
             CHECK(join(&f[i], "many", name, 0) > 0, "%s joins", name);
-            CHECK_INT_EQ(cli_decl(&f[i], WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), 0);
+            CHECK_INT_EQ(cli_decl(&f[i], WIRE_SUBSCRIBE_OBJECT, cls("Sample"), &x, 1), STATUS_OK);
             int d = 0;
             while (d < OBJS && cli_expect(&f[i], WIRE_DISCOVER, &m, TO) == 1)
                 d++;
@@ -652,7 +652,7 @@ static void test_many(void)
         m.a = obj[OBJS - 1];
         m.nvalues = 1;
         m.values = &v;
-        CHECK_INT_EQ(cli_call(&pub, &m, NULL, NULL, 0), 0);
+        CHECK_INT_EQ(cli_call(&pub, &m, NULL, NULL, 0), STATUS_OK);
         for (int i = 0; i < N; i++) {
             /* Frames before the reflection: a DISCOVER there would be a duplicate. */
             int extra = 0, got = 0;
@@ -669,11 +669,11 @@ static void test_many(void)
     }
     /* The owner leaves deleting its objects: each of the N present gets OBJS removals. */
     wire_msg_init(&m, WIRE_RESIGN);
-    CHECK_INT_EQ(cli_call(&pub, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&pub, &m, NULL, NULL, 0), STATUS_OK);
     for (int i = 0; i < N; i++) {
         int removed = 0;
-        int64_t deadline = h_now_ms() + TO;
-        while (removed < OBJS && cli_next(&f[i], &m, (int)(deadline - h_now_ms())) == 1)
+        int64_t deadline = rti_now_ms() + TO;
+        while (removed < OBJS && cli_next(&f[i], &m, (int)(deadline - rti_now_ms())) == 1)
             removed += m.type == WIRE_REMOVE_OBJECT;
         CHECK_INT_EQ(removed, OBJS);
         cli_close(&f[i]);
@@ -701,33 +701,33 @@ static void test_secret(void)
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);
     wire_str_set(&m.str[0], "other");
     wire_str_set(&m.str[1], fom_text);
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), STATUS_EAUTH);
     /* CREATE_FEDERATION carries the secret in str2, DESTROY_FEDERATION in str1; d has not
      * joined, so only the secret in the frame can pass it. */
     m.str[2].ptr = "s3cr3";
     m.str[2].len = 5;
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), 34);
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), STATUS_EAUTH);
     CHECK_STR_HAS(why, "secret");
     wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
     wire_str_set(&m.str[0], "sec");
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), STATUS_EAUTH);
     m.str[1].ptr = "s3cr3t\0"; /* a secret is compared byte for byte, length included */
     m.str[1].len = 7;
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), 34);
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), STATUS_EAUTH);
     m.str[1].len = 6;
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), 30); /* past the secret: x is in */
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), STATUS_EREFUSED); /* past the secret: x is in */
     CHECK_STR_HAS(why, "x");
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);
     wire_str_set(&m.str[0], "other");
     wire_str_set(&m.str[1], fom_text);
     wire_str_set(&m.str[2], "s3cr3t");
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), 30); /* past the secret: the limit */
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), STATUS_EREFUSED); /* past the secret: the limit */
     CHECK_STR_HAS(why, "--max-federations");
     /* Limits: a second federation, and a second federate in a federation of one. */
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);
     wire_str_set(&m.str[0], "other");
     wire_str_set(&m.str[1], fom_text);
-    CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), 30);
+    CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), STATUS_EREFUSED);
     CHECK_STR_HAS(why, "--max-federations");
     CHECK_INT_EQ(cli_join(&d, "sec", "y", fom_text, 0, "s3cr3t", why, sizeof why), -30);
     CHECK_STR_HAS(why, "--max-federates");

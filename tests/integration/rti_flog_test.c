@@ -1,4 +1,4 @@
-/* The federation log written by bin/tempo-rti --log DIR (doc/log.md, doc/log.md): a real
+/* The federation log written by bin/tempo-rti --log DIR (doc/log.md): a real
  * federation runs, the RTI stops, and the file is read back with the reader of rti/flog/flog.h:
  * joins, every received and sent frame, the tm_send calls, the decisions with reasons, the
  * lost connection and the end note are all there, and the log ends cleanly. Read
@@ -25,12 +25,12 @@ static int64_t run_federation(int port, const char *fom_text, struct fom *fom)
     CHECK(ha > 0 && hb > 0, "both join");
     fom_handle cls = fom_class_find(fom, "Sample");
     uint32_t x = fom_attr_find(fom, cls, "x");
-    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, &x, 1), 0);
-    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls, &x, 1), 0);
+    CHECK_INT_EQ(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, &x, 1), STATUS_OK);
+    CHECK_INT_EQ(cli_decl(&b, WIRE_SUBSCRIBE_OBJECT, cls, &x, 1), STATUS_OK);
     wire_msg_init(&m, WIRE_REGISTER_OBJECT);
     m.a = cls;
     uint64_t obj = 0;
-    CHECK(cli_call(&a, &m, &obj, NULL, 0) == 0, "register");
+    CHECK(cli_call(&a, &m, &obj, NULL, 0) == STATUS_OK, "register");
     CHECK(cli_expect(&b, WIRE_DISCOVER, &m, TO) == 1, "B discovers");
     wire_msg_init(&m, WIRE_ENABLE_REGULATION);
     m.time2 = 1;
@@ -46,7 +46,7 @@ static int64_t run_federation(int port, const char *fom_text, struct fom *fom)
     m.time = 5;
     m.nvalues = 1;
     m.values = &v;
-    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), STATUS_OK);
     wire_msg_init(&m, WIRE_TIME_REQUEST);
     m.code = WIRE_TR_TAR;
     m.time = 10;
@@ -59,7 +59,7 @@ static int64_t run_federation(int port, const char *fom_text, struct fom *fom)
     cli_close(&b); /* lost without RESIGN */
     CHECK(cli_expect(&a, WIRE_FEDERATE_RESIGNED, &m, TO) == 1, "A told B left");
     wire_msg_init(&m, WIRE_RESIGN);
-    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&a, &m, NULL, NULL, 0), STATUS_OK);
     cli_close(&a);
     return hb;
 }
@@ -178,7 +178,7 @@ int main(void)
     CHECK(cli_connect(&c, p.port) == 0 && cli_hello(&c) == 0, "connect");
     wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
     wire_str_set(&m.str[0], "logged");
-    CHECK_INT_EQ(cli_call(&c, &m, NULL, NULL, 0), 0);
+    CHECK_INT_EQ(cli_call(&c, &m, NULL, NULL, 0), STATUS_OK);
     cli_close(&c);
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);
     char path[512];

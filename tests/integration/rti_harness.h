@@ -1,8 +1,7 @@
-/* Test harness for the RTI integration tests (tests/integration/rti_*.c): start
- * bin/tempo-rti on an ephemeral port and read the port it prints, speak the wire protocol
- * over raw sockets (rti/proto/wire.h), and stop the RTI. The RTI child gets SIGKILL if the test
- * process dies (PR_SET_PDEATHSIG) and at exit, so no process is left behind even when a
- * test fails or crashes. Serves doc/guide.md0 / doc/contributing.md §12. Read rti_robust_test.c next. */
+/* Test harness for the RTI integration tests (tests/integration/rti_*.c): raw clients that
+ * speak the wire protocol over sockets (rti/proto/wire.h) to an RTI started and stopped by
+ * tests/integration/rti_proc.h. Serves doc/protocol.md and doc/contributing.md §12.
+ * Read rti_robust_test.c next. */
 #ifndef TEMPO_TESTS_INTEGRATION_RTI_HARNESS_H
 #define TEMPO_TESTS_INTEGRATION_RTI_HARNESS_H
 
@@ -25,133 +24,11 @@
 #include <unistd.h>
 
 #include "rti/proto/buf.h"
+#include "rti/proto/status.h"
 #include "rti/proto/wire.h"
+#include "tests/integration/rti_proc.h"
 
 #define H_TIMEOUT_MS 5000 /* longest wait for any expected frame */
-
-/* ---- the RTI process ---------------------------------------------------------------------- */
-
-struct rti_proc {
-    pid_t pid;     /* child, 0 when not running */
-    int port;      /* TCP port it printed */
-    int out_fd;    /* read end of its stdout */
-    char log[256]; /* its stderr goes here */
-};
-
-static pid_t h_children[16];
-static int h_n_children;
-
-static inline void h_kill_all(void)
-{
-    for (int i = 0; i < h_n_children; i++)
-        if (h_children[i] > 0) {
-            kill(h_children[i], SIGKILL);
-            waitpid(h_children[i], NULL, 0);
-            h_children[i] = 0;
-        }
-}
-
-static inline int64_t h_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Start bin/tempo-rti --listen 127.0.0.1:0 plus extra args (NULL-terminated, may be NULL).
- * Returns 0 with p->port set, or -1 (message on stderr). */
-static inline int rti_start(struct rti_proc *p, const char *const *extra, const char *logname)
-{
-    static int registered;
-    if (!registered) {
-        atexit(h_kill_all);
-        registered = 1;
-    }
-    memset(p, 0, sizeof *p);
-    /* A run against another binary (TEMPO_RTI_BIN) keeps its own logs: "<name>.alt.rti.log". */
-    const char *alt = getenv("TEMPO_RTI_BIN");
-    snprintf(p->log, sizeof p->log, "build/test-logs/%s%s.rti.log", logname,
-             alt && alt[0] ? ".alt" : "");
-    int fds[2];
-    if (pipe(fds) != 0) return -1;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        int lf = open(p->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (lf >= 0) dup2(lf, 2);
-        /* TEMPO_RTI_BIN runs another build (e.g. build/san/bin/tempo-rti) under the tests. */
-        const char *bin = getenv("TEMPO_RTI_BIN");
-        const char *argv[32] = {bin && bin[0] ? bin : "bin/tempo-rti", "--listen", "127.0.0.1:0"};
-        int n = 3;
-        for (int i = 0; extra && extra[i] && n < 31; i++)
-            argv[n++] = extra[i];
-        argv[n] = NULL;
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    p->pid = pid;
-    p->out_fd = fds[0];
-    if (h_n_children < 16) h_children[h_n_children++] = pid;
-    char line[256];
-    size_t n = 0;
-    int64_t deadline = h_now_ms() + H_TIMEOUT_MS;
-    while (n < sizeof line - 1) {
-        struct pollfd pf = {fds[0], POLLIN, 0};
-        int left = (int)(deadline - h_now_ms());
-        if (left <= 0 || poll(&pf, 1, left) <= 0) break;
-        ssize_t r = read(fds[0], line + n, 1);
-        if (r <= 0) break;
-        if (line[n] == '\n') break;
-        n++;
-    }
-    line[n] = '\0';
-    const char *colon = strrchr(line, ':');
-    if (strncmp(line, "tempo-rti listening on ", 23) != 0 || !colon) {
-        fprintf(stderr, "rti_start: unexpected first line \"%s\" (see %s)\n", line, p->log);
-        return -1;
-    }
-    p->port = atoi(colon + 1);
-    return p->port > 0 ? 0 : -1;
-}
-
-/* SIGTERM, then wait up to ms for exit. Returns the exit status, or -1 (killed/timeout). */
-static inline int rti_stop(struct rti_proc *p, int ms)
-{
-    if (p->pid <= 0) return -1;
-    kill(p->pid, SIGTERM);
-    int64_t deadline = h_now_ms() + ms;
-    int st = 0;
-    for (;;) {
-        pid_t r = waitpid(p->pid, &st, WNOHANG);
-        if (r == p->pid) break;
-        if (h_now_ms() > deadline) {
-            kill(p->pid, SIGKILL);
-            waitpid(p->pid, &st, 0);
-            st = -1;
-            break;
-        }
-        usleep(10000);
-    }
-    for (int i = 0; i < h_n_children; i++)
-        if (h_children[i] == p->pid) h_children[i] = 0;
-    p->pid = 0;
-    close(p->out_fd);
-    if (st == -1 || !WIFEXITED(st)) return -1;
-    return WEXITSTATUS(st);
-}
-
-/* Is the RTI process still running? */
-static inline int rti_alive(const struct rti_proc *p)
-{
-    return p->pid > 0 && waitpid(p->pid, NULL, WNOHANG) == 0;
-}
 
 /* ---- raw clients -------------------------------------------------------------------------- */
 
@@ -222,7 +99,7 @@ static inline int cli_send(struct cli *c, const struct wire_msg *m)
  * RTI closed the connection (or a bad frame arrived). */
 static inline int cli_next(struct cli *c, struct wire_msg *m, int ms)
 {
-    int64_t deadline = h_now_ms() + ms;
+    int64_t deadline = rti_now_ms() + ms;
     for (;;) {
         size_t flen = 0;
         char err[200];
@@ -239,7 +116,7 @@ static inline int cli_next(struct cli *c, struct wire_msg *m, int ms)
             return 1;
         }
         if (c->fd < 0) return -1;
-        int left = (int)(deadline - h_now_ms());
+        int left = (int)(deadline - rti_now_ms());
         if (left <= 0) return 0;
         struct pollfd pf = {c->fd, POLLIN, 0};
         if (poll(&pf, 1, left) <= 0) return 0;
@@ -257,9 +134,9 @@ static inline int cli_next(struct cli *c, struct wire_msg *m, int ms)
 /* Wait for a frame of the given type, skipping others. Returns 1, 0 timeout, -1 closed. */
 static inline int cli_expect(struct cli *c, unsigned type, struct wire_msg *m, int ms)
 {
-    int64_t deadline = h_now_ms() + ms;
+    int64_t deadline = rti_now_ms() + ms;
     for (;;) {
-        int left = (int)(deadline - h_now_ms());
+        int left = (int)(deadline - rti_now_ms());
         int r = cli_next(c, m, left > 0 ? left : 0);
         if (r <= 0) return r;
         if (m->type == type) return 1;
@@ -270,9 +147,9 @@ static inline int cli_expect(struct cli *c, unsigned type, struct wire_msg *m, i
 static inline int cli_closed_within(struct cli *c, int ms)
 {
     struct wire_msg m;
-    int64_t deadline = h_now_ms() + ms;
+    int64_t deadline = rti_now_ms() + ms;
     for (;;) {
-        int left = (int)(deadline - h_now_ms());
+        int left = (int)(deadline - rti_now_ms());
         if (left <= 0) return 0;
         int r = cli_next(c, &m, left);
         if (r < 0) return 1;
@@ -327,9 +204,9 @@ static inline int64_t cli_join(struct cli *c, const char *federation, const char
     if (why && whylen) why[0] = '\0';
     if (cli_send(c, &m) != 0) return INT64_MIN;
     uint32_t req = m.req;
-    int64_t deadline = h_now_ms() + H_TIMEOUT_MS;
+    int64_t deadline = rti_now_ms() + H_TIMEOUT_MS;
     for (;;) {
-        int left = (int)(deadline - h_now_ms());
+        int left = (int)(deadline - rti_now_ms());
         if (cli_next(c, &m, left > 0 ? left : 0) != 1) return INT64_MIN;
         if (m.type == WIRE_JOIN_OK && m.req == req) return (int64_t)m.a;
         if ((m.type == WIRE_REPLY || m.type == WIRE_ERROR) && m.req == req) {
@@ -349,9 +226,9 @@ static inline long cli_call(struct cli *c, struct wire_msg *m, uint64_t *value, 
     if (why && whylen) why[0] = '\0';
     if (cli_send(c, m) != 0) return -1;
     struct wire_msg r;
-    int64_t deadline = h_now_ms() + H_TIMEOUT_MS;
+    int64_t deadline = rti_now_ms() + H_TIMEOUT_MS;
     for (;;) {
-        int left = (int)(deadline - h_now_ms());
+        int left = (int)(deadline - rti_now_ms());
         if (cli_next(c, &r, left > 0 ? left : 0) != 1) return -1;
         if ((r.type == WIRE_REPLY || r.type == WIRE_ERROR || r.type == WIRE_SYNC_REGISTERED) &&
             r.req == req) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The per-federation log setting (issue 6, doc/log.md): `tempo-rti --log DIR --log-only
+# The per-federation log setting (doc/log.md): `tempo-rti --log DIR --log-only
 # PATTERNS` writes a federation log only for the federations whose name matches a pattern.
 # Two producer/consumer pairs (examples/) run in federations "keep-a" and "skip-b" on one RTI
 # started with --log-only 'keep*,other'; exactly one log must appear, keep-a's, and it must

@@ -1,7 +1,7 @@
 /* Robustness of bin/tempo-rti against misbehaving clients over raw sockets: bad frames and
  * handshakes close only that connection (logged with a hex sample), a subscriber that stops
  * reading is dropped while others go on without loss, random requests do no harm, SIGTERM
- * exits 0. doc/guide.md0, doc/contributing.md §7/§2.12. Read rti_fed_test.c next. */
+ * exits 0. doc/rti.md, doc/contributing.md §7 and §12. Read rti_fed_test.c next. */
 #include "fom/fom.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"
@@ -89,10 +89,10 @@ static void test_bad_input(struct rti_proc *p, struct cli *good)
     /* Silence: no HELLO within --handshake-ms 500 closes the connection. */
     struct cli mute;
     CHECK(cli_connect(&mute, p->port) == 0, "mute connects");
-    int64_t t0 = h_now_ms();
+    int64_t t0 = rti_now_ms();
     CHECK(cli_closed_within(&mute, H_TIMEOUT_MS), "a connection that never says HELLO is closed");
-    CHECK(h_now_ms() - t0 >= 400, "not before the handshake deadline (%lld ms)",
-          (long long)(h_now_ms() - t0));
+    CHECK(rti_now_ms() - t0 >= 400, "not before the handshake deadline (%lld ms)",
+          (long long)(rti_now_ms() - t0));
     cli_close(&mute);
     CHECK(log_has(p, "handshake timeout"), "the log names the handshake timeout");
 
@@ -106,7 +106,7 @@ static void test_bad_input(struct rti_proc *p, struct cli *good)
     wire_str_set(&m.str[1], "sneaky");
     cli_send(&c, &m);
     CHECK(cli_expect(&c, WIRE_ERROR, &m, H_TIMEOUT_MS) == 1, "JOIN before HELLO: ERROR");
-    CHECK_INT_EQ(m.code, 40);
+    CHECK_INT_EQ(m.code, STATUS_EPROTO);
     CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "JOIN before HELLO: closed");
     cli_close(&c);
 
@@ -210,7 +210,7 @@ static void test_slow_consumer(struct rti_proc *p, struct cli *pub)
     m.a = cls_sample;
     wire_str_set(&m.str[0], "flood");
     uint64_t obj = 0;
-    CHECK(cli_call(pub, &m, &obj, NULL, 0) == 0 && obj > 0, "register flood object");
+    CHECK(cli_call(pub, &m, &obj, NULL, 0) == STATUS_OK && obj > 0, "register flood object");
     CHECK(cli_expect(&reader, WIRE_DISCOVER, &m, H_TIMEOUT_MS) == 1, "reader discovers");
 
     /* An update that fits in --max-frame 4096 (44 + 4052 bytes) but whose reflection would not
@@ -223,7 +223,7 @@ static void test_slow_consumer(struct rti_proc *p, struct cli *pub)
         m.a = obj;
         m.nvalues = 1;
         m.values = &v;
-        CHECK_INT_EQ(cli_call(pub, &m, NULL, why, sizeof why), 1);
+        CHECK_INT_EQ(cli_call(pub, &m, NULL, why, sizeof why), STATUS_EINVAL);
         CHECK_STR_HAS(why, "frame limit");
         CHECK(still_served(pub), "publisher still served after the refusal");
     }
@@ -246,8 +246,8 @@ static void test_slow_consumer(struct rti_proc *p, struct cli *pub)
     fcntl(pub->fd, F_SETFL, fcntl(pub->fd, F_GETFL) | O_NONBLOCK);
     size_t written = 0;
     int reflects = 0, sleepy_gone = 0;
-    int64_t deadline = h_now_ms() + 30000;
-    while ((written < all.len || reflects < N || !sleepy_gone) && h_now_ms() < deadline) {
+    int64_t deadline = rti_now_ms() + 30000;
+    while ((written < all.len || reflects < N || !sleepy_gone) && rti_now_ms() < deadline) {
         if (written < all.len) {
             ssize_t w = send(pub->fd, all.data + written, all.len - written, MSG_NOSIGNAL);
             if (w > 0) written += (size_t)w;
@@ -456,7 +456,7 @@ static void test_tso_cap(struct rti_proc *p)
     wire_msg_init(&m, WIRE_REGISTER_OBJECT);
     m.a = cls;
     uint64_t obj = 0;
-    CHECK(cli_call(&a, &m, &obj, NULL, 0) == 0, "register");
+    CHECK(cli_call(&a, &m, &obj, NULL, 0) == STATUS_OK, "register");
     wire_msg_init(&m, WIRE_ENABLE_REGULATION);
     m.time2 = 1;
     cli_send(&a, &m);
@@ -475,9 +475,9 @@ static void test_tso_cap(struct rti_proc *p)
         m.nvalues = 1;
         m.values = &v;
         long st = cli_call(&a, &m, NULL, why, sizeof why);
-        if (st == 0)
+        if (st == STATUS_OK)
             accepted++;
-        else if (st == 30)
+        else if (st == STATUS_EREFUSED)
             refused = 1;
         else
             CHECK(0, "unexpected status %ld: %s", st, why);

@@ -3,7 +3,7 @@
 # with ASan + UBSan + LeakSanitizer (build/rti-san/tempo-rti, mk/30-rti.mk): a memory error,
 # undefined behaviour or a leak at exit makes the RTI exit non-zero or abort, which the tests
 # count as failures; any sanitizer report in the RTI's logs is one more failure. Then
-# rti_alloc_test counts the allocations of that build (doc/contributing.md §8). doc/guide.md0.
+# rti_alloc_test counts the allocations of that build (doc/contributing.md §8).
 # Prints "N passed, N failed" last.
 set -u
 cd "$(dirname "$0")/../.." || exit 1

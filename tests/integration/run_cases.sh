@@ -4,7 +4,7 @@
 # rtol 1e-10), with stated tolerances and the thesis's
 # qualitative claims (the Awais thesis §4.3.3: Gauss-Seidel stable where Jacobi is not on
 # Lotka-Volterra at step 0.5; improved Jacobi more accurate than naive; first-order
-# convergence of Jacobi on the two-mass oscillator). Serves doc/algorithms/README.md and issue 5's tests;
+# convergence of Jacobi on the two-mass oscillator). Serves doc/algorithms/README.md and doc/run.md;
 # read doc/run.md ("Case studies"). Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1

@@ -4,7 +4,7 @@
 # gives the same CSVs again; bad federation files fail at start with a clear message and
 # nothing left running; a federate killed mid-run (kill -9) or one that fails makes tempo-run
 # stop the others and name it; SIGINT stops everything with status 130.
-# Serves doc/guide.md item 3 and issue 5's tests; read doc/run.md. Prints "N passed, N failed".
+# Read doc/run.md. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pass=0

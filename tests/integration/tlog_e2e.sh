@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tempo-log on a log written by the real RTI (doc/log.md, doc/log.md): bin/tempo-rti --log
+# tempo-log on a log written by the real RTI (doc/log.md): bin/tempo-rti --log
 # runs the example producer and consumer (doc/guide.md) on an ephemeral port; then every
 # subcommand reads the log, and replay re-runs each federate alone against the record: the
 # unchanged federates match to the end, a producer changed to stop one step early diverges at

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6, replay of a recorded Jacobi federation of FMU federates (doc/log.md, doc/log.md
+# Issue 6, replay of a recorded Jacobi federation of FMU federates (doc/log.md
 # "replay"): tempo-rti --log records a 4-federate improved-Jacobi run (tempo-run --rti, 20 steps
 # of 0.5 s); each federate replayed unchanged matches the record to the end with the same CSV;
 # the stair federate replayed with its jump period changed (3.5 s -> 4 s, so its output first

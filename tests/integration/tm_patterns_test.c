@@ -1,5 +1,5 @@
 /* The three time-management patterns of the Awais thesis as multi-process federations against a real
- * bin/tempo-rti (doc/time.md, issue 3 test 3; doc/references.md (Awais)). Each
+ * bin/tempo-rti (doc/time.md; doc/references.md (Awais)). Each
  * federate is a forked process using libtempo; it checks what it sees and exits non-zero on
  * any failure. Read doc/time.md for the rules each pattern relies on.
  *

@@ -17,6 +17,7 @@
 
 #include "federate/libtempo/tempo.h"
 #include "fom/fom.h"
+#include "rti/proto/status.h"
 #include "rti/proto/wire.h"
 #include "tests/check.h"
 
@@ -334,7 +335,7 @@ static void main_script(int fd, struct buf *in, const struct fake *fk)
     /* A grant and an async refusal of a time request. */
     if (wait_for(fd, in, WIRE_TIME_REQUEST, NULL) < 0) return;
     wire_msg_init(&m, WIRE_ERROR);
-    m.code = 22; /* STATUS_EBOUND magnitude */
+    m.code = STATUS_EBOUND;
     m.a = WIRE_TIME_REQUEST;
     wire_str_set(&m.str[0], "no reason, fake");
     put(fd, &m);

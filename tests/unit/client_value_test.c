@@ -167,8 +167,25 @@ static void test_names_and_time(void)
     CHECK_STR_HAS(err, "nocolon");
 }
 
+/* tp_time_add against the sums written out: exact inside the range, saturated at the ends. */
+static void test_time_add(void)
+{
+    CHECK_INT_EQ(tp_time_add(1, 2), 3);
+    CHECK_INT_EQ(tp_time_add(-5, 2), -3);
+    CHECK_INT_EQ(tp_time_add(TP_TIME_MAX - 10, 10), TP_TIME_MAX);
+    CHECK_INT_EQ(tp_time_add(TP_TIME_MAX - 10, 9), TP_TIME_MAX - 1);
+    CHECK_INT_EQ(tp_time_add(TP_TIME_MAX - 10, 11), TP_TIME_MAX);
+    CHECK_INT_EQ(tp_time_add(TP_TIME_MAX / 2 + 1, TP_TIME_MAX / 2 + 1), TP_TIME_MAX);
+    CHECK_INT_EQ(tp_time_add(TP_TIME_MAX, -1000), TP_TIME_MAX); /* +inf stays +inf */
+    CHECK_INT_EQ(tp_time_add(-1000, TP_TIME_MAX), TP_TIME_MAX);
+    CHECK_INT_EQ(tp_time_add(-TP_TIME_MAX + 3, -4), -TP_TIME_MAX);
+    CHECK_INT_EQ(tp_time_add(TP_NO_TIME, 1), TP_NO_TIME);
+    CHECK_INT_EQ(tp_time_add(1, TP_NO_TIME), TP_NO_TIME);
+}
+
 int main(void)
 {
+    test_time_add();
     test_float64();
     test_int64_bool();
     test_array_string();

@@ -1,4 +1,4 @@
-/* Unit tests of the federation log writer and reader (rti/flog/flog.h, doc/log.md, doc/log.md):
+/* Unit tests of the federation log writer and reader (rti/flog/flog.h, doc/log.md):
  * round trip of every record kind with real wire frames, the header, cuts at every byte
  * offset, an unknown version, checksums, a write failure (file size limit) that stops logging
  * once and cleanly, CRC-32C against a reference, and the version 3 encodings (blocks with one

@@ -1,7 +1,7 @@
 /* Tests of federate/run/plot_svg.h: 1-2-5 ticks (cases worked by hand and properties over random
  * ranges), and SVG documents parsed back with libxml2: element counts, coordinates of known
  * points read against the document's own tick marks, NaN gaps, step drawing, decimation that
- * keeps spikes, escaping, errors, and plots of results tables. doc/guide.md item 3.
+ * keeps spikes, escaping, errors, and plots of results tables. doc/run.md.
  * Read federate/run/plot_svg.h first.
  */
 #include <math.h>

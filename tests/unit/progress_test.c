@@ -1,6 +1,6 @@
 /* Tests of federate/run/progress.h: threshold lines for logs, the rewritten TTY line (with
  * padding over a longer previous line), clamping, monotonicity and argument errors.
- * doc/guide.md item 3. Read federate/run/progress.h first.
+ * doc/run.md. Read federate/run/progress.h first.
  */
 #include <math.h>
 #include <stdio.h>

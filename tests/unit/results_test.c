@@ -1,6 +1,6 @@
 /* Tests of federate/run/results.h: the CSV writer (folder creation, header quoting, lossless
  * numbers, NaN and infinities) read back by the reader, and the reader's errors on bad files
- * (each naming file, line and field). doc/guide.md item 3. Read federate/run/results.h first.
+ * (each naming file, line and field). doc/run.md. Read federate/run/results.h first.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Tests of federate/run/supervise.h with real child processes (/bin/sh scripts): normal exits,
  * ordered lines, a failing child stopping the others, signals, SIGTERM ignored, the first-line
  * helper, timeouts, SIGINT to the parent, exec errors, and that no child is left running.
- * doc/guide.md item 3. Read federate/run/supervise.h first.
+ * doc/run.md. Read federate/run/supervise.h first.
  */
 #include <dirent.h>
 #include <errno.h>

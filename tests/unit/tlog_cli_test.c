@@ -1,4 +1,4 @@
-/* Tests of tempo-log (rti/tlog_*.c, doc/log.md, doc/log.md): logs of synthetic federations
+/* Tests of tempo-log (rti/tlog/tlog_*.c, doc/log.md): logs of synthetic federations
  * are written with the real writer and real wire frames, then the tool of the same build
  * (TLOG_BIN) is run on them: json accounts for every record, trace is valid trace-event JSON
  * (parsed with jansson, required keys checked per event), csv has the expected columns and
