@@ -93,7 +93,7 @@ static void test_run(void)
             rewind(out);
             char line[512];
             CHECK(fgets(line, sizeof line, out) != NULL, "header");
-            CHECK_STR_EQ(line, "time,v,x,a,W\n");
+            CHECK_STR_EQ(line, "time,v,x,a,W,P\n"); /* P: the power output of power mode */
             int rows = 0;
             double worst = 0, last_t = -1;
             while (fgets(line, sizeof line, out)) {
