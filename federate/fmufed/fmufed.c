@@ -91,8 +91,9 @@ static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *rea
     }
     if (c->running && !c->peer_failed) {
         c->peer_failed = 1;
-        snprintf(c->peer_msg, sizeof c->peer_msg, "federate %s left the federation before the end: %s",
-                 name, reason ? reason : "no reason given");
+        snprintf(c->peer_msg, sizeof c->peer_msg,
+                 "federate %s left the federation before the end: %s", name,
+                 reason ? reason : "no reason given");
     }
 }
 
@@ -109,8 +110,7 @@ static void on_error(void *ctx, int code, const char *message)
 static void on_log(void *ctx, tp_log_level level, const char *line)
 {
     fmufed_ctx *c = ctx;
-    if (level <= TP_LOG_WARN)
-        fprintf(stderr, "tempo-fmu: %s: %s\n", c->fd->name, line);
+    if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-fmu: %s: %s\n", c->fd->name, line);
 }
 
 int fmufed_check_peers(fmufed_ctx *c)
@@ -133,12 +133,18 @@ double fmufed_seconds(const fmufed_ctx *c, tp_time t)
 static const char *req_name(tp_request_kind k)
 {
     switch (k) {
-    case TP_REQ_TAR: return "TAR";
-    case TP_REQ_TARA: return "TARA";
-    case TP_REQ_NER: return "NER";
-    case TP_REQ_NERA: return "NERA";
-    case TP_REQ_FQR: return "FQR";
-    default: return "?";
+    case TP_REQ_TAR:
+        return "TAR";
+    case TP_REQ_TARA:
+        return "TARA";
+    case TP_REQ_NER:
+        return "NER";
+    case TP_REQ_NERA:
+        return "NERA";
+    case TP_REQ_FQR:
+        return "FQR";
+    default:
+        return "?";
     }
 }
 
@@ -146,12 +152,23 @@ int fmufed_request(fmufed_ctx *c, tp_request_kind kind, tp_time t, tp_time *got)
 {
     int rc;
     switch (kind) {
-    case TP_REQ_TAR: rc = tp_time_advance_request(c->tp, t); break;
-    case TP_REQ_TARA: rc = tp_time_advance_request_available(c->tp, t); break;
-    case TP_REQ_NER: rc = tp_next_event_request(c->tp, t); break;
-    case TP_REQ_NERA: rc = tp_next_event_request_available(c->tp, t); break;
-    case TP_REQ_FQR: rc = tp_flush_queue_request(c->tp, t); break;
-    default: return fmufed_fail(c, FMUFED_EUSAGE, "bad request kind %d", (int)kind);
+    case TP_REQ_TAR:
+        rc = tp_time_advance_request(c->tp, t);
+        break;
+    case TP_REQ_TARA:
+        rc = tp_time_advance_request_available(c->tp, t);
+        break;
+    case TP_REQ_NER:
+        rc = tp_next_event_request(c->tp, t);
+        break;
+    case TP_REQ_NERA:
+        rc = tp_next_event_request_available(c->tp, t);
+        break;
+    case TP_REQ_FQR:
+        rc = tp_flush_queue_request(c->tp, t);
+        break;
+    default:
+        return fmufed_fail(c, FMUFED_EUSAGE, "bad request kind %d", (int)kind);
     }
     c->st->requests++;
     if (rc != TP_OK)
@@ -223,18 +240,17 @@ int fmufed_publish(fmufed_ctx *c, tp_time ts)
             double v;
             int rc = fmu_step_get_real(c->fmu, 1, &c->out[m].vr, &v);
             if (rc != FMU_STEP_OK)
-                return fmufed_fail(c, FMUFED_EFMU, "reading output \"%s\": %s",
-                                   c->out[m].w->var, fmu_step_errmsg(c->fmu));
+                return fmufed_fail(c, FMUFED_EFMU, "reading output \"%s\": %s", c->out[m].w->var,
+                                   fmu_step_errmsg(c->fmu));
             tp_encode_float64(v, bytes[n]);
-            vals[n] = (tp_value){.handle = c->out[m].attr, .data = bytes[n],
-                                 .size = TP_FLOAT64_SIZE};
+            vals[n] =
+                (tp_value){.handle = c->out[m].attr, .data = bytes[n], .size = TP_FLOAT64_SIZE};
             n++;
         }
         int rc = tp_update(c->tp, c->out[k].obj, vals, n, ts);
         if (rc != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "update of %s at %.9g s: %s: %s",
-                               c->out[k].w->cls, ts * c->res, tp_strerror(rc),
-                               tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "update of %s at %.9g s: %s: %s", c->out[k].w->cls,
+                               ts * c->res, tp_strerror(rc), tp_last_error(c->tp));
         c->st->updates++;
     }
     return FMUFED_OK;
@@ -301,10 +317,18 @@ static int open_fmu(fmufed_ctx *c)
         char buf[64];
         const char *s = buf;
         switch (p->kind) {
-        case FEDFILE_REAL: snprintf(buf, sizeof buf, "%.17g", p->real); break;
-        case FEDFILE_INTEGER: snprintf(buf, sizeof buf, "%lld", p->integer); break;
-        case FEDFILE_BOOLEAN: s = p->integer ? "true" : "false"; break;
-        default: s = p->string ? p->string : ""; break;
+        case FEDFILE_REAL:
+            snprintf(buf, sizeof buf, "%.17g", p->real);
+            break;
+        case FEDFILE_INTEGER:
+            snprintf(buf, sizeof buf, "%lld", p->integer);
+            break;
+        case FEDFILE_BOOLEAN:
+            s = p->integer ? "true" : "false";
+            break;
+        default:
+            s = p->string ? p->string : "";
+            break;
         }
         names[k] = p->name;
         if (!(vals[k] = strdup(s))) {
@@ -367,8 +391,8 @@ static int resolve_wiring(fmufed_ctx *c)
         if (rc) return rc;
         if ((rc = tp_object_class(c->tp, in->w->cls, &in->cls)) != TP_OK ||
             (rc = tp_attribute(c->tp, in->cls, in->w->attr, &in->attr)) != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "inputs[\"%s\"]: %s.%s: %s", in->w->var,
-                               in->w->cls, in->w->attr, tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "inputs[\"%s\"]: %s.%s: %s", in->w->var, in->w->cls,
+                               in->w->attr, tp_last_error(c->tp));
     }
     for (size_t k = 0; k < c->n_out; k++) {
         fmufed_out *o = &c->out[k];
@@ -377,8 +401,8 @@ static int resolve_wiring(fmufed_ctx *c)
         if (rc) return rc;
         if ((rc = tp_object_class(c->tp, o->w->cls, &o->cls)) != TP_OK ||
             (rc = tp_attribute(c->tp, o->cls, o->w->attr, &o->attr)) != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "outputs[\"%s\"]: %s.%s: %s", o->w->var,
-                               o->w->cls, o->w->attr, tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "outputs[\"%s\"]: %s.%s: %s", o->w->var, o->w->cls,
+                               o->w->attr, tp_last_error(c->tp));
         if (c->ff->algo.kind == FEDFILE_ALG_JACOBI_DE)
             o->q = fedfile_quantum_of(c->ff, fd, o->w->var);
     }
@@ -434,8 +458,8 @@ static int declare(fmufed_ctx *c)
         if (rc == TP_OK && role == TOPO_ROLE_SOURCE)
             rc = tp_subscribe_interaction_class(c->tp, c->step_ic);
         if (rc != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s: %s",
-                               tp_strerror(rc), tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s: %s", tp_strerror(rc),
+                               tp_last_error(c->tp));
     }
     return FMUFED_OK;
 }
@@ -509,19 +533,27 @@ static int join(fmufed_ctx *c, const fmufed_opts *o)
      * gauss-seidel), so that a mismatch is refused at start with the file's JSON path rather
      * than at the first update. */
     struct fom *fom = NULL;
-    int frc = ff->fom ? fom_parse_file(ff->fom, &fom, e, sizeof e)
-                      : fom_parse_mem(fom_text, strlen(fom_text), "generated FOM", &fom, e, sizeof e);
+    int frc = ff->fom
+                  ? fom_parse_file(ff->fom, &fom, e, sizeof e)
+                  : fom_parse_mem(fom_text, strlen(fom_text), "generated FOM", &fom, e, sizeof e);
     if (frc == FOM_OK && fedfile_check_fom(ff, fom, e, sizeof e) != FEDFILE_OK) frc = -1;
     fom_free(fom);
     if (frc != FOM_OK) {
         free(fom_text);
         return fmufed_fail(c, FMUFED_EUSAGE, "%s", e);
     }
-    tp_callbacks cb = {.reflect = on_reflect, .receive = on_receive,
-                       .federate_joined = on_joined, .federate_resigned = on_resigned,
-                       .error = on_error, .log = on_log};
-    tp_join_options jo = {.rti = addr, .federation = ff->federation, .federate = c->fd->name,
-                          .fom_path = ff->fom, .fom_text = fom_text, .create = 1,
+    tp_callbacks cb = {.reflect = on_reflect,
+                       .receive = on_receive,
+                       .federate_joined = on_joined,
+                       .federate_resigned = on_resigned,
+                       .error = on_error,
+                       .log = on_log};
+    tp_join_options jo = {.rti = addr,
+                          .federation = ff->federation,
+                          .federate = c->fd->name,
+                          .fom_path = ff->fom,
+                          .fom_text = fom_text,
+                          .create = 1,
                           .timeout_ms = c->timeout_ms > 0 ? c->timeout_ms : 0};
     int rc = tp_join(&jo, &cb, c, &c->tp, e, sizeof e);
     free(fom_text);
@@ -581,19 +613,26 @@ static int open_csv(fmufed_ctx *c, const fmufed_opts *o)
 static int run_algorithm(fmufed_ctx *c)
 {
     switch (c->ff->algo.kind) {
-    case FEDFILE_ALG_JACOBI_NAIVE: return fmufed_jacobi_run(c, 1);
-    case FEDFILE_ALG_JACOBI: return fmufed_jacobi_run(c, 0);
-    case FEDFILE_ALG_JACOBI_DE: return fmufed_de_run(c);
-    case FEDFILE_ALG_GAUSS_SEIDEL: return fmufed_gs_run(c);
+    case FEDFILE_ALG_JACOBI_NAIVE:
+        return fmufed_jacobi_run(c, 1);
+    case FEDFILE_ALG_JACOBI:
+        return fmufed_jacobi_run(c, 0);
+    case FEDFILE_ALG_JACOBI_DE:
+        return fmufed_de_run(c);
+    case FEDFILE_ALG_GAUSS_SEIDEL:
+        return fmufed_gs_run(c);
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);
 }
 
-int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
-               fmufed_stats *stats, char *err, size_t errlen)
+int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmufed_stats *stats,
+               char *err, size_t errlen)
 {
     fmufed_stats dummy;
-    fmufed_ctx c = {.ff = ff, .err = err, .errlen = errlen, .st = stats ? stats : &dummy,
+    fmufed_ctx c = {.ff = ff,
+                    .err = err,
+                    .errlen = errlen,
+                    .st = stats ? stats : &dummy,
                     .step_fwd_t = TP_NO_TIME};
     memset(c.st, 0, sizeof *c.st);
     if (err && errlen) err[0] = '\0';

@@ -1,5 +1,5 @@
-/* Jacobi with discrete-event steps (the Awais thesis §4.2.2): each federate predicts its next event by
- * quantization (eq. 4.5 restored, algorithms/quantize.h), asks NERA(t_pred), integrates to the
+/* Jacobi with discrete-event steps (the Awais thesis §4.2.2): each federate predicts its next event
+ * by quantization (eq. 4.5 restored, algorithms/quantize.h), asks NERA(t_pred), integrates to the
  * grant, publishes, and closes the instant with NER; the federation advances to the smallest
  * prediction. Serves doc/time.md, §8; doc/algorithms/jacobi-de.md ("How tempo-fmu runs it").
  * Read fmufed_gs.c next.
@@ -83,8 +83,8 @@ int fmufed_de_run(fmufed_ctx *c)
         tp_time g2;
         if ((rc = fmufed_request(c, TP_REQ_NER, tg, &g2))) break;
         if (g2 != tg) {
-            rc = fmufed_fail(c, FMUFED_ERTI, "NER(%.9g s) granted %.9g s", tg * c->res,
-                             g2 * c->res);
+            rc =
+                fmufed_fail(c, FMUFED_ERTI, "NER(%.9g s) granted %.9g s", tg * c->res, g2 * c->res);
             break;
         }
         if ((rc = fmufed_apply_inputs(c, 0)) || (rc = push_outputs(c, tg))) break;

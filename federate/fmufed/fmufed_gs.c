@@ -1,9 +1,9 @@
-/* Gauss-Seidel (the Awais thesis §4.3, Algorithm 1): the source integrates on ⟨Step Forward⟩ with the
- * sink's previous outputs; commons and the sink poll with FQR until they hold one update of
- * the step from every input, integrate with those newest values, publish; the sink then sends
- * the StepForward interaction, stamped with the step's time, to the source. The topology was
- * checked by fedfile_load (algorithms/topology.h) before anything started.
- * Serves doc/time.md, §8; doc/algorithms/gauss-seidel.md ("How tempo-fmu runs it").
+/* Gauss-Seidel (the Awais thesis §4.3, Algorithm 1): the source integrates on ⟨Step Forward⟩ with
+ * the sink's previous outputs; commons and the sink poll with FQR until they hold one update of the
+ * step from every input, integrate with those newest values, publish; the sink then sends the
+ * StepForward interaction, stamped with the step's time, to the source. The topology was checked by
+ * fedfile_load (algorithms/topology.h) before anything started. Serves doc/time.md, §8;
+ * doc/algorithms/gauss-seidel.md ("How tempo-fmu runs it").
  */
 #include <time.h>
 #include <unistd.h>
@@ -90,8 +90,8 @@ int fmufed_gs_run(fmufed_ctx *c)
             if (role == TOPO_ROLE_SINK && tn < a->t_end) {
                 int sr = tp_send_interaction(c->tp, c->step_ic, NULL, 0, tn);
                 if (sr != TP_OK) {
-                    rc = fmufed_fail(c, FMUFED_ERTI, "StepForward at %.9g s: %s: %s",
-                                     tn * c->res, tp_strerror(sr), tp_last_error(c->tp));
+                    rc = fmufed_fail(c, FMUFED_ERTI, "StepForward at %.9g s: %s: %s", tn * c->res,
+                                     tp_strerror(sr), tp_last_error(c->tp));
                     break;
                 }
             }

@@ -11,8 +11,8 @@
 #include "federate/config/fedfile.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
-#include "federate/run/results.h"
 #include "federate/libtempo/tempo.h"
+#include "federate/run/results.h"
 
 /* One input wire: FOM attribute -> FMU input. */
 typedef struct fmufed_in {
@@ -31,8 +31,8 @@ typedef struct fmufed_out {
     fmi2ValueReference vr;
     tp_handle cls, attr;
     tp_object obj;
-    double q;            /* jacobi-de quantum (0 otherwise) */
-    int n_hist;          /* own samples kept for eq. 4.5: 0, 1 or 2 */
+    double q;   /* jacobi-de quantum (0 otherwise) */
+    int n_hist; /* own samples kept for eq. 4.5: 0, 1 or 2 */
     tp_time t_prev, t_last;
     double v_prev, v_last;
 } fmufed_out;
@@ -42,30 +42,30 @@ typedef struct fmufed_out {
 typedef struct fmufed_ctx {
     const fedfile *ff;
     const fedfile_fed *fd;
-    long idx;          /* index of fd in ff->feds */
+    long idx; /* index of fd in ff->feds */
     fmu_step *fmu;
     tp_federate *tp;
     fmufed_in *in;
     size_t n_in;
     fmufed_out *out;
     size_t n_out;
-    tp_handle step_ic;     /* StepForward interaction (gauss-seidel), 0 otherwise */
-    tp_time step_fwd_t;    /* newest StepForward time stamp received, TP_NO_TIME */
-    tp_time T;             /* logical time, ticks */
-    tp_time lookahead;     /* ticks */
-    double res;            /* seconds per tick */
+    tp_handle step_ic;  /* StepForward interaction (gauss-seidel), 0 otherwise */
+    tp_time step_fwd_t; /* newest StepForward time stamp received, TP_NO_TIME */
+    tp_time T;          /* logical time, ticks */
+    tp_time lookahead;  /* ticks */
+    double res;         /* seconds per tick */
     res_writer *csv;
-    double *rec;           /* n_rec values of the row being written */
+    double *rec; /* n_rec values of the row being written */
     size_t n_rec;
     const char *const *rec_names;
-    int timeout_ms;        /* joins, enabling, start sync; < 0: none */
-    int run_timeout_ms;    /* grants, polling, end sync; < 0: none (the default) */
-    int running;           /* 1 between the start and end syncs: a peer leaving is a failure */
-    int peer_failed;       /* a peer resigned, or the RTI refused something */
+    int timeout_ms;     /* joins, enabling, start sync; < 0: none */
+    int run_timeout_ms; /* grants, polling, end sync; < 0: none (the default) */
+    int running;        /* 1 between the start and end syncs: a peer leaving is a failure */
+    int peer_failed;    /* a peer resigned, or the RTI refused something */
     char peer_msg[512];
-    size_t joined;         /* federates of the file seen joined (this one excluded) */
-    char *seen;            /* ff->n_feds flags: seen joined */
-    fmufed_stats *st;      /* never NULL: the caller's, or a local one (fmufed_run) */
+    size_t joined;    /* federates of the file seen joined (this one excluded) */
+    char *seen;       /* ff->n_feds flags: seen joined */
+    fmufed_stats *st; /* never NULL: the caller's, or a local one (fmufed_run) */
     void (*progress)(void *ctx, double t); /* fmufed_opts.progress */
     void *progress_ctx;
     tp_time progress_next; /* report again when a recorded time reaches this */

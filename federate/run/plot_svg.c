@@ -299,16 +299,16 @@ static int scan(const plot_series *s, size_t n, size_t np, double *xlo, double *
             return run_fail(err, errlen, PLOT_EUSAGE, "series %zu: NULL label, t or y", j);
         if (sj->panel >= np)
             return run_fail(err, errlen, PLOT_EUSAGE, "series '%s': panel %zu, only %zu panels",
-                        sj->label, sj->panel, np);
+                            sj->label, sj->panel, np);
         for (size_t i = 0; i < sj->n; i++) {
             double t = sj->t[i], y = sj->y[i];
             if (!isfinite(t))
                 return run_fail(err, errlen, PLOT_EDATA,
-                            "series '%s': time is not finite at sample %zu", sj->label, i);
+                                "series '%s': time is not finite at sample %zu", sj->label, i);
             if (i > 0 && t < sj->t[i - 1])
                 return run_fail(err, errlen, PLOT_EDATA,
-                            "series '%s': time decreases at sample %zu (%g after %g)", sj->label, i,
-                            t, sj->t[i - 1]);
+                                "series '%s': time decreases at sample %zu (%g after %g)",
+                                sj->label, i, t, sj->t[i - 1]);
             *xlo = fmin(*xlo, t);
             *xhi = fmax(*xhi, t);
             if (isfinite(y)) {
@@ -446,10 +446,12 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     if (width < PLOT_MIN_WIDTH || width > PLOT_MAX_WIDTH || ph < PLOT_MIN_PANEL_H ||
         ph > PLOT_MAX_PANEL_H)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot: size %dx%d out of range (%d..%d x %d..%d)",
-                    width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H, PLOT_MAX_PANEL_H);
+                        width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H,
+                        PLOT_MAX_PANEL_H);
     if (np > PLOT_MAX_PANELS || n > PLOT_MAX_SERIES)
-        return run_fail(err, errlen, PLOT_EUSAGE, "plot: %zu panels and %zu series, at most %d and %d",
-                    np, n, PLOT_MAX_PANELS, PLOT_MAX_SERIES);
+        return run_fail(err, errlen, PLOT_EUSAGE,
+                        "plot: %zu panels and %zu series, at most %d and %d", np, n,
+                        PLOT_MAX_PANELS, PLOT_MAX_SERIES);
     double xlo, xhi, ylo[PLOT_MAX_PANELS], yhi[PLOT_MAX_PANELS];
     int rc = scan(s, n, np, &xlo, &xhi, ylo, yhi, err, errlen);
     if (rc != PLOT_OK) return rc;
@@ -458,7 +460,7 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     fr.nxt = plot_ticks(xlo, xhi, X_TICKS, fr.xt, &fr.xst);
     if (fr.nxt == 0)
         return run_fail(err, errlen, PLOT_EDATA, "plot: times %g .. %g cannot be placed on an axis",
-                    xlo, xhi);
+                        xlo, xhi);
     fr.xlo = fr.xt[0];
     fr.xhi = fr.xt[fr.nxt - 1];
     int top = d.title ? TITLE_H : 0;
@@ -481,8 +483,8 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
         fr.nyt = plot_ticks(ylo[k], yhi[k], Y_TICKS, fr.yt, &fr.yst);
         if (fr.nyt == 0)
             return run_fail(err, errlen, PLOT_EDATA,
-                        "plot: panel %zu: values %g .. %g cannot be placed on an axis", k, ylo[k],
-                        yhi[k]);
+                            "plot: panel %zu: values %g .. %g cannot be placed on an axis", k,
+                            ylo[k], yhi[k]);
         fr.ylo = fr.yt[0];
         fr.yhi = fr.yt[fr.nyt - 1];
         double y0 = top + (double)k * ph;
@@ -505,7 +507,8 @@ int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, si
     FILE *f = fopen(path, "w");
     if (!f) return run_fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
     int rc = plot_svg_write(f, o, s, n, err, errlen);
-    if (rc == PLOT_EIO) run_fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
+    if (rc == PLOT_EIO)
+        run_fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
     if (fclose(f) != 0 && rc == PLOT_OK)
         rc = run_fail(err, errlen, PLOT_EIO, "%s: close: %s", path, strerror(errno));
     return rc;
@@ -521,8 +524,8 @@ int plot_tables(const char *path, const res_table *const *tables, const char *co
     if (!path || !tables || !names || n == 0)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: NULL or empty arguments");
     if (per_table && n > PLOT_MAX_PANELS)
-        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels", n,
-                    PLOT_MAX_PANELS);
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels",
+                        n, PLOT_MAX_PANELS);
     size_t ns = 0;
     for (size_t k = 0; k < n; k++) {
         if (!tables[k] || !names[k] || tables[k]->n_cols < 1)
@@ -531,7 +534,7 @@ int plot_tables(const char *path, const res_table *const *tables, const char *co
     }
     if (ns > PLOT_MAX_SERIES)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu series, at most %d", ns,
-                    PLOT_MAX_SERIES);
+                        PLOT_MAX_SERIES);
     plot_series *s = calloc(ns ? ns : 1, sizeof *s);
     char **labels = calloc(ns ? ns : 1, sizeof *labels);
     int rc = PLOT_OK;

@@ -281,25 +281,25 @@ struct fed {
 };
 
 struct tm_state {
-    struct fed **f; /* joined federates, sorted by handle */
-    size_t n;       /* how many */
-    size_t cap;     /* slots in f */
-    uint32_t *idx;  /* handle -> position + 1 (0 = not joined) */
-    size_t idxcap;  /* entries in idx */
-    unsigned epoch; /* for fed.mark */
-    tm_fed u0;      /* from the last compute(): holder of the smallest bound (0 = none) */
-    tm_fed h0;      /* holder of the smallest bound among the others than u0 (0 = none) */
-    size_t nner;    /* federates with NER/NERA pending at the last compute() */
-    tm_bound mu;    /* the smallest bound (INF when nobody regulates) */
-    size_t cnt;     /* regulating federates whose own (not NER-derived) bound is mu */
-    bool stale;     /* u0, h0 and the holder/root fields are out of date: a fast request
-                       moved a federate off mu (holder_of() recomputes them on demand) */
-    tm_sink sink;   /* decision sink, may be NULL */
-    void *ctx;      /* its context */
-    bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
+    struct fed **f;        /* joined federates, sorted by handle */
+    size_t n;              /* how many */
+    size_t cap;            /* slots in f */
+    uint32_t *idx;         /* handle -> position + 1 (0 = not joined) */
+    size_t idxcap;         /* entries in idx */
+    unsigned epoch;        /* for fed.mark */
+    tm_fed u0;             /* from the last compute(): holder of the smallest bound (0 = none) */
+    tm_fed h0;             /* holder of the smallest bound among the others than u0 (0 = none) */
+    size_t nner;           /* federates with NER/NERA pending at the last compute() */
+    tm_bound mu;           /* the smallest bound (INF when nobody regulates) */
+    size_t cnt;            /* regulating federates whose own (not NER-derived) bound is mu */
+    bool stale;            /* u0, h0 and the holder/root fields are out of date: a fast request
+                              moved a federate off mu (holder_of() recomputes them on demand) */
+    tm_sink sink;          /* decision sink, may be NULL */
+    void *ctx;             /* its context */
+    bool reasons;          /* format reason texts (tm_set_reasons); off: every reason is "" */
     bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
     bool quiet_grants;     /* tm_set_grant_reasons(false): GRANT reasons are "" */
-    char why[320];  /* reason text of the decision being emitted */
+    char why[320];         /* reason text of the decision being emitted */
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -656,8 +656,8 @@ static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool
     tm_req k = f->req;
     tm_grant_facts g = {
         .row = row, .asked = f->rt, .prev = f->T, .galt = f->galt, .queued = queued};
-    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why,
-                     .grant = &g};
+    tm_decision d = {
+        .kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why, .grant = &g};
     st->why[0] = '\0';
     if (wants_reasons(st)) {
         /* FQR computed its GALT afresh (flush_grant), so its holder is current */

@@ -1,6 +1,6 @@
 /* Conformance scenario tables for the time management engine rti/tm/tm.c (doc/time.md,
- * normative; doc/contributing.md §12). One row per scenario: an id tm-N.M, the §5 rule it checks, the
- * topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
+ * normative; doc/contributing.md §12). One row per scenario: an id tm-N.M, the §5 rule it checks,
+ * the topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
  * expectation was worked out by hand from the §5 tables, not copied from the engine.
  * Read tests/conformance/tm_random_test.c next (randomized runs against a reference model). */
 /* The engine is compiled into this test rather than linked from librtisrv, so that a

@@ -1,8 +1,8 @@
-/* Unit tests of federate/config/fedfile.c: the fixtures in tests/fedfile/ (the documented examples of
- * doc/federation.md) load into the expected structs; every refused file fails with the JSON
- * path and what was expected; the generated FOM parses with fom/fom.c; the FOM and FMU checks.
- * The fixtures are copied into a private temporary folder next to empty stand-in .fmu files,
- * since fedfile_load stats the FMU files; nothing is written inside the repository. */
+/* Unit tests of federate/config/fedfile.c: the fixtures in tests/fedfile/ (the documented examples
+ * of doc/federation.md) load into the expected structs; every refused file fails with the JSON path
+ * and what was expected; the generated FOM parses with fom/fom.c; the FOM and FMU checks. The
+ * fixtures are copied into a private temporary folder next to empty stand-in .fmu files, since
+ * fedfile_load stats the FMU files; nothing is written inside the repository. */
 #include "federate/config/fedfile.h"
 
 #include <errno.h>

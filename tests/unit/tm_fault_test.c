@@ -1,5 +1,5 @@
-/* Fault injection for rti/tm/tm.c (doc/contributing.md §12): every allocation of the engine fails in
- * turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
+/* Fault injection for rti/tm/tm.c (doc/contributing.md §12): every allocation of the engine fails
+ * in turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
  * (LeakSanitizer runs in the sanitized pass). The engine is compiled into this test with
  * calloc/realloc redirected to counting versions; production code is untouched.
  * Read tests/unit/tm_bound_test.c for the other engine unit test. */

@@ -1,8 +1,9 @@
-/* Mass half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md (Scharff et al.),
- * doc/references.md (Moshagen)): state v driven by the input force f, v' = f / m (the physically right
- * sign, as the notes decide); outputs v with v' = a = f / m, the position x (x' = v, which is
- * also the exact integral of the exchanged output v), the acceleration a and the kinetic
- * energy W = m v^2 / 2. doc/fmu.md. Read spring.c and springmass.c next. */
+/* Mass half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017)
+ * (doc/references.md (Scharff et al.), doc/references.md (Moshagen)): state v driven by the input
+ * force f, v' = f / m (the physically right sign, as the notes decide); outputs v with v' = a = f /
+ * m, the position x (x' = v, which is also the exact integral of the exchanged output v), the
+ * acceleration a and the kinetic energy W = m v^2 / 2. doc/fmu.md. Read spring.c and springmass.c
+ * next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, NV };

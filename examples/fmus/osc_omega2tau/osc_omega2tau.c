@@ -1,8 +1,8 @@
-/* Slave 1 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorOmega2Tau",
- * doc/references.md (Glumac and Kovačić)): input omega2, output the coupling torque
- * tau1 = ck (phi1 - phi2) + dk (omega1 - omega2), states x = [phi1, omega1, phi2] where phi2
- * is this slave's own integral of its input. Value references 2..9 are the parameters in the
- * order of the seed's code. Output derivatives up to order 3 use the input derivatives.
+/* Slave 1 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1
+ * ("OscillatorOmega2Tau", doc/references.md (Glumac and Kovačić)): input omega2, output the
+ * coupling torque tau1 = ck (phi1 - phi2) + dk (omega1 - omega2), states x = [phi1, omega1, phi2]
+ * where phi2 is this slave's own integral of its input. Value references 2..9 are the parameters in
+ * the order of the seed's code. Output derivatives up to order 3 use the input derivatives.
  * doc/fmu.md. Read osc_tau2omega.c (slave 2) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
@@ -82,8 +82,8 @@ static void outputs(fw_ctx *c)
     c->r[TAU1] = out(c->r, x, c->r[OMEGA2]);
 }
 
-/* x^(n) = A x^(n-1) + B u^(n-1), y^(n) = C x^(n) + D u^(n) (doc/references.md (Glumac and Kovačić), the
- * "analytic" slave), with u^(k) the input derivatives re-expanded at c->t. */
+/* x^(n) = A x^(n-1) + B u^(n-1), y^(n) = C x^(n) + D u^(n) (doc/references.md (Glumac and Kovačić),
+ * the "analytic" slave), with u^(k) the input derivatives re-expanded at c->t. */
 static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 {
     if (vr != TAU1) return -1;
@@ -102,7 +102,8 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 
 const fw_model fw_model_def = {
     .id = "osc_omega2tau",
-    .description = "Two-mass oscillator, slave 1: input omega2, output tau1 (Glumac and Kovačić (2023))",
+    .description =
+        "Two-mass oscillator, slave 1: input omega2, output tau1 (Glumac and Kovačić (2023))",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

@@ -1,8 +1,8 @@
-/* Slave 2 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorTau2Omega",
- * doc/references.md (Glumac and Kovačić)): input the coupling torque tau1, output omega2, states [phi2, omega2];
- * phi2' = omega2, omega2' = (-c2 phi2 - d2 omega2 + tau1) / J2. Value references 2..6 are the
- * parameters in the order of the seed's code. doc/fmu.md.
- * Read osc_omega2tau.c (slave 1) and osc_twomass.c (the reference) next. */
+/* Slave 2 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1
+ * ("OscillatorTau2Omega", doc/references.md (Glumac and Kovačić)): input the coupling torque tau1,
+ * output omega2, states [phi2, omega2]; phi2' = omega2, omega2' = (-c2 phi2 - d2 omega2 + tau1) /
+ * J2. Value references 2..6 are the parameters in the order of the seed's code. doc/fmu.md. Read
+ * osc_omega2tau.c (slave 1) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { TAU1, OMEGA2, J2, C2, D2, PHI20, OMEGA20, PHI2, DER_PHI2, DER_OMEGA2, NV };
@@ -59,7 +59,8 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 
 const fw_model fw_model_def = {
     .id = "osc_tau2omega",
-    .description = "Two-mass oscillator, slave 2: input tau1, output omega2 (Glumac and Kovačić (2023))",
+    .description =
+        "Two-mass oscillator, slave 2: input tau1, output omega2 (Glumac and Kovačić (2023))",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

@@ -1,9 +1,9 @@
-/* Spring half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md (Scharff et al.),
- * doc/references.md (Moshagen)): state s (elongation) driven by the input velocity v, s' = v; output
- * the force f = -c s - d v with f' = -c v - d v'. Also the cumulative impulse
- * I_f = integral of f dt (an extra quadrature state: the exact integral of the exchanged
- * output that balance correction needs) and the stored energy W = c s^2 / 2.
- * doc/fmu.md. Read mass.c (the other half) and springmass.c (the reference) next. */
+/* Spring half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017)
+ * (doc/references.md (Scharff et al.), doc/references.md (Moshagen)): state s (elongation) driven
+ * by the input velocity v, s' = v; output the force f = -c s - d v with f' = -c v - d v'. Also the
+ * cumulative impulse I_f = integral of f dt (an extra quadrature state: the exact integral of the
+ * exchanged output that balance correction needs) and the stored energy W = c s^2 / 2. doc/fmu.md.
+ * Read mass.c (the other half) and springmass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, NV };
