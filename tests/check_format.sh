@@ -13,7 +13,7 @@ if [ -z "$cf" ] && clang-format --version 2>/dev/null | grep -q 'version 14\.'; 
   cf=$(command -v clang-format)
 fi
 if [ -z "$cf" ]; then
-  echo "clang-format 14 not found (Debian package clang-format-14; make deps installs clang)"
+  echo "FAIL clang-format 14 not found (Debian 12: apt-get install clang-format)"
   echo "0 passed, 1 failed"
   exit 1
 fi
