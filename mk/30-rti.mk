@@ -10,8 +10,8 @@ tempo-rti_LIBS := server flog tm proto fom
 UNIT_TESTS += tests/unit/rti_log_test
 rti_log_test_LIBS := server
 
-# Integration tests: each starts bin/tempo-rti --listen 127.0.0.1:0 and speaks the wire
-# protocol over raw sockets (tests/integration/rti_harness.h).
+# Integration tests: each starts bin/tempo-rti --listen 127.0.0.1:0 (tests/integration/rti_proc.h)
+# and speaks the wire protocol over raw sockets (tests/integration/rti_harness.h).
 INTEG_TESTS += tests/integration/rti_robust_test tests/integration/rti_fed_test \
                tests/integration/rti_flog_test
 rti_robust_test_LIBS := proto fom

@@ -21,7 +21,7 @@ client_conn_test_LIBS := client proto fom
 client_bound_test_LIBS := client proto fom
 
 # Integration tests: a real bin/tempo-rti on an ephemeral port
-# (tests/integration/client_harness.h starts it and always stops it).
+# (started and always stopped by tests/integration/rti_proc.h, through client_harness.h).
 INTEG_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
                tests/integration/client_kill_test tests/integration/client_time_test \
                tests/integration/client_fed_test

@@ -2,6 +2,7 @@
 # make layers: the component arrows of doc/architecture.md, checked (doc/contributing.md §1).
 #
 #   tests/check_layers.sh [ROOT]      ROOT: the tree to check (default: the current directory)
+#   tests/check_layers.sh --table     print the arrows, one "component: used components" a line
 #
 # 1. Every #include line of a C file outside tests/ names either a header of its own component,
 #    a header of a component it may use (ALLOWED below), a system header, or a header of an
@@ -14,7 +15,6 @@
 # Keep the tables in line with doc/architecture.md. Prints one line per violation; exit 1 if any.
 set -u
 root=${1:-.}
-cd "$root" || exit 2
 
 # Component folders, most specific first (a file belongs to the first that prefixes its path).
 components=(rti/proto rti/tm rti/flog rti/server rti/tlog
@@ -59,6 +59,12 @@ declare -A LIB_COMPONENT=(
   [client]=federate/libtempo [fmu]=federate/fmu [algo]=algorithms [config]=federate/config
   [fmufed]=federate/fmufed [master]=federate/master [run]=federate/run
 )
+
+if [ "$root" = "--table" ]; then
+  for c in "${components[@]}"; do echo "$c: $(tr ' ' '\n' <<<"${ALLOWED[$c]}" | sort | xargs)"; done
+  exit 0
+fi
+cd "$root" || exit 2
 
 bad=0
 report() { echo "layer violation: $1"; bad=1; }

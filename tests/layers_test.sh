@@ -68,5 +68,40 @@ expect 1 'links libclient.a' link_up
 tree link_unknown mk/10-x.mk 'tempo-rti_SRCS := rti/server/main.c' 'tempo-rti_LIBS := server common'
 expect 1 'names "common"' link_unknown
 
+# The script's table is doc/architecture.md's: the components named in each row's "may use"
+# column ("the same as X" copies X's row) are the ones the script allows.
+doc=$(cd "$(dirname "$0")/.." && pwd)/doc/architecture.md
+from_doc=$(awk -F'|' '
+  /^\| `[a-z\/]+\/` \|/ {
+    comp = $2; gsub(/[ `]/, "", comp); sub(/\/$/, "", comp)
+    use = $5; list = ""
+    if (match(use, /the same as `[a-z\/]+`/)) {
+      s = substr(use, RSTART + 13, RLENGTH - 14); sub(/\/$/, "", s); print comp ": =" s; next
+    }
+    while (match(use, /`[a-z\/]+`/)) {
+      w = substr(use, RSTART + 1, RLENGTH - 2); sub(/\/$/, "", w)
+      if (w ~ /^(fom|algorithms|rti\/[a-z]+|federate\/[a-z]+)$/) list = list " " w
+      use = substr(use, RSTART + RLENGTH)
+    }
+    print comp ":" list
+  }' "$doc")
+# resolve "=X" (the same as X), then sort each line's list
+resolved=$(while IFS= read -r line; do
+  c=${line%%:*}; rest=${line#*: }
+  case "$line" in
+    *": ="*) rest=$(grep -E "^${line#*: =}:" <<<"$from_doc" | head -n 1); rest=${rest#*:} ;;
+    *) rest=${line#*:} ;;
+  esac
+  echo "$c: $(tr ' ' '\n' <<<"$rest" | grep -v '^$' | sort | xargs)"
+done <<<"$from_doc" | sort)
+from_script=$("$script" --table | sort)
+if [ -n "$resolved" ] && [ "$resolved" = "$from_script" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL doc/architecture.md's table and tests/check_layers.sh differ:"
+  diff <(echo "$resolved") <(echo "$from_script") | sed 's/^/    /'
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

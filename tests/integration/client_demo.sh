@@ -36,10 +36,10 @@ check "the consumer reports 10 updates" grep -q "consumer: done, 10 updates refl
 # A short run (3 steps: no sample above 0.5, so no Command) must end too, and quickly: the
 # producer must not wait for a Command that never comes.
 tmp=$(mktemp -d)
-bin/tempo-rti --listen 127.0.0.1:0 --log-level warn >"$tmp/rti.out" 2>"$tmp/rti.err" &
-rti=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
-addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
+. "$(dirname "$0")/rti_proc.sh"
+trap 'rti_stop 2>/dev/null' EXIT
+rti_start "$tmp" --log-level warn
+addr=$RTI_ADDR
 timeout 30 bin/tempo-example-producer --rti "$addr" --steps 3 >"$tmp/p.out" 2>&1 &
 prod=$!
 for _ in $(seq 1 100); do grep -q "waiting for" "$tmp/p.out" 2>/dev/null && break; sleep 0.05; done
@@ -47,8 +47,7 @@ timeout 30 bin/tempo-example-consumer --rti "$addr" >"$tmp/c.out" 2>&1
 crc=$?
 wait "$prod"
 prc=$?
-kill -TERM "$rti" 2>/dev/null
-wait "$rti" 2>/dev/null
+rti_stop 2>/dev/null
 check "3 steps: the consumer ends well (status $crc)" test "$crc" -eq 0
 check "3 steps: the producer ends well (status $prc)" test "$prc" -eq 0
 check "3 steps: 3 updates reflected" grep -q "consumer: done, 3 updates reflected" "$tmp/c.out"

@@ -11,17 +11,15 @@ fail=0
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 dir=$(mktemp -d /tmp/fmufed_errors.XXXXXX)
-rti_pid=
+. "$(dirname "$0")/rti_proc.sh"
 cleanup() {
-  [ -n "$rti_pid" ] && kill "$rti_pid" 2>/dev/null && wait "$rti_pid" 2>/dev/null
+  rti_stop 2>/dev/null
   rm -rf "$dir"
 }
 trap cleanup EXIT
 
-bin/tempo-rti --listen 127.0.0.1:0 >"$dir/rti.out" 2>"$dir/rti.err" &
-rti_pid=$!
-for _ in $(seq 100); do grep -q listening "$dir/rti.out" 2>/dev/null && break; sleep 0.05; done
-rti=$(grep -o '127.0.0.1:[0-9]*' "$dir/rti.out" | head -n 1)
+rti_start "$dir"
+rti=$RTI_ADDR
 [ -n "$rti" ] || { ko "RTI did not start"; echo "$pass passed, $fail failed"; exit 1; }
 
 fmus=$PWD/build/fmus

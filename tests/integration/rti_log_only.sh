@@ -12,16 +12,13 @@ check() { # check DESCRIPTION COMMAND...
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
 }
 tmp=$(mktemp -d)
-rti=""
-cleanup() { [ -n "$rti" ] && kill -TERM "$rti" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+. "$(dirname "$0")/rti_proc.sh"
+cleanup() { rti_stop 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 mkdir "$tmp/logs"
-bin/tempo-rti --listen 127.0.0.1:0 --log-level warn --log "$tmp/logs" --log-only 'keep*,other' \
-  >"$tmp/rti.out" 2>"$tmp/rti.err" &
-rti=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
-addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
+rti_start "$tmp" --log-level warn --log "$tmp/logs" --log-only 'keep*,other'
+addr=$RTI_ADDR
 check "the RTI starts" test -n "$addr"
 
 # run_pair FEDERATION: one producer (3 steps) and one consumer; both must end well.
@@ -39,7 +36,7 @@ run_pair() {
 }
 run_pair keep-a
 run_pair skip-b
-kill -TERM "$rti"; wait "$rti"; rc=$?; rti=""
+rti_stop; rc=$?
 check "the RTI stops cleanly (status $rc)" test "$rc" -eq 0
 
 n_keep=$(find "$tmp/logs" -name 'keep-a-*.tlog' | wc -l)

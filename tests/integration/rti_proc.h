@@ -3,7 +3,8 @@
  * 127.0.0.1 and prints it; the test reads it. No RTI outlives its test: the child gets
  * SIGKILL when the test dies (PR_SET_PDEATHSIG), every child still running is killed at exit
  * and on a fatal signal, and rti_watchdog bounds the whole test. Used by rti_harness.h (raw
- * wire clients) and client_harness.h (libtempo federates); read rti_harness.h next. */
+ * wire clients) and client_harness.h (libtempo federates); the scripts use its shell side,
+ * tests/integration/rti_proc.sh. Read rti_harness.h next. */
 #ifndef TEMPO_TESTS_INTEGRATION_RTI_PROC_H
 #define TEMPO_TESTS_INTEGRATION_RTI_PROC_H
 

@@ -13,7 +13,9 @@ ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 dir=$(mktemp -d /tmp/run_errors.XXXXXX)
 pids=
+. "$(dirname "$0")/rti_proc.sh"
 cleanup() {
+  rti_stop 2>/dev/null
   for p in $pids; do kill "$p" 2>/dev/null; done
   [ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"
 }
@@ -65,11 +67,8 @@ if grep -q '^progress: prey 50% (t = 50 of 100 s)' "$dir/t2.err" &&
 
 # 2. Distributed: tempo-rti alone, each federate its own tempo-fmu with --rti; the CSVs are
 #    those of tempo-run. Then tempo-run --rti uses that running RTI too.
-bin/tempo-rti --listen 127.0.0.1:0 >"$dir/rti.out" 2>"$dir/rti.err" &
-rti_pid=$!
-pids="$pids $rti_pid"
-for _ in $(seq 100); do grep -q listening "$dir/rti.out" 2>/dev/null && break; sleep 0.05; done
-rti=$(grep -o '127.0.0.1:[0-9]*' "$dir/rti.out" | head -n 1)
+rti_start "$dir"
+rti=$RTI_ADDR
 bin/tempo-fmu --federation "$dir/twice.json" --name prey --rti "$rti" --output "$dir/dist" \
   --quiet 2>"$dir/d1.err" &
 p1=$!
@@ -85,10 +84,9 @@ if [ -n "$rti" ] && [ "$d1" -eq 0 ] && [ "$d2" -eq 0 ] &&
 bin/tempo-run "$dir/twice.json" --rti "$rti" --quiet --output "$dir/run3" >/dev/null 2>"$dir/t3.err"
 r3=$?
 if [ "$r3" -eq 0 ] && cmp -s "$dir/run1/prey.csv" "$dir/run3/prey.csv" &&
-  kill -0 "$rti_pid" 2>/dev/null; then ok; else
+  kill -0 "$RTI_PID" 2>/dev/null; then ok; else
   ko "tempo-run --rti: $r3 $(head -c 400 "$dir/t3.err")"; fi
-kill "$rti_pid" 2>/dev/null
-wait "$rti_pid" 2>/dev/null
+rti_stop 2>/dev/null
 
 # 3. Bad files: status 2 at start, a message naming the file and the fault, nothing started.
 J='{ "method": "jacobi", "end": 10, "step": 0.5 }'

@@ -19,9 +19,9 @@ for p in bin/tempo-rti bin/tempo-log bin/tempo-example-producer bin/tempo-exampl
   [ -x "$p" ] || { echo "tlog_e2e: $p is missing (run make first)"; echo "0 passed, 1 failed"; exit 1; }
 done
 tmp=$(mktemp -d)
-rti_pid=""
+. "$(dirname "$0")/rti_proc.sh"
 cleanup() {
-  [ -n "$rti_pid" ] && kill "$rti_pid" 2>/dev/null
+  rti_stop 2>/dev/null
   wait 2>/dev/null
   rm -rf "$tmp"
 }
@@ -29,10 +29,8 @@ trap cleanup EXIT
 
 # 1. A recorded federation.
 mkdir -p "$tmp/logs"
-bin/tempo-rti --listen 127.0.0.1:0 --log "$tmp/logs" --log-level warn >"$tmp/rti.out" 2>"$tmp/rti.err" &
-rti_pid=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
-addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
+rti_start "$tmp" --log "$tmp/logs" --log-level warn
+addr=$RTI_ADDR
 check "the RTI starts" test -n "$addr"
 bin/tempo-example-producer --rti "$addr" --steps 5 >"$tmp/prod.out" 2>&1 &
 prod_pid=$!
@@ -40,9 +38,7 @@ timeout 20 bin/tempo-example-consumer --rti "$addr" >"$tmp/cons.out" 2>&1
 check "the consumer ends well" test $? -eq 0
 wait "$prod_pid"
 check "the producer ends well" test $? -eq 0
-kill -TERM "$rti_pid"
-wait "$rti_pid"
-rti_pid=""
+rti_stop
 log=$(ls "$tmp"/logs/*.tlog 2>/dev/null | head -n 1)
 check "one log file" test -n "$log"
 

@@ -11,14 +11,12 @@ check() { # check DESCRIPTION COMMAND...
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
 }
 tmp=$(mktemp -d)
-rti=""
-cleanup() { [ -n "$rti" ] && kill -TERM "$rti" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+. "$(dirname "$0")/rti_proc.sh"
+cleanup() { rti_stop 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 mkdir "$tmp/logs"
-bin/tempo-rti --listen 127.0.0.1:0 --log-level warn --log "$tmp/logs" >"$tmp/rti.out" 2>&1 &
-rti=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$tmp/rti.out" 2>/dev/null && break; sleep 0.05; done
-addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$tmp/rti.out" | head -n 1)
+rti_start "$tmp" --log-level warn --log "$tmp/logs"
+addr=$RTI_ADDR
 timeout 30 bin/tempo-example-producer --rti "$addr" --steps 4 --peers 2 >"$tmp/p.out" 2>&1 &
 prod=$!
 for _ in $(seq 1 100); do grep -q "waiting for" "$tmp/p.out" 2>/dev/null && break; sleep 0.05; done
@@ -28,7 +26,7 @@ timeout 30 bin/tempo-example-consumer --rti "$addr" --name c2 >"$tmp/c2.out" 2>&
 c2rc=$?
 wait "$c1"; c1rc=$?
 wait "$prod"; prc=$?
-kill -TERM "$rti"; wait "$rti"; rti=""
+rti_stop
 check "producer and both consumers end well ($prc, $c1rc, $c2rc)" \
   test "$prc" -eq 0 -a "$c1rc" -eq 0 -a "$c2rc" -eq 0
 log=$(find "$tmp/logs" -name '*.tlog' | head -n 1)

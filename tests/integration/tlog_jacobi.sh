@@ -22,9 +22,9 @@ for p in bin/tempo-rti bin/tempo-log bin/tempo-fmu bin/tempo-run build/fmus/lv_p
   [ -e "$p" ] || { echo "tlog_jacobi: $p is missing (run make first)"; echo "0 passed, 1 failed"; exit 1; }
 done
 tmp=$(mktemp -d)
-rti_pid=""
+. "$(dirname "$0")/rti_proc.sh"
 cleanup() {
-  [ -n "$rti_pid" ] && kill "$rti_pid" 2>/dev/null
+  rti_stop 2>/dev/null
   wait 2>/dev/null
   rm -rf "$tmp"
 }
@@ -74,18 +74,13 @@ write_fed "$tmp/changed/fed.json" 4
 record() {
   local d=$1
   mkdir -p "$d/logs"
-  bin/tempo-rti --listen 127.0.0.1:0 --log "$d/logs" --log-level warn >"$d/rti.out" 2>"$d/rti.err" &
-  rti_pid=$!
-  for _ in $(seq 1 100); do grep -q "listening on" "$d/rti.out" 2>/dev/null && break; sleep 0.05; done
-  local addr
-  addr=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$d/rti.out" | head -n 1)
+  rti_start "$d" --log "$d/logs" --log-level warn
+  local addr=$RTI_ADDR
   check "$d: the RTI starts" test -n "$addr"
   timeout 60 bin/tempo-run "$d/fed.json" --rti "${addr:-127.0.0.1:1}" --quiet --timeout 30000 \
     >"$d/run.out" 2>&1
   check "$d: the recorded run ends well" test $? -eq 0
-  kill -TERM "$rti_pid" 2>/dev/null
-  wait "$rti_pid" 2>/dev/null
-  rti_pid=""
+  rti_stop 2>/dev/null
   log=$(ls "$d"/logs/*.tlog 2>/dev/null | head -n 1)
   check "$d: one log file" test -n "$log"
 }
