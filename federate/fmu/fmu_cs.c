@@ -31,6 +31,12 @@ static int set_inputs(fmu_step *s, const fmu_inputs *in)
     return rc;
 }
 
+int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    int rc = set_inputs(s, in);
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
+}
+
 int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
 {
     fmu_fns *fn = &s->f->fn;

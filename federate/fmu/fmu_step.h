@@ -23,6 +23,16 @@ enum {
     FMU_STEP_ESYS = -5       /* system error or out of memory */
 };
 
+/** Why the ME integrator was (re)initialised (fmu_step_restarts, doc/fmu.md §6). */
+typedef enum {
+    FMU_RESTART_START = 0, /* the first step after fmu_step_open */
+    FMU_RESTART_EVENT = 1, /* after a state, time or step event */
+    FMU_RESTART_INPUT = 2, /* an input's value jumped at a step start */
+    FMU_RESTART_SET = 3,   /* a variable or the continuous states were set from outside */
+    FMU_RESTART_STATE = 4, /* fmu_step_save or fmu_step_restore (rollback stays bit-exact) */
+    FMU_RESTART_NCAUSES = 5
+} fmu_restart_cause;
+
 /** ME integration method. */
 typedef enum { FMU_SOLVER_BDF = 0, FMU_SOLVER_ADAMS = 1 } fmu_solver;
 
@@ -87,6 +97,16 @@ void fmu_step_close(fmu_step *s);
  */
 int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
 
+/**
+ * Set the inputs' values at the current time without stepping (communication-point order,
+ * doc/fmu.md §4: set the inputs of t, read the outputs of t, then step). A following
+ * fmu_step_do with the same inputs sets them again, which changes nothing. ME: a value that
+ * differs from the FMU's restarts the integrator at the next step.
+ * @param in NULL: nothing to do
+ * @return OK; EUSAGE bad inputs, terminated, discard pending, value refused; EFMU.
+ */
+int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in);
+
 /** Current time (s). */
 double fmu_step_time(const fmu_step *s);
 /** Kind in use (FMU_KIND_ME or FMU_KIND_CS). */
@@ -136,6 +156,27 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out);
 int fmu_step_restore(fmu_step *s, const fmu_step_state *st);
 /** Free a snapshot (before closing s). Accepts NULL. */
 void fmu_step_state_free(fmu_step *s, fmu_step_state *st);
+
+/** How often the ME integrator (CVODE) was initialised for this cause since open; always 0
+ * for CS. Between restarts CVODE integrates across communication points with its history
+ * (order, step size) intact. */
+long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause);
+
+/* ---- Continuous states (ME only), for master algorithms that drive the integration ------ */
+
+/** Number of continuous states (ME: numberOfContinuousStates from the model structure; CS: 0). */
+size_t fmu_step_n_states(const fmu_step *s);
+/** Read the nx continuous states at the current time (fmi2GetContinuousStates), in the order
+ * of the modelDescription's Derivatives. @return OK; EUSAGE not ME or n != nx; EFMU. */
+int fmu_step_get_states(fmu_step *s, size_t n, double x[]);
+/** Overwrite the nx continuous states at the current time (fmi2SetContinuousStates). The
+ * integrator restarts from them at the next step (cause FMU_RESTART_SET).
+ * @return OK; EUSAGE not ME, n != nx, a value not finite, the model has terminated, or the
+ *         FMU refused them (fmi2Discard); EFMU. */
+int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
+/** The nx state derivatives at the current time, states and inputs (fmi2GetDerivatives).
+ * @return OK; EUSAGE not ME or n != nx; EFMU. */
+int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);
