@@ -81,7 +81,7 @@ static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", root, name);
     zip_file_t *zf = zip_fopen_index(za, i, 0);
-    if (!zf) return snprintf(err, errlen, "%s: %s", name, zip_strerror(za)), -1;
+    if (!zf) return snprintf(err, errlen, "entry \"%.200s\": %s", name, zip_strerror(za)), -1;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd < 0) {
         int e = errno;
@@ -95,7 +95,7 @@ static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *
     for (;;) {
         zip_int64_t n = zip_fread(zf, buf, sizeof buf);
         if (n < 0) {
-            rc = -1, snprintf(err, errlen, "%s: %s", name, zip_file_strerror(zf));
+            rc = -1, snprintf(err, errlen, "entry \"%.200s\": %s", name, zip_file_strerror(zf));
             break;
         }
         if (n == 0) break;
@@ -207,7 +207,12 @@ int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, s
     }
     char msg[512];
     int zerr = 0;
-    zip_t *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    /* Without ZIP_CHECKCONS: that check refuses archives whose entries carry a data descriptor
+     * and also sizes in the local header (libarchive, cmake -E tar), which every unzip
+     * accepts. What is written is decided by the central directory alone (names, types and
+     * sizes checked below), and each entry's bytes are checked against its declared size and
+     * CRC while decompressing. */
+    zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
     if (!za) {
         zip_error_t ze;
         zip_error_init_with_code(&ze, zerr);
