@@ -296,6 +296,23 @@ int fmu_step_get_by_name(fmu_step *s, const char *name, double *out)
     return rc;
 }
 
+int fmu_step_get_string(fmu_step *s, const char *name, const char **out)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    long k = fmu_md_find(s->f->md, name);
+    if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
+    const fmu_var *v = &s->f->md->vars[k];
+    if (v->type != FMU_T_STRING)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" is a %s, not a String", name,
+                             fmu_md_type_name(v->type));
+    fmi2ValueReference vr = v->vr;
+    fmi2String str = NULL;
+    rc = fmu_step_check(s, s->f->fn.GetString(s->c, &vr, 1, &str), "fmi2GetString");
+    if (!rc) *out = str ? str : "";
+    return rc;
+}
+
 int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
 {
     int rc = usable(s);

@@ -126,6 +126,10 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
 /** Read a numeric variable (Real, Integer, Boolean as 0/1, Enumeration) by name.
  * @return OK; EUSAGE unknown name or String variable; EFMU. */
 int fmu_step_get_by_name(fmu_step *s, const char *name, double *out);
+/** Read a String variable by name. @param out receives the FMU's string (never NULL on
+ * success: "" when the FMU gives NULL), owned by the FMU and valid until the next call on s.
+ * @return OK; EUSAGE unknown name or not a String; EFMU. */
+int fmu_step_get_string(fmu_step *s, const char *name, const char **out);
 /** Set any variable by name from text ("1.5", "3", "true"/"false"/"1"/"0", any string).
  * Same rule as fmu_step_set_real on what may be set when.
  * @return OK; EUSAGE unknown name, unparsable value, variable not settable (constant,

@@ -135,6 +135,7 @@ int main(int argc, char **argv)
         return rc < 0 ? 2 : 0;
     }
     o.fopts.log = log_line;
+    o.summary = stderr;
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w"))) {
         fprintf(stderr, "tempo-fmu: --out %s: %s\n", out_path, strerror(errno));

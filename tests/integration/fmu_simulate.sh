@@ -52,6 +52,35 @@ if "$bin" --simulate "$ball" --me --states --adams >"$tmp/b.csv" 2>"$tmp/err"; t
 else ko "ball run: $(cat "$tmp/err")"; fi
 if head -n 1 "$tmp/b.csv" | grep -q '^time,h,v,bounces$'; then ok; else ko "ball header $(head -n 1 "$tmp/b.csv")"; fi
 
+# One order per communication point for CS and ME (doc/fmu.md §8): the inputs of t are set,
+# then the outputs of t are read. The spring with c = 0, d = 1 is the direct feedthrough
+# f = -v: both kinds record f(t) = -v(t) at every row, the same bits, linear or held, across
+# a jump of v at t = 0.3.
+printf 'time,v\n0,0\n0.3,1\n0.3,2\n0.7,-1\n1,0.5\n' >"$tmp/v.csv"
+for mode in linear hold; do
+  flag=; [ $mode = hold ] && flag=--hold
+  for k in me cs; do
+    "$bin" --simulate build/fmus/spring_$k.fmu --set c=0 --set d=1 --input "$tmp/v.csv" $flag \
+      --stop 1 --step 0.1 2>"$tmp/err" | cut -d, -f1,2 >"$tmp/ff_$k.csv" || ko "spring $k: $(cat "$tmp/err")"
+  done
+  if cmp -s "$tmp/ff_me.csv" "$tmp/ff_cs.csv"; then ok; else ko "$mode: ME and CS record other f: $(paste -d' ' "$tmp/ff_me.csv" "$tmp/ff_cs.csv")"; fi
+  # f = -v(t) with v the table read linearly (or held), within 1e-12.
+  if awk -F, -v hold=$([ $mode = hold ] && echo 1 || echo 0) '
+    NR == 1 { next }
+    { t = $1 + 0; f = $2 + 0
+      if (t < 0.3 - 1e-12) v = hold ? 0 : t / 0.3
+      else if (t < 0.7 - 1e-12) v = hold ? 2 : 2 - 3 * (t - 0.3) / 0.4
+      else if (t < 1 - 1e-12) v = hold ? -1 : -1 + 1.5 * (t - 0.7) / 0.3
+      else v = 0.5
+      d = f + v; if (d < 0) d = -d; if (d > 1e-12) { print "t=" t ": f=" f ", v=" v; bad = 1 } }
+    END { exit bad }' "$tmp/ff_me.csv"; then ok; else ko "$mode: f != -v(t)"; fi
+done
+# The summary names the run, the columns and (ME) the solver restarts: one input jump.
+"$bin" --simulate build/fmus/spring_me.fmu --set c=0 --set d=1 --input "$tmp/v.csv" --stop 1 \
+  --step 0.1 >/dev/null 2>"$tmp/err"
+if grep -q "spring (ME): t = 0 .. 1 s, 11 communication points, .*1 start, 1 restarts (0 events, 1 input jumps" "$tmp/err"; then ok
+else ko "summary: $(cat "$tmp/err")"; fi
+
 # Every example FMU built in both kinds (doc/example-fmus.md): ME (our CVODE) and CS (its own
 # solver) over the DefaultExperiment at rtol 1e-10 agree within 1e-4 relative, |a-b| /
 # (|a|+|b|+1), on every output at every row (measured worst: 5e-6, the ball near rest).
