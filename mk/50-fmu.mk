@@ -3,7 +3,8 @@
 # one interface (federate/fmu/fmu_step.h), and the program tempo-fmu (--simulate; --federation is
 # the FMU federate of mk/77-fmufed.mk, in libfed).
 FMU_SRCS += federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
-            federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c
+            federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c \
+            federate/fmu/fmu_info.c
 
 PROGS += tempo-fmu
 tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c

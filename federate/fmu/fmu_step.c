@@ -248,14 +248,29 @@ int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], doub
  * would end the instance. */
 static int settable(fmu_step *s, const fmu_var *v)
 {
+    /* The initial attribute in effect: an output or local without one is calculated. */
+    fmu_initial ini = fmu_md_initial(v);
     if (v->variability == FMU_V_CONSTANT || v->causality == FMU_C_CALCULATED_PARAMETER ||
-        v->causality == FMU_C_INDEPENDENT || v->initial == FMU_I_CALCULATED ||
+        v->causality == FMU_C_INDEPENDENT || ini == FMU_I_CALCULATED ||
         (s->initialized && v->causality != FMU_C_INPUT && v->variability != FMU_V_TUNABLE))
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" (%s, %s%s) cannot be set%s",
                              v->name, fmu_md_causality_name(v->causality),
                              fmu_md_variability_name(v->variability),
-                             v->initial == FMU_I_CALCULATED ? ", calculated" : "",
+                             ini == FMU_I_CALCULATED ? ", calculated" : "",
                              s->initialized ? " after initialization" : "");
+    return 0;
+}
+
+/* The bounds of the modelDescription (min/max of Real, Integer, Enumeration), checked before
+ * the FMU sees the value: an FMU may accept it silently or end with fmi2Error. */
+static int in_bounds(fmu_step *s, const fmu_var *v, const char *value, double d)
+{
+    if (v->has_min && d < v->min)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: below min %.17g of %s variable \"%s\"",
+                             v->name, value, v->min, fmu_md_type_name(v->type), v->name);
+    if (v->has_max && d > v->max)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: above max %.17g of %s variable \"%s\"",
+                             v->name, value, v->max, fmu_md_type_name(v->type), v->name);
     return 0;
 }
 
@@ -329,12 +344,14 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
         double d = strtod(value, &end);
         if (end == value || *end || errno == ERANGE || !isfinite(d))
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a real number", name, value);
+        if ((rc = in_bounds(s, v, value, d))) return rc;
         if (s->me && (rc = fmu_me_note_set(s->me, 1, &vr, &d))) return rc;
         rc = fmu_step_check(s, fn->SetReal(s->c, &vr, 1, &d), "fmi2SetReal");
     } else if (v->type == FMU_T_INTEGER || v->type == FMU_T_ENUM) {
         long l = strtol(value, &end, 10);
         if (end == value || *end || errno == ERANGE || l < INT_MIN || l > INT_MAX)
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not an integer", name, value);
+        if ((rc = in_bounds(s, v, value, (double)l))) return rc;
         int i = (int)l;
         rc = fmu_step_check(s, fn->SetInteger(s->c, &vr, 1, &i), "fmi2SetInteger");
     } else if (v->type == FMU_T_BOOLEAN) {

@@ -39,6 +39,34 @@ expect 1 "has no CoSimulation interface" --simulate "$ball" --cs
 expect 1 "missing.csv" --simulate build/fmus/mass_me.fmu --input "$tmp/missing.csv"
 expect 1 "--out /nonexistent-dir/x.csv" --simulate "$ball" --out /nonexistent-dir/x.csv
 
+expect 1 "e=5: above max 1 of Real variable \"e\"" --simulate "$ball" --set e=5
+expect 1 "variable \"h\" (output, continuous, calculated) cannot be set" --simulate "$ball" --set h=2
+expect 2 "--json goes with --info" --simulate "$ball" --json
+expect 2 "--info and --simulate exclude each other" --simulate "$ball" --info "$ball"
+expect 1 "missing.fmu" --info "$tmp/missing.fmu"
+
+# --info: kinds, capabilities, default experiment, states, every variable with its bounds.
+if "$bin" --info "$ball" >"$tmp/info.txt" 2>"$tmp/err"; then ok; else ko "--info: $(cat "$tmp/err")"; fi
+for needle in "kinds: ModelExchange" "get/set state yes" "event indicators 1" \
+              "default experiment: start 0 s, stop 3 s, tolerance 1e-10, step 0.01 s" \
+              "continuous states: 2 (h, v)" "variables: 10"; do
+  if grep -qF -- "$needle" "$tmp/info.txt"; then ok; else ko "--info lacks \"$needle\""; fi
+done
+if grep -Eq '^  e +parameter +fixed +exact +Real +0.7 +0 +1 +coefficient of restitution$' "$tmp/info.txt"
+then ok; else ko "--info row of e: $(grep '^  e ' "$tmp/info.txt")"; fi
+if "$bin" --info build/fmus/spring_cs.fmu --json >"$tmp/info.json" 2>"$tmp/err" &&
+   python3 - "$tmp/info.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['kinds'] == ['CoSimulation'] and d['modelExchange'] is None, d['kinds']
+assert d['coSimulation']['maxOutputDerivativeOrder'] == 2 and d['coSimulation']['canInterpolateInputs']
+assert d['defaultExperiment']['stopTime'] == 20 and d['continuousStates'] == ['s', 'impulse']
+v = {x['name']: x for x in d['variables']}
+assert v['v']['causality'] == 'input' and v['v']['start'] == 0 and v['v']['unit'] == 'm/s'
+assert v['f']['initial'] == 'calculated' and 'start' not in v['f']
+EOF2
+then ok; else ko "--info --json: $(cat "$tmp/err" "$tmp/info.json")"; fi
+
 # A good run: header, first and last row, exit 0.
 if "$bin" --simulate build/fmus/dahlquist_cs.fmu --set k=-2 --stop 1 --step 0.5 \
      --out "$tmp/d.csv" 2>"$tmp/err"; then ok; else ko "dahlquist run: $(cat "$tmp/err")"; fi

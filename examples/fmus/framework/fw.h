@@ -29,6 +29,8 @@ typedef struct {
     double start;            /* start value (params and inputs); ignored for calculated ones */
     const char *unit;        /* unit name written to the XML, or NULL */
     const char *description; /* one line for the XML and the docs */
+    int bounded;             /* 1: min and max below are written to the XML (hosts check them) */
+    double min, max;         /* bounds of the value when bounded */
 } fw_var;
 
 /** What a model callback sees: the time and every variable, indexed by value reference.

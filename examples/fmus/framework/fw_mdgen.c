@@ -105,6 +105,13 @@ static void write_variables(FILE *f, const fw_model *m, int cs)
             xml_text(f, v->unit);
             fputs("\"", f);
         }
+        if (v->bounded) {
+            fputs(" min=\"", f);
+            put_double(f, v->min);
+            fputs("\" max=\"", f);
+            put_double(f, v->max);
+            fputs("\"", f);
+        }
         if (v->causality == FW_PARAM || v->causality == FW_INPUT) {
             fputs(" start=\"", f);
             put_double(f, v->start);
