@@ -10,6 +10,7 @@
 
 #include "federate/fmu/fmu_info.h"
 #include "federate/fmu/fmu_sim.h"
+#include "federate/fmu/fmu_zip.h"
 #include "federate/fmufed/fmufed.h"
 
 static const char usage[] =
@@ -147,6 +148,9 @@ static int info(const char *path)
 
 int main(int argc, char **argv)
 {
+    /* SIGINT/SIGTERM/SIGHUP (Ctrl-C, tempo-run stopping its federates) remove the unpacked
+     * FMU folders before the process ends (doc/fmu.md §1). */
+    fmu_zip_remove_on_signals();
     /* Federate mode: its options are fmufed_main's (federate/fmufed/fmufed_cli.c). */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--federation")) return fmufed_main(argc, argv);
