@@ -10,7 +10,7 @@ enum { G, E, H0, VMIN, H, V, DER_H, DER_V, NBOUNCE, RESTING, NV };
 
 static const fw_var vars[NV] = {
     [G] = {"g", FW_PARAM, 0, -1, 9.81, "m/s2", "gravity acceleration"},
-    [E] = {"e", FW_PARAM, 0, -1, 0.7, NULL, "coefficient of restitution", 1, 0.0, 1.0},
+    [E] = {"e", FW_PARAM, 0, -1, 0.7, NULL, "coefficient of restitution"},
     [H0] = {"h0", FW_PARAM, 0, -1, 1.0, "m", "initial height (initial velocity is 0)"},
     [VMIN] = {"v_min", FW_PARAM, 0, -1, 0.01, "m/s",
               "rebound speed below which the ball comes to rest"},
@@ -93,6 +93,8 @@ const fw_model fw_model_def = {
     .stop_time = 3.0,
     .step_size = 0.01,
     .tolerance = 1e-10,
+    .nbounds = 1,
+    .bounds = (const fw_bounds[]){{E, 0.0, 1.0}},
     .init = init,
     .derivatives = derivatives,
     .indicators = indicators,

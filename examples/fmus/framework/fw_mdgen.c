@@ -105,11 +105,12 @@ static void write_variables(FILE *f, const fw_model *m, int cs)
             xml_text(f, v->unit);
             fputs("\"", f);
         }
-        if (v->bounded) {
+        for (int b = 0; b < m->nbounds; b++) {
+            if (m->bounds[b].vr != i) continue;
             fputs(" min=\"", f);
-            put_double(f, v->min);
+            put_double(f, m->bounds[b].min);
             fputs("\" max=\"", f);
-            put_double(f, v->max);
+            put_double(f, m->bounds[b].max);
             fputs("\"", f);
         }
         if (v->causality == FW_PARAM || v->causality == FW_INPUT) {
