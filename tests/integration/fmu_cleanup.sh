@@ -10,7 +10,13 @@ fmu=$(pwd)/build/fmus/dahlquist_cs.fmu
 mkdir -p build/fmu-fixtures
 TMPDIR=$(cd "$(mktemp -d build/fmu-fixtures/cleanup.XXXXXX)" && pwd)
 export TMPDIR
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMPDIR"' EXIT
+# Only the script's own shell cleans up (a subshell must never remove the folder under test).
+cleanup() {
+  [ "$BASHPID" = "$$" ] || return 0
+  kill $(jobs -p) 2>/dev/null
+  rm -rf "$TMPDIR"
+}
+trap cleanup EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -49,11 +55,11 @@ for sig in INT TERM HUP; do
   pid=$!
   wait_for 1 || ko "SIG$sig: no folder appeared"
   kill -s "$sig" "$pid"
-  ( sleep 20; kill -KILL "$pid" 2>/dev/null ) &
-  dog=$!
+  # At most 20 s for the process to end, then SIGKILL (the status then says so).
+  for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   st=$?
-  kill "$dog" 2>/dev/null
   want_st=$((128 + $(kill -l "$sig")))
   # The process ends by the signal itself (the status its parent expects).
   if [ "$st" -eq "$want_st" ]; then ok; else ko "SIG$sig: status $st, want $want_st"; fi
