@@ -84,7 +84,7 @@ deps:
 	@if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
 	  echo "make deps: installing Debian packages"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config zip unzip \
+	    libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config zip unzip libarchive-tools \
 	    clang >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
 	fi
 

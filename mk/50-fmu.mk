@@ -1,9 +1,10 @@
 # mk/50-fmu.mk: the FMI 2.0 host federate/fmu/ (doc/fmu.md): loader, CS and ME (CVODE)
 # stepping behind one interface (federate/fmu/fmu_step.h), and the program tempo-fmu
-# (--simulate; --federation is the FMU federate of mk/77-fmufed.mk).
+# (--simulate, --info; --federation is the FMU federate of mk/77-fmufed.mk).
 # See the Makefile header for the variables this fragment fills in.
 FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
-            federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c
+            federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c \
+            federate/fmu/fmu_info.c
 
 PROGS += tempo-fmu
 tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
@@ -16,7 +17,8 @@ fmu_load_test_LIBS := fmu
 fmu_step_test_LIBS := fmu
 fmu_sim_test_LIBS := fmu
 fmu_fault_test_LIBS := fmu
-INTEG_SCRIPTS += tests/integration/fmu_simulate.sh
+INTEG_SCRIPTS += tests/integration/fmu_simulate.sh tests/integration/fmu_zip_writers.sh \
+                 tests/integration/fmu_cleanup.sh
 FUZZ_TARGETS += tests/fuzz/md_fuzz tests/fuzz/zip_fuzz
 
 # Fixture binaries of our own (never sanitized: they are dlopen'ed): one that exports only

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 /* Inputs at the step start; derivatives only when the FMU can interpolate them. */
-int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in)
+static int set_inputs(fmu_step *s, const fmu_inputs *in)
 {
     if (!in || !in->n) return 0;
     fmu_fns *fn = &s->f->fn;
@@ -31,11 +31,16 @@ int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in)
     return rc;
 }
 
+int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    int rc = set_inputs(s, in);
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
+}
+
 int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
 {
     fmu_fns *fn = &s->f->fn;
-    int rc = fmu_cs_set_inputs(s, in);
-    if (rc == FMU_STEP_EDISCARD) rc = FMU_STEP_EUSAGE; /* refused input value */
+    int rc = fmu_cs_set_inputs(s, in); /* a refused input value is a usage error */
     if (rc) return rc;
     /* We promise not to go back only when we could not anyway. */
     fmi2Boolean no_back = s->f->caps->can_get_and_set_fmu_state ? fmi2False : fmi2True;

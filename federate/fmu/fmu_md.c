@@ -169,6 +169,27 @@ const char *fmu_md_variability_name(fmu_variability v)
     return variability_names[v];
 }
 
+const char *fmu_md_initial_name(fmu_initial i)
+{
+    return i == FMU_I_NONE ? "" : initial_names[i];
+}
+
+fmu_initial fmu_md_initial(const fmu_var *v)
+{
+    if (v->initial != FMU_I_NONE) return v->initial;
+    switch (v->causality) {
+    case FMU_C_PARAMETER:
+        return FMU_I_EXACT;
+    case FMU_C_CALCULATED_PARAMETER:
+        return FMU_I_CALCULATED;
+    case FMU_C_OUTPUT:
+    case FMU_C_LOCAL:
+        return v->variability == FMU_V_CONSTANT ? FMU_I_EXACT : FMU_I_CALCULATED;
+    default:
+        return FMU_I_NONE; /* input, independent */
+    }
+}
+
 /* ---- capability elements ----------------------------------------------------------------- */
 
 static int parse_caps(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
@@ -294,6 +315,21 @@ static int parse_var(md_ctx *c, const xmlNode *n, fmu_var *v, size_t n_vars)
     v->declared_type = attr(c, t, "declaredType");
     if (c->oom) return -2;
     if ((rc = parse_start(c, t, v))) return rc;
+    if (v->type == FMU_T_REAL) {
+        if ((rc = attr_real(c, t, "min", &v->has_min, &v->min)) ||
+            (rc = attr_real(c, t, "max", &v->has_max, &v->max)))
+            return rc;
+        v->unit = attr(c, t, "unit");
+        if (c->oom) return -2;
+    } else if (v->type == FMU_T_INTEGER || v->type == FMU_T_ENUM) {
+        long lo = 0, hi = 0;
+        if ((rc = attr_long(c, t, "min", INT_MIN, INT_MAX, &v->has_min, &lo)) ||
+            (rc = attr_long(c, t, "max", INT_MIN, INT_MAX, &v->has_max, &hi)))
+            return rc;
+        v->min = (double)lo, v->max = (double)hi;
+    }
+    if (v->has_min && v->has_max && v->min > v->max)
+        return fail(c, t, "variable \"%.80s\": min %g is above max %g", v->name, v->min, v->max);
     if (v->type == FMU_T_REAL) {
         if ((rc = attr_long(c, t, "derivative", 1, (long)n_vars, &present, &l))) return rc;
         v->derivative = present ? (int)l : 0;
@@ -726,6 +762,7 @@ void fmu_md_free(fmu_md *md)
         free(md->vars[i].description);
         free(md->vars[i].declared_type);
         free(md->vars[i].start_str);
+        free(md->vars[i].unit);
     }
     free(md->vars);
     free_unknowns(md->outputs, md->n_outputs);

@@ -44,6 +44,9 @@ typedef struct {
     double start_real;           /* Real start */
     long start_int;              /* Integer/Enumeration start; Boolean start as 0/1 */
     char *start_str;             /* String start (NULL unless String with start) */
+    char *unit;                  /* Real unit attribute, NULL when absent */
+    int has_min, has_max;        /* min/max attributes present (Real, Integer, Enumeration) */
+    double min, max;             /* the bounds (Integer and Enumeration as exact doubles) */
     int derivative; /* 1-based index of the variable this is the derivative of, 0 none */
     int line;       /* line of the ScalarVariable element */
 } fmu_var;
@@ -117,9 +120,15 @@ long fmu_md_find(const fmu_md *md, const char *name);
 /** 0-based index of the first variable with this type and value reference, or -1. O(n). */
 long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr);
 
+/** The initial attribute in effect: the variable's own, else the standard's default for its
+ * causality and variability (FMI 2.0 §2.2.7: parameters and constants exact, outputs and
+ * locals calculated; inputs and the independent variable FMU_I_NONE). */
+fmu_initial fmu_md_initial(const fmu_var *v);
+
 /** Names for messages ("Real", "output", "continuous", ...). */
 const char *fmu_md_type_name(fmu_vtype t);
 const char *fmu_md_causality_name(fmu_causality c);
 const char *fmu_md_variability_name(fmu_variability v);
+const char *fmu_md_initial_name(fmu_initial i); /* "" for FMU_I_NONE */
 
 #endif /* TEMPO_FEDERATE_FMU_MD_H */

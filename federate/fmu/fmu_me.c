@@ -1,9 +1,10 @@
 /* Model-exchange stepping with SUNDIALS CVODE 6 (BDF or Adams, dense Newton): state events by
  * root finding on the event indicators, time events by stop times, step events from
  * fmi2CompletedIntegratorStep, event iteration with fmi2NewDiscreteStates, polynomial inputs.
- * Serves doc/fmu.md. CVODE is re-initialised from the FMU's states at every step start and
- * after every event, which makes each step a function of (FMU state, inputs) and rollback exact
- * (doc/fmu.md "Rollback"). Read next: doc/fmu.md. */
+ * Serves doc/fmu.md. CVODE keeps its history across communication points and is
+ * re-initialised only where the right-hand side jumps: an event, an input whose value changed,
+ * a state or input set from outside, a save or restore of the FMU state (doc/fmu.md §6, §7).
+ * Read next: doc/fmu.md. */
 #include "federate/fmu/fmu_step_impl.h"
 
 #include <float.h>
@@ -24,6 +25,11 @@
 #define ME_MAX_STALLED         20       /* consecutive CVODE steps that do not advance time */
 #define ME_DEFAULT_RTOL        1e-6     /* when neither caller nor DefaultExperiment gives one */
 #define ME_MAX_INPUT_ORDER     8        /* highest input derivative accepted (fmu_step.c checks) */
+/* An input counts as changed (the RHS jumps, CVODE restarts) when its new value at the step
+ * start differs from the value the FMU holds by more than this, relative to max(1, |u|):
+ * a piecewise-linear input recomputed by the caller differs from the continued polynomial by
+ * a few rounding errors, which is no jump. */
+#define ME_INPUT_JUMP 1e-12
 
 struct fmu_me {
     fmu_step *s;             /* owner */
@@ -47,7 +53,10 @@ struct fmu_me {
     double *in_val; /* n_in scratch values */
     int in_order;
     double in_t0;
+    double *in_old;   /* n_in scratch: values the FMU held before the step's inputs */
     char cv_msg[200]; /* last CVODE error message */
+    int need_restart; /* CVODE must be re-initialised from the FMU's states before going on */
+    long restarts[FMU_RESTART_NCAUSES]; /* restarts done, by cause (fmu_restart_cause) */
 };
 
 /* ---- callbacks ----------------------------------------------------------------------------- */
@@ -214,6 +223,7 @@ int fmu_me_new(fmu_step *s, const fmu_step_opts *o)
     me->rtol = o->rtol > 0 ? o->rtol : md->has_tolerance ? md->tolerance : ME_DEFAULT_RTOL;
     me->atol = o->atol;
     me->step_events = !s->f->caps->completed_integrator_step_not_needed;
+    me->need_restart = FMU_RESTART_START + 1;
     me->xvr = calloc(me->n, sizeof *me->xvr);
     me->xnom = calloc(me->n, sizeof *me->xnom);
     if (!me->xvr || !me->xnom) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
@@ -246,6 +256,7 @@ void fmu_me_free(fmu_me *me)
     free(me->in_vr);
     free(me->in_coef);
     free(me->in_val);
+    free(me->in_old);
     free(me);
 }
 
@@ -277,9 +288,11 @@ int fmu_me_derivatives(fmu_step *s, double *dx)
 
 /* ---- stepping ------------------------------------------------------------------------------ */
 
-/* Copies the step's inputs into the polynomial the RHS evaluates. NULL: keep the values. */
+/* Copies the step's inputs into the polynomial the RHS evaluates and sets their values at t0.
+ * NULL: keep the values. A value that differs from what the FMU held asks for a restart. */
 static int take_inputs(fmu_me *me, const fmu_inputs *in, double t0)
 {
+    fmu_step *s = me->s;
     if (!in) {
         me->in_order = 0; /* hold what the FMU has */
         me->n_in = 0;
@@ -294,7 +307,9 @@ static int take_inputs(fmu_me *me, const fmu_inputs *in, double t0)
         if (v) me->in_vr = v;
         double *x = realloc(me->in_val, cap * sizeof *x);
         if (x) me->in_val = x;
-        if (!c || !v || !x) return fmu_step_fail(me->s, FMU_STEP_ESYS, "out of memory");
+        double *o = realloc(me->in_old, cap * sizeof *o);
+        if (o) me->in_old = o;
+        if (!c || !v || !x || !o) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
         me->cap_in = cap;
     }
     me->n_in = in->n;
@@ -306,14 +321,25 @@ static int take_inputs(fmu_me *me, const fmu_inputs *in, double t0)
         for (size_t k = 1; k < w; k++)
             me->in_coef[i * w + k] = in->du[i * (w - 1) + k - 1];
     }
+    /* What the FMU holds now: the previous step's polynomial at t0, a held value, or a value
+     * set from outside. A jump in value makes the RHS discontinuous; a change of slope only
+     * does not. */
+    int rc = in->n ? fmu_step_check(s, s->f->fn.GetReal(s->c, me->in_vr, in->n, me->in_old),
+                                    "fmi2GetReal(inputs)")
+                   : 0;
+    for (size_t i = 0; !rc && i < in->n && !me->need_restart; i++)
+        if (fabs(in->u[i] - me->in_old[i]) >
+            ME_INPUT_JUMP * fmax(1.0, fmax(fabs(in->u[i]), fabs(me->in_old[i]))))
+            me->need_restart = FMU_RESTART_INPUT + 1;
     /* Held inputs are set once here; polynomials again before every evaluation. */
-    int rc = fmu_step_check(me->s, set_inputs_at(me, t0), "fmi2SetReal(inputs)");
+    if (!rc) rc = fmu_step_check(s, set_inputs_at(me, t0), "fmi2SetReal(inputs)");
     if (me->in_order == 0) me->n_in = 0;
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
 }
 
-/* (Re)starts CVODE at t from the FMU's current states. */
-static int restart(fmu_me *me, double t, int read_states)
+/* (Re)starts CVODE at t from the FMU's current states (read_states) or from me->y, counting
+ * the restart under cause. */
+static int restart(fmu_me *me, double t, int read_states, fmu_restart_cause cause)
 {
     fmu_step *s = me->s;
     if (read_states && me->nx) {
@@ -325,7 +351,38 @@ static int restart(fmu_me *me, double t, int read_states)
     if (!me->nx) N_VConst(0.0, me->y);
     int flag = CVodeReInit(me->cv, t, me->y);
     if (!flag) flag = CVodeSVtolerances(me->cv, me->rtol, me->abstol);
-    return flag ? cv_fail(me, flag, "CVodeReInit") : 0;
+    if (flag) return cv_fail(me, flag, "CVodeReInit");
+    me->need_restart = 0;
+    me->restarts[cause]++;
+    return 0;
+}
+
+int fmu_me_note_set(fmu_me *me, size_t n, const fmi2ValueReference vr[], const double v[])
+{
+    fmu_step *s = me->s;
+    for (size_t i = 0; i < n && !me->need_restart; i++) {
+        double old;
+        int rc = fmu_step_check(s, s->f->fn.GetReal(s->c, &vr[i], 1, &old), "fmi2GetReal");
+        if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+        if (fabs(v[i] - old) > ME_INPUT_JUMP * fmax(1.0, fmax(fabs(v[i]), fabs(old))))
+            me->need_restart = FMU_RESTART_SET + 1;
+    }
+    return 0;
+}
+
+int fmu_me_set_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    return take_inputs(s->me, in, s->t);
+}
+
+void fmu_me_mark_restart(fmu_me *me, fmu_restart_cause cause)
+{
+    if (!me->need_restart) me->need_restart = (int)cause + 1;
+}
+
+long fmu_me_restarts(const fmu_me *me, fmu_restart_cause cause)
+{
+    return me->restarts[cause];
 }
 
 /* After a CVODE failure: FMU broken (EFMU) or a refused step (EDISCARD, restore needed). */
@@ -345,7 +402,7 @@ static int handle_event(fmu_me *me, double t)
     int rc = fmu_step_check(s, s->f->fn.EnterEventMode(s->c), "fmi2EnterEventMode");
     if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
     if ((rc = event_iteration(me, t))) return rc;
-    return restart(me, t, 0);
+    return restart(me, t, 0, FMU_RESTART_EVENT);
 }
 
 int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
@@ -356,7 +413,10 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
     me->cv_msg[0] = '\0';
     int rc = fmu_step_check(s, fn->SetTime(s->c, t), "fmi2SetTime");
     if (!rc) rc = take_inputs(me, in, t);
-    if (!rc) rc = restart(me, t, 1);
+    /* CVODE goes on from where the last step stopped (its stop time t) unless the RHS jumped
+     * here; the FMU holds the states CVODE returned at t. */
+    if (!rc && me->need_restart)
+        rc = restart(me, t, 1, (fmu_restart_cause)(me->need_restart - 1));
     long events = 0, steps = 0, stalled = 0;
     /* Invariant: the FMU holds time t, inputs u(t) and states y(t) in continuous-time mode. */
     while (!rc && t < t_end) {

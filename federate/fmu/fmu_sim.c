@@ -155,19 +155,47 @@ typedef struct {
     fmi2ValueReference *out_vr; /* columns written */
     size_t n_out;
     long *out_var; /* var index per written column */
+    long points;   /* communication points written */
 } sim_run;
 
+/* One CSV field: as it is, or in double quotes (quotes doubled) when quoted is set or the text
+ * holds a comma, a quote or a line break (RFC 4180). */
+static void put_field(FILE *out, const char *text, int quoted)
+{
+    if (!quoted && !strpbrk(text, ",\"\r\n")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"') fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* The outputs of the current time: Real with %.17g (round-trip exact), Integer and
+ * Enumeration as integers, Boolean as 0/1, String quoted. */
 static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
 {
     fprintf(out, "%.17g", fmu_step_time(r->s));
     for (size_t i = 0; i < r->n_out; i++) {
-        double v;
         const fmu_var *var = &fmu_step_md(r->s)->vars[r->out_var[i]];
+        fputc(',', out);
+        if (var->type == FMU_T_STRING) {
+            const char *str;
+            if (fmu_step_get_string(r->s, var->name, &str))
+                return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+            put_field(out, str, 1);
+            continue;
+        }
+        double v;
         if (fmu_step_get_by_name(r->s, var->name, &v))
             return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
-        fprintf(out, ",%.17g", v);
+        fprintf(out, "%.17g", v);
     }
     fputc('\n', out);
+    r->points++;
     return 0;
 }
 
@@ -176,16 +204,19 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
     const fmu_md *md = fmu_step_md(r->s);
     r->out_var = calloc(md->n_vars + 1, sizeof *r->out_var);
     if (!r->out_var) return snprintf(err, errlen, "out of memory"), 1;
+    /* Every output whatever its type, then (--states) the continuous states that are not
+     * outputs. */
     for (size_t i = 0; i < md->n_vars; i++) {
         int state = 0;
         for (size_t k = 0; o->with_states && k < md->n_states; k++)
             state |= (size_t)md->state_index[k] == i;
-        if ((md->vars[i].causality == FMU_C_OUTPUT || state) && md->vars[i].type != FMU_T_STRING)
-            r->out_var[r->n_out++] = (long)i;
+        if (md->vars[i].causality == FMU_C_OUTPUT || state) r->out_var[r->n_out++] = (long)i;
     }
     fputs("time", out);
-    for (size_t i = 0; i < r->n_out; i++)
-        fprintf(out, ",%s", md->vars[r->out_var[i]].name);
+    for (size_t i = 0; i < r->n_out; i++) {
+        fputc(',', out);
+        put_field(out, md->vars[r->out_var[i]].name, 0);
+    }
     fputc('\n', out);
     if (!r->tab.names) return 0;
     size_t n = r->tab.n_cols;
@@ -204,23 +235,43 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
     return 0;
 }
 
+/* The CSV inputs at t (value and slope of the segment starting at t); *next gets the next
+ * CSV row time after t. NULL when there is no input file. */
+static const fmu_inputs *inputs_at(sim_run *r, const fmu_sim_opts *o, double t, fmu_inputs *in,
+                                   double *next)
+{
+    *next = INFINITY;
+    if (!r->tab.names || r->tab.n_cols < 2) return NULL;
+    for (size_t c = 1; c < r->tab.n_cols; c++)
+        sample(&r->tab, c, t, o->interp, &r->u[c - 1], &r->du[c - 1], next);
+    *in = (fmu_inputs){r->tab.n_cols - 1, r->in_vr + 1, r->u, o->interp == FMU_SIM_LINEAR, r->du};
+    return in;
+}
+
+/* A communication point (doc/fmu.md §8): the inputs of t are set, then the outputs of t are
+ * written; the step to the next point follows. The same order for CS and ME, so a direct
+ * feedthrough y = u records y(t) = u(t) in both. */
+static int sim_point(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
+{
+    fmu_inputs in;
+    double next;
+    const fmu_inputs *pin = inputs_at(r, o, fmu_step_time(r->s), &in, &next);
+    if (pin && fmu_step_set_inputs(r->s, pin))
+        return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+    return write_row(r, out, err, errlen);
+}
+
 /* One communication step [t, t_next], split at CSV rows so linear inputs are exact. */
 static int sim_step(sim_run *r, const fmu_sim_opts *o, double t_next, char *err, size_t errlen,
                     int *terminated)
 {
     while (fmu_step_time(r->s) < t_next) {
-        double t = fmu_step_time(r->s), seg_end = t_next;
-        fmu_inputs in = {0};
-        if (r->tab.names && r->tab.n_cols > 1) {
-            double next = INFINITY;
-            for (size_t c = 1; c < r->tab.n_cols; c++)
-                sample(&r->tab, c, t, o->interp, &r->u[c - 1], &r->du[c - 1], &next);
-            if (next < seg_end) seg_end = next;
-            in = (fmu_inputs){r->tab.n_cols - 1, r->in_vr + 1, r->u, o->interp == FMU_SIM_LINEAR,
-                              r->du};
-        }
+        double t = fmu_step_time(r->s), next;
+        fmu_inputs in;
+        const fmu_inputs *pin = inputs_at(r, o, t, &in, &next);
+        double seg_end = next < t_next ? next : t_next;
         double reached;
-        int rc = fmu_step_do(r->s, seg_end - t, r->tab.names ? &in : NULL, &reached);
+        int rc = fmu_step_do(r->s, seg_end - t, pin, &reached);
         if (rc == FMU_STEP_TERMINATED) {
             *terminated = 1;
             snprintf(err, errlen, "%s", fmu_step_errmsg(r->s));
@@ -229,6 +280,38 @@ static int sim_step(sim_run *r, const fmu_sim_opts *o, double t_next, char *err,
         if (rc) return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
     }
     return 0;
+}
+
+/* One line on o->summary: the run, what was recorded, the ME solver's restarts. */
+static void summary(sim_run *r, const fmu_sim_opts *o, double t0)
+{
+    if (!o->summary) return;
+    const fmu_md *md = fmu_step_md(r->s);
+    size_t n_str = 0, n_disc = 0;
+    for (size_t i = 0; i < r->n_out; i++) {
+        fmu_vtype ty = md->vars[r->out_var[i]].type;
+        n_str += ty == FMU_T_STRING;
+        n_disc += ty != FMU_T_STRING && ty != FMU_T_REAL;
+    }
+    fprintf(o->summary,
+            "tempo-fmu: %s (%s): t = %.9g .. %.9g s, %ld communication points, %zu columns "
+            "recorded (%zu Integer/Boolean/Enumeration, %zu String), none left out",
+            md->model_name, fmu_step_kind(r->s) == FMU_KIND_ME ? "ME" : "CS", t0,
+            fmu_step_time(r->s), r->points, r->n_out, n_disc, n_str);
+    if (fmu_step_kind(r->s) == FMU_KIND_ME)
+        fprintf(o->summary,
+                "; CVODE: %ld start, %ld restarts (%ld events, %ld input jumps, %ld set from "
+                "outside, %ld save/restore)",
+                fmu_step_restarts(r->s, FMU_RESTART_START),
+                fmu_step_restarts(r->s, FMU_RESTART_EVENT) +
+                    fmu_step_restarts(r->s, FMU_RESTART_INPUT) +
+                    fmu_step_restarts(r->s, FMU_RESTART_SET) +
+                    fmu_step_restarts(r->s, FMU_RESTART_STATE),
+                fmu_step_restarts(r->s, FMU_RESTART_EVENT),
+                fmu_step_restarts(r->s, FMU_RESTART_INPUT),
+                fmu_step_restarts(r->s, FMU_RESTART_SET),
+                fmu_step_restarts(r->s, FMU_RESTART_STATE));
+    fputc('\n', o->summary);
 }
 
 int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
@@ -250,15 +333,18 @@ int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
         goto done;
     }
     if (!(h > 0)) h = 1.0; /* t1 == t0: no steps anyway */
-    if (pick_columns(&r, o, out, err, errlen) || write_row(&r, out, err, errlen)) goto done;
+    if (pick_columns(&r, o, out, err, errlen) || sim_point(&r, o, out, err, errlen)) goto done;
     /* Grid t0 + i*h (not accumulated sums), last point exactly t1. */
     double steps = ceil((t1 - t0) / h - 1e-9);
     int terminated = 0;
     for (double i = 1; i <= steps && !terminated; i++) {
         double tn = i >= steps ? t1 : t0 + i * h;
-        if (sim_step(&r, o, tn, err, errlen, &terminated) || write_row(&r, out, err, errlen))
+        if (sim_step(&r, o, tn, err, errlen, &terminated)) goto done;
+        /* The model stopped: its last state is written as it is (no inputs can be set). */
+        if (terminated ? write_row(&r, out, err, errlen) : sim_point(&r, o, out, err, errlen))
             goto done;
     }
+    summary(&r, o, t0);
     rc = 0;
 done:
     fmu_step_close(r.s);

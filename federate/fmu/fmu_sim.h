@@ -20,6 +20,7 @@ typedef struct {
     const char *input_csv;             /* NULL: no input file */
     fmu_sim_interp interp;             /* CSV inputs: linear (default) or sample-and-hold */
     int with_states;                   /* also write the continuous states (ME) */
+    FILE *summary;                     /* NULL: none; else one line after a run that ended well */
 } fmu_sim_opts;
 
 /** A table of numbers read from CSV: column 0 is time. */
@@ -40,7 +41,9 @@ void fmu_sim_table_fini(fmu_sim_table *t);
 
 /**
  * Run the simulation and write "time,<outputs...>" rows to out, from the start time and after
- * every communication step.
+ * every communication step. At each communication point the inputs of that time are set
+ * first, then its outputs are written, then the step to the next point is taken (CS and ME
+ * alike). Every output is written whatever its type (Boolean as 0/1, String in quotes).
  * @return 0 done (also when the model terminated early: a note goes to err); 1 failure (err
  *         says why: bad FMU, bad option, unknown input column, FMU error or discard).
  */

@@ -151,7 +151,9 @@ void fmu_step_close(fmu_step *s)
     if (!s) return;
     fmu_me_free(s->me);
     if (s->c && s->broken != 2) {
-        if (!s->broken) s->f->fn.Terminate(s->c);
+        /* fmi2Terminate only after initialization and never after fmi2Error (FMI 2.0 state
+         * machine); fmi2FreeInstance always, unless the FMU reported fmi2Fatal. */
+        if (!s->broken && s->initialized) s->f->fn.Terminate(s->c);
         s->f->fn.FreeInstance(s->c);
     }
     fmu_unload(s->f);
@@ -215,24 +217,23 @@ int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
     return rc;
 }
 
+int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    if (s->broken) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the FMU failed earlier; close it");
+    if (s->terminated) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the model has terminated");
+    if (s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
+    int rc = fmu_step_check_inputs(s, in);
+    if (rc || !in) return rc;
+    return s->me ? fmu_me_set_inputs(s, in) : fmu_cs_set_inputs(s, in);
+}
+
 /* ---- variables ----------------------------------------------------------------------------- */
 
 static int usable(fmu_step *s)
 {
     if (s->broken) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the FMU failed earlier; close it");
     return 0;
-}
-
-int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)
-{
-    int rc = usable(s);
-    if (!rc && !in) rc = fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: NULL");
-    if (!rc) rc = fmu_step_check_inputs(s, in);
-    if (rc || !in->n) return rc;
-    /* ME: the polynomial is evaluated at every right-hand side of the next step; now only
-       the values matter (outputs are algebraic in them). */
-    rc = s->me ? fmu_step_set_real(s, in->n, in->vr, in->u) : fmu_cs_set_inputs(s, in);
-    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
 }
 
 int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], double out[])
@@ -247,14 +248,29 @@ int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], doub
  * would end the instance. */
 static int settable(fmu_step *s, const fmu_var *v)
 {
+    /* The initial attribute in effect: an output or local without one is calculated. */
+    fmu_initial ini = fmu_md_initial(v);
     if (v->variability == FMU_V_CONSTANT || v->causality == FMU_C_CALCULATED_PARAMETER ||
-        v->causality == FMU_C_INDEPENDENT || v->initial == FMU_I_CALCULATED ||
+        v->causality == FMU_C_INDEPENDENT || ini == FMU_I_CALCULATED ||
         (s->initialized && v->causality != FMU_C_INPUT && v->variability != FMU_V_TUNABLE))
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" (%s, %s%s) cannot be set%s",
                              v->name, fmu_md_causality_name(v->causality),
                              fmu_md_variability_name(v->variability),
-                             v->initial == FMU_I_CALCULATED ? ", calculated" : "",
+                             ini == FMU_I_CALCULATED ? ", calculated" : "",
                              s->initialized ? " after initialization" : "");
+    return 0;
+}
+
+/* The bounds of the modelDescription (min/max of Real, Integer, Enumeration), checked before
+ * the FMU sees the value: an FMU may accept it silently or end with fmi2Error. */
+static int in_bounds(fmu_step *s, const fmu_var *v, const char *value, double d)
+{
+    if (v->has_min && d < v->min)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: below min %.17g of %s variable \"%s\"",
+                             v->name, value, v->min, fmu_md_type_name(v->type), v->name);
+    if (v->has_max && d > v->max)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: above max %.17g of %s variable \"%s\"",
+                             v->name, value, v->max, fmu_md_type_name(v->type), v->name);
     return 0;
 }
 
@@ -269,6 +285,7 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
                                  vr[i]);
         if ((rc = settable(s, &s->f->md->vars[k]))) return rc;
     }
+    if (s->me && s->initialized && (rc = fmu_me_note_set(s->me, n, vr, v))) return rc;
     rc = fmu_step_check(s, s->f->fn.SetReal(s->c, vr, n, v), "fmi2SetReal");
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc; /* refused value: caller's fault */
 }
@@ -294,6 +311,23 @@ int fmu_step_get_by_name(fmu_step *s, const char *name, double *out)
     return rc;
 }
 
+int fmu_step_get_string(fmu_step *s, const char *name, const char **out)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    long k = fmu_md_find(s->f->md, name);
+    if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
+    const fmu_var *v = &s->f->md->vars[k];
+    if (v->type != FMU_T_STRING)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" is a %s, not a String", name,
+                             fmu_md_type_name(v->type));
+    fmi2ValueReference vr = v->vr;
+    fmi2String str = NULL;
+    rc = fmu_step_check(s, s->f->fn.GetString(s->c, &vr, 1, &str), "fmi2GetString");
+    if (!rc) *out = str ? str : "";
+    return rc;
+}
+
 int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
 {
     int rc = usable(s);
@@ -310,11 +344,14 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
         double d = strtod(value, &end);
         if (end == value || *end || errno == ERANGE || !isfinite(d))
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a real number", name, value);
+        if ((rc = in_bounds(s, v, value, d))) return rc;
+        if (s->me && (rc = fmu_me_note_set(s->me, 1, &vr, &d))) return rc;
         rc = fmu_step_check(s, fn->SetReal(s->c, &vr, 1, &d), "fmi2SetReal");
     } else if (v->type == FMU_T_INTEGER || v->type == FMU_T_ENUM) {
         long l = strtol(value, &end, 10);
         if (end == value || *end || errno == ERANGE || l < INT_MIN || l > INT_MAX)
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not an integer", name, value);
+        if ((rc = in_bounds(s, v, value, (double)l))) return rc;
         int i = (int)l;
         rc = fmu_step_check(s, fn->SetInteger(s->c, &vr, 1, &i), "fmi2SetInteger");
     } else if (v->type == FMU_T_BOOLEAN) {
@@ -330,6 +367,8 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
         fmi2String str = value;
         rc = fmu_step_check(s, fn->SetString(s->c, &vr, 1, &str), "fmi2SetString");
     }
+    /* A discrete variable set from outside: the RHS may jump (a Real one was compared). */
+    if (s->me && v->type != FMU_T_REAL) fmu_me_mark_restart(s->me, FMU_RESTART_SET);
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
 }
 
@@ -402,6 +441,9 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out)
         free(st);
         return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
     }
+    /* CVODE's history cannot be saved: a restored step restarts it, so the straight path
+     * restarts here too and both run the same instructions (doc/fmu.md §7). */
+    if (s->me) fmu_me_mark_restart(s->me, FMU_RESTART_STATE);
     st->owner = s;
     st->t = s->t;
     st->terminated = s->terminated;
@@ -421,9 +463,12 @@ int fmu_step_restore(fmu_step *s, const fmu_step_state *st)
     s->t = st->t;
     s->terminated = st->terminated;
     s->need_restore = 0;
-    /* The ME integrator is re-initialised from the FMU's states at every step start, so
-     * nothing of CVODE needs restoring (doc/fmu.md, "Rollback"). */
-    if (s->me) fmu_me_set_event(s->me, st->me_next_defined, st->me_next_time);
+    /* The ME integrator restarts from the restored FMU states, as it did on the straight
+     * path after the save (doc/fmu.md §7). */
+    if (s->me) {
+        fmu_me_set_event(s->me, st->me_next_defined, st->me_next_time);
+        fmu_me_mark_restart(s->me, FMU_RESTART_STATE);
+    }
     return 0;
 }
 
@@ -432,4 +477,64 @@ void fmu_step_state_free(fmu_step *s, fmu_step_state *st)
     if (!st) return;
     if (st->fs && s && s->c && s->broken != 2) s->f->fn.FreeFMUstate(s->c, &st->fs);
     free(st);
+}
+
+/* ---- solver restarts and continuous states ----------------------------------------------- */
+
+long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause)
+{
+    if (!s->me || cause < 0 || cause >= FMU_RESTART_NCAUSES) return 0;
+    return fmu_me_restarts(s->me, cause);
+}
+
+size_t fmu_step_n_states(const fmu_step *s)
+{
+    return s->me ? s->f->md->n_states : 0;
+}
+
+/* Common checks of the state functions: ME, n matches, not failed. */
+static int states_usable(fmu_step *s, size_t n, const char *what)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!s->me)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: %s is not run as model exchange", what,
+                             s->f->md->model_name);
+    if (n != s->f->md->n_states)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: %zu values, %s has %zu continuous states",
+                             what, n, s->f->md->model_name, s->f->md->n_states);
+    return 0;
+}
+
+int fmu_step_get_states(fmu_step *s, size_t n, double x[])
+{
+    int rc = states_usable(s, n, "fmu_step_get_states");
+    if (rc || !n) return rc;
+    rc = fmu_step_check(s, s->f->fn.GetContinuousStates(s->c, x, n), "fmi2GetContinuousStates");
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
+int fmu_step_set_states(fmu_step *s, size_t n, const double x[])
+{
+    int rc = states_usable(s, n, "fmu_step_set_states");
+    if (rc || !n) return rc;
+    if (s->terminated || s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "fmu_step_set_states: %s",
+                             s->terminated ? "the model has terminated"
+                                           : "a step was discarded: restore a state first");
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "fmu_step_set_states: state %zu is not finite",
+                                 i);
+    rc = fmu_step_check(s, s->f->fn.SetContinuousStates(s->c, x, n), "fmi2SetContinuousStates");
+    if (rc != FMU_STEP_EFMU) fmu_me_mark_restart(s->me, FMU_RESTART_SET);
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
+}
+
+int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[])
+{
+    int rc = states_usable(s, n, "fmu_step_get_derivatives");
+    if (rc || !n) return rc;
+    rc = fmu_me_derivatives(s, dx);
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }

@@ -23,6 +23,16 @@ enum {
     FMU_STEP_ESYS = -5       /* system error or out of memory */
 };
 
+/** Why the ME integrator was (re)initialised (fmu_step_restarts, doc/fmu.md §6). */
+typedef enum {
+    FMU_RESTART_START = 0, /* the first step after fmu_step_open */
+    FMU_RESTART_EVENT = 1, /* after a state, time or step event */
+    FMU_RESTART_INPUT = 2, /* an input's value jumped at a step start */
+    FMU_RESTART_SET = 3,   /* a variable or the continuous states were set from outside */
+    FMU_RESTART_STATE = 4, /* fmu_step_save or fmu_step_restore (rollback stays bit-exact) */
+    FMU_RESTART_NCAUSES = 5
+} fmu_restart_cause;
+
 /** ME integration method. */
 typedef enum { FMU_SOLVER_BDF = 0, FMU_SOLVER_ADAMS = 1 } fmu_solver;
 
@@ -88,13 +98,14 @@ void fmu_step_close(fmu_step *s);
 int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
 
 /**
- * Set the inputs now, at the current time, as fmu_step_do does at the start of a step: values,
- * and for co-simulation their derivatives when the FMU can interpolate inputs. Outputs and
- * output derivatives read afterwards see them (direct feedthrough). A later fmu_step_do at the
- * same time with the same inputs sets them again, which changes nothing.
- * @param in inputs at the current time, not NULL
- * @return FMU_STEP_OK; FMU_STEP_EUSAGE (bad inputs, value refused, the FMU failed earlier);
- *         FMU_STEP_EFMU; FMU_STEP_ESYS.
+ * Set the inputs now, at the current time, without stepping (communication-point order,
+ * doc/fmu.md §4: set the inputs of t, read the outputs of t, then step): values, and for
+ * co-simulation their derivatives when the FMU can interpolate inputs, so that outputs and
+ * output derivatives read afterwards see them (direct feedthrough). A following fmu_step_do
+ * with the same inputs sets them again, which changes nothing. ME: a value that differs from
+ * the FMU's restarts the integrator at the next step.
+ * @param in NULL: nothing to do
+ * @return OK; EUSAGE bad inputs, terminated, discard pending, value refused; EFMU.
  */
 int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in);
 
@@ -117,6 +128,10 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
 /** Read a numeric variable (Real, Integer, Boolean as 0/1, Enumeration) by name.
  * @return OK; EUSAGE unknown name or String variable; EFMU. */
 int fmu_step_get_by_name(fmu_step *s, const char *name, double *out);
+/** Read a String variable by name. @param out receives the FMU's string (never NULL on
+ * success: "" when the FMU gives NULL), owned by the FMU and valid until the next call on s.
+ * @return OK; EUSAGE unknown name or not a String; EFMU. */
+int fmu_step_get_string(fmu_step *s, const char *name, const char **out);
 /** Set any variable by name from text ("1.5", "3", "true"/"false"/"1"/"0", any string).
  * Same rule as fmu_step_set_real on what may be set when.
  * @return OK; EUSAGE unknown name, unparsable value, variable not settable (constant,
@@ -147,6 +162,27 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out);
 int fmu_step_restore(fmu_step *s, const fmu_step_state *st);
 /** Free a snapshot (before closing s). Accepts NULL. */
 void fmu_step_state_free(fmu_step *s, fmu_step_state *st);
+
+/** How often the ME integrator (CVODE) was initialised for this cause since open; always 0
+ * for CS. Between restarts CVODE integrates across communication points with its history
+ * (order, step size) intact. */
+long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause);
+
+/* ---- Continuous states (ME only), for master algorithms that drive the integration ------ */
+
+/** Number of continuous states (ME: numberOfContinuousStates from the model structure; CS: 0). */
+size_t fmu_step_n_states(const fmu_step *s);
+/** Read the nx continuous states at the current time (fmi2GetContinuousStates), in the order
+ * of the modelDescription's Derivatives. @return OK; EUSAGE not ME or n != nx; EFMU. */
+int fmu_step_get_states(fmu_step *s, size_t n, double x[]);
+/** Overwrite the nx continuous states at the current time (fmi2SetContinuousStates). The
+ * integrator restarts from them at the next step (cause FMU_RESTART_SET).
+ * @return OK; EUSAGE not ME, n != nx, a value not finite, the model has terminated, or the
+ *         FMU refused them (fmi2Discard); EFMU. */
+int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
+/** The nx state derivatives at the current time, states and inputs (fmi2GetDerivatives).
+ * @return OK; EUSAGE not ME or n != nx; EFMU. */
+int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);

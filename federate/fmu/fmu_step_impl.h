@@ -52,6 +52,16 @@ void fmu_me_get_event(const fmu_me *me, int *defined, double *t);
 void fmu_me_set_event(fmu_me *me, int defined, double t);
 /* Index of the state whose value reference is vr, or -1. */
 long fmu_me_state_of(const fmu_me *me, fmi2ValueReference vr);
+/* Ask for a CVODE restart before the next step (the RHS jumped for this cause). */
+void fmu_me_mark_restart(fmu_me *me, fmu_restart_cause cause);
+/* Before n Real values are set from outside: a restart when one differs from the FMU's. */
+int fmu_me_note_set(fmu_me *me, size_t n, const fmi2ValueReference vr[], const double v[]);
+/* The step inputs' values at the current time (fmu_step_set_inputs). */
+int fmu_me_set_inputs(fmu_step *s, const fmu_inputs *in);
+/* CS counterpart (fmu_cs.c). */
+int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in);
+/* Restarts done for this cause. */
+long fmu_me_restarts(const fmu_me *me, fmu_restart_cause cause);
 /* Derivatives of states (current time and states). */
 int fmu_me_derivatives(fmu_step *s, double *dx);
 

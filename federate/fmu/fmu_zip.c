@@ -8,16 +8,46 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <zip.h>
 
 /* Entry names longer than this are refused (PATH_MAX-safe once joined to the folder). */
 #define ZIP_MAX_NAME 1024
+/* Unpacked folders remembered for removal on a signal, and the longest path remembered. */
+#define ZIP_LIVE_SLOTS 64
+#define ZIP_LIVE_PATH  1024
+/* Name prefix of the folders: tempo-fmu-<pid>-XXXXXX. */
+#define ZIP_DIR_PREFIX "tempo-fmu-"
+
+/* ---- live folders: a registry the signal handler can read -------------------------------- */
+
+/* A slot is in use when used is 1; path is written before used is set and read only then. */
+static char live_path[ZIP_LIVE_SLOTS][ZIP_LIVE_PATH];
+static volatile sig_atomic_t live_used[ZIP_LIVE_SLOTS];
+
+static void live_add(const char *dir)
+{
+    if (strlen(dir) >= ZIP_LIVE_PATH) return; /* fmu_zip_sweep finds it after a kill */
+    for (int i = 0; i < ZIP_LIVE_SLOTS; i++)
+        if (!live_used[i]) {
+            strcpy(live_path[i], dir);
+            live_used[i] = 1;
+            return;
+        }
+}
+
+static void live_remove(const char *dir)
+{
+    for (int i = 0; i < ZIP_LIVE_SLOTS; i++)
+        if (live_used[i] && strcmp(live_path[i], dir) == 0) live_used[i] = 0;
+}
 
 /* Why a name is unsafe, or NULL when it is fine. */
 static const char *bad_name(const char *name)
@@ -81,7 +111,7 @@ static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", root, name);
     zip_file_t *zf = zip_fopen_index(za, i, 0);
-    if (!zf) return snprintf(err, errlen, "%s: %s", name, zip_strerror(za)), -1;
+    if (!zf) return snprintf(err, errlen, "entry \"%.200s\": %s", name, zip_strerror(za)), -1;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd < 0) {
         int e = errno;
@@ -95,7 +125,7 @@ static int write_entry(zip_t *za, zip_uint64_t i, const char *root, const char *
     for (;;) {
         zip_int64_t n = zip_fread(zf, buf, sizeof buf);
         if (n < 0) {
-            rc = -1, snprintf(err, errlen, "%s: %s", name, zip_file_strerror(zf));
+            rc = -1, snprintf(err, errlen, "entry \"%.200s\": %s", name, zip_file_strerror(zf));
             break;
         }
         if (n == 0) break;
@@ -207,7 +237,12 @@ int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, s
     }
     char msg[512];
     int zerr = 0;
-    zip_t *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    /* Without ZIP_CHECKCONS: that check refuses archives whose entries carry a data descriptor
+     * and also sizes in the local header (libarchive, cmake -E tar), which every unzip
+     * accepts. What is written is decided by the central directory alone (names, types and
+     * sizes checked below), and each entry's bytes are checked against its declared size and
+     * CRC while decompressing. */
+    zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
     if (!za) {
         zip_error_t ze;
         zip_error_init_with_code(&ze, zerr);
@@ -218,7 +253,11 @@ int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, s
     }
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !tmp[0]) tmp = "/tmp";
-    if ((size_t)snprintf(dir, dirlen, "%s/tempo-fmu-XXXXXX", tmp) >= dirlen) {
+    static int swept; /* once per process: folders of processes killed earlier */
+    if (!swept) swept = 1, fmu_zip_sweep(tmp);
+    /* The pid in the name lets a later process tell a leftover from a folder in use. */
+    if ((size_t)snprintf(dir, dirlen, "%s/" ZIP_DIR_PREFIX "%ld-XXXXXX", tmp, (long)getpid()) >=
+        dirlen) {
         zip_discard(za);
         return snprintf(err, errlen, "%s: temporary folder name too long", path), -2;
     }
@@ -231,6 +270,7 @@ int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, s
     /* Absolute, so that the resource URI handed to the FMU is valid whatever $TMPDIR is. */
     char abs[PATH_MAX];
     if (dir[0] != '/' && realpath(dir, abs) && strlen(abs) < dirlen) strcpy(dir, abs);
+    live_add(dir);
     int rc = extract_all(za, dir, &lim, msg, sizeof msg);
     zip_discard(za);
     if (rc) {
@@ -271,6 +311,7 @@ static int remove_in(int dfd, const char *path, char *err, size_t errlen, int de
 int fmu_zip_remove_tree(const char *dir, char *err, size_t errlen)
 {
     if (!dir || !dir[0]) return 0;
+    live_remove(dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (fd < 0) return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), -1;
     int rc = remove_in(fd, dir, err, errlen, 0);
@@ -279,4 +320,118 @@ int fmu_zip_remove_tree(const char *dir, char *err, size_t errlen)
         rc = -1;
     }
     return rc;
+}
+
+/* ---- leftovers of dead processes ----------------------------------------------------------- */
+
+/* The pid of a folder name tempo-fmu-<pid>-XXXXXX, or 0 when the name is not one of ours. */
+static long dir_pid(const char *name)
+{
+    size_t pl = strlen(ZIP_DIR_PREFIX);
+    if (strncmp(name, ZIP_DIR_PREFIX, pl) != 0) return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(name + pl, &end, 10);
+    if (end == name + pl || errno || pid <= 0 || *end != '-' || strlen(end + 1) != 6) return 0;
+    return pid;
+}
+
+int fmu_zip_sweep(const char *tmpdir)
+{
+    if (!tmpdir || !tmpdir[0]) tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !tmpdir[0]) tmpdir = "/tmp";
+    DIR *d = opendir(tmpdir);
+    if (!d) return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid = dir_pid(e->d_name);
+        /* kill(pid, 0) fails with ESRCH only when no such process exists; EPERM means it
+         * lives under another user. (A process in another pid namespace sharing this folder
+         * would look dead: such setups should give each namespace its own $TMPDIR.) */
+        if (!pid || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != getuid())
+            continue;
+        char path[PATH_MAX], msg[256];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name) >= sizeof path)
+            continue;
+        if (fmu_zip_remove_tree(path, msg, sizeof msg) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* ---- removal from a signal handler --------------------------------------------------------- */
+
+/* Removes what the folder open as dfd holds, with async-signal-safe calls only (getdents64
+ * through syscall, unlinkat, openat, close; no malloc, no stdio). Depth-bounded. */
+static void remove_in_sigsafe(int dfd, int depth)
+{
+    char buf[2048];
+    /* Entries vanish while the folder is read: start again until a pass removes nothing. */
+    for (int pass = 0; pass < 64; pass++) {
+        int gone = 0;
+        if (lseek(dfd, 0, SEEK_SET) < 0) return;
+        for (;;) {
+            long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+            if (n <= 0) break;
+            for (long off = 0; off < n;) {
+                /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name. */
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                unsigned char type = (unsigned char)buf[off + 18];
+                const char *name = buf + off + 19;
+                off += reclen;
+                if (reclen == 0) return;
+                if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))) continue;
+                if (type != DT_DIR && unlinkat(dfd, name, 0) == 0) {
+                    gone++;
+                    continue;
+                }
+                if (depth >= 32) continue;
+                int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+                if (sub >= 0) {
+                    remove_in_sigsafe(sub, depth + 1);
+                    close(sub);
+                }
+                if (unlinkat(dfd, name, AT_REMOVEDIR) == 0) gone++;
+            }
+        }
+        if (!gone) return;
+    }
+}
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    for (int i = 0; i < ZIP_LIVE_SLOTS; i++) {
+        if (!live_used[i]) continue;
+        int fd = open(live_path[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        if (fd >= 0) {
+            remove_in_sigsafe(fd, 0);
+            close(fd);
+        }
+        rmdir(live_path[i]);
+        live_used[i] = 0;
+    }
+    /* End as the signal would have: the parent (tempo-run, a shell) sees the same status. */
+    signal(sig, SIG_DFL);
+    errno = saved;
+    raise(sig);
+}
+
+void fmu_zip_remove_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigfillset(&sa.sa_mask); /* one handler at a time: the others wait */
+        sigaction(sigs[i], &sa, NULL);
+    }
 }

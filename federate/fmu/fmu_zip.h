@@ -19,7 +19,10 @@ typedef struct {
 #define FMU_ZIP_DEFAULT_ENTRIES     10000ull
 
 /**
- * Unpack the archive at path into a new folder made with mkdtemp under $TMPDIR (else /tmp).
+ * Unpack the archive at path into a new folder made with mkdtemp under $TMPDIR (else /tmp),
+ * named tempo-fmu-<pid>-XXXXXX. The first call of a process also removes the folders that
+ * processes no longer alive left there (fmu_zip_sweep). The folder is registered for
+ * fmu_zip_remove_on_signals until fmu_zip_remove_tree removes it.
  * Entries with an absolute path, a ".." component, a backslash, a symbolic link (zip external
  * attributes), a size past the limits, or more entries than allowed are refused; the actual
  * decompressed byte count is checked, not only the size the archive declares.
@@ -38,5 +41,23 @@ int fmu_zip_extract(const char *path, const fmu_zip_limits *limits, char *dir, s
  * @return 0 on success, -1 if something could not be removed (err says what).
  */
 int fmu_zip_remove_tree(const char *dir, char *err, size_t errlen);
+
+/**
+ * Remove the folders tempo-fmu-<pid>-* in tmpdir (NULL: $TMPDIR, else /tmp) owned by this
+ * user whose process <pid> no longer exists (left by a SIGKILL or a crash). A folder of a
+ * live process is never touched; errors are ignored (another process may sweep too).
+ * @return the number of folders removed.
+ */
+int fmu_zip_sweep(const char *tmpdir);
+
+/**
+ * Install handlers for SIGINT, SIGTERM and SIGHUP that remove every folder this process has
+ * unpacked and not removed yet, then end the process by the same signal (default action).
+ * Signals whose disposition is not the default are left alone. The removal uses only
+ * async-signal-safe calls. For programs (tempo-fmu); a library never installs handlers.
+ * Folders are registered by the thread that unpacks; the registry holds 64 of them (more
+ * are still removed by fmu_unload, or later by fmu_zip_sweep).
+ */
+void fmu_zip_remove_on_signals(void);
 
 #endif /* TEMPO_FEDERATE_FMU_ZIP_H */

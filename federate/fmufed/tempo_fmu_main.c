@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/fmu/fmu_info.h"
 #include "federate/fmu/fmu_sim.h"
+#include "federate/fmu/fmu_zip.h"
 #include "federate/fmufed/fmufed.h"
 
 static const char usage[] =
@@ -17,9 +19,12 @@ static const char usage[] =
     "                 [--me|--cs] [--rtol R] [--atol A] [--adams] [--max-step H]\n"
     "                 [--states] [--verbose]\n"
     "       tempo-fmu --federation FILE.json --name FEDERATE [--rti HOST:PORT|unix:PATH]\n"
-    "                 [--output DIR] [--timeout MS] [--quiet]\n";
+    "                 [--output DIR] [--timeout MS] [--quiet]\n"
+    "       tempo-fmu --info FILE.fmu [--json]\n";
 
 static int verbose;
+static const char *info_path; /* --info FILE.fmu: describe it, run nothing */
+static int info_json;         /* --json: the description as one JSON object */
 
 static void log_line(void *ctx, int level, const char *inst, const char *cat, const char *msg)
 {
@@ -52,7 +57,7 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
         const char *v = has_val ? argv[i + 1] : NULL;
         static const char *const with_value[] = {"--simulate", "--start",   "--stop", "--step",
                                                  "--input",    "--set",     "--out",  "--rtol",
-                                                 "--atol",     "--max-step"};
+                                                 "--atol",     "--max-step", "--info"};
         int needs = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             needs |= strcmp(a, with_value[k]) == 0;
@@ -102,11 +107,20 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             o->with_states = 1;
         else if (!strcmp(a, "--verbose"))
             verbose = 1;
+        else if (!strcmp(a, "--info"))
+            info_path = v;
+        else if (!strcmp(a, "--json"))
+            info_json = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return fputs(usage, stdout), 1;
         else
             return fprintf(stderr, "tempo-fmu: unknown argument \"%s\"\n%s", a, usage), -1;
     }
+    if (info_path && simulate)
+        return fprintf(stderr, "tempo-fmu: --info and --simulate exclude each other\n"), -1;
+    if (info_json && !info_path)
+        return fprintf(stderr, "tempo-fmu: --json goes with --info\n"), -1;
+    if (info_path) return 0;
     if (!simulate)
         return fprintf(stderr, "tempo-fmu: no mode given (--simulate or --federation)\n%s", usage),
                -1;
@@ -119,8 +133,24 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
     return 0;
 }
 
+/* --info: the description only (unpacked with the usual checks, parsed, folder removed). */
+static int info(const char *path)
+{
+    fmu_md *md = NULL;
+    char err[FMU_ERR_LEN];
+    if (fmu_load_md(path, NULL, &md, err, sizeof err))
+        return fprintf(stderr, "tempo-fmu: %s\n", err), 1;
+    int rc = fmu_info_write(path, md, info_json, stdout);
+    fmu_md_free(md);
+    if (rc) fprintf(stderr, "tempo-fmu: --info: writing failed\n");
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    /* SIGINT/SIGTERM/SIGHUP (Ctrl-C, tempo-run stopping its federates) remove the unpacked
+     * FMU folders before the process ends (doc/fmu.md §1). */
+    fmu_zip_remove_on_signals();
     /* Federate mode: its options are fmufed_main's (federate/fmufed/fmufed_cli.c). */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--federation")) return fmufed_main(argc, argv);
@@ -134,7 +164,12 @@ int main(int argc, char **argv)
         free(names), free(values);
         return rc < 0 ? 2 : 0;
     }
+    if (info_path) {
+        free(names), free(values);
+        return info(info_path);
+    }
     o.fopts.log = log_line;
+    o.summary = stderr;
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w"))) {
         fprintf(stderr, "tempo-fmu: --out %s: %s\n", out_path, strerror(errno));

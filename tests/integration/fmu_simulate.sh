@@ -39,6 +39,34 @@ expect 1 "has no CoSimulation interface" --simulate "$ball" --cs
 expect 1 "missing.csv" --simulate build/fmus/mass_me.fmu --input "$tmp/missing.csv"
 expect 1 "--out /nonexistent-dir/x.csv" --simulate "$ball" --out /nonexistent-dir/x.csv
 
+expect 1 "e=5: above max 1 of Real variable \"e\"" --simulate "$ball" --set e=5
+expect 1 "variable \"h\" (output, continuous, calculated) cannot be set" --simulate "$ball" --set h=2
+expect 2 "--json goes with --info" --simulate "$ball" --json
+expect 2 "--info and --simulate exclude each other" --simulate "$ball" --info "$ball"
+expect 1 "missing.fmu" --info "$tmp/missing.fmu"
+
+# --info: kinds, capabilities, default experiment, states, every variable with its bounds.
+if "$bin" --info "$ball" >"$tmp/info.txt" 2>"$tmp/err"; then ok; else ko "--info: $(cat "$tmp/err")"; fi
+for needle in "kinds: ModelExchange" "get/set state yes" "event indicators 1" \
+              "default experiment: start 0 s, stop 3 s, tolerance 1e-10, step 0.01 s" \
+              "continuous states: 2 (h, v)" "variables: 10"; do
+  if grep -qF -- "$needle" "$tmp/info.txt"; then ok; else ko "--info lacks \"$needle\""; fi
+done
+if grep -Eq '^  e +parameter +fixed +exact +Real +0.7 +0 +1 +coefficient of restitution$' "$tmp/info.txt"
+then ok; else ko "--info row of e: $(grep '^  e ' "$tmp/info.txt")"; fi
+if "$bin" --info build/fmus/spring_cs.fmu --json >"$tmp/info.json" 2>"$tmp/err" &&
+   python3 - "$tmp/info.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['kinds'] == ['CoSimulation'] and d['modelExchange'] is None, d['kinds']
+assert d['coSimulation']['maxOutputDerivativeOrder'] == 2 and d['coSimulation']['canInterpolateInputs']
+assert d['defaultExperiment']['stopTime'] == 20 and d['continuousStates'] == ['s', 'impulse']
+v = {x['name']: x for x in d['variables']}
+assert v['v']['causality'] == 'input' and v['v']['start'] == 0 and v['v']['unit'] == 'm/s'
+assert v['f']['initial'] == 'calculated' and 'start' not in v['f']
+EOF2
+then ok; else ko "--info --json: $(cat "$tmp/err" "$tmp/info.json")"; fi
+
 # A good run: header, first and last row, exit 0.
 if "$bin" --simulate build/fmus/dahlquist_cs.fmu --set k=-2 --stop 1 --step 0.5 \
      --out "$tmp/d.csv" 2>"$tmp/err"; then ok; else ko "dahlquist run: $(cat "$tmp/err")"; fi
@@ -51,6 +79,35 @@ else ko "x(1) = $(tail -n 1 "$tmp/d.csv")"; fi
 if "$bin" --simulate "$ball" --me --states --adams >"$tmp/b.csv" 2>"$tmp/err"; then ok
 else ko "ball run: $(cat "$tmp/err")"; fi
 if head -n 1 "$tmp/b.csv" | grep -q '^time,h,v,bounces$'; then ok; else ko "ball header $(head -n 1 "$tmp/b.csv")"; fi
+
+# One order per communication point for CS and ME (doc/fmu.md §8): the inputs of t are set,
+# then the outputs of t are read. The spring with c = 0, d = 1 is the direct feedthrough
+# f = -v: both kinds record f(t) = -v(t) at every row, the same bits, linear or held, across
+# a jump of v at t = 0.3.
+printf 'time,v\n0,0\n0.3,1\n0.3,2\n0.7,-1\n1,0.5\n' >"$tmp/v.csv"
+for mode in linear hold; do
+  flag=; [ $mode = hold ] && flag=--hold
+  for k in me cs; do
+    "$bin" --simulate build/fmus/spring_$k.fmu --set c=0 --set d=1 --input "$tmp/v.csv" $flag \
+      --stop 1 --step 0.1 2>"$tmp/err" | cut -d, -f1,2 >"$tmp/ff_$k.csv" || ko "spring $k: $(cat "$tmp/err")"
+  done
+  if cmp -s "$tmp/ff_me.csv" "$tmp/ff_cs.csv"; then ok; else ko "$mode: ME and CS record other f: $(paste -d' ' "$tmp/ff_me.csv" "$tmp/ff_cs.csv")"; fi
+  # f = -v(t) with v the table read linearly (or held), within 1e-12.
+  if awk -F, -v hold=$([ $mode = hold ] && echo 1 || echo 0) '
+    NR == 1 { next }
+    { t = $1 + 0; f = $2 + 0
+      if (t < 0.3 - 1e-12) v = hold ? 0 : t / 0.3
+      else if (t < 0.7 - 1e-12) v = hold ? 2 : 2 - 3 * (t - 0.3) / 0.4
+      else if (t < 1 - 1e-12) v = hold ? -1 : -1 + 1.5 * (t - 0.7) / 0.3
+      else v = 0.5
+      d = f + v; if (d < 0) d = -d; if (d > 1e-12) { print "t=" t ": f=" f ", v=" v; bad = 1 } }
+    END { exit bad }' "$tmp/ff_me.csv"; then ok; else ko "$mode: f != -v(t)"; fi
+done
+# The summary names the run, the columns and (ME) the solver restarts: one input jump.
+"$bin" --simulate build/fmus/spring_me.fmu --set c=0 --set d=1 --input "$tmp/v.csv" --stop 1 \
+  --step 0.1 >/dev/null 2>"$tmp/err"
+if grep -q "spring (ME): t = 0 .. 1 s, 11 communication points, .*1 start, 1 restarts (0 events, 1 input jumps" "$tmp/err"; then ok
+else ko "summary: $(cat "$tmp/err")"; fi
 
 # Every example FMU built in both kinds (doc/example-fmus.md): ME (our CVODE) and CS (its own
 # solver) over the DefaultExperiment at rtol 1e-10 agree within 1e-4 relative, |a-b| /

@@ -10,6 +10,7 @@
 
 #include <zip.h>
 
+#include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step.h"
 #include "tests/check.h"
 
@@ -28,11 +29,19 @@ static const char md[] =
     "<ScalarVariable name=\"der(x)\" valueReference=\"1\"><Real derivative=\"1\"/>"
     "</ScalarVariable>\n"
     "<ScalarVariable name=\"discard_t\" valueReference=\"2\" causality=\"parameter\" "
-    "variability=\"tunable\"><Real start=\"1e300\"/></ScalarVariable>\n"
+    "variability=\"tunable\"><Real start=\"1e300\" min=\"0\" max=\"1e300\" unit=\"s\"/>"
+    "</ScalarVariable>\n"
     "<ScalarVariable name=\"error_t\" valueReference=\"3\" causality=\"parameter\" "
     "variability=\"tunable\"><Real start=\"1e300\"/></ScalarVariable>\n"
+    "<ScalarVariable name=\"tenths\" valueReference=\"0\" causality=\"output\" "
+    "variability=\"discrete\"><Integer/></ScalarVariable>\n"
+    "<ScalarVariable name=\"late\" valueReference=\"0\" causality=\"output\" "
+    "variability=\"discrete\"><Boolean/></ScalarVariable>\n"
+    "<ScalarVariable name=\"phase\" valueReference=\"0\" causality=\"output\" "
+    "variability=\"discrete\"><String/></ScalarVariable>\n"
     "</ModelVariables>\n"
-    "<ModelStructure><Outputs><Unknown index=\"1\"/></Outputs>"
+    "<ModelStructure><Outputs><Unknown index=\"1\"/><Unknown index=\"5\"/>"
+    "<Unknown index=\"6\"/><Unknown index=\"7\"/></Outputs>"
     "<Derivatives><Unknown index=\"2\"/></Derivatives></ModelStructure>\n"
     "</fmiModelDescription>\n";
 
@@ -168,6 +177,65 @@ static void test_no_state(void)
     }
 }
 
+/* tempo-fmu --simulate records every output whatever its type: Integer and Boolean as
+ * numbers, String in quotes with quotes doubled (RFC 4180), and its summary counts them. */
+/* Parameters are checked against min/max and type before the FMU sees them; an output that
+ * the FMU calculates cannot be set. */
+static void test_set_checks(void)
+{
+    static const struct {
+        const char *name, *value, *want;
+    } cases[] = {
+        {"discard_t", "-1", "discard_t=-1: below min 0 of Real variable \"discard_t\""},
+        {"discard_t", "2e300", "discard_t=2e300: above max 1.0000000000000001e+300"},
+        {"discard_t", "soon", "discard_t=soon: not a real number"},
+        {"tenths", "3", "variable \"tenths\" (output, discrete, calculated) cannot be set"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *names[] = {cases[i].name}, *values[] = {cases[i].value};
+        fmu_step_opts o = {.n_params = 1, .param_names = names, .param_values = values};
+        char err[FMU_ERR_LEN] = "";
+        fmu_step *s = NULL;
+        CHECK_INT_EQ(fmu_step_open(FMU, &o, &s, err, sizeof err), FMU_STEP_EUSAGE);
+        CHECK_STR_HAS(err, cases[i].want);
+        fmu_step_close(s);
+    }
+    const char *names[] = {"discard_t"}, *values[] = {"0"};
+    fmu_step_opts o = {.n_params = 1, .param_names = names, .param_values = values};
+    char err[FMU_ERR_LEN] = "";
+    fmu_step *s = NULL;
+    CHECK(fmu_step_open(FMU, &o, &s, err, sizeof err) == 0, "min itself is allowed: %s", err);
+    fmu_step_close(s);
+}
+
+static void test_record_types(fmu_kind kind)
+{
+    static const char *const want[] = {
+        "time,x,tenths,late,phase\n",  ",0,0,\"early\"\n",          ",2,0,\"early\"\n",
+        ",5,0,\"early\"\n",          ",7,1,\"late, \"\"x\"\"\"\n", ",10,1,\"late, \"\"x\"\"\"\n"};
+    fmu_sim_opts o = {.fmu_path = FMU, .has_stop = 1, .stop = 1, .has_step = 1, .step = 0.25};
+    o.fopts.kind = kind;
+    FILE *out = tmpfile(), *sum = tmpfile();
+    CHECK(out && sum, "tmpfile");
+    if (!out || !sum) return;
+    o.summary = sum;
+    char err[FMU_ERR_LEN] = "", line[256];
+    CHECK(fmu_sim_run(&o, out, err, sizeof err) == 0, "simulate: %s", err);
+    rewind(out);
+    size_t n = 0;
+    while (fgets(line, sizeof line, out)) {
+        size_t l = strlen(line), w = n < 6 ? strlen(want[n]) : 0;
+        CHECK(n < 6 && l >= w && strcmp(line + l - w, want[n]) == 0, "row %zu: %s", n, line);
+        n++;
+    }
+    CHECK_INT_EQ((int)n, 6);
+    rewind(sum);
+    CHECK(fgets(line, sizeof line, sum) != NULL, "a summary line");
+    CHECK_STR_HAS(line, "4 columns recorded (2 Integer/Boolean/Enumeration, 1 String), none left out");
+    fclose(out);
+    fclose(sum);
+}
+
 int main(void)
 {
     mkdir("build/fmu-fixtures", 0755);
@@ -179,5 +247,8 @@ int main(void)
     test_error(FMU_KIND_CS);
     test_error(FMU_KIND_ME);
     test_bad_setting();
+    test_set_checks();
+    test_record_types(FMU_KIND_CS);
+    test_record_types(FMU_KIND_ME);
     return check_summary();
 }

@@ -2,7 +2,10 @@
  * fails on demand, so that tests/unit/fmu_fault_test.c can check how the host turns fmi2Discard
  * and fmi2Error into recoverable and unrecoverable step results. Value references:
  * 0 x (output state), 1 der(x), 2 discard_t, 3 error_t (tunable parameters: calls that reach
- * a time past them return fmi2Discard / fmi2Error). Built by mk/50-fmu.mk, never sanitized. */
+ * a time past them return fmi2Discard / fmi2Error). Non-Real outputs, so that recording every
+ * type can be checked (tests/unit/fmu_fault_test.c): Integer 0 "tenths" = floor(10 t),
+ * Boolean 0 "late" = t > 0.5, String 0 "phase" = "early" or `late, "x"` (a comma and quotes).
+ * Built by mk/50-fmu.mk, never sanitized. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,9 +140,36 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
         (void)c;                                                                                   \
         return fmi2Error;                                                                          \
     }
-UNSUPPORTED(fmi2GetInteger, const fmi2ValueReference vr[], size_t n, fmi2Integer v[])
-UNSUPPORTED(fmi2GetBoolean, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[])
-UNSUPPORTED(fmi2GetString, const fmi2ValueReference vr[], size_t n, fmi2String v[])
+
+fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[])
+{
+    inst *m = c;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] != 0) return fmi2Error;
+        v[i] = (fmi2Integer)floor(10 * m->t + 1e-9);
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[])
+{
+    inst *m = c;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] != 0) return fmi2Error;
+        v[i] = m->t > 0.5 + 1e-9;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[])
+{
+    inst *m = c;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] != 0) return fmi2Error;
+        v[i] = m->t > 0.5 + 1e-9 ? "late, \"x\"" : "early";
+    }
+    return fmi2OK;
+}
 UNSUPPORTED(fmi2SetInteger, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[])
 UNSUPPORTED(fmi2SetBoolean, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[])
 UNSUPPORTED(fmi2SetString, const fmi2ValueReference vr[], size_t n, const fmi2String v[])

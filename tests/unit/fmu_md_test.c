@@ -31,7 +31,8 @@ static const char *const good[] = {
     "<ScalarVariable name=\"der(v)\" valueReference=\"3\"><Real derivative=\"3\"/>"
     "</ScalarVariable>\n", /* 13 */
     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\" "
-    "variability=\"fixed\"><Real start=\"9.81\"/></ScalarVariable>\n", /* 14 */
+    "variability=\"fixed\"><Real start=\"9.81\" min=\"0\" max=\"100\" unit=\"m/s2\"/>"
+    "</ScalarVariable>\n", /* 14 */
     "<ScalarVariable name=\"n\" valueReference=\"0\" causality=\"output\" "
     "variability=\"discrete\"><Integer/></ScalarVariable>\n", /* 15 */
     "<ScalarVariable name=\"on\" valueReference=\"0\" causality=\"input\" "
@@ -97,6 +98,16 @@ static void test_good(void)
     CHECK_INT_EQ(md->n_log_categories, 2);
     CHECK_STR_EQ(md->log_categories[1], "logAll");
     CHECK_INT_EQ(md->n_vars, 9);
+    {
+        const fmu_var *g = &md->vars[4];
+        CHECK(g->has_min && g->has_max, "g has min and max");
+        CHECK_NEAR(g->min, 0, 0);
+        CHECK_NEAR(g->max, 100, 0);
+        CHECK_STR_EQ(g->unit ? g->unit : "(none)", "m/s2");
+        CHECK(!md->vars[0].has_min && md->vars[0].unit == NULL, "h: no bounds, no own unit");
+        CHECK_INT_EQ(fmu_md_initial(&md->vars[1]), FMU_I_CALCULATED); /* der(h): local */
+        CHECK_INT_EQ(fmu_md_initial(g), FMU_I_EXACT);
+    }
     const fmu_var *h = &md->vars[0];
     CHECK_STR_EQ(h->name, "h");
     CHECK_INT_EQ(h->causality, FMU_C_OUTPUT);
@@ -196,6 +207,14 @@ static const struct {
      "</ScalarVariable>",
      "causality=\"sideways\" is not a known value", ":14:"},
     {14, "<ScalarVariable name=\"g\" valueReference=\"4\"/>", "has no type element", ":14:"},
+    {14,
+     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\" "
+     "variability=\"fixed\"><Real start=\"1\" min=\"2\" max=\"1\"/></ScalarVariable>",
+     "variable \"g\": min 2 is above max 1", ":14: <Real>"},
+    {14,
+     "<ScalarVariable name=\"g\" valueReference=\"4\" causality=\"parameter\" "
+     "variability=\"fixed\"><Real start=\"1\" max=\"big\"/></ScalarVariable>",
+     "max", ":14: <Real>"},
     {14, "<ScalarVariable name=\"g\" valueReference=\"4\"><Real/><Integer/></ScalarVariable>",
      "more than one type element", ":14: <Integer>"},
     {15,

@@ -453,8 +453,173 @@ static void test_usage(void)
     CHECK_STR_EQ(fmu_step_strerror(FMU_STEP_EDISCARD), "discarded");
 }
 
+/* ---- Accuracy does not decay with the output step (ME, CVODE keeps its history) ---------- */
+/* Opens an ME FMU at rtol with atol = rtol * nominal (the host's defaults when rtol = 1e-6). */
+static fmu_step *open_me(const char *model, const char *const *names, const char *const *values,
+                         size_t n, double rtol)
+{
+    char path[256], err[FMU_ERR_LEN] = "";
+    snprintf(path, sizeof path, "build/fmus/%s_me.fmu", model);
+    fmu_step_opts o = {.kind = FMU_KIND_ME,
+                       .rtol = rtol,
+                       .n_params = n,
+                       .param_names = names,
+                       .param_values = values};
+    fmu_step *s = NULL;
+    CHECK(fmu_step_open(path, &o, &s, err, sizeof err) == 0 && s, "open %s: %s", path, err);
+    return s;
+}
+
+/* Steps s to t_end with output steps H on the grid i*H, reading the outputs at each point as a
+ * caller would. */
+static void run_grid(fmu_step *s, double H, double t_end)
+{
+    long n = lround(t_end / H);
+    for (long i = 1; i <= n; i++) {
+        double tn = i == n ? t_end : (double)i * H;
+        int rc = fmu_step_do(s, tn - fmu_step_time(s), NULL, NULL);
+        CHECK(rc == 0, "step to %g: %s", tn, fmu_step_errmsg(s));
+        if (rc) return;
+        (void)get(s, "x");
+    }
+}
+
+static void test_output_step(void)
+{
+    /* Van der Pol with mu = 0 is the harmonic oscillator x = 2 cos t, y = -2 sin t. At the
+     * host's default tolerance (rtol 1e-6, atol 1e-6) the error at t = 10 must not grow as the
+     * output step H shrinks from 1 to 1e-3. Bounds: err(H) <= 1e-4 (100 rtol) for every H, and
+     * err(1e-3) <= 2 err(1). Measured: 6.3e-5, 5.0e-5, 9.5e-7, 4.7e-8 (oscillator) and
+     * 2.5e-5, 6.3e-5, 3.5e-7, 7.9e-8 (Van der Pol). With a restart forced at every output
+     * point: 6.2e-5, 5.1e-4, 3.0e-3, 5.3e-3 and 1.2e-4, 5.5e-4, 2.2e-3, 4.0e-3: both bounds
+     * fail. */
+    const char *names[] = {"mu"}, *zero[] = {"0"}, *one[] = {"1"};
+    const double Hs[] = {1, 0.1, 0.01, 0.001};
+    double e1 = 0;
+    for (size_t k = 0; k < sizeof Hs / sizeof *Hs; k++) {
+        fmu_step *s = open_me("vanderpol", names, zero, 1, 1e-6);
+        if (!s) return;
+        run_grid(s, Hs[k], 10);
+        double e = fmax(fabs(get(s, "x") - 2 * cos(10.0)), fabs(get(s, "y") + 2 * sin(10.0)));
+        if (k == 0) e1 = e;
+        CHECK(e <= 1e-4, "oscillator, output step %g: error %.3g > 1e-4", Hs[k], e);
+        if (k == 3) CHECK(e <= 2 * e1, "oscillator: error %.3g at H=1e-3 > 2 * %.3g at H=1", e, e1);
+        /* One start, no restart: nothing jumps. */
+        CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_START), 1);
+        CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_EVENT) +
+                         fmu_step_restarts(s, FMU_RESTART_INPUT) +
+                         fmu_step_restarts(s, FMU_RESTART_SET) +
+                         fmu_step_restarts(s, FMU_RESTART_STATE),
+                     0);
+        printf("oscillator ME rtol 1e-6, output step %g: error at t=10 %.3g (limit 1e-4)\n",
+               Hs[k], e);
+        fmu_step_close(s);
+    }
+    /* Van der Pol mu = 1 against the CVODE reference at rtol 1e-10 (this file): the same bound. */
+    double ref[2 * 11];
+    CHECK_INT_EQ(vdp_reference(1.0, 1.0, 10, ref), 0);
+    for (size_t k = 0; k < sizeof Hs / sizeof *Hs; k++) {
+        fmu_step *s = open_me("vanderpol", names, one, 1, 1e-6);
+        if (!s) return;
+        run_grid(s, Hs[k], 10);
+        double e = fmax(fabs(get(s, "x") - ref[20]), fabs(get(s, "y") - ref[21]));
+        if (k == 0) e1 = e;
+        CHECK(e <= 1e-4, "Van der Pol, output step %g: error %.3g > 1e-4", Hs[k], e);
+        if (k == 3) CHECK(e <= 2 * e1, "Van der Pol: error %.3g at H=1e-3 > 2 * %.3g at H=1", e, e1);
+        printf("Van der Pol mu=1 ME rtol 1e-6, output step %g: error at t=10 %.3g\n", Hs[k], e);
+        fmu_step_close(s);
+    }
+}
+
+/* Bouncing ball at rtol 1e-8 with output step 1e-3: the bounce times, recovered from the
+ * FMU's state (h, v) at the first output point after each bounce by following the parabola
+ * back to h = 0 (tau = (sqrt(v^2 + 2 g h) - v) / g), are within 1e-6 s of the analytic ones
+ * (measured 1e-8 s; 5e-5 s with a restart forced at every output point). */
+static void test_bounce_times(void)
+{
+    const double g = 9.81;
+    fmu_step *s = open_me("bouncingball", NULL, NULL, 0, 1e-8);
+    if (!s) return;
+    int seen = 0;
+    double worst = 0;
+    for (long i = 1; i <= 2000; i++) {
+        CHECK_INT_EQ(fmu_step_do(s, (double)i * 1e-3 - fmu_step_time(s), NULL, NULL), 0);
+        int n = (int)get(s, "bounces");
+        if (n == seen) continue;
+        CHECK_INT_EQ(n, seen + 1);
+        seen = n;
+        double t = fmu_step_time(s), h = get(s, "h"), v = get(s, "v");
+        double tb_fmu = t - (sqrt(v * v + 2 * g * h) - v) / g, hx, vx, tb;
+        int nb;
+        ball_exact(t, &hx, &vx, &nb, &tb);
+        CHECK_INT_EQ(nb, n);
+        worst = fmax(worst, fabs(tb_fmu - tb));
+    }
+    CHECK(seen >= 4, "%d bounces in 2 s, want 4", seen);
+    CHECK(worst <= 1e-6, "bounce time error %.3g s > 1e-6 s", worst);
+    printf("Bouncing ball ME rtol 1e-8, output step 1e-3: %d bounces, worst bounce time error "
+           "%.3g s (limit 1e-6), %ld event restarts\n",
+           seen, worst, fmu_step_restarts(s, FMU_RESTART_EVENT));
+    CHECK(fmu_step_restarts(s, FMU_RESTART_EVENT) >= seen, "a restart per bounce");
+    fmu_step_close(s);
+}
+
+/* ---- Continuous states and restart causes ---------------------------------------------- */
+static void test_states(void)
+{
+    fmu_step *s = open_me("dahlquist", NULL, NULL, 0, 1e-10); /* x' = -x, x(0) = 1 */
+    if (!s) return;
+    CHECK_INT_EQ((int)fmu_step_n_states(s), 1);
+    double x = 0, dx = 0, two = 2;
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, NULL, NULL), 0);
+    CHECK_INT_EQ(fmu_step_get_states(s, 1, &x), 0);
+    CHECK_NEAR(x, exp(-0.5), 1e-8);
+    CHECK_INT_EQ(fmu_step_get_derivatives(s, 1, &dx), 0);
+    CHECK_NEAR(dx, -x, 1e-12);
+    CHECK_INT_EQ(fmu_step_get_states(s, 2, &x), FMU_STEP_EUSAGE);
+    CHECK_STR_HAS(fmu_step_errmsg(s), "1 continuous states");
+    CHECK_INT_EQ(fmu_step_set_states(s, 1, &two), 0);
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, NULL, NULL), 0);
+    CHECK_NEAR(get(s, "x"), 2 * exp(-0.5), 1e-8); /* went on from the state set */
+    CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_SET), 1);
+    double inf = INFINITY;
+    CHECK_INT_EQ(fmu_step_set_states(s, 1, &inf), FMU_STEP_EUSAGE);
+    fmu_step_close(s);
+    s = open_fmu("dahlquist", FMU_KIND_CS, NULL, NULL, 0, 0);
+    if (s) {
+        CHECK_INT_EQ((int)fmu_step_n_states(s), 0);
+        CHECK_INT_EQ(fmu_step_get_states(s, 0, &x), FMU_STEP_EUSAGE);
+        CHECK_STR_HAS(fmu_step_errmsg(s), "not run as model exchange");
+        CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_START), 0);
+        fmu_step_close(s);
+    }
+    /* Inputs: the same value again is no jump, a new value is one; a slope alone is none. */
+    s = open_me("lv_prey", NULL, NULL, 0, 1e-8);
+    if (!s) return;
+    fmi2ValueReference vy = vr_of(s, "y");
+    double u = 1, slope = 0.5;
+    fmu_inputs held = {1, &vy, &u, 0, NULL}, lin = {1, &vy, &u, 1, &slope};
+    CHECK_INT_EQ(fmu_step_set_inputs(s, &held), 0);
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, &held, NULL), 0);
+    long jumps0 = fmu_step_restarts(s, FMU_RESTART_INPUT);
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, &held, NULL), 0);
+    CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_INPUT), jumps0);
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, &lin, NULL), 0); /* u(1) = 1 still: slope only */
+    CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_INPUT), jumps0);
+    u = 1.25; /* the continued polynomial is at 1.25 at t = 1.5: no jump */
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, &held, NULL), 0);
+    CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_INPUT), jumps0);
+    u = 3;
+    CHECK_INT_EQ(fmu_step_do(s, 0.5, &held, NULL), 0);
+    CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_INPUT), jumps0 + 1);
+    fmu_step_close(s);
+}
+
 int main(void)
 {
+    test_states();
+    test_output_step();
+    test_bounce_times();
     test_dahlquist();
     test_vanderpol();
     test_ball();

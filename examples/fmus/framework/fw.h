@@ -31,6 +31,12 @@ typedef struct {
     const char *description; /* one line for the XML and the docs */
 } fw_var;
 
+/** Bounds of one variable, written to the XML as min and max (hosts check them). */
+typedef struct {
+    int vr;          /* the variable */
+    double min, max; /* its bounds */
+} fw_bounds;
+
 /** What a model callback sees: the time and every variable, indexed by value reference.
  *  Inputs already hold their (interpolated) value at t; states hold the current state. */
 typedef struct fw_ctx {
@@ -63,6 +69,8 @@ typedef struct {
     double stop_time;        /* s, DefaultExperiment stopTime */
     double step_size;        /* s, DefaultExperiment stepSize (a communication step) */
     double tolerance;        /* DefaultExperiment tolerance (relative) */
+    int nbounds;             /* entries of bounds */
+    const fw_bounds *bounds; /* variables with min/max, or NULL */
     /* Set states (and anything else) from the parameters; called when initialisation
      * starts, after each parameter change during it, and when it ends, so it must only read
      * params and inputs (c->t is the start time). May be NULL. */

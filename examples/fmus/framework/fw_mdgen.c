@@ -105,6 +105,14 @@ static void write_variables(FILE *f, const fw_model *m, int cs)
             xml_text(f, v->unit);
             fputs("\"", f);
         }
+        for (int b = 0; b < m->nbounds; b++) {
+            if (m->bounds[b].vr != i) continue;
+            fputs(" min=\"", f);
+            put_double(f, m->bounds[b].min);
+            fputs("\" max=\"", f);
+            put_double(f, m->bounds[b].max);
+            fputs("\"", f);
+        }
         if (v->causality == FW_PARAM || v->causality == FW_INPUT) {
             fputs(" start=\"", f);
             put_double(f, v->start);
