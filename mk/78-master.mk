@@ -1,0 +1,7 @@
+# mk/78-master.mk: the master-slave protocol (federate/msproto/, one codec and FOM for both
+# programs), the master federate tempo-master (federate/master/) and their tests
+# (doc/master.md). See the Makefile header for the variables this fragment fills in.
+FED_SRCS += federate/msproto/msproto.c
+
+UNIT_TESTS += tests/unit/msproto_test
+msproto_test_LIBS := fed algo fom
