@@ -35,6 +35,8 @@ typedef enum fedfile_alg {
     FEDFILE_ALG_JACOBI,           /* "jacobi": TARA/TAR at lookahead 0 (§4.2.1, Fig. 4.9) */
     FEDFILE_ALG_JACOBI_DE,        /* "jacobi-de": NERA/NER, quantized steps (§4.2.2) */
     FEDFILE_ALG_GAUSS_SEIDEL,     /* "gauss-seidel": FQR + step forward (§4.3, Algorithm 1) */
+    FEDFILE_ALG_MASTER_JACOBI,    /* "master-jacobi": tempo-master drives slaves over the port
+                                     (doc/master.md; fedfile_master.h) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */

@@ -30,7 +30,7 @@ static const char *const KIND_NAMES[] = {
     "?",          "set-inputs", "step",        "get-outputs", "get-output-derivs",
     "get-discrete", "set-discrete", "get-states", "set-states", "get-derivatives",
     "get-directional", "save",  "restore",     "record",      "close",
-    "end",
+    "end",        "hello",
 };
 
 const char *msproto_kind_name(int kind)
@@ -201,6 +201,39 @@ int msproto_cmd_decode(const void *buf, size_t len, msproto_cmd *c, double *v, s
     for (uint32_t i = 0; i < nv; i++, p += 8) v[i] = get_f64(p);
     for (uint32_t i = 0; i < nt; i++, p += 8) tv[i] = (int64_t)get_u64(p);
     return msproto_cmd_check(c, err, errlen);
+}
+
+void msproto_info_encode(const port_slave_info *in, double *v)
+{
+    v[0] = (double)in->n_in;
+    v[1] = (double)in->n_out;
+    v[2] = (double)in->n_state;
+    v[3] = (double)in->n_discrete;
+    v[4] = in->can_save ? 1 : 0;
+    v[5] = in->max_output_deriv;
+    v[6] = in->has_state_derivs ? 1 : 0;
+    v[7] = in->has_directional ? 1 : 0;
+    v[8] = in->is_me ? 1 : 0;
+}
+
+int msproto_info_decode(const double *v, port_slave_info *out, char *err, size_t errlen)
+{
+    for (int k = 0; k < MSPROTO_INFO_N; k++) {
+        double lim = (k == 5) ? PORT_MAX_ORDER : (k >= 4 ? 1 : MSPROTO_MAX_VALUES);
+        if (!(v[k] >= 0 && v[k] <= lim) || v[k] != (double)(long)v[k])
+            return fail(err, errlen, MSPROTO_EMALFORMED, "hello reply: field %d is %g, "
+                        "expected a whole number 0..%g", k, v[k], lim);
+    }
+    out->n_in = (size_t)v[0];
+    out->n_out = (size_t)v[1];
+    out->n_state = (size_t)v[2];
+    out->n_discrete = (size_t)v[3];
+    out->can_save = (int)v[4];
+    out->max_output_deriv = (int)v[5];
+    out->has_state_derivs = (int)v[6];
+    out->has_directional = (int)v[7];
+    out->is_me = (int)v[8];
+    return MSPROTO_OK;
 }
 
 /* ---- replies ----------------------------------------------------------------------------- */

@@ -44,8 +44,19 @@ typedef enum msproto_kind {
     MSP_RECORD,           /* write the slave's results row at its current time */
     MSP_CLOSE,            /* end of the instant: the slave commits it, TAR(t) */
     MSP_END,              /* end of the simulation: the slave writes its results and resigns */
+    MSP_HELLO,            /* first command: reply v = the slave's port_slave_info numbers
+                             (msproto_info_encode) */
 } msproto_kind;
-#define MSP_KIND_MAX MSP_END
+#define MSP_KIND_MAX MSP_HELLO
+#define MSPROTO_INFO_N 9 /* doubles of a hello reply */
+
+/** The numbers of a port_slave_info as the MSPROTO_INFO_N doubles of a hello reply: n_in,
+ *  n_out, n_state, n_discrete, can_save, max_output_deriv, has_state_derivs,
+ *  has_directional, is_me. */
+void msproto_info_encode(const port_slave_info *in, double *v);
+/** The reverse (name untouched). @return MSPROTO_OK or MSPROTO_EMALFORMED (a count that is
+ *  not a whole number 0..MSPROTO_MAX_VALUES, a flag not 0/1). */
+int msproto_info_decode(const double *v, port_slave_info *out, char *err, size_t errlen);
 
 /** Name of a kind ("step", "set-inputs", ...); "?" for an unknown one. Never NULL. */
 const char *msproto_kind_name(int kind);

@@ -78,6 +78,25 @@ static void test_commands(void)
     round_trip_cmd((msproto_cmd){.kind = MSP_RECORD, .seq = 13});
     round_trip_cmd((msproto_cmd){.kind = MSP_CLOSE, .seq = 14, .t = 77});
     round_trip_cmd((msproto_cmd){.kind = MSP_END, .seq = 15});
+    round_trip_cmd((msproto_cmd){.kind = MSP_HELLO, .seq = 16});
+    CHECK_STR_EQ(msproto_kind_name(MSP_HELLO), "hello");
+    CHECK_STR_EQ(msproto_kind_name(MSP_KIND_MAX + 1), "?");
+    /* The slave's description survives a hello reply; nonsense numbers are refused. */
+    port_slave_info in = {.n_in = 3, .n_out = 2, .n_state = 5, .n_discrete = 1, .can_save = 1,
+                          .max_output_deriv = 2, .is_me = 1}, back = {0};
+    double hv[MSPROTO_INFO_N];
+    msproto_info_encode(&in, hv);
+    char e[MSPROTO_ERRLEN];
+    CHECK_INT_EQ(msproto_info_decode(hv, &back, e, sizeof e), MSPROTO_OK);
+    CHECK(back.n_in == 3 && back.n_out == 2 && back.n_state == 5 && back.n_discrete == 1 &&
+              back.can_save == 1 && back.max_output_deriv == 2 && back.is_me == 1 &&
+              back.has_directional == 0,
+          "info round trip");
+    hv[1] = 2.5;
+    CHECK_INT_EQ(msproto_info_decode(hv, &back, e, sizeof e), MSPROTO_EMALFORMED);
+    hv[1] = 2;
+    hv[4] = NAN;
+    CHECK_INT_EQ(msproto_info_decode(hv, &back, e, sizeof e), MSPROTO_EMALFORMED);
 
     /* Counts that do not fit the kind are refused at encode, with the kind's name. */
     unsigned char buf[512];
