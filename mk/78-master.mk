@@ -11,3 +11,4 @@ FED_SRCS += federate/master/ms_remote.c
 PROGS += tempo-master
 tempo-master_SRCS := federate/master/tempo_master_main.c
 tempo-master_LIBS := fed fmu algo client common fom
+INTEG_SCRIPTS += tests/integration/master_test.sh

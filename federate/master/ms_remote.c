@@ -588,6 +588,18 @@ void ms_link_free(ms_link *l)
     free(l);
 }
 
+void ms_link_lost(const ms_link *l, char *out, size_t len)
+{
+    size_t n = 0;
+    if (len) out[0] = '\0';
+    for (size_t i = 0; i < l->n && n + 1 < len; i++) {
+        if (!l->s[i].lost) continue;
+        int w = snprintf(out + n, len - n, "%s%s", n ? "; " : "", l->s[i].err);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
 void ms_link_counts(const ms_link *l, long *commands, long *replies)
 {
     if (commands) *commands = l->n_cmd;

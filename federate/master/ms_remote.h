@@ -46,6 +46,12 @@ int ms_link_finish(ms_link *l, char *err, size_t errlen);
  *  leave and stops with that reason. */
 void ms_link_free(ms_link *l);
 
+/**
+ * Why slaves were lost: "slave NAME lost: REASON" for each, joined by "; " into out ("" when
+ * none was lost), so that a failure report names the slave and the RTI's reason.
+ */
+void ms_link_lost(const ms_link *l, char *out, size_t len);
+
 /** Commands sent and replies received so far (for the summary and the message counts). */
 void ms_link_counts(const ms_link *l, long *commands, long *replies);
 

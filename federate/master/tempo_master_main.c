@@ -128,6 +128,12 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     port_master m;
     int rc = ms_link_new(ff, a->rti, a->timeout_ms, &L, &m, err, errlen);
     if (!rc) rc = run_algorithm(ff, &m, err, errlen);
+    if (rc && L) {
+        char why[MS_ERRLEN];
+        ms_link_lost(L, why, sizeof why);
+        size_t n = strlen(err);
+        if (why[0] && n + 4 < errlen) snprintf(err + n, errlen - n, " (%s)", why);
+    }
     if (!rc) rc = ms_link_finish(L, err, errlen);
     if (!rc && !a->quiet) {
         long cmds = 0, reps = 0;

@@ -1,7 +1,8 @@
 /* tempo-run FILE.json: runs a whole federation file on this machine. Starts tempo-rti on a free
  * port (unless --rti names a running one), one `tempo-fmu --federation FILE --name X --rti ADDR`
- * process per federate under federate/run/supervise.h, shows progress, stops everything on a
- * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
+ * process per federate (and `tempo-master` for a master method, doc/master.md) under
+ * federate/run/supervise.h, shows progress, stops everything on a failure or Ctrl-C, then
+ * checks the CSVs, plots them (plot_svg.h) and prints a summary.
  * Serves doc/guide.md item 3; user guide doc/run.md. Read federate/run/supervise.h next.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_load.h"
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
@@ -34,6 +36,9 @@ static const char usage_text[] =
 /* The RTI's child name: a space keeps it apart from every federate name (fedfile allows only
  * letters, digits, '_' and '-'), so a federate may be called "rti". */
 #define RTI_CHILD "the RTI"
+/* The master of a master method (doc/master.md); fedfile_master_couplings refuses a federate
+ * of that name in such files. */
+#define MASTER_CHILD "master"
 
 /* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N steps, ..."). */
 typedef struct fed_report {
@@ -82,7 +87,8 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     }
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
-    if (c->verbose || (stream == SUP_STDERR && !c->quiet && i >= 0))
+    int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
 
@@ -130,6 +136,12 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
         int rc = fedfile_check_fmu(ff, i, md, err, errlen);
         fmu_md_free(md);
         if (rc != FEDFILE_OK) return -1;
+    }
+    if (fedfile_is_master(ff)) {
+        fedfile_coupling *cp = NULL;
+        size_t n = 0;
+        if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) return -1;
+        free(cp);
     }
     return 0;
 }
@@ -328,6 +340,15 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err,
                             sizeof err);
+        if (idx < 0) rc = idx;
+    }
+    if (rc == SUP_OK && fedfile_is_master(ff)) {
+        /* The master federate: the same file and RTI; the slaves write the results. */
+        char master_bin[PATH_MAX];
+        sibling("tempo-master", master_bin, sizeof master_bin);
+        char *argv[8] = {master_bin, "--federation", (char *)a->file, "--rti", addr, "--quiet",
+                         NULL};
+        int idx = sup_start(s, &(sup_spec){.name = MASTER_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
     }
     if (rc == SUP_OK) rc = sup_wait(s, err, sizeof err);
