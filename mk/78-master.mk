@@ -12,3 +12,7 @@ PROGS += tempo-master
 tempo-master_SRCS := federate/master/tempo_master_main.c
 tempo-master_LIBS := fed fmu algo client common fom
 INTEG_SCRIPTS += tests/integration/master_test.sh
+UNIT_TESTS += tests/unit/fedfile_master_test
+fedfile_master_test_LIBS := fed algo fom
+UNIT_TESTS += tests/unit/msjacobi_test
+msjacobi_test_LIBS := algo
