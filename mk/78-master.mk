@@ -16,3 +16,14 @@ UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := fed algo fom
 UNIT_TESTS += tests/unit/msjacobi_test
 msjacobi_test_LIBS := algo
+# The protocol's fuzz target. Its decoders live in libfed (they share msproto.c with the FOM
+# generator), which the generic fuzz rules of the Makefile do not link, so the two targets of
+# this one have their own rules (explicit rules take precedence over the pattern rules).
+FUZZ_TARGETS += tests/fuzz/msproto_fuzz
+build/fuzz/msproto_fuzz: tests/fuzz/msproto_fuzz.c federate/msproto/msproto.c
+	@mkdir -p $(@D)
+	clang $(CFLAGS_BASE) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+$(O)/tests/fuzz/msproto_fuzz_replay: $(O)/tests/fuzz/msproto_fuzz.o $(O)/tests/fuzz/replay_main.o \
+                                     $(O)/federate/msproto/msproto.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(ALL_LDLIBS) $(LDFLAGS)

@@ -108,7 +108,7 @@ int main(void)
         double xn = x + 1 * y * ticks * TICK, yn = y + -1 * x * ticks * TICK;
         x = xn, y = yn, t += h;
     }
-    /* The map grows |(x, y)| by sqrt(1 + H^2) per step: Jacobi's known instability here. */
+    /* The map multiplies x^2 + y^2 by 1 + H^2 per step: Jacobi's known instability here. */
     CHECK_NEAR(a.rec_x[11] * a.rec_x[11] + b.rec_x[11] * b.rec_x[11],
                1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.0025,
                1e-12);
