@@ -282,6 +282,7 @@ static const struct {
     {"jacobi", FEDFILE_ALG_JACOBI},
     {"jacobi-de", FEDFILE_ALG_JACOBI_DE},
     {"gauss-seidel", FEDFILE_ALG_GAUSS_SEIDEL},
+    {"wr", FEDFILE_ALG_WR},
     {"master-jacobi", FEDFILE_ALG_MASTER_JACOBI}, /* tempo-master (fedfile_master.c) */
 };
 
@@ -325,13 +326,69 @@ static int parse_de(const ld *c, const json_t *a, fedfile *ff)
     return FEDFILE_OK;
 }
 
+/* wr: "tol", "max_iter", "norm", "n_sub", "on_no_convergence", "h_min" (halving floor), all
+ * optional (defaults of wr_opts_default); "extrapolation" refused (the inputs are polynomials
+ * fitted to the sub-points). doc/federation.md, doc/algorithms/waveform-relaxation.md. */
+static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
+{
+    fedfile_algo *al = &ff->algo;
+    wr_opts *o = &al->wr;
+    int rc, have = 0;
+    if ((rc = refuse_key(c, a, "extrapolation",
+                         "the peer methods; wr fits its inputs to n_sub sub-points")))
+        return rc;
+    wr_opts_default(o, al->t_step);
+    if ((rc = get_num(c, a, "algorithm", "tol", 0, &o->tol, &have))) return rc;
+    json_t *v = json_object_get(a, "max_iter");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000))
+        return fail(c, "algorithm.max_iter", "expected an integer 1..1000000");
+    if (v) o->max_iter = (int)json_integer_value(v);
+    v = json_object_get(a, "n_sub");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+              json_integer_value(v) > WR_MAX_SUB))
+        return fail(c, "algorithm.n_sub", "expected an integer 1..%d (sub-points per step, the "
+                    "degree of the input polynomials)", WR_MAX_SUB);
+    if (v) o->n_sub = (int)json_integer_value(v);
+    static const char *const norms[] = {"max", "2", "max-relative", "2-relative"};
+    v = json_object_get(a, "norm");
+    if (v) {
+        size_t i = 0;
+        while (i < 4 && !(json_is_string(v) && strcmp(json_string_value(v), norms[i]) == 0)) i++;
+        if (i == 4)
+            return fail(c, "algorithm.norm",
+                        "expected \"max\", \"2\", \"max-relative\" or \"2-relative\"");
+        o->norm = i % 2 ? WR_NORM_2 : WR_NORM_MAX;
+        o->relative = i >= 2;
+    }
+    v = json_object_get(a, "on_no_convergence");
+    if (v) {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(s, "fail") && strcmp(s, "halve"))
+            return fail(c, "algorithm.on_no_convergence", "expected \"fail\" or \"halve\"");
+        o->on_fail = strcmp(s, "halve") == 0 ? WR_HALVE : WR_FAIL;
+    }
+    if ((rc = get_num(c, a, "algorithm", "h_min", 0, &al->h_min, &have))) return rc;
+    if (have) {
+        if (o->on_fail != WR_HALVE)
+            return fail(c, "algorithm.h_min", "only used with \"on_no_convergence\": \"halve\"");
+        if ((rc = to_ticks(c, "algorithm", "h_min", al->h_min, ff->resolution, &al->t_h_min)))
+            return rc;
+        if (al->t_h_min < 1 || al->t_h_min > al->t_step)
+            return fail(c, "algorithm.h_min", "%g s must be at least one tick and at most the step",
+                        al->h_min);
+        o->h_min = al->t_h_min;
+    }
+    return FEDFILE_OK;
+}
+
 /* Fixed-step methods: step required; lookahead for jacobi-naive only (default = step). */
 static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
 {
     fedfile_algo *al = &ff->algo;
     const char *de = "jacobi-de";
     int rc, have = 0;
-    if ((rc = refuse_key(c, a, "quantum", de)) || (rc = refuse_key(c, a, "h_min", de)) ||
+    if ((rc = refuse_key(c, a, "quantum", de)) ||
+        (al->kind != FEDFILE_ALG_WR && (rc = refuse_key(c, a, "h_min", "jacobi-de and wr"))) ||
         (rc = refuse_key(c, a, "h_max", de)))
         return rc;
     json_t *sp = json_object_get(a, "step");
@@ -343,6 +400,7 @@ static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
         return fail(c, "algorithm.step", "expected a number of seconds > 0, got %g", al->step);
     if ((rc = to_ticks(c, "algorithm", "step", al->step, ff->resolution, &al->t_step))) return rc;
     if (al->t_step < 1) return fail(c, "algorithm.step", "%g s is less than one tick", al->step);
+    if (al->kind == FEDFILE_ALG_WR && (rc = parse_wr(c, a, ff))) return rc;
     if (al->kind != FEDFILE_ALG_JACOBI_NAIVE)
         return refuse_key(c, a, "lookahead",
                           "jacobi-naive; the others run at lookahead 0, the Awais thesis §4.2.1");
@@ -363,8 +421,9 @@ static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
  * "h_min", "h_max"}; times in seconds, converted to ticks of ff->resolution. */
 static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {"method",        "start",   "end",   "step",  "lookahead",
-                                       "extrapolation", "quantum", "h_min", "h_max", NULL};
+    static const char *const keys[] = {
+        "method", "start", "end", "step", "lookahead", "extrapolation", "quantum", "h_min", "h_max",
+        "tol", "max_iter", "norm", "n_sub", "on_no_convergence", NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
     if (!a) return fail(c, "algorithm", "missing (expected an object with method, end, ...)");
@@ -374,7 +433,8 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     json_t *m = json_object_get(a, "method");
     for (size_t i = 0; m && json_is_string(m) && i < sizeof ALGS / sizeof ALGS[0]; i++)
         if (strcmp(ALGS[i].name, json_string_value(m)) == 0) al->kind = ALGS[i].alg;
-#define ALG_LIST "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"master-jacobi\""
+#define ALG_LIST                                                                              \
+    "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"wr\", \"master-jacobi\""
     if (!m || !json_is_string(m))
         return fail(c, "algorithm.method", "expected one of " ALG_LIST "%s", m ? "" : " (missing)");
     if (!al->kind)
@@ -404,6 +464,9 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
         return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
     al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
+    static const char *const wr_keys[] = {"tol", "max_iter", "norm", "n_sub", "on_no_convergence"};
+    for (size_t i = 0; al->kind != FEDFILE_ALG_WR && i < sizeof wr_keys / sizeof *wr_keys; i++)
+        if ((rc = refuse_key(c, a, wr_keys[i], "wr"))) return rc;
     return al->kind == FEDFILE_ALG_JACOBI_DE ? parse_de(c, a, ff) : parse_fixed(c, a, ff);
 }
 

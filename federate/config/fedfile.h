@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "algorithms/topology.h"
+#include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
 
 #define FEDFILE_ERRLEN             1024 /* a buffer this size holds any message of this module */
@@ -35,6 +36,7 @@ typedef enum fedfile_alg {
     FEDFILE_ALG_JACOBI,           /* "jacobi": TARA/TAR at lookahead 0 (§4.2.1, Fig. 4.9) */
     FEDFILE_ALG_JACOBI_DE,        /* "jacobi-de": NERA/NER, quantized steps (§4.2.2) */
     FEDFILE_ALG_GAUSS_SEIDEL,     /* "gauss-seidel": FQR + step forward (§4.3, Algorithm 1) */
+    FEDFILE_ALG_WR,               /* "wr": waveform relaxation, master-slave (§5.2, Alg. 2) */
     FEDFILE_ALG_MASTER_JACOBI,    /* "master-jacobi": tempo-master drives slaves over the port
                                      (doc/master.md; fedfile_master.h) */
 } fedfile_alg;
@@ -111,9 +113,11 @@ typedef struct fedfile_algo {
     double step;         /* s; fixed macro step (0 for jacobi-de) */
     double lookahead;    /* s; jacobi-naive only (default = step); others 0 */
     double quantum;      /* jacobi-de default quantum, output unit; else 0 */
-    double h_min, h_max; /* jacobi-de step clamp, s; else 0 */
+    double h_min, h_max; /* jacobi-de step clamp, s; wr: smallest halved step, s; else 0 */
     int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
     int extrapolation; /* input extrapolation order 0 (hold, default), 1, 2 */
+    wr_opts wr;        /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
+                          n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fedfile_is_master(const fedfile *ff) { return ff && ff->algo.kind == FEDFILE_ALG_MASTER_JACOBI; }
+int fedfile_is_master(const fedfile *ff)
+{
+    return ff && (ff->algo.kind == FEDFILE_ALG_MASTER_JACOBI || ff->algo.kind == FEDFILE_ALG_WR);
+}
 
 int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *n, char *err,
                              size_t errlen)

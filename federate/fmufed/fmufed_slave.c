@@ -291,7 +291,6 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
         if (c->arg <= 1 && nv > in->n_out) nv = in->n_out;
         rep->event = res.event ? 1 : 0;
         rep->n_sub_done = res.n_sub_done;
-        r->st->steps++;
         break;
     }
     case MSP_GET_OUTPUTS: st = s->ops->get_outputs(s->ctx, r->out), nv = in->n_out; break;
@@ -393,6 +392,7 @@ static int serve(slave_run *r)
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
                 r->st->t_final = (double)T * r->ff->resolution;
+                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
             }
             continue;

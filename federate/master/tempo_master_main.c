@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "algorithms/msjacobi.h"
+#include "algorithms/wr.h"
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmufed/fmufed.h"
@@ -18,10 +20,12 @@
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
     "                    [--local] [--timeout MS] [--quiet]\n"
-    "  --federation FILE  a federation file whose method a master runs (\"master-jacobi\")\n"
+    "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
+    "                     \"master-jacobi\")\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
-    "  --output DIR       results folder of --local (default: the file's \"output\"); the\n"
-    "                     slaves write their own results in a distributed run\n"
+    "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
+    "                     with --local (distributed, each slave writes its own), and\n"
+    "                     master.csv, the algorithm's notes (iterations, residuals)\n"
     "  --local            one process: every federate's FMU runs here, no RTI\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --quiet            no summary line\n"
@@ -75,22 +79,94 @@ static int parse(int argc, char **argv, margs *a)
     return 0;
 }
 
-/* The file's algorithm over the port m. */
-static int run_algorithm(const fedfile *ff, const port_master *m, char *err, size_t errlen)
+/* The algorithm's notes (port_master_ops.note) as "<output>/master.csv" rows
+ * "time,what,value", the time being the instant open or last closed; the same in both modes. */
+typedef struct notes {
+    const port_master_ops *inner;
+    void *inner_ctx;
+    FILE *f;
+    double tick;
+    int64_t t; /* the last instant opened or closed, ticks */
+} notes;
+
+static int notes_open(void *ctx, int64_t t)
 {
+    notes *n = ctx;
+    n->t = t;
+    return n->inner->open(n->inner_ctx, t);
+}
+static int notes_close(void *ctx, int64_t t)
+{
+    notes *n = ctx;
+    n->t = t;
+    return n->inner->close(n->inner_ctx, t);
+}
+static void notes_note(void *ctx, const char *what, double v)
+{
+    notes *n = ctx;
+    if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", (double)n->t * n->tick, what, v);
+}
+static const port_master_ops notes_ops = {.open = notes_open, .close = notes_close,
+                                          .note = notes_note};
+
+/* The file's algorithm over the port m, its notes written to "<outdir>/master.csv". */
+static int run_algorithm(const fedfile *ff, const port_master *m0, const char *outdir, int quiet,
+                         char *err, size_t errlen)
+{
+    notes nt = {.inner = m0->ops, .inner_ctx = m0->ctx, .tick = ff->resolution, .t = m0->t_start};
+    port_master m = *m0;
+    m.ops = &notes_ops;
+    m.ctx = &nt;
+    if (outdir) {
+        char path[4096];
+        mkdir(outdir, 0777); /* the slaves create it too; whoever is first */
+        snprintf(path, sizeof path, "%s/master.csv", outdir);
+        if (!(nt.f = fopen(path, "w"))) {
+            snprintf(err, errlen, "%.900s: cannot create: %s", path, strerror(errno));
+            return PORT_EUSAGE;
+        }
+        fputs("time,what,value\n", nt.f);
+    }
     fedfile_coupling *cp = NULL;
     size_t n = 0;
-    if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) return PORT_EUSAGE;
-    msj_link *links = calloc(n + 1, sizeof *links);
     int rc = PORT_ENOMEM;
-    if (links) {
-        for (size_t k = 0; k < n; k++)
-            links[k] = (msj_link){.to_slave = cp[k].to, .to_input = cp[k].input,
-                                  .from_slave = cp[k].from, .from_output = cp[k].output};
-        rc = msjacobi_run(m, links, n, ff->algo.t_step, err, errlen);
+    if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) {
+        rc = PORT_EUSAGE;
+        goto out;
     }
-    free(links);
+    if (ff->algo.kind == FEDFILE_ALG_WR) {
+        /* wr_link: slave by slave, input by input: the couplings' order. */
+        wr_link *links = calloc(n + 1, sizeof *links);
+        if (links) {
+            for (size_t k = 0; k < n; k++)
+                links[k] = (wr_link){.src = (long)cp[k].from, .out = cp[k].output};
+            wr_result res = {0};
+            rc = wr_run(&m, n ? links : NULL, &ff->algo.wr, &res, err, errlen);
+            if (rc == PORT_OK && !quiet)
+                printf("tempo-master: %s: wr: %zu steps (%zu halved away), %zu iterations (most "
+                       "%d per step); messages %zu (eq. 5.5 convention: %zu)\n",
+                       ff->federation, res.n_accepted, res.n_abandoned, res.iter_total,
+                       res.iter_max, res.msg_init + res.msg_commands + res.msg_replies,
+                       res.msg_thesis);
+            wr_result_fini(&res);
+        }
+        free(links);
+    } else {
+        msj_link *links = calloc(n + 1, sizeof *links);
+        if (links) {
+            for (size_t k = 0; k < n; k++)
+                links[k] = (msj_link){.to_slave = cp[k].to, .to_input = cp[k].input,
+                                      .from_slave = cp[k].from, .from_output = cp[k].output};
+            rc = msjacobi_run(&m, links, n, ff->algo.t_step, err, errlen);
+        }
+        free(links);
+    }
+out:
     free(cp);
+    if (nt.f && fclose(nt.f) != 0 && rc == PORT_OK) {
+        snprintf(err, errlen, "%.900s/master.csv: write failed", outdir);
+        rc = PORT_EFAIL;
+    }
     return rc;
 }
 
@@ -108,7 +184,7 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
         port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = ps, .n_slaves = n,
                          .tick = ff->resolution, .t_start = ff->algo.t_start,
                          .t_end = ff->algo.t_end};
-        rc = run_algorithm(ff, &m, err, errlen);
+        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
     }
     for (size_t i = 0; l && i < n; i++) {
         char e[FMUFED_ERRLEN];
@@ -127,7 +203,7 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     ms_link *L = NULL;
     port_master m;
     int rc = ms_link_new(ff, a->rti, a->timeout_ms, &L, &m, err, errlen);
-    if (!rc) rc = run_algorithm(ff, &m, err, errlen);
+    if (!rc) rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
     if (rc && L) {
         char why[MS_ERRLEN];
         ms_link_lost(L, why, sizeof why);

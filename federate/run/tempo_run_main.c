@@ -87,8 +87,10 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     }
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
+    /* The master's errors, and its summary lines (steps, iterations, messages). */
     int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
-    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)))
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)) ||
+        (master && stream == SUP_STDOUT))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
 
@@ -346,8 +348,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
-        char *argv[8] = {master_bin, "--federation", (char *)a->file, "--rti", addr, "--quiet",
-                         NULL};
+        char *argv[10] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
+        int k = 5;
+        if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (a->quiet) argv[k++] = "--quiet";
+        argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = MASTER_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
     }

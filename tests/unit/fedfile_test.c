@@ -667,6 +667,56 @@ static void test_corrupted(void)
     CHECK(refused > 200, "most corruptions must be refused (%d refused, %d loaded)", refused, ok);
 }
 
+/* The "wr" section: defaults, every key, and refusals (doc/federation.md). */
+#define WRHEAD(keys)                                                                               \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"wr\", \"end\": 1, \"step\": 0.1" keys    \
+    "}, \"federates\": [" FA "]}"
+static void test_wr(void)
+{
+    fedfile *ff = NULL;
+    write_file("wr1.json", WRHEAD(""));
+    int rc = load("wr1.json", &ff);
+    CHECK(rc == FEDFILE_OK, "wr1.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_WR);
+        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "wr");
+        CHECK_INT_EQ(ff->algo.wr.step, 100000000LL);
+        CHECK_NEAR(ff->algo.wr.tol, 1e-6, 0);
+        CHECK_INT_EQ(ff->algo.wr.max_iter, 50);
+        CHECK_INT_EQ(ff->algo.wr.n_sub, 4);
+        CHECK_INT_EQ(ff->algo.wr.norm, WR_NORM_MAX);
+        CHECK_INT_EQ(ff->algo.wr.relative, 0);
+        CHECK_INT_EQ(ff->algo.wr.on_fail, WR_FAIL);
+        fedfile_free(ff);
+    }
+    write_file("wr2.json", WRHEAD(", \"tol\": 1e-9, \"max_iter\": 7, \"norm\": \"2-relative\", "
+                                  "\"n_sub\": 8, \"on_no_convergence\": \"halve\", \"h_min\": 0.001"));
+    rc = load("wr2.json", &ff);
+    CHECK(rc == FEDFILE_OK, "wr2.json: %s", err);
+    if (ff) {
+        CHECK_NEAR(ff->algo.wr.tol, 1e-9, 0);
+        CHECK_INT_EQ(ff->algo.wr.max_iter, 7);
+        CHECK_INT_EQ(ff->algo.wr.norm, WR_NORM_2);
+        CHECK_INT_EQ(ff->algo.wr.relative, 1);
+        CHECK_INT_EQ(ff->algo.wr.n_sub, 8);
+        CHECK_INT_EQ(ff->algo.wr.on_fail, WR_HALVE);
+        CHECK_INT_EQ(ff->algo.wr.h_min, 1000000LL);
+        fedfile_free(ff);
+    }
+    expect_bad(WRHEAD(", \"n_sub\": 9"), FEDFILE_ESCHEMA, "algorithm.n_sub", "1..8");
+    expect_bad(WRHEAD(", \"norm\": \"inf\""), FEDFILE_ESCHEMA, "algorithm.norm", "\"max\"");
+    expect_bad(WRHEAD(", \"max_iter\": 0"), FEDFILE_ESCHEMA, "algorithm.max_iter", NULL);
+    expect_bad(WRHEAD(", \"tol\": 0"), FEDFILE_ESCHEMA, "algorithm.tol", NULL);
+    expect_bad(WRHEAD(", \"on_no_convergence\": \"retry\""), FEDFILE_ESCHEMA,
+               "algorithm.on_no_convergence", "\"halve\"");
+    expect_bad(WRHEAD(", \"h_min\": 0.01"), FEDFILE_ESCHEMA, "algorithm.h_min", "\"halve\"");
+    expect_bad(WRHEAD(", \"extrapolation\": 1"), FEDFILE_ESCHEMA, "algorithm.extrapolation", "n_sub");
+    expect_bad(HEAD "\"federates\": [" FA "], \"x\": 1}", FEDFILE_ESCHEMA, "x: unknown key", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"tol\": 1e-3}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.tol", "only wr");
+}
+
 int main(void)
 {
     if (setup() != 0) {
@@ -681,6 +731,7 @@ int main(void)
     test_fom_qualified();
     test_check_fmu();
     test_corrupted();
+    test_wr();
     teardown();
     return check_summary();
 }

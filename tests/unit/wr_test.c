@@ -1,0 +1,328 @@
+/* Tests of waveform relaxation (algorithms/wr.h) over fake slaves with closed-form solutions
+ * (tests/unit/wr_fake.h): x1' = -a1 x1 + b1 x2 and x2' = -a2 x2 + b2 x1 split in two slaves,
+ * against the exact solution exp(M t) x(0) (2x2 matrix exponential, scaling and squaring).
+ * Error shrinks with tol; the run advances after convergence (the errata of the printed
+ * Algorithm 2); no convergence is reported; the message-count identity of eq. 5.5; halving.
+ * doc/algorithms/waveform-relaxation.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithms/wr.h"
+#include "tests/check.h"
+#include "tests/unit/wr_fake.h"
+
+#define TICK 1e-9
+#define SEC(s) ((int64_t)llround((s) / TICK))
+
+/* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */
+static void expm2(const double M[4], double t, double E[4])
+{
+    double A[4] = {M[0] * t, M[1] * t, M[2] * t, M[3] * t};
+    double nrm = fabs(A[0]) + fabs(A[1]) + fabs(A[2]) + fabs(A[3]);
+    int q = 0;
+    while (nrm > 0.5) nrm /= 2, q++;
+    for (int i = 0; i < 4; i++) A[i] /= ldexp(1, q);
+    double T[4] = {1, 0, 0, 1}, S[4] = {1, 0, 0, 1};
+    for (int k = 1; k <= 20; k++) {
+        double N[4] = {(T[0] * A[0] + T[1] * A[2]) / k, (T[0] * A[1] + T[1] * A[3]) / k,
+                       (T[2] * A[0] + T[3] * A[2]) / k, (T[2] * A[1] + T[3] * A[3]) / k};
+        memcpy(T, N, sizeof T);
+        for (int i = 0; i < 4; i++) S[i] += T[i];
+    }
+    for (int i = 0; i < q; i++) {
+        double N[4] = {S[0] * S[0] + S[1] * S[2], S[0] * S[1] + S[1] * S[3],
+                       S[2] * S[0] + S[3] * S[2], S[2] * S[1] + S[3] * S[3]};
+        memcpy(S, N, sizeof S);
+    }
+    memcpy(E, S, sizeof S);
+}
+
+/* The coupled system under test. */
+typedef struct sys {
+    double a1, b1, a2, b2, x10, x20;
+} sys;
+
+typedef struct run {
+    fake f[2];
+    port_slave s[2];
+    port_local_clock clk;
+    port_master m;
+    wr_link links[2];
+    wr_result res;
+    char err[1024];
+    int st;
+} run;
+
+static void run_wr(run *r, const sys *y, const wr_opts *o, double end)
+{
+    memset(r, 0, sizeof *r);
+    fake_init(&r->f[0], y->a1, 1, &y->b1, y->x10, TICK);
+    fake_init(&r->f[1], y->a2, 1, &y->b2, y->x20, TICK);
+    r->s[0] = fake_slave(&r->f[0], "one");
+    r->s[1] = fake_slave(&r->f[1], "two");
+    r->clk.last = INT64_MIN;
+    r->m = (port_master){.ops = &port_local_master_ops, .ctx = &r->clk, .slaves = r->s,
+                         .n_slaves = 2, .tick = TICK, .t_start = 0, .t_end = SEC(end)};
+    r->links[0] = (wr_link){.src = 1, .out = 0};
+    r->links[1] = (wr_link){.src = 0, .out = 0};
+    r->st = wr_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
+}
+
+/* Largest error of the recorded points against exp(M t) x(0). */
+static double max_err(const run *r, const sys *y)
+{
+    double M[4] = {-y->a1, y->b1, y->b2, -y->a2}, worst = 0;
+    for (size_t k = 0; k < r->f[0].n_rec; k++) {
+        double E[4];
+        expm2(M, r->f[0].rec_t[k], E);
+        double x1 = E[0] * y->x10 + E[1] * y->x20, x2 = E[2] * y->x10 + E[3] * y->x20;
+        worst = fmax(worst, fmax(fabs(r->f[0].rec_x[k] - x1), fabs(r->f[1].rec_x[k] - x2)));
+    }
+    return worst;
+}
+
+static const sys osc = {.a1 = 0.5, .b1 = 2, .a2 = 1, .b2 = -3, .x10 = 1, .x20 = 0.5};
+
+static void test_fit(void)
+{
+    /* p(s) = 1 - 2 s + 3 s^2 - 0.5 s^3 over h = 0.4: exact for n_sub >= 3. */
+    for (int n = 3; n <= WR_MAX_SUB; n++) {
+        double v[WR_MAX_SUB + 1], c[WR_MAX_SUB + 1], h = 0.4;
+        for (int m = 0; m <= n; m++) {
+            double s = h * m / n;
+            v[m] = 1 - 2 * s + 3 * s * s - 0.5 * s * s * s;
+        }
+        CHECK_INT_EQ(wr_fit(n, h, v, c), 0);
+        CHECK_NEAR(c[0], 1, 1e-12);
+        CHECK_NEAR(c[1], -2, 1e-9);
+        CHECK_NEAR(c[2], 6, 1e-7);  /* p'' = 6 */
+        CHECK_NEAR(c[3], -3, 1e-5); /* p''' = -3 */
+        for (int k = 4; k <= n; k++) CHECK(fabs(c[k]) < 1e-2 * pow(10, k - 4), "c[%d] = %g", k, c[k]);
+    }
+    double v[2] = {1, 3}, c[2];
+    CHECK_INT_EQ(wr_fit(1, 0.5, v, c), 0);
+    CHECK_NEAR(c[1], 4, 1e-14);
+    CHECK_INT_EQ(wr_fit(0, 0.5, v, c), -1);
+    CHECK_INT_EQ(wr_fit(WR_MAX_SUB + 1, 0.5, v, c), -1);
+}
+
+static void test_decide(void)
+{
+    wr_opts o;
+    wr_opts_default(&o, 1000);
+    o.max_iter = 3;
+    CHECK_INT_EQ(wr_decide(&o, 1, 1e-7, 1000).verdict, WR_ACCEPT);
+    CHECK_INT_EQ(wr_decide(&o, 1, 1e-3, 1000).verdict, WR_ITERATE);
+    CHECK_INT_EQ(wr_decide(&o, 2, NAN, 1000).verdict, WR_ITERATE);
+    CHECK_INT_EQ(wr_decide(&o, 3, 1e-3, 1000).verdict, WR_GIVE_UP);
+    o.on_fail = WR_HALVE;
+    o.h_min = 400;
+    wr_decision d = wr_decide(&o, 3, 1e-3, 1000);
+    CHECK_INT_EQ(d.verdict, WR_RETRY_HALF);
+    CHECK_INT_EQ(d.h_next, 500);
+    CHECK_INT_EQ(wr_decide(&o, 3, 1e-3, 500).verdict, WR_GIVE_UP); /* 250 < h_min */
+}
+
+/* Fixed step 0.1 and n_sub 4 (interpolation error ~1e-9): the error follows tol. */
+static void test_error_shrinks_with_tol(void)
+{
+    const double tols[] = {1e-2, 1e-4, 1e-6, 1e-8};
+    double prev = INFINITY;
+    for (size_t i = 0; i < sizeof tols / sizeof *tols; i++) {
+        wr_opts o;
+        wr_opts_default(&o, SEC(0.1));
+        o.tol = tols[i];
+        run r;
+        run_wr(&r, &osc, &o, 2.0);
+        CHECK_INT_EQ(r.st, PORT_OK);
+        double e = max_err(&r, &osc);
+        printf("  tol %g: max error %.3g, %zu iterations over %zu steps (most %d)\n", tols[i], e,
+               r.res.iter_total, r.res.n_accepted, r.res.iter_max);
+        CHECK(e < prev, "tol %g: error %g did not shrink (previous %g)", tols[i], e, prev);
+        CHECK(e <= 20 * tols[i] + 1e-8, "tol %g: error %g above 20 tol + 1e-8", tols[i], e);
+        prev = e;
+        wr_result_fini(&r.res);
+    }
+}
+
+/* The printed Algorithm 2 rolls back after the converged iteration and never advances; ours
+ * commits T_n + h: every step is recorded at a later time, the slaves end at t_end. */
+static void test_advances(void)
+{
+    wr_opts o;
+    wr_opts_default(&o, SEC(0.1));
+    o.tol = 1e-8;
+    run r;
+    run_wr(&r, &osc, &o, 1.0);
+    CHECK_INT_EQ(r.st, PORT_OK);
+    CHECK_INT_EQ(r.res.n_accepted, 10);
+    CHECK_INT_EQ(r.res.t_reached, SEC(1.0));
+    CHECK_INT_EQ(r.f[0].t, SEC(1.0));
+    CHECK_INT_EQ(r.f[1].t, SEC(1.0));
+    CHECK_INT_EQ(r.f[0].n_rec, 11); /* t = 0, then every committed step */
+    for (size_t k = 0; k < r.f[0].n_rec; k++) CHECK_NEAR(r.f[0].rec_t[k], 0.1 * k, 1e-12);
+    CHECK(fabs(r.f[0].rec_x[1] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
+    CHECK(r.res.iter_max >= 2 && r.res.iter_max < 50, "iterations per step %d", r.res.iter_max);
+    for (size_t k = 0; k < r.res.n_steps; k++) CHECK_INT_EQ(r.res.steps[k].accepted, 1);
+    wr_result_fini(&r.res);
+}
+
+static void test_no_convergence(void)
+{
+    wr_opts o;
+    wr_opts_default(&o, SEC(0.5));
+    o.tol = 1e-12;
+    o.max_iter = 3;
+    run r;
+    run_wr(&r, &osc, &o, 1.0);
+    CHECK_INT_EQ(r.st, PORT_ENOCONV);
+    CHECK_STR_HAS(r.err, "no convergence on [0, 0.5] s after 3 iterations");
+    CHECK_STR_HAS(r.err, "tol 1e-12 (max-norm, absolute)");
+    CHECK_STR_HAS(r.err, "residuals of iterations 1..3");
+    CHECK_STR_HAS(r.err, "largest change 0.321 in output 0 of slave 'two'");
+    CHECK_INT_EQ(r.res.t_reached, 0);
+    CHECK_INT_EQ(r.res.n_accepted, 0);
+    CHECK_INT_EQ(r.res.n_steps, 1);
+    CHECK_INT_EQ(r.res.steps[0].accepted, 0);
+    CHECK_INT_EQ(r.res.n_residuals, 3);
+    CHECK(r.res.residuals[2] < r.res.residuals[0], "residuals did not decrease: %g then %g",
+          r.res.residuals[0], r.res.residuals[2]);
+    wr_result_fini(&r.res);
+}
+
+/* Commands and replies seen by the fakes equal the counts of the result, and the result's
+ * count in the thesis's convention equals eq. 5.5: 4 n_s n_c + 5 n_c sum n_i. */
+static void check_counts(const run *r)
+{
+    long cmd = r->f[0].n_cmd + r->f[1].n_cmd, rep = r->f[0].n_reply + r->f[1].n_reply;
+    size_t n_c = 2, n_s = r->res.n_accepted, sum_i = 0;
+    for (size_t k = 0; k < r->res.n_steps; k++) sum_i += (size_t)r->res.steps[k].iters;
+    CHECK_INT_EQ(sum_i, r->res.iter_total);
+    CHECK_INT_EQ((size_t)(cmd + rep), r->res.msg_init + r->res.msg_commands + r->res.msg_replies);
+    CHECK_INT_EQ(r->res.msg_init, 4 * n_c);
+    CHECK_INT_EQ(r->res.msg_commands + r->res.msg_replies, 4 * n_s * n_c + 4 * n_c * sum_i);
+    CHECK_INT_EQ(r->res.msg_thesis, 4 * n_s * n_c + 5 * n_c * sum_i);
+}
+
+static void test_message_counts(void)
+{
+    wr_opts o;
+    wr_opts_default(&o, SEC(0.1));
+    o.tol = 1e-9;
+    run r;
+    run_wr(&r, &osc, &o, 1.0);
+    CHECK_INT_EQ(r.st, PORT_OK);
+    check_counts(&r);
+    printf("  counts: n_s %zu, sum n_i %zu, messages %zu (+%zu at start), eq. 5.5 %zu\n",
+           r.res.n_accepted, r.res.iter_total, r.res.msg_commands + r.res.msg_replies,
+           r.res.msg_init, r.res.msg_thesis);
+    wr_result_fini(&r.res);
+}
+
+/* Strong coupling and a long step: too few iterations at 0.8 s; halving to 0.2 s converges. */
+static void test_halving(void)
+{
+    const sys stiff = {.a1 = 1, .b1 = 6, .a2 = 2, .b2 = -6, .x10 = 1, .x20 = 0};
+    wr_opts o;
+    wr_opts_default(&o, SEC(0.8));
+    o.tol = 1e-7;
+    o.max_iter = 8;
+    run r;
+    run_wr(&r, &stiff, &o, 1.6);
+    CHECK_INT_EQ(r.st, PORT_ENOCONV);
+    wr_result_fini(&r.res);
+
+    o.on_fail = WR_HALVE;
+    o.h_min = SEC(0.01);
+    run_wr(&r, &stiff, &o, 1.6);
+    CHECK_INT_EQ(r.st, PORT_OK);
+    CHECK(r.res.n_abandoned > 0, "no step was halved");
+    CHECK_INT_EQ(r.res.t_reached, SEC(1.6));
+    CHECK_INT_EQ(r.f[0].t, SEC(1.6));
+    double e = max_err(&r, &stiff);
+    CHECK(e < 1e-5, "halved run: error %g (> 1e-5)", e);
+    printf("  halving: %zu accepted, %zu abandoned, error %.3g\n", r.res.n_accepted,
+           r.res.n_abandoned, e);
+    check_counts(&r);
+    wr_result_fini(&r.res);
+
+    o.h_min = SEC(0.5); /* one halving allowed (0.4 < 0.5): still fails */
+    run_wr(&r, &stiff, &o, 1.6);
+    CHECK_INT_EQ(r.st, PORT_ENOCONV);
+    wr_result_fini(&r.res);
+}
+
+static void test_norms(void)
+{
+    for (int nm = 0; nm < 2; nm++)
+        for (int rel = 0; rel < 2; rel++) {
+            wr_opts o;
+            wr_opts_default(&o, SEC(0.1));
+            o.norm = nm ? WR_NORM_2 : WR_NORM_MAX;
+            o.relative = rel;
+            o.tol = 1e-8;
+            run r;
+            run_wr(&r, &osc, &o, 1.0);
+            CHECK_INT_EQ(r.st, PORT_OK);
+            double e = max_err(&r, &osc);
+            CHECK(e < 1e-6, "norm %d relative %d: error %g", nm, rel, e);
+            wr_result_fini(&r.res);
+        }
+}
+
+static void test_errors(void)
+{
+    wr_opts o;
+    wr_opts_default(&o, SEC(0.1));
+    run r;
+    o.n_sub = WR_MAX_SUB + 1;
+    run_wr(&r, &osc, &o, 1.0);
+    CHECK_INT_EQ(r.st, PORT_EUSAGE);
+    CHECK_STR_HAS(r.err, "n_sub");
+    wr_result_fini(&r.res);
+
+    /* A slave that fails mid-run is named, with the time. */
+    wr_opts_default(&o, SEC(0.1));
+    memset(&r, 0, sizeof r);
+    fake_init(&r.f[0], osc.a1, 1, &osc.b1, 1, TICK);
+    fake_init(&r.f[1], osc.a2, 1, &osc.b2, 1, TICK);
+    r.f[1].fail_step_at = 7;
+    r.s[0] = fake_slave(&r.f[0], "one");
+    r.s[1] = fake_slave(&r.f[1], "two");
+    r.clk.last = INT64_MIN;
+    r.m = (port_master){.ops = &port_local_master_ops, .ctx = &r.clk, .slaves = r.s, .n_slaves = 2,
+                        .tick = TICK, .t_start = 0, .t_end = SEC(1)};
+    r.links[0] = (wr_link){.src = 1, .out = 0};
+    r.links[1] = (wr_link){.src = 3, .out = 0};
+    CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
+    CHECK_STR_HAS(r.err, "slave 'two' input 0");
+    wr_result_fini(&r.res);
+    r.links[1] = (wr_link){.src = 0, .out = 0};
+    r.clk.last = INT64_MIN;
+    CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EFAIL);
+    CHECK_STR_HAS(r.err, "slave 'two'");
+    CHECK_INT_EQ(r.res.failed_slave, 1);
+    wr_result_fini(&r.res);
+
+    /* A slave that cannot save is refused before anything runs. */
+    r.s[0].info.can_save = 0;
+    r.clk.last = INT64_MIN;
+    CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EUNSUPPORTED);
+    CHECK_STR_HAS(r.err, "'one' cannot save");
+    wr_result_fini(&r.res);
+}
+
+int main(void)
+{
+    test_fit();
+    test_decide();
+    test_error_shrinks_with_tol();
+    test_advances();
+    test_no_convergence();
+    test_message_counts();
+    test_halving();
+    test_norms();
+    test_errors();
+    return check_summary();
+}
