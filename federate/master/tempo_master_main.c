@@ -186,6 +186,12 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
                          .t_end = ff->algo.t_end};
         rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
     }
+    /* The failing slaves' own messages (the FMU's or the solver's words). */
+    for (size_t i = 0; rc && l && i < n; i++) {
+        const char *why = l[i] ? fmufed_local_errmsg(l[i]) : "";
+        size_t k = strlen(err);
+        if (why[0] && k + 4 < errlen) snprintf(err + k, errlen - k, " (%s)", why);
+    }
     for (size_t i = 0; l && i < n; i++) {
         char e[FMUFED_ERRLEN];
         if (fmufed_local_free(l[i], e, sizeof e) != FMUFED_OK && !rc) {
