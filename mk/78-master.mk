@@ -27,3 +27,6 @@ $(O)/tests/fuzz/msproto_fuzz_replay: $(O)/tests/fuzz/msproto_fuzz.o $(O)/tests/f
                                      $(O)/federate/msproto/msproto.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(ALL_LDLIBS) $(LDFLAGS)
+# The RTI's tie-shuffling test mode (check C10 of doc/master.md).
+UNIT_TESTS += tests/unit/tm_shuffle_test
+tm_shuffle_test_LIBS := rtisrv common fom

@@ -126,6 +126,31 @@ EOT
     ko "wr $kind: $r1 $r2: $(head -c 600 "$dir/wl-$kind.out" "$dir/wd-$kind.err" "$dir/wd-$kind.out")"; fi
 done
 
+# 2c. Check C10: under an RTI that shuffles ties between senders (tempo-rti --shuffle-ties
+#     SEED), master-jacobi and wr give the one-process results again, for three seeds.
+for seed in 1 2 3; do
+  bin/tempo-rti --listen 127.0.0.1:0 --shuffle-ties "$seed" >"$dir/rti-s$seed.out" 2>&1 &
+  sp=$!
+  pids="$pids $sp"
+  saddr=
+  for _ in $(seq 100); do
+    saddr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti-s$seed.out" | head -n 1)
+    [ -n "$saddr" ] && break
+    sleep 0.05
+  done
+  timeout 60 bin/tempo-run "$dir/m.json" --rti "$saddr" --quiet --output "$dir/sh$seed" \
+    >/dev/null 2>"$dir/sh$seed.err"
+  r1=$?
+  timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$saddr" --quiet --output "$dir/shw$seed" \
+    >/dev/null 2>"$dir/shw$seed.err"
+  r2=$?
+  kill "$sp" 2>/dev/null
+  if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same_csvs "$dir/local" "$dir/sh$seed" &&
+    cmp -s "$dir/wr-me-local/yz.csv" "$dir/shw$seed/yz.csv" &&
+    cmp -s "$dir/wr-me-local/master.csv" "$dir/shw$seed/master.csv"; then ok; else
+    ko "shuffled ties, seed $seed: $r1 $r2: $(head -c 600 "$dir/sh$seed.err" "$dir/shw$seed.err")"; fi
+done
+
 # 3. A start after 0 (the slaves wait with NERA for the first instant).
 lv "$dir/late.json" late '{ "method": "master-jacobi", "start": 3, "end": 5, "step": 0.25 }'
 bin/tempo-master --federation "$dir/late.json" --local --output "$dir/late-local" >/dev/null 2>&1
