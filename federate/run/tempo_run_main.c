@@ -307,6 +307,8 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
+    /* A master method's notes (iterations, residuals; doc/master.md). */
+    if (fedfile_is_master(ff)) printf("tempo-run: results %s/master.csv\n", outdir);
     if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);
 }
 
