@@ -8,7 +8,7 @@ FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.
 
 PROGS += tempo-fmu
 tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
-tempo-fmu_LIBS := fmufed run config fmu algo client proto fom
+tempo-fmu_LIBS := fmufed msproto run config fmu algo client proto fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
               tests/unit/fmu_sim_test tests/unit/fmu_fault_test

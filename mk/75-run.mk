@@ -14,7 +14,7 @@ progress_test_LIBS := run
 # The program: assembles the pieces above with the federation file and tempo-fmu.
 PROGS += tempo-run
 tempo-run_SRCS := federate/run/tempo_run_main.c
-tempo-run_LIBS := master run config fmu algo fom
+tempo-run_LIBS := run config fmu algo fom
 # End-to-end tests of tempo-run and the case studies of examples/ (they need bin/ and the
 # example FMUs, which `make test` builds first).
 INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh

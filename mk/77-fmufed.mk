@@ -4,7 +4,7 @@
 # tests running real federations on the example FMUs.
 # See the Makefile header for the variables this fragment fills in.
 FMUFED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_jacobi.c federate/fmufed/fmufed_de.c \
-               federate/fmufed/fmufed_gs.c federate/fmufed/fmufed_cli.c
+               federate/fmufed/fmufed_gs.c federate/fmufed/fmufed_cli.c federate/fmufed/fmufed_slave.c
 
 INTEG_TESTS += tests/integration/fmufed_lv_test
 fmufed_lv_test_LIBS := run fmu client proto fom

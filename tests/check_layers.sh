@@ -18,7 +18,7 @@ root=${1:-.}
 
 # Component folders, most specific first (a file belongs to the first that prefixes its path).
 components=(rti/proto rti/tm rti/flog rti/server rti/tlog
-            federate/libtempo federate/fmu federate/config federate/fmufed federate/master
+            federate/libtempo federate/fmu federate/config federate/msproto federate/fmufed federate/master
             federate/run algorithms fom examples)
 
 # The project components each one may include and link (its own is always allowed).
@@ -32,10 +32,11 @@ declare -A ALLOWED=(
   [federate/libtempo]="rti/proto fom"
   [federate/fmu]="algorithms"
   [federate/config]="algorithms fom federate/fmu"
+  [federate/msproto]="algorithms federate/config"
   [algorithms]=""
-  [federate/fmufed]="algorithms federate/fmu federate/config federate/libtempo federate/run fom"
-  [federate/master]="algorithms federate/fmu federate/config federate/libtempo federate/run fom"
-  [federate/run]="federate/config federate/fmu federate/libtempo federate/master"
+  [federate/fmufed]="algorithms federate/fmu federate/config federate/msproto federate/libtempo federate/run fom"
+  [federate/master]="algorithms federate/fmu federate/config federate/msproto federate/fmufed federate/libtempo federate/run fom"
+  [federate/run]="federate/config federate/fmu federate/libtempo"
   [examples]="federate/libtempo federate/fmu federate/config federate/run algorithms"
 )
 
@@ -57,7 +58,7 @@ external_all="event2 libxml zip jansson cvode nvector sunlinsol sunmatrix sundia
 declare -A LIB_COMPONENT=(
   [fom]=fom [proto]=rti/proto [tm]=rti/tm [flog]=rti/flog [server]=rti/server [tlog]=rti/tlog
   [client]=federate/libtempo [fmu]=federate/fmu [algo]=algorithms [config]=federate/config
-  [fmufed]=federate/fmufed [master]=federate/master [run]=federate/run
+  [fmufed]=federate/fmufed [master]=federate/master [run]=federate/run [msproto]=federate/msproto
 )
 
 if [ "$root" = "--table" ]; then

@@ -284,6 +284,7 @@ static const struct {
     {"gauss-seidel", FEDFILE_ALG_GAUSS_SEIDEL},
     {"defect-control", FEDFILE_ALG_DEFECT_CONTROL},
     {"wr", FEDFILE_ALG_WR},
+    {"master-jacobi", FEDFILE_ALG_MASTER_JACOBI}, /* tempo-master (fedfile_master.c) */
 };
 
 const char *fedfile_alg_name(fedfile_alg a)
@@ -516,8 +517,9 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     json_t *m = json_object_get(a, "method");
     for (size_t i = 0; m && json_is_string(m) && i < sizeof ALGS / sizeof ALGS[0]; i++)
         if (strcmp(ALGS[i].name, json_string_value(m)) == 0) al->kind = ALGS[i].alg;
-#define ALG_LIST \
-    "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"wr\", \"defect-control\""
+#define ALG_LIST                                                                              \
+    "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"wr\", \"master-jacobi\", "   \
+    "\"defect-control\""
     if (!m || !json_is_string(m))
         return fail(c, "algorithm.method", "expected one of " ALG_LIST "%s", m ? "" : " (missing)");
     if (!al->kind)

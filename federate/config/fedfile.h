@@ -39,6 +39,8 @@ typedef enum fedfile_alg {
     FEDFILE_ALG_DEFECT_CONTROL,   /* "defect-control": a master runs Glumac and Kovačić's
                                      Algorithm 1 (doc/algorithms/defect-control.md) */
     FEDFILE_ALG_WR,               /* "wr": waveform relaxation, master-slave (§5.2, Alg. 2) */
+    FEDFILE_ALG_MASTER_JACOBI,    /* "master-jacobi": tempo-master drives slaves over the port
+                                     (doc/master.md; fedfile_master.h) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */

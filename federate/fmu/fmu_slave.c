@@ -209,7 +209,11 @@ static int op_record(void *ctx)
 {
     fmu_slave *s = ctx;
     if (!s->record) return PORT_OK;
-    int rc = s->record(s->record_ctx, s->t);
+    /* The row shows the inputs last set, as the FMU will see them (set_inputs reaches the FMU
+     * only at the next step otherwise). */
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = s->record(s->record_ctx, s->t);
     return rc ? note(s, PORT_EFAIL, "%s: recording results failed", s->name) : PORT_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "federate/fmufed/fmufed_impl.h"
+#include "federate/config/fedfile_master.h"
 #include "fom/fom.h"
 
 #define SYNC_START "tempo-start"
@@ -284,8 +285,7 @@ int fmufed_record(fmufed_ctx *c, tp_time t)
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
-/* Open the FMU with the file's parameters and solver settings and check it fits the file. */
-static int open_fmu(fmufed_ctx *c)
+int fmufed_open_fmu(fmufed_ctx *c)
 {
     const fedfile_fed *fd = c->fd;
     size_t np = fd->n_params;
@@ -551,7 +551,7 @@ static int enable_time(fmufed_ctx *c)
     return FMUFED_OK;
 }
 
-static int open_csv(fmufed_ctx *c, const fmufed_opts *o)
+int fmufed_open_csv(fmufed_ctx *c, const fmufed_opts *o)
 {
     const fedfile_fed *fd = c->fd;
     const char *dir = o && o->output ? o->output : c->ff->output;
@@ -588,9 +588,8 @@ static int run_algorithm(fmufed_ctx *c)
     case FEDFILE_ALG_DEFECT_CONTROL:
         return fmufed_fail(c, FMUFED_EUSAGE, "method \"defect-control\" is run by a master "
                            "(doc/algorithms/defect-control.md), not by tempo-fmu");
-    case FEDFILE_ALG_WR: /* a master-slave method: the slave role is not in tempo-fmu yet */
-        return fmufed_fail(c, FMUFED_EUSAGE, "method \"wr\" needs a master (tempo-master); "
-                           "tempo-fmu has no slave role yet (doc/algorithms/waveform-relaxation.md)");
+    case FEDFILE_ALG_WR:
+    case FEDFILE_ALG_MASTER_JACOBI: break; /* the slave role: fmufed_run hands over at once */
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);
 }
@@ -598,6 +597,7 @@ static int run_algorithm(fmufed_ctx *c)
 int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
                fmufed_stats *stats, char *err, size_t errlen)
 {
+    if (ff && fedfile_is_master(ff)) return fmufed_slave_run(ff, name, opts, stats, err, errlen);
     fmufed_stats dummy;
     fmufed_ctx c = {.ff = ff, .err = err, .errlen = errlen, .st = stats ? stats : &dummy,
                     .step_fwd_t = TP_NO_TIME};
@@ -633,8 +633,8 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
         rc = fmufed_fail(&c, FMUFED_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = open_fmu(&c)) || (rc = join(&c, opts)) || (rc = resolve_wiring(&c)) ||
-        (rc = declare(&c)) || (rc = enable_time(&c)) || (rc = open_csv(&c, opts)))
+    if ((rc = fmufed_open_fmu(&c)) || (rc = join(&c, opts)) || (rc = resolve_wiring(&c)) ||
+        (rc = declare(&c)) || (rc = enable_time(&c)) || (rc = fmufed_open_csv(&c, opts)))
         goto out;
     c.running = 1;
     if ((rc = sync_point(&c, SYNC_START))) goto out;

@@ -70,6 +70,47 @@ typedef struct fmufed_stats {
 int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
                fmufed_stats *stats, char *err, size_t errlen);
 
+/* ---- the slave role of master methods (fmufed_slave.c, doc/master.md) ---------------------- */
+
+#include "algorithms/port.h"
+
+/* One federate of a file as an in-process port slave: its FMU opened with the file's
+ * parameters, wrapped by fmu_slave (federate/fmu/fmu_slave.h), recording its CSV. */
+typedef struct fmufed_local fmufed_local;
+
+/**
+ * Open federate idx of a loaded file as a port slave (tempo-master's one-process mode, and the
+ * inside of the slave role).
+ * @param ff     loaded file, not NULL; must outlive the slave
+ * @param idx    federate index
+ * @param output results folder overriding the file's, or NULL
+ * @param out    out: the slave (fmufed_local_free)
+ * @param ps     out: its port slave (valid while *out lives)
+ * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_EFMU, FMUFED_EIO, FMUFED_ENOMEM (err set).
+ */
+int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,
+                     port_slave *ps, char *err, size_t errlen);
+
+/** The last failure's message of the slave's FMU operations ("" when none). */
+const char *fmufed_local_errmsg(const fmufed_local *l);
+
+/**
+ * Close the CSV and the FMU and free. Accepts NULL.
+ * @return FMUFED_OK, or FMUFED_EIO when the CSV could not be completed (err set).
+ */
+int fmufed_local_free(fmufed_local *l, char *err, size_t errlen);
+
+/**
+ * The slave role: federate `name` of a file whose method tempo-master runs. Joins with the
+ * master-slave FOM (federate/msproto/msproto.h), registers its Slave<i> object, subscribes to
+ * Command<i>, and executes the master's commands on its FMU until the end command, replying
+ * to each at the open instant. fmufed_run calls it for such files. A master that leaves first
+ * fails the run with its reason.
+ * @return as fmufed_run.
+ */
+int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
+                     fmufed_stats *stats, char *err, size_t errlen);
+
 /**
  * Command-line entry: tempo-fmu --federation FILE --name X [--rti HOST:PORT|unix:PATH]
  * [--output DIR] [--timeout MS] [--quiet]. Loads the file and calls fmufed_run; prints errors

@@ -121,6 +121,20 @@ int fmufed_apply_inputs(fmufed_ctx *c, tp_time shift);
  */
 int fmufed_record(fmufed_ctx *c, tp_time t);
 
+/**
+ * Open c->fd's FMU with the file's parameters and solver settings into c->fmu and check it
+ * against the file (fedfile_check_fmu). Needs c->ff, c->fd, c->idx.
+ * @return FMUFED_OK, FMUFED_EFMU, FMUFED_ENOMEM (c->err set).
+ */
+int fmufed_open_fmu(fmufed_ctx *c);
+
+/**
+ * Open the results CSV "<output>/<name>.csv" (o->output, else the file's) with the recorded
+ * variables as columns. Needs c->st.
+ * @return FMUFED_OK, FMUFED_EIO, FMUFED_ENOMEM.
+ */
+int fmufed_open_csv(fmufed_ctx *c, const fmufed_opts *o);
+
 /** Ticks to seconds, exact for whole seconds at a resolution of 1/k s (see fmufed.c). */
 double fmufed_seconds(const fmufed_ctx *c, tp_time t);
 

@@ -1,9 +1,9 @@
 /* tempo-run FILE.json: runs a whole federation file on this machine. Starts tempo-rti on a free
  * port (unless --rti names a running one), one `tempo-fmu --federation FILE --name X --rti ADDR`
- * process per federate under federate/run/supervise.h, shows progress, stops everything on a
- * failure or Ctrl-C, then checks the CSVs, plots them (plot_svg.h) and prints a summary.
- * A master-slave method ("wr") runs in this process over local slaves (federate/master/local.h)
- * until tempo-master exists. User guide: doc/run.md. Read federate/run/supervise.h next.
+ * process per federate (and `tempo-master` for a master method, doc/master.md) under
+ * federate/run/supervise.h, shows progress, stops everything on a failure or Ctrl-C, then
+ * checks the CSVs, plots them (plot_svg.h) and prints a summary.
+ * User guide: doc/run.md. Read federate/run/supervise.h next.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_load.h"
-#include "federate/master/local.h"
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
@@ -36,6 +36,9 @@ static const char usage_text[] =
 /* The RTI's child name: a space keeps it apart from every federate name (fedfile allows only
  * letters, digits, '_' and '-'), so a federate may be called "rti". */
 #define RTI_CHILD "the RTI"
+/* The master of a master method (doc/master.md); fedfile_master_couplings refuses a federate
+ * of that name in such files. */
+#define MASTER_CHILD "master"
 
 /* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N steps, ..."). */
 typedef struct fed_report {
@@ -84,7 +87,10 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     }
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
-    if (c->verbose || (stream == SUP_STDERR && !c->quiet && i >= 0))
+    /* The master's errors, and its summary lines (steps, iterations, messages). */
+    int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)) ||
+        (master && stream == SUP_STDOUT))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
 
@@ -132,6 +138,12 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
         int rc = fedfile_check_fmu(ff, i, md, err, errlen);
         fmu_md_free(md);
         if (rc != FEDFILE_OK) return -1;
+    }
+    if (fedfile_is_master(ff)) {
+        fedfile_coupling *cp = NULL;
+        size_t n = 0;
+        if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) return -1;
+        free(cp);
     }
     return 0;
 }
@@ -295,6 +307,8 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
+    /* A master method's notes (iterations, residuals; doc/master.md). */
+    if (fedfile_is_master(ff)) printf("tempo-run: results %s/master.csv\n", outdir);
     if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);
 }
 
@@ -332,6 +346,18 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                             sizeof err);
         if (idx < 0) rc = idx;
     }
+    if (rc == SUP_OK && fedfile_is_master(ff)) {
+        /* The master federate: the same file and RTI; the slaves write the results. */
+        char master_bin[PATH_MAX];
+        sibling("tempo-master", master_bin, sizeof master_bin);
+        char *argv[10] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
+        int k = 5;
+        if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (a->quiet) argv[k++] = "--quiet";
+        argv[k] = NULL;
+        int idx = sup_start(s, &(sup_spec){.name = MASTER_CHILD, .argv = argv}, err, sizeof err);
+        if (idx < 0) rc = idx;
+    }
     if (rc == SUP_OK) rc = sup_wait(s, err, sizeof err);
     sup_free(s);
     prog_finish(c.pg);
@@ -354,47 +380,6 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         }
     }
     free(rep);
-    return status;
-}
-
-/* A master-slave method in this process: the FMUs as local port slaves, the algorithm over
- * them (doc/algorithms/waveform-relaxation.md), CSVs and plot as for a distributed run. */
-static int run_local(const fedfile *ff, const char *outdir)
-{
-    char err[MASTER_LOCAL_ERRLEN];
-    double t0 = now_s();
-    master_local_opts o = {.csv_dir = outdir};
-    master_local *ml = NULL;
-    wr_result res = {0};
-    int st = master_local_open(ff, &o, &ml, err, sizeof err);
-    if (st == PORT_OK) st = master_local_run(ml, &res, err, sizeof err);
-    master_local_free(ml); /* flushes the CSVs */
-    if (st != PORT_OK) {
-        fprintf(stderr, "tempo-run: %s: failed: %s\n", ff->federation, err);
-        wr_result_fini(&res);
-        return 1;
-    }
-    char plot[PATH_MAX + 16] = "";
-    int status = 0;
-    if (collect(ff, outdir, plot, sizeof plot, err, sizeof err) != 0) {
-        fprintf(stderr, "tempo-run: %s: results: %s\n", ff->federation, err);
-        status = 1;
-    } else {
-        printf("tempo-run: %s: %zu slaves in one process, %s, t = %g .. %g s, wall time %.3f s\n",
-               ff->federation, ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start,
-               ff->algo.end, now_s() - t0);
-        printf("tempo-run: %zu steps (%zu halved away), %zu iterations (most %d per step), "
-               "messages %zu (eq. 5.5 convention: %zu)\n", res.n_accepted, res.n_abandoned,
-               res.iter_total, res.iter_max, res.msg_init + res.msg_commands + res.msg_replies,
-               res.msg_thesis);
-        char shown[PATH_MAX];
-        show_dir(outdir, shown, sizeof shown);
-        for (size_t i = 0; i < ff->n_feds; i++)
-            printf("tempo-run: results %s/%s.csv\n", shown, ff->feds[i].name);
-        printf("tempo-run: results %s/master.csv (iterations and residuals)\n", shown);
-        if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", shown);
-    }
-    wr_result_fini(&res);
     return status;
 }
 
@@ -423,13 +408,7 @@ int main(int argc, char **argv)
     const char *outdir = a.output ? a.output : ff->output;
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (ff->algo.kind == FEDFILE_ALG_WR && a.rti) {
-        fprintf(stderr, "tempo-run: %s: method \"wr\" runs in this process for now (no "
-                "tempo-master yet): --rti cannot be used\n", a.file);
-        rc = 2;
-    } else {
-        rc = ff->algo.kind == FEDFILE_ALG_WR ? run_local(ff, outdir) : run(ff, &a, outdir);
-    }
+    rc = run(ff, &a, outdir);
     fedfile_free(ff);
     return rc;
 }

@@ -27,6 +27,8 @@ static void usage(FILE *out)
             "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --max-federations N     federations per RTI (default %u)\n"
+            "  --shuffle-ties SEED     test mode: deliver equal time stamps from different\n"
+            "                          senders in an order drawn from SEED (doc/master.md)\n"
             "  --spin-us US            poll this long after traffic before sleeping: lower\n"
             "                          latency for one busy core (default 0: never spin)\n"
             "  --secret TEXT           shared secret every JOIN must carry\n"
@@ -118,6 +120,9 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--handshake-ms") == 0) {
         if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
         cfg->hello_ms = (int)n;
+    } else if (strcmp(a, "--shuffle-ties") == 0) {
+        if (parse_long(a, v, 1, 2147483647, &n) != 0) return 2;
+        cfg->shuffle_ties = (uint64_t)n;
     } else if (strcmp(a, "--spin-us") == 0) {
         if (parse_long(a, v, 0, 1000000, &n) != 0) return 2;
         cfg->spin_us = (int)n;

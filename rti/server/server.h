@@ -29,6 +29,8 @@ struct server_config {
                                  the federations whose name matches one; NULL = all */
     int spin_us;              /* after handling events, poll this many µs before sleeping
                                  (lower latency, one busy core); 0 = never spin (default) */
+    uint64_t shuffle_ties;    /* test mode: seed of tm_set_tie_shuffle for every federation
+                                 (ties between senders in a hashed order); 0 = off */
 };
 
 struct server;

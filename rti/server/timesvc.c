@@ -218,6 +218,7 @@ int timesvc_init(struct federation *fx, char *err, size_t errlen)
         snprintf(err, errlen, "federation '%s': time management: %s", fx->name, terr);
         return -1;
     }
+    if (fx->srv && fx->srv->cfg.shuffle_ties) tm_set_tie_shuffle(fx->tm, fx->srv->cfg.shuffle_ties);
     return 0;
 }
 

@@ -94,6 +94,8 @@ static bool at_or_above(tm_bound g, tm_time t)
  * the part of the free list of doc/contributing.md §8. */
 struct qmsg {
     tm_time ts;     /* time stamp (ticks) */
+    uint64_t rank;  /* order of ties between senders: the sender handle, or a keyed hash of it
+                       in the tie-shuffling test mode (tm_set_tie_shuffle) */
     tm_fed sender;  /* sending federate */
     uint64_t seq;   /* sender's send sequence number */
     uint64_t token; /* server's payload handle */
@@ -111,6 +113,7 @@ struct queue {
 static bool qless(const struct qmsg *x, const struct qmsg *y)
 {
     if (x->ts != y->ts) return x->ts < y->ts;
+    if (x->rank != y->rank) return x->rank < y->rank;
     if (x->sender != y->sender) return x->sender < y->sender;
     return x->seq < y->seq;
 }
@@ -217,6 +220,7 @@ struct tm_state {
     tm_sink sink;   /* decision sink, may be NULL */
     void *ctx;      /* its context */
     bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
+    uint64_t tie_seed; /* tm_set_tie_shuffle: 0 off (ties between senders by handle) */
     bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
     bool quiet_grants;     /* tm_set_grant_reasons(false): GRANT reasons are "" */
     char why[320];  /* reason text of the decision being emitted */
@@ -641,6 +645,20 @@ void tm_free(tm_state *st)
     free(st);
 }
 
+/* The tie order of sender h: h itself, or in the shuffling test mode a bijective mix of h and
+ * the seed (splitmix64's finaliser), so every seed orders the senders differently while one
+ * sender's messages keep their sequence order. */
+static uint64_t tie_rank(const tm_state *st, tm_fed h)
+{
+    if (!st->tie_seed) return h;
+    uint64_t z = (uint64_t)h + st->tie_seed * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void tm_set_tie_shuffle(tm_state *st, uint64_t seed) { st->tie_seed = seed; }
+
 void tm_set_reasons(tm_state *st, bool on)
 {
     st->reasons = on;
@@ -915,7 +933,8 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
             return refuse(st, h, TM_ENOMEM, err, errlen,
                           "send from %s: out of memory queueing for %s", s->name, r->name);
     }
-    struct qmsg m = {.ts = ts, .sender = h, .seq = ++s->seq, .token = token};
+    struct qmsg m = {.ts = ts, .rank = tie_rank(st, h), .sender = h, .seq = ++s->seq,
+                     .token = token};
     for (size_t i = 0; i < n; i++) {
         struct fed *r = find(st, rcv[i]);
         if (!tso) {

@@ -197,6 +197,13 @@ void tm_set_delivery_reasons(tm_state *st, bool on);
  *  is on. Cost: O(1). */
 void tm_set_grant_reasons(tm_state *st, bool on);
 
+/** Test mode (check C10 of doc/master.md): order TSO messages with equal time stamps from
+ *  different senders by a keyed hash of the sender handle instead of the handle, so that each
+ *  seed gives another order of ties between senders; one sender's messages keep their send
+ *  order. seed 0 turns it off (the tie rule of doc/time.md). Set it before any message is
+ *  queued. Cost: O(1); the delivery order stays deterministic for a seed. */
+void tm_set_tie_shuffle(tm_state *st, uint64_t seed);
+
 /* ---- events: each returns TM_OK or a TM_E* code; decisions go to the sink. ------------- */
 
 /** A federate joins: logical time 0, neither regulating nor constrained, no request.

@@ -1,0 +1,117 @@
+/* Fixed-step Jacobi over the port (algorithms/msjacobi.h). Scheme: the Awais thesis §4.2.1
+ * (doc/references.md (Awais)), doc/algorithms/jacobi.md. With y_j(T) the outputs of slave j
+ * at the macro step's start T and H the step (s):
+ *     u_i(t) = y_src(i)(T)  for t in [T, T+H]   (zero-order hold of the coupled outputs)
+ *     x_i(T+H) = the slave's own integration of its model over [T, T+H] with u_i held
+ * Every exchange of a step happens at the one logical instant T+H (doc/master.md). Choices:
+ * the outputs of a step are read as the step's sub-step result (one round trip instead of
+ * two); the inputs are set and the row recorded in the same round trip. */
+#include "algorithms/msjacobi.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* The worst status of a sync, naming the first slave that has it. */
+static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t t, char *err,
+                        size_t errlen)
+{
+    int rc = port_sync(m, st);
+    if (rc >= 0 && rc != PORT_TERMINATED) return PORT_OK;
+    for (size_t j = 0; j < m->n_slaves; j++)
+        if (st[j] == rc)
+            return fail(err, errlen, rc, "%s at %.9g s: slave %s: %s", what,
+                        (double)t * m->tick, m->slaves[j].info.name, port_strerror(rc));
+    return fail(err, errlen, rc, "%s at %.9g s: %s", what, (double)t * m->tick,
+                port_strerror(rc));
+}
+
+int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, int64_t t_step,
+                 char *err, size_t errlen)
+{
+    if (!m || (n_links && !links) || t_step < 1 || m->t_end <= m->t_start)
+        return fail(err, errlen, PORT_EUSAGE, "master-jacobi: bad arguments (step %lld ticks)",
+                    (long long)t_step);
+    size_t n = m->n_slaves;
+    /* y[j], u[j]: each slave's outputs and inputs, laid out one after the other. */
+    size_t *y_off = calloc(n + 1, sizeof *y_off), *u_off = calloc(n + 1, sizeof *u_off);
+    int *st = calloc(n + 1, sizeof *st);
+    for (size_t j = 0; y_off && u_off && j < n; j++) {
+        y_off[j + 1] = y_off[j] + m->slaves[j].info.n_out;
+        u_off[j + 1] = u_off[j] + m->slaves[j].info.n_in;
+    }
+    double *y = y_off ? calloc(y_off[n] + 1, sizeof *y) : NULL;
+    double *u = u_off ? calloc(u_off[n] + 1, sizeof *u) : NULL;
+    port_step_result *res = calloc(n + 1, sizeof *res);
+    int rc = PORT_OK;
+    if (!y_off || !u_off || !st || !y || !u || !res) {
+        rc = fail(err, errlen, PORT_ENOMEM, "master-jacobi: out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < n_links; k++) {
+        const msj_link *l = &links[k];
+        if (l->to_slave >= n || l->from_slave >= n ||
+            l->to_input >= m->slaves[l->to_slave].info.n_in ||
+            l->from_output >= m->slaves[l->from_slave].info.n_out) {
+            rc = fail(err, errlen, PORT_EUSAGE, "master-jacobi: link %zu out of range", k);
+            goto out;
+        }
+    }
+    int64_t T = m->t_start;
+    int first = 1;
+    for (;;) {
+        int64_t t1 = first ? T : (T > m->t_end - t_step ? m->t_end : T + t_step);
+        if ((rc = port_open(m, t1))) {
+            rc = fail(err, errlen, rc, "opening %.9g s: %s", (double)t1 * m->tick,
+                      port_strerror(rc));
+            goto out;
+        }
+        for (size_t j = 0; j < n; j++) {
+            const port_slave *s = &m->slaves[j];
+            if (first)
+                s->ops->get_outputs(s->ctx, &y[y_off[j]]);
+            else
+                s->ops->step(s->ctx, t1, 1, &y[y_off[j]], &res[j]);
+        }
+        if ((rc = sync_or_fail(m, st, first ? "initial outputs" : "step", t1, err, errlen)))
+            goto out;
+        for (size_t k = 0; k < n_links; k++)
+            u[u_off[links[k].to_slave] + links[k].to_input] =
+                y[y_off[links[k].from_slave] + links[k].from_output];
+        for (size_t j = 0; j < n; j++) {
+            const port_slave *s = &m->slaves[j];
+            port_poly p = {.t0 = t1, .order = 0, .n = s->info.n_in, .c = &u[u_off[j]]};
+            if (s->info.n_in) s->ops->set_inputs(s->ctx, &p);
+            s->ops->record(s->ctx);
+        }
+        if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
+        if ((rc = port_close(m, t1))) {
+            rc = fail(err, errlen, rc, "closing %.9g s: %s", (double)t1 * m->tick,
+                      port_strerror(rc));
+            goto out;
+        }
+        if (m->ops->note) m->ops->note(m->ctx, "step", (double)t1 * m->tick);
+        first = 0;
+        T = t1;
+        if (T >= m->t_end) break;
+    }
+out:
+    free(y_off);
+    free(u_off);
+    free(st);
+    free(y);
+    free(u);
+    free(res);
+    return rc;
+}

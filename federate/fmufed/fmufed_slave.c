@@ -1,0 +1,458 @@
+/* The slave role of tempo-fmu (federate/fmufed/fmufed.h, doc/master.md "The slave's state
+ * machine"): a command-driven state machine over one fmu_slave. The FMU work is fmu_slave's
+ * (federate/fmu/fmu_slave.h); this file only moves commands and replies between libtempo and
+ * the port operations. Also fmufed_local, the same FMU as an in-process slave for
+ * tempo-master's one-process mode, so that both modes run one code path per operation.
+ *
+ * States (numbered as in doc/master.md):
+ *   1 WAIT   NERA(end) pending: waiting for the next instant's first command (or end)
+ *   2 OPEN   granted at the instant T: every command stamped T is executed and answered at T
+ *   3 CLOSE  TAR(T) pending after the close command; then back to 1
+ *   4 DONE   end command received: results written, resigned
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "federate/fmu/fmu_slave.h"
+#include "federate/fmufed/fmufed_impl.h"
+#include "federate/msproto/msproto.h"
+
+/* ---- the in-process slave ---------------------------------------------------------------- */
+
+struct fmufed_local {
+    fmufed_ctx c;
+    fmufed_stats st;
+    fmu_slave *fs;
+    fmi2ValueReference *in_vr, *out_vr;
+    char err[FMUFED_ERRLEN];
+};
+
+static int local_record(void *ctx, int64_t t)
+{
+    fmufed_local *l = ctx;
+    return fmufed_record(&l->c, t) == FMUFED_OK ? 0 : -1;
+}
+
+static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
+{
+    const fmu_md *md = fmu_step_md(l->c.fmu);
+    long k = fmu_md_find(md, var);
+    if (k < 0) return fmufed_fail(&l->c, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
+    *vr = md->vars[k].vr;
+    return FMUFED_OK;
+}
+
+int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,
+                     port_slave *ps, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!ff || idx >= ff->n_feds || !ps) {
+        snprintf(err, errlen, "fmufed_local_new: bad arguments");
+        return FMUFED_EUSAGE;
+    }
+    fmufed_local *l = calloc(1, sizeof *l);
+    if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
+    fmufed_ctx *c = &l->c;
+    *c = (fmufed_ctx){.ff = ff, .fd = &ff->feds[idx], .idx = (long)idx, .res = ff->resolution,
+                      .st = &l->st, .err = l->err, .errlen = sizeof l->err,
+                      .progress_next = TP_NO_TIME, .T = ff->algo.t_start};
+    const fedfile_fed *fd = c->fd;
+    fmufed_opts o = {.output = output};
+    l->in_vr = calloc(fd->n_inputs + 1, sizeof *l->in_vr);
+    l->out_vr = calloc(fd->n_outputs + 1, sizeof *l->out_vr);
+    int rc = !l->in_vr || !l->out_vr ? fmufed_fail(c, FMUFED_ENOMEM, "out of memory") : 0;
+    if (!rc) rc = fmufed_open_fmu(c);
+    for (size_t i = 0; !rc && i < fd->n_inputs; i++) rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
+    for (size_t k = 0; !rc && k < fd->n_outputs; k++)
+        rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
+    if (!rc) rc = fmufed_open_csv(c, &o);
+    if (!rc) {
+        fmu_slave_opts so = {.name = fd->name, .fmu = c->fmu, .n_in = fd->n_inputs,
+                             .in_vr = l->in_vr, .n_out = fd->n_outputs, .out_vr = l->out_vr,
+                             .t_now = ff->algo.t_start, .tick = ff->resolution,
+                             .record = local_record, .record_ctx = l};
+        int prc = fmu_slave_new(&so, &l->fs, ps);
+        if (prc != PORT_OK)
+            rc = fmufed_fail(c, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
+                             "wrapping the FMU as a slave: %s", port_strerror(prc));
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s", l->err);
+        fmufed_local_free(l, NULL, 0);
+        return rc;
+    }
+    *out = l;
+    return FMUFED_OK;
+}
+
+const char *fmufed_local_errmsg(const fmufed_local *l) { return l->fs ? fmu_slave_errmsg(l->fs) : ""; }
+
+int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
+{
+    if (!l) return FMUFED_OK;
+    int rc = FMUFED_OK;
+    if (l->c.csv) {
+        char e[RES_ERRLEN];
+        if (res_close(l->c.csv, e, sizeof e) != RES_OK) {
+            if (err && errlen) snprintf(err, errlen, "federate %s: %s", l->c.fd->name, e);
+            rc = FMUFED_EIO;
+        }
+    }
+    if (l->c.rec_names && l->c.rec_names != (const char *const *)l->c.fd->record &&
+        l->c.fd->n_outputs)
+        free((void *)l->c.rec_names);
+    free(l->c.rec);
+    fmu_slave_free(l->fs);
+    fmu_step_close(l->c.fmu);
+    free(l->in_vr);
+    free(l->out_vr);
+    free(l);
+    return rc;
+}
+
+/* ---- the distributed slave --------------------------------------------------------------- */
+
+typedef struct cmd_buf {
+    unsigned char *p;
+    size_t n;
+} cmd_buf;
+
+typedef struct slave_run {
+    const fedfile *ff;
+    size_t idx;
+    const char *name;
+    fmufed_local *l;
+    port_slave ps;
+    tp_federate *tp;
+    tp_handle cls, attr, ic, param;
+    tp_object obj;
+    cmd_buf *q;              /* commands received, not yet executed (FIFO) */
+    size_t q_head, q_n, q_cap;
+    int granted;             /* state 2: granted at T */
+    tp_time T;
+    int end_seen;            /* the end command is queued: the master may now leave */
+    int failed;              /* the master left early, or the RTI refused something */
+    char why[600];
+    double *v, *out;         /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
+    int64_t *tv, *out_t;
+    port_discrete *disc;
+    unsigned char *rbuf;     /* one encoded reply */
+    size_t rcap;
+    fmufed_stats *st;
+    char *err;
+    size_t errlen;
+} slave_run;
+
+static int sfail(slave_run *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int sfail(slave_run *r, int code, const char *fmt, ...)
+{
+    if (!r->err || !r->errlen) return code;
+    int n = snprintf(r->err, r->errlen, "federate %s (slave): ", r->name);
+    if (n < 0 || (size_t)n >= r->errlen) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static void on_receive(void *ctx, const tp_interaction *i)
+{
+    slave_run *r = ctx;
+    if (i->interaction_class != r->ic) return;
+    for (size_t k = 0; k < i->n_params; k++) {
+        if (i->params[k].handle != r->param) continue;
+        if (r->q_n == r->q_cap) {
+            size_t cap = r->q_cap ? 2 * r->q_cap : 16;
+            cmd_buf *nq = malloc(cap * sizeof *nq);
+            if (!nq) goto oom;
+            for (size_t m = 0; m < r->q_n; m++) nq[m] = r->q[(r->q_head + m) % r->q_cap];
+            free(r->q);
+            r->q = nq, r->q_cap = cap, r->q_head = 0;
+        }
+        cmd_buf b = {.p = malloc(i->params[k].size + 1), .n = i->params[k].size};
+        if (!b.p) goto oom;
+        if (b.n) memcpy(b.p, i->params[k].data, b.n);
+        if (b.n > 1 && b.p[1] == MSP_END) r->end_seen = 1;
+        r->q[(r->q_head + r->q_n++) % r->q_cap] = b;
+    }
+    return;
+oom:
+    if (!r->failed) snprintf(r->why, sizeof r->why, "out of memory queueing a command");
+    r->failed = 1;
+}
+
+static void on_grant(void *ctx, tp_time t)
+{
+    slave_run *r = ctx;
+    r->T = t;
+    r->granted = 1;
+}
+
+static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
+{
+    slave_run *r = ctx;
+    if (strcmp(name, MSPROTO_MASTER_NAME) != 0 || r->end_seen || r->failed) return;
+    r->failed = 1;
+    snprintf(r->why, sizeof r->why, "the master left before the end: %s",
+             reason ? reason : "no reason given");
+}
+
+static void on_error(void *ctx, int code, const char *message)
+{
+    slave_run *r = ctx;
+    if (r->failed) return;
+    r->failed = 1;
+    snprintf(r->why, sizeof r->why, "the RTI refused a request: %s (%s)", message ? message : "",
+             tp_strerror(code));
+}
+
+static void on_log(void *ctx, tp_log_level level, const char *line)
+{
+    slave_run *r = ctx;
+    if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-fmu: %s: %s\n", r->name, line);
+}
+
+static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
+{
+    const fedfile *ff = r->ff;
+    char addr[600], e[FMUFED_ERRLEN], name[32];
+    if (o && o->rti)
+        snprintf(addr, sizeof addr, "%s", o->rti);
+    else if (ff->rti_unix)
+        snprintf(addr, sizeof addr, "unix:%s", ff->rti_unix);
+    else if (ff->rti_port > 0)
+        snprintf(addr, sizeof addr, "%s:%d", ff->rti_host ? ff->rti_host : "127.0.0.1",
+                 ff->rti_port);
+    else
+        return sfail(r, FMUFED_EUSAGE, "%s gives no RTI port: pass --rti HOST:PORT", ff->path);
+    char *fom = NULL;
+    if (msproto_fom_xml(ff, &fom, e, sizeof e) != MSPROTO_OK)
+        return sfail(r, FMUFED_ENOMEM, "generating the FOM: %s", e);
+    tp_callbacks cb = {.receive = on_receive, .grant = on_grant, .federate_resigned = on_resigned,
+                       .error = on_error, .log = on_log};
+    tp_join_options jo = {.rti = addr, .federation = ff->federation, .federate = r->name,
+                          .fom_text = fom, .create = 1, .timeout_ms = timeout_ms};
+    int rc = tp_join(&jo, &cb, r, &r->tp, e, sizeof e);
+    free(fom);
+    if (rc != TP_OK)
+        return sfail(r, FMUFED_ERTI, "joining %s at %s: %s: %s", ff->federation, addr,
+                     tp_strerror(rc), e);
+    msproto_slave_class(r->idx, name, sizeof name);
+    if ((rc = tp_object_class(r->tp, name, &r->cls)) == TP_OK &&
+        (rc = tp_attribute(r->tp, r->cls, MSPROTO_REPLY_ATTR, &r->attr)) == TP_OK &&
+        (rc = tp_publish_object_class(r->tp, r->cls, &r->attr, 1)) == TP_OK)
+        rc = tp_register_object(r->tp, r->cls, r->name, &r->obj);
+    msproto_command_class(r->idx, name, sizeof name);
+    if (rc == TP_OK && (rc = tp_interaction_class(r->tp, name, &r->ic)) == TP_OK &&
+        (rc = tp_parameter(r->tp, r->ic, MSPROTO_BODY_PARAM, &r->param)) == TP_OK)
+        rc = tp_subscribe_interaction_class(r->tp, r->ic);
+    if (rc == TP_OK) rc = tp_enable_regulation(r->tp, 0);
+    if (rc == TP_OK) rc = tp_wait_regulation_enabled(r->tp, timeout_ms);
+    if (rc == TP_OK) rc = tp_enable_constrained(r->tp);
+    if (rc == TP_OK) rc = tp_wait_constrained_enabled(r->tp, timeout_ms);
+    if (rc == TP_OK) rc = tp_sync(r->tp, "tempo-start", timeout_ms);
+    if (rc != TP_OK)
+        return sfail(r, FMUFED_ERTI, "setting up (declarations, time management, start): %s: %s",
+                     tp_strerror(rc), tp_last_error(r->tp));
+    return FMUFED_OK;
+}
+
+/* Execute one decoded command on the port slave and fill the reply (state 2's action). */
+static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
+{
+    const port_slave *s = &r->ps;
+    const port_slave_info *in = &s->info;
+    port_step_result res = {0};
+    size_t nv = 0, nt = 0;
+    int st = PORT_OK;
+    *rep = (msproto_reply){.kind = c->kind, .seq = c->seq, .v = r->out, .tv = r->out_t};
+    switch (c->kind) {
+    case MSP_HELLO:
+        msproto_info_encode(in, r->out);
+        nv = MSPROTO_INFO_N;
+        break;
+    case MSP_SET_INPUTS: {
+        port_poly p = {.t0 = c->t, .order = c->arg, .n = c->n_v / (size_t)(c->arg + 1), .c = c->v};
+        st = s->ops->set_inputs(s->ctx, &p);
+        break;
+    }
+    case MSP_STEP: {
+        int ns = c->arg > 1 ? c->arg : 1;
+        if ((size_t)ns * in->n_out > MSPROTO_MAX_VALUES) {
+            st = PORT_EUSAGE;
+            break;
+        }
+        st = s->ops->step(s->ctx, c->t, c->arg, r->out, &res);
+        nv = (size_t)res.n_sub_done * in->n_out;
+        if (c->arg <= 1 && nv > in->n_out) nv = in->n_out;
+        rep->event = res.event ? 1 : 0;
+        rep->n_sub_done = res.n_sub_done;
+        break;
+    }
+    case MSP_GET_OUTPUTS: st = s->ops->get_outputs(s->ctx, r->out), nv = in->n_out; break;
+    case MSP_GET_OUTPUT_DERIVS:
+        st = s->ops->get_output_derivs(s->ctx, c->arg, r->out), nv = in->n_out;
+        break;
+    case MSP_GET_DISCRETE:
+        st = s->ops->get_discrete(s->ctx, r->disc);
+        for (size_t k = 0; k < in->n_discrete; k++) r->out[k] = r->disc[k].v, r->out_t[k] = r->disc[k].t;
+        nv = nt = in->n_discrete;
+        break;
+    case MSP_SET_DISCRETE:
+        for (size_t k = 0; k < c->n_v; k++) r->disc[k] = (port_discrete){c->v[k], c->tv[k]};
+        st = s->ops->set_discrete(s->ctx, c->n_v, r->disc);
+        break;
+    case MSP_GET_STATES: st = s->ops->get_states(s->ctx, r->out), nv = in->n_state; break;
+    case MSP_SET_STATES:
+        st = c->n_v == in->n_state ? s->ops->set_states(s->ctx, c->t, c->v) : PORT_EUSAGE;
+        break;
+    case MSP_GET_DERIVATIVES: st = s->ops->get_derivatives(s->ctx, r->out), nv = in->n_state; break;
+    case MSP_GET_DIRECTIONAL:
+        st = c->n_v == in->n_in ? s->ops->get_directional(s->ctx, c->v, r->out) : PORT_EUSAGE;
+        nv = in->n_out;
+        break;
+    case MSP_SAVE: st = s->ops->save(s->ctx, c->arg); break;
+    case MSP_RESTORE: st = s->ops->restore(s->ctx, c->arg); break;
+    case MSP_RECORD: st = s->ops->record(s->ctx); break;
+    default: st = PORT_EUSAGE; break;
+    }
+    /* The operation's own status, then what collect accumulated (the first failure). */
+    int cst = s->ops->collect(s->ctx);
+    if (st == PORT_OK || (cst < 0 && st > 0)) st = cst;
+    if (st < 0) nv = nt = 0;
+    rep->status = st;
+    rep->n_v = nv;
+    rep->n_tv = nt;
+    rep->t = fmu_slave_time(r->l->fs);
+    rep->msg = st < 0 ? fmufed_local_errmsg(r->l) : "";
+    if (st < 0 && !rep->msg[0]) rep->msg = port_strerror(st);
+}
+
+static int reply(slave_run *r, const msproto_reply *rep)
+{
+    size_t len = 0;
+    char e[MSPROTO_ERRLEN];
+    if (msproto_reply_encode(rep, r->rbuf, r->rcap, &len, e, sizeof e) != MSPROTO_OK)
+        return sfail(r, FMUFED_EUSAGE, "encoding the reply to %s: %s",
+                     msproto_kind_name((int)rep->kind), e);
+    tp_value val = {.handle = r->attr, .data = r->rbuf, .size = len};
+    int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
+    if (rc != TP_OK)
+        return sfail(r, FMUFED_ERTI, "reply to %s at %.9g s: %s: %s",
+                     msproto_kind_name((int)rep->kind), (double)r->T * r->ff->resolution,
+                     tp_strerror(rc), tp_last_error(r->tp));
+    r->st->updates++;
+    return FMUFED_OK;
+}
+
+/* The state machine (states in the file's opening comment). */
+static int serve(slave_run *r)
+{
+    tp_time t_end = r->ff->algo.t_end, now = 0;
+    int rc = tp_query_logical_time(r->tp, &now);
+    if (rc == TP_OK && now == r->ff->algo.t_start) {
+        /* The start instant is the logical time already: 2 OPEN without a request (a NERA
+         * now could not be granted at the time it starts from). */
+        r->granted = 1;
+        r->T = now;
+    } else if (rc == TP_OK) {
+        r->granted = 0;
+        rc = tp_next_event_request_available(r->tp, t_end); /* 1 WAIT */
+        r->st->requests++;
+    }
+    while (rc == TP_OK) {
+        if (r->failed) return sfail(r, FMUFED_ERTI, "%s", r->why);
+        int head_end = r->q_n && r->q[r->q_head].n > 1 && r->q[r->q_head].p[1] == MSP_END;
+        if (!r->q_n || (!r->granted && !head_end)) {
+            int n = tp_evoke(r->tp, 500);
+            if (n < 0)
+                return sfail(r, FMUFED_ERTI, "waiting for the master: %s: %s", tp_strerror(n),
+                             tp_last_error(r->tp));
+            continue;
+        }
+        cmd_buf b = r->q[r->q_head];
+        r->q_head = (r->q_head + 1) % r->q_cap;
+        r->q_n--;
+        msproto_cmd c;
+        char e[MSPROTO_ERRLEN];
+        int drc = msproto_cmd_decode(b.p, b.n, &c, r->v, MSPROTO_MAX_VALUES, r->tv,
+                                     MSPROTO_MAX_VALUES, e, sizeof e);
+        free(b.p);
+        if (drc != MSPROTO_OK)
+            return sfail(r, FMUFED_ERTI, "malformed command from the master: %s", e);
+        if (c.kind == MSP_END) return FMUFED_OK; /* 4 DONE */
+        if (c.kind == MSP_CLOSE) {              /* 3 CLOSE: TAR(T), then 1 WAIT */
+            tp_time T = r->T;
+            r->st->requests += 2;
+            if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
+                (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
+                r->granted = 0;
+                r->st->t_final = (double)T * r->ff->resolution;
+                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
+                rc = tp_next_event_request_available(r->tp, t_end);
+            }
+            continue;
+        }
+        msproto_reply rep;
+        execute(r, &c, &rep); /* 2 OPEN */
+        int prc = reply(r, &rep);
+        if (prc) return prc;
+    }
+    return sfail(r, FMUFED_ERTI, "time request: %s: %s", tp_strerror(rc), tp_last_error(r->tp));
+}
+
+int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
+                     fmufed_stats *stats, char *err, size_t errlen)
+{
+    fmufed_stats dummy;
+    slave_run r = {.ff = ff, .name = name, .st = stats ? stats : &dummy, .err = err,
+                   .errlen = errlen};
+    memset(r.st, 0, sizeof *r.st);
+    if (err && errlen) err[0] = '\0';
+    long idx = ff && name ? fedfile_find(ff, name) : -1;
+    if (idx < 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: no federate named \"%s\" in the file",
+                     ff ? ff->path : "?", name ? name : "(null)");
+        return FMUFED_EUSAGE;
+    }
+    r.idx = (size_t)idx;
+    int timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000;
+    r.rcap = msproto_reply_size(MSPROTO_MAX_VALUES, MSPROTO_MAX_VALUES, MSPROTO_MAX_MSG);
+    r.v = malloc(MSPROTO_MAX_VALUES * sizeof *r.v);
+    r.out = malloc(MSPROTO_MAX_VALUES * sizeof *r.out);
+    r.tv = malloc(MSPROTO_MAX_VALUES * sizeof *r.tv);
+    r.out_t = malloc(MSPROTO_MAX_VALUES * sizeof *r.out_t);
+    r.disc = malloc(MSPROTO_MAX_VALUES * sizeof *r.disc);
+    r.rbuf = malloc(r.rcap);
+    int rc;
+    if (!r.v || !r.out || !r.tv || !r.out_t || !r.disc || !r.rbuf) {
+        rc = sfail(&r, FMUFED_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
+    if (rc) goto out;
+    snprintf(r.st->csv, sizeof r.st->csv, "%s", r.l->st.csv);
+    if ((rc = join_slave(&r, opts, timeout_ms)) || (rc = serve(&r))) goto out;
+    rc = fmufed_local_free(r.l, err, errlen);
+    r.l = NULL;
+    if (rc) goto out;
+    if ((rc = tp_resign(r.tp, TP_DELETE_OBJECTS)) != TP_OK)
+        rc = sfail(&r, FMUFED_ERTI, "resign: %s: %s", tp_strerror(rc), tp_last_error(r.tp));
+out:
+    fmufed_local_free(r.l, NULL, 0);
+    tp_federate_free(r.tp);
+    for (size_t k = 0; k < r.q_n; k++) free(r.q[(r.q_head + k) % r.q_cap].p);
+    free(r.q);
+    free(r.v);
+    free(r.out);
+    free(r.tv);
+    free(r.out_t);
+    free(r.disc);
+    free(r.rbuf);
+    return rc;
+}

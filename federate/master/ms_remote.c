@@ -1,0 +1,607 @@
+/* Remote port slaves over libtempo (federate/master/ms_remote.h, doc/master.md). Each slave
+ * keeps a FIFO of the operations posted since its last collect, with the caller's result
+ * buffers; a reply matches the FIFO's head by its sequence number (one sender, time-stamp
+ * order at one instant: the RTI keeps a sender's order, so replies come in command order). */
+#include "federate/master/ms_remote.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "federate/libtempo/tempo.h"
+#include "federate/msproto/msproto.h"
+
+typedef struct pend {
+    msproto_kind kind;
+    uint32_t seq;
+    double *out;              /* results (NULL: not wanted) */
+    port_discrete *dout;      /* get_discrete results */
+    port_step_result *res;    /* step result */
+    size_t n_out;             /* values expected in out */
+} pend;
+
+typedef struct rslave {
+    ms_link *L;
+    size_t idx;
+    const char *name;
+    tp_handle cls, ic;
+    tp_handle attr, param; /* Slave<i>.reply and Command<i>.body */
+    pend *p;
+    size_t p_head, p_n, p_cap;
+    uint32_t seq;
+    int status;      /* first non-OK status since the last collect */
+    int lost;        /* resigned or the connection failed: every later operation fails */
+    int joined;
+    char err[700];
+    port_slave_info info;
+} rslave;
+
+struct ms_link {
+    const fedfile *ff;
+    tp_federate *tp;
+    rslave *s;
+    port_slave *ps;
+    size_t n;
+    size_t joined;
+    tp_time T;            /* the instant open, or the last closed */
+    int open;             /* 1 between open(T) and close(T) */
+    int resigned;
+    double *v;            /* reply scratch */
+    int64_t *tv;
+    char msg[MSPROTO_MAX_MSG + 1];
+    unsigned char *cbuf;  /* one encoded command */
+    size_t ccap;
+    long n_cmd, n_reply;
+    char fatal[600];      /* the RTI refused something: every wait ends with it */
+};
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* Keep a slave's first failure (errors over informative codes). */
+static void note(rslave *s, int st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(rslave *s, int st, const char *fmt, ...)
+{
+    if (st == PORT_OK) return;
+    if (s->status == PORT_OK || (st < 0 && s->status > 0)) {
+        s->status = st;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->err, sizeof s->err, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void lose(rslave *s, const char *why)
+{
+    if (s->lost) return;
+    s->lost = 1;
+    s->status = PORT_OK; /* the loss wins over anything noted before */
+    note(s, PORT_ELOST, "slave %s lost: %s", s->name, why);
+}
+
+/* ---- callbacks --------------------------------------------------------------------------- */
+
+static rslave *by_class(ms_link *L, tp_handle cls)
+{
+    for (size_t i = 0; i < L->n; i++)
+        if (L->s[i].cls == cls) return &L->s[i];
+    return NULL;
+}
+
+static rslave *by_name(ms_link *L, const char *name)
+{
+    for (size_t i = 0; i < L->n; i++)
+        if (strcmp(L->s[i].name, name) == 0) return &L->s[i];
+    return NULL;
+}
+
+static void take_reply(rslave *s, const msproto_reply *r)
+{
+    if (!s->p_n) {
+        note(s, PORT_EFAIL, "slave %s: a reply (%s, seq %u) to no command", s->name,
+             msproto_kind_name((int)r->kind), (unsigned)r->seq);
+        return;
+    }
+    pend *p = &s->p[s->p_head];
+    s->p_head = (s->p_head + 1) % s->p_cap;
+    s->p_n--;
+    if (p->seq != r->seq || p->kind != r->kind) {
+        note(s, PORT_EFAIL, "slave %s: reply %s seq %u, expected %s seq %u", s->name,
+             msproto_kind_name((int)r->kind), (unsigned)r->seq, msproto_kind_name((int)p->kind),
+             (unsigned)p->seq);
+        return;
+    }
+    if (r->status < 0) {
+        note(s, r->status, "slave %s: %s: %s", s->name, msproto_kind_name((int)r->kind), r->msg);
+        return;
+    }
+    if (p->kind == MSP_HELLO) {
+        char e[MSPROTO_ERRLEN];
+        if (r->n_v != MSPROTO_INFO_N || msproto_info_decode(r->v, &s->info, e, sizeof e))
+            note(s, PORT_EFAIL, "slave %s: bad hello reply", s->name);
+        return;
+    }
+    if (p->res)
+        *p->res = (port_step_result){.t_reached = r->t, .event = r->event,
+                                     .n_sub_done = r->n_sub_done};
+    if (p->out) {
+        if (p->kind != MSP_STEP && r->n_v != p->n_out) {
+            note(s, PORT_EFAIL, "slave %s: %s reply with %zu values, expected %zu", s->name,
+                 msproto_kind_name((int)r->kind), r->n_v, p->n_out);
+            return;
+        }
+        size_t n = r->n_v < p->n_out ? r->n_v : p->n_out;
+        if (n) memcpy(p->out, r->v, n * sizeof *p->out);
+    }
+    if (p->dout)
+        for (size_t k = 0; k < r->n_v && k < p->n_out; k++)
+            p->dout[k] = (port_discrete){r->v[k], r->tv[k]};
+    note(s, r->status, "slave %s: %s", s->name, port_strerror(r->status));
+}
+
+static void on_reflect(void *ctx, const tp_reflection *rf)
+{
+    ms_link *L = ctx;
+    rslave *s = by_class(L, rf->object_class);
+    if (!s) return;
+    for (size_t k = 0; k < rf->n_values; k++) {
+        if (rf->values[k].handle != s->attr) continue;
+        msproto_reply r;
+        char e[MSPROTO_ERRLEN];
+        int rc = msproto_reply_decode(rf->values[k].data, rf->values[k].size, &r, L->v,
+                                      MSPROTO_MAX_VALUES, L->tv, MSPROTO_MAX_VALUES, L->msg,
+                                      sizeof L->msg, e, sizeof e);
+        L->n_reply++;
+        if (rc != MSPROTO_OK) {
+            note(s, PORT_EFAIL, "slave %s: malformed reply: %s", s->name, e);
+            continue;
+        }
+        take_reply(s, &r);
+    }
+}
+
+static void on_joined(void *ctx, tp_fed fed, const char *name)
+{
+    ms_link *L = ctx;
+    rslave *s = by_name(L, name);
+    if (s && !s->joined) s->joined = 1, L->joined++;
+}
+
+static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
+{
+    ms_link *L = ctx;
+    rslave *s = by_name(L, name);
+    if (!s) return;
+    if (s->joined) s->joined = 0, L->joined--;
+    lose(s, reason ? reason : "resigned");
+}
+
+static void on_error(void *ctx, int code, const char *message)
+{
+    ms_link *L = ctx;
+    if (!L->fatal[0])
+        snprintf(L->fatal, sizeof L->fatal, "the RTI refused a request: %s (%s)",
+                 message ? message : "", tp_strerror(code));
+}
+
+static void on_log(void *ctx, tp_log_level level, const char *line)
+{
+    if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-master: %s\n", line);
+}
+
+/* ---- the port slave's operations --------------------------------------------------------- */
+
+static int post(rslave *s, msproto_cmd c, double *out, size_t n_out, port_discrete *dout,
+                port_step_result *res)
+{
+    ms_link *L = s->L;
+    if (s->lost) return PORT_ELOST;
+    if (!L->open) {
+        note(s, PORT_EUSAGE, "slave %s: %s posted outside an open instant", s->name,
+             msproto_kind_name((int)c.kind));
+        return PORT_EUSAGE;
+    }
+    if (s->p_n == s->p_cap) {
+        size_t cap = s->p_cap ? 2 * s->p_cap : 16;
+        pend *np = malloc(cap * sizeof *np);
+        if (!np) return PORT_ENOMEM;
+        for (size_t k = 0; k < s->p_n; k++) np[k] = s->p[(s->p_head + k) % s->p_cap];
+        free(s->p);
+        s->p = np, s->p_cap = cap, s->p_head = 0;
+    }
+    c.seq = ++s->seq;
+    size_t len = 0;
+    char e[MSPROTO_ERRLEN];
+    int rc = msproto_cmd_encode(&c, L->cbuf, L->ccap, &len, e, sizeof e);
+    if (rc != MSPROTO_OK) {
+        note(s, PORT_EUSAGE, "slave %s: %s: %s", s->name, msproto_kind_name((int)c.kind), e);
+        return PORT_EUSAGE;
+    }
+    tp_value val = {.handle = s->param, .data = L->cbuf, .size = len};
+    rc = tp_send_interaction(L->tp, s->ic, &val, 1, L->T);
+    if (rc != TP_OK) {
+        note(s, PORT_ELOST, "slave %s: sending %s at %.9g s: %s: %s", s->name,
+             msproto_kind_name((int)c.kind), (double)L->T * L->ff->resolution, tp_strerror(rc),
+             tp_last_error(L->tp));
+        return PORT_ELOST;
+    }
+    L->n_cmd++;
+    s->p[(s->p_head + s->p_n++) % s->p_cap] =
+        (pend){.kind = c.kind, .seq = c.seq, .out = out, .n_out = n_out, .dout = dout, .res = res};
+    return PORT_OK;
+}
+
+static int op_set_inputs(void *ctx, const port_poly *u)
+{
+    rslave *s = ctx;
+    if (!u || u->order < 0 || u->order > PORT_MAX_ORDER || (u->n && !u->c)) return PORT_EUSAGE;
+    return post(s, (msproto_cmd){.kind = MSP_SET_INPUTS, .t = u->t0, .arg = u->order,
+                                 .n_v = u->n * (size_t)(u->order + 1), .v = u->c},
+                NULL, 0, NULL, NULL);
+}
+static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
+{
+    rslave *s = ctx;
+    size_t ns = n_sub > 1 ? (size_t)n_sub : 1;
+    return post(s, (msproto_cmd){.kind = MSP_STEP, .t = t_to, .arg = n_sub < 0 ? 0 : n_sub},
+                y_sub, ns * s->info.n_out, NULL, res);
+}
+static int op_get_outputs(void *ctx, double *y)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_GET_OUTPUTS}, y, s->info.n_out, NULL, NULL);
+}
+static int op_get_output_derivs(void *ctx, int order, double *dy)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_GET_OUTPUT_DERIVS, .arg = order}, dy,
+                s->info.n_out, NULL, NULL);
+}
+static int op_get_discrete(void *ctx, port_discrete *d)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_GET_DISCRETE}, NULL, s->info.n_discrete, d, NULL);
+}
+static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
+{
+    rslave *s = ctx;
+    double *v = malloc((n + 1) * sizeof *v);
+    int64_t *t = malloc((n + 1) * sizeof *t);
+    int rc = PORT_ENOMEM;
+    if (v && t) {
+        for (size_t k = 0; k < n; k++) v[k] = d[k].v, t[k] = d[k].t;
+        rc = post(s, (msproto_cmd){.kind = MSP_SET_DISCRETE, .n_v = n, .v = v, .n_tv = n, .tv = t},
+                  NULL, 0, NULL, NULL);
+    }
+    free(v);
+    free(t);
+    return rc;
+}
+static int op_get_states(void *ctx, double *x)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_GET_STATES}, x, s->info.n_state, NULL, NULL);
+}
+static int op_set_states(void *ctx, int64_t t, const double *x)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_SET_STATES, .t = t, .n_v = s->info.n_state, .v = x},
+                NULL, 0, NULL, NULL);
+}
+static int op_get_derivatives(void *ctx, double *dx)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_GET_DERIVATIVES}, dx, s->info.n_state, NULL, NULL);
+}
+static int op_get_directional(void *ctx, const double *du, double *dy)
+{
+    rslave *s = ctx;
+    return post(s, (msproto_cmd){.kind = MSP_GET_DIRECTIONAL, .n_v = s->info.n_in, .v = du}, dy,
+                s->info.n_out, NULL, NULL);
+}
+static int op_save(void *ctx, int slot)
+{
+    return post(ctx, (msproto_cmd){.kind = MSP_SAVE, .arg = slot}, NULL, 0, NULL, NULL);
+}
+static int op_restore(void *ctx, int slot)
+{
+    return post(ctx, (msproto_cmd){.kind = MSP_RESTORE, .arg = slot}, NULL, 0, NULL, NULL);
+}
+static int op_record(void *ctx)
+{
+    return post(ctx, (msproto_cmd){.kind = MSP_RECORD}, NULL, 0, NULL, NULL);
+}
+
+/* Evoke libtempo (the callbacks take every slave's replies as they come) until this slave's
+ * FIFO is empty or it is lost. No timeout: the RTI resigns a dead slave, which ends the wait. */
+static int op_collect(void *ctx)
+{
+    rslave *s = ctx;
+    ms_link *L = s->L;
+    while (s->p_n && !s->lost) {
+        if (L->fatal[0]) {
+            lose(s, L->fatal);
+            break;
+        }
+        int rc = tp_evoke(L->tp, 500);
+        if (rc < 0) {
+            char why[300];
+            snprintf(why, sizeof why, "the master's connection failed: %s: %s", tp_strerror(rc),
+                     tp_last_error(L->tp));
+            for (size_t i = 0; i < L->n; i++) lose(&L->s[i], why);
+        }
+    }
+    if (s->lost) s->p_n = 0;
+    int st = s->status;
+    if (!s->lost) s->status = PORT_OK; /* a lost slave keeps failing */
+    return st;
+}
+
+static const port_slave_ops remote_ops = {
+    .set_inputs = op_set_inputs, .step = op_step, .get_outputs = op_get_outputs,
+    .get_output_derivs = op_get_output_derivs, .get_discrete = op_get_discrete,
+    .set_discrete = op_set_discrete, .get_states = op_get_states, .set_states = op_set_states,
+    .get_derivatives = op_get_derivatives, .get_directional = op_get_directional,
+    .save = op_save, .restore = op_restore, .record = op_record, .collect = op_collect,
+};
+
+/* ---- the instant ------------------------------------------------------------------------- */
+
+static int advance(ms_link *L, int available, tp_time t)
+{
+    int rc = available ? tp_time_advance_request_available(L->tp, t)
+                       : tp_time_advance_request(L->tp, t);
+    if (rc == TP_OK) rc = tp_wait_grant(L->tp, NULL, -1);
+    if (rc != TP_OK) {
+        char why[400];
+        snprintf(why, sizeof why, "%s(%.9g s) failed: %s: %s", available ? "TARA" : "TAR",
+                 (double)t * L->ff->resolution, tp_strerror(rc), tp_last_error(L->tp));
+        for (size_t i = 0; i < L->n; i++) lose(&L->s[i], why);
+        return PORT_ELOST;
+    }
+    return PORT_OK;
+}
+
+static int m_open(void *ctx, int64_t t)
+{
+    ms_link *L = ctx;
+    if (L->open && t == L->T) return PORT_OK; /* already open (the start instant) */
+    if (L->open || t < L->T) return PORT_EUSAGE;
+    int rc = advance(L, 1, t);
+    if (rc) return rc;
+    L->T = t;
+    L->open = 1;
+    return PORT_OK;
+}
+
+static int m_close(void *ctx, int64_t t)
+{
+    ms_link *L = ctx;
+    if (!L->open || t != L->T) return PORT_EUSAGE;
+    for (size_t i = 0; i < L->n; i++) {
+        rslave *s = &L->s[i];
+        if (s->lost) continue;
+        unsigned char b[64];
+        size_t len = 0;
+        msproto_cmd c = {.kind = MSP_CLOSE, .seq = ++s->seq, .t = t};
+        msproto_cmd_encode(&c, b, sizeof b, &len, NULL, 0);
+        tp_value val = {.handle = s->param, .data = b, .size = len};
+        if (tp_send_interaction(L->tp, s->ic, &val, 1, t) != TP_OK) lose(s, tp_last_error(L->tp));
+        L->n_cmd++;
+    }
+    int rc = advance(L, 0, t);
+    L->open = 0;
+    for (size_t i = 0; i < L->n; i++)
+        if (L->s[i].lost) return PORT_ELOST;
+    return rc;
+}
+
+static const port_master_ops link_ops = {.open = m_open, .close = m_close, .note = NULL};
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+static int wait_joined(ms_link *L, int timeout_ms, char *err, size_t errlen)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (L->joined < L->n) {
+        int rc = tp_evoke(L->tp, 100);
+        if (rc < 0)
+            return fail(err, errlen, PORT_ELOST, "waiting for the slaves to join: %s: %s",
+                        tp_strerror(rc), tp_last_error(L->tp));
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (timeout_ms >= 0 && ms > timeout_ms) {
+            char miss[400] = "";
+            for (size_t i = 0; i < L->n; i++)
+                if (!L->s[i].joined && strlen(miss) + 70 < sizeof miss)
+                    snprintf(miss + strlen(miss), sizeof miss - strlen(miss), "%s%s",
+                             miss[0] ? ", " : "", L->s[i].name);
+            return fail(err, errlen, PORT_ELOST, "slaves not joined after %d ms: %s", timeout_ms,
+                        miss);
+        }
+    }
+    return PORT_OK;
+}
+
+static int declare(ms_link *L, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < L->n; i++) {
+        rslave *s = &L->s[i];
+        char name[32];
+        msproto_slave_class(i, name, sizeof name);
+        int rc = tp_object_class(L->tp, name, &s->cls);
+        if (rc == TP_OK) rc = tp_attribute(L->tp, s->cls, MSPROTO_REPLY_ATTR, &s->attr);
+        if (rc == TP_OK) rc = tp_subscribe_object_class(L->tp, s->cls, &s->attr, 1);
+        msproto_command_class(i, name, sizeof name);
+        if (rc == TP_OK) rc = tp_interaction_class(L->tp, name, &s->ic);
+        if (rc == TP_OK) rc = tp_parameter(L->tp, s->ic, MSPROTO_BODY_PARAM, &s->param);
+        if (rc == TP_OK) rc = tp_publish_interaction_class(L->tp, s->ic);
+        if (rc != TP_OK)
+            return fail(err, errlen, PORT_ELOST, "declaring slave %s's classes: %s: %s", s->name,
+                        tp_strerror(rc), tp_last_error(L->tp));
+    }
+    return PORT_OK;
+}
+
+int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out,
+                port_master *m, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (timeout_ms == 0) timeout_ms = 60000;
+    char addr[600];
+    if (rti)
+        snprintf(addr, sizeof addr, "%s", rti);
+    else if (ff->rti_unix)
+        snprintf(addr, sizeof addr, "unix:%s", ff->rti_unix);
+    else if (ff->rti_port > 0)
+        snprintf(addr, sizeof addr, "%s:%d", ff->rti_host ? ff->rti_host : "127.0.0.1",
+                 ff->rti_port);
+    else
+        return fail(err, errlen, PORT_EUSAGE, "%s gives no RTI port: pass --rti HOST:PORT",
+                    ff->path);
+    ms_link *L = calloc(1, sizeof *L);
+    if (!L) return fail(err, errlen, PORT_ENOMEM, "out of memory");
+    L->ff = ff;
+    L->n = ff->n_feds;
+    L->s = calloc(L->n + 1, sizeof *L->s);
+    L->ps = calloc(L->n + 1, sizeof *L->ps);
+    L->v = malloc(MSPROTO_MAX_VALUES * sizeof *L->v);
+    L->tv = malloc(MSPROTO_MAX_VALUES * sizeof *L->tv);
+    L->ccap = msproto_cmd_size(MSPROTO_MAX_VALUES, MSPROTO_MAX_VALUES);
+    L->cbuf = malloc(L->ccap);
+    char *fom = NULL;
+    int rc = PORT_OK;
+    if (!L->s || !L->ps || !L->v || !L->tv || !L->cbuf ||
+        msproto_fom_xml(ff, &fom, NULL, 0) != MSPROTO_OK) {
+        rc = fail(err, errlen, PORT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < L->n; i++)
+        L->s[i] = (rslave){.L = L, .idx = i, .name = ff->feds[i].name};
+    tp_callbacks cb = {.reflect = on_reflect, .federate_joined = on_joined,
+                       .federate_resigned = on_resigned, .error = on_error, .log = on_log};
+    tp_join_options jo = {.rti = addr, .federation = ff->federation,
+                          .federate = MSPROTO_MASTER_NAME, .fom_text = fom, .create = 1,
+                          .timeout_ms = timeout_ms > 0 ? timeout_ms : 0};
+    char e[MS_ERRLEN];
+    int trc = tp_join(&jo, &cb, L, &L->tp, e, sizeof e);
+    free(fom);
+    if (trc != TP_OK) {
+        rc = fail(err, errlen, PORT_ELOST, "joining %s at %s: %s: %s", ff->federation, addr,
+                  tp_strerror(trc), e);
+        goto fail;
+    }
+    if ((rc = declare(L, err, errlen))) goto fail;
+    if ((trc = tp_enable_regulation(L->tp, 0)) == TP_OK &&
+        (trc = tp_wait_regulation_enabled(L->tp, timeout_ms)) == TP_OK &&
+        (trc = tp_enable_constrained(L->tp)) == TP_OK)
+        trc = tp_wait_constrained_enabled(L->tp, timeout_ms);
+    if (trc != TP_OK) {
+        rc = fail(err, errlen, PORT_ELOST, "enabling time management: %s: %s",
+                  tp_strerror(trc), tp_last_error(L->tp));
+        goto fail;
+    }
+    if ((rc = wait_joined(L, timeout_ms, err, errlen))) goto fail;
+    if ((trc = tp_register_sync(L->tp, "tempo-start", NULL, 0, NULL, 0)) == TP_OK)
+        trc = tp_sync(L->tp, "tempo-start", timeout_ms);
+    if (trc != TP_OK) {
+        rc = fail(err, errlen, PORT_ELOST, "start synchronisation: %s: %s", tp_strerror(trc),
+                  tp_last_error(L->tp));
+        goto fail;
+    }
+    *m = (port_master){.ops = &link_ops, .ctx = L, .slaves = L->ps, .n_slaves = L->n,
+                       .tick = ff->resolution, .t_start = ff->algo.t_start,
+                       .t_end = ff->algo.t_end};
+    for (size_t i = 0; i < L->n; i++) {
+        L->s[i].info.name = L->s[i].name;
+        L->ps[i] = (port_slave){.ops = &remote_ops, .ctx = &L->s[i], .info = L->s[i].info};
+    }
+    /* The start instant, and every slave's description. */
+    if ((rc = m_open(L, ff->algo.t_start))) {
+        fail(err, errlen, rc, "opening the start instant: %s", L->s[0].err);
+        goto fail;
+    }
+    for (size_t i = 0; i < L->n; i++) post(&L->s[i], (msproto_cmd){.kind = MSP_HELLO}, NULL, 0, NULL, NULL);
+    for (size_t i = 0; i < L->n; i++) {
+        int st = op_collect(&L->s[i]);
+        if (st < 0) {
+            rc = fail(err, errlen, st, "%s", L->s[i].err);
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < L->n; i++) L->ps[i].info = L->s[i].info;
+    *out = L;
+    return PORT_OK;
+fail:
+    ms_link_free(L);
+    return rc ? rc : PORT_ELOST;
+}
+
+int ms_link_finish(ms_link *l, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        rslave *s = &l->s[i];
+        if (s->lost) continue;
+        unsigned char b[64];
+        size_t len = 0;
+        msproto_cmd c = {.kind = MSP_END, .seq = ++s->seq};
+        msproto_cmd_encode(&c, b, sizeof b, &len, NULL, 0);
+        tp_value val = {.handle = s->param, .data = b, .size = len};
+        /* Receive order: after the last TAR nothing may be stamped at that instant. */
+        if (tp_send_interaction(l->tp, s->ic, &val, 1, TP_NO_TIME) != TP_OK)
+            return fail(err, errlen, PORT_ELOST, "sending the end to slave %s: %s", s->name,
+                        tp_last_error(l->tp));
+        l->n_cmd++;
+    }
+    int rc = tp_resign(l->tp, TP_DELETE_OBJECTS);
+    l->resigned = 1;
+    if (rc != TP_OK)
+        return fail(err, errlen, PORT_ELOST, "resign: %s: %s", tp_strerror(rc),
+                    tp_last_error(l->tp));
+    return PORT_OK;
+}
+
+void ms_link_free(ms_link *l)
+{
+    if (!l) return;
+    tp_federate_free(l->tp);
+    for (size_t i = 0; l->s && i < l->n; i++) free(l->s[i].p);
+    free(l->s);
+    free(l->ps);
+    free(l->v);
+    free(l->tv);
+    free(l->cbuf);
+    free(l);
+}
+
+void ms_link_lost(const ms_link *l, char *out, size_t len)
+{
+    size_t n = 0;
+    if (len) out[0] = '\0';
+    for (size_t i = 0; i < l->n && n + 1 < len; i++) {
+        if (!l->s[i].lost) continue;
+        int w = snprintf(out + n, len - n, "%s%s", n ? "; " : "", l->s[i].err);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
+void ms_link_counts(const ms_link *l, long *commands, long *replies)
+{
+    if (commands) *commands = l->n_cmd;
+    if (replies) *replies = l->n_reply;
+}

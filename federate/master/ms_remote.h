@@ -1,0 +1,58 @@
+/* The libtempo side of the port (algorithms/port.h): tempo-master's slaves are tempo-fmu
+ * processes reached through the master-slave protocol (federate/msproto/msproto.h). A posted
+ * operation is one Command<i> interaction stamped with the open instant; collect evokes
+ * libtempo until that slave's replies (updates of its Slave<i>.reply attribute) have come;
+ * open is TARA(t), close sends the close command and TAR(t). doc/master.md describes it.
+ * Read federate/master/ms_remote.c next.
+ */
+#ifndef TEMPO_FEDERATE_MASTER_MS_REMOTE_H
+#define TEMPO_FEDERATE_MASTER_MS_REMOTE_H
+
+#include <stddef.h>
+
+#include "algorithms/port.h"
+#include "federate/config/fedfile.h"
+
+#define MS_ERRLEN 1024 /* a buffer this size holds any message of this module */
+
+typedef struct ms_link ms_link;
+
+/**
+ * Join the federation as "master", declare the protocol's classes, enable time management at
+ * lookahead 0, wait for every federate of the file to join (they are the slaves), synchronise
+ * the start ("tempo-start"), open the start instant and ask every slave for its description
+ * (the hello command), which fills the port slaves' info.
+ * @param ff         loaded file of a master method, not NULL; must outlive the link
+ * @param rti        "HOST:PORT" or "unix:PATH", or NULL: the file's
+ * @param timeout_ms joins and the start; < 0 none, 0 the default 60000. Replies have no
+ *                   timeout: a dead slave is resigned by the RTI, which ends the wait
+ * @param out        out: the link (ms_link_free)
+ * @param m          out: the port master (ops, slaves, tick, start and end) valid while the
+ *                   link lives
+ * @return PORT_OK, PORT_EUSAGE (no RTI address), PORT_ELOST (RTI or a slave failed at start),
+ *         PORT_ENOMEM; err names the cause.
+ */
+int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out,
+                port_master *m, char *err, size_t errlen);
+
+/**
+ * After the algorithm: send the end command to every slave (receive order, after the last
+ * close) and resign.
+ * @return PORT_OK or PORT_ELOST (err set).
+ */
+int ms_link_finish(ms_link *l, char *err, size_t errlen);
+
+/** Resign (if not done) and free. Accepts NULL. A slave still waiting then sees the master
+ *  leave and stops with that reason. */
+void ms_link_free(ms_link *l);
+
+/**
+ * Why slaves were lost: "slave NAME lost: REASON" for each, joined by "; " into out ("" when
+ * none was lost), so that a failure report names the slave and the RTI's reason.
+ */
+void ms_link_lost(const ms_link *l, char *out, size_t len);
+
+/** Commands sent and replies received so far (for the summary and the message counts). */
+void ms_link_counts(const ms_link *l, long *commands, long *replies);
+
+#endif

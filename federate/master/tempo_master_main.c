@@ -1,0 +1,258 @@
+/* tempo-master --federation FILE: the master federate of a master method (doc/master.md). It
+ * has no FMU: it reads the file's algorithm section and drives the file's federates, either as
+ * tempo-fmu slave processes over libtempo (ms_remote.h) or, with --local, as fmu_slaves in this
+ * process (fmufed_local). The algorithm code is the same in both modes. Read
+ * federate/master/ms_remote.h next.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "algorithms/msjacobi.h"
+#include "algorithms/wr.h"
+#include "federate/config/fedfile.h"
+#include "federate/config/fedfile_master.h"
+#include "federate/fmufed/fmufed.h"
+#include "federate/master/ms_remote.h"
+
+static const char usage_text[] =
+    "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
+    "                    [--local] [--timeout MS] [--quiet]\n"
+    "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
+    "                     \"master-jacobi\")\n"
+    "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
+    "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
+    "                     with --local (distributed, each slave writes its own), and\n"
+    "                     master.csv, the algorithm's notes (iterations, residuals)\n"
+    "  --local            one process: every federate's FMU runs here, no RTI\n"
+    "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
+    "  --quiet            no summary line\n"
+    "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
+
+typedef struct margs {
+    const char *file, *rti, *output;
+    int local, quiet, timeout_ms;
+} margs;
+
+static int parse(int argc, char **argv, margs *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(usage_text, stdout);
+            return 1;
+        } else if (!strcmp(s, "--local")) {
+            a->local = 1;
+        } else if (!strcmp(s, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
+                   !strcmp(s, "--timeout")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
+                return -1;
+            }
+            const char *v = argv[++i];
+            if (s[2] == 'f') a->file = v;
+            else if (s[2] == 'r') a->rti = v;
+            else if (s[2] == 'o') a->output = v;
+            else {
+                char *end;
+                errno = 0;
+                long ms = strtol(v, &end, 10);
+                if (*end || end == v || errno || ms <= 0 || ms > 86400000) {
+                    fprintf(stderr, "tempo-master: --timeout %s: expected milliseconds > 0\n", v);
+                    return -1;
+                }
+                a->timeout_ms = (int)ms;
+            }
+        } else {
+            fprintf(stderr, "tempo-master: unexpected argument \"%s\"\n%s", s, usage_text);
+            return -1;
+        }
+    }
+    if (!a->file) {
+        fprintf(stderr, "tempo-master: no --federation FILE given\n%s", usage_text);
+        return -1;
+    }
+    return 0;
+}
+
+/* The algorithm's notes (port_master_ops.note) as "<output>/master.csv" rows
+ * "time,what,value", the time being the instant open or last closed; the same in both modes. */
+typedef struct notes {
+    const port_master_ops *inner;
+    void *inner_ctx;
+    FILE *f;
+    double tick;
+    int64_t t; /* the last instant opened or closed, ticks */
+} notes;
+
+static int notes_open(void *ctx, int64_t t)
+{
+    notes *n = ctx;
+    n->t = t;
+    return n->inner->open(n->inner_ctx, t);
+}
+static int notes_close(void *ctx, int64_t t)
+{
+    notes *n = ctx;
+    n->t = t;
+    return n->inner->close(n->inner_ctx, t);
+}
+static void notes_note(void *ctx, const char *what, double v)
+{
+    notes *n = ctx;
+    if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", (double)n->t * n->tick, what, v);
+}
+static const port_master_ops notes_ops = {.open = notes_open, .close = notes_close,
+                                          .note = notes_note};
+
+/* The file's algorithm over the port m, its notes written to "<outdir>/master.csv". */
+static int run_algorithm(const fedfile *ff, const port_master *m0, const char *outdir, int quiet,
+                         char *err, size_t errlen)
+{
+    notes nt = {.inner = m0->ops, .inner_ctx = m0->ctx, .tick = ff->resolution, .t = m0->t_start};
+    port_master m = *m0;
+    m.ops = &notes_ops;
+    m.ctx = &nt;
+    if (outdir) {
+        char path[4096];
+        mkdir(outdir, 0777); /* the slaves create it too; whoever is first */
+        snprintf(path, sizeof path, "%s/master.csv", outdir);
+        if (!(nt.f = fopen(path, "w"))) {
+            snprintf(err, errlen, "%.900s: cannot create: %s", path, strerror(errno));
+            return PORT_EUSAGE;
+        }
+        fputs("time,what,value\n", nt.f);
+    }
+    fedfile_coupling *cp = NULL;
+    size_t n = 0;
+    int rc = PORT_ENOMEM;
+    if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) {
+        rc = PORT_EUSAGE;
+        goto out;
+    }
+    if (ff->algo.kind == FEDFILE_ALG_WR) {
+        /* wr_link: slave by slave, input by input: the couplings' order. */
+        wr_link *links = calloc(n + 1, sizeof *links);
+        if (links) {
+            for (size_t k = 0; k < n; k++)
+                links[k] = (wr_link){.src = (long)cp[k].from, .out = cp[k].output};
+            wr_result res = {0};
+            rc = wr_run(&m, n ? links : NULL, &ff->algo.wr, &res, err, errlen);
+            if (rc == PORT_OK && !quiet)
+                printf("tempo-master: %s: wr: %zu steps (%zu halved away), %zu iterations (most "
+                       "%d per step); messages %zu (eq. 5.5 convention: %zu)\n",
+                       ff->federation, res.n_accepted, res.n_abandoned, res.iter_total,
+                       res.iter_max, res.msg_init + res.msg_commands + res.msg_replies,
+                       res.msg_thesis);
+            wr_result_fini(&res);
+        }
+        free(links);
+    } else {
+        msj_link *links = calloc(n + 1, sizeof *links);
+        if (links) {
+            for (size_t k = 0; k < n; k++)
+                links[k] = (msj_link){.to_slave = cp[k].to, .to_input = cp[k].input,
+                                      .from_slave = cp[k].from, .from_output = cp[k].output};
+            rc = msjacobi_run(&m, links, n, ff->algo.t_step, err, errlen);
+        }
+        free(links);
+    }
+out:
+    free(cp);
+    if (nt.f && fclose(nt.f) != 0 && rc == PORT_OK) {
+        snprintf(err, errlen, "%.900s/master.csv: write failed", outdir);
+        rc = PORT_EFAIL;
+    }
+    return rc;
+}
+
+static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen)
+{
+    size_t n = ff->n_feds;
+    fmufed_local **l = calloc(n, sizeof *l);
+    port_slave *ps = calloc(n, sizeof *ps);
+    port_local_clock clk = {.last = INT64_MIN};
+    int rc = !l || !ps ? PORT_ENOMEM : PORT_OK;
+    for (size_t i = 0; !rc && i < n; i++)
+        if (fmufed_local_new(ff, i, a->output, &l[i], &ps[i], err, errlen) != FMUFED_OK)
+            rc = PORT_EFAIL;
+    if (!rc) {
+        port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = ps, .n_slaves = n,
+                         .tick = ff->resolution, .t_start = ff->algo.t_start,
+                         .t_end = ff->algo.t_end};
+        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
+    }
+    /* The failing slaves' own messages (the FMU's or the solver's words). */
+    for (size_t i = 0; rc && l && i < n; i++) {
+        const char *why = l[i] ? fmufed_local_errmsg(l[i]) : "";
+        size_t k = strlen(err);
+        if (why[0] && k + 4 < errlen) snprintf(err + k, errlen - k, " (%s)", why);
+    }
+    for (size_t i = 0; l && i < n; i++) {
+        char e[FMUFED_ERRLEN];
+        if (fmufed_local_free(l[i], e, sizeof e) != FMUFED_OK && !rc) {
+            snprintf(err, errlen, "%s", e);
+            rc = PORT_EFAIL;
+        }
+    }
+    free(l);
+    free(ps);
+    return rc;
+}
+
+static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errlen)
+{
+    ms_link *L = NULL;
+    port_master m;
+    int rc = ms_link_new(ff, a->rti, a->timeout_ms, &L, &m, err, errlen);
+    if (!rc) rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
+    if (rc && L) {
+        char why[MS_ERRLEN];
+        ms_link_lost(L, why, sizeof why);
+        size_t n = strlen(err);
+        if (why[0] && n + 4 < errlen) snprintf(err + n, errlen - n, " (%s)", why);
+    }
+    if (!rc) rc = ms_link_finish(L, err, errlen);
+    if (!rc && !a->quiet) {
+        long cmds = 0, reps = 0;
+        ms_link_counts(L, &cmds, &reps);
+        printf("tempo-master: %s: done at t = %.17g s: %ld commands, %ld replies\n",
+               ff->federation, ff->algo.end, cmds, reps);
+    }
+    ms_link_free(L); /* on failure: resigns, so every slave still waiting stops */
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    margs a = {0};
+    int prc = parse(argc, argv, &a);
+    if (prc) return prc < 0 ? 2 : 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    fedfile *ff = NULL;
+    char err[FEDFILE_ERRLEN + MS_ERRLEN];
+    if (fedfile_load(a.file, &ff, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-master: %s\n", err);
+        return 2;
+    }
+    if (!fedfile_is_master(ff)) {
+        fprintf(stderr, "tempo-master: %s: method \"%s\" is not run by a master (use tempo-run)\n",
+                ff->path, fedfile_alg_name(ff->algo.kind));
+        fedfile_free(ff);
+        return 2;
+    }
+    err[0] = '\0';
+    int rc = a.local ? run_local(ff, &a, err, sizeof err) : run_remote(ff, &a, err, sizeof err);
+    if (rc != PORT_OK)
+        fprintf(stderr, "tempo-master: %s: %s%s%s\n", ff->federation, port_strerror(rc),
+                err[0] ? ": " : "", err);
+    else if (a.local && !a.quiet)
+        printf("tempo-master: %s: done at t = %.17g s (one process)\n", ff->federation,
+               ff->algo.end);
+    fedfile_free(ff);
+    return rc == PORT_OK ? 0 : 1;
+}

@@ -1,0 +1,33 @@
+# mk/78-master.mk: the master-slave protocol (federate/msproto/, one codec and FOM for both
+# programs), the master federate tempo-master (federate/master/) and their tests
+# (doc/master.md). See the Makefile header for the variables this fragment fills in.
+MSPROTO_SRCS += federate/msproto/msproto.c
+CONFIG_SRCS += federate/config/fedfile_master.c
+
+UNIT_TESTS += tests/unit/msproto_test
+msproto_test_LIBS := msproto config fmu algo fom
+ALGO_SRCS += algorithms/msjacobi.c
+MASTER_SRCS += federate/master/ms_remote.c
+
+PROGS += tempo-master
+tempo-master_SRCS := federate/master/tempo_master_main.c
+tempo-master_LIBS := master fmufed msproto run config fmu algo client proto fom
+INTEG_SCRIPTS += tests/integration/master_test.sh
+UNIT_TESTS += tests/unit/fedfile_master_test
+fedfile_master_test_LIBS := config fmu algo fom
+UNIT_TESTS += tests/unit/msjacobi_test
+msjacobi_test_LIBS := algo
+# The protocol's fuzz target. Its decoders live in libmsproto (they share msproto.c with the FOM
+# generator), which the generic fuzz rules of the Makefile do not link, so the two targets of
+# this one have their own rules (explicit rules take precedence over the pattern rules).
+FUZZ_TARGETS += tests/fuzz/msproto_fuzz
+build/fuzz/msproto_fuzz: tests/fuzz/msproto_fuzz.c federate/msproto/msproto.c
+	@mkdir -p $(@D)
+	clang $(CFLAGS_BASE) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+$(O)/tests/fuzz/msproto_fuzz_replay: $(O)/tests/fuzz/msproto_fuzz.o $(O)/tests/fuzz/replay_main.o \
+                                     $(O)/federate/msproto/msproto.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(ALL_LDLIBS) $(LDFLAGS)
+# The RTI's tie-shuffling test mode (check C10 of doc/master.md).
+UNIT_TESTS += tests/unit/tm_shuffle_test
+tm_shuffle_test_LIBS := tm proto

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# tempo-master and the slave role of tempo-fmu end to end (doc/master.md): the same
+# master-jacobi file run in one process (tempo-master --local), distributed by hand (tempo-rti,
+# two tempo-fmu slaves, tempo-master as separate processes) and by tempo-run gives
+# byte-identical CSVs, equal to the peer Jacobi of tempo-fmu (the same scheme implemented
+# without a master: an independent reference); a start time after 0 works; a slave killed
+# mid-run (kill -9) makes the master stop with a report naming it, the other slave stop, and
+# nothing of the run is left. Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+dir=$(mktemp -d /tmp/master_test.XXXXXX)
+pids=
+cleanup() {
+  for p in $pids; do kill "$p" 2>/dev/null; done
+  [ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"
+}
+trap cleanup EXIT
+fmus=$PWD/build/fmus
+still_running() { pgrep -f -- "$1" >/dev/null; }
+
+# lv FILE FEDERATION ALGO-JSON: a Lotka-Volterra federation file (model-exchange FMUs).
+lv() {
+  cat >"$1" <<EOT
+{
+  "federation": "$2",
+  "algorithm": $3,
+  "solver": { "rtol": 1e-10, "atol": 1e-12 },
+  "federates": [
+    { "name": "prey", "fmu": "$fmus/lv_prey_me.fmu",
+      "parameters": { "alpha": 0.5, "beta": 0.7, "x0": 1 },
+      "outputs": { "x": "Prey.x" }, "inputs": { "y": "Predator.y" }, "record": [ "x", "y" ] },
+    { "name": "predator", "fmu": "$fmus/lv_predator_me.fmu",
+      "parameters": { "gamma": 0.27, "delta": 0.6, "y0": 1 },
+      "outputs": { "y": "Predator.y" }, "inputs": { "x": "Prey.x" }, "record": [ "y", "x" ] }
+  ],
+  "output": "$dir/out-$2"
+}
+EOT
+}
+same_csvs() { cmp -s "$1/prey.csv" "$2/prey.csv" && cmp -s "$1/predator.csv" "$2/predator.csv"; }
+
+# start_rti: a tempo-rti on a free port; sets rti_pid and addr.
+start_rti() {
+  bin/tempo-rti --listen 127.0.0.1:0 >"$dir/rti.out" 2>&1 &
+  rti_pid=$!
+  pids="$pids $rti_pid"
+  addr=
+  for _ in $(seq 100); do
+    addr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti.out" | head -n 1)
+    [ -n "$addr" ] && break
+    sleep 0.05
+  done
+}
+
+# 1. One process, distributed by hand, and by tempo-run: byte-identical results.
+lv "$dir/m.json" lvm '{ "method": "master-jacobi", "end": 20, "step": 0.5 }'
+bin/tempo-master --federation "$dir/m.json" --local --output "$dir/local" >"$dir/l.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$dir/local/prey.csv")" -eq 42 ]; then ok; else
+  ko "local run: status $rc: $(head -c 400 "$dir/l.out")"; fi
+start_rti
+timeout 60 bin/tempo-fmu --federation "$dir/m.json" --name prey --rti "$addr" --output "$dir/dist" >"$dir/p.out" 2>&1 &
+s1=$!
+timeout 60 bin/tempo-fmu --federation "$dir/m.json" --name predator --rti "$addr" --output "$dir/dist" >"$dir/q.out" 2>&1 &
+s2=$!
+timeout 60 bin/tempo-master --federation "$dir/m.json" --rti "$addr" >"$dir/m.out" 2>&1
+rm_=$?
+wait $s1; r1=$?
+wait $s2; r2=$?
+if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same_csvs "$dir/local" "$dir/dist"; then ok; else
+  ko "distributed by hand: $rm_ $r1 $r2: $(head -c 600 "$dir/m.out" "$dir/p.out" "$dir/q.out")"; fi
+# The master counts its messages: per slave 1 hello, per instant (41) 3 commands (outputs or
+# step, inputs, record) + 1 close, 1 end -> 2 * (1 + 41 * 4 + 1) = 332 commands; a reply to
+# each but closes and ends -> 2 * (1 + 41 * 3) = 248.
+if grep -q 'done at t = 20 s: 332 commands, 248 replies' "$dir/m.out"; then ok; else
+  ko "message counts: $(cat "$dir/m.out")"; fi
+kill "$rti_pid" 2>/dev/null
+timeout 60 bin/tempo-run "$dir/m.json" --quiet --output "$dir/run" >"$dir/r.out" 2>"$dir/r.err"
+rc=$?
+if [ "$rc" -eq 0 ] && same_csvs "$dir/local" "$dir/run"; then ok; else
+  ko "tempo-run: status $rc: $(head -c 600 "$dir/r.err")"; fi
+
+# 2. The peer Jacobi of tempo-fmu (no master) computes the same scheme: the same bits.
+lv "$dir/j.json" lvj '{ "method": "jacobi", "end": 20, "step": 0.5 }'
+timeout 60 bin/tempo-run "$dir/j.json" --quiet --output "$dir/peer" >"$dir/j.out" 2>"$dir/j.err"
+if same_csvs "$dir/local" "$dir/peer"; then ok; else
+  ko "peer jacobi differs: $(diff "$dir/local/prey.csv" "$dir/peer/prey.csv" | head -5)"; fi
+
+# 2b. Waveform relaxation (rollback through saved states, sub-step waveforms, iterations): the
+#     Lorenz split, model exchange and co-simulation, in one process and under tempo-run give
+#     the same CSVs and the same algorithm notes (master.csv: every iteration and residual).
+for kind in me cs; do
+  # The co-simulation FMUs take input derivatives up to order 3: a cubic waveform.
+  nsub=8; [ "$kind" = cs ] && nsub=3
+  cat >"$dir/wr-$kind.json" <<EOT
+{
+  "federation": "lorenz-wr-$kind",
+  "algorithm": { "method": "wr", "end": 1, "step": 0.05, "tol": 1e-8, "max_iter": 50, "n_sub": $nsub },
+  "solver": { "rtol": 1e-10, "atol": 1e-12 },
+  "federates": [
+    { "name": "x", "fmu": "$fmus/lorenz_x_$kind.fmu", "parameters": { "sigma": 10, "x0": 1 },
+      "outputs": { "x": "X.x" }, "inputs": { "y": "YZ.y" }, "record": [ "x" ] },
+    { "name": "yz", "fmu": "$fmus/lorenz_yz_$kind.fmu",
+      "parameters": { "rho": 28, "beta": 2.6666666666666665, "y0": 1, "z0": 1 },
+      "outputs": { "y": "YZ.y", "z": "YZ.z" }, "inputs": { "x": "X.x" }, "record": [ "y", "z" ] }
+  ],
+  "output": "$dir/out-wr-$kind"
+}
+EOT
+  bin/tempo-master --federation "$dir/wr-$kind.json" --local --output "$dir/wr-$kind-local" \
+    >"$dir/wl-$kind.out" 2>&1
+  r1=$?
+  timeout 60 bin/tempo-run "$dir/wr-$kind.json" --output "$dir/wr-$kind-run" \
+    >"$dir/wd-$kind.out" 2>"$dir/wd-$kind.err"
+  r2=$?
+  if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] &&
+    cmp -s "$dir/wr-$kind-local/x.csv" "$dir/wr-$kind-run/x.csv" &&
+    cmp -s "$dir/wr-$kind-local/yz.csv" "$dir/wr-$kind-run/yz.csv" &&
+    cmp -s "$dir/wr-$kind-local/master.csv" "$dir/wr-$kind-run/master.csv" &&
+    [ "$(grep -c ',wr.accept,' "$dir/wr-$kind-run/master.csv")" -eq 20 ] &&
+    grep -q 'tempo-master: lorenz-wr-'$kind': wr: 20 steps' "$dir/wd-$kind.err"; then ok; else
+    ko "wr $kind: $r1 $r2: $(head -c 600 "$dir/wl-$kind.out" "$dir/wd-$kind.err" "$dir/wd-$kind.out")"; fi
+done
+
+# 2c. Check C10: under an RTI that shuffles ties between senders (tempo-rti --shuffle-ties
+#     SEED), master-jacobi and wr give the one-process results again, for three seeds.
+for seed in 1 2 3; do
+  bin/tempo-rti --listen 127.0.0.1:0 --shuffle-ties "$seed" >"$dir/rti-s$seed.out" 2>&1 &
+  sp=$!
+  pids="$pids $sp"
+  saddr=
+  for _ in $(seq 100); do
+    saddr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti-s$seed.out" | head -n 1)
+    [ -n "$saddr" ] && break
+    sleep 0.05
+  done
+  timeout 60 bin/tempo-run "$dir/m.json" --rti "$saddr" --quiet --output "$dir/sh$seed" \
+    >/dev/null 2>"$dir/sh$seed.err"
+  r1=$?
+  timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$saddr" --quiet --output "$dir/shw$seed" \
+    >/dev/null 2>"$dir/shw$seed.err"
+  r2=$?
+  kill "$sp" 2>/dev/null
+  if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same_csvs "$dir/local" "$dir/sh$seed" &&
+    cmp -s "$dir/wr-me-local/yz.csv" "$dir/shw$seed/yz.csv" &&
+    cmp -s "$dir/wr-me-local/master.csv" "$dir/shw$seed/master.csv"; then ok; else
+    ko "shuffled ties, seed $seed: $r1 $r2: $(head -c 600 "$dir/sh$seed.err" "$dir/shw$seed.err")"; fi
+done
+
+# 3. A start after 0 (the slaves wait with NERA for the first instant).
+lv "$dir/late.json" late '{ "method": "master-jacobi", "start": 3, "end": 5, "step": 0.25 }'
+bin/tempo-master --federation "$dir/late.json" --local --output "$dir/late-local" >/dev/null 2>&1
+timeout 60 bin/tempo-run "$dir/late.json" --quiet --output "$dir/late-run" >"$dir/late.out" 2>"$dir/late.err"
+rc=$?
+if [ "$rc" -eq 0 ] && same_csvs "$dir/late-local" "$dir/late-run" &&
+  [ "$(sed -n 2p "$dir/late-run/prey.csv" | cut -d, -f1)" = 3 ]; then ok; else
+  ko "start 3: status $rc: $(head -c 600 "$dir/late.err")"; fi
+
+# 4. A slave killed mid-run: the master's report names it, the other slave stops because the
+#    master left, every process of the run exits by itself.
+lv "$dir/long.json" long '{ "method": "master-jacobi", "end": 20000, "step": 0.5 }'
+start_rti
+timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name prey --rti "$addr" >"$dir/kp.out" 2>&1 &
+s1=$!
+timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name predator --rti "$addr" >"$dir/kq.out" 2>&1 &
+s2=$!
+timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$addr" >"$dir/km.out" 2>&1 &
+mpid=$!
+pids="$pids $s1 $s2 $mpid"
+victim=
+for _ in $(seq 200); do
+  victim=$(pgrep -f -- "--federation $dir/long.json --name prey" | grep -v "^$s1\$" | head -n 1)
+  [ -n "$victim" ] && [ "$(wc -l <"$dir/out-long/prey.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
+  sleep 0.05
+done
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$mpid"; rm_=$?
+wait "$s2"; r2=$?
+if [ -n "$victim" ] && [ "$rm_" -eq 1 ] && grep -q "slave lost.*(slave prey lost: " "$dir/km.out" &&
+  [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/kq.out"; then ok; else
+  ko "killed slave: victim '$victim' master $rm_ other $r2: $(head -c 600 "$dir/km.out" "$dir/kq.out")"; fi
+kill "$rti_pid" 2>/dev/null
+wait "$rti_pid" 2>/dev/null
+if ! still_running "$dir/long.json"; then ok; else ko "processes left: $(pgrep -af -- "$dir/long.json")"; fi
+
+# 5. The same under tempo-run: status 1, the victim named, nothing left.
+timeout 60 bin/tempo-run "$dir/long.json" --quiet --output "$dir/kr" >"$dir/kr.out" 2>"$dir/kr.err" &
+run=$!
+pids="$pids $run"
+victim=
+for _ in $(seq 200); do
+  victim=$(pgrep -f -- "--federation $dir/long.json --name predator" | head -n 1)
+  [ -n "$victim" ] && [ "$(wc -l <"$dir/kr/predator.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
+  sleep 0.05
+done
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$run"
+rc=$?
+if [ -n "$victim" ] && [ "$rc" -eq 1 ] && grep -q 'predator' "$dir/kr.err" &&
+  ! still_running "$dir/long.json"; then ok; else
+  ko "tempo-run, killed slave: victim '$victim' status $rc: $(head -c 600 "$dir/kr.err")"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,117 @@
+/* Tests of the master methods of the federation file (federate/config/fedfile_master.h,
+ * doc/federation.md, doc/master.md): "master-jacobi" loads with the keys of "jacobi", the
+ * couplings follow the wiring (two inputs from two publishers, in federate and input order),
+ * a federate named "master" is refused, and the peer methods are not master methods. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "federate/config/fedfile.h"
+#include "federate/config/fedfile_master.h"
+#include "tests/check.h"
+
+static char tmp[64];
+
+static void put(const char *name, const char *text)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL, "cannot write %s: %s", p, strerror(errno));
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static int load(const char *name, const char *text, fedfile **ff, char *err, size_t errlen)
+{
+    put(name, text);
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    return fedfile_load(p, ff, err, errlen);
+}
+
+#define THREE(METHOD, NAME_C)                                                                  \
+    "{\"federation\": \"m\", \"algorithm\": {\"method\": \"" METHOD "\", \"end\": 1, "        \
+    "\"step\": 0.25}, \"federates\": ["                                                        \
+    "{\"name\": \"a\", \"fmu\": \"a.fmu\", \"outputs\": {\"y\": \"A.y\", \"z\": \"A.z\"}, "     \
+    "\"inputs\": {\"u\": \"C.w\"}},"                                                           \
+    "{\"name\": \"b\", \"fmu\": \"a.fmu\", \"inputs\": {\"p\": \"A.z\", \"q\": \"C.w\"}},"      \
+    "{\"name\": \"" NAME_C "\", \"fmu\": \"a.fmu\", \"outputs\": {\"w\": \"C.w\"}, "            \
+    "\"inputs\": {\"v\": \"A.y\"}}]}"
+
+int main(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/fedfile_master_test.XXXXXX");
+    if (!mkdtemp(tmp)) {
+        CHECK(0, "mkdtemp: %s", strerror(errno));
+        return check_summary();
+    }
+    put("a.fmu", "fedfile_load only stats it\n");
+    char err[FEDFILE_ERRLEN];
+    fedfile *ff = NULL;
+    int rc = load("m.json", THREE("master-jacobi", "c"), &ff, err, sizeof err);
+    CHECK(rc == FEDFILE_OK, "m.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_MASTER_JACOBI);
+        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "master-jacobi");
+        CHECK_INT_EQ(fedfile_is_master(ff), 1);
+        CHECK_INT_EQ(ff->algo.t_step, 250000000);
+        fedfile_coupling *c = NULL;
+        size_t n = 0;
+        CHECK_INT_EQ(fedfile_master_couplings(ff, &c, &n, err, sizeof err), FEDFILE_OK);
+        /* a.u <- c.w (output 0); b.p <- a.z (output 1); b.q <- c.w; c.v <- a.y (output 0) */
+        fedfile_coupling want[4] = {{0, 0, 2, 0}, {1, 0, 0, 1}, {1, 1, 2, 0}, {2, 0, 0, 0}};
+        CHECK_INT_EQ(n, 4);
+        for (size_t k = 0; c && k < n && k < 4; k++)
+            CHECK(c[k].to == want[k].to && c[k].input == want[k].input &&
+                      c[k].from == want[k].from && c[k].output == want[k].output,
+                  "coupling %zu: %zu.%zu <- %zu.%zu", k, c[k].to, c[k].input, c[k].from,
+                  c[k].output);
+        free(c);
+        fedfile_free(ff);
+    }
+    /* The master's own name is refused, naming the federate. */
+    rc = load("n.json", THREE("master-jacobi", "master"), &ff, err, sizeof err);
+    CHECK(rc == FEDFILE_OK, "n.json: %s", err);
+    if (ff) {
+        fedfile_coupling *c = (fedfile_coupling *)1;
+        size_t n = 9;
+        CHECK_INT_EQ(fedfile_master_couplings(ff, &c, &n, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK(c == NULL && n == 0, "nothing returned");
+        CHECK_STR_HAS(err, "federates[2]: the name \"master\" is the master's own");
+        fedfile_free(ff);
+    }
+    /* A peer method is not a master method; a lookahead is refused for master-jacobi. */
+    rc = load("p.json", THREE("jacobi", "c"), &ff, err, sizeof err);
+    CHECK(rc == FEDFILE_OK, "p.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(fedfile_is_master(ff), 0);
+        fedfile_free(ff);
+    }
+    CHECK_INT_EQ(fedfile_is_master(NULL), 0);
+    rc = load("l.json",
+              "{\"federation\": \"m\", \"algorithm\": {\"method\": \"master-jacobi\", \"end\": 1, "
+              "\"step\": 0.25, \"lookahead\": 0.25}, \"federates\": [{\"name\": \"a\", "
+              "\"fmu\": \"a.fmu\"}]}",
+              &ff, err, sizeof err);
+    CHECK_INT_EQ(rc, FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "algorithm.lookahead");
+    rc = load("u.json",
+              "{\"federation\": \"m\", \"algorithm\": {\"method\": \"master-jacobo\", \"end\": 1, "
+              "\"step\": 0.25}, \"federates\": [{\"name\": \"a\", \"fmu\": \"a.fmu\"}]}",
+              &ff, err, sizeof err);
+    CHECK_INT_EQ(rc, FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "\"master-jacobi\"");
+    const char *files[] = {"a.fmu", "m.json", "n.json", "p.json", "l.json", "u.json"};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char p[256];
+        snprintf(p, sizeof p, "%s/%s", tmp, files[k]);
+        remove(p);
+    }
+    rmdir(tmp);
+    return check_summary();
+}
