@@ -1,26 +1,59 @@
-# Tempo: one non-recursive build (doc/architecture.md).
+# Tempo: one non-recursive build (doc/architecture.md). `make help` lists the targets:
 #
-#   make            build everything into bin/ and lib/ (release flags)
+#   make            build everything `make all` builds: programs in bin/, lib/libtempo.{a,so},
+#                   tests, benchmarks, example FMUs (release flags)
 #   make test       every test, plus one ASan+UBSan pass of the unit and conformance tests;
-#                   ends with one line "N passed, N failed"
+#                   ends with a per-program table and one line "N passed, N failed"
 #   make demo       an RTI and a federation of example federates, results summarised
 #   make bench      benchmarks; they print figures and never fail on timing
 #   make deps       install the Debian packages the build needs when pkg-config lacks them
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local    (and make uninstall PREFIX=...)
 #   make clean
 #
 # Each component owns one fragment (*.mk) that appends its sources, programs and tests to the
 # variables below; this file holds only the rules. Objects go to build/$(BUILD)/, where BUILD is
 # "release" (the default) or "san" (AddressSanitizer + UndefinedBehaviorSanitizer).
+#
+# Packages on a fresh machine: the compiler and linker flags of the packages come from
+# build/config.mk, which this file includes. GNU make builds an included makefile before
+# anything else and then reads every makefile again, so the rule that writes build/config.mk
+# first installs the missing packages (make deps) and only then asks pkg-config: one `make`
+# works on a machine without them (tests/integration/build_fresh.sh proves it).
 
 BUILD   ?= release
 O       := build/$(BUILD)
 PREFIX  ?= /usr/local
 CC      ?= cc
 
+.DEFAULT_GOAL := all
+
 PKGS      := libevent libxml-2.0 libzip jansson
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Debian packages `make deps` installs, and the check that says they are there.
+DEPS_DEBS := libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config \
+             zip unzip clang
+DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
+              command -v zip >/dev/null
+define DEPS_INSTALL
+if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
+  echo "make deps: installing Debian packages: $(DEPS_DEBS)"; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    $(DEPS_DEBS) >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
+fi
+endef
+# Goals that need no package: they neither install nor read build/config.mk.
+NO_CONFIG_GOALS := clean help uninstall deps
+CONFIG_MK := build/config.mk
+ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_CONFIG_GOALS),$(MAKECMDGOALS)),all),)
+include $(CONFIG_MK)
+endif
+# Written once per checkout (again when this file changes), after the packages are in place.
+$(CONFIG_MK): Makefile
+	@$(DEPS_INSTALL)
+	@mkdir -p $(@D)
+	@cf=$$(pkg-config --cflags $(PKGS)) && lb=$$(pkg-config --libs $(PKGS)) || { \
+	  echo "make: pkg-config does not know $(PKGS) (run make deps as root)"; exit 1; }; \
+	printf '# Written by the Makefile from pkg-config (make clean forgets it).\nPKG_CFLAGS := %s\nPKG_LIBS := %s\n' \
+	  "$$cf" "$$lb" >$@.tmp && mv -f $@.tmp $@
 SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldense \
                  -lsundials_sunmatrixdense
 
@@ -66,19 +99,12 @@ include $(sort $(wildcard mk/*.mk))
 FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/%,$(O)/tests/fuzz/%_replay,$(FUZZ_TARGETS))
 
 # ---- rules -------------------------------------------------------------------------------
-.PHONY: all deps test test-build demo bench clean install layers fuzz
+.PHONY: all deps test test-build demo bench clean install uninstall layers fuzz help
 
-all: deps $(O)/.built-all
+all: $(O)/.built-all
 
-DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
-              command -v zip >/dev/null
 deps:
-	@if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
-	  echo "make deps: installing Debian packages"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config zip unzip \
-	    clang >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
-	fi
+	@$(DEPS_INSTALL)
 
 objs = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -159,7 +185,7 @@ $(O)/.built-all: $(ALL_TARGETS)
 	@touch $@
 
 # Only what the sanitized pass needs.
-test-build: deps $(UNIT_BINS) $(CONF_BINS)
+test-build: $(UNIT_BINS) $(CONF_BINS)
 
 # make test: release build of everything, sanitized build of unit + conformance, then one run.
 test: all layers
@@ -189,6 +215,21 @@ install: all
 clean:
 	rm -rf build bin lib
 
+help:
+	@echo 'Targets (BUILD=release by default, BUILD=san for ASan+UBSan objects):'
+	@echo '  make, make all   programs in bin/, lib/libtempo.{a,so}, tests, benchmarks, example FMUs'
+	@echo '  make test        every test and a sanitized pass; a table, then "N passed, N failed"'
+	@echo '  make demo        an RTI and example FMU federations (Gauss-Seidel, Jacobi), with errors'
+	@echo '  make bench       benchmarks (figures only, never fail on timing)'
+	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each)'
+	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make deps        install the Debian packages the build needs (as root)'
+	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
+	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs'
+	@echo '  make uninstall   remove what make install put under PREFIX'
+	@echo '  make clean       remove build/, bin/ and lib/'
+	@echo '  make help        this list'
+
 # Keep objects between runs (they are intermediate files of the test and program rules).
 .PRECIOUS: $(O)/%.o
 
@@ -204,7 +245,7 @@ build/fuzz/%: tests/fuzz/%.c $(FOM_SRCS) $(COMMON_SRCS) $(FMU_SRCS)
 	@mkdir -p $(@D)
 	clang $(CFLAGS_BASE) -O1 -fsanitize=fuzzer,address,undefined -o $@ $< \
 	  $(FOM_SRCS) $(COMMON_SRCS) $(FMU_SRCS) $(ALL_LDLIBS)
-fuzz: deps $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	  echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
