@@ -26,6 +26,10 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 
 .DEFAULT_GOAL := all
+# The release (TP_VERSION of the public header): every program's --version prints it; libtempo.so.$(SOVERSION) is the soname
+# (raise SOVERSION when a change breaks programs linked against an older libtempo.so).
+VERSION   := $(shell sed -n 's/^\#define TP_VERSION "\(.*\)"$$/\1/p' federate/libtempo/tempo.h)
+SOVERSION := 0
 
 PKGS      := libevent libxml-2.0 libzip jansson
 # Debian packages `make deps` installs, and the check that says they are there.
@@ -58,7 +62,8 @@ SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldens
                  -lsundials_sunmatrixdense
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -I. $(WARN) $(PKG_CFLAGS)
+CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -I. $(WARN) $(PKG_CFLAGS) \
+               -DTEMPO_VERSION='"$(VERSION)"'
 ifeq ($(BUILD),san)
 CFLAGS_OPT := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS_SAN := -fsanitize=address,undefined
@@ -158,7 +163,8 @@ lib/libtempo.a: $(LIBTEMPO_OBJS)
 	ar rcs $@ $^
 lib/libtempo.so: $(LIBTEMPO_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) -shared -Wl,-soname,libtempo.so.$(SOVERSION) -o $@ $^ \
+	  $$(pkg-config --libs $(TEMPO_PC_REQUIRES)) $(TEMPO_PC_LIBS)
 
 # Tests: one C file each. A test (or program) may name the internal libraries it needs, so that
 # a half-finished module elsewhere does not stop it from building:
@@ -205,12 +211,57 @@ demo: all
 layers:
 	@tests/check_layers.sh
 
+# make install PREFIX=P [DESTDIR=D]: programs in P/bin; libtempo.a and libtempo.so.$(VERSION)
+# (soname libtempo.so.$(SOVERSION), with the two usual links) in P/lib; tempo.h in
+# P/include/tempo; tempo.pc in P/lib/pkgconfig; the FOMs, the example federation files (their
+# FMU paths rewritten to P/share/tempo/fmus), the example sources and the example FMUs in
+# P/share/tempo; README.md and doc/ in P/share/doc/tempo. Installed programs find their
+# default FOM in P/share/tempo/fom (they look beside their own bin/ folder).
+# make uninstall removes exactly that list.
+DATADIR := $(PREFIX)/share/tempo
+DOCDIR  := $(PREFIX)/share/doc/tempo
+INST_FOMS := $(wildcard fom/*.xml)
+INST_FEDFILES := $(wildcard examples/*.json)
+INST_DOCS := README.md $(wildcard doc/*.md)
+INST_ALGODOCS := $(wildcard doc/algorithms/*.md)
+INST_EXAMPLE_SRCS := examples/producer.c examples/consumer.c
+# libtempo's own dependencies, for static links (pkg-config --static --libs tempo).
+TEMPO_PC_REQUIRES := libxml-2.0
+TEMPO_PC_LIBS := -lm
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tempo
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/tempo $(DESTDIR)$(DATADIR)/fom $(DESTDIR)$(DATADIR)/examples \
+	  $(DESTDIR)$(DATADIR)/fmus $(DESTDIR)$(DOCDIR)/algorithms
 	install -m 755 $(addprefix bin/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 lib/libtempo.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 lib/libtempo.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 lib/libtempo.so $(DESTDIR)$(PREFIX)/lib/libtempo.so.$(VERSION)
+	ln -sf libtempo.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtempo.so.$(SOVERSION)
+	ln -sf libtempo.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libtempo.so
 	install -m 644 federate/libtempo/tempo.h $(DESTDIR)$(PREFIX)/include/tempo/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' \
+	  'fomdir=$${prefix}/share/tempo/fom' '' 'Name: tempo' \
+	  'Description: client library of the Tempo time-managed RTI' 'Version: $(VERSION)' \
+	  'Requires.private: $(TEMPO_PC_REQUIRES)' 'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -ltempo' 'Libs.private: $(TEMPO_PC_LIBS)' \
+	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tempo.pc
+	install -m 644 $(INST_FOMS) $(DESTDIR)$(DATADIR)/fom/
+	install -m 644 $(EXAMPLE_FMUS) $(DESTDIR)$(DATADIR)/fmus/
+	install -m 644 $(INST_EXAMPLE_SRCS) $(DESTDIR)$(DATADIR)/examples/
+	for f in $(INST_FEDFILES); do \
+	  sed -e 's|"\.\./build/fmus/|"../fmus/|g' -e 's|build/fmus/|fmus/|g' \
+	      -e 's|"\.\./build/run/|"results/|g' $$f \
+	    >$(DESTDIR)$(DATADIR)/examples/$$(basename $$f) || exit 1; done
+	install -m 644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(INST_ALGODOCS) $(DESTDIR)$(DOCDIR)/algorithms/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(PROGS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,libtempo.a libtempo.so libtempo.so.$(SOVERSION) \
+	  libtempo.so.$(VERSION) pkgconfig/tempo.pc)
+	rm -f $(DESTDIR)$(PREFIX)/include/tempo/tempo.h
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(PREFIX)/include/tempo 2>/dev/null
 
 clean:
 	rm -rf build bin lib
