@@ -28,6 +28,10 @@ static const char usage_text[] =
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
     "  --verbose      echo every federate's output lines, prefixed with its name\n"
+    "  --help         print this text and exit\n"
+    "  --version      print the version and exit\n"
+    "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
+    "shows their progress, then writes the results (CSV, SVG plots) and a summary.\n"
     "Exit status: 0 done, 1 a federate or the RTI failed, 2 usage or a bad file,\n"
     "130 interrupted (SIGINT/SIGTERM).\n";
 
@@ -147,6 +151,9 @@ static int parse_args(int argc, char **argv, run_args *a)
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(usage_text, stdout);
             return 1;
+        } else if (!strcmp(s, "--version")) {
+            printf("tempo-run %s\n", TEMPO_VERSION);
+            return 1;
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--verbose")) {
@@ -170,8 +177,12 @@ static int parse_args(int argc, char **argv, run_args *a)
                     return -1;
                 }
             }
-        } else if (s[0] == '-' || a->file) {
-            fprintf(stderr, "tempo-run: unexpected argument \"%s\"\n%s", s, usage_text);
+        } else if (s[0] == '-') {
+            fprintf(stderr, "tempo-run: unknown option %s (see --help)\n", s);
+            return -1;
+        } else if (a->file) {
+            fprintf(stderr, "tempo-run: unexpected argument %s: one federation file only (%s)\n",
+                    s, a->file);
             return -1;
         } else {
             a->file = s;
