@@ -34,9 +34,9 @@ SOVERSION := 0
 PKGS      := libevent libxml-2.0 libzip jansson
 # Debian packages `make deps` installs, and the check that says they are there.
 DEPS_DEBS := libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config \
-             zip unzip clang
+             zip unzip clang librsvg2-bin
 DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
-              command -v zip >/dev/null
+              command -v zip >/dev/null && command -v rsvg-convert >/dev/null
 define DEPS_INSTALL
 if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
   echo "make deps: installing Debian packages: $(DEPS_DEBS)"; \
