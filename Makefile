@@ -26,8 +26,9 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 
 .DEFAULT_GOAL := all
-# The release (TP_VERSION of the public header): every program's --version prints it; libtempo.so.$(SOVERSION) is the soname
-# (raise SOVERSION when a change breaks programs linked against an older libtempo.so).
+# The release (TP_VERSION of the public header): every program's --version prints it.
+# libtempo.so.$(SOVERSION) is the soname: raise SOVERSION when a change breaks programs linked
+# against an older libtempo.so.
 VERSION   := $(shell sed -n 's/^\#define TP_VERSION "\(.*\)"$$/\1/p' federate/libtempo/tempo.h)
 SOVERSION := 0
 
@@ -215,16 +216,25 @@ layers:
 # (soname libtempo.so.$(SOVERSION), with the two usual links) in P/lib; tempo.h in
 # P/include/tempo; tempo.pc in P/lib/pkgconfig; the FOMs, the example federation files (their
 # FMU paths rewritten to P/share/tempo/fmus), the example sources and the example FMUs in
-# P/share/tempo; README.md and doc/ in P/share/doc/tempo. Installed programs find their
-# default FOM in P/share/tempo/fom (they look beside their own bin/ folder).
+# P/share/tempo; README.md and doc/ in P/share/doc/tempo; a man page per program in
+# P/share/man/man1, made from its --help. Installed programs find their default FOM in
+# P/share/tempo/fom (they look beside their own bin/ folder).
 # make uninstall removes exactly that list.
 DATADIR := $(PREFIX)/share/tempo
 DOCDIR  := $(PREFIX)/share/doc/tempo
+MANDIR  := $(PREFIX)/share/man/man1
 INST_FOMS := $(wildcard fom/*.xml)
 INST_FEDFILES := $(wildcard examples/*.json)
 INST_DOCS := README.md $(wildcard doc/*.md)
 INST_ALGODOCS := $(wildcard doc/algorithms/*.md)
 INST_EXAMPLE_SRCS := examples/producer.c examples/consumer.c
+# The NAME line of each program's man page.
+MAN_SUMMARY_tempo-rti := the Tempo RTI: federations, time management, federation log
+MAN_SUMMARY_tempo-fmu := run one FMI 2.0 FMU alone, or as a federate of a federation file
+MAN_SUMMARY_tempo-run := run a federation of FMUs described by one JSON file
+MAN_SUMMARY_tempo-log := read, explain, export and replay a federation log
+MAN_SUMMARY_tempo-example-producer := example federate: publishes a time-stamped sine signal
+MAN_SUMMARY_tempo-example-consumer := example federate: receives it in time-stamp order
 # libtempo's own dependencies, for static links (pkg-config --static --libs tempo).
 TEMPO_PC_REQUIRES := libxml-2.0
 TEMPO_PC_LIBS := -lm
@@ -232,7 +242,7 @@ TEMPO_PC_LIBS := -lm
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include/tempo $(DESTDIR)$(DATADIR)/fom $(DESTDIR)$(DATADIR)/examples \
-	  $(DESTDIR)$(DATADIR)/fmus $(DESTDIR)$(DOCDIR)/algorithms
+	  $(DESTDIR)$(DATADIR)/fmus $(DESTDIR)$(DOCDIR)/algorithms $(DESTDIR)$(MANDIR)
 	install -m 755 $(addprefix bin/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 lib/libtempo.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 lib/libtempo.so $(DESTDIR)$(PREFIX)/lib/libtempo.so.$(VERSION)
@@ -254,12 +264,15 @@ install: all
 	    >$(DESTDIR)$(DATADIR)/examples/$$(basename $$f) || exit 1; done
 	install -m 644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(INST_ALGODOCS) $(DESTDIR)$(DOCDIR)/algorithms/
+	$(foreach p,$(PROGS),mk/man1.sh $(p) $(VERSION) $(DOCDIR) \
+	  "$(or $(MAN_SUMMARY_$(p)),a program of Tempo)" >$(DESTDIR)$(MANDIR)/$(p).1 &&) true
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(PROGS))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,libtempo.a libtempo.so libtempo.so.$(SOVERSION) \
 	  libtempo.so.$(VERSION) pkgconfig/tempo.pc)
 	rm -f $(DESTDIR)$(PREFIX)/include/tempo/tempo.h
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(addsuffix .1,$(PROGS)))
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(PREFIX)/include/tempo 2>/dev/null
 

@@ -4,7 +4,7 @@
 # `pkg-config --cflags --libs tempo` (the producer against libtempo.so, the consumer statically
 # against libtempo.a with `pkg-config --static`), run them against the installed tempo-rti, run
 # the installed example federates from a folder without fom/ (they find the installed FOM),
-# then make uninstall leaves no file behind. Prints "N passed, N failed" last (tests/run.sh).
+# then make uninstall leaves no file behind. The man pages made from --help are checked too. Prints "N passed, N failed" last (tests/run.sh).
 # Run from the repository root after make.
 set -u
 top=$(pwd)
@@ -29,12 +29,17 @@ for f in bin/tempo-rti bin/tempo-fmu bin/tempo-run bin/tempo-log bin/tempo-examp
          lib/libtempo.a lib/libtempo.so lib/libtempo.so.0 include/tempo/tempo.h \
          lib/pkgconfig/tempo.pc share/tempo/fom/demo.xml share/tempo/fmus/lv_prey_me.fmu \
          share/tempo/examples/lv_gs.json share/tempo/examples/producer.c \
-         share/doc/tempo/guide.md share/doc/tempo/README.md; do
+         share/doc/tempo/guide.md share/doc/tempo/README.md share/man/man1/tempo-rti.1 \
+         share/man/man1/tempo-log.1; do
   [ -e "$P/$f" ] || missing="$missing $f"
 done
 if [ -z "$missing" ]; then ok; else ko "not installed:$missing"; fi
 if objdump -p "$P/lib/libtempo.so" 2>/dev/null | grep -q 'SONAME *libtempo\.so\.0$'; then ok
 else ko "libtempo.so has no soname libtempo.so.0"; fi
+# The man pages hold the --help text (every option) under a NAME line.
+if grep -q -- '--listen HOST:PORT' "$P/share/man/man1/tempo-rti.1" 2>/dev/null &&
+   grep -q '^tempo-log \\- read, explain' "$P/share/man/man1/tempo-log.1" 2>/dev/null; then ok
+else ko "man pages: $(head -n 5 "$P/share/man/man1/tempo-log.1" 2>&1)"; fi
 # The federation files point at the installed FMUs.
 if grep -q '"\.\./fmus/lv_prey_me\.fmu"' "$P/share/tempo/examples/lv_gs.json" &&
    ! grep -q 'build/' "$P"/share/tempo/examples/*.json; then ok
