@@ -1,31 +1,71 @@
-# Tempo: one non-recursive build (doc/architecture.md).
+# Tempo: one non-recursive build (doc/architecture.md). `make help` lists the targets:
 #
-#   make            build everything into bin/ and lib/ (release flags)
+#   make            build everything `make all` builds: programs in bin/, lib/libtempo.{a,so},
+#                   tests, benchmarks, example FMUs (release flags)
 #   make test       every test, plus one ASan+UBSan pass of the unit and conformance tests;
-#                   ends with one line "N passed, N failed"
+#                   ends with a per-program table and one line "N passed, N failed"
 #   make demo       an RTI and a federation of example federates, results summarised
 #   make bench      benchmarks; they print figures and never fail on timing
 #   make deps       install the Debian packages the build needs when pkg-config lacks them
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local    (and make uninstall PREFIX=...)
 #   make clean
 #
 # Each component owns one fragment (*.mk) that appends its sources, programs and tests to the
 # variables below; this file holds only the rules. Objects go to build/$(BUILD)/, where BUILD is
 # "release" (the default) or "san" (AddressSanitizer + UndefinedBehaviorSanitizer).
+#
+# Packages on a fresh machine: the compiler and linker flags of the packages come from
+# build/config.mk, which this file includes. GNU make builds an included makefile before
+# anything else and then reads every makefile again, so the rule that writes build/config.mk
+# first installs the missing packages (make deps) and only then asks pkg-config: one `make`
+# works on a machine without them (tests/integration/build_fresh.sh proves it).
 
 BUILD   ?= release
 O       := build/$(BUILD)
 PREFIX  ?= /usr/local
 CC      ?= cc
 
+.DEFAULT_GOAL := all
+# The release (TP_VERSION of the public header): every program's --version prints it.
+# libtempo.so.$(SOVERSION) is the soname: raise SOVERSION when a change breaks programs linked
+# against an older libtempo.so.
+VERSION   := $(shell sed -n 's/^\#define TP_VERSION "\(.*\)"$$/\1/p' federate/libtempo/tempo.h)
+SOVERSION := 0
+
 PKGS      := libevent libxml-2.0 libzip jansson
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Debian packages `make deps` installs, and the check that says they are there.
+DEPS_DEBS := libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config \
+             zip unzip clang clang-format librsvg2-bin libarchive-tools
+DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
+              command -v zip >/dev/null && command -v rsvg-convert >/dev/null && \
+              command -v clang-format >/dev/null && command -v bsdtar >/dev/null
+define DEPS_INSTALL
+if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
+  echo "make deps: installing Debian packages: $(DEPS_DEBS)"; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    $(DEPS_DEBS) >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
+fi
+endef
+# Goals that need no package: they neither install nor read build/config.mk.
+NO_CONFIG_GOALS := clean help uninstall deps
+CONFIG_MK := build/config.mk
+ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_CONFIG_GOALS),$(MAKECMDGOALS)),all),)
+include $(CONFIG_MK)
+endif
+# Written once per checkout (again when this file changes), after the packages are in place.
+$(CONFIG_MK): Makefile
+	@$(DEPS_INSTALL)
+	@mkdir -p $(@D)
+	@cf=$$(pkg-config --cflags $(PKGS)) && lb=$$(pkg-config --libs $(PKGS)) || { \
+	  echo "make: pkg-config does not know $(PKGS) (run make deps as root)"; exit 1; }; \
+	printf '# Written by the Makefile from pkg-config (make clean forgets it).\nPKG_CFLAGS := %s\nPKG_LIBS := %s\n' \
+	  "$$cf" "$$lb" >$@.tmp && mv -f $@.tmp $@
 SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldense \
                  -lsundials_sunmatrixdense
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -I. $(WARN) $(PKG_CFLAGS)
+CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -I. $(WARN) $(PKG_CFLAGS) \
+               -DTEMPO_VERSION='"$(VERSION)"'
 ifeq ($(BUILD),san)
 CFLAGS_OPT := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS_SAN := -fsanitize=address,undefined
@@ -75,19 +115,12 @@ include $(sort $(wildcard mk/*.mk))
 FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/%,$(O)/tests/fuzz/%_replay,$(FUZZ_TARGETS))
 
 # ---- rules -------------------------------------------------------------------------------
-.PHONY: all deps test test-build demo bench clean install layers fuzz
+.PHONY: all deps test test-build demo bench clean install uninstall layers fuzz help
 
-all: deps $(O)/.built-all
+all: $(O)/.built-all
 
-DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
-              command -v zip >/dev/null
 deps:
-	@if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
-	  echo "make deps: installing Debian packages"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config zip unzip libarchive-tools \
-	    clang >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
-	fi
+	@$(DEPS_INSTALL)
 
 objs = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -154,7 +187,8 @@ lib/libtempo.a: $(LIBTEMPO_OBJS)
 	ar rcs $@ $^
 lib/libtempo.so: $(LIBTEMPO_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) -shared -Wl,-soname,libtempo.so.$(SOVERSION) -o $@ $^ \
+	  $$(pkg-config --libs $(TEMPO_PC_REQUIRES)) $(TEMPO_PC_LIBS)
 
 # Tests: one C file each, linked with the internal libraries of their NAME_LIBS line.
 .SECONDEXPANSION:
@@ -178,7 +212,7 @@ $(O)/.built-all: $(ALL_TARGETS)
 	@touch $@
 
 # Only what the sanitized pass needs.
-test-build: deps $(UNIT_BINS) $(CONF_BINS)
+test-build: $(UNIT_BINS) $(CONF_BINS)
 
 # make test: release build of everything, sanitized build of unit + conformance, then one run.
 test: all layers
@@ -198,15 +232,87 @@ demo: all
 layers:
 	@tests/check_layers.sh
 
+# make install PREFIX=P [DESTDIR=D]: programs in P/bin; libtempo.a and libtempo.so.$(VERSION)
+# (soname libtempo.so.$(SOVERSION), with the two usual links) in P/lib; tempo.h in
+# P/include/tempo; tempo.pc in P/lib/pkgconfig; the FOMs, the example federation files (their
+# FMU paths rewritten to P/share/tempo/fmus), the example sources and the example FMUs in
+# P/share/tempo; README.md and doc/ in P/share/doc/tempo; a man page per program in
+# P/share/man/man1, made from its --help. Installed programs find their default FOM in
+# P/share/tempo/fom (they look beside their own bin/ folder).
+# make uninstall removes exactly that list.
+DATADIR := $(PREFIX)/share/tempo
+DOCDIR  := $(PREFIX)/share/doc/tempo
+MANDIR  := $(PREFIX)/share/man/man1
+INST_FOMS := $(wildcard fom/*.xml)
+INST_FEDFILES := $(wildcard examples/*.json)
+INST_DOCS := README.md $(wildcard doc/*.md)
+INST_ALGODOCS := $(wildcard doc/algorithms/*.md)
+INST_EXAMPLE_SRCS := examples/producer.c examples/consumer.c
+# The NAME line of each program's man page.
+MAN_SUMMARY_tempo-rti := the Tempo RTI: federations, time management, federation log
+MAN_SUMMARY_tempo-fmu := run one FMI 2.0 FMU alone, or as a federate of a federation file
+MAN_SUMMARY_tempo-run := run a federation of FMUs described by one JSON file
+MAN_SUMMARY_tempo-log := read, explain, export and replay a federation log
+MAN_SUMMARY_tempo-example-producer := example federate: publishes a time-stamped sine signal
+MAN_SUMMARY_tempo-example-consumer := example federate: receives it in time-stamp order
+# libtempo's own dependencies, for static links (pkg-config --static --libs tempo).
+TEMPO_PC_REQUIRES := libxml-2.0
+TEMPO_PC_LIBS := -lm
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tempo
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/tempo $(DESTDIR)$(DATADIR)/fom $(DESTDIR)$(DATADIR)/examples \
+	  $(DESTDIR)$(DATADIR)/fmus $(DESTDIR)$(DOCDIR)/algorithms $(DESTDIR)$(MANDIR)
 	install -m 755 $(addprefix bin/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 lib/libtempo.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 lib/libtempo.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 lib/libtempo.so $(DESTDIR)$(PREFIX)/lib/libtempo.so.$(VERSION)
+	ln -sf libtempo.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtempo.so.$(SOVERSION)
+	ln -sf libtempo.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libtempo.so
 	install -m 644 federate/libtempo/tempo.h $(DESTDIR)$(PREFIX)/include/tempo/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' \
+	  'fomdir=$${prefix}/share/tempo/fom' '' 'Name: tempo' \
+	  'Description: client library of the Tempo time-managed RTI' 'Version: $(VERSION)' \
+	  'Requires.private: $(TEMPO_PC_REQUIRES)' 'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -ltempo' 'Libs.private: $(TEMPO_PC_LIBS)' \
+	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tempo.pc
+	install -m 644 $(INST_FOMS) $(DESTDIR)$(DATADIR)/fom/
+	install -m 644 $(EXAMPLE_FMUS) $(DESTDIR)$(DATADIR)/fmus/
+	install -m 644 $(INST_EXAMPLE_SRCS) $(DESTDIR)$(DATADIR)/examples/
+	for f in $(INST_FEDFILES); do \
+	  sed -e 's|"\.\./build/fmus/|"../fmus/|g' -e 's|build/fmus/|fmus/|g' \
+	      -e 's|"\.\./build/run/|"results/|g' $$f \
+	    >$(DESTDIR)$(DATADIR)/examples/$$(basename $$f) || exit 1; done
+	install -m 644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(INST_ALGODOCS) $(DESTDIR)$(DOCDIR)/algorithms/
+	$(foreach p,$(PROGS),mk/man1.sh $(p) $(VERSION) $(DOCDIR) \
+	  "$(or $(MAN_SUMMARY_$(p)),a program of Tempo)" >$(DESTDIR)$(MANDIR)/$(p).1 &&) true
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(PROGS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,libtempo.a libtempo.so libtempo.so.$(SOVERSION) \
+	  libtempo.so.$(VERSION) pkgconfig/tempo.pc)
+	rm -f $(DESTDIR)$(PREFIX)/include/tempo/tempo.h
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(addsuffix .1,$(PROGS)))
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(PREFIX)/include/tempo 2>/dev/null
 
 clean:
 	rm -rf build bin lib
+
+help:
+	@echo 'Targets (BUILD=release by default, BUILD=san for ASan+UBSan objects):'
+	@echo '  make, make all   programs in bin/, lib/libtempo.{a,so}, tests, benchmarks, example FMUs'
+	@echo '  make test        every test and a sanitized pass; a table, then "N passed, N failed"'
+	@echo '  make demo        an RTI and example FMU federations (Gauss-Seidel, Jacobi), with errors'
+	@echo '  make bench       benchmarks (figures only, never fail on timing)'
+	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each)'
+	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make deps        install the Debian packages the build needs (as root)'
+	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
+	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs'
+	@echo '  make uninstall   remove what make install put under PREFIX'
+	@echo '  make clean       remove build/, bin/ and lib/'
+	@echo '  make help        this list'
 
 # Keep objects between runs (they are intermediate files of the test and program rules).
 .PRECIOUS: $(O)/%.o
@@ -223,7 +329,7 @@ build/fuzz/%: tests/fuzz/%.c $(FOM_SRCS) $(PROTO_SRCS) $(FMU_SRCS)
 	@mkdir -p $(@D)
 	clang $(CFLAGS_BASE) -O1 -fsanitize=fuzzer,address,undefined -o $@ $< \
 	  $(FOM_SRCS) $(PROTO_SRCS) $(FMU_SRCS) $(ALL_LDLIBS)
-fuzz: deps $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	  echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done

@@ -3,12 +3,14 @@
  * and answers the first large sample with a Command interaction. Serves doc/guide.md.
  * doc/guide.md walks through this file after examples/producer.c.
  *
- * usage: tempo-example-consumer [--rti ADDR] [--federation NAME] [--name NAME] */
+ * usage: tempo-example-consumer [--rti ADDR] [--federation NAME] [--name NAME] [--fom PATH]
+ *        (--help describes each option) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "federate/libtempo/tempo.h"
+#include <tempo/tempo.h>
 
 struct app {
     tp_federate *f; /* for calls made from callbacks */
@@ -78,43 +80,95 @@ static void check(tp_federate *f, int rc, const char *what)
     }
 }
 
-/* Command line: --rti ADDR, --federation NAME, --name NAME. */
-static int parse_args(int argc, char **argv, const char **rti, const char **federation,
-                      const char **name)
+static const char usage_text[] =
+    "usage: tempo-example-consumer [options]\n"
+    "Joins a federation of the Tempo RTI (creating it if needed) as a time-constrained\n"
+    "federate, prints the Signal samples it receives in time-stamp order, and answers the\n"
+    "first sample above 0.5 with a Command interaction. Run tempo-example-producer beside it.\n"
+    "  --rti ADDR         the RTI: HOST:PORT or unix:PATH (default 127.0.0.1:7470)\n"
+    "  --federation NAME  the federation to join or create (default demo)\n"
+    "  --name NAME        this federate's name (default consumer)\n"
+    "  --fom PATH         the FOM that declares Signal and Command (default fom/demo.xml in\n"
+    "                     the current folder, else share/tempo/fom/demo.xml of the installation)\n"
+    "  --help             print this text and exit\n"
+    "  --version          print the version and exit\n"
+    "Exit status: 0 done, 1 the RTI refused or failed, 2 a bad command line.\n";
+
+/* What the command line sets. */
+struct options {
+    const char *rti, *federation, *name, *fom;
+};
+
+/* Reads the command line into o. Returns 0 to run, 1 when --help or --version answered,
+ * 2 on a usage error (its message, naming the argument, is printed). */
+static int parse_args(int argc, char **argv, struct options *o)
 {
-    if (argc % 2 == 0) return -1; /* a flag without its value (e.g. --help) */
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--rti") == 0)
-            *rti = argv[i + 1];
-        else if (strcmp(argv[i], "--federation") == 0)
-            *federation = argv[i + 1];
-        else if (strcmp(argv[i], "--name") == 0)
-            *name = argv[i + 1];
-        else
-            return -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("tempo-example-consumer %s\n", TP_VERSION);
+            return 1;
+        }
+        const char **text = strcmp(a, "--rti") == 0          ? &o->rti
+                            : strcmp(a, "--federation") == 0 ? &o->federation
+                            : strcmp(a, "--name") == 0       ? &o->name
+                            : strcmp(a, "--fom") == 0        ? &o->fom
+                                                             : NULL;
+        if (!text) {
+            fprintf(stderr, "tempo-example-consumer: unknown option %s (see --help)\n", a);
+            return 2;
+        }
+        if (i + 1 == argc) {
+            fprintf(stderr, "tempo-example-consumer: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        *text = argv[++i];
     }
     return 0;
 }
 
+/* The FOM when --fom is not given: fom/demo.xml under the current folder (the source tree),
+ * else the copy beside this program: PREFIX/share/tempo/fom/demo.xml for an installed
+ * PREFIX/bin/tempo-example-consumer, FOLDER/fom/demo.xml for FOLDER/bin/tempo-example-consumer. buf holds
+ * the path found; a path that does not exist is left for tp_join's error to name. */
+static const char *default_fom(char *buf, size_t len)
+{
+    static const char here[] = "fom/demo.xml";
+    static const char *const beside[] = {"/../share/tempo/fom/demo.xml", "/../fom/demo.xml"};
+    if (access(here, R_OK) == 0) return here;
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    char *slash = n > 0 ? (buf[n] = '\0', strrchr(buf, '/')) : NULL;
+    for (size_t i = 0; slash && i < sizeof beside / sizeof beside[0]; i++) {
+        if ((size_t)(slash - buf) + strlen(beside[i]) >= len) break;
+        strcpy(slash, beside[i]);
+        if (access(buf, R_OK) == 0) return buf;
+    }
+    return here;
+}
+
 int main(int argc, char **argv)
 {
-    const char *rti = "127.0.0.1:7470", *federation = "demo", *name = "consumer";
-    if (parse_args(argc, argv, &rti, &federation, &name) < 0) {
-        fprintf(stderr, "usage: %s [--rti ADDR] [--federation NAME] [--name NAME]\n", argv[0]);
-        return 2;
-    }
+    struct options o = {.rti = "127.0.0.1:7470", .federation = "demo", .name = "consumer"};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) return rc == 1 ? 0 : 2;
+    char fom[4096];
+    if (!o.fom) o.fom = default_fom(fom, sizeof fom);
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     /* 1. Join (the producer created the federation; create = 1 makes the order free). */
     struct app a = {0};
     tp_callbacks cb = {.discover = on_discover, .reflect = on_reflect, .remove = on_remove};
-    tp_join_options opt = {.rti = rti,
-                           .federation = federation,
-                           .federate = name,
-                           .fom_path = "fom/demo.xml",
+    tp_join_options opt = {.rti = o.rti,
+                           .federation = o.federation,
+                           .federate = o.name,
+                           .fom_path = o.fom,
                            .create = 1};
     char err[512];
-    int rc = tp_join(&opt, &cb, &a, &a.f, err, sizeof err);
+    rc = tp_join(&opt, &cb, &a, &a.f, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "consumer: join: %s (%s)\n", tp_strerror(rc), err);
         return 1;

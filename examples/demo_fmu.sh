@@ -30,7 +30,7 @@ errors() {
 
 for case in lv_gs lv_jacobi; do
   echo "== tempo-run examples/$case.json"
-  bin/tempo-run "examples/$case.json"
+  bin/tempo-run "examples/$case.json" --reference "$ref"
   out=build/run/$case
   echo "   prey x error against the reference:      $(errors "$ref" "$out/prey.csv" x)"
   echo "   predator y error against the reference:  $(errors "$ref" "$out/predator.csv" y)"

@@ -3,13 +3,15 @@
  * Serves doc/guide.md (use 2: a custom federate against libtempo). doc/guide.md walks
  * through this file line by line; read examples/consumer.c next (its counterpart).
  *
- * usage: tempo-example-producer [--rti ADDR] [--federation NAME] [--steps N] [--peers N] */
+ * usage: tempo-example-producer [--rti ADDR] [--federation NAME] [--fom PATH] [--steps N]
+ *                               [--peers N]     (--help describes each option) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "federate/libtempo/tempo.h"
+#include <tempo/tempo.h>
 
 /* What the callbacks need: passed to tp_join() as ctx. */
 struct app {
@@ -82,49 +84,111 @@ static int send_sample(tp_federate *f, tp_object obj, const tp_handle attrs[3], 
     return tp_update(f, obj, vals, 3, t);
 }
 
-/* Command line: --rti ADDR, --federation NAME, --steps N, --peers N. */
-static int parse_args(int argc, char **argv, const char **rti, const char **federation, int *steps,
-                      int *peers)
+static const char usage_text[] =
+    "usage: tempo-example-producer [options]\n"
+    "Joins a federation of the Tempo RTI (creating it if needed), publishes a sine signal\n"
+    "(object class Signal) one step of 0.1 s at a time under time regulation, and prints the\n"
+    "Command interactions it receives. Run tempo-example-consumer beside it.\n"
+    "  --rti ADDR         the RTI: HOST:PORT or unix:PATH (default 127.0.0.1:7470)\n"
+    "  --federation NAME  the federation to join or create (default demo)\n"
+    "  --fom PATH         the FOM that declares Signal and Command (default fom/demo.xml in\n"
+    "                     the current folder, else share/tempo/fom/demo.xml of the installation)\n"
+    "  --steps N          how many samples to send (default 10)\n"
+    "  --peers N          how many federates to wait for before starting (default 1)\n"
+    "  --help             print this text and exit\n"
+    "  --version          print the version and exit\n"
+    "Exit status: 0 done, 1 the RTI refused or failed, 2 a bad command line.\n";
+
+/* What the command line sets. */
+struct options {
+    const char *rti, *federation, *fom;
+    int steps, peers;
+};
+
+/* Reads the command line into o. Returns 0 to run, 1 when --help or --version answered,
+ * 2 on a usage error (its message, naming the argument, is printed). */
+static int parse_args(int argc, char **argv, struct options *o)
 {
-    if (argc % 2 == 0) return -1; /* a flag without its value (e.g. --help) */
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--rti") == 0)
-            *rti = argv[i + 1];
-        else if (strcmp(argv[i], "--federation") == 0)
-            *federation = argv[i + 1];
-        else if (strcmp(argv[i], "--steps") == 0)
-            *steps = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--peers") == 0)
-            *peers = atoi(argv[i + 1]);
-        else
-            return -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("tempo-example-producer %s\n", TP_VERSION);
+            return 1;
+        }
+        const char **text = strcmp(a, "--rti") == 0          ? &o->rti
+                            : strcmp(a, "--federation") == 0 ? &o->federation
+                            : strcmp(a, "--fom") == 0        ? &o->fom
+                                                             : NULL;
+        int *num = strcmp(a, "--steps") == 0 ? &o->steps : strcmp(a, "--peers") == 0 ? &o->peers : NULL;
+        if (!text && !num) {
+            fprintf(stderr, "tempo-example-producer: unknown option %s (see --help)\n", a);
+            return 2;
+        }
+        if (i + 1 == argc) {
+            fprintf(stderr, "tempo-example-producer: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (text) {
+            *text = v;
+            continue;
+        }
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (end == v || *end || n < 0 || n > 1000000) {
+            fprintf(stderr, "tempo-example-producer: %s %s: expected an integer 0 .. 1000000\n", a, v);
+            return 2;
+        }
+        *num = (int)n;
     }
     return 0;
 }
 
+/* The FOM when --fom is not given: fom/demo.xml under the current folder (the source tree),
+ * else the copy beside this program: PREFIX/share/tempo/fom/demo.xml for an installed
+ * PREFIX/bin/tempo-example-producer, FOLDER/fom/demo.xml for FOLDER/bin/tempo-example-producer. buf holds
+ * the path found; a path that does not exist is left for tp_join's error to name. */
+static const char *default_fom(char *buf, size_t len)
+{
+    static const char here[] = "fom/demo.xml";
+    static const char *const beside[] = {"/../share/tempo/fom/demo.xml", "/../fom/demo.xml"};
+    if (access(here, R_OK) == 0) return here;
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    char *slash = n > 0 ? (buf[n] = '\0', strrchr(buf, '/')) : NULL;
+    for (size_t i = 0; slash && i < sizeof beside / sizeof beside[0]; i++) {
+        if ((size_t)(slash - buf) + strlen(beside[i]) >= len) break;
+        strcpy(slash, beside[i]);
+        if (access(buf, R_OK) == 0) return buf;
+    }
+    return here;
+}
+
 int main(int argc, char **argv)
 {
-    const char *rti = "127.0.0.1:7470", *federation = "demo";
-    int steps = 10, want_peers = 1;
-    if (parse_args(argc, argv, &rti, &federation, &steps, &want_peers) < 0) {
-        fprintf(stderr, "usage: %s [--rti ADDR] [--federation NAME] [--steps N] [--peers N]\n",
-                argv[0]);
-        return 2;
-    }
+    struct options o = {.rti = "127.0.0.1:7470", .federation = "demo", .steps = 10, .peers = 1};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) return rc == 1 ? 0 : 2;
+    char fom[4096];
+    if (!o.fom) o.fom = default_fom(fom, sizeof fom);
+    int steps = o.steps, want_peers = o.peers;
 
     /* 1. Join, creating the federation if it does not exist yet. */
     setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
     struct app a = {0};
     tp_callbacks cb = {
         .federate_joined = on_joined, .federate_resigned = on_resigned, .receive = on_receive};
-    tp_join_options opt = {.rti = rti,
-                           .federation = federation,
+    tp_join_options opt = {.rti = o.rti,
+                           .federation = o.federation,
                            .federate = "producer",
-                           .fom_path = "fom/demo.xml",
+                           .fom_path = o.fom,
                            .create = 1};
     char err[512];
     tp_federate *f = NULL;
-    int rc = tp_join(&opt, &cb, &a, &f, err, sizeof err);
+    rc = tp_join(&opt, &cb, &a, &f, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "producer: join: %s (%s)\n", tp_strerror(rc), err);
         return 1;

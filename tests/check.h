@@ -1,9 +1,13 @@
 /* Minimal assertion helpers shared by every C test (tests/, doc/contributing.md §12).
  *
- * A test binary counts its checks and ends with the line "N passed, N failed" that
- * tests/run.sh sums; its exit status is 0 only when nothing failed. A check that fails prints
- * the file, line and the values involved, then the test goes on, so one run shows every
- * failure. Read tests/run.sh next. */
+ * A test binary ends with the line "N passed, N failed (M checks)" that tests/run.sh sums.
+ * N counts test cases, not assertions: by default each function that holds CHECKs is one case
+ * (it fails when any of its checks failed), so a check inside a loop of 10 000 iterations
+ * counts once; a test that runs scenarios or randomized runs from one function marks each as
+ * its own case with check_case_begin() / check_case_end(). M is the number of assertions
+ * evaluated, for information. A check that fails prints the file, line and the values
+ * involved, then the test goes on, so one run shows every failure; the exit status is 0 only
+ * when nothing failed. Read tests/run.sh next. */
 #ifndef TEMPO_TESTS_CHECK_H
 #define TEMPO_TESTS_CHECK_H
 
@@ -12,16 +16,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_passed_; /* checks that held */
-static int check_failed_; /* checks that did not */
+static int check_passed_; /* assertions that held */
+static int check_failed_; /* assertions that did not (a test may add a child's failures) */
+
+/* The cases: functions seen (by __func__, one static array per function) and explicit ones. */
+#define CHECK_MAX_FUNCS 1024
+static struct {
+    const char *func; /* __func__ of a function that ran checks */
+    int failed;
+} check_funcs_[CHECK_MAX_FUNCS];
+static int check_n_funcs_, check_last_func_;
+static int check_unit_failures_;    /* failures recorded in a case */
+static int check_case_open_;        /* inside check_case_begin() .. check_case_end() */
+static int check_case_failed_;      /* that case had a failure */
+static long check_cases_passed_, check_cases_failed_; /* explicit cases */
+
+/* Records one assertion of function func (or of the open explicit case). */
+static inline void check_record_(const char *func, int ok)
+{
+    if (ok) check_passed_++;
+    else check_failed_++, check_unit_failures_++;
+    if (check_case_open_) {
+        check_case_failed_ |= !ok;
+        return;
+    }
+    int i = check_last_func_;
+    if (i >= check_n_funcs_ || check_funcs_[i].func != func) {
+        for (i = 0; i < check_n_funcs_ && check_funcs_[i].func != func; i++) {}
+        if (i == check_n_funcs_ && i < CHECK_MAX_FUNCS) check_funcs_[check_n_funcs_++].func = func;
+        if (i == CHECK_MAX_FUNCS) i = CHECK_MAX_FUNCS - 1; /* beyond: shares the last case */
+        check_last_func_ = i;
+    }
+    check_funcs_[i].failed |= !ok;
+}
+
+/* One scenario or randomized run counted as one case: the CHECKs until check_case_end count
+ * toward it instead of toward their functions. check_case_end(ok) closes it; it fails when a
+ * check inside failed or ok is 0. Cases do not nest. */
+static inline void check_case_begin(void)
+{
+    check_case_open_ = 1;
+    check_case_failed_ = 0;
+}
+
+static inline void check_case_end(int ok)
+{
+    if (!check_case_open_) return;
+    check_case_open_ = 0;
+    if (ok && !check_case_failed_) check_cases_passed_++;
+    else check_cases_failed_++;
+}
 
 /* CHECK(cond, fmt, ...): one assertion; the message says what was expected. */
 #define CHECK(cond, ...)                                                                  \
     do {                                                                                  \
-        if (cond) {                                                                       \
-            check_passed_++;                                                              \
-        } else {                                                                          \
-            check_failed_++;                                                              \
+        int ok_ = (cond) ? 1 : 0;                                                         \
+        check_record_(__func__, ok_);                                                     \
+        if (!ok_) {                                                                       \
             fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);               \
             fprintf(stderr, __VA_ARGS__);                                                 \
             fputc('\n', stderr);                                                          \
@@ -57,12 +108,21 @@ static int check_failed_; /* checks that did not */
               w_, t_, fabs(g_ - w_));                                                     \
     } while (0)
 
-/* Print the summary line and return the exit status for main(). */
+/* Print the summary line and return the exit status for main(). Failures added to
+ * check_failed_ by hand (a child process's, say) count as one more failed case. */
 static inline int check_summary(void)
 {
-    printf("%d passed, %d failed\n", check_passed_, check_failed_);
+    check_case_end(1);
+    long passed = check_cases_passed_, failed = check_cases_failed_;
+    for (int i = 0; i < check_n_funcs_; i++) {
+        if (check_funcs_[i].failed) failed++;
+        else passed++;
+    }
+    if (check_failed_ > check_unit_failures_) failed++;
+    printf("%ld passed, %ld failed (%ld checks)\n", passed, failed,
+           (long)check_passed_ + check_failed_);
     fflush(stdout);
-    return check_failed_ ? 1 : 0;
+    return failed || check_failed_ ? 1 : 0;
 }
 
 #endif

@@ -19,6 +19,8 @@ static void usage(FILE *f)
             "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
             "                             (default: 60000 at the start, none during the run)\n"
             "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
+            "  --help                     print this text and exit\n"
+            "  --version                  print the version and exit\n"
             "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
             "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
 }
@@ -41,12 +43,21 @@ int fmufed_main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("tempo-fmu %s\n", TEMPO_VERSION);
+            return 0;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
             continue;
         }
+        if (strcmp(a, "--federation") && strcmp(a, "--name") && strcmp(a, "--rti") &&
+            strcmp(a, "--output") && strcmp(a, "--timeout")) {
+            fprintf(stderr, "tempo-fmu: unknown option %s (see tempo-fmu --federation F --help)\n",
+                    a);
+            return 2;
+        }
         if (!v) {
-            fprintf(stderr, "tempo-fmu: %s needs a value (or is unknown)\n", a);
+            fprintf(stderr, "tempo-fmu: %s needs a value\n", a);
             usage(stderr);
             return 2;
         }
@@ -62,10 +73,6 @@ int fmufed_main(int argc, char **argv)
                 return 2;
             }
             o.timeout_ms = (int)ms;
-        } else {
-            fprintf(stderr, "tempo-fmu: unknown option %s\n", a);
-            usage(stderr);
-            return 2;
         }
         i++;
     }

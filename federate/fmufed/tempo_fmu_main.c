@@ -14,13 +14,32 @@
 #include "federate/fmufed/fmufed.h"
 
 static const char usage[] =
-    "usage: tempo-fmu --simulate FILE.fmu [--start T0] [--stop T1] [--step H]\n"
-    "                 [--input CSV] [--hold] [--set name=value ...] [--out OUT.csv]\n"
-    "                 [--me|--cs] [--rtol R] [--atol A] [--adams] [--max-step H]\n"
-    "                 [--states] [--verbose]\n"
-    "       tempo-fmu --federation FILE.json --name FEDERATE [--rti HOST:PORT|unix:PATH]\n"
-    "                 [--output DIR] [--timeout MS] [--quiet]\n"
-    "       tempo-fmu --info FILE.fmu [--json]\n";
+    "usage: tempo-fmu --simulate FILE.fmu [options]      one FMU alone, no RTI (doc/fmu.md)\n"
+    "       tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
+    "                 one federate of a federation file (tempo-fmu --federation F --help)\n"
+    "       tempo-fmu --info FILE.fmu [--json]               what an FMU contains (doc/fmu.md)\n"
+    "Options of --simulate:\n"
+    "  --start T0        start time (default: the FMU's DefaultExperiment, else 0)\n"
+    "  --stop T1         stop time (default: the FMU's DefaultExperiment, else T0 + 1)\n"
+    "  --step H          communication (and output) step (default: DefaultExperiment's\n"
+    "                    stepSize, else (T1 - T0) / 500)\n"
+    "  --input CSV       Real inputs over time: a \"time,name,...\" CSV, linear between rows\n"
+    "  --hold            hold each input row's values until the next row instead\n"
+    "  --set name=value  set a parameter, or an input held constant, before initialization\n"
+    "                    (repeatable)\n"
+    "  --out OUT.csv     write the results there (default: stdout)\n"
+    "  --me, --cs        use the model-exchange or co-simulation interface (default: CS\n"
+    "                    when the FMU has it)\n"
+    "  --rtol R, --atol A  CVODE tolerances for model exchange (> 0)\n"
+    "  --adams           CVODE Adams-Moulton instead of BDF\n"
+    "  --max-step H      largest internal CVODE step (> 0)\n"
+    "  --states          also write the continuous states that are not outputs\n"
+    "  --verbose         print every FMU log line (default: warnings and errors)\n"
+    "  --help            print this text and exit\n"
+    "  --version         print the version and exit\n"
+    "Options of --info:\n"
+    "  --json            the same as one JSON object, for scripts\n"
+    "Exit status: 0 done, 1 the FMU or a file failed, 2 a bad command line.\n";
 
 static int verbose;
 static const char *info_path; /* --info FILE.fmu: describe it, run nothing */
@@ -62,7 +81,7 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             needs |= strcmp(a, with_value[k]) == 0;
         if (needs && !has_val) {
-            fprintf(stderr, "tempo-fmu: %s needs a value\n%s", a, usage);
+            fprintf(stderr, "tempo-fmu: %s needs a value (see --help)\n", a);
             return -1;
         }
         if (needs) i++;
@@ -113,8 +132,10 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             info_json = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return fputs(usage, stdout), 1;
+        else if (!strcmp(a, "--version"))
+            return printf("tempo-fmu %s\n", TEMPO_VERSION), 1;
         else
-            return fprintf(stderr, "tempo-fmu: unknown argument \"%s\"\n%s", a, usage), -1;
+            return fprintf(stderr, "tempo-fmu: unknown argument \"%s\" (see --help)\n", a), -1;
     }
     if (info_path && simulate)
         return fprintf(stderr, "tempo-fmu: --info and --simulate exclude each other\n"), -1;
@@ -122,7 +143,7 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
         return fprintf(stderr, "tempo-fmu: --json goes with --info\n"), -1;
     if (info_path) return 0;
     if (!simulate)
-        return fprintf(stderr, "tempo-fmu: no mode given (--simulate or --federation)\n%s", usage),
+        return fprintf(stderr, "tempo-fmu: no mode given (--simulate or --federation; see --help)\n"),
                -1;
     if (o->has_start && o->has_stop && o->stop < o->start)
         return fprintf(stderr, "tempo-fmu: --stop %g is before --start %g\n", o->stop, o->start),

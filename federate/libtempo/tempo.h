@@ -33,6 +33,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** The Tempo release this header belongs to (the Makefile reads it from here; every program
+ *  prints it for --version). */
+#define TP_VERSION "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -30,6 +30,18 @@ enum {
 static const char *const PALETTE[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define N_PALETTE (sizeof PALETTE / sizeof PALETTE[0])
+#define DASH " stroke-dasharray=\"6 3\"" /* reference curves, second copies */
+
+const char *plot_color(size_t k)
+{
+    return PALETTE[k % N_PALETTE];
+}
+
+/* The colour of series s, the k-th of its panel. */
+static const char *series_color(const plot_series *s, size_t k)
+{
+    return s->color ? s->color : PALETTE[k % N_PALETTE];
+}
 
 /* ======================================================================================
  * Ticks and number labels
@@ -383,8 +395,9 @@ static void write_legend(FILE *f, const frame *fr, const plot_series *s, size_t 
         if (shown < fit) {
             fprintf(f,
                     "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                    "stroke-width=\"2\"/><text class=\"legend-entry\" x=\"%.2f\" y=\"%.2f\">",
-                    lx, y, lx + 20, y, PALETTE[k % N_PALETTE], lx + 26, y + 4);
+                    "stroke-width=\"2\"%s/><text class=\"legend-entry\" x=\"%.2f\" y=\"%.2f\">",
+                    lx, y, lx + 20, y, series_color(&s[j], k), s[j].dashed ? DASH : "", lx + 26,
+                    y + 4);
             put_text(f, s[j].label);
             fputs("</text>\n", f);
             y += LEGEND_ROW;
@@ -410,13 +423,14 @@ static void write_panel(FILE *f, const frame *fr, const plot_opts *d, const plot
         fputs("</text>\n", f);
     }
     write_axes(f, fr, d->xlabel ? d->xlabel : "time (s)");
-    if (d->ylabel) {
+    const char *ylabel = d->panel_ylabels && d->panel_ylabels[k] ? d->panel_ylabels[k] : d->ylabel;
+    if (ylabel) {
         double cy = (fr->py0 + fr->py1) / 2;
         fprintf(f,
                 "<text class=\"ylabel\" x=\"14\" y=\"%.2f\" text-anchor=\"middle\" "
                 "transform=\"rotate(-90 14 %.2f)\">",
                 cy, cy);
-        put_text(f, d->ylabel);
+        put_text(f, ylabel);
         fputs("</text>\n", f);
     }
     size_t ci = 0;
@@ -424,8 +438,8 @@ static void write_panel(FILE *f, const frame *fr, const plot_opts *d, const plot
         if (s[j].panel != k) continue;
         fprintf(f, "<path class=\"series\" data-label=\"");
         put_text(f, s[j].label);
-        fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"",
-                PALETTE[ci++ % N_PALETTE]);
+        fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"",
+                series_color(&s[j], ci++), s[j].dashed ? DASH : "");
         draw_series(f, fr, &s[j], d->draw == PLOT_STEP);
         fputs("\"/>\n", f);
     }
@@ -515,59 +529,202 @@ int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, si
  * Results tables
  * ====================================================================================== */
 
-int plot_tables(const char *path, const res_table *const *tables, const char *const *names,
-                size_t n, int per_table, const plot_opts *o, char *err, size_t errlen)
+/* The distinct variables (column names) of the tables, in first-seen order: a variable's index
+ * here is its colour. names must hold every column of every table. Returns the count. */
+static size_t distinct_vars(const res_table *const *tables, size_t n, const char **vars)
+{
+    size_t nv = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t c = 1; c < tables[k]->n_cols; c++) {
+            size_t v = 0;
+            while (v < nv && strcmp(vars[v], tables[k]->names[c]) != 0) v++;
+            if (v == nv) vars[nv++] = tables[k]->names[c];
+        }
+    return nv;
+}
+
+static size_t var_index(const char *const *vars, size_t nv, const char *name)
+{
+    size_t v = 0;
+    while (v < nv && strcmp(vars[v], name) != 0) v++;
+    return v;
+}
+
+/* Column of table t named name, or 0 (time) when there is none. */
+static size_t column_of(const res_table *t, const char *name)
+{
+    for (size_t c = 1; c < t->n_cols; c++)
+        if (strcmp(t->names[c], name) == 0) return c;
+    return 0;
+}
+
+/* y of (rt, ry, n) at time x, linear between rows; NaN outside [rt[0], rt[n-1]]. */
+static double interp(const double *rt, const double *ry, size_t n, double x)
+{
+    if (n == 0 || !(x >= rt[0]) || !(x <= rt[n - 1])) return NAN;
+    size_t lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rt[mid] <= x) lo = mid;
+        else hi = mid;
+    }
+    if (rt[hi] == rt[lo]) return ry[hi];
+    double w = (x - rt[lo]) / (rt[hi] - rt[lo]);
+    return ry[lo] + w * (ry[hi] - ry[lo]);
+}
+
+/* Everything plot_tables and plot_tables_ref allocate; freed by builder_free. */
+typedef struct builder {
+    plot_series *s;
+    char **strs;  /* labels and y labels, owned */
+    double **ys;  /* error series values, owned */
+    size_t ns, nstr, nys;
+} builder;
+
+static void builder_free(builder *b)
+{
+    for (size_t i = 0; i < b->nstr; i++) free(b->strs[i]);
+    for (size_t i = 0; i < b->nys; i++) free(b->ys[i]);
+    free(b->strs);
+    free(b->ys);
+    free(b->s);
+}
+
+/* A copy of "<a><sep><b><tail>" kept in b, or NULL when out of memory. */
+static char *builder_str(builder *b, const char *a, const char *sep, const char *bb,
+                         const char *tail)
+{
+    size_t len = strlen(a) + strlen(sep) + strlen(bb) + strlen(tail) + 1;
+    char *p = malloc(len);
+    if (!p) return NULL;
+    snprintf(p, len, "%s%s%s%s", a, sep, bb, tail);
+    b->strs[b->nstr++] = p;
+    return p;
+}
+
+/* Builds and writes the plot; ref NULL: plot_tables. */
+static int tables_plot(const char *path, const res_table *const *tables, const char *const *names,
+                       size_t n, int per_table, const res_table *ref,
+                       const char *(*units)(void *, const char *), void *ctx, const plot_opts *o,
+                       char *err, size_t errlen)
 {
     if (!path || !tables || !names || n == 0)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: NULL or empty arguments");
-    if (per_table && n > PLOT_MAX_PANELS)
+    size_t np_max = per_table ? n + (ref != NULL) : 1;
+    if (np_max > PLOT_MAX_PANELS)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels", n,
-                    PLOT_MAX_PANELS);
-    size_t ns = 0;
+                    PLOT_MAX_PANELS - (ref != NULL));
+    size_t ncols = 0, nref = 0;
     for (size_t k = 0; k < n; k++) {
         if (!tables[k] || !names[k] || tables[k]->n_cols < 1)
             return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: table %zu is NULL or empty", k);
-        ns += tables[k]->n_cols - 1;
+        ncols += tables[k]->n_cols - 1;
+        for (size_t c = 1; ref && c < tables[k]->n_cols; c++)
+            nref += column_of(ref, tables[k]->names[c]) != 0;
     }
+    size_t ns = ncols + 2 * nref; /* each column; a reference curve and an error per match */
     if (ns > PLOT_MAX_SERIES)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu series, at most %d", ns,
                     PLOT_MAX_SERIES);
-    plot_series *s = calloc(ns ? ns : 1, sizeof *s);
-    char **labels = calloc(ns ? ns : 1, sizeof *labels);
+    builder b = {0};
+    const char **vars = calloc(ncols + 1, sizeof *vars);
+    const char **ylabels = calloc(np_max, sizeof *ylabels);
+    const char **titles = calloc(np_max, sizeof *titles);
+    b.s = calloc(ns + 1, sizeof *b.s);
+    b.strs = calloc(ns + np_max + 1, sizeof *b.strs);
+    b.ys = calloc(nref + 1, sizeof *b.ys);
     int rc = PLOT_OK;
-    if (!s || !labels) {
+    if (!vars || !ylabels || !titles || !b.s || !b.strs || !b.ys) {
         rc = run_fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
         goto out;
     }
-    size_t j = 0;
+    size_t nv = distinct_vars(tables, n, vars);
+    size_t np = per_table ? n : 1;
     for (size_t k = 0; k < n; k++) {
         const res_table *t = tables[k];
-        for (size_t c = 1; c < t->n_cols; c++, j++) {
-            size_t len = strlen(names[k]) + strlen(t->names[c]) + 2;
-            if (!(labels[j] = malloc(len))) {
-                rc = run_fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
-                goto out;
+        char yl[512] = "", *w = yl;
+        for (size_t c = 1; c < t->n_cols; c++) {
+            size_t v = var_index(vars, nv, t->names[c]);
+            const char *label = per_table ? builder_str(&b, t->names[c], "", "", "")
+                                          : builder_str(&b, names[k], ".", t->names[c], "");
+            if (!label) goto oom;
+            b.s[b.ns++] = (plot_series){.label = label, .t = t->cols[0], .y = t->cols[c],
+                                        .n = t->n_rows, .panel = per_table ? k : 0,
+                                        .color = plot_color(v)};
+            size_t rcol = ref ? column_of(ref, t->names[c]) : 0;
+            if (rcol) {
+                if (!(label = builder_str(&b, t->names[c], "", "", " (reference)"))) goto oom;
+                b.s[b.ns++] = (plot_series){.label = label, .t = ref->cols[0],
+                                            .y = ref->cols[rcol], .n = ref->n_rows,
+                                            .panel = k, .color = plot_color(v), .dashed = 1};
             }
-            if (per_table)
-                snprintf(labels[j], len, "%s", t->names[c]);
-            else
-                snprintf(labels[j], len, "%s.%s", names[k], t->names[c]);
-            s[j] = (plot_series){.label = labels[j],
-                                 .t = t->cols[0],
-                                 .y = t->cols[c],
-                                 .n = t->n_rows,
-                                 .panel = per_table ? k : 0};
+            const char *u = units ? units(ctx, t->names[c]) : NULL;
+            int room = (int)(sizeof yl - (size_t)(w - yl));
+            int m = snprintf(w, (size_t)room, "%s%s%s%s%s", c > 1 ? ", " : "", t->names[c],
+                             u ? " (" : "", u ? u : "", u ? ")" : "");
+            if (m > 0 && m < room) w += m;
         }
+        if (per_table) {
+            titles[k] = names[k];
+            if (!(ylabels[k] = builder_str(&b, yl, "", "", ""))) goto oom;
+        }
+    }
+    /* The error panel: |value - reference| of each matched column, at the table's times. */
+    if (ref && nref > 0 && per_table) {
+        for (size_t k = 0; k < n; k++) {
+            const res_table *t = tables[k];
+            for (size_t c = 1; c < t->n_cols; c++) {
+                size_t rcol = column_of(ref, t->names[c]);
+                if (!rcol) continue;
+                double *e = malloc((t->n_rows ? t->n_rows : 1) * sizeof *e);
+                if (!e) goto oom;
+                b.ys[b.nys++] = e;
+                for (size_t r = 0; r < t->n_rows; r++)
+                    e[r] = fabs(t->cols[c][r] -
+                                interp(ref->cols[0], ref->cols[rcol], ref->n_rows, t->cols[0][r]));
+                int first = 1; /* the first federate with this column draws it solid */
+                for (size_t k2 = 0; k2 < k; k2++)
+                    first &= column_of(tables[k2], t->names[c]) == 0;
+                const char *label = builder_str(&b, names[k], ".", t->names[c], "");
+                if (!label) goto oom;
+                b.s[b.ns++] = (plot_series){
+                    .label = label, .t = t->cols[0], .y = e, .n = t->n_rows, .panel = n,
+                    .color = plot_color(var_index(vars, nv, t->names[c])), .dashed = !first};
+            }
+        }
+        titles[n] = "error against the reference";
+        ylabels[n] = "|co-simulation - reference|";
+        np = n + 1;
     }
     plot_opts d = {0};
     if (o) d = *o;
-    d.n_panels = per_table ? n : 1;
-    d.panel_titles = per_table ? names : NULL;
-    rc = plot_svg_file(path, &d, s, ns, err, errlen);
+    d.n_panels = np;
+    d.panel_titles = per_table ? titles : NULL;
+    d.panel_ylabels = per_table ? ylabels : NULL;
+    rc = plot_svg_file(path, &d, b.s, b.ns, err, errlen);
+    goto out;
+oom:
+    rc = run_fail(err, errlen, PLOT_ENOMEM, "plot_tables: out of memory");
 out:
-    for (size_t i = 0; labels && i < ns; i++)
-        free(labels[i]);
-    free(labels);
-    free(s);
+    builder_free(&b);
+    free(vars);
+    free(ylabels);
+    free(titles);
     return rc;
+}
+
+int plot_tables(const char *path, const res_table *const *tables, const char *const *names,
+                size_t n, int per_table, const plot_opts *o, char *err, size_t errlen)
+{
+    return tables_plot(path, tables, names, n, per_table, NULL, NULL, NULL, o, err, errlen);
+}
+
+int plot_tables_ref(const char *path, const res_table *const *tables, const char *const *names,
+                    size_t n, const res_table *ref,
+                    const char *(*units)(void *ctx, const char *name), void *ctx,
+                    const plot_opts *o, char *err, size_t errlen)
+{
+    if (!ref || ref->n_cols < 1)
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables_ref: NULL or empty reference");
+    return tables_plot(path, tables, names, n, 1, ref, units, ctx, o, err, errlen);
 }

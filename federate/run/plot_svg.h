@@ -44,6 +44,8 @@ typedef struct plot_series {
     const double *y;   /* n values; NaN or infinite values leave a gap */
     size_t n;          /* samples (0 is allowed: listed in the legend, nothing drawn) */
     size_t panel;      /* panel index < opts.n_panels (0 when one panel) */
+    const char *color; /* an SVG colour ("#1f77b4"), or NULL: the panel's next palette colour */
+    int dashed;        /* 1: drawn dashed (a reference curve, a second copy of a variable) */
 } plot_series;
 
 /* Plot options; zero fields take the defaults. */
@@ -55,6 +57,7 @@ typedef struct plot_opts {
     const char *ylabel;              /* left of each panel, rotated, or NULL: none */
     size_t n_panels;                 /* 0 = 1 */
     const char *const *panel_titles; /* n_panels titles, or NULL */
+    const char *const *panel_ylabels; /* n_panels y labels (a NULL entry: ylabel), or NULL */
     plot_draw draw;                  /* PLOT_LINEAR or PLOT_STEP */
 } plot_opts;
 
@@ -86,7 +89,8 @@ int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, si
 /**
  * Plot results tables (res_read_csv): column 0 is time, every other column a series. With
  * per_table set, table k is panel k titled names[k] and series are labelled by column name;
- * otherwise one panel holds everything and labels are "names[k].column".
+ * otherwise one panel holds everything and labels are "names[k].column". A variable (column
+ * name) has one colour in every panel.
  * @param path      output file, not NULL
  * @param tables    n tables, not NULL
  * @param names     n federate names, not NULL
@@ -99,6 +103,31 @@ int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, si
  */
 int plot_tables(const char *path, const res_table *const *tables, const char *const *names,
                 size_t n, int per_table, const plot_opts *o, char *err, size_t errlen);
+
+/**
+ * The co-simulation against a reference, for a reader who must see at a glance whether it is
+ * right: plot_tables with per_table set, plus, in each federate's panel, the reference curve
+ * of every column whose name is a column of ref (dashed, in the variable's colour, labelled
+ * "x (reference)"), and a last panel "error against the reference" holding
+ * |table value - reference| at the table's times (the reference interpolated linearly between
+ * its rows; NaN outside its time range) for each such column, labelled "federate.x" (solid
+ * for the first federate with that column, dashed for the others). Each panel's y label lists
+ * its variables, with the unit units(ctx, name) gives when it gives one ("x, y (1/s)").
+ * @param ref     the reference table (time first, then variables by name), not NULL
+ * @param units   NULL, or returns a variable's unit (or NULL: none); ctx is passed back
+ * Other parameters and returns: as plot_tables. Without any column shared with ref the plot
+ * has no error panel.
+ */
+int plot_tables_ref(const char *path, const res_table *const *tables, const char *const *names,
+                    size_t n, const res_table *ref,
+                    const char *(*units)(void *ctx, const char *name), void *ctx,
+                    const plot_opts *o, char *err, size_t errlen);
+
+/**
+ * The colour plot_tables gives the k-th distinct variable (k from 0; the palette repeats
+ * after 10 colours). Returns a static string.
+ */
+const char *plot_color(size_t k);
 
 /**
  * Tick values for an axis over [lo, hi]: the smallest step of 1, 2 or 5 times a power of ten

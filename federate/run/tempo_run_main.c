@@ -24,12 +24,19 @@
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
-    "                 [--timeout MS] [--verbose]\n"
+    "                 [--timeout MS] [--verbose] [--reference CSV]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
     "  --verbose      echo every federate's output lines, prefixed with its name\n"
+    "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
+    "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
+    "                 name, with a panel of the errors against it\n"
+    "  --help         print this text and exit\n"
+    "  --version      print the version and exit\n"
+    "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
+    "shows their progress, then writes the results (CSV, SVG plots) and a summary.\n"
     "Exit status: 0 done, 1 a federate or the RTI failed, 2 usage or a bad file,\n"
     "130 interrupted (SIGINT/SIGTERM).\n";
 
@@ -149,7 +156,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 }
 
 typedef struct run_args {
-    const char *file, *rti, *output;
+    const char *file, *rti, *output, *reference;
     int quiet, verbose;
     long timeout_ms;
 } run_args;
@@ -161,17 +168,23 @@ static int parse_args(int argc, char **argv, run_args *a)
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(usage_text, stdout);
             return 1;
+        } else if (!strcmp(s, "--version")) {
+            printf("tempo-run %s\n", TEMPO_VERSION);
+            return 1;
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
-        } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout")) {
+        } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
+                   !strcmp(s, "--reference")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
             }
             const char *v = argv[++i];
-            if (s[2] == 'r') {
+            if (!strcmp(s, "--reference")) {
+                a->reference = v;
+            } else if (s[2] == 'r') {
                 a->rti = v;
             } else if (s[2] == 'o') {
                 a->output = v;
@@ -184,8 +197,12 @@ static int parse_args(int argc, char **argv, run_args *a)
                     return -1;
                 }
             }
-        } else if (s[0] == '-' || a->file) {
-            fprintf(stderr, "tempo-run: unexpected argument \"%s\"\n%s", s, usage_text);
+        } else if (s[0] == '-') {
+            fprintf(stderr, "tempo-run: unknown option %s (see --help)\n", s);
+            return -1;
+        } else if (a->file) {
+            fprintf(stderr, "tempo-run: unexpected argument %s: one federation file only (%s)\n",
+                    s, a->file);
             return -1;
         } else {
             a->file = s;
@@ -229,8 +246,8 @@ static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *er
 }
 
 /* After a successful run: every CSV must exist; plot them all into DIR/plot.svg. */
-static int collect(const fedfile *ff, const char *outdir, char *plot_path, size_t plen,
-                   char *err, size_t errlen)
+static int collect(const fedfile *ff, const char *outdir, const char *reference,
+                   char *plot_path, size_t plen, char *err, size_t errlen)
 {
     size_t n = ff->n_feds;
     res_table **t = calloc(n, sizeof *t);
@@ -251,9 +268,15 @@ static int collect(const fedfile *ff, const char *outdir, char *plot_path, size_
         char title[300];
         snprintf(title, sizeof title, "%s", ff->federation);
         plot_opts po = {.title = title, .draw = PLOT_LINEAR};
-        if (plot_tables(plot_path, (const res_table *const *)t, names, n, 1, &po, err,
-                        errlen) != PLOT_OK)
+        res_table *ref = NULL;
+        if (reference && res_read_csv(reference, &ref, err, errlen) != RES_OK)
             rc = -1;
+        else if (ref ? plot_tables_ref(plot_path, (const res_table *const *)t, names, n, ref,
+                                       NULL, NULL, &po, err, errlen) != PLOT_OK
+                     : plot_tables(plot_path, (const res_table *const *)t, names, n, 1, &po, err,
+                                   errlen) != PLOT_OK)
+            rc = -1;
+        res_table_free(ref);
     }
     for (size_t i = 0; t && i < n; i++) res_table_free(t[i]);
     free(t);
@@ -372,7 +395,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         status = 1;
     } else {
         char plot[PATH_MAX + 16] = "";
-        if (collect(ff, outdir, plot, sizeof plot, err, sizeof err) != 0) {
+        if (collect(ff, outdir, a->reference, plot, sizeof plot, err, sizeof err) != 0) {
             fprintf(stderr, "tempo-run: %s: results: %s\n", ff->federation, err);
             status = 1;
         } else {

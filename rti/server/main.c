@@ -37,7 +37,8 @@ static void usage(FILE *out)
             "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
             "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
             "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
-            "  --help                  this text\n"
+            "  --help                  print this text and exit\n"
+            "  --version               print the version and exit\n"
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
             SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
@@ -141,9 +142,22 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
             return 2;
         }
     } else {
-        fprintf(stderr, "tempo-rti: unknown option '%s' (see --help)\n", a);
+        fprintf(stderr, "tempo-rti: unknown option %s (see --help)\n", a);
         return 2;
     }
+    return 0;
+}
+
+/* The options that take a value (parse_valued reads each). */
+static const char *const valued_options[] = {
+    "--listen",   "--unix",           "--log",      "--log-only",      "--secret",
+    "--max-frame", "--max-queued-bytes", "--stall-ms", "--handshake-ms", "--spin-us",
+    "--max-federations", "--max-federates", "--log-level", "--shuffle-ties"};
+
+static int takes_value(const char *a)
+{
+    for (size_t k = 0; k < sizeof valued_options / sizeof valued_options[0]; k++)
+        if (strcmp(a, valued_options[k]) == 0) return 1;
     return 0;
 }
 
@@ -156,9 +170,17 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
             usage(stdout);
             return 0;
         }
+        if (strcmp(a, "--version") == 0) {
+            printf("tempo-rti %s\n", TEMPO_VERSION);
+            return 0;
+        }
         if (strcmp(a, "--allow-remote") == 0) {
             cfg->allow_remote = 1;
             continue;
+        }
+        if (!takes_value(a)) {
+            fprintf(stderr, "tempo-rti: unknown option %s (see --help)\n", a);
+            return 2;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "tempo-rti: %s needs a value (see --help)\n", a);

@@ -10,28 +10,49 @@
 
 #include "rti/tlog/tlog_impl.h"
 
-static void usage(FILE *f)
+/* One help text per subcommand: `tempo-log SUBCOMMAND --help` prints its own, `tempo-log
+ * --help` all of them. */
+static const struct {
+    const char *cmd, *text;
+} sub_help[] = {
+    {"show", "  show LOG [filters]  readable timeline, one record a line; filters (all optional):\n"
+             "      --federate NAME   records of this federate only\n"
+             "      --kind TYPE       a record kind, message type or decision (RECV, UPDATE,\n"
+             "                        GRANT, ...)\n"
+             "      --class NAME      an object class or interaction, subclasses included\n"
+             "      --from S, --to S  a logical time window, in seconds\n"
+             "      --wall-from S, --wall-to S  a wall-clock window, seconds since the log started\n"},
+    {"stats", "  stats LOG    per federate counts, grants, time waiting for grants, messages by kind\n"},
+    {"json", "  json LOG     JSON lines: the header, one record a line, then an END or CUT line\n"},
+    {"trace", "  trace LOG    Chrome trace-event JSON (open it in Perfetto or chrome://tracing)\n"},
+    {"csv", "  csv LOG      attribute values over logical time, one column per object attribute\n"},
+    {"explain", "  explain LOG [--at SEQ]  each federate's time, pending request and the federate\n"
+                "      holding its GALT, followed to the root cause (at the end of the log, or\n"
+                "      just after record number SEQ with --at)\n"},
+    {"replay", "  replay LOG --federate NAME [--port P] [--timeout S] -- COMMAND [ARGS...]\n"
+               "      a stand-in RTI plays the record to one real federate, started as COMMAND;\n"
+               "      {rti} and {port} in ARGS become its address; reports the first divergence\n"
+               "      --federate NAME  the federate to replay (required)\n"
+               "      --port P         the stand-in's TCP port (default 0: any free port)\n"
+               "      --timeout S      longest wait for the federate, seconds (default 10)\n"},
+};
+#define N_SUBS (sizeof sub_help / sizeof sub_help[0])
+
+static const char usage_tail[] =
+    "Options of every form: --help (this text, or one subcommand's: tempo-log show --help),\n"
+    "--version.\n"
+    "Exit status: 0 done (a cut log is read up to the cut and says so on stderr),\n"
+    "1 the log cannot be read, 2 usage error, 3 replay diverged.\n"
+    "Format and details: doc/log.md\n";
+
+/* The help of subcommand cmd, or of all of them when cmd is NULL. */
+static void usage(FILE *f, const char *cmd)
 {
-    fprintf(
-        f, "usage: tempo-log SUBCOMMAND LOG [options]\n"
-           "  show LOG     readable timeline; filters:\n"
-           "               --federate NAME  --kind TYPE (record kind, message type or\n"
-           "               decision: RECV, UPDATE, GRANT, ...)  --class NAME (object class\n"
-           "               or interaction, subclasses included)  --from S --to S (logical\n"
-           "               time window, seconds)  --wall-from S --wall-to S (seconds since\n"
-           "               the log started)\n"
-           "  stats LOG    per federate counts, grants, time waiting for grants, messages by kind\n"
-           "  json LOG     JSON lines: the header, one record a line, then an END or CUT line\n"
-           "  trace LOG    Chrome trace-event JSON (open it in Perfetto or chrome://tracing)\n"
-           "  csv LOG      attribute values over logical time, one column per object attribute\n"
-           "  explain LOG [--at SEQ]  each federate's time, pending request and the federate\n"
-           "               holding its GALT, followed to the root cause (at the end or at SEQ)\n"
-           "  replay LOG --federate NAME [--port P] [--timeout S] -- COMMAND [ARGS...]\n"
-           "               stand-in RTI playing the record to one real federate; {rti} and\n"
-           "               {port} in ARGS become its address; reports the first divergence\n"
-           "Exit status: 0 done (a cut log is read up to the cut and says so on stderr),\n"
-           "1 the log cannot be read, 2 usage error, 3 replay diverged.\n"
-           "Format and details: doc/log.md\n");
+    fputs(cmd ? "usage: tempo-log " : "usage: tempo-log SUBCOMMAND LOG [options]\n", f);
+    for (size_t i = 0; i < N_SUBS; i++)
+        if (!cmd || strcmp(cmd, sub_help[i].cmd) == 0)
+            fputs(cmd ? sub_help[i].text + 2 : sub_help[i].text, f);
+    fputs(usage_tail, f);
 }
 
 /* Parse the options of `show` / `explain`. 0, or -1 after printing the reason. */
@@ -42,10 +63,7 @@ static int parse_opts(struct tlog *t, int argc, char **argv, struct tlog_filter 
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t ticks;
-        if (!v) {
-            fprintf(stderr, "tempo-log: option %s needs a value (or is unknown)\n", o);
-            return -1;
-        }
+        if (!v) return -1; /* check_options said it */
         if (is_explain && strcmp(o, "--at") == 0) {
             char *end;
             unsigned long long s = strtoull(v, &end, 10);
@@ -85,7 +103,37 @@ static int parse_opts(struct tlog *t, int argc, char **argv, struct tlog_filter 
             else
                 f->has_to = 1, f->to = ticks;
         } else {
-            fprintf(stderr, "tempo-log: unknown option '%s'\n", o);
+            return -1; /* check_options said it */
+        }
+    }
+    return 0;
+}
+
+/* The options each subcommand takes (every one with a value), for check_options. */
+static const char *const options_of[][8] = {
+    {"show", "--federate", "--kind", "--class", "--from", "--to", "--wall-from", "--wall-to"},
+    {"explain", "--at"},
+    {"replay", "--federate", "--port", "--timeout"},
+};
+
+/* Before the log is read: every option of subcommand cmd (argv[3..], up to replay's "--")
+ * is one it takes and has its value. 0, or -1 after printing the argument at fault. */
+static int check_options(const char *cmd, int argc, char **argv)
+{
+    const char *const *names = NULL;
+    for (size_t k = 0; k < sizeof options_of / sizeof options_of[0]; k++)
+        if (strcmp(cmd, options_of[k][0]) == 0) names = options_of[k] + 1;
+    for (int i = 3; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+        int known = 0;
+        for (size_t k = 0; names && k < 7 && names[k]; k++)
+            known |= strcmp(argv[i], names[k]) == 0;
+        if (!known) {
+            fprintf(stderr, "tempo-log: %s: unknown option '%s' (see tempo-log %s --help)\n",
+                    cmd, argv[i], cmd);
+            return -1;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tempo-log: %s: option %s needs a value\n", cmd, argv[i]);
             return -1;
         }
     }
@@ -95,24 +143,42 @@ static int parse_opts(struct tlog *t, int argc, char **argv, struct tlog_filter 
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage(stdout);
+        usage(stdout, NULL);
         return 0;
     }
-    if (argc < 3) {
-        usage(stderr);
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        printf("tempo-log %s\n", TEMPO_VERSION);
+        return 0;
+    }
+    if (argc < 2) {
+        usage(stderr, NULL);
         return 2;
     }
     const char *cmd = argv[1];
-    static const char *const cmds[] = {"show", "stats",   "json",  "trace",
-                                       "csv",  "explain", "replay"};
     int known = 0;
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (strcmp(cmd, cmds[i]) == 0) known = 1;
+    for (size_t i = 0; i < N_SUBS; i++)
+        if (strcmp(cmd, sub_help[i].cmd) == 0) known = 1;
     if (!known) {
-        fprintf(stderr, "tempo-log: unknown subcommand '%s'\n", cmd);
-        usage(stderr);
+        fprintf(stderr, "tempo-log: unknown subcommand '%s' (see tempo-log --help)\n", cmd);
         return 2;
     }
+    /* SUBCOMMAND ... --help (or --version) anywhere before replay's "--". */
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout, cmd);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("tempo-log %s\n", TEMPO_VERSION);
+            return 0;
+        }
+    }
+    if (argc < 3 || argv[2][0] == '-') {
+        fprintf(stderr, "tempo-log: %s needs a LOG file first%s%s (see tempo-log %s --help)\n",
+                cmd, argc < 3 ? "" : ", not ", argc < 3 ? "" : argv[2], cmd);
+        return 2;
+    }
+    if (check_options(cmd, argc, argv) != 0) return 2;
     struct tlog t;
     char err[FLOG_ERR_LEN + 64];
     if (tlog_load(&t, argv[2], err, sizeof err) != 0) {
@@ -128,11 +194,6 @@ int main(int argc, char **argv)
         tlog_report_cut(&t);
         tlog_fini(&t);
         return rc;
-    }
-    if (!is_show && !is_explain && argc > 3) {
-        fprintf(stderr, "tempo-log: %s takes no options ('%s')\n", cmd, argv[3]);
-        tlog_fini(&t);
-        return 2;
     }
     if ((is_show || is_explain) && parse_opts(&t, argc, argv, &f, &at, is_explain) != 0) {
         tlog_fini(&t);

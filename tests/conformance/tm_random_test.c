@@ -766,12 +766,16 @@ int main(int argc, char **argv)
     int steps = argc > 2 ? atoi(argv[2]) : 150;
     unsigned seed0 = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 1;
     int failing = 0;
-    for (int i = 0; i < runs && failing < 5; i++)
-        if (one_run(seed0 + (unsigned)i, steps)) {
+    for (int i = 0; i < runs && failing < 5; i++) {
+        check_case_begin(); /* one case per randomized run (tests/check.h) */
+        int bad = one_run(seed0 + (unsigned)i, steps);
+        check_case_end(!bad);
+        if (bad) {
             failing++;
             fprintf(stderr, "run with seed %u failed (rerun: %s 1 %d %u)\n", seed0 + i, argv[0],
                     steps, seed0 + i);
         }
+    }
     printf("%d randomized runs of %d events, %d failing\n", runs, steps, failing);
     printf("grants: TAR %ld TARA %ld NER %ld NERA %ld FQR %ld; TSO deliveries %ld, RO %ld, "
            "discards %ld\n",

@@ -371,7 +371,9 @@ int main(void)
     size_t n = sizeof scenarios / sizeof scenarios[0];
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
+        check_case_begin(); /* one case per scenario (tests/check.h) */
         int f = sc_run(scenarios[i].id, scenarios[i].text);
+        check_case_end(f == 0);
         if (f) {
             fprintf(stderr, "scenario %s (%s): %d check(s) failed\n", scenarios[i].id,
                     scenarios[i].rule, f);

@@ -170,7 +170,7 @@ rc=$?
 bin/tempo-run "$dir/twice.json" --bogus >/dev/null 2>>"$dir/u.err"
 rc2=$?
 if [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] && grep -q 'no federation file' "$dir/u.err" &&
-  grep -q 'unexpected argument "--bogus"' "$dir/u.err"; then ok; else ko "usage: $rc $rc2"; fi
+  grep -q 'unknown option --bogus' "$dir/u.err"; then ok; else ko "usage: $rc $rc2"; fi
 
 # 8. --timeout: everything stopped once it passes, the message names who was still running.
 bin/tempo-run "$dir/long.json" --quiet --timeout 500 --output "$dir/to" >/dev/null 2>"$dir/to.err"

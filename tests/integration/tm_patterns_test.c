@@ -380,8 +380,13 @@ int main(void)
                                 NULL};
     const char *addr = harness_start_rti(args, 120);
     if (!addr) return check_summary();
-    run_pattern(addr, 1, JAC_N, "Jacobi TARA/TAR");
-    run_pattern(addr, 2, DE_N, "discrete events NERA/NER");
-    run_pattern(addr, 3, GS_N, "Gauss-Seidel FQR");
+    static const char *const what[] = {"Jacobi TARA/TAR", "discrete events NERA/NER",
+                                       "Gauss-Seidel FQR"};
+    const int n[] = {JAC_N, DE_N, GS_N};
+    for (int p = 1; p <= 3; p++) { /* one case per pattern (tests/check.h) */
+        check_case_begin();
+        run_pattern(addr, p, n[p - 1], what[p - 1]);
+        check_case_end(1);
+    }
     return check_summary();
 }

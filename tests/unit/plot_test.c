@@ -504,6 +504,77 @@ static void test_tables(void)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* plot_tables_ref on tables built by hand: prey records x = t and y = 1, pred records y = 2
+ * and x = t, both at t = 0 .. 4; the reference, at every 0.5 s, has x = t + 0.25 and y = 1.
+ * So the errors are exactly 0.25 (prey.x, pred.x), 0 (prey.y) and 1 (pred.y), the reference
+ * rows between the tables' times are skipped by the interpolation, and x and y each keep one
+ * colour in all three panels. */
+static void test_tables_ref(void)
+{
+    double t[5] = {0, 1, 2, 3, 4}, one[5] = {1, 1, 1, 1, 1}, two[5] = {2, 2, 2, 2, 2};
+    double rt[9], rx[9], ry[9];
+    for (int i = 0; i < 9; i++) rt[i] = i * 0.5, rx[i] = i * 0.5 + 0.25, ry[i] = 1;
+    res_table prey = {.n_cols = 3, .names = (char *[]){"time", "x", "y"}, .n_rows = 5,
+                      .cols = (double *[]){t, t, one}};
+    res_table pred = {.n_cols = 3, .names = (char *[]){"time", "y", "x"}, .n_rows = 5,
+                      .cols = (double *[]){t, two, t}};
+    res_table ref = {.n_cols = 3, .names = (char *[]){"time", "x", "y"}, .n_rows = 9,
+                     .cols = (double *[]){rt, rx, ry}};
+    const res_table *tabs[2] = {&prey, &pred};
+    const char *names[2] = {"prey", "pred"};
+    char path[300], err[PLOT_ERRLEN] = "";
+    snprintf(path, sizeof path, "build/test-tmp/plot_ref.%ld.svg", (long)getpid());
+    CHECK_INT_EQ(plot_tables_ref(path, tabs, names, 2, &ref, NULL, NULL, NULL, err, sizeof err),
+                 PLOT_OK);
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
+    CHECK(doc != NULL, "%s parses", path);
+    if (!doc) return;
+    nodes panels = {0}, series = {0}, titles = {0};
+    find_class(xmlDocGetRootElement(doc), "panel", &panels);
+    find_class(xmlDocGetRootElement(doc), "series", &series);
+    find_class(xmlDocGetRootElement(doc), "panel-title", &titles);
+    CHECK_INT_EQ(panels.n, 3);
+    CHECK_INT_EQ(series.n, 12); /* 4 columns, 4 reference curves, 4 errors */
+    char *title = titles.n == 3 ? text_of(titles.v[2]) : NULL;
+    CHECK_STR_EQ(title, "error against the reference");
+    free(title);
+    /* Colours: one per variable; the references are dashed. */
+    char *cx = NULL, *cy = NULL;
+    int colours_ok = 1, dashed = 0;
+    for (size_t i = 0; i < series.n; i++) {
+        char *lab = str_attr(series.v[i], "data-label"), *col = str_attr(series.v[i], "stroke");
+        char *dash = str_attr(series.v[i], "stroke-dasharray");
+        int is_x = lab && (lab[0] == 'x' || strstr(lab, ".x"));
+        char **want = is_x ? &cx : &cy;
+        if (!*want) *want = strdup(col ? col : "");
+        else colours_ok &= col && strcmp(*want, col) == 0;
+        dashed += lab && strstr(lab, "(reference)") && dash;
+        free(lab), free(col), free(dash);
+    }
+    CHECK(colours_ok && cx && cy && strcmp(cx, cy) != 0, "x %s and y %s, one colour each", cx, cy);
+    CHECK_INT_EQ(dashed, 4);
+    free(cx), free(cy);
+    /* The error values, read back through the error panel's own y axis. */
+    static const char *const lab_want[4] = {"prey.x", "prey.y", "pred.y", "pred.x"};
+    static const double err_want[4] = {0.25, 0, 1, 0.25};
+    double a = 0, b = 0;
+    int mapped = panels.n == 3 && axis_map(panels.v[2], "ytick", &a, &b);
+    CHECK(mapped, "the error panel has a y axis");
+    for (size_t k = 0; mapped && k < 4 && series.n == 12; k++) {
+        char *lab = str_attr(series.v[8 + k], "data-label");
+        CHECK_STR_EQ(lab, lab_want[k]);
+        free(lab);
+        pts p = parse_d(series.v[8 + k]);
+        CHECK_INT_EQ(p.n, 5);
+        double worst = 0;
+        for (size_t i = 0; i < p.n; i++) worst = fmax(worst, fabs((p.y[i] - b) / a - err_want[k]));
+        CHECK(worst < 1e-3, "%s: error read back off by %g", lab_want[k], worst);
+        pts_free(&p);
+    }
+    xmlFreeDoc(doc);
+    remove(path);
+}
+
 int main(void)
 {
     mkdir("build", 0777);
@@ -515,6 +586,7 @@ int main(void)
     test_escaping_and_errors();
     test_legend_overflow();
     test_tables();
+    test_tables_ref();
     xmlCleanupParser();
     return check_summary();
 }
