@@ -7,8 +7,8 @@ RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_sv
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
 supervise_test_LIBS := run
-results_test_LIBS := run
-plot_test_LIBS := run
+results_test_LIBS := run fmu algo
+plot_test_LIBS := run fmu algo
 progress_test_LIBS := run
 
 # The program: assembles the pieces above with the federation file and tempo-fmu.

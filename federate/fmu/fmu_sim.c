@@ -5,6 +5,7 @@
 #include "federate/fmu/fmu_sim.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,11 +175,34 @@ static void put_field(FILE *out, const char *text, int quoted)
     fputc('"', out);
 }
 
-/* The outputs of the current time: Real with %.17g (round-trip exact), Integer and
+char *fmu_sim_format_double(double v, char *buf, size_t len)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "nan");
+        return buf;
+    }
+    if (isinf(v)) {
+        snprintf(buf, len, v > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    /* For normal numbers, 15 significant digits always give the shortest form when one of 15
+     * or fewer digits exists (15-digit decimals are spaced wider than doubles), so start there;
+     * subnormals have fewer bits, so try every precision. Bits are compared, not doubles:
+     * -0.0 must stay "-0". Cost: at most 17 snprintf/strtod pairs. */
+    for (int p = fabs(v) < DBL_MIN ? 1 : 15; p <= 17; p++) {
+        snprintf(buf, len, "%.*g", p, v);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &v, sizeof v) == 0) break;
+    }
+    return buf;
+}
+
+/* The outputs of the current time: Real in the shortest round-trip form, Integer and
  * Enumeration as integers, Boolean as 0/1, String quoted. */
 static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
 {
-    fprintf(out, "%.17g", fmu_step_time(r->s));
+    char num[40];
+    fputs(fmu_sim_format_double(fmu_step_time(r->s), num, sizeof num), out);
     for (size_t i = 0; i < r->n_out; i++) {
         const fmu_var *var = &fmu_step_md(r->s)->vars[r->out_var[i]];
         fputc(',', out);
@@ -192,7 +216,9 @@ static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
         double v;
         if (fmu_step_get_by_name(r->s, var->name, &v))
             return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
-        fprintf(out, "%.17g", v);
+        fputs(var->type == FMU_T_REAL ? fmu_sim_format_double(v, num, sizeof num)
+                                      : (snprintf(num, sizeof num, "%.17g", v), num),
+              out);
     }
     fputc('\n', out);
     r->points++;

@@ -49,4 +49,14 @@ void fmu_sim_table_fini(fmu_sim_table *t);
  */
 int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen);
 
+/**
+ * Format one double in the shortest form that reads back to the same bits ("0.1", not
+ * "0.10000000000000001"; "-0" stays "-0"), or "nan", "inf", "-inf": how every CSV of Tempo
+ * writes numbers (tempo-fmu --simulate, the federates' results).
+ * @param v   value
+ * @param buf caller-owned buffer of at least 32 bytes; @param len its size
+ * @return buf.
+ */
+char *fmu_sim_format_double(double v, char *buf, size_t len);
+
 #endif /* TEMPO_FEDERATE_FMU_SIM_H */

@@ -4,6 +4,7 @@
  */
 #include "federate/run/results.h"
 #include "federate/run/run_err.h"
+#include "federate/fmu/fmu_sim.h"
 
 #include <errno.h>
 #include <float.h>
@@ -20,24 +21,7 @@
 
 char *res_format_double(double v, char *buf, size_t len)
 {
-    if (isnan(v)) {
-        snprintf(buf, len, "nan");
-        return buf;
-    }
-    if (isinf(v)) {
-        snprintf(buf, len, v > 0 ? "inf" : "-inf");
-        return buf;
-    }
-    /* For normal numbers, 15 significant digits always give the shortest form when one of 15
-     * or fewer digits exists (15-digit decimals are spaced wider than doubles), so start there;
-     * subnormals have fewer bits, so try every precision. Bits are compared, not doubles:
-     * -0.0 must stay "-0". Cost: at most 17 snprintf/strtod pairs. */
-    for (int p = fabs(v) < DBL_MIN ? 1 : 15; p <= 17; p++) {
-        snprintf(buf, len, "%.*g", p, v);
-        double back = strtod(buf, NULL);
-        if (memcmp(&back, &v, sizeof v) == 0) break;
-    }
-    return buf;
+    return fmu_sim_format_double(v, buf, len); /* one formatter for every CSV Tempo writes */
 }
 
 /* ======================================================================================

@@ -132,5 +132,12 @@ for me in build/fmus/*_me.fmu; do
   else ko "$n: ME and CS differ (worst relative difference $worst)"; fi
 done
 
+# Numbers in the shortest form that reads back exactly: the time 0.1 is "0.1", not
+# "0.10000000000000001", and every value read back with full precision gives the same bits
+# (checked in tests/unit/results_test.c for the formatter itself).
+if "$bin" --simulate build/fmus/dahlquist_cs.fmu --stop 0.3 --step 0.1 2>/dev/null |
+  awk -F, 'NR == 3 { exit !($1 == "0.1") } END { exit NR < 3 }'; then ok
+else ko "--simulate does not write the time 0.1 as \"0.1\""; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
