@@ -724,7 +724,7 @@ int plot_tables_ref(const char *path, const res_table *const *tables, const char
                     const char *(*units)(void *ctx, const char *name), void *ctx,
                     const plot_opts *o, char *err, size_t errlen)
 {
-    if (!ref || ref->n_cols < 1)
-        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables_ref: NULL or empty reference");
+    if (ref && ref->n_cols < 1)
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables_ref: empty reference");
     return tables_plot(path, tables, names, n, 1, ref, units, ctx, o, err, errlen);
 }

@@ -113,7 +113,8 @@ int plot_tables(const char *path, const res_table *const *tables, const char *co
  * its rows; NaN outside its time range) for each such column, labelled "federate.x" (solid
  * for the first federate with that column, dashed for the others). Each panel's y label lists
  * its variables, with the unit units(ctx, name) gives when it gives one ("x, y (1/s)").
- * @param ref     the reference table (time first, then variables by name), not NULL
+ * @param ref     the reference table (time first, then variables by name), or NULL: no
+ *                reference curves and no error panel (the units still label the axes)
  * @param units   NULL, or returns a variable's unit (or NULL: none); ctx is passed back
  * Other parameters and returns: as plot_tables. Without any column shared with ref the plot
  * has no error panel.

@@ -245,6 +245,26 @@ static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *er
     return SUP_OK;
 }
 
+
+/* The units the FMUs give their variables, for the plot's axis labels (each federate's
+ * modelDescription.xml; a federate whose FMU cannot be read gives no units, and the plot then
+ * shows the names alone). A name is looked up in the federates in file order. */
+typedef struct fed_units {
+    const fedfile *ff;
+    fmu_md **md; /* ff->n_feds descriptions, NULL where unread */
+} fed_units;
+
+static const char *unit_of(void *ctx, const char *name)
+{
+    fed_units *fu = ctx;
+    for (size_t i = 0; i < fu->ff->n_feds; i++) {
+        if (!fu->md[i]) continue;
+        long k = fmu_md_find(fu->md[i], name);
+        if (k >= 0 && fu->md[i]->vars[k].unit) return fu->md[i]->vars[k].unit;
+    }
+    return NULL;
+}
+
 /* After a successful run: every CSV must exist; plot them all into DIR/plot.svg. */
 static int collect(const fedfile *ff, const char *outdir, const char *reference,
                    char *plot_path, size_t plen, char *err, size_t errlen)
@@ -269,13 +289,18 @@ static int collect(const fedfile *ff, const char *outdir, const char *reference,
         snprintf(title, sizeof title, "%s", ff->federation);
         plot_opts po = {.title = title, .draw = PLOT_LINEAR};
         res_table *ref = NULL;
+        fed_units fu = {ff, calloc(n, sizeof(fmu_md *))};
+        for (size_t i = 0; fu.md && i < n; i++) {
+            char merr[FMU_ERR_LEN];
+            if (fmu_load_md(ff->feds[i].fmu, NULL, &fu.md[i], merr, sizeof merr)) fu.md[i] = NULL;
+        }
         if (reference && res_read_csv(reference, &ref, err, errlen) != RES_OK)
             rc = -1;
-        else if (ref ? plot_tables_ref(plot_path, (const res_table *const *)t, names, n, ref,
-                                       NULL, NULL, &po, err, errlen) != PLOT_OK
-                     : plot_tables(plot_path, (const res_table *const *)t, names, n, 1, &po, err,
-                                   errlen) != PLOT_OK)
+        else if (plot_tables_ref(plot_path, (const res_table *const *)t, names, n, ref,
+                                 fu.md ? unit_of : NULL, &fu, &po, err, errlen) != PLOT_OK)
             rc = -1;
+        for (size_t i = 0; fu.md && i < n; i++) fmu_md_free(fu.md[i]);
+        free(fu.md);
         res_table_free(ref);
     }
     for (size_t i = 0; t && i < n; i++) res_table_free(t[i]);

@@ -575,6 +575,40 @@ static void test_tables_ref(void)
     remove(path);
 }
 
+/* Units label the axes: without a reference (no error panel, one panel per table), each
+ * panel's y label lists its variables with the unit the callback gives ("x (m)"), and a
+ * variable without one keeps its bare name. */
+static const char *unit_cb(void *ctx, const char *name)
+{
+    (void)ctx;
+    return strcmp(name, "x") == 0 ? "m" : NULL;
+}
+
+static void test_units(void)
+{
+    double t[3] = {0, 1, 2}, x[3] = {0, 1, 2}, y[3] = {1, 1, 1};
+    res_table a = {.n_cols = 3, .names = (char *[]){"time", "x", "y"}, .n_rows = 3,
+                   .cols = (double *[]){t, x, y}};
+    const res_table *tabs[1] = {&a};
+    const char *names[1] = {"ball"};
+    char path[300], err[PLOT_ERRLEN] = "";
+    snprintf(path, sizeof path, "build/test-tmp/plot_units.%ld.svg", (long)getpid());
+    CHECK_INT_EQ(plot_tables_ref(path, tabs, names, 1, NULL, unit_cb, NULL, NULL, err, sizeof err),
+                 PLOT_OK);
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
+    CHECK(doc != NULL, "%s parses", path);
+    if (!doc) return;
+    nodes panels = {0}, ylabels = {0};
+    find_class(xmlDocGetRootElement(doc), "panel", &panels);
+    find_class(xmlDocGetRootElement(doc), "ylabel", &ylabels);
+    CHECK_INT_EQ(panels.n, 1); /* no error panel without a reference */
+    char *yl = ylabels.n == 1 ? text_of(ylabels.v[0]) : NULL;
+    CHECK_STR_EQ(yl, "x (m), y");
+    free(yl);
+    xmlFreeDoc(doc);
+    remove(path);
+}
+
 int main(void)
 {
     mkdir("build", 0777);
@@ -587,6 +621,7 @@ int main(void)
     test_legend_overflow();
     test_tables();
     test_tables_ref();
+    test_units();
     xmlCleanupParser();
     return check_summary();
 }
