@@ -148,6 +148,7 @@ static void test_fixed_point(void)
           R.err);
     CHECK(err_scheme(&R, &WEAK, 0.1, 1) < 1e-12, "see the values printed above; err: %s", R.err);
     double e1 = err_exact(&R, &WEAK);
+    semi_result_fini(&R.res);
     /* First order in H: the error halves with the step. */
     semi_opts_default(&o, SEC(0.05));
     o.tol = 1e-13;
