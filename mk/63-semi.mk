@@ -5,3 +5,9 @@ ALGO_SRCS += algorithms/semi.c
 
 UNIT_TESTS += tests/unit/semi_test
 semi_test_LIBS := algo
+# The Lorenz case study over real FMUs in one process, each solver variant against the
+# monolithic FMU (examples/lorenz_semi.json).
+UNIT_TESTS += tests/unit/semi_fmu_test
+semi_fmu_test_LIBS := fed fmu algo fom
+$(O)/tests/unit/semi_fmu_test: build/fmus/lorenz_me.fmu build/fmus/lorenz_x_me.fmu \
+                               build/fmus/lorenz_yz_me.fmu

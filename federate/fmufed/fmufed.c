@@ -586,6 +586,7 @@ static int run_algorithm(fmufed_ctx *c)
     case FEDFILE_ALG_JACOBI_DE: return fmufed_de_run(c);
     case FEDFILE_ALG_GAUSS_SEIDEL: return fmufed_gs_run(c);
     case FEDFILE_ALG_WR:
+    case FEDFILE_ALG_SEMI:
     case FEDFILE_ALG_MASTER_JACOBI: break; /* the slave role: fmufed_run hands over at once */
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);
