@@ -21,8 +21,8 @@ CC      ?= cc
 PKGS      := libevent libxml-2.0 libzip jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldense \
-                 -lsundials_sunmatrixdense
+SUNDIALS_LIBS := -lsundials_cvode -lsundials_kinsol -lsundials_nvecserial \
+                 -lsundials_sunlinsoldense -lsundials_sunlinsolspgmr -lsundials_sunmatrixdense
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -I. $(WARN) $(PKG_CFLAGS)

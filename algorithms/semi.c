@@ -32,6 +32,10 @@
  * printed J x = R where the Newton form is J dx = -R. We keep B itself and solve with it
  * (Gaussian elimination with partial pivoting, n_out is small) instead of updating B^-1.
  *
+ * Jacobian-free Newton-Krylov (the thesis's case study used Newton-Krylov with LGMRES) goes
+ * through SUNDIALS KINSOL with GMRES: J v is KINSOL's difference quotient of R, one round each;
+ * after KINSOL returns, one more round at its solution leaves the slaves in the accepted state.
+ *
  * Choices where the thesis is silent: the held inputs over the advance are u(T_n) (what the
  * slave last received); the input on the redone step is held constant at A y (an FMI 1.0
  * co-simulation FMU has no other); n_sub = 1 (the whole macro step is the redone step) unless
@@ -40,11 +44,14 @@
  */
 #include "algorithms/semi.h"
 
+#include <kinsol/kinsol.h>
 #include <math.h>
+#include <nvector/nvector_serial.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
 
 /* Defaults (doc/algorithms/semi-implicit.md "Settings"). */
 #define SEMI_DEFAULT_TOL      1e-8  /* output units; the thesis gives no value */
@@ -73,6 +80,8 @@ const char *semi_iter_name(semi_iter it)
         return "broyden";
     case SEMI_NEWTON:
         return "newton";
+    case SEMI_NEWTON_KRYLOV:
+        return "newton-krylov";
     }
     return "?";
 }
@@ -104,6 +113,13 @@ typedef struct semi_work {
     int *st;
     double worst; /* the largest |R_i| of the last residual and where */
     size_t worst_i;
+    /* Newton-Krylov only (KINSOL), created at set-up: */
+    SUNContext sun;
+    N_Vector ku, kscale;
+    SUNLinearSolver kls;
+    void *kin;
+    int64_t k_tr, k_to; /* ticks: the redone step of the current solve */
+    int k_status;       /* the port status that made the residual callback fail */
 } semi_work;
 
 static int fail(semi_work *w, int st, const char *fmt, ...)
@@ -140,6 +156,53 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+static int recalc(semi_work *w, const double *y, int64_t t_r, int64_t t_to, double *Fy);
+
+/* KINSOL's system function: f = F(u) - u, one recalculation round. A port failure is kept in
+ * k_status and ends the solve (a negative return is unrecoverable for KINSOL). */
+static int kin_residual(N_Vector u, N_Vector f, void *data)
+{
+    semi_work *w = data;
+    const double *uu = N_VGetArrayPointer(u);
+    double *ff = N_VGetArrayPointer(f);
+    int st = recalc(w, uu, w->k_tr, w->k_to, w->Fp);
+    if (st != PORT_OK) {
+        w->k_status = st;
+        return -1;
+    }
+    for (size_t i = 0; i < w->n; i++)
+        ff[i] = w->Fp[i] - uu[i];
+    return 0;
+}
+
+/* KINSOL's own messages are not printed: a failure is reported by its return flag. */
+static void kin_quiet(int code, const char *module, const char *fn, char *msg, void *data)
+{
+}
+
+/* KINSOL with GMRES (no preconditioner), J v by its difference quotients, the stopping test
+ * ||F(u) - u||_max <= tol (unit scaling), at most max_iter Newton iterations, no line search. */
+static int kin_setup(semi_work *w)
+{
+    sunindextype n = (sunindextype)(w->n ? w->n : 1);
+    if (SUNContext_Create(NULL, &w->sun) || !(w->ku = N_VNew_Serial(n, w->sun)) ||
+        !(w->kscale = N_VNew_Serial(n, w->sun)) ||
+        !(w->kls = SUNLinSol_SPGMR(w->ku, SUN_PREC_NONE, (int)n, w->sun)) ||
+        !(w->kin = KINCreate(w->sun)))
+        return fail(w, PORT_ENOMEM, "semi-implicit: cannot create the KINSOL solver");
+    N_VConst(1.0, w->kscale);
+    N_VConst(0.0, w->ku);
+    if (KINInit(w->kin, kin_residual, w->ku) != KIN_SUCCESS ||
+        KINSetLinearSolver(w->kin, w->kls, NULL) != KIN_SUCCESS ||
+        KINSetUserData(w->kin, w) != KIN_SUCCESS ||
+        KINSetErrHandlerFn(w->kin, kin_quiet, NULL) != KIN_SUCCESS ||
+        KINSetFuncNormTol(w->kin, w->o->tol) != KIN_SUCCESS ||
+        KINSetNumMaxIters(w->kin, w->o->max_iter) != KIN_SUCCESS)
+        return fail(w, PORT_EUSAGE, "semi-implicit: cannot configure KINSOL (tol %g, max_iter %d)",
+                    w->o->tol, w->o->max_iter);
+    return PORT_OK;
+}
+
 /* Check settings and links, size the working set. */
 static int setup(semi_work *w)
 {
@@ -147,7 +210,8 @@ static int setup(semi_work *w)
     const semi_opts *o = w->o;
     if (!(o->step > 0) || !(o->tol > 0) || o->max_iter < 1 || o->n_sub < 1 ||
         o->n_sub > SEMI_MAX_SUB || !(o->fd_rel > 0) ||
-        (o->iter != SEMI_FIXED_POINT && o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON) ||
+        (o->iter != SEMI_FIXED_POINT && o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON &&
+         o->iter != SEMI_NEWTON_KRYLOV) ||
         (o->jac0 != SEMI_JAC0_IDENTITY && o->jac0 != SEMI_JAC0_FD))
         return fail(w, PORT_EUSAGE,
                     "semi-implicit: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d "
@@ -201,11 +265,16 @@ static int setup(semi_work *w)
     }
     if (!w->u || (o->iter != SEMI_FIXED_POINT && (!w->B || !w->LU)))
         return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (%zu x %zu Jacobian)", n, n);
-    return PORT_OK;
+    return o->iter == SEMI_NEWTON_KRYLOV ? kin_setup(w) : PORT_OK;
 }
 
 static void teardown(semi_work *w)
 {
+    if (w->kin) KINFree(&w->kin);
+    if (w->kls) SUNLinSolFree(w->kls);
+    if (w->ku) N_VDestroy(w->ku);
+    if (w->kscale) N_VDestroy(w->kscale);
+    if (w->sun) SUNContext_Free(&w->sun);
     free(w->off_out);
     free(w->off_in);
     free(w->feeds);
@@ -467,6 +536,48 @@ static int update(semi_work *w, int k, int64_t t_r, int64_t t_to, const char **w
     return PORT_OK;
 }
 
+/* Accept the step whose last evaluation left R, Fy: histogram, history, notes. */
+static int accept(semi_work *w, int64_t t_to, int k, size_t res_off, int evals0)
+{
+    semi_result *res = w->res;
+    if (grow((void **)&res->steps, &res->cap_steps, res->n_steps + 1, sizeof *res->steps))
+        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (step history)");
+    res->steps[res->n_steps++] = (semi_step_rec){t_to, k, (int)res->eval_total - evals0, res_off};
+    res->n_accepted++;
+    res->hist[k < SEMI_HIST_MAX ? k : SEMI_HIST_MAX - 1]++;
+    if (k > res->iter_max) res->iter_max = k;
+    note(w, "semi.accept", k);
+    memcpy(w->y, w->Fy, w->n * sizeof *w->y);
+    return PORT_OK;
+}
+
+/* Newton-Krylov: KINSOL from the predictor, then one more round at its solution so that the
+ * slaves hold the state of the accepted inputs (KINSOL's last evaluation may be a J v probe);
+ * that round's residual is the one tested and recorded. */
+static int kin_step(semi_work *w, int64_t t_r, int64_t t_to, size_t res_off, int evals0)
+{
+    memcpy(N_VGetArrayPointer(w->ku), w->y, w->n * sizeof *w->y);
+    w->k_tr = t_r, w->k_to = t_to, w->k_status = PORT_OK;
+    int flag = KINSol(w->kin, w->ku, KIN_NONE, w->kscale, w->kscale);
+    if (w->k_status != PORT_OK) return w->k_status; /* sync_all has written the report */
+    long nni = 0;
+    KINGetNumNonlinSolvIters(w->kin, &nni);
+    int k = (int)nni;
+    w->res->iter_total += (size_t)k;
+    memcpy(w->y, N_VGetArrayPointer(w->ku), w->n * sizeof *w->y);
+    int st = recalc(w, w->y, t_r, t_to, w->Fy);
+    if (st != PORT_OK) return st;
+    double r = residual(w);
+    if ((st = push_residual(w, r)) != PORT_OK) return st;
+    note(w, "semi.iter", k);
+    if (r <= w->o->tol && flag >= 0) return accept(w, t_to, k, res_off, evals0);
+    char why[160];
+    char *name = KINGetReturnFlagName(flag); /* malloc'ed by SUNDIALS */
+    snprintf(why, sizeof why, "KINSOL returned %d (%s)", flag, name ? name : "?");
+    free(name);
+    return report_noconv(w, t_to, k, res_off, why);
+}
+
 /* One macro step [t_from, t_to]: advance, then iterate until ||R|| <= tol. On entry w->y holds
  * the outputs at t_from; on success, those at t_to. */
 static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
@@ -478,22 +589,12 @@ static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
     int evals0 = (int)res->eval_total;
     int st = advance(w, t_from, t_r, t_to, w->y);
     if (st != PORT_OK) return st;
+    if (w->o->iter == SEMI_NEWTON_KRYLOV) return kin_step(w, t_r, t_to, res_off, evals0);
     for (int k = 0;; k++) {
         if ((st = recalc(w, w->y, t_r, t_to, w->Fy)) != PORT_OK) return st;
         double r = residual(w);
         if ((st = push_residual(w, r)) != PORT_OK) return st;
-        if (r <= w->o->tol) {
-            if (grow((void **)&res->steps, &res->cap_steps, res->n_steps + 1, sizeof *res->steps))
-                return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (step history)");
-            res->steps[res->n_steps++] =
-                (semi_step_rec){t_to, k, (int)res->eval_total - evals0, res_off};
-            res->n_accepted++;
-            res->hist[k < SEMI_HIST_MAX ? k : SEMI_HIST_MAX - 1]++;
-            if (k > res->iter_max) res->iter_max = k;
-            note(w, "semi.accept", k);
-            memcpy(w->y, w->Fy, w->n * sizeof *w->y);
-            return PORT_OK;
-        }
+        if (r <= w->o->tol) return accept(w, t_to, k, res_off, evals0);
         if (!isfinite(r)) return report_noconv(w, t_to, k, res_off, "the residual is not finite");
         if (k == w->o->max_iter) return report_noconv(w, t_to, k, res_off, "max_iter reached");
         const char *why = "";

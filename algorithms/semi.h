@@ -4,8 +4,9 @@
  * is redone ("Recalculate", from a saved state) until the outputs at T_n+1, fed back as
  * inputs, reproduce themselves: the coupling equations u = y(u) are solved at every
  * communication point by plain fixed point, good Broyden or Newton with a finite-difference
- * Jacobian. doc/algorithms/semi-implicit.md gives the equations, the printed pseudo-code and
- * our choices. Read algorithms/semi.c next. Pure C: libc and libm only (doc/contributing.md §1).
+ * Jacobian, or Jacobian-free Newton-Krylov (SUNDIALS KINSOL). doc/algorithms/semi-implicit.md
+ * gives the equations, the printed pseudo-code and our choices. Read algorithms/semi.c next.
+ * C with libc, libm and SUNDIALS KINSOL (the one algorithm allowed SUNDIALS; doc/architecture.md).
  */
 #ifndef TEMPO_ALGORITHMS_SEMI_H
 #define TEMPO_ALGORITHMS_SEMI_H
@@ -24,6 +25,8 @@ typedef enum semi_iter {
     SEMI_FIXED_POINT = 0, /* y <- F(y) */
     SEMI_BROYDEN,         /* good Broyden: y <- y - B^-1 R, B updated by rank one */
     SEMI_NEWTON,          /* Newton: the Jacobian of R by finite differences at every iterate */
+    SEMI_NEWTON_KRYLOV,   /* Jacobian-free Newton-Krylov: SUNDIALS KINSOL with GMRES, J v by
+                             difference quotients of R (one round each) */
 } semi_iter;
 
 /* The first Broyden matrix of each macro step. */
@@ -37,7 +40,8 @@ typedef struct semi_opts {
     int64_t step;   /* macro step H, ticks, > 0 (the last one is shortened to end at t_end) */
     double tol;     /* max-norm of the residual R = F(y) - y accepted, output units, > 0 */
     int max_iter;   /* updates of y per step, >= 1 */
-    semi_iter iter; /* SEMI_FIXED_POINT (default), SEMI_BROYDEN, SEMI_NEWTON */
+    semi_iter iter; /* SEMI_FIXED_POINT (default), SEMI_BROYDEN, SEMI_NEWTON,
+                       SEMI_NEWTON_KRYLOV */
     semi_jac0 jac0; /* Broyden only: SEMI_JAC0_IDENTITY (default) or SEMI_JAC0_FD */
     int n_sub;      /* internal steps per macro step, 1..SEMI_MAX_SUB (default 1): the last
                        H / n_sub is the one redone */
@@ -47,7 +51,7 @@ typedef struct semi_opts {
 /** Defaults: tol 1e-8, max_iter 50, fixed point, B0 = -I, n_sub 1, fd_rel 1e-7. */
 void semi_opts_default(semi_opts *o, int64_t step);
 
-/** The name of an iteration ("fixed-point", "broyden", "newton"); never NULL. */
+/** The name of an iteration ("fixed-point", "broyden", "newton", "newton-krylov"); never NULL. */
 const char *semi_iter_name(semi_iter it);
 
 /* One accepted macro step. */

@@ -6,8 +6,10 @@
 set -u
 bad=0
 report() { echo "layer violation: $1"; bad=1; }
+#   (one exception: algorithms/semi.c may use SUNDIALS KINSOL, its Newton-Krylov solver),
 while IFS= read -r line; do report "$line (algorithms/ may use only libc and libm)"; done < <(
-  grep -HnE '#include *[<"](rti|federate|fom|event2|libxml|zip|jansson|cvode|sundials|nvector)' algorithms/*.[ch] 2>/dev/null)
+  grep -HnE '#include *[<"](rti|federate|fom|event2|libxml|zip|jansson|cvode|sundials|nvector|kinsol|sunlinsol)' algorithms/*.[ch] 2>/dev/null |
+    grep -vE '^algorithms/semi\.c:[0-9]+:#include <(kinsol/kinsol|nvector/nvector_serial|sunlinsol/sunlinsol_spgmr)\.h>')
 while IFS= read -r line; do report "$line (fom/ may use only libxml2)"; done < <(
   grep -HnE '#include *[<"](rti|federate|algorithms|event2|zip|jansson|cvode)' fom/*.[ch] 2>/dev/null)
 while IFS= read -r line; do report "$line (rti/ must not include federate/ or algorithms/)"; done < <(

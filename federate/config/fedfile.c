@@ -382,7 +382,7 @@ static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
     return FEDFILE_OK;
 }
 
-/* semi-implicit: "iteration" ("fixed-point", "broyden", "newton"), "jacobian" ("identity",
+/* semi-implicit: "iteration" ("fixed-point", "broyden", "newton", "newton-krylov"), "jacobian" ("identity",
  * "fd": Broyden's first matrix), "tol", "max_iter", "n_sub" (internal steps, the last one
  * redone), all optional (defaults of semi_opts_default); "extrapolation" refused (the inputs
  * are held). doc/federation.md, doc/algorithms/semi-implicit.md. */
@@ -412,12 +412,10 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
         if (!strcmp(it, "fixed-point")) o->iter = SEMI_FIXED_POINT;
         else if (!strcmp(it, "broyden")) o->iter = SEMI_BROYDEN;
         else if (!strcmp(it, "newton")) o->iter = SEMI_NEWTON;
-        else if (!strcmp(it, "newton-krylov"))
-            return fail(c, "algorithm.iteration", "\"newton-krylov\" (KINSOL) is not implemented "
-                        "yet; use \"newton\" (finite-difference Jacobian) or \"broyden\"");
+        else if (!strcmp(it, "newton-krylov")) o->iter = SEMI_NEWTON_KRYLOV;
         else
             return fail(c, "algorithm.iteration",
-                        "expected \"fixed-point\", \"broyden\" or \"newton\"");
+                        "expected \"fixed-point\", \"broyden\", \"newton\" or \"newton-krylov\"");
     }
     v = json_object_get(a, "jacobian");
     if (v) {

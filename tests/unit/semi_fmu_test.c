@@ -129,7 +129,8 @@ static void test_variants(void)
     } V[] = {{SEMI_NEWTON, SEMI_JAC0_IDENTITY, "newton"},
              {SEMI_FIXED_POINT, SEMI_JAC0_IDENTITY, "fixed-point"},
              {SEMI_BROYDEN, SEMI_JAC0_IDENTITY, "broyden B0=-I"},
-             {SEMI_BROYDEN, SEMI_JAC0_FD, "broyden B0=fd"}};
+             {SEMI_BROYDEN, SEMI_JAC0_FD, "broyden B0=fd"},
+             {SEMI_NEWTON_KRYLOV, SEMI_JAC0_IDENTITY, "newton-krylov"}};
     static double first[2][MAXR][MAXC];
     size_t n_first = 0;
     for (size_t v = 0; v < sizeof V / sizeof *V; v++) {

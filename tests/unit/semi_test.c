@@ -256,6 +256,35 @@ static void test_broyden(void)
     semi_result_fini(&R.res);
 }
 
+/* Jacobian-free Newton-Krylov (KINSOL, GMRES): on the affine map GMRES with n = 2 directions
+ * solves the Newton system exactly (J v by difference quotients is exact up to rounding), so one
+ * Newton iteration per step; the result is the scheme's. */
+static void test_newton_krylov(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.5));
+    o.iter = SEMI_NEWTON_KRYLOV;
+    o.tol = 1e-10;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK_INT_EQ((long)R.res.n_accepted, 10);
+    printf("semi newton-krylov: most Newton iterations per step %d, %zu rounds\n", R.res.iter_max,
+           R.res.eval_total);
+    CHECK(R.res.iter_max >= 1 && R.res.iter_max <= 2, "newton-krylov: %d iterations",
+          R.res.iter_max);
+    CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "newton-krylov: %g from the scheme",
+          err_scheme(&R, &STRONG, 0.5, 1));
+    semi_result_fini(&R.res);
+    /* max_iter 1 on the expanding fixed-point map with a tolerance it cannot meet in one
+     * iteration: reported with KINSOL's flag. */
+    o.tol = 1e-300;
+    o.max_iter = 1;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_ENOCONV);
+    CHECK_STR_HAS(R.err, "KINSOL returned");
+    semi_result_fini(&R.res);
+}
+
 static void test_failures(void)
 {
     semi_opts o;
@@ -306,6 +335,7 @@ int main(void)
     test_fixed_point_diverges();
     test_newton_one_update();
     test_broyden();
+    test_newton_krylov();
     test_failures();
     return check_summary();
 }
