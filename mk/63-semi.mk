@@ -11,3 +11,8 @@ UNIT_TESTS += tests/unit/semi_fmu_test
 semi_fmu_test_LIBS := fed fmu algo fom
 $(O)/tests/unit/semi_fmu_test: build/fmus/lorenz_me.fmu build/fmus/lorenz_x_me.fmu \
                                build/fmus/lorenz_yz_me.fmu
+# Strong coupling with CVODE in the master (algorithms/strong.c,
+# doc/algorithms/strong-coupling.md), tested over closed-form evaluator fakes.
+ALGO_SRCS += algorithms/strong.c
+UNIT_TESTS += tests/unit/strong_test
+strong_test_LIBS := algo
