@@ -126,10 +126,10 @@ EOT
     ko "wr $kind: $r1 $r2: $(head -c 600 "$dir/wl-$kind.out" "$dir/wd-$kind.err" "$dir/wd-$kind.out")"; fi
 done
 
-# 2b'. Semi-implicit coupling (the last step redone, coupling equations solved by Newton or
-#      Broyden): the Lorenz split (model exchange) in one process and under tempo-run gives the
-#      same CSVs and the same master.csv (every residual and update).
-for it in newton broyden; do
+# 2b'. Semi-implicit coupling (the last step redone, coupling equations solved by Newton,
+#      Broyden or Newton-Krylov): the Lorenz split (model exchange) in one process and under
+#      tempo-run gives the same CSVs and the same master.csv (every residual and update).
+for it in newton broyden newton-krylov; do
   sed -e "s|\.\./build/fmus|$fmus|g" -e 's|"end": 10|"end": 1|' \
     -e "s|\"iteration\": \"newton\"|\"iteration\": \"$it\"|" \
     -e "s|\.\./build/run/lorenz_semi|$dir/out-semi-$it|" examples/lorenz_semi.json >"$dir/semi-$it.json"
