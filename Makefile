@@ -60,8 +60,8 @@ $(CONFIG_MK): Makefile
 	  echo "make: pkg-config does not know $(PKGS) (run make deps as root)"; exit 1; }; \
 	printf '# Written by the Makefile from pkg-config (make clean forgets it).\nPKG_CFLAGS := %s\nPKG_LIBS := %s\n' \
 	  "$$cf" "$$lb" >$@.tmp && mv -f $@.tmp $@
-SUNDIALS_LIBS := -lsundials_cvode -lsundials_nvecserial -lsundials_sunlinsoldense \
-                 -lsundials_sunmatrixdense
+SUNDIALS_LIBS := -lsundials_cvode -lsundials_kinsol -lsundials_nvecserial \
+                 -lsundials_sunlinsoldense -lsundials_sunlinsolspgmr -lsundials_sunmatrixdense
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -I. $(WARN) $(PKG_CFLAGS) \

@@ -47,12 +47,15 @@ declare -A EXTERNAL=(
   [rti/server]="event2"
   [rti/tlog]="jansson"
   [federate/fmu]="zip libxml cvode nvector sunlinsol sunmatrix sundials"
+  # Only algorithms/semi.c (KINSOL, its Newton-Krylov solver) and algorithms/strong.c (CVODE,
+  # the master's integrator) may: checked file by file below.
+  [algorithms]="kinsol cvode nvector sunlinsol sunmatrix sundials"
   [federate/config]="jansson"
   [federate/fmufed]="jansson"
   [federate/master]="jansson"
   [federate/run]="jansson"
 )
-external_all="event2 libxml zip jansson cvode nvector sunlinsol sunmatrix sundials"
+external_all="event2 libxml zip jansson cvode kinsol nvector sunlinsol sunmatrix sundials"
 
 # Internal libraries (the Makefile's INTERNAL_LIBS) and the component each one holds.
 declare -A LIB_COMPONENT=(

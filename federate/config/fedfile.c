@@ -284,6 +284,7 @@ static const struct {
     {"gauss-seidel", FEDFILE_ALG_GAUSS_SEIDEL},
     {"defect-control", FEDFILE_ALG_DEFECT_CONTROL},
     {"wr", FEDFILE_ALG_WR},
+    {"semi-implicit", FEDFILE_ALG_SEMI}, /* tempo-master (fedfile_master.c) */
     {"master-jacobi", FEDFILE_ALG_MASTER_JACOBI}, /* tempo-master (fedfile_master.c) */
 };
 
@@ -382,6 +383,53 @@ static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
     return FEDFILE_OK;
 }
 
+/* semi-implicit: "iteration" ("fixed-point", "broyden", "newton", "newton-krylov"), "jacobian" ("identity",
+ * "fd": Broyden's first matrix), "tol", "max_iter", "n_sub" (internal steps, the last one
+ * redone), all optional (defaults of semi_opts_default); "extrapolation" refused (the inputs
+ * are held). doc/federation.md, doc/algorithms/semi-implicit.md. */
+static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
+{
+    fedfile_algo *al = &ff->algo;
+    semi_opts *o = &al->semi;
+    int rc, have = 0;
+    if ((rc = refuse_key(c, a, "extrapolation",
+                         "the peer methods; semi-implicit holds the inputs over each step")))
+        return rc;
+    semi_opts_default(o, al->t_step);
+    if ((rc = get_num(c, a, "algorithm", "tol", 0, &o->tol, &have))) return rc;
+    json_t *v = json_object_get(a, "max_iter");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000))
+        return fail(c, "algorithm.max_iter", "expected an integer 1..1000000");
+    if (v) o->max_iter = (int)json_integer_value(v);
+    v = json_object_get(a, "n_sub");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+              json_integer_value(v) > SEMI_MAX_SUB))
+        return fail(c, "algorithm.n_sub", "expected an integer 1..%d (internal steps per macro "
+                    "step; the last one is redone)", SEMI_MAX_SUB);
+    if (v) o->n_sub = (int)json_integer_value(v);
+    v = json_object_get(a, "iteration");
+    if (v) {
+        const char *it = json_is_string(v) ? json_string_value(v) : "";
+        if (!strcmp(it, "fixed-point")) o->iter = SEMI_FIXED_POINT;
+        else if (!strcmp(it, "broyden")) o->iter = SEMI_BROYDEN;
+        else if (!strcmp(it, "newton")) o->iter = SEMI_NEWTON;
+        else if (!strcmp(it, "newton-krylov")) o->iter = SEMI_NEWTON_KRYLOV;
+        else
+            return fail(c, "algorithm.iteration",
+                        "expected \"fixed-point\", \"broyden\", \"newton\" or \"newton-krylov\"");
+    }
+    v = json_object_get(a, "jacobian");
+    if (v) {
+        const char *j = json_is_string(v) ? json_string_value(v) : "";
+        if (o->iter != SEMI_BROYDEN)
+            return fail(c, "algorithm.jacobian", "only used with \"iteration\": \"broyden\"");
+        if (!strcmp(j, "identity")) o->jac0 = SEMI_JAC0_IDENTITY;
+        else if (!strcmp(j, "fd")) o->jac0 = SEMI_JAC0_FD;
+        else return fail(c, "algorithm.jacobian", "expected \"identity\" or \"fd\"");
+    }
+    return FEDFILE_OK;
+}
+
 /* Fixed-step methods: step required; lookahead for jacobi-naive only (default = step). */
 static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
 {
@@ -402,6 +450,7 @@ static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
     if ((rc = to_ticks(c, "algorithm", "step", al->step, ff->resolution, &al->t_step))) return rc;
     if (al->t_step < 1) return fail(c, "algorithm.step", "%g s is less than one tick", al->step);
     if (al->kind == FEDFILE_ALG_WR && (rc = parse_wr(c, a, ff))) return rc;
+    if (al->kind == FEDFILE_ALG_SEMI && (rc = parse_semi(c, a, ff))) return rc;
     if (al->kind != FEDFILE_ALG_JACOBI_NAIVE)
         return refuse_key(c, a, "lookahead",
                           "jacobi-naive; the others run at lookahead 0, the Awais thesis §4.2.1");
@@ -507,7 +556,8 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {
         "method", "start", "end", "step", "lookahead", "extrapolation", "quantum", "h_min", "h_max",
-        "tol", "max_iter", "norm", "n_sub", "on_no_convergence", "defect-control", NULL};
+        "tol", "max_iter", "norm", "n_sub", "on_no_convergence", "iteration", "jacobian",
+        "defect-control", NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
     if (!a) return fail(c, "algorithm", "missing (expected an object with method, end, ...)");
@@ -518,8 +568,8 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     for (size_t i = 0; m && json_is_string(m) && i < sizeof ALGS / sizeof ALGS[0]; i++)
         if (strcmp(ALGS[i].name, json_string_value(m)) == 0) al->kind = ALGS[i].alg;
 #define ALG_LIST                                                                              \
-    "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"wr\", \"master-jacobi\", "   \
-    "\"defect-control\""
+    "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"wr\", \"semi-implicit\", "   \
+    "\"master-jacobi\", \"defect-control\""
     if (!m || !json_is_string(m))
         return fail(c, "algorithm.method", "expected one of " ALG_LIST "%s", m ? "" : " (missing)");
     if (!al->kind)
@@ -549,9 +599,16 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
         return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
     al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
-    static const char *const wr_keys[] = {"tol", "max_iter", "norm", "n_sub", "on_no_convergence"};
+    static const char *const wr_keys[] = {"norm", "on_no_convergence"};
     for (size_t i = 0; al->kind != FEDFILE_ALG_WR && i < sizeof wr_keys / sizeof *wr_keys; i++)
         if ((rc = refuse_key(c, a, wr_keys[i], "wr"))) return rc;
+    static const char *const iter_keys[] = {"tol", "max_iter", "n_sub"};
+    for (size_t i = 0; al->kind != FEDFILE_ALG_WR && al->kind != FEDFILE_ALG_SEMI &&
+                       i < sizeof iter_keys / sizeof *iter_keys; i++)
+        if ((rc = refuse_key(c, a, iter_keys[i], "wr and semi-implicit"))) return rc;
+    static const char *const semi_keys[] = {"iteration", "jacobian"};
+    for (size_t i = 0; al->kind != FEDFILE_ALG_SEMI && i < sizeof semi_keys / sizeof *semi_keys; i++)
+        if ((rc = refuse_key(c, a, semi_keys[i], "semi-implicit"))) return rc;
     if (al->kind == FEDFILE_ALG_DEFECT_CONTROL) return parse_dc(c, a, ff);
     if ((rc = refuse_key(c, a, "defect-control", "defect-control"))) return rc;
     return al->kind == FEDFILE_ALG_JACOBI_DE ? parse_de(c, a, ff) : parse_fixed(c, a, ff);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "algorithms/topology.h"
+#include "algorithms/semi.h"
 #include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
 
@@ -41,6 +42,8 @@ typedef enum fedfile_alg {
     FEDFILE_ALG_WR,               /* "wr": waveform relaxation, master-slave (§5.2, Alg. 2) */
     FEDFILE_ALG_MASTER_JACOBI,    /* "master-jacobi": tempo-master drives slaves over the port
                                      (doc/master.md; fedfile_master.h) */
+    FEDFILE_ALG_SEMI,             /* "semi-implicit": quasi-Newton coupling, master-slave
+                                     (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -135,6 +138,8 @@ typedef struct fedfile_algo {
     fedfile_dc dc;     /* defect-control only; else zero */
     wr_opts wr;        /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
                           n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
+    semi_opts semi;    /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
+                          jac0, n_sub), defaults from semi_opts_default; else zero */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

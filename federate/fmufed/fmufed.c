@@ -589,6 +589,7 @@ static int run_algorithm(fmufed_ctx *c)
         return fmufed_fail(c, FMUFED_EUSAGE, "method \"defect-control\" is run by a master "
                            "(doc/algorithms/defect-control.md), not by tempo-fmu");
     case FEDFILE_ALG_WR:
+    case FEDFILE_ALG_SEMI:
     case FEDFILE_ALG_MASTER_JACOBI: break; /* the slave role: fmufed_run hands over at once */
     }
     return fmufed_fail(c, FMUFED_EUSAGE, "unknown algorithm %d", (int)c->ff->algo.kind);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "algorithms/msjacobi.h"
+#include "algorithms/semi.h"
 #include "algorithms/wr.h"
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
@@ -21,7 +22,7 @@ static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
     "                    [--local] [--timeout MS] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
-    "                     \"master-jacobi\")\n"
+    "                     \"semi-implicit\", \"master-jacobi\")\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
     "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
     "                     with --local (distributed, each slave writes its own), and\n"
@@ -109,6 +110,25 @@ static void notes_note(void *ctx, const char *what, double v)
 static const port_master_ops notes_ops = {.open = notes_open, .close = notes_close,
                                           .note = notes_note};
 
+/* The semi-implicit coupling and its summary line: steps, updates, the histogram. */
+static int run_semi(const fedfile *ff, const port_master *m, const wr_link *links, int quiet,
+                    char *err, size_t errlen)
+{
+    semi_result res = {0};
+    int rc = semi_run(m, links, &ff->algo.semi, &res, err, errlen);
+    if (rc == PORT_OK && !quiet) {
+        printf("tempo-master: %s: semi-implicit (%s): %zu steps, %zu updates (most %d per "
+               "step), %zu recalculation rounds; messages %zu; updates per step:",
+               ff->federation, semi_iter_name(ff->algo.semi.iter), res.n_accepted,
+               res.iter_total, res.iter_max, res.eval_total, res.msg_commands + res.msg_replies);
+        for (int k = 0; k < SEMI_HIST_MAX; k++)
+            if (res.hist[k]) printf(" %d%s:%zu", k, k == SEMI_HIST_MAX - 1 ? "+" : "", res.hist[k]);
+        printf("\n");
+    }
+    semi_result_fini(&res);
+    return rc;
+}
+
 /* The file's algorithm over the port m, its notes written to "<outdir>/master.csv". */
 static int run_algorithm(const fedfile *ff, const port_master *m0, const char *outdir, int quiet,
                          char *err, size_t errlen)
@@ -134,12 +154,17 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         rc = PORT_EUSAGE;
         goto out;
     }
-    if (ff->algo.kind == FEDFILE_ALG_WR) {
+    if (ff->algo.kind == FEDFILE_ALG_WR || ff->algo.kind == FEDFILE_ALG_SEMI) {
         /* wr_link: slave by slave, input by input: the couplings' order. */
         wr_link *links = calloc(n + 1, sizeof *links);
         if (links) {
             for (size_t k = 0; k < n; k++)
                 links[k] = (wr_link){.src = (long)cp[k].from, .out = cp[k].output};
+            if (ff->algo.kind == FEDFILE_ALG_SEMI) {
+                rc = run_semi(ff, &m, n ? links : NULL, quiet, err, errlen);
+                free(links);
+                goto out;
+            }
             wr_result res = {0};
             rc = wr_run(&m, n ? links : NULL, &ff->algo.wr, &res, err, errlen);
             if (rc == PORT_OK && !quiet)

@@ -160,7 +160,8 @@ for a in jacobi gauss-seidel jacobi-naive jacobi-de; do
     ko "bball $a: final stair $got, reference $want"; fi
 done
 
-# --- Every example file runs as shipped (paths relative to examples/), one CSV per federate.
+# --- Every example file runs as shipped (paths relative to examples/), one CSV per federate
+#     (and, for a master method, the master's notes in master.csv, which tempo-run lists too).
 for f in examples/*.json; do
   # defect-control files run under a master (tests/integration/defect_run.sh), not tempo-run
   grep -q '"method": "defect-control"' "$f" && continue

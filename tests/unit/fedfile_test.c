@@ -788,6 +788,62 @@ static void test_wr(void)
                FEDFILE_ESCHEMA, "algorithm.tol", "only wr");
 }
 
+/* The "semi-implicit" section: defaults, every key, and refusals (doc/federation.md). */
+#define SEMIHEAD(keys)                                                                             \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"semi-implicit\", \"end\": 1, "         \
+    "\"step\": 0.1" keys "}, \"federates\": [" FA "]}"
+static void test_semi(void)
+{
+    fedfile *ff = NULL;
+    write_file("si1.json", SEMIHEAD(""));
+    int rc = load("si1.json", &ff);
+    CHECK(rc == FEDFILE_OK, "si1.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_SEMI);
+        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "semi-implicit");
+        CHECK_INT_EQ(ff->algo.semi.step, 100000000LL);
+        CHECK_NEAR(ff->algo.semi.tol, 1e-8, 0);
+        CHECK_INT_EQ(ff->algo.semi.max_iter, 50);
+        CHECK_INT_EQ(ff->algo.semi.n_sub, 1);
+        CHECK_INT_EQ(ff->algo.semi.iter, SEMI_FIXED_POINT);
+        CHECK_INT_EQ(ff->algo.semi.jac0, SEMI_JAC0_IDENTITY);
+        fedfile_free(ff);
+    }
+    write_file("si2.json", SEMIHEAD(", \"tol\": 1e-9, \"max_iter\": 7, \"n_sub\": 10, "
+                                    "\"iteration\": \"broyden\", \"jacobian\": \"fd\""));
+    rc = load("si2.json", &ff);
+    CHECK(rc == FEDFILE_OK, "si2.json: %s", err);
+    if (ff) {
+        CHECK_NEAR(ff->algo.semi.tol, 1e-9, 0);
+        CHECK_INT_EQ(ff->algo.semi.max_iter, 7);
+        CHECK_INT_EQ(ff->algo.semi.n_sub, 10);
+        CHECK_INT_EQ(ff->algo.semi.iter, SEMI_BROYDEN);
+        CHECK_INT_EQ(ff->algo.semi.jac0, SEMI_JAC0_FD);
+        fedfile_free(ff);
+    }
+    expect_bad(SEMIHEAD(", \"iteration\": \"secant\""), FEDFILE_ESCHEMA, "algorithm.iteration",
+               "\"newton\"");
+    write_file("si3.json", SEMIHEAD(", \"iteration\": \"newton-krylov\""));
+    rc = load("si3.json", &ff);
+    CHECK(rc == FEDFILE_OK, "si3.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.semi.iter, SEMI_NEWTON_KRYLOV);
+        fedfile_free(ff);
+    }
+    expect_bad(SEMIHEAD(", \"jacobian\": \"fd\""), FEDFILE_ESCHEMA, "algorithm.jacobian",
+               "\"broyden\"");
+    expect_bad(SEMIHEAD(", \"iteration\": \"broyden\", \"jacobian\": 1"), FEDFILE_ESCHEMA,
+               "algorithm.jacobian", "\"identity\"");
+    expect_bad(SEMIHEAD(", \"n_sub\": 0"), FEDFILE_ESCHEMA, "algorithm.n_sub", "redone");
+    expect_bad(SEMIHEAD(", \"norm\": \"max\""), FEDFILE_ESCHEMA, "algorithm.norm", "only wr");
+    expect_bad(SEMIHEAD(", \"h_min\": 0.01"), FEDFILE_ESCHEMA, "algorithm.h_min", NULL);
+    expect_bad(SEMIHEAD(", \"extrapolation\": 1"), FEDFILE_ESCHEMA, "algorithm.extrapolation",
+               "holds the inputs");
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"wr\", \"end\": 1, "
+               "\"step\": 0.1, \"iteration\": \"newton\"}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.iteration", "only semi-implicit");
+}
+
 int main(void)
 {
     if (setup() != 0) {
@@ -804,6 +860,7 @@ int main(void)
     test_check_fmu();
     test_corrupted();
     test_wr();
+    test_semi();
     teardown();
     return check_summary();
 }

@@ -1,0 +1,656 @@
+/* Semi-implicit coupling with quasi-Newton over the port (algorithms/semi.h).
+ *
+ * Source: the Awais thesis §5.3 (Algorithm 3, eqs. 5.10-5.16), after Sicklinger et al. (2014)
+ * for the interface Jacobian and Broyden (1965) for the update; doc/references.md. Page:
+ * doc/algorithms/semi-implicit.md.
+ *
+ * Over a macro step [T_n, T_n+1] (h = T_n+1 - T_n s) every slave j integrates
+ *     z_j' = f_j(z_j, u_j, t),   y_j = g_j(z_j, u_j, t)                                (eq. 4.3)
+ * first over [T_n, T_r], T_r = T_n+1 - h / n_sub, with its inputs held at u_j(T_n) ("Advance
+ * Time"), and then over the last internal step [T_r, T_n+1] with the inputs u_j held at a
+ * value the master chooses ("Recalculate", from the state saved at T_r). With y the vector of
+ * every slave's outputs at T_n+1 (n_out values, s.u. of each output) and u = A y the inputs
+ * wired from it (eq. 4.4), one recalculation round is the map y -> F(y): the outputs at T_n+1
+ * when the last step is taken with the inputs A y. The coupling equations are
+ *     R(y) = F(y) - y = 0                                                 (eqs. 5.10, 5.11)
+ * solved from the predictor y^0 = the outputs after Advance Time by
+ *     fixed point  y^{k+1} = F(y^k)
+ *     Newton       J(y^k) s = -R(y^k),  y^{k+1} = y^k + s                 (eq. 5.13, 5.12)
+ *     Broyden      B_k s = -R(y^k),     y^{k+1} = y^k + s                 (eq. 5.14)
+ *                  B_{k+1} = B_k + (dR - B_k s) s^T / (s^T s),  dR = R(y^{k+1}) - R(y^k)
+ * J = dF/dy - I is formed column by column by finite differences: column i of dF/dy is
+ * (F(y + d_i e_i) - F(y)) / d_i, d_i = fd_rel max(1, |y_i|), one round of every slave per
+ * output that feeds an input (an output feeding nothing has dF/dy_i = 0, column -e_i). A step
+ * is accepted when ||R(y^k)||_max <= tol; the slaves then hold the state computed with the
+ * inputs A y^k and their outputs F(y^k).
+ *
+ * Errata of the printed Algorithm 3 (doc/algorithms/semi-implicit.md "Errata"): line 35 tests
+ * |updates| < NUMBER_OF_OUTPUTS where "=" is meant; "R > TOL" is a norm (here the max-norm); no
+ * MAX guard (here max_iter, then PORT_ENOCONV with a report); B^-1 is never initialised (here
+ * B0 = -I, whose first update is the fixed-point step, or the finite-difference Jacobian, reset
+ * at every macro step so that each step's solve depends on that step only); eqs. 5.15/5.16 are
+ * printed J x = R where the Newton form is J dx = -R. We keep B itself and solve with it
+ * (Gaussian elimination with partial pivoting, n_out is small) instead of updating B^-1.
+ *
+ * Jacobian-free Newton-Krylov (the thesis's case study used Newton-Krylov with LGMRES) goes
+ * through SUNDIALS KINSOL with GMRES: J v is KINSOL's difference quotient of R, one round each;
+ * after KINSOL returns, one more round at its solution leaves the slaves in the accepted state.
+ *
+ * Choices where the thesis is silent: the held inputs over the advance are u(T_n) (what the
+ * slave last received); the input on the redone step is held constant at A y (an FMI 1.0
+ * co-simulation FMU has no other); n_sub = 1 (the whole macro step is the redone step) unless
+ * set; tol 1e-8, max_iter 50. No allocation after the set-up except the growth of the result's
+ * history arrays (amortised doubling).
+ */
+#include "algorithms/semi.h"
+
+#include <kinsol/kinsol.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+
+/* Defaults (doc/algorithms/semi-implicit.md "Settings"). */
+#define SEMI_DEFAULT_TOL      1e-8  /* output units; the thesis gives no value */
+#define SEMI_DEFAULT_MAX_ITER 50    /* the thesis has no guard */
+#define SEMI_DEFAULT_FD_REL   1e-7  /* about sqrt(machine epsilon): truncation ~ rounding */
+#define SEMI_REPORT_RESIDUALS 8     /* residuals quoted in a failure report (the last ones) */
+#define SEMI_PIVOT_REL        1e-14 /* a pivot below this times max |B_ij| is singular */
+
+void semi_opts_default(semi_opts *o, int64_t step)
+{
+    *o = (semi_opts){.step = step,
+                     .tol = SEMI_DEFAULT_TOL,
+                     .max_iter = SEMI_DEFAULT_MAX_ITER,
+                     .iter = SEMI_FIXED_POINT,
+                     .jac0 = SEMI_JAC0_IDENTITY,
+                     .n_sub = 1,
+                     .fd_rel = SEMI_DEFAULT_FD_REL};
+}
+
+const char *semi_iter_name(semi_iter it)
+{
+    switch (it) {
+    case SEMI_FIXED_POINT:
+        return "fixed-point";
+    case SEMI_BROYDEN:
+        return "broyden";
+    case SEMI_NEWTON:
+        return "newton";
+    case SEMI_NEWTON_KRYLOV:
+        return "newton-krylov";
+    }
+    return "?";
+}
+
+void semi_result_fini(semi_result *r)
+{
+    if (!r) return;
+    free(r->steps);
+    free(r->residuals);
+    memset(r, 0, sizeof *r);
+}
+
+/* The working set of one run, sized at set-up. */
+typedef struct semi_work {
+    const port_master *m;
+    const wr_link *links;
+    const semi_opts *o;
+    semi_result *res;
+    char *err;
+    size_t errlen;
+    size_t n_c, n;                  /* slaves; outputs (unknowns) */
+    size_t *off_out, *off_in;       /* n_c + 1 prefix sums */
+    int *feeds;                     /* n: 1 when output i feeds some input */
+    double *y, *Fy, *R;             /* iterate, F(iterate), residual */
+    double *y_old, *R_old, *s, *Fp; /* previous iterate and residual, update, probe outputs */
+    double *B, *LU; /* n x n, row-major: Jacobian (approximation), its factorisation */
+    double *u;      /* sum n_in: input values */
+    port_step_result *sr;
+    int *st;
+    double worst; /* the largest |R_i| of the last residual and where */
+    size_t worst_i;
+    /* Newton-Krylov only (KINSOL), created at set-up: */
+    SUNContext sun;
+    N_Vector ku, kscale;
+    SUNLinearSolver kls;
+    void *kin;
+    int64_t k_tr, k_to; /* ticks: the redone step of the current solve */
+    int k_status;       /* the port status that made the residual callback fail */
+} semi_work;
+
+static int fail(semi_work *w, int st, const char *fmt, ...)
+{
+    if (w->err && w->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err, w->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+static double secs(const semi_work *w, int64_t t)
+{
+    return (double)t * w->m->tick;
+}
+
+static void note(const semi_work *w, const char *what, double v)
+{
+    if (w->m->ops->note) w->m->ops->note(w->m->ctx, what, v);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int recalc(semi_work *w, const double *y, int64_t t_r, int64_t t_to, double *Fy);
+
+/* KINSOL's system function: f = F(u) - u, one recalculation round. A port failure is kept in
+ * k_status and ends the solve (a negative return is unrecoverable for KINSOL). */
+static int kin_residual(N_Vector u, N_Vector f, void *data)
+{
+    semi_work *w = data;
+    const double *uu = N_VGetArrayPointer(u);
+    double *ff = N_VGetArrayPointer(f);
+    int st = recalc(w, uu, w->k_tr, w->k_to, w->Fp);
+    if (st != PORT_OK) {
+        w->k_status = st;
+        return -1;
+    }
+    for (size_t i = 0; i < w->n; i++)
+        ff[i] = w->Fp[i] - uu[i];
+    return 0;
+}
+
+/* KINSOL's own messages are not printed: a failure is reported by its return flag. */
+static void kin_quiet(int code, const char *module, const char *fn, char *msg, void *data)
+{
+}
+
+/* KINSOL with GMRES (no preconditioner), J v by its difference quotients, the stopping test
+ * ||F(u) - u||_max <= tol (unit scaling), at most max_iter Newton iterations, no line search. */
+static int kin_setup(semi_work *w)
+{
+    sunindextype n = (sunindextype)(w->n ? w->n : 1);
+    if (SUNContext_Create(NULL, &w->sun) || !(w->ku = N_VNew_Serial(n, w->sun)) ||
+        !(w->kscale = N_VNew_Serial(n, w->sun)) ||
+        !(w->kls = SUNLinSol_SPGMR(w->ku, SUN_PREC_NONE, (int)n, w->sun)) ||
+        !(w->kin = KINCreate(w->sun)))
+        return fail(w, PORT_ENOMEM, "semi-implicit: cannot create the KINSOL solver");
+    N_VConst(1.0, w->kscale);
+    N_VConst(0.0, w->ku);
+    if (KINInit(w->kin, kin_residual, w->ku) != KIN_SUCCESS ||
+        KINSetLinearSolver(w->kin, w->kls, NULL) != KIN_SUCCESS ||
+        KINSetUserData(w->kin, w) != KIN_SUCCESS ||
+        KINSetErrHandlerFn(w->kin, kin_quiet, NULL) != KIN_SUCCESS ||
+        KINSetFuncNormTol(w->kin, w->o->tol) != KIN_SUCCESS ||
+        KINSetNumMaxIters(w->kin, w->o->max_iter) != KIN_SUCCESS)
+        return fail(w, PORT_EUSAGE, "semi-implicit: cannot configure KINSOL (tol %g, max_iter %d)",
+                    w->o->tol, w->o->max_iter);
+    return PORT_OK;
+}
+
+/* Check settings and links, size the working set. */
+static int setup(semi_work *w)
+{
+    const port_master *m = w->m;
+    const semi_opts *o = w->o;
+    if (!(o->step > 0) || !(o->tol > 0) || o->max_iter < 1 || o->n_sub < 1 ||
+        o->n_sub > SEMI_MAX_SUB || !(o->fd_rel > 0) ||
+        (o->iter != SEMI_FIXED_POINT && o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON &&
+         o->iter != SEMI_NEWTON_KRYLOV) ||
+        (o->jac0 != SEMI_JAC0_IDENTITY && o->jac0 != SEMI_JAC0_FD))
+        return fail(w, PORT_EUSAGE,
+                    "semi-implicit: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d "
+                    "(>= 1), n_sub %d (1..%d), fd_rel %g (> 0), iteration %d, jacobian %d",
+                    (long long)o->step, o->tol, o->max_iter, o->n_sub, SEMI_MAX_SUB, o->fd_rel,
+                    (int)o->iter, (int)o->jac0);
+    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
+        return fail(w, PORT_EUSAGE, "semi-implicit: no slaves, tick <= 0, or end not after start");
+    w->n_c = m->n_slaves;
+    w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
+    w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
+    w->sr = calloc(w->n_c, sizeof *w->sr);
+    w->st = calloc(w->n_c, sizeof *w->st);
+    if (!w->off_out || !w->off_in || !w->sr || !w->st)
+        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory");
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave_info *in = &m->slaves[j].info;
+        if (!in->can_save)
+            return fail(w, PORT_EUNSUPPORTED,
+                        "semi-implicit: slave '%s' cannot save its state "
+                        "(Recalculate needs it)",
+                        in->name ? in->name : "?");
+        w->off_out[j + 1] = w->off_out[j] + in->n_out;
+        w->off_in[j + 1] = w->off_in[j] + in->n_in;
+    }
+    w->n = w->off_out[w->n_c];
+    size_t n_in = w->off_in[w->n_c], n = w->n ? w->n : 1;
+    if (n_in && !w->links)
+        return fail(w, PORT_EUSAGE, "semi-implicit: slaves have inputs but no links");
+    w->feeds = calloc(n, sizeof *w->feeds);
+    if (!w->feeds) return fail(w, PORT_ENOMEM, "semi-implicit: out of memory");
+    for (size_t j = 0; j < w->n_c; j++)
+        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
+            const wr_link *l = &w->links[w->off_in[j] + i];
+            if (l->src >= (long)w->n_c || (l->src >= 0 && (size_t)l->src == j) ||
+                (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
+                return fail(w, PORT_EUSAGE,
+                            "semi-implicit: slave '%s' input %zu: link to slave %ld output %zu "
+                            "does not exist (or is the slave itself)",
+                            m->slaves[j].info.name, i, l->src, l->out);
+            if (l->src >= 0) w->feeds[w->off_out[l->src] + l->out] = 1;
+        }
+    double **vecs[] = {&w->y, &w->Fy, &w->R, &w->y_old, &w->R_old, &w->s, &w->Fp};
+    for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++)
+        if (!(*vecs[k] = calloc(n, sizeof(double))))
+            return fail(w, PORT_ENOMEM, "semi-implicit: out of memory");
+    w->u = calloc(n_in ? n_in : 1, sizeof(double));
+    if (o->iter != SEMI_FIXED_POINT) {
+        w->B = calloc(n * n, sizeof(double));
+        w->LU = calloc(n * n, sizeof(double));
+    }
+    if (!w->u || (o->iter != SEMI_FIXED_POINT && (!w->B || !w->LU)))
+        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (%zu x %zu Jacobian)", n, n);
+    return o->iter == SEMI_NEWTON_KRYLOV ? kin_setup(w) : PORT_OK;
+}
+
+static void teardown(semi_work *w)
+{
+    if (w->kin) KINFree(&w->kin);
+    if (w->kls) SUNLinSolFree(w->kls);
+    if (w->ku) N_VDestroy(w->ku);
+    if (w->kscale) N_VDestroy(w->kscale);
+    if (w->sun) SUNContext_Free(&w->sun);
+    free(w->off_out);
+    free(w->off_in);
+    free(w->feeds);
+    free(w->sr);
+    free(w->st);
+    free(w->y);
+    free(w->Fy);
+    free(w->R);
+    free(w->y_old);
+    free(w->R_old);
+    free(w->s);
+    free(w->Fp);
+    free(w->B);
+    free(w->LU);
+    free(w->u);
+}
+
+/* A sync, and on error a report naming the first slave at fault. */
+static int sync_all(semi_work *w, const char *what, int64_t t)
+{
+    int st = port_sync(w->m, w->st);
+    if (st == PORT_OK) return st;
+    size_t j = 0;
+    while (j < w->n_c && w->st[j] != st)
+        j++;
+    w->res->failed_slave = j < w->n_c ? (int)j : -1;
+    const char *name = j < w->n_c ? w->m->slaves[j].info.name : "?";
+    if (st > 0)
+        return fail(w, PORT_EUNSUPPORTED,
+                    "semi-implicit: slave '%s' %s at %.17g s: %s (the "
+                    "semi-implicit coupling does not handle events)",
+                    name, what, secs(w, t), port_strerror(st));
+    return fail(w, st, "semi-implicit: slave '%s' %s at %.17g s: %s", name, what, secs(w, t),
+                port_strerror(st));
+}
+
+/* The input values of every slave from the outputs y (wr_link: a wired output or a constant). */
+static void inputs_from(semi_work *w, const double *y)
+{
+    size_t n_in = w->off_in[w->n_c];
+    for (size_t k = 0; k < n_in; k++) {
+        const wr_link *l = &w->links[k];
+        w->u[k] = l->src < 0 ? l->value : y[w->off_out[l->src] + l->out];
+    }
+}
+
+/* Post the inputs u (held: order 0) expanded about t0 to slave j. */
+static void post_inputs(semi_work *w, size_t j, int64_t t0)
+{
+    const port_slave *s = &w->m->slaves[j];
+    port_poly p = {
+        .t0 = t0, .order = 0, .n = s->info.n_in, .c = s->info.n_in ? &w->u[w->off_in[j]] : NULL};
+    s->ops->set_inputs(s->ctx, &p);
+    w->res->msg_commands++;
+}
+
+/* Advance Time: from T_n to T_r with the inputs A y (y = the outputs at T_n), save at T_r
+ * (slot 0), and the last step to T_n+1 with the same inputs; its outputs are the predictor. */
+static int advance(semi_work *w, int64_t t_from, int64_t t_r, int64_t t_to, double *y_out)
+{
+    inputs_from(w, w->y);
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &w->m->slaves[j];
+        if (t_r > t_from) {
+            post_inputs(w, j, t_from);
+            s->ops->step(s->ctx, t_r, 1, NULL, &w->sr[j]);
+            w->res->msg_commands++;
+            w->res->msg_replies++;
+        }
+        s->ops->save(s->ctx, 0);
+        post_inputs(w, j, t_r);
+        s->ops->step(s->ctx, t_to, 1, &y_out[w->off_out[j]], &w->sr[j]);
+        w->res->msg_commands += 2;
+        w->res->msg_replies++;
+    }
+    return sync_all(w, "advancing", t_to);
+}
+
+/* Recalculate: F(y) into Fy, every slave's last step redone from slot 0 with inputs A y. */
+static int recalc(semi_work *w, const double *y, int64_t t_r, int64_t t_to, double *Fy)
+{
+    inputs_from(w, y);
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &w->m->slaves[j];
+        s->ops->restore(s->ctx, 0);
+        post_inputs(w, j, t_r);
+        s->ops->step(s->ctx, t_to, 1, &Fy[w->off_out[j]], &w->sr[j]);
+        w->res->msg_commands += 2;
+        w->res->msg_replies++;
+    }
+    w->res->eval_total++;
+    return sync_all(w, "recalculating its last step", t_to);
+}
+
+/* R = Fy - y and its max-norm (NaN counts as infinite), remembering the worst output. */
+static double residual(semi_work *w)
+{
+    double r = 0;
+    w->worst = -1;
+    for (size_t i = 0; i < w->n; i++) {
+        w->R[i] = w->Fy[i] - w->y[i];
+        double a = fabs(w->R[i]);
+        if (isnan(a)) a = INFINITY;
+        if (a > w->worst) w->worst = a, w->worst_i = i;
+        r = fmax(r, a);
+    }
+    return r;
+}
+
+/* B = dF/dy - I at y (Fy = F(y)) by forward differences over the outputs that feed inputs. */
+static int jacobian_fd(semi_work *w, int64_t t_r, int64_t t_to)
+{
+    size_t n = w->n;
+    memset(w->B, 0, n * n * sizeof *w->B);
+    for (size_t i = 0; i < n; i++) {
+        w->B[i * n + i] = -1;
+        if (!w->feeds[i]) continue;
+        double yi = w->y[i], d = w->o->fd_rel * fmax(1, fabs(yi));
+        w->y[i] = yi + d;
+        int st = recalc(w, w->y, t_r, t_to, w->Fp);
+        w->y[i] = yi;
+        if (st != PORT_OK) return st;
+        for (size_t r = 0; r < n; r++)
+            w->B[r * n + i] += (w->Fp[r] - w->Fy[r]) / d;
+    }
+    return PORT_OK;
+}
+
+/* Solve B s = -R by Gaussian elimination with partial pivoting on a copy; -1 if singular. */
+static int solve(semi_work *w)
+{
+    size_t n = w->n;
+    double *A = w->LU, *x = w->s, scale = 0;
+    memcpy(A, w->B, n * n * sizeof *A);
+    for (size_t i = 0; i < n * n; i++)
+        scale = fmax(scale, fabs(A[i]));
+    for (size_t i = 0; i < n; i++)
+        x[i] = -w->R[i];
+    if (!(scale > 0) || !isfinite(scale)) return -1;
+    for (size_t c = 0; c < n; c++) {
+        size_t p = c;
+        for (size_t r = c + 1; r < n; r++)
+            if (fabs(A[r * n + c]) > fabs(A[p * n + c])) p = r;
+        if (!(fabs(A[p * n + c]) > SEMI_PIVOT_REL * scale)) return -1;
+        if (p != c) {
+            for (size_t k = 0; k < n; k++) {
+                double t = A[c * n + k];
+                A[c * n + k] = A[p * n + k], A[p * n + k] = t;
+            }
+            double t = x[c];
+            x[c] = x[p], x[p] = t;
+        }
+        for (size_t r = c + 1; r < n; r++) {
+            double f = A[r * n + c] / A[c * n + c];
+            if (f == 0) continue;
+            for (size_t k = c; k < n; k++)
+                A[r * n + k] -= f * A[c * n + k];
+            x[r] -= f * x[c];
+        }
+    }
+    for (size_t c = n; c-- > 0;) {
+        double v = x[c];
+        for (size_t k = c + 1; k < n; k++)
+            v -= A[c * n + k] * x[k];
+        x[c] = v / A[c * n + c];
+    }
+    return 0;
+}
+
+/* Good Broyden: B += (dR - B s) s^T / (s^T s), s = y - y_old, dR = R - R_old. */
+static void broyden_update(semi_work *w)
+{
+    size_t n = w->n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        w->s[i] = w->y[i] - w->y_old[i];
+        ss += w->s[i] * w->s[i];
+    }
+    if (!(ss > 0)) return; /* no move: nothing learnt */
+    for (size_t r = 0; r < n; r++) {
+        double bs = 0;
+        for (size_t c = 0; c < n; c++)
+            bs += w->B[r * n + c] * w->s[c];
+        double f = ((w->R[r] - w->R_old[r]) - bs) / ss;
+        for (size_t c = 0; c < n; c++)
+            w->B[r * n + c] += f * w->s[c];
+    }
+}
+
+/* The output index i as "output o of slave 'name'". */
+static void where(const semi_work *w, size_t i, size_t *j, size_t *o)
+{
+    size_t k = 0;
+    while (k + 1 < w->n_c && w->off_out[k + 1] <= i)
+        k++;
+    *j = k;
+    *o = i - w->off_out[k];
+}
+
+static int report_noconv(semi_work *w, int64_t t_to, int k, size_t res_off, const char *why)
+{
+    char hist[256] = "";
+    size_t nres = w->res->n_residuals - res_off, n = 0;
+    size_t first = nres > SEMI_REPORT_RESIDUALS ? nres - SEMI_REPORT_RESIDUALS : 0;
+    for (size_t q = first; q < nres && n < sizeof hist; q++)
+        n += (size_t)snprintf(hist + n, sizeof hist - n, "%s%.3g", q > first ? " " : "",
+                              w->res->residuals[res_off + q]);
+    size_t j = 0, o = 0;
+    where(w, w->worst_i, &j, &o);
+    w->res->failed_slave = (int)j;
+    return fail(w, PORT_ENOCONV,
+                "semi-implicit (%s): no convergence at %.17g s after %d updates: %s; residuals "
+                "(max-norm, tol %g) of evaluations %zu..%zu: %s; largest |R| %.3g in output %zu "
+                "of slave '%s'. Remedies: a smaller step, a larger max_iter, \"iteration\": "
+                "\"newton\" or \"broyden\"",
+                semi_iter_name(w->o->iter), secs(w, t_to), k, why, w->o->tol, first, nres - 1, hist,
+                w->worst, o, w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "?");
+}
+
+static int push_residual(semi_work *w, double r)
+{
+    semi_result *res = w->res;
+    if (grow((void **)&res->residuals, &res->cap_residuals, res->n_residuals + 1, sizeof(double)))
+        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (residual history)");
+    res->residuals[res->n_residuals++] = r;
+    note(w, "semi.residual", r);
+    return PORT_OK;
+}
+
+/* The next iterate: y_old, R_old <- y, R; y <- y + s by the chosen method (k: updates so far). */
+static int update(semi_work *w, int k, int64_t t_r, int64_t t_to, const char **why)
+{
+    size_t n = w->n;
+    if (w->o->iter == SEMI_FIXED_POINT) {
+        memcpy(w->y_old, w->y, n * sizeof *w->y);
+        memcpy(w->R_old, w->R, n * sizeof *w->R);
+        memcpy(w->y, w->Fy, n * sizeof *w->y);
+        return PORT_OK;
+    }
+    int st = PORT_OK;
+    if (w->o->iter == SEMI_NEWTON || (k == 0 && w->o->jac0 == SEMI_JAC0_FD)) {
+        st = jacobian_fd(w, t_r, t_to);
+    } else if (k == 0) {
+        memset(w->B, 0, n * n * sizeof *w->B);
+        for (size_t i = 0; i < n; i++)
+            w->B[i * n + i] = -1;
+    } else {
+        broyden_update(w);
+    }
+    if (st != PORT_OK) return st;
+    if (solve(w)) {
+        *why = "the Jacobian (approximation) is singular";
+        return PORT_ENOCONV;
+    }
+    memcpy(w->y_old, w->y, n * sizeof *w->y);
+    memcpy(w->R_old, w->R, n * sizeof *w->R);
+    for (size_t i = 0; i < n; i++)
+        w->y[i] += w->s[i];
+    return PORT_OK;
+}
+
+/* Accept the step whose last evaluation left R, Fy: histogram, history, notes. */
+static int accept(semi_work *w, int64_t t_to, int k, size_t res_off, int evals0)
+{
+    semi_result *res = w->res;
+    if (grow((void **)&res->steps, &res->cap_steps, res->n_steps + 1, sizeof *res->steps))
+        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (step history)");
+    res->steps[res->n_steps++] = (semi_step_rec){t_to, k, (int)res->eval_total - evals0, res_off};
+    res->n_accepted++;
+    res->hist[k < SEMI_HIST_MAX ? k : SEMI_HIST_MAX - 1]++;
+    if (k > res->iter_max) res->iter_max = k;
+    note(w, "semi.accept", k);
+    memcpy(w->y, w->Fy, w->n * sizeof *w->y);
+    return PORT_OK;
+}
+
+/* Newton-Krylov: KINSOL from the predictor, then one more round at its solution so that the
+ * slaves hold the state of the accepted inputs (KINSOL's last evaluation may be a J v probe);
+ * that round's residual is the one tested and recorded. */
+static int kin_step(semi_work *w, int64_t t_r, int64_t t_to, size_t res_off, int evals0)
+{
+    memcpy(N_VGetArrayPointer(w->ku), w->y, w->n * sizeof *w->y);
+    w->k_tr = t_r, w->k_to = t_to, w->k_status = PORT_OK;
+    int flag = KINSol(w->kin, w->ku, KIN_NONE, w->kscale, w->kscale);
+    if (w->k_status != PORT_OK) return w->k_status; /* sync_all has written the report */
+    long nni = 0;
+    KINGetNumNonlinSolvIters(w->kin, &nni);
+    int k = (int)nni;
+    w->res->iter_total += (size_t)k;
+    memcpy(w->y, N_VGetArrayPointer(w->ku), w->n * sizeof *w->y);
+    int st = recalc(w, w->y, t_r, t_to, w->Fy);
+    if (st != PORT_OK) return st;
+    double r = residual(w);
+    if ((st = push_residual(w, r)) != PORT_OK) return st;
+    note(w, "semi.iter", k);
+    if (r <= w->o->tol && flag >= 0) return accept(w, t_to, k, res_off, evals0);
+    char why[160];
+    char *name = KINGetReturnFlagName(flag); /* malloc'ed by SUNDIALS */
+    snprintf(why, sizeof why, "KINSOL returned %d (%s)", flag, name ? name : "?");
+    free(name);
+    return report_noconv(w, t_to, k, res_off, why);
+}
+
+/* One macro step [t_from, t_to]: advance, then iterate until ||R|| <= tol. On entry w->y holds
+ * the outputs at t_from; on success, those at t_to. */
+static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
+{
+    semi_result *res = w->res;
+    int64_t span = t_to - t_from;
+    int64_t t_r = t_from + (int64_t)((double)span * (w->o->n_sub - 1) / w->o->n_sub);
+    size_t res_off = res->n_residuals;
+    int evals0 = (int)res->eval_total;
+    int st = advance(w, t_from, t_r, t_to, w->y);
+    if (st != PORT_OK) return st;
+    if (w->o->iter == SEMI_NEWTON_KRYLOV) return kin_step(w, t_r, t_to, res_off, evals0);
+    for (int k = 0;; k++) {
+        if ((st = recalc(w, w->y, t_r, t_to, w->Fy)) != PORT_OK) return st;
+        double r = residual(w);
+        if ((st = push_residual(w, r)) != PORT_OK) return st;
+        if (r <= w->o->tol) return accept(w, t_to, k, res_off, evals0);
+        if (!isfinite(r)) return report_noconv(w, t_to, k, res_off, "the residual is not finite");
+        if (k == w->o->max_iter) return report_noconv(w, t_to, k, res_off, "max_iter reached");
+        const char *why = "";
+        st = update(w, k, t_r, t_to, &why);
+        if (st == PORT_ENOCONV) return report_noconv(w, t_to, k, res_off, why);
+        if (st != PORT_OK) return st;
+        res->iter_total++;
+        note(w, "semi.iter", k + 1);
+    }
+}
+
+/* Every slave records its accepted row. */
+static int record_all(semi_work *w, int64_t t)
+{
+    for (size_t j = 0; j < w->n_c; j++)
+        w->m->slaves[j].ops->record(w->m->slaves[j].ctx);
+    w->res->msg_commands += w->n_c;
+    return sync_all(w, "recording", t);
+}
+
+int semi_run(const port_master *m, const wr_link *links, const semi_opts *o, semi_result *res,
+             char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    res->failed_slave = -1;
+    res->t_reached = m ? m->t_start : 0;
+    if (err && errlen) err[0] = '\0';
+    semi_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
+    if (!m || !o) return fail(&w, PORT_EUSAGE, "semi-implicit: no master or no settings");
+    int st = setup(&w);
+    if (st == PORT_OK) st = port_open(m, m->t_start);
+    if (st == PORT_OK) { /* the outputs at t_start and the first results row */
+        for (size_t j = 0; j < w.n_c; j++) {
+            const port_slave *s = &m->slaves[j];
+            s->ops->get_outputs(s->ctx, &w.y[w.off_out[j]]);
+        }
+        res->msg_commands += w.n_c;
+        res->msg_replies += w.n_c;
+        st = sync_all(&w, "reading the initial outputs", m->t_start);
+    }
+    if (st == PORT_OK) st = record_all(&w, m->t_start);
+    if (st == PORT_OK) st = port_close(m, m->t_start);
+    for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
+        int64_t t_to = port_tick_add(t, o->step);
+        if (t_to > m->t_end) t_to = m->t_end;
+        if ((st = port_open(m, t_to)) != PORT_OK) {
+            fail(&w, st, "semi-implicit: opening the instant %.17g s: %s", secs(&w, t_to),
+                 port_strerror(st));
+            break;
+        }
+        if ((st = macro_step(&w, t, t_to)) == PORT_OK) st = record_all(&w, t_to);
+        if (st == PORT_OK && (st = port_close(m, t_to)) != PORT_OK)
+            fail(&w, st, "semi-implicit: closing the instant %.17g s: %s", secs(&w, t_to),
+                 port_strerror(st));
+        if (st == PORT_OK) res->t_reached = t_to;
+    }
+    teardown(&w);
+    return st;
+}

@@ -1,0 +1,282 @@
+/* Strong coupling with CVODE in the master over the port (algorithms/strong.h).
+ *
+ * Source: the Awais thesis §5.4 (Algorithm 4, eqs. 5.18, 5.19); doc/references.md. Page:
+ * doc/algorithms/strong-coupling.md.
+ *
+ * The states of every slave form one vector x (sum n_state values, slave by slave). CVODE
+ * integrates x' = f(t, x) (eq. 5.18) where one evaluation of f is two rounds over the port:
+ *   1. every slave j: set_states(t, x_j), get_outputs(y_j)            (sync)
+ *   2. every slave j: set_inputs(u_j = A y, held), get_derivatives(x_j')  (sync)
+ * Round 1 is our addition: Algorithm 4 feeds the states themselves to the inputs ("Update
+ * Inputs" from y, the state vector), which holds when every wired output is a state; reading
+ * the outputs is right for any output map. The RHS time is a payload (set_states' t), not a
+ * time stamp (erratum E4 of the thesis: CVODE evaluates at non-monotonic t); the instant stays
+ * the output time T_n+1 being integrated to, and CVODE stops exactly there (tstop), so it
+ * never evaluates beyond the instant it is working in.
+ *
+ * At each output time T_n+1 = T_n + step the slaves receive the states at T_n+1 and record
+ * them (Algorithm 4's Send States / End Iteration). No allocation after set-up.
+ */
+#include "algorithms/strong.h"
+
+#include <cvode/cvode.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#define STRONG_DEFAULT_RTOL 1e-6
+#define STRONG_DEFAULT_ATOL 1e-8
+#define STRONG_MAX_STEPS    100000 /* CVODE internal steps per output interval */
+
+void strong_opts_default(strong_opts *o, int64_t step)
+{
+    *o = (strong_opts){.step = step,
+                       .adams = 0,
+                       .rtol = STRONG_DEFAULT_RTOL,
+                       .atol = STRONG_DEFAULT_ATOL,
+                       .max_step = 0};
+}
+
+typedef struct strong_work {
+    const port_master *m;
+    const wr_link *links;
+    const strong_opts *o;
+    strong_result *res;
+    char *err;
+    size_t errlen;
+    size_t n_c, nx;
+    size_t *off_x, *off_out, *off_in; /* n_c + 1 prefix sums */
+    double *y, *u;                    /* all outputs; all inputs */
+    int *st;
+    int port_status; /* the slave error that stopped the RHS */
+    SUNContext sun;
+    N_Vector x;
+    SUNMatrix A;
+    SUNLinearSolver LS;
+    void *cv;
+} strong_work;
+
+static int fail(strong_work *w, int st, const char *fmt, ...)
+{
+    if (w->err && w->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err, w->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+static double secs(const strong_work *w, int64_t t)
+{
+    return (double)t * w->m->tick;
+}
+
+static int sync_all(strong_work *w, const char *what, double t)
+{
+    int st = port_sync(w->m, w->st);
+    if (st == PORT_OK) return st;
+    size_t j = 0;
+    while (j < w->n_c && w->st[j] != st)
+        j++;
+    w->res->failed_slave = j < w->n_c ? (int)j : -1;
+    return fail(w, st < 0 ? st : PORT_EUNSUPPORTED, "strong coupling: slave '%s' %s at %.17g s: %s",
+                j < w->n_c ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
+}
+
+/* Set every slave's states at t (ticks rounded from CVODE's t) and read its outputs. */
+static int put_states(strong_work *w, double t, const double *x, int record)
+{
+    int64_t tt = (int64_t)llround(t / w->m->tick);
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &w->m->slaves[j];
+        s->ops->set_states(s->ctx, tt, &x[w->off_x[j]]);
+        if (record)
+            s->ops->record(s->ctx);
+        else
+            s->ops->get_outputs(s->ctx, &w->y[w->off_out[j]]);
+    }
+    w->res->msg_commands += 2 * w->n_c;
+    if (!record) w->res->msg_replies += w->n_c;
+    return sync_all(w, record ? "recording" : "taking the states", t);
+}
+
+/* CVODE's right-hand side: x' from two rounds over the port. */
+static int rhs(sunrealtype t, N_Vector xv, N_Vector dxv, void *data)
+{
+    strong_work *w = data;
+    const double *x = N_VGetArrayPointer(xv);
+    double *dx = N_VGetArrayPointer(dxv);
+    w->res->n_rhs++; /* CVODE's own and its difference-quotient Jacobian's evaluations */
+    int st = put_states(w, t, x, 0);
+    if (st == PORT_OK) {
+        int64_t tt = (int64_t)llround(t / w->m->tick);
+        size_t n_in = w->off_in[w->n_c];
+        for (size_t k = 0; k < n_in; k++) {
+            const wr_link *l = &w->links[k];
+            w->u[k] = l->src < 0 ? l->value : w->y[w->off_out[l->src] + l->out];
+        }
+        for (size_t j = 0; j < w->n_c; j++) {
+            const port_slave *s = &w->m->slaves[j];
+            port_poly p = {.t0 = tt,
+                           .order = 0,
+                           .n = s->info.n_in,
+                           .c = s->info.n_in ? &w->u[w->off_in[j]] : NULL};
+            s->ops->set_inputs(s->ctx, &p);
+            s->ops->get_derivatives(s->ctx, &dx[w->off_x[j]]);
+        }
+        w->res->msg_commands += 2 * w->n_c;
+        w->res->msg_replies += w->n_c;
+        st = sync_all(w, "evaluating its derivatives", t);
+    }
+    if (st != PORT_OK) {
+        w->port_status = st;
+        return -1; /* unrecoverable for CVODE */
+    }
+    return 0;
+}
+
+static void cv_quiet(int code, const char *module, const char *fn, char *msg, void *data)
+{
+}
+
+static int setup(strong_work *w)
+{
+    const port_master *m = w->m;
+    const strong_opts *o = w->o;
+    if (!(o->step > 0) || !(o->rtol > 0) || !(o->atol > 0) || !(o->max_step >= 0))
+        return fail(w, PORT_EUSAGE,
+                    "strong coupling: bad settings: step %lld ticks (> 0), rtol %g, "
+                    "atol %g (> 0), max_step %g (>= 0)",
+                    (long long)o->step, o->rtol, o->atol, o->max_step);
+    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
+        return fail(w, PORT_EUSAGE,
+                    "strong coupling: no slaves, tick <= 0, or end not after start");
+    w->n_c = m->n_slaves;
+    w->off_x = calloc(w->n_c + 1, sizeof *w->off_x);
+    w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
+    w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
+    w->st = calloc(w->n_c, sizeof *w->st);
+    if (!w->off_x || !w->off_out || !w->off_in || !w->st)
+        return fail(w, PORT_ENOMEM, "strong coupling: out of memory");
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave_info *in = &m->slaves[j].info;
+        if (!in->has_state_derivs)
+            return fail(w, PORT_EUNSUPPORTED,
+                        "strong coupling: slave '%s' cannot set its states "
+                        "and give their derivatives",
+                        in->name ? in->name : "?");
+        w->off_x[j + 1] = w->off_x[j] + in->n_state;
+        w->off_out[j + 1] = w->off_out[j] + in->n_out;
+        w->off_in[j + 1] = w->off_in[j] + in->n_in;
+    }
+    w->nx = w->off_x[w->n_c];
+    size_t n_in = w->off_in[w->n_c];
+    if (!w->nx) return fail(w, PORT_EUSAGE, "strong coupling: the slaves have no states");
+    if (n_in && !w->links) return fail(w, PORT_EUSAGE, "strong coupling: inputs but no links");
+    for (size_t j = 0; j < w->n_c; j++)
+        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
+            const wr_link *l = &w->links[w->off_in[j] + i];
+            if (l->src >= (long)w->n_c || (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
+                return fail(w, PORT_EUSAGE,
+                            "strong coupling: slave '%s' input %zu: link to slave "
+                            "%ld output %zu does not exist",
+                            m->slaves[j].info.name, i, l->src, l->out);
+        }
+    w->y = calloc(w->off_out[w->n_c] + 1, sizeof(double));
+    w->u = calloc(n_in + 1, sizeof(double));
+    if (!w->y || !w->u) return fail(w, PORT_ENOMEM, "strong coupling: out of memory");
+    sunindextype n = (sunindextype)w->nx;
+    if (SUNContext_Create(NULL, &w->sun) || !(w->x = N_VNew_Serial(n, w->sun)) ||
+        !(w->A = SUNDenseMatrix(n, n, w->sun)) || !(w->LS = SUNLinSol_Dense(w->x, w->A, w->sun)) ||
+        !(w->cv = CVodeCreate(o->adams ? CV_ADAMS : CV_BDF, w->sun)))
+        return fail(w, PORT_ENOMEM, "strong coupling: cannot create CVODE");
+    return PORT_OK;
+}
+
+static void teardown(strong_work *w)
+{
+    if (w->cv) CVodeFree(&w->cv);
+    if (w->LS) SUNLinSolFree(w->LS);
+    if (w->A) SUNMatDestroy(w->A);
+    if (w->x) N_VDestroy(w->x);
+    if (w->sun) SUNContext_Free(&w->sun);
+    free(w->off_x);
+    free(w->off_out);
+    free(w->off_in);
+    free(w->st);
+    free(w->y);
+    free(w->u);
+}
+
+/* The initial states, the first row, CVODE's initialisation. */
+static int start(strong_work *w)
+{
+    const port_master *m = w->m;
+    double *x = N_VGetArrayPointer(w->x);
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &m->slaves[j];
+        s->ops->get_states(s->ctx, &x[w->off_x[j]]);
+        s->ops->record(s->ctx);
+    }
+    w->res->msg_commands += 2 * w->n_c;
+    w->res->msg_replies += w->n_c;
+    int st = sync_all(w, "reading its initial states", secs(w, m->t_start));
+    if (st != PORT_OK) return st;
+    int flag;
+    if ((flag = CVodeSetErrHandlerFn(w->cv, cv_quiet, NULL)) ||
+        (flag = CVodeInit(w->cv, rhs, secs(w, m->t_start), w->x)) ||
+        (flag = CVodeSetUserData(w->cv, w)) ||
+        (flag = CVodeSStolerances(w->cv, w->o->rtol, w->o->atol)) ||
+        (flag = CVodeSetLinearSolver(w->cv, w->LS, w->A)) ||
+        (flag = CVodeSetMaxNumSteps(w->cv, STRONG_MAX_STEPS)) ||
+        (w->o->max_step > 0 && (flag = CVodeSetMaxStep(w->cv, w->o->max_step))))
+        return fail(w, PORT_EFAIL, "strong coupling: CVODE set-up failed (flag %d)", flag);
+    return PORT_OK;
+}
+
+int strong_run(const port_master *m, const wr_link *links, const strong_opts *o, strong_result *res,
+               char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    res->failed_slave = -1;
+    res->t_reached = m ? m->t_start : 0;
+    if (err && errlen) err[0] = '\0';
+    strong_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
+    if (!m || !o) return fail(&w, PORT_EUSAGE, "strong coupling: no master or no settings");
+    int st = setup(&w);
+    if (st == PORT_OK) st = port_open(m, m->t_start);
+    if (st == PORT_OK) st = start(&w);
+    if (st == PORT_OK) st = port_close(m, m->t_start);
+    for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
+        int64_t t_to = port_tick_add(t, o->step);
+        if (t_to > m->t_end) t_to = m->t_end;
+        if ((st = port_open(m, t_to)) != PORT_OK) break;
+        double tout = secs(&w, t_to), tret = 0;
+        int flag = CVodeSetStopTime(w.cv, tout);
+        if (flag == CV_SUCCESS) flag = CVode(w.cv, tout, w.x, &tret, CV_NORMAL);
+        if (w.port_status != PORT_OK) {
+            st = w.port_status; /* sync_all wrote the report */
+            break;
+        }
+        if (flag < 0) {
+            st = fail(&w, PORT_EFAIL,
+                      "strong coupling: CVODE failed at %.17g s integrating to "
+                      "%.17g s (flag %d)",
+                      tret, tout, flag);
+            break;
+        }
+        if ((st = put_states(&w, tout, N_VGetArrayPointer(w.x), 1)) != PORT_OK) break;
+        if ((st = port_close(m, t_to)) != PORT_OK) break;
+        res->t_reached = t_to;
+        res->n_out++;
+    }
+    if (w.cv) CVodeGetNumSteps(w.cv, &res->n_steps);
+    teardown(&w);
+    return st;
+}

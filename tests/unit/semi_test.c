@@ -1,0 +1,341 @@
+/* Tests of the semi-implicit coupling (algorithms/semi.h) over fake slaves with closed-form
+ * solutions (tests/unit/wr_fake.h): the LINEAR system x1' = -a1 x1 + b1 x2, x2' = -a2 x2 + b2 x1
+ * split in two slaves. Independent references: (1) the discrete scheme in closed form (advance
+ * with the inputs of T_n held, last step with the inputs of T_n+1 held: a 2x2 linear solve per
+ * step), which every solver must reproduce to within its tolerance; (2) the exact solution
+ * exp(M t) x(0), against which the scheme is first order in H. Newton converges in one update
+ * (the finite-difference Jacobian of an affine map is exact), Broyden from B0 = -I within 2n
+ * updates (Gay 1979: good Broyden on an n-dimensional linear system), fixed point when the
+ * coupling contracts; no convergence, a failing slave and bad settings are reported.
+ * doc/algorithms/semi-implicit.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithms/semi.h"
+#include "tests/check.h"
+#include "tests/unit/wr_fake.h"
+
+#define TICK   1e-9
+#define SEC(s) ((int64_t)llround((s) / TICK))
+
+typedef struct sys {
+    double a1, b1, a2, b2, x10, x20;
+} sys;
+
+/* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */
+static void expm2(const double M[4], double t, double E[4])
+{
+    double A[4] = {M[0] * t, M[1] * t, M[2] * t, M[3] * t};
+    double nrm = fabs(A[0]) + fabs(A[1]) + fabs(A[2]) + fabs(A[3]);
+    int q = 0;
+    while (nrm > 0.5)
+        nrm /= 2, q++;
+    for (int i = 0; i < 4; i++)
+        A[i] /= ldexp(1, q);
+    double T[4] = {1, 0, 0, 1}, S[4] = {1, 0, 0, 1};
+    for (int k = 1; k <= 20; k++) {
+        double N[4] = {(T[0] * A[0] + T[1] * A[2]) / k, (T[0] * A[1] + T[1] * A[3]) / k,
+                       (T[2] * A[0] + T[3] * A[2]) / k, (T[2] * A[1] + T[3] * A[3]) / k};
+        memcpy(T, N, sizeof T);
+        for (int i = 0; i < 4; i++)
+            S[i] += T[i];
+    }
+    for (int i = 0; i < q; i++) {
+        double N[4] = {S[0] * S[0] + S[1] * S[2], S[0] * S[1] + S[1] * S[3],
+                       S[2] * S[0] + S[3] * S[2], S[2] * S[1] + S[3] * S[3]};
+        memcpy(S, N, sizeof S);
+    }
+    memcpy(E, S, sizeof S);
+}
+
+/* (1 - e^{-a s}) / a: the response of x' = -a x + u to a unit input held over s seconds. */
+static double phi(double a, double s)
+{
+    return -expm1(-a * s) / a;
+}
+
+/* One step of the discrete semi-implicit scheme: from (x1, x2) at T_n over h with n_sub
+ * internal steps; the advance holds the inputs of T_n, the last step those of T_n+1. */
+static void scheme_step(const sys *y, double h, int n_sub, double *x1, double *x2)
+{
+    double hr = h / n_sub, ha = h - hr;
+    double r1 = exp(-y->a1 * ha) * *x1 + y->b1 * phi(y->a1, ha) * *x2;
+    double r2 = exp(-y->a2 * ha) * *x2 + y->b2 * phi(y->a2, ha) * *x1;
+    double e1 = exp(-y->a1 * hr), e2 = exp(-y->a2 * hr);
+    double p1 = y->b1 * phi(y->a1, hr), p2 = y->b2 * phi(y->a2, hr);
+    /* x1' = e1 r1 + p1 x2',  x2' = e2 r2 + p2 x1' */
+    double n1 = (e1 * r1 + p1 * e2 * r2) / (1 - p1 * p2);
+    *x2 = e2 * r2 + p2 * n1;
+    *x1 = n1;
+}
+
+typedef struct run {
+    fake f[2];
+    port_slave s[2];
+    port_local_clock clk;
+    port_master m;
+    wr_link links[2];
+    semi_result res;
+    char err[1024];
+    int st;
+} run;
+
+static void run_semi(run *r, const sys *y, const semi_opts *o, double end)
+{
+    memset(r, 0, sizeof *r);
+    fake_init(&r->f[0], y->a1, 1, &y->b1, y->x10, TICK);
+    fake_init(&r->f[1], y->a2, 1, &y->b2, y->x20, TICK);
+    r->s[0] = fake_slave(&r->f[0], "one");
+    r->s[1] = fake_slave(&r->f[1], "two");
+    r->clk.last = INT64_MIN;
+    r->m = (port_master){.ops = &port_local_master_ops,
+                         .ctx = &r->clk,
+                         .slaves = r->s,
+                         .n_slaves = 2,
+                         .tick = TICK,
+                         .t_start = 0,
+                         .t_end = SEC(end)};
+    r->links[0] = (wr_link){.src = 1, .out = 0};
+    r->links[1] = (wr_link){.src = 0, .out = 0};
+    r->st = semi_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
+}
+
+/* Largest difference of the recorded rows from the discrete scheme (h, n_sub). */
+static double err_scheme(const run *r, const sys *y, double h, int n_sub)
+{
+    double x1 = y->x10, x2 = y->x20, worst = 0;
+    for (size_t k = 0; k < r->f[0].n_rec; k++) {
+        if (k > 0) scheme_step(y, h, n_sub, &x1, &x2);
+        worst = fmax(worst, fmax(fabs(r->f[0].rec_x[k] - x1), fabs(r->f[1].rec_x[k] - x2)));
+    }
+    return worst;
+}
+
+/* Largest difference of the recorded rows from exp(M t) x(0). */
+static double err_exact(const run *r, const sys *y)
+{
+    double M[4] = {-y->a1, y->b1, y->b2, -y->a2}, worst = 0;
+    for (size_t k = 0; k < r->f[0].n_rec; k++) {
+        double E[4];
+        expm2(M, r->f[0].rec_t[k], E);
+        double x1 = E[0] * y->x10 + E[1] * y->x20, x2 = E[2] * y->x10 + E[3] * y->x20;
+        worst = fmax(worst, fmax(fabs(r->f[0].rec_x[k] - x1), fabs(r->f[1].rec_x[k] - x2)));
+    }
+    return worst;
+}
+
+static run R; /* large (recorded rows): static */
+
+static const sys WEAK = {.a1 = 1, .b1 = 1.5, .a2 = 2, .b2 = -2, .x10 = 1, .x20 = 0.5};
+/* p1 p2 = b1 b2 phi1 phi2 = -64 * 0.393 * 0.316 = -7.96 at H = 0.5: the fixed-point map's
+ * eigenvalues have modulus sqrt(7.96) = 2.82, so it expands. */
+static const sys STRONG = {.a1 = 1, .b1 = 8, .a2 = 2, .b2 = -8, .x10 = 1, .x20 = 0.5};
+
+static void test_fixed_point(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.1));
+    o.tol = 1e-13;
+    run_semi(&R, &WEAK, &o, 2);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK_INT_EQ((long)R.res.n_accepted, 20);
+    CHECK_INT_EQ((long)R.f[0].n_rec, 21);
+    /* The fixed-point map's Jacobian [[0, p1], [p2, 0]] (p = b phi) has eigenvalues
+     * +-sqrt(p1 p2): |lambda| = sqrt(0.026) = 0.16, so 1e-13 takes about 15 updates. */
+    printf("semi fixed point: most updates per step %d\n", R.res.iter_max);
+    CHECK(R.res.iter_max >= 10 && R.res.iter_max <= 20, "see the values printed above; err: %s",
+          R.err);
+    CHECK(err_scheme(&R, &WEAK, 0.1, 1) < 1e-12, "see the values printed above; err: %s", R.err);
+    double e1 = err_exact(&R, &WEAK);
+    semi_result_fini(&R.res);
+    /* First order in H: the error halves with the step. */
+    semi_opts_default(&o, SEC(0.05));
+    o.tol = 1e-13;
+    run_semi(&R, &WEAK, &o, 2);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    double e2 = err_exact(&R, &WEAK);
+    printf("semi fixed point: error vs exp(Mt) %.3g at H 0.1, %.3g at H 0.05 (ratio %.3f)\n", e1,
+           e2, e2 / e1);
+    CHECK(e1 < 0.1 && e2 / e1 > 0.4 && e2 / e1 < 0.6, "see the values printed above; err: %s",
+          R.err);
+    /* Messages: 2 per slave at the start (get_outputs, record), 4 per slave and step outside the
+     * iterations (save, set_inputs, step, record), 3 per slave and recalculation; a reply to
+     * get_outputs and to every step. The fakes count what they received. */
+    size_t E = R.res.eval_total, ns = R.res.n_accepted;
+    CHECK_INT_EQ((long)R.res.msg_commands, (long)(2 * 2 + 2 * 4 * ns + 2 * 3 * E));
+    CHECK_INT_EQ((long)R.res.msg_replies, (long)(2 + 2 * ns + 2 * E));
+    CHECK_INT_EQ(R.f[0].n_cmd + R.f[1].n_cmd, (long)R.res.msg_commands);
+    CHECK_INT_EQ(R.f[0].n_reply + R.f[1].n_reply, (long)R.res.msg_replies);
+    /* The histogram and the step records agree with the totals. */
+    size_t hsum = 0, isum = 0;
+    for (int k = 0; k < SEMI_HIST_MAX; k++)
+        hsum += R.res.hist[k];
+    for (size_t k = 0; k < R.res.n_steps; k++)
+        isum += (size_t)R.res.steps[k].iters;
+    CHECK_INT_EQ((long)hsum, (long)ns);
+    CHECK_INT_EQ((long)isum, (long)R.res.iter_total);
+    CHECK_INT_EQ((long)R.res.n_residuals, (long)(R.res.iter_total + ns));
+    semi_result_fini(&R.res);
+}
+
+static void test_fixed_point_diverges(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.5));
+    o.max_iter = 20;
+    run_semi(&R, &STRONG, &o, 2);
+    CHECK_INT_EQ(R.st, PORT_ENOCONV);
+    CHECK_INT_EQ((long)R.res.n_accepted, 0);
+    CHECK_STR_HAS(R.err, "no convergence at 0.5 s after 20 updates");
+    CHECK_STR_HAS(R.err, "max_iter reached");
+    CHECK_STR_HAS(R.err, "fixed-point");
+    CHECK(R.res.failed_slave == 0 || R.res.failed_slave == 1,
+          "see the values printed above; err: %s", R.err);
+    /* The residual grows by about 2.82 per update: 2.82^20 = 1e9. */
+    CHECK(R.res.n_residuals == 21 && R.res.residuals[20] > 1e8 * R.res.residuals[0],
+          "see the values printed above; err: %s", R.err);
+    semi_result_fini(&R.res);
+}
+
+static void test_newton_one_update(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.5));
+    o.iter = SEMI_NEWTON;
+    o.tol = 1e-10;
+    o.fd_rel = 1e-2; /* F is affine: any perturbation gives the exact Jacobian */
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK_INT_EQ((long)R.res.n_accepted, 10);
+    CHECK_INT_EQ(R.res.iter_max, 1);
+    CHECK_INT_EQ((long)R.res.hist[1], 10);
+    /* Per step: 1 residual, 2 probes (both outputs feed an input), 1 residual. */
+    CHECK_INT_EQ(R.res.steps[3].evals, 4);
+    double e = err_scheme(&R, &STRONG, 0.5, 1);
+    printf("semi newton: %zu steps, max |x - scheme| %.3g\n", R.res.n_accepted, e);
+    CHECK(e < 1e-9, "see the values printed above; err: %s", R.err);
+    semi_result_fini(&R.res);
+    /* With internal steps: only the last quarter is redone; the advance is explicit. */
+    o.n_sub = 4;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK_INT_EQ(R.res.iter_max, 1);
+    CHECK(err_scheme(&R, &STRONG, 0.5, 4) < 1e-9, "see the values printed above; err: %s", R.err);
+    semi_result_fini(&R.res);
+}
+
+static void test_broyden(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.5));
+    o.iter = SEMI_BROYDEN;
+    o.tol = 1e-10;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    /* Gay (1979): at most 2n = 4 updates on a linear system in exact arithmetic. */
+    printf("semi broyden (B0 = -I): most updates per step %d, total %zu\n", R.res.iter_max,
+           R.res.iter_total);
+    CHECK(R.res.iter_max >= 2 && R.res.iter_max <= 4, "see the values printed above; err: %s",
+          R.err);
+    CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "see the values printed above; err: %s", R.err);
+    semi_result_fini(&R.res);
+    o.jac0 = SEMI_JAC0_FD;
+    o.fd_rel = 1e-2;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK_INT_EQ(R.res.iter_max, 1);
+    CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "see the values printed above; err: %s", R.err);
+    semi_result_fini(&R.res);
+    /* On the weak coupling all three agree with the scheme, to within their tolerance. */
+    o.jac0 = SEMI_JAC0_IDENTITY;
+    o.step = SEC(0.1);
+    run_semi(&R, &WEAK, &o, 2);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK(err_scheme(&R, &WEAK, 0.1, 1) < 1e-9, "see the values printed above; err: %s", R.err);
+    semi_result_fini(&R.res);
+}
+
+/* Jacobian-free Newton-Krylov (KINSOL, GMRES): on the affine map GMRES with n = 2 directions
+ * solves the Newton system exactly (J v by difference quotients is exact up to rounding), so one
+ * Newton iteration per step; the result is the scheme's. */
+static void test_newton_krylov(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.5));
+    o.iter = SEMI_NEWTON_KRYLOV;
+    o.tol = 1e-10;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_OK);
+    CHECK_INT_EQ((long)R.res.n_accepted, 10);
+    printf("semi newton-krylov: most Newton iterations per step %d, %zu rounds\n", R.res.iter_max,
+           R.res.eval_total);
+    CHECK(R.res.iter_max >= 1 && R.res.iter_max <= 2, "newton-krylov: %d iterations",
+          R.res.iter_max);
+    CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "newton-krylov: %g from the scheme",
+          err_scheme(&R, &STRONG, 0.5, 1));
+    semi_result_fini(&R.res);
+    /* max_iter 1 on the expanding fixed-point map with a tolerance it cannot meet in one
+     * iteration: reported with KINSOL's flag. */
+    o.tol = 1e-300;
+    o.max_iter = 1;
+    run_semi(&R, &STRONG, &o, 5);
+    CHECK_INT_EQ(R.st, PORT_ENOCONV);
+    CHECK_STR_HAS(R.err, "KINSOL returned");
+    semi_result_fini(&R.res);
+}
+
+static void test_failures(void)
+{
+    semi_opts o;
+    semi_opts_default(&o, SEC(0.1));
+    o.tol = 0;
+    run_semi(&R, &WEAK, &o, 1);
+    CHECK_INT_EQ(R.st, PORT_EUSAGE);
+    CHECK_STR_HAS(R.err, "bad settings");
+    semi_opts_default(&o, SEC(0.1));
+    o.n_sub = 0;
+    run_semi(&R, &WEAK, &o, 1);
+    CHECK_INT_EQ(R.st, PORT_EUSAGE);
+    /* The second slave's 5th step fails: reported with its name and the time. */
+    semi_opts_default(&o, SEC(0.1));
+    memset(&R, 0, sizeof R);
+    fake_init(&R.f[0], WEAK.a1, 1, &WEAK.b1, 1, TICK);
+    fake_init(&R.f[1], WEAK.a2, 1, &WEAK.b2, 1, TICK);
+    R.f[1].fail_step_at = 5;
+    R.s[0] = fake_slave(&R.f[0], "one");
+    R.s[1] = fake_slave(&R.f[1], "two");
+    R.clk.last = INT64_MIN;
+    R.m = (port_master){.ops = &port_local_master_ops,
+                        .ctx = &R.clk,
+                        .slaves = R.s,
+                        .n_slaves = 2,
+                        .tick = TICK,
+                        .t_start = 0,
+                        .t_end = SEC(1)};
+    R.links[0] = (wr_link){.src = 1, .out = 0};
+    R.links[1] = (wr_link){.src = 0, .out = 0};
+    R.st = semi_run(&R.m, R.links, &o, &R.res, R.err, sizeof R.err);
+    CHECK_INT_EQ(R.st, PORT_EFAIL);
+    CHECK_INT_EQ(R.res.failed_slave, 1);
+    CHECK_STR_HAS(R.err, "slave 'two'");
+    semi_result_fini(&R.res);
+    /* A slave that cannot save is refused before anything runs. */
+    R.s[0].info.can_save = 0;
+    R.st = semi_run(&R.m, R.links, &o, &R.res, R.err, sizeof R.err);
+    CHECK_INT_EQ(R.st, PORT_EUNSUPPORTED);
+    CHECK_STR_HAS(R.err, "'one' cannot save");
+    semi_result_fini(&R.res);
+    semi_result_fini(NULL);
+}
+
+int main(void)
+{
+    test_fixed_point();
+    test_fixed_point_diverges();
+    test_newton_one_update();
+    test_broyden();
+    test_newton_krylov();
+    test_failures();
+    return check_summary();
+}

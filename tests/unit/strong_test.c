@@ -1,0 +1,201 @@
+/* Tests of strong coupling (algorithms/strong.h) over fake slaves that evaluate
+ * x' = -a x + b u in closed form (tests/unit/wr_fake.h, with set_states / get_derivatives added
+ * here): the linear pair x1' = -a1 x1 + b1 x2, x2' = -a2 x2 + b2 x1 against exp(M t) x(0); the
+ * error follows the master's CVODE tolerance; the message count equals eq. 5.19's form
+ * n_c (3 + 6 n_f + 2 n_s) for the recorded right-hand-side count n_f; a failing slave is
+ * named. doc/algorithms/strong-coupling.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithms/strong.h"
+#include "tests/check.h"
+#include "tests/unit/wr_fake.h"
+
+#define TICK   1e-9
+#define SEC(s) ((int64_t)llround((s) / TICK))
+
+static void expm2(const double M[4], double t, double E[4])
+{
+    double A[4] = {M[0] * t, M[1] * t, M[2] * t, M[3] * t};
+    double nrm = fabs(A[0]) + fabs(A[1]) + fabs(A[2]) + fabs(A[3]);
+    int q = 0;
+    while (nrm > 0.5)
+        nrm /= 2, q++;
+    for (int i = 0; i < 4; i++)
+        A[i] /= ldexp(1, q);
+    double T[4] = {1, 0, 0, 1}, S[4] = {1, 0, 0, 1};
+    for (int k = 1; k <= 20; k++) {
+        double N[4] = {(T[0] * A[0] + T[1] * A[2]) / k, (T[0] * A[1] + T[1] * A[3]) / k,
+                       (T[2] * A[0] + T[3] * A[2]) / k, (T[2] * A[1] + T[3] * A[3]) / k};
+        memcpy(T, N, sizeof T);
+        for (int i = 0; i < 4; i++)
+            S[i] += T[i];
+    }
+    for (int i = 0; i < q; i++) {
+        double N[4] = {S[0] * S[0] + S[1] * S[2], S[0] * S[1] + S[1] * S[3],
+                       S[2] * S[0] + S[3] * S[2], S[2] * S[1] + S[3] * S[3]};
+        memcpy(S, N, sizeof S);
+    }
+    memcpy(E, S, sizeof S);
+}
+
+/* The evaluator operations: the state is x, its derivative -a x + sum b_i u_i (held). */
+static int ev_get_states(void *ctx, double *x)
+{
+    fake *f = ctx;
+    f->n_cmd++;
+    f->n_reply++;
+    x[0] = f->x;
+    return PORT_OK;
+}
+static int ev_set_states(void *ctx, int64_t t, const double *x)
+{
+    fake *f = ctx;
+    f->n_cmd++;
+    f->x = x[0];
+    f->t = t;
+    return PORT_OK;
+}
+static int ev_get_derivatives(void *ctx, double *dx)
+{
+    fake *f = ctx;
+    f->n_cmd++;
+    f->n_reply++;
+    f->n_step++;
+    if (f->fail_step_at && f->n_step == f->fail_step_at) {
+        fake_note(f, PORT_ELOST);
+        return PORT_ELOST;
+    }
+    double d = -f->a * f->x;
+    for (size_t i = 0; i < f->n_in; i++)
+        d += f->b[i] * f->c[i][0];
+    dx[0] = d;
+    return PORT_OK;
+}
+static port_slave_ops ev_ops;
+
+typedef struct sys {
+    double a1, b1, a2, b2, x10, x20;
+} sys;
+
+typedef struct run {
+    fake f[2];
+    port_slave s[2];
+    port_local_clock clk;
+    port_master m;
+    wr_link links[2];
+    strong_result res;
+    char err[1024];
+    int st;
+} run;
+
+static run R;
+
+static void run_strong(run *r, const sys *y, const strong_opts *o, double end, long fail_at)
+{
+    memset(r, 0, sizeof *r);
+    ev_ops = fake_ops;
+    ev_ops.get_states = ev_get_states;
+    ev_ops.set_states = ev_set_states;
+    ev_ops.get_derivatives = ev_get_derivatives;
+    fake_init(&r->f[0], y->a1, 1, &y->b1, y->x10, TICK);
+    fake_init(&r->f[1], y->a2, 1, &y->b2, y->x20, TICK);
+    r->f[1].fail_step_at = fail_at;
+    const char *names[2] = {"one", "two"};
+    for (int j = 0; j < 2; j++) {
+        r->s[j] = fake_slave(&r->f[j], names[j]);
+        r->s[j].ops = &ev_ops;
+        r->s[j].info.n_state = 1;
+        r->s[j].info.has_state_derivs = 1;
+    }
+    r->clk.last = INT64_MIN;
+    r->m = (port_master){.ops = &port_local_master_ops,
+                         .ctx = &r->clk,
+                         .slaves = r->s,
+                         .n_slaves = 2,
+                         .tick = TICK,
+                         .t_start = 0,
+                         .t_end = SEC(end)};
+    r->links[0] = (wr_link){.src = 1, .out = 0};
+    r->links[1] = (wr_link){.src = 0, .out = 0};
+    r->st = strong_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
+}
+
+static double err_exact(const run *r, const sys *y)
+{
+    double M[4] = {-y->a1, y->b1, y->b2, -y->a2}, worst = 0;
+    for (size_t k = 0; k < r->f[0].n_rec; k++) {
+        double E[4];
+        expm2(M, r->f[0].rec_t[k], E);
+        double x1 = E[0] * y->x10 + E[1] * y->x20, x2 = E[2] * y->x10 + E[3] * y->x20;
+        worst = fmax(worst, fmax(fabs(r->f[0].rec_x[k] - x1), fabs(r->f[1].rec_x[k] - x2)));
+    }
+    return worst;
+}
+
+static const sys OSC = {.a1 = 0.1, .b1 = 2, .a2 = 0.2, .b2 = -2, .x10 = 1, .x20 = 0};
+
+static void test_accuracy(void)
+{
+    double prev = 0;
+    const double rt[3] = {1e-6, 1e-8, 1e-10};
+    for (int k = 0; k < 3; k++) {
+        strong_opts o;
+        strong_opts_default(&o, SEC(0.05));
+        o.rtol = rt[k];
+        o.atol = rt[k] * 1e-2;
+        run_strong(&R, &OSC, &o, 10, 0);
+        CHECK(R.st == PORT_OK, "rtol %g: %s", rt[k], R.err);
+        CHECK_INT_EQ((long)R.res.n_out, 200);
+        CHECK_INT_EQ((long)R.f[0].n_rec, 201);
+        double e = err_exact(&R, &OSC);
+        printf("strong: rtol %g: max error %.3g, %ld right-hand sides, %ld CVODE steps\n", rt[k], e,
+               R.res.n_rhs, R.res.n_steps);
+        /* Global error within a few hundred times rtol over 10 s of a lightly damped oscillator. */
+        CHECK(e < 300 * rt[k], "rtol %g: error %g", rt[k], e);
+        if (k) CHECK(e < prev, "error %g did not shrink from %g", e, prev);
+        prev = e;
+        /* Check C9: the message count for the recorded right-hand-side count (eq. 5.19). */
+        long n_f = R.res.n_rhs, n_s = (long)R.res.n_out;
+        CHECK_INT_EQ((long)(R.res.msg_commands + R.res.msg_replies), 2 * (3 + 6 * n_f + 2 * n_s));
+        CHECK_INT_EQ(R.f[0].n_cmd + R.f[1].n_cmd, (long)R.res.msg_commands);
+        CHECK_INT_EQ(R.f[0].n_reply + R.f[1].n_reply, (long)R.res.msg_replies);
+    }
+}
+
+static void test_failures(void)
+{
+    strong_opts o;
+    strong_opts_default(&o, SEC(0.05));
+    run_strong(&R, &OSC, &o, 10, 40); /* slave two lost at its 40th derivative evaluation */
+    CHECK_INT_EQ(R.st, PORT_ELOST);
+    CHECK_INT_EQ(R.res.failed_slave, 1);
+    CHECK_STR_HAS(R.err, "slave 'two' evaluating its derivatives");
+    o.rtol = 0;
+    run_strong(&R, &OSC, &o, 1, 0);
+    CHECK_INT_EQ(R.st, PORT_EUSAGE);
+    /* A slave without state derivatives is refused. */
+    strong_opts_default(&o, SEC(0.05));
+    memset(&R, 0, sizeof R);
+    fake_init(&R.f[0], 1, 0, NULL, 1, TICK);
+    R.s[0] = fake_slave(&R.f[0], "plain");
+    R.clk.last = INT64_MIN;
+    R.m = (port_master){.ops = &port_local_master_ops,
+                        .ctx = &R.clk,
+                        .slaves = R.s,
+                        .n_slaves = 1,
+                        .tick = TICK,
+                        .t_start = 0,
+                        .t_end = SEC(1)};
+    R.st = strong_run(&R.m, NULL, &o, &R.res, R.err, sizeof R.err);
+    CHECK_INT_EQ(R.st, PORT_EUNSUPPORTED);
+    CHECK_STR_HAS(R.err, "'plain' cannot set its states");
+}
+
+int main(void)
+{
+    test_accuracy();
+    test_failures();
+    return check_summary();
+}
