@@ -3,8 +3,8 @@
 # --federation, fmufed_cli.c; the program is in mk/50-fmu.mk), and integration tests running real
 # federations on the example FMUs.
 # See the Makefile header for the variables this fragment fills in.
-FED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_jacobi.c federate/fmufed/fmufed_de.c \
-            federate/fmufed/fmufed_gs.c federate/fmufed/fmufed_cli.c
+FED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_model.c federate/fmufed/fmufed_rec.c \
+            federate/fmufed/fmufed_tp.c federate/fmufed/fmufed_cli.c
 
 INTEG_TESTS += tests/integration/fmufed_lv_test
 fmufed_lv_test_LIBS := fed fmu algo client common fom

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "federate/config/fedfile_impl.h"
 #include "fom/fom.h"
 
 enum {
@@ -37,7 +38,7 @@ enum {
  * ====================================================================================== */
 
 /* Load context: the file name for messages and the caller's error buffer. */
-typedef struct ld {
+typedef struct fedfile_reader {
     const char *file; /* path as given */
     char *err;        /* caller's buffer */
     size_t errlen;    /* its size */
@@ -274,21 +275,10 @@ static int parse_rti(const ld *c, const json_t *root, fedfile *ff)
     return ff->rti_host ? FEDFILE_OK : oom(c);
 }
 
-static const struct {
-    const char *name;
-    fedfile_alg alg;
-} ALGS[] = {
-    {"jacobi-naive", FEDFILE_ALG_JACOBI_NAIVE},
-    {"jacobi", FEDFILE_ALG_JACOBI},
-    {"jacobi-de", FEDFILE_ALG_JACOBI_DE},
-    {"gauss-seidel", FEDFILE_ALG_GAUSS_SEIDEL},
-};
-
 const char *fedfile_alg_name(fedfile_alg a)
 {
-    for (size_t i = 0; i < sizeof ALGS / sizeof ALGS[0]; i++)
-        if (ALGS[i].alg == a) return ALGS[i].name;
-    return "?";
+    const fedfile_algo_entry *e = fedfile_algo_find(a);
+    return e ? e->name : "?";
 }
 
 /* A key that the chosen algorithm does not use is refused, naming who uses it. */
@@ -302,8 +292,9 @@ static int refuse_key(const ld *c, const json_t *a, const char *key, const char 
 }
 
 /* jacobi-de: quantum, h_min, h_max required; step and lookahead refused. */
-static int parse_de(const ld *c, const json_t *a, fedfile *ff)
+int fedfile_parse_de(const ld *c, const void *algo, fedfile *ff)
 {
+    const json_t *a = algo;
     fedfile_algo *al = &ff->algo;
     int rc, have = 0;
     if ((rc = refuse_key(c, a, "step", "fixed-step methods; jacobi-de uses h_min/h_max")) ||
@@ -325,8 +316,9 @@ static int parse_de(const ld *c, const json_t *a, fedfile *ff)
 }
 
 /* Fixed-step methods: step required; lookahead for jacobi-naive only (default = step). */
-static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
+int fedfile_parse_fixed(const ld *c, const void *algo, fedfile *ff)
 {
+    const json_t *a = algo;
     fedfile_algo *al = &ff->algo;
     const char *de = "jacobi-de";
     int rc, have = 0;
@@ -371,8 +363,9 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     int rc = only_keys(c, a, "algorithm", keys);
     if (rc) return rc;
     json_t *m = json_object_get(a, "method");
-    for (size_t i = 0; m && json_is_string(m) && i < sizeof ALGS / sizeof ALGS[0]; i++)
-        if (strcmp(ALGS[i].name, json_string_value(m)) == 0) al->kind = ALGS[i].alg;
+    const fedfile_algo_entry *entry =
+        m && json_is_string(m) ? fedfile_algo_by_name(json_string_value(m)) : NULL;
+    if (entry) al->kind = entry->kind;
 #define ALG_LIST "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\""
     if (!m || !json_is_string(m))
         return fail(c, "algorithm.method", "expected one of " ALG_LIST "%s", m ? "" : " (missing)");
@@ -403,7 +396,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
         return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
     al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
-    return al->kind == FEDFILE_ALG_JACOBI_DE ? parse_de(c, a, ff) : parse_fixed(c, a, ff);
+    return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
 /* "solver": {"method": "bdf"|"adams", "rtol", "atol", "max_step"}; fields given here

@@ -24,6 +24,11 @@ enum {
     FMUFED_ENOMEM = -5, /* out of memory */
 };
 
+/* Called with every recorded row: the time (s) and the n recorded values (the federate's
+ * "record" list, else its outputs), as they are written to the CSV; used by tests to compare
+ * runs bit for bit. Runs in the federate's thread; must not call fmufed functions. */
+typedef void (*fmufed_row_hook)(void *ctx, double t, const double *v, size_t n);
+
 /* Options of one run; all-zero means "as the federation file says". */
 typedef struct fmufed_opts {
     const char *rti;        /* "HOST:PORT" or "unix:PATH" overriding the file's "rti" */
@@ -38,6 +43,8 @@ typedef struct fmufed_opts {
      * thread between steps; must not call fmufed functions. */
     void (*progress)(void *ctx, double t);
     void *progress_ctx;     /* passed to progress */
+    fmufed_row_hook row;    /* every recorded row, also without a CSV; NULL: none */
+    void *row_ctx;          /* passed to row */
 } fmufed_opts;
 
 /* What a run did (filled also on failure, as far as it got). */
