@@ -98,6 +98,7 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
         goto out;
     }
     if (rec.csv || rec.hook) fmufed_model_set_rows(model, fmufed_rec_row, &rec);
+    if ((rc = fmufed_tp_sync_start(tp))) goto out;
     rc = run_peer(ff, fd, alg, settings, model, tp, st, err, errlen);
     if (rc) goto out;
     rc = fmufed_tp_finish(tp);

@@ -542,6 +542,12 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
     if ((rc = join(c, opts)) || (rc = resolve_wiring(c)) || (rc = declare(c)) ||
         (rc = enable_time(c)))
         return rc;
+    return FMUFED_OK;
+}
+
+int fmufed_tp_sync_start(fmufed_tp *c)
+{
+    int rc;
     c->running = 1;
     if ((rc = sync_point(c, SYNC_START))) return rc;
     /* The end point is registered now, while everybody is certainly joined. */

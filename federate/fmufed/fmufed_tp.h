@@ -18,9 +18,7 @@ typedef struct fmufed_tp fmufed_tp; /* opaque */
 
 /**
  * Join, declare (publish, subscribe, register one object per published class, StepForward for
- * gauss-seidel), enable regulation (the algorithm's lookahead) and constrained, and meet the
- * others at the start sync point "tempo-start" (the first federate of the file registers it
- * once all joined, and registers "tempo-end" after).
+ * gauss-seidel), enable regulation (the algorithm's lookahead) and constrained.
  * @param ff     loaded file, must outlive the transport
  * @param idx    this federate's index
  * @param opts   options (rti address, timeouts), may be NULL
@@ -32,6 +30,13 @@ typedef struct fmufed_tp fmufed_tp; /* opaque */
  */
 int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int64_t lookahead,
                     fmufed_stats *st, char *err, size_t errlen, fmufed_tp **out);
+
+/**
+ * Meet the others at the start sync point "tempo-start" (the first federate of the file
+ * registers it once all joined, and registers "tempo-end" after); from here on a peer leaving
+ * fails the run. @return FMUFED_OK or FMUFED_ERTI.
+ */
+int fmufed_tp_sync_start(fmufed_tp *t);
 
 /** The exchange over this transport; valid while t is. */
 peer_exchange fmufed_tp_exchange(fmufed_tp *t);
