@@ -9,3 +9,5 @@ extrap_test_LIBS := algo
 topology_test_LIBS := algo
 UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
+UNIT_TESTS += tests/unit/peer_algos_test
+peer_algos_test_LIBS := algo
