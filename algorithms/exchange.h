@@ -31,13 +31,13 @@
  * tm_req (rti/tm/tm.h) and tp_request_kind (tempo.h); the implementations tie them with
  * _Static_assert. */
 typedef enum peer_req {
-    PEER_CLOSE = 1,      /* TAR(t): go to t and close it: every message stamped <= t is in */
-    PEER_OPEN = 2,       /* TARA(t): open the instant t: messages stamped < t are in, and
-                            messages stamped t may still be sent (lookahead 0) */
+    PEER_CLOSE = 1,       /* TAR(t): go to t and close it: every message stamped <= t is in */
+    PEER_OPEN = 2,        /* TARA(t): open the instant t: messages stamped < t are in, and
+                             messages stamped t may still be sent (lookahead 0) */
     PEER_EVENT_CLOSE = 3, /* NER(t): the next event up to t, closed */
-    PEER_EVENT_OPEN = 4, /* NERA(t): the next event up to t, open; granted t or the stamp of an
-                            earlier message */
-    PEER_FLUSH = 5,      /* FQR(t): deliver what is queued up to min(t, GALT) now, never wait */
+    PEER_EVENT_OPEN = 4,  /* NERA(t): the next event up to t, open; granted t or the stamp of an
+                             earlier message */
+    PEER_FLUSH = 5,       /* FQR(t): deliver what is queued up to min(t, GALT) now, never wait */
 } peer_req;
 
 /** Name of a request kind ("TAR", "TARA", "NER", "NERA", "FQR"); "?" otherwise. */
@@ -79,20 +79,20 @@ typedef struct peer_exchange {
 /* What every peer algorithm runs over: its model, its exchange and the run's common settings.
  * Filled by the caller (fmufed, inproc, a test); the algorithms only read it, except steps. */
 typedef struct peer {
-    port_slave model;   /* the peer's own model; info.n_in / n_out give the wiring's sizes */
-    peer_exchange x;    /* the federation as this peer sees it */
-    const char *name;   /* the federate's name, for messages */
-    double tick;        /* seconds per tick */
+    port_slave model;       /* the peer's own model; info.n_in / n_out give the wiring's sizes */
+    peer_exchange x;        /* the federation as this peer sees it */
+    const char *name;       /* the federate's name, for messages */
+    double tick;            /* seconds per tick */
     int64_t t_start, t_end; /* ticks */
-    int64_t t_granted;  /* the logical time the exchange holds when the run starts (ticks);
-                           below t_start, the algorithm opens t_start first (TARA) */
-    int extrapolation;  /* input extrapolation order 0 (hold), 1, 2 (algorithms/extrap.h) */
-    const double *u0;   /* n_in values the model's inputs hold before any is received */
+    int64_t t_granted;      /* the logical time the exchange holds when the run starts (ticks);
+                               below t_start, the algorithm opens t_start first (TARA) */
+    int extrapolation;      /* input extrapolation order 0 (hold), 1, 2 (algorithms/extrap.h) */
+    const double *u0;       /* n_in values the model's inputs hold before any is received */
     const char *const *in_names, *const *out_names; /* n_in / n_out variable names for
                            messages; may be NULL */
-    char *err;          /* message buffer shared with the model and the exchange */
+    char *err; /* message buffer shared with the model and the exchange */
     size_t errlen;
-    long steps;         /* out: communication points passed after the start */
+    long steps; /* out: communication points passed after the start */
 } peer;
 
 /* ---- the three algorithms and their settings ------------------------------------------ */

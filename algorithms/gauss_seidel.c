@@ -86,8 +86,7 @@ int gauss_seidel_run(peer *p, const gauss_seidel_settings *s)
             if ((rc = wait_ready(&r, tn, 0)) || (rc = peer_apply_inputs(&r, 0))) break;
             if ((rc = peer_integrate(&r, tn)) || (rc = peer_publish(&r, tn))) break;
             p->steps++;
-            if (s->role == GS_SINK && !last &&
-                (rc = p->x.ops->token_send(p->x.ctx, tn)) != PORT_OK)
+            if (s->role == GS_SINK && !last && (rc = p->x.ops->token_send(p->x.ctx, tn)) != PORT_OK)
                 break;
         }
         if ((rc = peer_record(&r))) break;

@@ -28,8 +28,7 @@ static jacobi_decision jacobi_decide(int64_t T, int64_t H, int64_t t_end)
 static int naive_step(peer_run *r, const jacobi_settings *s, jacobi_decision d)
 {
     int rc = peer_integrate(r, d.t_next);
-    if (rc == PORT_OK && !d.last)
-        rc = peer_publish(r, port_tick_add(d.t_next, s->t_lookahead));
+    if (rc == PORT_OK && !d.last) rc = peer_publish(r, port_tick_add(d.t_next, s->t_lookahead));
     if (rc == PORT_OK) rc = peer_request_exact(r, PEER_CLOSE, d.t_next);
     if (rc == PORT_OK) rc = peer_apply_inputs(r, s->t_lookahead);
     return rc;

@@ -42,13 +42,12 @@ static int push_outputs(peer_run *r, de_hist *h, int64_t t)
 /* The step decision: the predicted step h (s), the smallest over the outputs, and the time
  * asked for. Computed as a value before anything is requested. */
 typedef struct de_decision {
-    double h;       /* s */
-    int64_t t_pred; /* ticks: T + h, rounded to a tick, at most t_end */
+    double h;        /* s */
+    int64_t t_pred;  /* ticks: T + h, rounded to a tick, at most t_end */
     size_t limiting; /* output that gave h (n_out when none did: h_max) */
 } de_decision;
 
-static int de_decide(peer_run *r, const jacobi_de_settings *s, const de_hist *h,
-                     de_decision *d)
+static int de_decide(peer_run *r, const jacobi_de_settings *s, const de_hist *h, de_decision *d)
 {
     peer *p = r->p;
     d->h = s->h_max;

@@ -13,11 +13,16 @@
 const char *peer_req_name(peer_req k)
 {
     switch (k) {
-    case PEER_CLOSE: return "TAR";
-    case PEER_OPEN: return "TARA";
-    case PEER_EVENT_CLOSE: return "NER";
-    case PEER_EVENT_OPEN: return "NERA";
-    case PEER_FLUSH: return "FQR";
+    case PEER_CLOSE:
+        return "TAR";
+    case PEER_OPEN:
+        return "TARA";
+    case PEER_EVENT_CLOSE:
+        return "NER";
+    case PEER_EVENT_OPEN:
+        return "NERA";
+    case PEER_FLUSH:
+        return "FQR";
     }
     return "?";
 }

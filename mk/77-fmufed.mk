@@ -1,5 +1,6 @@
-# mk/77-fmufed.mk: the FMU federate (H10): set-up, wiring and recording (fmufed.c), the
-# algorithms (fmufed_jacobi.c, fmufed_de.c, fmufed_gs.c), its command line (tempo-fmu
+# mk/77-fmufed.mk: the FMU federate: its pieces (fmufed.c puts together the model
+# fmufed_model.c, the rows fmufed_rec.c and the libtempo exchange fmufed_tp.c; the algorithms
+# are in algorithms/, doc/algorithms/port.md), its command line (tempo-fmu
 # --federation, fmufed_cli.c; the program is in mk/50-fmu.mk), and integration tests running real
 # federations on the example FMUs.
 # See the Makefile header for the variables this fragment fills in.

@@ -17,11 +17,16 @@
 static int code_of(int st)
 {
     switch (st) {
-    case PORT_OK: return FMUFED_OK;
-    case PORT_EUSAGE: return FMUFED_EUSAGE;
-    case PORT_ENOMEM: return FMUFED_ENOMEM;
-    case PORT_ELOST: return FMUFED_ERTI;
-    default: return FMUFED_EFMU;
+    case PORT_OK:
+        return FMUFED_OK;
+    case PORT_EUSAGE:
+        return FMUFED_EUSAGE;
+    case PORT_ENOMEM:
+        return FMUFED_ENOMEM;
+    case PORT_ELOST:
+        return FMUFED_ERTI;
+    default:
+        return FMUFED_EFMU;
     }
 }
 
@@ -42,18 +47,26 @@ static int run_peer(const fedfile *ff, const fedfile_fed *fd, const fedfile_algo
         in_names[i] = fd->inputs[i].var;
     for (size_t k = 0; k < fd->n_outputs; k++)
         out_names[k] = fd->outputs[k].var;
-    peer p = {.model = fmufed_model_slave(model), .x = fmufed_tp_exchange(tp), .name = fd->name,
-              .tick = ff->resolution, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end,
-              .t_granted = fmufed_tp_time(tp), .extrapolation = ff->algo.extrapolation,
-              .u0 = fmufed_model_u0(model), .in_names = in_names, .out_names = out_names,
-              .err = err, .errlen = errlen};
+    peer p = {.model = fmufed_model_slave(model),
+              .x = fmufed_tp_exchange(tp),
+              .name = fd->name,
+              .tick = ff->resolution,
+              .t_start = ff->algo.t_start,
+              .t_end = ff->algo.t_end,
+              .t_granted = fmufed_tp_time(tp),
+              .extrapolation = ff->algo.extrapolation,
+              .u0 = fmufed_model_u0(model),
+              .in_names = in_names,
+              .out_names = out_names,
+              .err = err,
+              .errlen = errlen};
     int rc = code_of(alg->run_peer(settings, &p));
     st->steps = p.steps;
     return rc;
 }
 
-int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
-               fmufed_stats *stats, char *err, size_t errlen)
+int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmufed_stats *stats,
+               char *err, size_t errlen)
 {
     fmufed_stats dummy;
     fmufed_stats *st = stats ? stats : &dummy;

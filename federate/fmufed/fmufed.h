@@ -1,8 +1,10 @@
 /* The FMU federate: hosts one FMU of a federation file as a federate and runs the file's
  * standalone coupling algorithm (Jacobi naive / improved, Jacobi discrete-event, Gauss-Seidel).
  * Serves doc/guide.md (item 3), §5 and §8; the Awais thesis chapter 4 (doc/references.md (Awais)).
- * Read federate/fmufed/fmufed.c (set-up, wiring, recording) next, then fmufed_jacobi.c, fmufed_de.c,
- * fmufed_gs.c; users read the "How tempo-fmu runs it" sections of doc/algorithms/.
+ * Read federate/fmufed/fmufed.c (the pieces put together) next, then fmufed_model.h (the FMU as
+ * the peer's model), fmufed_rec.h (rows), fmufed_tp.h (the peer exchange over libtempo); the
+ * algorithms themselves are algorithms/jacobi.c, jacobi_de.c, gauss_seidel.c
+ * (doc/algorithms/port.md); users read the "How tempo-fmu runs it" sections of doc/algorithms/.
  */
 #ifndef TEMPO_FEDERATE_FMUFED_H
 #define TEMPO_FEDERATE_FMUFED_H

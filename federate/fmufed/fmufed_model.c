@@ -16,21 +16,21 @@ struct fmufed_model {
     const fedfile *ff;
     const fedfile_fed *fd;
     fmu_step *fmu;
-    double tick;                 /* seconds per tick */
-    int64_t T;                   /* the FMU's time, ticks */
+    double tick; /* seconds per tick */
+    int64_t T;   /* the FMU's time, ticks */
     size_t n_in, n_out, n_rec;
-    fmi2ValueReference *vr_in;   /* n_in */
-    fmi2ValueReference *vr_out;  /* n_out */
-    double *u0;                  /* n_in start values */
-    const char **rec_names;      /* n_rec */
-    double *rec;                 /* n_rec */
-    int max_deriv;               /* the lowest output derivative order over the outputs */
-    fmu_inputs poly;             /* inputs of the next step when has_poly */
-    double *pu, *pdu;            /* n_in and n_in * PORT_MAX_ORDER */
+    fmi2ValueReference *vr_in;  /* n_in */
+    fmi2ValueReference *vr_out; /* n_out */
+    double *u0;                 /* n_in start values */
+    const char **rec_names;     /* n_rec */
+    double *rec;                /* n_rec */
+    int max_deriv;              /* the lowest output derivative order over the outputs */
+    fmu_inputs poly;            /* inputs of the next step when has_poly */
+    double *pu, *pdu;           /* n_in and n_in * PORT_MAX_ORDER */
     int has_poly;
     fmufed_row_fn row;
     void *row_ctx;
-    int status;                  /* first failure since the last collect */
+    int status; /* first failure since the last collect */
     char *err;
     size_t errlen;
 };
@@ -72,8 +72,8 @@ static int set_inputs(void *ctx, const port_poly *u)
         for (size_t k = 1; k < w; k++)
             m->pdu[i * (size_t)u->order + k - 1] = u->c[i * w + k];
     }
-    m->poly = (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = u->order,
-                           .du = m->pdu};
+    m->poly =
+        (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = u->order, .du = m->pdu};
     m->has_poly = 1;
     return PORT_OK;
 }
@@ -151,15 +151,30 @@ static int collect(void *ctx)
 }
 
 /* What a peer's FMU does not offer through this adapter (the master-slave operations). */
-static int no_discrete(void *ctx, port_discrete *d) { return PORT_EUNSUPPORTED; }
+static int no_discrete(void *ctx, port_discrete *d)
+{
+    return PORT_EUNSUPPORTED;
+}
 static int no_set_discrete(void *ctx, size_t n, const port_discrete *d)
 {
     return PORT_EUNSUPPORTED;
 }
-static int no_states(void *ctx, double *x) { return PORT_EUNSUPPORTED; }
-static int no_set_states(void *ctx, int64_t t, const double *x) { return PORT_EUNSUPPORTED; }
-static int no_directional(void *ctx, const double *du, double *dy) { return PORT_EUNSUPPORTED; }
-static int no_slot(void *ctx, int slot) { return PORT_EUNSUPPORTED; }
+static int no_states(void *ctx, double *x)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_set_states(void *ctx, int64_t t, const double *x)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_directional(void *ctx, const double *du, double *dy)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_slot(void *ctx, int slot)
+{
+    return PORT_EUNSUPPORTED;
+}
 
 static const port_slave_ops model_ops = {
     .set_inputs = set_inputs,
@@ -197,10 +212,18 @@ static int open_fmu(fmufed_model *m)
         char buf[64];
         const char *s = buf;
         switch (p->kind) {
-        case FEDFILE_REAL: snprintf(buf, sizeof buf, "%.17g", p->real); break;
-        case FEDFILE_INTEGER: snprintf(buf, sizeof buf, "%lld", p->integer); break;
-        case FEDFILE_BOOLEAN: s = p->integer ? "true" : "false"; break;
-        default: s = p->string ? p->string : ""; break;
+        case FEDFILE_REAL:
+            snprintf(buf, sizeof buf, "%.17g", p->real);
+            break;
+        case FEDFILE_INTEGER:
+            snprintf(buf, sizeof buf, "%lld", p->integer);
+            break;
+        case FEDFILE_BOOLEAN:
+            s = p->integer ? "true" : "false";
+            break;
+        default:
+            s = p->string ? p->string : "";
+            break;
         }
         names[k] = p->name;
         if (!(vals[k] = strdup(s))) {
@@ -247,8 +270,7 @@ static int var_vr(fmufed_model *m, const char *var, fmi2ValueReference *vr, doub
     return PORT_OK;
 }
 
-int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen,
-                      fmufed_model **out)
+int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, fmufed_model **out)
 {
     *out = NULL;
     fmufed_model *m = calloc(1, sizeof *m);
@@ -318,7 +340,9 @@ void fmufed_model_close(fmufed_model *m)
 port_slave fmufed_model_slave(fmufed_model *m)
 {
     port_slave s = {.ops = &model_ops, .ctx = m};
-    s.info = (port_slave_info){.name = m->fd->name, .n_in = m->n_in, .n_out = m->n_out,
+    s.info = (port_slave_info){.name = m->fd->name,
+                               .n_in = m->n_in,
+                               .n_out = m->n_out,
                                .max_output_deriv = m->max_deriv,
                                .is_me = fmu_step_kind(m->fmu) == FMU_KIND_ME};
     return s;

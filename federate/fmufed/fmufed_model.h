@@ -34,8 +34,7 @@ typedef struct fmufed_model fmufed_model; /* opaque */
  * @return PORT_OK, PORT_EFAIL (the FMU cannot be loaded or does not fit the file),
  *         PORT_ENOMEM.
  */
-int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen,
-                      fmufed_model **out);
+int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, fmufed_model **out);
 
 /** Close the FMU and free the model. Accepts NULL. */
 void fmufed_model_close(fmufed_model *m);

@@ -25,8 +25,7 @@ int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen)
     return rc == RES_OK ? PORT_OK : PORT_EFAIL;
 }
 
-int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err,
-                   size_t errlen)
+int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err, size_t errlen)
 {
     fmufed_rec *r = ctx;
     if (r->hook) r->hook(r->hook_ctx, seconds, v, r->n);

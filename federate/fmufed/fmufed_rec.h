@@ -13,15 +13,15 @@
 #include "federate/run/results.h"
 
 typedef struct fmufed_rec {
-    res_writer *csv;            /* NULL: no file (then no progress either, as before) */
-    fmufed_stats *st;           /* t_final and csv filled; not NULL */
+    res_writer *csv;                       /* NULL: no file (then no progress either, as before) */
+    fmufed_stats *st;                      /* t_final and csv filled; not NULL */
     void (*progress)(void *ctx, double t); /* fmufed_opts.progress, may be NULL */
     void *progress_ctx;
-    int64_t progress_next;      /* report again when a recorded time reaches this, ticks */
-    int64_t t_start, t_end;     /* ticks */
-    fmufed_row_hook hook;       /* fmufed_opts.row, may be NULL */
+    int64_t progress_next;  /* report again when a recorded time reaches this, ticks */
+    int64_t t_start, t_end; /* ticks */
+    fmufed_row_hook hook;   /* fmufed_opts.row, may be NULL */
     void *hook_ctx;
-    size_t n;                   /* values per row */
+    size_t n; /* values per row */
 } fmufed_rec;
 
 /**
@@ -36,7 +36,6 @@ int fmufed_rec_open(fmufed_rec *r, const char *dir, const char *fed, size_t n,
 int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen);
 
 /** The row sink (fmufed_row_fn): the hook, then the CSV row, t_final and progress. */
-int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err,
-                   size_t errlen);
+int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err, size_t errlen);
 
 #endif

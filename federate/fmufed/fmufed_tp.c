@@ -46,35 +46,33 @@ typedef struct tp_out {
 struct fmufed_tp {
     const fedfile *ff;
     const fedfile_fed *fd;
-    long idx;             /* index of fd in ff->feds */
+    long idx; /* index of fd in ff->feds */
     tp_federate *tp;
     tp_in *in;
     size_t n_in;
     tp_out *out;
     size_t n_out;
-    tp_handle step_ic;    /* StepForward interaction (gauss-seidel), 0 otherwise */
-    tp_time step_fwd_t;   /* newest StepForward time stamp received, TP_NO_TIME */
-    tp_time T;            /* logical time granted, ticks */
-    tp_time lookahead;    /* ticks */
-    double res;           /* seconds per tick */
-    int timeout_ms;       /* joins, enabling, start sync; < 0: none */
-    int run_timeout_ms;   /* grants, polling, end sync; < 0: none (the default) */
-    int running;          /* 1 between the start and end syncs: a peer leaving is a failure */
-    int peer_failed;      /* a peer resigned, or the RTI refused something */
+    tp_handle step_ic;  /* StepForward interaction (gauss-seidel), 0 otherwise */
+    tp_time step_fwd_t; /* newest StepForward time stamp received, TP_NO_TIME */
+    tp_time T;          /* logical time granted, ticks */
+    tp_time lookahead;  /* ticks */
+    double res;         /* seconds per tick */
+    int timeout_ms;     /* joins, enabling, start sync; < 0: none */
+    int run_timeout_ms; /* grants, polling, end sync; < 0: none (the default) */
+    int running;        /* 1 between the start and end syncs: a peer leaving is a failure */
+    int peer_failed;    /* a peer resigned, or the RTI refused something */
     char peer_msg[512];
-    size_t joined;        /* federates of the file seen joined (this one excluded) */
-    char *seen;           /* ff->n_feds flags: seen joined */
-    fmufed_stats *st;     /* counters, never NULL */
+    size_t joined;           /* federates of the file seen joined (this one excluded) */
+    char *seen;              /* ff->n_feds flags: seen joined */
+    fmufed_stats *st;        /* counters, never NULL */
     struct timespec idle_t0; /* start of the current wait (idle attempt 0) */
     char *err;
     size_t errlen;
 };
 
-typedef struct fmufed_tp fmufed_ctx; /* the set-up code below kept its parameter name */
-
-static int fmufed_fail(fmufed_ctx *c, int code, const char *fmt, ...)
+static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static int fmufed_fail(fmufed_ctx *c, int code, const char *fmt, ...)
+static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
 {
     if (!c->err || !c->errlen) return code;
     int n = snprintf(c->err, c->errlen, "federate %s: ", c->fd ? c->fd->name : "?");
@@ -90,7 +88,7 @@ static int fmufed_fail(fmufed_ctx *c, int code, const char *fmt, ...)
 
 static void on_reflect(void *ctx, const tp_reflection *r)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     for (size_t k = 0; k < r->n_values; k++) {
         for (size_t i = 0; i < c->n_in; i++) {
             tp_in *in = &c->in[i];
@@ -116,20 +114,20 @@ static void on_reflect(void *ctx, const tp_reflection *r)
 
 static void on_receive(void *ctx, const tp_interaction *i)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     if (c->step_ic && i->interaction_class == c->step_ic &&
         (c->step_fwd_t == TP_NO_TIME || i->time > c->step_fwd_t))
         c->step_fwd_t = i->time;
 }
 
-static long file_index(const fmufed_ctx *c, const char *name)
+static long file_index(const fmufed_tp *c, const char *name)
 {
     return fedfile_find(c->ff, name);
 }
 
 static void on_joined(void *ctx, tp_fed fed, const char *name)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     long k = file_index(c, name);
     if (k >= 0 && k != c->idx && !c->seen[k]) {
         c->seen[k] = 1;
@@ -139,7 +137,7 @@ static void on_joined(void *ctx, tp_fed fed, const char *name)
 
 static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     long k = file_index(c, name);
     if (k < 0 || k == c->idx) return;
     if (c->seen[k]) {
@@ -148,14 +146,15 @@ static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *rea
     }
     if (c->running && !c->peer_failed) {
         c->peer_failed = 1;
-        snprintf(c->peer_msg, sizeof c->peer_msg, "federate %s left the federation before the end: %s",
-                 name, reason ? reason : "no reason given");
+        snprintf(c->peer_msg, sizeof c->peer_msg,
+                 "federate %s left the federation before the end: %s", name,
+                 reason ? reason : "no reason given");
     }
 }
 
 static void on_error(void *ctx, int code, const char *message)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     if (!c->peer_failed) {
         c->peer_failed = 1;
         snprintf(c->peer_msg, sizeof c->peer_msg, "the RTI refused a request: %s (%s)",
@@ -165,17 +164,15 @@ static void on_error(void *ctx, int code, const char *message)
 
 static void on_log(void *ctx, tp_log_level level, const char *line)
 {
-    fmufed_ctx *c = ctx;
-    if (level <= TP_LOG_WARN)
-        fprintf(stderr, "tempo-fmu: %s: %s\n", c->fd->name, line);
+    fmufed_tp *c = ctx;
+    if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-fmu: %s: %s\n", c->fd->name, line);
 }
 
-static int fmufed_check_peers(fmufed_ctx *c)
+static int fmufed_check_peers(fmufed_tp *c)
 {
     if (c->peer_failed) return fmufed_fail(c, FMUFED_ERTI, "%s", c->peer_msg);
     return FMUFED_OK;
 }
-
 
 /* ---- the exchange operations (algorithms/exchange.h) ---------------------------------- */
 
@@ -188,25 +185,42 @@ static int lost(int rc)
 static const char *req_name(tp_request_kind k)
 {
     switch (k) {
-    case TP_REQ_TAR: return "TAR";
-    case TP_REQ_TARA: return "TARA";
-    case TP_REQ_NER: return "NER";
-    case TP_REQ_NERA: return "NERA";
-    case TP_REQ_FQR: return "FQR";
-    default: return "?";
+    case TP_REQ_TAR:
+        return "TAR";
+    case TP_REQ_TARA:
+        return "TARA";
+    case TP_REQ_NER:
+        return "NER";
+    case TP_REQ_NERA:
+        return "NERA";
+    case TP_REQ_FQR:
+        return "FQR";
+    default:
+        return "?";
     }
 }
 
-int fmufed_request(fmufed_ctx *c, tp_request_kind kind, tp_time t, tp_time *got)
+static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time *got)
 {
     int rc;
     switch (kind) {
-    case TP_REQ_TAR: rc = tp_time_advance_request(c->tp, t); break;
-    case TP_REQ_TARA: rc = tp_time_advance_request_available(c->tp, t); break;
-    case TP_REQ_NER: rc = tp_next_event_request(c->tp, t); break;
-    case TP_REQ_NERA: rc = tp_next_event_request_available(c->tp, t); break;
-    case TP_REQ_FQR: rc = tp_flush_queue_request(c->tp, t); break;
-    default: return fmufed_fail(c, FMUFED_EUSAGE, "bad request kind %d", (int)kind);
+    case TP_REQ_TAR:
+        rc = tp_time_advance_request(c->tp, t);
+        break;
+    case TP_REQ_TARA:
+        rc = tp_time_advance_request_available(c->tp, t);
+        break;
+    case TP_REQ_NER:
+        rc = tp_next_event_request(c->tp, t);
+        break;
+    case TP_REQ_NERA:
+        rc = tp_next_event_request_available(c->tp, t);
+        break;
+    case TP_REQ_FQR:
+        rc = tp_flush_queue_request(c->tp, t);
+        break;
+    default:
+        return fmufed_fail(c, FMUFED_EUSAGE, "bad request kind %d", (int)kind);
     }
     c->st->requests++;
     if (rc != TP_OK)
@@ -232,7 +246,7 @@ static int x_request(void *ctx, peer_req kind, int64_t t, int64_t *granted)
 
 static int x_publish(void *ctx, int64_t ts, const double *y)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     for (size_t k = 0; k < c->n_out; k++) {
         /* One update per object: gather every output of this object's class. */
         int first = 1;
@@ -245,8 +259,8 @@ static int x_publish(void *ctx, int64_t ts, const double *y)
         for (size_t m = k; m < c->n_out; m++) {
             if (c->out[m].obj != c->out[k].obj) continue;
             tp_encode_float64(y[m], bytes[n]);
-            vals[n] = (tp_value){.handle = c->out[m].attr, .data = bytes[n],
-                                 .size = TP_FLOAT64_SIZE};
+            vals[n] =
+                (tp_value){.handle = c->out[m].attr, .data = bytes[n], .size = TP_FLOAT64_SIZE};
             n++;
         }
         int rc = tp_update(c->tp, c->out[k].obj, vals, n, ts);
@@ -261,7 +275,7 @@ static int x_publish(void *ctx, int64_t ts, const double *y)
 
 static int x_inputs(void *ctx, peer_input *in)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     for (size_t i = 0; i < c->n_in; i++) {
         in[i] = (peer_input){.v = c->in[i].next, .t = c->in[i].next_t, .fresh = c->in[i].fresh};
         c->in[i].fresh = 0;
@@ -271,7 +285,7 @@ static int x_inputs(void *ctx, peer_input *in)
 
 static int x_token_send(void *ctx, int64_t ts)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     int sr = tp_send_interaction(c->tp, c->step_ic, NULL, 0, ts);
     if (sr != TP_OK)
         return lost(fmufed_fail(c, FMUFED_ERTI, "StepForward at %.9g s: %s: %s", ts * c->res,
@@ -281,7 +295,7 @@ static int x_token_send(void *ctx, int64_t ts)
 
 static int64_t x_token_time(void *ctx)
 {
-    return ((fmufed_ctx *)ctx)->step_fwd_t;
+    return ((fmufed_tp *)ctx)->step_fwd_t;
 }
 
 static long elapsed_ms(const struct timespec *t0)
@@ -295,7 +309,7 @@ static long elapsed_ms(const struct timespec *t0)
  * spin; the run's time limit counts from the first poll of the step. */
 static int x_idle(void *ctx, int attempt, int64_t t, const char *waiting_for)
 {
-    fmufed_ctx *c = ctx;
+    fmufed_tp *c = ctx;
     if (attempt == 0) clock_gettime(CLOCK_MONOTONIC, &c->idle_t0);
     if (c->run_timeout_ms >= 0 && elapsed_ms(&c->idle_t0) > c->run_timeout_ms)
         return lost(fmufed_fail(c, FMUFED_ERTI, "no %s for step %.9g s within %d ms", waiting_for,
@@ -319,7 +333,7 @@ static const peer_exchange_ops tp_exchange_ops = {
 /* ---- set-up ------------------------------------------------------------------------------ */
 
 /* Resolve the wiring to FOM handles. */
-static int resolve_wiring(fmufed_ctx *c)
+static int resolve_wiring(fmufed_tp *c)
 {
     const fedfile_fed *fd = c->fd;
     c->n_in = fd->n_inputs;
@@ -334,8 +348,8 @@ static int resolve_wiring(fmufed_ctx *c)
         int rc;
         if ((rc = tp_object_class(c->tp, in->w->cls, &in->cls)) != TP_OK ||
             (rc = tp_attribute(c->tp, in->cls, in->w->attr, &in->attr)) != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "inputs[\"%s\"]: %s.%s: %s", in->w->var,
-                               in->w->cls, in->w->attr, tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "inputs[\"%s\"]: %s.%s: %s", in->w->var, in->w->cls,
+                               in->w->attr, tp_last_error(c->tp));
     }
     for (size_t k = 0; k < c->n_out; k++) {
         tp_out *o = &c->out[k];
@@ -343,14 +357,14 @@ static int resolve_wiring(fmufed_ctx *c)
         int rc;
         if ((rc = tp_object_class(c->tp, o->w->cls, &o->cls)) != TP_OK ||
             (rc = tp_attribute(c->tp, o->cls, o->w->attr, &o->attr)) != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "outputs[\"%s\"]: %s.%s: %s", o->w->var,
-                               o->w->cls, o->w->attr, tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "outputs[\"%s\"]: %s.%s: %s", o->w->var, o->w->cls,
+                               o->w->attr, tp_last_error(c->tp));
     }
     return FMUFED_OK;
 }
 
 /* Publish, subscribe and register one object per published class. */
-static int declare(fmufed_ctx *c)
+static int declare(fmufed_tp *c)
 {
     tp_handle attrs[(c->n_in > c->n_out ? c->n_in : c->n_out) + 1];
     for (size_t k = 0; k < c->n_out; k++) {
@@ -398,14 +412,14 @@ static int declare(fmufed_ctx *c)
         if (rc == TP_OK && role == TOPO_ROLE_SOURCE)
             rc = tp_subscribe_interaction_class(c->tp, c->step_ic);
         if (rc != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s: %s",
-                               tp_strerror(rc), tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s: %s", tp_strerror(rc),
+                               tp_last_error(c->tp));
     }
     return FMUFED_OK;
 }
 
 /* Evoke until every other federate of the file has joined. */
-static int wait_all_joined(fmufed_ctx *c)
+static int wait_all_joined(fmufed_tp *c)
 {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -431,7 +445,7 @@ static int wait_all_joined(fmufed_ctx *c)
 /* Start: the first federate of the file registers the point once all have joined; every
  * federate achieves it only after declaring and enabling time management, so nobody advances
  * before everyone is subscribed and regulating. */
-static int sync_point(fmufed_ctx *c, const char *label)
+static int sync_point(fmufed_tp *c, const char *label)
 {
     if (c->idx == 0) {
         int rc = wait_all_joined(c);
@@ -451,7 +465,7 @@ static int sync_point(fmufed_ctx *c, const char *label)
     return fmufed_check_peers(c);
 }
 
-static int join(fmufed_ctx *c, const fmufed_opts *o)
+static int join(fmufed_tp *c, const fmufed_opts *o)
 {
     const fedfile *ff = c->ff;
     char addr[600];
@@ -473,19 +487,27 @@ static int join(fmufed_ctx *c, const fmufed_opts *o)
      * gauss-seidel), so that a mismatch is refused at start with the file's JSON path rather
      * than at the first update. */
     struct fom *fom = NULL;
-    int frc = ff->fom ? fom_parse_file(ff->fom, &fom, e, sizeof e)
-                      : fom_parse_mem(fom_text, strlen(fom_text), "generated FOM", &fom, e, sizeof e);
+    int frc = ff->fom
+                  ? fom_parse_file(ff->fom, &fom, e, sizeof e)
+                  : fom_parse_mem(fom_text, strlen(fom_text), "generated FOM", &fom, e, sizeof e);
     if (frc == FOM_OK && fedfile_check_fom(ff, fom, e, sizeof e) != FEDFILE_OK) frc = -1;
     fom_free(fom);
     if (frc != FOM_OK) {
         free(fom_text);
         return fmufed_fail(c, FMUFED_EUSAGE, "%s", e);
     }
-    tp_callbacks cb = {.reflect = on_reflect, .receive = on_receive,
-                       .federate_joined = on_joined, .federate_resigned = on_resigned,
-                       .error = on_error, .log = on_log};
-    tp_join_options jo = {.rti = addr, .federation = ff->federation, .federate = c->fd->name,
-                          .fom_path = ff->fom, .fom_text = fom_text, .create = 1,
+    tp_callbacks cb = {.reflect = on_reflect,
+                       .receive = on_receive,
+                       .federate_joined = on_joined,
+                       .federate_resigned = on_resigned,
+                       .error = on_error,
+                       .log = on_log};
+    tp_join_options jo = {.rti = addr,
+                          .federation = ff->federation,
+                          .federate = c->fd->name,
+                          .fom_path = ff->fom,
+                          .fom_text = fom_text,
+                          .create = 1,
                           .timeout_ms = c->timeout_ms > 0 ? c->timeout_ms : 0};
     int rc = tp_join(&jo, &cb, c, &c->tp, e, sizeof e);
     free(fom_text);
@@ -495,7 +517,7 @@ static int join(fmufed_ctx *c, const fmufed_opts *o)
     return FMUFED_OK;
 }
 
-static int enable_time(fmufed_ctx *c)
+static int enable_time(fmufed_tp *c)
 {
     int rc = tp_enable_regulation(c->tp, c->lookahead);
     if (rc == TP_OK) rc = tp_wait_regulation_enabled(c->tp, c->timeout_ms);
@@ -515,7 +537,6 @@ static int enable_time(fmufed_ctx *c)
     return FMUFED_OK;
 }
 
-
 /* ---- the transport's life ------------------------------------------------------------- */
 
 int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int64_t lookahead,
@@ -527,8 +548,14 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
         if (err && errlen) snprintf(err, errlen, "federate %s: out of memory", ff->feds[idx].name);
         return FMUFED_ENOMEM;
     }
-    *c = (fmufed_tp){.ff = ff, .fd = &ff->feds[idx], .idx = (long)idx, .err = err,
-                     .errlen = errlen, .st = st, .step_fwd_t = TP_NO_TIME, .res = ff->resolution,
+    *c = (fmufed_tp){.ff = ff,
+                     .fd = &ff->feds[idx],
+                     .idx = (long)idx,
+                     .err = err,
+                     .errlen = errlen,
+                     .st = st,
+                     .step_fwd_t = TP_NO_TIME,
+                     .res = ff->resolution,
                      .lookahead = lookahead};
     c->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000;
     /* Peers may compute long between grants; a dead peer is resigned by the RTI, which ends

@@ -30,11 +30,16 @@ typedef struct worker {
 static int code_of(int st)
 {
     switch (st) {
-    case PORT_OK: return FMUFED_OK;
-    case PORT_EUSAGE: return FMUFED_EUSAGE;
-    case PORT_ENOMEM: return FMUFED_ENOMEM;
-    case PORT_ELOST: return FMUFED_ERTI;
-    default: return FMUFED_EFMU;
+    case PORT_OK:
+        return FMUFED_OK;
+    case PORT_EUSAGE:
+        return FMUFED_EUSAGE;
+    case PORT_ENOMEM:
+        return FMUFED_ENOMEM;
+    case PORT_ELOST:
+        return FMUFED_ERTI;
+    default:
+        return FMUFED_EFMU;
     }
 }
 
@@ -51,10 +56,17 @@ static int run_worker(worker *w, fmufed_model *model, void *settings, fmufed_rec
     if (rec->csv || rec->hook) fmufed_model_set_rows(model, fmufed_rec_row, rec);
     peer p = {.model = fmufed_model_slave(model),
               .x = inproc_hub_exchange(w->hub, w->idx, w->err, sizeof w->err, &w->st),
-              .name = fd->name, .tick = ff->resolution, .t_start = ff->algo.t_start,
-              .t_end = ff->algo.t_end, .t_granted = 0, .extrapolation = ff->algo.extrapolation,
-              .u0 = fmufed_model_u0(model), .in_names = in_names, .out_names = out_names,
-              .err = w->err, .errlen = sizeof w->err};
+              .name = fd->name,
+              .tick = ff->resolution,
+              .t_start = ff->algo.t_start,
+              .t_end = ff->algo.t_end,
+              .t_granted = 0,
+              .extrapolation = ff->algo.extrapolation,
+              .u0 = fmufed_model_u0(model),
+              .in_names = in_names,
+              .out_names = out_names,
+              .err = w->err,
+              .errlen = sizeof w->err};
     int rc = code_of(w->alg->run_peer(settings, &p));
     w->st.steps = p.steps;
     return rc;
@@ -132,8 +144,8 @@ int inproc_run(const fedfile *ff, const inproc_opts *opts, inproc_stats *stats, 
     /* The first failure is the cause; the others' "left the federation" follow from it. */
     for (size_t pass = 0; rc == FMUFED_OK && w && pass < 2; pass++)
         for (size_t i = 0; i < ff->n_feds && rc == FMUFED_OK; i++)
-            if (w[i].rc && (pass == 1 || w[i].rc != FMUFED_ERTI ||
-                            !strstr(w[i].err, "left the federation"))) {
+            if (w[i].rc &&
+                (pass == 1 || w[i].rc != FMUFED_ERTI || !strstr(w[i].err, "left the federation"))) {
                 rc = w[i].rc;
                 if (err && errlen) snprintf(err, errlen, "%s", w[i].err);
             }

@@ -18,19 +18,19 @@
 
 /* Options of one run; all-zero means "as the federation file says". */
 typedef struct inproc_opts {
-    const char *output;       /* results folder overriding the file's "output"; the CSVs are
-                                 the same files tempo-fmu writes */
-    int no_csv;               /* 1: write no CSV at all (rows still reach the hook) */
-    fmufed_row_hook row;      /* every recorded row of every federate; NULL: none. Runs in
-                                 that federate's thread. */
-    void *const *row_ctx;     /* n_feds contexts, row_ctx[i] for federate i; may be NULL */
+    const char *output;   /* results folder overriding the file's "output"; the CSVs are
+                             the same files tempo-fmu writes */
+    int no_csv;           /* 1: write no CSV at all (rows still reach the hook) */
+    fmufed_row_hook row;  /* every recorded row of every federate; NULL: none. Runs in
+                             that federate's thread. */
+    void *const *row_ctx; /* n_feds contexts, row_ctx[i] for federate i; may be NULL */
 } inproc_opts;
 
 /* What a run did, per federate (filled also on failure, as far as it got). */
 typedef struct inproc_stats {
-    long steps;      /* communication points of the algorithm */
-    long requests;   /* time requests (FQR polls included) */
-    long updates;    /* object updates sent */
+    long steps;       /* communication points of the algorithm */
+    long requests;    /* time requests (FQR polls included) */
+    long updates;     /* object updates sent */
     long reflections; /* input values received */
 } inproc_stats;
 

@@ -28,24 +28,24 @@ _Static_assert(PEER_NO_TIME == TM_NO_TIME, "PEER_NO_TIME mirrors TM_NO_TIME");
 /* One message in flight: an object update (one class of the sender's outputs) or the
  * StepForward token. Its slot is reused once every receiver had it. */
 typedef struct msg {
-    size_t sender;      /* federate index */
-    const char *cls;    /* update: the class (the sender's wiring); NULL: the token */
-    size_t n;           /* values */
+    size_t sender;          /* federate index */
+    const char *cls;        /* update: the class (the sender's wiring); NULL: the token */
+    size_t n;               /* values */
     const fedfile_wire **w; /* n wires of the sender (attribute names) */
-    double *v;          /* n values */
-    size_t remaining;   /* receivers that have not had it yet */
-    size_t next_free;   /* free-list link */
+    double *v;              /* n values */
+    size_t remaining;       /* receivers that have not had it yet */
+    size_t next_free;       /* free-list link */
 } msg;
 
 /* One federate as the hub sees it. */
 typedef struct member {
     inproc_hub *h;
     size_t idx;
-    tm_fed fed;          /* idx + 1 */
+    tm_fed fed; /* idx + 1 */
     const fedfile_fed *fd;
-    peer_input *in;      /* fd->n_inputs: newest received */
-    int64_t token_t;     /* newest StepForward stamp, PEER_NO_TIME */
-    int granted;         /* a grant arrived for the pending request */
+    peer_input *in;  /* fd->n_inputs: newest received */
+    int64_t token_t; /* newest StepForward stamp, PEER_NO_TIME */
+    int granted;     /* a grant arrived for the pending request */
     int64_t grant_t;
     uint64_t sends_seen; /* hub->sends at the last grant (idle waits for a change) */
     size_t *recv_cls;    /* scratch receivers */
@@ -61,11 +61,11 @@ struct inproc_hub {
     tm_state *tm;
     size_t n;
     member *m;
-    tm_fed *recv;     /* scratch: receivers of one send */
+    tm_fed *recv; /* scratch: receivers of one send */
     msg *msgs;
     size_t n_msgs, cap_msgs, free_head; /* free list of slots; SIZE_MAX: empty */
-    uint64_t sends;   /* every send so far (idle's wake-up) */
-    int failed;       /* a peer stopped on a failure */
+    uint64_t sends;                     /* every send so far (idle's wake-up) */
+    int failed;                         /* a peer stopped on a failure */
     size_t failed_idx;
 };
 
@@ -125,7 +125,8 @@ static void sink(void *ctx, const tm_decision *d)
     case TM_D_DELIVER:
         if (d->token < h->n_msgs) deliver(h, to, &h->msgs[d->token], d->time);
         break;
-    default: break; /* enables, discards, refusals (the calls return those too) */
+    default:
+        break; /* enables, discards, refusals (the calls return those too) */
     }
 }
 
@@ -166,8 +167,8 @@ static int send_msg(member *m, size_t k, size_t n, int64_t ts)
     }
     h->sends++;
     pthread_cond_broadcast(&h->cv);
-    if (rc != TM_OK) return fail(m, PORT_ELOST, "send at %lld ticks: %s: %s", (long long)ts,
-                                 tm_strerror(rc), e);
+    if (rc != TM_OK)
+        return fail(m, PORT_ELOST, "send at %lld ticks: %s: %s", (long long)ts, tm_strerror(rc), e);
     return PORT_OK;
 }
 
@@ -324,8 +325,7 @@ static const peer_exchange_ops hub_ops = {
 
 /* ---- life ------------------------------------------------------------------------------- */
 
-int inproc_hub_new(const fedfile *ff, int64_t lookahead, inproc_hub **out, char *err,
-                   size_t errlen)
+int inproc_hub_new(const fedfile *ff, int64_t lookahead, inproc_hub **out, char *err, size_t errlen)
 {
     inproc_hub *h = calloc(1, sizeof *h);
     *out = h;
@@ -343,8 +343,8 @@ int inproc_hub_new(const fedfile *ff, int64_t lookahead, inproc_hub **out, char 
     if (rc == TM_OK) tm_set_reasons(h->tm, false);
     for (size_t i = 0; i < h->n && rc == TM_OK; i++) {
         member *m = &h->m[i];
-        *m = (member){.h = h, .idx = i, .fed = (tm_fed)(i + 1), .fd = &ff->feds[i],
-                      .token_t = PEER_NO_TIME};
+        *m = (member){
+            .h = h, .idx = i, .fed = (tm_fed)(i + 1), .fd = &ff->feds[i], .token_t = PEER_NO_TIME};
         m->in = calloc(m->fd->n_inputs + 1, sizeof *m->in);
         if (!m->in) return FMUFED_ENOMEM;
         for (size_t k = 0; k < m->fd->n_inputs; k++)

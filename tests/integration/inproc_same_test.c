@@ -83,8 +83,8 @@ static void same_both_ways(const char *rti, fedfile *ff, const char *label)
     snprintf(out, sizeof out, "%s/%s", g_dir, label);
     for (size_t i = 0; i < n; i++) {
         th[i] = (fed_thread){.ff = ff, .name = ff->feds[i].name};
-        th[i].o = (fmufed_opts){.rti = rti, .output = out, .timeout_ms = 60000,
-                                .row = on_row, .row_ctx = &dist[i]};
+        th[i].o = (fmufed_opts){
+            .rti = rti, .output = out, .timeout_ms = 60000, .row = on_row, .row_ctx = &dist[i]};
         CHECK(pthread_create(&pt[i], NULL, fed_main, &th[i]) == 0, "%s: thread", label);
     }
     for (size_t i = 0; i < n; i++) {

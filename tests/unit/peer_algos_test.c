@@ -79,9 +79,11 @@ static int m_collect(void *ctx)
     m->status = PORT_OK;
     return s;
 }
-static const port_slave_ops model_ops = {.set_inputs = m_set_inputs, .step = m_step,
+static const port_slave_ops model_ops = {.set_inputs = m_set_inputs,
+                                         .step = m_step,
                                          .get_outputs = m_get_outputs,
-                                         .get_output_derivs = m_derivs, .record = m_record,
+                                         .get_output_derivs = m_derivs,
+                                         .record = m_record,
                                          .collect = m_collect};
 
 /* ---- the fake exchange ------------------------------------------------------------------ */
@@ -138,16 +140,25 @@ static int x_inputs(void *ctx, peer_input *in)
     x->in.fresh = 0;
     return PORT_OK;
 }
-static int x_token_send(void *ctx, int64_t ts) { return PORT_OK; }
-static int64_t x_token_time(void *ctx) { return ((fake_x *)ctx)->token; }
+static int x_token_send(void *ctx, int64_t ts)
+{
+    return PORT_OK;
+}
+static int64_t x_token_time(void *ctx)
+{
+    return ((fake_x *)ctx)->token;
+}
 static int x_idle(void *ctx, int attempt, int64_t t, const char *what)
 {
     ((fake_x *)ctx)->idles++;
     return attempt < 100 ? PORT_OK : PORT_ELOST;
 }
-static const peer_exchange_ops x_ops = {.publish = x_publish, .request = x_request,
-                                        .inputs = x_inputs, .token_send = x_token_send,
-                                        .token_time = x_token_time, .idle = x_idle};
+static const peer_exchange_ops x_ops = {.publish = x_publish,
+                                        .request = x_request,
+                                        .inputs = x_inputs,
+                                        .token_send = x_token_send,
+                                        .token_time = x_token_time,
+                                        .idle = x_idle};
 
 static char g_err[512];
 
@@ -160,9 +171,18 @@ static peer make_peer(fake_model *m, fake_x *x, int64_t t_end, int extrap)
     x->token = PEER_NO_TIME;
     if (!x->peer_event) x->peer_event = INT64_MAX;
     port_slave s = {.ops = &model_ops, .ctx = m, .info = {.name = "fake", .n_in = 1, .n_out = 1}};
-    return (peer){.model = s, .x = {.ops = &x_ops, .ctx = x}, .name = "fake", .tick = TICK,
-                  .t_start = 0, .t_end = t_end, .t_granted = 0, .extrapolation = extrap,
-                  .u0 = &u0, .in_names = names, .out_names = names, .err = g_err,
+    return (peer){.model = s,
+                  .x = {.ops = &x_ops, .ctx = x},
+                  .name = "fake",
+                  .tick = TICK,
+                  .t_start = 0,
+                  .t_end = t_end,
+                  .t_granted = 0,
+                  .extrapolation = extrap,
+                  .u0 = &u0,
+                  .in_names = names,
+                  .out_names = names,
+                  .err = g_err,
                   .errlen = sizeof g_err};
 }
 
@@ -293,8 +313,7 @@ static void test_jacobi_de(void)
     CHECK_INT_EQ((long)m.n_rows, p.steps + 1);
     /* The secant of y between the last two samples predicts h = q / |slope|, slope ~ c t:
      * late in the run |slope| ~ 2 gives q/2 = 0.5 ms, below h_min: clamped to h_min. */
-    CHECK(x.req_t[x.n_req - 2] - x.req_t[x.n_req - 3] <= 10 ||
-              x.req_t[x.n_req - 2] == 1000,
+    CHECK(x.req_t[x.n_req - 2] - x.req_t[x.n_req - 3] <= 10 || x.req_t[x.n_req - 2] == 1000,
           "late steps at h_min");
 }
 
