@@ -23,6 +23,10 @@ typedef struct worker {
     fmufed_stats fst; /* what the recording fills (t_final, csv path) */
     int rc;           /* FMUFED_* */
     char err[INPROC_ERRLEN];
+    fmufed_model *model;
+    void *settings;
+    peer_exchange x; /* its side of the hub, set before the threads start */
+    fmufed_rec rec;
     pthread_t th;
     int started;
 } worker;
@@ -55,7 +59,7 @@ static int run_worker(worker *w, fmufed_model *model, void *settings, fmufed_rec
         out_names[k] = fd->outputs[k].var;
     if (rec->csv || rec->hook) fmufed_model_set_rows(model, fmufed_rec_row, rec);
     peer p = {.model = fmufed_model_slave(model),
-              .x = inproc_hub_exchange(w->hub, w->idx, w->err, sizeof w->err, &w->st),
+              .x = w->x,
               .name = fd->name,
               .tick = ff->resolution,
               .t_start = ff->algo.t_start,
@@ -72,40 +76,51 @@ static int run_worker(worker *w, fmufed_model *model, void *settings, fmufed_rec
     return rc;
 }
 
-static void *worker_main(void *arg)
+/* Open federate w->idx's FMU, settings and rows, in the calling (main) thread: the FMU host's
+ * XML and zip readers then never run concurrently. */
+static void worker_open(worker *w)
 {
-    worker *w = arg;
     const fedfile *ff = w->ff;
     const fedfile_fed *fd = &ff->feds[w->idx];
-    fmufed_model *model = NULL;
-    void *settings = NULL;
-    fmufed_rec rec = {.st = &w->fst, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
+    w->rec = (fmufed_rec){.st = &w->fst, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
     if (w->opts && w->opts->row) {
-        rec.hook = w->opts->row;
-        rec.hook_ctx = w->opts->row_ctx ? w->opts->row_ctx[w->idx] : NULL;
+        w->rec.hook = w->opts->row;
+        w->rec.hook_ctx = w->opts->row_ctx ? w->opts->row_ctx[w->idx] : NULL;
     }
     char e[INPROC_ERRLEN / 2];
-    w->rc = code_of(fmufed_model_open(ff, w->idx, w->err, sizeof w->err, &model));
-    if (!w->rc && w->alg->create(ff, w->idx, &settings, w->err, sizeof w->err) != FEDFILE_OK)
+    w->x = inproc_hub_exchange(w->hub, w->idx, w->err, sizeof w->err, &w->st);
+    w->rc = code_of(fmufed_model_open(ff, w->idx, w->err, sizeof w->err, &w->model));
+    if (!w->rc && w->alg->create(ff, w->idx, &w->settings, w->err, sizeof w->err) != FEDFILE_OK)
         w->rc = FMUFED_EUSAGE;
     if (!w->rc) {
         size_t n_rec;
-        const char *const *names = fmufed_model_rec_names(model, &n_rec);
+        const char *const *names = fmufed_model_rec_names(w->model, &n_rec);
         const char *dir = w->opts && w->opts->output ? w->opts->output : ff->output;
         if (w->opts && w->opts->no_csv) dir = NULL;
-        if (fmufed_rec_open(&rec, dir, fd->name, n_rec, names, e, sizeof e) != PORT_OK) {
+        if (fmufed_rec_open(&w->rec, dir, fd->name, n_rec, names, e, sizeof e) != PORT_OK) {
             snprintf(w->err, sizeof w->err, "federate %s: %s", fd->name, e);
             w->rc = FMUFED_EIO;
         }
     }
-    if (!w->rc) w->rc = run_worker(w, model, settings, &rec);
-    if (fmufed_rec_close(&rec, e, sizeof e) != PORT_OK && !w->rc) {
-        snprintf(w->err, sizeof w->err, "federate %s: %s", fd->name, e);
+}
+
+/* Close what worker_open opened (after the thread, if any, has returned). */
+static void worker_close(worker *w)
+{
+    char e[INPROC_ERRLEN / 2];
+    if (fmufed_rec_close(&w->rec, e, sizeof e) != PORT_OK && !w->rc) {
+        snprintf(w->err, sizeof w->err, "federate %s: %s", w->ff->feds[w->idx].name, e);
         w->rc = FMUFED_EIO;
     }
+    if (w->settings) w->alg->free(w->settings);
+    fmufed_model_close(w->model);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    w->rc = run_worker(w, w->model, w->settings, &w->rec);
     if (w->rc) inproc_hub_fail(w->hub, w->idx);
-    if (settings) w->alg->free(settings);
-    fmufed_model_close(model);
     return NULL;
 }
 
@@ -130,6 +145,14 @@ int inproc_run(const fedfile *ff, const inproc_opts *opts, inproc_stats *stats, 
     int rc = w ? inproc_hub_new(ff, lookahead, &hub, err, errlen) : FMUFED_ENOMEM;
     for (size_t i = 0; rc == FMUFED_OK && i < ff->n_feds; i++) {
         w[i] = (worker){.ff = ff, .idx = i, .alg = alg, .hub = hub, .opts = opts};
+        worker_open(&w[i]);
+    }
+    /* Threads only once every federate is ready: a federate that cannot start fails the run
+     * before anyone advances (tempo-fmu federates never pass the start sync point then). */
+    int ready = rc == FMUFED_OK;
+    for (size_t i = 0; ready && i < ff->n_feds; i++)
+        ready = !w[i].rc;
+    for (size_t i = 0; ready && i < ff->n_feds; i++) {
         if (pthread_create(&w[i].th, NULL, worker_main, &w[i]) != 0) {
             snprintf(w[i].err, sizeof w[i].err, "federate %s: cannot start a thread",
                      ff->feds[i].name);
@@ -141,6 +164,8 @@ int inproc_run(const fedfile *ff, const inproc_opts *opts, inproc_stats *stats, 
     }
     for (size_t i = 0; w && i < ff->n_feds; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
+    for (size_t i = 0; w && hub && i < ff->n_feds; i++)
+        if (w[i].ff) worker_close(&w[i]);
     /* The first failure is the cause; the others' "left the federation" follow from it. */
     for (size_t pass = 0; rc == FMUFED_OK && w && pass < 2; pass++)
         for (size_t i = 0; i < ff->n_feds && rc == FMUFED_OK; i++)

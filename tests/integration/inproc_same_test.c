@@ -170,5 +170,17 @@ int main(void)
         same_both_ways(addr, ff, "jacobi-naive");
     }
     fedfile_free(ff);
+    /* A federate that cannot start fails the run with its name; nobody waits forever. */
+    ff = load("examples/lv_gs.json");
+    if (ff) {
+        free(ff->feds[1].fmu);
+        ff->feds[1].fmu = strdup("/nonexistent/predator.fmu");
+        char err[INPROC_ERRLEN];
+        inproc_opts io = {.no_csv = 1};
+        int rc = inproc_run(ff, &io, NULL, err, sizeof err);
+        CHECK(rc == FMUFED_EFMU && strstr(err, "federate predator: /nonexistent/predator.fmu"),
+              "in-process start failure: rc %d: %s", rc, err);
+    }
+    fedfile_free(ff);
     return check_summary();
 }

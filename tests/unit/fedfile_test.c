@@ -667,6 +667,40 @@ static void test_corrupted(void)
     CHECK(refused > 200, "most corruptions must be refused (%d refused, %d loaded)", refused, ok);
 }
 
+/* The algorithm registry: every entry found by name and kind, on the peer side with a run
+ * function, and its settings created from a loaded file (per-output quanta for jacobi-de). */
+static void test_registry(void)
+{
+    size_t n = 0;
+    const fedfile_algo_entry *all = fedfile_algos(&n);
+    CHECK_INT_EQ((long)n, 4);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
+        CHECK(fedfile_algo_find(all[i].kind) == &all[i], "%s by kind", all[i].name);
+        CHECK(all[i].side == FEDFILE_SIDE_PEER && all[i].run_peer && !all[i].run_master &&
+                  all[i].parse && all[i].create && all[i].free,
+              "%s: a complete peer entry", all[i].name);
+    }
+    CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
+    copy_fixture("houses-de.json");
+    fedfile *ff = NULL;
+    if (load("houses-de.json", &ff) != FEDFILE_OK) return;
+    const fedfile_algo_entry *de = fedfile_algo_find(ff->algo.kind);
+    void *set = NULL;
+    CHECK_INT_EQ(de->create(ff, 0, &set, err, sizeof err), FEDFILE_OK);
+    const jacobi_de_settings *s = set;
+    if (s) {
+        CHECK_NEAR(s->h_min, 1.0, 0);
+        CHECK_NEAR(s->h_max, 900.0, 0);
+        for (size_t k = 0; k < ff->feds[0].n_outputs; k++)
+            CHECK_NEAR(s->q[k], fedfile_quantum_of(ff, &ff->feds[0], ff->feds[0].outputs[k].var),
+                       0);
+    }
+    de->free(set);
+    CHECK_INT_EQ(de->create(ff, 99, &set, err, sizeof err), FEDFILE_EUSAGE);
+    fedfile_free(ff);
+}
+
 int main(void)
 {
     if (setup() != 0) {
@@ -681,6 +715,7 @@ int main(void)
     test_fom_qualified();
     test_check_fmu();
     test_corrupted();
+    test_registry();
     teardown();
     return check_summary();
 }
