@@ -88,9 +88,9 @@ typedef struct peer {
                                below t_start, the algorithm opens t_start first (TARA) */
     int extrapolation;      /* input extrapolation order 0 (hold), 1, 2 (algorithms/extrap.h) */
     const double *u0;       /* n_in values the model's inputs hold before any is received */
-    const char *const *in_names, *const *out_names; /* n_in / n_out variable names for
-                           messages; may be NULL */
-    char *err; /* message buffer shared with the model and the exchange */
+    const char *const *in_names;  /* n_in input names, for messages; may be NULL */
+    const char *const *out_names; /* n_out output names, for messages; may be NULL */
+    char *err;                    /* message buffer shared with the model and the exchange */
     size_t errlen;
     long steps; /* out: communication points passed after the start */
 } peer;

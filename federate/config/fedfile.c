@@ -366,13 +366,19 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     const fedfile_algo_entry *entry =
         m && json_is_string(m) ? fedfile_algo_by_name(json_string_value(m)) : NULL;
     if (entry) al->kind = entry->kind;
-#define ALG_LIST "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\""
+    /* The names the registry knows, in its order: "\"jacobi-naive\", \"jacobi\", ...". */
+    char names[256] = "";
+    size_t n_algs = 0;
+    const fedfile_algo_entry *algs = fedfile_algos(&n_algs);
+    for (size_t i = 0; i < n_algs; i++) {
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", algs[i].name);
+    }
     if (!m || !json_is_string(m))
-        return fail(c, "algorithm.method", "expected one of " ALG_LIST "%s", m ? "" : " (missing)");
+        return fail(c, "algorithm.method", "expected one of %s%s", names, m ? "" : " (missing)");
     if (!al->kind)
-        return fail(c, "algorithm.method", "\"%.64s\" is not one of " ALG_LIST,
-                    json_string_value(m));
-#undef ALG_LIST
+        return fail(c, "algorithm.method", "\"%.64s\" is not one of %s", json_string_value(m),
+                    names);
     json_t *st = json_object_get(a, "start");
     /* Logical time starts at 0 at join (doc/time.md), so a run cannot start before it. */
     if (st &&

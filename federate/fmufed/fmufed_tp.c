@@ -4,8 +4,6 @@
  * token, idle). Serves doc/guide.md (item 3), doc/algorithms/port.md and the Awais thesis §3.3
  * (the FMU-federate). Read fmufed.c next (how the pieces are put together).
  */
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
