@@ -5,3 +5,5 @@ FED_SRCS += federate/inproc/inproc.c federate/inproc/inproc_tm.c
 
 INTEG_TESTS += tests/integration/inproc_same_test
 inproc_same_test_LIBS := fed fmu algo rtisrv client common fom
+BENCHES += tests/bench/inproc_bench
+inproc_bench_LIBS := fed fmu algo rtisrv client common fom

@@ -48,6 +48,8 @@ typedef struct member {
     int granted;     /* a grant arrived for the pending request */
     int64_t grant_t;
     uint64_t sends_seen; /* hub->sends at the last grant (idle waits for a change) */
+    int idling;          /* in x_idle: a send must wake it */
+    pthread_cond_t cv;   /* its own wake-up: grants, sends while idling, failures */
     size_t *recv_cls;    /* scratch receivers */
     char *err;
     size_t errlen;
@@ -55,8 +57,7 @@ typedef struct member {
 } member;
 
 struct inproc_hub {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_mutex_t mu; /* guards everything below and every member */
     const fedfile *ff;
     tm_state *tm;
     size_t n;
@@ -120,7 +121,7 @@ static void sink(void *ctx, const tm_decision *d)
     case TM_D_GRANT:
         to->granted = 1;
         to->grant_t = d->time;
-        pthread_cond_broadcast(&h->cv);
+        pthread_cond_signal(&to->cv);
         break;
     case TM_D_DELIVER:
         if (d->token < h->n_msgs) deliver(h, to, &h->msgs[d->token], d->time);
@@ -166,7 +167,8 @@ static int send_msg(member *m, size_t k, size_t n, int64_t ts)
         h->free_head = k;
     }
     h->sends++;
-    pthread_cond_broadcast(&h->cv);
+    for (size_t j = 0; j < h->n; j++)
+        if (h->m[j].idling) pthread_cond_signal(&h->m[j].cv);
     if (rc != TM_OK)
         return fail(m, PORT_ELOST, "send at %lld ticks: %s: %s", (long long)ts, tm_strerror(rc), e);
     return PORT_OK;
@@ -269,7 +271,7 @@ static int x_request(void *ctx, peer_req kind, int64_t t, int64_t *granted)
         rc = lost_peer(m);
     }
     while (rc == PORT_OK && !m->granted && !h->failed)
-        pthread_cond_wait(&h->cv, &h->mu);
+        pthread_cond_wait(&m->cv, &h->mu);
     if (rc == PORT_OK && !m->granted) rc = lost_peer(m);
     if (rc == PORT_OK) {
         if (granted) *granted = m->grant_t;
@@ -307,8 +309,10 @@ static int x_idle(void *ctx, int attempt, int64_t t, const char *waiting_for)
     member *m = ctx;
     inproc_hub *h = m->h;
     pthread_mutex_lock(&h->mu);
+    m->idling = 1;
     while (h->sends == m->sends_seen && !h->failed)
-        pthread_cond_wait(&h->cv, &h->mu);
+        pthread_cond_wait(&m->cv, &h->mu);
+    m->idling = 0;
     int rc = h->failed ? lost_peer(m) : PORT_OK;
     pthread_mutex_unlock(&h->mu);
     return rc;
@@ -331,7 +335,6 @@ int inproc_hub_new(const fedfile *ff, int64_t lookahead, inproc_hub **out, char 
     *out = h;
     if (!h) return FMUFED_ENOMEM;
     pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
     h->ff = ff;
     h->n = ff->n_feds;
     h->free_head = SIZE_MAX;
@@ -345,6 +348,7 @@ int inproc_hub_new(const fedfile *ff, int64_t lookahead, inproc_hub **out, char 
         member *m = &h->m[i];
         *m = (member){
             .h = h, .idx = i, .fed = (tm_fed)(i + 1), .fd = &ff->feds[i], .token_t = PEER_NO_TIME};
+        pthread_cond_init(&m->cv, NULL);
         m->in = calloc(m->fd->n_inputs + 1, sizeof *m->in);
         if (!m->in) return FMUFED_ENOMEM;
         for (size_t k = 0; k < m->fd->n_inputs; k++)
@@ -382,7 +386,8 @@ void inproc_hub_fail(inproc_hub *h, size_t idx)
         h->failed = 1;
         h->failed_idx = idx;
     }
-    pthread_cond_broadcast(&h->cv);
+    for (size_t j = 0; j < h->n; j++)
+        pthread_cond_signal(&h->m[j].cv);
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -395,11 +400,12 @@ void inproc_hub_free(inproc_hub *h)
         free(h->msgs[k].v);
     }
     free(h->msgs);
-    for (size_t i = 0; h->m && i < h->n; i++)
+    for (size_t i = 0; h->m && i < h->n; i++) {
         free(h->m[i].in);
+        if (h->m[i].fd) pthread_cond_destroy(&h->m[i].cv);
+    }
     free(h->m);
     free(h->recv);
-    pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->mu);
     free(h);
 }
