@@ -1,6 +1,7 @@
 # mk/60-algorithms.mk: coupling algorithms in plain C (libc + libm only), owned by H7.
 # See the Makefile header for the variables this fragment fills in.
-ALGO_SRCS += algorithms/port.c algorithms/quantize.c algorithms/extrap.c algorithms/topology.c \
+ALGO_SRCS += algorithms/balance.c algorithms/explicit.c algorithms/energy.c algorithms/port.c \
+             algorithms/quantize.c algorithms/extrap.c algorithms/topology.c \
              algorithms/peer.c algorithms/jacobi.c algorithms/jacobi_de.c algorithms/gauss_seidel.c
 
 UNIT_TESTS += tests/unit/quantize_test tests/unit/extrap_test tests/unit/topology_test
@@ -11,3 +12,30 @@ UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
 UNIT_TESTS += tests/unit/peer_algos_test
 peer_algos_test_LIBS := algo
+UNIT_TESTS += tests/unit/balance_test
+balance_test_LIBS := algo
+# The explicit master over two example FMUs in one process (needs the FMUs and fmu_slave).
+UNIT_TESTS += tests/unit/explicit_test
+explicit_test_LIBS := fmu algo
+$(O)/tests/unit/explicit_test: build/fmus/spring_me.fmu build/fmus/mass_me.fmu
+# Negotiated power exchange over the same FMUs (power mode), beside the explicit scheme.
+UNIT_TESTS += tests/unit/energy_test
+energy_test_LIBS := fmu algo
+$(O)/tests/unit/energy_test: build/fmus/spring_me.fmu build/fmus/mass_me.fmu
+# Defect control (Glumac and Kovačić 2023): the pieces and the master over the port.
+ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c algorithms/f3ornits.c \
+             algorithms/f3ornits_master.c
+UNIT_TESTS += tests/unit/defect_test
+defect_test_LIBS := algo
+# The same over the example FMUs in one process (fmu_slave).
+UNIT_TESTS += tests/unit/defect_fmu_test
+defect_fmu_test_LIBS := fmu algo
+$(O)/tests/unit/defect_fmu_test: $(FMU_DIR)/osc_omega2tau_cs.fmu $(FMU_DIR)/osc_tau2omega_cs.fmu
+# The in-process runner of defect-control federation files (examples/osc_defect*.json).
+PROGS += tempo-example-defect
+tempo-example-defect_SRCS := examples/defect_run.c
+tempo-example-defect_LIBS := fed fmu algo fom
+INTEG_SCRIPTS += tests/integration/defect_run.sh
+# F3ORNITS (Éguillon et al. 2021): the pieces.
+UNIT_TESTS += tests/unit/f3ornits_test
+f3ornits_test_LIBS := algo

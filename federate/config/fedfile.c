@@ -350,12 +350,97 @@ int fedfile_parse_fixed(const ld *c, const void *algo, fedfile *ff)
     return FEDFILE_OK;
 }
 
+/* One of `names` (NULL-terminated) as a string; *out its index, left alone when absent. */
+static int get_choice(const ld *c, const json_t *obj, const char *base, const char *key,
+                      const char *const *names, int *out)
+{
+    char p[JPATH_LEN];
+    jp_key(p, base, key);
+    json_t *v = json_object_get(obj, key);
+    if (!v) return FEDFILE_OK;
+    for (int i = 0; json_is_string(v) && names[i]; i++)
+        if (strcmp(names[i], json_string_value(v)) == 0) return *out = i, FEDFILE_OK;
+    return fail(c, p, "expected \"%s\" or \"%s\"%s%s%s", names[0], names[1],
+                names[2] ? " or \"" : "", names[2] ? names[2] : "", names[2] ? "\"" : "");
+}
+
+/* defect-control: the object "defect-control" (doc/federation.md); the fixed-step and
+ * jacobi-de keys of "algorithm" are refused. */
+int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
+{
+    const json_t *a = algo;
+    static const char *const keys[] = {"m",  "n",  "h1",        "tol",  "h_min",    "h_max",
+                                       "kp", "ki", "theta_max", "init", "exchange", "defect",
+                                       "clip_end", NULL};
+    static const char *const inits[] = {"consistent", "zero", NULL};
+    static const char *const exch[] = {"sequential", "jacobi", NULL};
+    static const char *const defs[] = {"both", "output", "connection", NULL};
+    const char *who = "the other methods; defect-control takes its settings from "
+                      "algorithm.defect-control";
+    int rc;
+    if ((rc = refuse_key(c, a, "step", who)) || (rc = refuse_key(c, a, "lookahead", who)) ||
+        (rc = refuse_key(c, a, "quantum", who)) || (rc = refuse_key(c, a, "h_min", who)) ||
+        (rc = refuse_key(c, a, "h_max", who)) || (rc = refuse_key(c, a, "extrapolation", who)))
+        return rc;
+    const char *base = "algorithm.defect-control";
+    json_t *d = json_object_get(a, "defect-control");
+    if (!d || !json_is_object(d))
+        return fail(c, base, "expected an object with at least \"h1\"%s", d ? "" : " (missing)");
+    if ((rc = only_keys(c, d, base, keys))) return rc;
+    fedfile_dc *dc = &ff->algo.dc;
+    const char *ord[2] = {"m", "n"};
+    int *dst[2] = {&dc->m, &dc->n};
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(d, ord[i]);
+        if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 4)) {
+            char p[JPATH_LEN];
+            jp_key(p, base, ord[i]);
+            return fail(c, p, "expected a polynomial order 0..4");
+        }
+        *dst[i] = v ? (int)json_integer_value(v) : 0;
+    }
+    int have = 0, have_tol = 0;
+    int64_t t1;
+    if ((rc = get_num(c, d, base, "h1", 0, &dc->h1, &have))) return rc;
+    if (!have) return fail(c, "algorithm.defect-control.h1", "missing (the first or fixed "
+                           "step, seconds > 0)");
+    if ((rc = to_ticks(c, base, "h1", dc->h1, ff->resolution, &t1))) return rc;
+    if (t1 < 2) return fail(c, "algorithm.defect-control.h1", "%g s is less than two ticks", dc->h1);
+    if ((rc = get_num(c, d, base, "tol", 0, &dc->tol, &have_tol))) return rc;
+    const char *var[] = {"h_min", "h_max", "kp", "ki", "theta_max"};
+    double *vdst[] = {&dc->h_min, &dc->h_max, &dc->kp, &dc->ki, &dc->theta_max};
+    for (int i = 0; i < 5; i++) {
+        if ((rc = get_num(c, d, base, var[i], 0, vdst[i], &have))) return rc;
+        if (have && !have_tol) {
+            char p[JPATH_LEN];
+            jp_key(p, base, var[i]);
+            return fail(c, p, "only with \"tol\" (a variable step)");
+        }
+    }
+    if (dc->h_max > 0 && dc->h_max < dc->h_min)
+        return fail(c, "algorithm.defect-control.h_max", "%g must be >= h_min %g", dc->h_max,
+                    dc->h_min);
+    if (json_object_get(d, "theta_max") && !(dc->theta_max > 1))
+        return fail(c, "algorithm.defect-control.theta_max", "expected a growth limit > 1");
+    if ((rc = get_choice(c, d, base, "init", inits, &dc->init)) ||
+        (rc = get_choice(c, d, base, "exchange", exch, &dc->exchange)) ||
+        (rc = get_choice(c, d, base, "defect", defs, &dc->defect)))
+        return rc;
+    json_t *ce = json_object_get(d, "clip_end");
+    if (ce && !json_is_boolean(ce))
+        return fail(c, "algorithm.defect-control.clip_end", "expected true or false");
+    dc->clip_end = ce && json_is_true(ce);
+    return FEDFILE_OK;
+}
+
 /* "algorithm": {"method", "start", "end", "step", "lookahead", "extrapolation", "quantum",
- * "h_min", "h_max"}; times in seconds, converted to ticks of ff->resolution. */
+ * "h_min", "h_max", "defect-control"}; times in seconds, converted to ticks of
+ * ff->resolution. */
 static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {"method",        "start",   "end",   "step",  "lookahead",
-                                       "extrapolation", "quantum", "h_min", "h_max", NULL};
+                                       "extrapolation", "quantum", "h_min", "h_max",
+                                       "defect-control", NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
     if (!a) return fail(c, "algorithm", "missing (expected an object with method, end, ...)");
@@ -402,6 +487,9 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
         return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
     al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
+    if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
+        (rc = refuse_key(c, a, "defect-control", "defect-control")))
+        return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 

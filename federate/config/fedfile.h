@@ -37,6 +37,8 @@ typedef enum fedfile_alg {
     FEDFILE_ALG_JACOBI,           /* "jacobi": TARA/TAR at lookahead 0 (§4.2.1, Fig. 4.9) */
     FEDFILE_ALG_JACOBI_DE,        /* "jacobi-de": NERA/NER, quantized steps (§4.2.2) */
     FEDFILE_ALG_GAUSS_SEIDEL,     /* "gauss-seidel": FQR + step forward (§4.3, Algorithm 1) */
+    FEDFILE_ALG_DEFECT_CONTROL,   /* "defect-control": a master runs Glumac and Kovačić's
+                                     Algorithm 1 (doc/algorithms/defect-control.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -104,6 +106,20 @@ typedef struct fedfile_fed {
     char **record; /* variables written to the CSV; default: the outputs */
 } fedfile_fed;
 
+/* "algorithm"."defect-control": the settings of algorithms/defect_master.h's dc_config, as
+ * written (doc/federation.md). The step is variable when tol > 0. */
+typedef struct fedfile_dc {
+    int m, n;             /* input and output polynomial orders, 0..4 */
+    double h1;            /* first (or fixed) step, s, > 0 */
+    double tol;           /* s; 0: fixed step */
+    double h_min, h_max;  /* s; 0: no bound */
+    double kp, ki, theta_max; /* 0: the paper's 0.13, 1/15, 2 */
+    int init;             /* 0 "consistent", 1 "zero" */
+    int exchange;         /* 0 "sequential", 1 "jacobi" */
+    int defect;           /* 0 "both", 1 "output", 2 "connection" */
+    int clip_end;         /* 1: the last step ends exactly at end */
+} fedfile_dc;
+
 /* Algorithm settings, in seconds as written and in ticks of the resolution. */
 typedef struct fedfile_algo {
     fedfile_alg kind;
@@ -114,6 +130,7 @@ typedef struct fedfile_algo {
     double h_min, h_max; /* jacobi-de step clamp, s; else 0 */
     int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
     int extrapolation; /* input extrapolation order 0 (hold, default), 1, 2 */
+    fedfile_dc dc;     /* defect-control only; else zero */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */
@@ -257,7 +274,8 @@ typedef struct fedfile_algo_entry {
     int (*run_peer)(const void *settings, peer *p);
     /* Run over the master port (side MASTER; NULL otherwise). Returns a port_status. */
     int (*run_master)(const void *settings, const port_master *m);
-    /* Free what create allocated; accepts NULL. */
+    /* Free what create allocated; accepts NULL. create, run_* and free may be NULL for an
+     * entry whose runs are not started through the registry yet (then only parse is used). */
     void (*free)(void *settings);
 } fedfile_algo_entry;
 

@@ -117,6 +117,12 @@ static const fedfile_algo_entry REGISTRY[] = {
      .create = gs_create,
      .run_peer = gs_peer,
      .free = free},
+    /* A master algorithm: its settings are parsed here; it runs in one process under
+     * bin/tempo-example-defect for now (algorithms/defect_master.h), so no create / run yet. */
+    {.name = "defect-control",
+     .kind = FEDFILE_ALG_DEFECT_CONTROL,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_dc},
 };
 
 const fedfile_algo_entry *fedfile_algos(size_t *n)

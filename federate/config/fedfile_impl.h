@@ -11,5 +11,8 @@
 int fedfile_parse_fixed(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 /* jacobi-de: "quantum", "h_min", "h_max" required; "step" and "lookahead" refused. */
 int fedfile_parse_de(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+/* defect-control: the object "defect-control" into ff->algo.dc; the fixed-step and jacobi-de
+ * keys refused. */
+int fedfile_parse_dc(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 
 #endif

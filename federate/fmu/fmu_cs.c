@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 /* Inputs at the step start; derivatives only when the FMU can interpolate them. */
-static int set_inputs(fmu_step *s, const fmu_inputs *in)
+int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in)
 {
     if (!in || !in->n) return 0;
     fmu_fns *fn = &s->f->fn;
@@ -34,7 +34,7 @@ static int set_inputs(fmu_step *s, const fmu_inputs *in)
 int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
 {
     fmu_fns *fn = &s->f->fn;
-    int rc = set_inputs(s, in);
+    int rc = fmu_cs_set_inputs(s, in);
     if (rc == FMU_STEP_EDISCARD) rc = FMU_STEP_EUSAGE; /* refused input value */
     if (rc) return rc;
     /* We promise not to go back only when we could not anyway. */

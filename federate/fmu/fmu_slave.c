@@ -147,13 +147,16 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
     return PORT_OK;
 }
 
-/* Inputs set by set_inputs reach the FMU only at a step; outputs read now must see them
- * (direct feedthrough), so they are written first. */
+/* Inputs set by set_inputs reach the FMU only at a step; outputs and output derivatives read
+ * now must see them (direct feedthrough: an output derivative depends on the inputs'
+ * derivatives), so values and derivatives are written first. */
 static int apply_inputs_now(fmu_slave *s)
 {
     if (!s->n_in || s->u_order < 0) return PORT_OK;
     shift_poly(s, s->t);
-    int rc = fmu_step_set_real(s->fmu, s->n_in, s->in_vr, s->u_val);
+    fmu_inputs in = {.n = s->n_in, .vr = s->in_vr, .u = s->u_val, .order = s->u_order,
+                     .du = s->u_order ? s->u_der : NULL};
+    int rc = fmu_step_set_inputs(s->fmu, &in);
     return rc ? fail_fmu(s, rc, "setting inputs") : PORT_OK;
 }
 

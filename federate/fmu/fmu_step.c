@@ -223,6 +223,18 @@ static int usable(fmu_step *s)
     return 0;
 }
 
+int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)
+{
+    int rc = usable(s);
+    if (!rc && !in) rc = fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: NULL");
+    if (!rc) rc = fmu_step_check_inputs(s, in);
+    if (rc || !in->n) return rc;
+    /* ME: the polynomial is evaluated at every right-hand side of the next step; now only
+       the values matter (outputs are algebraic in them). */
+    rc = s->me ? fmu_step_set_real(s, in->n, in->vr, in->u) : fmu_cs_set_inputs(s, in);
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
+}
+
 int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], double out[])
 {
     int rc = usable(s);

@@ -87,6 +87,17 @@ void fmu_step_close(fmu_step *s);
  */
 int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
 
+/**
+ * Set the inputs now, at the current time, as fmu_step_do does at the start of a step: values,
+ * and for co-simulation their derivatives when the FMU can interpolate inputs. Outputs and
+ * output derivatives read afterwards see them (direct feedthrough). A later fmu_step_do at the
+ * same time with the same inputs sets them again, which changes nothing.
+ * @param in inputs at the current time, not NULL
+ * @return FMU_STEP_OK; FMU_STEP_EUSAGE (bad inputs, value refused, the FMU failed earlier);
+ *         FMU_STEP_EFMU; FMU_STEP_ESYS.
+ */
+int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in);
+
 /** Current time (s). */
 double fmu_step_time(const fmu_step *s);
 /** Kind in use (FMU_KIND_ME or FMU_KIND_CS). */

@@ -37,6 +37,9 @@ int fmu_step_fail(fmu_step *s, int code, const char *fmt, ...)
 /* Turn an fmi2Status of call `what` into a step code (Warning counts as OK), with message. */
 int fmu_step_check(fmu_step *s, fmi2Status st, const char *what);
 
+/* Co-simulation inputs at the current time (fmu_cs.c): values, and derivatives when the FMU
+ * interpolates inputs. */
+int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in);
 /* Co-simulation step (fmu_cs.c). */
 int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
 

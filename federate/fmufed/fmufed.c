@@ -82,7 +82,7 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     const fedfile_algo_entry *alg = fedfile_algo_find(ff->algo.kind);
     if (!alg || !alg->run_peer)
         return set_err(err, errlen, FMUFED_EUSAGE,
-                       "federate %s: algorithm %s does not run in tempo-fmu", name,
+                       "federate %s: method \"%s\" is run by a master, not by tempo-fmu", name,
                        fedfile_alg_name(ff->algo.kind));
     fmufed_model *model = NULL;
     fmufed_tp *tp = NULL;

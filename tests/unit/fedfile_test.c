@@ -667,20 +667,97 @@ static void test_corrupted(void)
     CHECK(refused > 200, "most corruptions must be refused (%d refused, %d loaded)", refused, ok);
 }
 
+/* "defect-control": its object read into algo.dc, defaults, and every refusal. */
+#define DCH(alg)                                                                                   \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"defect-control\", \"end\": 1" alg "}, "  \
+    "\"federates\": [" FA "]}"
+static void test_defect_control(void)
+{
+    write_file("dc.json", DCH(", \"defect-control\": {\"m\": 1, \"n\": 2, \"h1\": 1e-4, "
+                              "\"tol\": 0.005, \"h_max\": 0.5, \"kp\": 0.2, \"init\": \"zero\", "
+                              "\"exchange\": \"jacobi\", \"defect\": \"connection\", "
+                              "\"clip_end\": true}"));
+    fedfile *ff = NULL;
+    CHECK_INT_EQ(load("dc.json", &ff), FEDFILE_OK);
+    if (ff) {
+        const fedfile_dc *d = &ff->algo.dc;
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_DEFECT_CONTROL);
+        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "defect-control");
+        CHECK_INT_EQ(d->m, 1);
+        CHECK_INT_EQ(d->n, 2);
+        CHECK_NEAR(d->h1, 1e-4, 0);
+        CHECK_NEAR(d->tol, 0.005, 0);
+        CHECK_NEAR(d->h_max, 0.5, 0);
+        CHECK_NEAR(d->h_min, 0, 0);
+        CHECK_NEAR(d->kp, 0.2, 0);
+        CHECK_NEAR(d->ki, 0, 0); /* 0: the paper's 1/15 */
+        CHECK_INT_EQ(d->init, 1);
+        CHECK_INT_EQ(d->exchange, 1);
+        CHECK_INT_EQ(d->defect, 2);
+        CHECK_INT_EQ(d->clip_end, 1);
+        fedfile_free(ff);
+    }
+    write_file("dc0.json", DCH(", \"defect-control\": {\"h1\": 0.01}"));
+    ff = NULL;
+    CHECK_INT_EQ(load("dc0.json", &ff), FEDFILE_OK);
+    if (ff) { /* defaults: orders 0, fixed step, consistent, sequential, both, no clipping */
+        const fedfile_dc *d = &ff->algo.dc;
+        CHECK(d->m == 0 && d->n == 0 && d->tol == 0 && d->init == 0 && d->exchange == 0 &&
+                  d->defect == 0 && d->clip_end == 0,
+              "defaults %d %d %g %d %d %d %d", d->m, d->n, d->tol, d->init, d->exchange,
+              d->defect, d->clip_end);
+        fedfile_free(ff);
+    }
+    expect_bad(DCH(""), FEDFILE_ESCHEMA, "algorithm.defect-control: expected an object",
+               "(missing)");
+    expect_bad(DCH(", \"defect-control\": {}"), FEDFILE_ESCHEMA, "defect-control.h1: missing",
+               NULL);
+    expect_bad(DCH(", \"step\": 0.1, \"defect-control\": {\"h1\": 0.1}"), FEDFILE_ESCHEMA,
+               "algorithm.step: not used by method \"defect-control\"", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"m\": 5}"), FEDFILE_ESCHEMA,
+               "defect-control.m: expected a polynomial order 0..4", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"toll\": 1}"), FEDFILE_ESCHEMA,
+               "defect-control.toll: unknown key", "h1, tol");
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"h_max\": 1}"), FEDFILE_ESCHEMA,
+               "defect-control.h_max: only with \"tol\"", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"tol\": 1, \"h_min\": 0.2, "
+                   "\"h_max\": 0.1}"),
+               FEDFILE_ESCHEMA, "h_max: 0.1 must be >= h_min 0.2", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"tol\": 1, \"theta_max\": 0.5}"),
+               FEDFILE_ESCHEMA, "theta_max: expected a growth limit > 1", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"init\": \"zeros\"}"), FEDFILE_ESCHEMA,
+               "defect-control.init: expected \"consistent\" or \"zero\"", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"defect\": 1}"), FEDFILE_ESCHEMA,
+               "expected \"both\" or \"output\" or \"connection\"", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"clip_end\": 1}"), FEDFILE_ESCHEMA,
+               "clip_end: expected true or false", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 1e-9}"), FEDFILE_ESCHEMA,
+               "less than two ticks", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"defect-control\": {\"h1\": 0.1}}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.defect-control: not used by method \"jacobi\"", NULL);
+}
+
 /* The algorithm registry: every entry found by name and kind, on the peer side with a run
  * function, and its settings created from a loaded file (per-output quanta for jacobi-de). */
 static void test_registry(void)
 {
     size_t n = 0;
     const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 4);
+    CHECK_INT_EQ((long)n, 5);
+    size_t n_peer = 0;
     for (size_t i = 0; i < n; i++) {
         CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
         CHECK(fedfile_algo_find(all[i].kind) == &all[i], "%s by kind", all[i].name);
-        CHECK(all[i].side == FEDFILE_SIDE_PEER && all[i].run_peer && !all[i].run_master &&
-                  all[i].parse && all[i].create && all[i].free,
+        CHECK(all[i].parse != NULL, "%s parses its settings", all[i].name);
+        if (all[i].side != FEDFILE_SIDE_PEER) continue;
+        n_peer++;
+        CHECK(all[i].run_peer && !all[i].run_master && all[i].create && all[i].free,
               "%s: a complete peer entry", all[i].name);
     }
+    CHECK_INT_EQ((long)n_peer, 4);
+    CHECK(fedfile_algo_find(FEDFILE_ALG_DEFECT_CONTROL)->side == FEDFILE_SIDE_MASTER,
+          "defect-control runs under a master");
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
     copy_fixture("houses-de.json");
     fedfile *ff = NULL;
@@ -711,6 +788,7 @@ int main(void)
     test_chain_gs();
     test_houses_de();
     test_refusals();
+    test_defect_control();
     test_rti_forms();
     test_fom_qualified();
     test_check_fmu();

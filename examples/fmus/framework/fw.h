@@ -78,6 +78,11 @@ typedef struct {
     /* Analytic order-th time derivative (1 <= order <= max_output_order) of output vr at
      * c->t; outputs and derivatives are up to date. Return 0, or -1 if not available. */
     int (*output_der)(fw_ctx *c, unsigned vr, int order, double *value);
+    /* Co-simulation only, may be NULL: the model's own fixed-step method. Called at the start
+     * of each fmi2DoStep with the inputs at c->t; return 1 after advancing the states in c->r
+     * over the whole step h (no events are looked for), or 0 to let the framework integrate
+     * (the osc_* slaves' forward-Euler variant, doc/example-fmus.md). */
+    int (*cs_step)(fw_ctx *c, double h);
 } fw_model;
 
 /** The model of this shared object (defined by the model's C file). */

@@ -5,7 +5,7 @@
  * energy W = m v^2 / 2. doc/fmu.md. Read spring.c and springmass.c next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, NV };
+enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, PIN, POWER_IN, P_EPS, POWER, NV };
 
 static const fw_var vars[NV] = {
     [M] = {"m", FW_PARAM, 0, -1, 1.0, "kg", "mass"},
@@ -18,6 +18,13 @@ static const fw_var vars[NV] = {
     [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "kinetic energy m v^2 / 2"},
     [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m"},
     [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v"},
+    /* Negotiated power exchange (Moshagen 2017): in power mode the force is rebuilt from the
+     * agreed power p at every evaluation, f = p / v, so that the kinetic energy changes by
+     * exactly p; near a zero of v (within 2 p_eps) it blends into the input f. */
+    [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the mass (power mode)"},
+    [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: force rebuilt from p"},
+    [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "m/s", "|v| below which f is used (power law from 2 p_eps)"},
+    [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the mass f v (input f)"},
 };
 
 static void init(fw_ctx *c)
@@ -31,12 +38,30 @@ static void outputs(fw_ctx *c)
     double *r = c->r;
     r[A] = r[F] / r[M];
     r[W] = 0.5 * r[M] * r[V] * r[V];
+    r[POWER] = r[F] * r[V];
+}
+
+/* Weight of the power law near a zero of its divisor (see spring.c: the same choice). */
+static double law_weight(double z, double eps)
+{
+    double x = fabs(z) / eps - 1;
+    return x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x);
+}
+
+/* The force the mass feels: the input, or in power mode the one whose power equals the agreed
+ * p (Moshagen 2017, eq. 22-23), blended with the input near v = 0. */
+static double force(const double *r)
+{
+    if (r[POWER_IN] <= 0.5) return r[F];
+    double w = law_weight(r[V], r[P_EPS]), f = w > 0 ? r[PIN] / r[V] : 0;
+    if (f * r[F] < 0) return r[F]; /* the same rule as the spring's */
+    return w * f + (1 - w) * r[F];
 }
 
 static void derivatives(fw_ctx *c)
 {
     outputs(c);
-    c->r[DER_V] = c->r[A];
+    c->r[DER_V] = force(c->r) / c->r[M];
     c->r[DER_X] = c->r[V];
 }
 

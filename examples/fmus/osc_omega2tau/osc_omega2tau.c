@@ -2,7 +2,8 @@
  * doc/references.md (Glumac and Kovačić)): input omega2, output the coupling torque
  * tau1 = ck (phi1 - phi2) + dk (omega1 - omega2), states x = [phi1, omega1, phi2] where phi2
  * is this slave's own integral of its input. Value references 2..9 are the parameters in the
- * order of the seed's code. Output derivatives up to order 3 use the input derivatives.
+ * order of the paper's code. Output derivatives up to order 3 use the input derivatives.
+ * Parameter solver = 1 makes the co-simulation FMU a forward-Euler slave (cs_step).
  * doc/fmu.md. Read osc_tau2omega.c (slave 2) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
@@ -23,6 +24,11 @@ enum {
     DER_PHI1,
     DER_OMEGA1,
     DER_PHI2,
+    SOLVER,
+    SLOPE_PHI1,
+    SLOPE_OMEGA1,
+    SLOPE_PHI2,
+    EULER_STEPS,
     NV
 };
 
@@ -44,6 +50,14 @@ static const fw_var vars[NV] = {
     [DER_OMEGA1] = {"der(omega1)", FW_LOCAL, 0, OMEGA1, 0, "rad/s2",
                     "(-(c1+ck) phi1 - (d1+dk) omega1 + ck phi2 + dk omega2) / J1"},
     [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2"},
+    [SOLVER] = {"solver", FW_PARAM, 0, -1, 0, NULL,
+                "co-simulation method: 0 the framework's Dormand-Prince (exact), 1 forward "
+                "Euler, one step per fmi2DoStep"},
+    [SLOPE_PHI1] = {"euler_slope_phi1", FW_LOCAL, 0, -1, 0, "rad/s", "Euler: phi1' of the last step"},
+    [SLOPE_OMEGA1] = {"euler_slope_omega1", FW_LOCAL, 0, -1, 0, "rad/s2",
+                      "Euler: omega1' of the last step"},
+    [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s", "Euler: phi2' of the last step"},
+    [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken"},
 };
 
 static void init(fw_ctx *c)
@@ -89,6 +103,13 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
     if (vr != TAU1) return -1;
     double x[3] = {c->r[PHI1], c->r[OMEGA1], c->r[PHI2]}, dx[3];
     double u = c->r[OMEGA2];
+    if (c->r[SOLVER] > 0.5 && c->r[EULER_STEPS] > 0.5) {
+        /* Euler (the paper's eqs. 46-47): x' is the slope of the last step, x'' = 0 */
+        double s1[3] = {c->r[SLOPE_PHI1], c->r[SLOPE_OMEGA1], c->r[SLOPE_PHI2]};
+        double zero[3] = {0, 0, 0};
+        *value = out(c->r, order == 1 ? s1 : zero, fw_input_der(c, OMEGA2, order));
+        return 0;
+    }
     for (int n = 1; n <= order; n++) {
         slope(c->r, x, u, dx);
         for (int i = 0; i < 3; i++)
@@ -98,6 +119,22 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
     }
     *value = out(c->r, x, u);
     return 0;
+}
+
+/* solver = 1: one forward-Euler step x += h f(x, u(t)) per fmi2DoStep (the paper's eq. 45). */
+static int cs_step(fw_ctx *c, double h)
+{
+    if (c->r[SOLVER] < 0.5) return 0;
+    double x[3] = {c->r[PHI1], c->r[OMEGA1], c->r[PHI2]}, dx[3];
+    slope(c->r, x, c->r[OMEGA2], dx);
+    c->r[PHI1] += h * dx[0];
+    c->r[OMEGA1] += h * dx[1];
+    c->r[PHI2] += h * dx[2];
+    c->r[SLOPE_PHI1] = dx[0];
+    c->r[SLOPE_OMEGA1] = dx[1];
+    c->r[SLOPE_PHI2] = dx[2];
+    c->r[EULER_STEPS] += 1;
+    return 1;
 }
 
 const fw_model fw_model_def = {
@@ -115,4 +152,5 @@ const fw_model fw_model_def = {
     .derivatives = derivatives,
     .outputs = outputs,
     .output_der = output_der,
+    .cs_step = cs_step,
 };

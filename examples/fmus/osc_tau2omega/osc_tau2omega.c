@@ -1,11 +1,15 @@
 /* Slave 2 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorTau2Omega",
  * doc/references.md (Glumac and Kovačić)): input the coupling torque tau1, output omega2, states [phi2, omega2];
  * phi2' = omega2, omega2' = (-c2 phi2 - d2 omega2 + tau1) / J2. Value references 2..6 are the
- * parameters in the order of the seed's code. doc/fmu.md.
+ * parameters in the order of the paper's code. Parameter solver = 1 makes the co-simulation FMU
+ * a forward-Euler slave (cs_step). doc/fmu.md.
  * Read osc_omega2tau.c (slave 1) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { TAU1, OMEGA2, J2, C2, D2, PHI20, OMEGA20, PHI2, DER_PHI2, DER_OMEGA2, NV };
+enum {
+    TAU1, OMEGA2, J2, C2, D2, PHI20, OMEGA20, PHI2, DER_PHI2, DER_OMEGA2,
+    SOLVER, SLOPE_PHI2, SLOPE_OMEGA2, EULER_STEPS, NV
+};
 
 static const fw_var vars[NV] = {
     [TAU1] = {"tau1", FW_INPUT, 0, -1, -0.1, "N.m", "coupling torque (from slave 1)"},
@@ -19,6 +23,13 @@ static const fw_var vars[NV] = {
     [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2"},
     [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2",
                     "(-c2 phi2 - d2 omega2 + tau1) / J2"},
+    [SOLVER] = {"solver", FW_PARAM, 0, -1, 0, NULL,
+                "co-simulation method: 0 the framework's Dormand-Prince (exact), 1 forward "
+                "Euler, one step per fmi2DoStep"},
+    [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s", "Euler: phi2' of the last step"},
+    [SLOPE_OMEGA2] = {"euler_slope_omega2", FW_LOCAL, 0, -1, 0, "rad/s2",
+                      "Euler: omega2' of the last step"},
+    [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken"},
 };
 
 static void init(fw_ctx *c)
@@ -47,6 +58,11 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
     if (vr != OMEGA2) return -1;
     double x[2] = {c->r[PHI2], c->r[OMEGA2]}, dx[2];
     double u = c->r[TAU1];
+    if (c->r[SOLVER] > 0.5 && c->r[EULER_STEPS] > 0.5) {
+        /* Euler (the paper's eqs. 46-47): omega2' is the slope of the last step, higher 0 */
+        *value = order == 1 ? c->r[SLOPE_OMEGA2] : 0;
+        return 0;
+    }
     for (int n = 1; n <= order; n++) {
         slope(c->r, x, u, dx);
         x[0] = dx[0];
@@ -55,6 +71,20 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
     }
     *value = x[1];
     return 0;
+}
+
+/* solver = 1: one forward-Euler step x += h f(x, u(t)) per fmi2DoStep (the paper's eq. 45). */
+static int cs_step(fw_ctx *c, double h)
+{
+    if (c->r[SOLVER] < 0.5) return 0;
+    double x[2] = {c->r[PHI2], c->r[OMEGA2]}, dx[2];
+    slope(c->r, x, c->r[TAU1], dx);
+    c->r[PHI2] += h * dx[0];
+    c->r[OMEGA2] += h * dx[1];
+    c->r[SLOPE_PHI2] = dx[0];
+    c->r[SLOPE_OMEGA2] = dx[1];
+    c->r[EULER_STEPS] += 1;
+    return 1;
 }
 
 const fw_model fw_model_def = {
@@ -71,4 +101,5 @@ const fw_model fw_model_def = {
     .init = init,
     .derivatives = derivatives,
     .output_der = output_der,
+    .cs_step = cs_step,
 };

@@ -6,7 +6,7 @@
  * doc/fmu.md. Read mass.c (the other half) and springmass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, NV };
+enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, FDOT, PIN, POWER_IN, P_EPS, POWER, NV };
 
 static const fw_var vars[NV] = {
     [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness"},
@@ -19,6 +19,15 @@ static const fw_var vars[NV] = {
     [S] = {"s", FW_OUTPUT, 0, -1, 0, "m", "elongation (state)"},
     [DER_S] = {"der(s)", FW_LOCAL, 0, S, 0, "m/s", "v"},
     [DER_IMPULSE] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "f"},
+    /* Last, so that the value references above stay as they were. */
+    [FDOT] = {"fdot", FW_OUTPUT, 0, -1, 0, "N/s", "df/dt = -c v - d v' (v' 0 when not given)"},
+    /* Negotiated power exchange (Moshagen 2017): in power mode the velocity is rebuilt from
+     * the agreed power p at every evaluation, v = p / (c s), so that the spring's energy
+     * changes by exactly p; near a zero of c s (within 2 p_eps) it blends into the input v. */
+    [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the spring (power mode)"},
+    [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: velocity rebuilt from p"},
+    [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "N", "|c s| below which v is used (power law from 2 p_eps)"},
+    [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the spring c s v (input v)"},
 };
 
 static void init(fw_ctx *c)
@@ -32,12 +41,38 @@ static void outputs(fw_ctx *c)
     double *r = c->r;
     r[F] = -r[C] * r[S] - r[D] * r[V];
     r[W] = 0.5 * r[C] * r[S] * r[S];
+    /* The force's slope as an output, for a model-exchange host, which has no output
+     * derivatives of non-states: what Hermite (linear) extrapolation of f needs. */
+    r[FDOT] = -r[C] * r[V] - r[D] * fw_input_der(c, V, 1);
+    r[POWER] = r[C] * r[S] * r[V];
+}
+
+/* Weight of the power law near a zero of its divisor z: 1 for |z| >= 2 eps, 0 for |z| <= eps,
+ * a C1 smoothstep between (our choice where Moshagen 2017 only says "d'Hopital's rule"): the
+ * inverted law is exact away from the band and bounded inside it, and the right-hand side
+ * stays smooth enough for CVODE. */
+static double law_weight(double z, double eps)
+{
+    double x = fabs(z) / eps - 1;
+    return x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x);
+}
+
+/* The velocity the spring integrates: the input, or in power mode the one whose power equals
+ * the agreed p (Moshagen 2017, eq. 22-23), blended with the input near s = 0. */
+static double velocity(const double *r)
+{
+    if (r[POWER_IN] <= 0.5) return r[V];
+    double cs = r[C] * r[S], w = law_weight(cs, r[P_EPS]), v = w > 0 ? r[PIN] / cs : 0;
+    /* Near a crossing the agreed power may not yet have changed sign: the law would turn the
+     * motion back. Keep the input's direction there. */
+    if (v * r[V] < 0) return r[V];
+    return w * v + (1 - w) * r[V];
 }
 
 static void derivatives(fw_ctx *c)
 {
     outputs(c);
-    c->r[DER_S] = c->r[V];
+    c->r[DER_S] = velocity(c->r);
     c->r[DER_IMPULSE] = c->r[F];
 }
 

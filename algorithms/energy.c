@@ -1,0 +1,187 @@
+/* Negotiated power exchange (algorithms/energy.h; Moshagen 2017, §4.1-4.2; doc/algorithms/
+ * energy-balance.md). One macro step [T, T + H]:
+ *   A. get_outputs of every slave (standard outputs at T);               exchange 1 at T
+ *   B. set the standard inputs (value and slope about T), get_outputs:   exchange 2 at T
+ *      the powers P_a, P_b now use up-to-date inputs;
+ *   C. P^_b = (P_b - P_a) / 2, P^_a = -P^_b                             eq. (21)
+ *      held, or linear through the previous agreed value (our choice: model-exchange hosts
+ *      give an FMU no input derivatives, so a subsystem cannot compute dP/dt itself);
+ *   D. set the inputs (standard ones and the agreed power as polynomials about T), step.
+ * The slave rebuilds its replaced input from P^ with its current state (eq. 22-23). */
+#include "algorithms/energy.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W (PORT_MAX_ORDER + 1) /* coefficients per input */
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int validate(const port_master *m, const energy_settings *set, char *err, size_t errlen)
+{
+    if (set->H <= 0 || set->p_order < 0 || set->p_order > 1)
+        return fail(err, errlen, PORT_EUSAGE, "macro step must be > 0 and p_order 0 or 1");
+    size_t need = 0;
+    for (size_t j = 0; j < m->n_slaves; j++) need += m->slaves[j].info.n_in;
+    if (need != 4 * set->n_links)
+        return fail(err, errlen, PORT_EUSAGE, "%zu inputs but %zu links: every input must be "
+                    "the standard or the power input of one link", need, set->n_links);
+    for (size_t k = 0; k < set->n_links; k++) {
+        const energy_link *l = &set->links[k];
+        if (l->a >= m->n_slaves || l->b >= m->n_slaves || l->a == l->b)
+            return fail(err, errlen, PORT_EUSAGE, "link %zu: slaves out of range or equal", k);
+        const port_slave_info *a = &m->slaves[l->a].info, *b = &m->slaves[l->b].info;
+        if (l->a_out >= a->n_out || l->a_P >= a->n_out || l->b_out >= b->n_out ||
+            l->b_P >= b->n_out || l->a_in >= a->n_in || l->a_pin >= a->n_in ||
+            l->b_in >= b->n_in || l->b_pin >= b->n_in || l->a_in == l->a_pin ||
+            l->b_in == l->b_pin || (l->a_slope >= 0 && (size_t)l->a_slope >= a->n_out) ||
+            (l->b_slope >= 0 && (size_t)l->b_slope >= b->n_out))
+            return fail(err, errlen, PORT_EUSAGE, "link %zu (%s - %s): index out of range",
+                        k, a->name, b->name);
+    }
+    return PORT_OK;
+}
+
+typedef struct work {
+    double **y;      /* per slave: outputs */
+    double **coef;   /* per slave: n_in * W Taylor coefficients */
+    double *phat;    /* per link: agreed power into b at the last step */
+    int *status;
+} work;
+
+static void work_free(work *w, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (w->y) free(w->y[j]);
+        if (w->coef) free(w->coef[j]);
+    }
+    free(w->y), free(w->coef), free(w->phat), free(w->status);
+}
+
+static int work_new(work *w, const port_master *m, size_t n_links)
+{
+    memset(w, 0, sizeof *w);
+    w->y = calloc(m->n_slaves, sizeof *w->y);
+    w->coef = calloc(m->n_slaves, sizeof *w->coef);
+    w->phat = calloc(n_links ? n_links : 1, sizeof *w->phat);
+    w->status = calloc(m->n_slaves, sizeof *w->status);
+    if (!w->y || !w->coef || !w->phat || !w->status) return PORT_ENOMEM;
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        w->y[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
+        w->coef[j] = calloc((m->slaves[j].info.n_in + 1) * W, sizeof(double));
+        if (!w->y[j] || !w->coef[j]) return PORT_ENOMEM;
+    }
+    return PORT_OK;
+}
+
+static void set_coef(double *c, double v, double slope)
+{
+    memset(c, 0, W * sizeof *c);
+    c[0] = v;
+    c[1] = slope;
+}
+
+/* Post get_outputs to every slave and sync; name the first failure. */
+static int exchange(const port_master *m, work *w, energy_stats *st, const char *what,
+                    char *err, size_t errlen)
+{
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        m->slaves[j].ops->get_outputs(m->slaves[j].ctx, w->y[j]);
+        st->operations++;
+    }
+    st->exchanges++;
+    int rc = port_sync(m, w->status);
+    if (rc < 0)
+        for (size_t j = 0; j < m->n_slaves; j++)
+            if (w->status[j] < 0)
+                return fail(err, errlen, rc, "%s: slave %s: %s", what,
+                            m->slaves[j].info.name, port_strerror(w->status[j]));
+    return rc < 0 ? rc : PORT_OK;
+}
+
+static void post_inputs(const port_master *m, work *w, int64_t T, energy_stats *st)
+{
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        const port_slave *s = &m->slaves[j];
+        port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w->coef[j]};
+        s->ops->set_inputs(s->ctx, &u);
+        st->operations++;
+    }
+}
+
+int energy_run(const port_master *m, const energy_settings *set, energy_stats *st, char *err,
+               size_t errlen)
+{
+    energy_stats local = {0, 0, 0};
+    if (!st) st = &local;
+    *st = local;
+    int rc = validate(m, set, err, errlen);
+    if (rc) return rc;
+    work w;
+    if ((rc = work_new(&w, m, set->n_links))) {
+        work_free(&w, m->n_slaves);
+        return fail(err, errlen, rc, "out of memory");
+    }
+    for (size_t j = 0; j < m->n_slaves; j++) m->slaves[j].ops->record(m->slaves[j].ctx);
+    rc = port_sync(m, NULL) < 0 ? fail(err, errlen, PORT_EFAIL, "first record failed") : 0;
+    int64_t T = m->t_start;
+    double H_prev = 0;
+    for (int first = 1; !rc && T < m->t_end; first = 0) {
+        int64_t Tn = port_tick_add(T, set->H) < m->t_end ? T + set->H : m->t_end;
+        double H = (double)(Tn - T) * m->tick;
+        if ((rc = port_open(m, Tn))) break;
+        /* A: standard outputs at T. */
+        if ((rc = exchange(m, &w, st, "standard outputs", err, errlen))) break;
+        for (size_t k = 0; k < set->n_links; k++) {
+            const energy_link *l = &set->links[k];
+            const double *ya = w.y[l->a], *yb = w.y[l->b];
+            set_coef(&w.coef[l->b][l->b_in * W], ya[l->a_out], l->a_slope >= 0 ? ya[l->a_slope] : 0);
+            set_coef(&w.coef[l->a][l->a_in * W], yb[l->b_out], l->b_slope >= 0 ? yb[l->b_slope] : 0);
+        }
+        /* B: the powers with the inputs of T in place. */
+        post_inputs(m, &w, T, st);
+        if ((rc = exchange(m, &w, st, "powers", err, errlen))) break;
+        /* C, D: agree, hand over, step. */
+        for (size_t k = 0; k < set->n_links; k++) {
+            const energy_link *l = &set->links[k];
+            double phat = (w.y[l->b][l->b_P] - w.y[l->a][l->a_P]) / 2; /* eq. (21) */
+            double slope = set->p_order == 1 && !first ? (phat - w.phat[k]) / H_prev : 0;
+            w.phat[k] = phat;
+            set_coef(&w.coef[l->b][l->b_pin * W], phat, slope);
+            set_coef(&w.coef[l->a][l->a_pin * W], -phat, -slope);
+        }
+        post_inputs(m, &w, T, st);
+        for (size_t j = 0; j < m->n_slaves; j++) {
+            m->slaves[j].ops->step(m->slaves[j].ctx, Tn, 1, NULL, NULL);
+            m->slaves[j].ops->record(m->slaves[j].ctx);
+            st->operations += 2;
+        }
+        if ((rc = port_sync(m, w.status)) < 0) {
+            for (size_t j = 0; j < m->n_slaves; j++)
+                if (w.status[j] < 0) {
+                    rc = fail(err, errlen, rc, "stepping: slave %s: %s", m->slaves[j].info.name,
+                              port_strerror(w.status[j]));
+                    break;
+                }
+            break;
+        }
+        rc = PORT_OK;
+        if ((rc = port_close(m, Tn))) break;
+        T = Tn;
+        H_prev = H;
+        st->steps++;
+    }
+    work_free(&w, m->n_slaves);
+    return rc;
+}

@@ -1,0 +1,216 @@
+/* The explicit master (algorithms/explicit.h). One macro step [T, T + H]:
+ *   1. post get_outputs (and get_output_derivs(1) where a slope comes from it) to every slave;
+ *      sync: the outputs at T, with the inputs of T already set (direct feedthrough seen);
+ *   2. per connection: close the previous interval with the amount A = I(T) - I(T - H) of the
+ *      running-integral output, open the next one with u(T), u'(T): a polynomial in s = t - T;
+ *   3. per receiver: set_inputs with all its connections' polynomials (Taylor coefficients
+ *      c_k = k! a_k about T); step to T + H; sync; record.
+ * No step is ever repeated: the scheme is explicit (Scharff, Moshagen, Vondrejc 2017, §3).
+ * doc/algorithms/balance-correction.md. */
+#include "algorithms/explicit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* The first failing slave's name and message for the caller. */
+static int slave_failed(const port_master *m, const int *status, int rc, const char *what,
+                        char *err, size_t errlen)
+{
+    for (size_t j = 0; j < m->n_slaves; j++)
+        if (status[j] < 0)
+            return fail(err, errlen, rc, "%s: slave %s: %s", what, m->slaves[j].info.name,
+                        port_strerror(status[j]));
+    return fail(err, errlen, rc, "%s: %s", what, port_strerror(rc));
+}
+
+static int validate(const port_master *m, const explicit_settings *set, char *err,
+                    size_t errlen)
+{
+    if (set->H <= 0) return fail(err, errlen, PORT_EUSAGE, "the macro step must be > 0");
+    size_t n_inputs = 0;
+    for (size_t j = 0; j < m->n_slaves; j++) n_inputs += m->slaves[j].info.n_in;
+    if (set->n_conns != n_inputs)
+        return fail(err, errlen, PORT_EUSAGE, "%zu connections for %zu inputs: every input "
+                    "needs exactly one", set->n_conns, n_inputs);
+    for (size_t k = 0; k < set->n_conns; k++) {
+        const explicit_conn *c = &set->conns[k];
+        if (c->from >= m->n_slaves || c->to >= m->n_slaves)
+            return fail(err, errlen, PORT_EUSAGE, "connection %zu: no such slave", k);
+        const port_slave_info *fi = &m->slaves[c->from].info, *ti = &m->slaves[c->to].info;
+        if (c->out >= fi->n_out || c->in >= ti->n_in ||
+            (c->slope >= 0 && (size_t)c->slope >= fi->n_out) ||
+            (c->amount >= 0 && (size_t)c->amount >= fi->n_out))
+            return fail(err, errlen, PORT_EUSAGE, "connection %zu (%s -> %s): index out of range",
+                        k, fi->name, ti->name);
+        for (size_t q = 0; q < k; q++)
+            if (set->conns[q].to == c->to && set->conns[q].in == c->in)
+                return fail(err, errlen, PORT_EUSAGE, "%s input %zu is fed twice", ti->name,
+                            c->in);
+        if (c->layer.bc != BAL_BC_OFF && c->amount < 0)
+            return fail(err, errlen, PORT_EUSAGE, "connection %zu (%s -> %s): balance "
+                        "correction needs the sender's running integral (amount)", k,
+                        fi->name, ti->name);
+        if (c->layer.extrap == BAL_EXTRAP_LINEAR && c->slope == EXPLICIT_SLOPE_DERIV &&
+            fi->max_output_deriv < 1)
+            return fail(err, errlen, PORT_EUSAGE, "connection %zu: %s offers no output "
+                        "derivatives: name an output holding the slope", k, fi->name);
+        if (c->layer.span > 1 && (m->t_end - m->t_start) % set->H != 0)
+            return fail(err, errlen, PORT_EUSAGE, "connection %zu: a hat over %d intervals "
+                        "needs a macro step that divides the run", k, c->layer.span);
+    }
+    return PORT_OK;
+}
+
+/* Work arrays, allocated once per run (the step loop allocates nothing). */
+typedef struct work {
+    double **y, **dy, **yprev; /* per slave: outputs, first derivatives, outputs one step ago */
+    double **coef;             /* per slave: n_in * (PORT_MAX_ORDER + 1) Taylor coefficients */
+    int *need_deriv;           /* per slave: some connection takes a slope from its derivative */
+    int *status;
+    bal_conn *conn;
+} work;
+
+static void work_free(work *w, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (w->y) free(w->y[j]);
+        if (w->dy) free(w->dy[j]);
+        if (w->yprev) free(w->yprev[j]);
+        if (w->coef) free(w->coef[j]);
+    }
+    free(w->y), free(w->dy), free(w->yprev), free(w->coef);
+    free(w->need_deriv), free(w->status), free(w->conn);
+}
+
+static int work_new(work *w, const port_master *m, const explicit_settings *set)
+{
+    size_t n = m->n_slaves;
+    memset(w, 0, sizeof *w);
+    w->y = calloc(n, sizeof *w->y);
+    w->dy = calloc(n, sizeof *w->dy);
+    w->yprev = calloc(n, sizeof *w->yprev);
+    w->coef = calloc(n, sizeof *w->coef);
+    w->need_deriv = calloc(n, sizeof *w->need_deriv);
+    w->status = calloc(n, sizeof *w->status);
+    w->conn = calloc(set->n_conns ? set->n_conns : 1, sizeof *w->conn);
+    if (!w->y || !w->dy || !w->yprev || !w->coef || !w->need_deriv || !w->status || !w->conn)
+        return PORT_ENOMEM;
+    for (size_t j = 0; j < n; j++) {
+        size_t no = m->slaves[j].info.n_out + 1, ni = m->slaves[j].info.n_in + 1;
+        w->y[j] = calloc(no, sizeof(double));
+        w->dy[j] = calloc(no, sizeof(double));
+        w->yprev[j] = calloc(no, sizeof(double));
+        w->coef[j] = calloc(ni * (PORT_MAX_ORDER + 1), sizeof(double));
+        if (!w->y[j] || !w->dy[j] || !w->yprev[j] || !w->coef[j]) return PORT_ENOMEM;
+    }
+    for (size_t k = 0; k < set->n_conns; k++)
+        if (set->conns[k].layer.extrap == BAL_EXTRAP_LINEAR &&
+            set->conns[k].slope == EXPLICIT_SLOPE_DERIV)
+            w->need_deriv[set->conns[k].from] = 1;
+    return PORT_OK;
+}
+
+/* Step 1: outputs (and derivatives) of every slave at the current time. */
+static int read_outputs(const port_master *m, work *w, explicit_stats *st)
+{
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        const port_slave *s = &m->slaves[j];
+        s->ops->get_outputs(s->ctx, w->y[j]);
+        st->operations++;
+        if (w->need_deriv[j]) {
+            s->ops->get_output_derivs(s->ctx, 1, w->dy[j]);
+            st->operations++;
+        }
+    }
+    return port_sync(m, w->status);
+}
+
+/* Step 2 for one connection: the receiver's polynomial over [T, T + H] into its coefficients. */
+static int hand_over(const explicit_conn *c, bal_conn *bc, work *w, const port_master *m,
+                     double H, int first)
+{
+    const double *y = w->y[c->from];
+    if (!first && bal_conn_close(bc, c->amount >= 0 ? y[c->amount] - w->yprev[c->from][c->amount]
+                                                    : 0))
+        return PORT_EUSAGE;
+    double du = c->slope >= 0 ? y[c->slope] : w->dy[c->from][c->out];
+    bal_poly p;
+    if (bal_conn_open(bc, H, y[c->out], du, &p)) return PORT_EUSAGE;
+    double *coef = &w->coef[c->to][c->in * (PORT_MAX_ORDER + 1)], fact = 1;
+    for (int k = 0; k <= PORT_MAX_ORDER; k++) {
+        coef[k] = k <= p.deg ? p.a[k] * fact : 0; /* Taylor: c_k = k! a_k */
+        fact *= k + 1;
+    }
+    (void)m;
+    return PORT_OK;
+}
+
+int explicit_run(const port_master *m, const explicit_settings *set, explicit_stats *st,
+                 char *err, size_t errlen)
+{
+    explicit_stats local = {0, 0};
+    if (!st) st = &local;
+    *st = local;
+    int rc = validate(m, set, err, errlen);
+    if (rc) return rc;
+    work w;
+    if ((rc = work_new(&w, m, set))) {
+        work_free(&w, m->n_slaves);
+        return fail(err, errlen, rc, "out of memory");
+    }
+    for (size_t k = 0; k < set->n_conns && !rc; k++)
+        rc = bal_conn_init(&w.conn[k], &set->conns[k].layer, err, errlen) ? PORT_EUSAGE : 0;
+    for (size_t j = 0; j < m->n_slaves && !rc; j++) {
+        m->slaves[j].ops->record(m->slaves[j].ctx);
+        st->operations++;
+    }
+    if (!rc && (rc = port_sync(m, w.status)))
+        rc = slave_failed(m, w.status, rc, "first record", err, errlen);
+    int64_t T = m->t_start;
+    for (int first = 1; !rc && T < m->t_end; first = 0) {
+        int64_t Tn = port_tick_add(T, set->H) < m->t_end ? T + set->H : m->t_end;
+        double H = (double)(Tn - T) * m->tick;
+        if ((rc = port_open(m, Tn))) break;
+        if ((rc = read_outputs(m, &w, st))) {
+            rc = slave_failed(m, w.status, rc, "reading outputs", err, errlen);
+            break;
+        }
+        for (size_t k = 0; k < set->n_conns && !rc; k++)
+            if ((rc = hand_over(&set->conns[k], &w.conn[k], &w, m, H, first)))
+                rc = fail(err, errlen, rc, "connection %zu: the coupling layer refused the "
+                          "interval (step changed under a multi-interval hat?)", k);
+        for (size_t j = 0; j < m->n_slaves && !rc; j++) {
+            const port_slave *s = &m->slaves[j];
+            port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w.coef[j]};
+            if (s->info.n_in) s->ops->set_inputs(s->ctx, &u), st->operations++;
+            s->ops->step(s->ctx, Tn, 1, NULL, NULL);
+            s->ops->record(s->ctx);
+            st->operations += 2;
+            memcpy(w.yprev[j], w.y[j], s->info.n_out * sizeof(double));
+        }
+        if (rc) break;
+        if ((rc = port_sync(m, w.status)) < 0) {
+            rc = slave_failed(m, w.status, rc, "stepping", err, errlen);
+            break;
+        }
+        rc = PORT_OK; /* an event or termination inside a step does not stop this scheme */
+        if ((rc = port_close(m, Tn))) break;
+        T = Tn;
+        st->steps++;
+    }
+    work_free(&w, m->n_slaves);
+    return rc;
+}

@@ -1,0 +1,424 @@
+/* Tests of the F3ORNITS pieces (algorithms/f3ornits.h), Éguillon et al. (2021);
+ * doc/algorithms/f3ornits.md:
+ *   1. polynomials: Omega reproduces polynomials of degree <= p on non-uniform times; Gamma
+ *      passes through the newest point and minimises the residual (perturbations only raise
+ *      it); Gamma^(0) is the hold; the Hermite cubic meets both ends' values and slopes
+ *   2. the order function on a quadratic, a linear signal (tie to the lower degree), a sine
+ *      (the order changes over time) and after a jump (it drops to 0)
+ *   3. the time-stepper: eps~ = 1 keeps the step, eps~ = 2^-(p+1) doubles it, clipping;
+ *      magnitude against amplitude at a zero crossing; amplitude against damped amplitude after
+ *      an initial spike
+ *   4. the synchronous master (algorithms/f3ornits_master.h) on the two-mass oscillator with
+ *      exact slaves (tests/unit/dc_osc.h), t in [0, 20]: ZOH Jacobi at fixed steps is first
+ *      order; every F3ORNITS run (both fits, three normalisations, rtol 1e-3) takes fewer steps
+ *      than the coarsest Jacobi run and is more accurate than the finest; amplitude takes the
+ *      fewest steps, magnitude the most and is the most accurate; the start is a hold of
+ *      dt_init; a run repeats bit for bit
+ *      and with the coupling damper changed at mid-time: F3ORNITS below the ZOH Jacobi curve
+ *   5. the car with speed control (our parameters): ZOH Jacobi never sees a speed and the car
+ *      accelerates without bound; F3ORNITS (order >= 1) holds the target speed */
+#include <math.h>
+#include <string.h>
+
+#include "algorithms/f3ornits.h"
+#include "algorithms/f3ornits_master.h"
+#include "tests/check.h"
+#include "tests/unit/dc_osc.h"
+
+static double quad(double t) { return 1.5 - 0.7 * t + 0.3 * t * t; }
+
+static void test_polynomials(void)
+{
+    const double t[4] = {0.1, 0.35, 0.42, 0.9}; /* non-uniform */
+    double z[4], c[4];
+    for (int i = 0; i < 4; i++) z[i] = quad(t[i]);
+    /* Omega^(2) through 3 points of a quadratic is the quadratic: value, slope and curvature
+       at any t0 */
+    CHECK_INT_EQ(f3_extrap(t + 1, z + 1, 2, 1.3, c), 0);
+    CHECK_NEAR(c[0], quad(1.3), 1e-13);
+    CHECK_NEAR(c[1], -0.7 + 0.6 * 1.3, 1e-12);
+    CHECK_NEAR(c[2], 0.6, 1e-11);
+    /* Omega^(1) of a straight line, Omega^(0) the value */
+    double lz[2] = {2 - t[0], 2 - t[1]};
+    CHECK_INT_EQ(f3_extrap(t, lz, 1, 5.0, c), 0);
+    CHECK_NEAR(c[0], 2 - 5.0, 1e-13);
+    CHECK_NEAR(c[1], -1, 1e-13);
+    double dup[2] = {0.1, 0.1};
+    CHECK_INT_EQ(f3_extrap(dup, lz, 1, 0, c), -1);
+    /* Gamma^(2) over 4 points of a quadratic: exact (zero residual is the minimum) */
+    CHECK_INT_EQ(f3_cls(t, z, 2, c), 0);
+    CHECK_NEAR(c[0], quad(0.9), 1e-14);
+    CHECK_NEAR(c[1], -0.7 + 0.6 * 0.9, 1e-11);
+    CHECK_NEAR(c[2], 0.6, 1e-10);
+    /* Gamma^(1) of noisy points: through the newest, and the least residual among lines through
+       it (a perturbed slope has a larger residual) */
+    double nz[3] = {1.0, 1.3, 1.1}, nt[3] = {0, 0.4, 1.0};
+    CHECK_INT_EQ(f3_cls(nt, nz, 1, c), 0);
+    CHECK_NEAR(c[0], 1.1, 0);
+    double best = 0, worse = 0;
+    for (int s = -1; s <= 1; s += 2) {
+        double r0 = 0, r1 = 0;
+        for (int i = 0; i < 2; i++) {
+            double d = nt[i] - 1.0;
+            r0 += pow(1.1 + c[1] * d - nz[i], 2);
+            r1 += pow(1.1 + (c[1] + s * 1e-3) * d - nz[i], 2);
+        }
+        best = r0, worse = r1;
+        CHECK(worse > best, "perturbed slope residual %g <= %g", worse, best);
+    }
+    /* hand value: d = (-1, -0.6), e = (-0.1, 0.2): a = sum d e / sum d^2 = (0.1 - 0.12) / 1.36 */
+    CHECK_NEAR(c[1], (0.1 - 0.12) / 1.36, 1e-15);
+    /* Gamma^(0) is the hold of the newest */
+    CHECK_INT_EQ(f3_cls(nt, nz, 0, c), 0);
+    CHECK_NEAR(c[0], 1.3, 0);
+    /* Hermite: both ends */
+    double h[4];
+    f3_hermite(0.5, 1.0, -2.0, 0.8, 0.4, 3.0, h);
+    CHECK_NEAR(h[0], 1.0, 0);
+    CHECK_NEAR(h[1], -2.0, 0);
+    double s = 0.3, val = h[0] + h[1] * s + h[2] * s * s / 2 + h[3] * s * s * s / 6;
+    double der = h[1] + h[2] * s + h[3] * s * s / 2;
+    CHECK_NEAR(val, 0.4, 1e-13);
+    CHECK_NEAR(der, 3.0, 1e-12);
+}
+
+static void test_order(void)
+{
+    double t[12], y[12], eps[4];
+    /* irregular times */
+    for (int i = 0; i < 12; i++) t[i] = 0.1 * i + 0.03 * (i % 3);
+    for (int i = 0; i < 12; i++) y[i] = quad(t[i]);
+    CHECK_INT_EQ(f3_order(t, y, 1, 2, 1e-9, NULL), 0); /* start-up: hold */
+    CHECK_INT_EQ(f3_order(t, y, 2, 2, 1e-9, eps), 0);  /* one past point: only degree 0 */
+    CHECK_INT_EQ(f3_order(t, y, 3, 2, 1e-9, eps), 1);  /* line better than hold */
+    for (int n = 4; n <= 12; n++) {
+        CHECK_INT_EQ(f3_order(t, y, n, 2, 1e-9, eps), 2);
+        CHECK(eps[2] < 1e-13, "quadratic: eps(2) = %g", eps[2]);
+    }
+    /* a straight line: eps(1) = eps(2) = 0 and the tie goes to 1 */
+    for (int i = 0; i < 12; i++) y[i] = 3 - 2 * t[i];
+    CHECK_INT_EQ(f3_order(t, y, 8, 2, 1e-9, eps), 1);
+    /* a sine sampled coarsely: the order changes over time */
+    int seen[3] = {0, 0, 0};
+    double ts[80], ys[80];
+    for (int i = 0; i < 80; i++) {
+        ts[i] = 0.37 * i;
+        ys[i] = sin(ts[i]) + 0.3 * sin(3.1 * ts[i]);
+    }
+    for (int n = 4; n <= 80; n++) seen[f3_order(ts, ys, n, 2, 1e-9, NULL)]++;
+    CHECK(seen[0] + seen[1] > 0 && seen[2] > 0, "orders seen %d %d %d", seen[0], seen[1], seen[2]);
+    /* a jump at point 6 of a smooth signal: one step later the hold predicts best */
+    for (int i = 0; i < 12; i++) y[i] = quad(t[i]) + (i >= 6 ? 5.0 : 0);
+    CHECK_INT_EQ(f3_order(t, y, 8, 2, 1e-9, eps), 0);
+}
+
+static void test_stepper(void)
+{
+    /* eps~ = 1 keeps the step; eps~ = 2^-(p+1) doubles it; clipping */
+    for (int p = 0; p <= 2; p++) {
+        CHECK_NEAR(f3_ratio(1.0, p, 1.0), 1.0, 1e-15);
+        CHECK_NEAR(f3_ratio(pow(2, -(p + 1)), p, 1.0), 2.0, 1e-14);
+        CHECK_NEAR(f3_ratio(pow(2, p + 1), p, 0.9), 0.45, 1e-14);
+    }
+    CHECK_NEAR(f3_clip(f3_ratio(0, 1, 1), 0.2, 1.5), 1.5, 0);
+    CHECK_NEAR(f3_clip(0.01, 0.2, 1.5), 0.2, 0);
+    CHECK_NEAR(f3_clip(NAN, 0.2, 1.5), 0.2, 0);
+    /* a sinusoid of amplitude 100 near its zero crossing: the magnitude norm explodes the
+       error (step collapses), the amplitude norm does not */
+    f3_band b = {0};
+    for (int i = 0; i <= 100; i++) f3_band_update(&b, 100 * sin(0.1 * i), 0.1, 0);
+    double y0 = 100 * sin(M_PI - 1e-4), eps = 1e-3;
+    double mag = f3_normalise(F3_NORM_MAGNITUDE, eps, y0, &b, 1e-3, 1e-6);
+    double amp = f3_normalise(F3_NORM_AMPLITUDE, eps, y0, &b, 1e-3, 1e-6);
+    CHECK(mag > 50 && amp < 0.01, "zero crossing: magnitude %g, amplitude %g", mag, amp);
+    CHECK(f3_clip(f3_ratio(mag, 1, 0.9), 0.2, 2) == 0.2, "magnitude: the step shrinks to the bound");
+    CHECK(f3_clip(f3_ratio(amp, 1, 0.9), 0.2, 2) == 2, "amplitude: the step grows");
+    /* an initial spike of 1000 then a signal of amplitude 1: amplitude keeps the spike for
+       ever; damped amplitude forgets it (the band relaxes to the signal's own) */
+    f3_band a = {0}, d = {0};
+    f3_band_update(&a, 1000, 0.1, 0);
+    f3_band_update(&d, 1000, 0.1, 0.5);
+    for (int i = 1; i <= 400; i++) {
+        double v = sin(0.1 * i);
+        f3_band_update(&a, v, 0.1, 0);
+        f3_band_update(&d, v, 0.1, 0.5);
+    }
+    CHECK_NEAR(a.ymax - a.ymin, 1000 + 1, 1e-2);
+    /* the spike is gone; the band is the signal's recent range (narrower than its full 2:
+       with mu = 0.5 the extremes relax with a time constant of 2 s, a third of a period) */
+    CHECK(d.ymax - d.ymin < 2.0 && d.ymax - d.ymin > 0.3, "damped band %g", d.ymax - d.ymin);
+    double ea = f3_normalise(F3_NORM_AMPLITUDE, 1e-3, 0.5, &a, 1e-3, 1e-6);
+    double ed = f3_normalise(F3_NORM_DAMPED, 1e-3, 0.5, &d, 1e-3, 1e-6);
+    CHECK(ed > 100 * ea, "damped %g vs amplitude %g", ed, ea);
+    /* mu = 0 is the amplitude exactly */
+    f3_band z = {0};
+    f3_band_update(&z, 3, 0.1, 0);
+    f3_band_update(&z, -1, 0.1, 0);
+    f3_band_update(&z, 0.5, 0.1, 0);
+    CHECK_NEAR(z.ymax, 3, 0);
+    CHECK_NEAR(z.ymin, -1, 0);
+}
+
+/* ---- 4. the master on the oscillator ------------------------------------------------- */
+
+typedef struct osc_run {
+    f3_result res;
+    double rmse[2];      /* omega2, tau1 at the communication points, time-weighted */
+    double sq[2];
+    double first_h;      /* H of step 1 */
+    int first_order;     /* largest order used on step 1 */
+    double sum_y;        /* a checksum of every output */
+} osc_run;
+
+static int osc_obs(void *ctx, const f3_step_info *si)
+{
+    osc_run *r = ctx;
+    double t = (double)si->t1 * 1e-9;
+    for (int w = 0; w < 2; w++) {
+        double p[1], y = si->y[w == 0 ? 1 : 0][0];
+        dc_ref_poly(t, w, 0, p);
+        r->sq[w] += si->H * (y - p[0]) * (y - p[0]);
+        r->sum_y += y * (double)si->k;
+    }
+    if (si->k == 1) {
+        r->first_h = si->H;
+        r->first_order = si->order[0][0] > si->order[1][0] ? si->order[0][0] : si->order[1][0];
+    }
+    return 0;
+}
+
+static osc_run osc_f3(f3_config c)
+{
+    dc_osc s1, s2;
+    dc_osc_slave1(&s1, DC_OSC_EXACT, 1e-9);
+    dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
+    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
+                     .tick = 1e-9, .t_start = 0, .t_end = 20000000000LL};
+    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    c.n_links = 2;
+    c.links = links;
+    osc_run r;
+    memset(&r, 0, sizeof r);
+    CHECK_INT_EQ(f3_run(&m, &c, osc_obs, &r, &r.res), PORT_OK);
+    for (int w = 0; w < 2; w++) r.rmse[w] = sqrt(r.sq[w] / 20);
+    return r;
+}
+
+static void test_master(void)
+{
+    static const double Hs[5] = {0.005, 0.01, 0.02, 0.05, 0.1};
+    osc_run jac[5];
+    for (int i = 0; i < 5; i++) jac[i] = osc_f3((f3_config){.order = 0, .dt_init = Hs[i]});
+    CHECK_INT_EQ(jac[4].res.N, 200);
+    for (int i = 0; i + 1 < 5; i++) /* first order: the error grows like H */
+        CHECK_NEAR(log(jac[i + 1].rmse[0] / jac[i].rmse[0]) / log(Hs[i + 1] / Hs[i]), 1.0, 0.05);
+    static const char *const nn[3] = {"magnitude", "amplitude", "damped"};
+    osc_run f[2][3];
+    for (int fit = 0; fit < 2; fit++)
+        for (int n = 0; n < 3; n++) {
+            f[fit][n] = osc_f3((f3_config){.fit = (f3_fit)fit, .order = -1, .variable = 1,
+                                           .norm = (f3_norm)n, .mu = 0.5, .rtol = 1e-3,
+                                           .atol = 1e-6, .rho_min = 0.2, .rho_max = 2,
+                                           .safety = 0.9, .dt_init = 1e-3});
+            const osc_run *r = &f[fit][n];
+            CHECK(r->res.N < jac[4].res.N && r->rmse[0] < jac[0].rmse[0] &&
+                      r->rmse[1] < jac[2].rmse[1],
+                  "%s %s: %zu steps, RMSE %g %g (Jacobi: 200 steps at H = 0.1; RMSE %g at "
+                  "H = 0.005, %g at 0.02)", fit ? "CLS" : "extrapolation", nn[n], r->res.N,
+                  r->rmse[0], r->rmse[1], jac[0].rmse[0], jac[2].rmse[1]);
+            CHECK_NEAR(r->first_h, 1e-3, 1e-15);
+            CHECK_INT_EQ(r->first_order, 0);
+        }
+    for (int fit = 0; fit < 2; fit++) {
+        osc_run *mg = &f[fit][F3_NORM_MAGNITUDE], *am = &f[fit][F3_NORM_AMPLITUDE],
+                *dm = &f[fit][F3_NORM_DAMPED];
+        CHECK(am->res.N < dm->res.N && dm->res.N < mg->res.N, "steps: amplitude %zu, damped "
+              "%zu, magnitude %zu", am->res.N, dm->res.N, mg->res.N);
+        CHECK(mg->rmse[0] <= dm->rmse[0] && dm->rmse[0] < am->rmse[0], "RMSE omega2: magnitude "
+              "%g, damped %g, amplitude %g", mg->rmse[0], dm->rmse[0], am->rmse[0]);
+    }
+    for (int n = 0; n < 3; n++) /* extrapolation and CLS differ little */
+        CHECK(fabs((double)f[0][n].res.N / (double)f[1][n].res.N - 1) < 0.2, "%s: %zu vs %zu",
+              nn[n], f[0][n].res.N, f[1][n].res.N);
+    osc_run again = osc_f3((f3_config){.fit = F3_FIT_EXTRAP, .order = -1, .variable = 1,
+                                       .norm = F3_NORM_DAMPED, .mu = 0.5, .rtol = 1e-3,
+                                       .atol = 1e-6, .rho_min = 0.2, .rho_max = 2,
+                                       .safety = 0.9, .dt_init = 1e-3});
+    CHECK(again.res.N == f[0][2].res.N && again.sum_y == f[0][2].sum_y, "not repeatable");
+    /* settings refused */
+    f3_result res;
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .tick = 1e-9, .t_end = 1};
+    CHECK_INT_EQ(f3_run(&m, &(f3_config){.order = 3, .dt_init = 0.1}, NULL, NULL, &res),
+                 PORT_EUSAGE);
+    CHECK_STR_HAS(res.err, "order 3");
+    CHECK_INT_EQ(f3_run(&m, &(f3_config){.order = -1, .variable = 1, .dt_init = 0.1}, NULL,
+                        NULL, &res), PORT_EUSAGE);
+    CHECK_STR_HAS(res.err, "rtol");
+}
+
+/* The same with the coupling damper dropping from 2 to 0.5 at t = 10 (a jump of tau1 and new
+ * dynamics; dc_osc_slave1_switching). */
+typedef struct sw_acc {
+    double sq[2];
+} sw_acc;
+
+static int sw_obs(void *ctx, const f3_step_info *si)
+{
+    sw_acc *a = ctx;
+    double t = (double)si->t1 * 1e-9;
+    for (int w = 0; w < 2; w++) {
+        double d = si->y[w == 0 ? 1 : 0][0] - dc_ref_switching(t, w);
+        a->sq[w] += si->H * d * d;
+    }
+    return 0;
+}
+
+static void sw_run(f3_config c, size_t *N, double rmse[2])
+{
+    dc_osc s1, s2;
+    dc_osc_slave1_switching(&s1, 1e-9);
+    dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
+    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
+                     .tick = 1e-9, .t_start = 0, .t_end = 20000000000LL};
+    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    c.n_links = 2;
+    c.links = links;
+    sw_acc a = {{0, 0}};
+    f3_result r;
+    CHECK_INT_EQ(f3_run(&m, &c, sw_obs, &a, &r), PORT_OK);
+    *N = r.N;
+    for (int w = 0; w < 2; w++) rmse[w] = sqrt(a.sq[w] / 20);
+}
+
+static void test_switching(void)
+{
+    size_t NJ, N[2][3];
+    double J[2], R[2][3][2];
+    sw_run((f3_config){.order = 0, .dt_init = 0.1}, &NJ, J);
+    CHECK_INT_EQ(NJ, 200);
+    for (int fit = 0; fit < 2; fit++)
+        for (int n = 0; n < 3; n++) {
+            sw_run((f3_config){.fit = (f3_fit)fit, .order = -1, .variable = 1,
+                               .norm = (f3_norm)n, .mu = 0.5, .rtol = 1e-3, .atol = 1e-6,
+                               .rho_min = 0.2, .rho_max = 2, .safety = 0.9, .dt_init = 1e-3},
+                   &N[fit][n], R[fit][n]);
+            /* below the ZOH Jacobi curve (first order: RMSE ~ 1/N through its 200-step run),
+               by a factor 5 at least, on both outputs */
+            for (int w = 0; w < 2; w++) {
+                double jac = J[w] * 200.0 / (double)N[fit][n];
+                CHECK(R[fit][n][w] * 5 < jac, "fit %d norm %d output %d: RMSE %g with %zu "
+                      "steps; ZOH Jacobi at that many steps %g", fit, n, w, R[fit][n][w],
+                      N[fit][n], jac);
+            }
+        }
+    for (int fit = 0; fit < 2; fit++) { /* amplitude: fewest steps; magnitude beats it */
+        CHECK(N[fit][1] < N[fit][0] && N[fit][1] < N[fit][2], "fit %d: steps %zu %zu %zu", fit,
+              N[fit][0], N[fit][1], N[fit][2]);
+        CHECK(R[fit][0][0] < R[fit][1][0], "fit %d: RMSE magnitude %g, amplitude %g", fit,
+              R[fit][0][0], R[fit][1][0]);
+    }
+}
+
+/* ---- 5. the car with speed control ---------------------------------------------------- */
+
+/* The car of the speed-control case (ours: the paper's parameters are lost): a point mass
+ * M x'' = F (slave "car": input F, output x), and a controller (slave "controller": input the
+ * car's position, output F) that pushes F0 until T_sw, then F = K (v_target - v) with v the time
+ * derivative of its position input: the derivative of the input polynomial, 0 under a hold. */
+typedef struct car_ctl {
+    int64_t t, u_t0;
+    double tick, u[PORT_MAX_ORDER + 1];
+    int u_order, status;
+} car_ctl;
+#define CAR_M 1000.0  /* kg */
+#define CAR_F0 1500.0 /* N, before T_sw */
+#define CAR_TSW 10.0  /* s */
+#define CAR_VT 20.0   /* m/s */
+#define CAR_K 500.0   /* N/(m/s) */
+
+static int ctl_set_inputs(void *ctx, const port_poly *u)
+{
+    car_ctl *c = ctx;
+    c->u_t0 = u->t0;
+    c->u_order = u->order;
+    memcpy(c->u, u->c, (size_t)(u->order + 1) * sizeof(double));
+    return PORT_OK;
+}
+static int ctl_step(void *ctx, int64_t t, int n, double *y, port_step_result *r)
+{
+    car_ctl *c = ctx;
+    (void)n, (void)y;
+    c->t = t;
+    if (r) *r = (port_step_result){.t_reached = t, .n_sub_done = 1};
+    return PORT_OK;
+}
+static int ctl_get_outputs(void *ctx, double *y)
+{
+    car_ctl *c = ctx;
+    double ts = (double)c->t * c->tick;
+    double v = c->u_order >= 1 ? dc_poly_eval(c->u + 1, c->u_order - 1, (double)(c->t - c->u_t0) * c->tick) : 0;
+    y[0] = ts < CAR_TSW ? CAR_F0 : CAR_K * (CAR_VT - v);
+    return PORT_OK;
+}
+static int ctl_record(void *ctx) { (void)ctx; return PORT_OK; }
+static int ctl_collect(void *ctx) { car_ctl *c = ctx; int s = c->status; c->status = 0; return s; }
+static const port_slave_ops ctl_ops = {.set_inputs = ctl_set_inputs, .step = ctl_step,
+                                       .get_outputs = ctl_get_outputs, .record = ctl_record,
+                                       .collect = ctl_collect};
+
+/* Monolithic: v = F0/M t to T_sw (15 m/s), then v = 20 - 5 e^-(t - 10)/2, so at t = 60
+ * v = 20 and x = 75 + 20 * 50 - 10 (1 - e^-25) = 1065 m. */
+static void car_run(f3_config c, double *v, double *x, size_t *N)
+{
+    dc_osc car = {.name = "car", .nx = 2, .tick = 1e-9, .max_deriv = 4, .A = {{0, 1}, {0, 0}},
+                  .B = {0, 1 / CAR_M}, .C = {1, 0}, .D = 0, .x = {0, 0}, .u = {CAR_F0}};
+    car_ctl ctl = {.tick = 1e-9};
+    port_slave sl[2] = {dc_osc_port(&car),
+                        {.ops = &ctl_ops, .ctx = &ctl,
+                         .info = {.name = "controller", .n_in = 1, .n_out = 1}}};
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
+                     .tick = 1e-9, .t_start = 0, .t_end = 60000000000LL};
+    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    c.n_links = 2;
+    c.links = links;
+    f3_result r;
+    CHECK_INT_EQ(f3_run(&m, &c, NULL, NULL, &r), PORT_OK);
+    *v = car.x[1];
+    *x = car.x[0];
+    *N = r.N;
+}
+
+static void test_car(void)
+{
+    double v, x;
+    size_t N;
+    car_run((f3_config){.order = 0, .dt_init = 0.1}, &v, &x, &N);
+    /* a hold has no derivative: F = K v_target for ever, v = 15 + 10 * 50 */
+    CHECK_NEAR(v, 515, 1e-6);
+    for (int n = 0; n < 3; n++) {
+        car_run((f3_config){.order = -1, .variable = 1, .norm = (f3_norm)n, .mu = 0.5,
+                            .rtol = 1e-3, .atol = 1e-3, .rho_min = 0.2, .rho_max = 2,
+                            .safety = 0.9, .dt_init = 0.01, .dt_max = 0.5},
+                &v, &x, &N);
+        CHECK_NEAR(v, 20, 1e-3);
+        CHECK_NEAR(x, 1065, 1.0);
+        CHECK(N < 600, "norm %d: %zu steps (ZOH Jacobi at 0.1: 600)", n, N);
+    }
+}
+
+int main(void)
+{
+    test_polynomials();
+    test_order();
+    test_stepper();
+    test_master();
+    test_switching();
+    test_car();
+    return check_summary();
+}
