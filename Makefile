@@ -91,6 +91,7 @@ ALGO_SRCS    :=   # algorithms/        coupling algorithms (libc + libm only)
 CONFIG_SRCS  :=   # federate/config/   the federation file
 MSPROTO_SRCS :=   # federate/msproto/  the master-slave protocol (codec, generated FOM)
 FMUFED_SRCS  :=   # federate/fmufed/   the FMU federate (everything but main)
+INPROC_SRCS  :=   # federate/inproc/   every peer of a federation in one process (threads)
 MASTER_SRCS  :=   # federate/master/   tempo-master (everything but main)
 RUN_SRCS     :=   # federate/run/      tempo-run's supervision, results, plots, progress
 # Programs: PROGS += name, with name_SRCS := main sources and name_LIBS := the internal
@@ -131,7 +132,7 @@ objs = $(patsubst %.c,$(O)/%.o,$(1))
 # A program or test without such a line, or naming an unknown library, stops the build.
 # INTERNAL_LIBS is the link order (a library before the ones it uses); libs_of puts a _LIBS
 # line in that order, so fragments may list names in any order.
-INTERNAL_LIBS := master fmufed run msproto config fmu algo client tlog server flog tm proto fom
+INTERNAL_LIBS := master inproc fmufed run msproto config fmu algo client tlog server flog tm proto fom
 lib_path = $(O)/lib$(1).a
 libs_of = $(foreach l,$(INTERNAL_LIBS),$(if $(filter $(l),$($(1)_LIBS)),$(call lib_path,$(l))))
 LINKED := $(PROGS) $(notdir $(UNIT_TESTS) $(CONF_TESTS) $(INTEG_TESTS) $(BENCHES))
@@ -153,6 +154,7 @@ $(call lib_path,algo):   $(call objs,$(ALGO_SRCS))
 $(call lib_path,config): $(call objs,$(CONFIG_SRCS))
 $(call lib_path,msproto): $(call objs,$(MSPROTO_SRCS))
 $(call lib_path,fmufed): $(call objs,$(FMUFED_SRCS))
+$(call lib_path,inproc): $(call objs,$(INPROC_SRCS))
 $(call lib_path,master): $(call objs,$(MASTER_SRCS))
 $(call lib_path,run):    $(call objs,$(RUN_SRCS))
 # Archives are written to a temporary name and renamed, so a concurrent link never sees a

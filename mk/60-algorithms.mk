@@ -1,6 +1,8 @@
 # mk/60-algorithms.mk: the coupling algorithms algorithms/ (libc + libm only; doc/algorithms/).
 # See the Makefile header for the variables this fragment fills in.
-ALGO_SRCS += algorithms/balance.c algorithms/explicit.c algorithms/energy.c algorithms/port.c algorithms/quantize.c algorithms/extrap.c algorithms/topology.c
+ALGO_SRCS += algorithms/balance.c algorithms/explicit.c algorithms/energy.c algorithms/port.c \
+             algorithms/quantize.c algorithms/extrap.c algorithms/topology.c \
+             algorithms/peer.c algorithms/jacobi.c algorithms/jacobi_de.c algorithms/gauss_seidel.c
 
 UNIT_TESTS += tests/unit/quantize_test tests/unit/extrap_test tests/unit/topology_test
 quantize_test_LIBS := algo
@@ -8,6 +10,8 @@ extrap_test_LIBS := algo
 topology_test_LIBS := algo
 UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
+UNIT_TESTS += tests/unit/peer_algos_test
+peer_algos_test_LIBS := algo
 UNIT_TESTS += tests/unit/balance_test
 balance_test_LIBS := algo
 # The explicit master over two example FMUs in one process (needs the FMUs and fmu_slave).

@@ -1,10 +1,12 @@
-# mk/77-fmufed.mk: the FMU federate federate/fmufed/ (doc/fmu.md): set-up, wiring and
-# recording (fmufed.c), the algorithms (fmufed_jacobi.c, fmufed_de.c, fmufed_gs.c), its command
-# line (tempo-fmu --federation, fmufed_cli.c; the program is in mk/50-fmu.mk), and integration
-# tests running real federations on the example FMUs.
+# mk/77-fmufed.mk: the FMU federate: its pieces (fmufed.c puts together the model
+# fmufed_model.c, the rows fmufed_rec.c and the libtempo exchange fmufed_tp.c; the algorithms
+# are in algorithms/, doc/algorithms/port.md), the slave role of master methods
+# (fmufed_slave.c, doc/master.md), its command line (tempo-fmu --federation, fmufed_cli.c; the
+# program is in mk/50-fmu.mk), and integration tests running real federations on the example
+# FMUs.
 # See the Makefile header for the variables this fragment fills in.
-FMUFED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_jacobi.c federate/fmufed/fmufed_de.c \
-               federate/fmufed/fmufed_gs.c federate/fmufed/fmufed_cli.c federate/fmufed/fmufed_slave.c
+FMUFED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_model.c federate/fmufed/fmufed_rec.c \
+               federate/fmufed/fmufed_tp.c federate/fmufed/fmufed_cli.c federate/fmufed/fmufed_slave.c
 
 INTEG_TESTS += tests/integration/fmufed_lv_test
 fmufed_lv_test_LIBS := run fmu client proto fom

@@ -18,7 +18,8 @@ root=${1:-.}
 
 # Component folders, most specific first (a file belongs to the first that prefixes its path).
 components=(rti/proto rti/tm rti/flog rti/server rti/tlog
-            federate/libtempo federate/fmu federate/config federate/msproto federate/fmufed federate/master
+            federate/libtempo federate/fmu federate/config federate/msproto federate/fmufed federate/inproc
+            federate/master
             federate/run algorithms fom examples)
 
 # The project components each one may include and link (its own is always allowed).
@@ -35,6 +36,7 @@ declare -A ALLOWED=(
   [federate/msproto]="algorithms federate/config"
   [algorithms]=""
   [federate/fmufed]="algorithms federate/fmu federate/config federate/msproto federate/libtempo federate/run fom"
+  [federate/inproc]="algorithms federate/config federate/fmufed rti/tm"
   [federate/master]="algorithms federate/fmu federate/config federate/msproto federate/fmufed federate/libtempo federate/run fom"
   [federate/run]="federate/config federate/fmu federate/libtempo"
   [examples]="federate/libtempo federate/fmu federate/config federate/run algorithms"
@@ -62,6 +64,7 @@ declare -A LIB_COMPONENT=(
   [fom]=fom [proto]=rti/proto [tm]=rti/tm [flog]=rti/flog [server]=rti/server [tlog]=rti/tlog
   [client]=federate/libtempo [fmu]=federate/fmu [algo]=algorithms [config]=federate/config
   [fmufed]=federate/fmufed [master]=federate/master [run]=federate/run [msproto]=federate/msproto
+  [inproc]=federate/inproc
 )
 
 if [ "$root" = "--table" ]; then

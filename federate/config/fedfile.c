@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "federate/config/fedfile_impl.h"
 #include "fom/fom.h"
 
 enum {
@@ -37,7 +38,7 @@ enum {
  * ====================================================================================== */
 
 /* Load context: the file name for messages and the caller's error buffer. */
-typedef struct ld {
+typedef struct fedfile_reader {
     const char *file; /* path as given */
     char *err;        /* caller's buffer */
     size_t errlen;    /* its size */
@@ -274,25 +275,10 @@ static int parse_rti(const ld *c, const json_t *root, fedfile *ff)
     return ff->rti_host ? FEDFILE_OK : oom(c);
 }
 
-static const struct {
-    const char *name;
-    fedfile_alg alg;
-} ALGS[] = {
-    {"jacobi-naive", FEDFILE_ALG_JACOBI_NAIVE},
-    {"jacobi", FEDFILE_ALG_JACOBI},
-    {"jacobi-de", FEDFILE_ALG_JACOBI_DE},
-    {"gauss-seidel", FEDFILE_ALG_GAUSS_SEIDEL},
-    {"defect-control", FEDFILE_ALG_DEFECT_CONTROL},
-    {"wr", FEDFILE_ALG_WR},
-    {"semi-implicit", FEDFILE_ALG_SEMI}, /* tempo-master (fedfile_master.c) */
-    {"master-jacobi", FEDFILE_ALG_MASTER_JACOBI}, /* tempo-master (fedfile_master.c) */
-};
-
 const char *fedfile_alg_name(fedfile_alg a)
 {
-    for (size_t i = 0; i < sizeof ALGS / sizeof ALGS[0]; i++)
-        if (ALGS[i].alg == a) return ALGS[i].name;
-    return "?";
+    const fedfile_algo_entry *e = fedfile_algo_find(a);
+    return e ? e->name : "?";
 }
 
 /* A key that the chosen algorithm does not use is refused, naming who uses it. */
@@ -306,8 +292,9 @@ static int refuse_key(const ld *c, const json_t *a, const char *key, const char 
 }
 
 /* jacobi-de: quantum, h_min, h_max required; step and lookahead refused. */
-static int parse_de(const ld *c, const json_t *a, fedfile *ff)
+int fedfile_parse_de(const ld *c, const void *algo, fedfile *ff)
 {
+    const json_t *a = algo;
     fedfile_algo *al = &ff->algo;
     int rc, have = 0;
     if ((rc = refuse_key(c, a, "step", "fixed-step methods; jacobi-de uses h_min/h_max")) ||
@@ -431,8 +418,9 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
 }
 
 /* Fixed-step methods: step required; lookahead for jacobi-naive only (default = step). */
-static int parse_fixed(const ld *c, const json_t *a, fedfile *ff)
+int fedfile_parse_fixed(const ld *c, const void *algo, fedfile *ff)
 {
+    const json_t *a = algo;
     fedfile_algo *al = &ff->algo;
     const char *de = "jacobi-de";
     int rc, have = 0;
@@ -483,8 +471,9 @@ static int get_choice(const ld *c, const json_t *obj, const char *base, const ch
 
 /* defect-control: the object "defect-control" (doc/federation.md); the fixed-step and
  * jacobi-de keys of "algorithm" are refused. */
-static int parse_dc(const ld *c, const json_t *a, fedfile *ff)
+int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
 {
+    const json_t *a = algo;
     static const char *const keys[] = {"m",  "n",  "h1",        "tol",  "h_min",    "h_max",
                                        "kp", "ki", "theta_max", "init", "exchange", "defect",
                                        "clip_end", NULL};
@@ -565,17 +554,22 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     int rc = only_keys(c, a, "algorithm", keys);
     if (rc) return rc;
     json_t *m = json_object_get(a, "method");
-    for (size_t i = 0; m && json_is_string(m) && i < sizeof ALGS / sizeof ALGS[0]; i++)
-        if (strcmp(ALGS[i].name, json_string_value(m)) == 0) al->kind = ALGS[i].alg;
-#define ALG_LIST                                                                              \
-    "\"jacobi-naive\", \"jacobi\", \"jacobi-de\", \"gauss-seidel\", \"wr\", \"semi-implicit\", "   \
-    "\"master-jacobi\", \"defect-control\""
+    const fedfile_algo_entry *entry =
+        m && json_is_string(m) ? fedfile_algo_by_name(json_string_value(m)) : NULL;
+    if (entry) al->kind = entry->kind;
+    /* The names the registry knows, in its order: "\"jacobi-naive\", \"jacobi\", ...". */
+    char names[256] = "";
+    size_t n_algs = 0;
+    const fedfile_algo_entry *algs = fedfile_algos(&n_algs);
+    for (size_t i = 0; i < n_algs; i++) {
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", algs[i].name);
+    }
     if (!m || !json_is_string(m))
-        return fail(c, "algorithm.method", "expected one of " ALG_LIST "%s", m ? "" : " (missing)");
+        return fail(c, "algorithm.method", "expected one of %s%s", names, m ? "" : " (missing)");
     if (!al->kind)
-        return fail(c, "algorithm.method", "\"%.64s\" is not one of " ALG_LIST,
-                    json_string_value(m));
-#undef ALG_LIST
+        return fail(c, "algorithm.method", "\"%.64s\" is not one of %s", json_string_value(m),
+                    names);
     json_t *st = json_object_get(a, "start");
     /* Logical time starts at 0 at join (doc/time.md), so a run cannot start before it. */
     if (st &&
@@ -609,9 +603,10 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     static const char *const semi_keys[] = {"iteration", "jacobian"};
     for (size_t i = 0; al->kind != FEDFILE_ALG_SEMI && i < sizeof semi_keys / sizeof *semi_keys; i++)
         if ((rc = refuse_key(c, a, semi_keys[i], "semi-implicit"))) return rc;
-    if (al->kind == FEDFILE_ALG_DEFECT_CONTROL) return parse_dc(c, a, ff);
-    if ((rc = refuse_key(c, a, "defect-control", "defect-control"))) return rc;
-    return al->kind == FEDFILE_ALG_JACOBI_DE ? parse_de(c, a, ff) : parse_fixed(c, a, ff);
+    if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
+        (rc = refuse_key(c, a, "defect-control", "defect-control")))
+        return rc;
+    return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
 /* "solver": {"method": "bdf"|"adams", "rtol", "atol", "max_step"}; fields given here

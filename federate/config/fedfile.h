@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "algorithms/exchange.h"
+#include "algorithms/port.h"
 #include "algorithms/topology.h"
 #include "algorithms/semi.h"
 #include "algorithms/wr.h"
@@ -250,5 +252,53 @@ double fedfile_quantum_of(const fedfile *ff, const fedfile_fed *fd, const char *
 
 /** Name of an algorithm as written in the file ("jacobi-de"). Never NULL. */
 const char *fedfile_alg_name(fedfile_alg a);
+
+/* ---- the algorithm registry ------------------------------------------------------------
+ * One entry per coupling algorithm (federate/config/fedfile_algos.c holds the table; adding an
+ * algorithm is adding one entry, doc/architecture.md "Where a new coupling algorithm goes").
+ * An entry owns its settings: parse reads its own keys of the file's "algorithm" object,
+ * create turns the loaded file into the settings one run needs, run runs it over the port of
+ * its side, free releases the settings. tempo-fmu and the in-process runner never switch on
+ * the algorithm: they call run_peer. The master entries (wr, master-jacobi, defect-control)
+ * carry parse only so far: tempo-master (federate/master/) and bin/tempo-example-defect still
+ * pick their master by the kind, and run_master is for a master moved onto the registry. */
+
+/* Which side of the port an algorithm runs on (doc/algorithms/port.md). */
+typedef enum fedfile_side {
+    FEDFILE_SIDE_PEER = 1, /* every federate runs it over the peer exchange (algorithms/exchange.h) */
+    FEDFILE_SIDE_MASTER,   /* one master runs it over port_master (algorithms/port.h) */
+} fedfile_side;
+
+struct fedfile_reader; /* the loader's state: file name and error buffer (fedfile.c) */
+
+typedef struct fedfile_algo_entry {
+    const char *name; /* as written in "algorithm.method" */
+    fedfile_alg kind;
+    fedfile_side side;
+    /* Read the algorithm's own keys of the "algorithm" object (algo: a jansson json_t *) into
+     * ff->algo, refusing the keys it does not use; the common keys (method, start, end,
+     * extrapolation) are already read. Errors name the JSON path (FEDFILE_ESCHEMA). */
+    int (*parse)(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+    /* The settings one run needs, for federate idx (peer side) or the master (idx ignored),
+     * allocated into *settings (the entry's own struct: jacobi_settings, ...).
+     * Returns FEDFILE_OK, FEDFILE_EUSAGE or FEDFILE_ENOMEM with err set. */
+    int (*create)(const fedfile *ff, size_t idx, void **settings, char *err, size_t errlen);
+    /* Run over the peer port (side PEER; NULL otherwise). Returns a port_status. */
+    int (*run_peer)(const void *settings, peer *p);
+    /* Run over the master port (side MASTER; NULL otherwise). Returns a port_status. */
+    int (*run_master)(const void *settings, const port_master *m);
+    /* Free what create allocated; accepts NULL. create, run_* and free may be NULL for an
+     * entry whose runs are not started through the registry yet (then only parse is used). */
+    void (*free)(void *settings);
+} fedfile_algo_entry;
+
+/** The registry entry of an algorithm kind, or NULL when none is registered. */
+const fedfile_algo_entry *fedfile_algo_find(fedfile_alg kind);
+
+/** The registry entry named as in the file ("jacobi-de"), or NULL. */
+const fedfile_algo_entry *fedfile_algo_by_name(const char *name);
+
+/** The registry: *n receives the number of entries. Static storage. */
+const fedfile_algo_entry *fedfile_algos(size_t *n);
 
 #endif

@@ -1,8 +1,11 @@
 /* The FMU federate: hosts one FMU of a federation file as a federate and runs the file's
- * standalone coupling algorithm (Jacobi naive / improved, Jacobi discrete-event, Gauss-Seidel).
+ * standalone coupling algorithm (Jacobi naive / improved, Jacobi discrete-event, Gauss-Seidel),
+ * or, when tempo-master runs the file's method (wr, master-jacobi), the slave role.
  * Serves doc/guide.md (item 3), §5 and §8; the Awais thesis chapter 4 (doc/references.md (Awais)).
- * Read federate/fmufed/fmufed.c (set-up, wiring, recording) next, then fmufed_jacobi.c, fmufed_de.c,
- * fmufed_gs.c; users read the "How tempo-fmu runs it" sections of doc/algorithms/.
+ * Read federate/fmufed/fmufed.c (the pieces put together) next, then fmufed_model.h (the FMU as
+ * the peer's model), fmufed_rec.h (rows), fmufed_tp.h (the peer exchange over libtempo); the
+ * algorithms themselves are algorithms/jacobi.c, jacobi_de.c, gauss_seidel.c
+ * (doc/algorithms/port.md); users read the "How tempo-fmu runs it" sections of doc/algorithms/.
  */
 #ifndef TEMPO_FEDERATE_FMUFED_H
 #define TEMPO_FEDERATE_FMUFED_H
@@ -24,6 +27,11 @@ enum {
     FMUFED_ENOMEM = -5, /* out of memory */
 };
 
+/* Called with every recorded row: the time (s) and the n recorded values (the federate's
+ * "record" list, else its outputs), as they are written to the CSV; used by tests to compare
+ * runs bit for bit. Runs in the federate's thread; must not call fmufed functions. */
+typedef void (*fmufed_row_hook)(void *ctx, double t, const double *v, size_t n);
+
 /* Options of one run; all-zero means "as the federation file says". */
 typedef struct fmufed_opts {
     const char *rti;        /* "HOST:PORT" or "unix:PATH" overriding the file's "rti" */
@@ -38,6 +46,8 @@ typedef struct fmufed_opts {
      * thread between steps; must not call fmufed functions. */
     void (*progress)(void *ctx, double t);
     void *progress_ctx;     /* passed to progress */
+    fmufed_row_hook row;    /* every recorded row, also without a CSV; NULL: none */
+    void *row_ctx;          /* passed to row */
 } fmufed_opts;
 
 /* What a run did (filled also on failure, as far as it got). */
@@ -105,7 +115,9 @@ int fmufed_local_free(fmufed_local *l, char *err, size_t errlen);
  * master-slave FOM (federate/msproto/msproto.h), registers its Slave<i> object, subscribes to
  * Command<i>, and executes the master's commands on its FMU until the end command, replying
  * to each at the open instant. fmufed_run calls it for such files. A master that leaves first
- * fails the run with its reason.
+ * fails the run with its reason. Of opts it uses rti, output and timeout_ms (not progress
+ * nor row). The FMU and the CSV are the peer's pieces (fmufed_model.h, fmufed_rec.h), the FMU
+ * wrapped by fmu_slave.
  * @return as fmufed_run.
  */
 int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opts,

@@ -16,30 +16,51 @@
 #include <string.h>
 
 #include "federate/fmu/fmu_slave.h"
-#include "federate/fmufed/fmufed_impl.h"
+#include "federate/fmu/fmu_step.h"
+#include "federate/fmufed/fmufed.h"
+#include "federate/fmufed/fmufed_model.h"
+#include "federate/fmufed/fmufed_rec.h"
+#include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
 
 /* ---- the in-process slave ---------------------------------------------------------------- */
 
+/* The peer's pieces (fmufed_model.h: the FMU opened as the file says; fmufed_rec.h: the CSV),
+ * with the FMU wrapped by fmu_slave for the master's full set of port operations. */
 struct fmufed_local {
-    fmufed_ctx c;
+    const fedfile_fed *fd;
+    fmufed_model *model;
+    fmufed_rec rec;
     fmufed_stats st;
     fmu_slave *fs;
     fmi2ValueReference *in_vr, *out_vr;
-    char err[FMUFED_ERRLEN];
+    char err[FMUFED_ERRLEN]; /* the model's failures ("federate NAME: what") */
 };
 
 static int local_record(void *ctx, int64_t t)
 {
     fmufed_local *l = ctx;
-    return fmufed_record(&l->c, t) == FMUFED_OK ? 0 : -1;
+    return fmufed_model_record_at(l->model, t) == PORT_OK ? 0 : -1;
+}
+
+static int local_fail(fmufed_local *l, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int local_fail(fmufed_local *l, int code, const char *fmt, ...)
+{
+    int n = snprintf(l->err, sizeof l->err, "federate %s: ", l->fd->name);
+    if (n < 0 || (size_t)n >= sizeof l->err) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->err + n, sizeof l->err - (size_t)n, fmt, ap);
+    va_end(ap);
+    return code;
 }
 
 static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
 {
-    const fmu_md *md = fmu_step_md(l->c.fmu);
+    const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
-    if (k < 0) return fmufed_fail(&l->c, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
+    if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
     *vr = md->vars[k].vr;
     return FMUFED_OK;
 }
@@ -54,29 +75,38 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     fmufed_local *l = calloc(1, sizeof *l);
     if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
-    fmufed_ctx *c = &l->c;
-    *c = (fmufed_ctx){.ff = ff, .fd = &ff->feds[idx], .idx = (long)idx, .res = ff->resolution,
-                      .st = &l->st, .err = l->err, .errlen = sizeof l->err,
-                      .progress_next = TP_NO_TIME, .T = ff->algo.t_start};
-    const fedfile_fed *fd = c->fd;
-    fmufed_opts o = {.output = output};
+    const fedfile_fed *fd = &ff->feds[idx];
+    l->fd = fd;
+    l->rec = (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
     l->in_vr = calloc(fd->n_inputs + 1, sizeof *l->in_vr);
     l->out_vr = calloc(fd->n_outputs + 1, sizeof *l->out_vr);
-    int rc = !l->in_vr || !l->out_vr ? fmufed_fail(c, FMUFED_ENOMEM, "out of memory") : 0;
-    if (!rc) rc = fmufed_open_fmu(c);
+    int rc = !l->in_vr || !l->out_vr ? local_fail(l, FMUFED_ENOMEM, "out of memory") : 0;
+    if (!rc) {
+        int mrc = fmufed_model_open(ff, idx, l->err, sizeof l->err, &l->model);
+        if (mrc != PORT_OK) rc = mrc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
+    }
     for (size_t i = 0; !rc && i < fd->n_inputs; i++) rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
     for (size_t k = 0; !rc && k < fd->n_outputs; k++)
         rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
-    if (!rc) rc = fmufed_open_csv(c, &o);
     if (!rc) {
-        fmu_slave_opts so = {.name = fd->name, .fmu = c->fmu, .n_in = fd->n_inputs,
-                             .in_vr = l->in_vr, .n_out = fd->n_outputs, .out_vr = l->out_vr,
-                             .t_now = ff->algo.t_start, .tick = ff->resolution,
-                             .record = local_record, .record_ctx = l};
+        size_t n_rec;
+        const char *const *names = fmufed_model_rec_names(l->model, &n_rec);
+        char e[FMUFED_ERRLEN];
+        if (fmufed_rec_open(&l->rec, output ? output : ff->output, fd->name, n_rec, names, e,
+                            sizeof e) != PORT_OK)
+            rc = local_fail(l, FMUFED_EIO, "%s", e);
+        else if (l->rec.csv)
+            fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
+    }
+    if (!rc) {
+        fmu_slave_opts so = {.name = fd->name, .fmu = fmufed_model_fmu(l->model),
+                             .n_in = fd->n_inputs, .in_vr = l->in_vr, .n_out = fd->n_outputs,
+                             .out_vr = l->out_vr, .t_now = ff->algo.t_start,
+                             .tick = ff->resolution, .record = local_record, .record_ctx = l};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         if (prc != PORT_OK)
-            rc = fmufed_fail(c, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
-                             "wrapping the FMU as a slave: %s", port_strerror(prc));
+            rc = local_fail(l, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
+                            "wrapping the FMU as a slave: %s", port_strerror(prc));
     }
     if (rc) {
         snprintf(err, errlen, "%s", l->err);
@@ -93,19 +123,13 @@ int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
 {
     if (!l) return FMUFED_OK;
     int rc = FMUFED_OK;
-    if (l->c.csv) {
-        char e[RES_ERRLEN];
-        if (res_close(l->c.csv, e, sizeof e) != RES_OK) {
-            if (err && errlen) snprintf(err, errlen, "federate %s: %s", l->c.fd->name, e);
-            rc = FMUFED_EIO;
-        }
+    char e[FMUFED_ERRLEN];
+    if (fmufed_rec_close(&l->rec, e, sizeof e) != PORT_OK) {
+        if (err && errlen) snprintf(err, errlen, "federate %s: %s", l->fd->name, e);
+        rc = FMUFED_EIO;
     }
-    if (l->c.rec_names && l->c.rec_names != (const char *const *)l->c.fd->record &&
-        l->c.fd->n_outputs)
-        free((void *)l->c.rec_names);
-    free(l->c.rec);
     fmu_slave_free(l->fs);
-    fmu_step_close(l->c.fmu);
+    fmufed_model_close(l->model); /* closes the FMU after its wrapper */
     free(l->in_vr);
     free(l->out_vr);
     free(l);

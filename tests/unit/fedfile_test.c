@@ -844,6 +844,57 @@ static void test_semi(void)
                FEDFILE_ESCHEMA, "algorithm.iteration", "only semi-implicit");
 }
 
+/* The algorithm registry: every entry found by name and kind, on the peer side with a run
+ * function, and its settings created from a loaded file (per-output quanta for jacobi-de). */
+static void test_registry(void)
+{
+    size_t n = 0;
+    const fedfile_algo_entry *all = fedfile_algos(&n);
+    CHECK_INT_EQ((long)n, 8);
+    size_t n_peer = 0;
+    for (size_t i = 0; i < n; i++) {
+        CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
+        CHECK(fedfile_algo_find(all[i].kind) == &all[i], "%s by kind", all[i].name);
+        CHECK(all[i].parse != NULL, "%s parses its settings", all[i].name);
+        if (all[i].side != FEDFILE_SIDE_PEER) continue;
+        n_peer++;
+        CHECK(all[i].run_peer && !all[i].run_master && all[i].create && all[i].free,
+              "%s: a complete peer entry", all[i].name);
+    }
+    CHECK_INT_EQ((long)n_peer, 4);
+    static const fedfile_alg masters[] = {FEDFILE_ALG_WR, FEDFILE_ALG_SEMI,
+                                          FEDFILE_ALG_MASTER_JACOBI, FEDFILE_ALG_DEFECT_CONTROL};
+    for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
+        const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
+        CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
+              fedfile_alg_name(masters[i]));
+    }
+    /* The registry's order is the method list of the messages. */
+    static const char *const order[] = {"jacobi-naive", "jacobi", "jacobi-de", "gauss-seidel",
+                                        "wr", "semi-implicit", "master-jacobi",
+                                        "defect-control"};
+    for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
+        CHECK_STR_EQ(all[i].name, order[i]);
+    CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
+    copy_fixture("houses-de.json");
+    fedfile *ff = NULL;
+    if (load("houses-de.json", &ff) != FEDFILE_OK) return;
+    const fedfile_algo_entry *de = fedfile_algo_find(ff->algo.kind);
+    void *set = NULL;
+    CHECK_INT_EQ(de->create(ff, 0, &set, err, sizeof err), FEDFILE_OK);
+    const jacobi_de_settings *s = set;
+    if (s) {
+        CHECK_NEAR(s->h_min, 1.0, 0);
+        CHECK_NEAR(s->h_max, 900.0, 0);
+        for (size_t k = 0; k < ff->feds[0].n_outputs; k++)
+            CHECK_NEAR(s->q[k], fedfile_quantum_of(ff, &ff->feds[0], ff->feds[0].outputs[k].var),
+                       0);
+    }
+    de->free(set);
+    CHECK_INT_EQ(de->create(ff, 99, &set, err, sizeof err), FEDFILE_EUSAGE);
+    fedfile_free(ff);
+}
+
 int main(void)
 {
     if (setup() != 0) {
@@ -861,6 +912,7 @@ int main(void)
     test_corrupted();
     test_wr();
     test_semi();
+    test_registry();
     teardown();
     return check_summary();
 }

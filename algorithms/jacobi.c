@@ -1,0 +1,77 @@
+/* Jacobi with a fixed macro step over the peer port (algorithms/exchange.h).
+ * Paper: the Awais thesis §4.2.1 (doc/references.md (Awais)): the naive TAR loop with
+ * lookahead L > 0 (Fig. 4.4: a value computed at t_n is stamped t_n + L, so the peers integrate
+ * [t_n, t_n + H] with y(t_n - H): the one-step cause -> effect lag) and the improved TARA/TAR
+ * loop at lookahead 0 (Fig. 4.9: TARA(t_n) opens the instant, y(t_n) is sent stamped t_n, TAR(t_n)
+ * closes it, so every peer starts the next step from u(t_n) = y(t_n)). Page:
+ * doc/algorithms/jacobi.md. Symbols: H the macro step (ticks), L the lookahead (ticks), T the
+ * model's time (ticks). Choice where the thesis is silent: the last step is shortened to end
+ * exactly at t_end (no overshoot). Read algorithms/jacobi_de.c next.
+ */
+#include "algorithms/peer_impl.h"
+
+/* The step decision: where the next communication point is. A fixed-step Jacobi never
+ * rejects; the only reason a step is not H is the end of the run. */
+typedef struct jacobi_decision {
+    int64_t t_next; /* ticks */
+    int last;       /* 1: t_next is t_end */
+} jacobi_decision;
+
+static jacobi_decision jacobi_decide(int64_t T, int64_t H, int64_t t_end)
+{
+    int64_t t = port_tick_add(T, H);
+    return (jacobi_decision){.t_next = t < t_end ? t : t_end, .last = t >= t_end};
+}
+
+/* Naive (Fig. 4.4): integrate, publish y(t_n) stamped t_n + L, TAR(t_n), apply inputs stamped
+ * t_n, which belong to the senders' time t_n - L. */
+static int naive_step(peer_run *r, const jacobi_settings *s, jacobi_decision d)
+{
+    int rc = peer_integrate(r, d.t_next);
+    if (rc == PORT_OK && !d.last) rc = peer_publish(r, port_tick_add(d.t_next, s->t_lookahead));
+    if (rc == PORT_OK) rc = peer_request_exact(r, PEER_CLOSE, d.t_next);
+    if (rc == PORT_OK) rc = peer_apply_inputs(r, s->t_lookahead);
+    return rc;
+}
+
+/* Improved (Fig. 4.9): integrate, TARA(t_n), publish y(t_n) stamped t_n, TAR(t_n), apply. */
+static int improved_step(peer_run *r, jacobi_decision d)
+{
+    int rc = peer_integrate(r, d.t_next);
+    if (rc == PORT_OK) rc = peer_request_exact(r, PEER_OPEN, d.t_next);
+    if (rc == PORT_OK) rc = peer_publish(r, d.t_next);
+    if (rc == PORT_OK) rc = peer_request(r, PEER_CLOSE, d.t_next, NULL);
+    if (rc == PORT_OK) rc = peer_apply_inputs(r, 0);
+    return rc;
+}
+
+int jacobi_run(peer *p, const jacobi_settings *s)
+{
+    peer_run r;
+    p->steps = 0;
+    int rc = peer_run_init(&r, p);
+    if (rc != PORT_OK) return rc;
+    if (s->t_step <= 0 || (s->naive && s->t_lookahead <= 0)) {
+        rc = peer_fail(&r, PORT_EUSAGE, "jacobi: step %lld and lookahead %lld ticks must be > 0",
+                       (long long)s->t_step, (long long)s->t_lookahead);
+        goto out;
+    }
+    if ((rc = peer_open_start(&r))) goto out;
+    if (s->naive) {
+        /* y(T0) can only be stamped T0 + L: the peers start from their inputs' start values. */
+        rc = peer_publish(&r, port_tick_add(r.T, s->t_lookahead));
+        if (rc == PORT_OK) rc = peer_record(&r);
+    } else {
+        rc = peer_exchange_start(&r);
+    }
+    while (rc == PORT_OK && r.T < p->t_end) {
+        jacobi_decision d = jacobi_decide(r.T, s->t_step, p->t_end);
+        rc = s->naive ? naive_step(&r, s, d) : improved_step(&r, d);
+        if (rc != PORT_OK) break;
+        p->steps++;
+        rc = peer_record(&r);
+    }
+out:
+    peer_run_fini(&r);
+    return rc;
+}

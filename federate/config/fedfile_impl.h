@@ -1,0 +1,19 @@
+/* Private to federate/config: the per-algorithm parsers of fedfile.c that the registry
+ * (fedfile_algos.c) points at. Read fedfile.h ("the algorithm registry") first.
+ */
+#ifndef TEMPO_FEDERATE_CONFIG_FEDFILE_IMPL_H
+#define TEMPO_FEDERATE_CONFIG_FEDFILE_IMPL_H
+
+#include "federate/config/fedfile.h"
+
+/* Fixed-step methods (jacobi-naive, jacobi, gauss-seidel, wr, master-jacobi): "step"
+ * required, "lookahead" for jacobi-naive only (default: the step), the jacobi-de keys refused
+ * (but "h_min" for wr); wr's own keys ("tol", "max_iter", ...) read here too. */
+int fedfile_parse_fixed(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+/* jacobi-de: "quantum", "h_min", "h_max" required; "step" and "lookahead" refused. */
+int fedfile_parse_de(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+/* defect-control: the object "defect-control" into ff->algo.dc; the fixed-step and jacobi-de
+ * keys refused. */
+int fedfile_parse_dc(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+
+#endif

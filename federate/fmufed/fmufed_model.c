@@ -1,0 +1,376 @@
+/* One federate's FMU as a port_slave (fmufed_model.h): open it as the federation file says,
+ * map the wiring to value references, and run each port operation on the FMU at once.
+ * doc/algorithms/port.md; read fmufed_rec.c next.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/exchange.h"
+#include "federate/fmu/fmu_step.h"
+#include "federate/fmufed/fmufed.h"
+#include "federate/fmufed/fmufed_model.h"
+
+struct fmufed_model {
+    const fedfile *ff;
+    const fedfile_fed *fd;
+    fmu_step *fmu;
+    double tick; /* seconds per tick */
+    int64_t T;   /* the FMU's time, ticks */
+    size_t n_in, n_out, n_rec;
+    fmi2ValueReference *vr_in;  /* n_in */
+    fmi2ValueReference *vr_out; /* n_out */
+    double *u0;                 /* n_in start values */
+    const char **rec_names;     /* n_rec */
+    double *rec;                /* n_rec */
+    int max_deriv;              /* the lowest output derivative order over the outputs */
+    fmu_inputs poly;            /* inputs of the next step when has_poly */
+    double *pu, *pdu;           /* n_in and n_in * PORT_MAX_ORDER */
+    int has_poly;
+    fmufed_row_fn row;
+    void *row_ctx;
+    int status; /* first failure since the last collect */
+    char *err;
+    size_t errlen;
+};
+
+static int fail(fmufed_model *m, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(fmufed_model *m, int code, const char *fmt, ...)
+{
+    if (m->status == PORT_OK) m->status = code;
+    if (!m->err || !m->errlen) return code;
+    int n = snprintf(m->err, m->errlen, "federate %s: ", m->fd->name);
+    if (n < 0 || (size_t)n >= m->errlen) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->err + n, m->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* ---- the port operations --------------------------------------------------------------- */
+
+static int set_inputs(void *ctx, const port_poly *u)
+{
+    fmufed_model *m = ctx;
+    if (u->n != m->n_in || u->order < 0 || u->order > PORT_MAX_ORDER)
+        return fail(m, PORT_EUSAGE, "set_inputs: %zu inputs of order %d (expected %zu)", u->n,
+                    u->order, m->n_in);
+    size_t w = (size_t)u->order + 1;
+    if (u->order == 0) {
+        m->has_poly = 0;
+        for (size_t i = 0; i < m->n_in; i++)
+            if (fmu_step_set_real(m->fmu, 1, &m->vr_in[i], &u->c[i]) != FMU_STEP_OK)
+                return fail(m, PORT_EFAIL, "setting input \"%s\" to %.17g: %s",
+                            m->fd->inputs[i].var, u->c[i], fmu_step_errmsg(m->fmu));
+        return PORT_OK;
+    }
+    for (size_t i = 0; i < m->n_in; i++) {
+        m->pu[i] = u->c[i * w];
+        for (size_t k = 1; k < w; k++)
+            m->pdu[i * (size_t)u->order + k - 1] = u->c[i * w + k];
+    }
+    m->poly =
+        (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = u->order, .du = m->pdu};
+    m->has_poly = 1;
+    return PORT_OK;
+}
+
+static int step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
+{
+    fmufed_model *m = ctx;
+    if (res) *res = (port_step_result){.t_reached = m->T};
+    if (t_to <= m->T) return PORT_OK;
+    double h = peer_seconds(m->tick, t_to - m->T);
+    double reached = 0;
+    int rc = fmu_step_do(m->fmu, h, m->has_poly ? &m->poly : NULL, &reached);
+    m->has_poly = 0;
+    if (rc == FMU_STEP_TERMINATED)
+        return fail(m, PORT_TERMINATED, "the FMU terminated at %.9g s, before the end time",
+                    reached);
+    if (rc != FMU_STEP_OK)
+        return fail(m, rc == FMU_STEP_EDISCARD ? PORT_EDISCARD : PORT_EFAIL,
+                    "step %.9g s -> %.9g s: %s: %s", m->T * m->tick, t_to * m->tick,
+                    fmu_step_strerror(rc), fmu_step_errmsg(m->fmu));
+    m->T = t_to;
+    if (res) res->t_reached = t_to;
+    if (y_sub) {
+        for (size_t k = 0; k < m->n_out; k++)
+            if (fmu_step_get_real(m->fmu, 1, &m->vr_out[k], &y_sub[k]) != FMU_STEP_OK)
+                return fail(m, PORT_EFAIL, "reading output \"%s\": %s", m->fd->outputs[k].var,
+                            fmu_step_errmsg(m->fmu));
+        if (res) res->n_sub_done = 1;
+    }
+    return PORT_OK;
+}
+
+static int get_outputs(void *ctx, double *y)
+{
+    fmufed_model *m = ctx;
+    for (size_t k = 0; k < m->n_out; k++)
+        if (fmu_step_get_real(m->fmu, 1, &m->vr_out[k], &y[k]) != FMU_STEP_OK)
+            return fail(m, PORT_EFAIL, "reading output \"%s\": %s", m->fd->outputs[k].var,
+                        fmu_step_errmsg(m->fmu));
+    return PORT_OK;
+}
+
+static int get_output_derivs(void *ctx, int order, double *dy)
+{
+    fmufed_model *m = ctx;
+    if (order < 1 || order > m->max_deriv)
+        return fail(m, PORT_EUNSUPPORTED, "no output derivatives of order %d", order);
+    for (size_t k = 0; k < m->n_out; k++)
+        if (fmu_step_get_output_derivs(m->fmu, 1, &m->vr_out[k], order, &dy[k]) != FMU_STEP_OK)
+            return fail(m, PORT_EFAIL, "derivative of output \"%s\": %s", m->fd->outputs[k].var,
+                        fmu_step_errmsg(m->fmu));
+    return PORT_OK;
+}
+
+static int record(void *ctx)
+{
+    fmufed_model *m = ctx;
+    return fmufed_model_record_at(m, m->T);
+}
+
+int fmufed_model_record_at(fmufed_model *m, int64_t t)
+{
+    if (!m->row) return PORT_OK;
+    for (size_t k = 0; k < m->n_rec; k++)
+        if (fmu_step_get_by_name(m->fmu, m->rec_names[k], &m->rec[k]) != FMU_STEP_OK)
+            return fail(m, PORT_EFAIL, "reading recorded variable \"%s\": %s", m->rec_names[k],
+                        fmu_step_errmsg(m->fmu));
+    char e[FMUFED_ERRLEN];
+    int rc = m->row(m->row_ctx, t, peer_seconds(m->tick, t), m->rec, e, sizeof e);
+    if (rc != PORT_OK) return fail(m, rc, "%s", e);
+    return PORT_OK;
+}
+
+static int collect(void *ctx)
+{
+    fmufed_model *m = ctx;
+    int rc = m->status;
+    m->status = PORT_OK;
+    return rc;
+}
+
+/* What a peer's FMU does not offer through this adapter (the master-slave operations). */
+static int no_discrete(void *ctx, port_discrete *d)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_set_discrete(void *ctx, size_t n, const port_discrete *d)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_states(void *ctx, double *x)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_set_states(void *ctx, int64_t t, const double *x)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_directional(void *ctx, const double *du, double *dy)
+{
+    return PORT_EUNSUPPORTED;
+}
+static int no_slot(void *ctx, int slot)
+{
+    return PORT_EUNSUPPORTED;
+}
+
+static const port_slave_ops model_ops = {
+    .set_inputs = set_inputs,
+    .step = step,
+    .get_outputs = get_outputs,
+    .get_output_derivs = get_output_derivs,
+    .get_discrete = no_discrete,
+    .set_discrete = no_set_discrete,
+    .get_states = no_states,
+    .set_states = no_set_states,
+    .get_derivatives = no_states,
+    .get_directional = no_directional,
+    .save = no_slot,
+    .restore = no_slot,
+    .record = record,
+    .collect = collect,
+};
+
+/* ---- set-up ---------------------------------------------------------------------------- */
+
+/* Open the FMU with the file's parameters and solver settings and check it fits the file. */
+static int open_fmu(fmufed_model *m)
+{
+    const fedfile_fed *fd = m->fd;
+    size_t np = fd->n_params;
+    const char **names = calloc(np + 1, sizeof *names);
+    char **vals = calloc(np + 1, sizeof *vals);
+    int rc = PORT_OK;
+    if (!names || !vals) {
+        rc = fail(m, PORT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < np; k++) {
+        const fedfile_param *p = &fd->params[k];
+        char buf[64];
+        const char *s = buf;
+        switch (p->kind) {
+        case FEDFILE_REAL:
+            snprintf(buf, sizeof buf, "%.17g", p->real);
+            break;
+        case FEDFILE_INTEGER:
+            snprintf(buf, sizeof buf, "%lld", p->integer);
+            break;
+        case FEDFILE_BOOLEAN:
+            s = p->integer ? "true" : "false";
+            break;
+        default:
+            s = p->string ? p->string : "";
+            break;
+        }
+        names[k] = p->name;
+        if (!(vals[k] = strdup(s))) {
+            rc = fail(m, PORT_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    fmu_step_opts o = {0};
+    o.rtol = fd->solver.rtol;
+    o.atol = fd->solver.atol;
+    o.solver = fd->solver.method == FEDFILE_METHOD_ADAMS ? FMU_SOLVER_ADAMS : FMU_SOLVER_BDF;
+    o.max_step = fd->solver.max_step;
+    o.has_start = 1;
+    o.start_time = m->ff->algo.start;
+    o.has_stop = 1;
+    o.stop_time = m->ff->algo.end;
+    o.n_params = np;
+    o.param_names = names;
+    o.param_values = (const char *const *)vals;
+    o.instance_name = fd->name;
+    char e[FMUFED_ERRLEN];
+    if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
+        rc = fail(m, PORT_EFAIL, "%s: %s", fd->fmu, e);
+        goto out;
+    }
+    size_t idx = (size_t)(fd - m->ff->feds);
+    if (fedfile_check_fmu(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != FEDFILE_OK)
+        rc = fail(m, PORT_EFAIL, "%s", e);
+out:
+    for (size_t k = 0; vals && k < np; k++)
+        free(vals[k]);
+    free(vals);
+    free(names);
+    return rc;
+}
+
+static int var_vr(fmufed_model *m, const char *var, fmi2ValueReference *vr, double *start)
+{
+    const fmu_md *md = fmu_step_md(m->fmu);
+    long k = fmu_md_find(md, var);
+    if (k < 0) return fail(m, PORT_EFAIL, "the FMU has no variable \"%s\"", var);
+    *vr = md->vars[k].vr;
+    if (start) *start = md->vars[k].has_start ? md->vars[k].start_real : 0.0;
+    return PORT_OK;
+}
+
+int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, fmufed_model **out)
+{
+    *out = NULL;
+    fmufed_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        if (err && errlen) snprintf(err, errlen, "federate %s: out of memory", ff->feds[idx].name);
+        return PORT_ENOMEM;
+    }
+    m->ff = ff;
+    m->fd = &ff->feds[idx];
+    m->tick = ff->resolution;
+    m->T = ff->algo.t_start;
+    m->err = err;
+    m->errlen = errlen;
+    m->n_in = m->fd->n_inputs;
+    m->n_out = m->fd->n_outputs;
+    int rc = open_fmu(m);
+    if (rc) goto fail;
+    m->vr_in = calloc(m->n_in + 1, sizeof *m->vr_in);
+    m->vr_out = calloc(m->n_out + 1, sizeof *m->vr_out);
+    m->u0 = calloc(m->n_in + 1, sizeof *m->u0);
+    m->pu = calloc(m->n_in + 1, sizeof *m->pu);
+    m->pdu = calloc((m->n_in + 1) * PORT_MAX_ORDER, sizeof *m->pdu);
+    if (!m->vr_in || !m->vr_out || !m->u0 || !m->pu || !m->pdu) {
+        rc = fail(m, PORT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < m->n_in; i++)
+        if ((rc = var_vr(m, m->fd->inputs[i].var, &m->vr_in[i], &m->u0[i]))) goto fail;
+    m->max_deriv = m->n_out ? PORT_MAX_ORDER : 0;
+    for (size_t k = 0; k < m->n_out; k++) {
+        if ((rc = var_vr(m, m->fd->outputs[k].var, &m->vr_out[k], NULL))) goto fail;
+        int d = fmu_step_deriv_order(m->fmu, m->vr_out[k]);
+        if (d < m->max_deriv) m->max_deriv = d < 0 ? 0 : d;
+    }
+    /* Recorded: the "record" list, else the outputs. */
+    m->n_rec = m->fd->n_record ? m->fd->n_record : m->n_out;
+    m->rec_names = calloc(m->n_rec + 1, sizeof *m->rec_names);
+    m->rec = calloc(m->n_rec + 1, sizeof *m->rec);
+    if (!m->rec_names || !m->rec) {
+        rc = fail(m, PORT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t k = 0; k < m->n_rec; k++)
+        m->rec_names[k] = m->fd->n_record ? m->fd->record[k] : m->fd->outputs[k].var;
+    m->status = PORT_OK;
+    *out = m;
+    return PORT_OK;
+fail:
+    fmufed_model_close(m);
+    return rc;
+}
+
+void fmufed_model_close(fmufed_model *m)
+{
+    if (!m) return;
+    fmu_step_close(m->fmu);
+    free(m->vr_in);
+    free(m->vr_out);
+    free(m->u0);
+    free(m->pu);
+    free(m->pdu);
+    free(m->rec_names);
+    free(m->rec);
+    free(m);
+}
+
+port_slave fmufed_model_slave(fmufed_model *m)
+{
+    port_slave s = {.ops = &model_ops, .ctx = m};
+    s.info = (port_slave_info){.name = m->fd->name,
+                               .n_in = m->n_in,
+                               .n_out = m->n_out,
+                               .max_output_deriv = m->max_deriv,
+                               .is_me = fmu_step_kind(m->fmu) == FMU_KIND_ME};
+    return s;
+}
+
+const double *fmufed_model_u0(const fmufed_model *m)
+{
+    return m->u0;
+}
+
+void fmufed_model_set_rows(fmufed_model *m, fmufed_row_fn row, void *ctx)
+{
+    m->row = row;
+    m->row_ctx = ctx;
+}
+
+const char *const *fmufed_model_rec_names(const fmufed_model *m, size_t *n_rec)
+{
+    *n_rec = m->n_rec;
+    return m->rec_names;
+}
+
+struct fmu_step *fmufed_model_fmu(fmufed_model *m)
+{
+    return m->fmu;
+}

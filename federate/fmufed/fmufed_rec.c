@@ -1,0 +1,41 @@
+/* Rows of a peer (fmufed_rec.h): the caller's hook, the CSV file, the progress reports.
+ * doc/run.md; read fmufed_tp.c next.
+ */
+#include <stdio.h>
+
+#include "federate/fmufed/fmufed_model.h"
+#include "federate/fmufed/fmufed_rec.h"
+
+int fmufed_rec_open(fmufed_rec *r, const char *dir, const char *fed, size_t n,
+                    const char *const *names, char *err, size_t errlen)
+{
+    r->n = n;
+    r->progress_next = INT64_MIN;
+    if (!dir) return PORT_OK;
+    if (res_open(&r->csv, dir, fed, n, names, err, errlen) != RES_OK) return PORT_EFAIL;
+    snprintf(r->st->csv, sizeof r->st->csv, "%s", res_path(r->csv));
+    return PORT_OK;
+}
+
+int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen)
+{
+    if (!r->csv) return PORT_OK;
+    int rc = res_close(r->csv, err, errlen);
+    r->csv = NULL;
+    return rc == RES_OK ? PORT_OK : PORT_EFAIL;
+}
+
+int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err, size_t errlen)
+{
+    fmufed_rec *r = ctx;
+    if (r->hook) r->hook(r->hook_ctx, seconds, v, r->n);
+    if (!r->csv) return PORT_OK;
+    if (res_write_row(r->csv, seconds, v, err, errlen) != RES_OK) return PORT_EFAIL;
+    r->st->t_final = seconds;
+    if (r->progress && (t >= r->progress_next || t >= r->t_end)) {
+        r->progress(r->progress_ctx, seconds);
+        int64_t span = r->t_end - r->t_start, pct = span / 100 ? span / 100 : 1;
+        r->progress_next = port_tick_add(t, pct);
+    }
+    return PORT_OK;
+}

@@ -1,0 +1,616 @@
+/* tempo-fmu's transport (fmufed_tp.h): the peer exchange over libtempo. Set-up (join, declare,
+ * enable time management, start and end sync points), the callbacks that map reflections to
+ * inputs and notice peers leaving, and the exchange operations (publish, request, inputs,
+ * token, idle). Serves doc/guide.md (item 3), doc/algorithms/port.md and the Awais thesis §3.3
+ * (the FMU-federate). Read fmufed.c next (how the pieces are put together).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "federate/fmufed/fmufed_tp.h"
+#include "federate/libtempo/tempo.h"
+#include "fom/fom.h"
+
+#define SYNC_START "tempo-start"
+#define SYNC_END   "tempo-end"
+
+/* The exchange's request kinds are libtempo's (algorithms/exchange.h). */
+_Static_assert((int)PEER_CLOSE == (int)TP_REQ_TAR && (int)PEER_OPEN == (int)TP_REQ_TARA &&
+                   (int)PEER_EVENT_CLOSE == (int)TP_REQ_NER &&
+                   (int)PEER_EVENT_OPEN == (int)TP_REQ_NERA && (int)PEER_FLUSH == (int)TP_REQ_FQR,
+               "peer_req mirrors tp_request_kind");
+_Static_assert(PEER_NO_TIME == TP_NO_TIME, "PEER_NO_TIME mirrors TP_NO_TIME");
+
+/* One input wire: FOM attribute -> model input i (wiring order). */
+typedef struct tp_in {
+    const fedfile_wire *w;
+    tp_handle cls, attr;
+    double next;    /* newest value received */
+    tp_time next_t; /* its time stamp; TP_NO_TIME before the first */
+    int fresh;      /* received since the last inputs() */
+} tp_in;
+
+/* One output wire: model output k -> FOM attribute of the object registered for its class. */
+typedef struct tp_out {
+    const fedfile_wire *w;
+    tp_handle cls, attr;
+    tp_object obj;
+} tp_out;
+
+struct fmufed_tp {
+    const fedfile *ff;
+    const fedfile_fed *fd;
+    long idx; /* index of fd in ff->feds */
+    tp_federate *tp;
+    tp_in *in;
+    size_t n_in;
+    tp_out *out;
+    size_t n_out;
+    tp_handle step_ic;  /* StepForward interaction (gauss-seidel), 0 otherwise */
+    tp_time step_fwd_t; /* newest StepForward time stamp received, TP_NO_TIME */
+    tp_time T;          /* logical time granted, ticks */
+    tp_time lookahead;  /* ticks */
+    double res;         /* seconds per tick */
+    int timeout_ms;     /* joins, enabling, start sync; < 0: none */
+    int run_timeout_ms; /* grants, polling, end sync; < 0: none (the default) */
+    int running;        /* 1 between the start and end syncs: a peer leaving is a failure */
+    int peer_failed;    /* a peer resigned, or the RTI refused something */
+    char peer_msg[512];
+    size_t joined;           /* federates of the file seen joined (this one excluded) */
+    char *seen;              /* ff->n_feds flags: seen joined */
+    fmufed_stats *st;        /* counters, never NULL */
+    struct timespec idle_t0; /* start of the current wait (idle attempt 0) */
+    char *err;
+    size_t errlen;
+};
+
+static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
+{
+    if (!c->err || !c->errlen) return code;
+    int n = snprintf(c->err, c->errlen, "federate %s: ", c->fd ? c->fd->name : "?");
+    if (n < 0 || (size_t)n >= c->errlen) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* ---- callbacks (run inside tp_evoke) ----------------------------------------------------- */
+
+static void on_reflect(void *ctx, const tp_reflection *r)
+{
+    fmufed_tp *c = ctx;
+    for (size_t k = 0; k < r->n_values; k++) {
+        for (size_t i = 0; i < c->n_in; i++) {
+            tp_in *in = &c->in[i];
+            if (in->cls != r->object_class || in->attr != r->values[k].handle) continue;
+            double v;
+            if (tp_decode_float64(r->values[k].data, r->values[k].size, &v) != TP_OK) {
+                if (!c->peer_failed)
+                    snprintf(c->peer_msg, sizeof c->peer_msg,
+                             "input \"%s\" (%s.%s): received %zu bytes, expected a float64",
+                             in->w->var, in->w->cls, in->w->attr, r->values[k].size);
+                c->peer_failed = 1;
+                continue;
+            }
+            /* Time-stamp order per sender and one publisher per attribute: stamps only grow.
+             * The newest value wins; the algorithms check its stamp against the step. */
+            in->next = v;
+            in->next_t = r->time;
+            in->fresh = 1;
+            c->st->reflections++;
+        }
+    }
+}
+
+static void on_receive(void *ctx, const tp_interaction *i)
+{
+    fmufed_tp *c = ctx;
+    if (c->step_ic && i->interaction_class == c->step_ic &&
+        (c->step_fwd_t == TP_NO_TIME || i->time > c->step_fwd_t))
+        c->step_fwd_t = i->time;
+}
+
+static long file_index(const fmufed_tp *c, const char *name)
+{
+    return fedfile_find(c->ff, name);
+}
+
+static void on_joined(void *ctx, tp_fed fed, const char *name)
+{
+    fmufed_tp *c = ctx;
+    long k = file_index(c, name);
+    if (k >= 0 && k != c->idx && !c->seen[k]) {
+        c->seen[k] = 1;
+        c->joined++;
+    }
+}
+
+static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
+{
+    fmufed_tp *c = ctx;
+    long k = file_index(c, name);
+    if (k < 0 || k == c->idx) return;
+    if (c->seen[k]) {
+        c->seen[k] = 0;
+        c->joined--;
+    }
+    if (c->running && !c->peer_failed) {
+        c->peer_failed = 1;
+        snprintf(c->peer_msg, sizeof c->peer_msg,
+                 "federate %s left the federation before the end: %s", name,
+                 reason ? reason : "no reason given");
+    }
+}
+
+static void on_error(void *ctx, int code, const char *message)
+{
+    fmufed_tp *c = ctx;
+    if (!c->peer_failed) {
+        c->peer_failed = 1;
+        snprintf(c->peer_msg, sizeof c->peer_msg, "the RTI refused a request: %s (%s)",
+                 message ? message : "", tp_strerror(code));
+    }
+}
+
+static void on_log(void *ctx, tp_log_level level, const char *line)
+{
+    fmufed_tp *c = ctx;
+    if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-fmu: %s: %s\n", c->fd->name, line);
+}
+
+static int fmufed_check_peers(fmufed_tp *c)
+{
+    if (c->peer_failed) return fmufed_fail(c, FMUFED_ERTI, "%s", c->peer_msg);
+    return FMUFED_OK;
+}
+
+/* ---- the exchange operations (algorithms/exchange.h) ---------------------------------- */
+
+/* Transport failures are the federation's: PORT_ELOST (fmufed.c maps it to FMUFED_ERTI). */
+static int lost(int rc)
+{
+    return rc == FMUFED_OK ? PORT_OK : rc == FMUFED_ENOMEM ? PORT_ENOMEM : PORT_ELOST;
+}
+
+static const char *req_name(tp_request_kind k)
+{
+    switch (k) {
+    case TP_REQ_TAR:
+        return "TAR";
+    case TP_REQ_TARA:
+        return "TARA";
+    case TP_REQ_NER:
+        return "NER";
+    case TP_REQ_NERA:
+        return "NERA";
+    case TP_REQ_FQR:
+        return "FQR";
+    default:
+        return "?";
+    }
+}
+
+static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time *got)
+{
+    int rc;
+    switch (kind) {
+    case TP_REQ_TAR:
+        rc = tp_time_advance_request(c->tp, t);
+        break;
+    case TP_REQ_TARA:
+        rc = tp_time_advance_request_available(c->tp, t);
+        break;
+    case TP_REQ_NER:
+        rc = tp_next_event_request(c->tp, t);
+        break;
+    case TP_REQ_NERA:
+        rc = tp_next_event_request_available(c->tp, t);
+        break;
+    case TP_REQ_FQR:
+        rc = tp_flush_queue_request(c->tp, t);
+        break;
+    default:
+        return fmufed_fail(c, FMUFED_EUSAGE, "bad request kind %d", (int)kind);
+    }
+    c->st->requests++;
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): %s: %s", req_name(kind), t * c->res,
+                           tp_strerror(rc), tp_last_error(c->tp));
+    tp_time g = TP_NO_TIME;
+    rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
+    if (rc == TP_TIMEOUT)
+        return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): no grant within %d ms (a peer is stuck?)",
+                           req_name(kind), t * c->res, c->run_timeout_ms);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): waiting for the grant: %s: %s",
+                           req_name(kind), t * c->res, tp_strerror(rc), tp_last_error(c->tp));
+    c->T = g;
+    if (got) *got = g;
+    return fmufed_check_peers(c);
+}
+
+static int x_request(void *ctx, peer_req kind, int64_t t, int64_t *granted)
+{
+    return lost(fmufed_request(ctx, (tp_request_kind)kind, t, granted));
+}
+
+static int x_publish(void *ctx, int64_t ts, const double *y)
+{
+    fmufed_tp *c = ctx;
+    for (size_t k = 0; k < c->n_out; k++) {
+        /* One update per object: gather every output of this object's class. */
+        int first = 1;
+        for (size_t m = 0; m < k && first; m++)
+            first = c->out[m].obj != c->out[k].obj;
+        if (!first) continue;
+        tp_value vals[c->n_out];
+        unsigned char bytes[c->n_out][TP_FLOAT64_SIZE];
+        size_t n = 0;
+        for (size_t m = k; m < c->n_out; m++) {
+            if (c->out[m].obj != c->out[k].obj) continue;
+            tp_encode_float64(y[m], bytes[n]);
+            vals[n] =
+                (tp_value){.handle = c->out[m].attr, .data = bytes[n], .size = TP_FLOAT64_SIZE};
+            n++;
+        }
+        int rc = tp_update(c->tp, c->out[k].obj, vals, n, ts);
+        if (rc != TP_OK)
+            return lost(fmufed_fail(c, FMUFED_ERTI, "update of %s at %.9g s: %s: %s",
+                                    c->out[k].w->cls, ts * c->res, tp_strerror(rc),
+                                    tp_last_error(c->tp)));
+        c->st->updates++;
+    }
+    return PORT_OK;
+}
+
+static int x_inputs(void *ctx, peer_input *in)
+{
+    fmufed_tp *c = ctx;
+    for (size_t i = 0; i < c->n_in; i++) {
+        in[i] = (peer_input){.v = c->in[i].next, .t = c->in[i].next_t, .fresh = c->in[i].fresh};
+        c->in[i].fresh = 0;
+    }
+    return PORT_OK;
+}
+
+static int x_token_send(void *ctx, int64_t ts)
+{
+    fmufed_tp *c = ctx;
+    int sr = tp_send_interaction(c->tp, c->step_ic, NULL, 0, ts);
+    if (sr != TP_OK)
+        return lost(fmufed_fail(c, FMUFED_ERTI, "StepForward at %.9g s: %s: %s", ts * c->res,
+                                tp_strerror(sr), tp_last_error(c->tp)));
+    return PORT_OK;
+}
+
+static int64_t x_token_time(void *ctx)
+{
+    return ((fmufed_tp *)ctx)->step_fwd_t;
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* FQR never waits, so between polls the peer sleeps (50 µs doubling to 2 ms) rather than
+ * spin; the run's time limit counts from the first poll of the step. */
+static int x_idle(void *ctx, int attempt, int64_t t, const char *waiting_for)
+{
+    fmufed_tp *c = ctx;
+    if (attempt == 0) clock_gettime(CLOCK_MONOTONIC, &c->idle_t0);
+    if (c->run_timeout_ms >= 0 && elapsed_ms(&c->idle_t0) > c->run_timeout_ms)
+        return lost(fmufed_fail(c, FMUFED_ERTI, "no %s for step %.9g s within %d ms", waiting_for,
+                                t * c->res, c->run_timeout_ms));
+    useconds_t nap = 50;
+    for (int k = 0; k < attempt && nap < 2000; k++)
+        nap *= 2;
+    usleep(nap);
+    return PORT_OK;
+}
+
+static const peer_exchange_ops tp_exchange_ops = {
+    .publish = x_publish,
+    .request = x_request,
+    .inputs = x_inputs,
+    .token_send = x_token_send,
+    .token_time = x_token_time,
+    .idle = x_idle,
+};
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+/* Resolve the wiring to FOM handles. */
+static int resolve_wiring(fmufed_tp *c)
+{
+    const fedfile_fed *fd = c->fd;
+    c->n_in = fd->n_inputs;
+    c->n_out = fd->n_outputs;
+    c->in = calloc(c->n_in + 1, sizeof *c->in);
+    c->out = calloc(c->n_out + 1, sizeof *c->out);
+    if (!c->in || !c->out) return fmufed_fail(c, FMUFED_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->n_in; i++) {
+        tp_in *in = &c->in[i];
+        in->w = &fd->inputs[i];
+        in->next_t = TP_NO_TIME;
+        int rc;
+        if ((rc = tp_object_class(c->tp, in->w->cls, &in->cls)) != TP_OK ||
+            (rc = tp_attribute(c->tp, in->cls, in->w->attr, &in->attr)) != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "inputs[\"%s\"]: %s.%s: %s", in->w->var, in->w->cls,
+                               in->w->attr, tp_last_error(c->tp));
+    }
+    for (size_t k = 0; k < c->n_out; k++) {
+        tp_out *o = &c->out[k];
+        o->w = &fd->outputs[k];
+        int rc;
+        if ((rc = tp_object_class(c->tp, o->w->cls, &o->cls)) != TP_OK ||
+            (rc = tp_attribute(c->tp, o->cls, o->w->attr, &o->attr)) != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "outputs[\"%s\"]: %s.%s: %s", o->w->var, o->w->cls,
+                               o->w->attr, tp_last_error(c->tp));
+    }
+    return FMUFED_OK;
+}
+
+/* Publish, subscribe and register one object per published class. */
+static int declare(fmufed_tp *c)
+{
+    tp_handle attrs[(c->n_in > c->n_out ? c->n_in : c->n_out) + 1];
+    for (size_t k = 0; k < c->n_out; k++) {
+        size_t n = 0;
+        int first = 1;
+        for (size_t m = 0; m < k && first; m++)
+            first = c->out[m].cls != c->out[k].cls;
+        if (!first) {
+            for (size_t m = 0; m < k; m++)
+                if (c->out[m].cls == c->out[k].cls) c->out[k].obj = c->out[m].obj;
+            continue;
+        }
+        for (size_t m = k; m < c->n_out; m++)
+            if (c->out[m].cls == c->out[k].cls) attrs[n++] = c->out[m].attr;
+        int rc = tp_publish_object_class(c->tp, c->out[k].cls, attrs, n);
+        char oname[512];
+        snprintf(oname, sizeof oname, "%s.%s", c->fd->name, c->out[k].w->cls);
+        if (rc == TP_OK) rc = tp_register_object(c->tp, c->out[k].cls, oname, &c->out[k].obj);
+        if (rc != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "publishing %s: %s: %s", c->out[k].w->cls,
+                               tp_strerror(rc), tp_last_error(c->tp));
+    }
+    for (size_t i = 0; i < c->n_in; i++) {
+        int first = 1;
+        for (size_t m = 0; m < i && first; m++)
+            first = c->in[m].cls != c->in[i].cls;
+        if (!first) continue;
+        size_t n = 0;
+        for (size_t m = i; m < c->n_in; m++) {
+            int dup = 0;
+            for (size_t q = 0; q < n; q++)
+                dup |= attrs[q] == c->in[m].attr;
+            if (c->in[m].cls == c->in[i].cls && !dup) attrs[n++] = c->in[m].attr;
+        }
+        int rc = tp_subscribe_object_class(c->tp, c->in[i].cls, attrs, n);
+        if (rc != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "subscribing %s: %s: %s", c->in[i].w->cls,
+                               tp_strerror(rc), tp_last_error(c->tp));
+    }
+    if (c->ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL) {
+        int rc = tp_interaction_class(c->tp, "StepForward", &c->step_ic);
+        topo_role role = c->ff->gs_plan ? c->ff->gs_plan->role[c->idx] : TOPO_ROLE_AUTO;
+        if (rc == TP_OK && role == TOPO_ROLE_SINK)
+            rc = tp_publish_interaction_class(c->tp, c->step_ic);
+        if (rc == TP_OK && role == TOPO_ROLE_SOURCE)
+            rc = tp_subscribe_interaction_class(c->tp, c->step_ic);
+        if (rc != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s: %s", tp_strerror(rc),
+                               tp_last_error(c->tp));
+    }
+    return FMUFED_OK;
+}
+
+/* Evoke until every other federate of the file has joined. */
+static int wait_all_joined(fmufed_tp *c)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (c->joined + 1 < c->ff->n_feds) {
+        int rc = tp_evoke(c->tp, 100);
+        if (rc < 0)
+            return fmufed_fail(c, FMUFED_ERTI, "waiting for the others to join: %s: %s",
+                               tp_strerror(rc), tp_last_error(c->tp));
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (c->timeout_ms >= 0 && ms > c->timeout_ms) {
+            char miss[256] = "";
+            for (size_t k = 0; k < c->ff->n_feds; k++)
+                if ((long)k != c->idx && !c->seen[k] && strlen(miss) + 64 < sizeof miss)
+                    snprintf(miss + strlen(miss), sizeof miss - strlen(miss), "%s%s",
+                             miss[0] ? ", " : "", c->ff->feds[k].name);
+            return fmufed_fail(c, FMUFED_ERTI, "not joined after %d ms: %s", c->timeout_ms, miss);
+        }
+    }
+    return FMUFED_OK;
+}
+
+/* Start: the first federate of the file registers the point once all have joined; every
+ * federate achieves it only after declaring and enabling time management, so nobody advances
+ * before everyone is subscribed and regulating. */
+static int sync_point(fmufed_tp *c, const char *label)
+{
+    if (c->idx == 0) {
+        int rc = wait_all_joined(c);
+        if (rc) return rc;
+        rc = tp_register_sync(c->tp, label, NULL, 0, NULL, 0);
+        if (rc != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "registering sync point %s: %s: %s", label,
+                               tp_strerror(rc), tp_last_error(c->tp));
+    }
+    int rc = tp_sync(c->tp, label, c->timeout_ms);
+    if (rc == TP_TIMEOUT)
+        return fmufed_fail(c, FMUFED_ERTI, "sync point %s not reached by all within %d ms", label,
+                           c->timeout_ms);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "sync point %s: %s: %s", label, tp_strerror(rc),
+                           tp_last_error(c->tp));
+    return fmufed_check_peers(c);
+}
+
+static int join(fmufed_tp *c, const fmufed_opts *o)
+{
+    const fedfile *ff = c->ff;
+    char addr[600];
+    if (o && o->rti)
+        snprintf(addr, sizeof addr, "%s", o->rti);
+    else if (ff->rti_unix)
+        snprintf(addr, sizeof addr, "unix:%s", ff->rti_unix);
+    else if (ff->rti_port > 0)
+        snprintf(addr, sizeof addr, "%s:%d", ff->rti_host ? ff->rti_host : "127.0.0.1",
+                 ff->rti_port);
+    else
+        return fmufed_fail(c, FMUFED_EUSAGE, "%s gives no RTI port: pass --rti HOST:PORT",
+                           ff->path);
+    char *fom_text = NULL;
+    char e[FMUFED_ERRLEN];
+    if (!ff->fom && fedfile_fom_xml(ff, &fom_text, e, sizeof e) != FEDFILE_OK)
+        return fmufed_fail(c, FMUFED_EUSAGE, "generating the FOM: %s", e);
+    /* Check the wiring against the FOM first (attributes exist and are float64, StepForward for
+     * gauss-seidel), so that a mismatch is refused at start with the file's JSON path rather
+     * than at the first update. */
+    struct fom *fom = NULL;
+    int frc = ff->fom
+                  ? fom_parse_file(ff->fom, &fom, e, sizeof e)
+                  : fom_parse_mem(fom_text, strlen(fom_text), "generated FOM", &fom, e, sizeof e);
+    if (frc == FOM_OK && fedfile_check_fom(ff, fom, e, sizeof e) != FEDFILE_OK) frc = -1;
+    fom_free(fom);
+    if (frc != FOM_OK) {
+        free(fom_text);
+        return fmufed_fail(c, FMUFED_EUSAGE, "%s", e);
+    }
+    tp_callbacks cb = {.reflect = on_reflect,
+                       .receive = on_receive,
+                       .federate_joined = on_joined,
+                       .federate_resigned = on_resigned,
+                       .error = on_error,
+                       .log = on_log};
+    tp_join_options jo = {.rti = addr,
+                          .federation = ff->federation,
+                          .federate = c->fd->name,
+                          .fom_path = ff->fom,
+                          .fom_text = fom_text,
+                          .create = 1,
+                          .timeout_ms = c->timeout_ms > 0 ? c->timeout_ms : 0};
+    int rc = tp_join(&jo, &cb, c, &c->tp, e, sizeof e);
+    free(fom_text);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "joining %s at %s: %s: %s", ff->federation, addr,
+                           tp_strerror(rc), e);
+    return FMUFED_OK;
+}
+
+static int enable_time(fmufed_tp *c)
+{
+    int rc = tp_enable_regulation(c->tp, c->lookahead);
+    if (rc == TP_OK) rc = tp_wait_regulation_enabled(c->tp, c->timeout_ms);
+    if (rc == TP_OK) rc = tp_enable_constrained(c->tp);
+    if (rc == TP_OK) rc = tp_wait_constrained_enabled(c->tp, c->timeout_ms);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "enabling time management: %s: %s", tp_strerror(rc),
+                           tp_last_error(c->tp));
+    tp_time t = 0;
+    tp_query_logical_time(c->tp, &t);
+    if (t > c->ff->algo.t_start)
+        return fmufed_fail(c, FMUFED_ERTI,
+                           "logical time is %.9g s after enabling time management, past the "
+                           "start %.9g s (the federation already ran?)",
+                           t * c->res, c->ff->algo.t_start * c->res);
+    c->T = t;
+    return FMUFED_OK;
+}
+
+/* ---- the transport's life ------------------------------------------------------------- */
+
+int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int64_t lookahead,
+                    fmufed_stats *st, char *err, size_t errlen, fmufed_tp **out)
+{
+    fmufed_tp *c = calloc(1, sizeof *c);
+    *out = c;
+    if (!c) {
+        if (err && errlen) snprintf(err, errlen, "federate %s: out of memory", ff->feds[idx].name);
+        return FMUFED_ENOMEM;
+    }
+    *c = (fmufed_tp){.ff = ff,
+                     .fd = &ff->feds[idx],
+                     .idx = (long)idx,
+                     .err = err,
+                     .errlen = errlen,
+                     .st = st,
+                     .step_fwd_t = TP_NO_TIME,
+                     .res = ff->resolution,
+                     .lookahead = lookahead};
+    c->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000;
+    /* Peers may compute long between grants; a dead peer is resigned by the RTI, which ends
+     * any wait, so by default the run itself has no time limit. */
+    c->run_timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : -1;
+    if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && !ff->gs_plan)
+        return fmufed_fail(c, FMUFED_EUSAGE, "gauss-seidel without a topology plan");
+    c->seen = calloc(ff->n_feds, 1);
+    if (!c->seen) return fmufed_fail(c, FMUFED_ENOMEM, "out of memory");
+    int rc;
+    if ((rc = join(c, opts)) || (rc = resolve_wiring(c)) || (rc = declare(c)) ||
+        (rc = enable_time(c)))
+        return rc;
+    return FMUFED_OK;
+}
+
+int fmufed_tp_sync_start(fmufed_tp *c)
+{
+    int rc;
+    c->running = 1;
+    if ((rc = sync_point(c, SYNC_START))) return rc;
+    /* The end point is registered now, while everybody is certainly joined. */
+    if (c->idx == 0 && tp_register_sync(c->tp, SYNC_END, NULL, 0, NULL, 0) != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "registering sync point %s: %s", SYNC_END,
+                           tp_last_error(c->tp));
+    return FMUFED_OK;
+}
+
+peer_exchange fmufed_tp_exchange(fmufed_tp *t)
+{
+    return (peer_exchange){.ops = &tp_exchange_ops, .ctx = t};
+}
+
+int64_t fmufed_tp_time(fmufed_tp *t)
+{
+    return t->T;
+}
+
+int fmufed_tp_finish(fmufed_tp *c)
+{
+    int rc = tp_sync(c->tp, SYNC_END, c->run_timeout_ms);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "sync point %s: %s: %s", SYNC_END, tp_strerror(rc),
+                           tp_last_error(c->tp));
+    c->running = 0;
+    rc = tp_resign(c->tp, TP_DELETE_OBJECTS);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "resign: %s: %s", tp_strerror(rc), tp_last_error(c->tp));
+    return FMUFED_OK;
+}
+
+void fmufed_tp_free(fmufed_tp *c)
+{
+    if (!c) return;
+    tp_federate_free(c->tp);
+    free(c->in);
+    free(c->out);
+    free(c->seen);
+    free(c);
+}
