@@ -31,7 +31,8 @@ static const bal_poly HAT = {{35.0 / 32, 0, -105.0 / 32, 0, 105.0 / 32, 0, -35.0
 double bal_poly_eval(const bal_poly *p, double s)
 {
     double v = 0;
-    for (int k = p->deg; k >= 0; k--) v = v * s + p->a[k];
+    for (int k = p->deg; k >= 0; k--)
+        v = v * s + p->a[k];
     return v;
 }
 
@@ -40,7 +41,8 @@ double bal_poly_deriv(const bal_poly *p, int k, double s)
     bal_poly d = *p;
     for (int r = 0; r < k; r++) {
         if (d.deg == 0) return 0;
-        for (int i = 1; i <= d.deg; i++) d.a[i - 1] = i * d.a[i];
+        for (int i = 1; i <= d.deg; i++)
+            d.a[i - 1] = i * d.a[i];
         d.a[d.deg] = 0;
         d.deg--;
     }
@@ -62,7 +64,8 @@ int bal_poly_mul(const bal_poly *p, const bal_poly *q, bal_poly *r)
     if (p->deg + q->deg > BAL_MAX_DEG) return BAL_EINVAL;
     bal_poly t = {{0}, p->deg + q->deg};
     for (int i = 0; i <= p->deg; i++)
-        for (int k = 0; k <= q->deg; k++) t.a[i + k] += p->a[i] * q->a[k];
+        for (int k = 0; k <= q->deg; k++)
+            t.a[i + k] += p->a[i] * q->a[k];
     *r = t;
     return BAL_OK;
 }
@@ -70,7 +73,8 @@ int bal_poly_mul(const bal_poly *p, const bal_poly *q, bal_poly *r)
 void bal_poly_axpy(double x, const bal_poly *p, double y, const bal_poly *q, bal_poly *r)
 {
     bal_poly t = {{0}, p->deg > q->deg ? p->deg : q->deg};
-    for (int k = 0; k <= t.deg; k++) t.a[k] = x * p->a[k] + y * q->a[k];
+    for (int k = 0; k <= t.deg; k++)
+        t.a[k] = x * p->a[k] + y * q->a[k];
     *r = t;
 }
 
@@ -90,8 +94,14 @@ void bal_poly_affine(const bal_poly *p, double alpha, double beta, bal_poly *r)
     *r = t;
 }
 
-double bal_hat(double x) { return fabs(x) >= 1 ? 0 : bal_poly_eval(&HAT, x); }
-double bal_psi(double x) { return x <= -1 ? 0 : x >= 1 ? 1 : bal_poly_eval(&PSI, x); }
+double bal_hat(double x)
+{
+    return fabs(x) >= 1 ? 0 : bal_poly_eval(&HAT, x);
+}
+double bal_psi(double x)
+{
+    return x <= -1 ? 0 : x >= 1 ? 1 : bal_poly_eval(&PSI, x);
+}
 double bal_i2h(double x)
 {
     if (fabs(x) >= 1) return 0;
@@ -122,9 +132,11 @@ int bal_hat_piece(bal_hat_kind kind, int span, int m, double H, bal_poly *out)
             bal_poly_affine(&PSI, -4 / L, 1 - 2 * b, out); /* psi(1 - 2x) */
         break;
     }
-    default: return BAL_EINVAL;
+    default:
+        return BAL_EINVAL;
     }
-    for (int k = 0; k <= out->deg; k++) out->a[k] *= 2 / L; /* eq. (19)'s 2/L */
+    for (int k = 0; k <= out->deg; k++)
+        out->a[k] *= 2 / L; /* eq. (19)'s 2/L */
     return BAL_OK;
 }
 
@@ -224,9 +236,12 @@ int bal_conn_close(bal_conn *c, double A)
     if (!c->open) return BAL_EINVAL;
     c->open = 0;
     switch (c->set.bc) {
-    case BAL_BC_CLASSIC: return book(c, A - c->int_ubar, c->j); /* eq. (11) */
-    case BAL_BC_QUICK: return book(c, A - c->int_ext, c->j);    /* eq. (16), BC part */
-    default: return BAL_OK;
+    case BAL_BC_CLASSIC:
+        return book(c, A - c->int_ubar, c->j); /* eq. (11) */
+    case BAL_BC_QUICK:
+        return book(c, A - c->int_ext, c->j); /* eq. (16), BC part */
+    default:
+        return BAL_OK;
     }
 }
 
@@ -234,7 +249,6 @@ double bal_conn_outstanding(const bal_conn *c)
 {
     double owed = 0;
     for (int i = 0; i < c->n_pend; i++)
-        owed += c->pend[i].amount *
-                (1 - delivered_share(&c->set, c->j - c->pend[i].start, c->H));
+        owed += c->pend[i].amount * (1 - delivered_share(&c->set, c->j - c->pend[i].start, c->H));
     return owed;
 }

@@ -16,15 +16,15 @@
 
 #include <stddef.h>
 
-#define BAL_MAX_DEG 8     /* linear extrapolation blended by psi (degree 7) times s: 8 */
+#define BAL_MAX_DEG     8 /* linear extrapolation blended by psi (degree 7) times s: 8 */
 #define BAL_MAX_PENDING 8 /* corrections alive at once: 2 per interval over at most 4 */
 
 /* Status codes: 0 success, negative errors. */
 enum {
     BAL_OK = 0,
-    BAL_EINVAL = -1,  /* bad settings or argument (the message of bal_conn_init says which) */
-    BAL_EFULL = -2,   /* more pending corrections than BAL_MAX_PENDING (cannot happen with
-                         valid settings; kept as a guard) */
+    BAL_EINVAL = -1, /* bad settings or argument (the message of bal_conn_init says which) */
+    BAL_EFULL = -2,  /* more pending corrections than BAL_MAX_PENDING (cannot happen with
+                        valid settings; kept as a guard) */
 };
 
 /* A polynomial a[0] + a[1] s + ... + a[deg] s^deg. */
@@ -77,28 +77,28 @@ typedef enum bal_hat_kind {
 
 typedef struct bal_settings {
     bal_extrap extrap;
-    int smooth;        /* 1: blend Ext^{j-1} into Ext^j with psi over the interval (eq. 12) */
+    int smooth; /* 1: blend Ext^{j-1} into Ext^j with psi over the interval (eq. 12) */
     bal_bc bc;
     bal_hat_kind hat;
-    int span;          /* intervals a hat covers: 1 (const, poly) or 2, 4 (i2h) */
+    int span; /* intervals a hat covers: 1 (const, poly) or 2, 4 (i2h) */
 } bal_settings;
 
 /* One correction still being delivered. */
 typedef struct bal_pending {
-    double amount;     /* what it adds in all, the signal's unit times seconds */
-    long start;        /* index of the interval its hat starts in (0-based) */
+    double amount; /* what it adds in all, the signal's unit times seconds */
+    long start;    /* index of the interval its hat starts in (0-based) */
 } bal_pending;
 
 /* The layer's state for one scalar connection. Zero it with bal_conn_init. */
 typedef struct bal_conn {
     bal_settings set;
-    long j;                  /* intervals handed out so far */
-    double H;                /* interval length of the last interval (s); multi-interval hats
-                                need it constant (checked) */
-    double u_prev, du_prev;  /* data that defined Ext^{j-1} (value, slope at its own start) */
-    double int_ubar;         /* integral of u_bar over the last interval (no corrections) */
-    double int_ext;          /* integral of Ext over the last interval */
-    int open;                /* 1 between bal_conn_open and bal_conn_close */
+    long j;                 /* intervals handed out so far */
+    double H;               /* interval length of the last interval (s); multi-interval hats
+                               need it constant (checked) */
+    double u_prev, du_prev; /* data that defined Ext^{j-1} (value, slope at its own start) */
+    double int_ubar;        /* integral of u_bar over the last interval (no corrections) */
+    double int_ext;         /* integral of Ext over the last interval */
+    int open;               /* 1 between bal_conn_open and bal_conn_close */
     bal_pending pend[BAL_MAX_PENDING];
     int n_pend;
 } bal_conn;

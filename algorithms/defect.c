@@ -40,8 +40,10 @@ double dc_poly_eval(const double *p, int order, double s)
 void dc_poly_shift(const double *p, int order, double s, double *q)
 {
     double tmp[DC_MAX_ORDER + 1];
-    for (int j = 0; j <= order; j++) tmp[j] = dc_poly_eval(p + j, order - j, s);
-    for (int j = 0; j <= order; j++) q[j] = tmp[j];
+    for (int j = 0; j <= order; j++)
+        tmp[j] = dc_poly_eval(p + j, order - j, s);
+    for (int j = 0; j <= order; j++)
+        q[j] = tmp[j];
 }
 
 double dc_poly_sqint(const double *p, int order, double a, double b)
@@ -64,7 +66,8 @@ int dc_taylor_from_samples(const double *s, const double *y, int np, double *d)
 {
     if (np < 1 || np > DC_MAX_ORDER + 1) return -1;
     double dd[DC_MAX_ORDER + 1]; /* Newton divided differences, in place */
-    for (int i = 0; i < np; i++) dd[i] = y[i];
+    for (int i = 0; i < np; i++)
+        dd[i] = y[i];
     for (int j = 1; j < np; j++)
         for (int i = np - 1; i >= j; i--) {
             double den = s[i] - s[i - j];
@@ -75,7 +78,8 @@ int dc_taylor_from_samples(const double *s, const double *y, int np, double *d)
     double c[DC_MAX_ORDER + 1] = {0};
     for (int j = np - 1; j >= 0; j--) {
         /* c <- c * (x - s_j) + dd[j] */
-        for (int k = np - 1; k >= 1; k--) c[k] = c[k - 1] - s[j] * c[k];
+        for (int k = np - 1; k >= 1; k--)
+            c[k] = c[k - 1] - s[j] * c[k];
         c[0] = -s[j] * c[0] + dd[j];
     }
     double fact = 1;
@@ -97,16 +101,17 @@ double dc_connection_defect_rms(const double *u, int m, const double *y_end, int
     double y0[DC_MAX_ORDER + 1], diff[DC_MAX_ORDER + 1] = {0};
     dc_poly_shift(y_end, n, -H, y0); /* the output re-expanded at T_{k-1} */
     int w = m > n ? m : n;
-    for (int k = 0; k <= m; k++) diff[k] += u[k];
-    for (int k = 0; k <= n; k++) diff[k] -= y0[k];
+    for (int k = 0; k <= m; k++)
+        diff[k] += u[k];
+    for (int k = 0; k <= n; k++)
+        diff[k] -= y0[k];
     return sqrt(dc_poly_sqint(diff, w, 0, H) / H);
 }
 
 int dc_pi_init(dc_pi *c, double tol, double h1, double kp, double ki, double theta_max,
                double h_min, double h_max)
 {
-    if (!c || !(tol > 0) || !(h1 > 0) || h_min < 0 || h_max < 0 ||
-        (h_max > 0 && h_max < h_min))
+    if (!c || !(tol > 0) || !(h1 > 0) || h_min < 0 || h_max < 0 || (h_max > 0 && h_max < h_min))
         return -1;
     c->tol = tol;
     c->kp = kp > 0 ? kp : DC_PI_KP;

@@ -60,17 +60,17 @@ double dc_connection_defect_rms(const double *u, int m, const double *y_end, int
 
 /* The explicit PI controller on the logarithm of the defect (eq. 39), with the constants of
  * eq. 50 as defaults. State: the integral part I (log of a step in seconds). */
-#define DC_PI_KP        0.13        /* proportional gain, eq. 50 */
-#define DC_PI_KI        (1.0 / 15)  /* integral gain, eq. 50 */
-#define DC_PI_THETA_MAX 2.0         /* largest growth H_{k+1}/H_k, eq. 50 */
-#define DC_EPS_FLOOR    1e-16       /* a defect below this counts as this (log(0) guard) */
+#define DC_PI_KP        0.13       /* proportional gain, eq. 50 */
+#define DC_PI_KI        (1.0 / 15) /* integral gain, eq. 50 */
+#define DC_PI_THETA_MAX 2.0        /* largest growth H_{k+1}/H_k, eq. 50 */
+#define DC_EPS_FLOOR    1e-16      /* a defect below this counts as this (log(0) guard) */
 
 typedef struct dc_pi {
-    double tol;       /* the defect aimed at, the signals' unit, > 0 */
-    double kp, ki;    /* gains */
-    double theta_max; /* growth limit, > 1 */
+    double tol;          /* the defect aimed at, the signals' unit, > 0 */
+    double kp, ki;       /* gains */
+    double theta_max;    /* growth limit, > 1 */
     double h_min, h_max; /* s; 0 = no bound (the paper has none) */
-    double I;         /* integral part, log(seconds) */
+    double I;            /* integral part, log(seconds) */
 } dc_pi;
 
 /**

@@ -33,17 +33,17 @@ typedef struct dc_work {
     const port_master *m;
     const dc_config *cfg;
     size_t S, L;
-    int n, m_in, w;        /* output order, input order, n + 1 */
-    double **out;          /* per slave: n_out * (n + 1), the current output polynomials */
-    double **out_def;      /* per slave: n_out output-defect RMS of the last step */
-    double **ysub;         /* per slave: 2 * n_out sub-step outputs */
-    double **uc;           /* per slave: n_in * (order + 1) input coefficients to post */
-    double **hs_v;         /* per slave: n_out * (n + 1) past values, newest first */
-    int64_t *hs_t;         /* per slave: n + 1 past times, newest first */
-    int *hs_k;             /* per slave: samples held */
-    double *in_c;          /* per link: (m + 1) input coefficients of the step */
-    double *conn_def;      /* per link: connection-defect RMS */
-    port_step_result *sr;  /* per slave */
+    int n, m_in, w;       /* output order, input order, n + 1 */
+    double **out;         /* per slave: n_out * (n + 1), the current output polynomials */
+    double **out_def;     /* per slave: n_out output-defect RMS of the last step */
+    double **ysub;        /* per slave: 2 * n_out sub-step outputs */
+    double **uc;          /* per slave: n_in * (order + 1) input coefficients to post */
+    double **hs_v;        /* per slave: n_out * (n + 1) past values, newest first */
+    int64_t *hs_t;        /* per slave: n + 1 past times, newest first */
+    int *hs_k;            /* per slave: samples held */
+    double *in_c;         /* per link: (m + 1) input coefficients of the step */
+    double *conn_def;     /* per link: connection-defect RMS */
+    port_step_result *sr; /* per slave */
     dc_result *res;
 } dc_work;
 
@@ -77,8 +77,9 @@ static int posted(dc_work *w, int rc, const char *what, int64_t t)
 {
     if (rc == PORT_OK) return PORT_OK;
     int st = sync_all(w, what, t);
-    return st ? st : fail(w, rc, "%s at t = %.9g s: %s", what, (double)t * w->m->tick,
-                          port_strerror(rc));
+    return st ? st
+              : fail(w, rc, "%s at t = %.9g s: %s", what, (double)t * w->m->tick,
+                     port_strerror(rc));
 }
 
 static int check(dc_work *w)
@@ -97,20 +98,23 @@ static int check(dc_work *w)
         const dc_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= m->slaves[k->to].info.n_in ||
             k->out >= m->slaves[k->from].info.n_out)
-            return fail(w, PORT_EUSAGE, "defect-control: link %zu names no such slave, input "
-                        "or output", l);
+            return fail(w, PORT_EUSAGE,
+                        "defect-control: link %zu names no such slave, input "
+                        "or output",
+                        l);
         for (size_t q = 0; q < l; q++)
             if (c->links[q].to == k->to && c->links[q].in == k->in)
-                return fail(w, PORT_EUSAGE, "defect-control: input %zu of %s is fed twice",
-                            k->in, m->slaves[k->to].info.name);
+                return fail(w, PORT_EUSAGE, "defect-control: input %zu of %s is fed twice", k->in,
+                            m->slaves[k->to].info.name);
     }
     for (size_t j = 0; j < w->S; j++)
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
             size_t l = 0;
-            while (l < c->n_links && !(c->links[l].to == j && c->links[l].in == i)) l++;
+            while (l < c->n_links && !(c->links[l].to == j && c->links[l].in == i))
+                l++;
             if (l == c->n_links)
-                return fail(w, PORT_EUSAGE, "defect-control: input %zu of %s is not connected",
-                            i, m->slaves[j].info.name);
+                return fail(w, PORT_EUSAGE, "defect-control: input %zu of %s is not connected", i,
+                            m->slaves[j].info.name);
         }
     return PORT_OK;
 }
@@ -178,7 +182,8 @@ static int post_inputs(dc_work *w, size_t j, int64_t t0, int order, int keep)
         if (k->to != j) continue;
         double *c = &w->uc[j][k->in * wi];
         const double *y = &w->out[k->from][k->out * (size_t)w->w];
-        for (int d = 0; d <= order; d++) c[d] = d <= top ? y[d] : 0;
+        for (int d = 0; d <= order; d++)
+            c[d] = d <= top ? y[d] : 0;
         if (keep) memcpy(&w->in_c[l * (DC_MAX_ORDER + 1)], c, wi * sizeof(double));
     }
     port_poly u = {.t0 = t0, .order = order, .n = s->info.n_in, .c = w->uc[j]};
@@ -204,14 +209,14 @@ static int post_reads(dc_work *w, size_t j, int derivs, double *dbuf)
 
 /* After post_reads and sync: fill out[j] at time t. Derivatives: the slave's (derivs and
  * own), else from past samples (derivs), else zero. `push` adds the sample to the history. */
-static void take_reads(dc_work *w, size_t j, int64_t t, int derivs, const double *dbuf,
-                       int push)
+static void take_reads(dc_work *w, size_t j, int64_t t, int derivs, const double *dbuf, int push)
 {
     size_t no = w->m->slaves[j].info.n_out, wo = (size_t)w->w;
     int own = own_derivs(w, j);
     if (push) { /* history newest first */
         int k = w->hs_k[j] < w->w ? w->hs_k[j] : w->w - 1;
-        if (w->hs_k[j] > 0 && w->hs_t[j * wo] == t) k = w->hs_k[j] - 1; /* same instant */
+        if (w->hs_k[j] > 0 && w->hs_t[j * wo] == t)
+            k = w->hs_k[j] - 1; /* same instant */
         else {
             for (int q = k; q > 0; q--) {
                 w->hs_t[j * wo + (size_t)q] = w->hs_t[j * wo + (size_t)q - 1];
@@ -220,7 +225,8 @@ static void take_reads(dc_work *w, size_t j, int64_t t, int derivs, const double
             }
         }
         w->hs_t[j * wo] = t;
-        for (size_t o = 0; o < no; o++) w->hs_v[j][o * wo] = w->ysub[j][o];
+        for (size_t o = 0; o < no; o++)
+            w->hs_v[j][o * wo] = w->ysub[j][o];
         w->hs_k[j] = k + 1;
     }
     for (size_t o = 0; o < no; o++) {
@@ -236,7 +242,8 @@ static void take_reads(dc_work *w, size_t j, int64_t t, int derivs, const double
                 v[q] = w->hs_v[j][o * wo + (size_t)q];
             }
             if (dc_taylor_from_samples(s, v, np, c) == 0)
-                for (int d = 1; d < np; d++) y[d] = c[d];
+                for (int d = 1; d < np; d++)
+                    y[d] = c[d];
         }
     }
 }
@@ -250,7 +257,8 @@ static int read_all(dc_work *w, int64_t t, int derivs, int push, double *dbuf, s
     }
     int rc = sync_all(w, "reading outputs", t);
     if (rc) return rc;
-    for (size_t j = 0; j < w->S; j++) take_reads(w, j, t, derivs, &dbuf[j * dstride], push);
+    for (size_t j = 0; j < w->S; j++)
+        take_reads(w, j, t, derivs, &dbuf[j * dstride], push);
     return PORT_OK;
 }
 
@@ -263,12 +271,14 @@ static int initial_outputs(dc_work *w, double *dbuf, size_t dstride)
     size_t sweeps = (size_t)(w->n + 1) * w->S + 1;
     int rc = read_all(w, t, 0, 0, dbuf, dstride); /* values with the start inputs */
     for (size_t q = 0; rc == PORT_OK && q < sweeps; q++) {
-        for (size_t j = 0; rc == PORT_OK && j < w->S; j++) rc = post_inputs(w, j, t, order, 0);
+        for (size_t j = 0; rc == PORT_OK && j < w->S; j++)
+            rc = post_inputs(w, j, t, order, 0);
         rc = rc ? posted(w, rc, "initial inputs", t) : sync_all(w, "initial inputs", t);
         if (rc == PORT_OK) rc = read_all(w, t, consistent, 0, dbuf, dstride);
     }
     if (rc) return rc;
-    for (size_t j = 0; j < w->S; j++) take_reads(w, j, t, consistent, &dbuf[j * dstride], 1);
+    for (size_t j = 0; j < w->S; j++)
+        take_reads(w, j, t, consistent, &dbuf[j * dstride], 1);
     return PORT_OK;
 }
 
@@ -280,14 +290,14 @@ static int exchange(dc_work *w, int64_t t0, int first, double *dbuf, size_t dstr
         int rc = post_inputs(w, j, t0, w->m_in, 1);
         if (rc == PORT_OK && w->cfg->exchange == DC_EXCHANGE_SEQUENTIAL && j + 1 < w->S) {
             rc = post_reads(w, j, derivs && own_derivs(w, j), &dbuf[j * dstride]);
-            rc = rc ? posted(w, rc, "exchanging inputs", t0)
-                    : sync_all(w, "exchanging inputs", t0);
+            rc = rc ? posted(w, rc, "exchanging inputs", t0) : sync_all(w, "exchanging inputs", t0);
             if (rc == PORT_OK) { /* the value and the slave's own derivatives, fresh */
                 size_t no = w->m->slaves[j].info.n_out, wo = (size_t)w->w;
                 for (size_t o = 0; o < no; o++) {
                     w->out[j][o * wo] = w->ysub[j][o];
                     for (int d = 1; derivs && own_derivs(w, j) && d <= w->n; d++)
-                        w->out[j][o * wo + (size_t)d] = dbuf[j * dstride + (size_t)(d - 1) * no + o];
+                        w->out[j][o * wo + (size_t)d] =
+                            dbuf[j * dstride + (size_t)(d - 1) * no + o];
                 }
             }
         }
@@ -310,14 +320,17 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
     if (rc == PORT_OK)
         for (size_t j = 0; j < w->S; j++)
             if (w->sr[j].t_reached != t1)
-                return fail(w, PORT_EFAIL, "step to %.9g s: %s stopped early at %.9g s (defect "
-                            "control has no events)", (double)t1 * w->m->tick,
-                            w->m->slaves[j].info.name, (double)w->sr[j].t_reached * w->m->tick);
+                return fail(w, PORT_EFAIL,
+                            "step to %.9g s: %s stopped early at %.9g s (defect "
+                            "control has no events)",
+                            (double)t1 * w->m->tick, w->m->slaves[j].info.name,
+                            (double)w->sr[j].t_reached * w->m->tick);
     if (rc) return rc;
     /* mid samples: the first half's outputs, kept before ysub is reused by the reads */
     for (size_t j = 0; j < w->S; j++) {
         size_t no = w->m->slaves[j].info.n_out;
-        for (size_t o = 0; o < no; o++) w->out_def[j][o] = w->ysub[j][o];
+        for (size_t o = 0; o < no; o++)
+            w->out_def[j][o] = w->ysub[j][o];
     }
     rc = read_all(w, t1, 1, 1, dbuf, dstride);
     if (rc) return rc;
@@ -333,13 +346,14 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
     for (size_t l = 0; l < w->L; l++) {
         const dc_link *k = &w->cfg->links[l];
         w->conn_def[l] = dc_connection_defect_rms(&w->in_c[l * (DC_MAX_ORDER + 1)], w->m_in,
-                                                  &w->out[k->from][k->out * (size_t)w->w],
-                                                  w->n, H);
+                                                  &w->out[k->from][k->out * (size_t)w->w], w->n, H);
         if (!(w->conn_def[l] <= *eps_conn)) *eps_conn = w->conn_def[l];
     }
     if (!isfinite(*eps_out) || !isfinite(*eps_conn))
-        return fail(w, PORT_EFAIL, "step to %.9g s: a defect is not finite (a slave's outputs "
-                    "are NaN or infinite)", (double)t1 * w->m->tick);
+        return fail(w, PORT_EFAIL,
+                    "step to %.9g s: a defect is not finite (a slave's outputs "
+                    "are NaN or infinite)",
+                    (double)t1 * w->m->tick);
     return PORT_OK;
 }
 
@@ -363,7 +377,8 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
     dc_pi pi;
     if (c->variable &&
         dc_pi_init(&pi, c->tol, c->h1, c->kp, c->ki, c->theta_max, c->h_min, c->h_max))
-        return fail(w, PORT_EUSAGE, "defect-control: bad controller settings (tol, h1, h_min, "
+        return fail(w, PORT_EUSAGE,
+                    "defect-control: bad controller settings (tol, h1, h_min, "
                     "h_max)");
     int even = c->defect != DC_DEFECT_CONNECTION;
     int64_t t0 = m->t_start, ht = to_ticks(c->h1, m->tick, even);
@@ -373,13 +388,15 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
         int64_t t1 = port_tick_add(t0, ht);
         double H = (double)(t1 - t0) * m->tick, eo = 0, ec = 0;
         int rc = port_open(m, t1);
-        if (rc) return fail(w, rc, "opening the instant %.9g s: %s", (double)t1 * m->tick,
-                            port_strerror(rc));
+        if (rc)
+            return fail(w, rc, "opening the instant %.9g s: %s", (double)t1 * m->tick,
+                        port_strerror(rc));
         rc = exchange(w, t0, k == 1, dbuf, dstride);
         if (rc == PORT_OK) rc = one_step(w, t0, t1, H, dbuf, dstride, &eo, &ec);
         if (rc) return rc;
-        double eps = c->defect == DC_DEFECT_OUTPUT ? eo
-                     : c->defect == DC_DEFECT_CONNECTION ? ec : (eo > ec ? eo : ec);
+        double eps = c->defect == DC_DEFECT_OUTPUT       ? eo
+                     : c->defect == DC_DEFECT_CONNECTION ? ec
+                                                         : (eo > ec ? eo : ec);
         int last = t1 >= m->t_end;
         double Hn = last ? 0 : c->variable ? dc_pi_next(&pi, H, eps) : c->h1;
         r->N = k;
@@ -388,11 +405,20 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
         if (k == 1 || H > r->h_max) r->h_max = H;
         if (eps > r->eps_max) r->eps_max = eps;
         if (obs) {
-            dc_step_info si = {.k = k, .t0 = t0, .t1 = t1, .H = H, .eps = eps, .eps_out = eo,
-                               .eps_conn = ec, .H_next = Hn, .n = w->n,
+            dc_step_info si = {.k = k,
+                               .t0 = t0,
+                               .t1 = t1,
+                               .H = H,
+                               .eps = eps,
+                               .eps_out = eo,
+                               .eps_conn = ec,
+                               .H_next = Hn,
+                               .n = w->n,
                                .out_poly = (const double *const *)w->out,
-                               .out_def = (const double *const *)w->out_def, .m = w->m_in,
-                               .in_poly = w->in_c, .conn_def = w->conn_def};
+                               .out_def = (const double *const *)w->out_def,
+                               .m = w->m_in,
+                               .in_poly = w->in_c,
+                               .conn_def = w->conn_def};
             if (obs(obs_ctx, &si)) return fail(w, PORT_ENOCONV, "stopped by the observer");
         }
         for (size_t j = 0; j < w->S; j++) {
@@ -426,8 +452,14 @@ int dc_run(const port_master *m, const dc_config *cfg, dc_observer *obs, void *o
         snprintf(res->err, sizeof res->err, "defect-control: NULL master or settings");
         return PORT_EUSAGE;
     }
-    dc_work w = {.m = m, .cfg = cfg, .S = m->n_slaves, .L = cfg->n_links, .n = cfg->n,
-                 .m_in = cfg->m, .w = cfg->n + 1, .res = res};
+    dc_work w = {.m = m,
+                 .cfg = cfg,
+                 .S = m->n_slaves,
+                 .L = cfg->n_links,
+                 .n = cfg->n,
+                 .m_in = cfg->m,
+                 .w = cfg->n + 1,
+                 .res = res};
     int rc = check(&w);
     if (rc) return rc;
     size_t dstride = 0; /* derivative scratch: per slave n * n_out */

@@ -44,37 +44,37 @@ typedef enum dc_exchange {
 
 /* Settings; a zeroed struct is not valid (h1, t_end and links are needed). */
 typedef struct dc_config {
-    int m, n;             /* input and output polynomial orders, 0 .. DC_MAX_ORDER */
-    int variable;         /* 0: fixed step h1; 1: PI-controlled (eq. 39) */
-    double h1;            /* first (or fixed) step, s, > 0 */
-    double tol;           /* variable: the defect aimed at, > 0 */
-    double h_min, h_max;  /* variable: step bounds, s; 0 = none (the paper's choice) */
+    int m, n;                 /* input and output polynomial orders, 0 .. DC_MAX_ORDER */
+    int variable;             /* 0: fixed step h1; 1: PI-controlled (eq. 39) */
+    double h1;                /* first (or fixed) step, s, > 0 */
+    double tol;               /* variable: the defect aimed at, > 0 */
+    double h_min, h_max;      /* variable: step bounds, s; 0 = none (the paper's choice) */
     double kp, ki, theta_max; /* variable: controller constants; <= 0 = eq. 50's */
     dc_defect defect;
     dc_init init;
     dc_exchange exchange;
-    int clip_end;         /* 1: shorten the last step to end exactly at t_end; 0: stop at the
-                             first T_k >= t_end (the paper's code) */
+    int clip_end; /* 1: shorten the last step to end exactly at t_end; 0: stop at the
+                     first T_k >= t_end (the paper's code) */
     size_t n_links;
     const dc_link *links; /* n_links, caller-owned, read during dc_run */
 } dc_config;
 
 /* What one accepted step did, handed to the observer (valid during the call only). */
 typedef struct dc_step_info {
-    size_t k;              /* step number, 1 .. */
-    int64_t t0, t1;        /* T_{k-1}, T_k, ticks */
-    double H;              /* T_k - T_{k-1}, s */
-    double eps;            /* controlled defect (eq. 38) */
+    size_t k;                 /* step number, 1 .. */
+    int64_t t0, t1;           /* T_{k-1}, T_k, ticks */
+    double H;                 /* T_k - T_{k-1}, s */
+    double eps;               /* controlled defect (eq. 38) */
     double eps_out, eps_conn; /* its output and connection parts */
-    double H_next;         /* next step, s (0 after the last) */
-    int n;                 /* output order used */
+    double H_next;            /* next step, s (0 after the last) */
+    int n;                    /* output order used */
     /* per slave j: out_poly[j][o*(n+1) .. ] the output polynomials about T_k (eq. 12);
        out_def[j][o] the output-defect RMS of this step (NaN without mid sample) */
     const double *const *out_poly;
     const double *const *out_def;
-    int m;                 /* input order used */
-    const double *in_poly; /* per link l: in_poly[l*(DC_MAX_ORDER+1) ..], m + 1 of them: the
-                              input polynomial about T_{k-1} (eq. 14) */
+    int m;                  /* input order used */
+    const double *in_poly;  /* per link l: in_poly[l*(DC_MAX_ORDER+1) ..], m + 1 of them: the
+                               input polynomial about T_{k-1} (eq. 14) */
     const double *conn_def; /* per link: connection-defect RMS of this step */
 } dc_step_info;
 
@@ -82,11 +82,11 @@ typedef int dc_observer(void *ctx, const dc_step_info *s); /* nonzero stops the 
 
 /* Totals of a run. */
 typedef struct dc_result {
-    size_t N;              /* steps taken */
-    int64_t t_end;         /* T_N, ticks (>= the requested end unless clip_end) */
+    size_t N;                    /* steps taken */
+    int64_t t_end;               /* T_N, ticks (>= the requested end unless clip_end) */
     double h_min, h_max, h_mean; /* s; h_mean = (T_N - T_0) / N */
-    double eps_max;        /* largest per-step controlled defect */
-    char err[256];         /* on failure: what and which slave */
+    double eps_max;              /* largest per-step controlled defect */
+    char err[256];               /* on failure: what and which slave */
 } dc_result;
 
 /**

@@ -33,30 +33,33 @@ static int validate(const port_master *m, const energy_settings *set, char *err,
     if (set->H <= 0 || set->p_order < 0 || set->p_order > 1)
         return fail(err, errlen, PORT_EUSAGE, "macro step must be > 0 and p_order 0 or 1");
     size_t need = 0;
-    for (size_t j = 0; j < m->n_slaves; j++) need += m->slaves[j].info.n_in;
+    for (size_t j = 0; j < m->n_slaves; j++)
+        need += m->slaves[j].info.n_in;
     if (need != 4 * set->n_links)
-        return fail(err, errlen, PORT_EUSAGE, "%zu inputs but %zu links: every input must be "
-                    "the standard or the power input of one link", need, set->n_links);
+        return fail(err, errlen, PORT_EUSAGE,
+                    "%zu inputs but %zu links: every input must be "
+                    "the standard or the power input of one link",
+                    need, set->n_links);
     for (size_t k = 0; k < set->n_links; k++) {
         const energy_link *l = &set->links[k];
         if (l->a >= m->n_slaves || l->b >= m->n_slaves || l->a == l->b)
             return fail(err, errlen, PORT_EUSAGE, "link %zu: slaves out of range or equal", k);
         const port_slave_info *a = &m->slaves[l->a].info, *b = &m->slaves[l->b].info;
         if (l->a_out >= a->n_out || l->a_P >= a->n_out || l->b_out >= b->n_out ||
-            l->b_P >= b->n_out || l->a_in >= a->n_in || l->a_pin >= a->n_in ||
-            l->b_in >= b->n_in || l->b_pin >= b->n_in || l->a_in == l->a_pin ||
-            l->b_in == l->b_pin || (l->a_slope >= 0 && (size_t)l->a_slope >= a->n_out) ||
+            l->b_P >= b->n_out || l->a_in >= a->n_in || l->a_pin >= a->n_in || l->b_in >= b->n_in ||
+            l->b_pin >= b->n_in || l->a_in == l->a_pin || l->b_in == l->b_pin ||
+            (l->a_slope >= 0 && (size_t)l->a_slope >= a->n_out) ||
             (l->b_slope >= 0 && (size_t)l->b_slope >= b->n_out))
-            return fail(err, errlen, PORT_EUSAGE, "link %zu (%s - %s): index out of range",
-                        k, a->name, b->name);
+            return fail(err, errlen, PORT_EUSAGE, "link %zu (%s - %s): index out of range", k,
+                        a->name, b->name);
     }
     return PORT_OK;
 }
 
 typedef struct work {
-    double **y;      /* per slave: outputs */
-    double **coef;   /* per slave: n_in * W Taylor coefficients */
-    double *phat;    /* per link: agreed power into b at the last step */
+    double **y;    /* per slave: outputs */
+    double **coef; /* per slave: n_in * W Taylor coefficients */
+    double *phat;  /* per link: agreed power into b at the last step */
     int *status;
 } work;
 
@@ -93,8 +96,8 @@ static void set_coef(double *c, double v, double slope)
 }
 
 /* Post get_outputs to every slave and sync; name the first failure. */
-static int exchange(const port_master *m, work *w, energy_stats *st, const char *what,
-                    char *err, size_t errlen)
+static int exchange(const port_master *m, work *w, energy_stats *st, const char *what, char *err,
+                    size_t errlen)
 {
     for (size_t j = 0; j < m->n_slaves; j++) {
         m->slaves[j].ops->get_outputs(m->slaves[j].ctx, w->y[j]);
@@ -105,8 +108,8 @@ static int exchange(const port_master *m, work *w, energy_stats *st, const char 
     if (rc < 0)
         for (size_t j = 0; j < m->n_slaves; j++)
             if (w->status[j] < 0)
-                return fail(err, errlen, rc, "%s: slave %s: %s", what,
-                            m->slaves[j].info.name, port_strerror(w->status[j]));
+                return fail(err, errlen, rc, "%s: slave %s: %s", what, m->slaves[j].info.name,
+                            port_strerror(w->status[j]));
     return rc < 0 ? rc : PORT_OK;
 }
 
@@ -133,7 +136,8 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         work_free(&w, m->n_slaves);
         return fail(err, errlen, rc, "out of memory");
     }
-    for (size_t j = 0; j < m->n_slaves; j++) m->slaves[j].ops->record(m->slaves[j].ctx);
+    for (size_t j = 0; j < m->n_slaves; j++)
+        m->slaves[j].ops->record(m->slaves[j].ctx);
     rc = port_sync(m, NULL) < 0 ? fail(err, errlen, PORT_EFAIL, "first record failed") : 0;
     int64_t T = m->t_start;
     double H_prev = 0;
@@ -146,8 +150,10 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         for (size_t k = 0; k < set->n_links; k++) {
             const energy_link *l = &set->links[k];
             const double *ya = w.y[l->a], *yb = w.y[l->b];
-            set_coef(&w.coef[l->b][l->b_in * W], ya[l->a_out], l->a_slope >= 0 ? ya[l->a_slope] : 0);
-            set_coef(&w.coef[l->a][l->a_in * W], yb[l->b_out], l->b_slope >= 0 ? yb[l->b_slope] : 0);
+            set_coef(&w.coef[l->b][l->b_in * W], ya[l->a_out],
+                     l->a_slope >= 0 ? ya[l->a_slope] : 0);
+            set_coef(&w.coef[l->a][l->a_in * W], yb[l->b_out],
+                     l->b_slope >= 0 ? yb[l->b_slope] : 0);
         }
         /* B: the powers with the inputs of T in place. */
         post_inputs(m, &w, T, st);

@@ -28,17 +28,17 @@ typedef struct energy_link {
 } energy_link;
 
 typedef struct energy_settings {
-    int64_t H;                 /* macro step, ticks */
+    int64_t H; /* macro step, ticks */
     const energy_link *links;
     size_t n_links;
-    int p_order;               /* agreed power over a step: 0 held, 1 linear through the last
-                                  two agreed values (secant; constant on the first step) */
+    int p_order; /* agreed power over a step: 0 held, 1 linear through the last
+                    two agreed values (secant; constant on the first step) */
 } energy_settings;
 
 typedef struct energy_stats {
-    long steps;       /* macro steps */
-    long exchanges;   /* exchanges at one instant: two per step */
-    long operations;  /* port operations posted */
+    long steps;      /* macro steps */
+    long exchanges;  /* exchanges at one instant: two per step */
+    long operations; /* port operations posted */
 } energy_stats;
 
 /**

@@ -36,15 +36,17 @@ static int slave_failed(const port_master *m, const int *status, int rc, const c
     return fail(err, errlen, rc, "%s: %s", what, port_strerror(rc));
 }
 
-static int validate(const port_master *m, const explicit_settings *set, char *err,
-                    size_t errlen)
+static int validate(const port_master *m, const explicit_settings *set, char *err, size_t errlen)
 {
     if (set->H <= 0) return fail(err, errlen, PORT_EUSAGE, "the macro step must be > 0");
     size_t n_inputs = 0;
-    for (size_t j = 0; j < m->n_slaves; j++) n_inputs += m->slaves[j].info.n_in;
+    for (size_t j = 0; j < m->n_slaves; j++)
+        n_inputs += m->slaves[j].info.n_in;
     if (set->n_conns != n_inputs)
-        return fail(err, errlen, PORT_EUSAGE, "%zu connections for %zu inputs: every input "
-                    "needs exactly one", set->n_conns, n_inputs);
+        return fail(err, errlen, PORT_EUSAGE,
+                    "%zu connections for %zu inputs: every input "
+                    "needs exactly one",
+                    set->n_conns, n_inputs);
     for (size_t k = 0; k < set->n_conns; k++) {
         const explicit_conn *c = &set->conns[k];
         if (c->from >= m->n_slaves || c->to >= m->n_slaves)
@@ -57,19 +59,23 @@ static int validate(const port_master *m, const explicit_settings *set, char *er
                         k, fi->name, ti->name);
         for (size_t q = 0; q < k; q++)
             if (set->conns[q].to == c->to && set->conns[q].in == c->in)
-                return fail(err, errlen, PORT_EUSAGE, "%s input %zu is fed twice", ti->name,
-                            c->in);
+                return fail(err, errlen, PORT_EUSAGE, "%s input %zu is fed twice", ti->name, c->in);
         if (c->layer.bc != BAL_BC_OFF && c->amount < 0)
-            return fail(err, errlen, PORT_EUSAGE, "connection %zu (%s -> %s): balance "
-                        "correction needs the sender's running integral (amount)", k,
-                        fi->name, ti->name);
+            return fail(err, errlen, PORT_EUSAGE,
+                        "connection %zu (%s -> %s): balance "
+                        "correction needs the sender's running integral (amount)",
+                        k, fi->name, ti->name);
         if (c->layer.extrap == BAL_EXTRAP_LINEAR && c->slope == EXPLICIT_SLOPE_DERIV &&
             fi->max_output_deriv < 1)
-            return fail(err, errlen, PORT_EUSAGE, "connection %zu: %s offers no output "
-                        "derivatives: name an output holding the slope", k, fi->name);
+            return fail(err, errlen, PORT_EUSAGE,
+                        "connection %zu: %s offers no output "
+                        "derivatives: name an output holding the slope",
+                        k, fi->name);
         if (c->layer.span > 1 && (m->t_end - m->t_start) % set->H != 0)
-            return fail(err, errlen, PORT_EUSAGE, "connection %zu: a hat over %d intervals "
-                        "needs a macro step that divides the run", k, c->layer.span);
+            return fail(err, errlen, PORT_EUSAGE,
+                        "connection %zu: a hat over %d intervals "
+                        "needs a macro step that divides the run",
+                        k, c->layer.span);
     }
     return PORT_OK;
 }
@@ -139,12 +145,12 @@ static int read_outputs(const port_master *m, work *w, explicit_stats *st)
 }
 
 /* Step 2 for one connection: the receiver's polynomial over [T, T + H] into its coefficients. */
-static int hand_over(const explicit_conn *c, bal_conn *bc, work *w, const port_master *m,
-                     double H, int first)
+static int hand_over(const explicit_conn *c, bal_conn *bc, work *w, const port_master *m, double H,
+                     int first)
 {
     const double *y = w->y[c->from];
-    if (!first && bal_conn_close(bc, c->amount >= 0 ? y[c->amount] - w->yprev[c->from][c->amount]
-                                                    : 0))
+    if (!first &&
+        bal_conn_close(bc, c->amount >= 0 ? y[c->amount] - w->yprev[c->from][c->amount] : 0))
         return PORT_EUSAGE;
     double du = c->slope >= 0 ? y[c->slope] : w->dy[c->from][c->out];
     bal_poly p;
@@ -158,8 +164,8 @@ static int hand_over(const explicit_conn *c, bal_conn *bc, work *w, const port_m
     return PORT_OK;
 }
 
-int explicit_run(const port_master *m, const explicit_settings *set, explicit_stats *st,
-                 char *err, size_t errlen)
+int explicit_run(const port_master *m, const explicit_settings *set, explicit_stats *st, char *err,
+                 size_t errlen)
 {
     explicit_stats local = {0, 0};
     if (!st) st = &local;
@@ -190,8 +196,10 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
         }
         for (size_t k = 0; k < set->n_conns && !rc; k++)
             if ((rc = hand_over(&set->conns[k], &w.conn[k], &w, m, H, first)))
-                rc = fail(err, errlen, rc, "connection %zu: the coupling layer refused the "
-                          "interval (step changed under a multi-interval hat?)", k);
+                rc = fail(err, errlen, rc,
+                          "connection %zu: the coupling layer refused the "
+                          "interval (step changed under a multi-interval hat?)",
+                          k);
         for (size_t j = 0; j < m->n_slaves && !rc; j++) {
             const port_slave *s = &m->slaves[j];
             port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w.coef[j]};

@@ -19,26 +19,26 @@
 
 /* One scalar connection: output `out` of slave `from` feeds input `in` of slave `to`. */
 typedef struct explicit_conn {
-    size_t from, out;      /* sender slave index, output index in its outputs */
-    size_t to, in;         /* receiver slave index, input index in its inputs */
-    long slope;            /* output index of the sender holding du/dt, or EXPLICIT_SLOPE_DERIV;
-                              unused for constant extrapolation */
-    long amount;           /* output index of the sender holding the running integral of the
-                              exchanged output (its differences are the amounts A_j); -1:
-                              none (balance correction then refused) */
-    bal_settings layer;    /* the coupling layer of this connection */
+    size_t from, out;   /* sender slave index, output index in its outputs */
+    size_t to, in;      /* receiver slave index, input index in its inputs */
+    long slope;         /* output index of the sender holding du/dt, or EXPLICIT_SLOPE_DERIV;
+                           unused for constant extrapolation */
+    long amount;        /* output index of the sender holding the running integral of the
+                           exchanged output (its differences are the amounts A_j); -1:
+                           none (balance correction then refused) */
+    bal_settings layer; /* the coupling layer of this connection */
 } explicit_conn;
 
 typedef struct explicit_settings {
-    int64_t H;                   /* macro step, ticks, > 0 */
-    const explicit_conn *conns;  /* every input of every slave exactly once */
+    int64_t H;                  /* macro step, ticks, > 0 */
+    const explicit_conn *conns; /* every input of every slave exactly once */
     size_t n_conns;
 } explicit_settings;
 
 /* Counts of one run. */
 typedef struct explicit_stats {
-    long steps;       /* macro steps taken */
-    long operations;  /* port operations posted (the distributed run's commands) */
+    long steps;      /* macro steps taken */
+    long operations; /* port operations posted (the distributed run's commands) */
 } explicit_stats;
 
 /**
@@ -52,7 +52,7 @@ typedef struct explicit_stats {
  * @param err   receives the reason on failure (names the slave or connection); errlen its size
  * @return PORT_OK; PORT_EUSAGE bad settings; the first failing slave's status otherwise.
  */
-int explicit_run(const port_master *m, const explicit_settings *set, explicit_stats *st,
-                 char *err, size_t errlen);
+int explicit_run(const port_master *m, const explicit_settings *set, explicit_stats *st, char *err,
+                 size_t errlen);
 
 #endif /* TEMPO_ALGORITHMS_EXPLICIT_H */

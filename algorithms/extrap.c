@@ -1,9 +1,8 @@
 /* Input extrapolation polynomials of order 0, 1, 2 from non-uniform past samples.
- * the Awais thesis §4.2 and §6.3 (doc/references.md (Awais)): the thesis holds inputs constant over a
- * macro step ("The input variables of S_1 and S_2 remain constant during the internal
- * integration from T_n to T_{n+1}") and names linear or polynomial extrapolation as the
- * alternatives it did not use; doc/algorithms/README.md offers them, off by default. Doc:
- * doc/algorithms/jacobi.md.
+ * the Awais thesis §4.2 and §6.3 (doc/references.md (Awais)): the thesis holds inputs constant over
+ * a macro step ("The input variables of S_1 and S_2 remain constant during the internal integration
+ * from T_n to T_{n+1}") and names linear or polynomial extrapolation as the alternatives it did not
+ * use; doc/algorithms/README.md offers them, off by default. Doc: doc/algorithms/jacobi.md.
  *
  * Equations (t in ticks; only ratios of time differences appear, so the unit cancels):
  *

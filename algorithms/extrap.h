@@ -1,8 +1,8 @@
 /* Input extrapolation from past samples: hold (order 0), linear (1), quadratic (2).
  *
- * Serves doc/algorithms/README.md (optional higher-order inputs for the Jacobi variants; the Awais thesis §6.3 uses
- * order 0 only). Math and choices: algorithms/extrap.c, doc/algorithms/jacobi.md. Read
- * algorithms/topology.h next. Pure C: libc and libm only.
+ * Serves doc/algorithms/README.md (optional higher-order inputs for the Jacobi variants; the Awais
+ * thesis §6.3 uses order 0 only). Math and choices: algorithms/extrap.c, doc/algorithms/jacobi.md.
+ * Read algorithms/topology.h next. Pure C: libc and libm only.
  */
 #ifndef TEMPO_ALGORITHMS_EXTRAP_H
 #define TEMPO_ALGORITHMS_EXTRAP_H

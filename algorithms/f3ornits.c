@@ -29,7 +29,8 @@ int f3_extrap(const double *t, const double *z, int p, double t0, double *c)
 {
     if (p < 0 || p > 3) return -1;
     double s[4];
-    for (int i = 0; i <= p; i++) s[i] = t[i] - t0;
+    for (int i = 0; i <= p; i++)
+        s[i] = t[i] - t0;
     return dc_taylor_from_samples(s, z, p + 1, c);
 }
 
@@ -47,7 +48,8 @@ int f3_cls(const double *t, const double *z, int p, double *c)
         double dq[3] = {1, d, d * d};
         for (int q = 1; q <= p; q++) {
             r[q - 1] += e * dq[q];
-            for (int k = 1; k <= p; k++) M[q - 1][k - 1] += dq[q] * dq[k]; /* d^(q+k) */
+            for (int k = 1; k <= p; k++)
+                M[q - 1][k - 1] += dq[q] * dq[k]; /* d^(q+k) */
         }
     }
     if (p == 1) {
@@ -109,8 +111,7 @@ void f3_band_update(f3_band *b, double y, double dt, double mu)
     b->ymin = lo < y ? lo : y;
 }
 
-double f3_normalise(f3_norm norm, double eps, double y, const f3_band *b, double rtol,
-                    double atol)
+double f3_normalise(f3_norm norm, double eps, double y, const f3_band *b, double rtol, double atol)
 {
     double scale = norm == F3_NORM_MAGNITUDE ? fabs(y) : b->ymax - b->ymin;
     return eps / (atol + rtol * scale);

@@ -71,8 +71,7 @@ typedef struct f3_band {
 void f3_band_update(f3_band *b, double y, double dt, double mu);
 
 /** The normalised error eps~ (eqs. 33-35); b is read by AMPLITUDE and DAMPED only. */
-double f3_normalise(f3_norm norm, double eps, double y, const f3_band *b, double rtol,
-                    double atol);
+double f3_normalise(f3_norm norm, double eps, double y, const f3_band *b, double rtol, double atol);
 
 /**
  * The dilatation of one output (eq. 32): rho = safety (1 / eps~)^(1/(p+1)), p the order used

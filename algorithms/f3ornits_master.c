@@ -27,9 +27,9 @@
 typedef struct f3_out {
     double t[HIST], y[HIST]; /* history, newest last; t in s */
     int nh;
-    int order;               /* for the next step */
-    int used;                /* order of the polynomial on the current step */
-    double c[F3_PBAR + 1];   /* that polynomial about T */
+    int order;             /* for the next step */
+    int used;              /* order of the polynomial on the current step */
+    double c[F3_PBAR + 1]; /* that polynomial about T */
     f3_band band;
 } f3_out;
 
@@ -37,10 +37,10 @@ typedef struct f3_work {
     const port_master *m;
     const f3_config *cfg;
     size_t S;
-    f3_out **o;     /* per slave, per output */
-    double **y;     /* per slave: outputs */
-    int **ord;      /* per slave: orders used, for the observer */
-    double **uc;    /* per slave: n_in * (F3_PBAR + 1) input coefficients */
+    f3_out **o;  /* per slave, per output */
+    double **y;  /* per slave: outputs */
+    int **ord;   /* per slave: orders used, for the observer */
+    double **uc; /* per slave: n_in * (F3_PBAR + 1) input coefficients */
     f3_result *res;
 } f3_work;
 
@@ -77,22 +77,28 @@ static int check(f3_work *w)
         return fail(w, PORT_EUSAGE, "f3ornits: dt_init must be > 0 and <= dt_max");
     if (c->variable && (!(c->rtol > 0) || c->atol < 0 || !(c->rho_min > 0) ||
                         !(c->rho_max >= c->rho_min) || c->mu < 0))
-        return fail(w, PORT_EUSAGE, "f3ornits: rtol > 0, atol >= 0, 0 < rho_min <= rho_max and "
+        return fail(w, PORT_EUSAGE,
+                    "f3ornits: rtol > 0, atol >= 0, 0 < rho_min <= rho_max and "
                     "mu >= 0 are needed for a variable step");
     for (size_t l = 0; l < c->n_links; l++) {
         const dc_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= w->m->slaves[k->to].info.n_in ||
             k->out >= w->m->slaves[k->from].info.n_out)
-            return fail(w, PORT_EUSAGE, "f3ornits: link %zu names no such slave, input or "
-                        "output", l);
+            return fail(w, PORT_EUSAGE,
+                        "f3ornits: link %zu names no such slave, input or "
+                        "output",
+                        l);
     }
     for (size_t j = 0; j < w->S; j++)
         for (size_t i = 0; i < w->m->slaves[j].info.n_in; i++) {
             size_t l = 0, n = 0;
-            for (; l < c->n_links; l++) n += c->links[l].to == j && c->links[l].in == i;
+            for (; l < c->n_links; l++)
+                n += c->links[l].to == j && c->links[l].in == i;
             if (n != 1)
-                return fail(w, PORT_EUSAGE, "f3ornits: input %zu of %s is fed %zu times "
-                            "(want 1)", i, w->m->slaves[j].info.name, n);
+                return fail(w, PORT_EUSAGE,
+                            "f3ornits: input %zu of %s is fed %zu times "
+                            "(want 1)",
+                            i, w->m->slaves[j].info.name, n);
         }
     return PORT_OK;
 }
@@ -248,7 +254,8 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
         if (t1 > m->t_end) t1 = m->t_end;
         double Hs = (double)(t1 - t0) * m->tick;
         for (size_t j = 0; j < w.S; j++)
-            for (size_t q = 0; q < m->slaves[j].info.n_out; q++) fit(cfg, &w.o[j][q]);
+            for (size_t q = 0; q < m->slaves[j].info.n_out; q++)
+                fit(cfg, &w.o[j][q]);
         if ((rc = port_open(m, t1))) break;
         if ((rc = advance(&w, t0, t1))) break;
         double rho = learn(&w, Hs, (double)t1 * m->tick);
@@ -257,9 +264,13 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
         if (k == 1 || Hs < res->h_min) res->h_min = Hs;
         if (k == 1 || Hs > res->h_max) res->h_max = Hs;
         if (obs) {
-            f3_step_info si = {.k = k, .t0 = t0, .t1 = t1, .H = Hs,
+            f3_step_info si = {.k = k,
+                               .t0 = t0,
+                               .t1 = t1,
+                               .H = Hs,
                                .y = (const double *const *)w.y,
-                               .order = (const int *const *)w.ord, .rho = rho};
+                               .order = (const int *const *)w.ord,
+                               .rho = rho};
             if (obs(obs_ctx, &si)) {
                 rc = fail(&w, PORT_ENOCONV, "stopped by the observer");
                 break;

@@ -21,34 +21,34 @@ typedef enum f3_fit {
 
 typedef struct f3_config {
     f3_fit fit;
-    int order;             /* -1: the order function (flexible); 0..2: forced (0 = ZOH Jacobi) */
-    int variable;          /* 1: the time-stepper chooses the step; 0: fixed dt_init */
-    f3_norm norm;          /* error normalisation of the time-stepper */
-    double mu;             /* damping of F3_NORM_DAMPED, 1/s */
-    double rtol, atol;     /* tolerances of the normalisation */
+    int order;               /* -1: the order function (flexible); 0..2: forced (0 = ZOH Jacobi) */
+    int variable;            /* 1: the time-stepper chooses the step; 0: fixed dt_init */
+    f3_norm norm;            /* error normalisation of the time-stepper */
+    double mu;               /* damping of F3_NORM_DAMPED, 1/s */
+    double rtol, atol;       /* tolerances of the normalisation */
     double rho_min, rho_max; /* bounds of the step ratio (eq. 37) */
-    double safety;         /* factor of eq. 32; <= 0: 1 */
-    double dt_init;        /* first step (and smallest step), s */
-    double dt_max;         /* largest step, s; 0: none */
+    double safety;           /* factor of eq. 32; <= 0: 1 */
+    double dt_init;          /* first step (and smallest step), s */
+    double dt_max;           /* largest step, s; 0: none */
     size_t n_links;
-    const dc_link *links;  /* every input of every slave fed once */
+    const dc_link *links; /* every input of every slave fed once */
 } f3_config;
 
 /* One step, for the observer (valid during the call). */
 typedef struct f3_step_info {
     size_t k;
-    int64_t t0, t1;        /* ticks */
-    double H;              /* s */
-    const double *const *y;   /* per slave: outputs at t1 */
-    const int *const *order;  /* per slave: the order each output's polynomial had on the step */
-    double rho;            /* the ratio chosen for the next step (1 when fixed) */
+    int64_t t0, t1;          /* ticks */
+    double H;                /* s */
+    const double *const *y;  /* per slave: outputs at t1 */
+    const int *const *order; /* per slave: the order each output's polynomial had on the step */
+    double rho;              /* the ratio chosen for the next step (1 when fixed) */
 } f3_step_info;
 
 typedef int f3_observer(void *ctx, const f3_step_info *s);
 
 typedef struct f3_result {
     size_t N;
-    double h_min, h_max;   /* s */
+    double h_min, h_max; /* s */
     char err[256];
 } f3_result;
 

@@ -31,10 +31,9 @@ static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t
     if (rc >= 0 && rc != PORT_TERMINATED) return PORT_OK;
     for (size_t j = 0; j < m->n_slaves; j++)
         if (st[j] == rc)
-            return fail(err, errlen, rc, "%s at %.9g s: slave %s: %s", what,
-                        (double)t * m->tick, m->slaves[j].info.name, port_strerror(rc));
-    return fail(err, errlen, rc, "%s at %.9g s: %s", what, (double)t * m->tick,
-                port_strerror(rc));
+            return fail(err, errlen, rc, "%s at %.9g s: slave %s: %s", what, (double)t * m->tick,
+                        m->slaves[j].info.name, port_strerror(rc));
+    return fail(err, errlen, rc, "%s at %.9g s: %s", what, (double)t * m->tick, port_strerror(rc));
 }
 
 int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, int64_t t_step,

@@ -27,15 +27,15 @@
  * 0 success, positive informative, negative errors grouped by cause. */
 typedef enum port_status {
     PORT_OK = 0,
-    PORT_EVENT = 1,        /* step: the slave stopped early at an event (port_step_result) */
-    PORT_TERMINATED = 2,   /* step: the model asked to stop; the time reached is reported */
-    PORT_EDISCARD = -1,    /* recoverable: the slave refused the step; restore a saved state */
+    PORT_EVENT = 1,         /* step: the slave stopped early at an event (port_step_result) */
+    PORT_TERMINATED = 2,    /* step: the model asked to stop; the time reached is reported */
+    PORT_EDISCARD = -1,     /* recoverable: the slave refused the step; restore a saved state */
     PORT_EUNSUPPORTED = -2, /* the slave cannot do this (no state saving, no derivatives) */
-    PORT_EUSAGE = -3,      /* bad argument or call order (algorithm bug or bad settings) */
-    PORT_EFAIL = -4,       /* the slave is broken (FMU error, solver failure): stop */
-    PORT_ELOST = -5,       /* the slave is gone (process died, resigned, timed out) */
-    PORT_ENOCONV = -6,     /* an algorithm did not converge within its limits */
-    PORT_ENOMEM = -7,      /* allocation failed */
+    PORT_EUSAGE = -3,       /* bad argument or call order (algorithm bug or bad settings) */
+    PORT_EFAIL = -4,        /* the slave is broken (FMU error, solver failure): stop */
+    PORT_ELOST = -5,        /* the slave is gone (process died, resigned, timed out) */
+    PORT_ENOCONV = -6,      /* an algorithm did not converge within its limits */
+    PORT_ENOMEM = -7,       /* allocation failed */
 } port_status;
 
 /** Name of a status ("ok", "event", "discarded", ...); never NULL. */
@@ -65,22 +65,22 @@ typedef struct port_step_result {
 
 /* A discrete output value with the time of the event that set it (hybrid algorithm). */
 typedef struct port_discrete {
-    double v;   /* the value after the event */
-    int64_t t;  /* ticks: time of the event; INT64_MIN when the value never changed */
+    double v;  /* the value after the event */
+    int64_t t; /* ticks: time of the event; INT64_MIN when the value never changed */
 } port_discrete;
 
 /* What a slave is and can do, filled by the side that creates it (read-only afterwards). */
 typedef struct port_slave_info {
-    const char *name;         /* the federate or instance name, for messages */
-    size_t n_in, n_out;       /* Real inputs and outputs, in the order of the wiring */
-    size_t n_state;           /* continuous states (0: none, or not exposed) */
-    size_t n_discrete;        /* discrete outputs (Integer/Boolean/Real with variability
-                                 discrete), reported with their event time */
-    int can_save;             /* save/restore work (fmi2GetFMUstate or our own snapshot) */
-    int max_output_deriv;     /* highest output derivative order offered (0: none) */
-    int has_state_derivs;     /* get_derivatives and set_states work (ME, or CS exposing them) */
-    int has_directional;      /* get_directional works (providesDirectionalDerivative) */
-    int is_me;                /* model exchange integrated by the slave's own CVODE */
+    const char *name;     /* the federate or instance name, for messages */
+    size_t n_in, n_out;   /* Real inputs and outputs, in the order of the wiring */
+    size_t n_state;       /* continuous states (0: none, or not exposed) */
+    size_t n_discrete;    /* discrete outputs (Integer/Boolean/Real with variability
+                             discrete), reported with their event time */
+    int can_save;         /* save/restore work (fmi2GetFMUstate or our own snapshot) */
+    int max_output_deriv; /* highest output derivative order offered (0: none) */
+    int has_state_derivs; /* get_derivatives and set_states work (ME, or CS exposing them) */
+    int has_directional;  /* get_directional works (providesDirectionalDerivative) */
+    int is_me;            /* model exchange integrated by the slave's own CVODE */
 } port_slave_info;
 
 /* The operations. Each posts the operation and returns PORT_OK, or an error when it could not
@@ -149,7 +149,7 @@ typedef struct port_master {
     void *ctx;
     port_slave *slaves; /* n_slaves slaves */
     size_t n_slaves;
-    double tick;        /* seconds per tick */
+    double tick;            /* seconds per tick */
     int64_t t_start, t_end; /* ticks */
 } port_master;
 
@@ -170,7 +170,10 @@ typedef struct port_local_clock {
 extern const port_master_ops port_local_master_ops;
 
 /* Convenience wrappers: the same call through the ops table. */
-static inline int port_open(const port_master *m, int64_t t) { return m->ops->open(m->ctx, t); }
+static inline int port_open(const port_master *m, int64_t t)
+{
+    return m->ops->open(m->ctx, t);
+}
 static inline int port_close(const port_master *m, int64_t t)
 {
     return m->ops->close(m->ctx, t);

@@ -1,13 +1,12 @@
 /* Discrete-event step prediction by quantization: the Awais thesis §4.2.2, eq. (4.5) restored;
- * doc/references.md (Awais) Serves doc/algorithms/README.md (Jacobi DE with NERA/NER). Our choices are
- * written in doc/algorithms/jacobi-de.md; the caller is the tempo-fmu DE loop (not wired yet).
+ * doc/references.md (Awais) Serves doc/algorithms/README.md (Jacobi DE with NERA/NER). Our choices
+ * are written in doc/algorithms/jacobi-de.md; the caller is the tempo-fmu DE loop (not wired yet).
  *
  * Equations (times t in s, values v in the output's unit u, quantum q in u):
  *
- *   the Awais thesis eq. (4.5), as printed:   t_{n+1} = q * floor((t_n - t_{n-1}) / (v_n - v_{n-1})) + t_n
- *   restored (notes §5.4):            t_{n+1} = t_n + q * |(t_n - t_{n-1}) / (v_n - v_{n-1})|
- *                                             = t_n + q / |s|,   s = (v_n - v_{n-1}) / (t_n -
- * t_{n-1})
+ *   the Awais thesis eq. (4.5), as printed:   t_{n+1} = q * floor((t_n - t_{n-1}) / (v_n -
+ * v_{n-1})) + t_n restored (notes §5.4):            t_{n+1} = t_n + q * |(t_n - t_{n-1}) / (v_n -
+ * v_{n-1})| = t_n + q / |s|,   s = (v_n - v_{n-1}) / (t_n - t_{n-1})
  *
  *   i.e. the time at which the output, moving at its current slope s (u/s), has changed by one
  *   quantum. The printed floor() applied to dt/dv has no meaning (it would make every step a

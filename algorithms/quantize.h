@@ -1,8 +1,8 @@
 /* Discrete-event step prediction by quantization (the Awais thesis §4.2.2, eq. 4.5 restored).
  *
- * Serves doc/algorithms/README.md (Jacobi, discrete-event variant: NERA/NER). The math, symbols and our
- * choices are in algorithms/quantize.c and doc/algorithms/jacobi-de.md. Read algorithms/extrap.h
- * next. Pure C: libc and libm only (doc/contributing.md §1).
+ * Serves doc/algorithms/README.md (Jacobi, discrete-event variant: NERA/NER). The math, symbols and
+ * our choices are in algorithms/quantize.c and doc/algorithms/jacobi-de.md. Read
+ * algorithms/extrap.h next. Pure C: libc and libm only (doc/contributing.md §1).
  */
 #ifndef TEMPO_ALGORITHMS_QUANTIZE_H
 #define TEMPO_ALGORITHMS_QUANTIZE_H

@@ -1,11 +1,12 @@
-/* Gauss-Seidel topology check and execution order (the Awais thesis §4.3, §4.3.2 Algorithm 1, Figs 4.2,
- * 4.3, 4.18; doc/references.md (Awais)), and generic cycle detection. doc/algorithms/README.md.
- * Doc: doc/algorithms/gauss-seidel.md. Next: federate/config/fedfile.c builds the graphs.
+/* Gauss-Seidel topology check and execution order (the Awais thesis §4.3, §4.3.2 Algorithm 1,
+ * Figs 4.2, 4.3, 4.18; doc/references.md (Awais)), and generic cycle detection.
+ * doc/algorithms/README.md. Doc: doc/algorithms/gauss-seidel.md. Next: federate/config/fedfile.c
+ * builds the graphs.
  *
  * Model: nodes are federates, an edge A -> B says an output of A is an input of B (the
- * coupling matrix A-bar of the Awais thesis eq. 4.4, nonzero entry = edge). One macro step of Algorithm
- * 1 passes a token: the source integrates T_n -> T_{n+1} with the sink's values at T_n and
- * sends ⟨Update, T_{n+1}⟩; each common waits until it holds one update from every upstream
+ * coupling matrix A-bar of the Awais thesis eq. 4.4, nonzero entry = edge). One macro step of
+ * Algorithm 1 passes a token: the source integrates T_n -> T_{n+1} with the sink's values at T_n
+ * and sends ⟨Update, T_{n+1}⟩; each common waits until it holds one update from every upstream
  * federate ("|Q| < subscriptions", lines 18 and 45), integrates and sends its own; the sink
  * does the same and sends ⟨Step Forward, T_{n+1}⟩ to the source.
  *

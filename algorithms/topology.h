@@ -1,9 +1,10 @@
-/* Topology checks for the coupling algorithms: what the Gauss-Seidel scheme of the Awais thesis §4.3
- * (Algorithm 1) can run, its execution order, and cycle (algebraic loop) detection.
+/* Topology checks for the coupling algorithms: what the Gauss-Seidel scheme of the Awais thesis
+ * §4.3 (Algorithm 1) can run, its execution order, and cycle (algebraic loop) detection.
  *
- * Serves doc/algorithms/README.md (Gauss-Seidel with FQR and a "step forward" token). Conditions and our
- * choices: algorithms/topology.c and doc/algorithms/gauss-seidel.md. Read federate/config/fedfile.h
- * next (it builds these graphs from a federation file). Pure C: libc and libm only.
+ * Serves doc/algorithms/README.md (Gauss-Seidel with FQR and a "step forward" token). Conditions
+ * and our choices: algorithms/topology.c and doc/algorithms/gauss-seidel.md. Read
+ * federate/config/fedfile.h next (it builds these graphs from a federation file). Pure C: libc and
+ * libm only.
  */
 #ifndef TEMPO_ALGORITHMS_TOPOLOGY_H
 #define TEMPO_ALGORITHMS_TOPOLOGY_H
@@ -60,8 +61,8 @@ typedef struct topo_plan {
 } topo_plan;
 
 /**
- * Check that Gauss-Seidel (the Awais thesis §4.3, Algorithm 1) can run on the graph and build its plan.
- * Roles: when g->roles is NULL or all AUTO, the first (source, sink) pair in node order that
+ * Check that Gauss-Seidel (the Awais thesis §4.3, Algorithm 1) can run on the graph and build its
+ * plan. Roles: when g->roles is NULL or all AUTO, the first (source, sink) pair in node order that
  * passes every check is taken; otherwise exactly one SOURCE and one SINK must be given and
  * AUTO means COMMON. The conditions (doc/algorithms/gauss-seidel.md):
  *  (1) at least two nodes; exactly one source and one sink, distinct;

@@ -133,8 +133,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 /* The FOM when --fom is not given: fom/demo.xml under the current folder (the source tree),
  * else the copy beside this program: PREFIX/share/tempo/fom/demo.xml for an installed
- * PREFIX/bin/tempo-example-consumer, FOLDER/fom/demo.xml for FOLDER/bin/tempo-example-consumer. buf holds
- * the path found; a path that does not exist is left for tp_join's error to name. */
+ * PREFIX/bin/tempo-example-consumer, FOLDER/fom/demo.xml for FOLDER/bin/tempo-example-consumer. buf
+ * holds the path found; a path that does not exist is left for tp_join's error to name. */
 static const char *default_fom(char *buf, size_t len)
 {
     static const char here[] = "fom/demo.xml";

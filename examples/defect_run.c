@@ -58,20 +58,33 @@ static int open_one(fed_run *r, size_t j)
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *p = &fd->params[k];
         switch (p->kind) {
-        case FEDFILE_REAL: snprintf(vals[k], sizeof vals[k], "%.17g", p->real); break;
-        case FEDFILE_INTEGER: snprintf(vals[k], sizeof vals[k], "%lld", p->integer); break;
-        case FEDFILE_BOOLEAN: snprintf(vals[k], sizeof vals[k], "%s", p->integer ? "true" : "false"); break;
-        default: snprintf(vals[k], sizeof vals[k], "%s", p->string ? p->string : ""); break;
+        case FEDFILE_REAL:
+            snprintf(vals[k], sizeof vals[k], "%.17g", p->real);
+            break;
+        case FEDFILE_INTEGER:
+            snprintf(vals[k], sizeof vals[k], "%lld", p->integer);
+            break;
+        case FEDFILE_BOOLEAN:
+            snprintf(vals[k], sizeof vals[k], "%s", p->integer ? "true" : "false");
+            break;
+        default:
+            snprintf(vals[k], sizeof vals[k], "%s", p->string ? p->string : "");
+            break;
         }
         names[k] = p->name;
         vp[k] = vals[k];
     }
-    fmu_step_opts o = {.rtol = fd->solver.rtol, .atol = fd->solver.atol,
+    fmu_step_opts o = {.rtol = fd->solver.rtol,
+                       .atol = fd->solver.atol,
                        .solver = fd->solver.method == FEDFILE_METHOD_ADAMS ? FMU_SOLVER_ADAMS
                                                                            : FMU_SOLVER_BDF,
-                       .max_step = fd->solver.max_step, .has_start = 1,
-                       .start_time = r->ff->algo.start, .n_params = fd->n_params,
-                       .param_names = names, .param_values = vp, .instance_name = fd->name};
+                       .max_step = fd->solver.max_step,
+                       .has_start = 1,
+                       .start_time = r->ff->algo.start,
+                       .n_params = fd->n_params,
+                       .param_names = names,
+                       .param_values = vp,
+                       .instance_name = fd->name};
     char e[FMU_ERR_LEN];
     if (fmu_step_open(fd->fmu, &o, &r->fmu[j], e, sizeof e) != FMU_STEP_OK) {
         snprintf(r->err, sizeof r->err, "%s: %s", fd->fmu, e);
@@ -91,9 +104,14 @@ static int open_one(fed_run *r, size_t j)
         in[i] = md->vars[fmu_md_find(md, fd->inputs[i].var)].vr;
     for (size_t i = 0; i < fd->n_outputs; i++)
         out[i] = md->vars[fmu_md_find(md, fd->outputs[i].var)].vr;
-    fmu_slave_opts so = {.name = fd->name, .fmu = r->fmu[j], .n_in = fd->n_inputs, .in_vr = in,
-                         .n_out = fd->n_outputs, .out_vr = out,
-                         .t_now = r->ff->algo.t_start, .tick = r->ff->resolution};
+    fmu_slave_opts so = {.name = fd->name,
+                         .fmu = r->fmu[j],
+                         .n_in = fd->n_inputs,
+                         .in_vr = in,
+                         .n_out = fd->n_outputs,
+                         .out_vr = out,
+                         .t_now = r->ff->algo.t_start,
+                         .tick = r->ff->resolution};
     if (fmu_slave_new(&so, &r->fs[j], &r->ps[j]) != PORT_OK) {
         snprintf(r->err, sizeof r->err, "%s: cannot make a port slave", fd->name);
         return -1;
@@ -133,19 +151,34 @@ static int open_all(fed_run *r, const fedfile *ff)
 static dc_config config_of(const fed_run *r)
 {
     const fedfile_dc *d = &r->ff->algo.dc;
-    return (dc_config){.m = d->m, .n = d->n, .variable = d->tol > 0, .h1 = d->h1,
-                       .tol = d->tol, .h_min = d->h_min, .h_max = d->h_max, .kp = d->kp,
-                       .ki = d->ki, .theta_max = d->theta_max, .defect = (dc_defect)d->defect,
-                       .init = (dc_init)d->init, .exchange = (dc_exchange)d->exchange,
-                       .clip_end = d->clip_end, .n_links = r->L, .links = r->links};
+    return (dc_config){.m = d->m,
+                       .n = d->n,
+                       .variable = d->tol > 0,
+                       .h1 = d->h1,
+                       .tol = d->tol,
+                       .h_min = d->h_min,
+                       .h_max = d->h_max,
+                       .kp = d->kp,
+                       .ki = d->ki,
+                       .theta_max = d->theta_max,
+                       .defect = (dc_defect)d->defect,
+                       .init = (dc_init)d->init,
+                       .exchange = (dc_exchange)d->exchange,
+                       .clip_end = d->clip_end,
+                       .n_links = r->L,
+                       .links = r->links};
 }
 
 static port_master master_of(fed_run *r, port_local_clock *clk)
 {
     *clk = (port_local_clock){.last = INT64_MIN};
-    return (port_master){.ops = &port_local_master_ops, .ctx = clk, .slaves = r->ps,
-                         .n_slaves = r->S, .tick = r->ff->resolution,
-                         .t_start = r->ff->algo.t_start, .t_end = r->ff->algo.t_end};
+    return (port_master){.ops = &port_local_master_ops,
+                         .ctx = clk,
+                         .slaves = r->ps,
+                         .n_slaves = r->S,
+                         .tick = r->ff->resolution,
+                         .t_start = r->ff->algo.t_start,
+                         .t_end = r->ff->algo.t_end};
 }
 
 /* ---- one run: trace and outputs -------------------------------------------------------- */
@@ -198,7 +231,8 @@ static int plots(const fed_run *r, const trace *tr, const char *dir)
     /* a step's values hold over [T_k - H_k, T_k): drawn from the step's start */
     double *ts = malloc(tr->n * sizeof *ts);
     if (!ts) return -1;
-    for (size_t i = 0; i < tr->n; i++) ts[i] = tr->t[i] - tr->H[i];
+    for (size_t i = 0; i < tr->n; i++)
+        ts[i] = tr->t[i] - tr->H[i];
     double tt[2] = {ts[0], tr->t[tr->n - 1]};
     plot_series s[3] = {
         {.label = "H_k (s)", .t = ts, .y = tr->H, .n = tr->n, .panel = 0},
@@ -206,8 +240,8 @@ static int plots(const fed_run *r, const trace *tr, const char *dir)
         {.label = "log10 tol", .t = tt, .y = ltol, .n = tol > 0 ? 2 : 0, .panel = 1}};
     const char *titles[2] = {"step size H_k, drawn over [T_k - H_k, T_k)",
                              "controlled defect of the step (eq. 38)"};
-    plot_opts o = {.title = "defect control: steps", .n_panels = 2, .panel_titles = titles,
-                   .draw = PLOT_STEP};
+    plot_opts o = {
+        .title = "defect control: steps", .n_panels = 2, .panel_titles = titles, .draw = PLOT_STEP};
     snprintf(path, sizeof path, "%s/%s_steps.svg", dir, fed);
     int prc = plot_svg_file(path, &o, s, 3, e, sizeof e);
     free(ts);
@@ -223,11 +257,11 @@ static int plots(const fed_run *r, const trace *tr, const char *dir)
     if (!col) return -1;
     for (size_t j = 0; j < r->S; j++)
         for (size_t q = 0; q < r->ff->feds[j].n_outputs; q++, k++) {
-            for (size_t i = 0; i < tr->n; i++) col[k * tr->n + i] = tr->y[i * no + k];
+            for (size_t i = 0; i < tr->n; i++)
+                col[k * tr->n + i] = tr->y[i * no + k];
             snprintf(labels[k], sizeof labels[k], "%s.%s", r->ff->feds[j].name,
                      r->ff->feds[j].outputs[q].var);
-            ys[k] = (plot_series){.label = labels[k], .t = tr->t, .y = &col[k * tr->n],
-                                  .n = tr->n};
+            ys[k] = (plot_series){.label = labels[k], .t = tr->t, .y = &col[k * tr->n], .n = tr->n};
         }
     plot_opts oo = {.title = "defect control: outputs at the communication points"};
     snprintf(path, sizeof path, "%s/%s_outputs.svg", dir, fed);
@@ -256,7 +290,8 @@ static int run_once(const fedfile *ff, const char *dir)
     size_t k = 0;
     for (size_t j = 0; j < r.S; j++)
         for (size_t o = 0; o < ff->feds[j].n_outputs; o++, k++) {
-            snprintf(names[k], sizeof names[k], "%s.%s", ff->feds[j].name, ff->feds[j].outputs[o].var);
+            snprintf(names[k], sizeof names[k], "%s.%s", ff->feds[j].name,
+                     ff->feds[j].outputs[o].var);
             cols[4 + k] = names[k];
         }
     if (res_open(&tr.w, dir, ff->federation, 4 + k, cols, tr.err, sizeof tr.err) != RES_OK) {
@@ -294,16 +329,16 @@ out:
 
 /* ---- --convergence: fixed steps 10^-3 .. 1, orders 0..2 --------------------------------- */
 
-#define NH      16   /* H = 10^(-3 + 0.2 i), the paper's grid */
-#define REF_H   1e-4 /* s: the reference run, order 2 (self-convergence) */
+#define NH    16   /* H = 10^(-3 + 0.2 i), the paper's grid */
+#define REF_H 1e-4 /* s: the reference run, order 2 (self-convergence) */
 
 typedef struct conv {
     fed_run *r;
-    int store;                 /* 1: this is the reference run: keep its polynomials */
+    int store; /* 1: this is the reference run: keep its polynomials */
     size_t n, cap;
-    int64_t *rt;               /* reference: T_j, ticks */
-    double *rp;                /* reference: per step n_out_total * 3 coefficients about T_j */
-    const struct conv *ref;    /* for a measured run */
+    int64_t *rt;            /* reference: T_j, ticks */
+    double *rp;             /* reference: per step n_out_total * 3 coefficients about T_j */
+    const struct conv *ref; /* for a measured run */
     double sq_err[MAX_SLAVES * MAX_IO], sq_od[MAX_SLAVES * MAX_IO], sq_cd[MAX_SLAVES * MAX_IO];
 } conv;
 
@@ -313,8 +348,10 @@ static void ref_at(const conv *ref, size_t k, int64_t t, double tick, double p[3
     size_t lo = 0, hi = ref->n - 1; /* first step with T_j >= t */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (ref->rt[mid] >= t) hi = mid;
-        else lo = mid + 1;
+        if (ref->rt[mid] >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     const double *c = &ref->rp[(lo * ref->r->n_out_total + k) * 3];
     dc_poly_shift(c, 2, (double)(t - ref->rt[lo]) * tick, p);
@@ -338,13 +375,16 @@ static int conv_step(void *ctx, const dc_step_info *si)
         for (size_t o = 0; o < r->ff->feds[j].n_outputs; o++, k++) {
             const double *y = &si->out_poly[j][o * (size_t)(si->n + 1)];
             if (cv->store) {
-                for (int d = 0; d < 3; d++) cv->rp[(cv->n * no + k) * 3 + (size_t)d] = d <= si->n ? y[d] : 0;
+                for (int d = 0; d < 3; d++)
+                    cv->rp[(cv->n * no + k) * 3 + (size_t)d] = d <= si->n ? y[d] : 0;
                 continue;
             }
             double ref[3], diff[DC_MAX_ORDER + 1] = {0};
             ref_at(cv->ref, k, si->t1, r->ff->resolution, ref);
-            for (int d = 0; d <= si->n; d++) diff[d] += y[d];
-            for (int d = 0; d < 3; d++) diff[d] -= ref[d];
+            for (int d = 0; d <= si->n; d++)
+                diff[d] += y[d];
+            for (int d = 0; d < 3; d++)
+                diff[d] -= ref[d];
             cv->sq_err[k] += dc_poly_sqint(diff, si->n > 2 ? si->n : 2, -si->H, 0);
             double od = si->out_def[j][o];
             cv->sq_od[k] += si->H * od * od;
@@ -358,7 +398,8 @@ static int conv_step(void *ctx, const dc_step_info *si)
 static double fit_slope(const double *lx, const double *ly, int n)
 {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) sx += lx[i], sy += ly[i], sxx += lx[i] * lx[i], sxy += lx[i] * ly[i];
+    for (int i = 0; i < n; i++)
+        sx += lx[i], sy += ly[i], sxx += lx[i] * lx[i], sxy += lx[i] * ly[i];
     return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
@@ -430,10 +471,12 @@ static int convergence(const fedfile *ff, const char *dir)
                 v[0] = fmax(v[0], sqrt(cv.sq_err[k] / span));
                 v[1] = fmax(v[1], sqrt(cv.sq_od[k] / span));
             }
-            for (size_t l = 0; l < r.L; l++) v[2] = fmax(v[2], sqrt(cv.sq_cd[l] / span));
+            for (size_t l = 0; l < r.L; l++)
+                v[2] = fmax(v[2], sqrt(cv.sq_cd[l] / span));
             fprintf(f, "%d,%.17g,%zu,%.17g,%.17g,%.17g\n", order, h, res.N, v[0], v[1], v[2]);
             lh[i] = log10(h);
-            for (int q = 0; q < 3; q++) lv[order][q][i] = log10(v[q] > 1e-300 ? v[q] : 1e-300);
+            for (int q = 0; q < 3; q++)
+                lv[order][q][i] = log10(v[q] > 1e-300 ? v[q] : 1e-300);
         }
     fclose(f);
     printf("  %s\n  slopes over H <= 0.1 (error, output defect, connection defect):\n", path);
@@ -448,11 +491,16 @@ static int convergence(const fedfile *ff, const char *dir)
     for (int order = 0; order <= 2; order++)
         for (int q = 0; q < 3; q++) {
             snprintf(labels[order * 3 + q], sizeof labels[0], "order %d: %s", order, qn[q]);
-            s[order * 3 + q] = (plot_series){.label = labels[order * 3 + q], .t = lh,
-                                             .y = lv[order][q], .n = NH, .panel = (size_t)q};
+            s[order * 3 + q] = (plot_series){.label = labels[order * 3 + q],
+                                             .t = lh,
+                                             .y = lv[order][q],
+                                             .n = NH,
+                                             .panel = (size_t)q};
         }
     plot_opts o = {.title = "defect control: convergence (log10 RMS against log10 H)",
-                   .xlabel = "log10 H (s)", .ylabel = "log10 RMS", .n_panels = 3,
+                   .xlabel = "log10 H (s)",
+                   .ylabel = "log10 RMS",
+                   .n_panels = 3,
                    .panel_titles = titles};
     char e[PLOT_ERRLEN];
     snprintf(path, sizeof path, "%s/%s_convergence.svg", dir, ff->federation);
@@ -473,11 +521,15 @@ int main(int argc, char **argv)
     const char *file = NULL, *dir = NULL;
     int conv_mode = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--convergence") == 0) conv_mode = 1;
-        else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) dir = argv[++i];
-        else if (argv[i][0] != '-' && !file) file = argv[i];
+        if (strcmp(argv[i], "--convergence") == 0)
+            conv_mode = 1;
+        else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (argv[i][0] != '-' && !file)
+            file = argv[i];
         else {
-            fprintf(stderr, "usage: tempo-example-defect [--output DIR] [--convergence] FILE.json\n");
+            fprintf(stderr,
+                    "usage: tempo-example-defect [--output DIR] [--convergence] FILE.json\n");
             return 2;
         }
     }
@@ -492,9 +544,10 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ff->algo.kind != FEDFILE_ALG_DEFECT_CONTROL) {
-        fprintf(stderr, "tempo-example-defect: %s: method \"%s\"; this program runs "
-                "\"defect-control\" files (tempo-run runs the others)\n", file,
-                fedfile_alg_name(ff->algo.kind));
+        fprintf(stderr,
+                "tempo-example-defect: %s: method \"%s\"; this program runs "
+                "\"defect-control\" files (tempo-run runs the others)\n",
+                file, fedfile_alg_name(ff->algo.kind));
         fedfile_free(ff);
         return 2;
     }

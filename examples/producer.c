@@ -123,7 +123,9 @@ static int parse_args(int argc, char **argv, struct options *o)
                             : strcmp(a, "--federation") == 0 ? &o->federation
                             : strcmp(a, "--fom") == 0        ? &o->fom
                                                              : NULL;
-        int *num = strcmp(a, "--steps") == 0 ? &o->steps : strcmp(a, "--peers") == 0 ? &o->peers : NULL;
+        int *num = strcmp(a, "--steps") == 0   ? &o->steps
+                   : strcmp(a, "--peers") == 0 ? &o->peers
+                                               : NULL;
         if (!text && !num) {
             fprintf(stderr, "tempo-example-producer: unknown option %s (see --help)\n", a);
             return 2;
@@ -140,7 +142,8 @@ static int parse_args(int argc, char **argv, struct options *o)
         char *end;
         long n = strtol(v, &end, 10);
         if (end == v || *end || n < 0 || n > 1000000) {
-            fprintf(stderr, "tempo-example-producer: %s %s: expected an integer 0 .. 1000000\n", a, v);
+            fprintf(stderr, "tempo-example-producer: %s %s: expected an integer 0 .. 1000000\n", a,
+                    v);
             return 2;
         }
         *num = (int)n;
@@ -150,8 +153,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 /* The FOM when --fom is not given: fom/demo.xml under the current folder (the source tree),
  * else the copy beside this program: PREFIX/share/tempo/fom/demo.xml for an installed
- * PREFIX/bin/tempo-example-producer, FOLDER/fom/demo.xml for FOLDER/bin/tempo-example-producer. buf holds
- * the path found; a path that does not exist is left for tp_join's error to name. */
+ * PREFIX/bin/tempo-example-producer, FOLDER/fom/demo.xml for FOLDER/bin/tempo-example-producer. buf
+ * holds the path found; a path that does not exist is left for tp_join's error to name. */
 static const char *default_fom(char *buf, size_t len)
 {
     static const char here[] = "fom/demo.xml";

@@ -51,22 +51,22 @@ struct member {
 };
 
 struct node {
-    char *name;          /* simple name, unique in the tree */
-    char *qname;         /* "Root.Sub.Leaf" */
-    fom_handle parent;   /* FOM_NONE for a root */
-    uint32_t depth;      /* 1 for a root */
+    char *name;           /* simple name, unique in the tree */
+    char *qname;          /* "Root.Sub.Leaf" */
+    fom_handle parent;    /* FOM_NONE for a root */
+    uint32_t depth;       /* 1 for a root */
     fom_handle mem_first; /* first declared member; declared members are contiguous because
                             they precede the node's subclasses (schema rule) */
-    uint32_t mem_count;  /* members declared here (inherited ones not counted) */
+    uint32_t mem_count;   /* members declared here (inherited ones not counted) */
 };
 
 struct tree {
-    struct node *nodes;   /* handle h is nodes[h - 1] */
+    struct node *nodes; /* handle h is nodes[h - 1] */
     uint32_t nnodes, capn;
-    struct member *mems;  /* handle h is mems[h - 1] */
+    struct member *mems; /* handle h is mems[h - 1] */
     uint32_t nmems, capm;
-    struct htab node_ix;  /* (0, name) → node */
-    struct htab mem_ix;   /* (declaring node, name) → member */
+    struct htab node_ix; /* (0, name) → node */
+    struct htab mem_ix;  /* (declaring node, name) → member */
 };
 
 struct fom {
@@ -83,7 +83,7 @@ struct pctx {
     const char *src; /* file name or memory name for messages */
     char *err;
     size_t errlen;
-    size_t qbudget;  /* bytes of qualified names still allowed (memory stays linear) */
+    size_t qbudget; /* bytes of qualified names still allowed (memory stays linear) */
 };
 
 /* Words used in messages, per tree. */
@@ -116,7 +116,8 @@ static void tree_free(struct tree *t)
         free(t->nodes[i].name);
         free(t->nodes[i].qname);
     }
-    for (uint32_t i = 0; i < t->nmems; i++) free(t->mems[i].name);
+    for (uint32_t i = 0; i < t->nmems; i++)
+        free(t->mems[i].name);
     free(t->nodes);
     free(t->mems);
     free(t->node_ix.e);
@@ -146,7 +147,8 @@ static fom_handle h_get(const struct htab *t, uint32_t owner, const char *name)
 static void h_insert(struct htab *t, struct hent v)
 {
     uint32_t i = h_hash(v.owner, v.name) & (t->cap - 1);
-    while (t->e[i].h != FOM_NONE) i = (i + 1) & (t->cap - 1);
+    while (t->e[i].h != FOM_NONE)
+        i = (i + 1) & (t->cap - 1);
     t->e[i] = v;
     t->n++;
 }
@@ -266,7 +268,8 @@ static long text_line(const xmlNode *k)
 {
     long line = line_of(k);
     const xmlChar *s = k->content;
-    while (s && *s && isspace(*s)) s++;
+    while (s && *s && isspace(*s))
+        s++;
     for (; s && *s; s++)
         if (*s == '\n' && line > 1) line--;
     return line;
@@ -277,9 +280,10 @@ static long text_line(const xmlNode *k)
 static int check_no_ns(struct pctx *c, const xmlNode *k)
 {
     if (!k->ns) return FOM_OK;
-    return fail_at(c, FOM_ESCHEMA, line_of(k), "element <%s> is in a namespace (%s); FOM "
-                   "elements take none", (const char *)k->name,
-                   k->ns->href ? (const char *)k->ns->href : "?");
+    return fail_at(c, FOM_ESCHEMA, line_of(k),
+                   "element <%s> is in a namespace (%s); FOM "
+                   "elements take none",
+                   (const char *)k->name, k->ns->href ? (const char *)k->ns->href : "?");
 }
 
 /* Element children are handled by the walkers; text must be blank; comments and
@@ -292,7 +296,8 @@ static int check_other_child(struct pctx *c, const xmlNode *parent, const xmlNod
         return fail_at(c, FOM_ESCHEMA, text_line(k), "unexpected text inside <%s>",
                        (const char *)parent->name);
     case XML_COMMENT_NODE:
-    case XML_PI_NODE: return FOM_OK;
+    case XML_PI_NODE:
+        return FOM_OK;
     default:
         return fail_at(c, FOM_ESCHEMA, line_of(k), "unexpected content inside <%s>",
                        (const char *)parent->name);
@@ -309,9 +314,10 @@ static int parse_type(const char *s, enum fom_type *t, uint32_t *len)
     static const struct {
         const char *name;
         enum fom_type t;
-    } names[] = {{"float64", FOM_T_FLOAT64}, {"int64", FOM_T_INT64},    {"int32", FOM_T_INT32},
-                 {"boolean", FOM_T_BOOLEAN}, {"string", FOM_T_STRING},  {"bytes", FOM_T_BYTES},
-                 {"float64[]", FOM_T_FLOAT64_ARRAY}};
+    } names[] = {
+        {"float64", FOM_T_FLOAT64},        {"int64", FOM_T_INT64},   {"int32", FOM_T_INT32},
+        {"boolean", FOM_T_BOOLEAN},        {"string", FOM_T_STRING}, {"bytes", FOM_T_BYTES},
+        {"float64[]", FOM_T_FLOAT64_ARRAY}};
     *len = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i].name) == 0) {
@@ -361,8 +367,9 @@ static int walk_member(struct pctx *c, struct tree *t, const struct vocab *w, co
     /* Unique among the members of the owner and its ancestors: O(depth) lookups. */
     for (fom_handle a = owner; a != FOM_NONE; a = node_at(t, a)->parent)
         if (h_get(&t->mem_ix, a, name) != FOM_NONE) {
-            rc = fail_at(c, FOM_ESCHEMA, line_of(n), "duplicate %s \"%s\" in %s %s (declared in %s)",
-                         w->member_el, name, w->node_el, o->qname, node_at(t, a)->qname);
+            rc =
+                fail_at(c, FOM_ESCHEMA, line_of(n), "duplicate %s \"%s\" in %s %s (declared in %s)",
+                        w->member_el, name, w->node_el, o->qname, node_at(t, a)->qname);
             free(name);
             return rc;
         }
@@ -370,7 +377,8 @@ static int walk_member(struct pctx *c, struct tree *t, const struct vocab *w, co
     char *ty = get_attr(n, "type", &oom);
     enum fom_type type = FOM_T_NONE;
     uint32_t length = 0;
-    if (oom) rc = fail_at(c, FOM_ENOMEM, line_of(n), "out of memory");
+    if (oom)
+        rc = fail_at(c, FOM_ENOMEM, line_of(n), "out of memory");
     else if (!ty)
         rc = fail_at(c, FOM_ESCHEMA, line_of(n), "%s \"%s\" without type", w->member_el, name);
     else if (parse_type(ty, &type, &length) != 0)
@@ -443,8 +451,8 @@ static int walk_node(struct pctx *c, struct tree *t, const struct vocab *w, cons
 {
     static const char *const allowed[] = {"name", NULL};
     if (depth > MAX_DEPTH)
-        return fail_at(c, FOM_ESCHEMA, line_of(n), "<%s> nested deeper than %d levels",
-                       w->node_el, MAX_DEPTH);
+        return fail_at(c, FOM_ESCHEMA, line_of(n), "<%s> nested deeper than %d levels", w->node_el,
+                       MAX_DEPTH);
     int rc = check_attrs(c, n, allowed);
     if (rc) return rc;
     char *name = NULL;
@@ -548,16 +556,22 @@ static int walk_root(struct pctx *c, const xmlNode *root)
             continue;
         }
         if ((rc = check_no_ns(c, k))) return rc;
-        if (strcmp(en, "time") == 0) seen = &seen_time;
-        else if (strcmp(en, "objects") == 0) seen = &seen_obj;
-        else if (strcmp(en, "interactions") == 0) seen = &seen_inter;
+        if (strcmp(en, "time") == 0)
+            seen = &seen_time;
+        else if (strcmp(en, "objects") == 0)
+            seen = &seen_obj;
+        else if (strcmp(en, "interactions") == 0)
+            seen = &seen_inter;
         else
             return fail_at(c, FOM_ESCHEMA, line_of(k), "unknown element <%s> inside <fom>", en);
         if (*seen) return fail_at(c, FOM_ESCHEMA, line_of(k), "second <%s> in <fom>", en);
         *seen = 1;
-        if (seen == &seen_time) rc = walk_time(c, k);
-        else if (seen == &seen_obj) rc = walk_section(c, &c->f->obj, &OBJ_WORDS, k);
-        else rc = walk_section(c, &c->f->inter, &INTER_WORDS, k);
+        if (seen == &seen_time)
+            rc = walk_time(c, k);
+        else if (seen == &seen_obj)
+            rc = walk_section(c, &c->f->obj, &OBJ_WORDS, k);
+        else
+            rc = walk_section(c, &c->f->inter, &INTER_WORDS, k);
         if (rc) return rc;
     }
     return FOM_OK;
@@ -581,7 +595,8 @@ static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
 static uint64_t fnv_u64(uint64_t h, uint64_t v)
 {
     unsigned char b[8];
-    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
     return fnv_bytes(h, b, 8);
 }
 
@@ -644,7 +659,8 @@ static void on_xml_error(void *data, xmlErrorPtr e)
     snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "not well-formed");
     /* One line per message: libxml2 splits some reasons over lines. */
     size_t k = strlen(fe->msg);
-    while (k && (fe->msg[k - 1] == '\n' || fe->msg[k - 1] == '\r')) fe->msg[--k] = '\0';
+    while (k && (fe->msg[k - 1] == '\n' || fe->msg[k - 1] == '\r'))
+        fe->msg[--k] = '\0';
     for (char *q = fe->msg; *q; q++)
         if (*q == '\n' || *q == '\r' || *q == '\t') *q = ' ';
 }
@@ -854,10 +870,22 @@ uint64_t fom_fingerprint(const struct fom *f)
     return f ? f->fp : 0;
 }
 
-uint32_t fom_class_count(const struct fom *f) { return f ? f->obj.nnodes : 0; }
-uint32_t fom_attr_count(const struct fom *f) { return f ? f->obj.nmems : 0; }
-uint32_t fom_inter_count(const struct fom *f) { return f ? f->inter.nnodes : 0; }
-uint32_t fom_param_count(const struct fom *f) { return f ? f->inter.nmems : 0; }
+uint32_t fom_class_count(const struct fom *f)
+{
+    return f ? f->obj.nnodes : 0;
+}
+uint32_t fom_attr_count(const struct fom *f)
+{
+    return f ? f->obj.nmems : 0;
+}
+uint32_t fom_inter_count(const struct fom *f)
+{
+    return f ? f->inter.nnodes : 0;
+}
+uint32_t fom_param_count(const struct fom *f)
+{
+    return f ? f->inter.nmems : 0;
+}
 
 /* Generic tree queries shared by the class and interaction functions. */
 static fom_handle t_find(const struct tree *t, const char *name)
@@ -1051,14 +1079,22 @@ fom_handle fom_param_inter(const struct fom *f, fom_handle h)
 const char *fom_type_name(enum fom_type t)
 {
     switch (t) {
-    case FOM_T_FLOAT64: return "float64";
-    case FOM_T_INT64: return "int64";
-    case FOM_T_INT32: return "int32";
-    case FOM_T_BOOLEAN: return "boolean";
-    case FOM_T_STRING: return "string";
-    case FOM_T_BYTES: return "bytes";
-    case FOM_T_FLOAT64_ARRAY: return "float64[]";
-    default: return "none";
+    case FOM_T_FLOAT64:
+        return "float64";
+    case FOM_T_INT64:
+        return "int64";
+    case FOM_T_INT32:
+        return "int32";
+    case FOM_T_BOOLEAN:
+        return "boolean";
+    case FOM_T_STRING:
+        return "string";
+    case FOM_T_BYTES:
+        return "bytes";
+    case FOM_T_FLOAT64_ARRAY:
+        return "float64[]";
+    default:
+        return "none";
     }
 }
 
@@ -1068,12 +1104,19 @@ int fom_value_ok(enum fom_type t, uint32_t length, const void *p, size_t n)
     if (n && !p) return 0;
     switch (t) {
     case FOM_T_FLOAT64:
-    case FOM_T_INT64: return n == 8;
-    case FOM_T_INT32: return n == 4;
-    case FOM_T_BOOLEAN: return n == 1 && b[0] <= 1;
-    case FOM_T_STRING: return n == 0 || memchr(b, 0, n) == NULL;
-    case FOM_T_BYTES: return 1;
-    case FOM_T_FLOAT64_ARRAY: return length ? n == 8 * (size_t)length : n % 8 == 0;
-    default: return 0;
+    case FOM_T_INT64:
+        return n == 8;
+    case FOM_T_INT32:
+        return n == 4;
+    case FOM_T_BOOLEAN:
+        return n == 1 && b[0] <= 1;
+    case FOM_T_STRING:
+        return n == 0 || memchr(b, 0, n) == NULL;
+    case FOM_T_BYTES:
+        return 1;
+    case FOM_T_FLOAT64_ARRAY:
+        return length ? n == 8 * (size_t)length : n % 8 == 0;
+    default:
+        return 0;
     }
 }

@@ -14,9 +14,9 @@
 typedef uint32_t fom_handle;
 #define FOM_NONE 0u
 
-#define FOM_ERRLEN 512         /* a buffer this size holds any error message of this module */
+#define FOM_ERRLEN             512  /* a buffer this size holds any error message of this module */
 #define FOM_DEFAULT_RESOLUTION 1e-9 /* seconds per tick when <time> is absent */
-#define FOM_ARRAY_MAX 65536u   /* largest fixed array length, "float64[N]" */
+#define FOM_ARRAY_MAX          65536u /* largest fixed array length, "float64[N]" */
 
 /* Status codes. */
 enum fom_status {
@@ -32,13 +32,13 @@ enum fom_status {
 /* Data types of attribute and parameter values, and how a value is encoded on the wire
  * (all little-endian; doc/fom.md). */
 enum fom_type {
-    FOM_T_NONE = 0,    /* not a type (returned for a bad handle) */
-    FOM_T_FLOAT64 = 1, /* 8 bytes, IEEE 754 binary64 */
-    FOM_T_INT64 = 2,   /* 8 bytes, two's complement */
-    FOM_T_INT32 = 3,   /* 4 bytes, two's complement */
-    FOM_T_BOOLEAN = 4, /* 1 byte, 0 or 1 */
-    FOM_T_STRING = 5,  /* UTF-8 bytes, no NUL, no terminator (length from the value) */
-    FOM_T_BYTES = 6,   /* any bytes */
+    FOM_T_NONE = 0,         /* not a type (returned for a bad handle) */
+    FOM_T_FLOAT64 = 1,      /* 8 bytes, IEEE 754 binary64 */
+    FOM_T_INT64 = 2,        /* 8 bytes, two's complement */
+    FOM_T_INT32 = 3,        /* 4 bytes, two's complement */
+    FOM_T_BOOLEAN = 4,      /* 1 byte, 0 or 1 */
+    FOM_T_STRING = 5,       /* UTF-8 bytes, no NUL, no terminator (length from the value) */
+    FOM_T_BYTES = 6,        /* any bytes */
     FOM_T_FLOAT64_ARRAY = 7 /* n x 8 bytes; fixed n when fom_*_length() > 0, else any n */
 };
 

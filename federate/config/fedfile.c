@@ -333,16 +333,19 @@ static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
         return fail(c, "algorithm.max_iter", "expected an integer 1..1000000");
     if (v) o->max_iter = (int)json_integer_value(v);
     v = json_object_get(a, "n_sub");
-    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-              json_integer_value(v) > WR_MAX_SUB))
-        return fail(c, "algorithm.n_sub", "expected an integer 1..%d (sub-points per step, the "
-                    "degree of the input polynomials)", WR_MAX_SUB);
+    if (v &&
+        (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > WR_MAX_SUB))
+        return fail(c, "algorithm.n_sub",
+                    "expected an integer 1..%d (sub-points per step, the "
+                    "degree of the input polynomials)",
+                    WR_MAX_SUB);
     if (v) o->n_sub = (int)json_integer_value(v);
     static const char *const norms[] = {"max", "2", "max-relative", "2-relative"};
     v = json_object_get(a, "norm");
     if (v) {
         size_t i = 0;
-        while (i < 4 && !(json_is_string(v) && strcmp(json_string_value(v), norms[i]) == 0)) i++;
+        while (i < 4 && !(json_is_string(v) && strcmp(json_string_value(v), norms[i]) == 0))
+            i++;
         if (i == 4)
             return fail(c, "algorithm.norm",
                         "expected \"max\", \"2\", \"max-relative\" or \"2-relative\"");
@@ -370,9 +373,9 @@ static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
     return FEDFILE_OK;
 }
 
-/* semi-implicit: "iteration" ("fixed-point", "broyden", "newton", "newton-krylov"), "jacobian" ("identity",
- * "fd": Broyden's first matrix), "tol", "max_iter", "n_sub" (internal steps, the last one
- * redone), all optional (defaults of semi_opts_default); "extrapolation" refused (the inputs
+/* semi-implicit: "iteration" ("fixed-point", "broyden", "newton", "newton-krylov"), "jacobian"
+ * ("identity", "fd": Broyden's first matrix), "tol", "max_iter", "n_sub" (internal steps, the last
+ * one redone), all optional (defaults of semi_opts_default); "extrapolation" refused (the inputs
  * are held). doc/federation.md, doc/algorithms/semi-implicit.md. */
 static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
 {
@@ -389,18 +392,24 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
         return fail(c, "algorithm.max_iter", "expected an integer 1..1000000");
     if (v) o->max_iter = (int)json_integer_value(v);
     v = json_object_get(a, "n_sub");
-    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-              json_integer_value(v) > SEMI_MAX_SUB))
-        return fail(c, "algorithm.n_sub", "expected an integer 1..%d (internal steps per macro "
-                    "step; the last one is redone)", SEMI_MAX_SUB);
+    if (v &&
+        (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > SEMI_MAX_SUB))
+        return fail(c, "algorithm.n_sub",
+                    "expected an integer 1..%d (internal steps per macro "
+                    "step; the last one is redone)",
+                    SEMI_MAX_SUB);
     if (v) o->n_sub = (int)json_integer_value(v);
     v = json_object_get(a, "iteration");
     if (v) {
         const char *it = json_is_string(v) ? json_string_value(v) : "";
-        if (!strcmp(it, "fixed-point")) o->iter = SEMI_FIXED_POINT;
-        else if (!strcmp(it, "broyden")) o->iter = SEMI_BROYDEN;
-        else if (!strcmp(it, "newton")) o->iter = SEMI_NEWTON;
-        else if (!strcmp(it, "newton-krylov")) o->iter = SEMI_NEWTON_KRYLOV;
+        if (!strcmp(it, "fixed-point"))
+            o->iter = SEMI_FIXED_POINT;
+        else if (!strcmp(it, "broyden"))
+            o->iter = SEMI_BROYDEN;
+        else if (!strcmp(it, "newton"))
+            o->iter = SEMI_NEWTON;
+        else if (!strcmp(it, "newton-krylov"))
+            o->iter = SEMI_NEWTON_KRYLOV;
         else
             return fail(c, "algorithm.iteration",
                         "expected \"fixed-point\", \"broyden\", \"newton\" or \"newton-krylov\"");
@@ -410,9 +419,12 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
         const char *j = json_is_string(v) ? json_string_value(v) : "";
         if (o->iter != SEMI_BROYDEN)
             return fail(c, "algorithm.jacobian", "only used with \"iteration\": \"broyden\"");
-        if (!strcmp(j, "identity")) o->jac0 = SEMI_JAC0_IDENTITY;
-        else if (!strcmp(j, "fd")) o->jac0 = SEMI_JAC0_FD;
-        else return fail(c, "algorithm.jacobian", "expected \"identity\" or \"fd\"");
+        if (!strcmp(j, "identity"))
+            o->jac0 = SEMI_JAC0_IDENTITY;
+        else if (!strcmp(j, "fd"))
+            o->jac0 = SEMI_JAC0_FD;
+        else
+            return fail(c, "algorithm.jacobian", "expected \"identity\" or \"fd\"");
     }
     return FEDFILE_OK;
 }
@@ -474,9 +486,9 @@ static int get_choice(const ld *c, const json_t *obj, const char *base, const ch
 int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
 {
     const json_t *a = algo;
-    static const char *const keys[] = {"m",  "n",  "h1",        "tol",  "h_min",    "h_max",
-                                       "kp", "ki", "theta_max", "init", "exchange", "defect",
-                                       "clip_end", NULL};
+    static const char *const keys[] = {"m",        "n",      "h1",       "tol",       "h_min",
+                                       "h_max",    "kp",     "ki",       "theta_max", "init",
+                                       "exchange", "defect", "clip_end", NULL};
     static const char *const inits[] = {"consistent", "zero", NULL};
     static const char *const exch[] = {"sequential", "jacobi", NULL};
     static const char *const defs[] = {"both", "output", "connection", NULL};
@@ -507,10 +519,13 @@ int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
     int have = 0, have_tol = 0;
     int64_t t1;
     if ((rc = get_num(c, d, base, "h1", 0, &dc->h1, &have))) return rc;
-    if (!have) return fail(c, "algorithm.defect-control.h1", "missing (the first or fixed "
-                           "step, seconds > 0)");
+    if (!have)
+        return fail(c, "algorithm.defect-control.h1",
+                    "missing (the first or fixed "
+                    "step, seconds > 0)");
     if ((rc = to_ticks(c, base, "h1", dc->h1, ff->resolution, &t1))) return rc;
-    if (t1 < 2) return fail(c, "algorithm.defect-control.h1", "%g s is less than two ticks", dc->h1);
+    if (t1 < 2)
+        return fail(c, "algorithm.defect-control.h1", "%g s is less than two ticks", dc->h1);
     if ((rc = get_num(c, d, base, "tol", 0, &dc->tol, &have_tol))) return rc;
     const char *var[] = {"h_min", "h_max", "kp", "ki", "theta_max"};
     double *vdst[] = {&dc->h_min, &dc->h_max, &dc->kp, &dc->ki, &dc->theta_max};
@@ -543,10 +558,24 @@ int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
  * ff->resolution. */
 static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {
-        "method", "start", "end", "step", "lookahead", "extrapolation", "quantum", "h_min", "h_max",
-        "tol", "max_iter", "norm", "n_sub", "on_no_convergence", "iteration", "jacobian",
-        "defect-control", NULL};
+    static const char *const keys[] = {"method",
+                                       "start",
+                                       "end",
+                                       "step",
+                                       "lookahead",
+                                       "extrapolation",
+                                       "quantum",
+                                       "h_min",
+                                       "h_max",
+                                       "tol",
+                                       "max_iter",
+                                       "norm",
+                                       "n_sub",
+                                       "on_no_convergence",
+                                       "iteration",
+                                       "jacobian",
+                                       "defect-control",
+                                       NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
     if (!a) return fail(c, "algorithm", "missing (expected an object with method, end, ...)");
@@ -598,10 +627,12 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
         if ((rc = refuse_key(c, a, wr_keys[i], "wr"))) return rc;
     static const char *const iter_keys[] = {"tol", "max_iter", "n_sub"};
     for (size_t i = 0; al->kind != FEDFILE_ALG_WR && al->kind != FEDFILE_ALG_SEMI &&
-                       i < sizeof iter_keys / sizeof *iter_keys; i++)
+                       i < sizeof iter_keys / sizeof *iter_keys;
+         i++)
         if ((rc = refuse_key(c, a, iter_keys[i], "wr and semi-implicit"))) return rc;
     static const char *const semi_keys[] = {"iteration", "jacobian"};
-    for (size_t i = 0; al->kind != FEDFILE_ALG_SEMI && i < sizeof semi_keys / sizeof *semi_keys; i++)
+    for (size_t i = 0; al->kind != FEDFILE_ALG_SEMI && i < sizeof semi_keys / sizeof *semi_keys;
+         i++)
         if ((rc = refuse_key(c, a, semi_keys[i], "semi-implicit"))) return rc;
     if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
         (rc = refuse_key(c, a, "defect-control", "defect-control")))

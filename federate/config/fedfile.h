@@ -14,8 +14,8 @@
 
 #include "algorithms/exchange.h"
 #include "algorithms/port.h"
-#include "algorithms/topology.h"
 #include "algorithms/semi.h"
+#include "algorithms/topology.h"
 #include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
 
@@ -116,15 +116,15 @@ typedef struct fedfile_fed {
 /* "algorithm"."defect-control": the settings of algorithms/defect_master.h's dc_config, as
  * written (doc/federation.md). The step is variable when tol > 0. */
 typedef struct fedfile_dc {
-    int m, n;             /* input and output polynomial orders, 0..4 */
-    double h1;            /* first (or fixed) step, s, > 0 */
-    double tol;           /* s; 0: fixed step */
-    double h_min, h_max;  /* s; 0: no bound */
+    int m, n;                 /* input and output polynomial orders, 0..4 */
+    double h1;                /* first (or fixed) step, s, > 0 */
+    double tol;               /* s; 0: fixed step */
+    double h_min, h_max;      /* s; 0: no bound */
     double kp, ki, theta_max; /* 0: the paper's 0.13, 1/15, 2 */
-    int init;             /* 0 "consistent", 1 "zero" */
-    int exchange;         /* 0 "sequential", 1 "jacobi" */
-    int defect;           /* 0 "both", 1 "output", 2 "connection" */
-    int clip_end;         /* 1: the last step ends exactly at end */
+    int init;                 /* 0 "consistent", 1 "zero" */
+    int exchange;             /* 0 "sequential", 1 "jacobi" */
+    int defect;               /* 0 "both", 1 "output", 2 "connection" */
+    int clip_end;             /* 1: the last step ends exactly at end */
 } fedfile_dc;
 
 /* Algorithm settings, in seconds as written and in ticks of the resolution. */
@@ -265,8 +265,9 @@ const char *fedfile_alg_name(fedfile_alg a);
 
 /* Which side of the port an algorithm runs on (doc/algorithms/port.md). */
 typedef enum fedfile_side {
-    FEDFILE_SIDE_PEER = 1, /* every federate runs it over the peer exchange (algorithms/exchange.h) */
-    FEDFILE_SIDE_MASTER,   /* one master runs it over port_master (algorithms/port.h) */
+    FEDFILE_SIDE_PEER =
+        1,               /* every federate runs it over the peer exchange (algorithms/exchange.h) */
+    FEDFILE_SIDE_MASTER, /* one master runs it over port_master (algorithms/port.h) */
 } fedfile_side;
 
 struct fedfile_reader; /* the loader's state: file name and error buffer (fedfile.c) */

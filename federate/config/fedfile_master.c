@@ -20,8 +20,10 @@ int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *
     size_t total = 0;
     for (size_t i = 0; i < ff->n_feds; i++) {
         if (strcmp(ff->feds[i].name, "master") == 0) {
-            snprintf(err, errlen, "%s: federates[%zu]: the name \"master\" is the master's own "
-                     "(method \"%s\")", ff->path, i, fedfile_alg_name(ff->algo.kind));
+            snprintf(err, errlen,
+                     "%s: federates[%zu]: the name \"master\" is the master's own "
+                     "(method \"%s\")",
+                     ff->path, i, fedfile_alg_name(ff->algo.kind));
             return FEDFILE_ESCHEMA;
         }
         total += ff->feds[i].n_inputs;
@@ -36,19 +38,22 @@ int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *
             /* fedfile_load resolved the publisher (w->source); find the output it publishes. */
             long src = w->source;
             long out_k = -1;
-            for (size_t q = 0; src >= 0 && (size_t)src < ff->n_feds &&
-                               q < ff->feds[src].n_outputs && out_k < 0; q++) {
+            for (size_t q = 0;
+                 src >= 0 && (size_t)src < ff->n_feds && q < ff->feds[src].n_outputs && out_k < 0;
+                 q++) {
                 const fedfile_wire *o = &ff->feds[src].outputs[q];
                 if (!strcmp(o->cls, w->cls) && !strcmp(o->attr, w->attr)) out_k = (long)q;
             }
             if (out_k < 0) {
-                snprintf(err, errlen, "%s: federates[%zu].inputs[\"%s\"]: no output publishes "
-                         "%s.%s", ff->path, i, w->var, w->cls, w->attr);
+                snprintf(err, errlen,
+                         "%s: federates[%zu].inputs[\"%s\"]: no output publishes "
+                         "%s.%s",
+                         ff->path, i, w->var, w->cls, w->attr);
                 free(c);
                 return FEDFILE_ESCHEMA;
             }
-            c[k++] = (fedfile_coupling){.to = i, .input = m, .from = (size_t)src,
-                                        .output = (size_t)out_k};
+            c[k++] = (fedfile_coupling){
+                .to = i, .input = m, .from = (size_t)src, .output = (size_t)out_k};
         }
     }
     *out = c;

@@ -45,13 +45,15 @@ static const char *yes_no(int b)
 static void text_caps(FILE *out, const char *kind, const fmu_caps *k, int cs, int n_ind)
 {
     if (!k->present) return;
-    fprintf(out, "%s (modelIdentifier %s): get/set state %s, serialize state %s, directional "
-                 "derivatives %s",
+    fprintf(out,
+            "%s (modelIdentifier %s): get/set state %s, serialize state %s, directional "
+            "derivatives %s",
             kind, k->model_identifier, yes_no(k->can_get_and_set_fmu_state),
             yes_no(k->can_serialize_fmu_state), yes_no(k->provides_directional_derivative));
     if (cs)
-        fprintf(out, ", variable step %s, interpolates inputs %s, output derivatives up to "
-                     "order %d, asynchronous %s",
+        fprintf(out,
+                ", variable step %s, interpolates inputs %s, output derivatives up to "
+                "order %d, asynchronous %s",
                 yes_no(k->can_handle_variable_communication_step_size),
                 yes_no(k->can_interpolate_inputs), k->max_output_derivative_order,
                 yes_no(k->can_run_asynchronuously));
@@ -63,8 +65,8 @@ static void text_caps(FILE *out, const char *kind, const fmu_caps *k, int cs, in
 }
 
 enum { COLS = 9 };
-static const char *const col_names[COLS] = {"name", "causality", "variability", "initial", "type",
-                                            "start", "unit", "min", "max"};
+static const char *const col_names[COLS] = {"name",  "causality", "variability", "initial", "type",
+                                            "start", "unit",      "min",         "max"};
 
 /* The cells of variable v's row (buffers for the numbers in b). */
 static void row_cells(const fmu_var *v, const char *cell[COLS], char b[3][40])
@@ -97,8 +99,7 @@ static void write_text(const char *path, const fmu_md *md, FILE *out)
     if (md->has_stop) fprintf(out, "%sstop %.15g s", sep, md->stop_time), sep = ", ";
     if (md->has_tolerance) fprintf(out, "%stolerance %.15g", sep, md->tolerance), sep = ", ";
     if (md->has_step) fprintf(out, "%sstep %.15g s", sep, md->step_size);
-    if (!md->has_start && !md->has_stop && !md->has_tolerance && !md->has_step)
-        fputs(" none", out);
+    if (!md->has_start && !md->has_stop && !md->has_tolerance && !md->has_step) fputs(" none", out);
     fprintf(out, "\ncontinuous states: %zu", md->n_states);
     for (size_t i = 0; i < md->n_states; i++)
         fprintf(out, "%s%s", i ? ", " : " (", md->vars[md->state_index[i]].name);
@@ -218,16 +219,15 @@ static void write_json(const char *path, const fmu_md *md, FILE *out)
     fputs(",\"guid\":", out);
     json_str(out, md->guid);
     if (md->description) fputs(",\"description\":", out), json_str(out, md->description);
-    if (md->generation_tool)
-        fputs(",\"generationTool\":", out), json_str(out, md->generation_tool);
+    if (md->generation_tool) fputs(",\"generationTool\":", out), json_str(out, md->generation_tool);
     fprintf(out, ",\"kinds\":[%s%s%s]", md->me.present ? "\"ModelExchange\"" : "",
-            md->me.present && md->cs.present ? "," : "",
-            md->cs.present ? "\"CoSimulation\"" : "");
+            md->me.present && md->cs.present ? "," : "", md->cs.present ? "\"CoSimulation\"" : "");
     json_caps(out, "modelExchange", &md->me, 0);
     json_caps(out, "coSimulation", &md->cs, 1);
     fputs(",\"defaultExperiment\":{", out);
     const char *sep = "";
-    if (md->has_start) fprintf(out, "%s\"startTime\":", sep), json_num(out, md->start_time), sep = ",";
+    if (md->has_start)
+        fprintf(out, "%s\"startTime\":", sep), json_num(out, md->start_time), sep = ",";
     if (md->has_stop) fprintf(out, "%s\"stopTime\":", sep), json_num(out, md->stop_time), sep = ",";
     if (md->has_tolerance)
         fprintf(out, "%s\"tolerance\":", sep), json_num(out, md->tolerance), sep = ",";

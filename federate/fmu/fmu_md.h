@@ -1,6 +1,7 @@
 /* modelDescription.xml of an FMI 2.0 FMU: the parsed, checked description.
- * Serves doc/fmu.md (and doc/contributing.md §7: a pure decoder from bytes to a struct or an error).
- * Read next: federate/fmu/fmu_md.c (the checks), then federate/fmu/fmu_load.h (who calls it). */
+ * Serves doc/fmu.md (and doc/contributing.md §7: a pure decoder from bytes to a struct or an
+ * error). Read next: federate/fmu/fmu_md.c (the checks), then federate/fmu/fmu_load.h (who calls
+ * it). */
 #ifndef TEMPO_FEDERATE_FMU_MD_H
 #define TEMPO_FEDERATE_FMU_MD_H
 

@@ -415,8 +415,7 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
     if (!rc) rc = take_inputs(me, in, t);
     /* CVODE goes on from where the last step stopped (its stop time t) unless the RHS jumped
      * here; the FMU holds the states CVODE returned at t. */
-    if (!rc && me->need_restart)
-        rc = restart(me, t, 1, (fmu_restart_cause)(me->need_restart - 1));
+    if (!rc && me->need_restart) rc = restart(me, t, 1, (fmu_restart_cause)(me->need_restart - 1));
     long events = 0, steps = 0, stalled = 0;
     /* Invariant: the FMU holds time t, inputs u(t) and states y(t) in continuous-time mode. */
     while (!rc && t < t_end) {

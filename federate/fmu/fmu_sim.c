@@ -325,18 +325,17 @@ static void summary(sim_run *r, const fmu_sim_opts *o, double t0)
             md->model_name, fmu_step_kind(r->s) == FMU_KIND_ME ? "ME" : "CS", t0,
             fmu_step_time(r->s), r->points, r->n_out, n_disc, n_str);
     if (fmu_step_kind(r->s) == FMU_KIND_ME)
-        fprintf(o->summary,
-                "; CVODE: %ld start, %ld restarts (%ld events, %ld input jumps, %ld set from "
-                "outside, %ld save/restore)",
-                fmu_step_restarts(r->s, FMU_RESTART_START),
-                fmu_step_restarts(r->s, FMU_RESTART_EVENT) +
-                    fmu_step_restarts(r->s, FMU_RESTART_INPUT) +
-                    fmu_step_restarts(r->s, FMU_RESTART_SET) +
-                    fmu_step_restarts(r->s, FMU_RESTART_STATE),
-                fmu_step_restarts(r->s, FMU_RESTART_EVENT),
-                fmu_step_restarts(r->s, FMU_RESTART_INPUT),
-                fmu_step_restarts(r->s, FMU_RESTART_SET),
-                fmu_step_restarts(r->s, FMU_RESTART_STATE));
+        fprintf(
+            o->summary,
+            "; CVODE: %ld start, %ld restarts (%ld events, %ld input jumps, %ld set from "
+            "outside, %ld save/restore)",
+            fmu_step_restarts(r->s, FMU_RESTART_START),
+            fmu_step_restarts(r->s, FMU_RESTART_EVENT) +
+                fmu_step_restarts(r->s, FMU_RESTART_INPUT) +
+                fmu_step_restarts(r->s, FMU_RESTART_SET) +
+                fmu_step_restarts(r->s, FMU_RESTART_STATE),
+            fmu_step_restarts(r->s, FMU_RESTART_EVENT), fmu_step_restarts(r->s, FMU_RESTART_INPUT),
+            fmu_step_restarts(r->s, FMU_RESTART_SET), fmu_step_restarts(r->s, FMU_RESTART_STATE));
     fputc('\n', o->summary);
 }
 

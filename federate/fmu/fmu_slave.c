@@ -14,17 +14,17 @@ struct fmu_slave {
     fmu_step *fmu;
     size_t n_in, n_out;
     fmi2ValueReference *in_vr, *out_vr;
-    int64_t t;              /* current logical time, ticks */
-    double tick;            /* seconds per tick */
-    int64_t u_t0;           /* expansion point of the inputs held, ticks */
-    int u_order;            /* their order; -1 before the first set_inputs */
-    double *u_c;            /* n_in * (PORT_MAX_ORDER + 1) coefficients about u_t0 */
-    double *u_val, *u_der;  /* scratch: values and derivatives about the step start */
+    int64_t t;                        /* current logical time, ticks */
+    double tick;                      /* seconds per tick */
+    int64_t u_t0;                     /* expansion point of the inputs held, ticks */
+    int u_order;                      /* their order; -1 before the first set_inputs */
+    double *u_c;                      /* n_in * (PORT_MAX_ORDER + 1) coefficients about u_t0 */
+    double *u_val, *u_der;            /* scratch: values and derivatives about the step start */
     fmu_step_state *slot[PORT_SLOTS]; /* saved states, NULL when empty */
     int64_t slot_t[PORT_SLOTS];       /* their times, ticks */
     fmu_slave_record_fn *record;
     void *record_ctx;
-    int status;             /* first non-OK status since the last collect */
+    int status; /* first non-OK status since the last collect */
     char err[512];
 };
 
@@ -47,11 +47,16 @@ static int note(fmu_slave *s, int st, const char *fmt, ...)
 static int from_fmu(int rc)
 {
     switch (rc) {
-    case FMU_STEP_OK: return PORT_OK;
-    case FMU_STEP_TERMINATED: return PORT_TERMINATED;
-    case FMU_STEP_EDISCARD: return PORT_EDISCARD;
-    case FMU_STEP_EUSAGE: return PORT_EUSAGE;
-    default: return PORT_EFAIL;
+    case FMU_STEP_OK:
+        return PORT_OK;
+    case FMU_STEP_TERMINATED:
+        return PORT_TERMINATED;
+    case FMU_STEP_EDISCARD:
+        return PORT_EDISCARD;
+    case FMU_STEP_EUSAGE:
+        return PORT_EUSAGE;
+    default:
+        return PORT_EFAIL;
     }
 }
 
@@ -63,8 +68,7 @@ static int fail_fmu(fmu_slave *s, int rc, const char *what)
 static int op_set_inputs(void *ctx, const port_poly *u)
 {
     fmu_slave *s = ctx;
-    if (!u || u->n != s->n_in || u->order < 0 || u->order > PORT_MAX_ORDER ||
-        (s->n_in && !u->c))
+    if (!u || u->n != s->n_in || u->order < 0 || u->order > PORT_MAX_ORDER || (s->n_in && !u->c))
         return note(s, PORT_EUSAGE, "%s: set_inputs: %zu inputs of order %d (expected %zu)",
                     s->name, u ? u->n : 0, u ? u->order : -1, s->n_in);
     size_t w = (size_t)u->order + 1;
@@ -137,7 +141,8 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
         int rc = step_once(s, tk, res);
         if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED) return fail_fmu(s, rc, "step");
         if (y_sub) {
-            int g = fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(k - 1) * s->n_out]);
+            int g =
+                fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(k - 1) * s->n_out]);
             if (g) return fail_fmu(s, g, "reading outputs");
         }
         if (res) res->n_sub_done = k;
@@ -154,7 +159,10 @@ static int apply_inputs_now(fmu_slave *s)
 {
     if (!s->n_in || s->u_order < 0) return PORT_OK;
     shift_poly(s, s->t);
-    fmu_inputs in = {.n = s->n_in, .vr = s->in_vr, .u = s->u_val, .order = s->u_order,
+    fmu_inputs in = {.n = s->n_in,
+                     .vr = s->in_vr,
+                     .u = s->u_val,
+                     .order = s->u_order,
                      .du = s->u_order ? s->u_der : NULL};
     int rc = fmu_step_set_inputs(s->fmu, &in);
     return rc ? fail_fmu(s, rc, "setting inputs") : PORT_OK;
@@ -333,7 +341,8 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
 void fmu_slave_free(fmu_slave *s)
 {
     if (!s) return;
-    for (int k = 0; k < PORT_SLOTS; k++) fmu_step_state_free(s->fmu, s->slot[k]);
+    for (int k = 0; k < PORT_SLOTS; k++)
+        fmu_step_state_free(s->fmu, s->slot[k]);
     free(s->name);
     free(s->in_vr);
     free(s->out_vr);
@@ -343,5 +352,11 @@ void fmu_slave_free(fmu_slave *s)
     free(s);
 }
 
-const char *fmu_slave_errmsg(const fmu_slave *s) { return s->err; }
-int64_t fmu_slave_time(const fmu_slave *s) { return s->t; }
+const char *fmu_slave_errmsg(const fmu_slave *s)
+{
+    return s->err;
+}
+int64_t fmu_slave_time(const fmu_slave *s)
+{
+    return s->t;
+}

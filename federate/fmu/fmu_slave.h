@@ -18,16 +18,16 @@ typedef int fmu_slave_record_fn(void *ctx, int64_t t);
 
 /** What an fmu_slave wraps; the arrays are copied, the fmu_step is borrowed. */
 typedef struct fmu_slave_opts {
-    const char *name;                  /* for messages; copied */
-    fmu_step *fmu;                     /* an opened FMU at time t_now; borrowed, not closed */
-    size_t n_in;                       /* Real inputs, in the wiring's order */
-    const fmi2ValueReference *in_vr;   /* n_in value references */
-    size_t n_out;                      /* Real outputs, in the wiring's order */
-    const fmi2ValueReference *out_vr;  /* n_out value references */
-    int64_t t_now;                     /* the FMU's current time, ticks */
-    double tick;                       /* seconds per tick, > 0 */
-    fmu_slave_record_fn *record;       /* NULL: record does nothing */
-    void *record_ctx;                  /* handed to record */
+    const char *name;                 /* for messages; copied */
+    fmu_step *fmu;                    /* an opened FMU at time t_now; borrowed, not closed */
+    size_t n_in;                      /* Real inputs, in the wiring's order */
+    const fmi2ValueReference *in_vr;  /* n_in value references */
+    size_t n_out;                     /* Real outputs, in the wiring's order */
+    const fmi2ValueReference *out_vr; /* n_out value references */
+    int64_t t_now;                    /* the FMU's current time, ticks */
+    double tick;                      /* seconds per tick, > 0 */
+    fmu_slave_record_fn *record;      /* NULL: record does nothing */
+    void *record_ctx;                 /* handed to record */
 } fmu_slave_opts;
 
 /**

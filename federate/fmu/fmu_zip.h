@@ -1,6 +1,6 @@
 /* Safe unpacking of an .fmu (zip) archive into a private temporary folder, and its removal.
- * Serves doc/fmu.md (untrusted input, doc/contributing.md §7). Read next: federate/fmu/fmu_zip.c, then
- * federate/fmu/fmu_load.h. */
+ * Serves doc/fmu.md (untrusted input, doc/contributing.md §7). Read next: federate/fmu/fmu_zip.c,
+ * then federate/fmu/fmu_load.h. */
 #ifndef TEMPO_FEDERATE_FMU_ZIP_H
 #define TEMPO_FEDERATE_FMU_ZIP_H
 

@@ -34,30 +34,30 @@ typedef void (*fmufed_row_hook)(void *ctx, double t, const double *v, size_t n);
 
 /* Options of one run; all-zero means "as the federation file says". */
 typedef struct fmufed_opts {
-    const char *rti;        /* "HOST:PORT" or "unix:PATH" overriding the file's "rti" */
-    const char *output;     /* results folder overriding the file's "output" */
-    int timeout_ms;         /* longest wait for one join, sync or grant; < 0 = none; 0 = the
-                               default: 60000 for the start (joins, time management, start
-                               sync), none during the run (a dead peer is resigned by the RTI,
-                               which ends the wait; a hung one is the supervisor's business) */
-    int quiet;              /* fmufed_main only: no progress or summary lines on stdout */
+    const char *rti;    /* "HOST:PORT" or "unix:PATH" overriding the file's "rti" */
+    const char *output; /* results folder overriding the file's "output" */
+    int timeout_ms;     /* longest wait for one join, sync or grant; < 0 = none; 0 = the
+                           default: 60000 for the start (joins, time management, start
+                           sync), none during the run (a dead peer is resigned by the RTI,
+                           which ends the wait; a hung one is the supervisor's business) */
+    int quiet;          /* fmufed_main only: no progress or summary lines on stdout */
     /* Called with the simulation time (s) after the start and whenever the run has gone
      * another 1 % of [start, end] further, and at the end; NULL: none. Runs in the federate's
      * thread between steps; must not call fmufed functions. */
     void (*progress)(void *ctx, double t);
-    void *progress_ctx;     /* passed to progress */
-    fmufed_row_hook row;    /* every recorded row, also without a CSV; NULL: none */
-    void *row_ctx;          /* passed to row */
+    void *progress_ctx;  /* passed to progress */
+    fmufed_row_hook row; /* every recorded row, also without a CSV; NULL: none */
+    void *row_ctx;       /* passed to row */
 } fmufed_opts;
 
 /* What a run did (filled also on failure, as far as it got). */
 typedef struct fmufed_stats {
-    long steps;          /* communication points passed after the start */
-    long updates;        /* attribute updates sent */
-    long reflections;    /* attribute values received and mapped to inputs */
-    long requests;       /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */
-    double t_final;      /* simulation time reached, s */
-    char csv[1024];      /* path of the results CSV ("" when none was written) */
+    long steps;       /* communication points passed after the start */
+    long updates;     /* attribute updates sent */
+    long reflections; /* attribute values received and mapped to inputs */
+    long requests;    /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */
+    double t_final;   /* simulation time reached, s */
+    char csv[1024];   /* path of the results CSV ("" when none was written) */
 } fmufed_stats;
 
 /**
@@ -77,8 +77,8 @@ typedef struct fmufed_stats {
  * @param errlen its size
  * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_EFMU, FMUFED_ERTI, FMUFED_EIO, FMUFED_ENOMEM.
  */
-int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts,
-               fmufed_stats *stats, char *err, size_t errlen);
+int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmufed_stats *stats,
+               char *err, size_t errlen);
 
 /* ---- the slave role of master methods (fmufed_slave.c, doc/master.md) ---------------------- */
 

@@ -12,17 +12,16 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
-            "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
-            "  --output DIR               results folder (default: the file's \"output\")\n"
-            "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
-            "                             (default: 60000 at the start, none during the run)\n"
-            "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
-            "  --help                     print this text and exit\n"
-            "  --version                  print the version and exit\n"
-            "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
-            "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
+    fprintf(f, "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
+               "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
+               "  --output DIR               results folder (default: the file's \"output\")\n"
+               "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
+               "                             (default: 60000 at the start, none during the run)\n"
+               "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
+               "  --help                     print this text and exit\n"
+               "  --version                  print the version and exit\n"
+               "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
+               "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
 }
 
 /* One line per report, flushed at once: tempo-run reads it through a pipe. */
@@ -61,10 +60,14 @@ int fmufed_main(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        if (!strcmp(a, "--federation")) file = v;
-        else if (!strcmp(a, "--name")) name = v;
-        else if (!strcmp(a, "--rti")) o.rti = v;
-        else if (!strcmp(a, "--output")) o.output = v;
+        if (!strcmp(a, "--federation"))
+            file = v;
+        else if (!strcmp(a, "--name"))
+            name = v;
+        else if (!strcmp(a, "--rti"))
+            o.rti = v;
+        else if (!strcmp(a, "--output"))
+            o.output = v;
         else if (!strcmp(a, "--timeout")) {
             char *end;
             long ms = strtol(v, &end, 10);

@@ -85,7 +85,8 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         int mrc = fmufed_model_open(ff, idx, l->err, sizeof l->err, &l->model);
         if (mrc != PORT_OK) rc = mrc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
     }
-    for (size_t i = 0; !rc && i < fd->n_inputs; i++) rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
+    for (size_t i = 0; !rc && i < fd->n_inputs; i++)
+        rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
     for (size_t k = 0; !rc && k < fd->n_outputs; k++)
         rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
     if (!rc) {
@@ -99,10 +100,16 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
             fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
     }
     if (!rc) {
-        fmu_slave_opts so = {.name = fd->name, .fmu = fmufed_model_fmu(l->model),
-                             .n_in = fd->n_inputs, .in_vr = l->in_vr, .n_out = fd->n_outputs,
-                             .out_vr = l->out_vr, .t_now = ff->algo.t_start,
-                             .tick = ff->resolution, .record = local_record, .record_ctx = l};
+        fmu_slave_opts so = {.name = fd->name,
+                             .fmu = fmufed_model_fmu(l->model),
+                             .n_in = fd->n_inputs,
+                             .in_vr = l->in_vr,
+                             .n_out = fd->n_outputs,
+                             .out_vr = l->out_vr,
+                             .t_now = ff->algo.t_start,
+                             .tick = ff->resolution,
+                             .record = local_record,
+                             .record_ctx = l};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         if (prc != PORT_OK)
             rc = local_fail(l, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
@@ -117,7 +124,10 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     return FMUFED_OK;
 }
 
-const char *fmufed_local_errmsg(const fmufed_local *l) { return l->fs ? fmu_slave_errmsg(l->fs) : ""; }
+const char *fmufed_local_errmsg(const fmufed_local *l)
+{
+    return l->fs ? fmu_slave_errmsg(l->fs) : "";
+}
 
 int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
 {
@@ -152,17 +162,17 @@ typedef struct slave_run {
     tp_federate *tp;
     tp_handle cls, attr, ic, param;
     tp_object obj;
-    cmd_buf *q;              /* commands received, not yet executed (FIFO) */
+    cmd_buf *q; /* commands received, not yet executed (FIFO) */
     size_t q_head, q_n, q_cap;
-    int granted;             /* state 2: granted at T */
+    int granted; /* state 2: granted at T */
     tp_time T;
-    int end_seen;            /* the end command is queued: the master may now leave */
-    int failed;              /* the master left early, or the RTI refused something */
+    int end_seen; /* the end command is queued: the master may now leave */
+    int failed;   /* the master left early, or the RTI refused something */
     char why[600];
-    double *v, *out;         /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
+    double *v, *out; /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
     int64_t *tv, *out_t;
     port_discrete *disc;
-    unsigned char *rbuf;     /* one encoded reply */
+    unsigned char *rbuf; /* one encoded reply */
     size_t rcap;
     fmufed_stats *st;
     char *err;
@@ -193,7 +203,8 @@ static void on_receive(void *ctx, const tp_interaction *i)
             size_t cap = r->q_cap ? 2 * r->q_cap : 16;
             cmd_buf *nq = malloc(cap * sizeof *nq);
             if (!nq) goto oom;
-            for (size_t m = 0; m < r->q_n; m++) nq[m] = r->q[(r->q_head + m) % r->q_cap];
+            for (size_t m = 0; m < r->q_n; m++)
+                nq[m] = r->q[(r->q_head + m) % r->q_cap];
             free(r->q);
             r->q = nq, r->q_cap = cap, r->q_head = 0;
         }
@@ -256,10 +267,17 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     char *fom = NULL;
     if (msproto_fom_xml(ff, &fom, e, sizeof e) != MSPROTO_OK)
         return sfail(r, FMUFED_ENOMEM, "generating the FOM: %s", e);
-    tp_callbacks cb = {.receive = on_receive, .grant = on_grant, .federate_resigned = on_resigned,
-                       .error = on_error, .log = on_log};
-    tp_join_options jo = {.rti = addr, .federation = ff->federation, .federate = r->name,
-                          .fom_text = fom, .create = 1, .timeout_ms = timeout_ms};
+    tp_callbacks cb = {.receive = on_receive,
+                       .grant = on_grant,
+                       .federate_resigned = on_resigned,
+                       .error = on_error,
+                       .log = on_log};
+    tp_join_options jo = {.rti = addr,
+                          .federation = ff->federation,
+                          .federate = r->name,
+                          .fom_text = fom,
+                          .create = 1,
+                          .timeout_ms = timeout_ms};
     int rc = tp_join(&jo, &cb, r, &r->tp, e, sizeof e);
     free(fom);
     if (rc != TP_OK)
@@ -317,32 +335,48 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
         rep->n_sub_done = res.n_sub_done;
         break;
     }
-    case MSP_GET_OUTPUTS: st = s->ops->get_outputs(s->ctx, r->out), nv = in->n_out; break;
+    case MSP_GET_OUTPUTS:
+        st = s->ops->get_outputs(s->ctx, r->out), nv = in->n_out;
+        break;
     case MSP_GET_OUTPUT_DERIVS:
         st = s->ops->get_output_derivs(s->ctx, c->arg, r->out), nv = in->n_out;
         break;
     case MSP_GET_DISCRETE:
         st = s->ops->get_discrete(s->ctx, r->disc);
-        for (size_t k = 0; k < in->n_discrete; k++) r->out[k] = r->disc[k].v, r->out_t[k] = r->disc[k].t;
+        for (size_t k = 0; k < in->n_discrete; k++)
+            r->out[k] = r->disc[k].v, r->out_t[k] = r->disc[k].t;
         nv = nt = in->n_discrete;
         break;
     case MSP_SET_DISCRETE:
-        for (size_t k = 0; k < c->n_v; k++) r->disc[k] = (port_discrete){c->v[k], c->tv[k]};
+        for (size_t k = 0; k < c->n_v; k++)
+            r->disc[k] = (port_discrete){c->v[k], c->tv[k]};
         st = s->ops->set_discrete(s->ctx, c->n_v, r->disc);
         break;
-    case MSP_GET_STATES: st = s->ops->get_states(s->ctx, r->out), nv = in->n_state; break;
+    case MSP_GET_STATES:
+        st = s->ops->get_states(s->ctx, r->out), nv = in->n_state;
+        break;
     case MSP_SET_STATES:
         st = c->n_v == in->n_state ? s->ops->set_states(s->ctx, c->t, c->v) : PORT_EUSAGE;
         break;
-    case MSP_GET_DERIVATIVES: st = s->ops->get_derivatives(s->ctx, r->out), nv = in->n_state; break;
+    case MSP_GET_DERIVATIVES:
+        st = s->ops->get_derivatives(s->ctx, r->out), nv = in->n_state;
+        break;
     case MSP_GET_DIRECTIONAL:
         st = c->n_v == in->n_in ? s->ops->get_directional(s->ctx, c->v, r->out) : PORT_EUSAGE;
         nv = in->n_out;
         break;
-    case MSP_SAVE: st = s->ops->save(s->ctx, c->arg); break;
-    case MSP_RESTORE: st = s->ops->restore(s->ctx, c->arg); break;
-    case MSP_RECORD: st = s->ops->record(s->ctx); break;
-    default: st = PORT_EUSAGE; break;
+    case MSP_SAVE:
+        st = s->ops->save(s->ctx, c->arg);
+        break;
+    case MSP_RESTORE:
+        st = s->ops->restore(s->ctx, c->arg);
+        break;
+    case MSP_RECORD:
+        st = s->ops->record(s->ctx);
+        break;
+    default:
+        st = PORT_EUSAGE;
+        break;
     }
     /* The operation's own status, then what collect accumulated (the first failure). */
     int cst = s->ops->collect(s->ctx);
@@ -409,7 +443,7 @@ static int serve(slave_run *r)
         if (drc != MSPROTO_OK)
             return sfail(r, FMUFED_ERTI, "malformed command from the master: %s", e);
         if (c.kind == MSP_END) return FMUFED_OK; /* 4 DONE */
-        if (c.kind == MSP_CLOSE) {              /* 3 CLOSE: TAR(T), then 1 WAIT */
+        if (c.kind == MSP_CLOSE) {               /* 3 CLOSE: TAR(T), then 1 WAIT */
             tp_time T = r->T;
             r->st->requests += 2;
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
@@ -433,15 +467,15 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
                      fmufed_stats *stats, char *err, size_t errlen)
 {
     fmufed_stats dummy;
-    slave_run r = {.ff = ff, .name = name, .st = stats ? stats : &dummy, .err = err,
-                   .errlen = errlen};
+    slave_run r = {
+        .ff = ff, .name = name, .st = stats ? stats : &dummy, .err = err, .errlen = errlen};
     memset(r.st, 0, sizeof *r.st);
     if (err && errlen) err[0] = '\0';
     long idx = ff && name ? fedfile_find(ff, name) : -1;
     if (idx < 0) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: no federate named \"%s\" in the file",
-                     ff ? ff->path : "?", name ? name : "(null)");
+            snprintf(err, errlen, "%s: no federate named \"%s\" in the file", ff ? ff->path : "?",
+                     name ? name : "(null)");
         return FMUFED_EUSAGE;
     }
     r.idx = (size_t)idx;
@@ -470,7 +504,8 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
 out:
     fmufed_local_free(r.l, NULL, 0);
     tp_federate_free(r.tp);
-    for (size_t k = 0; k < r.q_n; k++) free(r.q[(r.q_head + k) % r.q_cap].p);
+    for (size_t k = 0; k < r.q_n; k++)
+        free(r.q[(r.q_head + k) % r.q_cap].p);
     free(r.q);
     free(r.v);
     free(r.out);

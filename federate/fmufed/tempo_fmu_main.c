@@ -74,8 +74,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
         const char *a = argv[i];
         int has_val = i + 1 < argc;
         const char *v = has_val ? argv[i + 1] : NULL;
-        static const char *const with_value[] = {"--simulate", "--start",   "--stop", "--step",
-                                                 "--input",    "--set",     "--out",  "--rtol",
+        static const char *const with_value[] = {"--simulate", "--start",    "--stop", "--step",
+                                                 "--input",    "--set",      "--out",  "--rtol",
                                                  "--atol",     "--max-step", "--info"};
         int needs = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
@@ -139,11 +139,11 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
     }
     if (info_path && simulate)
         return fprintf(stderr, "tempo-fmu: --info and --simulate exclude each other\n"), -1;
-    if (info_json && !info_path)
-        return fprintf(stderr, "tempo-fmu: --json goes with --info\n"), -1;
+    if (info_json && !info_path) return fprintf(stderr, "tempo-fmu: --json goes with --info\n"), -1;
     if (info_path) return 0;
     if (!simulate)
-        return fprintf(stderr, "tempo-fmu: no mode given (--simulate or --federation; see --help)\n"),
+        return fprintf(stderr,
+                       "tempo-fmu: no mode given (--simulate or --federation; see --help)\n"),
                -1;
     if (o->has_start && o->has_stop && o->stop < o->start)
         return fprintf(stderr, "tempo-fmu: --stop %g is before --start %g\n", o->stop, o->start),

@@ -112,8 +112,7 @@ int tp_publish_object_class(tp_federate *f, tp_handle cls, const tp_handle *attr
         row[attrs[i]] = 1;
     if (n == 0) { /* an empty list means every attribute of the class, inherited included */
         for (tp_handle a = 1; a <= f->n_attrs; a++)
-            if (fom_class_has_attr(f->fom, cls, a))
-                row[a] = 1;
+            if (fom_class_has_attr(f->fom, cls, a)) row[a] = 1;
     }
     return TP_OK;
 }

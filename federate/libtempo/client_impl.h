@@ -1,7 +1,7 @@
 /* Private state of a libtempo federate and the helpers the client_*.c files share.
  * Serves doc/protocol.md (evoked model, batched frames) and doc/api.md. The public contract is
- * federate/libtempo/tempo.h; read federate/libtempo/client_conn.c next (connection, batching, replies).
- * Internal symbols carry the prefix tpi_ (hidden by -fvisibility=hidden). */
+ * federate/libtempo/tempo.h; read federate/libtempo/client_conn.c next (connection, batching,
+ * replies). Internal symbols carry the prefix tpi_ (hidden by -fvisibility=hidden). */
 #ifndef TEMPO_FEDERATE_CLIENT_IMPL_H
 #define TEMPO_FEDERATE_CLIENT_IMPL_H
 

@@ -1,7 +1,7 @@
 /* libtempo federation services: create/destroy a federation, join (FOM read locally,
  * connect, handshake, join), resign and free. Serves doc/protocol.md (handshake,
- * federations, FOM agreement) and doc/api.md. Read federate/libtempo/client_conn.c for the transport and
- * federate/libtempo/client_evoke.c for what happens after the join. */
+ * federations, FOM agreement) and doc/api.md. Read federate/libtempo/client_conn.c for the
+ * transport and federate/libtempo/client_evoke.c for what happens after the join. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,8 @@
  *
  * Serves doc/guide.md and doc/api.md (evoked model, time management, API shape).
  * Read doc/guide.md for a walk through examples/producer.c and examples/consumer.c, and
- * doc/api.md for the same reference grouped by service. Implementation: federate/libtempo/client_*.c.
+ * doc/api.md for the same reference grouped by service. Implementation:
+ * federate/libtempo/client_*.c.
  *
  * Conventions, valid for every function below unless its comment says otherwise:
  * - Status returns are `int`: TP_OK (0), a positive informative code (TP_TIMEOUT) or a

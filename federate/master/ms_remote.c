@@ -16,10 +16,10 @@
 typedef struct pend {
     msproto_kind kind;
     uint32_t seq;
-    double *out;              /* results (NULL: not wanted) */
-    port_discrete *dout;      /* get_discrete results */
-    port_step_result *res;    /* step result */
-    size_t n_out;             /* values expected in out */
+    double *out;           /* results (NULL: not wanted) */
+    port_discrete *dout;   /* get_discrete results */
+    port_step_result *res; /* step result */
+    size_t n_out;          /* values expected in out */
 } pend;
 
 typedef struct rslave {
@@ -31,8 +31,8 @@ typedef struct rslave {
     pend *p;
     size_t p_head, p_n, p_cap;
     uint32_t seq;
-    int status;      /* first non-OK status since the last collect */
-    int lost;        /* resigned or the connection failed: every later operation fails */
+    int status; /* first non-OK status since the last collect */
+    int lost;   /* resigned or the connection failed: every later operation fails */
     int joined;
     char err[700];
     port_slave_info info;
@@ -45,16 +45,16 @@ struct ms_link {
     port_slave *ps;
     size_t n;
     size_t joined;
-    tp_time T;            /* the instant open, or the last closed */
-    int open;             /* 1 between open(T) and close(T) */
+    tp_time T; /* the instant open, or the last closed */
+    int open;  /* 1 between open(T) and close(T) */
     int resigned;
-    double *v;            /* reply scratch */
+    double *v; /* reply scratch */
     int64_t *tv;
     char msg[MSPROTO_MAX_MSG + 1];
-    unsigned char *cbuf;  /* one encoded command */
+    unsigned char *cbuf; /* one encoded command */
     size_t ccap;
     long n_cmd, n_reply;
-    char fatal[600];      /* the RTI refused something: every wait ends with it */
+    char fatal[600]; /* the RTI refused something: every wait ends with it */
 };
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -135,8 +135,8 @@ static void take_reply(rslave *s, const msproto_reply *r)
         return;
     }
     if (p->res)
-        *p->res = (port_step_result){.t_reached = r->t, .event = r->event,
-                                     .n_sub_done = r->n_sub_done};
+        *p->res =
+            (port_step_result){.t_reached = r->t, .event = r->event, .n_sub_done = r->n_sub_done};
     if (p->out) {
         if (p->kind != MSP_STEP && r->n_v != p->n_out) {
             note(s, PORT_EFAIL, "slave %s: %s reply with %zu values, expected %zu", s->name,
@@ -218,7 +218,8 @@ static int post(rslave *s, msproto_cmd c, double *out, size_t n_out, port_discre
         size_t cap = s->p_cap ? 2 * s->p_cap : 16;
         pend *np = malloc(cap * sizeof *np);
         if (!np) return PORT_ENOMEM;
-        for (size_t k = 0; k < s->p_n; k++) np[k] = s->p[(s->p_head + k) % s->p_cap];
+        for (size_t k = 0; k < s->p_n; k++)
+            np[k] = s->p[(s->p_head + k) % s->p_cap];
         free(s->p);
         s->p = np, s->p_cap = cap, s->p_head = 0;
     }
@@ -248,16 +249,20 @@ static int op_set_inputs(void *ctx, const port_poly *u)
 {
     rslave *s = ctx;
     if (!u || u->order < 0 || u->order > PORT_MAX_ORDER || (u->n && !u->c)) return PORT_EUSAGE;
-    return post(s, (msproto_cmd){.kind = MSP_SET_INPUTS, .t = u->t0, .arg = u->order,
-                                 .n_v = u->n * (size_t)(u->order + 1), .v = u->c},
+    return post(s,
+                (msproto_cmd){.kind = MSP_SET_INPUTS,
+                              .t = u->t0,
+                              .arg = u->order,
+                              .n_v = u->n * (size_t)(u->order + 1),
+                              .v = u->c},
                 NULL, 0, NULL, NULL);
 }
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
 {
     rslave *s = ctx;
     size_t ns = n_sub > 1 ? (size_t)n_sub : 1;
-    return post(s, (msproto_cmd){.kind = MSP_STEP, .t = t_to, .arg = n_sub < 0 ? 0 : n_sub},
-                y_sub, ns * s->info.n_out, NULL, res);
+    return post(s, (msproto_cmd){.kind = MSP_STEP, .t = t_to, .arg = n_sub < 0 ? 0 : n_sub}, y_sub,
+                ns * s->info.n_out, NULL, res);
 }
 static int op_get_outputs(void *ctx, double *y)
 {
@@ -267,8 +272,8 @@ static int op_get_outputs(void *ctx, double *y)
 static int op_get_output_derivs(void *ctx, int order, double *dy)
 {
     rslave *s = ctx;
-    return post(s, (msproto_cmd){.kind = MSP_GET_OUTPUT_DERIVS, .arg = order}, dy,
-                s->info.n_out, NULL, NULL);
+    return post(s, (msproto_cmd){.kind = MSP_GET_OUTPUT_DERIVS, .arg = order}, dy, s->info.n_out,
+                NULL, NULL);
 }
 static int op_get_discrete(void *ctx, port_discrete *d)
 {
@@ -282,7 +287,8 @@ static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
     int64_t *t = malloc((n + 1) * sizeof *t);
     int rc = PORT_ENOMEM;
     if (v && t) {
-        for (size_t k = 0; k < n; k++) v[k] = d[k].v, t[k] = d[k].t;
+        for (size_t k = 0; k < n; k++)
+            v[k] = d[k].v, t[k] = d[k].t;
         rc = post(s, (msproto_cmd){.kind = MSP_SET_DISCRETE, .n_v = n, .v = v, .n_tv = n, .tv = t},
                   NULL, 0, NULL, NULL);
     }
@@ -341,7 +347,8 @@ static int op_collect(void *ctx)
             char why[300];
             snprintf(why, sizeof why, "the master's connection failed: %s: %s", tp_strerror(rc),
                      tp_last_error(L->tp));
-            for (size_t i = 0; i < L->n; i++) lose(&L->s[i], why);
+            for (size_t i = 0; i < L->n; i++)
+                lose(&L->s[i], why);
         }
     }
     if (s->lost) s->p_n = 0;
@@ -351,25 +358,35 @@ static int op_collect(void *ctx)
 }
 
 static const port_slave_ops remote_ops = {
-    .set_inputs = op_set_inputs, .step = op_step, .get_outputs = op_get_outputs,
-    .get_output_derivs = op_get_output_derivs, .get_discrete = op_get_discrete,
-    .set_discrete = op_set_discrete, .get_states = op_get_states, .set_states = op_set_states,
-    .get_derivatives = op_get_derivatives, .get_directional = op_get_directional,
-    .save = op_save, .restore = op_restore, .record = op_record, .collect = op_collect,
+    .set_inputs = op_set_inputs,
+    .step = op_step,
+    .get_outputs = op_get_outputs,
+    .get_output_derivs = op_get_output_derivs,
+    .get_discrete = op_get_discrete,
+    .set_discrete = op_set_discrete,
+    .get_states = op_get_states,
+    .set_states = op_set_states,
+    .get_derivatives = op_get_derivatives,
+    .get_directional = op_get_directional,
+    .save = op_save,
+    .restore = op_restore,
+    .record = op_record,
+    .collect = op_collect,
 };
 
 /* ---- the instant ------------------------------------------------------------------------- */
 
 static int advance(ms_link *L, int available, tp_time t)
 {
-    int rc = available ? tp_time_advance_request_available(L->tp, t)
-                       : tp_time_advance_request(L->tp, t);
+    int rc =
+        available ? tp_time_advance_request_available(L->tp, t) : tp_time_advance_request(L->tp, t);
     if (rc == TP_OK) rc = tp_wait_grant(L->tp, NULL, -1);
     if (rc != TP_OK) {
         char why[400];
         snprintf(why, sizeof why, "%s(%.9g s) failed: %s: %s", available ? "TARA" : "TAR",
                  (double)t * L->ff->resolution, tp_strerror(rc), tp_last_error(L->tp));
-        for (size_t i = 0; i < L->n; i++) lose(&L->s[i], why);
+        for (size_t i = 0; i < L->n; i++)
+            lose(&L->s[i], why);
         return PORT_ELOST;
     }
     return PORT_OK;
@@ -457,8 +474,8 @@ static int declare(ms_link *L, char *err, size_t errlen)
     return PORT_OK;
 }
 
-int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out,
-                port_master *m, char *err, size_t errlen)
+int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out, port_master *m,
+                char *err, size_t errlen)
 {
     *out = NULL;
     if (timeout_ms == 0) timeout_ms = 60000;
@@ -492,10 +509,16 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **ou
     }
     for (size_t i = 0; i < L->n; i++)
         L->s[i] = (rslave){.L = L, .idx = i, .name = ff->feds[i].name};
-    tp_callbacks cb = {.reflect = on_reflect, .federate_joined = on_joined,
-                       .federate_resigned = on_resigned, .error = on_error, .log = on_log};
-    tp_join_options jo = {.rti = addr, .federation = ff->federation,
-                          .federate = MSPROTO_MASTER_NAME, .fom_text = fom, .create = 1,
+    tp_callbacks cb = {.reflect = on_reflect,
+                       .federate_joined = on_joined,
+                       .federate_resigned = on_resigned,
+                       .error = on_error,
+                       .log = on_log};
+    tp_join_options jo = {.rti = addr,
+                          .federation = ff->federation,
+                          .federate = MSPROTO_MASTER_NAME,
+                          .fom_text = fom,
+                          .create = 1,
                           .timeout_ms = timeout_ms > 0 ? timeout_ms : 0};
     char e[MS_ERRLEN];
     int trc = tp_join(&jo, &cb, L, &L->tp, e, sizeof e);
@@ -511,8 +534,8 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **ou
         (trc = tp_enable_constrained(L->tp)) == TP_OK)
         trc = tp_wait_constrained_enabled(L->tp, timeout_ms);
     if (trc != TP_OK) {
-        rc = fail(err, errlen, PORT_ELOST, "enabling time management: %s: %s",
-                  tp_strerror(trc), tp_last_error(L->tp));
+        rc = fail(err, errlen, PORT_ELOST, "enabling time management: %s: %s", tp_strerror(trc),
+                  tp_last_error(L->tp));
         goto fail;
     }
     if ((rc = wait_joined(L, timeout_ms, err, errlen))) goto fail;
@@ -523,8 +546,12 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **ou
                   tp_last_error(L->tp));
         goto fail;
     }
-    *m = (port_master){.ops = &link_ops, .ctx = L, .slaves = L->ps, .n_slaves = L->n,
-                       .tick = ff->resolution, .t_start = ff->algo.t_start,
+    *m = (port_master){.ops = &link_ops,
+                       .ctx = L,
+                       .slaves = L->ps,
+                       .n_slaves = L->n,
+                       .tick = ff->resolution,
+                       .t_start = ff->algo.t_start,
                        .t_end = ff->algo.t_end};
     for (size_t i = 0; i < L->n; i++) {
         L->s[i].info.name = L->s[i].name;
@@ -535,7 +562,8 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **ou
         fail(err, errlen, rc, "opening the start instant: %s", L->s[0].err);
         goto fail;
     }
-    for (size_t i = 0; i < L->n; i++) post(&L->s[i], (msproto_cmd){.kind = MSP_HELLO}, NULL, 0, NULL, NULL);
+    for (size_t i = 0; i < L->n; i++)
+        post(&L->s[i], (msproto_cmd){.kind = MSP_HELLO}, NULL, 0, NULL, NULL);
     for (size_t i = 0; i < L->n; i++) {
         int st = op_collect(&L->s[i]);
         if (st < 0) {
@@ -543,7 +571,8 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **ou
             goto fail;
         }
     }
-    for (size_t i = 0; i < L->n; i++) L->ps[i].info = L->s[i].info;
+    for (size_t i = 0; i < L->n; i++)
+        L->ps[i].info = L->s[i].info;
     *out = L;
     return PORT_OK;
 fail:
@@ -579,7 +608,8 @@ void ms_link_free(ms_link *l)
 {
     if (!l) return;
     tp_federate_free(l->tp);
-    for (size_t i = 0; l->s && i < l->n; i++) free(l->s[i].p);
+    for (size_t i = 0; l->s && i < l->n; i++)
+        free(l->s[i].p);
     free(l->s);
     free(l->ps);
     free(l->v);

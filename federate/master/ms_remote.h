@@ -32,8 +32,8 @@ typedef struct ms_link ms_link;
  * @return PORT_OK, PORT_EUSAGE (no RTI address), PORT_ELOST (RTI or a slave failed at start),
  *         PORT_ENOMEM; err names the cause.
  */
-int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out,
-                port_master *m, char *err, size_t errlen);
+int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out, port_master *m,
+                char *err, size_t errlen);
 
 /**
  * After the algorithm: send the end command to every slave (receive order, after the last

@@ -55,9 +55,12 @@ static int parse(int argc, char **argv, margs *a)
                 return -1;
             }
             const char *v = argv[++i];
-            if (s[2] == 'f') a->file = v;
-            else if (s[2] == 'r') a->rti = v;
-            else if (s[2] == 'o') a->output = v;
+            if (s[2] == 'f')
+                a->file = v;
+            else if (s[2] == 'r')
+                a->rti = v;
+            else if (s[2] == 'o')
+                a->output = v;
             else {
                 char *end;
                 errno = 0;
@@ -107,8 +110,8 @@ static void notes_note(void *ctx, const char *what, double v)
     notes *n = ctx;
     if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", (double)n->t * n->tick, what, v);
 }
-static const port_master_ops notes_ops = {.open = notes_open, .close = notes_close,
-                                          .note = notes_note};
+static const port_master_ops notes_ops = {
+    .open = notes_open, .close = notes_close, .note = notes_note};
 
 /* The semi-implicit coupling and its summary line: steps, updates, the histogram. */
 static int run_semi(const fedfile *ff, const port_master *m, const wr_link *links, int quiet,
@@ -119,8 +122,8 @@ static int run_semi(const fedfile *ff, const port_master *m, const wr_link *link
     if (rc == PORT_OK && !quiet) {
         printf("tempo-master: %s: semi-implicit (%s): %zu steps, %zu updates (most %d per "
                "step), %zu recalculation rounds; messages %zu; updates per step:",
-               ff->federation, semi_iter_name(ff->algo.semi.iter), res.n_accepted,
-               res.iter_total, res.iter_max, res.eval_total, res.msg_commands + res.msg_replies);
+               ff->federation, semi_iter_name(ff->algo.semi.iter), res.n_accepted, res.iter_total,
+               res.iter_max, res.eval_total, res.msg_commands + res.msg_replies);
         for (int k = 0; k < SEMI_HIST_MAX; k++)
             if (res.hist[k]) printf(" %d%s:%zu", k, k == SEMI_HIST_MAX - 1 ? "+" : "", res.hist[k]);
         printf("\n");
@@ -180,8 +183,10 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         msj_link *links = calloc(n + 1, sizeof *links);
         if (links) {
             for (size_t k = 0; k < n; k++)
-                links[k] = (msj_link){.to_slave = cp[k].to, .to_input = cp[k].input,
-                                      .from_slave = cp[k].from, .from_output = cp[k].output};
+                links[k] = (msj_link){.to_slave = cp[k].to,
+                                      .to_input = cp[k].input,
+                                      .from_slave = cp[k].from,
+                                      .from_output = cp[k].output};
             rc = msjacobi_run(&m, links, n, ff->algo.t_step, err, errlen);
         }
         free(links);
@@ -206,8 +211,12 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
         if (fmufed_local_new(ff, i, a->output, &l[i], &ps[i], err, errlen) != FMUFED_OK)
             rc = PORT_EFAIL;
     if (!rc) {
-        port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = ps, .n_slaves = n,
-                         .tick = ff->resolution, .t_start = ff->algo.t_start,
+        port_master m = {.ops = &port_local_master_ops,
+                         .ctx = &clk,
+                         .slaves = ps,
+                         .n_slaves = n,
+                         .tick = ff->resolution,
+                         .t_start = ff->algo.t_start,
                          .t_end = ff->algo.t_end};
         rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
     }
@@ -245,8 +254,8 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     if (!rc && !a->quiet) {
         long cmds = 0, reps = 0;
         ms_link_counts(L, &cmds, &reps);
-        printf("tempo-master: %s: done at t = %.17g s: %ld commands, %ld replies\n",
-               ff->federation, ff->algo.end, cmds, reps);
+        printf("tempo-master: %s: done at t = %.17g s: %ld commands, %ld replies\n", ff->federation,
+               ff->algo.end, cmds, reps);
     }
     ms_link_free(L); /* on failure: resigns, so every slave still waiting stops */
     return rc;

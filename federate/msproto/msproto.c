@@ -27,10 +27,23 @@ static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 }
 
 static const char *const KIND_NAMES[] = {
-    "?",          "set-inputs", "step",        "get-outputs", "get-output-derivs",
-    "get-discrete", "set-discrete", "get-states", "set-states", "get-derivatives",
-    "get-directional", "save",  "restore",     "record",      "close",
-    "end",        "hello",
+    "?",
+    "set-inputs",
+    "step",
+    "get-outputs",
+    "get-output-derivs",
+    "get-discrete",
+    "set-discrete",
+    "get-states",
+    "set-states",
+    "get-derivatives",
+    "get-directional",
+    "save",
+    "restore",
+    "record",
+    "close",
+    "end",
+    "hello",
 };
 
 const char *msproto_kind_name(int kind)
@@ -48,23 +61,30 @@ static void put_u16(unsigned char *p, uint16_t v)
 }
 static void put_u32(unsigned char *p, uint32_t v)
 {
-    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
+    for (int k = 0; k < 4; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
 }
 static void put_u64(unsigned char *p, uint64_t v)
 {
-    for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k));
+    for (int k = 0; k < 8; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
 }
-static uint16_t get_u16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint16_t get_u16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
 static uint32_t get_u32(const unsigned char *p)
 {
     uint32_t v = 0;
-    for (int k = 3; k >= 0; k--) v = (v << 8) | p[k];
+    for (int k = 3; k >= 0; k--)
+        v = (v << 8) | p[k];
     return v;
 }
 static uint64_t get_u64(const unsigned char *p)
 {
     uint64_t v = 0;
-    for (int k = 7; k >= 0; k--) v = (v << 8) | p[k];
+    for (int k = 7; k >= 0; k--)
+        v = (v << 8) | p[k];
     return v;
 }
 static void put_f64(unsigned char *p, double d)
@@ -81,7 +101,10 @@ static double get_f64(const unsigned char *p)
     return d;
 }
 
-size_t msproto_cmd_size(size_t n_v, size_t n_tv) { return CMD_HEAD + 8 * (n_v + n_tv); }
+size_t msproto_cmd_size(size_t n_v, size_t n_tv)
+{
+    return CMD_HEAD + 8 * (n_v + n_tv);
+}
 size_t msproto_reply_size(size_t n_v, size_t n_tv, size_t msg_len)
 {
     return REPLY_HEAD + 8 * (n_v + n_tv) + (msg_len > MSPROTO_MAX_MSG ? MSPROTO_MAX_MSG : msg_len);
@@ -97,8 +120,8 @@ int msproto_cmd_check(const msproto_cmd *c, char *err, size_t errlen)
     if (c->kind < 1 || c->kind > MSP_KIND_MAX)
         return fail(err, errlen, MSPROTO_EMALFORMED, "unknown command kind %d", (int)c->kind);
     if (c->n_v > MSPROTO_MAX_VALUES || c->n_tv > MSPROTO_MAX_VALUES)
-        return fail(err, errlen, MSPROTO_EMALFORMED, "%s: %zu values and %zu times (at most %d)",
-                    k, c->n_v, c->n_tv, MSPROTO_MAX_VALUES);
+        return fail(err, errlen, MSPROTO_EMALFORMED, "%s: %zu values and %zu times (at most %d)", k,
+                    c->n_v, c->n_tv, MSPROTO_MAX_VALUES);
     switch (c->kind) {
     case MSP_SET_INPUTS:
         if (c->arg < 0 || c->arg > PORT_MAX_ORDER)
@@ -132,8 +155,8 @@ int msproto_cmd_check(const msproto_cmd *c, char *err, size_t errlen)
     case MSP_SAVE:
     case MSP_RESTORE:
         if (c->arg < 0 || c->arg >= PORT_SLOTS || !none)
-            return fail(err, errlen, MSPROTO_EMALFORMED, "%s: slot %d is not 0..%d", k,
-                        (int)c->arg, PORT_SLOTS - 1);
+            return fail(err, errlen, MSPROTO_EMALFORMED, "%s: slot %d is not 0..%d", k, (int)c->arg,
+                        PORT_SLOTS - 1);
         return MSPROTO_OK;
     default: /* get-outputs, get-discrete, get-states, get-derivatives, record, close, end */
         if (!none || c->arg)
@@ -142,8 +165,8 @@ int msproto_cmd_check(const msproto_cmd *c, char *err, size_t errlen)
     }
 }
 
-int msproto_cmd_encode(const msproto_cmd *c, unsigned char *out, size_t cap, size_t *len,
-                       char *err, size_t errlen)
+int msproto_cmd_encode(const msproto_cmd *c, unsigned char *out, size_t cap, size_t *len, char *err,
+                       size_t errlen)
 {
     if (!c || !out || !len || (c->n_v && !c->v) || (c->n_tv && !c->tv))
         return fail(err, errlen, MSPROTO_EUSAGE, "msproto_cmd_encode: NULL argument");
@@ -160,8 +183,10 @@ int msproto_cmd_encode(const msproto_cmd *c, unsigned char *out, size_t cap, siz
     put_u32(out + 18, (uint32_t)c->n_v);
     put_u32(out + 22, (uint32_t)c->n_tv);
     unsigned char *p = out + CMD_HEAD;
-    for (size_t i = 0; i < c->n_v; i++, p += 8) put_f64(p, c->v[i]);
-    for (size_t i = 0; i < c->n_tv; i++, p += 8) put_u64(p, (uint64_t)c->tv[i]);
+    for (size_t i = 0; i < c->n_v; i++, p += 8)
+        put_f64(p, c->v[i]);
+    for (size_t i = 0; i < c->n_tv; i++, p += 8)
+        put_u64(p, (uint64_t)c->tv[i]);
     *len = need;
     return MSPROTO_OK;
 }
@@ -173,22 +198,26 @@ int msproto_cmd_decode(const void *buf, size_t len, msproto_cmd *c, double *v, s
         return fail(err, errlen, MSPROTO_EUSAGE, "msproto_cmd_decode: NULL argument");
     const unsigned char *b = buf;
     if (len < CMD_HEAD)
-        return fail(err, errlen, MSPROTO_EMALFORMED, "command of %zu bytes, shorter than its "
-                    "%d-byte header", len, CMD_HEAD);
+        return fail(err, errlen, MSPROTO_EMALFORMED,
+                    "command of %zu bytes, shorter than its "
+                    "%d-byte header",
+                    len, CMD_HEAD);
     if (b[0] != MSPROTO_VERSION)
         return fail(err, errlen, MSPROTO_EMALFORMED, "byte 0: version %u, expected %d", b[0],
                     MSPROTO_VERSION);
     uint32_t nv = get_u32(b + 18), nt = get_u32(b + 22);
     if (nv > MSPROTO_MAX_VALUES || nt > MSPROTO_MAX_VALUES)
-        return fail(err, errlen, MSPROTO_EMALFORMED, "bytes 18..25: %u values and %u times "
-                    "(at most %d)", nv, nt, MSPROTO_MAX_VALUES);
+        return fail(err, errlen, MSPROTO_EMALFORMED,
+                    "bytes 18..25: %u values and %u times "
+                    "(at most %d)",
+                    nv, nt, MSPROTO_MAX_VALUES);
     if (len != msproto_cmd_size(nv, nt))
         return fail(err, errlen, MSPROTO_EMALFORMED,
-                    "command of %zu bytes; its counts (%u values, %u times) make %zu", len, nv,
-                    nt, msproto_cmd_size(nv, nt));
+                    "command of %zu bytes; its counts (%u values, %u times) make %zu", len, nv, nt,
+                    msproto_cmd_size(nv, nt));
     if (nv > cap_v || nt > cap_tv || (nv && !v) || (nt && !tv))
-        return fail(err, errlen, MSPROTO_ESPACE, "%u values and %u times, room for %zu and %zu",
-                    nv, nt, cap_v, cap_tv);
+        return fail(err, errlen, MSPROTO_ESPACE, "%u values and %u times, room for %zu and %zu", nv,
+                    nt, cap_v, cap_tv);
     *c = (msproto_cmd){.kind = (msproto_kind)b[1],
                        .seq = get_u32(b + 2),
                        .t = (int64_t)get_u64(b + 6),
@@ -198,8 +227,10 @@ int msproto_cmd_decode(const void *buf, size_t len, msproto_cmd *c, double *v, s
                        .n_tv = nt,
                        .tv = tv};
     const unsigned char *p = b + CMD_HEAD;
-    for (uint32_t i = 0; i < nv; i++, p += 8) v[i] = get_f64(p);
-    for (uint32_t i = 0; i < nt; i++, p += 8) tv[i] = (int64_t)get_u64(p);
+    for (uint32_t i = 0; i < nv; i++, p += 8)
+        v[i] = get_f64(p);
+    for (uint32_t i = 0; i < nt; i++, p += 8)
+        tv[i] = (int64_t)get_u64(p);
     return msproto_cmd_check(c, err, errlen);
 }
 
@@ -221,8 +252,10 @@ int msproto_info_decode(const double *v, port_slave_info *out, char *err, size_t
     for (int k = 0; k < MSPROTO_INFO_N; k++) {
         double lim = (k == 5) ? PORT_MAX_ORDER : (k >= 4 ? 1 : MSPROTO_MAX_VALUES);
         if (!(v[k] >= 0 && v[k] <= lim) || v[k] != (double)(long)v[k])
-            return fail(err, errlen, MSPROTO_EMALFORMED, "hello reply: field %d is %g, "
-                        "expected a whole number 0..%g", k, v[k], lim);
+            return fail(err, errlen, MSPROTO_EMALFORMED,
+                        "hello reply: field %d is %g, "
+                        "expected a whole number 0..%g",
+                        k, v[k], lim);
     }
     out->n_in = (size_t)v[0];
     out->n_out = (size_t)v[1];
@@ -281,8 +314,10 @@ int msproto_reply_encode(const msproto_reply *r, unsigned char *out, size_t cap,
     put_u32(out + 30, (uint32_t)r->n_tv);
     put_u16(out + 34, (uint16_t)ml);
     unsigned char *p = out + REPLY_HEAD;
-    for (size_t i = 0; i < r->n_v; i++, p += 8) put_f64(p, r->v[i]);
-    for (size_t i = 0; i < r->n_tv; i++, p += 8) put_u64(p, (uint64_t)r->tv[i]);
+    for (size_t i = 0; i < r->n_v; i++, p += 8)
+        put_f64(p, r->v[i]);
+    for (size_t i = 0; i < r->n_tv; i++, p += 8)
+        put_u64(p, (uint64_t)r->tv[i]);
     if (ml) memcpy(p, r->msg, ml);
     *len = need;
     return MSPROTO_OK;
@@ -296,8 +331,10 @@ int msproto_reply_decode(const void *buf, size_t len, msproto_reply *r, double *
         return fail(err, errlen, MSPROTO_EUSAGE, "msproto_reply_decode: bad argument");
     const unsigned char *b = buf;
     if (len < REPLY_HEAD)
-        return fail(err, errlen, MSPROTO_EMALFORMED, "reply of %zu bytes, shorter than its "
-                    "%d-byte header", len, REPLY_HEAD);
+        return fail(err, errlen, MSPROTO_EMALFORMED,
+                    "reply of %zu bytes, shorter than its "
+                    "%d-byte header",
+                    len, REPLY_HEAD);
     if (b[0] != MSPROTO_VERSION)
         return fail(err, errlen, MSPROTO_EMALFORMED, "byte 0: version %u, expected %d", b[0],
                     MSPROTO_VERSION);
@@ -305,17 +342,19 @@ int msproto_reply_decode(const void *buf, size_t len, msproto_reply *r, double *
     uint16_t ml = get_u16(b + 34);
     if (nv > MSPROTO_MAX_VALUES || nt > MSPROTO_MAX_VALUES || ml > MSPROTO_MAX_MSG)
         return fail(err, errlen, MSPROTO_EMALFORMED,
-                    "bytes 26..35: %u values, %u times, a %u-byte message (at most %d, %d, %d)",
-                    nv, nt, ml, MSPROTO_MAX_VALUES, MSPROTO_MAX_VALUES, MSPROTO_MAX_MSG);
+                    "bytes 26..35: %u values, %u times, a %u-byte message (at most %d, %d, %d)", nv,
+                    nt, ml, MSPROTO_MAX_VALUES, MSPROTO_MAX_VALUES, MSPROTO_MAX_MSG);
     if (len != msproto_reply_size(nv, nt, ml))
-        return fail(err, errlen, MSPROTO_EMALFORMED, "reply of %zu bytes; its counts make %zu",
-                    len, msproto_reply_size(nv, nt, ml));
+        return fail(err, errlen, MSPROTO_EMALFORMED, "reply of %zu bytes; its counts make %zu", len,
+                    msproto_reply_size(nv, nt, ml));
     if (nv > cap_v || nt > cap_tv || (nv && !v) || (nt && !tv))
-        return fail(err, errlen, MSPROTO_ESPACE, "%u values and %u times, room for %zu and %zu",
-                    nv, nt, cap_v, cap_tv);
+        return fail(err, errlen, MSPROTO_ESPACE, "%u values and %u times, room for %zu and %zu", nv,
+                    nt, cap_v, cap_tv);
     const unsigned char *p = b + REPLY_HEAD;
-    for (uint32_t i = 0; i < nv; i++, p += 8) v[i] = get_f64(p);
-    for (uint32_t i = 0; i < nt; i++, p += 8) tv[i] = (int64_t)get_u64(p);
+    for (uint32_t i = 0; i < nv; i++, p += 8)
+        v[i] = get_f64(p);
+    for (uint32_t i = 0; i < nt; i++, p += 8)
+        tv[i] = (int64_t)get_u64(p);
     if (ml && memchr(p, '\0', ml))
         return fail(err, errlen, MSPROTO_EMALFORMED, "reply message holds a NUL byte");
     memcpy(msg, p, ml);
@@ -336,7 +375,10 @@ int msproto_reply_decode(const void *buf, size_t len, msproto_reply *r, double *
 
 /* ---- the FOM ----------------------------------------------------------------------------- */
 
-void msproto_slave_class(size_t i, char *out, size_t cap) { snprintf(out, cap, "Slave%zu", i); }
+void msproto_slave_class(size_t i, char *out, size_t cap)
+{
+    snprintf(out, cap, "Slave%zu", i);
+}
 void msproto_command_class(size_t i, char *out, size_t cap)
 {
     snprintf(out, cap, "Command%zu", i);
@@ -370,10 +412,11 @@ int msproto_fom_xml(const struct fedfile *ff, char **out, char *err, size_t errl
                               i);
     n += (size_t)snprintf(b + n, cap - n, "  </objects>\n  <interactions>\n");
     for (size_t i = 0; i < ff->n_feds; i++)
-        n += (size_t)snprintf(b + n, cap - n,
-                              "    <interaction name=\"Command%zu\"><parameter name=\"" MSPROTO_BODY_PARAM
-                              "\" type=\"bytes\"/></interaction>\n",
-                              i);
+        n += (size_t)snprintf(
+            b + n, cap - n,
+            "    <interaction name=\"Command%zu\"><parameter name=\"" MSPROTO_BODY_PARAM
+            "\" type=\"bytes\"/></interaction>\n",
+            i);
     snprintf(b + n, cap - n, "  </interactions>\n</fom>\n");
     *out = b;
     return MSPROTO_OK;

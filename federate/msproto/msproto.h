@@ -13,10 +13,10 @@
 
 #include "algorithms/port.h"
 
-#define MSPROTO_VERSION    1    /* first byte of every command and reply */
-#define MSPROTO_ERRLEN     256  /* a buffer this size holds any message of this module */
+#define MSPROTO_VERSION    1     /* first byte of every command and reply */
+#define MSPROTO_ERRLEN     256   /* a buffer this size holds any message of this module */
 #define MSPROTO_MAX_VALUES 65536 /* doubles (or times) one command or reply may carry */
-#define MSPROTO_MAX_MSG    400  /* bytes of a reply's error message, at most */
+#define MSPROTO_MAX_MSG    400   /* bytes of a reply's error message, at most */
 
 /* Status codes of the codec: 0 success, negative errors. */
 enum {
@@ -29,25 +29,25 @@ enum {
 
 /* The command kinds: one per port operation, plus the two that end an instant and the run. */
 typedef enum msproto_kind {
-    MSP_SET_INPUTS = 1,   /* t = t0, arg = order, v = n_in * (order + 1) coefficients */
-    MSP_STEP,             /* t = t_to, arg = n_sub; reply: t, event, n_sub_done, v = y_sub */
-    MSP_GET_OUTPUTS,      /* reply: v = n_out outputs */
+    MSP_SET_INPUTS = 1,    /* t = t0, arg = order, v = n_in * (order + 1) coefficients */
+    MSP_STEP,              /* t = t_to, arg = n_sub; reply: t, event, n_sub_done, v = y_sub */
+    MSP_GET_OUTPUTS,       /* reply: v = n_out outputs */
     MSP_GET_OUTPUT_DERIVS, /* arg = order >= 1; reply: v = n_out derivatives */
-    MSP_GET_DISCRETE,     /* reply: v = values, tv = their event times */
-    MSP_SET_DISCRETE,     /* v = values, tv = event times (as many of each) */
-    MSP_GET_STATES,       /* reply: v = n_state states */
-    MSP_SET_STATES,       /* t = the states' time, v = n_state states */
-    MSP_GET_DERIVATIVES,  /* reply: v = n_state state derivatives */
-    MSP_GET_DIRECTIONAL,  /* v = du (n_in); reply: v = dy (n_out) */
-    MSP_SAVE,             /* arg = slot */
-    MSP_RESTORE,          /* arg = slot; reply: t = the slave's time after the restore */
-    MSP_RECORD,           /* write the slave's results row at its current time */
-    MSP_CLOSE,            /* end of the instant: the slave commits it, TAR(t) */
-    MSP_END,              /* end of the simulation: the slave writes its results and resigns */
-    MSP_HELLO,            /* first command: reply v = the slave's port_slave_info numbers
-                             (msproto_info_encode) */
+    MSP_GET_DISCRETE,      /* reply: v = values, tv = their event times */
+    MSP_SET_DISCRETE,      /* v = values, tv = event times (as many of each) */
+    MSP_GET_STATES,        /* reply: v = n_state states */
+    MSP_SET_STATES,        /* t = the states' time, v = n_state states */
+    MSP_GET_DERIVATIVES,   /* reply: v = n_state state derivatives */
+    MSP_GET_DIRECTIONAL,   /* v = du (n_in); reply: v = dy (n_out) */
+    MSP_SAVE,              /* arg = slot */
+    MSP_RESTORE,           /* arg = slot; reply: t = the slave's time after the restore */
+    MSP_RECORD,            /* write the slave's results row at its current time */
+    MSP_CLOSE,             /* end of the instant: the slave commits it, TAR(t) */
+    MSP_END,               /* end of the simulation: the slave writes its results and resigns */
+    MSP_HELLO,             /* first command: reply v = the slave's port_slave_info numbers
+                              (msproto_info_encode) */
 } msproto_kind;
-#define MSP_KIND_MAX MSP_HELLO
+#define MSP_KIND_MAX   MSP_HELLO
 #define MSPROTO_INFO_N 9 /* doubles of a hello reply */
 
 /** The numbers of a port_slave_info as the MSPROTO_INFO_N doubles of a hello reply: n_in,
@@ -64,12 +64,12 @@ const char *msproto_kind_name(int kind);
 /* A command. On decode, v and tv point into caller arrays (msproto_cmd_decode). */
 typedef struct msproto_cmd {
     msproto_kind kind;
-    uint32_t seq;       /* numbers the commands to one slave from 1; the reply echoes it */
-    int64_t t;          /* ticks: see the kinds; 0 when unused */
-    int32_t arg;        /* see the kinds; 0 when unused */
-    size_t n_v;         /* doubles in v */
+    uint32_t seq; /* numbers the commands to one slave from 1; the reply echoes it */
+    int64_t t;    /* ticks: see the kinds; 0 when unused */
+    int32_t arg;  /* see the kinds; 0 when unused */
+    size_t n_v;   /* doubles in v */
     const double *v;
-    size_t n_tv;        /* times in tv (ticks) */
+    size_t n_tv; /* times in tv (ticks) */
     const int64_t *tv;
 } msproto_cmd;
 
@@ -85,7 +85,7 @@ typedef struct msproto_reply {
     const double *v;
     size_t n_tv;
     const int64_t *tv;
-    const char *msg;    /* the slave's message when status < 0 (NUL-terminated), else "" */
+    const char *msg; /* the slave's message when status < 0 (NUL-terminated), else "" */
 } msproto_reply;
 
 /**
@@ -103,8 +103,8 @@ size_t msproto_reply_size(size_t n_v, size_t n_tv, size_t msg_len);
  * @return MSPROTO_OK, MSPROTO_EMALFORMED (counts that do not fit the kind; err says which),
  *         MSPROTO_ESPACE, MSPROTO_EUSAGE. Allocates nothing.
  */
-int msproto_cmd_encode(const msproto_cmd *c, unsigned char *out, size_t cap, size_t *len,
-                       char *err, size_t errlen);
+int msproto_cmd_encode(const msproto_cmd *c, unsigned char *out, size_t cap, size_t *len, char *err,
+                       size_t errlen);
 
 /**
  * Decode a command. Every length and count is checked against the buffer and against the
@@ -143,8 +143,8 @@ struct fedfile; /* federate/config/fedfile.h */
 /* Names of the generated FOM (doc/master.md "The FOM"): slave i (its index in the file)
  * registers one object of class "Slave<i>" whose attribute "reply" (bytes) carries its replies;
  * the master sends "Command<i>" interactions whose parameter "body" (bytes) is one command. */
-#define MSPROTO_REPLY_ATTR "reply"
-#define MSPROTO_BODY_PARAM "body"
+#define MSPROTO_REPLY_ATTR  "reply"
+#define MSPROTO_BODY_PARAM  "body"
 #define MSPROTO_MASTER_NAME "master" /* the master's federate name; no slave may take it */
 
 /** Write the object class name of slave i ("Slave3") into out (cap bytes). */

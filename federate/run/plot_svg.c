@@ -30,7 +30,7 @@ enum {
 static const char *const PALETTE[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define N_PALETTE (sizeof PALETTE / sizeof PALETTE[0])
-#define DASH " stroke-dasharray=\"6 3\"" /* reference curves, second copies */
+#define DASH      " stroke-dasharray=\"6 3\"" /* reference curves, second copies */
 
 const char *plot_color(size_t k)
 {
@@ -311,16 +311,16 @@ static int scan(const plot_series *s, size_t n, size_t np, double *xlo, double *
             return run_fail(err, errlen, PLOT_EUSAGE, "series %zu: NULL label, t or y", j);
         if (sj->panel >= np)
             return run_fail(err, errlen, PLOT_EUSAGE, "series '%s': panel %zu, only %zu panels",
-                        sj->label, sj->panel, np);
+                            sj->label, sj->panel, np);
         for (size_t i = 0; i < sj->n; i++) {
             double t = sj->t[i], y = sj->y[i];
             if (!isfinite(t))
                 return run_fail(err, errlen, PLOT_EDATA,
-                            "series '%s': time is not finite at sample %zu", sj->label, i);
+                                "series '%s': time is not finite at sample %zu", sj->label, i);
             if (i > 0 && t < sj->t[i - 1])
                 return run_fail(err, errlen, PLOT_EDATA,
-                            "series '%s': time decreases at sample %zu (%g after %g)", sj->label, i,
-                            t, sj->t[i - 1]);
+                                "series '%s': time decreases at sample %zu (%g after %g)",
+                                sj->label, i, t, sj->t[i - 1]);
             *xlo = fmin(*xlo, t);
             *xhi = fmax(*xhi, t);
             if (isfinite(y)) {
@@ -460,10 +460,12 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     if (width < PLOT_MIN_WIDTH || width > PLOT_MAX_WIDTH || ph < PLOT_MIN_PANEL_H ||
         ph > PLOT_MAX_PANEL_H)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot: size %dx%d out of range (%d..%d x %d..%d)",
-                    width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H, PLOT_MAX_PANEL_H);
+                        width, ph, PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_MIN_PANEL_H,
+                        PLOT_MAX_PANEL_H);
     if (np > PLOT_MAX_PANELS || n > PLOT_MAX_SERIES)
-        return run_fail(err, errlen, PLOT_EUSAGE, "plot: %zu panels and %zu series, at most %d and %d",
-                    np, n, PLOT_MAX_PANELS, PLOT_MAX_SERIES);
+        return run_fail(err, errlen, PLOT_EUSAGE,
+                        "plot: %zu panels and %zu series, at most %d and %d", np, n,
+                        PLOT_MAX_PANELS, PLOT_MAX_SERIES);
     double xlo, xhi, ylo[PLOT_MAX_PANELS], yhi[PLOT_MAX_PANELS];
     int rc = scan(s, n, np, &xlo, &xhi, ylo, yhi, err, errlen);
     if (rc != PLOT_OK) return rc;
@@ -472,7 +474,7 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
     fr.nxt = plot_ticks(xlo, xhi, X_TICKS, fr.xt, &fr.xst);
     if (fr.nxt == 0)
         return run_fail(err, errlen, PLOT_EDATA, "plot: times %g .. %g cannot be placed on an axis",
-                    xlo, xhi);
+                        xlo, xhi);
     fr.xlo = fr.xt[0];
     fr.xhi = fr.xt[fr.nxt - 1];
     int top = d.title ? TITLE_H : 0;
@@ -495,8 +497,8 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
         fr.nyt = plot_ticks(ylo[k], yhi[k], Y_TICKS, fr.yt, &fr.yst);
         if (fr.nyt == 0)
             return run_fail(err, errlen, PLOT_EDATA,
-                        "plot: panel %zu: values %g .. %g cannot be placed on an axis", k, ylo[k],
-                        yhi[k]);
+                            "plot: panel %zu: values %g .. %g cannot be placed on an axis", k,
+                            ylo[k], yhi[k]);
         fr.ylo = fr.yt[0];
         fr.yhi = fr.yt[fr.nyt - 1];
         double y0 = top + (double)k * ph;
@@ -519,7 +521,8 @@ int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, si
     FILE *f = fopen(path, "w");
     if (!f) return run_fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
     int rc = plot_svg_write(f, o, s, n, err, errlen);
-    if (rc == PLOT_EIO) run_fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
+    if (rc == PLOT_EIO)
+        run_fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));
     if (fclose(f) != 0 && rc == PLOT_OK)
         rc = run_fail(err, errlen, PLOT_EIO, "%s: close: %s", path, strerror(errno));
     return rc;
@@ -537,7 +540,8 @@ static size_t distinct_vars(const res_table *const *tables, size_t n, const char
     for (size_t k = 0; k < n; k++)
         for (size_t c = 1; c < tables[k]->n_cols; c++) {
             size_t v = 0;
-            while (v < nv && strcmp(vars[v], tables[k]->names[c]) != 0) v++;
+            while (v < nv && strcmp(vars[v], tables[k]->names[c]) != 0)
+                v++;
             if (v == nv) vars[nv++] = tables[k]->names[c];
         }
     return nv;
@@ -546,7 +550,8 @@ static size_t distinct_vars(const res_table *const *tables, size_t n, const char
 static size_t var_index(const char *const *vars, size_t nv, const char *name)
 {
     size_t v = 0;
-    while (v < nv && strcmp(vars[v], name) != 0) v++;
+    while (v < nv && strcmp(vars[v], name) != 0)
+        v++;
     return v;
 }
 
@@ -565,8 +570,10 @@ static double interp(const double *rt, const double *ry, size_t n, double x)
     size_t lo = 0, hi = n - 1;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (rt[mid] <= x) lo = mid;
-        else hi = mid;
+        if (rt[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
     }
     if (rt[hi] == rt[lo]) return ry[hi];
     double w = (x - rt[lo]) / (rt[hi] - rt[lo]);
@@ -576,15 +583,17 @@ static double interp(const double *rt, const double *ry, size_t n, double x)
 /* Everything plot_tables and plot_tables_ref allocate; freed by builder_free. */
 typedef struct builder {
     plot_series *s;
-    char **strs;  /* labels and y labels, owned */
-    double **ys;  /* error series values, owned */
+    char **strs; /* labels and y labels, owned */
+    double **ys; /* error series values, owned */
     size_t ns, nstr, nys;
 } builder;
 
 static void builder_free(builder *b)
 {
-    for (size_t i = 0; i < b->nstr; i++) free(b->strs[i]);
-    for (size_t i = 0; i < b->nys; i++) free(b->ys[i]);
+    for (size_t i = 0; i < b->nstr; i++)
+        free(b->strs[i]);
+    for (size_t i = 0; i < b->nys; i++)
+        free(b->ys[i]);
     free(b->strs);
     free(b->ys);
     free(b->s);
@@ -612,8 +621,8 @@ static int tables_plot(const char *path, const res_table *const *tables, const c
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: NULL or empty arguments");
     size_t np_max = per_table ? n + (ref != NULL) : 1;
     if (np_max > PLOT_MAX_PANELS)
-        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels", n,
-                    PLOT_MAX_PANELS - (ref != NULL));
+        return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu federates, at most %d panels",
+                        n, PLOT_MAX_PANELS - (ref != NULL));
     size_t ncols = 0, nref = 0;
     for (size_t k = 0; k < n; k++) {
         if (!tables[k] || !names[k] || tables[k]->n_cols < 1)
@@ -625,7 +634,7 @@ static int tables_plot(const char *path, const res_table *const *tables, const c
     size_t ns = ncols + 2 * nref; /* each column; a reference curve and an error per match */
     if (ns > PLOT_MAX_SERIES)
         return run_fail(err, errlen, PLOT_EUSAGE, "plot_tables: %zu series, at most %d", ns,
-                    PLOT_MAX_SERIES);
+                        PLOT_MAX_SERIES);
     builder b = {0};
     const char **vars = calloc(ncols + 1, sizeof *vars);
     const char **ylabels = calloc(np_max, sizeof *ylabels);
@@ -648,15 +657,22 @@ static int tables_plot(const char *path, const res_table *const *tables, const c
             const char *label = per_table ? builder_str(&b, t->names[c], "", "", "")
                                           : builder_str(&b, names[k], ".", t->names[c], "");
             if (!label) goto oom;
-            b.s[b.ns++] = (plot_series){.label = label, .t = t->cols[0], .y = t->cols[c],
-                                        .n = t->n_rows, .panel = per_table ? k : 0,
+            b.s[b.ns++] = (plot_series){.label = label,
+                                        .t = t->cols[0],
+                                        .y = t->cols[c],
+                                        .n = t->n_rows,
+                                        .panel = per_table ? k : 0,
                                         .color = plot_color(v)};
             size_t rcol = ref ? column_of(ref, t->names[c]) : 0;
             if (rcol) {
                 if (!(label = builder_str(&b, t->names[c], "", "", " (reference)"))) goto oom;
-                b.s[b.ns++] = (plot_series){.label = label, .t = ref->cols[0],
-                                            .y = ref->cols[rcol], .n = ref->n_rows,
-                                            .panel = k, .color = plot_color(v), .dashed = 1};
+                b.s[b.ns++] = (plot_series){.label = label,
+                                            .t = ref->cols[0],
+                                            .y = ref->cols[rcol],
+                                            .n = ref->n_rows,
+                                            .panel = k,
+                                            .color = plot_color(v),
+                                            .dashed = 1};
             }
             const char *u = units ? units(ctx, t->names[c]) : NULL;
             int room = (int)(sizeof yl - (size_t)(w - yl));
@@ -687,9 +703,13 @@ static int tables_plot(const char *path, const res_table *const *tables, const c
                     first &= column_of(tables[k2], t->names[c]) == 0;
                 const char *label = builder_str(&b, names[k], ".", t->names[c], "");
                 if (!label) goto oom;
-                b.s[b.ns++] = (plot_series){
-                    .label = label, .t = t->cols[0], .y = e, .n = t->n_rows, .panel = n,
-                    .color = plot_color(var_index(vars, nv, t->names[c])), .dashed = !first};
+                b.s[b.ns++] = (plot_series){.label = label,
+                                            .t = t->cols[0],
+                                            .y = e,
+                                            .n = t->n_rows,
+                                            .panel = n,
+                                            .color = plot_color(var_index(vars, nv, t->names[c])),
+                                            .dashed = !first};
             }
         }
         titles[n] = "error against the reference";

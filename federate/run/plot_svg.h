@@ -50,15 +50,15 @@ typedef struct plot_series {
 
 /* Plot options; zero fields take the defaults. */
 typedef struct plot_opts {
-    int width;                       /* px, 0 = 900 */
-    int panel_height;                /* px per panel, 0 = 300 */
-    const char *title;               /* above everything, or NULL */
-    const char *xlabel;              /* below each panel, NULL = "time (s)" */
-    const char *ylabel;              /* left of each panel, rotated, or NULL: none */
-    size_t n_panels;                 /* 0 = 1 */
-    const char *const *panel_titles; /* n_panels titles, or NULL */
+    int width;                        /* px, 0 = 900 */
+    int panel_height;                 /* px per panel, 0 = 300 */
+    const char *title;                /* above everything, or NULL */
+    const char *xlabel;               /* below each panel, NULL = "time (s)" */
+    const char *ylabel;               /* left of each panel, rotated, or NULL: none */
+    size_t n_panels;                  /* 0 = 1 */
+    const char *const *panel_titles;  /* n_panels titles, or NULL */
     const char *const *panel_ylabels; /* n_panels y labels (a NULL entry: ylabel), or NULL */
-    plot_draw draw;                  /* PLOT_LINEAR or PLOT_STEP */
+    plot_draw draw;                   /* PLOT_LINEAR or PLOT_STEP */
 } plot_opts;
 
 /**

@@ -37,13 +37,14 @@ int prog_new(prog **out, const prog_opts *o, size_t n, const char *const *names,
     *out = NULL;
     if (!o || !o->out || !names || n == 0 || n > PROG_MAX_FEDS)
         return run_fail(err, errlen, PROG_EUSAGE,
-                    "prog_new: NULL options, stream or names, or %zu federates (1..%d)", n,
-                    PROG_MAX_FEDS);
+                        "prog_new: NULL options, stream or names, or %zu federates (1..%d)", n,
+                        PROG_MAX_FEDS);
     if (!isfinite(o->t_start) || !isfinite(o->t_end) || !(o->t_end > o->t_start))
         return run_fail(err, errlen, PROG_EUSAGE, "prog_new: end time %g is not after start %g",
-                    o->t_end, o->t_start);
+                        o->t_end, o->t_start);
     if (o->every_pct < 0 || o->every_pct > 100)
-        return run_fail(err, errlen, PROG_EUSAGE, "prog_new: every_pct %d is not 0..100", o->every_pct);
+        return run_fail(err, errlen, PROG_EUSAGE, "prog_new: every_pct %d is not 0..100",
+                        o->every_pct);
     prog *p = calloc(1, sizeof *p);
     if (!p || !(p->f = calloc(n, sizeof *p->f))) {
         free(p);

@@ -3,8 +3,8 @@
  * Read tests/unit/results_test.c next.
  */
 #include "federate/run/results.h"
-#include "federate/run/run_err.h"
 #include "federate/fmu/fmu_sim.h"
+#include "federate/run/run_err.h"
 
 #include <errno.h>
 #include <float.h>
@@ -88,14 +88,15 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
     if (!dir || !dir[0] || !fed || (n_vars > 0 && !vars))
         return run_fail(err, errlen, RES_EUSAGE, "res_open: NULL or empty folder, name or vars");
     if (!fed[0] || strchr(fed, '/') || strcmp(fed, ".") == 0 || strcmp(fed, "..") == 0)
-        return run_fail(err, errlen, RES_EUSAGE, "res_open: federate name \"%s\" cannot be a file name",
-                    fed);
+        return run_fail(err, errlen, RES_EUSAGE,
+                        "res_open: federate name \"%s\" cannot be a file name", fed);
     if (n_vars >= RES_MAX_COLS)
-        return run_fail(err, errlen, RES_EUSAGE, "res_open: %s: %zu variables, at most %d", fed, n_vars,
-                    RES_MAX_COLS - 1);
+        return run_fail(err, errlen, RES_EUSAGE, "res_open: %s: %zu variables, at most %d", fed,
+                        n_vars, RES_MAX_COLS - 1);
     for (size_t i = 0; i < n_vars; i++)
         if (!vars[i] || !vars[i][0])
-            return run_fail(err, errlen, RES_EUSAGE, "res_open: %s: variable %zu has no name", fed, i);
+            return run_fail(err, errlen, RES_EUSAGE, "res_open: %s: variable %zu has no name", fed,
+                            i);
     int rc = make_dirs(dir, err, errlen);
     if (rc != RES_OK) return rc;
     res_writer *w = calloc(1, sizeof *w);
@@ -161,7 +162,8 @@ int res_close(res_writer *w, char *err, size_t errlen)
     if (!w) return RES_OK;
     int bad = ferror(w->f);
     if (fclose(w->f) != 0 || bad)
-        rc = run_fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path,
+                      strerror(errno));
     free(w->path);
     free(w);
     return rc;
@@ -206,8 +208,8 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
                 if (*p == '\0') {
                     free(name);
                     return run_fail(err, errlen, RES_EFORMAT,
-                                "%s:1: header field %zu: unterminated quote", t->path,
-                                t->n_cols + 1);
+                                    "%s:1: header field %zu: unterminated quote", t->path,
+                                    t->n_cols + 1);
                 }
                 if (*p == '"' && p[1] == '"') {
                     *o++ = '"';
@@ -222,8 +224,8 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
             if (*p != ',' && *p != '\0') {
                 free(name);
                 return run_fail(err, errlen, RES_EFORMAT,
-                            "%s:1: header field %zu: text after the closing quote", t->path,
-                            t->n_cols + 1);
+                                "%s:1: header field %zu: text after the closing quote", t->path,
+                                t->n_cols + 1);
             }
         } else {
             while (*p && *p != ',')
@@ -233,12 +235,12 @@ static int read_header(res_table *t, char *line, char *err, size_t errlen)
         if (!name[0]) {
             free(name);
             return run_fail(err, errlen, RES_EFORMAT, "%s:1: header field %zu is empty", t->path,
-                        t->n_cols + 1);
+                            t->n_cols + 1);
         }
         if (t->n_cols >= RES_MAX_COLS) {
             free(name);
             return run_fail(err, errlen, RES_ELIMIT, "%s:1: more than %d columns", t->path,
-                        RES_MAX_COLS);
+                            RES_MAX_COLS);
         }
         if (t->n_cols == cap) {
             size_t nc = cap ? cap * 2 : 8;
@@ -272,7 +274,7 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
         *end = '\0';
         if (c >= t->n_cols)
             return run_fail(err, errlen, RES_EFORMAT, "%s:%zu: more fields than the header's %zu",
-                        t->path, lineno, t->n_cols);
+                            t->path, lineno, t->n_cols);
         const char *s = p;
         while (*s == ' ' || *s == '\t')
             s++;
@@ -285,8 +287,8 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
                 q++;
             if (q == s || *q != '\0')
                 return run_fail(err, errlen, RES_EFORMAT,
-                            "%s:%zu: field %zu (\"%s\"): cannot read \"%s\" as a number", t->path,
-                            lineno, c + 1, t->names[c], s);
+                                "%s:%zu: field %zu (\"%s\"): cannot read \"%s\" as a number",
+                                t->path, lineno, c + 1, t->names[c], s);
         }
         t->cols[c][t->n_rows] = v;
         c++;
@@ -295,7 +297,7 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
     }
     if (c != t->n_cols)
         return run_fail(err, errlen, RES_EFORMAT, "%s:%zu: %zu fields, the header has %zu", t->path,
-                    lineno, c, t->n_cols);
+                        lineno, c, t->n_cols);
     t->n_rows++;
     return RES_OK;
 }
@@ -305,7 +307,7 @@ static int grow_rows(res_table *t, size_t *cap, size_t lineno, char *err, size_t
 {
     if (*cap >= RES_MAX_ROWS)
         return run_fail(err, errlen, RES_ELIMIT, "%s:%zu: more than %d rows", t->path, lineno,
-                    RES_MAX_ROWS);
+                        RES_MAX_ROWS);
     size_t nc = *cap ? *cap * 2 : 256;
     if (nc > RES_MAX_ROWS) nc = RES_MAX_ROWS;
     for (size_t c = 0; c < t->n_cols; c++) {
@@ -342,8 +344,8 @@ int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
             line[--n] = '\0';
         else if (!feof(f) || n > RES_MAX_LINE) {
             rc = run_fail(err, errlen, RES_ELIMIT,
-                      "%s:%zu: line longer than %d bytes (or holding a NUL byte)", path, lineno,
-                      RES_MAX_LINE);
+                          "%s:%zu: line longer than %d bytes (or holding a NUL byte)", path, lineno,
+                          RES_MAX_LINE);
             goto out;
         }
         if (n > 0 && line[n - 1] == '\r') line[--n] = '\0';
@@ -363,7 +365,8 @@ int res_read_csv(const char *path, res_table **out, char *err, size_t errlen)
         goto out;
     }
     if (lineno == 0)
-        rc = run_fail(err, errlen, RES_EFORMAT, "%s:1: empty file (a header line is required)", path);
+        rc = run_fail(err, errlen, RES_EFORMAT, "%s:1: empty file (a header line is required)",
+                      path);
 out:
     if (f) fclose(f);
     free(line);

@@ -477,8 +477,8 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
         }
         if (line_deadline && now >= line_deadline) {
             rc = run_fail(err, errlen, SUP_ETIMEOUT,
-                      "child '%s': no stdout line containing '%s' within the timeout",
-                      s->c[s->match_idx]->name, s->match_need);
+                          "child '%s': no stdout line containing '%s' within the timeout",
+                          s->c[s->match_idx]->name, s->match_need);
             break;
         }
         if (gdeadline && gdeadline - now < wait) wait = gdeadline - now;
@@ -599,7 +599,7 @@ static int spawn(child *c, const sup_spec *sp, char **envp, char *err, size_t er
                                           : "cannot execute";
         const char *what = rep[0] == 2 ? sp->cwd : rep[0] == 3 ? sp->argv[0] : "";
         rc = run_fail(err, errlen, SUP_EEXEC, "child '%s': %s '%s': %s", sp->name, stage, what,
-                  strerror(rep[1]));
+                      strerror(rep[1]));
         goto out;
     }
     c->pid = pid;
@@ -624,11 +624,11 @@ int sup_start(sup *s, const sup_spec *sp, char *err, size_t errlen)
         return run_fail(err, errlen, SUP_EUSAGE, "sup_start: NULL supervisor, spec, name or argv");
     if (s->finished)
         return run_fail(err, errlen, SUP_EUSAGE, "child '%s': the supervisor has already finished",
-                    sp->name);
+                        sp->name);
     if (interrupted(s)) return finish_intr(s, err, errlen);
     if (s->n >= SUP_MAX_CHILDREN)
         return run_fail(err, errlen, SUP_EUSAGE, "child '%s': more than %d children", sp->name,
-                    SUP_MAX_CHILDREN);
+                        SUP_MAX_CHILDREN);
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->c[i]->name, sp->name) == 0)
             return run_fail(err, errlen, SUP_EUSAGE, "child '%s': name used twice", sp->name);
@@ -666,7 +666,8 @@ int sup_new(sup **out, const sup_opts *opts, char *err, size_t errlen)
     if (opts && (opts->grace_ms < 0 || opts->timeout_ms < 0))
         return run_fail(err, errlen, SUP_EUSAGE, "sup_new: negative grace_ms or timeout_ms");
     if (opts && opts->catch_signals && g_owner)
-        return run_fail(err, errlen, SUP_EUSAGE, "sup_new: another supervisor already catches signals");
+        return run_fail(err, errlen, SUP_EUSAGE,
+                        "sup_new: another supervisor already catches signals");
     sup *s = calloc(1, sizeof *s);
     if (!s) return run_fail(err, errlen, SUP_ENOMEM, "sup_new: out of memory");
     if (opts) s->o = *opts;
@@ -689,7 +690,8 @@ int sup_wait(sup *s, char *err, size_t errlen)
 {
     if (!s) return run_fail(err, errlen, SUP_EUSAGE, "sup_wait: NULL supervisor");
     if (s->finished)
-        return s->final_rc == SUP_OK ? SUP_OK : run_fail(err, errlen, s->final_rc, "%s", s->final_err);
+        return s->final_rc == SUP_OK ? SUP_OK
+                                     : run_fail(err, errlen, s->final_rc, "%s", s->final_err);
     s->match_idx = -1;
     return run(s, 0, err, errlen);
 }
@@ -699,12 +701,12 @@ int sup_wait_line(sup *s, int idx, const char *needle, long timeout_ms, char *li
 {
     if (!s || !needle || !needle[0] || !line || linelen == 0 || timeout_ms <= 0)
         return run_fail(err, errlen, SUP_EUSAGE,
-                    "sup_wait_line: NULL or empty argument, or timeout <= 0");
+                        "sup_wait_line: NULL or empty argument, or timeout <= 0");
     if (idx < 0 || (size_t)idx >= s->n)
         return run_fail(err, errlen, SUP_EUSAGE, "sup_wait_line: no child %d", idx);
     if (s->finished)
         return run_fail(err, errlen, s->final_rc ? s->final_rc : SUP_EUSAGE, "%s",
-                    s->final_rc ? s->final_err : "the supervisor has already finished");
+                        s->final_rc ? s->final_err : "the supervisor has already finished");
     /* lines that arrived before this call (while waiting for another child) count too */
     child *c = s->c[idx];
     for (size_t i = c->n_out - c->out_unseen; i < c->n_out; i++) {

@@ -57,8 +57,8 @@ typedef struct fed_report {
 /* State shared with the line callback (runs inside sup_* calls, single thread). */
 typedef struct run_ctx {
     const fedfile *ff;
-    prog *pg;           /* progress display, NULL with --quiet */
-    fed_report *rep;    /* one per federate */
+    prog *pg;        /* progress display, NULL with --quiet */
+    fed_report *rep; /* one per federate */
     int verbose, quiet;
 } run_ctx;
 
@@ -75,8 +75,8 @@ static void parse_done(fed_report *r, const char *name, const char *line)
     snprintf(head, sizeof head, "tempo-fmu: %s: done at t = ", name);
     size_t n = strlen(head);
     if (strncmp(line, head, n) != 0) return;
-    if (sscanf(line + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests",
-               &r->t, &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
+    if (sscanf(line + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
+               &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
         r->done = 1;
 }
 
@@ -138,8 +138,8 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
         fmu_md *md = NULL;
         char e[FEDFILE_ERRLEN];
         if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
-            snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i,
-                     ff->feds[i].name, e);
+            snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i, ff->feds[i].name,
+                     e);
             return -1;
         }
         int rc = fedfile_check_fmu(ff, i, md, err, errlen);
@@ -201,8 +201,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             fprintf(stderr, "tempo-run: unknown option %s (see --help)\n", s);
             return -1;
         } else if (a->file) {
-            fprintf(stderr, "tempo-run: unexpected argument %s: one federation file only (%s)\n",
-                    s, a->file);
+            fprintf(stderr, "tempo-run: unexpected argument %s: one federation file only (%s)\n", s,
+                    a->file);
             return -1;
         } else {
             a->file = s;
@@ -245,7 +245,6 @@ static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *er
     return SUP_OK;
 }
 
-
 /* The units the FMUs give their variables, for the plot's axis labels (each federate's
  * modelDescription.xml; a federate whose FMU cannot be read gives no units, and the plot then
  * shows the names alone). A name is looked up in the federates in file order. */
@@ -266,8 +265,8 @@ static const char *unit_of(void *ctx, const char *name)
 }
 
 /* After a successful run: every CSV must exist; plot them all into DIR/plot.svg. */
-static int collect(const fedfile *ff, const char *outdir, const char *reference,
-                   char *plot_path, size_t plen, char *err, size_t errlen)
+static int collect(const fedfile *ff, const char *outdir, const char *reference, char *plot_path,
+                   size_t plen, char *err, size_t errlen)
 {
     size_t n = ff->n_feds;
     res_table **t = calloc(n, sizeof *t);
@@ -299,11 +298,13 @@ static int collect(const fedfile *ff, const char *outdir, const char *reference,
         else if (plot_tables_ref(plot_path, (const res_table *const *)t, names, n, ref,
                                  fu.md ? unit_of : NULL, &fu, &po, err, errlen) != PLOT_OK)
             rc = -1;
-        for (size_t i = 0; fu.md && i < n; i++) fmu_md_free(fu.md[i]);
+        for (size_t i = 0; fu.md && i < n; i++)
+            fmu_md_free(fu.md[i]);
         free(fu.md);
         res_table_free(ref);
     }
-    for (size_t i = 0; t && i < n; i++) res_table_free(t[i]);
+    for (size_t i = 0; t && i < n; i++)
+        res_table_free(t[i]);
     free(t);
     free(names);
     return rc;
@@ -340,9 +341,8 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
         if (rep[i].steps > steps_max) steps_max = rep[i].steps;
         upd += rep[i].updates, refl += rep[i].reflections, req += rep[i].requests;
     }
-    printf("tempo-run: %s: %zu federates, %s, t = %g .. %g s, wall time %.3f s\n",
-           ff->federation, ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start, ff->algo.end,
-           wall);
+    printf("tempo-run: %s: %zu federates, %s, t = %g .. %g s, wall time %.3f s\n", ff->federation,
+           ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start, ff->algo.end, wall);
     /* The message figures are the federates' own counts; when one did not report them they
      * are left out rather than guessed. */
     if (all && steps_min >= 0) {
@@ -351,7 +351,8 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
         else
             printf("tempo-run: %ld to %ld steps per federate; ", steps_min, steps_max);
         printf("messages: %ld attribute updates sent, %ld reflections received, "
-               "%ld time requests\n", upd, refl, req);
+               "%ld time requests\n",
+               upd, refl, req);
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
@@ -369,7 +370,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     if (!rep) return fputs("tempo-run: out of memory\n", stderr), 1;
     run_ctx c = {.ff = ff, .rep = rep, .verbose = a->verbose, .quiet = a->quiet};
     const char **names = calloc(ff->n_feds, sizeof *names);
-    for (size_t i = 0; names && i < ff->n_feds; i++) names[i] = ff->feds[i].name;
+    for (size_t i = 0; names && i < ff->n_feds; i++)
+        names[i] = ff->feds[i].name;
     if (!a->quiet && names) {
         prog_opts po = {.out = stderr, .tty = -1, .t_start = ff->algo.start, .t_end = ff->algo.end};
         if (prog_new(&c.pg, &po, ff->n_feds, names, err, sizeof err) != PROG_OK) c.pg = NULL;
@@ -385,13 +387,14 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         rc = start_rti(s, ff, addr, sizeof addr, err, sizeof err);
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
     for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
-        char *argv[12] = {fmu_bin, "--federation", (char *)a->file, "--name", ff->feds[i].name,
-                          "--rti", addr, NULL};
+        char *argv[12] = {
+            fmu_bin, "--federation", (char *)a->file, "--name", ff->feds[i].name, "--rti", addr,
+            NULL};
         int k = 7;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         argv[k] = NULL;
-        int idx = sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err,
-                            sizeof err);
+        int idx =
+            sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
     }
     if (rc == SUP_OK && fedfile_is_master(ff)) {
@@ -443,8 +446,10 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL) {
-        fprintf(stderr, "tempo-run: %s: method \"defect-control\" runs under a master; run it "
-                "in one process with bin/tempo-example-defect %s\n", a.file, a.file);
+        fprintf(stderr,
+                "tempo-run: %s: method \"defect-control\" runs under a master; run it "
+                "in one process with bin/tempo-example-defect %s\n",
+                a.file, a.file);
         fedfile_free(ff);
         return 2;
     }

@@ -15,11 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rti/proto/buf.h"
 #include "rti/flog/flog.h"
+#include "rti/proto/buf.h"
 
-#define TOKEN_BITS  10u /* the token table has 2^TOKEN_BITS entries: few collisions among the
-                           messages in flight (a collision only costs a frame stored again) */
+#define TOKEN_BITS                                                                                 \
+    10u /* the token table has 2^TOKEN_BITS entries: few collisions among the                      \
+           messages in flight (a collision only costs a frame stored again) */
 #define TOKEN_SLOTS (1u << TOKEN_BITS)
 
 struct flog {
@@ -38,10 +39,10 @@ struct flog {
     char err[FLOG_ERR_LEN]; /* why logging stopped, "" while it runs */
     int hold;               /* > 0: records take held_wall (flog_hold_stamp) */
     int64_t held_wall;
-    size_t rec_at;          /* offset in out of the last record appended */
-    size_t run_at;          /* offset in out of the DELIVERED_AGAIN record that a delivery to
-                               run_fed with the same stamp extends by one pair; 0: none (it
-                               must be the last record of the open block) */
+    size_t rec_at; /* offset in out of the last record appended */
+    size_t run_at; /* offset in out of the DELIVERED_AGAIN record that a delivery to
+                      run_fed with the same stamp extends by one pair; 0: none (it
+                      must be the last record of the open block) */
     uint32_t run_fed;
     /* The ring (doc/log.md): the last FLOG_AGAIN_RING frames stored in full by SENT or
      * DELIVERED records (of at most FLOG_AGAIN_MAX bytes), newest at
@@ -49,7 +50,7 @@ struct flog {
      * SENT_AGAIN naming it, a delivery of the same message with the same bytes as
      * DELIVERED_AGAIN (the fan-out of one update). Candidates are picked by the CRC-32C of a
      * SENT frame, by the message token of a delivery. */
-    uint32_t ring_n;                      /* frames pushed so far */
+    uint32_t ring_n; /* frames pushed so far */
     struct ring_slot {
         uint32_t len;    /* bytes of the frame */
         uint32_t crc;    /* flog_crc32c of it, when has_crc */
@@ -68,14 +69,14 @@ struct flog {
     /* The writer thread and what it shares with the RTI's thread (under mu). Only the RTI's
      * thread touches everything above (err included); the writer touches wbuf while wfull
      * and fd. */
-    int threaded;        /* 1: the writer thread runs; 0: blocks are written inline */
+    int threaded; /* 1: the writer thread runs; 0: blocks are written inline */
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t cv;   /* both ways: a block to write, a block written */
-    struct buf wbuf;     /* the block handed to the writer (swapped with out) */
-    int wfull;           /* 1: wbuf holds a block not written yet */
-    int wquit;           /* 1: flog_close asked the writer to end */
-    int werrno;          /* errno of the writer's first failed write; 0: none */
+    pthread_cond_t cv; /* both ways: a block to write, a block written */
+    struct buf wbuf;   /* the block handed to the writer (swapped with out) */
+    int wfull;         /* 1: wbuf holds a block not written yet */
+    int wquit;         /* 1: flog_close asked the writer to end */
+    int werrno;        /* errno of the writer's first failed write; 0: none */
 };
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -547,8 +548,8 @@ static int delivered_again(struct flog *l, uint32_t fed, uint8_t flags, uint32_t
     uint8_t v[1 + 5];
     v[0] = flags;
     size_t n = 1 + put_varint(v + 1, dist);
-    if (l->run_at && !l->stopped && l->run_fed == fed && l->hold &&
-        l->held_wall == l->last_wall && l->out.cap - l->out.len >= n) {
+    if (l->run_at && !l->stopped && l->run_fed == fed && l->hold && l->held_wall == l->last_wall &&
+        l->out.cap - l->out.len >= n) {
         uint8_t *len = l->out.data + l->run_at; /* the body length: one byte, kept below 128 */
         if (*len + n < 0x80) {
             memcpy(l->out.data + l->out.len, v, n);
@@ -647,8 +648,8 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
 #endif
 }
 
-size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,
-                       const char *fed_name, const char *holder_name)
+size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec, const char *fed_name,
+                       const char *holder_name)
 {
     if (!buf || cap == 0) return 0;
     buf[0] = '\0';

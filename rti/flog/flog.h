@@ -1,7 +1,8 @@
 /* Federation log (doc/log.md): the binary record of one federation execution, its
- * buffered writer (rti/flog/flog.c, used by the RTI server) and its pure reader (rti/flog/flog_read.c,
- * used by tempo-log and the fuzz target). The byte format is specified in doc/log.md; the
- * constants below are that specification's numbers. Read doc/log.md, then rti/flog/flog.c. */
+ * buffered writer (rti/flog/flog.c, used by the RTI server) and its pure reader
+ * (rti/flog/flog_read.c, used by tempo-log and the fuzz target). The byte format is specified in
+ * doc/log.md; the constants below are that specification's numbers. Read doc/log.md, then
+ * rti/flog/flog.c. */
 #ifndef TEMPO_RTI_FLOG_H
 #define TEMPO_RTI_FLOG_H
 
@@ -12,54 +13,57 @@
 
 /* ---- format constants (doc/log.md) ------------------------------------------------------ */
 
-#define FLOG_MAGIC          "TEMPOLOG" /* first 8 bytes of every log file */
-#define FLOG_MAGIC_LEN      8u
-#define FLOG_VERSION        4u  /* the format version this code writes */
-#define FLOG_VERSION_MIN    3u  /* the oldest it reads (version 3 lacks only GRANTED) */
-#define FLOG_FILE_PREFIX    20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
-#define FLOG_BLOCK_PREFIX   8u  /* u32 length of the block's records, u32 crc32c of them */
-#define FLOG_REC_MIN        3u  /* smallest body: u8 kind, varint federate, varint wall delta */
-#define FLOG_REC_HDR_MAX    16u /* largest body part before the payload: 1 + 5 + 10 bytes */
-#define FLOG_MAX_RECORD     (64u << 20) /* largest body a reader accepts (bytes) */
-#define FLOG_MAX_HEADER     (64u << 20) /* largest file header a reader accepts (bytes) */
-#define FLOG_ERR_LEN        256         /* a buffer this big holds every message of this module */
-#define FLOG_FLUSH_BYTES    (64u << 10) /* the writer ends a block and writes once this much
-                                           is buffered */
-#define FLOG_MAX_BLOCK      (FLOG_MAX_RECORD + FLOG_FLUSH_BYTES + 64u) /* largest block a
-                                           reader accepts: what one flush can hold */
-#define FLOG_AGAIN_MAX      1024u       /* frames up to this size are kept in the ring that
-                                           SENT_AGAIN and DELIVERED_AGAIN name */
-#define FLOG_AGAIN_RING     32u         /* how many recent frames the ring holds */
+#define FLOG_MAGIC        "TEMPOLOG" /* first 8 bytes of every log file */
+#define FLOG_MAGIC_LEN    8u
+#define FLOG_VERSION      4u  /* the format version this code writes */
+#define FLOG_VERSION_MIN  3u  /* the oldest it reads (version 3 lacks only GRANTED) */
+#define FLOG_FILE_PREFIX  20u /* magic, u16 version, u16 flags, u32 header_len, u32 crc */
+#define FLOG_BLOCK_PREFIX 8u  /* u32 length of the block's records, u32 crc32c of them */
+#define FLOG_REC_MIN      3u  /* smallest body: u8 kind, varint federate, varint wall delta */
+#define FLOG_REC_HDR_MAX  16u /* largest body part before the payload: 1 + 5 + 10 bytes */
+#define FLOG_MAX_RECORD   (64u << 20) /* largest body a reader accepts (bytes) */
+#define FLOG_MAX_HEADER   (64u << 20) /* largest file header a reader accepts (bytes) */
+#define FLOG_ERR_LEN      256         /* a buffer this big holds every message of this module */
+#define FLOG_FLUSH_BYTES                                                                           \
+    (64u << 10) /* the writer ends a block and writes once this much                               \
+                   is buffered */
+#define FLOG_MAX_BLOCK                                                                             \
+    (FLOG_MAX_RECORD + FLOG_FLUSH_BYTES + 64u) /* largest block a                                  \
+                   reader accepts: what one flush can hold */
+#define FLOG_AGAIN_MAX                                                                             \
+    1024u                   /* frames up to this size are kept in the ring that                    \
+                               SENT_AGAIN and DELIVERED_AGAIN name */
+#define FLOG_AGAIN_RING 32u /* how many recent frames the ring holds */
 
 /* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
 enum flog_kind {
-    FLOG_K_RECV = 1,     /* payload: one wire frame the RTI received from `fed` */
-    FLOG_K_SENT = 2,     /* payload: one wire frame the RTI queued for `fed` */
-    FLOG_K_JOINED = 3,   /* payload: the federate's name (handle <-> name map) */
-    FLOG_K_LOST = 4,     /* payload: why the connection of `fed` ended (text) */
-    FLOG_K_DECISION = 5, /* payload: one tm_decision (doc/log.md), then its reason text */
-    FLOG_K_TM_SEND = 6,  /* payload: varint ts, varint token, varint n, n x u32 receivers:
-                            the tm_send call the RTI made for a message of `fed` */
-    FLOG_K_NOTE = 7,     /* payload: free text from the RTI (e.g. "log closed") */
-    FLOG_K_SENT_AGAIN = 8, /* payload: varint d >= 1. The RTI queued for `fed` the same frame
-                              bytes as the d-th most recent frame of the ring (doc/log.md):
-                              a fan-out, one update reflected to many subscribers. The reader
-                              returns it as a SENT record carrying that frame, so readers
-                              never see this kind. */
-    FLOG_K_DELIVERED = 9,  /* payload: a coded DELIVER decision for `fed` and the frame the
-                              RTI queued for it, in one record (deliveries are most records).
-                              The reader returns it as two records: the DECISION, then the
-                              SENT. Readers never see this kind. */
+    FLOG_K_RECV = 1,             /* payload: one wire frame the RTI received from `fed` */
+    FLOG_K_SENT = 2,             /* payload: one wire frame the RTI queued for `fed` */
+    FLOG_K_JOINED = 3,           /* payload: the federate's name (handle <-> name map) */
+    FLOG_K_LOST = 4,             /* payload: why the connection of `fed` ended (text) */
+    FLOG_K_DECISION = 5,         /* payload: one tm_decision (doc/log.md), then its reason text */
+    FLOG_K_TM_SEND = 6,          /* payload: varint ts, varint token, varint n, n x u32 receivers:
+                                    the tm_send call the RTI made for a message of `fed` */
+    FLOG_K_NOTE = 7,             /* payload: free text from the RTI (e.g. "log closed") */
+    FLOG_K_SENT_AGAIN = 8,       /* payload: varint d >= 1. The RTI queued for `fed` the same frame
+                                    bytes as the d-th most recent frame of the ring (doc/log.md):
+                                    a fan-out, one update reflected to many subscribers. The reader
+                                    returns it as a SENT record carrying that frame, so readers
+                                    never see this kind. */
+    FLOG_K_DELIVERED = 9,        /* payload: a coded DELIVER decision for `fed` and the frame the
+                                    RTI queued for it, in one record (deliveries are most records).
+                                    The reader returns it as two records: the DECISION, then the
+                                    SENT. Readers never see this kind. */
     FLOG_K_DELIVERED_AGAIN = 10, /* payload: one or more pairs (u8 flags, varint d), each a
                               DELIVERED to `fed` whose message and frame are those of the d-th
                               most recent frame of the ring, itself stored by a DELIVERED (the
                               fan-out of one time-stamped update). Each pair is returned as a
                               DECISION and a SENT record too. */
-    FLOG_K_GRANTED = 11,   /* payload: a GRANT decision as its facts (tm_grant_facts: row,
-                              asked, prev, galt, holder, queued; doc/log.md), no text: the
-                              reader returns it as a DECISION, and flog_grant_text words its
-                              reason. Version 4 on. */
-    FLOG_K_END           /* one past the last kind; not a kind */
+    FLOG_K_GRANTED = 11,         /* payload: a GRANT decision as its facts (tm_grant_facts: row,
+                                    asked, prev, galt, holder, queued; doc/log.md), no text: the
+                                    reader returns it as a DECISION, and flog_grant_text words its
+                                    reason. Version 4 on. */
+    FLOG_K_END                   /* one past the last kind; not a kind */
 };
 
 /* The delivery reasons the time management gives: the rules of rti/proto/delivery.h, whose
@@ -120,7 +124,8 @@ uint32_t flog_crc32c_soft(uint32_t crc, const void *p, size_t n);
 int flog_fail(int status, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* ---- writer (rti/flog/flog.c) ------------------------------------------------------------------- */
+/* ---- writer (rti/flog/flog.c) -------------------------------------------------------------------
+ */
 
 /** What the file header holds. Strings are copied into the header at open. */
 struct flog_info {
@@ -181,8 +186,8 @@ int flog_lost(struct flog *l, uint32_t fed, const char *reason);
  *  record's federate. Every field is stored as a varint. A DELIVER whose rule
  *  (tm_decision.rule) or, without a rule, whose reason (flog_why_code) is a known delivery
  *  reason is written as that code without the text (about 10 payload bytes instead of about
- *  90: deliveries are most decisions). A DELIVER whose frame is sent goes through flog_delivered instead.
- *  A GRANT with facts (tm_decision.grant) is written as FLOG_K_GRANTED: those and no text
+ *  90: deliveries are most decisions). A DELIVER whose frame is sent goes through flog_delivered
+ * instead. A GRANT with facts (tm_decision.grant) is written as FLOG_K_GRANTED: those and no text
  *  (about 8 payload bytes instead of about 60), so the server may turn grant reasons off
  *  (tm_set_grant_reasons) and spare the formatting; its holder must then have been computed
  *  (tm_set_reasons on). */
@@ -250,22 +255,22 @@ struct flog_header {
 
 /** A DECISION payload decoded (the fields of tm_decision, rti/tm/tm.h). */
 struct flog_decision {
-    uint8_t kind;       /* enum tm_kind */
-    uint8_t req;        /* enum tm_req (GRANT) */
-    uint8_t tso;        /* DELIVER: 1 TSO, 0 RO */
-    int32_t code;       /* REFUSED: TM_E* status */
-    int64_t time;       /* ticks, or TM_NO_TIME */
-    uint32_t sender;    /* DELIVER/DISCARD: sending federate */
-    uint64_t seq;       /* DELIVER/DISCARD: the sender's send sequence */
-    uint64_t token;     /* DELIVER/DISCARD: the server's message token */
-    uint8_t why;        /* DELIVER: the reason's code (flog_why_text), 0 = text recorded */
+    uint8_t kind;         /* enum tm_kind */
+    uint8_t req;          /* enum tm_req (GRANT) */
+    uint8_t tso;          /* DELIVER: 1 TSO, 0 RO */
+    int32_t code;         /* REFUSED: TM_E* status */
+    int64_t time;         /* ticks, or TM_NO_TIME */
+    uint32_t sender;      /* DELIVER/DISCARD: sending federate */
+    uint64_t seq;         /* DELIVER/DISCARD: the sender's send sequence */
+    uint64_t token;       /* DELIVER/DISCARD: the server's message token */
+    uint8_t why;          /* DELIVER: the reason's code (flog_why_text), 0 = text recorded */
     tm_grant_facts grant; /* GRANT stored as GRANTED: its facts (reason_len is 0: word them
                            with flog_grant_text); grant.row == TM_GROW_NONE when the reason
                            text was recorded instead. grant.prev is TM_NO_TIME but for an FQR
                            row (the only row whose reason says it) */
-    const char *reason; /* reason text (not NUL-terminated): into the caller's bytes, or for
-                           why != 0 the static flog_why_text(why) (the rest of the reason,
-                           type, time and sender, are the fields above) */
+    const char *reason;   /* reason text (not NUL-terminated): into the caller's bytes, or for
+                             why != 0 the static flog_why_text(why) (the rest of the reason,
+                             type, time and sender, are the fields above) */
     uint32_t reason_len;
 };
 
@@ -301,7 +306,7 @@ struct flog_record {
 struct flog_ring_entry {
     const uint8_t *frame; /* into the caller's bytes */
     uint32_t len;
-    uint8_t has_msg;      /* 1: stored by a DELIVERED, whose message fields follow */
+    uint8_t has_msg; /* 1: stored by a DELIVERED, whose message fields follow */
     int64_t time;
     uint32_t sender;
     uint64_t seq, token;
@@ -309,18 +314,18 @@ struct flog_ring_entry {
 
 /** Reading position in a log held in memory. */
 struct flog_reader {
-    const uint8_t *p;       /* the log bytes (caller-owned, must outlive the reader) */
-    size_t n;               /* bytes at p */
-    size_t off;             /* next stored record's offset (or the next block's prefix) */
-    size_t blk_end;         /* end of the current block's records (== off: at a block start) */
-    int blk_cut;            /* 1: the current block is cut short (its records are unchecked) */
-    uint64_t count;         /* records returned so far */
-    int64_t last_wall_ns;   /* stamp of the last record returned (start_wall_ns before) */
+    const uint8_t *p;     /* the log bytes (caller-owned, must outlive the reader) */
+    size_t n;             /* bytes at p */
+    size_t off;           /* next stored record's offset (or the next block's prefix) */
+    size_t blk_end;       /* end of the current block's records (== off: at a block start) */
+    int blk_cut;          /* 1: the current block is cut short (its records are unchecked) */
+    uint64_t count;       /* records returned so far */
+    int64_t last_wall_ns; /* stamp of the last record returned (start_wall_ns before) */
     struct flog_ring_entry ring[FLOG_AGAIN_RING]; /* recent frames (SENT_AGAIN, DELIVERED_AGAIN) */
-    uint32_t ring_n;        /* frames pushed so far (the newest: (ring_n - 1) % FLOG_AGAIN_RING) */
-    int pending;            /* 1: `next` is the SENT half of a delivery, returned next */
-    const uint8_t *run;     /* the payload of a DELIVERED_AGAIN whose later pairs are still to
-                               be returned (from run_at; none once run_at == run_len) */
+    uint32_t ring_n;    /* frames pushed so far (the newest: (ring_n - 1) % FLOG_AGAIN_RING) */
+    int pending;        /* 1: `next` is the SENT half of a delivery, returned next */
+    const uint8_t *run; /* the payload of a DELIVERED_AGAIN whose later pairs are still to
+                           be returned (from run_at; none once run_at == run_len) */
     uint32_t run_len, run_at;
     struct flog_record run_rec; /* that record as stored: the header of its pairs' records */
     struct flog_record next;
@@ -353,8 +358,8 @@ int flog_reader_next(struct flog_reader *r, struct flog_record *rec, char *err, 
  *  @p fed_name names the granted federate, @p holder_name dec.grant.holder (NULL: "nobody").
  *  @return bytes written to buf (NUL excluded, truncated to cap - 1); 0 and "" when dec has
  *          no row. */
-size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec,
-                       const char *fed_name, const char *holder_name);
+size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec, const char *fed_name,
+                       const char *holder_name);
 
 /** Receiver number @p i (< s->n) of a TM_SEND record. */
 uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i);

@@ -43,10 +43,12 @@ const char *flog_strerror(int status)
 }
 
 static const char *const kind_names[FLOG_K_END] = {
-    [FLOG_K_RECV] = "RECV", [FLOG_K_SENT] = "SENT",         [FLOG_K_JOINED] = "JOINED",
-    [FLOG_K_LOST] = "LOST", [FLOG_K_DECISION] = "DECISION", [FLOG_K_TM_SEND] = "TM_SEND",
-    [FLOG_K_NOTE] = "NOTE", [FLOG_K_SENT_AGAIN] = "SENT_AGAIN", [FLOG_K_DELIVERED] = "DELIVERED",
-    [FLOG_K_DELIVERED_AGAIN] = "DELIVERED_AGAIN", [FLOG_K_GRANTED] = "GRANTED",
+    [FLOG_K_RECV] = "RECV",           [FLOG_K_SENT] = "SENT",
+    [FLOG_K_JOINED] = "JOINED",       [FLOG_K_LOST] = "LOST",
+    [FLOG_K_DECISION] = "DECISION",   [FLOG_K_TM_SEND] = "TM_SEND",
+    [FLOG_K_NOTE] = "NOTE",           [FLOG_K_SENT_AGAIN] = "SENT_AGAIN",
+    [FLOG_K_DELIVERED] = "DELIVERED", [FLOG_K_DELIVERED_AGAIN] = "DELIVERED_AGAIN",
+    [FLOG_K_GRANTED] = "GRANTED",
 };
 
 /* The delivery reasons are the shared rule table (rti/proto/delivery.h); the log stores a
@@ -406,8 +408,8 @@ static int decode_granted(struct flog_record *rec, uint16_t version, char *err, 
     /* the writer's wrapping differences, undone the same way */
     g->asked = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(da));
     g->galt.t = (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dg));
-    g->prev = row == TM_GROW_FQR ? (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dp))
-                                 : TM_NO_TIME;
+    g->prev =
+        row == TM_GROW_FQR ? (int64_t)((uint64_t)d->time + (uint64_t)unzigzag(dp)) : TM_NO_TIME;
     g->holder = (tm_fed)holder;
     rec->kind = FLOG_K_DECISION;
     return 0;

@@ -1,7 +1,7 @@
 /* Growable byte buffer used for outgoing frame batches and incoming stream bytes.
- * Serves doc/protocol.md (one codec, batched writes) and doc/contributing.md §8 (reused per-connection
- * buffers: the storage only grows, so a warm connection does not allocate).
- * Read rti/proto/wire.h next: wire_encode() appends frames to a struct buf. */
+ * Serves doc/protocol.md (one codec, batched writes) and doc/contributing.md §8 (reused
+ * per-connection buffers: the storage only grows, so a warm connection does not allocate). Read
+ * rti/proto/wire.h next: wire_encode() appends frames to a struct buf. */
 #ifndef TEMPO_RTI_BUF_H
 #define TEMPO_RTI_BUF_H
 

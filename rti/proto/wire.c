@@ -31,20 +31,20 @@ enum {
 enum { S_NONE = 0, S_TEXT = 1, S_BLOB = 2 };
 
 struct layout {
-    const char *name;         /* type name for logs */
-    uint8_t dir;              /* enum wire_dir; 0 = no such type */
-    uint16_t fields;          /* L_* bits */
+    const char *name;           /* type name for logs */
+    uint8_t dir;                /* enum wire_dir; 0 = no such type */
+    uint16_t fields;            /* L_* bits */
     uint8_t str[WIRE_MAX_STRS]; /* S_* per slot; slots after the first S_NONE are unused */
-    uint32_t code_min;        /* allowed code range when L_CODE is set */
+    uint32_t code_min;          /* allowed code range when L_CODE is set */
     uint32_t code_max;
 };
 
-#define C2R WIRE_DIR_C2R
-#define R2C WIRE_DIR_R2C
+#define C2R      WIRE_DIR_C2R
+#define R2C      WIRE_DIR_R2C
 #define ANY_CODE 0, UINT32_MAX
-#define NOCODE 0, 0
-#define T S_TEXT
-#define B S_BLOB
+#define NOCODE   0, 0
+#define T        S_TEXT
+#define B        S_BLOB
 
 /* The catalogue. Each row: name, direction, fields, string slots, code range. The field
  * meanings per type are documented beside enum wire_type and in doc/protocol.md. */
@@ -59,33 +59,34 @@ static const struct layout layouts[WIRE_TYPE_END] = {
     [WIRE_JOIN_OK] = {"JOIN_OK", R2C, L_REQ | L_A | L_B | L_TIME, {T, T}, NOCODE},
     [WIRE_RESIGN] = {"RESIGN", C2R, L_REQ | L_CODE, {0}, 0, WIRE_RESIGN_KEEP_OBJECTS},
     [WIRE_FEDERATE_JOINED] = {"FEDERATE_JOINED", R2C, L_A, {T}, NOCODE},
-    [WIRE_FEDERATE_RESIGNED] = {"FEDERATE_RESIGNED", R2C, L_A | L_CODE, {T, T}, 0,
-                                WIRE_REASON_EXPELLED},
+    [WIRE_FEDERATE_RESIGNED] =
+        {"FEDERATE_RESIGNED", R2C, L_A | L_CODE, {T, T}, 0, WIRE_REASON_EXPELLED},
     [WIRE_PUBLISH_OBJECT] = {"PUBLISH_OBJECT", C2R, L_REQ | L_A | L_HANDLES, {0}, NOCODE},
     [WIRE_UNPUBLISH_OBJECT] = {"UNPUBLISH_OBJECT", C2R, L_REQ | L_A | L_HANDLES, {0}, NOCODE},
     [WIRE_SUBSCRIBE_OBJECT] = {"SUBSCRIBE_OBJECT", C2R, L_REQ | L_A | L_HANDLES, {0}, NOCODE},
-    [WIRE_UNSUBSCRIBE_OBJECT] = {"UNSUBSCRIBE_OBJECT", C2R, L_REQ | L_A | L_HANDLES, {0},
-                                 NOCODE},
+    [WIRE_UNSUBSCRIBE_OBJECT] = {"UNSUBSCRIBE_OBJECT", C2R, L_REQ | L_A | L_HANDLES, {0}, NOCODE},
     [WIRE_PUBLISH_INTERACTION] = {"PUBLISH_INTERACTION", C2R, L_REQ | L_A, {0}, NOCODE},
     [WIRE_UNPUBLISH_INTERACTION] = {"UNPUBLISH_INTERACTION", C2R, L_REQ | L_A, {0}, NOCODE},
     [WIRE_SUBSCRIBE_INTERACTION] = {"SUBSCRIBE_INTERACTION", C2R, L_REQ | L_A, {0}, NOCODE},
-    [WIRE_UNSUBSCRIBE_INTERACTION] = {"UNSUBSCRIBE_INTERACTION", C2R, L_REQ | L_A, {0},
-                                      NOCODE},
+    [WIRE_UNSUBSCRIBE_INTERACTION] = {"UNSUBSCRIBE_INTERACTION", C2R, L_REQ | L_A, {0}, NOCODE},
     [WIRE_REGISTER_OBJECT] = {"REGISTER_OBJECT", C2R, L_REQ | L_A, {T}, NOCODE},
     [WIRE_DISCOVER] = {"DISCOVER", R2C, L_A | L_B | L_C, {T}, NOCODE},
     [WIRE_UPDATE] = {"UPDATE", C2R, L_REQ | L_A | L_TIME | L_VALUES, {B}, NOCODE},
-    [WIRE_REFLECT] = {"REFLECT", R2C, L_CODE | L_A | L_C | L_TIME | L_VALUES, {B}, 0,
-                      WIRE_ORDER_TSO},
+    [WIRE_REFLECT] =
+        {"REFLECT", R2C, L_CODE | L_A | L_C | L_TIME | L_VALUES, {B}, 0, WIRE_ORDER_TSO},
     [WIRE_DELETE_OBJECT] = {"DELETE_OBJECT", C2R, L_REQ | L_A | L_TIME, {B}, NOCODE},
-    [WIRE_REMOVE_OBJECT] = {"REMOVE_OBJECT", R2C, L_CODE | L_A | L_C | L_TIME, {B}, 0,
-                            WIRE_ORDER_TSO},
-    [WIRE_SEND_INTERACTION] = {"SEND_INTERACTION", C2R, L_REQ | L_A | L_TIME | L_VALUES, {B},
-                               NOCODE},
-    [WIRE_RECEIVE_INTERACTION] = {"RECEIVE_INTERACTION", R2C,
-                                  L_CODE | L_A | L_C | L_TIME | L_VALUES, {B}, 0,
+    [WIRE_REMOVE_OBJECT] =
+        {"REMOVE_OBJECT", R2C, L_CODE | L_A | L_C | L_TIME, {B}, 0, WIRE_ORDER_TSO},
+    [WIRE_SEND_INTERACTION] =
+        {"SEND_INTERACTION", C2R, L_REQ | L_A | L_TIME | L_VALUES, {B}, NOCODE},
+    [WIRE_RECEIVE_INTERACTION] = {"RECEIVE_INTERACTION",
+                                  R2C,
+                                  L_CODE | L_A | L_C | L_TIME | L_VALUES,
+                                  {B},
+                                  0,
                                   WIRE_ORDER_TSO},
-    [WIRE_REQUEST_UPDATE] = {"REQUEST_UPDATE", C2R, L_REQ | L_CODE | L_A | L_HANDLES, {0}, 0,
-                             WIRE_RU_CLASS},
+    [WIRE_REQUEST_UPDATE] =
+        {"REQUEST_UPDATE", C2R, L_REQ | L_CODE | L_A | L_HANDLES, {0}, 0, WIRE_RU_CLASS},
     [WIRE_PROVIDE_UPDATE] = {"PROVIDE_UPDATE", R2C, L_A | L_C | L_HANDLES, {0}, NOCODE},
     [WIRE_REGISTER_SYNC] = {"REGISTER_SYNC", C2R, L_REQ | L_HANDLES, {T, B}, NOCODE},
     [WIRE_SYNC_REGISTERED] = {"SYNC_REGISTERED", R2C, L_REQ | L_CODE, {T, T}, ANY_CODE},
@@ -99,8 +100,8 @@ static const struct layout layouts[WIRE_TYPE_END] = {
     [WIRE_CONSTRAINED_ENABLED] = {"CONSTRAINED_ENABLED", R2C, L_TIME, {0}, NOCODE},
     [WIRE_DISABLE_CONSTRAINED] = {"DISABLE_CONSTRAINED", C2R, L_REQ, {0}, NOCODE},
     [WIRE_MODIFY_LOOKAHEAD] = {"MODIFY_LOOKAHEAD", C2R, L_REQ | L_TIME2, {0}, NOCODE},
-    [WIRE_TIME_REQUEST] = {"TIME_REQUEST", C2R, L_REQ | L_CODE | L_TIME, {0}, WIRE_TR_TAR,
-                           WIRE_TR_FQR},
+    [WIRE_TIME_REQUEST] =
+        {"TIME_REQUEST", C2R, L_REQ | L_CODE | L_TIME, {0}, WIRE_TR_TAR, WIRE_TR_FQR},
     [WIRE_TIME_GRANT] = {"TIME_GRANT", R2C, L_CODE | L_TIME, {0}, WIRE_TR_NONE, WIRE_TR_FQR},
     [WIRE_QUERY_TIME] = {"QUERY_TIME", C2R, L_REQ, {0}, NOCODE},
     [WIRE_TIME_STATUS] = {"TIME_STATUS", R2C, L_REQ | L_TIME | L_VALUES, {0}, NOCODE},
@@ -136,16 +137,26 @@ int wire_type_dir(unsigned type)
 const char *wire_strerror(int status)
 {
     switch (status) {
-    case WIRE_OK: return "WIRE_OK";
-    case WIRE_ETRUNC: return "WIRE_ETRUNC";
-    case WIRE_ETOOBIG: return "WIRE_ETOOBIG";
-    case WIRE_ETYPE: return "WIRE_ETYPE";
-    case WIRE_EFLAGS: return "WIRE_EFLAGS";
-    case WIRE_EFIELD: return "WIRE_EFIELD";
-    case WIRE_ETRAIL: return "WIRE_ETRAIL";
-    case WIRE_ENOMEM: return "WIRE_ENOMEM";
-    case WIRE_EUSAGE: return "WIRE_EUSAGE";
-    default: return "WIRE_E?";
+    case WIRE_OK:
+        return "WIRE_OK";
+    case WIRE_ETRUNC:
+        return "WIRE_ETRUNC";
+    case WIRE_ETOOBIG:
+        return "WIRE_ETOOBIG";
+    case WIRE_ETYPE:
+        return "WIRE_ETYPE";
+    case WIRE_EFLAGS:
+        return "WIRE_EFLAGS";
+    case WIRE_EFIELD:
+        return "WIRE_EFIELD";
+    case WIRE_ETRAIL:
+        return "WIRE_ETRAIL";
+    case WIRE_ENOMEM:
+        return "WIRE_ENOMEM";
+    case WIRE_EUSAGE:
+        return "WIRE_EUSAGE";
+    default:
+        return "WIRE_E?";
     }
 }
 
@@ -174,12 +185,14 @@ static void put_u16(uint8_t *p, uint16_t v)
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static void put_u64(uint8_t *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static uint16_t get_u16(const uint8_t *p)
@@ -223,14 +236,12 @@ void wire_msg_init(struct wire_msg *m, unsigned type)
 
 /* Refuse a message that sets a field its type does not carry or breaks a per-type rule.
  * Shared by the encoder; the decoder checks the same rules on the bytes it reads. */
-static int check_fields(const struct layout *l, const struct wire_msg *m, char *err,
-                        size_t errlen)
+static int check_fields(const struct layout *l, const struct wire_msg *m, char *err, size_t errlen)
 {
     const char *n = l->name;
     uint16_t f = l->fields;
     if (!(f & L_REQ) && m->req) return fail(WIRE_EFIELD, err, errlen, "%s: carries no req", n);
-    if (!(f & L_CODE) && m->code)
-        return fail(WIRE_EFIELD, err, errlen, "%s: carries no code", n);
+    if (!(f & L_CODE) && m->code) return fail(WIRE_EFIELD, err, errlen, "%s: carries no code", n);
     if (!(f & L_A) && m->a) return fail(WIRE_EFIELD, err, errlen, "%s: carries no field a", n);
     if (!(f & L_B) && m->b) return fail(WIRE_EFIELD, err, errlen, "%s: carries no field b", n);
     if (!(f & L_C) && m->c) return fail(WIRE_EFIELD, err, errlen, "%s: carries no field c", n);
@@ -261,8 +272,7 @@ static int check_fields(const struct layout *l, const struct wire_msg *m, char *
         (m->str[0].len != WIRE_MAGIC_LEN || memcmp(m->str[0].ptr, WIRE_MAGIC, WIRE_MAGIC_LEN)))
         return fail(WIRE_EFIELD, err, errlen, "HELLO: str0 must be the magic \"TMPO\"");
     if (m->nvalues && !m->values && !m->values_raw)
-        return fail(WIRE_EUSAGE, err, errlen, "%s: %" PRIu32 " values and no array", n,
-                    m->nvalues);
+        return fail(WIRE_EUSAGE, err, errlen, "%s: %" PRIu32 " values and no array", n, m->nvalues);
     if (m->nhandles && !m->handles && !m->handles_raw)
         return fail(WIRE_EUSAGE, err, errlen, "%s: %" PRIu32 " handles and no array", n,
                     m->nhandles);
@@ -270,8 +280,8 @@ static int check_fields(const struct layout *l, const struct wire_msg *m, char *
 }
 
 /* Body size of a checked message; fails on a value that is not allowed for the type. */
-static int body_size(const struct layout *l, const struct wire_msg *m, uint64_t *size,
-                     char *err, size_t errlen)
+static int body_size(const struct layout *l, const struct wire_msg *m, uint64_t *size, char *err,
+                     size_t errlen)
 {
     uint64_t s = 0;
     if (l->fields & L_REQ) s += 4;
@@ -332,8 +342,9 @@ int wire_encode(struct buf *out, const struct wire_msg *m, uint32_t max_frame, c
     rc = body_size(l, m, &body, err, errlen);
     if (rc) return rc;
     if (body > (uint64_t)max_frame - WIRE_HEADER_SIZE)
-        return fail(WIRE_ETOOBIG, err, errlen, "%s: frame of %" PRIu64 " bytes over the limit %" PRIu32,
-                    l->name, body + WIRE_HEADER_SIZE, max_frame);
+        return fail(WIRE_ETOOBIG, err, errlen,
+                    "%s: frame of %" PRIu64 " bytes over the limit %" PRIu32, l->name,
+                    body + WIRE_HEADER_SIZE, max_frame);
     size_t total = (size_t)body + WIRE_HEADER_SIZE;
     if (buf_reserve(out, total) != 0)
         return fail(WIRE_ENOMEM, err, errlen, "%s: cannot grow output by %zu bytes", l->name,
@@ -369,7 +380,8 @@ int wire_encode(struct buf *out, const struct wire_msg *m, uint32_t max_frame, c
     if (l->fields & L_HANDLES) {
         put_u32(p, m->nhandles);
         p += 4;
-        for (uint32_t i = 0; i < m->nhandles; i++, p += 4) put_u32(p, wire_msg_handle(m, i));
+        for (uint32_t i = 0; i < m->nhandles; i++, p += 4)
+            put_u32(p, wire_msg_handle(m, i));
     }
     /* Invariant: the size computed above is exactly what was written. */
     if ((size_t)(p - (out->data + out->len)) != total)
@@ -526,8 +538,8 @@ static int decode_body(struct reader *r, const struct layout *l, struct wire_msg
         if ((rc = rd_u32(r, "code", &m->code))) return rc;
         if (m->code < l->code_min || m->code > l->code_max)
             return fail(WIRE_EFIELD, r->err, r->errlen,
-                        "%s: code %" PRIu32 " at offset %zu outside %" PRIu32 "..%" PRIu32,
-                        l->name, m->code, at, l->code_min, l->code_max);
+                        "%s: code %" PRIu32 " at offset %zu outside %" PRIu32 "..%" PRIu32, l->name,
+                        m->code, at, l->code_min, l->code_max);
     }
     if (l->fields & L_A && (rc = rd_u64(r, "a", &m->a))) return rc;
     if (l->fields & L_B && (rc = rd_u64(r, "b", &m->b))) return rc;
@@ -560,8 +572,10 @@ int wire_decode(const uint8_t *frame, size_t len, struct wire_msg *m, char *err,
     if (!m) return fail(WIRE_EUSAGE, err, errlen, "wire_decode: NULL message");
     wire_msg_init(m, 0);
     if (len < WIRE_HEADER_SIZE || !frame)
-        return fail(WIRE_ETRUNC, err, errlen, "frame of %zu bytes is shorter than the %u-byte "
-                    "header", len, WIRE_HEADER_SIZE);
+        return fail(WIRE_ETRUNC, err, errlen,
+                    "frame of %zu bytes is shorter than the %u-byte "
+                    "header",
+                    len, WIRE_HEADER_SIZE);
     uint32_t body = get_u32(frame);
     unsigned type = get_u16(frame + 4);
     uint16_t flags = get_u16(frame + 6);
@@ -609,8 +623,7 @@ int wire_value_next(struct wire_value_iter *it, struct wire_value *out)
     }
     /* Decoded form: the decoder validated every head and length, but stay defensive so a
      * hand-built raw form cannot make us read past values_raw_len. */
-    if (!m->values_raw || it->off > m->values_raw_len || m->values_raw_len - it->off < 8)
-        return 0;
+    if (!m->values_raw || it->off > m->values_raw_len || m->values_raw_len - it->off < 8) return 0;
     const uint8_t *p = m->values_raw + it->off;
     uint32_t len = get_u32(p + 4);
     if (len > m->values_raw_len - it->off - 8) return 0;
@@ -628,7 +641,8 @@ uint32_t wire_msg_values(const struct wire_msg *m, struct wire_value *out, uint3
     struct wire_value v;
     uint32_t i = 0;
     wire_value_iter_init(&it, m);
-    while (i < cap && wire_value_next(&it, &v)) out[i++] = v;
+    while (i < cap && wire_value_next(&it, &v))
+        out[i++] = v;
     return m->nvalues;
 }
 
@@ -689,8 +703,7 @@ void wire_tstat_pack(const struct wire_tstat *t, uint8_t out[WIRE_TSTAT_SIZE])
     put_u64(p, t->root);
 }
 
-int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err,
-                      size_t errlen)
+int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err, size_t errlen)
 {
     if (len != WIRE_TSTAT_SIZE || !p)
         return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record of %zu bytes, want %u", len,
@@ -709,8 +722,8 @@ int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *
     if (t->bound_strict > 1 || t->galt_strict > 1)
         return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record: strict flag not 0 or 1");
     if (t->req_kind > WIRE_TR_FQR)
-        return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record: request kind %" PRIu32
-                    " unknown", t->req_kind);
+        return fail(WIRE_EFIELD, err, errlen,
+                    "TIME_STATUS record: request kind %" PRIu32 " unknown", t->req_kind);
     return WIRE_OK;
 }
 
@@ -732,7 +745,8 @@ char *wire_hex_sample(const uint8_t *p, size_t n, char *out, size_t cap)
     }
     memcpy(tmp + k, " ascii=", 7);
     k += 7;
-    for (size_t i = 0; i < shown; i++) tmp[k++] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '.';
+    for (size_t i = 0; i < shown; i++)
+        tmp[k++] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '.';
     tmp[k] = '\0';
     if (n > shown) snprintf(tmp + k, sizeof tmp - k, " (+%zu more)", n - shown);
     if (cap > 0) snprintf(out, cap, "%s", tmp);

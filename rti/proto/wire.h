@@ -22,17 +22,17 @@
 
 #include "rti/proto/buf.h"
 
-#define WIRE_VERSION 1u                   /* protocol version sent in HELLO / HELLO_OK */
-#define WIRE_MAGIC "TMPO"                 /* HELLO str[0], exactly these 4 bytes */
-#define WIRE_MAGIC_LEN 4u
-#define WIRE_HEADER_SIZE 8u               /* u32 body_length, u16 type, u16 flags */
+#define WIRE_VERSION           1u     /* protocol version sent in HELLO / HELLO_OK */
+#define WIRE_MAGIC             "TMPO" /* HELLO str[0], exactly these 4 bytes */
+#define WIRE_MAGIC_LEN         4u
+#define WIRE_HEADER_SIZE       8u         /* u32 body_length, u16 type, u16 flags */
 #define WIRE_MAX_FRAME_DEFAULT (1u << 20) /* bytes, whole frame including the header */
-#define WIRE_MAX_FRAME_MIN 64u            /* the smallest limit wire_split accepts */
-#define WIRE_TIME_NONE INT64_MIN          /* "no time stamp": receive-order / not applicable */
-#define WIRE_MAX_STRS 4                   /* string/blob slots in a message */
-#define WIRE_TSTAT_SIZE 70u               /* bytes of one packed struct wire_tstat record */
-#define WIRE_HEX_MAX 64u                  /* bytes shown at most by wire_hex_sample() */
-#define WIRE_HEX_BUFSZ 352u               /* a buffer this big always holds the sample */
+#define WIRE_MAX_FRAME_MIN     64u        /* the smallest limit wire_split accepts */
+#define WIRE_TIME_NONE         INT64_MIN  /* "no time stamp": receive-order / not applicable */
+#define WIRE_MAX_STRS          4          /* string/blob slots in a message */
+#define WIRE_TSTAT_SIZE        70u        /* bytes of one packed struct wire_tstat record */
+#define WIRE_HEX_MAX           64u        /* bytes shown at most by wire_hex_sample() */
+#define WIRE_HEX_BUFSZ         352u       /* a buffer this big always holds the sample */
 
 /* Status codes. Decoders and encoders return 0 or one of these negative values and fill
  * the caller's error buffer with the field and byte offset at fault. */
@@ -54,78 +54,78 @@ enum wire_status {
  * client request carries req, a client-chosen id echoed in the REPLY/ERROR it causes
  * (0 = the client expects no REPLY; a refusal still comes as ERROR). */
 enum wire_type {
-    WIRE_HELLO = 1,               /* C→R code=protocol version, str0=magic "TMPO",
-                                     str1=client software name */
-    WIRE_HELLO_OK = 2,            /* R→C code=server protocol version, str0=server name */
-    WIRE_REPLY = 3,               /* R→C req, code=status (0 ok, else a WIRE_ERR_*-style
-                                     code defined by the RTI), a=value (e.g. object
-                                     handle), str0=message text */
-    WIRE_ERROR = 4,               /* R→C req (of the refused request, 0 if none),
-                                     code=error code, a=refused request type (0 if none),
-                                     str0=text. After a handshake error the RTI closes. */
-    WIRE_CREATE_FEDERATION = 5,   /* C→R req, str0=federation name, str1=FOM XML text,
-                                     str2=shared secret blob (may be empty) */
-    WIRE_DESTROY_FEDERATION = 6,  /* C→R req, str0=federation name, str1=shared secret blob
-                                     (may be empty) */
-    WIRE_JOIN = 7,                /* C→R req, code=WIRE_JOIN_* flags, str0=federation,
-                                     str1=federate name, str2=FOM XML text (may be empty
-                                     when the federation exists), str3=shared secret blob */
-    WIRE_JOIN_OK = 8,             /* R→C req, a=federate handle, b=FOM fingerprint
-                                     (fom_fingerprint), time=federation's current least
-                                     logical time or WIRE_TIME_NONE, str0=federation name,
-                                     str1=time resolution text (seconds per tick) */
-    WIRE_RESIGN = 9,              /* C→R req, code=enum wire_resign_action */
-    WIRE_FEDERATE_JOINED = 10,    /* R→C a=federate handle, str0=federate name */
-    WIRE_FEDERATE_RESIGNED = 11,  /* R→C a=federate handle, code=enum wire_resign_reason,
-                                     str0=federate name, str1=reason text */
-    WIRE_PUBLISH_OBJECT = 12,     /* C→R req, a=object class, handles=attributes (empty=all) */
-    WIRE_UNPUBLISH_OBJECT = 13,   /* C→R req, a=object class, handles=attributes (empty=all) */
-    WIRE_SUBSCRIBE_OBJECT = 14,   /* C→R req, a=object class, handles=attributes (empty=all) */
-    WIRE_UNSUBSCRIBE_OBJECT = 15, /* C→R req, a=object class, handles=attributes (empty=all) */
-    WIRE_PUBLISH_INTERACTION = 16,     /* C→R req, a=interaction class */
-    WIRE_UNPUBLISH_INTERACTION = 17,   /* C→R req, a=interaction class */
-    WIRE_SUBSCRIBE_INTERACTION = 18,   /* C→R req, a=interaction class */
+    WIRE_HELLO = 1,                  /* C→R code=protocol version, str0=magic "TMPO",
+                                        str1=client software name */
+    WIRE_HELLO_OK = 2,               /* R→C code=server protocol version, str0=server name */
+    WIRE_REPLY = 3,                  /* R→C req, code=status (0 ok, else a WIRE_ERR_*-style
+                                        code defined by the RTI), a=value (e.g. object
+                                        handle), str0=message text */
+    WIRE_ERROR = 4,                  /* R→C req (of the refused request, 0 if none),
+                                        code=error code, a=refused request type (0 if none),
+                                        str0=text. After a handshake error the RTI closes. */
+    WIRE_CREATE_FEDERATION = 5,      /* C→R req, str0=federation name, str1=FOM XML text,
+                                        str2=shared secret blob (may be empty) */
+    WIRE_DESTROY_FEDERATION = 6,     /* C→R req, str0=federation name, str1=shared secret blob
+                                        (may be empty) */
+    WIRE_JOIN = 7,                   /* C→R req, code=WIRE_JOIN_* flags, str0=federation,
+                                        str1=federate name, str2=FOM XML text (may be empty
+                                        when the federation exists), str3=shared secret blob */
+    WIRE_JOIN_OK = 8,                /* R→C req, a=federate handle, b=FOM fingerprint
+                                        (fom_fingerprint), time=federation's current least
+                                        logical time or WIRE_TIME_NONE, str0=federation name,
+                                        str1=time resolution text (seconds per tick) */
+    WIRE_RESIGN = 9,                 /* C→R req, code=enum wire_resign_action */
+    WIRE_FEDERATE_JOINED = 10,       /* R→C a=federate handle, str0=federate name */
+    WIRE_FEDERATE_RESIGNED = 11,     /* R→C a=federate handle, code=enum wire_resign_reason,
+                                        str0=federate name, str1=reason text */
+    WIRE_PUBLISH_OBJECT = 12,        /* C→R req, a=object class, handles=attributes (empty=all) */
+    WIRE_UNPUBLISH_OBJECT = 13,      /* C→R req, a=object class, handles=attributes (empty=all) */
+    WIRE_SUBSCRIBE_OBJECT = 14,      /* C→R req, a=object class, handles=attributes (empty=all) */
+    WIRE_UNSUBSCRIBE_OBJECT = 15,    /* C→R req, a=object class, handles=attributes (empty=all) */
+    WIRE_PUBLISH_INTERACTION = 16,   /* C→R req, a=interaction class */
+    WIRE_UNPUBLISH_INTERACTION = 17, /* C→R req, a=interaction class */
+    WIRE_SUBSCRIBE_INTERACTION = 18, /* C→R req, a=interaction class */
     WIRE_UNSUBSCRIBE_INTERACTION = 19, /* C→R req, a=interaction class */
-    WIRE_REGISTER_OBJECT = 20,    /* C→R req, a=object class, str0=unique name (empty=let
-                                     the RTI choose); answered by REPLY a=object handle */
-    WIRE_DISCOVER = 21,           /* R→C a=object, b=object class, c=owner federate,
-                                     str0=object name */
-    WIRE_UPDATE = 22,             /* C→R req, a=object, time (WIRE_TIME_NONE = receive
-                                     order), values=attribute values, str0=user tag blob */
-    WIRE_REFLECT = 23,            /* R→C a=object, code=enum wire_order, c=sender federate,
-                                     time, values, str0=tag */
-    WIRE_DELETE_OBJECT = 24,      /* C→R req, a=object, time (or NONE), str0=tag */
-    WIRE_REMOVE_OBJECT = 25,      /* R→C a=object, code=order, c=sender, time, str0=tag */
-    WIRE_SEND_INTERACTION = 26,   /* C→R req, a=interaction class, time (or NONE),
-                                     values=parameter values, str0=tag */
-    WIRE_RECEIVE_INTERACTION = 27, /* R→C a=interaction class, code=order, c=sender,
-                                      time, values, str0=tag */
-    WIRE_REQUEST_UPDATE = 28,     /* C→R req, code=enum wire_ru_target, a=object or object
-                                     class, handles=attributes (empty = all) */
-    WIRE_PROVIDE_UPDATE = 29,     /* R→C a=object, c=requesting federate, handles=attributes */
-    WIRE_REGISTER_SYNC = 30,      /* C→R req, str0=label, str1=tag blob,
-                                     handles=federates (empty = all joined) */
-    WIRE_SYNC_REGISTERED = 31,    /* R→C req, code=0 success / nonzero failure code,
-                                     str0=label, str1=reason text (empty on success) */
-    WIRE_ANNOUNCE_SYNC = 32,      /* R→C str0=label, str1=tag blob */
-    WIRE_ACHIEVE_SYNC = 33,       /* C→R req, str0=label */
-    WIRE_FEDERATION_SYNCED = 34,  /* R→C str0=label */
-    WIRE_ENABLE_REGULATION = 35,  /* C→R req, time2=lookahead (ticks, >= 0) */
-    WIRE_REGULATION_ENABLED = 36, /* R→C time=federate's logical time */
-    WIRE_DISABLE_REGULATION = 37, /* C→R req */
-    WIRE_ENABLE_CONSTRAINED = 38, /* C→R req */
+    WIRE_REGISTER_OBJECT = 20,         /* C→R req, a=object class, str0=unique name (empty=let
+                                          the RTI choose); answered by REPLY a=object handle */
+    WIRE_DISCOVER = 21,                /* R→C a=object, b=object class, c=owner federate,
+                                          str0=object name */
+    WIRE_UPDATE = 22,                  /* C→R req, a=object, time (WIRE_TIME_NONE = receive
+                                          order), values=attribute values, str0=user tag blob */
+    WIRE_REFLECT = 23,                 /* R→C a=object, code=enum wire_order, c=sender federate,
+                                          time, values, str0=tag */
+    WIRE_DELETE_OBJECT = 24,           /* C→R req, a=object, time (or NONE), str0=tag */
+    WIRE_REMOVE_OBJECT = 25,           /* R→C a=object, code=order, c=sender, time, str0=tag */
+    WIRE_SEND_INTERACTION = 26,        /* C→R req, a=interaction class, time (or NONE),
+                                          values=parameter values, str0=tag */
+    WIRE_RECEIVE_INTERACTION = 27,     /* R→C a=interaction class, code=order, c=sender,
+                                          time, values, str0=tag */
+    WIRE_REQUEST_UPDATE = 28,          /* C→R req, code=enum wire_ru_target, a=object or object
+                                          class, handles=attributes (empty = all) */
+    WIRE_PROVIDE_UPDATE = 29,      /* R→C a=object, c=requesting federate, handles=attributes */
+    WIRE_REGISTER_SYNC = 30,       /* C→R req, str0=label, str1=tag blob,
+                                      handles=federates (empty = all joined) */
+    WIRE_SYNC_REGISTERED = 31,     /* R→C req, code=0 success / nonzero failure code,
+                                      str0=label, str1=reason text (empty on success) */
+    WIRE_ANNOUNCE_SYNC = 32,       /* R→C str0=label, str1=tag blob */
+    WIRE_ACHIEVE_SYNC = 33,        /* C→R req, str0=label */
+    WIRE_FEDERATION_SYNCED = 34,   /* R→C str0=label */
+    WIRE_ENABLE_REGULATION = 35,   /* C→R req, time2=lookahead (ticks, >= 0) */
+    WIRE_REGULATION_ENABLED = 36,  /* R→C time=federate's logical time */
+    WIRE_DISABLE_REGULATION = 37,  /* C→R req */
+    WIRE_ENABLE_CONSTRAINED = 38,  /* C→R req */
     WIRE_CONSTRAINED_ENABLED = 39, /* R→C time=federate's logical time */
     WIRE_DISABLE_CONSTRAINED = 40, /* C→R req */
-    WIRE_MODIFY_LOOKAHEAD = 41,   /* C→R req, time2=new lookahead (ticks, >= 0) */
-    WIRE_TIME_REQUEST = 42,       /* C→R req, code=enum wire_time_kind, time=requested */
-    WIRE_TIME_GRANT = 43,         /* R→C code=kind of the request granted, time=granted */
-    WIRE_QUERY_TIME = 44,         /* C→R req */
-    WIRE_TIME_STATUS = 45,        /* R→C req, time=federation's least logical time or NONE,
-                                     values=one packed struct wire_tstat per federate (value
-                                     handle = federate handle, len = WIRE_TSTAT_SIZE) */
-    WIRE_PING = 46,               /* both ways: req, str0=payload blob */
-    WIRE_PONG = 47,               /* both ways: req (of the PING), str0=the PING's payload */
-    WIRE_TYPE_END                 /* one past the last type; not a type */
+    WIRE_MODIFY_LOOKAHEAD = 41,    /* C→R req, time2=new lookahead (ticks, >= 0) */
+    WIRE_TIME_REQUEST = 42,        /* C→R req, code=enum wire_time_kind, time=requested */
+    WIRE_TIME_GRANT = 43,          /* R→C code=kind of the request granted, time=granted */
+    WIRE_QUERY_TIME = 44,          /* C→R req */
+    WIRE_TIME_STATUS = 45,         /* R→C req, time=federation's least logical time or NONE,
+                                      values=one packed struct wire_tstat per federate (value
+                                      handle = federate handle, len = WIRE_TSTAT_SIZE) */
+    WIRE_PING = 46,                /* both ways: req, str0=payload blob */
+    WIRE_PONG = 47,                /* both ways: req (of the PING), str0=the PING's payload */
+    WIRE_TYPE_END                  /* one past the last type; not a type */
 };
 
 /* Which side sends a type (bit set). */
@@ -162,10 +162,7 @@ enum wire_order {
 };
 
 /* REQUEST_UPDATE code: whether a is an object instance or an object class. */
-enum wire_ru_target {
-    WIRE_RU_OBJECT = 0,
-    WIRE_RU_CLASS = 1
-};
+enum wire_ru_target { WIRE_RU_OBJECT = 0, WIRE_RU_CLASS = 1 };
 
 /* TIME_REQUEST / TIME_GRANT code (doc/time.md). */
 enum wire_time_kind {
@@ -320,8 +317,7 @@ int wire_split(const uint8_t *p, size_t n, uint32_t max_frame, size_t *frame_len
  *          the end of the body; WIRE_ETRAIL bytes after the last field, or len larger than
  *          the frame; WIRE_ETYPE unknown type; WIRE_EFLAGS nonzero flags; WIRE_EFIELD
  *          an invalid field value (see wire_encode); WIRE_EUSAGE m is NULL. */
-int wire_decode(const uint8_t *frame, size_t len, struct wire_msg *m, char *err,
-                size_t errlen);
+int wire_decode(const uint8_t *frame, size_t len, struct wire_msg *m, char *err, size_t errlen);
 
 /** Start iterating the values of @p m (decoded or encode form). */
 void wire_value_iter_init(struct wire_value_iter *it, const struct wire_msg *m);
@@ -357,8 +353,7 @@ void wire_tstat_pack(const struct wire_tstat *t, uint8_t out[WIRE_TSTAT_SIZE]);
 /** Unpack a TIME_STATUS value.
  *  @return WIRE_OK, or WIRE_EFIELD when len != WIRE_TSTAT_SIZE or a strict flag is not 0/1
  *          (reason in err). */
-int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err,
-                      size_t errlen);
+int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err, size_t errlen);
 
 /* ---- logging helper ------------------------------------------------------------------- */
 

@@ -4,8 +4,8 @@
  * Serves doc/protocol.md, §10, §11; doc/contributing.md §7, §2.8. Read rti/server/server.c next. */
 #include "rti/server/conn.h"
 
-#include "rti/server/log.h"
 #include "rti/proto/wire.h"
+#include "rti/server/log.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -24,10 +24,10 @@ struct conn_limits {
     int hello_ms;      /* ms a new connection has to complete the handshake (user set) */
 };
 
-#define CONN_DEFAULT_MAX_FRAME       (1u << 20)  /* 1 MiB */
-#define CONN_DEFAULT_MAX_QUEUED      (64u << 20) /* 64 MiB */
-#define CONN_DEFAULT_STALL_MS        10000
-#define CONN_DEFAULT_HELLO_MS        10000
+#define CONN_DEFAULT_MAX_FRAME  (1u << 20)  /* 1 MiB */
+#define CONN_DEFAULT_MAX_QUEUED (64u << 20) /* 64 MiB */
+#define CONN_DEFAULT_STALL_MS   10000
+#define CONN_DEFAULT_HELLO_MS   10000
 
 enum conn_state {
     CONN_OPEN = 0, /* reading and writing */

@@ -69,7 +69,7 @@ static int flog_wanted(const char *patterns, const char *name)
 }
 
 int federation_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
-               struct federation **out, char *err, size_t errlen)
+                      struct federation **out, char *err, size_t errlen)
 {
     char ferr[FOM_ERRLEN];
     *out = NULL;
@@ -151,7 +151,7 @@ void federation_destroy(struct server *s, struct federation *fx)
     for (uint32_t i = 0; i < fx->slot_cap; i++)
         if (fx->slots[i])
             federate_resign(s, fx->slots[i], WIRE_RESIGN_DELETE_OBJECTS, WIRE_REASON_EXPELLED,
-                       "federation destroyed");
+                            "federation destroyed");
     for (struct federation **p = &s->feds; *p; p = &(*p)->next) {
         if (*p == fx) {
             *p = fx->next;
@@ -181,7 +181,7 @@ static uint32_t free_slot(struct federation *fx)
 }
 
 int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
-             struct federate **out, char *err, size_t errlen)
+                  struct federate **out, char *err, size_t errlen)
 {
     *out = NULL;
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
@@ -245,7 +245,7 @@ nomem:
 }
 
 void federate_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
-                const char *why)
+                     const char *why)
 {
     struct federation *fx = f->fx;
     LOGI("fed", f->tag, "resigns from '%s' (%s; objects: %s)", fx->name, why,
@@ -297,7 +297,7 @@ int federate_send(struct server *s, struct federate *to, const void *bytes, size
 }
 
 void federation_broadcast(struct server *s, struct federation *fx, struct federate *skip,
-                   const struct wire_msg *m)
+                          const struct wire_msg *m)
 {
     char err[200];
     buf_clear(&s->out);

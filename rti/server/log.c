@@ -1,5 +1,6 @@
 /* The RTI's text log: level threshold, level names, one formatted line per call.
- * Serves doc/rti.md (logging) and doc/contributing.md §9. Read rti/server/log.h for the contract. */
+ * Serves doc/rti.md (logging) and doc/contributing.md §9. Read rti/server/log.h for the contract.
+ */
 #include "rti/server/log.h"
 
 #include <stdarg.h>

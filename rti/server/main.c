@@ -1,7 +1,7 @@
 /* tempo-rti: command-line entry of the RTI server. Parses options, starts the server,
  * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
- * Serves doc/guide.md (start an RTI) and doc/rti.md (options, explicit limits). Read rti/server/server.h next;
- * doc/rti.md documents every option. */
+ * Serves doc/guide.md (start an RTI) and doc/rti.md (options, explicit limits). Read
+ * rti/server/server.h next; doc/rti.md documents every option. */
 #include "rti/server/conn.h"
 #include "rti/server/log.h"
 #include "rti/server/server.h"
@@ -94,8 +94,10 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         for (const char *p = v; *p;) { /* each pattern must fit rti/server/federation.c's buffer */
             size_t len = strcspn(p, ",");
             if (len == 0 || len > 255) {
-                fprintf(stderr, "tempo-rti: --log-only '%s': expected comma-separated "
-                                "patterns of 1 to 255 characters\n", v);
+                fprintf(stderr,
+                        "tempo-rti: --log-only '%s': expected comma-separated "
+                        "patterns of 1 to 255 characters\n",
+                        v);
                 return 2;
             }
             p += len + (p[len] == ',');
@@ -149,10 +151,20 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
 }
 
 /* The options that take a value (parse_valued reads each). */
-static const char *const valued_options[] = {
-    "--listen",   "--unix",           "--log",      "--log-only",      "--secret",
-    "--max-frame", "--max-queued-bytes", "--stall-ms", "--handshake-ms", "--spin-us",
-    "--max-federations", "--max-federates", "--log-level", "--shuffle-ties"};
+static const char *const valued_options[] = {"--listen",
+                                             "--unix",
+                                             "--log",
+                                             "--log-only",
+                                             "--secret",
+                                             "--max-frame",
+                                             "--max-queued-bytes",
+                                             "--stall-ms",
+                                             "--handshake-ms",
+                                             "--spin-us",
+                                             "--max-federations",
+                                             "--max-federates",
+                                             "--log-level",
+                                             "--shuffle-ties"};
 
 static int takes_value(const char *a)
 {

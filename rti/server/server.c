@@ -291,8 +291,8 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
     }
     cl->fed = f;
     /* What the RTI does with its objects if its connection drops (on_close). */
-    f->resign_action = (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS
-                                                          : WIRE_RESIGN_DELETE_OBJECTS;
+    f->resign_action =
+        (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
     conn_set_label(c, f->tag);
     flog_joined(fx->flog, (uint32_t)f->handle, f->name);
     flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);

@@ -1,6 +1,7 @@
 /* Private state of the RTI server: the server, its federations, federates, objects and
  * synchronization points, shared by server.c, federation.c, dm.c, om.c, sync.c and
- * timesvc.c. Serves doc/protocol.md and doc/time.md. Read rti/server/server.c next for the dispatch. */
+ * timesvc.c. Serves doc/protocol.md and doc/time.md. Read rti/server/server.c next for the
+ * dispatch. */
 #ifndef TEMPO_RTI_SERVER_IMPL_H
 #define TEMPO_RTI_SERVER_IMPL_H
 
@@ -9,10 +10,10 @@
 
 #include "fom/fom.h"
 #include "rti/proto/buf.h"
-#include "rti/server/conn.h"
-#include "rti/server/server.h"
 #include "rti/proto/status.h"
 #include "rti/proto/wire.h"
+#include "rti/server/conn.h"
+#include "rti/server/server.h"
 
 struct federation;
 struct tm_state;
@@ -151,16 +152,16 @@ int server_vals_reserve(struct server *s, uint32_t n);
 struct federation *federation_find(struct server *s, const char *name);
 /* Create a federation from FOM text. Returns 0, or a STATUS_* with err filled. */
 int federation_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
-               struct federation **out, char *err, size_t errlen);
+                      struct federation **out, char *err, size_t errlen);
 /* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
 void federation_destroy(struct server *s, struct federation *fx);
 /* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
  * (full, handles used up, out of memory) with err filled. */
 int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
-             struct federate **out, char *err, size_t errlen);
+                  struct federate **out, char *err, size_t errlen);
 /* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
 void federate_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
-                const char *why);
+                     const char *why);
 /* Queue encoded frame bytes for a joined federate (and record them in the federation log).
  * Returns 0, or -1 when it has no connection or the connection is gone. */
 int federate_send(struct server *s, struct federate *to, const void *bytes, size_t n);
@@ -170,7 +171,7 @@ int federate_send_unlogged(struct server *s, struct federate *to, const void *by
 void federation_flog_check(struct federation *fx);
 /* Send m to every joined federate of fx except skip (may be NULL). */
 void federation_broadcast(struct server *s, struct federation *fx, struct federate *skip,
-                   const struct wire_msg *m);
+                          const struct wire_msg *m);
 /* The joined federate with this handle, or NULL. O(1). */
 struct federate *federation_federate(struct federation *fx, uint64_t handle);
 

@@ -1,8 +1,8 @@
 /* tempo-log explain: who waits for whom at the end of a log or at a record (doc/time.md,
- * doc/log.md). The state is rebuilt by re-running the recorded inputs of the time management through
- * the pure engine (rti/tm/tm.h): JOINED records, the enable / disable / lookahead / time-request
- * / resign frames received, connection losses and the TM_SEND records (every tm_send the
- * RTI made, with its receivers). The engine then answers with its own "who blocks whom" status
+ * doc/log.md). The state is rebuilt by re-running the recorded inputs of the time management
+ * through the pure engine (rti/tm/tm.h): JOINED records, the enable / disable / lookahead /
+ * time-request / resign frames received, connection losses and the TM_SEND records (every tm_send
+ * the RTI made, with its receivers). The engine then answers with its own "who blocks whom" status
  * (GALT, holder, NER root), and the chain of holders is followed to the federate that is not
  * itself waiting: the root cause. The re-run's grants are counted against the TIME_GRANTs
  * recorded so that a disagreement is reported, never hidden. Read rti/tm/tm.h first. */
@@ -14,10 +14,10 @@
 #include "rti/tlog/tlog_impl.h"
 
 struct fedinfo {
-    uint64_t req_seq;      /* record seq of the open TIME_REQUEST, 0 none */
-    int64_t req_wall;      /* its wall stamp */
-    char grant_why[320];   /* reason of the last recorded GRANT (room for the RTI's longest) */
-    uint64_t grant_seq; /* its record seq */
+    uint64_t req_seq;    /* record seq of the open TIME_REQUEST, 0 none */
+    int64_t req_wall;    /* its wall stamp */
+    char grant_why[320]; /* reason of the last recorded GRANT (room for the RTI's longest) */
+    uint64_t grant_seq;  /* its record seq */
 };
 
 struct rerun {

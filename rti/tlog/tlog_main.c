@@ -15,14 +15,16 @@
 static const struct {
     const char *cmd, *text;
 } sub_help[] = {
-    {"show", "  show LOG [filters]  readable timeline, one record a line; filters (all optional):\n"
-             "      --federate NAME   records of this federate only\n"
-             "      --kind TYPE       a record kind, message type or decision (RECV, UPDATE,\n"
-             "                        GRANT, ...)\n"
-             "      --class NAME      an object class or interaction, subclasses included\n"
-             "      --from S, --to S  a logical time window, in seconds\n"
-             "      --wall-from S, --wall-to S  a wall-clock window, seconds since the log started\n"},
-    {"stats", "  stats LOG    per federate counts, grants, time waiting for grants, messages by kind\n"},
+    {"show",
+     "  show LOG [filters]  readable timeline, one record a line; filters (all optional):\n"
+     "      --federate NAME   records of this federate only\n"
+     "      --kind TYPE       a record kind, message type or decision (RECV, UPDATE,\n"
+     "                        GRANT, ...)\n"
+     "      --class NAME      an object class or interaction, subclasses included\n"
+     "      --from S, --to S  a logical time window, in seconds\n"
+     "      --wall-from S, --wall-to S  a wall-clock window, seconds since the log started\n"},
+    {"stats",
+     "  stats LOG    per federate counts, grants, time waiting for grants, messages by kind\n"},
     {"json", "  json LOG     JSON lines: the header, one record a line, then an END or CUT line\n"},
     {"trace", "  trace LOG    Chrome trace-event JSON (open it in Perfetto or chrome://tracing)\n"},
     {"csv", "  csv LOG      attribute values over logical time, one column per object attribute\n"},
@@ -128,8 +130,8 @@ static int check_options(const char *cmd, int argc, char **argv)
         for (size_t k = 0; names && k < 7 && names[k]; k++)
             known |= strcmp(argv[i], names[k]) == 0;
         if (!known) {
-            fprintf(stderr, "tempo-log: %s: unknown option '%s' (see tempo-log %s --help)\n",
-                    cmd, argv[i], cmd);
+            fprintf(stderr, "tempo-log: %s: unknown option '%s' (see tempo-log %s --help)\n", cmd,
+                    argv[i], cmd);
             return -1;
         }
         if (i + 1 >= argc) {
@@ -174,8 +176,8 @@ int main(int argc, char **argv)
         }
     }
     if (argc < 3 || argv[2][0] == '-') {
-        fprintf(stderr, "tempo-log: %s needs a LOG file first%s%s (see tempo-log %s --help)\n",
-                cmd, argc < 3 ? "" : ", not ", argc < 3 ? "" : argv[2], cmd);
+        fprintf(stderr, "tempo-log: %s needs a LOG file first%s%s (see tempo-log %s --help)\n", cmd,
+                argc < 3 ? "" : ", not ", argc < 3 ? "" : argv[2], cmd);
         return 2;
     }
     if (check_options(cmd, argc, argv) != 0) return 2;

@@ -220,10 +220,10 @@ static void first_difference(const struct wire_msg *x, const struct wire_msg *y,
                              size_t cap)
 {
     static const char *const nums[] = {"flags", "code", "a", "b", "c", "time", "time2"};
-    const uint64_t xv[] = {x->flags, x->code, x->a, x->b, x->c, (uint64_t)x->time,
-                           (uint64_t)x->time2};
-    const uint64_t yv[] = {y->flags, y->code, y->a, y->b, y->c, (uint64_t)y->time,
-                           (uint64_t)y->time2};
+    const uint64_t xv[] = {x->flags,          x->code,           x->a, x->b, x->c,
+                           (uint64_t)x->time, (uint64_t)x->time2};
+    const uint64_t yv[] = {y->flags,          y->code,           y->a, y->b, y->c,
+                           (uint64_t)y->time, (uint64_t)y->time2};
     buf[0] = '\0';
     if (x->type != y->type) return; /* the descriptions already differ */
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
@@ -273,8 +273,7 @@ static void diverged(struct replay *rp, const struct tlog_rec *exp, const char *
 {
     char e[1024], d[256] = "";
     tlog_describe_msg(rp->t, exp, e, sizeof e);
-    if (live && exp->has_msg && strcmp(e, got) == 0)
-        first_difference(&exp->msg, live, d, sizeof d);
+    if (live && exp->has_msg && strcmp(e, got) == 0) first_difference(&exp->msg, live, d, sizeof d);
     fprintf(rp->out,
             "DIVERGED at record #%" PRIu64 " (request %" PRIu64 " of the federate):\n"
             "  expected: %s\n  got:      %s\n%s%s%s",

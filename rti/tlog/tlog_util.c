@@ -263,9 +263,9 @@ int tlog_next(const struct tlog *t, struct flog_reader *r, struct tlog_rec *x)
         if (rec->dec.grant.row) { /* stored as facts: word the reason as the RTI would have */
             char nb1[32], nb2[32];
             const char *holder = h ? tlog_fed_name(t, h, nb2, sizeof nb2) : NULL;
-            x->r.dec.reason_len = (uint32_t)flog_grant_text(
-                x->why, sizeof x->why, &rec->dec, tlog_fed_name(t, rec->fed, nb1, sizeof nb1),
-                holder);
+            x->r.dec.reason_len =
+                (uint32_t)flog_grant_text(x->why, sizeof x->why, &rec->dec,
+                                          tlog_fed_name(t, rec->fed, nb1, sizeof nb1), holder);
             x->r.dec.reason = x->why;
         }
     } else if (rec->kind == FLOG_K_TM_SEND) {

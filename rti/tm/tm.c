@@ -204,26 +204,26 @@ struct fed {
 };
 
 struct tm_state {
-    struct fed **f; /* joined federates, sorted by handle */
-    size_t n;       /* how many */
-    size_t cap;     /* slots in f */
-    uint32_t *idx;  /* handle -> position + 1 (0 = not joined) */
-    size_t idxcap;  /* entries in idx */
-    unsigned epoch; /* for fed.mark */
-    tm_fed u0;      /* from the last compute(): holder of the smallest bound (0 = none) */
-    tm_fed h0;      /* holder of the smallest bound among the others than u0 (0 = none) */
-    size_t nner;    /* federates with NER/NERA pending at the last compute() */
-    tm_bound mu;    /* the smallest bound (INF when nobody regulates) */
-    size_t cnt;     /* regulating federates whose own (not NER-derived) bound is mu */
-    bool stale;     /* u0, h0 and the holder/root fields are out of date: a fast request
-                       moved a federate off mu (holder_of() recomputes them on demand) */
-    tm_sink sink;   /* decision sink, may be NULL */
-    void *ctx;      /* its context */
-    bool reasons;   /* format reason texts (tm_set_reasons); off: every reason is "" */
-    uint64_t tie_seed; /* tm_set_tie_shuffle: 0 off (ties between senders by handle) */
+    struct fed **f;        /* joined federates, sorted by handle */
+    size_t n;              /* how many */
+    size_t cap;            /* slots in f */
+    uint32_t *idx;         /* handle -> position + 1 (0 = not joined) */
+    size_t idxcap;         /* entries in idx */
+    unsigned epoch;        /* for fed.mark */
+    tm_fed u0;             /* from the last compute(): holder of the smallest bound (0 = none) */
+    tm_fed h0;             /* holder of the smallest bound among the others than u0 (0 = none) */
+    size_t nner;           /* federates with NER/NERA pending at the last compute() */
+    tm_bound mu;           /* the smallest bound (INF when nobody regulates) */
+    size_t cnt;            /* regulating federates whose own (not NER-derived) bound is mu */
+    bool stale;            /* u0, h0 and the holder/root fields are out of date: a fast request
+                              moved a federate off mu (holder_of() recomputes them on demand) */
+    tm_sink sink;          /* decision sink, may be NULL */
+    void *ctx;             /* its context */
+    bool reasons;          /* format reason texts (tm_set_reasons); off: every reason is "" */
+    uint64_t tie_seed;     /* tm_set_tie_shuffle: 0 off (ties between senders by handle) */
     bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
     bool quiet_grants;     /* tm_set_grant_reasons(false): GRANT reasons are "" */
-    char why[320];  /* reason text of the decision being emitted */
+    char why[320];         /* reason text of the decision being emitted */
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -498,8 +498,8 @@ static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool
     tm_req k = f->req;
     tm_grant_facts g = {
         .row = row, .asked = f->rt, .prev = f->T, .galt = f->galt, .queued = queued};
-    tm_decision d = {.kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why,
-                     .grant = &g};
+    tm_decision d = {
+        .kind = TM_D_GRANT, .fed = f->h, .time = t, .req = k, .reason = st->why, .grant = &g};
     st->why[0] = '\0';
     if (wants_reasons(st)) {
         /* FQR computed its GALT afresh (flush_grant), so its holder is current */
@@ -603,8 +603,8 @@ static void evaluate(tm_state *st)
                 f->avail = true;
                 f->promise = mk(f->T, false); /* earlier promises lapsed while unconstrained */
                 tm_decision d = {.kind = TM_D_CON_ENABLED, .fed = f->h, .time = f->T};
-                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s", tm_btxt(b1, f->galt),
-                     tm_ttxt(b2, f->T), fname(st, f->holder));
+                emit(st, &d, "constrained enabled: GALT %s >= T %s, held by %s",
+                     tm_btxt(b1, f->galt), tm_ttxt(b2, f->T), fname(st, f->holder));
                 progress = true;
             }
             if (f->req != TM_REQ_NONE && try_grant(st, f)) progress = true;
@@ -657,7 +657,10 @@ static uint64_t tie_rank(const tm_state *st, tm_fed h)
     return z ^ (z >> 31);
 }
 
-void tm_set_tie_shuffle(tm_state *st, uint64_t seed) { st->tie_seed = seed; }
+void tm_set_tie_shuffle(tm_state *st, uint64_t seed)
+{
+    st->tie_seed = seed;
+}
 
 void tm_set_reasons(tm_state *st, bool on)
 {
@@ -789,7 +792,8 @@ int tm_enable_regulation(tm_state *st, tm_fed h, tm_time L, char *err, size_t er
              tm_ttxt(b1, f->T), tm_btxt(b2, f->bound));
     else
         emit(st, &d, "regulation enabled at T %s, bound %s = max(T+L %s, promise %s to %s)",
-             tm_ttxt(b1, f->T), tm_btxt(b2, f->bound), tm_btxt(b3, own), tm_btxt(b4, p), fname(st, who));
+             tm_ttxt(b1, f->T), tm_btxt(b2, f->bound), tm_btxt(b3, own), tm_btxt(b4, p),
+             fname(st, who));
     evaluate(st);
     return TM_OK;
 }
@@ -933,8 +937,8 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
             return refuse(st, h, TM_ENOMEM, err, errlen,
                           "send from %s: out of memory queueing for %s", s->name, r->name);
     }
-    struct qmsg m = {.ts = ts, .rank = tie_rank(st, h), .sender = h, .seq = ++s->seq,
-                     .token = token};
+    struct qmsg m = {
+        .ts = ts, .rank = tie_rank(st, h), .sender = h, .seq = ++s->seq, .token = token};
     for (size_t i = 0; i < n; i++) {
         struct fed *r = find(st, rcv[i]);
         if (!tso) {
@@ -1006,11 +1010,11 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
     char t[24], rt[24], b[40], g[40], l[24];
     char req[48] = "granted";
     if (s->req) snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), tm_ttxt(rt, s->req_time));
-    return snprintf(buf, len,
-                    "%s t=%s %s%s%s bound %s GALT %s held by %s (root %s) LITS %s queued %zu",
-                    s->name, tm_ttxt(t, s->time), req, s->regulating ? " reg" : "",
-                    s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
-                    s->regulating ? tm_btxt(b, s->bound) : "none", tm_btxt(g, s->galt),
-                    s->galt_holder ? fname(st, s->galt_holder) : "nobody",
-                    s->galt_root ? fname(st, s->galt_root) : "nobody", tm_ttxt(l, s->lits), s->queued);
+    return snprintf(
+        buf, len, "%s t=%s %s%s%s bound %s GALT %s held by %s (root %s) LITS %s queued %zu",
+        s->name, tm_ttxt(t, s->time), req, s->regulating ? " reg" : "",
+        s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
+        s->regulating ? tm_btxt(b, s->bound) : "none", tm_btxt(g, s->galt),
+        s->galt_holder ? fname(st, s->galt_holder) : "nobody",
+        s->galt_root ? fname(st, s->galt_root) : "nobody", tm_ttxt(l, s->lits), s->queued);
 }

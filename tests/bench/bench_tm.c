@@ -207,7 +207,8 @@ static double run_bench(const char *addr, int b, int n, int steps)
     return ok && got == n && worst > 0 ? steps * 1000.0 / worst : 0;
 }
 
-/* ---- the federation log's cost (doc/log.md) ------------------------------------------------------ */
+/* ---- the federation log's cost (doc/log.md)
+ * ------------------------------------------------------ */
 
 /* Start a second bin/tempo-rti with the options @p opt1 and @p opt2 (an option and its
  * value). @return its pid (the address in @p addr), or -1. It dies with this process
@@ -472,8 +473,8 @@ static double engine_mix(int on, struct fold *fo, int steps)
 /* The hand-built reason texts of rti/tm/tm_reason.c (tm_text_*) against printf. */
 static void check_reason_builder(void)
 {
-    static const tm_time v[] = {0, 1, -1, 9, 10, 12345, -987654321, INT64_MIN, INT64_MAX - 1,
-                                TM_TIME_MAX};
+    static const tm_time v[] = {
+        0, 1, -1, 9, 10, 12345, -987654321, INT64_MIN, INT64_MAX - 1, TM_TIME_MAX};
     int bad = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         for (int strict = 0; strict <= 1; strict++) {

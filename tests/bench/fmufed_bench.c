@@ -25,19 +25,21 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
 {
     FILE *f = fopen(path, "w");
     if (!f) return;
-    fprintf(f, "{ \"federation\": \"%s\",\n  \"algorithm\": { \"method\": \"jacobi\", \"end\": %g, "
-               "\"step\": 0.001 },\n  \"federates\": [\n", fedname, end);
+    fprintf(f,
+            "{ \"federation\": \"%s\",\n  \"algorithm\": { \"method\": \"jacobi\", \"end\": %g, "
+            "\"step\": 0.001 },\n  \"federates\": [\n",
+            fedname, end);
     for (int i = 0; i < n; i++) {
         int prev = (i + n - 1) % n;
         const char *out = i % 2 ? "y" : "x", *in = i % 2 ? "x" : "y";
         const char *pout = prev % 2 ? "y" : "x";
-        fprintf(f,
-                "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",\n"
-                "     \"parameters\": { %s },\n"
-                "     \"outputs\": { \"%s\": \"C%d.%s\" }, \"inputs\": { \"%s\": \"C%d.%s\" } }%s\n",
-                i, g_cwd, fmu_of(i),
-                i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0", out, i, out,
-                in, prev, pout, i + 1 < n ? "," : "");
+        fprintf(
+            f,
+            "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",\n"
+            "     \"parameters\": { %s },\n"
+            "     \"outputs\": { \"%s\": \"C%d.%s\" }, \"inputs\": { \"%s\": \"C%d.%s\" } }%s\n",
+            i, g_cwd, fmu_of(i), i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0",
+            out, i, out, in, prev, pout, i + 1 < n ? "," : "");
     }
     fprintf(f, "  ], \"output\": \"%s/out-%s\" }\n", g_dir, fedname);
     fclose(f);
@@ -60,8 +62,8 @@ static double run_ring(const char *rti, int n, double end)
         if (pids[i] == 0) {
             FILE *o = freopen("/dev/null", "w", stdout);
             (void)o;
-            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--name", fed,
-                  "--rti", rti, "--quiet", (char *)NULL);
+            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--name", fed, "--rti",
+                  rti, "--quiet", (char *)NULL);
             _exit(127);
         }
     }
@@ -144,9 +146,10 @@ int main(void)
             continue;
         }
         double fed_us = (longrun - shortrun) / 10000 * 1e6, loop_us = base / 10000 * 1e6;
-        printf("fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
-               "one-process loop %.2f us/step, ratio %.1f\n",
-               n, fed_us, loop_us, loop_us > 0 ? fed_us / loop_us : 0.0);
+        printf(
+            "fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
+            "one-process loop %.2f us/step, ratio %.1f\n",
+            n, fed_us, loop_us, loop_us > 0 ? fed_us / loop_us : 0.0);
     }
     return 0;
 }

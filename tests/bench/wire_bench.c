@@ -59,7 +59,8 @@ int main(void)
             struct wire_value_iter it;
             struct wire_value x;
             wire_value_iter_init(&it, &d);
-            while (wire_value_next(&it, &x)) sink += x.len;
+            while (wire_value_next(&it, &x))
+                sink += x.len;
             off += flen;
         }
     }

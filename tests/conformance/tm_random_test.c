@@ -458,8 +458,8 @@ static void eng_sink(void *ctx, const tm_decision *d)
                   r->step, d->time, r->now[h], h);
         r->now[h] = d->time;
         if (r->con[h])
-            r->promised[h] = rmax(r->promised[h],
-                                  rmk(d->time, d->req == TM_REQ_TAR || d->req == TM_REQ_NER));
+            r->promised[h] =
+                rmax(r->promised[h], rmk(d->time, d->req == TM_REQ_TAR || d->req == TM_REQ_NER));
         n_grant[d->req % 6]++;
         if (d->req == TM_REQ_FQR) /* the flush may pass later time stamps: restart at g */
             restart(r, h, d->time);

@@ -1,6 +1,6 @@
 /* Conformance scenario tables for the time management engine rti/tm/tm.c (doc/time.md,
- * normative; doc/contributing.md §12). One row per scenario: an id tm-N.M, the §5 rule it checks, the
- * topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
+ * normative; doc/contributing.md §12). One row per scenario: an id tm-N.M, the §5 rule it checks,
+ * the topology in a comment, and a script (syntax: tests/conformance/tm_script.h). Every
  * expectation was worked out by hand from the §5 tables, not copied from the engine.
  * Read tests/conformance/tm_random_test.c next (randomized runs against a reference model). */
 #include "tests/conformance/tm_script.h"
@@ -308,8 +308,9 @@ static const struct scenario scenarios[] = {
 
     /* ---- tm-12: promises are cumulative (issue 20) ---------------------------------- */
     /* A constrained only; B regulating only (L = 0), granted at once; C regulates late */
-    {"tm-12.1", "bound rule 'enabling regulation mid-run': the promise after TAR(T) then TARA(T) "
-                "is (T, strict), the greatest one made",
+    {"tm-12.1",
+     "bound rule 'enabling regulation mid-run': the promise after TAR(T) then TARA(T) "
+     "is (T, strict), the greatest one made",
      "join A B C; con A; expect CE A 0; reg B 0; expect RE B 0;"
      "B tar 5; expect G B 5; A tar 5; expect G A 5; A tara 5; expect G A 5;"
      "reg C 0; expect RE C 0; bound C 5s; reason promise (5, strict) to A;"
@@ -321,8 +322,9 @@ static const struct scenario scenarios[] = {
     /* A, C, D, E regulating and constrained with L = 2, 3, 2, 3; B neither, at 8, then
      * regulating with L = 3. Before the fix B started at (19, non-strict) and held A's
      * NER(19) although nothing stamped 19 may reach A after its TAR(19). */
-    {"tm-12.3", "grant row NER with a late regulator: B starts at A's promise (19, strict), so "
-                "A's NER(19) is granted at once",
+    {"tm-12.3",
+     "grant row NER with a late regulator: B starts at A's promise (19, strict), so "
+     "A's NER(19) is granted at once",
      "join A B C D E; rc A 2; rc C 3; rc D 2; rc E 3;"
      "B tar 8; expect G B 8;"
      "A tar 19; C tar 17; D tar 18; E tar 17; expect G A 19, G C 17, G D 18, G E 17;"

@@ -1,6 +1,6 @@
-/* libFuzzer target for the federation log reader (rti/flog/flog_read.c, doc/log.md, doc/contributing.md
- * §2.7). Each input is read twice: as it is, and with every checksum recomputed (so that
- * mutations reach the length and payload checks behind the CRC instead of stopping at it).
+/* libFuzzer target for the federation log reader (rti/flog/flog_read.c, doc/log.md,
+ * doc/contributing.md §2.7). Each input is read twice: as it is, and with every checksum recomputed
+ * (so that mutations reach the length and payload checks behind the CRC instead of stopping at it).
  * Beyond "no crash", it traps when a property fails: every record lies inside the input, not
  * before the previous one, record numbers count up from 1, every refusal says why, a reader
  * that failed stays failed, and frames inside records go through the wire decoder.

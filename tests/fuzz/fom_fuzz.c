@@ -18,8 +18,7 @@ static void check_classes(const struct fom *f)
         if (fom_class_find(f, fom_class_name(f, c)) != c) __builtin_trap();
         if (fom_class_find(f, fom_class_qname(f, c)) != c) __builtin_trap();
         fom_handle p = fom_class_parent(f, c);
-        if (p >= c || (p && !fom_class_is_a(f, c, p)) || !fom_class_is_a(f, c, c))
-            __builtin_trap();
+        if (p >= c || (p && !fom_class_is_a(f, c, p)) || !fom_class_is_a(f, c, c)) __builtin_trap();
         uint32_t n = fom_class_attrs(f, c, list, 64);
         for (uint32_t i = 0; i < n && i < 64; i++) {
             if (!fom_class_has_attr(f, c, list[i])) __builtin_trap();

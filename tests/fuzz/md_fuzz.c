@@ -1,7 +1,7 @@
-/* Fuzz target for the modelDescription.xml decoder (federate/fmu/fmu_md.c, doc/contributing.md §7): any
- * bytes must give either a description or an error message, never a crash, leak or hang.
- * Built by `make fuzz` (libFuzzer) and replayed over tests/fuzz/corpus/md_fuzz/ by make test.
- * Read next: tests/unit/fmu_md_test.c. */
+/* Fuzz target for the modelDescription.xml decoder (federate/fmu/fmu_md.c, doc/contributing.md §7):
+ * any bytes must give either a description or an error message, never a crash, leak or hang. Built
+ * by `make fuzz` (libFuzzer) and replayed over tests/fuzz/corpus/md_fuzz/ by make test. Read next:
+ * tests/unit/fmu_md_test.c. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -71,11 +71,13 @@ int main(int argc, char **argv)
             n = corpus_len[k];
             memcpy(buf, corpus[k], n);
             int flips = 1 + (int)(rng_next() % 8);
-            for (int j = 0; j < flips && n > 0; j++) buf[rng_next() % n] = (uint8_t)rng_next();
+            for (int j = 0; j < flips && n > 0; j++)
+                buf[rng_next() % n] = (uint8_t)rng_next();
             if (rng_next() % 4 == 0) n = (size_t)(rng_next() % (n + 1)); /* truncate */
         } else {
             n = (size_t)(rng_next() % 512);
-            for (size_t j = 0; j < n; j++) buf[j] = (uint8_t)rng_next();
+            for (size_t j = 0; j < n; j++)
+                buf[j] = (uint8_t)rng_next();
         }
         LLVMFuzzerTestOneInput(buf, n);
     }

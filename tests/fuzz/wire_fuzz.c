@@ -1,5 +1,5 @@
-/* libFuzzer target for the wire decoder (rti/proto/wire.h, doc/protocol.md, doc/contributing.md §7).
- * Feeds arbitrary bytes to the splitter and the decoder. Beyond "no crash", it checks two
+/* libFuzzer target for the wire decoder (rti/proto/wire.h, doc/protocol.md, doc/contributing.md
+ * §7). Feeds arbitrary bytes to the splitter and the decoder. Beyond "no crash", it checks two
  * properties and traps when they fail: a frame the decoder accepts re-encodes to exactly the
  * same bytes (the codec is a bijection on valid frames), and walking its values and handles
  * stays inside the frame. Corpus: tests/fuzz/corpus/wire_fuzz/. Read rti/proto/wire.c next. */
@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         n++;
     }
     if (n != m.nvalues) __builtin_trap();
-    for (uint32_t i = 0; i < m.nhandles; i++) (void)wire_msg_handle(&m, i);
+    for (uint32_t i = 0; i < m.nhandles; i++)
+        (void)wire_msg_handle(&m, i);
     for (int i = 0; i < WIRE_MAX_STRS; i++)
         if (m.str[i].len && ((const uint8_t *)m.str[i].ptr < data ||
                              (const uint8_t *)m.str[i].ptr + m.str[i].len > end))

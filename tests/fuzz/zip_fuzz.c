@@ -1,7 +1,7 @@
-/* Fuzz target for FMU unpacking (federate/fmu/fmu_zip.c, doc/contributing.md §7): any bytes, written to a
- * file and unpacked with small limits, must be refused with a message or unpacked into a
- * private folder that is then removed completely; never a crash, leak or write elsewhere.
- * Corpus: tests/fuzz/corpus/zip_fuzz/ (small valid and hostile archives). */
+/* Fuzz target for FMU unpacking (federate/fmu/fmu_zip.c, doc/contributing.md §7): any bytes,
+ * written to a file and unpacked with small limits, must be refused with a message or unpacked into
+ * a private folder that is then removed completely; never a crash, leak or write elsewhere. Corpus:
+ * tests/fuzz/corpus/zip_fuzz/ (small valid and hostile archives). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

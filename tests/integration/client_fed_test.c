@@ -1,8 +1,8 @@
-/* Integration test of libtempo's federation services against a real bin/tempo-rti (doc/architecture.md
- * §6, §10): create and destroy a federation, the join refusals (missing federation without
- * create, duplicate federate name, a different FOM, a wrong or missing shared secret), destroy
- * refused while federates are joined, and the Unix-socket transport. Each refusal must come
- * back as its own TP_E* code with a message naming what is wrong. */
+/* Integration test of libtempo's federation services against a real bin/tempo-rti
+ * (doc/architecture.md §6, §10): create and destroy a federation, the join refusals (missing
+ * federation without create, duplicate federate name, a different FOM, a wrong or missing shared
+ * secret), destroy refused while federates are joined, and the Unix-socket transport. Each refusal
+ * must come back as its own TP_E* code with a message naming what is wrong. */
 #include "tests/integration/client_harness.h"
 
 /* An RTI that requires a shared secret: a JOIN, CREATE_FEDERATION or DESTROY_FEDERATION

@@ -1,8 +1,8 @@
 /* Integration test of the FMU federate: real federations (bin/tempo-rti + one bin/tempo-fmu
- * process per federate) on the Lotka-Volterra split of the Awais thesis §4.3.3 (lv_prey + lv_predator,
- * alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100), each
- * algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10.
- * Serves doc/algorithms/README.md and doc/run.md; read federate/fmufed/fmufed.h for what is run.
+ * process per federate) on the Lotka-Volterra split of the Awais thesis §4.3.3 (lv_prey +
+ * lv_predator, alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100),
+ * each algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10. Serves
+ * doc/algorithms/README.md and doc/run.md; read federate/fmufed/fmufed.h for what is run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,7 +57,8 @@ static int run_feds(const char *rti, const char *file, const char *const *names,
             FILE *o = freopen("/dev/null", "w", stdout);
             (void)o;
             const char *argv[12] = {"bin/tempo-fmu", "--federation", file, "--name",
-                                    names[i], "--rti", rti, "--timeout", "20000"};
+                                    names[i],        "--rti",        rti,  "--timeout",
+                                    "20000"};
             int k = 9;
             if (extra) argv[k++] = extra;
             argv[k] = NULL;
@@ -203,7 +204,8 @@ static void check_exchange(const char *tag, const res_table *prey, const res_tab
     long px = res_table_find(prey, "x"), qx = res_table_find(pred, "x");
     size_t bad = 0;
     for (size_t i = 1 + lag; i < prey->n_rows && i < pred->n_rows; i++)
-        if (prey->cols[py][i] != pred->cols[qy][i - lag] || pred->cols[qx][i] != prey->cols[px][i - lag])
+        if (prey->cols[py][i] != pred->cols[qy][i - lag] ||
+            pred->cols[qx][i] != prey->cols[px][i - lag])
             bad++;
     CHECK(bad == 0, "%s: inputs at T are the peer's outputs at T - %zu steps (%zu rows differ)",
           tag, lag, bad);
@@ -234,19 +236,23 @@ static void ring3(const char *rti)
     FILE *f = fopen(file, "w");
     CHECK(f != NULL, "create %s", file);
     if (!f) return;
-    fprintf(f,
-            "{ \"federation\": \"ring3\",\n"
-            "  \"algorithm\": { \"method\": \"gauss-seidel\", \"end\": 5, \"step\": 0.25 },\n"
-            "  \"federates\": [\n"
-            "   { \"name\": \"A\", \"fmu\": \"%s/build/fmus/lv_prey_me.fmu\", \"role\": \"source\",\n"
-            "     \"outputs\": { \"x\": \"A.x\" }, \"inputs\": { \"y\": \"C.x\" }, \"record\": [\"x\", \"y\"] },\n"
-            "   { \"name\": \"B\", \"fmu\": \"%s/build/fmus/lv_predator_me.fmu\",\n"
-            "     \"outputs\": { \"y\": \"B.y\" }, \"inputs\": { \"x\": \"A.x\" }, \"record\": [\"y\", \"x\"] },\n"
-            "   { \"name\": \"C\", \"fmu\": \"%s/build/fmus/lv_prey_me.fmu\", \"role\": \"sink\",\n"
-            "     \"parameters\": { \"x0\": 0.5 },\n"
-            "     \"outputs\": { \"x\": \"C.x\" }, \"inputs\": { \"y\": \"B.y\" }, \"record\": [\"x\", \"y\"] }\n"
-            "  ], \"output\": \"%s\" }\n",
-            g_cwd, g_cwd, g_cwd, out);
+    fprintf(
+        f,
+        "{ \"federation\": \"ring3\",\n"
+        "  \"algorithm\": { \"method\": \"gauss-seidel\", \"end\": 5, \"step\": 0.25 },\n"
+        "  \"federates\": [\n"
+        "   { \"name\": \"A\", \"fmu\": \"%s/build/fmus/lv_prey_me.fmu\", \"role\": \"source\",\n"
+        "     \"outputs\": { \"x\": \"A.x\" }, \"inputs\": { \"y\": \"C.x\" }, \"record\": [\"x\", "
+        "\"y\"] },\n"
+        "   { \"name\": \"B\", \"fmu\": \"%s/build/fmus/lv_predator_me.fmu\",\n"
+        "     \"outputs\": { \"y\": \"B.y\" }, \"inputs\": { \"x\": \"A.x\" }, \"record\": [\"y\", "
+        "\"x\"] },\n"
+        "   { \"name\": \"C\", \"fmu\": \"%s/build/fmus/lv_prey_me.fmu\", \"role\": \"sink\",\n"
+        "     \"parameters\": { \"x0\": 0.5 },\n"
+        "     \"outputs\": { \"x\": \"C.x\" }, \"inputs\": { \"y\": \"B.y\" }, \"record\": [\"x\", "
+        "\"y\"] }\n"
+        "  ], \"output\": \"%s\" }\n",
+        g_cwd, g_cwd, g_cwd, out);
     fclose(f);
     const char *names[] = {"C", "B", "A"}; /* started sink first: order must not matter */
     int ok = run_feds(rti, file, names, 3, NULL);
@@ -271,8 +277,8 @@ static void ring3(const char *rti)
             bad += a->cols[0][i] != b->cols[0][i] || b->cols[0][i] != c->cols[0][i];
         }
         CHECK(bad == 0, "ring3: every input at T is its publisher's output at T (%zu differ)", bad);
-        printf("ring3: A.x(5) = %.6f, B.y(5) = %.6f, C.x(5) = %.6f\n",
-               a->cols[1][a->n_rows - 1], b->cols[1][b->n_rows - 1], c->cols[1][c->n_rows - 1]);
+        printf("ring3: A.x(5) = %.6f, B.y(5) = %.6f, C.x(5) = %.6f\n", a->cols[1][a->n_rows - 1],
+               b->cols[1][b->n_rows - 1], c->cols[1][c->n_rows - 1]);
     }
     res_table_free(a);
     res_table_free(b);
@@ -332,13 +338,11 @@ int main(void)
         /* Thesis: Jacobi's error grows and spikes in y near t = 50 (notes: y peak 9.6 at
          * t = 47 with RK4 inside; the reference y stays below 1.41). */
         CHECK(e.max_y > 2.0, "jacobi unstable on LV at H = 0.5: max |e_y| %.3f > 2", e.max_y);
-        CHECK(e.t_max_y > 30 && e.t_max_y < 70, "jacobi's y spike at t = %g, near 50",
-              e.t_max_y);
+        CHECK(e.t_max_y > 30 && e.t_max_y < 70, "jacobi's y spike at t = %g, near 50", e.t_max_y);
         if (gs_a) {
             errs g = compare(gs_a, gs_b, 100);
             CHECK(g.med_y < e.med_y && g.max_y < e.max_y,
-                  "Gauss-Seidel more accurate than Jacobi (median %.4f < %.4f)", g.med_y,
-                  e.med_y);
+                  "Gauss-Seidel more accurate than Jacobi (median %.4f < %.4f)", g.med_y, e.med_y);
         }
     }
     /* Naive Jacobi (TAR, lookahead = step): the one-step lag. */
@@ -362,10 +366,10 @@ int main(void)
         char algo[256], tag[32];
         snprintf(algo, sizeof algo,
                  "{ \"method\": \"jacobi-de\", \"end\": 100, \"quantum\": %g, "
-                 "\"h_min\": 0.001, \"h_max\": 0.5 }", q);
+                 "\"h_min\": 0.001, \"h_max\": 0.5 }",
+                 q);
         snprintf(tag, sizeof tag, "de%d", k);
-        if (run_lv(rti_addr, tag, algo, "lv_prey_me.fmu", "lv_predator_me.fmu", &da, &db))
-            continue;
+        if (run_lv(rti_addr, tag, algo, "lv_prey_me.fmu", "lv_predator_me.fmu", &da, &db)) continue;
         de[k] = compare(da, db, 100);
         printf("jacobi-de q=%g: %zu communication points, median |e| x %.4f y %.4f, max %.4f "
                "%.4f\n",
@@ -391,8 +395,7 @@ int main(void)
     }
     if (de[0].n && de[1].n) {
         CHECK(de[1].n > de[0].n, "smaller quantum, more points (%zu > %zu)", de[1].n, de[0].n);
-        CHECK(de[1].med_x < de[0].med_x && de[1].med_y < de[0].med_y &&
-                  de[1].max_y < de[0].max_y,
+        CHECK(de[1].med_x < de[0].med_x && de[1].med_y < de[0].med_y && de[1].max_y < de[0].max_y,
               "smaller quantum, smaller errors (median y %.4f < %.4f)", de[1].med_y, de[0].med_y);
     }
     /* Improved Jacobi with linear and quadratic input extrapolation (our option): both must
@@ -403,10 +406,12 @@ int main(void)
             char algo[160], tag[32];
             snprintf(algo, sizeof algo,
                      "{ \"method\": \"jacobi\", \"end\": 100, \"step\": 0.5, "
-                     "\"extrapolation\": %d }", p);
+                     "\"extrapolation\": %d }",
+                     p);
             snprintf(tag, sizeof tag, "jx%d", p);
             res_table *xa = NULL, *xb = NULL;
-            if (run_lv(rti_addr, tag, algo, "lv_prey_me.fmu", "lv_predator_me.fmu", &xa, &xb) == 0) {
+            if (run_lv(rti_addr, tag, algo, "lv_prey_me.fmu", "lv_predator_me.fmu", &xa, &xb) ==
+                0) {
                 errs e = compare(xa, xb, 20), e100 = compare(xa, xb, 100);
                 printf("jacobi extrapolation %d: median |e| over [0,20] x %.4f y %.4f (hold %.4f "
                        "%.4f); max |e_y| over [0,100] %.4f\n",
@@ -442,7 +447,8 @@ int main(void)
      * tolerance as with model exchange. */
     {
         res_table *ca = NULL, *cb = NULL;
-        if (run_lv(rti_addr, "gscs", "{ \"method\": \"gauss-seidel\", \"end\": 100, \"step\": 0.5 }",
+        if (run_lv(rti_addr, "gscs",
+                   "{ \"method\": \"gauss-seidel\", \"end\": 100, \"step\": 0.5 }",
                    "lv_prey_cs.fmu", "lv_predator_cs.fmu", &ca, &cb) == 0) {
             errs e = compare(ca, cb, 100);
             printf("gauss-seidel CS FMUs: median |e| x %.4f y %.4f, max %.4f %.4f\n", e.med_x,

@@ -1,9 +1,9 @@
-/* Integration test of the FMU federate on the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1
- * (osc_omega2tau + osc_tau2omega as two tempo-fmu processes, against the monolithic
+/* Integration test of the FMU federate on the two-mass rotational oscillator of Glumac and Kovačić
+ * (2023) §4.1 (osc_omega2tau + osc_tau2omega as two tempo-fmu processes, against the monolithic
  * osc_twomass at rtol 1e-10): Jacobi at fixed steps converges with order one (halving H halves
  * the error), the naive variant's extra step of lag costs accuracy, and Gauss-Seidel also
- * converges with order one. Serves doc/algorithms/README.md and doc/run.md (second case study); read
- * tests/integration/fmufed_lv_test.c for the Lotka-Volterra case.
+ * converges with order one. Serves doc/algorithms/README.md and doc/run.md (second case study);
+ * read tests/integration/fmufed_lv_test.c for the Lotka-Volterra case.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,17 +23,19 @@ static double run_osc(const char *rti, const char *tag, const char *method, doub
     FILE *f = fopen(file, "w");
     CHECK(f != NULL, "create %s", file);
     if (!f) return -1;
-    fprintf(f,
-            "{ \"federation\": \"osc-%s\",\n"
-            "  \"algorithm\": { \"method\": \"%s\", \"end\": %g, \"step\": %g },\n"
-            "  \"solver\": { \"rtol\": 1e-10, \"atol\": 1e-12 },\n"
-            "  \"federates\": [\n"
-            "   { \"name\": \"s1\", \"fmu\": \"%s/build/fmus/osc_omega2tau_me.fmu\",\n"
-            "     \"outputs\": { \"tau1\": \"S1.tau1\" }, \"inputs\": { \"omega2\": \"S2.omega2\" } },\n"
-            "   { \"name\": \"s2\", \"fmu\": \"%s/build/fmus/osc_tau2omega_me.fmu\",\n"
-            "     \"outputs\": { \"omega2\": \"S2.omega2\" }, \"inputs\": { \"tau1\": \"S1.tau1\" } }\n"
-            "  ], \"output\": \"%s\" }\n",
-            tag, method, end, h, g_cwd, g_cwd, out);
+    fprintf(
+        f,
+        "{ \"federation\": \"osc-%s\",\n"
+        "  \"algorithm\": { \"method\": \"%s\", \"end\": %g, \"step\": %g },\n"
+        "  \"solver\": { \"rtol\": 1e-10, \"atol\": 1e-12 },\n"
+        "  \"federates\": [\n"
+        "   { \"name\": \"s1\", \"fmu\": \"%s/build/fmus/osc_omega2tau_me.fmu\",\n"
+        "     \"outputs\": { \"tau1\": \"S1.tau1\" }, \"inputs\": { \"omega2\": \"S2.omega2\" } "
+        "},\n"
+        "   { \"name\": \"s2\", \"fmu\": \"%s/build/fmus/osc_tau2omega_me.fmu\",\n"
+        "     \"outputs\": { \"omega2\": \"S2.omega2\" }, \"inputs\": { \"tau1\": \"S1.tau1\" } }\n"
+        "  ], \"output\": \"%s\" }\n",
+        tag, method, end, h, g_cwd, g_cwd, out);
     fclose(f);
     fflush(stdout);
     pid_t pid[2];
@@ -43,8 +45,8 @@ static double run_osc(const char *rti, const char *tag, const char *method, doub
         if (pid[i] == 0) {
             FILE *o = freopen("/dev/null", "w", stdout);
             (void)o;
-            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--name",
-                  names[i], "--rti", rti, "--timeout", "20000", (char *)NULL);
+            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--name", names[i],
+                  "--rti", rti, "--timeout", "20000", (char *)NULL);
             _exit(127);
         }
     }
@@ -133,7 +135,9 @@ int main(void)
                   err[m][k] / err[m][k + 1], H[k], H[k + 1]);
     }
     for (int k = 0; k < 3; k++)
-        CHECK(err[0][k] < err[2][k], "improved Jacobi more accurate than naive at H = %g "
-              "(%.3e < %.3e)", H[k], err[0][k], err[2][k]);
+        CHECK(err[0][k] < err[2][k],
+              "improved Jacobi more accurate than naive at H = %g "
+              "(%.3e < %.3e)",
+              H[k], err[0][k], err[2][k]);
     return check_summary();
 }

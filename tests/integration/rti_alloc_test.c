@@ -1,8 +1,8 @@
-/* doc/contributing.md §8 measured: once warm, the RTI's own code allocates nothing per message. Runs
- * against the counting build (build/rti-san/tempo-rti, tests/integration/rti_alloc_wrap.c),
- * so only tests/integration/rti_san.sh runs it: receive-order updates, time-stamped updates
- * with grants, and interactions, then the same again; the second round must allocate 0.
- * Read tests/integration/rti_alloc_wrap.c for the counter. */
+/* doc/contributing.md §8 measured: once warm, the RTI's own code allocates nothing per message.
+ * Runs against the counting build (build/rti-san/tempo-rti, tests/integration/rti_alloc_wrap.c), so
+ * only tests/integration/rti_san.sh runs it: receive-order updates, time-stamped updates with
+ * grants, and interactions, then the same again; the second round must allocate 0. Read
+ * tests/integration/rti_alloc_wrap.c for the counter. */
 #include "fom/fom.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"

@@ -603,8 +603,8 @@ static void test_time_ro(void)
         m.nvalues = 1;
         m.values = &v;
         char why[256];
-        CHECK(cli_call(&a, &m, NULL, why, sizeof why) == STATUS_OK, "update at %lld: %s", (long long)t,
-              why);
+        CHECK(cli_call(&a, &m, NULL, why, sizeof why) == STATUS_OK, "update at %lld: %s",
+              (long long)t, why);
         struct cli *subs[2] = {&b, &c};
         for (int k = 0; k < 2; k++)
             CHECK(cli_expect(subs[k], WIRE_REFLECT, &m, TO) == 1 && m.code == WIRE_ORDER_RO &&
@@ -715,13 +715,15 @@ static void test_secret(void)
     m.str[1].len = 7;
     CHECK_INT_EQ(cli_call(&d, &m, NULL, NULL, 0), STATUS_EAUTH);
     m.str[1].len = 6;
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), STATUS_EREFUSED); /* past the secret: x is in */
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why),
+                 STATUS_EREFUSED); /* past the secret: x is in */
     CHECK_STR_HAS(why, "x");
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);
     wire_str_set(&m.str[0], "other");
     wire_str_set(&m.str[1], fom_text);
     wire_str_set(&m.str[2], "s3cr3t");
-    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why), STATUS_EREFUSED); /* past the secret: the limit */
+    CHECK_INT_EQ(cli_call(&d, &m, NULL, why, sizeof why),
+                 STATUS_EREFUSED); /* past the secret: the limit */
     CHECK_STR_HAS(why, "--max-federations");
     /* Limits: a second federation, and a second federate in a federation of one. */
     wire_msg_init(&m, WIRE_CREATE_FEDERATION);

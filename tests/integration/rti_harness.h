@@ -241,8 +241,7 @@ static inline long cli_call(struct cli *c, struct wire_msg *m, uint64_t *value, 
 
 /* A declaration request (publish / subscribe / unpublish / unsubscribe, object or interaction)
  * for class @p a with @p n attribute handles; its status as cli_call returns it. */
-static inline long cli_decl(struct cli *c, unsigned type, uint64_t a, const uint32_t *h,
-                            uint32_t n)
+static inline long cli_decl(struct cli *c, unsigned type, uint64_t a, const uint32_t *h, uint32_t n)
 {
     struct wire_msg m;
     wire_msg_init(&m, type);

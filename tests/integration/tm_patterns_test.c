@@ -1,7 +1,7 @@
-/* The three time-management patterns of the Awais thesis as multi-process federations against a real
- * bin/tempo-rti (doc/time.md; doc/references.md (Awais)). Each
- * federate is a forked process using libtempo; it checks what it sees and exits non-zero on
- * any failure. Read doc/time.md for the rules each pattern relies on.
+/* The three time-management patterns of the Awais thesis as multi-process federations against a
+ * real bin/tempo-rti (doc/time.md; doc/references.md (Awais)). Each federate is a forked process
+ * using libtempo; it checks what it sees and exits non-zero on any failure. Read doc/time.md for
+ * the rules each pattern relies on.
  *
  *   1. Jacobi, fixed step, zero lookahead:  J0 <-> J1 <-> J2 (all-to-all), TARA(T+h), send,
  *      TAR(T+h): every federate sees the others' values for T+h before it leaves T+h.

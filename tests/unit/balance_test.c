@@ -18,22 +18,41 @@ static double quad(double (*f)(double, const void *), const void *ctx, double a,
     static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
                                 0.1012285362903763};
     double m = (a + b) / 2, r = (b - a) / 2, s = 0;
-    for (int i = 0; i < 4; i++) s += w[i] * (f(m - r * x[i], ctx) + f(m + r * x[i], ctx));
+    for (int i = 0; i < 4; i++)
+        s += w[i] * (f(m - r * x[i], ctx) + f(m + r * x[i], ctx));
     return s * r;
 }
-static double f_hat(double x, const void *c) { (void)c; return bal_hat(x); }
-static double f_psi(double x, const void *c) { (void)c; return bal_psi(x); }
-static double f_i2h(double x, const void *c) { (void)c; return bal_i2h(x); }
-static double f_poly(double s, const void *c) { return bal_poly_eval(c, s); }
+static double f_hat(double x, const void *c)
+{
+    (void)c;
+    return bal_hat(x);
+}
+static double f_psi(double x, const void *c)
+{
+    (void)c;
+    return bal_psi(x);
+}
+static double f_i2h(double x, const void *c)
+{
+    (void)c;
+    return bal_i2h(x);
+}
+static double f_poly(double s, const void *c)
+{
+    return bal_poly_eval(c, s);
+}
 
 /* Numerical k-th derivative of a scalar function by central differences (k <= 3). */
 static double nderiv(double (*f)(double), double x, int k)
 {
     double h = 1e-3;
     switch (k) {
-    case 1: return (f(x + h) - f(x - h)) / (2 * h);
-    case 2: return (f(x + h) - 2 * f(x) + f(x - h)) / (h * h);
-    default: return (f(x + 2 * h) - 2 * f(x + h) + 2 * f(x - h) - f(x - 2 * h)) / (2 * h * h * h);
+    case 1:
+        return (f(x + h) - f(x - h)) / (2 * h);
+    case 2:
+        return (f(x + h) - 2 * f(x) + f(x - h)) / (h * h);
+    default:
+        return (f(x + 2 * h) - 2 * f(x + h) + 2 * f(x - h) - f(x - 2 * h)) / (2 * h * h * h);
     }
 }
 
@@ -49,7 +68,8 @@ static void test_reference_functions(void)
     CHECK_NEAR(bal_i2h(0), 1, 1e-15);
     CHECK_NEAR(bal_hat(0), 35.0 / 32, 1e-15);
     double worst = 0;
-    for (double x = -1; x <= 1; x += 0.0625) worst = fmax(worst, fabs(bal_psi(-x) - (1 - bal_psi(x))));
+    for (double x = -1; x <= 1; x += 0.0625)
+        worst = fmax(worst, fabs(bal_psi(-x) - (1 - bal_psi(x))));
     CHECK(worst < 1e-15, "psi(-x) = 1 - psi(x) off by %g", worst);
     /* psi', psi'', psi''' vanish at +-1 (evaluated just inside, where the polynomial holds);
      * finite differences of step 1e-3 leave O(1e-3) of the next nonzero derivative. The
@@ -61,7 +81,8 @@ static void test_reference_functions(void)
     /* The same through the exact polynomial derivatives of the pieces. */
     bal_poly p;
     CHECK_INT_EQ(bal_hat_piece(BAL_HAT_I2H, 2, 0, 1.0, &p), BAL_OK);
-    for (int k = 0; k <= 3; k++) CHECK_NEAR(bal_poly_deriv(&p, k, 0), 0, 1e-12);
+    for (int k = 0; k <= 3; k++)
+        CHECK_NEAR(bal_poly_deriv(&p, k, 0), 0, 1e-12);
     CHECK_INT_EQ(bal_hat_piece(BAL_HAT_POLY, 1, 0, 1.0, &p), BAL_OK);
     for (int k = 0; k <= 2; k++) {
         CHECK_NEAR(bal_poly_deriv(&p, k, 0), 0, 1e-12);
@@ -73,8 +94,10 @@ static void test_supports(void)
 {
     const double H = 0.37;
     /* Eq. (19): integral 1 over the support, whatever the kind and span. */
-    struct { bal_hat_kind k; int span; } cases[] = {
-        {BAL_HAT_CONST, 1}, {BAL_HAT_POLY, 1}, {BAL_HAT_I2H, 2}, {BAL_HAT_I2H, 4}};
+    struct {
+        bal_hat_kind k;
+        int span;
+    } cases[] = {{BAL_HAT_CONST, 1}, {BAL_HAT_POLY, 1}, {BAL_HAT_I2H, 2}, {BAL_HAT_I2H, 4}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         double total = 0;
         for (int m = 0; m < cases[c].span; m++) {
@@ -115,9 +138,18 @@ static void test_supports(void)
 }
 
 /* The sender: u(t) = sin(1.3 t) + 0.4, exact value, slope and amount. */
-static double su(double t) { return sin(1.3 * t) + 0.4; }
-static double sdu(double t) { return 1.3 * cos(1.3 * t); }
-static double samount(double a, double b) { return (cos(1.3 * a) - cos(1.3 * b)) / 1.3 + 0.4 * (b - a); }
+static double su(double t)
+{
+    return sin(1.3 * t) + 0.4;
+}
+static double sdu(double t)
+{
+    return 1.3 * cos(1.3 * t);
+}
+static double samount(double a, double b)
+{
+    return (cos(1.3 * a) - cos(1.3 * b)) / 1.3 + 0.4 * (b - a);
+}
 
 static void test_switching_error(void)
 {
@@ -163,7 +195,8 @@ static double run_conn(const bal_settings *set, int n, double H, double *worst_g
         double A = samount(t0, t0 + H);
         imb += A - bal_poly_integral(&used, 0, H);
         bad |= bal_conn_close(&c, A) != BAL_OK;
-        if (set->bc != BAL_BC_OFF) *worst_gap = fmax(*worst_gap, fabs(imb - bal_conn_outstanding(&c)));
+        if (set->bc != BAL_BC_OFF)
+            *worst_gap = fmax(*worst_gap, fabs(imb - bal_conn_outstanding(&c)));
     }
     if (bad) *worst_gap = INFINITY; /* a refused call fails the caller's check */
     return imb;
@@ -175,24 +208,30 @@ static void test_telescoping(void)
      * precision, since every integral is exact. Every variant of the paper. */
     const double H = 0.2;
     bal_extrap ex[2] = {BAL_EXTRAP_CONSTANT, BAL_EXTRAP_LINEAR};
-    struct { bal_bc bc; bal_hat_kind hat; int span; } bcs[] = {
-        {BAL_BC_CLASSIC, BAL_HAT_CONST, 1}, {BAL_BC_CLASSIC, BAL_HAT_POLY, 1},
-        {BAL_BC_QUICK, BAL_HAT_POLY, 1},    {BAL_BC_QUICK, BAL_HAT_I2H, 2},
-        {BAL_BC_QUICK, BAL_HAT_I2H, 4},     {BAL_BC_CLASSIC, BAL_HAT_I2H, 4}};
+    struct {
+        bal_bc bc;
+        bal_hat_kind hat;
+        int span;
+    } bcs[] = {{BAL_BC_CLASSIC, BAL_HAT_CONST, 1}, {BAL_BC_CLASSIC, BAL_HAT_POLY, 1},
+               {BAL_BC_QUICK, BAL_HAT_POLY, 1},    {BAL_BC_QUICK, BAL_HAT_I2H, 2},
+               {BAL_BC_QUICK, BAL_HAT_I2H, 4},     {BAL_BC_CLASSIC, BAL_HAT_I2H, 4}};
     for (int e = 0; e < 2; e++)
         for (int smooth = 0; smooth <= 1; smooth++)
             for (size_t b = 0; b < sizeof bcs / sizeof *bcs; b++) {
                 bal_settings set = {ex[e], smooth, bcs[b].bc, bcs[b].hat, bcs[b].span};
                 double gap, imb = run_conn(&set, 100, H, &gap);
-                CHECK(gap < 1e-13, "extrap %d smooth %d bc %d hat %d span %d: imbalance %g vs "
-                      "outstanding, gap %g", e, smooth, (int)set.bc, (int)set.hat, set.span, imb, gap);
+                CHECK(gap < 1e-13,
+                      "extrap %d smooth %d bc %d hat %d span %d: imbalance %g vs "
+                      "outstanding, gap %g",
+                      e, smooth, (int)set.bc, (int)set.hat, set.span, imb, gap);
             }
     /* Without BC the imbalance is the sum of all balance errors and does not stay bounded by
      * one interval's error: compare with the largest single-interval error. */
     bal_settings off = {BAL_EXTRAP_CONSTANT, 0, BAL_BC_OFF, BAL_HAT_CONST, 1};
     double gap, imb = run_conn(&off, 7, H, &gap); /* 1.4 s: the sine is still rising */
     double sum = 0;
-    for (int k = 0; k < 7; k++) sum += samount(k * H, (k + 1) * H) - H * su(k * H);
+    for (int k = 0; k < 7; k++)
+        sum += samount(k * H, (k + 1) * H) - H * su(k * H);
     CHECK_NEAR(imb, sum, 1e-13);
 }
 
@@ -236,7 +275,7 @@ static void test_errors(void)
     bal_settings ok = {BAL_EXTRAP_LINEAR, 1, BAL_BC_QUICK, BAL_HAT_I2H, 2};
     CHECK_INT_EQ(bal_conn_init(&c, &ok, err, sizeof err), BAL_OK);
     bal_poly u;
-    CHECK_INT_EQ(bal_conn_close(&c, 1), BAL_EINVAL);     /* nothing open */
+    CHECK_INT_EQ(bal_conn_close(&c, 1), BAL_EINVAL); /* nothing open */
     CHECK_INT_EQ(bal_conn_open(&c, 0, 1, 0, &u), BAL_EINVAL);
     CHECK_INT_EQ(bal_conn_open(&c, 0.1, 1, 0, &u), BAL_OK);
     CHECK_INT_EQ(bal_conn_open(&c, 0.1, 1, 0, &u), BAL_EINVAL); /* still open */

@@ -1,9 +1,9 @@
-/* Unit test of libtempo's local mirror of the bound table (doc/time.md, federate/libtempo/client_time.c):
- * which time stamps a regulating federate may send in each state, so that bad sends fail
- * before they reach the RTI and good ones are never refused locally. Each case is tagged with
- * the row of the table (or the clarification) it checks, as in tests/conformance.
- * The federate is built by hand on one end of a socketpair (no RTI, no network): requests are
- * real library calls, grants are applied as client_evoke.c applies a TIME_GRANT. */
+/* Unit test of libtempo's local mirror of the bound table (doc/time.md,
+ * federate/libtempo/client_time.c): which time stamps a regulating federate may send in each state,
+ * so that bad sends fail before they reach the RTI and good ones are never refused locally. Each
+ * case is tagged with the row of the table (or the clarification) it checks, as in
+ * tests/conformance. The federate is built by hand on one end of a socketpair (no RTI, no network):
+ * requests are real library calls, grants are applied as client_evoke.c applies a TIME_GRANT. */
 #include <sys/socket.h>
 #include <unistd.h>
 

@@ -138,11 +138,10 @@ static void test_names_and_time(void)
                  TP_EFOM);
     CHECK_STR_HAS(err, "/nonexistent/fom.xml");
     /* An endless file is read only up to the FOM size limit (fom_read_file), then refused. */
-    CHECK_INT_EQ(tp_join(&(tp_join_options){.federation = "x",
-                                            .federate = "y",
-                                            .fom_path = "/dev/zero"},
-                         NULL, NULL, &f, err, sizeof err),
-                 TP_EFOM);
+    CHECK_INT_EQ(
+        tp_join(&(tp_join_options){.federation = "x", .federate = "y", .fom_path = "/dev/zero"},
+                NULL, NULL, &f, err, sizeof err),
+        TP_EFOM);
     CHECK_STR_HAS(err, "/dev/zero: file over the");
     CHECK_INT_EQ(
         tp_join(&(tp_join_options){.federation = "x", .federate = "y", .fom_text = "<notafom"},

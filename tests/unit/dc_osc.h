@@ -24,27 +24,27 @@ enum { DC_OSC_EXACT = 0, DC_OSC_EULER = 1 };
 
 typedef struct dc_osc {
     const char *name;
-    int nx;                /* states, <= 3 */
+    int nx; /* states, <= 3 */
     double A[3][3], B[3], C[3], D;
-    double x[3];           /* state at t */
-    int64_t t;             /* ticks */
-    double tick;           /* s per tick */
-    int solver;            /* DC_OSC_EXACT or DC_OSC_EULER */
-    int stepped;           /* Euler: a step was taken (derivatives are the slope's) */
-    double slope[3];       /* Euler: x' of the last step */
-    int64_t u_t0;          /* input polynomial: expansion point, ticks */
+    double x[3];     /* state at t */
+    int64_t t;       /* ticks */
+    double tick;     /* s per tick */
+    int solver;      /* DC_OSC_EXACT or DC_OSC_EULER */
+    int stepped;     /* Euler: a step was taken (derivatives are the slope's) */
+    double slope[3]; /* Euler: x' of the last step */
+    int64_t u_t0;    /* input polynomial: expansion point, ticks */
     int u_order;
     double u[PORT_MAX_ORDER + 1];
     int status;
-    int max_deriv;         /* advertised max_output_deriv */
-    int euler_sub;         /* Euler: a new slope at every sub-step (forward Euler at H/n_sub,
-                              as the Euler variant of the example FMUs, one step per doStep) */
-    int held;              /* exact: state derivatives computed at the end of each step and
-                              held until the next (the paper's FMUs); 0: from the current
-                              inputs at every call */
+    int max_deriv; /* advertised max_output_deriv */
+    int euler_sub; /* Euler: a new slope at every sub-step (forward Euler at H/n_sub,
+                      as the Euler variant of the example FMUs, one step per doStep) */
+    int held;      /* exact: state derivatives computed at the end of each step and
+                      held until the next (the paper's FMUs); 0: from the current
+                      inputs at every call */
     double xd[DC_MAX_ORDER + 1][3]; /* held state derivatives, orders 1.. */
-    int64_t t_switch;      /* exact: from this time (ticks) on the model is A2, B2, C2, D2;
-                              0: never (the parameter change of the F3ORNITS case) */
+    int64_t t_switch;               /* exact: from this time (ticks) on the model is A2, B2, C2, D2;
+                                       0: never (the parameter change of the F3ORNITS case) */
     double A2[3][3], B2[3], C2[3], D2;
 } dc_osc;
 
@@ -59,14 +59,16 @@ static void dc_osc_f(const dc_osc *s, const double *x, double u, double *dx)
 {
     for (int i = 0; i < s->nx; i++) {
         dx[i] = s->B[i] * u;
-        for (int j = 0; j < s->nx; j++) dx[i] += s->A[i][j] * x[j];
+        for (int j = 0; j < s->nx; j++)
+            dx[i] += s->A[i][j] * x[j];
     }
 }
 
 static double dc_osc_g(const dc_osc *s, const double *x, double u)
 {
     double y = s->D * u;
-    for (int i = 0; i < s->nx; i++) y += s->C[i] * x[i];
+    for (int i = 0; i < s->nx; i++)
+        y += s->C[i] * x[i];
     return y;
 }
 
@@ -92,13 +94,16 @@ static void dc_osc_exact(dc_osc *s, int64_t t, double h)
         /* term_k = h/k * (A term_{k-1} + B u^(k-1)(t) h^(k-1)/(k-1)!) written in scaled form */
         double uk = dc_osc_u(s, t, k - 1);
         double hp = 1;
-        for (int q = 1; q < k; q++) hp *= h / q; /* h^(k-1)/(k-1)! */
+        for (int q = 1; q < k; q++)
+            hp *= h / q; /* h^(k-1)/(k-1)! */
         for (int i = 0; i < s->nx; i++) {
             next[i] = s->B[i] * uk * hp;
-            for (int j = 0; j < s->nx; j++) next[i] += s->A[i][j] * term[j];
+            for (int j = 0; j < s->nx; j++)
+                next[i] += s->A[i][j] * term[j];
             next[i] *= h / k;
         }
-        for (int i = 0; i < s->nx; i++) sum[i] += next[i];
+        for (int i = 0; i < s->nx; i++)
+            sum[i] += next[i];
         memcpy(term, next, sizeof term);
     }
     memcpy(s->x, sum, sizeof sum);
@@ -170,11 +175,13 @@ static int dc_osc_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_s
         if (s->solver == DC_OSC_EULER && s->euler_sub) {
             dc_osc_f(s, s->x, dc_osc_u(s, s->t, 0), s->slope);
             double h = (double)(tk - s->t) * s->tick;
-            for (int i = 0; i < s->nx; i++) s->x[i] += h * s->slope[i];
+            for (int i = 0; i < s->nx; i++)
+                s->x[i] += h * s->slope[i];
             s->t = tk;
         } else if (s->solver == DC_OSC_EULER) {
             double h = (double)(tk - t0) * s->tick;
-            for (int i = 0; i < s->nx; i++) s->x[i] = x0[i] + h * s->slope[i];
+            for (int i = 0; i < s->nx; i++)
+                s->x[i] = x0[i] + h * s->slope[i];
             s->t = tk;
         } else {
             dc_osc_exact_to(s, tk);
@@ -182,7 +189,8 @@ static int dc_osc_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_s
         if (y_sub) y_sub[k - 1] = dc_osc_g(s, s->x, dc_osc_u(s, tk, 0));
     }
     if (s->solver == DC_OSC_EXACT && s->held) {
-        for (int d = 1; d <= DC_MAX_ORDER; d++) dc_osc_xder(s, d, s->xd[d]);
+        for (int d = 1; d <= DC_MAX_ORDER; d++)
+            dc_osc_xder(s, d, s->xd[d]);
         s->stepped = 1;
     }
     if (res) *res = (port_step_result){.t_reached = t_to, .event = 0, .n_sub_done = n_sub};
@@ -209,7 +217,8 @@ static int dc_osc_get_output_derivs(void *ctx, int order, double *dy)
         dc_osc_xder(s, order, xd);
     }
     double y = s->D * dc_osc_u(s, s->t, order);
-    for (int i = 0; i < s->nx; i++) y += s->C[i] * xd[i];
+    for (int i = 0; i < s->nx; i++)
+        y += s->C[i] * xd[i];
     dy[0] = y;
     return PORT_OK;
 }
@@ -250,7 +259,10 @@ static const port_slave_ops dc_osc_ops = {
 /* Slave 1 ("omega2tau"): x = [phi1, omega1, phi2], input omega2, output tau1. */
 static void dc_osc_slave1(dc_osc *s, int solver, double tick)
 {
-    *s = (dc_osc){.name = "omega2tau", .nx = 3, .tick = tick, .solver = solver,
+    *s = (dc_osc){.name = "omega2tau",
+                  .nx = 3,
+                  .tick = tick,
+                  .solver = solver,
                   .max_deriv = DC_MAX_ORDER,
                   .A = {{0, 1, 0},
                         {-(DC_C1 + DC_CK) / DC_J1, -(DC_D1 + DC_DK) / DC_J1, DC_CK / DC_J1},
@@ -265,7 +277,10 @@ static void dc_osc_slave1(dc_osc *s, int solver, double tick)
 /* Slave 2 ("tau2omega"): x = [phi2, omega2], input tau1, output omega2. */
 static void dc_osc_slave2(dc_osc *s, int solver, double tick)
 {
-    *s = (dc_osc){.name = "tau2omega", .nx = 2, .tick = tick, .solver = solver,
+    *s = (dc_osc){.name = "tau2omega",
+                  .nx = 2,
+                  .tick = tick,
+                  .solver = solver,
                   .max_deriv = DC_MAX_ORDER,
                   .A = {{0, 1}, {-DC_C2 / DC_J2, -DC_D2 / DC_J2}},
                   .B = {0, 1 / DC_J2},
@@ -277,10 +292,10 @@ static void dc_osc_slave2(dc_osc *s, int solver, double tick)
 
 static port_slave dc_osc_port(dc_osc *s)
 {
-    return (port_slave){.ops = &dc_osc_ops,
-                        .ctx = s,
-                        .info = {.name = s->name, .n_in = 1, .n_out = 1,
-                                 .max_output_deriv = s->max_deriv}};
+    return (port_slave){
+        .ops = &dc_osc_ops,
+        .ctx = s,
+        .info = {.name = s->name, .n_in = 1, .n_out = 1, .max_output_deriv = s->max_deriv}};
 }
 
 /* The monolithic reference x = [phi1, omega1, phi2, omega2], exact (Taylor series). */
@@ -294,7 +309,8 @@ static void dc_ref_mul(const double *x, double *y)
 {
     for (int i = 0; i < 4; i++) {
         y[i] = 0;
-        for (int j = 0; j < 4; j++) y[i] += dc_ref_M[i][j] * x[j];
+        for (int j = 0; j < 4; j++)
+            y[i] += dc_ref_M[i][j] * x[j];
     }
 }
 
@@ -303,7 +319,8 @@ static void dc_ref_mulm(const double M[4][4], const double *x, double *y)
 {
     for (int i = 0; i < 4; i++) {
         y[i] = 0;
-        for (int j = 0; j < 4; j++) y[i] += M[i][j] * x[j];
+        for (int j = 0; j < 4; j++)
+            y[i] += M[i][j] * x[j];
     }
 }
 
@@ -355,9 +372,8 @@ static inline void dc_osc_slave1_switching(dc_osc *s, double tick)
 {
     dc_osc_slave1(s, DC_OSC_EXACT, tick);
     s->t_switch = (int64_t)(DC_TSW / tick + 0.5);
-    double A2[3][3] = {{0, 1, 0},
-                       {-(DC_C1 + DC_CK) / DC_J1, -(DC_D1 + DC_DK2) / DC_J1, DC_CK / DC_J1},
-                       {0, 0, 0}};
+    double A2[3][3] = {
+        {0, 1, 0}, {-(DC_C1 + DC_CK) / DC_J1, -(DC_D1 + DC_DK2) / DC_J1, DC_CK / DC_J1}, {0, 0, 0}};
     memcpy(s->A2, A2, sizeof A2);
     s->B2[0] = 0, s->B2[1] = DC_DK2 / DC_J1, s->B2[2] = 1;
     s->C2[0] = DC_CK, s->C2[1] = DC_DK2, s->C2[2] = -DC_CK;

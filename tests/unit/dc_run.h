@@ -12,24 +12,24 @@
 #include "tests/unit/dc_osc.h"
 
 typedef struct dc_case {
-    int solver;         /* DC_OSC_EXACT or DC_OSC_EULER */
-    int order;          /* m = n */
+    int solver; /* DC_OSC_EXACT or DC_OSC_EULER */
+    int order;  /* m = n */
     int variable;
-    double h1, tol;     /* s */
-    double t_end;       /* s */
-    int init;           /* dc_init */
-    int exchange;       /* dc_exchange */
-    int held;           /* exact slaves hold their state derivatives from the step end */
-    int no_derivs;      /* the slaves offer no output derivatives (max_output_deriv 0) */
-    int euler_sub;      /* Euler slaves take a new slope at each sub-step (dc_osc.h) */
+    double h1, tol; /* s */
+    double t_end;   /* s */
+    int init;       /* dc_init */
+    int exchange;   /* dc_exchange */
+    int held;       /* exact slaves hold their state derivatives from the step end */
+    int no_derivs;  /* the slaves offer no output derivatives (max_output_deriv 0) */
+    int euler_sub;  /* Euler slaves take a new slope at each sub-step (dc_osc.h) */
     /* results */
     int rc;
     dc_result res;
-    double err[2];      /* RMS error of omega2, tau1 */
-    double odef[2];     /* RMS output-defect estimate of omega2 (slave 2), tau1 (slave 1) */
-    double cdef[2];     /* RMS connection defect of u1 (omega2 into slave 1), u2 (tau1) */
+    double err[2];  /* RMS error of omega2, tau1 */
+    double odef[2]; /* RMS output-defect estimate of omega2 (slave 2), tau1 (slave 1) */
+    double cdef[2]; /* RMS connection defect of u1 (omega2 into slave 1), u2 (tau1) */
     double sq_err[2], sq_odef[2], sq_cdef[2]; /* sums of integrals of squares */
-    double *trace_t, *trace_h; /* optional: filled per step up to trace_cap */
+    double *trace_t, *trace_h;                /* optional: filled per step up to trace_cap */
     size_t trace_cap, trace_n;
 } dc_case;
 
@@ -45,8 +45,10 @@ static int dc_case_obs(void *ctx, const dc_step_info *si)
         double ref[3], diff[DC_MAX_ORDER + 1] = {0};
         dc_ref_poly((double)si->t1 * DC_TICK, which, 2, ref);
         int w = n > 2 ? n : 2;
-        for (int d = 0; d <= n; d++) diff[d] += y[d];
-        for (int d = 0; d <= 2; d++) diff[d] -= ref[d];
+        for (int d = 0; d <= n; d++)
+            diff[d] += y[d];
+        for (int d = 0; d <= 2; d++)
+            diff[d] -= ref[d];
         c->sq_err[which] += dc_poly_sqint(diff, w, -si->H, 0);
         double od = si->out_def[which == 0 ? 1 : 0][0];
         c->sq_odef[which] += si->H * od * od;
@@ -64,15 +66,26 @@ static int dc_case_obs(void *ctx, const dc_step_info *si)
 static int dc_case_run_on(dc_case *c, port_slave sl[2])
 {
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = DC_TICK, .t_start = 0,
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = DC_TICK,
+                     .t_start = 0,
                      .t_end = (int64_t)(c->t_end / DC_TICK + 0.5)};
     static const dc_link links[2] = {{.to = 0, .in = 0, .from = 1, .out = 0},
                                      {.to = 1, .in = 0, .from = 0, .out = 0}};
-    dc_config cfg = {.m = c->order, .n = c->order, .variable = c->variable, .h1 = c->h1,
-                     .tol = c->tol, .init = c->init, .exchange = c->exchange, .n_links = 2,
+    dc_config cfg = {.m = c->order,
+                     .n = c->order,
+                     .variable = c->variable,
+                     .h1 = c->h1,
+                     .tol = c->tol,
+                     .init = c->init,
+                     .exchange = c->exchange,
+                     .n_links = 2,
                      .links = links};
-    for (int i = 0; i < 2; i++) c->sq_err[i] = c->sq_odef[i] = c->sq_cdef[i] = 0;
+    for (int i = 0; i < 2; i++)
+        c->sq_err[i] = c->sq_odef[i] = c->sq_cdef[i] = 0;
     c->trace_n = 0;
     c->rc = dc_run(&m, &cfg, dc_case_obs, c, &c->res);
     double span = (double)c->res.t_end * DC_TICK;

@@ -36,16 +36,25 @@ static int osc_open(osc_fmu *o, int euler)
         char path[256], err[FMU_ERR_LEN] = "";
         snprintf(path, sizeof path, "build/fmus/%s_cs.fmu", model[j]);
         const char *names[] = {"solver"}, *values[] = {euler ? "1" : "0"};
-        fmu_step_opts opt = {.kind = FMU_KIND_CS, .rtol = 1e-10, .n_params = 1,
-                             .param_names = names, .param_values = values};
+        fmu_step_opts opt = {.kind = FMU_KIND_CS,
+                             .rtol = 1e-10,
+                             .n_params = 1,
+                             .param_names = names,
+                             .param_values = values};
         int rc = fmu_step_open(path, &opt, &o->fmu[j], err, sizeof err);
         CHECK(rc == FMU_STEP_OK, "open %s: %s", path, err);
         if (rc) return -1;
         const fmu_md *md = fmu_step_md(o->fmu[j]);
         fmi2ValueReference ivr = md->vars[fmu_md_find(md, in[j])].vr;
         fmi2ValueReference ovr = md->vars[fmu_md_find(md, out[j])].vr;
-        fmu_slave_opts so = {.name = model[j], .fmu = o->fmu[j], .n_in = 1, .in_vr = &ivr,
-                             .n_out = 1, .out_vr = &ovr, .t_now = 0, .tick = DC_TICK};
+        fmu_slave_opts so = {.name = model[j],
+                             .fmu = o->fmu[j],
+                             .n_in = 1,
+                             .in_vr = &ivr,
+                             .n_out = 1,
+                             .out_vr = &ovr,
+                             .t_now = 0,
+                             .tick = DC_TICK};
         CHECK_INT_EQ(fmu_slave_new(&so, &o->fs[j], &o->ps[j]), PORT_OK);
         if (!o->fs[j]) return -1;
     }
@@ -65,7 +74,10 @@ static int fmu_case_run(dc_case *c)
     return rc;
 }
 
-static double rel(double a, double b) { return fabs(a / b - 1); }
+static double rel(double a, double b)
+{
+    return fabs(a / b - 1);
+}
 
 /* The FMU run and the fake with the same conventions agree. */
 static void same_as_fake(int solver, int order, double H, double tol)
@@ -104,11 +116,11 @@ static void slopes(int solver, int order, double want_err, double want_conn)
     enum { N = 9 };
     double H[N], e[2][N], cd[2][N];
     for (int i = 0; i < N; i++) {
-        dc_case c = {.solver = solver, .order = order, .h1 = pow(10, -2.6 + 0.2 * i),
-                     .t_end = 1};
+        dc_case c = {.solver = solver, .order = order, .h1 = pow(10, -2.6 + 0.2 * i), .t_end = 1};
         H[i] = c.h1;
         CHECK_INT_EQ(fmu_case_run(&c), PORT_OK);
-        for (int q = 0; q < 2; q++) e[q][i] = c.err[q], cd[q][i] = c.cdef[q];
+        for (int q = 0; q < 2; q++)
+            e[q][i] = c.err[q], cd[q][i] = c.cdef[q];
     }
     for (int q = 0; q < 2; q++) {
         double se = slope(H, e[q], N), sc = slope(H, cd[q], N);

@@ -20,10 +20,10 @@
 
 /* |got / want - 1| <= 1e-3: "the same to 3 digits" for values rounded to 4 significant
  * digits (half a unit of the 4th digit is <= 5e-4 relative; rounding on both sides doubles). */
-#define CHECK_3DIG(got, want)                                                                 \
-    do {                                                                                      \
-        double g3_ = (got), w3_ = (want);                                                     \
-        CHECK(fabs(g3_ / w3_ - 1) <= 1e-3, "got %.5e, want %.4e (3 digits)", g3_, w3_);      \
+#define CHECK_3DIG(got, want)                                                                      \
+    do {                                                                                           \
+        double g3_ = (got), w3_ = (want);                                                          \
+        CHECK(fabs(g3_ / w3_ - 1) <= 1e-3, "got %.5e, want %.4e (3 digits)", g3_, w3_);            \
     } while (0)
 
 /* ---- 1. PI controller ---------------------------------------------------------------- */
@@ -69,8 +69,8 @@ static void test_pi(void)
 /* Taylor coefficients of sin at T. */
 static void sin_taylor(double T, int n, double *p)
 {
-    for (int k = 0; k <= n; k++) p[k] = k % 4 == 0 ? sin(T) : k % 4 == 1 ? cos(T)
-                                        : k % 4 == 2 ? -sin(T) : -cos(T);
+    for (int k = 0; k <= n; k++)
+        p[k] = k % 4 == 0 ? sin(T) : k % 4 == 1 ? cos(T) : k % 4 == 2 ? -sin(T) : -cos(T);
 }
 
 /* RMS over [T-H, T] of f by composite Simpson with 2000 intervals. */
@@ -129,7 +129,8 @@ static void test_poly(void)
     for (int j = 0; j <= 3; j++) /* the value of the j-th derivative at 0.7 */
         CHECK_NEAR(q[j], dc_poly_eval(p + j, 3 - j, 0.7), 1e-14);
     dc_poly_shift(q, 3, -0.7, r); /* and back: exact for a polynomial */
-    for (int j = 0; j <= 3; j++) CHECK_NEAR(r[j], p[j], 1e-13);
+    for (int j = 0; j <= 3; j++)
+        CHECK_NEAR(r[j], p[j], 1e-13);
     /* int_0^2 (1 + s)^2 ds = 26/3; over [-1, 0]: 1/3 */
     double l[2] = {1, 1};
     CHECK_NEAR(dc_poly_sqint(l, 1, 0, 2), 26.0 / 3, 1e-14);
@@ -233,18 +234,18 @@ static void test_slopes(void)
        defects fall as H^1.5, and so does the error of tau1 (exact slaves) */
     for (int order = 1; order <= 2; order++) {
         sweep w;
-        run_sweep((dc_case){.solver = DC_OSC_EXACT, .order = order, .held = 1,
-                            .init = DC_INIT_ZERO}, &w);
+        run_sweep(
+            (dc_case){.solver = DC_OSC_EXACT, .order = order, .held = 1, .init = DC_INIT_ZERO}, &w);
         for (int q = 0; q < 2; q++)
             CHECK_NEAR(slope(w.H, w.cdef[q], NH), 1.5, 0.1);
         CHECK_NEAR(slope(w.H, w.err[1], NH), 1.5, 0.1);
         run_sweep((dc_case){.solver = DC_OSC_EULER, .order = order, .init = DC_INIT_ZERO}, &w);
-        for (int q = 0; q < 2; q++) CHECK_NEAR(slope(w.H, w.cdef[q], NH), 1.5, 0.1);
+        for (int q = 0; q < 2; q++)
+            CHECK_NEAR(slope(w.H, w.cdef[q], NH), 1.5, 0.1);
     }
     /* the one-round-trip Jacobi exchange converges with the same orders */
     sweep w;
-    run_sweep((dc_case){.solver = DC_OSC_EXACT, .order = 1, .exchange = DC_EXCHANGE_JACOBI},
-              &w);
+    run_sweep((dc_case){.solver = DC_OSC_EXACT, .order = 1, .exchange = DC_EXCHANGE_JACOBI}, &w);
     check_slopes("exact slaves, order 1, Jacobi exchange", &w, 2, 2, 2);
     /* slaves without output derivatives: derivatives from past samples; no sample before
        t = 0, so the first step is a hold (connection defect H^1.5) while omega2 keeps 2 */
@@ -260,8 +261,12 @@ static dc_case fixed(int solver, int order, double H, int init)
 {
     /* H = 0.1 runs to 1.05: the paper's code adds 0.1 ten times (0.9999...) and takes an 11th
        step; our tick grid reaches 1 exactly after 10, so the same 11 steps need end 1.05 */
-    dc_case c = {.solver = solver, .order = order, .h1 = H, .t_end = fabs(H - 0.1) < 1e-12 ? 1.05 : 1,
-                 .init = init, .held = 1};
+    dc_case c = {.solver = solver,
+                 .order = order,
+                 .h1 = H,
+                 .t_end = fabs(H - 0.1) < 1e-12 ? 1.05 : 1,
+                 .init = init,
+                 .held = 1};
     CHECK_INT_EQ(dc_case_run(&c), PORT_OK);
     return c;
 }
@@ -301,8 +306,8 @@ static void test_fixed_numbers(void)
         CHECK_3DIG(c.cdef[0], e1[i][5]);
         CHECK_3DIG(z.cdef[1], e1[i][6]);
         CHECK_3DIG(c.cdef[1], e1[i][7]);
-        CHECK(z.odef[0] < 1e-15 && z.odef[1] < 1e-15, "Euler n = 1: output defect %g %g",
-              z.odef[0], z.odef[1]);
+        CHECK(z.odef[0] < 1e-15 && z.odef[1] < 1e-15, "Euler n = 1: output defect %g %g", z.odef[0],
+              z.odef[1]);
     }
     /* exact slaves, consistent init: [order][H] of err w, err t, odef w, odef t, cdef u1, u2.
        Order 2 at H = 1e-3 is left out for the errors: they are 3e-14, the rounding level of
@@ -347,8 +352,14 @@ static void test_fixed_numbers(void)
 
 static dc_case variable(int solver, int order, double tol, int init)
 {
-    dc_case c = {.solver = solver, .order = order, .variable = 1, .h1 = 1e-4, .tol = tol,
-                 .t_end = 1, .init = init, .held = 1};
+    dc_case c = {.solver = solver,
+                 .order = order,
+                 .variable = 1,
+                 .h1 = 1e-4,
+                 .tol = tol,
+                 .t_end = 1,
+                 .init = init,
+                 .held = 1};
     CHECK_INT_EQ(dc_case_run(&c), PORT_OK);
     return c;
 }
@@ -379,21 +390,28 @@ static void test_variable_numbers(void)
             CHECK_3DIG(c.err[1], x[4]);
             CHECK_3DIG(c.cdef[0], x[5]);
             CHECK_3DIG(c.cdef[1], x[6]);
-            if (x[7] > 0) CHECK_3DIG(c.odef[0], x[7]);
-            else CHECK(c.odef[0] < 1e-15, "Euler order %d: output defect %g", o, c.odef[0]);
+            if (x[7] > 0)
+                CHECK_3DIG(c.odef[0], x[7]);
+            else
+                CHECK(c.odef[0] < 1e-15, "Euler order %d: output defect %g", o, c.odef[0]);
             /* the global RMS defects stay below tol (the paper's Figs 7, 8) */
             for (int q = 0; q < 2; q++)
                 CHECK(c.cdef[q] <= tols[i] && c.odef[q] <= tols[i], "tol %g: defects %g %g",
                       tols[i], c.cdef[q], c.odef[q]);
         }
     /* exact slaves (both inits agree): [order][tol] N, H mean, err w, err t */
-    static const double ex[3][4][4] = {
-        {{84, 1.208e-2, 4.721e-4, 1.043e-3}, {37, 2.797e-2, 1.676e-3, 3.753e-3},
-         {25, 4.827e-2, 3.672e-3, 8.381e-3}, {19, 6.677e-2, 5.940e-3, 1.380e-2}},
-        {{20, 5.403e-2, 4.622e-5, 9.957e-5}, {17, 6.678e-2, 1.028e-4, 2.186e-4},
-         {15, 7.070e-2, 1.626e-4, 3.376e-4}, {14, 7.505e-2, 2.471e-4, 5.072e-4}},
-        {{17, 7.460e-2, 3.312e-7, 2.370e-6}, {15, 7.056e-2, 5.227e-7, 1.980e-6},
-         {15, 1.019e-1, 2.073e-6, 1.987e-5}, {14, 8.968e-2, 2.654e-6, 1.151e-5}}};
+    static const double ex[3][4][4] = {{{84, 1.208e-2, 4.721e-4, 1.043e-3},
+                                        {37, 2.797e-2, 1.676e-3, 3.753e-3},
+                                        {25, 4.827e-2, 3.672e-3, 8.381e-3},
+                                        {19, 6.677e-2, 5.940e-3, 1.380e-2}},
+                                       {{20, 5.403e-2, 4.622e-5, 9.957e-5},
+                                        {17, 6.678e-2, 1.028e-4, 2.186e-4},
+                                        {15, 7.070e-2, 1.626e-4, 3.376e-4},
+                                        {14, 7.505e-2, 2.471e-4, 5.072e-4}},
+                                       {{17, 7.460e-2, 3.312e-7, 2.370e-6},
+                                        {15, 7.056e-2, 5.227e-7, 1.980e-6},
+                                        {15, 1.019e-1, 2.073e-6, 1.987e-5},
+                                        {14, 8.968e-2, 2.654e-6, 1.151e-5}}};
     for (int o = 0; o <= 2; o++)
         for (int i = 0; i < 4; i++)
             for (int init = 0; init < 2; init++) {
@@ -403,8 +421,8 @@ static void test_variable_numbers(void)
                 CHECK_3DIG(c.err[0], ex[o][i][2]);
                 CHECK_3DIG(c.err[1], ex[o][i][3]);
                 for (int q = 0; q < 2; q++)
-                    CHECK(c.cdef[q] <= tols[i] && c.odef[q] <= tols[i], "defects %g %g",
-                          c.cdef[q], c.odef[q]);
+                    CHECK(c.cdef[q] <= tols[i] && c.odef[q] <= tols[i], "defects %g %g", c.cdef[q],
+                          c.odef[q]);
             }
     /* Fig 10: a higher order gives a longer mean step, at every tol */
     for (int i = 0; i < 4; i++)
@@ -455,11 +473,16 @@ static void test_t50(void)
     dc_osc_slave2(&s2, DC_OSC_EULER, DC_TICK);
     port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = DC_TICK, .t_start = 0, .t_end = 50000000000LL};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = DC_TICK,
+                     .t_start = 0,
+                     .t_end = 50000000000LL};
     dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
-    dc_config cfg = {.variable = 1, .h1 = 1, .tol = 0.005, .clip_end = 1, .n_links = 2,
-                     .links = links};
+    dc_config cfg = {
+        .variable = 1, .h1 = 1, .tol = 0.005, .clip_end = 1, .n_links = 2, .links = links};
     dc_result r;
     CHECK_INT_EQ(dc_run(&m, &cfg, NULL, NULL, &r), PORT_OK);
     CHECK_INT_EQ(r.t_end, m.t_end);
@@ -472,7 +495,7 @@ static int first_step(void *ctx, const dc_step_info *si)
 {
     double *got = ctx;
     if (si->k == 1) {
-        got[0] = si->in_poly[1];                    /* link 0: omega2 into slave 1 */
+        got[0] = si->in_poly[1];                      /* link 0: omega2 into slave 1 */
         got[1] = si->in_poly[(DC_MAX_ORDER + 1) + 1]; /* link 1: tau1 into slave 2 */
         got[2] = si->in_poly[0];
         got[3] = si->in_poly[DC_MAX_ORDER + 1];
@@ -487,8 +510,13 @@ static void test_initial(void)
     dc_osc_slave2(&s2, DC_OSC_EXACT, DC_TICK);
     port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = DC_TICK, .t_start = 0, .t_end = 100000000};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = DC_TICK,
+                     .t_start = 0,
+                     .t_end = 100000000};
     dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
     dc_config cfg = {.m = 2, .n = 2, .h1 = 0.1, .n_links = 2, .links = links};
     dc_result r;
@@ -522,8 +550,13 @@ static void test_errors(void)
     dc_osc_slave2(&s2, DC_OSC_EXACT, DC_TICK);
     port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = DC_TICK, .t_start = 0, .t_end = 1000000000};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = DC_TICK,
+                     .t_start = 0,
+                     .t_end = 1000000000};
     dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
     dc_result r;
     dc_config bad = {.m = 9, .h1 = 0.1, .n_links = 2, .links = links};

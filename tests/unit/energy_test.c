@@ -14,9 +14,9 @@
 #include "federate/fmu/fmu_slave.h"
 #include "tests/check.h"
 
-#define TICK 1e-9
-#define SEC(s) ((int64_t)llround((s) / TICK))
-#define T_END 75.0
+#define TICK    1e-9
+#define SEC(s)  ((int64_t)llround((s) / TICK))
+#define T_END   75.0
 #define MAX_REC 1000
 
 typedef struct rec {
@@ -54,20 +54,33 @@ static int open_slave(pair *p, int j, const char *model, int power, const char *
     char path[128], err[FMU_ERR_LEN] = "";
     snprintf(path, sizeof path, "build/fmus/%s_me.fmu", model);
     const char *names[] = {"power_in"}, *values[] = {power ? "1" : "0"};
-    fmu_step_opts o = {.kind = FMU_KIND_ME, .rtol = 1e-10, .atol = 1e-12, .n_params = 1,
-                       .param_names = names, .param_values = values};
+    fmu_step_opts o = {.kind = FMU_KIND_ME,
+                       .rtol = 1e-10,
+                       .atol = 1e-12,
+                       .n_params = 1,
+                       .param_names = names,
+                       .param_values = values};
     if (fmu_step_open(path, &o, &p->fmu[j], err, sizeof err)) {
         CHECK(0, "open %s: %s", path, err);
         return -1;
     }
     const fmu_md *md = fmu_step_md(p->fmu[j]);
     fmi2ValueReference ivr[2], ovr[5];
-    for (size_t k = 0; k < n_in; k++) ivr[k] = md->vars[fmu_md_find(md, in[k])].vr;
-    for (size_t k = 0; k < n_out; k++) ovr[k] = md->vars[fmu_md_find(md, out[k])].vr;
+    for (size_t k = 0; k < n_in; k++)
+        ivr[k] = md->vars[fmu_md_find(md, in[k])].vr;
+    for (size_t k = 0; k < n_out; k++)
+        ovr[k] = md->vars[fmu_md_find(md, out[k])].vr;
     p->rec[j].fmu = p->fmu[j];
-    fmu_slave_opts so = {.name = model, .fmu = p->fmu[j], .n_in = n_in, .in_vr = ivr,
-                         .n_out = n_out, .out_vr = ovr, .t_now = 0, .tick = TICK,
-                         .record = record, .record_ctx = &p->rec[j]};
+    fmu_slave_opts so = {.name = model,
+                         .fmu = p->fmu[j],
+                         .n_in = n_in,
+                         .in_vr = ivr,
+                         .n_out = n_out,
+                         .out_vr = ovr,
+                         .t_now = 0,
+                         .tick = TICK,
+                         .record = record,
+                         .record_ctx = &p->rec[j]};
     return fmu_slave_new(&so, &p->fs[j], &p->ps[j]);
 }
 
@@ -82,8 +95,13 @@ static int open_pair(pair *p, int power)
         open_slave(p, MASS, "mass", power, min_, n_in, mout, 4))
         return -1;
     p->clock.last = INT64_MIN;
-    p->m = (port_master){.ops = &port_local_master_ops, .ctx = &p->clock, .slaves = p->ps,
-                         .n_slaves = 2, .tick = TICK, .t_start = 0, .t_end = SEC(T_END)};
+    p->m = (port_master){.ops = &port_local_master_ops,
+                         .ctx = &p->clock,
+                         .slaves = p->ps,
+                         .n_slaves = 2,
+                         .tick = TICK,
+                         .t_start = 0,
+                         .t_end = SEC(T_END)};
     return 0;
 }
 
@@ -127,8 +145,17 @@ static drift run_negotiated(double H, int p_order)
     drift d = {NAN, NAN, NAN, 0, 0};
     pair p;
     if (open_pair(&p, 1) == 0) {
-        energy_link l = {.a = SPRING, .b = MASS, .a_out = 0, .b_out = 0, .a_slope = 1,
-                         .b_slope = 1, .a_in = 0, .b_in = 0, .a_pin = 1, .b_pin = 1, .a_P = 3,
+        energy_link l = {.a = SPRING,
+                         .b = MASS,
+                         .a_out = 0,
+                         .b_out = 0,
+                         .a_slope = 1,
+                         .b_slope = 1,
+                         .a_in = 0,
+                         .b_in = 0,
+                         .a_pin = 1,
+                         .b_pin = 1,
+                         .a_P = 3,
                          .b_P = 3};
         energy_settings set = {.H = SEC(H), .links = &l, .n_links = 1, .p_order = p_order};
         energy_stats st;
@@ -149,8 +176,20 @@ static drift run_explicit(double H, const bal_settings *layer)
     pair p;
     if (open_pair(&p, 0) == 0) {
         explicit_conn c[2] = {
-            {.from = SPRING, .out = 0, .to = MASS, .in = 0, .slope = 1, .amount = 2, .layer = *layer},
-            {.from = MASS, .out = 0, .to = SPRING, .in = 0, .slope = 1, .amount = 2, .layer = *layer},
+            {.from = SPRING,
+             .out = 0,
+             .to = MASS,
+             .in = 0,
+             .slope = 1,
+             .amount = 2,
+             .layer = *layer},
+            {.from = MASS,
+             .out = 0,
+             .to = SPRING,
+             .in = 0,
+             .slope = 1,
+             .amount = 2,
+             .layer = *layer},
         };
         explicit_settings set = {.H = SEC(H), .conns = c, .n_conns = 2};
         char err[256] = "";
@@ -183,10 +222,14 @@ int main(void)
          * (rtol 1e-10 over a step of two subsystems: we see 5e-9 to 2e-8 per step); the
          * explicit schemes change it by 1e-3 to 3e-2 per step. Bounds: 5e-8 for negotiated
          * (2.5x what we measured), and the explicit ones at least 100 times that. */
-        CHECK(n0.calm < 5e-8 && n1.calm < 5e-8, "H %g: negotiated energy change per calm step "
-              "%g / %g", H, n0.calm, n1.calm);
-        CHECK(s.calm > 100 * 5e-8 && b.calm > 100 * 5e-8, "H %g: explicit schemes keep the "
-              "energy too well (%g, %g): the comparison would not show anything", H, s.calm, b.calm);
+        CHECK(n0.calm < 5e-8 && n1.calm < 5e-8,
+              "H %g: negotiated energy change per calm step "
+              "%g / %g",
+              H, n0.calm, n1.calm);
+        CHECK(s.calm > 100 * 5e-8 && b.calm > 100 * 5e-8,
+              "H %g: explicit schemes keep the "
+              "energy too well (%g, %g): the comparison would not show anything",
+              H, s.calm, b.calm);
         /* Over the whole run, zero crossings cost the linear negotiated scheme a few per cent
          * (the power law cannot be inverted there; our blend is in the doc page). */
         CHECK(n1.worst < 0.1, "H %g: negotiated linear drifts %g over the run", H, n1.worst);

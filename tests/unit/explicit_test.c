@@ -16,7 +16,7 @@
 #include "federate/fmu/fmu_slave.h"
 #include "tests/check.h"
 
-#define TICK 1e-9
+#define TICK   1e-9
 #define SEC(s) ((int64_t)llround((s) / TICK))
 
 typedef struct pair {
@@ -40,9 +40,16 @@ static int open_slave(pair *p, int j, const char *model, const char *const *in,
     const fmu_md *md = fmu_step_md(p->fmu[j]);
     fmi2ValueReference ivr[1], ovr[4];
     ivr[0] = md->vars[fmu_md_find(md, in[0])].vr;
-    for (size_t k = 0; k < n_out; k++) ovr[k] = md->vars[fmu_md_find(md, out[k])].vr;
-    fmu_slave_opts so = {.name = model, .fmu = p->fmu[j], .n_in = 1, .in_vr = ivr,
-                         .n_out = n_out, .out_vr = ovr, .t_now = 0, .tick = TICK};
+    for (size_t k = 0; k < n_out; k++)
+        ovr[k] = md->vars[fmu_md_find(md, out[k])].vr;
+    fmu_slave_opts so = {.name = model,
+                         .fmu = p->fmu[j],
+                         .n_in = 1,
+                         .in_vr = ivr,
+                         .n_out = n_out,
+                         .out_vr = ovr,
+                         .t_now = 0,
+                         .tick = TICK};
     return fmu_slave_new(&so, &p->fs[j], &p->ps[j]);
 }
 
@@ -55,11 +62,17 @@ static int open_pair(pair *p)
     memset(p, 0, sizeof *p);
     const char *sin_[] = {"v"}, *sout[] = {"f", "fdot", "impulse", "s"};
     const char *min_[] = {"f"}, *mout[] = {"v", "a", "x"};
-    if (open_slave(p, SPRING, "spring", sin_, sout, 4) || open_slave(p, MASS, "mass", min_, mout, 3))
+    if (open_slave(p, SPRING, "spring", sin_, sout, 4) ||
+        open_slave(p, MASS, "mass", min_, mout, 3))
         return -1;
     p->clock.last = INT64_MIN;
-    p->m = (port_master){.ops = &port_local_master_ops, .ctx = &p->clock, .slaves = p->ps,
-                         .n_slaves = 2, .tick = TICK, .t_start = 0, .t_end = SEC(20)};
+    p->m = (port_master){.ops = &port_local_master_ops,
+                         .ctx = &p->clock,
+                         .slaves = p->ps,
+                         .n_slaves = 2,
+                         .tick = TICK,
+                         .t_start = 0,
+                         .t_end = SEC(20)};
     return 0;
 }
 
@@ -84,9 +97,19 @@ static result run(double H, const bal_settings *layer)
     pair p;
     if (open_pair(&p) == 0) {
         explicit_conn conns[2] = {
-            {.from = SPRING, .out = SP_F, .to = MASS, .in = 0, .slope = SP_FDOT,
-             .amount = SP_IMPULSE, .layer = *layer},
-            {.from = MASS, .out = MA_V, .to = SPRING, .in = 0, .slope = MA_A, .amount = MA_X,
+            {.from = SPRING,
+             .out = SP_F,
+             .to = MASS,
+             .in = 0,
+             .slope = SP_FDOT,
+             .amount = SP_IMPULSE,
+             .layer = *layer},
+            {.from = MASS,
+             .out = MA_V,
+             .to = SPRING,
+             .in = 0,
+             .slope = MA_A,
+             .amount = MA_X,
              .layer = *layer},
         };
         explicit_settings set = {.H = SEC(H), .conns = conns, .n_conns = 2};
@@ -112,7 +135,11 @@ static void test_orders(void)
      * (their Fig. 6), balance correction x1/4 (constant) and x1/8 (linear) per halving (the
      * companion paper by Moshagen, §6.1). Bounds: 10 % around 4 and 8; 1.8-2.8 for order 1,
      * which is still pre-asymptotic there. */
-    struct { const char *name; bal_settings layer; double lo, hi; } v[] = {
+    struct {
+        const char *name;
+        bal_settings layer;
+        double lo, hi;
+    } v[] = {
         {"constant", {BAL_EXTRAP_CONSTANT, 0, BAL_BC_OFF, BAL_HAT_CONST, 1}, 1.8, 2.8},
         {"constant+BC", {BAL_EXTRAP_CONSTANT, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1}, 3.6, 4.4},
         {"linear", {BAL_EXTRAP_LINEAR, 0, BAL_BC_OFF, BAL_HAT_CONST, 1}, 3.6, 4.4},
@@ -121,10 +148,12 @@ static void test_orders(void)
     for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
         result a = run(0.05, &v[k].layer), b = run(0.025, &v[k].layer);
         double ratio = a.err / b.err;
-        printf("  Test A %-12s err(H=0.05) %.4g  err(H=0.025) %.4g  ratio %.3f\n", v[k].name,
-               a.err, b.err, ratio);
-        CHECK(ratio >= v[k].lo && ratio <= v[k].hi, "%s: error ratio per halving %.3f not in "
-              "[%g, %g]", v[k].name, ratio, v[k].lo, v[k].hi);
+        printf("  Test A %-12s err(H=0.05) %.4g  err(H=0.025) %.4g  ratio %.3f\n", v[k].name, a.err,
+               b.err, ratio);
+        CHECK(ratio >= v[k].lo && ratio <= v[k].hi,
+              "%s: error ratio per halving %.3f not in "
+              "[%g, %g]",
+              v[k].name, ratio, v[k].lo, v[k].hi);
     }
 }
 
@@ -161,9 +190,19 @@ static void test_refusals(void)
     }
     bal_settings bc = {BAL_EXTRAP_CONSTANT, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1};
     explicit_conn conns[2] = {
-        {.from = SPRING, .out = SP_F, .to = MASS, .in = 0, .slope = SP_FDOT, .amount = -1,
+        {.from = SPRING,
+         .out = SP_F,
+         .to = MASS,
+         .in = 0,
+         .slope = SP_FDOT,
+         .amount = -1,
          .layer = bc},
-        {.from = MASS, .out = MA_V, .to = SPRING, .in = 0, .slope = MA_A, .amount = MA_X,
+        {.from = MASS,
+         .out = MA_V,
+         .to = SPRING,
+         .in = 0,
+         .slope = MA_A,
+         .amount = MA_X,
          .layer = bc},
     };
     explicit_settings set = {.H = SEC(0.1), .conns = conns, .n_conns = 2};

@@ -25,13 +25,17 @@
 #include "tests/check.h"
 #include "tests/unit/dc_osc.h"
 
-static double quad(double t) { return 1.5 - 0.7 * t + 0.3 * t * t; }
+static double quad(double t)
+{
+    return 1.5 - 0.7 * t + 0.3 * t * t;
+}
 
 static void test_polynomials(void)
 {
     const double t[4] = {0.1, 0.35, 0.42, 0.9}; /* non-uniform */
     double z[4], c[4];
-    for (int i = 0; i < 4; i++) z[i] = quad(t[i]);
+    for (int i = 0; i < 4; i++)
+        z[i] = quad(t[i]);
     /* Omega^(2) through 3 points of a quadratic is the quadratic: value, slope and curvature
        at any t0 */
     CHECK_INT_EQ(f3_extrap(t + 1, z + 1, 2, 1.3, c), 0);
@@ -86,8 +90,10 @@ static void test_order(void)
 {
     double t[12], y[12], eps[4];
     /* irregular times */
-    for (int i = 0; i < 12; i++) t[i] = 0.1 * i + 0.03 * (i % 3);
-    for (int i = 0; i < 12; i++) y[i] = quad(t[i]);
+    for (int i = 0; i < 12; i++)
+        t[i] = 0.1 * i + 0.03 * (i % 3);
+    for (int i = 0; i < 12; i++)
+        y[i] = quad(t[i]);
     CHECK_INT_EQ(f3_order(t, y, 1, 2, 1e-9, NULL), 0); /* start-up: hold */
     CHECK_INT_EQ(f3_order(t, y, 2, 2, 1e-9, eps), 0);  /* one past point: only degree 0 */
     CHECK_INT_EQ(f3_order(t, y, 3, 2, 1e-9, eps), 1);  /* line better than hold */
@@ -96,7 +102,8 @@ static void test_order(void)
         CHECK(eps[2] < 1e-13, "quadratic: eps(2) = %g", eps[2]);
     }
     /* a straight line: eps(1) = eps(2) = 0 and the tie goes to 1 */
-    for (int i = 0; i < 12; i++) y[i] = 3 - 2 * t[i];
+    for (int i = 0; i < 12; i++)
+        y[i] = 3 - 2 * t[i];
     CHECK_INT_EQ(f3_order(t, y, 8, 2, 1e-9, eps), 1);
     /* a sine sampled coarsely: the order changes over time */
     int seen[3] = {0, 0, 0};
@@ -105,10 +112,12 @@ static void test_order(void)
         ts[i] = 0.37 * i;
         ys[i] = sin(ts[i]) + 0.3 * sin(3.1 * ts[i]);
     }
-    for (int n = 4; n <= 80; n++) seen[f3_order(ts, ys, n, 2, 1e-9, NULL)]++;
+    for (int n = 4; n <= 80; n++)
+        seen[f3_order(ts, ys, n, 2, 1e-9, NULL)]++;
     CHECK(seen[0] + seen[1] > 0 && seen[2] > 0, "orders seen %d %d %d", seen[0], seen[1], seen[2]);
     /* a jump at point 6 of a smooth signal: one step later the hold predicts best */
-    for (int i = 0; i < 12; i++) y[i] = quad(t[i]) + (i >= 6 ? 5.0 : 0);
+    for (int i = 0; i < 12; i++)
+        y[i] = quad(t[i]) + (i >= 6 ? 5.0 : 0);
     CHECK_INT_EQ(f3_order(t, y, 8, 2, 1e-9, eps), 0);
 }
 
@@ -126,12 +135,14 @@ static void test_stepper(void)
     /* a sinusoid of amplitude 100 near its zero crossing: the magnitude norm explodes the
        error (step collapses), the amplitude norm does not */
     f3_band b = {0};
-    for (int i = 0; i <= 100; i++) f3_band_update(&b, 100 * sin(0.1 * i), 0.1, 0);
+    for (int i = 0; i <= 100; i++)
+        f3_band_update(&b, 100 * sin(0.1 * i), 0.1, 0);
     double y0 = 100 * sin(M_PI - 1e-4), eps = 1e-3;
     double mag = f3_normalise(F3_NORM_MAGNITUDE, eps, y0, &b, 1e-3, 1e-6);
     double amp = f3_normalise(F3_NORM_AMPLITUDE, eps, y0, &b, 1e-3, 1e-6);
     CHECK(mag > 50 && amp < 0.01, "zero crossing: magnitude %g, amplitude %g", mag, amp);
-    CHECK(f3_clip(f3_ratio(mag, 1, 0.9), 0.2, 2) == 0.2, "magnitude: the step shrinks to the bound");
+    CHECK(f3_clip(f3_ratio(mag, 1, 0.9), 0.2, 2) == 0.2,
+          "magnitude: the step shrinks to the bound");
     CHECK(f3_clip(f3_ratio(amp, 1, 0.9), 0.2, 2) == 2, "amplitude: the step grows");
     /* an initial spike of 1000 then a signal of amplitude 1: amplitude keeps the spike for
        ever; damped amplitude forgets it (the band relaxes to the signal's own) */
@@ -163,11 +174,11 @@ static void test_stepper(void)
 
 typedef struct osc_run {
     f3_result res;
-    double rmse[2];      /* omega2, tau1 at the communication points, time-weighted */
+    double rmse[2]; /* omega2, tau1 at the communication points, time-weighted */
     double sq[2];
-    double first_h;      /* H of step 1 */
-    int first_order;     /* largest order used on step 1 */
-    double sum_y;        /* a checksum of every output */
+    double first_h;  /* H of step 1 */
+    int first_order; /* largest order used on step 1 */
+    double sum_y;    /* a checksum of every output */
 } osc_run;
 
 static int osc_obs(void *ctx, const f3_step_info *si)
@@ -194,15 +205,21 @@ static osc_run osc_f3(f3_config c)
     dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
     port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = 1e-9, .t_start = 0, .t_end = 20000000000LL};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = 1e-9,
+                     .t_start = 0,
+                     .t_end = 20000000000LL};
     static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
     c.n_links = 2;
     c.links = links;
     osc_run r;
     memset(&r, 0, sizeof r);
     CHECK_INT_EQ(f3_run(&m, &c, osc_obs, &r, &r.res), PORT_OK);
-    for (int w = 0; w < 2; w++) r.rmse[w] = sqrt(r.sq[w] / 20);
+    for (int w = 0; w < 2; w++)
+        r.rmse[w] = sqrt(r.sq[w] / 20);
     return r;
 }
 
@@ -210,7 +227,8 @@ static void test_master(void)
 {
     static const double Hs[5] = {0.005, 0.01, 0.02, 0.05, 0.1};
     osc_run jac[5];
-    for (int i = 0; i < 5; i++) jac[i] = osc_f3((f3_config){.order = 0, .dt_init = Hs[i]});
+    for (int i = 0; i < 5; i++)
+        jac[i] = osc_f3((f3_config){.order = 0, .dt_init = Hs[i]});
     CHECK_INT_EQ(jac[4].res.N, 200);
     for (int i = 0; i + 1 < 5; i++) /* first order: the error grows like H */
         CHECK_NEAR(log(jac[i + 1].rmse[0] / jac[i].rmse[0]) / log(Hs[i + 1] / Hs[i]), 1.0, 0.05);
@@ -218,34 +236,53 @@ static void test_master(void)
     osc_run f[2][3];
     for (int fit = 0; fit < 2; fit++)
         for (int n = 0; n < 3; n++) {
-            f[fit][n] = osc_f3((f3_config){.fit = (f3_fit)fit, .order = -1, .variable = 1,
-                                           .norm = (f3_norm)n, .mu = 0.5, .rtol = 1e-3,
-                                           .atol = 1e-6, .rho_min = 0.2, .rho_max = 2,
-                                           .safety = 0.9, .dt_init = 1e-3});
+            f[fit][n] = osc_f3((f3_config){.fit = (f3_fit)fit,
+                                           .order = -1,
+                                           .variable = 1,
+                                           .norm = (f3_norm)n,
+                                           .mu = 0.5,
+                                           .rtol = 1e-3,
+                                           .atol = 1e-6,
+                                           .rho_min = 0.2,
+                                           .rho_max = 2,
+                                           .safety = 0.9,
+                                           .dt_init = 1e-3});
             const osc_run *r = &f[fit][n];
             CHECK(r->res.N < jac[4].res.N && r->rmse[0] < jac[0].rmse[0] &&
                       r->rmse[1] < jac[2].rmse[1],
                   "%s %s: %zu steps, RMSE %g %g (Jacobi: 200 steps at H = 0.1; RMSE %g at "
-                  "H = 0.005, %g at 0.02)", fit ? "CLS" : "extrapolation", nn[n], r->res.N,
-                  r->rmse[0], r->rmse[1], jac[0].rmse[0], jac[2].rmse[1]);
+                  "H = 0.005, %g at 0.02)",
+                  fit ? "CLS" : "extrapolation", nn[n], r->res.N, r->rmse[0], r->rmse[1],
+                  jac[0].rmse[0], jac[2].rmse[1]);
             CHECK_NEAR(r->first_h, 1e-3, 1e-15);
             CHECK_INT_EQ(r->first_order, 0);
         }
     for (int fit = 0; fit < 2; fit++) {
         osc_run *mg = &f[fit][F3_NORM_MAGNITUDE], *am = &f[fit][F3_NORM_AMPLITUDE],
                 *dm = &f[fit][F3_NORM_DAMPED];
-        CHECK(am->res.N < dm->res.N && dm->res.N < mg->res.N, "steps: amplitude %zu, damped "
-              "%zu, magnitude %zu", am->res.N, dm->res.N, mg->res.N);
-        CHECK(mg->rmse[0] <= dm->rmse[0] && dm->rmse[0] < am->rmse[0], "RMSE omega2: magnitude "
-              "%g, damped %g, amplitude %g", mg->rmse[0], dm->rmse[0], am->rmse[0]);
+        CHECK(am->res.N < dm->res.N && dm->res.N < mg->res.N,
+              "steps: amplitude %zu, damped "
+              "%zu, magnitude %zu",
+              am->res.N, dm->res.N, mg->res.N);
+        CHECK(mg->rmse[0] <= dm->rmse[0] && dm->rmse[0] < am->rmse[0],
+              "RMSE omega2: magnitude "
+              "%g, damped %g, amplitude %g",
+              mg->rmse[0], dm->rmse[0], am->rmse[0]);
     }
     for (int n = 0; n < 3; n++) /* extrapolation and CLS differ little */
         CHECK(fabs((double)f[0][n].res.N / (double)f[1][n].res.N - 1) < 0.2, "%s: %zu vs %zu",
               nn[n], f[0][n].res.N, f[1][n].res.N);
-    osc_run again = osc_f3((f3_config){.fit = F3_FIT_EXTRAP, .order = -1, .variable = 1,
-                                       .norm = F3_NORM_DAMPED, .mu = 0.5, .rtol = 1e-3,
-                                       .atol = 1e-6, .rho_min = 0.2, .rho_max = 2,
-                                       .safety = 0.9, .dt_init = 1e-3});
+    osc_run again = osc_f3((f3_config){.fit = F3_FIT_EXTRAP,
+                                       .order = -1,
+                                       .variable = 1,
+                                       .norm = F3_NORM_DAMPED,
+                                       .mu = 0.5,
+                                       .rtol = 1e-3,
+                                       .atol = 1e-6,
+                                       .rho_min = 0.2,
+                                       .rho_max = 2,
+                                       .safety = 0.9,
+                                       .dt_init = 1e-3});
     CHECK(again.res.N == f[0][2].res.N && again.sum_y == f[0][2].sum_y, "not repeatable");
     /* settings refused */
     f3_result res;
@@ -254,8 +291,9 @@ static void test_master(void)
     CHECK_INT_EQ(f3_run(&m, &(f3_config){.order = 3, .dt_init = 0.1}, NULL, NULL, &res),
                  PORT_EUSAGE);
     CHECK_STR_HAS(res.err, "order 3");
-    CHECK_INT_EQ(f3_run(&m, &(f3_config){.order = -1, .variable = 1, .dt_init = 0.1}, NULL,
-                        NULL, &res), PORT_EUSAGE);
+    CHECK_INT_EQ(
+        f3_run(&m, &(f3_config){.order = -1, .variable = 1, .dt_init = 0.1}, NULL, NULL, &res),
+        PORT_EUSAGE);
     CHECK_STR_HAS(res.err, "rtol");
 }
 
@@ -283,8 +321,13 @@ static void sw_run(f3_config c, size_t *N, double rmse[2])
     dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
     port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = 1e-9, .t_start = 0, .t_end = 20000000000LL};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = 1e-9,
+                     .t_start = 0,
+                     .t_end = 20000000000LL};
     static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
     c.n_links = 2;
     c.links = links;
@@ -292,7 +335,8 @@ static void sw_run(f3_config c, size_t *N, double rmse[2])
     f3_result r;
     CHECK_INT_EQ(f3_run(&m, &c, sw_obs, &a, &r), PORT_OK);
     *N = r.N;
-    for (int w = 0; w < 2; w++) rmse[w] = sqrt(a.sq[w] / 20);
+    for (int w = 0; w < 2; w++)
+        rmse[w] = sqrt(a.sq[w] / 20);
 }
 
 static void test_switching(void)
@@ -303,17 +347,26 @@ static void test_switching(void)
     CHECK_INT_EQ(NJ, 200);
     for (int fit = 0; fit < 2; fit++)
         for (int n = 0; n < 3; n++) {
-            sw_run((f3_config){.fit = (f3_fit)fit, .order = -1, .variable = 1,
-                               .norm = (f3_norm)n, .mu = 0.5, .rtol = 1e-3, .atol = 1e-6,
-                               .rho_min = 0.2, .rho_max = 2, .safety = 0.9, .dt_init = 1e-3},
+            sw_run((f3_config){.fit = (f3_fit)fit,
+                               .order = -1,
+                               .variable = 1,
+                               .norm = (f3_norm)n,
+                               .mu = 0.5,
+                               .rtol = 1e-3,
+                               .atol = 1e-6,
+                               .rho_min = 0.2,
+                               .rho_max = 2,
+                               .safety = 0.9,
+                               .dt_init = 1e-3},
                    &N[fit][n], R[fit][n]);
             /* below the ZOH Jacobi curve (first order: RMSE ~ 1/N through its 200-step run),
                by a factor 5 at least, on both outputs */
             for (int w = 0; w < 2; w++) {
                 double jac = J[w] * 200.0 / (double)N[fit][n];
-                CHECK(R[fit][n][w] * 5 < jac, "fit %d norm %d output %d: RMSE %g with %zu "
-                      "steps; ZOH Jacobi at that many steps %g", fit, n, w, R[fit][n][w],
-                      N[fit][n], jac);
+                CHECK(R[fit][n][w] * 5 < jac,
+                      "fit %d norm %d output %d: RMSE %g with %zu "
+                      "steps; ZOH Jacobi at that many steps %g",
+                      fit, n, w, R[fit][n][w], N[fit][n], jac);
             }
         }
     for (int fit = 0; fit < 2; fit++) { /* amplitude: fewest steps; magnitude beats it */
@@ -335,11 +388,11 @@ typedef struct car_ctl {
     double tick, u[PORT_MAX_ORDER + 1];
     int u_order, status;
 } car_ctl;
-#define CAR_M 1000.0  /* kg */
-#define CAR_F0 1500.0 /* N, before T_sw */
-#define CAR_TSW 10.0  /* s */
-#define CAR_VT 20.0   /* m/s */
-#define CAR_K 500.0   /* N/(m/s) */
+#define CAR_M   1000.0 /* kg */
+#define CAR_F0  1500.0 /* N, before T_sw */
+#define CAR_TSW 10.0   /* s */
+#define CAR_VT  20.0   /* m/s */
+#define CAR_K   500.0  /* N/(m/s) */
 
 static int ctl_set_inputs(void *ctx, const port_poly *u)
 {
@@ -361,29 +414,56 @@ static int ctl_get_outputs(void *ctx, double *y)
 {
     car_ctl *c = ctx;
     double ts = (double)c->t * c->tick;
-    double v = c->u_order >= 1 ? dc_poly_eval(c->u + 1, c->u_order - 1, (double)(c->t - c->u_t0) * c->tick) : 0;
+    double v = c->u_order >= 1
+                   ? dc_poly_eval(c->u + 1, c->u_order - 1, (double)(c->t - c->u_t0) * c->tick)
+                   : 0;
     y[0] = ts < CAR_TSW ? CAR_F0 : CAR_K * (CAR_VT - v);
     return PORT_OK;
 }
-static int ctl_record(void *ctx) { (void)ctx; return PORT_OK; }
-static int ctl_collect(void *ctx) { car_ctl *c = ctx; int s = c->status; c->status = 0; return s; }
-static const port_slave_ops ctl_ops = {.set_inputs = ctl_set_inputs, .step = ctl_step,
-                                       .get_outputs = ctl_get_outputs, .record = ctl_record,
+static int ctl_record(void *ctx)
+{
+    (void)ctx;
+    return PORT_OK;
+}
+static int ctl_collect(void *ctx)
+{
+    car_ctl *c = ctx;
+    int s = c->status;
+    c->status = 0;
+    return s;
+}
+static const port_slave_ops ctl_ops = {.set_inputs = ctl_set_inputs,
+                                       .step = ctl_step,
+                                       .get_outputs = ctl_get_outputs,
+                                       .record = ctl_record,
                                        .collect = ctl_collect};
 
 /* Monolithic: v = F0/M t to T_sw (15 m/s), then v = 20 - 5 e^-(t - 10)/2, so at t = 60
  * v = 20 and x = 75 + 20 * 50 - 10 (1 - e^-25) = 1065 m. */
 static void car_run(f3_config c, double *v, double *x, size_t *N)
 {
-    dc_osc car = {.name = "car", .nx = 2, .tick = 1e-9, .max_deriv = 4, .A = {{0, 1}, {0, 0}},
-                  .B = {0, 1 / CAR_M}, .C = {1, 0}, .D = 0, .x = {0, 0}, .u = {CAR_F0}};
+    dc_osc car = {.name = "car",
+                  .nx = 2,
+                  .tick = 1e-9,
+                  .max_deriv = 4,
+                  .A = {{0, 1}, {0, 0}},
+                  .B = {0, 1 / CAR_M},
+                  .C = {1, 0},
+                  .D = 0,
+                  .x = {0, 0},
+                  .u = {CAR_F0}};
     car_ctl ctl = {.tick = 1e-9};
-    port_slave sl[2] = {dc_osc_port(&car),
-                        {.ops = &ctl_ops, .ctx = &ctl,
-                         .info = {.name = "controller", .n_in = 1, .n_out = 1}}};
+    port_slave sl[2] = {
+        dc_osc_port(&car),
+        {.ops = &ctl_ops, .ctx = &ctl, .info = {.name = "controller", .n_in = 1, .n_out = 1}}};
     port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = sl, .n_slaves = 2,
-                     .tick = 1e-9, .t_start = 0, .t_end = 60000000000LL};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = sl,
+                     .n_slaves = 2,
+                     .tick = 1e-9,
+                     .t_start = 0,
+                     .t_end = 60000000000LL};
     static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
     c.n_links = 2;
     c.links = links;
@@ -402,9 +482,17 @@ static void test_car(void)
     /* a hold has no derivative: F = K v_target for ever, v = 15 + 10 * 50 */
     CHECK_NEAR(v, 515, 1e-6);
     for (int n = 0; n < 3; n++) {
-        car_run((f3_config){.order = -1, .variable = 1, .norm = (f3_norm)n, .mu = 0.5,
-                            .rtol = 1e-3, .atol = 1e-3, .rho_min = 0.2, .rho_max = 2,
-                            .safety = 0.9, .dt_init = 0.01, .dt_max = 0.5},
+        car_run((f3_config){.order = -1,
+                            .variable = 1,
+                            .norm = (f3_norm)n,
+                            .mu = 0.5,
+                            .rtol = 1e-3,
+                            .atol = 1e-3,
+                            .rho_min = 0.2,
+                            .rho_max = 2,
+                            .safety = 0.9,
+                            .dt_init = 0.01,
+                            .dt_max = 0.5},
                 &v, &x, &N);
         CHECK_NEAR(v, 20, 1e-3);
         CHECK_NEAR(x, 1065, 1.0);

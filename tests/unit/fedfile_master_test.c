@@ -34,13 +34,13 @@ static int load(const char *name, const char *text, fedfile **ff, char *err, siz
     return fedfile_load(p, ff, err, errlen);
 }
 
-#define THREE(METHOD, NAME_C)                                                                  \
-    "{\"federation\": \"m\", \"algorithm\": {\"method\": \"" METHOD "\", \"end\": 1, "        \
-    "\"step\": 0.25}, \"federates\": ["                                                        \
-    "{\"name\": \"a\", \"fmu\": \"a.fmu\", \"outputs\": {\"y\": \"A.y\", \"z\": \"A.z\"}, "     \
-    "\"inputs\": {\"u\": \"C.w\"}},"                                                           \
-    "{\"name\": \"b\", \"fmu\": \"a.fmu\", \"inputs\": {\"p\": \"A.z\", \"q\": \"C.w\"}},"      \
-    "{\"name\": \"" NAME_C "\", \"fmu\": \"a.fmu\", \"outputs\": {\"w\": \"C.w\"}, "            \
+#define THREE(METHOD, NAME_C)                                                                      \
+    "{\"federation\": \"m\", \"algorithm\": {\"method\": \"" METHOD "\", \"end\": 1, "             \
+    "\"step\": 0.25}, \"federates\": ["                                                            \
+    "{\"name\": \"a\", \"fmu\": \"a.fmu\", \"outputs\": {\"y\": \"A.y\", \"z\": \"A.z\"}, "        \
+    "\"inputs\": {\"u\": \"C.w\"}},"                                                               \
+    "{\"name\": \"b\", \"fmu\": \"a.fmu\", \"inputs\": {\"p\": \"A.z\", \"q\": \"C.w\"}},"         \
+    "{\"name\": \"" NAME_C "\", \"fmu\": \"a.fmu\", \"outputs\": {\"w\": \"C.w\"}, "               \
     "\"inputs\": {\"v\": \"A.y\"}}]}"
 
 int main(void)

@@ -1,8 +1,8 @@
-/* Unit tests of federate/config/fedfile.c: the fixtures in tests/fedfile/ (the documented examples of
- * doc/federation.md) load into the expected structs; every refused file fails with the JSON
- * path and what was expected; the generated FOM parses with fom/fom.c; the FOM and FMU checks.
- * The fixtures are copied into a private temporary folder next to empty stand-in .fmu files,
- * since fedfile_load stats the FMU files; nothing is written inside the repository. */
+/* Unit tests of federate/config/fedfile.c: the fixtures in tests/fedfile/ (the documented examples
+ * of doc/federation.md) load into the expected structs; every refused file fails with the JSON path
+ * and what was expected; the generated FOM parses with fom/fom.c; the FOM and FMU checks. The
+ * fixtures are copied into a private temporary folder next to empty stand-in .fmu files, since
+ * fedfile_load stats the FMU files; nothing is written inside the repository. */
 #include "federate/config/fedfile.h"
 
 #include <errno.h>
@@ -669,7 +669,7 @@ static void test_corrupted(void)
 
 /* "defect-control": its object read into algo.dc, defaults, and every refusal. */
 #define DCH(alg)                                                                                   \
-    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"defect-control\", \"end\": 1" alg "}, "  \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"defect-control\", \"end\": 1" alg "}, " \
     "\"federates\": [" FA "]}"
 static void test_defect_control(void)
 {
@@ -704,8 +704,8 @@ static void test_defect_control(void)
         const fedfile_dc *d = &ff->algo.dc;
         CHECK(d->m == 0 && d->n == 0 && d->tol == 0 && d->init == 0 && d->exchange == 0 &&
                   d->defect == 0 && d->clip_end == 0,
-              "defaults %d %d %g %d %d %d %d", d->m, d->n, d->tol, d->init, d->exchange,
-              d->defect, d->clip_end);
+              "defaults %d %d %g %d %d %d %d", d->m, d->n, d->tol, d->init, d->exchange, d->defect,
+              d->clip_end);
         fedfile_free(ff);
     }
     expect_bad(DCH(""), FEDFILE_ESCHEMA, "algorithm.defect-control: expected an object",
@@ -731,8 +731,8 @@ static void test_defect_control(void)
                "expected \"both\" or \"output\" or \"connection\"", NULL);
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"clip_end\": 1}"), FEDFILE_ESCHEMA,
                "clip_end: expected true or false", NULL);
-    expect_bad(DCH(", \"defect-control\": {\"h1\": 1e-9}"), FEDFILE_ESCHEMA,
-               "less than two ticks", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 1e-9}"), FEDFILE_ESCHEMA, "less than two ticks",
+               NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"defect-control\": {\"h1\": 0.1}}, \"federates\": [" FA "]}",
                FEDFILE_ESCHEMA, "algorithm.defect-control: not used by method \"jacobi\"", NULL);
@@ -740,7 +740,7 @@ static void test_defect_control(void)
 
 /* The "wr" section: defaults, every key, and refusals (doc/federation.md). */
 #define WRHEAD(keys)                                                                               \
-    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"wr\", \"end\": 1, \"step\": 0.1" keys    \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"wr\", \"end\": 1, \"step\": 0.1" keys   \
     "}, \"federates\": [" FA "]}"
 static void test_wr(void)
 {
@@ -760,8 +760,9 @@ static void test_wr(void)
         CHECK_INT_EQ(ff->algo.wr.on_fail, WR_FAIL);
         fedfile_free(ff);
     }
-    write_file("wr2.json", WRHEAD(", \"tol\": 1e-9, \"max_iter\": 7, \"norm\": \"2-relative\", "
-                                  "\"n_sub\": 8, \"on_no_convergence\": \"halve\", \"h_min\": 0.001"));
+    write_file("wr2.json",
+               WRHEAD(", \"tol\": 1e-9, \"max_iter\": 7, \"norm\": \"2-relative\", "
+                      "\"n_sub\": 8, \"on_no_convergence\": \"halve\", \"h_min\": 0.001"));
     rc = load("wr2.json", &ff);
     CHECK(rc == FEDFILE_OK, "wr2.json: %s", err);
     if (ff) {
@@ -781,7 +782,8 @@ static void test_wr(void)
     expect_bad(WRHEAD(", \"on_no_convergence\": \"retry\""), FEDFILE_ESCHEMA,
                "algorithm.on_no_convergence", "\"halve\"");
     expect_bad(WRHEAD(", \"h_min\": 0.01"), FEDFILE_ESCHEMA, "algorithm.h_min", "\"halve\"");
-    expect_bad(WRHEAD(", \"extrapolation\": 1"), FEDFILE_ESCHEMA, "algorithm.extrapolation", "n_sub");
+    expect_bad(WRHEAD(", \"extrapolation\": 1"), FEDFILE_ESCHEMA, "algorithm.extrapolation",
+               "n_sub");
     expect_bad(HEAD "\"federates\": [" FA "], \"x\": 1}", FEDFILE_ESCHEMA, "x: unknown key", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"tol\": 1e-3}, \"federates\": [" FA "]}",
@@ -790,7 +792,7 @@ static void test_wr(void)
 
 /* The "semi-implicit" section: defaults, every key, and refusals (doc/federation.md). */
 #define SEMIHEAD(keys)                                                                             \
-    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"semi-implicit\", \"end\": 1, "         \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"semi-implicit\", \"end\": 1, "          \
     "\"step\": 0.1" keys "}, \"federates\": [" FA "]}"
 static void test_semi(void)
 {
@@ -870,9 +872,9 @@ static void test_registry(void)
               fedfile_alg_name(masters[i]));
     }
     /* The registry's order is the method list of the messages. */
-    static const char *const order[] = {"jacobi-naive", "jacobi", "jacobi-de", "gauss-seidel",
-                                        "wr", "semi-implicit", "master-jacobi",
-                                        "defect-control"};
+    static const char *const order[] = {
+        "jacobi-naive", "jacobi",        "jacobi-de",     "gauss-seidel",
+        "wr",           "semi-implicit", "master-jacobi", "defect-control"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");

@@ -191,10 +191,10 @@ static void test_round_trip(void)
 
     struct flog_record rec;
     static const uint8_t kinds[] = {
-        FLOG_K_JOINED,   FLOG_K_RECV, FLOG_K_TM_SEND,  FLOG_K_DECISION, FLOG_K_SENT,
-        FLOG_K_DECISION, FLOG_K_SENT, FLOG_K_LOST,     FLOG_K_NOTE,     FLOG_K_DECISION,
-        FLOG_K_DECISION, FLOG_K_SENT, FLOG_K_DECISION, FLOG_K_SENT,     FLOG_K_DECISION,
-        FLOG_K_SENT};
+        FLOG_K_JOINED,   FLOG_K_RECV,     FLOG_K_TM_SEND,  FLOG_K_DECISION,
+        FLOG_K_SENT,     FLOG_K_DECISION, FLOG_K_SENT,     FLOG_K_LOST,
+        FLOG_K_NOTE,     FLOG_K_DECISION, FLOG_K_DECISION, FLOG_K_SENT,
+        FLOG_K_DECISION, FLOG_K_SENT,     FLOG_K_DECISION, FLOG_K_SENT};
     int count = 0;
     int64_t prev_wall = 0;
     uint64_t run_offset = 0;
@@ -211,9 +211,8 @@ static void test_round_trip(void)
             const tm_grant_facts *g = &rec.dec.grant;
             CHECK_INT_EQ(g->row, TM_GROW_FQR);
             EXPECT(rec.fed == 1 && rec.dec.req == TM_REQ_FQR && rec.dec.time == 12 &&
-                   g->asked == 15 && g->prev == -4 && g->galt.t == TM_TIME_MAX &&
-                   g->galt.strict && g->holder == 2 && !g->queued &&
-                   rec.dec.reason_len == 0);
+                   g->asked == 15 && g->prev == -4 && g->galt.t == TM_TIME_MAX && g->galt.strict &&
+                   g->holder == 2 && !g->queued && rec.dec.reason_len == 0);
             char got[256], want[256];
             flog_grant_text(got, sizeof got, &rec.dec, "alpha", "beta");
             tm_grant_text(want, sizeof want, &sample_fqr, "alpha", "beta");
@@ -256,9 +255,9 @@ static void test_round_trip(void)
         }
         if (rec.kind == FLOG_K_DECISION && count == 5) {
             CHECK_INT_EQ(rec.dec.kind, TM_D_DELIVER);
-            EXPECT(rec.fed == 2 && rec.dec.time == 10 && rec.dec.tso == 1 &&
-                   rec.dec.sender == 1 && rec.dec.seq == 4 && rec.dec.token == 99 &&
-                   rec.dec.why == 1 && rec.dec.reason_len == 18 &&
+            EXPECT(rec.fed == 2 && rec.dec.time == 10 && rec.dec.tso == 1 && rec.dec.sender == 1 &&
+                   rec.dec.seq == 4 && rec.dec.token == 99 && rec.dec.why == 1 &&
+                   rec.dec.reason_len == 18 &&
                    memcmp(rec.dec.reason, "ts <= t for TAR(t)", 18) == 0);
         }
         if (rec.kind == FLOG_K_SENT) { /* both: the grant frame, the second one delivered */
@@ -378,8 +377,7 @@ static void test_version_magic_crc(void)
     CHECK_STR_HAS(err, "knows versions 3 to 4");
     p[8] = 2; /* version 2 (a checksum per record) is refused as a version too */
     CHECK_INT_EQ(flog_reader_init(&r, p, n, err, sizeof err), FLOG_EVERSION);
-    CHECK_STR_HAS(err,
-                  "log format version 2 is not supported (this reader knows versions 3 to 4)");
+    CHECK_STR_HAS(err, "log format version 2 is not supported (this reader knows versions 3 to 4)");
     /* Refused as a version even when the rest is short or damaged. */
     CHECK_INT_EQ(flog_reader_init(&r, p, 10, err, sizeof err), FLOG_EVERSION);
     p[8] = FLOG_VERSION;
@@ -518,8 +516,15 @@ static void test_write_failure(void)
     CHECK_INT_EQ(flog_flush(l), FLOG_STOPPED);
     /* every kind of record call is refused once stopped, a delivery's pair and a grant too */
     uint64_t before = flog_records(l);
-    tm_decision dv = {.kind = TM_D_DELIVER, .fed = 2, .time = 1, .tso = true, .sender = 1,
-                      .seq = 1, .token = 5, .reason = "", .rule = DELIVERY_TAR};
+    tm_decision dv = {.kind = TM_D_DELIVER,
+                      .fed = 2,
+                      .time = 1,
+                      .tso = true,
+                      .sender = 1,
+                      .seq = 1,
+                      .token = 5,
+                      .reason = "",
+                      .rule = DELIVERY_TAR};
     flog_hold_stamp(l);
     CHECK_INT_EQ(flog_delivered(l, &dv, blob, 10), FLOG_STOPPED);
     dv.fed = 3;
@@ -759,7 +764,6 @@ static void test_varint_header(void)
     free(p);
 }
 
-
 /* Append one handmade record (kind, federate 1, wall delta 0, payload) to a log image. */
 static size_t add_record(uint8_t *img, size_t n, unsigned kind, const uint8_t *pl, size_t plen)
 {
@@ -891,14 +895,14 @@ static void test_delivered(void)
         int stored; /* 1: expect the record stored in full (not a _AGAIN) */
     } w[] = {
         {2, 20, 1, 7, 500, DELIVERY_TAR, &a, 1},
-        {3, 20, 1, 7, 500, DELIVERY_TAR, &a, 0},          /* same message, same bytes */
-        {2, 20, 4, 9, 600, DELIVERY_TARA, &b, 1},         /* another message */
-        {4, 20, 1, 7, 500, DELIVERY_TARA, &a, 0},         /* back to the first: named */
-        {5, 20, 1, 8, 500, DELIVERY_TAR, &a, 1},          /* token reused, another seq */
-        {6, 20, 1, 8, 500, DELIVERY_TAR, &b, 1},          /* same message, other bytes */
+        {3, 20, 1, 7, 500, DELIVERY_TAR, &a, 0},           /* same message, same bytes */
+        {2, 20, 4, 9, 600, DELIVERY_TARA, &b, 1},          /* another message */
+        {4, 20, 1, 7, 500, DELIVERY_TARA, &a, 0},          /* back to the first: named */
+        {5, 20, 1, 8, 500, DELIVERY_TAR, &a, 1},           /* token reused, another seq */
+        {6, 20, 1, 8, 500, DELIVERY_TAR, &b, 1},           /* same message, other bytes */
         {2, -3, 2, 1, 700, DELIVERY_RO_RECEIVER, &big, 1}, /* too large: */
         {3, -3, 2, 1, 700, DELIVERY_RO_RECEIVER, &big, 1}, /* in full again */
-        {4, 20, 1, 7, 500, DELIVERY_NONE, &a, 1}, /* no code: a DECISION and a SENT */
+        {4, 20, 1, 7, 500, DELIVERY_NONE, &a, 1},          /* no code: a DECISION and a SENT */
     };
     size_t nw = sizeof w / sizeof w[0];
     for (size_t i = 0; i < nw; i++) {
@@ -1166,7 +1170,7 @@ static void test_corrupt_pairs_and_grants(void)
         got++;
     CHECK_INT_EQ(rc, 0);
     CHECK_INT_EQ(got, 6); /* the DELIVERED's two, then two per pair */
-    img[8] = 3; /* the same as a version 3 log: read as it is (only GRANTED is new) */
+    img[8] = 3;           /* the same as a version 3 log: read as it is (only GRANTED is new) */
     CHECK_INT_EQ(flog_reader_init(&r, img, e, err, sizeof err), FLOG_OK);
     for (got = 0; (rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1;)
         got++;
@@ -1343,9 +1347,9 @@ static void test_doc_example(void)
     struct flog_record rec;
     char err[FLOG_ERR_LEN];
     CHECK_INT_EQ(flog_reader_init(&r, img, n, err, sizeof err), FLOG_OK);
-    static const uint8_t kinds[] = {
-        FLOG_K_JOINED,   FLOG_K_SENT, FLOG_K_SENT,     FLOG_K_DECISION, FLOG_K_TM_SEND,
-        FLOG_K_DECISION, FLOG_K_SENT, FLOG_K_DECISION, FLOG_K_SENT,     FLOG_K_DECISION};
+    static const uint8_t kinds[] = {FLOG_K_JOINED,  FLOG_K_SENT,     FLOG_K_SENT, FLOG_K_DECISION,
+                                    FLOG_K_TM_SEND, FLOG_K_DECISION, FLOG_K_SENT, FLOG_K_DECISION,
+                                    FLOG_K_SENT,    FLOG_K_DECISION};
     int count = 0, rc;
     while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1 && count < 10) {
         CHECK_INT_EQ(rec.kind, kinds[count]);

@@ -210,9 +210,9 @@ static void test_set_checks(void)
 
 static void test_record_types(fmu_kind kind)
 {
-    static const char *const want[] = {
-        "time,x,tenths,late,phase\n",  ",0,0,\"early\"\n",          ",2,0,\"early\"\n",
-        ",5,0,\"early\"\n",          ",7,1,\"late, \"\"x\"\"\"\n", ",10,1,\"late, \"\"x\"\"\"\n"};
+    static const char *const want[] = {"time,x,tenths,late,phase\n", ",0,0,\"early\"\n",
+                                       ",2,0,\"early\"\n",           ",5,0,\"early\"\n",
+                                       ",7,1,\"late, \"\"x\"\"\"\n", ",10,1,\"late, \"\"x\"\"\"\n"};
     fmu_sim_opts o = {.fmu_path = FMU, .has_stop = 1, .stop = 1, .has_step = 1, .step = 0.25};
     o.fopts.kind = kind;
     FILE *out = tmpfile(), *sum = tmpfile();
@@ -231,7 +231,8 @@ static void test_record_types(fmu_kind kind)
     CHECK_INT_EQ((int)n, 6);
     rewind(sum);
     CHECK(fgets(line, sizeof line, sum) != NULL, "a summary line");
-    CHECK_STR_HAS(line, "4 columns recorded (2 Integer/Boolean/Enumeration, 1 String), none left out");
+    CHECK_STR_HAS(line,
+                  "4 columns recorded (2 Integer/Boolean/Enumeration, 1 String), none left out");
     fclose(out);
     fclose(sum);
 }

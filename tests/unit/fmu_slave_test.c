@@ -9,7 +9,7 @@
 #include "federate/fmu/fmu_slave.h"
 #include "tests/check.h"
 
-#define TICK 1e-9   /* seconds per tick */
+#define TICK   1e-9 /* seconds per tick */
 #define SEC(s) ((int64_t)llround((s) / TICK))
 
 typedef struct one {
@@ -23,8 +23,8 @@ static int open_one(one *o, fmu_kind kind, const char *name)
     char path[256], err[FMU_ERR_LEN] = "";
     snprintf(path, sizeof path, "build/fmus/mass_%s.fmu", kind == FMU_KIND_ME ? "me" : "cs");
     const char *names[] = {"m", "v0", "x0"}, *values[] = {"2", "0.5", "1"};
-    fmu_step_opts opt = {.kind = kind, .rtol = 1e-10, .n_params = 3, .param_names = names,
-                         .param_values = values};
+    fmu_step_opts opt = {
+        .kind = kind, .rtol = 1e-10, .n_params = 3, .param_names = names, .param_values = values};
     if (kind == FMU_KIND_ME) opt.atol = 1e-12;
     int rc = fmu_step_open(path, &opt, &o->fmu, err, sizeof err);
     CHECK(rc == FMU_STEP_OK, "open %s: %s", path, err);
@@ -35,8 +35,14 @@ static int open_one(one *o, fmu_kind kind, const char *name)
     out[0] = md->vars[fmu_md_find(md, "v")].vr;
     out[1] = md->vars[fmu_md_find(md, "x")].vr;
     out[2] = md->vars[fmu_md_find(md, "a")].vr;
-    fmu_slave_opts so = {.name = name, .fmu = o->fmu, .n_in = 1, .in_vr = in, .n_out = 3,
-                         .out_vr = out, .t_now = 0, .tick = TICK};
+    fmu_slave_opts so = {.name = name,
+                         .fmu = o->fmu,
+                         .n_in = 1,
+                         .in_vr = in,
+                         .n_out = 3,
+                         .out_vr = out,
+                         .t_now = 0,
+                         .tick = TICK};
     rc = fmu_slave_new(&so, &o->fs, &o->ps);
     CHECK_INT_EQ(rc, PORT_OK);
     return rc;
@@ -61,9 +67,18 @@ static double F2(double t) /* integral of F1 from t0 */
     double s = t - t0s;
     return c[0] * s * s / 2 + c[1] * s * s * s / 6 + c[2] * s * s * s * s / 24;
 }
-static double v_at(double t) { return v0 + (F1(t) - F1(0)) / m; }
-static double x_at(double t) { return x0 + v0 * t + (F2(t) - F2(0) - F1(0) * t) / m; }
-static double f_at(double t) { return c[0] + c[1] * (t - t0s) + c[2] * (t - t0s) * (t - t0s) / 2; }
+static double v_at(double t)
+{
+    return v0 + (F1(t) - F1(0)) / m;
+}
+static double x_at(double t)
+{
+    return x0 + v0 * t + (F2(t) - F2(0) - F1(0) * t) / m;
+}
+static double f_at(double t)
+{
+    return c[0] + c[1] * (t - t0s) + c[2] * (t - t0s) * (t - t0s) / 2;
+}
 
 static void test_polynomial_inputs(fmu_kind kind)
 {
@@ -110,8 +125,8 @@ static void test_rollback(fmu_kind kind)
     o.ps.ops->step(o.ps.ctx, SEC(1.5), 3, NULL, NULL);
     o.ps.ops->get_outputs(o.ps.ctx, y2);
     CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
-    CHECK(memcmp(y1, y2, sizeof y1) == 0, "repeating a step after restore: %.17g vs %.17g",
-          y1[0], y2[0]);
+    CHECK(memcmp(y1, y2, sizeof y1) == 0, "repeating a step after restore: %.17g vs %.17g", y1[0],
+          y2[0]);
     close_one(&o);
 }
 
@@ -139,8 +154,13 @@ static void test_errors(void)
     if (open_one(&b, FMU_KIND_ME, "massB") == 0) {
         port_slave both[2] = {o.ps, b.ps};
         port_local_clock clk = {INT64_MIN};
-        port_master mm = {.ops = &port_local_master_ops, .ctx = &clk, .slaves = both,
-                          .n_slaves = 2, .tick = TICK, .t_start = 0, .t_end = SEC(1)};
+        port_master mm = {.ops = &port_local_master_ops,
+                          .ctx = &clk,
+                          .slaves = both,
+                          .n_slaves = 2,
+                          .tick = TICK,
+                          .t_start = 0,
+                          .t_end = SEC(1)};
         int st[2];
         b.ps.ops->step(b.ps.ctx, SEC(0.1), 1, NULL, NULL); /* fine */
         CHECK_INT_EQ(port_sync(&mm, st), PORT_EUNSUPPORTED);

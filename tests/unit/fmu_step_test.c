@@ -506,13 +506,12 @@ static void test_output_step(void)
         if (k == 3) CHECK(e <= 2 * e1, "oscillator: error %.3g at H=1e-3 > 2 * %.3g at H=1", e, e1);
         /* One start, no restart: nothing jumps. */
         CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_START), 1);
-        CHECK_INT_EQ(fmu_step_restarts(s, FMU_RESTART_EVENT) +
-                         fmu_step_restarts(s, FMU_RESTART_INPUT) +
-                         fmu_step_restarts(s, FMU_RESTART_SET) +
-                         fmu_step_restarts(s, FMU_RESTART_STATE),
-                     0);
-        printf("oscillator ME rtol 1e-6, output step %g: error at t=10 %.3g (limit 1e-4)\n",
-               Hs[k], e);
+        CHECK_INT_EQ(
+            fmu_step_restarts(s, FMU_RESTART_EVENT) + fmu_step_restarts(s, FMU_RESTART_INPUT) +
+                fmu_step_restarts(s, FMU_RESTART_SET) + fmu_step_restarts(s, FMU_RESTART_STATE),
+            0);
+        printf("oscillator ME rtol 1e-6, output step %g: error at t=10 %.3g (limit 1e-4)\n", Hs[k],
+               e);
         fmu_step_close(s);
     }
     /* Van der Pol mu = 1 against the CVODE reference at rtol 1e-10 (this file): the same bound. */
@@ -525,7 +524,8 @@ static void test_output_step(void)
         double e = fmax(fabs(get(s, "x") - ref[20]), fabs(get(s, "y") - ref[21]));
         if (k == 0) e1 = e;
         CHECK(e <= 1e-4, "Van der Pol, output step %g: error %.3g > 1e-4", Hs[k], e);
-        if (k == 3) CHECK(e <= 2 * e1, "Van der Pol: error %.3g at H=1e-3 > 2 * %.3g at H=1", e, e1);
+        if (k == 3)
+            CHECK(e <= 2 * e1, "Van der Pol: error %.3g at H=1e-3 > 2 * %.3g at H=1", e, e1);
         printf("Van der Pol mu=1 ME rtol 1e-6, output step %g: error at t=10 %.3g\n", Hs[k], e);
         fmu_step_close(s);
     }

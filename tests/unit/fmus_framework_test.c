@@ -341,7 +341,8 @@ static void test_stair_start_time(void)
     unload(&a);
 }
 
-/* Second-order output derivatives need the first input derivative (Glumac and Kovačić (2023) slave 2). */
+/* Second-order output derivatives need the first input derivative (Glumac and Kovačić (2023) slave
+ * 2). */
 static void test_second_order_inputs(void)
 {
     api a;
@@ -469,7 +470,8 @@ static void test_input_derivatives(void)
     unload(&a);
 }
 
-/* ---- Glumac and Kovačić (2023) oscillator: initial derivatives and the reference table ------------------ */
+/* ---- Glumac and Kovačić (2023) oscillator: initial derivatives and the reference table
+ * ------------------ */
 
 static void test_oscillator(void)
 {
@@ -481,7 +483,8 @@ static void test_oscillator(void)
         double w = 0.1, dw = -0.05;
         CHECK_INT_EQ(a.set_real(c, &W2, 1, &w), fmi2OK);
         CHECK_INT_EQ(a.set_in_der(c, &W2, 1, &one, &dw), fmi2OK);
-        /* doc/references.md (Glumac and Kovačić): tau1(0) = -0.1, tau1'(0) = 0.08 given omega2'(0) = -0.05. */
+        /* doc/references.md (Glumac and Kovačić): tau1(0) = -0.1, tau1'(0) = 0.08 given omega2'(0)
+         * = -0.05. */
         CHECK_NEAR(get1(&a, c, TAU), -0.1, 1e-15);
         CHECK_NEAR(outder(&a, c, TAU, 1), 0.08, 1e-15);
         a.free_instance(c);

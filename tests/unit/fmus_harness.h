@@ -21,7 +21,7 @@
 static FMUS_UNUSED const char *const models[] = {
     "dahlquist",  "vanderpol",     "bouncingball",  "stair",       "lv_prey", "lv_predator",
     "lv",         "osc_omega2tau", "osc_tau2omega", "osc_twomass", "spring",  "mass",
-    "springmass", "lorenz_x",      "lorenz_yz",     "lorenz",  "vdp_x",   "vdp_y"};
+    "springmass", "lorenz_x",      "lorenz_yz",     "lorenz",      "vdp_x",   "vdp_y"};
 #define NMODELS (sizeof models / sizeof models[0])
 
 /* ---- the FMI functions of one binary ------------------------------------------------- */

@@ -92,7 +92,8 @@ static void test_handles(void)
 
     fom_handle all[16];
     CHECK_INT_EQ(fom_class_attrs(f, sc, all, 16), 7);
-    for (unsigned i = 0; i < 7; i++) CHECK(all[i] == i + 1, "SportsCar attr %u = %u", i, all[i]);
+    for (unsigned i = 0; i < 7; i++)
+        CHECK(all[i] == i + 1, "SportsCar attr %u = %u", i, all[i]);
     CHECK_INT_EQ(fom_class_attrs(f, truck, all, 16), 5);
     CHECK(all[0] == 1 && all[1] == 2 && all[2] == 3 && all[3] == 8 && all[4] == 9,
           "Truck attrs %u %u %u %u %u", all[0], all[1], all[2], all[3], all[4]);
@@ -157,8 +158,7 @@ static void test_handles(void)
         fom_handle sensor = fom_class_find(f, "Signal.Sensor");
         CHECK_INT_EQ(sensor, 2);
         CHECK_INT_EQ(fom_attr_length(f, fom_attr_find(f, sensor, "calibration")), 3);
-        CHECK_INT_EQ(fom_attr_type(f, fom_attr_find(f, sensor, "history")),
-                     FOM_T_FLOAT64_ARRAY);
+        CHECK_INT_EQ(fom_attr_type(f, fom_attr_find(f, sensor, "history")), FOM_T_FLOAT64_ARRAY);
         CHECK_INT_EQ(fom_param_type(f, fom_param_find(f, fom_inter_find(f, "Command"), "enabled")),
                      FOM_T_BOOLEAN);
         fom_free(f);
@@ -274,30 +274,30 @@ static void test_bad_files(void)
     } cases[] = {
         {"bad_syntax.xml", FOM_ESYNTAX, "bad_syntax.xml:5:",
          "XML syntax error: Opening and ending tag mismatch: class line 4 and objects"},
-        {"bad_unknown_element.xml", FOM_ESCHEMA, "bad_unknown_element.xml:5:",
-         "unknown element <property> inside <class>"},
+        {"bad_unknown_element.xml", FOM_ESCHEMA,
+         "bad_unknown_element.xml:5:", "unknown element <property> inside <class>"},
         {"bad_missing_name.xml", FOM_ESCHEMA, "bad_missing_name.xml:4:", "<class> without name"},
-        {"bad_duplicate_class.xml", FOM_ESCHEMA, "bad_duplicate_class.xml:7:",
-         "duplicate class name \"B\" (first as A.B)"},
+        {"bad_duplicate_class.xml", FOM_ESCHEMA,
+         "bad_duplicate_class.xml:7:", "duplicate class name \"B\" (first as A.B)"},
         {"bad_duplicate_attribute.xml", FOM_ESCHEMA, "bad_duplicate_attribute.xml:7:",
          "duplicate attribute \"speed\" in class Base.Derived (declared in Base)"},
         {"bad_duplicate_parameter.xml", FOM_ESCHEMA, "bad_duplicate_parameter.xml:6:",
          "duplicate parameter \"p\" in interaction I.J (declared in I)"},
-        {"bad_unknown_type.xml", FOM_ESCHEMA, "bad_unknown_type.xml:5:",
-         "unknown type \"float128\" for attribute \"b\""},
-        {"bad_array_length.xml", FOM_ESCHEMA, "bad_array_length.xml:4:",
-         "unknown type \"float64[0]\" for attribute \"v\""},
-        {"bad_missing_type.xml", FOM_ESCHEMA, "bad_missing_type.xml:4:",
-         "attribute \"a\" without type"},
+        {"bad_unknown_type.xml", FOM_ESCHEMA,
+         "bad_unknown_type.xml:5:", "unknown type \"float128\" for attribute \"b\""},
+        {"bad_array_length.xml", FOM_ESCHEMA,
+         "bad_array_length.xml:4:", "unknown type \"float64[0]\" for attribute \"v\""},
+        {"bad_missing_type.xml", FOM_ESCHEMA,
+         "bad_missing_type.xml:4:", "attribute \"a\" without type"},
         {"bad_resolution.xml", FOM_ESCHEMA, "bad_resolution.xml:3:", "bad resolution \"-1e-9\""},
         {"bad_second_time.xml", FOM_ESCHEMA, "bad_second_time.xml:3:", "second <time> in <fom>"},
-        {"bad_attribute_order.xml", FOM_ESCHEMA, "bad_attribute_order.xml:5:",
-         "<attribute> after a nested <class> in class \"A\""},
-        {"bad_root.xml", FOM_ESCHEMA, "bad_root.xml:2:",
-         "root element is <objectModel>, expected <fom>"},
+        {"bad_attribute_order.xml", FOM_ESCHEMA,
+         "bad_attribute_order.xml:5:", "<attribute> after a nested <class> in class \"A\""},
+        {"bad_root.xml", FOM_ESCHEMA,
+         "bad_root.xml:2:", "root element is <objectModel>, expected <fom>"},
         {"bad_doctype.xml", FOM_ESCHEMA, "bad_doctype.xml:2:", "DOCTYPE is not allowed"},
-        {"bad_xml_attribute.xml", FOM_ESCHEMA, "bad_xml_attribute.xml:3:",
-         "unknown attribute 'parent' on <interaction>"},
+        {"bad_xml_attribute.xml", FOM_ESCHEMA,
+         "bad_xml_attribute.xml:3:", "unknown attribute 'parent' on <interaction>"},
         {"bad_text.xml", FOM_ESCHEMA, "bad_text.xml:3:", "unexpected text inside <objects>"},
         {"bad_name.xml", FOM_ESCHEMA, "bad_name.xml:3:", "invalid name \"Vehicle.Car\" on <class>"},
         {"does_not_exist.xml", FOM_EIO, "does_not_exist.xml:", "cannot open: No such file"},
@@ -361,8 +361,10 @@ static void test_mem_errors(void)
     /* 65 nested classes: over the depth limit. */
     char deep[65 * 40 + 64];
     size_t k = (size_t)snprintf(deep, sizeof deep, "<fom name='d'><objects>");
-    for (int i = 0; i < 65; i++) k += (size_t)snprintf(deep + k, sizeof deep - k, "<class name='c%d'>", i);
-    for (int i = 0; i < 65; i++) k += (size_t)snprintf(deep + k, sizeof deep - k, "</class>");
+    for (int i = 0; i < 65; i++)
+        k += (size_t)snprintf(deep + k, sizeof deep - k, "<class name='c%d'>", i);
+    for (int i = 0; i < 65; i++)
+        k += (size_t)snprintf(deep + k, sizeof deep - k, "</class>");
     snprintf(deep + k, sizeof deep - k, "</objects></fom>");
     CHECK_INT_EQ(fom_parse_mem(deep, strlen(deep), "deep", &f, err, sizeof err), FOM_ESCHEMA);
     CHECK_STR_HAS(err, "nested deeper than 64 levels");
@@ -441,10 +443,13 @@ static void test_large(void)
     for (int i = 0; i < ATTRS; i++)
         k += (size_t)snprintf(t + k, cap - k, "<attribute name='a%d' type='int32'/>", i);
     for (int i = 0; i < SUBS; i++)
-        k += (size_t)snprintf(t + k, cap - k, "<class name='s%d'><attribute name='own' "
-                              "type='bytes'/></class>", i);
+        k += (size_t)snprintf(t + k, cap - k,
+                              "<class name='s%d'><attribute name='own' "
+                              "type='bytes'/></class>",
+                              i);
     k += (size_t)snprintf(t + k, cap - k, "</class>");
-    for (int i = 0; i < FLAT; i++) k += (size_t)snprintf(t + k, cap - k, "<class name='f%d'/>", i);
+    for (int i = 0; i < FLAT; i++)
+        k += (size_t)snprintf(t + k, cap - k, "<class name='f%d'/>", i);
     k += (size_t)snprintf(t + k, cap - k, "</objects></fom>");
     struct fom *f = NULL;
     char err[FOM_ERRLEN] = "";
@@ -462,7 +467,7 @@ static void test_large(void)
             snprintf(nm, sizeof nm, "R.s%d", i);
             fom_handle c = fom_class_find(f, nm);
             bad += c != (fom_handle)(2 + i);
-            bad += fom_attr_find(f, c, "a1499") != ATTRS;           /* inherited */
+            bad += fom_attr_find(f, c, "a1499") != ATTRS;                     /* inherited */
             bad += fom_attr_find(f, c, "own") != (fom_handle)(ATTRS + 1 + i); /* its own */
         }
         CHECK_INT_EQ(bad, 0);
@@ -482,7 +487,8 @@ static void test_large(void)
         k += 250;
         k += (size_t)snprintf(t + k, cap - k, "%06d'>", d);
     }
-    for (int d = 0; d < 64; d++) k += (size_t)snprintf(t + k, cap - k, "</class>");
+    for (int d = 0; d < 64; d++)
+        k += (size_t)snprintf(t + k, cap - k, "</class>");
     k += (size_t)snprintf(t + k, cap - k, "</objects></fom>");
     CHECK_INT_EQ(fom_parse_mem(t, k, "deep", &f, err, sizeof err), FOM_OK);
     if (f) {

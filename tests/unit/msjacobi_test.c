@@ -13,11 +13,11 @@
 #define TICK 1e-3 /* s per tick */
 
 typedef struct fake {
-    double x, u, k;      /* state, held input, sign of the right-hand side */
-    int64_t t;           /* ticks */
+    double x, u, k; /* state, held input, sign of the right-hand side */
+    int64_t t;      /* ticks */
     double rec_t[64], rec_x[64], rec_u[64];
     int n_rec;
-    int fail_at_step;    /* > 0: the n-th step fails */
+    int fail_at_step; /* > 0: the n-th step fails */
     int steps;
     int status;
 } fake;
@@ -61,8 +61,10 @@ static int f_collect(void *ctx)
     f->status = PORT_OK;
     return s;
 }
-static const port_slave_ops fake_ops = {.set_inputs = f_set_inputs, .step = f_step,
-                                        .get_outputs = f_get_outputs, .record = f_record,
+static const port_slave_ops fake_ops = {.set_inputs = f_set_inputs,
+                                        .step = f_step,
+                                        .get_outputs = f_get_outputs,
+                                        .record = f_record,
                                         .collect = f_collect};
 
 static void setup(fake *a, fake *b, port_slave *s, port_master *m, port_local_clock *clk,
@@ -74,8 +76,13 @@ static void setup(fake *a, fake *b, port_slave *s, port_master *m, port_local_cl
     s[0] = (port_slave){.ops = &fake_ops, .ctx = a, .info = {.name = "A", .n_in = 1, .n_out = 1}};
     s[1] = (port_slave){.ops = &fake_ops, .ctx = b, .info = {.name = "B", .n_in = 1, .n_out = 1}};
     clk->last = INT64_MIN;
-    *m = (port_master){.ops = &port_local_master_ops, .ctx = clk, .slaves = s, .n_slaves = 2,
-                       .tick = TICK, .t_start = 0, .t_end = t_end};
+    *m = (port_master){.ops = &port_local_master_ops,
+                       .ctx = clk,
+                       .slaves = s,
+                       .n_slaves = 2,
+                       .tick = TICK,
+                       .t_start = 0,
+                       .t_end = t_end};
 }
 
 int main(void)
@@ -110,8 +117,7 @@ int main(void)
     }
     /* The map multiplies x^2 + y^2 by 1 + H^2 per step: Jacobi's known instability here. */
     CHECK_NEAR(a.rec_x[11] * a.rec_x[11] + b.rec_x[11] * b.rec_x[11],
-               1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.0025,
-               1e-12);
+               1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.01 * 1.0025, 1e-12);
 
     /* A slave failing at its 4th step: the run stops there, naming it and the time. */
     setup(&a, &b, s, &m, &clk, 1000);

@@ -40,8 +40,8 @@ static void round_trip_cmd(msproto_cmd c)
     /* Every truncation is refused. */
     int refused = 0;
     for (size_t k = 0; k < len; k++)
-        refused += msproto_cmd_decode(buf, k, &d, v, 64, tv, 64, err, sizeof err) ==
-                   MSPROTO_EMALFORMED;
+        refused +=
+            msproto_cmd_decode(buf, k, &d, v, 64, tv, 64, err, sizeof err) == MSPROTO_EMALFORMED;
     CHECK_INT_EQ(refused, len);
     /* One byte too many is refused. */
     buf[len] = 0;
@@ -52,8 +52,10 @@ static void round_trip_cmd(msproto_cmd c)
         for (int bit = 0; bit < 8; bit++) {
             buf[k] ^= (unsigned char)(1u << bit);
             rc = msproto_cmd_decode(buf, len, &d, v, 64, tv, 64, err, sizeof err);
-            if (rc == MSPROTO_OK) CHECK_INT_EQ(msproto_cmd_check(&d, err, sizeof err), MSPROTO_OK);
-            else CHECK(rc == MSPROTO_EMALFORMED || rc == MSPROTO_ESPACE, "rc %d", rc);
+            if (rc == MSPROTO_OK)
+                CHECK_INT_EQ(msproto_cmd_check(&d, err, sizeof err), MSPROTO_OK);
+            else
+                CHECK(rc == MSPROTO_EMALFORMED || rc == MSPROTO_ESPACE, "rc %d", rc);
             buf[k] ^= (unsigned char)(1u << bit);
         }
     }
@@ -63,12 +65,14 @@ static void test_commands(void)
 {
     double odd[6] = {1.5, -0.0, NAN, INFINITY, 4.9e-324, -1e308};
     int64_t times[3] = {INT64_MIN, 0, INT64_MAX};
-    round_trip_cmd((msproto_cmd){.kind = MSP_SET_INPUTS, .seq = 1, .t = 123, .arg = 2, .n_v = 6, .v = odd});
+    round_trip_cmd(
+        (msproto_cmd){.kind = MSP_SET_INPUTS, .seq = 1, .t = 123, .arg = 2, .n_v = 6, .v = odd});
     round_trip_cmd((msproto_cmd){.kind = MSP_STEP, .seq = 2, .t = INT64_MAX, .arg = 10});
     round_trip_cmd((msproto_cmd){.kind = MSP_GET_OUTPUTS, .seq = UINT32_MAX});
     round_trip_cmd((msproto_cmd){.kind = MSP_GET_OUTPUT_DERIVS, .seq = 4, .arg = PORT_MAX_ORDER});
     round_trip_cmd((msproto_cmd){.kind = MSP_GET_DISCRETE, .seq = 5});
-    round_trip_cmd((msproto_cmd){.kind = MSP_SET_DISCRETE, .seq = 6, .n_v = 3, .v = odd, .n_tv = 3, .tv = times});
+    round_trip_cmd((msproto_cmd){
+        .kind = MSP_SET_DISCRETE, .seq = 6, .n_v = 3, .v = odd, .n_tv = 3, .tv = times});
     round_trip_cmd((msproto_cmd){.kind = MSP_GET_STATES, .seq = 7});
     round_trip_cmd((msproto_cmd){.kind = MSP_SET_STATES, .seq = 8, .t = -5, .n_v = 4, .v = odd});
     round_trip_cmd((msproto_cmd){.kind = MSP_GET_DERIVATIVES, .seq = 9});
@@ -82,8 +86,14 @@ static void test_commands(void)
     CHECK_STR_EQ(msproto_kind_name(MSP_HELLO), "hello");
     CHECK_STR_EQ(msproto_kind_name(MSP_KIND_MAX + 1), "?");
     /* The slave's description survives a hello reply; nonsense numbers are refused. */
-    port_slave_info in = {.n_in = 3, .n_out = 2, .n_state = 5, .n_discrete = 1, .can_save = 1,
-                          .max_output_deriv = 2, .is_me = 1}, back = {0};
+    port_slave_info in = {.n_in = 3,
+                          .n_out = 2,
+                          .n_state = 5,
+                          .n_discrete = 1,
+                          .can_save = 1,
+                          .max_output_deriv = 2,
+                          .is_me = 1},
+                    back = {0};
     double hv[MSPROTO_INFO_N];
     msproto_info_encode(&in, hv);
     char e[MSPROTO_ERRLEN];
@@ -148,10 +158,18 @@ static void test_replies(void)
     double y[4] = {1.0 / 3, -0.0, 2e-310, 7};
     int64_t t[4] = {1, 2, INT64_MIN, 4};
     msproto_reply cases[] = {
-        {.kind = MSP_STEP, .seq = 3, .status = PORT_EVENT, .t = 999, .event = 1,
-         .n_sub_done = 2, .n_v = 4, .v = y},
+        {.kind = MSP_STEP,
+         .seq = 3,
+         .status = PORT_EVENT,
+         .t = 999,
+         .event = 1,
+         .n_sub_done = 2,
+         .n_v = 4,
+         .v = y},
         {.kind = MSP_GET_DISCRETE, .seq = 4, .n_v = 4, .v = y, .n_tv = 4, .tv = t},
-        {.kind = MSP_SAVE, .seq = 5, .status = PORT_EUNSUPPORTED,
+        {.kind = MSP_SAVE,
+         .seq = 5,
+         .status = PORT_EUNSUPPORTED,
          .msg = "prey: the FMU cannot save its state"},
         {.kind = MSP_END, .seq = 6},
     };
@@ -194,9 +212,9 @@ static void test_replies(void)
     CHECK_INT_EQ(msproto_reply_encode(&r, buf, sizeof buf, &len, err, sizeof err), MSPROTO_OK);
     buf[len - 2] = 0;
     msproto_reply d;
-    CHECK_INT_EQ(msproto_reply_decode(buf, len, &d, NULL, 0, NULL, 0, msg, sizeof msg, err,
-                                      sizeof err),
-                 MSPROTO_EMALFORMED);
+    CHECK_INT_EQ(
+        msproto_reply_decode(buf, len, &d, NULL, 0, NULL, 0, msg, sizeof msg, err, sizeof err),
+        MSPROTO_EMALFORMED);
     CHECK_STR_HAS(err, "NUL");
     /* A long message is cut, not refused. */
     char longmsg[1000];
@@ -204,9 +222,9 @@ static void test_replies(void)
     longmsg[sizeof longmsg - 1] = 0;
     r.msg = longmsg;
     CHECK_INT_EQ(msproto_reply_encode(&r, buf, sizeof buf, &len, err, sizeof err), MSPROTO_OK);
-    CHECK_INT_EQ(msproto_reply_decode(buf, len, &d, NULL, 0, NULL, 0, msg, sizeof msg, err,
-                                      sizeof err),
-                 MSPROTO_OK);
+    CHECK_INT_EQ(
+        msproto_reply_decode(buf, len, &d, NULL, 0, NULL, 0, msg, sizeof msg, err, sizeof err),
+        MSPROTO_OK);
     CHECK_INT_EQ(strlen(d.msg), MSPROTO_MAX_MSG);
 }
 

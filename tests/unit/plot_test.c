@@ -513,12 +513,19 @@ static void test_tables_ref(void)
 {
     double t[5] = {0, 1, 2, 3, 4}, one[5] = {1, 1, 1, 1, 1}, two[5] = {2, 2, 2, 2, 2};
     double rt[9], rx[9], ry[9];
-    for (int i = 0; i < 9; i++) rt[i] = i * 0.5, rx[i] = i * 0.5 + 0.25, ry[i] = 1;
-    res_table prey = {.n_cols = 3, .names = (char *[]){"time", "x", "y"}, .n_rows = 5,
+    for (int i = 0; i < 9; i++)
+        rt[i] = i * 0.5, rx[i] = i * 0.5 + 0.25, ry[i] = 1;
+    res_table prey = {.n_cols = 3,
+                      .names = (char *[]){"time", "x", "y"},
+                      .n_rows = 5,
                       .cols = (double *[]){t, t, one}};
-    res_table pred = {.n_cols = 3, .names = (char *[]){"time", "y", "x"}, .n_rows = 5,
+    res_table pred = {.n_cols = 3,
+                      .names = (char *[]){"time", "y", "x"},
+                      .n_rows = 5,
                       .cols = (double *[]){t, two, t}};
-    res_table ref = {.n_cols = 3, .names = (char *[]){"time", "x", "y"}, .n_rows = 9,
+    res_table ref = {.n_cols = 3,
+                     .names = (char *[]){"time", "x", "y"},
+                     .n_rows = 9,
                      .cols = (double *[]){rt, rx, ry}};
     const res_table *tabs[2] = {&prey, &pred};
     const char *names[2] = {"prey", "pred"};
@@ -546,8 +553,10 @@ static void test_tables_ref(void)
         char *dash = str_attr(series.v[i], "stroke-dasharray");
         int is_x = lab && (lab[0] == 'x' || strstr(lab, ".x"));
         char **want = is_x ? &cx : &cy;
-        if (!*want) *want = strdup(col ? col : "");
-        else colours_ok &= col && strcmp(*want, col) == 0;
+        if (!*want)
+            *want = strdup(col ? col : "");
+        else
+            colours_ok &= col && strcmp(*want, col) == 0;
         dashed += lab && strstr(lab, "(reference)") && dash;
         free(lab), free(col), free(dash);
     }
@@ -567,7 +576,8 @@ static void test_tables_ref(void)
         pts p = parse_d(series.v[8 + k]);
         CHECK_INT_EQ(p.n, 5);
         double worst = 0;
-        for (size_t i = 0; i < p.n; i++) worst = fmax(worst, fabs((p.y[i] - b) / a - err_want[k]));
+        for (size_t i = 0; i < p.n; i++)
+            worst = fmax(worst, fabs((p.y[i] - b) / a - err_want[k]));
         CHECK(worst < 1e-3, "%s: error read back off by %g", lab_want[k], worst);
         pts_free(&p);
     }
@@ -587,7 +597,9 @@ static const char *unit_cb(void *ctx, const char *name)
 static void test_units(void)
 {
     double t[3] = {0, 1, 2}, x[3] = {0, 1, 2}, y[3] = {1, 1, 1};
-    res_table a = {.n_cols = 3, .names = (char *[]){"time", "x", "y"}, .n_rows = 3,
+    res_table a = {.n_cols = 3,
+                   .names = (char *[]){"time", "x", "y"},
+                   .n_rows = 3,
                    .cols = (double *[]){t, x, y}};
     const res_table *tabs[1] = {&a};
     const char *names[1] = {"ball"};

@@ -6,14 +6,18 @@
 #include "algorithms/port.h"
 #include "tests/check.h"
 
-static int fake_collect(void *ctx) { return *(int *)ctx; }
+static int fake_collect(void *ctx)
+{
+    return *(int *)ctx;
+}
 static const port_slave_ops fake_ops = {.collect = fake_collect};
 
 static int sync_of(int a, int b, int c, int *st)
 {
     int v[3] = {a, b, c};
     port_slave s[3];
-    for (int j = 0; j < 3; j++) s[j] = (port_slave){.ops = &fake_ops, .ctx = &v[j]};
+    for (int j = 0; j < 3; j++)
+        s[j] = (port_slave){.ops = &fake_ops, .ctx = &v[j]};
     port_master m = {.slaves = s, .n_slaves = 3};
     return port_sync(&m, st);
 }

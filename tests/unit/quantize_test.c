@@ -1,5 +1,5 @@
-/* Unit tests of algorithms/quantize.c: the Awais thesis eq. (4.5) restored, its clamps and edge cases,
- * against hand-computed values (each derivation in the comment next to it) and against the
+/* Unit tests of algorithms/quantize.c: the Awais thesis eq. (4.5) restored, its clamps and edge
+ * cases, against hand-computed values (each derivation in the comment next to it) and against the
  * analytic signal sin(t). Read algorithms/quantize.c for the equations. */
 #include "algorithms/quantize.h"
 

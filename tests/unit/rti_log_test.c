@@ -1,6 +1,6 @@
-/* Unit test of the RTI text log (rti/server/log.c, doc/contributing.md §9): level names and parsing, the
- * threshold, that a disabled level does not evaluate its arguments, and the line format
- * (time, level, component, federate, message). Read rti/server/log.h for the contract. */
+/* Unit test of the RTI text log (rti/server/log.c, doc/contributing.md §9): level names and
+ * parsing, the threshold, that a disabled level does not evaluate its arguments, and the line
+ * format (time, level, component, federate, message). Read rti/server/log.h for the contract. */
 #include "rti/server/log.h"
 #include "tests/check.h"
 

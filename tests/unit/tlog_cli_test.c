@@ -153,12 +153,8 @@ static uint64_t write_balls(void)
     time_msg(l, FLOG_K_SENT, 2, WIRE_TIME_GRANT, WIRE_TR_TAR, 10, 0);
     /* B's grant as the RTI logs it: its fields only, worded by tempo-log with the names */
     tm_grant_facts facts = {.row = TM_GROW_TAR, .asked = 10, .galt = {12, true}, .holder = 1};
-    tm_decision g = {.kind = TM_D_GRANT,
-                     .fed = 2,
-                     .time = 10,
-                     .req = TM_REQ_TAR,
-                     .reason = "",
-                     .grant = &facts};
+    tm_decision g = {
+        .kind = TM_D_GRANT, .fed = 2, .time = 10, .req = TM_REQ_TAR, .reason = "", .grant = &facts};
     flog_decision(l, &g);
     update(l, 1, 1, 20, &x2, NULL);
     wire_msg_init(&m, WIRE_SEND_INTERACTION);

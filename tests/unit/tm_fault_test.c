@@ -1,5 +1,5 @@
-/* Fault injection for rti/tm/tm.c (doc/contributing.md §12): every allocation of the engine fails in
- * turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
+/* Fault injection for rti/tm/tm.c (doc/contributing.md §12): every allocation of the engine fails
+ * in turn, and each failure must return TM_ENOMEM with the state unchanged and nothing leaked
  * (LeakSanitizer runs in the sanitized pass). The engine, linked as a library, allocates
  * through counting versions of calloc/realloc installed by tm_test_set_alloc (rti/tm/tm_test.h).
  * Read tests/unit/tm_bound_test.c for the other engine unit test. */

@@ -1,5 +1,5 @@
-/* Unit tests of algorithms/topology.c: the Gauss-Seidel topology conditions of the Awais thesis §4.3 /
- * Algorithm 1 (as chosen in doc/algorithms/gauss-seidel.md), the execution order and levels,
+/* Unit tests of algorithms/topology.c: the Gauss-Seidel topology conditions of the Awais thesis
+ * §4.3 / Algorithm 1 (as chosen in doc/algorithms/gauss-seidel.md), the execution order and levels,
  * role inference, and cycle detection. Each case draws its graph; "A -> B" means an output of A
  * is an input of B. */
 #include "algorithms/topology.h"

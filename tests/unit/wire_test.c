@@ -92,13 +92,14 @@ static void fill(struct wire_msg *m, const struct expect *e, struct wire_value v
     if (e->fields & TIME) m->time = -5 - (int64_t)e->type; /* negative: sign must survive */
     if (e->fields & TIME2) m->time2 = INT64_MAX;
     static const char *texts[] = {"first", "second string", "", "fourth"};
-    for (int i = 0; i < e->nstr; i++) wire_str_set(&m->str[i], texts[i]);
+    for (int i = 0; i < e->nstr; i++)
+        wire_str_set(&m->str[i], texts[i]);
     if (e->type == WIRE_HELLO) {
         wire_str_set(&m->str[0], WIRE_MAGIC);
         wire_str_set(&m->str[1], "wire_test 1.0");
     }
-    if (e->nstr >= 1 && e->type != WIRE_HELLO && e->nstr == 1 &&
-        (e->fields & (VAL | TIME)) && e->type != WIRE_TIME_STATUS) {
+    if (e->nstr >= 1 && e->type != WIRE_HELLO && e->nstr == 1 && (e->fields & (VAL | TIME)) &&
+        e->type != WIRE_TIME_STATUS) {
         /* tag blobs may hold NUL bytes */
         m->str[0].ptr = (const char *)blob_bytes;
         m->str[0].len = sizeof blob_bytes;
@@ -154,8 +155,7 @@ static void compare(const struct wire_msg *got, const struct wire_msg *want, con
     CHECK(got->time2 == wt2, "%s: time2", name);
     for (int i = 0; i < WIRE_MAX_STRS; i++)
         CHECK(str_same(&got->str[i], &want->str[i]), "%s: str%d", name, i);
-    CHECK(got->nvalues == want->nvalues, "%s: nvalues %u vs %u", name, got->nvalues,
-          want->nvalues);
+    CHECK(got->nvalues == want->nvalues, "%s: nvalues %u vs %u", name, got->nvalues, want->nvalues);
     CHECK(got->values == NULL, "%s: decoded values must be in raw form", name);
     struct wire_value_iter it;
     struct wire_value v;
@@ -356,8 +356,8 @@ static void test_batching(void)
             }
     size_t off = 0, n = 0, flen = 0;
     while (wire_split(out.data + off, out.len - off, 0, &flen, err, sizeof err) == 1) {
-        CHECK(wire_decode(out.data + off, flen, &d, err, sizeof err) == WIRE_OK, "frame %zu: %s",
-              n, err);
+        CHECK(wire_decode(out.data + off, flen, &d, err, sizeof err) == WIRE_OK, "frame %zu: %s", n,
+              err);
         CHECK(n < 5 && d.type == types[n], "frame %zu type %u", n, d.type);
         off += flen;
         n++;
@@ -435,7 +435,8 @@ static void test_truncation(void)
 
 static void put32(uint8_t *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static void header(uint8_t *p, uint32_t body, uint16_t type, uint16_t flags)
@@ -595,18 +596,26 @@ static void test_values_helpers(void)
 
 static void test_tstat(void)
 {
-    struct wire_tstat t = {3, -1, WIRE_TR_FQR, INT64_MIN, INT64_MAX, 1, 77, 0, 0xffffffffffull,
-                           -9, 0x0102030405060708ull};
+    struct wire_tstat t = {3,
+                           -1,
+                           WIRE_TR_FQR,
+                           INT64_MIN,
+                           INT64_MAX,
+                           1,
+                           77,
+                           0,
+                           0xffffffffffull,
+                           -9,
+                           0x0102030405060708ull};
     struct wire_tstat u;
     uint8_t p[WIRE_TSTAT_SIZE];
     char err[128];
     CHECK_INT_EQ(WIRE_TSTAT_SIZE, 70); /* doc/protocol.md §4: 8+8+4+8+8+1+8+1+8+8+8 */
     wire_tstat_pack(&t, p);
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_OK);
-    CHECK(u.federate == 3 && u.time == -1 && u.req_kind == WIRE_TR_FQR &&
-              u.req_time == INT64_MIN && u.bound == INT64_MAX && u.bound_strict == 1 &&
-              u.galt == 77 && u.galt_strict == 0 && u.holder == 0xffffffffffull &&
-              u.lits == -9 && u.root == 0x0102030405060708ull,
+    CHECK(u.federate == 3 && u.time == -1 && u.req_kind == WIRE_TR_FQR && u.req_time == INT64_MIN &&
+              u.bound == INT64_MAX && u.bound_strict == 1 && u.galt == 77 && u.galt_strict == 0 &&
+              u.holder == 0xffffffffffull && u.lits == -9 && u.root == 0x0102030405060708ull,
           "tstat round trip");
     /* The documented byte positions: lits at 54 (i64 LE), root at 62 (u64 LE). */
     CHECK(p[54] == 0xf7 && p[61] == 0xff, "lits -9 at offset 54, little-endian");
@@ -625,7 +634,8 @@ static void test_hex_sample(void)
     wire_hex_sample(b, sizeof b, out, sizeof out);
     CHECK_STR_EQ(out, "len=5 hex=54 4d 00 ff 0a ascii=TM...");
     uint8_t big[100];
-    for (int i = 0; i < 100; i++) big[i] = (uint8_t)(0xf0 + i % 16);
+    for (int i = 0; i < 100; i++)
+        big[i] = (uint8_t)(0xf0 + i % 16);
     wire_hex_sample(big, sizeof big, out, sizeof out);
     CHECK_STR_HAS(out, "len=100 hex=f0 f1");
     CHECK_STR_HAS(out, "(+36 more)");
@@ -677,7 +687,8 @@ static void rr_fill(struct rr_msg *r, const struct expect *e)
     if (e->fields & TIME2) m->time2 = (int64_t)(rnd() >> 1);
     for (int i = 0; i < e->nstr; i++) {
         uint32_t n = (uint32_t)(rnd() % sizeof r->str[i]);
-        for (uint32_t k = 0; k < n; k++) r->str[i][k] = (char)(1 + rnd() % 255); /* no NUL */
+        for (uint32_t k = 0; k < n; k++)
+            r->str[i][k] = (char)(1 + rnd() % 255); /* no NUL */
         m->str[i].ptr = r->str[i];
         m->str[i].len = n;
     }
@@ -685,16 +696,18 @@ static void rr_fill(struct rr_msg *r, const struct expect *e)
     if (e->fields & VAL) {
         m->nvalues = (uint32_t)(rnd() % 6);
         for (uint32_t i = 0; i < m->nvalues; i++) {
-            uint32_t n = e->type == WIRE_TIME_STATUS ? WIRE_TSTAT_SIZE
-                                                     : (uint32_t)(rnd() % WIRE_TSTAT_SIZE);
-            for (uint32_t k = 0; k < n; k++) r->vbytes[i][k] = (uint8_t)rnd();
+            uint32_t n =
+                e->type == WIRE_TIME_STATUS ? WIRE_TSTAT_SIZE : (uint32_t)(rnd() % WIRE_TSTAT_SIZE);
+            for (uint32_t k = 0; k < n; k++)
+                r->vbytes[i][k] = (uint8_t)rnd();
             r->vals[i] = (struct wire_value){(uint32_t)rnd(), n, n ? r->vbytes[i] : NULL};
         }
         m->values = r->vals;
     }
     if (e->fields & HND) {
         m->nhandles = (uint32_t)(rnd() % 7);
-        for (uint32_t i = 0; i < m->nhandles; i++) r->handles[i] = (uint32_t)rnd();
+        for (uint32_t i = 0; i < m->nhandles; i++)
+            r->handles[i] = (uint32_t)rnd();
         m->handles = r->handles;
     }
 }
@@ -703,9 +716,9 @@ static void rr_fill(struct rr_msg *r, const struct expect *e)
 static int same_msg(const struct wire_msg *got, const struct wire_msg *want)
 {
     if (got->type != want->type || got->req != want->req || got->code != want->code ||
-        got->a != want->a || got->b != want->b || got->c != want->c ||
-        got->time != want->time || got->time2 != want->time2 ||
-        got->nvalues != want->nvalues || got->nhandles != want->nhandles || got->values)
+        got->a != want->a || got->b != want->b || got->c != want->c || got->time != want->time ||
+        got->time2 != want->time2 || got->nvalues != want->nvalues ||
+        got->nhandles != want->nhandles || got->values)
         return 0;
     for (int i = 0; i < WIRE_MAX_STRS; i++)
         if (!str_same(&got->str[i], &want->str[i])) return 0;

@@ -3,8 +3,27 @@
  * bball_stairs.c (the monolithic reference). doc/fmu.md. Read bball_steps.c next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { G, C0, C1, C2, C3, X0, VX0, Y0, STAIR, X, VX, Y, VY, CONTACT,
-       DER_X, DER_VX, DER_Y, DER_VY, NV };
+enum {
+    G,
+    C0,
+    C1,
+    C2,
+    C3,
+    X0,
+    VX0,
+    Y0,
+    STAIR,
+    X,
+    VX,
+    Y,
+    VY,
+    CONTACT,
+    DER_X,
+    DER_VX,
+    DER_Y,
+    DER_VY,
+    NV
+};
 
 static const fw_var vars[NV] = {
     [G] = {"g", FW_PARAM, 0, -1, 9.8, "m/s2", "gravity acceleration"},

@@ -1,11 +1,31 @@
 /* Bouncing ball going down stairs, the whole system in one FMU: the monolithic reference of
- * the split pair bball_ball + bball_steps (the Awais thesis eq. 5.23 and Alg. 6 with the constants of
- * doc/references.md (Awais): g 9.8, c0 = c1 = 0.1, c2 1e6, c3 30, N 10, x0 0.575,
- * vx0 0.5, y0 10.5). doc/fmu.md. Read bball_ball.c and bball_steps.c for the split. */
+ * the split pair bball_ball + bball_steps (the Awais thesis eq. 5.23 and Alg. 6 with the constants
+ * of doc/references.md (Awais): g 9.8, c0 = c1 = 0.1, c2 1e6, c3 30, N 10, x0 0.575, vx0 0.5,
+ * y0 10.5). doc/fmu.md. Read bball_ball.c and bball_steps.c for the split. */
 #include "examples/fmus/framework/fw.h"
 
-enum { G, C0, C1, C2, C3, NSTAIRS, X0, VX0, Y0, X, VX, Y, VY, STAIR, CONTACT,
-       DER_X, DER_VX, DER_Y, DER_VY, NV };
+enum {
+    G,
+    C0,
+    C1,
+    C2,
+    C3,
+    NSTAIRS,
+    X0,
+    VX0,
+    Y0,
+    X,
+    VX,
+    Y,
+    VY,
+    STAIR,
+    CONTACT,
+    DER_X,
+    DER_VX,
+    DER_Y,
+    DER_VY,
+    NV
+};
 
 static const fw_var vars[NV] = {
     [G] = {"g", FW_PARAM, 0, -1, 9.8, "m/s2", "gravity acceleration"},
@@ -62,7 +82,8 @@ static void event(fw_ctx *c, fw_event *ev)
 {
     double *r = c->r;
     /* One stair per edge passed; a loop guards against a step that crosses two edges. */
-    while (r[X] - (r[NSTAIRS] + 1) + r[STAIR] > 0 && r[STAIR] > -1e9) r[STAIR] -= 1;
+    while (r[X] - (r[NSTAIRS] + 1) + r[STAIR] > 0 && r[STAIR] > -1e9)
+        r[STAIR] -= 1;
     (void)ev;
 }
 

@@ -1,6 +1,6 @@
-/* Predator half of the Lotka-Volterra system of the Awais thesis §4.3.3 (doc/references.md (Awais)):
- * y' = -gamma y + delta x y with the prey x as input; output y. doc/fmu.md.
- * Read lv_prey.c for the other half and lv.c for the monolithic reference. */
+/* Predator half of the Lotka-Volterra system of the Awais thesis §4.3.3 (doc/references.md
+ * (Awais)): y' = -gamma y + delta x y with the prey x as input; output y. doc/fmu.md. Read
+ * lv_prey.c for the other half and lv.c for the monolithic reference. */
 #include "examples/fmus/framework/fw.h"
 
 enum { GAMMA, DELTA, Y0, X, Y, DER_Y, NV };

@@ -1,8 +1,9 @@
-/* Mass half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md (Scharff et al.),
- * doc/references.md (Moshagen)): state v driven by the input force f, v' = f / m (the physically right
- * sign, as the notes decide); outputs v with v' = a = f / m, the position x (x' = v, which is
- * also the exact integral of the exchanged output v), the acceleration a and the kinetic
- * energy W = m v^2 / 2. doc/fmu.md. Read spring.c and springmass.c next. */
+/* Mass half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017)
+ * (doc/references.md (Scharff et al.), doc/references.md (Moshagen)): state v driven by the input
+ * force f, v' = f / m (the physically right sign, as the notes decide); outputs v with v' = a = f /
+ * m, the position x (x' = v, which is also the exact integral of the exchanged output v), the
+ * acceleration a and the kinetic energy W = m v^2 / 2. doc/fmu.md. Read spring.c and springmass.c
+ * next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, PIN, POWER_IN, P_EPS, POWER, NV };
@@ -23,7 +24,8 @@ static const fw_var vars[NV] = {
      * exactly p; near a zero of v (within 2 p_eps) it blends into the input f. */
     [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the mass (power mode)"},
     [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: force rebuilt from p"},
-    [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "m/s", "|v| below which f is used (power law from 2 p_eps)"},
+    [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "m/s",
+               "|v| below which f is used (power law from 2 p_eps)"},
     [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the mass f v (input f)"},
 };
 

@@ -1,8 +1,8 @@
-/* Slave 1 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorOmega2Tau",
- * doc/references.md (Glumac and Kovačić)): input omega2, output the coupling torque
- * tau1 = ck (phi1 - phi2) + dk (omega1 - omega2), states x = [phi1, omega1, phi2] where phi2
- * is this slave's own integral of its input. Value references 2..9 are the parameters in the
- * order of the paper's code. Output derivatives up to order 3 use the input derivatives.
+/* Slave 1 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1
+ * ("OscillatorOmega2Tau", doc/references.md (Glumac and Kovačić)): input omega2, output the
+ * coupling torque tau1 = ck (phi1 - phi2) + dk (omega1 - omega2), states x = [phi1, omega1, phi2]
+ * where phi2 is this slave's own integral of its input. Value references 2..9 are the parameters in
+ * the order of the paper's code. Output derivatives up to order 3 use the input derivatives.
  * Parameter solver = 1 makes the co-simulation FMU a forward-Euler slave (cs_step).
  * doc/fmu.md. Read osc_tau2omega.c (slave 2) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
@@ -53,10 +53,12 @@ static const fw_var vars[NV] = {
     [SOLVER] = {"solver", FW_PARAM, 0, -1, 0, NULL,
                 "co-simulation method: 0 the framework's Dormand-Prince (exact), 1 forward "
                 "Euler, one step per fmi2DoStep"},
-    [SLOPE_PHI1] = {"euler_slope_phi1", FW_LOCAL, 0, -1, 0, "rad/s", "Euler: phi1' of the last step"},
+    [SLOPE_PHI1] = {"euler_slope_phi1", FW_LOCAL, 0, -1, 0, "rad/s",
+                    "Euler: phi1' of the last step"},
     [SLOPE_OMEGA1] = {"euler_slope_omega1", FW_LOCAL, 0, -1, 0, "rad/s2",
                       "Euler: omega1' of the last step"},
-    [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s", "Euler: phi2' of the last step"},
+    [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s",
+                    "Euler: phi2' of the last step"},
     [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken"},
 };
 
@@ -96,8 +98,8 @@ static void outputs(fw_ctx *c)
     c->r[TAU1] = out(c->r, x, c->r[OMEGA2]);
 }
 
-/* x^(n) = A x^(n-1) + B u^(n-1), y^(n) = C x^(n) + D u^(n) (doc/references.md (Glumac and Kovačić), the
- * "analytic" slave), with u^(k) the input derivatives re-expanded at c->t. */
+/* x^(n) = A x^(n-1) + B u^(n-1), y^(n) = C x^(n) + D u^(n) (doc/references.md (Glumac and Kovačić),
+ * the "analytic" slave), with u^(k) the input derivatives re-expanded at c->t. */
 static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
 {
     if (vr != TAU1) return -1;
@@ -139,7 +141,8 @@ static int cs_step(fw_ctx *c, double h)
 
 const fw_model fw_model_def = {
     .id = "osc_omega2tau",
-    .description = "Two-mass oscillator, slave 1: input omega2, output tau1 (Glumac and Kovačić (2023))",
+    .description =
+        "Two-mass oscillator, slave 1: input omega2, output tau1 (Glumac and Kovačić (2023))",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

@@ -1,14 +1,27 @@
-/* Slave 2 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 ("OscillatorTau2Omega",
- * doc/references.md (Glumac and Kovačić)): input the coupling torque tau1, output omega2, states [phi2, omega2];
- * phi2' = omega2, omega2' = (-c2 phi2 - d2 omega2 + tau1) / J2. Value references 2..6 are the
- * parameters in the order of the paper's code. Parameter solver = 1 makes the co-simulation FMU
- * a forward-Euler slave (cs_step). doc/fmu.md.
- * Read osc_omega2tau.c (slave 1) and osc_twomass.c (the reference) next. */
+/* Slave 2 of the two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1
+ * ("OscillatorTau2Omega", doc/references.md (Glumac and Kovačić)): input the coupling torque tau1,
+ * output omega2, states [phi2, omega2]; phi2' = omega2, omega2' = (-c2 phi2 - d2 omega2 + tau1) /
+ * J2. Value references 2..6 are the parameters in the order of the paper's code. Parameter solver =
+ * 1 makes the co-simulation FMU a forward-Euler slave (cs_step). doc/fmu.md. Read osc_omega2tau.c
+ * (slave 1) and osc_twomass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
 enum {
-    TAU1, OMEGA2, J2, C2, D2, PHI20, OMEGA20, PHI2, DER_PHI2, DER_OMEGA2,
-    SOLVER, SLOPE_PHI2, SLOPE_OMEGA2, EULER_STEPS, NV
+    TAU1,
+    OMEGA2,
+    J2,
+    C2,
+    D2,
+    PHI20,
+    OMEGA20,
+    PHI2,
+    DER_PHI2,
+    DER_OMEGA2,
+    SOLVER,
+    SLOPE_PHI2,
+    SLOPE_OMEGA2,
+    EULER_STEPS,
+    NV
 };
 
 static const fw_var vars[NV] = {
@@ -26,7 +39,8 @@ static const fw_var vars[NV] = {
     [SOLVER] = {"solver", FW_PARAM, 0, -1, 0, NULL,
                 "co-simulation method: 0 the framework's Dormand-Prince (exact), 1 forward "
                 "Euler, one step per fmi2DoStep"},
-    [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s", "Euler: phi2' of the last step"},
+    [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s",
+                    "Euler: phi2' of the last step"},
     [SLOPE_OMEGA2] = {"euler_slope_omega2", FW_LOCAL, 0, -1, 0, "rad/s2",
                       "Euler: omega2' of the last step"},
     [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken"},
@@ -89,7 +103,8 @@ static int cs_step(fw_ctx *c, double h)
 
 const fw_model fw_model_def = {
     .id = "osc_tau2omega",
-    .description = "Two-mass oscillator, slave 2: input tau1, output omega2 (Glumac and Kovačić (2023))",
+    .description =
+        "Two-mass oscillator, slave 2: input tau1, output omega2 (Glumac and Kovačić (2023))",
     .nvars = NV,
     .vars = vars,
     .max_output_order = 3,

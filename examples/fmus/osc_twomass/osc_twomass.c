@@ -1,7 +1,7 @@
-/* The whole two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 (doc/references.md (Glumac and Kovačić)), the
- * monolithic reference for osc_omega2tau + osc_tau2omega: x = [phi1, omega1, phi2, omega2],
- * outputs omega2 and tau1 = ck (phi1 - phi2) + dk (omega1 - omega2) with their derivatives.
- * doc/fmu.md. Read doc/example-fmus.md for the reference values of the notes. */
+/* The whole two-mass rotational oscillator of Glumac and Kovačić (2023) §4.1 (doc/references.md
+ * (Glumac and Kovačić)), the monolithic reference for osc_omega2tau + osc_tau2omega: x = [phi1,
+ * omega1, phi2, omega2], outputs omega2 and tau1 = ck (phi1 - phi2) + dk (omega1 - omega2) with
+ * their derivatives. doc/fmu.md. Read doc/example-fmus.md for the reference values of the notes. */
 #include "examples/fmus/framework/fw.h"
 
 enum {

@@ -1,9 +1,9 @@
-/* Spring half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md (Scharff et al.),
- * doc/references.md (Moshagen)): state s (elongation) driven by the input velocity v, s' = v; output
- * the force f = -c s - d v with f' = -c v - d v'. Also the cumulative impulse
- * I_f = integral of f dt (an extra quadrature state: the exact integral of the exchanged
- * output that balance correction needs) and the stored energy W = c s^2 / 2.
- * doc/fmu.md. Read mass.c (the other half) and springmass.c (the reference) next. */
+/* Spring half of the spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017)
+ * (doc/references.md (Scharff et al.), doc/references.md (Moshagen)): state s (elongation) driven
+ * by the input velocity v, s' = v; output the force f = -c s - d v with f' = -c v - d v'. Also the
+ * cumulative impulse I_f = integral of f dt (an extra quadrature state: the exact integral of the
+ * exchanged output that balance correction needs) and the stored energy W = c s^2 / 2. doc/fmu.md.
+ * Read mass.c (the other half) and springmass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
 enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, FDOT, PIN, POWER_IN, P_EPS, POWER, NV };
@@ -26,7 +26,8 @@ static const fw_var vars[NV] = {
      * changes by exactly p; near a zero of c s (within 2 p_eps) it blends into the input v. */
     [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the spring (power mode)"},
     [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: velocity rebuilt from p"},
-    [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "N", "|c s| below which v is used (power law from 2 p_eps)"},
+    [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "N",
+               "|c s| below which v is used (power law from 2 p_eps)"},
     [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the spring c s v (input v)"},
 };
 

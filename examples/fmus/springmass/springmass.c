@@ -1,7 +1,7 @@
-/* The whole spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md (Scharff et al.)), the
- * monolithic reference for spring + mass: x' = v, v' = (-c x - d v) / m; outputs x, v, the
- * spring force f and the total energy E = m v^2 / 2 + c x^2 / 2. doc/fmu.md.
- * Read doc/example-fmus.md for the closed-form solution used by the tests. */
+/* The whole spring-mass oscillator of Scharff et al. (2017) and Moshagen (2017) (doc/references.md
+ * (Scharff et al.)), the monolithic reference for spring + mass: x' = v, v' = (-c x - d v) / m;
+ * outputs x, v, the spring force f and the total energy E = m v^2 / 2 + c x^2 / 2. doc/fmu.md. Read
+ * doc/example-fmus.md for the closed-form solution used by the tests. */
 #include "examples/fmus/framework/fw.h"
 
 enum { M, C, D, X0, V0, X, V, F, E, DER_X, DER_V, NV };
