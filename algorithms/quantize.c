@@ -16,7 +16,7 @@
  *                                     h = q / |dv/dt|
  *   second-order form (our extension): smallest h > 0 with |d1*h + d2*h^2/2| = q,
  *                                     d1 = dv/dt (u/s), d2 = d2v/dt2 (u/s^2)
- *   clamp (issue 5):                  h <- min(max(h, h_min), h_max)
+ *   clamp (our choice):               h <- min(max(h, h_min), h_max)
  *
  * Choices where the paper is silent:
  *   - zero slope (v_n = v_{n-1}): the crossing never comes, so h = h_max; tested without any

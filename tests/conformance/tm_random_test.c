@@ -10,11 +10,11 @@
  * recomputes every bound from the tables after each change, finds the NER fixed point by the
  * naive iteration from +inf (O(N^2) per sweep), and grants one federate per recomputation.
  *
- * Promises (issue 20). The model once derived the promise made to a constrained federate from
- * the kind of its last grant, as the engine did, so both agreed that TAR(T) then TARA(T)
- * promised only (T, non-strict), and the one invariant on the receiving side checked
- * "ts >= the receiver's time", which a message stamped T passes: the random runs were blind to
- * a late regulator sending into an instant already closed. Now the model keeps the promise as
+ * Promises (doc/time.md: a promise is never withdrawn). The model once derived the promise made to
+ * a constrained federate from the kind of its last grant, as the engine did, so both agreed that
+ * TAR(T) then TARA(T) promised only (T, non-strict), and the one invariant on the receiving side
+ * checked "ts >= the receiver's time", which a message stamped T passes: the random runs were blind
+ * to a late regulator sending into an instant already closed. Now the model keeps the promise as
  * the greatest of all promises made (from the history of grants, not the last state), and the
  * engine side checks every TSO delivery against the promises its own grants made (ts > T
  * after a TAR/NER grant at T, strictness included). */

@@ -306,7 +306,7 @@ static const struct scenario scenarios[] = {
      "A tar 2; B tar 2; expect; C tar 2; expect D A m1@1, G A 2, D B m2@2, G B 2, G C 2;"
      "D tar 2; expect G D 2; lits C 3"},
 
-    /* ---- tm-12: promises are cumulative (issue 20) ---------------------------------- */
+    /* ---- tm-12: promises are cumulative (doc/time.md) -------------------------------- */
     /* A constrained only; B regulating only (L = 0), granted at once; C regulates late */
     {"tm-12.1",
      "bound rule 'enabling regulation mid-run': the promise after TAR(T) then TARA(T) "
