@@ -39,7 +39,7 @@ done
 echo "The thesis reports Gauss-Seidel median errors of about 0.015 (x) and 0.02 (y) at step 0.5,"
 echo "and a Jacobi error that grows and spikes near t = 50. Over [0, 100] the y median is about"
 echo "twice the thesis's figure; over [0, 50] it is 0.026 (the thesis's run was probably shorter:"
-echo "our recomputation from the thesis data gives 0.013/0.027 over [0, 50], 0.018/0.043 over [0, 100])."
+echo "an independent recomputation (RK4, doc/references.md) gives 0.013/0.027 over [0, 50], 0.018/0.043 over [0, 100])."
 echo "CSV files: build/run/lv_gs/{prey,predator}.csv, build/run/lv_jacobi/{prey,predator}.csv"
 echo "Plots:     build/run/lv_gs/plot.svg, build/run/lv_jacobi/plot.svg"
 echo "Reference: $ref"
