@@ -17,9 +17,9 @@
  * because its breakpoints must fall on exchange times for the input to stay one polynomial per
  * interval. */
 #include "algorithms/balance.h"
+#include "algorithms/port.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -140,31 +140,23 @@ int bal_hat_piece(bal_hat_kind kind, int span, int m, double H, bal_poly *out)
     return BAL_OK;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return BAL_EINVAL;
-}
-
 int bal_conn_init(bal_conn *c, const bal_settings *set, char *err, size_t errlen)
 {
     if (set->extrap != BAL_EXTRAP_CONSTANT && set->extrap != BAL_EXTRAP_LINEAR)
-        return fail(err, errlen, "extrapolation: %d is neither constant nor linear",
-                    (int)set->extrap);
+        return port_errorf(err, errlen, BAL_EINVAL,
+                           "extrapolation: %d is neither constant nor linear", (int)set->extrap);
     if (set->bc < BAL_BC_OFF || set->bc > BAL_BC_QUICK)
-        return fail(err, errlen, "balance correction: unknown mode %d", (int)set->bc);
+        return port_errorf(err, errlen, BAL_EINVAL, "balance correction: unknown mode %d",
+                           (int)set->bc);
     if (set->bc != BAL_BC_OFF) {
         if (set->hat == BAL_HAT_I2H ? set->span != 2 && set->span != 4
                                     : set->hat != BAL_HAT_CONST && set->hat != BAL_HAT_POLY)
-            return fail(err, errlen, "hat: the integral-of-two-hats hat needs a span of 2 or 4");
+            return port_errorf(err, errlen, BAL_EINVAL,
+                               "hat: the integral-of-two-hats hat needs a span of 2 or 4");
         if (set->hat != BAL_HAT_I2H && set->span != 1)
-            return fail(err, errlen, "hat: constant and polynomial hats span 1 interval, not %d",
-                        set->span);
+            return port_errorf(err, errlen, BAL_EINVAL,
+                               "hat: constant and polynomial hats span 1 interval, not %d",
+                               set->span);
     }
     memset(c, 0, sizeof *c);
     c->set = *set;

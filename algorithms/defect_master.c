@@ -24,7 +24,6 @@
 #include "algorithms/defect_master.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +46,6 @@ typedef struct dc_work {
     dc_result *res;
 } dc_work;
 
-static int fail(dc_work *w, int st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->res->err, sizeof w->res->err, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
 /* port_sync, with the first failing slave named in res->err. */
 static int sync_all(dc_work *w, const char *what, int64_t t)
 {
@@ -68,8 +58,8 @@ static int sync_all(dc_work *w, const char *what, int64_t t)
             who = w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "a slave";
             break;
         }
-    return fail(w, rc, "%s at t = %.9g s: %s: %s", what, (double)t * w->m->tick, who,
-                port_strerror(rc));
+    return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s: %s", what,
+                       (double)t * w->m->tick, who, port_strerror(rc));
 }
 
 /* A post that failed: collect (the slave's status names it), else report the post's code. */
@@ -78,8 +68,8 @@ static int posted(dc_work *w, int rc, const char *what, int64_t t)
     if (rc == PORT_OK) return PORT_OK;
     int st = sync_all(w, what, t);
     return st ? st
-              : fail(w, rc, "%s at t = %.9g s: %s", what, (double)t * w->m->tick,
-                     port_strerror(rc));
+              : port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s", what,
+                            (double)t * w->m->tick, port_strerror(rc));
 }
 
 static int check(dc_work *w)
@@ -87,25 +77,31 @@ static int check(dc_work *w)
     const dc_config *c = w->cfg;
     const port_master *m = w->m;
     if (c->m < 0 || c->m > DC_MAX_ORDER || c->n < 0 || c->n > DC_MAX_ORDER)
-        return fail(w, PORT_EUSAGE, "defect-control: orders m = %d, n = %d outside 0..%d", c->m,
-                    c->n, DC_MAX_ORDER);
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "defect-control: orders m = %d, n = %d outside 0..%d", c->m, c->n,
+                           DC_MAX_ORDER);
     if (!(c->h1 > 0) || !(m->tick > 0) || m->t_end <= m->t_start)
-        return fail(w, PORT_EUSAGE, "defect-control: h1 must be > 0 and end after start");
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "defect-control: h1 must be > 0 and end after start");
     if (c->variable && !(c->tol > 0))
-        return fail(w, PORT_EUSAGE, "defect-control: tol must be > 0 for a variable step");
-    if (c->n_links && !c->links) return fail(w, PORT_EUSAGE, "defect-control: links missing");
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "defect-control: tol must be > 0 for a variable step");
+    if (c->n_links && !c->links)
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "defect-control: links missing");
     for (size_t l = 0; l < c->n_links; l++) {
         const dc_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= m->slaves[k->to].info.n_in ||
             k->out >= m->slaves[k->from].info.n_out)
-            return fail(w, PORT_EUSAGE,
-                        "defect-control: link %zu names no such slave, input "
-                        "or output",
-                        l);
+            return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                               "defect-control: link %zu names no such slave, input "
+                               "or output",
+                               l);
         for (size_t q = 0; q < l; q++)
             if (c->links[q].to == k->to && c->links[q].in == k->in)
-                return fail(w, PORT_EUSAGE, "defect-control: input %zu of %s is fed twice", k->in,
-                            m->slaves[k->to].info.name);
+                return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                                   "defect-control: input %zu of %s is fed twice", k->in,
+                                   m->slaves[k->to].info.name);
     }
     for (size_t j = 0; j < w->S; j++)
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
@@ -113,8 +109,9 @@ static int check(dc_work *w)
             while (l < c->n_links && !(c->links[l].to == j && c->links[l].in == i))
                 l++;
             if (l == c->n_links)
-                return fail(w, PORT_EUSAGE, "defect-control: input %zu of %s is not connected", i,
-                            m->slaves[j].info.name);
+                return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                                   "defect-control: input %zu of %s is not connected", i,
+                                   m->slaves[j].info.name);
         }
     return PORT_OK;
 }
@@ -320,11 +317,11 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
     if (rc == PORT_OK)
         for (size_t j = 0; j < w->S; j++)
             if (w->sr[j].t_reached != t1)
-                return fail(w, PORT_EFAIL,
-                            "step to %.9g s: %s stopped early at %.9g s (defect "
-                            "control has no events)",
-                            (double)t1 * w->m->tick, w->m->slaves[j].info.name,
-                            (double)w->sr[j].t_reached * w->m->tick);
+                return port_errorf(w->res->err, sizeof w->res->err, PORT_EFAIL,
+                                   "step to %.9g s: %s stopped early at %.9g s (defect "
+                                   "control has no events)",
+                                   (double)t1 * w->m->tick, w->m->slaves[j].info.name,
+                                   (double)w->sr[j].t_reached * w->m->tick);
     if (rc) return rc;
     /* mid samples: the first half's outputs, kept before ysub is reused by the reads */
     for (size_t j = 0; j < w->S; j++) {
@@ -350,10 +347,10 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
         if (!(w->conn_def[l] <= *eps_conn)) *eps_conn = w->conn_def[l];
     }
     if (!isfinite(*eps_out) || !isfinite(*eps_conn))
-        return fail(w, PORT_EFAIL,
-                    "step to %.9g s: a defect is not finite (a slave's outputs "
-                    "are NaN or infinite)",
-                    (double)t1 * w->m->tick);
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EFAIL,
+                           "step to %.9g s: a defect is not finite (a slave's outputs "
+                           "are NaN or infinite)",
+                           (double)t1 * w->m->tick);
     return PORT_OK;
 }
 
@@ -377,9 +374,9 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
     dc_pi pi;
     if (c->variable &&
         dc_pi_init(&pi, c->tol, c->h1, c->kp, c->ki, c->theta_max, c->h_min, c->h_max))
-        return fail(w, PORT_EUSAGE,
-                    "defect-control: bad controller settings (tol, h1, h_min, "
-                    "h_max)");
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "defect-control: bad controller settings (tol, h1, h_min, "
+                           "h_max)");
     int even = c->defect != DC_DEFECT_CONNECTION;
     int64_t t0 = m->t_start, ht = to_ticks(c->h1, m->tick, even);
     dc_result *r = w->res;
@@ -389,8 +386,9 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
         double H = (double)(t1 - t0) * m->tick, eo = 0, ec = 0;
         int rc = port_open(m, t1);
         if (rc)
-            return fail(w, rc, "opening the instant %.9g s: %s", (double)t1 * m->tick,
-                        port_strerror(rc));
+            return port_errorf(w->res->err, sizeof w->res->err, rc,
+                               "opening the instant %.9g s: %s", (double)t1 * m->tick,
+                               port_strerror(rc));
         rc = exchange(w, t0, k == 1, dbuf, dstride);
         if (rc == PORT_OK) rc = one_step(w, t0, t1, H, dbuf, dstride, &eo, &ec);
         if (rc) return rc;
@@ -419,7 +417,9 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
                                .m = w->m_in,
                                .in_poly = w->in_c,
                                .conn_def = w->conn_def};
-            if (obs(obs_ctx, &si)) return fail(w, PORT_ENOCONV, "stopped by the observer");
+            if (obs(obs_ctx, &si))
+                return port_errorf(w->res->err, sizeof w->res->err, PORT_ENOCONV,
+                                   "stopped by the observer");
         }
         for (size_t j = 0; j < w->S; j++) {
             rc = m->slaves[j].ops->record(m->slaves[j].ctx);
@@ -427,14 +427,18 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
         }
         rc = sync_all(w, "record", t1);
         if (rc == PORT_OK) rc = port_close(m, t1);
-        if (rc) return w->res->err[0] ? rc : fail(w, rc, "closing %.9g s", (double)t1 * m->tick);
+        if (rc)
+            return w->res->err[0] ? rc
+                                  : port_errorf(w->res->err, sizeof w->res->err, rc,
+                                                "closing %.9g s", (double)t1 * m->tick);
         if (m->ops->note) {
             m->ops->note(m->ctx, "defect", eps);
             if (!last) m->ops->note(m->ctx, "next_step", Hn);
         }
         if (last) break;
         if (!(Hn > 0) || !isfinite(Hn))
-            return fail(w, PORT_EFAIL, "the controller chose a step of %g s", Hn);
+            return port_errorf(w->res->err, sizeof w->res->err, PORT_EFAIL,
+                               "the controller chose a step of %g s", Hn);
         /* with the stride kept in ticks the fixed grid is exact: T_k = T_0 + k * h1 */
         ht = c->variable ? to_ticks(Hn, m->tick, even) : ht;
         t0 = t1;

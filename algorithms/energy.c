@@ -10,48 +10,37 @@
  * The slave rebuilds its replaced input from P^ with its current state (eq. 22-23). */
 #include "algorithms/energy.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define W (PORT_MAX_ORDER + 1) /* coefficients per input */
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static int validate(const port_master *m, const energy_settings *set, char *err, size_t errlen)
 {
     if (set->H <= 0 || set->p_order < 0 || set->p_order > 1)
-        return fail(err, errlen, PORT_EUSAGE, "macro step must be > 0 and p_order 0 or 1");
+        return port_errorf(err, errlen, PORT_EUSAGE, "macro step must be > 0 and p_order 0 or 1");
     size_t need = 0;
     for (size_t j = 0; j < m->n_slaves; j++)
         need += m->slaves[j].info.n_in;
     if (need != 4 * set->n_links)
-        return fail(err, errlen, PORT_EUSAGE,
-                    "%zu inputs but %zu links: every input must be "
-                    "the standard or the power input of one link",
-                    need, set->n_links);
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "%zu inputs but %zu links: every input must be "
+                           "the standard or the power input of one link",
+                           need, set->n_links);
     for (size_t k = 0; k < set->n_links; k++) {
         const energy_link *l = &set->links[k];
         if (l->a >= m->n_slaves || l->b >= m->n_slaves || l->a == l->b)
-            return fail(err, errlen, PORT_EUSAGE, "link %zu: slaves out of range or equal", k);
+            return port_errorf(err, errlen, PORT_EUSAGE, "link %zu: slaves out of range or equal",
+                               k);
         const port_slave_info *a = &m->slaves[l->a].info, *b = &m->slaves[l->b].info;
         if (l->a_out >= a->n_out || l->a_P >= a->n_out || l->b_out >= b->n_out ||
             l->b_P >= b->n_out || l->a_in >= a->n_in || l->a_pin >= a->n_in || l->b_in >= b->n_in ||
             l->b_pin >= b->n_in || l->a_in == l->a_pin || l->b_in == l->b_pin ||
             (l->a_slope >= 0 && (size_t)l->a_slope >= a->n_out) ||
             (l->b_slope >= 0 && (size_t)l->b_slope >= b->n_out))
-            return fail(err, errlen, PORT_EUSAGE, "link %zu (%s - %s): index out of range", k,
-                        a->name, b->name);
+            return port_errorf(err, errlen, PORT_EUSAGE, "link %zu (%s - %s): index out of range",
+                               k, a->name, b->name);
     }
     return PORT_OK;
 }
@@ -108,8 +97,8 @@ static int exchange(const port_master *m, work *w, energy_stats *st, const char 
     if (rc < 0)
         for (size_t j = 0; j < m->n_slaves; j++)
             if (w->status[j] < 0)
-                return fail(err, errlen, rc, "%s: slave %s: %s", what, m->slaves[j].info.name,
-                            port_strerror(w->status[j]));
+                return port_errorf(err, errlen, rc, "%s: slave %s: %s", what,
+                                   m->slaves[j].info.name, port_strerror(w->status[j]));
     return rc < 0 ? rc : PORT_OK;
 }
 
@@ -134,11 +123,11 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
     work w;
     if ((rc = work_new(&w, m, set->n_links))) {
         work_free(&w, m->n_slaves);
-        return fail(err, errlen, rc, "out of memory");
+        return port_errorf(err, errlen, rc, "out of memory");
     }
     for (size_t j = 0; j < m->n_slaves; j++)
         m->slaves[j].ops->record(m->slaves[j].ctx);
-    rc = port_sync(m, NULL) < 0 ? fail(err, errlen, PORT_EFAIL, "first record failed") : 0;
+    rc = port_sync(m, NULL) < 0 ? port_errorf(err, errlen, PORT_EFAIL, "first record failed") : 0;
     int64_t T = m->t_start;
     double H_prev = 0;
     for (int first = 1; !rc && T < m->t_end; first = 0) {
@@ -176,8 +165,8 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         if ((rc = port_sync(m, w.status)) < 0) {
             for (size_t j = 0; j < m->n_slaves; j++)
                 if (w.status[j] < 0) {
-                    rc = fail(err, errlen, rc, "stepping: slave %s: %s", m->slaves[j].info.name,
-                              port_strerror(w.status[j]));
+                    rc = port_errorf(err, errlen, rc, "stepping: slave %s: %s",
+                                     m->slaves[j].info.name, port_strerror(w.status[j]));
                     break;
                 }
             break;

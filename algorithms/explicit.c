@@ -9,21 +9,9 @@
  * doc/algorithms/balance-correction.md. */
 #include "algorithms/explicit.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* The first failing slave's name and message for the caller. */
 static int slave_failed(const port_master *m, const int *status, int rc, const char *what,
@@ -31,51 +19,53 @@ static int slave_failed(const port_master *m, const int *status, int rc, const c
 {
     for (size_t j = 0; j < m->n_slaves; j++)
         if (status[j] < 0)
-            return fail(err, errlen, rc, "%s: slave %s: %s", what, m->slaves[j].info.name,
-                        port_strerror(status[j]));
-    return fail(err, errlen, rc, "%s: %s", what, port_strerror(rc));
+            return port_errorf(err, errlen, rc, "%s: slave %s: %s", what, m->slaves[j].info.name,
+                               port_strerror(status[j]));
+    return port_errorf(err, errlen, rc, "%s: %s", what, port_strerror(rc));
 }
 
 static int validate(const port_master *m, const explicit_settings *set, char *err, size_t errlen)
 {
-    if (set->H <= 0) return fail(err, errlen, PORT_EUSAGE, "the macro step must be > 0");
+    if (set->H <= 0) return port_errorf(err, errlen, PORT_EUSAGE, "the macro step must be > 0");
     size_t n_inputs = 0;
     for (size_t j = 0; j < m->n_slaves; j++)
         n_inputs += m->slaves[j].info.n_in;
     if (set->n_conns != n_inputs)
-        return fail(err, errlen, PORT_EUSAGE,
-                    "%zu connections for %zu inputs: every input "
-                    "needs exactly one",
-                    set->n_conns, n_inputs);
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "%zu connections for %zu inputs: every input "
+                           "needs exactly one",
+                           set->n_conns, n_inputs);
     for (size_t k = 0; k < set->n_conns; k++) {
         const explicit_conn *c = &set->conns[k];
         if (c->from >= m->n_slaves || c->to >= m->n_slaves)
-            return fail(err, errlen, PORT_EUSAGE, "connection %zu: no such slave", k);
+            return port_errorf(err, errlen, PORT_EUSAGE, "connection %zu: no such slave", k);
         const port_slave_info *fi = &m->slaves[c->from].info, *ti = &m->slaves[c->to].info;
         if (c->out >= fi->n_out || c->in >= ti->n_in ||
             (c->slope >= 0 && (size_t)c->slope >= fi->n_out) ||
             (c->amount >= 0 && (size_t)c->amount >= fi->n_out))
-            return fail(err, errlen, PORT_EUSAGE, "connection %zu (%s -> %s): index out of range",
-                        k, fi->name, ti->name);
+            return port_errorf(err, errlen, PORT_EUSAGE,
+                               "connection %zu (%s -> %s): index out of range", k, fi->name,
+                               ti->name);
         for (size_t q = 0; q < k; q++)
             if (set->conns[q].to == c->to && set->conns[q].in == c->in)
-                return fail(err, errlen, PORT_EUSAGE, "%s input %zu is fed twice", ti->name, c->in);
+                return port_errorf(err, errlen, PORT_EUSAGE, "%s input %zu is fed twice", ti->name,
+                                   c->in);
         if (c->layer.bc != BAL_BC_OFF && c->amount < 0)
-            return fail(err, errlen, PORT_EUSAGE,
-                        "connection %zu (%s -> %s): balance "
-                        "correction needs the sender's running integral (amount)",
-                        k, fi->name, ti->name);
+            return port_errorf(err, errlen, PORT_EUSAGE,
+                               "connection %zu (%s -> %s): balance "
+                               "correction needs the sender's running integral (amount)",
+                               k, fi->name, ti->name);
         if (c->layer.extrap == BAL_EXTRAP_LINEAR && c->slope == EXPLICIT_SLOPE_DERIV &&
             fi->max_output_deriv < 1)
-            return fail(err, errlen, PORT_EUSAGE,
-                        "connection %zu: %s offers no output "
-                        "derivatives: name an output holding the slope",
-                        k, fi->name);
+            return port_errorf(err, errlen, PORT_EUSAGE,
+                               "connection %zu: %s offers no output "
+                               "derivatives: name an output holding the slope",
+                               k, fi->name);
         if (c->layer.span > 1 && (m->t_end - m->t_start) % set->H != 0)
-            return fail(err, errlen, PORT_EUSAGE,
-                        "connection %zu: a hat over %d intervals "
-                        "needs a macro step that divides the run",
-                        k, c->layer.span);
+            return port_errorf(err, errlen, PORT_EUSAGE,
+                               "connection %zu: a hat over %d intervals "
+                               "needs a macro step that divides the run",
+                               k, c->layer.span);
     }
     return PORT_OK;
 }
@@ -175,7 +165,7 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
     work w;
     if ((rc = work_new(&w, m, set))) {
         work_free(&w, m->n_slaves);
-        return fail(err, errlen, rc, "out of memory");
+        return port_errorf(err, errlen, rc, "out of memory");
     }
     for (size_t k = 0; k < set->n_conns && !rc; k++)
         rc = bal_conn_init(&w.conn[k], &set->conns[k].layer, err, errlen) ? PORT_EUSAGE : 0;
@@ -196,10 +186,10 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
         }
         for (size_t k = 0; k < set->n_conns && !rc; k++)
             if ((rc = hand_over(&set->conns[k], &w.conn[k], &w, m, H, first)))
-                rc = fail(err, errlen, rc,
-                          "connection %zu: the coupling layer refused the "
-                          "interval (step changed under a multi-interval hat?)",
-                          k);
+                rc = port_errorf(err, errlen, rc,
+                                 "connection %zu: the coupling layer refused the "
+                                 "interval (step changed under a multi-interval hat?)",
+                                 k);
         for (size_t j = 0; j < m->n_slaves && !rc; j++) {
             const port_slave *s = &m->slaves[j];
             port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w.coef[j]};

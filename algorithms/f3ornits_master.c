@@ -17,7 +17,6 @@
 #include "algorithms/f3ornits_master.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +43,6 @@ typedef struct f3_work {
     f3_result *res;
 } f3_work;
 
-static int fail(f3_work *w, int st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->res->err, sizeof w->res->err, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
 static int sync_all(f3_work *w, const char *what, int64_t t)
 {
     int st[64], *stp = w->S <= 64 ? st : NULL;
@@ -64,30 +54,32 @@ static int sync_all(f3_work *w, const char *what, int64_t t)
             who = w->m->slaves[j].info.name;
             break;
         }
-    return fail(w, rc, "%s at t = %.9g s: %s: %s", what, (double)t * w->m->tick, who,
-                port_strerror(rc));
+    return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s: %s", what,
+                       (double)t * w->m->tick, who, port_strerror(rc));
 }
 
 static int check(f3_work *w)
 {
     const f3_config *c = w->cfg;
     if (c->order < -1 || c->order > F3_PBAR)
-        return fail(w, PORT_EUSAGE, "f3ornits: order %d (want -1 or 0..%d)", c->order, F3_PBAR);
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "f3ornits: order %d (want -1 or 0..%d)", c->order, F3_PBAR);
     if (!(c->dt_init > 0) || (c->dt_max > 0 && c->dt_max < c->dt_init))
-        return fail(w, PORT_EUSAGE, "f3ornits: dt_init must be > 0 and <= dt_max");
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "f3ornits: dt_init must be > 0 and <= dt_max");
     if (c->variable && (!(c->rtol > 0) || c->atol < 0 || !(c->rho_min > 0) ||
                         !(c->rho_max >= c->rho_min) || c->mu < 0))
-        return fail(w, PORT_EUSAGE,
-                    "f3ornits: rtol > 0, atol >= 0, 0 < rho_min <= rho_max and "
-                    "mu >= 0 are needed for a variable step");
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "f3ornits: rtol > 0, atol >= 0, 0 < rho_min <= rho_max and "
+                           "mu >= 0 are needed for a variable step");
     for (size_t l = 0; l < c->n_links; l++) {
         const dc_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= w->m->slaves[k->to].info.n_in ||
             k->out >= w->m->slaves[k->from].info.n_out)
-            return fail(w, PORT_EUSAGE,
-                        "f3ornits: link %zu names no such slave, input or "
-                        "output",
-                        l);
+            return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                               "f3ornits: link %zu names no such slave, input or "
+                               "output",
+                               l);
     }
     for (size_t j = 0; j < w->S; j++)
         for (size_t i = 0; i < w->m->slaves[j].info.n_in; i++) {
@@ -95,10 +87,10 @@ static int check(f3_work *w)
             for (; l < c->n_links; l++)
                 n += c->links[l].to == j && c->links[l].in == i;
             if (n != 1)
-                return fail(w, PORT_EUSAGE,
-                            "f3ornits: input %zu of %s is fed %zu times "
-                            "(want 1)",
-                            i, w->m->slaves[j].info.name, n);
+                return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                                   "f3ornits: input %zu of %s is fed %zu times "
+                                   "(want 1)",
+                                   i, w->m->slaves[j].info.name, n);
         }
     return PORT_OK;
 }
@@ -175,7 +167,9 @@ static int read_outputs(f3_work *w, int64_t t)
         int rc = s->ops->get_outputs(s->ctx, w->y[j]);
         if (rc) {
             int st = sync_all(w, "reading outputs", t);
-            return st ? st : fail(w, rc, "reading outputs: %s", port_strerror(rc));
+            return st ? st
+                      : port_errorf(w->res->err, sizeof w->res->err, rc, "reading outputs: %s",
+                                    port_strerror(rc));
         }
     }
     return sync_all(w, "reading outputs", t);
@@ -198,7 +192,9 @@ static int advance(f3_work *w, int64_t t0, int64_t t1)
         if (rc == PORT_OK) rc = s->ops->step(s->ctx, t1, 1, NULL, &r);
         if (rc) {
             int st = sync_all(w, "step", t0);
-            return st ? st : fail(w, rc, "step: %s", port_strerror(rc));
+            return st ? st
+                      : port_errorf(w->res->err, sizeof w->res->err, rc, "step: %s",
+                                    port_strerror(rc));
         }
     }
     int rc = sync_all(w, "step", t0);
@@ -237,7 +233,8 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
     f3_work w = {.m = m, .cfg = cfg, .S = m->n_slaves, .res = res};
     int rc = check(&w);
     if (rc == PORT_OK) rc = work_alloc(&w);
-    if (rc == PORT_ENOMEM) fail(&w, rc, "f3ornits: out of memory");
+    if (rc == PORT_ENOMEM)
+        port_errorf(w.res->err, sizeof w.res->err, rc, "f3ornits: out of memory");
     int64_t t0 = m->t_start;
     if (rc == PORT_OK) rc = read_outputs(&w, t0);
     for (size_t j = 0; rc == PORT_OK && j < w.S; j++)
@@ -272,7 +269,8 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
                                .order = (const int *const *)w.ord,
                                .rho = rho};
             if (obs(obs_ctx, &si)) {
-                rc = fail(&w, PORT_ENOCONV, "stopped by the observer");
+                rc = port_errorf(w.res->err, sizeof w.res->err, PORT_ENOCONV,
+                                 "stopped by the observer");
                 break;
             }
         }
@@ -284,7 +282,8 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
         if (cfg->dt_max > 0 && H > cfg->dt_max) H = cfg->dt_max;
         t0 = t1;
     }
-    if (rc && !res->err[0]) fail(&w, rc, "f3ornits: %s", port_strerror(rc));
+    if (rc && !res->err[0])
+        port_errorf(w.res->err, sizeof w.res->err, rc, "f3ornits: %s", port_strerror(rc));
     work_free(&w);
     return rc;
 }

@@ -8,20 +8,8 @@
  * two); the inputs are set and the row recorded in the same round trip. */
 #include "algorithms/msjacobi.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* The worst status of a sync, naming the first slave that has it. */
 static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t t, char *err,
@@ -31,17 +19,18 @@ static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t
     if (rc >= 0 && rc != PORT_TERMINATED) return PORT_OK;
     for (size_t j = 0; j < m->n_slaves; j++)
         if (st[j] == rc)
-            return fail(err, errlen, rc, "%s at %.9g s: slave %s: %s", what, (double)t * m->tick,
-                        m->slaves[j].info.name, port_strerror(rc));
-    return fail(err, errlen, rc, "%s at %.9g s: %s", what, (double)t * m->tick, port_strerror(rc));
+            return port_errorf(err, errlen, rc, "%s at %.9g s: slave %s: %s", what,
+                               (double)t * m->tick, m->slaves[j].info.name, port_strerror(rc));
+    return port_errorf(err, errlen, rc, "%s at %.9g s: %s", what, (double)t * m->tick,
+                       port_strerror(rc));
 }
 
 int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, int64_t t_step,
                  char *err, size_t errlen)
 {
     if (!m || (n_links && !links) || t_step < 1 || m->t_end <= m->t_start)
-        return fail(err, errlen, PORT_EUSAGE, "master-jacobi: bad arguments (step %lld ticks)",
-                    (long long)t_step);
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "master-jacobi: bad arguments (step %lld ticks)", (long long)t_step);
     size_t n = m->n_slaves;
     /* y[j], u[j]: each slave's outputs and inputs, laid out one after the other. */
     size_t *y_off = calloc(n + 1, sizeof *y_off), *u_off = calloc(n + 1, sizeof *u_off);
@@ -55,7 +44,7 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
     port_step_result *res = calloc(n + 1, sizeof *res);
     int rc = PORT_OK;
     if (!y_off || !u_off || !st || !y || !u || !res) {
-        rc = fail(err, errlen, PORT_ENOMEM, "master-jacobi: out of memory");
+        rc = port_errorf(err, errlen, PORT_ENOMEM, "master-jacobi: out of memory");
         goto out;
     }
     for (size_t k = 0; k < n_links; k++) {
@@ -63,7 +52,7 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
         if (l->to_slave >= n || l->from_slave >= n ||
             l->to_input >= m->slaves[l->to_slave].info.n_in ||
             l->from_output >= m->slaves[l->from_slave].info.n_out) {
-            rc = fail(err, errlen, PORT_EUSAGE, "master-jacobi: link %zu out of range", k);
+            rc = port_errorf(err, errlen, PORT_EUSAGE, "master-jacobi: link %zu out of range", k);
             goto out;
         }
     }
@@ -72,8 +61,8 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
     for (;;) {
         int64_t t1 = first ? T : (T > m->t_end - t_step ? m->t_end : T + t_step);
         if ((rc = port_open(m, t1))) {
-            rc = fail(err, errlen, rc, "opening %.9g s: %s", (double)t1 * m->tick,
-                      port_strerror(rc));
+            rc = port_errorf(err, errlen, rc, "opening %.9g s: %s", (double)t1 * m->tick,
+                             port_strerror(rc));
             goto out;
         }
         for (size_t j = 0; j < n; j++) {
@@ -96,8 +85,8 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
         }
         if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
         if ((rc = port_close(m, t1))) {
-            rc = fail(err, errlen, rc, "closing %.9g s: %s", (double)t1 * m->tick,
-                      port_strerror(rc));
+            rc = port_errorf(err, errlen, rc, "closing %.9g s: %s", (double)t1 * m->tick,
+                             port_strerror(rc));
             goto out;
         }
         if (m->ops->note) m->ops->note(m->ctx, "step", (double)t1 * m->tick);

@@ -1,6 +1,10 @@
 /* Names of the port's status codes (algorithms/port.h, doc/algorithms/port.md). */
 #include "algorithms/port.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 const char *port_strerror(int status)
 {
     switch ((port_status)status) {
@@ -53,3 +57,32 @@ const port_master_ops port_local_master_ops = {
     .close = local_step_clock,
     .note = NULL,
 };
+
+int port_errorf(char *err, size_t errlen, int status, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+void port_note(const port_master *m, const char *what, double value)
+{
+    if (m->ops && m->ops->note) m->ops->note(m->ctx, what, value);
+}
+
+int port_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}

@@ -162,6 +162,27 @@ typedef struct port_master {
  */
 int port_sync(const port_master *m, int *status);
 
+/**
+ * Write a printf-style message into a caller-owned error buffer and return status: the one
+ * error helper of every algorithm over the port (doc/contributing.md §6).
+ * @param err    buffer, may be NULL (then nothing is written); @param errlen its size
+ * @param status returned as it is
+ * @return status.
+ */
+int port_errorf(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** Hand one algorithm event (iteration count, residual, step decision) to m->ops->note, when
+ *  the master has one. */
+void port_note(const port_master *m, const char *what, double value);
+
+/**
+ * Make room for need elements of size bytes in *p (capacity *cap, in elements), doubling
+ * from 64: for the growing records of a run (residual histories), never in a step's inner loop.
+ * @return 0, or -1 out of memory (*p and *cap unchanged).
+ */
+int port_grow(void **p, size_t *cap, size_t need, size_t size);
+
 /* In one process: open and close only check that instants never go backwards (ctx is a
  * port_local_clock), note does nothing. */
 typedef struct port_local_clock {

@@ -47,7 +47,6 @@
 #include <kinsol/kinsol.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,38 +121,9 @@ typedef struct semi_work {
     int k_status;       /* the port status that made the residual callback fail */
 } semi_work;
 
-static int fail(semi_work *w, int st, const char *fmt, ...)
-{
-    if (w->err && w->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->err, w->errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 static double secs(const semi_work *w, int64_t t)
 {
     return (double)t * w->m->tick;
-}
-
-static void note(const semi_work *w, const char *what, double v)
-{
-    if (w->m->ops->note) w->m->ops->note(w->m->ctx, what, v);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 static int recalc(semi_work *w, const double *y, int64_t t_r, int64_t t_to, double *Fy);
@@ -189,7 +159,8 @@ static int kin_setup(semi_work *w)
         !(w->kscale = N_VNew_Serial(n, w->sun)) ||
         !(w->kls = SUNLinSol_SPGMR(w->ku, SUN_PREC_NONE, (int)n, w->sun)) ||
         !(w->kin = KINCreate(w->sun)))
-        return fail(w, PORT_ENOMEM, "semi-implicit: cannot create the KINSOL solver");
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM,
+                           "semi-implicit: cannot create the KINSOL solver");
     N_VConst(1.0, w->kscale);
     N_VConst(0.0, w->ku);
     if (KINInit(w->kin, kin_residual, w->ku) != KIN_SUCCESS ||
@@ -198,8 +169,9 @@ static int kin_setup(semi_work *w)
         KINSetErrHandlerFn(w->kin, kin_quiet, NULL) != KIN_SUCCESS ||
         KINSetFuncNormTol(w->kin, w->o->tol) != KIN_SUCCESS ||
         KINSetNumMaxIters(w->kin, w->o->max_iter) != KIN_SUCCESS)
-        return fail(w, PORT_EUSAGE, "semi-implicit: cannot configure KINSOL (tol %g, max_iter %d)",
-                    w->o->tol, w->o->max_iter);
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "semi-implicit: cannot configure KINSOL (tol %g, max_iter %d)",
+                           w->o->tol, w->o->max_iter);
     return PORT_OK;
 }
 
@@ -213,58 +185,64 @@ static int setup(semi_work *w)
         (o->iter != SEMI_FIXED_POINT && o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON &&
          o->iter != SEMI_NEWTON_KRYLOV) ||
         (o->jac0 != SEMI_JAC0_IDENTITY && o->jac0 != SEMI_JAC0_FD))
-        return fail(w, PORT_EUSAGE,
-                    "semi-implicit: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d "
-                    "(>= 1), n_sub %d (1..%d), fd_rel %g (> 0), iteration %d, jacobian %d",
-                    (long long)o->step, o->tol, o->max_iter, o->n_sub, SEMI_MAX_SUB, o->fd_rel,
-                    (int)o->iter, (int)o->jac0);
+        return port_errorf(
+            w->err, w->errlen, PORT_EUSAGE,
+            "semi-implicit: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d "
+            "(>= 1), n_sub %d (1..%d), fd_rel %g (> 0), iteration %d, jacobian %d",
+            (long long)o->step, o->tol, o->max_iter, o->n_sub, SEMI_MAX_SUB, o->fd_rel,
+            (int)o->iter, (int)o->jac0);
     if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return fail(w, PORT_EUSAGE, "semi-implicit: no slaves, tick <= 0, or end not after start");
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "semi-implicit: no slaves, tick <= 0, or end not after start");
     w->n_c = m->n_slaves;
     w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
     w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
     w->sr = calloc(w->n_c, sizeof *w->sr);
     w->st = calloc(w->n_c, sizeof *w->st);
     if (!w->off_out || !w->off_in || !w->sr || !w->st)
-        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory");
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave_info *in = &m->slaves[j].info;
         if (!in->can_save)
-            return fail(w, PORT_EUNSUPPORTED,
-                        "semi-implicit: slave '%s' cannot save its state "
-                        "(Recalculate needs it)",
-                        in->name ? in->name : "?");
+            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
+                               "semi-implicit: slave '%s' cannot save its state "
+                               "(Recalculate needs it)",
+                               in->name ? in->name : "?");
         w->off_out[j + 1] = w->off_out[j] + in->n_out;
         w->off_in[j + 1] = w->off_in[j] + in->n_in;
     }
     w->n = w->off_out[w->n_c];
     size_t n_in = w->off_in[w->n_c], n = w->n ? w->n : 1;
     if (n_in && !w->links)
-        return fail(w, PORT_EUSAGE, "semi-implicit: slaves have inputs but no links");
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "semi-implicit: slaves have inputs but no links");
     w->feeds = calloc(n, sizeof *w->feeds);
-    if (!w->feeds) return fail(w, PORT_ENOMEM, "semi-implicit: out of memory");
+    if (!w->feeds)
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     for (size_t j = 0; j < w->n_c; j++)
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
             const wr_link *l = &w->links[w->off_in[j] + i];
             if (l->src >= (long)w->n_c || (l->src >= 0 && (size_t)l->src == j) ||
                 (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return fail(w, PORT_EUSAGE,
-                            "semi-implicit: slave '%s' input %zu: link to slave %ld output %zu "
-                            "does not exist (or is the slave itself)",
-                            m->slaves[j].info.name, i, l->src, l->out);
+                return port_errorf(
+                    w->err, w->errlen, PORT_EUSAGE,
+                    "semi-implicit: slave '%s' input %zu: link to slave %ld output %zu "
+                    "does not exist (or is the slave itself)",
+                    m->slaves[j].info.name, i, l->src, l->out);
             if (l->src >= 0) w->feeds[w->off_out[l->src] + l->out] = 1;
         }
     double **vecs[] = {&w->y, &w->Fy, &w->R, &w->y_old, &w->R_old, &w->s, &w->Fp};
     for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++)
         if (!(*vecs[k] = calloc(n, sizeof(double))))
-            return fail(w, PORT_ENOMEM, "semi-implicit: out of memory");
+            return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     w->u = calloc(n_in ? n_in : 1, sizeof(double));
     if (o->iter != SEMI_FIXED_POINT) {
         w->B = calloc(n * n, sizeof(double));
         w->LU = calloc(n * n, sizeof(double));
     }
     if (!w->u || (o->iter != SEMI_FIXED_POINT && (!w->B || !w->LU)))
-        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (%zu x %zu Jacobian)", n, n);
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM,
+                           "semi-implicit: out of memory (%zu x %zu Jacobian)", n, n);
     return o->iter == SEMI_NEWTON_KRYLOV ? kin_setup(w) : PORT_OK;
 }
 
@@ -303,12 +281,12 @@ static int sync_all(semi_work *w, const char *what, int64_t t)
     w->res->failed_slave = j < w->n_c ? (int)j : -1;
     const char *name = j < w->n_c ? w->m->slaves[j].info.name : "?";
     if (st > 0)
-        return fail(w, PORT_EUNSUPPORTED,
-                    "semi-implicit: slave '%s' %s at %.17g s: %s (the "
-                    "semi-implicit coupling does not handle events)",
-                    name, what, secs(w, t), port_strerror(st));
-    return fail(w, st, "semi-implicit: slave '%s' %s at %.17g s: %s", name, what, secs(w, t),
-                port_strerror(st));
+        return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
+                           "semi-implicit: slave '%s' %s at %.17g s: %s (the "
+                           "semi-implicit coupling does not handle events)",
+                           name, what, secs(w, t), port_strerror(st));
+    return port_errorf(w->err, w->errlen, st, "semi-implicit: slave '%s' %s at %.17g s: %s", name,
+                       what, secs(w, t), port_strerror(st));
 }
 
 /* The input values of every slave from the outputs y (wr_link: a wired output or a constant). */
@@ -485,22 +463,25 @@ static int report_noconv(semi_work *w, int64_t t_to, int k, size_t res_off, cons
     size_t j = 0, o = 0;
     where(w, w->worst_i, &j, &o);
     w->res->failed_slave = (int)j;
-    return fail(w, PORT_ENOCONV,
-                "semi-implicit (%s): no convergence at %.17g s after %d updates: %s; residuals "
-                "(max-norm, tol %g) of evaluations %zu..%zu: %s; largest |R| %.3g in output %zu "
-                "of slave '%s'. Remedies: a smaller step, a larger max_iter, \"iteration\": "
-                "\"newton\" or \"broyden\"",
-                semi_iter_name(w->o->iter), secs(w, t_to), k, why, w->o->tol, first, nres - 1, hist,
-                w->worst, o, w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "?");
+    return port_errorf(
+        w->err, w->errlen, PORT_ENOCONV,
+        "semi-implicit (%s): no convergence at %.17g s after %d updates: %s; residuals "
+        "(max-norm, tol %g) of evaluations %zu..%zu: %s; largest |R| %.3g in output %zu "
+        "of slave '%s'. Remedies: a smaller step, a larger max_iter, \"iteration\": "
+        "\"newton\" or \"broyden\"",
+        semi_iter_name(w->o->iter), secs(w, t_to), k, why, w->o->tol, first, nres - 1, hist,
+        w->worst, o, w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "?");
 }
 
 static int push_residual(semi_work *w, double r)
 {
     semi_result *res = w->res;
-    if (grow((void **)&res->residuals, &res->cap_residuals, res->n_residuals + 1, sizeof(double)))
-        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (residual history)");
+    if (port_grow((void **)&res->residuals, &res->cap_residuals, res->n_residuals + 1,
+                  sizeof(double)))
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM,
+                           "semi-implicit: out of memory (residual history)");
     res->residuals[res->n_residuals++] = r;
-    note(w, "semi.residual", r);
+    port_note(w->m, "semi.residual", r);
     return PORT_OK;
 }
 
@@ -540,13 +521,14 @@ static int update(semi_work *w, int k, int64_t t_r, int64_t t_to, const char **w
 static int accept(semi_work *w, int64_t t_to, int k, size_t res_off, int evals0)
 {
     semi_result *res = w->res;
-    if (grow((void **)&res->steps, &res->cap_steps, res->n_steps + 1, sizeof *res->steps))
-        return fail(w, PORT_ENOMEM, "semi-implicit: out of memory (step history)");
+    if (port_grow((void **)&res->steps, &res->cap_steps, res->n_steps + 1, sizeof *res->steps))
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM,
+                           "semi-implicit: out of memory (step history)");
     res->steps[res->n_steps++] = (semi_step_rec){t_to, k, (int)res->eval_total - evals0, res_off};
     res->n_accepted++;
     res->hist[k < SEMI_HIST_MAX ? k : SEMI_HIST_MAX - 1]++;
     if (k > res->iter_max) res->iter_max = k;
-    note(w, "semi.accept", k);
+    port_note(w->m, "semi.accept", k);
     memcpy(w->y, w->Fy, w->n * sizeof *w->y);
     return PORT_OK;
 }
@@ -569,7 +551,7 @@ static int kin_step(semi_work *w, int64_t t_r, int64_t t_to, size_t res_off, int
     if (st != PORT_OK) return st;
     double r = residual(w);
     if ((st = push_residual(w, r)) != PORT_OK) return st;
-    note(w, "semi.iter", k);
+    port_note(w->m, "semi.iter", k);
     if (r <= w->o->tol && flag >= 0) return accept(w, t_to, k, res_off, evals0);
     char why[160];
     char *name = KINGetReturnFlagName(flag); /* malloc'ed by SUNDIALS */
@@ -602,7 +584,7 @@ static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
         if (st == PORT_ENOCONV) return report_noconv(w, t_to, k, res_off, why);
         if (st != PORT_OK) return st;
         res->iter_total++;
-        note(w, "semi.iter", k + 1);
+        port_note(w->m, "semi.iter", k + 1);
     }
 }
 
@@ -623,7 +605,8 @@ int semi_run(const port_master *m, const wr_link *links, const semi_opts *o, sem
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
     semi_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
-    if (!m || !o) return fail(&w, PORT_EUSAGE, "semi-implicit: no master or no settings");
+    if (!m || !o)
+        return port_errorf(w.err, w.errlen, PORT_EUSAGE, "semi-implicit: no master or no settings");
     int st = setup(&w);
     if (st == PORT_OK) st = port_open(m, m->t_start);
     if (st == PORT_OK) { /* the outputs at t_start and the first results row */
@@ -641,14 +624,14 @@ int semi_run(const port_master *m, const wr_link *links, const semi_opts *o, sem
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
         if ((st = port_open(m, t_to)) != PORT_OK) {
-            fail(&w, st, "semi-implicit: opening the instant %.17g s: %s", secs(&w, t_to),
-                 port_strerror(st));
+            port_errorf(w.err, w.errlen, st, "semi-implicit: opening the instant %.17g s: %s",
+                        secs(&w, t_to), port_strerror(st));
             break;
         }
         if ((st = macro_step(&w, t, t_to)) == PORT_OK) st = record_all(&w, t_to);
         if (st == PORT_OK && (st = port_close(m, t_to)) != PORT_OK)
-            fail(&w, st, "semi-implicit: closing the instant %.17g s: %s", secs(&w, t_to),
-                 port_strerror(st));
+            port_errorf(w.err, w.errlen, st, "semi-implicit: closing the instant %.17g s: %s",
+                        secs(&w, t_to), port_strerror(st));
         if (st == PORT_OK) res->t_reached = t_to;
     }
     teardown(&w);

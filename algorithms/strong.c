@@ -22,7 +22,6 @@
 #include <cvode/cvode.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,17 +60,6 @@ typedef struct strong_work {
     void *cv;
 } strong_work;
 
-static int fail(strong_work *w, int st, const char *fmt, ...)
-{
-    if (w->err && w->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->err, w->errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 static double secs(const strong_work *w, int64_t t)
 {
     return (double)t * w->m->tick;
@@ -85,8 +73,9 @@ static int sync_all(strong_work *w, const char *what, double t)
     while (j < w->n_c && w->st[j] != st)
         j++;
     w->res->failed_slave = j < w->n_c ? (int)j : -1;
-    return fail(w, st < 0 ? st : PORT_EUNSUPPORTED, "strong coupling: slave '%s' %s at %.17g s: %s",
-                j < w->n_c ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
+    return port_errorf(w->err, w->errlen, st < 0 ? st : PORT_EUNSUPPORTED,
+                       "strong coupling: slave '%s' %s at %.17g s: %s",
+                       j < w->n_c ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
 }
 
 /* Set every slave's states at t (ticks rounded from CVODE's t) and read its outputs. */
@@ -150,52 +139,56 @@ static int setup(strong_work *w)
     const port_master *m = w->m;
     const strong_opts *o = w->o;
     if (!(o->step > 0) || !(o->rtol > 0) || !(o->atol > 0) || !(o->max_step >= 0))
-        return fail(w, PORT_EUSAGE,
-                    "strong coupling: bad settings: step %lld ticks (> 0), rtol %g, "
-                    "atol %g (> 0), max_step %g (>= 0)",
-                    (long long)o->step, o->rtol, o->atol, o->max_step);
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "strong coupling: bad settings: step %lld ticks (> 0), rtol %g, "
+                           "atol %g (> 0), max_step %g (>= 0)",
+                           (long long)o->step, o->rtol, o->atol, o->max_step);
     if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return fail(w, PORT_EUSAGE,
-                    "strong coupling: no slaves, tick <= 0, or end not after start");
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "strong coupling: no slaves, tick <= 0, or end not after start");
     w->n_c = m->n_slaves;
     w->off_x = calloc(w->n_c + 1, sizeof *w->off_x);
     w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
     w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
     w->st = calloc(w->n_c, sizeof *w->st);
     if (!w->off_x || !w->off_out || !w->off_in || !w->st)
-        return fail(w, PORT_ENOMEM, "strong coupling: out of memory");
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "strong coupling: out of memory");
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave_info *in = &m->slaves[j].info;
         if (!in->has_state_derivs)
-            return fail(w, PORT_EUNSUPPORTED,
-                        "strong coupling: slave '%s' cannot set its states "
-                        "and give their derivatives",
-                        in->name ? in->name : "?");
+            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
+                               "strong coupling: slave '%s' cannot set its states "
+                               "and give their derivatives",
+                               in->name ? in->name : "?");
         w->off_x[j + 1] = w->off_x[j] + in->n_state;
         w->off_out[j + 1] = w->off_out[j] + in->n_out;
         w->off_in[j + 1] = w->off_in[j] + in->n_in;
     }
     w->nx = w->off_x[w->n_c];
     size_t n_in = w->off_in[w->n_c];
-    if (!w->nx) return fail(w, PORT_EUSAGE, "strong coupling: the slaves have no states");
-    if (n_in && !w->links) return fail(w, PORT_EUSAGE, "strong coupling: inputs but no links");
+    if (!w->nx)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "strong coupling: the slaves have no states");
+    if (n_in && !w->links)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE, "strong coupling: inputs but no links");
     for (size_t j = 0; j < w->n_c; j++)
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
             const wr_link *l = &w->links[w->off_in[j] + i];
             if (l->src >= (long)w->n_c || (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return fail(w, PORT_EUSAGE,
-                            "strong coupling: slave '%s' input %zu: link to slave "
-                            "%ld output %zu does not exist",
-                            m->slaves[j].info.name, i, l->src, l->out);
+                return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                                   "strong coupling: slave '%s' input %zu: link to slave "
+                                   "%ld output %zu does not exist",
+                                   m->slaves[j].info.name, i, l->src, l->out);
         }
     w->y = calloc(w->off_out[w->n_c] + 1, sizeof(double));
     w->u = calloc(n_in + 1, sizeof(double));
-    if (!w->y || !w->u) return fail(w, PORT_ENOMEM, "strong coupling: out of memory");
+    if (!w->y || !w->u)
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "strong coupling: out of memory");
     sunindextype n = (sunindextype)w->nx;
     if (SUNContext_Create(NULL, &w->sun) || !(w->x = N_VNew_Serial(n, w->sun)) ||
         !(w->A = SUNDenseMatrix(n, n, w->sun)) || !(w->LS = SUNLinSol_Dense(w->x, w->A, w->sun)) ||
         !(w->cv = CVodeCreate(o->adams ? CV_ADAMS : CV_BDF, w->sun)))
-        return fail(w, PORT_ENOMEM, "strong coupling: cannot create CVODE");
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "strong coupling: cannot create CVODE");
     return PORT_OK;
 }
 
@@ -236,7 +229,8 @@ static int start(strong_work *w)
         (flag = CVodeSetLinearSolver(w->cv, w->LS, w->A)) ||
         (flag = CVodeSetMaxNumSteps(w->cv, STRONG_MAX_STEPS)) ||
         (w->o->max_step > 0 && (flag = CVodeSetMaxStep(w->cv, w->o->max_step))))
-        return fail(w, PORT_EFAIL, "strong coupling: CVODE set-up failed (flag %d)", flag);
+        return port_errorf(w->err, w->errlen, PORT_EFAIL,
+                           "strong coupling: CVODE set-up failed (flag %d)", flag);
     return PORT_OK;
 }
 
@@ -248,7 +242,9 @@ int strong_run(const port_master *m, const wr_link *links, const strong_opts *o,
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
     strong_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
-    if (!m || !o) return fail(&w, PORT_EUSAGE, "strong coupling: no master or no settings");
+    if (!m || !o)
+        return port_errorf(w.err, w.errlen, PORT_EUSAGE,
+                           "strong coupling: no master or no settings");
     int st = setup(&w);
     if (st == PORT_OK) st = port_open(m, m->t_start);
     if (st == PORT_OK) st = start(&w);
@@ -265,10 +261,10 @@ int strong_run(const port_master *m, const wr_link *links, const strong_opts *o,
             break;
         }
         if (flag < 0) {
-            st = fail(&w, PORT_EFAIL,
-                      "strong coupling: CVODE failed at %.17g s integrating to "
-                      "%.17g s (flag %d)",
-                      tret, tout, flag);
+            st = port_errorf(w.err, w.errlen, PORT_EFAIL,
+                             "strong coupling: CVODE failed at %.17g s integrating to "
+                             "%.17g s (flag %d)",
+                             tret, tout, flag);
             break;
         }
         if ((st = put_states(&w, tout, N_VGetArrayPointer(w.x), 1)) != PORT_OK) break;

@@ -33,7 +33,6 @@
 #include "algorithms/wr.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,38 +134,9 @@ static double *wave(const wr_work *w, double *base, size_t j)
     return base + w->off_out[j] * (size_t)(w->sub + 1);
 }
 
-static int fail(wr_work *w, int st, const char *fmt, ...)
-{
-    if (w->err && w->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->err, w->errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 static double secs(const wr_work *w, int64_t t)
 {
     return (double)t * w->m->tick;
-}
-
-static void note(const wr_work *w, const char *what, double v)
-{
-    if (w->m->ops->note) w->m->ops->note(w->m->ctx, what, v);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 /* Check settings and links, size the working set. */
@@ -177,13 +147,14 @@ static int setup(wr_work *w)
     if (!(o->step > 0) || !(o->tol > 0) || o->max_iter < 1 || o->n_sub < 1 ||
         o->n_sub > WR_MAX_SUB || (o->norm != WR_NORM_MAX && o->norm != WR_NORM_2) ||
         (o->on_fail == WR_HALVE && o->h_min < 1))
-        return fail(w, PORT_EUSAGE,
-                    "wr: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d (>= 1), "
-                    "n_sub %d (1..%d), h_min %lld ticks (>= 1 when halving)",
-                    (long long)o->step, o->tol, o->max_iter, o->n_sub, WR_MAX_SUB,
-                    (long long)o->h_min);
+        return port_errorf(
+            w->err, w->errlen, PORT_EUSAGE,
+            "wr: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d (>= 1), "
+            "n_sub %d (1..%d), h_min %lld ticks (>= 1 when halving)",
+            (long long)o->step, o->tol, o->max_iter, o->n_sub, WR_MAX_SUB, (long long)o->h_min);
     if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return fail(w, PORT_EUSAGE, "wr: no slaves, tick <= 0, or end not after start");
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "wr: no slaves, tick <= 0, or end not after start");
     w->n_c = m->n_slaves;
     w->sub = o->n_sub;
     w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
@@ -191,28 +162,30 @@ static int setup(wr_work *w)
     w->sr = calloc(w->n_c, sizeof *w->sr);
     w->st = calloc(w->n_c, sizeof *w->st);
     if (!w->off_out || !w->off_in || !w->sr || !w->st)
-        return fail(w, PORT_ENOMEM, "wr: out of memory");
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "wr: out of memory");
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave_info *in = &m->slaves[j].info;
         if (!in->can_save)
-            return fail(w, PORT_EUNSUPPORTED,
-                        "wr: slave '%s' cannot save its state (rollback needs it)",
-                        in->name ? in->name : "?");
+            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
+                               "wr: slave '%s' cannot save its state (rollback needs it)",
+                               in->name ? in->name : "?");
         w->off_out[j + 1] = w->off_out[j] + in->n_out;
         w->off_in[j + 1] = w->off_in[j] + in->n_in;
     }
     w->n_out = w->off_out[w->n_c];
     w->n_in = w->off_in[w->n_c];
-    if (w->n_in && !w->links) return fail(w, PORT_EUSAGE, "wr: slaves have inputs but no links");
+    if (w->n_in && !w->links)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE, "wr: slaves have inputs but no links");
     for (size_t j = 0; j < w->n_c; j++)
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
             const wr_link *l = &w->links[w->off_in[j] + i];
             if (l->src >= (long)w->n_c || (l->src >= 0 && (size_t)l->src == j) ||
                 (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return fail(w, PORT_EUSAGE,
-                            "wr: slave '%s' input %zu: link to slave %ld output %zu does not exist "
-                            "(or is the slave itself)",
-                            m->slaves[j].info.name, i, l->src, l->out);
+                return port_errorf(
+                    w->err, w->errlen, PORT_EUSAGE,
+                    "wr: slave '%s' input %zu: link to slave %ld output %zu does not exist "
+                    "(or is the slave itself)",
+                    m->slaves[j].info.name, i, l->src, l->out);
         }
     size_t rows = (size_t)w->sub + 1, no = w->n_out ? w->n_out : 1, ni = w->n_in ? w->n_in : 1;
     w->y0 = calloc(no, sizeof(double));
@@ -221,7 +194,7 @@ static int setup(wr_work *w)
     w->coef = calloc(ni * rows, sizeof(double));
     w->samples = calloc(rows, sizeof(double));
     if (!w->y0 || !w->w_prev || !w->w_cur || !w->coef || !w->samples)
-        return fail(w, PORT_ENOMEM, "wr: out of memory");
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "wr: out of memory");
     return PORT_OK;
 }
 
@@ -249,12 +222,12 @@ static int sync_all(wr_work *w, const char *what, int64_t t)
     w->res->failed_slave = j < w->n_c ? (int)j : -1;
     const char *name = j < w->n_c ? w->m->slaves[j].info.name : "?";
     if (st > 0) /* an event or a terminated model: WR has no event handling (the hybrid one does) */
-        return fail(w, PORT_EUNSUPPORTED,
-                    "wr: slave '%s' %s at %.17g s: %s (waveform relaxation "
-                    "does not handle events)",
-                    name, what, secs(w, t), port_strerror(st));
-    return fail(w, st, "wr: slave '%s' %s at %.17g s: %s", name, what, secs(w, t),
-                port_strerror(st));
+        return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
+                           "wr: slave '%s' %s at %.17g s: %s (waveform relaxation "
+                           "does not handle events)",
+                           name, what, secs(w, t), port_strerror(st));
+    return port_errorf(w->err, w->errlen, st, "wr: slave '%s' %s at %.17g s: %s", name, what,
+                       secs(w, t), port_strerror(st));
 }
 
 /* At t_start: the outputs y(t_start), the first rollback point, the first results row. */
@@ -355,8 +328,8 @@ static int record_step(wr_work *w, int64_t t_from, int64_t t_to, int iters, cons
                        size_t res_off)
 {
     wr_result *r = w->res;
-    if (grow((void **)&r->steps, &r->cap_steps, r->n_steps + 1, sizeof *r->steps))
-        return fail(w, PORT_ENOMEM, "wr: out of memory (step history)");
+    if (port_grow((void **)&r->steps, &r->cap_steps, r->n_steps + 1, sizeof *r->steps))
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "wr: out of memory (step history)");
     r->steps[r->n_steps++] =
         (wr_step_rec){t_from, t_to, iters, dec->verdict == WR_ACCEPT, res_off, dec->reason};
     return PORT_OK;
@@ -372,15 +345,15 @@ static int report_noconv(wr_work *w, int64_t t_from, int64_t t_to, int iters, si
         n += (size_t)snprintf(hist + n, sizeof hist - n, "%s%.3g", k > first ? " " : "",
                               w->res->residuals[res_off + k]);
     w->res->failed_slave = (int)w->worst_j;
-    return fail(w, PORT_ENOCONV,
-                "wr: no convergence on [%.17g, %.17g] s after %d iterations: residual %.3g > tol "
-                "%g (%s-norm, %s); residuals of iterations %zu..%d: %s; largest change %.3g in "
-                "output %zu of slave '%s'. Remedies: a smaller step, \"on_no_convergence\": "
-                "\"halve\", a larger max_iter, or another split",
-                secs(w, t_from), secs(w, t_to), iters, w->res->residuals[res_off + iters - 1],
-                w->o->tol, w->o->norm == WR_NORM_MAX ? "max" : "2",
-                w->o->relative ? "relative" : "absolute", first + 1, iters, hist, w->worst_d,
-                w->worst_o, in->name ? in->name : "?");
+    return port_errorf(
+        w->err, w->errlen, PORT_ENOCONV,
+        "wr: no convergence on [%.17g, %.17g] s after %d iterations: residual %.3g > tol "
+        "%g (%s-norm, %s); residuals of iterations %zu..%d: %s; largest change %.3g in "
+        "output %zu of slave '%s'. Remedies: a smaller step, \"on_no_convergence\": "
+        "\"halve\", a larger max_iter, or another split",
+        secs(w, t_from), secs(w, t_to), iters, w->res->residuals[res_off + iters - 1], w->o->tol,
+        w->o->norm == WR_NORM_MAX ? "max" : "2", w->o->relative ? "relative" : "absolute",
+        first + 1, iters, hist, w->worst_d, w->worst_o, in->name ? in->name : "?");
 }
 
 /* Accept: commit T_n + h in every slave (new slot 0), read y(T_n + h), record. */
@@ -410,12 +383,14 @@ static int attempt(wr_work *w, int64_t t_from, int64_t t_to, wr_decision *dec)
         int st = sync_all(w, "integrating the step", t_from);
         if (st != PORT_OK) return st;
         double rk = residual(w);
-        if (grow((void **)&r->residuals, &r->cap_residuals, r->n_residuals + 1, sizeof(double)))
-            return fail(w, PORT_ENOMEM, "wr: out of memory (residual history)");
+        if (port_grow((void **)&r->residuals, &r->cap_residuals, r->n_residuals + 1,
+                      sizeof(double)))
+            return port_errorf(w->err, w->errlen, PORT_ENOMEM,
+                               "wr: out of memory (residual history)");
         r->residuals[r->n_residuals++] = rk;
         r->iter_total++;
-        note(w, "wr.iter", k);
-        note(w, "wr.residual", rk);
+        port_note(w->m, "wr.iter", k);
+        port_note(w->m, "wr.residual", rk);
         *dec = wr_decide(w->o, k, rk, t_to - t_from);
         if (dec->verdict == WR_ITERATE) {
             double *t = w->w_prev;
@@ -432,12 +407,12 @@ static int attempt(wr_work *w, int64_t t_from, int64_t t_to, wr_decision *dec)
             r->n_accepted++;
             r->hist[k < WR_HIST_MAX ? k : WR_HIST_MAX - 1]++;
             if (k > r->iter_max) r->iter_max = k;
-            note(w, "wr.accept", secs(w, t_to - t_from));
+            port_note(w->m, "wr.accept", secs(w, t_to - t_from));
             return commit(w, t_to);
         }
         if (dec->verdict == WR_RETRY_HALF) {
             r->n_abandoned++;
-            note(w, "wr.halve", secs(w, dec->h_next));
+            port_note(w->m, "wr.halve", secs(w, dec->h_next));
             return PORT_OK; /* the next attempt's first action is the rollback */
         }
         return report_noconv(w, t_from, t_to, k, res_off);
@@ -450,8 +425,8 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
     const port_master *m = w->m;
     int st = port_open(m, t_inst);
     if (st)
-        return fail(w, st, "wr: opening the instant %.17g s: %s", secs(w, t_inst),
-                    port_strerror(st));
+        return port_errorf(w->err, w->errlen, st, "wr: opening the instant %.17g s: %s",
+                           secs(w, t_inst), port_strerror(st));
     int64_t h = t_inst - t;
     while (t < t_inst) {
         if (h > t_inst - t) h = t_inst - t;
@@ -467,8 +442,8 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
     }
     st = port_close(m, t_inst);
     if (st)
-        return fail(w, st, "wr: closing the instant %.17g s: %s", secs(w, t_inst),
-                    port_strerror(st));
+        return port_errorf(w->err, w->errlen, st, "wr: closing the instant %.17g s: %s",
+                           secs(w, t_inst), port_strerror(st));
     return PORT_OK;
 }
 
@@ -480,7 +455,7 @@ int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_resu
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
     wr_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
-    if (!m || !o) return fail(&w, PORT_EUSAGE, "wr: no master or no settings");
+    if (!m || !o) return port_errorf(w.err, w.errlen, PORT_EUSAGE, "wr: no master or no settings");
     int st = setup(&w);
     if (st == PORT_OK) st = port_open(m, m->t_start);
     if (st == PORT_OK) st = start(&w);
