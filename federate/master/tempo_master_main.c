@@ -30,6 +30,8 @@ static const char usage_text[] =
     "  --local            one process: every federate's FMU runs here, no RTI\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --quiet            no summary line\n"
+    "  --help             print this text and exit\n"
+    "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
 
 typedef struct margs {
@@ -43,6 +45,9 @@ static int parse(int argc, char **argv, margs *a)
         const char *s = argv[i];
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(usage_text, stdout);
+            return 1;
+        } else if (!strcmp(s, "--version")) {
+            printf("tempo-master %s\n", TEMPO_VERSION);
             return 1;
         } else if (!strcmp(s, "--local")) {
             a->local = 1;
@@ -72,7 +77,8 @@ static int parse(int argc, char **argv, margs *a)
                 a->timeout_ms = (int)ms;
             }
         } else {
-            fprintf(stderr, "tempo-master: unexpected argument \"%s\"\n%s", s, usage_text);
+            fprintf(stderr, "tempo-master: %s \"%s\" (see --help)\n",
+                    s[0] == '-' ? "unknown option" : "unexpected argument", s);
             return -1;
         }
     }

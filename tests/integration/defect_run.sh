@@ -54,7 +54,7 @@ out=$(bin/tempo-example-defect examples/osc_jacobi.json 2>&1)
 out=$(bin/tempo-run examples/osc_defect_exact_fixed.json 2>&1)
 [ $? -eq 2 ] && echo "$out" | grep -q "tempo-example-defect" && ok || ko "tempo-run: $out"
 out=$(bin/tempo-example-defect 2>&1)
-[ $? -eq 2 ] && echo "$out" | grep -q "usage" && ok || ko "no argument: $out"
+[ $? -eq 2 ] && echo "$out" | grep -q "no FILE.json given" && ok || ko "no argument: $out"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
