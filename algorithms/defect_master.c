@@ -49,15 +49,10 @@ typedef struct dc_work {
 /* port_sync, with the first failing slave named in res->err. */
 static int sync_all(dc_work *w, const char *what, int64_t t)
 {
-    int st[64], *stp = w->S <= 64 ? st : NULL;
-    int rc = port_sync(w->m, stp);
+    long j;
+    int rc = port_sync_first(w->m, NULL, &j);
     if (rc == PORT_OK) return PORT_OK;
-    const char *who = "a slave";
-    for (size_t j = 0; stp && j < w->S; j++)
-        if (st[j] == rc) {
-            who = w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "a slave";
-            break;
-        }
+    const char *who = j >= 0 && w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "a slave";
     return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s: %s", what,
                        (double)t * w->m->tick, who, port_strerror(rc));
 }

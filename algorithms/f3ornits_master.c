@@ -45,15 +45,10 @@ typedef struct f3_work {
 
 static int sync_all(f3_work *w, const char *what, int64_t t)
 {
-    int st[64], *stp = w->S <= 64 ? st : NULL;
-    int rc = port_sync(w->m, stp);
-    if (rc == PORT_OK) return rc;
-    const char *who = "a slave";
-    for (size_t j = 0; stp && j < w->S; j++)
-        if (st[j] == rc && w->m->slaves[j].info.name) {
-            who = w->m->slaves[j].info.name;
-            break;
-        }
+    long j;
+    int rc = port_sync_first(w->m, NULL, &j);
+    if (rc == PORT_OK) return PORT_OK;
+    const char *who = j >= 0 && w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "a slave";
     return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s: %s", what,
                        (double)t * w->m->tick, who, port_strerror(rc));
 }

@@ -32,16 +32,26 @@ const char *port_strerror(int status)
     return "unknown port status";
 }
 
-int port_sync(const port_master *m, int *status)
+int port_sync_first(const port_master *m, int *status, long *culprit)
 {
     int worst = PORT_OK;
+    *culprit = -1;
     for (size_t j = 0; j < m->n_slaves; j++) {
         const port_slave *s = &m->slaves[j];
         int st = s->ops->collect(s->ctx);
         if (status) status[j] = st;
-        if (st < 0 ? (worst >= 0 || st < worst) : (worst >= 0 && st > worst)) worst = st;
+        if (st < 0 ? (worst >= 0 || st < worst) : (worst >= 0 && st > worst)) {
+            worst = st;
+            *culprit = (long)j;
+        }
     }
     return worst;
+}
+
+int port_sync(const port_master *m, int *status)
+{
+    long culprit;
+    return port_sync_first(m, status, &culprit);
 }
 
 static int local_step_clock(void *ctx, int64_t t)

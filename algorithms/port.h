@@ -163,6 +163,13 @@ typedef struct port_master {
 int port_sync(const port_master *m, int *status);
 
 /**
+ * port_sync that also says which slave to name in a failure report: *culprit receives the
+ * index of the first slave whose status is the one returned, or -1 when that is PORT_OK.
+ * @param culprit not NULL
+ */
+int port_sync_first(const port_master *m, int *status, long *culprit);
+
+/**
  * Write a printf-style message into a caller-owned error buffer and return status: the one
  * error helper of every algorithm over the port (doc/contributing.md §6).
  * @param err    buffer, may be NULL (then nothing is written); @param errlen its size

@@ -273,13 +273,11 @@ static void teardown(semi_work *w)
 /* A sync, and on error a report naming the first slave at fault. */
 static int sync_all(semi_work *w, const char *what, int64_t t)
 {
-    int st = port_sync(w->m, w->st);
+    long j;
+    int st = port_sync_first(w->m, w->st, &j);
     if (st == PORT_OK) return st;
-    size_t j = 0;
-    while (j < w->n_c && w->st[j] != st)
-        j++;
-    w->res->failed_slave = j < w->n_c ? (int)j : -1;
-    const char *name = j < w->n_c ? w->m->slaves[j].info.name : "?";
+    w->res->failed_slave = (int)j;
+    const char *name = j >= 0 ? w->m->slaves[j].info.name : "?";
     if (st > 0)
         return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
                            "semi-implicit: slave '%s' %s at %.17g s: %s (the "

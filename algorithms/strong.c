@@ -67,15 +67,13 @@ static double secs(const strong_work *w, int64_t t)
 
 static int sync_all(strong_work *w, const char *what, double t)
 {
-    int st = port_sync(w->m, w->st);
+    long j;
+    int st = port_sync_first(w->m, w->st, &j);
     if (st == PORT_OK) return st;
-    size_t j = 0;
-    while (j < w->n_c && w->st[j] != st)
-        j++;
-    w->res->failed_slave = j < w->n_c ? (int)j : -1;
+    w->res->failed_slave = (int)j;
     return port_errorf(w->err, w->errlen, st < 0 ? st : PORT_EUNSUPPORTED,
                        "strong coupling: slave '%s' %s at %.17g s: %s",
-                       j < w->n_c ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
+                       j >= 0 ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
 }
 
 /* Set every slave's states at t (ticks rounded from CVODE's t) and read its outputs. */

@@ -12,14 +12,23 @@ static int fake_collect(void *ctx)
 }
 static const port_slave_ops fake_ops = {.collect = fake_collect};
 
-static int sync_of(int a, int b, int c, int *st)
+/* port_sync over three fake slaves; *culprit (may be NULL) gets port_sync_first's answer. */
+static int sync_of3(int a, int b, int c, int *st, long *culprit)
 {
     int v[3] = {a, b, c};
     port_slave s[3];
     for (int j = 0; j < 3; j++)
         s[j] = (port_slave){.ops = &fake_ops, .ctx = &v[j]};
     port_master m = {.slaves = s, .n_slaves = 3};
-    return port_sync(&m, st);
+    long k;
+    int rc = port_sync_first(&m, st, &k);
+    if (culprit) *culprit = k;
+    return rc;
+}
+
+static int sync_of(int a, int b, int c, int *st)
+{
+    return sync_of3(a, b, c, st, NULL);
 }
 
 int main(void)
@@ -37,5 +46,15 @@ int main(void)
     CHECK_INT_EQ(st[0], PORT_EVENT);
     CHECK_INT_EQ(st[1], PORT_EDISCARD);
     CHECK_INT_EQ(sync_of(PORT_EFAIL, PORT_OK, PORT_EDISCARD, NULL), PORT_EFAIL);
+    /* The slave a report names: the first with the status returned; none when all are ok. */
+    long k = 7;
+    sync_of3(PORT_OK, PORT_OK, PORT_OK, NULL, &k);
+    CHECK_INT_EQ(k, -1);
+    sync_of3(PORT_EVENT, PORT_EDISCARD, PORT_ELOST, NULL, &k);
+    CHECK_INT_EQ(k, 2);
+    sync_of3(PORT_EFAIL, PORT_OK, PORT_EFAIL, NULL, &k);
+    CHECK_INT_EQ(k, 0);
+    sync_of3(PORT_OK, PORT_TERMINATED, PORT_EVENT, NULL, &k);
+    CHECK_INT_EQ(k, 1);
     return check_summary();
 }
