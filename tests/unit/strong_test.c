@@ -15,31 +15,6 @@
 #define TICK   1e-9
 #define SEC(s) ((int64_t)llround((s) / TICK))
 
-static void expm2(const double M[4], double t, double E[4])
-{
-    double A[4] = {M[0] * t, M[1] * t, M[2] * t, M[3] * t};
-    double nrm = fabs(A[0]) + fabs(A[1]) + fabs(A[2]) + fabs(A[3]);
-    int q = 0;
-    while (nrm > 0.5)
-        nrm /= 2, q++;
-    for (int i = 0; i < 4; i++)
-        A[i] /= ldexp(1, q);
-    double T[4] = {1, 0, 0, 1}, S[4] = {1, 0, 0, 1};
-    for (int k = 1; k <= 20; k++) {
-        double N[4] = {(T[0] * A[0] + T[1] * A[2]) / k, (T[0] * A[1] + T[1] * A[3]) / k,
-                       (T[2] * A[0] + T[3] * A[2]) / k, (T[2] * A[1] + T[3] * A[3]) / k};
-        memcpy(T, N, sizeof T);
-        for (int i = 0; i < 4; i++)
-            S[i] += T[i];
-    }
-    for (int i = 0; i < q; i++) {
-        double N[4] = {S[0] * S[0] + S[1] * S[2], S[0] * S[1] + S[1] * S[3],
-                       S[2] * S[0] + S[3] * S[2], S[2] * S[1] + S[3] * S[3]};
-        memcpy(S, N, sizeof S);
-    }
-    memcpy(E, S, sizeof S);
-}
-
 /* The evaluator operations: the state is x, its derivative -a x + sum b_i u_i (held). */
 static int ev_get_states(void *ctx, double *x)
 {
@@ -75,9 +50,7 @@ static int ev_get_derivatives(void *ctx, double *dx)
 }
 static port_slave_ops ev_ops;
 
-typedef struct sys {
-    double a1, b1, a2, b2, x10, x20;
-} sys;
+typedef fake_pair sys;
 
 typedef struct run {
     fake f[2];
@@ -124,14 +97,7 @@ static void run_strong(run *r, const sys *y, const strong_opts *o, double end, l
 
 static double err_exact(const run *r, const sys *y)
 {
-    double M[4] = {-y->a1, y->b1, y->b2, -y->a2}, worst = 0;
-    for (size_t k = 0; k < r->f[0].n_rec; k++) {
-        double E[4];
-        expm2(M, r->f[0].rec_t[k], E);
-        double x1 = E[0] * y->x10 + E[1] * y->x20, x2 = E[2] * y->x10 + E[3] * y->x20;
-        worst = fmax(worst, fmax(fabs(r->f[0].rec_x[k] - x1), fabs(r->f[1].rec_x[k] - x2)));
-    }
-    return worst;
+    return fake_pair_max_err(&r->f[0], &r->f[1], y);
 }
 
 static const sys OSC = {.a1 = 0.1, .b1 = 2, .a2 = 0.2, .b2 = -2, .x10 = 1, .x20 = 0};

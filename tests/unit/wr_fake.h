@@ -1,7 +1,7 @@
 /* Fake port slaves with closed-form solutions, for tests/unit/wr_test.c and
- * tests/bench/wr_bench.c: slave j holds one state x with x' = -a x + sum_i b_i u_i(t), its
- * output is x, and its inputs arrive as port polynomials. A step is solved exactly:
- *     x(s) = e^{-a s} x0 + sum_i b_i sum_k c_ik s^{k+1} phi_{k+1}(-a s),
+ * tests/bench/wr_bench.c (and the semi-implicit and strong-coupling tests): slave j holds one state
+ * x with x' = -a x + sum_i b_i u_i(t), its output is x, and its inputs arrive as port polynomials.
+ * A step is solved exactly: x(s) = e^{-a s} x0 + sum_i b_i sum_k c_ik s^{k+1} phi_{k+1}(-a s),
  *     phi_j(z) = sum_{m >= 0} z^m / (m + j)!
  * (the integral of e^{-a (s - r)} r^k / k! over [0, s]). doc/algorithms/waveform-relaxation.md.
  */
@@ -190,6 +190,51 @@ static port_slave fake_slave(fake *f, const char *name)
     return (port_slave){.ops = &fake_ops,
                         .ctx = f,
                         .info = {.name = name, .n_in = f->n_in, .n_out = 1, .can_save = 1}};
+}
+
+/* A pair of fakes coupled both ways, x1' = -a1 x1 + b1 x2, x2' = -a2 x2 + b2 x1, and its exact
+ * solution exp(M t) x(0): the independent reference of the master algorithms' unit tests. */
+typedef struct fake_pair {
+    double a1, b1, a2, b2, x10, x20; /* 1/s, and the initial states */
+} fake_pair;
+
+/* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */
+static inline void fake_expm2(const double M[4], double t, double E[4])
+{
+    double A[4] = {M[0] * t, M[1] * t, M[2] * t, M[3] * t};
+    double nrm = fabs(A[0]) + fabs(A[1]) + fabs(A[2]) + fabs(A[3]);
+    int q = 0;
+    while (nrm > 0.5)
+        nrm /= 2, q++;
+    for (int i = 0; i < 4; i++)
+        A[i] /= ldexp(1, q);
+    double T[4] = {1, 0, 0, 1}, S[4] = {1, 0, 0, 1};
+    for (int k = 1; k <= 20; k++) {
+        double N[4] = {(T[0] * A[0] + T[1] * A[2]) / k, (T[0] * A[1] + T[1] * A[3]) / k,
+                       (T[2] * A[0] + T[3] * A[2]) / k, (T[2] * A[1] + T[3] * A[3]) / k};
+        memcpy(T, N, sizeof T);
+        for (int i = 0; i < 4; i++)
+            S[i] += T[i];
+    }
+    for (int i = 0; i < q; i++) {
+        double N[4] = {S[0] * S[0] + S[1] * S[2], S[0] * S[1] + S[1] * S[3],
+                       S[2] * S[0] + S[3] * S[2], S[2] * S[1] + S[3] * S[3]};
+        memcpy(S, N, sizeof S);
+    }
+    memcpy(E, S, sizeof S);
+}
+
+/* Largest error of the two fakes' recorded points against the exact solution of y. */
+static inline double fake_pair_max_err(const fake *f0, const fake *f1, const fake_pair *y)
+{
+    double M[4] = {-y->a1, y->b1, y->b2, -y->a2}, worst = 0;
+    for (size_t k = 0; k < f0->n_rec; k++) {
+        double E[4];
+        fake_expm2(M, f0->rec_t[k], E);
+        double x1 = E[0] * y->x10 + E[1] * y->x20, x2 = E[2] * y->x10 + E[3] * y->x20;
+        worst = fmax(worst, fmax(fabs(f0->rec_x[k] - x1), fabs(f1->rec_x[k] - x2)));
+    }
+    return worst;
 }
 
 #endif /* TEMPO_TESTS_UNIT_WR_FAKE_H */
