@@ -148,6 +148,23 @@ static int get_str(const ld *c, const json_t *obj, const char *base, const char 
     return *out ? FEDFILE_OK : oom(c);
 }
 
+/* Optional integer in lo..hi of obj.key into *out (left alone when absent); the refusal says
+ * what the number means when `what` is given. */
+static int get_int(const ld *c, const json_t *obj, const char *base, const char *key, long lo,
+                   long hi, const char *what, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v) return FEDFILE_OK;
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        char p[JPATH_LEN];
+        jp_key(p, base, key);
+        return fail(c, p, "expected an integer %ld..%ld%s%s%s", lo, hi, what ? " (" : "",
+                    what ? what : "", what ? ")" : "");
+    }
+    *out = (int)json_integer_value(v);
+    return FEDFILE_OK;
+}
+
 /* Optional number (integer or real) > 0 (or >= 0 when zero_ok); *have says if present. */
 static int get_num(const ld *c, const json_t *obj, const char *base, const char *key, int zero_ok,
                    double *out, int *have)
@@ -328,18 +345,11 @@ static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
         return rc;
     wr_opts_default(o, al->t_step);
     if ((rc = get_num(c, a, "algorithm", "tol", 0, &o->tol, &have))) return rc;
-    json_t *v = json_object_get(a, "max_iter");
-    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000))
-        return fail(c, "algorithm.max_iter", "expected an integer 1..1000000");
-    if (v) o->max_iter = (int)json_integer_value(v);
-    v = json_object_get(a, "n_sub");
-    if (v &&
-        (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > WR_MAX_SUB))
-        return fail(c, "algorithm.n_sub",
-                    "expected an integer 1..%d (sub-points per step, the "
-                    "degree of the input polynomials)",
-                    WR_MAX_SUB);
-    if (v) o->n_sub = (int)json_integer_value(v);
+    if ((rc = get_int(c, a, "algorithm", "max_iter", 1, 1000000, NULL, &o->max_iter)) ||
+        (rc = get_int(c, a, "algorithm", "n_sub", 1, WR_MAX_SUB,
+                      "sub-points per step, the degree of the input polynomials", &o->n_sub)))
+        return rc;
+    json_t *v;
     static const char *const norms[] = {"max", "2", "max-relative", "2-relative"};
     v = json_object_get(a, "norm");
     if (v) {
@@ -387,18 +397,11 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
         return rc;
     semi_opts_default(o, al->t_step);
     if ((rc = get_num(c, a, "algorithm", "tol", 0, &o->tol, &have))) return rc;
-    json_t *v = json_object_get(a, "max_iter");
-    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000))
-        return fail(c, "algorithm.max_iter", "expected an integer 1..1000000");
-    if (v) o->max_iter = (int)json_integer_value(v);
-    v = json_object_get(a, "n_sub");
-    if (v &&
-        (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > SEMI_MAX_SUB))
-        return fail(c, "algorithm.n_sub",
-                    "expected an integer 1..%d (internal steps per macro "
-                    "step; the last one is redone)",
-                    SEMI_MAX_SUB);
-    if (v) o->n_sub = (int)json_integer_value(v);
+    if ((rc = get_int(c, a, "algorithm", "max_iter", 1, 1000000, NULL, &o->max_iter)) ||
+        (rc = get_int(c, a, "algorithm", "n_sub", 1, SEMI_MAX_SUB,
+                      "internal steps per macro step; the last one is redone", &o->n_sub)))
+        return rc;
+    json_t *v;
     v = json_object_get(a, "iteration");
     if (v) {
         const char *it = json_is_string(v) ? json_string_value(v) : "";
