@@ -349,9 +349,8 @@ static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
         (rc = get_int(c, a, "algorithm", "n_sub", 1, WR_MAX_SUB,
                       "sub-points per step, the degree of the input polynomials", &o->n_sub)))
         return rc;
-    json_t *v;
     static const char *const norms[] = {"max", "2", "max-relative", "2-relative"};
-    v = json_object_get(a, "norm");
+    json_t *v = json_object_get(a, "norm");
     if (v) {
         size_t i = 0;
         while (i < 4 && !(json_is_string(v) && strcmp(json_string_value(v), norms[i]) == 0))
@@ -401,8 +400,7 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
         (rc = get_int(c, a, "algorithm", "n_sub", 1, SEMI_MAX_SUB,
                       "internal steps per macro step; the last one is redone", &o->n_sub)))
         return rc;
-    json_t *v;
-    v = json_object_get(a, "iteration");
+    json_t *v = json_object_get(a, "iteration");
     if (v) {
         const char *it = json_is_string(v) ? json_string_value(v) : "";
         if (!strcmp(it, "fixed-point"))
