@@ -12,3 +12,4 @@ houses_fmu_test_LIBS := fmu algo
 $(O)/tests/unit/houses_fmu_test: $(FMU_DIR)/house_cs.fmu $(FMU_DIR)/house_me.fmu \
                                  $(FMU_DIR)/environment_cs.fmu
 INTEG_SCRIPTS += tests/integration/houses_test.sh
+BENCH_SCRIPTS += tests/bench/houses_bench.sh

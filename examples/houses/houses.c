@@ -252,7 +252,21 @@ static double interp(const res_table *t, long c, double x, size_t *hint)
     return t->cols[c][i] + w * (t->cols[c][i + 1] - t->cols[c][i]);
 }
 
-static int compare(const char *dir, const house *hs, size_t n, const res_table *ref)
+/* What a compared run leaves for the plot of every run together: its average temperature on
+ * the reference's grid and its market table (owned; run_view_fini). */
+typedef struct run_view {
+    const char *dir;
+    double *avg;
+    res_table *mk;
+} run_view;
+
+static void run_view_fini(run_view *v)
+{
+    free(v->avg);
+    res_table_free(v->mk);
+}
+
+static int compare(const char *dir, const house *hs, size_t n, const res_table *ref, run_view *view)
 {
     char p[4096], err[512];
     res_table *mk = NULL;
@@ -373,11 +387,65 @@ out:
     for (size_t i = 0; ht && i < n; i++)
         res_table_free(ht[i]);
     free(ht);
+    if (!rc) { /* the view takes the average and the market table */
+        *view = (run_view){.dir = dir, .avg = avg, .mk = mk};
+        avg = NULL;
+        mk = NULL;
+    }
     res_table_free(mk);
     free(avg);
     free(dT);
     free(dp);
     free(rp);
+    return rc;
+}
+
+/* "<output>/houses.svg": the reference and every run, average temperature and price. */
+static int plot_all(const fedfile *ff, const res_table *ref, const run_view *v, size_t nv)
+{
+    plot_series *s = calloc(2 * nv + 2, sizeof *s);
+    if (!s) return 1;
+    size_t k = 0;
+    s[k++] = (plot_series){.label = "reference",
+                           .t = ref->cols[0],
+                           .y = ref->cols[1],
+                           .n = ref->n_rows,
+                           .color = "#000000",
+                           .dashed = 1};
+    s[k++] = (plot_series){.label = "reference",
+                           .t = ref->cols[0],
+                           .y = ref->cols[2],
+                           .n = ref->n_rows,
+                           .panel = 1,
+                           .color = "#000000",
+                           .dashed = 1};
+    for (size_t i = 0; i < nv; i++) {
+        s[k++] = (plot_series){.label = v[i].dir,
+                               .t = ref->cols[0],
+                               .y = v[i].avg,
+                               .n = ref->n_rows,
+                               .color = plot_color(i)};
+        s[k++] = (plot_series){.label = v[i].dir,
+                               .t = v[i].mk->cols[0],
+                               .y = v[i].mk->cols[1],
+                               .n = v[i].mk->n_rows,
+                               .panel = 1,
+                               .color = plot_color(i)};
+    }
+    const char *titles[] = {"average inside temperature", "price"};
+    const char *ylabels[] = {"degC", "per kWh"};
+    plot_opts po = {.title = ff->federation,
+                    .n_panels = 2,
+                    .panel_titles = titles,
+                    .panel_ylabels = ylabels};
+    char p[4096], err[PLOT_ERRLEN];
+    snprintf(p, sizeof p, "%s/houses.svg", ff->output);
+    int rc = plot_svg_file(p, &po, s, k, err, sizeof err) == PLOT_OK ? 0 : 1;
+    if (rc)
+        fprintf(stderr, "tempo-example-houses: %s\n", err);
+    else
+        printf("%s: plot of every run %s\n", ff->federation, p);
+    free(s);
     return rc;
 }
 
@@ -430,8 +498,15 @@ int main(int argc, char **argv)
             printf("%s: reference %s (%zu houses, exact)\n", ff->federation, path, n);
         }
     }
+    run_view *views = calloc((size_t)argc, sizeof *views);
+    size_t nv = 0;
+    if (!views) rc = 1;
     for (int i = 2; !rc && i < argc; i++)
-        if (compare(argv[i], hs, n, &ref) != 0) rc = 1;
+        if (compare(argv[i], hs, n, &ref, &views[nv++]) != 0) rc = 1;
+    if (!rc && nv) rc = plot_all(ff, &ref, views, nv);
+    for (size_t i = 0; views && i < nv; i++)
+        run_view_fini(&views[i]);
+    free(views);
     for (int c = 0; c < 3; c++)
         free(ref.cols[c]);
     free(hs);

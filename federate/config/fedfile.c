@@ -905,8 +905,10 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     }
     if (json_object_get(fo, "program") || json_object_get(fo, "args")) {
         free(fmu);
-        jp_key(p, base, json_object_get(fo, "program") ? "program" : "args");
-        return fail(c, p, "a federate is an \"fmu\" or a \"program\", not both");
+        int prog = json_object_get(fo, "program") != NULL;
+        jp_key(p, base, prog ? "program" : "args");
+        return fail(c, p, prog ? "a federate is an \"fmu\" or a \"program\", not both"
+                               : "applies to a \"program\" federate only");
     }
     fd->fmu = resolve(ff->dir, fmu);
     free(fmu);
