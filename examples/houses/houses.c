@@ -434,10 +434,8 @@ static int plot_all(const fedfile *ff, const res_table *ref, const run_view *v, 
     }
     const char *titles[] = {"average inside temperature", "price"};
     const char *ylabels[] = {"degC", "per kWh"};
-    plot_opts po = {.title = ff->federation,
-                    .n_panels = 2,
-                    .panel_titles = titles,
-                    .panel_ylabels = ylabels};
+    plot_opts po = {
+        .title = ff->federation, .n_panels = 2, .panel_titles = titles, .panel_ylabels = ylabels};
     char p[4096], err[PLOT_ERRLEN];
     snprintf(p, sizeof p, "%s/houses.svg", ff->output);
     int rc = plot_svg_file(p, &po, s, k, err, sizeof err) == PLOT_OK ? 0 : 1;

@@ -907,8 +907,9 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
         free(fmu);
         int prog = json_object_get(fo, "program") != NULL;
         jp_key(p, base, prog ? "program" : "args");
-        return fail(c, p, prog ? "a federate is an \"fmu\" or a \"program\", not both"
-                               : "applies to a \"program\" federate only");
+        return fail(c, p,
+                    prog ? "a federate is an \"fmu\" or a \"program\", not both"
+                         : "applies to a \"program\" federate only");
     }
     fd->fmu = resolve(ff->dir, fmu);
     free(fmu);
