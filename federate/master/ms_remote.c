@@ -34,6 +34,7 @@ typedef struct rslave {
     int status; /* first non-OK status since the last collect */
     int lost;   /* resigned or the connection failed: every later operation fails */
     int joined;
+    tp_fed fed;            /* its federate handle (the join callback), 0 before */
     struct timespec heard; /* when this slave last replied, or its wait began (reply timeout) */
     char err[700];
     port_slave_info info;
@@ -181,7 +182,7 @@ static void on_joined(void *ctx, tp_fed fed, const char *name)
 {
     ms_link *L = ctx;
     rslave *s = by_name(L, name);
-    if (s && !s->joined) s->joined = 1, L->joined++;
+    if (s && !s->joined) s->joined = 1, s->fed = fed, L->joined++;
 }
 
 static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
@@ -409,11 +410,48 @@ static const port_slave_ops remote_ops = {
 
 /* ---- the instant ------------------------------------------------------------------------- */
 
+/* The grant of t has not come within the reply timeout: lose the slave that holds it back.
+ * The RTI's time status names it: the root of the master's GALT when that is a slave, else
+ * a slave that has no request pending (granted, and not asking to go on: stopped or hung);
+ * with neither, every slave (the report then says the grant did not come). */
+static void grant_timeout(ms_link *L, int available, tp_time t)
+{
+    tp_time_status st[64];
+    size_t n = 0, cap = sizeof st / sizeof st[0];
+    char why[300];
+    snprintf(why, sizeof why,
+             "no grant of %s(%.9g s) for %d ms (reply timeout): the slave does not advance "
+             "(stopped or hung?)",
+             available ? "TARA" : "TAR", (double)t * L->ff->resolution, L->reply_timeout_ms);
+    rslave *culprit = NULL;
+    if (tp_query_time_status(L->tp, st, cap, &n) == TP_OK) {
+        n = n < cap ? n : cap;
+        for (size_t k = 0; k < n && !culprit; k++) { /* the master: the one not a slave */
+            int slave = 0;
+            for (size_t i = 0; i < L->n; i++)
+                slave |= L->s[i].fed == st[k].federate;
+            for (size_t i = 0; !slave && i < L->n; i++)
+                if (L->s[i].fed && L->s[i].fed == st[k].galt_root) culprit = &L->s[i];
+        }
+        for (size_t k = 0; k < n && !culprit; k++)
+            for (size_t i = 0; i < L->n; i++)
+                if (L->s[i].fed == st[k].federate && st[k].pending == TP_REQ_NONE)
+                    culprit = &L->s[i];
+    }
+    for (size_t i = 0; i < L->n; i++)
+        if (!culprit || culprit == &L->s[i]) lose(&L->s[i], why);
+}
+
 static int advance(ms_link *L, int available, tp_time t)
 {
     int rc =
         available ? tp_time_advance_request_available(L->tp, t) : tp_time_advance_request(L->tp, t);
-    if (rc == TP_OK) rc = tp_wait_grant(L->tp, NULL, -1);
+    if (rc == TP_OK)
+        rc = tp_wait_grant(L->tp, NULL, L->reply_timeout_ms > 0 ? L->reply_timeout_ms : -1);
+    if (rc == TP_TIMEOUT) {
+        grant_timeout(L, available, t);
+        return PORT_ELOST;
+    }
     if (rc != TP_OK) {
         char why[400];
         snprintf(why, sizeof why, "%s(%.9g s) failed: %s: %s", available ? "TARA" : "TAR",

@@ -204,23 +204,24 @@ if [ "$rc" -eq 0 ] && [ -n "$log" ] && [ "$nrow" -gt 40 ] && [ "$nnote" -eq "$nr
   [ "$(grep -c 'what=wr.accept' "$dir/notes.txt")" -eq 20 ]; then ok; else
   ko "notes in the log: status $rc, log '$log', $nrow rows, $nnote notes: $first $(head -c 300 "$dir/notes.err" "$dir/wlog.err")"; fi
 
-# 2e. A slave that hangs without dying (SIGSTOP): the reply timeout (the file's
-#     algorithm.reply_timeout, 1 s) stops the master with a report naming the slave; the other
-#     slave stops because the master left; the stopped one, continued, stops the same way.
-sed -e 's|"n_sub": 8 }|"n_sub": 8, "reply_timeout": 1 }|' -e 's|"end": 1,|"end": 100000,|' \
-  -e 's|lorenz-wr-me|hang|' "$dir/wr-me.json" >"$dir/hang.json"
+# 2e. A slave that hangs without dying (SIGSTOP; master-jacobi, Lotka-Volterra): the reply
+#     timeout (the file's algorithm.reply_timeout, 1 s) stops the master with a report naming
+#     the slave; the other slave stops because the master left; the stopped one, continued,
+#     stops the same way.
+lv "$dir/hang.json" hang '{ "method": "master-jacobi", "end": 20000, "step": 0.5, "reply_timeout": 1 }'
+
 start_rti
-timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name x --rti "$addr" --output "$dir/hang" >"$dir/hx.out" 2>&1 &
+timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name predator --rti "$addr" >"$dir/hx.out" 2>&1 &
 s1=$!
-timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name yz --rti "$addr" --output "$dir/hang" >"$dir/hyz.out" 2>&1 &
+timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name prey --rti "$addr" >"$dir/hyz.out" 2>&1 &
 s2=$!
 timeout 60 bin/tempo-master --federation "$dir/hang.json" --rti "$addr" >"$dir/hm.out" 2>&1 &
 mpid=$!
 pids="$pids $s1 $s2 $mpid"
 victim=
 for _ in $(seq 200); do
-  victim=$(pgrep -f -- "--federation $dir/hang.json --name yz" | grep -v "^$s2\$" | head -n 1)
-  [ -n "$victim" ] && [ "$(wc -l <"$dir/hang/yz.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
+  victim=$(pgrep -f -- "--federation $dir/hang.json --name prey" | grep -v "^$s2\$" | head -n 1)
+  [ -n "$victim" ] && [ "$(wc -l <"$dir/out-hang/prey.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
   sleep 0.05
 done
 [ -n "$victim" ] && kill -STOP "$victim"
@@ -231,11 +232,11 @@ waited=$((($(date +%s%N) - stopped) / 1000000))
 wait "$s1"; r1=$?
 wait "$s2"; r2=$?
 if [ -n "$victim" ] && [ "$rm_" -eq 1 ] &&
-  grep -q "slave yz lost: no reply for [0-9]* ms (reply timeout 1000 ms) to " "$dir/hm.out" &&
+  grep -qE "slave prey lost: no (reply for [0-9]* ms \(reply timeout 1000 ms\) to |grant of TARA?\([0-9.e+-]* s\) for 1000 ms)" "$dir/hm.out" &&
   [ "$waited" -ge 900 ] && [ "$waited" -lt 20000 ] &&
   [ "$r1" -eq 1 ] && grep -q 'the master left before the end' "$dir/hx.out" &&
   [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/hyz.out"; then ok; else
-  ko "hung slave: victim '$victim' master $rm_ after ${waited} ms, x $r1, yz $r2: $(head -c 900 "$dir/hm.out" "$dir/hx.out" "$dir/hyz.out")"; fi
+  ko "hung slave: victim '$victim' master $rm_ after ${waited} ms, predator $r1, prey $r2: $(head -c 900 "$dir/hm.out" "$dir/hx.out" "$dir/hyz.out")"; fi
 kill "$rti_pid" 2>/dev/null
 wait "$rti_pid" 2>/dev/null
 if ! still_running "$dir/hang.json"; then ok; else ko "processes left: $(pgrep -af -- "$dir/hang.json")"; fi
