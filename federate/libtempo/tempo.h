@@ -783,6 +783,22 @@ TP_API int tp_query_galt(tp_federate *f, tp_time *galt, int *strict);
  *         federate. Blocks for one round trip; runs no callbacks. @see tp_query_time_status
  */
 TP_API int tp_query_lits(tp_federate *f, tp_time *lits);
+/**
+ * Whether a federate that polls (FQR, or TARA at its own time) makes progress, as the RTI
+ * sees it: a grant that leaves its logical time unchanged with no message delivered since the
+ * previous grant makes none. Two or more such grants in a row with no request pending mean it
+ * waits as surely as a pending request would (doc/time.md, "Stalls under polling").
+ * @param who the federate asked about; 0 = this federate.
+ * @param polls not NULL: its last grants in a row without progress (0: its last grant
+ *        progressed).
+ * @param waits_for may be NULL; when *polls >= 2 and it has no request pending: the first
+ *        federate it waits for, one with no request pending that has neither sent nor
+ *        requested anything since the stall began (0 when none is idle: all act or wait);
+ *        0 otherwise.
+ * @return as tp_query_time_status; TP_EINVAL (polls NULL); TP_EHANDLE when the RTI's answer
+ *         has no record for @p who. Blocks for one round trip; runs no callbacks.
+ */
+TP_API int tp_query_stall(tp_federate *f, tp_fed who, unsigned *polls, tp_fed *waits_for);
 
 /**
  * Time advance request TAR(@p t): TSO messages with ts ≤ t are delivered, then `grant`(t)
