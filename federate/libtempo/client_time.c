@@ -104,6 +104,26 @@ void tpi_on_regulation_enabled(tp_federate *f, tp_time t)
     promise(f);
 }
 
+void tpi_on_regulation_bound(tp_federate *f, tp_time bound, int strict)
+{
+    if (f->regulation != TPI_ON) return;
+    bound_pair b = bound_max(promised(f), bound_make(bound, strict != 0));
+    f->promised = b.t;
+    f->promised_strict = b.strict;
+}
+
+int tp_query_send_bound(tp_federate *f, tp_time *bound, int *strict)
+{
+    if (!f || !bound) return tpi_fail(f, TP_EINVAL, "tp_query_send_bound: NULL argument");
+    if (f->regulation != TPI_ON)
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_query_send_bound: federate \"%s\" is not regulating (yet)", f->name);
+    bound_pair b = bound_max(table_bound(f), promised(f));
+    *bound = b.t;
+    if (strict) *strict = b.strict;
+    return TP_OK;
+}
+
 void tpi_on_constrained_enabled(tp_federate *f, tp_time t)
 {
     f->constrained = TPI_ON;

@@ -112,7 +112,8 @@ enum wire_type {
     WIRE_ACHIEVE_SYNC = 33,        /* C→R req, str0=label */
     WIRE_FEDERATION_SYNCED = 34,   /* R→C str0=label */
     WIRE_ENABLE_REGULATION = 35,   /* C→R req, time2=lookahead (ticks, >= 0) */
-    WIRE_REGULATION_ENABLED = 36,  /* R→C time=federate's logical time */
+    WIRE_REGULATION_ENABLED = 36,  /* R→C time=federate's logical time, time2=its send bound
+                                      (ticks), code=1 when that bound is strict */
     WIRE_DISABLE_REGULATION = 37,  /* C→R req */
     WIRE_ENABLE_CONSTRAINED = 38,  /* C→R req */
     WIRE_CONSTRAINED_ENABLED = 39, /* R→C time=federate's logical time */

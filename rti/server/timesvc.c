@@ -178,6 +178,13 @@ static void sink(void *ctx, const tm_decision *d)
              d->reason);
         wire_msg_init(&m, WIRE_REGULATION_ENABLED);
         m.time = d->time;
+        /* the bound it starts with: above T + L when others were promised more (a late
+         * regulator); the library checks its sends against it */
+        tm_status rs;
+        if (tm_query(fx->tm, d->fed, &rs, NULL, 0) == TM_OK && rs.regulating) {
+            m.time2 = rs.bound.t;
+            m.code = rs.bound.strict ? 1u : 0u;
+        }
         break;
     case TM_D_CON_ENABLED:
         LOGD("tm", f ? f->tag : "?", "constrained enabled at %lld: %s", (long long)d->time,
