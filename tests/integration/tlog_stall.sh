@@ -99,6 +99,7 @@ for r in recs:
 print(later, zero)
 EOF
 read -r later zero < <(python3 "$tmp/later.py" "$tmp/a/all.json")
+echo "A: $later waits of the consumer granted on another federate's frame, $zero of them 0 long"
 check "A: waits granted on another frame: some (${later:-0}), none of 0 duration (${zero:-?})" \
   test "${later:-0}" -ge 1 -a "${zero:-1}" = 0
 check "A: one span still pending, marked (got $np, marked $marked)" test "$np" = 1 -a "$marked" = 1
