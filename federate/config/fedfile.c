@@ -1117,6 +1117,7 @@ void fedfile_free(fedfile *ff)
     free(ff->rti_unix);
     free(ff->fom);
     free(ff->output);
+    free(ff->log);
     topo_plan_free(ff->gs_plan);
     free(ff);
 }
@@ -1126,7 +1127,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {"federation", "description", "rti",    "fom",
                                        "resolution", "algorithm",   "solver", "federates",
-                                       "output",     NULL};
+                                       "output",     "log",         NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -1154,7 +1155,13 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     if ((rc = get_str(c, root, "", "output", 0, &s))) return rc;
     ff->output = resolve(ff->dir, s ? s : "results");
     free(s);
+    s = NULL;
     if (!ff->output) return oom(c);
+    /* "log": a folder for the federation log of tempo-run's RTI (doc/run.md, doc/log.md) */
+    if ((rc = get_str(c, root, "", "log", 0, &s))) return rc;
+    if (s && !(ff->log = resolve(ff->dir, s))) rc = oom(c);
+    free(s);
+    if (rc) return rc;
     json_t *fa = json_object_get(root, "federates");
     if (!fa || !json_is_array(fa) || json_array_size(fa) == 0)
         return fail(c, "federates", "expected a non-empty array of federates%s",

@@ -165,6 +165,7 @@ typedef struct fedfile {
     size_t n_feds;
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
+    char *log;          /* "log": folder of tempo-run's federation log (resolved), or NULL */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
 } fedfile;
 
