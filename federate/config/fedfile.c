@@ -576,6 +576,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "iteration",
                                        "jacobian",
                                        "defect-control",
+                                       "solver",
                                        NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
@@ -638,6 +639,10 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
         (rc = refuse_key(c, a, "defect-control", "defect-control")))
         return rc;
+    if (al->kind != FEDFILE_ALG_STRONG &&
+        (rc = refuse_key(c, a, "solver",
+                         "strong; the FMUs' own solver is the top-level \"solver\"")))
+        return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
@@ -671,6 +676,23 @@ static int parse_solver(const ld *c, const json_t *obj, const char *base, fedfil
     if (have) s->atol = d;
     if ((rc = get_num(c, v, p, "max_step", 0, &d, &have))) return rc;
     if (have) s->max_step = d;
+    return FEDFILE_OK;
+}
+
+/* strong: the fixed-step keys, then "solver" (the master's CVODE, the same keys as the FMUs'
+ * "solver") over strong_opts_default. doc/federation.md, doc/algorithms/strong-coupling.md. */
+int fedfile_parse_strong(const ld *c, const void *algo, fedfile *ff)
+{
+    int rc = fedfile_parse_fixed(c, algo, ff);
+    if (rc) return rc;
+    fedfile_solver sv = {0};
+    if ((rc = parse_solver(c, algo, "algorithm", &sv))) return rc;
+    strong_opts *o = &ff->algo.strong;
+    strong_opts_default(o, ff->algo.t_step);
+    o->adams = sv.method == FEDFILE_METHOD_ADAMS;
+    if (sv.rtol > 0) o->rtol = sv.rtol;
+    if (sv.atol > 0) o->atol = sv.atol;
+    o->max_step = sv.max_step;
     return FEDFILE_OK;
 }
 

@@ -538,3 +538,19 @@ int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[])
     rc = fmu_me_derivatives(s, dx);
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }
+
+int fmu_step_set_time(fmu_step *s, double t)
+{
+    int rc = states_usable(s, fmu_step_n_states(s), "fmu_step_set_time");
+    if (rc) return rc;
+    if (!isfinite(t) || s->terminated || s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "fmu_step_set_time(%g): %s", t,
+                             !isfinite(t)    ? "not a finite time"
+                             : s->terminated ? "the model has terminated"
+                                             : "a step was discarded: restore a state first");
+    rc = fmu_step_check(s, s->f->fn.SetTime(s->c, t), "fmi2SetTime");
+    if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    s->t = t;
+    fmu_me_mark_restart(s->me, FMU_RESTART_SET);
+    return 0;
+}

@@ -183,6 +183,13 @@ int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
 /** The nx state derivatives at the current time, states and inputs (fmi2GetDerivatives).
  * @return OK; EUSAGE not ME or n != nx; EFMU. */
 int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
+/** Move the model to time t (fmi2SetTime) without integrating, for a master whose own
+ * integrator evaluates the model at times it chooses, not always increasing (strong coupling,
+ * doc/algorithms/strong-coupling.md): ME only. The current time becomes t and the integrator
+ * restarts from the FMU's states at the next step (cause FMU_RESTART_SET).
+ * @return OK; EUSAGE not ME, t not finite, the model has terminated or a step was discarded;
+ *         EFMU. */
+int fmu_step_set_time(fmu_step *s, double t);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);
