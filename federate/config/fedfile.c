@@ -683,8 +683,9 @@ static int parse_solver(const ld *c, const json_t *obj, const char *base, fedfil
  * "solver") over strong_opts_default. doc/federation.md, doc/algorithms/strong-coupling.md. */
 int fedfile_parse_strong(const ld *c, const void *algo, fedfile *ff)
 {
-    int rc = fedfile_parse_fixed(c, algo, ff);
-    if (rc) return rc;
+    int rc = refuse_key(c, algo, "extrapolation",
+                        "the peer methods; strong coupling wires the states themselves");
+    if (rc || (rc = fedfile_parse_fixed(c, algo, ff))) return rc;
     fedfile_solver sv = {0};
     if ((rc = parse_solver(c, algo, "algorithm", &sv))) return rc;
     strong_opts *o = &ff->algo.strong;

@@ -164,6 +164,8 @@ static void test_fedfile(void)
         {"{\"method\": \"strong\", \"end\": 1}", "algorithm.step: missing"},
         {"{\"method\": \"strong\", \"end\": 1, \"step\": 0.1, \"tol\": 1e-6}",
          "algorithm.tol: not used by method \"strong\""},
+        {"{\"method\": \"strong\", \"end\": 1, \"step\": 0.1, \"extrapolation\": 1}",
+         "algorithm.extrapolation: not used by method \"strong\""},
         {"{\"method\": \"wr\", \"end\": 1, \"step\": 0.1, \"solver\": {}}",
          "algorithm.solver: not used by method \"wr\" (only strong"},
     };
