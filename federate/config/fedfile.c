@@ -418,14 +418,18 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
     v = json_object_get(a, "jacobian");
     if (v) {
         const char *j = json_is_string(v) ? json_string_value(v) : "";
-        if (o->iter != SEMI_BROYDEN)
-            return fail(c, "algorithm.jacobian", "only used with \"iteration\": \"broyden\"");
-        if (!strcmp(j, "identity"))
+        if (o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON)
+            return fail(c, "algorithm.jacobian",
+                        "only used with \"iteration\": \"broyden\" or \"newton\"");
+        if (!strcmp(j, "identity") && o->iter == SEMI_BROYDEN)
             o->jac0 = SEMI_JAC0_IDENTITY;
         else if (!strcmp(j, "fd"))
             o->jac0 = SEMI_JAC0_FD;
+        else if (!strcmp(j, "directional"))
+            o->jac0 = SEMI_JAC0_DIRECTIONAL;
         else
-            return fail(c, "algorithm.jacobian", "expected \"identity\" or \"fd\"");
+            return fail(c, "algorithm.jacobian", "expected %s\"fd\" or \"directional\"",
+                        o->iter == SEMI_BROYDEN ? "\"identity\", " : "");
     }
     return FEDFILE_OK;
 }

@@ -271,10 +271,17 @@ static int op_get_derivatives(void *ctx, double *dx)
     rc = fmu_step_get_derivatives(s->fmu, s->nx, dx);
     return rc ? fail_fmu(s, rc, "reading the state derivatives") : PORT_OK;
 }
+/* dy = (dy/du) du at the current time, states and inputs: the FMU's directional derivatives
+ * of the outputs with respect to the inputs (direct feedthrough; semi-implicit Newton). */
 static int op_get_directional(void *ctx, const double *du, double *dy)
 {
-    (void)du, (void)dy;
-    return unsupported(ctx, "directional derivatives");
+    fmu_slave *s = ctx;
+    if (!fmu_step_has_directional(s->fmu) || !s->n_in || !s->n_out)
+        return unsupported(s, "directional derivatives");
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_directional(s->fmu, s->n_out, s->out_vr, s->n_in, s->in_vr, du, dy);
+    return rc ? fail_fmu(s, rc, "reading directional derivatives") : PORT_OK;
 }
 
 static int op_collect(void *ctx)
@@ -355,7 +362,7 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
                  .can_save = fmu_step_can_save(o->fmu),
                  .max_output_deriv = maxd,
                  .has_state_derivs = s->nx > 0,
-                 .has_directional = 0,
+                 .has_directional = fmu_step_has_directional(o->fmu) && o->n_in && o->n_out,
                  .is_me = me,
                  .out_state = s->nx ? s->out_state : NULL},
     };

@@ -415,6 +415,29 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
     return rc;
 }
 
+int fmu_step_has_directional(const fmu_step *s)
+{
+    return s->f->caps->provides_directional_derivative && s->f->fn.GetDirectionalDerivative;
+}
+
+int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueReference unknown[],
+                             size_t n_known, const fmi2ValueReference known[],
+                             const double dv_known[], double dv_unknown[])
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!fmu_step_has_directional(s))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s provides no directional derivatives "
+                             "(providesDirectionalDerivative is false)",
+                             s->f->md->model_name);
+    rc = fmu_step_check(s,
+                        s->f->fn.GetDirectionalDerivative(s->c, unknown, n_unknown, known, n_known,
+                                                          dv_known, dv_unknown),
+                        "fmi2GetDirectionalDerivative");
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
 /* ---- save / restore ------------------------------------------------------------------------ */
 
 int fmu_step_can_save(const fmu_step *s)

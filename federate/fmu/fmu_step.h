@@ -148,6 +148,16 @@ int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr);
 int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference vr[], int order,
                                double out[]);
 
+/** True when the FMU provides directional derivatives (providesDirectionalDerivative). */
+int fmu_step_has_directional(const fmu_step *s);
+/** Directional derivatives at the current time, states and inputs
+ * (fmi2GetDirectionalDerivative): dv_unknown = (d unknown / d known) dv_known, for n_unknown
+ * outputs (or derivatives) and n_known inputs (or states) given by value reference.
+ * @return OK; EUSAGE the FMU does not provide them; EFMU. */
+int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueReference unknown[],
+                             size_t n_known, const fmi2ValueReference known[],
+                             const double dv_known[], double dv_unknown[]);
+
 /** True when save/restore work (the FMU has canGetAndSetFMUstate). */
 int fmu_step_can_save(const fmu_step *s);
 /**
