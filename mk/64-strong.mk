@@ -13,3 +13,6 @@ $(O)/tests/unit/strong_fmu_test: build/fmus/lorenz_me.fmu build/fmus/lorenz_x_me
   build/fmus/lorenz_yz_me.fmu build/fmus/lorenz_yz_cs.fmu build/fmus/lv_me.fmu \
   build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu build/fmus/vanderpol_me.fmu \
   build/fmus/vdp_x_me.fmu build/fmus/vdp_y_me.fmu
+# make bench: RHS rounds per second over 2 and 8 slaves beside the RO round trip.
+BENCHES += tests/bench/strong_bench
+strong_bench_LIBS := client proto fom
