@@ -4,18 +4,19 @@
  * doc/algorithms/strong-coupling.md.
  *
  * The states of every slave form one vector x (sum n_state values, slave by slave). CVODE
- * integrates x' = f(t, x) (eq. 5.18) where one evaluation of f is two rounds over the port:
- *   1. every slave j: set_states(t, x_j), get_outputs(y_j)            (sync)
- *   2. every slave j: set_inputs(u_j = A y, held), get_derivatives(x_j')  (sync)
- * Round 1 is our addition: Algorithm 4 feeds the states themselves to the inputs ("Update
- * Inputs" from y, the state vector), which holds when every wired output is a state; reading
- * the outputs is right for any output map. The RHS time is a payload (set_states' t), not a
- * time stamp (erratum E4 of the thesis: CVODE evaluates at non-monotonic t); the instant stays
- * the output time T_n+1 being integrated to, and CVODE stops exactly there (tstop), so it
- * never evaluates beyond the instant it is working in.
+ * integrates x' = f(t, x) (eq. 5.18) where one evaluation of f is one round over the port,
+ * Algorithm 4's Update States / Update Inputs / Send Derivatives:
+ *   every slave j: set_states(t, x_j), set_inputs(u_j = A y, held), get_derivatives(x_j')  (sync)
+ * with the wired outputs read from x itself, which holds when every wired output is a state
+ * (info.out_state). Otherwise the outputs are read at x first, a round of set_states +
+ * get_outputs before it (our addition: right for any output map). The RHS time is a payload
+ * (set_states' t), not a time stamp (erratum E4 of the thesis: CVODE evaluates at
+ * non-monotonic t); the instant stays the output time T_n+1 being integrated to, and CVODE
+ * stops exactly there (tstop), so it never evaluates beyond the instant it is working in.
  *
- * At each output time T_n+1 = T_n + step the slaves receive the states at T_n+1 and record
- * them (Algorithm 4's Send States / End Iteration). No allocation after set-up.
+ * At the start and at each output time T_n+1 = T_n + step the slaves receive the states and the
+ * inputs wired from them and record their row (Algorithm 4's Send States / End Iteration).
+ * Messages are counted as eq. 5.19 has them (strong.h). No allocation after set-up.
  */
 #include "algorithms/strong.h"
 
