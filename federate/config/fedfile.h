@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "algorithms/exchange.h"
+#include "algorithms/hybrid.h"
 #include "algorithms/port.h"
 #include "algorithms/semi.h"
 #include "algorithms/topology.h"
@@ -46,6 +47,8 @@ typedef enum fedfile_alg {
                                      (doc/master.md; fedfile_master.h) */
     FEDFILE_ALG_SEMI,             /* "semi-implicit": quasi-Newton coupling, master-slave
                                      (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
+    FEDFILE_ALG_HYBRID,           /* "hybrid": events, rewind, step-size control, master-slave
+                                     (§5.5, Alg. 5; doc/algorithms/hybrid.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -142,6 +145,12 @@ typedef struct fedfile_algo {
                           n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
     semi_opts semi;    /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
                           jac0, n_sub), defaults from semi_opts_default; else zero */
+
+    /* hybrid only (else zero): algorithm.hybrid in ticks, defaults from hybrid_opts_default,
+     * and the "Class.attribute" outputs listed as discrete-valued (hy_n_discrete strings) */
+    hybrid_opts hybrid;
+    char **hy_discrete;
+    size_t hy_n_discrete;
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

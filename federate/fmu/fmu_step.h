@@ -14,6 +14,8 @@
 enum {
     FMU_STEP_OK = 0,
     FMU_STEP_TERMINATED = 1, /* the model asked to stop; the time reached is reported */
+    FMU_STEP_EVENT = 2,      /* ME with fmu_step_set_event_stop: the step stopped at its first
+                                event, handled; the time reached is the event's */
     FMU_STEP_EDISCARD = -1,  /* recoverable: the FMU or solver refused the step; restore a
                                 saved state (fmu_step_restore) before stepping again */
     FMU_STEP_EUSAGE = -2,    /* bad argument or call order; nothing was changed */
@@ -183,6 +185,15 @@ int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
 /** The nx state derivatives at the current time, states and inputs (fmi2GetDerivatives).
  * @return OK; EUSAGE not ME or n != nx; EFMU. */
 int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
+
+/**
+ * Make every following step of an ME FMU stop at its first event (state event located by
+ * CVODE root finding, time event or step event), after the event iteration: fmu_step_do then
+ * returns FMU_STEP_EVENT and t_reached is the event's time, from which the next step goes on.
+ * Off at open. For the hybrid master algorithm (doc/algorithms/hybrid.md); CS: no effect.
+ * @param on 1 to stop at events, 0 to integrate through them (the default)
+ */
+void fmu_step_set_event_stop(fmu_step *s, int on);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);

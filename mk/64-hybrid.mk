@@ -1,0 +1,9 @@
+# mk/64-hybrid.mk: the hybrid algorithm with events, rewind and step-size control
+# (algorithms/hybrid.c, doc/algorithms/hybrid.md), its tempo-master entry and its tests.
+# See the Makefile header for the variables this fragment fills in.
+ALGO_SRCS += algorithms/hybrid.c
+MASTER_SRCS += federate/master/master_hybrid.c
+
+UNIT_TESTS += tests/unit/hybrid_test
+hybrid_test_LIBS := algo
+INTEG_SCRIPTS += tests/integration/hybrid_test.sh
