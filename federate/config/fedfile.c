@@ -582,7 +582,9 @@ int fedfile_parse_hybrid(const ld *c, const void *algo, fedfile *ff)
     const json_t *a = algo;
     fedfile_algo *al = &ff->algo;
     int rc = fedfile_parse_fixed(c, algo, ff), have = 0;
-    if (rc) return rc;
+    if (rc || (rc = refuse_key(c, a, "extrapolation",
+                               "the peer methods; hybrid draws its inputs as lines over a step")))
+        return rc;
     hybrid_opts *o = &al->hybrid;
     hybrid_opts_default(o, al->t_step);
     const char *base = "algorithm.hybrid";

@@ -357,8 +357,54 @@ static void test_case(void)
         hybrid_result_fini(&o[i].res);
 }
 
+/* An ME slave in event mode (fmu_slave_set_event_stop): the bouncing ball FMU (h0 1, g 9.81,
+ * e 0.7) stops its steps at the bounces CVODE locates, t_1 = sqrt(2 h0 / g) and
+ * t_{k+1} = t_k + 2 e^k g t_1 / g, each reported with the next whole tick (tick 1e-9 s). */
+static void test_slave_events(void)
+{
+    fmu_step_opts fo = {.kind = FMU_KIND_ME, .rtol = 1e-10, .atol = 1e-12};
+    fmu_step *f = NULL;
+    char err[FMU_ERR_LEN] = "";
+    int rc = fmu_step_open("build/fmus/bouncingball_me.fmu", &fo, &f, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "bouncingball: %s", err);
+    if (rc) return;
+    const fmu_md *md = fmu_step_md(f);
+    fmi2ValueReference vr = md->vars[fmu_md_find(md, "h")].vr;
+    fmu_slave_opts so = {.name = "ball", .fmu = f, .n_out = 1, .out_vr = &vr, .tick = 1e-9};
+    fmu_slave *s = NULL;
+    port_slave ps;
+    CHECK_INT_EQ(fmu_slave_new(&so, &s, &ps), PORT_OK);
+    fmu_slave_set_event_stop(s, 1);
+    double t1 = sqrt(2 / 9.81), v = 9.81 * t1, tk = t1, y = 0;
+    int64_t end = 2000000000; /* 2 s in ticks */
+    int found = 0;
+    for (int k = 0; k < 4; k++) {
+        port_step_result res = {0};
+        ps.ops->step(ps.ctx, end, 1, &y, &res);
+        int st = ps.ops->collect(ps.ctx);
+        CHECK(st == PORT_EVENT && res.event == 1, "bounce %d: status %d event %d", k, st,
+              res.event);
+        double t = (double)res.t_reached * 1e-9;
+        CHECK(t >= tk - 1e-9 && t - tk <= 1e-9 + 2e-9, "bounce %d at %.12f s, analytic %.12f", k, t,
+              tk);
+        CHECK(fabs(y) < 1e-6, "height %g at the bounce", y);
+        found += st == PORT_EVENT;
+        v *= 0.7;
+        tk += 2 * v / 9.81;
+    }
+    CHECK_INT_EQ(found, 4);
+    fmu_slave_set_event_stop(s, 0); /* off: through the bounces to the end */
+    port_step_result res = {0};
+    ps.ops->step(ps.ctx, end, 1, &y, &res);
+    CHECK(ps.ops->collect(ps.ctx) == PORT_OK && res.t_reached == end && !res.event,
+          "event stop off");
+    fmu_slave_free(s);
+    fmu_step_close(f);
+}
+
 int main(void)
 {
+    test_slave_events();
     test_case();
     return check_summary();
 }
