@@ -397,5 +397,5 @@ int64_t fmu_slave_time(const fmu_slave *s)
 
 void fmu_slave_set_event_stop(fmu_slave *s, int on)
 {
-    if (fmu_step_kind(s->fmu) == FMU_KIND_ME) fmu_step_set_event_stop(s->fmu, on);
+    fmu_step_set_event_stop(s->fmu, on);
 }

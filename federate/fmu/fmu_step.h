@@ -14,7 +14,7 @@
 enum {
     FMU_STEP_OK = 0,
     FMU_STEP_TERMINATED = 1, /* the model asked to stop; the time reached is reported */
-    FMU_STEP_EVENT = 2,      /* ME with fmu_step_set_event_stop: the step stopped at its first
+    FMU_STEP_EVENT = 2,      /* with fmu_step_set_event_stop: the step stopped at its first
                                 event, handled; the time reached is the event's */
     FMU_STEP_EDISCARD = -1,  /* recoverable: the FMU or solver refused the step; restore a
                                 saved state (fmu_step_restore) before stepping again */
@@ -187,10 +187,13 @@ int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
 int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
 
 /**
- * Make every following step of an ME FMU stop at its first event (state event located by
- * CVODE root finding, time event or step event), after the event iteration: fmu_step_do then
- * returns FMU_STEP_EVENT and t_reached is the event's time, from which the next step goes on.
- * Off at open. For the hybrid master algorithm (doc/algorithms/hybrid.md); CS: no effect.
+ * Make every following step stop at its first event. ME: a state event located by CVODE root
+ * finding, a time event or a step event, after the event iteration. CS: fmi2DoStep returning
+ * fmi2Discard with fmi2LastSuccessfulTime inside the step (and the model not terminated) is
+ * read as an early return at a handled event (FMI 3's semantics; only for FMUs that document
+ * it), not as a refused step. Either way fmu_step_do returns FMU_STEP_EVENT and t_reached is
+ * the event's time, from which the next step goes on. Off at open. For the hybrid master
+ * algorithm (doc/algorithms/hybrid.md).
  * @param on 1 to stop at events, 0 to integrate through them (the default)
  */
 void fmu_step_set_event_stop(fmu_step *s, int on);

@@ -2,9 +2,10 @@
 # The hybrid method end to end (doc/algorithms/hybrid.md): the bouncing ball on stairs
 # (examples/bball_hybrid.json, shortened to 3 s) run in one process (tempo-master --local) and
 # distributed (tempo-rti with a federation log, two tempo-fmu slaves and tempo-master as
-# separate processes) gives byte-identical CSVs, the master's notes included; the federation
-# log shows every federate's granted logical time never going back, and the master's
-# instants strictly increasing although the algorithm rewinds its slaves at every event.
+# separate processes; and under tempo-run) gives byte-identical CSVs, the master's notes
+# included; the federation log shows every federate's granted logical time never going back,
+# and the master's instants strictly increasing although the algorithm rewinds its slaves at
+# every event.
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -58,6 +59,14 @@ if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$same" -eq 1 ]; 
 # The same number of events both ways (the summary lines agree).
 if grep -q " $events events" "$dir/m.out"; then ok; else
   ko "events: local $events, distributed: $(head -c 300 "$dir/m.out")"; fi
+
+# 2b. tempo-run (RTI, slaves and master started from the file) gives the same bits.
+timeout 120 bin/tempo-run "$dir/f.json" --quiet --output "$dir/run" >"$dir/r.out" 2>"$dir/r.err"
+rc=$?
+same=1
+for f in ball steps master; do cmp -s "$dir/local/$f.csv" "$dir/run/$f.csv" || same=0; done
+if [ "$rc" -eq 0 ] && [ "$same" -eq 1 ]; then ok; else
+  ko "tempo-run: status $rc, same CSVs $same: $(head -c 600 "$dir/r.err")"; fi
 
 # 3. Logical time from the federation log: per federate, every grant at or after the previous
 # one; the master's TARA grants (one per instant) strictly increasing.

@@ -357,16 +357,27 @@ static void test_case(void)
         hybrid_result_fini(&o[i].res);
 }
 
-/* An ME slave in event mode (fmu_slave_set_event_stop): the bouncing ball FMU (h0 1, g 9.81,
- * e 0.7) stops its steps at the bounces CVODE locates, t_1 = sqrt(2 h0 / g) and
- * t_{k+1} = t_k + 2 e^k g t_1 / g, each reported with the next whole tick (tick 1e-9 s). */
-static void test_slave_events(void)
+/* A slave in event mode (fmu_slave_set_event_stop) over the bouncing ball FMU (h0 1, g 9.81,
+ * e 0.7): ME, whose CVODE locates the bounces, and CS with its early return (parameter
+ * early_return: fmi2DoStep ends at each bounce). Each step stops at the next bounce,
+ *     t_1 = sqrt(2 h0 / g),  t_{k+1} = t_k + 2 e^k g t_1 / g,
+ * reported with the next whole tick (tick 1e-9 s); then the hybrid master over that one slave
+ * commits each bounce within delta (1 ms) after it. */
+static void slave_events(fmu_kind kind)
 {
-    fmu_step_opts fo = {.kind = FMU_KIND_ME, .rtol = 1e-10, .atol = 1e-12};
+    const char *path =
+        kind == FMU_KIND_ME ? "build/fmus/bouncingball_me.fmu" : "build/fmus/bouncingball_cs.fmu";
+    static const char *const pn[] = {"early_return"}, *const pv[] = {"1"};
+    fmu_step_opts fo = {.kind = kind,
+                        .rtol = 1e-10,
+                        .atol = 1e-12,
+                        .n_params = kind == FMU_KIND_CS,
+                        .param_names = pn,
+                        .param_values = pv};
     fmu_step *f = NULL;
     char err[FMU_ERR_LEN] = "";
-    int rc = fmu_step_open("build/fmus/bouncingball_me.fmu", &fo, &f, err, sizeof err);
-    CHECK(rc == FMU_STEP_OK, "bouncingball: %s", err);
+    int rc = fmu_step_open(path, &fo, &f, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "%s: %s", path, err);
     if (rc) return;
     const fmu_md *md = fmu_step_md(f);
     fmi2ValueReference vr = md->vars[fmu_md_find(md, "h")].vr;
@@ -375,36 +386,72 @@ static void test_slave_events(void)
     port_slave ps;
     CHECK_INT_EQ(fmu_slave_new(&so, &s, &ps), PORT_OK);
     fmu_slave_set_event_stop(s, 1);
-    double t1 = sqrt(2 / 9.81), v = 9.81 * t1, tk = t1, y = 0;
+    ps.ops->save(ps.ctx, 1); /* the start, for the hybrid run below */
+    double t1 = sqrt(2 / 9.81), v = 9.81 * t1, tk = t1, y = 0, ta[4];
     int64_t end = 2000000000; /* 2 s in ticks */
     int found = 0;
     for (int k = 0; k < 4; k++) {
         port_step_result res = {0};
         ps.ops->step(ps.ctx, end, 1, &y, &res);
         int st = ps.ops->collect(ps.ctx);
-        CHECK(st == PORT_EVENT && res.event == 1, "bounce %d: status %d event %d", k, st,
-              res.event);
+        CHECK(st == PORT_EVENT && res.event == 1, "%s bounce %d: status %d event %d: %s", path, k,
+              st, res.event, fmu_slave_errmsg(s));
         double t = (double)res.t_reached * 1e-9;
-        CHECK(t >= tk - 1e-9 && t - tk <= 1e-9 + 2e-9, "bounce %d at %.12f s, analytic %.12f", k, t,
-              tk);
+        CHECK(t >= tk - 1e-9 && t - tk <= 3e-9, "%s bounce %d at %.12f s, analytic %.12f", path, k,
+              t, tk);
         CHECK(fabs(y) < 1e-6, "height %g at the bounce", y);
         found += st == PORT_EVENT;
+        ta[k] = tk;
         v *= 0.7;
         tk += 2 * v / 9.81;
     }
     CHECK_INT_EQ(found, 4);
-    fmu_slave_set_event_stop(s, 0); /* off: through the bounces to the end */
-    port_step_result res = {0};
-    ps.ops->step(ps.ctx, end, 1, &y, &res);
-    CHECK(ps.ops->collect(ps.ctx) == PORT_OK && res.t_reached == end && !res.event,
-          "event stop off");
+    /* the hybrid master over this one slave, from the start again */
+    ps.ops->restore(ps.ctx, 1);
+    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = &ps,
+                     .n_slaves = 1,
+                     .tick = 1e-9,
+                     .t_start = 0,
+                     .t_end = end};
+    hybrid_opts o;
+    hybrid_opts_default(&o, 10000000); /* H_0 10 ms, H_min = delta = 0.1 ms */
+    o.delta = o.h_min = 1000000;       /* 1 ms */
+    o.tol_d = 1e-3;
+    hybrid_result r;
+    char e2[512];
+    int st = hybrid_run(&m, NULL, NULL, &o, &r, e2, sizeof e2);
+    CHECK(st == PORT_OK, "%s: hybrid: %s", path, e2);
+    CHECK(r.n_events == 4, "%s: %zu events", path, r.n_events);
+    for (size_t k = 0; k < r.n_events && k < 4; k++) {
+        double tc = (double)r.events[k].t_commit * 1e-9;
+        CHECK(tc >= ta[k] - 1e-9 && tc - ta[k] <= 1e-3 + 1e-9, "%s: bounce %zu committed at %.9f",
+              path, k, tc);
+    }
+    printf("  %s: bounces stopped at within 3 ns; hybrid: %zu events, %zu steps\n", path,
+           r.n_events, r.n_steps);
+    hybrid_result_fini(&r);
     fmu_slave_free(s);
     fmu_step_close(f);
 }
 
+static void test_slave_events_me(void)
+{
+    slave_events(FMU_KIND_ME);
+}
+
+static void test_slave_events_cs(void)
+{
+    slave_events(FMU_KIND_CS);
+}
+
 int main(void)
 {
-    test_slave_events();
+    test_slave_events_me();
+    test_slave_events_cs();
     test_case();
     return check_summary();
 }
