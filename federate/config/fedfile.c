@@ -559,6 +559,88 @@ int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
     return FEDFILE_OK;
 }
 
+/* A duration of algorithm.hybrid in seconds into ticks (>= 1), when present. */
+static int hy_ticks(const ld *c, const json_t *h, const char *key, double res, int64_t *out)
+{
+    const char *base = "algorithm.hybrid";
+    double v = 0;
+    int have = 0, rc;
+    if ((rc = get_num(c, h, base, key, 0, &v, &have)) || !have) return rc;
+    if ((rc = to_ticks(c, base, key, v, res, out))) return rc;
+    if (*out < 1) {
+        char p[JPATH_LEN];
+        jp_key(p, base, key);
+        return fail(c, p, "%g s is less than one tick", v);
+    }
+    return FEDFILE_OK;
+}
+
+/* hybrid: "step" (H_0) as the fixed-step methods, then the object "hybrid" (all optional,
+ * defaults of hybrid_opts_default): h_min, h_max, delta, bisect_tol (s), bisect (boolean),
+ * tol, max_iter, norm ("max", "2"), tol_d, tau0, grow, shrink, discrete (the "Class.attribute"
+ * outputs that are discrete-valued). doc/federation.md, doc/algorithms/hybrid.md. */
+int fedfile_parse_hybrid(const ld *c, const void *algo, fedfile *ff)
+{
+    static const char *const keys[] = {"h_min", "h_max",    "delta",    "bisect", "bisect_tol",
+                                       "tol",   "max_iter", "norm",     "tol_d",  "tau0",
+                                       "grow",  "shrink",   "discrete", NULL};
+    const json_t *a = algo;
+    fedfile_algo *al = &ff->algo;
+    int rc = fedfile_parse_fixed(c, algo, ff), have = 0;
+    if (rc || (rc = refuse_key(c, a, "extrapolation",
+                               "the peer methods; hybrid draws its inputs as lines over a step")))
+        return rc;
+    hybrid_opts *o = &al->hybrid;
+    hybrid_opts_default(o, al->t_step);
+    const char *base = "algorithm.hybrid";
+    json_t *h = json_object_get(a, "hybrid");
+    if (!h) return FEDFILE_OK;
+    if (!json_is_object(h)) return fail(c, base, "expected an object, got %s", json_kind(h));
+    if ((rc = only_keys(c, h, base, keys)) ||
+        (rc = hy_ticks(c, h, "h_min", ff->resolution, &o->h_min)) ||
+        (rc = hy_ticks(c, h, "h_max", ff->resolution, &o->h_max)) ||
+        (rc = hy_ticks(c, h, "delta", ff->resolution, &o->delta)) ||
+        (rc = hy_ticks(c, h, "bisect_tol", ff->resolution, &o->bisect_tol)) ||
+        (rc = get_num(c, h, base, "tol", 0, &o->tol, &have)) ||
+        (rc = get_num(c, h, base, "tol_d", 1, &o->tol_d, &have)) ||
+        (rc = get_num(c, h, base, "tau0", 1, &o->tau0, &have)) ||
+        (rc = get_num(c, h, base, "grow", 0, &o->grow, &have)) ||
+        (rc = get_num(c, h, base, "shrink", 0, &o->shrink, &have)) ||
+        (rc = get_int(c, h, base, "max_iter", 1, 1000000, NULL, &o->max_iter)))
+        return rc;
+    if (!json_object_get(h, "delta") && json_object_get(h, "h_min")) o->delta = o->h_min;
+    if (o->h_max < o->h_min) return fail(c, "algorithm.hybrid.h_max", "must be >= h_min");
+    if (o->grow < 1) return fail(c, "algorithm.hybrid.grow", "expected a factor >= 1");
+    if (o->shrink > 1) return fail(c, "algorithm.hybrid.shrink", "expected a factor in (0, 1]");
+    json_t *v = json_object_get(h, "bisect");
+    if (v && !json_is_boolean(v))
+        return fail(c, "algorithm.hybrid.bisect", "expected true or false");
+    o->bisect = v && json_is_true(v);
+    v = json_object_get(h, "norm");
+    if (v) {
+        const char *n = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(n, "max") && strcmp(n, "2"))
+            return fail(c, "algorithm.hybrid.norm", "expected \"max\" or \"2\"");
+        o->norm = strcmp(n, "2") == 0 ? HYBRID_NORM_2 : HYBRID_NORM_MAX;
+    }
+    v = json_object_get(h, "discrete");
+    if (!v) return FEDFILE_OK;
+    if (!json_is_array(v))
+        return fail(c, "algorithm.hybrid.discrete", "expected an array of \"Class.attribute\"");
+    al->hy_discrete = calloc(json_array_size(v) + 1, sizeof *al->hy_discrete);
+    if (!al->hy_discrete) return oom(c);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *e = json_array_get(v, i);
+        if (!json_is_string(e) || !strchr(json_string_value(e), '.')) {
+            char p[JPATH_LEN];
+            jp_idx(p, "algorithm.hybrid.discrete", i);
+            return fail(c, p, "expected a string \"Class.attribute\"");
+        }
+        if (!(al->hy_discrete[al->hy_n_discrete++] = strdup(json_string_value(e)))) return oom(c);
+    }
+    return FEDFILE_OK;
+}
+
 /* "algorithm": {"method", "start", "end", "step", "lookahead", "extrapolation", "quantum",
  * "h_min", "h_max", "defect-control"}; times in seconds, converted to ticks of
  * ff->resolution. */
@@ -581,6 +663,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "iteration",
                                        "jacobian",
                                        "defect-control",
+                                       "hybrid",
                                        "reply_timeout",
                                        "solver",
                                        NULL};
@@ -656,6 +739,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
         (rc = refuse_key(c, a, "solver",
                          "strong; the FMUs' own solver is the top-level \"solver\"")))
         return rc;
+    if (al->kind != FEDFILE_ALG_HYBRID && (rc = refuse_key(c, a, "hybrid", "hybrid"))) return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
@@ -1146,6 +1230,9 @@ void fedfile_free(fedfile *ff)
     free(ff->output);
     free(ff->log);
     topo_plan_free(ff->gs_plan);
+    for (size_t i = 0; i < ff->algo.hy_n_discrete; i++)
+        free(ff->algo.hy_discrete[i]);
+    free(ff->algo.hy_discrete);
     free(ff);
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "algorithms/exchange.h"
+#include "algorithms/hybrid.h"
 #include "algorithms/port.h"
 #include "algorithms/semi.h"
 #include "algorithms/strong.h"
@@ -49,6 +50,8 @@ typedef enum fedfile_alg {
                                      (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
     FEDFILE_ALG_STRONG,           /* "strong": CVODE in the master over every slave's states
                                      (§5.4, Alg. 4; doc/algorithms/strong-coupling.md) */
+    FEDFILE_ALG_HYBRID,           /* "hybrid": events, rewind, step-size control, master-slave
+                                     (§5.5, Alg. 5; doc/algorithms/hybrid.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -155,6 +158,12 @@ typedef struct fedfile_algo {
     strong_opts strong;   /* strong only: the master's CVODE (output step in ticks, BDF/Adams,
                              rtol, atol, max_step), defaults from strong_opts_default; else
                              zero */
+
+    /* hybrid only (else zero): algorithm.hybrid in ticks, defaults from hybrid_opts_default,
+     * and the "Class.attribute" outputs listed as discrete-valued (hy_n_discrete strings) */
+    hybrid_opts hybrid;
+    char **hy_discrete;
+    size_t hy_n_discrete;
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

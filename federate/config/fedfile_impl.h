@@ -19,4 +19,7 @@ int fedfile_parse_de(const struct fedfile_reader *rd, const void *algo, fedfile 
  * keys refused. */
 int fedfile_parse_dc(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 
+/* hybrid: the object "hybrid" into ff->algo.hybrid and hy_discrete; "step" is H_0. */
+int fedfile_parse_hybrid(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+
 #endif

@@ -4,6 +4,7 @@
  * FMU: the slave keeps its own tick count so that "the same instant" stays exact. */
 #include "federate/fmu/fmu_slave.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,28 @@ static void shift_poly(fmu_slave *s, int64_t t)
     }
 }
 
+/* Event mode (fmu_slave_set_event_stop): the FMU stopped at its first event, `reached` s after
+ * `before`. Carry it on, events ignored, to the next whole tick (at least one tick on, at most
+ * t_to) so that the slave's time stays a tick count: the event lies in (old time, new time].
+ * The carry is shorter than a tick; the inputs are held over it. */
+static int event_to_tick(fmu_slave *s, int64_t t_to, double before, double reached)
+{
+    double dt = (reached - before) / s->tick; /* ticks from s->t to the event */
+    int64_t tr = s->t + (int64_t)ceil(dt - 1e-6);
+    if (tr <= s->t) tr = s->t + 1;
+    if (tr > t_to) tr = t_to;
+    double h = (double)(tr - s->t) * s->tick - (reached - before);
+    int rc = FMU_STEP_OK;
+    if (h > 0) {
+        fmu_step_set_event_stop(s->fmu, 0);
+        double r2 = reached;
+        rc = fmu_step_do(s->fmu, h, NULL, &r2);
+        fmu_step_set_event_stop(s->fmu, 1);
+    }
+    if (rc == FMU_STEP_OK) s->t = tr;
+    return rc == FMU_STEP_OK ? FMU_STEP_EVENT : rc;
+}
+
 /* One step from s->t to t_to with the inputs re-expanded at s->t. */
 static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
 {
@@ -122,9 +145,18 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
         /* The FMU stopped early: convert its time back, never past the target. */
         int64_t tr = s->t + (int64_t)((reached - before) / s->tick + 0.5);
         s->t = tr < t_to ? tr : t_to;
+    } else if (rc == FMU_STEP_EVENT) {
+        rc = event_to_tick(s, t_to, before, reached);
     }
     if (res) res->t_reached = s->t;
     return rc;
+}
+
+/* The step stopped early at an event (event mode): reported with the tick reached. */
+static int step_event(fmu_slave *s, port_step_result *res)
+{
+    if (res) res->event = 1;
+    return note(s, PORT_EVENT, "%s: event before %lld ticks", s->name, (long long)s->t);
 }
 
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
@@ -141,7 +173,8 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
         int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)span * k / n_sub);
         if (tk <= s->t) continue;
         int rc = step_once(s, tk, res);
-        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED) return fail_fmu(s, rc, "step");
+        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED && rc != FMU_STEP_EVENT)
+            return fail_fmu(s, rc, "step");
         if (y_sub) {
             int g =
                 fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(k - 1) * s->n_out]);
@@ -150,6 +183,7 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
         if (res) res->n_sub_done = k;
         if (rc == FMU_STEP_TERMINATED)
             return note(s, PORT_TERMINATED, "%s: the model terminated", s->name);
+        if (rc == FMU_STEP_EVENT) return step_event(s, res);
     }
     return PORT_OK;
 }
@@ -392,4 +426,9 @@ const char *fmu_slave_errmsg(const fmu_slave *s)
 int64_t fmu_slave_time(const fmu_slave *s)
 {
     return s->t;
+}
+
+void fmu_slave_set_event_stop(fmu_slave *s, int on)
+{
+    fmu_step_set_event_stop(s->fmu, on);
 }

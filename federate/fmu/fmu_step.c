@@ -44,6 +44,8 @@ const char *fmu_step_strerror(int code)
         return "ok";
     case FMU_STEP_TERMINATED:
         return "terminated";
+    case FMU_STEP_EVENT:
+        return "stopped at an event";
     case FMU_STEP_EDISCARD:
         return "discarded";
     case FMU_STEP_EUSAGE:
@@ -503,6 +505,11 @@ void fmu_step_state_free(fmu_step *s, fmu_step_state *st)
 }
 
 /* ---- solver restarts and continuous states ----------------------------------------------- */
+
+void fmu_step_set_event_stop(fmu_step *s, int on)
+{
+    s->event_stop = on != 0;
+}
 
 long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause)
 {

@@ -14,6 +14,8 @@
 enum {
     FMU_STEP_OK = 0,
     FMU_STEP_TERMINATED = 1, /* the model asked to stop; the time reached is reported */
+    FMU_STEP_EVENT = 2,      /* with fmu_step_set_event_stop: the step stopped at its first
+                                event, handled; the time reached is the event's */
     FMU_STEP_EDISCARD = -1,  /* recoverable: the FMU or solver refused the step; restore a
                                 saved state (fmu_step_restore) before stepping again */
     FMU_STEP_EUSAGE = -2,    /* bad argument or call order; nothing was changed */
@@ -200,6 +202,18 @@ int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
  * @return OK; EUSAGE not ME, t not finite, the model has terminated or a step was discarded;
  *         EFMU. */
 int fmu_step_set_time(fmu_step *s, double t);
+
+/**
+ * Make every following step stop at its first event. ME: a state event located by CVODE root
+ * finding, a time event or a step event, after the event iteration. CS: fmi2DoStep returning
+ * fmi2Discard with fmi2LastSuccessfulTime inside the step (and the model not terminated) is
+ * read as an early return at a handled event (FMI 3's semantics; only for FMUs that document
+ * it), not as a refused step. Either way fmu_step_do returns FMU_STEP_EVENT and t_reached is
+ * the event's time, from which the next step goes on. Off at open. For the hybrid master
+ * algorithm (doc/algorithms/hybrid.md).
+ * @param on 1 to stop at events, 0 to integrate through them (the default)
+ */
+void fmu_step_set_event_stop(fmu_step *s, int on);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);

@@ -111,6 +111,9 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .record = local_record,
                              .record_ctx = l};
         int prc = fmu_slave_new(&so, &l->fs, ps);
+        /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
+        if (prc == PORT_OK && ff->algo.kind == FEDFILE_ALG_HYBRID)
+            fmu_slave_set_event_stop(l->fs, 1);
         if (prc != PORT_OK)
             rc = local_fail(l, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
                             "wrapping the FMU as a slave: %s", port_strerror(prc));

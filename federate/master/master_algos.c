@@ -8,6 +8,7 @@ static const master_algo TABLE[] = {
     {FEDFILE_ALG_SEMI, master_run_semi},
     {FEDFILE_ALG_MASTER_JACOBI, master_run_jacobi},
     {FEDFILE_ALG_STRONG, master_run_strong},
+    {FEDFILE_ALG_HYBRID, master_run_hybrid},
 };
 
 const master_algo *master_algo_find(fedfile_alg kind)

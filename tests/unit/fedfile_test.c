@@ -901,6 +901,59 @@ static void test_semi(void)
                FEDFILE_ESCHEMA, "algorithm.iteration", "only semi-implicit");
 }
 
+/* The "hybrid" section: defaults from the step, every key, and refusals (doc/federation.md). */
+#define HYHEAD(keys)                                                                               \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"hybrid\", \"end\": 1, "                 \
+    "\"step\": 0.1" keys "}, \"federates\": [" FA "]}"
+static void test_hybrid(void)
+{
+    fedfile *ff = NULL;
+    write_file("hy1.json", HYHEAD(""));
+    int rc = load("hy1.json", &ff);
+    CHECK(rc == FEDFILE_OK, "hy1.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_HYBRID);
+        CHECK_INT_EQ(ff->algo.hybrid.step, 100000000LL);
+        CHECK_INT_EQ(ff->algo.hybrid.h_min, 1000000LL); /* step / 100 */
+        CHECK_INT_EQ(ff->algo.hybrid.h_max, 1000000000LL);
+        CHECK_INT_EQ(ff->algo.hybrid.delta, 1000000LL);
+        CHECK_NEAR(ff->algo.hybrid.tol_d, 0, 0);
+        CHECK_INT_EQ((long)ff->algo.hy_n_discrete, 0);
+        fedfile_free(ff);
+    }
+    write_file("hy2.json", HYHEAD(", \"hybrid\": {\"h_min\": 0.002, \"h_max\": 0.5, \"delta\": "
+                                  "0.001, \"bisect\": true, \"bisect_tol\": 1e-5, \"tol\": 1e-9, "
+                                  "\"max_iter\": 9, \"norm\": \"2\", \"tol_d\": 1e-3, \"tau0\": "
+                                  "0.2, \"grow\": 1.2, \"shrink\": 0.3, \"discrete\": [\"A.x\"]}"));
+    rc = load("hy2.json", &ff);
+    CHECK(rc == FEDFILE_OK, "hy2.json: %s", err);
+    if (ff) {
+        const hybrid_opts *o = &ff->algo.hybrid;
+        CHECK(o->h_min == 2000000 && o->h_max == 500000000 && o->delta == 1000000 &&
+                  o->bisect == 1 && o->bisect_tol == 10000 && o->max_iter == 9 &&
+                  o->norm == HYBRID_NORM_2,
+              "hybrid ticks and flags");
+        CHECK(o->tol == 1e-9 && o->tol_d == 1e-3 && o->tau0 == 0.2 && o->grow == 1.2 &&
+                  o->shrink == 0.3,
+              "hybrid numbers");
+        CHECK(ff->algo.hy_n_discrete == 1 && !strcmp(ff->algo.hy_discrete[0], "A.x"), "discrete");
+        fedfile_free(ff);
+    }
+    expect_bad(HYHEAD(", \"hybrid\": {\"delta\": 1e-12}"), FEDFILE_ESCHEMA,
+               "algorithm.hybrid.delta", "whole number of ticks");
+    expect_bad(HYHEAD(", \"hybrid\": {\"h_min\": 0.5, \"h_max\": 0.1}"), FEDFILE_ESCHEMA,
+               "algorithm.hybrid.h_max", ">= h_min");
+    expect_bad(HYHEAD(", \"hybrid\": {\"shrink\": 2}"), FEDFILE_ESCHEMA, "algorithm.hybrid.shrink",
+               NULL);
+    expect_bad(HYHEAD(", \"hybrid\": {\"norm\": \"1\"}"), FEDFILE_ESCHEMA, "algorithm.hybrid.norm",
+               NULL);
+    expect_bad(HYHEAD(", \"hybrid\": {\"discrete\": [3]}"), FEDFILE_ESCHEMA,
+               "algorithm.hybrid.discrete[0]", NULL);
+    expect_bad(HYHEAD(", \"hybrid\": {\"delay\": 1}"), FEDFILE_ESCHEMA, "algorithm.hybrid.delay",
+               "unknown key");
+    expect_bad(SEMIHEAD(", \"hybrid\": {}"), FEDFILE_ESCHEMA, "algorithm.hybrid", "only hybrid");
+}
+
 /* The algorithm registry: every entry found by name and kind, on the peer side with a run
  * function, and its settings created from a loaded file (per-output quanta for jacobi-de). */
 static void test_registry(void)
@@ -921,7 +974,7 @@ static void test_registry(void)
     CHECK_INT_EQ((long)n_peer, 4);
     static const fedfile_alg masters[] = {FEDFILE_ALG_WR, FEDFILE_ALG_SEMI,
                                           FEDFILE_ALG_MASTER_JACOBI, FEDFILE_ALG_DEFECT_CONTROL,
-                                          FEDFILE_ALG_STRONG};
+                                          FEDFILE_ALG_STRONG, FEDFILE_ALG_HYBRID};
     for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
         const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
         CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
@@ -930,7 +983,7 @@ static void test_registry(void)
     /* The registry's order is the method list of the messages. */
     static const char *const order[] = {
         "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
-        "semi-implicit", "master-jacobi", "defect-control", "strong"};
+        "semi-implicit", "master-jacobi", "defect-control", "strong", "hybrid"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
@@ -971,6 +1024,7 @@ int main(void)
     test_corrupted();
     test_wr();
     test_semi();
+    test_hybrid();
     test_registry();
     teardown();
     return check_summary();

@@ -53,6 +53,10 @@ typedef struct {
     int states_changed; /* out: the handler re-initialised a continuous state */
     int iterate;        /* out: call again at the same instant (discrete not yet stable) */
     int terminate;      /* out: the model asks to stop the simulation here */
+    int early_return;   /* out, co-simulation: end the communication step at this event, which
+                           is handled: fmi2DoStep returns fmi2Discard with the instance at the
+                           event (fmi2LastSuccessfulTime), and a later fmi2DoStep goes on from
+                           there (FMI 3's early return, for hosts that accept it) */
     double next_time;   /* in/out: s, next time event; INFINITY for none (kept if untouched) */
 } fw_event;
 

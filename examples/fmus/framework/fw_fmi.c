@@ -158,6 +158,7 @@ void fw_handle_event(fw_inst *in, int time_event, const int *crossed, fw_event *
     if (time_event && !(ev->next_time > in->d->t + fw_time_tol(in->d->t))) ev->next_time = INFINITY;
     in->d->next_time = ev->next_time;
     if (ev->terminate) in->d->model_terminated = 1;
+    if (ev->early_return) in->d->early_return = 1;
     fw_refresh(in);
     fw_indicators(in, in->z_prev);
     fw_log(in, fmi2OK, FW_LOG_EVENTS,
