@@ -118,10 +118,10 @@ static const fedfile_algo_entry REGISTRY[] = {
      .run_peer = gs_peer,
      .free = free},
     /* Master algorithms: their settings are parsed here (wr's in fedfile_parse_fixed); they
-     * are run by tempo-master (federate/master/, doc/master.md: wr, semi-implicit, master-jacobi;
-     * every federate of the file is then its slave, fmufed_slave_run) or, for defect-control, in
-     * one process under bin/tempo-example-defect (algorithms/defect_master.h). No create / run
-     * entry yet: tempo-fmu refuses to run them as a peer. */
+     * are run by tempo-master (federate/master/, doc/master.md: wr, semi-implicit, master-jacobi,
+     * defect-control; every federate of the file is then its slave, fmufed_slave_run);
+     * defect-control also in one process under bin/tempo-example-defect. No create / run
+     * entry: tempo-fmu refuses to run them as a peer. */
     {.name = "wr",
      .kind = FEDFILE_ALG_WR,
      .side = FEDFILE_SIDE_MASTER,

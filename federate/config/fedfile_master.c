@@ -8,7 +8,14 @@
 int fedfile_is_master(const fedfile *ff)
 {
     return ff && (ff->algo.kind == FEDFILE_ALG_MASTER_JACOBI || ff->algo.kind == FEDFILE_ALG_WR ||
-                  ff->algo.kind == FEDFILE_ALG_SEMI);
+                  ff->algo.kind == FEDFILE_ALG_SEMI ||
+                  ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL);
+}
+
+int64_t fedfile_master_horizon(const fedfile *ff)
+{
+    if (ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL && !ff->algo.dc.clip_end) return INT64_MAX;
+    return ff->algo.t_end;
 }
 
 int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *n, char *err,

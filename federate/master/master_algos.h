@@ -40,5 +40,6 @@ const master_algo *master_algo_find(fedfile_alg kind);
 int master_run_wr(const master_run *r, char *err, size_t errlen);
 int master_run_semi(const master_run *r, char *err, size_t errlen);
 int master_run_jacobi(const master_run *r, char *err, size_t errlen);
+int master_run_defect(const master_run *r, char *err, size_t errlen);
 
 #endif
