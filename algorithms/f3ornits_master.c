@@ -298,7 +298,7 @@ static int post_inputs(f3_work *w, int64_t T, int first)
         memset(u, 0, sizeof u);
         /* the provider's polynomial is about its newest sample (<= T) */
         dc_poly_shift(o->c, F3_PBAR, (double)T * m->tick - o->t[o->nh - 1], u);
-        if (c->smooth && !first) {
+        if (c->smooth && !first && w->nx[k->to] > T) { /* (none after the last step) */
             /* left: the input of the step just taken, at T; right: u at the next time */
             double left[UW], right[UW], h = (double)(w->nx[k->to] - T) * m->tick;
             dc_poly_shift(uc, UW - 1, (double)(T - w->t[k->to]) * m->tick, left);

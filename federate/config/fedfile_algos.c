@@ -138,6 +138,10 @@ static const fedfile_algo_entry REGISTRY[] = {
      .kind = FEDFILE_ALG_DEFECT_CONTROL,
      .side = FEDFILE_SIDE_MASTER,
      .parse = fedfile_parse_dc},
+    {.name = "f3ornits",
+     .kind = FEDFILE_ALG_F3ORNITS,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_f3},
 };
 
 const fedfile_algo_entry *fedfile_algos(size_t *n)

@@ -8,6 +8,7 @@ static const master_algo TABLE[] = {
     {FEDFILE_ALG_SEMI, master_run_semi},
     {FEDFILE_ALG_MASTER_JACOBI, master_run_jacobi},
     {FEDFILE_ALG_DEFECT_CONTROL, master_run_defect},
+    {FEDFILE_ALG_F3ORNITS, master_run_f3ornits},
 };
 
 const master_algo *master_algo_find(fedfile_alg kind)

@@ -677,16 +677,16 @@ static int sm_step(void *ctx, const f3_step_info *si)
     sm_obs *o = ctx;
     double h = (double)(si->t1 - si->t0) * 1e-9;
     for (int j = 0; j < 2; j++) {
-        if (o->have) {
+        if (o->have && si->next[j] > si->t1) { /* after the last step no input is smoothed */
             double q[4];
             dc_poly_shift(o->u[j], 3, h, q);
             for (int d = 0; d < 2; d++) {
                 double e = fabs(q[d] - si->u[j][d]) / (1e-3 + fabs(q[d]));
-                if (e > o->worst) o->worst = e;
+                if (!(e <= o->worst)) o->worst = e; /* NaN counts as a jump */
             }
         }
         double mm = fabs(si->u[j][0] - si->y[1 - j][0]);
-        if (si->k > 1 && mm > o->mismatch) o->mismatch = mm;
+        if (si->k > 1 && si->next[j] > si->t1 && mm > o->mismatch) o->mismatch = mm;
         memcpy(o->u[j], si->u[j], sizeof o->u[j]);
         double p[1], y = si->y[j == 0 ? 1 : 0][0];
         dc_ref_poly((double)si->t1 * 1e-9, j, 0, p);
