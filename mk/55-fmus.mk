@@ -16,7 +16,8 @@ FMU_MODELS := dahlquist vanderpol bouncingball stair \
               osc_omega2tau osc_tau2omega osc_twomass \
               spring mass springmass \
               lorenz_x lorenz_yz lorenz \
-              vdp_x vdp_y bball_stairs bball_ball bball_steps passthrough
+              vdp_x vdp_y bball_stairs bball_ball bball_steps passthrough \
+              house environment
 # The F3ORNITS speed-control case: the car and its controller (co-simulation only: it reads
 # its input's derivative).
 FMU_MODELS += car speedctl
