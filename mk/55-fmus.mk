@@ -17,7 +17,7 @@ FMU_MODELS := dahlquist vanderpol bouncingball stair \
               spring mass springmass \
               lorenz_x lorenz_yz lorenz \
               vdp_x vdp_y bball_stairs bball_ball bball_steps passthrough \
-              house environment
+              house environment gain
 # The F3ORNITS speed-control case: the car and its controller (co-simulation only: it reads
 # its input's derivative).
 FMU_MODELS += car speedctl

@@ -15,6 +15,7 @@
 #include "algorithms/exchange.h"
 #include "algorithms/port.h"
 #include "algorithms/semi.h"
+#include "algorithms/strong.h"
 #include "algorithms/topology.h"
 #include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
@@ -48,6 +49,8 @@ typedef enum fedfile_alg {
                                      (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
     FEDFILE_ALG_F3ORNITS,         /* "f3ornits": Éguillon et al.'s flexible order and
                                      asynchronous steps (doc/algorithms/f3ornits.md) */
+    FEDFILE_ALG_STRONG,           /* "strong": CVODE in the master over every slave's states
+                                     (§5.4, Alg. 4; doc/algorithms/strong-coupling.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -170,6 +173,9 @@ typedef struct fedfile_algo {
                              n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
     semi_opts semi;       /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
                              jac0, n_sub), defaults from semi_opts_default; else zero */
+    strong_opts strong;   /* strong only: the master's CVODE (output step in ticks, BDF/Adams,
+                             rtol, atol, max_step), defaults from strong_opts_default; else
+                             zero */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

@@ -142,6 +142,10 @@ static const fedfile_algo_entry REGISTRY[] = {
      .kind = FEDFILE_ALG_F3ORNITS,
      .side = FEDFILE_SIDE_MASTER,
      .parse = fedfile_parse_f3},
+    {.name = "strong",
+     .kind = FEDFILE_ALG_STRONG,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_strong},
 };
 
 const fedfile_algo_entry *fedfile_algos(size_t *n)

@@ -10,7 +10,7 @@ int fedfile_is_master(const fedfile *ff)
     return ff &&
            (ff->algo.kind == FEDFILE_ALG_MASTER_JACOBI || ff->algo.kind == FEDFILE_ALG_WR ||
             ff->algo.kind == FEDFILE_ALG_SEMI || ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL ||
-            ff->algo.kind == FEDFILE_ALG_F3ORNITS);
+            ff->algo.kind == FEDFILE_ALG_F3ORNITS || ff->algo.kind == FEDFILE_ALG_STRONG);
 }
 
 int64_t fedfile_master_horizon(const fedfile *ff)

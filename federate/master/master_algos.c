@@ -9,6 +9,7 @@ static const master_algo TABLE[] = {
     {FEDFILE_ALG_MASTER_JACOBI, master_run_jacobi},
     {FEDFILE_ALG_DEFECT_CONTROL, master_run_defect},
     {FEDFILE_ALG_F3ORNITS, master_run_f3ornits},
+    {FEDFILE_ALG_STRONG, master_run_strong},
 };
 
 const master_algo *master_algo_find(fedfile_alg kind)

@@ -42,5 +42,6 @@ int master_run_semi(const master_run *r, char *err, size_t errlen);
 int master_run_jacobi(const master_run *r, char *err, size_t errlen);
 int master_run_defect(const master_run *r, char *err, size_t errlen);
 int master_run_f3ornits(const master_run *r, char *err, size_t errlen);
+int master_run_strong(const master_run *r, char *err, size_t errlen);
 
 #endif

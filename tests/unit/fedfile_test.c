@@ -755,8 +755,8 @@ static void test_f3ornits(void)
                "f3ornits.imposed.a: expected a number > 0", NULL);
     expect_bad(F3H(", \"step\": 0.1, \"f3ornits\": {\"dt_init\": 0.1}"), FEDFILE_ESCHEMA,
                "algorithm.step: not used by method \"f3ornits\"", NULL);
-    expect_bad(DCH(", \"f3ornits\": {\"dt_init\": 0.1}"), FEDFILE_ESCHEMA,
-               "algorithm.f3ornits: not used by method \"defect-control\"", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1}, \"f3ornits\": {\"dt_init\": 0.1}"),
+               FEDFILE_ESCHEMA, "algorithm.f3ornits: not used by method \"defect-control\"", NULL);
 }
 
 /* "defect-control": its object read into algo.dc, defaults, and every refusal. */
@@ -954,7 +954,7 @@ static void test_registry(void)
 {
     size_t n = 0;
     const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 9);
+    CHECK_INT_EQ((long)n, 10);
     size_t n_peer = 0;
     for (size_t i = 0; i < n; i++) {
         CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
@@ -966,9 +966,12 @@ static void test_registry(void)
               "%s: a complete peer entry", all[i].name);
     }
     CHECK_INT_EQ((long)n_peer, 4);
-    static const fedfile_alg masters[] = {FEDFILE_ALG_WR, FEDFILE_ALG_SEMI,
-                                          FEDFILE_ALG_MASTER_JACOBI, FEDFILE_ALG_DEFECT_CONTROL,
-                                          FEDFILE_ALG_F3ORNITS};
+    static const fedfile_alg masters[] = {FEDFILE_ALG_WR,
+                                          FEDFILE_ALG_SEMI,
+                                          FEDFILE_ALG_MASTER_JACOBI,
+                                          FEDFILE_ALG_DEFECT_CONTROL,
+                                          FEDFILE_ALG_F3ORNITS,
+                                          FEDFILE_ALG_STRONG};
     for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
         const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
         CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
@@ -977,7 +980,7 @@ static void test_registry(void)
     /* The registry's order is the method list of the messages. */
     static const char *const order[] = {
         "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
-        "semi-implicit", "master-jacobi", "defect-control", "f3ornits"};
+        "semi-implicit", "master-jacobi", "defect-control", "f3ornits",     "strong"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
