@@ -641,6 +641,98 @@ int fedfile_parse_hybrid(const ld *c, const void *algo, fedfile *ff)
     return FEDFILE_OK;
 }
 
+/* f3ornits: the object "f3ornits" (doc/federation.md); the fixed-step and jacobi-de keys of
+ * "algorithm" are refused. */
+int fedfile_parse_f3(const ld *c, const void *algo, fedfile *ff)
+{
+    const json_t *a = algo;
+    static const char *const keys[] = {"dt_init", "dt_max", "order",  "fit",     "variable",
+                                       "norm",    "mu",     "rtol",   "atol",    "rho_min",
+                                       "rho_max", "safety", "smooth", "imposed", NULL};
+    static const char *const fits[] = {"extrapolation", "cls", NULL};
+    static const char *const norms[] = {"magnitude", "amplitude", "damped", NULL};
+    const char *who = "the other methods; f3ornits takes its settings from algorithm.f3ornits";
+    int rc;
+    if ((rc = refuse_key(c, a, "step", who)) || (rc = refuse_key(c, a, "lookahead", who)) ||
+        (rc = refuse_key(c, a, "quantum", who)) || (rc = refuse_key(c, a, "h_min", who)) ||
+        (rc = refuse_key(c, a, "h_max", who)) || (rc = refuse_key(c, a, "extrapolation", who)))
+        return rc;
+    const char *base = "algorithm.f3ornits";
+    json_t *d = json_object_get(a, "f3ornits");
+    if (!d || !json_is_object(d))
+        return fail(c, base, "expected an object with at least \"dt_init\"%s",
+                    d ? "" : " (missing)");
+    if ((rc = only_keys(c, d, base, keys))) return rc;
+    fedfile_f3 *f = &ff->algo.f3;
+    *f = (fedfile_f3){.order = -1,
+                      .variable = 1,
+                      .mu = 0.5,
+                      .rtol = 1e-3,
+                      .atol = 1e-6,
+                      .rho_min = 0.2,
+                      .rho_max = 2,
+                      .safety = 0.9};
+    int have = 0;
+    int64_t t;
+    if ((rc = get_num(c, d, base, "dt_init", 0, &f->dt_init, &have))) return rc;
+    if (!have) return fail(c, "algorithm.f3ornits.dt_init", "missing (the first step, s > 0)");
+    if ((rc = to_ticks(c, base, "dt_init", f->dt_init, ff->resolution, &t))) return rc;
+    if (t < 1) return fail(c, "algorithm.f3ornits.dt_init", "%g s is below a tick", f->dt_init);
+    if ((rc = get_num(c, d, base, "dt_max", 0, &f->dt_max, &have))) return rc;
+    if (have && f->dt_max < f->dt_init)
+        return fail(c, "algorithm.f3ornits.dt_max", "%g must be >= dt_init %g", f->dt_max,
+                    f->dt_init);
+    const char *num[] = {"mu", "rtol", "atol", "rho_min", "rho_max", "safety"};
+    double *dst[] = {&f->mu, &f->rtol, &f->atol, &f->rho_min, &f->rho_max, &f->safety};
+    const int zero_ok[] = {1, 0, 1, 0, 0, 0};
+    for (int i = 0; i < 6; i++)
+        if ((rc = get_num(c, d, base, num[i], zero_ok[i], dst[i], &have))) return rc;
+    if (f->rho_max < f->rho_min)
+        return fail(c, "algorithm.f3ornits.rho_max", "%g must be >= rho_min %g", f->rho_max,
+                    f->rho_min);
+    json_t *o = json_object_get(d, "order");
+    if (o && !(json_is_string(o) && !strcmp(json_string_value(o), "flexible")) &&
+        !(json_is_integer(o) && json_integer_value(o) >= 0 && json_integer_value(o) <= 2))
+        return fail(c, "algorithm.f3ornits.order", "expected \"flexible\" or an order 0..2");
+    if (o && json_is_integer(o)) f->order = (int)json_integer_value(o);
+    const char *bools[] = {"variable", "smooth"};
+    int *bdst[] = {&f->variable, &f->smooth};
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(d, bools[i]);
+        if (!v) continue;
+        if (!json_is_boolean(v)) {
+            char p[JPATH_LEN];
+            jp_key(p, base, bools[i]);
+            return fail(c, p, "expected true or false");
+        }
+        *bdst[i] = json_is_true(v);
+    }
+    if ((rc = get_choice(c, d, base, "fit", fits, &f->fit)) ||
+        (rc = get_choice(c, d, base, "norm", norms, &f->norm)))
+        return rc;
+    json_t *im = json_object_get(d, "imposed");
+    if (!im) return FEDFILE_OK;
+    if (!json_is_object(im))
+        return fail(c, "algorithm.f3ornits.imposed", "expected an object {\"federate\": step}");
+    size_t n = json_object_size(im);
+    f->imposed_fed = calloc(n + 1, sizeof *f->imposed_fed);
+    f->imposed_step = calloc(n + 1, sizeof *f->imposed_step);
+    if (!f->imposed_fed || !f->imposed_step) return fail(c, base, "out of memory");
+    const char *key;
+    json_t *v;
+    json_object_foreach(im, key, v)
+    {
+        char p[JPATH_LEN];
+        jp_key(p, "algorithm.f3ornits", "imposed");
+        if ((rc = get_num(c, im, p, key, 0, &f->imposed_step[f->n_imposed], &have)) ||
+            (rc = to_ticks(c, p, key, f->imposed_step[f->n_imposed], ff->resolution, &t)))
+            return rc;
+        if (!(f->imposed_fed[f->n_imposed] = strdup(key))) return fail(c, p, "out of memory");
+        f->n_imposed++;
+    }
+    return FEDFILE_OK;
+}
+
 /* "algorithm": {"method", "start", "end", "step", "lookahead", "extrapolation", "quantum",
  * "h_min", "h_max", "defect-control"}; times in seconds, converted to ticks of
  * ff->resolution. */
@@ -664,6 +756,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "jacobian",
                                        "defect-control",
                                        "hybrid",
+                                       "f3ornits",
                                        "reply_timeout",
                                        "solver",
                                        NULL};
@@ -734,6 +827,8 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
         if ((rc = refuse_key(c, a, semi_keys[i], "semi-implicit"))) return rc;
     if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
         (rc = refuse_key(c, a, "defect-control", "defect-control")))
+        return rc;
+    if (al->kind != FEDFILE_ALG_F3ORNITS && (rc = refuse_key(c, a, "f3ornits", "f3ornits")))
         return rc;
     if (al->kind != FEDFILE_ALG_STRONG &&
         (rc = refuse_key(c, a, "solver",
@@ -1233,6 +1328,10 @@ void fedfile_free(fedfile *ff)
     for (size_t i = 0; i < ff->algo.hy_n_discrete; i++)
         free(ff->algo.hy_discrete[i]);
     free(ff->algo.hy_discrete);
+    for (size_t k = 0; k < ff->algo.f3.n_imposed; k++)
+        free(ff->algo.f3.imposed_fed[k]);
+    free(ff->algo.f3.imposed_fed);
+    free(ff->algo.f3.imposed_step);
     free(ff);
 }
 

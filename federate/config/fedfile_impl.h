@@ -18,6 +18,9 @@ int fedfile_parse_de(const struct fedfile_reader *rd, const void *algo, fedfile 
 /* defect-control: the object "defect-control" into ff->algo.dc; the fixed-step and jacobi-de
  * keys refused. */
 int fedfile_parse_dc(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+/* f3ornits: the object "f3ornits" into ff->algo.f3; the fixed-step and jacobi-de keys
+ * refused. */
+int fedfile_parse_f3(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 
 /* hybrid: the object "hybrid" into ff->algo.hybrid and hy_discrete; "step" is H_0. */
 int fedfile_parse_hybrid(const struct fedfile_reader *rd, const void *algo, fedfile *ff);

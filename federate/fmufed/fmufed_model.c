@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algorithms/exchange.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/fmufed/fmufed_model.h"
@@ -273,7 +274,7 @@ static int open_fmu(fmufed_model *m)
     o.max_step = fd->solver.max_step;
     o.has_start = 1;
     o.start_time = m->ff->algo.start;
-    o.has_stop = 1;
+    o.has_stop = !fedfile_is_master(m->ff) || fedfile_master_horizon(m->ff) == m->ff->algo.t_end;
     o.stop_time = m->ff->algo.end;
     o.n_params = np;
     o.param_names = names;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
@@ -413,7 +414,7 @@ static int reply(slave_run *r, const msproto_reply *rep)
 /* The state machine (states in the file's opening comment). */
 static int serve(slave_run *r)
 {
-    tp_time t_end = r->ff->algo.t_end, now = 0;
+    tp_time t_end = fedfile_master_horizon(r->ff), now = 0; /* the last instant */
     int rc = tp_query_logical_time(r->tp, &now);
     if (rc == TP_OK && now == r->ff->algo.t_start) {
         /* The start instant is the logical time already: 2 OPEN without a request (a NERA

@@ -676,14 +676,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "tempo-run: %s\n", err);
         return 2;
     }
-    if (ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL) {
-        fprintf(stderr,
-                "tempo-run: %s: method \"defect-control\" runs under a master; run it "
-                "in one process with bin/tempo-example-defect %s\n",
-                a.file, a.file);
-        fedfile_free(ff);
-        return 2;
-    }
     if (check_fmus(ff, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s\n", err);
         fedfile_free(ff);
