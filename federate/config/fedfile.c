@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_impl.h"
 #include "fom/fom.h"
 
@@ -102,6 +103,16 @@ static const char *json_kind(const json_t *v)
         return "null";
     }
     return "?";
+}
+
+int fedfile_fail(const ld *c, const char *jpath, const char *fmt, ...)
+{
+    char msg[FEDFILE_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail(c, jpath, "%s", msg);
 }
 
 /* ======================================================================================
@@ -576,6 +587,8 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "iteration",
                                        "jacobian",
                                        "defect-control",
+                                       "coupling",
+                                       "power_extrapolation",
                                        NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
@@ -637,6 +650,10 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
         if ((rc = refuse_key(c, a, semi_keys[i], "semi-implicit"))) return rc;
     if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
         (rc = refuse_key(c, a, "defect-control", "defect-control")))
+        return rc;
+    if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
+        ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
+         (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
         return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
@@ -1036,6 +1053,7 @@ void fedfile_free(fedfile *ff)
     free(ff->fom);
     free(ff->output);
     topo_plan_free(ff->gs_plan);
+    fedfile_balance_free(ff->algo.balance);
     free(ff);
 }
 
@@ -1085,6 +1103,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     }
     if ((rc = check_publishers(c, ff)) || (rc = link_inputs(c, ff))) return rc;
     if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && (rc = plan_gauss_seidel(c, ff))) return rc;
+    if (ff->algo.balance && (rc = fedfile_balance_resolve(c, ff))) return rc;
     return FEDFILE_OK;
 }
 

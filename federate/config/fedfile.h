@@ -46,6 +46,10 @@ typedef enum fedfile_alg {
                                      (doc/master.md; fedfile_master.h) */
     FEDFILE_ALG_SEMI,             /* "semi-implicit": quasi-Newton coupling, master-slave
                                      (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
+    FEDFILE_ALG_BALANCE,          /* "balance": explicit master with the coupling layer
+                                     (doc/algorithms/balance-correction.md) */
+    FEDFILE_ALG_ENERGY,           /* "energy": negotiated power exchange
+                                     (doc/algorithms/energy-balance.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -142,6 +146,8 @@ typedef struct fedfile_algo {
                           n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
     semi_opts semi;    /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
                           jac0, n_sub), defaults from semi_opts_default; else zero */
+    struct fedfile_balance *balance; /* balance and energy: per-connection settings
+                                        (federate/config/fedfile_balance.h); else NULL */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

@@ -20,7 +20,7 @@ static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
     "                    [--local] [--timeout MS] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
-    "                     \"semi-implicit\", \"master-jacobi\")\n"
+    "                     \"semi-implicit\", \"master-jacobi\", \"balance\", \"energy\")\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
     "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
     "                     with --local (distributed, each slave writes its own), and\n"

@@ -852,7 +852,7 @@ static void test_registry(void)
 {
     size_t n = 0;
     const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 8);
+    CHECK_INT_EQ((long)n, 10);
     size_t n_peer = 0;
     for (size_t i = 0; i < n; i++) {
         CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
@@ -864,8 +864,12 @@ static void test_registry(void)
               "%s: a complete peer entry", all[i].name);
     }
     CHECK_INT_EQ((long)n_peer, 4);
-    static const fedfile_alg masters[] = {FEDFILE_ALG_WR, FEDFILE_ALG_SEMI,
-                                          FEDFILE_ALG_MASTER_JACOBI, FEDFILE_ALG_DEFECT_CONTROL};
+    static const fedfile_alg masters[] = {FEDFILE_ALG_WR,
+                                          FEDFILE_ALG_SEMI,
+                                          FEDFILE_ALG_MASTER_JACOBI,
+                                          FEDFILE_ALG_DEFECT_CONTROL,
+                                          FEDFILE_ALG_BALANCE,
+                                          FEDFILE_ALG_ENERGY};
     for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
         const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
         CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
@@ -873,8 +877,8 @@ static void test_registry(void)
     }
     /* The registry's order is the method list of the messages. */
     static const char *const order[] = {
-        "jacobi-naive", "jacobi",        "jacobi-de",     "gauss-seidel",
-        "wr",           "semi-implicit", "master-jacobi", "defect-control"};
+        "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
+        "semi-implicit", "master-jacobi", "defect-control", "balance",      "energy"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
