@@ -6,12 +6,7 @@
  * folder and prints the figures. doc/algorithms/balance-correction.md,
  * doc/algorithms/energy-balance.md.
  *
- *   tempo-example-balance [--output DIR] [--examples DIR] CASE...
- *   CASE: testa   Test A: error orders per variant, energy at H = 0.2
- *         testb   Test B (moving ground): input smoothness (check 6), receiver oscillation
- *         chain   the two-mass chain of eq. 14 at H = 0.02: energy per variant
- *         test1   Test 1 of Moshagen: 2-D linear system, error orders
- *         energy  Test 2 of Moshagen: energy to T = 75 at H = 0.2 and 0.15, three schemes
+ *   tempo-example-balance [--output DIR] [--examples DIR] CASE...   (usage_text below)
  */
 #include <errno.h>
 #include <math.h>
@@ -752,43 +747,62 @@ static void mkdirs(const char *path)
     mkdir(p, 0777);
 }
 
+static const char usage_text[] =
+    "usage: tempo-example-balance [--output DIR] [--examples DIR] CASE...\n"
+    "  CASE: testa   Test A: error orders per variant, energy at H = 0.2\n"
+    "        testb   Test B (moving ground): input smoothness, receiver oscillation\n"
+    "        chain   the two-mass chain (eq. 14) at H = 0.02: energy per variant\n"
+    "        test1   Test 1 of Moshagen: 2-D linear system, error orders\n"
+    "        energy  Test 2 of Moshagen: energy to T = 75 at H = 0.2 and 0.15\n"
+    "  --output DIR    figures (CSV) and plots (SVG) (default build/run/balance_cases)\n"
+    "  --examples DIR  the folder of the federation files (default examples)\n"
+    "  --help          print this text and exit\n"
+    "  --version       print the version and exit\n"
+    "Exit status: 0 done, 1 a run failed, 2 usage.\n";
+
 int main(int argc, char **argv)
 {
-    int rc = 0, any = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        if (!strcmp(argv[i], "--output") && i + 1 < argc) {
-            g_out = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--examples") && i + 1 < argc) {
-            g_ex = argv[++i];
-            continue;
-        }
+    int n_cases = 0;
+    const char *cases[8];
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: tempo-example-balance [--output DIR] [--examples DIR] "
-                   "testa|testb|chain|test1|energy...\n");
+            fputs(usage_text, stdout);
             return 0;
-        }
-        mkdirs(g_out);
-        any = 1;
-        if (!strcmp(argv[i], "testa"))
-            rc = case_testa();
-        else if (!strcmp(argv[i], "testb"))
-            rc = case_testb();
-        else if (!strcmp(argv[i], "chain"))
-            rc = case_chain();
-        else if (!strcmp(argv[i], "test1"))
-            rc = case_test1();
-        else if (!strcmp(argv[i], "energy"))
-            rc = case_energy();
-        else {
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("tempo-example-balance %s\n", TEMPO_VERSION);
+            return 0;
+        } else if (!strcmp(argv[i], "--output") || !strcmp(argv[i], "--examples")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tempo-example-balance: %s needs a value\n", argv[i]);
+                return 2;
+            }
+            *(argv[i][2] == 'o' ? &g_out : &g_ex) = argv[i + 1];
+            i++;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "tempo-example-balance: unknown option \"%s\" (see --help)\n", argv[i]);
+            return 2;
+        } else if (strcmp(argv[i], "testa") && strcmp(argv[i], "testb") &&
+                   strcmp(argv[i], "chain") && strcmp(argv[i], "test1") &&
+                   strcmp(argv[i], "energy")) {
             fprintf(stderr, "tempo-example-balance: unknown case \"%s\" (see --help)\n", argv[i]);
             return 2;
+        } else if (n_cases < 8) {
+            cases[n_cases++] = argv[i];
         }
     }
-    if (!any) {
+    if (!n_cases) {
         fprintf(stderr, "tempo-example-balance: no case given (see --help)\n");
         return 2;
+    }
+    mkdirs(g_out);
+    int rc = 0;
+    for (int i = 0; i < n_cases && !rc; i++) {
+        const char *c = cases[i];
+        rc = !strcmp(c, "testa")   ? case_testa()
+             : !strcmp(c, "testb") ? case_testb()
+             : !strcmp(c, "chain") ? case_chain()
+             : !strcmp(c, "test1") ? case_test1()
+                                   : case_energy();
     }
     return rc ? 1 : 0;
 }
