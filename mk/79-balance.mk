@@ -11,3 +11,7 @@ PROGS += tempo-example-balance
 tempo-example-balance_SRCS := examples/balance_cases.c
 tempo-example-balance_LIBS := run config fmu algo fom
 INTEG_SCRIPTS += tests/integration/balance_cases.sh
+# The settings' reader over the example files (they name the FMUs, which must exist).
+UNIT_TESTS += tests/unit/fedfile_balance_test
+fedfile_balance_test_LIBS := config fmu algo fom
+$(O)/tests/unit/fedfile_balance_test: build/fmus/spring_me.fmu build/fmus/mass_me.fmu
