@@ -589,6 +589,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "defect-control",
                                        "coupling",
                                        "power_extrapolation",
+                                       "reply_timeout",
                                        NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
@@ -636,6 +637,13 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
         return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
     al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
+    json_t *rt = json_object_get(a, "reply_timeout"); /* tempo-master's (doc/master.md) */
+    if (rt && entry->side != FEDFILE_SIDE_MASTER)
+        return fail(c, "algorithm.reply_timeout", "only a master method takes it");
+    if (rt &&
+        (!json_is_number(rt) || !(json_number_value(rt) >= 0.001) || json_number_value(rt) > 86400))
+        return fail(c, "algorithm.reply_timeout", "expected seconds, 0.001 to 86400");
+    al->reply_timeout = rt ? json_number_value(rt) : 0.0;
     static const char *const wr_keys[] = {"norm", "on_no_convergence"};
     for (size_t i = 0; al->kind != FEDFILE_ALG_WR && i < sizeof wr_keys / sizeof *wr_keys; i++)
         if ((rc = refuse_key(c, a, wr_keys[i], "wr"))) return rc;

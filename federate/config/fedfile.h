@@ -140,12 +140,13 @@ typedef struct fedfile_algo {
     double quantum;      /* jacobi-de default quantum, output unit; else 0 */
     double h_min, h_max; /* jacobi-de step clamp, s; wr: smallest halved step, s; else 0 */
     int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
-    int extrapolation; /* input extrapolation order 0 (hold, default), 1, 2 */
-    fedfile_dc dc;     /* defect-control only; else zero */
-    wr_opts wr;        /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
-                          n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
-    semi_opts semi;    /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
-                          jac0, n_sub), defaults from semi_opts_default; else zero */
+    int extrapolation;    /* input extrapolation order 0 (hold, default), 1, 2 */
+    double reply_timeout; /* master methods: tempo-master's reply timeout, s; 0 = none */
+    fedfile_dc dc;        /* defect-control only; else zero */
+    wr_opts wr;           /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
+                             n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
+    semi_opts semi;       /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
+                             jac0, n_sub), defaults from semi_opts_default; else zero */
     struct fedfile_balance *balance; /* balance and energy: per-connection settings
                                         (federate/config/fedfile_balance.h); else NULL */
 } fedfile_algo;

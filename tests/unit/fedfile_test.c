@@ -773,8 +773,21 @@ static void test_wr(void)
         CHECK_INT_EQ(ff->algo.wr.n_sub, 8);
         CHECK_INT_EQ(ff->algo.wr.on_fail, WR_HALVE);
         CHECK_INT_EQ(ff->algo.wr.h_min, 1000000LL);
+        CHECK_NEAR(ff->algo.reply_timeout, 0, 0); /* none by default */
         fedfile_free(ff);
     }
+    /* tempo-master's reply timeout (doc/master.md): seconds, master methods only. */
+    write_file("wr3.json", WRHEAD(", \"reply_timeout\": 2.5"));
+    rc = load("wr3.json", &ff);
+    CHECK(rc == FEDFILE_OK, "wr3.json: %s", err);
+    if (ff) CHECK_NEAR(ff->algo.reply_timeout, 2.5, 0);
+    fedfile_free(ff);
+    ff = NULL;
+    expect_bad(WRHEAD(", \"reply_timeout\": 0"), FEDFILE_ESCHEMA, "algorithm.reply_timeout",
+               "0.001 to 86400");
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"reply_timeout\": 1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.reply_timeout", "only a master method");
     expect_bad(WRHEAD(", \"n_sub\": 9"), FEDFILE_ESCHEMA, "algorithm.n_sub", "1..8");
     expect_bad(WRHEAD(", \"norm\": \"inf\""), FEDFILE_ESCHEMA, "algorithm.norm", "\"max\"");
     expect_bad(WRHEAD(", \"max_iter\": 0"), FEDFILE_ESCHEMA, "algorithm.max_iter", NULL);
