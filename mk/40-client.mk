@@ -30,8 +30,13 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
+# A late regulator's refused update reaches the program; stalls under polling over the wire.
+INTEG_TESTS += tests/integration/client_late_test
+client_late_test_LIBS := client proto fom
 # The example pair through examples/demo.sh (what doc/guide.md promises the reader sees).
 INTEG_SCRIPTS += tests/integration/client_demo.sh
+# The example of doc/api.md, compiled from the page and run beside the producer.
+INTEG_SCRIPTS += tests/integration/api_example.sh
 
 # Benchmarks (make bench): figures only, never pass/fail on timing.
 BENCHES += tests/bench/bench_foundation tests/bench/bench_client_alloc

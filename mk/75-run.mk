@@ -18,3 +18,5 @@ tempo-run_LIBS := run config fmu algo fom
 # End-to-end tests of tempo-run and the case studies of examples/ (they need bin/ and the
 # example FMUs, which `make test` builds first).
 INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh
+# recording a run, the first failure named, exit() mid-run, the no-progress watchdog
+INTEG_SCRIPTS += tests/integration/run_debug.sh

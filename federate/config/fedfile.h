@@ -101,8 +101,14 @@ typedef struct fedfile_solver {
 
 /* One federate. */
 typedef struct fedfile_fed {
-    char *name;     /* unique in the file */
-    char *fmu;      /* path of the FMU, resolved against the file's folder */
+    char *name;    /* unique in the file */
+    char *fmu;     /* path of the FMU, resolved against the file's folder; NULL for a
+                      program federate */
+    char *program; /* a custom federate's executable (resolved), or NULL for an FMU
+                      federate; tempo-run starts it with --federation, --name, --rti,
+                      [--output] and then args (doc/federation.md, "Program federates") */
+    size_t n_args;
+    char **args;    /* the program's extra arguments, in file order */
     topo_role role; /* gauss-seidel: given or inferred; else TOPO_ROLE_AUTO */
     size_t n_params;
     fedfile_param *params; /* in file order */
@@ -165,6 +171,7 @@ typedef struct fedfile {
     size_t n_feds;
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
+    char *log;          /* "log": folder of tempo-run's federation log (resolved), or NULL */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
 } fedfile;
 

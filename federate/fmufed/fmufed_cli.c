@@ -24,6 +24,20 @@ static void usage(FILE *f)
                "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
 }
 
+/* exit() called while the federate runs (fmufed_main): the process ends without its summary. */
+static volatile int running;
+static int exit_hooked;
+static char running_name[128];
+
+static void exit_during_run(void)
+{
+    if (running)
+        fprintf(stderr,
+                "tempo-fmu: %s: the process is ending in the middle of the run: exit() was "
+                "called (by the FMU or a library it uses), not by tempo-fmu\n",
+                running_name);
+}
+
 /* One line per report, flushed at once: tempo-run reads it through a pipe. */
 static void print_progress(void *ctx, double t)
 {
@@ -96,7 +110,13 @@ int fmufed_main(int argc, char **argv)
         o.progress = print_progress;
         o.progress_ctx = &end;
     }
+    /* An FMU (or a library it uses) that calls exit() ends the process in the middle of the
+     * run: say so on stderr, so that tempo-run can report it as such (doc/run.md). */
+    snprintf(running_name, sizeof running_name, "%s", name);
+    if (!exit_hooked) exit_hooked = atexit(exit_during_run) == 0;
+    running = 1;
     int rc = fmufed_run(ff, name, &o, &st, err, sizeof err);
+    running = 0;
     fedfile_free(ff);
     if (rc != FMUFED_OK) {
         /* fmufed_run's messages already name the federate (or the file when it is unknown). */

@@ -230,6 +230,10 @@ static const port_slave_ops model_ops = {
 static int open_fmu(fmufed_model *m)
 {
     const fedfile_fed *fd = m->fd;
+    if (!fd->fmu)
+        return fail(m, PORT_EUSAGE,
+                    "federate %s is a program (%s), not an FMU: tempo-run starts it itself",
+                    fd->name, fd->program);
     size_t np = fd->n_params;
     const char **names = calloc(np + 1, sizeof *names);
     char **vals = calloc(np + 1, sizeof *vals);

@@ -191,9 +191,11 @@ int tpi_read(tp_federate *f, int timeout_ms)
         return tpi_fail(f, TP_ECLOSED, "federate \"%s\": the connection is closed", f->name);
     /* Drop dispatched bytes only when they are the whole buffer (cheap) or most of it. */
     if (f->in_off == f->in.len) {
+        f->in_base += f->in.len;
         buf_clear(&f->in);
         f->in_off = 0;
     } else if (f->in_off > f->in.len / 2 && f->in_off > 4096) {
+        f->in_base += f->in_off;
         buf_consume(&f->in, f->in_off);
         f->in_off = 0;
     }
@@ -333,8 +335,13 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
                  * their order. Cost: one memmove of the frames received after it. */
                 memmove(f->in.data + scan, f->in.data + scan + flen, f->in.len - scan - flen);
                 f->in.len -= flen;
-                return r;
+                /* an earlier asynchronous request the RTI refused meanwhile: say so now */
+                int late = r >= 0 ? tpi_take_late(f) : 0;
+                return late ? late : r;
             }
+            /* A refusal waiting in the queue (its callback runs at the next tp_evoke) must
+             * reach this call's caller: the frames before a reply are not dispatched here. */
+            if (m.type == WIRE_ERROR) tpi_note_late(f, &m, f->in_base + scan);
             scan += flen;
         }
         int t = remaining(deadline);

@@ -101,6 +101,13 @@ struct tp_federate {
     size_t n_syncs, cap_syncs;
     /* errors */
     char err[TPI_ERRLEN]; /* detailed message of the last failure */
+    /* a refusal of an asynchronous request (UPDATE, SEND_INTERACTION, ...) that the RTI sent
+     * later: returned by the next blocking call (tpi_take_late) so that it is never lost */
+    int late_code;             /* TP_E* of the first one not yet returned, 0 none */
+    char late_msg[TPI_ERRLEN]; /* its message */
+    uint64_t in_base;          /* bytes received and dropped from `in` before in.data[0] */
+    uint64_t late_pos;         /* 1 + stream offset of the last ERROR frame noted (0 none) */
+    uint64_t cur_pos;          /* stream offset of the frame being dispatched */
 };
 
 /* ---- errors and logging (client_err.c) ------------------------------------------------ */
@@ -113,6 +120,13 @@ void tpi_log(tp_federate *f, tp_log_level lv, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Map an RTI status code (REPLY/ERROR code, the RTI's TP-compatible codes) to a TP_E*. */
 int tpi_rti_code(uint32_t code);
+/** Note an ERROR frame of the RTI at stream offset @p pos (seen while dispatching or while
+ *  waiting for a reply; each frame is noted once): the refusal of an asynchronous request
+ *  other than a time request (tp_wait_grant reports those) becomes the late error. */
+void tpi_note_late(tp_federate *f, const struct wire_msg *m, uint64_t pos);
+/** The late error, once: 0 when none; else its code, with f->err saying which request the
+ *  RTI refused and why (the error is then cleared). Blocking calls return it. */
+int tpi_take_late(tp_federate *f);
 
 /* ---- connection (client_conn.c) ------------------------------------------------------- */
 
@@ -172,6 +186,9 @@ int tpi_check_send_time(tp_federate *f, tp_time t, const char *what);
 /** Apply a TIME_GRANT / REGULATION_ENABLED / CONSTRAINED_ENABLED to the local mirror. */
 void tpi_on_grant(tp_federate *f, uint32_t kind, tp_time t);
 void tpi_on_regulation_enabled(tp_federate *f, tp_time t);
+/** The bound the RTI says regulation starts with (REGULATION_ENABLED time2 and code): it
+ *  joins the promise, so sends below it fail locally with TP_EBOUND. */
+void tpi_on_regulation_bound(tp_federate *f, tp_time bound, int strict);
 void tpi_on_constrained_enabled(tp_federate *f, tp_time t);
 /** An asynchronous ERROR refused a request of type @p type: undo the local state change. */
 void tpi_on_time_refused(tp_federate *f, uint32_t type);

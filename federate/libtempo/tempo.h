@@ -327,7 +327,12 @@ typedef struct tp_callbacks {
     /** The pending time-advance request was granted: logical time is now @p time. */
     void (*grant)(void *ctx, tp_time time);
     /** The RTI refused an asynchronous request (publish, update, time request, ...):
-     *  @p code is a TP_E* code, @p message its reason (also kept as tp_last_error). */
+     *  @p code is a TP_E* code, @p message its reason (also kept as tp_last_error). A refusal
+     *  is never lost: besides this callback, the next blocking call (a tp_wait_* call, or any
+     *  call that waits for the RTI's answer: queries, registration, tp_resign, ...) returns
+     *  the first such refusal not yet returned (its code; tp_last_error names the refused
+     *  request and the RTI's reason), once, even when the call itself succeeded; a refused
+     *  time request is reported by tp_wait_grant (TP_EREFUSED) instead. */
     void (*error)(void *ctx, int code, const char *message);
     /** A log line from the library (no trailing newline). NULL: warnings and errors go to
      *  stderr as "tempo[federate]: level: line". */
@@ -406,8 +411,10 @@ TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx
  * until tp_federate_free(); every other call then returns TP_ESTATE.
  * @param action what to do with this federate's objects.
  * @return TP_OK; TP_ESTATE (already resigned); TP_EINVAL (bad action); TP_ECLOSED; TP_ESYS;
- *         TP_EPROTO. Blocks for the RTI's reply; runs no callbacks (messages not yet evoked
- *         are dropped).
+ *         TP_EPROTO; or, once resigned, the code of an asynchronous request the RTI refused
+ *         and no call has returned yet (tp_callbacks.error): the federate is resigned all the
+ *         same, and tp_last_error names the refused request. Blocks for the RTI's reply; runs
+ *         no callbacks (messages not yet evoked are dropped).
  * @see tp_join
  */
 TP_API int tp_resign(tp_federate *f, tp_resign_action action);
@@ -731,6 +738,18 @@ TP_API int tp_modify_lookahead(tp_federate *f, tp_time lookahead);
  */
 TP_API int tp_query_lookahead(tp_federate *f, tp_time *out);
 /**
+ * The least time stamp this federate may send now (local, no round trip): the bound of
+ * doc/time.md for its state, and never below the bound the RTI gave it when regulation was
+ * enabled. A federate enabling regulation after others advanced starts with a bound above
+ * T + L (what constrained federates were already promised): every tp_update, tp_send and
+ * tp_delete_object below it fails at once with TP_EBOUND, and this call says where it is.
+ * @param bound not NULL: the bound in ticks.
+ * @param strict may be NULL; set to 1 when only time stamps > bound may be sent.
+ * @return TP_OK; TP_EINVAL; TP_ENOTENABLED (regulation not enabled yet: wait for the
+ *         regulation_enabled callback). Runs no callbacks.
+ */
+TP_API int tp_query_send_bound(tp_federate *f, tp_time *bound, int *strict);
+/**
  * This federate's logical time: its last grant (or the time regulation/constrained was
  * enabled at); 0 after joining. Local.
  * @param out not NULL. @return TP_OK; TP_EINVAL. @see tp_wait_grant
@@ -783,6 +802,22 @@ TP_API int tp_query_galt(tp_federate *f, tp_time *galt, int *strict);
  *         federate. Blocks for one round trip; runs no callbacks. @see tp_query_time_status
  */
 TP_API int tp_query_lits(tp_federate *f, tp_time *lits);
+/**
+ * Whether a federate that polls (FQR, or TARA at its own time) makes progress, as the RTI
+ * sees it: a grant that leaves its logical time unchanged with no message delivered since the
+ * previous grant makes none. Two or more such grants in a row with no request pending mean it
+ * waits as surely as a pending request would (doc/time.md, "Stalls under polling").
+ * @param who the federate asked about; 0 = this federate.
+ * @param polls not NULL: its last grants in a row without progress (0: its last grant
+ *        progressed).
+ * @param waits_for may be NULL; when *polls >= 2 and it has no request pending: the first
+ *        federate it waits for, one with no request pending that has neither sent nor
+ *        requested anything since the stall began (0 when none is idle: all act or wait);
+ *        0 otherwise.
+ * @return as tp_query_time_status; TP_EINVAL (polls NULL); TP_EHANDLE when the RTI's answer
+ *         has no record for @p who. Blocks for one round trip; runs no callbacks.
+ */
+TP_API int tp_query_stall(tp_federate *f, tp_fed who, unsigned *polls, tp_fed *waits_for);
 
 /**
  * Time advance request TAR(@p t): TSO messages with ts ≤ t are delivered, then `grant`(t)
@@ -831,7 +866,10 @@ TP_API int tp_flush_queue_request(tp_federate *f, tp_time t);
  * dispatches only what has arrived.
  * @return TP_OK; TP_TIMEOUT; TP_ESTATE (no request pending, or called from a callback);
  *         TP_EREFUSED (the RTI refused the request: tp_last_error has its reason); an error of
- *         tp_evoke(). Runs callbacks (including `grant`). @see tp_time_advance_request
+ *         tp_evoke(); the code of an earlier asynchronous request the RTI refused (an update
+ *         below the bound: TP_EBOUND, tp_last_error names it; see tp_callbacks.error), which
+ *         ends the wait even if the grant came. Runs callbacks (including `grant`).
+ * @see tp_time_advance_request
  */
 TP_API int tp_wait_grant(tp_federate *f, tp_time *t, int timeout_ms);
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,13 @@
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
-    "                 [--timeout MS] [--verbose] [--reference CSV]\n"
+    "                 [--timeout MS] [--verbose] [--reference CSV] [--log DIR]\n"
+    "                 [--watchdog S]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
+    "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
+    "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
+    "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
+    "                 from the RTI's status (default 10; 0 = never)\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
@@ -52,6 +58,7 @@ typedef struct fed_report {
     int done;
     double t;
     long steps, updates, reflections, requests;
+    double progress_t; /* the last "progress" time it reported (s) */
 } fed_report;
 
 /* State shared with the line callback (runs inside sup_* calls, single thread). */
@@ -60,6 +67,12 @@ typedef struct run_ctx {
     prog *pg;        /* progress display, NULL with --quiet */
     fed_report *rep; /* one per federate */
     int verbose, quiet;
+    char log_path[PATH_MAX]; /* the federation log the RTI announced ("logging to"), or "" */
+    pid_t rti_pid;           /* the RTI tempo-run started (watchdog's SIGUSR1), 0 none */
+    double watchdog_s;       /* no-progress time before the status is printed; 0 = never */
+    double last_progress;    /* now_s() of the last progress of any federate */
+    int dumping;             /* > 0: the RTI's status lines are being echoed */
+    double dump_until;       /* now_s() after which they are no longer echoed */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -68,17 +81,22 @@ static long fed_index(const run_ctx *c, const char *name)
     return fedfile_find(c->ff, name);
 }
 
-/* The federate's summary line; see fmufed_main in federate/fmufed/fmufed_cli.c for its format. */
+/* The federate's summary line "PROGRAM: NAME: done at t = ..."; see fmufed_main in
+ * federate/fmufed/fmufed_cli.c for its format, which a program federate prints too
+ * (doc/federation.md, "Program federates"). */
 static void parse_done(fed_report *r, const char *name, const char *line)
 {
     char head[300];
-    snprintf(head, sizeof head, "tempo-fmu: %s: done at t = ", name);
+    snprintf(head, sizeof head, ": %s: done at t = ", name);
     size_t n = strlen(head);
-    if (strncmp(line, head, n) != 0) return;
-    if (sscanf(line + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
+    const char *at = strstr(line, head);
+    if (!at || memchr(line, ' ', (size_t)(at - line))) return; /* PROGRAM is one word */
+    if (sscanf(at + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
                &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
         r->done = 1;
 }
+
+static double now_s(void);
 
 static void on_line(void *ctx, const char *child, sup_stream stream, const char *line)
 {
@@ -87,10 +105,21 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     if (stream == SUP_STDOUT && i >= 0) {
         double t, end;
         if (sscanf(line, "progress %lf %lf", &t, &end) == 2) {
+            if (t > c->rep[i].progress_t) c->rep[i].progress_t = t, c->last_progress = now_s();
             prog_update(c->pg, (size_t)i, t);
             return;
         }
         parse_done(&c->rep[i], child, line);
+    }
+    if (!strcmp(child, RTI_CHILD) && stream == SUP_STDERR) {
+        /* the federation log the RTI writes ("federation 'X': logging to PATH") */
+        const char *p = strstr(line, "logging to ");
+        if (p && strstr(line, "[flog]")) snprintf(c->log_path, sizeof c->log_path, "%s", p + 11);
+        /* the watchdog asked for the status (SIGUSR1): its lines are "who waits for whom" */
+        if (c->dumping && now_s() < c->dump_until && strstr(line, "[tm]")) {
+            const char *m = strstr(line, "[tm] ");
+            fprintf(stderr, "tempo-run:   %s\n", m ? m + 5 : line);
+        }
     }
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
@@ -137,6 +166,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
     for (size_t i = 0; i < ff->n_feds; i++) {
         fmu_md *md = NULL;
         char e[FEDFILE_ERRLEN];
+        if (!ff->feds[i].fmu) continue; /* a program federate: checked at load */
         if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
             snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i, ff->feds[i].name,
                      e);
@@ -156,10 +186,14 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 }
 
 typedef struct run_args {
-    const char *file, *rti, *output, *reference;
+    const char *file, *rti, *output, *reference, *log;
     int quiet, verbose;
     long timeout_ms;
+    double watchdog_s; /* < 0: not given (default RUN_WATCHDOG_S) */
 } run_args;
+
+#define RUN_WATCHDOG_S 10.0 /* default no-progress time before the RTI's status is shown */
+#define RUN_FAIL_GRACE 1000 /* ms the others get to end after the first failure (sup_opts) */
 
 static int parse_args(int argc, char **argv, run_args *a)
 {
@@ -176,7 +210,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
-                   !strcmp(s, "--reference")) {
+                   !strcmp(s, "--reference") || !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -184,6 +218,15 @@ static int parse_args(int argc, char **argv, run_args *a)
             const char *v = argv[++i];
             if (!strcmp(s, "--reference")) {
                 a->reference = v;
+            } else if (!strcmp(s, "--log")) {
+                a->log = v;
+            } else if (!strcmp(s, "--watchdog")) {
+                char *end;
+                a->watchdog_s = strtod(v, &end);
+                if (*end || end == v || !(a->watchdog_s >= 0) || a->watchdog_s > 1e6) {
+                    fprintf(stderr, "tempo-run: --watchdog %s: expected seconds >= 0\n", v);
+                    return -1;
+                }
             } else if (s[2] == 'r') {
                 a->rti = v;
             } else if (s[2] == 'o') {
@@ -215,18 +258,43 @@ static int parse_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
+/* mkdir -p: create @p dir and its missing parents. 0, or -1 with the reason in err. */
+static int mkdir_p(const char *dir, char *err, size_t errlen)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        snprintf(err, errlen, "%.900s...: path too long", dir);
+        return -1;
+    }
+    for (char *q = p + 1;; q++) {
+        int end = *q == '\0';
+        if (*q == '/' || end) {
+            *q = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                snprintf(err, errlen, "mkdir %.900s: %s", p, strerror(errno));
+                return -1;
+            }
+            if (end) return 0;
+            *q = '/';
+        }
+    }
+}
+
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
  * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
  * loopback port. Returns a SUP_ status. */
-static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *err, size_t errlen)
+static int start_rti(sup *s, const fedfile *ff, const char *log, char *addr, size_t len, char *err,
+                     size_t errlen)
 {
     char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256];
     sibling("tempo-rti", bin, sizeof bin);
-    char *argv[6] = {bin, "--listen", listen, NULL, NULL, NULL};
+    char *argv[8] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL};
+    int k = 3;
+    if (log) argv[k++] = "--log", argv[k++] = (char *)log; /* one file per run (doc/log.md) */
     if (ff->rti_unix) {
         snprintf(listen, sizeof listen, "none");
-        argv[3] = "--unix";
-        argv[4] = ff->rti_unix;
+        argv[k++] = "--unix";
+        argv[k++] = ff->rti_unix;
     } else {
         const char *h = ff->rti_host ? ff->rti_host : "127.0.0.1";
         snprintf(listen, sizeof listen, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, ff->rti_port);
@@ -291,7 +359,9 @@ static int collect(const fedfile *ff, const char *outdir, const char *reference,
         fed_units fu = {ff, calloc(n, sizeof(fmu_md *))};
         for (size_t i = 0; fu.md && i < n; i++) {
             char merr[FMU_ERR_LEN];
-            if (fmu_load_md(ff->feds[i].fmu, NULL, &fu.md[i], merr, sizeof merr)) fu.md[i] = NULL;
+            if (!ff->feds[i].fmu ||
+                fmu_load_md(ff->feds[i].fmu, NULL, &fu.md[i], merr, sizeof merr))
+                fu.md[i] = NULL;
         }
         if (reference && res_read_csv(reference, &ref, err, errlen) != RES_OK)
             rc = -1;
@@ -361,6 +431,119 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
     if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);
 }
 
+/* The watchdog (sup_opts.on_tick): when no federate has progressed for watchdog_s, say so
+ * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti log every federate's time
+ * state, the stalls under polling included; on_line echoes those lines). Again after every
+ * further watchdog_s without progress. */
+static void watchdog(void *ctx)
+{
+    run_ctx *c = ctx;
+    double now = now_s();
+    if (c->watchdog_s <= 0 || now - c->last_progress < c->watchdog_s) return;
+    c->last_progress = now;
+    fprintf(stderr, "%stempo-run: no federate has progressed for %g s:", c->pg ? "\n" : "",
+            c->watchdog_s);
+    for (size_t i = 0; i < c->ff->n_feds; i++)
+        fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
+                c->rep[i].progress_t);
+    fputc('\n', stderr);
+    if (!c->rti_pid) {
+        fprintf(stderr, "tempo-run: (the RTI is not tempo-run's: send it SIGUSR1 to see who waits "
+                        "for whom)\n");
+        return;
+    }
+    fprintf(stderr, "tempo-run: who waits for whom, from the RTI's status (times in ticks):\n");
+    c->dumping = 1;
+    c->dump_until = now + 2.0;
+    kill(c->rti_pid, SIGUSR1);
+}
+
+/* Does child `who`'s message say that federate (or master) `other` left before the end? */
+static int blames(const sup_child_info *who, const char *other)
+{
+    char pat[300];
+    snprintf(pat, sizeof pat, "federate %s left the federation before the end", other);
+    for (size_t k = 0; k < who->n_tail; k++)
+        if (strstr(who->tail[k], pat) ||
+            (!strcmp(other, MASTER_CHILD) && strstr(who->tail[k], "the master left before")))
+            return 1;
+    return 0;
+}
+
+/* After a failed run: the federate that failed first, with its own message quoted, then the
+ * others. A federate whose failure says another "left the federation before the end" only
+ * followed that one; a federate that ended with status 0 but without its summary line ended
+ * in the middle of the run (an FMU calling exit(), doc/run.md). */
+static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
+{
+    size_t n = sup_count(s);
+    sup_child_info *in = calloc(n ? n : 1, sizeof *in);
+    int *bad = calloc(n ? n : 1, sizeof *bad);
+    if (!in || !bad) {
+        free(in), free(bad);
+        fprintf(stderr, "tempo-run: %s: failed: %s\n", c->ff->federation, sup_err);
+        return;
+    }
+    char tails[SUP_MAX_CHILDREN][SUP_TAIL_LINES][SUP_TAIL_LEN];
+    for (size_t i = 0; i < n && i < SUP_MAX_CHILDREN; i++) {
+        sup_child(s, (int)i, &in[i]);
+        for (size_t k = 0; k < in[i].n_tail; k++) { /* pointers last until the next call */
+            snprintf(tails[i][k], SUP_TAIL_LEN, "%s", in[i].tail[k]);
+            in[i].tail[k] = tails[i][k];
+        }
+        long f = fed_index(c, in[i].name);
+        int early = f >= 0 && in[i].state == SUP_EXITED && in[i].code == 0 && !c->rep[f].done;
+        bad[i] = in[i].failed ? 1 : early ? 2 : 0;
+    }
+    /* the root: a failed child that blames no other failed (or early-ended) child */
+    long root = -1;
+    for (size_t i = 0; i < n && root < 0; i++) {
+        if (!bad[i]) continue;
+        int follows = 0;
+        for (size_t j = 0; j < n && !follows; j++)
+            follows = j != i && bad[j] && blames(&in[i], in[j].name);
+        if (!follows) root = (long)i;
+    }
+    if (root < 0) { /* everyone blames someone: the first named by another */
+        for (size_t i = 0; i < n && root < 0; i++)
+            if (bad[i]) root = (long)i;
+    }
+    if (root < 0) {
+        fprintf(stderr, "tempo-run: %s: failed: %s\n", c->ff->federation, sup_err);
+        free(in), free(bad);
+        return;
+    }
+    const sup_child_info *r = &in[root];
+    char sb[32];
+    int called_exit = 0, others = 0;
+    for (size_t k = 0; k < r->n_tail; k++)
+        called_exit |= strstr(r->tail[k], "exit() was called") != NULL;
+    for (size_t i = 0; i < n; i++)
+        others += bad[i] && (long)i != root;
+    fprintf(stderr, "tempo-run: %s: failed: child '%s' (pid %ld) ", c->ff->federation, r->name,
+            (long)r->pid);
+    if (r->state == SUP_SIGNALED)
+        fprintf(stderr, "was killed by %s", sup_signal_name(r->sig, sb, sizeof sb));
+    else
+        fprintf(stderr, "exited with status %d", r->code);
+    if (bad[root] == 2 || called_exit)
+        fprintf(stderr, " in the middle of the run, without its summary line: its FMU (or a "
+                        "library it uses) called exit()");
+    fprintf(stderr, "%s\n", others ? ", first (the others followed)" : "");
+    /* its own words: the last lines it wrote on stderr */
+    size_t from = r->n_tail > 3 ? r->n_tail - 3 : 0;
+    for (size_t k = from; k < r->n_tail; k++)
+        fprintf(stderr, "tempo-run:   %s said: \"%s\"\n", r->name, r->tail[k]);
+    if (r->n_tail == 0) fprintf(stderr, "tempo-run:   (%s wrote nothing on stderr)\n", r->name);
+    for (size_t i = 0; i < n; i++) {
+        if (!bad[i] || (long)i == root) continue;
+        fprintf(stderr, "tempo-run: then '%s' %s%s%s\n", in[i].name,
+                bad[i] == 2 ? "ended early" : "failed", in[i].n_tail ? ": " : "",
+                in[i].n_tail ? in[i].tail[in[i].n_tail - 1] : "");
+    }
+    free(in), free(bad);
+}
+
 /* The run itself, once the file is loaded and checked. Returns the exit status. */
 static int run(const fedfile *ff, const run_args *a, const char *outdir)
 {
@@ -368,7 +551,28 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     double t0 = now_s();
     fed_report *rep = calloc(ff->n_feds, sizeof *rep);
     if (!rep) return fputs("tempo-run: out of memory\n", stderr), 1;
-    run_ctx c = {.ff = ff, .rep = rep, .verbose = a->verbose, .quiet = a->quiet};
+    run_ctx c = {.ff = ff,
+                 .rep = rep,
+                 .verbose = a->verbose,
+                 .quiet = a->quiet,
+                 .watchdog_s = a->watchdog_s < 0 ? RUN_WATCHDOG_S : a->watchdog_s,
+                 .last_progress = t0};
+    for (size_t i = 0; i < ff->n_feds; i++)
+        rep[i].progress_t = ff->algo.start;
+    const char *log = a->log ? a->log : ff->log;
+    if (log && a->rti) {
+        fprintf(stderr,
+                "tempo-run: %s records the RTI tempo-run starts; with --rti, start that "
+                "RTI with --log DIR yourself\n",
+                a->log ? "--log" : "the file's \"log\"");
+        free(rep);
+        return 2;
+    }
+    if (log && mkdir_p(log, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: log folder: %s\n", err);
+        free(rep);
+        return 2;
+    }
     const char **names = calloc(ff->n_feds, sizeof *names);
     for (size_t i = 0; names && i < ff->n_feds; i++)
         names[i] = ff->feds[i].name;
@@ -379,22 +583,42 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     free(names);
 
     sup *s = NULL;
-    sup_opts so = {.catch_signals = 1, .on_line = on_line, .ctx = &c, .timeout_ms = a->timeout_ms};
+    sup_opts so = {.catch_signals = 1,
+                   .on_line = on_line,
+                   .on_tick = watchdog,
+                   .ctx = &c,
+                   .timeout_ms = a->timeout_ms,
+                   .fail_grace_ms = RUN_FAIL_GRACE};
     int rc = sup_new(&s, &so, err, sizeof err);
-    if (rc == SUP_OK && a->rti)
+    if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
-    else if (rc == SUP_OK)
-        rc = start_rti(s, ff, addr, sizeof addr, err, sizeof err);
+    } else if (rc == SUP_OK) {
+        rc = start_rti(s, ff, log, addr, sizeof addr, err, sizeof err);
+        sup_child_info ri;
+        if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
+    }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
     for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
-        char *argv[12] = {
-            fmu_bin, "--federation", (char *)a->file, "--name", ff->feds[i].name, "--rti", addr,
-            NULL};
-        int k = 7;
+        /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
+         * the same four options and then its "args". */
+        const fedfile_fed *fd = &ff->feds[i];
+        char **argv = calloc(fd->n_args + 12, sizeof *argv);
+        if (!argv) {
+            snprintf(err, sizeof err, "out of memory");
+            rc = SUP_ENOMEM;
+            break;
+        }
+        size_t k = 0;
+        argv[k++] = fd->program ? fd->program : fmu_bin;
+        argv[k++] = "--federation", argv[k++] = (char *)a->file;
+        argv[k++] = "--name", argv[k++] = fd->name;
+        argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        for (size_t j = 0; j < fd->n_args; j++)
+            argv[k++] = fd->args[j];
         argv[k] = NULL;
-        int idx =
-            sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err, sizeof err);
+        int idx = sup_start(s, &(sup_spec){.name = fd->name, .argv = argv}, err, sizeof err);
+        free(argv);
         if (idx < 0) rc = idx;
     }
     if (rc == SUP_OK && fedfile_is_master(ff)) {
@@ -410,14 +634,19 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (idx < 0) rc = idx;
     }
     if (rc == SUP_OK) rc = sup_wait(s, err, sizeof err);
-    sup_free(s);
     prog_finish(c.pg);
     prog_free(c.pg);
     double wall = now_s() - t0;
     int status = 0;
+    /* a federate that ended with status 0 without its summary did not finish the run */
+    for (size_t i = 0; rc == SUP_OK && !fedfile_is_master(ff) && i < ff->n_feds; i++)
+        if (!rep[i].done) rc = SUP_ECHILD;
     if (rc == SUP_EINTR) {
         fprintf(stderr, "tempo-run: %s\n", err);
         status = 130;
+    } else if (rc == SUP_ECHILD) {
+        failure_report(s, &c, err);
+        status = 1;
     } else if (rc != SUP_OK) {
         fprintf(stderr, "tempo-run: %s: failed: %s\n", ff->federation, err);
         status = 1;
@@ -430,6 +659,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             summary(ff, rep, wall, outdir, plot);
         }
     }
+    sup_free(s);
+    if (c.log_path[0]) printf("tempo-run: federation log %s (tempo-log; doc/log.md)\n", c.log_path);
     free(rep);
     return status;
 }

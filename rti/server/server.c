@@ -428,8 +428,18 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
     struct flog *lg = cl->fed->fx->flog;
     flog_hold_stamp(lg);
     flog_frame(lg, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
+    s->dispatching++;
     dispatch_joined(s, c, cl, &m);
+    s->dispatching--;
     flog_release_stamp(lg);
+    /* a RESIGN (or a loss it caused) may have emptied federations: reap them now, after the
+     * log's stamp is released */
+    if (!s->dispatching) {
+        for (struct federation *o = s->feds, *nx; o; o = nx) {
+            nx = o->next;
+            if (o->n_feds == 0) federation_reap(s, o);
+        }
+    }
     return 0;
 }
 
@@ -449,7 +459,9 @@ static void on_close(void *ctx, struct conn *c, const char *reason)
         flog_lost(f->fx->flog, (uint32_t)f->handle, reason);
         LOGW("fed", f->tag, "connection lost (%s): resigning it, %s its objects", reason,
              f->resign_action == WIRE_RESIGN_KEEP_OBJECTS ? "keeping" : "deleting");
+        struct federation *fx = f->fx;
         federate_resign(s, f, f->resign_action, why, reason);
+        federation_reap(s, fx); /* inside a frame's dispatch, on_frame reaps it after */
     }
     free(cl);
     c->user = NULL;
@@ -475,11 +487,18 @@ static void usr1_cb(evutil_socket_t sig, short what, void *arg)
 }
 
 /* Every FLOG_FLUSH_MS: write the buffered federation log records, so that a crash loses at
- * most that much; report a writer that stopped. */
+ * most that much; report a writer that stopped. A log quiet for FLOG_ALIVE_NS gets a NOTE
+ * "rti alive": a hung federation's log then shows how long its waits really last, and a log
+ * that ends without the closing NOTE says within a second when the RTI stopped (doc/log.md). */
 static void flog_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct server *s = arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     for (struct federation *fx = s->feds; fx; fx = fx->next) {
+        if (fx->flog && now - flog_last_stamp(fx->flog) >= FLOG_ALIVE_NS)
+            flog_note(fx->flog, 0, FLOG_NOTE_ALIVE);
         flog_flush(fx->flog);
         federation_flog_check(fx);
     }

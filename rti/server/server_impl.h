@@ -104,6 +104,7 @@ struct federation {
     struct tsoq *tsoq;       /* payloads of queued TSO messages (timesvc.c) */
     struct flog *flog;       /* federation log writer (rti/flog/flog.h), NULL when not logging */
     int flog_warned;         /* 1: the writer's failure has been logged */
+    int ever_joined;         /* 1: a federate has joined (federation_reap spares it before) */
     struct federation *next; /* server's list */
 };
 
@@ -127,6 +128,7 @@ struct server {
     struct event *sigint, *sigterm, *sigusr1;
     struct event *flog_timer; /* flushes the federation logs every FLOG_FLUSH_MS */
     int stopping;
+    int dispatching;                /* > 0 while a received frame is handled (on_frame) */
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
 };
@@ -155,6 +157,10 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
                       struct federation **out, char *err, size_t errlen);
 /* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
 void federation_destroy(struct server *s, struct federation *fx);
+/* Destroy fx when its last federate has left (doc/rti.md, Federations), unless the RTI keeps
+ * federations (--keep-federations), objects kept without an owner remain, or a frame is being
+ * handled (s->dispatching: the caller reaps after it). Returns 1 when fx was destroyed. */
+int federation_reap(struct server *s, struct federation *fx);
 /* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
  * (full, handles used up, out of memory) with err filled. */
 int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
@@ -231,10 +237,6 @@ void timesvc_resign(struct server *s, struct federate *f);
 void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m);
 /* Log every federate's "who blocks whom" line (SIGUSR1). */
 void timesvc_dump(struct server *s, struct federation *fx);
-/* The event loop's cached wall time in ns since the epoch (0 if unavailable): the federation
- * log's clock, set when the log is opened so that the header's start time and every record
- * come from one clock (a record never appears to precede the log's start). */
-int64_t timesvc_loop_wall_ns(void *base);
 /* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides

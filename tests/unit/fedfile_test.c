@@ -16,12 +16,12 @@
 
 static char tmp[64]; /* the private folder */
 static char err[FEDFILE_ERRLEN];
-static char made[32][128]; /* files and folders created, removed at the end in reverse */
+static char made[64][128]; /* files and folders created, removed at the end in reverse */
 static int n_made;
 
 static void note(const char *path)
 {
-    if (n_made < 32 && strlen(path) < sizeof made[0])
+    if (n_made < 64 && strlen(path) < sizeof made[0])
         memcpy(made[n_made++], path, strlen(path) + 1);
 }
 
@@ -332,6 +332,48 @@ static void test_houses_de(void)
     snprintf(want, sizeof want, "%s/results", tmp);
     CHECK_STR_EQ(ff->output, want);
     fedfile_free(ff);
+}
+
+/* A program federate (doc/federation.md, "Program federates"): its executable, its args and
+ * its wiring are read; the FMU keys and the methods it cannot follow are refused. */
+static void test_program(void)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/market.sh", tmp);
+    write_file("market.sh", "#!/bin/sh\n");
+    chmod(p, 0700);
+    write_file("plain.txt", "not executable\n");
+#define PM "{\"name\": \"m\", \"program\": \"market.sh\", "
+    write_file("prog.json",
+               HEAD "\"federates\": [" FA ", " PM "\"args\": [\"--period\", \"900\"], "
+                    "\"inputs\": {\"E1\": \"A.y\"}, \"outputs\": {\"price\": \"M.p\"}}]}");
+    fedfile *ff = NULL;
+    CHECK(load("prog.json", &ff) == FEDFILE_OK, "prog.json: %s", err);
+    if (ff) {
+        CHECK_STR_EQ(ff->feds[1].program, p);
+        CHECK(ff->feds[1].fmu == NULL, "a program federate has no FMU");
+        CHECK_INT_EQ(ff->feds[1].n_args, 2);
+        CHECK_STR_EQ(ff->feds[1].args[1], "900");
+        CHECK_STR_EQ(ff->feds[1].inputs[0].cls, "A");
+        CHECK(ff->feds[0].program == NULL, "an FMU federate has no program");
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"federates\": [" PM "\"parameters\": {\"k\": 1}}]}", FEDFILE_ESCHEMA,
+               "federates[0].parameters: applies to an \"fmu\" federate only", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"m\", \"fmu\": \"fmus/a.fmu\", \"program\": "
+                    "\"market.sh\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].program: a federate is an \"fmu\" or a \"program\"",
+               NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"m\"}]}", FEDFILE_ESCHEMA,
+               "federates[0]: missing \"fmu\" (or \"program\"", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"m\", \"program\": \"plain.txt\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].program:", "is not an executable file");
+    expect_bad(HEAD "\"federates\": [" PM "\"args\": [1]}]}", FEDFILE_ESCHEMA,
+               "federates[0].args[0]: expected a string", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"gauss-seidel\", \"end\": 1, "
+               "\"step\": 0.1}, \"federates\": [" PM "\"outputs\": {\"p\": \"M.p\"}}]}",
+               FEDFILE_ESCHEMA, "federates[0].program: a program federate needs method", NULL);
+#undef PM
 }
 
 /* Every refusal names the JSON path and what is expected. */
@@ -923,6 +965,7 @@ int main(void)
     test_lv_jacobi();
     test_chain_gs();
     test_houses_de();
+    test_program();
     test_refusals();
     test_defect_control();
     test_rti_forms();
