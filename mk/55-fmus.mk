@@ -17,7 +17,7 @@ FMU_MODELS := dahlquist vanderpol bouncingball stair \
               spring mass springmass \
               lorenz_x lorenz_yz lorenz \
               vdp_x vdp_y bball_stairs bball_ball bball_steps passthrough \
-              house environment
+              house environment gain
 FMU_MODELS += chain_heavy chain_light lin_half
 # The ball on stairs has a stiff contact (1e6): model exchange only, integrated by CVODE BDF
 # (the framework's explicit Dormand-Prince CS solver drifts by several per cent over 30 s).

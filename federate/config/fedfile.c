@@ -430,14 +430,18 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
     v = json_object_get(a, "jacobian");
     if (v) {
         const char *j = json_is_string(v) ? json_string_value(v) : "";
-        if (o->iter != SEMI_BROYDEN)
-            return fail(c, "algorithm.jacobian", "only used with \"iteration\": \"broyden\"");
-        if (!strcmp(j, "identity"))
+        if (o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON)
+            return fail(c, "algorithm.jacobian",
+                        "only used with \"iteration\": \"broyden\" or \"newton\"");
+        if (!strcmp(j, "identity") && o->iter == SEMI_BROYDEN)
             o->jac0 = SEMI_JAC0_IDENTITY;
         else if (!strcmp(j, "fd"))
             o->jac0 = SEMI_JAC0_FD;
+        else if (!strcmp(j, "directional"))
+            o->jac0 = SEMI_JAC0_DIRECTIONAL;
         else
-            return fail(c, "algorithm.jacobian", "expected \"identity\" or \"fd\"");
+            return fail(c, "algorithm.jacobian", "expected %s\"fd\" or \"directional\"",
+                        o->iter == SEMI_BROYDEN ? "\"identity\", " : "");
     }
     return FEDFILE_OK;
 }
@@ -591,6 +595,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "coupling",
                                        "power_extrapolation",
                                        "reply_timeout",
+                                       "solver",
                                        NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
@@ -660,10 +665,13 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
         (rc = refuse_key(c, a, "defect-control", "defect-control")))
         return rc;
-    if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
-        ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
-         (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
-        return rc;
+    if (al->kind != FEDFILE_ALG_STRONG &&
+        (rc = refuse_key(c, a, "solver",
+                         "strong; the FMUs' own solver is the top-level \"solver\"")))
+        if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
+            ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
+             (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
+            return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
@@ -697,6 +705,24 @@ static int parse_solver(const ld *c, const json_t *obj, const char *base, fedfil
     if (have) s->atol = d;
     if ((rc = get_num(c, v, p, "max_step", 0, &d, &have))) return rc;
     if (have) s->max_step = d;
+    return FEDFILE_OK;
+}
+
+/* strong: the fixed-step keys, then "solver" (the master's CVODE, the same keys as the FMUs'
+ * "solver") over strong_opts_default. doc/federation.md, doc/algorithms/strong-coupling.md. */
+int fedfile_parse_strong(const ld *c, const void *algo, fedfile *ff)
+{
+    int rc = refuse_key(c, algo, "extrapolation",
+                        "the peer methods; strong coupling wires the states themselves");
+    if (rc || (rc = fedfile_parse_fixed(c, algo, ff))) return rc;
+    fedfile_solver sv = {0};
+    if ((rc = parse_solver(c, algo, "algorithm", &sv))) return rc;
+    strong_opts *o = &ff->algo.strong;
+    strong_opts_default(o, ff->algo.t_step);
+    o->adams = sv.method == FEDFILE_METHOD_ADAMS;
+    if (sv.rtol > 0) o->rtol = sv.rtol;
+    if (sv.atol > 0) o->atol = sv.atol;
+    o->max_step = sv.max_step;
     return FEDFILE_OK;
 }
 

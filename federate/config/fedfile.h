@@ -15,6 +15,7 @@
 #include "algorithms/exchange.h"
 #include "algorithms/port.h"
 #include "algorithms/semi.h"
+#include "algorithms/strong.h"
 #include "algorithms/topology.h"
 #include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
@@ -46,6 +47,8 @@ typedef enum fedfile_alg {
                                      (doc/master.md; fedfile_master.h) */
     FEDFILE_ALG_SEMI,             /* "semi-implicit": quasi-Newton coupling, master-slave
                                      (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
+    FEDFILE_ALG_STRONG,           /* "strong": CVODE in the master over every slave's states
+                                     (§5.4, Alg. 4; doc/algorithms/strong-coupling.md) */
     FEDFILE_ALG_BALANCE,          /* "balance": explicit master with the coupling layer
                                      (doc/algorithms/balance-correction.md) */
     FEDFILE_ALG_ENERGY,           /* "energy": negotiated power exchange
@@ -153,6 +156,9 @@ typedef struct fedfile_algo {
                              n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
     semi_opts semi;       /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
                              jac0, n_sub), defaults from semi_opts_default; else zero */
+    strong_opts strong;   /* strong only: the master's CVODE (output step in ticks, BDF/Adams,
+                             rtol, atol, max_step), defaults from strong_opts_default; else
+                             zero */
     struct fedfile_balance *balance; /* balance and energy: per-connection settings
                                         (federate/config/fedfile_balance.h); else NULL */
 } fedfile_algo;

@@ -138,6 +138,10 @@ static const fedfile_algo_entry REGISTRY[] = {
      .kind = FEDFILE_ALG_DEFECT_CONTROL,
      .side = FEDFILE_SIDE_MASTER,
      .parse = fedfile_parse_dc},
+    {.name = "strong",
+     .kind = FEDFILE_ALG_STRONG,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_strong},
     /* The explicit master with the coupling layer, and negotiated power exchange
      * (federate/config/fedfile_balance.h, run by federate/master/master_balance.c). */
     {.name = "balance",

@@ -10,6 +10,9 @@
  * required, "lookahead" for jacobi-naive only (default: the step), the jacobi-de keys refused
  * (but "h_min" for wr); wr's own keys ("tol", "max_iter", ...) read here too. */
 int fedfile_parse_fixed(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
+/* strong: the fixed-step keys ("step" is the output step) and "solver": the master's CVODE
+ * settings {"method": "bdf"|"adams", "rtol", "atol", "max_step"} into ff->algo.strong. */
+int fedfile_parse_strong(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 /* jacobi-de: "quantum", "h_min", "h_max" required; "step" and "lookahead" refused. */
 int fedfile_parse_de(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 /* defect-control: the object "defect-control" into ff->algo.dc; the fixed-step and jacobi-de

@@ -8,8 +8,8 @@
 int fedfile_is_master(const fedfile *ff)
 {
     return ff && (ff->algo.kind == FEDFILE_ALG_MASTER_JACOBI || ff->algo.kind == FEDFILE_ALG_WR ||
-                  ff->algo.kind == FEDFILE_ALG_SEMI || ff->algo.kind == FEDFILE_ALG_BALANCE ||
-                  ff->algo.kind == FEDFILE_ALG_ENERGY);
+                  ff->algo.kind == FEDFILE_ALG_SEMI || ff->algo.kind == FEDFILE_ALG_STRONG ||
+                  ff->algo.kind == FEDFILE_ALG_BALANCE || ff->algo.kind == FEDFILE_ALG_ENERGY);
 }
 
 int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *n, char *err,

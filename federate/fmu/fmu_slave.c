@@ -15,6 +15,8 @@ struct fmu_slave {
     size_t n_in, n_out;
     fmi2ValueReference *in_vr, *out_vr;
     int64_t t;                        /* current logical time, ticks */
+    size_t nx;                        /* continuous states offered (ME), 0: none */
+    long *out_state;                  /* n_out: the state output k is, -1 none (info) */
     double tick;                      /* seconds per tick */
     int64_t u_t0;                     /* expansion point of the inputs held, ticks */
     int u_order;                      /* their order; -1 before the first set_inputs */
@@ -239,25 +241,47 @@ static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
     (void)n, (void)d;
     return unsupported(ctx, "discrete inputs");
 }
+/* ---- the slave as a model-exchange evaluator (strong coupling) ------------------------------
+ * The master's integrator owns the states: set_states moves the FMU to the master's time and
+ * states, get_derivatives reads x' there with the inputs last set. The FMU's own integrator is
+ * not used (it restarts from the states set should the slave be stepped afterwards). */
 static int op_get_states(void *ctx, double *x)
 {
-    (void)x;
-    return unsupported(ctx, "get_states");
+    fmu_slave *s = ctx;
+    if (!s->nx) return unsupported(s, "get_states (not a model-exchange FMU with states)");
+    int rc = fmu_step_get_states(s->fmu, s->nx, x);
+    return rc ? fail_fmu(s, rc, "reading the states") : PORT_OK;
 }
 static int op_set_states(void *ctx, int64_t t, const double *x)
 {
-    (void)t, (void)x;
-    return unsupported(ctx, "set_states");
+    fmu_slave *s = ctx;
+    if (!s->nx) return unsupported(s, "set_states (not a model-exchange FMU with states)");
+    int rc = fmu_step_set_time(s->fmu, (double)t * s->tick);
+    if (rc) return fail_fmu(s, rc, "setting the time");
+    s->t = t;
+    rc = fmu_step_set_states(s->fmu, s->nx, x);
+    return rc ? fail_fmu(s, rc, "setting the states") : PORT_OK;
 }
 static int op_get_derivatives(void *ctx, double *dx)
 {
-    (void)dx;
-    return unsupported(ctx, "get_derivatives");
+    fmu_slave *s = ctx;
+    if (!s->nx) return unsupported(s, "get_derivatives (not a model-exchange FMU with states)");
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_derivatives(s->fmu, s->nx, dx);
+    return rc ? fail_fmu(s, rc, "reading the state derivatives") : PORT_OK;
 }
+/* dy = (dy/du) du at the current time, states and inputs: the FMU's directional derivatives
+ * of the outputs with respect to the inputs (direct feedthrough; semi-implicit Newton). */
 static int op_get_directional(void *ctx, const double *du, double *dy)
 {
-    (void)du, (void)dy;
-    return unsupported(ctx, "directional derivatives");
+    fmu_slave *s = ctx;
+    if (!fmu_step_has_directional(s->fmu) || !s->n_in || !s->n_out)
+        return unsupported(s, "directional derivatives");
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_directional(s->fmu, s->n_out, s->out_vr, s->n_in, s->in_vr, du, dy);
+    return rc ? fail_fmu(s, rc, "reading directional derivatives") : PORT_OK;
 }
 
 static int op_collect(void *ctx)
@@ -299,7 +323,8 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     s->u_c = calloc(ni * (PORT_MAX_ORDER + 1), sizeof(double));
     s->u_val = calloc(ni, sizeof(double));
     s->u_der = calloc(ni * PORT_MAX_ORDER, sizeof(double));
-    if (!s->name || !s->in_vr || !s->out_vr || !s->u_c || !s->u_val || !s->u_der) {
+    s->out_state = calloc(no, sizeof *s->out_state);
+    if (!s->name || !s->in_vr || !s->out_vr || !s->u_c || !s->u_val || !s->u_der || !s->out_state) {
         fmu_slave_free(s);
         return PORT_ENOMEM;
     }
@@ -313,8 +338,14 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     s->u_order = -1;
     s->record = o->record;
     s->record_ctx = o->record_ctx;
-    const fmu_md *md = fmu_step_md(o->fmu);
     int me = fmu_step_kind(o->fmu) == FMU_KIND_ME;
+    s->nx = fmu_step_n_states(o->fmu);
+    const fmu_md *md = fmu_step_md(o->fmu);
+    for (size_t k = 0; k < o->n_out; k++) { /* an output that is a state: the same variable */
+        s->out_state[k] = -1;
+        for (size_t i = 0; i < s->nx; i++)
+            if (md->vars[md->state_index[i]].vr == o->out_vr[k]) s->out_state[k] = (long)i;
+    }
     int maxd = 0;
     for (size_t j = 0; j < o->n_out; j++) {
         int d = fmu_step_deriv_order(o->fmu, o->out_vr[j]);
@@ -326,13 +357,14 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
         .info = {.name = s->name,
                  .n_in = o->n_in,
                  .n_out = o->n_out,
-                 .n_state = me ? md->n_states : 0,
+                 .n_state = s->nx,
                  .n_discrete = 0,
                  .can_save = fmu_step_can_save(o->fmu),
                  .max_output_deriv = maxd,
-                 .has_state_derivs = 0,
-                 .has_directional = 0,
-                 .is_me = me},
+                 .has_state_derivs = s->nx > 0,
+                 .has_directional = fmu_step_has_directional(o->fmu) && o->n_in && o->n_out,
+                 .is_me = me,
+                 .out_state = s->nx ? s->out_state : NULL},
     };
     *out = s;
     return PORT_OK;
@@ -349,6 +381,7 @@ void fmu_slave_free(fmu_slave *s)
     free(s->u_c);
     free(s->u_val);
     free(s->u_der);
+    free(s->out_state);
     free(s);
 }
 

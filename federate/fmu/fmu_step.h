@@ -148,6 +148,16 @@ int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr);
 int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference vr[], int order,
                                double out[]);
 
+/** True when the FMU provides directional derivatives (providesDirectionalDerivative). */
+int fmu_step_has_directional(const fmu_step *s);
+/** Directional derivatives at the current time, states and inputs
+ * (fmi2GetDirectionalDerivative): dv_unknown = (d unknown / d known) dv_known, for n_unknown
+ * outputs (or derivatives) and n_known inputs (or states) given by value reference.
+ * @return OK; EUSAGE the FMU does not provide them; EFMU. */
+int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueReference unknown[],
+                             size_t n_known, const fmi2ValueReference known[],
+                             const double dv_known[], double dv_unknown[]);
+
 /** True when save/restore work (the FMU has canGetAndSetFMUstate). */
 int fmu_step_can_save(const fmu_step *s);
 /**
@@ -183,6 +193,13 @@ int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
 /** The nx state derivatives at the current time, states and inputs (fmi2GetDerivatives).
  * @return OK; EUSAGE not ME or n != nx; EFMU. */
 int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
+/** Move the model to time t (fmi2SetTime) without integrating, for a master whose own
+ * integrator evaluates the model at times it chooses, not always increasing (strong coupling,
+ * doc/algorithms/strong-coupling.md): ME only. The current time becomes t and the integrator
+ * restarts from the FMU's states at the next step (cause FMU_RESTART_SET).
+ * @return OK; EUSAGE not ME, t not finite, the model has terminated or a step was discarded;
+ *         EFMU. */
+int fmu_step_set_time(fmu_step *s, double t);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);

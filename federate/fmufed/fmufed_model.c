@@ -279,9 +279,14 @@ static int open_fmu(fmufed_model *m)
     o.param_names = names;
     o.param_values = (const char *const *)vals;
     o.instance_name = fd->name;
+    /* strong: the master integrates and the slave only evaluates its model (model exchange). */
+    int strong = m->ff->algo.kind == FEDFILE_ALG_STRONG;
+    if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
-        rc = fail(m, PORT_EFAIL, "%s: %s", fd->fmu, e);
+        rc =
+            fail(m, PORT_EFAIL, "%s: %s%s", fd->fmu, e,
+                 strong ? " (method \"strong\" evaluates the model: it needs model exchange)" : "");
         goto out;
     }
     size_t idx = (size_t)(fd - m->ff->feds);

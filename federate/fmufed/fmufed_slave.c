@@ -321,7 +321,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     switch (c->kind) {
     case MSP_HELLO:
         msproto_info_encode(in, r->out);
-        nv = MSPROTO_INFO_N;
+        nv = MSPROTO_INFO_N + msproto_info_map_encode(in, r->out + MSPROTO_INFO_N);
         break;
     case MSP_SET_INPUTS: {
         port_poly p = {.t0 = c->t, .order = c->arg, .n = c->n_v / (size_t)(c->arg + 1), .c = c->v};

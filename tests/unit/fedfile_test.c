@@ -907,7 +907,7 @@ static void test_registry(void)
 {
     size_t n = 0;
     const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 10);
+    CHECK_INT_EQ((long)n, 11);
     size_t n_peer = 0;
     for (size_t i = 0; i < n; i++) {
         CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
@@ -923,6 +923,7 @@ static void test_registry(void)
                                           FEDFILE_ALG_SEMI,
                                           FEDFILE_ALG_MASTER_JACOBI,
                                           FEDFILE_ALG_DEFECT_CONTROL,
+                                          FEDFILE_ALG_STRONG,
                                           FEDFILE_ALG_BALANCE,
                                           FEDFILE_ALG_ENERGY};
     for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
@@ -932,8 +933,8 @@ static void test_registry(void)
     }
     /* The registry's order is the method list of the messages. */
     static const char *const order[] = {
-        "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
-        "semi-implicit", "master-jacobi", "defect-control", "balance",      "energy"};
+        "jacobi-naive",  "jacobi",         "jacobi-de", "gauss-seidel", "wr",    "semi-implicit",
+        "master-jacobi", "defect-control", "strong",    "balance",      "energy"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");

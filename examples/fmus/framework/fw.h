@@ -91,6 +91,11 @@ typedef struct {
      * over the whole step h (no events are looked for), or 0 to let the framework integrate
      * (the osc_* slaves' forward-Euler variant, doc/example-fmus.md). */
     int (*cs_step)(fw_ctx *c, double h);
+    /* May be NULL: the partial derivative d(unknown)/d(known) at c->t, states and inputs, for
+     * fmi2GetDirectionalDerivative (providesDirectionalDerivative is then true in both kinds).
+     * Return 0, or -1 when unknown is not an output or derivative, or known not an input or
+     * state. Called after the outputs and derivatives are brought up to date. */
+    int (*partial)(fw_ctx *c, unsigned unknown, unsigned known, double *value);
 } fw_model;
 
 /** The model of this shared object (defined by the model's C file). */
