@@ -668,10 +668,11 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (al->kind != FEDFILE_ALG_STRONG &&
         (rc = refuse_key(c, a, "solver",
                          "strong; the FMUs' own solver is the top-level \"solver\"")))
-        if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
-            ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
-             (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
-            return rc;
+        return rc;
+    if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
+        ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
+         (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
+        return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
