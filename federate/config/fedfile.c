@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_impl.h"
 #include "fom/fom.h"
 
@@ -103,6 +104,16 @@ static const char *json_kind(const json_t *v)
         return "null";
     }
     return "?";
+}
+
+int fedfile_fail(const ld *c, const char *jpath, const char *fmt, ...)
+{
+    char msg[FEDFILE_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail(c, jpath, "%s", msg);
 }
 
 /* ======================================================================================
@@ -757,6 +768,8 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "defect-control",
                                        "hybrid",
                                        "f3ornits",
+                                       "coupling",
+                                       "power_extrapolation",
                                        "reply_timeout",
                                        "solver",
                                        NULL};
@@ -835,6 +848,10 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                          "strong; the FMUs' own solver is the top-level \"solver\"")))
         return rc;
     if (al->kind != FEDFILE_ALG_HYBRID && (rc = refuse_key(c, a, "hybrid", "hybrid"))) return rc;
+    if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
+        ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
+         (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
+        return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
@@ -1332,6 +1349,7 @@ void fedfile_free(fedfile *ff)
         free(ff->algo.f3.imposed_fed[k]);
     free(ff->algo.f3.imposed_fed);
     free(ff->algo.f3.imposed_step);
+    fedfile_balance_free(ff->algo.balance);
     free(ff);
 }
 
@@ -1387,6 +1405,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     }
     if ((rc = check_publishers(c, ff)) || (rc = link_inputs(c, ff))) return rc;
     if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && (rc = plan_gauss_seidel(c, ff))) return rc;
+    if (ff->algo.balance && (rc = fedfile_balance_resolve(c, ff))) return rc;
     return FEDFILE_OK;
 }
 

@@ -54,6 +54,10 @@ typedef enum fedfile_alg {
                                      (§5.4, Alg. 4; doc/algorithms/strong-coupling.md) */
     FEDFILE_ALG_HYBRID,           /* "hybrid": events, rewind, step-size control, master-slave
                                      (§5.5, Alg. 5; doc/algorithms/hybrid.md) */
+    FEDFILE_ALG_BALANCE,          /* "balance": explicit master with the coupling layer
+                                     (doc/algorithms/balance-correction.md) */
+    FEDFILE_ALG_ENERGY,           /* "energy": negotiated power exchange
+                                     (doc/algorithms/energy-balance.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -185,6 +189,8 @@ typedef struct fedfile_algo {
     hybrid_opts hybrid;
     char **hy_discrete;
     size_t hy_n_discrete;
+    struct fedfile_balance *balance; /* balance and energy: per-connection settings
+                                        (federate/config/fedfile_balance.h); else NULL */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

@@ -150,6 +150,16 @@ static const fedfile_algo_entry REGISTRY[] = {
      .kind = FEDFILE_ALG_HYBRID,
      .side = FEDFILE_SIDE_MASTER,
      .parse = fedfile_parse_hybrid},
+    /* The explicit master with the coupling layer, and negotiated power exchange
+     * (federate/config/fedfile_balance.h, run by federate/master/master_balance.c). */
+    {.name = "balance",
+     .kind = FEDFILE_ALG_BALANCE,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_balance},
+    {.name = "energy",
+     .kind = FEDFILE_ALG_ENERGY,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_balance},
 };
 
 const fedfile_algo_entry *fedfile_algos(size_t *n)

@@ -25,4 +25,13 @@ int fedfile_parse_f3(const struct fedfile_reader *rd, const void *algo, fedfile 
 /* hybrid: the object "hybrid" into ff->algo.hybrid and hy_discrete; "step" is H_0. */
 int fedfile_parse_hybrid(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
 
+/* balance, energy (federate/config/fedfile_balance.c): the fixed-step keys, then
+ * "coupling" and "power_extrapolation" as written; resolved against the wiring once every
+ * federate is read. fedfile_fail words a refusal "FILE: JPATH: what" (FEDFILE_ESCHEMA). */
+typedef struct fedfile_reader fedfile_reader;
+int fedfile_parse_balance(const fedfile_reader *rd, const void *algo, fedfile *ff);
+int fedfile_balance_resolve(const fedfile_reader *rd, fedfile *ff);
+int fedfile_fail(const fedfile_reader *rd, const char *jpath, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

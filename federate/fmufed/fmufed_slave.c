@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/fmu/fmu_step.h"
@@ -79,7 +80,10 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
     l->rec = (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
-    l->in_vr = calloc(fd->n_inputs + 1, sizeof *l->in_vr);
+    /* Inputs: the wired ones, then those only the master sets (energy's power inputs). */
+    const char *const *extra;
+    size_t n_extra = fedfile_balance_extra_inputs(ff, idx, &extra);
+    l->in_vr = calloc(fd->n_inputs + n_extra + 1, sizeof *l->in_vr);
     l->out_vr = calloc(fd->n_outputs + 1, sizeof *l->out_vr);
     int rc = !l->in_vr || !l->out_vr ? local_fail(l, FMUFED_ENOMEM, "out of memory") : 0;
     if (!rc) {
@@ -88,6 +92,8 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     for (size_t i = 0; !rc && i < fd->n_inputs; i++)
         rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
+    for (size_t i = 0; !rc && i < n_extra; i++)
+        rc = vr_of(l, extra[i], &l->in_vr[fd->n_inputs + i]);
     for (size_t k = 0; !rc && k < fd->n_outputs; k++)
         rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
     if (!rc) {
@@ -103,7 +109,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     if (!rc) {
         fmu_slave_opts so = {.name = fd->name,
                              .fmu = fmufed_model_fmu(l->model),
-                             .n_in = fd->n_inputs,
+                             .n_in = fd->n_inputs + n_extra,
                              .in_vr = l->in_vr,
                              .n_out = fd->n_outputs,
                              .out_vr = l->out_vr,

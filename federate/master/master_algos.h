@@ -44,5 +44,7 @@ int master_run_defect(const master_run *r, char *err, size_t errlen);
 int master_run_f3ornits(const master_run *r, char *err, size_t errlen);
 int master_run_strong(const master_run *r, char *err, size_t errlen);
 int master_run_hybrid(const master_run *r, char *err, size_t errlen);
+int master_run_balance(const master_run *r, char *err, size_t errlen); /* master_balance.c */
+int master_run_energy(const master_run *r, char *err, size_t errlen);
 
 #endif

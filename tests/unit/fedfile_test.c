@@ -1007,7 +1007,7 @@ static void test_registry(void)
 {
     size_t n = 0;
     const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 11);
+    CHECK_INT_EQ((long)n, 13);
     size_t n_peer = 0;
     for (size_t i = 0; i < n; i++) {
         CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
@@ -1025,7 +1025,9 @@ static void test_registry(void)
                                           FEDFILE_ALG_DEFECT_CONTROL,
                                           FEDFILE_ALG_F3ORNITS,
                                           FEDFILE_ALG_STRONG,
-                                          FEDFILE_ALG_HYBRID};
+                                          FEDFILE_ALG_HYBRID,
+                                          FEDFILE_ALG_BALANCE,
+                                          FEDFILE_ALG_ENERGY};
     for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
         const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
         CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
@@ -1033,8 +1035,9 @@ static void test_registry(void)
     }
     /* The registry's order is the method list of the messages. */
     static const char *const order[] = {
-        "jacobi-naive",  "jacobi",         "jacobi-de", "gauss-seidel", "wr",    "semi-implicit",
-        "master-jacobi", "defect-control", "f3ornits",  "strong",       "hybrid"};
+        "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
+        "semi-implicit", "master-jacobi", "defect-control", "f3ornits",     "strong",
+        "hybrid",        "balance",       "energy"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
