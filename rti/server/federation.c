@@ -126,12 +126,12 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
     if (s->cfg.flog_dir && flog_wanted(s->cfg.flog_only, name)) {
         char path[512], lerr[FLOG_ERR_LEN];
         struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution,
-                                 timesvc_loop_wall_ns(s->base)};
+                                 s->wall_ns(s->wall_ctx)};
         if (flog_open_dir(&fx->flog, s->cfg.flog_dir, &info, path, sizeof path, lerr,
                           sizeof lerr) != FLOG_OK) {
             LOGW("flog", "-", "federation '%s': no federation log: %s", name, lerr);
         } else {
-            flog_set_clock(fx->flog, timesvc_loop_wall_ns, s->base);
+            flog_set_clock(fx->flog, s->wall_ns, s->wall_ctx);
             LOGI("flog", "-", "federation '%s': logging to %s", name, path);
         }
     }
@@ -180,7 +180,7 @@ static uint32_t free_slot(struct federation *fx)
     return slot;
 }
 
-int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct link *c,
                   struct federate **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -286,7 +286,7 @@ int federate_send_unlogged(struct server *s, struct federate *to, const void *by
     LOGT("fed", to->tag, "send %s (%zu bytes)",
          wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);
     s->frames_out++;
-    return conn_send(to->conn, bytes, n);
+    return link_send(to->conn, bytes, n);
 }
 
 int federate_send(struct server *s, struct federate *to, const void *bytes, size_t n)

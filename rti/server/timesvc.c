@@ -9,7 +9,6 @@
 #include "rti/tm/tm.h"
 
 #include <assert.h>
-#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,16 +194,6 @@ static void sink(void *ctx, const tm_decision *d)
 }
 
 /* ---- life cycle --------------------------------------------------------------------------- */
-
-/* Federation log stamps: the event loop's cached wall time (the moment the current batch of
- * events was taken), not a clock_gettime per record, which cost 3 % of the RTI's CPU. Records
- * of one batch share a stamp; their order is the record sequence. ns since the epoch. */
-int64_t timesvc_loop_wall_ns(void *base)
-{
-    struct timeval tv;
-    if (event_base_gettimeofday_cached(base, &tv) != 0) return 0;
-    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
 
 int timesvc_init(struct federation *fx, char *err, size_t errlen)
 {
