@@ -6,6 +6,7 @@
  * queue. Order: e->lock before l->qm, never the other way round; the registry lock is taken
  * before either and never while holding one. A federate thread reads its queue with l->qm
  * alone, so readers never wait for the core. */
+#define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP: the locks spin briefly before they sleep */
 #include "rti/server/embed.h"
 
 #include "rti/flog/flog.h"
@@ -14,12 +15,14 @@
 #include "rti/server/server_impl.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#define EMBED_SPIN_PAUSES 64 /* polls with a pause instruction before the spin yields */
 #define EMBED_FLUSH_NS                                                                             \
     (200 * 1000000LL) /* federation logs reach the disk at least this often                        \
                          while frames flow (as tempo-rti's timer) */
@@ -118,6 +121,19 @@ static void flush_all_at_exit(void)
 static void register_exit(void)
 {
     atexit(flush_all_at_exit);
+}
+
+/* Locks held for a few microseconds at most: an adaptive mutex spins a little before it
+ * sleeps, so that a thread that finds the RTI busy does not pay a futex wait and wake. */
+static void lock_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+#ifdef PTHREAD_MUTEX_ADAPTIVE_NP
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
 }
 
 static void discard_line(void *ctx, int lv, const char *line)
@@ -244,13 +260,17 @@ static struct embed *create_locked(const char *name, const struct embed_config *
     s->wall_ns = embed_wall_ns;
     s->wall_ctx = e;
     e->s = s;
-    pthread_mutex_init(&e->lock, NULL);
+    lock_init(&e->lock);
     e->refs = 1; /* the registry's */
     e->flushed_ns = mono_ns();
+    /* The text log is process-wide: a start with a callback sets it; until one does, the
+     * library prints nothing (the lines are dropped). */
+    static int user_sink;
     if (cfg->log) {
         log_set_sink(cfg->log, cfg->log_ctx);
         log_set_level(cfg->log_level);
-    } else {
+        user_sink = 1;
+    } else if (!user_sink) {
         log_set_sink(discard_line, NULL);
         log_set_level(LOG_LV_ERROR);
     }
@@ -335,7 +355,7 @@ struct embed_link *embed_connect(const char *name, char *err, size_t errlen)
     l->link.label = l->label;
     snprintf(l->label, sizeof l->label, "inproc#%llu (%s)", (unsigned long long)l->id,
              e->name[0] ? e->name : "default");
-    pthread_mutex_init(&l->qm, NULL);
+    lock_init(&l->qm);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -410,8 +430,13 @@ int embed_read(struct embed_link *l, struct buf *in, int timeout_ms)
         int64_t until = mono_ns() + (int64_t)l->e->spin_us * 1000;
         int spins = 0;
         while (!atomic_load_explicit(&l->avail, memory_order_acquire) && !atomic_load(&l->ended)) {
-            cpu_relax();
-            if (++spins % 64 == 0 && mono_ns() >= until) break;
+            /* A few pauses, then yield the CPU between polls: on a machine with more runnable
+             * threads than CPUs the thread we wait for may need this one. */
+            if (++spins < EMBED_SPIN_PAUSES)
+                cpu_relax();
+            else
+                sched_yield();
+            if (spins % 16 == 0 && mono_ns() >= until) break;
         }
     }
     pthread_mutex_lock(&l->qm);

@@ -239,6 +239,34 @@ static void test_inproc_and_tcp(void)
     rti_stop(&p, 5000);
 }
 
+/* The embedded RTI's own log lines go to the callback (and nowhere else). */
+static char g_lines[8192];
+static void on_rti_log(void *ctx, tp_log_level lv, const char *line)
+{
+    size_t n = strlen(g_lines);
+    if (lv <= TP_LOG_INFO && n + strlen(line) + 2 < sizeof g_lines)
+        snprintf(g_lines + n, sizeof g_lines - n, "%s\n", line);
+}
+
+static void test_rti_log_callback(void)
+{
+    char err[512];
+    tp_inproc_options o = {.log = on_rti_log, .log_level = TP_LOG_INFO};
+    CHECK_INT_EQ(tp_inproc_start("talk", &o, err, sizeof err), TP_OK);
+    tp_join_options j = {.rti = "inproc:talk",
+                         .federation = "chat",
+                         .federate = "Ann",
+                         .fom_path = FOM,
+                         .create = 1};
+    tp_federate *f = NULL;
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
+    tp_federate_free(f);
+    CHECK_INT_EQ(tp_inproc_stop("talk", err, sizeof err), TP_OK);
+    CHECK_STR_HAS(g_lines, "Ann@chat");
+    CHECK_STR_HAS(g_lines, "joined federation 'chat'");
+}
+
 /* An embedded RTI that stops under a joined federate: its next wait fails with TP_ECLOSED
  * and names the reason. */
 static void test_stop_closes(void)
@@ -266,6 +294,7 @@ int main(void)
 {
     rti_watchdog(240);
     test_stop_closes();
+    test_rti_log_callback();
     test_inproc_and_tcp();
     return check_summary();
 }
