@@ -1044,7 +1044,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {"federation", "description", "rti",    "fom",
                                        "resolution", "algorithm",   "solver", "federates",
-                                       "output",     NULL};
+                                       "output",     "placement",   NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -1072,7 +1072,15 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     if ((rc = get_str(c, root, "", "output", 0, &s))) return rc;
     ff->output = resolve(ff->dir, s ? s : "results");
     free(s);
+    s = NULL;
     if (!ff->output) return oom(c);
+    if ((rc = get_str(c, root, "", "placement", 0, &s))) return rc;
+    ff->in_process = s && !strcmp(s, "in-process");
+    if (s && !ff->in_process && strcmp(s, "processes")) {
+        free(s);
+        return fail(c, "placement", "expected \"processes\" or \"in-process\"");
+    }
+    free(s);
     json_t *fa = json_object_get(root, "federates");
     if (!fa || !json_is_array(fa) || json_array_size(fa) == 0)
         return fail(c, "federates", "expected a non-empty array of federates%s",

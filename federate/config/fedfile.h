@@ -158,6 +158,9 @@ typedef struct fedfile {
     size_t n_feds;
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
+    int in_process;     /* "placement": "in-process": tempo-run runs every federate as a thread
+                           of one process (doc/inproc.md); 0 ("processes", the default): one
+                           process each */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
 } fedfile;
 

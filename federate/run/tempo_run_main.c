@@ -25,6 +25,7 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV]\n"
+    "                 [--in-process|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
@@ -33,6 +34,10 @@ static const char usage_text[] =
     "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
+    "  --in-process   every federate a thread of one process (tempo-fmu --all) on an RTI\n"
+    "                 embedded in it, no sockets (doc/inproc.md); peer methods only\n"
+    "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
+    "                 says \"placement\": \"in-process\")\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
     "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
@@ -80,10 +85,28 @@ static void parse_done(fed_report *r, const char *name, const char *line)
         r->done = 1;
 }
 
+/* The one child of an in-process run (tempo-fmu --all): a space keeps it apart from federate
+ * names; its lines name the federate they are about. */
+#define INPROC_CHILD "the federation"
+
 static void on_line(void *ctx, const char *child, sup_stream stream, const char *line)
 {
     run_ctx *c = ctx;
     long i = fed_index(c, child);
+    if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
+        char name[128];
+        double t, end;
+        if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
+            i = fed_index(c, name);
+            if (i >= 0) prog_update(c->pg, (size_t)i, t);
+            return;
+        }
+        if (sscanf(line, "tempo-fmu: %127[^:]:", name) == 1 && (i = fed_index(c, name)) >= 0) {
+            parse_done(&c->rep[i], name, line);
+            if (c->verbose) fprintf(stderr, "[%s] %s\n", child, line);
+            return;
+        }
+    }
     if (stream == SUP_STDOUT && i >= 0) {
         double t, end;
         if (sscanf(line, "progress %lf %lf", &t, &end) == 2) {
@@ -96,7 +119,8 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
     /* The master's errors, and its summary lines (steps, iterations, messages). */
     int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
-    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)) ||
+    int all = !strcmp(child, INPROC_CHILD);
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master || all)) ||
         (master && stream == SUP_STDOUT))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
@@ -158,6 +182,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 typedef struct run_args {
     const char *file, *rti, *output, *reference;
     int quiet, verbose;
+    int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
 } run_args;
 
@@ -175,6 +200,10 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->quiet = 1;
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
+        } else if (!strcmp(s, "--in-process")) {
+            a->placement = 1;
+        } else if (!strcmp(s, "--distributed")) {
+            a->placement = -1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference")) {
             if (i + 1 >= argc) {
@@ -381,12 +410,22 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     sup *s = NULL;
     sup_opts so = {.catch_signals = 1, .on_line = on_line, .ctx = &c, .timeout_ms = a->timeout_ms};
     int rc = sup_new(&s, &so, err, sizeof err);
-    if (rc == SUP_OK && a->rti)
+    int inproc = a->placement ? a->placement > 0 : ff->in_process;
+    if (rc == SUP_OK && inproc) {
+        /* One process: tempo-fmu --all runs the RTI embedded and each federate a thread. */
+        sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
+        char *argv[8] = {fmu_bin, "--federation", (char *)a->file, "--all", NULL};
+        int k = 4;
+        if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        argv[k] = NULL;
+        int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
+        if (idx < 0) rc = idx;
+    } else if (rc == SUP_OK && a->rti)
         snprintf(addr, sizeof addr, "%s", a->rti);
     else if (rc == SUP_OK)
         rc = start_rti(s, ff, addr, sizeof addr, err, sizeof err);
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
-    for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
+    for (size_t i = 0; rc == SUP_OK && !inproc && i < ff->n_feds; i++) {
         char *argv[12] = {
             fmu_bin, "--federation", (char *)a->file, "--name", ff->feds[i].name, "--rti", addr,
             NULL};
@@ -397,7 +436,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
     }
-    if (rc == SUP_OK && fedfile_is_master(ff)) {
+    if (rc == SUP_OK && !inproc && fedfile_is_master(ff)) {
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
@@ -450,6 +489,17 @@ int main(int argc, char **argv)
                 "tempo-run: %s: method \"defect-control\" runs under a master; run it "
                 "in one process with bin/tempo-example-defect %s\n",
                 a.file, a.file);
+        fedfile_free(ff);
+        return 2;
+    }
+    int inproc = a.placement ? a.placement > 0 : ff->in_process;
+    if (inproc && (a.rti || fedfile_is_master(ff))) {
+        fprintf(stderr,
+                a.rti ? "tempo-run: %s: --rti and in-process placement exclude each other (the "
+                        "RTI runs inside the federates' process)\n"
+                      : "tempo-run: %s: in-process placement runs the peer methods only; this "
+                        "file's method runs under tempo-master: run it with --distributed\n",
+                a.file);
         fedfile_free(ff);
         return 2;
     }

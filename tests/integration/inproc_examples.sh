@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Every example federation file of a peer method that tempo-run runs, in process and
+# distributed (doc/inproc.md): bin/tempo-run --in-process (each federate a thread of one
+# tempo-fmu --all, the RTI embedded) against bin/tempo-run on a real bin/tempo-rti. The
+# results must be identical bit for bit (cmp of every CSV), and the federation logs of the two
+# runs must agree on every grant: for each federate, the same grants (request kind and time)
+# in the same order (repeated FQR polls counted once, see grants below). The in-process log is written by tempo-fmu --all --log-dir, the
+# distributed one by tempo-rti --log. Master methods (wr, master-jacobi, semi-implicit) run
+# distributed only: tempo-run refuses them in process (checked last).
+# Prints "N passed, N failed" last (tests/run.sh).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/rti_proc.sh
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+dir=$(mktemp -d /tmp/inproc_examples.XXXXXX)
+trap 'rti_stop >/dev/null; rm -rf "$dir"' EXIT
+
+# grants LOG: one line per grant, "federate kind time", each federate's in log order. A run
+# of equal FQR grants is one line: Gauss-Seidel's waiting federates poll with FQR at their
+# current time (fmufed_tp.c, x_idle), and how many polls a wait takes depends on the
+# machine's timing, in two distributed runs as well; every grant that moves a federate
+# (and the first of each run of polls) must be the same.
+grants() {
+  bin/tempo-log show "$1" --kind GRANT |
+    awk '$4 == "DECISION" && $5 == "GRANT" { print $3, $6, $7 }' | sort -s -k1,1 |
+    awk '!($2 == "FQR" && $0 == prev) { print } { prev = $0 }'
+}
+
+peer_files=""
+for f in examples/*.json; do
+  m=$(sed -n 's/.*"method": *"\([a-z-]*\)".*/\1/p' "$f" | head -n 1)
+  case "$m" in
+  jacobi | jacobi-naive | jacobi-de | gauss-seidel) peer_files="$peer_files $f" ;;
+  esac
+done
+[ -n "$peer_files" ] && ok || ko "no example file of a peer method found"
+
+for f in $peer_files; do
+  b=$(basename "$f" .json)
+  mkdir -p "$dir/$b/dist" "$dir/$b/in" "$dir/$b/dlog" "$dir/$b/ilog"
+  if ! rti_start "$dir/$b" --log "$dir/$b/dlog" --log-level error; then
+    ko "$b: tempo-rti did not start"
+    continue
+  fi
+  bin/tempo-run "$f" --rti "$RTI_ADDR" --output "$dir/$b/dist" --quiet >"$dir/$b/dist.out" 2>&1 ||
+    ko "$b: distributed run failed: $(tail -n 3 "$dir/$b/dist.out")"
+  rti_stop >/dev/null
+  bin/tempo-run "$f" --in-process --output "$dir/$b/in" --quiet >"$dir/$b/in.out" 2>&1 ||
+    ko "$b: tempo-run --in-process failed: $(tail -n 3 "$dir/$b/in.out")"
+  bin/tempo-fmu --federation "$f" --all --quiet --output "$dir/$b/in2" --log-dir "$dir/$b/ilog" \
+    >"$dir/$b/in2.out" 2>&1 || ko "$b: tempo-fmu --all failed: $(tail -n 3 "$dir/$b/in2.out")"
+  # 1. the same bits
+  n=0 same=1
+  for c in "$dir/$b/dist"/*.csv; do
+    n=$((n + 1))
+    cmp -s "$c" "$dir/$b/in/$(basename "$c")" || { same=0; ko "$b: $(basename "$c") differs (tempo-run --in-process)"; }
+    cmp -s "$c" "$dir/$b/in2/$(basename "$c")" || { same=0; ko "$b: $(basename "$c") differs (tempo-fmu --all)"; }
+  done
+  [ "$n" -ge 2 ] && [ "$same" = 1 ] && ok || ko "$b: $n result files compared"
+  # 2. the same grants
+  dl=$(ls "$dir/$b/dlog"/*.tlog 2>/dev/null | head -n 1)
+  il=$(ls "$dir/$b/ilog"/*.tlog 2>/dev/null | head -n 1)
+  if [ -z "$dl" ] || [ -z "$il" ]; then
+    ko "$b: a federation log is missing (distributed '$dl', in process '$il')"
+    continue
+  fi
+  grants "$dl" >"$dir/$b/dgrants"
+  grants "$il" >"$dir/$b/igrants"
+  ng=$(wc -l <"$dir/$b/dgrants")
+  if [ "$ng" -gt 0 ] && cmp -s "$dir/$b/dgrants" "$dir/$b/igrants"; then
+    ok
+  else
+    ko "$b: grants differ ($ng distributed, $(wc -l <"$dir/$b/igrants") in process): $(diff "$dir/$b/dgrants" "$dir/$b/igrants" | head -n 4 | tr '\n' ' ')"
+  fi
+  # 3. tempo-log explain reads the in-process log to its end
+  bin/tempo-log explain "$il" 2>&1 | grep -q "end of log" && ok || ko "$b: tempo-log explain on the in-process log"
+done
+
+# "placement": "in-process" in the file asks the same as --in-process; --distributed overrides
+# it; a bad value is refused naming the key.
+sed -e "s|\"\.\./build/|\"$PWD/build/|g" -e 's|^{|{ "placement": "in-process",|' \
+  examples/lv_jacobi.json >"$dir/placed.json"
+bin/tempo-run "$dir/placed.json" --output "$dir/placed" --verbose >"$dir/placed.out" 2>&1 &&
+  grep -q '^\[the federation\] tempo-fmu: prey: done' "$dir/placed.out" &&
+  cmp -s "$dir/placed/prey.csv" "$dir/lv_jacobi/dist/prey.csv" && ok ||
+  ko "placement in-process: $(tail -n 3 "$dir/placed.out")"
+bin/tempo-run "$dir/placed.json" --distributed --output "$dir/placed2" --verbose >"$dir/placed2.out" 2>&1 &&
+  grep -q '^\[prey\] tempo-fmu: prey: done' "$dir/placed2.out" && ok ||
+  ko "--distributed over placement: $(tail -n 3 "$dir/placed2.out")"
+sed -e 's|"in-process"|"threads"|' "$dir/placed.json" >"$dir/bad.json"
+out=$(bin/tempo-run "$dir/bad.json" --quiet 2>&1)
+rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q 'placement: expected "processes" or "in-process"' && ok ||
+  ko "bad placement: rc $rc: $out"
+
+# A master method is refused in process, with the reason.
+out=$(bin/tempo-run examples/lv_master.json --in-process --quiet 2>&1)
+rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "peer methods only" && ok || ko "master method in process: rc $rc: $out"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
