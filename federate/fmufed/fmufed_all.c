@@ -66,10 +66,10 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     static const fmufed_all_opts none;
     if (!ao) ao = &none;
     err[0] = '\0';
-    if (fedfile_is_master(ff)) {
+    if (fedfile_is_master(ff) && !ao->main_fn) {
         snprintf(err, errlen,
-                 "%s: method %s runs under tempo-master: in-process placement runs the peer "
-                 "methods only; run it distributed",
+                 "%s: method %s runs under tempo-master: run it in process with tempo-master "
+                 "--in-process",
                  ff->path, fedfile_alg_name(ff->algo.kind));
         return FMUFED_EUSAGE;
     }
@@ -107,11 +107,17 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         }
         w[i].started = 1;
     }
+    char merr[FMUFED_ERRLEN] = "";
+    int mrc = ao->main_fn ? ao->main_fn(ao->main_ctx, addr, merr, sizeof merr) : 0;
     for (size_t i = 0; i < ff->n_feds; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
     tp_inproc_stop(name, why, sizeof why); /* completes the federation log */
     /* The first failure is the cause; "left the federation" of the others follows from it. */
     rc = FMUFED_OK;
+    if (mrc) { /* the master's failure is the cause of its slaves' */
+        rc = FMUFED_ERTI;
+        snprintf(err, errlen, "%s", merr);
+    }
     for (int pass = 0; pass < 2 && rc == FMUFED_OK; pass++)
         for (size_t i = 0; i < ff->n_feds && rc == FMUFED_OK; i++)
             if (w[i].rc && (pass || !strstr(w[i].err, "left the federation"))) {

@@ -18,7 +18,7 @@
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
-    "                    [--local] [--timeout MS] [--quiet]\n"
+    "                    [--local|--in-process [--log-dir DIR]] [--timeout MS] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
     "                     \"semi-implicit\", \"master-jacobi\")\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
@@ -26,6 +26,10 @@ static const char usage_text[] =
     "                     with --local (distributed, each slave writes its own), and\n"
     "                     master.csv, the algorithm's notes (iterations, residuals)\n"
     "  --local            one process: every federate's FMU runs here, no RTI\n"
+    "  --in-process       one process: the RTI embedded, every slave a thread running the\n"
+    "                     slave role of tempo-fmu, the master in this thread; the same\n"
+    "                     messages and results as distributed (doc/inproc.md)\n"
+    "  --log-dir DIR      with --in-process: the federation log folder (tempo-log)\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --quiet            no summary line\n"
     "  --help             print this text and exit\n"
@@ -34,7 +38,9 @@ static const char usage_text[] =
 
 typedef struct margs {
     const char *file, *rti, *output;
+    const char *log_dir; /* --log-dir */
     int local, quiet, timeout_ms;
+    int in_process; /* --in-process */
 } margs;
 
 static int parse(int argc, char **argv, margs *a)
@@ -49,16 +55,20 @@ static int parse(int argc, char **argv, margs *a)
             return 1;
         } else if (!strcmp(s, "--local")) {
             a->local = 1;
+        } else if (!strcmp(s, "--in-process")) {
+            a->in_process = 1;
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
-                   !strcmp(s, "--timeout")) {
+                   !strcmp(s, "--timeout") || !strcmp(s, "--log-dir")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
                 return -1;
             }
             const char *v = argv[++i];
-            if (s[2] == 'f')
+            if (s[2] == 'l')
+                a->log_dir = v;
+            else if (s[2] == 'f')
                 a->file = v;
             else if (s[2] == 'r')
                 a->rti = v;
@@ -82,6 +92,14 @@ static int parse(int argc, char **argv, margs *a)
     }
     if (!a->file) {
         fprintf(stderr, "tempo-master: no --federation FILE given\n%s", usage_text);
+        return -1;
+    }
+    if (a->log_dir && !a->in_process) {
+        fprintf(stderr, "tempo-master: --log-dir goes with --in-process\n");
+        return -1;
+    }
+    if (a->in_process && (a->local || a->rti)) {
+        fprintf(stderr, "tempo-master: --in-process excludes %s\n", a->local ? "--local" : "--rti");
         return -1;
     }
     return 0;
@@ -221,6 +239,45 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     return rc;
 }
 
+/* --in-process: the master runs here over the embedded RTI while fmufed_run_all runs every
+ * slave as a thread (doc/inproc.md). */
+typedef struct inproc_master {
+    const fedfile *ff;
+    margs a;
+} inproc_master;
+
+static int master_main(void *ctx, const char *rti, char *err, size_t errlen)
+{
+    inproc_master *m = ctx;
+    margs a = m->a;
+    a.rti = rti;
+    int rc = run_remote(m->ff, &a, err, errlen);
+    if (rc != PORT_OK) {
+        char why[FMUFED_ERRLEN];
+        snprintf(why, sizeof why, "%s%s%s", port_strerror(rc), err[0] ? ": " : "", err);
+        snprintf(err, errlen, "%s", why);
+    }
+    return rc;
+}
+
+static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t errlen)
+{
+    inproc_master m = {ff, *a};
+    fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
+    fmufed_all_opts ao = {
+        .opts = &o, .log_dir = a->log_dir, .main_fn = master_main, .main_ctx = &m};
+    fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
+    int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
+    if (!st) snprintf(err, errlen, "out of memory");
+    for (size_t i = 0; rc == FMUFED_OK && !a->quiet && i < ff->n_feds; i++)
+        printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+               "%ld time requests; results %s\n",
+               ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
+               st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
+    free(st);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     margs a = {0};
@@ -240,6 +297,12 @@ int main(int argc, char **argv)
         return 2;
     }
     err[0] = '\0';
+    if (a.in_process) {
+        int irc = run_in_process(ff, &a, err, sizeof err);
+        if (irc != FMUFED_OK) fprintf(stderr, "tempo-master: %s: %s\n", ff->federation, err);
+        fedfile_free(ff);
+        return irc == FMUFED_OK ? 0 : irc == FMUFED_EUSAGE ? 2 : 1;
+    }
     int rc = a.local ? run_local(ff, &a, err, sizeof err) : run_remote(ff, &a, err, sizeof err);
     if (rc != PORT_OK)
         fprintf(stderr, "tempo-master: %s: %s%s%s\n", ff->federation, port_strerror(rc),

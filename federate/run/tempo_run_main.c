@@ -35,7 +35,7 @@ static const char usage_text[] =
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
     "  --in-process   every federate a thread of one process (tempo-fmu --all) on an RTI\n"
-    "                 embedded in it, no sockets (doc/inproc.md); peer methods only\n"
+    "                 embedded in it, no sockets (doc/inproc.md)\n"
     "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
     "                 says \"placement\": \"in-process\")\n"
     "  --help         print this text and exit\n"
@@ -118,7 +118,8 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
     /* The master's errors, and its summary lines (steps, iterations, messages). */
-    int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
+    int master =
+        fedfile_is_master(c->ff) && (!strcmp(child, MASTER_CHILD) || !strcmp(child, INPROC_CHILD));
     int all = !strcmp(child, INPROC_CHILD);
     if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master || all)) ||
         (master && stream == SUP_STDOUT))
@@ -412,11 +413,15 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     int rc = sup_new(&s, &so, err, sizeof err);
     int inproc = a->placement ? a->placement > 0 : ff->in_process;
     if (rc == SUP_OK && inproc) {
-        /* One process: tempo-fmu --all runs the RTI embedded and each federate a thread. */
-        sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[8] = {fmu_bin, "--federation", (char *)a->file, "--all", NULL};
+        /* One process: tempo-fmu --all (tempo-master --in-process for a master method) runs
+         * the RTI embedded and each federate a thread. */
+        int master = fedfile_is_master(ff);
+        sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
+        char *argv[8] = {fmu_bin, "--federation", (char *)a->file,
+                         master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (master && a->quiet) argv[k++] = "--quiet";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
@@ -493,12 +498,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int inproc = a.placement ? a.placement > 0 : ff->in_process;
-    if (inproc && (a.rti || fedfile_is_master(ff))) {
+    if (inproc && a.rti) {
         fprintf(stderr,
-                a.rti ? "tempo-run: %s: --rti and in-process placement exclude each other (the "
-                        "RTI runs inside the federates' process)\n"
-                      : "tempo-run: %s: in-process placement runs the peer methods only; this "
-                        "file's method runs under tempo-master: run it with --distributed\n",
+                "tempo-run: %s: --rti and in-process placement exclude each other (the RTI "
+                "runs inside the federates' process)\n",
                 a.file);
         fedfile_free(ff);
         return 2;
