@@ -73,6 +73,14 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
                  ff->path, fedfile_alg_name(ff->algo.kind));
         return FMUFED_EUSAGE;
     }
+    for (size_t i = 0; i < ff->n_feds; i++)
+        if (ff->feds[i].program) {
+            snprintf(err, errlen,
+                     "federate %s is a program (%s): it cannot run as a thread; run the file "
+                     "distributed",
+                     ff->feds[i].name, ff->feds[i].program);
+            return FMUFED_EUSAGE;
+        }
     int rc = check_once_per_process(ff, err, errlen);
     if (rc) return rc;
     /* One embedded RTI per run, named after the federation and this process. */
