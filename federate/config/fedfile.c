@@ -1356,9 +1356,9 @@ void fedfile_free(fedfile *ff)
 /* Everything after the JSON is read: the sections in dependency order. */
 static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {"federation", "description", "rti",    "fom",
-                                       "resolution", "algorithm",   "solver", "federates",
-                                       "output",     "log",         NULL};
+    static const char *const keys[] = {"federation", "description", "rti",       "fom",
+                                       "resolution", "algorithm",   "solver",    "federates",
+                                       "output",     "log",         "placement", NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -1393,6 +1393,13 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     if (s && !(ff->log = resolve(ff->dir, s))) rc = oom(c);
     free(s);
     if (rc) return rc;
+    if ((rc = get_str(c, root, "", "placement", 0, &s))) return rc;
+    ff->in_process = s && !strcmp(s, "in-process");
+    if (s && !ff->in_process && strcmp(s, "processes")) {
+        free(s);
+        return fail(c, "placement", "expected \"processes\" or \"in-process\"");
+    }
+    free(s);
     json_t *fa = json_object_get(root, "federates");
     if (!fa || !json_is_array(fa) || json_array_size(fa) == 0)
         return fail(c, "federates", "expected a non-empty array of federates%s",

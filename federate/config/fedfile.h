@@ -208,6 +208,9 @@ typedef struct fedfile {
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
     char *log;          /* "log": folder of tempo-run's federation log (resolved), or NULL */
+    int in_process;     /* "placement": "in-process": tempo-run runs every federate as a thread
+                           of one process (doc/inproc.md); 0 ("processes", the default): one
+                           process each */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
 } fedfile;
 

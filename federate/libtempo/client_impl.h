@@ -14,6 +14,8 @@
 #include "rti/proto/buf.h"
 #include "rti/proto/wire.h"
 
+struct embed_link;
+
 #define TPI_ERRLEN             512          /* bytes of the detailed error message */
 #define TPI_FLUSH_THRESHOLD    (64u << 10)  /* bytes buffered before a send writes them out */
 #define TPI_READ_CHUNK         (256u << 10) /* bytes asked from read() at a time */
@@ -42,16 +44,18 @@ struct tpi_obj {
 
 struct tp_federate {
     /* connection */
-    int fd;             /* socket, -1 when closed */
-    int joined;         /* 1 between a successful join and resign/close */
-    int closed;         /* 1 once the connection is gone (EOF, error, resign) */
-    uint32_t max_frame; /* largest frame accepted/sent, header included */
-    int timeout_ms;     /* reply timeout (< 0 = forever) */
-    int rcvtimeo_ms;    /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
-    uint32_t next_req;  /* next request id (never 0) */
-    struct buf out;     /* encoded frames not yet written */
-    struct buf in;      /* received bytes; frames [in_off, in.len) not yet dispatched */
-    size_t in_off;      /* bytes of in already dispatched */
+    int fd;                /* socket, -1 when closed or in process */
+    struct embed_link *ip; /* link to an embedded RTI ("inproc:NAME", rti/server/embed.h),
+                              NULL over a socket or when closed */
+    int joined;            /* 1 between a successful join and resign/close */
+    int closed;            /* 1 once the connection is gone (EOF, error, resign) */
+    uint32_t max_frame;    /* largest frame accepted/sent, header included */
+    int timeout_ms;        /* reply timeout (< 0 = forever) */
+    int rcvtimeo_ms;       /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
+    uint32_t next_req;     /* next request id (never 0) */
+    struct buf out;        /* encoded frames not yet written */
+    struct buf in;         /* received bytes; frames [in_off, in.len) not yet dispatched */
+    size_t in_off;         /* bytes of in already dispatched */
     /* identity */
     tp_fed handle;                  /* our federate handle */
     char name[128];                 /* our federate name (for log lines) */
@@ -133,6 +137,10 @@ int tpi_take_late(tp_federate *f);
 /** Connect to "host:port" or "unix:/path" with TCP_NODELAY, non-blocking afterwards.
  *  @return the fd, or -1 with the reason in err. */
 int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen);
+/** Open the transport named by @p addr on f: an "inproc:" address links f->ip to the
+ *  embedded RTI of that name, any other connects f->fd (tpi_connect).
+ *  @return TP_OK, or TP_ESYS with the reason in err. */
+int tpi_open(tp_federate *f, const char *addr, char *err, size_t errlen);
 /** Encode @p m into the output buffer; write it out when the buffer passes the threshold.
  *  @return TP_OK; TP_EINVAL (encoder refused: message in f->err); TP_ESIZE (frame over
  *          max_frame); TP_ENOMEM; TP_ECLOSED; TP_ESYS. */

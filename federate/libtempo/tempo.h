@@ -26,7 +26,15 @@
  * - The library never writes to stdout or stderr itself: log lines go to the `log` callback,
  *   whose default (when NULL) prints warnings and errors to stderr.
  * - Threads: a federate must be used by one thread at a time (callbacks run in the thread that
- *   evokes). libtempo keeps no mutable global state of its own.
+ *   evokes); different federates may be used from different threads at once, each by its own
+ *   thread. Over TCP and Unix sockets libtempo keeps no mutable global state of its own. The
+ *   in-process transport ("inproc:NAME", doc/inproc.md) keeps one: the registry of embedded
+ *   RTIs, guarded by a lock, so tp_inproc_start(), tp_inproc_stop(), tp_join() and
+ *   tp_create_federation() may be called from any thread. An embedded RTI runs in the threads
+ *   of its federates (whichever sends a frame runs the RTI on it, under the RTI's lock); it
+ *   starts no thread either. tp_inproc_stop() must not run while one of its federates is
+ *   inside a call (their next call fails with TP_ECLOSED). tp_strerror() and the
+ *   time-conversion functions are pure and may be called from anywhere.
  */
 #ifndef TEMPO_FEDERATE_TEMPO_H
 #define TEMPO_FEDERATE_TEMPO_H
@@ -343,7 +351,10 @@ typedef struct tp_callbacks {
 
 /** Join options; a zeroed struct means "default" for every member but the three required. */
 typedef struct tp_join_options {
-    const char *rti;                /**< "host:port" or "unix:/path"; NULL = "127.0.0.1:7470" */
+    const char *rti;                /**< "host:port", "unix:/path", or "inproc:NAME" (an RTI
+                                         embedded in this process, see tp_inproc_start;
+                                         "inproc:" is the default one); NULL =
+                                         "127.0.0.1:7470" */
     const char *federation;         /**< federation name, required */
     const char *federate;           /**< this federate's name, unique in the federation, required
                                          (ignored by tp_create_federation/tp_destroy_federation) */
@@ -439,7 +450,8 @@ TP_API tp_fed tp_federate_handle(const tp_federate *f);
  * The connection's file descriptor, to wait for input with poll()/select() (for instance over
  * several federates) before calling tp_evoke(f, 0). Do not read, write or close it.
  * @param f the federate; NULL gives -1.
- * @return the descriptor, or -1 when the connection is closed. Runs no callbacks.
+ * @return the descriptor, or -1 when the connection is closed or in process ("inproc:",
+ *         which has no descriptor: wait in tp_evoke instead). Runs no callbacks.
  * @see tp_evoke
  */
 TP_API int tp_fileno(const tp_federate *f);
@@ -919,6 +931,54 @@ TP_API int tp_evoke(tp_federate *f, int timeout_ms);
  * @see tp_evoke
  */
 TP_API int tp_flush(tp_federate *f);
+
+/* ---- in-process RTI (doc/inproc.md) ----------------------------------------------------- */
+
+/** Default spin of an in-process reader, µs: a federate waiting for a message polls its
+ *  queue this long before it blocks (tp_inproc_options.spin_us). */
+#define TP_INPROC_SPIN_DEFAULT_US 50
+
+/** Options of an RTI embedded in this process; a zeroed struct means the defaults. */
+typedef struct tp_inproc_options {
+    const char *log_dir;  /**< write a federation log per federation here (doc/log.md), as
+                               tempo-rti --flog-dir does; NULL = none */
+    const char *log_only; /**< with log_dir: comma-separated fnmatch(3) patterns of the
+                               federations to log; NULL = all */
+    const char *secret;   /**< shared secret every join must carry; NULL = none */
+    int spin_us;          /**< µs a waiting federate polls before it blocks: 0 =
+                               TP_INPROC_SPIN_DEFAULT_US, < 0 = never spin (block at once) */
+    /** The RTI's own log lines (the format of tempo-rti's log); NULL = none (nothing is
+     *  printed). Runs in the thread of the federate whose message caused the line, under
+     *  the RTI's lock: it must not call tp_ functions. */
+    void (*log)(void *ctx, tp_log_level level, const char *line);
+    void *log_ctx;          /**< passed to log */
+    tp_log_level log_level; /**< most verbose level passed to log; 0 = errors only */
+} tp_inproc_options;
+
+/**
+ * Start an RTI inside this process, reachable as "inproc:NAME" by tp_join and
+ * tp_create_federation from any thread of the process. It runs the same server code, time
+ * management and federation log as tempo-rti, with in-memory queues instead of sockets. A
+ * join to "inproc:NAME" starts it with the defaults when this was not called; call this
+ * first to have a federation log or another spin.
+ * @param name the RTI's name (NULL or "" = the default one, "inproc:"); at most 127 bytes.
+ * @param opt  options (may be NULL: defaults); strings are copied.
+ * @param err  buffer of @p err_size bytes for the reason on failure (may be NULL).
+ * @return TP_OK; TP_EEXISTS (an RTI of that name runs already); TP_EINVAL (name too long);
+ *         TP_ENOMEM. Runs no callbacks; may be called from any thread.
+ * @see tp_inproc_stop
+ */
+TP_API int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err,
+                           size_t err_size);
+
+/**
+ * Stop the RTI of that name: federates still joined lose their connection (their next call
+ * fails with TP_ECLOSED; the RTI resigns them as disconnected), every federation is destroyed
+ * and its federation log completed. Call it once the federate threads are done so that the
+ * logs are complete; a process that exits without it gets its logs flushed at exit.
+ * @return TP_OK; TP_ENOTFOUND (no such RTI). Runs no callbacks.
+ */
+TP_API int tp_inproc_stop(const char *name, char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

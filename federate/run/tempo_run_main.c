@@ -26,7 +26,7 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--log DIR]\n"
-    "                 [--watchdog S]\n"
+    "                 [--watchdog S] [--in-process|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
@@ -39,6 +39,10 @@ static const char usage_text[] =
     "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
+    "  --in-process   every federate a thread of one process (tempo-fmu --all) on an RTI\n"
+    "                 embedded in it, no sockets (doc/inproc.md)\n"
+    "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
+    "                 says \"placement\": \"in-process\")\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
     "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
@@ -97,11 +101,28 @@ static void parse_done(fed_report *r, const char *name, const char *line)
 }
 
 static double now_s(void);
+/* The one child of an in-process run (tempo-fmu --all): a space keeps it apart from federate
+ * names; its lines name the federate they are about. */
+#define INPROC_CHILD "the federation"
 
 static void on_line(void *ctx, const char *child, sup_stream stream, const char *line)
 {
     run_ctx *c = ctx;
     long i = fed_index(c, child);
+    if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
+        char name[128];
+        double t, end;
+        if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
+            i = fed_index(c, name);
+            if (i >= 0) prog_update(c->pg, (size_t)i, t);
+            return;
+        }
+        if (sscanf(line, "tempo-fmu: %127[^:]:", name) == 1 && (i = fed_index(c, name)) >= 0) {
+            parse_done(&c->rep[i], name, line);
+            if (c->verbose) fprintf(stderr, "[%s] %s\n", child, line);
+            return;
+        }
+    }
     if (stream == SUP_STDOUT && i >= 0) {
         double t, end;
         if (sscanf(line, "progress %lf %lf", &t, &end) == 2) {
@@ -124,8 +145,10 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
     /* The master's errors, and its summary lines (steps, iterations, messages). */
-    int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
-    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)) ||
+    int master =
+        fedfile_is_master(c->ff) && (!strcmp(child, MASTER_CHILD) || !strcmp(child, INPROC_CHILD));
+    int all = !strcmp(child, INPROC_CHILD);
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master || all)) ||
         (master && stream == SUP_STDOUT))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
@@ -188,6 +211,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 typedef struct run_args {
     const char *file, *rti, *output, *reference, *log;
     int quiet, verbose;
+    int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
     double watchdog_s; /* < 0: not given (default RUN_WATCHDOG_S) */
 } run_args;
@@ -209,6 +233,10 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->quiet = 1;
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
+        } else if (!strcmp(s, "--in-process")) {
+            a->placement = 1;
+        } else if (!strcmp(s, "--distributed")) {
+            a->placement = -1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
             if (i + 1 >= argc) {
@@ -590,7 +618,21 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                    .timeout_ms = a->timeout_ms,
                    .fail_grace_ms = RUN_FAIL_GRACE};
     int rc = sup_new(&s, &so, err, sizeof err);
-    if (rc == SUP_OK && a->rti) {
+    int inproc = a->placement ? a->placement > 0 : ff->in_process;
+    if (rc == SUP_OK && inproc) {
+        /* One process: tempo-fmu --all (tempo-master --in-process for a master method) runs
+         * the RTI embedded and each federate a thread. */
+        int master = fedfile_is_master(ff);
+        sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
+        char *argv[8] = {fmu_bin, "--federation", (char *)a->file,
+                         master ? "--in-process" : "--all", NULL};
+        int k = 4;
+        if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (master && a->quiet) argv[k++] = "--quiet";
+        argv[k] = NULL;
+        int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
+        if (idx < 0) rc = idx;
+    } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
     } else if (rc == SUP_OK) {
         rc = start_rti(s, ff, log, addr, sizeof addr, err, sizeof err);
@@ -598,7 +640,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
     }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
-    for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
+    for (size_t i = 0; rc == SUP_OK && !inproc && i < ff->n_feds; i++) {
         /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
          * the same four options and then its "args". */
         const fedfile_fed *fd = &ff->feds[i];
@@ -621,7 +663,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(argv);
         if (idx < 0) rc = idx;
     }
-    if (rc == SUP_OK && fedfile_is_master(ff)) {
+    if (rc == SUP_OK && !inproc && fedfile_is_master(ff)) {
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
@@ -674,6 +716,24 @@ int main(int argc, char **argv)
     char err[FEDFILE_ERRLEN + 256];
     if (fedfile_load(a.file, &ff, err, sizeof err) != FEDFILE_OK) {
         fprintf(stderr, "tempo-run: %s\n", err);
+        return 2;
+    }
+    int inproc = a.placement ? a.placement > 0 : ff->in_process;
+    for (size_t i = 0; inproc && i < ff->n_feds; i++)
+        if (ff->feds[i].program) {
+            fprintf(stderr,
+                    "tempo-run: %s: federate %s is a program (%s): it cannot run as a thread; "
+                    "run the file with --distributed\n",
+                    a.file, ff->feds[i].name, ff->feds[i].program);
+            fedfile_free(ff);
+            return 2;
+        }
+    if (inproc && a.rti) {
+        fprintf(stderr,
+                "tempo-run: %s: --rti and in-process placement exclude each other (the RTI "
+                "runs inside the federates' process)\n",
+                a.file);
+        fedfile_free(ff);
         return 2;
     }
     if (check_fmus(ff, err, sizeof err) != 0) {

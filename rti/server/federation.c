@@ -180,7 +180,7 @@ static uint32_t free_slot(struct federation *fx)
     return slot;
 }
 
-int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct link *c,
                   struct federate **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -299,7 +299,7 @@ int federate_send_unlogged(struct server *s, struct federate *to, const void *by
     LOGT("fed", to->tag, "send %s (%zu bytes)",
          wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);
     s->frames_out++;
-    return conn_send(to->conn, bytes, n);
+    return link_send(to->conn, bytes, n);
 }
 
 int federate_send(struct server *s, struct federate *to, const void *bytes, size_t n)

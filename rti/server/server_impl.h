@@ -13,6 +13,7 @@
 #include "rti/proto/status.h"
 #include "rti/proto/wire.h"
 #include "rti/server/conn.h"
+#include "rti/server/link.h"
 #include "rti/server/server.h"
 
 struct federation;
@@ -42,7 +43,7 @@ struct federate {
     char name[RTI_NAME_MAX];    /* unique in its federation */
     char tag[2 * RTI_NAME_MAX]; /* "name@federation": names it in log lines */
     struct federation *fx;      /* its federation */
-    struct conn *conn;          /* its connection; NULL once resigned */
+    struct link *conn;          /* its connection; NULL once resigned */
     uint32_t resign_action;     /* enum wire_resign_action applied on connection loss */
     uint64_t *pub_attrs;        /* [class * attr_words + w]: attributes published at class */
     uint64_t *sub_attrs;        /* same for subscriptions */
@@ -115,8 +116,8 @@ struct client {
 };
 
 struct server {
-    struct event_base *base;  /* the loop (owned) */
-    struct conn_hub hub;      /* connections */
+    struct event_base *base;  /* the loop (owned); NULL for an embedded RTI (embed.c) */
+    struct conn_hub hub;      /* connections; an embedded RTI uses only hub.lim */
     struct server_config cfg; /* copy of the options */
     struct federation *feds;  /* all federations */
     uint32_t n_federations;
@@ -131,18 +132,40 @@ struct server {
     int dispatching;                /* > 0 while a received frame is handled (on_frame) */
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
+    /* The federation log's clock, ns since the epoch (0 if unavailable): the event loop's
+     * cached time (loop.c), the wall clock of an embedded RTI (embed.c). Set when the log is
+     * opened, so that the header's start time and every record come from one clock. */
+    int64_t (*wall_ns)(void *ctx);
+    void *wall_ctx;
 };
+
+/* ---- server.c: the core over links ------------------------------------------------------ */
+
+/* Copy the options and apply their defaults (no listener, no loop: loop.c and embed.c add
+ * their transport). */
+void server_core_init(struct server *s, const struct server_config *cfg);
+/* Destroy every federation (closing their logs) and free the scratch buffers; the links must
+ * have been closed (server_on_close) first. */
+void server_core_fini(struct server *s);
+/* One complete frame (header included) arrived on c; the bytes are valid only during the
+ * call. Returns 0 to go on reading, -1 when c has been closed (link_close) and must not be
+ * read further. */
+int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size_t len);
+/* c is gone for the server: resign its federate (peer_gone = 1: the client left or its
+ * transport failed: disconnected; 0: the RTI closed it: expelled) and free c->user. Called
+ * exactly once per link that was open. */
+void server_on_close(struct server *s, struct link *c, const char *reason, int peer_gone);
 
 /* ---- server.c: sending ------------------------------------------------------------------ */
 
 /* Encode m into the scratch buffer and queue it for c. Returns 0, or -1 (logged) when it
  * cannot be encoded or c is gone. */
-int server_send(struct server *s, struct conn *c, const struct wire_msg *m);
+int server_send(struct server *s, struct link *c, const struct wire_msg *m);
 /* Send a REPLY (req, status, value, text). */
-void server_reply(struct server *s, struct conn *c, uint32_t req, uint32_t status, uint64_t value,
+void server_reply(struct server *s, struct link *c, uint32_t req, uint32_t status, uint64_t value,
                   const char *text);
 /* Send an ERROR refusing a request of type req_type, and log it at debug level. */
-void server_refuse(struct server *s, struct conn *c, uint32_t req, uint32_t req_type,
+void server_refuse(struct server *s, struct link *c, uint32_t req, uint32_t req_type,
                    uint32_t status, const char *text);
 /* Ensure the scratch value array holds n entries; 0 or -1. */
 int server_vals_reserve(struct server *s, uint32_t n);
@@ -163,7 +186,7 @@ void federation_destroy(struct server *s, struct federation *fx);
 int federation_reap(struct server *s, struct federation *fx);
 /* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
  * (full, handles used up, out of memory) with err filled. */
-int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct link *c,
                   struct federate **out, char *err, size_t errlen);
 /* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
 void federate_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,

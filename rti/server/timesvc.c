@@ -9,7 +9,6 @@
 #include "rti/tm/tm.h"
 
 #include <assert.h>
-#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
