@@ -1392,6 +1392,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     if ((rc = get_str(c, root, "", "log", 0, &s))) return rc;
     if (s && !(ff->log = resolve(ff->dir, s))) rc = oom(c);
     free(s);
+    s = NULL; /* get_str leaves it alone when the next key is absent */
     if (rc) return rc;
     if ((rc = get_str(c, root, "", "placement", 0, &s))) return rc;
     ff->in_process = s && !strcmp(s, "in-process");
