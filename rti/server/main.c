@@ -24,7 +24,11 @@ static void usage(FILE *out)
             "                          (default %u; senders pause at half of it)\n"
             "  --stall-ms MS           a client that stays congested this long while others\n"
             "                          wait on it is dropped (default %d)\n"
-            "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
+            "  --handshake-ms MS       a new connection must be joined (HELLO, then a JOIN\n"
+            "                          accepted) within this (default %d)\n"
+            "  --frame-ms MS           a frame must arrive whole within this once its first\n"
+            "                          byte is in (default %d)\n"
+            "  --max-connections N     connections at once; more are refused (default %d)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --max-federations N     federations per RTI (default %u)\n"
             "  --shuffle-ties SEED     test mode: deliver equal time stamps from different\n"
@@ -42,8 +46,8 @@ static void usage(FILE *out)
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
             SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
-            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT,
-            SERVER_MAX_FEDERATIONS_DEFAULT);
+            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS,
+            CONN_DEFAULT_MAX_CONNS, SERVER_MAX_FEDERATES_DEFAULT, SERVER_MAX_FEDERATIONS_DEFAULT);
 }
 
 /* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
@@ -123,6 +127,12 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--handshake-ms") == 0) {
         if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
         cfg->hello_ms = (int)n;
+    } else if (strcmp(a, "--frame-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->frame_ms = (int)n;
+    } else if (strcmp(a, "--max-connections") == 0) {
+        if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
+        cfg->max_conns = (size_t)n;
     } else if (strcmp(a, "--shuffle-ties") == 0) {
         if (parse_long(a, v, 1, 2147483647, &n) != 0) return 2;
         cfg->shuffle_ties = (uint64_t)n;
@@ -160,6 +170,8 @@ static const char *const valued_options[] = {"--listen",
                                              "--max-queued-bytes",
                                              "--stall-ms",
                                              "--handshake-ms",
+                                             "--frame-ms",
+                                             "--max-connections",
                                              "--spin-us",
                                              "--max-federations",
                                              "--max-federates",

@@ -290,6 +290,7 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
         return;
     }
     cl->fed = f;
+    conn_handshake_done(c);
     /* What the RTI does with its objects if its connection drops (on_close). */
     f->resign_action =
         (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
@@ -381,7 +382,16 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
         char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 32];
         wire_hex_sample(frame, len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX, hex, sizeof hex);
         snprintf(why, sizeof why, "malformed frame (%s): %s; %s", wire_strerror(rc), err, hex);
-        conn_close(c, why, 0);
+        if (!c->user) { /* the first frame: the handshake's answer says why (doc/rti.md) */
+            struct wire_msg e;
+            wire_msg_init(&e, WIRE_ERROR);
+            e.code = STATUS_EPROTO;
+            snprintf(why, sizeof why, "handshake: malformed first frame (%s): %s",
+                     wire_strerror(rc), err);
+            wire_str_set(&e.str[0], why);
+            server_send(s, c, &e);
+        }
+        conn_close(c, why, !c->user);
         return -1;
     }
     LOGT("server", c->label, "recv %s (%zu bytes)", wire_type_name(m.type), len);
@@ -508,7 +518,9 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     struct conn_limits lim = {.max_frame = cfg->max_frame,
                               .max_queued = cfg->max_queued,
                               .stall_ms = cfg->stall_ms,
-                              .hello_ms = cfg->hello_ms};
+                              .hello_ms = cfg->hello_ms,
+                              .frame_ms = cfg->frame_ms,
+                              .max_conns = cfg->max_conns};
     struct conn_ops ops = {.on_frame = on_frame, .on_close = on_close};
     if (conn_hub_init(&s->hub, s->base, &lim, &ops, s, err, errlen) != 0) goto fail;
     if (s->cfg.listen[0] && conn_hub_listen_tcp(&s->hub, s->cfg.listen, s->cfg.allow_remote,

@@ -20,7 +20,9 @@ struct server_config {
     size_t max_frame;         /* bytes per frame, header included (default 1 MiB) */
     size_t max_queued;        /* bytes queued per connection (default 64 MiB) */
     int stall_ms;             /* ms a congested client may stall its senders (default 10 s) */
-    int hello_ms;             /* ms a new connection has for the handshake (default 10 s) */
+    int hello_ms;             /* ms a new connection has to be joined (default 10 s) */
+    int frame_ms;             /* ms a partial frame may stay incomplete (default 10 s) */
+    size_t max_conns;         /* live connections (default CONN_DEFAULT_MAX_CONNS) */
     uint32_t max_federates;   /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
     uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
     const char *secret;       /* shared secret every JOIN must carry, NULL = none */
