@@ -1033,6 +1033,7 @@ void fedfile_free(fedfile *ff)
     free(ff->federation);
     free(ff->rti_host);
     free(ff->rti_unix);
+    free(ff->secret_file);
     free(ff->fom);
     free(ff->output);
     topo_plan_free(ff->gs_plan);
@@ -1044,7 +1045,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {"federation", "description", "rti",    "fom",
                                        "resolution", "algorithm",   "solver", "federates",
-                                       "output",     NULL};
+                                       "output",     "secret_file", NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -1073,6 +1074,13 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     ff->output = resolve(ff->dir, s ? s : "results");
     free(s);
     if (!ff->output) return oom(c);
+    s = NULL;
+    if ((rc = get_str(c, root, "", "secret_file", 0, &s))) return rc;
+    if (s) { /* read by the programs that join (doc/federation.md "secret_file") */
+        ff->secret_file = resolve(ff->dir, s);
+        free(s);
+        if (!ff->secret_file) return oom(c);
+    }
     json_t *fa = json_object_get(root, "federates");
     if (!fa || !json_is_array(fa) || json_array_size(fa) == 0)
         return fail(c, "federates", "expected a non-empty array of federates%s",

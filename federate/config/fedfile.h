@@ -158,6 +158,7 @@ typedef struct fedfile {
     size_t n_feds;
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
+    char *secret_file;  /* the RTI's shared secret is in this file (resolved), or NULL */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
 } fedfile;
 

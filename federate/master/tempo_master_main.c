@@ -17,6 +17,7 @@
 #include "federate/config/fedfile_master.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/master/ms_remote.h"
+#include "federate/run/run_secret.h"
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
@@ -29,13 +30,15 @@ static const char usage_text[] =
     "                     master.csv, the algorithm's notes (iterations, residuals)\n"
     "  --local            one process: every federate's FMU runs here, no RTI\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
+    "  --secret-file PATH the RTI's shared secret (default: TEMPO_SECRET,\n"
+    "                     TEMPO_SECRET_FILE, the file's \"secret_file\")\n"
     "  --quiet            no summary line\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
 
 typedef struct margs {
-    const char *file, *rti, *output;
+    const char *file, *rti, *output, *secret_file;
     int local, quiet, timeout_ms;
 } margs;
 
@@ -54,13 +57,15 @@ static int parse(int argc, char **argv, margs *a)
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
-                   !strcmp(s, "--timeout")) {
+                   !strcmp(s, "--timeout") || !strcmp(s, "--secret-file")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
                 return -1;
             }
             const char *v = argv[++i];
-            if (s[2] == 'f')
+            if (s[2] == 's')
+                a->secret_file = v;
+            else if (s[2] == 'f')
                 a->file = v;
             else if (s[2] == 'r')
                 a->rti = v;
@@ -282,6 +287,11 @@ int main(int argc, char **argv)
     if (!fedfile_is_master(ff)) {
         fprintf(stderr, "tempo-master: %s: method \"%s\" is not run by a master (use tempo-run)\n",
                 ff->path, fedfile_alg_name(ff->algo.kind));
+        fedfile_free(ff);
+        return 2;
+    }
+    if (!a.local && run_secret_apply(a.secret_file, ff->secret_file, 0, NULL, err, sizeof err)) {
+        fprintf(stderr, "tempo-master: %s\n", err);
         fedfile_free(ff);
         return 2;
     }

@@ -20,11 +20,12 @@
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
+#include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
-    "                 [--timeout MS] [--verbose] [--reference CSV]\n"
+    "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
@@ -33,6 +34,9 @@ static const char usage_text[] =
     "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
+    "  --secret-file PATH  the shared secret (mode 600); default: TEMPO_SECRET,\n"
+    "                 TEMPO_SECRET_FILE, the file's \"secret_file\", else a fresh random\n"
+    "                 one for the RTI it starts (none with --rti)\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
     "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
@@ -156,7 +160,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 }
 
 typedef struct run_args {
-    const char *file, *rti, *output, *reference;
+    const char *file, *rti, *output, *reference, *secret_file;
     int quiet, verbose;
     long timeout_ms;
 } run_args;
@@ -176,7 +180,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
-                   !strcmp(s, "--reference")) {
+                   !strcmp(s, "--reference") || !strcmp(s, "--secret-file")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -184,6 +188,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             const char *v = argv[++i];
             if (!strcmp(s, "--reference")) {
                 a->reference = v;
+            } else if (!strcmp(s, "--secret-file")) {
+                a->secret_file = v;
             } else if (s[2] == 'r') {
                 a->rti = v;
             } else if (s[2] == 'o') {
@@ -458,6 +464,15 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
+    /* Its own RTI gets a fresh secret unless one is given: nobody else can join the run. The
+     * RTI and the federates read it from the environment, never from a command line. */
+    const char *src = NULL;
+    if (run_secret_apply(a.secret_file, ff->secret_file, !a.rti, &src, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        fedfile_free(ff);
+        return 2;
+    }
+    if (a.verbose) fprintf(stderr, "tempo-run: shared secret: %s\n", src);
     const char *outdir = a.output ? a.output : ff->output;
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -2,6 +2,7 @@
  * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
  * Serves doc/guide.md (start an RTI) and doc/rti.md (options, explicit limits). Read
  * rti/server/server.h next; doc/rti.md documents every option. */
+#include "rti/proto/secret.h"
 #include "rti/server/conn.h"
 #include "rti/server/log.h"
 #include "rti/server/server.h"
@@ -35,7 +36,10 @@ static void usage(FILE *out)
             "                          senders in an order drawn from SEED (doc/master.md)\n"
             "  --spin-us US            poll this long after traffic before sleeping: lower\n"
             "                          latency for one busy core (default 0: never spin)\n"
-            "  --secret TEXT           shared secret every JOIN must carry\n"
+            "  --secret TEXT           shared secret every JOIN must carry (visible to other\n"
+            "                          users in ps: prefer --secret-file or TEMPO_SECRET)\n"
+            "  --secret-file PATH      read the secret from PATH (mode 600, 1..256 bytes)\n"
+            "                          Without either: TEMPO_SECRET, else TEMPO_SECRET_FILE\n"
             "  --log DIR               write a federation log per federation into DIR\n"
             "                          (read it with tempo-log; doc/log.md)\n"
             "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
@@ -109,6 +113,14 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->flog_only = v;
     } else if (strcmp(a, "--secret") == 0) {
         cfg->secret = v;
+    } else if (strcmp(a, "--secret-file") == 0) {
+        static char from_file[SECRET_MAX + 1];
+        char err[400];
+        if (secret_read_file(v, from_file, sizeof from_file, err, sizeof err) != 0) {
+            fprintf(stderr, "tempo-rti: --secret-file: %s\n", err);
+            return 2;
+        }
+        cfg->secret = from_file;
     } else if (strcmp(a, "--max-frame") == 0) {
         if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
             fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 bytes .. 4G - 1\n", v);
@@ -161,21 +173,14 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
 }
 
 /* The options that take a value (parse_valued reads each). */
-static const char *const valued_options[] = {"--listen",
-                                             "--unix",
-                                             "--log",
-                                             "--log-only",
-                                             "--secret",
-                                             "--max-frame",
-                                             "--max-queued-bytes",
-                                             "--stall-ms",
-                                             "--handshake-ms",
-                                             "--frame-ms",
-                                             "--max-connections",
-                                             "--spin-us",
-                                             "--max-federations",
-                                             "--max-federates",
-                                             "--log-level",
+static const char *const valued_options[] = {"--listen",        "--unix",
+                                             "--log",           "--log-only",
+                                             "--secret",        "--secret-file",
+                                             "--max-frame",     "--max-queued-bytes",
+                                             "--stall-ms",      "--handshake-ms",
+                                             "--frame-ms",      "--max-connections",
+                                             "--spin-us",       "--max-federations",
+                                             "--max-federates", "--log-level",
                                              "--shuffle-ties"};
 
 static int takes_value(const char *a)
@@ -212,6 +217,16 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
         }
         int rc = parse_valued(a, argv[++i], cfg, lv);
         if (rc != 0) return rc;
+    }
+    if (!cfg->secret) { /* the environment, as libtempo reads it */
+        static char from_env[SECRET_MAX + 1];
+        char err[400];
+        int r = secret_from_env(from_env, sizeof from_env, err, sizeof err);
+        if (r < 0) {
+            fprintf(stderr, "tempo-rti: %s\n", err);
+            return 2;
+        }
+        if (r == 1) cfg->secret = from_env;
     }
     size_t frame = cfg->max_frame ? cfg->max_frame : CONN_DEFAULT_MAX_FRAME;
     size_t queued = cfg->max_queued ? cfg->max_queued : CONN_DEFAULT_MAX_QUEUED;
