@@ -1,7 +1,7 @@
 # mk/30-rti.mk: the RTI server rti/server/ (doc/rti.md, doc/protocol.md) and its tests.
 # The server's modules go to libserver.a; rti/server/main.c is only the program's entry. The
 # time management it uses is in mk/35-tm.mk, the federation log in mk/80-flog.mk.
-SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/conn_guard.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
+SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/conn_guard.c rti/server/limits.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
                rti/server/sync.c rti/server/timesvc.c
 PROGS += tempo-rti
 tempo-rti_SRCS := rti/server/main.c

@@ -105,7 +105,10 @@ static void conn_free(struct conn *c)
     if (c->hello) event_free(c->hello);
     if (c->frame) event_free(c->frame);
     if (c->in) evbuffer_free(c->in);
-    if (c->out) evbuffer_free(c->out);
+    if (c->out) {
+        hub->total_queued -= evbuffer_get_length(c->out);
+        evbuffer_free(c->out);
+    }
     if (c->fd >= 0) evutil_closesocket(c->fd);
     free(c->blocked);
     free(c);
@@ -284,6 +287,16 @@ int conn_send(struct conn *c, const void *bytes, size_t n)
     if (c->state != CONN_OPEN) return -1;
     size_t q = evbuffer_get_length(c->out);
     const struct conn_limits *lim = &c->hub->lim;
+    if (lim->max_total_queued && c->hub->total_queued + n > lim->max_total_queued) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "RTI output limit: %zu bytes queued for all clients + %zu more > "
+                 "--max-total-queued-bytes %zu (this client holds %zu)",
+                 c->hub->total_queued, n, lim->max_total_queued, q);
+        c->hub->n_dropped_slow++;
+        conn_close(c, why, 0);
+        return -1;
+    }
     if (q + n > lim->max_queued) {
         char why[160];
         snprintf(why, sizeof why,
@@ -479,6 +492,14 @@ static void peer_name(const struct sockaddr *sa, char *peer, size_t len)
     }
 }
 
+/* Every change of an output buffer, for hub->total_queued (--max-total-queued-bytes). */
+static void count_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
+{
+    struct conn_hub *hub = arg;
+    hub->total_queued += info->n_added;
+    hub->total_queued -= info->n_deleted;
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                       void *arg)
 {
@@ -503,6 +524,10 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     evutil_make_socket_nonblocking(fd);
     c->in = evbuffer_new();
     c->out = evbuffer_new();
+    if (c->out && !evbuffer_add_cb(c->out, count_cb, hub)) {
+        evbuffer_free(c->out);
+        c->out = NULL;
+    }
     c->rev = event_new(hub->base, fd, EV_READ | EV_PERSIST, read_cb, c);
     c->wev = event_new(hub->base, fd, EV_WRITE | EV_PERSIST, write_cb, c);
     c->kick = event_new(hub->base, -1, 0, kick_cb, c);

@@ -25,6 +25,8 @@ struct conn_limits {
                           (conn_handshake_done); HELLO alone does not stop the clock */
     int frame_ms;      /* ms a frame may take to arrive once its first byte is in */
     size_t max_conns;  /* live connections; past it a new one gets ERROR and is closed */
+    size_t max_total_queued; /* bytes queued over all connections; a send that would pass it
+                                drops its destination; 0 = no limit */
 };
 
 #define CONN_DEFAULT_MAX_FRAME  (1u << 20)  /* 1 MiB */
@@ -125,6 +127,8 @@ struct conn_hub {
                                               fini unlinks the path only if it is still it */
     struct conn_guard guard; /* accept failures and the connection limit (conn_guard.c) */
     uint64_t n_dropped_slow; /* clients dropped for the output limit or a stall */
+    size_t total_queued;     /* bytes queued over all connections (kept by an evbuffer
+                                callback on every output buffer) */
 };
 
 /**

@@ -32,6 +32,10 @@ static void usage(FILE *out)
             "  --max-connections N     connections at once; more are refused (default %d)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --max-federations N     federations per RTI (default %u)\n"
+            "  --max-fom-bytes BYTES   largest FOM text of a federation (default %u)\n"
+            "  --max-objects N         objects one federate may own (default %u)\n"
+            "  --max-total-queued-bytes BYTES  output queued for all clients together;\n"
+            "                          a send past it drops its receiver (default %zu)\n"
             "  --shuffle-ties SEED     test mode: deliver equal time stamps from different\n"
             "                          senders in an order drawn from SEED (doc/master.md)\n"
             "  --spin-us US            poll this long after traffic before sleeping: lower\n"
@@ -51,7 +55,9 @@ static void usage(FILE *out)
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
             SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
             CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS,
-            CONN_DEFAULT_MAX_CONNS, SERVER_MAX_FEDERATES_DEFAULT, SERVER_MAX_FEDERATIONS_DEFAULT);
+            CONN_DEFAULT_MAX_CONNS, SERVER_MAX_FEDERATES_DEFAULT, SERVER_MAX_FEDERATIONS_DEFAULT,
+            SERVER_MAX_FOM_BYTES_DEFAULT, SERVER_MAX_OBJECTS_DEFAULT,
+            SERVER_MAX_TOTAL_QUEUED_DEFAULT);
 }
 
 /* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
@@ -154,6 +160,22 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--max-federations") == 0) {
         if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
         cfg->max_federations = (uint32_t)n;
+    } else if (strcmp(a, "--max-fom-bytes") == 0) {
+        if (parse_size(v, &sz) != 0) {
+            fprintf(stderr, "tempo-rti: --max-fom-bytes '%s': expected a size in bytes\n", v);
+            return 2;
+        }
+        cfg->max_fom_bytes = sz;
+    } else if (strcmp(a, "--max-objects") == 0) {
+        if (parse_long(a, v, 1, 100000000, &n) != 0) return 2;
+        cfg->max_objects = (uint32_t)n;
+    } else if (strcmp(a, "--max-total-queued-bytes") == 0) {
+        if (parse_size(v, &sz) != 0 || sz < 4096) {
+            fprintf(stderr, "tempo-rti: --max-total-queued-bytes '%s': expected at least 4096\n",
+                    v);
+            return 2;
+        }
+        cfg->max_total_queued = sz;
     } else if (strcmp(a, "--max-federates") == 0) {
         if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
         cfg->max_federates = (uint32_t)n;
@@ -173,14 +195,25 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
 }
 
 /* The options that take a value (parse_valued reads each). */
-static const char *const valued_options[] = {"--listen",        "--unix",
-                                             "--log",           "--log-only",
-                                             "--secret",        "--secret-file",
-                                             "--max-frame",     "--max-queued-bytes",
-                                             "--stall-ms",      "--handshake-ms",
-                                             "--frame-ms",      "--max-connections",
-                                             "--spin-us",       "--max-federations",
-                                             "--max-federates", "--log-level",
+static const char *const valued_options[] = {"--listen",
+                                             "--unix",
+                                             "--log",
+                                             "--log-only",
+                                             "--secret",
+                                             "--secret-file",
+                                             "--max-frame",
+                                             "--max-queued-bytes",
+                                             "--stall-ms",
+                                             "--handshake-ms",
+                                             "--frame-ms",
+                                             "--max-connections",
+                                             "--spin-us",
+                                             "--max-federations",
+                                             "--max-federates",
+                                             "--log-level",
+                                             "--max-fom-bytes",
+                                             "--max-objects",
+                                             "--max-total-queued-bytes",
                                              "--shuffle-ties"};
 
 static int takes_value(const char *a)

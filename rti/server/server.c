@@ -5,6 +5,7 @@
 #include "rti/server/server_impl.h"
 
 #include "rti/flog/flog.h"
+#include "rti/server/limits.h"
 #include "rti/server/log.h"
 
 #include <event2/event.h>
@@ -201,6 +202,8 @@ static int same_fom(const struct federation *fx, const char *name, const struct 
 {
     struct fom *fom = NULL;
     char ferr[FOM_ERRLEN];
+    int lst = limits_fom(fx->srv, fx->name, text->len, err, errlen);
+    if (lst != STATUS_OK) return lst;
     if (fom_parse_mem(text->ptr, text->len, "JOIN FOM", &fom, ferr, sizeof ferr) != FOM_OK) {
         snprintf(err, errlen, "federate '%s': FOM does not parse: %s", name, ferr);
         return STATUS_EFOM;
@@ -509,6 +512,8 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     if (!s->cfg.listen) s->cfg.listen = SERVER_DEFAULT_LISTEN;
     if (!s->cfg.max_federates) s->cfg.max_federates = SERVER_MAX_FEDERATES_DEFAULT;
     if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
+    if (!s->cfg.max_fom_bytes) s->cfg.max_fom_bytes = SERVER_MAX_FOM_BYTES_DEFAULT;
+    if (!s->cfg.max_objects) s->cfg.max_objects = SERVER_MAX_OBJECTS_DEFAULT;
     s->base = event_base_new();
     if (!s->base) {
         snprintf(err, errlen, "event_base_new failed");
@@ -520,7 +525,10 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
                               .stall_ms = cfg->stall_ms,
                               .hello_ms = cfg->hello_ms,
                               .frame_ms = cfg->frame_ms,
-                              .max_conns = cfg->max_conns};
+                              .max_conns = cfg->max_conns,
+                              .max_total_queued = cfg->max_total_queued
+                                                      ? cfg->max_total_queued
+                                                      : SERVER_MAX_TOTAL_QUEUED_DEFAULT};
     struct conn_ops ops = {.on_frame = on_frame, .on_close = on_close};
     if (conn_hub_init(&s->hub, s->base, &lim, &ops, s, err, errlen) != 0) goto fail;
     if (s->cfg.listen[0] && conn_hub_listen_tcp(&s->hub, s->cfg.listen, s->cfg.allow_remote,

@@ -3,6 +3,7 @@
  * joined federate still served, accepting again afterwards), the handshake deadline from
  * accept to JOIN, the partial-frame deadline, --max-connections, and the Unix socket that is
  * never taken over. doc/rti.md ("Limits and what the RTI refuses"). Read rti_robust_test.c. */
+#include "fom/fom.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"
 
@@ -257,6 +258,187 @@ static void test_bad_magic(void)
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);
 }
 
+/* VmRSS of a process in KiB, or -1. */
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) kib = atol(line + 6);
+    if (f) fclose(f);
+    return kib;
+}
+
+static uint64_t class_of(const char *cls, uint32_t *attr, const char *aname)
+{
+    struct fom *fom = NULL;
+    if (fom_parse_mem(fom_text, strlen(fom_text), "test.xml", &fom, NULL, 0) != FOM_OK) return 0;
+    uint64_t c = fom_class_find(fom, cls);
+    *attr = fom_attr_find(fom, (fom_handle)c, aname);
+    fom_free(fom);
+    return c;
+}
+
+/* FOM size, federations per RTI and objects per federate: each refused with status 30 and a
+ * message naming the option. */
+static void test_quotas(void)
+{
+    char fomlim[32];
+    snprintf(fomlim, sizeof fomlim, "%zu", strlen(fom_text) + 64);
+    const char *args[] = {
+        "--max-fom-bytes", fomlim, "--max-federations", "2", "--max-objects", "50", NULL};
+    struct rti_proc p;
+    CHECK(rti_start(&p, args, "rti_limits_quotas") == 0, "RTI starts");
+    struct cli a, b;
+    char why[512];
+    CHECK(cli_connect(&a, p.port) == 0 && cli_hello(&a) == 0, "connects");
+    /* The same FOM with a comment that takes it past the limit. */
+    size_t n = strlen(fom_text);
+    char *big = malloc(n + 200);
+    const char *end = strstr(fom_text, "</fom>");
+    CHECK(big && end, "FOM ends with </fom>");
+    if (!big || !end) return;
+    size_t head = (size_t)(end - fom_text);
+    memcpy(big, fom_text, head);
+    snprintf(big + head, n + 200 - head, "<!-- %0100d -->%s", 0, end);
+    CHECK_INT_EQ(-cli_join(&a, "f1", "a", big, WIRE_JOIN_CREATE, NULL, why, sizeof why),
+                 STATUS_EREFUSED);
+    CHECK_STR_HAS(why, "--max-fom-bytes");
+    free(big);
+    /* Two federations, then the third is refused. */
+    CHECK(cli_join(&a, "f1", "a", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0, "f1");
+    CHECK(cli_connect(&b, p.port) == 0 && cli_hello(&b) == 0, "second connects");
+    CHECK(cli_join(&b, "f2", "b", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0, "f2");
+    struct cli c;
+    CHECK(cli_connect(&c, p.port) == 0 && cli_hello(&c) == 0, "third connects");
+    CHECK_INT_EQ(-cli_join(&c, "f3", "c", fom_text, WIRE_JOIN_CREATE, NULL, why, sizeof why),
+                 STATUS_EREFUSED);
+    CHECK_STR_HAS(why, "--max-federations");
+    cli_close(&c);
+    /* 50 objects, then the 51st is refused. */
+    uint32_t attr = 0;
+    uint64_t cls = class_of("Sample", &attr, "x");
+    uint32_t h[1] = {attr};
+    CHECK(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, h, 1) == 0, "publish Sample.x");
+    int ok = 0;
+    long st = 0;
+    for (int i = 0; i < 51; i++) {
+        struct wire_msg m;
+        wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+        m.a = cls;
+        st = cli_call(&a, &m, NULL, why, sizeof why);
+        if (st == 0) ok++;
+    }
+    CHECK_INT_EQ(ok, 50);
+    CHECK_INT_EQ(st, STATUS_EREFUSED);
+    CHECK_STR_HAS(why, "--max-objects");
+    cli_close(&a);
+    cli_close(&b);
+    CHECK_INT_EQ(rti_stop(&p, 5000), 0);
+}
+
+/* Everything a federate owned is freed when it resigns: the RTI's resident memory after 60 000
+ * objects are registered and their owner resigns returns to within a quarter of what they
+ * took. */
+static void test_resign_frees(void)
+{
+    struct rti_proc p;
+    CHECK(rti_start(&p, NULL, "rti_limits_memory") == 0, "RTI starts");
+    struct cli a;
+    CHECK(cli_connect(&a, p.port) == 0 && cli_hello(&a) == 0, "connects");
+    CHECK(cli_join(&a, "mem", "a", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0, "joins");
+    uint32_t attr = 0;
+    uint64_t cls = class_of("Sample", &attr, "x");
+    uint32_t h[1] = {attr};
+    CHECK(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, h, 1) == 0, "publish");
+    CHECK(pinged(&a), "ping");
+    long base = rss_kib(p.pid);
+    struct buf all;
+    buf_init(&all);
+    for (int i = 0; i < 60000; i++) { /* req 0: no answer unless refused */
+        struct wire_msg m;
+        wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+        m.a = cls;
+        wire_encode(&all, &m, 0, NULL, 0);
+    }
+    cli_write(&a, all.data, all.len);
+    buf_fini(&all);
+    CHECK(pinged(&a), "every register handled");
+    long peak = rss_kib(p.pid);
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_RESIGN);
+    m.code = WIRE_RESIGN_DELETE_OBJECTS;
+    CHECK(cli_call(&a, &m, NULL, NULL, 0) == 0, "resign deleting its objects");
+    CHECK(pinged(&a), "ping after the resign");
+    long after = rss_kib(p.pid);
+    fprintf(stderr,
+            "rti_limits_test: RTI resident memory %ld KiB joined, %ld KiB with 60000 "
+            "objects, %ld KiB after the resign\n",
+            base, peak, after);
+    CHECK(base > 0 && peak > base + 4096, "60000 objects take memory (%ld -> %ld KiB)", base, peak);
+    CHECK(after - base < (peak - base) / 4, "given back at the resign (%ld KiB left of %ld)",
+          after - base, peak - base);
+    cli_close(&a);
+    CHECK_INT_EQ(rti_stop(&p, 5000), 0);
+}
+
+/* --max-total-queued-bytes 64K: a subscriber that stops reading makes the RTI's output for all
+ * clients pass it; that subscriber is dropped naming the option, the publisher goes on. */
+static void test_total_queued(void)
+{
+    const char *args[] = {"--max-total-queued-bytes", "64K", NULL};
+    struct rti_proc p;
+    CHECK(rti_start(&p, args, "rti_limits_total") == 0, "RTI starts");
+    uint32_t attr = 0;
+    uint64_t cls = class_of("Sample", &attr, "raw");
+    uint32_t h[1] = {attr};
+    struct cli pub, sleepy;
+    CHECK(cli_connect(&pub, p.port) == 0 && cli_hello(&pub) == 0, "publisher connects");
+    CHECK(cli_join(&pub, "tq", "pub", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0, "joins");
+    memset(&sleepy, 0, sizeof sleepy);
+    sleepy.fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    setsockopt(sleepy.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)p.port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(sleepy.fd, (struct sockaddr *)&sa, sizeof sa) == 0, "sleepy connects");
+    sleepy.next_req = 1;
+    CHECK(cli_hello(&sleepy) == 0, "sleepy handshake");
+    CHECK(cli_join(&sleepy, "tq", "sleepy", fom_text, 0, NULL, NULL, 0) > 0, "sleepy joins");
+    CHECK(cli_decl(&sleepy, WIRE_SUBSCRIBE_OBJECT, cls, h, 1) == 0, "subscribe");
+    CHECK(cli_decl(&pub, WIRE_PUBLISH_OBJECT, cls, h, 1) == 0, "publish");
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+    m.a = cls;
+    uint64_t obj = 0;
+    CHECK(cli_call(&pub, &m, &obj, NULL, 0) == 0, "register");
+    static uint8_t payload[3000];
+    int gone = 0;
+    int64_t deadline = rti_now_ms() + 20000;
+    for (int i = 0; i < 4000 && !gone && rti_now_ms() < deadline; i++) {
+        struct wire_value v = {attr, sizeof payload, payload};
+        wire_msg_init(&m, WIRE_UPDATE);
+        m.a = obj;
+        m.nvalues = 1;
+        m.values = &v;
+        cli_send(&pub, &m);
+        while (cli_next(&pub, &m, 0) == 1)
+            if (m.type == WIRE_FEDERATE_RESIGNED && wire_str_eq(&m.str[0], "sleepy")) gone = 1;
+    }
+    while (!gone && cli_next(&pub, &m, 2000) == 1)
+        if (m.type == WIRE_FEDERATE_RESIGNED && wire_str_eq(&m.str[0], "sleepy")) gone = 1;
+    CHECK(gone, "the subscriber that stopped reading is dropped");
+    CHECK(log_count(&p, "--max-total-queued-bytes 65536") >= 1, "naming the option");
+    CHECK(pinged(&pub), "the publisher is still served");
+    cli_close(&sleepy);
+    cli_close(&pub);
+    CHECK_INT_EQ(rti_stop(&p, 5000), 0);
+}
+
 int main(void)
 {
     rti_watchdog(120);
@@ -268,6 +450,9 @@ int main(void)
     test_max_connections();
     test_unix_takeover();
     test_bad_magic();
+    test_quotas();
+    test_resign_frees();
+    test_total_queued();
     free(fom_text);
     return check_summary();
 }
