@@ -2,7 +2,7 @@
 # results, SVG plots, progress display, and the program.
 # See the Makefile header for the variables this fragment fills in.
 RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
-            federate/run/run_err.c federate/run/run_secret.c
+            federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
@@ -20,3 +20,5 @@ tempo-run_LIBS := run config fmu algo client proto fom
 INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh
 # The shared secret through tempo-rti, tempo-run, tempo-fmu and tempo-master.
 INTEG_SCRIPTS += tests/integration/run_secret.sh
+# What tempo-run refuses before starting anything, and the lock of its output folder.
+INTEG_SCRIPTS += tests/integration/run_preflight.sh

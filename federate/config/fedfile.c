@@ -23,7 +23,7 @@
 #include "fom/fom.h"
 
 enum {
-    NAME_MAX_LEN = 128, /* bytes of a federation or federate name */
+    NAME_MAX_LEN = 127, /* bytes of a federation or federate name: the RTI takes 1..127 */
     JPATH_LEN = 320,    /* bytes of a JSON path in messages */
 };
 

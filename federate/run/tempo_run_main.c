@@ -20,6 +20,7 @@
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
+#include "federate/run/run_check.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 
@@ -474,9 +475,18 @@ int main(int argc, char **argv)
     }
     if (a.verbose) fprintf(stderr, "tempo-run: shared secret: %s\n", src);
     const char *outdir = a.output ? a.output : ff->output;
+    int lock_fd = -1; /* held until exit: no second run writes into this folder meanwhile */
+    if (run_check_names(ff, err, sizeof err) != 0 ||
+        run_check_files(ff->fom, outdir, err, sizeof err) != 0 ||
+        run_lock_output(outdir, &lock_fd, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
+        fedfile_free(ff);
+        return 2;
+    }
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     rc = run(ff, &a, outdir);
     fedfile_free(ff);
+    close(lock_fd);
     return rc;
 }
