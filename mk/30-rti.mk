@@ -13,11 +13,12 @@ rti_log_test_LIBS := server
 # Integration tests: each starts bin/tempo-rti --listen 127.0.0.1:0 (tests/integration/rti_proc.h)
 # and speaks the wire protocol over raw sockets (tests/integration/rti_harness.h).
 INTEG_TESTS += tests/integration/rti_robust_test tests/integration/rti_fed_test \
-               tests/integration/rti_limits_test \
+               tests/integration/rti_limits_test tests/integration/rti_refusals_test \
                tests/integration/rti_flog_test
 rti_robust_test_LIBS := proto fom
 rti_fed_test_LIBS := proto fom
 rti_limits_test_LIBS := proto fom
+rti_refusals_test_LIBS := proto fom
 rti_flog_test_LIBS := flog tm proto fom
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
