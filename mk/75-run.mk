@@ -22,3 +22,5 @@ INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh
 INTEG_SCRIPTS += tests/integration/run_secret.sh
 # What tempo-run refuses before starting anything, and the lock of its output folder.
 INTEG_SCRIPTS += tests/integration/run_preflight.sh
+# Federates killed, stopped or slowed at random under tempo-run (bounded: 5 short rounds).
+INTEG_SCRIPTS += tests/integration/run_chaos.sh

@@ -60,6 +60,20 @@ int run_check_files(const char *fom, const char *outdir, char *err, size_t errle
     return 0;
 }
 
+int run_proc_stopped(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    return rp && rp[1] == ' ' && (rp[2] == 'T' || rp[2] == 't');
+}
+
 int run_check_names(const struct fedfile *ff, char *err, size_t errlen)
 {
     for (size_t i = 0; i < ff->n_feds; i++) {

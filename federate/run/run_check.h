@@ -15,6 +15,10 @@
  */
 int run_check_files(const char *fom, const char *outdir, char *err, size_t errlen);
 
+/** 1 when process pid is stopped (SIGSTOP, a debugger: state T or t in /proc/PID/stat), else 0.
+ *  Names the culprit when a run times out. */
+int run_proc_stopped(int pid);
+
 #define RUN_RTI_NAME_MAX 127 /* bytes of a name the RTI takes (doc/rti.md "Federations") */
 
 struct fedfile;

@@ -4,6 +4,7 @@
  * lines, reaping, the loop, start, public calls. Read tests/unit/supervise_test.c next.
  */
 #include "federate/run/supervise.h"
+#include "federate/run/run_check.h"
 #include "federate/run/run_err.h"
 
 #include <errno.h>
@@ -374,6 +375,8 @@ static int stop_all(sup *s)
         any = 1;
         if (kill(-c->pid, SIGTERM) != 0)
             kill(c->pid, SIGTERM); /* not yet its own group leader (setpgid race) */
+        /* A stopped child (SIGSTOP) acts on SIGTERM only once continued. */
+        if (kill(-c->pid, SIGCONT) != 0) kill(c->pid, SIGCONT);
     }
     long long deadline = now_ms() + (s->o.grace_ms > 0 ? s->o.grace_ms : DEFAULT_GRACE_MS);
     while (any) {
@@ -442,7 +445,9 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
                 int is_target = s->match_idx >= 0 && s->c[s->match_idx] == c && !s->matched;
                 if (c->service || is_target || c->state == SUP_SIGNALED || c->code != 0) {
                     c->failed = 1;
-                    if (!bad) {
+                    /* A child killed by a signal is the cause rather than a peer that exited
+                     * because it left: name it when both are seen in one scan. */
+                    if (!bad || (c->state == SUP_SIGNALED && bad->state != SUP_SIGNALED)) {
                         bad = c;
                         why = is_target    ? " before printing the expected line"
                               : c->service ? " while it should keep serving"
@@ -471,7 +476,8 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
                                           "timeout after %ld ms; still running:", s->o.timeout_ms);
             for (size_t i = 0; i < s->n && off + 1 < sizeof msg; i++)
                 if (s->c[i]->state == SUP_RUNNING)
-                    off += (size_t)snprintf(msg + off, sizeof msg - off, " '%s'", s->c[i]->name);
+                    off += (size_t)snprintf(msg + off, sizeof msg - off, " '%s'%s", s->c[i]->name,
+                                            run_proc_stopped(s->c[i]->pid) ? " (stopped)" : "");
             stop_all(s);
             return finish(s, SUP_ETIMEOUT, msg, err, errlen);
         }

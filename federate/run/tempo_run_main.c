@@ -17,6 +17,7 @@
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_load.h"
+#include "federate/fmu/fmu_zip.h"
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
@@ -418,6 +419,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     }
     if (rc == SUP_OK) rc = sup_wait(s, err, sizeof err);
     sup_free(s);
+    fmu_zip_sweep(NULL); /* the unpacked FMUs of federates killed before they could clean up */
     prog_finish(c.pg);
     prog_free(c.pg);
     double wall = now_s() - t0;
