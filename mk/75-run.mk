@@ -24,3 +24,5 @@ INTEG_SCRIPTS += tests/integration/run_secret.sh
 INTEG_SCRIPTS += tests/integration/run_preflight.sh
 # Federates killed, stopped or slowed at random under tempo-run (bounded: 5 short rounds).
 INTEG_SCRIPTS += tests/integration/run_chaos.sh
+# Two hosts as network namespaces joined by a veth pair (root; skipped otherwise).
+INTEG_SCRIPTS += tests/integration/run_netns.sh

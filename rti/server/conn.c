@@ -500,6 +500,23 @@ static void count_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, vo
     hub->total_queued -= info->n_deleted;
 }
 
+/* A host that vanishes (cable cut, link down, crash) sends no FIN: without this the RTI would
+ * wait on it forever. Keepalive probes an idle connection (idle for half the time, then two
+ * probes a quarter apart); TCP_USER_TIMEOUT bounds unacknowledged data to the whole time. The
+ * kernel then fails the socket (ETIMEDOUT) and the federate is resigned as lost. */
+static void peer_deadline(int fd, int ms)
+{
+    if (ms <= 0) return;
+    int on = 1, idle = ms / 2000 > 0 ? ms / 2000 : 1, intvl = ms / 4000 > 0 ? ms / 4000 : 1,
+        cnt = 2;
+    unsigned user = (unsigned)ms;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user);
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                       void *arg)
 {
@@ -517,6 +534,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6) {
         int one = 1; /* requests and replies are small: never wait for Nagle */
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        peer_deadline(fd, hub->lim.peer_ms);
     }
     char peer[64];
     peer_name(sa, peer, sizeof peer);

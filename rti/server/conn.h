@@ -27,6 +27,8 @@ struct conn_limits {
     size_t max_conns;  /* live connections; past it a new one gets ERROR and is closed */
     size_t max_total_queued; /* bytes queued over all connections; a send that would pass it
                                 drops its destination; 0 = no limit */
+    int peer_ms; /* TCP: a peer that acknowledges nothing (unsent data, keepalive probes)
+                    for about this long is closed by the kernel (ETIMEDOUT); 0 = off */
 };
 
 #define CONN_DEFAULT_MAX_FRAME  (1u << 20)  /* 1 MiB */
@@ -35,6 +37,7 @@ struct conn_limits {
 #define CONN_DEFAULT_HELLO_MS   10000
 #define CONN_DEFAULT_FRAME_MS   10000
 #define CONN_DEFAULT_MAX_CONNS  4096
+#define CONN_DEFAULT_PEER_MS    60000
 
 enum conn_state {
     CONN_OPEN = 0, /* reading and writing */

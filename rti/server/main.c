@@ -30,6 +30,8 @@ static void usage(FILE *out)
             "  --frame-ms MS           a frame must arrive whole within this once its first\n"
             "                          byte is in (default %d)\n"
             "  --max-connections N     connections at once; more are refused (default %d)\n"
+            "  --peer-timeout-ms MS    a TCP peer that acknowledges nothing for about this\n"
+            "                          long (link cut, host gone) is dropped (default %d; 0 off)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --max-federations N     federations per RTI (default %u)\n"
             "  --max-fom-bytes BYTES   largest FOM text of a federation (default %u)\n"
@@ -55,9 +57,9 @@ static void usage(FILE *out)
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
             SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
             CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS,
-            CONN_DEFAULT_MAX_CONNS, SERVER_MAX_FEDERATES_DEFAULT, SERVER_MAX_FEDERATIONS_DEFAULT,
-            SERVER_MAX_FOM_BYTES_DEFAULT, SERVER_MAX_OBJECTS_DEFAULT,
-            SERVER_MAX_TOTAL_QUEUED_DEFAULT);
+            CONN_DEFAULT_MAX_CONNS, CONN_DEFAULT_PEER_MS, SERVER_MAX_FEDERATES_DEFAULT,
+            SERVER_MAX_FEDERATIONS_DEFAULT, SERVER_MAX_FOM_BYTES_DEFAULT,
+            SERVER_MAX_OBJECTS_DEFAULT, SERVER_MAX_TOTAL_QUEUED_DEFAULT);
 }
 
 /* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
@@ -148,6 +150,9 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--frame-ms") == 0) {
         if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
         cfg->frame_ms = (int)n;
+    } else if (strcmp(a, "--peer-timeout-ms") == 0) {
+        if (parse_long(a, v, 0, 86400000, &n) != 0) return 2;
+        cfg->peer_ms = n == 0 ? -1 : (int)n;
     } else if (strcmp(a, "--max-connections") == 0) {
         if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
         cfg->max_conns = (size_t)n;
@@ -207,6 +212,7 @@ static const char *const valued_options[] = {"--listen",
                                              "--handshake-ms",
                                              "--frame-ms",
                                              "--max-connections",
+                                             "--peer-timeout-ms",
                                              "--spin-us",
                                              "--max-federations",
                                              "--max-federates",

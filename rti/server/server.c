@@ -526,6 +526,9 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
                               .hello_ms = cfg->hello_ms,
                               .frame_ms = cfg->frame_ms,
                               .max_conns = cfg->max_conns,
+                              .peer_ms = cfg->peer_ms < 0    ? 0
+                                         : cfg->peer_ms == 0 ? CONN_DEFAULT_PEER_MS
+                                                             : cfg->peer_ms,
                               .max_total_queued = cfg->max_total_queued
                                                       ? cfg->max_total_queued
                                                       : SERVER_MAX_TOTAL_QUEUED_DEFAULT};

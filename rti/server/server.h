@@ -26,6 +26,7 @@ struct server_config {
     int hello_ms;             /* ms a new connection has to be joined (default 10 s) */
     int frame_ms;             /* ms a partial frame may stay incomplete (default 10 s) */
     size_t max_conns;         /* live connections (default CONN_DEFAULT_MAX_CONNS) */
+    int peer_ms;              /* TCP peer deadline (default CONN_DEFAULT_PEER_MS), -1 = off */
     uint32_t max_federates;   /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
     uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
     size_t max_fom_bytes;     /* bytes of a FOM text (default SERVER_MAX_FOM_BYTES_DEFAULT) */
