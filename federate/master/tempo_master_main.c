@@ -1,8 +1,8 @@
 /* tempo-master --federation FILE: the master federate of a master method (doc/master.md). It
  * has no FMU: it reads the file's algorithm section and drives the file's federates, either as
  * tempo-fmu slave processes over libtempo (ms_remote.h) or, with --local, as fmu_slaves in this
- * process (fmufed_local). The algorithm code is the same in both modes. Read
- * federate/master/ms_remote.h next.
+ * process (fmufed_local). The algorithm code is the same in both modes: the method picks its
+ * entry of federate/master/master_algos.h. Read federate/master/ms_remote.h next.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,12 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "algorithms/msjacobi.h"
-#include "algorithms/semi.h"
-#include "algorithms/wr.h"
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmufed/fmufed.h"
+#include "federate/master/master_algos.h"
 #include "federate/master/ms_remote.h"
 #include "federate/run/run_secret.h"
 
@@ -124,25 +122,6 @@ static void notes_note(void *ctx, const char *what, double v)
 static const port_master_ops notes_ops = {
     .open = notes_open, .close = notes_close, .note = notes_note};
 
-/* The semi-implicit coupling and its summary line: steps, updates, the histogram. */
-static int run_semi(const fedfile *ff, const port_master *m, const wr_link *links, int quiet,
-                    char *err, size_t errlen)
-{
-    semi_result res = {0};
-    int rc = semi_run(m, links, &ff->algo.semi, &res, err, errlen);
-    if (rc == PORT_OK && !quiet) {
-        printf("tempo-master: %s: semi-implicit (%s): %zu steps, %zu updates (most %d per "
-               "step), %zu recalculation rounds; messages %zu; updates per step:",
-               ff->federation, semi_iter_name(ff->algo.semi.iter), res.n_accepted, res.iter_total,
-               res.iter_max, res.eval_total, res.msg_commands + res.msg_replies);
-        for (int k = 0; k < SEMI_HIST_MAX; k++)
-            if (res.hist[k]) printf(" %d%s:%zu", k, k == SEMI_HIST_MAX - 1 ? "+" : "", res.hist[k]);
-        printf("\n");
-    }
-    semi_result_fini(&res);
-    return rc;
-}
-
 /* The file's algorithm over the port m, its notes written to "<outdir>/master.csv". */
 static int run_algorithm(const fedfile *ff, const port_master *m0, const char *outdir, int quiet,
                          char *err, size_t errlen)
@@ -168,40 +147,15 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         rc = PORT_EUSAGE;
         goto out;
     }
-    if (ff->algo.kind == FEDFILE_ALG_WR || ff->algo.kind == FEDFILE_ALG_SEMI) {
-        /* wr_link: slave by slave, input by input: the couplings' order. */
-        wr_link *links = calloc(n + 1, sizeof *links);
-        if (links) {
-            for (size_t k = 0; k < n; k++)
-                links[k] = (wr_link){.src = (long)cp[k].from, .out = cp[k].output};
-            if (ff->algo.kind == FEDFILE_ALG_SEMI) {
-                rc = run_semi(ff, &m, n ? links : NULL, quiet, err, errlen);
-                free(links);
-                goto out;
-            }
-            wr_result res = {0};
-            rc = wr_run(&m, n ? links : NULL, &ff->algo.wr, &res, err, errlen);
-            if (rc == PORT_OK && !quiet)
-                printf("tempo-master: %s: wr: %zu steps (%zu halved away), %zu iterations (most "
-                       "%d per step); messages %zu (eq. 5.5 convention: %zu)\n",
-                       ff->federation, res.n_accepted, res.n_abandoned, res.iter_total,
-                       res.iter_max, res.msg_init + res.msg_commands + res.msg_replies,
-                       res.msg_thesis);
-            wr_result_fini(&res);
-        }
-        free(links);
-    } else {
-        msj_link *links = calloc(n + 1, sizeof *links);
-        if (links) {
-            for (size_t k = 0; k < n; k++)
-                links[k] = (msj_link){.to_slave = cp[k].to,
-                                      .to_input = cp[k].input,
-                                      .from_slave = cp[k].from,
-                                      .from_output = cp[k].output};
-            rc = msjacobi_run(&m, links, n, ff->algo.t_step, err, errlen);
-        }
-        free(links);
+    const master_algo *alg = master_algo_find(ff->algo.kind);
+    if (!alg) {
+        snprintf(err, errlen, "method \"%s\" is not run by tempo-master",
+                 fedfile_alg_name(ff->algo.kind));
+        rc = PORT_EUSAGE;
+        goto out;
     }
+    rc = alg->run(&(master_run){.ff = ff, .m = &m, .cp = cp, .n_cp = n, .quiet = quiet}, err,
+                  errlen);
 out:
     free(cp);
     if (nt.f && fclose(nt.f) != 0 && rc == PORT_OK) {
