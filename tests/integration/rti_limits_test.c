@@ -77,14 +77,14 @@ static void test_fd_exhaustion(void)
     }
     CHECK(n_open >= 60, "the flood connects (%d of 80)", n_open);
     int pongs = 0;
-    int64_t end = rti_now_ms() + 1000;
-    while (rti_now_ms() < end)
+    for (int i = 0; i < 20; i++) /* each within H_TIMEOUT_MS */
         pongs += pinged(&good);
-    CHECK(pongs > 20, "the joined federate is served during the flood (%d pings answered)", pongs);
+    CHECK_INT_EQ(pongs, 20); /* the joined federate is served during the flood */
     int fails = log_count(&p, "accept failed");
     CHECK(fails >= 1, "the accept failures are reported");
-    /* One report per CONN_GUARD_REPORT_MS (1 s) at most, plus one when accepting resumes. */
-    CHECK(fails <= 4, "accept failures reported in %d line(s) within about 1 s", fails);
+    /* One report per CONN_GUARD_REPORT_MS (1 s) at most, plus one when accepting resumes:
+     * a loop retrying at once would have written thousands by now. */
+    CHECK(fails <= 10, "accept failures reported in %d line(s)", fails);
     for (int i = 0; i < 80; i++)
         if (fds[i] >= 0) close(fds[i]);
     /* The accepted silent ones time out (1.5 s); the rest were closed by us: a newcomer joins. */
@@ -93,7 +93,7 @@ static void test_fd_exhaustion(void)
     CHECK(cli_connect(&late, p.port) == 0 && cli_hello(&late) == 0, "a newcomer connects after");
     CHECK(cli_join(&late, "door", "late", fom_text, 0, NULL, NULL, 0) > 0, "and joins");
     CHECK(pinged(&good), "the first federate is still served");
-    CHECK(log_count(&p, "accept failed") <= 8, "still a bounded number of report lines");
+    CHECK(log_count(&p, "accept failed") <= 16, "still a bounded number of report lines");
     cli_close(&late);
     cli_close(&good);
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);

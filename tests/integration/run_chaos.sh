@@ -2,7 +2,7 @@
 # Chaos under tempo-run (doc/run.md "Failures"): rounds of a two-federate federation in which a
 # federate chosen at random is, at a random moment, killed (SIGKILL), terminated (SIGTERM),
 # stopped (SIGSTOP) or slowed (stopped and continued in short pulses). Every round must end
-# within its deadline: a killed or terminated federate named by tempo-run's report, a stopped
+# within its deadline (20 s: --timeout 2.5 s, the grace and a loaded machine): a killed or terminated federate named by tempo-run's report, a stopped
 # one named "(stopped)" when --timeout ends the run, a slowed one finishing normally; and no
 # process of the round (RTI, federates) nor unpacked FMU folder may be left. Bounded: 5 rounds
 # of a few seconds each. TEMPO_CHAOS_SEED=n replays a sequence. Prints "N passed, N failed".
@@ -81,7 +81,7 @@ for round in 1 2 3 4 5; do
       done ;;
   esac
   # Deadline: --timeout 2.5 s plus the supervisor's grace, plus slack for a loaded machine.
-  for _ in $(seq 1 120); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 1 200); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$run_pid" 2>/dev/null; then kill -9 "$run_pid"; fi
   wait "$run_pid"
   rc=$?
@@ -101,7 +101,7 @@ for round in 1 2 3 4 5; do
     slow)
       check "$what: finishes (exit $rc; $(tail -c 300 "$f.stderr"))" test "$rc" -eq 0 ;;
   esac
-  check "$what: ended within 12 s ($ms ms)" test "$ms" -lt 12000
+  check "$what: ended within 20 s ($ms ms)" test "$ms" -lt 20000
   sleep 0.2
   check "$what: no process left ($(pgrep -af -- "$tmp/" | head -c 300))" nothing_left
   check "$what: no unpacked FMU left ($(ls "$TMPDIR" | head -c 200))" no_tmp_folders
