@@ -378,8 +378,16 @@ static void test_resign_frees(void)
             "objects, %ld KiB after the resign\n",
             base, peak, after);
     CHECK(base > 0 && peak > base + 4096, "60000 objects take memory (%ld -> %ld KiB)", base, peak);
-    CHECK(after - base < (peak - base) / 4, "given back at the resign (%ld KiB left of %ld)",
-          after - base, peak - base);
+    /* Another build (TEMPO_RTI_BIN: the sanitized one) keeps freed blocks in its allocator's
+     * quarantine; there LeakSanitizer checks the freeing, and only the release build's
+     * resident size is measured. */
+    const char *alt = getenv("TEMPO_RTI_BIN");
+    if (alt && alt[0])
+        fprintf(stderr, "rti_limits_test: resident size after the resign not checked for %s\n",
+                alt);
+    else
+        CHECK(after - base < (peak - base) / 4, "given back at the resign (%ld KiB left of %ld)",
+              after - base, peak - base);
     cli_close(&a);
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);
 }
