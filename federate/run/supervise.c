@@ -25,6 +25,7 @@ extern char **environ;
 
 enum {
     DEFAULT_GRACE_MS = 2000, /* SIGTERM -> SIGKILL when opts.grace_ms is 0 */
+    SETTLE_MS = 300,         /* wait for a signalled peer before naming a failed child */
     POLL_CAP_MS = 50,        /* longest poll without a SIGCHLD wake-up: exit-detection latency */
     POLL_CAP_SIG_MS = 250,   /* the same when SIGCHLD wakes the loop (catch_signals) */
     MSG_TAIL_LINES = 4,      /* stderr lines quoted in a failure message */
@@ -427,6 +428,25 @@ static int finish_intr(sup *s, char *err, size_t errlen)
     return finish(s, SUP_EINTR, msg, err, errlen);
 }
 
+/* A worker exited with a failure code: before naming it, give the others SETTLE_MS to end,
+ * since a peer killed by a signal (the cause) may take a moment longer to be reaped than the
+ * federate that saw it leave and exited at once. Returns the child to name. */
+static child *settle(sup *s, child *bad)
+{
+    long long until = now_ms() + SETTLE_MS;
+    while (now_ms() < until) {
+        for (size_t i = 0; i < s->n; i++) {
+            child *c = s->c[i];
+            if (reap(s, c, 0) && !c->stopped && c->state == SUP_SIGNALED) {
+                c->failed = 1;
+                return c;
+            }
+        }
+        poll_once(s, 10);
+    }
+    return bad;
+}
+
 /* Run until: line mode (match_idx >= 0) the line is found; wait mode every non-service child
  * has exited 0. line_deadline is an absolute monotonic time in ms, or 0. */
 static int run(sup *s, long long line_deadline, char *err, size_t errlen)
@@ -457,6 +477,7 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
             }
             workers_left += c->state == SUP_RUNNING && !c->service;
         }
+        if (bad && bad->state != SUP_SIGNALED && !why) bad = settle(s, bad);
         if (bad) {
             describe_end(bad, why, msg, sizeof msg);
             stop_all(s);
