@@ -104,6 +104,7 @@ CONF_TESTS   :=
 INTEG_TESTS  :=
 # Integration tests written as shell scripts (run as they are, with bin/ built).
 INTEG_SCRIPTS :=
+BENCH_SCRIPTS :=
 BENCHES      :=
 # Fuzz targets (see the fuzz rules below): FUZZ_TARGETS += tests/fuzz/wire_fuzz
 FUZZ_TARGETS :=
@@ -224,7 +225,7 @@ test: all layers
 	  $(patsubst $(O)/%,build/san/%,$(UNIT_BINS) $(CONF_BINS))
 
 bench: all
-	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || echo "benchmark $$b failed"; done
+	@for b in $(BENCH_BINS) $(BENCH_SCRIPTS); do echo "== $$b"; $$b || echo "benchmark $$b failed"; done
 
 demo: all
 	@examples/demo_fmu.sh

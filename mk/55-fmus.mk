@@ -16,7 +16,8 @@ FMU_MODELS := dahlquist vanderpol bouncingball stair \
               osc_omega2tau osc_tau2omega osc_twomass \
               spring mass springmass \
               lorenz_x lorenz_yz lorenz \
-              vdp_x vdp_y bball_stairs bball_ball bball_steps
+              vdp_x vdp_y bball_stairs bball_ball bball_steps passthrough \
+              house environment
 # The ball on stairs has a stiff contact (1e6): model exchange only, integrated by CVODE BDF
 # (the framework's explicit Dormand-Prince CS solver drifts by several per cent over 30 s).
 bball_stairs_FMU_KINDS := me

@@ -18,3 +18,7 @@ $(O)/tests/unit/wr_fmu_test: $(WR_TEST_FMUS)
 BENCHES += tests/bench/wr_bench
 wr_bench_LIBS := master run config fmu algo fom
 $(O)/tests/bench/wr_bench: $(WR_TEST_FMUS)
+# The same distributed (tempo-master, tempo-fmu slaves, tempo-rti), as a multiple of the
+# receive-order round trip measured in the same run.
+BENCHES += tests/bench/wr_dist_bench
+wr_dist_bench_LIBS := client proto fom

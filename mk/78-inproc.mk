@@ -7,3 +7,5 @@ INTEG_TESTS += tests/integration/inproc_same_test
 inproc_same_test_LIBS := inproc fmufed msproto run config fmu algo client tm proto fom
 BENCHES += tests/bench/inproc_bench
 inproc_bench_LIBS := inproc fmufed msproto run config fmu algo client tm proto fom
+# The fault fixture's binary (mk/50-fmu.mk): its FMU is zipped by the test (every type recorded).
+$(O)/tests/integration/inproc_same_test: $(FMU_FIXTURES)

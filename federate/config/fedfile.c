@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -576,6 +577,7 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "iteration",
                                        "jacobian",
                                        "defect-control",
+                                       "reply_timeout",
                                        NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
@@ -623,6 +625,13 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
         return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
     al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
+    json_t *rt = json_object_get(a, "reply_timeout"); /* tempo-master's (doc/master.md) */
+    if (rt && entry->side != FEDFILE_SIDE_MASTER)
+        return fail(c, "algorithm.reply_timeout", "only a master method takes it");
+    if (rt &&
+        (!json_is_number(rt) || !(json_number_value(rt) >= 0.001) || json_number_value(rt) > 86400))
+        return fail(c, "algorithm.reply_timeout", "expected seconds, 0.001 to 86400");
+    al->reply_timeout = rt ? json_number_value(rt) : 0.0;
     static const char *const wr_keys[] = {"norm", "on_no_convergence"};
     for (size_t i = 0; al->kind != FEDFILE_ALG_WR && i < sizeof wr_keys / sizeof *wr_keys; i++)
         if ((rc = refuse_key(c, a, wr_keys[i], "wr"))) return rc;
@@ -822,13 +831,70 @@ static const struct {
     topo_role role;
 } ROLES[] = {{"source", TOPO_ROLE_SOURCE}, {"common", TOPO_ROLE_COMMON}, {"sink", TOPO_ROLE_SINK}};
 
+/* The methods a program federate may join: it follows the method's time advance itself, which
+ * is documented for the peer methods whose every federate acts alone (doc/federation.md,
+ * "Program federates"); Gauss-Seidel's token and the master methods' commands are not. */
+static int program_allowed(fedfile_alg kind)
+{
+    return kind == FEDFILE_ALG_JACOBI_NAIVE || kind == FEDFILE_ALG_JACOBI ||
+           kind == FEDFILE_ALG_JACOBI_DE;
+}
+
+/* A custom federate: "program" (an executable, resolved like "fmu"), optional "args" (strings)
+ * and its wiring; the FMU keys do not apply to it. */
+static int parse_program(const ld *c, const json_t *fo, const char *base, fedfile *ff,
+                         fedfile_fed *fd)
+{
+    static const char *const fmu_only[] = {"role",    "parameters", "solver",
+                                           "quantum", "record",     NULL};
+    char p[JPATH_LEN], pi[JPATH_LEN];
+    for (size_t i = 0; fmu_only[i]; i++)
+        if (json_object_get(fo, fmu_only[i])) {
+            jp_key(p, base, fmu_only[i]);
+            return fail(c, p, "applies to an \"fmu\" federate only (a program takes \"args\")");
+        }
+    jp_key(p, base, "program");
+    if (!program_allowed(ff->algo.kind))
+        return fail(c, p,
+                    "a program federate needs method \"jacobi\", \"jacobi-naive\" or "
+                    "\"jacobi-de\" (not \"%s\")",
+                    fedfile_alg_name(ff->algo.kind));
+    char *prog = NULL;
+    int rc = get_str(c, fo, base, "program", 1, &prog);
+    if (rc) return rc;
+    fd->program = resolve(ff->dir, prog);
+    free(prog);
+    if (!fd->program) return oom(c);
+    struct stat sb;
+    if (stat(fd->program, &sb) != 0) return fail(c, p, "\"%s\": %s", fd->program, strerror(errno));
+    if (!S_ISREG(sb.st_mode) || access(fd->program, X_OK) != 0)
+        return fail(c, p, "\"%s\" is not an executable file", fd->program);
+    json_t *a = json_object_get(fo, "args");
+    jp_key(p, base, "args");
+    if (a && !json_is_array(a))
+        return fail(c, p, "expected an array of strings, got %s", json_kind(a));
+    size_t n = a ? json_array_size(a) : 0;
+    if (!(fd->args = calloc(n + 1, sizeof *fd->args))) return oom(c);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(a, i);
+        jp_idx(pi, p, i);
+        if (!json_is_string(x)) return fail(c, pi, "expected a string, got %s", json_kind(x));
+        if (!(fd->args[i] = strdup(json_string_value(x)))) return oom(c);
+        fd->n_args++;
+    }
+    if ((rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
+        (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)))
+        return rc;
+    return parse_record(c, fo, base, fd);
+}
+
 /* One element of "federates". */
 static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fedfile_fed *fd,
                      const fedfile_solver *defaults)
 {
-    static const char *const keys[] = {"name",       "fmu",     "description", "role",
-                                       "parameters", "outputs", "inputs",      "solver",
-                                       "quantum",    "record",  NULL};
+    static const char *const keys[] = {"name",    "fmu",        "program", "args",   "description",
+                                       "role",    "parameters", "outputs", "inputs", "solver",
+                                       "quantum", "record",     NULL};
     char base[JPATH_LEN], p[JPATH_LEN];
     jp_idx(base, "federates", idx);
     if (!json_is_object(fo)) return fail(c, base, "expected an object, got %s", json_kind(fo));
@@ -840,7 +906,19 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     if ((rc = check_name(c, p, fd->name))) return rc;
     if ((rc = get_str(c, fo, base, "description", 0, &desc))) return rc;
     free(desc);
-    if ((rc = get_str(c, fo, base, "fmu", 1, &fmu))) return rc;
+    if ((rc = get_str(c, fo, base, "fmu", 0, &fmu))) return rc;
+    if (!fmu) {
+        if (json_object_get(fo, "program")) return parse_program(c, fo, base, ff, fd);
+        return fail(c, base, "missing \"fmu\" (or \"program\" for a custom federate)");
+    }
+    if (json_object_get(fo, "program") || json_object_get(fo, "args")) {
+        free(fmu);
+        int prog = json_object_get(fo, "program") != NULL;
+        jp_key(p, base, prog ? "program" : "args");
+        return fail(c, p,
+                    prog ? "a federate is an \"fmu\" or a \"program\", not both"
+                         : "applies to a \"program\" federate only");
+    }
     fd->fmu = resolve(ff->dir, fmu);
     free(fmu);
     if (!fd->fmu) return oom(c);
@@ -1007,6 +1085,10 @@ static void free_fed(fedfile_fed *fd)
 {
     free(fd->name);
     free(fd->fmu);
+    free(fd->program);
+    for (size_t k = 0; k < fd->n_args; k++)
+        free(fd->args[k]);
+    free(fd->args);
     for (size_t i = 0; i < fd->n_params; i++) {
         free(fd->params[i].name);
         free(fd->params[i].string);

@@ -97,8 +97,14 @@ typedef struct fedfile_solver {
 
 /* One federate. */
 typedef struct fedfile_fed {
-    char *name;     /* unique in the file */
-    char *fmu;      /* path of the FMU, resolved against the file's folder */
+    char *name;    /* unique in the file */
+    char *fmu;     /* path of the FMU, resolved against the file's folder; NULL for a
+                      program federate */
+    char *program; /* a custom federate's executable (resolved), or NULL for an FMU
+                      federate; tempo-run starts it with --federation, --name, --rti,
+                      [--output] and then args (doc/federation.md, "Program federates") */
+    size_t n_args;
+    char **args;    /* the program's extra arguments, in file order */
     topo_role role; /* gauss-seidel: given or inferred; else TOPO_ROLE_AUTO */
     size_t n_params;
     fedfile_param *params; /* in file order */
@@ -136,12 +142,13 @@ typedef struct fedfile_algo {
     double quantum;      /* jacobi-de default quantum, output unit; else 0 */
     double h_min, h_max; /* jacobi-de step clamp, s; wr: smallest halved step, s; else 0 */
     int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
-    int extrapolation; /* input extrapolation order 0 (hold, default), 1, 2 */
-    fedfile_dc dc;     /* defect-control only; else zero */
-    wr_opts wr;        /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
-                          n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
-    semi_opts semi;    /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
-                          jac0, n_sub), defaults from semi_opts_default; else zero */
+    int extrapolation;    /* input extrapolation order 0 (hold, default), 1, 2 */
+    double reply_timeout; /* master methods: tempo-master's reply timeout, s; 0 = none */
+    fedfile_dc dc;        /* defect-control only; else zero */
+    wr_opts wr;           /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
+                             n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
+    semi_opts semi;       /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
+                             jac0, n_sub), defaults from semi_opts_default; else zero */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */

@@ -2,6 +2,7 @@
  * map the wiring to value references, and run each port operation on the FMU at once.
  * doc/algorithms/port.md; read fmufed_rec.c next.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,10 @@ struct fmufed_model {
     fmi2ValueReference *vr_out; /* n_out */
     double *u0;                 /* n_in start values */
     const char **rec_names;     /* n_rec */
-    double *rec;                /* n_rec */
+    double *rec;                /* n_rec; NaN in a String column */
+    char **rec_copy;            /* n_rec: a String column's last text (malloc), else NULL */
+    const char **rec_text;      /* n_rec: rec_copy[k] for String columns, else NULL; NULL
+                                   when no column is a String */
     int max_deriv;              /* the lowest output derivative order over the outputs */
     fmu_inputs poly;            /* inputs of the next step when has_poly */
     double *pu, *pdu;           /* n_in and n_in * PORT_MAX_ORDER */
@@ -134,15 +138,37 @@ static int record(void *ctx)
     return fmufed_model_record_at(m, m->T);
 }
 
+/* Column k's String value, copied (the FMU's pointer lasts until its next call). */
+static int read_text(fmufed_model *m, size_t k)
+{
+    const char *v;
+    if (fmu_step_get_string(m->fmu, m->rec_names[k], &v) != FMU_STEP_OK)
+        return fail(m, PORT_EFAIL, "reading recorded variable \"%s\": %s", m->rec_names[k],
+                    fmu_step_errmsg(m->fmu));
+    size_t n = strlen(v) + 1;
+    char *c = realloc(m->rec_copy[k], n);
+    if (!c) return fail(m, PORT_ENOMEM, "out of memory");
+    memcpy(c, v, n);
+    m->rec_copy[k] = c;
+    m->rec_text[k] = c;
+    m->rec[k] = NAN;
+    return PORT_OK;
+}
+
 int fmufed_model_record_at(fmufed_model *m, int64_t t)
 {
     if (!m->row) return PORT_OK;
-    for (size_t k = 0; k < m->n_rec; k++)
-        if (fmu_step_get_by_name(m->fmu, m->rec_names[k], &m->rec[k]) != FMU_STEP_OK)
+    for (size_t k = 0; k < m->n_rec; k++) {
+        if (m->rec_text && m->rec_copy[k]) {
+            int rc = read_text(m, k);
+            if (rc) return rc;
+        } else if (fmu_step_get_by_name(m->fmu, m->rec_names[k], &m->rec[k]) != FMU_STEP_OK) {
             return fail(m, PORT_EFAIL, "reading recorded variable \"%s\": %s", m->rec_names[k],
                         fmu_step_errmsg(m->fmu));
+        }
+    }
     char e[FMUFED_ERRLEN];
-    int rc = m->row(m->row_ctx, t, peer_seconds(m->tick, t), m->rec, e, sizeof e);
+    int rc = m->row(m->row_ctx, t, peer_seconds(m->tick, t), m->rec, m->rec_text, e, sizeof e);
     if (rc != PORT_OK) return fail(m, rc, "%s", e);
     return PORT_OK;
 }
@@ -204,6 +230,10 @@ static const port_slave_ops model_ops = {
 static int open_fmu(fmufed_model *m)
 {
     const fedfile_fed *fd = m->fd;
+    if (!fd->fmu)
+        return fail(m, PORT_EUSAGE,
+                    "federate %s is a program (%s), not an FMU: tempo-run starts it itself",
+                    fd->name, fd->program);
     size_t np = fd->n_params;
     const char **names = calloc(np + 1, sizeof *names);
     char **vals = calloc(np + 1, sizeof *vals);
@@ -320,6 +350,25 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
     }
     for (size_t k = 0; k < m->n_rec; k++)
         m->rec_names[k] = m->fd->n_record ? m->fd->record[k] : m->fd->outputs[k].var;
+    /* Every type is recorded: numbers as doubles (Integer, Enumeration, Boolean 0/1 are exact),
+     * Strings as quoted text; rec_copy[k] starts as "" for a String column. */
+    const fmu_md *md = fmu_step_md(m->fmu);
+    for (size_t k = 0; k < m->n_rec; k++) {
+        long v = fmu_md_find(md, m->rec_names[k]);
+        if (v < 0 || md->vars[v].type != FMU_T_STRING) continue;
+        if (!m->rec_text) {
+            m->rec_copy = calloc(m->n_rec, sizeof *m->rec_copy);
+            m->rec_text = calloc(m->n_rec, sizeof *m->rec_text);
+            if (!m->rec_copy || !m->rec_text) {
+                rc = fail(m, PORT_ENOMEM, "out of memory");
+                goto fail;
+            }
+        }
+        if (!(m->rec_copy[k] = calloc(1, 1))) {
+            rc = fail(m, PORT_ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
     m->status = PORT_OK;
     *out = m;
     return PORT_OK;
@@ -337,6 +386,10 @@ void fmufed_model_close(fmufed_model *m)
     free(m->u0);
     free(m->pu);
     free(m->pdu);
+    for (size_t k = 0; m->rec_copy && k < m->n_rec; k++)
+        free(m->rec_copy[k]);
+    free(m->rec_copy);
+    free(m->rec_text);
     free(m->rec_names);
     free(m->rec);
     free(m);

@@ -14,10 +14,12 @@
 #include "federate/config/fedfile.h"
 
 /* Where recorded rows go: called by the slave's record op with the logical time (ticks), the
- * same time in seconds and the n_rec recorded values. Returns PORT_OK or an error after
- * writing its message (naming the file) into err. */
-typedef int (*fmufed_row_fn)(void *ctx, int64_t t, double seconds, const double *v, char *err,
-                             size_t errlen);
+ * same time in seconds and the n_rec recorded values: numbers in v (Integer, Enumeration and
+ * Boolean as exact doubles), Strings in text (text NULL when no column is a String; else
+ * text[k] is column k's string, valid during the call, or NULL for a number; v[k] is then NaN).
+ * Returns PORT_OK or an error after writing its message (naming the file) into err. */
+typedef int (*fmufed_row_fn)(void *ctx, int64_t t, double seconds, const double *v,
+                             const char *const *text, char *err, size_t errlen);
 
 typedef struct fmufed_model fmufed_model; /* opaque */
 
@@ -55,7 +57,8 @@ port_slave fmufed_model_slave(fmufed_model *m);
 const double *fmufed_model_u0(const fmufed_model *m);
 
 /**
- * Where rows go: the recorded variables are the federate's "record" list, else its outputs.
+ * Where rows go: the recorded variables are the federate's "record" list (any type), else its
+ * wired outputs.
  * @param row NULL: record does nothing (no variable is read)
  */
 void fmufed_model_set_rows(fmufed_model *m, fmufed_row_fn row, void *ctx);

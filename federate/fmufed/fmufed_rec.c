@@ -25,12 +25,13 @@ int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen)
     return rc == RES_OK ? PORT_OK : PORT_EFAIL;
 }
 
-int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err, size_t errlen)
+int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, const char *const *text,
+                   char *err, size_t errlen)
 {
     fmufed_rec *r = ctx;
     if (r->hook) r->hook(r->hook_ctx, seconds, v, r->n);
     if (!r->csv) return PORT_OK;
-    if (res_write_row(r->csv, seconds, v, err, errlen) != RES_OK) return PORT_EFAIL;
+    if (res_write_row_text(r->csv, seconds, v, text, err, errlen) != RES_OK) return PORT_EFAIL;
     r->st->t_final = seconds;
     if (r->progress && (t >= r->progress_next || t >= r->t_end)) {
         r->progress(r->progress_ctx, seconds);

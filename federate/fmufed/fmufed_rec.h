@@ -35,7 +35,9 @@ int fmufed_rec_open(fmufed_rec *r, const char *dir, const char *fed, size_t n,
 /** Close the CSV. @return PORT_OK or PORT_EFAIL (a late write failure, message in err). */
 int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen);
 
-/** The row sink (fmufed_row_fn): the hook, then the CSV row, t_final and progress. */
-int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, char *err, size_t errlen);
+/** The row sink (fmufed_row_fn): the hook (numbers only: a String column is NaN there), then
+ *  the CSV row (Strings quoted), t_final and progress. */
+int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, const char *const *text,
+                   char *err, size_t errlen);
 
 #endif

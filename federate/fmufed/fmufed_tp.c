@@ -555,7 +555,9 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
                      .step_fwd_t = TP_NO_TIME,
                      .res = ff->resolution,
                      .lookahead = lookahead};
-    c->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000;
+    /* Starting a federation takes longer the more federates it has (hundreds of processes on
+     * two cores): a minute, plus half a second per federate. */
+    c->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000 + 500 * (int)ff->n_feds;
     /* Peers may compute long between grants; a dead peer is resigned by the RTI, which ends
      * any wait, so by default the run itself has no time limit. */
     c->run_timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : -1;

@@ -139,6 +139,14 @@ int inproc_run(const fedfile *ff, const inproc_opts *opts, inproc_stats *stats, 
                      fedfile_alg_name(ff->algo.kind));
         return FMUFED_EUSAGE;
     }
+    for (size_t i = 0; i < ff->n_feds; i++)
+        if (ff->feds[i].program) {
+            if (err && errlen)
+                snprintf(err, errlen,
+                         "%s: federate %s is a program (%s): run the file with tempo-run", ff->path,
+                         ff->feds[i].name, ff->feds[i].program);
+            return FMUFED_EUSAGE;
+        }
     int64_t lookahead = ff->algo.kind == FEDFILE_ALG_JACOBI_NAIVE ? ff->algo.t_lookahead : 0;
     inproc_hub *hub = NULL;
     worker *w = calloc(ff->n_feds + 1, sizeof *w);

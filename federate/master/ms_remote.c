@@ -34,6 +34,8 @@ typedef struct rslave {
     int status; /* first non-OK status since the last collect */
     int lost;   /* resigned or the connection failed: every later operation fails */
     int joined;
+    tp_fed fed;            /* its federate handle (the join callback), 0 before */
+    struct timespec heard; /* when this slave last replied, or its wait began (reply timeout) */
     char err[700];
     port_slave_info info;
 } rslave;
@@ -53,8 +55,10 @@ struct ms_link {
     char msg[MSPROTO_MAX_MSG + 1];
     unsigned char *cbuf; /* one encoded command */
     size_t ccap;
-    long n_cmd, n_reply;
-    char fatal[600]; /* the RTI refused something: every wait ends with it */
+    long n_cmd, n_reply, n_note;
+    tp_handle note_ic, note_what, note_value, note_at; /* the Note interaction (msproto.h) */
+    int reply_timeout_ms; /* longest wait for a slave's next reply; <= 0 none */
+    char fatal[600];      /* the RTI refused something: every wait ends with it */
 };
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -165,6 +169,7 @@ static void on_reflect(void *ctx, const tp_reflection *rf)
                                       MSPROTO_MAX_VALUES, L->tv, MSPROTO_MAX_VALUES, L->msg,
                                       sizeof L->msg, e, sizeof e);
         L->n_reply++;
+        clock_gettime(CLOCK_MONOTONIC, &s->heard);
         if (rc != MSPROTO_OK) {
             note(s, PORT_EFAIL, "slave %s: malformed reply: %s", s->name, e);
             continue;
@@ -177,7 +182,7 @@ static void on_joined(void *ctx, tp_fed fed, const char *name)
 {
     ms_link *L = ctx;
     rslave *s = by_name(L, name);
-    if (s && !s->joined) s->joined = 1, L->joined++;
+    if (s && !s->joined) s->joined = 1, s->fed = fed, L->joined++;
 }
 
 static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
@@ -331,18 +336,47 @@ static int op_record(void *ctx)
     return post(ctx, (msproto_cmd){.kind = MSP_RECORD}, NULL, 0, NULL, NULL);
 }
 
+static long ms_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 /* Evoke libtempo (the callbacks take every slave's replies as they come) until this slave's
- * FIFO is empty or it is lost. No timeout: the RTI resigns a dead slave, which ends the wait. */
+ * FIFO is empty or it is lost. The RTI resigns a dead slave, which ends the wait; a slave that
+ * lives but does not answer (stopped, hung in its FMU) is lost once it has been silent for the
+ * reply timeout, counted from its last reply or from the start of this wait, whichever is
+ * later. */
 static int op_collect(void *ctx)
 {
     rslave *s = ctx;
     ms_link *L = s->L;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     while (s->p_n && !s->lost) {
         if (L->fatal[0]) {
             lose(s, L->fatal);
             break;
         }
-        int rc = tp_evoke(L->tp, 500);
+        if (L->reply_timeout_ms > 0) {
+            long a = ms_since(&s->heard), b = ms_since(&t0);
+            long quiet = a < b ? a : b;
+            if (quiet >= L->reply_timeout_ms) {
+                char why[300];
+                const pend *p = &s->p[s->p_head];
+                snprintf(why, sizeof why,
+                         "no reply for %ld ms (reply timeout %d ms) to %s (seq %u) at %.9g s: "
+                         "the process lives but does not answer (stopped or hung?)",
+                         quiet, L->reply_timeout_ms, msproto_kind_name((int)p->kind),
+                         (unsigned)p->seq, (double)L->T * L->ff->resolution);
+                lose(s, why);
+                break;
+            }
+        }
+        int rc = tp_evoke(L->tp, L->reply_timeout_ms > 0 && L->reply_timeout_ms < 500
+                                     ? L->reply_timeout_ms
+                                     : 500);
         if (rc < 0) {
             char why[300];
             snprintf(why, sizeof why, "the master's connection failed: %s: %s", tp_strerror(rc),
@@ -376,11 +410,48 @@ static const port_slave_ops remote_ops = {
 
 /* ---- the instant ------------------------------------------------------------------------- */
 
+/* The grant of t has not come within the reply timeout: lose the slave that holds it back.
+ * The RTI's time status names it: the root of the master's GALT when that is a slave, else
+ * a slave that has no request pending (granted, and not asking to go on: stopped or hung);
+ * with neither, every slave (the report then says the grant did not come). */
+static void grant_timeout(ms_link *L, int available, tp_time t)
+{
+    tp_time_status st[64];
+    size_t n = 0, cap = sizeof st / sizeof st[0];
+    char why[300];
+    snprintf(why, sizeof why,
+             "no grant of %s(%.9g s) for %d ms (reply timeout): the slave does not advance "
+             "(stopped or hung?)",
+             available ? "TARA" : "TAR", (double)t * L->ff->resolution, L->reply_timeout_ms);
+    rslave *culprit = NULL;
+    if (tp_query_time_status(L->tp, st, cap, &n) == TP_OK) {
+        n = n < cap ? n : cap;
+        for (size_t k = 0; k < n && !culprit; k++) { /* the master: the one not a slave */
+            int slave = 0;
+            for (size_t i = 0; i < L->n; i++)
+                slave |= L->s[i].fed == st[k].federate;
+            for (size_t i = 0; !slave && i < L->n; i++)
+                if (L->s[i].fed && L->s[i].fed == st[k].galt_root) culprit = &L->s[i];
+        }
+        for (size_t k = 0; k < n && !culprit; k++)
+            for (size_t i = 0; i < L->n; i++)
+                if (L->s[i].fed == st[k].federate && st[k].pending == TP_REQ_NONE)
+                    culprit = &L->s[i];
+    }
+    for (size_t i = 0; i < L->n; i++)
+        if (!culprit || culprit == &L->s[i]) lose(&L->s[i], why);
+}
+
 static int advance(ms_link *L, int available, tp_time t)
 {
     int rc =
         available ? tp_time_advance_request_available(L->tp, t) : tp_time_advance_request(L->tp, t);
-    if (rc == TP_OK) rc = tp_wait_grant(L->tp, NULL, -1);
+    if (rc == TP_OK)
+        rc = tp_wait_grant(L->tp, NULL, L->reply_timeout_ms > 0 ? L->reply_timeout_ms : -1);
+    if (rc == TP_TIMEOUT) {
+        grant_timeout(L, available, t);
+        return PORT_ELOST;
+    }
     if (rc != TP_OK) {
         char why[400];
         snprintf(why, sizeof why, "%s(%.9g s) failed: %s: %s", available ? "TARA" : "TAR",
@@ -426,7 +497,23 @@ static int m_close(void *ctx, int64_t t)
     return rc;
 }
 
-static const port_master_ops link_ops = {.open = m_open, .close = m_close, .note = NULL};
+/* A note for the federation log: one Note interaction, stamped with the open instant, or in
+ * receive order between instants (after a close nothing may be stamped at that instant); its
+ * "at" parameter carries the instant either way. Nobody subscribes: the RTI logs the request.
+ * A failed send is not the algorithm's failure (the next command reports a lost link). */
+static void m_note(void *ctx, const char *what, double value)
+{
+    ms_link *L = ctx;
+    if (!L->note_ic || L->resigned) return;
+    double at = (double)L->T * L->ff->resolution;
+    tp_value v[3] = {{.handle = L->note_what, .data = what, .size = strlen(what)},
+                     {.handle = L->note_value, .data = &value, .size = sizeof value},
+                     {.handle = L->note_at, .data = &at, .size = sizeof at}};
+    if (tp_send_interaction(L->tp, L->note_ic, v, 3, L->open ? L->T : TP_NO_TIME) == TP_OK)
+        L->n_note++;
+}
+
+static const port_master_ops link_ops = {.open = m_open, .close = m_close, .note = m_note};
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
@@ -471,11 +558,19 @@ static int declare(ms_link *L, char *err, size_t errlen)
             return fail(err, errlen, PORT_ELOST, "declaring slave %s's classes: %s: %s", s->name,
                         tp_strerror(rc), tp_last_error(L->tp));
     }
+    int rc = tp_interaction_class(L->tp, MSPROTO_NOTE_CLASS, &L->note_ic);
+    if (rc == TP_OK) rc = tp_parameter(L->tp, L->note_ic, MSPROTO_NOTE_WHAT, &L->note_what);
+    if (rc == TP_OK) rc = tp_parameter(L->tp, L->note_ic, MSPROTO_NOTE_VALUE, &L->note_value);
+    if (rc == TP_OK) rc = tp_parameter(L->tp, L->note_ic, MSPROTO_NOTE_AT, &L->note_at);
+    if (rc == TP_OK) rc = tp_publish_interaction_class(L->tp, L->note_ic);
+    if (rc != TP_OK)
+        return fail(err, errlen, PORT_ELOST, "declaring the Note interaction: %s: %s",
+                    tp_strerror(rc), tp_last_error(L->tp));
     return PORT_OK;
 }
 
-int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out, port_master *m,
-                char *err, size_t errlen)
+int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_timeout_ms,
+                ms_link **out, port_master *m, char *err, size_t errlen)
 {
     *out = NULL;
     if (timeout_ms == 0) timeout_ms = 60000;
@@ -493,6 +588,7 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **ou
     ms_link *L = calloc(1, sizeof *L);
     if (!L) return fail(err, errlen, PORT_ENOMEM, "out of memory");
     L->ff = ff;
+    L->reply_timeout_ms = reply_timeout_ms;
     L->n = ff->n_feds;
     L->s = calloc(L->n + 1, sizeof *L->s);
     L->ps = calloc(L->n + 1, sizeof *L->ps);
@@ -630,8 +726,9 @@ void ms_link_lost(const ms_link *l, char *out, size_t len)
     }
 }
 
-void ms_link_counts(const ms_link *l, long *commands, long *replies)
+void ms_link_counts(const ms_link *l, long *commands, long *replies, long *notes)
 {
     if (commands) *commands = l->n_cmd;
     if (replies) *replies = l->n_reply;
+    if (notes) *notes = l->n_note;
 }

@@ -2,7 +2,8 @@
  * processes reached through the master-slave protocol (federate/msproto/msproto.h). A posted
  * operation is one Command<i> interaction stamped with the open instant; collect evokes
  * libtempo until that slave's replies (updates of its Slave<i>.reply attribute) have come;
- * open is TARA(t), close sends the close command and TAR(t). doc/master.md describes it.
+ * open is TARA(t), close sends the close command and TAR(t); note sends a Note interaction
+ * the RTI's federation log keeps. doc/master.md describes it.
  * Read federate/master/ms_remote.c next.
  */
 #ifndef TEMPO_FEDERATE_MASTER_MS_REMOTE_H
@@ -24,16 +25,20 @@ typedef struct ms_link ms_link;
  * (the hello command), which fills the port slaves' info.
  * @param ff         loaded file of a master method, not NULL; must outlive the link
  * @param rti        "HOST:PORT" or "unix:PATH", or NULL: the file's
- * @param timeout_ms joins and the start; < 0 none, 0 the default 60000. Replies have no
- *                   timeout: a dead slave is resigned by the RTI, which ends the wait
+ * @param timeout_ms joins and the start; < 0 none, 0 the default 60000
+ * @param reply_timeout_ms longest silence of a slave that owes replies, in ms; <= 0 none. A
+ *                   dead slave is resigned by the RTI, which ends the wait anyway; a slave
+ *                   that lives but does not answer (stopped, hung) is lost after this long,
+ *                   and the failure report names it ("no reply for N ms ... to step ...").
+ *                   It must exceed the longest single command (a slave's step)
  * @param out        out: the link (ms_link_free)
  * @param m          out: the port master (ops, slaves, tick, start and end) valid while the
  *                   link lives
  * @return PORT_OK, PORT_EUSAGE (no RTI address), PORT_ELOST (RTI or a slave failed at start),
  *         PORT_ENOMEM; err names the cause.
  */
-int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, ms_link **out, port_master *m,
-                char *err, size_t errlen);
+int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_timeout_ms,
+                ms_link **out, port_master *m, char *err, size_t errlen);
 
 /**
  * After the algorithm: send the end command to every slave (receive order, after the last
@@ -52,7 +57,8 @@ void ms_link_free(ms_link *l);
  */
 void ms_link_lost(const ms_link *l, char *out, size_t len);
 
-/** Commands sent and replies received so far (for the summary and the message counts). */
-void ms_link_counts(const ms_link *l, long *commands, long *replies);
+/** Commands sent, replies received and notes sent to the federation log so far (for the
+ *  summary and the message counts); each pointer may be NULL. */
+void ms_link_counts(const ms_link *l, long *commands, long *replies, long *notes);
 
 #endif

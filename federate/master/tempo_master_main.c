@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
@@ -19,15 +20,19 @@
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
-    "                    [--local] [--timeout MS] [--quiet]\n"
+    "                    [--local] [--timeout MS] [--reply-timeout MS] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
     "                     \"semi-implicit\", \"master-jacobi\")\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
     "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
     "                     with --local (distributed, each slave writes its own), and\n"
-    "                     master.csv, the algorithm's notes (iterations, residuals)\n"
+    "                     master.csv, the algorithm's notes (iterations, residuals);\n"
+    "                     distributed, the notes also go to the federation log\n"
     "  --local            one process: every federate's FMU runs here, no RTI\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
+    "  --reply-timeout MS a slave silent this long while it owes a reply is lost and the\n"
+    "                     run stops naming it (default: the file's algorithm.reply_timeout,\n"
+    "                     else none)\n"
     "  --secret-file PATH the RTI's shared secret (default: TEMPO_SECRET,\n"
     "                     TEMPO_SECRET_FILE, the file's \"secret_file\")\n"
     "  --quiet            no summary line\n"
@@ -37,7 +42,7 @@ static const char usage_text[] =
 
 typedef struct margs {
     const char *file, *rti, *output, *secret_file;
-    int local, quiet, timeout_ms;
+    int local, quiet, timeout_ms, reply_timeout_ms;
 } margs;
 
 static int parse(int argc, char **argv, margs *a)
@@ -55,29 +60,34 @@ static int parse(int argc, char **argv, margs *a)
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
-                   !strcmp(s, "--timeout") || !strcmp(s, "--secret-file")) {
+                   !strcmp(s, "--timeout") || !strcmp(s, "--reply-timeout") ||
+                   !strcmp(s, "--secret-file")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
                 return -1;
             }
             const char *v = argv[++i];
-            if (s[2] == 's')
+            if (!strcmp(s, "--secret-file"))
                 a->secret_file = v;
-            else if (s[2] == 'f')
+            else if (!strcmp(s, "--federation"))
                 a->file = v;
-            else if (s[2] == 'r')
+            else if (!strcmp(s, "--rti"))
                 a->rti = v;
-            else if (s[2] == 'o')
+            else if (!strcmp(s, "--output"))
                 a->output = v;
             else {
                 char *end;
                 errno = 0;
                 long ms = strtol(v, &end, 10);
                 if (*end || end == v || errno || ms <= 0 || ms > 86400000) {
-                    fprintf(stderr, "tempo-master: --timeout %s: expected milliseconds > 0\n", v);
+                    fprintf(stderr, "tempo-master: %s %s: expected milliseconds 1..86400000\n", s,
+                            v);
                     return -1;
                 }
-                a->timeout_ms = (int)ms;
+                if (!strcmp(s, "--timeout"))
+                    a->timeout_ms = (int)ms;
+                else
+                    a->reply_timeout_ms = (int)ms;
             }
         } else {
             fprintf(stderr, "tempo-master: %s \"%s\" (see --help)\n",
@@ -118,6 +128,7 @@ static void notes_note(void *ctx, const char *what, double v)
 {
     notes *n = ctx;
     if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", (double)n->t * n->tick, what, v);
+    if (n->inner->note) n->inner->note(n->inner_ctx, what, v); /* distributed: the log */
 }
 static const port_master_ops notes_ops = {
     .open = notes_open, .close = notes_close, .note = notes_note};
@@ -207,8 +218,14 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
 {
     ms_link *L = NULL;
     port_master m;
-    int rc = ms_link_new(ff, a->rti, a->timeout_ms, &L, &m, err, errlen);
+    int reply_ms = a->reply_timeout_ms;
+    if (!reply_ms && ff->algo.reply_timeout > 0)
+        reply_ms = (int)(ff->algo.reply_timeout * 1000.0 + 0.5);
+    int rc = ms_link_new(ff, a->rti, a->timeout_ms, reply_ms, &L, &m, err, errlen);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!rc) rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
+    clock_gettime(CLOCK_MONOTONIC, &t1); /* the algorithm alone: no join, start or end */
     if (rc && L) {
         char why[MS_ERRLEN];
         ms_link_lost(L, why, sizeof why);
@@ -217,10 +234,12 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     }
     if (!rc) rc = ms_link_finish(L, err, errlen);
     if (!rc && !a->quiet) {
-        long cmds = 0, reps = 0;
-        ms_link_counts(L, &cmds, &reps);
-        printf("tempo-master: %s: done at t = %.17g s: %ld commands, %ld replies\n", ff->federation,
-               ff->algo.end, cmds, reps);
+        long cmds = 0, reps = 0, nts = 0;
+        ms_link_counts(L, &cmds, &reps, &nts);
+        printf("tempo-master: %s: done at t = %.17g s: %ld commands, %ld replies, %ld notes "
+               "logged; the algorithm took %.6f s\n",
+               ff->federation, ff->algo.end, cmds, reps, nts,
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
     ms_link_free(L); /* on failure: resigns, so every slave still waiting stops */
     return rc;

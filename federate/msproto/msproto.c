@@ -389,7 +389,7 @@ int msproto_fom_xml(const struct fedfile *ff, char **out, char *err, size_t errl
     if (!ff || !out) return fail(err, errlen, MSPROTO_EUSAGE, "msproto_fom_xml: NULL argument");
     *out = NULL;
     /* Per federate about 200 bytes; the resolution printed exactly (%.17g reads back). */
-    size_t cap = 512 + 256 * ff->n_feds, n = 0;
+    size_t cap = 768 + 256 * ff->n_feds, n = 0;
     char *b = malloc(cap);
     if (!b) return fail(err, errlen, MSPROTO_ENOMEM, "out of memory generating the FOM");
     /* Shortest of %.15g / %.17g that reads back as the same double ("1e-09", not
@@ -417,7 +417,11 @@ int msproto_fom_xml(const struct fedfile *ff, char **out, char *err, size_t errl
             "    <interaction name=\"Command%zu\"><parameter name=\"" MSPROTO_BODY_PARAM
             "\" type=\"bytes\"/></interaction>\n",
             i);
-    snprintf(b + n, cap - n, "  </interactions>\n</fom>\n");
+    snprintf(b + n, cap - n,
+             "    <interaction name=\"" MSPROTO_NOTE_CLASS "\"><parameter name=\"" MSPROTO_NOTE_WHAT
+             "\" type=\"string\"/><parameter name=\"" MSPROTO_NOTE_VALUE
+             "\" type=\"float64\"/><parameter name=\"" MSPROTO_NOTE_AT
+             "\" type=\"float64\"/></interaction>\n  </interactions>\n</fom>\n");
     *out = b;
     return MSPROTO_OK;
 }

@@ -146,6 +146,13 @@ struct fedfile; /* federate/config/fedfile.h */
 #define MSPROTO_REPLY_ATTR  "reply"
 #define MSPROTO_BODY_PARAM  "body"
 #define MSPROTO_MASTER_NAME "master" /* the master's federate name; no slave may take it */
+/* The master's notes (port_master_ops.note: iterations, residuals, step decisions) for the
+ * federation log: interaction "Note" with "what" (string), "value" and "at" (float64, the
+ * note's instant in seconds); nobody subscribes, the RTI logs the send (doc/master.md). */
+#define MSPROTO_NOTE_CLASS "Note"
+#define MSPROTO_NOTE_WHAT  "what"
+#define MSPROTO_NOTE_VALUE "value"
+#define MSPROTO_NOTE_AT    "at"
 
 /** Write the object class name of slave i ("Slave3") into out (cap bytes). */
 void msproto_slave_class(size_t i, char *out, size_t cap);
@@ -154,8 +161,8 @@ void msproto_command_class(size_t i, char *out, size_t cap);
 
 /**
  * Generate the master-slave FOM of a federation file: per federate i a class Slave<i> with the
- * attribute "reply" and an interaction Command<i> with the parameter "body", and the file's
- * time resolution.
+ * attribute "reply" and an interaction Command<i> with the parameter "body", the master's
+ * interaction Note (what, value, at), and the file's time resolution.
  * @param ff  loaded file, not NULL
  * @param out out: NUL-terminated XML, owned by the caller (free())
  * @return MSPROTO_OK, MSPROTO_ENOMEM, MSPROTO_EUSAGE.

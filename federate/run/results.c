@@ -130,12 +130,27 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
 
 int res_write_row(res_writer *w, double time, const double *values, char *err, size_t errlen)
 {
+    return res_write_row_text(w, time, values, NULL, err, errlen);
+}
+
+int res_write_row_text(res_writer *w, double time, const double *values, const char *const *text,
+                       char *err, size_t errlen)
+{
     char b[40];
     if (!w || (w->n_vars > 0 && !values))
         return run_fail(err, errlen, RES_EUSAGE, "res_write_row: NULL writer or values");
     fputs(res_format_double(time, b, sizeof b), w->f);
     for (size_t i = 0; i < w->n_vars; i++) {
         fputc(',', w->f);
+        if (text && text[i]) {
+            fputc('"', w->f);
+            for (const char *c = text[i]; *c; c++) {
+                if (*c == '"') fputc('"', w->f);
+                fputc(*c, w->f);
+            }
+            fputc('"', w->f);
+            continue;
+        }
         fputs(res_format_double(values[i], b, sizeof b), w->f);
     }
     if (fputc('\n', w->f) == EOF || ferror(w->f))
@@ -267,7 +282,17 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
     char *p = line;
     size_t c = 0;
     for (;;) {
-        char *end = p;
+        int text = *p == '"'; /* a quoted text field (a String variable) reads as NaN */
+        char *end = p + text;
+        while (text && *end && (*end != '"' || end[1] == '"'))
+            end += *end == '"' ? 2 : 1;
+        if (text && *end++ != '"')
+            return run_fail(err, errlen, RES_EFORMAT, "%s:%zu: field %zu: unterminated quote",
+                            t->path, lineno, c + 1);
+        if (text && *end != ',' && *end != '\0')
+            return run_fail(err, errlen, RES_EFORMAT,
+                            "%s:%zu: field %zu: text after the closing quote", t->path, lineno,
+                            c + 1);
         while (*end && *end != ',')
             end++;
         char sep = *end;
@@ -275,6 +300,7 @@ static int read_row(res_table *t, char *line, size_t lineno, char *err, size_t e
         if (c >= t->n_cols)
             return run_fail(err, errlen, RES_EFORMAT, "%s:%zu: more fields than the header's %zu",
                             t->path, lineno, t->n_cols);
+        if (text) *p = '\0';
         const char *s = p;
         while (*s == ' ' || *s == '\t')
             s++;

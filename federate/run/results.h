@@ -56,6 +56,16 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
 int res_write_row(res_writer *w, double time, const double *values, char *err, size_t errlen);
 
 /**
+ * res_write_row with text columns: where text is not NULL and text[i] is not NULL, column i is
+ * that text in double quotes (quotes doubled, RFC 4180) instead of values[i], so that a String
+ * variable is recorded as it is ("" for an empty string). Numbers as res_write_row.
+ * @param text NULL (all numbers, as res_write_row) or n_vars entries, each NULL or a string
+ * @return RES_OK, RES_EUSAGE, RES_EIO.
+ */
+int res_write_row_text(res_writer *w, double time, const double *values, const char *const *text,
+                       char *err, size_t errlen);
+
+/**
  * Push buffered rows to the file (fflush), so that a crash later loses nothing written so
  * far. Cost: one write(2); a federate may call it every macro step or every N steps.
  * @param w      writer, not NULL
@@ -94,7 +104,8 @@ typedef struct res_table {
  * Load a results CSV: a header line of names, then rows of numbers with exactly as many fields
  * (CRLF or LF line ends, a final line may lack its newline, empty lines are refused). Fields
  * are read with strtod (so "nan", "inf" and hexadecimal floats are accepted); an empty field
- * is NaN. Header names may be quoted as res_open writes them.
+ * is NaN, and so is a quoted text field (a String variable, res_write_row_text; one without a
+ * line break). Header names may be quoted as res_open writes them.
  * @param path   file to read, not NULL
  * @param out    out: the table, owned by the caller (res_table_free); NULL on error
  * @param err    caller-owned buffer, e.g. "out/A.csv:7: field 3 (\"y\"): cannot read \"1.2x\"

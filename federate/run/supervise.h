@@ -9,11 +9,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define SUP_ERRLEN       1024 /* a buffer this size holds any message of this module */
-#define SUP_MAX_CHILDREN 256  /* children one supervisor can hold */
-#define SUP_LINE_MAX     4096 /* bytes of one delivered line; longer lines arrive in pieces */
-#define SUP_TAIL_LINES   8    /* last stderr lines kept per child for failure reports */
-#define SUP_TAIL_LEN     256  /* bytes kept of each of those lines */
+#define SUP_ERRLEN 1024 /* a buffer this size holds any message of this module */
+#define SUP_MAX_CHILDREN                                                                           \
+    1024                    /* children one supervisor can hold (a federation of 1000 federates) */
+#define SUP_LINE_MAX   4096 /* bytes of one delivered line; longer lines arrive in pieces */
+#define SUP_TAIL_LINES 8    /* last stderr lines kept per child for failure reports */
+#define SUP_TAIL_LEN   256  /* bytes kept of each of those lines */
 
 /* Status codes: 0 success, negative errors. */
 enum {

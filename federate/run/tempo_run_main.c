@@ -74,14 +74,17 @@ static long fed_index(const run_ctx *c, const char *name)
     return fedfile_find(c->ff, name);
 }
 
-/* The federate's summary line; see fmufed_main in federate/fmufed/fmufed_cli.c for its format. */
+/* The federate's summary line "PROGRAM: NAME: done at t = ..."; see fmufed_main in
+ * federate/fmufed/fmufed_cli.c for its format, which a program federate prints too
+ * (doc/federation.md, "Program federates"). */
 static void parse_done(fed_report *r, const char *name, const char *line)
 {
     char head[300];
-    snprintf(head, sizeof head, "tempo-fmu: %s: done at t = ", name);
+    snprintf(head, sizeof head, ": %s: done at t = ", name);
     size_t n = strlen(head);
-    if (strncmp(line, head, n) != 0) return;
-    if (sscanf(line + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
+    const char *at = strstr(line, head);
+    if (!at || memchr(line, ' ', (size_t)(at - line))) return; /* PROGRAM is one word */
+    if (sscanf(at + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
                &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
         r->done = 1;
 }
@@ -143,6 +146,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
     for (size_t i = 0; i < ff->n_feds; i++) {
         fmu_md *md = NULL;
         char e[FEDFILE_ERRLEN];
+        if (!ff->feds[i].fmu) continue; /* a program federate: checked at load */
         if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
             snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i, ff->feds[i].name,
                      e);
@@ -299,7 +303,9 @@ static int collect(const fedfile *ff, const char *outdir, const char *reference,
         fed_units fu = {ff, calloc(n, sizeof(fmu_md *))};
         for (size_t i = 0; fu.md && i < n; i++) {
             char merr[FMU_ERR_LEN];
-            if (fmu_load_md(ff->feds[i].fmu, NULL, &fu.md[i], merr, sizeof merr)) fu.md[i] = NULL;
+            if (!ff->feds[i].fmu ||
+                fmu_load_md(ff->feds[i].fmu, NULL, &fu.md[i], merr, sizeof merr))
+                fu.md[i] = NULL;
         }
         if (reference && res_read_csv(reference, &ref, err, errlen) != RES_OK)
             rc = -1;
@@ -395,14 +401,26 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         rc = start_rti(s, ff, addr, sizeof addr, err, sizeof err);
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
     for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
-        char *argv[12] = {
-            fmu_bin, "--federation", (char *)a->file, "--name", ff->feds[i].name, "--rti", addr,
-            NULL};
-        int k = 7;
+        /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
+         * the same four options and then its "args". */
+        const fedfile_fed *fd = &ff->feds[i];
+        char **argv = calloc(fd->n_args + 12, sizeof *argv);
+        if (!argv) {
+            snprintf(err, sizeof err, "out of memory");
+            rc = SUP_ENOMEM;
+            break;
+        }
+        size_t k = 0;
+        argv[k++] = fd->program ? fd->program : fmu_bin;
+        argv[k++] = "--federation", argv[k++] = (char *)a->file;
+        argv[k++] = "--name", argv[k++] = fd->name;
+        argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        for (size_t j = 0; j < fd->n_args; j++)
+            argv[k++] = fd->args[j];
         argv[k] = NULL;
-        int idx =
-            sup_start(s, &(sup_spec){.name = ff->feds[i].name, .argv = argv}, err, sizeof err);
+        int idx = sup_start(s, &(sup_spec){.name = fd->name, .argv = argv}, err, sizeof err);
+        free(argv);
         if (idx < 0) rc = idx;
     }
     if (rc == SUP_OK && fedfile_is_master(ff)) {

@@ -3,17 +3,24 @@
  * process (inproc_run, the RTI's time-management engine in memory), and every recorded double
  * compared bit for bit (memcmp of the rows the row hook hands over, not printed text).
  * Files: examples/lv_jacobi.json (jacobi; and the same file switched to jacobi-naive),
- * lv_de.json (jacobi-de), lv_gs.json and bball_gs.json (gauss-seidel). Serves
- * doc/algorithms/port.md ("The same results both ways"); read federate/inproc/inproc.h.
+ * lv_de.json (jacobi-de), lv_gs.json and bball_gs.json (gauss-seidel); and a direct
+ * feedthrough y = u under every peer algorithm in both kinds (feedthrough(): y(t) = u(t) in
+ * every row, doc/fmu.md "One order per communication point"). Serves doc/algorithms/port.md
+ * ("The same results both ways"); read federate/inproc/inproc.h.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "federate/config/fedfile.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/inproc/inproc.h"
+#include "federate/run/results.h"
 #include "tests/integration/client_harness.h"
+#include "tests/unit/faulty_fmu.h"
 
 #define MAX_FEDS 4
 
@@ -68,9 +75,11 @@ static void *fed_main(void *arg)
 }
 
 static char g_dir[64];
+static char g_cwd[4096]; /* the repository (the tests run from it) */
 
-/* Run ff both ways and compare. label names the case in messages. */
-static void same_both_ways(const char *rti, fedfile *ff, const char *label)
+/* Run ff both ways and compare. label names the case in messages. keep: NULL, or MAX_FEDS
+ * rows that receive the distributed rows (the caller frees their v). */
+static void same_both_ways(const char *rti, fedfile *ff, const char *label, rows *keep)
 {
     size_t n = ff->n_feds;
     CHECK(n <= MAX_FEDS, "%s: %zu federates", label, n);
@@ -113,7 +122,10 @@ static void same_both_ways(const char *rti, fedfile *ff, const char *label)
               label, ff->feds[i].name, a->n ? a->v[a->n - a->width] : -1.0, end);
         printf("%s %s: %zu rows identical both ways; in-process %ld steps %ld requests\n", label,
                ff->feds[i].name, a->n_rows, st[i].steps, st[i].requests);
-        free(a->v);
+        if (keep)
+            keep[i] = *a;
+        else
+            free(a->v);
         free(b->v);
     }
 }
@@ -136,6 +148,143 @@ static void remove_dir(void)
     (void)r;
 }
 
+/* The order at a communication point (doc/fmu.md, "One order per communication point"): a
+ * stair (y = 1.5 floor(t / 0.37), jumps never at a communication point) drives the input u of
+ * a direct feedthrough y = u (build/fmus/passthrough_KIND.fmu) that records u and y. The stair
+ * is always the model-exchange FMU (its kind changes jacobi-de's step decisions: the
+ * co-simulation one offers output derivatives). With each peer algorithm, in each kind, both
+ * ways: every row has y = u bit for bit (the inputs of t are
+ * set before the outputs of t are read), u is the stair's value at the row's time (at t - L
+ * for naive Jacobi, whose values belong to the sender's time), and the model-exchange rows
+ * equal the co-simulation rows bit for bit. */
+static double stair_at(double t)
+{
+    return t < 0 ? 0.0 : 1.5 * floor(t / 0.37);
+}
+
+static void feedthrough(const char *rti)
+{
+    static const struct {
+        const char *method, *algo;
+        double shift; /* s: u(t) is the stair at t - shift */
+    } m[] = {
+        {"jacobi", "\"step\": 0.25", 0},
+        {"jacobi-naive", "\"step\": 0.25", 0.25},
+        {"jacobi-de", "\"quantum\": 0.5, \"h_min\": 0.05, \"h_max\": 0.25", 0},
+        {"gauss-seidel", "\"step\": 0.25", 0},
+    };
+    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+        rows pass[2] = {{0}};
+        for (int cs = 0; cs < 2; cs++) {
+            const char *kind = cs ? "cs" : "me";
+            char path[160], label[64];
+            snprintf(label, sizeof label, "ft-%s-%s", m[k].method, kind);
+            snprintf(path, sizeof path, "%s/%s.json", g_dir, label);
+            FILE *f = fopen(path, "w");
+            CHECK(f != NULL, "%s", path);
+            if (!f) return;
+            fprintf(f,
+                    "{ \"federation\": \"%s\",\n"
+                    "  \"algorithm\": { \"method\": \"%s\", \"end\": 6, %s },\n"
+                    "  \"federates\": [\n"
+                    "    { \"name\": \"src\", \"fmu\": \"%s/build/fmus/stair_me.fmu\",\n"
+                    "      \"parameters\": { \"period\": 0.37, \"height\": 1.5 },\n"
+                    "      \"outputs\": { \"y\": \"Src.y\" } },\n"
+                    "    { \"name\": \"pass\", \"fmu\": \"%s/build/fmus/passthrough_%s.fmu\",\n"
+                    "      \"inputs\": { \"u\": \"Src.y\" }, \"outputs\": { \"y\": \"Pass.y\" },\n"
+                    "      \"record\": [ \"u\", \"y\" ] } ] }\n",
+                    label, m[k].method, m[k].algo, g_cwd, g_cwd, kind);
+            fclose(f);
+            fedfile *ff = load(path);
+            if (!ff) return;
+            rows keep[MAX_FEDS] = {{0}};
+            same_both_ways(rti, ff, label, keep);
+            free(keep[0].v);
+            pass[cs] = keep[1];
+            fedfile_free(ff);
+            rows *r = &pass[cs];
+            size_t bad_y = 0, bad_u = 0;
+            for (size_t i = 0; r->width == 3 && i < r->n_rows; i++) {
+                const double *row = &r->v[i * 3];
+                bad_y += memcmp(&row[1], &row[2], sizeof(double)) != 0;
+                bad_u += row[1] != stair_at(row[0] - m[k].shift);
+            }
+            CHECK(r->width == 3 && r->n_rows > 10, "%s: %zu rows of width %zu", label, r->n_rows,
+                  r->width);
+            CHECK(bad_y == 0, "%s: %zu rows with y != u", label, bad_y);
+            CHECK(bad_u == 0, "%s: %zu rows whose u is not the stair's value", label, bad_u);
+        }
+        CHECK(pass[0].n == pass[1].n && pass[0].n &&
+                  memcmp(pass[0].v, pass[1].v, pass[0].n * sizeof(double)) == 0,
+              "%s: model exchange and co-simulation rows differ", m[k].method);
+        free(pass[0].v);
+        free(pass[1].v);
+    }
+}
+
+/* Every type recorded by a federate (its "record" list): the fault fixture's Real x, Integer
+ * tenths = floor(10 t), Boolean late = t > 0.5 and String phase ("early", then `late, "x"`),
+ * run both ways; the CSV of each way holds the numbers as numbers and the string quoted with
+ * its quotes doubled, the same text as tempo-fmu --simulate writes (tests/unit/fmu_fault_test.c),
+ * and the results reader takes the file (the string column as NaN). */
+static void record_types(const char *rti)
+{
+    char fmu[128], path[128], dist[128], local[128];
+    snprintf(fmu, sizeof fmu, "%s/faulty.fmu", g_dir);
+    CHECK(faulty_fmu_build(fmu, faulty_fmu_md) == 0,
+          "cannot build %s (build/fmu-fixtures/faulty.so?)", fmu);
+    snprintf(path, sizeof path, "%s/types.json", g_dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "%s", path);
+    if (!f) return;
+    fprintf(f,
+            "{ \"federation\": \"types\",\n"
+            "  \"algorithm\": { \"method\": \"jacobi\", \"end\": 1, \"step\": 0.25 },\n"
+            "  \"federates\": [ { \"name\": \"f\", \"fmu\": \"%s\",\n"
+            "      \"record\": [ \"x\", \"tenths\", \"late\", \"phase\" ] } ] }\n",
+            fmu);
+    fclose(f);
+    fedfile *ff = load(path);
+    if (!ff) return;
+    /* Distributed (fmufed_run against the RTI) and in one process, each writing its CSV. */
+    snprintf(dist, sizeof dist, "%s/types-dist", g_dir);
+    snprintf(local, sizeof local, "%s/types-local", g_dir);
+    fmufed_opts o = {.rti = rti, .output = dist, .timeout_ms = 60000};
+    char err[INPROC_ERRLEN];
+    int rc = fmufed_run(ff, "f", &o, NULL, err, sizeof err);
+    CHECK(rc == FMUFED_OK, "types distributed: %s", err);
+    inproc_opts io = {.output = local};
+    rc = inproc_run(ff, &io, NULL, err, sizeof err);
+    CHECK(rc == FMUFED_OK, "types in one process: %s", err);
+    fedfile_free(ff);
+    static const char *const want[] = {"time,x,tenths,late,phase\n", ",0,0,\"early\"\n",
+                                       ",2,0,\"early\"\n",           ",5,0,\"early\"\n",
+                                       ",7,1,\"late, \"\"x\"\"\"\n", ",10,1,\"late, \"\"x\"\"\"\n"};
+    const char *dirs[] = {dist, local};
+    for (int w = 0; w < 2; w++) {
+        char csv[160], line[256];
+        snprintf(csv, sizeof csv, "%s/f.csv", dirs[w]);
+        FILE *in = fopen(csv, "r");
+        CHECK(in != NULL, "%s", csv);
+        if (!in) continue;
+        size_t n = 0;
+        while (fgets(line, sizeof line, in)) {
+            size_t l = strlen(line), k = n < 6 ? strlen(want[n]) : 0;
+            CHECK(n < 6 && l >= k && strcmp(line + l - k, want[n]) == 0, "%s row %zu: %s", csv, n,
+                  line);
+            n++;
+        }
+        fclose(in);
+        CHECK(n == 6, "%s: %zu lines", csv, n);
+        res_table *t = NULL;
+        char rerr[RES_ERRLEN];
+        CHECK(res_read_csv(csv, &t, rerr, sizeof rerr) == RES_OK, "reading back: %s", rerr);
+        CHECK(t && t->n_rows == 5 && isnan(t->cols[4][0]) && t->cols[2][4] == 10,
+              "%s read back wrong", csv);
+        res_table_free(t);
+    }
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/inproc_same_XXXXXX");
@@ -156,7 +305,7 @@ int main(void)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         fedfile *ff = load(cases[k].file);
-        if (ff) same_both_ways(addr, ff, cases[k].label);
+        if (ff) same_both_ways(addr, ff, cases[k].label, NULL);
         fedfile_free(ff);
     }
     /* The naive loop (TAR, lookahead = step) on the same file. */
@@ -167,7 +316,7 @@ int main(void)
         ff->algo.t_lookahead = ff->algo.t_step;
         free(ff->federation);
         ff->federation = strdup("lv-jacobi-naive-same");
-        same_both_ways(addr, ff, "jacobi-naive");
+        same_both_ways(addr, ff, "jacobi-naive", NULL);
     }
     fedfile_free(ff);
     /* A federate that cannot start fails the run with its name; nobody waits forever. */
@@ -182,5 +331,7 @@ int main(void)
               "in-process start failure: rc %d: %s", rc, err);
     }
     fedfile_free(ff);
+    if (getcwd(g_cwd, sizeof g_cwd)) feedthrough(addr);
+    record_types(addr);
     return check_summary();
 }

@@ -173,6 +173,78 @@ for seed in 1 2 3; do
     ko "shuffled ties, seed $seed: $r1 $r2: $(head -c 600 "$dir/sh$seed.err" "$dir/shw$seed.err")"; fi
 done
 
+# 2d. The notes in the federation log: wr (Lorenz, model exchange) under a logging RTI; every
+#     row of master.csv is one Note interaction the RTI logged, stamped with its instant
+#     (tempo-log show --class Note), and master.csv is the one-process one again.
+mkdir -p "$dir/flog"
+bin/tempo-rti --listen 127.0.0.1:0 --log "$dir/flog" >"$dir/rti-log.out" 2>&1 &
+lp=$!
+pids="$pids $lp"
+laddr=
+for _ in $(seq 100); do
+  laddr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti-log.out" | head -n 1)
+  [ -n "$laddr" ] && break
+  sleep 0.05
+done
+timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$laddr" --output "$dir/wlog" \
+  >/dev/null 2>"$dir/wlog.err"
+rc=$?
+kill "$lp" 2>/dev/null
+wait "$lp" 2>/dev/null
+log=$(ls "$dir"/flog/lorenz-wr-me-*.tlog 2>/dev/null | head -n 1)
+bin/tempo-log show "$log" --class Note >"$dir/notes.txt" 2>"$dir/notes.err"
+nrow=$(($(wc -l <"$dir/wlog/master.csv") - 1))
+nnote=$(grep -c 'RECV *SEND_INTERACTION interaction=Note' "$dir/notes.txt")
+# The first step's first iteration: instant 0.05 s, what=wr.iter, value=1; its residual next.
+first=$(grep -m 1 'what=wr.iter' "$dir/notes.txt")
+if [ "$rc" -eq 0 ] && [ -n "$log" ] && [ "$nrow" -gt 40 ] && [ "$nnote" -eq "$nrow" ] &&
+  cmp -s "$dir/wr-me-local/master.csv" "$dir/wlog/master.csv" &&
+  echo "$first" | grep -q 't=50000000 (0.05s) what=wr.iter value=1 at=0.050000000000000003' &&
+  grep -q "notes logged" "$dir/wlog.err" &&
+  [ "$(grep -c 'what=wr.accept' "$dir/notes.txt")" -eq 20 ]; then ok; else
+  ko "notes in the log: status $rc, log '$log', $nrow rows, $nnote notes: $first $(head -c 300 "$dir/notes.err" "$dir/wlog.err")"; fi
+
+# 2e. A slave that hangs without dying (SIGSTOP; master-jacobi, Lotka-Volterra): the reply
+#     timeout (the file's algorithm.reply_timeout, 1 s) stops the master with a report naming
+#     the slave; the other slave stops because the master left; the stopped one, continued,
+#     stops the same way.
+lv "$dir/hang.json" hang '{ "method": "master-jacobi", "end": 20000, "step": 0.5, "reply_timeout": 1 }'
+
+start_rti
+timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name predator --rti "$addr" >"$dir/hx.out" 2>&1 &
+s1=$!
+timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name prey --rti "$addr" >"$dir/hyz.out" 2>&1 &
+s2=$!
+timeout 60 bin/tempo-master --federation "$dir/hang.json" --rti "$addr" >"$dir/hm.out" 2>&1 &
+mpid=$!
+pids="$pids $s1 $s2 $mpid"
+victim=
+for _ in $(seq 200); do
+  victim=$(pgrep -f -- "--federation $dir/hang.json --name prey" | grep -v "^$s2\$" | head -n 1)
+  [ -n "$victim" ] && [ "$(wc -l <"$dir/out-hang/prey.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
+  sleep 0.05
+done
+[ -n "$victim" ] && kill -STOP "$victim"
+stopped=$(date +%s%N)
+wait "$mpid"; rm_=$?
+waited=$((($(date +%s%N) - stopped) / 1000000))
+[ -n "$victim" ] && kill -CONT "$victim"
+wait "$s1"; r1=$?
+wait "$s2"; r2=$?
+if [ -n "$victim" ] && [ "$rm_" -eq 1 ] &&
+  grep -qE "slave prey lost: no (reply for [0-9]* ms \(reply timeout 1000 ms\) to |grant of TARA?\([0-9.e+-]* s\) for 1000 ms)" "$dir/hm.out" &&
+  [ "$waited" -ge 900 ] && [ "$waited" -lt 20000 ] &&
+  [ "$r1" -eq 1 ] && grep -q 'the master left before the end' "$dir/hx.out" &&
+  [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/hyz.out"; then ok; else
+  ko "hung slave: victim '$victim' master $rm_ after ${waited} ms, predator $r1, prey $r2: $(head -c 900 "$dir/hm.out" "$dir/hx.out" "$dir/hyz.out")"; fi
+kill "$rti_pid" 2>/dev/null
+wait "$rti_pid" 2>/dev/null
+if ! still_running "$dir/hang.json"; then ok; else ko "processes left: $(pgrep -af -- "$dir/hang.json")"; fi
+# The command line's --reply-timeout is checked like --timeout.
+bin/tempo-master --federation "$dir/hang.json" --reply-timeout 0 >/dev/null 2>"$dir/rt0.err"
+if [ $? -eq 2 ] && grep -q -- '--reply-timeout 0: expected milliseconds' "$dir/rt0.err"; then ok; else
+  ko "--reply-timeout 0: $(cat "$dir/rt0.err")"; fi
+
 # 3. A start after 0 (the slaves wait with NERA for the first instant).
 lv "$dir/late.json" late '{ "method": "master-jacobi", "start": 3, "end": 5, "step": 0.25 }'
 bin/tempo-master --federation "$dir/late.json" --local --output "$dir/late-local" >/dev/null 2>&1
@@ -227,8 +299,8 @@ if [ -n "$victim" ] && [ "$rc" -eq 1 ] && grep -q 'predator' "$dir/kr.err" &&
   ko "tempo-run, killed slave: victim '$victim' status $rc: $(head -c 600 "$dir/kr.err")"; fi
 
 # 6. Semi-implicit: a slave killed in the middle of the coupling iterations. tempo-run exits
-#    with status 1 naming the slave (the master's report, or the killed child when tempo-run
-#    sees its death first), nothing is left.
+#    with status 1 naming the slave (the master's report, also when the kill lands while an
+#    instant closes, or the killed child when tempo-run sees its death first), nothing is left.
 sed -e "s|\.\./build/fmus|$fmus|g" -e 's|"end": 10|"end": 100000|' \
   -e "s|\.\./build/run/lorenz_semi|$dir/out-semi-long|" examples/lorenz_semi.json >"$dir/semi-long.json"
 timeout 60 bin/tempo-run "$dir/semi-long.json" --output "$dir/ks" >"$dir/ks.out" 2>"$dir/ks.err" &
@@ -244,7 +316,7 @@ done
 wait "$run"
 rc=$?
 if [ -n "$victim" ] && [ "$rc" -eq 1 ] &&
-  grep -qE "semi-implicit: slave 'yz'|child 'yz' .*killed" "$dir/ks.err" &&
+  grep -qE "semi-implicit: slave 'yz'|child 'yz' .*killed|slave yz lost: " "$dir/ks.err" &&
   ! still_running "$dir/semi-long.json"; then ok; else
   ko "semi-implicit, killed slave: victim '$victim' status $rc: $(head -c 800 "$dir/ks.err")"; fi
 

@@ -16,12 +16,12 @@
 
 static char tmp[64]; /* the private folder */
 static char err[FEDFILE_ERRLEN];
-static char made[32][128]; /* files and folders created, removed at the end in reverse */
+static char made[64][128]; /* files and folders created, removed at the end in reverse */
 static int n_made;
 
 static void note(const char *path)
 {
-    if (n_made < 32 && strlen(path) < sizeof made[0])
+    if (n_made < 64 && strlen(path) < sizeof made[0])
         memcpy(made[n_made++], path, strlen(path) + 1);
 }
 
@@ -332,6 +332,48 @@ static void test_houses_de(void)
     snprintf(want, sizeof want, "%s/results", tmp);
     CHECK_STR_EQ(ff->output, want);
     fedfile_free(ff);
+}
+
+/* A program federate (doc/federation.md, "Program federates"): its executable, its args and
+ * its wiring are read; the FMU keys and the methods it cannot follow are refused. */
+static void test_program(void)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/market.sh", tmp);
+    write_file("market.sh", "#!/bin/sh\n");
+    chmod(p, 0700);
+    write_file("plain.txt", "not executable\n");
+#define PM "{\"name\": \"m\", \"program\": \"market.sh\", "
+    write_file("prog.json",
+               HEAD "\"federates\": [" FA ", " PM "\"args\": [\"--period\", \"900\"], "
+                    "\"inputs\": {\"E1\": \"A.y\"}, \"outputs\": {\"price\": \"M.p\"}}]}");
+    fedfile *ff = NULL;
+    CHECK(load("prog.json", &ff) == FEDFILE_OK, "prog.json: %s", err);
+    if (ff) {
+        CHECK_STR_EQ(ff->feds[1].program, p);
+        CHECK(ff->feds[1].fmu == NULL, "a program federate has no FMU");
+        CHECK_INT_EQ(ff->feds[1].n_args, 2);
+        CHECK_STR_EQ(ff->feds[1].args[1], "900");
+        CHECK_STR_EQ(ff->feds[1].inputs[0].cls, "A");
+        CHECK(ff->feds[0].program == NULL, "an FMU federate has no program");
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"federates\": [" PM "\"parameters\": {\"k\": 1}}]}", FEDFILE_ESCHEMA,
+               "federates[0].parameters: applies to an \"fmu\" federate only", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"m\", \"fmu\": \"fmus/a.fmu\", \"program\": "
+                    "\"market.sh\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].program: a federate is an \"fmu\" or a \"program\"",
+               NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"m\"}]}", FEDFILE_ESCHEMA,
+               "federates[0]: missing \"fmu\" (or \"program\"", NULL);
+    expect_bad(HEAD "\"federates\": [{\"name\": \"m\", \"program\": \"plain.txt\"}]}",
+               FEDFILE_ESCHEMA, "federates[0].program:", "is not an executable file");
+    expect_bad(HEAD "\"federates\": [" PM "\"args\": [1]}]}", FEDFILE_ESCHEMA,
+               "federates[0].args[0]: expected a string", NULL);
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"gauss-seidel\", \"end\": 1, "
+               "\"step\": 0.1}, \"federates\": [" PM "\"outputs\": {\"p\": \"M.p\"}}]}",
+               FEDFILE_ESCHEMA, "federates[0].program: a program federate needs method", NULL);
+#undef PM
 }
 
 /* Every refusal names the JSON path and what is expected. */
@@ -773,8 +815,21 @@ static void test_wr(void)
         CHECK_INT_EQ(ff->algo.wr.n_sub, 8);
         CHECK_INT_EQ(ff->algo.wr.on_fail, WR_HALVE);
         CHECK_INT_EQ(ff->algo.wr.h_min, 1000000LL);
+        CHECK_NEAR(ff->algo.reply_timeout, 0, 0); /* none by default */
         fedfile_free(ff);
     }
+    /* tempo-master's reply timeout (doc/master.md): seconds, master methods only. */
+    write_file("wr3.json", WRHEAD(", \"reply_timeout\": 2.5"));
+    rc = load("wr3.json", &ff);
+    CHECK(rc == FEDFILE_OK, "wr3.json: %s", err);
+    if (ff) CHECK_NEAR(ff->algo.reply_timeout, 2.5, 0);
+    fedfile_free(ff);
+    ff = NULL;
+    expect_bad(WRHEAD(", \"reply_timeout\": 0"), FEDFILE_ESCHEMA, "algorithm.reply_timeout",
+               "0.001 to 86400");
+    expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
+               "\"step\": 0.1, \"reply_timeout\": 1}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "algorithm.reply_timeout", "only a master method");
     expect_bad(WRHEAD(", \"n_sub\": 9"), FEDFILE_ESCHEMA, "algorithm.n_sub", "1..8");
     expect_bad(WRHEAD(", \"norm\": \"inf\""), FEDFILE_ESCHEMA, "algorithm.norm", "\"max\"");
     expect_bad(WRHEAD(", \"max_iter\": 0"), FEDFILE_ESCHEMA, "algorithm.max_iter", NULL);
@@ -906,6 +961,7 @@ int main(void)
     test_lv_jacobi();
     test_chain_gs();
     test_houses_de();
+    test_program();
     test_refusals();
     test_defect_control();
     test_rti_forms();

@@ -8,57 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <zip.h>
-
 #include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step.h"
 #include "tests/check.h"
+#include "tests/unit/faulty_fmu.h"
 
 #define FMU "build/fmu-fixtures/faulty.fmu"
-
-static const char md[] =
-    "<?xml version=\"1.0\"?>\n"
-    "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"faulty\" guid=\"{f}\" "
-    "numberOfEventIndicators=\"0\">\n"
-    "<ModelExchange modelIdentifier=\"faulty\" canGetAndSetFMUstate=\"true\"/>\n"
-    "<CoSimulation modelIdentifier=\"faulty\" canGetAndSetFMUstate=\"true\" "
-    "canHandleVariableCommunicationStepSize=\"true\"/>\n"
-    "<ModelVariables>\n"
-    "<ScalarVariable name=\"x\" valueReference=\"0\" causality=\"output\" initial=\"exact\">"
-    "<Real start=\"1\"/></ScalarVariable>\n"
-    "<ScalarVariable name=\"der(x)\" valueReference=\"1\"><Real derivative=\"1\"/>"
-    "</ScalarVariable>\n"
-    "<ScalarVariable name=\"discard_t\" valueReference=\"2\" causality=\"parameter\" "
-    "variability=\"tunable\"><Real start=\"1e300\" min=\"0\" max=\"1e300\" unit=\"s\"/>"
-    "</ScalarVariable>\n"
-    "<ScalarVariable name=\"error_t\" valueReference=\"3\" causality=\"parameter\" "
-    "variability=\"tunable\"><Real start=\"1e300\"/></ScalarVariable>\n"
-    "<ScalarVariable name=\"tenths\" valueReference=\"0\" causality=\"output\" "
-    "variability=\"discrete\"><Integer/></ScalarVariable>\n"
-    "<ScalarVariable name=\"late\" valueReference=\"0\" causality=\"output\" "
-    "variability=\"discrete\"><Boolean/></ScalarVariable>\n"
-    "<ScalarVariable name=\"phase\" valueReference=\"0\" causality=\"output\" "
-    "variability=\"discrete\"><String/></ScalarVariable>\n"
-    "</ModelVariables>\n"
-    "<ModelStructure><Outputs><Unknown index=\"1\"/><Unknown index=\"5\"/>"
-    "<Unknown index=\"6\"/><Unknown index=\"7\"/></Outputs>"
-    "<Derivatives><Unknown index=\"2\"/></Derivatives></ModelStructure>\n"
-    "</fmiModelDescription>\n";
-
-static int build_fmu(const char *path, const char *desc)
-{
-    int err;
-    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
-    if (!za) return -1;
-    zip_source_t *a = zip_source_buffer(za, desc, strlen(desc), 0);
-    zip_source_t *b = zip_source_file(za, "build/fmu-fixtures/faulty.so", 0, -1);
-    if (!a || !b || zip_file_add(za, "modelDescription.xml", a, 0) < 0 ||
-        zip_file_add(za, "binaries/linux64/faulty.so", b, 0) < 0) {
-        zip_discard(za);
-        return -1;
-    }
-    return zip_close(za);
-}
 
 static fmu_step *open_kind(fmu_kind kind, const char *param, const char *value)
 {
@@ -147,10 +102,10 @@ static void test_bad_setting(void)
 /* The same binary described without canGetAndSetFMUstate: save is refused by us, cleanly. */
 static void test_no_state(void)
 {
-    /* Copy md with every canGetAndSetFMUstate="true" turned into "false". */
+    /* Copy the description with every canGetAndSetFMUstate="true" turned into "false". */
     static const char from[] = "canGetAndSetFMUstate=\"true\"";
-    char desc[sizeof md + 16], *w = desc;
-    for (const char *q = md; *q;) {
+    char desc[sizeof faulty_fmu_md + 16], *w = desc;
+    for (const char *q = faulty_fmu_md; *q;) {
         if (strncmp(q, from, sizeof from - 1) == 0) {
             w += sprintf(w, "canGetAndSetFMUstate=\"false\"");
             q += sizeof from - 1;
@@ -160,7 +115,7 @@ static void test_no_state(void)
     }
     *w = '\0';
     const char *path = "build/fmu-fixtures/faulty_nostate.fmu";
-    CHECK(build_fmu(path, desc) == 0, "build %s", path);
+    CHECK(faulty_fmu_build(path, desc) == 0, "build %s", path);
     for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
         fmu_step_opts o = {.kind = (fmu_kind)kind};
         char err[FMU_ERR_LEN] = "";
@@ -240,8 +195,8 @@ static void test_record_types(fmu_kind kind)
 int main(void)
 {
     mkdir("build/fmu-fixtures", 0755);
-    CHECK(build_fmu(FMU, md) == 0, "could not build %s (is build/fmu-fixtures/faulty.so built?)",
-          FMU);
+    CHECK(faulty_fmu_build(FMU, faulty_fmu_md) == 0,
+          "could not build %s (is build/fmu-fixtures/faulty.so built?)", FMU);
     test_no_state();
     test_discard(FMU_KIND_CS);
     test_discard(FMU_KIND_ME);

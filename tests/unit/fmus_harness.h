@@ -19,9 +19,10 @@
 #include "tests/check.h"
 
 static FMUS_UNUSED const char *const models[] = {
-    "dahlquist",  "vanderpol",     "bouncingball",  "stair",       "lv_prey", "lv_predator",
-    "lv",         "osc_omega2tau", "osc_tau2omega", "osc_twomass", "spring",  "mass",
-    "springmass", "lorenz_x",      "lorenz_yz",     "lorenz",      "vdp_x",   "vdp_y"};
+    "dahlquist",   "vanderpol", "bouncingball",  "stair",         "lv_prey",
+    "lv_predator", "lv",        "osc_omega2tau", "osc_tau2omega", "osc_twomass",
+    "spring",      "mass",      "springmass",    "lorenz_x",      "lorenz_yz",
+    "lorenz",      "vdp_x",     "vdp_y",         "house",         "environment"};
 #define NMODELS (sizeof models / sizeof models[0])
 
 /* ---- the FMI functions of one binary ------------------------------------------------- */

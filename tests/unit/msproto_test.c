@@ -248,6 +248,17 @@ static void test_fom(void)
             msproto_command_class(i, name, sizeof name);
             CHECK(fom_inter_find(f, name) != FOM_NONE, "no interaction %s", name);
         }
+        /* The master's notes: a string and two float64 parameters, as tempo-log decodes them. */
+        fom_handle note = fom_inter_find(f, MSPROTO_NOTE_CLASS);
+        CHECK(note != FOM_NONE, "no interaction %s", MSPROTO_NOTE_CLASS);
+        if (note != FOM_NONE) {
+            CHECK_INT_EQ(fom_param_type(f, fom_param_find(f, note, MSPROTO_NOTE_WHAT)),
+                         FOM_T_STRING);
+            CHECK_INT_EQ(fom_param_type(f, fom_param_find(f, note, MSPROTO_NOTE_VALUE)),
+                         FOM_T_FLOAT64);
+            CHECK_INT_EQ(fom_param_type(f, fom_param_find(f, note, MSPROTO_NOTE_AT)),
+                         FOM_T_FLOAT64);
+        }
     }
     fom_free(f);
     free(xml);

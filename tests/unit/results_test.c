@@ -264,6 +264,39 @@ static void test_mutations(void)
     CHECK_INT_EQ(bad_msg, 0);
 }
 
+/* String columns: written quoted with quotes doubled, read back as NaN; a broken quote in a
+ * data field is refused with its line and field. */
+static void test_text_columns(void)
+{
+    char err[RES_ERRLEN];
+    res_writer *w = NULL;
+    const char *names[] = {"x", "phase", "n"};
+    CHECK_INT_EQ(res_open(&w, g_dir, "text", 3, names, err, sizeof err), RES_OK);
+    double v[3] = {1.5, 0, 3};
+    const char *t0[3] = {NULL, "late, \"x\"", NULL}, *t1[3] = {NULL, "", NULL};
+    CHECK_INT_EQ(res_write_row_text(w, 0.0, v, t0, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_write_row_text(w, 0.5, v, t1, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_write_row_text(w, 1.0, v, NULL, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    char path[320], text[256] = "";
+    snprintf(path, sizeof path, "%s/text.csv", g_dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    CHECK_STR_EQ(text, "time,x,phase,n\n0,1.5,\"late, \"\"x\"\"\",3\n0.5,1.5,\"\",3\n1,1.5,0,3\n");
+    res_table *t = NULL;
+    CHECK_INT_EQ(res_read_csv(path, &t, err, sizeof err), RES_OK);
+    CHECK(t && t->n_rows == 3 && isnan(t->cols[2][0]) && isnan(t->cols[2][1]) &&
+              t->cols[2][2] == 0 && t->cols[3][0] == 3,
+          "text columns read back wrong");
+    res_table_free(t);
+    bad_file("time,s\n0,\"abc\n", RES_EFORMAT, "bad.csv:2: field 2: unterminated quote");
+    bad_file("time,s\n0,\"a\"b\n", RES_EFORMAT, "bad.csv:2: field 2: text after the closing quote");
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "build/test-tmp/results_test.%ld", (long)getpid());
@@ -274,6 +307,7 @@ int main(void)
     test_write_read();
     test_writer_errors();
     test_reader_errors();
+    test_text_columns();
     test_many_rows();
     test_mutations();
     char cmd[400];

@@ -1,0 +1,343 @@
+/* The market of the smart-grid case (doc/cases/houses.md): a custom federate written against
+ * libtempo that joins a federation of FMU federates started by tempo-run. Every `period`
+ * seconds it reads every house's energy meter (its input wires, "E<i>": "House<i>.E"), takes
+ * the average power per house over the period, smooths it exponentially and publishes a new
+ * price:
+ *
+ *     P_s = P_s + alpha (P_avg - P_s),   price = p_min + (p_max - p_min) min(1, P_s / p_cap)
+ *
+ * (P_s starts at 0; alpha = 1 prices each period's average alone). Seven houses' heaters
+ * switch by whole kilowatts, and a price that followed each quarter hour alone would swing
+ * between its bounds; the smoothing is the market's memory (doc/cases/houses.md).
+ *
+ * It follows what every FMU federate of the file does (federate/fmufed/fmufed_tp.c): join with
+ * the FOM the file generates, declare its wiring, enable time management with the method's
+ * lookahead, meet the "tempo-start" synchronisation point, publish its first value at the
+ * start time and close that instant with TAR; at the end meet "tempo-end" and resign. In
+ * between it advances with NER to each reading time: the RTI grants it earlier whenever a
+ * house's update arrives (it only records the reading), and at the reading time every update
+ * stamped up to it has been delivered. The new price is stamped one tick (or the lookahead)
+ * later, since after an NER grant at t nothing may be sent at t itself (doc/time.md).
+ *
+ * usage: tempo-example-market --federation FILE --name NAME --rti ADDR [--output DIR]
+ *        [--period S] [--p-min X] [--p-max X] [--p-cap W] [--alpha A]
+ * tempo-run passes the first four; the rest come from the federate's "args" in the file.
+ * Beside libtempo it uses the tree's federation-file reader (federate/config/fedfile.h) for
+ * its wiring and the generated FOM; a federate outside the tree would name a FOM file. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "federate/config/fedfile.h"
+#include "federate/libtempo/tempo.h"
+
+typedef struct market_opts {
+    const char *file, *name, *rti, *output;
+    double period, p_min, p_max, p_cap, alpha;
+} market_opts;
+
+/* One meter: the input wire "E<i>" -> House<i>.E. */
+typedef struct meter {
+    tp_handle cls, attr;
+    double e;      /* kWh: the newest reading */
+    double e_last; /* kWh: the reading used at the previous price */
+} meter;
+
+typedef struct market {
+    const fedfile *ff;
+    const fedfile_fed *fd;
+    long idx;
+    tp_federate *f;
+    meter *m;
+    size_t n;
+    tp_handle price_cls, price_attr;
+    tp_object price_obj;
+    size_t joined; /* other federates of the file seen joined */
+    int lost;      /* a federate left before the end */
+    char why[300];
+    long steps, updates, reflections, requests;
+} market;
+
+static void on_reflect(void *ctx, const tp_reflection *r)
+{
+    market *k = ctx;
+    for (size_t v = 0; v < r->n_values; v++)
+        for (size_t i = 0; i < k->n; i++)
+            if (k->m[i].cls == r->object_class && k->m[i].attr == r->values[v].handle &&
+                tp_decode_float64(r->values[v].data, r->values[v].size, &k->m[i].e) == TP_OK)
+                k->reflections++;
+}
+
+static void on_joined(void *ctx, tp_fed fed, const char *name)
+{
+    market *k = ctx;
+    long i = fedfile_find(k->ff, name);
+    if (i >= 0 && i != k->idx) k->joined++;
+}
+
+static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
+{
+    market *k = ctx;
+    if (!k->lost) snprintf(k->why, sizeof k->why, "%s left: %s", name, reason ? reason : "?");
+    k->lost = 1;
+}
+
+static int fail(market *k, const char *what)
+{
+    fprintf(stderr, "tempo-example-market: %s: %s: %s\n", k->fd ? k->fd->name : "?", what,
+            k->f ? tp_last_error(k->f) : "");
+    return 1;
+}
+
+/* Join with the FOM the federation file generates (or names), as tempo-fmu does. */
+static int join(market *k, const market_opts *o)
+{
+    char err[FEDFILE_ERRLEN], *fom = NULL;
+    if (!k->ff->fom && fedfile_fom_xml(k->ff, &fom, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-example-market: %s\n", err);
+        return 1;
+    }
+    tp_callbacks cb = {
+        .reflect = on_reflect, .federate_joined = on_joined, .federate_resigned = on_resigned};
+    tp_join_options jo = {.rti = o->rti,
+                          .federation = k->ff->federation,
+                          .federate = k->fd->name,
+                          .fom_path = k->ff->fom,
+                          .fom_text = fom,
+                          .create = 1,
+                          .timeout_ms = 60000};
+    int rc = tp_join(&jo, &cb, k, &k->f, err, sizeof err);
+    free(fom);
+    if (rc != TP_OK) {
+        fprintf(stderr, "tempo-example-market: joining %s at %s: %s\n", k->ff->federation, o->rti,
+                err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Publish Market.price, register its object, subscribe every meter's class. */
+static int declare(market *k)
+{
+    const fedfile_fed *fd = k->fd;
+    if (fd->n_outputs != 1) {
+        fprintf(stderr, "tempo-example-market: %s: expected one output (the price), got %zu\n",
+                fd->name, fd->n_outputs);
+        return 1;
+    }
+    const fedfile_wire *w = &fd->outputs[0];
+    if (tp_object_class(k->f, w->cls, &k->price_cls) != TP_OK ||
+        tp_attribute(k->f, k->price_cls, w->attr, &k->price_attr) != TP_OK ||
+        tp_publish_object_class(k->f, k->price_cls, &k->price_attr, 1) != TP_OK ||
+        tp_register_object(k->f, k->price_cls, fd->name, &k->price_obj) != TP_OK)
+        return fail(k, "publishing the price");
+    k->n = fd->n_inputs;
+    if (!(k->m = calloc(k->n + 1, sizeof *k->m))) return fail(k, "out of memory");
+    for (size_t i = 0; i < k->n; i++) {
+        meter *m = &k->m[i];
+        if (tp_object_class(k->f, fd->inputs[i].cls, &m->cls) != TP_OK ||
+            tp_attribute(k->f, m->cls, fd->inputs[i].attr, &m->attr) != TP_OK ||
+            tp_subscribe_object_class(k->f, m->cls, &m->attr, 1) != TP_OK)
+            return fail(k, fd->inputs[i].var);
+    }
+    return 0;
+}
+
+/* The start point: the file's first federate registers it once everybody has joined, and the
+ * end point right after the start, while everybody is certainly joined (as tempo-fmu does). */
+static int sync_start(market *k)
+{
+    if (k->idx == 0) {
+        while (k->joined + 1 < k->ff->n_feds)
+            if (tp_evoke(k->f, 100) < 0) return fail(k, "waiting for the others to join");
+        if (tp_register_sync(k->f, "tempo-start", NULL, 0, NULL, 0) != TP_OK)
+            return fail(k, "registering tempo-start");
+    }
+    if (tp_sync(k->f, "tempo-start", -1) != TP_OK) return fail(k, "tempo-start");
+    if (k->idx == 0 && tp_register_sync(k->f, "tempo-end", NULL, 0, NULL, 0) != TP_OK)
+        return fail(k, "registering tempo-end");
+    return 0;
+}
+
+static int advance(market *k, int ner, tp_time t, tp_time *granted)
+{
+    int rc = ner ? tp_next_event_request(k->f, t) : tp_time_advance_request(k->f, t);
+    k->requests++;
+    if (rc == TP_OK) rc = tp_wait_grant(k->f, granted, -1);
+    if (rc != TP_OK) return fail(k, ner ? "NER" : "TAR");
+    if (k->lost) {
+        fprintf(stderr, "tempo-example-market: %s: %s\n", k->fd->name, k->why);
+        return 1;
+    }
+    return 0;
+}
+
+static int publish(market *k, double price, tp_time ts)
+{
+    unsigned char b[TP_FLOAT64_SIZE];
+    tp_encode_float64(price, b);
+    tp_value v = {.handle = k->price_attr, .data = b, .size = sizeof b};
+    if (tp_update(k->f, k->price_obj, &v, 1, ts) != TP_OK) return fail(k, "price update");
+    k->updates++;
+    return 0;
+}
+
+static double price_of(const market_opts *o, double p_avg)
+{
+    double x = p_avg / o->p_cap;
+    return o->p_min + (o->p_max - o->p_min) * (x < 0 ? 0 : x > 1 ? 1 : x);
+}
+
+static int run(market *k, const market_opts *o, FILE *csv)
+{
+    const fedfile *ff = k->ff;
+    tp_time lookahead = ff->algo.kind == FEDFILE_ALG_JACOBI_NAIVE ? ff->algo.t_lookahead : 0;
+    if (tp_enable_regulation(k->f, lookahead) != TP_OK ||
+        tp_wait_regulation_enabled(k->f, 60000) != TP_OK || tp_enable_constrained(k->f) != TP_OK ||
+        tp_wait_constrained_enabled(k->f, 60000) != TP_OK)
+        return fail(k, "enabling time management");
+    if (sync_start(k)) return 1;
+    tp_time t0 = ff->algo.t_start, g;
+    /* The start instant: the first price (nothing consumed yet: p_min), then TAR closes it. */
+    double price = price_of(o, 0);
+    if (lookahead == 0 && publish(k, price, t0)) return 1;
+    if (advance(k, 0, t0, &g)) return 1;
+    fprintf(csv, "%.15g,%.17g,%.17g,%.17g\n", tp_time_to_seconds(k->f, t0), price, 0.0, 0.0);
+    for (size_t i = 0; i < k->n; i++)
+        k->m[i].e_last = k->m[i].e;
+    tp_time step = tp_time_from_seconds(k->f, o->period);
+    tp_time after = lookahead > 0 ? lookahead : 1; /* the send bound past an NER grant */
+    double p_s = 0;                                /* W: the smoothed average power */
+    for (tp_time t = t0 + step; t <= ff->algo.t_end; t += step) {
+        do {
+            if (advance(k, 1, t, &g)) return 1;
+        } while (g < t); /* a house's update: recorded by on_reflect */
+        double kwh = 0;
+        for (size_t i = 0; i < k->n; i++) {
+            kwh += k->m[i].e - k->m[i].e_last;
+            k->m[i].e_last = k->m[i].e;
+        }
+        double p_avg = k->n ? kwh * 3.6e6 / (o->period * (double)k->n) : 0;
+        p_s += o->alpha * (p_avg - p_s);
+        price = price_of(o, p_s);
+        fprintf(csv, "%.15g,%.17g,%.17g,%.17g\n", tp_time_to_seconds(k->f, t), price, p_avg, p_s);
+        if (t + after <= ff->algo.t_end && publish(k, price, t + after)) return 1;
+        k->steps++;
+        printf("progress %.17g %.17g\n", tp_time_to_seconds(k->f, t), ff->algo.end);
+    }
+    if (tp_sync(k->f, "tempo-end", -1) != TP_OK) return fail(k, "tempo-end");
+    if (tp_resign(k->f, TP_DELETE_OBJECTS) != TP_OK) return fail(k, "resign");
+    return 0;
+}
+
+static int number(const char *opt, const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (*end || end == v || errno || !(x > 0) || !isfinite(x)) {
+        fprintf(stderr, "tempo-example-market: %s %s: expected a number > 0\n", opt, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse(int argc, char **argv, market_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help")) {
+            puts("usage: tempo-example-market --federation FILE --name NAME --rti ADDR\n"
+                 "         [--output DIR] [--period S] [--p-min X] [--p-max X] [--p-cap W]\n"
+                 "         [--alpha A]\n"
+                 "The market of the houses case (doc/cases/houses.md); tempo-run starts it.");
+            return 1;
+        }
+        if (!strcmp(s, "--version")) {
+            printf("tempo-example-market %s\n", TEMPO_VERSION);
+            return 1;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tempo-example-market: %s: missing value (see --help)\n", s);
+            return -1;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(s, "--federation"))
+            o->file = v;
+        else if (!strcmp(s, "--name"))
+            o->name = v;
+        else if (!strcmp(s, "--rti"))
+            o->rti = v;
+        else if (!strcmp(s, "--output"))
+            o->output = v;
+        else if (!strcmp(s, "--period")  ? number(s, v, &o->period)
+                 : !strcmp(s, "--p-min") ? number(s, v, &o->p_min)
+                 : !strcmp(s, "--p-max") ? number(s, v, &o->p_max)
+                 : !strcmp(s, "--p-cap") ? number(s, v, &o->p_cap)
+                 : !strcmp(s, "--alpha") ? number(s, v, &o->alpha)
+                                         : (fprintf(stderr,
+                                                    "tempo-example-market: unknown "
+                                                    "option %s (see --help)\n",
+                                                    s),
+                                            -1))
+            return -1;
+    }
+    if (o->alpha > 1) {
+        fprintf(stderr, "tempo-example-market: --alpha %g: expected 0 < alpha <= 1\n", o->alpha);
+        return -1;
+    }
+    if (!o->file || !o->name || !o->rti) {
+        fprintf(stderr, "tempo-example-market: --federation, --name and --rti are required\n");
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    market_opts o = {.period = 900, .p_min = 0.10, .p_max = 0.177, .p_cap = 3000, .alpha = 0.25};
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc < 0 ? 2 : 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    fedfile *ff = NULL;
+    char err[FEDFILE_ERRLEN];
+    if (fedfile_load(o.file, &ff, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-example-market: %s\n", err);
+        return 2;
+    }
+    market k = {.ff = ff, .idx = fedfile_find(ff, o.name)};
+    if (k.idx < 0) {
+        fprintf(stderr, "tempo-example-market: %s has no federate \"%s\"\n", o.file, o.name);
+        fedfile_free(ff);
+        return 2;
+    }
+    k.fd = &ff->feds[k.idx];
+    char path[4096];
+    const char *dir = o.output ? o.output : ff->output;
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/%s.csv", dir, k.fd->name);
+    FILE *csv = fopen(path, "w");
+    if (!csv) {
+        fprintf(stderr, "tempo-example-market: %s: %s\n", path, strerror(errno));
+        fedfile_free(ff);
+        return 1;
+    }
+    fputs("time,price,P_avg,P_smooth\n", csv);
+    rc = join(&k, &o) || declare(&k) || run(&k, &o, csv);
+    if (fclose(csv) != 0 && !rc) {
+        fprintf(stderr, "tempo-example-market: %s: write failed\n", path);
+        rc = 1;
+    }
+    if (!rc)
+        printf("tempo-example-market: %s: done at t = %.9g s: %ld steps, %ld updates, %ld "
+               "reflections, %ld time requests\n",
+               k.fd->name, ff->algo.end, k.steps, k.updates, k.reflections, k.requests);
+    tp_federate_free(k.f);
+    free(k.m);
+    fedfile_free(ff);
+    return rc ? 1 : 0;
+}
