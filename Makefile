@@ -135,7 +135,10 @@ objs = $(patsubst %.c,$(O)/%.o,$(1))
 # line in that order, so fragments may list names in any order.
 INTERNAL_LIBS := master inproc fmufed run msproto config fmu algo client tlog server flog tm proto fom
 lib_path = $(O)/lib$(1).a
-libs_of = $(foreach l,$(INTERNAL_LIBS),$(if $(filter $(l),$($(1)_LIBS)),$(call lib_path,$(l))))
+# A library that needs others brings them along (LIB_DEPS_name): libtempo's in-process
+# transport embeds the RTI's core (doc/inproc.md), so every link of `client` also gets these.
+LIB_DEPS_client := server flog tm
+libs_of = $(foreach l,$(INTERNAL_LIBS),$(if $(filter $(l),$($(1)_LIBS) $(foreach d,$($(1)_LIBS),$(LIB_DEPS_$(d)))),$(call lib_path,$(l))))
 LINKED := $(PROGS) $(notdir $(UNIT_TESTS) $(CONF_TESTS) $(INTEG_TESTS) $(BENCHES))
 $(foreach n,$(LINKED),$(if $(filter undefined,$(origin $(n)_LIBS)),\
   $(error $(n) has no $(n)_LIBS line: name the internal libraries it links in its mk/*.mk)))
@@ -182,8 +185,10 @@ $(BINDIR)/$(1): $(call objs,$($(1)_SRCS)) $(call libs_of,$(1))
 endef
 $(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
 
-# Public client library: libtempo = client + proto + fom objects.
-LIBTEMPO_OBJS := $(call objs,$(CLIENT_SRCS) $(PROTO_SRCS) $(FOM_SRCS))
+# Public client library: libtempo = client + proto + fom objects, and the RTI's core with its
+# time management and federation log for the in-process transport (no libevent: doc/inproc.md).
+LIBTEMPO_OBJS := $(call objs,$(CLIENT_SRCS) $(PROTO_SRCS) $(FOM_SRCS) $(SERVER_CORE_SRCS) \
+                   $(TM_SRCS) $(FLOG_SRCS))
 lib/libtempo.a: $(LIBTEMPO_OBJS)
 	@mkdir -p $(@D)
 	@rm -f $@
@@ -260,7 +265,7 @@ MAN_SUMMARY_tempo-example-producer := example federate: publishes a time-stamped
 MAN_SUMMARY_tempo-example-consumer := example federate: receives it in time-stamp order
 # libtempo's own dependencies, for static links (pkg-config --static --libs tempo).
 TEMPO_PC_REQUIRES := libxml-2.0
-TEMPO_PC_LIBS := -lm
+TEMPO_PC_LIBS := -lm -lpthread
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

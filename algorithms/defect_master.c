@@ -14,6 +14,9 @@
  *   6. the observer, record, port_close(T + H); stop when T + H >= t_end; else H from the PI
  *      controller (39), or h1 when the step is fixed
  *
+ * Before step 1 the start instant T_0 is opened and closed: the initial outputs (below) and
+ * every slave's first results row.
+ *
  * Initial derivatives (DC_INIT_CONSISTENT): the paper's "compute initial outputs by solving
  * (1b) and (1d)" extended to derivatives. Output derivative j of a slave depends on its input
  * derivatives up to j, which are other slaves' output derivatives: sweeping "set inputs of
@@ -274,6 +277,28 @@ static int initial_outputs(dc_work *w, double *dbuf, size_t dstride)
     return PORT_OK;
 }
 
+/* The start instant T_0, opened and closed like every other (a distributed master's first
+ * instant, doc/master.md): the initial outputs and their derivatives, and every slave's first
+ * results row. */
+static int start_instant(dc_work *w, double *dbuf, size_t dstride)
+{
+    const port_master *m = w->m;
+    int rc = port_open(m, m->t_start);
+    if (rc)
+        return port_errorf(w->res->err, sizeof w->res->err, rc, "opening the start instant: %s",
+                           port_strerror(rc));
+    rc = initial_outputs(w, dbuf, dstride);
+    for (size_t j = 0; rc == PORT_OK && j < w->S; j++) {
+        rc = m->slaves[j].ops->record(m->slaves[j].ctx);
+        if (rc) return posted(w, rc, "record", m->t_start);
+    }
+    if (rc == PORT_OK) rc = sync_all(w, "record", m->t_start);
+    if (rc == PORT_OK && (rc = port_close(m, m->t_start)))
+        return port_errorf(w->res->err, sizeof w->res->err, rc, "closing the start instant: %s",
+                           port_strerror(rc));
+    return rc;
+}
+
 /* Step 2 of the file comment: the inputs of the step about t0. */
 static int exchange(dc_work *w, int64_t t0, int first, double *dbuf, size_t dstride)
 {
@@ -468,7 +493,7 @@ int dc_run(const port_master *m, const dc_config *cfg, dc_observer *obs, void *o
     }
     double *dbuf = calloc((w.S ? w.S : 1) * dstride, sizeof(double));
     rc = dbuf ? work_alloc(&w) : PORT_ENOMEM;
-    if (rc == PORT_OK) rc = initial_outputs(&w, dbuf, dstride);
+    if (rc == PORT_OK) rc = start_instant(&w, dbuf, dstride);
     if (rc == PORT_OK) rc = loop(&w, obs, obs_ctx, dbuf, dstride);
     if (rc == PORT_ENOMEM && !res->err[0])
         snprintf(res->err, sizeof res->err, "defect-control: out of memory");

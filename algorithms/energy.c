@@ -38,7 +38,9 @@ static int validate(const port_master *m, const energy_settings *set, char *err,
             l->b_P >= b->n_out || l->a_in >= a->n_in || l->a_pin >= a->n_in || l->b_in >= b->n_in ||
             l->b_pin >= b->n_in || l->a_in == l->a_pin || l->b_in == l->b_pin ||
             (l->a_slope >= 0 && (size_t)l->a_slope >= a->n_out) ||
-            (l->b_slope >= 0 && (size_t)l->b_slope >= b->n_out))
+            (l->b_slope >= 0 && (size_t)l->b_slope >= b->n_out) || (l->a_W < 0) != (l->b_W < 0) ||
+            (l->a_W >= 0 && (size_t)l->a_W >= a->n_out) ||
+            (l->b_W >= 0 && (size_t)l->b_W >= b->n_out))
             return port_errorf(err, errlen, PORT_EUSAGE, "link %zu (%s - %s): index out of range",
                                k, a->name, b->name);
     }
@@ -49,6 +51,8 @@ typedef struct work {
     double **y;    /* per slave: outputs */
     double **coef; /* per slave: n_in * W Taylor coefficients */
     double *phat;  /* per link: agreed power into b at the last step */
+    double *bk;    /* per link (refeed): W_a, W_b at the last step, and the energy the powers
+                      handed to a and b over it should have delivered: 4 numbers */
     int *status;
 } work;
 
@@ -58,7 +62,7 @@ static void work_free(work *w, size_t n)
         if (w->y) free(w->y[j]);
         if (w->coef) free(w->coef[j]);
     }
-    free(w->y), free(w->coef), free(w->phat), free(w->status);
+    free(w->y), free(w->coef), free(w->phat), free(w->bk), free(w->status);
 }
 
 static int work_new(work *w, const port_master *m, size_t n_links)
@@ -67,8 +71,9 @@ static int work_new(work *w, const port_master *m, size_t n_links)
     w->y = calloc(m->n_slaves, sizeof *w->y);
     w->coef = calloc(m->n_slaves, sizeof *w->coef);
     w->phat = calloc(n_links ? n_links : 1, sizeof *w->phat);
+    w->bk = calloc(4 * (n_links ? n_links : 1), sizeof *w->bk);
     w->status = calloc(m->n_slaves, sizeof *w->status);
-    if (!w->y || !w->coef || !w->phat || !w->status) return PORT_ENOMEM;
+    if (!w->y || !w->coef || !w->phat || !w->bk || !w->status) return PORT_ENOMEM;
     for (size_t j = 0; j < m->n_slaves; j++) {
         w->y[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
         w->coef[j] = calloc((m->slaves[j].info.n_in + 1) * W, sizeof(double));
@@ -115,7 +120,7 @@ static void post_inputs(const port_master *m, work *w, int64_t T, energy_stats *
 int energy_run(const port_master *m, const energy_settings *set, energy_stats *st, char *err,
                size_t errlen)
 {
-    energy_stats local = {0, 0, 0};
+    energy_stats local = {0, 0, 0, 0};
     if (!st) st = &local;
     *st = local;
     int rc = validate(m, set, err, errlen);
@@ -125,9 +130,13 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         work_free(&w, m->n_slaves);
         return port_errorf(err, errlen, rc, "out of memory");
     }
-    for (size_t j = 0; j < m->n_slaves; j++)
+    /* The start instant: the first rows (distributed, the slaves are open there already). */
+    rc = port_open(m, m->t_start);
+    for (size_t j = 0; j < m->n_slaves && !rc; j++)
         m->slaves[j].ops->record(m->slaves[j].ctx);
-    rc = port_sync(m, NULL) < 0 ? port_errorf(err, errlen, PORT_EFAIL, "first record failed") : 0;
+    if (!rc)
+        rc = port_sync(m, NULL) < 0 ? port_errorf(err, errlen, PORT_EFAIL, "first record failed")
+                                    : port_close(m, m->t_start);
     int64_t T = m->t_start;
     double H_prev = 0;
     for (int first = 1; !rc && T < m->t_end; first = 0) {
@@ -147,15 +156,30 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         /* B: the powers with the inputs of T in place. */
         post_inputs(m, &w, T, st);
         if ((rc = exchange(m, &w, st, "powers", err, errlen))) break;
-        /* C, D: agree, hand over, step. */
+        /* C, D: agree, refeed what each side missed, hand over, step. */
+        double missed = 0;
         for (size_t k = 0; k < set->n_links; k++) {
             const energy_link *l = &set->links[k];
             double phat = (w.y[l->b][l->b_P] - w.y[l->a][l->a_P]) / 2; /* eq. (21) */
             double slope = set->p_order == 1 && !first ? (phat - w.phat[k]) / H_prev : 0;
+            double ca = 0, cb = 0, *bk = &w.bk[4 * k];
             w.phat[k] = phat;
-            set_coef(&w.coef[l->b][l->b_pin * W], phat, slope);
-            set_coef(&w.coef[l->a][l->a_pin * W], -phat, -slope);
+            if (l->a_W >= 0) {
+                double Wa = w.y[l->a][l->a_W], Wb = w.y[l->b][l->b_W];
+                if (!first) {
+                    double ea = bk[2] - (Wa - bk[0]), eb = bk[3] - (Wb - bk[1]);
+                    ca = ea / H, cb = eb / H;
+                    missed += ea + eb;
+                }
+                bk[0] = Wa, bk[1] = Wb;
+                bk[2] = (ca - phat) * H - slope * H * H / 2;
+                bk[3] = (cb + phat) * H + slope * H * H / 2;
+            }
+            set_coef(&w.coef[l->b][l->b_pin * W], phat + cb, slope);
+            set_coef(&w.coef[l->a][l->a_pin * W], ca - phat, -slope);
         }
+        st->missed = missed;
+        if (m->ops->note) m->ops->note(m->ctx, "energy.missed", missed);
         post_inputs(m, &w, T, st);
         for (size_t j = 0; j < m->n_slaves; j++) {
             m->slaves[j].ops->step(m->slaves[j].ctx, Tn, 1, NULL, NULL);

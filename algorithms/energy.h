@@ -25,6 +25,11 @@ typedef struct energy_link {
     size_t a_pin, b_pin;   /* power inputs: the agreed power into the slave */
     size_t a_P, b_P;       /* power outputs: the rate at which the boundary feeds the slave's
                               energy, from its state and its standard input */
+    long a_W, b_W;         /* outputs holding each side's stored energy, or -1 (both or none):
+                              with both, the energy a side missed over a step (its agreed power's
+                              integral minus the change of its energy: what the inversion could
+                              not deliver near a zero of its divisor) is refed to it over the
+                              next step as a constant extra power (our addition) */
 } energy_link;
 
 typedef struct energy_settings {
@@ -39,6 +44,9 @@ typedef struct energy_stats {
     long steps;      /* macro steps */
     long exchanges;  /* exchanges at one instant: two per step */
     long operations; /* port operations posted */
+    double missed;   /* energy missed over the last step, summed over the links with refeed
+                        (the total energy is off by this much, and only this: the refeed
+                        telescopes) */
 } energy_stats;
 
 /**

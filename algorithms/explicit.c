@@ -169,12 +169,15 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
     }
     for (size_t k = 0; k < set->n_conns && !rc; k++)
         rc = bal_conn_init(&w.conn[k], &set->conns[k].layer, err, errlen) ? PORT_EUSAGE : 0;
+    /* The start instant: the first rows (distributed, the slaves are open there already). */
+    if (!rc) rc = port_open(m, m->t_start);
     for (size_t j = 0; j < m->n_slaves && !rc; j++) {
         m->slaves[j].ops->record(m->slaves[j].ctx);
         st->operations++;
     }
     if (!rc && (rc = port_sync(m, w.status)))
         rc = slave_failed(m, w.status, rc, "first record", err, errlen);
+    if (!rc) rc = port_close(m, m->t_start);
     int64_t T = m->t_start;
     for (int first = 1; !rc && T < m->t_end; first = 0) {
         int64_t Tn = port_tick_add(T, set->H) < m->t_end ? T + set->H : m->t_end;

@@ -2,7 +2,7 @@
  * Gamma, two-point Hermite cubic), the order function, the three error normalisations and the
  * step-ratio rule of Éguillon et al. (2021) (doc/references.md), described in
  * doc/algorithms/f3ornits.md with which formulas are our reconstructions. The master loop and
- * the asynchronous scheduler over the port are not written yet. Equations in
+ * the asynchronous scheduler over the port are algorithms/f3ornits_master.h. Equations in
  * algorithms/f3ornits.c. Pure C: libc and libm only (doc/contributing.md §1). */
 #ifndef TEMPO_ALGORITHMS_F3ORNITS_H
 #define TEMPO_ALGORITHMS_F3ORNITS_H

@@ -1,19 +1,27 @@
-/* F3ORNITS, synchronous, over the port (algorithms/f3ornits_master.h;
- * doc/algorithms/f3ornits.md). One step from T with step H:
+/* F3ORNITS over the port (algorithms/f3ornits_master.h; doc/algorithms/f3ornits.md), event
+ * driven. Every slave j has its own time t_j and next time next_j. The start instant T_0: read
+ * every output, hold it (Remark 3: order 0 on the first step), schedule, post the inputs,
+ * record. Then each instant T = the least next_j:
  *
- *   1. port_open(T + H)
- *   2. each output's polynomial about T (eqs. 21-23): its order p (the order function's choice
- *      after the previous step, 0 on the first: start-up hold), reduced to what the history
- *      holds; Omega^(p) through the newest p + 1 outputs, or Gamma^(p) through the newest and
- *      least squares on p + 1 older ones; each input gets its source's polynomial (degree 2 at
- *      the port, zeros above p)
- *   3. every slave steps to T + H; outputs read at T + H
- *   4. per output: eps = |y(T + H) - polynomial(T + H)| (the coupling error of the step), the
- *      new sample into the history, the order function (18-20), the band (36), eps~ (33-35),
- *      rho_j = safety (1/eps~)^(1/(p+1)) (32)
- *   5. rho = clip(min_j rho_j) (37); H <- rho H within [dt_init, dt_max] (dt_init is also the
- *      smallest step, as in the paper's tests); the last step ends at t_end
- * No step is rejected or repeated. */
+ *   1. port_open(T); every slave due at T steps from t_j to T and its outputs are read
+ *   2. per output of those: eps = |y(T) - the polynomial used on the step (T)| (the coupling
+ *      error of the step), the new sample into the history, the order function (18-20), the
+ *      band (36), eps~ (33-35), rho_jq = safety (1/eps~)^(1/(p+1)) (32); rho_j = clip(min_q)
+ *      (37); the output's polynomial about T for the steps to come (eqs. 21-23): Omega^(p)
+ *      through the newest p + 1 samples or Gamma^(p) through the newest and least squares on
+ *      p + 1 older ones
+ *   3. the scheduler (eq. 40, ours; the paper gives no rule): an imposed step Delta_j gives
+ *      next_j = T + Delta_j; else t^_j = T + rho_j (T - t_j^prev) (38) within [dt_init, dt_max],
+ *      bounded by the next time of each variable-step provider (a receiver does not run past
+ *      the horizon its provider planned, Fig. 6), never below T + dt_init; at most t_end
+ *   4. inputs of the next step about T (eqs. 24-25): each provider's newest polynomial, whose
+ *      sample time is <= T since every instant before T is done (that is m*); with smoothing,
+ *      after the first step, the Hermite cubic from the previous input's value and slope at T
+ *      to this polynomial's value and slope at next_j (26-28)
+ *   5. record the slaves due at T; the observer; port_close(T)
+ *
+ * When every slave is variable and each feeds the others, all share one next time: the
+ * synchronous scheme. No step is rejected or repeated. */
 #include "algorithms/f3ornits_master.h"
 
 #include <math.h>
@@ -22,6 +30,8 @@
 #include <string.h>
 
 #define HIST (F3_PBAR + 2) /* samples kept per output: CLS of degree 2 needs 4 */
+
+#define UW (F3_PBAR + 2) /* input coefficients per input: degree 3 with smoothing */
 
 typedef struct f3_out {
     double t[HIST], y[HIST]; /* history, newest last; t in s */
@@ -36,10 +46,17 @@ typedef struct f3_work {
     const port_master *m;
     const f3_config *cfg;
     size_t S;
-    f3_out **o;  /* per slave, per output */
-    double **y;  /* per slave: outputs */
-    int **ord;   /* per slave: orders used, for the observer */
-    double **uc; /* per slave: n_in * (F3_PBAR + 1) input coefficients */
+    f3_out **o;   /* per slave, per output */
+    double **y;   /* per slave: outputs */
+    int **ord;    /* per slave: orders used, for the observer */
+    double **uc;  /* per slave: n_in * UW input coefficients of its current step, about t_j */
+    int64_t *t;   /* per slave: its time, ticks */
+    int64_t *tp;  /* per slave: its previous time, ticks */
+    int64_t *nx;  /* per slave: its next time, ticks */
+    int64_t *imp; /* per slave: imposed step, ticks; 0: variable */
+    double *rho;  /* per slave: ratio of its last step */
+    int *due;     /* per slave: 1 when due at the current instant */
+    int64_t *bd;  /* per slave: scratch of the scheduler */
     f3_result *res;
 } f3_work;
 
@@ -67,6 +84,11 @@ static int check(f3_work *w)
         return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
                            "f3ornits: rtol > 0, atol >= 0, 0 < rho_min <= rho_max and "
                            "mu >= 0 are needed for a variable step");
+    for (size_t j = 0; c->imposed && j < w->S; j++)
+        if (!(c->imposed[j] >= 0) || !isfinite(c->imposed[j]))
+            return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                               "f3ornits: imposed step of %s: %g (want >= 0 s)",
+                               w->m->slaves[j].info.name, c->imposed[j]);
     for (size_t l = 0; l < c->n_links; l++) {
         const dc_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= w->m->slaves[k->to].info.n_in ||
@@ -135,6 +157,13 @@ static void work_free(f3_work *w)
     free(w->y);
     free(w->ord);
     free(w->uc);
+    free(w->t);
+    free(w->tp);
+    free(w->nx);
+    free(w->imp);
+    free(w->rho);
+    free(w->due);
+    free(w->bd);
 }
 
 static int work_alloc(f3_work *w)
@@ -143,77 +172,229 @@ static int work_alloc(f3_work *w)
     w->y = calloc(w->S, sizeof *w->y);
     w->ord = calloc(w->S, sizeof *w->ord);
     w->uc = calloc(w->S, sizeof *w->uc);
-    if (!w->o || !w->y || !w->ord || !w->uc) return PORT_ENOMEM;
+    size_t S1 = w->S + 1;
+    w->t = calloc(S1, sizeof *w->t);
+    w->tp = calloc(S1, sizeof *w->tp);
+    w->nx = calloc(S1, sizeof *w->nx);
+    w->imp = calloc(S1, sizeof *w->imp);
+    w->rho = calloc(S1, sizeof *w->rho);
+    w->due = calloc(S1, sizeof *w->due);
+    w->bd = calloc(S1, sizeof *w->bd);
+    if (!w->o || !w->y || !w->ord || !w->uc || !w->t || !w->tp || !w->nx || !w->imp || !w->rho ||
+        !w->due || !w->bd)
+        return PORT_ENOMEM;
     for (size_t j = 0; j < w->S; j++) {
         size_t no = w->m->slaves[j].info.n_out + 1, ni = w->m->slaves[j].info.n_in + 1;
         w->o[j] = calloc(no, sizeof **w->o);
         w->y[j] = calloc(no, sizeof **w->y);
         w->ord[j] = calloc(no, sizeof **w->ord);
-        w->uc[j] = calloc(ni * (F3_PBAR + 1), sizeof **w->uc);
+        w->uc[j] = calloc(ni * UW, sizeof **w->uc);
         if (!w->o[j] || !w->y[j] || !w->ord[j] || !w->uc[j]) return PORT_ENOMEM;
     }
     return PORT_OK;
 }
 
-static int read_outputs(f3_work *w, int64_t t)
+/* A step of s seconds in ticks, at least one. */
+static int64_t ticks_of(double s, double tick)
 {
-    for (size_t j = 0; j < w->S; j++) {
-        const port_slave *s = &w->m->slaves[j];
-        int rc = s->ops->get_outputs(s->ctx, w->y[j]);
-        if (rc) {
-            int st = sync_all(w, "reading outputs", t);
-            return st ? st
-                      : port_errorf(w->res->err, sizeof w->res->err, rc, "reading outputs: %s",
-                                    port_strerror(rc));
-        }
-    }
-    return sync_all(w, "reading outputs", t);
+    double v = s / tick + 0.5;
+    if (v >= 9.2e18) return INT64_MAX / 4;
+    return v < 1 ? 1 : (int64_t)v;
 }
 
-/* Steps 2-3: inputs about t0, every slave to t1, outputs at t1. */
-static int advance(f3_work *w, int64_t t0, int64_t t1)
+/* Complete what was posted; name the failing slave. */
+static int posted(f3_work *w, int rc, const char *what, int64_t t)
 {
-    const f3_config *c = w->cfg;
-    for (size_t l = 0; l < c->n_links; l++) {
-        const dc_link *k = &c->links[l];
-        memcpy(&w->uc[k->to][k->in * (F3_PBAR + 1)], w->o[k->from][k->out].c,
-               (F3_PBAR + 1) * sizeof(double));
-    }
+    int st = sync_all(w, what, t);
+    if (st || rc == PORT_OK) return st;
+    return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s", what,
+                       (double)t * w->m->tick, port_strerror(rc));
+}
+
+/* Step 1: the slaves due at T step there; their outputs are read. */
+static int step_due(f3_work *w, int64_t T)
+{
     for (size_t j = 0; j < w->S; j++) {
+        if (!w->due[j]) continue;
         const port_slave *s = &w->m->slaves[j];
-        port_poly u = {.t0 = t0, .order = F3_PBAR, .n = s->info.n_in, .c = w->uc[j]};
-        int rc = s->info.n_in ? s->ops->set_inputs(s->ctx, &u) : PORT_OK;
         port_step_result r;
-        if (rc == PORT_OK) rc = s->ops->step(s->ctx, t1, 1, NULL, &r);
-        if (rc) {
-            int st = sync_all(w, "step", t0);
-            return st ? st
-                      : port_errorf(w->res->err, sizeof w->res->err, rc, "step: %s",
-                                    port_strerror(rc));
-        }
+        int rc = s->ops->step(s->ctx, T, 1, NULL, &r);
+        if (rc == PORT_OK) rc = s->ops->get_outputs(s->ctx, w->y[j]);
+        if (rc) return posted(w, rc, "step", T);
     }
-    int rc = sync_all(w, "step", t0);
-    return rc ? rc : read_outputs(w, t1);
+    return sync_all(w, "step", T);
 }
 
-/* Steps 4-5: the new samples, orders and the ratio of the next step. */
-static double learn(f3_work *w, double H, double t1s)
+/* Step 2 for slave j at T (s: T in seconds; H: its step, s): returns rho_j. */
+static double learn(f3_work *w, size_t j, double Ts, double H)
 {
     const f3_config *c = w->cfg;
     double rho = INFINITY;
-    for (size_t j = 0; j < w->S; j++)
-        for (size_t q = 0; q < w->m->slaves[j].info.n_out; q++) {
-            f3_out *o = &w->o[j][q];
-            double y = w->y[j][q], eps = fabs(y - dc_poly_eval(o->c, F3_PBAR, H));
-            w->ord[j][q] = o->used;
-            push(o, t1s, y);
-            o->order = c->order >= 0 ? c->order : f3_order(o->t, o->y, o->nh, F3_PBAR, 1e-9, NULL);
-            f3_band_update(&o->band, y, H, c->norm == F3_NORM_DAMPED ? c->mu : 0);
-            double en = f3_normalise(c->norm, eps, y, &o->band, c->rtol, c->atol);
-            double r = f3_ratio(en, o->used, c->safety > 0 ? c->safety : 1);
-            if (r < rho) rho = r;
+    for (size_t q = 0; q < w->m->slaves[j].info.n_out; q++) {
+        f3_out *o = &w->o[j][q];
+        double y = w->y[j][q], eps = fabs(y - dc_poly_eval(o->c, F3_PBAR, H));
+        w->ord[j][q] = o->used;
+        push(o, Ts, y);
+        o->order = c->order >= 0 ? c->order : f3_order(o->t, o->y, o->nh, F3_PBAR, 1e-9, NULL);
+        f3_band_update(&o->band, y, H, c->norm == F3_NORM_DAMPED ? c->mu : 0);
+        double en = f3_normalise(c->norm, eps, y, &o->band, c->rtol, c->atol);
+        double r = f3_ratio(en, o->used, c->safety > 0 ? c->safety : 1);
+        if (r < rho) rho = r;
+        fit(c, o);
+    }
+    /* no outputs: no error to measure (Remark 2): the largest ratio */
+    return w->m->slaves[j].info.n_out ? f3_clip(rho, c->rho_min, c->rho_max) : c->rho_max;
+}
+
+/* Step 3 for every slave due at T: next times. */
+static void schedule(f3_work *w, int64_t T, int first)
+{
+    const f3_config *c = w->cfg;
+    const port_master *m = w->m;
+    int64_t dmin = ticks_of(c->dt_init, m->tick);
+    for (size_t j = 0; j < w->S; j++) { /* the time-stepper's wish (38) */
+        if (!w->due[j]) continue;
+        if (w->imp[j]) {
+            w->nx[j] = port_tick_add(T, w->imp[j]);
+            continue;
         }
-    return f3_clip(rho, c->rho_min, c->rho_max);
+        double H = first || !c->variable ? c->dt_init : w->rho[j] * (double)(T - w->t[j]) * m->tick;
+        if (H < c->dt_init) H = c->dt_init;
+        if (c->dt_max > 0 && H > c->dt_max) H = c->dt_max;
+        w->nx[j] = port_tick_add(T, ticks_of(H, m->tick));
+    }
+    /* the correctness stage: not past a variable-step provider's next time; the wishes of
+       the slaves due now are read before any is bounded, so the order does not matter */
+    int64_t *bound = w->bd;
+    for (size_t j = 0; j < w->S; j++) {
+        if (!w->due[j] || w->imp[j]) continue;
+        int64_t b = w->nx[j];
+        for (size_t l = 0; l < c->n_links; l++) {
+            const dc_link *k = &c->links[l];
+            if (k->to == j && k->from != j && !w->imp[k->from] && w->nx[k->from] < b)
+                b = w->nx[k->from];
+        }
+        int64_t least = port_tick_add(T, dmin);
+        bound[j] = b < least ? least : b;
+    }
+    for (size_t j = 0; j < w->S; j++) {
+        if (!w->due[j]) continue;
+        if (!w->imp[j]) w->nx[j] = bound[j];
+        if (w->nx[j] > m->t_end) w->nx[j] = m->t_end;
+    }
+}
+
+/* Step 4 for every slave due at T: its next step's inputs about T, posted. */
+static int post_inputs(f3_work *w, int64_t T, int first)
+{
+    const f3_config *c = w->cfg;
+    const port_master *m = w->m;
+    double u[UW];
+    for (size_t l = 0; l < c->n_links; l++) {
+        const dc_link *k = &c->links[l];
+        if (!w->due[k->to]) continue;
+        double *uc = &w->uc[k->to][k->in * UW];
+        const f3_out *o = &w->o[k->from][k->out];
+        memset(u, 0, sizeof u);
+        /* the provider's polynomial is about its newest sample (<= T) */
+        dc_poly_shift(o->c, F3_PBAR, (double)T * m->tick - o->t[o->nh - 1], u);
+        if (c->smooth && !first && w->nx[k->to] > T) { /* (none after the last step) */
+            /* left: the input of the step just taken, at T; right: u at the next time */
+            double left[UW], right[UW], h = (double)(w->nx[k->to] - T) * m->tick;
+            dc_poly_shift(uc, UW - 1, (double)(T - w->t[k->to]) * m->tick, left);
+            dc_poly_shift(u, UW - 1, h, right);
+            f3_hermite(0, left[0], left[1], h, right[0], right[1], u);
+        }
+        memcpy(uc, u, sizeof u);
+    }
+    for (size_t j = 0; j < w->S; j++) {
+        const port_slave *s = &m->slaves[j];
+        if (!w->due[j] || !s->info.n_in) continue;
+        port_poly p = {.t0 = T, .order = c->smooth ? UW - 1 : F3_PBAR, .n = s->info.n_in};
+        double *cc = w->uc[j];
+        if (!c->smooth) { /* pack: the slave reads n_in * (order + 1) */
+            for (size_t i = 1; i < s->info.n_in; i++)
+                memmove(&cc[i * (F3_PBAR + 1)], &cc[i * UW], (F3_PBAR + 1) * sizeof(double));
+        }
+        p.c = cc;
+        int rc = s->ops->set_inputs(s->ctx, &p);
+        if (!c->smooth) /* unpack again: uc keeps UW per input */
+            for (size_t i = s->info.n_in; i-- > 1;) {
+                memmove(&cc[i * UW], &cc[i * (F3_PBAR + 1)], (F3_PBAR + 1) * sizeof(double));
+                cc[i * UW + F3_PBAR + 1] = 0;
+            }
+        if (rc) return posted(w, rc, "setting inputs", T);
+    }
+    return PORT_OK;
+}
+
+/* Steps 4-5 and the instant's close; also the start instant (first). */
+static int finish_instant(f3_work *w, int64_t T, int first, size_t k, int64_t Tprev,
+                          f3_observer *obs, void *obs_ctx)
+{
+    const port_master *m = w->m;
+    schedule(w, T, first);
+    int rc = post_inputs(w, T, first);
+    for (size_t j = 0; rc == PORT_OK && j < w->S; j++)
+        if (w->due[j] && (rc = m->slaves[j].ops->record(m->slaves[j].ctx)))
+            return posted(w, rc, "record", T);
+    if (rc == PORT_OK) rc = sync_all(w, "record", T);
+    if (rc) return rc;
+    double rho = 1;
+    for (size_t j = 0; j < w->S; j++) {
+        if (!w->due[j]) continue;
+        w->tp[j] = w->t[j];
+        w->t[j] = T;
+        if (!first && !w->imp[j] && w->cfg->variable && w->rho[j] < rho) rho = w->rho[j];
+    }
+    if (obs && !first) {
+        f3_step_info si = {.k = k,
+                           .t0 = Tprev,
+                           .t1 = T,
+                           .H = (double)(T - Tprev) * m->tick,
+                           .stepped = w->due,
+                           .y = (const double *const *)w->y,
+                           .order = (const int *const *)w->ord,
+                           .u = (const double *const *)w->uc,
+                           .next = w->nx,
+                           .rho = rho};
+        if (obs(obs_ctx, &si))
+            return port_errorf(w->res->err, sizeof w->res->err, PORT_ENOCONV,
+                               "stopped by the observer");
+    }
+    if ((rc = port_close(m, T)))
+        return port_errorf(w->res->err, sizeof w->res->err, rc, "closing %.9g s: %s",
+                           (double)T * m->tick, port_strerror(rc));
+    if (!first) port_note(m, "step_ratio", rho);
+    return PORT_OK;
+}
+
+/* The start instant: outputs read and held (Remark 3), next times, inputs, rows. */
+static int start(f3_work *w, f3_observer *obs, void *obs_ctx)
+{
+    const port_master *m = w->m;
+    int64_t T = m->t_start;
+    int rc = port_open(m, T);
+    if (rc)
+        return port_errorf(w->res->err, sizeof w->res->err, rc, "opening the start instant: %s",
+                           port_strerror(rc));
+    for (size_t j = 0; j < w->S; j++) {
+        const port_slave *s = &m->slaves[j];
+        w->due[j] = 1;
+        w->t[j] = w->tp[j] = T;
+        w->imp[j] =
+            w->cfg->imposed && w->cfg->imposed[j] > 0 ? ticks_of(w->cfg->imposed[j], m->tick) : 0;
+        if ((rc = s->ops->get_outputs(s->ctx, w->y[j]))) return posted(w, rc, "reading outputs", T);
+    }
+    if ((rc = sync_all(w, "reading outputs", T))) return rc;
+    for (size_t j = 0; j < w->S; j++)
+        for (size_t q = 0; q < m->slaves[j].info.n_out; q++) {
+            f3_out *o = &w->o[j][q];
+            push(o, (double)T * m->tick, w->y[j][q]);
+            f3_band_update(&o->band, w->y[j][q], 0, 0);
+            fit(w->cfg, o); /* order 0 with one sample: the hold */
+        }
+    return finish_instant(w, T, 1, 0, T, obs, obs_ctx);
 }
 
 int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *obs_ctx,
@@ -230,52 +411,33 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
     if (rc == PORT_OK) rc = work_alloc(&w);
     if (rc == PORT_ENOMEM)
         port_errorf(w.res->err, sizeof w.res->err, rc, "f3ornits: out of memory");
-    int64_t t0 = m->t_start;
-    if (rc == PORT_OK) rc = read_outputs(&w, t0);
-    for (size_t j = 0; rc == PORT_OK && j < w.S; j++)
-        for (size_t q = 0; q < m->slaves[j].info.n_out; q++) {
-            f3_out *o = &w.o[j][q];
-            push(o, (double)t0 * m->tick, w.y[j][q]);
-            f3_band_update(&o->band, w.y[j][q], 0, 0);
-        }
-    double H = cfg->dt_init;
-    for (size_t k = 1; rc == PORT_OK && t0 < m->t_end; k++) {
-        int64_t ht = (int64_t)(H / m->tick + 0.5);
-        if (ht < 1) ht = 1;
-        int64_t t1 = port_tick_add(t0, ht);
-        if (t1 > m->t_end) t1 = m->t_end;
-        double Hs = (double)(t1 - t0) * m->tick;
+    if (rc == PORT_OK) rc = start(&w, obs, obs_ctx);
+    int64_t Tprev = m->t_start;
+    for (size_t k = 1; rc == PORT_OK; k++) {
+        int64_t T = INT64_MAX;
         for (size_t j = 0; j < w.S; j++)
-            for (size_t q = 0; q < m->slaves[j].info.n_out; q++)
-                fit(cfg, &w.o[j][q]);
-        if ((rc = port_open(m, t1))) break;
-        if ((rc = advance(&w, t0, t1))) break;
-        double rho = learn(&w, Hs, (double)t1 * m->tick);
-        if (!cfg->variable) rho = 1;
+            if (w.t[j] < m->t_end && w.nx[j] < T) T = w.nx[j];
+        if (T == INT64_MAX) break;
+        for (size_t j = 0; j < w.S; j++)
+            w.due[j] = w.t[j] < m->t_end && w.nx[j] == T;
+        if ((rc = port_open(m, T))) {
+            port_errorf(w.res->err, sizeof w.res->err, rc, "opening %.9g s: %s",
+                        (double)T * m->tick, port_strerror(rc));
+            break;
+        }
+        if ((rc = step_due(&w, T))) break;
+        for (size_t j = 0; j < w.S; j++)
+            if (w.due[j]) {
+                double H = (double)(T - w.t[j]) * m->tick;
+                w.rho[j] = learn(&w, j, (double)T * m->tick, H);
+                res->steps++;
+            }
+        double Hs = (double)(T - Tprev) * m->tick;
         res->N = k;
         if (k == 1 || Hs < res->h_min) res->h_min = Hs;
         if (k == 1 || Hs > res->h_max) res->h_max = Hs;
-        if (obs) {
-            f3_step_info si = {.k = k,
-                               .t0 = t0,
-                               .t1 = t1,
-                               .H = Hs,
-                               .y = (const double *const *)w.y,
-                               .order = (const int *const *)w.ord,
-                               .rho = rho};
-            if (obs(obs_ctx, &si)) {
-                rc = port_errorf(w.res->err, sizeof w.res->err, PORT_ENOCONV,
-                                 "stopped by the observer");
-                break;
-            }
-        }
-        if ((rc = port_close(m, t1))) break;
-        if (m->ops->note) m->ops->note(m->ctx, "step_ratio", rho);
-        /* the ratio applies to the step just taken (not to a shortened last one) */
-        H = cfg->variable ? rho * H : cfg->dt_init;
-        if (H < cfg->dt_init) H = cfg->dt_init;
-        if (cfg->dt_max > 0 && H > cfg->dt_max) H = cfg->dt_max;
-        t0 = t1;
+        if ((rc = finish_instant(&w, T, 0, k, Tprev, obs, obs_ctx))) break;
+        Tprev = T;
     }
     if (rc && !res->err[0])
         port_errorf(w.res->err, sizeof w.res->err, rc, "f3ornits: %s", port_strerror(rc));

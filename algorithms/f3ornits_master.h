@@ -1,8 +1,10 @@
-/* F3ORNITS as a master over the port (algorithms/port.h), the synchronous case: every slave
- * takes the same communication step, the smallest the time-stepper allows (the scheduler of
- * Éguillon et al. (2021) §3.2.2 reduced to its synchronous fallback; imposed non-multiple steps
- * are not handled yet). Inputs are the flexible-order polynomials of algorithms/f3ornits.h
- * fitted to past outputs (no output derivatives needed). doc/algorithms/f3ornits.md.
+/* F3ORNITS as a master over the port (algorithms/port.h): the flexible-order input polynomials
+ * of algorithms/f3ornits.h fitted to past outputs (no output derivatives needed), the
+ * time-stepper, and the asynchronous scheduler of Éguillon et al. (2021) §3.2.2 as we
+ * reconstruct it: every slave has its own communication times, a variable step chosen by the
+ * time-stepper or a step imposed by the slave (non-multiples such as 0.003 and 0.007 side by
+ * side); each step's inputs are the providers' newest polynomials at its start (eq. 25's m*),
+ * optionally smoothed to C^1 by Hermite cubics (eqs. 26-28). doc/algorithms/f3ornits.md.
  * Read algorithms/f3ornits_master.c next. Pure C: libc and libm only. */
 #ifndef TEMPO_ALGORITHMS_F3ORNITS_MASTER_H
 #define TEMPO_ALGORITHMS_F3ORNITS_MASTER_H
@@ -30,30 +32,42 @@ typedef struct f3_config {
     double safety;           /* factor of eq. 32; <= 0: 1 */
     double dt_init;          /* first step (and smallest step), s */
     double dt_max;           /* largest step, s; 0: none */
+    const double *imposed;   /* NULL, or per slave: its imposed step, s (0: the time-stepper's);
+                                the last one is shortened to end at t_end */
+    int smooth;              /* 1: C^1 inputs, a Hermite cubic per step after the first (eq. 28;
+                                slaves must take input derivatives up to order 3) */
     size_t n_links;
     const dc_link *links; /* every input of every slave fed once */
 } f3_config;
 
-/* One step, for the observer (valid during the call). */
+/* One communication instant, for the observer (valid during the call). */
 typedef struct f3_step_info {
-    size_t k;
-    int64_t t0, t1;          /* ticks */
-    double H;                /* s */
-    const double *const *y;  /* per slave: outputs at t1 */
+    size_t k;                /* instant number, 1 .. */
+    int64_t t0, t1;          /* the previous instant and this one, ticks */
+    double H;                /* t1 - t0, s */
+    const int *stepped;      /* per slave: 1 when it reached t1 at this instant */
+    const double *const *y;  /* per slave: its newest outputs (at t1 when stepped) */
     const int *const *order; /* per slave: the order each output's polynomial had on the step */
-    double rho;              /* the ratio chosen for the next step (1 when fixed) */
+    const double *const *u;  /* per slave: n_in * 4 input coefficients about t1 for the next
+                                step (degree 3 with smooth, else 2 and a zero) */
+    const int64_t *next;     /* per slave: its next communication time, ticks */
+    double rho;              /* the smallest ratio chosen at this instant (1 when none) */
 } f3_step_info;
 
 typedef int f3_observer(void *ctx, const f3_step_info *s);
 
 typedef struct f3_result {
-    size_t N;
-    double h_min, h_max; /* s */
+    size_t N;            /* communication instants after the start */
+    size_t steps;        /* slave steps in all (N times the slaves when synchronous) */
+    double h_min, h_max; /* s, between instants */
     char err[256];
 } f3_result;
 
 /**
- * Run from m->t_start to m->t_end (the last step is shortened to end there).
+ * Run from m->t_start to m->t_end (every slave's last step is shortened to end there). The
+ * start instant and each communication instant are opened and closed (port_open/close); at an
+ * instant T the slaves due at T step there and their outputs are read, then each gets its next
+ * time and the inputs of its next step (about T), and records its row.
  * @return PORT_OK; PORT_EUSAGE (bad settings, res->err says which); PORT_ENOMEM; a slave's
  *         failure (named in res->err); PORT_ENOCONV when the observer stopped the run.
  */

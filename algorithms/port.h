@@ -71,16 +71,19 @@ typedef struct port_discrete {
 
 /* What a slave is and can do, filled by the side that creates it (read-only afterwards). */
 typedef struct port_slave_info {
-    const char *name;     /* the federate or instance name, for messages */
-    size_t n_in, n_out;   /* Real inputs and outputs, in the order of the wiring */
-    size_t n_state;       /* continuous states (0: none, or not exposed) */
-    size_t n_discrete;    /* discrete outputs (Integer/Boolean/Real with variability
-                             discrete), reported with their event time */
-    int can_save;         /* save/restore work (fmi2GetFMUstate or our own snapshot) */
-    int max_output_deriv; /* highest output derivative order offered (0: none) */
-    int has_state_derivs; /* get_derivatives and set_states work (ME, or CS exposing them) */
-    int has_directional;  /* get_directional works (providesDirectionalDerivative) */
-    int is_me;            /* model exchange integrated by the slave's own CVODE */
+    const char *name;      /* the federate or instance name, for messages */
+    size_t n_in, n_out;    /* Real inputs and outputs, in the order of the wiring */
+    size_t n_state;        /* continuous states (0: none, or not exposed) */
+    size_t n_discrete;     /* discrete outputs (Integer/Boolean/Real with variability
+                              discrete), reported with their event time */
+    int can_save;          /* save/restore work (fmi2GetFMUstate or our own snapshot) */
+    int max_output_deriv;  /* highest output derivative order offered (0: none) */
+    int has_state_derivs;  /* get_derivatives and set_states work (ME, or CS exposing them) */
+    int has_directional;   /* get_directional works (providesDirectionalDerivative) */
+    int is_me;             /* model exchange integrated by the slave's own CVODE */
+    const long *out_state; /* NULL (unknown), or n_out entries: the continuous state output k
+                              is (the same variable), -1 when it is not a state; strong
+                              coupling then wires states to inputs without reading outputs */
 } port_slave_info;
 
 /* The operations. Each posts the operation and returns PORT_OK, or an error when it could not

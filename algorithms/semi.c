@@ -108,6 +108,10 @@ typedef struct semi_work {
     double *y_old, *R_old, *s, *Fp; /* previous iterate and residual, update, probe outputs */
     double *B, *LU; /* n x n, row-major: Jacobian (approximation), its factorisation */
     double *u;      /* sum n_in: input values */
+    double *D, *E;  /* directional only: every slave's dy/du (n_out x n_in, column by column,
+                       slave by slave); the unit vectors of the largest input count */
+    size_t *off_D;  /* n_c + 1 prefix sums into D */
+    size_t max_in;  /* the largest input count: E is max_in x max_in */
     port_step_result *sr;
     int *st;
     double worst; /* the largest |R_i| of the last residual and where */
@@ -176,6 +180,33 @@ static int kin_setup(semi_work *w)
 }
 
 /* Check settings and links, size the working set. */
+/* Room for eq. 5.12's D and the unit vectors; every slave with inputs must offer them. */
+static int directional_setup(semi_work *w)
+{
+    const port_master *m = w->m;
+    size_t max_in = 0;
+    if (!(w->off_D = calloc(w->n_c + 1, sizeof *w->off_D)))
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave_info *in = &m->slaves[j].info;
+        if (in->n_in && in->n_out && !in->has_directional)
+            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
+                               "semi-implicit: slave '%s' gives no directional derivatives "
+                               "(\"jacobian\": \"directional\" needs them)",
+                               in->name ? in->name : "?");
+        w->off_D[j + 1] = w->off_D[j] + in->n_out * in->n_in;
+        max_in = in->n_in > max_in ? in->n_in : max_in;
+    }
+    w->D = calloc(w->off_D[w->n_c] + 1, sizeof(double));
+    w->E = calloc(max_in * max_in + 1, sizeof(double));
+    if (!w->D || !w->E)
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
+    for (size_t i = 0; i < max_in; i++)
+        w->E[i * max_in + i] = 1;
+    w->max_in = max_in;
+    return PORT_OK;
+}
+
 static int setup(semi_work *w)
 {
     const port_master *m = w->m;
@@ -184,7 +215,8 @@ static int setup(semi_work *w)
         o->n_sub > SEMI_MAX_SUB || !(o->fd_rel > 0) ||
         (o->iter != SEMI_FIXED_POINT && o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON &&
          o->iter != SEMI_NEWTON_KRYLOV) ||
-        (o->jac0 != SEMI_JAC0_IDENTITY && o->jac0 != SEMI_JAC0_FD))
+        (o->jac0 != SEMI_JAC0_IDENTITY && o->jac0 != SEMI_JAC0_FD &&
+         o->jac0 != SEMI_JAC0_DIRECTIONAL))
         return port_errorf(
             w->err, w->errlen, PORT_EUSAGE,
             "semi-implicit: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d "
@@ -236,6 +268,10 @@ static int setup(semi_work *w)
         if (!(*vecs[k] = calloc(n, sizeof(double))))
             return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     w->u = calloc(n_in ? n_in : 1, sizeof(double));
+    if (o->jac0 == SEMI_JAC0_DIRECTIONAL && (o->iter == SEMI_NEWTON || o->iter == SEMI_BROYDEN)) {
+        int st = directional_setup(w);
+        if (st != PORT_OK) return st;
+    }
     if (o->iter != SEMI_FIXED_POINT) {
         w->B = calloc(n * n, sizeof(double));
         w->LU = calloc(n * n, sizeof(double));
@@ -268,6 +304,9 @@ static void teardown(semi_work *w)
     free(w->B);
     free(w->LU);
     free(w->u);
+    free(w->D);
+    free(w->E);
+    free(w->off_D);
 }
 
 /* A sync, and on error a report naming the first slave at fault. */
@@ -375,6 +414,41 @@ static int jacobian_fd(semi_work *w, int64_t t_r, int64_t t_to)
         if (st != PORT_OK) return st;
         for (size_t r = 0; r < n; r++)
             w->B[r * n + i] += (w->Fp[r] - w->Fy[r]) / d;
+    }
+    return PORT_OK;
+}
+
+/* B = dR/dy = D A - I at the slaves' current point (the last recalculation), eq. 5.12: D the
+ * slaves' dy/du from one round of directional derivatives (a column per input), A the wiring.
+ * Exact when the outputs depend on the inputs only through direct feedthrough; with states
+ * the step's own sensitivity is left out (the thesis's interface Jacobian, not dF/dy). */
+static int jacobian_dir(semi_work *w, int64_t t_to)
+{
+    const port_master *m = w->m;
+    size_t n = w->n;
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &m->slaves[j];
+        if (!s->info.n_in || !s->info.n_out) continue;
+        for (size_t i = 0; i < s->info.n_in; i++)
+            s->ops->get_directional(s->ctx, &w->E[i * w->max_in],
+                                    &w->D[w->off_D[j] + i * s->info.n_out]);
+        w->res->msg_commands += s->info.n_in;
+        w->res->msg_replies += s->info.n_in;
+    }
+    int st = sync_all(w, "giving its directional derivatives", t_to);
+    if (st != PORT_OK) return st;
+    memset(w->B, 0, n * n * sizeof *w->B);
+    for (size_t i = 0; i < n; i++)
+        w->B[i * n + i] = -1;
+    for (size_t j = 0; j < w->n_c; j++) {
+        size_t n_out = m->slaves[j].info.n_out;
+        for (size_t i = 0; i < m->slaves[j].info.n_in && n_out; i++) {
+            const wr_link *l = &w->links[w->off_in[j] + i];
+            if (l->src < 0) continue; /* a constant input: no column */
+            size_t c = w->off_out[l->src] + l->out;
+            for (size_t r = 0; r < n_out; r++)
+                w->B[(w->off_out[j] + r) * n + c] += w->D[w->off_D[j] + i * n_out + r];
+        }
     }
     return PORT_OK;
 }
@@ -494,7 +568,9 @@ static int update(semi_work *w, int k, int64_t t_r, int64_t t_to, const char **w
         return PORT_OK;
     }
     int st = PORT_OK;
-    if (w->o->iter == SEMI_NEWTON || (k == 0 && w->o->jac0 == SEMI_JAC0_FD)) {
+    if ((w->o->iter == SEMI_NEWTON || k == 0) && w->o->jac0 == SEMI_JAC0_DIRECTIONAL) {
+        st = jacobian_dir(w, t_to);
+    } else if (w->o->iter == SEMI_NEWTON || (k == 0 && w->o->jac0 == SEMI_JAC0_FD)) {
         st = jacobian_fd(w, t_r, t_to);
     } else if (k == 0) {
         memset(w->B, 0, n * n * sizeof *w->B);

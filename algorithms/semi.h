@@ -33,6 +33,9 @@ typedef enum semi_iter {
 typedef enum semi_jac0 {
     SEMI_JAC0_IDENTITY = 0, /* B0 = -I: the first update is a fixed-point step */
     SEMI_JAC0_FD,           /* B0 = dR/dy by finite differences (one round per fed-back output) */
+    SEMI_JAC0_DIRECTIONAL,  /* eq. 5.12: dR/dy = D A - I, D the slaves' dy/du from their
+                               directional derivatives (get_directional, one round); with
+                               SEMI_NEWTON at every update, with SEMI_BROYDEN as B0 */
 } semi_jac0;
 
 /* Settings; semi_opts_default fills the defaults. */
@@ -42,7 +45,9 @@ typedef struct semi_opts {
     int max_iter;   /* updates of y per step, >= 1 */
     semi_iter iter; /* SEMI_FIXED_POINT (default), SEMI_BROYDEN, SEMI_NEWTON,
                        SEMI_NEWTON_KRYLOV */
-    semi_jac0 jac0; /* Broyden only: SEMI_JAC0_IDENTITY (default) or SEMI_JAC0_FD */
+    semi_jac0 jac0; /* Broyden: B0, SEMI_JAC0_IDENTITY (default), SEMI_JAC0_FD or
+                       SEMI_JAC0_DIRECTIONAL; Newton: SEMI_JAC0_DIRECTIONAL for eq. 5.12's
+                       Jacobian from directional derivatives, else finite differences */
     int n_sub;      /* internal steps per macro step, 1..SEMI_MAX_SUB (default 1): the last
                        H / n_sub is the one redone */
     double fd_rel;  /* finite-difference perturbation: fd_rel * max(1, |y_i|) (default 1e-7) */

@@ -4,18 +4,19 @@
  * doc/algorithms/strong-coupling.md.
  *
  * The states of every slave form one vector x (sum n_state values, slave by slave). CVODE
- * integrates x' = f(t, x) (eq. 5.18) where one evaluation of f is two rounds over the port:
- *   1. every slave j: set_states(t, x_j), get_outputs(y_j)            (sync)
- *   2. every slave j: set_inputs(u_j = A y, held), get_derivatives(x_j')  (sync)
- * Round 1 is our addition: Algorithm 4 feeds the states themselves to the inputs ("Update
- * Inputs" from y, the state vector), which holds when every wired output is a state; reading
- * the outputs is right for any output map. The RHS time is a payload (set_states' t), not a
- * time stamp (erratum E4 of the thesis: CVODE evaluates at non-monotonic t); the instant stays
- * the output time T_n+1 being integrated to, and CVODE stops exactly there (tstop), so it
- * never evaluates beyond the instant it is working in.
+ * integrates x' = f(t, x) (eq. 5.18) where one evaluation of f is one round over the port,
+ * Algorithm 4's Update States / Update Inputs / Send Derivatives:
+ *   every slave j: set_states(t, x_j), set_inputs(u_j = A y, held), get_derivatives(x_j')  (sync)
+ * with the wired outputs read from x itself, which holds when every wired output is a state
+ * (info.out_state). Otherwise the outputs are read at x first, a round of set_states +
+ * get_outputs before it (our addition: right for any output map). The RHS time is a payload
+ * (set_states' t), not a time stamp (erratum E4 of the thesis: CVODE evaluates at
+ * non-monotonic t); the instant stays the output time T_n+1 being integrated to, and CVODE
+ * stops exactly there (tstop), so it never evaluates beyond the instant it is working in.
  *
- * At each output time T_n+1 = T_n + step the slaves receive the states at T_n+1 and record
- * them (Algorithm 4's Send States / End Iteration). No allocation after set-up.
+ * At the start and at each output time T_n+1 = T_n + step the slaves receive the states and the
+ * inputs wired from them and record their row (Algorithm 4's Send States / End Iteration).
+ * Messages are counted as eq. 5.19 has them (strong.h). No allocation after set-up.
  */
 #include "algorithms/strong.h"
 
@@ -76,51 +77,74 @@ static int sync_all(strong_work *w, const char *what, double t)
                        j >= 0 ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
 }
 
-/* Set every slave's states at t (ticks rounded from CVODE's t) and read its outputs. */
-static int put_states(strong_work *w, double t, const double *x, int record)
+/* u = A y: every input from the output it is wired to; with one_round the output is a state,
+ * read from x itself (Algorithm 4's Update Inputs from the state vector). */
+static void wire(strong_work *w, const double *x)
 {
-    int64_t tt = (int64_t)llround(t / w->m->tick);
-    for (size_t j = 0; j < w->n_c; j++) {
-        const port_slave *s = &w->m->slaves[j];
-        s->ops->set_states(s->ctx, tt, &x[w->off_x[j]]);
-        if (record)
-            s->ops->record(s->ctx);
+    size_t n_in = w->off_in[w->n_c];
+    for (size_t k = 0; k < n_in; k++) {
+        const wr_link *l = &w->links[k];
+        if (l->src < 0)
+            w->u[k] = l->value;
+        else if (w->res->one_round)
+            w->u[k] = x[w->off_x[l->src] + (size_t)w->m->slaves[l->src].info.out_state[l->out]];
         else
-            s->ops->get_outputs(s->ctx, &w->y[w->off_out[j]]);
+            w->u[k] = w->y[w->off_out[l->src] + l->out];
     }
-    w->res->msg_commands += 2 * w->n_c;
-    if (!record) w->res->msg_replies += w->n_c;
-    return sync_all(w, record ? "recording" : "taking the states", t);
 }
 
-/* CVODE's right-hand side: x' from two rounds over the port. */
-static int rhs(sunrealtype t, N_Vector xv, N_Vector dxv, void *data)
+/* One round: every slave j gets x_j at tt (ticks) and, when inputs is set, its inputs u_j; then
+ * records its row (what == RECORD), reports its outputs (OUTPUTS) or its derivatives into dx
+ * (DERIVS). Counts the messages (commands and replies with values) and syncs. */
+enum { RECORD, OUTPUTS, DERIVS };
+static int round_(strong_work *w, int64_t tt, const double *x, int inputs, int what, double *dx)
 {
-    strong_work *w = data;
-    const double *x = N_VGetArrayPointer(xv);
-    double *dx = N_VGetArrayPointer(dxv);
-    w->res->n_rhs++; /* CVODE's own and its difference-quotient Jacobian's evaluations */
-    int st = put_states(w, t, x, 0);
-    if (st == PORT_OK) {
-        int64_t tt = (int64_t)llround(t / w->m->tick);
-        size_t n_in = w->off_in[w->n_c];
-        for (size_t k = 0; k < n_in; k++) {
-            const wr_link *l = &w->links[k];
-            w->u[k] = l->src < 0 ? l->value : w->y[w->off_out[l->src] + l->out];
-        }
-        for (size_t j = 0; j < w->n_c; j++) {
-            const port_slave *s = &w->m->slaves[j];
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &w->m->slaves[j];
+        if (x) s->ops->set_states(s->ctx, tt, &x[w->off_x[j]]);
+        if (inputs) {
             port_poly p = {.t0 = tt,
                            .order = 0,
                            .n = s->info.n_in,
                            .c = s->info.n_in ? &w->u[w->off_in[j]] : NULL};
             s->ops->set_inputs(s->ctx, &p);
-            s->ops->get_derivatives(s->ctx, &dx[w->off_x[j]]);
         }
-        w->res->msg_commands += 2 * w->n_c;
-        w->res->msg_replies += w->n_c;
-        st = sync_all(w, "evaluating its derivatives", t);
+        if (what == RECORD)
+            s->ops->record(s->ctx);
+        else if (what == OUTPUTS)
+            s->ops->get_outputs(s->ctx, &w->y[w->off_out[j]]);
+        else
+            s->ops->get_derivatives(s->ctx, &dx[w->off_x[j]]);
     }
+    w->res->msg_commands += ((x != NULL) + (inputs != 0) + 1) * w->n_c;
+    if (what != RECORD) w->res->msg_replies += w->n_c;
+    static const char *const doing[] = {"recording", "reporting its outputs",
+                                        "evaluating its derivatives"};
+    return sync_all(w, doing[what], (double)tt * w->m->tick);
+}
+
+/* The slaves at (tt, x) with the inputs wired from there: one round, or two when the outputs
+ * must be read first; what: RECORD or DERIVS (into dx). */
+static int evaluate(strong_work *w, int64_t tt, const double *x, int what, double *dx)
+{
+    if (w->res->one_round) {
+        wire(w, x);
+        return round_(w, tt, x, 1, what, dx);
+    }
+    int st = round_(w, tt, x, 0, OUTPUTS, NULL);
+    if (st != PORT_OK) return st;
+    wire(w, x);
+    return round_(w, tt, NULL, 1, what, dx);
+}
+
+/* CVODE's right-hand side: x' from the slaves at (t, x). The time is a payload in ticks. */
+static int rhs(sunrealtype t, N_Vector xv, N_Vector dxv, void *data)
+{
+    strong_work *w = data;
+    w->res->n_rhs++; /* CVODE's own and its difference-quotient Jacobian's evaluations */
+    w->res->n_rounds += w->res->one_round ? 1 : 2;
+    int st = evaluate(w, (int64_t)llround(t / w->m->tick), N_VGetArrayPointer(xv), DERIVS,
+                      N_VGetArrayPointer(dxv));
     if (st != PORT_OK) {
         w->port_status = st;
         return -1; /* unrecoverable for CVODE */
@@ -178,6 +202,21 @@ static int setup(strong_work *w)
                                    "%ld output %zu does not exist",
                                    m->slaves[j].info.name, i, l->src, l->out);
         }
+    /* One round per evaluation when every wired output is a state of its slave. */
+    w->res->one_round = 1;
+    for (size_t k = 0; k < n_in; k++) {
+        const wr_link *l = &w->links[k];
+        if (l->src < 0) continue;
+        const port_slave_info *src = &m->slaves[l->src].info;
+        if (!src->out_state || src->out_state[l->out] < 0 ||
+            (size_t)src->out_state[l->out] >= src->n_state)
+            w->res->one_round = 0;
+    }
+    size_t n_c = w->n_c;
+    w->res->c0 = 2 * n_c;
+    w->res->c1 = (w->res->one_round ? 3 : 5) * n_c;
+    w->res->c2 = (w->res->one_round ? 4 : 6) * n_c;
+    w->res->c0 += w->res->c1; /* the start is committed like an output instant */
     w->y = calloc(w->off_out[w->n_c] + 1, sizeof(double));
     w->u = calloc(n_in + 1, sizeof(double));
     if (!w->y || !w->u)
@@ -213,11 +252,11 @@ static int start(strong_work *w)
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &m->slaves[j];
         s->ops->get_states(s->ctx, &x[w->off_x[j]]);
-        s->ops->record(s->ctx);
     }
-    w->res->msg_commands += 2 * w->n_c;
+    w->res->msg_commands += w->n_c;
     w->res->msg_replies += w->n_c;
     int st = sync_all(w, "reading its initial states", secs(w, m->t_start));
+    if (st == PORT_OK) st = evaluate(w, m->t_start, x, RECORD, NULL);
     if (st != PORT_OK) return st;
     int flag;
     if ((flag = CVodeSetErrHandlerFn(w->cv, cv_quiet, NULL)) ||
@@ -247,6 +286,7 @@ int strong_run(const port_master *m, const wr_link *links, const strong_opts *o,
     if (st == PORT_OK) st = port_open(m, m->t_start);
     if (st == PORT_OK) st = start(&w);
     if (st == PORT_OK) st = port_close(m, m->t_start);
+    long rhs_before = res->n_rhs, steps_before = 0;
     for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
@@ -265,10 +305,16 @@ int strong_run(const port_master *m, const wr_link *links, const strong_opts *o,
                              tret, tout, flag);
             break;
         }
-        if ((st = put_states(&w, tout, N_VGetArrayPointer(w.x), 1)) != PORT_OK) break;
+        if ((st = evaluate(&w, t_to, N_VGetArrayPointer(w.x), RECORD, NULL)) != PORT_OK) break;
         if ((st = port_close(m, t_to)) != PORT_OK) break;
         res->t_reached = t_to;
         res->n_out++;
+        long steps = 0;
+        CVodeGetNumSteps(w.cv, &steps);
+        port_note(m, "strong.rhs", (double)(res->n_rhs - rhs_before));
+        port_note(m, "strong.steps", (double)(steps - steps_before));
+        rhs_before = res->n_rhs;
+        steps_before = steps;
     }
     if (w.cv) CVodeGetNumSteps(w.cv, &res->n_steps);
     teardown(&w);

@@ -2,7 +2,8 @@
  * (algorithms/port.h): one CVODE in the master integrates the states of every slave; each
  * right-hand-side evaluation sets the slaves' states, wires their outputs to their inputs and
  * reads their state derivatives, so the slaves act as model-exchange evaluators. The slaves
- * must offer set_states / get_outputs / get_derivatives (info.has_state_derivs).
+ * must offer set_states / get_outputs / get_derivatives (info.has_state_derivs). When every
+ * wired output is a state (info.out_state) an evaluation is one round, as in Algorithm 4.
  * doc/algorithms/strong-coupling.md. Read algorithms/strong.c next. C with libc, libm and
  * SUNDIALS CVODE (doc/architecture.md).
  */
@@ -31,18 +32,30 @@ void strong_opts_default(strong_opts *o, int64_t step);
 typedef struct strong_result {
     int64_t t_reached; /* ticks: the last committed instant */
     size_t n_out;      /* output instants after the start (n_s) */
-    long n_rhs;        /* right-hand-side rounds (n_f), CVODE's count */
+    long n_rhs;        /* right-hand-side evaluations (n_f): CVODE's own and its
+                          difference-quotient Jacobian's */
+    long n_rounds;     /* synchronised rounds over the port spent in them: n_f (one round per
+                          evaluation) or 2 n_f (outputs read first; see one_round) */
     long n_steps;      /* CVODE's internal steps */
-    /* Messages, one per command to one slave and one per reply carrying values. Per slave: at
-     * the start get_states + reply + record (3); per right-hand side set_states, get_outputs +
-     * reply, set_inputs, get_derivatives + reply (6); per output instant set_states + record
-     * (2): total n_c (3 + 6 n_f + 2 n_s), eq. 5.19 with c1 = 2 n_c and c2 = 6 n_c. */
+    int one_round;     /* 1: every wired output is a state (info.out_state), so an evaluation is
+                          one round of set_states, set_inputs, get_derivatives (Algorithm 4);
+                          0: set_states + get_outputs, then set_inputs + get_derivatives */
+    /* Messages, one per command to one slave and one per reply carrying values (TARA/TAR and
+     * close not counted), and the constants of eq. 5.19 they obey:
+     *   msg_commands + msg_replies = c0 + c1 n_s + c2 n_f
+     * per slave at the start get_states + reply + record (c0 = 3 n_c); per output instant
+     * set_states, set_inputs, record (c1 = 3 n_c) plus get_outputs + reply (c1 = 5 n_c) when
+     * not one_round; per evaluation set_states, set_inputs, get_derivatives + reply
+     * (c2 = 4 n_c) plus get_outputs + reply (c2 = 6 n_c) when not one_round. */
     size_t msg_commands, msg_replies;
+    size_t c0, c1, c2;
     int failed_slave; /* index of the slave at fault, -1 when none */
 } strong_result;
 
 /**
  * Run strong coupling from m->t_start to m->t_end.
+ * m->ops->note (when set) receives "strong.rhs" (evaluations since the last output instant)
+ * and "strong.steps" (CVODE steps since then) at every output instant.
  * @param m     the master and its slaves, not NULL; every slave has has_state_derivs
  * @param links sum of n_in links, slave by slave (wr_link); may be NULL without inputs
  * @param o     settings, not NULL (strong_opts_default)

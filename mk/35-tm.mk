@@ -12,6 +12,8 @@ UNIT_TESTS += tests/unit/tm_bound_test
 tm_bound_test_LIBS := tm proto
 UNIT_TESTS += tests/unit/tm_fault_test
 tm_fault_test_LIBS := tm proto
+UNIT_TESTS += tests/unit/tm_stall_test
+tm_stall_test_LIBS := tm proto
 
 INTEG_TESTS += tests/integration/tm_patterns_test
 tm_patterns_test_LIBS := client proto fom

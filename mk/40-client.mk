@@ -4,7 +4,8 @@
 CLIENT_SRCS += federate/libtempo/client_err.c federate/libtempo/client_conn.c federate/libtempo/client_evoke.c \
                federate/libtempo/client_join.c federate/libtempo/client_dm.c federate/libtempo/client_om.c \
                federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c \
-               federate/libtempo/client_ticks.c federate/libtempo/client_secret.c
+               federate/libtempo/client_ticks.c federate/libtempo/client_secret.c \
+               federate/libtempo/client_inproc.c
 
 # Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer
@@ -30,10 +31,19 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
+# A late regulator's refused update reaches the program; stalls under polling over the wire.
+INTEG_TESTS += tests/integration/client_late_test
+client_late_test_LIBS := client proto fom
 # The example pair through examples/demo.sh (what doc/guide.md promises the reader sees).
 INTEG_SCRIPTS += tests/integration/client_demo.sh
+# The example of doc/api.md, compiled from the page and run beside the producer.
+INTEG_SCRIPTS += tests/integration/api_example.sh
 
 # Benchmarks (make bench): figures only, never pass/fail on timing.
 BENCHES += tests/bench/bench_foundation tests/bench/bench_client_alloc
 bench_foundation_LIBS := client proto fom
 bench_client_alloc_LIBS := client proto fom
+# The in-process transport (doc/inproc.md): the same federation in process and over TCP against
+# a closed recursion, the embedded RTI's federation log, stopping under a joined federate.
+INTEG_TESTS += tests/integration/inproc_client_test
+inproc_client_test_LIBS := client flog tm proto fom

@@ -17,7 +17,12 @@ FMU_MODELS := dahlquist vanderpol bouncingball stair \
               spring mass springmass \
               lorenz_x lorenz_yz lorenz \
               vdp_x vdp_y bball_stairs bball_ball bball_steps passthrough \
-              house environment
+              house environment gain
+# The F3ORNITS speed-control case: the car and its controller (co-simulation only: it reads
+# its input's derivative).
+FMU_MODELS += car speedctl
+speedctl_FMU_KINDS := cs
+FMU_MODELS += chain_heavy chain_light lin_half
 # The ball on stairs has a stiff contact (1e6): model exchange only, integrated by CVODE BDF
 # (the framework's explicit Dormand-Prince CS solver drifts by several per cent over 30 s).
 bball_stairs_FMU_KINDS := me

@@ -36,6 +36,10 @@ PROGS += tempo-example-defect
 tempo-example-defect_SRCS := examples/defect_run.c
 tempo-example-defect_LIBS := run config fmu algo fom
 INTEG_SCRIPTS += tests/integration/defect_run.sh
+# The F3ORNITS Pareto comparison (RMSE against steps) of an f3ornits file, in one process.
+PROGS += tempo-example-f3ornits
+tempo-example-f3ornits_SRCS := examples/f3_pareto.c
+tempo-example-f3ornits_LIBS := run config fmu algo fom
 # F3ORNITS (Éguillon et al. 2021): the pieces.
 UNIT_TESTS += tests/unit/f3ornits_test
 f3ornits_test_LIBS := algo

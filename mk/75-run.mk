@@ -26,3 +26,5 @@ INTEG_SCRIPTS += tests/integration/run_preflight.sh
 INTEG_SCRIPTS += tests/integration/run_chaos.sh
 # Two hosts as network namespaces joined by a veth pair (root; skipped otherwise).
 INTEG_SCRIPTS += tests/integration/run_netns.sh
+# recording a run, the first failure named, exit() mid-run, the no-progress watchdog
+INTEG_SCRIPTS += tests/integration/run_debug.sh

@@ -6,7 +6,8 @@
 # FMUs.
 # See the Makefile header for the variables this fragment fills in.
 FMUFED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_model.c federate/fmufed/fmufed_rec.c \
-               federate/fmufed/fmufed_tp.c federate/fmufed/fmufed_cli.c federate/fmufed/fmufed_slave.c
+               federate/fmufed/fmufed_tp.c federate/fmufed/fmufed_cli.c federate/fmufed/fmufed_slave.c \
+               federate/fmufed/fmufed_all.c
 
 INTEG_TESTS += tests/integration/fmufed_lv_test
 fmufed_lv_test_LIBS := run fmu client proto fom
@@ -15,3 +16,6 @@ BENCHES += tests/bench/fmufed_bench
 fmufed_bench_LIBS := fmu client proto fom
 INTEG_TESTS += tests/integration/fmufed_osc_test
 fmufed_osc_test_LIBS := run fmu client proto fom
+# Every peer example file in process (tempo-run --in-process, tempo-fmu --all) and distributed:
+# the same bits and the same grants in the two federation logs (doc/inproc.md).
+INTEG_SCRIPTS += tests/integration/inproc_examples.sh

@@ -9,11 +9,13 @@ msproto_test_LIBS := msproto config fmu algo fom
 ALGO_SRCS += algorithms/msjacobi.c
 MASTER_SRCS += federate/master/ms_remote.c federate/master/master_algos.c \
                federate/master/master_wr.c federate/master/master_jacobi.c
+MASTER_SRCS += federate/master/master_defect.c federate/master/master_f3ornits.c
 
 PROGS += tempo-master
 tempo-master_SRCS := federate/master/tempo_master_main.c
 tempo-master_LIBS := master fmufed msproto run config fmu algo client proto fom
-INTEG_SCRIPTS += tests/integration/master_test.sh
+INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_master_test.sh \
+                 tests/integration/f3ornits_master_test.sh
 UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := config fmu algo fom
 UNIT_TESTS += tests/unit/msjacobi_test

@@ -39,3 +39,5 @@ INTEG_SCRIPTS += tests/integration/tlog_e2e.sh
 INTEG_SCRIPTS += tests/integration/tlog_fanout.sh
 # tempo-log refusing devices, FIFOs, folders and a wrong magic without reading them.
 INTEG_SCRIPTS += tests/integration/tlog_hostile.sh
+# stamps, wait spans, filters, explain in seconds, stalls under polling, an RTI killed
+INTEG_SCRIPTS += tests/integration/tlog_stall.sh

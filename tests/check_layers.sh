@@ -30,7 +30,8 @@ declare -A ALLOWED=(
   [rti/flog]="rti/proto rti/tm"
   [rti/server]="rti/proto rti/tm rti/flog fom"
   [rti/tlog]="rti/flog rti/tm rti/proto fom"
-  [federate/libtempo]="rti/proto fom"
+  # libtempo embeds the RTI's core for its in-process transport (rti/server/embed.h only).
+  [federate/libtempo]="rti/proto fom rti/server"
   [federate/fmu]="algorithms"
   [federate/config]="algorithms fom federate/fmu"
   [federate/msproto]="algorithms federate/config"

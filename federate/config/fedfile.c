@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_impl.h"
 #include "fom/fom.h"
 
@@ -103,6 +104,16 @@ static const char *json_kind(const json_t *v)
         return "null";
     }
     return "?";
+}
+
+int fedfile_fail(const ld *c, const char *jpath, const char *fmt, ...)
+{
+    char msg[FEDFILE_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail(c, jpath, "%s", msg);
 }
 
 /* ======================================================================================
@@ -419,14 +430,18 @@ static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
     v = json_object_get(a, "jacobian");
     if (v) {
         const char *j = json_is_string(v) ? json_string_value(v) : "";
-        if (o->iter != SEMI_BROYDEN)
-            return fail(c, "algorithm.jacobian", "only used with \"iteration\": \"broyden\"");
-        if (!strcmp(j, "identity"))
+        if (o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON)
+            return fail(c, "algorithm.jacobian",
+                        "only used with \"iteration\": \"broyden\" or \"newton\"");
+        if (!strcmp(j, "identity") && o->iter == SEMI_BROYDEN)
             o->jac0 = SEMI_JAC0_IDENTITY;
         else if (!strcmp(j, "fd"))
             o->jac0 = SEMI_JAC0_FD;
+        else if (!strcmp(j, "directional"))
+            o->jac0 = SEMI_JAC0_DIRECTIONAL;
         else
-            return fail(c, "algorithm.jacobian", "expected \"identity\" or \"fd\"");
+            return fail(c, "algorithm.jacobian", "expected %s\"fd\" or \"directional\"",
+                        o->iter == SEMI_BROYDEN ? "\"identity\", " : "");
     }
     return FEDFILE_OK;
 }
@@ -555,6 +570,180 @@ int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
     return FEDFILE_OK;
 }
 
+/* A duration of algorithm.hybrid in seconds into ticks (>= 1), when present. */
+static int hy_ticks(const ld *c, const json_t *h, const char *key, double res, int64_t *out)
+{
+    const char *base = "algorithm.hybrid";
+    double v = 0;
+    int have = 0, rc;
+    if ((rc = get_num(c, h, base, key, 0, &v, &have)) || !have) return rc;
+    if ((rc = to_ticks(c, base, key, v, res, out))) return rc;
+    if (*out < 1) {
+        char p[JPATH_LEN];
+        jp_key(p, base, key);
+        return fail(c, p, "%g s is less than one tick", v);
+    }
+    return FEDFILE_OK;
+}
+
+/* hybrid: "step" (H_0) as the fixed-step methods, then the object "hybrid" (all optional,
+ * defaults of hybrid_opts_default): h_min, h_max, delta, bisect_tol (s), bisect (boolean),
+ * tol, max_iter, norm ("max", "2"), tol_d, tau0, grow, shrink, discrete (the "Class.attribute"
+ * outputs that are discrete-valued). doc/federation.md, doc/algorithms/hybrid.md. */
+int fedfile_parse_hybrid(const ld *c, const void *algo, fedfile *ff)
+{
+    static const char *const keys[] = {"h_min", "h_max",    "delta",    "bisect", "bisect_tol",
+                                       "tol",   "max_iter", "norm",     "tol_d",  "tau0",
+                                       "grow",  "shrink",   "discrete", NULL};
+    const json_t *a = algo;
+    fedfile_algo *al = &ff->algo;
+    int rc = fedfile_parse_fixed(c, algo, ff), have = 0;
+    if (rc || (rc = refuse_key(c, a, "extrapolation",
+                               "the peer methods; hybrid draws its inputs as lines over a step")))
+        return rc;
+    hybrid_opts *o = &al->hybrid;
+    hybrid_opts_default(o, al->t_step);
+    const char *base = "algorithm.hybrid";
+    json_t *h = json_object_get(a, "hybrid");
+    if (!h) return FEDFILE_OK;
+    if (!json_is_object(h)) return fail(c, base, "expected an object, got %s", json_kind(h));
+    if ((rc = only_keys(c, h, base, keys)) ||
+        (rc = hy_ticks(c, h, "h_min", ff->resolution, &o->h_min)) ||
+        (rc = hy_ticks(c, h, "h_max", ff->resolution, &o->h_max)) ||
+        (rc = hy_ticks(c, h, "delta", ff->resolution, &o->delta)) ||
+        (rc = hy_ticks(c, h, "bisect_tol", ff->resolution, &o->bisect_tol)) ||
+        (rc = get_num(c, h, base, "tol", 0, &o->tol, &have)) ||
+        (rc = get_num(c, h, base, "tol_d", 1, &o->tol_d, &have)) ||
+        (rc = get_num(c, h, base, "tau0", 1, &o->tau0, &have)) ||
+        (rc = get_num(c, h, base, "grow", 0, &o->grow, &have)) ||
+        (rc = get_num(c, h, base, "shrink", 0, &o->shrink, &have)) ||
+        (rc = get_int(c, h, base, "max_iter", 1, 1000000, NULL, &o->max_iter)))
+        return rc;
+    if (!json_object_get(h, "delta") && json_object_get(h, "h_min")) o->delta = o->h_min;
+    if (o->h_max < o->h_min) return fail(c, "algorithm.hybrid.h_max", "must be >= h_min");
+    if (o->grow < 1) return fail(c, "algorithm.hybrid.grow", "expected a factor >= 1");
+    if (o->shrink > 1) return fail(c, "algorithm.hybrid.shrink", "expected a factor in (0, 1]");
+    json_t *v = json_object_get(h, "bisect");
+    if (v && !json_is_boolean(v))
+        return fail(c, "algorithm.hybrid.bisect", "expected true or false");
+    o->bisect = v && json_is_true(v);
+    v = json_object_get(h, "norm");
+    if (v) {
+        const char *n = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(n, "max") && strcmp(n, "2"))
+            return fail(c, "algorithm.hybrid.norm", "expected \"max\" or \"2\"");
+        o->norm = strcmp(n, "2") == 0 ? HYBRID_NORM_2 : HYBRID_NORM_MAX;
+    }
+    v = json_object_get(h, "discrete");
+    if (!v) return FEDFILE_OK;
+    if (!json_is_array(v))
+        return fail(c, "algorithm.hybrid.discrete", "expected an array of \"Class.attribute\"");
+    al->hy_discrete = calloc(json_array_size(v) + 1, sizeof *al->hy_discrete);
+    if (!al->hy_discrete) return oom(c);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *e = json_array_get(v, i);
+        if (!json_is_string(e) || !strchr(json_string_value(e), '.')) {
+            char p[JPATH_LEN];
+            jp_idx(p, "algorithm.hybrid.discrete", i);
+            return fail(c, p, "expected a string \"Class.attribute\"");
+        }
+        if (!(al->hy_discrete[al->hy_n_discrete++] = strdup(json_string_value(e)))) return oom(c);
+    }
+    return FEDFILE_OK;
+}
+
+/* f3ornits: the object "f3ornits" (doc/federation.md); the fixed-step and jacobi-de keys of
+ * "algorithm" are refused. */
+int fedfile_parse_f3(const ld *c, const void *algo, fedfile *ff)
+{
+    const json_t *a = algo;
+    static const char *const keys[] = {"dt_init", "dt_max", "order",  "fit",     "variable",
+                                       "norm",    "mu",     "rtol",   "atol",    "rho_min",
+                                       "rho_max", "safety", "smooth", "imposed", NULL};
+    static const char *const fits[] = {"extrapolation", "cls", NULL};
+    static const char *const norms[] = {"magnitude", "amplitude", "damped", NULL};
+    const char *who = "the other methods; f3ornits takes its settings from algorithm.f3ornits";
+    int rc;
+    if ((rc = refuse_key(c, a, "step", who)) || (rc = refuse_key(c, a, "lookahead", who)) ||
+        (rc = refuse_key(c, a, "quantum", who)) || (rc = refuse_key(c, a, "h_min", who)) ||
+        (rc = refuse_key(c, a, "h_max", who)) || (rc = refuse_key(c, a, "extrapolation", who)))
+        return rc;
+    const char *base = "algorithm.f3ornits";
+    json_t *d = json_object_get(a, "f3ornits");
+    if (!d || !json_is_object(d))
+        return fail(c, base, "expected an object with at least \"dt_init\"%s",
+                    d ? "" : " (missing)");
+    if ((rc = only_keys(c, d, base, keys))) return rc;
+    fedfile_f3 *f = &ff->algo.f3;
+    *f = (fedfile_f3){.order = -1,
+                      .variable = 1,
+                      .mu = 0.5,
+                      .rtol = 1e-3,
+                      .atol = 1e-6,
+                      .rho_min = 0.2,
+                      .rho_max = 2,
+                      .safety = 0.9};
+    int have = 0;
+    int64_t t;
+    if ((rc = get_num(c, d, base, "dt_init", 0, &f->dt_init, &have))) return rc;
+    if (!have) return fail(c, "algorithm.f3ornits.dt_init", "missing (the first step, s > 0)");
+    if ((rc = to_ticks(c, base, "dt_init", f->dt_init, ff->resolution, &t))) return rc;
+    if (t < 1) return fail(c, "algorithm.f3ornits.dt_init", "%g s is below a tick", f->dt_init);
+    if ((rc = get_num(c, d, base, "dt_max", 0, &f->dt_max, &have))) return rc;
+    if (have && f->dt_max < f->dt_init)
+        return fail(c, "algorithm.f3ornits.dt_max", "%g must be >= dt_init %g", f->dt_max,
+                    f->dt_init);
+    const char *num[] = {"mu", "rtol", "atol", "rho_min", "rho_max", "safety"};
+    double *dst[] = {&f->mu, &f->rtol, &f->atol, &f->rho_min, &f->rho_max, &f->safety};
+    const int zero_ok[] = {1, 0, 1, 0, 0, 0};
+    for (int i = 0; i < 6; i++)
+        if ((rc = get_num(c, d, base, num[i], zero_ok[i], dst[i], &have))) return rc;
+    if (f->rho_max < f->rho_min)
+        return fail(c, "algorithm.f3ornits.rho_max", "%g must be >= rho_min %g", f->rho_max,
+                    f->rho_min);
+    json_t *o = json_object_get(d, "order");
+    if (o && !(json_is_string(o) && !strcmp(json_string_value(o), "flexible")) &&
+        !(json_is_integer(o) && json_integer_value(o) >= 0 && json_integer_value(o) <= 2))
+        return fail(c, "algorithm.f3ornits.order", "expected \"flexible\" or an order 0..2");
+    if (o && json_is_integer(o)) f->order = (int)json_integer_value(o);
+    const char *bools[] = {"variable", "smooth"};
+    int *bdst[] = {&f->variable, &f->smooth};
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(d, bools[i]);
+        if (!v) continue;
+        if (!json_is_boolean(v)) {
+            char p[JPATH_LEN];
+            jp_key(p, base, bools[i]);
+            return fail(c, p, "expected true or false");
+        }
+        *bdst[i] = json_is_true(v);
+    }
+    if ((rc = get_choice(c, d, base, "fit", fits, &f->fit)) ||
+        (rc = get_choice(c, d, base, "norm", norms, &f->norm)))
+        return rc;
+    json_t *im = json_object_get(d, "imposed");
+    if (!im) return FEDFILE_OK;
+    if (!json_is_object(im))
+        return fail(c, "algorithm.f3ornits.imposed", "expected an object {\"federate\": step}");
+    size_t n = json_object_size(im);
+    f->imposed_fed = calloc(n + 1, sizeof *f->imposed_fed);
+    f->imposed_step = calloc(n + 1, sizeof *f->imposed_step);
+    if (!f->imposed_fed || !f->imposed_step) return fail(c, base, "out of memory");
+    const char *key;
+    json_t *v;
+    json_object_foreach(im, key, v)
+    {
+        char p[JPATH_LEN];
+        jp_key(p, "algorithm.f3ornits", "imposed");
+        if ((rc = get_num(c, im, p, key, 0, &f->imposed_step[f->n_imposed], &have)) ||
+            (rc = to_ticks(c, p, key, f->imposed_step[f->n_imposed], ff->resolution, &t)))
+            return rc;
+        if (!(f->imposed_fed[f->n_imposed] = strdup(key))) return fail(c, p, "out of memory");
+        f->n_imposed++;
+    }
+    return FEDFILE_OK;
+}
+
 /* "algorithm": {"method", "start", "end", "step", "lookahead", "extrapolation", "quantum",
  * "h_min", "h_max", "defect-control"}; times in seconds, converted to ticks of
  * ff->resolution. */
@@ -577,7 +766,12 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
                                        "iteration",
                                        "jacobian",
                                        "defect-control",
+                                       "hybrid",
+                                       "f3ornits",
+                                       "coupling",
+                                       "power_extrapolation",
                                        "reply_timeout",
+                                       "solver",
                                        NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
@@ -647,6 +841,17 @@ static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
     if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
         (rc = refuse_key(c, a, "defect-control", "defect-control")))
         return rc;
+    if (al->kind != FEDFILE_ALG_F3ORNITS && (rc = refuse_key(c, a, "f3ornits", "f3ornits")))
+        return rc;
+    if (al->kind != FEDFILE_ALG_STRONG &&
+        (rc = refuse_key(c, a, "solver",
+                         "strong; the FMUs' own solver is the top-level \"solver\"")))
+        return rc;
+    if (al->kind != FEDFILE_ALG_HYBRID && (rc = refuse_key(c, a, "hybrid", "hybrid"))) return rc;
+    if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
+        ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
+         (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
+        return rc;
     return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
 }
 
@@ -680,6 +885,24 @@ static int parse_solver(const ld *c, const json_t *obj, const char *base, fedfil
     if (have) s->atol = d;
     if ((rc = get_num(c, v, p, "max_step", 0, &d, &have))) return rc;
     if (have) s->max_step = d;
+    return FEDFILE_OK;
+}
+
+/* strong: the fixed-step keys, then "solver" (the master's CVODE, the same keys as the FMUs'
+ * "solver") over strong_opts_default. doc/federation.md, doc/algorithms/strong-coupling.md. */
+int fedfile_parse_strong(const ld *c, const void *algo, fedfile *ff)
+{
+    int rc = refuse_key(c, algo, "extrapolation",
+                        "the peer methods; strong coupling wires the states themselves");
+    if (rc || (rc = fedfile_parse_fixed(c, algo, ff))) return rc;
+    fedfile_solver sv = {0};
+    if ((rc = parse_solver(c, algo, "algorithm", &sv))) return rc;
+    strong_opts *o = &ff->algo.strong;
+    strong_opts_default(o, ff->algo.t_step);
+    o->adams = sv.method == FEDFILE_METHOD_ADAMS;
+    if (sv.rtol > 0) o->rtol = sv.rtol;
+    if (sv.atol > 0) o->atol = sv.atol;
+    o->max_step = sv.max_step;
     return FEDFILE_OK;
 }
 
@@ -1118,16 +1341,25 @@ void fedfile_free(fedfile *ff)
     free(ff->secret_file);
     free(ff->fom);
     free(ff->output);
+    free(ff->log);
     topo_plan_free(ff->gs_plan);
+    for (size_t i = 0; i < ff->algo.hy_n_discrete; i++)
+        free(ff->algo.hy_discrete[i]);
+    free(ff->algo.hy_discrete);
+    for (size_t k = 0; k < ff->algo.f3.n_imposed; k++)
+        free(ff->algo.f3.imposed_fed[k]);
+    free(ff->algo.f3.imposed_fed);
+    free(ff->algo.f3.imposed_step);
+    fedfile_balance_free(ff->algo.balance);
     free(ff);
 }
 
 /* Everything after the JSON is read: the sections in dependency order. */
 static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {"federation", "description", "rti",    "fom",
-                                       "resolution", "algorithm",   "solver", "federates",
-                                       "output",     "secret_file", NULL};
+    static const char *const keys[] = {
+        "federation", "description", "rti",         "fom", "resolution", "algorithm", "solver",
+        "federates",  "output",      "secret_file", "log", "placement",  NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -1155,6 +1387,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     if ((rc = get_str(c, root, "", "output", 0, &s))) return rc;
     ff->output = resolve(ff->dir, s ? s : "results");
     free(s);
+    s = NULL;
     if (!ff->output) return oom(c);
     s = NULL;
     if ((rc = get_str(c, root, "", "secret_file", 0, &s))) return rc;
@@ -1163,6 +1396,20 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
         free(s);
         if (!ff->secret_file) return oom(c);
     }
+    /* "log": a folder for the federation log of tempo-run's RTI (doc/run.md, doc/log.md) */
+    s = NULL;
+    if ((rc = get_str(c, root, "", "log", 0, &s))) return rc;
+    if (s && !(ff->log = resolve(ff->dir, s))) rc = oom(c);
+    free(s);
+    if (rc) return rc;
+    s = NULL;
+    if ((rc = get_str(c, root, "", "placement", 0, &s))) return rc;
+    ff->in_process = s && !strcmp(s, "in-process");
+    if (s && !ff->in_process && strcmp(s, "processes")) {
+        free(s);
+        return fail(c, "placement", "expected \"processes\" or \"in-process\"");
+    }
+    free(s);
     json_t *fa = json_object_get(root, "federates");
     if (!fa || !json_is_array(fa) || json_array_size(fa) == 0)
         return fail(c, "federates", "expected a non-empty array of federates%s",
@@ -1175,6 +1422,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     }
     if ((rc = check_publishers(c, ff)) || (rc = link_inputs(c, ff))) return rc;
     if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && (rc = plan_gauss_seidel(c, ff))) return rc;
+    if (ff->algo.balance && (rc = fedfile_balance_resolve(c, ff))) return rc;
     return FEDFILE_OK;
 }
 

@@ -13,8 +13,10 @@
 #include <stdint.h>
 
 #include "algorithms/exchange.h"
+#include "algorithms/hybrid.h"
 #include "algorithms/port.h"
 #include "algorithms/semi.h"
+#include "algorithms/strong.h"
 #include "algorithms/topology.h"
 #include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
@@ -46,6 +48,16 @@ typedef enum fedfile_alg {
                                      (doc/master.md; fedfile_master.h) */
     FEDFILE_ALG_SEMI,             /* "semi-implicit": quasi-Newton coupling, master-slave
                                      (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
+    FEDFILE_ALG_F3ORNITS,         /* "f3ornits": Éguillon et al.'s flexible order and
+                                     asynchronous steps (doc/algorithms/f3ornits.md) */
+    FEDFILE_ALG_STRONG,           /* "strong": CVODE in the master over every slave's states
+                                     (§5.4, Alg. 4; doc/algorithms/strong-coupling.md) */
+    FEDFILE_ALG_HYBRID,           /* "hybrid": events, rewind, step-size control, master-slave
+                                     (§5.5, Alg. 5; doc/algorithms/hybrid.md) */
+    FEDFILE_ALG_BALANCE,          /* "balance": explicit master with the coupling layer
+                                     (doc/algorithms/balance-correction.md) */
+    FEDFILE_ALG_ENERGY,           /* "energy": negotiated power exchange
+                                     (doc/algorithms/energy-balance.md) */
 } fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
@@ -133,6 +145,24 @@ typedef struct fedfile_dc {
     int clip_end;             /* 1: the last step ends exactly at end */
 } fedfile_dc;
 
+/* "algorithm"."f3ornits": the settings of algorithms/f3ornits_master.h's f3_config, as
+ * written (doc/federation.md). */
+typedef struct fedfile_f3 {
+    int fit;                 /* 0 "extrapolation", 1 "cls" */
+    int order;               /* -1 flexible (the order function), 0..2 forced (0: ZOH) */
+    int variable;            /* 1: the time-stepper chooses the steps; 0: fixed dt_init */
+    int norm;                /* 0 "magnitude", 1 "amplitude", 2 "damped" */
+    int smooth;              /* 1: C^1 inputs (Hermite cubics) */
+    double mu;               /* 1/s, damping of "damped" */
+    double rtol, atol;       /* tolerances of the normalisation */
+    double rho_min, rho_max; /* bounds of the step ratio */
+    double safety;           /* factor of the ratio */
+    double dt_init, dt_max;  /* s: first (and smallest) step; largest (0: none) */
+    size_t n_imposed;
+    char **imposed_fed;   /* federate names whose step is imposed */
+    double *imposed_step; /* their steps, s, whole ticks */
+} fedfile_f3;
+
 /* Algorithm settings, in seconds as written and in ticks of the resolution. */
 typedef struct fedfile_algo {
     fedfile_alg kind;
@@ -145,10 +175,22 @@ typedef struct fedfile_algo {
     int extrapolation;    /* input extrapolation order 0 (hold, default), 1, 2 */
     double reply_timeout; /* master methods: tempo-master's reply timeout, s; 0 = none */
     fedfile_dc dc;        /* defect-control only; else zero */
+    fedfile_f3 f3;        /* f3ornits only; else zero (imposed arrays owned, fedfile_free) */
     wr_opts wr;           /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
                              n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
     semi_opts semi;       /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
                              jac0, n_sub), defaults from semi_opts_default; else zero */
+    strong_opts strong;   /* strong only: the master's CVODE (output step in ticks, BDF/Adams,
+                             rtol, atol, max_step), defaults from strong_opts_default; else
+                             zero */
+
+    /* hybrid only (else zero): algorithm.hybrid in ticks, defaults from hybrid_opts_default,
+     * and the "Class.attribute" outputs listed as discrete-valued (hy_n_discrete strings) */
+    hybrid_opts hybrid;
+    char **hy_discrete;
+    size_t hy_n_discrete;
+    struct fedfile_balance *balance; /* balance and energy: per-connection settings
+                                        (federate/config/fedfile_balance.h); else NULL */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */
@@ -166,6 +208,10 @@ typedef struct fedfile {
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
     char *secret_file;  /* the RTI's shared secret is in this file (resolved), or NULL */
+    char *log;          /* "log": folder of tempo-run's federation log (resolved), or NULL */
+    int in_process;     /* "placement": "in-process": tempo-run runs every federate as a thread
+                           of one process (doc/inproc.md); 0 ("processes", the default): one
+                           process each */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
 } fedfile;
 
@@ -267,9 +313,11 @@ const char *fedfile_alg_name(fedfile_alg a);
  * An entry owns its settings: parse reads its own keys of the file's "algorithm" object,
  * create turns the loaded file into the settings one run needs, run runs it over the port of
  * its side, free releases the settings. tempo-fmu and the in-process runner never switch on
- * the algorithm: they call run_peer. The master entries (wr, master-jacobi, defect-control)
- * carry parse only so far: tempo-master (federate/master/) and bin/tempo-example-defect still
- * pick their master by the kind, and run_master is for a master moved onto the registry. */
+ * the algorithm: they call run_peer. The master entries carry parse only: their side says that
+ * tempo-master runs them (fedfile_is_master), and tempo-master's own table
+ * (federate/master/master_algos.c) maps the kind to the run, since a master run needs the
+ * port over libtempo or the local slaves, which this component does not link. run_master is
+ * unused. */
 
 /* Which side of the port an algorithm runs on (doc/algorithms/port.md). */
 typedef enum fedfile_side {

@@ -117,11 +117,11 @@ static const fedfile_algo_entry REGISTRY[] = {
      .create = gs_create,
      .run_peer = gs_peer,
      .free = free},
-    /* Master algorithms: their settings are parsed here (wr's in fedfile_parse_fixed); they
-     * are run by tempo-master (federate/master/, doc/master.md: wr, semi-implicit, master-jacobi;
-     * every federate of the file is then its slave, fmufed_slave_run) or, for defect-control, in
-     * one process under bin/tempo-example-defect (algorithms/defect_master.h). No create / run
-     * entry yet: tempo-fmu refuses to run them as a peer. */
+    /* Master algorithms: their settings are parsed here (wr's in fedfile_parse_fixed); every
+     * one is run by tempo-master through its table (federate/master/master_algos.c,
+     * doc/master.md), every federate of the file then its slave (fmufed_slave_run);
+     * defect-control also in one process under bin/tempo-example-defect. No create / run
+     * entry: tempo-fmu refuses to run them as a peer. */
     {.name = "wr",
      .kind = FEDFILE_ALG_WR,
      .side = FEDFILE_SIDE_MASTER,
@@ -138,6 +138,28 @@ static const fedfile_algo_entry REGISTRY[] = {
      .kind = FEDFILE_ALG_DEFECT_CONTROL,
      .side = FEDFILE_SIDE_MASTER,
      .parse = fedfile_parse_dc},
+    {.name = "f3ornits",
+     .kind = FEDFILE_ALG_F3ORNITS,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_f3},
+    {.name = "strong",
+     .kind = FEDFILE_ALG_STRONG,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_strong},
+    {.name = "hybrid",
+     .kind = FEDFILE_ALG_HYBRID,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_hybrid},
+    /* The explicit master with the coupling layer, and negotiated power exchange
+     * (federate/config/fedfile_balance.h, run by federate/master/master_balance.c). */
+    {.name = "balance",
+     .kind = FEDFILE_ALG_BALANCE,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_balance},
+    {.name = "energy",
+     .kind = FEDFILE_ALG_ENERGY,
+     .side = FEDFILE_SIDE_MASTER,
+     .parse = fedfile_parse_balance},
 };
 
 const fedfile_algo_entry *fedfile_algos(size_t *n)

@@ -7,8 +7,16 @@
 
 int fedfile_is_master(const fedfile *ff)
 {
-    return ff && (ff->algo.kind == FEDFILE_ALG_MASTER_JACOBI || ff->algo.kind == FEDFILE_ALG_WR ||
-                  ff->algo.kind == FEDFILE_ALG_SEMI);
+    /* Every master-side entry of the registry is run by tempo-master (federate/master/
+     * master_algos.c): the side is the rule, written once. */
+    const fedfile_algo_entry *e = ff ? fedfile_algo_find(ff->algo.kind) : NULL;
+    return e && e->side == FEDFILE_SIDE_MASTER;
+}
+
+int64_t fedfile_master_horizon(const fedfile *ff)
+{
+    if (ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL && !ff->algo.dc.clip_end) return INT64_MAX;
+    return ff->algo.t_end;
 }
 
 int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *n, char *err,

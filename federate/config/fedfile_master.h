@@ -7,11 +7,21 @@
 #define TEMPO_FEDERATE_CONFIG_FEDFILE_MASTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "federate/config/fedfile.h"
 
 /** 1 when the file's method is run by tempo-master (every federate is then a slave). */
 int fedfile_is_master(const fedfile *ff);
+
+/**
+ * The last instant a master may open, ticks: ff->algo.t_end, or INT64_MAX when the method may
+ * step past the end (defect-control without clip_end: the paper's last step ends at the first
+ * T_k >= end, doc/algorithms/defect-control.md). The slaves wait for the next instant up to it
+ * and their FMUs get no stop time when it is not the end.
+ * @param ff loaded file, not NULL
+ */
+int64_t fedfile_master_horizon(const fedfile *ff);
 
 /* One coupling the master performs: input `input` of federate `to` takes output `output` of
  * federate `from` (indices into the file's arrays). */

@@ -74,6 +74,14 @@ int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
                       s->f->md->model_name, last);
         return FMU_STEP_TERMINATED;
     }
+    /* Event stop (fmu_step_set_event_stop): a discard that reached a point inside the step is
+     * read as FMI 3's early return, the FMU at its event, handled; the next step goes on from
+     * there. FMI 2.0 would have the host restore a state: only FMUs that document the early
+     * return may be run this way (the hybrid method's slaves). */
+    if (s->event_stop && last > s->t && last < s->t + h) {
+        s->t = last;
+        return FMU_STEP_EVENT;
+    }
     s->need_restore = 1;
     return FMU_STEP_EDISCARD;
 }

@@ -480,10 +480,12 @@ int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
                 break;
             }
             rc = handle_event(me, t);
+            /* Hybrid master: stop here, the event handled (fmu_step_set_event_stop). */
+            if (!rc && s->event_stop) rc = FMU_STEP_EVENT;
         }
     }
     if (rc == FMU_STEP_EDISCARD) s->need_restore = 1;
-    if (!rc || rc == FMU_STEP_TERMINATED) s->t = rc ? t : t_end;
-    *t_reached = (!rc || rc == FMU_STEP_TERMINATED) ? s->t : t;
+    if (!rc || rc == FMU_STEP_TERMINATED || rc == FMU_STEP_EVENT) s->t = rc ? t : t_end;
+    *t_reached = (!rc || rc == FMU_STEP_TERMINATED || rc == FMU_STEP_EVENT) ? s->t : t;
     return rc;
 }

@@ -4,6 +4,7 @@
  * FMU: the slave keeps its own tick count so that "the same instant" stays exact. */
 #include "federate/fmu/fmu_slave.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@ struct fmu_slave {
     size_t n_in, n_out;
     fmi2ValueReference *in_vr, *out_vr;
     int64_t t;                        /* current logical time, ticks */
+    size_t nx;                        /* continuous states offered (ME), 0: none */
+    long *out_state;                  /* n_out: the state output k is, -1 none (info) */
     double tick;                      /* seconds per tick */
     int64_t u_t0;                     /* expansion point of the inputs held, ticks */
     int u_order;                      /* their order; -1 before the first set_inputs */
@@ -101,6 +104,28 @@ static void shift_poly(fmu_slave *s, int64_t t)
     }
 }
 
+/* Event mode (fmu_slave_set_event_stop): the FMU stopped at its first event, `reached` s after
+ * `before`. Carry it on, events ignored, to the next whole tick (at least one tick on, at most
+ * t_to) so that the slave's time stays a tick count: the event lies in (old time, new time].
+ * The carry is shorter than a tick; the inputs are held over it. */
+static int event_to_tick(fmu_slave *s, int64_t t_to, double before, double reached)
+{
+    double dt = (reached - before) / s->tick; /* ticks from s->t to the event */
+    int64_t tr = s->t + (int64_t)ceil(dt - 1e-6);
+    if (tr <= s->t) tr = s->t + 1;
+    if (tr > t_to) tr = t_to;
+    double h = (double)(tr - s->t) * s->tick - (reached - before);
+    int rc = FMU_STEP_OK;
+    if (h > 0) {
+        fmu_step_set_event_stop(s->fmu, 0);
+        double r2 = reached;
+        rc = fmu_step_do(s->fmu, h, NULL, &r2);
+        fmu_step_set_event_stop(s->fmu, 1);
+    }
+    if (rc == FMU_STEP_OK) s->t = tr;
+    return rc == FMU_STEP_OK ? FMU_STEP_EVENT : rc;
+}
+
 /* One step from s->t to t_to with the inputs re-expanded at s->t. */
 static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
 {
@@ -120,9 +145,18 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
         /* The FMU stopped early: convert its time back, never past the target. */
         int64_t tr = s->t + (int64_t)((reached - before) / s->tick + 0.5);
         s->t = tr < t_to ? tr : t_to;
+    } else if (rc == FMU_STEP_EVENT) {
+        rc = event_to_tick(s, t_to, before, reached);
     }
     if (res) res->t_reached = s->t;
     return rc;
+}
+
+/* The step stopped early at an event (event mode): reported with the tick reached. */
+static int step_event(fmu_slave *s, port_step_result *res)
+{
+    if (res) res->event = 1;
+    return note(s, PORT_EVENT, "%s: event before %lld ticks", s->name, (long long)s->t);
 }
 
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
@@ -139,7 +173,8 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
         int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)span * k / n_sub);
         if (tk <= s->t) continue;
         int rc = step_once(s, tk, res);
-        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED) return fail_fmu(s, rc, "step");
+        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED && rc != FMU_STEP_EVENT)
+            return fail_fmu(s, rc, "step");
         if (y_sub) {
             int g =
                 fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(k - 1) * s->n_out]);
@@ -148,6 +183,7 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
         if (res) res->n_sub_done = k;
         if (rc == FMU_STEP_TERMINATED)
             return note(s, PORT_TERMINATED, "%s: the model terminated", s->name);
+        if (rc == FMU_STEP_EVENT) return step_event(s, res);
     }
     return PORT_OK;
 }
@@ -239,25 +275,47 @@ static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
     (void)n, (void)d;
     return unsupported(ctx, "discrete inputs");
 }
+/* ---- the slave as a model-exchange evaluator (strong coupling) ------------------------------
+ * The master's integrator owns the states: set_states moves the FMU to the master's time and
+ * states, get_derivatives reads x' there with the inputs last set. The FMU's own integrator is
+ * not used (it restarts from the states set should the slave be stepped afterwards). */
 static int op_get_states(void *ctx, double *x)
 {
-    (void)x;
-    return unsupported(ctx, "get_states");
+    fmu_slave *s = ctx;
+    if (!s->nx) return unsupported(s, "get_states (not a model-exchange FMU with states)");
+    int rc = fmu_step_get_states(s->fmu, s->nx, x);
+    return rc ? fail_fmu(s, rc, "reading the states") : PORT_OK;
 }
 static int op_set_states(void *ctx, int64_t t, const double *x)
 {
-    (void)t, (void)x;
-    return unsupported(ctx, "set_states");
+    fmu_slave *s = ctx;
+    if (!s->nx) return unsupported(s, "set_states (not a model-exchange FMU with states)");
+    int rc = fmu_step_set_time(s->fmu, (double)t * s->tick);
+    if (rc) return fail_fmu(s, rc, "setting the time");
+    s->t = t;
+    rc = fmu_step_set_states(s->fmu, s->nx, x);
+    return rc ? fail_fmu(s, rc, "setting the states") : PORT_OK;
 }
 static int op_get_derivatives(void *ctx, double *dx)
 {
-    (void)dx;
-    return unsupported(ctx, "get_derivatives");
+    fmu_slave *s = ctx;
+    if (!s->nx) return unsupported(s, "get_derivatives (not a model-exchange FMU with states)");
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_derivatives(s->fmu, s->nx, dx);
+    return rc ? fail_fmu(s, rc, "reading the state derivatives") : PORT_OK;
 }
+/* dy = (dy/du) du at the current time, states and inputs: the FMU's directional derivatives
+ * of the outputs with respect to the inputs (direct feedthrough; semi-implicit Newton). */
 static int op_get_directional(void *ctx, const double *du, double *dy)
 {
-    (void)du, (void)dy;
-    return unsupported(ctx, "directional derivatives");
+    fmu_slave *s = ctx;
+    if (!fmu_step_has_directional(s->fmu) || !s->n_in || !s->n_out)
+        return unsupported(s, "directional derivatives");
+    int rc = apply_inputs_now(s);
+    if (rc) return rc;
+    rc = fmu_step_get_directional(s->fmu, s->n_out, s->out_vr, s->n_in, s->in_vr, du, dy);
+    return rc ? fail_fmu(s, rc, "reading directional derivatives") : PORT_OK;
 }
 
 static int op_collect(void *ctx)
@@ -299,7 +357,8 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     s->u_c = calloc(ni * (PORT_MAX_ORDER + 1), sizeof(double));
     s->u_val = calloc(ni, sizeof(double));
     s->u_der = calloc(ni * PORT_MAX_ORDER, sizeof(double));
-    if (!s->name || !s->in_vr || !s->out_vr || !s->u_c || !s->u_val || !s->u_der) {
+    s->out_state = calloc(no, sizeof *s->out_state);
+    if (!s->name || !s->in_vr || !s->out_vr || !s->u_c || !s->u_val || !s->u_der || !s->out_state) {
         fmu_slave_free(s);
         return PORT_ENOMEM;
     }
@@ -313,8 +372,14 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     s->u_order = -1;
     s->record = o->record;
     s->record_ctx = o->record_ctx;
-    const fmu_md *md = fmu_step_md(o->fmu);
     int me = fmu_step_kind(o->fmu) == FMU_KIND_ME;
+    s->nx = fmu_step_n_states(o->fmu);
+    const fmu_md *md = fmu_step_md(o->fmu);
+    for (size_t k = 0; k < o->n_out; k++) { /* an output that is a state: the same variable */
+        s->out_state[k] = -1;
+        for (size_t i = 0; i < s->nx; i++)
+            if (md->vars[md->state_index[i]].vr == o->out_vr[k]) s->out_state[k] = (long)i;
+    }
     int maxd = 0;
     for (size_t j = 0; j < o->n_out; j++) {
         int d = fmu_step_deriv_order(o->fmu, o->out_vr[j]);
@@ -326,13 +391,14 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
         .info = {.name = s->name,
                  .n_in = o->n_in,
                  .n_out = o->n_out,
-                 .n_state = me ? md->n_states : 0,
+                 .n_state = s->nx,
                  .n_discrete = 0,
                  .can_save = fmu_step_can_save(o->fmu),
                  .max_output_deriv = maxd,
-                 .has_state_derivs = 0,
-                 .has_directional = 0,
-                 .is_me = me},
+                 .has_state_derivs = s->nx > 0,
+                 .has_directional = fmu_step_has_directional(o->fmu) && o->n_in && o->n_out,
+                 .is_me = me,
+                 .out_state = s->nx ? s->out_state : NULL},
     };
     *out = s;
     return PORT_OK;
@@ -349,6 +415,7 @@ void fmu_slave_free(fmu_slave *s)
     free(s->u_c);
     free(s->u_val);
     free(s->u_der);
+    free(s->out_state);
     free(s);
 }
 
@@ -359,4 +426,9 @@ const char *fmu_slave_errmsg(const fmu_slave *s)
 int64_t fmu_slave_time(const fmu_slave *s)
 {
     return s->t;
+}
+
+void fmu_slave_set_event_stop(fmu_slave *s, int on)
+{
+    fmu_step_set_event_stop(s->fmu, on);
 }

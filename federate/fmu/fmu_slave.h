@@ -49,4 +49,13 @@ const char *fmu_slave_errmsg(const fmu_slave *s);
 /** The slave's current logical time, ticks. */
 int64_t fmu_slave_time(const fmu_slave *s);
 
+/**
+ * Event mode, for the hybrid master (doc/algorithms/hybrid.md): from now on a step stops at
+ * its first event (ME: located by CVODE root finding, or a time or step event; CS: an early
+ * return, fmu_step_set_event_stop), carried on to the next whole tick: the step reports
+ * res->event = 1 with t_reached that tick, and port_sync returns PORT_EVENT.
+ * @param on 1 on, 0 off (the default)
+ */
+void fmu_slave_set_event_stop(fmu_slave *s, int on);
+
 #endif /* TEMPO_FEDERATE_FMU_FMU_SLAVE_H */

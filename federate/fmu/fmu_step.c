@@ -44,6 +44,8 @@ const char *fmu_step_strerror(int code)
         return "ok";
     case FMU_STEP_TERMINATED:
         return "terminated";
+    case FMU_STEP_EVENT:
+        return "stopped at an event";
     case FMU_STEP_EDISCARD:
         return "discarded";
     case FMU_STEP_EUSAGE:
@@ -415,6 +417,29 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
     return rc;
 }
 
+int fmu_step_has_directional(const fmu_step *s)
+{
+    return s->f->caps->provides_directional_derivative && s->f->fn.GetDirectionalDerivative;
+}
+
+int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueReference unknown[],
+                             size_t n_known, const fmi2ValueReference known[],
+                             const double dv_known[], double dv_unknown[])
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!fmu_step_has_directional(s))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s provides no directional derivatives "
+                             "(providesDirectionalDerivative is false)",
+                             s->f->md->model_name);
+    rc = fmu_step_check(s,
+                        s->f->fn.GetDirectionalDerivative(s->c, unknown, n_unknown, known, n_known,
+                                                          dv_known, dv_unknown),
+                        "fmi2GetDirectionalDerivative");
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
 /* ---- save / restore ------------------------------------------------------------------------ */
 
 int fmu_step_can_save(const fmu_step *s)
@@ -481,6 +506,11 @@ void fmu_step_state_free(fmu_step *s, fmu_step_state *st)
 
 /* ---- solver restarts and continuous states ----------------------------------------------- */
 
+void fmu_step_set_event_stop(fmu_step *s, int on)
+{
+    s->event_stop = on != 0;
+}
+
 long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause)
 {
     if (!s->me || cause < 0 || cause >= FMU_RESTART_NCAUSES) return 0;
@@ -537,4 +567,20 @@ int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[])
     if (rc || !n) return rc;
     rc = fmu_me_derivatives(s, dx);
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
+int fmu_step_set_time(fmu_step *s, double t)
+{
+    int rc = states_usable(s, fmu_step_n_states(s), "fmu_step_set_time");
+    if (rc) return rc;
+    if (!isfinite(t) || s->terminated || s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "fmu_step_set_time(%g): %s", t,
+                             !isfinite(t)    ? "not a finite time"
+                             : s->terminated ? "the model has terminated"
+                                             : "a step was discarded: restore a state first");
+    rc = fmu_step_check(s, s->f->fn.SetTime(s->c, t), "fmi2SetTime");
+    if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    s->t = t;
+    fmu_me_mark_restart(s->me, FMU_RESTART_SET);
+    return 0;
 }

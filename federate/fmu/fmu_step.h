@@ -14,6 +14,8 @@
 enum {
     FMU_STEP_OK = 0,
     FMU_STEP_TERMINATED = 1, /* the model asked to stop; the time reached is reported */
+    FMU_STEP_EVENT = 2,      /* with fmu_step_set_event_stop: the step stopped at its first
+                                event, handled; the time reached is the event's */
     FMU_STEP_EDISCARD = -1,  /* recoverable: the FMU or solver refused the step; restore a
                                 saved state (fmu_step_restore) before stepping again */
     FMU_STEP_EUSAGE = -2,    /* bad argument or call order; nothing was changed */
@@ -148,6 +150,16 @@ int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr);
 int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference vr[], int order,
                                double out[]);
 
+/** True when the FMU provides directional derivatives (providesDirectionalDerivative). */
+int fmu_step_has_directional(const fmu_step *s);
+/** Directional derivatives at the current time, states and inputs
+ * (fmi2GetDirectionalDerivative): dv_unknown = (d unknown / d known) dv_known, for n_unknown
+ * outputs (or derivatives) and n_known inputs (or states) given by value reference.
+ * @return OK; EUSAGE the FMU does not provide them; EFMU. */
+int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueReference unknown[],
+                             size_t n_known, const fmi2ValueReference known[],
+                             const double dv_known[], double dv_unknown[]);
+
 /** True when save/restore work (the FMU has canGetAndSetFMUstate). */
 int fmu_step_can_save(const fmu_step *s);
 /**
@@ -183,6 +195,25 @@ int fmu_step_set_states(fmu_step *s, size_t n, const double x[]);
 /** The nx state derivatives at the current time, states and inputs (fmi2GetDerivatives).
  * @return OK; EUSAGE not ME or n != nx; EFMU. */
 int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[]);
+/** Move the model to time t (fmi2SetTime) without integrating, for a master whose own
+ * integrator evaluates the model at times it chooses, not always increasing (strong coupling,
+ * doc/algorithms/strong-coupling.md): ME only. The current time becomes t and the integrator
+ * restarts from the FMU's states at the next step (cause FMU_RESTART_SET).
+ * @return OK; EUSAGE not ME, t not finite, the model has terminated or a step was discarded;
+ *         EFMU. */
+int fmu_step_set_time(fmu_step *s, double t);
+
+/**
+ * Make every following step stop at its first event. ME: a state event located by CVODE root
+ * finding, a time event or a step event, after the event iteration. CS: fmi2DoStep returning
+ * fmi2Discard with fmi2LastSuccessfulTime inside the step (and the model not terminated) is
+ * read as an early return at a handled event (FMI 3's semantics; only for FMUs that document
+ * it), not as a refused step. Either way fmu_step_do returns FMU_STEP_EVENT and t_reached is
+ * the event's time, from which the next step goes on. Off at open. For the hybrid master
+ * algorithm (doc/algorithms/hybrid.md).
+ * @param on 1 to stop at events, 0 to integrate through them (the default)
+ */
+void fmu_step_set_event_stop(fmu_step *s, int on);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);

@@ -19,6 +19,7 @@ struct fmu_step {
     int terminated;           /* the model asked to stop: no more steps */
     int broken;               /* unrecoverable failure: only close */
     int need_restore;         /* a step was discarded: restore before the next step */
+    int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
     fmu_me *me;               /* ME integrator, NULL for CS */
 };
 

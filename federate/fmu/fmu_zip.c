@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,21 +33,29 @@
 static char live_path[ZIP_LIVE_SLOTS][ZIP_LIVE_PATH];
 static volatile sig_atomic_t live_used[ZIP_LIVE_SLOTS];
 
+/* Writers take live_lock: FMUs of one process may be unpacked by several threads at once
+ * (tempo-fmu --all, doc/inproc.md); the signal handler only reads. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void live_add(const char *dir)
 {
     if (strlen(dir) >= ZIP_LIVE_PATH) return; /* fmu_zip_sweep finds it after a kill */
+    pthread_mutex_lock(&live_lock);
     for (int i = 0; i < ZIP_LIVE_SLOTS; i++)
         if (!live_used[i]) {
             strcpy(live_path[i], dir);
             live_used[i] = 1;
-            return;
+            break;
         }
+    pthread_mutex_unlock(&live_lock);
 }
 
 static void live_remove(const char *dir)
 {
+    pthread_mutex_lock(&live_lock);
     for (int i = 0; i < ZIP_LIVE_SLOTS; i++)
         if (live_used[i] && strcmp(live_path[i], dir) == 0) live_used[i] = 0;
+    pthread_mutex_unlock(&live_lock);
 }
 
 /* Why a name is unsafe, or NULL when it is fine. */

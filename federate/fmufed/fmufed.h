@@ -80,6 +80,37 @@ typedef struct fmufed_stats {
 int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmufed_stats *stats,
                char *err, size_t errlen);
 
+/* ---- every federate of a file in one process (fmufed_all.c, doc/inproc.md) ----------------- */
+
+/* Options of fmufed_run_all; all-zero means the defaults. */
+typedef struct fmufed_all_opts {
+    const fmufed_opts *opts; /* given to every federate (rti is replaced); may be NULL */
+    const char *log_dir;     /* the embedded RTI's federation log folder (doc/log.md); NULL:
+                                none */
+    int spin_us;             /* tp_inproc_options.spin_us: 0 default, < 0 never spin */
+    /* Progress of each federate: called with ctx = the federate's name (valid during the
+     * run) and the simulation time; runs in that federate's thread. NULL: none. */
+    void (*progress)(void *ctx, double t);
+    /* Run in the calling thread while the federates run, given the embedded RTI's address
+     * ("inproc:NAME"): the master of a master method (tempo-master --in-process). Returns 0,
+     * or nonzero with err filled (that failure is then the run's). NULL: none; a master
+     * method is then refused. */
+    int (*main_fn)(void *ctx, const char *rti, char *err, size_t errlen);
+    void *main_ctx; /* passed to main_fn */
+} fmufed_all_opts;
+
+/**
+ * Run every federate of a loaded file in this process: an RTI embedded in the process
+ * (tp_inproc_start, named after the federation and the process id) and each federate a
+ * thread running fmufed_run over it; the results are the distributed run's, bit for bit
+ * (doc/inproc.md). Refused before anything runs: a master method without main_fn, and an FMU
+ * whose modelDescription.xml says canBeInstantiatedOnlyOncePerProcess (named).
+ * @param stats out: ff->n_feds entries in file order, or NULL
+ * @return as fmufed_run: the first federate's failure that is not a consequence of another's.
+ */
+int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *stats, char *err,
+                   size_t errlen);
+
 /* ---- the slave role of master methods (fmufed_slave.c, doc/master.md) ---------------------- */
 
 #include "algorithms/port.h"

@@ -14,6 +14,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
+               "       tempo-fmu --federation FILE.json --all [--log-dir DIR] [--spin-us US]\n"
+               "                 [options]\n"
                "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
                "  --output DIR               results folder (default: the file's \"output\")\n"
                "  --secret-file PATH         the RTI's shared secret (default: TEMPO_SECRET,\n"
@@ -21,10 +23,30 @@ static void usage(FILE *f)
                "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
                "                             (default: 60000 at the start, none during the run)\n"
                "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
+               "  --all                      every federate of the file, each a thread of this\n"
+               "                             process, on an RTI embedded in it (doc/inproc.md);\n"
+               "                             progress lines then end with the federate's name\n"
+               "  --log-dir DIR              with --all: the federation log folder (tempo-log)\n"
+               "  --spin-us US               with --all: us a waiting federate polls before it\n"
+               "                             blocks (default 50; -1: never)\n"
                "  --help                     print this text and exit\n"
                "  --version                  print the version and exit\n"
                "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
                "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
+}
+
+/* exit() called while the federate runs (fmufed_main): the process ends without its summary. */
+static volatile int running;
+static int exit_hooked;
+static char running_name[128];
+
+static void exit_during_run(void)
+{
+    if (running)
+        fprintf(stderr,
+                "tempo-fmu: %s: the process is ending in the middle of the run: exit() was "
+                "called (by the FMU or a library it uses), not by tempo-fmu\n",
+                running_name);
 }
 
 /* One line per report, flushed at once: tempo-run reads it through a pipe. */
@@ -35,9 +57,49 @@ static void print_progress(void *ctx, double t)
     fflush(stdout);
 }
 
+static double g_end; /* --all: the end time every progress line names */
+
+/* --all: one line per report, naming the federate (ctx). */
+static void print_progress_named(void *ctx, double t)
+{
+    printf("progress %.17g %.17g %s\n", t, g_end, (const char *)ctx);
+    fflush(stdout);
+}
+
+/* tempo-fmu --federation FILE --all: every federate in this process. */
+static int main_all(const char *file, const fmufed_opts *o, const char *log_dir, int spin_us)
+{
+    fedfile *ff = NULL;
+    char err[FMUFED_ERRLEN];
+    if (fedfile_load(file, &ff, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-fmu: %s\n", err);
+        return 1;
+    }
+    g_end = ff->algo.end;
+    fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
+    fmufed_all_opts ao = {.opts = o,
+                          .log_dir = log_dir,
+                          .spin_us = spin_us,
+                          .progress = o->quiet ? NULL : print_progress_named};
+    int rc = st ? fmufed_run_all(ff, &ao, st, err, sizeof err) : FMUFED_ENOMEM;
+    if (rc != FMUFED_OK) {
+        fprintf(stderr, "tempo-fmu: %s\n", st ? err : "out of memory");
+    } else if (!o->quiet) {
+        for (size_t i = 0; i < ff->n_feds; i++)
+            printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+                   "%ld time requests; results %s\n",
+                   ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
+                   st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
+    }
+    free(st);
+    fedfile_free(ff);
+    return rc == FMUFED_OK ? 0 : rc == FMUFED_EUSAGE ? 2 : 1;
+}
+
 int fmufed_main(int argc, char **argv)
 {
-    const char *file = NULL, *name = NULL, *secret_file = NULL;
+    const char *file = NULL, *name = NULL, *secret_file = NULL, *log_dir = NULL;
+    int all = 0, spin_us = 0;
     fmufed_opts o = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -51,9 +113,13 @@ int fmufed_main(int argc, char **argv)
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
             continue;
+        } else if (!strcmp(a, "--all")) {
+            all = 1;
+            continue;
         }
         if (strcmp(a, "--federation") && strcmp(a, "--name") && strcmp(a, "--rti") &&
-            strcmp(a, "--output") && strcmp(a, "--timeout") && strcmp(a, "--secret-file")) {
+            strcmp(a, "--output") && strcmp(a, "--timeout") && strcmp(a, "--secret-file") &&
+            strcmp(a, "--log-dir") && strcmp(a, "--spin-us")) {
             fprintf(stderr, "tempo-fmu: unknown option %s (see tempo-fmu --federation F --help)\n",
                     a);
             return 2;
@@ -73,7 +139,18 @@ int fmufed_main(int argc, char **argv)
             o.output = v;
         else if (!strcmp(a, "--secret-file"))
             secret_file = v;
-        else if (!strcmp(a, "--timeout")) {
+        else if (!strcmp(a, "--log-dir"))
+            log_dir = v;
+        else if (!strcmp(a, "--spin-us")) {
+            char *end;
+            long us = strtol(v, &end, 10);
+            if (*end || end == v || us < -1 || us > 1000000) {
+                fprintf(stderr, "tempo-fmu: --spin-us %s: expected microseconds 0..1000000 or -1\n",
+                        v);
+                return 2;
+            }
+            spin_us = us == 0 ? -1 : (int)us; /* 0 means "no spin" on the command line */
+        } else if (!strcmp(a, "--timeout")) {
             char *end;
             long ms = strtol(v, &end, 10);
             if (*end || ms == 0 || ms < -1 || ms > 86400000) {
@@ -84,8 +161,24 @@ int fmufed_main(int argc, char **argv)
         }
         i++;
     }
+    if (file && all && !name) {
+        if (o.rti && strncmp(o.rti, "inproc:", 7)) {
+            fprintf(stderr,
+                    "tempo-fmu: --all runs its own in-process RTI: --rti %s does not "
+                    "apply\n",
+                    o.rti);
+            return 2;
+        }
+        return main_all(file, &o, log_dir, spin_us);
+    }
+    if (all || log_dir || spin_us) {
+        fprintf(stderr, "tempo-fmu: %s\n",
+                all ? "--all and --name exclude each other"
+                    : "--log-dir and --spin-us go with --all");
+        return 2;
+    }
     if (!file || !name) {
-        fprintf(stderr, "tempo-fmu: --federation and --name are required\n");
+        fprintf(stderr, "tempo-fmu: --federation and --name (or --all) are required\n");
         usage(stderr);
         return 2;
     }
@@ -106,7 +199,13 @@ int fmufed_main(int argc, char **argv)
         o.progress = print_progress;
         o.progress_ctx = &end;
     }
+    /* An FMU (or a library it uses) that calls exit() ends the process in the middle of the
+     * run: say so on stderr, so that tempo-run can report it as such (doc/run.md). */
+    snprintf(running_name, sizeof running_name, "%s", name);
+    if (!exit_hooked) exit_hooked = atexit(exit_during_run) == 0;
+    running = 1;
     int rc = fmufed_run(ff, name, &o, &st, err, sizeof err);
+    running = 0;
     fedfile_free(ff);
     if (rc != FMUFED_OK) {
         /* fmufed_run's messages already name the federate (or the file when it is unknown). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algorithms/exchange.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/fmufed/fmufed_model.h"
@@ -273,15 +274,20 @@ static int open_fmu(fmufed_model *m)
     o.max_step = fd->solver.max_step;
     o.has_start = 1;
     o.start_time = m->ff->algo.start;
-    o.has_stop = 1;
+    o.has_stop = !fedfile_is_master(m->ff) || fedfile_master_horizon(m->ff) == m->ff->algo.t_end;
     o.stop_time = m->ff->algo.end;
     o.n_params = np;
     o.param_names = names;
     o.param_values = (const char *const *)vals;
     o.instance_name = fd->name;
+    /* strong: the master integrates and the slave only evaluates its model (model exchange). */
+    int strong = m->ff->algo.kind == FEDFILE_ALG_STRONG;
+    if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
-        rc = fail(m, PORT_EFAIL, "%s: %s", fd->fmu, e);
+        rc =
+            fail(m, PORT_EFAIL, "%s: %s%s", fd->fmu, e,
+                 strong ? " (method \"strong\" evaluates the model: it needs model exchange)" : "");
         goto out;
     }
     size_t idx = (size_t)(fd - m->ff->feds);

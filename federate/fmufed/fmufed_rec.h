@@ -18,6 +18,8 @@ typedef struct fmufed_rec {
     void (*progress)(void *ctx, double t); /* fmufed_opts.progress, may be NULL */
     void *progress_ctx;
     int64_t progress_next;  /* report again when a recorded time reaches this, ticks */
+    int64_t progress_wall;  /* ... or once the monotonic clock passes this, ns (a slow run
+                               still shows it moves: tempo-run's watchdog, doc/run.md) */
     int64_t t_start, t_end; /* ticks */
     fmufed_row_hook hook;   /* fmufed_opts.row, may be NULL */
     void *hook_ctx;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/config/fedfile_balance.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
@@ -78,7 +80,10 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
     l->rec = (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
-    l->in_vr = calloc(fd->n_inputs + 1, sizeof *l->in_vr);
+    /* Inputs: the wired ones, then those only the master sets (energy's power inputs). */
+    const char *const *extra;
+    size_t n_extra = fedfile_balance_extra_inputs(ff, idx, &extra);
+    l->in_vr = calloc(fd->n_inputs + n_extra + 1, sizeof *l->in_vr);
     l->out_vr = calloc(fd->n_outputs + 1, sizeof *l->out_vr);
     int rc = !l->in_vr || !l->out_vr ? local_fail(l, FMUFED_ENOMEM, "out of memory") : 0;
     if (!rc) {
@@ -87,6 +92,8 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     for (size_t i = 0; !rc && i < fd->n_inputs; i++)
         rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
+    for (size_t i = 0; !rc && i < n_extra; i++)
+        rc = vr_of(l, extra[i], &l->in_vr[fd->n_inputs + i]);
     for (size_t k = 0; !rc && k < fd->n_outputs; k++)
         rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
     if (!rc) {
@@ -102,7 +109,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     if (!rc) {
         fmu_slave_opts so = {.name = fd->name,
                              .fmu = fmufed_model_fmu(l->model),
-                             .n_in = fd->n_inputs,
+                             .n_in = fd->n_inputs + n_extra,
                              .in_vr = l->in_vr,
                              .n_out = fd->n_outputs,
                              .out_vr = l->out_vr,
@@ -111,6 +118,9 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .record = local_record,
                              .record_ctx = l};
         int prc = fmu_slave_new(&so, &l->fs, ps);
+        /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
+        if (prc == PORT_OK && ff->algo.kind == FEDFILE_ALG_HYBRID)
+            fmu_slave_set_event_stop(l->fs, 1);
         if (prc != PORT_OK)
             rc = local_fail(l, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
                             "wrapping the FMU as a slave: %s", port_strerror(prc));
@@ -315,7 +325,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     switch (c->kind) {
     case MSP_HELLO:
         msproto_info_encode(in, r->out);
-        nv = MSPROTO_INFO_N;
+        nv = MSPROTO_INFO_N + msproto_info_map_encode(in, r->out + MSPROTO_INFO_N);
         break;
     case MSP_SET_INPUTS: {
         port_poly p = {.t0 = c->t, .order = c->arg, .n = c->n_v / (size_t)(c->arg + 1), .c = c->v};
@@ -410,7 +420,7 @@ static int reply(slave_run *r, const msproto_reply *rep)
 /* The state machine (states in the file's opening comment). */
 static int serve(slave_run *r)
 {
-    tp_time t_end = r->ff->algo.t_end, now = 0;
+    tp_time t_end = fedfile_master_horizon(r->ff), now = 0; /* the last instant */
     int rc = tp_query_logical_time(r->tp, &now);
     if (rc == TP_OK && now == r->ff->algo.t_start) {
         /* The start instant is the logical time already: 2 OPEN without a request (a NERA

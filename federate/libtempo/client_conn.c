@@ -21,6 +21,9 @@
 #include <unistd.h>
 
 #include "federate/libtempo/client_impl.h"
+#include "rti/server/embed.h"
+
+#define TPI_INPROC_PREFIX "inproc:"
 
 int64_t tpi_now_ms(void)
 {
@@ -149,10 +152,23 @@ int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen)
     return blocking(fd);
 }
 
+int tpi_open(tp_federate *f, const char *addr, char *err, size_t errlen)
+{
+    size_t np = strlen(TPI_INPROC_PREFIX);
+    if (addr && !strncmp(addr, TPI_INPROC_PREFIX, np)) {
+        f->ip = embed_connect(addr + np, err, errlen);
+        return f->ip ? TP_OK : TP_ESYS;
+    }
+    f->fd = tpi_connect(addr, f->timeout_ms, err, errlen);
+    return f->fd >= 0 ? TP_OK : TP_ESYS;
+}
+
 void tpi_close(tp_federate *f)
 {
     if (f->fd >= 0) close(f->fd);
     f->fd = -1;
+    embed_close(f->ip);
+    f->ip = NULL;
     f->closed = 1;
 }
 
@@ -187,15 +203,23 @@ static int lost(tp_federate *f, int code, const char *what, int e)
 
 int tpi_read(tp_federate *f, int timeout_ms)
 {
-    if (f->fd < 0)
+    if (f->fd < 0 && !f->ip)
         return tpi_fail(f, TP_ECLOSED, "federate \"%s\": the connection is closed", f->name);
     /* Drop dispatched bytes only when they are the whole buffer (cheap) or most of it. */
     if (f->in_off == f->in.len) {
+        f->in_base += f->in.len;
         buf_clear(&f->in);
         f->in_off = 0;
     } else if (f->in_off > f->in.len / 2 && f->in_off > 4096) {
+        f->in_base += f->in_off;
         buf_consume(&f->in, f->in_off);
         f->in_off = 0;
+    }
+    if (f->ip) { /* in process: the queue the embedded RTI fills (spin, then block) */
+        int n = embed_read(f->ip, &f->in, timeout_ms);
+        if (n == -2)
+            return tpi_fail(f, TP_ENOMEM, "federate \"%s\": input buffer cannot grow", f->name);
+        return n < 0 ? lost(f, TP_ECLOSED, embed_reason(f->ip), 0) : n;
     }
     if (buf_reserve(&f->in, TPI_READ_CHUNK) < 0)
         return tpi_fail(f, TP_ENOMEM, "federate \"%s\": input buffer cannot grow", f->name);
@@ -231,6 +255,11 @@ int tpi_read(tp_federate *f, int timeout_ms)
 
 int tpi_flush(tp_federate *f)
 {
+    if (f->ip) { /* in process: the core runs on the frames in this thread */
+        int r = f->out.len ? embed_write(f->ip, f->out.data, f->out.len) : 0;
+        buf_clear(&f->out);
+        return r < 0 ? lost(f, TP_ECLOSED, embed_reason(f->ip), 0) : TP_OK;
+    }
     size_t off = 0;
     while (off < f->out.len) {
         if (f->fd < 0) {
@@ -333,8 +362,13 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
                  * their order. Cost: one memmove of the frames received after it. */
                 memmove(f->in.data + scan, f->in.data + scan + flen, f->in.len - scan - flen);
                 f->in.len -= flen;
-                return r;
+                /* an earlier asynchronous request the RTI refused meanwhile: say so now */
+                int late = r >= 0 ? tpi_take_late(f) : 0;
+                return late ? late : r;
             }
+            /* A refusal waiting in the queue (its callback runs at the next tp_evoke) must
+             * reach this call's caller: the frames before a reply are not dispatched here. */
+            if (m.type == WIRE_ERROR) tpi_note_late(f, &m, f->in_base + scan);
             scan += flen;
         }
         int t = remaining(deadline);

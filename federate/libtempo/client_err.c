@@ -7,6 +7,28 @@
 
 #include "federate/libtempo/client_impl.h"
 
+void tpi_note_late(tp_federate *f, const struct wire_msg *m, uint64_t pos)
+{
+    if (pos < f->late_pos) return; /* seen already (while waiting for a reply) */
+    f->late_pos = pos + 1;
+    if (m->a == WIRE_TIME_REQUEST || f->late_code) return;
+    int code = tpi_rti_code(m->code);
+    f->late_code = code < 0 ? code : TP_EREFUSED;
+    snprintf(f->late_msg, sizeof f->late_msg,
+             "the RTI refused an earlier %s of federate \"%s\": %.*s",
+             m->a ? wire_type_name((unsigned)m->a) : "request", f->name, (int)m->str[0].len,
+             m->str[0].ptr ? m->str[0].ptr : "");
+}
+
+int tpi_take_late(tp_federate *f)
+{
+    if (!f || !f->late_code) return 0;
+    int code = f->late_code;
+    f->late_code = 0;
+    snprintf(f->err, sizeof f->err, "%s", f->late_msg);
+    return code;
+}
+
 const char *tp_strerror(int code)
 {
     switch (code) {

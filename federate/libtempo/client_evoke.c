@@ -131,6 +131,7 @@ static void on_error(tp_federate *f, const struct wire_msg *m)
     int code = tpi_rti_code(m->code);
     if (code == TP_OK) code = TP_EREFUSED;
     tpi_on_time_refused(f, (uint32_t)m->a);
+    tpi_note_late(f, m, f->cur_pos); /* the next blocking call returns it too */
     tpi_fail(f, code, "RTI refused %s: %.*s", m->a ? wire_type_name((unsigned)m->a) : "a request",
              (int)m->str[0].len, m->str[0].ptr ? m->str[0].ptr : "");
     tpi_log(f, TP_LOG_WARN, "%s", f->err);
@@ -187,6 +188,7 @@ static void dispatch(tp_federate *f, const struct wire_msg *m)
         break;
     case WIRE_REGULATION_ENABLED:
         tpi_on_regulation_enabled(f, m->time);
+        if (m->time2 != WIRE_TIME_NONE) tpi_on_regulation_bound(f, m->time2, m->code != 0);
         if (f->cb.regulation_enabled) f->cb.regulation_enabled(f->ctx, m->time);
         break;
     case WIRE_CONSTRAINED_ENABLED:
@@ -247,6 +249,7 @@ static int dispatch_queued(tp_federate *f)
         buf_clear(&f->cur);
         if (buf_append(&f->cur, f->in.data + f->in_off, flen) < 0)
             return tpi_fail(f, TP_ENOMEM, "federate \"%s\": frame copy", f->name);
+        f->cur_pos = f->in_base + f->in_off;
         f->in_off += flen;
         struct wire_msg m;
         if (wire_decode(f->cur.data, flen, &m, why, sizeof why) < 0) {
@@ -299,6 +302,9 @@ int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg),
                         f->name);
     int64_t start = tpi_now_ms();
     for (;;) {
+        /* an asynchronous request the RTI refused since the last blocking call */
+        int late = tpi_take_late(f);
+        if (late) return late;
         if (done(f, arg)) return TP_OK;
         int t = -1;
         if (timeout_ms >= 0) {
@@ -306,6 +312,7 @@ int tpi_wait_until(tp_federate *f, int (*done)(tp_federate *f, const void *arg),
             t = left > 0 ? (int)left : 0;
         }
         int r = tp_evoke(f, t);
+        if ((late = tpi_take_late(f)) != 0) return late;
         if (r < 0) return done(f, arg) ? TP_OK : r;
         /* Out of time: stop once a non-waiting evoke finds nothing more (so that a timeout of
          * 0 still dispatches what has already arrived). */

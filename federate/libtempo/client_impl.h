@@ -15,6 +15,8 @@
 #include "rti/proto/secret.h"
 #include "rti/proto/wire.h"
 
+struct embed_link;
+
 #define TPI_ERRLEN             512          /* bytes of the detailed error message */
 #define TPI_FLUSH_THRESHOLD    (64u << 10)  /* bytes buffered before a send writes them out */
 #define TPI_READ_CHUNK         (256u << 10) /* bytes asked from read() at a time */
@@ -43,16 +45,18 @@ struct tpi_obj {
 
 struct tp_federate {
     /* connection */
-    int fd;             /* socket, -1 when closed */
-    int joined;         /* 1 between a successful join and resign/close */
-    int closed;         /* 1 once the connection is gone (EOF, error, resign) */
-    uint32_t max_frame; /* largest frame accepted/sent, header included */
-    int timeout_ms;     /* reply timeout (< 0 = forever) */
-    int rcvtimeo_ms;    /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
-    uint32_t next_req;  /* next request id (never 0) */
-    struct buf out;     /* encoded frames not yet written */
-    struct buf in;      /* received bytes; frames [in_off, in.len) not yet dispatched */
-    size_t in_off;      /* bytes of in already dispatched */
+    int fd;                /* socket, -1 when closed or in process */
+    struct embed_link *ip; /* link to an embedded RTI ("inproc:NAME", rti/server/embed.h),
+                              NULL over a socket or when closed */
+    int joined;            /* 1 between a successful join and resign/close */
+    int closed;            /* 1 once the connection is gone (EOF, error, resign) */
+    uint32_t max_frame;    /* largest frame accepted/sent, header included */
+    int timeout_ms;        /* reply timeout (< 0 = forever) */
+    int rcvtimeo_ms;       /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
+    uint32_t next_req;     /* next request id (never 0) */
+    struct buf out;        /* encoded frames not yet written */
+    struct buf in;         /* received bytes; frames [in_off, in.len) not yet dispatched */
+    size_t in_off;         /* bytes of in already dispatched */
     /* identity */
     tp_fed handle;                  /* our federate handle */
     char name[128];                 /* our federate name (for log lines) */
@@ -102,6 +106,13 @@ struct tp_federate {
     size_t n_syncs, cap_syncs;
     /* errors */
     char err[TPI_ERRLEN]; /* detailed message of the last failure */
+    /* a refusal of an asynchronous request (UPDATE, SEND_INTERACTION, ...) that the RTI sent
+     * later: returned by the next blocking call (tpi_take_late) so that it is never lost */
+    int late_code;             /* TP_E* of the first one not yet returned, 0 none */
+    char late_msg[TPI_ERRLEN]; /* its message */
+    uint64_t in_base;          /* bytes received and dropped from `in` before in.data[0] */
+    uint64_t late_pos;         /* 1 + stream offset of the last ERROR frame noted (0 none) */
+    uint64_t cur_pos;          /* stream offset of the frame being dispatched */
 };
 
 /* ---- errors and logging (client_err.c) ------------------------------------------------ */
@@ -119,12 +130,23 @@ int tpi_rti_code(uint32_t code);
  * from the environment. TP_OK, or TP_EINVAL with err filled (an unusable file). */
 int tpi_secret(const tp_join_options *opt, char *buf, size_t cap, const char **out, char *err,
                size_t errlen);
+/** Note an ERROR frame of the RTI at stream offset @p pos (seen while dispatching or while
+ *  waiting for a reply; each frame is noted once): the refusal of an asynchronous request
+ *  other than a time request (tp_wait_grant reports those) becomes the late error. */
+void tpi_note_late(tp_federate *f, const struct wire_msg *m, uint64_t pos);
+/** The late error, once: 0 when none; else its code, with f->err saying which request the
+ *  RTI refused and why (the error is then cleared). Blocking calls return it. */
+int tpi_take_late(tp_federate *f);
 
 /* ---- connection (client_conn.c) ------------------------------------------------------- */
 
 /** Connect to "host:port" or "unix:/path" with TCP_NODELAY, non-blocking afterwards.
  *  @return the fd, or -1 with the reason in err. */
 int tpi_connect(const char *addr, int timeout_ms, char *err, size_t errlen);
+/** Open the transport named by @p addr on f: an "inproc:" address links f->ip to the
+ *  embedded RTI of that name, any other connects f->fd (tpi_connect).
+ *  @return TP_OK, or TP_ESYS with the reason in err. */
+int tpi_open(tp_federate *f, const char *addr, char *err, size_t errlen);
 /** Encode @p m into the output buffer; write it out when the buffer passes the threshold.
  *  @return TP_OK; TP_EINVAL (encoder refused: message in f->err); TP_ESIZE (frame over
  *          max_frame); TP_ENOMEM; TP_ECLOSED; TP_ESYS. */
@@ -178,6 +200,9 @@ int tpi_check_send_time(tp_federate *f, tp_time t, const char *what);
 /** Apply a TIME_GRANT / REGULATION_ENABLED / CONSTRAINED_ENABLED to the local mirror. */
 void tpi_on_grant(tp_federate *f, uint32_t kind, tp_time t);
 void tpi_on_regulation_enabled(tp_federate *f, tp_time t);
+/** The bound the RTI says regulation starts with (REGULATION_ENABLED time2 and code): it
+ *  joins the promise, so sends below it fail locally with TP_EBOUND. */
+void tpi_on_regulation_bound(tp_federate *f, tp_time bound, int strict);
 void tpi_on_constrained_enabled(tp_federate *f, tp_time t);
 /** An asynchronous ERROR refused a request of type @p type: undo the local state change. */
 void tpi_on_time_refused(tp_federate *f, uint32_t type);

@@ -35,8 +35,7 @@ static int open_conn(const tp_join_options *opt, tp_federate **out, char *err, s
     f->promised = TP_NO_TIME;
     f->resolution = 1e-9;
     char why[300];
-    f->fd = tpi_connect(opt->rti, f->timeout_ms, why, sizeof why);
-    if (f->fd < 0) {
+    if (tpi_open(f, opt->rti, why, sizeof why) != TP_OK) {
         set_err(err, errlen, why);
         tp_federate_free(f);
         return TP_ESYS;

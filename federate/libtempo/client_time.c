@@ -104,6 +104,26 @@ void tpi_on_regulation_enabled(tp_federate *f, tp_time t)
     promise(f);
 }
 
+void tpi_on_regulation_bound(tp_federate *f, tp_time bound, int strict)
+{
+    if (f->regulation != TPI_ON) return;
+    bound_pair b = bound_max(promised(f), bound_make(bound, strict != 0));
+    f->promised = b.t;
+    f->promised_strict = b.strict;
+}
+
+int tp_query_send_bound(tp_federate *f, tp_time *bound, int *strict)
+{
+    if (!f || !bound) return tpi_fail(f, TP_EINVAL, "tp_query_send_bound: NULL argument");
+    if (f->regulation != TPI_ON)
+        return tpi_fail(f, TP_ENOTENABLED,
+                        "tp_query_send_bound: federate \"%s\" is not regulating (yet)", f->name);
+    bound_pair b = bound_max(table_bound(f), promised(f));
+    *bound = b.t;
+    if (strict) *strict = b.strict;
+    return TP_OK;
+}
+
 void tpi_on_constrained_enabled(tp_federate *f, tp_time t)
 {
     f->constrained = TPI_ON;
@@ -383,6 +403,8 @@ struct status_ctx {
     size_t n;            /* records in the reply */
     tp_fed want;         /* also copy this federate's record into *mine (0: none) */
     tp_time_status mine; /* that record */
+    unsigned polls;      /* that record's grants in a row without progress */
+    tp_fed waits_for;    /* and whom it waits for when stalled (0 none) */
     int found;           /* 1 when it was in the reply */
 };
 
@@ -422,6 +444,8 @@ static int status_reply(tp_federate *f, const struct wire_msg *m, void *arg)
         if (sc->n < sc->cap) sc->out[sc->n] = o;
         if (sc->want && o.federate == sc->want) {
             sc->mine = o;
+            sc->polls = ts.polls;
+            sc->waits_for = (tp_fed)ts.waits_for;
             sc->found = 1;
         }
         sc->n++;
@@ -480,6 +504,23 @@ int tp_query_lits(tp_federate *f, tp_time *lits)
                         "\"%s\" (handle %u) among its %zu records",
                         f->name, f->handle, sc.n);
     *lits = sc.mine.lits;
+    return TP_OK;
+}
+
+int tp_query_stall(tp_federate *f, tp_fed who, unsigned *polls, tp_fed *waits_for)
+{
+    int r = tpi_check_joined(f);
+    if (r < 0) return r;
+    if (!polls) return tpi_fail(f, TP_EINVAL, "tp_query_stall: polls is NULL");
+    struct status_ctx sc = {.want = who ? who : f->handle};
+    if ((r = query_status(f, &sc)) < 0) return r;
+    if (!sc.found)
+        return tpi_fail(f, TP_EHANDLE,
+                        "tp_query_stall: the RTI's status has no record for federate handle %u "
+                        "among its %zu records",
+                        sc.want, sc.n);
+    *polls = sc.polls;
+    if (waits_for) *waits_for = sc.waits_for;
     return TP_OK;
 }
 

@@ -26,7 +26,15 @@
  * - The library never writes to stdout or stderr itself: log lines go to the `log` callback,
  *   whose default (when NULL) prints warnings and errors to stderr.
  * - Threads: a federate must be used by one thread at a time (callbacks run in the thread that
- *   evokes). libtempo keeps no mutable global state of its own.
+ *   evokes); different federates may be used from different threads at once, each by its own
+ *   thread. Over TCP and Unix sockets libtempo keeps no mutable global state of its own. The
+ *   in-process transport ("inproc:NAME", doc/inproc.md) keeps one: the registry of embedded
+ *   RTIs, guarded by a lock, so tp_inproc_start(), tp_inproc_stop(), tp_join() and
+ *   tp_create_federation() may be called from any thread. An embedded RTI runs in the threads
+ *   of its federates (whichever sends a frame runs the RTI on it, under the RTI's lock); it
+ *   starts no thread either. tp_inproc_stop() must not run while one of its federates is
+ *   inside a call (their next call fails with TP_ECLOSED). tp_strerror() and the
+ *   time-conversion functions are pure and may be called from anywhere.
  */
 #ifndef TEMPO_FEDERATE_TEMPO_H
 #define TEMPO_FEDERATE_TEMPO_H
@@ -327,7 +335,12 @@ typedef struct tp_callbacks {
     /** The pending time-advance request was granted: logical time is now @p time. */
     void (*grant)(void *ctx, tp_time time);
     /** The RTI refused an asynchronous request (publish, update, time request, ...):
-     *  @p code is a TP_E* code, @p message its reason (also kept as tp_last_error). */
+     *  @p code is a TP_E* code, @p message its reason (also kept as tp_last_error). A refusal
+     *  is never lost: besides this callback, the next blocking call (a tp_wait_* call, or any
+     *  call that waits for the RTI's answer: queries, registration, tp_resign, ...) returns
+     *  the first such refusal not yet returned (its code; tp_last_error names the refused
+     *  request and the RTI's reason), once, even when the call itself succeeded; a refused
+     *  time request is reported by tp_wait_grant (TP_EREFUSED) instead. */
     void (*error)(void *ctx, int code, const char *message);
     /** A log line from the library (no trailing newline). NULL: warnings and errors go to
      *  stderr as "tempo[federate]: level: line". */
@@ -338,7 +351,10 @@ typedef struct tp_callbacks {
 
 /** Join options; a zeroed struct means "default" for every member but the three required. */
 typedef struct tp_join_options {
-    const char *rti;                /**< "host:port" or "unix:/path"; NULL = "127.0.0.1:7470" */
+    const char *rti;                /**< "host:port", "unix:/path", or "inproc:NAME" (an RTI
+                                         embedded in this process, see tp_inproc_start;
+                                         "inproc:" is the default one); NULL =
+                                         "127.0.0.1:7470" */
     const char *federation;         /**< federation name, required */
     const char *federate;           /**< this federate's name, unique in the federation, required
                                          (ignored by tp_create_federation/tp_destroy_federation) */
@@ -424,8 +440,10 @@ TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx
  * until tp_federate_free(); every other call then returns TP_ESTATE.
  * @param action what to do with this federate's objects.
  * @return TP_OK; TP_ESTATE (already resigned); TP_EINVAL (bad action); TP_ECLOSED; TP_ESYS;
- *         TP_EPROTO. Blocks for the RTI's reply; runs no callbacks (messages not yet evoked
- *         are dropped).
+ *         TP_EPROTO; or, once resigned, the code of an asynchronous request the RTI refused
+ *         and no call has returned yet (tp_callbacks.error): the federate is resigned all the
+ *         same, and tp_last_error names the refused request. Blocks for the RTI's reply; runs
+ *         no callbacks (messages not yet evoked are dropped).
  * @see tp_join
  */
 TP_API int tp_resign(tp_federate *f, tp_resign_action action);
@@ -450,7 +468,8 @@ TP_API tp_fed tp_federate_handle(const tp_federate *f);
  * The connection's file descriptor, to wait for input with poll()/select() (for instance over
  * several federates) before calling tp_evoke(f, 0). Do not read, write or close it.
  * @param f the federate; NULL gives -1.
- * @return the descriptor, or -1 when the connection is closed. Runs no callbacks.
+ * @return the descriptor, or -1 when the connection is closed or in process ("inproc:",
+ *         which has no descriptor: wait in tp_evoke instead). Runs no callbacks.
  * @see tp_evoke
  */
 TP_API int tp_fileno(const tp_federate *f);
@@ -749,6 +768,18 @@ TP_API int tp_modify_lookahead(tp_federate *f, tp_time lookahead);
  */
 TP_API int tp_query_lookahead(tp_federate *f, tp_time *out);
 /**
+ * The least time stamp this federate may send now (local, no round trip): the bound of
+ * doc/time.md for its state, and never below the bound the RTI gave it when regulation was
+ * enabled. A federate enabling regulation after others advanced starts with a bound above
+ * T + L (what constrained federates were already promised): every tp_update, tp_send and
+ * tp_delete_object below it fails at once with TP_EBOUND, and this call says where it is.
+ * @param bound not NULL: the bound in ticks.
+ * @param strict may be NULL; set to 1 when only time stamps > bound may be sent.
+ * @return TP_OK; TP_EINVAL; TP_ENOTENABLED (regulation not enabled yet: wait for the
+ *         regulation_enabled callback). Runs no callbacks.
+ */
+TP_API int tp_query_send_bound(tp_federate *f, tp_time *bound, int *strict);
+/**
  * This federate's logical time: its last grant (or the time regulation/constrained was
  * enabled at); 0 after joining. Local.
  * @param out not NULL. @return TP_OK; TP_EINVAL. @see tp_wait_grant
@@ -801,6 +832,22 @@ TP_API int tp_query_galt(tp_federate *f, tp_time *galt, int *strict);
  *         federate. Blocks for one round trip; runs no callbacks. @see tp_query_time_status
  */
 TP_API int tp_query_lits(tp_federate *f, tp_time *lits);
+/**
+ * Whether a federate that polls (FQR, or TARA at its own time) makes progress, as the RTI
+ * sees it: a grant that leaves its logical time unchanged with no message delivered since the
+ * previous grant makes none. Two or more such grants in a row with no request pending mean it
+ * waits as surely as a pending request would (doc/time.md, "Stalls under polling").
+ * @param who the federate asked about; 0 = this federate.
+ * @param polls not NULL: its last grants in a row without progress (0: its last grant
+ *        progressed).
+ * @param waits_for may be NULL; when *polls >= 2 and it has no request pending: the first
+ *        federate it waits for, one with no request pending that has neither sent nor
+ *        requested anything since the stall began (0 when none is idle: all act or wait);
+ *        0 otherwise.
+ * @return as tp_query_time_status; TP_EINVAL (polls NULL); TP_EHANDLE when the RTI's answer
+ *         has no record for @p who. Blocks for one round trip; runs no callbacks.
+ */
+TP_API int tp_query_stall(tp_federate *f, tp_fed who, unsigned *polls, tp_fed *waits_for);
 
 /**
  * Time advance request TAR(@p t): TSO messages with ts ≤ t are delivered, then `grant`(t)
@@ -849,7 +896,10 @@ TP_API int tp_flush_queue_request(tp_federate *f, tp_time t);
  * dispatches only what has arrived.
  * @return TP_OK; TP_TIMEOUT; TP_ESTATE (no request pending, or called from a callback);
  *         TP_EREFUSED (the RTI refused the request: tp_last_error has its reason); an error of
- *         tp_evoke(). Runs callbacks (including `grant`). @see tp_time_advance_request
+ *         tp_evoke(); the code of an earlier asynchronous request the RTI refused (an update
+ *         below the bound: TP_EBOUND, tp_last_error names it; see tp_callbacks.error), which
+ *         ends the wait even if the grant came. Runs callbacks (including `grant`).
+ * @see tp_time_advance_request
  */
 TP_API int tp_wait_grant(tp_federate *f, tp_time *t, int timeout_ms);
 
@@ -899,6 +949,54 @@ TP_API int tp_evoke(tp_federate *f, int timeout_ms);
  * @see tp_evoke
  */
 TP_API int tp_flush(tp_federate *f);
+
+/* ---- in-process RTI (doc/inproc.md) ----------------------------------------------------- */
+
+/** Default spin of an in-process reader, µs: a federate waiting for a message polls its
+ *  queue this long before it blocks (tp_inproc_options.spin_us). */
+#define TP_INPROC_SPIN_DEFAULT_US 50
+
+/** Options of an RTI embedded in this process; a zeroed struct means the defaults. */
+typedef struct tp_inproc_options {
+    const char *log_dir;  /**< write a federation log per federation here (doc/log.md), as
+                               tempo-rti --flog-dir does; NULL = none */
+    const char *log_only; /**< with log_dir: comma-separated fnmatch(3) patterns of the
+                               federations to log; NULL = all */
+    const char *secret;   /**< shared secret every join must carry; NULL = none */
+    int spin_us;          /**< µs a waiting federate polls before it blocks: 0 =
+                               TP_INPROC_SPIN_DEFAULT_US, < 0 = never spin (block at once) */
+    /** The RTI's own log lines (the format of tempo-rti's log); NULL = none (nothing is
+     *  printed). Runs in the thread of the federate whose message caused the line, under
+     *  the RTI's lock: it must not call tp_ functions. */
+    void (*log)(void *ctx, tp_log_level level, const char *line);
+    void *log_ctx;          /**< passed to log */
+    tp_log_level log_level; /**< most verbose level passed to log; 0 = errors only */
+} tp_inproc_options;
+
+/**
+ * Start an RTI inside this process, reachable as "inproc:NAME" by tp_join and
+ * tp_create_federation from any thread of the process. It runs the same server code, time
+ * management and federation log as tempo-rti, with in-memory queues instead of sockets. A
+ * join to "inproc:NAME" starts it with the defaults when this was not called; call this
+ * first to have a federation log or another spin.
+ * @param name the RTI's name (NULL or "" = the default one, "inproc:"); at most 127 bytes.
+ * @param opt  options (may be NULL: defaults); strings are copied.
+ * @param err  buffer of @p err_size bytes for the reason on failure (may be NULL).
+ * @return TP_OK; TP_EEXISTS (an RTI of that name runs already); TP_EINVAL (name too long);
+ *         TP_ENOMEM. Runs no callbacks; may be called from any thread.
+ * @see tp_inproc_stop
+ */
+TP_API int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err,
+                           size_t err_size);
+
+/**
+ * Stop the RTI of that name: federates still joined lose their connection (their next call
+ * fails with TP_ECLOSED; the RTI resigns them as disconnected), every federation is destroyed
+ * and its federation log completed. Call it once the federate threads are done so that the
+ * logs are complete; a process that exits without it gets its logs flushed at exit.
+ * @return TP_OK; TP_ENOTFOUND (no such RTI). Runs no callbacks.
+ */
+TP_API int tp_inproc_stop(const char *name, char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

@@ -40,5 +40,11 @@ const master_algo *master_algo_find(fedfile_alg kind);
 int master_run_wr(const master_run *r, char *err, size_t errlen);
 int master_run_semi(const master_run *r, char *err, size_t errlen);
 int master_run_jacobi(const master_run *r, char *err, size_t errlen);
+int master_run_defect(const master_run *r, char *err, size_t errlen);
+int master_run_f3ornits(const master_run *r, char *err, size_t errlen);
+int master_run_strong(const master_run *r, char *err, size_t errlen);
+int master_run_hybrid(const master_run *r, char *err, size_t errlen);
+int master_run_balance(const master_run *r, char *err, size_t errlen); /* master_balance.c */
+int master_run_energy(const master_run *r, char *err, size_t errlen);
 
 #endif

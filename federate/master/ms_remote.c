@@ -38,6 +38,7 @@ typedef struct rslave {
     struct timespec heard; /* when this slave last replied, or its wait began (reply timeout) */
     char err[700];
     port_slave_info info;
+    long *out_state; /* info.out_state, from the hello reply */
 } rslave;
 
 struct ms_link {
@@ -112,6 +113,17 @@ static rslave *by_name(ms_link *L, const char *name)
     return NULL;
 }
 
+/* The output-to-state map after the hello numbers (msproto_info_map_decode): 1 when taken. */
+static int hello_map(rslave *s, const msproto_reply *r, char *e, size_t elen)
+{
+    size_t n_out = s->info.n_out;
+    free(s->out_state);
+    s->info.out_state = s->out_state = calloc(n_out + 1, sizeof *s->out_state);
+    return s->out_state && r->n_v == MSPROTO_INFO_N + n_out &&
+           msproto_info_map_decode(r->v + MSPROTO_INFO_N, n_out, s->info.n_state, s->out_state, e,
+                                   elen) == MSPROTO_OK;
+}
+
 static void take_reply(rslave *s, const msproto_reply *r)
 {
     if (!s->p_n) {
@@ -134,7 +146,8 @@ static void take_reply(rslave *s, const msproto_reply *r)
     }
     if (p->kind == MSP_HELLO) {
         char e[MSPROTO_ERRLEN];
-        if (r->n_v != MSPROTO_INFO_N || msproto_info_decode(r->v, &s->info, e, sizeof e))
+        if (r->n_v < MSPROTO_INFO_N || msproto_info_decode(r->v, &s->info, e, sizeof e) ||
+            !hello_map(s, r, e, sizeof e))
             note(s, PORT_EFAIL, "slave %s: bad hello reply", s->name);
         return;
     }
@@ -704,8 +717,10 @@ void ms_link_free(ms_link *l)
 {
     if (!l) return;
     tp_federate_free(l->tp);
-    for (size_t i = 0; l->s && i < l->n; i++)
+    for (size_t i = 0; l->s && i < l->n; i++) {
         free(l->s[i].p);
+        free(l->s[i].out_state);
+    }
     free(l->s);
     free(l->ps);
     free(l->v);

@@ -20,15 +20,21 @@
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
-    "                    [--local] [--timeout MS] [--reply-timeout MS] [--quiet]\n"
+    "                    [--local|--in-process [--log-dir DIR]] [--timeout MS]\n"
+    "                    [--reply-timeout MS] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
-    "                     \"semi-implicit\", \"master-jacobi\")\n"
+    "                     \"semi-implicit\", \"master-jacobi\", \"strong\", \"hybrid\",\n"
+    "                     \"defect-control\", \"f3ornits\", \"balance\", \"energy\")\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
     "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
     "                     with --local (distributed, each slave writes its own), and\n"
     "                     master.csv, the algorithm's notes (iterations, residuals);\n"
     "                     distributed, the notes also go to the federation log\n"
     "  --local            one process: every federate's FMU runs here, no RTI\n"
+    "  --in-process       one process: the RTI embedded, every slave a thread running the\n"
+    "                     slave role of tempo-fmu, the master in this thread; the same\n"
+    "                     messages and results as distributed (doc/inproc.md)\n"
+    "  --log-dir DIR      with --in-process: the federation log folder (tempo-log)\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --reply-timeout MS a slave silent this long while it owes a reply is lost and the\n"
     "                     run stops naming it (default: the file's algorithm.reply_timeout,\n"
@@ -42,7 +48,9 @@ static const char usage_text[] =
 
 typedef struct margs {
     const char *file, *rti, *output, *secret_file;
+    const char *log_dir; /* --log-dir */
     int local, quiet, timeout_ms, reply_timeout_ms;
+    int in_process; /* --in-process */
 } margs;
 
 static int parse(int argc, char **argv, margs *a)
@@ -57,11 +65,13 @@ static int parse(int argc, char **argv, margs *a)
             return 1;
         } else if (!strcmp(s, "--local")) {
             a->local = 1;
+        } else if (!strcmp(s, "--in-process")) {
+            a->in_process = 1;
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
                    !strcmp(s, "--timeout") || !strcmp(s, "--reply-timeout") ||
-                   !strcmp(s, "--secret-file")) {
+                   !strcmp(s, "--secret-file") || !strcmp(s, "--log-dir")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -69,6 +79,8 @@ static int parse(int argc, char **argv, margs *a)
             const char *v = argv[++i];
             if (!strcmp(s, "--secret-file"))
                 a->secret_file = v;
+            else if (!strcmp(s, "--log-dir"))
+                a->log_dir = v;
             else if (!strcmp(s, "--federation"))
                 a->file = v;
             else if (!strcmp(s, "--rti"))
@@ -97,6 +109,14 @@ static int parse(int argc, char **argv, margs *a)
     }
     if (!a->file) {
         fprintf(stderr, "tempo-master: no --federation FILE given\n%s", usage_text);
+        return -1;
+    }
+    if (a->log_dir && !a->in_process) {
+        fprintf(stderr, "tempo-master: --log-dir goes with --in-process\n");
+        return -1;
+    }
+    if (a->in_process && (a->local || a->rti)) {
+        fprintf(stderr, "tempo-master: --in-process excludes %s\n", a->local ? "--local" : "--rti");
         return -1;
     }
     return 0;
@@ -245,6 +265,45 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     return rc;
 }
 
+/* --in-process: the master runs here over the embedded RTI while fmufed_run_all runs every
+ * slave as a thread (doc/inproc.md). */
+typedef struct inproc_master {
+    const fedfile *ff;
+    margs a;
+} inproc_master;
+
+static int master_main(void *ctx, const char *rti, char *err, size_t errlen)
+{
+    inproc_master *m = ctx;
+    margs a = m->a;
+    a.rti = rti;
+    int rc = run_remote(m->ff, &a, err, errlen);
+    if (rc != PORT_OK) {
+        char why[FMUFED_ERRLEN];
+        snprintf(why, sizeof why, "%s%s%s", port_strerror(rc), err[0] ? ": " : "", err);
+        snprintf(err, errlen, "%s", why);
+    }
+    return rc;
+}
+
+static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t errlen)
+{
+    inproc_master m = {ff, *a};
+    fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
+    fmufed_all_opts ao = {
+        .opts = &o, .log_dir = a->log_dir, .main_fn = master_main, .main_ctx = &m};
+    fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
+    int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
+    if (!st) snprintf(err, errlen, "out of memory");
+    for (size_t i = 0; rc == FMUFED_OK && !a->quiet && i < ff->n_feds; i++)
+        printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+               "%ld time requests; results %s\n",
+               ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
+               st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
+    free(st);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     margs a = {0};
@@ -269,6 +328,12 @@ int main(int argc, char **argv)
         return 2;
     }
     err[0] = '\0';
+    if (a.in_process) {
+        int irc = run_in_process(ff, &a, err, sizeof err);
+        if (irc != FMUFED_OK) fprintf(stderr, "tempo-master: %s: %s\n", ff->federation, err);
+        fedfile_free(ff);
+        return irc == FMUFED_OK ? 0 : irc == FMUFED_EUSAGE ? 2 : 1;
+    }
     int rc = a.local ? run_local(ff, &a, err, sizeof err) : run_remote(ff, &a, err, sizeof err);
     if (rc != PORT_OK)
         fprintf(stderr, "tempo-master: %s: %s%s%s\n", ff->federation, port_strerror(rc),

@@ -269,6 +269,26 @@ int msproto_info_decode(const double *v, port_slave_info *out, char *err, size_t
     return MSPROTO_OK;
 }
 
+size_t msproto_info_map_encode(const port_slave_info *in, double *v)
+{
+    for (size_t k = 0; k < in->n_out; k++)
+        v[k] = in->out_state && in->out_state[k] >= 0 ? (double)in->out_state[k] + 1 : 0;
+    return in->n_out;
+}
+
+int msproto_info_map_decode(const double *v, size_t n_out, size_t n_state, long *out, char *err,
+                            size_t errlen)
+{
+    for (size_t k = 0; k < n_out; k++) {
+        if (!(v[k] >= 0 && v[k] <= (double)n_state) || v[k] != (double)(long)v[k])
+            return fail(err, errlen, MSPROTO_EMALFORMED,
+                        "hello reply: output %zu's state is %g, expected a whole number 0..%zu", k,
+                        v[k], n_state);
+        out[k] = (long)v[k] - 1;
+    }
+    return MSPROTO_OK;
+}
+
 /* ---- replies ----------------------------------------------------------------------------- */
 
 static int reply_check(const msproto_reply *r, char *err, size_t errlen)

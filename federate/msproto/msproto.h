@@ -57,6 +57,14 @@ void msproto_info_encode(const port_slave_info *in, double *v);
 /** The reverse (name untouched). @return MSPROTO_OK or MSPROTO_EMALFORMED (a count that is
  *  not a whole number 0..MSPROTO_MAX_VALUES, a flag not 0/1). */
 int msproto_info_decode(const double *v, port_slave_info *out, char *err, size_t errlen);
+/** The output-to-state map (port_slave_info.out_state) as the n_out doubles that follow the
+ *  MSPROTO_INFO_N of a hello reply: 1 + the state output k is, 0 when it is not a state (every
+ *  entry 0 when out_state is NULL). @return the number written, in->n_out. */
+size_t msproto_info_map_encode(const port_slave_info *in, double *v);
+/** The reverse: v holds n_out doubles; out receives n_out entries, -1 for "not a state".
+ *  @return MSPROTO_OK or MSPROTO_EMALFORMED (an entry not a whole number 0..n_state). */
+int msproto_info_map_decode(const double *v, size_t n_out, size_t n_state, long *out, char *err,
+                            size_t errlen);
 
 /** Name of a kind ("step", "set-inputs", ...); "?" for an unknown one. Never NULL. */
 const char *msproto_kind_name(int kind);

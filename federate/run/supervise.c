@@ -78,6 +78,10 @@ struct sup {
     const char *match_need; /* substring searched */
     int matched;            /* set by deliver() */
     char match_line[SUP_LINE_MAX];
+    /* the first failure, reported once the others had fail_grace_ms to end */
+    child *first_bad; /* NULL: none yet */
+    const char *first_why;
+    long long bad_ms; /* monotonic time it was seen */
     struct pollfd pfd[2 * SUP_MAX_CHILDREN + 1];
     lbuf *pbuf[2 * SUP_MAX_CHILDREN + 1]; /* pipe of each pfd entry (NULL: wake pipe) */
     child *pchild[2 * SUP_MAX_CHILDREN + 1];
@@ -437,9 +441,10 @@ static child *settle(sup *s, child *bad)
     while (now_ms() < until) {
         for (size_t i = 0; i < s->n; i++) {
             child *c = s->c[i];
-            if (reap(s, c, 0) && !c->stopped && c->state == SUP_SIGNALED) {
-                c->failed = 1;
-                return c;
+            if (reap(s, c, 0) && !c->stopped &&
+                (c->service || c->state == SUP_SIGNALED || c->code != 0)) {
+                c->failed = 1; /* reaped here: the run loop will not see it again */
+                if (c->state == SUP_SIGNALED) return c;
             }
         }
         poll_once(s, 10);
@@ -477,9 +482,16 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
             }
             workers_left += c->state == SUP_RUNNING && !c->service;
         }
-        if (bad && bad->state != SUP_SIGNALED && !why) bad = settle(s, bad);
-        if (bad) {
-            describe_end(bad, why, msg, sizeof msg);
+        if (bad && !s->first_bad) {
+            /* a child that exited with a failure code may be a peer of one being signalled */
+            if (bad->state != SUP_SIGNALED && !why) bad = settle(s, bad);
+            s->first_bad = bad;
+            s->first_why = why;
+            s->bad_ms = now_ms();
+        }
+        /* the first failure, once the others had fail_grace_ms to end on their own */
+        if (s->first_bad && (workers_left == 0 || now_ms() - s->bad_ms >= s->o.fail_grace_ms)) {
+            describe_end(s->first_bad, s->first_why, msg, sizeof msg);
             stop_all(s);
             return finish(s, SUP_ECHILD, msg, err, errlen);
         }
@@ -491,7 +503,11 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
             s->final_err[0] = '\0';
             return SUP_OK;
         }
+        if (s->o.on_tick) s->o.on_tick(s->o.ctx);
         long long now = now_ms(), wait = POLL_CAP_SIG_MS;
+        if (s->first_bad && s->bad_ms + s->o.fail_grace_ms - now < wait)
+            wait =
+                s->bad_ms + s->o.fail_grace_ms - now > 0 ? s->bad_ms + s->o.fail_grace_ms - now : 0;
         if (gdeadline && now >= gdeadline) {
             size_t off = (size_t)snprintf(msg, sizeof msg,
                                           "timeout after %ld ms; still running:", s->o.timeout_ms);

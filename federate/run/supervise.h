@@ -56,15 +56,20 @@ typedef void (*sup_line_fn)(void *ctx, const char *child, sup_stream stream, con
 
 /* Options of a supervisor; zero fields take the defaults. */
 typedef struct sup_opts {
-    int grace_ms;        /* ms between SIGTERM and SIGKILL when stopping; 0 = 2000 */
-    long timeout_ms;     /* global timeout from sup_new, ms; 0 = none */
-    int catch_signals;   /* 1: from sup_new to sup_free, SIGINT and SIGTERM are caught; the
-                            next sup_start/sup_wait/sup_wait_line (or the one running) stops
-                            every child and returns SUP_EINTR. SIGCHLD wakes the loop. The
-                            previous handlers are restored by sup_free. Only one supervisor
-                            per process may set this. */
-    sup_line_fn on_line; /* output lines; NULL = discard (the stderr tail is kept anyway) */
-    void *ctx;           /* passed to on_line */
+    int grace_ms;               /* ms between SIGTERM and SIGKILL when stopping; 0 = 2000 */
+    long timeout_ms;            /* global timeout from sup_new, ms; 0 = none */
+    int catch_signals;          /* 1: from sup_new to sup_free, SIGINT and SIGTERM are caught; the
+                                   next sup_start/sup_wait/sup_wait_line (or the one running) stops
+                                   every child and returns SUP_EINTR. SIGCHLD wakes the loop. The
+                                   previous handlers are restored by sup_free. Only one supervisor
+                                   per process may set this. */
+    sup_line_fn on_line;        /* output lines; NULL = discard (the stderr tail is kept anyway) */
+    void *ctx;                  /* passed to on_line and on_tick */
+    void (*on_tick)(void *ctx); /* called at least every 250 ms while sup_wait runs (for a
+                            watchdog); it must not call sup_* functions; NULL = none */
+    int fail_grace_ms;          /* after the first failure, let the other children end on their own
+                                   for up to this long before stopping them (their exits and last
+                                   lines then show which failed first and why); 0 = stop at once */
 } sup_opts;
 
 /* What to start. */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,12 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
+    "                 [--log DIR] [--watchdog S] [--in-process|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
+    "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
+    "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
+    "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
+    "                 from the RTI's status (default 10; 0 = never)\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
@@ -39,6 +45,10 @@ static const char usage_text[] =
     "  --secret-file PATH  the shared secret (mode 600); default: TEMPO_SECRET,\n"
     "                 TEMPO_SECRET_FILE, the file's \"secret_file\", else a fresh random\n"
     "                 one for the RTI it starts (none with --rti)\n"
+    "  --in-process   every federate a thread of one process (tempo-fmu --all) on an RTI\n"
+    "                 embedded in it, no sockets (doc/inproc.md)\n"
+    "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
+    "                 says \"placement\": \"in-process\")\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
     "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
@@ -58,6 +68,7 @@ typedef struct fed_report {
     int done;
     double t;
     long steps, updates, reflections, requests;
+    double progress_t; /* the last "progress" time it reported (s) */
 } fed_report;
 
 /* State shared with the line callback (runs inside sup_* calls, single thread). */
@@ -66,6 +77,12 @@ typedef struct run_ctx {
     prog *pg;        /* progress display, NULL with --quiet */
     fed_report *rep; /* one per federate */
     int verbose, quiet;
+    char log_path[PATH_MAX]; /* the federation log the RTI announced ("logging to"), or "" */
+    pid_t rti_pid;           /* the RTI tempo-run started (watchdog's SIGUSR1), 0 none */
+    double watchdog_s;       /* no-progress time before the status is printed; 0 = never */
+    double last_progress;    /* now_s() of the last progress of any federate */
+    int dumping;             /* > 0: the RTI's status lines are being echoed */
+    double dump_until;       /* now_s() after which they are no longer echoed */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -89,23 +106,55 @@ static void parse_done(fed_report *r, const char *name, const char *line)
         r->done = 1;
 }
 
+static double now_s(void);
+/* The one child of an in-process run (tempo-fmu --all): a space keeps it apart from federate
+ * names; its lines name the federate they are about. */
+#define INPROC_CHILD "the federation"
+
 static void on_line(void *ctx, const char *child, sup_stream stream, const char *line)
 {
     run_ctx *c = ctx;
     long i = fed_index(c, child);
+    if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
+        char name[128];
+        double t, end;
+        if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
+            i = fed_index(c, name);
+            if (i >= 0) prog_update(c->pg, (size_t)i, t);
+            return;
+        }
+        if (sscanf(line, "tempo-fmu: %127[^:]:", name) == 1 && (i = fed_index(c, name)) >= 0) {
+            parse_done(&c->rep[i], name, line);
+            if (c->verbose) fprintf(stderr, "[%s] %s\n", child, line);
+            return;
+        }
+    }
     if (stream == SUP_STDOUT && i >= 0) {
         double t, end;
         if (sscanf(line, "progress %lf %lf", &t, &end) == 2) {
+            if (t > c->rep[i].progress_t) c->rep[i].progress_t = t, c->last_progress = now_s();
             prog_update(c->pg, (size_t)i, t);
             return;
         }
         parse_done(&c->rep[i], child, line);
     }
+    if (!strcmp(child, RTI_CHILD) && stream == SUP_STDERR) {
+        /* the federation log the RTI writes ("federation 'X': logging to PATH") */
+        const char *p = strstr(line, "logging to ");
+        if (p && strstr(line, "[flog]")) snprintf(c->log_path, sizeof c->log_path, "%s", p + 11);
+        /* the watchdog asked for the status (SIGUSR1): its lines are "who waits for whom" */
+        if (c->dumping && now_s() < c->dump_until && strstr(line, "[tm]")) {
+            const char *m = strstr(line, "[tm] ");
+            fprintf(stderr, "tempo-run:   %s\n", m ? m + 5 : line);
+        }
+    }
     /* Federate errors are repeated in the failure report (last stderr lines); echoing them
      * as they come tells the user at once. The RTI's stdout is its banner: verbose only. */
     /* The master's errors, and its summary lines (steps, iterations, messages). */
-    int master = fedfile_is_master(c->ff) && !strcmp(child, MASTER_CHILD);
-    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master)) ||
+    int master =
+        fedfile_is_master(c->ff) && (!strcmp(child, MASTER_CHILD) || !strcmp(child, INPROC_CHILD));
+    int all = !strcmp(child, INPROC_CHILD);
+    if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master || all)) ||
         (master && stream == SUP_STDOUT))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
@@ -166,10 +215,15 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 }
 
 typedef struct run_args {
-    const char *file, *rti, *output, *reference, *secret_file;
+    const char *file, *rti, *output, *reference, *secret_file, *log;
     int quiet, verbose;
+    int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
+    double watchdog_s; /* < 0: not given (default RUN_WATCHDOG_S) */
 } run_args;
+
+#define RUN_WATCHDOG_S 10.0 /* default no-progress time before the RTI's status is shown */
+#define RUN_FAIL_GRACE 1000 /* ms the others get to end after the first failure (sup_opts) */
 
 static int parse_args(int argc, char **argv, run_args *a)
 {
@@ -185,8 +239,13 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->quiet = 1;
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
+        } else if (!strcmp(s, "--in-process")) {
+            a->placement = 1;
+        } else if (!strcmp(s, "--distributed")) {
+            a->placement = -1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
-                   !strcmp(s, "--reference") || !strcmp(s, "--secret-file")) {
+                   !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
+                   !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -196,6 +255,15 @@ static int parse_args(int argc, char **argv, run_args *a)
                 a->reference = v;
             } else if (!strcmp(s, "--secret-file")) {
                 a->secret_file = v;
+            } else if (!strcmp(s, "--log")) {
+                a->log = v;
+            } else if (!strcmp(s, "--watchdog")) {
+                char *end;
+                a->watchdog_s = strtod(v, &end);
+                if (*end || end == v || !(a->watchdog_s >= 0) || a->watchdog_s > 1e6) {
+                    fprintf(stderr, "tempo-run: --watchdog %s: expected seconds >= 0\n", v);
+                    return -1;
+                }
             } else if (s[2] == 'r') {
                 a->rti = v;
             } else if (s[2] == 'o') {
@@ -227,18 +295,43 @@ static int parse_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
+/* mkdir -p: create @p dir and its missing parents. 0, or -1 with the reason in err. */
+static int mkdir_p(const char *dir, char *err, size_t errlen)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        snprintf(err, errlen, "%.900s...: path too long", dir);
+        return -1;
+    }
+    for (char *q = p + 1;; q++) {
+        int end = *q == '\0';
+        if (*q == '/' || end) {
+            *q = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                snprintf(err, errlen, "mkdir %.900s: %s", p, strerror(errno));
+                return -1;
+            }
+            if (end) return 0;
+            *q = '/';
+        }
+    }
+}
+
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
  * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
  * loopback port. Returns a SUP_ status. */
-static int start_rti(sup *s, const fedfile *ff, char *addr, size_t len, char *err, size_t errlen)
+static int start_rti(sup *s, const fedfile *ff, const char *log, char *addr, size_t len, char *err,
+                     size_t errlen)
 {
     char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256];
     sibling("tempo-rti", bin, sizeof bin);
-    char *argv[6] = {bin, "--listen", listen, NULL, NULL, NULL};
+    char *argv[8] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL};
+    int k = 3;
+    if (log) argv[k++] = "--log", argv[k++] = (char *)log; /* one file per run (doc/log.md) */
     if (ff->rti_unix) {
         snprintf(listen, sizeof listen, "none");
-        argv[3] = "--unix";
-        argv[4] = ff->rti_unix;
+        argv[k++] = "--unix";
+        argv[k++] = ff->rti_unix;
     } else {
         const char *h = ff->rti_host ? ff->rti_host : "127.0.0.1";
         snprintf(listen, sizeof listen, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, ff->rti_port);
@@ -375,6 +468,119 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
     if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);
 }
 
+/* The watchdog (sup_opts.on_tick): when no federate has progressed for watchdog_s, say so
+ * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti log every federate's time
+ * state, the stalls under polling included; on_line echoes those lines). Again after every
+ * further watchdog_s without progress. */
+static void watchdog(void *ctx)
+{
+    run_ctx *c = ctx;
+    double now = now_s();
+    if (c->watchdog_s <= 0 || now - c->last_progress < c->watchdog_s) return;
+    c->last_progress = now;
+    fprintf(stderr, "%stempo-run: no federate has progressed for %g s:", c->pg ? "\n" : "",
+            c->watchdog_s);
+    for (size_t i = 0; i < c->ff->n_feds; i++)
+        fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
+                c->rep[i].progress_t);
+    fputc('\n', stderr);
+    if (!c->rti_pid) {
+        fprintf(stderr, "tempo-run: (the RTI is not tempo-run's: send it SIGUSR1 to see who waits "
+                        "for whom)\n");
+        return;
+    }
+    fprintf(stderr, "tempo-run: who waits for whom, from the RTI's status (times in ticks):\n");
+    c->dumping = 1;
+    c->dump_until = now + 2.0;
+    kill(c->rti_pid, SIGUSR1);
+}
+
+/* Does child `who`'s message say that federate (or master) `other` left before the end? */
+static int blames(const sup_child_info *who, const char *other)
+{
+    char pat[300];
+    snprintf(pat, sizeof pat, "federate %s left the federation before the end", other);
+    for (size_t k = 0; k < who->n_tail; k++)
+        if (strstr(who->tail[k], pat) ||
+            (!strcmp(other, MASTER_CHILD) && strstr(who->tail[k], "the master left before")))
+            return 1;
+    return 0;
+}
+
+/* After a failed run: the federate that failed first, with its own message quoted, then the
+ * others. A federate whose failure says another "left the federation before the end" only
+ * followed that one; a federate that ended with status 0 but without its summary line ended
+ * in the middle of the run (an FMU calling exit(), doc/run.md). */
+static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
+{
+    size_t n = sup_count(s);
+    sup_child_info *in = calloc(n ? n : 1, sizeof *in);
+    int *bad = calloc(n ? n : 1, sizeof *bad);
+    if (!in || !bad) {
+        free(in), free(bad);
+        fprintf(stderr, "tempo-run: %s: failed: %s\n", c->ff->federation, sup_err);
+        return;
+    }
+    char tails[SUP_MAX_CHILDREN][SUP_TAIL_LINES][SUP_TAIL_LEN];
+    for (size_t i = 0; i < n && i < SUP_MAX_CHILDREN; i++) {
+        sup_child(s, (int)i, &in[i]);
+        for (size_t k = 0; k < in[i].n_tail; k++) { /* pointers last until the next call */
+            snprintf(tails[i][k], SUP_TAIL_LEN, "%s", in[i].tail[k]);
+            in[i].tail[k] = tails[i][k];
+        }
+        long f = fed_index(c, in[i].name);
+        int early = f >= 0 && in[i].state == SUP_EXITED && in[i].code == 0 && !c->rep[f].done;
+        bad[i] = in[i].failed ? 1 : early ? 2 : 0;
+    }
+    /* the root: a failed child that blames no other failed (or early-ended) child */
+    long root = -1;
+    for (size_t i = 0; i < n && root < 0; i++) {
+        if (!bad[i]) continue;
+        int follows = 0;
+        for (size_t j = 0; j < n && !follows; j++)
+            follows = j != i && bad[j] && blames(&in[i], in[j].name);
+        if (!follows) root = (long)i;
+    }
+    if (root < 0) { /* everyone blames someone: the first named by another */
+        for (size_t i = 0; i < n && root < 0; i++)
+            if (bad[i]) root = (long)i;
+    }
+    if (root < 0) {
+        fprintf(stderr, "tempo-run: %s: failed: %s\n", c->ff->federation, sup_err);
+        free(in), free(bad);
+        return;
+    }
+    const sup_child_info *r = &in[root];
+    char sb[32];
+    int called_exit = 0, others = 0;
+    for (size_t k = 0; k < r->n_tail; k++)
+        called_exit |= strstr(r->tail[k], "exit() was called") != NULL;
+    for (size_t i = 0; i < n; i++)
+        others += bad[i] && (long)i != root;
+    fprintf(stderr, "tempo-run: %s: failed: child '%s' (pid %ld) ", c->ff->federation, r->name,
+            (long)r->pid);
+    if (r->state == SUP_SIGNALED)
+        fprintf(stderr, "was killed by %s", sup_signal_name(r->sig, sb, sizeof sb));
+    else
+        fprintf(stderr, "exited with status %d", r->code);
+    if (bad[root] == 2 || called_exit)
+        fprintf(stderr, " in the middle of the run, without its summary line: its FMU (or a "
+                        "library it uses) called exit()");
+    fprintf(stderr, "%s\n", others ? ", first (the others followed)" : "");
+    /* its own words: the last lines it wrote on stderr */
+    size_t from = r->n_tail > 3 ? r->n_tail - 3 : 0;
+    for (size_t k = from; k < r->n_tail; k++)
+        fprintf(stderr, "tempo-run:   %s said: \"%s\"\n", r->name, r->tail[k]);
+    if (r->n_tail == 0) fprintf(stderr, "tempo-run:   (%s wrote nothing on stderr)\n", r->name);
+    for (size_t i = 0; i < n; i++) {
+        if (!bad[i] || (long)i == root) continue;
+        fprintf(stderr, "tempo-run: then '%s' %s%s%s\n", in[i].name,
+                bad[i] == 2 ? "ended early" : "failed", in[i].n_tail ? ": " : "",
+                in[i].n_tail ? in[i].tail[in[i].n_tail - 1] : "");
+    }
+    free(in), free(bad);
+}
+
 /* The run itself, once the file is loaded and checked. Returns the exit status. */
 static int run(const fedfile *ff, const run_args *a, const char *outdir)
 {
@@ -382,7 +588,28 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     double t0 = now_s();
     fed_report *rep = calloc(ff->n_feds, sizeof *rep);
     if (!rep) return fputs("tempo-run: out of memory\n", stderr), 1;
-    run_ctx c = {.ff = ff, .rep = rep, .verbose = a->verbose, .quiet = a->quiet};
+    run_ctx c = {.ff = ff,
+                 .rep = rep,
+                 .verbose = a->verbose,
+                 .quiet = a->quiet,
+                 .watchdog_s = a->watchdog_s < 0 ? RUN_WATCHDOG_S : a->watchdog_s,
+                 .last_progress = t0};
+    for (size_t i = 0; i < ff->n_feds; i++)
+        rep[i].progress_t = ff->algo.start;
+    const char *log = a->log ? a->log : ff->log;
+    if (log && a->rti) {
+        fprintf(stderr,
+                "tempo-run: %s records the RTI tempo-run starts; with --rti, start that "
+                "RTI with --log DIR yourself\n",
+                a->log ? "--log" : "the file's \"log\"");
+        free(rep);
+        return 2;
+    }
+    if (log && mkdir_p(log, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: log folder: %s\n", err);
+        free(rep);
+        return 2;
+    }
     const char **names = calloc(ff->n_feds, sizeof *names);
     for (size_t i = 0; names && i < ff->n_feds; i++)
         names[i] = ff->feds[i].name;
@@ -393,14 +620,36 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     free(names);
 
     sup *s = NULL;
-    sup_opts so = {.catch_signals = 1, .on_line = on_line, .ctx = &c, .timeout_ms = a->timeout_ms};
+    sup_opts so = {.catch_signals = 1,
+                   .on_line = on_line,
+                   .on_tick = watchdog,
+                   .ctx = &c,
+                   .timeout_ms = a->timeout_ms,
+                   .fail_grace_ms = RUN_FAIL_GRACE};
     int rc = sup_new(&s, &so, err, sizeof err);
-    if (rc == SUP_OK && a->rti)
+    int inproc = a->placement ? a->placement > 0 : ff->in_process;
+    if (rc == SUP_OK && inproc) {
+        /* One process: tempo-fmu --all (tempo-master --in-process for a master method) runs
+         * the RTI embedded and each federate a thread. */
+        int master = fedfile_is_master(ff);
+        sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
+        char *argv[8] = {fmu_bin, "--federation", (char *)a->file,
+                         master ? "--in-process" : "--all", NULL};
+        int k = 4;
+        if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (master && a->quiet) argv[k++] = "--quiet";
+        argv[k] = NULL;
+        int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
+        if (idx < 0) rc = idx;
+    } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
-    else if (rc == SUP_OK)
-        rc = start_rti(s, ff, addr, sizeof addr, err, sizeof err);
+    } else if (rc == SUP_OK) {
+        rc = start_rti(s, ff, log, addr, sizeof addr, err, sizeof err);
+        sup_child_info ri;
+        if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
+    }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
-    for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++) {
+    for (size_t i = 0; rc == SUP_OK && !inproc && i < ff->n_feds; i++) {
         /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
          * the same four options and then its "args". */
         const fedfile_fed *fd = &ff->feds[i];
@@ -423,7 +672,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(argv);
         if (idx < 0) rc = idx;
     }
-    if (rc == SUP_OK && fedfile_is_master(ff)) {
+    if (rc == SUP_OK && !inproc && fedfile_is_master(ff)) {
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
@@ -436,15 +685,19 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (idx < 0) rc = idx;
     }
     if (rc == SUP_OK) rc = sup_wait(s, err, sizeof err);
-    sup_free(s);
-    fmu_zip_sweep(NULL); /* the unpacked FMUs of federates killed before they could clean up */
     prog_finish(c.pg);
     prog_free(c.pg);
     double wall = now_s() - t0;
     int status = 0;
+    /* a federate that ended with status 0 without its summary did not finish the run */
+    for (size_t i = 0; rc == SUP_OK && !fedfile_is_master(ff) && i < ff->n_feds; i++)
+        if (!rep[i].done) rc = SUP_ECHILD;
     if (rc == SUP_EINTR) {
         fprintf(stderr, "tempo-run: %s\n", err);
         status = 130;
+    } else if (rc == SUP_ECHILD) {
+        failure_report(s, &c, err);
+        status = 1;
     } else if (rc != SUP_OK) {
         fprintf(stderr, "tempo-run: %s: failed: %s\n", ff->federation, err);
         status = 1;
@@ -457,6 +710,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             summary(ff, rep, wall, outdir, plot);
         }
     }
+    sup_free(s);
+    fmu_zip_sweep(NULL); /* the unpacked FMUs of federates killed before they could clean up */
+    if (c.log_path[0]) printf("tempo-run: federation log %s (tempo-log; doc/log.md)\n", c.log_path);
     free(rep);
     return status;
 }
@@ -472,11 +728,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "tempo-run: %s\n", err);
         return 2;
     }
-    if (ff->algo.kind == FEDFILE_ALG_DEFECT_CONTROL) {
+    int inproc = a.placement ? a.placement > 0 : ff->in_process;
+    for (size_t i = 0; inproc && i < ff->n_feds; i++)
+        if (ff->feds[i].program) {
+            fprintf(stderr,
+                    "tempo-run: %s: federate %s is a program (%s): it cannot run as a thread; "
+                    "run the file with --distributed\n",
+                    a.file, ff->feds[i].name, ff->feds[i].program);
+            fedfile_free(ff);
+            return 2;
+        }
+    if (inproc && a.rti) {
         fprintf(stderr,
-                "tempo-run: %s: method \"defect-control\" runs under a master; run it "
-                "in one process with bin/tempo-example-defect %s\n",
-                a.file, a.file);
+                "tempo-run: %s: --rti and in-process placement exclude each other (the RTI "
+                "runs inside the federates' process)\n",
+                a.file);
         fedfile_free(ff);
         return 2;
     }

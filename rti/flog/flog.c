@@ -670,6 +670,11 @@ void flog_release_stamp(struct flog *l)
     if (l && l->hold > 0) l->hold--;
 }
 
+int64_t flog_last_stamp(const struct flog *l)
+{
+    return l ? l->last_wall : 0;
+}
+
 int flog_flush(struct flog *l)
 {
     if (!l || l->stopped) return FLOG_STOPPED;

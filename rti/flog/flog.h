@@ -35,6 +35,11 @@
                                SENT_AGAIN and DELIVERED_AGAIN name */
 #define FLOG_AGAIN_RING 32u /* how many recent frames the ring holds */
 
+/* The texts of the NOTE records (fed 0) that tempo-log reads as facts (doc/log.md, 1.4). */
+#define FLOG_NOTE_CLOSED "federation destroyed" /* the RTI's closing record: the log is whole */
+#define FLOG_NOTE_ALIVE  "rti alive"            /* written when no record came for a second */
+#define FLOG_ALIVE_NS    1000000000 /* quiet time after which the RTI writes FLOG_NOTE_ALIVE */
+
 /* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
 enum flog_kind {
     FLOG_K_RECV = 1,             /* payload: one wire frame the RTI received from `fed` */
@@ -219,6 +224,10 @@ void flog_hold_stamp(struct flog *l);
 
 /** End one flog_hold_stamp. NULL l, or no hold: nothing. */
 void flog_release_stamp(struct flog *l);
+
+/** Stamp of the last record appended (the header's start before any): ns since the epoch.
+ *  NULL l gives 0. The RTI compares it with the clock to write FLOG_NOTE_ALIVE. */
+int64_t flog_last_stamp(const struct flog *l);
 
 /** Write the buffered records now (call it from a timer, e.g. every 200 ms, so that a crash
  *  loses at most that much). Cost: one write(2) when records are buffered, nothing else.

@@ -94,7 +94,7 @@ static const struct layout layouts[WIRE_TYPE_END] = {
     [WIRE_ACHIEVE_SYNC] = {"ACHIEVE_SYNC", C2R, L_REQ, {T}, NOCODE},
     [WIRE_FEDERATION_SYNCED] = {"FEDERATION_SYNCED", R2C, 0, {T}, NOCODE},
     [WIRE_ENABLE_REGULATION] = {"ENABLE_REGULATION", C2R, L_REQ | L_TIME2, {0}, NOCODE},
-    [WIRE_REGULATION_ENABLED] = {"REGULATION_ENABLED", R2C, L_TIME, {0}, NOCODE},
+    [WIRE_REGULATION_ENABLED] = {"REGULATION_ENABLED", R2C, L_CODE | L_TIME | L_TIME2, {0}, 0, 1},
     [WIRE_DISABLE_REGULATION] = {"DISABLE_REGULATION", C2R, L_REQ, {0}, NOCODE},
     [WIRE_ENABLE_CONSTRAINED] = {"ENABLE_CONSTRAINED", C2R, L_REQ, {0}, NOCODE},
     [WIRE_CONSTRAINED_ENABLED] = {"CONSTRAINED_ENABLED", R2C, L_TIME, {0}, NOCODE},
@@ -302,10 +302,11 @@ static int body_size(const struct layout *l, const struct wire_msg *m, uint64_t 
             if (v.len && !v.data)
                 return fail(WIRE_EUSAGE, err, errlen, "%s: values[%" PRIu32 "] has no bytes",
                             l->name, it.index - 1);
-            if (m->type == WIRE_TIME_STATUS && v.len != WIRE_TSTAT_SIZE)
+            if (m->type == WIRE_TIME_STATUS && v.len != WIRE_TSTAT_SIZE &&
+                v.len != WIRE_TSTAT_SIZE_OLD)
                 return fail(WIRE_EFIELD, err, errlen,
-                            "TIME_STATUS: values[%" PRIu32 "].len %" PRIu32 " is not %u",
-                            it.index - 1, v.len, WIRE_TSTAT_SIZE);
+                            "TIME_STATUS: values[%" PRIu32 "].len %" PRIu32 " is not %u (or %u)",
+                            it.index - 1, v.len, WIRE_TSTAT_SIZE, WIRE_TSTAT_SIZE_OLD);
             s += 8 + (uint64_t)v.len;
         }
         /* A hand-made raw form must hold exactly nvalues values and nothing more. */
@@ -498,10 +499,11 @@ static int rd_values(struct reader *r, struct wire_msg *m)
                         "%s: values[%" PRIu32 "].len %" PRIu32 " at offset %zu overruns the "
                         "frame (%zu bytes left)",
                         r->tname, i, len, vat + 4, r->end - r->off);
-        if (m->type == WIRE_TIME_STATUS && len != WIRE_TSTAT_SIZE)
+        if (m->type == WIRE_TIME_STATUS && len != WIRE_TSTAT_SIZE && len != WIRE_TSTAT_SIZE_OLD)
             return fail(WIRE_EFIELD, r->err, r->errlen,
-                        "TIME_STATUS: values[%" PRIu32 "].len %" PRIu32 " at offset %zu is not %u",
-                        i, len, vat + 4, WIRE_TSTAT_SIZE);
+                        "TIME_STATUS: values[%" PRIu32 "].len %" PRIu32
+                        " at offset %zu is not %u (or %u)",
+                        i, len, vat + 4, WIRE_TSTAT_SIZE, WIRE_TSTAT_SIZE_OLD);
         r->off += len;
     }
     m->nvalues = count;
@@ -700,14 +702,16 @@ void wire_tstat_pack(const struct wire_tstat *t, uint8_t out[WIRE_TSTAT_SIZE])
     *p++ = t->galt_strict ? 1 : 0;
     put_u64(p, t->holder), p += 8;
     put_u64(p, i64_bits(t->lits)), p += 8;
-    put_u64(p, t->root);
+    put_u64(p, t->root), p += 8;
+    put_u32(p, t->polls), p += 4;
+    put_u64(p, t->waits_for);
 }
 
 int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err, size_t errlen)
 {
-    if (len != WIRE_TSTAT_SIZE || !p)
-        return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record of %zu bytes, want %u", len,
-                    WIRE_TSTAT_SIZE);
+    if ((len != WIRE_TSTAT_SIZE && len != WIRE_TSTAT_SIZE_OLD) || !p)
+        return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record of %zu bytes, want %u (or %u)",
+                    len, WIRE_TSTAT_SIZE, WIRE_TSTAT_SIZE_OLD);
     t->federate = get_u64(p), p += 8;
     t->time = bits_i64(get_u64(p)), p += 8;
     t->req_kind = get_u32(p), p += 4;
@@ -718,7 +722,9 @@ int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *
     t->galt_strict = *p++;
     t->holder = get_u64(p), p += 8;
     t->lits = bits_i64(get_u64(p)), p += 8;
-    t->root = get_u64(p);
+    t->root = get_u64(p), p += 8;
+    t->polls = 0, t->waits_for = 0;
+    if (len == WIRE_TSTAT_SIZE) t->polls = get_u32(p), t->waits_for = get_u64(p + 4);
     if (t->bound_strict > 1 || t->galt_strict > 1)
         return fail(WIRE_EFIELD, err, errlen, "TIME_STATUS record: strict flag not 0 or 1");
     if (t->req_kind > WIRE_TR_FQR)

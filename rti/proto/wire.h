@@ -30,7 +30,8 @@
 #define WIRE_MAX_FRAME_MIN     64u        /* the smallest limit wire_split accepts */
 #define WIRE_TIME_NONE         INT64_MIN  /* "no time stamp": receive-order / not applicable */
 #define WIRE_MAX_STRS          4          /* string/blob slots in a message */
-#define WIRE_TSTAT_SIZE        70u        /* bytes of one packed struct wire_tstat record */
+#define WIRE_TSTAT_SIZE        82u        /* bytes of one packed struct wire_tstat record */
+#define WIRE_TSTAT_SIZE_OLD    70u        /* the record before polls/waits_for (still read) */
 #define WIRE_HEX_MAX           64u        /* bytes shown at most by wire_hex_sample() */
 #define WIRE_HEX_BUFSZ         352u       /* a buffer this big always holds the sample */
 
@@ -111,7 +112,8 @@ enum wire_type {
     WIRE_ACHIEVE_SYNC = 33,        /* C→R req, str0=label */
     WIRE_FEDERATION_SYNCED = 34,   /* R→C str0=label */
     WIRE_ENABLE_REGULATION = 35,   /* C→R req, time2=lookahead (ticks, >= 0) */
-    WIRE_REGULATION_ENABLED = 36,  /* R→C time=federate's logical time */
+    WIRE_REGULATION_ENABLED = 36,  /* R→C time=federate's logical time, time2=its send bound
+                                      (ticks), code=1 when that bound is strict */
     WIRE_DISABLE_REGULATION = 37,  /* C→R req */
     WIRE_ENABLE_CONSTRAINED = 38,  /* C→R req */
     WIRE_CONSTRAINED_ENABLED = 39, /* R→C time=federate's logical time */
@@ -248,6 +250,11 @@ struct wire_tstat {
                              when none */
     uint64_t root;        /* federate whose fixed bound the GALT is built from (through NER
                              chains; = holder otherwise), 0 if none */
+    uint32_t polls;       /* its last grants in a row without progress (tm_status.polls) */
+    uint64_t waits_for;   /* when stalled (polls >= TM_STALL_POLLS, nothing pending): the first
+                             federate it waits for (tm_stall_waits_for), 0 if none / not
+                             stalled. polls and waits_for are absent from a 70-byte record
+                             (an older RTI): read as 0 */
 };
 
 /* ---- catalogue ------------------------------------------------------------------------ */
@@ -350,8 +357,9 @@ int wire_str_eq(const struct wire_str *s, const char *cstr);
 /** Pack @p t into exactly WIRE_TSTAT_SIZE bytes at @p out (use as a value's data). */
 void wire_tstat_pack(const struct wire_tstat *t, uint8_t out[WIRE_TSTAT_SIZE]);
 
-/** Unpack a TIME_STATUS value.
- *  @return WIRE_OK, or WIRE_EFIELD when len != WIRE_TSTAT_SIZE or a strict flag is not 0/1
+/** Unpack a TIME_STATUS value (WIRE_TSTAT_SIZE bytes, or WIRE_TSTAT_SIZE_OLD from an older
+ *  RTI: polls and waits_for 0).
+ *  @return WIRE_OK, or WIRE_EFIELD when len is neither size or a strict flag is not 0/1
  *          (reason in err). */
 int wire_tstat_unpack(const uint8_t *p, size_t len, struct wire_tstat *t, char *err, size_t errlen);
 

@@ -120,7 +120,7 @@ static void notify_close(struct conn *c)
     if (c->close_notified) return;
     c->close_notified = 1;
     if (c->hub->ops.on_close) c->hub->ops.on_close(c->hub->ctx, c, c->close_reason);
-    c->user = NULL;
+    c->link.user = NULL;
 }
 
 /* Timer of an orderly close that did not drain in time: free now. */
@@ -156,6 +156,7 @@ void conn_close(struct conn *c, const char *reason, int flush)
 {
     if (c->state != CONN_OPEN) return;
     c->state = CONN_CLOSING;
+    c->link.closed = 1;
     c->close_flush = flush;
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason ? reason : "closed");
     if (flush)
@@ -435,7 +436,7 @@ static void hello_cb(evutil_socket_t fd, short what, void *arg)
     struct conn *c = arg;
     if (c->state != CONN_OPEN || c->joined_once) return;
     char why[120];
-    if (c->user)
+    if (c->link.user)
         snprintf(why, sizeof why, "handshake timeout: HELLO but no JOIN accepted within %d ms",
                  c->hub->lim.hello_ms);
     else
@@ -517,6 +518,30 @@ static void peer_deadline(int fd, int ms)
     setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user);
 }
 
+/* A connection as the server core's link (rti/server/link.h): the struct conn starts with it. */
+static int link_send_cb(struct link *l, const void *bytes, size_t n)
+{
+    return conn_send((struct conn *)l, bytes, n);
+}
+
+static void link_close_cb(struct link *l, const char *reason, int flush)
+{
+    conn_close((struct conn *)l, reason, flush);
+}
+
+static void link_label_cb(struct link *l, const char *label)
+{
+    conn_set_label((struct conn *)l, label);
+}
+
+static void link_joined_cb(struct link *l)
+{
+    conn_handshake_done((struct conn *)l);
+}
+
+static const struct link_ops conn_link_ops = {link_send_cb, link_close_cb, link_label_cb,
+                                              link_joined_cb};
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                       void *arg)
 {
@@ -528,6 +553,8 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         evutil_closesocket(fd);
         return;
     }
+    c->link.ops = &conn_link_ops;
+    c->link.label = c->label;
     c->hub = hub;
     c->fd = fd;
     c->id = hub->next_id++;
@@ -777,6 +804,7 @@ void conn_hub_fini(struct conn_hub *hub)
     for (struct conn *c = hub->head; c; c = c->next) {
         if (c->state == CONN_OPEN) {
             c->state = CONN_CLOSING;
+            c->link.closed = 1;
             snprintf(c->close_reason, sizeof c->close_reason, "RTI shutting down");
         }
         notify_close(c);

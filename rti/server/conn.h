@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rti/server/link.h"
+
 struct event_base;
 struct evbuffer;
 struct event;
@@ -46,6 +48,8 @@ enum conn_state {
 
 /* One client connection. Fields are read by the server; only conn.c writes them. */
 struct conn {
+    struct link link;        /* what the server core sees (first: a conn is its link);
+                                link.user: the server's per-connection state, or NULL */
     struct conn_hub *hub;    /* owner */
     int fd;                  /* socket (non-blocking), owned */
     struct evbuffer *in;     /* bytes read and not yet handled (read-ahead stops at one
@@ -63,10 +67,10 @@ struct conn {
     struct event *hello;     /* timer: handshake deadline (closes c unless it joined) */
     struct event *frame;     /* timer: partial-frame deadline (armed while part of a frame
                                 is buffered) */
-    int joined_once;         /* 1: conn_handshake_done ran; the handshake timer is off */
+    int joined_once;         /* 1: conn_handshake_done ran (a join was accepted); the
+                                handshake timer is off */
     uint64_t id;             /* 1, 2, ... in accept order */
     char label[256];         /* "conn#3 (127.0.0.1:5555)", later "federate@federation" */
-    void *user;              /* the server's per-connection state, or NULL */
     enum conn_state state;   /* see enum conn_state */
     int close_flush;         /* 1: keep the socket until output is written (or 1 s) */
     int peer_gone;           /* 1: closed because the peer closed or the socket failed */
@@ -87,7 +91,7 @@ struct conn_ops {
      * read further. */
     int (*on_frame)(void *ctx, struct conn *c, const uint8_t *frame, size_t len);
     /* c is gone for the server (deferred: runs at the end of the event that closed it, or at
-     * shutdown). Called exactly once per connection; c->user is still set. */
+     * shutdown). Called exactly once per connection; c->link.user is still set. */
     void (*on_close)(void *ctx, struct conn *c, const char *reason);
 };
 

@@ -33,7 +33,7 @@ static void federation_free(struct federation *fx)
     if (!fx) return;
     if (fx->flog) {
         char err[FLOG_ERR_LEN];
-        flog_note(fx->flog, 0, "federation destroyed");
+        flog_note(fx->flog, 0, FLOG_NOTE_CLOSED);
         if (flog_close(fx->flog, err, sizeof err) < 0)
             LOGW("flog", "-", "federation '%s': log: %s", fx->name, err);
         fx->flog = NULL;
@@ -128,13 +128,13 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
     }
     if (s->cfg.flog_dir && flog_wanted(s->cfg.flog_only, name)) {
         char path[512], lerr[FLOG_ERR_LEN];
-        struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution,
-                                 timesvc_loop_wall_ns(s->base)};
+        /* Stamps are the system clock in ns (CLOCK_REALTIME), read once per received frame
+         * (flog_hold_stamp in server.c) and once per record outside a frame. */
+        struct flog_info info = {fx->name, fom_text, fom_len, fx->resolution, 0};
         if (flog_open_dir(&fx->flog, s->cfg.flog_dir, &info, path, sizeof path, lerr,
                           sizeof lerr) != FLOG_OK) {
             LOGW("flog", "-", "federation '%s': no federation log: %s", name, lerr);
         } else {
-            flog_set_clock(fx->flog, timesvc_loop_wall_ns, s->base);
             LOGI("flog", "-", "federation '%s': logging to %s", name, path);
         }
     }
@@ -183,7 +183,7 @@ static uint32_t free_slot(struct federation *fx)
     return slot;
 }
 
-int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct link *c,
                   struct federate **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -239,6 +239,7 @@ int federate_join(struct server *s, struct federation *fx, const char *name, str
     fx->slots[slot] = f;
     fx->by_handle[handle] = f;
     fx->n_feds++;
+    fx->ever_joined = 1;
     fx->routes_dirty = 1;
     *out = f;
     return STATUS_OK;
@@ -275,6 +276,18 @@ void federate_resign(struct server *s, struct federate *f, uint32_t action, uint
     free(f);
 }
 
+int federation_reap(struct server *s, struct federation *fx)
+{
+    if (!fx || !fx->ever_joined || fx->n_feds > 0 || s->cfg.keep_federations || s->stopping ||
+        s->dispatching || fx->n_objects > 0)
+        return 0;
+    /* Every run of a federation gets its own federation log (doc/log.md): the next JOIN with
+     * the create flag makes a new federation, and a new file. */
+    LOGI("fed", "-", "federation '%s': its last federate left", fx->name);
+    federation_destroy(s, fx);
+    return 1;
+}
+
 void federation_flog_check(struct federation *fx)
 {
     if (fx->flog && !fx->flog_warned && flog_error(fx->flog)[0]) {
@@ -291,7 +304,7 @@ int federate_send_unlogged(struct server *s, struct federate *to, const void *by
     LOGT("fed", to->tag, "send %s (%zu bytes)",
          wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);
     s->frames_out++;
-    return conn_send(to->conn, bytes, n);
+    return link_send(to->conn, bytes, n);
 }
 
 int federate_send(struct server *s, struct federate *to, const void *bytes, size_t n)

@@ -10,6 +10,8 @@
 
 int log_threshold = LOG_LV_INFO;
 static FILE *log_stream; /* NULL means stderr (stderr is not a constant initialiser) */
+static void (*log_sink)(void *ctx, int lv, const char *line); /* replaces the stream, or NULL */
+static void *log_sink_ctx;
 
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 static const char *const level_tags[] = {"ERROR", "WARN ", "INFO ", "DEBUG", "TRACE"};
@@ -48,6 +50,12 @@ void log_set_stream(FILE *f)
     log_stream = f;
 }
 
+void log_set_sink(void (*fn)(void *ctx, int lv, const char *line), void *ctx)
+{
+    log_sink = fn;
+    log_sink_ctx = ctx;
+}
+
 void log_write(int lv, const char *component, const char *federate, const char *fmt, ...)
 {
     FILE *out = log_stream ? log_stream : stderr;
@@ -68,6 +76,10 @@ void log_write(int lv, const char *component, const char *federate, const char *
         va_start(ap, fmt);
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
         va_end(ap);
+    }
+    if (log_sink) {
+        log_sink(log_sink_ctx, lv, line);
+        return;
     }
     fprintf(out, "%s\n", line);
     fflush(out);

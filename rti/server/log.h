@@ -47,6 +47,13 @@ const char *log_level_name(int lv);
 void log_set_stream(FILE *f);
 
 /**
+ * Hand every line to fn instead of a stream (an RTI embedded in a federate process: the
+ * library prints nothing itself, embed.c). fn runs in the thread that logs and must not log.
+ * NULL restores the stream. The line carries no newline.
+ */
+void log_set_sink(void (*fn)(void *ctx, int lv, const char *line), void *ctx);
+
+/**
  * Write one line: "<UTC time> <LEVEL> [<component>] <federate>: <message>\n", flushed.
  * Prefer the LOG* macros, which skip the call (and argument evaluation) when the level is off.
  * @param lv         the line's level.

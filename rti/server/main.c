@@ -50,6 +50,8 @@ static void usage(FILE *out)
             "                          (read it with tempo-log; doc/log.md)\n"
             "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
             "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
+            "  --keep-federations      keep a federation after its last federate resigned\n"
+            "                          (default: destroy it, so each run gets its own log)\n"
             "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
             "  --help                  print this text and exit\n"
             "  --version               print the version and exit\n"
@@ -244,6 +246,10 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
         }
         if (strcmp(a, "--allow-remote") == 0) {
             cfg->allow_remote = 1;
+            continue;
+        }
+        if (strcmp(a, "--keep-federations") == 0) {
+            cfg->keep_federations = 1;
             continue;
         }
         if (!takes_value(a)) {

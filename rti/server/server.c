@@ -1,5 +1,6 @@
-/* The RTI server: event loop, signals, the handshake and the dispatch of every decoded frame
- * to the module that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c).
+/* The RTI server's core: the handshake and the dispatch of every decoded frame to the module
+ * that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c), over links (link.h) whatever
+ * carries them: loop.c serves sockets, embed.c in-process queues.
  * Serves doc/protocol.md (protocol, refusals) and doc/rti.md (shared secret).
  * Read rti/server/federation.c next. */
 #include "rti/server/server_impl.h"
@@ -8,22 +9,19 @@
 #include "rti/server/limits.h"
 #include "rti/server/log.h"
 
-#include <event2/event.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define SERVER_SOFTWARE "tempo-rti 0.1"
-#define FLOG_FLUSH_MS   200 /* federation logs reach the disk at least this often */
 
 /* ---- sending ---------------------------------------------------------------------------- */
 
-int server_send(struct server *s, struct conn *c, const struct wire_msg *m)
+int server_send(struct server *s, struct link *c, const struct wire_msg *m)
 {
     char err[200];
-    if (!c || c->state != CONN_OPEN) return -1;
+    if (!c || c->closed) return -1;
     buf_clear(&s->out);
     int rc = wire_encode(&s->out, m, (uint32_t)s->hub.lim.max_frame, err, sizeof err);
     if (rc != WIRE_OK) {
@@ -34,10 +32,10 @@ int server_send(struct server *s, struct conn *c, const struct wire_msg *m)
     if (cl && cl->fed) return federate_send(s, cl->fed, s->out.data, s->out.len);
     LOGT("server", c->label, "send %s (%zu bytes)", wire_type_name(m->type), s->out.len);
     s->frames_out++;
-    return conn_send(c, s->out.data, s->out.len);
+    return link_send(c, s->out.data, s->out.len);
 }
 
-void server_reply(struct server *s, struct conn *c, uint32_t req, uint32_t status, uint64_t value,
+void server_reply(struct server *s, struct link *c, uint32_t req, uint32_t status, uint64_t value,
                   const char *text)
 {
     struct wire_msg m;
@@ -49,7 +47,7 @@ void server_reply(struct server *s, struct conn *c, uint32_t req, uint32_t statu
     server_send(s, c, &m);
 }
 
-void server_refuse(struct server *s, struct conn *c, uint32_t req, uint32_t req_type,
+void server_refuse(struct server *s, struct link *c, uint32_t req, uint32_t req_type,
                    uint32_t status, const char *text)
 {
     LOGD("server", c->label, "refused %s: %s", wire_type_name(req_type), text);
@@ -96,7 +94,7 @@ static int secret_ok(const struct server *s, const struct wire_str *given)
     return diff == 0;
 }
 
-static int handle_hello(struct server *s, struct conn *c, const struct wire_msg *m)
+static int handle_hello(struct server *s, struct link *c, const struct wire_msg *m)
 {
     char why[200];
     if (m->type != WIRE_HELLO) {
@@ -110,7 +108,7 @@ static int handle_hello(struct server *s, struct conn *c, const struct wire_msg 
     } else {
         struct client *cl = calloc(1, sizeof *cl);
         if (!cl) {
-            conn_close(c, "out of memory at handshake", 0);
+            link_close(c, "out of memory at handshake", 0);
             return -1;
         }
         cl->authed = !(s->cfg.secret && s->cfg.secret[0]);
@@ -131,11 +129,11 @@ static int handle_hello(struct server *s, struct conn *c, const struct wire_msg 
     e.a = m->type;
     wire_str_set(&e.str[0], why);
     server_send(s, c, &e);
-    conn_close(c, why, 1);
+    link_close(c, why, 1);
     return -1;
 }
 
-static void handle_create(struct server *s, struct conn *c, struct client *cl,
+static void handle_create(struct server *s, struct link *c, struct client *cl,
                           const struct wire_msg *m)
 {
     char name[RTI_NAME_MAX], err[RTI_ERR_MAX];
@@ -165,7 +163,7 @@ static void handle_create(struct server *s, struct conn *c, struct client *cl,
     if (m->req) server_reply(s, c, m->req, STATUS_OK, fx->fingerprint, "");
 }
 
-static void handle_destroy(struct server *s, struct conn *c, struct client *cl,
+static void handle_destroy(struct server *s, struct link *c, struct client *cl,
                            const struct wire_msg *m)
 {
     char name[RTI_NAME_MAX], err[RTI_ERR_MAX];
@@ -242,7 +240,7 @@ static void announce_join(struct server *s, struct federate *f)
 }
 
 /* JOIN: secret, federation (created when asked), FOM fingerprint, unique name. */
-static void handle_join(struct server *s, struct conn *c, struct client *cl,
+static void handle_join(struct server *s, struct link *c, struct client *cl,
                         const struct wire_msg *m, const uint8_t *frame, size_t len)
 {
     char fxname[RTI_NAME_MAX], name[RTI_NAME_MAX], err[RTI_ERR_MAX];
@@ -293,11 +291,11 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
         return;
     }
     cl->fed = f;
-    conn_handshake_done(c);
+    link_joined(c);
     /* What the RTI does with its objects if its connection drops (on_close). */
     f->resign_action =
         (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
-    conn_set_label(c, f->tag);
+    link_set_label(c, f->tag);
     flog_joined(fx->flog, (uint32_t)f->handle, f->name);
     flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);
     struct wire_msg r;
@@ -314,7 +312,7 @@ static void handle_join(struct server *s, struct conn *c, struct client *cl,
     sync_federate_joined(s, f);
 }
 
-static void handle_resign(struct server *s, struct conn *c, struct client *cl,
+static void handle_resign(struct server *s, struct link *c, struct client *cl,
                           const struct wire_msg *m)
 {
     struct federate *f = cl->fed;
@@ -328,7 +326,7 @@ static void handle_resign(struct server *s, struct conn *c, struct client *cl,
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 /* A request of a joined federate: route it to the module that serves it. */
-static void dispatch_joined(struct server *s, struct conn *c, struct client *cl,
+static void dispatch_joined(struct server *s, struct link *c, struct client *cl,
                             const struct wire_msg *m)
 {
     char err[160];
@@ -374,9 +372,8 @@ static void dispatch_joined(struct server *s, struct conn *c, struct client *cl,
     }
 }
 
-static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
+int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size_t len)
 {
-    struct server *s = ctx;
     struct wire_msg m;
     char err[256];
     s->frames_in++;
@@ -394,7 +391,7 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
             wire_str_set(&e.str[0], why);
             server_send(s, c, &e);
         }
-        conn_close(c, why, !c->user);
+        link_close(c, why, !c->user);
         return -1;
     }
     LOGT("server", c->label, "recv %s (%zu bytes)", wire_type_name(m.type), len);
@@ -404,7 +401,7 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
         char why[120];
         snprintf(why, sizeof why, "protocol error: unexpected %s from a client",
                  wire_type_name(m.type));
-        conn_close(c, why, 0);
+        link_close(c, why, 0);
         return -1;
     }
     switch (m.type) {
@@ -441,192 +438,62 @@ static int on_frame(void *ctx, struct conn *c, const uint8_t *frame, size_t len)
     struct flog *lg = cl->fed->fx->flog;
     flog_hold_stamp(lg);
     flog_frame(lg, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
+    s->dispatching++;
     dispatch_joined(s, c, cl, &m);
+    s->dispatching--;
     flog_release_stamp(lg);
+    /* a RESIGN (or a loss it caused) may have emptied federations: reap them now, after the
+     * log's stamp is released */
+    if (!s->dispatching) {
+        for (struct federation *o = s->feds, *nx; o; o = nx) {
+            nx = o->next;
+            if (o->n_feds == 0) federation_reap(s, o);
+        }
+    }
     return 0;
 }
 
 /* A connection is gone: resign its federate (connection loss or expulsion), free its state. */
-static void on_close(void *ctx, struct conn *c, const char *reason)
+void server_on_close(struct server *s, struct link *c, const char *reason, int peer_gone)
 {
-    struct server *s = ctx;
     struct client *cl = c->user;
     if (!cl) return;
     if (cl->fed) {
         struct federate *f = cl->fed;
         /* The peer left (or its socket failed, or the RTI stops): disconnected; the RTI
          * closed it for a reason of its own (bad frame, too slow): expelled. */
-        uint32_t why =
-            c->peer_gone || s->stopping ? WIRE_REASON_DISCONNECTED : WIRE_REASON_EXPELLED;
+        uint32_t why = peer_gone || s->stopping ? WIRE_REASON_DISCONNECTED : WIRE_REASON_EXPELLED;
         cl->fed = NULL;
         flog_lost(f->fx->flog, (uint32_t)f->handle, reason);
         LOGW("fed", f->tag, "connection lost (%s): resigning it, %s its objects", reason,
              f->resign_action == WIRE_RESIGN_KEEP_OBJECTS ? "keeping" : "deleting");
+        struct federation *fx = f->fx;
         federate_resign(s, f, f->resign_action, why, reason);
+        federation_reap(s, fx); /* inside a frame's dispatch, on_frame reaps it after */
     }
     free(cl);
     c->user = NULL;
 }
 
-/* ---- signals and the "who blocks whom" dump ------------------------------------------------ */
+/* ---- the core's life cycle ------------------------------------------------------------------ */
 
-static void stop_cb(evutil_socket_t sig, short what, void *arg)
+void server_core_init(struct server *s, const struct server_config *cfg)
 {
-    struct server *s = arg;
-    LOGI("server", "-", "signal %d: shutting down", (int)sig);
-    server_stop(s);
-}
-
-static void usr1_cb(evutil_socket_t sig, short what, void *arg)
-{
-    struct server *s = arg;
-    /* Written whatever the level: the operator asked for it. */
-    log_write(LOG_LV_INFO, "server", "-", "status: %u federation(s), %zu connection(s)",
-              s->n_federations, s->hub.n_conns);
-    for (struct federation *fx = s->feds; fx; fx = fx->next)
-        timesvc_dump(s, fx);
-}
-
-/* Every FLOG_FLUSH_MS: write the buffered federation log records, so that a crash loses at
- * most that much; report a writer that stopped. */
-static void flog_timer_cb(evutil_socket_t fd, short what, void *arg)
-{
-    struct server *s = arg;
-    for (struct federation *fx = s->feds; fx; fx = fx->next) {
-        flog_flush(fx->flog);
-        federation_flog_check(fx);
-    }
-}
-
-/* ---- life cycle ----------------------------------------------------------------------------- */
-
-int server_new(const struct server_config *cfg, struct server **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    struct server *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     s->cfg = *cfg;
     if (!s->cfg.listen) s->cfg.listen = SERVER_DEFAULT_LISTEN;
     if (!s->cfg.max_federates) s->cfg.max_federates = SERVER_MAX_FEDERATES_DEFAULT;
     if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
     if (!s->cfg.max_fom_bytes) s->cfg.max_fom_bytes = SERVER_MAX_FOM_BYTES_DEFAULT;
     if (!s->cfg.max_objects) s->cfg.max_objects = SERVER_MAX_OBJECTS_DEFAULT;
-    s->base = event_base_new();
-    if (!s->base) {
-        snprintf(err, errlen, "event_base_new failed");
-        free(s);
-        return -1;
-    }
-    struct conn_limits lim = {.max_frame = cfg->max_frame,
-                              .max_queued = cfg->max_queued,
-                              .stall_ms = cfg->stall_ms,
-                              .hello_ms = cfg->hello_ms,
-                              .frame_ms = cfg->frame_ms,
-                              .max_conns = cfg->max_conns,
-                              .peer_ms = cfg->peer_ms < 0    ? 0
-                                         : cfg->peer_ms == 0 ? CONN_DEFAULT_PEER_MS
-                                                             : cfg->peer_ms,
-                              .max_total_queued = cfg->max_total_queued
-                                                      ? cfg->max_total_queued
-                                                      : SERVER_MAX_TOTAL_QUEUED_DEFAULT};
-    struct conn_ops ops = {.on_frame = on_frame, .on_close = on_close};
-    if (conn_hub_init(&s->hub, s->base, &lim, &ops, s, err, errlen) != 0) goto fail;
-    if (s->cfg.listen[0] && conn_hub_listen_tcp(&s->hub, s->cfg.listen, s->cfg.allow_remote,
-                                                s->address, sizeof s->address, err, errlen) != 0)
-        goto fail;
-    if (s->cfg.unix_path && conn_hub_listen_unix(&s->hub, s->cfg.unix_path, err, errlen) != 0)
-        goto fail;
-    if (!s->cfg.listen[0] && !s->cfg.unix_path) {
-        snprintf(err, errlen, "no listener: give --listen or --unix");
-        goto fail;
-    }
-    s->sigint = evsignal_new(s->base, SIGINT, stop_cb, s);
-    s->sigterm = evsignal_new(s->base, SIGTERM, stop_cb, s);
-    s->sigusr1 = evsignal_new(s->base, SIGUSR1, usr1_cb, s);
-    if (!s->sigint || !s->sigterm || !s->sigusr1 || evsignal_add(s->sigint, NULL) != 0 ||
-        evsignal_add(s->sigterm, NULL) != 0 || evsignal_add(s->sigusr1, NULL) != 0) {
-        snprintf(err, errlen, "cannot install signal handlers (evsignal_add)");
-        goto fail;
-    }
-    if (s->cfg.flog_dir) {
-        struct timeval tv = {0, FLOG_FLUSH_MS * 1000};
-        s->flog_timer = event_new(s->base, -1, EV_PERSIST, flog_timer_cb, s);
-        if (!s->flog_timer || event_add(s->flog_timer, &tv) != 0) {
-            snprintf(err, errlen, "cannot start the federation log timer");
-            goto fail;
-        }
-    }
-    /* A client that vanishes mid-write must not kill the RTI. */
-    signal(SIGPIPE, SIG_IGN);
-    *out = s;
-    return 0;
-fail:
-    server_free(s);
-    return -1;
 }
 
-const char *server_address(const struct server *s)
+void server_core_fini(struct server *s)
 {
-    return s->address;
-}
-
-static long long now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* --spin-us: after a batch of events, keep polling (epoll_wait with a zero timeout) while
- * frames keep coming within spin_us, so that the next message finds the RTI awake instead of
- * paying a scheduler wake-up. Costs a busy core while traffic lasts; off by default. */
-static int run_spinning(struct server *s)
-{
-    while (!s->stopping) {
-        int rc = event_base_loop(s->base, EVLOOP_ONCE);
-        if (rc != 0) return rc;
-        long long deadline = now_us() + s->cfg.spin_us;
-        while (!s->stopping && now_us() < deadline) {
-            uint64_t before = s->frames_in;
-            if (event_base_loop(s->base, EVLOOP_NONBLOCK) < 0) return -1;
-            if (s->frames_in != before) deadline = now_us() + s->cfg.spin_us;
-        }
-    }
-    return 0;
-}
-
-int server_run(struct server *s)
-{
-    int rc = s->cfg.spin_us > 0 ? run_spinning(s) : event_base_dispatch(s->base);
-    LOGI("server", "-", "%llu frames received, %llu sent, %llu slow client(s) dropped",
-         (unsigned long long)s->frames_in, (unsigned long long)s->frames_out,
-         (unsigned long long)s->hub.n_dropped_slow);
-    return rc < 0 ? -1 : 0;
-}
-
-void server_stop(struct server *s)
-{
-    s->stopping = 1;
-    event_base_loopbreak(s->base);
-}
-
-void server_free(struct server *s)
-{
-    if (!s) return;
-    conn_hub_fini(&s->hub); /* resigns every joined federate through on_close */
     while (s->feds)
         federation_destroy(s, s->feds);
-    if (s->sigint) event_free(s->sigint);
-    if (s->sigterm) event_free(s->sigterm);
-    if (s->sigusr1) event_free(s->sigusr1);
-    if (s->flog_timer) event_free(s->flog_timer);
     buf_fini(&s->out);
     buf_fini(&s->fan);
     buf_fini(&s->fan_full);
     free(s->vals);
-    if (s->base) event_base_free(s->base);
-    free(s);
+    s->vals = NULL;
 }

@@ -40,6 +40,9 @@ struct server_config {
                                  (lower latency, one busy core); 0 = never spin (default) */
     uint64_t shuffle_ties;    /* test mode: seed of tm_set_tie_shuffle for every federation
                                  (ties between senders in a hashed order); 0 = off */
+    int keep_federations;     /* 1: a federation outlives its last federate (until
+                                 DESTROY_FEDERATION); 0: it is destroyed when the last one
+                                 leaves, unless objects kept without owner remain (default) */
 };
 
 struct server;

@@ -13,6 +13,7 @@
 #include "rti/proto/status.h"
 #include "rti/proto/wire.h"
 #include "rti/server/conn.h"
+#include "rti/server/link.h"
 #include "rti/server/server.h"
 
 struct federation;
@@ -42,7 +43,7 @@ struct federate {
     char name[RTI_NAME_MAX];    /* unique in its federation */
     char tag[2 * RTI_NAME_MAX]; /* "name@federation": names it in log lines */
     struct federation *fx;      /* its federation */
-    struct conn *conn;          /* its connection; NULL once resigned */
+    struct link *conn;          /* its connection; NULL once resigned */
     uint32_t resign_action;     /* enum wire_resign_action applied on connection loss */
     uint64_t *pub_attrs;        /* [class * attr_words + w]: attributes published at class */
     uint64_t *sub_attrs;        /* same for subscriptions */
@@ -104,6 +105,7 @@ struct federation {
     struct tsoq *tsoq;       /* payloads of queued TSO messages (timesvc.c) */
     struct flog *flog;       /* federation log writer (rti/flog/flog.h), NULL when not logging */
     int flog_warned;         /* 1: the writer's failure has been logged */
+    int ever_joined;         /* 1: a federate has joined (federation_reap spares it before) */
     struct federation *next; /* server's list */
 };
 
@@ -114,8 +116,8 @@ struct client {
 };
 
 struct server {
-    struct event_base *base;  /* the loop (owned) */
-    struct conn_hub hub;      /* connections */
+    struct event_base *base;  /* the loop (owned); NULL for an embedded RTI (embed.c) */
+    struct conn_hub hub;      /* connections; an embedded RTI uses only hub.lim */
     struct server_config cfg; /* copy of the options */
     struct federation *feds;  /* all federations */
     uint32_t n_federations;
@@ -127,20 +129,43 @@ struct server {
     struct event *sigint, *sigterm, *sigusr1;
     struct event *flog_timer; /* flushes the federation logs every FLOG_FLUSH_MS */
     int stopping;
+    int dispatching;                /* > 0 while a received frame is handled (on_frame) */
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
+    /* The federation log's clock, ns since the epoch (0 if unavailable): the event loop's
+     * cached time (loop.c), the wall clock of an embedded RTI (embed.c). Set when the log is
+     * opened, so that the header's start time and every record come from one clock. */
+    int64_t (*wall_ns)(void *ctx);
+    void *wall_ctx;
 };
+
+/* ---- server.c: the core over links ------------------------------------------------------ */
+
+/* Copy the options and apply their defaults (no listener, no loop: loop.c and embed.c add
+ * their transport). */
+void server_core_init(struct server *s, const struct server_config *cfg);
+/* Destroy every federation (closing their logs) and free the scratch buffers; the links must
+ * have been closed (server_on_close) first. */
+void server_core_fini(struct server *s);
+/* One complete frame (header included) arrived on c; the bytes are valid only during the
+ * call. Returns 0 to go on reading, -1 when c has been closed (link_close) and must not be
+ * read further. */
+int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size_t len);
+/* c is gone for the server: resign its federate (peer_gone = 1: the client left or its
+ * transport failed: disconnected; 0: the RTI closed it: expelled) and free c->user. Called
+ * exactly once per link that was open. */
+void server_on_close(struct server *s, struct link *c, const char *reason, int peer_gone);
 
 /* ---- server.c: sending ------------------------------------------------------------------ */
 
 /* Encode m into the scratch buffer and queue it for c. Returns 0, or -1 (logged) when it
  * cannot be encoded or c is gone. */
-int server_send(struct server *s, struct conn *c, const struct wire_msg *m);
+int server_send(struct server *s, struct link *c, const struct wire_msg *m);
 /* Send a REPLY (req, status, value, text). */
-void server_reply(struct server *s, struct conn *c, uint32_t req, uint32_t status, uint64_t value,
+void server_reply(struct server *s, struct link *c, uint32_t req, uint32_t status, uint64_t value,
                   const char *text);
 /* Send an ERROR refusing a request of type req_type, and log it at debug level. */
-void server_refuse(struct server *s, struct conn *c, uint32_t req, uint32_t req_type,
+void server_refuse(struct server *s, struct link *c, uint32_t req, uint32_t req_type,
                    uint32_t status, const char *text);
 /* Ensure the scratch value array holds n entries; 0 or -1. */
 int server_vals_reserve(struct server *s, uint32_t n);
@@ -155,9 +180,13 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
                       struct federation **out, char *err, size_t errlen);
 /* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
 void federation_destroy(struct server *s, struct federation *fx);
+/* Destroy fx when its last federate has left (doc/rti.md, Federations), unless the RTI keeps
+ * federations (--keep-federations), objects kept without an owner remain, or a frame is being
+ * handled (s->dispatching: the caller reaps after it). Returns 1 when fx was destroyed. */
+int federation_reap(struct server *s, struct federation *fx);
 /* Join a federate. Returns STATUS_OK, or STATUS_EEXISTS (name in use) / STATUS_EREFUSED
  * (full, handles used up, out of memory) with err filled. */
-int federate_join(struct server *s, struct federation *fx, const char *name, struct conn *c,
+int federate_join(struct server *s, struct federation *fx, const char *name, struct link *c,
                   struct federate **out, char *err, size_t errlen);
 /* Resign: apply action to owned objects, leave sync points, tell tm and the others, free. */
 void federate_resign(struct server *s, struct federate *f, uint32_t action, uint32_t reason,
@@ -231,10 +260,6 @@ void timesvc_resign(struct server *s, struct federate *f);
 void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m);
 /* Log every federate's "who blocks whom" line (SIGUSR1). */
 void timesvc_dump(struct server *s, struct federation *fx);
-/* The event loop's cached wall time in ns since the epoch (0 if unavailable): the federation
- * log's clock, set when the log is opened so that the header's start time and every record
- * come from one clock (a record never appears to precede the log's start). */
-int64_t timesvc_loop_wall_ns(void *base);
 /* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides

@@ -9,7 +9,6 @@
 #include "rti/tm/tm.h"
 
 #include <assert.h>
-#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +177,13 @@ static void sink(void *ctx, const tm_decision *d)
              d->reason);
         wire_msg_init(&m, WIRE_REGULATION_ENABLED);
         m.time = d->time;
+        /* the bound it starts with: above T + L when others were promised more (a late
+         * regulator); the library checks its sends against it */
+        tm_status rs;
+        if (tm_query(fx->tm, d->fed, &rs, NULL, 0) == TM_OK && rs.regulating) {
+            m.time2 = rs.bound.t;
+            m.code = rs.bound.strict ? 1u : 0u;
+        }
         break;
     case TM_D_CON_ENABLED:
         LOGD("tm", f ? f->tag : "?", "constrained enabled at %lld: %s", (long long)d->time,
@@ -195,16 +201,6 @@ static void sink(void *ctx, const tm_decision *d)
 }
 
 /* ---- life cycle --------------------------------------------------------------------------- */
-
-/* Federation log stamps: the event loop's cached wall time (the moment the current batch of
- * events was taken), not a clock_gettime per record, which cost 3 % of the RTI's CPU. Records
- * of one batch share a stamp; their order is the record sequence. ns since the epoch. */
-int64_t timesvc_loop_wall_ns(void *base)
-{
-    struct timeval tv;
-    if (event_base_gettimeofday_cached(base, &tv) != 0) return 0;
-    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
 
 int timesvc_init(struct federation *fx, char *err, size_t errlen)
 {
@@ -406,7 +402,10 @@ static void query_time(struct server *s, struct federate *f, const struct wire_m
             .holder = st[i].galt_holder,
             .lits = st[i].lits,
             .root = st[i].galt_root,
+            .polls = st[i].polls,
         };
+        tm_fed w = TM_NO_FED;
+        if (st[i].stalled && tm_stall_waits_for(f->fx->tm, st[i].fed, &w, 1) > 0) t.waits_for = w;
         wire_tstat_pack(&t, packed + i * WIRE_TSTAT_SIZE);
         vals[i].handle = st[i].fed;
         vals[i].len = WIRE_TSTAT_SIZE;

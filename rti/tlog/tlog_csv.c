@@ -37,6 +37,8 @@ struct csv {
     size_t nref, rcap;
     int64_t *granted; /* [fed]: last granted time */
     uint32_t gcap;
+    const struct tlog_filter *f; /* --federate (its updates only), --from/--to (rows) */
+    uint32_t only;               /* the handle --federate names, 0 = every sender */
 };
 
 static uint32_t hkey(uint64_t obj, uint32_t attr)
@@ -138,7 +140,8 @@ static int collect(struct tlog *t, struct csv *c)
                 c->rcap = nc;
             }
             c->refused[c->nref++] = (uint64_t)fed << 32 | m->req;
-        } else if (x.r.kind == FLOG_K_RECV && m->type == WIRE_UPDATE) {
+        } else if (x.r.kind == FLOG_K_RECV && m->type == WIRE_UPDATE &&
+                   (!c->only || fed == c->only)) {
             int64_t when = m->time != WIRE_TIME_NONE ? m->time
                            : fed < c->gcap           ? c->granted[fed]
                                                      : 0;
@@ -216,6 +219,8 @@ static void print(struct tlog *t, struct csv *c, FILE *out)
         int64_t now = c->ents[i].time;
         for (; i < c->nents && c->ents[i].time == now; i++)
             last[perm[c->ents[i].col]] = &c->ents[i];
+        /* rows outside --from/--to are not printed, but their values are held */
+        if ((c->f->has_from && now < c->f->from) || (c->f->has_to && now > c->f->to)) continue;
         fprintf(out, "%.15g,%" PRId64, tlog_secs(t, now), now); /* ticks are exact */
         for (uint32_t k = 0; k < c->ncols; k++) {
             fputc(',', out);
@@ -229,10 +234,12 @@ static void print(struct tlog *t, struct csv *c, FILE *out)
     free(perm), free(sorted), free(last);
 }
 
-int tlog_csv(struct tlog *t, FILE *out)
+int tlog_csv(struct tlog *t, const struct tlog_filter *f, FILE *out)
 {
     struct csv c = {0};
     int rc = 0;
+    c.f = f;
+    if (f->federate && !(c.only = tlog_fed_find(t, f->federate))) c.only = UINT32_MAX;
     if (collect(t, &c) != 0) {
         fprintf(stderr, "tempo-log: out of memory\n");
         rc = 1;

@@ -16,6 +16,11 @@
 struct fedinfo {
     uint64_t req_seq;    /* record seq of the open TIME_REQUEST, 0 none */
     int64_t req_wall;    /* its wall stamp */
+    uint32_t polls;      /* grants in a row without progress (the engine's rule, tm_status) */
+    bool got;            /* a DELIVER to it since its last grant */
+    uint64_t poll_seq;   /* the request whose grant began that run */
+    int64_t poll_wall;   /* its stamp */
+    tm_req poll_req;     /* the kind of its latest no-progress request */
     char grant_why[320]; /* reason of the last recorded GRANT (room for the RTI's longest) */
     uint64_t grant_seq;  /* its record seq */
 };
@@ -31,12 +36,31 @@ struct rerun {
     uint32_t ficap;
     uint32_t *recv; /* scratch receivers for tm_send */
     uint32_t recvcap;
+    uint64_t cur_seq; /* the record being re-run */
+    int64_t cur_wall; /* its stamp */
 };
 
+static struct fedinfo *info(struct rerun *rr, uint32_t fed);
+
+/* Counts the grants, and follows each federate's grants without progress (a later time, or a
+ * delivery since the last grant, is progress: the engine's rule) to say since when a polling
+ * federate is stalled. */
 static void sink(void *ctx, const tm_decision *d)
 {
     struct rerun *rr = ctx;
-    if (d->kind == TM_D_GRANT) rr->grants++;
+    struct fedinfo *fi = info(rr, d->fed);
+    if (d->kind == TM_D_DELIVER && fi) fi->got = true;
+    if (d->kind != TM_D_GRANT) return;
+    rr->grants++;
+    if (!fi || !d->grant) return;
+    if (d->time > d->grant->prev || fi->got) {
+        fi->polls = 0;
+    } else if (fi->polls++ == 0) {
+        fi->poll_seq = fi->req_seq ? fi->req_seq : rr->cur_seq;
+        fi->poll_wall = fi->req_seq ? fi->req_wall : rr->cur_wall;
+    }
+    fi->poll_req = d->req;
+    fi->got = false;
 }
 
 static struct fedinfo *info(struct rerun *rr, uint32_t fed)
@@ -133,6 +157,8 @@ static uint64_t rerun(struct tlog *t, struct rerun *rr, uint64_t at)
             (x.r.kind == FLOG_K_RECV || x.r.kind == FLOG_K_JOINED || x.r.kind == FLOG_K_LOST))
             break;
         last = x.r.seq;
+        rr->cur_seq = x.r.seq;
+        rr->cur_wall = x.r.wall_ns;
         struct fedinfo *fi = info(rr, x.r.fed);
         switch (x.r.kind) {
         case FLOG_K_JOINED:
@@ -172,6 +198,19 @@ static uint64_t rerun(struct tlog *t, struct rerun *rr, uint64_t at)
     return last;
 }
 
+/* A bound in seconds: "(0.5 s, strict)", "inf"; with the ticks in brackets when @p ticks. */
+static const char *bound_text(const struct tlog *t, tm_bound b, int ticks, char *buf, size_t cap)
+{
+    char tb[64];
+    if (b.t == TM_TIME_MAX)
+        snprintf(buf, cap, "inf");
+    else
+        snprintf(buf, cap, "(%s, %s)",
+                 ticks ? tlog_tfmt(t, b.t, tb, sizeof tb) : tlog_sfmt(t, b.t, tb, sizeof tb),
+                 b.strict ? "strict" : "non-strict");
+    return buf;
+}
+
 static const tm_status *find(const tm_status *v, size_t n, tm_fed h)
 {
     for (size_t i = 0; i < n; i++)
@@ -179,36 +218,62 @@ static const tm_status *find(const tm_status *v, size_t n, tm_fed h)
     return NULL;
 }
 
-static void bound_text(tm_bound b, char *buf, size_t cap)
+static const char *name_of(const tm_status *v, size_t n, tm_fed h)
 {
-    if (b.t == TM_TIME_MAX)
-        snprintf(buf, cap, "infinity");
+    const tm_status *s = find(v, n, h);
+    return h == TM_NO_FED ? "nobody" : s ? s->name : "(gone)";
+}
+
+/* One federate's state with times in seconds (ticks in brackets): the table of explain. */
+static void status_line(const struct tlog *t, const tm_status *v, size_t n, const tm_status *s,
+                        FILE *out)
+{
+    char a[64], b[64], c[96], d[96], l[64];
+    fprintf(out, "  %s t=%s ", s->name, tlog_tfmt(t, s->time, a, sizeof a));
+    if (s->req)
+        fprintf(out, "%s(%s)", tm_req_name(s->req), tlog_tfmt(t, s->req_time, b, sizeof b));
     else
-        snprintf(buf, cap, "(%" PRId64 ", %s)", b.t, b.strict ? "strict" : "non-strict");
+        fprintf(out, "granted");
+    fprintf(out, "%s%s, bound %s, GALT %s held by %s", s->regulating ? " reg" : "",
+            s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
+            s->regulating ? bound_text(t, s->bound, 1, c, sizeof c) : "none",
+            bound_text(t, s->galt, 1, d, sizeof d), name_of(v, n, s->galt_holder));
+    if (s->galt_root && s->galt_root != s->galt_holder)
+        fprintf(out, " (root %s)", name_of(v, n, s->galt_root));
+    fprintf(out, ", LITS %s, queued %zu", tlog_sfmt(t, s->lits, l, sizeof l), s->queued);
+    if (s->stalled)
+        fprintf(out, ", stalled (%u grants in a row without progress)", (unsigned)s->polls);
+    fputc('\n', out);
+}
+
+static void root_line(const struct tlog *t, const tm_status *s, const char *indent, FILE *out)
+{
+    char a[64], g[96];
+    fprintf(out,
+            "%sroot cause: %s is not waiting (granted state at t=%s, bound %s): the others move "
+            "only when it asks to advance or sends\n",
+            indent, s->name, tlog_sfmt(t, s->time, a, sizeof a),
+            s->regulating ? bound_text(t, s->bound, 0, g, sizeof g) : "none");
 }
 
 /* Follow the holders from one blocked federate to the root cause, one line per hop. */
-static void chain(const tm_status *v, size_t n, const tm_status *s, FILE *out)
+static void chain(const struct tlog *t, const tm_status *v, size_t n, const tm_status *s, FILE *out)
 {
     tm_fed seen[64];
     size_t nseen = 0;
-    char g[64];
+    char g[96], a[64], b[64];
     const tm_status *cur = s;
     const char *indent = "  ";
     for (;;) {
         seen[nseen++] = cur->fed;
         if (cur->req == TM_REQ_NONE) {
-            bound_text(cur->bound, g, sizeof g);
-            fprintf(out,
-                    "%sroot cause: %s is not waiting (granted state at t=%" PRId64
-                    ", bound %s): the others move only when it asks to advance\n",
-                    indent, cur->name, cur->time, g);
+            root_line(t, cur, indent, out);
             return;
         }
         tm_fed next = cur->galt_root ? cur->galt_root : cur->galt_holder;
-        bound_text(cur->galt, g, sizeof g);
-        fprintf(out, "%s%s waits in %s(%" PRId64 ") at t=%" PRId64 " with GALT %s", indent,
-                cur->name, tm_req_name(cur->req), cur->req_time, cur->time, g);
+        fprintf(out, "%s%s waits in %s(%s) at t=%s with GALT %s", indent, cur->name,
+                tm_req_name(cur->req), tlog_sfmt(t, cur->req_time, a, sizeof a),
+                tlog_sfmt(t, cur->time, b, sizeof b), bound_text(t, cur->galt, 0, g, sizeof g));
         if (next == TM_NO_FED) {
             fprintf(out, ", held by nobody (no other regulating federate): it waits for its "
                          "own enable or queue, not for another federate\n");
@@ -236,6 +301,40 @@ static void chain(const tm_status *v, size_t n, const tm_status *s, FILE *out)
     }
 }
 
+/* A federate polling without progress (tm_status.stalled): since when, and whom it waits for
+ * (tm_stall_waits_for), each followed to its own root cause. */
+static void stall(const struct tlog *t, const struct rerun *rr, const tm_status *v, size_t n,
+                  const tm_status *s, FILE *out)
+{
+    const struct fedinfo *fi = s->fed < rr->ficap ? &rr->fi[s->fed] : NULL;
+    char a[64];
+    if (fi && fi->poll_seq)
+        fprintf(out,
+                "  (%s polls without progress since its request of record #%" PRIu64
+                ", for %.6f s of wall time to the last record)\n",
+                s->name, fi->poll_seq, (double)(t->last_wall_ns - fi->poll_wall) / 1e9);
+    fprintf(out,
+            "  %s polls (%s) at t=%s: %u grants in a row left its time unchanged with no "
+            "message delivered, so it waits",
+            s->name, fi && fi->poll_req ? tm_req_name(fi->poll_req) : "FQR/TARA",
+            tlog_sfmt(t, s->time, a, sizeof a), (unsigned)s->polls);
+    tm_fed w[16];
+    size_t nw = tm_stall_waits_for(rr->st, s->fed, w, 16);
+    if (nw == 0) {
+        fprintf(out, "; every other federate has acted since it began, or waits itself\n");
+        return;
+    }
+    fprintf(out, " for ");
+    for (size_t i = 0; i < nw && i < 16; i++)
+        fprintf(out, "%s%s", i ? ", " : "", name_of(v, n, w[i]));
+    fprintf(out, "%s: %s sent nothing and asked for nothing since, and %s no request pending\n",
+            nw > 16 ? " and more" : "", nw == 1 ? "it has" : "they have", nw == 1 ? "has" : "have");
+    for (size_t i = 0; i < nw && i < 16; i++) {
+        const tm_status *ws = find(v, n, w[i]);
+        if (ws) root_line(t, ws, "    ", out);
+    }
+}
+
 int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
 {
     struct rerun rr = {0};
@@ -244,6 +343,8 @@ int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
         fprintf(stderr, "tempo-log: %s\n", err);
         return 1;
     }
+    /* a run selected (tlog_select_run): its state at its last record */
+    if (!at && t->run_sel && t->run_sel < t->n_runs) at = t->runs[t->run_sel].first - 1;
     uint64_t last = rerun(t, &rr, at);
     if (at && last > at)
         fprintf(out,
@@ -256,14 +357,15 @@ int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
                 at       ? ""
                 : t->cut ? " (the last complete record: the log is cut)"
                          : " (end of log)");
+    int64_t end_wall = t->last_wall_ns;
     if (!at) {
-        /* For a live or hung federation: how old the last record is (the RTI flushes its log
-         * every few hundred ms, so a log that stays old while the RTI runs has stalled). */
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        int64_t age = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - t->last_wall_ns;
-        fprintf(out, "(the last record was stamped %.3f s ago; waits below are measured to it)\n",
-                (double)age / 1e9);
+        /* Waits are measured to the last record: with the RTI's closing record, or its "rti
+         * alive" note written every second of silence, that is when the wait ended or now. */
+        if (t->closed)
+            fprintf(out, "(the log ends with the RTI's closing record; waits below are measured "
+                         "to it)\n");
+        else
+            tlog_report_end(t, out);
     }
     size_t n = tm_count(rr.st);
     tm_status *v = calloc(n ? n : 1, sizeof *v);
@@ -274,28 +376,32 @@ int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
         return 1;
     }
     tm_status_all(rr.st, v, n);
-    fprintf(out, "\nfederates (logical time, pending request, bound, GALT and its holder):\n");
-    char line[512];
+    fprintf(out, "\nfederates (logical time, pending request, bound, GALT and its holder; "
+                 "seconds, ticks in brackets):\n");
     if (n == 0) fprintf(out, "  none joined at this point (all resigned, or none joined yet)\n");
-    for (size_t i = 0; i < n; i++) {
-        tm_status_format(&v[i], rr.st, line, sizeof line);
-        fprintf(out, "  %s\n", line);
-    }
+    for (size_t i = 0; i < n; i++)
+        status_line(t, v, n, &v[i], out);
     fprintf(out, "\nwho waits for whom:\n");
     int any = 0;
     for (size_t i = 0; i < n; i++) {
+        if (v[i].stalled) {
+            any = 1;
+            stall(t, &rr, v, n, &v[i], out);
+            continue;
+        }
         if (!v[i].blocked) continue;
         any = 1;
         const struct fedinfo *fi = v[i].fed < rr.ficap ? &rr.fi[v[i].fed] : NULL;
         if (fi && fi->req_seq)
             fprintf(out,
                     "  (%s's request is record #%" PRIu64 ", pending for %.6f s of wall "
-                    "time)\n",
-                    v[i].name, fi->req_seq, (double)(t->last_wall_ns - fi->req_wall) / 1e9);
-        chain(v, n, &v[i], out);
+                    "time to the last record)\n",
+                    v[i].name, fi->req_seq, (double)(end_wall - fi->req_wall) / 1e9);
+        chain(t, v, n, &v[i], out);
     }
-    if (!any) fprintf(out, "  nobody: no federate has a pending request\n");
-    fprintf(out, "\nlast recorded grant reasons:\n");
+    if (!any)
+        fprintf(out, "  nobody: no federate has a pending request or polls without progress\n");
+    fprintf(out, "\nlast recorded grant reasons (ticks):\n");
     for (size_t i = 0; i < n; i++) {
         const struct fedinfo *fi = v[i].fed < rr.ficap ? &rr.fi[v[i].fed] : NULL;
         if (fi && fi->grant_seq)

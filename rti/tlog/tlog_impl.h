@@ -21,6 +21,15 @@ struct tlog_obj {
     char name[TLOG_NAME_MAX]; /* "" when unknown */
 };
 
+/* One run of the federation in the log: from a JOINED while nobody was joined to the record
+ * before the next such JOINED (an RTI that keeps a federation after its last federate left
+ * writes every run into one file). */
+struct tlog_run {
+    uint64_t first, last; /* record seqs, inclusive */
+    int64_t wall0, wall1; /* their stamps, ns since the epoch */
+    uint32_t feds;        /* federates that joined in it */
+};
+
 /* A loaded log and what the first pass learned from it. */
 struct tlog {
     const char *path;             /* as given on the command line */
@@ -38,6 +47,13 @@ struct tlog {
     int64_t last_wall_ns;       /* stamp of the last complete record (start when none) */
     int cut;                    /* 0 clean end; else the reader's error status */
     char cut_msg[FLOG_ERR_LEN]; /* the reader's message when cut != 0 */
+    int closed;                 /* 1: the last record is the RTI's closing NOTE */
+    uint32_t *run_of;           /* [handle]: its run (1-based), 0 never joined; names_cap */
+    struct tlog_run *runs;      /* n_runs runs in log order (owned) */
+    uint32_t n_runs, runs_cap;
+    uint32_t live;       /* first pass: federates joined and not yet gone */
+    uint32_t run_sel;    /* the run selected (1-based; tlog_select_run), 0 = all */
+    uint32_t handle_sel; /* the federate handle selected (--handle), 0 = by name */
 };
 
 /* One record with its frame decoded (RECV/SENT). */
@@ -99,14 +115,29 @@ void tlog_value_text(const struct tlog *t, int param, uint32_t handle, const uin
                      char *buf, size_t cap);
 /* Print "<path>: log cut ..." to stderr when the log is cut. */
 void tlog_report_cut(const struct tlog *t);
+/* When the log does not end with the RTI's closing record: one line to @p out saying that the
+ * RTI stopped abruptly (or still runs) and when, from the last record's stamp. */
+void tlog_report_end(const struct tlog *t, FILE *out);
+/* Logical time as "0.25 s [250000000]" (seconds, ticks in brackets), "inf" or "none". */
+const char *tlog_tfmt(const struct tlog *t, int64_t ticks, char *buf, size_t cap);
+/* Logical time in seconds only: "0.25 s", "inf", "none". */
+const char *tlog_sfmt(const struct tlog *t, int64_t ticks, char *buf, size_t cap);
+/* Choose the run the subcommand reads (doc/log.md): @p want (1-based, 0 = not given); with
+ * several runs and none given, the last one, saying so on @p note. Sets t->run_sel (0 when
+ * the log holds one run). 0, or -1 after printing why (want out of range). */
+int tlog_select_run(struct tlog *t, uint32_t want, FILE *note);
+/* Is record seq inside the selected run (always 1 when none is selected)? */
+int tlog_in_run(const struct tlog *t, uint64_t seq);
 
 /* ---- subcommands: each returns the process exit status ---------------------------------- */
 
 int tlog_show(struct tlog *t, const struct tlog_filter *f, FILE *out);
-int tlog_json(struct tlog *t, FILE *out);
+/* json, trace and csv honour the filter's federate and logical window (--federate, --from,
+ * --to); the other fields are not set for them. */
+int tlog_json(struct tlog *t, const struct tlog_filter *f, FILE *out);
 int tlog_stats(struct tlog *t, FILE *out);
-int tlog_trace(struct tlog *t, FILE *out);
-int tlog_csv(struct tlog *t, FILE *out);
+int tlog_trace(struct tlog *t, const struct tlog_filter *f, FILE *out);
+int tlog_csv(struct tlog *t, const struct tlog_filter *f, FILE *out);
 int tlog_explain(struct tlog *t, uint64_t at_seq, FILE *out);
 /* replay: argv holds the options after LOG (--federate NAME ... -- COMMAND ...). */
 int tlog_replay(struct tlog *t, int argc, char **argv, FILE *out);

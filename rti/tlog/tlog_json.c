@@ -169,7 +169,7 @@ static int emit(json_t *o, FILE *out)
     return 0;
 }
 
-int tlog_json(struct tlog *t, FILE *out)
+int tlog_json(struct tlog *t, const struct tlog_filter *f, FILE *out)
 {
     json_t *h = json_object();
     json_object_set_new(h, "kind", json_string("HEADER"));
@@ -184,6 +184,7 @@ int tlog_json(struct tlog *t, FILE *out)
     tlog_rewind(t, &r);
     uint64_t n = 0;
     while (tlog_next(t, &r, &x)) {
+        if (!tlog_match(t, f, &x)) continue; /* --federate, --from, --to: as show */
         if (emit(record_json(t, &x), out) != 0) {
             fprintf(stderr, "tempo-log: record %" PRIu64 " could not be serialised\n", x.r.index);
             return 1;

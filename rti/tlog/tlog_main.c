@@ -24,17 +24,25 @@ static const struct {
      "      --from S, --to S  a logical time window, in seconds\n"
      "      --wall-from S, --wall-to S  a wall-clock window, seconds since the log started\n"},
     {"stats",
-     "  stats LOG    per federate counts, grants, time waiting for grants, messages by kind\n"},
-    {"json", "  json LOG     JSON lines: the header, one record a line, then an END or CUT line\n"},
-    {"trace", "  trace LOG    Chrome trace-event JSON (open it in Perfetto or chrome://tracing)\n"},
-    {"csv", "  csv LOG      attribute values over logical time, one column per object attribute\n"},
-    {"explain", "  explain LOG [--at SEQ]  each federate's time, pending request and the federate\n"
-                "      holding its GALT, followed to the root cause (at the end of the log, or\n"
-                "      just after record number SEQ with --at)\n"},
+     "  stats LOG [--run N]  per federate counts, grants, time waiting for grants, messages by\n"
+     "      kind (of one run when the log holds several: the last unless --run N)\n"},
+    {"json", "  json LOG [--federate NAME] [--from S] [--to S]  JSON lines: the header, one\n"
+             "      record a line, then an END or CUT line\n"},
+    {"trace", "  trace LOG [--federate NAME] [--from S] [--to S]  Chrome trace-event JSON (open\n"
+              "      it in Perfetto or chrome://tracing); waits for grants as spans\n"},
+    {"csv", "  csv LOG [--federate NAME] [--from S] [--to S]  attribute values over logical\n"
+            "      time, one column per object attribute (--federate: the ones it updates)\n"},
+    {"explain", "  explain LOG [--at SEQ] [--run N]  each federate's time, pending request and\n"
+                "      the federate holding its GALT, followed to the root cause (at the end of\n"
+                "      the log or of run N, or just after record number SEQ with --at); a\n"
+                "      federate polling without progress counts as waiting\n"},
     {"replay", "  replay LOG --federate NAME [--port P] [--timeout S] -- COMMAND [ARGS...]\n"
                "      a stand-in RTI plays the record to one real federate, started as COMMAND;\n"
                "      {rti} and {port} in ARGS become its address; reports the first divergence\n"
-               "      --federate NAME  the federate to replay (required)\n"
+               "      --federate NAME  the federate to replay (required unless --handle)\n"
+               "      --run N          the run it joined in, when the log holds several\n"
+               "                       (default: the last)\n"
+               "      --handle H       the federate by its handle (tempo-log show prints them)\n"
                "      --port P         the stand-in's TCP port (default 0: any free port)\n"
                "      --timeout S      longest wait for the federate, seconds (default 10)\n"},
 };
@@ -57,38 +65,42 @@ static void usage(FILE *f, const char *cmd)
     fputs(usage_tail, f);
 }
 
-/* Parse the options of `show` / `explain`. 0, or -1 after printing the reason. */
+/* Parse the options of every subcommand but replay (check_options has checked that each one
+ * belongs to the subcommand and has its value). 0, or -1 after printing the reason. */
 static int parse_opts(struct tlog *t, int argc, char **argv, struct tlog_filter *f, uint64_t *at,
-                      int is_explain)
+                      uint32_t *run)
 {
     for (int i = 3; i < argc; i += 2) { /* options come in pairs: --name value */
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t ticks;
         if (!v) return -1; /* check_options said it */
-        if (is_explain && strcmp(o, "--at") == 0) {
+        if (strcmp(o, "--at") == 0 || strcmp(o, "--run") == 0) {
             char *end;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (*end || end == v) {
-                fprintf(stderr, "tempo-log: --at wants a record sequence number, not '%s'\n", v);
+            unsigned long long n = strtoull(v, &end, 10);
+            int is_run = o[2] == 'r';
+            if (*end || end == v || (is_run && (n == 0 || n > UINT32_MAX))) {
+                fprintf(stderr, "tempo-log: %s wants %s, not '%s'\n", o,
+                        is_run ? "a run number from 1" : "a record sequence number", v);
                 return -1;
             }
-            *at = s;
-        } else if (!is_explain && strcmp(o, "--federate") == 0) {
+            if (is_run)
+                *run = (uint32_t)n;
+            else
+                *at = n;
+        } else if (strcmp(o, "--federate") == 0) {
             f->federate = v;
-            if (!tlog_fed_find(t, v))
-                fprintf(stderr, "tempo-log: note: no federate named '%s' joined in this log\n", v);
-        } else if (!is_explain && strcmp(o, "--kind") == 0) {
+        } else if (strcmp(o, "--kind") == 0) {
             f->kind = v;
-        } else if (!is_explain && strcmp(o, "--class") == 0) {
+        } else if (strcmp(o, "--class") == 0) {
             f->cls = v;
             if (!t->fom)
                 fprintf(stderr, "tempo-log: note: --class needs the FOM, which is unusable: %s\n",
                         t->fom_err);
             else if (!fom_class_find(t->fom, v) && !fom_inter_find(t->fom, v))
                 fprintf(stderr, "tempo-log: note: the FOM has no class or interaction '%s'\n", v);
-        } else if (!is_explain && (strcmp(o, "--from") == 0 || strcmp(o, "--to") == 0 ||
-                                   strcmp(o, "--wall-from") == 0 || strcmp(o, "--wall-to") == 0)) {
+        } else if (strcmp(o, "--from") == 0 || strcmp(o, "--to") == 0 ||
+                   strcmp(o, "--wall-from") == 0 || strcmp(o, "--wall-to") == 0) {
             int wall = o[2] == 'w';
             struct tlog wt = {.resolution = 1e-9};
             if (tlog_parse_secs(wall ? &wt : t, v, &ticks) != 0) {
@@ -112,10 +124,14 @@ static int parse_opts(struct tlog *t, int argc, char **argv, struct tlog_filter 
 }
 
 /* The options each subcommand takes (every one with a value), for check_options. */
-static const char *const options_of[][8] = {
+static const char *const options_of[][9] = {
     {"show", "--federate", "--kind", "--class", "--from", "--to", "--wall-from", "--wall-to"},
-    {"explain", "--at"},
-    {"replay", "--federate", "--port", "--timeout"},
+    {"explain", "--at", "--run"},
+    {"stats", "--run"},
+    {"trace", "--federate", "--from", "--to"},
+    {"csv", "--federate", "--from", "--to"},
+    {"json", "--federate", "--from", "--to"},
+    {"replay", "--federate", "--port", "--timeout", "--run", "--handle"},
 };
 
 /* Before the log is read: every option of subcommand cmd (argv[3..], up to replay's "--")
@@ -127,7 +143,7 @@ static int check_options(const char *cmd, int argc, char **argv)
         if (strcmp(cmd, options_of[k][0]) == 0) names = options_of[k] + 1;
     for (int i = 3; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
         int known = 0;
-        for (size_t k = 0; names && k < 7 && names[k]; k++)
+        for (size_t k = 0; names && k < 8 && names[k]; k++)
             known |= strcmp(argv[i], names[k]) == 0;
         if (!known) {
             fprintf(stderr, "tempo-log: %s: unknown option '%s' (see tempo-log %s --help)\n", cmd,
@@ -189,6 +205,7 @@ int main(int argc, char **argv)
     }
     struct tlog_filter f = {0};
     uint64_t at = 0;
+    uint32_t run = 0;
     int is_show = strcmp(cmd, "show") == 0, is_explain = strcmp(cmd, "explain") == 0;
     if (strcmp(cmd, "replay") == 0) {
         int rc = tlog_replay(&t, argc - 3, argv + 3, stdout);
@@ -197,7 +214,15 @@ int main(int argc, char **argv)
         tlog_fini(&t);
         return rc;
     }
-    if ((is_show || is_explain) && parse_opts(&t, argc, argv, &f, &at, is_explain) != 0) {
+    if (parse_opts(&t, argc, argv, &f, &at, &run) != 0) {
+        tlog_fini(&t);
+        return 2;
+    }
+    if (f.federate && !tlog_fed_find(&t, f.federate))
+        fprintf(stderr, "tempo-log: note: no federate named '%s' joined in this log\n", f.federate);
+    /* explain and stats read one run of a log that holds several (the last unless --run) */
+    if ((is_explain || strcmp(cmd, "stats") == 0) &&
+        tlog_select_run(&t, run, is_explain ? stdout : stderr) != 0) {
         tlog_fini(&t);
         return 2;
     }
@@ -209,11 +234,11 @@ int main(int argc, char **argv)
     else if (strcmp(cmd, "stats") == 0)
         rc = tlog_stats(&t, stdout);
     else if (strcmp(cmd, "json") == 0)
-        rc = tlog_json(&t, stdout);
+        rc = tlog_json(&t, &f, stdout);
     else if (strcmp(cmd, "trace") == 0)
-        rc = tlog_trace(&t, stdout);
+        rc = tlog_trace(&t, &f, stdout);
     else
-        rc = tlog_csv(&t, stdout);
+        rc = tlog_csv(&t, &f, stdout);
     if (fflush(stdout) != 0 && rc == 0) {
         perror("tempo-log: write");
         rc = 1;

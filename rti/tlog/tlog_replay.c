@@ -477,6 +477,7 @@ int tlog_replay(struct tlog *t, int argc, char **argv, FILE *out)
 {
     const char *name = NULL;
     int port = 0, timeout_s = 10, i = 0;
+    unsigned long run = 0, handle = 0;
     for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
         if (i + 1 >= argc) return usage_err(), 2;
         if (strcmp(argv[i], "--federate") == 0)
@@ -485,15 +486,36 @@ int tlog_replay(struct tlog *t, int argc, char **argv, FILE *out)
             port = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--timeout") == 0)
             timeout_s = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--run") == 0)
+            run = strtoul(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--handle") == 0)
+            handle = strtoul(argv[i + 1], NULL, 10);
         else
             return fprintf(stderr, "tempo-log: unknown option '%s'\n", argv[i]), usage_err(), 2;
     }
-    if (!name || i >= argc - 1 || port < 0 || port > 65535 || timeout_s <= 0) return usage_err(), 2;
+    if ((!name && !handle) || i >= argc - 1 || port < 0 || port > 65535 || timeout_s <= 0 ||
+        handle >= TLOG_MAX_HANDLE || run > UINT32_MAX)
+        return usage_err(), 2;
     struct replay rp = {
         .t = t, .out = out, .timeout_ms = timeout_s * 1000, .lsock = -1, .sock = -1, .child = -1};
-    rp.fed = tlog_fed_find(t, name);
+    /* A log holding several runs: the federate of the run chosen (--run, the run of --handle,
+     * or the last, said on stderr) */
+    t->handle_sel = (uint32_t)handle;
+    if (handle && (handle >= t->names_cap || !t->run_of[handle])) {
+        fprintf(stderr, "tempo-log: no federate with handle %lu joined in %s\n", handle, t->path);
+        return 2;
+    }
+    if (handle && name && strcmp(t->names[handle], name) != 0) {
+        fprintf(stderr, "tempo-log: federate handle %lu is '%s', not '%s'\n", handle,
+                t->names[handle], name);
+        return 2;
+    }
+    if (tlog_select_run(t, (uint32_t)run, stderr) != 0) return 2;
+    rp.fed = handle ? (uint32_t)handle : tlog_fed_find(t, name);
+    if (!name) name = t->names[rp.fed];
     if (!rp.fed) {
-        fprintf(stderr, "tempo-log: no federate named '%s' joined in %s\n", name, t->path);
+        fprintf(stderr, "tempo-log: no federate named '%s' joined in %s%s\n", name, t->path,
+                t->run_sel ? " in the run read (choose another with --run N)" : "");
         return 2;
     }
     char err[256], how[64];

@@ -35,5 +35,6 @@ int tlog_show(struct tlog *t, const struct tlog_filter *f, FILE *out)
     fprintf(out, "%" PRIu64 " of %" PRIu64 " records shown%s\n", shown, t->records,
             t->cut ? "; the log is cut (see below)" : "");
     if (t->cut) fprintf(out, "CUT: %s\n", t->cut_msg);
+    tlog_report_end(t, out);
     return 0;
 }

@@ -86,7 +86,15 @@ int tlog_stats(struct tlog *t, FILE *out)
     struct flog_reader r;
     struct tlog_rec x;
     tlog_rewind(t, &r);
+    int64_t end = t->last_wall_ns, start = t->hdr.start_wall_ns;
+    uint64_t nrec = 0;
+    if (t->run_sel) { /* one run of several (tlog_select_run) */
+        end = t->runs[t->run_sel - 1].wall1;
+        start = t->runs[t->run_sel - 1].wall0;
+    }
     while (tlog_next(t, &r, &x)) {
+        if (!tlog_in_run(t, x.r.seq)) continue;
+        nrec++;
         by_kind[x.r.kind]++;
         if (x.r.kind == FLOG_K_DECISION) dec_by[x.r.dec.kind < 7 ? x.r.dec.kind : 7]++;
         if (x.r.kind != FLOG_K_RECV && x.r.kind != FLOG_K_SENT) {
@@ -103,9 +111,12 @@ int tlog_stats(struct tlog *t, FILE *out)
         if (s) account(s, &x);
     }
     fprintf(out, "federation %.*s: %" PRIu64 " records over %.6f s of wall time%s\n",
-            (int)t->hdr.federation_len, t->hdr.federation, t->records,
-            (double)(t->last_wall_ns - t->hdr.start_wall_ns) / 1e9,
+            (int)t->hdr.federation_len, t->hdr.federation, nrec, (double)(end - start) / 1e9,
             t->cut ? " (log cut: counts stop at the cut)" : "");
+    if (t->run_sel)
+        fprintf(out, "run %u of %u (records #%" PRIu64 "..#%" PRIu64 ")\n", t->run_sel, t->n_runs,
+                t->runs[t->run_sel - 1].first, t->runs[t->run_sel - 1].last);
+    if (!t->run_sel || t->run_sel == t->n_runs) tlog_report_end(t, out);
     fprintf(out, "\nper federate:\n%-16s %8s %8s %8s %8s %8s %8s %12s %12s %12s  %s\n", "federate",
             "recv", "sent", "requests", "grants", "updates", "reflects", "wait total s",
             "wait mean s", "wait max s", "last grant / pending");
@@ -115,12 +126,12 @@ int tlog_stats(struct tlog *t, FILE *out)
         char nb[32], state[96];
         uint64_t waits = s->grants ? s->grants : 1;
         if (s->pending_since >= 0)
-            snprintf(state, sizeof state, "waiting %s(%" PRId64 ") for %.6f s",
-                     tm_req_name((tm_req)s->pending_kind), s->pending_time,
-                     (double)(t->last_wall_ns - s->pending_since) / 1e9);
+            snprintf(state, sizeof state, "waiting %s(%gs [%" PRId64 "]) for %.6f s",
+                     tm_req_name((tm_req)s->pending_kind), tlog_secs(t, s->pending_time),
+                     s->pending_time, (double)(end - s->pending_since) / 1e9);
         else if (s->granted != TM_NO_TIME)
-            snprintf(state, sizeof state, "granted %" PRId64 " (%gs)", s->granted,
-                     tlog_secs(t, s->granted));
+            snprintf(state, sizeof state, "granted %gs [%" PRId64 "]", tlog_secs(t, s->granted),
+                     s->granted);
         else
             snprintf(state, sizeof state, "never granted");
         fprintf(out,

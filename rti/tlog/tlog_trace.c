@@ -26,6 +26,8 @@ struct send_rec {
 
 struct trace {
     const struct tlog *t;
+    const struct tlog_filter *f; /* --federate, --from, --to */
+    uint32_t only;               /* the handle --federate names (UINT32_MAX: none), 0 all */
     FILE *out;
     uint64_t events;       /* written so far (for the separator) */
     struct send_rec *ring; /* SEND_RING entries */
@@ -104,19 +106,27 @@ static json_t *ltime_json(int64_t v)
 
 static void wait_span(struct trace *tr, uint32_t fed, int64_t end_ns, int64_t granted, int open)
 {
-    char name[64];
-    snprintf(name, sizeof name, "wait %s(%" PRId64 ")", tm_req_name((tm_req)tr->wait_kind[fed]),
-             tr->wait_time[fed]);
+    char name[96], tb[40];
+    const struct tlog_filter *f = tr->f;
+    int64_t asked = tr->wait_time[fed];
+    if ((f->has_from && asked < f->from) || (f->has_to && asked > f->to)) return;
+    if (tr->only && fed != tr->only) return;
+    /* seconds in the name (what a reader scans); ticks in args */
+    snprintf(name, sizeof name, "wait %s(%s)%s", tm_req_name((tm_req)tr->wait_kind[fed]),
+             tlog_sfmt(tr->t, asked, tb, sizeof tb), open ? " STILL PENDING at end of log" : "");
     double ts = usec(tr->t, tr->wait_since[fed]), dur = usec(tr->t, end_ns) - ts;
     json_t *args = json_pack("{s:I,s:f}", "requested", (json_int_t)tr->wait_time[fed],
                              "requested_s", tlog_secs(tr->t, tr->wait_time[fed]));
+    json_object_set_new(args, "duration_s", json_real(dur < 0 ? 0.0 : dur / 1e6));
     if (open)
         json_object_set_new(args, "pending_at_end_of_log", json_true());
     else
         json_object_set_new(args, "granted", ltime_json(granted));
-    emit(tr, json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:I,s:o}", "name", name, "cat", "wait", "ph", "X",
-                       "ts", ts, "dur", dur < 0 ? 0.0 : dur, "pid", 1, "tid", (json_int_t)fed,
-                       "args", args));
+    json_t *ev =
+        json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:I,s:o}", "name", name, "cat", "wait", "ph", "X", "ts",
+                  ts, "dur", dur < 0 ? 0.0 : dur, "pid", 1, "tid", (json_int_t)fed, "args", args);
+    if (open) json_object_set_new(ev, "cname", json_string("terrible")); /* drawn red */
+    emit(tr, ev);
 }
 
 static uint16_t delivery_of(uint16_t send_type)
@@ -186,9 +196,10 @@ static void instant(struct trace *tr, const struct tlog_rec *x, double ts)
                        "s", "t", "ts", ts, "pid", 1, "tid", (json_int_t)r->fed, "args", args));
 }
 
-int tlog_trace(struct tlog *t, FILE *out)
+int tlog_trace(struct tlog *t, const struct tlog_filter *f, FILE *out)
 {
-    struct trace tr = {.t = t, .out = out};
+    struct trace tr = {.t = t, .f = f, .out = out};
+    if (f->federate && !(tr.only = tlog_fed_find(t, f->federate))) tr.only = UINT32_MAX;
     tr.ring = calloc(SEND_RING, sizeof *tr.ring);
     if (!tr.ring) {
         fprintf(stderr, "tempo-log: out of memory\n");
@@ -203,7 +214,7 @@ int tlog_trace(struct tlog *t, FILE *out)
     emit(&tr, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 1,
                         "tid", 0, "args", "name", "RTI"));
     for (uint32_t h = 1; h < t->names_cap; h++) {
-        if (!t->names[h][0]) continue;
+        if (!t->names[h][0] || (tr.only && h != tr.only)) continue;
         char nm[TLOG_NAME_MAX];
         snprintf(nm, sizeof nm, "%s", tlog_fed_name(t, h, nb, sizeof nb));
         emit(&tr, json_pack("{s:s,s:s,s:i,s:I,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 1,
@@ -226,6 +237,7 @@ int tlog_trace(struct tlog *t, FILE *out)
                 tr.wait_since[fed] = -1;
             }
         }
+        if (!tlog_match(t, f, &x)) continue; /* spans are filtered in wait_span */
         instant(&tr, &x, ts);
         if (x.has_msg) flows(&tr, &x, ts);
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "rti/tlog/tlog_impl.h"
 
@@ -52,6 +53,10 @@ static int grow_names(struct tlog *t, uint32_t h)
     memset((char *)n + (size_t)t->names_cap * TLOG_NAME_MAX, 0,
            (size_t)(cap - t->names_cap) * TLOG_NAME_MAX);
     t->names = n;
+    uint32_t *ro = realloc(t->run_of, (size_t)cap * sizeof *ro);
+    if (!ro) return -1;
+    memset(ro + t->names_cap, 0, (size_t)(cap - t->names_cap) * sizeof *ro);
+    t->run_of = ro;
     t->names_cap = cap;
     return 0;
 }
@@ -77,6 +82,36 @@ static void copy_str(const struct wire_str *s, char *dst, size_t cap)
     wire_str_copy(s, dst, cap);
 }
 
+/* Runs: a JOINED while nobody is joined begins a run (doc/log.md, "several runs in one
+ * file"); every record up to the next such JOINED belongs to it. */
+static int run_join(struct tlog *t, const struct flog_record *r)
+{
+    if (t->live == 0 || t->n_runs == 0) {
+        if (t->n_runs == t->runs_cap) {
+            uint32_t cap = t->runs_cap ? 2 * t->runs_cap : 4;
+            struct tlog_run *a = realloc(t->runs, cap * sizeof *a);
+            if (!a) return -1;
+            t->runs = a;
+            t->runs_cap = cap;
+        }
+        t->runs[t->n_runs++] = (struct tlog_run){r->seq, r->seq, r->wall_ns, r->wall_ns, 0};
+    }
+    t->runs[t->n_runs - 1].feds++;
+    t->run_of[r->fed] = t->n_runs;
+    t->live++;
+    return 0;
+}
+
+static void run_leave(struct tlog *t, const struct flog_record *r)
+{
+    /* a federate leaves once: a LOST after its RESIGN (or a second one) changes nothing */
+    if (r->fed && r->fed < t->names_cap && t->run_of[r->fed] &&
+        !(t->run_of[r->fed] & 0x80000000u)) {
+        t->run_of[r->fed] |= 0x80000000u;
+        if (t->live) t->live--;
+    }
+}
+
 /* Learn names and objects from one record. Returns -1 only on out of memory. */
 static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_regs *pend)
 {
@@ -86,10 +121,13 @@ static int learn(struct tlog *t, const struct tlog_rec *x, struct pending_regs *
         size_t n = r->payload_len < TLOG_NAME_MAX - 1 ? r->payload_len : TLOG_NAME_MAX - 1;
         memcpy(t->names[r->fed], r->payload, n);
         t->names[r->fed][n] = '\0';
+        if (run_join(t, r) != 0) return -1;
         return 0;
     }
+    if (r->kind == FLOG_K_LOST) run_leave(t, r);
     if (!x->has_msg) return 0;
     const struct wire_msg *m = &x->msg;
+    if (r->kind == FLOG_K_RECV && m->type == WIRE_RESIGN) run_leave(t, r);
     if (r->kind == FLOG_K_SENT && m->type == WIRE_DISCOVER) {
         struct tlog_obj *o = obj_slot(t, m->a);
         if (!o) return m->a >= TLOG_MAX_HANDLE ? 0 : -1;
@@ -159,6 +197,12 @@ int tlog_load(struct tlog *t, const char *path, char *err, size_t errlen)
         }
         t->records++;
         t->last_wall_ns = x.r.wall_ns;
+        if (t->n_runs)
+            t->runs[t->n_runs - 1].last = x.r.seq, t->runs[t->n_runs - 1].wall1 = x.r.wall_ns;
+        /* the RTI's closing record: the log ends whole (anything after it would be odd) */
+        t->closed = x.r.kind == FLOG_K_NOTE && x.r.fed == 0 &&
+                    x.r.payload_len == strlen(FLOG_NOTE_CLOSED) &&
+                    memcmp(x.r.payload, FLOG_NOTE_CLOSED, x.r.payload_len) == 0;
         x.has_msg = 0;
         if ((x.r.kind == FLOG_K_RECV || x.r.kind == FLOG_K_SENT) &&
             wire_decode(x.r.payload, x.r.payload_len, &x.msg, NULL, 0) == WIRE_OK)
@@ -171,6 +215,8 @@ int tlog_load(struct tlog *t, const char *path, char *err, size_t errlen)
         }
     }
     free(pend.at);
+    for (uint32_t h = 0; h < t->names_cap; h++)
+        t->run_of[h] &= 0x7fffffffu; /* the "has left" marks served the first pass only */
     return 0;
 }
 
@@ -178,6 +224,8 @@ void tlog_fini(struct tlog *t)
 {
     fom_free(t->fom);
     free(t->names);
+    free(t->run_of);
+    free(t->runs);
     free(t->objs);
     free(t->data);
     memset(t, 0, sizeof *t);
@@ -292,8 +340,15 @@ const char *tlog_fed_name(const struct tlog *t, uint32_t fed, char *buf, size_t 
 
 uint32_t tlog_fed_find(const struct tlog *t, const char *name)
 {
+    uint32_t first = 0;
     for (uint32_t h = 1; h < t->names_cap; h++)
-        if (strcmp(t->names[h], name) == 0) return h;
+        if (strcmp(t->names[h], name) == 0) {
+            if (!t->run_sel || t->run_of[h] == t->run_sel) return h;
+            if (!first) first = h;
+        }
+    if (first) return 0; /* named only in another run than the one selected */
+    if (t->handle_sel && t->handle_sel < t->names_cap && strcmp(t->names[t->handle_sel], name) == 0)
+        return t->handle_sel;
     /* "fed<N>" names a federate whose JOINED record is missing. */
     if (strncmp(name, "fed", 3) == 0 && name[3]) {
         char *end;
@@ -338,9 +393,12 @@ static int kind_matches(const struct tlog_rec *x, const char *kind)
 int tlog_match(const struct tlog *t, const struct tlog_filter *f, const struct tlog_rec *x)
 {
     if (f->federate) {
-        uint32_t h = tlog_fed_find(t, f->federate);
+        /* by name: every run of a log that holds several (each has its own handles) */
         uint32_t other = x->r.kind == FLOG_K_DECISION ? x->r.dec.sender : 0;
-        if (h == 0 || (x->r.fed != h && other != h)) return 0;
+        char b1[32], b2[32];
+        if (strcmp(tlog_fed_name(t, x->r.fed, b1, sizeof b1), f->federate) != 0 &&
+            (!other || strcmp(tlog_fed_name(t, other, b2, sizeof b2), f->federate) != 0))
+            return 0;
     }
     if (f->kind && !kind_matches(x, f->kind)) return 0;
     if (f->cls) {
@@ -450,7 +508,7 @@ static void add_time(const struct tlog *t, char *buf, size_t cap, size_t *o, con
     if (v == INT64_MAX)
         addf(buf, cap, o, " %s=inf", label);
     else
-        addf(buf, cap, o, " %s=%" PRId64 " (%gs)", label, v, tlog_secs(t, v));
+        addf(buf, cap, o, " %s=%gs [%" PRId64 "]", label, tlog_secs(t, v), v); /* seconds first */
 }
 
 static void describe_msg(const struct tlog *t, const struct tlog_rec *x, char *buf, size_t cap,
@@ -581,4 +639,91 @@ void tlog_describe_msg(const struct tlog *t, const struct tlog_rec *x, char *buf
         describe_msg(t, x, buf, cap, &o);
     else
         snprintf(buf, cap, "undecodable frame: %s", x->msg_err);
+}
+
+/* ---- times in seconds, the end of the log, runs ------------------------------------------ */
+
+const char *tlog_sfmt(const struct tlog *t, int64_t ticks, char *buf, size_t cap)
+{
+    if (ticks == TM_TIME_MAX)
+        snprintf(buf, cap, "inf");
+    else if (ticks == TM_NO_TIME)
+        snprintf(buf, cap, "none");
+    else
+        snprintf(buf, cap, "%.9g s", tlog_secs(t, ticks));
+    return buf;
+}
+
+const char *tlog_tfmt(const struct tlog *t, int64_t ticks, char *buf, size_t cap)
+{
+    if (ticks == TM_TIME_MAX || ticks == TM_NO_TIME) return tlog_sfmt(t, ticks, buf, cap);
+    snprintf(buf, cap, "%.9g s [%" PRId64 "]", tlog_secs(t, ticks), ticks);
+    return buf;
+}
+
+void tlog_report_end(const struct tlog *t, FILE *out)
+{
+    if (t->closed) return;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t age = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - t->last_wall_ns;
+    time_t sec = (time_t)(t->last_wall_ns / 1000000000);
+    struct tm tmv;
+    char when[40] = "?";
+    if (gmtime_r(&sec, &tmv)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tmv);
+    double rel = (double)(t->last_wall_ns - t->hdr.start_wall_ns) / 1e9;
+    /* A running RTI writes a record at least every FLOG_ALIVE_NS (its "rti alive" note), so a
+     * log quiet for twice that without the closing record was left by an RTI that stopped. */
+    if (age < 2 * (int64_t)FLOG_ALIVE_NS && !t->cut)
+        fprintf(out,
+                "the log has no closing record yet: the RTI still runs (its last record, at "
+                "+%.6f s, is %.3f s old)\n",
+                rel, (double)age / 1e9);
+    else
+        fprintf(out,
+                "the log ends without the RTI's closing record: the RTI stopped abruptly "
+                "(killed or crashed%s) at about %s.%06ld UTC, +%.6f s after the log began "
+                "(its last record, %.1f s ago)\n",
+                t->cut ? ", the log is cut" : "", when,
+                (long)((t->last_wall_ns % 1000000000) / 1000), rel, (double)age / 1e9);
+}
+
+int tlog_select_run(struct tlog *t, uint32_t want, FILE *note)
+{
+    t->run_sel = 0;
+    if (want > t->n_runs || (want && t->n_runs == 0)) {
+        fprintf(stderr, "tempo-log: --run %u: the log holds %u run%s\n", want, t->n_runs,
+                t->n_runs == 1 ? "" : "s");
+        return -1;
+    }
+    if (t->n_runs <= 1) return 0;
+    if (t->handle_sel && t->handle_sel < t->names_cap && t->run_of[t->handle_sel]) {
+        t->run_sel = t->run_of[t->handle_sel];
+        if (want && want != t->run_sel) {
+            fprintf(stderr, "tempo-log: --handle %u belongs to run %u, not run %u\n", t->handle_sel,
+                    t->run_sel, want);
+            return -1;
+        }
+        return 0;
+    }
+    t->run_sel = want ? want : t->n_runs;
+    if (!want) {
+        const struct tlog_run *r = &t->runs[t->run_sel - 1];
+        fprintf(note,
+                "tempo-log: note: the log holds %u runs of the federation (its federates joined "
+                "anew after all had left); reading the last, run %u (records #%" PRIu64
+                "..#%" PRIu64 ", %u federates); choose one with --run N\n",
+                t->n_runs, t->run_sel, r->first, r->last, r->feds);
+    }
+    return 0;
+}
+
+int tlog_in_run(const struct tlog *t, uint64_t seq)
+{
+    if (!t->run_sel) return 1;
+    const struct tlog_run *r = &t->runs[t->run_sel - 1];
+    /* records before the first run (none normally) belong to the first */
+    uint64_t lo = t->run_sel == 1 ? 0 : r->first;
+    uint64_t hi = t->run_sel == t->n_runs ? UINT64_MAX : t->runs[t->run_sel].first - 1;
+    return seq >= lo && seq <= hi;
 }

@@ -201,6 +201,12 @@ struct fed {
     tm_fed holder;  /* whose bound that is, TM_NO_FED if none */
     tm_fed root;    /* root of the NER chain behind holder */
     tm_fed myroot;  /* root of this federate's own bound (itself unless NER-derived) */
+    /* stall detection under polling (tm_stall_waits_for): a grant that leaves T unchanged
+     * and follows no delivery makes no progress */
+    uint64_t last_act; /* st->act at its last join, request or send */
+    uint32_t polls;    /* grants in a row at T without progress (0 after one with progress) */
+    uint64_t poll_act; /* last_act of the request whose grant began that run */
+    bool got;          /* a message was delivered to it since its last grant */
 };
 
 struct tm_state {
@@ -224,6 +230,7 @@ struct tm_state {
     bool quiet_deliveries; /* tm_set_delivery_reasons(false): DELIVER reasons are "" */
     bool quiet_grants;     /* tm_set_grant_reasons(false): GRANT reasons are "" */
     char why[320];         /* reason text of the decision being emitted */
+    uint64_t act;          /* counts joins, requests and sends: the order of federates' acts */
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -481,6 +488,7 @@ static void deliver(tm_state *st, struct fed *r, struct qmsg m, bool tso, delive
                      .seq = m.seq,
                      .token = m.token,
                      .rule = rule};
+    r->got = true;
     if (!st->sink) return;
     st->why[0] = '\0';
     if (st->reasons && !st->quiet_deliveries)
@@ -507,6 +515,14 @@ static void grant(tm_state *st, struct fed *f, tm_time t, tm_grant_row row, bool
         if (!st->quiet_grants)
             tm_grant_text(st->why, sizeof st->why, &d, f->name, fname(st, g.holder));
     }
+    /* Progress: a later time, or a message delivered since the last grant. Without either,
+     * a polling federate (FQR, or TARA at its own time) is waiting for someone. */
+    if (t > f->T || f->got) {
+        f->polls = 0;
+    } else if (f->polls++ == 0) {
+        f->poll_act = f->last_act;
+    }
+    f->got = false;
     f->T = t;
     f->req = TM_REQ_NONE;
     f->rt = TM_NO_TIME;
@@ -718,6 +734,7 @@ int tm_join(tm_state *st, tm_fed h, const char *name, char *err, size_t errlen)
     f->rt = TM_NO_TIME;
     f->bound = INF;
     f->galt = INF;
+    f->last_act = ++st->act;
     size_t pos = st->n;
     while (pos > 0 && st->f[pos - 1]->h > h)
         pos--;
@@ -897,6 +914,7 @@ int tm_request(tm_state *st, tm_fed h, tm_req kind, tm_time t, char *err, size_t
                       tm_ttxt(b2, f->T));
     f->req = kind;
     f->rt = t;
+    f->last_act = ++st->act;
     if ((kind == TM_REQ_TAR || kind == TM_REQ_TARA) && fast_request(st, f)) return TM_OK;
     if (kind == TM_REQ_FQR && f->con) flush_grant(st, f, t); /* FQR never waits */
     evaluate(st);
@@ -939,6 +957,7 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
     }
     struct qmsg m = {
         .ts = ts, .rank = tie_rank(st, h), .sender = h, .seq = ++s->seq, .token = token};
+    s->last_act = ++st->act;
     for (size_t i = 0; i < n; i++) {
         struct fed *r = find(st, rcv[i]);
         if (!tso) {
@@ -980,6 +999,8 @@ static void fill(const tm_state *st, const struct fed *f, tm_status *o)
     o->lits = q_min(&f->q);
     o->queued = f->q.n;
     o->blocked = f->req != TM_REQ_NONE || f->con_pending;
+    o->polls = f->polls;
+    o->stalled = f->req == TM_REQ_NONE && f->polls >= TM_STALL_POLLS;
 }
 
 int tm_query(const tm_state *st, tm_fed h, tm_status *out, char *err, size_t errlen)
@@ -1005,16 +1026,50 @@ size_t tm_status_all(const tm_state *st, tm_status *out, size_t cap)
     return st->n;
 }
 
+size_t tm_stall_waits_for(const tm_state *st, tm_fed h, tm_fed *out, size_t cap)
+{
+    const struct fed *f = find(st, h);
+    if (!f || f->req != TM_REQ_NONE || f->polls < TM_STALL_POLLS) return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct fed *g = st->f[i];
+        if (g == f || g->req != TM_REQ_NONE || g->con_pending || g->last_act >= f->poll_act)
+            continue;
+        if (n < cap) out[n] = g->h;
+        n++;
+    }
+    return n;
+}
+
 int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t len)
 {
     char t[24], rt[24], b[40], g[40], l[24];
     char req[48] = "granted";
     if (s->req) snprintf(req, sizeof req, "%s(%s)", tm_req_name(s->req), tm_ttxt(rt, s->req_time));
-    return snprintf(
+    int n = snprintf(
         buf, len, "%s t=%s %s%s%s bound %s GALT %s held by %s (root %s) LITS %s queued %zu",
         s->name, tm_ttxt(t, s->time), req, s->regulating ? " reg" : "",
         s->constrained ? " con" : (s->constrained_pending ? " con-pending" : ""),
         s->regulating ? tm_btxt(b, s->bound) : "none", tm_btxt(g, s->galt),
         s->galt_holder ? fname(st, s->galt_holder) : "nobody",
         s->galt_root ? fname(st, s->galt_root) : "nobody", tm_ttxt(l, s->lits), s->queued);
+    if (!s->stalled || n < 0) return n;
+    /* A polling federate granted again and again at one time waits as surely as a pending
+     * request: say so, and for whom (those that did nothing since it began polling). */
+    tm_fed w[8];
+    size_t nw = tm_stall_waits_for(st, s->fed, w, 8);
+    size_t at = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+    n += snprintf(buf + at, len - at,
+                  "; stalled: %" PRIu32 " grants at t=%s without progress, "
+                  "waits for %s",
+                  s->polls, t, nw ? "" : "nobody idle (all act or wait)");
+    for (size_t i = 0; i < nw && i < 8; i++) {
+        at = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+        n += snprintf(buf + at, len - at, "%s%s", i ? ", " : "", fname(st, w[i]));
+    }
+    if (nw > 8) {
+        at = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+        n += snprintf(buf + at, len - at, " and %zu more", nw - 8);
+    }
+    return n;
 }

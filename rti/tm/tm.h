@@ -300,7 +300,17 @@ typedef struct tm_status {
                                  TM_TIME_MAX when its queue is empty */
     size_t queued;            /* TSO messages queued for it */
     bool blocked;             /* a request is pending (it waits on galt_holder / galt_root) */
+    uint32_t polls;           /* its last grants in a row that left its time unchanged with no
+                                 message delivered in between (0: the last grant progressed) */
+    bool stalled;             /* no request pending and polls >= TM_STALL_POLLS: a federate
+                                 that polls (FQR, TARA at its time) without progress waits too;
+                                 tm_stall_waits_for names whom for */
 } tm_status;
+
+/** Grants in a row without progress after which a polling federate counts as waiting
+ *  (tm_status.stalled): one such grant is normal (a peer has not sent yet), two in a row at
+ *  one time mean it loops waiting for someone. */
+#define TM_STALL_POLLS 2u
 
 /** Fill *out with the state of one federate.
  *  @return TM_OK, TM_EUNKNOWN. */
@@ -318,6 +328,13 @@ size_t tm_status_all(const tm_state *st, tm_status *out, size_t cap);
  *  "B t=4 TAR(5) bound (5, strict) GALT (4, non-strict) held by C (root C) LITS 7 queued 1".
  *  @return the length snprintf would write (output truncated to len). */
 int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t len);
+
+/** Whom a stalled federate (tm_status.stalled) waits for: the other federates with no request
+ *  pending that have neither sent nor requested anything since its run of grants without
+ *  progress began (they are the ones that must act for it to progress).
+ *  @param out  room for @p cap handles (may be NULL when cap is 0), increasing handle order.
+ *  @return how many there are (may exceed cap); 0 when @p fed is unknown or not stalled. O(N). */
+size_t tm_stall_waits_for(const tm_state *st, tm_fed fed, tm_fed *out, size_t cap);
 
 /** Name of a request kind ("TARA"), "none" for TM_REQ_NONE. Static string. */
 const char *tm_req_name(tm_req kind);

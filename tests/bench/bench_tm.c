@@ -6,8 +6,9 @@
  *   B2  update 8 float64 stamped t+1, TAR(t+1); every federate reflects N-1 updates per step
  *   B3  the same with NER(t+1)
  * Figures only: it never fails on timing (it does fail if a run goes wrong).
- * Usage: bench_tm [steps [log]] (default 20000; "log": only B2 with and without the federation
- * log). Read doc/time.md for the rules being timed. */
+ * Usage: bench_tm [steps [log|inproc]] (default 20000; "log": only B2 with and without the
+ * federation log; "inproc": only B1 and B2 in process, with spinning and blocking waits, beside
+ * TCP). Read doc/time.md for the rules being timed. */
 #define _GNU_SOURCE /* sched_setaffinity: the raw round trip on one CPU and on two */
 #include <dirent.h>
 #include <inttypes.h>
@@ -16,6 +17,8 @@
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <pthread.h>
 
 #include "rti/tm/tm.h"
 #include "rti/tm/tm_test.h"
@@ -118,7 +121,7 @@ static const tp_callbacks BCB = {.reflect = b_reflect, .discover = b_discover};
 static int bench_child(const char *addr, const char *federation, int b, int me, int n, int steps,
                        int fd)
 {
-    static struct bfed c;
+    struct bfed c = {0}; /* per federate: in process they are threads of one process */
     char name[16];
     snprintf(name, sizeof name, "F%d", me);
     tp_federate *f = harness_join(addr, federation, name, "fom/test.xml", &BCB, &c);
@@ -167,7 +170,22 @@ static int bench_child(const char *addr, const char *federation, int b, int me, 
     return write(fd, res, sizeof res) == (ssize_t)sizeof res && !bad ? 0 : 1;
 }
 
-/* Run benchmark @p b with @p n federates. @return steps per second (0 on failure). */
+/* One federate as a thread (an "inproc:" address: every federate in this process). */
+struct bthread {
+    const char *addr, *federation;
+    int b, me, n, steps, fd, rc;
+    pthread_t th;
+};
+
+static void *bench_thread(void *arg)
+{
+    struct bthread *t = arg;
+    t->rc = bench_child(t->addr, t->federation, t->b, t->me, t->n, t->steps, t->fd);
+    return NULL;
+}
+
+/* Run benchmark @p b with @p n federates: processes, or threads of this process when @p addr
+ * is "inproc:NAME". @return steps per second (0 on failure). */
 static double run_bench(const char *addr, int b, int n, int steps)
 {
     static int serial;
@@ -177,12 +195,24 @@ static double run_bench(const char *addr, int b, int n, int steps)
     if (pipe(fds) != 0) return 0;
     pid_t pids[MAXN];
     fflush(stdout);
+    int threads = !strncmp(addr, "inproc:", 7), thread_fail = 0;
+    static struct bthread bt[MAXN];
     for (int i = 0; i < n; i++) {
+        if (threads) {
+            bt[i] = (struct bthread){addr, federation, b, i, n, steps, fds[1], 0, 0};
+            pids[i] = 0;
+            thread_fail |= pthread_create(&bt[i].th, NULL, bench_thread, &bt[i]) != 0;
+            continue;
+        }
         pids[i] = fork();
         if (pids[i] == 0) {
             close(fds[0]);
             _exit(bench_child(addr, federation, b, i, n, steps, fds[1]));
         }
+    }
+    for (int i = 0; threads && i < n; i++) {
+        pthread_join(bt[i].th, NULL);
+        thread_fail |= bt[i].rc;
     }
     close(fds[1]);
     int res[3], got = 0, worst = 0, ok = 1;
@@ -198,11 +228,12 @@ static double run_bench(const char *addr, int b, int n, int steps)
         }
     }
     close(fds[0]);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; !threads && i < n; i++) {
         int st = 0;
         waitpid(pids[i], &st, 0);
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) ok = 0;
     }
+    if (thread_fail) ok = 0;
     CHECK(ok && got == n, "B%d with N=%d failed (%d reports)", b, n, got);
     return ok && got == n && worst > 0 ? steps * 1000.0 / worst : 0;
 }
@@ -499,9 +530,50 @@ static void check_reason_builder(void)
           bad, small);
 }
 
+/* ---- in process (doc/inproc.md) ------------------------------------------------------------
+ * The same benchmarks with every federate a thread of this process on an RTI embedded in it
+ * ("inproc:"), waiting by spinning first (the default 50 us) and by blocking at once, each
+ * beside the TCP figure of the same N measured just before and the raw TCP round trip
+ * measured just after. */
+static void inproc_figures(const char *tcp_addr, int steps)
+{
+    char err[256];
+    tp_inproc_options spin = {0}, block = {.spin_us = -1};
+    if (tp_inproc_start("bench-spin", &spin, err, sizeof err) != TP_OK ||
+        tp_inproc_start("bench-block", &block, err, sizeof err) != TP_OK) {
+        CHECK(0, "in-process RTI: %s", err);
+        return;
+    }
+    printf("in process (threads on an embedded RTI, no sockets): ratios to TCP of the same "
+           "run and to the raw TCP round trip on two CPUs\n");
+    static const char *names[] = {"", "B1 TAR cycle", "B2 Jacobi updates + TAR"};
+    for (int b = 1; b <= 2; b++)
+        for (int n = 2; n <= MAXN; n *= 2) {
+            double tcp = run_bench(tcp_addr, b, n, steps);
+            double sp = run_bench("inproc:bench-spin", b, n, steps);
+            double bl = run_bench("inproc:bench-block", b, n, steps);
+            double raw2 = raw_rtt_rate_on(steps / 4, 0, 1);
+            printf("%-24s N = %d: in process %8.0f steps/s spinning (%.2f x TCP, %.2f x raw), "
+                   "%8.0f blocking (%.2f x TCP); TCP %8.0f",
+                   names[b], n, sp, tcp > 0 ? sp / tcp : 0, raw2 > 0 ? sp / raw2 : 0, bl,
+                   tcp > 0 ? bl / tcp : 0, tcp);
+            if (b == 1 && n == 2) printf("  [target >= 4 x TCP]");
+            printf("\n");
+            fflush(stdout);
+        }
+    tp_inproc_stop("bench-spin", err, sizeof err);
+    tp_inproc_stop("bench-block", err, sizeof err);
+}
+
 int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : 20000;
+    if (argc > 2 && strcmp(argv[2], "inproc") == 0) { /* only the in-process figures */
+        const char *const a2[] = {"--log-level", "error", NULL};
+        const char *ad = harness_start_rti(a2, 900);
+        if (ad) inproc_figures(ad, steps);
+        return check_summary();
+    }
     if (argc > 2 && strcmp(argv[2], "log") == 0) { /* only the federation log's cost */
         log_cost(steps);
         return check_summary();
@@ -548,6 +620,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+    inproc_figures(addr, steps);
     log_cost(steps);
     spin_effect(addr, steps);
     return check_summary();

@@ -45,6 +45,29 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
     fclose(f);
 }
 
+/* Every federate a thread of one bin/tempo-fmu --all on its embedded RTI (doc/inproc.md),
+ * waiting with the given spin ("0": block at once). Returns wall seconds, or -1. */
+static double run_ring_inproc(int n, double end, const char *spin)
+{
+    char file[512], name[64];
+    snprintf(name, sizeof name, "ring%d_%ld_ip%s", n, lround(end * 1000), spin);
+    snprintf(file, sizeof file, "%s/%s.json", g_dir, name);
+    write_ring(file, name, n, end);
+    fflush(stdout);
+    int64_t t0 = harness_ms();
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *o = freopen("/dev/null", "w", stdout);
+        (void)o;
+        execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--spin-us", spin,
+              "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? (double)(harness_ms() - t0) / 1e3 : -1;
+}
+
 /* Run the federation; returns wall seconds, or -1 when a federate failed. */
 static double run_ring(const char *rti, int n, double end)
 {
@@ -54,7 +77,7 @@ static double run_ring(const char *rti, int n, double end)
     write_ring(file, name, n, end);
     fflush(stdout);
     int64_t t0 = harness_ms();
-    pid_t pids[16];
+    pid_t pids[64];
     for (int i = 0; i < n; i++) {
         char fed[16];
         snprintf(fed, sizeof fed, "F%d", i);
@@ -79,8 +102,8 @@ static double run_ring(const char *rti, int n, double end)
 /* The lower bound: the same n FMUs stepped in one loop, outputs copied to inputs. */
 static double in_process(int n, long steps)
 {
-    fmu_step *s[16] = {0};
-    fmi2ValueReference out_vr[16], in_vr[16];
+    fmu_step *s[64] = {0};
+    fmi2ValueReference out_vr[64], in_vr[64];
     char e[1024];
     double secs = -1;
     for (int i = 0; i < n; i++) {
@@ -98,7 +121,7 @@ static double in_process(int n, long steps)
         in_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "x" : "y")].vr;
     }
     int64_t t0 = harness_ms();
-    double v[16];
+    double v[64];
     for (long k = 0; k < steps; k++) {
         for (int i = 0; i < n; i++)
             if (fmu_step_do(s[i], 0.001, NULL, NULL) != FMU_STEP_OK) goto out;
@@ -150,6 +173,34 @@ int main(void)
             "fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
             "one-process loop %.2f us/step, ratio %.1f\n",
             n, fed_us, loop_us, loop_us > 0 ? fed_us / loop_us : 0.0);
+        /* In process: the same file, every federate a thread (doc/inproc.md), spinning the
+         * default 50 us before blocking, and blocking at once. */
+        static const char *const spins[2] = {"50", "0"};
+        for (int sp = 0; sp < 2; sp++) {
+            double a = run_ring_inproc(n, 0.2, spins[sp]), b = run_ring_inproc(n, 10.2, spins[sp]);
+            if (a < 0 || b < 0) {
+                printf("fmufed_bench: N=%d in process: a run failed\n", n);
+                continue;
+            }
+            double ip_us = (b - a) / 10000 * 1e6;
+            printf("fmufed_bench: N=%d in process (%s): %.1f us/step, ratio to the loop %.1f "
+                   "[target <= 10], %.1fx faster than over TCP\n",
+                   n, sp ? "blocking" : "spin 50 us", ip_us, loop_us > 0 ? ip_us / loop_us : 0.0,
+                   ip_us > 0 ? fed_us / ip_us : 0.0);
+        }
+    }
+    /* 64 trivial federates in one process: the cost per step, and per step and federate. */
+    for (int n = 16; n <= 64; n *= 4) {
+        double a = run_ring_inproc(n, 0.2, "50"), b = run_ring_inproc(n, 2.2, "50");
+        double base = in_process(n, 2000);
+        if (a < 0 || b < 0 || base < 0) {
+            printf("fmufed_bench: N=%d in process: a run failed\n", n);
+            continue;
+        }
+        double ip_us = (b - a) / 2000 * 1e6, loop_us = base / 2000 * 1e6;
+        printf("fmufed_bench: N=%d in process: %.1f us/step (%.2f us per federate and step), "
+               "one-process loop %.2f us/step, ratio %.1f\n",
+               n, ip_us, ip_us / n, loop_us, loop_us > 0 ? ip_us / loop_us : 0.0);
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 # the wall time, the RTI's CPU time (read from /proc before it stops), the messages per
 # simulated day, and the RTI's CPU per house as a ratio to N = 7's: the RTI's work per house
 # stays flat when the work per macro step grows linearly with the houses.
+# usage: tests/bench/houses_bench.sh [METHOD:N ...]   (default: all the runs above)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 dir=$(mktemp -d /tmp/houses_bench.XXXXXX)
@@ -37,5 +38,10 @@ run() { # METHOD N
   printf "%-5s %6d %8.1f %10.2f %12s %12s %12s %8ss %s\n" "$1" "$2" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$cpu" "$upd" "$refl" "$req" "$per" "$ratio"
   rm -rf "${dir:?}/$1-$2"
 }
-run de 7 && run de 64 && run de 256
-run fts 7 && run fts 64
+# Arguments METHOD:N pick runs (houses_bench.sh de:256); the ratio needs de:7 first.
+if [ $# -gt 0 ]; then
+  for a in "$@"; do run "${a%%:*}" "${a##*:}"; done
+else
+  run de 7 && run de 64 && run de 256
+  run fts 7 && run fts 64
+fi

@@ -68,6 +68,8 @@ check tempo-fmu "--federation x.json" federate/fmufed/fmufed_cli.c fmufed_main
 check tempo-run "" federate/run/tempo_run_main.c parse_args
 check tempo-master "" federate/master/tempo_master_main.c parse
 check tempo-example-defect "" examples/defect_run.c main
+check tempo-example-f3ornits "" examples/f3_pareto.c main
+check tempo-example-balance "" examples/balance_cases.c main
 check tempo-example-producer "" examples/producer.c parse_args
 check tempo-example-consumer "" examples/consumer.c parse_args
 check tempo-log "" rti/tlog/tlog_main.c main

@@ -402,8 +402,13 @@ static void t_delete_remove(void)
     CHECK_INT_EQ(tp_delete_object(P, v1, TP_NO_TIME), TP_EHANDLE); /* gone locally */
     size_t nq;
     CHECK_INT_EQ(tp_query_time_status(P, NULL, 0, &nq), TP_OK); /* the RTI has deleted it */
-    if (S4) /* S4 has not evoked the removal yet: the RTI refuses, asynchronously */
+    if (S4) { /* S4 has not evoked the removal yet: the RTI refuses, asynchronously */
         CHECK_INT_EQ(tp_request_update(S4, v1, &speed, 1), TP_OK);
+        /* the next blocking call returns the refusal (doc/api.md, "No silent loss"), once */
+        size_t n4 = 0;
+        CHECK_INT_EQ(tp_query_time_status(S4, NULL, 0, &n4), TP_EHANDLE);
+        CHECK_STR_HAS(tp_last_error(S4), "the RTI refused an earlier REQUEST_UPDATE");
+    }
     barrier();
     CHECK_INT_EQ(r4.errors, 1);
     CHECK_STR_HAS(tp_last_error(S4), "REQUEST_UPDATE");

@@ -49,7 +49,7 @@ expect 1 "missing.fmu" --info "$tmp/missing.fmu"
 if "$bin" --info "$ball" >"$tmp/info.txt" 2>"$tmp/err"; then ok; else ko "--info: $(cat "$tmp/err")"; fi
 for needle in "kinds: ModelExchange" "get/set state yes" "event indicators 1" \
               "default experiment: start 0 s, stop 3 s, tolerance 1e-10, step 0.01 s" \
-              "continuous states: 2 (h, v)" "variables: 10"; do
+              "continuous states: 2 (h, v)" "variables: 11"; do
   if grep -qF -- "$needle" "$tmp/info.txt"; then ok; else ko "--info lacks \"$needle\""; fi
 done
 if grep -Eq '^  e +parameter +fixed +exact +Real +0.7 +0 +1 +coefficient of restitution$' "$tmp/info.txt"

@@ -199,7 +199,7 @@ nnote=$(grep -c 'RECV *SEND_INTERACTION interaction=Note' "$dir/notes.txt")
 first=$(grep -m 1 'what=wr.iter' "$dir/notes.txt")
 if [ "$rc" -eq 0 ] && [ -n "$log" ] && [ "$nrow" -gt 40 ] && [ "$nnote" -eq "$nrow" ] &&
   cmp -s "$dir/wr-me-local/master.csv" "$dir/wlog/master.csv" &&
-  echo "$first" | grep -q 't=50000000 (0.05s) what=wr.iter value=1 at=0.050000000000000003' &&
+  echo "$first" | grep -qF 't=0.05s [50000000] what=wr.iter value=1 at=0.050000000000000003' &&
   grep -q "notes logged" "$dir/wlog.err" &&
   [ "$(grep -c 'what=wr.accept' "$dir/notes.txt")" -eq 20 ]; then ok; else
   ko "notes in the log: status $rc, log '$log', $nrow rows, $nnote notes: $first $(head -c 300 "$dir/notes.err" "$dir/wlog.err")"; fi

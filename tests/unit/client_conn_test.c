@@ -144,6 +144,10 @@ static int random_frame(struct buf *out)
         rnd_text(&m.str[1], t1, 64);
         break;
     case WIRE_REGULATION_ENABLED:
+        m.time = t;
+        m.time2 = t + (int64_t)(rnd() % 5);
+        m.code = rnd() % 2;
+        break;
     case WIRE_CONSTRAINED_ENABLED:
         m.time = t;
         break;

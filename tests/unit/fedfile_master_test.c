@@ -1,8 +1,10 @@
 /* Tests of the master methods of the federation file (federate/config/fedfile_master.h,
  * doc/federation.md, doc/master.md): "master-jacobi" loads with the keys of "jacobi", the
  * couplings follow the wiring (two inputs from two publishers, in federate and input order),
- * a federate named "master" is refused, and the peer methods are not master methods. */
+ * a federate named "master" is refused, the peer methods are not master methods, and the
+ * horizon is the end but for defect-control without clip_end. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +108,30 @@ int main(void)
               &ff, err, sizeof err);
     CHECK_INT_EQ(rc, FEDFILE_ESCHEMA);
     CHECK_STR_HAS(err, "\"master-jacobi\"");
-    const char *files[] = {"a.fmu", "m.json", "n.json", "p.json", "l.json", "u.json"};
+    /* The horizon: the end, but unbounded for defect-control whose last step may pass it
+       (the paper's rule) unless clip_end. */
+    static const char *const dcs[2] = {"", ", \"clip_end\": true"};
+    for (int k = 0; k < 2; k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"federation\": \"m\", \"algorithm\": {\"method\": \"defect-control\", "
+                 "\"end\": 1, \"defect-control\": {\"h1\": 0.3%s}}, \"federates\": "
+                 "[{\"name\": \"a\", \"fmu\": \"a.fmu\"}]}",
+                 dcs[k]);
+        rc = load("d.json", text, &ff, err, sizeof err);
+        CHECK(rc == FEDFILE_OK, "d.json: %s", err);
+        if (!ff) continue;
+        CHECK_INT_EQ(fedfile_is_master(ff), 1);
+        CHECK(fedfile_master_horizon(ff) == (k ? 1000000000LL : INT64_MAX), "clip_end %d: %lld", k,
+              (long long)fedfile_master_horizon(ff));
+        fedfile_free(ff);
+    }
+    rc = load("m.json", THREE("master-jacobi", "c"), &ff, err, sizeof err);
+    if (ff) {
+        CHECK(fedfile_master_horizon(ff) == 1000000000LL, "master-jacobi horizon");
+        fedfile_free(ff);
+    }
+    const char *files[] = {"a.fmu", "m.json", "n.json", "p.json", "l.json", "u.json", "d.json"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char p[256];
         snprintf(p, sizeof p, "%s/%s", tmp, files[k]);

@@ -709,10 +709,57 @@ static void test_corrupted(void)
     CHECK(refused > 200, "most corruptions must be refused (%d refused, %d loaded)", refused, ok);
 }
 
-/* "defect-control": its object read into algo.dc, defaults, and every refusal. */
 #define DCH(alg)                                                                                   \
     "{\"federation\": \"f\", \"algorithm\": {\"method\": \"defect-control\", \"end\": 1" alg "}, " \
     "\"federates\": [" FA "]}"
+/* "f3ornits": its object read into algo.f3 (imposed steps by federate), defaults, refusals. */
+#define F3H(alg)                                                                                   \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"f3ornits\", \"end\": 1" alg "}, "       \
+    "\"federates\": [" FA "]}"
+static void test_f3ornits(void)
+{
+    write_file("f3.json", F3H(", \"f3ornits\": {\"dt_init\": 1e-3, \"dt_max\": 0.5, \"order\": 1, "
+                              "\"fit\": \"cls\", \"norm\": \"damped\", \"mu\": 0.25, "
+                              "\"smooth\": true, \"imposed\": {\"a\": 0.003}}"));
+    fedfile *ff = NULL;
+    CHECK_INT_EQ(load("f3.json", &ff), FEDFILE_OK);
+    if (ff) {
+        const fedfile_f3 *f = &ff->algo.f3;
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_F3ORNITS);
+        CHECK(f->order == 1 && f->fit == 1 && f->norm == 2 && f->smooth == 1 && f->variable == 1,
+              "choices %d %d %d %d %d", f->order, f->fit, f->norm, f->smooth, f->variable);
+        CHECK(f->dt_init == 1e-3 && f->dt_max == 0.5 && f->mu == 0.25 && f->rtol == 1e-3 &&
+                  f->atol == 1e-6 && f->rho_min == 0.2 && f->rho_max == 2 && f->safety == 0.9,
+              "numbers");
+        CHECK(f->n_imposed == 1 && !strcmp(f->imposed_fed[0], "a") && f->imposed_step[0] == 0.003,
+              "imposed");
+        fedfile_free(ff);
+    }
+    write_file("f30.json", F3H(", \"f3ornits\": {\"dt_init\": 0.01}"));
+    ff = NULL;
+    CHECK_INT_EQ(load("f30.json", &ff), FEDFILE_OK);
+    if (ff) { /* defaults: flexible order, extrapolation, magnitude, variable, no smoothing */
+        const fedfile_f3 *f = &ff->algo.f3;
+        CHECK(f->order == -1 && f->fit == 0 && f->norm == 0 && f->variable == 1 && !f->smooth &&
+                  !f->n_imposed,
+              "defaults");
+        fedfile_free(ff);
+    }
+    expect_bad(F3H(""), FEDFILE_ESCHEMA, "algorithm.f3ornits: expected an object", "(missing)");
+    expect_bad(F3H(", \"f3ornits\": {}"), FEDFILE_ESCHEMA, "f3ornits.dt_init: missing", NULL);
+    expect_bad(F3H(", \"f3ornits\": {\"dt_init\": 0.1, \"order\": 3}"), FEDFILE_ESCHEMA,
+               "f3ornits.order: expected \"flexible\" or an order 0..2", NULL);
+    expect_bad(F3H(", \"f3ornits\": {\"dt_init\": 0.1, \"norm\": \"size\"}"), FEDFILE_ESCHEMA,
+               "f3ornits.norm: expected \"magnitude\" or \"amplitude\" or \"damped\"", NULL);
+    expect_bad(F3H(", \"f3ornits\": {\"dt_init\": 0.1, \"imposed\": {\"a\": -1}}"), FEDFILE_ESCHEMA,
+               "f3ornits.imposed.a: expected a number > 0", NULL);
+    expect_bad(F3H(", \"step\": 0.1, \"f3ornits\": {\"dt_init\": 0.1}"), FEDFILE_ESCHEMA,
+               "algorithm.step: not used by method \"f3ornits\"", NULL);
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1}, \"f3ornits\": {\"dt_init\": 0.1}"),
+               FEDFILE_ESCHEMA, "algorithm.f3ornits: not used by method \"defect-control\"", NULL);
+}
+
+/* "defect-control": its object read into algo.dc, defaults, and every refusal. */
 static void test_defect_control(void)
 {
     write_file("dc.json", DCH(", \"defect-control\": {\"m\": 1, \"n\": 2, \"h1\": 1e-4, "
@@ -901,13 +948,66 @@ static void test_semi(void)
                FEDFILE_ESCHEMA, "algorithm.iteration", "only semi-implicit");
 }
 
+/* The "hybrid" section: defaults from the step, every key, and refusals (doc/federation.md). */
+#define HYHEAD(keys)                                                                               \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"hybrid\", \"end\": 1, "                 \
+    "\"step\": 0.1" keys "}, \"federates\": [" FA "]}"
+static void test_hybrid(void)
+{
+    fedfile *ff = NULL;
+    write_file("hy1.json", HYHEAD(""));
+    int rc = load("hy1.json", &ff);
+    CHECK(rc == FEDFILE_OK, "hy1.json: %s", err);
+    if (ff) {
+        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_HYBRID);
+        CHECK_INT_EQ(ff->algo.hybrid.step, 100000000LL);
+        CHECK_INT_EQ(ff->algo.hybrid.h_min, 1000000LL); /* step / 100 */
+        CHECK_INT_EQ(ff->algo.hybrid.h_max, 1000000000LL);
+        CHECK_INT_EQ(ff->algo.hybrid.delta, 1000000LL);
+        CHECK_NEAR(ff->algo.hybrid.tol_d, 0, 0);
+        CHECK_INT_EQ((long)ff->algo.hy_n_discrete, 0);
+        fedfile_free(ff);
+    }
+    write_file("hy2.json", HYHEAD(", \"hybrid\": {\"h_min\": 0.002, \"h_max\": 0.5, \"delta\": "
+                                  "0.001, \"bisect\": true, \"bisect_tol\": 1e-5, \"tol\": 1e-9, "
+                                  "\"max_iter\": 9, \"norm\": \"2\", \"tol_d\": 1e-3, \"tau0\": "
+                                  "0.2, \"grow\": 1.2, \"shrink\": 0.3, \"discrete\": [\"A.x\"]}"));
+    rc = load("hy2.json", &ff);
+    CHECK(rc == FEDFILE_OK, "hy2.json: %s", err);
+    if (ff) {
+        const hybrid_opts *o = &ff->algo.hybrid;
+        CHECK(o->h_min == 2000000 && o->h_max == 500000000 && o->delta == 1000000 &&
+                  o->bisect == 1 && o->bisect_tol == 10000 && o->max_iter == 9 &&
+                  o->norm == HYBRID_NORM_2,
+              "hybrid ticks and flags");
+        CHECK(o->tol == 1e-9 && o->tol_d == 1e-3 && o->tau0 == 0.2 && o->grow == 1.2 &&
+                  o->shrink == 0.3,
+              "hybrid numbers");
+        CHECK(ff->algo.hy_n_discrete == 1 && !strcmp(ff->algo.hy_discrete[0], "A.x"), "discrete");
+        fedfile_free(ff);
+    }
+    expect_bad(HYHEAD(", \"hybrid\": {\"delta\": 1e-12}"), FEDFILE_ESCHEMA,
+               "algorithm.hybrid.delta", "whole number of ticks");
+    expect_bad(HYHEAD(", \"hybrid\": {\"h_min\": 0.5, \"h_max\": 0.1}"), FEDFILE_ESCHEMA,
+               "algorithm.hybrid.h_max", ">= h_min");
+    expect_bad(HYHEAD(", \"hybrid\": {\"shrink\": 2}"), FEDFILE_ESCHEMA, "algorithm.hybrid.shrink",
+               NULL);
+    expect_bad(HYHEAD(", \"hybrid\": {\"norm\": \"1\"}"), FEDFILE_ESCHEMA, "algorithm.hybrid.norm",
+               NULL);
+    expect_bad(HYHEAD(", \"hybrid\": {\"discrete\": [3]}"), FEDFILE_ESCHEMA,
+               "algorithm.hybrid.discrete[0]", NULL);
+    expect_bad(HYHEAD(", \"hybrid\": {\"delay\": 1}"), FEDFILE_ESCHEMA, "algorithm.hybrid.delay",
+               "unknown key");
+    expect_bad(SEMIHEAD(", \"hybrid\": {}"), FEDFILE_ESCHEMA, "algorithm.hybrid", "only hybrid");
+}
+
 /* The algorithm registry: every entry found by name and kind, on the peer side with a run
  * function, and its settings created from a loaded file (per-output quanta for jacobi-de). */
 static void test_registry(void)
 {
     size_t n = 0;
     const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 8);
+    CHECK_INT_EQ((long)n, 13);
     size_t n_peer = 0;
     for (size_t i = 0; i < n; i++) {
         CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
@@ -919,8 +1019,15 @@ static void test_registry(void)
               "%s: a complete peer entry", all[i].name);
     }
     CHECK_INT_EQ((long)n_peer, 4);
-    static const fedfile_alg masters[] = {FEDFILE_ALG_WR, FEDFILE_ALG_SEMI,
-                                          FEDFILE_ALG_MASTER_JACOBI, FEDFILE_ALG_DEFECT_CONTROL};
+    static const fedfile_alg masters[] = {FEDFILE_ALG_WR,
+                                          FEDFILE_ALG_SEMI,
+                                          FEDFILE_ALG_MASTER_JACOBI,
+                                          FEDFILE_ALG_DEFECT_CONTROL,
+                                          FEDFILE_ALG_F3ORNITS,
+                                          FEDFILE_ALG_STRONG,
+                                          FEDFILE_ALG_HYBRID,
+                                          FEDFILE_ALG_BALANCE,
+                                          FEDFILE_ALG_ENERGY};
     for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
         const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
         CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
@@ -928,8 +1035,9 @@ static void test_registry(void)
     }
     /* The registry's order is the method list of the messages. */
     static const char *const order[] = {
-        "jacobi-naive", "jacobi",        "jacobi-de",     "gauss-seidel",
-        "wr",           "semi-implicit", "master-jacobi", "defect-control"};
+        "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
+        "semi-implicit", "master-jacobi", "defect-control", "f3ornits",     "strong",
+        "hybrid",        "balance",       "energy"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
         CHECK_STR_EQ(all[i].name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
@@ -964,12 +1072,14 @@ int main(void)
     test_program();
     test_refusals();
     test_defect_control();
+    test_f3ornits();
     test_rti_forms();
     test_fom_qualified();
     test_check_fmu();
     test_corrupted();
     test_wr();
     test_semi();
+    test_hybrid();
     test_registry();
     teardown();
     return check_summary();

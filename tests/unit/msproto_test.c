@@ -107,6 +107,22 @@ static void test_commands(void)
     hv[1] = 2;
     hv[4] = NAN;
     CHECK_INT_EQ(msproto_info_decode(hv, &back, e, sizeof e), MSPROTO_EMALFORMED);
+    /* The output-to-state map after the numbers: 1 + the state, 0 for "not a state". */
+    static const long map[2] = {4, -1};
+    long mback[2] = {7, 7};
+    double mv[2];
+    in.out_state = map;
+    CHECK_INT_EQ((long)msproto_info_map_encode(&in, mv), 2);
+    CHECK(mv[0] == 5 && mv[1] == 0, "map encoded as 5, 0");
+    CHECK_INT_EQ(msproto_info_map_decode(mv, 2, 5, mback, e, sizeof e), MSPROTO_OK);
+    CHECK(mback[0] == 4 && mback[1] == -1, "map round trip");
+    CHECK_INT_EQ(msproto_info_map_decode(mv, 2, 4, mback, e, sizeof e), MSPROTO_EMALFORMED);
+    CHECK_STR_HAS(e, "output 0's state is 5");
+    in.out_state = NULL;
+    msproto_info_map_encode(&in, mv);
+    CHECK(mv[0] == 0 && mv[1] == 0, "no map: zeros");
+    mv[1] = 0.5;
+    CHECK_INT_EQ(msproto_info_map_decode(mv, 2, 5, mback, e, sizeof e), MSPROTO_EMALFORMED);
 
     /* Counts that do not fit the kind are refused at encode, with the kind's name. */
     unsigned char buf[512];

@@ -1,9 +1,10 @@
 /* Tests of strong coupling (algorithms/strong.h) over fake slaves that evaluate
  * x' = -a x + b u in closed form (tests/unit/wr_fake.h, with set_states / get_derivatives added
  * here): the linear pair x1' = -a1 x1 + b1 x2, x2' = -a2 x2 + b2 x1 against exp(M t) x(0); the
- * error follows the master's CVODE tolerance; the message count equals eq. 5.19's form
- * n_c (3 + 6 n_f + 2 n_s) for the recorded right-hand-side count n_f; a failing slave is
- * named. doc/algorithms/strong-coupling.md. */
+ * error follows the master's CVODE tolerance; one round per evaluation when the outputs are
+ * the states (info.out_state) and two otherwise give the same numbers; the message count equals
+ * eq. 5.19's form c0 + c1 n_s + c2 n_f for the recorded right-hand-side count n_f; a failing
+ * slave is named. doc/algorithms/strong-coupling.md. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,7 +66,10 @@ typedef struct run {
 
 static run R;
 
-static void run_strong(run *r, const sys *y, const strong_opts *o, double end, long fail_at)
+static const long OUT_IS_X[1] = {0}; /* the fake's output is its state */
+
+static void run_strong(run *r, const sys *y, const strong_opts *o, double end, long fail_at,
+                       int map)
 {
     memset(r, 0, sizeof *r);
     ev_ops = fake_ops;
@@ -81,6 +85,7 @@ static void run_strong(run *r, const sys *y, const strong_opts *o, double end, l
         r->s[j].ops = &ev_ops;
         r->s[j].info.n_state = 1;
         r->s[j].info.has_state_derivs = 1;
+        r->s[j].info.out_state = map ? OUT_IS_X : NULL;
     }
     r->clk.last = INT64_MIN;
     r->m = (port_master){.ops = &port_local_master_ops,
@@ -106,12 +111,17 @@ static void test_accuracy(void)
 {
     double prev = 0;
     const double rt[3] = {1e-6, 1e-8, 1e-10};
+    static run two; /* the same run with two rounds per evaluation */
     for (int k = 0; k < 3; k++) {
         strong_opts o;
         strong_opts_default(&o, SEC(0.05));
         o.rtol = rt[k];
         o.atol = rt[k] * 1e-2;
-        run_strong(&R, &OSC, &o, 10, 0);
+        run_strong(&two, &OSC, &o, 10, 0, 0);
+        CHECK(two.st == PORT_OK, "rtol %g, two rounds: %s", rt[k], two.err);
+        CHECK_INT_EQ(two.res.one_round, 0);
+        run_strong(&R, &OSC, &o, 10, 0, 1);
+        CHECK_INT_EQ(R.res.one_round, 1);
         CHECK(R.st == PORT_OK, "rtol %g: %s", rt[k], R.err);
         CHECK_INT_EQ((long)R.res.n_out, 200);
         CHECK_INT_EQ((long)R.f[0].n_rec, 201);
@@ -122,11 +132,26 @@ static void test_accuracy(void)
         CHECK(e < 300 * rt[k], "rtol %g: error %g", rt[k], e);
         if (k) CHECK(e < prev, "error %g did not shrink from %g", e, prev);
         prev = e;
-        /* Check C9: the message count for the recorded right-hand-side count (eq. 5.19). */
+        /* Wiring from the states or from the outputs read: the same numbers, bit for bit. */
+        CHECK_INT_EQ(two.res.n_rhs, R.res.n_rhs);
+        CHECK_INT_EQ(two.res.n_rounds, 2 * R.res.n_rounds);
+        CHECK_INT_EQ(R.res.n_rounds, R.res.n_rhs);
+        CHECK(two.f[0].x == R.f[0].x && two.f[1].x == R.f[1].x, "final states differ");
+        /* Check C9: the message count for the recorded right-hand-side count (eq. 5.19): per
+         * slave, 2 + (3 or 5) at the start, 3 or 5 per output instant, 4 or 6 per evaluation. */
         long n_f = R.res.n_rhs, n_s = (long)R.res.n_out;
-        CHECK_INT_EQ((long)(R.res.msg_commands + R.res.msg_replies), 2 * (3 + 6 * n_f + 2 * n_s));
-        CHECK_INT_EQ(R.f[0].n_cmd + R.f[1].n_cmd, (long)R.res.msg_commands);
-        CHECK_INT_EQ(R.f[0].n_reply + R.f[1].n_reply, (long)R.res.msg_replies);
+        CHECK_INT_EQ((long)(R.res.msg_commands + R.res.msg_replies),
+                     2 * (2 + 3 + 3 * n_s + 4 * n_f));
+        CHECK_INT_EQ((long)(two.res.msg_commands + two.res.msg_replies),
+                     2 * (2 + 5 + 5 * n_s + 6 * n_f));
+        const run *rr[2] = {&R, &two};
+        for (int q = 0; q < 2; q++) {
+            const strong_result *x = &rr[q]->res;
+            CHECK_INT_EQ((long)(x->msg_commands + x->msg_replies),
+                         (long)(x->c0 + x->c1 * x->n_out + x->c2 * (size_t)x->n_rhs));
+            CHECK_INT_EQ(rr[q]->f[0].n_cmd + rr[q]->f[1].n_cmd, (long)x->msg_commands);
+            CHECK_INT_EQ(rr[q]->f[0].n_reply + rr[q]->f[1].n_reply, (long)x->msg_replies);
+        }
     }
 }
 
@@ -134,12 +159,12 @@ static void test_failures(void)
 {
     strong_opts o;
     strong_opts_default(&o, SEC(0.05));
-    run_strong(&R, &OSC, &o, 10, 40); /* slave two lost at its 40th derivative evaluation */
+    run_strong(&R, &OSC, &o, 10, 40, 1); /* slave two lost at its 40th derivative evaluation */
     CHECK_INT_EQ(R.st, PORT_ELOST);
     CHECK_INT_EQ(R.res.failed_slave, 1);
     CHECK_STR_HAS(R.err, "slave 'two' evaluating its derivatives");
     o.rtol = 0;
-    run_strong(&R, &OSC, &o, 1, 0);
+    run_strong(&R, &OSC, &o, 1, 0, 1);
     CHECK_INT_EQ(R.st, PORT_EUSAGE);
     /* A slave without state derivatives is refused. */
     strong_opts_default(&o, SEC(0.05));

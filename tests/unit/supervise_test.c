@@ -267,6 +267,42 @@ static void test_failure_stops_others(void)
     sup_free(s);
 }
 
+/* fail_grace_ms: after the first failure the others may end on their own for that long; one
+ * that fails meanwhile is recorded as failed (not stopped), one still running after it is
+ * stopped; the report is the first failure's. on_tick runs while sup_wait waits. */
+static int ticks;
+static void count_tick(void *ctx)
+{
+    (void)ctx;
+    ticks++;
+}
+
+static void test_fail_grace(void)
+{
+    char err[SUP_ERRLEN] = "";
+    sup_opts o = {.grace_ms = 1000, .fail_grace_ms = 3000, .on_tick = count_tick};
+    sup *s = NULL;
+    CHECK_INT_EQ(sup_new(&s, &o, err, sizeof err), SUP_OK);
+    int a = start_sh(s, "A", "echo 'A: my own error' >&2; exit 1", 0, err);
+    int b = start_sh(s, "B", "sleep 0.3; echo 'B: A left before the end' >&2; exit 2", 0, err);
+    int c = start_sh(s, "C", "sleep 30", 0, err);
+    CHECK(a >= 0 && b >= 0 && c >= 0, "started: %s", err);
+    ticks = 0;
+    CHECK_INT_EQ(sup_wait(s, err, sizeof err), SUP_ECHILD);
+    CHECK_STR_HAS(err, "child 'A'");
+    CHECK_STR_HAS(err, "A: my own error");
+    sup_child_info ia, ib, ic;
+    sup_child(s, a, &ia);
+    sup_child(s, b, &ib);
+    sup_child(s, c, &ic);
+    CHECK(ia.failed && ia.code == 1, "A failed first (code %d)", ia.code);
+    CHECK(ib.failed && !ib.stopped && ib.code == 2, "B failed by itself within the grace");
+    CHECK(ib.n_tail == 1 && strstr(ib.tail[0], "A left before") != NULL, "B's words are kept");
+    CHECK(ic.stopped && !ic.failed, "C, still running after the grace, was stopped");
+    CHECK(ticks >= 4, "on_tick ran while waiting (%d times in about 3 s)", ticks);
+    sup_free(s);
+}
+
 static void test_killed_by_signal(void)
 {
     char err[SUP_ERRLEN] = "";
@@ -569,5 +605,6 @@ int main(void)
     test_sigint();
     test_parse_listen();
     test_real_rti();
+    test_fail_grace();
     return check_summary();
 }

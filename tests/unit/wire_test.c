@@ -60,7 +60,7 @@ static const struct expect catalogue[] = {
     {WIRE_ACHIEVE_SYNC, "ACHIEVE_SYNC", C2R, REQ, 1, 0},
     {WIRE_FEDERATION_SYNCED, "FEDERATION_SYNCED", R2C, 0, 1, 0},
     {WIRE_ENABLE_REGULATION, "ENABLE_REGULATION", C2R, REQ | TIME2, 0, 0},
-    {WIRE_REGULATION_ENABLED, "REGULATION_ENABLED", R2C, TIME, 0, 0},
+    {WIRE_REGULATION_ENABLED, "REGULATION_ENABLED", R2C, CODE | TIME | TIME2, 0, 1},
     {WIRE_DISABLE_REGULATION, "DISABLE_REGULATION", C2R, REQ, 0, 0},
     {WIRE_ENABLE_CONSTRAINED, "ENABLE_CONSTRAINED", C2R, REQ, 0, 0},
     {WIRE_CONSTRAINED_ENABLED, "CONSTRAINED_ENABLED", R2C, TIME, 0, 0},
@@ -115,7 +115,7 @@ static void fill(struct wire_msg *m, const struct expect *e, struct wire_value v
     }
     if (e->fields & VAL) {
         if (e->type == WIRE_TIME_STATUS) {
-            struct wire_tstat t = {7, 100, WIRE_TR_NER, 200, 150, 1, INT64_MAX, 0, 9, 180, 5};
+            struct wire_tstat t = {7, 100, WIRE_TR_NER, 200, 150, 1, INT64_MAX, 0, 9, 180, 5, 0, 0};
             wire_tstat_pack(&t, tstat_bytes[0]);
             t.federate = 9;
             t.req_kind = WIRE_TR_NONE;
@@ -550,7 +550,7 @@ static void test_garbage(void)
     put32(f + 24, 1);
     put32(f + 28, 2);
     CHECK_INT_EQ(wire_decode(f, 34, &d, err, sizeof err), WIRE_EFIELD);
-    CHECK_STR_HAS(err, "is not 70");
+    CHECK_STR_HAS(err, "is not 82 (or 70)");
     CHECK_INT_EQ(wire_decode(f, 34, NULL, err, sizeof err), WIRE_EUSAGE);
     CHECK_INT_EQ(wire_decode(NULL, 0, &d, err, sizeof err), WIRE_ETRUNC);
     /* Error buffers may be absent. */
@@ -606,22 +606,29 @@ static void test_tstat(void)
                            0,
                            0xffffffffffull,
                            -9,
-                           0x0102030405060708ull};
+                           0x0102030405060708ull,
+                           5,
+                           0x0a0b0c0d0e0full};
     struct wire_tstat u;
     uint8_t p[WIRE_TSTAT_SIZE];
     char err[128];
-    CHECK_INT_EQ(WIRE_TSTAT_SIZE, 70); /* doc/protocol.md §4: 8+8+4+8+8+1+8+1+8+8+8 */
+    CHECK_INT_EQ(WIRE_TSTAT_SIZE, 82); /* doc/protocol.md §4: 8+8+4+8+8+1+8+1+8+8+8+4+8 */
     wire_tstat_pack(&t, p);
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_OK);
     CHECK(u.federate == 3 && u.time == -1 && u.req_kind == WIRE_TR_FQR && u.req_time == INT64_MIN &&
               u.bound == INT64_MAX && u.bound_strict == 1 && u.galt == 77 && u.galt_strict == 0 &&
-              u.holder == 0xffffffffffull && u.lits == -9 && u.root == 0x0102030405060708ull,
+              u.holder == 0xffffffffffull && u.lits == -9 && u.root == 0x0102030405060708ull &&
+              u.polls == 5 && u.waits_for == 0x0a0b0c0d0e0full,
           "tstat round trip");
+    CHECK(p[70] == 5 && p[74] == 0x0f && p[79] == 0x0a, "polls at 70, waits_for at 74");
+    /* An older RTI's 70-byte record reads with polls and waits_for 0. */
+    CHECK_INT_EQ(wire_tstat_unpack(p, WIRE_TSTAT_SIZE_OLD, &u, err, sizeof err), WIRE_OK);
+    CHECK(u.root == 0x0102030405060708ull && u.polls == 0 && u.waits_for == 0, "70-byte record");
     /* The documented byte positions: lits at 54 (i64 LE), root at 62 (u64 LE). */
     CHECK(p[54] == 0xf7 && p[61] == 0xff, "lits -9 at offset 54, little-endian");
     CHECK(p[62] == 0x08 && p[69] == 0x01, "root at offset 62, little-endian");
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p - 1, &u, err, sizeof err), WIRE_EFIELD);
-    CHECK_STR_HAS(err, "69 bytes");
+    CHECK_STR_HAS(err, "81 bytes");
     p[36] = 2; /* bound_strict at offset 8+8+4+8+8 */
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_EFIELD);
     CHECK_STR_HAS(err, "strict");

@@ -23,6 +23,14 @@ static void outputs(fw_ctx *c)
     r[STAIR] = r[NSTAIRS] - passed;
 }
 
+/* Zero at every edge x = 1, 2, 3, ...: an ME host's root finding locates the instant the stair
+ * drops (the hybrid master asks its slaves for the time of their events,
+ * doc/algorithms/hybrid.md). The output itself stays the closed form above. */
+static void indicators(fw_ctx *c, double *z)
+{
+    z[0] = sin(3.14159265358979323846 * c->r[X]);
+}
+
 const fw_model fw_model_def = {
     .id = "bball_steps",
     .description = "Bouncing ball on stairs: the stairs (input x)",
@@ -33,5 +41,7 @@ const fw_model fw_model_def = {
     .stop_time = 30.0,
     .step_size = 0.01,
     .tolerance = 1e-8,
+    .nz = 1,
     .outputs = outputs,
+    .indicators = indicators,
 };

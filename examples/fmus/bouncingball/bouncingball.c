@@ -6,7 +6,7 @@
 
 #include "examples/fmus/framework/fw.h"
 
-enum { G, E, H0, VMIN, H, V, DER_H, DER_V, NBOUNCE, RESTING, NV };
+enum { G, E, H0, VMIN, H, V, DER_H, DER_V, NBOUNCE, RESTING, EARLY, NV };
 
 static const fw_var vars[NV] = {
     [G] = {"g", FW_PARAM, 0, -1, 9.81, "m/s2", "gravity acceleration"},
@@ -20,6 +20,9 @@ static const fw_var vars[NV] = {
     [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "-g, or 0 at rest"},
     [NBOUNCE] = {"bounces", FW_OUTPUT, 1, -1, 0, NULL, "number of bounces so far"},
     [RESTING] = {"resting", FW_LOCAL, 1, -1, 0, NULL, "1 once the ball rests on the ground"},
+    [EARLY] = {"early_return", FW_PARAM, 0, -1, 0, NULL,
+               "CS: 1 ends a communication step at each bounce (fmi2Discard at the bounce, "
+               "which is handled; a later step goes on from there)"},
 };
 
 static void init(fw_ctx *c)
@@ -64,6 +67,7 @@ static void event(fw_ctx *c, fw_event *ev)
         r[V] = v1;
     }
     ev->states_changed = 1;
+    ev->early_return = r[EARLY] > 0.5;
 }
 
 /* h' = v, h'' = v' = -g (0 at rest), v'' = 0. */

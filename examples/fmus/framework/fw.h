@@ -53,6 +53,10 @@ typedef struct {
     int states_changed; /* out: the handler re-initialised a continuous state */
     int iterate;        /* out: call again at the same instant (discrete not yet stable) */
     int terminate;      /* out: the model asks to stop the simulation here */
+    int early_return;   /* out, co-simulation: end the communication step at this event, which
+                           is handled: fmi2DoStep returns fmi2Discard with the instance at the
+                           event (fmi2LastSuccessfulTime), and a later fmi2DoStep goes on from
+                           there (FMI 3's early return, for hosts that accept it) */
     double next_time;   /* in/out: s, next time event; INFINITY for none (kept if untouched) */
 } fw_event;
 
@@ -91,6 +95,11 @@ typedef struct {
      * over the whole step h (no events are looked for), or 0 to let the framework integrate
      * (the osc_* slaves' forward-Euler variant, doc/example-fmus.md). */
     int (*cs_step)(fw_ctx *c, double h);
+    /* May be NULL: the partial derivative d(unknown)/d(known) at c->t, states and inputs, for
+     * fmi2GetDirectionalDerivative (providesDirectionalDerivative is then true in both kinds).
+     * Return 0, or -1 when unknown is not an output or derivative, or known not an input or
+     * state. Called after the outputs and derivatives are brought up to date. */
+    int (*partial)(fw_ctx *c, unsigned unknown, unsigned known, double *value);
 } fw_model;
 
 /** The model of this shared object (defined by the model's C file). */

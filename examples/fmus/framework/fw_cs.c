@@ -196,6 +196,15 @@ static fmi2Status advance(fw_inst *in, double t_end)
             return fmi2Error;
         }
         if (stop) return fmi2Discard;
+        /* An early return asked by the event handler: the step ends at the handled event,
+         * unless that event is the communication point itself. */
+        if (in->d->early_return) {
+            in->d->early_return = 0;
+            if (r == 1 && t_end - in->d->t > tol) {
+                fw_refresh(in);
+                return fmi2Discard;
+            }
+        }
         if (r == 0 && time_event && in->d->t >= target - tol) {
             if (target >= t_end - tol)
                 in->d->t = t_end; /* the event falls on the communication point */
@@ -254,9 +263,12 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
         return fmi2Error;
     }
     fmi2Status st = advance(in, tc + h);
-    if (st == fmi2Discard)
+    if (st == fmi2Discard && in->d->model_terminated)
         fw_log(in, fmi2Discard, FW_LOG_WARNING,
                "fmi2DoStep: the model terminated the simulation at t=%.17g", in->d->t);
+    else if (st == fmi2Discard)
+        fw_log(in, fmi2OK, FW_LOG_EVENTS, "fmi2DoStep: returned early at the event at t=%.17g",
+               in->d->t);
     return st;
 }
 

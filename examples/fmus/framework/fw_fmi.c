@@ -158,6 +158,7 @@ void fw_handle_event(fw_inst *in, int time_event, const int *crossed, fw_event *
     if (time_event && !(ev->next_time > in->d->t + fw_time_tol(in->d->t))) ev->next_time = INFINITY;
     in->d->next_time = ev->next_time;
     if (ev->terminate) in->d->model_terminated = 1;
+    if (ev->early_return) in->d->early_return = 1;
     fw_refresh(in);
     fw_indicators(in, in->z_prev);
     fw_log(in, fmi2OK, FW_LOG_EVENTS,
@@ -638,11 +639,36 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
                                         fmi2Real dvUnknown[])
 {
     fw_inst *in = enter(c, "fmi2GetDirectionalDerivative", ALL_MODES);
-    if (in)
+    if (!in) return fmi2Error;
+    if (!in->m->partial) {
         fw_log(in, fmi2Error, FW_LOG_ERROR,
                "fmi2GetDirectionalDerivative: not provided (providesDirectionalDerivative is "
                "false)");
-    return fmi2Error;
+        return fmi2Error;
+    }
+    if ((nUnknown && (!vUnknown_ref || !dvUnknown)) || (nKnown && (!vKnown_ref || !dvKnown))) {
+        fw_log(in, fmi2Error, FW_LOG_ERROR, "fmi2GetDirectionalDerivative: NULL array");
+        return fmi2Error;
+    }
+    fw_refresh(in);
+    fw_ctx x = ctx_of(in);
+    /* dv_unknown = J dv_known, J the partial derivatives the model gives. */
+    for (size_t i = 0; i < nUnknown; i++) {
+        double sum = 0;
+        for (size_t j = 0; j < nKnown; j++) {
+            double d = 0;
+            if (in->m->partial(&x, vUnknown_ref[i], vKnown_ref[j], &d)) {
+                fw_log(in, fmi2Error, FW_LOG_ERROR,
+                       "fmi2GetDirectionalDerivative: no derivative of value reference %u "
+                       "with respect to %u",
+                       vUnknown_ref[i], vKnown_ref[j]);
+                return fmi2Error;
+            }
+            sum += d * dvKnown[j];
+        }
+        dvUnknown[i] = sum;
+    }
+    return fmi2OK;
 }
 
 /* ================================ model exchange ========================================= */

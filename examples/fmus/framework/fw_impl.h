@@ -31,6 +31,7 @@ typedef struct {
     fw_mode mode;         /* see fw_mode */
     int initial_pending;  /* 1 until the first event handler call after initialisation */
     int model_terminated; /* 1 once the model asked to stop (CS: doStep then refuses) */
+    int early_return;     /* CS: an event handler asked to end the current step there */
     double t;             /* s, current time */
     double t_start;       /* s, from fmi2SetupExperiment */
     double t_stop;        /* s, INFINITY when no stop time was given */

@@ -177,16 +177,16 @@ static void write_description(FILE *f, const fw_model *m, int cs)
             "    canBeInstantiatedOnlyOncePerProcess=\"false\" "
             "canNotUseMemoryManagementFunctions=\"false\"\n"
             "    canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"true\" "
-            "providesDirectionalDerivative=\"false\"/>\n",
-            m->id, m->max_output_order);
+            "providesDirectionalDerivative=\"%s\"/>\n",
+            m->id, m->max_output_order, m->partial ? "true" : "false");
     else
         fprintf(f,
                 "  <ModelExchange modelIdentifier=\"%s\" needsExecutionTool=\"false\"\n"
                 "    completedIntegratorStepNotNeeded=\"true\" "
                 "canBeInstantiatedOnlyOncePerProcess=\"false\"\n"
                 "    canNotUseMemoryManagementFunctions=\"false\" canGetAndSetFMUstate=\"true\"\n"
-                "    canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"false\"/>\n",
-                m->id);
+                "    canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"%s\"/>\n",
+                m->id, m->partial ? "true" : "false");
     write_units(f, m);
     fputs("  <LogCategories>\n"
           "    <Category name=\"logEvents\" description=\"events and their handling\"/>\n"

@@ -29,6 +29,8 @@ enum {
     SLOPE_OMEGA1,
     SLOPE_PHI2,
     EULER_STEPS,
+    T_CHANGE,
+    DK_AFTER,
     NV
 };
 
@@ -60,6 +62,10 @@ static const fw_var vars[NV] = {
     [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s",
                     "Euler: phi2' of the last step"},
     [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken"},
+    [T_CHANGE] = {"t_change", FW_PARAM, 0, -1, -1.0, "s",
+                  "time the coupling damping changes to dk_after (a time event; < 0: never)"},
+    [DK_AFTER] = {"dk_after", FW_PARAM, 0, -1, 2.0, "N.m.s/rad",
+                  "coupling damping from t_change on (the F3ORNITS mid-time change)"},
 };
 
 static void init(fw_ctx *c)
@@ -139,6 +145,15 @@ static int cs_step(fw_ctx *c, double h)
     return 1;
 }
 
+/* The parameter change at mid-time of the F3ORNITS two-mass case (doc/algorithms/f3ornits.md):
+ * at the time event t_change the coupling damping dk becomes dk_after, so tau1 jumps. */
+static void event(fw_ctx *c, fw_event *ev)
+{
+    double *r = c->r;
+    if (r[T_CHANGE] >= 0 && c->t >= r[T_CHANGE]) r[DK] = r[DK_AFTER];
+    ev->next_time = r[T_CHANGE] >= 0 && c->t < r[T_CHANGE] ? r[T_CHANGE] : INFINITY;
+}
+
 const fw_model fw_model_def = {
     .id = "osc_omega2tau",
     .description =
@@ -155,5 +170,6 @@ const fw_model fw_model_def = {
     .derivatives = derivatives,
     .outputs = outputs,
     .output_der = output_der,
+    .event = event,
     .cs_step = cs_step,
 };

@@ -26,6 +26,8 @@ enum {
     DER_OMEGA1,
     DER_PHI2,
     DER_OMEGA2,
+    T_CHANGE,
+    DK_AFTER,
     NV
 };
 
@@ -53,6 +55,10 @@ static const fw_var vars[NV] = {
     [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2"},
     [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2",
                     "(ck phi1 + dk omega1 - (c2+ck) phi2 - (d2+dk) omega2) / J2"},
+    [T_CHANGE] = {"t_change", FW_PARAM, 0, -1, -1.0, "s",
+                  "time the coupling damping changes to dk_after (a time event; < 0: never)"},
+    [DK_AFTER] = {"dk_after", FW_PARAM, 0, -1, 2.0, "N.m.s/rad",
+                  "coupling damping from t_change on (the F3ORNITS mid-time change)"},
 };
 
 static void init(fw_ctx *c)
@@ -119,6 +125,15 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
     return 0;
 }
 
+/* The parameter change at mid-time of the F3ORNITS two-mass case (doc/algorithms/f3ornits.md):
+ * at the time event t_change the coupling damping dk becomes dk_after, so tau1 jumps. */
+static void event(fw_ctx *c, fw_event *ev)
+{
+    double *r = c->r;
+    if (r[T_CHANGE] >= 0 && c->t >= r[T_CHANGE]) r[DK] = r[DK_AFTER];
+    ev->next_time = r[T_CHANGE] >= 0 && c->t < r[T_CHANGE] ? r[T_CHANGE] : INFINITY;
+}
+
 const fw_model fw_model_def = {
     .id = "osc_twomass",
     .description = "Two-mass rotational oscillator of Glumac and Kovačić (2023), monolithic",
@@ -134,4 +149,5 @@ const fw_model fw_model_def = {
     .derivatives = derivatives,
     .outputs = outputs,
     .output_der = output_der,
+    .event = event,
 };

@@ -1,0 +1,15 @@
+# mk/64-hybrid.mk: the hybrid algorithm with events, rewind and step-size control
+# (algorithms/hybrid.c, doc/algorithms/hybrid.md), its tempo-master entry and its tests.
+# See the Makefile header for the variables this fragment fills in.
+ALGO_SRCS += algorithms/hybrid.c
+MASTER_SRCS += federate/master/master_hybrid.c
+
+UNIT_TESTS += tests/unit/hybrid_test
+hybrid_test_LIBS := algo
+INTEG_SCRIPTS += tests/integration/hybrid_test.sh
+# The case study in one process: the bouncing ball on stairs against the monolithic FMU.
+UNIT_TESTS += tests/unit/hybrid_fmu_test
+hybrid_fmu_test_LIBS := master run config fmu algo fom
+$(O)/tests/unit/hybrid_fmu_test: build/fmus/bball_ball_me.fmu build/fmus/bball_steps_me.fmu \
+                                 build/fmus/bouncingball_me.fmu build/fmus/bouncingball_cs.fmu \
+                                 build/fmus/bball_stairs_me.fmu

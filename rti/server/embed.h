@@ -1,0 +1,90 @@
+/* An RTI embedded in a federate process: the server core (server.c and the modules it
+ * dispatches to, the same rti/tm engine and federation log) behind in-memory links instead of
+ * sockets. Federates are threads; whichever thread sends a frame runs the core on it under
+ * the embedded RTI's lock, and the frames the core sends land in the receivers' queues, which
+ * their threads read by spinning briefly, then blocking. libtempo's "inproc:NAME" transport
+ * is its one user (federate/libtempo/client_conn.c). Serves doc/inproc.md.
+ * Read rti/server/embed.c next. */
+#ifndef TEMPO_RTI_EMBED_H
+#define TEMPO_RTI_EMBED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rti/proto/buf.h"
+
+#define EMBED_NAME_MAX        128 /* bytes of an embedded RTI's name, NUL included */
+#define EMBED_SPIN_DEFAULT_US 50  /* µs a reader polls its queue before it blocks */
+
+/* Options of an embedded RTI; zero fields mean the defaults. Strings are copied. */
+struct embed_config {
+    const char *flog_dir;  /* directory for federation logs (doc/log.md), NULL = none */
+    const char *flog_only; /* comma-separated fnmatch(3) patterns of federations to log */
+    const char *secret;    /* shared secret every JOIN must carry, NULL = none */
+    int spin_us;           /* µs a reader polls before blocking: 0 = EMBED_SPIN_DEFAULT_US,
+                              < 0 = never spin (block at once) */
+    uint64_t shuffle_ties; /* test mode of tempo-rti --shuffle-ties; 0 = off */
+    /* Text log lines of the embedded RTI (rti/server/log.h format), NULL = none: the library
+     * prints nothing itself. level: most verbose level passed (0 = errors only). The log is
+     * process-wide: the last embed_start with a callback sets it. */
+    void (*log)(void *ctx, int level, const char *line);
+    void *log_ctx;
+    int log_level;
+};
+
+/* One federate's link to an embedded RTI (opaque). */
+struct embed_link;
+
+/**
+ * Start the embedded RTI called name ("" is the default one) with cfg.
+ * @return 0, or -1 with err filled: the name is too long or already running, out of memory,
+ *         or a log directory that cannot be used (named).
+ */
+int embed_start(const char *name, const struct embed_config *cfg, char *err, size_t errlen);
+
+/**
+ * Stop the embedded RTI called name: every federate still linked loses its link (resigned as
+ * disconnected; its next read or write fails with the reason), every federation is destroyed
+ * and its log closed. The name is free again once this returns.
+ * @return 0, or -1 when no embedded RTI of that name runs (err says so).
+ */
+int embed_stop(const char *name, char *err, size_t errlen);
+
+/**
+ * Open a link to the embedded RTI called name, starting it with the defaults when it is not
+ * running. The link then speaks the wire protocol (doc/protocol.md) like a socket: HELLO first.
+ * @return the link (embed_close frees it), or NULL with err filled.
+ */
+struct embed_link *embed_connect(const char *name, char *err, size_t errlen);
+
+/**
+ * Hand bytes to the RTI: one or more whole frames, as libtempo encodes them. Runs the server
+ * core on each frame in the calling thread (under the RTI's lock) and wakes the federates it
+ * sends to. Does not block otherwise.
+ * @return 0, or -1 when the link is closed (embed_reason says why).
+ */
+int embed_write(struct embed_link *l, const uint8_t *bytes, size_t n);
+
+/**
+ * Append the bytes queued for this federate to in. Waits up to timeout_ms (< 0: forever,
+ * 0: not at all) for some: first polls for the configured spin, then blocks on a condition
+ * variable.
+ * @return bytes appended (> 0), 0 on timeout, -1 once the link is closed and its queue is
+ *         empty (embed_reason), -2 when in cannot grow.
+ */
+int embed_read(struct embed_link *l, struct buf *in, int timeout_ms);
+
+/** Why the link closed ("" while it is open). Valid until embed_close. */
+const char *embed_reason(const struct embed_link *l);
+
+/**
+ * Close the link (the RTI resigns its federate, if still joined, as disconnected) and free it.
+ * Flushes the federation logs. Accepts NULL.
+ */
+void embed_close(struct embed_link *l);
+
+/** Counters of an embedded link since it opened (benchmarks): reads that found bytes while
+ *  spinning, and reads that had to block. */
+void embed_wait_stats(const struct embed_link *l, uint64_t *spun, uint64_t *blocked);
+
+#endif

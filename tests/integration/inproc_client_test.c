@@ -1,0 +1,300 @@
+/* libtempo's in-process transport ("inproc:", doc/inproc.md) against a closed reference and
+ * against the same federation over TCP: N federates, each a thread, exchange a coupled
+ * recursion through time-stamped updates; every federate's trajectory must equal, bit for bit,
+ * the recursion computed in one plain loop, both in process (spinning and not) and through a
+ * real bin/tempo-rti. The embedded RTI's federation log must hold every grant, in order. A
+ * federate whose embedded RTI stops gets TP_ECLOSED. */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "federate/libtempo/tempo.h"
+#include "rti/flog/flog.h"
+#include "rti/tm/tm.h"
+#include "tests/check.h"
+#include "tests/integration/rti_proc.h"
+
+#define N_MAX 8
+#define K     200 /* steps */
+#define FOM   "fom/demo.xml"
+
+/* The recursion: x_i(k) = 0.9 x_i(k-1) + 0.01 (sum over j != i, in index order, of x_j(k-1))
+ * + 0.001 i, x_i(0) = i + 1. Each federate sends x_i(k-1) stamped k and reads the others'. */
+static double step_of(int i, double xi, const double *others, int n)
+{
+    double s = 0;
+    for (int j = 0; j < n; j++)
+        if (j != i) s += others[j];
+    return 0.9 * xi + 0.01 * s + 0.001 * i;
+}
+
+static void reference(int n, double out[N_MAX][K + 1])
+{
+    for (int i = 0; i < n; i++)
+        out[i][0] = i + 1;
+    for (int k = 1; k <= K; k++)
+        for (int i = 0; i < n; i++) {
+            double prev[N_MAX];
+            for (int j = 0; j < n; j++)
+                prev[j] = out[j][k - 1];
+            out[i][k] = step_of(i, out[i][k - 1], prev, n);
+        }
+}
+
+struct fed {
+    int i, n;
+    tp_federate *f;
+    tp_handle cls, attr;
+    tp_object obj;
+    tp_fed handles[N_MAX]; /* handle of federate j */
+    double got[N_MAX];     /* values received for the current step, by sender index */
+    int n_got, bad;        /* values received this step; 1 if something unexpected came */
+    double x[K + 1];       /* trajectory */
+    tp_time grants[K + 1];
+    int rc; /* first failing status, 0 */
+};
+
+static void on_reflect(void *ctx, const tp_reflection *r)
+{
+    struct fed *d = ctx;
+    int j = -1;
+    for (int q = 0; q < d->n; q++)
+        if (d->handles[q] == r->sender) j = q;
+    double v;
+    if (j < 0 || r->n_values != 1 || tp_decode_float64(r->values[0].data, r->values[0].size, &v))
+        d->bad = 1;
+    else
+        d->got[j] = v, d->n_got++;
+}
+
+static void *run_fed(void *arg)
+{
+    struct fed *d = arg;
+    d->x[0] = d->i + 1;
+    for (int k = 1; k <= K && !d->rc; k++) {
+        uint8_t b[8];
+        tp_encode_float64(d->x[k - 1], b);
+        tp_value v = {d->attr, b, 8};
+        d->n_got = 0;
+        if ((d->rc = tp_update(d->f, d->obj, &v, 1, k)) != TP_OK) break;
+        if ((d->rc = tp_time_advance_request(d->f, k)) != TP_OK) break;
+        tp_time t = 0;
+        if ((d->rc = tp_wait_grant(d->f, &t, 20000)) != TP_OK) break;
+        d->grants[k] = t;
+        d->got[d->i] = 0;
+        if (d->n_got != d->n - 1) d->bad = 1;
+        d->x[k] = step_of(d->i, d->x[k - 1], d->got, d->n);
+    }
+    return NULL;
+}
+
+/* Join n federates to addr (in this thread, one after the other, so that all are regulating
+ * and constrained before any advances), then run each in its own thread. */
+static int run_federation(const char *addr, const char *fx, int n, struct fed *d)
+{
+    tp_callbacks cb = {.reflect = on_reflect};
+    memset(d, 0, sizeof *d * (size_t)n);
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        char name[32], err[512];
+        snprintf(name, sizeof name, "F%d", i);
+        d[i].i = i, d[i].n = n;
+        tp_join_options o = {.rti = addr,
+                             .federation = fx,
+                             .federate = name,
+                             .fom_path = FOM,
+                             .create = 1,
+                             .timeout_ms = 20000};
+        int r = tp_join(&o, &cb, &d[i], &d[i].f, err, sizeof err);
+        CHECK(r == TP_OK, "join %s to %s: %s", name, addr, err);
+        if (r != TP_OK) return 0;
+        tp_object_class(d[i].f, "Signal", &d[i].cls);
+        tp_attribute(d[i].f, d[i].cls, "value", &d[i].attr);
+        ok = tp_publish_object_class(d[i].f, d[i].cls, &d[i].attr, 1) == TP_OK &&
+             tp_subscribe_object_class(d[i].f, d[i].cls, &d[i].attr, 1) == TP_OK &&
+             tp_register_object(d[i].f, d[i].cls, name, &d[i].obj) == TP_OK &&
+             tp_enable_regulation(d[i].f, 1) == TP_OK &&
+             tp_wait_regulation_enabled(d[i].f, 20000) == TP_OK &&
+             tp_enable_constrained(d[i].f) == TP_OK &&
+             tp_wait_constrained_enabled(d[i].f, 20000) == TP_OK;
+        CHECK(ok, "set up %s: %s", name, tp_last_error(d[i].f));
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            d[i].handles[j] = tp_federate_handle(d[j].f);
+    pthread_t th[N_MAX];
+    for (int i = 0; i < n; i++)
+        pthread_create(&th[i], NULL, run_fed, &d[i]);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < n; i++) {
+        CHECK(d[i].rc == TP_OK, "%s F%d: %s (%s)", addr, i, tp_strerror(d[i].rc),
+              tp_last_error(d[i].f));
+        CHECK(!d[i].bad, "%s F%d: a step did not receive exactly one value per peer", addr, i);
+        CHECK_INT_EQ(tp_resign(d[i].f, TP_DELETE_OBJECTS), TP_OK);
+        tp_federate_free(d[i].f);
+        d[i].f = NULL;
+    }
+    return 1;
+}
+
+/* Same bits as the reference, and grants 1, 2, ..., K. */
+static void check_against(const char *what, int n, const struct fed *d, double ref[N_MAX][K + 1])
+{
+    int same = 1, grants = 1;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k <= K; k++) {
+            if (memcmp(&d[i].x[k], &ref[i][k], sizeof(double)) != 0) same = 0;
+            if (k && d[i].grants[k] != k) grants = 0;
+        }
+    CHECK(same, "%s: N = %d: trajectories differ from the one-loop recursion", what, n);
+    CHECK(grants, "%s: N = %d: grants are not 1..%d", what, n, K);
+}
+
+/* Every grant of the log: per federate handle, the granted times in log order. */
+static void check_log(const char *dir, int n)
+{
+    DIR *dp = opendir(dir);
+    CHECK(dp != NULL, "no log directory %s", dir);
+    if (!dp) return;
+    char path[1024] = "";
+    struct dirent *de;
+    while ((de = readdir(dp)))
+        if (de->d_name[0] != '.') snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    closedir(dp);
+    FILE *fp = fopen(path, "rb");
+    CHECK(fp != NULL, "no federation log in %s", dir);
+    if (!fp) return;
+    static uint8_t bytes[16 << 20];
+    size_t len = fread(bytes, 1, sizeof bytes, fp);
+    fclose(fp);
+    struct flog_reader r;
+    char err[256];
+    CHECK_INT_EQ(flog_reader_init(&r, bytes, len, err, sizeof err), FLOG_OK);
+    int64_t last[N_MAX + 2] = {0};
+    int count = 0, order = 1, rc;
+    struct flog_record rec;
+    while ((rc = flog_reader_next(&r, &rec, err, sizeof err)) == 1) {
+        if (rec.kind != FLOG_K_DECISION || rec.dec.kind != TM_D_GRANT) continue;
+        if (rec.fed == 0 || rec.fed > (uint32_t)n) continue;
+        if (rec.dec.time != last[rec.fed] + 1) order = 0;
+        last[rec.fed] = rec.dec.time;
+        count++;
+    }
+    CHECK(rc == 0, "log %s: %s", path, err);
+    CHECK_INT_EQ(count, n * K);
+    CHECK(order, "log %s: a federate's grants are not 1, 2, ... in order", path);
+}
+
+static void test_inproc_and_tcp(void)
+{
+    static double ref[N_MAX][K + 1];
+    static struct fed d[N_MAX];
+    char dir[] = "/tmp/tempo-inproc-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    tp_inproc_options o = {.log_dir = dir};
+    char err[512];
+    CHECK_INT_EQ(tp_inproc_start("t1", &o, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_start("t1", &o, err, sizeof err), TP_EEXISTS);
+    tp_inproc_options nospin = {.spin_us = -1};
+    CHECK_INT_EQ(tp_inproc_start("t2", &nospin, err, sizeof err), TP_OK);
+    for (int n = 2; n <= N_MAX; n += 6) {
+        reference(n, ref);
+        char fx[32];
+        snprintf(fx, sizeof fx, "ring%d", n);
+        if (run_federation("inproc:t1", fx, n, d)) check_against("inproc (spin)", n, d, ref);
+        if (run_federation("inproc:t2", fx, n, d)) check_against("inproc (no spin)", n, d, ref);
+        if (run_federation("inproc:", fx, n, d)) check_against("inproc (default RTI)", n, d, ref);
+    }
+    CHECK_INT_EQ(tp_inproc_stop("t1", err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_stop("t1", err, sizeof err), TP_ENOTFOUND);
+    CHECK_INT_EQ(tp_inproc_stop("t2", err, sizeof err), TP_OK);
+    /* Two federations were logged (N = 2 and 8): check the N = 8 one alone. */
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/only8", dir);
+    mkdir(sub, 0700);
+    tp_inproc_options o8 = {.log_dir = sub, .log_only = "ring8"};
+    CHECK_INT_EQ(tp_inproc_start("t3", &o8, err, sizeof err), TP_OK);
+    reference(8, ref);
+    if (run_federation("inproc:t3", "ring8", 8, d)) check_against("inproc (logged)", 8, d, ref);
+    CHECK_INT_EQ(tp_inproc_stop("t3", err, sizeof err), TP_OK);
+    check_log(sub, 8);
+
+    struct rti_proc p;
+    if (rti_start(&p, NULL, "inproc_client_test") != 0) {
+        CHECK(0, "cannot start bin/tempo-rti");
+        return;
+    }
+    for (int n = 2; n <= N_MAX; n += 6) {
+        reference(n, ref);
+        char fx[32];
+        snprintf(fx, sizeof fx, "ring%d", n);
+        if (run_federation(p.addr, fx, n, d)) check_against("tcp", n, d, ref);
+    }
+    rti_stop(&p, 5000);
+}
+
+/* The embedded RTI's own log lines go to the callback (and nowhere else). */
+static char g_lines[8192];
+static void on_rti_log(void *ctx, tp_log_level lv, const char *line)
+{
+    size_t n = strlen(g_lines);
+    if (lv <= TP_LOG_INFO && n + strlen(line) + 2 < sizeof g_lines)
+        snprintf(g_lines + n, sizeof g_lines - n, "%s\n", line);
+}
+
+static void test_rti_log_callback(void)
+{
+    char err[512];
+    tp_inproc_options o = {.log = on_rti_log, .log_level = TP_LOG_INFO};
+    CHECK_INT_EQ(tp_inproc_start("talk", &o, err, sizeof err), TP_OK);
+    tp_join_options j = {.rti = "inproc:talk",
+                         .federation = "chat",
+                         .federate = "Ann",
+                         .fom_path = FOM,
+                         .create = 1};
+    tp_federate *f = NULL;
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
+    tp_federate_free(f);
+    CHECK_INT_EQ(tp_inproc_stop("talk", err, sizeof err), TP_OK);
+    CHECK_STR_HAS(g_lines, "Ann@chat");
+    CHECK_STR_HAS(g_lines, "joined federation 'chat'");
+}
+
+/* An embedded RTI that stops under a joined federate: its next wait fails with TP_ECLOSED
+ * and names the reason. */
+static void test_stop_closes(void)
+{
+    char err[512];
+    CHECK_INT_EQ(tp_inproc_start("gone", NULL, err, sizeof err), TP_OK);
+    tp_join_options o = {
+        .rti = "inproc:gone", .federation = "x", .federate = "A", .fom_path = FOM, .create = 1};
+    tp_federate *f = NULL;
+    CHECK_INT_EQ(tp_join(&o, NULL, NULL, &f, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_fileno(f), -1);
+    CHECK_INT_EQ(tp_inproc_stop("gone", err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_evoke(f, 1000), TP_ECLOSED);
+    CHECK_STR_HAS(tp_last_error(f), "RTI shutting down");
+    tp_federate_free(f);
+    /* A name too long is refused with its reason. */
+    char longname[300];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    CHECK_INT_EQ(tp_inproc_start(longname, NULL, err, sizeof err), TP_EINVAL);
+    CHECK_STR_HAS(err, "longer than");
+}
+
+int main(void)
+{
+    rti_watchdog(240);
+    test_stop_closes();
+    test_rti_log_callback();
+    test_inproc_and_tcp();
+    return check_summary();
+}

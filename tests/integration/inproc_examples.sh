@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Every example federation file that tempo-run runs, in process and distributed
+# (doc/inproc.md): in process with the RTI embedded and each federate a thread, through
+# bin/tempo-fmu --all (bin/tempo-master --in-process for a master method) with a federation
+# log, and for one file of each kind through bin/tempo-run --in-process too; distributed
+# through bin/tempo-run on a real bin/tempo-rti --log. The results must be identical bit for
+# bit (cmp of every CSV, master.csv included), and the two federation logs must agree on
+# every grant: for each federate, the same grants (request kind and time) in the same order
+# (repeated FQR polls counted once, see grants below); tempo-log explain reads the in-process
+# log. Prints "N passed, N failed" last (tests/run.sh).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/rti_proc.sh
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+dir=$(mktemp -d /tmp/inproc_examples.XXXXXX)
+trap 'rti_stop >/dev/null; rm -rf "$dir"' EXIT
+
+# grants LOG: one line per grant, "federate kind time", each federate's in log order. A run
+# of equal FQR grants is one line: Gauss-Seidel's waiting federates poll with FQR at their
+# current time (fmufed_tp.c, x_idle), and how many polls a wait takes depends on the
+# machine's timing, in two distributed runs as well; every grant that moves a federate
+# (and the first of each run of polls) must be the same.
+grants() {
+  bin/tempo-log show "$1" --kind GRANT |
+    awk '$4 == "DECISION" && $5 == "GRANT" { print $3, $6, $7 }' | sort -s -k1,1 |
+    awk '!($2 == "FQR" && $0 == prev) { print } { prev = $0 }'
+}
+
+# Every file tempo-run runs: all but defect-control (tempo-example-defect runs those).
+files="" masters=""
+for f in examples/*.json; do
+  m=$(sed -n 's/.*"method": *"\([a-z-]*\)".*/\1/p' "$f" | head -n 1)
+  case "$m" in
+  defect-control) ;;
+  wr | master-jacobi | semi-implicit) files="$files $f" masters="$masters $f" ;;
+  *) files="$files $f" ;;
+  esac
+done
+[ -n "$files" ] && [ -n "$masters" ] && ok || ko "no example files found ('$files')"
+
+for f in $files; do
+  b=$(basename "$f" .json)
+  mkdir -p "$dir/$b/dist" "$dir/$b/dlog" "$dir/$b/ilog"
+  if ! rti_start "$dir/$b" --log "$dir/$b/dlog" --log-level error; then
+    ko "$b: tempo-rti did not start"
+    continue
+  fi
+  bin/tempo-run "$f" --rti "$RTI_ADDR" --output "$dir/$b/dist" --quiet >"$dir/$b/dist.out" 2>&1 ||
+    ko "$b: distributed run failed: $(tail -n 3 "$dir/$b/dist.out")"
+  rti_stop >/dev/null
+  case "$b" in
+  lv_jacobi | lv_master)
+    bin/tempo-run "$f" --in-process --output "$dir/$b/in" --quiet >"$dir/$b/in.out" 2>&1 ||
+      ko "$b: tempo-run --in-process failed: $(tail -n 3 "$dir/$b/in.out")" ;;
+  esac
+  case " $masters " in
+  *" $f "*) bin/tempo-master --federation "$f" --in-process --quiet --output "$dir/$b/in2" \
+    --log-dir "$dir/$b/ilog" >"$dir/$b/in2.out" 2>&1 ||
+    ko "$b: tempo-master --in-process failed: $(tail -n 3 "$dir/$b/in2.out")" ;;
+  *) bin/tempo-fmu --federation "$f" --all --quiet --output "$dir/$b/in2" --log-dir "$dir/$b/ilog" \
+    >"$dir/$b/in2.out" 2>&1 || ko "$b: tempo-fmu --all failed: $(tail -n 3 "$dir/$b/in2.out")" ;;
+  esac
+  # 1. the same bits
+  n=0 same=1
+  for c in "$dir/$b/dist"/*.csv; do
+    n=$((n + 1))
+    [ ! -d "$dir/$b/in" ] || cmp -s "$c" "$dir/$b/in/$(basename "$c")" ||
+      { same=0; ko "$b: $(basename "$c") differs (tempo-run --in-process)"; }
+    cmp -s "$c" "$dir/$b/in2/$(basename "$c")" ||
+      { same=0; ko "$b: $(basename "$c") differs (in process)"; }
+  done
+  [ "$n" -ge 2 ] && [ "$same" = 1 ] && ok || ko "$b: $n result files compared"
+  # 2. the same grants
+  dl=$(ls "$dir/$b/dlog"/*.tlog 2>/dev/null | head -n 1)
+  il=$(ls "$dir/$b/ilog"/*.tlog 2>/dev/null | head -n 1)
+  if [ -z "$dl" ] || [ -z "$il" ]; then
+    ko "$b: a federation log is missing (distributed '$dl', in process '$il')"
+    continue
+  fi
+  grants "$dl" >"$dir/$b/dgrants"
+  grants "$il" >"$dir/$b/igrants"
+  ng=$(wc -l <"$dir/$b/dgrants")
+  if [ "$ng" -gt 0 ] && cmp -s "$dir/$b/dgrants" "$dir/$b/igrants"; then
+    ok
+  else
+    ko "$b: grants differ ($ng distributed, $(wc -l <"$dir/$b/igrants") in process): $(diff "$dir/$b/dgrants" "$dir/$b/igrants" | head -n 4 | tr '\n' ' ')"
+  fi
+  # 3. tempo-log explain reads the in-process log to its end
+  bin/tempo-log explain "$il" 2>&1 | grep -q "end of log" && ok || ko "$b: tempo-log explain on the in-process log"
+done
+
+# "placement": "in-process" in the file asks the same as --in-process; --distributed overrides
+# it; a bad value is refused naming the key.
+sed -e "s|\"\.\./build/|\"$PWD/build/|g" -e 's|^{|{ "placement": "in-process",|' \
+  examples/lv_jacobi.json >"$dir/placed.json"
+bin/tempo-run "$dir/placed.json" --output "$dir/placed" --verbose >"$dir/placed.out" 2>&1 &&
+  grep -q '^\[the federation\] tempo-fmu: prey: done' "$dir/placed.out" &&
+  cmp -s "$dir/placed/prey.csv" "$dir/lv_jacobi/dist/prey.csv" && ok ||
+  ko "placement in-process: $(tail -n 3 "$dir/placed.out")"
+bin/tempo-run "$dir/placed.json" --distributed --output "$dir/placed2" --verbose >"$dir/placed2.out" 2>&1 &&
+  grep -q '^\[prey\] tempo-fmu: prey: done' "$dir/placed2.out" && ok ||
+  ko "--distributed over placement: $(tail -n 3 "$dir/placed2.out")"
+sed -e 's|"in-process"|"threads"|' "$dir/placed.json" >"$dir/bad.json"
+out=$(bin/tempo-run "$dir/bad.json" --quiet 2>&1)
+rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q 'placement: expected "processes" or "in-process"' && ok ||
+  ko "bad placement: rc $rc: $out"
+
+# tempo-fmu --all refuses a master method, naming the way to run it in process.
+out=$(bin/tempo-fmu --federation examples/lv_master.json --all --quiet 2>&1)
+rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "tempo-master --in-process" && ok ||
+  ko "tempo-fmu --all on a master method: rc $rc: $out"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,457 @@
+/* The hybrid algorithm's case study in one process (federate/master/local.h, algorithms/hybrid.h):
+ * the bouncing ball going down stairs, ball and stairs as separate ME FMUs
+ * (examples/bball_hybrid.json), to t = 30 s, against the monolithic FMU bball_stairs integrated
+ * by CVODE at rtol 1e-10 (an independent, event-located reference):
+ *   - x, vx, y, vy within stated bounds at every communication point;
+ *   - every event of the reference (contacts and stair edges, located by CVODE root finding in
+ *     the monolithic FMU) inside a hybrid event step, committed at most delta after it (C12);
+ *   - the ball never below the stair under it by more than the contact's penetration;
+ *   - the step size at H_min after each event and growing back;
+ *   - tol_d = 1e-2, 1e-3, 1e-4: more steps as tol_d falls (C11), the errors printed.
+ * With HYBRID_FIG_DIR set it also writes the figures of doc/algorithms/hybrid.md there (SVG).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/hybrid.h"
+#include "federate/master/local.h"
+#include "federate/run/plot_svg.h"
+#include "tests/check.h"
+
+#define MAXR   200000 /* ball rows */
+#define NCOL   5      /* x, vx, y, vy, stair */
+#define MAXEV  1000   /* reference events */
+#define CASE   "examples/bball_hybrid.json"
+#define REFFMU "build/fmus/bball_stairs_me.fmu"
+/* s: how far the two trajectories' events may lie apart in time: their vy differ by up to
+ * 0.5 m/s during a contact, where vy changes by about 4000 m/s^2, i.e. about 1e-4 s */
+#define EVENT_SLACK 2e-4
+
+typedef struct rows {
+    size_t n;
+    double t[MAXR], v[MAXR][NCOL];
+} rows;
+static rows R;
+static double REF[MAXR][4]; /* the reference's x, vx, y, vy at R.t */
+
+static void on_row(void *ctx, size_t fed, double t, size_t n, const double *vals)
+{
+    rows *r = ctx;
+    if (fed != 0 || r->n >= MAXR || n < NCOL) return;
+    r->t[r->n] = t;
+    memcpy(r->v[r->n], vals, NCOL * sizeof(double));
+    r->n++;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The stair under x (Alg. 6 with the erratum: one stair down per edge x = 1, 2, ...). */
+static double stair_under(double x)
+{
+    return 10 - (x > 1 ? ceil(x) - 1 : 0);
+}
+
+static fmu_step *open_ref(void)
+{
+    fmu_step_opts o = {.kind = FMU_KIND_ME, .rtol = 1e-10, .atol = 1e-12};
+    fmu_step *s = NULL;
+    char err[FMU_ERR_LEN] = "";
+    int rc = fmu_step_open(REFFMU, &o, &s, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "open %s: %s", REFFMU, err);
+    return rc ? NULL : s;
+}
+
+/* The reference's event times up to t_end: stepping with the event stop on. Left out (and
+ * counted in *n_late): the monolithic FMU's late stair drops. Its handler tests the edge
+ * indicator x - (N + 1) + stair > 0 at the located root, where the indicator is still a
+ * rounding error below 0, so the drop found at the edge is applied at its next event: when the
+ * ball, already past the edge, reaches the old stair's level. Those events carry the stair drop
+ * the split reports at the edge itself; the trajectory is the same (the ball flies over). */
+static size_t ref_events(double t_end, double *t_ev, size_t *n_late)
+{
+    fmu_step *s = open_ref();
+    *n_late = 0;
+    if (!s) return 0;
+    fmu_step_set_event_stop(s, 1);
+    size_t n = 0;
+    double stair = 10, y = 0, st = 0;
+    for (int guard = 0; guard < 100000 && fmu_step_time(s) < t_end - 1e-12; guard++) {
+        double reached = 0;
+        int rc = fmu_step_do(s, t_end - fmu_step_time(s), NULL, &reached);
+        if (rc == FMU_STEP_EVENT) {
+            fmu_step_get_by_name(s, "stair", &st);
+            fmu_step_get_by_name(s, "y", &y);
+            if (st < stair - 0.5 && fabs(y - stair) < 1e-6)
+                (*n_late)++;
+            else if (n < MAXEV)
+                t_ev[n++] = reached;
+            stair = st;
+        } else if (rc != FMU_STEP_OK) {
+            CHECK(0, "reference events: %s", fmu_step_errmsg(s));
+            break;
+        }
+    }
+    fmu_step_close(s);
+    return n;
+}
+
+typedef struct outcome {
+    int st;
+    size_t n_steps, n_events, n_ref_events, n_matched, n_late;
+    double max_err[4], med_err[4]; /* x, vx, y, vy */
+    double t_max_err[4];           /* s: where each max is */
+    double worst_late;             /* largest t_commit - t_ref over the matched events, s */
+    double min_clear;              /* smallest y - stair_under(x), m */
+    double h_min, after_last;      /* s: H_min, largest step after the last event */
+    size_t dips;                   /* event steps followed by H = H_min */
+    hybrid_result res;
+} outcome;
+
+/* The discrete-output flags of the file's outputs, slave by slave. */
+static void flags_of(const fedfile *ff, unsigned char *d, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ff->n_feds; i++)
+        for (size_t o = 0; o < ff->feds[i].n_outputs && k < cap; o++, k++) {
+            char name[256];
+            snprintf(name, sizeof name, "%s.%s", ff->feds[i].outputs[o].cls,
+                     ff->feds[i].outputs[o].attr);
+            d[k] = 0;
+            for (size_t q = 0; q < ff->algo.hy_n_discrete; q++)
+                if (!strcmp(name, ff->algo.hy_discrete[q])) d[k] = 1;
+        }
+}
+
+static void run(double tol_d, outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    memset(&R, 0, sizeof R);
+    out->st = -1;
+    fedfile *ff = NULL;
+    char err[MASTER_LOCAL_ERRLEN] = "";
+    int rc = fedfile_load(CASE, &ff, err, sizeof err);
+    CHECK(rc == FEDFILE_OK, "%s: %s", CASE, err);
+    if (rc) return;
+    ff->algo.hybrid.tol_d = tol_d;
+    master_local_opts lo = {.kind = FMU_KIND_ME, .row = on_row, .row_ctx = &R};
+    master_local *ml = NULL;
+    rc = master_local_open(ff, &lo, &ml, err, sizeof err);
+    CHECK(rc == PORT_OK, "%s: %s", CASE, err);
+    if (rc) {
+        fedfile_free(ff);
+        return;
+    }
+    const port_master *m = master_local_port(ml);
+    for (size_t j = 0; j < m->n_slaves; j++)
+        fmu_slave_set_event_stop(master_local_slave(ml, j), 1);
+    const wr_link *wl = master_local_links(ml);
+    hybrid_link links[8];
+    size_t n_in = 0;
+    for (size_t j = 0; j < m->n_slaves; j++)
+        n_in += m->slaves[j].info.n_in;
+    for (size_t i = 0; i < n_in && i < 8; i++)
+        links[i] = (hybrid_link){.src = wl[i].src, .out = wl[i].out, .value = wl[i].value};
+    unsigned char disc[8];
+    flags_of(ff, disc, 8);
+    out->st = hybrid_run(m, links, disc, &ff->algo.hybrid, &out->res, err, sizeof err);
+    CHECK(out->st == PORT_OK, "tol_d %g: %s", tol_d, err);
+    out->n_steps = out->res.n_steps;
+    out->n_events = out->res.n_events;
+    out->h_min = (double)ff->algo.hybrid.h_min * ff->resolution;
+    double delta = (double)ff->algo.hybrid.delta * ff->resolution;
+    /* errors and clearance at every communication point */
+    fmu_step *s = open_ref();
+    static double d[4][MAXR];
+    out->min_clear = INFINITY;
+    static const char *const names[4] = {"x", "vx", "y", "vy"};
+    for (size_t k = 0; s && k < R.n; k++) {
+        double h = R.t[k] - fmu_step_time(s);
+        if (h > 1e-12) CHECK_INT_EQ(fmu_step_do(s, h, NULL, NULL), FMU_STEP_OK);
+        for (int c = 0; c < 4; c++) {
+            fmu_step_get_by_name(s, names[c], &REF[k][c]);
+            d[c][k] = fabs(R.v[k][c] - REF[k][c]);
+            if (d[c][k] > out->max_err[c]) out->max_err[c] = d[c][k], out->t_max_err[c] = R.t[k];
+        }
+        out->min_clear = fmin(out->min_clear, R.v[k][2] - stair_under(R.v[k][0]));
+    }
+    fmu_step_close(s);
+    for (int c = 0; c < 4 && R.n; c++) {
+        qsort(d[c], R.n, sizeof(double), cmp_d);
+        out->med_err[c] = d[c][R.n / 2];
+    }
+    /* every reference event inside some hybrid event step, committed within delta of it, up
+     * to the two trajectories' own difference in time (EVENT_SLACK) */
+    static double tev[MAXEV];
+    out->n_ref_events = ref_events(30.0, tev, &out->n_late);
+    const double slack = EVENT_SLACK;
+    for (size_t i = 0; i < out->n_ref_events; i++) {
+        int hit = 0;
+        for (size_t k = 0; k < out->res.n_events && !hit; k++) {
+            double tf = (double)out->res.events[k].t_from * ff->resolution;
+            double tc = (double)out->res.events[k].t_commit * ff->resolution;
+            if (tev[i] > tf - slack && tev[i] <= tc + slack) {
+                hit = 1;
+                out->worst_late = fmax(out->worst_late, tc - tev[i]);
+            }
+        }
+        out->n_matched += (size_t)hit;
+        if (!hit) printf("    reference event at %.9f s not found\n", tev[i]);
+    }
+    CHECK(out->worst_late <= delta + slack, "an event committed %.3g s late (delta %g)",
+          out->worst_late, delta);
+    /* the step-size trace: H_min after every event step, recovery after the last event */
+    int64_t last = out->res.n_events ? out->res.events[out->res.n_events - 1].t_commit : 0;
+    for (size_t i = 0; i < out->res.n_steps; i++) {
+        const hybrid_step *st = &out->res.steps[i];
+        if (st->kind == 4 && st->h_next == ff->algo.hybrid.h_min) out->dips++;
+        if (st->t_from >= last)
+            out->after_last =
+                fmax(out->after_last, (double)(st->t_to - st->t_from) * ff->resolution);
+    }
+    master_local_free(ml);
+    fedfile_free(ff);
+}
+
+static void print_outcome(double tol_d, const outcome *o)
+{
+    printf("  tol_d %g: %zu steps, %zu events (%zu of %zu reference events matched, %zu late "
+           "stair drops of the reference left out; latest commit %.3g s after); max |error| x %.2g "
+           "vx %.2g y %.2g vy %.2g (median %.2g %.2g "
+           "%.2g %.2g); y, vy worst at %.4g, %.4g s; clearance >= %.3g m; largest step after "
+           "the last event %.3g s\n",
+           tol_d, o->n_steps, o->n_events, o->n_matched, o->n_ref_events, o->n_late, o->worst_late,
+           o->max_err[0], o->max_err[1], o->max_err[2], o->max_err[3], o->med_err[0], o->med_err[1],
+           o->med_err[2], o->med_err[3], o->t_max_err[2], o->t_max_err[3], o->min_clear,
+           o->after_last);
+}
+
+/* Figures for doc/algorithms/hybrid.md (HYBRID_FIG_DIR): trajectories against the reference
+ * and the step-size trace of the tol_d = 1e-3 run. */
+static void figures(const char *dir, const outcome *o)
+{
+    static double col[4][MAXR], ref[4][MAXR];
+    for (size_t k = 0; k < R.n; k++)
+        for (int c = 0; c < 4; c++)
+            col[c][k] = R.v[k][c], ref[c][k] = REF[k][c];
+    static const char *const lab[4] = {"x (m)", "vx (m/s)", "y (m)", "vy (m/s)"};
+    static const char *const rlab[4] = {"x reference", "vx reference", "y reference",
+                                        "vy reference"};
+    plot_series s[8];
+    for (int c = 0; c < 4; c++) {
+        s[2 * c] = (plot_series){.label = lab[c], .t = R.t, .y = col[c], .n = R.n, .panel = c};
+        s[2 * c + 1] = (plot_series){
+            .label = rlab[c], .t = R.t, .y = ref[c], .n = R.n, .panel = c, .dashed = 1};
+    }
+    const char *titles[4] = {"x", "vx", "y", "vy"};
+    plot_opts po = {.title = "bouncing ball on stairs: hybrid (tol_d 1e-3) against the "
+                             "monolithic CVODE reference (dashed)",
+                    .n_panels = 4,
+                    .panel_titles = titles,
+                    .panel_height = 220};
+    char path[4096], e[PLOT_ERRLEN];
+    snprintf(path, sizeof path, "%s/bball_hybrid_states.svg", dir);
+    CHECK(plot_svg_file(path, &po, s, 8, e, sizeof e) == PLOT_OK, "%s", e);
+    size_t n = o->res.n_steps;
+    double *t = malloc((n + 1) * sizeof *t), *h = malloc((n + 1) * sizeof *h);
+    double *te = malloc((o->res.n_events + 1) * sizeof *te);
+    double *he = malloc((o->res.n_events + 1) * sizeof *he);
+    if (!t || !h || !te || !he) goto out;
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (double)o->res.steps[i].t_from * 1e-9;
+        h[i] = (double)(o->res.steps[i].t_to - o->res.steps[i].t_from) * 1e-9;
+    }
+    for (size_t k = 0; k < o->res.n_events; k++)
+        te[k] = (double)o->res.events[k].t_commit * 1e-9, he[k] = (double)(k + 1);
+    plot_series hs[2] = {
+        {.label = "communication step (s)", .t = t, .y = h, .n = n, .panel = 0},
+        {.label = "events so far", .t = te, .y = he, .n = o->res.n_events, .panel = 1}};
+    const char *ht[2] = {"step size: H_min at each event, then growth by 10 % per step",
+                         "events (at their commit times)"};
+    plot_opts ho = {.title = "hybrid: communication step size (tol_d 1e-3)",
+                    .n_panels = 2,
+                    .panel_titles = ht,
+                    .draw = PLOT_STEP};
+    snprintf(path, sizeof path, "%s/bball_hybrid_steps.svg", dir);
+    CHECK(plot_svg_file(path, &ho, hs, 2, e, sizeof e) == PLOT_OK, "%s", e);
+    /* the same around the events near 11.5 s and 12 s (a stair edge, then a contact) */
+    size_t a = 0, b = 0;
+    while (a < n && t[a] < 11.3)
+        a++;
+    b = a;
+    while (b < n && t[b] < 12.3)
+        b++;
+    size_t ea = 0, eb = 0;
+    while (ea < o->res.n_events && te[ea] < 11.3)
+        ea++;
+    eb = ea;
+    while (eb < o->res.n_events && te[eb] < 12.3)
+        eb++;
+    plot_series zs[2] = {
+        {.label = "communication step (s)", .t = t + a, .y = h + a, .n = b - a, .panel = 0},
+        {.label = "events so far", .t = te + ea, .y = he + ea, .n = eb - ea, .panel = 1}};
+    ho.title = "hybrid: communication step size around three events (tol_d 1e-3)";
+    snprintf(path, sizeof path, "%s/bball_hybrid_steps_zoom.svg", dir);
+    CHECK(plot_svg_file(path, &ho, zs, 2, e, sizeof e) == PLOT_OK, "%s", e);
+out:
+    free(t);
+    free(h);
+    free(te);
+    free(he);
+}
+
+static void tol_figure(const char *dir, const double *tol, const outcome *o, size_t n)
+{
+    double x[3], ly[3], ls[3], lvy[3];
+    for (size_t i = 0; i < n && i < 3; i++) {
+        x[i] = -log10(tol[i]);
+        ly[i] = log10(o[i].max_err[2]);
+        lvy[i] = log10(o[i].max_err[3]);
+        ls[i] = log10((double)o[i].n_steps);
+    }
+    plot_series s[3] = {
+        {.label = "log10 max |error y| (m)", .t = x, .y = ly, .n = n, .panel = 0},
+        {.label = "log10 max |error vy| (m/s)", .t = x, .y = lvy, .n = n, .panel = 0},
+        {.label = "log10 steps", .t = x, .y = ls, .n = n, .panel = 1}};
+    const char *ti[2] = {"errors against the reference", "communication steps"};
+    plot_opts po = {.title = "hybrid: tol_d = 1e-2, 1e-3, 1e-4",
+                    .xlabel = "-log10 tol_d",
+                    .n_panels = 2,
+                    .panel_titles = ti};
+    char path[4096], e[PLOT_ERRLEN];
+    snprintf(path, sizeof path, "%s/bball_hybrid_tol.svg", dir);
+    CHECK(plot_svg_file(path, &po, s, 3, e, sizeof e) == PLOT_OK, "%s", e);
+}
+
+static void test_case(void)
+{
+    static const double tol[3] = {1e-2, 1e-3, 1e-4};
+    static outcome o[3];
+    const char *dir = getenv("HYBRID_FIG_DIR");
+    for (int i = 0; i < 3; i++) {
+        run(tol[i], &o[i]);
+        print_outcome(tol[i], &o[i]);
+        if (o[i].st != PORT_OK) return;
+        /* bounds: the split reproduces the monolithic trajectory closely, since the ball's
+         * contacts stay inside one FMU and the stair changes while the ball flies */
+        CHECK(o[i].max_err[0] < 1e-6 && o[i].max_err[1] < 1e-7, "x, vx errors");
+        CHECK(o[i].max_err[2] < 1e-3 && o[i].max_err[3] < 0.5, "y %g, vy %g errors",
+              o[i].max_err[2], o[i].max_err[3]);
+        CHECK(o[i].n_matched == o[i].n_ref_events && o[i].n_ref_events > 50,
+              "events matched %zu of %zu", o[i].n_matched, o[i].n_ref_events);
+        CHECK(o[i].min_clear > -0.01, "the ball went %g m into a stair", -o[i].min_clear);
+        CHECK(o[i].dips == o[i].n_events, "%zu dips, %zu events", o[i].dips, o[i].n_events);
+        CHECK(o[i].after_last > 3 * o[i].h_min, "no recovery: %g s", o[i].after_last);
+        if (i == 1 && dir) figures(dir, &o[i]);
+        if (i > 0)
+            CHECK(o[i].n_steps > o[i - 1].n_steps, "tol_d %g: %zu steps, not more than %zu", tol[i],
+                  o[i].n_steps, o[i - 1].n_steps);
+    }
+    if (dir) tol_figure(dir, tol, o, 3);
+    for (int i = 0; i < 3; i++)
+        hybrid_result_fini(&o[i].res);
+}
+
+/* A slave in event mode (fmu_slave_set_event_stop) over the bouncing ball FMU (h0 1, g 9.81,
+ * e 0.7): ME, whose CVODE locates the bounces, and CS with its early return (parameter
+ * early_return: fmi2DoStep ends at each bounce). Each step stops at the next bounce,
+ *     t_1 = sqrt(2 h0 / g),  t_{k+1} = t_k + 2 e^k g t_1 / g,
+ * reported with the next whole tick (tick 1e-9 s); then the hybrid master over that one slave
+ * commits each bounce within delta (1 ms) after it. */
+static void slave_events(fmu_kind kind)
+{
+    const char *path =
+        kind == FMU_KIND_ME ? "build/fmus/bouncingball_me.fmu" : "build/fmus/bouncingball_cs.fmu";
+    static const char *const pn[] = {"early_return"}, *const pv[] = {"1"};
+    fmu_step_opts fo = {.kind = kind,
+                        .rtol = 1e-10,
+                        .atol = 1e-12,
+                        .n_params = kind == FMU_KIND_CS,
+                        .param_names = pn,
+                        .param_values = pv};
+    fmu_step *f = NULL;
+    char err[FMU_ERR_LEN] = "";
+    int rc = fmu_step_open(path, &fo, &f, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "%s: %s", path, err);
+    if (rc) return;
+    const fmu_md *md = fmu_step_md(f);
+    fmi2ValueReference vr = md->vars[fmu_md_find(md, "h")].vr;
+    fmu_slave_opts so = {.name = "ball", .fmu = f, .n_out = 1, .out_vr = &vr, .tick = 1e-9};
+    fmu_slave *s = NULL;
+    port_slave ps;
+    CHECK_INT_EQ(fmu_slave_new(&so, &s, &ps), PORT_OK);
+    fmu_slave_set_event_stop(s, 1);
+    ps.ops->save(ps.ctx, 1); /* the start, for the hybrid run below */
+    double t1 = sqrt(2 / 9.81), v = 9.81 * t1, tk = t1, y = 0, ta[4];
+    int64_t end = 2000000000; /* 2 s in ticks */
+    int found = 0;
+    for (int k = 0; k < 4; k++) {
+        port_step_result res = {0};
+        ps.ops->step(ps.ctx, end, 1, &y, &res);
+        int st = ps.ops->collect(ps.ctx);
+        CHECK(st == PORT_EVENT && res.event == 1, "%s bounce %d: status %d event %d: %s", path, k,
+              st, res.event, fmu_slave_errmsg(s));
+        double t = (double)res.t_reached * 1e-9;
+        CHECK(t >= tk - 1e-9 && t - tk <= 3e-9, "%s bounce %d at %.12f s, analytic %.12f", path, k,
+              t, tk);
+        CHECK(fabs(y) < 1e-6, "height %g at the bounce", y);
+        found += st == PORT_EVENT;
+        ta[k] = tk;
+        v *= 0.7;
+        tk += 2 * v / 9.81;
+    }
+    CHECK_INT_EQ(found, 4);
+    /* the hybrid master over this one slave, from the start again */
+    ps.ops->restore(ps.ctx, 1);
+    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_local_clock clk = {.last = INT64_MIN};
+    port_master m = {.ops = &port_local_master_ops,
+                     .ctx = &clk,
+                     .slaves = &ps,
+                     .n_slaves = 1,
+                     .tick = 1e-9,
+                     .t_start = 0,
+                     .t_end = end};
+    hybrid_opts o;
+    hybrid_opts_default(&o, 10000000); /* H_0 10 ms, H_min = delta = 0.1 ms */
+    o.delta = o.h_min = 1000000;       /* 1 ms */
+    o.tol_d = 1e-3;
+    hybrid_result r;
+    char e2[512];
+    int st = hybrid_run(&m, NULL, NULL, &o, &r, e2, sizeof e2);
+    CHECK(st == PORT_OK, "%s: hybrid: %s", path, e2);
+    CHECK(r.n_events == 4, "%s: %zu events", path, r.n_events);
+    for (size_t k = 0; k < r.n_events && k < 4; k++) {
+        double tc = (double)r.events[k].t_commit * 1e-9;
+        CHECK(tc >= ta[k] - 1e-9 && tc - ta[k] <= 1e-3 + 1e-9, "%s: bounce %zu committed at %.9f",
+              path, k, tc);
+    }
+    printf("  %s: bounces stopped at within 3 ns; hybrid: %zu events, %zu steps\n", path,
+           r.n_events, r.n_steps);
+    hybrid_result_fini(&r);
+    fmu_slave_free(s);
+    fmu_step_close(f);
+}
+
+static void test_slave_events_me(void)
+{
+    slave_events(FMU_KIND_ME);
+}
+
+static void test_slave_events_cs(void)
+{
+    slave_events(FMU_KIND_CS);
+}
+
+int main(void)
+{
+    test_slave_events_me();
+    test_slave_events_cs();
+    test_case();
+    return check_summary();
+}

@@ -1,0 +1,103 @@
+/* Unit test of stall detection under polling (doc/time.md §7, "Stalls under polling"): a
+ * Gauss–Seidel pair at lookahead 0 where B polls with FQR for A's update and A stops; B's
+ * grants make no progress, so B counts as stalled and waits for A; a delivery or a later grant
+ * ends the stall. Read rti/tm/tm.h (tm_stall_waits_for) first. */
+#include "rti/tm/tm.h"
+#include "tests/check.h"
+
+static void status(tm_state *st, tm_fed h, tm_status *s)
+{
+    CHECK_INT_EQ(tm_query(st, h, s, NULL, 0), TM_OK);
+}
+
+/* A regulating (L = 0) and constrained, B regulating and constrained; both at 0. */
+static tm_state *pair(void)
+{
+    tm_state *st = NULL;
+    char err[TM_ERR_LEN];
+    CHECK_INT_EQ(tm_new(&st, NULL, NULL, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_join(st, 1, "A", err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_join(st, 2, "B", err, sizeof err), TM_OK);
+    for (tm_fed h = 1; h <= 2; h++) {
+        CHECK_INT_EQ(tm_enable_regulation(st, h, 0, err, sizeof err), TM_OK);
+        CHECK_INT_EQ(tm_enable_constrained(st, h, err, sizeof err), TM_OK);
+    }
+    return st;
+}
+
+/* B polls FQR(10) while A does nothing: the first grant (at 0, nothing delivered) is one
+ * poll, the second makes B stalled, waiting for A; the status line says so. */
+static void test_poll_stall(void)
+{
+    tm_state *st = pair();
+    char err[TM_ERR_LEN], line[512];
+    tm_status s;
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    status(st, 2, &s);
+    CHECK_INT_EQ(s.time, 0); /* GALT is A's bound (0, strict... or non-strict): no advance */
+    CHECK_INT_EQ(s.polls, 1);
+    CHECK(!s.stalled, "one grant without progress is not yet a stall");
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    status(st, 2, &s);
+    CHECK_INT_EQ(s.polls, 3);
+    CHECK(s.stalled && !s.blocked, "B polls without progress: stalled, no request pending");
+    tm_fed w[4] = {0};
+    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 1);
+    CHECK_INT_EQ(w[0], 1);
+    tm_status_format(&s, st, line, sizeof line);
+    CHECK_STR_HAS(line, "stalled: 3 grants at t=0 without progress, waits for A");
+    /* A is not stalled and waits for nobody. */
+    status(st, 1, &s);
+    CHECK(!s.stalled && s.polls == 0, "A has not polled");
+    CHECK_INT_EQ(tm_stall_waits_for(st, 1, w, 4), 0);
+    tm_free(st);
+}
+
+/* A acts (sends its update stamped 0... then TARA) after B began polling: A is no longer
+ * waited for; the message delivered to B makes its next grant progress. */
+static void test_progress_ends_stall(void)
+{
+    tm_state *st = pair();
+    char err[TM_ERR_LEN];
+    tm_status s;
+    tm_fed w[4];
+    for (int i = 0; i < 3; i++)
+        CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    tm_fed to = 2;
+    /* A at 0, granted state after enabling: bound (0, non-strict), so ts 1 is allowed. */
+    CHECK_INT_EQ(tm_send(st, 1, 1, &to, 1, 77, err, sizeof err), TM_OK);
+    status(st, 2, &s);
+    CHECK(s.stalled, "still stalled until its next grant");
+    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 0); /* A acted since B began polling */
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK); /* delivers 77 */
+    status(st, 2, &s);
+    CHECK(!s.stalled && s.polls == 0, "a delivery is progress (polls %u)", (unsigned)s.polls);
+    tm_free(st);
+}
+
+/* A grant at a later time is progress; a TAR that waits is a pending request, not a stall. */
+static void test_advance_is_progress(void)
+{
+    tm_state *st = pair();
+    char err[TM_ERR_LEN];
+    tm_status s;
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    status(st, 2, &s);
+    CHECK(s.stalled, "stalled after two polls");
+    CHECK_INT_EQ(tm_request(st, 1, TM_REQ_TAR, 5, err, sizeof err), TM_OK); /* A waits for B */
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_TAR, 5, err, sizeof err), TM_OK); /* both granted 5 */
+    status(st, 2, &s);
+    CHECK(s.time == 5 && !s.stalled && s.polls == 0, "B at %lld, polls %u", (long long)s.time,
+          (unsigned)s.polls);
+    tm_free(st);
+}
+
+int main(void)
+{
+    test_poll_stall();
+    test_progress_ends_stall();
+    test_advance_is_progress();
+    return check_summary();
+}
