@@ -32,10 +32,12 @@ grants() {
 # Every file tempo-run runs: all but defect-control (tempo-example-defect runs those).
 files="" masters=""
 for f in examples/*.json; do
-  m=$(sed -n 's/.*"method": *"\([a-z-]*\)".*/\1/p' "$f" | head -n 1)
+  m=$(sed -n 's/.*"method": *"\([a-z0-9-]*\)".*/\1/p' "$f" | head -n 1)
   case "$m" in
   defect-control) ;;
-  wr | master-jacobi | semi-implicit) files="$files $f" masters="$masters $f" ;;
+  # the master methods (tempo-master runs them; tempo-fmu --all refuses them)
+  wr | master-jacobi | semi-implicit | strong | balance | energy | f3ornits | hybrid)
+    files="$files $f" masters="$masters $f" ;;
   *) files="$files $f" ;;
   esac
 done
