@@ -150,6 +150,13 @@ static int is_disc(const hy_work *w, size_t k)
     return w->disc && w->disc[k];
 }
 
+/* The fields of the working set that port_frame_init sizes. */
+static port_frame frame(hy_work *w)
+{
+    return (port_frame){&w->n_c,    &w->n_out, &w->n_in, &w->off_out,
+                        &w->off_in, NULL,      &w->sr,   &w->st};
+}
+
 static int setup(hy_work *w)
 {
     const port_master *m = w->m;
@@ -166,40 +173,11 @@ static int setup(hy_work *w)
                            (long long)o->step, (long long)o->h_min, (long long)o->h_max,
                            (long long)o->delta, (long long)o->bisect_tol, o->tol, o->max_iter,
                            o->tol_d, o->tau0, o->grow, o->shrink);
-    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                           "hybrid: no slaves, tick <= 0, or end not after start");
-    w->n_c = m->n_slaves;
-    w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
-    w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
-    w->sr = calloc(w->n_c, sizeof *w->sr);
-    w->st = calloc(w->n_c, sizeof *w->st);
-    if (!w->off_out || !w->off_in || !w->sr || !w->st)
-        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "hybrid: out of memory");
-    for (size_t j = 0; j < w->n_c; j++) {
-        const port_slave_info *in = &m->slaves[j].info;
-        if (!in->can_save)
-            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                               "hybrid: slave '%s' cannot save its state (Rewind needs it)",
-                               in->name ? in->name : "?");
-        w->off_out[j + 1] = w->off_out[j] + in->n_out;
-        w->off_in[j + 1] = w->off_in[j] + in->n_in;
-    }
-    w->n_out = w->off_out[w->n_c];
-    w->n_in = w->off_in[w->n_c];
-    if (w->n_in && !w->links)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                           "hybrid: slaves have inputs but no links");
-    for (size_t j = 0; j < w->n_c; j++)
-        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
-            const hybrid_link *l = &w->links[w->off_in[j] + i];
-            if (l->src >= (long)w->n_c || (l->src >= 0 && (size_t)l->src == j) ||
-                (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                                   "hybrid: slave '%s' input %zu: link to slave %ld output %zu "
-                                   "does not exist (or is the slave itself)",
-                                   m->slaves[j].info.name, i, l->src, l->out);
-        }
+    port_frame f = frame(w);
+    port_frame_rules r = {"hybrid", PORT_NEED_SAVE, "cannot save its state (Rewind needs it)",
+                          PORT_LINKS(hybrid_link, w->links), 0};
+    int st = port_frame_init(&f, m, &r, w->err, w->errlen);
+    if (st != PORT_OK) return st;
     size_t no = w->n_out ? w->n_out : 1, ni = w->n_in ? w->n_in : 1;
     w->y0 = calloc(no, sizeof(double));
     w->y_prev = calloc(no, sizeof(double));
@@ -212,10 +190,8 @@ static int setup(hy_work *w)
 
 static void teardown(hy_work *w)
 {
-    free(w->off_out);
-    free(w->off_in);
-    free(w->sr);
-    free(w->st);
+    port_frame f = frame(w);
+    port_frame_fini(&f);
     free(w->y0);
     free(w->y_prev);
     free(w->y_cur);
@@ -226,18 +202,10 @@ static void teardown(hy_work *w)
  * passed up: the caller reads the step results. */
 static int sync_all(hy_work *w, const char *what, int64_t t)
 {
-    long j;
-    int st = port_sync_first(w->m, w->st, &j);
-    if (st == PORT_OK || st == PORT_EVENT) return st;
-    w->res->failed_slave = (int)j;
-    const char *name = j >= 0 ? w->m->slaves[j].info.name : "?";
-    if (st == PORT_TERMINATED)
-        return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                           "hybrid: slave '%s' %s at %.17g s: the model terminated the "
-                           "simulation before the end",
-                           name, what, secs(w, t));
-    return port_errorf(w->err, w->errlen, st, "hybrid: slave '%s' %s at %.17g s: %s", name, what,
-                       secs(w, t), port_strerror(st));
+    /* port_strerror(PORT_TERMINATED) is "the model terminated" */
+    return port_sync_report(w->m, w->st, "hybrid", what, secs(w, t), 1,
+                            " the simulation before the end", &w->res->failed_slave, w->err,
+                            w->errlen);
 }
 
 /* Commit t in every slave: save (End Iteration), read the outputs (Synch; the discrete ones

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *port_strerror(int status)
 {
@@ -95,4 +96,107 @@ int port_grow(void **p, size_t *cap, size_t need, size_t size)
     *p = q;
     *cap = c;
     return 0;
+}
+
+/* A slave's name for messages: never NULL. */
+static const char *slave_name(const port_master *m, size_t j)
+{
+    return m->slaves[j].info.name ? m->slaves[j].info.name : "?";
+}
+
+/* Link k's source slave and output (memcpy: the link's own type is the caller's). */
+static void link_at(const port_links *l, size_t k, long *src, size_t *out)
+{
+    const char *p = (const char *)l->at + k * l->size;
+    memcpy(src, p + l->src_at, sizeof *src);
+    memcpy(out, p + l->out_at, sizeof *out);
+}
+
+/* Prefix sums of each slave's n_out, n_in and n_state into whichever arrays exist, and the check
+ * of what every slave must offer. */
+static int frame_fill(const port_frame *f, const port_master *m, const port_frame_rules *r,
+                      char *err, size_t errlen)
+{
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        const port_slave_info *in = &m->slaves[j].info;
+        int has = r->need == PORT_NEED_STATE_DERIVS ? in->has_state_derivs : in->can_save;
+        if (!has)
+            return port_errorf(err, errlen, PORT_EUNSUPPORTED, "%s: slave '%s' %s", r->who,
+                               slave_name(m, j), r->lack);
+        if (f->off_out) (*f->off_out)[j + 1] = (*f->off_out)[j] + in->n_out;
+        if (f->off_in) (*f->off_in)[j + 1] = (*f->off_in)[j] + in->n_in;
+        if (f->off_x) (*f->off_x)[j + 1] = (*f->off_x)[j] + in->n_state;
+    }
+    return PORT_OK;
+}
+
+int port_frame_init(const port_frame *f, const port_master *m, const port_frame_rules *r, char *err,
+                    size_t errlen)
+{
+    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "%s: no slaves, tick <= 0, or end not after start", r->who);
+    size_t n_c = m->n_slaves, n_out = 0, n_in = 0;
+    if (f->n_c) *f->n_c = n_c;
+    if ((f->off_out && !(*f->off_out = calloc(n_c + 1, sizeof **f->off_out))) ||
+        (f->off_in && !(*f->off_in = calloc(n_c + 1, sizeof **f->off_in))) ||
+        (f->off_x && !(*f->off_x = calloc(n_c + 1, sizeof **f->off_x))) ||
+        (f->sr && !(*f->sr = calloc(n_c, sizeof **f->sr))) ||
+        (f->st && !(*f->st = calloc(n_c, sizeof **f->st))))
+        return port_errorf(err, errlen, PORT_ENOMEM, "%s: out of memory", r->who);
+    int st = frame_fill(f, m, r, err, errlen);
+    if (st != PORT_OK) return st;
+    for (size_t j = 0; j < n_c; j++)
+        n_out += m->slaves[j].info.n_out, n_in += m->slaves[j].info.n_in;
+    if (f->n_out) *f->n_out = n_out;
+    if (f->n_in) *f->n_in = n_in;
+    if (n_in && !r->links.at)
+        return port_errorf(err, errlen, PORT_EUSAGE, "%s: slaves have inputs but no links", r->who);
+    for (size_t j = 0, k = 0; j < n_c; j++)
+        for (size_t i = 0; i < m->slaves[j].info.n_in; i++, k++) {
+            long src;
+            size_t out;
+            link_at(&r->links, k, &src, &out);
+            if (src >= (long)n_c || (src >= 0 && (size_t)src == j && !r->self_links) ||
+                (src >= 0 && out >= m->slaves[src].info.n_out))
+                return port_errorf(err, errlen, PORT_EUSAGE,
+                                   "%s: slave '%s' input %zu: link to slave %ld output %zu "
+                                   "does not exist%s",
+                                   r->who, slave_name(m, j), i, src, out,
+                                   r->self_links ? "" : " (or is the slave itself)");
+        }
+    return PORT_OK;
+}
+
+/* Free what a pointer field holds and clear it; field NULL: not wanted. */
+#define FRAME_FREE(field)                                                                          \
+    do {                                                                                           \
+        if (field) {                                                                               \
+            free(*(field));                                                                        \
+            *(field) = NULL;                                                                       \
+        }                                                                                          \
+    } while (0)
+
+void port_frame_fini(const port_frame *f)
+{
+    if (!f) return;
+    FRAME_FREE(f->off_out);
+    FRAME_FREE(f->off_in);
+    FRAME_FREE(f->off_x);
+    FRAME_FREE(f->sr);
+    FRAME_FREE(f->st);
+}
+
+int port_sync_report(const port_master *m, int *status, const char *who, const char *what, double t,
+                     int pass_event, const char *positive_note, int *failed_slave, char *err,
+                     size_t errlen)
+{
+    long j;
+    int st = port_sync_first(m, status, &j);
+    if (st == PORT_OK || (pass_event && st == PORT_EVENT)) return st;
+    *failed_slave = (int)j;
+    return port_errorf(err, errlen, st < 0 ? st : PORT_EUNSUPPORTED,
+                       "%s: slave '%s' %s at %.17g s: %s%s", who,
+                       j >= 0 ? slave_name(m, (size_t)j) : "?", what, t, port_strerror(st),
+                       st > 0 ? positive_note : "");
 }

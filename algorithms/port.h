@@ -193,6 +193,83 @@ void port_note(const port_master *m, const char *what, double value);
  */
 int port_grow(void **p, size_t *cap, size_t need, size_t size);
 
+/* ---- The working set shared by the algorithms that step every slave each iteration ----
+ * Waveform relaxation, semi-implicit, strong coupling and the hybrid algorithm all check the
+ * master, number every slave's outputs and inputs into concatenated vectors, check each input
+ * link and report a failed sync the same way; these calls do it once for all of them. */
+
+/* An algorithm's array of links (wr_link, hybrid_link, ...) as port_frame_init reads it: any
+ * struct with members `long src` (the feeding slave, < 0: a constant) and `size_t out` (its
+ * output index). Build it with PORT_LINKS(type, array). */
+typedef struct port_links {
+    const void *at;        /* the first link, or NULL when no slave has inputs */
+    size_t size;           /* sizeof one link, bytes */
+    size_t src_at, out_at; /* offsetof the members src and out, bytes */
+} port_links;
+#define PORT_LINKS(type, array)                                                                    \
+    ((port_links){(array), sizeof(type), offsetof(type, src), offsetof(type, out)})
+
+/* What every slave must offer, checked by port_frame_init. */
+enum { PORT_NEED_SAVE = 1, PORT_NEED_STATE_DERIVS = 2 };
+
+/* Where the algorithm keeps what port_frame_init sizes: each member points at a field of the
+ * algorithm's own working set, NULL where it does not want that part. */
+typedef struct port_frame {
+    size_t *n_c;                         /* slaves */
+    size_t *n_out, *n_in;                /* outputs and inputs over all slaves */
+    size_t **off_out, **off_in, **off_x; /* n_c + 1 prefix sums of n_out, n_in, n_state */
+    port_step_result **sr;               /* n_c step results */
+    int **st;                            /* n_c statuses of the last sync */
+} port_frame;
+
+/* How port_frame_init checks the slaves and names the algorithm in its messages. */
+typedef struct port_frame_rules {
+    const char *who;  /* the algorithm's name, first word of every message ("wr") */
+    int need;         /* PORT_NEED_SAVE or PORT_NEED_STATE_DERIVS */
+    const char *lack; /* "slave 'NAME' <lack>" when a slave cannot do what need asks */
+    port_links links; /* one link per input, slave by slave (n_in in all) */
+    int self_links;   /* 1: a slave's input may be its own output (strong coupling) */
+} port_frame_rules;
+
+/**
+ * Check the master (slaves, tick > 0, end after start), allocate the parts f asks for and fill
+ * them: the prefix sums and totals, zeroed step results and statuses; check that every slave
+ * offers r->need and that every input's link names an existing output of another slave (of
+ * itself too with r->self_links).
+ * @param f  where to store each part, not NULL (its NULL members are skipped)
+ * @param m  the master, not NULL
+ * @param r  the checks and the algorithm's name, not NULL
+ * @param err caller-owned buffer for the message ("<who>: ..."), may be NULL; errlen its size
+ * @return PORT_OK; PORT_EUSAGE (no slaves, tick <= 0, end not after start, inputs without
+ *         links, a link to a missing output); PORT_EUNSUPPORTED (a slave without r->need);
+ *         PORT_ENOMEM. On error the parts already allocated stay in the fields: the caller
+ *         frees them with port_frame_fini, as after success. The arrays belong to the caller.
+ */
+int port_frame_init(const port_frame *f, const port_master *m, const port_frame_rules *r, char *err,
+                    size_t errlen);
+
+/** Free the arrays the members of f point at (NULL or not) and set those fields to NULL.
+ *  f may be NULL. */
+void port_frame_fini(const port_frame *f);
+
+/**
+ * port_sync_first into status, with the report an algorithm gives of a failed sync: a negative
+ * status is returned as it is, a positive one (an event or a terminated model, which the
+ * algorithm cannot handle) as PORT_EUNSUPPORTED, except PORT_EVENT with pass_event, returned
+ * as it is for the caller to read the step results. The message reads
+ * "<who>: slave 'NAME' <what> at <t> s: <port_strerror>", with positive_note appended to a
+ * positive status's text; *failed_slave receives the slave's index.
+ * @param m, status as port_sync (status: n_slaves entries or NULL)
+ * @param t  seconds, for the message
+ * @param positive_note  appended for a positive status, "" for none, not NULL
+ * @param failed_slave   not NULL; written only on a failure
+ * @param err caller-owned, may be NULL; errlen its size
+ * @return PORT_OK, PORT_EVENT (pass_event only), or the error as described.
+ */
+int port_sync_report(const port_master *m, int *status, const char *who, const char *what, double t,
+                     int pass_event, const char *positive_note, int *failed_slave, char *err,
+                     size_t errlen);
+
 /* In one process: open and close only check that instants never go backwards (ctx is a
  * port_local_clock), note does nothing. */
 typedef struct port_local_clock {

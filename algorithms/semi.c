@@ -207,6 +207,12 @@ static int directional_setup(semi_work *w)
     return PORT_OK;
 }
 
+/* The fields of the working set that port_frame_init sizes. */
+static port_frame frame(semi_work *w)
+{
+    return (port_frame){&w->n_c, &w->n, NULL, &w->off_out, &w->off_in, NULL, &w->sr, &w->st};
+}
+
 static int setup(semi_work *w)
 {
     const port_master *m = w->m;
@@ -223,53 +229,25 @@ static int setup(semi_work *w)
             "(>= 1), n_sub %d (1..%d), fd_rel %g (> 0), iteration %d, jacobian %d",
             (long long)o->step, o->tol, o->max_iter, o->n_sub, SEMI_MAX_SUB, o->fd_rel,
             (int)o->iter, (int)o->jac0);
-    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                           "semi-implicit: no slaves, tick <= 0, or end not after start");
-    w->n_c = m->n_slaves;
-    w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
-    w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
-    w->sr = calloc(w->n_c, sizeof *w->sr);
-    w->st = calloc(w->n_c, sizeof *w->st);
-    if (!w->off_out || !w->off_in || !w->sr || !w->st)
-        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
-    for (size_t j = 0; j < w->n_c; j++) {
-        const port_slave_info *in = &m->slaves[j].info;
-        if (!in->can_save)
-            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                               "semi-implicit: slave '%s' cannot save its state "
-                               "(Recalculate needs it)",
-                               in->name ? in->name : "?");
-        w->off_out[j + 1] = w->off_out[j] + in->n_out;
-        w->off_in[j + 1] = w->off_in[j] + in->n_in;
-    }
-    w->n = w->off_out[w->n_c];
+    port_frame f = frame(w);
+    port_frame_rules r = {"semi-implicit", PORT_NEED_SAVE,
+                          "cannot save its state (Recalculate needs it)",
+                          PORT_LINKS(wr_link, w->links), 0};
+    int st = port_frame_init(&f, m, &r, w->err, w->errlen);
+    if (st != PORT_OK) return st;
     size_t n_in = w->off_in[w->n_c], n = w->n ? w->n : 1;
-    if (n_in && !w->links)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                           "semi-implicit: slaves have inputs but no links");
     w->feeds = calloc(n, sizeof *w->feeds);
     if (!w->feeds)
         return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
-    for (size_t j = 0; j < w->n_c; j++)
-        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
-            const wr_link *l = &w->links[w->off_in[j] + i];
-            if (l->src >= (long)w->n_c || (l->src >= 0 && (size_t)l->src == j) ||
-                (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return port_errorf(
-                    w->err, w->errlen, PORT_EUSAGE,
-                    "semi-implicit: slave '%s' input %zu: link to slave %ld output %zu "
-                    "does not exist (or is the slave itself)",
-                    m->slaves[j].info.name, i, l->src, l->out);
-            if (l->src >= 0) w->feeds[w->off_out[l->src] + l->out] = 1;
-        }
+    for (size_t k = 0; k < n_in; k++)
+        if (w->links[k].src >= 0) w->feeds[w->off_out[w->links[k].src] + w->links[k].out] = 1;
     double **vecs[] = {&w->y, &w->Fy, &w->R, &w->y_old, &w->R_old, &w->s, &w->Fp};
     for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++)
         if (!(*vecs[k] = calloc(n, sizeof(double))))
             return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     w->u = calloc(n_in ? n_in : 1, sizeof(double));
     if (o->jac0 == SEMI_JAC0_DIRECTIONAL && (o->iter == SEMI_NEWTON || o->iter == SEMI_BROYDEN)) {
-        int st = directional_setup(w);
+        st = directional_setup(w);
         if (st != PORT_OK) return st;
     }
     if (o->iter != SEMI_FIXED_POINT) {
@@ -289,11 +267,9 @@ static void teardown(semi_work *w)
     if (w->ku) N_VDestroy(w->ku);
     if (w->kscale) N_VDestroy(w->kscale);
     if (w->sun) SUNContext_Free(&w->sun);
-    free(w->off_out);
-    free(w->off_in);
+    port_frame f = frame(w);
+    port_frame_fini(&f);
     free(w->feeds);
-    free(w->sr);
-    free(w->st);
     free(w->y);
     free(w->Fy);
     free(w->R);
@@ -312,18 +288,9 @@ static void teardown(semi_work *w)
 /* A sync, and on error a report naming the first slave at fault. */
 static int sync_all(semi_work *w, const char *what, int64_t t)
 {
-    long j;
-    int st = port_sync_first(w->m, w->st, &j);
-    if (st == PORT_OK) return st;
-    w->res->failed_slave = (int)j;
-    const char *name = j >= 0 ? w->m->slaves[j].info.name : "?";
-    if (st > 0)
-        return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                           "semi-implicit: slave '%s' %s at %.17g s: %s (the "
-                           "semi-implicit coupling does not handle events)",
-                           name, what, secs(w, t), port_strerror(st));
-    return port_errorf(w->err, w->errlen, st, "semi-implicit: slave '%s' %s at %.17g s: %s", name,
-                       what, secs(w, t), port_strerror(st));
+    return port_sync_report(w->m, w->st, "semi-implicit", what, secs(w, t), 0,
+                            " (the semi-implicit coupling does not handle events)",
+                            &w->res->failed_slave, w->err, w->errlen);
 }
 
 /* The input values of every slave from the outputs y (wr_link: a wired output or a constant). */

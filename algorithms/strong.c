@@ -68,13 +68,8 @@ static double secs(const strong_work *w, int64_t t)
 
 static int sync_all(strong_work *w, const char *what, double t)
 {
-    long j;
-    int st = port_sync_first(w->m, w->st, &j);
-    if (st == PORT_OK) return st;
-    w->res->failed_slave = (int)j;
-    return port_errorf(w->err, w->errlen, st < 0 ? st : PORT_EUNSUPPORTED,
-                       "strong coupling: slave '%s' %s at %.17g s: %s",
-                       j >= 0 ? w->m->slaves[j].info.name : "?", what, t, port_strerror(st));
+    return port_sync_report(w->m, w->st, "strong coupling", what, t, 0, "", &w->res->failed_slave,
+                            w->err, w->errlen);
 }
 
 /* u = A y: every input from the output it is wired to; with one_round the output is a state,
@@ -156,6 +151,12 @@ static void cv_quiet(int code, const char *module, const char *fn, char *msg, vo
 {
 }
 
+/* The fields of the working set that port_frame_init sizes. */
+static port_frame frame(strong_work *w)
+{
+    return (port_frame){&w->n_c, NULL, NULL, &w->off_out, &w->off_in, &w->off_x, NULL, &w->st};
+}
+
 static int setup(strong_work *w)
 {
     const port_master *m = w->m;
@@ -165,43 +166,17 @@ static int setup(strong_work *w)
                            "strong coupling: bad settings: step %lld ticks (> 0), rtol %g, "
                            "atol %g (> 0), max_step %g (>= 0)",
                            (long long)o->step, o->rtol, o->atol, o->max_step);
-    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                           "strong coupling: no slaves, tick <= 0, or end not after start");
-    w->n_c = m->n_slaves;
-    w->off_x = calloc(w->n_c + 1, sizeof *w->off_x);
-    w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
-    w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
-    w->st = calloc(w->n_c, sizeof *w->st);
-    if (!w->off_x || !w->off_out || !w->off_in || !w->st)
-        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "strong coupling: out of memory");
-    for (size_t j = 0; j < w->n_c; j++) {
-        const port_slave_info *in = &m->slaves[j].info;
-        if (!in->has_state_derivs)
-            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                               "strong coupling: slave '%s' cannot set its states "
-                               "and give their derivatives",
-                               in->name ? in->name : "?");
-        w->off_x[j + 1] = w->off_x[j] + in->n_state;
-        w->off_out[j + 1] = w->off_out[j] + in->n_out;
-        w->off_in[j + 1] = w->off_in[j] + in->n_in;
-    }
+    port_frame f = frame(w);
+    port_frame_rules r = {"strong coupling", PORT_NEED_STATE_DERIVS,
+                          "cannot set its states and give their derivatives",
+                          PORT_LINKS(wr_link, w->links), 1};
+    int st = port_frame_init(&f, m, &r, w->err, w->errlen);
+    if (st != PORT_OK) return st;
     w->nx = w->off_x[w->n_c];
     size_t n_in = w->off_in[w->n_c];
     if (!w->nx)
         return port_errorf(w->err, w->errlen, PORT_EUSAGE,
                            "strong coupling: the slaves have no states");
-    if (n_in && !w->links)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE, "strong coupling: inputs but no links");
-    for (size_t j = 0; j < w->n_c; j++)
-        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
-            const wr_link *l = &w->links[w->off_in[j] + i];
-            if (l->src >= (long)w->n_c || (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                                   "strong coupling: slave '%s' input %zu: link to slave "
-                                   "%ld output %zu does not exist",
-                                   m->slaves[j].info.name, i, l->src, l->out);
-        }
     /* One round per evaluation when every wired output is a state of its slave. */
     w->res->one_round = 1;
     for (size_t k = 0; k < n_in; k++) {
@@ -236,10 +211,8 @@ static void teardown(strong_work *w)
     if (w->A) SUNMatDestroy(w->A);
     if (w->x) N_VDestroy(w->x);
     if (w->sun) SUNContext_Free(&w->sun);
-    free(w->off_x);
-    free(w->off_out);
-    free(w->off_in);
-    free(w->st);
+    port_frame f = frame(w);
+    port_frame_fini(&f);
     free(w->y);
     free(w->u);
 }

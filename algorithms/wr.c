@@ -139,6 +139,13 @@ static double secs(const wr_work *w, int64_t t)
     return (double)t * w->m->tick;
 }
 
+/* The fields of the working set that port_frame_init sizes. */
+static port_frame frame(wr_work *w)
+{
+    return (port_frame){&w->n_c,    &w->n_out, &w->n_in, &w->off_out,
+                        &w->off_in, NULL,      &w->sr,   &w->st};
+}
+
 /* Check settings and links, size the working set. */
 static int setup(wr_work *w)
 {
@@ -152,41 +159,12 @@ static int setup(wr_work *w)
             "wr: bad settings: step %lld ticks (> 0), tol %g (> 0), max_iter %d (>= 1), "
             "n_sub %d (1..%d), h_min %lld ticks (>= 1 when halving)",
             (long long)o->step, o->tol, o->max_iter, o->n_sub, WR_MAX_SUB, (long long)o->h_min);
-    if (!m->n_slaves || !(m->tick > 0) || m->t_end <= m->t_start)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
-                           "wr: no slaves, tick <= 0, or end not after start");
-    w->n_c = m->n_slaves;
     w->sub = o->n_sub;
-    w->off_out = calloc(w->n_c + 1, sizeof *w->off_out);
-    w->off_in = calloc(w->n_c + 1, sizeof *w->off_in);
-    w->sr = calloc(w->n_c, sizeof *w->sr);
-    w->st = calloc(w->n_c, sizeof *w->st);
-    if (!w->off_out || !w->off_in || !w->sr || !w->st)
-        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "wr: out of memory");
-    for (size_t j = 0; j < w->n_c; j++) {
-        const port_slave_info *in = &m->slaves[j].info;
-        if (!in->can_save)
-            return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                               "wr: slave '%s' cannot save its state (rollback needs it)",
-                               in->name ? in->name : "?");
-        w->off_out[j + 1] = w->off_out[j] + in->n_out;
-        w->off_in[j + 1] = w->off_in[j] + in->n_in;
-    }
-    w->n_out = w->off_out[w->n_c];
-    w->n_in = w->off_in[w->n_c];
-    if (w->n_in && !w->links)
-        return port_errorf(w->err, w->errlen, PORT_EUSAGE, "wr: slaves have inputs but no links");
-    for (size_t j = 0; j < w->n_c; j++)
-        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
-            const wr_link *l = &w->links[w->off_in[j] + i];
-            if (l->src >= (long)w->n_c || (l->src >= 0 && (size_t)l->src == j) ||
-                (l->src >= 0 && l->out >= m->slaves[l->src].info.n_out))
-                return port_errorf(
-                    w->err, w->errlen, PORT_EUSAGE,
-                    "wr: slave '%s' input %zu: link to slave %ld output %zu does not exist "
-                    "(or is the slave itself)",
-                    m->slaves[j].info.name, i, l->src, l->out);
-        }
+    port_frame f = frame(w);
+    port_frame_rules r = {"wr", PORT_NEED_SAVE, "cannot save its state (rollback needs it)",
+                          PORT_LINKS(wr_link, w->links), 0};
+    int st = port_frame_init(&f, m, &r, w->err, w->errlen);
+    if (st != PORT_OK) return st;
     size_t rows = (size_t)w->sub + 1, no = w->n_out ? w->n_out : 1, ni = w->n_in ? w->n_in : 1;
     w->y0 = calloc(no, sizeof(double));
     w->w_prev = calloc(no * rows, sizeof(double));
@@ -200,10 +178,8 @@ static int setup(wr_work *w)
 
 static void teardown(wr_work *w)
 {
-    free(w->off_out);
-    free(w->off_in);
-    free(w->sr);
-    free(w->st);
+    port_frame f = frame(w);
+    port_frame_fini(&f);
     free(w->y0);
     free(w->w_prev);
     free(w->w_cur);
@@ -214,18 +190,10 @@ static void teardown(wr_work *w)
 /* A sync, and on error a report naming the first slave at fault. */
 static int sync_all(wr_work *w, const char *what, int64_t t)
 {
-    long j;
-    int st = port_sync_first(w->m, w->st, &j);
-    if (st == PORT_OK) return st;
-    w->res->failed_slave = (int)j;
-    const char *name = j >= 0 ? w->m->slaves[j].info.name : "?";
-    if (st > 0) /* an event or a terminated model: WR has no event handling (the hybrid one does) */
-        return port_errorf(w->err, w->errlen, PORT_EUNSUPPORTED,
-                           "wr: slave '%s' %s at %.17g s: %s (waveform relaxation "
-                           "does not handle events)",
-                           name, what, secs(w, t), port_strerror(st));
-    return port_errorf(w->err, w->errlen, st, "wr: slave '%s' %s at %.17g s: %s", name, what,
-                       secs(w, t), port_strerror(st));
+    /* an event or a terminated model: WR has no event handling (the hybrid one does) */
+    return port_sync_report(w->m, w->st, "wr", what, secs(w, t), 0,
+                            " (waveform relaxation does not handle events)", &w->res->failed_slave,
+                            w->err, w->errlen);
 }
 
 /* At t_start: the outputs y(t_start), the first rollback point, the first results row. */

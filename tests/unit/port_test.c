@@ -1,5 +1,6 @@
 /* Tests of the port's own helpers (algorithms/port.h): status names, saturating tick sums,
- * the worst-status rule of port_sync over fake slaves. doc/algorithms/port.md. */
+ * the worst-status rule of port_sync over fake slaves, the working set port_frame_init sizes
+ * and checks, the failure report of port_sync_report. doc/algorithms/port.md. */
 #include <stdint.h>
 #include <string.h>
 
@@ -31,6 +32,116 @@ static int sync_of(int a, int b, int c, int *st)
     return sync_of3(a, b, c, st, NULL);
 }
 
+/* A link type of an algorithm's own, as port_frame_init reads it (src and out not first). */
+typedef struct test_link {
+    double value;
+    size_t out;
+    long src;
+} test_link;
+
+/* Three slaves with 1, 2, 0 outputs and 1, 1, 2 inputs and a master from 0 to 10 ticks. */
+static void three(port_slave s[3], port_master *m)
+{
+    static const char *const names[3] = {"a", "b", "c"};
+    const size_t n_out[3] = {1, 2, 0}, n_in[3] = {1, 1, 2};
+    for (int j = 0; j < 3; j++)
+        s[j] = (port_slave){.ops = &fake_ops,
+                            .info = {.name = names[j],
+                                     .n_in = n_in[j],
+                                     .n_out = n_out[j],
+                                     .n_state = (size_t)j,
+                                     .can_save = 1}};
+    *m = (port_master){.slaves = s, .n_slaves = 3, .tick = 1e-3, .t_start = 0, .t_end = 10};
+}
+
+static void test_frame(void)
+{
+    port_slave s[3];
+    port_master m;
+    three(s, &m);
+    test_link l[4] = {{0, 1, 1}, {0, 0, 0}, {0, 0, 0}, {5.0, 0, -1}};
+    size_t n_c = 0, n_out = 0, n_in = 0, *off_out = NULL, *off_in = NULL, *off_x = NULL;
+    port_step_result *sr = NULL;
+    int *st = NULL;
+    port_frame f = {&n_c, &n_out, &n_in, &off_out, &off_in, &off_x, &sr, &st};
+    port_frame_rules r = {"algo", PORT_NEED_SAVE, "cannot save", PORT_LINKS(test_link, l), 0};
+    char err[256] = "";
+    CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_OK);
+    CHECK_INT_EQ(n_c, 3);
+    CHECK_INT_EQ(n_out, 3);
+    CHECK_INT_EQ(n_in, 4);
+    const size_t want_out[4] = {0, 1, 3, 3}, want_in[4] = {0, 1, 2, 4}, want_x[4] = {0, 0, 1, 3};
+    for (int j = 0; j < 4; j++) {
+        CHECK_INT_EQ(off_out[j], want_out[j]);
+        CHECK_INT_EQ(off_in[j], want_in[j]);
+        CHECK_INT_EQ(off_x[j], want_x[j]);
+    }
+    CHECK(sr && st && st[2] == 0 && sr[2].t_reached == 0, "step results and statuses zeroed");
+    port_frame_fini(&f);
+    CHECK(!off_out && !off_in && !off_x && !sr && !st, "fini clears the fields");
+    port_frame_fini(NULL);
+    /* Slave b (index 1) fed by its own output: refused unless self_links. */
+    l[1] = (test_link){0, 0, 1};
+    CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_EQ(err, "algo: slave 'b' input 0: link to slave 1 output 0 does not exist (or is "
+                      "the slave itself)");
+    port_frame_fini(&f);
+    r.self_links = 1;
+    CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_OK);
+    port_frame_fini(&f);
+    l[2] = (test_link){0, 2, 1}; /* b has outputs 0 and 1 only */
+    CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_EQ(err, "algo: slave 'c' input 0: link to slave 1 output 2 does not exist");
+    port_frame_fini(&f);
+    /* Only the parts asked for are allocated. */
+    port_frame some = {.off_in = &off_in};
+    r.links.at = NULL;
+    CHECK_INT_EQ(port_frame_init(&some, &m, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_EQ(err, "algo: slaves have inputs but no links");
+    CHECK(off_in && !off_out && !st, "only off_in allocated");
+    port_frame_fini(&some);
+    s[2].info.can_save = 0;
+    s[2].info.name = NULL;
+    CHECK_INT_EQ(port_frame_init(&some, &m, &r, err, sizeof err), PORT_EUNSUPPORTED);
+    CHECK_STR_EQ(err, "algo: slave '?' cannot save");
+    port_frame_fini(&some);
+    r.need = PORT_NEED_STATE_DERIVS;
+    s[2].info.can_save = 1;
+    CHECK_INT_EQ(port_frame_init(&some, &m, &r, err, sizeof err), PORT_EUNSUPPORTED);
+    port_frame_fini(&some);
+    m.t_end = m.t_start;
+    CHECK_INT_EQ(port_frame_init(&some, &m, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_EQ(err, "algo: no slaves, tick <= 0, or end not after start");
+    CHECK(!off_in, "nothing allocated before the master is checked");
+}
+
+static void test_sync_report(void)
+{
+    int v[2] = {PORT_OK, PORT_EVENT}, st[2], failed = -1;
+    port_slave s[2] = {{.ops = &fake_ops, .ctx = &v[0], .info = {.name = "a"}},
+                       {.ops = &fake_ops, .ctx = &v[1], .info = {.name = "b"}}};
+    port_master m = {.slaves = s, .n_slaves = 2};
+    char err[256] = "";
+    CHECK_INT_EQ(
+        port_sync_report(&m, st, "algo", "stepping", 1.5, 1, " (note)", &failed, err, sizeof err),
+        PORT_EVENT);
+    CHECK_INT_EQ(failed, -1);
+    CHECK_INT_EQ(
+        port_sync_report(&m, st, "algo", "stepping", 1.5, 0, " (note)", &failed, err, sizeof err),
+        PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(failed, 1);
+    CHECK_STR_EQ(err, "algo: slave 'b' stepping at 1.5 s: stopped at an event (note)");
+    v[0] = PORT_ELOST;
+    CHECK_INT_EQ(
+        port_sync_report(&m, st, "algo", "stepping", 0.25, 1, " (note)", &failed, err, sizeof err),
+        PORT_ELOST);
+    CHECK_INT_EQ(failed, 0);
+    CHECK_INT_EQ(st[1], PORT_EVENT);
+    CHECK_STR_EQ(err, "algo: slave 'a' stepping at 0.25 s: slave lost");
+    v[0] = v[1] = PORT_OK;
+    CHECK_INT_EQ(port_sync_report(&m, NULL, "algo", "x", 0, 0, "", &failed, NULL, 0), PORT_OK);
+}
+
 int main(void)
 {
     CHECK_STR_EQ(port_strerror(PORT_OK), "ok");
@@ -56,5 +167,7 @@ int main(void)
     CHECK_INT_EQ(k, 0);
     sync_of3(PORT_OK, PORT_TERMINATED, PORT_EVENT, NULL, &k);
     CHECK_INT_EQ(k, 1);
+    test_frame();
+    test_sync_report();
     return check_summary();
 }
