@@ -43,11 +43,7 @@ static void scheme_step(const sys *y, double h, int n_sub, double *x1, double *x
 }
 
 typedef struct run {
-    fake f[2];
-    port_slave s[2];
-    port_local_clock clk;
-    port_master m;
-    wr_link links[2];
+    fake_rig g;
     semi_result res;
     char err[1024];
     int st;
@@ -56,30 +52,17 @@ typedef struct run {
 static void run_semi(run *r, const sys *y, const semi_opts *o, double end)
 {
     memset(r, 0, sizeof *r);
-    fake_init(&r->f[0], y->a1, 1, &y->b1, y->x10, TICK);
-    fake_init(&r->f[1], y->a2, 1, &y->b2, y->x20, TICK);
-    r->s[0] = fake_slave(&r->f[0], "one");
-    r->s[1] = fake_slave(&r->f[1], "two");
-    r->clk.last = INT64_MIN;
-    r->m = (port_master){.ops = &port_local_master_ops,
-                         .ctx = &r->clk,
-                         .slaves = r->s,
-                         .n_slaves = 2,
-                         .tick = TICK,
-                         .t_start = 0,
-                         .t_end = SEC(end)};
-    r->links[0] = (wr_link){.src = 1, .out = 0};
-    r->links[1] = (wr_link){.src = 0, .out = 0};
-    r->st = semi_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
+    fake_rig_init(&r->g, y, TICK, SEC(end));
+    r->st = semi_run(&r->g.m, r->g.links, o, &r->res, r->err, sizeof r->err);
 }
 
 /* Largest difference of the recorded rows from the discrete scheme (h, n_sub). */
 static double err_scheme(const run *r, const sys *y, double h, int n_sub)
 {
     double x1 = y->x10, x2 = y->x20, worst = 0;
-    for (size_t k = 0; k < r->f[0].n_rec; k++) {
+    for (size_t k = 0; k < r->g.f[0].n_rec; k++) {
         if (k > 0) scheme_step(y, h, n_sub, &x1, &x2);
-        worst = fmax(worst, fmax(fabs(r->f[0].rec_x[k] - x1), fabs(r->f[1].rec_x[k] - x2)));
+        worst = fmax(worst, fmax(fabs(r->g.f[0].rec_x[k] - x1), fabs(r->g.f[1].rec_x[k] - x2)));
     }
     return worst;
 }
@@ -87,7 +70,7 @@ static double err_scheme(const run *r, const sys *y, double h, int n_sub)
 /* Largest difference of the recorded rows from exp(M t) x(0). */
 static double err_exact(const run *r, const sys *y)
 {
-    return fake_pair_max_err(&r->f[0], &r->f[1], y);
+    return fake_pair_max_err(&r->g.f[0], &r->g.f[1], y);
 }
 
 static run R; /* large (recorded rows): static */
@@ -105,7 +88,7 @@ static void test_fixed_point(void)
     run_semi(&R, &WEAK, &o, 2);
     CHECK_INT_EQ(R.st, PORT_OK);
     CHECK_INT_EQ((long)R.res.n_accepted, 20);
-    CHECK_INT_EQ((long)R.f[0].n_rec, 21);
+    CHECK_INT_EQ((long)R.g.f[0].n_rec, 21);
     /* The fixed-point map's Jacobian [[0, p1], [p2, 0]] (p = b phi) has eigenvalues
      * +-sqrt(p1 p2): |lambda| = sqrt(0.026) = 0.16, so 1e-13 takes about 15 updates. */
     printf("semi fixed point: most updates per step %d\n", R.res.iter_max);
@@ -130,8 +113,8 @@ static void test_fixed_point(void)
     size_t E = R.res.eval_total, ns = R.res.n_accepted;
     CHECK_INT_EQ((long)R.res.msg_commands, (long)(2 * 2 + 2 * 4 * ns + 2 * 3 * E));
     CHECK_INT_EQ((long)R.res.msg_replies, (long)(2 + 2 * ns + 2 * E));
-    CHECK_INT_EQ(R.f[0].n_cmd + R.f[1].n_cmd, (long)R.res.msg_commands);
-    CHECK_INT_EQ(R.f[0].n_reply + R.f[1].n_reply, (long)R.res.msg_replies);
+    CHECK_INT_EQ(R.g.f[0].n_cmd + R.g.f[1].n_cmd, (long)R.res.msg_commands);
+    CHECK_INT_EQ(R.g.f[0].n_reply + R.g.f[1].n_reply, (long)R.res.msg_replies);
     /* The histogram and the step records agree with the totals. */
     size_t hsum = 0, isum = 0;
     for (int k = 0; k < SEMI_HIST_MAX; k++)
@@ -265,29 +248,18 @@ static void test_failures(void)
     /* The second slave's 5th step fails: reported with its name and the time. */
     semi_opts_default(&o, SEC(0.1));
     memset(&R, 0, sizeof R);
-    fake_init(&R.f[0], WEAK.a1, 1, &WEAK.b1, 1, TICK);
-    fake_init(&R.f[1], WEAK.a2, 1, &WEAK.b2, 1, TICK);
-    R.f[1].fail_step_at = 5;
-    R.s[0] = fake_slave(&R.f[0], "one");
-    R.s[1] = fake_slave(&R.f[1], "two");
-    R.clk.last = INT64_MIN;
-    R.m = (port_master){.ops = &port_local_master_ops,
-                        .ctx = &R.clk,
-                        .slaves = R.s,
-                        .n_slaves = 2,
-                        .tick = TICK,
-                        .t_start = 0,
-                        .t_end = SEC(1)};
-    R.links[0] = (wr_link){.src = 1, .out = 0};
-    R.links[1] = (wr_link){.src = 0, .out = 0};
-    R.st = semi_run(&R.m, R.links, &o, &R.res, R.err, sizeof R.err);
+    sys from_ones = WEAK;
+    from_ones.x10 = from_ones.x20 = 1;
+    fake_rig_init(&R.g, &from_ones, TICK, SEC(1));
+    R.g.f[1].fail_step_at = 5;
+    R.st = semi_run(&R.g.m, R.g.links, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EFAIL);
     CHECK_INT_EQ(R.res.failed_slave, 1);
     CHECK_STR_HAS(R.err, "slave 'two'");
     semi_result_fini(&R.res);
     /* A slave that cannot save is refused before anything runs. */
-    R.s[0].info.can_save = 0;
-    R.st = semi_run(&R.m, R.links, &o, &R.res, R.err, sizeof R.err);
+    R.g.s[0].info.can_save = 0;
+    R.st = semi_run(&R.g.m, R.g.links, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EUNSUPPORTED);
     CHECK_STR_HAS(R.err, "'one' cannot save");
     semi_result_fini(&R.res);

@@ -54,11 +54,7 @@ static port_slave_ops ev_ops;
 typedef fake_pair sys;
 
 typedef struct run {
-    fake f[2];
-    port_slave s[2];
-    port_local_clock clk;
-    port_master m;
-    wr_link links[2];
+    fake_rig g;
     strong_result res;
     char err[1024];
     int st;
@@ -76,33 +72,20 @@ static void run_strong(run *r, const sys *y, const strong_opts *o, double end, l
     ev_ops.get_states = ev_get_states;
     ev_ops.set_states = ev_set_states;
     ev_ops.get_derivatives = ev_get_derivatives;
-    fake_init(&r->f[0], y->a1, 1, &y->b1, y->x10, TICK);
-    fake_init(&r->f[1], y->a2, 1, &y->b2, y->x20, TICK);
-    r->f[1].fail_step_at = fail_at;
-    const char *names[2] = {"one", "two"};
+    fake_rig_init(&r->g, y, TICK, SEC(end));
+    r->g.f[1].fail_step_at = fail_at;
     for (int j = 0; j < 2; j++) {
-        r->s[j] = fake_slave(&r->f[j], names[j]);
-        r->s[j].ops = &ev_ops;
-        r->s[j].info.n_state = 1;
-        r->s[j].info.has_state_derivs = 1;
-        r->s[j].info.out_state = map ? OUT_IS_X : NULL;
+        r->g.s[j].ops = &ev_ops;
+        r->g.s[j].info.n_state = 1;
+        r->g.s[j].info.has_state_derivs = 1;
+        r->g.s[j].info.out_state = map ? OUT_IS_X : NULL;
     }
-    r->clk.last = INT64_MIN;
-    r->m = (port_master){.ops = &port_local_master_ops,
-                         .ctx = &r->clk,
-                         .slaves = r->s,
-                         .n_slaves = 2,
-                         .tick = TICK,
-                         .t_start = 0,
-                         .t_end = SEC(end)};
-    r->links[0] = (wr_link){.src = 1, .out = 0};
-    r->links[1] = (wr_link){.src = 0, .out = 0};
-    r->st = strong_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
+    r->st = strong_run(&r->g.m, r->g.links, o, &r->res, r->err, sizeof r->err);
 }
 
 static double err_exact(const run *r, const sys *y)
 {
-    return fake_pair_max_err(&r->f[0], &r->f[1], y);
+    return fake_pair_max_err(&r->g.f[0], &r->g.f[1], y);
 }
 
 static const sys OSC = {.a1 = 0.1, .b1 = 2, .a2 = 0.2, .b2 = -2, .x10 = 1, .x20 = 0};
@@ -124,7 +107,7 @@ static void test_accuracy(void)
         CHECK_INT_EQ(R.res.one_round, 1);
         CHECK(R.st == PORT_OK, "rtol %g: %s", rt[k], R.err);
         CHECK_INT_EQ((long)R.res.n_out, 200);
-        CHECK_INT_EQ((long)R.f[0].n_rec, 201);
+        CHECK_INT_EQ((long)R.g.f[0].n_rec, 201);
         double e = err_exact(&R, &OSC);
         printf("strong: rtol %g: max error %.3g, %ld right-hand sides, %ld CVODE steps\n", rt[k], e,
                R.res.n_rhs, R.res.n_steps);
@@ -136,7 +119,7 @@ static void test_accuracy(void)
         CHECK_INT_EQ(two.res.n_rhs, R.res.n_rhs);
         CHECK_INT_EQ(two.res.n_rounds, 2 * R.res.n_rounds);
         CHECK_INT_EQ(R.res.n_rounds, R.res.n_rhs);
-        CHECK(two.f[0].x == R.f[0].x && two.f[1].x == R.f[1].x, "final states differ");
+        CHECK(two.g.f[0].x == R.g.f[0].x && two.g.f[1].x == R.g.f[1].x, "final states differ");
         /* Check C9: the message count for the recorded right-hand-side count (eq. 5.19): per
          * slave, 2 + (3 or 5) at the start, 3 or 5 per output instant, 4 or 6 per evaluation. */
         long n_f = R.res.n_rhs, n_s = (long)R.res.n_out;
@@ -149,8 +132,8 @@ static void test_accuracy(void)
             const strong_result *x = &rr[q]->res;
             CHECK_INT_EQ((long)(x->msg_commands + x->msg_replies),
                          (long)(x->c0 + x->c1 * x->n_out + x->c2 * (size_t)x->n_rhs));
-            CHECK_INT_EQ(rr[q]->f[0].n_cmd + rr[q]->f[1].n_cmd, (long)x->msg_commands);
-            CHECK_INT_EQ(rr[q]->f[0].n_reply + rr[q]->f[1].n_reply, (long)x->msg_replies);
+            CHECK_INT_EQ(rr[q]->g.f[0].n_cmd + rr[q]->g.f[1].n_cmd, (long)x->msg_commands);
+            CHECK_INT_EQ(rr[q]->g.f[0].n_reply + rr[q]->g.f[1].n_reply, (long)x->msg_replies);
         }
     }
 }
@@ -169,17 +152,11 @@ static void test_failures(void)
     /* A slave without state derivatives is refused. */
     strong_opts_default(&o, SEC(0.05));
     memset(&R, 0, sizeof R);
-    fake_init(&R.f[0], 1, 0, NULL, 1, TICK);
-    R.s[0] = fake_slave(&R.f[0], "plain");
-    R.clk.last = INT64_MIN;
-    R.m = (port_master){.ops = &port_local_master_ops,
-                        .ctx = &R.clk,
-                        .slaves = R.s,
-                        .n_slaves = 1,
-                        .tick = TICK,
-                        .t_start = 0,
-                        .t_end = SEC(1)};
-    R.st = strong_run(&R.m, NULL, &o, &R.res, R.err, sizeof R.err);
+    fake_rig_init(&R.g, &OSC, TICK, SEC(1));
+    fake_init(&R.g.f[0], 1, 0, NULL, 1, TICK);
+    R.g.s[0] = fake_slave(&R.g.f[0], "plain");
+    R.g.m.n_slaves = 1; /* "plain" alone */
+    R.st = strong_run(&R.g.m, NULL, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EUNSUPPORTED);
     CHECK_STR_HAS(R.err, "'plain' cannot set its states");
 }

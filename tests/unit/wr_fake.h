@@ -4,6 +4,7 @@
  * A step is solved exactly: x(s) = e^{-a s} x0 + sum_i b_i sum_k c_ik s^{k+1} phi_{k+1}(-a s),
  *     phi_j(z) = sum_{m >= 0} z^m / (m + j)!
  * (the integral of e^{-a (s - r)} r^k / k! over [0, s]). doc/algorithms/waveform-relaxation.md.
+ * fake_rig is the coupled pair wired to an in-process master, the set-up those tests share.
  */
 #ifndef TEMPO_TESTS_UNIT_WR_FAKE_H
 #define TEMPO_TESTS_UNIT_WR_FAKE_H
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "algorithms/port.h"
+#include "algorithms/wr.h"
 
 #define FAKE_MAX_IN  4
 #define FAKE_MAX_REC 4096
@@ -197,6 +199,35 @@ static port_slave fake_slave(fake *f, const char *name)
 typedef struct fake_pair {
     double a1, b1, a2, b2, x10, x20; /* 1/s, and the initial states */
 } fake_pair;
+
+/* The pair y as two fakes "one" and "two" of an in-process master from tick 0 to t_end, each
+ * input wired to the other fake's output: the rig every master algorithm's test runs. */
+typedef struct fake_rig {
+    fake f[2];
+    port_slave s[2];
+    port_local_clock clk;
+    port_master m;    /* its slaves are s, its clock clk */
+    wr_link links[2]; /* input of f[0] from f[1], and back */
+} fake_rig;
+
+static inline void fake_rig_init(fake_rig *g, const fake_pair *y, double tick, int64_t t_end)
+{
+    memset(g, 0, sizeof *g);
+    fake_init(&g->f[0], y->a1, 1, &y->b1, y->x10, tick);
+    fake_init(&g->f[1], y->a2, 1, &y->b2, y->x20, tick);
+    g->s[0] = fake_slave(&g->f[0], "one");
+    g->s[1] = fake_slave(&g->f[1], "two");
+    g->clk.last = INT64_MIN;
+    g->m = (port_master){.ops = &port_local_master_ops,
+                         .ctx = &g->clk,
+                         .slaves = g->s,
+                         .n_slaves = 2,
+                         .tick = tick,
+                         .t_start = 0,
+                         .t_end = t_end};
+    g->links[0] = (wr_link){.src = 1, .out = 0};
+    g->links[1] = (wr_link){.src = 0, .out = 0};
+}
 
 /* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */
 static inline void fake_expm2(const double M[4], double t, double E[4])

@@ -19,11 +19,7 @@
 typedef fake_pair sys;
 
 typedef struct run {
-    fake f[2];
-    port_slave s[2];
-    port_local_clock clk;
-    port_master m;
-    wr_link links[2];
+    fake_rig g;
     wr_result res;
     char err[1024];
     int st;
@@ -32,27 +28,14 @@ typedef struct run {
 static void run_wr(run *r, const sys *y, const wr_opts *o, double end)
 {
     memset(r, 0, sizeof *r);
-    fake_init(&r->f[0], y->a1, 1, &y->b1, y->x10, TICK);
-    fake_init(&r->f[1], y->a2, 1, &y->b2, y->x20, TICK);
-    r->s[0] = fake_slave(&r->f[0], "one");
-    r->s[1] = fake_slave(&r->f[1], "two");
-    r->clk.last = INT64_MIN;
-    r->m = (port_master){.ops = &port_local_master_ops,
-                         .ctx = &r->clk,
-                         .slaves = r->s,
-                         .n_slaves = 2,
-                         .tick = TICK,
-                         .t_start = 0,
-                         .t_end = SEC(end)};
-    r->links[0] = (wr_link){.src = 1, .out = 0};
-    r->links[1] = (wr_link){.src = 0, .out = 0};
-    r->st = wr_run(&r->m, r->links, o, &r->res, r->err, sizeof r->err);
+    fake_rig_init(&r->g, y, TICK, SEC(end));
+    r->st = wr_run(&r->g.m, r->g.links, o, &r->res, r->err, sizeof r->err);
 }
 
 /* Largest error of the recorded points against exp(M t) x(0). */
 static double max_err(const run *r, const sys *y)
 {
-    return fake_pair_max_err(&r->f[0], &r->f[1], y);
+    return fake_pair_max_err(&r->g.f[0], &r->g.f[1], y);
 }
 
 static const sys osc = {.a1 = 0.5, .b1 = 2, .a2 = 1, .b2 = -3, .x10 = 1, .x20 = 0.5};
@@ -132,12 +115,12 @@ static void test_advances(void)
     CHECK_INT_EQ(r.st, PORT_OK);
     CHECK_INT_EQ(r.res.n_accepted, 10);
     CHECK_INT_EQ(r.res.t_reached, SEC(1.0));
-    CHECK_INT_EQ(r.f[0].t, SEC(1.0));
-    CHECK_INT_EQ(r.f[1].t, SEC(1.0));
-    CHECK_INT_EQ(r.f[0].n_rec, 11); /* t = 0, then every committed step */
-    for (size_t k = 0; k < r.f[0].n_rec; k++)
-        CHECK_NEAR(r.f[0].rec_t[k], 0.1 * k, 1e-12);
-    CHECK(fabs(r.f[0].rec_x[1] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
+    CHECK_INT_EQ(r.g.f[0].t, SEC(1.0));
+    CHECK_INT_EQ(r.g.f[1].t, SEC(1.0));
+    CHECK_INT_EQ(r.g.f[0].n_rec, 11); /* t = 0, then every committed step */
+    for (size_t k = 0; k < r.g.f[0].n_rec; k++)
+        CHECK_NEAR(r.g.f[0].rec_t[k], 0.1 * k, 1e-12);
+    CHECK(fabs(r.g.f[0].rec_x[1] - osc.x10) > 1e-3, "x1 at 0.1 s still the initial value");
     CHECK(r.res.iter_max >= 2 && r.res.iter_max < 50, "iterations per step %d", r.res.iter_max);
     for (size_t k = 0; k < r.res.n_steps; k++) {
         CHECK_INT_EQ(r.res.steps[k].accepted, 1);
@@ -174,7 +157,7 @@ static void test_no_convergence(void)
  * count in the thesis's convention equals eq. 5.5: 4 n_s n_c + 5 n_c sum n_i. */
 static void check_counts(const run *r)
 {
-    long cmd = r->f[0].n_cmd + r->f[1].n_cmd, rep = r->f[0].n_reply + r->f[1].n_reply;
+    long cmd = r->g.f[0].n_cmd + r->g.f[1].n_cmd, rep = r->g.f[0].n_reply + r->g.f[1].n_reply;
     size_t n_c = 2, n_s = r->res.n_accepted, sum_i = 0;
     for (size_t k = 0; k < r->res.n_steps; k++)
         sum_i += (size_t)r->res.steps[k].iters;
@@ -221,7 +204,7 @@ static void test_halving(void)
     CHECK_STR_HAS(r.res.steps[0].reason, "halve");
     CHECK_INT_EQ(r.res.steps[0].accepted, 0);
     CHECK_INT_EQ(r.res.t_reached, SEC(1.6));
-    CHECK_INT_EQ(r.f[0].t, SEC(1.6));
+    CHECK_INT_EQ(r.g.f[0].t, SEC(1.6));
     double e = max_err(&r, &stiff);
     CHECK(e < 1e-5, "halved run: error %g (> 1e-5)", e);
     printf("  halving: %zu accepted, %zu abandoned, error %.3g\n", r.res.n_accepted,
@@ -267,35 +250,25 @@ static void test_errors(void)
     /* A slave that fails mid-run is named, with the time. */
     wr_opts_default(&o, SEC(0.1));
     memset(&r, 0, sizeof r);
-    fake_init(&r.f[0], osc.a1, 1, &osc.b1, 1, TICK);
-    fake_init(&r.f[1], osc.a2, 1, &osc.b2, 1, TICK);
-    r.f[1].fail_step_at = 7;
-    r.s[0] = fake_slave(&r.f[0], "one");
-    r.s[1] = fake_slave(&r.f[1], "two");
-    r.clk.last = INT64_MIN;
-    r.m = (port_master){.ops = &port_local_master_ops,
-                        .ctx = &r.clk,
-                        .slaves = r.s,
-                        .n_slaves = 2,
-                        .tick = TICK,
-                        .t_start = 0,
-                        .t_end = SEC(1)};
-    r.links[0] = (wr_link){.src = 1, .out = 0};
-    r.links[1] = (wr_link){.src = 3, .out = 0};
-    CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
+    sys from_ones = osc;
+    from_ones.x10 = from_ones.x20 = 1;
+    fake_rig_init(&r.g, &from_ones, TICK, SEC(1));
+    r.g.f[1].fail_step_at = 7;
+    r.g.links[1] = (wr_link){.src = 3, .out = 0};
+    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "slave 'two' input 0");
     wr_result_fini(&r.res);
-    r.links[1] = (wr_link){.src = 0, .out = 0};
-    r.clk.last = INT64_MIN;
-    CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EFAIL);
+    r.g.links[1] = (wr_link){.src = 0, .out = 0};
+    r.g.clk.last = INT64_MIN;
+    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, &o, &r.res, r.err, sizeof r.err), PORT_EFAIL);
     CHECK_STR_HAS(r.err, "slave 'two'");
     CHECK_INT_EQ(r.res.failed_slave, 1);
     wr_result_fini(&r.res);
 
     /* A slave that cannot save is refused before anything runs. */
-    r.s[0].info.can_save = 0;
-    r.clk.last = INT64_MIN;
-    CHECK_INT_EQ(wr_run(&r.m, r.links, &o, &r.res, r.err, sizeof r.err), PORT_EUNSUPPORTED);
+    r.g.s[0].info.can_save = 0;
+    r.g.clk.last = INT64_MIN;
+    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, &o, &r.res, r.err, sizeof r.err), PORT_EUNSUPPORTED);
     CHECK_STR_HAS(r.err, "'one' cannot save");
     wr_result_fini(&r.res);
 }
