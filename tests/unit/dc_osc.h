@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "algorithms/defect.h"
+#include "algorithms/defect_master.h"
 #include "algorithms/port.h"
 
 enum { DC_OSC_EXACT = 0, DC_OSC_EULER = 1 };
@@ -296,6 +297,53 @@ static port_slave dc_osc_port(dc_osc *s)
         .ops = &dc_osc_ops,
         .ctx = s,
         .info = {.name = s->name, .n_in = 1, .n_out = 1, .max_output_deriv = s->max_deriv}};
+}
+
+/* An in-process master over n slaves sl from tick 0 to t_end; clk is its clock, reset here. */
+static inline port_master dc_local_master(port_slave *sl, size_t n, port_local_clock *clk,
+                                          double tick, int64_t t_end)
+{
+    clk->last = INT64_MIN;
+    return (port_master){.ops = &port_local_master_ops,
+                         .ctx = clk,
+                         .slaves = sl,
+                         .n_slaves = n,
+                         .tick = tick,
+                         .t_start = 0,
+                         .t_end = t_end};
+}
+
+/* The two links of the oscillator: omega2 (slave 2's output) into slave 1, tau1 back. */
+static inline const dc_link *dc_pair_links(void)
+{
+    static const dc_link links[2] = {{.to = 0, .in = 0, .from = 1, .out = 0},
+                                     {.to = 1, .in = 0, .from = 0, .out = 0}};
+    return links;
+}
+
+/* The oscillator as two slaves on an in-process master: s[0] is slave 1 (input omega2, output
+ * tau1), s[1] slave 2; sl their ports, m the master from tick 0 to t_end. */
+typedef struct dc_pair {
+    dc_osc s[2];
+    port_slave sl[2];
+    port_local_clock clk;
+    port_master m;
+} dc_pair;
+
+/* The ports and the master of p's slaves as they are now (again after changing a slave). */
+static inline void dc_pair_wire(dc_pair *p, double tick, int64_t t_end)
+{
+    p->sl[0] = dc_osc_port(&p->s[0]);
+    p->sl[1] = dc_osc_port(&p->s[1]);
+    p->m = dc_local_master(p->sl, 2, &p->clk, tick, t_end);
+}
+
+/* Both slaves with one solver (DC_OSC_EXACT or DC_OSC_EULER), wired. */
+static inline void dc_pair_init(dc_pair *p, int solver, double tick, int64_t t_end)
+{
+    dc_osc_slave1(&p->s[0], solver, tick);
+    dc_osc_slave2(&p->s[1], solver, tick);
+    dc_pair_wire(p, tick, t_end);
 }
 
 /* The monolithic reference x = [phi1, omega1, phi2, omega2], exact (Taylor series). */

@@ -35,6 +35,17 @@ typedef struct dc_case {
 
 #define DC_TICK 1e-9 /* s per tick */
 
+/* Least-squares slope of log10 v against log10 H (n points): a measured order of convergence. */
+static inline double dc_slope(const double *H, const double *v, int n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double a = log10(H[i]), b = log10(v[i]);
+        sx += a, sy += b, sxx += a * a, sxy += a * b;
+    }
+    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
 static int dc_case_obs(void *ctx, const dc_step_info *si)
 {
     dc_case *c = ctx;
@@ -65,16 +76,8 @@ static int dc_case_obs(void *ctx, const dc_step_info *si)
 /* Run c over two slaves: sl[0] is slave 1 (input omega2, output tau1), sl[1] slave 2. */
 static int dc_case_run_on(dc_case *c, port_slave sl[2])
 {
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = DC_TICK,
-                     .t_start = 0,
-                     .t_end = (int64_t)(c->t_end / DC_TICK + 0.5)};
-    static const dc_link links[2] = {{.to = 0, .in = 0, .from = 1, .out = 0},
-                                     {.to = 1, .in = 0, .from = 0, .out = 0}};
+    port_local_clock clk;
+    port_master m = dc_local_master(sl, 2, &clk, DC_TICK, (int64_t)(c->t_end / DC_TICK + 0.5));
     dc_config cfg = {.m = c->order,
                      .n = c->order,
                      .variable = c->variable,
@@ -83,7 +86,7 @@ static int dc_case_run_on(dc_case *c, port_slave sl[2])
                      .init = c->init,
                      .exchange = c->exchange,
                      .n_links = 2,
-                     .links = links};
+                     .links = dc_pair_links()};
     for (int i = 0; i < 2; i++)
         c->sq_err[i] = c->sq_odef[i] = c->sq_cdef[i] = 0;
     c->trace_n = 0;

@@ -100,16 +100,6 @@ static void same_as_fake(int solver, int order, double H, double tol)
     }
 }
 
-static double slope(const double *H, const double *v, int n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        double a = log10(H[i]), b = log10(v[i]);
-        sx += a, sy += b, sxx += a * a, sxy += a * b;
-    }
-    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 /* Slopes of error and connection defect over H = 10^-2.6 .. 10^-1 (9 points). */
 static void slopes(int solver, int order, double want_err, double want_conn)
 {
@@ -123,7 +113,7 @@ static void slopes(int solver, int order, double want_err, double want_conn)
             e[q][i] = c.err[q], cd[q][i] = c.cdef[q];
     }
     for (int q = 0; q < 2; q++) {
-        double se = slope(H, e[q], N), sc = slope(H, cd[q], N);
+        double se = dc_slope(H, e[q], N), sc = dc_slope(H, cd[q], N);
         CHECK(fabs(se - want_err) <= 0.1, "%s order %d: error slope %.3f, want %.1f",
               solver ? "Euler FMUs" : "FMUs", order, se, want_err);
         CHECK(fabs(sc - want_conn) <= 0.1, "%s order %d: connection slope %.3f, want %.1f",

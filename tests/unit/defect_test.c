@@ -162,17 +162,6 @@ static void test_poly(void)
 
 /* ---- 4. convergence slopes ------------------------------------------------------------- */
 
-/* Least-squares slope of log10 v against log10 H. */
-static double slope(const double *H, const double *v, int n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        double a = log10(H[i]), b = log10(v[i]);
-        sx += a, sy += b, sxx += a * a, sxy += a * b;
-    }
-    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 #define NH 11 /* H = 10^-3, 10^-2.8, ..., 10^-1 (the asymptotic part of the paper's grid) */
 
 typedef struct sweep {
@@ -200,13 +189,13 @@ static void run_sweep(dc_case proto, sweep *w)
 static void check_slopes(const char *what, const sweep *w, double e, double o, double c)
 {
     for (int q = 0; q < 2; q++) {
-        double se = slope(w->H, w->err[q], NH), sc = slope(w->H, w->cdef[q], NH);
+        double se = dc_slope(w->H, w->err[q], NH), sc = dc_slope(w->H, w->cdef[q], NH);
         CHECK(fabs(se - e) <= 0.1, "%s: error slope of %s %.3f, want %.1f", what,
               q ? "tau1" : "omega2", se, e);
         CHECK(fabs(sc - c) <= 0.1, "%s: connection-defect slope of %s %.3f, want %.1f", what,
               q ? "u2" : "u1", sc, c);
         if (o >= 0) {
-            double so = slope(w->H, w->odef[q], NH);
+            double so = dc_slope(w->H, w->odef[q], NH);
             CHECK(fabs(so - o) <= 0.1, "%s: output-defect slope of %s %.3f, want %.1f", what,
                   q ? "tau1" : "omega2", so, o);
         }
@@ -237,11 +226,11 @@ static void test_slopes(void)
         run_sweep(
             (dc_case){.solver = DC_OSC_EXACT, .order = order, .held = 1, .init = DC_INIT_ZERO}, &w);
         for (int q = 0; q < 2; q++)
-            CHECK_NEAR(slope(w.H, w.cdef[q], NH), 1.5, 0.1);
-        CHECK_NEAR(slope(w.H, w.err[1], NH), 1.5, 0.1);
+            CHECK_NEAR(dc_slope(w.H, w.cdef[q], NH), 1.5, 0.1);
+        CHECK_NEAR(dc_slope(w.H, w.err[1], NH), 1.5, 0.1);
         run_sweep((dc_case){.solver = DC_OSC_EULER, .order = order, .init = DC_INIT_ZERO}, &w);
         for (int q = 0; q < 2; q++)
-            CHECK_NEAR(slope(w.H, w.cdef[q], NH), 1.5, 0.1);
+            CHECK_NEAR(dc_slope(w.H, w.cdef[q], NH), 1.5, 0.1);
     }
     /* the one-round-trip Jacobi exchange converges with the same orders */
     sweep w;
@@ -250,9 +239,9 @@ static void test_slopes(void)
     /* slaves without output derivatives: derivatives from past samples; no sample before
        t = 0, so the first step is a hold (connection defect H^1.5) while omega2 keeps 2 */
     run_sweep((dc_case){.solver = DC_OSC_EXACT, .order = 1, .no_derivs = 1}, &w);
-    CHECK_NEAR(slope(w.H, w.err[0], NH), 2.0, 0.1);
-    CHECK_NEAR(slope(w.H, w.cdef[0], NH), 1.5, 0.1);
-    CHECK_NEAR(slope(w.H, w.odef[0], NH), 2.0, 0.1);
+    CHECK_NEAR(dc_slope(w.H, w.err[0], NH), 2.0, 0.1);
+    CHECK_NEAR(dc_slope(w.H, w.cdef[0], NH), 1.5, 0.1);
+    CHECK_NEAR(dc_slope(w.H, w.odef[0], NH), 2.0, 0.1);
 }
 
 /* ---- 5. the reproduced numbers --------------------------------------------------------- */
@@ -468,25 +457,18 @@ static void test_t50(void)
     CHECK_NEAR(c.err[0], 5.40e-2, 5e-4);
     CHECK_NEAR(c.err[1], 8.57e-2, 5e-4);
     /* clip_end lands exactly on t_end */
-    dc_osc s1, s2;
-    dc_osc_slave1(&s1, DC_OSC_EULER, DC_TICK);
-    dc_osc_slave2(&s2, DC_OSC_EULER, DC_TICK);
-    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = DC_TICK,
-                     .t_start = 0,
-                     .t_end = 50000000000LL};
-    dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
-    dc_config cfg = {
-        .variable = 1, .h1 = 1, .tol = 0.005, .clip_end = 1, .n_links = 2, .links = links};
+    dc_pair p;
+    dc_pair_init(&p, DC_OSC_EULER, DC_TICK, 50000000000LL);
+    dc_config cfg = {.variable = 1,
+                     .h1 = 1,
+                     .tol = 0.005,
+                     .clip_end = 1,
+                     .n_links = 2,
+                     .links = dc_pair_links()};
     dc_result r;
-    CHECK_INT_EQ(dc_run(&m, &cfg, NULL, NULL, &r), PORT_OK);
-    CHECK_INT_EQ(r.t_end, m.t_end);
-    CHECK_INT_EQ(s1.t, m.t_end);
+    CHECK_INT_EQ(dc_run(&p.m, &cfg, NULL, NULL, &r), PORT_OK);
+    CHECK_INT_EQ(r.t_end, p.m.t_end);
+    CHECK_INT_EQ(p.s[0].t, p.m.t_end);
 }
 
 /* Consistent initial derivatives: the first input polynomials carry the true derivatives
@@ -505,23 +487,12 @@ static int first_step(void *ctx, const dc_step_info *si)
 
 static void test_initial(void)
 {
-    dc_osc s1, s2;
-    dc_osc_slave1(&s1, DC_OSC_EXACT, DC_TICK);
-    dc_osc_slave2(&s2, DC_OSC_EXACT, DC_TICK);
-    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = DC_TICK,
-                     .t_start = 0,
-                     .t_end = 100000000};
-    dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
-    dc_config cfg = {.m = 2, .n = 2, .h1 = 0.1, .n_links = 2, .links = links};
+    dc_pair p;
+    dc_pair_init(&p, DC_OSC_EXACT, DC_TICK, 100000000);
+    dc_config cfg = {.m = 2, .n = 2, .h1 = 0.1, .n_links = 2, .links = dc_pair_links()};
     dc_result r;
     double got[4] = {0};
-    CHECK_INT_EQ(dc_run(&m, &cfg, first_step, got, &r), PORT_OK);
+    CHECK_INT_EQ(dc_run(&p.m, &cfg, first_step, got, &r), PORT_OK);
     CHECK_NEAR(got[0], -0.05, 1e-15);
     CHECK_NEAR(got[1], 0.08, 1e-15);
     CHECK_NEAR(got[2], 0.1, 1e-15);
@@ -545,49 +516,40 @@ static int failing_step(void *ctx, int64_t t, int n, double *y, port_step_result
 
 static void test_errors(void)
 {
-    dc_osc s1, s2;
-    dc_osc_slave1(&s1, DC_OSC_EXACT, DC_TICK);
-    dc_osc_slave2(&s2, DC_OSC_EXACT, DC_TICK);
-    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = DC_TICK,
-                     .t_start = 0,
-                     .t_end = 1000000000};
-    dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    dc_pair p;
+    dc_pair_init(&p, DC_OSC_EXACT, DC_TICK, 1000000000);
+    port_master *m = &p.m;
+    const dc_link *links = dc_pair_links();
     dc_result r;
     dc_config bad = {.m = 9, .h1 = 0.1, .n_links = 2, .links = links};
-    CHECK_INT_EQ(dc_run(&m, &bad, NULL, NULL, &r), PORT_EUSAGE);
+    CHECK_INT_EQ(dc_run(m, &bad, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "orders");
     dc_config one = {.h1 = 0.1, .n_links = 1, .links = links};
-    CHECK_INT_EQ(dc_run(&m, &one, NULL, NULL, &r), PORT_EUSAGE);
+    CHECK_INT_EQ(dc_run(m, &one, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "input 0 of tau2omega is not connected");
     dc_link twice[3] = {{0, 0, 1, 0}, {1, 0, 0, 0}, {1, 0, 1, 0}};
     dc_config dup = {.h1 = 0.1, .n_links = 3, .links = twice};
-    CHECK_INT_EQ(dc_run(&m, &dup, NULL, NULL, &r), PORT_EUSAGE);
+    CHECK_INT_EQ(dc_run(m, &dup, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "fed twice");
     dc_link nowhere[2] = {{0, 0, 1, 0}, {1, 0, 0, 5}};
     dc_config nw = {.h1 = 0.1, .n_links = 2, .links = nowhere};
-    CHECK_INT_EQ(dc_run(&m, &nw, NULL, NULL, &r), PORT_EUSAGE);
+    CHECK_INT_EQ(dc_run(m, &nw, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "link 1");
     dc_config notol = {.variable = 1, .h1 = 0.1, .n_links = 2, .links = links};
-    CHECK_INT_EQ(dc_run(&m, &notol, NULL, NULL, &r), PORT_EUSAGE);
+    CHECK_INT_EQ(dc_run(m, &notol, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "tol");
     /* the observer stops the run */
     dc_config ok = {.h1 = 0.1, .n_links = 2, .links = links};
-    CHECK_INT_EQ(dc_run(&m, &ok, stop_at_3, NULL, &r), PORT_ENOCONV);
+    CHECK_INT_EQ(dc_run(m, &ok, stop_at_3, NULL, &r), PORT_ENOCONV);
     CHECK_INT_EQ(r.N, 3);
     /* a slave failing mid-run: its status, its name and the time */
-    dc_osc_slave1(&s1, DC_OSC_EXACT, DC_TICK);
-    dc_osc_slave2(&s2, DC_OSC_EXACT, DC_TICK);
+    dc_osc_slave1(&p.s[0], DC_OSC_EXACT, DC_TICK);
+    dc_osc_slave2(&p.s[1], DC_OSC_EXACT, DC_TICK);
     port_slave_ops ops = dc_osc_ops;
     ops.step = failing_step;
-    sl[1].ops = &ops;
-    clk.last = INT64_MIN;
-    CHECK_INT_EQ(dc_run(&m, &ok, NULL, NULL, &r), PORT_EFAIL);
+    p.sl[1].ops = &ops;
+    p.clk.last = INT64_MIN;
+    CHECK_INT_EQ(dc_run(m, &ok, NULL, NULL, &r), PORT_EFAIL);
     CHECK_STR_HAS(r.err, "tau2omega");
     CHECK_STR_HAS(r.err, "t = 0.3");
     CHECK_INT_EQ(r.N, 3);

@@ -179,6 +179,24 @@ static void test_stepper(void)
 
 /* ---- 4. the master on the oscillator ------------------------------------------------- */
 
+/* The flexible-order, variable-step settings every F3ORNITS run below starts from: fit and
+ * normalisation as given, mu 0.5, rtol 1e-3, atol 1e-6, rho in [0.2, 2], safety 0.9, a first
+ * step of 1e-3 s. */
+static f3_config flexible(f3_fit fit, f3_norm norm)
+{
+    return (f3_config){.fit = fit,
+                       .order = -1,
+                       .variable = 1,
+                       .norm = norm,
+                       .mu = 0.5,
+                       .rtol = 1e-3,
+                       .atol = 1e-6,
+                       .rho_min = 0.2,
+                       .rho_max = 2,
+                       .safety = 0.9,
+                       .dt_init = 1e-3};
+}
+
 typedef struct osc_run {
     f3_result res;
     double rmse[2]; /* omega2, tau1 at the communication points, time-weighted */
@@ -207,24 +225,13 @@ static int osc_obs(void *ctx, const f3_step_info *si)
 
 static osc_run osc_f3(f3_config c)
 {
-    dc_osc s1, s2;
-    dc_osc_slave1(&s1, DC_OSC_EXACT, 1e-9);
-    dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
-    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = 1e-9,
-                     .t_start = 0,
-                     .t_end = 20000000000LL};
-    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    dc_pair p;
+    dc_pair_init(&p, DC_OSC_EXACT, 1e-9, 20000000000LL);
     c.n_links = 2;
-    c.links = links;
+    c.links = dc_pair_links();
     osc_run r;
     memset(&r, 0, sizeof r);
-    CHECK_INT_EQ(f3_run(&m, &c, osc_obs, &r, &r.res), PORT_OK);
+    CHECK_INT_EQ(f3_run(&p.m, &c, osc_obs, &r, &r.res), PORT_OK);
     for (int w = 0; w < 2; w++)
         r.rmse[w] = sqrt(r.sq[w] / 20);
     return r;
@@ -243,17 +250,7 @@ static void test_master(void)
     osc_run f[2][3];
     for (int fit = 0; fit < 2; fit++)
         for (int n = 0; n < 3; n++) {
-            f[fit][n] = osc_f3((f3_config){.fit = (f3_fit)fit,
-                                           .order = -1,
-                                           .variable = 1,
-                                           .norm = (f3_norm)n,
-                                           .mu = 0.5,
-                                           .rtol = 1e-3,
-                                           .atol = 1e-6,
-                                           .rho_min = 0.2,
-                                           .rho_max = 2,
-                                           .safety = 0.9,
-                                           .dt_init = 1e-3});
+            f[fit][n] = osc_f3(flexible((f3_fit)fit, (f3_norm)n));
             const osc_run *r = &f[fit][n];
             CHECK(r->res.N < jac[4].res.N && r->rmse[0] < jac[0].rmse[0] &&
                       r->rmse[1] < jac[2].rmse[1],
@@ -279,22 +276,12 @@ static void test_master(void)
     for (int n = 0; n < 3; n++) /* extrapolation and CLS differ little */
         CHECK(fabs((double)f[0][n].res.N / (double)f[1][n].res.N - 1) < 0.2, "%s: %zu vs %zu",
               nn[n], f[0][n].res.N, f[1][n].res.N);
-    osc_run again = osc_f3((f3_config){.fit = F3_FIT_EXTRAP,
-                                       .order = -1,
-                                       .variable = 1,
-                                       .norm = F3_NORM_DAMPED,
-                                       .mu = 0.5,
-                                       .rtol = 1e-3,
-                                       .atol = 1e-6,
-                                       .rho_min = 0.2,
-                                       .rho_max = 2,
-                                       .safety = 0.9,
-                                       .dt_init = 1e-3});
+    osc_run again = osc_f3(flexible(F3_FIT_EXTRAP, F3_NORM_DAMPED));
     CHECK(again.res.N == f[0][2].res.N && again.sum_y == f[0][2].sum_y, "not repeatable");
     /* settings refused */
     f3_result res;
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops, .ctx = &clk, .tick = 1e-9, .t_end = 1};
+    port_local_clock clk;
+    port_master m = dc_local_master(NULL, 0, &clk, 1e-9, 1);
     CHECK_INT_EQ(f3_run(&m, &(f3_config){.order = 3, .dt_init = 0.1}, NULL, NULL, &res),
                  PORT_EUSAGE);
     CHECK_STR_HAS(res.err, "order 3");
@@ -323,24 +310,15 @@ static int sw_obs(void *ctx, const f3_step_info *si)
 
 static void sw_run(f3_config c, size_t *N, double rmse[2])
 {
-    dc_osc s1, s2;
-    dc_osc_slave1_switching(&s1, 1e-9);
-    dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
-    port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = 1e-9,
-                     .t_start = 0,
-                     .t_end = 20000000000LL};
-    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    dc_pair p;
+    dc_osc_slave1_switching(&p.s[0], 1e-9);
+    dc_osc_slave2(&p.s[1], DC_OSC_EXACT, 1e-9);
+    dc_pair_wire(&p, 1e-9, 20000000000LL);
     c.n_links = 2;
-    c.links = links;
+    c.links = dc_pair_links();
     sw_acc a = {{0, 0}};
     f3_result r;
-    CHECK_INT_EQ(f3_run(&m, &c, sw_obs, &a, &r), PORT_OK);
+    CHECK_INT_EQ(f3_run(&p.m, &c, sw_obs, &a, &r), PORT_OK);
     *N = r.N;
     for (int w = 0; w < 2; w++)
         rmse[w] = sqrt(a.sq[w] / 20);
@@ -354,18 +332,7 @@ static void test_switching(void)
     CHECK_INT_EQ(NJ, 200);
     for (int fit = 0; fit < 2; fit++)
         for (int n = 0; n < 3; n++) {
-            sw_run((f3_config){.fit = (f3_fit)fit,
-                               .order = -1,
-                               .variable = 1,
-                               .norm = (f3_norm)n,
-                               .mu = 0.5,
-                               .rtol = 1e-3,
-                               .atol = 1e-6,
-                               .rho_min = 0.2,
-                               .rho_max = 2,
-                               .safety = 0.9,
-                               .dt_init = 1e-3},
-                   &N[fit][n], R[fit][n]);
+            sw_run(flexible((f3_fit)fit, (f3_norm)n), &N[fit][n], R[fit][n]);
             /* below the ZOH Jacobi curve (first order: RMSE ~ 1/N through its 200-step run),
                by a factor 5 at least, on both outputs */
             for (int w = 0; w < 2; w++) {
@@ -463,17 +430,10 @@ static void car_run(f3_config c, double *v, double *x, size_t *N)
     port_slave sl[2] = {
         dc_osc_port(&car),
         {.ops = &ctl_ops, .ctx = &ctl, .info = {.name = "controller", .n_in = 1, .n_out = 1}}};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 2,
-                     .tick = 1e-9,
-                     .t_start = 0,
-                     .t_end = 60000000000LL};
-    static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
+    port_local_clock clk;
+    port_master m = dc_local_master(sl, 2, &clk, 1e-9, 60000000000LL);
     c.n_links = 2;
-    c.links = links;
+    c.links = dc_pair_links(); /* the controller reads the car, the car the controller */
     f3_result r;
     CHECK_INT_EQ(f3_run(&m, &c, NULL, NULL, &r), PORT_OK);
     *v = car.x[1];
@@ -489,18 +449,11 @@ static void test_car(void)
     /* a hold has no derivative: F = K v_target for ever, v = 15 + 10 * 50 */
     CHECK_NEAR(v, 515, 1e-6);
     for (int n = 0; n < 3; n++) {
-        car_run((f3_config){.order = -1,
-                            .variable = 1,
-                            .norm = (f3_norm)n,
-                            .mu = 0.5,
-                            .rtol = 1e-3,
-                            .atol = 1e-3,
-                            .rho_min = 0.2,
-                            .rho_max = 2,
-                            .safety = 0.9,
-                            .dt_init = 0.01,
-                            .dt_max = 0.5},
-                &v, &x, &N);
+        f3_config c = flexible(F3_FIT_EXTRAP, (f3_norm)n);
+        c.atol = 1e-3;
+        c.dt_init = 0.01;
+        c.dt_max = 0.5;
+        car_run(c, &v, &x, &N);
         CHECK_NEAR(v, 20, 1e-3);
         CHECK_NEAR(x, 1065, 1.0);
         CHECK(N < 600, "norm %d: %zu steps (ZOH Jacobi at 0.1: 600)", n, N);
@@ -579,14 +532,8 @@ static void clk_run(int order, int variable, clk_slave c[3], f3_result *r)
     for (int j = 0; j < 3; j++)
         sl[j] = (port_slave){
             .ops = &clk_ops, .ctx = &c[j], .info = {.name = names[j], .n_in = 1, .n_out = 1}};
-    port_local_clock clk = {.last = INT64_MIN};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 3,
-                     .tick = 1e-9,
-                     .t_start = 0,
-                     .t_end = 100000000}; /* 0.1 s */
+    port_local_clock clk;
+    port_master m = dc_local_master(sl, 3, &clk, 1e-9, 100000000); /* 0.1 s */
     /* p3 <- var, p7 <- p3, var <- p7 */
     static const dc_link links[3] = {{0, 0, 2, 0}, {1, 0, 0, 0}, {2, 0, 1, 0}};
     static const double imposed[3] = {0.003, 0.007, 0};
@@ -647,14 +594,9 @@ static void test_async(void)
                !memcmp(a[j].times, b[j].times, a[j].n_t * sizeof(int64_t));
     CHECK(same, "two runs differ");
     /* a bad imposed step is refused by name */
-    port_local_clock clk = {.last = INT64_MIN};
+    port_local_clock clk;
     port_slave sl[1] = {{.ops = &clk_ops, .ctx = &a[0], .info = {.name = "p3", .n_out = 1}}};
-    port_master m = {.ops = &port_local_master_ops,
-                     .ctx = &clk,
-                     .slaves = sl,
-                     .n_slaves = 1,
-                     .tick = 1e-9,
-                     .t_end = 1000};
+    port_master m = dc_local_master(sl, 1, &clk, 1e-9, 1000);
     static const double neg[1] = {-1};
     CHECK_INT_EQ(f3_run(&m, &(f3_config){.dt_init = 1e-7, .imposed = neg}, NULL, NULL, &ra),
                  PORT_EUSAGE);
@@ -699,35 +641,16 @@ static int sm_step(void *ctx, const f3_step_info *si)
 static void test_smooth(void)
 {
     for (int n = 0; n < 3; n++) {
-        dc_osc s1, s2;
-        dc_osc_slave1(&s1, DC_OSC_EXACT, 1e-9);
-        dc_osc_slave2(&s2, DC_OSC_EXACT, 1e-9);
-        port_slave sl[2] = {dc_osc_port(&s1), dc_osc_port(&s2)};
-        port_local_clock clk = {.last = INT64_MIN};
-        port_master m = {.ops = &port_local_master_ops,
-                         .ctx = &clk,
-                         .slaves = sl,
-                         .n_slaves = 2,
-                         .tick = 1e-9,
-                         .t_end = 20000000000LL};
-        static const dc_link links[2] = {{0, 0, 1, 0}, {1, 0, 0, 0}};
-        f3_config c = {.order = -1,
-                       .variable = 1,
-                       .norm = (f3_norm)n,
-                       .mu = 0.5,
-                       .rtol = 1e-3,
-                       .atol = 1e-6,
-                       .rho_min = 0.2,
-                       .rho_max = 2,
-                       .safety = 0.9,
-                       .dt_init = 1e-3,
-                       .smooth = 1,
-                       .n_links = 2,
-                       .links = links};
+        dc_pair p;
+        dc_pair_init(&p, DC_OSC_EXACT, 1e-9, 20000000000LL);
+        f3_config c = flexible(F3_FIT_EXTRAP, (f3_norm)n);
+        c.smooth = 1;
+        c.n_links = 2;
+        c.links = dc_pair_links();
         sm_obs o;
         memset(&o, 0, sizeof o);
         f3_result r;
-        CHECK_INT_EQ(f3_run(&m, &c, sm_step, &o, &r), PORT_OK);
+        CHECK_INT_EQ(f3_run(&p.m, &c, sm_step, &o, &r), PORT_OK);
         CHECK(o.worst < 1e-9, "norm %d: a jump of %g in an input or its slope", n, o.worst);
         CHECK(o.mismatch > 1e-9, "norm %d: the smoothed input equals the output (%g)", n,
               o.mismatch);
