@@ -9,17 +9,7 @@
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/hybrid_test.XXXXXX)
-pids=
-cleanup() {
-  for p in $pids; do kill "$p" 2>/dev/null; done
-  [ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"
-}
-trap cleanup EXIT
+. tests/integration/lib.sh hybrid_test
 
 sed -e 's/"end": 30/"end": 3/' -e "s#\.\./build/fmus#$PWD/build/fmus#g" \
   -e "s#\.\./build/run/bball_hybrid#$dir/out#" examples/bball_hybrid.json >"$dir/f.json"
@@ -33,25 +23,16 @@ if [ "$rc" -eq 0 ] && [ "${events:-0}" -ge 4 ]; then ok; else
 
 # 2. Distributed, the RTI writing its federation log.
 mkdir -p "$dir/log"
-bin/tempo-rti --listen 127.0.0.1:0 --log "$dir/log" >"$dir/rti.out" 2>&1 &
-rti_pid=$!
-pids="$pids $rti_pid"
-addr=
-for _ in $(seq 100); do
-  addr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti.out" | head -n 1)
-  [ -n "$addr" ] && break
-  sleep 0.05
-done
-timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name ball --rti "$addr" --output "$dir/dist" >"$dir/b.out" 2>&1 &
+rti_start "$dir" --log "$dir/log"
+timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name ball --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/b.out" 2>&1 &
 s1=$!
-timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name steps --rti "$addr" --output "$dir/dist" >"$dir/s.out" 2>&1 &
+timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name steps --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/s.out" 2>&1 &
 s2=$!
-timeout 120 bin/tempo-master --federation "$dir/f.json" --rti "$addr" --output "$dir/dist" >"$dir/m.out" 2>&1
+timeout 120 bin/tempo-master --federation "$dir/f.json" --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/m.out" 2>&1
 rm_=$?
 wait $s1; r1=$?
 wait $s2; r2=$?
-kill "$rti_pid" 2>/dev/null
-wait "$rti_pid" 2>/dev/null
+rti_stop
 same=1
 for f in ball steps master; do cmp -s "$dir/local/$f.csv" "$dir/dist/$f.csv" || same=0; done
 if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$same" -eq 1 ]; then ok; else
@@ -84,8 +65,7 @@ if [ -n "$log" ]; then
   if [ "$1" -eq 3 ] && [ "$2" -eq 0 ] && [ "$3" -gt 100 ] && [ "$4" -eq 0 ]; then ok; else
     ko "grants: federates $1, going back $2, master instants $3, not increasing $4"; fi
 else
-  ko "no federation log in $dir/log: $(cat "$dir/rti.out")"
+  ko "no federation log in $dir/log: $(cat "$dir/rti.out" "$dir/rti.err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -8,53 +8,9 @@
 # nothing of the run is left. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/master_test.XXXXXX)
-pids=
-cleanup() {
-  for p in $pids; do kill "$p" 2>/dev/null; done
-  [ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"
-}
-trap cleanup EXIT
-fmus=$PWD/build/fmus
-still_running() { pgrep -f -- "$1" >/dev/null; }
+. tests/integration/lib.sh master_test
 
-# lv FILE FEDERATION ALGO-JSON: a Lotka-Volterra federation file (model-exchange FMUs).
-lv() {
-  cat >"$1" <<EOT
-{
-  "federation": "$2",
-  "algorithm": $3,
-  "solver": { "rtol": 1e-10, "atol": 1e-12 },
-  "federates": [
-    { "name": "prey", "fmu": "$fmus/lv_prey_me.fmu",
-      "parameters": { "alpha": 0.5, "beta": 0.7, "x0": 1 },
-      "outputs": { "x": "Prey.x" }, "inputs": { "y": "Predator.y" }, "record": [ "x", "y" ] },
-    { "name": "predator", "fmu": "$fmus/lv_predator_me.fmu",
-      "parameters": { "gamma": 0.27, "delta": 0.6, "y0": 1 },
-      "outputs": { "y": "Predator.y" }, "inputs": { "x": "Prey.x" }, "record": [ "y", "x" ] }
-  ],
-  "output": "$dir/out-$2"
-}
-EOT
-}
 same_csvs() { cmp -s "$1/prey.csv" "$2/prey.csv" && cmp -s "$1/predator.csv" "$2/predator.csv"; }
-
-# start_rti: a tempo-rti on a free port; sets rti_pid and addr.
-start_rti() {
-  bin/tempo-rti --listen 127.0.0.1:0 >"$dir/rti.out" 2>&1 &
-  rti_pid=$!
-  pids="$pids $rti_pid"
-  addr=
-  for _ in $(seq 100); do
-    addr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti.out" | head -n 1)
-    [ -n "$addr" ] && break
-    sleep 0.05
-  done
-}
 
 # 1. One process, distributed by hand, and by tempo-run: byte-identical results.
 lv "$dir/m.json" lvm '{ "method": "master-jacobi", "end": 20, "step": 0.5 }'
@@ -62,12 +18,12 @@ bin/tempo-master --federation "$dir/m.json" --local --output "$dir/local" >"$dir
 rc=$?
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$dir/local/prey.csv")" -eq 42 ]; then ok; else
   ko "local run: status $rc: $(head -c 400 "$dir/l.out")"; fi
-start_rti
-timeout 60 bin/tempo-fmu --federation "$dir/m.json" --name prey --rti "$addr" --output "$dir/dist" >"$dir/p.out" 2>&1 &
+rti_start "$dir"
+timeout 60 bin/tempo-fmu --federation "$dir/m.json" --name prey --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/p.out" 2>&1 &
 s1=$!
-timeout 60 bin/tempo-fmu --federation "$dir/m.json" --name predator --rti "$addr" --output "$dir/dist" >"$dir/q.out" 2>&1 &
+timeout 60 bin/tempo-fmu --federation "$dir/m.json" --name predator --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/q.out" 2>&1 &
 s2=$!
-timeout 60 bin/tempo-master --federation "$dir/m.json" --rti "$addr" >"$dir/m.out" 2>&1
+timeout 60 bin/tempo-master --federation "$dir/m.json" --rti "$RTI_ADDR" >"$dir/m.out" 2>&1
 rm_=$?
 wait $s1; r1=$?
 wait $s2; r2=$?
@@ -78,7 +34,7 @@ if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same_csvs "$dir/loc
 # each but closes and ends -> 2 * (1 + 41 * 3) = 248.
 if grep -q 'done at t = 20 s: 332 commands, 248 replies' "$dir/m.out"; then ok; else
   ko "message counts: $(cat "$dir/m.out")"; fi
-kill "$rti_pid" 2>/dev/null
+rti_stop
 timeout 60 bin/tempo-run "$dir/m.json" --quiet --output "$dir/run" >"$dir/r.out" 2>"$dir/r.err"
 rc=$?
 if [ "$rc" -eq 0 ] && same_csvs "$dir/local" "$dir/run"; then ok; else
@@ -151,22 +107,14 @@ done
 # 2c. Check C10: under an RTI that shuffles ties between senders (tempo-rti --shuffle-ties
 #     SEED), master-jacobi and wr give the one-process results again, for three seeds.
 for seed in 1 2 3; do
-  bin/tempo-rti --listen 127.0.0.1:0 --shuffle-ties "$seed" >"$dir/rti-s$seed.out" 2>&1 &
-  sp=$!
-  pids="$pids $sp"
-  saddr=
-  for _ in $(seq 100); do
-    saddr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti-s$seed.out" | head -n 1)
-    [ -n "$saddr" ] && break
-    sleep 0.05
-  done
-  timeout 60 bin/tempo-run "$dir/m.json" --rti "$saddr" --quiet --output "$dir/sh$seed" \
+  rti_start "$dir" --shuffle-ties "$seed"
+  timeout 60 bin/tempo-run "$dir/m.json" --rti "$RTI_ADDR" --quiet --output "$dir/sh$seed" \
     >/dev/null 2>"$dir/sh$seed.err"
   r1=$?
-  timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$saddr" --quiet --output "$dir/shw$seed" \
+  timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$RTI_ADDR" --quiet --output "$dir/shw$seed" \
     >/dev/null 2>"$dir/shw$seed.err"
   r2=$?
-  kill "$sp" 2>/dev/null
+  rti_stop
   if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same_csvs "$dir/local" "$dir/sh$seed" &&
     cmp -s "$dir/wr-me-local/yz.csv" "$dir/shw$seed/yz.csv" &&
     cmp -s "$dir/wr-me-local/master.csv" "$dir/shw$seed/master.csv"; then ok; else
@@ -177,20 +125,11 @@ done
 #     row of master.csv is one Note interaction the RTI logged, stamped with its instant
 #     (tempo-log show --class Note), and master.csv is the one-process one again.
 mkdir -p "$dir/flog"
-bin/tempo-rti --listen 127.0.0.1:0 --log "$dir/flog" >"$dir/rti-log.out" 2>&1 &
-lp=$!
-pids="$pids $lp"
-laddr=
-for _ in $(seq 100); do
-  laddr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti-log.out" | head -n 1)
-  [ -n "$laddr" ] && break
-  sleep 0.05
-done
-timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$laddr" --output "$dir/wlog" \
+rti_start "$dir" --log "$dir/flog"
+timeout 60 bin/tempo-run "$dir/wr-me.json" --rti "$RTI_ADDR" --output "$dir/wlog" \
   >/dev/null 2>"$dir/wlog.err"
 rc=$?
-kill "$lp" 2>/dev/null
-wait "$lp" 2>/dev/null
+rti_stop
 log=$(ls "$dir"/flog/lorenz-wr-me-*.tlog 2>/dev/null | head -n 1)
 bin/tempo-log show "$log" --class Note >"$dir/notes.txt" 2>"$dir/notes.err"
 nrow=$(($(wc -l <"$dir/wlog/master.csv") - 1))
@@ -210,14 +149,14 @@ if [ "$rc" -eq 0 ] && [ -n "$log" ] && [ "$nrow" -gt 40 ] && [ "$nnote" -eq "$nr
 #     stops the same way.
 lv "$dir/hang.json" hang '{ "method": "master-jacobi", "end": 20000, "step": 0.5, "reply_timeout": 1 }'
 
-start_rti
-timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name predator --rti "$addr" >"$dir/hx.out" 2>&1 &
+rti_start "$dir"
+timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name predator --rti "$RTI_ADDR" >"$dir/hx.out" 2>&1 &
 s1=$!
-timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name prey --rti "$addr" >"$dir/hyz.out" 2>&1 &
+timeout 60 bin/tempo-fmu --federation "$dir/hang.json" --name prey --rti "$RTI_ADDR" >"$dir/hyz.out" 2>&1 &
 s2=$!
-timeout 60 bin/tempo-master --federation "$dir/hang.json" --rti "$addr" >"$dir/hm.out" 2>&1 &
+timeout 60 bin/tempo-master --federation "$dir/hang.json" --rti "$RTI_ADDR" >"$dir/hm.out" 2>&1 &
 mpid=$!
-pids="$pids $s1 $s2 $mpid"
+track $s1 $s2 $mpid
 victim=
 for _ in $(seq 200); do
   victim=$(pgrep -f -- "--federation $dir/hang.json --name prey" | grep -v "^$s2\$" | head -n 1)
@@ -237,8 +176,7 @@ if [ -n "$victim" ] && [ "$rm_" -eq 1 ] &&
   [ "$r1" -eq 1 ] && grep -q 'the master left before the end' "$dir/hx.out" &&
   [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/hyz.out"; then ok; else
   ko "hung slave: victim '$victim' master $rm_ after ${waited} ms, predator $r1, prey $r2: $(head -c 900 "$dir/hm.out" "$dir/hx.out" "$dir/hyz.out")"; fi
-kill "$rti_pid" 2>/dev/null
-wait "$rti_pid" 2>/dev/null
+rti_stop
 if ! still_running "$dir/hang.json"; then ok; else ko "processes left: $(pgrep -af -- "$dir/hang.json")"; fi
 # The command line's --reply-timeout is checked like --timeout.
 bin/tempo-master --federation "$dir/hang.json" --reply-timeout 0 >/dev/null 2>"$dir/rt0.err"
@@ -257,14 +195,14 @@ if [ "$rc" -eq 0 ] && same_csvs "$dir/late-local" "$dir/late-run" &&
 # 4. A slave killed mid-run: the master's report names it, the other slave stops because the
 #    master left, every process of the run exits by itself.
 lv "$dir/long.json" long '{ "method": "master-jacobi", "end": 20000, "step": 0.5 }'
-start_rti
-timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name prey --rti "$addr" >"$dir/kp.out" 2>&1 &
+rti_start "$dir"
+timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name prey --rti "$RTI_ADDR" >"$dir/kp.out" 2>&1 &
 s1=$!
-timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name predator --rti "$addr" >"$dir/kq.out" 2>&1 &
+timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name predator --rti "$RTI_ADDR" >"$dir/kq.out" 2>&1 &
 s2=$!
-timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$addr" >"$dir/km.out" 2>&1 &
+timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$RTI_ADDR" >"$dir/km.out" 2>&1 &
 mpid=$!
-pids="$pids $s1 $s2 $mpid"
+track $s1 $s2 $mpid
 victim=
 for _ in $(seq 200); do
   victim=$(pgrep -f -- "--federation $dir/long.json --name prey" | grep -v "^$s1\$" | head -n 1)
@@ -277,14 +215,13 @@ wait "$s2"; r2=$?
 if [ -n "$victim" ] && [ "$rm_" -eq 1 ] && grep -q "slave lost.*(slave prey lost: " "$dir/km.out" &&
   [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/kq.out"; then ok; else
   ko "killed slave: victim '$victim' master $rm_ other $r2: $(head -c 600 "$dir/km.out" "$dir/kq.out")"; fi
-kill "$rti_pid" 2>/dev/null
-wait "$rti_pid" 2>/dev/null
+rti_stop
 if ! still_running "$dir/long.json"; then ok; else ko "processes left: $(pgrep -af -- "$dir/long.json")"; fi
 
 # 5. The same under tempo-run: status 1, the victim named, nothing left.
 timeout 60 bin/tempo-run "$dir/long.json" --quiet --output "$dir/kr" >"$dir/kr.out" 2>"$dir/kr.err" &
 run=$!
-pids="$pids $run"
+track $run
 victim=
 for _ in $(seq 200); do
   victim=$(pgrep -f -- "--federation $dir/long.json --name predator" | head -n 1)
@@ -305,7 +242,7 @@ sed -e "s|\.\./build/fmus|$fmus|g" -e 's|"end": 10|"end": 100000|' \
   -e "s|\.\./build/run/lorenz_semi|$dir/out-semi-long|" examples/lorenz_semi.json >"$dir/semi-long.json"
 timeout 60 bin/tempo-run "$dir/semi-long.json" --output "$dir/ks" >"$dir/ks.out" 2>"$dir/ks.err" &
 run=$!
-pids="$pids $run"
+track $run
 victim=
 for _ in $(seq 200); do
   victim=$(pgrep -f -- "--federation $dir/semi-long.json --name yz" | head -n 1)
@@ -320,5 +257,4 @@ if [ -n "$victim" ] && [ "$rc" -eq 1 ] &&
   ! still_running "$dir/semi-long.json"; then ok; else
   ko "semi-implicit, killed slave: victim '$victim' status $rc: $(head -c 800 "$dir/ks.err")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -7,43 +7,7 @@
 # Read doc/run.md. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/run_errors.XXXXXX)
-pids=
-. "$(dirname "$0")/rti_proc.sh"
-cleanup() {
-  rti_stop 2>/dev/null
-  for p in $pids; do kill "$p" 2>/dev/null; done
-  [ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"
-}
-trap cleanup EXIT
-fmus=$PWD/build/fmus
-# still_running PATTERN: any process whose command line holds PATTERN (a path under $dir,
-# so only this test's processes match).
-still_running() { pgrep -f -- "$1" >/dev/null; }
-
-# lv FILE FEDERATION ALGO-JSON [PREY_OUT_VAR] [FMU]: a Lotka-Volterra federation file.
-lv() {
-  cat >"$1" <<EOT
-{
-  "federation": "$2",
-  "algorithm": $3,
-  "solver": { "rtol": 1e-10, "atol": 1e-12 },
-  "federates": [
-    { "name": "prey", "fmu": "${5:-$fmus/lv_prey_me.fmu}",
-      "parameters": { "alpha": 0.5, "beta": 0.7, "x0": 1 },
-      "outputs": { "${4:-x}": "Prey.x" }, "inputs": { "y": "Predator.y" }, "record": [ "x", "y" ] },
-    { "name": "predator", "fmu": "$fmus/lv_predator_me.fmu",
-      "parameters": { "gamma": 0.27, "delta": 0.6, "y0": 1 },
-      "outputs": { "y": "Predator.y" }, "inputs": { "x": "Prey.x" }, "record": [ "y", "x" ] }
-  ],
-  "output": "$dir/out-$2"
-}
-EOT
-}
+. tests/integration/lib.sh run_errors
 G='{ "method": "gauss-seidel", "end": 100, "step": 0.5 }'
 
 # 1. The same federation twice: byte-identical CSVs; the summary names CSVs and plot.
@@ -126,7 +90,7 @@ bad "$dir/missing.json" 'missing.json'
 lv "$dir/long.json" long '{ "method": "gauss-seidel", "end": 20000, "step": 0.5 }'
 timeout 60 bin/tempo-run "$dir/long.json" --quiet >"$dir/k.out" 2>"$dir/k.err" &
 run=$!
-pids="$pids $run"
+track $run
 victim=
 for _ in $(seq 100); do
   victim=$(pgrep -f -- "--federation $dir/long.json --name predator" | head -n 1)
@@ -155,7 +119,7 @@ if [ "$rc" -eq 1 ] && grep -q "failed: child '\(prey\|predator\)' (pid [0-9]*) e
 # 6. SIGINT (Ctrl-C) to tempo-run: every child stopped, status 130.
 timeout 60 bin/tempo-run "$dir/long.json" --quiet --output "$dir/int" >"$dir/i.out" 2>"$dir/i.err" &
 run=$!
-pids="$pids $run"
+track $run
 for _ in $(seq 100); do grep -q . "$dir/int/prey.csv" 2>/dev/null && break; sleep 0.05; done
 kill -INT "$run"
 wait "$run"
@@ -188,5 +152,4 @@ rc=$?
 if [ "$rc" -eq 0 ] && cmp -s "$dir/run1/prey.csv" "$dir/unix/rti.csv" && [ ! -e "$dir/rti.sock" ]
 then ok; else ko "unix socket: $rc $(head -c 400 "$dir/x.err")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,36 +10,13 @@
 # in one process and under tempo-run. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/strong_run.XXXXXX)
-pids=
-cleanup() {
-  for p in $pids; do kill "$p" 2>/dev/null; done
-  [ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"
-}
-trap cleanup EXIT
-still_running() { pgrep -f -- "$1" >/dev/null; }
+. tests/integration/lib.sh strong_run
 same() { cmp -s "$1/x.csv" "$2/x.csv" && cmp -s "$1/yz.csv" "$2/yz.csv" && cmp -s "$1/master.csv" "$2/master.csv"; }
 
 # The example with its paths made absolute; $1 the copy, $2 a sed expression for the rest.
 mkfile() {
   sed -e "s|\.\./build/fmus|$PWD/build/fmus|g" -e "s|\.\./build/run/lorenz_strong|$dir/out|" \
     -e "${2:-s/^//}" examples/lorenz_strong.json >"$1"
-}
-
-start_rti() {
-  bin/tempo-rti --listen 127.0.0.1:0 >"$dir/rti.out" 2>&1 &
-  rti_pid=$!
-  pids="$pids $rti_pid"
-  addr=
-  for _ in $(seq 100); do
-    addr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti.out" | head -n 1)
-    [ -n "$addr" ] && break
-    sleep 0.05
-  done
 }
 
 # 1. One process, by hand, under tempo-run: the same bits.
@@ -53,16 +30,16 @@ n_f=$(sed -n 's/.* output instants, \([0-9]*\) right-hand sides in \([0-9]*\) ro
 read -r n_f n_r <<<"${n_f:-0 0}"
 # One round per evaluation: every wired output of the Lorenz FMUs is a state.
 if [ "$n_f" -gt 200 ] && [ "$n_f" -eq "$n_r" ]; then ok; else ko "n_f '$n_f', rounds '$n_r'"; fi
-start_rti
-timeout 120 bin/tempo-fmu --federation "$dir/l.json" --name x --rti "$addr" --output "$dir/dist" >"$dir/p.out" 2>&1 &
+rti_start "$dir"
+timeout 120 bin/tempo-fmu --federation "$dir/l.json" --name x --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/p.out" 2>&1 &
 s1=$!
-timeout 120 bin/tempo-fmu --federation "$dir/l.json" --name yz --rti "$addr" --output "$dir/dist" >"$dir/q.out" 2>&1 &
+timeout 120 bin/tempo-fmu --federation "$dir/l.json" --name yz --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/q.out" 2>&1 &
 s2=$!
-timeout 120 bin/tempo-master --federation "$dir/l.json" --rti "$addr" --output "$dir/dist" >"$dir/m.out" 2>&1
+timeout 120 bin/tempo-master --federation "$dir/l.json" --rti "$RTI_ADDR" --output "$dir/dist" >"$dir/m.out" 2>&1
 rm_=$?
 wait $s1; r1=$?
 wait $s2; r2=$?
-kill "$rti_pid" 2>/dev/null
+rti_stop
 if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same "$dir/local" "$dir/dist"; then ok; else
   ko "distributed by hand: $rm_ $r1 $r2: $(head -c 600 "$dir/m.out" "$dir/p.out" "$dir/q.out")"; fi
 # Check C9 over the RTI. The master counts every command it sends and every reply it gets
@@ -81,13 +58,13 @@ if [ "$rc" -eq 0 ] && same "$dir/local" "$dir/run"; then ok; else
 # 2. A slave killed in the middle of the solve (end 2000 s: minutes of work): the master stops
 #    naming it, the other slave stops because the master left, nothing is left running.
 mkfile "$dir/long.json" 's|"end": 10,|"end": 2000,|'
-start_rti
-timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name x --rti "$addr" --output "$dir/k" >"$dir/kp.out" 2>&1 &
+rti_start "$dir"
+timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name x --rti "$RTI_ADDR" --output "$dir/k" >"$dir/kp.out" 2>&1 &
 s1=$!
-timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name yz --rti "$addr" --output "$dir/k" >"$dir/kq.out" 2>&1 &
+timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name yz --rti "$RTI_ADDR" --output "$dir/k" >"$dir/kq.out" 2>&1 &
 s2=$!
-pids="$pids $s1 $s2"
-timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$addr" >"$dir/km.out" 2>&1 &
+track $s1 $s2
+timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$RTI_ADDR" >"$dir/km.out" 2>&1 &
 sm=$!
 victim=
 for _ in $(seq 200); do
@@ -102,7 +79,7 @@ if [ -n "$victim" ] && [ "$rm_" -eq 1 ] &&
   grep -q "strong coupling: slave 'yz' .*slave lost.*(slave yz lost: " "$dir/km.out" &&
   [ "$r1" -ne 0 ] && grep -q "the master left before the end" "$dir/kp.out"; then ok; else
   ko "killed slave: victim '$victim' master $rm_ other $r1: $(head -c 800 "$dir/km.out" "$dir/kp.out")"; fi
-kill "$rti_pid" 2>/dev/null
+rti_stop
 sleep 0.2
 if ! still_running "$dir/long.json"; then ok; else ko "processes left: $(pgrep -af -- "$dir/long.json")"; fi
 
@@ -125,5 +102,4 @@ if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && grep -q "updates per step: 1:10" "$dir/
   cmp -s "$dir/gl/master.csv" "$dir/gd/master.csv"; then ok; else
   ko "gain loop: $r1 $r2: $(head -c 600 "$dir/gl.out" "$dir/gd.out")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
