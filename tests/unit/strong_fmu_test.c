@@ -16,6 +16,7 @@
 #include "federate/fmu/fmu_slave.h"
 #include "federate/master/local.h"
 #include "tests/check.h"
+#include "tests/unit/fmu_rows.h"
 
 #define TICK 1e-9
 
@@ -179,29 +180,13 @@ static void test_fedfile(void)
 
 /* ---- the case studies --------------------------------------------------------------------- */
 
-#define MAXR 4096 /* rows per federate */
-#define MAXC 2    /* recorded columns per federate */
 #define MAXN 4096 /* output instants */
 
-typedef struct rows {
-    size_t n[2];
-    double t[2][MAXR];
-    double v[2][MAXR][MAXC];
-    long rhs[MAXN]; /* strong.rhs of each output instant */
-    size_t n_rhs;
-} rows;
-
 static rows R; /* large: static */
-
-static void on_row(void *ctx, size_t fed, double t, size_t n, const double *vals)
-{
-    rows *r = ctx;
-    if (fed > 1 || r->n[fed] >= MAXR) return;
-    r->t[fed][r->n[fed]] = t;
-    for (size_t c = 0; c < MAXC && c < n; c++)
-        r->v[fed][r->n[fed]][c] = vals[c];
-    r->n[fed]++;
-}
+static struct {
+    long v[MAXN]; /* strong.rhs of each output instant */
+    size_t n;
+} RHS;
 
 /* The local master with its notes caught ("strong.rhs" per output instant). */
 typedef struct catcher {
@@ -220,7 +205,7 @@ static int c_close(void *ctx, int64_t t)
 }
 static void c_note(void *ctx, const char *what, double v)
 {
-    if (!strcmp(what, "strong.rhs") && R.n_rhs < MAXN) R.rhs[R.n_rhs++] = (long)v;
+    if (!strcmp(what, "strong.rhs") && RHS.n < MAXN) RHS.v[RHS.n++] = (long)v;
 }
 static const port_master_ops catch_ops = {.open = c_open, .close = c_close, .note = c_note};
 
@@ -329,6 +314,7 @@ static void run_case(const kase *k, double rtol)
     ff->algo.strong.rtol = rtol;
     ff->algo.strong.atol = rtol * 1e-2;
     memset(&R, 0, sizeof R);
+    memset(&RHS, 0, sizeof RHS);
     master_local_opts lo = {.kind = FMU_KIND_ME, .row = on_row, .row_ctx = &R};
     master_local *ml = NULL;
     rc = master_local_open(ff, &lo, &ml, err, sizeof err);
@@ -349,12 +335,12 @@ static void run_case(const kase *k, double rtol)
     CHECK_INT_EQ((long)res.n_out, (long)n_s);
     CHECK_INT_EQ((long)R.n[0], (long)n_s + 1);
     CHECK_INT_EQ(res.one_round, 1);
-    CHECK_INT_EQ((long)R.n_rhs, (long)n_s);
-    long sum = 0, most = 0, least = R.n_rhs ? R.rhs[0] : 0;
-    for (size_t i = 0; i < R.n_rhs; i++) {
-        sum += R.rhs[i];
-        most = R.rhs[i] > most ? R.rhs[i] : most;
-        least = R.rhs[i] < least ? R.rhs[i] : least;
+    CHECK_INT_EQ((long)RHS.n, (long)n_s);
+    long sum = 0, most = 0, least = RHS.n ? RHS.v[0] : 0;
+    for (size_t i = 0; i < RHS.n; i++) {
+        sum += RHS.v[i];
+        most = RHS.v[i] > most ? RHS.v[i] : most;
+        least = RHS.v[i] < least ? RHS.v[i] : least;
     }
     CHECK_INT_EQ(sum, res.n_rhs);
     /* Check C9: eq. 5.19 with the recorded n_f (c0 + c1 n_s + c2 n_f, one round each). */
@@ -374,8 +360,8 @@ static void run_case(const kase *k, double rtol)
     printf("\n  RHS per output instant (instants with that many):");
     for (long v = least; v <= most; v++) {
         size_t cnt = 0;
-        for (size_t i = 0; i < R.n_rhs; i++)
-            cnt += R.rhs[i] == v;
+        for (size_t i = 0; i < RHS.n; i++)
+            cnt += RHS.v[i] == v;
         if (cnt) printf(" %ld:%zu", v, cnt);
     }
     printf("\n");

@@ -9,27 +9,9 @@
 
 #include "federate/master/local.h"
 #include "tests/check.h"
-
-#define MAXR 4096 /* rows per federate */
-#define MAXC 3    /* recorded columns per federate */
-
-typedef struct rows {
-    size_t n[2];
-    double t[2][MAXR];
-    double v[2][MAXR][MAXC];
-} rows;
+#include "tests/unit/fmu_rows.h"
 
 static rows R; /* large: static */
-
-static void on_row(void *ctx, size_t fed, double t, size_t n, const double *vals)
-{
-    rows *r = ctx;
-    if (fed > 1 || r->n[fed] >= MAXR) return;
-    r->t[fed][r->n[fed]] = t;
-    for (size_t c = 0; c < MAXC && c < n; c++)
-        r->v[fed][r->n[fed]][c] = vals[c];
-    r->n[fed]++;
-}
 
 /* A column of the co-simulation and the variable of the monolithic FMU it is compared with. */
 typedef struct col {
