@@ -5,11 +5,8 @@
 # consumer's Command; and a 3-step run (no Command then) ends too. Prints "N passed, N failed"
 # (tests/run.sh). Run from the repository root.
 set -u
-pass=0; fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh client_demo
 out=$(timeout 120 examples/demo.sh 2>&1)
 rc=$?
 check "demo exits 0 (got $rc)" test "$rc" -eq 0
@@ -35,22 +32,17 @@ check "the consumer reports 10 updates" grep -q "consumer: done, 10 updates refl
 
 # A short run (3 steps: no sample above 0.5, so no Command) must end too, and quickly: the
 # producer must not wait for a Command that never comes.
-tmp=$(mktemp -d)
-. "$(dirname "$0")/rti_proc.sh"
-trap 'rti_stop 2>/dev/null' EXIT
-rti_start "$tmp" --log-level warn
+rti_start "$dir" --log-level warn
 addr=$RTI_ADDR
-timeout 30 bin/tempo-example-producer --rti "$addr" --steps 3 >"$tmp/p.out" 2>&1 &
+timeout 30 bin/tempo-example-producer --rti "$addr" --steps 3 >"$dir/p.out" 2>&1 &
 prod=$!
-for _ in $(seq 1 100); do grep -q "waiting for" "$tmp/p.out" 2>/dev/null && break; sleep 0.05; done
-timeout 30 bin/tempo-example-consumer --rti "$addr" >"$tmp/c.out" 2>&1
+for _ in $(seq 1 100); do grep -q "waiting for" "$dir/p.out" 2>/dev/null && break; sleep 0.05; done
+timeout 30 bin/tempo-example-consumer --rti "$addr" >"$dir/c.out" 2>&1
 crc=$?
 wait "$prod"
 prc=$?
 rti_stop 2>/dev/null
 check "3 steps: the consumer ends well (status $crc)" test "$crc" -eq 0
 check "3 steps: the producer ends well (status $prc)" test "$prc" -eq 0
-check "3 steps: 3 updates reflected" grep -q "consumer: done, 3 updates reflected" "$tmp/c.out"
-rm -rf "$tmp"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check "3 steps: 3 updates reflected" grep -q "consumer: done, 3 updates reflected" "$dir/c.out"
+finish

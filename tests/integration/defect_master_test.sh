@@ -9,12 +9,7 @@
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/defect_master.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+. tests/integration/lib.sh defect_master
 
 # same_values A B [TOL]: the two single-column lists hold the same doubles line for line (or
 # within TOL: the example prints T_k as ticks times the resolution, the slaves as the ticks).
@@ -57,5 +52,4 @@ done
 last=$(tail -n 1 "$dir/r-osc_defect_fig4/s2.csv" | cut -d, -f1)
 awk -v t="$last" 'BEGIN { exit !(t > 50) }' && ok || ko "fig4: last instant $last, want > 50"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -7,12 +7,7 @@
 # defect of order 1); its CSV and SVG files are written; it refuses a file of another method. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/defect_run.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+. tests/integration/lib.sh defect_run
 
 out=$(bin/tempo-example-defect --output "$dir/v" examples/osc_defect_exact_variable.json 2>&1)
 rc=$?
@@ -54,5 +49,4 @@ out=$(bin/tempo-example-defect examples/osc_jacobi.json 2>&1)
 out=$(bin/tempo-example-defect 2>&1)
 [ $? -eq 2 ] && echo "$out" | grep -q "no FILE.json given" && ok || ko "no argument: $out"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

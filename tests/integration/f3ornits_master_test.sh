@@ -10,12 +10,7 @@
 # comparison of the two-mass case with a change at mid-time keeps the orderings of the paper. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/f3ornits_master.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+. tests/integration/lib.sh f3ornits_master
 
 same_dirs() { # A B FILES...
   local a=$1 b=$2 x
@@ -95,5 +90,4 @@ out=$(bin/tempo-master --federation "$dir/bad.json" --local --output "$dir/b" 2>
 [ $? -eq 1 ] && echo "$out" | grep -q 'algorithm.f3ornits.imposed\["nobody"\]: no such federate' && ok ||
   ko "bad imposed: $out"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -6,23 +6,12 @@
 # Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/fmufed_errors.XXXXXX)
-. "$(dirname "$0")/rti_proc.sh"
-cleanup() {
-  rti_stop 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+. tests/integration/lib.sh fmufed_errors
 
 rti_start "$dir"
 rti=$RTI_ADDR
-[ -n "$rti" ] || { ko "RTI did not start"; echo "$pass passed, $fail failed"; exit 1; }
+[ -n "$rti" ] || { ko "RTI did not start"; finish; exit 1; }
 
-fmus=$PWD/build/fmus
 # lv FILE FEDERATION ALGO PREY_OUT_VAR PREY_FMU PREY_ROLE PRED_ROLE
 lv() {
   cat >"$1" <<EOF
@@ -132,5 +121,4 @@ last=$(tail -n 1 "$dir/out-late/prey.csv" | cut -d, -f1)
 if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$first" = 10 ] && [ "$last" = 15 ]; then ok; else
   ko "start at 10: $r1 $r2 first=$first last=$last $(cat "$dir/l1.err" "$dir/l2.err")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

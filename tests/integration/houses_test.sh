@@ -9,12 +9,7 @@
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/houses_test.XXXXXX)
-trap '[ -n "${KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"' EXIT
+. tests/integration/lib.sh houses_test
 root=$PWD
 
 # 1. The price formula: P_s += 0.5 (P_avg - P_s), p = 0.10 + 0.077 min(1, P_s / 3000), P_avg
@@ -79,5 +74,4 @@ for f in "$dir"/de2/*.csv; do cmp -s "$f" "$dir/de/$(basename "$f")" || same=0; 
 [ "$(ls "$dir"/de2/*.csv | wc -l)" = 9 ] || same=0
 [ $same = 1 ] && ok || ko "two DE runs differ"
 grep -v ": plot \|: reference " "$dir/cmp.out" | sed "s|$dir/||"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

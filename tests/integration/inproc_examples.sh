@@ -10,13 +10,7 @@
 # log. Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-. tests/integration/rti_proc.sh
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/inproc_examples.XXXXXX)
-trap 'rti_stop >/dev/null; rm -rf "$dir"' EXIT
+. tests/integration/lib.sh inproc_examples
 
 # grants LOG: one line per grant, "federate kind time", each federate's in log order. A run
 # of equal FQR grants is one line: Gauss-Seidel's waiting federates poll with FQR at their
@@ -116,5 +110,4 @@ rc=$?
 [ "$rc" = 2 ] && echo "$out" | grep -q "tempo-master --in-process" && ok ||
   ko "tempo-fmu --all on a master method: rc $rc: $out"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

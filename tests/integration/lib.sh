@@ -2,11 +2,16 @@
 # folder, and the processes (the RTI among them) stopped when the script exits. Source it from
 # the repository root, right after `cd`:   . tests/integration/lib.sh NAME
 #   pass, fail            the counts; ok: one more passed; ko MSG...: one more failed, "FAIL: MSG"
+#   check NAME COMMAND... one check decided by COMMAND's status ("FAIL: NAME" when it fails)
+#   has FILE TEXT, not_has FILE TEXT   FILE holds TEXT (a fixed string), or does not
+#   need NAME PATH...     ends the script as one failure when a build product is missing
 #   finish                prints "N passed, N failed" (the line tests/run.sh reads) and fails
 #                         when a check failed: a script's last command
 #   dir                   a new folder /tmp/NAME.XXXXXX: the script's files, so that scripts run
 #                         at once never share one; removed at exit (kept, and named, with KEEP=1)
-#   track PID...          processes started with & to kill at exit if still running
+#   track PID...          processes started with & to continue (if stopped) and terminate at
+#                         exit when they are still this shell's jobs; then every child is
+#                         waited for; INT and TERM end the script through the same cleanup
 #   still_running PATTERN some process's command line holds PATTERN (a path under $dir, so
 #                         only this script's processes match)
 #   fmus                  the example FMUs (build/fmus, absolute)
@@ -22,6 +27,20 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() {
+  local name=$1
+  shift
+  if "$@"; then ok; else ko "$name"; fi
+}
+has() { grep -qF -- "$2" "$1"; }
+not_has() { ! grep -qF -- "$2" "$1"; }
+need() {
+  local name=$1 p
+  shift
+  for p in "$@"; do
+    [ -e "$p" ] || { echo "$name: $p is missing (run make first)"; echo "0 passed, 1 failed"; exit 1; }
+  done
+}
 finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
@@ -33,11 +52,17 @@ still_running() { pgrep -f -- "$1" >/dev/null; }
 
 dir=$(mktemp -d "/tmp/${1:-tempo_test}.XXXXXX") || exit 1
 lib_cleanup() {
+  local live p
+  live=" $(jobs -p | tr '\n' ' ') " # a PID no longer our job may be someone else's by now
+  for p in $lib_pids; do
+    case $live in *" $p "*) kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null ;; esac
+  done
   rti_stop >/dev/null 2>&1
-  for p in $lib_pids; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
   if [ -n "${KEEP:-}" ]; then echo "kept $dir"; else rm -rf "$dir"; fi
 }
 trap lib_cleanup EXIT
+trap 'exit 130' INT TERM
 
 fmus=$PWD/build/fmus
 lv() {

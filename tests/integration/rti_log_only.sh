@@ -6,18 +6,11 @@
 # read back whole. Also: a malformed --log-only is refused with status 2. Prints
 # "N passed, N failed" (tests/run.sh). Run from the repository root.
 set -u
-pass=0; fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-tmp=$(mktemp -d)
-. "$(dirname "$0")/rti_proc.sh"
-cleanup() { rti_stop 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh rti_log_only
 
-mkdir "$tmp/logs"
-rti_start "$tmp" --log-level warn --log "$tmp/logs" --log-only 'keep*,other'
+mkdir "$dir/logs"
+rti_start "$dir" --log-level warn --log "$dir/logs" --log-only 'keep*,other'
 addr=$RTI_ADDR
 check "the RTI starts" test -n "$addr"
 
@@ -25,10 +18,10 @@ check "the RTI starts" test -n "$addr"
 run_pair() {
   local fed=$1
   timeout 30 bin/tempo-example-producer --rti "$addr" --federation "$fed" --steps 3 \
-    >"$tmp/$fed.p" 2>&1 &
+    >"$dir/$fed.p" 2>&1 &
   local prod=$!
-  for _ in $(seq 1 100); do grep -q "waiting for" "$tmp/$fed.p" 2>/dev/null && break; sleep 0.05; done
-  timeout 30 bin/tempo-example-consumer --rti "$addr" --federation "$fed" >"$tmp/$fed.c" 2>&1
+  for _ in $(seq 1 100); do grep -q "waiting for" "$dir/$fed.p" 2>/dev/null && break; sleep 0.05; done
+  timeout 30 bin/tempo-example-consumer --rti "$addr" --federation "$fed" >"$dir/$fed.c" 2>&1
   local crc=$?
   wait "$prod"
   local prc=$?
@@ -39,21 +32,20 @@ run_pair skip-b
 rti_stop; rc=$?
 check "the RTI stops cleanly (status $rc)" test "$rc" -eq 0
 
-n_keep=$(find "$tmp/logs" -name 'keep-a-*.tlog' | wc -l)
-n_all=$(find "$tmp/logs" -name '*.tlog' | wc -l)
+n_keep=$(find "$dir/logs" -name 'keep-a-*.tlog' | wc -l)
+n_all=$(find "$dir/logs" -name '*.tlog' | wc -l)
 check "one log for keep-a (got $n_keep)" test "$n_keep" -eq 1
 check "no log for skip-b (logs in all: $n_all)" test "$n_all" -eq 1
-log=$(find "$tmp/logs" -name 'keep-a-*.tlog' | head -n 1)
+log=$(find "$dir/logs" -name 'keep-a-*.tlog' | head -n 1)
 if [ -n "$log" ]; then
   stats=$(bin/tempo-log stats "$log" 2>&1)
   check "tempo-log reads the kept log (federates producer and consumer)" \
     bash -c 'grep -q producer <<<"$1" && grep -q consumer <<<"$1"' _ "$stats"
 fi
 
-bin/tempo-rti --listen 127.0.0.1:0 --log "$tmp/logs" --log-only 'a,,b' >/dev/null 2>"$tmp/bad.err"
+bin/tempo-rti --listen 127.0.0.1:0 --log "$dir/logs" --log-only 'a,,b' >/dev/null 2>"$dir/bad.err"
 rc=$?
 check "an empty pattern is refused with status 2 (got $rc)" test "$rc" -eq 2
-check "the refusal names the option" grep -q -- "--log-only" "$tmp/bad.err"
+check "the refusal names the option" grep -q -- "--log-only" "$dir/bad.err"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -8,12 +8,7 @@
 # read doc/run.md ("Case studies"). Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-dir=$(mktemp -d /tmp/run_cases.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+. tests/integration/lib.sh run_cases
 MEASURE=${MEASURE:-}
 
 # errs REF.csv FED.csv COLUMN: "MEDIAN MAX T_OF_MAX" of |fed - ref| at the federate's
@@ -171,5 +166,4 @@ for f in examples/*.json; do
     [ -s "$dir/ex-$n/plot.svg" ]; then ok; else ko "$f: $(head -c 400 "$dir/ex.err")"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

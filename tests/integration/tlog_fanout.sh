@@ -5,31 +5,24 @@
 # frames, repeats included), and `tempo-log json` must return as many SENT records as the
 # federates were sent. Prints "N passed, N failed" (tests/run.sh). Run from the repository root.
 set -u
-pass=0; fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
-tmp=$(mktemp -d)
-. "$(dirname "$0")/rti_proc.sh"
-cleanup() { rti_stop 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-mkdir "$tmp/logs"
-rti_start "$tmp" --log-level warn --log "$tmp/logs"
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh tlog_fanout
+mkdir "$dir/logs"
+rti_start "$dir" --log-level warn --log "$dir/logs"
 addr=$RTI_ADDR
-timeout 30 bin/tempo-example-producer --rti "$addr" --steps 4 --peers 2 >"$tmp/p.out" 2>&1 &
+timeout 30 bin/tempo-example-producer --rti "$addr" --steps 4 --peers 2 >"$dir/p.out" 2>&1 &
 prod=$!
-for _ in $(seq 1 100); do grep -q "waiting for" "$tmp/p.out" 2>/dev/null && break; sleep 0.05; done
-timeout 30 bin/tempo-example-consumer --rti "$addr" --name c1 >"$tmp/c1.out" 2>&1 &
+for _ in $(seq 1 100); do grep -q "waiting for" "$dir/p.out" 2>/dev/null && break; sleep 0.05; done
+timeout 30 bin/tempo-example-consumer --rti "$addr" --name c1 >"$dir/c1.out" 2>&1 &
 c1=$!
-timeout 30 bin/tempo-example-consumer --rti "$addr" --name c2 >"$tmp/c2.out" 2>&1
+timeout 30 bin/tempo-example-consumer --rti "$addr" --name c2 >"$dir/c2.out" 2>&1
 c2rc=$?
 wait "$c1"; c1rc=$?
 wait "$prod"; prc=$?
 rti_stop
 check "producer and both consumers end well ($prc, $c1rc, $c2rc)" \
   test "$prc" -eq 0 -a "$c1rc" -eq 0 -a "$c2rc" -eq 0
-log=$(find "$tmp/logs" -name '*.tlog' | head -n 1)
+log=$(find "$dir/logs" -name '*.tlog' | head -n 1)
 check "a log was written" test -n "$log"
 [ -n "$log" ] || { echo "$pass passed, $fail failed"; exit 1; }
 sent_json=$(bin/tempo-log json "$log" | grep -c '"kind": *"SENT"')
@@ -44,5 +37,4 @@ for c in c1 c2; do
   check "$c: MATCHED" grep -q "MATCHED to the end of the log" <<<"$out"
   check "$c: the replayed consumer reflects 4 samples" grep -q "done, 4 updates reflected" <<<"$out"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

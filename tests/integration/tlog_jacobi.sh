@@ -8,28 +8,9 @@
 # variants replay unchanged too. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0
-fail=0
-check() { # check NAME COMMAND...: one assertion, the command's status decides
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
-has() { grep -qF -- "$2" "$1"; }      # has FILE TEXT
-not_has() { ! grep -qF -- "$2" "$1"; } # not_has FILE TEXT
-for p in bin/tempo-rti bin/tempo-log bin/tempo-fmu bin/tempo-run build/fmus/lv_prey_me.fmu \
-  build/fmus/lv_predator_cs.fmu build/fmus/stair_cs.fmu build/fmus/mass_cs.fmu; do
-  [ -e "$p" ] || { echo "tlog_jacobi: $p is missing (run make first)"; echo "0 passed, 1 failed"; exit 1; }
-done
-tmp=$(mktemp -d)
-. "$(dirname "$0")/rti_proc.sh"
-cleanup() {
-  rti_stop 2>/dev/null
-  wait 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. tests/integration/lib.sh tlog_jacobi
+need tlog_jacobi bin/tempo-rti bin/tempo-log bin/tempo-fmu bin/tempo-run build/fmus/lv_prey_me.fmu \
+  build/fmus/lv_predator_cs.fmu build/fmus/stair_cs.fmu build/fmus/mass_cs.fmu
 
 # The federation: prey (model exchange, CVODE) and predator (co-simulation) are coupled both
 # ways; stair (a step of height 1 every `period` s) drives the force input of mass. Improved
@@ -65,9 +46,9 @@ write_fed() { # write_fed FILE PERIOD [ALGORITHM]
 }
 EOF
 }
-mkdir -p "$tmp/rec" "$tmp/changed" "$tmp/logs"
-write_fed "$tmp/rec/fed.json" 3.5
-write_fed "$tmp/changed/fed.json" 4
+mkdir -p "$dir/rec" "$dir/changed" "$dir/logs"
+write_fed "$dir/rec/fed.json" 3.5
+write_fed "$dir/changed/fed.json" 4
 
 # record DIR: run DIR/fed.json with tempo-run against a fresh tempo-rti --log DIR/logs; sets
 # $log to the log file (empty if none). One RTI per recording, so one log per folder.
@@ -103,35 +84,35 @@ replay_all() {
 }
 
 # 1. Record the federation.
-record "$tmp/rec"
-check "the recorded run took 20 steps" has "$tmp/rec/run.out" "20 steps per federate"
+record "$dir/rec"
+check "the recorded run took 20 steps" has "$dir/rec/run.out" "20 steps per federate"
 [ -n "$log" ] || { echo "$pass passed, $((fail + 1)) failed"; exit 1; }
-check "the stair's CSV has the jump at 3.5 s" grep -qx '3.5,1' "$tmp/rec/out/stair.csv"
-check "... and not before it" grep -qx '3,0' "$tmp/rec/out/stair.csv"
+check "the stair's CSV has the jump at 3.5 s" grep -qx '3.5,1' "$dir/rec/out/stair.csv"
+check "... and not before it" grep -qx '3,0' "$dir/rec/out/stair.csv"
 
 # The stair's recorded UPDATEs: step k is the (k+1)-th, stamped k * 0.5 s.
-bin/tempo-log show "$log" --federate stair --kind UPDATE >"$tmp/stair_updates"
+bin/tempo-log show "$log" --federate stair --kind UPDATE >"$dir/stair_updates"
 check "the log holds the stair's 21 UPDATEs" \
-  test "$(grep -c ' stair  *RECV  *UPDATE ' "$tmp/stair_updates")" -eq 21
-step7=$(grep ' stair  *RECV  *UPDATE .* t=3.5s \[3500000000\] ' "$tmp/stair_updates")
+  test "$(grep -c ' stair  *RECV  *UPDATE ' "$dir/stair_updates")" -eq 21
+step7=$(grep ' stair  *RECV  *UPDATE .* t=3.5s \[3500000000\] ' "$dir/stair_updates")
 check "the recorded UPDATE of step 7 carries y=1" test "${step7##* }" = "y=1"
 check "the recorded UPDATE of step 6 carries y=0" \
-  grep -q ' stair  *RECV  *UPDATE .* t=3s \[3000000000\] y=0$' "$tmp/stair_updates"
+  grep -q ' stair  *RECV  *UPDATE .* t=3s \[3000000000\] y=0$' "$dir/stair_updates"
 step7_seq=$(echo "$step7" | sed -n 's/^#\([0-9]*\) .*/\1/p')
 check "the UPDATE of step 7 has a record number" test -n "$step7_seq"
 # Requests of the stair up to and including that UPDATE (the JOIN is request 1).
-bin/tempo-log show "$log" --federate stair >"$tmp/stair_all"
+bin/tempo-log show "$log" --federate stair >"$dir/stair_all"
 step7_req=$(awk -v s="#$step7_seq" '$4 == "RECV" && $3 == "stair" { n++ } $1 == s { print n; exit }' \
-  "$tmp/stair_all")
+  "$dir/stair_all")
 
 # 2. Each federate replayed unchanged: MATCHED, exit 0, the federate exits 0, and its results
 # are byte for byte those of the recorded run (it got exactly the recorded inputs).
-replay_all "$tmp/rec"
+replay_all "$dir/rec"
 
 # 3. The stair with period 4: the first request that differs is its UPDATE of step 7.
-out=$tmp/replay_changed
+out=$dir/replay_changed
 timeout 60 bin/tempo-log replay "$log" --federate stair --timeout 10 -- \
-  bin/tempo-fmu --federation "$tmp/changed/fed.json" --name stair --rti '{rti}' \
+  bin/tempo-fmu --federation "$dir/changed/fed.json" --name stair --rti '{rti}' \
   --output "$out" --quiet >"$out.txt" 2>&1
 check "replay changed stair: exit 3" test $? -eq 3
 check "replay changed stair: diverged at the record of step 7" \
@@ -147,10 +128,10 @@ check "replay changed stair: the federate was stopped (it did not end well)" \
 # 4. The unchanged federation under another file name: the generated FOM names its file, so the
 # JOIN (request 1) already differs, in its FOM text (str2) only; the report must say where,
 # since the one-line descriptions of the two JOINs are equal.
-cp "$tmp/rec/fed.json" "$tmp/rec/renamed.json"
-out=$tmp/replay_renamed
+cp "$dir/rec/fed.json" "$dir/rec/renamed.json"
+out=$dir/replay_renamed
 timeout 60 bin/tempo-log replay "$log" --federate stair --timeout 10 -- \
-  bin/tempo-fmu --federation "$tmp/rec/renamed.json" --name stair --rti '{rti}' \
+  bin/tempo-fmu --federation "$dir/rec/renamed.json" --name stair --rti '{rti}' \
   --output "$out" --quiet >"$out.txt" 2>&1
 check "replay renamed file: exit 3" test $? -eq 3
 check "replay renamed file: diverged at the JOIN" has "$out.txt" "(request 1 of the federate):"
@@ -160,14 +141,13 @@ check "replay renamed file: names the FOM text and the file names" grep -qE \
 
 # 5. The other Jacobi variants of the same federation, replayed unchanged: the naive one
 # (TAR, lookahead = step) and the discrete-event one (NERA/NER, variable steps per federate).
-mkdir -p "$tmp/naive" "$tmp/de"
-write_fed "$tmp/naive/fed.json" 3.5 '"method": "jacobi-naive", "start": 0, "end": 10, "step": 0.5'
-write_fed "$tmp/de/fed.json" 3.5 \
+mkdir -p "$dir/naive" "$dir/de"
+write_fed "$dir/naive/fed.json" 3.5 '"method": "jacobi-naive", "start": 0, "end": 10, "step": 0.5'
+write_fed "$dir/de/fed.json" 3.5 \
   '"method": "jacobi-de", "start": 0, "end": 10, "quantum": 0.05, "h_min": 0.01, "h_max": 0.5'
 for v in naive de; do
-  record "$tmp/$v"
-  [ -n "$log" ] && replay_all "$tmp/$v"
+  record "$dir/$v"
+  [ -n "$log" ] && replay_all "$dir/$v"
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
