@@ -14,6 +14,11 @@
 #                         waited for; INT and TERM end the script through the same cleanup
 #   still_running PATTERN some process's command line holds PATTERN (a path under $dir, so
 #                         only this script's processes match)
+#   victim PATTERN CSV [NOT_PID]
+#                         prints the PID of a process whose command line holds PATTERN (not
+#                         NOT_PID: the timeout wrapper that started it) once CSV has more than
+#                         20 lines, the federate being well into its run; waits 10 s at most
+#                         (then the PID found, or nothing)
 #   fmus                  the example FMUs (build/fmus, absolute)
 #   lv FILE FEDERATION ALGORITHM-JSON [PREY_OUTPUT] [PREY_FMU]
 #                         a Lotka-Volterra federation file (model-exchange FMUs) writing into
@@ -49,6 +54,15 @@ finish() {
 lib_pids=
 track() { lib_pids="$lib_pids $*"; }
 still_running() { pgrep -f -- "$1" >/dev/null; }
+victim() {
+  local v= _
+  for _ in $(seq 200); do
+    v=$(pgrep -f -- "$1" | grep -v "^${3:-}\$" | head -n 1)
+    [ -n "$v" ] && [ "$(wc -l <"$2" 2>/dev/null || echo 0)" -gt 20 ] && break
+    sleep 0.05
+  done
+  echo "$v"
+}
 
 dir=$(mktemp -d "/tmp/${1:-tempo_test}.XXXXXX") || exit 1
 lib_cleanup() {

@@ -157,12 +157,7 @@ s2=$!
 timeout 60 bin/tempo-master --federation "$dir/hang.json" --rti "$RTI_ADDR" >"$dir/hm.out" 2>&1 &
 mpid=$!
 track $s1 $s2 $mpid
-victim=
-for _ in $(seq 200); do
-  victim=$(pgrep -f -- "--federation $dir/hang.json --name prey" | grep -v "^$s2\$" | head -n 1)
-  [ -n "$victim" ] && [ "$(wc -l <"$dir/out-hang/prey.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
-  sleep 0.05
-done
+victim=$(victim "--federation $dir/hang.json --name prey" "$dir/out-hang/prey.csv" "$s2")
 [ -n "$victim" ] && kill -STOP "$victim"
 stopped=$(date +%s%N)
 wait "$mpid"; rm_=$?
@@ -203,12 +198,7 @@ s2=$!
 timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$RTI_ADDR" >"$dir/km.out" 2>&1 &
 mpid=$!
 track $s1 $s2 $mpid
-victim=
-for _ in $(seq 200); do
-  victim=$(pgrep -f -- "--federation $dir/long.json --name prey" | grep -v "^$s1\$" | head -n 1)
-  [ -n "$victim" ] && [ "$(wc -l <"$dir/out-long/prey.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
-  sleep 0.05
-done
+victim=$(victim "--federation $dir/long.json --name prey" "$dir/out-long/prey.csv" "$s1")
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$mpid"; rm_=$?
 wait "$s2"; r2=$?
@@ -222,12 +212,7 @@ if ! still_running "$dir/long.json"; then ok; else ko "processes left: $(pgrep -
 timeout 60 bin/tempo-run "$dir/long.json" --quiet --output "$dir/kr" >"$dir/kr.out" 2>"$dir/kr.err" &
 run=$!
 track $run
-victim=
-for _ in $(seq 200); do
-  victim=$(pgrep -f -- "--federation $dir/long.json --name predator" | head -n 1)
-  [ -n "$victim" ] && [ "$(wc -l <"$dir/kr/predator.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
-  sleep 0.05
-done
+victim=$(victim "--federation $dir/long.json --name predator" "$dir/kr/predator.csv")
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$run"
 rc=$?
@@ -243,12 +228,7 @@ sed -e "s|\.\./build/fmus|$fmus|g" -e 's|"end": 10|"end": 100000|' \
 timeout 60 bin/tempo-run "$dir/semi-long.json" --output "$dir/ks" >"$dir/ks.out" 2>"$dir/ks.err" &
 run=$!
 track $run
-victim=
-for _ in $(seq 200); do
-  victim=$(pgrep -f -- "--federation $dir/semi-long.json --name yz" | head -n 1)
-  [ -n "$victim" ] && [ "$(wc -l <"$dir/ks/yz.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
-  sleep 0.05
-done
+victim=$(victim "--federation $dir/semi-long.json --name yz" "$dir/ks/yz.csv")
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$run"
 rc=$?

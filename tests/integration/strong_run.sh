@@ -66,12 +66,7 @@ s2=$!
 track $s1 $s2
 timeout 60 bin/tempo-master --federation "$dir/long.json" --rti "$RTI_ADDR" >"$dir/km.out" 2>&1 &
 sm=$!
-victim=
-for _ in $(seq 200); do
-  sleep 0.05
-  victim=$(pgrep -f -- "--federation $dir/long.json --name yz" | grep -v "^$s2\$" | head -n 1)
-  [ -n "$victim" ] && [ "$(wc -l <"$dir/k/yz.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
-done
+victim=$(victim "--federation $dir/long.json --name yz" "$dir/k/yz.csv" "$s2")
 [ -n "$victim" ] && kill -9 "$victim"
 wait $sm; rm_=$?
 wait $s1; r1=$?
