@@ -5,7 +5,8 @@
 # separate processes; and under tempo-run) gives byte-identical CSVs, the master's notes
 # included; the federation log shows every federate's granted logical time never going back,
 # and the master's instants strictly increasing although the algorithm rewinds its slaves at
-# every event.
+# every event; the stairs' discrete values go to the ball slave to slave (Share1 updates that
+# the master never receives).
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -85,6 +86,18 @@ if [ -n "$log" ]; then
     ko "grants: federates $1, going back $2, master instants $3, not increasing $4"; fi
 else
   ko "no federation log in $dir/log: $(cat "$dir/rti.out")"
+fi
+
+# 4. Slave to slave: the stairs' discrete values travel as updates of their Share1 object,
+# reflected to the ball and never to the master: one round at the start and one per event.
+if [ -n "$log" ]; then
+  bin/tempo-log show "$log" --class Share1 >"$dir/share.txt"
+  set -- $(awk '$3 == "steps" && $4 == "RECV" && $5 == "UPDATE" { u++ }
+                $3 == "ball" && $4 == "SENT" && $5 == "REFLECT" { b++ }
+                $3 == "master" && $4 == "SENT" && $5 == "REFLECT" { m++ }
+                END { printf "%d %d %d\n", u, b, m }' "$dir/share.txt")
+  if [ "$1" -eq $((${events:-0} + 1)) ] && [ "$2" -eq "$1" ] && [ "$3" -eq 0 ]; then ok; else
+    ko "shares: $1 sent by the stairs (expected ${events:-0} + 1), $2 reflected to the ball, $3 to the master"; fi
 fi
 
 echo "$pass passed, $fail failed"
