@@ -8,14 +8,16 @@
  * T_n (restore slot 0, the thesis's Rewind), takes its inputs and integrates to T_n + H. A
  * continuous input is the line through the source output's committed value y(T_n) and its
  * end value in the previous iterate (held for the first iterate, the thesis's guess); a
- * discrete input is held at y(T_n): it changes only where a step is committed (Share Data
- * Only Discrete). The iteration converges when ||y^k - y^{k-1}|| <= tol over the continuous
- * outputs at the step end (y^0 = y(T_n)).
+ * discrete input is held: it changes only where a step containing an event is committed, and
+ * its value goes there slave to slave (share_discrete, Share Data Only Discrete; the master
+ * hands NaN for it when every slave can share). The iteration converges when
+ * ||y^k - y^{k-1}|| <= tol over the continuous outputs at the step end (y^0 = y(T_n)).
  *
  * Events. A slave that locates an event stops its step there (to the next whole tick,
- * port_step_result.event); a discrete output that changed over a step is an event at the
- * step end. The thesis flags an event by a negative time (erratum E8: no flag for t = 0); the
- * port carries the time itself. An attempt that sees an event is abandoned at once (Abort
+ * port_step_result.event); a discrete output that changed over a step is an event at the time
+ * it carries (get_discrete, asked after every step), or at the step end from a slave that
+ * reports no time. The thesis flags an event by a negative time (erratum E8: no flag for
+ * t = 0); the port carries the time itself. An attempt that sees an event is abandoned at once (Abort
  * Iteration), H drops to H_min, and the step is redone from T_n:
  *   1. up to t_a, the last point of the delta grid from T_n strictly before the earliest
  *      reported event time (the thesis's "stage 1", Fig. 5.17, done with the reported time);

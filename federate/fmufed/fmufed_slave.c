@@ -304,6 +304,7 @@ static void on_reflect(void *ctx, const tp_reflection *rf)
                 continue;
             }
             x->t = rep.t, x->n = rep.n_v;
+            r->st->reflections++;
         }
     }
 }
