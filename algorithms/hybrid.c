@@ -17,8 +17,8 @@
  * port_step_result.event); a discrete output that changed over a step is an event at the time
  * it carries (get_discrete, asked after every step), or at the step end from a slave that
  * reports no time. The thesis flags an event by a negative time (erratum E8: no flag for
- * t = 0); the port carries the time itself. An attempt that sees an event is abandoned at once (Abort
- * Iteration), H drops to H_min, and the step is redone from T_n:
+ * t = 0); the port carries the time itself. An attempt that sees an event is abandoned at
+ * once (Abort Iteration), H drops to H_min, and the step is redone from T_n:
  *   1. up to t_a, the last point of the delta grid from T_n strictly before the earliest
  *      reported event time (the thesis's "stage 1", Fig. 5.17, done with the reported time);
  *      an event seen on the way moves t_a back;
