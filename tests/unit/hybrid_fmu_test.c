@@ -733,10 +733,9 @@ static void test_c11_osc(void)
         lw[i] = log10(err[i][1]);
         ls[i] = log10((double)steps[i]);
     }
-    plot_series ps[3] = {
-        {.label = "log10 err tau1", .t = x, .y = lt, .n = 3, .panel = 0},
-        {.label = "log10 err omega2", .t = x, .y = lw, .n = 3, .panel = 0},
-        {.label = "log10 steps", .t = x, .y = ls, .n = 3, .panel = 1}};
+    plot_series ps[3] = {{.label = "log10 err tau1", .t = x, .y = lt, .n = 3, .panel = 0},
+                         {.label = "log10 err omega2", .t = x, .y = lw, .n = 3, .panel = 0},
+                         {.label = "log10 steps", .t = x, .y = ls, .n = 3, .panel = 1}};
     const char *ti[2] = {"errors against the monolithic reference", "communication steps"};
     plot_opts po = {.title = "hybrid over the two-mass oscillator: tol_d = 1e-2, 1e-3, 1e-4",
                     .xlabel = "-log10 tol_d",
