@@ -47,6 +47,7 @@ typedef struct energy_stats {
     double missed;   /* energy missed over the last step, summed over the links with refeed
                         (the total energy is off by this much, and only this: the refeed
                         telescopes) */
+    long landings;   /* steps whose power was chosen to land a side on its zero (refeed on) */
 } energy_stats;
 
 /**
