@@ -463,6 +463,15 @@ static int energies(const char *tag, const char *file, const char *f1, const cha
     snprintf(name, sizeof name, "energy_%s.svg", tag);
     plot_opts o = {.title = title, .ylabel = "energy (J)", .width = 1300};
     if (!rc) rc = plot(name, &o, s, (size_t)(k < n_plot ? k : n_plot));
+    /* The relative drift on a log scale (every variant; floor 1e-16): drift_TAG.svg. */
+    for (int i = 0; i < k && !rc; i++)
+        for (size_t q = s[i].n; keep[i] && q-- > 0;)
+            keep[i][q] = log10(fmax(fabs(keep[i][q] - keep[i][0]) / keep[i][0], 1e-16));
+    char dtitle[200];
+    snprintf(dtitle, sizeof dtitle, "%s: log10 |E - E0| / E0", tag);
+    snprintf(name, sizeof name, "drift_%s.svg", tag);
+    plot_opts od = {.title = dtitle, .ylabel = "log10 relative drift", .width = 1300};
+    if (!rc) rc = plot(name, &od, s, (size_t)k);
     for (int i = 0; i < k; i++) {
         free(keep[i]);
         run_close(&r[i]);
