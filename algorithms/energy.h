@@ -29,7 +29,10 @@ typedef struct energy_link {
                               with both, the energy a side missed over a step (its agreed power's
                               integral minus the change of its energy: what the inversion could
                               not deliver near a zero of its divisor) is refed to it over the
-                              next step as a constant extra power (our addition) */
+                              next step as a constant extra power, and a side about to be
+                              emptied gets the linear power that empties it exactly where the
+                              power vanishes, its slope p0^2 / (2 W) ("landing"; our additions,
+                              doc/algorithms/energy-balance.md) */
 } energy_link;
 
 typedef struct energy_settings {
