@@ -82,6 +82,19 @@ static int work_new(work *w, const port_master *m, size_t n_links)
     return PORT_OK;
 }
 
+/* Whether a side holding the energy E >= 0 and fed p0 + slope t over [0, H] must be landed on
+ * its zero in this step: p0 < 0 and either the polynomial that drains E exactly where it
+ * vanishes would vanish within the step (t1 = -2 E / p0 <= H), or the given polynomial would
+ * take more than E before it turns (E would go negative, which no state has). */
+static int must_land(double E, double p0, double slope, double H)
+{
+    if (!(E > 0) || !(p0 < 0)) return 0;
+    if (-2 * E / p0 <= H) return 1;
+    double t = slope > 0 ? -p0 / slope : H; /* where the power turns, or the step's end */
+    if (t > H) t = H;
+    return E + p0 * t + slope * t * t / 2 < 0;
+}
+
 static void set_coef(double *c, double v, double slope)
 {
     memset(c, 0, W * sizeof *c);
@@ -120,7 +133,7 @@ static void post_inputs(const port_master *m, work *w, int64_t T, energy_stats *
 int energy_run(const port_master *m, const energy_settings *set, energy_stats *st, char *err,
                size_t errlen)
 {
-    energy_stats local = {0, 0, 0, 0};
+    energy_stats local = {0, 0, 0, 0, 0};
     if (!st) st = &local;
     *st = local;
     int rc = validate(m, set, err, errlen);
@@ -171,6 +184,15 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
                     ca = ea / H, cb = eb / H;
                     missed += ea + eb;
                 }
+                /* Landing (our choice for the zero crossings, doc/algorithms/energy-balance.md):
+                 * a side about to be emptied gets the one linear power that takes exactly its
+                 * energy by the instant the power vanishes, W (1 - t / t1)^2: its divisor then
+                 * crosses zero where the power does, instead of meeting a power of the wrong
+                 * sign or none left to take. */
+                if (must_land(Wb, phat + cb, slope, H))
+                    slope = (phat + cb) * (phat + cb) / (2 * Wb), st->landings++;
+                else if (must_land(Wa, ca - phat, -slope, H))
+                    slope = -(ca - phat) * (ca - phat) / (2 * Wa), st->landings++;
                 bk[0] = Wa, bk[1] = Wb;
                 bk[2] = (ca - phat) * H - slope * H * H / 2;
                 bk[3] = (cb + phat) * H + slope * H * H / 2;

@@ -29,7 +29,10 @@ typedef struct energy_link {
                               with both, the energy a side missed over a step (its agreed power's
                               integral minus the change of its energy: what the inversion could
                               not deliver near a zero of its divisor) is refed to it over the
-                              next step as a constant extra power (our addition) */
+                              next step as a constant extra power, and a side about to be
+                              emptied gets the linear power that empties it exactly where the
+                              power vanishes, its slope p0^2 / (2 W) ("landing"; our additions,
+                              doc/algorithms/energy-balance.md) */
 } energy_link;
 
 typedef struct energy_settings {
@@ -47,6 +50,7 @@ typedef struct energy_stats {
     double missed;   /* energy missed over the last step, summed over the links with refeed
                         (the total energy is off by this much, and only this: the refeed
                         telescopes) */
+    long landings;   /* steps whose power was chosen to land a side on its zero (refeed on) */
 } energy_stats;
 
 /**

@@ -47,6 +47,7 @@ typedef struct run {
     fmu_slave *fs[MAX_FEDS];
     port_slave ps[MAX_FEDS];
     track tr[MAX_FEDS];
+    int plain; /* an energy file run without the refeed (and so without landing) */
     char err[1024];
 } run;
 
@@ -97,22 +98,26 @@ static int open_fed(run *r, size_t j)
         snprintf(r->err, sizeof r->err, "%s: too many parameters or variables", fd->name);
         return -1;
     }
+    size_t n_params = 0;
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *p = &fd->params[k];
+        /* Without landing, the power law keeps the FMU's default band and sign rule. */
+        if (r->plain && (!strcmp(p->name, "p_eps") || !strcmp(p->name, "p_turn"))) continue;
+        size_t q = n_params++;
         if (p->kind == FEDFILE_STRING)
-            snprintf(vals[k], sizeof vals[k], "%s", p->string);
+            snprintf(vals[q], sizeof vals[q], "%s", p->string);
         else if (p->kind == FEDFILE_BOOLEAN)
-            snprintf(vals[k], sizeof vals[k], "%s", p->integer ? "true" : "false");
+            snprintf(vals[q], sizeof vals[q], "%s", p->integer ? "true" : "false");
         else
-            snprintf(vals[k], sizeof vals[k], "%.17g", p->real);
-        names[k] = p->name;
-        vp[k] = vals[k];
+            snprintf(vals[q], sizeof vals[q], "%.17g", p->real);
+        names[q] = p->name;
+        vp[q] = vals[q];
     }
     fmu_step_opts o = {.rtol = fd->solver.rtol,
                        .atol = fd->solver.atol,
                        .has_start = 1,
                        .start_time = r->ff->algo.start,
-                       .n_params = fd->n_params,
+                       .n_params = n_params,
                        .param_names = names,
                        .param_values = vp,
                        .instance_name = fd->name};
@@ -161,54 +166,60 @@ static int open_fed(run *r, size_t j)
 }
 
 /* A variant: the coupling layer of every connection (balance), or the power extrapolation
- * (energy); a label for the legend. */
+ * of an energy file (p_order 0 held, 1 linear, 2 linear with the missed energy refed and the
+ * crossings landed); a label for the legend; the file (NULL: the case's). */
 typedef struct variant {
     const char *label;
     bal_settings layer;
     int p_order;
-    const char *file; /* NULL: the case's file */
+    const char *file;
 } variant;
 
-#define V_C                                                                                        \
+#define LAYER(x, sw, bc, hat, span)                                                                \
     {                                                                                              \
-        BAL_EXTRAP_CONSTANT, 0, BAL_BC_OFF, BAL_HAT_CONST, 1                                       \
+        BAL_EXTRAP_##x, sw, BAL_BC_##bc, BAL_HAT_##hat, span                                       \
     }
-#define V_CB                                                                                       \
+#define BALANCE(label, x, sw, bc, hat, span)                                                       \
     {                                                                                              \
-        BAL_EXTRAP_CONSTANT, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1                                   \
+        label, LAYER(x, sw, bc, hat, span), 0, NULL                                                \
     }
-#define V_L                                                                                        \
+#define NEGOTIATED(label, p_order)                                                                 \
     {                                                                                              \
-        BAL_EXTRAP_LINEAR, 0, BAL_BC_OFF, BAL_HAT_CONST, 1                                         \
+        label, LAYER(CONSTANT, 0, OFF, CONST, 1), p_order, E_FILE                                  \
     }
-#define V_LB                                                                                       \
-    {                                                                                              \
-        BAL_EXTRAP_LINEAR, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1                                     \
-    }
-#define V_SC                                                                                       \
-    {                                                                                              \
-        BAL_EXTRAP_CONSTANT, 1, BAL_BC_OFF, BAL_HAT_CONST, 1                                       \
-    }
-#define V_SL                                                                                       \
-    {                                                                                              \
-        BAL_EXTRAP_LINEAR, 1, BAL_BC_OFF, BAL_HAT_CONST, 1                                         \
-    }
-#define V_SCB                                                                                      \
-    {                                                                                              \
-        BAL_EXTRAP_CONSTANT, 1, BAL_BC_CLASSIC, BAL_HAT_POLY, 1                                    \
-    }
-#define V_SLB                                                                                      \
-    {                                                                                              \
-        BAL_EXTRAP_LINEAR, 1, BAL_BC_CLASSIC, BAL_HAT_POLY, 1                                      \
-    }
-#define V_SCQ                                                                                      \
-    {                                                                                              \
-        BAL_EXTRAP_CONSTANT, 1, BAL_BC_QUICK, BAL_HAT_POLY, 1                                      \
-    }
-#define V_SLQ                                                                                      \
-    {                                                                                              \
-        BAL_EXTRAP_LINEAR, 1, BAL_BC_QUICK, BAL_HAT_POLY, 1                                        \
-    }
+#define E_FILE "springmass_energy.json"
+
+/* Every variant a case runs, found by its label (variant_of): extrapolation, switch,
+ * correction, hat and its span in intervals. */
+static const variant g_variants[] = {
+    BALANCE("const", CONSTANT, 0, OFF, CONST, 1),
+    BALANCE("const + BC", CONSTANT, 0, CLASSIC, CONST, 1),
+    BALANCE("lin", LINEAR, 0, OFF, CONST, 1),
+    BALANCE("standard lin", LINEAR, 0, OFF, CONST, 1),
+    BALANCE("lin + BC", LINEAR, 0, CLASSIC, CONST, 1),
+    BALANCE("smooth const", CONSTANT, 1, OFF, CONST, 1),
+    BALANCE("smooth lin", LINEAR, 1, OFF, CONST, 1),
+    BALANCE("smooth const + BC poly", CONSTANT, 1, CLASSIC, POLY, 1),
+    BALANCE("smooth lin + BC poly", LINEAR, 1, CLASSIC, POLY, 1),
+    BALANCE("smooth const + quick", CONSTANT, 1, QUICK, POLY, 1),
+    BALANCE("smooth lin + quick", LINEAR, 1, QUICK, POLY, 1),
+    BALANCE("smooth const + quick hat2", CONSTANT, 1, QUICK, I2H, 2),
+    BALANCE("smooth const + quick hat4", CONSTANT, 1, QUICK, I2H, 4),
+    BALANCE("smooth lin + quick hat2", LINEAR, 1, QUICK, I2H, 2),
+    BALANCE("smooth lin + quick hat4", LINEAR, 1, QUICK, I2H, 4),
+    NEGOTIATED("negotiated", 1),
+    NEGOTIATED("negotiated + refeed", 2),
+    NEGOTIATED("negotiated held P", 0),
+};
+
+/* The variant labelled label; NULL (with a message) when the table has none. */
+static const variant *variant_of(const char *label)
+{
+    for (size_t i = 0; i < sizeof g_variants / sizeof g_variants[0]; i++)
+        if (!strcmp(g_variants[i].label, label)) return &g_variants[i];
+    fprintf(stderr, "tempo-example-balance: no variant \"%s\"\n", label);
+    return NULL;
+}
 
 /* Load FILE (under the examples folder), apply the variant and step H (0: the file's), run
  * to its end (t_end > 0: this end instead). Keeps the tracks in r; returns 0 or -1 (r->err). */
@@ -226,6 +237,7 @@ static int run_file(run *r, const char *file, const variant *v, double H, double
         snprintf(r->err, sizeof r->err, "%s: not a balance or energy file", path);
         return -1;
     }
+    r->plain = ff->algo.kind != FEDFILE_ALG_BALANCE && v && v->p_order < 2;
     int64_t step = H > 0 ? (int64_t)llround(H / ff->resolution) : ff->algo.t_step;
     if (t_end > 0) ff->algo.t_end = (int64_t)llround(t_end / ff->resolution);
     for (size_t j = 0; j < ff->n_feds; j++, r->n++)
@@ -340,18 +352,25 @@ static double *sum2(const run *r, const char *f1, const char *f2, const char *va
 
 /* ---- the cases ------------------------------------------------------------------------- */
 
-/* Errors against a reference at the end (end_only) or the largest over the records, for four
- * variants and four steps; log-log plot; ratios per halving printed. ref(t, k) gives the
- * reference of the k-th (fed, var) pair. */
+/* An error-order study: errors against a reference at the end (end_only) or the largest over
+ * the records, for four variants at H0 and three halvings. ref(t, k) gives the reference of
+ * the k-th (fed, var) pair. */
 typedef double (*ref_fn)(double t, int k);
 
-static int orders(const char *tag, const char *file, const char *const *fed, const char *const *var,
-                  int n_pair, ref_fn ref, int end_only, const double *Hs, double t_end)
+typedef struct study {
+    const char *tag, *file;
+    const char *fed[2], *var[2];
+    int n_pair, end_only;
+    ref_fn ref;
+    double H0, t_end;
+} study;
+
+/* Log-log plot; ratios per halving printed and in the CSV. */
+static int orders(const study *st)
 {
-    static const variant vs[4] = {{"const", V_C, 0, NULL},
-                                  {"const + BC", V_CB, 0, NULL},
-                                  {"lin", V_L, 0, NULL},
-                                  {"lin + BC", V_LB, 0, NULL}};
+    static const char *const labels[4] = {"const", "const + BC", "lin", "lin + BC"};
+    const char *tag = st->tag;
+    double Hs[4] = {st->H0, st->H0 / 2, st->H0 / 4, st->H0 / 8};
     char name[128];
     snprintf(name, sizeof name, "orders_%s.csv", tag);
     FILE *f = csv_open(name, "variant,H,error,ratio");
@@ -359,31 +378,32 @@ static int orders(const char *tag, const char *file, const char *const *fed, con
     static double lx[4][4], ly[4][4];
     int rc = 0;
     printf("%s: error %s per variant and step (ratio per halving)\n", tag,
-           end_only ? "at the end" : "largest over the records");
+           st->end_only ? "at the end" : "largest over the records");
     for (int v = 0; v < 4 && !rc; v++) {
         double prev = NAN;
-        printf("  %-14s", vs[v].label);
+        const variant *vr = variant_of(labels[v]);
+        printf("  %-14s", labels[v]);
         for (int h = 0; h < 4 && !rc; h++) {
             run r;
-            if (run_file(&r, file, &vs[v], Hs[h], t_end)) {
+            if (!vr || run_file(&r, st->file, vr, Hs[h], st->t_end)) {
                 fprintf(stderr, "tempo-example-balance: %s: %s\n", tag, r.err);
                 rc = -1;
             }
             double e = 0;
-            for (int k = 0; k < n_pair && !rc; k++) {
+            for (int k = 0; k < st->n_pair && !rc; k++) {
                 size_t n;
-                const double *t, *y = series(&r, fed[k], var[k], &n, &t);
-                for (size_t i = end_only ? n - 1 : 0; y && i < n; i++) {
-                    double d = y[i] - ref(t[i], k);
-                    if (end_only)
+                const double *t, *y = series(&r, st->fed[k], st->var[k], &n, &t);
+                for (size_t i = st->end_only ? n - 1 : 0; y && i < n; i++) {
+                    double d = y[i] - st->ref(t[i], k);
+                    if (st->end_only)
                         e += d * d;
                     else
                         e = fmax(e, fabs(d));
                 }
             }
-            if (end_only) e = sqrt(e);
+            if (st->end_only) e = sqrt(e);
             run_close(&r);
-            fprintf(f, "%s,%g,%.6g,%.4g\n", vs[v].label, Hs[h], e, prev / e);
+            fprintf(f, "%s,%g,%.6g,%.4g\n", labels[v], Hs[h], e, prev / e);
             printf("  H %-6g %.3e (%.2f)", Hs[h], e, prev / e);
             prev = e;
             lx[v][3 - h] = log10(Hs[h]); /* the plot wants the x axis increasing */
@@ -395,7 +415,7 @@ static int orders(const char *tag, const char *file, const char *const *fed, con
     if (rc) return rc;
     plot_series s[4];
     for (int v = 0; v < 4; v++)
-        s[v] = (plot_series){.label = vs[v].label, .t = lx[v], .y = ly[v], .n = 4};
+        s[v] = (plot_series){.label = labels[v], .t = lx[v], .y = ly[v], .n = 4};
     char title[160];
     snprintf(title, sizeof title, "%s: convergence (log10 error against log10 H)", tag);
     plot_opts o = {.title = title, .xlabel = "log10 H", .ylabel = "log10 error"};
@@ -406,7 +426,7 @@ static int orders(const char *tag, const char *file, const char *const *fed, con
 /* Total energy against time of several variants of one file at one step: the plot, and per
  * variant E(end), max |E - E0| / E0 into the CSV. */
 static int energies(const char *tag, const char *file, const char *f1, const char *f2,
-                    const variant *vs, int nv, int n_plot, double H, double t_end,
+                    const char *const *labels, int nv, int n_plot, double H, double t_end,
                     const char *title)
 {
     char name[128];
@@ -419,8 +439,9 @@ static int energies(const char *tag, const char *file, const char *f1, const cha
     int rc = 0, k;
     printf("%s: total energy at H = %g\n", tag, H);
     for (k = 0; k < nv && k < 16 && !rc; k++) {
-        if (run_file(&r[k], vs[k].file ? vs[k].file : file, &vs[k], H, t_end)) {
-            fprintf(stderr, "tempo-example-balance: %s: %s\n", tag, r[k].err);
+        const variant *v = variant_of(labels[k]);
+        if (!v || run_file(&r[k], v->file ? v->file : file, v, H, t_end)) {
+            if (v) fprintf(stderr, "tempo-example-balance: %s: %s\n", tag, r[k].err);
             rc = -1;
             break;
         }
@@ -430,9 +451,9 @@ static int energies(const char *tag, const char *file, const char *f1, const cha
         double drift = 0;
         for (size_t i = 0; keep[k] && i < n; i++)
             drift = fmax(drift, fabs(keep[k][i] - keep[k][0]) / keep[k][0]);
-        const char *label = vs[k].label;
+        const char *label = labels[k];
         if (keep[k] && n) {
-            fprintf(f, "%s,%g,%.6g,%.6g,%.4g\n", label, H, keep[k][0], keep[k][n - 1], drift);
+            fprintf(f, "%s,%g,%.6g,%.12g,%.4g\n", label, H, keep[k][0], keep[k][n - 1], drift);
             printf("  %-40s E(0) %.6g  E(end) %.6g  max drift %.3g\n", label, keep[k][0],
                    keep[k][n - 1], drift);
         }
@@ -442,6 +463,15 @@ static int energies(const char *tag, const char *file, const char *f1, const cha
     snprintf(name, sizeof name, "energy_%s.svg", tag);
     plot_opts o = {.title = title, .ylabel = "energy (J)", .width = 1300};
     if (!rc) rc = plot(name, &o, s, (size_t)(k < n_plot ? k : n_plot));
+    /* The relative drift on a log scale (every variant; floor 1e-16): drift_TAG.svg. */
+    for (int i = 0; i < k && !rc; i++)
+        for (size_t q = s[i].n; keep[i] && q-- > 0;)
+            keep[i][q] = log10(fmax(fabs(keep[i][q] - keep[i][0]) / keep[i][0], 1e-16));
+    char dtitle[200];
+    snprintf(dtitle, sizeof dtitle, "%s: log10 |E - E0| / E0", tag);
+    snprintf(name, sizeof name, "drift_%s.svg", tag);
+    plot_opts od = {.title = dtitle, .ylabel = "log10 relative drift", .width = 1300};
+    if (!rc) rc = plot(name, &od, s, (size_t)k);
     for (int i = 0; i < k; i++) {
         free(keep[i]);
         run_close(&r[i]);
@@ -455,35 +485,6 @@ static double ref_testa(double t, int k)
     return k == 0 ? cos(t) : -sin(t);
 }
 
-static int case_testa(void)
-{
-    static const char *fed[] = {"spring", "mass"}, *var[] = {"s", "v"};
-    static const double Hs[] = {0.2, 0.1, 0.05, 0.025};
-    if (orders("testa", "springmass_balance.json", fed, var, 2, ref_testa, 1, Hs, 20)) return -1;
-    static const variant vs[] = {
-        {"const + BC", V_CB, 0, NULL},
-        {"lin", V_L, 0, NULL},
-        {"lin + BC", V_LB, 0, NULL},
-        {"smooth const + BC poly", V_SCB, 0, NULL},
-        {"smooth const + quick", V_SCQ, 0, NULL},
-        {"smooth const + quick hat2",
-         {BAL_EXTRAP_CONSTANT, 1, BAL_BC_QUICK, BAL_HAT_I2H, 2},
-         0,
-         NULL},
-        {"smooth const + quick hat4",
-         {BAL_EXTRAP_CONSTANT, 1, BAL_BC_QUICK, BAL_HAT_I2H, 4},
-         0,
-         NULL},
-        {"smooth lin + BC poly", V_SLB, 0, NULL},
-        {"smooth lin + quick", V_SLQ, 0, NULL},
-        {"const", V_C, 0, NULL},
-    };
-    return energies(
-        "testa", "springmass_balance.json", "spring", "mass", vs, (int)(sizeof vs / sizeof vs[0]),
-        9, 0.2, 20,
-        "Test A, H = 0.2: total energy (exact 0.5; constant, off the scale, in the CSV)");
-}
-
 /* Test B: the light mass on the moving ground x0 = cos(2 pi t), relaxed at the start. */
 #define TB_W1 (2 * PI)
 #define TB_W2 100.0 /* sqrt(k2 / m2) = sqrt(5 / 0.0005) */
@@ -492,6 +493,74 @@ static double ref_testb(double t, int k)
     double d = TB_W2 * TB_W2 - TB_W1 * TB_W1;
     if (k == 0) return (TB_W2 * TB_W2 * cos(TB_W1 * t) - TB_W1 * TB_W1 * cos(TB_W2 * t)) / d;
     return (-TB_W2 * TB_W2 * TB_W1 * sin(TB_W1 * t) + TB_W1 * TB_W1 * TB_W2 * sin(TB_W2 * t)) / d;
+}
+
+/* The chain, exactly: M x'' = -K x with M = diag(m1, m2), K = [[k1 + k2, -k2], [-k2, k2]],
+ * x(0) = (1, 1) at rest. The squared eigenfrequencies l solve m1 m2 l^2 - (m1 k2 + m2 (k1 +
+ * k2)) l + k1 k2 = 0, the mode shapes are (1, k2 / (k2 - l m2)), and the start at rest makes
+ * each mode a cosine. */
+static double ref_chain(double t, int k)
+{
+    const double m1 = 1, k1 = 4 * PI * PI, m2 = 0.0005, k2 = 5;
+    double b = m1 * k2 + m2 * (k1 + k2), q = sqrt(b * b - 4 * m1 * m2 * k1 * k2);
+    double l1 = (b - q) / (2 * m1 * m2), l2 = 2 * k1 * k2 / (b - q); /* l1 l2 = k1 k2 / m1 m2 */
+    double r1 = k2 / (k2 - l1 * m2), r2 = k2 / (k2 - l2 * m2);
+    double c1 = (1 - r2) / (r1 - r2), c2 = 1 - c1;
+    double y1 = cos(sqrt(l1) * t), y2 = cos(sqrt(l2) * t);
+    return k == 0 ? c1 * y1 + c2 * y2 : c1 * r1 * y1 + c2 * r2 * y2;
+}
+
+/* Test 1, mutual coupling x1' = x2, x2' = -x1 (a rotation), x(0) = (1, 0): exact. */
+static double ref_test1(double t, int k)
+{
+    return k == 0 ? cos(t) : -sin(t);
+}
+
+/* Unidirectional x1' = -x1, x2' = x1 - 2 x2, x(0) = (1, 0): x1 = e^-t, x2 = e^-t - e^-2t. */
+static double ref_test1u(double t, int k)
+{
+    return k == 0 ? exp(-t) : exp(-t) - exp(-2 * t);
+}
+
+/* The error-order studies (orders): the compared variables, the error (at the end, or the
+ * largest over the run: the one-way Test 1's largest is its first step's, where every variant
+ * extrapolates constantly, so it takes the end), the first step (then three halvings), the
+ * end. */
+static const study g_studies[] = {
+    {"testa", "springmass_balance.json", {"spring", "mass"}, {"s", "v"}, 2, 1, ref_testa, 0.2, 20},
+    {"testb", "groundmass_balance.json", {"light"}, {"x2"}, 1, 0, ref_testb, 0.02, 4},
+    {"chain", "chain_balance.json", {"heavy", "light"}, {"x1", "x2"}, 2, 0, ref_chain, 0.02, 10},
+    {"test1_mutual", "linear2d_balance.json", {"x1", "x2"}, {"x", "x"}, 2, 1, ref_test1, 0.2, 10},
+    {"test1_uni", "linear2d_uni_balance.json", {"x1", "x2"}, {"x", "x"}, 2, 1, ref_test1u, 0.2, 4},
+};
+
+/* Run the study tagged tag. */
+static int orders_of(const char *tag)
+{
+    for (size_t i = 0; i < sizeof g_studies / sizeof g_studies[0]; i++)
+        if (!strcmp(g_studies[i].tag, tag)) return orders(&g_studies[i]);
+    return -1;
+}
+
+static int case_testa(void)
+{
+    if (orders_of("testa")) return -1;
+    static const char *const vs[] = {
+        "const + BC",
+        "lin",
+        "lin + BC",
+        "smooth const + BC poly",
+        "smooth const + quick",
+        "smooth const + quick hat2",
+        "smooth const + quick hat4",
+        "smooth lin + BC poly",
+        "smooth lin + quick",
+        "const",
+    };
+    return energies(
+        "testa", "springmass_balance.json", "spring", "mass", vs, (int)(sizeof vs / sizeof vs[0]),
+        9, 0.2, 20,
+        "Test A, H = 0.2: total energy (exact 0.5; constant, off the scale, in the CSV)");
 }
 
 /* The light mass driven by an input u: x'' = -w2^2 (x - u), one RK4 step of dt. */
@@ -560,24 +629,27 @@ static void smoothness(const bal_settings *set, double H, double T, double *d1, 
 
 static int case_testb(void)
 {
-    static const variant vs[] = {
-        {"const", V_C, 0, NULL},
-        {"lin", V_L, 0, NULL},
-        {"const + BC", V_CB, 0, NULL},
-        {"lin + BC", V_LB, 0, NULL},
-        {"smooth const", V_SC, 0, NULL},
-        {"smooth lin", V_SL, 0, NULL},
-        {"smooth const + BC poly", V_SCB, 0, NULL},
-        {"smooth lin + BC poly", V_SLB, 0, NULL},
-        {"smooth lin + quick", V_SLQ, 0, NULL},
-        {"smooth lin + quick hat2", {BAL_EXTRAP_LINEAR, 1, BAL_BC_QUICK, BAL_HAT_I2H, 2}, 0, NULL},
-        {"smooth lin + quick hat4", {BAL_EXTRAP_LINEAR, 1, BAL_BC_QUICK, BAL_HAT_I2H, 4}, 0, NULL},
-        {"smooth const + quick hat2",
-         {BAL_EXTRAP_CONSTANT, 1, BAL_BC_QUICK, BAL_HAT_I2H, 2},
-         0,
-         NULL},
+    /* Error orders: the light mass's position against the exact response, largest over the
+     * run, at H = 0.02 and three halvings. */
+    if (orders_of("testb")) return -1;
+    static const char *const labels[] = {
+        "const",
+        "lin",
+        "const + BC",
+        "lin + BC",
+        "smooth const",
+        "smooth lin",
+        "smooth const + BC poly",
+        "smooth lin + BC poly",
+        "smooth lin + quick",
+        "smooth lin + quick hat2",
+        "smooth lin + quick hat4",
+        "smooth const + quick hat2",
     };
-    const int nv = (int)(sizeof vs / sizeof vs[0]);
+    const int nv = (int)(sizeof labels / sizeof labels[0]);
+    const variant *vs[16];
+    for (int k = 0; k < nv; k++)
+        if (!(vs[k] = variant_of(labels[k]))) return -1;
     const double H = 0.02, T = 4;
     FILE *f = csv_open("testb.csv", "variant,max_du,max_d2u,turns_per_interval,max_jump,"
                                     "osc_energy,error,fmu_vs_open_loop");
@@ -594,8 +666,8 @@ static int case_testb(void)
            H, T, TB_W1, TB_W1 * TB_W1);
     for (k = 0; k < nv && !rc; k++) {
         double d1, d2, turns, jump, osc, xs[512];
-        smoothness(&vs[k].layer, H, T, &d1, &d2, &turns, &jump, &osc, xs);
-        if (run_file(&r[k], "groundmass_balance.json", &vs[k], H, T)) {
+        smoothness(&vs[k]->layer, H, T, &d1, &d2, &turns, &jump, &osc, xs);
+        if (run_file(&r[k], "groundmass_balance.json", vs[k], H, T)) {
             fprintf(stderr, "tempo-example-balance: testb: %s\n", r[k].err);
             rc = -1;
             break;
@@ -614,17 +686,17 @@ static int case_testb(void)
             err = fmax(err, fabs(dx));
             if (i < 512) agree = fmax(agree, fabs(x[i] - xs[i]));
         }
-        fprintf(f, "%s,%.6g,%.6g,%.4g,%.6g,%.6g,%.6g,%.3g\n", vs[k].label, d1, d2, turns, jump, osc,
-                err, agree);
-        printf("  %-40s %6.3g %9.4g %5.2f %8.3g   %.3e  %.3e %.1e\n", vs[k].label, d1, d2, turns,
+        fprintf(f, "%s,%.6g,%.6g,%.4g,%.6g,%.6g,%.6g,%.3g\n", vs[k]->label, d1, d2, turns, jump,
+                osc, err, agree);
+        printf("  %-40s %6.3g %9.4g %5.2f %8.3g   %.3e  %.3e %.1e\n", vs[k]->label, d1, d2, turns,
                jump, osc, err, agree);
         /* Two panels: the constant family (no smoothing, smoothing, + BC with one-interval
          * hats, + quick refeed over two) and the linear one. */
-        s[k] = (plot_series){.label = vs[k].label,
+        s[k] = (plot_series){.label = vs[k]->label,
                              .t = tt[k],
                              .y = keep[k],
                              .n = keep[k] ? n : 0,
-                             .panel = vs[k].layer.extrap == BAL_EXTRAP_LINEAR};
+                             .panel = vs[k]->layer.extrap == BAL_EXTRAP_LINEAR};
     }
     fclose(f);
     static const int shown[] = {0, 4, 6, 11, 1, 5, 7, 9};
@@ -653,50 +725,34 @@ static int case_testb(void)
 
 static int case_chain(void)
 {
-    static const variant vs[] = {
-        {"const", V_C, 0, NULL},
-        {"const + BC", V_CB, 0, NULL},
-        {"smooth const", V_SC, 0, NULL},
-        {"smooth const + BC poly", V_SCB, 0, NULL},
-        {"smooth const + quick", V_SCQ, 0, NULL},
-        {"lin", V_L, 0, NULL},
-        {"lin + BC", V_LB, 0, NULL},
-        {"smooth lin", V_SL, 0, NULL},
-        {"smooth lin + BC poly", V_SLB, 0, NULL},
-        {"smooth lin + quick", V_SLQ, 0, NULL},
-        {"smooth lin + quick hat2", {BAL_EXTRAP_LINEAR, 1, BAL_BC_QUICK, BAL_HAT_I2H, 2}, 0, NULL},
+    /* Error orders: both positions against the exact motion, largest over the run, at
+     * H = 0.02 and three halvings. */
+    if (orders_of("chain")) return -1;
+    static const char *const vs[] = {
+        "const",
+        "const + BC",
+        "smooth const",
+        "smooth const + BC poly",
+        "smooth const + quick",
+        "lin",
+        "lin + BC",
+        "smooth lin",
+        "smooth lin + BC poly",
+        "smooth lin + quick",
+        "smooth lin + quick hat2",
     };
     return energies("chain", "chain_balance.json", "heavy", "light", vs,
                     (int)(sizeof vs / sizeof vs[0]), 11, 0.02, 10,
                     "two-mass chain (eq. 14), H = 0.02: total energy");
 }
 
-/* Test 1, mutual coupling x1' = x2, x2' = -x1 (a rotation), x(0) = (1, 0): exact. */
-static double ref_test1(double t, int k)
-{
-    return k == 0 ? cos(t) : -sin(t);
-}
-
-/* Unidirectional x1' = -x1, x2' = x1 - 2 x2, x(0) = (1, 0): x1 = e^-t, x2 = e^-t - e^-2t. */
-static double ref_test1u(double t, int k)
-{
-    return k == 0 ? exp(-t) : exp(-t) - exp(-2 * t);
-}
-
 static int case_test1(void)
 {
-    static const char *fed[] = {"x1", "x2"}, *var[] = {"x", "x"};
-    static const double Hs[] = {0.2, 0.1, 0.05, 0.025};
-    /* Errors at the end: the largest over the run is the first step's in the one-way case,
-     * where every variant extrapolates constantly (the paper's choice for the first step). */
-    if (orders("test1_mutual", "linear2d_balance.json", fed, var, 2, ref_test1, 1, Hs, 10))
-        return -1;
-    if (orders("test1_uni", "linear2d_uni_balance.json", fed, var, 2, ref_test1u, 1, Hs, 4))
-        return -1;
+    if (orders_of("test1_mutual") || orders_of("test1_uni")) return -1;
     /* The unidirectional first component receives nothing: its error is the solver's. */
     run r;
-    static const variant c = {"const", V_C, 0, NULL};
-    if (run_file(&r, "linear2d_uni_balance.json", &c, 0.2, 10)) return -1;
+    const variant *c = variant_of("const");
+    if (!c || run_file(&r, "linear2d_uni_balance.json", c, 0.2, 10)) return -1;
     size_t n;
     const double *t, *x = series(&r, "x1", "x", &n, &t);
     double e = 0;
@@ -713,13 +769,8 @@ static int case_energy(void)
 {
     static const double Hs[2] = {0.2, 0.15};
     for (int i = 0; i < 2; i++) {
-        static const variant v[] = {
-            {"negotiated", V_C, 1, "springmass_energy.json"},
-            {"standard lin", V_L, 0, NULL},
-            {"lin + BC", V_LB, 0, NULL},
-            {"negotiated + refeed", V_C, 2, "springmass_energy.json"},
-            {"negotiated held P", V_C, 0, "springmass_energy.json"},
-        };
+        static const char *const v[] = {"negotiated", "standard lin", "lin + BC",
+                                        "negotiated + refeed", "negotiated held P"};
         char tag[64], title[160];
         snprintf(tag, sizeof tag, "test2_H%g", Hs[i]);
         snprintf(title, sizeof title,
@@ -747,11 +798,30 @@ static void mkdirs(const char *path)
     mkdir(p, 0777);
 }
 
+/* The cases, by name (the usage text lists them in this order). */
+typedef struct case_def {
+    const char *name;
+    int (*run)(void);
+} case_def;
+
+static const case_def g_cases[] = {
+    {"testa", case_testa}, {"testb", case_testb},   {"chain", case_chain},
+    {"test1", case_test1}, {"energy", case_energy},
+};
+
+static const case_def *case_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof g_cases / sizeof g_cases[0]; i++)
+        if (!strcmp(g_cases[i].name, name)) return &g_cases[i];
+    return NULL;
+}
+
 static const char usage_text[] =
     "usage: tempo-example-balance [--output DIR] [--examples DIR] CASE...\n"
     "  CASE: testa   Test A: error orders per variant, energy at H = 0.2\n"
-    "        testb   Test B (moving ground): input smoothness, receiver oscillation\n"
-    "        chain   the two-mass chain (eq. 14) at H = 0.02: energy per variant\n"
+    "        testb   Test B (moving ground): error orders, input smoothness, receiver "
+    "oscillation\n"
+    "        chain   the two-mass chain (eq. 14): error orders, energy per variant at H = 0.02\n"
     "        test1   Test 1 of Moshagen: 2-D linear system, error orders\n"
     "        energy  Test 2 of Moshagen: energy to T = 75 at H = 0.2 and 0.15\n"
     "  --output DIR    figures (CSV) and plots (SVG) (default build/run/balance_cases)\n"
@@ -763,7 +833,7 @@ static const char usage_text[] =
 int main(int argc, char **argv)
 {
     int n_cases = 0;
-    const char *cases[8];
+    const case_def *cases[8];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
             fputs(usage_text, stdout);
@@ -781,13 +851,11 @@ int main(int argc, char **argv)
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "tempo-example-balance: unknown option \"%s\" (see --help)\n", argv[i]);
             return 2;
-        } else if (strcmp(argv[i], "testa") && strcmp(argv[i], "testb") &&
-                   strcmp(argv[i], "chain") && strcmp(argv[i], "test1") &&
-                   strcmp(argv[i], "energy")) {
+        } else if (!case_of(argv[i])) {
             fprintf(stderr, "tempo-example-balance: unknown case \"%s\" (see --help)\n", argv[i]);
             return 2;
         } else if (n_cases < 8) {
-            cases[n_cases++] = argv[i];
+            cases[n_cases++] = case_of(argv[i]);
         }
     }
     if (!n_cases) {
@@ -796,13 +864,7 @@ int main(int argc, char **argv)
     }
     mkdirs(g_out);
     int rc = 0;
-    for (int i = 0; i < n_cases && !rc; i++) {
-        const char *c = cases[i];
-        rc = !strcmp(c, "testa")   ? case_testa()
-             : !strcmp(c, "testb") ? case_testb()
-             : !strcmp(c, "chain") ? case_chain()
-             : !strcmp(c, "test1") ? case_test1()
-                                   : case_energy();
-    }
+    for (int i = 0; i < n_cases && !rc; i++)
+        rc = cases[i]->run();
     return rc ? 1 : 0;
 }

@@ -63,12 +63,12 @@ int master_run_energy(const master_run *r, char *err, size_t errlen)
     }
     energy_settings set = {
         .H = r->ff->algo.t_step, .links = l, .n_links = n, .p_order = b->p_order};
-    energy_stats st = {0, 0, 0, 0};
+    energy_stats st = {0, 0, 0, 0, 0};
     int rc = energy_run(r->m, &set, &st, err, errlen);
     if (rc == PORT_OK && !r->quiet)
         printf("tempo-master: %s: energy: %ld steps over %zu boundaries, %ld exchanges, %ld "
-               "operations; energy missed over the last step %.3g\n",
-               r->ff->federation, st.steps, n, st.exchanges, st.operations, st.missed);
+               "operations; energy missed over the last step %.3g; %ld landings\n",
+               r->ff->federation, st.steps, n, st.exchanges, st.operations, st.missed, st.landings);
     free(l);
     return rc;
 }

@@ -6,7 +6,7 @@
  * next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, PIN, POWER_IN, P_EPS, POWER, NV };
+enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, PIN, POWER_IN, P_EPS, POWER, P_TURN, NV };
 
 static const fw_var vars[NV] = {
     [M] = {"m", FW_PARAM, 0, -1, 1.0, "kg", "mass"},
@@ -27,6 +27,9 @@ static const fw_var vars[NV] = {
     [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "m/s",
                "|v| below which f is used (power law from 2 p_eps)"},
     [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the mass f v (input f)"},
+    [P_TURN] = {"p_turn", FW_PARAM, 0, -1, 1e300, "m/s",
+                "|v| below which a rebuilt input against the standard one's direction is "
+                "replaced by it"},
 };
 
 static void init(fw_ctx *c)
@@ -56,7 +59,7 @@ static double force(const double *r)
 {
     if (r[POWER_IN] <= 0.5) return r[F];
     double w = law_weight(r[V], r[P_EPS]), f = w > 0 ? r[PIN] / r[V] : 0;
-    if (f * r[F] < 0) return r[F]; /* the same rule as the spring's */
+    if (f * r[F] < 0 && fabs(r[V]) < r[P_TURN]) return r[F]; /* the same rule as the spring's */
     return w * f + (1 - w) * r[F];
 }
 

@@ -6,7 +6,8 @@
  * Read mass.c (the other half) and springmass.c (the reference) next. */
 #include "examples/fmus/framework/fw.h"
 
-enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, FDOT, PIN, POWER_IN, P_EPS, POWER, NV };
+enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, FDOT, PIN, POWER_IN, P_EPS, POWER };
+enum { P_TURN = POWER + 1, NV }; /* later additions: the value references above stay */
 
 static const fw_var vars[NV] = {
     [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness"},
@@ -29,6 +30,9 @@ static const fw_var vars[NV] = {
     [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "N",
                "|c s| below which v is used (power law from 2 p_eps)"},
     [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the spring c s v (input v)"},
+    [P_TURN] = {"p_turn", FW_PARAM, 0, -1, 1e300, "N",
+                "|c s| below which a rebuilt input against the standard one's direction is "
+                "replaced by it"},
 };
 
 static void init(fw_ctx *c)
@@ -65,8 +69,10 @@ static double velocity(const double *r)
     if (r[POWER_IN] <= 0.5) return r[V];
     double cs = r[C] * r[S], w = law_weight(cs, r[P_EPS]), v = w > 0 ? r[PIN] / cs : 0;
     /* Near a crossing the agreed power may not yet have changed sign: the law would turn the
-     * motion back. Keep the input's direction there. */
-    if (v * r[V] < 0) return r[V];
+     * motion back. Keep the input's direction there (within p_turn of the zero: a master
+     * that lands the crossings makes the rule needless far from it, where it would only
+     * follow the partner's extrapolated zero instead of the agreed power's). */
+    if (v * r[V] < 0 && fabs(cs) < r[P_TURN]) return r[V];
     return w * v + (1 - w) * r[V];
 }
 
