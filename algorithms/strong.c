@@ -244,6 +244,15 @@ static int start(strong_work *w)
     return PORT_OK;
 }
 
+/* port_open / port_close failed (a slave lost while the instant opens or closes): the master
+ * only returns a status (tempo-master prints it first and appends the lost slave's own
+ * words), so the report says which step of the run broke. */
+static int instant_failed(strong_work *w, int st, const char *what, int64_t t)
+{
+    return port_errorf(w->err, w->errlen, st, "strong coupling: %s the instant %.17g s", what,
+                       secs(w, t));
+}
+
 int strong_run(const port_master *m, const wr_link *links, const strong_opts *o, strong_result *res,
                char *err, size_t errlen)
 {
@@ -256,14 +265,19 @@ int strong_run(const port_master *m, const wr_link *links, const strong_opts *o,
         return port_errorf(w.err, w.errlen, PORT_EUSAGE,
                            "strong coupling: no master or no settings");
     int st = setup(&w);
-    if (st == PORT_OK) st = port_open(m, m->t_start);
+    if (st == PORT_OK && (st = port_open(m, m->t_start)) != PORT_OK)
+        instant_failed(&w, st, "opening", m->t_start);
     if (st == PORT_OK) st = start(&w);
-    if (st == PORT_OK) st = port_close(m, m->t_start);
+    if (st == PORT_OK && (st = port_close(m, m->t_start)) != PORT_OK)
+        instant_failed(&w, st, "closing", m->t_start);
     long rhs_before = res->n_rhs, steps_before = 0;
     for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
-        if ((st = port_open(m, t_to)) != PORT_OK) break;
+        if ((st = port_open(m, t_to)) != PORT_OK) {
+            instant_failed(&w, st, "opening", t_to);
+            break;
+        }
         double tout = secs(&w, t_to), tret = 0;
         int flag = CVodeSetStopTime(w.cv, tout);
         if (flag == CV_SUCCESS) flag = CVode(w.cv, tout, w.x, &tret, CV_NORMAL);
@@ -279,7 +293,10 @@ int strong_run(const port_master *m, const wr_link *links, const strong_opts *o,
             break;
         }
         if ((st = evaluate(&w, t_to, N_VGetArrayPointer(w.x), RECORD, NULL)) != PORT_OK) break;
-        if ((st = port_close(m, t_to)) != PORT_OK) break;
+        if ((st = port_close(m, t_to)) != PORT_OK) {
+            instant_failed(&w, st, "closing", t_to);
+            break;
+        }
         res->t_reached = t_to;
         res->n_out++;
         long steps = 0;
