@@ -141,7 +141,7 @@ struct embed {
     int refs;             /* open links (+1 while registered) */
     int spin_us;          /* reader spin, µs (0: none) */
     int64_t now_ns;       /* wall clock taken when the lock was last acquired (log stamps) */
-    int64_t flushed_ns;   /* monotonic time of the last federation log flush */
+    int64_t flushed_ns;   /* wall-clock time of the last federation log flush */
     char flog_dir[4096];  /* copies of the config strings ("" = none) */
     char flog_only[1024];
     char secret[256];
@@ -214,7 +214,7 @@ static void flush_logs(struct embed *e)
         flog_flush(fx->flog);
         federation_flog_check(fx);
     }
-    e->flushed_ns = mono_ns();
+    e->flushed_ns = real_ns();
 }
 
 /* At exit, whatever the program did not stop: the logs reach the disk. */
@@ -374,7 +374,7 @@ static struct embed *create_locked(const char *name, const struct embed_config *
     e->s = s;
     lock_init(&e->lock);
     e->refs = 1; /* the registry's */
-    e->flushed_ns = mono_ns();
+    e->flushed_ns = real_ns();
     /* The text log is process-wide: a start with a callback sets it; until one does, the
      * library prints nothing (the lines are dropped). */
     static int user_sink;
@@ -589,10 +589,9 @@ int embed_run(const char *name, char *err, size_t errlen)
         for (struct embed_task *t = e->task_head; t; t = t->next) {
             if (t->done) continue;
             alive++;
-            if (!task_ready(t, &now, &next_dl)) continue;
+            if (!task_ready(t, &now, &next_dl)) continue; /* one clock read per pass */
             task_switch_in(e, t);
             ran++;
-            now = 0;
         }
         for (struct embed_task **p = &e->task_head; *p;) {
             struct embed_task *t = *p;
@@ -695,7 +694,8 @@ int embed_write(struct embed_link *l, const uint8_t *bytes, size_t n)
         off += flen;
     }
     reap(e);
-    if (mono_ns() - e->flushed_ns > EMBED_FLUSH_NS) flush_logs(e);
+    /* the lock's wall-clock stamp serves: a clock step back only delays one flush */
+    if (e->now_ns - e->flushed_ns > EMBED_FLUSH_NS || e->now_ns < e->flushed_ns) flush_logs(e);
     int rc = l->link.closed ? -1 : 0;
     pthread_mutex_unlock(&e->lock);
     return rc;
@@ -725,13 +725,18 @@ static inline void cpu_relax(void)
 static int read_task(struct embed_link *l, struct buf *in, int timeout_ms)
 {
     struct embed_task *t = tl_task;
-    int64_t dl = timeout_ms > 0 ? mono_ns() + (int64_t)timeout_ms * 1000000 : -1;
+    int64_t dl = -1;
     while (!atomic_load_explicit(&l->avail, memory_order_acquire) && !atomic_load(&l->ended)) {
+        if (timeout_ms > 0 && dl < 0) /* read the clock only when it must wait */
+            dl = mono_ns() + (int64_t)timeout_ms * 1000000;
         t->wait = timeout_ms == 0 ? NULL : l;
         t->deadline_ns = dl;
         task_yield(t);
         t->wait = NULL;
-        if (timeout_ms == 0 || (dl >= 0 && mono_ns() >= dl)) break;
+        if (timeout_ms == 0 || atomic_load_explicit(&l->avail, memory_order_acquire) ||
+            atomic_load(&l->ended))
+            break;
+        if (dl >= 0 && mono_ns() >= dl) break; /* still nothing: the clock decides */
     }
     pthread_mutex_lock(&l->qm);
     int r = l->q.len > 0 ? take_locked(l, in) : atomic_load(&l->ended) ? -1 : 0;
