@@ -104,6 +104,7 @@ typedef struct fmufed_all_opts {
      * method is then refused. */
     int (*main_fn)(void *ctx, const char *rti, char *err, size_t errlen);
     void *main_ctx; /* passed to main_fn */
+    void **row_ctx; /* NULL, or one opts->row context per federate, in file order (tests) */
 } fmufed_all_opts;
 
 /**

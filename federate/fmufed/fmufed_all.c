@@ -122,6 +122,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         w[i] = (all_worker){.ff = ff, .idx = i};
         if (ao->opts) w[i].o = *ao->opts;
         w[i].o.rti = addr;
+        if (ao->row_ctx) w[i].o.row_ctx = ao->row_ctx[i];
         if (ao->progress) {
             w[i].o.progress = ao->progress;
             w[i].o.progress_ctx = (void *)ff->feds[i].name;
