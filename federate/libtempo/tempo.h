@@ -33,8 +33,12 @@
  *   tp_create_federation() may be called from any thread. An embedded RTI runs in the threads
  *   of its federates (whichever sends a frame runs the RTI on it, under the RTI's lock); it
  *   starts no thread either. tp_inproc_stop() must not run while one of its federates is
- *   inside a call (their next call fails with TP_ECLOSED). tp_strerror() and the
- *   time-conversion functions are pure and may be called from anywhere.
+ *   inside a call (their next call fails with TP_ECLOSED). With tp_inproc_options.tasks the
+ *   federates of that RTI are tasks instead: they join and make every call from a task
+ *   (tp_inproc_spawn), all on the one thread inside tp_inproc_run, which switches between
+ *   them only where a task waits for a message or calls tp_inproc_yield(); a task must not
+ *   block that thread otherwise, and tp_inproc_stop() comes after tp_inproc_run() returns.
+ *   tp_strerror() and the time-conversion functions are pure and may be called from anywhere.
  */
 #ifndef TEMPO_FEDERATE_TEMPO_H
 #define TEMPO_FEDERATE_TEMPO_H
