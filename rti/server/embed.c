@@ -35,7 +35,7 @@
  * call per switch, which on this project's VMs was 40 % of an in-process macro step (perf).
  * Tasks never change the signal mask (doc/inproc.md), so it need not follow them. Other
  * architectures use ucontext. */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(EMBED_UCONTEXT) /* -DEMBED_UCONTEXT: the portable path */
 struct embed_ctx {
     void *sp; /* saved stack pointer; the registers are on that stack */
 };
