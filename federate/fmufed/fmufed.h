@@ -83,28 +83,37 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
 /* ---- every federate of a file in one process (fmufed_all.c, doc/inproc.md) ----------------- */
 
 /* Options of fmufed_run_all; all-zero means the defaults. */
+/* What tempo-fmu --all and tempo-master --in-process run the federates as when neither
+ * --tasks nor --threads is given: 1 tasks on one thread, 0 threads (doc/inproc.md). */
+#define FMUFED_ALL_TASKS_DEFAULT 1
+
 typedef struct fmufed_all_opts {
     const fmufed_opts *opts; /* given to every federate (rti is replaced); may be NULL */
     const char *log_dir;     /* the embedded RTI's federation log folder (doc/log.md); NULL:
                                 none */
     int spin_us;             /* tp_inproc_options.spin_us: 0 default, < 0 never spin */
+    int tasks;               /* 1: every federate (and main_fn) a task on the calling thread
+                                (tp_inproc_options.tasks); 0: each a thread */
     /* Progress of each federate: called with ctx = the federate's name (valid during the
      * run) and the simulation time; runs in that federate's thread. NULL: none. */
     void (*progress)(void *ctx, double t);
     /* Run in the calling thread while the federates run, given the embedded RTI's address
-     * ("inproc:NAME"): the master of a master method (tempo-master --in-process). Returns 0,
+     * ("inproc:NAME"; with tasks, as one more task): the master of a master method
+     * (tempo-master --in-process). Returns 0,
      * or nonzero with err filled (that failure is then the run's). NULL: none; a master
      * method is then refused. */
     int (*main_fn)(void *ctx, const char *rti, char *err, size_t errlen);
     void *main_ctx; /* passed to main_fn */
+    void **row_ctx; /* NULL, or one opts->row context per federate, in file order (tests) */
 } fmufed_all_opts;
 
 /**
  * Run every federate of a loaded file in this process: an RTI embedded in the process
  * (tp_inproc_start, named after the federation and the process id) and each federate a
- * thread running fmufed_run over it; the results are the distributed run's, bit for bit
- * (doc/inproc.md). Refused before anything runs: a master method without main_fn, and an FMU
- * whose modelDescription.xml says canBeInstantiatedOnlyOncePerProcess (named).
+ * thread (or, with ao->tasks, a task of the calling thread) running fmufed_run over it; the results
+ * are the distributed run's, bit for bit (doc/inproc.md). Refused before anything runs: a master
+ * method without main_fn, and an FMU whose modelDescription.xml says
+ * canBeInstantiatedOnlyOncePerProcess (named).
  * @param stats out: ff->n_feds entries in file order, or NULL
  * @return as fmufed_run: the first federate's failure that is not a consequence of another's.
  */

@@ -34,6 +34,25 @@ static void *all_main(void *arg)
     return NULL;
 }
 
+static void all_task(void *arg)
+{
+    all_main(arg);
+}
+
+/* The master of a master method as one more task (ao->tasks). */
+typedef struct main_task {
+    const fmufed_all_opts *ao;
+    const char *addr;
+    int rc;
+    char err[FMUFED_ERRLEN];
+} main_task;
+
+static void main_task_fn(void *arg)
+{
+    main_task *m = arg;
+    m->rc = m->ao->main_fn(m->ao->main_ctx, m->addr, m->err, sizeof m->err);
+}
+
 /* FMUs that must not share a process with another instance of themselves are refused: this
  * host cannot give them one, and two federates of one file may name the same FMU. */
 static int check_once_per_process(const fedfile *ff, char *err, size_t errlen)
@@ -88,7 +107,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     snprintf(name, sizeof name, "%.60s-%ld", ff->federation, (long)getpid());
     snprintf(addr, sizeof addr, "inproc:%s", name);
     if (ao->log_dir) mkdir(ao->log_dir, 0755); /* as tempo-rti's --log, one level */
-    tp_inproc_options io = {.log_dir = ao->log_dir, .spin_us = ao->spin_us};
+    tp_inproc_options io = {.log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
@@ -103,9 +122,18 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         w[i] = (all_worker){.ff = ff, .idx = i};
         if (ao->opts) w[i].o = *ao->opts;
         w[i].o.rti = addr;
+        if (ao->row_ctx) w[i].o.row_ctx = ao->row_ctx[i];
         if (ao->progress) {
             w[i].o.progress = ao->progress;
             w[i].o.progress_ctx = (void *)ff->feds[i].name;
+        }
+        if (ao->tasks) {
+            if (tp_inproc_spawn(name, all_task, &w[i], why, sizeof why) != TP_OK) {
+                w[i].rc = FMUFED_ENOMEM;
+                snprintf(w[i].err, sizeof w[i].err, "federate %s: %s", ff->feds[i].name, why);
+                break;
+            }
+            continue; /* not "started": there is no thread to join */
         }
         if (pthread_create(&w[i].th, NULL, all_main, &w[i]) != 0) {
             w[i].rc = FMUFED_ENOMEM;
@@ -116,7 +144,26 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         w[i].started = 1;
     }
     char merr[FMUFED_ERRLEN] = "";
-    int mrc = ao->main_fn ? ao->main_fn(ao->main_ctx, addr, merr, sizeof merr) : 0;
+    int mrc = 0;
+    if (ao->tasks) { /* the calling thread runs every task, the master's too, to the end */
+        main_task *mt = ao->main_fn ? calloc(1, sizeof *mt) : NULL;
+        if (mt) *mt = (main_task){.ao = ao, .addr = addr};
+        if (ao->main_fn && (!mt || tp_inproc_spawn(name, main_task_fn, mt, why, sizeof why))) {
+            mrc = FMUFED_ENOMEM;
+            snprintf(merr, sizeof merr, "the master: %s", mt ? why : "out of memory");
+        }
+        if (tp_inproc_run(name, why, sizeof why) != TP_OK && !mrc) {
+            mrc = FMUFED_ERTI;
+            snprintf(merr, sizeof merr, "%s: in-process RTI: %s", ff->path, why);
+        }
+        if (mt && !mrc && mt->rc) {
+            mrc = mt->rc;
+            snprintf(merr, sizeof merr, "%s", mt->err);
+        }
+        free(mt);
+    } else {
+        mrc = ao->main_fn ? ao->main_fn(ao->main_ctx, addr, merr, sizeof merr) : 0;
+    }
     for (size_t i = 0; i < ff->n_feds; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
     tp_inproc_stop(name, why, sizeof why); /* completes the federation log */

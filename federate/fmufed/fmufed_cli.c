@@ -13,19 +13,22 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
-               "       tempo-fmu --federation FILE.json --all [--log-dir DIR] [--spin-us US]\n"
-               "                 [options]\n"
+               "       tempo-fmu --federation FILE.json --all [--tasks|--threads] [--log-dir DIR]\n"
+               "                 [--spin-us US] [options]\n"
                "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
                "  --output DIR               results folder (default: the file's \"output\")\n"
                "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
                "                             (default: 60000 at the start, none during the run)\n"
                "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
-               "  --all                      every federate of the file, each a thread of this\n"
-               "                             process, on an RTI embedded in it (doc/inproc.md);\n"
-               "                             progress lines then end with the federate's name\n"
+               "  --all                      every federate of the file in this process, on an\n"
+               "                             RTI embedded in it (doc/inproc.md); progress lines\n"
+               "                             then end with the federate's name\n"
+               "  --tasks                    with --all: the federates are tasks taking turns on\n"
+               "                             one thread (the default)\n"
+               "  --threads                  with --all: each federate a thread\n"
                "  --log-dir DIR              with --all: the federation log folder (tempo-log)\n"
-               "  --spin-us US               with --all: us a waiting federate polls before it\n"
-               "                             blocks (default 50; -1: never)\n"
+               "  --spin-us US               with --all --threads: us a waiting federate polls\n"
+               "                             before it blocks (default 50; -1: never)\n"
                "  --help                     print this text and exit\n"
                "  --version                  print the version and exit\n"
                "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
@@ -64,7 +67,8 @@ static void print_progress_named(void *ctx, double t)
 }
 
 /* tempo-fmu --federation FILE --all: every federate in this process. */
-static int main_all(const char *file, const fmufed_opts *o, const char *log_dir, int spin_us)
+static int main_all(const char *file, const fmufed_opts *o, const char *log_dir, int spin_us,
+                    int tasks)
 {
     fedfile *ff = NULL;
     char err[FMUFED_ERRLEN];
@@ -77,6 +81,7 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
     fmufed_all_opts ao = {.opts = o,
                           .log_dir = log_dir,
                           .spin_us = spin_us,
+                          .tasks = tasks,
                           .progress = o->quiet ? NULL : print_progress_named};
     int rc = st ? fmufed_run_all(ff, &ao, st, err, sizeof err) : FMUFED_ENOMEM;
     if (rc != FMUFED_OK) {
@@ -96,7 +101,7 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
 int fmufed_main(int argc, char **argv)
 {
     const char *file = NULL, *name = NULL, *log_dir = NULL;
-    int all = 0, spin_us = 0;
+    int all = 0, spin_us = 0, tasks = -1; /* tasks: -1 default, 0 --threads, 1 --tasks */
     fmufed_opts o = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -112,6 +117,14 @@ int fmufed_main(int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--all")) {
             all = 1;
+            continue;
+        } else if (!strcmp(a, "--tasks") || !strcmp(a, "--threads")) {
+            int t = !strcmp(a, "--tasks");
+            if (tasks >= 0 && tasks != t) {
+                fprintf(stderr, "tempo-fmu: --tasks and --threads exclude each other\n");
+                return 2;
+            }
+            tasks = t;
             continue;
         }
         if (strcmp(a, "--federation") && strcmp(a, "--name") && strcmp(a, "--rti") &&
@@ -164,12 +177,17 @@ int fmufed_main(int argc, char **argv)
                     o.rti);
             return 2;
         }
-        return main_all(file, &o, log_dir, spin_us);
+        if (tasks == 1 && spin_us) {
+            fprintf(stderr, "tempo-fmu: --spin-us goes with --threads (a task never spins)\n");
+            return 2;
+        }
+        if (tasks < 0) tasks = spin_us ? 0 : FMUFED_ALL_TASKS_DEFAULT;
+        return main_all(file, &o, log_dir, spin_us, tasks);
     }
-    if (all || log_dir || spin_us) {
+    if (all || log_dir || spin_us || tasks >= 0) {
         fprintf(stderr, "tempo-fmu: %s\n",
                 all ? "--all and --name exclude each other"
-                    : "--log-dir and --spin-us go with --all");
+                    : "--log-dir, --spin-us, --tasks and --threads go with --all");
         return 2;
     }
     if (!file || !name) {

@@ -304,7 +304,8 @@ static long elapsed_ms(const struct timespec *t0)
 }
 
 /* FQR never waits, so between polls the peer sleeps (50 µs doubling to 2 ms) rather than
- * spin; the run's time limit counts from the first poll of the step. */
+ * spin; as an in-process task it lets the other tasks run instead (they are what it waits
+ * for). The run's time limit counts from the first poll of the step. */
 static int x_idle(void *ctx, int attempt, int64_t t, const char *waiting_for)
 {
     fmufed_tp *c = ctx;
@@ -312,6 +313,7 @@ static int x_idle(void *ctx, int attempt, int64_t t, const char *waiting_for)
     if (c->run_timeout_ms >= 0 && elapsed_ms(&c->idle_t0) > c->run_timeout_ms)
         return lost(fmufed_fail(c, FMUFED_ERTI, "no %s for step %.9g s within %d ms", waiting_for,
                                 t * c->res, c->run_timeout_ms));
+    if (tp_inproc_yield()) return PORT_OK;
     useconds_t nap = 50;
     for (int k = 0; k < attempt && nap < 2000; k++)
         nap *= 2;

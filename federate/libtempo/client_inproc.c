@@ -40,7 +40,8 @@ int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err, s
                              .secret = opt->secret,
                              .spin_us = opt->spin_us,
                              .log = opt->log ? log_trampoline : NULL,
-                             .log_level = (int)opt->log_level};
+                             .log_level = (int)opt->log_level,
+                             .tasks = opt->tasks};
     if (embed_start(name, &c, why, sizeof why) == 0) return TP_OK;
     if (err && err_size) snprintf(err, err_size, "%s", why);
     return strstr(why, "already running") ? TP_EEXISTS : TP_ENOMEM;
@@ -52,4 +53,31 @@ int tp_inproc_stop(const char *name, char *err, size_t err_size)
     if (embed_stop(name, why, sizeof why) == 0) return TP_OK;
     if (err && err_size) snprintf(err, err_size, "%s", why);
     return TP_ENOTFOUND;
+}
+
+int tp_inproc_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, size_t err_size)
+{
+    char why[300];
+    if (!fn) {
+        if (err && err_size) snprintf(err, err_size, "tp_inproc_spawn: fn is NULL");
+        return TP_EINVAL;
+    }
+    if (embed_spawn(name, fn, ctx, why, sizeof why) == 0) return TP_OK;
+    if (err && err_size) snprintf(err, err_size, "%s", why);
+    return strstr(why, "no in-process") ? TP_ENOTFOUND
+           : strstr(why, "memory")      ? TP_ENOMEM
+                                        : TP_ESTATE;
+}
+
+int tp_inproc_run(const char *name, char *err, size_t err_size)
+{
+    char why[300];
+    if (embed_run(name, why, sizeof why) == 0) return TP_OK;
+    if (err && err_size) snprintf(err, err_size, "%s", why);
+    return strstr(why, "is not running") ? TP_ENOTFOUND : TP_ESTATE;
+}
+
+int tp_inproc_yield(void)
+{
+    return embed_yield();
 }

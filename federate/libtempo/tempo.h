@@ -33,8 +33,12 @@
  *   tp_create_federation() may be called from any thread. An embedded RTI runs in the threads
  *   of its federates (whichever sends a frame runs the RTI on it, under the RTI's lock); it
  *   starts no thread either. tp_inproc_stop() must not run while one of its federates is
- *   inside a call (their next call fails with TP_ECLOSED). tp_strerror() and the
- *   time-conversion functions are pure and may be called from anywhere.
+ *   inside a call (their next call fails with TP_ECLOSED). With tp_inproc_options.tasks the
+ *   federates of that RTI are tasks instead: they join and make every call from a task
+ *   (tp_inproc_spawn), all on the one thread inside tp_inproc_run, which switches between
+ *   them only where a task waits for a message or calls tp_inproc_yield(); a task must not
+ *   block that thread otherwise, and tp_inproc_stop() comes after tp_inproc_run() returns.
+ *   tp_strerror() and the time-conversion functions are pure and may be called from anywhere.
  */
 #ifndef TEMPO_FEDERATE_TEMPO_H
 #define TEMPO_FEDERATE_TEMPO_H
@@ -953,6 +957,11 @@ typedef struct tp_inproc_options {
     void (*log)(void *ctx, tp_log_level level, const char *line);
     void *log_ctx;          /**< passed to log */
     tp_log_level log_level; /**< most verbose level passed to log; 0 = errors only */
+    int tasks;              /**< 1: the federates are tasks, not threads: functions given to
+                                 tp_inproc_spawn, run interleaved on the one thread that calls
+                                 tp_inproc_run; a federate that would wait for a message lets the next
+                                 one run (no locks taken by two threads, no wake-up system calls;
+                                 doc/inproc.md). Joins must then come from those tasks. 0: threads */
 } tp_inproc_options;
 
 /**
@@ -979,6 +988,40 @@ TP_API int tp_inproc_start(const char *name, const tp_inproc_options *opt, char 
  * @return TP_OK; TP_ENOTFOUND (no such RTI). Runs no callbacks.
  */
 TP_API int tp_inproc_stop(const char *name, char *err, size_t err_size);
+
+/**
+ * Add a task to an RTI started with tp_inproc_options.tasks = 1: fn(ctx) runs, on a stack of
+ * its own (8 MiB of address space, committed as used), when tp_inproc_run runs the tasks. In
+ * it, fn is an ordinary federate: tp_join("inproc:NAME"), tp_time_advance_request, tp_wait_*
+ * and so on; where a thread would wait for a message, the task lets the next runnable task
+ * run. A task must not block the thread otherwise (sleep, read a pipe, wait on a lock another
+ * task holds): the other tasks would not run meanwhile.
+ * @param name the RTI's name, as in tp_inproc_start.
+ * @param fn   the task; ctx is passed to it and stays the caller's.
+ * @return TP_OK; TP_EINVAL (fn is NULL); TP_ENOTFOUND (no such RTI); TP_ESTATE (its
+ *         federates are threads); TP_ENOMEM. May be called before tp_inproc_run or from a running
+ * task. Runs no callbacks.
+ */
+TP_API int tp_inproc_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err,
+                           size_t err_size);
+
+/**
+ * Run the tasks of the RTI called name on the calling thread until every one has returned
+ * (tasks spawned meanwhile included). When every task left waits for a message with no time
+ * limit, none can come: their connections are closed with that reason (their calls fail with
+ * TP_ECLOSED) so that they end. Call tp_inproc_stop after it returns.
+ * @return TP_OK; TP_ENOTFOUND (no such RTI); TP_ESTATE (threads, not tasks; already running;
+ *         called from a task). Blocks until the tasks are done.
+ */
+TP_API int tp_inproc_run(const char *name, char *err, size_t err_size);
+
+/**
+ * In a task (tp_inproc_spawn): let the other runnable tasks run, then return 1. Anywhere else
+ * return 0 at once. A task that polls (a loop that waits for something without waiting on a
+ * message, e.g. sleeping between flush queries) must call this where a thread would sleep,
+ * or the tasks it waits for never run. Runs no callbacks.
+ */
+TP_API int tp_inproc_yield(void);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,8 @@
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
-    "                    [--local|--in-process [--log-dir DIR]] [--timeout MS]\n"
+    "                    [--local|--in-process [--tasks|--threads] [--log-dir DIR]]\n"
+    "                    [--timeout MS]\n"
     "                    [--reply-timeout MS] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
     "                     \"semi-implicit\", \"master-jacobi\", \"strong\", \"hybrid\",\n"
@@ -31,9 +32,12 @@ static const char usage_text[] =
     "                     master.csv, the algorithm's notes (iterations, residuals);\n"
     "                     distributed, the notes also go to the federation log\n"
     "  --local            one process: every federate's FMU runs here, no RTI\n"
-    "  --in-process       one process: the RTI embedded, every slave a thread running the\n"
-    "                     slave role of tempo-fmu, the master in this thread; the same\n"
-    "                     messages and results as distributed (doc/inproc.md)\n"
+    "  --in-process       one process: the RTI embedded, every slave running the slave\n"
+    "                     role of tempo-fmu beside the master; the same messages and\n"
+    "                     results as distributed (doc/inproc.md)\n"
+    "  --tasks            with --in-process: master and slaves are tasks taking turns on\n"
+    "                     one thread (the default)\n"
+    "  --threads          with --in-process: every slave a thread, the master in this one\n"
     "  --log-dir DIR      with --in-process: the federation log folder (tempo-log)\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --reply-timeout MS a slave silent this long while it owes a reply is lost and the\n"
@@ -49,6 +53,7 @@ typedef struct margs {
     const char *log_dir; /* --log-dir */
     int local, quiet, timeout_ms, reply_timeout_ms;
     int in_process; /* --in-process */
+    int tasks;      /* -1 default (FMUFED_ALL_TASKS_DEFAULT), 0 --threads, 1 --tasks */
 } margs;
 
 static int parse(int argc, char **argv, margs *a)
@@ -65,6 +70,13 @@ static int parse(int argc, char **argv, margs *a)
             a->local = 1;
         } else if (!strcmp(s, "--in-process")) {
             a->in_process = 1;
+        } else if (!strcmp(s, "--tasks") || !strcmp(s, "--threads")) {
+            int t = !strcmp(s, "--tasks");
+            if (a->tasks >= 0 && a->tasks != t) {
+                fprintf(stderr, "tempo-master: --tasks and --threads exclude each other\n");
+                return -1;
+            }
+            a->tasks = t;
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
@@ -107,8 +119,11 @@ static int parse(int argc, char **argv, margs *a)
         fprintf(stderr, "tempo-master: no --federation FILE given\n%s", usage_text);
         return -1;
     }
-    if (a->log_dir && !a->in_process) {
-        fprintf(stderr, "tempo-master: --log-dir goes with --in-process\n");
+    if ((a->log_dir || a->tasks >= 0) && !a->in_process) {
+        fprintf(stderr, "tempo-master: %s goes with --in-process\n",
+                a->log_dir ? "--log-dir"
+                : a->tasks ? "--tasks"
+                           : "--threads");
         return -1;
     }
     if (a->in_process && (a->local || a->rti)) {
@@ -293,8 +308,11 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
 {
     inproc_master m = {ff, *a};
     fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
-    fmufed_all_opts ao = {
-        .opts = &o, .log_dir = a->log_dir, .main_fn = master_main, .main_ctx = &m};
+    fmufed_all_opts ao = {.opts = &o,
+                          .log_dir = a->log_dir,
+                          .tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT,
+                          .main_fn = master_main,
+                          .main_ctx = &m};
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
     if (!st) snprintf(err, errlen, "out of memory");
@@ -309,7 +327,7 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
 
 int main(int argc, char **argv)
 {
-    margs a = {0};
+    margs a = {.tasks = -1};
     int prc = parse(argc, argv, &a);
     if (prc) return prc < 0 ? 2 : 0;
     setvbuf(stdout, NULL, _IOLBF, 0);

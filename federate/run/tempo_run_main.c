@@ -624,10 +624,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
          * the RTI embedded and each federate a thread. */
         int master = fedfile_is_master(ff);
         sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[8] = {fmu_bin, "--federation", (char *)a->file,
-                         master ? "--in-process" : "--all", NULL};
+        char *argv[10] = {fmu_bin, "--federation", (char *)a->file,
+                          master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (log) argv[k++] = "--log-dir", argv[k++] = (char *)log; /* the embedded RTI's */
         if (master && a->quiet) argv[k++] = "--quiet";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
@@ -702,7 +703,10 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         }
     }
     sup_free(s);
-    if (c.log_path[0]) printf("tempo-run: federation log %s (tempo-log; doc/log.md)\n", c.log_path);
+    if (c.log_path[0])
+        printf("tempo-run: federation log %s (tempo-log; doc/log.md)\n", c.log_path);
+    else if (inproc && log)
+        printf("tempo-run: federation log in %s (tempo-log; doc/log.md)\n", log);
     free(rep);
     return status;
 }

@@ -20,12 +20,119 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define EMBED_SPIN_PAUSES 64 /* polls with a pause instruction before the spin yields */
 #define EMBED_FLUSH_NS                                                                             \
     (200 * 1000000LL) /* federation logs reach the disk at least this often                        \
                          while frames flow (as tempo-rti's timer) */
+
+/* ---- context switch -------------------------------------------------------------------------
+ * On x86-64 a task switch saves the callee-saved registers, the SSE and x87 control words on
+ * the old stack, stores its stack pointer and loads the other's: about 20 instructions and no
+ * system call. glibc's swapcontext also saves the signal mask with rt_sigprocmask, a system
+ * call per switch, which on this project's VMs was 40 % of an in-process macro step (perf).
+ * Tasks never change the signal mask (doc/inproc.md), so it need not follow them. Other
+ * architectures use ucontext. */
+#if defined(__x86_64__) && !defined(EMBED_UCONTEXT) /* -DEMBED_UCONTEXT: the portable path */
+struct embed_ctx {
+    void *sp; /* saved stack pointer; the registers are on that stack */
+};
+void tempo_embed_switch(void **save_sp, void *load_sp);
+__asm__(".text\n"
+        ".globl tempo_embed_switch\n"
+        ".hidden tempo_embed_switch\n"
+        ".type tempo_embed_switch,@function\n"
+        "tempo_embed_switch:\n"
+        "  pushq %rbp\n"
+        "  pushq %rbx\n"
+        "  pushq %r12\n"
+        "  pushq %r13\n"
+        "  pushq %r14\n"
+        "  pushq %r15\n"
+        "  subq $8, %rsp\n"
+        "  stmxcsr (%rsp)\n"
+        "  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n"
+        "  fldcw 4(%rsp)\n"
+        "  addq $8, %rsp\n"
+        "  popq %r15\n"
+        "  popq %r14\n"
+        "  popq %r13\n"
+        "  popq %r12\n"
+        "  popq %rbx\n"
+        "  popq %rbp\n"
+        "  ret\n"
+        ".size tempo_embed_switch, .-tempo_embed_switch\n");
+
+static void ctx_switch(struct embed_ctx *save, struct embed_ctx *load)
+{
+    tempo_embed_switch(&save->sp, load->sp);
+}
+
+/* A new context that starts in entry() on the stack [stack, stack + size): the frame
+ * tempo_embed_switch pops (control words, six registers, the return address = entry),
+ * aligned so that entry sees the stack the ABI promises a called function. */
+static void ctx_make(struct embed_ctx *c, void *stack, size_t size, void (*entry)(void),
+                     struct embed_ctx *back)
+{
+    (void)back;
+    uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+    uint64_t *sp = (uint64_t *)(top - 16);
+    sp[0] = (uint64_t)(uintptr_t)entry; /* address A, A % 16 == 0: popped by ret */
+    sp[1] = 0;                          /* what entry sees as its return address */
+    sp -= 6;                            /* r15 r14 r13 r12 rbx rbp (zero) */
+    for (int i = 0; i < 6; i++)
+        sp[i] = 0;
+    uint32_t words[2] = {0x1f80, 0x037f}; /* MXCSR and x87 control word at reset */
+    sp -= 1;
+    memcpy(sp, words, sizeof words);
+    c->sp = sp;
+}
+#else
+#include <ucontext.h>
+
+struct embed_ctx {
+    ucontext_t uc;
+};
+
+static void ctx_switch(struct embed_ctx *save, struct embed_ctx *load)
+{
+    swapcontext(&save->uc, &load->uc);
+}
+
+static void ctx_make(struct embed_ctx *c, void *stack, size_t size, void (*entry)(void),
+                     struct embed_ctx *back)
+{
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = stack;
+    c->uc.uc_stack.ss_size = size;
+    c->uc.uc_link = &back->uc;
+    makecontext(&c->uc, entry, 0);
+}
+#endif
+
+/* A federate run as a task (cfg.tasks): its own stack, switched to and from by embed_run's
+ * scheduler on one thread (ucontext). */
+struct embed_task {
+    struct embed_ctx ctx_;   /* its context while it is switched out */
+    struct embed *e;         /* its RTI */
+    void *stack;             /* EMBED_TASK_STACK bytes, a guard page at the low end */
+    void (*fn)(void *ctx);   /* what it runs, and its argument */
+    void *ctx;               /* passed to fn */
+    int started, done;       /* 1: its context was made / fn returned */
+    struct embed_link *wait; /* the queue it waits on; NULL: runnable */
+    int64_t deadline_ns;     /* monotonic end of that wait; -1: none */
+    struct embed_task *next; /* e->task_head list, in spawn order */
+};
+
+static void task_free(struct embed_task *t);
+
+/* The task running on this thread (NULL on the scheduler's own stack and in thread mode). */
+static _Thread_local struct embed_task *tl_task;
 
 struct embed {
     char name[EMBED_NAME_MAX];
@@ -34,13 +141,17 @@ struct embed {
     int refs;             /* open links (+1 while registered) */
     int spin_us;          /* reader spin, µs (0: none) */
     int64_t now_ns;       /* wall clock taken when the lock was last acquired (log stamps) */
-    int64_t flushed_ns;   /* monotonic time of the last federation log flush */
+    int64_t flushed_ns;   /* wall-clock time of the last federation log flush */
     char flog_dir[4096];  /* copies of the config strings ("" = none) */
     char flog_only[1024];
     char secret[256];
     struct embed_link *links;      /* open links */
     struct embed_link *close_head; /* links the core closed, on_close not yet run */
     struct embed *next;            /* registry */
+    int tasks;                     /* 1: federates are tasks on one thread (embed_run) */
+    int running;                   /* 1: embed_run is running the tasks */
+    struct embed_task *task_head;  /* tasks not yet reaped, in spawn order */
+    struct embed_ctx sched;        /* the scheduler's context while a task runs */
 };
 
 struct embed_link {
@@ -103,7 +214,7 @@ static void flush_logs(struct embed *e)
         flog_flush(fx->flog);
         federation_flog_check(fx);
     }
-    e->flushed_ns = mono_ns();
+    e->flushed_ns = real_ns();
 }
 
 /* At exit, whatever the program did not stop: the logs reach the disk. */
@@ -246,6 +357,7 @@ static struct embed *create_locked(const char *name, const struct embed_config *
     snprintf(e->flog_only, sizeof e->flog_only, "%s", cfg->flog_only ? cfg->flog_only : "");
     snprintf(e->secret, sizeof e->secret, "%s", cfg->secret ? cfg->secret : "");
     e->spin_us = cfg->spin_us == 0 ? EMBED_SPIN_DEFAULT_US : cfg->spin_us < 0 ? 0 : cfg->spin_us;
+    e->tasks = cfg->tasks != 0;
     struct server_config sc = {.listen = "",
                                .flog_dir = e->flog_dir[0] ? e->flog_dir : NULL,
                                .flog_only = e->flog_only[0] ? e->flog_only : NULL,
@@ -262,7 +374,7 @@ static struct embed *create_locked(const char *name, const struct embed_config *
     e->s = s;
     lock_init(&e->lock);
     e->refs = 1; /* the registry's */
-    e->flushed_ns = mono_ns();
+    e->flushed_ns = real_ns();
     /* The text log is process-wide: a start with a callback sets it; until one does, the
      * library prints nothing (the lines are dropped). */
     static int user_sink;
@@ -304,6 +416,17 @@ int embed_stop(const char *name, char *err, size_t errlen)
         snprintf(err, errlen, "no in-process RTI named '%s' is running", name);
         return -1;
     }
+    if (e->running) {
+        pthread_mutex_unlock(&reg_lock);
+        snprintf(err, errlen,
+                 "in-process RTI '%s' is running its tasks: stop it once embed_run returned", name);
+        return -1;
+    }
+    while (e->task_head) { /* spawned and never run */
+        struct embed_task *t = e->task_head;
+        e->task_head = t->next;
+        task_free(t);
+    }
     for (struct embed **p = &reg_head; *p; p = &(*p)->next)
         if (*p == e) {
             *p = e->next;
@@ -328,6 +451,172 @@ int embed_stop(const char *name, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- tasks (cfg.tasks: every federate a task on the thread that calls embed_run) --------- */
+
+static void task_free(struct embed_task *t)
+{
+    if (t->stack) munmap(t->stack, EMBED_TASK_STACK);
+    free(t);
+}
+
+int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, size_t errlen)
+{
+    if (!name) name = "";
+    struct embed_task *t = calloc(1, sizeof *t);
+    void *st = mmap(NULL, EMBED_TASK_STACK, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (!t || st == MAP_FAILED) {
+        free(t);
+        if (st != MAP_FAILED) munmap(st, EMBED_TASK_STACK);
+        snprintf(err, errlen, "in-process RTI '%s': no memory for a task's stack", name);
+        return -1;
+    }
+    mprotect(st, 4096, PROT_NONE); /* a stack overflow faults instead of corrupting memory */
+    *t = (struct embed_task){.stack = st, .fn = fn, .ctx = ctx, .deadline_ns = -1};
+    pthread_mutex_lock(&reg_lock);
+    struct embed *e = find_locked(name);
+    if (!e || !e->tasks) {
+        pthread_mutex_unlock(&reg_lock);
+        if (!e)
+            snprintf(err, errlen, "no in-process RTI named '%s' is running", name);
+        else
+            snprintf(err, errlen, "in-process RTI '%s' runs federates as threads, not tasks", name);
+        task_free(t);
+        return -1;
+    }
+    t->e = e;
+    struct embed_task **p = &e->task_head;
+    while (*p)
+        p = &(*p)->next;
+    *p = t;
+    pthread_mutex_unlock(&reg_lock);
+    return 0;
+}
+
+/* First instruction of a task, on its own stack. It never returns: once fn is done it
+ * switches to the scheduler for good. */
+static void task_entry(void)
+{
+    struct embed_task *t = tl_task;
+    t->fn(t->ctx);
+    t->done = 1;
+    ctx_switch(&t->ctx_, &t->e->sched);
+    abort(); /* the scheduler never resumes a finished task */
+}
+
+/* Give the thread back to the scheduler; returns when the scheduler runs this task again. */
+static void task_yield(struct embed_task *t)
+{
+    ctx_switch(&t->ctx_, &t->e->sched);
+    tl_task = t;
+}
+
+int embed_yield(void)
+{
+    struct embed_task *t = tl_task;
+    if (!t) return 0;
+    t->wait = NULL;
+    task_yield(t);
+    return 1;
+}
+
+/* May the scheduler run t now? *now is read lazily (0: not yet); *next_dl gets the earliest
+ * deadline of the tasks that must wait. */
+static int task_ready(struct embed_task *t, int64_t *now, int64_t *next_dl)
+{
+    if (!t->started || !t->wait) return 1;
+    if (atomic_load_explicit(&t->wait->avail, memory_order_acquire) || atomic_load(&t->wait->ended))
+        return 1;
+    if (t->deadline_ns < 0) return 0;
+    if (!*now) *now = mono_ns();
+    if (*now >= t->deadline_ns) return 1;
+    if (*next_dl < 0 || t->deadline_ns < *next_dl) *next_dl = t->deadline_ns;
+    return 0;
+}
+
+static void task_switch_in(struct embed *e, struct embed_task *t)
+{
+    tl_task = t;
+    if (!t->started) {
+        ctx_make(&t->ctx_, t->stack, EMBED_TASK_STACK, task_entry, &e->sched);
+        t->started = 1;
+    }
+    ctx_switch(&e->sched, &t->ctx_);
+    tl_task = NULL;
+}
+
+/* Every live task waits without a time limit: nothing can wake them. Close their links so
+ * that their reads fail with the reason, and they end. */
+static void tasks_deadlock(struct embed *e)
+{
+    embed_lock(e);
+    int n = 0;
+    for (struct embed_task *t = e->task_head; t; t = t->next)
+        if (!t->done && t->wait && !t->wait->link.closed) {
+            link_close_op(&t->wait->link,
+                          "every in-process task waits for a message and none can come "
+                          "(deadlock)",
+                          0);
+            n++;
+        }
+    reap(e);
+    pthread_mutex_unlock(&e->lock);
+    if (!n) /* waits on links already ended: wake them anyway */
+        for (struct embed_task *t = e->task_head; t; t = t->next)
+            if (!t->done) t->wait = NULL;
+}
+
+int embed_run(const char *name, char *err, size_t errlen)
+{
+    if (!name) name = "";
+    pthread_mutex_lock(&reg_lock);
+    struct embed *e = find_locked(name);
+    const char *why = !e           ? "is not running"
+                      : !e->tasks  ? "runs federates as threads, not tasks"
+                      : e->running ? "runs its tasks already"
+                      : tl_task    ? "cannot be run from one of its tasks"
+                                   : NULL;
+    if (why) {
+        pthread_mutex_unlock(&reg_lock);
+        snprintf(err, errlen, "in-process RTI '%s' %s", name, why);
+        return -1;
+    }
+    e->running = 1;
+    pthread_mutex_unlock(&reg_lock);
+    for (;;) {
+        int alive = 0, ran = 0;
+        int64_t now = 0, next_dl = -1;
+        for (struct embed_task *t = e->task_head; t; t = t->next) {
+            if (t->done) continue;
+            alive++;
+            if (!task_ready(t, &now, &next_dl)) continue; /* one clock read per pass */
+            task_switch_in(e, t);
+            ran++;
+        }
+        for (struct embed_task **p = &e->task_head; *p;) {
+            struct embed_task *t = *p;
+            if (t->done) {
+                *p = t->next;
+                task_free(t);
+            } else {
+                p = &t->next;
+            }
+        }
+        if (!alive) break;
+        if (ran) continue;
+        if (next_dl >= 0) { /* all wait, some with a deadline: sleep until the first */
+            int64_t d = next_dl - mono_ns();
+            if (d > 0) nanosleep(&(struct timespec){d / 1000000000, d % 1000000000}, NULL);
+        } else {
+            tasks_deadlock(e);
+        }
+    }
+    pthread_mutex_lock(&reg_lock);
+    e->running = 0;
+    pthread_mutex_unlock(&reg_lock);
+    return 0;
+}
+
 /* ---- links --------------------------------------------------------------------------------- */
 
 struct embed_link *embed_connect(const char *name, char *err, size_t errlen)
@@ -343,6 +632,15 @@ struct embed_link *embed_connect(const char *name, char *err, size_t errlen)
     struct embed *e = find_locked(name);
     if (!e) e = create_locked(name, &zero, err, errlen);
     if (!e) {
+        pthread_mutex_unlock(&reg_lock);
+        free(l);
+        return NULL;
+    }
+    if (e->tasks && (!tl_task || tl_task->e != e)) {
+        snprintf(err, errlen,
+                 "in-process RTI '%s' runs its federates as tasks: join from a task it runs "
+                 "(tp_inproc_spawn)",
+                 name);
         pthread_mutex_unlock(&reg_lock);
         free(l);
         return NULL;
@@ -396,7 +694,8 @@ int embed_write(struct embed_link *l, const uint8_t *bytes, size_t n)
         off += flen;
     }
     reap(e);
-    if (mono_ns() - e->flushed_ns > EMBED_FLUSH_NS) flush_logs(e);
+    /* the lock's wall-clock stamp serves: a clock step back only delays one flush */
+    if (e->now_ns - e->flushed_ns > EMBED_FLUSH_NS || e->now_ns < e->flushed_ns) flush_logs(e);
     int rc = l->link.closed ? -1 : 0;
     pthread_mutex_unlock(&e->lock);
     return rc;
@@ -421,9 +720,35 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* embed_read in a task: instead of spinning or blocking, run the other tasks until bytes
+ * arrive, the link ends or the time is up (timeout 0: let the others run once). */
+static int read_task(struct embed_link *l, struct buf *in, int timeout_ms)
+{
+    struct embed_task *t = tl_task;
+    int64_t dl = -1;
+    while (!atomic_load_explicit(&l->avail, memory_order_acquire) && !atomic_load(&l->ended)) {
+        if (timeout_ms > 0 && dl < 0) /* read the clock only when it must wait */
+            dl = mono_ns() + (int64_t)timeout_ms * 1000000;
+        t->wait = timeout_ms == 0 ? NULL : l;
+        t->deadline_ns = dl;
+        task_yield(t);
+        t->wait = NULL;
+        if (timeout_ms == 0 || atomic_load_explicit(&l->avail, memory_order_acquire) ||
+            atomic_load(&l->ended))
+            break;
+        if (dl >= 0 && mono_ns() >= dl) break; /* still nothing: the clock decides */
+    }
+    pthread_mutex_lock(&l->qm);
+    int r = l->q.len > 0 ? take_locked(l, in) : atomic_load(&l->ended) ? -1 : 0;
+    if (r > 0) l->n_spun++;
+    pthread_mutex_unlock(&l->qm);
+    return r;
+}
+
 int embed_read(struct embed_link *l, struct buf *in, int timeout_ms)
 {
     int r = 0;
+    if (tl_task && tl_task->e == l->e) return read_task(l, in, timeout_ms);
     /* 1. Spin: poll the flag without the queue lock for at most spin_us. */
     if (timeout_ms != 0 && l->e->spin_us > 0 && !atomic_load(&l->avail) &&
         !atomic_load(&l->ended)) {

@@ -24,6 +24,8 @@ struct embed_config {
     int spin_us;           /* µs a reader polls before blocking: 0 = EMBED_SPIN_DEFAULT_US,
                               < 0 = never spin (block at once) */
     uint64_t shuffle_ties; /* test mode of tempo-rti --shuffle-ties; 0 = off */
+    int tasks;             /* 1: federates are tasks on one thread (embed_spawn, embed_run),
+                              not threads; 0: threads */
     /* Text log lines of the embedded RTI (rti/server/log.h format), NULL = none: the library
      * prints nothing itself. level: most verbose level passed (0 = errors only). The log is
      * process-wide: the last embed_start with a callback sets it. */
@@ -82,6 +84,30 @@ const char *embed_reason(const struct embed_link *l);
  * Flushes the federation logs. Accepts NULL.
  */
 void embed_close(struct embed_link *l);
+
+/**
+ * Add a task to an embedded RTI started with cfg.tasks = 1: fn(ctx) will run on its own stack
+ * (EMBED_TASK_STACK bytes, reserved lazily) when embed_run runs the tasks, interleaved with the
+ * others on the thread that calls embed_run. A link opened inside a task belongs to it: a
+ * read that would wait switches to the next runnable task instead. May be called before
+ * embed_run or from a running task.
+ * @return 0, or -1 with err filled: no such RTI, not in task mode, out of memory.
+ */
+int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, size_t errlen);
+
+/**
+ * Run the tasks of the embedded RTI called name on the calling thread until every one has
+ * returned (cooperative: a task runs until it returns or waits for its queue). When every
+ * task left waits without a time limit, nothing can wake them: their links are closed with
+ * that reason (their reads fail) so that they end.
+ * @return 0, or -1 with err filled: no such RTI, not in task mode, already running.
+ */
+int embed_run(const char *name, char *err, size_t errlen);
+
+/** In a task: let the other runnable tasks run, then return 1. Elsewhere: return 0 at once. */
+int embed_yield(void);
+
+#define EMBED_TASK_STACK (8u << 20) /* bytes of address space per task (a thread's default) */
 
 /** Counters of an embedded link since it opened (benchmarks): reads that found bytes while
  *  spinning, and reads that had to block. */

@@ -7,8 +7,9 @@
  *   B3  the same with NER(t+1)
  * Figures only: it never fails on timing (it does fail if a run goes wrong).
  * Usage: bench_tm [steps [log|inproc]] (default 20000; "log": only B2 with and without the
- * federation log; "inproc": only B1 and B2 in process, with spinning and blocking waits, beside
- * TCP). Read doc/time.md for the rules being timed. */
+ * federation log; "inproc": only B1 and B2 in process, federates as tasks on one thread and
+ * as threads with spinning and blocking waits, beside TCP). Read doc/time.md for the rules being
+ * timed. */
 #define _GNU_SOURCE /* sched_setaffinity: the raw round trip on one CPU and on two */
 #include <dirent.h>
 #include <inttypes.h>
@@ -136,7 +137,9 @@ static int bench_child(const char *addr, const char *federation, int b, int me, 
     bad = bad || tp_register_object(f, sample, name, &obj);
     if (me == 0 && !bad) {
         size_t k = 0;
-        for (int64_t end = harness_ms() + 10000; harness_ms() < end && (int)k < n; usleep(2000))
+        /* a task lets the others join meanwhile (tp_inproc_yield); a thread sleeps */
+        for (int64_t end = harness_ms() + 10000; harness_ms() < end && (int)k < n;
+             (void)(tp_inproc_yield() || usleep(2000)))
             if (tp_query_time_status(f, NULL, 0, &k) != TP_OK) break;
         bad = tp_register_sync(f, "go", NULL, 0, NULL, 0) != TP_OK;
     }
@@ -184,6 +187,13 @@ static void *bench_thread(void *arg)
     return NULL;
 }
 
+static void bench_task(void *arg)
+{
+    bench_thread(arg);
+}
+
+#define TASK_RTI "bench-task" /* the embedded RTI whose federates are tasks */
+
 /* Run benchmark @p b with @p n federates: processes, or threads of this process when @p addr
  * is "inproc:NAME". @return steps per second (0 on failure). */
 static double run_bench(const char *addr, int b, int n, int steps)
@@ -196,8 +206,16 @@ static double run_bench(const char *addr, int b, int n, int steps)
     pid_t pids[MAXN];
     fflush(stdout);
     int threads = !strncmp(addr, "inproc:", 7), thread_fail = 0;
+    int tasks = !strcmp(addr, "inproc:" TASK_RTI);
     static struct bthread bt[MAXN];
+    char err[256];
     for (int i = 0; i < n; i++) {
+        if (tasks) {
+            bt[i] = (struct bthread){addr, federation, b, i, n, steps, fds[1], 0, 0};
+            pids[i] = 0;
+            thread_fail |= tp_inproc_spawn(TASK_RTI, bench_task, &bt[i], err, sizeof err) != 0;
+            continue;
+        }
         if (threads) {
             bt[i] = (struct bthread){addr, federation, b, i, n, steps, fds[1], 0, 0};
             pids[i] = 0;
@@ -210,8 +228,9 @@ static double run_bench(const char *addr, int b, int n, int steps)
             _exit(bench_child(addr, federation, b, i, n, steps, fds[1]));
         }
     }
+    if (tasks) thread_fail |= tp_inproc_run(TASK_RTI, err, sizeof err) != TP_OK;
     for (int i = 0; threads && i < n; i++) {
-        pthread_join(bt[i].th, NULL);
+        if (!tasks) pthread_join(bt[i].th, NULL);
         thread_fail |= bt[i].rc;
     }
     close(fds[1]);
@@ -538,31 +557,36 @@ static void check_reason_builder(void)
 static void inproc_figures(const char *tcp_addr, int steps)
 {
     char err[256];
-    tp_inproc_options spin = {0}, block = {.spin_us = -1};
+    tp_inproc_options spin = {0}, block = {.spin_us = -1}, task = {.tasks = 1};
     if (tp_inproc_start("bench-spin", &spin, err, sizeof err) != TP_OK ||
-        tp_inproc_start("bench-block", &block, err, sizeof err) != TP_OK) {
+        tp_inproc_start("bench-block", &block, err, sizeof err) != TP_OK ||
+        tp_inproc_start(TASK_RTI, &task, err, sizeof err) != TP_OK) {
         CHECK(0, "in-process RTI: %s", err);
         return;
     }
-    printf("in process (threads on an embedded RTI, no sockets): ratios to TCP of the same "
-           "run and to the raw TCP round trip on two CPUs\n");
+    printf("in process (an embedded RTI, no sockets; federates as tasks on one thread or as "
+           "threads): ratios to TCP of the same run and to the raw TCP round trip on two "
+           "CPUs\n");
     static const char *names[] = {"", "B1 TAR cycle", "B2 Jacobi updates + TAR"};
     for (int b = 1; b <= 2; b++)
         for (int n = 2; n <= MAXN; n *= 2) {
             double tcp = run_bench(tcp_addr, b, n, steps);
+            double tk = run_bench("inproc:" TASK_RTI, b, n, steps);
             double sp = run_bench("inproc:bench-spin", b, n, steps);
             double bl = run_bench("inproc:bench-block", b, n, steps);
             double raw2 = raw_rtt_rate_on(steps / 4, 0, 1);
-            printf("%-24s N = %d: in process %8.0f steps/s spinning (%.2f x TCP, %.2f x raw), "
-                   "%8.0f blocking (%.2f x TCP); TCP %8.0f",
-                   names[b], n, sp, tcp > 0 ? sp / tcp : 0, raw2 > 0 ? sp / raw2 : 0, bl,
-                   tcp > 0 ? bl / tcp : 0, tcp);
+            printf("%-24s N = %d: in process %8.0f steps/s as tasks (%.2f x TCP, %.2f x raw), "
+                   "%8.0f threads spinning (%.2f x TCP), %8.0f blocking (%.2f x TCP); "
+                   "TCP %8.0f",
+                   names[b], n, tk, tcp > 0 ? tk / tcp : 0, raw2 > 0 ? tk / raw2 : 0, sp,
+                   tcp > 0 ? sp / tcp : 0, bl, tcp > 0 ? bl / tcp : 0, tcp);
             if (b == 1 && n == 2) printf("  [target >= 4 x TCP]");
             printf("\n");
             fflush(stdout);
         }
     tp_inproc_stop("bench-spin", err, sizeof err);
     tp_inproc_stop("bench-block", err, sizeof err);
+    tp_inproc_stop(TASK_RTI, err, sizeof err);
 }
 
 int main(int argc, char **argv)

@@ -1,19 +1,31 @@
-/* Benchmark: the federation's overhead per macro step (doc/run.md). N = 2 and 8 trivial FMU
- * federates (lv_prey / lv_predator CS FMUs with every rate 0: one output, one input, constant
- * state) in a ring, improved Jacobi (TARA/TAR at lookahead 0), each a bin/tempo-fmu
- * process on one bin/tempo-rti, against the same FMUs stepped in one process loop without an
- * RTI (the lower bound). Prints microseconds per macro step for both and their ratio; never
- * fails on timing. Start-up (FMU load, join, sync) is removed by running 200 and 10200 steps
- * and dividing the difference by 10000. Serves doc/run.md; read federate/fmufed/fmufed.h.
+/* Benchmark: the federation's overhead per macro step (doc/run.md, doc/inproc.md). N = 2 and 8
+ * trivial FMU federates (lv_prey / lv_predator CS FMUs with every rate 0: one output, one
+ * input, constant state) in a ring, improved Jacobi (TARA/TAR at lookahead 0): each a
+ * bin/tempo-fmu process on one bin/tempo-rti, then all in one bin/tempo-fmu --all as tasks on
+ * one thread and as threads (spinning, blocking), against the same FMUs stepped in one process
+ * loop without an RTI (the lower bound), measured in the same run. Then N = 16, 32, 64 as
+ * tasks: the cost per federate and step. Prints microseconds per macro step and the ratios;
+ * never fails on timing. Start-up (FMU load, join, sync) is removed by running 200 steps and
+ * 200 + K steps and dividing the difference by K (the better of two runs of each).
+ * Serves doc/run.md and doc/inproc.md; read federate/fmufed/fmufed.h.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "federate/fmu/fmu_step.h"
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256], g_cwd[1024];
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static const char *fmu_of(int i)
 {
@@ -45,27 +57,52 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
     fclose(f);
 }
 
-/* Every federate a thread of one bin/tempo-fmu --all on its embedded RTI (doc/inproc.md),
- * waiting with the given spin ("0": block at once). Returns wall seconds, or -1. */
-static double run_ring_inproc(int n, double end, const char *spin)
+/* Every federate in one bin/tempo-fmu --all on its embedded RTI (doc/inproc.md): mode
+ * "tasks" (one thread), or threads waiting with the given spin ("0": block at once). Returns
+ * wall seconds (and the process's CPU seconds in *cpu), or -1. */
+static double run_ring_inproc(int n, double end, const char *mode, double *cpu)
 {
     char file[512], name[64];
-    snprintf(name, sizeof name, "ring%d_%ld_ip%s", n, lround(end * 1000), spin);
+    snprintf(name, sizeof name, "ring%d_%ld_ip%s", n, lround(end * 1000), mode);
     snprintf(file, sizeof file, "%s/%s.json", g_dir, name);
     write_ring(file, name, n, end);
     fflush(stdout);
-    int64_t t0 = harness_ms();
+    double t0 = now_s();
     pid_t pid = fork();
     if (pid == 0) {
         FILE *o = freopen("/dev/null", "w", stdout);
         (void)o;
-        execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--spin-us", spin,
-              "--quiet", (char *)NULL);
+        if (!strcmp(mode, "tasks"))
+            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--tasks",
+                  "--quiet", (char *)NULL);
+        else
+            execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--threads",
+                  "--spin-us", mode, "--quiet", (char *)NULL);
         _exit(127);
     }
     int st;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? (double)(harness_ms() - t0) / 1e3 : -1;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) != pid) return -1;
+    *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? now_s() - t0 : -1;
+}
+
+/* µs per macro step in process: (best of two runs of 200 + steps) - (best of two of 200),
+ * divided by steps, wall clock and (in *cpu_us) CPU time; -1 when a run failed. */
+static double inproc_us(int n, long steps, const char *mode, double *cpu_us)
+{
+    double a = 1e30, b = 1e30, ca = 1e30, cb = 1e30;
+    for (int r = 0; r < 2; r++) {
+        double cx, cy;
+        double x = run_ring_inproc(n, 0.2, mode, &cx);
+        double y = run_ring_inproc(n, 0.2 + (double)steps * 1e-3, mode, &cy);
+        if (x < 0 || y < 0) return -1;
+        a = x < a ? x : a, b = y < b ? y : b;
+        ca = cx < ca ? cx : ca, cb = cy < cb ? cy : cb;
+    }
+    *cpu_us = (cb - ca) / (double)steps * 1e6;
+    return (b - a) / (double)steps * 1e6;
 }
 
 /* Run the federation; returns wall seconds, or -1 when a federate failed. */
@@ -99,8 +136,16 @@ static double run_ring(const char *rti, int n, double end)
     return ok ? (double)(harness_ms() - t0) / 1e3 : -1;
 }
 
-/* The lower bound: the same n FMUs stepped in one loop, outputs copied to inputs. */
-static double in_process(int n, long steps)
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The lower bound: the same n FMUs stepped in one loop, outputs copied to inputs. Returns
+ * wall seconds (CPU seconds in *cpu), or -1. */
+static double in_process(int n, long steps, double *cpu)
 {
     fmu_step *s[64] = {0};
     fmi2ValueReference out_vr[64], in_vr[64];
@@ -120,7 +165,7 @@ static double in_process(int n, long steps)
         out_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "y" : "x")].vr;
         in_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "x" : "y")].vr;
     }
-    int64_t t0 = harness_ms();
+    double t0 = now_s(), c0 = cpu_s();
     double v[64];
     for (long k = 0; k < steps; k++) {
         for (int i = 0; i < n; i++)
@@ -130,7 +175,8 @@ static double in_process(int n, long steps)
         for (int i = 0; i < n; i++)
             fmu_step_set_real(s[i], 1, &in_vr[i], &v[(i + n - 1) % n]);
     }
-    secs = (double)(harness_ms() - t0) / 1e3;
+    secs = now_s() - t0;
+    *cpu = cpu_s() - c0;
 out:
     for (int i = 0; i < n; i++)
         fmu_step_close(s[i]);
@@ -162,45 +208,52 @@ int main(void)
     const int sizes[2] = {2, 8};
     for (int k = 0; k < 2; k++) {
         int n = sizes[k];
-        double shortrun = run_ring(addr, n, 0.2), longrun = run_ring(addr, n, 10.2);
-        double base = in_process(n, 10000);
+        double shortrun = run_ring(addr, n, 0.2), longrun = run_ring(addr, n, 10.2), lcpu;
+        double base = in_process(n, 100000, &lcpu);
         if (shortrun < 0 || longrun < 0 || base < 0) {
             printf("fmufed_bench: N=%d: a run failed\n", n);
             continue;
         }
-        double fed_us = (longrun - shortrun) / 10000 * 1e6, loop_us = base / 10000 * 1e6;
+        double fed_us = (longrun - shortrun) / 10000 * 1e6, loop_us = base / 100000 * 1e6;
+        double loop_cpu = lcpu / 100000 * 1e6;
         printf(
             "fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
-            "one-process loop %.2f us/step, ratio %.1f\n",
-            n, fed_us, loop_us, loop_us > 0 ? fed_us / loop_us : 0.0);
-        /* In process: the same file, every federate a thread (doc/inproc.md), spinning the
-         * default 50 us before blocking, and blocking at once. */
-        static const char *const spins[2] = {"50", "0"};
-        for (int sp = 0; sp < 2; sp++) {
-            double a = run_ring_inproc(n, 0.2, spins[sp]), b = run_ring_inproc(n, 10.2, spins[sp]);
-            if (a < 0 || b < 0) {
-                printf("fmufed_bench: N=%d in process: a run failed\n", n);
+            "one-process loop %.2f us/step (CPU %.2f), ratio %.1f\n",
+            n, fed_us, loop_us, loop_cpu, loop_us > 0 ? fed_us / loop_us : 0.0);
+        /* In process: the same file, every federate a task on one thread (40000 steps), then
+         * a thread spinning the default 50 us before blocking, and blocking at once. Wall
+         * time, and CPU time (the process's, every thread) beside the loop's CPU time: on a
+         * loaded machine the wall time also holds the waits for a CPU. */
+        static const char *const modes[3] = {"tasks", "50", "0"};
+        static const char *const labels[3] = {"tasks on one thread", "threads, spin 50 us",
+                                              "threads, blocking"};
+        for (int m = 0; m < 3; m++) {
+            double cpu_us, ip_us = inproc_us(n, m ? 10000 : 40000, modes[m], &cpu_us);
+            if (ip_us < 0) {
+                printf("fmufed_bench: N=%d in process (%s): a run failed\n", n, labels[m]);
                 continue;
             }
-            double ip_us = (b - a) / 10000 * 1e6;
-            printf("fmufed_bench: N=%d in process (%s): %.1f us/step, ratio to the loop %.1f "
-                   "[target <= 10], %.1fx faster than over TCP\n",
-                   n, sp ? "blocking" : "spin 50 us", ip_us, loop_us > 0 ? ip_us / loop_us : 0.0,
-                   ip_us > 0 ? fed_us / ip_us : 0.0);
+            printf("fmufed_bench: N=%d in process (%s): %.2f us/step, ratio to the loop %.1f "
+                   "[target <= 10], %.1fx faster than over TCP; CPU %.2f us/step, ratio %.1f\n",
+                   n, labels[m], ip_us, loop_us > 0 ? ip_us / loop_us : 0.0,
+                   ip_us > 0 ? fed_us / ip_us : 0.0, cpu_us,
+                   loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
         }
     }
-    /* 64 trivial federates in one process: the cost per step, and per step and federate. */
-    for (int n = 16; n <= 64; n *= 4) {
-        double a = run_ring_inproc(n, 0.2, "50"), b = run_ring_inproc(n, 2.2, "50");
-        double base = in_process(n, 2000);
-        if (a < 0 || b < 0 || base < 0) {
+    /* 16 to 64 trivial federates as tasks in one process: the cost per step, and per step and
+     * federate (linear in N when that figure stays flat). */
+    for (int n = 16; n <= 64; n *= 2) {
+        double cpu_us, ip_us = inproc_us(n, 10000, "tasks", &cpu_us), lcpu;
+        double base = in_process(n, 20000, &lcpu);
+        if (ip_us < 0 || base < 0) {
             printf("fmufed_bench: N=%d in process: a run failed\n", n);
             continue;
         }
-        double ip_us = (b - a) / 2000 * 1e6, loop_us = base / 2000 * 1e6;
-        printf("fmufed_bench: N=%d in process: %.1f us/step (%.2f us per federate and step), "
-               "one-process loop %.2f us/step, ratio %.1f\n",
-               n, ip_us, ip_us / n, loop_us, loop_us > 0 ? ip_us / loop_us : 0.0);
+        double loop_us = base / 20000 * 1e6;
+        printf("fmufed_bench: N=%d in process (tasks): %.1f us/step (%.2f us per federate and "
+               "step; CPU %.2f), one-process loop %.2f us/step (%.3f per federate), ratio %.1f\n",
+               n, ip_us, ip_us / n, cpu_us / n, loop_us, loop_us / n,
+               loop_us > 0 ? ip_us / loop_us : 0.0);
     }
     return 0;
 }

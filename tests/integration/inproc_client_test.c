@@ -1,9 +1,11 @@
 /* libtempo's in-process transport ("inproc:", doc/inproc.md) against a closed reference and
- * against the same federation over TCP: N federates, each a thread, exchange a coupled
- * recursion through time-stamped updates; every federate's trajectory must equal, bit for bit,
- * the recursion computed in one plain loop, both in process (spinning and not) and through a
- * real bin/tempo-rti. The embedded RTI's federation log must hold every grant, in order. A
- * federate whose embedded RTI stops gets TP_ECLOSED. */
+ * against the same federation over TCP: N federates, each a thread (or each a task on one
+ * thread), exchange a coupled recursion through time-stamped updates; every federate's
+ * trajectory must equal, bit for bit, the recursion computed in one plain loop, in process
+ * (threads spinning and not, tasks) and through a real bin/tempo-rti. The embedded RTI's
+ * federation log must hold every grant, in order. A federate whose embedded RTI stops gets
+ * TP_ECLOSED; tasks that all wait for ever are told so; a federate that does not read past
+ * the queue limit is dropped with the reason. */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -93,37 +95,43 @@ static void *run_fed(void *arg)
     return NULL;
 }
 
-/* Join n federates to addr (in this thread, one after the other, so that all are regulating
- * and constrained before any advances), then run each in its own thread. */
-static int run_federation(const char *addr, const char *fx, int n, struct fed *d)
+/* Join federate i of n to addr and make it publish, subscribe, register, regulating and
+ * constrained. @return 1, or 0 (CHECKed). */
+static int setup_fed(const char *addr, const char *fx, int i, int n, struct fed *d)
 {
-    tp_callbacks cb = {.reflect = on_reflect};
-    memset(d, 0, sizeof *d * (size_t)n);
-    int ok = 1;
-    for (int i = 0; i < n && ok; i++) {
-        char name[32], err[512];
-        snprintf(name, sizeof name, "F%d", i);
-        d[i].i = i, d[i].n = n;
-        tp_join_options o = {.rti = addr,
-                             .federation = fx,
-                             .federate = name,
-                             .fom_path = FOM,
-                             .create = 1,
-                             .timeout_ms = 20000};
-        int r = tp_join(&o, &cb, &d[i], &d[i].f, err, sizeof err);
-        CHECK(r == TP_OK, "join %s to %s: %s", name, addr, err);
-        if (r != TP_OK) return 0;
-        tp_object_class(d[i].f, "Signal", &d[i].cls);
-        tp_attribute(d[i].f, d[i].cls, "value", &d[i].attr);
-        ok = tp_publish_object_class(d[i].f, d[i].cls, &d[i].attr, 1) == TP_OK &&
+    static const tp_callbacks cb = {.reflect = on_reflect};
+    char name[32], err[512];
+    snprintf(name, sizeof name, "F%d", i);
+    d[i].i = i, d[i].n = n;
+    tp_join_options o = {.rti = addr,
+                         .federation = fx,
+                         .federate = name,
+                         .fom_path = FOM,
+                         .create = 1,
+                         .timeout_ms = 20000};
+    int r = tp_join(&o, &cb, &d[i], &d[i].f, err, sizeof err);
+    CHECK(r == TP_OK, "join %s to %s: %s", name, addr, err);
+    if (r != TP_OK) return 0;
+    tp_object_class(d[i].f, "Signal", &d[i].cls);
+    tp_attribute(d[i].f, d[i].cls, "value", &d[i].attr);
+    int ok = tp_publish_object_class(d[i].f, d[i].cls, &d[i].attr, 1) == TP_OK &&
              tp_subscribe_object_class(d[i].f, d[i].cls, &d[i].attr, 1) == TP_OK &&
              tp_register_object(d[i].f, d[i].cls, name, &d[i].obj) == TP_OK &&
              tp_enable_regulation(d[i].f, 1) == TP_OK &&
              tp_wait_regulation_enabled(d[i].f, 20000) == TP_OK &&
              tp_enable_constrained(d[i].f) == TP_OK &&
              tp_wait_constrained_enabled(d[i].f, 20000) == TP_OK;
-        CHECK(ok, "set up %s: %s", name, tp_last_error(d[i].f));
-    }
+    CHECK(ok, "set up %s: %s", name, tp_last_error(d[i].f));
+    return ok;
+}
+
+/* Join n federates to addr (in this thread, one after the other, so that all are regulating
+ * and constrained before any advances), then run each in its own thread. */
+static int run_federation(const char *addr, const char *fx, int n, struct fed *d)
+{
+    memset(d, 0, sizeof *d * (size_t)n);
+    for (int i = 0; i < n; i++)
+        if (!setup_fed(addr, fx, i, n, d)) return 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             d[i].handles[j] = tp_federate_handle(d[j].f);
@@ -141,6 +149,58 @@ static int run_federation(const char *addr, const char *fx, int n, struct fed *d
         d[i].f = NULL;
     }
     return 1;
+}
+
+/* The same federation as tasks of an embedded RTI started with .tasks = 1: each task joins
+ * and sets its federate up, waits (yielding) until all n are, then runs the recursion and
+ * resigns. */
+struct task_arg {
+    const char *addr, *fx;
+    int i, n, *ready, ok;
+    struct fed *d;
+};
+
+static void fed_task(void *arg)
+{
+    struct task_arg *a = arg;
+    struct fed *d = a->d;
+    if (!setup_fed(a->addr, a->fx, a->i, a->n, d)) {
+        *a->ready = -1000; /* the others stop waiting and fail */
+        return;
+    }
+    ++*a->ready;
+    while (*a->ready >= 0 && *a->ready < a->n)
+        tp_inproc_yield();
+    if (*a->ready < 0) return;
+    for (int j = 0; j < a->n; j++)
+        d[a->i].handles[j] = tp_federate_handle(d[j].f);
+    run_fed(&d[a->i]);
+    a->ok = tp_resign(d[a->i].f, TP_DELETE_OBJECTS) == TP_OK;
+}
+
+static int run_federation_tasks(const char *rti, const char *fx, int n, struct fed *d)
+{
+    memset(d, 0, sizeof *d * (size_t)n);
+    struct task_arg a[N_MAX];
+    int ready = 0;
+    char addr[64], err[512];
+    snprintf(addr, sizeof addr, "inproc:%s", rti);
+    for (int i = 0; i < n; i++) {
+        a[i] = (struct task_arg){addr, fx, i, n, &ready, 0, d};
+        CHECK_INT_EQ(tp_inproc_spawn(rti, fed_task, &a[i], err, sizeof err), TP_OK);
+    }
+    CHECK_INT_EQ(tp_inproc_run(rti, err, sizeof err), TP_OK);
+    int ok = ready == n;
+    for (int i = 0; i < n; i++) {
+        CHECK(d[i].rc == TP_OK, "tasks F%d: %s (%s)", i, tp_strerror(d[i].rc),
+              d[i].f ? tp_last_error(d[i].f) : "");
+        CHECK(!d[i].bad, "tasks F%d: a step did not receive exactly one value per peer", i);
+        CHECK(a[i].ok, "tasks F%d: resign failed", i);
+        ok &= a[i].ok;
+        tp_federate_free(d[i].f);
+        d[i].f = NULL;
+    }
+    return ok;
 }
 
 /* Same bits as the reference, and grants 1, 2, ..., K. */
@@ -224,6 +284,20 @@ static void test_inproc_and_tcp(void)
     if (run_federation("inproc:t3", "ring8", 8, d)) check_against("inproc (logged)", 8, d, ref);
     CHECK_INT_EQ(tp_inproc_stop("t3", err, sizeof err), TP_OK);
     check_log(sub, 8);
+    /* Tasks on one thread: the same bits, and the same grants in the log. */
+    char sub2[600];
+    snprintf(sub2, sizeof sub2, "%s/tasks", dir);
+    mkdir(sub2, 0700);
+    tp_inproc_options ot = {.log_dir = sub2, .log_only = "ring8", .tasks = 1};
+    CHECK_INT_EQ(tp_inproc_start("t4", &ot, err, sizeof err), TP_OK);
+    for (int n = 2; n <= N_MAX; n += 6) {
+        reference(n, ref);
+        char fx[32];
+        snprintf(fx, sizeof fx, "ring%d", n);
+        if (run_federation_tasks("t4", fx, n, d)) check_against("inproc (tasks)", n, d, ref);
+    }
+    CHECK_INT_EQ(tp_inproc_stop("t4", err, sizeof err), TP_OK);
+    check_log(sub2, 8);
 
     struct rti_proc p;
     if (rti_start(&p, NULL, "inproc_client_test") != 0) {
@@ -290,11 +364,134 @@ static void test_stop_closes(void)
     CHECK_STR_HAS(err, "longer than");
 }
 
+/* Task mode's refusals, and two tasks that wait for ever: one has asked for a grant that
+ * the other (regulating, never advancing) holds back, the other waits for a message with no
+ * time limit. Nothing can wake either: both are told, and tp_inproc_run returns. */
+static int g_dead_rc[2];
+static char g_dead_err[2][512];
+
+static void dead_task(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    char err[512], name[8];
+    snprintf(name, sizeof name, "D%d", i);
+    tp_join_options o = {
+        .rti = "inproc:dead", .federation = "dl", .federate = name, .fom_path = FOM, .create = 1};
+    tp_federate *f = NULL;
+    g_dead_rc[i] = tp_join(&o, NULL, NULL, &f, err, sizeof err);
+    if (g_dead_rc[i] != TP_OK) {
+        snprintf(g_dead_err[i], sizeof g_dead_err[i], "%s", err);
+        return;
+    }
+    tp_enable_regulation(f, 1);
+    tp_wait_regulation_enabled(f, 5000);
+    tp_enable_constrained(f);
+    tp_wait_constrained_enabled(f, 5000);
+    if (i == 0) {
+        tp_inproc_yield(); /* both regulating before D0 asks */
+        tp_time_advance_request(f, 5);
+        tp_time g;
+        g_dead_rc[i] = tp_wait_grant(f, &g, -1);
+    } else {
+        g_dead_rc[i] = tp_evoke(f, -1);
+        while (g_dead_rc[i] >= 0)
+            g_dead_rc[i] = tp_evoke(f, -1);
+    }
+    snprintf(g_dead_err[i], sizeof g_dead_err[i], "%s", tp_last_error(f));
+    tp_federate_free(f);
+}
+
+static void test_tasks(void)
+{
+    char err[512];
+    tp_inproc_options t = {.tasks = 1};
+    CHECK_INT_EQ(tp_inproc_start("dead", &t, err, sizeof err), TP_OK);
+    /* a join outside its tasks is refused, naming the way */
+    tp_join_options o = {
+        .rti = "inproc:dead", .federation = "dl", .federate = "X", .fom_path = FOM, .create = 1};
+    tp_federate *f = NULL;
+    CHECK(tp_join(&o, NULL, NULL, &f, err, sizeof err) != TP_OK, "join outside a task");
+    CHECK_STR_HAS(err, "tp_inproc_spawn");
+    for (intptr_t i = 0; i < 2; i++)
+        CHECK_INT_EQ(tp_inproc_spawn("dead", dead_task, (void *)i, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_run("dead", err, sizeof err), TP_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT_EQ(g_dead_rc[i], TP_ECLOSED);
+        CHECK_STR_HAS(g_dead_err[i], "deadlock");
+    }
+    CHECK_INT_EQ(tp_inproc_stop("dead", err, sizeof err), TP_OK);
+    /* refusals: spawn into a thread-mode RTI, run an unknown one, tp_inproc_yield outside */
+    CHECK_INT_EQ(tp_inproc_start("thr", NULL, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_spawn("thr", dead_task, NULL, err, sizeof err), TP_ESTATE);
+    CHECK_STR_HAS(err, "threads");
+    CHECK_INT_EQ(tp_inproc_run("thr", err, sizeof err), TP_ESTATE);
+    CHECK_INT_EQ(tp_inproc_stop("thr", err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_run("nosuch", err, sizeof err), TP_ENOTFOUND);
+    CHECK_INT_EQ(tp_inproc_yield(), 0);
+}
+
+/* A federate that does not read while 1 MB updates pile up for it: past the queue limit
+ * (64 MiB, tempo-rti's --max-queued-bytes default) the embedded RTI drops it, and its next
+ * call fails with TP_ECLOSED naming the limit: a refusal, never a silent loss. The sender
+ * goes on. */
+static int g_big_reflects;
+static void on_big(void *ctx, const tp_reflection *r)
+{
+    (void)ctx, (void)r;
+    g_big_reflects++;
+}
+
+static void test_queue_limit(void)
+{
+    static const tp_callbacks cbq = {.reflect = on_big};
+    char err[512];
+    CHECK_INT_EQ(tp_inproc_start("full", NULL, err, sizeof err), TP_OK);
+    tp_federate *f[2] = {NULL, NULL};
+    tp_handle cls[2], attr[2];
+    tp_object obj = 0;
+    for (int i = 0; i < 2; i++) {
+        tp_join_options o = {.rti = "inproc:full",
+                             .federation = "q",
+                             .federate = i ? "Reader" : "Writer",
+                             .fom_path = FOM,
+                             .create = 1};
+        CHECK_INT_EQ(tp_join(&o, &cbq, NULL, &f[i], err, sizeof err), TP_OK);
+        if (!f[i]) return;
+        tp_object_class(f[i], "Signal", &cls[i]);
+        tp_attribute(f[i], cls[i], "history", &attr[i]); /* float64[] */
+    }
+    CHECK_INT_EQ(tp_subscribe_object_class(f[1], cls[1], &attr[1], 1), TP_OK);
+    CHECK_INT_EQ(tp_flush(f[1]), TP_OK); /* the RTI knows the subscription before any update */
+    CHECK_INT_EQ(tp_publish_object_class(f[0], cls[0], &attr[0], 1), TP_OK);
+    CHECK_INT_EQ(tp_register_object(f[0], cls[0], "big", &obj), TP_OK);
+    static uint8_t big[1000000]; /* under the 1 MiB frame limit */
+    tp_value v = {attr[0], big, sizeof big};
+    int sent = 0, rc = TP_OK;
+    for (; sent < 80 && rc == TP_OK; sent++) {
+        rc = tp_update(f[0], obj, &v, 1, TP_NO_TIME);
+        if (rc == TP_OK) rc = tp_flush(f[0]);
+    }
+    CHECK(rc == TP_OK, "writer: update %d: %s", sent, tp_last_error(f[0])); /* not dropped */
+    int r = TP_OK;
+    for (int k = 0; k < 100 && r >= 0; k++)
+        r = tp_evoke(f[1], 100);
+    CHECK_INT_EQ(r, TP_ECLOSED);
+    /* what it had not read when the RTI dropped it is not delivered: fewer than sent */
+    CHECK(g_big_reflects < sent, "%d reflections of %d updates", g_big_reflects, sent);
+    CHECK_STR_HAS(tp_last_error(f[1]), "output limit");
+    tp_federate_free(f[1]);
+    CHECK_INT_EQ(tp_resign(f[0], TP_DELETE_OBJECTS), TP_OK);
+    tp_federate_free(f[0]);
+    CHECK_INT_EQ(tp_inproc_stop("full", err, sizeof err), TP_OK);
+}
+
 int main(void)
 {
     rti_watchdog(240);
     test_stop_closes();
     test_rti_log_callback();
+    test_tasks();
+    test_queue_limit();
     test_inproc_and_tcp();
     return check_summary();
 }

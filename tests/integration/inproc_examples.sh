@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every example federation file that tempo-run runs, in process and distributed
-# (doc/inproc.md): in process with the RTI embedded and each federate a thread, through
-# bin/tempo-fmu --all (bin/tempo-master --in-process for a master method) with a federation
-# log, and for one file of each kind through bin/tempo-run --in-process too; distributed
+# (doc/inproc.md): in process with the RTI embedded, each federate a task on one thread
+# (--tasks) and each a thread (--threads), through bin/tempo-fmu --all (bin/tempo-master
+# --in-process for a master method) with a federation log, and for one file of each kind
+# through bin/tempo-run --in-process --log too (its log is read as well); distributed
 # through bin/tempo-run on a real bin/tempo-rti --log. The results must be identical bit for
 # bit (cmp of every CSV, master.csv included), and the two federation logs must agree on
 # every grant: for each federate, the same grants (request kind and time) in the same order
@@ -38,7 +39,7 @@ done
 
 for f in $files; do
   b=$(basename "$f" .json)
-  mkdir -p "$dir/$b/dist" "$dir/$b/dlog" "$dir/$b/ilog"
+  mkdir -p "$dir/$b/dist" "$dir/$b/dlog" "$dir/$b/ilog" "$dir/$b/tlog" "$dir/$b/rlog"
   if ! rti_start "$dir/$b" --log "$dir/$b/dlog" --log-level error; then
     ko "$b: tempo-rti did not start"
     continue
@@ -48,16 +49,23 @@ for f in $files; do
   rti_stop >/dev/null
   case "$b" in
   lv_jacobi | lv_master)
-    bin/tempo-run "$f" --in-process --output "$dir/$b/in" --quiet >"$dir/$b/in.out" 2>&1 ||
+    bin/tempo-run "$f" --in-process --output "$dir/$b/in" --log "$dir/$b/rlog" --quiet \
+      >"$dir/$b/in.out" 2>&1 ||
       ko "$b: tempo-run --in-process failed: $(tail -n 3 "$dir/$b/in.out")" ;;
   esac
-  case " $masters " in
-  *" $f "*) bin/tempo-master --federation "$f" --in-process --quiet --output "$dir/$b/in2" \
-    --log-dir "$dir/$b/ilog" >"$dir/$b/in2.out" 2>&1 ||
-    ko "$b: tempo-master --in-process failed: $(tail -n 3 "$dir/$b/in2.out")" ;;
-  *) bin/tempo-fmu --federation "$f" --all --quiet --output "$dir/$b/in2" --log-dir "$dir/$b/ilog" \
-    >"$dir/$b/in2.out" 2>&1 || ko "$b: tempo-fmu --all failed: $(tail -n 3 "$dir/$b/in2.out")" ;;
-  esac
+  # in2: tasks on one thread (ilog); in3: threads (tlog)
+  for mode in tasks threads; do
+    o=in2 lg=ilog
+    [ "$mode" = threads ] && o=in3 lg=tlog
+    case " $masters " in
+    *" $f "*) bin/tempo-master --federation "$f" --in-process --$mode --quiet --output "$dir/$b/$o" \
+      --log-dir "$dir/$b/$lg" >"$dir/$b/$o.out" 2>&1 ||
+      ko "$b: tempo-master --in-process --$mode failed: $(tail -n 3 "$dir/$b/$o.out")" ;;
+    *) bin/tempo-fmu --federation "$f" --all --$mode --quiet --output "$dir/$b/$o" \
+      --log-dir "$dir/$b/$lg" >"$dir/$b/$o.out" 2>&1 ||
+      ko "$b: tempo-fmu --all --$mode failed: $(tail -n 3 "$dir/$b/$o.out")" ;;
+    esac
+  done
   # 1. the same bits
   n=0 same=1
   for c in "$dir/$b/dist"/*.csv; do
@@ -65,7 +73,9 @@ for f in $files; do
     [ ! -d "$dir/$b/in" ] || cmp -s "$c" "$dir/$b/in/$(basename "$c")" ||
       { same=0; ko "$b: $(basename "$c") differs (tempo-run --in-process)"; }
     cmp -s "$c" "$dir/$b/in2/$(basename "$c")" ||
-      { same=0; ko "$b: $(basename "$c") differs (in process)"; }
+      { same=0; ko "$b: $(basename "$c") differs (in process, tasks)"; }
+    cmp -s "$c" "$dir/$b/in3/$(basename "$c")" ||
+      { same=0; ko "$b: $(basename "$c") differs (in process, threads)"; }
   done
   [ "$n" -ge 2 ] && [ "$same" = 1 ] && ok || ko "$b: $n result files compared"
   # 2. the same grants
@@ -76,13 +86,23 @@ for f in $files; do
     continue
   fi
   grants "$dl" >"$dir/$b/dgrants"
-  grants "$il" >"$dir/$b/igrants"
   ng=$(wc -l <"$dir/$b/dgrants")
-  if [ "$ng" -gt 0 ] && cmp -s "$dir/$b/dgrants" "$dir/$b/igrants"; then
-    ok
-  else
-    ko "$b: grants differ ($ng distributed, $(wc -l <"$dir/$b/igrants") in process): $(diff "$dir/$b/dgrants" "$dir/$b/igrants" | head -n 4 | tr '\n' ' ')"
-  fi
+  # the tempo-run --in-process --log run of lv_jacobi and lv_master must have written its log
+  others=$(ls "$dir/$b/tlog"/*.tlog 2>/dev/null | head -n 1)
+  case "$b" in
+  lv_jacobi | lv_master)
+    rl=$(ls "$dir/$b/rlog"/*.tlog 2>/dev/null | head -n 1)
+    [ -n "$rl" ] && ok || ko "$b: tempo-run --in-process --log wrote no federation log"
+    others="$others $rl" ;;
+  esac
+  for g in "$il" $others; do
+    grants "$g" >"$dir/$b/igrants"
+    if [ "$ng" -gt 0 ] && cmp -s "$dir/$b/dgrants" "$dir/$b/igrants"; then
+      ok
+    else
+      ko "$b: grants differ ($ng distributed, $(wc -l <"$dir/$b/igrants") in process, $g): $(diff "$dir/$b/dgrants" "$dir/$b/igrants" | head -n 4 | tr '\n' ' ')"
+    fi
+  done
   # 3. tempo-log explain reads the in-process log to its end
   bin/tempo-log explain "$il" 2>&1 | grep -q "end of log" && ok || ko "$b: tempo-log explain on the in-process log"
 done

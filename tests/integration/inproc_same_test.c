@@ -1,7 +1,9 @@
 /* Each peer algorithm run both ways on the same example FMUs: distributed (one fmufed_run per
  * federate against a real bin/tempo-rti, the libtempo side of the peer port) and in one
- * process (inproc_run, the RTI's time-management engine in memory), and every recorded double
- * compared bit for bit (memcmp of the rows the row hook hands over, not printed text).
+ * process (inproc_run, the RTI's time-management engine in memory), and a third way, every
+ * federate a task on an embedded RTI (fmufed_run_all with tasks, doc/inproc.md); every
+ * recorded double compared bit for bit (memcmp of the rows the row hook hands over, not
+ * printed text).
  * Files: examples/lv_jacobi.json (jacobi; and the same file switched to jacobi-naive),
  * lv_de.json (jacobi-de), lv_gs.json and bball_gs.json (gauss-seidel); and a direct
  * feedthrough y = u under every peer algorithm in both kinds (feedthrough(): y(t) = u(t) in
@@ -109,6 +111,26 @@ static void same_both_ways(const char *rti, fedfile *ff, const char *label, rows
     char err[INPROC_ERRLEN];
     int rc = inproc_run(ff, &io, st, err, sizeof err);
     CHECK(rc == FMUFED_OK, "%s: in-process: %s", label, err);
+    /* Tasks of one thread on an embedded RTI (the server core, libtempo's in-process
+     * transport). */
+    rows tasks[MAX_FEDS] = {{0}};
+    void *tctx[MAX_FEDS];
+    for (size_t i = 0; i < n; i++)
+        tctx[i] = &tasks[i];
+    char tout[160];
+    snprintf(tout, sizeof tout, "%s/%s-tasks", g_dir, label);
+    fmufed_opts to = {.output = tout, .timeout_ms = 60000, .row = on_row};
+    fmufed_all_opts ao = {.opts = &to, .tasks = 1, .row_ctx = tctx};
+    char terr[FMUFED_ERRLEN];
+    rc = fmufed_run_all(ff, &ao, NULL, terr, sizeof terr);
+    CHECK(rc == FMUFED_OK, "%s: tasks: %s", label, terr);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(dist[i].n == tasks[i].n &&
+                  memcmp(dist[i].v, tasks[i].v, dist[i].n * sizeof *dist[i].v) == 0,
+              "%s %s: rows differ as tasks (first difference at double %zu)", label,
+              ff->feds[i].name, first_diff(&dist[i], &tasks[i]));
+        free(tasks[i].v);
+    }
     double end = ff->algo.end;
     for (size_t i = 0; i < n; i++) {
         rows *a = &dist[i], *b = &local[i];
@@ -120,7 +142,7 @@ static void same_both_ways(const char *rti, fedfile *ff, const char *label, rows
         /* Both ran to the end: the last row is at the end time. */
         CHECK(a->n && fabs(a->v[a->n - a->width] - end) < 1e-9, "%s %s: last row at %g, not %g",
               label, ff->feds[i].name, a->n ? a->v[a->n - a->width] : -1.0, end);
-        printf("%s %s: %zu rows identical both ways; in-process %ld steps %ld requests\n", label,
+        printf("%s %s: %zu rows identical three ways; in-process %ld steps %ld requests\n", label,
                ff->feds[i].name, a->n_rows, st[i].steps, st[i].requests);
         if (keep)
             keep[i] = *a;
