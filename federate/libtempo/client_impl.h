@@ -12,6 +12,7 @@
 #include "federate/libtempo/tempo.h"
 #include "fom/fom.h"
 #include "rti/proto/buf.h"
+#include "rti/proto/secret.h"
 #include "rti/proto/wire.h"
 
 struct embed_link;
@@ -124,6 +125,11 @@ void tpi_log(tp_federate *f, tp_log_level lv, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Map an RTI status code (REPLY/ERROR code, the RTI's TP-compatible codes) to a TP_E*. */
 int tpi_rti_code(uint32_t code);
+/* The secret a join, create or destroy carries: opt->secret, else TEMPO_SECRET, else the file
+ * TEMPO_SECRET_FILE names (rti/proto/secret.h), else none (*out NULL). buf holds a secret read
+ * from the environment. TP_OK, or TP_EINVAL with err filled (an unusable file). */
+int tpi_secret(const tp_join_options *opt, char *buf, size_t cap, const char **out, char *err,
+               size_t errlen);
 /** Note an ERROR frame of the RTI at stream offset @p pos (seen while dispatching or while
  *  waiting for a reply; each frame is noted once): the refusal of an asynchronous request
  *  other than a time request (tp_wait_grant reports those) becomes the late error. */

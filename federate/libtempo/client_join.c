@@ -109,10 +109,11 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
         set_err(err, errlen, "no federation name given");
         return TP_EINVAL;
     }
-    char *owned = NULL;
-    const char *text = NULL;
+    char *owned = NULL, sbuf[SECRET_MAX + 1];
+    const char *text = NULL, *secret = NULL;
     size_t len = 0;
     int r;
+    if ((r = tpi_secret(opt, sbuf, sizeof sbuf, &secret, err, errlen)) < 0) return r;
     if (create) {
         if ((r = fom_text_of(opt, &owned, &text, &len, why, sizeof why)) < 0) {
             set_err(err, errlen, why);
@@ -139,7 +140,7 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
             m.str[1].len = (uint32_t)len;
         }
         /* The secret slot follows the names and the FOM: str2 to create, str1 to destroy. */
-        wire_str_set(&m.str[create ? 2 : 1], opt->secret);
+        wire_str_set(&m.str[create ? 2 : 1], secret);
         r = tpi_send(f, &m);
         if (r == TP_OK)
             r = tpi_wait_reply(f, m.req, status_reply,
@@ -209,10 +210,12 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
         set_err(err, err_size, "tp_join: resign_action is not a tp_resign_action");
         return TP_EINVAL;
     }
-    char *owned = NULL;
-    const char *text = NULL;
+    char *owned = NULL, sbuf[SECRET_MAX + 1];
+    const char *text = NULL, *secret = NULL;
     size_t len = 0;
-    int r = fom_text_of(opt, &owned, &text, &len, why, sizeof why);
+    int r = tpi_secret(opt, sbuf, sizeof sbuf, &secret, err, err_size);
+    if (r < 0) return r;
+    r = fom_text_of(opt, &owned, &text, &len, why, sizeof why);
     if (r < 0) {
         set_err(err, err_size, why);
         return r;
@@ -249,7 +252,7 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     wire_str_set(&m.str[1], opt->federate);
     m.str[2].ptr = text;
     m.str[2].len = (uint32_t)len;
-    wire_str_set(&m.str[3], opt->secret);
+    wire_str_set(&m.str[3], secret);
     if ((r = tpi_send(f, &m)) < 0 || (r = tpi_wait_reply(f, 0, hello_reply, NULL)) < 0) goto fail;
     struct join_ctx jc = {.fingerprint = fom_fingerprint(f->fom)};
     if ((r = tpi_wait_reply(f, m.req, join_reply, &jc)) < 0) goto fail;

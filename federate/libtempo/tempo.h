@@ -365,7 +365,10 @@ typedef struct tp_join_options {
                                          did not resign, and sent with the join so that the
                                          RTI applies it too when the connection drops (the
                                          process dies or is killed) */
-    const char *secret;             /**< shared secret the RTI may require; NULL = none */
+    const char *secret;             /**< shared secret the RTI may require; NULL = the
+                                         environment's TEMPO_SECRET, else the contents of
+                                         the file TEMPO_SECRET_FILE names (an unusable file
+                                         fails the call with TP_EINVAL), else none */
     int timeout_ms;                 /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
     tp_log_level log_level;         /**< most verbose level passed to the log callback;
                                          0 = TP_LOG_WARN (to see errors only, filter in the
@@ -395,6 +398,21 @@ TP_API int tp_create_federation(const tp_join_options *opt, char *err, size_t er
  * @see tp_create_federation
  */
 TP_API int tp_destroy_federation(const tp_join_options *opt, char *err, size_t err_size);
+
+#define TP_SECRET_MAX 256 /**< bytes of a shared secret, NUL excluded */
+
+/**
+ * Read a shared secret from a file, as tempo-rti --secret-file does: a regular file of 1 to
+ * TP_SECRET_MAX bytes (one trailing newline dropped), without NUL bytes, readable by its owner
+ * only (chmod 600).
+ * @param path the file, not NULL.
+ * @param buf receives the secret, NUL-terminated; owned by the caller; @p cap at least
+ *        TP_SECRET_MAX + 1.
+ * @param err buffer of @p err_size bytes naming the file and the fault (may be NULL).
+ * @return TP_OK; TP_EINVAL (missing, not a regular file, readable by others, empty, too long).
+ *         Blocks on the read; runs no callbacks.
+ */
+TP_API int tp_secret_load(const char *path, char *buf, size_t cap, char *err, size_t err_size);
 
 /**
  * Connect to an RTI and join a federation.
