@@ -31,6 +31,9 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
+# The RTI liveness deadline: a stopped RTI ends every blocking call (doc/api.md "Liveness").
+INTEG_TESTS += tests/integration/client_liveness_test
+client_liveness_test_LIBS := client proto fom
 # A late regulator's refused update reaches the program; stalls under polling over the wire.
 INTEG_TESTS += tests/integration/client_late_test
 client_late_test_LIBS := client proto fom

@@ -465,6 +465,24 @@ TP_API void tp_federate_free(tp_federate *f);
 TP_API tp_fed tp_federate_handle(const tp_federate *f);
 
 /**
+ * Set the RTI liveness deadline of a connection (doc/api.md "Liveness"): whenever a call of
+ * this library waits on the RTI over a socket (tp_evoke with a timeout, the tp_wait_* calls,
+ * every request that waits for its reply, a write blocked on a full socket) and nothing has
+ * come from the RTI for half of @p ms, it sends a PING (a live RTI answers at once, whatever
+ * its federation does); once nothing has come for the whole of @p ms the connection is closed
+ * and the call returns TP_ECLOSED, tp_last_error() naming the deadline and the likely cause
+ * (the RTI stopped or hung, or the link to it cut). A join starts with the environment's
+ * TEMPO_LIVENESS_MS when set (an invalid value fails the join with TP_EINVAL), else 60000.
+ * A program that waits on tp_fileno() itself is checked only when it calls tp_evoke.
+ * In process ("inproc:") there is no link to lose: the deadline is ignored.
+ * @param f the federate, not NULL.
+ * @param ms the deadline in milliseconds, 100 .. 86400000; 0 turns the check off.
+ * @return TP_OK; TP_EINVAL (f NULL, or @p ms out of range: nothing changed). Runs no
+ *         callbacks; counts from the call.
+ */
+TP_API int tp_set_liveness(tp_federate *f, int ms);
+
+/**
  * The connection's file descriptor, to wait for input with poll()/select() (for instance over
  * several federates) before calling tp_evoke(f, 0). Do not read, write or close it.
  * @param f the federate; NULL gives -1.

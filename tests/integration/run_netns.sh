@@ -5,7 +5,8 @@
 #    federates in the other: the same CSVs, byte for byte, as the same file on loopback.
 # 2. RTI and prey in one namespace, predator in the other; the veth taken down mid-run: the
 #    RTI drops the silent peer (--peer-timeout-ms 3000) and prey ends within 15 s naming
-#    predator. Prints "N passed, N failed".
+#    predator; predator, cut off from the RTI, ends on its own liveness deadline
+#    (TEMPO_LIVENESS_MS 3000, doc/api.md "Liveness") naming it. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pass=0
@@ -91,9 +92,10 @@ ip netns exec "$nsa" bin/tempo-fmu --federation "$tmp/long.json" --name prey --r
   --quiet >"$tmp/prey.log" 2>&1 &
 prey=$!
 pids="$pids $prey"
-ip netns exec "$nsb" bin/tempo-fmu --federation "$tmp/long.json" --name predator \
-  --rti "$RTI_ADDR" --quiet >"$tmp/predator.log" 2>&1 &
-pids="$pids $!"
+ip netns exec "$nsb" env TEMPO_LIVENESS_MS=3000 bin/tempo-fmu --federation "$tmp/long.json" \
+  --name predator --rti "$RTI_ADDR" --quiet >"$tmp/predator.log" 2>&1 &
+predator=$!
+pids="$pids $predator"
 for _ in $(seq 1 100); do [ -s "$tmp/cut/prey.csv" ] && break; sleep 0.05; done
 sleep 0.5
 check "the run is going before the cut" test -s "$tmp/cut/prey.csv"
@@ -107,6 +109,13 @@ check "within 15 s ($ms ms)" test "$ms" -lt 15000
 check "prey names the lost federate ($(tail -c 300 "$tmp/prey.log"))" has "$tmp/prey.log" "predator"
 check "the RTI logs it lost ($(grep predator "$tmp/rti.err" | tail -n 1 | head -c 300))" \
   has "$tmp/rti.err" "predator@"
-echo "run_netns: link cut to prey's end: $ms ms"
+for _ in $(seq 1 150); do kill -0 "$predator" 2>/dev/null || break; sleep 0.1; done
+pms=$((($(date +%s%N) - t0) / 1000000))
+check "predator ended after the cut ($pms ms)" bash -c "! kill -0 $predator 2>/dev/null"
+wait "$predator" 2>/dev/null
+check "predator within 15 s ($pms ms)" test "$pms" -lt 15000
+check "predator names its liveness deadline ($(tail -c 300 "$tmp/predator.log"))" \
+  has "$tmp/predator.log" "liveness deadline 3000 ms"
+echo "run_netns: link cut to prey's end: $ms ms, to predator's: $pms ms"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
