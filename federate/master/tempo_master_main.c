@@ -21,7 +21,7 @@
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
     "                    [--local|--in-process [--log-dir DIR]] [--timeout MS]\n"
-    "                    [--reply-timeout MS] [--quiet]\n"
+    "                    [--reply-timeout MS] [--secret-file PATH] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
     "                     \"semi-implicit\", \"master-jacobi\", \"strong\", \"hybrid\",\n"
     "                     \"defect-control\", \"f3ornits\", \"balance\", \"energy\")\n"
@@ -40,7 +40,9 @@ static const char usage_text[] =
     "                     run stops naming it (default: the file's algorithm.reply_timeout,\n"
     "                     else none)\n"
     "  --secret-file PATH the RTI's shared secret (default: TEMPO_SECRET,\n"
-    "                     TEMPO_SECRET_FILE, the file's \"secret_file\")\n"
+    "                     TEMPO_SECRET_FILE, the file's \"secret_file\"); settled and\n"
+    "                     checked in every mode, --local included (a bad secret file\n"
+    "                     is refused with exit 2 there too)\n"
     "  --quiet            no summary line\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
@@ -322,7 +324,10 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
-    if (!a.local && run_secret_apply(a.secret_file, ff->secret_file, 0, NULL, err, sizeof err)) {
+    /* Every mode settles the secret as tempo-fmu and tempo-run do, so that one federation
+     * file and environment are accepted or refused alike whichever way it runs (--local has
+     * no RTI to hand it to, but a secret file others may read is refused all the same). */
+    if (run_secret_apply(a.secret_file, ff->secret_file, 0, NULL, err, sizeof err)) {
         fprintf(stderr, "tempo-master: %s\n", err);
         fedfile_free(ff);
         return 2;

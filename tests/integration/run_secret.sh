@@ -3,7 +3,7 @@
 # RTI with a fresh random secret that a process without it cannot use to join the running
 # federation; the federation file's "secret_file", --secret-file and TEMPO_SECRET reach
 # tempo-rti, tempo-run, tempo-fmu and tempo-master (libtempo); a secret file that others may
-# read is refused. Run from the repository root; prints "N passed, N failed".
+# read is refused by each of them, tempo-master --local (no RTI) included. Run from the repository root; prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pass=0
@@ -109,6 +109,23 @@ check "tempo-run refuses it (exit 2)" test $? -eq 2
 check "naming the file" has "$tmp/e3" "$tmp/other.txt"
 TEMPO_SECRET_FILE="$tmp/other.txt" bin/tempo-rti --listen 127.0.0.1:0 >/dev/null 2>"$tmp/e4"
 check "TEMPO_SECRET_FILE is checked alike (exit 2)" test $? -eq 2
+
+# 5. tempo-master --local (no RTI) settles and checks the secret like every other program.
+bin/tempo-master --federation "$tmp/master.json" --local --quiet --output "$tmp/ml" >"$tmp/ml.out" 2>&1
+check "tempo-master --local with a good secret_file runs (exit $?)" test $? -eq 0
+bin/tempo-master --federation "$tmp/master.json" --local --secret-file "$tmp/other.txt" --quiet \
+  --output "$tmp/ml2" >/dev/null 2>"$tmp/e5"
+check "tempo-master --local refuses a 644 --secret-file (exit 2)" test $? -eq 2
+check "naming chmod 600" has "$tmp/e5" "chmod 600"
+TEMPO_SECRET_FILE="$tmp/other.txt" bin/tempo-master --federation "$tmp/master.json" --local \
+  --quiet --output "$tmp/ml3" >/dev/null 2>"$tmp/e6"
+check "tempo-master --local refuses a 644 TEMPO_SECRET_FILE (exit 2)" test $? -eq 2
+sed -e "s#$tmp/secret.txt#$tmp/other.txt#" "$tmp/master.json" >"$tmp/master-bad.json"
+bin/tempo-master --federation "$tmp/master-bad.json" --local --quiet --output "$tmp/ml4" \
+  >/dev/null 2>"$tmp/e7"
+check "tempo-master --local refuses a 644 secret_file of the file (exit 2)" test $? -eq 2
+check "naming the file" has "$tmp/e7" "$tmp/other.txt"
+check "and ran nothing" test ! -e "$tmp/ml4"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
