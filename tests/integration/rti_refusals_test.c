@@ -1,7 +1,9 @@
 /* One case per row of the status-code table of doc/rti.md ("Handshake and replies"): each
  * provokes that refusal from a real bin/tempo-rti over raw sockets and checks the code the
- * table gives and a word of the message, so the page and the server cannot drift apart. The
- * limits of doc/rti.md are checked row by row in rti_limits_test.c. Read rti_fed_test.c. */
+ * table gives and a word of the message, so the page and the server cannot drift apart; then
+ * one case per refusal of the rules (rti.md, protocol.md §3) that no other test provokes.
+ * doc/robustness.md maps every refusal row to its test. The limits of doc/rti.md are checked
+ * row by row in rti_limits_test.c. Read rti_fed_test.c. */
 #include "fom/fom.h"
 #include "tests/check.h"
 #include "tests/integration/rti_harness.h"
@@ -297,6 +299,155 @@ static void row_40_eproto(void)
     cli_close(&c);
 }
 
+/* ---- the refusals of the rules of doc/rti.md and doc/protocol.md §3 that the status table
+ * does not show (doc/robustness.md "Every refusal, its test" maps each row to its case) ---- */
+
+/* protocol.md §3.1: a first frame that does not decode (a HELLO with 3 trailing bytes) is
+ * answered by ERROR 40 naming the malformed first frame, then the connection is closed. */
+static void rule_first_frame_undecodable(void)
+{
+    struct cli c;
+    struct wire_msg m;
+    char why[300];
+    CHECK(cli_connect(&c, rti.port) == 0, "connect");
+    wire_msg_init(&m, WIRE_HELLO);
+    m.code = WIRE_VERSION;
+    m.str[0].ptr = WIRE_MAGIC;
+    m.str[0].len = WIRE_MAGIC_LEN;
+    struct buf b = {0};
+    CHECK(wire_encode(&b, &m, 0, why, sizeof why) == WIRE_OK, "encode HELLO");
+    static const uint8_t extra[3] = {1, 2, 3};
+    buf_append(&b, extra, sizeof extra);
+    uint32_t body = (uint32_t)b.len - WIRE_HEADER_SIZE; /* the header announces the extra bytes */
+    for (int i = 0; i < 4; i++)
+        b.data[i] = (uint8_t)(body >> (8 * i)); /* u32 little-endian */
+    cli_write(&c, b.data, b.len);
+    buf_fini(&b);
+    CHECK(cli_next(&c, &m, H_TIMEOUT_MS) == 1 && m.type == WIRE_ERROR, "ERROR answers it");
+    CHECK_INT_EQ(m.code, STATUS_EPROTO);
+    wire_str_copy(&m.str[0], why, sizeof why);
+    CHECK_STR_HAS(why, "malformed first frame");
+    CHECK_STR_HAS(why, "trailing");
+    CHECK(cli_closed_within(&c, H_TIMEOUT_MS), "then closed");
+    cli_close(&c);
+}
+
+/* rti.md "Federations": names are 1..127 bytes: 128 is refused (1), federation or federate. */
+static void rule_name_128_bytes(void)
+{
+    struct cli c;
+    char why[300], name[129];
+    memset(name, 'n', 128);
+    name[128] = '\0';
+    CHECK(cli_connect(&c, rti.port) == 0 && cli_hello(&c) == 0, "connect");
+    CHECK_INT_EQ(-cli_join(&c, name, "a", fom_text, WIRE_JOIN_CREATE, "pw", why, sizeof why),
+                 STATUS_EINVAL);
+    CHECK_STR_HAS(why, "1..127 bytes");
+    CHECK_INT_EQ(-cli_join(&c, "row-name", name, fom_text, WIRE_JOIN_CREATE, "pw", why, sizeof why),
+                 STATUS_EINVAL);
+    name[127] = '\0'; /* 127 bytes: accepted */
+    CHECK(cli_join(&c, "row-name", name, fom_text, WIRE_JOIN_CREATE, "pw", why, sizeof why) > 0,
+          "a 127-byte federate name joins: %s", why);
+    cli_close(&c);
+}
+
+/* rti.md "Object management": object names starting with HLA are the RTI's (1). */
+static void rule_hla_names_reserved(void)
+{
+    struct cli c;
+    char fx[32], why[300];
+    CHECK(fresh(&c, fx, sizeof fx, "a") == 0, "join");
+    uint32_t x;
+    uint64_t cls = cls_x(&x);
+    CHECK_INT_EQ(cli_decl(&c, WIRE_PUBLISH_OBJECT, cls, &x, 1), STATUS_OK);
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+    m.a = cls;
+    wire_str_set(&m.str[0], "HLAobject7");
+    CHECK_INT_EQ(call(&c, &m, why, sizeof why), STATUS_EINVAL);
+    CHECK_STR_HAS(why, "reserved");
+    cli_close(&c);
+}
+
+/* rti.md "Object management": an UPDATE with an attribute of another class (3); an
+ * interaction with a parameter of another interaction (3) or an invalid value (5). */
+static void rule_foreign_attribute_and_parameter(void)
+{
+    struct cli c;
+    char fx[32], why[300];
+    CHECK(fresh(&c, fx, sizeof fx, "a") == 0, "join");
+    struct fom *fom = NULL;
+    fom_parse_mem(fom_text, strlen(fom_text), "test.xml", &fom, NULL, 0);
+    if (!fom) {
+        CHECK(0, "fom/test.xml parses");
+        cli_close(&c);
+        return;
+    }
+    uint32_t x;
+    uint64_t cls = cls_x(&x);
+    fom_handle speed = fom_attr_find(fom, fom_class_find(fom, "Vehicle"), "speed");
+    fom_handle step = fom_inter_find(fom, "Step");
+    fom_handle dt = fom_param_find(fom, step, "dt");
+    fom_handle text = fom_param_find(fom, fom_inter_find(fom, "Message"), "text");
+    fom_free(fom);
+    CHECK_INT_EQ(cli_decl(&c, WIRE_PUBLISH_OBJECT, cls, &x, 1), STATUS_OK);
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_REGISTER_OBJECT);
+    m.a = cls;
+    uint64_t obj = 0;
+    CHECK(cli_call(&c, &m, &obj, NULL, 0) == 0, "register");
+    static const uint8_t one[8] = {0, 0, 0, 0, 0, 0, 0xf0, 0x3f};
+    struct wire_value v = {speed, 8, one};
+    wire_msg_init(&m, WIRE_UPDATE);
+    m.a = obj;
+    m.nvalues = 1;
+    m.values = &v;
+    CHECK_INT_EQ(call(&c, &m, why, sizeof why), STATUS_EHANDLE);
+    CHECK_STR_HAS(why, "is not an attribute of class");
+    CHECK_INT_EQ(cli_decl(&c, WIRE_PUBLISH_INTERACTION, step, NULL, 0), STATUS_OK);
+    struct wire_value p = {text, 4, (const uint8_t *)"\0\0\0\0"};
+    wire_msg_init(&m, WIRE_SEND_INTERACTION);
+    m.a = step;
+    m.nvalues = 1;
+    m.values = &p;
+    CHECK_INT_EQ(call(&c, &m, why, sizeof why), STATUS_EHANDLE);
+    CHECK_STR_HAS(why, "is not a parameter");
+    struct wire_value bad = {dt, 3, one};
+    m.values = &bad;
+    CHECK_INT_EQ(call(&c, &m, why, sizeof why), STATUS_ESIZE);
+    CHECK_STR_HAS(why, "invalid value");
+    cli_close(&c);
+}
+
+/* rti.md "Synchronization points": REGISTER_SYNC naming a federate not joined (32);
+ * ACHIEVE_SYNC from a federate outside the point's set (32). */
+static void rule_sync_members(void)
+{
+    struct cli a, b;
+    char fx[32], why[300];
+    CHECK(fresh(&a, fx, sizeof fx, "a") == 0 && second(&b, fx, "b") == 0, "join both");
+    struct wire_msg m;
+    uint32_t nobody = 999;
+    wire_msg_init(&m, WIRE_REGISTER_SYNC);
+    wire_str_set(&m.str[0], "p");
+    m.nhandles = 1;
+    m.handles = &nobody;
+    CHECK_INT_EQ(call(&a, &m, why, sizeof why), STATUS_ENOTFOUND);
+    CHECK_STR_HAS(why, "not joined");
+    uint32_t only_a = 1; /* a joined first into a fresh federation: handle 1 */
+    wire_msg_init(&m, WIRE_REGISTER_SYNC);
+    wire_str_set(&m.str[0], "p");
+    m.nhandles = 1;
+    m.handles = &only_a;
+    CHECK_INT_EQ(call(&a, &m, why, sizeof why), STATUS_OK);
+    wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
+    wire_str_set(&m.str[0], "p");
+    CHECK_INT_EQ(call(&b, &m, why, sizeof why), STATUS_ENOTFOUND);
+    CHECK_STR_HAS(why, "federate 'b'");
+    cli_close(&a);
+    cli_close(&b);
+}
+
 int main(void)
 {
     rti_watchdog(120);
@@ -321,6 +472,11 @@ int main(void)
     row_33_efomdiff();
     row_34_eauth();
     row_40_eproto();
+    rule_first_frame_undecodable();
+    rule_name_128_bytes();
+    rule_hla_names_reserved();
+    rule_foreign_attribute_and_parameter();
+    rule_sync_members();
     CHECK_INT_EQ(rti_stop(&rti, 5000), 0);
     free(fom_text);
     return check_summary();
