@@ -321,13 +321,13 @@ static void stall(const struct tlog *t, const struct rerun *rr, const tm_status 
     tm_fed w[16];
     size_t nw = tm_stall_waits_for(rr->st, s->fed, w, 16);
     if (nw == 0) {
-        fprintf(out, "; every other federate has acted since it began, or waits itself\n");
+        fprintf(out, "; every other federate has sent since it began, or waits itself\n");
         return;
     }
     fprintf(out, " for ");
     for (size_t i = 0; i < nw && i < 16; i++)
         fprintf(out, "%s%s", i ? ", " : "", name_of(v, n, w[i]));
-    fprintf(out, "%s: %s sent nothing and asked for nothing since, and %s no request pending\n",
+    fprintf(out, "%s: %s sent nothing since, and %s no request pending\n",
             nw > 16 ? " and more" : "", nw == 1 ? "it has" : "they have", nw == 1 ? "has" : "have");
     for (size_t i = 0; i < nw && i < 16; i++) {
         const tm_status *ws = find(v, n, w[i]);

@@ -203,10 +203,12 @@ struct fed {
     tm_fed myroot;  /* root of this federate's own bound (itself unless NER-derived) */
     /* stall detection under polling (tm_stall_waits_for): a grant that leaves T unchanged
      * and follows no delivery makes no progress */
-    uint64_t last_act; /* st->act at its last join, request or send */
-    uint32_t polls;    /* grants in a row at T without progress (0 after one with progress) */
-    uint64_t poll_act; /* last_act of the request whose grant began that run */
-    bool got;          /* a message was delivered to it since its last grant */
+    uint64_t last_act;  /* st->act at its last join, request or send */
+    uint64_t last_send; /* st->act at its last send (0: none yet): a stalled poller waits for
+                           those that sent nothing since it began (tm_stall_waits_for) */
+    uint32_t polls;     /* grants in a row at T without progress (0 after one with progress) */
+    uint64_t poll_act;  /* last_act of the request whose grant began that run */
+    bool got;           /* a message was delivered to it since its last grant */
 };
 
 struct tm_state {
@@ -957,7 +959,7 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
     }
     struct qmsg m = {
         .ts = ts, .rank = tie_rank(st, h), .sender = h, .seq = ++s->seq, .token = token};
-    s->last_act = ++st->act;
+    s->last_act = s->last_send = ++st->act;
     for (size_t i = 0; i < n; i++) {
         struct fed *r = find(st, rcv[i]);
         if (!tso) {
@@ -1033,7 +1035,9 @@ size_t tm_stall_waits_for(const tm_state *st, tm_fed h, tm_fed *out, size_t cap)
     size_t n = 0;
     for (size_t i = 0; i < st->n; i++) {
         const struct fed *g = st->f[i];
-        if (g == f || g->req != TM_REQ_NONE || g->con_pending || g->last_act >= f->poll_act)
+        /* Only a send counts, not a request: a peer that took the poller's update with a
+         * request of its own and stopped before answering is the one waited for. */
+        if (g == f || g->req != TM_REQ_NONE || g->con_pending || g->last_send >= f->poll_act)
             continue;
         if (n < cap) out[n] = g->h;
         n++;
@@ -1062,7 +1066,7 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
     n += snprintf(buf + at, len - at,
                   "; stalled: %" PRIu32 " grants at t=%s without progress, "
                   "waits for %s",
-                  s->polls, t, nw ? "" : "nobody idle (all act or wait)");
+                  s->polls, t, nw ? "" : "nobody (every other federate sent since, or waits)");
     for (size_t i = 0; i < nw && i < 8; i++) {
         at = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
         n += snprintf(buf + at, len - at, "%s%s", i ? ", " : "", fname(st, w[i]));

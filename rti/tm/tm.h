@@ -330,8 +330,10 @@ size_t tm_status_all(const tm_state *st, tm_status *out, size_t cap);
 int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t len);
 
 /** Whom a stalled federate (tm_status.stalled) waits for: the other federates with no request
- *  pending that have neither sent nor requested anything since its run of grants without
- *  progress began (they are the ones that must act for it to progress).
+ *  pending that have sent nothing since its run of grants without progress began (they are
+ *  the ones that must send for it to progress). Their requests do not count: a peer polling
+ *  too, or one that took the stalled federate's update and stopped before answering, is
+ *  still waited for.
  *  @param out  room for @p cap handles (may be NULL when cap is 0), increasing handle order.
  *  @return how many there are (may exceed cap); 0 when @p fed is unknown or not stalled. O(N). */
 size_t tm_stall_waits_for(const tm_state *st, tm_fed fed, tm_fed *out, size_t cap);

@@ -47,7 +47,12 @@ bin/tempo-example-producer --rti "$RTI_ADDR" --federation stallA --steps 1000000
   >"$tmp/a/prod.out" 2>&1 &
 prod=$!
 pids+=("$prod")
-sleep 1.5
+# freeze the producer once the run is under way (the consumer has reflected 200 updates), not
+# while the two still start: a loaded machine may need far more than a second for that
+for _ in $(seq 300); do
+  [ "$(grep -c '^consumer: t=' "$tmp/a/cons.out" 2>/dev/null)" -ge 200 ] && break
+  sleep 0.1
+done
 kill -STOP "$prod"
 sleep 2.5 # the consumer's last TAR stays pending; the RTI writes its "rti alive" note
 log=$(ls "$tmp"/a/logs/*.tlog 2>/dev/null | head -n 1)

@@ -54,7 +54,7 @@ static void test_poll_stall(void)
     tm_free(st);
 }
 
-/* A acts (sends its update stamped 0... then TARA) after B began polling: A is no longer
+/* A sends its update after B began polling: A is no longer
  * waited for; the message delivered to B makes its next grant progress. */
 static void test_progress_ends_stall(void)
 {
@@ -69,7 +69,7 @@ static void test_progress_ends_stall(void)
     CHECK_INT_EQ(tm_send(st, 1, 1, &to, 1, 77, err, sizeof err), TM_OK);
     status(st, 2, &s);
     CHECK(s.stalled, "still stalled until its next grant");
-    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 0); /* A acted since B began polling */
+    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 0); /* A sent since B began polling */
     CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK); /* delivers 77 */
     status(st, 2, &s);
     CHECK(!s.stalled && s.polls == 0, "a delivery is progress (polls %u)", (unsigned)s.polls);
@@ -94,8 +94,47 @@ static void test_advance_is_progress(void)
     tm_free(st);
 }
 
+/* The Gauss-Seidel pattern that a rule counting requests missed: B sends its update and polls;
+ * A takes it with an FQR of its own (a delivery: progress for A) and stops before answering.
+ * A made a request after B began polling but sent nothing: B waits for A. When A also polls
+ * without progress, each waits for the other. */
+static void test_request_is_not_an_answer(void)
+{
+    tm_state *st = pair();
+    char err[TM_ERR_LEN], line[512];
+    tm_status s;
+    tm_fed w[4] = {0}, to = 1;
+    CHECK_INT_EQ(tm_send(st, 2, 1, &to, 1, 5, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK); /* B's poll run */
+    CHECK_INT_EQ(tm_request(st, 1, TM_REQ_FQR, 10, err, sizeof err), TM_OK); /* A takes 5 */
+    status(st, 1, &s);
+    CHECK(s.polls == 0, "a delivery is progress for A (polls %u)", (unsigned)s.polls);
+    CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    status(st, 2, &s);
+    CHECK(s.stalled, "B polled twice without progress (polls %u)", (unsigned)s.polls);
+    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 1);
+    CHECK_INT_EQ(w[0], 1);
+    tm_status_format(&s, st, line, sizeof line);
+    CHECK_STR_HAS(line, "without progress, waits for A");
+    /* A polls on without progress and without sending: each waits for the other. */
+    CHECK_INT_EQ(tm_request(st, 1, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_request(st, 1, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    status(st, 1, &s);
+    CHECK(s.stalled, "A polled twice without progress (polls %u)", (unsigned)s.polls);
+    CHECK_INT_EQ(tm_stall_waits_for(st, 1, w, 4), 1);
+    CHECK_INT_EQ(w[0], 2);
+    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 1);
+    CHECK_INT_EQ(w[0], 1);
+    /* A answers: B no longer waits for it. */
+    to = 2;
+    CHECK_INT_EQ(tm_send(st, 1, 1, &to, 1, 6, err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_stall_waits_for(st, 2, w, 4), 0);
+    tm_free(st);
+}
+
 int main(void)
 {
+    test_request_is_not_an_answer();
     test_poll_stall();
     test_progress_ends_stall();
     test_advance_is_progress();
