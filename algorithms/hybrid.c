@@ -8,15 +8,17 @@
  * T_n (restore slot 0, the thesis's Rewind), takes its inputs and integrates to T_n + H. A
  * continuous input is the line through the source output's committed value y(T_n) and its
  * end value in the previous iterate (held for the first iterate, the thesis's guess); a
- * discrete input is held at y(T_n): it changes only where a step is committed (Share Data
- * Only Discrete). The iteration converges when ||y^k - y^{k-1}|| <= tol over the continuous
- * outputs at the step end (y^0 = y(T_n)).
+ * discrete input is held: it changes only where a step containing an event is committed, and
+ * its value goes there slave to slave (share_discrete, Share Data Only Discrete; the master
+ * hands NaN for it when every slave can share). The iteration converges when
+ * ||y^k - y^{k-1}|| <= tol over the continuous outputs at the step end (y^0 = y(T_n)).
  *
  * Events. A slave that locates an event stops its step there (to the next whole tick,
- * port_step_result.event); a discrete output that changed over a step is an event at the
- * step end. The thesis flags an event by a negative time (erratum E8: no flag for t = 0); the
- * port carries the time itself. An attempt that sees an event is abandoned at once (Abort
- * Iteration), H drops to H_min, and the step is redone from T_n:
+ * port_step_result.event); a discrete output that changed over a step is an event at the time
+ * it carries (get_discrete, asked after every step), or at the step end from a slave that
+ * reports no time. The thesis flags an event by a negative time (erratum E8: no flag for
+ * t = 0); the port carries the time itself. An attempt that sees an event is abandoned at
+ * once (Abort Iteration), H drops to H_min, and the step is redone from T_n:
  *   1. up to t_a, the last point of the delta grid from T_n strictly before the earliest
  *      reported event time (the thesis's "stage 1", Fig. 5.17, done with the reported time);
  *      an event seen on the way moves t_a back;
@@ -128,6 +130,10 @@ typedef struct hy_work {
     double *coef;           /* n_in * 2: value and slope of every input */
     port_step_result *sr;   /* n_c */
     int *st;                /* n_c */
+    size_t *off_dsc;        /* n_c + 1: slave j's discrete outputs (get_discrete), 0 when it
+                               offers none */
+    port_discrete *dsc;     /* their values and event times after the last step */
+    int share;              /* 1: discrete inputs are fed slave to slave (share_discrete) */
 } hy_work;
 
 /* What an attempt found. */
@@ -200,6 +206,26 @@ static int setup(hy_work *w)
                                    "does not exist (or is the slave itself)",
                                    m->slaves[j].info.name, i, l->src, l->out);
         }
+    /* Discrete outputs with event times, where the slaves offer them (get_discrete). */
+    w->off_dsc = calloc(w->n_c + 1, sizeof *w->off_dsc);
+    if (!w->off_dsc) return port_errorf(w->err, w->errlen, PORT_ENOMEM, "hybrid: out of memory");
+    for (size_t j = 0; j < w->n_c; j++) {
+        const port_slave *s = &m->slaves[j];
+        w->off_dsc[j + 1] = w->off_dsc[j] + (s->ops->get_discrete ? s->info.n_discrete : 0);
+    }
+    if (!(w->dsc = calloc(w->off_dsc[w->n_c] + 1, sizeof *w->dsc)))
+        return port_errorf(w->err, w->errlen, PORT_ENOMEM, "hybrid: out of memory");
+    /* Slave to slave (Share Data Only Discrete) when a discrete output feeds an input and every
+     * slave can share; else the master hands the held value over with the inputs. */
+    int fed = 0, can = 1;
+    for (size_t j = 0; j < w->n_c; j++) {
+        can &= m->slaves[j].ops->share_discrete != NULL;
+        for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
+            const hybrid_link *l = &w->links[w->off_in[j] + i];
+            fed |= l->src >= 0 && is_disc(w, w->off_out[l->src] + l->out);
+        }
+    }
+    w->share = fed && can;
     size_t no = w->n_out ? w->n_out : 1, ni = w->n_in ? w->n_in : 1;
     w->y0 = calloc(no, sizeof(double));
     w->y_prev = calloc(no, sizeof(double));
@@ -220,6 +246,8 @@ static void teardown(hy_work *w)
     free(w->y_prev);
     free(w->y_cur);
     free(w->coef);
+    free(w->off_dsc);
+    free(w->dsc);
 }
 
 /* A sync; errors (and a terminated model) become a report naming the slave. PORT_EVENT is
@@ -240,6 +268,22 @@ static int sync_all(hy_work *w, const char *what, int64_t t)
                        secs(w, t), port_strerror(st));
 }
 
+/* Share Data Only Discrete: every slave sends its discrete outputs to the slaves they feed
+ * and takes its discrete inputs from them, the round named by the commit time t (posted to all
+ * before the caller's sync, as share_discrete asks). */
+static void share_all(hy_work *w, int64_t t)
+{
+    for (size_t j = 0; w->share && j < w->n_c; j++)
+        w->m->slaves[j].ops->share_discrete(w->m->slaves[j].ctx, t);
+}
+
+/* Ask slave j for its discrete outputs and their event times after the step just posted. */
+static void post_discrete(hy_work *w, size_t j)
+{
+    const port_slave *s = &w->m->slaves[j];
+    if (w->off_dsc[j + 1] > w->off_dsc[j]) s->ops->get_discrete(s->ctx, &w->dsc[w->off_dsc[j]]);
+}
+
 /* Commit t in every slave: save (End Iteration), read the outputs (Synch; the discrete ones
  * become the held inputs from here: Share Data Only Discrete), record. */
 static int commit(hy_work *w, int64_t t_from, int64_t t, int kind, int iters, double e_d,
@@ -251,6 +295,7 @@ static int commit(hy_work *w, int64_t t_from, int64_t t, int kind, int iters, do
         s->ops->get_outputs(s->ctx, &w->y0[w->off_out[j]]);
         s->ops->record(s->ctx);
     }
+    if (kind == 4) share_all(w, t); /* discrete values change only in a step with an event */
     int st = sync_all(w, "committing the step", t);
     if (st != PORT_OK) return st == PORT_EVENT ? PORT_OK : st;
     hybrid_result *r = w->res;
@@ -284,24 +329,31 @@ static void post_iterate(hy_work *w, int64_t t_from, int64_t t_to, int first)
             size_t k = w->off_out[l->src] + l->out;
             c[0] = w->y0[k];
             c[1] = first || is_disc(w, k) ? 0.0 : (w->y_prev[k] - w->y0[k]) / h;
+            /* shared slave to slave: the slave holds what its source sent it, never this */
+            if (w->share && is_disc(w, k)) c[0] = NAN;
         }
         port_poly u = {
             .t0 = t_from, .order = 1, .n = n_in, .c = n_in ? &w->coef[w->off_in[j] * 2] : NULL};
         s->ops->restore(s->ctx, 0);
         s->ops->set_inputs(s->ctx, &u);
         s->ops->step(s->ctx, t_to, 1, &w->y_cur[w->off_out[j]], &w->sr[j]);
+        post_discrete(w, j);
     }
 }
 
-/* The events of the last sync: the earliest reported stop, else a discrete output that
- * changed over a slave's completed step (taken at t_to). */
-static void find_events(hy_work *w, int64_t t_to, hy_attempt *a)
+/* The events of the last sync: the earliest reported stop; else a discrete output that changed
+ * over the slave's step from t_from: at the event time it carries (get_discrete), or, from a
+ * slave that does not report one, at t_to. */
+static void find_events(hy_work *w, int64_t t_from, int64_t t_to, hy_attempt *a)
 {
     for (size_t j = 0; j < w->n_c; j++) {
         int64_t t = -1;
         int loc = w->sr[j].event != 0;
         if (loc) t = w->sr[j].t_reached;
-        for (size_t k = w->off_out[j]; t < 0 && k < w->off_out[j + 1]; k++)
+        for (size_t k = w->off_dsc[j]; !loc && k < w->off_dsc[j + 1]; k++)
+            if (w->dsc[k].t > t_from && (t < 0 || w->dsc[k].t < t)) t = w->dsc[k].t;
+        for (size_t k = w->off_out[j];
+             t < 0 && w->off_dsc[j + 1] == w->off_dsc[j] && k < w->off_out[j + 1]; k++)
             if (is_disc(w, k) && !HY_SAME(w->y_cur[k], w->y0[k])) t = t_to;
         if (t >= 0 && (!a->event || t < a->t_ev || (t == a->t_ev && loc))) {
             a->event = 1;
@@ -322,6 +374,7 @@ static int carry(hy_work *w, int64_t t_to)
             if (w->sr[j].t_reached >= t_to) continue;
             const port_slave *s = &w->m->slaves[j];
             s->ops->step(s->ctx, t_to, 1, &w->y_cur[w->off_out[j]], &w->sr[j]);
+            post_discrete(w, j);
             left++;
         }
         if (!left) return PORT_OK;
@@ -364,7 +417,7 @@ static int attempt(hy_work *w, int64_t t_from, int64_t t_to, int abort_on_event,
         a->iters = k;
         if (k > r->iter_max) r->iter_max = k;
         hy_attempt seen = {.slave = -1};
-        find_events(w, t_to, &seen);
+        find_events(w, t_from, t_to, &seen);
         /* what the last iterate saw: an event may come and go while the inputs settle */
         a->event = seen.event, a->located = seen.located, a->t_ev = seen.t_ev;
         a->slave = seen.slave;
@@ -510,6 +563,7 @@ int hybrid_run(const port_master *m, const hybrid_link *links, const unsigned ch
             s->ops->save(s->ctx, 0);
             s->ops->record(s->ctx);
         }
+        share_all(&w, m->t_start); /* the discrete inputs' first values, slave to slave */
         st = sync_all(&w, "reading the initial outputs", m->t_start);
     }
     if (st == PORT_OK) st = port_close(m, m->t_start);

@@ -111,7 +111,11 @@ void hybrid_result_fini(hybrid_result *r);
  * Run the hybrid algorithm from m->t_start to m->t_end. The slaves must be at m->t_start and
  * able to save (info.can_save). A slave that locates events stops its step at the first one
  * (port_step_result.event, PORT_EVENT from sync; fmu_slave_set_event_stop); a discrete output
- * whose value changes over a step is an event too, taken to lie at the step's end.
+ * whose value changes over a step is an event too, at the time get_discrete gives it (asked
+ * after every step of a slave with info.n_discrete > 0 and get_discrete), else at the step's
+ * end. When a discrete output feeds an input and every slave has share_discrete, those values
+ * go slave to slave (share_discrete at the start and at every commit of a step with an event)
+ * and the master hands NaN for them in set_inputs; otherwise it hands the held value over.
  *
  * Logical time: the exchanges of the step from T_n happen at the instant T_n + 1 tick
  * (port_open / port_close), whatever the step's end turns out to be, so an event that

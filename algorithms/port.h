@@ -105,6 +105,13 @@ typedef struct port_slave_ops {
     int (*get_discrete)(void *ctx, port_discrete *d);
     /* Set discrete inputs (values from another slave's discrete outputs, hybrid algorithm). */
     int (*set_discrete)(void *ctx, size_t n, const port_discrete *d);
+    /* Share Data Only Discrete (hybrid algorithm): send this slave's discrete outputs with
+     * their event times to the slaves whose discrete inputs they feed, slave to slave (not
+     * through the master), and take what those send in the same round as its own discrete
+     * inputs (as set_discrete). t, ticks, names the round. Every slave of the round must be
+     * posted it before the sync: a slave completes only once its sources have shared. NULL
+     * when the slave cannot share. */
+    int (*share_discrete)(void *ctx, int64_t t);
     /* Continuous states and their derivatives at the current time (strong coupling). */
     int (*get_states)(void *ctx, double *x);
     int (*set_states)(void *ctx, int64_t t, const double *x);

@@ -12,4 +12,5 @@ UNIT_TESTS += tests/unit/hybrid_fmu_test
 hybrid_fmu_test_LIBS := master run config fmu algo fom
 $(O)/tests/unit/hybrid_fmu_test: build/fmus/bball_ball_me.fmu build/fmus/bball_steps_me.fmu \
                                  build/fmus/bouncingball_me.fmu build/fmus/bouncingball_cs.fmu \
-                                 build/fmus/bball_stairs_me.fmu
+                                 build/fmus/bball_stairs_me.fmu build/fmus/osc_twomass_me.fmu \
+                                 build/fmus/osc_omega2tau_me.fmu build/fmus/osc_tau2omega_me.fmu

@@ -68,3 +68,48 @@ int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *
     *n = k;
     return FEDFILE_OK;
 }
+
+/* 1 when cls.attr is listed in algorithm.hybrid.discrete. */
+static int listed_discrete(const fedfile *ff, const char *cls, const char *attr)
+{
+    size_t lc = strlen(cls);
+    for (size_t q = 0; q < ff->algo.hy_n_discrete; q++) {
+        const char *d = ff->algo.hy_discrete[q];
+        if (!strncmp(d, cls, lc) && d[lc] == '.' && !strcmp(d + lc + 1, attr)) return 1;
+    }
+    return 0;
+}
+
+size_t fedfile_hybrid_flags(const fedfile *ff, size_t idx, unsigned char *out, unsigned char *in)
+{
+    const fedfile_fed *fd = &ff->feds[idx];
+    int hy = ff->algo.kind == FEDFILE_ALG_HYBRID;
+    size_t n = 0;
+    for (size_t k = 0; out && k < fd->n_outputs; k++)
+        n += out[k] =
+            (unsigned char)(hy && listed_discrete(ff, fd->outputs[k].cls, fd->outputs[k].attr));
+    for (size_t i = 0; in && i < fd->n_inputs; i++)
+        n += in[i] = (unsigned char)(hy && fd->inputs[i].source >= 0 &&
+                                     listed_discrete(ff, fd->inputs[i].cls, fd->inputs[i].attr));
+    return n;
+}
+
+int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k)
+{
+    const fedfile_fed *fd = &ff->feds[idx];
+    if (ff->algo.kind != FEDFILE_ALG_HYBRID || i >= fd->n_inputs || fd->inputs[i].source < 0)
+        return -1;
+    const fedfile_wire *in = &fd->inputs[i];
+    if (!listed_discrete(ff, in->cls, in->attr)) return -1;
+    const fedfile_fed *sf = &ff->feds[in->source];
+    size_t n = 0;
+    for (size_t o = 0; o < sf->n_outputs; o++) {
+        const fedfile_wire *w = &sf->outputs[o];
+        if (!strcmp(w->cls, in->cls) && !strcmp(w->attr, in->attr)) {
+            *src = (size_t)in->source, *k = n;
+            return 0;
+        }
+        n += listed_discrete(ff, w->cls, w->attr);
+    }
+    return -1;
+}

@@ -41,4 +41,23 @@ typedef struct fedfile_coupling {
 int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *n, char *err,
                              size_t errlen);
 
+/**
+ * The hybrid method's discrete couplings seen from federate idx (algorithm.hybrid.discrete):
+ * out[k] = 1 when its output k is listed as discrete-valued, in[i] = 1 when its input i is
+ * wired to a listed attribute (then fed slave to slave, doc/algorithms/hybrid.md). All zero
+ * for another method.
+ * @param ff loaded file, not NULL; idx < ff->n_feds
+ * @param out NULL or n_outputs entries; @param in NULL or n_inputs entries (written)
+ * @return the number of flags set.
+ */
+size_t fedfile_hybrid_flags(const fedfile *ff, size_t idx, unsigned char *out, unsigned char *in);
+
+/**
+ * Where a discrete input of federate idx comes from (fedfile_hybrid_flags gives in[i] = 1):
+ * the publishing federate *src and the position *k of that output among its discrete outputs
+ * (the order of get_discrete).
+ * @return 0, or -1 when input i is not a discrete input.
+ */
+int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k);
+
 #endif

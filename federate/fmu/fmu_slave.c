@@ -27,6 +27,23 @@ struct fmu_slave {
     int64_t slot_t[PORT_SLOTS];       /* their times, ticks */
     fmu_slave_record_fn *record;
     void *record_ctx;
+    /* Discrete outputs (get_discrete): their output indices, last values and event times, and
+     * the same per saved slot; discrete inputs (set_discrete): their input indices and the
+     * values held since the last set_discrete (din_set 0: none yet). */
+    size_t n_dout, n_din;
+    size_t *dout, *din;
+    double *dval, *slot_dval[PORT_SLOTS], *dinv;
+    int64_t *dtime, *slot_dtime[PORT_SLOTS];
+    int din_set;
+    /* share_discrete in one process: the bus, this slave's member index on it, per discrete
+     * input the member and discrete output feeding it; the values shared (n_dout); the round
+     * posted and not yet collected. */
+    fmu_slave_bus *bus;
+    size_t bus_idx;
+    size_t *src, *src_k;
+    port_discrete *sh;
+    int share_pending;
+    int64_t share_t;
     int status; /* first non-OK status since the last collect */
     char err[512];
 };
@@ -104,6 +121,35 @@ static void shift_poly(fmu_slave *s, int64_t t)
     }
 }
 
+/* The discrete inputs set by set_discrete replace what the polynomial gives them: held values,
+ * zero derivatives. */
+static void hold_discrete_inputs(fmu_slave *s)
+{
+    if (!s->din_set) return;
+    int p = s->u_order;
+    for (size_t k = 0; k < s->n_din; k++) {
+        s->u_val[s->din[k]] = s->dinv[k];
+        for (int j = 1; j <= p; j++)
+            s->u_der[s->din[k] * (size_t)p + (size_t)(j - 1)] = 0;
+    }
+}
+
+/* After a step that ended at s->t: a discrete output whose value changed took its event time
+ * from the step: s->t, which is the tick at or after the located event when the step stopped
+ * at one, else the step's end (the change lies somewhere in the step). */
+static int track_discrete(fmu_slave *s)
+{
+    if (!s->n_dout) return FMU_STEP_OK;
+    for (size_t k = 0; k < s->n_dout; k++) {
+        double v = 0;
+        fmi2ValueReference vr = s->out_vr[s->dout[k]];
+        int rc = fmu_step_get_real(s->fmu, 1, &vr, &v);
+        if (rc) return rc;
+        if (v != s->dval[k] && !(isnan(v) && isnan(s->dval[k]))) s->dval[k] = v, s->dtime[k] = s->t;
+    }
+    return FMU_STEP_OK;
+}
+
 /* Event mode (fmu_slave_set_event_stop): the FMU stopped at its first event, `reached` s after
  * `before`. Carry it on, events ignored, to the next whole tick (at least one tick on, at most
  * t_to) so that the slave's time stays a tick count: the event lies in (old time, new time].
@@ -133,6 +179,7 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
     const fmu_inputs *pin = NULL;
     if (s->n_in && s->u_order >= 0) {
         shift_poly(s, s->t);
+        hold_discrete_inputs(s);
         in.order = s->u_order;
         in.du = s->u_order ? s->u_der : NULL;
         pin = &in;
@@ -149,6 +196,10 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
         rc = event_to_tick(s, t_to, before, reached);
     }
     if (res) res->t_reached = s->t;
+    if (rc == FMU_STEP_OK || rc == FMU_STEP_EVENT || rc == FMU_STEP_TERMINATED) {
+        int d = track_discrete(s);
+        if (d) return d;
+    }
     return rc;
 }
 
@@ -195,6 +246,7 @@ static int apply_inputs_now(fmu_slave *s)
 {
     if (!s->n_in || s->u_order < 0) return PORT_OK;
     shift_poly(s, s->t);
+    hold_discrete_inputs(s);
     fmu_inputs in = {.n = s->n_in,
                      .vr = s->in_vr,
                      .u = s->u_val,
@@ -235,6 +287,10 @@ static int op_save(void *ctx, int slot)
     fmu_step_state_free(s->fmu, s->slot[slot]);
     s->slot[slot] = st;
     s->slot_t[slot] = s->t;
+    if (s->n_dout) {
+        memcpy(s->slot_dval[slot], s->dval, s->n_dout * sizeof *s->dval);
+        memcpy(s->slot_dtime[slot], s->dtime, s->n_dout * sizeof *s->dtime);
+    }
     return PORT_OK;
 }
 
@@ -246,6 +302,10 @@ static int op_restore(void *ctx, int slot)
     int rc = fmu_step_restore(s->fmu, s->slot[slot]);
     if (rc) return fail_fmu(s, rc, "restoring the state");
     s->t = s->slot_t[slot];
+    if (s->n_dout) {
+        memcpy(s->dval, s->slot_dval[slot], s->n_dout * sizeof *s->dval);
+        memcpy(s->dtime, s->slot_dtime[slot], s->n_dout * sizeof *s->dtime);
+    }
     return PORT_OK;
 }
 
@@ -265,15 +325,27 @@ static int unsupported(fmu_slave *s, const char *what)
 {
     return note(s, PORT_EUNSUPPORTED, "%s: %s is not offered by this slave", s->name, what);
 }
+/* The discrete outputs with the time of the step that last changed each (track_discrete). */
 static int op_get_discrete(void *ctx, port_discrete *d)
 {
-    (void)d;
-    return unsupported(ctx, "discrete outputs");
+    fmu_slave *s = ctx;
+    if (!s->n_dout) return unsupported(s, "discrete outputs (none declared)");
+    for (size_t k = 0; k < s->n_dout; k++)
+        d[k] = (port_discrete){.v = s->dval[k], .t = s->dtime[k]};
+    return PORT_OK;
 }
+/* Values for the discrete inputs, held from now on (over restores too) until the next call. */
 static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
 {
-    (void)n, (void)d;
-    return unsupported(ctx, "discrete inputs");
+    fmu_slave *s = ctx;
+    if (!s->n_din) return unsupported(s, "discrete inputs (none declared)");
+    if (n != s->n_din || !d)
+        return note(s, PORT_EUSAGE, "%s: set_discrete: %zu values for %zu discrete inputs", s->name,
+                    n, s->n_din);
+    for (size_t k = 0; k < n; k++)
+        s->dinv[k] = d[k].v;
+    s->din_set = 1;
+    return PORT_OK;
 }
 /* ---- the slave as a model-exchange evaluator (strong coupling) ------------------------------
  * The master's integrator owns the states: set_states moves the FMU to the master's time and
@@ -318,12 +390,97 @@ static int op_get_directional(void *ctx, const double *du, double *dy)
     return rc ? fail_fmu(s, rc, "reading directional derivatives") : PORT_OK;
 }
 
+static void take_shared(fmu_slave *s);
+
 static int op_collect(void *ctx)
 {
     fmu_slave *s = ctx;
+    if (s->share_pending) take_shared(s);
     int st = s->status;
     s->status = PORT_OK;
     return st;
+}
+
+/* ---- slave to slave in one process (fmu_slave_bus) ----------------------------------------- */
+
+typedef struct bus_member {
+    int64_t t;              /* the round last shared, INT64_MIN before the first */
+    size_t n;               /* values shared */
+    const port_discrete *d; /* the sharing slave's buffer */
+} bus_member;
+
+struct fmu_slave_bus {
+    size_t n;
+    bus_member *m;
+};
+
+fmu_slave_bus *fmu_slave_bus_new(size_t n)
+{
+    fmu_slave_bus *b = calloc(1, sizeof *b);
+    if (!b || !(b->m = calloc(n + 1, sizeof *b->m))) {
+        free(b);
+        return NULL;
+    }
+    b->n = n;
+    for (size_t i = 0; i < n; i++)
+        b->m[i].t = INT64_MIN;
+    return b;
+}
+
+void fmu_slave_bus_free(fmu_slave_bus *b)
+{
+    if (!b) return;
+    free(b->m);
+    free(b);
+}
+
+int fmu_slave_join_bus(fmu_slave *s, fmu_slave_bus *b, size_t idx, const size_t *src,
+                       const size_t *src_k)
+{
+    if (!b || idx >= b->n || (s->n_din && (!src || !src_k))) return PORT_EUSAGE;
+    for (size_t k = 0; k < s->n_din; k++)
+        if (src[k] >= b->n) return PORT_EUSAGE;
+    size_t *a = calloc(s->n_din + 1, sizeof *a), *c = calloc(s->n_din + 1, sizeof *c);
+    port_discrete *sh = calloc(s->n_dout + 1, sizeof *sh);
+    if (!a || !c || !sh) {
+        free(a), free(c), free(sh);
+        return PORT_ENOMEM;
+    }
+    if (s->n_din) memcpy(a, src, s->n_din * sizeof *a), memcpy(c, src_k, s->n_din * sizeof *c);
+    free(s->src), free(s->src_k), free(s->sh);
+    s->src = a, s->src_k = c, s->sh = sh;
+    s->bus = b, s->bus_idx = idx;
+    return PORT_OK;
+}
+
+/* Publish now; the taking waits for collect, when every slave of the round has published. */
+static int op_share_discrete(void *ctx, int64_t t)
+{
+    fmu_slave *s = ctx;
+    if (!s->bus) return unsupported(s, "share_discrete (no bus joined)");
+    for (size_t k = 0; k < s->n_dout; k++)
+        s->sh[k] = (port_discrete){.v = s->dval[k], .t = s->dtime[k]};
+    s->bus->m[s->bus_idx] = (bus_member){.t = t, .n = s->n_dout, .d = s->sh};
+    s->share_pending = 1;
+    s->share_t = t;
+    return PORT_OK;
+}
+
+static void take_shared(fmu_slave *s)
+{
+    s->share_pending = 0;
+    for (size_t k = 0; k < s->n_din; k++) {
+        const bus_member *m = &s->bus->m[s->src[k]];
+        if (m->t != s->share_t || s->src_k[k] >= m->n) {
+            note(s, PORT_EUSAGE,
+                 "%s: discrete input %zu: slave %zu shared no value %zu in the round %lld", s->name,
+                 k, s->src[k], s->src_k[k], (long long)s->share_t);
+            return;
+        }
+    }
+    for (size_t k = 0; k < s->n_din; k++)
+        s->dinv[k] = s->bus->m[s->src[k]].d[s->src_k[k]].v;
+    s->din_set = s->n_din > 0;
 }
 
 static const port_slave_ops fmu_slave_ops = {
@@ -333,6 +490,7 @@ static const port_slave_ops fmu_slave_ops = {
     .get_output_derivs = op_get_output_derivs,
     .get_discrete = op_get_discrete,
     .set_discrete = op_set_discrete,
+    .share_discrete = op_share_discrete,
     .get_states = op_get_states,
     .set_states = op_set_states,
     .get_derivatives = op_get_derivatives,
@@ -362,6 +520,26 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
         fmu_slave_free(s);
         return PORT_ENOMEM;
     }
+    for (size_t k = 0; o->disc_out && k < o->n_out; k++)
+        s->n_dout += o->disc_out[k] != 0;
+    for (size_t k = 0; o->disc_in && k < o->n_in; k++)
+        s->n_din += o->disc_in[k] != 0;
+    size_t nd = s->n_dout + 1;
+    int bad = !(s->dout = calloc(nd, sizeof *s->dout)) || !(s->dval = calloc(nd, sizeof(double))) ||
+              !(s->dtime = calloc(nd, sizeof(int64_t))) ||
+              !(s->din = calloc(s->n_din + 1, sizeof *s->din)) ||
+              !(s->dinv = calloc(s->n_din + 1, sizeof(double)));
+    for (int k = 0; k < PORT_SLOTS && !bad; k++)
+        bad = !(s->slot_dval[k] = calloc(nd, sizeof(double))) ||
+              !(s->slot_dtime[k] = calloc(nd, sizeof(int64_t)));
+    if (bad) {
+        fmu_slave_free(s);
+        return PORT_ENOMEM;
+    }
+    for (size_t k = 0, j = 0; o->disc_out && k < o->n_out; k++)
+        if (o->disc_out[k]) s->dout[j++] = k;
+    for (size_t k = 0, j = 0; o->disc_in && k < o->n_in; k++)
+        if (o->disc_in[k]) s->din[j++] = k;
     if (o->n_in) memcpy(s->in_vr, o->in_vr, o->n_in * sizeof *s->in_vr);
     if (o->n_out) memcpy(s->out_vr, o->out_vr, o->n_out * sizeof *s->out_vr);
     s->fmu = o->fmu;
@@ -372,6 +550,13 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     s->u_order = -1;
     s->record = o->record;
     s->record_ctx = o->record_ctx;
+    for (size_t k = 0; k < s->n_dout; k++) { /* the values at the start: no event yet */
+        s->dtime[k] = INT64_MIN;
+        if (fmu_step_get_real(o->fmu, 1, &s->out_vr[s->dout[k]], &s->dval[k])) {
+            fmu_slave_free(s);
+            return PORT_EUSAGE;
+        }
+    }
     int me = fmu_step_kind(o->fmu) == FMU_KIND_ME;
     s->nx = fmu_step_n_states(o->fmu);
     const fmu_md *md = fmu_step_md(o->fmu);
@@ -392,7 +577,7 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
                  .n_in = o->n_in,
                  .n_out = o->n_out,
                  .n_state = s->nx,
-                 .n_discrete = 0,
+                 .n_discrete = s->n_dout,
                  .can_save = fmu_step_can_save(o->fmu),
                  .max_output_deriv = maxd,
                  .has_state_derivs = s->nx > 0,
@@ -416,6 +601,16 @@ void fmu_slave_free(fmu_slave *s)
     free(s->u_val);
     free(s->u_der);
     free(s->out_state);
+    free(s->dout);
+    free(s->din);
+    free(s->dval);
+    free(s->dtime);
+    free(s->dinv);
+    free(s->src);
+    free(s->src_k);
+    free(s->sh);
+    for (int k = 0; k < PORT_SLOTS; k++)
+        free(s->slot_dval[k]), free(s->slot_dtime[k]);
     free(s);
 }
 

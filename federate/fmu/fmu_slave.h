@@ -28,15 +28,30 @@ typedef struct fmu_slave_opts {
     double tick;                      /* seconds per tick, > 0 */
     fmu_slave_record_fn *record;      /* NULL: record does nothing */
     void *record_ctx;                 /* handed to record */
+    const unsigned char *disc_out;    /* NULL, or n_out flags: 1 for a discrete-valued output,
+                                         reported by get_discrete with its event time */
+    const unsigned char *disc_in;     /* NULL, or n_in flags: 1 for an input fed by another
+                                         slave's discrete output, set by set_discrete */
 } fmu_slave_opts;
 
 /**
  * Wrap an opened FMU as a port slave.
+ *
+ * Discrete outputs (o->disc_out; info.n_discrete of them, in output order): get_discrete gives
+ * each one's value and the time, ticks, of the step that last changed it: the tick at or
+ * after the event where the step stopped at one (event mode: a state event located by CVODE,
+ * an early return of a co-simulation FMU), else the end of the step over which it changed;
+ * INT64_MIN while it has its start value. Saved and restored with the slots.
+ * Discrete inputs (o->disc_in, in input order): set_discrete(n = their count) gives their
+ * values, held (zero derivatives) from then on in place of what set_inputs gives them, over
+ * restores too, until the next set_discrete (the hybrid algorithm's Share Data Only
+ * Discrete). Either operation on a slave without such variables fails with PORT_EUNSUPPORTED.
  * @param o   options, not NULL; o->fmu not NULL, o->tick > 0
  * @param out receives the new slave (fmu_slave_free), NULL on failure
  * @param ps  filled with the ops table, the context and the slave's info (valid while the
  *            fmu_slave lives)
- * @return PORT_OK, PORT_EUSAGE (bad options), PORT_ENOMEM.
+ * @return PORT_OK, PORT_EUSAGE (bad options, a discrete output that cannot be read),
+ *         PORT_ENOMEM.
  */
 int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps);
 
@@ -57,5 +72,29 @@ int64_t fmu_slave_time(const fmu_slave *s);
  * @param on 1 on, 0 off (the default)
  */
 void fmu_slave_set_event_stop(fmu_slave *s, int on);
+
+/* Slave-to-slave sharing of discrete values in one process (port share_discrete, the hybrid
+ * algorithm's Share Data Only Discrete): the slaves of one master join one bus; share_discrete
+ * puts a slave's discrete outputs and their event times on it at once, and its collect takes
+ * the values its discrete inputs are fed from the other members' shares of the same round
+ * (so every member of the round is posted before the sync, as port_sync does). The master
+ * never holds the values. Over libtempo the slaves send them to each other through the RTI
+ * instead (doc/master.md). */
+typedef struct fmu_slave_bus fmu_slave_bus;
+
+/** A bus for n slaves (members 0..n-1); NULL when out of memory. Free it after its slaves. */
+fmu_slave_bus *fmu_slave_bus_new(size_t n);
+
+/** Free a bus. Accepts NULL. */
+void fmu_slave_bus_free(fmu_slave_bus *b);
+
+/**
+ * Join s to the bus as member idx. Its discrete input k (o->disc_in order) is fed by the
+ * discrete output src_k[k] (get_discrete order) of member src[k]. The arrays are copied; the
+ * bus is borrowed and must outlive the slave's last share_discrete.
+ * @return PORT_OK, PORT_EUSAGE (idx or a source outside the bus), PORT_ENOMEM.
+ */
+int fmu_slave_join_bus(fmu_slave *s, fmu_slave_bus *b, size_t idx, const size_t *src,
+                       const size_t *src_k);
 
 #endif /* TEMPO_FEDERATE_FMU_FMU_SLAVE_H */

@@ -135,6 +135,18 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
 /** The last failure's message of the slave's FMU operations ("" when none). */
 const char *fmufed_local_errmsg(const fmufed_local *l);
 
+/* federate/fmu/fmu_slave.h: the in-process slave-to-slave channel of discrete values. */
+typedef struct fmu_slave_bus fmu_slave_bus;
+
+/**
+ * Hybrid method in one process: join the slave (federate idx of ff) to the bus its fellow
+ * slaves share discrete values on (port share_discrete), its discrete inputs fed as the file
+ * wires them (fedfile_hybrid_source). The bus must outlive the slave's last share.
+ * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_ENOMEM (err set).
+ */
+int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, size_t idx,
+                          char *err, size_t errlen);
+
 /**
  * Close the CSV and the FMU and free. Accepts NULL.
  * @return FMUFED_OK, or FMUFED_EIO when the CSV could not be completed (err set).

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_master.h"
@@ -106,7 +107,12 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         else if (l->rec.csv)
             fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
     }
+    unsigned char *din = NULL, *dout = NULL;
+    if (!rc &&
+        (!(din = calloc(fd->n_inputs + n_extra + 1, 1)) || !(dout = calloc(fd->n_outputs + 1, 1))))
+        rc = local_fail(l, FMUFED_ENOMEM, "out of memory");
     if (!rc) {
+        fedfile_hybrid_flags(ff, idx, dout, din); /* hybrid: the discrete couplings */
         fmu_slave_opts so = {.name = fd->name,
                              .fmu = fmufed_model_fmu(l->model),
                              .n_in = fd->n_inputs + n_extra,
@@ -116,7 +122,9 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .t_now = ff->algo.t_start,
                              .tick = ff->resolution,
                              .record = local_record,
-                             .record_ctx = l};
+                             .record_ctx = l,
+                             .disc_out = dout,
+                             .disc_in = din};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
         if (prc == PORT_OK && ff->algo.kind == FEDFILE_ALG_HYBRID)
@@ -125,6 +133,8 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
             rc = local_fail(l, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
                             "wrapping the FMU as a slave: %s", port_strerror(prc));
     }
+    free(din);
+    free(dout);
     if (rc) {
         snprintf(err, errlen, "%s", l->err);
         fmufed_local_free(l, NULL, 0);
@@ -132,6 +142,32 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     *out = l;
     return FMUFED_OK;
+}
+
+/* The discrete inputs' sources of federate idx, in input order (n_din entries each). */
+static size_t discrete_sources(const fedfile *ff, size_t idx, size_t **src, size_t **k)
+{
+    const fedfile_fed *fd = &ff->feds[idx];
+    *src = calloc(fd->n_inputs + 1, sizeof **src);
+    *k = calloc(fd->n_inputs + 1, sizeof **k);
+    size_t n = 0;
+    for (size_t i = 0; *src && *k && i < fd->n_inputs; i++)
+        if (fedfile_hybrid_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
+    return n;
+}
+
+int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, size_t idx,
+                          char *err, size_t errlen)
+{
+    size_t *src, *k;
+    discrete_sources(ff, idx, &src, &k);
+    int rc = !src || !k ? PORT_ENOMEM : fmu_slave_join_bus(l->fs, b, idx, src, k);
+    free(src);
+    free(k);
+    if (rc == PORT_OK) return FMUFED_OK;
+    snprintf(err, errlen, "federate %s: joining the slaves' discrete channel: %s", l->fd->name,
+             port_strerror(rc));
+    return rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE;
 }
 
 const char *fmufed_local_errmsg(const fmufed_local *l)
@@ -163,6 +199,16 @@ typedef struct cmd_buf {
     size_t n;
 } cmd_buf;
 
+/* The newest discrete values one source slave shared (hybrid, doc/master.md "Slave to
+ * slave"): its round, and n values with their event times. */
+typedef struct shared_in {
+    tp_handle cls, attr; /* Share<j>.discrete, subscribed; 0: not a source of this slave */
+    int64_t t;           /* round, INT64_MIN before the first */
+    size_t n, cap;
+    double *v;
+    int64_t *tv;
+} shared_in;
+
 typedef struct slave_run {
     const fedfile *ff;
     size_t idx;
@@ -187,6 +233,13 @@ typedef struct slave_run {
     fmufed_stats *st;
     char *err;
     size_t errlen;
+    int timeout_ms;
+    /* hybrid: this slave's Share<idx> object (n_dout > 0), the sources of its discrete inputs
+     * (src[k], src_k[k], n_din), and the newest share of every federate (rx, n_feds) */
+    tp_handle sh_cls, sh_attr;
+    tp_object sh_obj;
+    size_t n_din, *src, *src_k;
+    shared_in *rx;
 } slave_run;
 
 static int sfail(slave_run *r, int code, const char *fmt, ...)
@@ -230,6 +283,32 @@ oom:
     r->failed = 1;
 }
 
+/* A share of discrete values from another slave: kept as the source's newest. */
+static void on_reflect(void *ctx, const tp_reflection *rf)
+{
+    slave_run *r = ctx;
+    for (size_t j = 0; r->rx && j < r->ff->n_feds; j++) {
+        shared_in *x = &r->rx[j];
+        if (!x->cls || x->cls != rf->object_class) continue;
+        for (size_t k = 0; k < rf->n_values; k++) {
+            if (rf->values[k].handle != x->attr) continue;
+            msproto_reply rep;
+            char e[MSPROTO_ERRLEN], msg[MSPROTO_MAX_MSG + 1];
+            if (msproto_reply_decode(rf->values[k].data, rf->values[k].size, &rep, x->v, x->cap,
+                                     x->tv, x->cap, msg, sizeof msg, e, sizeof e) != MSPROTO_OK ||
+                rep.kind != MSP_SHARE) {
+                if (!r->failed)
+                    snprintf(r->why, sizeof r->why, "a malformed share from federate %s: %s",
+                             r->ff->feds[j].name, e);
+                r->failed = 1;
+                continue;
+            }
+            x->t = rep.t, x->n = rep.n_v;
+            r->st->reflections++;
+        }
+    }
+}
+
 static void on_grant(void *ctx, tp_time t)
 {
     slave_run *r = ctx;
@@ -261,6 +340,77 @@ static void on_log(void *ctx, tp_log_level level, const char *line)
     if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-fmu: %s: %s\n", r->name, line);
 }
 
+/* Hybrid: publish Share<idx> when this slave has discrete outputs; subscribe Share<j> of every
+ * slave j feeding one of its discrete inputs. */
+static int declare_shares(slave_run *r)
+{
+    char name[32];
+    int rc = TP_OK;
+    if (r->ps.info.n_discrete) {
+        msproto_share_class(r->idx, name, sizeof name);
+        char obj[300];
+        snprintf(obj, sizeof obj, "%s.share", r->name);
+        if ((rc = tp_object_class(r->tp, name, &r->sh_cls)) == TP_OK &&
+            (rc = tp_attribute(r->tp, r->sh_cls, MSPROTO_SHARE_ATTR, &r->sh_attr)) == TP_OK &&
+            (rc = tp_publish_object_class(r->tp, r->sh_cls, &r->sh_attr, 1)) == TP_OK)
+            rc = tp_register_object(r->tp, r->sh_cls, obj, &r->sh_obj);
+    }
+    for (size_t k = 0; rc == TP_OK && k < r->n_din; k++) {
+        shared_in *x = &r->rx[r->src[k]];
+        if (x->cls) continue;
+        msproto_share_class(r->src[k], name, sizeof name);
+        if ((rc = tp_object_class(r->tp, name, &x->cls)) == TP_OK &&
+            (rc = tp_attribute(r->tp, x->cls, MSPROTO_SHARE_ATTR, &x->attr)) == TP_OK)
+            rc = tp_subscribe_object_class(r->tp, x->cls, &x->attr, 1);
+    }
+    return rc;
+}
+
+/* Share Data Only Discrete, round t (MSP_SHARE): send this slave's discrete outputs and event
+ * times to the slaves they feed (an update of Share<idx>, stamped at the instant), wait until
+ * every source of its discrete inputs has shared the same round, and set those inputs. The
+ * values never pass through the master. */
+static int share(slave_run *r, int64_t t)
+{
+    const port_slave *s = &r->ps;
+    size_t nd = s->info.n_discrete;
+    if (nd) {
+        int st = s->ops->get_discrete(s->ctx, r->disc);
+        int cst = s->ops->collect(s->ctx);
+        if (st == PORT_OK) st = cst;
+        if (st < 0) return st;
+        for (size_t k = 0; k < nd; k++)
+            r->out[k] = r->disc[k].v, r->out_t[k] = r->disc[k].t;
+        msproto_reply b = {
+            .kind = MSP_SHARE, .t = t, .n_v = nd, .v = r->out, .n_tv = nd, .tv = r->out_t};
+        size_t len = 0;
+        if (msproto_reply_encode(&b, r->rbuf, r->rcap, &len, NULL, 0) != MSPROTO_OK)
+            return PORT_EUSAGE;
+        tp_value val = {.handle = r->sh_attr, .data = r->rbuf, .size = len};
+        if (tp_update(r->tp, r->sh_obj, &val, 1, r->T) != TP_OK) return PORT_ELOST;
+        r->st->updates++;
+    }
+    if (!r->n_din) return PORT_OK;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        size_t k = 0;
+        while (k < r->n_din && r->rx[r->src[k]].t == t && r->src_k[k] < r->rx[r->src[k]].n)
+            k++;
+        if (k == r->n_din) break;
+        if (r->failed) return PORT_ELOST;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > r->timeout_ms)
+            return PORT_ELOST;
+        if (tp_evoke(r->tp, 500) < 0) return PORT_ELOST;
+    }
+    for (size_t k = 0; k < r->n_din; k++) {
+        const shared_in *x = &r->rx[r->src[k]];
+        r->disc[k] = (port_discrete){x->v[r->src_k[k]], x->tv[r->src_k[k]]};
+    }
+    return s->ops->set_discrete(s->ctx, r->n_din, r->disc);
+}
+
 static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
 {
     const fedfile *ff = r->ff;
@@ -278,6 +428,7 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     if (msproto_fom_xml(ff, &fom, e, sizeof e) != MSPROTO_OK)
         return sfail(r, FMUFED_ENOMEM, "generating the FOM: %s", e);
     tp_callbacks cb = {.receive = on_receive,
+                       .reflect = on_reflect,
                        .grant = on_grant,
                        .federate_resigned = on_resigned,
                        .error = on_error,
@@ -302,6 +453,7 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     if (rc == TP_OK && (rc = tp_interaction_class(r->tp, name, &r->ic)) == TP_OK &&
         (rc = tp_parameter(r->tp, r->ic, MSPROTO_BODY_PARAM, &r->param)) == TP_OK)
         rc = tp_subscribe_interaction_class(r->tp, r->ic);
+    if (rc == TP_OK) rc = declare_shares(r);
     if (rc == TP_OK) rc = tp_enable_regulation(r->tp, 0);
     if (rc == TP_OK) rc = tp_wait_regulation_enabled(r->tp, timeout_ms);
     if (rc == TP_OK) rc = tp_enable_constrained(r->tp);
@@ -320,6 +472,8 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     const port_slave_info *in = &s->info;
     port_step_result res = {0};
     size_t nv = 0, nt = 0;
+    char share_err[700];
+    const char *msg = NULL;
     int st = PORT_OK;
     *rep = (msproto_reply){.kind = c->kind, .seq = c->seq, .v = r->out, .tv = r->out_t};
     switch (c->kind) {
@@ -384,6 +538,15 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     case MSP_RECORD:
         st = s->ops->record(s->ctx);
         break;
+    case MSP_SHARE:
+        if ((st = share(r, c->t)) < 0) {
+            snprintf(share_err, sizeof share_err,
+                     "federate %s: sharing discrete values (round %lld): %s", r->name,
+                     (long long)c->t,
+                     r->failed ? r->why : "no value from a source in time, or the RTI refused");
+            msg = share_err;
+        }
+        break;
     default:
         st = PORT_EUSAGE;
         break;
@@ -396,7 +559,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     rep->n_v = nv;
     rep->n_tv = nt;
     rep->t = fmu_slave_time(r->l->fs);
-    rep->msg = st < 0 ? fmufed_local_errmsg(r->l) : "";
+    rep->msg = st < 0 ? (msg ? msg : fmufed_local_errmsg(r->l)) : "";
     if (st < 0 && !rep->msg[0]) rep->msg = port_strerror(st);
 }
 
@@ -504,6 +667,25 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     }
     rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
     if (rc) goto out;
+    r.timeout_ms = timeout_ms;
+    if (ff->algo.kind == FEDFILE_ALG_HYBRID) { /* the slave-to-slave channel's bookkeeping */
+        r.n_din = discrete_sources(ff, r.idx, &r.src, &r.src_k);
+        r.rx = calloc(ff->n_feds, sizeof *r.rx);
+        int bad = !r.src || !r.src_k || !r.rx;
+        for (size_t j = 0; !bad && j < ff->n_feds; j++) {
+            unsigned char *f = calloc(ff->feds[j].n_outputs + 1, 1);
+            r.rx[j].t = INT64_MIN;
+            r.rx[j].cap = f ? fedfile_hybrid_flags(ff, j, f, NULL) : 0;
+            r.rx[j].v = malloc((r.rx[j].cap + 1) * sizeof(double));
+            r.rx[j].tv = malloc((r.rx[j].cap + 1) * sizeof(int64_t));
+            bad = !f || !r.rx[j].v || !r.rx[j].tv;
+            free(f);
+        }
+        if (bad) {
+            rc = sfail(&r, FMUFED_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
     snprintf(r.st->csv, sizeof r.st->csv, "%s", r.l->st.csv);
     if ((rc = join_slave(&r, opts, timeout_ms)) || (rc = serve(&r))) goto out;
     rc = fmufed_local_free(r.l, err, errlen);
@@ -523,5 +705,10 @@ out:
     free(r.out_t);
     free(r.disc);
     free(r.rbuf);
+    for (size_t j = 0; r.rx && j < ff->n_feds; j++)
+        free(r.rx[j].v), free(r.rx[j].tv);
+    free(r.rx);
+    free(r.src);
+    free(r.src_k);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/config/fedfile_master.h"
 #include "federate/run/results.h"
 
 typedef struct local_fed {
@@ -32,6 +33,7 @@ struct master_local {
     master_local_opts o;
     local_fed *feds;    /* ff->n_feds */
     port_slave *slaves; /* ff->n_feds */
+    fmu_slave_bus *bus; /* hybrid: the slaves' discrete channel, else NULL */
     wr_link *links;     /* sum of inputs, or NULL */
     local_clock clock;
     port_master_ops ops;
@@ -158,14 +160,16 @@ static int wrap(master_local *ml, size_t j, size_t *link_at, char *err, size_t e
     const fmu_md *md = fmu_step_md(f->fmu);
     fmi2ValueReference *in = calloc(fd->n_inputs + 1, sizeof *in),
                        *out = calloc(fd->n_outputs + 1, sizeof *out);
+    unsigned char *din = calloc(fd->n_inputs + 1, 1), *dout = calloc(fd->n_outputs + 1, 1);
     f->n_rec = fd->n_record;
     f->rec_vr = calloc(f->n_rec + 1, sizeof *f->rec_vr);
     f->rec_val = calloc(f->n_rec + 1, sizeof *f->rec_val);
     int rc = PORT_OK;
-    if (!in || !out || !f->rec_vr || !f->rec_val) {
+    if (!in || !out || !f->rec_vr || !f->rec_val || !din || !dout) {
         rc = fail(err, errlen, PORT_ENOMEM, "out of memory");
         goto out;
     }
+    fedfile_hybrid_flags(ml->ff, j, dout, din); /* hybrid: the discrete couplings */
     for (size_t i = 0; i < fd->n_inputs; i++) {
         wr_link *l = &ml->links[(*link_at)++];
         if (real_vr(md, fd->name, fd->inputs[i].var, &in[i], &l->value, err, errlen)) goto bad;
@@ -185,7 +189,9 @@ static int wrap(master_local *ml, size_t j, size_t *link_at, char *err, size_t e
                          .t_now = ml->ff->algo.t_start,
                          .tick = ml->ff->resolution,
                          .record = record_row,
-                         .record_ctx = f};
+                         .record_ctx = f,
+                         .disc_out = dout,
+                         .disc_in = din};
     rc = fmu_slave_new(&so, &f->slave, &ml->slaves[j]);
     if (rc) rc = fail(err, errlen, rc, "federate %s: cannot wrap its FMU as a slave", fd->name);
     goto out;
@@ -194,6 +200,8 @@ bad:
 out:
     free(in);
     free(out);
+    free(din);
+    free(dout);
     return rc;
 }
 
@@ -204,6 +212,28 @@ static int open_csv(master_local *ml, size_t j, char *err, size_t errlen)
     if (res_open(&ml->feds[j].csv, ml->o.csv_dir, fd->name, fd->n_record,
                  (const char *const *)fd->record, e, sizeof e) != RES_OK)
         return fail(err, errlen, PORT_EUSAGE, "%s", e);
+    return PORT_OK;
+}
+
+/* Hybrid: the slaves share their discrete values with each other on one bus. */
+static int join_bus(master_local *ml, char *err, size_t errlen)
+{
+    const fedfile *ff = ml->ff;
+    if (!(ml->bus = fmu_slave_bus_new(ff->n_feds)))
+        return fail(err, errlen, PORT_ENOMEM, "out of memory");
+    for (size_t j = 0; j < ff->n_feds; j++) {
+        size_t n_in = ff->feds[j].n_inputs, n = 0;
+        size_t *src = calloc(n_in + 1, sizeof *src), *k = calloc(n_in + 1, sizeof *k);
+        int rc = !src || !k ? PORT_ENOMEM : PORT_OK;
+        for (size_t i = 0; !rc && i < n_in; i++)
+            if (fedfile_hybrid_source(ff, j, i, &src[n], &k[n]) == 0) n++;
+        if (!rc) rc = fmu_slave_join_bus(ml->feds[j].slave, ml->bus, j, src, k);
+        free(src);
+        free(k);
+        if (rc)
+            return fail(err, errlen, rc, "federate %s: joining the discrete channel: %s",
+                        ff->feds[j].name, port_strerror(rc));
+    }
     return PORT_OK;
 }
 
@@ -233,6 +263,7 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
         if ((rc = open_fmu(ml, j, err, errlen)) == PORT_OK) rc = wrap(ml, j, &at, err, errlen);
         if (rc == PORT_OK && ml->o.csv_dir) rc = open_csv(ml, j, err, errlen);
     }
+    if (rc == PORT_OK && ff->algo.kind == FEDFILE_ALG_HYBRID) rc = join_bus(ml, err, errlen);
     if (rc) goto fail;
     ml->clock = (local_clock){.clk = {INT64_MIN}, .tick = ff->resolution};
     if (ml->o.csv_dir) {
@@ -305,6 +336,7 @@ void master_local_free(master_local *ml)
         free(f->rec_val);
     }
     if (ml->clock.notes) fclose(ml->clock.notes);
+    fmu_slave_bus_free(ml->bus);
     free(ml->feds);
     free(ml->slaves);
     free(ml->links);

@@ -314,6 +314,12 @@ static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
     free(t);
     return rc;
 }
+/* The slave sends its discrete values to the others through the RTI and takes theirs; the
+ * master only orders it (doc/master.md "Slave to slave"). */
+static int op_share_discrete(void *ctx, int64_t t)
+{
+    return post(ctx, (msproto_cmd){.kind = MSP_SHARE, .t = t}, NULL, 0, NULL, NULL);
+}
 static int op_get_states(void *ctx, double *x)
 {
     rslave *s = ctx;
@@ -411,6 +417,7 @@ static const port_slave_ops remote_ops = {
     .get_output_derivs = op_get_output_derivs,
     .get_discrete = op_get_discrete,
     .set_discrete = op_set_discrete,
+    .share_discrete = op_share_discrete,
     .get_states = op_get_states,
     .set_states = op_set_states,
     .get_derivatives = op_get_derivatives,

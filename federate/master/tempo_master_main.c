@@ -13,6 +13,7 @@
 
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
+#include "federate/fmu/fmu_slave.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/master/master_algos.h"
 #include "federate/master/ms_remote.h"
@@ -208,6 +209,12 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
     for (size_t i = 0; !rc && i < n; i++)
         if (fmufed_local_new(ff, i, a->output, &l[i], &ps[i], err, errlen) != FMUFED_OK)
             rc = PORT_EFAIL;
+    /* hybrid: the slaves share their discrete values with each other on a bus */
+    fmu_slave_bus *bus = NULL;
+    if (!rc && ff->algo.kind == FEDFILE_ALG_HYBRID && !(bus = fmu_slave_bus_new(n)))
+        rc = PORT_ENOMEM;
+    for (size_t i = 0; bus && !rc && i < n; i++)
+        if (fmufed_local_join_bus(l[i], bus, ff, i, err, errlen) != FMUFED_OK) rc = PORT_EFAIL;
     if (!rc) {
         port_master m = {.ops = &port_local_master_ops,
                          .ctx = &clk,
@@ -231,6 +238,7 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
             rc = PORT_EFAIL;
         }
     }
+    fmu_slave_bus_free(bus);
     free(l);
     free(ps);
     return rc;

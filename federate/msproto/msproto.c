@@ -44,6 +44,7 @@ static const char *const KIND_NAMES[] = {
     "close",
     "end",
     "hello",
+    "share",
 };
 
 const char *msproto_kind_name(int kind)
@@ -305,7 +306,7 @@ static int reply_check(const msproto_reply *r, char *err, size_t errlen)
     if (r->n_v > MSPROTO_MAX_VALUES || r->n_tv > MSPROTO_MAX_VALUES)
         return fail(err, errlen, MSPROTO_EMALFORMED, "reply: %zu values and %zu times", r->n_v,
                     r->n_tv);
-    if (r->kind == MSP_GET_DISCRETE ? r->n_tv != r->n_v : r->n_tv != 0)
+    if (r->kind == MSP_GET_DISCRETE || r->kind == MSP_SHARE ? r->n_tv != r->n_v : r->n_tv != 0)
         return fail(err, errlen, MSPROTO_EMALFORMED, "reply to %s: %zu values, %zu times",
                     msproto_kind_name((int)r->kind), r->n_v, r->n_tv);
     return MSPROTO_OK;
@@ -403,6 +404,10 @@ void msproto_command_class(size_t i, char *out, size_t cap)
 {
     snprintf(out, cap, "Command%zu", i);
 }
+void msproto_share_class(size_t i, char *out, size_t cap)
+{
+    snprintf(out, cap, "Share%zu", i);
+}
 
 int msproto_fom_xml(const struct fedfile *ff, char **out, char *err, size_t errlen)
 {
@@ -428,6 +433,11 @@ int msproto_fom_xml(const struct fedfile *ff, char **out, char *err, size_t errl
     for (size_t i = 0; i < ff->n_feds; i++)
         n += (size_t)snprintf(b + n, cap - n,
                               "    <class name=\"Slave%zu\"><attribute name=\"" MSPROTO_REPLY_ATTR
+                              "\" type=\"bytes\"/></class>\n",
+                              i);
+    for (size_t i = 0; ff->algo.kind == FEDFILE_ALG_HYBRID && i < ff->n_feds; i++)
+        n += (size_t)snprintf(b + n, cap - n,
+                              "    <class name=\"Share%zu\"><attribute name=\"" MSPROTO_SHARE_ATTR
                               "\" type=\"bytes\"/></class>\n",
                               i);
     n += (size_t)snprintf(b + n, cap - n, "  </objects>\n  <interactions>\n");

@@ -46,8 +46,11 @@ typedef enum msproto_kind {
     MSP_END,               /* end of the simulation: the slave writes its results and resigns */
     MSP_HELLO,             /* first command: reply v = the slave's port_slave_info numbers
                               (msproto_info_encode) */
+    MSP_SHARE,             /* t = the round (the commit time): the slave sends its discrete
+                              outputs to the other slaves (an update of Share<i>.discrete, as a
+                              reply body: t, v = values, tv = event times) and takes theirs */
 } msproto_kind;
-#define MSP_KIND_MAX   MSP_HELLO
+#define MSP_KIND_MAX   MSP_SHARE
 #define MSPROTO_INFO_N 9 /* doubles of a hello reply */
 
 /** The numbers of a port_slave_info as the MSPROTO_INFO_N doubles of a hello reply: n_in,
@@ -154,6 +157,10 @@ struct fedfile; /* federate/config/fedfile.h */
 #define MSPROTO_REPLY_ATTR  "reply"
 #define MSPROTO_BODY_PARAM  "body"
 #define MSPROTO_MASTER_NAME "master" /* the master's federate name; no slave may take it */
+/* The hybrid method's slave-to-slave channel: slave i with discrete outputs registers an
+ * object of class "Share<i>" whose attribute "discrete" (bytes) carries them, encoded as an
+ * MSP_SHARE reply; the slaves they feed subscribe; the master does not. */
+#define MSPROTO_SHARE_ATTR "discrete"
 /* The master's notes (port_master_ops.note: iterations, residuals, step decisions) for the
  * federation log: interaction "Note" with "what" (string), "value" and "at" (float64, the
  * note's instant in seconds); nobody subscribes, the RTI logs the send (doc/master.md). */
@@ -166,11 +173,14 @@ struct fedfile; /* federate/config/fedfile.h */
 void msproto_slave_class(size_t i, char *out, size_t cap);
 /** Write the interaction class name of slave i's commands ("Command3"). */
 void msproto_command_class(size_t i, char *out, size_t cap);
+/** Write the object class name of slave i's slave-to-slave channel ("Share3"). */
+void msproto_share_class(size_t i, char *out, size_t cap);
 
 /**
  * Generate the master-slave FOM of a federation file: per federate i a class Slave<i> with the
  * attribute "reply" and an interaction Command<i> with the parameter "body", the master's
- * interaction Note (what, value, at), and the file's time resolution.
+ * interaction Note (what, value, at), and the file's time resolution; for the hybrid method
+ * also per federate a class Share<i> with the attribute "discrete".
  * @param ff  loaded file, not NULL
  * @param out out: NUL-terminated XML, owned by the caller (free())
  * @return MSPROTO_OK, MSPROTO_ENOMEM, MSPROTO_EUSAGE.

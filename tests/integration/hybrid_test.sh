@@ -2,10 +2,11 @@
 # The hybrid method end to end (doc/algorithms/hybrid.md): the bouncing ball on stairs
 # (examples/bball_hybrid.json, shortened to 3 s) run in one process (tempo-master --local) and
 # distributed (tempo-rti with a federation log, two tempo-fmu slaves and tempo-master as
-# separate processes; and under tempo-run) gives byte-identical CSVs, the master's notes
-# included; the federation log shows every federate's granted logical time never going back,
-# and the master's instants strictly increasing although the algorithm rewinds its slaves at
-# every event.
+# separate processes; under tempo-run; under an RTI shuffling ties between senders, seeds 1
+# and 2) gives byte-identical CSVs, the master's notes included; the federation log shows
+# every federate's granted logical time never going back, and the master's instants strictly
+# increasing although the algorithm rewinds its slaves at every event; the stairs' discrete
+# values go to the ball slave to slave (Share1 updates that the master never receives).
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -68,6 +69,34 @@ for f in ball steps master; do cmp -s "$dir/local/$f.csv" "$dir/run/$f.csv" || s
 if [ "$rc" -eq 0 ] && [ "$same" -eq 1 ]; then ok; else
   ko "tempo-run: status $rc, same CSVs $same: $(head -c 600 "$dir/r.err")"; fi
 
+# 2c. Check C10 with data from two senders: under an RTI that shuffles ties between senders
+# (the ball gets the master's commands and the stairs' shares at one instant), the same bits.
+for seed in 1 2; do
+  bin/tempo-rti --listen 127.0.0.1:0 --shuffle-ties "$seed" >"$dir/rti-s$seed.out" 2>&1 &
+  sp=$!
+  pids="$pids $sp"
+  saddr=
+  for _ in $(seq 100); do
+    saddr=$(grep -o '127\.0\.0\.1:[0-9]*' "$dir/rti-s$seed.out" | head -n 1)
+    [ -n "$saddr" ] && break
+    sleep 0.05
+  done
+  timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name ball --rti "$saddr" --output "$dir/s$seed" >/dev/null 2>&1 &
+  b=$!
+  timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name steps --rti "$saddr" --output "$dir/s$seed" >/dev/null 2>&1 &
+  s=$!
+  timeout 120 bin/tempo-master --federation "$dir/f.json" --rti "$saddr" --output "$dir/s$seed" >"$dir/sm$seed.out" 2>&1
+  rm_=$?
+  wait $b; r1=$?
+  wait $s; r2=$?
+  kill "$sp" 2>/dev/null
+  wait "$sp" 2>/dev/null
+  same=1
+  for f in ball steps master; do cmp -s "$dir/local/$f.csv" "$dir/s$seed/$f.csv" || same=0; done
+  if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$same" -eq 1 ]; then ok; else
+    ko "shuffled ties, seed $seed: $rm_ $r1 $r2, same CSVs $same: $(head -c 400 "$dir/sm$seed.out")"; fi
+done
+
 # 3. Logical time from the federation log: per federate, every grant at or after the previous
 # one; the master's TARA grants (one per instant) strictly increasing.
 log=$(ls "$dir"/log/*.tlog 2>/dev/null | head -n 1)
@@ -85,6 +114,18 @@ if [ -n "$log" ]; then
     ko "grants: federates $1, going back $2, master instants $3, not increasing $4"; fi
 else
   ko "no federation log in $dir/log: $(cat "$dir/rti.out")"
+fi
+
+# 4. Slave to slave: the stairs' discrete values travel as updates of their Share1 object,
+# reflected to the ball and never to the master: one round at the start and one per event.
+if [ -n "$log" ]; then
+  bin/tempo-log show "$log" --class Share1 >"$dir/share.txt"
+  set -- $(awk '$3 == "steps" && $4 == "RECV" && $5 == "UPDATE" { u++ }
+                $3 == "ball" && $4 == "SENT" && $5 == "REFLECT" { b++ }
+                $3 == "master" && $4 == "SENT" && $5 == "REFLECT" { m++ }
+                END { printf "%d %d %d\n", u, b, m }' "$dir/share.txt")
+  if [ "$1" -eq $((${events:-0} + 1)) ] && [ "$2" -eq "$1" ] && [ "$3" -eq 0 ]; then ok; else
+    ko "shares: $1 sent by the stairs (expected ${events:-0} + 1), $2 reflected to the ball, $3 to the master"; fi
 fi
 
 echo "$pass passed, $fail failed"

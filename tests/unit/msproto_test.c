@@ -83,7 +83,9 @@ static void test_commands(void)
     round_trip_cmd((msproto_cmd){.kind = MSP_CLOSE, .seq = 14, .t = 77});
     round_trip_cmd((msproto_cmd){.kind = MSP_END, .seq = 15});
     round_trip_cmd((msproto_cmd){.kind = MSP_HELLO, .seq = 16});
+    round_trip_cmd((msproto_cmd){.kind = MSP_SHARE, .seq = 17, .t = 5});
     CHECK_STR_EQ(msproto_kind_name(MSP_HELLO), "hello");
+    CHECK_STR_EQ(msproto_kind_name(MSP_SHARE), "share");
     CHECK_STR_EQ(msproto_kind_name(MSP_KIND_MAX + 1), "?");
     /* The slave's description survives a hello reply; nonsense numbers are refused. */
     port_slave_info in = {.n_in = 3,
@@ -278,6 +280,39 @@ static void test_fom(void)
     }
     fom_free(f);
     free(xml);
+    /* The hybrid method adds the slaves' own channel Share<i>.discrete; others have none. */
+    char name[32];
+    msproto_share_class(1, name, sizeof name);
+    CHECK_STR_EQ(name, "Share1");
+    ff.algo.kind = FEDFILE_ALG_HYBRID;
+    CHECK_INT_EQ(msproto_fom_xml(&ff, &xml, err, sizeof err), MSPROTO_OK);
+    CHECK_STR_HAS(xml, "<class name=\"Share2\"><attribute name=\"discrete\"");
+    rc = fom_parse_mem(xml, strlen(xml), "generated", &f, ferr, sizeof ferr);
+    CHECK(rc == FOM_OK, "%s\n%s", ferr, xml);
+    fom_free(f);
+    free(xml);
+}
+
+/* A share between slaves is an MSP_SHARE reply body carrying values and their event times. */
+static void test_share_body(void)
+{
+    double v[2] = {9, 3};
+    int64_t tv[2] = {200000001, INT64_MIN};
+    msproto_reply r = {.kind = MSP_SHARE, .t = 42, .n_v = 2, .v = v, .n_tv = 2, .tv = tv}, d;
+    unsigned char buf[256];
+    size_t len = 0;
+    char err[MSPROTO_ERRLEN], msg[MSPROTO_MAX_MSG + 1];
+    double dv[2];
+    int64_t dt[2];
+    CHECK_INT_EQ(msproto_reply_encode(&r, buf, sizeof buf, &len, err, sizeof err), MSPROTO_OK);
+    CHECK_INT_EQ(msproto_reply_decode(buf, len, &d, dv, 2, dt, 2, msg, sizeof msg, err, sizeof err),
+                 MSPROTO_OK);
+    CHECK(d.kind == MSP_SHARE && d.t == 42 && d.n_v == 2 && d.n_tv == 2 && dv[0] == 9 &&
+              dt[0] == 200000001 && dt[1] == INT64_MIN,
+          "share body");
+    r.n_tv = 1; /* values without their times are refused */
+    CHECK_INT_EQ(msproto_reply_encode(&r, buf, sizeof buf, &len, err, sizeof err),
+                 MSPROTO_EMALFORMED);
 }
 
 int main(void)
@@ -285,5 +320,6 @@ int main(void)
     test_commands();
     test_replies();
     test_fom();
+    test_share_body();
     return check_summary();
 }
