@@ -1,11 +1,12 @@
 # mk/30-rti.mk: the RTI server rti/server/ (doc/rti.md, doc/protocol.md) and its tests.
 # The server's modules go to libserver.a; rti/server/main.c is only the program's entry. The
 # time management it uses is in mk/35-tm.mk, the federation log in mk/80-flog.mk.
-SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/loop.c rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
+SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/conn_guard.c rti/server/limits.c rti/server/loop.c \
+               rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
                rti/server/sync.c rti/server/timesvc.c rti/server/embed.c
-# The server core without its socket layer (conn.c, loop.c): what libtempo embeds for the
-# in-process transport (rti/server/embed.h, doc/inproc.md); it uses no libevent.
-SERVER_CORE_SRCS = $(filter-out rti/server/conn.c rti/server/loop.c,$(SERVER_SRCS))
+# The server core without its socket layer (conn.c, conn_guard.c, loop.c): what libtempo embeds
+# for the in-process transport (rti/server/embed.h, doc/inproc.md); it uses no libevent.
+SERVER_CORE_SRCS = $(filter-out rti/server/conn.c rti/server/conn_guard.c rti/server/loop.c,$(SERVER_SRCS))
 PROGS += tempo-rti
 tempo-rti_SRCS := rti/server/main.c
 tempo-rti_LIBS := server flog tm proto fom
@@ -16,9 +17,12 @@ rti_log_test_LIBS := server
 # Integration tests: each starts bin/tempo-rti --listen 127.0.0.1:0 (tests/integration/rti_proc.h)
 # and speaks the wire protocol over raw sockets (tests/integration/rti_harness.h).
 INTEG_TESTS += tests/integration/rti_robust_test tests/integration/rti_fed_test \
+               tests/integration/rti_limits_test tests/integration/rti_refusals_test \
                tests/integration/rti_flog_test
 rti_robust_test_LIBS := proto fom
 rti_fed_test_LIBS := proto fom
+rti_limits_test_LIBS := proto fom
+rti_refusals_test_LIBS := proto fom
 rti_flog_test_LIBS := flog tm proto fom
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration

@@ -4,7 +4,8 @@
 CLIENT_SRCS += federate/libtempo/client_err.c federate/libtempo/client_conn.c federate/libtempo/client_evoke.c \
                federate/libtempo/client_join.c federate/libtempo/client_dm.c federate/libtempo/client_om.c \
                federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c \
-               federate/libtempo/client_ticks.c federate/libtempo/client_inproc.c
+               federate/libtempo/client_ticks.c federate/libtempo/client_secret.c \
+               federate/libtempo/client_inproc.c
 
 # Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer
@@ -30,6 +31,9 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
+# The RTI liveness deadline: a stopped RTI ends every blocking call (doc/api.md "Liveness").
+INTEG_TESTS += tests/integration/client_liveness_test
+client_liveness_test_LIBS := client proto fom
 # A late regulator's refused update reaches the program; stalls under polling over the wire.
 INTEG_TESTS += tests/integration/client_late_test
 client_late_test_LIBS := client proto fom

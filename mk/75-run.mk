@@ -2,7 +2,7 @@
 # results, SVG plots, progress display, and the program.
 # See the Makefile header for the variables this fragment fills in.
 RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
-            federate/run/run_err.c
+            federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
@@ -14,9 +14,17 @@ progress_test_LIBS := run
 # The program: assembles the pieces above with the federation file and tempo-fmu.
 PROGS += tempo-run
 tempo-run_SRCS := federate/run/tempo_run_main.c
-tempo-run_LIBS := run config fmu algo fom
+tempo-run_LIBS := run config fmu algo client proto fom
 # End-to-end tests of tempo-run and the case studies of examples/ (they need bin/ and the
 # example FMUs, which `make test` builds first).
 INTEG_SCRIPTS += tests/integration/run_errors.sh tests/integration/run_cases.sh
+# The shared secret through tempo-rti, tempo-run, tempo-fmu and tempo-master.
+INTEG_SCRIPTS += tests/integration/run_secret.sh
+# What tempo-run refuses before starting anything, and the lock of its output folder.
+INTEG_SCRIPTS += tests/integration/run_preflight.sh
+# Federates killed, stopped or slowed at random under tempo-run (bounded: 5 short rounds).
+INTEG_SCRIPTS += tests/integration/run_chaos.sh
+# Two hosts as network namespaces joined by a veth pair (root; skipped otherwise).
+INTEG_SCRIPTS += tests/integration/run_netns.sh
 # recording a run, the first failure named, exit() mid-run, the no-progress watchdog
 INTEG_SCRIPTS += tests/integration/run_debug.sh

@@ -25,7 +25,7 @@
 #include "fom/fom.h"
 
 enum {
-    NAME_MAX_LEN = 128, /* bytes of a federation or federate name */
+    NAME_MAX_LEN = 127, /* bytes of a federation or federate name: the RTI takes 1..127 */
     JPATH_LEN = 320,    /* bytes of a JSON path in messages */
 };
 
@@ -1338,6 +1338,7 @@ void fedfile_free(fedfile *ff)
     free(ff->federation);
     free(ff->rti_host);
     free(ff->rti_unix);
+    free(ff->secret_file);
     free(ff->fom);
     free(ff->output);
     free(ff->log);
@@ -1356,9 +1357,9 @@ void fedfile_free(fedfile *ff)
 /* Everything after the JSON is read: the sections in dependency order. */
 static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {"federation", "description", "rti",       "fom",
-                                       "resolution", "algorithm",   "solver",    "federates",
-                                       "output",     "log",         "placement", NULL};
+    static const char *const keys[] = {
+        "federation", "description", "rti",         "fom", "resolution", "algorithm", "solver",
+        "federates",  "output",      "secret_file", "log", "placement",  NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -1388,12 +1389,21 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     free(s);
     s = NULL;
     if (!ff->output) return oom(c);
+    s = NULL;
+    if ((rc = get_str(c, root, "", "secret_file", 0, &s))) return rc;
+    if (s) { /* read by the programs that join (doc/federation.md "secret_file") */
+        ff->secret_file = resolve(ff->dir, s);
+        free(s);
+        if (!ff->secret_file) return oom(c);
+    }
     /* "log": a folder for the federation log of tempo-run's RTI (doc/run.md, doc/log.md) */
+    s = NULL;
     if ((rc = get_str(c, root, "", "log", 0, &s))) return rc;
     if (s && !(ff->log = resolve(ff->dir, s))) rc = oom(c);
     free(s);
     s = NULL; /* get_str leaves it alone when the next key is absent */
     if (rc) return rc;
+    s = NULL;
     if ((rc = get_str(c, root, "", "placement", 0, &s))) return rc;
     ff->in_process = s && !strcmp(s, "in-process");
     if (s && !ff->in_process && strcmp(s, "processes")) {

@@ -207,6 +207,7 @@ typedef struct fedfile {
     size_t n_feds;
     fedfile_fed *feds;  /* in file order */
     char *output;       /* results folder (resolved); default "<dir>/results" */
+    char *secret_file;  /* the RTI's shared secret is in this file (resolved), or NULL */
     char *log;          /* "log": folder of tempo-run's federation log (resolved), or NULL */
     int in_process;     /* "placement": "in-process": tempo-run runs every federate as a thread
                            of one process (doc/inproc.md); 0 ("processes", the default): one

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "federate/fmufed/fmufed.h"
+#include "federate/run/run_secret.h"
 
 static void usage(FILE *f)
 {
@@ -17,6 +18,8 @@ static void usage(FILE *f)
                "                 [--spin-us US] [options]\n"
                "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
                "  --output DIR               results folder (default: the file's \"output\")\n"
+               "  --secret-file PATH         the RTI's shared secret (default: TEMPO_SECRET,\n"
+               "                             TEMPO_SECRET_FILE, the file's \"secret_file\")\n"
                "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
                "                             (default: 60000 at the start, none during the run)\n"
                "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
@@ -100,7 +103,7 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
 
 int fmufed_main(int argc, char **argv)
 {
-    const char *file = NULL, *name = NULL, *log_dir = NULL;
+    const char *file = NULL, *name = NULL, *secret_file = NULL, *log_dir = NULL;
     int all = 0, spin_us = 0, tasks = -1; /* tasks: -1 default, 0 --threads, 1 --tasks */
     fmufed_opts o = {0};
     for (int i = 1; i < argc; i++) {
@@ -128,8 +131,8 @@ int fmufed_main(int argc, char **argv)
             continue;
         }
         if (strcmp(a, "--federation") && strcmp(a, "--name") && strcmp(a, "--rti") &&
-            strcmp(a, "--output") && strcmp(a, "--timeout") && strcmp(a, "--log-dir") &&
-            strcmp(a, "--spin-us")) {
+            strcmp(a, "--output") && strcmp(a, "--timeout") && strcmp(a, "--secret-file") &&
+            strcmp(a, "--log-dir") && strcmp(a, "--spin-us")) {
             fprintf(stderr, "tempo-fmu: unknown option %s (see tempo-fmu --federation F --help)\n",
                     a);
             return 2;
@@ -147,6 +150,8 @@ int fmufed_main(int argc, char **argv)
             o.rti = v;
         else if (!strcmp(a, "--output"))
             o.output = v;
+        else if (!strcmp(a, "--secret-file"))
+            secret_file = v;
         else if (!strcmp(a, "--log-dir"))
             log_dir = v;
         else if (!strcmp(a, "--spin-us")) {
@@ -200,6 +205,11 @@ int fmufed_main(int argc, char **argv)
     if (fedfile_load(file, &ff, err, sizeof err) != FEDFILE_OK) {
         fprintf(stderr, "tempo-fmu: %s: %s\n", name, err);
         return 1;
+    }
+    if (run_secret_apply(secret_file, ff->secret_file, 0, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-fmu: %s: %s\n", name, err);
+        fedfile_free(ff);
+        return 2;
     }
     fmufed_stats st;
     double end = ff->algo.end;

@@ -201,6 +201,70 @@ static int lost(tp_federate *f, int code, const char *what, int e)
     return code;
 }
 
+/* One recv into f->in: timeout 0 = non-blocking; otherwise blocking, bounded by SO_RCVTIMEO
+ * (< 0: none), set only when the timeout changes (a loop with a fixed timeout costs one
+ * system call per wake-up, like a plain blocking read). */
+static int sock_read(tp_federate *f, int timeout_ms)
+{
+    if (timeout_ms != 0 && timeout_ms != f->rcvtimeo_ms) {
+        struct timeval tv = {0, 0}; /* 0 = no timeout */
+        if (timeout_ms > 0) {
+            tv.tv_sec = timeout_ms / 1000;
+            tv.tv_usec = (timeout_ms % 1000) * 1000;
+        }
+        if (setsockopt(f->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
+            return lost(f, TP_ESYS, "setsockopt SO_RCVTIMEO", errno);
+        f->rcvtimeo_ms = timeout_ms;
+    }
+    int flags = timeout_ms == 0 ? MSG_DONTWAIT : 0;
+    for (;;) {
+        ssize_t n = recv(f->fd, f->in.data + f->in.len, f->in.cap - f->in.len, flags);
+        if (n > 0) {
+            f->in.len += (size_t)n;
+            return (int)(n > 0x7fffffff ? 0x7fffffff : n);
+        }
+        if (n == 0) return lost(f, TP_ECLOSED, "end of stream", 0);
+        if (errno == EINTR) continue;
+        if (errno == ECONNRESET) /* the RTI went away without a clean close */
+            return lost(f, TP_ECLOSED, "connection reset", 0);
+        if (errno == ETIMEDOUT) /* the kernel gave up on the peer */
+            return lost(f, TP_ECLOSED, "connection timed out", 0);
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            return lost(f, TP_ESYS, "read from the RTI", errno);
+        return 0; /* nothing there (a spurious poll wake-up counts as a timeout) */
+    }
+}
+
+/* The liveness deadline, after a read that found nothing (doc/api.md "Liveness"): a live RTI
+ * answers PING with PONG whatever its federation is doing, so silence for half the deadline
+ * earns one PING (req 0: no wait matches its PONG, tp_evoke drops it), and silence for the
+ * whole deadline means the RTI is stopped or hung, or the link to it is cut (no FIN or reset
+ * ever comes then). Inside tpi_flush no PING is queued (the output buffer is being written). */
+static int liveness_check(tp_federate *f)
+{
+    int64_t now = tpi_now_ms();
+    int64_t idle = now - f->last_rx_ms;
+    if (idle >= f->liveness_ms) {
+        tpi_fail(f, TP_ECLOSED,
+                 "federate \"%s\": nothing from the RTI for %lld ms (liveness deadline %d ms, "
+                 "TEMPO_LIVENESS_MS or tp_set_liveness): the RTI is stopped or hung, or the link "
+                 "to it is cut; connection closed",
+                 f->name, (long long)idle, f->liveness_ms);
+        tpi_log(f, TP_LOG_ERROR, "%s", f->err);
+        tpi_close(f);
+        return TP_ECLOSED;
+    }
+    if (idle >= f->liveness_ms / 2 && f->ping_ms <= f->last_rx_ms && !f->flushing) {
+        struct wire_msg m;
+        wire_msg_init(&m, WIRE_PING);
+        f->ping_ms = now;
+        int r = tpi_send(f, &m);
+        if (r == TP_OK) r = tpi_flush(f);
+        if (r < 0) return r;
+    }
+    return TP_OK;
+}
+
 int tpi_read(tp_federate *f, int timeout_ms)
 {
     if (f->fd < 0 && !f->ip)
@@ -223,37 +287,36 @@ int tpi_read(tp_federate *f, int timeout_ms)
     }
     if (buf_reserve(&f->in, TPI_READ_CHUNK) < 0)
         return tpi_fail(f, TP_ENOMEM, "federate \"%s\": input buffer cannot grow", f->name);
-    /* timeout 0: one non-blocking recv; otherwise one blocking recv bounded by SO_RCVTIMEO,
-     * set only when the timeout changes (a loop with a fixed timeout costs one system call
-     * per wake-up, like a plain blocking read). */
-    if (timeout_ms != 0 && timeout_ms != f->rcvtimeo_ms) {
-        struct timeval tv = {0, 0}; /* 0 = no timeout */
-        if (timeout_ms > 0) {
-            tv.tv_sec = timeout_ms / 1000;
-            tv.tv_usec = (timeout_ms % 1000) * 1000;
-        }
-        if (setsockopt(f->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
-            return lost(f, TP_ESYS, "setsockopt SO_RCVTIMEO", errno);
-        f->rcvtimeo_ms = timeout_ms;
-    }
-    int flags = timeout_ms == 0 ? MSG_DONTWAIT : 0;
+    if (f->liveness_ms <= 0) return sock_read(f, timeout_ms);
+    /* With a liveness deadline a wait is cut into slices of a quarter of it, each ended by a
+     * liveness check; the caller still sees one wait of timeout_ms. */
+    int64_t end = timeout_ms > 0 ? tpi_now_ms() + timeout_ms : -1;
+    int slice = f->liveness_ms / 4;
     for (;;) {
-        ssize_t n = recv(f->fd, f->in.data + f->in.len, f->in.cap - f->in.len, flags);
-        if (n > 0) {
-            f->in.len += (size_t)n;
-            return (int)(n > 0x7fffffff ? 0x7fffffff : n);
-        }
-        if (n == 0) return lost(f, TP_ECLOSED, "end of stream", 0);
-        if (errno == EINTR) continue;
-        if (errno == ECONNRESET) /* the RTI went away without a clean close */
-            return lost(f, TP_ECLOSED, "connection reset", 0);
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            return lost(f, TP_ESYS, "read from the RTI", errno);
-        return 0; /* nothing there (a spurious poll wake-up counts as a timeout) */
+        int t = timeout_ms < 0 ? slice : timeout_ms == 0 ? 0 : remaining(end);
+        if (t > slice) t = slice;
+        int n = sock_read(f, t);
+        if (n > 0) f->last_rx_ms = tpi_now_ms();
+        if (n != 0) return n;
+        int r = liveness_check(f);
+        if (r < 0) return r;
+        if (timeout_ms == 0 || (timeout_ms > 0 && tpi_now_ms() >= end)) return 0;
     }
 }
 
+static int flush_sock(tp_federate *f);
+
 int tpi_flush(tp_federate *f)
+{
+    if (f->ip || f->flushing) return flush_sock(f);
+    f->flushing = 1;
+    int r = flush_sock(f);
+    f->flushing = 0;
+    return r;
+}
+
+/* tpi_flush's work; f->flushing is set around it for a socket. */
+static int flush_sock(tp_federate *f)
 {
     if (f->ip) { /* in process: the core runs on the frames in this thread */
         int r = f->out.len ? embed_write(f->ip, f->out.data, f->out.len) : 0;
@@ -280,12 +343,13 @@ int tpi_flush(tp_federate *f)
         /* The kernel buffer is full. Keep reading while we wait, so that an RTI that is
          * itself blocked writing to us can make progress (no mutual write deadlock). */
         struct pollfd p = {.fd = f->fd, .events = POLLOUT | POLLIN};
-        int r = poll(&p, 1, -1);
+        int r = poll(&p, 1, f->liveness_ms > 0 ? f->liveness_ms / 4 : -1);
         if (r < 0 && errno != EINTR) {
             buf_clear(&f->out);
             return lost(f, TP_ESYS, "poll", errno);
         }
-        if (r > 0 && (p.revents & POLLIN)) {
+        /* readable, or a slice of the liveness deadline gone: tpi_read checks the deadline */
+        if ((r > 0 && (p.revents & POLLIN)) || (r == 0 && f->liveness_ms > 0)) {
             int rr = tpi_read(f, 0);
             if (rr < 0) {
                 buf_clear(&f->out);

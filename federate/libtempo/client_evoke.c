@@ -220,6 +220,8 @@ static void dispatch(tp_federate *f, const struct wire_msg *m)
         if (tpi_send(f, &pong) < 0) tpi_log(f, TP_LOG_WARN, "cannot answer PING: %s", f->err);
         break;
     }
+    case WIRE_PONG: /* the answer to a liveness PING: its arrival was the point */
+        break;
     default:
         /* A late REPLY (its wait timed out) or a type the client does not expect. */
         tpi_log(f, TP_LOG_DEBUG, "ignored %s frame from the RTI (req %u)", wire_type_name(m->type),

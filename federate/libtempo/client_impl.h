@@ -12,15 +12,19 @@
 #include "federate/libtempo/tempo.h"
 #include "fom/fom.h"
 #include "rti/proto/buf.h"
+#include "rti/proto/secret.h"
 #include "rti/proto/wire.h"
 
 struct embed_link;
 
-#define TPI_ERRLEN             512          /* bytes of the detailed error message */
-#define TPI_FLUSH_THRESHOLD    (64u << 10)  /* bytes buffered before a send writes them out */
-#define TPI_READ_CHUNK         (256u << 10) /* bytes asked from read() at a time */
-#define TPI_DEFAULT_TIMEOUT_MS 10000        /* connect / reply timeout when the options give 0 */
-#define TPI_DEFAULT_RTI        "127.0.0.1:7470"
+#define TPI_ERRLEN              512          /* bytes of the detailed error message */
+#define TPI_FLUSH_THRESHOLD     (64u << 10)  /* bytes buffered before a send writes them out */
+#define TPI_READ_CHUNK          (256u << 10) /* bytes asked from read() at a time */
+#define TPI_DEFAULT_TIMEOUT_MS  10000        /* connect / reply timeout when the options give 0 */
+#define TPI_DEFAULT_RTI         "127.0.0.1:7470"
+#define TPI_DEFAULT_LIVENESS_MS 60000    /* RTI liveness deadline without TEMPO_LIVENESS_MS */
+#define TPI_LIVENESS_MIN_MS     100      /* shortest deadline tp_set_liveness accepts */
+#define TPI_LIVENESS_MAX_MS     86400000 /* longest one (a day) */
 
 /* State of regulation or constrained. */
 enum tpi_enable { TPI_OFF = 0, TPI_ENABLING = 1, TPI_ON = 2 };
@@ -52,6 +56,11 @@ struct tp_federate {
     uint32_t max_frame;    /* largest frame accepted/sent, header included */
     int timeout_ms;        /* reply timeout (< 0 = forever) */
     int rcvtimeo_ms;       /* SO_RCVTIMEO now set on fd: < 0 = none (blocking forever) */
+    int liveness_ms;       /* RTI liveness deadline (tp_set_liveness): a socket read that has
+                              seen nothing for this long closes the connection; 0 = off */
+    int64_t last_rx_ms;    /* monotonic ms when bytes last came from the RTI */
+    int64_t ping_ms;       /* monotonic ms of the last liveness PING sent (0 = none) */
+    int flushing;          /* 1 inside tpi_flush: the liveness check sends no PING there */
     uint32_t next_req;     /* next request id (never 0) */
     struct buf out;        /* encoded frames not yet written */
     struct buf in;         /* received bytes; frames [in_off, in.len) not yet dispatched */
@@ -124,6 +133,11 @@ void tpi_log(tp_federate *f, tp_log_level lv, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Map an RTI status code (REPLY/ERROR code, the RTI's TP-compatible codes) to a TP_E*. */
 int tpi_rti_code(uint32_t code);
+/* The secret a join, create or destroy carries: opt->secret, else TEMPO_SECRET, else the file
+ * TEMPO_SECRET_FILE names (rti/proto/secret.h), else none (*out NULL). buf holds a secret read
+ * from the environment. TP_OK, or TP_EINVAL with err filled (an unusable file). */
+int tpi_secret(const tp_join_options *opt, char *buf, size_t cap, const char **out, char *err,
+               size_t errlen);
 /** Note an ERROR frame of the RTI at stream offset @p pos (seen while dispatching or while
  *  waiting for a reply; each frame is noted once): the refusal of an asynchronous request
  *  other than a time request (tp_wait_grant reports those) becomes the late error. */
@@ -148,6 +162,9 @@ int tpi_send(tp_federate *f, const struct wire_msg *m);
 /** Write all buffered output (reading input meanwhile so that neither side deadlocks). */
 int tpi_flush(tp_federate *f);
 /** Read available bytes into f->in, waiting up to @p timeout_ms (< 0 forever) for some.
+ *  Over a socket with a liveness deadline (f->liveness_ms), a PING goes out once nothing has
+ *  come from the RTI for half the deadline, and the connection is closed (TP_ECLOSED, the
+ *  cause in f->err) once nothing has come for the whole of it.
  *  @return bytes read (> 0), 0 on timeout, TP_ECLOSED or TP_ESYS. */
 int tpi_read(tp_federate *f, int timeout_ms);
 /** Handler for a reply found by tpi_wait_reply; the message points into the frame. */

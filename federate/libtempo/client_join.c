@@ -2,6 +2,7 @@
  * connect, handshake, join), resign and free. Serves doc/protocol.md (handshake,
  * federations, FOM agreement) and doc/api.md. Read federate/libtempo/client_conn.c for the
  * transport and federate/libtempo/client_evoke.c for what happens after the join. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@ static void set_err(char *err, size_t n, const char *msg)
 {
     if (err && n) snprintf(err, n, "%s", msg);
 }
+
+static int liveness_default(int *ms, char *err, size_t errlen);
 
 /* A federate with a connection and buffers but not joined (also used by create/destroy). */
 static int open_conn(const tp_join_options *opt, tp_federate **out, char *err, size_t errlen)
@@ -35,6 +38,11 @@ static int open_conn(const tp_join_options *opt, tp_federate **out, char *err, s
     f->promised = TP_NO_TIME;
     f->resolution = 1e-9;
     char why[300];
+    if (liveness_default(&f->liveness_ms, why, sizeof why) != TP_OK) {
+        set_err(err, errlen, why);
+        tp_federate_free(f);
+        return TP_EINVAL;
+    }
     if (tpi_open(f, opt->rti, why, sizeof why) != TP_OK) {
         set_err(err, errlen, why);
         tp_federate_free(f);
@@ -47,9 +55,46 @@ static int open_conn(const tp_join_options *opt, tp_federate **out, char *err, s
     m.str[0].ptr = WIRE_MAGIC;
     m.str[0].len = WIRE_MAGIC_LEN;
     wire_str_set(&m.str[1], CLIENT_NAME);
+    f->last_rx_ms = tpi_now_ms();
     int r = tpi_send(f, &m);
     *out = f;
     return r;
+}
+
+/* Is @p ms a liveness deadline tp_set_liveness accepts (0 = off)? */
+static int liveness_ok(long long ms)
+{
+    return ms == 0 || (ms >= TPI_LIVENESS_MIN_MS && ms <= TPI_LIVENESS_MAX_MS);
+}
+
+/* The liveness deadline a new connection starts with: TEMPO_LIVENESS_MS when set, else the
+ * default. TP_OK, or TP_EINVAL with err naming the variable and its value. */
+static int liveness_default(int *ms, char *err, size_t errlen)
+{
+    *ms = TPI_DEFAULT_LIVENESS_MS;
+    const char *env = getenv("TEMPO_LIVENESS_MS");
+    if (!env || !*env) return TP_OK;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (errno || *end || end == env || !liveness_ok(v)) {
+        snprintf(err, errlen, "TEMPO_LIVENESS_MS '%s': expected 0 (off) or %d .. %d ms", env,
+                 TPI_LIVENESS_MIN_MS, TPI_LIVENESS_MAX_MS);
+        return TP_EINVAL;
+    }
+    *ms = (int)v;
+    return TP_OK;
+}
+
+int tp_set_liveness(tp_federate *f, int ms)
+{
+    if (!f) return TP_EINVAL;
+    if (!liveness_ok(ms))
+        return tpi_fail(f, TP_EINVAL, "liveness deadline %d ms: expected 0 (off) or %d .. %d ms",
+                        ms, TPI_LIVENESS_MIN_MS, TPI_LIVENESS_MAX_MS);
+    f->liveness_ms = ms;
+    f->last_rx_ms = tpi_now_ms(); /* the new deadline counts from now */
+    return TP_OK;
 }
 
 static int hello_reply(tp_federate *f, const struct wire_msg *m, void *arg)
@@ -109,10 +154,11 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
         set_err(err, errlen, "no federation name given");
         return TP_EINVAL;
     }
-    char *owned = NULL;
-    const char *text = NULL;
+    char *owned = NULL, sbuf[SECRET_MAX + 1];
+    const char *text = NULL, *secret = NULL;
     size_t len = 0;
     int r;
+    if ((r = tpi_secret(opt, sbuf, sizeof sbuf, &secret, err, errlen)) < 0) return r;
     if (create) {
         if ((r = fom_text_of(opt, &owned, &text, &len, why, sizeof why)) < 0) {
             set_err(err, errlen, why);
@@ -139,7 +185,7 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
             m.str[1].len = (uint32_t)len;
         }
         /* The secret slot follows the names and the FOM: str2 to create, str1 to destroy. */
-        wire_str_set(&m.str[create ? 2 : 1], opt->secret);
+        wire_str_set(&m.str[create ? 2 : 1], secret);
         r = tpi_send(f, &m);
         if (r == TP_OK)
             r = tpi_wait_reply(f, m.req, status_reply,
@@ -209,10 +255,12 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
         set_err(err, err_size, "tp_join: resign_action is not a tp_resign_action");
         return TP_EINVAL;
     }
-    char *owned = NULL;
-    const char *text = NULL;
+    char *owned = NULL, sbuf[SECRET_MAX + 1];
+    const char *text = NULL, *secret = NULL;
     size_t len = 0;
-    int r = fom_text_of(opt, &owned, &text, &len, why, sizeof why);
+    int r = tpi_secret(opt, sbuf, sizeof sbuf, &secret, err, err_size);
+    if (r < 0) return r;
+    r = fom_text_of(opt, &owned, &text, &len, why, sizeof why);
     if (r < 0) {
         set_err(err, err_size, why);
         return r;
@@ -249,7 +297,7 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     wire_str_set(&m.str[1], opt->federate);
     m.str[2].ptr = text;
     m.str[2].len = (uint32_t)len;
-    wire_str_set(&m.str[3], opt->secret);
+    wire_str_set(&m.str[3], secret);
     if ((r = tpi_send(f, &m)) < 0 || (r = tpi_wait_reply(f, 0, hello_reply, NULL)) < 0) goto fail;
     struct join_ctx jc = {.fingerprint = fom_fingerprint(f->fom)};
     if ((r = tpi_wait_reply(f, m.req, join_reply, &jc)) < 0) goto fail;

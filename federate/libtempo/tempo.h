@@ -369,7 +369,10 @@ typedef struct tp_join_options {
                                          did not resign, and sent with the join so that the
                                          RTI applies it too when the connection drops (the
                                          process dies or is killed) */
-    const char *secret;             /**< shared secret the RTI may require; NULL = none */
+    const char *secret;             /**< shared secret the RTI may require; NULL = the
+                                         environment's TEMPO_SECRET, else the contents of
+                                         the file TEMPO_SECRET_FILE names (an unusable file
+                                         fails the call with TP_EINVAL), else none */
     int timeout_ms;                 /**< connect and reply timeout; 0 = 10000, < 0 = wait forever */
     tp_log_level log_level;         /**< most verbose level passed to the log callback;
                                          0 = TP_LOG_WARN (to see errors only, filter in the
@@ -399,6 +402,21 @@ TP_API int tp_create_federation(const tp_join_options *opt, char *err, size_t er
  * @see tp_create_federation
  */
 TP_API int tp_destroy_federation(const tp_join_options *opt, char *err, size_t err_size);
+
+#define TP_SECRET_MAX 256 /**< bytes of a shared secret, NUL excluded */
+
+/**
+ * Read a shared secret from a file, as tempo-rti --secret-file does: a regular file of 1 to
+ * TP_SECRET_MAX bytes (one trailing newline dropped), without NUL bytes, readable by its owner
+ * only (chmod 600).
+ * @param path the file, not NULL.
+ * @param buf receives the secret, NUL-terminated; owned by the caller; @p cap at least
+ *        TP_SECRET_MAX + 1.
+ * @param err buffer of @p err_size bytes naming the file and the fault (may be NULL).
+ * @return TP_OK; TP_EINVAL (missing, not a regular file, readable by others, empty, too long).
+ *         Blocks on the read; runs no callbacks.
+ */
+TP_API int tp_secret_load(const char *path, char *buf, size_t cap, char *err, size_t err_size);
 
 /**
  * Connect to an RTI and join a federation.
@@ -449,6 +467,24 @@ TP_API void tp_federate_free(tp_federate *f);
  * @return the handle (never 0 for a joined federate). Runs no callbacks. @see tp_join
  */
 TP_API tp_fed tp_federate_handle(const tp_federate *f);
+
+/**
+ * Set the RTI liveness deadline of a connection (doc/api.md "Liveness"): whenever a call of
+ * this library waits on the RTI over a socket (tp_evoke with a timeout, the tp_wait_* calls,
+ * every request that waits for its reply, a write blocked on a full socket) and nothing has
+ * come from the RTI for half of @p ms, it sends a PING (a live RTI answers at once, whatever
+ * its federation does); once nothing has come for the whole of @p ms the connection is closed
+ * and the call returns TP_ECLOSED, tp_last_error() naming the deadline and the likely cause
+ * (the RTI stopped or hung, or the link to it cut). A join starts with the environment's
+ * TEMPO_LIVENESS_MS when set (an invalid value fails the join with TP_EINVAL), else 60000.
+ * A program that waits on tp_fileno() itself is checked only when it calls tp_evoke.
+ * In process ("inproc:") there is no link to lose: the deadline is ignored.
+ * @param f the federate, not NULL.
+ * @param ms the deadline in milliseconds, 100 .. 86400000; 0 turns the check off.
+ * @return TP_OK; TP_EINVAL (f NULL, or @p ms out of range: nothing changed). Runs no
+ *         callbacks; counts from the call.
+ */
+TP_API int tp_set_liveness(tp_federate *f, int ms);
 
 /**
  * The connection's file descriptor, to wait for input with poll()/select() (for instance over

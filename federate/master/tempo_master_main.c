@@ -17,12 +17,12 @@
 #include "federate/fmufed/fmufed.h"
 #include "federate/master/master_algos.h"
 #include "federate/master/ms_remote.h"
+#include "federate/run/run_secret.h"
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
     "                    [--local|--in-process [--tasks|--threads] [--log-dir DIR]]\n"
-    "                    [--timeout MS]\n"
-    "                    [--reply-timeout MS] [--quiet]\n"
+    "                    [--timeout MS] [--reply-timeout MS] [--secret-file PATH] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
     "                     \"semi-implicit\", \"master-jacobi\", \"strong\", \"hybrid\",\n"
     "                     \"defect-control\", \"f3ornits\", \"balance\", \"energy\")\n"
@@ -43,13 +43,17 @@ static const char usage_text[] =
     "  --reply-timeout MS a slave silent this long while it owes a reply is lost and the\n"
     "                     run stops naming it (default: the file's algorithm.reply_timeout,\n"
     "                     else none)\n"
+    "  --secret-file PATH the RTI's shared secret (default: TEMPO_SECRET,\n"
+    "                     TEMPO_SECRET_FILE, the file's \"secret_file\"); settled and\n"
+    "                     checked in every mode, --local included (a bad secret file\n"
+    "                     is refused with exit 2 there too)\n"
     "  --quiet            no summary line\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
 
 typedef struct margs {
-    const char *file, *rti, *output;
+    const char *file, *rti, *output, *secret_file;
     const char *log_dir; /* --log-dir */
     int local, quiet, timeout_ms, reply_timeout_ms;
     int in_process; /* --in-process */
@@ -81,13 +85,15 @@ static int parse(int argc, char **argv, margs *a)
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
                    !strcmp(s, "--timeout") || !strcmp(s, "--reply-timeout") ||
-                   !strcmp(s, "--log-dir")) {
+                   !strcmp(s, "--secret-file") || !strcmp(s, "--log-dir")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
                 return -1;
             }
             const char *v = argv[++i];
-            if (!strcmp(s, "--log-dir"))
+            if (!strcmp(s, "--secret-file"))
+                a->secret_file = v;
+            else if (!strcmp(s, "--log-dir"))
                 a->log_dir = v;
             else if (!strcmp(s, "--federation"))
                 a->file = v;
@@ -340,6 +346,14 @@ int main(int argc, char **argv)
     if (!fedfile_is_master(ff)) {
         fprintf(stderr, "tempo-master: %s: method \"%s\" is not run by a master (use tempo-run)\n",
                 ff->path, fedfile_alg_name(ff->algo.kind));
+        fedfile_free(ff);
+        return 2;
+    }
+    /* Every mode settles the secret as tempo-fmu and tempo-run do, so that one federation
+     * file and environment are accepted or refused alike whichever way it runs (--local has
+     * no RTI to hand it to, but a secret file others may read is refused all the same). */
+    if (run_secret_apply(a.secret_file, ff->secret_file, 0, NULL, err, sizeof err)) {
+        fprintf(stderr, "tempo-master: %s\n", err);
         fedfile_free(ff);
         return 2;
     }

@@ -4,6 +4,7 @@
  * lines, reaping, the loop, start, public calls. Read tests/unit/supervise_test.c next.
  */
 #include "federate/run/supervise.h"
+#include "federate/run/run_check.h"
 #include "federate/run/run_err.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@ extern char **environ;
 
 enum {
     DEFAULT_GRACE_MS = 2000, /* SIGTERM -> SIGKILL when opts.grace_ms is 0 */
+    SETTLE_MS = 300,         /* wait for a signalled peer before naming a failed child */
     POLL_CAP_MS = 50,        /* longest poll without a SIGCHLD wake-up: exit-detection latency */
     POLL_CAP_SIG_MS = 250,   /* the same when SIGCHLD wakes the loop (catch_signals) */
     MSG_TAIL_LINES = 4,      /* stderr lines quoted in a failure message */
@@ -378,6 +380,8 @@ static int stop_all(sup *s)
         any = 1;
         if (kill(-c->pid, SIGTERM) != 0)
             kill(c->pid, SIGTERM); /* not yet its own group leader (setpgid race) */
+        /* A stopped child (SIGSTOP) acts on SIGTERM only once continued. */
+        if (kill(-c->pid, SIGCONT) != 0) kill(c->pid, SIGCONT);
     }
     long long deadline = now_ms() + (s->o.grace_ms > 0 ? s->o.grace_ms : DEFAULT_GRACE_MS);
     while (any) {
@@ -428,6 +432,26 @@ static int finish_intr(sup *s, char *err, size_t errlen)
     return finish(s, SUP_EINTR, msg, err, errlen);
 }
 
+/* A worker exited with a failure code: before naming it, give the others SETTLE_MS to end,
+ * since a peer killed by a signal (the cause) may take a moment longer to be reaped than the
+ * federate that saw it leave and exited at once. Returns the child to name. */
+static child *settle(sup *s, child *bad)
+{
+    long long until = now_ms() + SETTLE_MS;
+    while (now_ms() < until) {
+        for (size_t i = 0; i < s->n; i++) {
+            child *c = s->c[i];
+            if (reap(s, c, 0) && !c->stopped &&
+                (c->service || c->state == SUP_SIGNALED || c->code != 0)) {
+                c->failed = 1; /* reaped here: the run loop will not see it again */
+                if (c->state == SUP_SIGNALED) return c;
+            }
+        }
+        poll_once(s, 10);
+    }
+    return bad;
+}
+
 /* Run until: line mode (match_idx >= 0) the line is found; wait mode every non-service child
  * has exited 0. line_deadline is an absolute monotonic time in ms, or 0. */
 static int run(sup *s, long long line_deadline, char *err, size_t errlen)
@@ -446,7 +470,9 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
                 int is_target = s->match_idx >= 0 && s->c[s->match_idx] == c && !s->matched;
                 if (c->service || is_target || c->state == SUP_SIGNALED || c->code != 0) {
                     c->failed = 1;
-                    if (!bad) {
+                    /* A child killed by a signal is the cause rather than a peer that exited
+                     * because it left: name it when both are seen in one scan. */
+                    if (!bad || (c->state == SUP_SIGNALED && bad->state != SUP_SIGNALED)) {
                         bad = c;
                         why = is_target    ? " before printing the expected line"
                               : c->service ? " while it should keep serving"
@@ -457,6 +483,8 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
             workers_left += c->state == SUP_RUNNING && !c->service;
         }
         if (bad && !s->first_bad) {
+            /* a child that exited with a failure code may be a peer of one being signalled */
+            if (bad->state != SUP_SIGNALED && !why) bad = settle(s, bad);
             s->first_bad = bad;
             s->first_why = why;
             s->bad_ms = now_ms();
@@ -485,7 +513,8 @@ static int run(sup *s, long long line_deadline, char *err, size_t errlen)
                                           "timeout after %ld ms; still running:", s->o.timeout_ms);
             for (size_t i = 0; i < s->n && off + 1 < sizeof msg; i++)
                 if (s->c[i]->state == SUP_RUNNING)
-                    off += (size_t)snprintf(msg + off, sizeof msg - off, " '%s'", s->c[i]->name);
+                    off += (size_t)snprintf(msg + off, sizeof msg - off, " '%s'%s", s->c[i]->name,
+                                            run_proc_stopped(s->c[i]->pid) ? " (stopped)" : "");
             stop_all(s);
             return finish(s, SUP_ETIMEOUT, msg, err, errlen);
         }

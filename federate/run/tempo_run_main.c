@@ -18,15 +18,18 @@
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_load.h"
+#include "federate/fmu/fmu_zip.h"
 #include "federate/run/plot_svg.h"
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
+#include "federate/run/run_check.h"
+#include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
-    "                 [--timeout MS] [--verbose] [--reference CSV] [--log DIR]\n"
-    "                 [--watchdog S] [--in-process|--distributed]\n"
+    "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
+    "                 [--log DIR] [--watchdog S] [--in-process|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
@@ -39,6 +42,9 @@ static const char usage_text[] =
     "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
+    "  --secret-file PATH  the shared secret (mode 600); default: TEMPO_SECRET,\n"
+    "                 TEMPO_SECRET_FILE, the file's \"secret_file\", else a fresh random\n"
+    "                 one for the RTI it starts (none with --rti)\n"
     "  --in-process   every federate a thread of one process (tempo-fmu --all) on an RTI\n"
     "                 embedded in it, no sockets (doc/inproc.md)\n"
     "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
@@ -209,7 +215,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 }
 
 typedef struct run_args {
-    const char *file, *rti, *output, *reference, *log;
+    const char *file, *rti, *output, *reference, *secret_file, *log;
     int quiet, verbose;
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
@@ -238,7 +244,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--distributed")) {
             a->placement = -1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
-                   !strcmp(s, "--reference") || !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
+                   !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
+                   !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -246,6 +253,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             const char *v = argv[++i];
             if (!strcmp(s, "--reference")) {
                 a->reference = v;
+            } else if (!strcmp(s, "--secret-file")) {
+                a->secret_file = v;
             } else if (!strcmp(s, "--log")) {
                 a->log = v;
             } else if (!strcmp(s, "--watchdog")) {
@@ -703,6 +712,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         }
     }
     sup_free(s);
+    fmu_zip_sweep(NULL); /* the unpacked FMUs of federates killed before they could clean up */
     if (c.log_path[0])
         printf("tempo-run: federation log %s (tempo-log; doc/log.md)\n", c.log_path);
     else if (inproc && log)
@@ -745,10 +755,28 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
+    /* Its own RTI gets a fresh secret unless one is given: nobody else can join the run. The
+     * RTI and the federates read it from the environment, never from a command line. */
+    const char *src = NULL;
+    if (run_secret_apply(a.secret_file, ff->secret_file, !a.rti, &src, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        fedfile_free(ff);
+        return 2;
+    }
+    if (a.verbose) fprintf(stderr, "tempo-run: shared secret: %s\n", src);
     const char *outdir = a.output ? a.output : ff->output;
+    int lock_fd = -1; /* held until exit: no second run writes into this folder meanwhile */
+    if (run_check_names(ff, err, sizeof err) != 0 ||
+        run_check_files(ff->fom, outdir, err, sizeof err) != 0 ||
+        run_lock_output(outdir, &lock_fd, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
+        fedfile_free(ff);
+        return 2;
+    }
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     rc = run(ff, &a, outdir);
     fedfile_free(ff);
+    close(lock_fd);
     return rc;
 }

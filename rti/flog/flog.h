@@ -373,9 +373,12 @@ size_t flog_grant_text(char *buf, size_t cap, const struct flog_decision *dec, c
 /** Receiver number @p i (< s->n) of a TM_SEND record. */
 uint32_t flog_tm_send_receiver(const struct flog_tm_send *s, uint32_t i);
 
-/** Read a whole file into memory (for tempo-log).
+/** Read a whole file into memory (for tempo-log). Only a regular file is read (a device,
+ *  FIFO, socket or folder is refused without blocking); its first 8 bytes must be the magic
+ *  before anything else is read; memory is the file's size at open, whatever it does after.
  *  @param data  receives a malloc'ed copy (caller frees); len its size
- *  @return FLOG_OK; FLOG_EIO (err names the call, the path and strerror); FLOG_ENOMEM. */
+ *  @return FLOG_OK; FLOG_EIO (err names the call or "not a regular file", and the path);
+ *          FLOG_EMAGIC (not a federation log); FLOG_ENOMEM. */
 int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen);
 
 #endif

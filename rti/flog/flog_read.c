@@ -3,11 +3,15 @@
  * CRC-32C and the names shared with the writer. Uses only libc, so the fuzz target links it
  * alone. Byte format: doc/log.md. Read rti/flog/flog.h first; the writer is rti/flog/flog.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rti/flog/flog.h"
 #include "rti/proto/delivery.h"
@@ -758,37 +762,60 @@ int flog_load_file(const char *path, uint8_t **data, size_t *len, char *err, siz
     if (!path || !data || !len) return flog_fail(FLOG_EUSAGE, err, errlen, "flog_load_file: NULL");
     *data = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return flog_fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the type check refuses it next. */
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return flog_fail(FLOG_EIO, err, errlen, "open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return flog_fail(FLOG_EIO, err, errlen, "fstat %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return flog_fail(FLOG_EIO, err, errlen,
+                         "%s: not a regular file (a device, FIFO, socket or folder); a "
+                         "federation log is a file",
+                         path);
+    }
+    /* Memory is the size fstat gave, never more: a file that grows meanwhile is read up to
+     * that size. The magic is checked on the first bytes before the rest is read. */
+    if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX - 1) {
+        close(fd);
+        return flog_fail(FLOG_ENOMEM, err, errlen, "%s: too large to load", path);
+    }
+    size_t cap = (size_t)st.st_size, n = 0;
+    uint8_t head[FLOG_MAGIC_LEN];
+    while (n < FLOG_MAGIC_LEN && n < cap) {
+        ssize_t got = read(fd, head + n, (cap < FLOG_MAGIC_LEN ? cap : FLOG_MAGIC_LEN) - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        n += (size_t)got;
+    }
+    if (n == FLOG_MAGIC_LEN && memcmp(head, FLOG_MAGIC, FLOG_MAGIC_LEN) != 0) {
+        close(fd);
+        return flog_fail(FLOG_EMAGIC, err, errlen, "%s: not a Tempo federation log (bad magic)",
+                         path);
+    }
+    uint8_t *b = malloc(cap > n ? cap : n ? n : 1);
     if (!b) {
-        fclose(f);
-        return flog_fail(FLOG_ENOMEM, err, errlen, "%s: out of memory", path);
+        close(fd);
+        return flog_fail(FLOG_ENOMEM, err, errlen, "%s: out of memory for %zu bytes", path, cap);
     }
-    for (;;) {
-        if (n == cap) {
-            uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return flog_fail(FLOG_ENOMEM, err, errlen, "%s: out of memory at %zu bytes", path,
-                                 n);
-            }
-            b = nb;
-            cap *= 2;
+    memcpy(b, head, n);
+    while (n < cap) {
+        ssize_t got = read(fd, b + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            free(b);
+            close(fd);
+            return flog_fail(FLOG_EIO, err, errlen, "read %s: %s", path, strerror(e));
         }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
+        if (got == 0) break; /* shrank meanwhile: the reader reports the cut */
+        n += (size_t)got;
     }
-    int bad = ferror(f);
-    int e = errno;
-    fclose(f);
-    if (bad) {
-        free(b);
-        return flog_fail(FLOG_EIO, err, errlen, "read %s: %s", path, strerror(e));
-    }
+    close(fd);
     *data = b;
     *len = n;
     return FLOG_OK;

@@ -12,12 +12,14 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -40,6 +42,7 @@
 #define READ_BUDGET    262144 /* bytes read per read event before frames are handled */
 
 static void process_input(struct conn *c);
+static void frame_deadline(struct conn *c, int handled);
 static void try_write(struct conn *c);
 
 /* ---- freeing ------------------------------------------------------------------------ */
@@ -100,8 +103,12 @@ static void conn_free(struct conn *c)
     if (c->kick) event_free(c->kick);
     if (c->stall) event_free(c->stall);
     if (c->hello) event_free(c->hello);
+    if (c->frame) event_free(c->frame);
     if (c->in) evbuffer_free(c->in);
-    if (c->out) evbuffer_free(c->out);
+    if (c->out) {
+        hub->total_queued -= evbuffer_get_length(c->out);
+        evbuffer_free(c->out);
+    }
     if (c->fd >= 0) evutil_closesocket(c->fd);
     free(c->blocked);
     free(c);
@@ -281,6 +288,16 @@ int conn_send(struct conn *c, const void *bytes, size_t n)
     if (c->state != CONN_OPEN) return -1;
     size_t q = evbuffer_get_length(c->out);
     const struct conn_limits *lim = &c->hub->lim;
+    if (lim->max_total_queued && c->hub->total_queued + n > lim->max_total_queued) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "RTI output limit: %zu bytes queued for all clients + %zu more > "
+                 "--max-total-queued-bytes %zu (this client holds %zu)",
+                 c->hub->total_queued, n, lim->max_total_queued, q);
+        c->hub->n_dropped_slow++;
+        conn_close(c, why, 0);
+        return -1;
+    }
     if (q + n > lim->max_queued) {
         char why[160];
         snprintf(why, sizeof why,
@@ -313,6 +330,7 @@ static void process_input(struct conn *c)
 {
     struct conn_hub *hub = c->hub;
     char err[200];
+    int handled = 0; /* frames handled in this call */
     while (c->state == CONN_OPEN && c->waiting == 0) {
         size_t avail = evbuffer_get_length(c->in);
         if (avail < WIRE_HEADER_SIZE) break;
@@ -343,7 +361,9 @@ static void process_input(struct conn *c)
         hub->current = NULL;
         if (rc < 0 || c->state != CONN_OPEN) return;
         evbuffer_drain(c->in, total);
+        handled++;
     }
+    frame_deadline(c, handled);
     if (c->eof && c->state == CONN_OPEN && c->waiting == 0) {
         c->peer_gone = 1;
         conn_close(c,
@@ -414,10 +434,45 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 static void hello_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
-    if (c->state != CONN_OPEN || c->link.user) return;
-    char why[96];
-    snprintf(why, sizeof why, "handshake timeout: no HELLO within %d ms", c->hub->lim.hello_ms);
+    if (c->state != CONN_OPEN || c->joined_once) return;
+    char why[120];
+    if (c->link.user)
+        snprintf(why, sizeof why, "handshake timeout: HELLO but no JOIN accepted within %d ms",
+                 c->hub->lim.hello_ms);
+    else
+        snprintf(why, sizeof why, "handshake timeout: no HELLO within %d ms", c->hub->lim.hello_ms);
     conn_close(c, why, 0);
+}
+
+/* Part of a frame has been buffered for frame_ms: a peer that drips a frame (or stops in
+ * the middle of one) holds a connection for nothing. */
+static void frame_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    if (c->state != CONN_OPEN) return;
+    char why[160];
+    snprintf(why, sizeof why, "frame timeout: %zu byte(s) of a frame buffered for %d ms",
+             evbuffer_get_length(c->in), c->hub->lim.frame_ms);
+    conn_close(c, why, 0);
+}
+
+/* After process_input: the deadline runs from the first byte of a frame to its last. A frame
+ * handled ends it; the bytes of the next one start a new one. Input held back while c waits
+ * on a congested destination is not the peer's fault: no deadline then. */
+static void frame_deadline(struct conn *c, int handled)
+{
+    int partial = c->state == CONN_OPEN && !c->waiting && evbuffer_get_length(c->in) > 0;
+    if (handled || !partial) event_del(c->frame);
+    if (partial && !event_pending(c->frame, EV_TIMEOUT, NULL)) {
+        struct timeval tv = {c->hub->lim.frame_ms / 1000, (c->hub->lim.frame_ms % 1000) * 1000};
+        event_add(c->frame, &tv);
+    }
+}
+
+void conn_handshake_done(struct conn *c)
+{
+    c->joined_once = 1;
+    if (c->hello) event_del(c->hello);
 }
 
 /* ---- accepting ---------------------------------------------------------------------- */
@@ -438,6 +493,31 @@ static void peer_name(const struct sockaddr *sa, char *peer, size_t len)
     }
 }
 
+/* Every change of an output buffer, for hub->total_queued (--max-total-queued-bytes). */
+static void count_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
+{
+    struct conn_hub *hub = arg;
+    hub->total_queued += info->n_added;
+    hub->total_queued -= info->n_deleted;
+}
+
+/* A host that vanishes (cable cut, link down, crash) sends no FIN: without this the RTI would
+ * wait on it forever. Keepalive probes an idle connection (idle for half the time, then two
+ * probes a quarter apart); TCP_USER_TIMEOUT bounds unacknowledged data to the whole time. The
+ * kernel then fails the socket (ETIMEDOUT) and the federate is resigned as lost. */
+static void peer_deadline(int fd, int ms)
+{
+    if (ms <= 0) return;
+    int on = 1, idle = ms / 2000 > 0 ? ms / 2000 : 1, intvl = ms / 4000 > 0 ? ms / 4000 : 1,
+        cnt = 2;
+    unsigned user = (unsigned)ms;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user);
+}
+
 /* A connection as the server core's link (rti/server/link.h): the struct conn starts with it. */
 static int link_send_cb(struct link *l, const void *bytes, size_t n)
 {
@@ -454,12 +534,19 @@ static void link_label_cb(struct link *l, const char *label)
     conn_set_label((struct conn *)l, label);
 }
 
-static const struct link_ops conn_link_ops = {link_send_cb, link_close_cb, link_label_cb};
+static void link_joined_cb(struct link *l)
+{
+    conn_handshake_done((struct conn *)l);
+}
+
+static const struct link_ops conn_link_ops = {link_send_cb, link_close_cb, link_label_cb,
+                                              link_joined_cb};
 
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                       void *arg)
 {
     struct conn_hub *hub = arg;
+    if (conn_guard_admit(hub, fd) != 0) return;
     struct conn *c = calloc(1, sizeof *c);
     if (!c) {
         LOGE("conn", "-", "out of memory accepting a connection");
@@ -474,6 +561,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6) {
         int one = 1; /* requests and replies are small: never wait for Nagle */
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        peer_deadline(fd, hub->lim.peer_ms);
     }
     char peer[64];
     peer_name(sa, peer, sizeof peer);
@@ -481,16 +569,22 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     evutil_make_socket_nonblocking(fd);
     c->in = evbuffer_new();
     c->out = evbuffer_new();
+    if (c->out && !evbuffer_add_cb(c->out, count_cb, hub)) {
+        evbuffer_free(c->out);
+        c->out = NULL;
+    }
     c->rev = event_new(hub->base, fd, EV_READ | EV_PERSIST, read_cb, c);
     c->wev = event_new(hub->base, fd, EV_WRITE | EV_PERSIST, write_cb, c);
     c->kick = event_new(hub->base, -1, 0, kick_cb, c);
     c->stall = event_new(hub->base, -1, 0, stall_cb, c);
     c->hello = event_new(hub->base, -1, 0, hello_cb, c);
+    c->frame = event_new(hub->base, -1, 0, frame_cb, c);
     c->next = hub->head;
     if (hub->head) hub->head->prev = c;
     hub->head = c;
     hub->n_conns++;
-    if (!c->in || !c->out || !c->rev || !c->wev || !c->kick || !c->stall || !c->hello) {
+    if (!c->in || !c->out || !c->rev || !c->wev || !c->kick || !c->stall || !c->hello ||
+        !c->frame) {
         LOGE("conn", c->label, "out of memory setting up the connection");
         conn_free(c);
         return;
@@ -504,9 +598,9 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 
 static void accept_error_cb(struct evconnlistener *l, void *arg)
 {
-    int e = EVUTIL_SOCKET_ERROR();
-    /* EMFILE and friends: keep listening; the next accept may succeed once clients leave. */
-    LOGW("conn", "-", "accept failed: %s", evutil_socket_error_to_string(e));
+    /* EMFILE and friends: pause, retry later (the next accept may succeed once clients
+     * leave); conn_guard.c bounds both the retries and the log lines. */
+    conn_guard_accept_failed(arg, EVUTIL_SOCKET_ERROR());
 }
 
 /* ---- hub ---------------------------------------------------------------------------- */
@@ -525,6 +619,9 @@ int conn_hub_init(struct conn_hub *hub, struct event_base *base, const struct co
         hub->lim.low_water = hub->lim.high_water / 2;
     if (hub->lim.stall_ms <= 0) hub->lim.stall_ms = CONN_DEFAULT_STALL_MS;
     if (hub->lim.hello_ms <= 0) hub->lim.hello_ms = CONN_DEFAULT_HELLO_MS;
+    if (hub->lim.frame_ms <= 0) hub->lim.frame_ms = CONN_DEFAULT_FRAME_MS;
+    if (!hub->lim.max_conns) hub->lim.max_conns = CONN_DEFAULT_MAX_CONNS;
+    hub->guard.backoff_ms = CONN_GUARD_BACKOFF_MIN_MS;
     hub->ops = *ops;
     hub->ctx = ctx;
     hub->next_id = 1;
@@ -652,22 +749,32 @@ int conn_hub_listen_unix(struct conn_hub *hub, const char *path, char *err, size
         return -1;
     }
     memcpy(sun.sun_path, path, strlen(path) + 1);
+    /* Check and bind under a lock of the folder, so that two RTIs started at once cannot
+     * both find the path stale and replace each other's socket. */
+    char dir[sizeof sun.sun_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) flock(dfd, LOCK_EX);
+    struct evconnlistener *l = NULL;
+    if (conn_guard_unix_claim(path, err, errlen) == 0) {
+        l = evconnlistener_new_bind(hub->base, accept_cb, hub, LEV_OPT_CLOSE_ON_FREE, 128,
+                                    (struct sockaddr *)&sun, (int)sizeof sun);
+        if (!l) snprintf(err, errlen, "--unix '%s': bind/listen: %s", path, strerror(errno));
+    }
     struct stat st;
-    if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            snprintf(err, errlen, "--unix '%s': exists and is not a socket; not replacing it",
-                     path);
-            return -1;
-        }
-        unlink(path); /* stale socket of an earlier run */
+    if (l && lstat(path, &st) == 0) {
+        hub->unix_dev = (unsigned long long)st.st_dev;
+        hub->unix_ino = (unsigned long long)st.st_ino;
     }
-    struct evconnlistener *l =
-        evconnlistener_new_bind(hub->base, accept_cb, hub, LEV_OPT_CLOSE_ON_FREE, 128,
-                                (struct sockaddr *)&sun, (int)sizeof sun);
-    if (!l) {
-        snprintf(err, errlen, "--unix '%s': bind/listen: %s", path, strerror(errno));
-        return -1;
-    }
+    if (dfd >= 0) close(dfd); /* releases the lock */
+    if (!l) return -1;
     snprintf(hub->unix_path, sizeof hub->unix_path, "%s", path);
     return add_listener(hub, l, err, errlen);
 }
@@ -678,9 +785,15 @@ void conn_hub_fini(struct conn_hub *hub)
         evconnlistener_free(hub->lst[i]);
     hub->n_lst = 0;
     if (hub->unix_path[0]) {
-        unlink(hub->unix_path);
+        /* Only our own file: another RTI may have replaced it since (after we stopped
+         * accepting, or by hand). */
+        struct stat st;
+        if (lstat(hub->unix_path, &st) == 0 && (unsigned long long)st.st_dev == hub->unix_dev &&
+            (unsigned long long)st.st_ino == hub->unix_ino)
+            unlink(hub->unix_path);
         hub->unix_path[0] = '\0';
     }
+    conn_guard_fini(hub);
     /* Connections already closing first, then the live ones: on_close runs once for each. */
     while (hub->close_head) {
         struct conn *c = hub->close_head;

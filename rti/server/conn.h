@@ -23,13 +23,23 @@ struct conn_limits {
     size_t high_water; /* bytes queued above which the sender of the current frame pauses */
     size_t low_water;  /* bytes queued at or below which paused senders resume */
     int stall_ms;      /* ms a congested client may hold paused senders before it is dropped */
-    int hello_ms;      /* ms a new connection has to complete the handshake (user set) */
+    int hello_ms;      /* ms a new connection has from accept to its first JOIN accepted
+                          (conn_handshake_done); HELLO alone does not stop the clock */
+    int frame_ms;      /* ms a frame may take to arrive once its first byte is in */
+    size_t max_conns;  /* live connections; past it a new one gets ERROR and is closed */
+    size_t max_total_queued; /* bytes queued over all connections; a send that would pass it
+                                drops its destination; 0 = no limit */
+    int peer_ms; /* TCP: a peer that acknowledges nothing (unsent data, keepalive probes)
+                    for about this long is closed by the kernel (ETIMEDOUT); 0 = off */
 };
 
 #define CONN_DEFAULT_MAX_FRAME  (1u << 20)  /* 1 MiB */
 #define CONN_DEFAULT_MAX_QUEUED (64u << 20) /* 64 MiB */
 #define CONN_DEFAULT_STALL_MS   10000
 #define CONN_DEFAULT_HELLO_MS   10000
+#define CONN_DEFAULT_FRAME_MS   10000
+#define CONN_DEFAULT_MAX_CONNS  4096
+#define CONN_DEFAULT_PEER_MS    60000
 
 enum conn_state {
     CONN_OPEN = 0, /* reading and writing */
@@ -54,7 +64,11 @@ struct conn {
     struct conn *dirty_next; /* flush list link */
     struct event *kick;      /* manual event: resume reading buffered input */
     struct event *stall;     /* timer: congested too long while others wait on us */
-    struct event *hello;     /* timer: handshake deadline (closes c if c->link.user is unset) */
+    struct event *hello;     /* timer: handshake deadline (closes c unless it joined) */
+    struct event *frame;     /* timer: partial-frame deadline (armed while part of a frame
+                                is buffered) */
+    int joined_once;         /* 1: conn_handshake_done ran (a join was accepted); the
+                                handshake timer is off */
     uint64_t id;             /* 1, 2, ... in accept order */
     char label[256];         /* "conn#3 (127.0.0.1:5555)", later "federate@federation" */
     enum conn_state state;   /* see enum conn_state */
@@ -83,6 +97,23 @@ struct conn_ops {
 
 #define CONN_MAX_LISTENERS 4
 
+/* Accepting under pressure (rti/server/conn_guard.c): when accept fails (EMFILE, ENFILE,
+ * ENOBUFS, ENOMEM) every listener is disabled for backoff_ms, doubled on each failure up to
+ * CONN_GUARD_BACKOFF_MAX_MS and reset by the next successful accept; failures and refusals are
+ * counted and logged at most once per CONN_GUARD_REPORT_MS. */
+#define CONN_GUARD_BACKOFF_MIN_MS 10
+#define CONN_GUARD_BACKOFF_MAX_MS 1000
+#define CONN_GUARD_REPORT_MS      1000
+struct conn_guard {
+    struct event *resume;    /* timer: re-enable the listeners */
+    int paused;              /* 1: the listeners are disabled */
+    int backoff_ms;          /* pause after the next failure */
+    uint64_t fails, refused; /* accept failures / connections over the limit not yet logged */
+    uint64_t fails_total, refused_total; /* since start */
+    int last_errno;                      /* errno of the last accept failure */
+    long long last_report_ms;            /* monotonic ms of the last report line, 0 = none yet */
+};
+
 struct conn_hub {
     struct event_base *base; /* not owned */
     struct conn_limits lim;  /* effective limits (defaults applied) */
@@ -98,8 +129,13 @@ struct conn_hub {
     struct event *flusher;   /* manual event that writes them (one write per batch) */
     struct evconnlistener *lst[CONN_MAX_LISTENERS];
     int n_lst;
-    char unix_path[108];     /* socket file to unlink at shutdown, "" if none */
+    char unix_path[108];                   /* socket file to unlink at shutdown, "" if none */
+    unsigned long long unix_dev, unix_ino; /* identity of the socket file this hub bound:
+                                              fini unlinks the path only if it is still it */
+    struct conn_guard guard; /* accept failures and the connection limit (conn_guard.c) */
     uint64_t n_dropped_slow; /* clients dropped for the output limit or a stall */
+    size_t total_queued;     /* bytes queued over all connections (kept by an evbuffer
+                                callback on every output buffer) */
 };
 
 /**
@@ -125,8 +161,11 @@ int conn_hub_listen_tcp(struct conn_hub *hub, const char *addr, int allow_remote
                         size_t boundlen, char *err, size_t errlen);
 
 /**
- * Listen on a Unix stream socket at path. A stale socket file at path is replaced; any other
- * existing file is refused. The file is removed by conn_hub_fini().
+ * Listen on a Unix stream socket at path. A stale socket file at path (nobody accepts on it)
+ * is replaced; a live one is refused ("in use by pid N"), as is any other existing file. The
+ * check and the bind happen under an flock(2) of the parent directory, so two RTIs started
+ * at once cannot both replace it. conn_hub_fini() removes the file only while it is still the
+ * one this hub bound (same device and inode).
  * @return 0, or -1 with err naming the path and the failing call.
  */
 int conn_hub_listen_unix(struct conn_hub *hub, const char *path, char *err, size_t errlen);
@@ -158,6 +197,23 @@ size_t conn_queued(const struct conn *c);
  * @param reason why (logged at warn level unless it is an orderly close: flush=1).
  */
 void conn_close(struct conn *c, const char *reason, int flush);
+
+/** The server accepted c's JOIN: the handshake deadline (hello_ms) no longer applies. */
+void conn_handshake_done(struct conn *c);
+
+/* ---- conn_guard.c (used by conn.c only) ---- */
+
+/** accept failed with errno e: pause the listeners with backoff, count, report once per
+ * CONN_GUARD_REPORT_MS. */
+void conn_guard_accept_failed(struct conn_hub *hub, int e);
+/** A connection fd was accepted: 0 to serve it, or -1 when the hub is at lim.max_conns (the
+ * fd got an ERROR frame and is closed; counted and reported as above). */
+int conn_guard_admit(struct conn_hub *hub, int fd);
+/** Claim path for a Unix listener: refuse a live socket or another kind of file, remove a
+ * stale socket. 0, or -1 with err filled. */
+int conn_guard_unix_claim(const char *path, char *err, size_t errlen);
+/** Free the guard's timer. */
+void conn_guard_fini(struct conn_hub *hub);
 
 /** Set the label used in log lines (e.g. the federate name after join). */
 void conn_set_label(struct conn *c, const char *label);

@@ -303,7 +303,7 @@ static void link_label_op(struct link *lk, const char *label)
     snprintf(l->label, sizeof l->label, "%s", label);
 }
 
-static const struct link_ops embed_link_ops = {link_send_op, link_close_op, link_label_op};
+static const struct link_ops embed_link_ops = {link_send_op, link_close_op, link_label_op, NULL};
 
 /* Run on_close for the links the core closed during the last frames (deferred, as conn.c
  * does at the end of an event). */

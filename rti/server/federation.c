@@ -5,6 +5,7 @@
 #include "rti/server/server_impl.h"
 
 #include "rti/flog/flog.h"
+#include "rti/server/limits.h"
 #include "rti/server/log.h"
 #include "rti/tm/tm.h"
 
@@ -84,6 +85,8 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
         snprintf(err, errlen, "federation '%s': no FOM text given", name);
         return STATUS_EINVAL;
     }
+    int lst = limits_fom(s, name, fom_len, err, errlen);
+    if (lst != STATUS_OK) return lst;
     struct federation *fx = calloc(1, sizeof *fx);
     if (!fx) {
         snprintf(err, errlen, "federation '%s': out of memory", name);
@@ -252,7 +255,9 @@ void federate_resign(struct server *s, struct federate *f, uint32_t action, uint
     LOGI("fed", f->tag, "resigns from '%s' (%s; objects: %s)", fx->name, why,
          action == WIRE_RESIGN_KEEP_OBJECTS ? "kept" : "deleted");
     f->conn = NULL; /* nothing more is sent to it */
+    uint32_t owned = f->n_owned;
     om_federate_gone(s, f, action);
+    if (action != WIRE_RESIGN_KEEP_OBJECTS) limits_released(s, owned);
     sync_federate_gone(s, f);
     fx->slots[f->slot] = NULL;
     fx->by_handle[f->handle] = NULL;

@@ -22,6 +22,9 @@ struct link_ops {
     void (*close)(struct link *l, const char *reason, int flush);
     /* Set the name used in log lines (the federate's tag after its join). */
     void (*set_label)(struct link *l, const char *label);
+    /* A join was accepted on the link (the handshake is over: a transport with a handshake
+     * deadline stops it). May be NULL. */
+    void (*joined)(struct link *l);
 };
 
 struct link {
@@ -44,6 +47,11 @@ static inline void link_close(struct link *l, const char *reason, int flush)
 static inline void link_set_label(struct link *l, const char *label)
 {
     l->ops->set_label(l, label);
+}
+
+static inline void link_joined(struct link *l)
+{
+    if (l->ops->joined) l->ops->joined(l);
 }
 
 #endif

@@ -97,7 +97,15 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
     struct conn_limits lim = {.max_frame = cfg->max_frame,
                               .max_queued = cfg->max_queued,
                               .stall_ms = cfg->stall_ms,
-                              .hello_ms = cfg->hello_ms};
+                              .hello_ms = cfg->hello_ms,
+                              .frame_ms = cfg->frame_ms,
+                              .max_conns = cfg->max_conns,
+                              .peer_ms = cfg->peer_ms < 0    ? 0
+                                         : cfg->peer_ms == 0 ? CONN_DEFAULT_PEER_MS
+                                                             : cfg->peer_ms,
+                              .max_total_queued = cfg->max_total_queued
+                                                      ? cfg->max_total_queued
+                                                      : SERVER_MAX_TOTAL_QUEUED_DEFAULT};
     struct conn_ops ops = {.on_frame = tcp_frame, .on_close = tcp_close};
     if (conn_hub_init(&s->hub, s->base, &lim, &ops, s, err, errlen) != 0) goto fail;
     if (s->cfg.listen[0] && conn_hub_listen_tcp(&s->hub, s->cfg.listen, s->cfg.allow_remote,

@@ -2,6 +2,7 @@
  * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
  * Serves doc/guide.md (start an RTI) and doc/rti.md (options, explicit limits). Read
  * rti/server/server.h next; doc/rti.md documents every option. */
+#include "rti/proto/secret.h"
 #include "rti/server/conn.h"
 #include "rti/server/log.h"
 #include "rti/server/server.h"
@@ -24,14 +25,27 @@ static void usage(FILE *out)
             "                          (default %u; senders pause at half of it)\n"
             "  --stall-ms MS           a client that stays congested this long while others\n"
             "                          wait on it is dropped (default %d)\n"
-            "  --handshake-ms MS       a new connection must send HELLO within this (default %d)\n"
+            "  --handshake-ms MS       a new connection must be joined (HELLO, then a JOIN\n"
+            "                          accepted) within this (default %d)\n"
+            "  --frame-ms MS           a frame must arrive whole within this once its first\n"
+            "                          byte is in (default %d)\n"
+            "  --max-connections N     connections at once; more are refused (default %d)\n"
+            "  --peer-timeout-ms MS    a TCP peer that acknowledges nothing for about this\n"
+            "                          long (link cut, host gone) is dropped (default %d; 0 off)\n"
             "  --max-federates N       federates per federation (default %u)\n"
             "  --max-federations N     federations per RTI (default %u)\n"
+            "  --max-fom-bytes BYTES   largest FOM text of a federation (default %u)\n"
+            "  --max-objects N         objects one federate may own (default %u)\n"
+            "  --max-total-queued-bytes BYTES  output queued for all clients together;\n"
+            "                          a send past it drops its receiver (default %zu)\n"
             "  --shuffle-ties SEED     test mode: deliver equal time stamps from different\n"
             "                          senders in an order drawn from SEED (doc/master.md)\n"
             "  --spin-us US            poll this long after traffic before sleeping: lower\n"
             "                          latency for one busy core (default 0: never spin)\n"
-            "  --secret TEXT           shared secret every JOIN must carry\n"
+            "  --secret TEXT           shared secret every JOIN must carry (visible to other\n"
+            "                          users in ps: prefer --secret-file or TEMPO_SECRET)\n"
+            "  --secret-file PATH      read the secret from PATH (mode 600, 1..256 bytes)\n"
+            "                          Without either: TEMPO_SECRET, else TEMPO_SECRET_FILE\n"
             "  --log DIR               write a federation log per federation into DIR\n"
             "                          (read it with tempo-log; doc/log.md)\n"
             "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
@@ -44,8 +58,10 @@ static void usage(FILE *out)
             "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
             "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
             SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
-            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, SERVER_MAX_FEDERATES_DEFAULT,
-            SERVER_MAX_FEDERATIONS_DEFAULT);
+            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS,
+            CONN_DEFAULT_MAX_CONNS, CONN_DEFAULT_PEER_MS, SERVER_MAX_FEDERATES_DEFAULT,
+            SERVER_MAX_FEDERATIONS_DEFAULT, SERVER_MAX_FOM_BYTES_DEFAULT,
+            SERVER_MAX_OBJECTS_DEFAULT, SERVER_MAX_TOTAL_QUEUED_DEFAULT);
 }
 
 /* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
@@ -107,6 +123,14 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->flog_only = v;
     } else if (strcmp(a, "--secret") == 0) {
         cfg->secret = v;
+    } else if (strcmp(a, "--secret-file") == 0) {
+        static char from_file[SECRET_MAX + 1];
+        char err[400];
+        if (secret_read_file(v, from_file, sizeof from_file, err, sizeof err) != 0) {
+            fprintf(stderr, "tempo-rti: --secret-file: %s\n", err);
+            return 2;
+        }
+        cfg->secret = from_file;
     } else if (strcmp(a, "--max-frame") == 0) {
         if (parse_size(v, &sz) != 0 || sz < 64 || sz > 0xffffffffu) {
             fprintf(stderr, "tempo-rti: --max-frame '%s': expected 64 bytes .. 4G - 1\n", v);
@@ -125,6 +149,15 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--handshake-ms") == 0) {
         if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
         cfg->hello_ms = (int)n;
+    } else if (strcmp(a, "--frame-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->frame_ms = (int)n;
+    } else if (strcmp(a, "--peer-timeout-ms") == 0) {
+        if (parse_long(a, v, 0, 86400000, &n) != 0) return 2;
+        cfg->peer_ms = n == 0 ? -1 : (int)n;
+    } else if (strcmp(a, "--max-connections") == 0) {
+        if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
+        cfg->max_conns = (size_t)n;
     } else if (strcmp(a, "--shuffle-ties") == 0) {
         if (parse_long(a, v, 1, 2147483647, &n) != 0) return 2;
         cfg->shuffle_ties = (uint64_t)n;
@@ -134,6 +167,22 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
     } else if (strcmp(a, "--max-federations") == 0) {
         if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
         cfg->max_federations = (uint32_t)n;
+    } else if (strcmp(a, "--max-fom-bytes") == 0) {
+        if (parse_size(v, &sz) != 0) {
+            fprintf(stderr, "tempo-rti: --max-fom-bytes '%s': expected a size in bytes\n", v);
+            return 2;
+        }
+        cfg->max_fom_bytes = sz;
+    } else if (strcmp(a, "--max-objects") == 0) {
+        if (parse_long(a, v, 1, 100000000, &n) != 0) return 2;
+        cfg->max_objects = (uint32_t)n;
+    } else if (strcmp(a, "--max-total-queued-bytes") == 0) {
+        if (parse_size(v, &sz) != 0 || sz < 4096) {
+            fprintf(stderr, "tempo-rti: --max-total-queued-bytes '%s': expected at least 4096\n",
+                    v);
+            return 2;
+        }
+        cfg->max_total_queued = sz;
     } else if (strcmp(a, "--max-federates") == 0) {
         if (parse_long(a, v, 1, 1000000, &n) != 0) return 2;
         cfg->max_federates = (uint32_t)n;
@@ -158,14 +207,21 @@ static const char *const valued_options[] = {"--listen",
                                              "--log",
                                              "--log-only",
                                              "--secret",
+                                             "--secret-file",
                                              "--max-frame",
                                              "--max-queued-bytes",
                                              "--stall-ms",
                                              "--handshake-ms",
+                                             "--frame-ms",
+                                             "--max-connections",
+                                             "--peer-timeout-ms",
                                              "--spin-us",
                                              "--max-federations",
                                              "--max-federates",
                                              "--log-level",
+                                             "--max-fom-bytes",
+                                             "--max-objects",
+                                             "--max-total-queued-bytes",
                                              "--shuffle-ties"};
 
 static int takes_value(const char *a)
@@ -206,6 +262,16 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
         }
         int rc = parse_valued(a, argv[++i], cfg, lv);
         if (rc != 0) return rc;
+    }
+    if (!cfg->secret) { /* the environment, as libtempo reads it */
+        static char from_env[SECRET_MAX + 1];
+        char err[400];
+        int r = secret_from_env(from_env, sizeof from_env, err, sizeof err);
+        if (r < 0) {
+            fprintf(stderr, "tempo-rti: %s\n", err);
+            return 2;
+        }
+        if (r == 1) cfg->secret = from_env;
     }
     size_t frame = cfg->max_frame ? cfg->max_frame : CONN_DEFAULT_MAX_FRAME;
     size_t queued = cfg->max_queued ? cfg->max_queued : CONN_DEFAULT_MAX_QUEUED;

@@ -5,6 +5,7 @@
  * Serves doc/fom.md; routing is O(subscribers) per update. Read rti/server/sync.c next. */
 #include "rti/server/server_impl.h"
 
+#include "rti/server/limits.h"
 #include "rti/server/log.h"
 
 #include <stdio.h>
@@ -201,6 +202,8 @@ static int do_register(struct server *s, struct federate *f, const struct wire_m
     } else {
         snprintf(name, sizeof name, AUTO_NAME_PREFIX "%llu", (unsigned long long)fx->next_obj);
     }
+    int lst = limits_objects(s, f, err, errlen);
+    if (lst != STATUS_OK) return lst;
     struct object *o = calloc(1, sizeof *o);
     if (o) {
         o->name = strdup(name);

@@ -6,6 +6,7 @@
 #include "rti/server/server_impl.h"
 
 #include "rti/flog/flog.h"
+#include "rti/server/limits.h"
 #include "rti/server/log.h"
 
 #include <stdio.h>
@@ -199,6 +200,8 @@ static int same_fom(const struct federation *fx, const char *name, const struct 
 {
     struct fom *fom = NULL;
     char ferr[FOM_ERRLEN];
+    int lst = limits_fom(fx->srv, fx->name, text->len, err, errlen);
+    if (lst != STATUS_OK) return lst;
     if (fom_parse_mem(text->ptr, text->len, "JOIN FOM", &fom, ferr, sizeof ferr) != FOM_OK) {
         snprintf(err, errlen, "federate '%s': FOM does not parse: %s", name, ferr);
         return STATUS_EFOM;
@@ -288,6 +291,7 @@ static void handle_join(struct server *s, struct link *c, struct client *cl,
         return;
     }
     cl->fed = f;
+    link_joined(c);
     /* What the RTI does with its objects if its connection drops (on_close). */
     f->resign_action =
         (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
@@ -378,7 +382,16 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
         char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 32];
         wire_hex_sample(frame, len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX, hex, sizeof hex);
         snprintf(why, sizeof why, "malformed frame (%s): %s; %s", wire_strerror(rc), err, hex);
-        link_close(c, why, 0);
+        if (!c->user) { /* the first frame: the handshake's answer says why (doc/rti.md) */
+            struct wire_msg e;
+            wire_msg_init(&e, WIRE_ERROR);
+            e.code = STATUS_EPROTO;
+            snprintf(why, sizeof why, "handshake: malformed first frame (%s): %s",
+                     wire_strerror(rc), err);
+            wire_str_set(&e.str[0], why);
+            server_send(s, c, &e);
+        }
+        link_close(c, why, !c->user);
         return -1;
     }
     LOGT("server", c->label, "recv %s (%zu bytes)", wire_type_name(m.type), len);
@@ -470,6 +483,8 @@ void server_core_init(struct server *s, const struct server_config *cfg)
     if (!s->cfg.listen) s->cfg.listen = SERVER_DEFAULT_LISTEN;
     if (!s->cfg.max_federates) s->cfg.max_federates = SERVER_MAX_FEDERATES_DEFAULT;
     if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
+    if (!s->cfg.max_fom_bytes) s->cfg.max_fom_bytes = SERVER_MAX_FOM_BYTES_DEFAULT;
+    if (!s->cfg.max_objects) s->cfg.max_objects = SERVER_MAX_OBJECTS_DEFAULT;
 }
 
 void server_core_fini(struct server *s)

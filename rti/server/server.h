@@ -7,9 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SERVER_DEFAULT_LISTEN          "127.0.0.1:7470"
-#define SERVER_MAX_FEDERATES_DEFAULT   1024 /* federates per federation */
-#define SERVER_MAX_FEDERATIONS_DEFAULT 1024 /* federations per server */
+#define SERVER_DEFAULT_LISTEN           "127.0.0.1:7470"
+#define SERVER_MAX_FEDERATES_DEFAULT    1024              /* federates per federation */
+#define SERVER_MAX_FEDERATIONS_DEFAULT  256               /* federations per server */
+#define SERVER_MAX_FOM_BYTES_DEFAULT    (256u << 10)      /* bytes of one FOM text */
+#define SERVER_MAX_OBJECTS_DEFAULT      100000            /* objects one federate may own */
+#define SERVER_MAX_TOTAL_QUEUED_DEFAULT ((size_t)1 << 30) /* output bytes, all connections */
 
 /* Options. Zero / NULL fields mean the default. Strings are not owned (they must outlive
  * the server: main() passes argv). */
@@ -20,9 +23,15 @@ struct server_config {
     size_t max_frame;         /* bytes per frame, header included (default 1 MiB) */
     size_t max_queued;        /* bytes queued per connection (default 64 MiB) */
     int stall_ms;             /* ms a congested client may stall its senders (default 10 s) */
-    int hello_ms;             /* ms a new connection has for the handshake (default 10 s) */
+    int hello_ms;             /* ms a new connection has to be joined (default 10 s) */
+    int frame_ms;             /* ms a partial frame may stay incomplete (default 10 s) */
+    size_t max_conns;         /* live connections (default CONN_DEFAULT_MAX_CONNS) */
+    int peer_ms;              /* TCP peer deadline (default CONN_DEFAULT_PEER_MS), -1 = off */
     uint32_t max_federates;   /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
     uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
+    size_t max_fom_bytes;     /* bytes of a FOM text (default SERVER_MAX_FOM_BYTES_DEFAULT) */
+    uint32_t max_objects;     /* objects per federate (default SERVER_MAX_OBJECTS_DEFAULT) */
+    size_t max_total_queued;  /* output bytes queued over all connections (default 1 GiB) */
     const char *secret;       /* shared secret every JOIN must carry, NULL = none */
     const char *flog_dir;     /* directory for federation logs (doc/log.md), NULL = none */
     const char *flog_only;    /* comma-separated fnmatch(3) patterns: with flog_dir, log only

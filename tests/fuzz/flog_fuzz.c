@@ -69,10 +69,17 @@ static void read_all(const uint8_t *data, size_t size)
         } else if (rec.kind == FLOG_K_TM_SEND) {
             for (uint32_t i = 0; i < rec.send.n; i++)
                 (void)flog_tm_send_receiver(&rec.send, i);
-            if (rec.send.receivers + 4 * (size_t)rec.send.n > data + size) __builtin_trap();
+            /* No pointer arithmetic on an empty (possibly NULL) list. */
+            if (rec.send.n > 0 && ((const uint8_t *)rec.send.receivers < data ||
+                                   4 * (size_t)rec.send.n >
+                                       (size_t)(data + size - (const uint8_t *)rec.send.receivers)))
+                __builtin_trap();
         } else if (rec.kind == FLOG_K_DECISION) {
             /* a coded reason (why != 0) is a static text, not in the data */
-            if (rec.dec.why == 0 && rec.dec.reason + rec.dec.reason_len > (const char *)data + size)
+            /* An empty reason may be NULL: compare lengths, never offset a NULL pointer. */
+            if (rec.dec.why == 0 && rec.dec.reason_len > 0 &&
+                (rec.dec.reason < (const char *)data ||
+                 rec.dec.reason_len > (size_t)((const char *)data + size - rec.dec.reason)))
                 __builtin_trap();
             if (rec.dec.why != 0 && (!flog_why_text(rec.dec.why) || rec.dec.kind != TM_D_DELIVER))
                 __builtin_trap();

@@ -106,10 +106,11 @@ if [ -n "$victim" ] && [ "$rc" -eq 1 ] &&
   ! still_running "$dir/long.json"; then ok; else
   ko "kill -9: victim '$victim' status $rc: $(head -c 600 "$dir/k.err")"; fi
 
-# 5. A federate that fails by itself mid-run (its results folder cannot be written: a file
-#    stands where the folder should be): tempo-run reports its name and its own error.
+# 5. A federate that fails by itself mid-run (its CSV cannot be written: a folder stands
+#    where the file should be; an output path that is a file is refused before start, see
+#    run_preflight.sh): tempo-run reports its name and its own error.
 lv "$dir/nowrite.json" nowrite "$G"
-: >"$dir/out-nowrite"
+mkdir -p "$dir/out-nowrite/prey.csv"
 timeout 60 bin/tempo-run "$dir/nowrite.json" --quiet >"$dir/w.out" 2>"$dir/w.err"
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q "failed: child '\(prey\|predator\)' (pid [0-9]*) exited with status 1" "$dir/w.err" &&

@@ -469,6 +469,12 @@ static void test_oversized(void)
     CHECK_INT_EQ(flen, 208);
     CHECK_INT_EQ(wire_split(h, 7, 128, &flen, err, sizeof err), 0); /* header incomplete */
     CHECK_INT_EQ(flen, 208);                                        /* so no size yet */
+    /* doc/protocol.md §1: a configured limit below 64 bytes is raised to 64. */
+    header(h, 56, WIRE_PING, 0); /* a 64-byte frame */
+    CHECK_INT_EQ(wire_split(h, 8, 10, &flen, err, sizeof err), 0);
+    CHECK_INT_EQ(flen, 64);
+    header(h, 57, WIRE_PING, 0); /* 65 bytes: over the raised limit */
+    CHECK_INT_EQ(wire_split(h, 8, 10, &flen, err, sizeof err), WIRE_ETOOBIG);
     CHECK_INT_EQ(wire_split(NULL, 0, 0, &flen, err, sizeof err), 0);
 }
 
@@ -632,6 +638,9 @@ static void test_tstat(void)
     p[36] = 2; /* bound_strict at offset 8+8+4+8+8 */
     CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_EFIELD);
     CHECK_STR_HAS(err, "strict");
+    p[36] = 1;
+    p[16] = 6; /* pending request kind at offset 16: 0..5 are known (doc/protocol.md §4) */
+    CHECK_INT_EQ(wire_tstat_unpack(p, sizeof p, &u, err, sizeof err), WIRE_EFIELD);
 }
 
 static void test_hex_sample(void)

@@ -1,0 +1,43 @@
+/* What tempo-run checks before it starts any process, beyond the federation file's own checks
+ * (the FOM file, the output folder), and the lock that keeps two runs out of one output
+ * folder. Serves doc/run.md ("What it does"). Read federate/run/run_check.c next. */
+#ifndef TEMPO_FEDERATE_RUN_RUN_CHECK_H
+#define TEMPO_FEDERATE_RUN_RUN_CHECK_H
+
+#include <stddef.h>
+
+#define RUN_LOCK_NAME ".tempo-run.lock" /* file in the output folder that tempo-run locks */
+
+/**
+ * Check that the FOM file (NULL: generated, nothing to check) is a readable regular file, and
+ * that the output folder is a folder or can be made one (it is created, parents included).
+ * @return 0, or -1 with err naming the file or folder and the fault.
+ */
+int run_check_files(const char *fom, const char *outdir, char *err, size_t errlen);
+
+/** 1 when process pid is stopped (SIGSTOP, a debugger: state T or t in /proc/PID/stat), else 0.
+ *  Names the culprit when a run times out. */
+int run_proc_stopped(int pid);
+
+#define RUN_RTI_NAME_MAX 127 /* bytes of a name the RTI takes (doc/rti.md "Federations") */
+
+struct fedfile;
+
+/**
+ * Check the names the federates will give the RTI against its limit: "federate.Class", the
+ * name of the object a peer federate registers for each class it publishes, must fit in
+ * RUN_RTI_NAME_MAX bytes (the federation file itself limits the names alone).
+ * @return 0, or -1 with err naming the federate, the object name and its length.
+ */
+int run_check_names(const struct fedfile *ff, char *err, size_t errlen);
+
+/**
+ * Lock the output folder for this run: an flock(2) on outdir/RUN_LOCK_NAME, held until *fd is
+ * closed (at exit at the latest). The file holds the pid of the run that holds it; it is left
+ * in place afterwards (removing it would let two later runs lock two different files).
+ * @param fd receives the lock's descriptor.
+ * @return 0, or -1 with err saying the folder is in use by another tempo-run (its pid).
+ */
+int run_lock_output(const char *outdir, int *fd, char *err, size_t errlen);
+
+#endif
