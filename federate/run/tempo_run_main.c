@@ -29,7 +29,7 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
-    "                 [--log DIR] [--watchdog S] [--in-process|--distributed]\n"
+    "                 [--log DIR] [--watchdog S] [--in-process [--threads]|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
@@ -45,8 +45,10 @@ static const char usage_text[] =
     "  --secret-file PATH  the shared secret (mode 600); default: TEMPO_SECRET,\n"
     "                 TEMPO_SECRET_FILE, the file's \"secret_file\", else a fresh random\n"
     "                 one for the RTI it starts (none with --rti)\n"
-    "  --in-process   every federate a thread of one process (tempo-fmu --all) on an RTI\n"
-    "                 embedded in it, no sockets (doc/inproc.md)\n"
+    "  --in-process   every federate in one process (tempo-fmu --all) on an RTI embedded\n"
+    "                 in it, no sockets: tasks taking turns on one thread (doc/inproc.md)\n"
+    "  --threads      with an in-process placement: each federate a thread instead of a\n"
+    "                 task (for FMUs that block or keep thread-local state)\n"
     "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
     "                 says \"placement\": \"in-process\")\n"
     "  --help         print this text and exit\n"
@@ -217,6 +219,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
 typedef struct run_args {
     const char *file, *rti, *output, *reference, *secret_file, *log;
     int quiet, verbose;
+    int threads;   /* --threads: in process, federates as threads, not tasks */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
     double watchdog_s; /* < 0: not given (default RUN_WATCHDOG_S) */
@@ -243,6 +246,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->placement = 1;
         } else if (!strcmp(s, "--distributed")) {
             a->placement = -1;
+        } else if (!strcmp(s, "--threads")) {
+            a->threads = 1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
                    !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
@@ -639,6 +644,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (log) argv[k++] = "--log-dir", argv[k++] = (char *)log; /* the embedded RTI's */
         if (master && a->quiet) argv[k++] = "--quiet";
+        if (a->threads) argv[k++] = "--threads";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
@@ -742,6 +748,14 @@ int main(int argc, char **argv)
             fedfile_free(ff);
             return 2;
         }
+    if (!inproc && a.threads) {
+        fprintf(stderr,
+                "tempo-run: %s: --threads goes with an in-process placement (--in-process, or "
+                "\"placement\": \"in-process\" in the file)\n",
+                a.file);
+        fedfile_free(ff);
+        return 2;
+    }
     if (inproc && a.rti) {
         fprintf(stderr,
                 "tempo-run: %s: --rti and in-process placement exclude each other (the RTI "
