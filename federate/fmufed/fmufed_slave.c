@@ -400,7 +400,8 @@ static int share(slave_run *r, int64_t t)
         if (k == r->n_din) break;
         if (r->failed) return PORT_ELOST;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > r->timeout_ms)
+        if (r->timeout_ms >= 0 && /* --timeout -1: no limit */
+            (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > r->timeout_ms)
             return PORT_ELOST;
         if (tp_evoke(r->tp, 500) < 0) return PORT_ELOST;
     }
