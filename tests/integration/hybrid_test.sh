@@ -52,9 +52,11 @@ if [ "$rc" -eq 0 ] && [ "$same" -eq 1 ]; then ok; else
 
 # 2c. Check C10 with data from two senders: under an RTI that shuffles ties between senders
 # (the ball gets the master's commands and the stairs' shares at one instant), the same bits.
+# The ball runs with --timeout -1 (no limit: its waits for the stairs' shares must wait, not
+# fail at once; `timeout 120` bounds the test).
 for seed in 1 2; do
   rti_start "$dir" --shuffle-ties "$seed"
-  timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name ball --rti "$RTI_ADDR" --output "$dir/s$seed" >/dev/null 2>&1 &
+  timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name ball --rti "$RTI_ADDR" --output "$dir/s$seed" --timeout -1 >/dev/null 2>&1 &
   b=$!
   timeout 120 bin/tempo-fmu --federation "$dir/f.json" --name steps --rti "$RTI_ADDR" --output "$dir/s$seed" >/dev/null 2>&1 &
   s=$!
