@@ -288,20 +288,34 @@ int tpi_read(tp_federate *f, int timeout_ms)
     if (buf_reserve(&f->in, TPI_READ_CHUNK) < 0)
         return tpi_fail(f, TP_ENOMEM, "federate \"%s\": input buffer cannot grow", f->name);
     if (f->liveness_ms <= 0) return sock_read(f, timeout_ms);
+    /* A program that computed for a while between two calls was not waiting on the RTI: that
+     * gap is not the RTI's silence. So after a gap, unless a PING is still unanswered, the
+     * silence counts as half the deadline at most: the first empty read sends a PING, and
+     * the connection is closed only if nothing comes for the other half. */
+    int64_t now = tpi_now_ms();
+    if (now - f->read_end_ms >= f->liveness_ms / 4 && f->ping_ms <= f->last_rx_ms &&
+        now - f->last_rx_ms > f->liveness_ms / 2)
+        f->last_rx_ms = now - f->liveness_ms / 2;
     /* With a liveness deadline a wait is cut into slices of a quarter of it, each ended by a
      * liveness check; the caller still sees one wait of timeout_ms. */
-    int64_t end = timeout_ms > 0 ? tpi_now_ms() + timeout_ms : -1;
+    int64_t end = timeout_ms > 0 ? now + timeout_ms : -1;
     int slice = f->liveness_ms / 4;
+    int n;
     for (;;) {
         int t = timeout_ms < 0 ? slice : timeout_ms == 0 ? 0 : remaining(end);
         if (t > slice) t = slice;
-        int n = sock_read(f, t);
+        n = sock_read(f, t);
         if (n > 0) f->last_rx_ms = tpi_now_ms();
-        if (n != 0) return n;
+        if (n != 0) break;
         int r = liveness_check(f);
-        if (r < 0) return r;
-        if (timeout_ms == 0 || (timeout_ms > 0 && tpi_now_ms() >= end)) return 0;
+        if (r < 0) {
+            n = r;
+            break;
+        }
+        if (timeout_ms == 0 || (timeout_ms > 0 && tpi_now_ms() >= end)) break;
     }
+    f->read_end_ms = tpi_now_ms();
+    return n;
 }
 
 static int flush_sock(tp_federate *f);

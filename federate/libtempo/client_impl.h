@@ -60,6 +60,8 @@ struct tp_federate {
                               seen nothing for this long closes the connection; 0 = off */
     int64_t last_rx_ms;    /* monotonic ms when bytes last came from the RTI */
     int64_t ping_ms;       /* monotonic ms of the last liveness PING sent (0 = none) */
+    int64_t read_end_ms;   /* monotonic ms when the last socket read returned: time since then
+                              was spent away from libtempo, not waiting on the RTI */
     int flushing;          /* 1 inside tpi_flush: the liveness check sends no PING there */
     uint32_t next_req;     /* next request id (never 0) */
     struct buf out;        /* encoded frames not yet written */

@@ -47,6 +47,21 @@ static void test_live_rti_keeps_waits(tp_federate *f)
     CHECK_INT_EQ(tp_query_logical_time(f, &(tp_time){0}), TP_OK);
 }
 
+/* A program away from libtempo for longer than the deadline (computing between two calls) is
+ * not cut off from a live RTI: its next wait PINGs first and goes on when the PONG comes. */
+static void test_busy_program_keeps_link(tp_federate *f)
+{
+    CHECK_INT_EQ(tp_set_liveness(f, DEADLINE_MS), TP_OK);
+    CHECK(tp_evoke(f, 0) >= 0, "evoke on a live RTI");
+    struct timespec busy = {0, 3 * DEADLINE_MS / 2 * 1000000L};
+    nanosleep(&busy, NULL); /* no libtempo call for 1.5 deadlines */
+    int64_t t0 = harness_ms();
+    CHECK_INT_EQ(tp_wait_announced(f, "never-registered", 2 * DEADLINE_MS), TP_TIMEOUT);
+    CHECK(harness_ms() - t0 >= 2 * DEADLINE_MS, "the wait lasted its timeout (%lld ms)",
+          (long long)(harness_ms() - t0));
+    CHECK_INT_EQ(tp_query_logical_time(f, &(tp_time){0}), TP_OK);
+}
+
 /* Values out of range are refused and change nothing. */
 static void test_bad_values(tp_federate *f)
 {
@@ -134,6 +149,7 @@ int main(void)
     if (a && b && c && d) {
         test_live_rti_keeps_waits(a);
         test_bad_values(a);
+        test_busy_program_keeps_link(d);
         test_off(c); /* before the other tests close their connections */
         test_stopped_rti_wait(a);
         test_stopped_rti_reply(b);
