@@ -40,7 +40,7 @@ struct embed_ctx {
     void *sp; /* saved stack pointer; the registers are on that stack */
 };
 void tempo_embed_switch(void **save_sp, void *load_sp);
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
         ".globl tempo_embed_switch\n"
         ".hidden tempo_embed_switch\n"
         ".type tempo_embed_switch,@function\n"
@@ -66,7 +66,8 @@ __asm__(".text\n"
         "  popq %rbx\n"
         "  popq %rbp\n"
         "  ret\n"
-        ".size tempo_embed_switch, .-tempo_embed_switch\n");
+        ".size tempo_embed_switch, .-tempo_embed_switch\n"
+        ".popsection\n");
 
 static void ctx_switch(struct embed_ctx *save, struct embed_ctx *load)
 {
@@ -87,7 +88,14 @@ static void ctx_make(struct embed_ctx *c, void *stack, size_t size, void (*entry
     sp -= 6;                            /* r15 r14 r13 r12 rbx rbp (zero) */
     for (int i = 0; i < 6; i++)
         sp[i] = 0;
-    uint32_t words[2] = {0x1f80, 0x037f}; /* MXCSR and x87 control word at reset */
+    /* MXCSR and the x87 control word of the thread that makes the task (rounding, flush to
+     * zero, exception masks): a task computes as the same code would on that thread, as the
+     * ucontext path and the thread mode do. */
+    uint32_t mxcsr = 0;
+    uint16_t fcw = 0;
+    __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+    __asm__ volatile("fnstcw %0" : "=m"(fcw));
+    uint32_t words[2] = {mxcsr, fcw};
     sp -= 1;
     memcpy(sp, words, sizeof words);
     c->sp = sp;
@@ -465,13 +473,18 @@ int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, s
     struct embed_task *t = calloc(1, sizeof *t);
     void *st = mmap(NULL, EMBED_TASK_STACK, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    /* a guard page: a stack overflow faults instead of corrupting memory */
+    if (st != MAP_FAILED && mprotect(st, 4096, PROT_NONE) != 0) {
+        munmap(st, EMBED_TASK_STACK);
+        st = MAP_FAILED;
+    }
     if (!t || st == MAP_FAILED) {
         free(t);
         if (st != MAP_FAILED) munmap(st, EMBED_TASK_STACK);
-        snprintf(err, errlen, "in-process RTI '%s': no memory for a task's stack", name);
+        snprintf(err, errlen,
+                 "in-process RTI '%s': no memory for a task's stack (or its guard page)", name);
         return -1;
     }
-    mprotect(st, 4096, PROT_NONE); /* a stack overflow faults instead of corrupting memory */
     *t = (struct embed_task){.stack = st, .fn = fn, .ctx = ctx, .deadline_ns = -1};
     pthread_mutex_lock(&reg_lock);
     struct embed *e = find_locked(name);
