@@ -370,7 +370,7 @@ static int declare_shares(slave_run *r)
  * times to the slaves they feed (an update of Share<idx>, stamped at the instant), wait until
  * every source of its discrete inputs has shared the same round, and set those inputs. The
  * values never pass through the master. */
-static int share(slave_run *r, int64_t t)
+static int share(slave_run *r, int64_t t, char *why, size_t whylen)
 {
     const port_slave *s = &r->ps;
     size_t nd = s->info.n_discrete;
@@ -378,16 +378,25 @@ static int share(slave_run *r, int64_t t)
         int st = s->ops->get_discrete(s->ctx, r->disc);
         int cst = s->ops->collect(s->ctx);
         if (st == PORT_OK) st = cst;
-        if (st < 0) return st;
+        if (st < 0) {
+            snprintf(why, whylen, "reading its discrete outputs: %s", fmufed_local_errmsg(r->l));
+            return st;
+        }
         for (size_t k = 0; k < nd; k++)
             r->out[k] = r->disc[k].v, r->out_t[k] = r->disc[k].t;
         msproto_reply b = {
             .kind = MSP_SHARE, .t = t, .n_v = nd, .v = r->out, .n_tv = nd, .tv = r->out_t};
         size_t len = 0;
-        if (msproto_reply_encode(&b, r->rbuf, r->rcap, &len, NULL, 0) != MSPROTO_OK)
+        char e[MSPROTO_ERRLEN];
+        if (msproto_reply_encode(&b, r->rbuf, r->rcap, &len, e, sizeof e) != MSPROTO_OK) {
+            snprintf(why, whylen, "encoding its share: %s", e);
             return PORT_EUSAGE;
+        }
         tp_value val = {.handle = r->sh_attr, .data = r->rbuf, .size = len};
-        if (tp_update(r->tp, r->sh_obj, &val, 1, r->T) != TP_OK) return PORT_ELOST;
+        if (tp_update(r->tp, r->sh_obj, &val, 1, r->T) != TP_OK) {
+            snprintf(why, whylen, "sending its share: %s", tp_last_error(r->tp));
+            return PORT_ELOST;
+        }
         r->st->updates++;
     }
     if (!r->n_din) return PORT_OK;
@@ -398,18 +407,31 @@ static int share(slave_run *r, int64_t t)
         while (k < r->n_din && r->rx[r->src[k]].t == t && r->src_k[k] < r->rx[r->src[k]].n)
             k++;
         if (k == r->n_din) break;
-        if (r->failed) return PORT_ELOST;
+        if (r->failed) {
+            snprintf(why, whylen, "%.500s", r->why);
+            return PORT_ELOST;
+        }
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (r->timeout_ms >= 0 && /* --timeout -1: no limit */
-            (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > r->timeout_ms)
+            (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
+                r->timeout_ms) {
+            snprintf(why, whylen, "no share of this round from federate %s within %d ms",
+                     r->ff->feds[r->src[k]].name, r->timeout_ms);
             return PORT_ELOST;
-        if (tp_evoke(r->tp, 500) < 0) return PORT_ELOST;
+        }
+        if (tp_evoke(r->tp, 500) < 0) {
+            snprintf(why, whylen, "waiting for federate %s's share: %s",
+                     r->ff->feds[r->src[k]].name, tp_last_error(r->tp));
+            return PORT_ELOST;
+        }
     }
     for (size_t k = 0; k < r->n_din; k++) {
         const shared_in *x = &r->rx[r->src[k]];
         r->disc[k] = (port_discrete){x->v[r->src_k[k]], x->tv[r->src_k[k]]};
     }
-    return s->ops->set_discrete(s->ctx, r->n_din, r->disc);
+    int st = s->ops->set_discrete(s->ctx, r->n_din, r->disc);
+    if (st < 0) snprintf(why, whylen, "setting its discrete inputs: %s", fmufed_local_errmsg(r->l));
+    return st;
 }
 
 static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
@@ -539,15 +561,16 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     case MSP_RECORD:
         st = s->ops->record(s->ctx);
         break;
-    case MSP_SHARE:
-        if ((st = share(r, c->t)) < 0) {
+    case MSP_SHARE: {
+        char why[512] = "";
+        if ((st = share(r, c->t, why, sizeof why)) < 0) {
             snprintf(share_err, sizeof share_err,
                      "federate %s: sharing discrete values (round %lld): %s", r->name,
-                     (long long)c->t,
-                     r->failed ? r->why : "no value from a source in time, or the RTI refused");
+                     (long long)c->t, why[0] ? why : port_strerror(st));
             msg = share_err;
         }
         break;
+    }
     default:
         st = PORT_EUSAGE;
         break;
