@@ -10,6 +10,7 @@
  * The slave rebuilds its replaced input from P^ with its current state (eq. 22-23). */
 #include "algorithms/energy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,13 +83,14 @@ static int work_new(work *w, const port_master *m, size_t n_links)
     return PORT_OK;
 }
 
-/* Whether a side holding the energy E >= 0 and fed p0 + slope t over [0, H] must be landed on
+/* Whether a side holding the energy E > 0 and fed p0 + slope t over [0, H] must be landed on
  * its zero in this step: p0 < 0 and either the polynomial that drains E exactly where it
  * vanishes would vanish within the step (t1 = -2 E / p0 <= H), or the given polynomial would
  * take more than E before it turns (E would go negative, which no state has). */
 static int must_land(double E, double p0, double slope, double H)
 {
     if (!(E > 0) || !(p0 < 0)) return 0;
+    if (!isfinite(p0 * p0 / (2 * E))) return 0; /* E too small for a landing slope */
     if (-2 * E / p0 <= H) return 1;
     double t = slope > 0 ? -p0 / slope : H; /* where the power turns, or the step's end */
     if (t > H) t = H;
