@@ -129,6 +129,36 @@ static void flags_of(const fedfile *ff, unsigned char *d, size_t cap)
         }
 }
 
+/* A hybrid federation file opened for a local master run at tol_d (ME slaves), its rows to
+ * row(ctx). NULL (the failure checked, nothing left open) or the run and *ff. */
+static master_local *open_local(const char *path, double tol_d, master_local_row_fn *row, void *ctx,
+                                fedfile **ff)
+{
+    char err[MASTER_LOCAL_ERRLEN] = "";
+    *ff = NULL;
+    int rc = fedfile_load(path, ff, err, sizeof err);
+    CHECK(rc == FEDFILE_OK, "%s: %s", path, err);
+    if (rc) return NULL;
+    (*ff)->algo.hybrid.tol_d = tol_d;
+    master_local_opts lo = {.kind = FMU_KIND_ME, .row = row, .row_ctx = ctx};
+    master_local *ml = NULL;
+    rc = master_local_open(*ff, &lo, &ml, err, sizeof err);
+    CHECK(rc == PORT_OK, "%s: %s", path, err);
+    if (rc) {
+        fedfile_free(*ff);
+        *ff = NULL;
+    }
+    return rc ? NULL : ml;
+}
+
+/* The hybrid links of the first n inputs of a local run. */
+static void links_of(const master_local *ml, hybrid_link *links, size_t n)
+{
+    const wr_link *wl = master_local_links(ml);
+    for (size_t i = 0; i < n; i++)
+        links[i] = (hybrid_link){.src = wl[i].src, .out = wl[i].out, .value = wl[i].value};
+}
+
 static void run(double tol_d, outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -136,28 +166,16 @@ static void run(double tol_d, outcome *out)
     out->st = -1;
     fedfile *ff = NULL;
     char err[MASTER_LOCAL_ERRLEN] = "";
-    int rc = fedfile_load(CASE, &ff, err, sizeof err);
-    CHECK(rc == FEDFILE_OK, "%s: %s", CASE, err);
-    if (rc) return;
-    ff->algo.hybrid.tol_d = tol_d;
-    master_local_opts lo = {.kind = FMU_KIND_ME, .row = on_row, .row_ctx = &R};
-    master_local *ml = NULL;
-    rc = master_local_open(ff, &lo, &ml, err, sizeof err);
-    CHECK(rc == PORT_OK, "%s: %s", CASE, err);
-    if (rc) {
-        fedfile_free(ff);
-        return;
-    }
+    master_local *ml = open_local(CASE, tol_d, on_row, &R, &ff);
+    if (!ml) return;
     const port_master *m = master_local_port(ml);
     for (size_t j = 0; j < m->n_slaves; j++)
         fmu_slave_set_event_stop(master_local_slave(ml, j), 1);
-    const wr_link *wl = master_local_links(ml);
     hybrid_link links[8];
     size_t n_in = 0;
     for (size_t j = 0; j < m->n_slaves; j++)
         n_in += m->slaves[j].info.n_in;
-    for (size_t i = 0; i < n_in && i < 8; i++)
-        links[i] = (hybrid_link){.src = wl[i].src, .out = wl[i].out, .value = wl[i].value};
+    links_of(ml, links, n_in < 8 ? n_in : 8);
     unsigned char disc[8];
     flags_of(ff, disc, 8);
     out->st = hybrid_run(m, links, disc, &ff->algo.hybrid, &out->res, err, sizeof err);
@@ -663,25 +681,13 @@ static void osc_run(double tol_d, size_t *steps, double *err)
     *steps = 0, err[0] = err[1] = INFINITY;
     fedfile *ff = NULL;
     char e[MASTER_LOCAL_ERRLEN] = "";
-    int rc = fedfile_load(OSC, &ff, e, sizeof e);
-    CHECK(rc == FEDFILE_OK, "%s: %s", OSC, e);
-    if (rc) return;
-    ff->algo.hybrid.tol_d = tol_d;
-    master_local_opts lo = {.kind = FMU_KIND_ME, .row = on_osc_row, .row_ctx = &OR};
-    master_local *ml = NULL;
-    rc = master_local_open(ff, &lo, &ml, e, sizeof e);
-    CHECK(rc == PORT_OK, "%s: %s", OSC, e);
-    if (rc) {
-        fedfile_free(ff);
-        return;
-    }
+    master_local *ml = open_local(OSC, tol_d, on_osc_row, &OR, &ff);
+    if (!ml) return;
     const port_master *m = master_local_port(ml);
-    const wr_link *wl = master_local_links(ml);
     hybrid_link links[2];
-    for (size_t i = 0; i < 2; i++)
-        links[i] = (hybrid_link){.src = wl[i].src, .out = wl[i].out, .value = wl[i].value};
+    links_of(ml, links, 2);
     hybrid_result res;
-    rc = hybrid_run(m, links, NULL, &ff->algo.hybrid, &res, e, sizeof e);
+    int rc = hybrid_run(m, links, NULL, &ff->algo.hybrid, &res, e, sizeof e);
     CHECK(rc == PORT_OK, "osc, tol_d %g: %s", tol_d, e);
     *steps = res.n_steps;
     hybrid_result_fini(&res);
