@@ -15,6 +15,7 @@
 
 #include "algorithms/defect_master.h"
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/run/plot_svg.h"
 #include "federate/run/results.h"
@@ -150,23 +151,7 @@ static int open_all(fed_run *r, const fedfile *ff)
 
 static dc_config config_of(const fed_run *r)
 {
-    const fedfile_dc *d = &r->ff->algo.dc;
-    return (dc_config){.m = d->m,
-                       .n = d->n,
-                       .variable = d->tol > 0,
-                       .h1 = d->h1,
-                       .tol = d->tol,
-                       .h_min = d->h_min,
-                       .h_max = d->h_max,
-                       .kp = d->kp,
-                       .ki = d->ki,
-                       .theta_max = d->theta_max,
-                       .defect = (dc_defect)d->defect,
-                       .init = (dc_init)d->init,
-                       .exchange = (dc_exchange)d->exchange,
-                       .clip_end = d->clip_end,
-                       .n_links = r->L,
-                       .links = r->links};
+    return fedfile_dc_config(r->ff, r->links, r->L);
 }
 
 static port_master master_of(fed_run *r, port_local_clock *clk)

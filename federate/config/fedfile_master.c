@@ -113,3 +113,24 @@ int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, 
     }
     return -1;
 }
+
+dc_config fedfile_dc_config(const fedfile *ff, const dc_link *links, size_t n_links)
+{
+    const fedfile_dc *d = &ff->algo.dc;
+    return (dc_config){.m = d->m,
+                       .n = d->n,
+                       .variable = d->tol > 0,
+                       .h1 = d->h1,
+                       .tol = d->tol,
+                       .h_min = d->h_min,
+                       .h_max = d->h_max,
+                       .kp = d->kp,
+                       .ki = d->ki,
+                       .theta_max = d->theta_max,
+                       .defect = (dc_defect)d->defect,
+                       .init = (dc_init)d->init,
+                       .exchange = (dc_exchange)d->exchange,
+                       .clip_end = d->clip_end,
+                       .n_links = n_links,
+                       .links = links};
+}

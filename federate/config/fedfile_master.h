@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "algorithms/defect_master.h"
 #include "federate/config/fedfile.h"
 
 /** 1 when the file's method is run by tempo-master (every federate is then a slave). */
@@ -59,5 +60,10 @@ size_t fedfile_hybrid_flags(const fedfile *ff, size_t idx, unsigned char *out, u
  * @return 0, or -1 when input i is not a discrete input.
  */
 int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k);
+
+/** The defect-control settings of a "defect-control" file (ff->algo.dc) as dc_run takes them,
+ *  with the caller's @p n_links couplings (caller-owned, read during dc_run). No errors: the
+ *  values were checked when the file was loaded. */
+dc_config fedfile_dc_config(const fedfile *ff, const dc_link *links, size_t n_links);
 
 #endif

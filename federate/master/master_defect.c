@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "algorithms/defect_master.h"
+#include "federate/config/fedfile_master.h"
 #include "federate/master/master_algos.h"
 
 int master_run_defect(const master_run *r, char *err, size_t errlen)
@@ -15,23 +16,7 @@ int master_run_defect(const master_run *r, char *err, size_t errlen)
     for (size_t k = 0; k < r->n_cp; k++)
         links[k] = (dc_link){
             .to = r->cp[k].to, .in = r->cp[k].input, .from = r->cp[k].from, .out = r->cp[k].output};
-    const fedfile_dc *d = &r->ff->algo.dc;
-    dc_config cfg = {.m = d->m,
-                     .n = d->n,
-                     .variable = d->tol > 0,
-                     .h1 = d->h1,
-                     .tol = d->tol,
-                     .h_min = d->h_min,
-                     .h_max = d->h_max,
-                     .kp = d->kp,
-                     .ki = d->ki,
-                     .theta_max = d->theta_max,
-                     .defect = (dc_defect)d->defect,
-                     .init = (dc_init)d->init,
-                     .exchange = (dc_exchange)d->exchange,
-                     .clip_end = d->clip_end,
-                     .n_links = r->n_cp,
-                     .links = links};
+    dc_config cfg = fedfile_dc_config(r->ff, links, r->n_cp);
     dc_result res;
     int rc = dc_run(r->m, &cfg, NULL, NULL, &res);
     if (rc != PORT_OK)
