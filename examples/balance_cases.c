@@ -266,25 +266,10 @@ static int run_file(run *r, const char *file, const variant *v, double H, double
         rc = explicit_run(&m, &set, NULL, r->err, sizeof r->err);
     } else {
         energy_link l[MAX_FEDS];
-        size_t n = 0;
-        for (size_t k = 0; k < b->n_conn && n < MAX_FEDS; k++) {
-            const fedfile_bal_conn *ab = &b->conn[k], *ba = &b->conn[ab->partner];
-            if (ab->from < ab->to)
-                l[n++] = (energy_link){.a = ab->from,
-                                       .b = ab->to,
-                                       .a_out = ab->output,
-                                       .b_out = ba->output,
-                                       .a_slope = ab->slope,
-                                       .b_slope = ba->slope,
-                                       .a_in = ba->input,
-                                       .b_in = ab->input,
-                                       .a_pin = (size_t)ba->power_input,
-                                       .b_pin = (size_t)ab->power_input,
-                                       .a_P = (size_t)ba->power,
-                                       .b_P = (size_t)ab->power,
-                                       .a_W = v && v->p_order == 2 ? ba->energy : -1,
-                                       .b_W = v && v->p_order == 2 ? ab->energy : -1};
-        }
+        size_t n = fedfile_energy_links(b, l, MAX_FEDS);
+        /* only the refeed variant runs with the stored energies (landing) */
+        for (size_t k = 0; !(v && v->p_order == 2) && k < n; k++)
+            l[k].a_W = l[k].b_W = -1;
         /* p_order 2 here: linear power with the missed energy refed (the file's "energy"). */
         energy_settings set = {
             .H = step, .links = l, .n_links = n, .p_order = v ? (v->p_order ? 1 : 0) : b->p_order};

@@ -345,3 +345,27 @@ int fedfile_balance_resolve(const fedfile_reader *rd, fedfile *ff)
                                 b->spec[s].key);
     return ff->algo.kind == FEDFILE_ALG_ENERGY ? pair_up(rd, ff) : FEDFILE_OK;
 }
+
+size_t fedfile_energy_links(const fedfile_balance *b, energy_link *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < b->n_conn && n < cap; k++) {
+        const fedfile_bal_conn *ab = &b->conn[k], *ba = &b->conn[ab->partner];
+        if (ab->from > ab->to) continue;
+        out[n++] = (energy_link){.a = ab->from,
+                                 .b = ab->to,
+                                 .a_out = ab->output,
+                                 .b_out = ba->output,
+                                 .a_slope = ab->slope,
+                                 .b_slope = ba->slope,
+                                 .a_in = ba->input,
+                                 .b_in = ab->input,
+                                 .a_pin = (size_t)ba->power_input,
+                                 .b_pin = (size_t)ab->power_input,
+                                 .a_P = (size_t)ba->power,
+                                 .b_P = (size_t)ab->power,
+                                 .a_W = ba->energy,
+                                 .b_W = ab->energy};
+    }
+    return n;
+}

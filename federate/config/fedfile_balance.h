@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "algorithms/balance.h"
+#include "algorithms/energy.h"
 
 /* One wired input of a slave, resolved: who feeds it and how. Index -1 means "not given". */
 typedef struct fedfile_bal_conn {
@@ -62,5 +63,10 @@ struct fedfile;
  */
 size_t fedfile_balance_extra_inputs(const struct fedfile *ff, size_t idx,
                                     const char *const **names);
+
+/** The energy method's links of a balance block: one per boundary, the connection a -> b
+ *  (a < b) with its partner b -> a, in connection order; at most @p cap are written.
+ *  @return the number written. No errors: the pairs were checked when the file was loaded. */
+size_t fedfile_energy_links(const fedfile_balance *b, energy_link *out, size_t cap);
 
 #endif

@@ -41,26 +41,7 @@ int master_run_energy(const master_run *r, char *err, size_t errlen)
     const fedfile_balance *b = r->ff->algo.balance;
     energy_link *l = calloc(b->n_conn + 1, sizeof *l);
     if (!l) return PORT_ENOMEM;
-    size_t n = 0;
-    /* One link per boundary: the connection a -> b (a < b) and its partner b -> a. */
-    for (size_t k = 0; k < b->n_conn; k++) {
-        const fedfile_bal_conn *ab = &b->conn[k], *ba = &b->conn[ab->partner];
-        if (ab->from > ab->to) continue;
-        l[n++] = (energy_link){.a = ab->from,
-                               .b = ab->to,
-                               .a_out = ab->output,
-                               .b_out = ba->output,
-                               .a_slope = ab->slope,
-                               .b_slope = ba->slope,
-                               .a_in = ba->input,
-                               .b_in = ab->input,
-                               .a_pin = (size_t)ba->power_input,
-                               .b_pin = (size_t)ab->power_input,
-                               .a_P = (size_t)ba->power,
-                               .b_P = (size_t)ab->power,
-                               .a_W = ba->energy,
-                               .b_W = ab->energy};
-    }
+    size_t n = fedfile_energy_links(b, l, b->n_conn + 1);
     energy_settings set = {
         .H = r->ff->algo.t_step, .links = l, .n_links = n, .p_order = b->p_order};
     energy_stats st = {0, 0, 0, 0, 0};
