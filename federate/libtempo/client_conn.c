@@ -305,7 +305,6 @@ int tpi_read(tp_federate *f, int timeout_ms)
         int t = timeout_ms < 0 ? slice : timeout_ms == 0 ? 0 : remaining(end);
         if (t > slice) t = slice;
         n = sock_read(f, t);
-        if (n > 0) f->last_rx_ms = tpi_now_ms();
         if (n != 0) break;
         int r = liveness_check(f);
         if (r < 0) {
@@ -314,7 +313,8 @@ int tpi_read(tp_federate *f, int timeout_ms)
         }
         if (timeout_ms == 0 || (timeout_ms > 0 && tpi_now_ms() >= end)) break;
     }
-    f->read_end_ms = tpi_now_ms();
+    f->read_end_ms = tpi_now_ms(); /* one clock reading per read */
+    if (n > 0) f->last_rx_ms = f->read_end_ms;
     return n;
 }
 
