@@ -8,9 +8,16 @@
 # bit (cmp of every CSV, master.csv included), and the two federation logs must agree on
 # every grant: for each federate, the same grants (request kind and time) in the same order
 # (repeated FQR polls counted once, see grants below); tempo-log explain reads the in-process
-# log. Prints "N passed, N failed" last (tests/run.sh).
+# log. Every CSV must also hash as recorded in tests/integration/example_hashes.txt (sha256 of
+# each file of the in-process run): a refactoring of the algorithms or of their registry keeps
+# the results of every example file bit for bit. A change that means to alter results records
+# the new hashes with `tests/integration/inproc_examples.sh --record` and says why in its
+# commit. Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+record=0
+[ "${1:-}" = --record ] && record=1
+hashes=$PWD/tests/integration/example_hashes.txt
 . tests/integration/lib.sh inproc_examples
 
 # grants LOG: one line per grant, "federate kind time", each federate's in log order. A run
@@ -80,6 +87,14 @@ for f in $files; do
       { same=0; ko "$b: $(basename "$c") differs (in process, threads)"; }
   done
   [ "$n" -ge 2 ] && [ "$same" = 1 ] && ok || ko "$b: $n result files compared"
+  # 1b. the bits recorded in example_hashes.txt
+  (cd "$dir" && sha256sum "$b"/in2/*.csv | sed 's|/in2/|/|') >"$dir/$b/hashes"
+  cat "$dir/$b/hashes" >>"$dir/all_hashes"
+  if [ "$record" = 0 ]; then
+    grep "  $b/" "$hashes" >"$dir/$b/recorded"
+    [ -s "$dir/$b/recorded" ] && cmp -s "$dir/$b/recorded" "$dir/$b/hashes" && ok ||
+      ko "$b: the CSV hashes differ from example_hashes.txt: $(diff "$dir/$b/recorded" "$dir/$b/hashes" | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+  fi
   # 2. the same grants
   dl=$(ls "$dir/$b/dlog"/*.tlog 2>/dev/null | head -n 1)
   il=$(ls "$dir/$b/ilog"/*.tlog 2>/dev/null | head -n 1)
@@ -108,6 +123,14 @@ for f in $files; do
   # 3. tempo-log explain reads the in-process log to its end
   bin/tempo-log explain "$il" 2>&1 | grep -q "end of log" && ok || ko "$b: tempo-log explain on the in-process log"
 done
+
+# every example file has its hashes recorded, and no recorded file is gone
+if [ "$record" = 1 ]; then
+  cp "$dir/all_hashes" "$hashes" && echo "recorded $(wc -l <"$hashes") hashes in $hashes"
+else
+  cmp -s <(sed 's|.*  ||; s|/.*||' "$hashes" | sort -u) <(sed 's|.*  ||; s|/.*||' "$dir/all_hashes" | sort -u) && ok ||
+    ko "example_hashes.txt names other files than examples/*.json"
+fi
 
 # "placement": "in-process" in the file asks the same as --in-process; --distributed overrides
 # it; a bad value is refused naming the key.
