@@ -38,6 +38,13 @@ typedef enum port_status {
     PORT_ENOMEM = -7,       /* allocation failed */
 } port_status;
 
+/* One coupling of a master algorithm: input `in` of slave `to` takes output `out` of slave
+ * `from` (indices into port_master.slaves, and into those slaves' inputs and outputs). The
+ * loaded file gives them in slave and input order (fedfile_master_links). */
+typedef struct port_link {
+    size_t to, in, from, out;
+} port_link;
+
 /** Name of a status ("ok", "event", "discarded", ...); never NULL. */
 const char *port_strerror(int status);
 

@@ -233,11 +233,12 @@ static int run_file(run *r, const char *file, const variant *v, double H, double
         return -1;
     }
     fedfile *ff = r->ff;
-    if (ff->n_feds > MAX_FEDS || !ff->algo.balance) {
+    if (ff->n_feds > MAX_FEDS || !fedfile_balance_of(ff)) {
         snprintf(r->err, sizeof r->err, "%s: not a balance or energy file", path);
         return -1;
     }
-    r->plain = ff->algo.kind != FEDFILE_ALG_BALANCE && v && v->p_order < 2;
+    const fedfile_balance *b = fedfile_balance_of(ff);
+    r->plain = b->energy && v && v->p_order < 2;
     int64_t step = H > 0 ? (int64_t)llround(H / ff->resolution) : ff->algo.t_step;
     if (t_end > 0) ff->algo.t_end = (int64_t)llround(t_end / ff->resolution);
     for (size_t j = 0; j < ff->n_feds; j++, r->n++)
@@ -250,9 +251,8 @@ static int run_file(run *r, const char *file, const variant *v, double H, double
                      .tick = ff->resolution,
                      .t_start = ff->algo.t_start,
                      .t_end = ff->algo.t_end};
-    const fedfile_balance *b = ff->algo.balance;
     int rc;
-    if (ff->algo.kind == FEDFILE_ALG_BALANCE) {
+    if (!b->energy) {
         explicit_conn c[MAX_FEDS * MAX_IO];
         for (size_t k = 0; k < b->n_conn && k < MAX_FEDS * MAX_IO; k++)
             c[k] = (explicit_conn){.from = b->conn[k].from,

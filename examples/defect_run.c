@@ -15,6 +15,7 @@
 
 #include "algorithms/defect_master.h"
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/run/plot_svg.h"
@@ -211,7 +212,7 @@ static int plots(const fed_run *r, const trace *tr, const char *dir)
 {
     char path[4096], e[PLOT_ERRLEN];
     const char *fed = r->ff->federation;
-    const double tol = r->ff->algo.dc.tol;
+    const double tol = ((const dc_config *)fedfile_settings(r->ff, "defect-control"))->tol;
     double ltol[2] = {log10(tol > 0 ? tol : 1), log10(tol > 0 ? tol : 1)};
     /* a step's values hold over [T_k - H_k, T_k): drawn from the step's start */
     double *ts = malloc(tr->n * sizeof *ts);
@@ -549,11 +550,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "tempo-example-defect: %s\n", err);
         return 2;
     }
-    if (ff->algo.kind != FEDFILE_ALG_DEFECT_CONTROL) {
+    if (!fedfile_settings(ff, "defect-control")) {
         fprintf(stderr,
                 "tempo-example-defect: %s: method \"%s\"; this program runs "
                 "\"defect-control\" files (tempo-run runs the others)\n",
-                file, fedfile_alg_name(ff->algo.kind));
+                file, fedfile_method_name(ff));
         fedfile_free(ff);
         return 2;
     }

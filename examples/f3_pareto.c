@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 
 #include "algorithms/f3ornits_master.h"
+#include "federate/config/algo_f3ornits.h"
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/fmu/fmu_step.h"
@@ -185,16 +187,16 @@ static int run_one(const fedfile *ff, const char *ref, f3_config cfg, meas *m, f
     memset(m, 0, sizeof *m);
     m->ff = ff;
     size_t S = ff->n_feds, ncp = 0;
-    fedfile_coupling *cp = NULL;
+    port_link *cp = NULL;
     fed_slave *l = calloc(S, sizeof *l);
     port_slave *ps = calloc(S, sizeof *ps);
     dc_link *links = NULL;
     int rc = -1;
-    if (!l || !ps || fedfile_master_couplings(ff, &cp, &ncp, m->err, sizeof m->err) != FEDFILE_OK ||
+    if (!l || !ps || fedfile_master_links(ff, &cp, &ncp, m->err, sizeof m->err) != FEDFILE_OK ||
         !(links = calloc(ncp + 1, sizeof *links)) || open_ref(ff, ref, m))
         goto out;
     for (size_t k = 0; k < ncp; k++)
-        links[k] = (dc_link){cp[k].to, cp[k].input, cp[k].from, cp[k].output};
+        links[k] = (dc_link){cp[k].to, cp[k].in, cp[k].from, cp[k].out};
     for (size_t j = 0; j < S; j++)
         if (open_fed(ff, j, &l[j], &ps[j], m->err, sizeof m->err)) goto out;
     for (size_t k = 0; k < m->n_out; k++)
@@ -235,7 +237,7 @@ static int pareto(const fedfile *ff, const char *ref, const char *dir)
 {
     static const char *const norm[3] = {"magnitude", "amplitude", "damped"};
     static const char *const fitn[2] = {"extrapolation", "cls"};
-    const fedfile_f3 *f = &ff->algo.f3;
+    const fedfile_f3 *f = fedfile_settings(ff, "f3ornits");
     char path[4096];
     if (make_dir(dir)) {
         fprintf(stderr, "tempo-example-f3ornits: %s: %s\n", dir, strerror(errno));
@@ -389,10 +391,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "tempo-example-f3ornits: %s\n", err);
         return 2;
     }
-    if (ff->algo.kind != FEDFILE_ALG_F3ORNITS) {
+    if (!fedfile_settings(ff, "f3ornits")) {
         fprintf(stderr,
                 "tempo-example-f3ornits: %s: method \"%s\"; this program runs \"f3ornits\"\n", file,
-                fedfile_alg_name(ff->algo.kind));
+                fedfile_method_name(ff));
         fedfile_free(ff);
         return 2;
     }

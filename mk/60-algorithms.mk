@@ -1,8 +1,8 @@
 # mk/60-algorithms.mk: the coupling algorithms algorithms/ (libc + libm only; doc/algorithms/).
 # See the Makefile header for the variables this fragment fills in.
-ALGO_SRCS += algorithms/balance.c algorithms/explicit.c algorithms/energy.c algorithms/port.c \
-             algorithms/quantize.c algorithms/extrap.c algorithms/topology.c \
-             algorithms/peer.c algorithms/jacobi.c algorithms/jacobi_de.c algorithms/gauss_seidel.c
+# Every file of algorithms/, found by name: a new coupling algorithm adds its files and no line
+# here (doc/architecture.md, "Where a new coupling algorithm goes").
+ALGO_SRCS += $(sort $(wildcard algorithms/*.c))
 
 UNIT_TESTS += tests/unit/quantize_test tests/unit/extrap_test tests/unit/topology_test
 quantize_test_LIBS := algo
@@ -23,8 +23,6 @@ UNIT_TESTS += tests/unit/energy_test
 energy_test_LIBS := fmu algo
 $(O)/tests/unit/energy_test: build/fmus/spring_me.fmu build/fmus/mass_me.fmu
 # Defect control (Glumac and Kovačić 2023): the pieces and the master over the port.
-ALGO_SRCS += algorithms/defect.c algorithms/defect_master.c algorithms/f3ornits.c \
-             algorithms/f3ornits_master.c
 UNIT_TESTS += tests/unit/defect_test
 defect_test_LIBS := algo
 # The same over the example FMUs in one process (fmu_slave).

@@ -1,7 +1,6 @@
 # mk/63-semi.mk: semi-implicit coupling with quasi-Newton (algorithms/semi.c,
 # doc/algorithms/semi-implicit.md) and its unit tests over closed-form fakes.
 # See the Makefile header for the variables this fragment fills in.
-ALGO_SRCS += algorithms/semi.c
 
 UNIT_TESTS += tests/unit/semi_test
 semi_test_LIBS := algo
@@ -15,6 +14,5 @@ $(O)/tests/unit/semi_fmu_test: build/fmus/gain_cs.fmu build/fmus/lv_me.fmu build
                                build/fmus/lorenz_yz_me.fmu
 # Strong coupling with CVODE in the master (algorithms/strong.c,
 # doc/algorithms/strong-coupling.md), tested over closed-form evaluator fakes.
-ALGO_SRCS += algorithms/strong.c
 UNIT_TESTS += tests/unit/strong_test
 strong_test_LIBS := algo

@@ -1,8 +1,7 @@
 # mk/64-hybrid.mk: the hybrid algorithm with events, rewind and step-size control
-# (algorithms/hybrid.c, doc/algorithms/hybrid.md), its tempo-master entry and its tests.
+# (algorithms/hybrid.c, doc/algorithms/hybrid.md), and its tests (its value in the algorithm table is
+# federate/config/algo_hybrid.c).
 # See the Makefile header for the variables this fragment fills in.
-ALGO_SRCS += algorithms/hybrid.c
-MASTER_SRCS += federate/master/master_hybrid.c
 
 UNIT_TESTS += tests/unit/hybrid_test
 hybrid_test_LIBS := algo

@@ -1,6 +1,10 @@
 # mk/70-config.mk: the federation file federate/config/ (doc/federation.md) and its test.
 # See the Makefile header for the variables this fragment fills in.
-CONFIG_SRCS += federate/config/fedfile.c federate/config/fedfile_algos.c
+CONFIG_SRCS += federate/config/fedfile.c federate/config/fedfile_algos.c \
+               federate/config/fedfile_keys.c
+# Every coupling algorithm's value (federate/config/fedfile_algo.h): one file each, found by
+# name, so that a new algorithm adds its file and its line of fedfile_algos.c only.
+CONFIG_SRCS += $(sort $(wildcard federate/config/algo_*.c))
 
 UNIT_TESTS += tests/unit/fedfile_test
 fedfile_test_LIBS := config fmu algo fom

@@ -6,10 +6,7 @@ CONFIG_SRCS += federate/config/fedfile_master.c
 
 UNIT_TESTS += tests/unit/msproto_test
 msproto_test_LIBS := msproto config fmu algo fom
-ALGO_SRCS += algorithms/msjacobi.c
-MASTER_SRCS += federate/master/ms_remote.c federate/master/master_algos.c \
-               federate/master/master_wr.c federate/master/master_jacobi.c
-MASTER_SRCS += federate/master/master_defect.c federate/master/master_f3ornits.c
+MASTER_SRCS += federate/master/ms_remote.c
 
 PROGS += tempo-master
 tempo-master_SRCS := federate/master/tempo_master_main.c

@@ -3,7 +3,6 @@
 # (doc/algorithms/balance-correction.md, doc/algorithms/energy-balance.md). The algorithms
 # themselves are in mk/60-algorithms.mk. See the Makefile header for the variables.
 CONFIG_SRCS += federate/config/fedfile_balance.c
-MASTER_SRCS += federate/master/master_balance.c
 INTEG_SCRIPTS += tests/integration/balance_run.sh
 # The case studies (examples/*_balance.json, examples/springmass_energy.json): every variant of
 # a file run in one process, figures and plots (tempo-example-balance; doc/algorithms/).

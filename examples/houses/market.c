@@ -194,7 +194,7 @@ static double price_of(const market_opts *o, double p_avg)
 static int run(market *k, const market_opts *o, FILE *csv)
 {
     const fedfile *ff = k->ff;
-    tp_time lookahead = ff->algo.kind == FEDFILE_ALG_JACOBI_NAIVE ? ff->algo.t_lookahead : 0;
+    tp_time lookahead = ff->algo.t_lookahead; /* jacobi-naive's; else 0 */
     if (tp_enable_regulation(k->f, lookahead) != TP_OK ||
         tp_wait_regulation_enabled(k->f, 60000) != TP_OK || tp_enable_constrained(k->f) != TP_OK ||
         tp_wait_constrained_enabled(k->f, 60000) != TP_OK)

@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "federate/config/fedfile_balance.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_impl.h"
 #include "fom/fom.h"
 
@@ -39,12 +39,8 @@ enum {
  * Errors and JSON paths
  * ====================================================================================== */
 
-/* Load context: the file name for messages and the caller's error buffer. */
-typedef struct fedfile_reader {
-    const char *file; /* path as given */
-    char *err;        /* caller's buffer */
-    size_t errlen;    /* its size */
-} ld;
+/* Load context: the file name for messages and the caller's error buffer (fedfile_impl.h). */
+typedef fedfile_reader ld;
 
 /* "FILE: JPATH: message". Returns FEDFILE_ESCHEMA so callers can `return fail(...)`. */
 static int fail(const ld *c, const char *jpath, const char *fmt, ...)
@@ -160,23 +156,6 @@ static int get_str(const ld *c, const json_t *obj, const char *base, const char 
     return *out ? FEDFILE_OK : oom(c);
 }
 
-/* Optional integer in lo..hi of obj.key into *out (left alone when absent); the refusal says
- * what the number means when `what` is given. */
-static int get_int(const ld *c, const json_t *obj, const char *base, const char *key, long lo,
-                   long hi, const char *what, int *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v) return FEDFILE_OK;
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-        char p[JPATH_LEN];
-        jp_key(p, base, key);
-        return fail(c, p, "expected an integer %ld..%ld%s%s%s", lo, hi, what ? " (" : "",
-                    what ? what : "", what ? ")" : "");
-    }
-    *out = (int)json_integer_value(v);
-    return FEDFILE_OK;
-}
-
 /* Optional number (integer or real) > 0 (or >= 0 when zero_ok); *have says if present. */
 static int get_num(const ld *c, const json_t *obj, const char *base, const char *key, int zero_ok,
                    double *out, int *have)
@@ -209,6 +188,21 @@ static int to_ticks(const ld *c, const char *base, const char *key, double s, do
         return fail(c, p, "%g s is not a whole number of ticks (resolution %g s per tick)", s, res);
     *out = (int64_t)r;
     return FEDFILE_OK;
+}
+
+int fedfile_oom(const ld *c)
+{
+    return oom(c);
+}
+
+const char *fedfile_json_kind(const json_t *v)
+{
+    return json_kind(v);
+}
+
+int fedfile_to_ticks(const ld *c, const char *jpath, double s, double res, int64_t *out)
+{
+    return to_ticks(c, "", jpath, s, res, out);
 }
 
 /* Names of federations and federates become file names (CSV) and FOM names: letters,
@@ -304,555 +298,65 @@ static int parse_rti(const ld *c, const json_t *root, fedfile *ff)
     return ff->rti_host ? FEDFILE_OK : oom(c);
 }
 
-const char *fedfile_alg_name(fedfile_alg a)
-{
-    const fedfile_algo_entry *e = fedfile_algo_find(a);
-    return e ? e->name : "?";
-}
-
-/* A key that the chosen algorithm does not use is refused, naming who uses it. */
-static int refuse_key(const ld *c, const json_t *a, const char *key, const char *who)
-{
-    if (!json_object_get(a, key)) return FEDFILE_OK;
-    char p[JPATH_LEN];
-    jp_key(p, "algorithm", key);
-    return fail(c, p, "not used by method \"%s\" (only %s)",
-                json_string_value(json_object_get(a, "method")), who);
-}
-
-/* jacobi-de: quantum, h_min, h_max required; step and lookahead refused. */
-int fedfile_parse_de(const ld *c, const void *algo, fedfile *ff)
-{
-    const json_t *a = algo;
-    fedfile_algo *al = &ff->algo;
-    int rc, have = 0;
-    if ((rc = refuse_key(c, a, "step", "fixed-step methods; jacobi-de uses h_min/h_max")) ||
-        (rc = refuse_key(c, a, "lookahead", "jacobi-naive")))
-        return rc;
-    if ((rc = get_num(c, a, "algorithm", "quantum", 0, &al->quantum, &have))) return rc;
-    if (!have) return fail(c, "algorithm.quantum", "missing (jacobi-de needs a number > 0)");
-    if ((rc = get_num(c, a, "algorithm", "h_min", 0, &al->h_min, &have))) return rc;
-    if (!have) return fail(c, "algorithm.h_min", "missing (jacobi-de needs seconds > 0)");
-    if ((rc = get_num(c, a, "algorithm", "h_max", 0, &al->h_max, &have))) return rc;
-    if (!have) return fail(c, "algorithm.h_max", "missing (jacobi-de needs seconds >= h_min)");
-    if (al->h_max < al->h_min)
-        return fail(c, "algorithm.h_max", "%g must be >= h_min %g", al->h_max, al->h_min);
-    if ((rc = to_ticks(c, "algorithm", "h_min", al->h_min, ff->resolution, &al->t_h_min)) ||
-        (rc = to_ticks(c, "algorithm", "h_max", al->h_max, ff->resolution, &al->t_h_max)))
-        return rc;
-    if (al->t_h_min < 1) return fail(c, "algorithm.h_min", "%g s is less than one tick", al->h_min);
-    return FEDFILE_OK;
-}
-
-/* wr: "tol", "max_iter", "norm", "n_sub", "on_no_convergence", "h_min" (halving floor), all
- * optional (defaults of wr_opts_default); "extrapolation" refused (the inputs are polynomials
- * fitted to the sub-points). doc/federation.md, doc/algorithms/waveform-relaxation.md. */
-static int parse_wr(const ld *c, const json_t *a, fedfile *ff)
-{
-    fedfile_algo *al = &ff->algo;
-    wr_opts *o = &al->wr;
-    int rc, have = 0;
-    if ((rc = refuse_key(c, a, "extrapolation",
-                         "the peer methods; wr fits its inputs to n_sub sub-points")))
-        return rc;
-    wr_opts_default(o, al->t_step);
-    if ((rc = get_num(c, a, "algorithm", "tol", 0, &o->tol, &have))) return rc;
-    if ((rc = get_int(c, a, "algorithm", "max_iter", 1, 1000000, NULL, &o->max_iter)) ||
-        (rc = get_int(c, a, "algorithm", "n_sub", 1, WR_MAX_SUB,
-                      "sub-points per step, the degree of the input polynomials", &o->n_sub)))
-        return rc;
-    static const char *const norms[] = {"max", "2", "max-relative", "2-relative"};
-    json_t *v = json_object_get(a, "norm");
-    if (v) {
-        size_t i = 0;
-        while (i < 4 && !(json_is_string(v) && strcmp(json_string_value(v), norms[i]) == 0))
-            i++;
-        if (i == 4)
-            return fail(c, "algorithm.norm",
-                        "expected \"max\", \"2\", \"max-relative\" or \"2-relative\"");
-        o->norm = i % 2 ? WR_NORM_2 : WR_NORM_MAX;
-        o->relative = i >= 2;
-    }
-    v = json_object_get(a, "on_no_convergence");
-    if (v) {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(s, "fail") && strcmp(s, "halve"))
-            return fail(c, "algorithm.on_no_convergence", "expected \"fail\" or \"halve\"");
-        o->on_fail = strcmp(s, "halve") == 0 ? WR_HALVE : WR_FAIL;
-    }
-    if ((rc = get_num(c, a, "algorithm", "h_min", 0, &al->h_min, &have))) return rc;
-    if (have) {
-        if (o->on_fail != WR_HALVE)
-            return fail(c, "algorithm.h_min", "only used with \"on_no_convergence\": \"halve\"");
-        if ((rc = to_ticks(c, "algorithm", "h_min", al->h_min, ff->resolution, &al->t_h_min)))
-            return rc;
-        if (al->t_h_min < 1 || al->t_h_min > al->t_step)
-            return fail(c, "algorithm.h_min", "%g s must be at least one tick and at most the step",
-                        al->h_min);
-        o->h_min = al->t_h_min;
-    }
-    return FEDFILE_OK;
-}
-
-/* semi-implicit: "iteration" ("fixed-point", "broyden", "newton", "newton-krylov"), "jacobian"
- * ("identity", "fd": Broyden's first matrix), "tol", "max_iter", "n_sub" (internal steps, the last
- * one redone), all optional (defaults of semi_opts_default); "extrapolation" refused (the inputs
- * are held). doc/federation.md, doc/algorithms/semi-implicit.md. */
-static int parse_semi(const ld *c, const json_t *a, fedfile *ff)
-{
-    fedfile_algo *al = &ff->algo;
-    semi_opts *o = &al->semi;
-    int rc, have = 0;
-    if ((rc = refuse_key(c, a, "extrapolation",
-                         "the peer methods; semi-implicit holds the inputs over each step")))
-        return rc;
-    semi_opts_default(o, al->t_step);
-    if ((rc = get_num(c, a, "algorithm", "tol", 0, &o->tol, &have))) return rc;
-    if ((rc = get_int(c, a, "algorithm", "max_iter", 1, 1000000, NULL, &o->max_iter)) ||
-        (rc = get_int(c, a, "algorithm", "n_sub", 1, SEMI_MAX_SUB,
-                      "internal steps per macro step; the last one is redone", &o->n_sub)))
-        return rc;
-    json_t *v = json_object_get(a, "iteration");
-    if (v) {
-        const char *it = json_is_string(v) ? json_string_value(v) : "";
-        if (!strcmp(it, "fixed-point"))
-            o->iter = SEMI_FIXED_POINT;
-        else if (!strcmp(it, "broyden"))
-            o->iter = SEMI_BROYDEN;
-        else if (!strcmp(it, "newton"))
-            o->iter = SEMI_NEWTON;
-        else if (!strcmp(it, "newton-krylov"))
-            o->iter = SEMI_NEWTON_KRYLOV;
-        else
-            return fail(c, "algorithm.iteration",
-                        "expected \"fixed-point\", \"broyden\", \"newton\" or \"newton-krylov\"");
-    }
-    v = json_object_get(a, "jacobian");
-    if (v) {
-        const char *j = json_is_string(v) ? json_string_value(v) : "";
-        if (o->iter != SEMI_BROYDEN && o->iter != SEMI_NEWTON)
-            return fail(c, "algorithm.jacobian",
-                        "only used with \"iteration\": \"broyden\" or \"newton\"");
-        if (!strcmp(j, "identity") && o->iter == SEMI_BROYDEN)
-            o->jac0 = SEMI_JAC0_IDENTITY;
-        else if (!strcmp(j, "fd"))
-            o->jac0 = SEMI_JAC0_FD;
-        else if (!strcmp(j, "directional"))
-            o->jac0 = SEMI_JAC0_DIRECTIONAL;
-        else
-            return fail(c, "algorithm.jacobian", "expected %s\"fd\" or \"directional\"",
-                        o->iter == SEMI_BROYDEN ? "\"identity\", " : "");
-    }
-    return FEDFILE_OK;
-}
-
-/* Fixed-step methods: step required; lookahead for jacobi-naive only (default = step). */
-int fedfile_parse_fixed(const ld *c, const void *algo, fedfile *ff)
-{
-    const json_t *a = algo;
-    fedfile_algo *al = &ff->algo;
-    const char *de = "jacobi-de";
-    int rc, have = 0;
-    if ((rc = refuse_key(c, a, "quantum", de)) ||
-        (al->kind != FEDFILE_ALG_WR && (rc = refuse_key(c, a, "h_min", "jacobi-de and wr"))) ||
-        (rc = refuse_key(c, a, "h_max", de)))
-        return rc;
-    json_t *sp = json_object_get(a, "step");
-    if (!sp) return fail(c, "algorithm.step", "missing (expected the macro step in seconds, > 0)");
-    if (!json_is_number(sp))
-        return fail(c, "algorithm.step", "expected a number of seconds > 0, got %s", json_kind(sp));
-    al->step = json_number_value(sp);
-    if (!isfinite(al->step) || al->step <= 0)
-        return fail(c, "algorithm.step", "expected a number of seconds > 0, got %g", al->step);
-    if ((rc = to_ticks(c, "algorithm", "step", al->step, ff->resolution, &al->t_step))) return rc;
-    if (al->t_step < 1) return fail(c, "algorithm.step", "%g s is less than one tick", al->step);
-    if (al->kind == FEDFILE_ALG_WR && (rc = parse_wr(c, a, ff))) return rc;
-    if (al->kind == FEDFILE_ALG_SEMI && (rc = parse_semi(c, a, ff))) return rc;
-    if (al->kind != FEDFILE_ALG_JACOBI_NAIVE)
-        return refuse_key(c, a, "lookahead",
-                          "jacobi-naive; the others run at lookahead 0, the Awais thesis §4.2.1");
-    al->lookahead = al->step; /* the thesis' naive algorithm: lookahead = step (Fig. 4.6) */
-    if ((rc = get_num(c, a, "algorithm", "lookahead", 0, &al->lookahead, &have)) ||
-        (rc = to_ticks(c, "algorithm", "lookahead", al->lookahead, ff->resolution,
-                       &al->t_lookahead)))
-        return rc;
-    if (al->t_lookahead < 1)
-        return fail(c, "algorithm.lookahead",
-                    "%g s is less than one tick (TAR at lookahead 0 cannot publish at the "
-                    "granted time)",
-                    al->lookahead);
-    return FEDFILE_OK;
-}
-
-/* One of `names` (NULL-terminated) as a string; *out its index, left alone when absent. */
-static int get_choice(const ld *c, const json_t *obj, const char *base, const char *key,
-                      const char *const *names, int *out)
-{
-    char p[JPATH_LEN];
-    jp_key(p, base, key);
-    json_t *v = json_object_get(obj, key);
-    if (!v) return FEDFILE_OK;
-    for (int i = 0; json_is_string(v) && names[i]; i++)
-        if (strcmp(names[i], json_string_value(v)) == 0) return *out = i, FEDFILE_OK;
-    return fail(c, p, "expected \"%s\" or \"%s\"%s%s%s", names[0], names[1],
-                names[2] ? " or \"" : "", names[2] ? names[2] : "", names[2] ? "\"" : "");
-}
-
-/* defect-control: the object "defect-control" (doc/federation.md); the fixed-step and
- * jacobi-de keys of "algorithm" are refused. */
-int fedfile_parse_dc(const ld *c, const void *algo, fedfile *ff)
-{
-    const json_t *a = algo;
-    static const char *const keys[] = {"m",        "n",      "h1",       "tol",       "h_min",
-                                       "h_max",    "kp",     "ki",       "theta_max", "init",
-                                       "exchange", "defect", "clip_end", NULL};
-    static const char *const inits[] = {"consistent", "zero", NULL};
-    static const char *const exch[] = {"sequential", "jacobi", NULL};
-    static const char *const defs[] = {"both", "output", "connection", NULL};
-    const char *who = "the other methods; defect-control takes its settings from "
-                      "algorithm.defect-control";
-    int rc;
-    if ((rc = refuse_key(c, a, "step", who)) || (rc = refuse_key(c, a, "lookahead", who)) ||
-        (rc = refuse_key(c, a, "quantum", who)) || (rc = refuse_key(c, a, "h_min", who)) ||
-        (rc = refuse_key(c, a, "h_max", who)) || (rc = refuse_key(c, a, "extrapolation", who)))
-        return rc;
-    const char *base = "algorithm.defect-control";
-    json_t *d = json_object_get(a, "defect-control");
-    if (!d || !json_is_object(d))
-        return fail(c, base, "expected an object with at least \"h1\"%s", d ? "" : " (missing)");
-    if ((rc = only_keys(c, d, base, keys))) return rc;
-    fedfile_dc *dc = &ff->algo.dc;
-    const char *ord[2] = {"m", "n"};
-    int *dst[2] = {&dc->m, &dc->n};
-    for (int i = 0; i < 2; i++) {
-        json_t *v = json_object_get(d, ord[i]);
-        if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 4)) {
-            char p[JPATH_LEN];
-            jp_key(p, base, ord[i]);
-            return fail(c, p, "expected a polynomial order 0..4");
-        }
-        *dst[i] = v ? (int)json_integer_value(v) : 0;
-    }
-    int have = 0, have_tol = 0;
-    int64_t t1;
-    if ((rc = get_num(c, d, base, "h1", 0, &dc->h1, &have))) return rc;
-    if (!have)
-        return fail(c, "algorithm.defect-control.h1",
-                    "missing (the first or fixed "
-                    "step, seconds > 0)");
-    if ((rc = to_ticks(c, base, "h1", dc->h1, ff->resolution, &t1))) return rc;
-    if (t1 < 2)
-        return fail(c, "algorithm.defect-control.h1", "%g s is less than two ticks", dc->h1);
-    if ((rc = get_num(c, d, base, "tol", 0, &dc->tol, &have_tol))) return rc;
-    const char *var[] = {"h_min", "h_max", "kp", "ki", "theta_max"};
-    double *vdst[] = {&dc->h_min, &dc->h_max, &dc->kp, &dc->ki, &dc->theta_max};
-    for (int i = 0; i < 5; i++) {
-        if ((rc = get_num(c, d, base, var[i], 0, vdst[i], &have))) return rc;
-        if (have && !have_tol) {
-            char p[JPATH_LEN];
-            jp_key(p, base, var[i]);
-            return fail(c, p, "only with \"tol\" (a variable step)");
-        }
-    }
-    if (dc->h_max > 0 && dc->h_max < dc->h_min)
-        return fail(c, "algorithm.defect-control.h_max", "%g must be >= h_min %g", dc->h_max,
-                    dc->h_min);
-    if (json_object_get(d, "theta_max") && !(dc->theta_max > 1))
-        return fail(c, "algorithm.defect-control.theta_max", "expected a growth limit > 1");
-    if ((rc = get_choice(c, d, base, "init", inits, &dc->init)) ||
-        (rc = get_choice(c, d, base, "exchange", exch, &dc->exchange)) ||
-        (rc = get_choice(c, d, base, "defect", defs, &dc->defect)))
-        return rc;
-    json_t *ce = json_object_get(d, "clip_end");
-    if (ce && !json_is_boolean(ce))
-        return fail(c, "algorithm.defect-control.clip_end", "expected true or false");
-    dc->clip_end = ce && json_is_true(ce);
-    return FEDFILE_OK;
-}
-
-/* A duration of algorithm.hybrid in seconds into ticks (>= 1), when present. */
-static int hy_ticks(const ld *c, const json_t *h, const char *key, double res, int64_t *out)
-{
-    const char *base = "algorithm.hybrid";
-    double v = 0;
-    int have = 0, rc;
-    if ((rc = get_num(c, h, base, key, 0, &v, &have)) || !have) return rc;
-    if ((rc = to_ticks(c, base, key, v, res, out))) return rc;
-    if (*out < 1) {
-        char p[JPATH_LEN];
-        jp_key(p, base, key);
-        return fail(c, p, "%g s is less than one tick", v);
-    }
-    return FEDFILE_OK;
-}
-
-/* hybrid: "step" (H_0) as the fixed-step methods, then the object "hybrid" (all optional,
- * defaults of hybrid_opts_default): h_min, h_max, delta, bisect_tol (s), bisect (boolean),
- * tol, max_iter, norm ("max", "2"), tol_d, tau0, grow, shrink, discrete (the "Class.attribute"
- * outputs that are discrete-valued). doc/federation.md, doc/algorithms/hybrid.md. */
-int fedfile_parse_hybrid(const ld *c, const void *algo, fedfile *ff)
-{
-    static const char *const keys[] = {"h_min", "h_max",    "delta",    "bisect", "bisect_tol",
-                                       "tol",   "max_iter", "norm",     "tol_d",  "tau0",
-                                       "grow",  "shrink",   "discrete", NULL};
-    const json_t *a = algo;
-    fedfile_algo *al = &ff->algo;
-    int rc = fedfile_parse_fixed(c, algo, ff), have = 0;
-    if (rc || (rc = refuse_key(c, a, "extrapolation",
-                               "the peer methods; hybrid draws its inputs as lines over a step")))
-        return rc;
-    hybrid_opts *o = &al->hybrid;
-    hybrid_opts_default(o, al->t_step);
-    const char *base = "algorithm.hybrid";
-    json_t *h = json_object_get(a, "hybrid");
-    if (!h) return FEDFILE_OK;
-    if (!json_is_object(h)) return fail(c, base, "expected an object, got %s", json_kind(h));
-    if ((rc = only_keys(c, h, base, keys)) ||
-        (rc = hy_ticks(c, h, "h_min", ff->resolution, &o->h_min)) ||
-        (rc = hy_ticks(c, h, "h_max", ff->resolution, &o->h_max)) ||
-        (rc = hy_ticks(c, h, "delta", ff->resolution, &o->delta)) ||
-        (rc = hy_ticks(c, h, "bisect_tol", ff->resolution, &o->bisect_tol)) ||
-        (rc = get_num(c, h, base, "tol", 0, &o->tol, &have)) ||
-        (rc = get_num(c, h, base, "tol_d", 1, &o->tol_d, &have)) ||
-        (rc = get_num(c, h, base, "tau0", 1, &o->tau0, &have)) ||
-        (rc = get_num(c, h, base, "grow", 0, &o->grow, &have)) ||
-        (rc = get_num(c, h, base, "shrink", 0, &o->shrink, &have)) ||
-        (rc = get_int(c, h, base, "max_iter", 1, 1000000, NULL, &o->max_iter)))
-        return rc;
-    if (!json_object_get(h, "delta") && json_object_get(h, "h_min")) o->delta = o->h_min;
-    if (o->h_max < o->h_min) return fail(c, "algorithm.hybrid.h_max", "must be >= h_min");
-    if (o->grow < 1) return fail(c, "algorithm.hybrid.grow", "expected a factor >= 1");
-    if (o->shrink > 1) return fail(c, "algorithm.hybrid.shrink", "expected a factor in (0, 1]");
-    json_t *v = json_object_get(h, "bisect");
-    if (v && !json_is_boolean(v))
-        return fail(c, "algorithm.hybrid.bisect", "expected true or false");
-    o->bisect = v && json_is_true(v);
-    v = json_object_get(h, "norm");
-    if (v) {
-        const char *n = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(n, "max") && strcmp(n, "2"))
-            return fail(c, "algorithm.hybrid.norm", "expected \"max\" or \"2\"");
-        o->norm = strcmp(n, "2") == 0 ? HYBRID_NORM_2 : HYBRID_NORM_MAX;
-    }
-    v = json_object_get(h, "discrete");
-    if (!v) return FEDFILE_OK;
-    if (!json_is_array(v))
-        return fail(c, "algorithm.hybrid.discrete", "expected an array of \"Class.attribute\"");
-    al->hy_discrete = calloc(json_array_size(v) + 1, sizeof *al->hy_discrete);
-    if (!al->hy_discrete) return oom(c);
-    for (size_t i = 0; i < json_array_size(v); i++) {
-        json_t *e = json_array_get(v, i);
-        if (!json_is_string(e) || !strchr(json_string_value(e), '.')) {
-            char p[JPATH_LEN];
-            jp_idx(p, "algorithm.hybrid.discrete", i);
-            return fail(c, p, "expected a string \"Class.attribute\"");
-        }
-        if (!(al->hy_discrete[al->hy_n_discrete++] = strdup(json_string_value(e)))) return oom(c);
-    }
-    return FEDFILE_OK;
-}
-
-/* f3ornits: the object "f3ornits" (doc/federation.md); the fixed-step and jacobi-de keys of
- * "algorithm" are refused. */
-int fedfile_parse_f3(const ld *c, const void *algo, fedfile *ff)
-{
-    const json_t *a = algo;
-    static const char *const keys[] = {"dt_init", "dt_max", "order",  "fit",     "variable",
-                                       "norm",    "mu",     "rtol",   "atol",    "rho_min",
-                                       "rho_max", "safety", "smooth", "imposed", NULL};
-    static const char *const fits[] = {"extrapolation", "cls", NULL};
-    static const char *const norms[] = {"magnitude", "amplitude", "damped", NULL};
-    const char *who = "the other methods; f3ornits takes its settings from algorithm.f3ornits";
-    int rc;
-    if ((rc = refuse_key(c, a, "step", who)) || (rc = refuse_key(c, a, "lookahead", who)) ||
-        (rc = refuse_key(c, a, "quantum", who)) || (rc = refuse_key(c, a, "h_min", who)) ||
-        (rc = refuse_key(c, a, "h_max", who)) || (rc = refuse_key(c, a, "extrapolation", who)))
-        return rc;
-    const char *base = "algorithm.f3ornits";
-    json_t *d = json_object_get(a, "f3ornits");
-    if (!d || !json_is_object(d))
-        return fail(c, base, "expected an object with at least \"dt_init\"%s",
-                    d ? "" : " (missing)");
-    if ((rc = only_keys(c, d, base, keys))) return rc;
-    fedfile_f3 *f = &ff->algo.f3;
-    *f = (fedfile_f3){.order = -1,
-                      .variable = 1,
-                      .mu = 0.5,
-                      .rtol = 1e-3,
-                      .atol = 1e-6,
-                      .rho_min = 0.2,
-                      .rho_max = 2,
-                      .safety = 0.9};
-    int have = 0;
-    int64_t t;
-    if ((rc = get_num(c, d, base, "dt_init", 0, &f->dt_init, &have))) return rc;
-    if (!have) return fail(c, "algorithm.f3ornits.dt_init", "missing (the first step, s > 0)");
-    if ((rc = to_ticks(c, base, "dt_init", f->dt_init, ff->resolution, &t))) return rc;
-    if (t < 1) return fail(c, "algorithm.f3ornits.dt_init", "%g s is below a tick", f->dt_init);
-    if ((rc = get_num(c, d, base, "dt_max", 0, &f->dt_max, &have))) return rc;
-    if (have && f->dt_max < f->dt_init)
-        return fail(c, "algorithm.f3ornits.dt_max", "%g must be >= dt_init %g", f->dt_max,
-                    f->dt_init);
-    const char *num[] = {"mu", "rtol", "atol", "rho_min", "rho_max", "safety"};
-    double *dst[] = {&f->mu, &f->rtol, &f->atol, &f->rho_min, &f->rho_max, &f->safety};
-    const int zero_ok[] = {1, 0, 1, 0, 0, 0};
-    for (int i = 0; i < 6; i++)
-        if ((rc = get_num(c, d, base, num[i], zero_ok[i], dst[i], &have))) return rc;
-    if (f->rho_max < f->rho_min)
-        return fail(c, "algorithm.f3ornits.rho_max", "%g must be >= rho_min %g", f->rho_max,
-                    f->rho_min);
-    json_t *o = json_object_get(d, "order");
-    if (o && !(json_is_string(o) && !strcmp(json_string_value(o), "flexible")) &&
-        !(json_is_integer(o) && json_integer_value(o) >= 0 && json_integer_value(o) <= 2))
-        return fail(c, "algorithm.f3ornits.order", "expected \"flexible\" or an order 0..2");
-    if (o && json_is_integer(o)) f->order = (int)json_integer_value(o);
-    const char *bools[] = {"variable", "smooth"};
-    int *bdst[] = {&f->variable, &f->smooth};
-    for (int i = 0; i < 2; i++) {
-        json_t *v = json_object_get(d, bools[i]);
-        if (!v) continue;
-        if (!json_is_boolean(v)) {
-            char p[JPATH_LEN];
-            jp_key(p, base, bools[i]);
-            return fail(c, p, "expected true or false");
-        }
-        *bdst[i] = json_is_true(v);
-    }
-    if ((rc = get_choice(c, d, base, "fit", fits, &f->fit)) ||
-        (rc = get_choice(c, d, base, "norm", norms, &f->norm)))
-        return rc;
-    json_t *im = json_object_get(d, "imposed");
-    if (!im) return FEDFILE_OK;
-    if (!json_is_object(im))
-        return fail(c, "algorithm.f3ornits.imposed", "expected an object {\"federate\": step}");
-    size_t n = json_object_size(im);
-    f->imposed_fed = calloc(n + 1, sizeof *f->imposed_fed);
-    f->imposed_step = calloc(n + 1, sizeof *f->imposed_step);
-    if (!f->imposed_fed || !f->imposed_step) return fail(c, base, "out of memory");
-    const char *key;
-    json_t *v;
-    json_object_foreach(im, key, v)
-    {
-        char p[JPATH_LEN];
-        jp_key(p, "algorithm.f3ornits", "imposed");
-        if ((rc = get_num(c, im, p, key, 0, &f->imposed_step[f->n_imposed], &have)) ||
-            (rc = to_ticks(c, p, key, f->imposed_step[f->n_imposed], ff->resolution, &t)))
-            return rc;
-        if (!(f->imposed_fed[f->n_imposed] = strdup(key))) return fail(c, p, "out of memory");
-        f->n_imposed++;
-    }
-    return FEDFILE_OK;
-}
-
-/* "algorithm": {"method", "start", "end", "step", "lookahead", "extrapolation", "quantum",
- * "h_min", "h_max", "defect-control"}; times in seconds, converted to ticks of
- * ff->resolution. */
+/* "algorithm": "method", "start", "end" and, for a master method, "reply_timeout"; then the
+ * method's own keys, read by its parser (federate/config/fedfile_algo.h), and every other key
+ * refused naming the method. Times in seconds, converted to ticks of ff->resolution. */
 static int parse_algorithm(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {"method",
-                                       "start",
-                                       "end",
-                                       "step",
-                                       "lookahead",
-                                       "extrapolation",
-                                       "quantum",
-                                       "h_min",
-                                       "h_max",
-                                       "tol",
-                                       "max_iter",
-                                       "norm",
-                                       "n_sub",
-                                       "on_no_convergence",
-                                       "iteration",
-                                       "jacobian",
-                                       "defect-control",
-                                       "hybrid",
-                                       "f3ornits",
-                                       "coupling",
-                                       "power_extrapolation",
-                                       "reply_timeout",
-                                       "solver",
-                                       NULL};
     fedfile_algo *al = &ff->algo;
     json_t *a = json_object_get(root, "algorithm");
     if (!a) return fail(c, "algorithm", "missing (expected an object with method, end, ...)");
     if (!json_is_object(a)) return fail(c, "algorithm", "expected an object, got %s", json_kind(a));
-    int rc = only_keys(c, a, "algorithm", keys);
-    if (rc) return rc;
     json_t *m = json_object_get(a, "method");
-    const fedfile_algo_entry *entry =
+    const fedfile_algo_def *def =
         m && json_is_string(m) ? fedfile_algo_by_name(json_string_value(m)) : NULL;
-    if (entry) al->kind = entry->kind;
-    /* The names the registry knows, in its order: "\"jacobi-naive\", \"jacobi\", ...". */
-    char names[256] = "";
+    /* The names the table knows, in its order: "\"jacobi-naive\", \"jacobi\", ...". */
+    char names[512] = "";
     size_t n_algs = 0;
-    const fedfile_algo_entry *algs = fedfile_algos(&n_algs);
+    const fedfile_algo_def *const *algs = fedfile_algos(&n_algs);
     for (size_t i = 0; i < n_algs; i++) {
         size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", algs[i].name);
+        snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", algs[i]->name);
     }
     if (!m || !json_is_string(m))
         return fail(c, "algorithm.method", "expected one of %s%s", names, m ? "" : " (missing)");
-    if (!al->kind)
+    if (!def)
         return fail(c, "algorithm.method", "\"%.64s\" is not one of %s", json_string_value(m),
                     names);
-    json_t *st = json_object_get(a, "start");
+    al->def = def;
+    al->needs = def->needs;
+    fedfile_keys k = {
+        .rd = c, .obj = a, .path = "algorithm", .method = def->name, .resolution = ff->resolution};
+    fedfile_key_get(&k, "method");
+    json_t *st = (json_t *)fedfile_key_get(&k, "start");
     /* Logical time starts at 0 at join (doc/time.md), so a run cannot start before it. */
     if (st &&
         (!json_is_number(st) || !isfinite(json_number_value(st)) || json_number_value(st) < 0))
         return fail(c, "algorithm.start", "expected a number of seconds >= 0");
     al->start = st ? json_number_value(st) : 0.0;
-    json_t *en = json_object_get(a, "end");
+    json_t *en = (json_t *)fedfile_key_get(&k, "end");
     if (!en || !json_is_number(en) || !isfinite(json_number_value(en)))
         return fail(c, "algorithm.end", "expected a number of seconds > start%s",
                     en ? "" : " (missing)");
     al->end = json_number_value(en);
     if (!(al->end > al->start))
         return fail(c, "algorithm.end", "end %g must be > start %g", al->end, al->start);
+    int rc;
     if ((rc = to_ticks(c, "algorithm", "start", al->start, ff->resolution, &al->t_start)) ||
         (rc = to_ticks(c, "algorithm", "end", al->end, ff->resolution, &al->t_end)))
         return rc;
     if (al->t_end <= al->t_start)
         return fail(c, "algorithm.end", "end %g s and start %g s are the same tick", al->end,
                     al->start);
-    json_t *ex = json_object_get(a, "extrapolation");
-    if (ex && (!json_is_integer(ex) || json_integer_value(ex) < 0 || json_integer_value(ex) > 2))
-        return fail(c, "algorithm.extrapolation", "expected 0 (hold), 1 (linear) or 2 (quadratic)");
-    al->extrapolation = ex ? (int)json_integer_value(ex) : 0;
-    json_t *rt = json_object_get(a, "reply_timeout"); /* tempo-master's (doc/master.md) */
-    if (rt && entry->side != FEDFILE_SIDE_MASTER)
-        return fail(c, "algorithm.reply_timeout", "only a master method takes it");
-    if (rt &&
-        (!json_is_number(rt) || !(json_number_value(rt) >= 0.001) || json_number_value(rt) > 86400))
-        return fail(c, "algorithm.reply_timeout", "expected seconds, 0.001 to 86400");
-    al->reply_timeout = rt ? json_number_value(rt) : 0.0;
-    static const char *const wr_keys[] = {"norm", "on_no_convergence"};
-    for (size_t i = 0; al->kind != FEDFILE_ALG_WR && i < sizeof wr_keys / sizeof *wr_keys; i++)
-        if ((rc = refuse_key(c, a, wr_keys[i], "wr"))) return rc;
-    static const char *const iter_keys[] = {"tol", "max_iter", "n_sub"};
-    for (size_t i = 0; al->kind != FEDFILE_ALG_WR && al->kind != FEDFILE_ALG_SEMI &&
-                       i < sizeof iter_keys / sizeof *iter_keys;
-         i++)
-        if ((rc = refuse_key(c, a, iter_keys[i], "wr and semi-implicit"))) return rc;
-    static const char *const semi_keys[] = {"iteration", "jacobian"};
-    for (size_t i = 0; al->kind != FEDFILE_ALG_SEMI && i < sizeof semi_keys / sizeof *semi_keys;
-         i++)
-        if ((rc = refuse_key(c, a, semi_keys[i], "semi-implicit"))) return rc;
-    if (al->kind != FEDFILE_ALG_DEFECT_CONTROL &&
-        (rc = refuse_key(c, a, "defect-control", "defect-control")))
-        return rc;
-    if (al->kind != FEDFILE_ALG_F3ORNITS && (rc = refuse_key(c, a, "f3ornits", "f3ornits")))
-        return rc;
-    if (al->kind != FEDFILE_ALG_STRONG &&
-        (rc = refuse_key(c, a, "solver",
-                         "strong; the FMUs' own solver is the top-level \"solver\"")))
-        return rc;
-    if (al->kind != FEDFILE_ALG_HYBRID && (rc = refuse_key(c, a, "hybrid", "hybrid"))) return rc;
-    if (al->kind != FEDFILE_ALG_BALANCE && al->kind != FEDFILE_ALG_ENERGY &&
-        ((rc = refuse_key(c, a, "coupling", "balance and energy")) ||
-         (rc = refuse_key(c, a, "power_extrapolation", "energy"))))
-        return rc;
-    return entry->parse ? entry->parse(c, a, ff) : FEDFILE_OK;
+    if (def->side == FEDFILE_SIDE_MASTER) { /* tempo-master's (doc/master.md) */
+        json_t *rt = (json_t *)fedfile_key_get(&k, "reply_timeout");
+        if (rt && (!json_is_number(rt) || !(json_number_value(rt) >= 0.001) ||
+                   json_number_value(rt) > 86400))
+            return fail(c, "algorithm.reply_timeout", "expected seconds, 0.001 to 86400");
+        al->reply_timeout = rt ? json_number_value(rt) : 0.0;
+    }
+    if (def->parse && (rc = def->parse(&k, ff, &al->settings))) return rc;
+    return fedfile_keys_done(&k);
 }
 
 /* "solver": {"method": "bdf"|"adams", "rtol", "atol", "max_step"}; fields given here
@@ -885,24 +389,6 @@ static int parse_solver(const ld *c, const json_t *obj, const char *base, fedfil
     if (have) s->atol = d;
     if ((rc = get_num(c, v, p, "max_step", 0, &d, &have))) return rc;
     if (have) s->max_step = d;
-    return FEDFILE_OK;
-}
-
-/* strong: the fixed-step keys, then "solver" (the master's CVODE, the same keys as the FMUs'
- * "solver") over strong_opts_default. doc/federation.md, doc/algorithms/strong-coupling.md. */
-int fedfile_parse_strong(const ld *c, const void *algo, fedfile *ff)
-{
-    int rc = refuse_key(c, algo, "extrapolation",
-                        "the peer methods; strong coupling wires the states themselves");
-    if (rc || (rc = fedfile_parse_fixed(c, algo, ff))) return rc;
-    fedfile_solver sv = {0};
-    if ((rc = parse_solver(c, algo, "algorithm", &sv))) return rc;
-    strong_opts *o = &ff->algo.strong;
-    strong_opts_default(o, ff->algo.t_step);
-    o->adams = sv.method == FEDFILE_METHOD_ADAMS;
-    if (sv.rtol > 0) o->rtol = sv.rtol;
-    if (sv.atol > 0) o->atol = sv.atol;
-    o->max_step = sv.max_step;
     return FEDFILE_OK;
 }
 
@@ -987,14 +473,15 @@ static int parse_wires(const ld *c, const json_t *fo, const char *base, const ch
 }
 
 /* "quantum": {"output": q} (jacobi-de only); each variable must be one of the outputs. */
-static int parse_quanta(const ld *c, const json_t *fo, const char *base, fedfile_alg alg,
+static int parse_quanta(const ld *c, const json_t *fo, const char *base, const fedfile *ff,
                         fedfile_fed *fd)
 {
     char p[JPATH_LEN], pk[JPATH_LEN];
     jp_key(p, base, "quantum");
     json_t *v = json_object_get(fo, "quantum");
     if (!v) return FEDFILE_OK;
-    if (alg != FEDFILE_ALG_JACOBI_DE) return fail(c, p, "only method \"jacobi-de\" uses quanta");
+    if (!(ff->algo.needs & FEDFILE_NEEDS_QUANTA))
+        return fail(c, p, "method \"%s\" takes no quanta", fedfile_method_name(ff));
     if (!json_is_object(v))
         return fail(c, p, "expected an object {\"output\": quantum}, got %s", json_kind(v));
     fd->quanta = calloc(json_object_size(v) + 1, sizeof *fd->quanta);
@@ -1054,13 +541,23 @@ static const struct {
     topo_role role;
 } ROLES[] = {{"source", TOPO_ROLE_SOURCE}, {"common", TOPO_ROLE_COMMON}, {"sink", TOPO_ROLE_SINK}};
 
-/* The methods a program federate may join: it follows the method's time advance itself, which
- * is documented for the peer methods whose every federate acts alone (doc/federation.md,
- * "Program federates"); Gauss-Seidel's token and the master methods' commands are not. */
-static int program_allowed(fedfile_alg kind)
+/* The methods a program federate may join (FEDFILE_NEEDS_PROGRAMS): it follows the method's
+ * time advance itself, which is documented for the peer methods whose every federate acts alone
+ * (doc/federation.md, "Program federates"); Gauss-Seidel's token and the master methods'
+ * commands are not. "\"jacobi-naive\", \"jacobi\" or \"jacobi-de\"" in table order. */
+static void program_methods(char *out, size_t len)
 {
-    return kind == FEDFILE_ALG_JACOBI_NAIVE || kind == FEDFILE_ALG_JACOBI ||
-           kind == FEDFILE_ALG_JACOBI_DE;
+    size_t n = 0, k = 0, m = 0;
+    const fedfile_algo_def *const *all = fedfile_algos(&n);
+    for (size_t i = 0; i < n; i++)
+        m += (all[i]->needs & FEDFILE_NEEDS_PROGRAMS) != 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (!(all[i]->needs & FEDFILE_NEEDS_PROGRAMS)) continue;
+        size_t u = strlen(out);
+        k++;
+        snprintf(out + u, len - u, "%s\"%s\"", k == 1 ? "" : k == m ? " or " : ", ", all[i]->name);
+    }
 }
 
 /* A custom federate: "program" (an executable, resolved like "fmu"), optional "args" (strings)
@@ -1077,11 +574,12 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
             return fail(c, p, "applies to an \"fmu\" federate only (a program takes \"args\")");
         }
     jp_key(p, base, "program");
-    if (!program_allowed(ff->algo.kind))
-        return fail(c, p,
-                    "a program federate needs method \"jacobi\", \"jacobi-naive\" or "
-                    "\"jacobi-de\" (not \"%s\")",
-                    fedfile_alg_name(ff->algo.kind));
+    if (!(ff->algo.needs & FEDFILE_NEEDS_PROGRAMS)) {
+        char methods[256];
+        program_methods(methods, sizeof methods);
+        return fail(c, p, "a program federate needs method %s (not \"%s\")", methods,
+                    fedfile_method_name(ff));
+    }
     char *prog = NULL;
     int rc = get_str(c, fo, base, "program", 1, &prog);
     if (rc) return rc;
@@ -1158,15 +656,16 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
         int known = fd->role != TOPO_ROLE_AUTO;
         free(role);
         if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
-        if (ff->algo.kind != FEDFILE_ALG_GAUSS_SEIDEL)
-            return fail(c, p, "only method \"gauss-seidel\" uses roles");
+        if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN))
+            return fail(c, p, "method \"%s\" takes no roles (only \"gauss-seidel\" does)",
+                        fedfile_method_name(ff));
     }
     fd->solver = *defaults;
     if ((rc = parse_params(c, fo, base, fd)) ||
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
         (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)) ||
-        (rc = parse_solver(c, fo, base, &fd->solver)) ||
-        (rc = parse_quanta(c, fo, base, ff->algo.kind, fd)) || (rc = parse_record(c, fo, base, fd)))
+        (rc = parse_solver(c, fo, base, &fd->solver)) || (rc = parse_quanta(c, fo, base, ff, fd)) ||
+        (rc = parse_record(c, fo, base, fd)))
         return rc;
     /* the same output variable may feed one attribute only (JSON keys are unique); the same
      * attribute fed by two outputs of this federate is caught by check_publishers. */
@@ -1343,14 +842,7 @@ void fedfile_free(fedfile *ff)
     free(ff->output);
     free(ff->log);
     topo_plan_free(ff->gs_plan);
-    for (size_t i = 0; i < ff->algo.hy_n_discrete; i++)
-        free(ff->algo.hy_discrete[i]);
-    free(ff->algo.hy_discrete);
-    for (size_t k = 0; k < ff->algo.f3.n_imposed; k++)
-        free(ff->algo.f3.imposed_fed[k]);
-    free(ff->algo.f3.imposed_fed);
-    free(ff->algo.f3.imposed_step);
-    fedfile_balance_free(ff->algo.balance);
+    if (ff->algo.def && ff->algo.def->free) ff->algo.def->free(ff->algo.settings);
     free(ff);
 }
 
@@ -1422,8 +914,8 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
         if ((rc = parse_fed(c, json_array_get(fa, i), i, ff, &ff->feds[i], &defaults))) return rc;
     }
     if ((rc = check_publishers(c, ff)) || (rc = link_inputs(c, ff))) return rc;
-    if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && (rc = plan_gauss_seidel(c, ff))) return rc;
-    if (ff->algo.balance && (rc = fedfile_balance_resolve(c, ff))) return rc;
+    if ((ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) && (rc = plan_gauss_seidel(c, ff))) return rc;
+    if (ff->algo.def->resolve && (rc = ff->algo.def->resolve(c, ff))) return rc;
     return FEDFILE_OK;
 }
 
@@ -1465,13 +957,6 @@ int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
     }
     *out = ff;
     return FEDFILE_OK;
-}
-
-double fedfile_quantum_of(const fedfile *ff, const fedfile_fed *fd, const char *var)
-{
-    for (size_t i = 0; i < fd->n_quanta; i++)
-        if (strcmp(fd->quanta[i].var, var) == 0) return fd->quanta[i].q;
-    return ff->algo.quantum;
 }
 
 long fedfile_find(const fedfile *ff, const char *name)
@@ -1598,7 +1083,7 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
                     "resolution %g s per tick differs from the federation file's "
                     "%g (key \"resolution\" of %s)",
                     r, ff->resolution, ff->path);
-    if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && fom_inter_find(f, "StepForward") == FOM_NONE)
+    if ((ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) && fom_inter_find(f, "StepForward") == FOM_NONE)
         return fail(&c, "interactions",
                     "no interaction class \"StepForward\" (Gauss-Seidel passes its token with it; "
                     "method \"gauss-seidel\" in %s)",

@@ -12,13 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algorithms/exchange.h"
-#include "algorithms/hybrid.h"
-#include "algorithms/port.h"
-#include "algorithms/semi.h"
-#include "algorithms/strong.h"
 #include "algorithms/topology.h"
-#include "algorithms/wr.h"
 #include "federate/fmu/fmu_md.h"
 
 #define FEDFILE_ERRLEN             1024 /* a buffer this size holds any message of this module */
@@ -34,31 +28,6 @@ enum {
     FEDFILE_ENOMEM = -4,  /* out of memory */
     FEDFILE_EUSAGE = -5,  /* NULL arguments, index out of range */
 };
-
-/* The coupling algorithm (doc/algorithms/README.md, the Awais thesis chapter 4). */
-typedef enum fedfile_alg {
-    FEDFILE_ALG_JACOBI_NAIVE = 1, /* "jacobi-naive": TAR, lookahead = step (§4.2.1, Fig. 4.4) */
-    FEDFILE_ALG_JACOBI,           /* "jacobi": TARA/TAR at lookahead 0 (§4.2.1, Fig. 4.9) */
-    FEDFILE_ALG_JACOBI_DE,        /* "jacobi-de": NERA/NER, quantized steps (§4.2.2) */
-    FEDFILE_ALG_GAUSS_SEIDEL,     /* "gauss-seidel": FQR + step forward (§4.3, Algorithm 1) */
-    FEDFILE_ALG_DEFECT_CONTROL,   /* "defect-control": a master runs Glumac and Kovačić's
-                                     Algorithm 1 (doc/algorithms/defect-control.md) */
-    FEDFILE_ALG_WR,               /* "wr": waveform relaxation, master-slave (§5.2, Alg. 2) */
-    FEDFILE_ALG_MASTER_JACOBI,    /* "master-jacobi": tempo-master drives slaves over the port
-                                     (doc/master.md; fedfile_master.h) */
-    FEDFILE_ALG_SEMI,             /* "semi-implicit": quasi-Newton coupling, master-slave
-                                     (§5.3, Alg. 3; doc/algorithms/semi-implicit.md) */
-    FEDFILE_ALG_F3ORNITS,         /* "f3ornits": Éguillon et al.'s flexible order and
-                                     asynchronous steps (doc/algorithms/f3ornits.md) */
-    FEDFILE_ALG_STRONG,           /* "strong": CVODE in the master over every slave's states
-                                     (§5.4, Alg. 4; doc/algorithms/strong-coupling.md) */
-    FEDFILE_ALG_HYBRID,           /* "hybrid": events, rewind, step-size control, master-slave
-                                     (§5.5, Alg. 5; doc/algorithms/hybrid.md) */
-    FEDFILE_ALG_BALANCE,          /* "balance": explicit master with the coupling layer
-                                     (doc/algorithms/balance-correction.md) */
-    FEDFILE_ALG_ENERGY,           /* "energy": negotiated power exchange
-                                     (doc/algorithms/energy-balance.md) */
-} fedfile_alg;
 
 /* Integration method for model-exchange FMUs (CVODE). */
 typedef enum fedfile_method {
@@ -131,66 +100,21 @@ typedef struct fedfile_fed {
     char **record; /* variables written to the CSV; default: the outputs */
 } fedfile_fed;
 
-/* "algorithm"."defect-control": the settings of algorithms/defect_master.h's dc_config, as
- * written (doc/federation.md). The step is variable when tol > 0. */
-typedef struct fedfile_dc {
-    int m, n;                 /* input and output polynomial orders, 0..4 */
-    double h1;                /* first (or fixed) step, s, > 0 */
-    double tol;               /* s; 0: fixed step */
-    double h_min, h_max;      /* s; 0: no bound */
-    double kp, ki, theta_max; /* 0: the paper's 0.13, 1/15, 2 */
-    int init;                 /* 0 "consistent", 1 "zero" */
-    int exchange;             /* 0 "sequential", 1 "jacobi" */
-    int defect;               /* 0 "both", 1 "output", 2 "connection" */
-    int clip_end;             /* 1: the last step ends exactly at end */
-} fedfile_dc;
+struct fedfile_algo_def; /* federate/config/fedfile_algo.h */
 
-/* "algorithm"."f3ornits": the settings of algorithms/f3ornits_master.h's f3_config, as
- * written (doc/federation.md). */
-typedef struct fedfile_f3 {
-    int fit;                 /* 0 "extrapolation", 1 "cls" */
-    int order;               /* -1 flexible (the order function), 0..2 forced (0: ZOH) */
-    int variable;            /* 1: the time-stepper chooses the steps; 0: fixed dt_init */
-    int norm;                /* 0 "magnitude", 1 "amplitude", 2 "damped" */
-    int smooth;              /* 1: C^1 inputs (Hermite cubics) */
-    double mu;               /* 1/s, damping of "damped" */
-    double rtol, atol;       /* tolerances of the normalisation */
-    double rho_min, rho_max; /* bounds of the step ratio */
-    double safety;           /* factor of the ratio */
-    double dt_init, dt_max;  /* s: first (and smallest) step; largest (0: none) */
-    size_t n_imposed;
-    char **imposed_fed;   /* federate names whose step is imposed */
-    double *imposed_step; /* their steps, s, whole ticks */
-} fedfile_f3;
-
-/* Algorithm settings, in seconds as written and in ticks of the resolution. */
+/* The "algorithm" section: the method's definition and settings, and the times every method
+ * shares, in seconds as written and in ticks of the resolution. */
 typedef struct fedfile_algo {
-    fedfile_alg kind;
-    double start, end;   /* s; end > start */
-    double step;         /* s; fixed macro step (0 for jacobi-de) */
-    double lookahead;    /* s; jacobi-naive only (default = step); others 0 */
-    double quantum;      /* jacobi-de default quantum, output unit; else 0 */
-    double h_min, h_max; /* jacobi-de step clamp, s; wr: smallest halved step, s; else 0 */
-    int64_t t_start, t_end, t_step, t_lookahead, t_h_min, t_h_max; /* the same in ticks */
-    int extrapolation;    /* input extrapolation order 0 (hold, default), 1, 2 */
-    double reply_timeout; /* master methods: tempo-master's reply timeout, s; 0 = none */
-    fedfile_dc dc;        /* defect-control only; else zero */
-    fedfile_f3 f3;        /* f3ornits only; else zero (imposed arrays owned, fedfile_free) */
-    wr_opts wr;           /* wr only: settings in ticks (step, tol, max_iter, norm, relative,
-                             n_sub, on_fail, h_min), defaults from wr_opts_default; else zero */
-    semi_opts semi;       /* semi-implicit only: settings in ticks (step, tol, max_iter, iter,
-                             jac0, n_sub), defaults from semi_opts_default; else zero */
-    strong_opts strong;   /* strong only: the master's CVODE (output step in ticks, BDF/Adams,
-                             rtol, atol, max_step), defaults from strong_opts_default; else
-                             zero */
-
-    /* hybrid only (else zero): algorithm.hybrid in ticks, defaults from hybrid_opts_default,
-     * and the "Class.attribute" outputs listed as discrete-valued (hy_n_discrete strings) */
-    hybrid_opts hybrid;
-    char **hy_discrete;
-    size_t hy_n_discrete;
-    struct fedfile_balance *balance; /* balance and energy: per-connection settings
-                                        (federate/config/fedfile_balance.h); else NULL */
+    const struct fedfile_algo_def *def; /* the method (federate/config/fedfile_algos.c) */
+    unsigned needs;                     /* def->needs and what the settings add (FEDFILE_NEEDS_*) */
+    void *settings;    /* the method's own settings (its file's struct), or NULL; freed by
+                          def->free in fedfile_free */
+    double start, end; /* s; end > start */
+    double step;       /* s; the fixed macro step of the methods that take "step"; else 0 */
+    int64_t t_start, t_end, t_step; /* the same in ticks */
+    int64_t t_lookahead;            /* ticks: the peers' lookahead (jacobi-naive; else 0) */
+    int extrapolation;              /* the peers' input extrapolation order 0 (hold), 1, 2 */
+    double reply_timeout;           /* master methods: tempo-master's reply timeout, s; 0 = none */
 } fedfile_algo;
 
 /* A loaded federation file. Everything is owned by this object; release with fedfile_free. */
@@ -212,7 +136,7 @@ typedef struct fedfile {
     int in_process;     /* "placement": "in-process": tempo-run runs every federate as a thread
                            of one process (doc/inproc.md); 0 ("processes", the default): one
                            process each */
-    topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
+    topo_plan *gs_plan; /* FEDFILE_NEEDS_GS_PLAN: roles and execution order; else NULL */
 } fedfile;
 
 /**
@@ -294,68 +218,7 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
  */
 int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, size_t errlen);
 
-/**
- * Quantum of one output for jacobi-de: the federate's "quantum" entry for it, else
- * algorithm.quantum.
- * @param ff  loaded file, not NULL
- * @param fd  one of ff->feds, not NULL
- * @param var output variable name, not NULL
- * @return the quantum (> 0 for jacobi-de files; 0 for other methods).
- */
-double fedfile_quantum_of(const fedfile *ff, const fedfile_fed *fd, const char *var);
-
-/** Name of an algorithm as written in the file ("jacobi-de"). Never NULL. */
-const char *fedfile_alg_name(fedfile_alg a);
-
-/* ---- the algorithm registry ------------------------------------------------------------
- * One entry per coupling algorithm (federate/config/fedfile_algos.c holds the table; adding an
- * algorithm is adding one entry, doc/architecture.md "Where a new coupling algorithm goes").
- * An entry owns its settings: parse reads its own keys of the file's "algorithm" object,
- * create turns the loaded file into the settings one run needs, run runs it over the port of
- * its side, free releases the settings. tempo-fmu and the in-process runner never switch on
- * the algorithm: they call run_peer. The master entries carry parse only: their side says that
- * tempo-master runs them (fedfile_is_master), and tempo-master's own table
- * (federate/master/master_algos.c) maps the kind to the run, since a master run needs the
- * port over libtempo or the local slaves, which this component does not link. run_master is
- * unused. */
-
-/* Which side of the port an algorithm runs on (doc/algorithms/port.md). */
-typedef enum fedfile_side {
-    FEDFILE_SIDE_PEER =
-        1,               /* every federate runs it over the peer exchange (algorithms/exchange.h) */
-    FEDFILE_SIDE_MASTER, /* one master runs it over port_master (algorithms/port.h) */
-} fedfile_side;
-
-struct fedfile_reader; /* the loader's state: file name and error buffer (fedfile.c) */
-
-typedef struct fedfile_algo_entry {
-    const char *name; /* as written in "algorithm.method" */
-    fedfile_alg kind;
-    fedfile_side side;
-    /* Read the algorithm's own keys of the "algorithm" object (algo: a jansson json_t *) into
-     * ff->algo, refusing the keys it does not use; the common keys (method, start, end,
-     * extrapolation) are already read. Errors name the JSON path (FEDFILE_ESCHEMA). */
-    int (*parse)(const struct fedfile_reader *rd, const void *algo, fedfile *ff);
-    /* The settings one run needs, for federate idx (peer side) or the master (idx ignored),
-     * allocated into *settings (the entry's own struct: jacobi_settings, ...).
-     * Returns FEDFILE_OK, FEDFILE_EUSAGE or FEDFILE_ENOMEM with err set. */
-    int (*create)(const fedfile *ff, size_t idx, void **settings, char *err, size_t errlen);
-    /* Run over the peer port (side PEER; NULL otherwise). Returns a port_status. */
-    int (*run_peer)(const void *settings, peer *p);
-    /* Run over the master port (side MASTER; NULL otherwise). Returns a port_status. */
-    int (*run_master)(const void *settings, const port_master *m);
-    /* Free what create allocated; accepts NULL. create, run_* and free may be NULL for an
-     * entry whose runs are not started through the registry yet (then only parse is used). */
-    void (*free)(void *settings);
-} fedfile_algo_entry;
-
-/** The registry entry of an algorithm kind, or NULL when none is registered. */
-const fedfile_algo_entry *fedfile_algo_find(fedfile_alg kind);
-
-/** The registry entry named as in the file ("jacobi-de"), or NULL. */
-const fedfile_algo_entry *fedfile_algo_by_name(const char *name);
-
-/** The registry: *n receives the number of entries. Static storage. */
-const fedfile_algo_entry *fedfile_algos(size_t *n);
+/** Name of the file's method as written ("jacobi-de"); "?" for a file without one. */
+const char *fedfile_method_name(const fedfile *ff);
 
 #endif

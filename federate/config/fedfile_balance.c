@@ -1,5 +1,5 @@
 /* algorithm.coupling and algorithm.power_extrapolation of the methods "balance" and "energy"
- * (federate/config/fedfile_balance.h). Two passes: fedfile_parse_balance reads the entries as
+ * (federate/config/fedfile_balance.h). Two passes: fedfile_balance_parse reads the entries as
  * written while the algorithm section loads (the federates are not known yet);
  * fedfile_balance_resolve, once the wiring is linked, gives every wired input its settings
  * ("*" first, then its own entry, field by field) and turns names into indices. */
@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_impl.h"
 
 static int nomem(const fedfile_reader *rd)
@@ -33,6 +34,12 @@ static void spec_free(fedfile_bal_spec *s)
     free(s->energy);
 }
 
+const fedfile_balance *fedfile_balance_of(const fedfile *ff)
+{
+    const void *s = fedfile_settings(ff, "balance");
+    return s ? s : fedfile_settings(ff, "energy");
+}
+
 void fedfile_balance_free(fedfile_balance *b)
 {
     if (!b) return;
@@ -53,7 +60,7 @@ void fedfile_balance_free(fedfile_balance *b)
 size_t fedfile_balance_extra_inputs(const fedfile *ff, size_t idx, const char *const **names)
 {
     *names = NULL;
-    const fedfile_balance *b = ff ? ff->algo.balance : NULL;
+    const fedfile_balance *b = fedfile_balance_of(ff);
     if (!b || !b->extra || idx >= ff->n_feds || !b->extra[idx].n) return 0;
     *names = (const char *const *)b->extra[idx].var;
     return b->extra[idx].n;
@@ -92,7 +99,7 @@ static int name_of(const fedfile_reader *rd, json_t *o, const char *base, const 
     return FEDFILE_OK;
 }
 
-static int parse_spec(const fedfile_reader *rd, fedfile_alg kind, const char *key, json_t *o,
+static int parse_spec(const fedfile_reader *rd, int energy, const char *key, json_t *o,
                       fedfile_bal_spec *s)
 {
     char base[200];
@@ -104,7 +111,7 @@ static int parse_spec(const fedfile_reader *rd, fedfile_alg kind, const char *ke
                                            "switch",        "hat",   "span",       NULL};
     static const char *const en_keys[] = {"extrapolation", "slope",  "power_input",
                                           "power",         "energy", NULL};
-    const char *const *keys = kind == FEDFILE_ALG_ENERGY ? en_keys : bal_keys;
+    const char *const *keys = energy ? en_keys : bal_keys;
     const char *k;
     json_t *v;
     json_object_foreach(o, k, v)
@@ -114,11 +121,10 @@ static int parse_spec(const fedfile_reader *rd, fedfile_alg kind, const char *ke
             ok = !strcmp(keys[i], k);
         if (!ok)
             return fedfile_fail(rd, base, "%s: not a setting of method \"%s\" (expected %s)", k,
-                                kind == FEDFILE_ALG_ENERGY ? "energy" : "balance",
-                                kind == FEDFILE_ALG_ENERGY
-                                    ? "extrapolation, slope, power_input, power, energy"
-                                    : "extrapolation, slope, correction, amount, switch, hat, "
-                                      "span");
+                                energy ? "energy" : "balance",
+                                energy ? "extrapolation, slope, power_input, power, energy"
+                                       : "extrapolation, slope, correction, amount, switch, hat, "
+                                         "span");
     }
     int rc;
     if ((rc = choice(rd, o, base, "extrapolation", EXTRAPS, &s->extrap)) ||
@@ -143,24 +149,15 @@ static int parse_spec(const fedfile_reader *rd, fedfile_alg kind, const char *ke
     return FEDFILE_OK;
 }
 
-int fedfile_parse_balance(const fedfile_reader *rd, const void *algo, fedfile *ff)
+int fedfile_balance_parse(fedfile_keys *k, int energy, fedfile_balance **out)
 {
-    const json_t *a = algo;
-    int rc = fedfile_parse_fixed(rd, algo, ff);
-    if (rc) return rc;
-    fedfile_alg kind = ff->algo.kind;
-    if (json_object_get(a, "extrapolation"))
-        return fedfile_fail(rd, "algorithm.extrapolation",
-                            "not used by method \"%s\" (it is set per connection in "
-                            "algorithm.coupling)",
-                            fedfile_alg_name(kind));
+    const fedfile_reader *rd = k->rd;
     fedfile_balance *b = calloc(1, sizeof *b);
     if (!b) return nomem(rd);
-    ff->algo.balance = b;
+    *out = b;
+    b->energy = energy;
     b->p_order = 1;
-    json_t *pe = json_object_get(a, "power_extrapolation");
-    if (pe && kind != FEDFILE_ALG_ENERGY)
-        return fedfile_fail(rd, "algorithm.power_extrapolation", "only used by method \"energy\"");
+    const json_t *pe = energy ? fedfile_key_get(k, "power_extrapolation") : NULL;
     if (pe) {
         int o = -1;
         for (int i = 0; json_is_string(pe) && EXTRAPS[i]; i++)
@@ -170,17 +167,18 @@ int fedfile_parse_balance(const fedfile_reader *rd, const void *algo, fedfile *f
                                 "expected \"constant\" or \"linear\"");
         b->p_order = o;
     }
-    json_t *cp = json_object_get(a, "coupling");
+    const json_t *cp = fedfile_key_get(k, "coupling");
     if (!cp) return FEDFILE_OK;
     if (!json_is_object(cp))
         return fedfile_fail(rd, "algorithm.coupling",
                             "expected an object {\"*\" or \"federate.input\": {settings}}");
     if (!(b->spec = calloc(json_object_size(cp) + 1, sizeof *b->spec))) return nomem(rd);
-    const char *k;
+    const char *key;
     json_t *v;
-    json_object_foreach(cp, k, v)
+    int rc;
+    json_object_foreach((json_t *)cp, key, v)
     {
-        if ((rc = parse_spec(rd, kind, k, v, &b->spec[b->n_spec++]))) return rc;
+        if ((rc = parse_spec(rd, energy, key, v, &b->spec[b->n_spec++]))) return rc;
     }
     return FEDFILE_OK;
 }
@@ -212,7 +210,7 @@ static long output_index(const fedfile_fed *fd, const char *var)
 static int resolve_one(const fedfile_reader *rd, fedfile *ff, size_t i, size_t m,
                        fedfile_bal_conn *c)
 {
-    fedfile_balance *b = ff->algo.balance;
+    fedfile_balance *b = (fedfile_balance *)fedfile_balance_of(ff);
     const fedfile_fed *fd = &ff->feds[i];
     const fedfile_wire *w = &fd->inputs[m];
     char key[300], base[400];
@@ -252,7 +250,7 @@ static int resolve_one(const fedfile_reader *rd, fedfile *ff, size_t i, size_t m
     if (names[1] && (c->amount = output_index(src, names[1])) < 0)
         return fedfile_fail(rd, base, "amount: \"%s\" is not an output of federate \"%s\"",
                             names[1], src->name);
-    if (ff->algo.kind == FEDFILE_ALG_BALANCE) {
+    if (!b->energy) {
         if (c->layer.bc != BAL_BC_OFF && c->amount < 0)
             return fedfile_fail(rd, base,
                                 "correction needs \"amount\": the sender's output holding the "
@@ -301,7 +299,7 @@ static int resolve_one(const fedfile_reader *rd, fedfile *ff, size_t i, size_t m
 /* energy: every connection a -> b has exactly one b -> a, its boundary's other half. */
 static int pair_up(const fedfile_reader *rd, fedfile *ff)
 {
-    fedfile_balance *b = ff->algo.balance;
+    fedfile_balance *b = (fedfile_balance *)fedfile_balance_of(ff);
     for (size_t k = 0; k < b->n_conn; k++) {
         fedfile_bal_conn *c = &b->conn[k];
         size_t n = 0;
@@ -324,7 +322,7 @@ static int pair_up(const fedfile_reader *rd, fedfile *ff)
 
 int fedfile_balance_resolve(const fedfile_reader *rd, fedfile *ff)
 {
-    fedfile_balance *b = ff->algo.balance;
+    fedfile_balance *b = (fedfile_balance *)fedfile_balance_of(ff);
     if (!b) return FEDFILE_OK;
     size_t n = 0;
     for (size_t i = 0; i < ff->n_feds; i++)
@@ -343,7 +341,7 @@ int fedfile_balance_resolve(const fedfile_reader *rd, fedfile *ff)
                                 "\"%s\" is not a wired input (expected \"*\" or "
                                 "\"federate.input\")",
                                 b->spec[s].key);
-    return ff->algo.kind == FEDFILE_ALG_ENERGY ? pair_up(rd, ff) : FEDFILE_OK;
+    return b->energy ? pair_up(rd, ff) : FEDFILE_OK;
 }
 
 size_t fedfile_energy_links(const fedfile_balance *b, energy_link *out, size_t cap)

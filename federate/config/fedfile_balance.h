@@ -39,11 +39,13 @@ typedef struct fedfile_bal_extra {
 
 typedef struct fedfile_bal_spec fedfile_bal_spec; /* one entry as written (fedfile_balance.c) */
 
-/* Owned by the fedfile (ff->algo.balance); freed by fedfile_free. */
+/* The settings of methods "balance" and "energy" (federate/config/algo_balance.c), owned
+ * by the loaded file (ff->algo.settings). */
 typedef struct fedfile_balance {
+    int energy;               /* 1: method "energy"; 0: "balance" */
     int p_order;              /* energy: the agreed power held (0) or linear (1, default) */
     size_t n_conn;            /* every wired input of every federate, federate and input order */
-    fedfile_bal_conn *conn;   /* (the order of fedfile_master_couplings) */
+    fedfile_bal_conn *conn;   /* (the order of fedfile_master_links) */
     fedfile_bal_extra *extra; /* per federate, n_feds entries */
     size_t n_spec;
     fedfile_bal_spec *spec; /* the entries of algorithm.coupling as written */
@@ -53,6 +55,9 @@ typedef struct fedfile_balance {
 void fedfile_balance_free(fedfile_balance *b);
 
 struct fedfile;
+
+/** The balance or energy settings of a loaded file, or NULL for another method. */
+const fedfile_balance *fedfile_balance_of(const struct fedfile *ff);
 
 /**
  * The inputs the master sets on federate idx beyond its wired ones (energy's power inputs).

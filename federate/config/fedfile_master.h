@@ -1,6 +1,7 @@
 /* Federation files whose algorithm a master federate runs (doc/master.md, doc/federation.md):
- * which methods those are, the extra checks they need, and the couplings the master computes
- * from the wiring. Kept apart from fedfile.c so that new master methods touch one file.
+ * which methods those are, the extra checks they need, and the links the master computes from
+ * the wiring; and the accessors of two methods' settings that the slaves and the examples read
+ * (hybrid: federate/config/algo_hybrid.c; defect-control: federate/config/algo_defect.c).
  * Read federate/config/fedfile_master.c next.
  */
 #ifndef TEMPO_FEDERATE_CONFIG_FEDFILE_MASTER_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "algorithms/defect_master.h"
+#include "algorithms/port.h"
 #include "federate/config/fedfile.h"
 
 /** 1 when the file's method is run by tempo-master (every federate is then a slave). */
@@ -17,21 +19,16 @@ int fedfile_is_master(const fedfile *ff);
 
 /**
  * The last instant a master may open, ticks: ff->algo.t_end, or INT64_MAX when the method may
- * step past the end (defect-control without clip_end: the paper's last step ends at the first
- * T_k >= end, doc/algorithms/defect-control.md). The slaves wait for the next instant up to it
- * and their FMUs get no stop time when it is not the end.
+ * step past the end (FEDFILE_NEEDS_PAST_END: defect-control without clip_end, whose last step
+ * ends at the first T_k >= end, doc/algorithms/defect-control.md). The slaves wait for the next
+ * instant up to it and their FMUs get no stop time when it is not the end.
  * @param ff loaded file, not NULL
  */
 int64_t fedfile_master_horizon(const fedfile *ff);
 
-/* One coupling the master performs: input `input` of federate `to` takes output `output` of
- * federate `from` (indices into the file's arrays). */
-typedef struct fedfile_coupling {
-    size_t to, input, from, output;
-} fedfile_coupling;
-
 /**
- * The couplings of a master file, in federate and input order, and its extra checks: no
+ * The links of a master file (port_link: indices into the file's arrays), in federate and input
+ * order, and its extra checks: no
  * federate is named "master" (the master's own name).
  * @param ff  loaded file, not NULL
  * @param out out: malloc'ed array (free()), NULL when there is none
@@ -39,14 +36,13 @@ typedef struct fedfile_coupling {
  * @return FEDFILE_OK, FEDFILE_ESCHEMA (err names the federate), FEDFILE_ENOMEM,
  *         FEDFILE_EUSAGE.
  */
-int fedfile_master_couplings(const fedfile *ff, fedfile_coupling **out, size_t *n, char *err,
-                             size_t errlen);
+int fedfile_master_links(const fedfile *ff, port_link **out, size_t *n, char *err, size_t errlen);
 
 /**
  * The hybrid method's discrete couplings seen from federate idx (algorithm.hybrid.discrete):
  * out[k] = 1 when its output k is listed as discrete-valued, in[i] = 1 when its input i is
  * wired to a listed attribute (then fed slave to slave, doc/algorithms/hybrid.md). All zero
- * for another method.
+ * for another method. In federate/config/algo_hybrid.c.
  * @param ff loaded file, not NULL; idx < ff->n_feds
  * @param out NULL or n_outputs entries; @param in NULL or n_inputs entries (written)
  * @return the number of flags set.
@@ -61,7 +57,7 @@ size_t fedfile_hybrid_flags(const fedfile *ff, size_t idx, unsigned char *out, u
  */
 int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k);
 
-/** The defect-control settings of a "defect-control" file (ff->algo.dc) as dc_run takes them,
+/** The defect-control settings of a "defect-control" file as dc_run takes them (algo_defect.c),
  *  with the caller's @p n_links couplings (caller-owned, read during dc_run). No errors: the
  *  values were checked when the file was loaded. */
 dc_config fedfile_dc_config(const fedfile *ff, const dc_link *links, size_t n_links);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmufed/fmufed_model.h"
 #include "federate/fmufed/fmufed_rec.h"
@@ -40,7 +41,7 @@ static int set_err(char *err, size_t errlen, int code, const char *fmt, const ch
 }
 
 /* The peer over its pieces, and the registry's algorithm over the peer. */
-static int run_peer(const fedfile *ff, const fedfile_fed *fd, const fedfile_algo_entry *alg,
+static int run_peer(const fedfile *ff, const fedfile_fed *fd, const fedfile_algo_def *alg,
                     const void *settings, fmufed_model *model, fmufed_tp *tp, fmufed_stats *st,
                     char *err, size_t errlen)
 {
@@ -83,11 +84,11 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
         return set_err(err, errlen, FMUFED_EUSAGE, "%s: no federate named \"%s\" in the file",
                        ff->path, name);
     const fedfile_fed *fd = &ff->feds[idx];
-    const fedfile_algo_entry *alg = fedfile_algo_find(ff->algo.kind);
-    if (!alg || !alg->run_peer)
+    const fedfile_algo_def *alg = ff->algo.def;
+    if (!alg->run_peer)
         return set_err(err, errlen, FMUFED_EUSAGE,
                        "federate %s: method \"%s\" is run by a master, not by tempo-fmu", name,
-                       fedfile_alg_name(ff->algo.kind));
+                       alg->name);
     fmufed_model *model = NULL;
     fmufed_tp *tp = NULL;
     void *settings = NULL;
@@ -98,7 +99,7 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
         rec.hook = opts->row;
         rec.hook_ctx = opts->row_ctx;
     }
-    int64_t lookahead = ff->algo.kind == FEDFILE_ALG_JACOBI_NAIVE ? ff->algo.t_lookahead : 0;
+    int64_t lookahead = ff->algo.t_lookahead;
     char e[FMUFED_ERRLEN];
     int rc = code_of(fmufed_model_open(ff, (size_t)idx, err, errlen, &model));
     if (rc) goto out;
@@ -122,7 +123,7 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
 out:
     if (fmufed_rec_close(&rec, e, sizeof e) != PORT_OK && rc == FMUFED_OK)
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
-    if (settings) alg->free(settings);
+    if (settings) alg->destroy(settings);
     fmufed_tp_free(tp);
     fmufed_model_close(model);
     return rc;

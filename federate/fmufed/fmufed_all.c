@@ -89,7 +89,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         snprintf(err, errlen,
                  "%s: method %s runs under tempo-master: run it in process with tempo-master "
                  "--in-process",
-                 ff->path, fedfile_alg_name(ff->algo.kind));
+                 ff->path, fedfile_method_name(ff));
         return FMUFED_EUSAGE;
     }
     for (size_t i = 0; i < ff->n_feds; i++)

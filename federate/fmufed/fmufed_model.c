@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algorithms/exchange.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
@@ -281,7 +282,7 @@ static int open_fmu(fmufed_model *m)
     o.param_values = (const char *const *)vals;
     o.instance_name = fd->name;
     /* strong: the master integrates and the slave only evaluates its model (model exchange). */
-    int strong = m->ff->algo.kind == FEDFILE_ALG_STRONG;
+    int strong = (m->ff->algo.needs & FEDFILE_NEEDS_ME_STATES) != 0;
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {

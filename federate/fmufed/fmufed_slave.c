@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
@@ -127,7 +128,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .disc_in = din};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
-        if (prc == PORT_OK && ff->algo.kind == FEDFILE_ALG_HYBRID)
+        if (prc == PORT_OK && (ff->algo.needs & FEDFILE_NEEDS_BUS))
             fmu_slave_set_event_stop(l->fs, 1);
         if (prc != PORT_OK)
             rc = local_fail(l, prc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EUSAGE,
@@ -692,7 +693,7 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
     if (rc) goto out;
     r.timeout_ms = timeout_ms;
-    if (ff->algo.kind == FEDFILE_ALG_HYBRID) { /* the slave-to-slave channel's bookkeeping */
+    if (ff->algo.needs & FEDFILE_NEEDS_BUS) { /* the slave-to-slave channel's bookkeeping */
         r.n_din = discrete_sources(ff, r.idx, &r.src, &r.src_k);
         r.rx = calloc(ff->n_feds, sizeof *r.rx);
         int bad = !r.src || !r.src_k || !r.rx;

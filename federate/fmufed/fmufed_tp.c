@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/fmufed/fmufed_tp.h"
 #include "federate/libtempo/tempo.h"
 #include "fom/fom.h"
@@ -404,7 +405,7 @@ static int declare(fmufed_tp *c)
             return fmufed_fail(c, FMUFED_ERTI, "subscribing %s: %s: %s", c->in[i].w->cls,
                                tp_strerror(rc), tp_last_error(c->tp));
     }
-    if (c->ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL) {
+    if (c->ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) {
         int rc = tp_interaction_class(c->tp, "StepForward", &c->step_ic);
         topo_role role = c->ff->gs_plan ? c->ff->gs_plan->role[c->idx] : TOPO_ROLE_AUTO;
         if (rc == TP_OK && role == TOPO_ROLE_SINK)
@@ -563,7 +564,7 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
     /* Peers may compute long between grants; a dead peer is resigned by the RTI, which ends
      * any wait, so by default the run itself has no time limit. */
     c->run_timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : -1;
-    if (ff->algo.kind == FEDFILE_ALG_GAUSS_SEIDEL && !ff->gs_plan)
+    if ((ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) && !ff->gs_plan)
         return fmufed_fail(c, FMUFED_EUSAGE, "gauss-seidel without a topology plan");
     c->seen = calloc(ff->n_feds, 1);
     if (!c->seen) return fmufed_fail(c, FMUFED_ENOMEM, "out of memory");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/fmufed/fmufed_model.h"
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/inproc/inproc_impl.h"
@@ -16,7 +17,7 @@
 typedef struct worker {
     const fedfile *ff;
     size_t idx;
-    const fedfile_algo_entry *alg;
+    const fedfile_algo_def *alg;
     inproc_hub *hub;
     const inproc_opts *opts;
     inproc_stats st;
@@ -112,7 +113,7 @@ static void worker_close(worker *w)
         snprintf(w->err, sizeof w->err, "federate %s: %s", w->ff->feds[w->idx].name, e);
         w->rc = FMUFED_EIO;
     }
-    if (w->settings) w->alg->free(w->settings);
+    if (w->settings) w->alg->destroy(w->settings);
     fmufed_model_close(w->model);
 }
 
@@ -132,11 +133,11 @@ int inproc_run(const fedfile *ff, const inproc_opts *opts, inproc_stats *stats, 
         if (err && errlen) snprintf(err, errlen, "inproc_run: NULL file");
         return FMUFED_EUSAGE;
     }
-    const fedfile_algo_entry *alg = fedfile_algo_find(ff->algo.kind);
-    if (!alg || !alg->run_peer) {
+    const fedfile_algo_def *alg = ff->algo.def;
+    if (!alg->run_peer) {
         if (err && errlen)
             snprintf(err, errlen, "%s: algorithm %s does not run on the peer side", ff->path,
-                     fedfile_alg_name(ff->algo.kind));
+                     alg->name);
         return FMUFED_EUSAGE;
     }
     for (size_t i = 0; i < ff->n_feds; i++)
@@ -147,7 +148,7 @@ int inproc_run(const fedfile *ff, const inproc_opts *opts, inproc_stats *stats, 
                          ff->feds[i].name, ff->feds[i].program);
             return FMUFED_EUSAGE;
         }
-    int64_t lookahead = ff->algo.kind == FEDFILE_ALG_JACOBI_NAIVE ? ff->algo.t_lookahead : 0;
+    int64_t lookahead = ff->algo.t_lookahead;
     inproc_hub *hub = NULL;
     worker *w = calloc(ff->n_feds + 1, sizeof *w);
     int rc = w ? inproc_hub_new(ff, lookahead, &hub, err, errlen) : FMUFED_ENOMEM;

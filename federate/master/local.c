@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/run/results.h"
 
@@ -263,7 +264,7 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
         if ((rc = open_fmu(ml, j, err, errlen)) == PORT_OK) rc = wrap(ml, j, &at, err, errlen);
         if (rc == PORT_OK && ml->o.csv_dir) rc = open_csv(ml, j, err, errlen);
     }
-    if (rc == PORT_OK && ff->algo.kind == FEDFILE_ALG_HYBRID) rc = join_bus(ml, err, errlen);
+    if (rc == PORT_OK && (ff->algo.needs & FEDFILE_NEEDS_BUS)) rc = join_bus(ml, err, errlen);
     if (rc) goto fail;
     ml->clock = (local_clock){.clk = {INT64_MIN}, .tick = ff->resolution};
     if (ml->o.csv_dir) {
@@ -309,12 +310,13 @@ fmu_slave *master_local_slave(const master_local *ml, size_t j)
 
 int master_local_run(master_local *ml, wr_result *res, char *err, size_t errlen)
 {
-    if (ml->ff->algo.kind != FEDFILE_ALG_WR) {
+    const wr_opts *o = fedfile_settings(ml->ff, "wr");
+    if (!o) {
         memset(res, 0, sizeof *res);
-        return fail(err, errlen, PORT_EUSAGE, "%s: method \"%s\" is not a master-slave method",
-                    ml->ff->path, fedfile_alg_name(ml->ff->algo.kind));
+        return fail(err, errlen, PORT_EUSAGE, "%s: method \"%s\" is not \"wr\"", ml->ff->path,
+                    fedfile_method_name(ml->ff));
     }
-    int st = wr_run(&ml->m, ml->links, &ml->ff->algo.wr, res, err, errlen);
+    int st = wr_run(&ml->m, ml->links, o, res, err, errlen);
     if (st != PORT_OK && res->failed_slave >= 0 && err) {
         const char *why = fmu_slave_errmsg(ml->feds[res->failed_slave].slave);
         size_t n = strlen(err);

@@ -1,8 +1,9 @@
 /* tempo-master --federation FILE: the master federate of a master method (doc/master.md). It
  * has no FMU: it reads the file's algorithm section and drives the file's federates, either as
  * tempo-fmu slave processes over libtempo (ms_remote.h) or, with --local, as fmu_slaves in this
- * process (fmufed_local). The algorithm code is the same in both modes: the method picks its
- * entry of federate/master/master_algos.h. Read federate/master/ms_remote.h next.
+ * process (fmufed_local). The algorithm code is the same in both modes: the method's value of
+ * the algorithm table runs it (federate/config/fedfile_algo.h, run_master). Read
+ * federate/master/ms_remote.h next.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,10 +13,10 @@
 #include <time.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/fmufed/fmufed.h"
-#include "federate/master/master_algos.h"
 #include "federate/master/ms_remote.h"
 #include "federate/run/run_secret.h"
 
@@ -23,9 +24,7 @@ static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
     "                    [--local|--in-process [--tasks|--threads] [--log-dir DIR]]\n"
     "                    [--timeout MS] [--reply-timeout MS] [--secret-file PATH] [--quiet]\n"
-    "  --federation FILE  a federation file whose method a master runs (\"wr\",\n"
-    "                     \"semi-implicit\", \"master-jacobi\", \"strong\", \"hybrid\",\n"
-    "                     \"defect-control\", \"f3ornits\", \"balance\", \"energy\")\n"
+    "  --federation FILE  a federation file whose method a master runs (listed below)\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
     "  --output DIR       results folder (default: the file's \"output\"): the slaves' CSVs\n"
     "                     with --local (distributed, each slave writes its own), and\n"
@@ -52,6 +51,18 @@ static const char usage_text[] =
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
 
+/* --help: the usage, then every master method of the algorithm table with its summary. */
+static void print_help(void)
+{
+    fputs(usage_text, stdout);
+    fputs("Methods (\"algorithm.method\" of the file):\n", stdout);
+    size_t n = 0;
+    const fedfile_algo_def *const *all = fedfile_algos(&n);
+    for (size_t i = 0; i < n; i++)
+        if (all[i]->side == FEDFILE_SIDE_MASTER)
+            printf("  %-17s  %s\n", all[i]->name, all[i]->summary ? all[i]->summary : "");
+}
+
 typedef struct margs {
     const char *file, *rti, *output, *secret_file;
     const char *log_dir; /* --log-dir */
@@ -65,7 +76,7 @@ static int parse(int argc, char **argv, margs *a)
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-            fputs(usage_text, stdout);
+            print_help();
             return 1;
         } else if (!strcmp(s, "--version")) {
             printf("tempo-master %s\n", TEMPO_VERSION);
@@ -188,24 +199,24 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         }
         fputs("time,what,value\n", nt.f);
     }
-    fedfile_coupling *cp = NULL;
+    port_link *links = NULL;
     size_t n = 0;
     int rc = PORT_ENOMEM;
-    if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) {
+    if (fedfile_master_links(ff, &links, &n, err, errlen) != FEDFILE_OK) {
         rc = PORT_EUSAGE;
         goto out;
     }
-    const master_algo *alg = master_algo_find(ff->algo.kind);
-    if (!alg) {
-        snprintf(err, errlen, "method \"%s\" is not run by tempo-master",
-                 fedfile_alg_name(ff->algo.kind));
+    const fedfile_algo_def *alg = ff->algo.def;
+    if (!alg->run_master) {
+        snprintf(err, errlen, "method \"%s\" is not run by tempo-master", alg->name);
         rc = PORT_EUSAGE;
         goto out;
     }
-    rc = alg->run(&(master_run){.ff = ff, .m = &m, .cp = cp, .n_cp = n, .quiet = quiet}, err,
-                  errlen);
+    rc = alg->run_master(
+        &(fedfile_master_run){.ff = ff, .m = &m, .links = links, .n_links = n, .quiet = quiet}, err,
+        errlen);
 out:
-    free(cp);
+    free(links);
     if (nt.f && fclose(nt.f) != 0 && rc == PORT_OK) {
         snprintf(err, errlen, "%.900s/master.csv: write failed", outdir);
         rc = PORT_EFAIL;
@@ -223,9 +234,9 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
     for (size_t i = 0; !rc && i < n; i++)
         if (fmufed_local_new(ff, i, a->output, &l[i], &ps[i], err, errlen) != FMUFED_OK)
             rc = PORT_EFAIL;
-    /* hybrid: the slaves share their discrete values with each other on a bus */
+    /* FEDFILE_NEEDS_BUS (hybrid): the slaves share their discrete values on a bus */
     fmu_slave_bus *bus = NULL;
-    if (!rc && ff->algo.kind == FEDFILE_ALG_HYBRID && !(bus = fmu_slave_bus_new(n)))
+    if (!rc && (ff->algo.needs & FEDFILE_NEEDS_BUS) && !(bus = fmu_slave_bus_new(n)))
         rc = PORT_ENOMEM;
     for (size_t i = 0; bus && !rc && i < n; i++)
         if (fmufed_local_join_bus(l[i], bus, ff, i, err, errlen) != FMUFED_OK) rc = PORT_EFAIL;
@@ -345,7 +356,7 @@ int main(int argc, char **argv)
     }
     if (!fedfile_is_master(ff)) {
         fprintf(stderr, "tempo-master: %s: method \"%s\" is not run by a master (use tempo-run)\n",
-                ff->path, fedfile_alg_name(ff->algo.kind));
+                ff->path, fedfile_method_name(ff));
         fedfile_free(ff);
         return 2;
     }

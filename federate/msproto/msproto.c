@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 
 #define CMD_HEAD   26 /* version, kind, seq, t, arg, n_v, n_tv */
 #define REPLY_HEAD 36 /* version, kind, seq, status, t, event, n_sub_done, n_v, n_tv, msg_len */
@@ -435,7 +436,7 @@ int msproto_fom_xml(const struct fedfile *ff, char **out, char *err, size_t errl
                               "    <class name=\"Slave%zu\"><attribute name=\"" MSPROTO_REPLY_ATTR
                               "\" type=\"bytes\"/></class>\n",
                               i);
-    for (size_t i = 0; ff->algo.kind == FEDFILE_ALG_HYBRID && i < ff->n_feds; i++)
+    for (size_t i = 0; (ff->algo.needs & FEDFILE_NEEDS_BUS) && i < ff->n_feds; i++)
         n += (size_t)snprintf(b + n, cap - n,
                               "    <class name=\"Share%zu\"><attribute name=\"" MSPROTO_SHARE_ATTR
                               "\" type=\"bytes\"/></class>\n",

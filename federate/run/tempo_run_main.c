@@ -61,7 +61,7 @@ static const char usage_text[] =
 /* The RTI's child name: a space keeps it apart from every federate name (fedfile allows only
  * letters, digits, '_' and '-'), so a federate may be called "rti". */
 #define RTI_CHILD "the RTI"
-/* The master of a master method (doc/master.md); fedfile_master_couplings refuses a federate
+/* The master of a master method (doc/master.md); fedfile_master_links refuses a federate
  * of that name in such files. */
 #define MASTER_CHILD "master"
 
@@ -208,9 +208,9 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
         if (rc != FEDFILE_OK) return -1;
     }
     if (fedfile_is_master(ff)) {
-        fedfile_coupling *cp = NULL;
+        port_link *cp = NULL;
         size_t n = 0;
-        if (fedfile_master_couplings(ff, &cp, &n, err, errlen) != FEDFILE_OK) return -1;
+        if (fedfile_master_links(ff, &cp, &n, err, errlen) != FEDFILE_OK) return -1;
         free(cp);
     }
     return 0;
@@ -454,7 +454,7 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
         upd += rep[i].updates, refl += rep[i].reflections, req += rep[i].requests;
     }
     printf("tempo-run: %s: %zu federates, %s, t = %g .. %g s, wall time %.3f s\n", ff->federation,
-           ff->n_feds, fedfile_alg_name(ff->algo.kind), ff->algo.start, ff->algo.end, wall);
+           ff->n_feds, fedfile_method_name(ff), ff->algo.start, ff->algo.end, wall);
     /* The message figures are the federates' own counts; when one did not report them they
      * are left out rather than guessed. */
     if (all && steps_min >= 0) {

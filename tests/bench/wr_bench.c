@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/master/local.h"
 #include "tests/unit/wr_fake.h"
 
@@ -140,7 +141,9 @@ static void bench_fmus(int pairs)
     master_local_free(ml);
     ml = NULL;
     master_local_open(ff, NULL, &ml, err, sizeof err); /* fresh slaves at t = 0 */
-    double loop = ml ? bare_loop(master_local_port(ml), ff->algo.wr.step, 4, 2000) : 0;
+    double loop = ml ? bare_loop(master_local_port(ml),
+                                 ((const wr_opts *)fedfile_settings(ff, "wr"))->step, 4, 2000)
+                     : 0;
     report("lotka-volterra ME FMUs", ff->n_feds, &r, dt, loop);
 out:
     wr_result_fini(&r);

@@ -96,7 +96,7 @@ refused wiredpower 's|"power_input": "p" }|"power_input": "f" }|' examples/sprin
 refused powerkey 's|"correction": "classic"|"power": "P"|' examples/springmass_balance.json \
   'power: not a setting of method "balance"'
 refused elsewhere 's|"method": "balance"|"method": "master-jacobi"|' examples/springmass_balance.json \
-  'algorithm.coupling: not used by method "master-jacobi"'
+  'algorithm.coupling: unknown key for method "master-jacobi"'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

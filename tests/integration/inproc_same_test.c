@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/inproc/inproc.h"
 #include "federate/run/results.h"
@@ -333,8 +334,7 @@ int main(void)
     /* The naive loop (TAR, lookahead = step) on the same file. */
     fedfile *ff = load("examples/lv_jacobi.json");
     if (ff) {
-        ff->algo.kind = FEDFILE_ALG_JACOBI_NAIVE;
-        ff->algo.lookahead = ff->algo.step;
+        ff->algo.def = fedfile_algo_by_name("jacobi-naive");
         ff->algo.t_lookahead = ff->algo.t_step;
         free(ff->federation);
         ff->federation = strdup("lv-jacobi-naive-same");

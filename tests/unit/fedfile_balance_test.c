@@ -27,7 +27,7 @@ static void test_balance_file(void)
     fedfile *ff = load("examples/springmass_balance.json");
     if (!ff) return;
     CHECK(fedfile_is_master(ff), "balance is run by tempo-master");
-    const fedfile_balance *b = ff->algo.balance;
+    const fedfile_balance *b = fedfile_balance_of(ff);
     CHECK_INT_EQ((long)b->n_conn, 2);
     /* spring.v (federate 0, input 0) from mass.v: slope a (output 1), amount x (output 2). */
     const fedfile_bal_conn *c = &b->conn[0];
@@ -48,7 +48,7 @@ static void test_energy_file(void)
 {
     fedfile *ff = load("examples/springmass_energy.json");
     if (!ff) return;
-    const fedfile_balance *b = ff->algo.balance;
+    const fedfile_balance *b = fedfile_balance_of(ff);
     CHECK_INT_EQ(b->p_order, 1);
     CHECK_INT_EQ((long)b->n_conn, 2);
     for (size_t k = 0; k < 2; k++) {
@@ -137,7 +137,7 @@ static void test_refusals(void)
     refused("\"power\": \"P\"", "\"power\": \"P\", \"hat\": \"constant\"",
             "hat: not a setting of method \"energy\"");
     refused("\"method\": \"energy\",", "\"method\": \"energy\", \"extrapolation\": 1,",
-            "algorithm.extrapolation: not used by method \"energy\"");
+            "algorithm.extrapolation: unknown key for method \"energy\"");
     refused("\"slope\": \"fdot\", \"power_input\": \"p\"",
             "\"slope\": \"fdot\", \"power_input\": \"f\"", "power_input: \"f\" is wired");
 }

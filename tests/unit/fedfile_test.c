@@ -3,7 +3,14 @@
  * and what was expected; the generated FOM parses with fom/fom.c; the FOM and FMU checks. The
  * fixtures are copied into a private temporary folder next to empty stand-in .fmu files, since
  * fedfile_load stats the FMU files; nothing is written inside the repository. */
+#include "algorithms/defect_master.h"
+#include "algorithms/semi.h"
+#include "algorithms/wr.h"
+#include "federate/config/algo_f3ornits.h"
+#include "federate/config/algo_hybrid.h"
+#include "federate/config/algo_jacobi_de.h"
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +20,9 @@
 
 #include "fom/fom.h"
 #include "tests/check.h"
+
+/* The hybrid settings of a loaded file (federate/config/algo_hybrid.h). */
+#define HY(ff) ((const fedfile_hybrid *)fedfile_settings((ff), "hybrid"))
 
 static char tmp[64]; /* the private folder */
 static char err[FEDFILE_ERRLEN];
@@ -125,8 +135,7 @@ static void test_lv_jacobi(void)
     CHECK(ff->rti_unix == NULL, "no unix socket");
     CHECK(ff->fom == NULL, "FOM to be generated");
     CHECK_NEAR(ff->resolution, 1e-9, 0);
-    CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_JACOBI);
-    CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "jacobi");
+    CHECK_STR_EQ(fedfile_method_name(ff), "jacobi");
     CHECK_INT_EQ(ff->algo.t_start, 0);
     CHECK_INT_EQ(ff->algo.t_end, 100000000000LL);
     CHECK_INT_EQ(ff->algo.t_step, 500000000LL);
@@ -316,10 +325,13 @@ static void test_houses_de(void)
     int rc = load("houses-de.json", &ff);
     CHECK(rc == FEDFILE_OK, "houses-de.json: %s", err);
     if (!ff) return;
-    CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_JACOBI_DE);
-    CHECK_NEAR(ff->algo.quantum, 0.1, 0);
-    CHECK_INT_EQ(ff->algo.t_h_min, 1000000000LL);
-    CHECK_INT_EQ(ff->algo.t_h_max, 900000000000LL);
+    CHECK_STR_EQ(fedfile_method_name(ff), "jacobi-de");
+    const fedfile_de *de = fedfile_de_of(ff);
+    CHECK(de != NULL, "jacobi-de settings");
+    if (!de) return;
+    CHECK_NEAR(de->quantum, 0.1, 0);
+    CHECK_INT_EQ(de->t_h_min, 1000000000LL);
+    CHECK_INT_EQ(de->t_h_max, 900000000000LL);
     CHECK_INT_EQ(ff->algo.t_step, 0);
     CHECK_INT_EQ(ff->rti_port, 0); /* not given: tempo-run picks one */
     CHECK_INT_EQ(ff->feds[0].n_quanta, 1);
@@ -503,17 +515,18 @@ static void test_refusals(void)
                FEDFILE_ESCHEMA, "algorithm.step: 2.5e-10 s is not a whole number of ticks", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"lookahead\": 0.1}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.lookahead: not used by method \"jacobi\"", NULL);
+               FEDFILE_ESCHEMA, "algorithm.lookahead: unknown key for method \"jacobi\"", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"quantum\": 0.1}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.quantum: not used by method \"jacobi\"", NULL);
+               FEDFILE_ESCHEMA, "algorithm.quantum: unknown key for method \"jacobi\"", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"extrapolation\": 3}, \"federates\": [" FA "]}",
                FEDFILE_ESCHEMA, "algorithm.extrapolation: expected 0 (hold), 1 (linear) or 2",
                NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
-               "\"step\": 0.1}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.step: not used by method \"jacobi-de\"", NULL);
+               "\"quantum\": 0.1, \"h_min\": 0.1, \"h_max\": 1, \"step\": 0.1}, \"federates\": [" FA
+               "]}",
+               FEDFILE_ESCHEMA, "algorithm.step: unknown key for method \"jacobi-de\"", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
                "\"quantum\": 0.1, \"h_min\": 0.1}, \"federates\": [" FA "]}",
                FEDFILE_ESCHEMA, "algorithm.h_max: missing", NULL);
@@ -522,11 +535,10 @@ static void test_refusals(void)
                FEDFILE_ESCHEMA, "algorithm.h_max: 0.1 must be >= h_min 0.5", NULL);
     expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
                     "\"role\": \"source\"}]}",
-               FEDFILE_ESCHEMA, "federates[0].role: only method \"gauss-seidel\" uses roles", NULL);
+               FEDFILE_ESCHEMA, "federates[0].role: method \"jacobi\" takes no roles", NULL);
     expect_bad(HEAD "\"federates\": [{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", "
                     "\"quantum\": {\"y\": 1}}]}",
-               FEDFILE_ESCHEMA, "federates[0].quantum: only method \"jacobi-de\" uses quanta",
-               NULL);
+               FEDFILE_ESCHEMA, "federates[0].quantum: method \"jacobi\" takes no quanta", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi-de\", \"end\": 1, "
                "\"quantum\": 0.1, \"h_min\": 0.1, \"h_max\": 1}, \"federates\": ["
                "{\"name\": \"a\", \"fmu\": \"fmus/a.fmu\", \"outputs\": {\"y\": \"A.y\"}, "
@@ -724,8 +736,8 @@ static void test_f3ornits(void)
     fedfile *ff = NULL;
     CHECK_INT_EQ(load("f3.json", &ff), FEDFILE_OK);
     if (ff) {
-        const fedfile_f3 *f = &ff->algo.f3;
-        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_F3ORNITS);
+        const fedfile_f3 *f = fedfile_settings(ff, "f3ornits");
+        CHECK_STR_EQ(fedfile_method_name(ff), "f3ornits");
         CHECK(f->order == 1 && f->fit == 1 && f->norm == 2 && f->smooth == 1 && f->variable == 1,
               "choices %d %d %d %d %d", f->order, f->fit, f->norm, f->smooth, f->variable);
         CHECK(f->dt_init == 1e-3 && f->dt_max == 0.5 && f->mu == 0.25 && f->rtol == 1e-3 &&
@@ -739,7 +751,7 @@ static void test_f3ornits(void)
     ff = NULL;
     CHECK_INT_EQ(load("f30.json", &ff), FEDFILE_OK);
     if (ff) { /* defaults: flexible order, extrapolation, magnitude, variable, no smoothing */
-        const fedfile_f3 *f = &ff->algo.f3;
+        const fedfile_f3 *f = fedfile_settings(ff, "f3ornits");
         CHECK(f->order == -1 && f->fit == 0 && f->norm == 0 && f->variable == 1 && !f->smooth &&
                   !f->n_imposed,
               "defaults");
@@ -750,13 +762,14 @@ static void test_f3ornits(void)
     expect_bad(F3H(", \"f3ornits\": {\"dt_init\": 0.1, \"order\": 3}"), FEDFILE_ESCHEMA,
                "f3ornits.order: expected \"flexible\" or an order 0..2", NULL);
     expect_bad(F3H(", \"f3ornits\": {\"dt_init\": 0.1, \"norm\": \"size\"}"), FEDFILE_ESCHEMA,
-               "f3ornits.norm: expected \"magnitude\" or \"amplitude\" or \"damped\"", NULL);
+               "f3ornits.norm: expected \"magnitude\", \"amplitude\" or \"damped\"", NULL);
     expect_bad(F3H(", \"f3ornits\": {\"dt_init\": 0.1, \"imposed\": {\"a\": -1}}"), FEDFILE_ESCHEMA,
                "f3ornits.imposed.a: expected a number > 0", NULL);
     expect_bad(F3H(", \"step\": 0.1, \"f3ornits\": {\"dt_init\": 0.1}"), FEDFILE_ESCHEMA,
-               "algorithm.step: not used by method \"f3ornits\"", NULL);
+               "algorithm.step: unknown key for method \"f3ornits\"", NULL);
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1}, \"f3ornits\": {\"dt_init\": 0.1}"),
-               FEDFILE_ESCHEMA, "algorithm.f3ornits: not used by method \"defect-control\"", NULL);
+               FEDFILE_ESCHEMA, "algorithm.f3ornits: unknown key for method \"defect-control\"",
+               NULL);
 }
 
 /* "defect-control": its object read into algo.dc, defaults, and every refusal. */
@@ -769,9 +782,9 @@ static void test_defect_control(void)
     fedfile *ff = NULL;
     CHECK_INT_EQ(load("dc.json", &ff), FEDFILE_OK);
     if (ff) {
-        const fedfile_dc *d = &ff->algo.dc;
-        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_DEFECT_CONTROL);
-        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "defect-control");
+        const dc_config *d = fedfile_settings(ff, "defect-control");
+        CHECK_STR_EQ(fedfile_method_name(ff), "defect-control");
+        CHECK(!(ff->algo.needs & FEDFILE_NEEDS_PAST_END), "clip_end: no instant past the end");
         CHECK_INT_EQ(d->m, 1);
         CHECK_INT_EQ(d->n, 2);
         CHECK_NEAR(d->h1, 1e-4, 0);
@@ -790,7 +803,8 @@ static void test_defect_control(void)
     ff = NULL;
     CHECK_INT_EQ(load("dc0.json", &ff), FEDFILE_OK);
     if (ff) { /* defaults: orders 0, fixed step, consistent, sequential, both, no clipping */
-        const fedfile_dc *d = &ff->algo.dc;
+        const dc_config *d = fedfile_settings(ff, "defect-control");
+        CHECK(ff->algo.needs & FEDFILE_NEEDS_PAST_END, "no clip_end: instants past the end");
         CHECK(d->m == 0 && d->n == 0 && d->tol == 0 && d->init == 0 && d->exchange == 0 &&
                   d->defect == 0 && d->clip_end == 0,
               "defaults %d %d %g %d %d %d %d", d->m, d->n, d->tol, d->init, d->exchange, d->defect,
@@ -802,9 +816,9 @@ static void test_defect_control(void)
     expect_bad(DCH(", \"defect-control\": {}"), FEDFILE_ESCHEMA, "defect-control.h1: missing",
                NULL);
     expect_bad(DCH(", \"step\": 0.1, \"defect-control\": {\"h1\": 0.1}"), FEDFILE_ESCHEMA,
-               "algorithm.step: not used by method \"defect-control\"", NULL);
+               "algorithm.step: unknown key for method \"defect-control\"", NULL);
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"m\": 5}"), FEDFILE_ESCHEMA,
-               "defect-control.m: expected a polynomial order 0..4", NULL);
+               "defect-control.m: expected an integer 0..4 (a polynomial order)", NULL);
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"toll\": 1}"), FEDFILE_ESCHEMA,
                "defect-control.toll: unknown key", "h1, tol");
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"h_max\": 1}"), FEDFILE_ESCHEMA,
@@ -817,14 +831,15 @@ static void test_defect_control(void)
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"init\": \"zeros\"}"), FEDFILE_ESCHEMA,
                "defect-control.init: expected \"consistent\" or \"zero\"", NULL);
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"defect\": 1}"), FEDFILE_ESCHEMA,
-               "expected \"both\" or \"output\" or \"connection\"", NULL);
+               "expected \"both\", \"output\" or \"connection\"", NULL);
     expect_bad(DCH(", \"defect-control\": {\"h1\": 0.1, \"clip_end\": 1}"), FEDFILE_ESCHEMA,
                "clip_end: expected true or false", NULL);
-    expect_bad(DCH(", \"defect-control\": {\"h1\": 1e-9}"), FEDFILE_ESCHEMA, "less than two ticks",
+    expect_bad(DCH(", \"defect-control\": {\"h1\": 1e-9}"), FEDFILE_ESCHEMA, "less than 2 ticks",
                NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"defect-control\": {\"h1\": 0.1}}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.defect-control: not used by method \"jacobi\"", NULL);
+               FEDFILE_ESCHEMA, "algorithm.defect-control: unknown key for method \"jacobi\"",
+               NULL);
 }
 
 /* The "wr" section: defaults, every key, and refusals (doc/federation.md). */
@@ -838,15 +853,14 @@ static void test_wr(void)
     int rc = load("wr1.json", &ff);
     CHECK(rc == FEDFILE_OK, "wr1.json: %s", err);
     if (ff) {
-        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_WR);
-        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "wr");
-        CHECK_INT_EQ(ff->algo.wr.step, 100000000LL);
-        CHECK_NEAR(ff->algo.wr.tol, 1e-6, 0);
-        CHECK_INT_EQ(ff->algo.wr.max_iter, 50);
-        CHECK_INT_EQ(ff->algo.wr.n_sub, 4);
-        CHECK_INT_EQ(ff->algo.wr.norm, WR_NORM_MAX);
-        CHECK_INT_EQ(ff->algo.wr.relative, 0);
-        CHECK_INT_EQ(ff->algo.wr.on_fail, WR_FAIL);
+        CHECK_STR_EQ(fedfile_method_name(ff), "wr");
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->step, 100000000LL);
+        CHECK_NEAR(((const wr_opts *)fedfile_settings(ff, "wr"))->tol, 1e-6, 0);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->max_iter, 50);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->n_sub, 4);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->norm, WR_NORM_MAX);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->relative, 0);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->on_fail, WR_FAIL);
         fedfile_free(ff);
     }
     write_file("wr2.json",
@@ -855,13 +869,13 @@ static void test_wr(void)
     rc = load("wr2.json", &ff);
     CHECK(rc == FEDFILE_OK, "wr2.json: %s", err);
     if (ff) {
-        CHECK_NEAR(ff->algo.wr.tol, 1e-9, 0);
-        CHECK_INT_EQ(ff->algo.wr.max_iter, 7);
-        CHECK_INT_EQ(ff->algo.wr.norm, WR_NORM_2);
-        CHECK_INT_EQ(ff->algo.wr.relative, 1);
-        CHECK_INT_EQ(ff->algo.wr.n_sub, 8);
-        CHECK_INT_EQ(ff->algo.wr.on_fail, WR_HALVE);
-        CHECK_INT_EQ(ff->algo.wr.h_min, 1000000LL);
+        CHECK_NEAR(((const wr_opts *)fedfile_settings(ff, "wr"))->tol, 1e-9, 0);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->max_iter, 7);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->norm, WR_NORM_2);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->relative, 1);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->n_sub, 8);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->on_fail, WR_HALVE);
+        CHECK_INT_EQ(((const wr_opts *)fedfile_settings(ff, "wr"))->h_min, 1000000LL);
         CHECK_NEAR(ff->algo.reply_timeout, 0, 0); /* none by default */
         fedfile_free(ff);
     }
@@ -876,7 +890,7 @@ static void test_wr(void)
                "0.001 to 86400");
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"reply_timeout\": 1}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.reply_timeout", "only a master method");
+               FEDFILE_ESCHEMA, "algorithm.reply_timeout", "unknown key for method \"jacobi\"");
     expect_bad(WRHEAD(", \"n_sub\": 9"), FEDFILE_ESCHEMA, "algorithm.n_sub", "1..8");
     expect_bad(WRHEAD(", \"norm\": \"inf\""), FEDFILE_ESCHEMA, "algorithm.norm", "\"max\"");
     expect_bad(WRHEAD(", \"max_iter\": 0"), FEDFILE_ESCHEMA, "algorithm.max_iter", NULL);
@@ -889,7 +903,7 @@ static void test_wr(void)
     expect_bad(HEAD "\"federates\": [" FA "], \"x\": 1}", FEDFILE_ESCHEMA, "x: unknown key", NULL);
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"jacobi\", \"end\": 1, "
                "\"step\": 0.1, \"tol\": 1e-3}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.tol", "only wr");
+               FEDFILE_ESCHEMA, "algorithm.tol", "unknown key for method");
 }
 
 /* The "semi-implicit" section: defaults, every key, and refusals (doc/federation.md). */
@@ -903,14 +917,15 @@ static void test_semi(void)
     int rc = load("si1.json", &ff);
     CHECK(rc == FEDFILE_OK, "si1.json: %s", err);
     if (ff) {
-        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_SEMI);
-        CHECK_STR_EQ(fedfile_alg_name(ff->algo.kind), "semi-implicit");
-        CHECK_INT_EQ(ff->algo.semi.step, 100000000LL);
-        CHECK_NEAR(ff->algo.semi.tol, 1e-8, 0);
-        CHECK_INT_EQ(ff->algo.semi.max_iter, 50);
-        CHECK_INT_EQ(ff->algo.semi.n_sub, 1);
-        CHECK_INT_EQ(ff->algo.semi.iter, SEMI_FIXED_POINT);
-        CHECK_INT_EQ(ff->algo.semi.jac0, SEMI_JAC0_IDENTITY);
+        CHECK_STR_EQ(fedfile_method_name(ff), "semi-implicit");
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->step, 100000000LL);
+        CHECK_NEAR(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->tol, 1e-8, 0);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->max_iter, 50);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->n_sub, 1);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->iter,
+                     SEMI_FIXED_POINT);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->jac0,
+                     SEMI_JAC0_IDENTITY);
         fedfile_free(ff);
     }
     write_file("si2.json", SEMIHEAD(", \"tol\": 1e-9, \"max_iter\": 7, \"n_sub\": 10, "
@@ -918,11 +933,13 @@ static void test_semi(void)
     rc = load("si2.json", &ff);
     CHECK(rc == FEDFILE_OK, "si2.json: %s", err);
     if (ff) {
-        CHECK_NEAR(ff->algo.semi.tol, 1e-9, 0);
-        CHECK_INT_EQ(ff->algo.semi.max_iter, 7);
-        CHECK_INT_EQ(ff->algo.semi.n_sub, 10);
-        CHECK_INT_EQ(ff->algo.semi.iter, SEMI_BROYDEN);
-        CHECK_INT_EQ(ff->algo.semi.jac0, SEMI_JAC0_FD);
+        CHECK_NEAR(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->tol, 1e-9, 0);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->max_iter, 7);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->n_sub, 10);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->iter,
+                     SEMI_BROYDEN);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->jac0,
+                     SEMI_JAC0_FD);
         fedfile_free(ff);
     }
     expect_bad(SEMIHEAD(", \"iteration\": \"secant\""), FEDFILE_ESCHEMA, "algorithm.iteration",
@@ -931,7 +948,8 @@ static void test_semi(void)
     rc = load("si3.json", &ff);
     CHECK(rc == FEDFILE_OK, "si3.json: %s", err);
     if (ff) {
-        CHECK_INT_EQ(ff->algo.semi.iter, SEMI_NEWTON_KRYLOV);
+        CHECK_INT_EQ(((const semi_opts *)fedfile_settings(ff, "semi-implicit"))->iter,
+                     SEMI_NEWTON_KRYLOV);
         fedfile_free(ff);
     }
     expect_bad(SEMIHEAD(", \"jacobian\": \"fd\""), FEDFILE_ESCHEMA, "algorithm.jacobian",
@@ -939,13 +957,14 @@ static void test_semi(void)
     expect_bad(SEMIHEAD(", \"iteration\": \"broyden\", \"jacobian\": 1"), FEDFILE_ESCHEMA,
                "algorithm.jacobian", "\"identity\"");
     expect_bad(SEMIHEAD(", \"n_sub\": 0"), FEDFILE_ESCHEMA, "algorithm.n_sub", "redone");
-    expect_bad(SEMIHEAD(", \"norm\": \"max\""), FEDFILE_ESCHEMA, "algorithm.norm", "only wr");
+    expect_bad(SEMIHEAD(", \"norm\": \"max\""), FEDFILE_ESCHEMA, "algorithm.norm",
+               "unknown key for method \"semi-implicit\"");
     expect_bad(SEMIHEAD(", \"h_min\": 0.01"), FEDFILE_ESCHEMA, "algorithm.h_min", NULL);
     expect_bad(SEMIHEAD(", \"extrapolation\": 1"), FEDFILE_ESCHEMA, "algorithm.extrapolation",
-               "holds the inputs");
+               "unknown key for method \"semi-implicit\"");
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"wr\", \"end\": 1, "
                "\"step\": 0.1, \"iteration\": \"newton\"}, \"federates\": [" FA "]}",
-               FEDFILE_ESCHEMA, "algorithm.iteration", "only semi-implicit");
+               FEDFILE_ESCHEMA, "algorithm.iteration", "unknown key for method \"wr\"");
 }
 
 /* The "hybrid" section: defaults from the step, every key, and refusals (doc/federation.md). */
@@ -959,13 +978,13 @@ static void test_hybrid(void)
     int rc = load("hy1.json", &ff);
     CHECK(rc == FEDFILE_OK, "hy1.json: %s", err);
     if (ff) {
-        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_HYBRID);
-        CHECK_INT_EQ(ff->algo.hybrid.step, 100000000LL);
-        CHECK_INT_EQ(ff->algo.hybrid.h_min, 1000000LL); /* step / 100 */
-        CHECK_INT_EQ(ff->algo.hybrid.h_max, 1000000000LL);
-        CHECK_INT_EQ(ff->algo.hybrid.delta, 1000000LL);
-        CHECK_NEAR(ff->algo.hybrid.tol_d, 0, 0);
-        CHECK_INT_EQ((long)ff->algo.hy_n_discrete, 0);
+        CHECK_STR_EQ(fedfile_method_name(ff), "hybrid");
+        CHECK_INT_EQ(HY(ff)->opts.step, 100000000LL);
+        CHECK_INT_EQ(HY(ff)->opts.h_min, 1000000LL); /* step / 100 */
+        CHECK_INT_EQ(HY(ff)->opts.h_max, 1000000000LL);
+        CHECK_INT_EQ(HY(ff)->opts.delta, 1000000LL);
+        CHECK_NEAR(HY(ff)->opts.tol_d, 0, 0);
+        CHECK_INT_EQ((long)HY(ff)->n_discrete, 0);
         fedfile_free(ff);
     }
     write_file("hy2.json", HYHEAD(", \"hybrid\": {\"h_min\": 0.002, \"h_max\": 0.5, \"delta\": "
@@ -975,7 +994,7 @@ static void test_hybrid(void)
     rc = load("hy2.json", &ff);
     CHECK(rc == FEDFILE_OK, "hy2.json: %s", err);
     if (ff) {
-        const hybrid_opts *o = &ff->algo.hybrid;
+        const hybrid_opts *o = &HY(ff)->opts;
         CHECK(o->h_min == 2000000 && o->h_max == 500000000 && o->delta == 1000000 &&
                   o->bisect == 1 && o->bisect_tol == 10000 && o->max_iter == 9 &&
                   o->norm == HYBRID_NORM_2,
@@ -983,7 +1002,7 @@ static void test_hybrid(void)
         CHECK(o->tol == 1e-9 && o->tol_d == 1e-3 && o->tau0 == 0.2 && o->grow == 1.2 &&
                   o->shrink == 0.3,
               "hybrid numbers");
-        CHECK(ff->algo.hy_n_discrete == 1 && !strcmp(ff->algo.hy_discrete[0], "A.x"), "discrete");
+        CHECK(HY(ff)->n_discrete == 1 && !strcmp(HY(ff)->discrete[0], "A.x"), "discrete");
         fedfile_free(ff);
     }
     expect_bad(HYHEAD(", \"hybrid\": {\"delta\": 1e-12}"), FEDFILE_ESCHEMA,
@@ -998,53 +1017,41 @@ static void test_hybrid(void)
                "algorithm.hybrid.discrete[0]", NULL);
     expect_bad(HYHEAD(", \"hybrid\": {\"delay\": 1}"), FEDFILE_ESCHEMA, "algorithm.hybrid.delay",
                "unknown key");
-    expect_bad(SEMIHEAD(", \"hybrid\": {}"), FEDFILE_ESCHEMA, "algorithm.hybrid", "only hybrid");
+    expect_bad(SEMIHEAD(", \"hybrid\": {}"), FEDFILE_ESCHEMA, "algorithm.hybrid",
+               "unknown key for method \"semi-implicit\"");
 }
 
-/* The algorithm registry: every entry found by name and kind, on the peer side with a run
- * function, and its settings created from a loaded file (per-output quanta for jacobi-de). */
+/* The algorithm table: every value found by its name, its side's run and nothing of the other
+ * side's, a summary line; and a peer's run settings created from a loaded file (per-output
+ * quanta for jacobi-de). No count: a new algorithm adds its line and nothing here. */
 static void test_registry(void)
 {
     size_t n = 0;
-    const fedfile_algo_entry *all = fedfile_algos(&n);
-    CHECK_INT_EQ((long)n, 13);
-    size_t n_peer = 0;
+    const fedfile_algo_def *const *all = fedfile_algos(&n);
+    CHECK(n > 0, "a table");
     for (size_t i = 0; i < n; i++) {
-        CHECK(fedfile_algo_by_name(all[i].name) == &all[i], "%s by name", all[i].name);
-        CHECK(fedfile_algo_find(all[i].kind) == &all[i], "%s by kind", all[i].name);
-        CHECK(all[i].parse != NULL, "%s parses its settings", all[i].name);
-        if (all[i].side != FEDFILE_SIDE_PEER) continue;
-        n_peer++;
-        CHECK(all[i].run_peer && !all[i].run_master && all[i].create && all[i].free,
-              "%s: a complete peer entry", all[i].name);
+        const fedfile_algo_def *d = all[i];
+        CHECK(fedfile_algo_by_name(d->name) == d, "%s by name", d->name);
+        CHECK(d->summary && d->summary[0], "%s has a summary line", d->name);
+        if (d->side == FEDFILE_SIDE_PEER)
+            CHECK(d->run_peer && !d->run_master && d->create && d->destroy,
+                  "%s: a complete peer value", d->name);
+        else
+            CHECK(d->side == FEDFILE_SIDE_MASTER && d->run_master && !d->run_peer && !d->create,
+                  "%s: a complete master value", d->name);
     }
-    CHECK_INT_EQ((long)n_peer, 4);
-    static const fedfile_alg masters[] = {FEDFILE_ALG_WR,
-                                          FEDFILE_ALG_SEMI,
-                                          FEDFILE_ALG_MASTER_JACOBI,
-                                          FEDFILE_ALG_DEFECT_CONTROL,
-                                          FEDFILE_ALG_F3ORNITS,
-                                          FEDFILE_ALG_STRONG,
-                                          FEDFILE_ALG_HYBRID,
-                                          FEDFILE_ALG_BALANCE,
-                                          FEDFILE_ALG_ENERGY};
-    for (size_t i = 0; i < sizeof masters / sizeof masters[0]; i++) {
-        const fedfile_algo_entry *e = fedfile_algo_find(masters[i]);
-        CHECK(e && e->side == FEDFILE_SIDE_MASTER && !e->run_peer, "%s runs under a master",
-              fedfile_alg_name(masters[i]));
-    }
-    /* The registry's order is the method list of the messages. */
+    /* The table's order is the method list of the messages and of tempo-master --help. */
     static const char *const order[] = {
         "jacobi-naive",  "jacobi",        "jacobi-de",      "gauss-seidel", "wr",
         "semi-implicit", "master-jacobi", "defect-control", "f3ornits",     "strong",
         "hybrid",        "balance",       "energy"};
     for (size_t i = 0; i < n && i < sizeof order / sizeof order[0]; i++)
-        CHECK_STR_EQ(all[i].name, order[i]);
+        CHECK_STR_EQ(all[i]->name, order[i]);
     CHECK(fedfile_algo_by_name("waveform") == NULL, "unknown name");
     copy_fixture("houses-de.json");
     fedfile *ff = NULL;
     if (load("houses-de.json", &ff) != FEDFILE_OK) return;
-    const fedfile_algo_entry *de = fedfile_algo_find(ff->algo.kind);
+    const fedfile_algo_def *de = ff->algo.def;
     void *set = NULL;
     CHECK_INT_EQ(de->create(ff, 0, &set, err, sizeof err), FEDFILE_OK);
     const jacobi_de_settings *s = set;
@@ -1055,7 +1062,7 @@ static void test_registry(void)
             CHECK_NEAR(s->q[k], fedfile_quantum_of(ff, &ff->feds[0], ff->feds[0].outputs[k].var),
                        0);
     }
-    de->free(set);
+    de->destroy(set);
     CHECK_INT_EQ(de->create(ff, 99, &set, err, sizeof err), FEDFILE_EUSAGE);
     fedfile_free(ff);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "algorithms/hybrid.h"
+#include "federate/config/algo_hybrid.h"
 #include "federate/master/local.h"
 #include "federate/run/plot_svg.h"
 #include "tests/check.h"
@@ -124,8 +125,9 @@ static void flags_of(const fedfile *ff, unsigned char *d, size_t cap)
             snprintf(name, sizeof name, "%s.%s", ff->feds[i].outputs[o].cls,
                      ff->feds[i].outputs[o].attr);
             d[k] = 0;
-            for (size_t q = 0; q < ff->algo.hy_n_discrete; q++)
-                if (!strcmp(name, ff->algo.hy_discrete[q])) d[k] = 1;
+            for (size_t q = 0; q < ((const fedfile_hybrid *)ff->algo.settings)->n_discrete; q++)
+                if (!strcmp(name, ((const fedfile_hybrid *)ff->algo.settings)->discrete[q]))
+                    d[k] = 1;
         }
 }
 
@@ -139,7 +141,7 @@ static master_local *open_local(const char *path, double tol_d, master_local_row
     int rc = fedfile_load(path, ff, err, sizeof err);
     CHECK(rc == FEDFILE_OK, "%s: %s", path, err);
     if (rc) return NULL;
-    (*ff)->algo.hybrid.tol_d = tol_d;
+    ((fedfile_hybrid *)(*ff)->algo.settings)->opts.tol_d = tol_d;
     master_local_opts lo = {.kind = FMU_KIND_ME, .row = row, .row_ctx = ctx};
     master_local *ml = NULL;
     rc = master_local_open(*ff, &lo, &ml, err, sizeof err);
@@ -178,12 +180,13 @@ static void run(double tol_d, outcome *out)
     links_of(ml, links, n_in < 8 ? n_in : 8);
     unsigned char disc[8];
     flags_of(ff, disc, 8);
-    out->st = hybrid_run(m, links, disc, &ff->algo.hybrid, &out->res, err, sizeof err);
+    out->st = hybrid_run(m, links, disc, &((fedfile_hybrid *)ff->algo.settings)->opts, &out->res,
+                         err, sizeof err);
     CHECK(out->st == PORT_OK, "tol_d %g: %s", tol_d, err);
     out->n_steps = out->res.n_steps;
     out->n_events = out->res.n_events;
-    out->h_min = (double)ff->algo.hybrid.h_min * ff->resolution;
-    double delta = (double)ff->algo.hybrid.delta * ff->resolution;
+    out->h_min = (double)((fedfile_hybrid *)ff->algo.settings)->opts.h_min * ff->resolution;
+    double delta = (double)((fedfile_hybrid *)ff->algo.settings)->opts.delta * ff->resolution;
     /* errors and clearance at every communication point */
     fmu_step *s = open_ref();
     static double d[4][MAXR];
@@ -231,7 +234,8 @@ static void run(double tol_d, outcome *out)
     int64_t last = out->res.n_events ? out->res.events[out->res.n_events - 1].t_commit : 0;
     for (size_t i = 0; i < out->res.n_steps; i++) {
         const hybrid_step *st = &out->res.steps[i];
-        if (st->kind == 4 && st->h_next == ff->algo.hybrid.h_min) out->dips++;
+        if (st->kind == 4 && st->h_next == ((fedfile_hybrid *)ff->algo.settings)->opts.h_min)
+            out->dips++;
         if (st->t_from >= last)
             out->after_last =
                 fmax(out->after_last, (double)(st->t_to - st->t_from) * ff->resolution);
@@ -687,7 +691,8 @@ static void osc_run(double tol_d, size_t *steps, double *err)
     hybrid_link links[2];
     links_of(ml, links, 2);
     hybrid_result res;
-    int rc = hybrid_run(m, links, NULL, &ff->algo.hybrid, &res, e, sizeof e);
+    int rc =
+        hybrid_run(m, links, NULL, &((fedfile_hybrid *)ff->algo.settings)->opts, &res, e, sizeof e);
     CHECK(rc == PORT_OK, "osc, tol_d %g: %s", tol_d, e);
     *steps = res.n_steps;
     hybrid_result_fini(&res);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/msproto/msproto.h"
 #include "fom/fom.h"
 #include "tests/check.h"
@@ -284,7 +285,7 @@ static void test_fom(void)
     char name[32];
     msproto_share_class(1, name, sizeof name);
     CHECK_STR_EQ(name, "Share1");
-    ff.algo.kind = FEDFILE_ALG_HYBRID;
+    ff.algo.needs = FEDFILE_NEEDS_BUS; /* hybrid's */
     CHECK_INT_EQ(msproto_fom_xml(&ff, &xml, err, sizeof err), MSPROTO_OK);
     CHECK_STR_HAS(xml, "<class name=\"Share2\"><attribute name=\"discrete\"");
     rc = fom_parse_mem(xml, strlen(xml), "generated", &f, ferr, sizeof ferr);

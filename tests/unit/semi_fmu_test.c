@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algorithms/semi.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/master/local.h"
 #include "tests/check.h"
 #include "tests/unit/fmu_rows.h"
@@ -71,10 +72,11 @@ static int run_lorenz(semi_iter it, semi_jac0 j0, double step, double end, semi_
     CHECK(rc == FEDFILE_OK, "lorenz_semi.json: %s", err);
     if (rc) return -1;
     ff->algo.t_end = (int64_t)llround(end / ff->resolution);
-    ff->algo.semi.step = (int64_t)llround(step / ff->resolution);
-    ff->algo.semi.iter = it;
-    ff->algo.semi.jac0 = j0;
-    ff->algo.semi.max_iter = 1000; /* fixed point needs many on Lorenz at 0.05: measured */
+    ((semi_opts *)ff->algo.settings)->step = (int64_t)llround(step / ff->resolution);
+    ((semi_opts *)ff->algo.settings)->iter = it;
+    ((semi_opts *)ff->algo.settings)->jac0 = j0;
+    ((semi_opts *)ff->algo.settings)->max_iter =
+        1000; /* fixed point needs many on Lorenz at 0.05: measured */
     memset(&R, 0, sizeof R);
     master_local_opts o = {.kind = FMU_KIND_ME, .row = on_row, .row_ctx = &R};
     master_local *ml = NULL;
@@ -82,7 +84,7 @@ static int run_lorenz(semi_iter it, semi_jac0 j0, double step, double end, semi_
     CHECK(rc == PORT_OK, "lorenz_semi.json: %s", err);
     if (rc == PORT_OK) {
         const port_master *m = master_local_port(ml);
-        rc = semi_run(m, master_local_links(ml), &ff->algo.semi, res, err, errlen);
+        rc = semi_run(m, master_local_links(ml), (semi_opts *)ff->algo.settings, res, err, errlen);
     }
     master_local_free(ml);
     fedfile_free(ff);
@@ -184,16 +186,16 @@ static int run_file(semi_iter it, semi_jac0 j0, const char *file, semi_result *r
     int rc = fedfile_load(file, &ff, err, errlen);
     CHECK(rc == FEDFILE_OK, "%s: %s", file, err);
     if (rc) return -1;
-    ff->algo.semi.iter = it;
-    ff->algo.semi.jac0 = j0;
+    ((semi_opts *)ff->algo.settings)->iter = it;
+    ((semi_opts *)ff->algo.settings)->jac0 = j0;
     memset(&R, 0, sizeof R);
     master_local_opts o = {.row = on_row, .row_ctx = &R};
     master_local *ml = NULL;
     rc = master_local_open(ff, &o, &ml, err, errlen);
     CHECK(rc == PORT_OK, "%s: %s", file, err);
     if (rc == PORT_OK)
-        rc = semi_run(master_local_port(ml), master_local_links(ml), &ff->algo.semi, res, err,
-                      errlen);
+        rc = semi_run(master_local_port(ml), master_local_links(ml), (semi_opts *)ff->algo.settings,
+                      res, err, errlen);
     master_local_free(ml);
     fedfile_free(ff);
     return rc;

@@ -13,6 +13,7 @@
 
 #include "algorithms/strong.h"
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/master/local.h"
 #include "tests/check.h"
@@ -125,8 +126,8 @@ static void test_fedfile(void)
     int rc = fedfile_load("examples/lorenz_strong.json", &ff, err, sizeof err);
     CHECK(rc == FEDFILE_OK, "%s", err);
     if (ff) {
-        const strong_opts *o = &ff->algo.strong;
-        CHECK_INT_EQ(ff->algo.kind, FEDFILE_ALG_STRONG);
+        const strong_opts *o = (strong_opts *)ff->algo.settings;
+        CHECK_STR_EQ(fedfile_method_name(ff), "strong");
         CHECK_INT_EQ(o->step, 50000000);
         CHECK_INT_EQ(o->adams, 0);
         CHECK_NEAR(o->rtol, 1e-8, 0);
@@ -139,8 +140,8 @@ static void test_fedfile(void)
         load_algo("{\"method\": \"strong\", \"end\": 1, \"step\": 0.1}", &ff, err, sizeof err),
         FEDFILE_OK);
     if (ff) {
-        CHECK_NEAR(ff->algo.strong.rtol, 1e-6, 0);
-        CHECK_NEAR(ff->algo.strong.atol, 1e-8, 0);
+        CHECK_NEAR(((strong_opts *)ff->algo.settings)->rtol, 1e-6, 0);
+        CHECK_NEAR(((strong_opts *)ff->algo.settings)->atol, 1e-8, 0);
     }
     fedfile_free(ff);
     CHECK_INT_EQ(load_algo("{\"method\": \"strong\", \"end\": 1, \"step\": 0.1, \"solver\": "
@@ -148,8 +149,8 @@ static void test_fedfile(void)
                            &ff, err, sizeof err),
                  FEDFILE_OK);
     if (ff) {
-        CHECK_INT_EQ(ff->algo.strong.adams, 1);
-        CHECK_NEAR(ff->algo.strong.max_step, 0.01, 0);
+        CHECK_INT_EQ(((strong_opts *)ff->algo.settings)->adams, 1);
+        CHECK_NEAR(((strong_opts *)ff->algo.settings)->max_step, 0.01, 0);
     }
     fedfile_free(ff);
     /* Refusals name the key. */
@@ -164,11 +165,11 @@ static void test_fedfile(void)
          "order"},
         {"{\"method\": \"strong\", \"end\": 1}", "algorithm.step: missing"},
         {"{\"method\": \"strong\", \"end\": 1, \"step\": 0.1, \"tol\": 1e-6}",
-         "algorithm.tol: not used by method \"strong\""},
+         "algorithm.tol: unknown key for method \"strong\""},
         {"{\"method\": \"strong\", \"end\": 1, \"step\": 0.1, \"extrapolation\": 1}",
-         "algorithm.extrapolation: not used by method \"strong\""},
+         "algorithm.extrapolation: unknown key for method \"strong\""},
         {"{\"method\": \"wr\", \"end\": 1, \"step\": 0.1, \"solver\": {}}",
-         "algorithm.solver: not used by method \"wr\" (only strong"},
+         "algorithm.solver: unknown key for method \"wr\""},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         err[0] = '\0';
@@ -311,8 +312,8 @@ static void run_case(const kase *k, double rtol)
     int rc = fedfile_load(k->file, &ff, err, sizeof err);
     CHECK(rc == FEDFILE_OK, "%s: %s", k->file, err);
     if (rc) return;
-    ff->algo.strong.rtol = rtol;
-    ff->algo.strong.atol = rtol * 1e-2;
+    ((strong_opts *)ff->algo.settings)->rtol = rtol;
+    ((strong_opts *)ff->algo.settings)->atol = rtol * 1e-2;
     memset(&R, 0, sizeof R);
     memset(&RHS, 0, sizeof RHS);
     master_local_opts lo = {.kind = FMU_KIND_ME, .row = on_row, .row_ctx = &R};
@@ -325,7 +326,8 @@ static void run_case(const kase *k, double rtol)
         catcher c = {.inner = m.ops, .inner_ctx = m.ctx};
         m.ops = &catch_ops;
         m.ctx = &c;
-        rc = strong_run(&m, master_local_links(ml), &ff->algo.strong, &res, err, sizeof err);
+        rc = strong_run(&m, master_local_links(ml), (strong_opts *)ff->algo.settings, &res, err,
+                        sizeof err);
         CHECK(rc == PORT_OK, "%s: %s", k->name, err);
     }
     size_t n_s = (size_t)((ff->algo.t_end - ff->algo.t_start) / ff->algo.t_step);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/master/local.h"
 #include "tests/check.h"
 #include "tests/unit/fmu_rows.h"
@@ -105,7 +106,7 @@ static int run_case(const char *path, fmu_kind kind, int n_sub, wr_result *res)
     fedfile *ff = NULL;
     master_local *ml = open_case(path, &ff, kind);
     if (!ml) return -1;
-    if (n_sub > 0) ff->algo.wr.n_sub = n_sub;
+    if (n_sub > 0) ((wr_opts *)ff->algo.settings)->n_sub = n_sub;
     char err[MASTER_LOCAL_ERRLEN] = "";
     int st = master_local_run(ml, res, err, sizeof err);
     CHECK(st == PORT_OK, "%s: %s", path, err);

@@ -1,19 +1,40 @@
 /* The explicit master with the coupling layer (algorithms/explicit.h,
  * doc/algorithms/balance-correction.md) and negotiated power exchange (algorithms/energy.h,
- * doc/algorithms/energy-balance.md) as entries of tempo-master's table. Both take their
- * connections from the file's resolved algorithm.coupling (federate/config/fedfile_balance.h),
- * one per wired input, in the couplings' order. */
+ * doc/algorithms/energy-balance.md) as values of the algorithm table
+ * (federate/config/fedfile_algo.h). Keys: "step", "coupling" (per connection, keyed by "*" or a
+ * receiving "federate.input") and, for energy, "power_extrapolation"; read and resolved against
+ * the wiring by federate/config/fedfile_balance.c. Both runs take one connection per wired input,
+ * in the links' order.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "algorithms/energy.h"
 #include "algorithms/explicit.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_balance.h"
-#include "federate/master/master_algos.h"
+#include "federate/config/fedfile_impl.h"
 
-int master_run_balance(const master_run *r, char *err, size_t errlen)
+static int parse_balance(fedfile_keys *k, fedfile *ff, void **settings)
 {
-    const fedfile_balance *b = r->ff->algo.balance;
+    int rc = fedfile_key_step(k, ff);
+    return rc ? rc : fedfile_balance_parse(k, 0, (fedfile_balance **)settings);
+}
+
+static int parse_energy(fedfile_keys *k, fedfile *ff, void **settings)
+{
+    int rc = fedfile_key_step(k, ff);
+    return rc ? rc : fedfile_balance_parse(k, 1, (fedfile_balance **)settings);
+}
+
+static void bal_free(void *b)
+{
+    fedfile_balance_free(b);
+}
+
+static int run_balance(const fedfile_master_run *r, char *err, size_t errlen)
+{
+    const fedfile_balance *b = r->ff->algo.settings;
     explicit_conn *c = calloc(b->n_conn + 1, sizeof *c);
     if (!c) return PORT_ENOMEM;
     for (size_t k = 0; k < b->n_conn; k++) {
@@ -36,9 +57,9 @@ int master_run_balance(const master_run *r, char *err, size_t errlen)
     return rc;
 }
 
-int master_run_energy(const master_run *r, char *err, size_t errlen)
+static int run_energy(const fedfile_master_run *r, char *err, size_t errlen)
 {
-    const fedfile_balance *b = r->ff->algo.balance;
+    const fedfile_balance *b = r->ff->algo.settings;
     energy_link *l = calloc(b->n_conn + 1, sizeof *l);
     if (!l) return PORT_ENOMEM;
     size_t n = fedfile_energy_links(b, l, b->n_conn + 1);
@@ -53,3 +74,23 @@ int master_run_energy(const master_run *r, char *err, size_t errlen)
     free(l);
     return rc;
 }
+
+const fedfile_algo_def fedfile_algo_balance = {
+    .name = "balance",
+    .side = FEDFILE_SIDE_MASTER,
+    .summary = "explicit master with balance correction (Scharff, Moshagen, Vondrejc 2017)",
+    .parse = parse_balance,
+    .resolve = fedfile_balance_resolve,
+    .free = bal_free,
+    .run_master = run_balance,
+};
+
+const fedfile_algo_def fedfile_algo_energy = {
+    .name = "energy",
+    .side = FEDFILE_SIDE_MASTER,
+    .summary = "negotiated power exchange between the slaves (Moshagen 2017)",
+    .parse = parse_energy,
+    .resolve = fedfile_balance_resolve,
+    .free = bal_free,
+    .run_master = run_energy,
+};

@@ -1,0 +1,35 @@
+/* The master-driven Jacobi scheme (algorithms/msjacobi.h, doc/master.md) as a value of the
+ * algorithm table (federate/config/fedfile_algo.h). Its one key is "step": the inputs are held
+ * over each step, so "extrapolation" is refused like any key it does not read.
+ */
+#include <stdlib.h>
+
+#include "algorithms/msjacobi.h"
+#include "federate/config/fedfile_algo.h"
+
+static int parse(fedfile_keys *k, fedfile *ff, void **settings)
+{
+    (void)settings;
+    return fedfile_key_step(k, ff);
+}
+static int run_jacobi(const fedfile_master_run *r, char *err, size_t errlen)
+{
+    msj_link *links = calloc(r->n_links + 1, sizeof *links);
+    if (!links) return PORT_ENOMEM;
+    for (size_t k = 0; k < r->n_links; k++)
+        links[k] = (msj_link){.to_slave = r->links[k].to,
+                              .to_input = r->links[k].in,
+                              .from_slave = r->links[k].from,
+                              .from_output = r->links[k].out};
+    int rc = msjacobi_run(r->m, links, r->n_links, r->ff->algo.t_step, err, errlen);
+    free(links);
+    return rc;
+}
+
+const fedfile_algo_def fedfile_algo_msjacobi = {
+    .name = "master-jacobi",
+    .side = FEDFILE_SIDE_MASTER,
+    .summary = "fixed-step Jacobi driven by a master over the port (doc/master.md)",
+    .parse = parse,
+    .run_master = run_jacobi,
+};
