@@ -8,3 +8,6 @@ CONFIG_SRCS += $(sort $(wildcard federate/config/algo_*.c))
 
 UNIT_TESTS += tests/unit/fedfile_test
 fedfile_test_LIBS := config fmu algo fom
+# A throwaway algorithm added to a copy of the tree touches only its files and one table line,
+# builds, is listed, parses its key and runs the same in process and distributed.
+INTEG_SCRIPTS += tests/integration/new_algo.sh
