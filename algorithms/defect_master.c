@@ -88,7 +88,7 @@ static int check(dc_work *w)
         return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
                            "defect-control: links missing");
     for (size_t l = 0; l < c->n_links; l++) {
-        const dc_link *k = &c->links[l];
+        const port_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= m->slaves[k->to].info.n_in ||
             k->out >= m->slaves[k->from].info.n_out)
             return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
@@ -173,7 +173,7 @@ static int post_inputs(dc_work *w, size_t j, int64_t t0, int order, int keep)
     size_t wi = (size_t)order + 1;
     int top = order < w->n ? order : w->n;
     for (size_t l = 0; l < w->L; l++) {
-        const dc_link *k = &w->cfg->links[l];
+        const port_link *k = &w->cfg->links[l];
         if (k->to != j) continue;
         double *c = &w->uc[j][k->in * wi];
         const double *y = &w->out[k->from][k->out * (size_t)w->w];
@@ -361,7 +361,7 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
             if (mid && !(w->out_def[j][o] <= *eps_out)) *eps_out = w->out_def[j][o];
         }
     for (size_t l = 0; l < w->L; l++) {
-        const dc_link *k = &w->cfg->links[l];
+        const port_link *k = &w->cfg->links[l];
         w->conn_def[l] = dc_connection_defect_rms(&w->in_c[l * (DC_MAX_ORDER + 1)], w->m_in,
                                                   &w->out[k->from][k->out * (size_t)w->w], w->n, H);
         if (!(w->conn_def[l] <= *eps_conn)) *eps_conn = w->conn_def[l];

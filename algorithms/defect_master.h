@@ -12,11 +12,8 @@
 #include "algorithms/defect.h"
 #include "algorithms/port.h"
 
-/* One connection: input `in` of slave `to` is fed by output `out` of slave `from` (eq. 1d). */
-typedef struct dc_link {
-    size_t to, in;    /* slave index and its input index */
-    size_t from, out; /* slave index and its output index */
-} dc_link;
+/* The connections (eq. 1d) are port_links (algorithms/port.h): input `in` of slave `to` is fed
+ * by output `out` of slave `from`. */
 
 /* Which defects drive the controller (eq. 38 uses both). */
 typedef enum dc_defect {
@@ -56,7 +53,7 @@ typedef struct dc_config {
     int clip_end; /* 1: shorten the last step to end exactly at t_end; 0: stop at the
                      first T_k >= t_end (the paper's code) */
     size_t n_links;
-    const dc_link *links; /* n_links, caller-owned, read during dc_run */
+    const port_link *links; /* n_links, caller-owned, read during dc_run */
 } dc_config;
 
 /* What one accepted step did, handed to the observer (valid during the call only). */

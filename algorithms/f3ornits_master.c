@@ -90,7 +90,7 @@ static int check(f3_work *w)
                                "f3ornits: imposed step of %s: %g (want >= 0 s)",
                                w->m->slaves[j].info.name, c->imposed[j]);
     for (size_t l = 0; l < c->n_links; l++) {
-        const dc_link *k = &c->links[l];
+        const port_link *k = &c->links[l];
         if (k->to >= w->S || k->from >= w->S || k->in >= w->m->slaves[k->to].info.n_in ||
             k->out >= w->m->slaves[k->from].info.n_out)
             return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
@@ -270,7 +270,7 @@ static void schedule(f3_work *w, int64_t T, int first)
         if (!w->due[j] || w->imp[j]) continue;
         int64_t b = w->nx[j];
         for (size_t l = 0; l < c->n_links; l++) {
-            const dc_link *k = &c->links[l];
+            const port_link *k = &c->links[l];
             if (k->to == j && k->from != j && !w->imp[k->from] && w->nx[k->from] < b)
                 b = w->nx[k->from];
         }
@@ -291,7 +291,7 @@ static int post_inputs(f3_work *w, int64_t T, int first)
     const port_master *m = w->m;
     double u[UW];
     for (size_t l = 0; l < c->n_links; l++) {
-        const dc_link *k = &c->links[l];
+        const port_link *k = &c->links[l];
         if (!w->due[k->to]) continue;
         double *uc = &w->uc[k->to][k->in * UW];
         const f3_out *o = &w->o[k->from][k->out];

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algorithms/defect_master.h" /* dc_link */
+#include "algorithms/defect_master.h" /* port_link */
 #include "algorithms/f3ornits.h"
 #include "algorithms/port.h"
 
@@ -37,7 +37,7 @@ typedef struct f3_config {
     int smooth;              /* 1: C^1 inputs, a Hermite cubic per step after the first (eq. 28;
                                 slaves must take input derivatives up to order 3) */
     size_t n_links;
-    const dc_link *links; /* every input of every slave fed once */
+    const port_link *links; /* every input of every slave fed once */
 } f3_config;
 
 /* One communication instant, for the observer (valid during the call). */

@@ -117,7 +117,9 @@ void hybrid_result_fini(hybrid_result *r)
 
 typedef struct hy_work {
     const port_master *m;
-    const hybrid_link *links;
+    const port_link *given; /* the caller's links, n_given, in any order */
+    size_t n_given;
+    port_link *links;          /* the same by the input they feed (port_frame by_in), n_in */
     const unsigned char *disc; /* per output, or NULL */
     const hybrid_opts *o;
     hybrid_result *res;
@@ -159,8 +161,8 @@ static int is_disc(const hy_work *w, size_t k)
 /* The fields of the working set that port_frame_init sizes. */
 static port_frame frame(hy_work *w)
 {
-    return (port_frame){&w->n_c,    &w->n_out, &w->n_in, &w->off_out,
-                        &w->off_in, NULL,      &w->sr,   &w->st};
+    return (port_frame){&w->n_c, &w->n_out, &w->n_in, &w->off_out, &w->off_in,
+                        NULL,    &w->sr,    &w->st,   &w->links};
 }
 
 static int setup(hy_work *w)
@@ -181,7 +183,7 @@ static int setup(hy_work *w)
                            o->tol_d, o->tau0, o->grow, o->shrink);
     port_frame f = frame(w);
     port_frame_rules r = {"hybrid", PORT_NEED_SAVE, "cannot save its state (Rewind needs it)",
-                          PORT_LINKS(hybrid_link, w->links), 0};
+                          w->given, w->n_given,     0};
     int st = port_frame_init(&f, m, &r, w->err, w->errlen);
     if (st != PORT_OK) return st;
     /* Discrete outputs with event times, where the slaves offer them (get_discrete). */
@@ -199,8 +201,8 @@ static int setup(hy_work *w)
     for (size_t j = 0; j < w->n_c; j++) {
         can &= m->slaves[j].ops->share_discrete != NULL;
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
-            const hybrid_link *l = &w->links[w->off_in[j] + i];
-            fed |= l->src >= 0 && is_disc(w, w->off_out[l->src] + l->out);
+            const port_link *l = &w->links[w->off_in[j] + i];
+            fed |= is_disc(w, w->off_out[l->from] + l->out);
         }
     }
     w->share = fed && can;
@@ -288,13 +290,9 @@ static void post_iterate(hy_work *w, int64_t t_from, int64_t t_to, int first)
         const port_slave *s = &m->slaves[j];
         size_t n_in = s->info.n_in;
         for (size_t i = 0; i < n_in; i++) {
-            const hybrid_link *l = &w->links[w->off_in[j] + i];
+            const port_link *l = &w->links[w->off_in[j] + i];
             double *c = &w->coef[(w->off_in[j] + i) * 2];
-            if (l->src < 0) {
-                c[0] = l->value, c[1] = 0;
-                continue;
-            }
-            size_t k = w->off_out[l->src] + l->out;
+            size_t k = w->off_out[l->from] + l->out;
             c[0] = w->y0[k];
             c[1] = first || is_disc(w, k) ? 0.0 : (w->y_prev[k] - w->y0[k]) / h;
             /* shared slave to slave: the slave holds what its source sent it, never this */
@@ -512,15 +510,22 @@ static int instant(hy_work *w, int64_t *t, int64_t *H)
     return PORT_OK;
 }
 
-int hybrid_run(const port_master *m, const hybrid_link *links, const unsigned char *discrete,
-               const hybrid_opts *o, hybrid_result *res, char *err, size_t errlen)
+int hybrid_run(const port_master *m, const port_link *links, size_t n_links,
+               const unsigned char *discrete, const hybrid_opts *o, hybrid_result *res, char *err,
+               size_t errlen)
 {
     memset(res, 0, sizeof *res);
     res->failed_slave = -1;
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
-    hy_work w = {
-        .m = m, .links = links, .disc = discrete, .o = o, .res = res, .err = err, .errlen = errlen};
+    hy_work w = {.m = m,
+                 .given = links,
+                 .n_given = n_links,
+                 .disc = discrete,
+                 .o = o,
+                 .res = res,
+                 .err = err,
+                 .errlen = errlen};
     if (!m || !o) return port_errorf(err, errlen, PORT_EUSAGE, "hybrid: no master or no settings");
     int st = setup(&w);
     if (st == PORT_OK) st = port_open(m, m->t_start);

@@ -44,13 +44,6 @@ typedef struct hybrid_opts {
  *  tol_d 0 (fixed step), tau0 0.1, grow 1.1, shrink 0.5. */
 void hybrid_opts_default(hybrid_opts *o, int64_t step);
 
-/* Where slave j's input i comes from (inputs numbered slave by slave, as wr_link). */
-typedef struct hybrid_link {
-    long src;     /* the slave whose output feeds it; < 0: a constant input */
-    size_t out;   /* that slave's output index */
-    double value; /* the constant (src < 0) */
-} hybrid_link;
-
 /**
  * The communication step-size controller of §5.5.2 (pure): with e = e2 + tau0 * emax,
  * H grows by `grow` when e < tol_d, shrinks by `shrink` when e > tol_d, stays on equality,
@@ -124,7 +117,8 @@ void hybrid_result_fini(hybrid_result *r);
  * after each commit), "hybrid.iter", "hybrid.event" (the reported time, s) and
  * "hybrid.event_commit" (s).
  * @param m        master and slaves, not NULL
- * @param links    sum of n_in links, may be NULL when no slave has inputs
+ * @param links    n_links links (port_link), in any order: every input fed by exactly one
+ *                 output of another slave; may be NULL without inputs
  * @param discrete NULL (every output continuous), or one flag per output, slave by slave:
  *                 1 for a discrete-valued output (held over a step, shared at commits, left
  *                 out of the norms)
@@ -134,7 +128,8 @@ void hybrid_result_fini(hybrid_result *r);
  * @return PORT_OK; PORT_EUSAGE (bad settings or links); PORT_ENOCONV (no WR convergence, or
  *         an event that cannot be passed); a slave's error (res->failed_slave); PORT_ENOMEM.
  */
-int hybrid_run(const port_master *m, const hybrid_link *links, const unsigned char *discrete,
-               const hybrid_opts *o, hybrid_result *res, char *err, size_t errlen);
+int hybrid_run(const port_master *m, const port_link *links, size_t n_links,
+               const unsigned char *discrete, const hybrid_opts *o, hybrid_result *res, char *err,
+               size_t errlen);
 
 #endif /* TEMPO_ALGORITHMS_HYBRID_H */

@@ -25,7 +25,7 @@ static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t
                        port_strerror(rc));
 }
 
-int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, int64_t t_step,
+int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, int64_t t_step,
                  char *err, size_t errlen)
 {
     if (!m || (n_links && !links) || t_step < 1 || m->t_end <= m->t_start)
@@ -48,10 +48,9 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
         goto out;
     }
     for (size_t k = 0; k < n_links; k++) {
-        const msj_link *l = &links[k];
-        if (l->to_slave >= n || l->from_slave >= n ||
-            l->to_input >= m->slaves[l->to_slave].info.n_in ||
-            l->from_output >= m->slaves[l->from_slave].info.n_out) {
+        const port_link *l = &links[k];
+        if (l->to >= n || l->from >= n || l->in >= m->slaves[l->to].info.n_in ||
+            l->out >= m->slaves[l->from].info.n_out) {
             rc = port_errorf(err, errlen, PORT_EUSAGE, "master-jacobi: link %zu out of range", k);
             goto out;
         }
@@ -75,8 +74,7 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
         if ((rc = sync_or_fail(m, st, first ? "initial outputs" : "step", t1, err, errlen)))
             goto out;
         for (size_t k = 0; k < n_links; k++)
-            u[u_off[links[k].to_slave] + links[k].to_input] =
-                y[y_off[links[k].from_slave] + links[k].from_output];
+            u[u_off[links[k].to] + links[k].in] = y[y_off[links[k].from] + links[k].out];
         for (size_t j = 0; j < n; j++) {
             const port_slave *s = &m->slaves[j];
             port_poly p = {.t0 = t1, .order = 0, .n = s->info.n_in, .c = &u[u_off[j]]};

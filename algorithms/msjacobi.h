@@ -13,13 +13,6 @@
 
 #include "algorithms/port.h"
 
-/* One coupling: input to_input of slave to_slave takes output from_output of slave
- * from_slave. Every input of every slave must be the target of exactly one link. */
-typedef struct msj_link {
-    size_t to_slave, to_input;
-    size_t from_slave, from_output;
-} msj_link;
-
 #define MSJ_ERRLEN 512 /* a buffer this size holds any message of this module */
 
 /**
@@ -29,14 +22,14 @@ typedef struct msj_link {
  * T+H); record; sync; close(T+H). The start instant exchanges the initial outputs the same
  * way (open, get_outputs, sync, set_inputs, record, sync, close).
  * @param m       the master and its slaves, not NULL
- * @param links   n_links couplings (see msj_link)
+ * @param links   n_links couplings (see port_link)
  * @param t_step  macro step, ticks, > 0
  * @param err     caller buffer for the reason, naming the slave and the time at fault
  * @return PORT_OK, or the worst status of the failing sync (PORT_ELOST: a slave is gone;
  *         PORT_EFAIL, PORT_EDISCARD: a slave refused; PORT_EUSAGE: bad links or step;
  *         PORT_ENOMEM).
  */
-int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, int64_t t_step,
+int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, int64_t t_step,
                  char *err, size_t errlen);
 
 #endif

@@ -104,14 +104,6 @@ static const char *slave_name(const port_master *m, size_t j)
     return m->slaves[j].info.name ? m->slaves[j].info.name : "?";
 }
 
-/* Link k's source slave and output (memcpy: the link's own type is the caller's). */
-static void link_at(const port_links *l, size_t k, long *src, size_t *out)
-{
-    const char *p = (const char *)l->at + k * l->size;
-    memcpy(src, p + l->src_at, sizeof *src);
-    memcpy(out, p + l->out_at, sizeof *out);
-}
-
 /* Prefix sums of each slave's n_out, n_in and n_state into whichever arrays exist, and the check
  * of what every slave must offer. */
 static int frame_fill(const port_frame *f, const port_master *m, const port_frame_rules *r,
@@ -150,22 +142,44 @@ int port_frame_init(const port_frame *f, const port_master *m, const port_frame_
         n_out += m->slaves[j].info.n_out, n_in += m->slaves[j].info.n_in;
     if (f->n_out) *f->n_out = n_out;
     if (f->n_in) *f->n_in = n_in;
-    if (n_in && !r->links.at)
+    if (n_in && !r->links)
         return port_errorf(err, errlen, PORT_EUSAGE, "%s: slaves have inputs but no links", r->who);
-    for (size_t j = 0, k = 0; j < n_c; j++)
-        for (size_t i = 0; i < m->slaves[j].info.n_in; i++, k++) {
-            long src;
-            size_t out;
-            link_at(&r->links, k, &src, &out);
-            if (src >= (long)n_c || (src >= 0 && (size_t)src == j && !r->self_links) ||
-                (src >= 0 && out >= m->slaves[src].info.n_out))
-                return port_errorf(err, errlen, PORT_EUSAGE,
-                                   "%s: slave '%s' input %zu: link to slave %ld output %zu "
-                                   "does not exist%s",
-                                   r->who, slave_name(m, j), i, src, out,
-                                   r->self_links ? "" : " (or is the slave itself)");
-        }
-    return PORT_OK;
+    size_t *off = calloc(n_c + 1, sizeof *off);
+    port_link *by = calloc(n_in + 1, sizeof *by);
+    unsigned char *fed = calloc(n_in + 1, 1);
+    if (f->by_in) *f->by_in = by;
+    if (!off || !by || !fed) {
+        free(off), free(fed);
+        if (!f->by_in) free(by);
+        return port_errorf(err, errlen, PORT_ENOMEM, "%s: out of memory", r->who);
+    }
+    for (size_t j = 0; j < n_c; j++)
+        off[j + 1] = off[j] + m->slaves[j].info.n_in;
+    st = PORT_OK;
+    for (size_t k = 0; st == PORT_OK && k < r->n_links; k++) {
+        const port_link *l = &r->links[k];
+        if (l->to >= n_c || l->from >= n_c || l->in >= m->slaves[l->to].info.n_in ||
+            l->out >= m->slaves[l->from].info.n_out || (l->to == l->from && !r->self_links))
+            st = port_errorf(err, errlen, PORT_EUSAGE,
+                             "%s: link %zu (slave %zu input %zu <- slave %zu output %zu) names no "
+                             "input or output%s",
+                             r->who, k, l->to, l->in, l->from, l->out,
+                             r->self_links ? "" : " (or is a slave's own)");
+        else if (fed[off[l->to] + l->in]++)
+            st = port_errorf(err, errlen, PORT_EUSAGE, "%s: slave '%s' input %zu is fed twice",
+                             r->who, slave_name(m, l->to), l->in);
+        else
+            by[off[l->to] + l->in] = *l;
+    }
+    for (size_t j = 0; st == PORT_OK && j < n_c; j++)
+        for (size_t i = 0; st == PORT_OK && i < m->slaves[j].info.n_in; i++)
+            if (!fed[off[j] + i])
+                st = port_errorf(err, errlen, PORT_EUSAGE,
+                                 "%s: slave '%s' input %zu is fed by no link", r->who,
+                                 slave_name(m, j), i);
+    free(off), free(fed);
+    if (!f->by_in) free(by);
+    return st;
 }
 
 /* Free what a pointer field holds and clear it; field NULL: not wanted. */
@@ -185,6 +199,7 @@ void port_frame_fini(const port_frame *f)
     FRAME_FREE(f->off_x);
     FRAME_FREE(f->sr);
     FRAME_FREE(f->st);
+    FRAME_FREE(f->by_in);
 }
 
 int port_sync_report(const port_master *m, int *status, const char *who, const char *what, double t,

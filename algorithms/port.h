@@ -1,8 +1,9 @@
 /* The port: how a coupling algorithm meets its slaves, written once for every master-slave
  * algorithm (waveform relaxation, semi-implicit, strong coupling, hybrid with events, defect
  * control, F3ORNITS, balance correction, energy exchange). doc/algorithms/port.md describes it;
- * doc/master.md maps each operation onto the master-slave protocol. Read algorithms/port_local.h
- * next (the in-process side). Pure C: libc only (doc/contributing.md §1, §14).
+ * doc/master.md maps each operation onto the master-slave protocol. Read
+ * federate/fmu/fmu_slave.c next (an FMU as an in-process slave). Pure C: libc only
+ * (doc/contributing.md §1, §14).
  *
  * Shape. A slave is a struct of function pointers over an opaque context. An algorithm POSTS
  * operations to any number of slaves and then calls port_sync(), which completes every posted
@@ -212,17 +213,6 @@ int port_grow(void **p, size_t *cap, size_t need, size_t size);
  * master, number every slave's outputs and inputs into concatenated vectors, check each input
  * link and report a failed sync the same way; these calls do it once for all of them. */
 
-/* An algorithm's array of links (wr_link, hybrid_link, ...) as port_frame_init reads it: any
- * struct with members `long src` (the feeding slave, < 0: a constant) and `size_t out` (its
- * output index). Build it with PORT_LINKS(type, array). */
-typedef struct port_links {
-    const void *at;        /* the first link, or NULL when no slave has inputs */
-    size_t size;           /* sizeof one link, bytes */
-    size_t src_at, out_at; /* offsetof the members src and out, bytes */
-} port_links;
-#define PORT_LINKS(type, array)                                                                    \
-    ((port_links){(array), sizeof(type), offsetof(type, src), offsetof(type, out)})
-
 /* What every slave must offer, checked by port_frame_init. */
 enum { PORT_NEED_SAVE = 1, PORT_NEED_STATE_DERIVS = 2 };
 
@@ -234,30 +224,35 @@ typedef struct port_frame {
     size_t **off_out, **off_in, **off_x; /* n_c + 1 prefix sums of n_out, n_in, n_state */
     port_step_result **sr;               /* n_c step results */
     int **st;                            /* n_c statuses of the last sync */
+    port_link **by_in;                   /* n_in: the link feeding each input, inputs numbered
+                                            slave by slave (input i of slave j is
+                                            off_in[j] + i) */
 } port_frame;
 
 /* How port_frame_init checks the slaves and names the algorithm in its messages. */
 typedef struct port_frame_rules {
-    const char *who;  /* the algorithm's name, first word of every message ("wr") */
-    int need;         /* PORT_NEED_SAVE or PORT_NEED_STATE_DERIVS */
-    const char *lack; /* "slave 'NAME' <lack>" when a slave cannot do what need asks */
-    port_links links; /* one link per input, slave by slave (n_in in all) */
-    int self_links;   /* 1: a slave's input may be its own output (strong coupling) */
+    const char *who;        /* the algorithm's name, first word of every message ("wr") */
+    int need;               /* PORT_NEED_SAVE or PORT_NEED_STATE_DERIVS */
+    const char *lack;       /* "slave 'NAME' <lack>" when a slave cannot do what need asks */
+    const port_link *links; /* n_links links, in any order; every input fed by exactly one */
+    size_t n_links;
+    int self_links; /* 1: a slave's input may be its own output (strong coupling) */
 } port_frame_rules;
 
 /**
  * Check the master (slaves, tick > 0, end after start), allocate the parts f asks for and fill
- * them: the prefix sums and totals, zeroed step results and statuses; check that every slave
- * offers r->need and that every input's link names an existing output of another slave (of
- * itself too with r->self_links).
+ * them: the prefix sums and totals, zeroed step results and statuses, and the links ordered by
+ * the input they feed (by_in); check that every slave offers r->need, that every link names an
+ * existing input and an existing output of another slave (of itself too with r->self_links),
+ * and that every input is fed by exactly one link.
  * @param f  where to store each part, not NULL (its NULL members are skipped)
  * @param m  the master, not NULL
  * @param r  the checks and the algorithm's name, not NULL
  * @param err caller-owned buffer for the message ("<who>: ..."), may be NULL; errlen its size
- * @return PORT_OK; PORT_EUSAGE (no slaves, tick <= 0, end not after start, inputs without
- *         links, a link to a missing output); PORT_EUNSUPPORTED (a slave without r->need);
- *         PORT_ENOMEM. On error the parts already allocated stay in the fields: the caller
- *         frees them with port_frame_fini, as after success. The arrays belong to the caller.
+ * @return PORT_OK; PORT_EUSAGE (no slaves, tick <= 0, end not after start, a link to a missing
+ *         input or output, an input fed by no link or by two); PORT_EUNSUPPORTED (a slave without
+ * r->need); PORT_ENOMEM. On error the parts already allocated stay in the fields: the caller frees
+ * them with port_frame_fini, as after success. The arrays belong to the caller.
  */
 int port_frame_init(const port_frame *f, const port_master *m, const port_frame_rules *r, char *err,
                     size_t errlen);

@@ -96,7 +96,9 @@ void semi_result_fini(semi_result *r)
 /* The working set of one run, sized at set-up. */
 typedef struct semi_work {
     const port_master *m;
-    const wr_link *links;
+    const port_link *given; /* the caller's links, n_given, in any order */
+    size_t n_given;
+    port_link *links; /* the same by the input they feed (port_frame by_in), n_in */
     const semi_opts *o;
     semi_result *res;
     char *err;
@@ -210,7 +212,8 @@ static int directional_setup(semi_work *w)
 /* The fields of the working set that port_frame_init sizes. */
 static port_frame frame(semi_work *w)
 {
-    return (port_frame){&w->n_c, &w->n, NULL, &w->off_out, &w->off_in, NULL, &w->sr, &w->st};
+    return (port_frame){&w->n_c, &w->n,  NULL,   &w->off_out, &w->off_in,
+                        NULL,    &w->sr, &w->st, &w->links};
 }
 
 static int setup(semi_work *w)
@@ -230,9 +233,9 @@ static int setup(semi_work *w)
             (long long)o->step, o->tol, o->max_iter, o->n_sub, SEMI_MAX_SUB, o->fd_rel,
             (int)o->iter, (int)o->jac0);
     port_frame f = frame(w);
-    port_frame_rules r = {"semi-implicit", PORT_NEED_SAVE,
-                          "cannot save its state (Recalculate needs it)",
-                          PORT_LINKS(wr_link, w->links), 0};
+    port_frame_rules r = {
+        "semi-implicit", PORT_NEED_SAVE, "cannot save its state (Recalculate needs it)",
+        w->given,        w->n_given,     0};
     int st = port_frame_init(&f, m, &r, w->err, w->errlen);
     if (st != PORT_OK) return st;
     size_t n_in = w->off_in[w->n_c], n = w->n ? w->n : 1;
@@ -240,7 +243,7 @@ static int setup(semi_work *w)
     if (!w->feeds)
         return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     for (size_t k = 0; k < n_in; k++)
-        if (w->links[k].src >= 0) w->feeds[w->off_out[w->links[k].src] + w->links[k].out] = 1;
+        w->feeds[w->off_out[w->links[k].from] + w->links[k].out] = 1;
     double **vecs[] = {&w->y, &w->Fy, &w->R, &w->y_old, &w->R_old, &w->s, &w->Fp};
     for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++)
         if (!(*vecs[k] = calloc(n, sizeof(double))))
@@ -293,13 +296,13 @@ static int sync_all(semi_work *w, const char *what, int64_t t)
                             &w->res->failed_slave, w->err, w->errlen);
 }
 
-/* The input values of every slave from the outputs y (wr_link: a wired output or a constant). */
+/* The input values of every slave from the outputs y (each input's link names its output). */
 static void inputs_from(semi_work *w, const double *y)
 {
     size_t n_in = w->off_in[w->n_c];
     for (size_t k = 0; k < n_in; k++) {
-        const wr_link *l = &w->links[k];
-        w->u[k] = l->src < 0 ? l->value : y[w->off_out[l->src] + l->out];
+        const port_link *l = &w->links[k];
+        w->u[k] = y[w->off_out[l->from] + l->out];
     }
 }
 
@@ -410,9 +413,8 @@ static int jacobian_dir(semi_work *w, int64_t t_to)
     for (size_t j = 0; j < w->n_c; j++) {
         size_t n_out = m->slaves[j].info.n_out;
         for (size_t i = 0; i < m->slaves[j].info.n_in && n_out; i++) {
-            const wr_link *l = &w->links[w->off_in[j] + i];
-            if (l->src < 0) continue; /* a constant input: no column */
-            size_t c = w->off_out[l->src] + l->out;
+            const port_link *l = &w->links[w->off_in[j] + i];
+            size_t c = w->off_out[l->from] + l->out;
             for (size_t r = 0; r < n_out; r++)
                 w->B[(w->off_out[j] + r) * n + c] += w->D[w->off_D[j] + i * n_out + r];
         }
@@ -638,14 +640,20 @@ static int record_all(semi_work *w, int64_t t)
     return sync_all(w, "recording", t);
 }
 
-int semi_run(const port_master *m, const wr_link *links, const semi_opts *o, semi_result *res,
-             char *err, size_t errlen)
+int semi_run(const port_master *m, const port_link *links, size_t n_links, const semi_opts *o,
+             semi_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     res->failed_slave = -1;
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
-    semi_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
+    semi_work w = {.m = m,
+                   .given = links,
+                   .n_given = n_links,
+                   .o = o,
+                   .res = res,
+                   .err = err,
+                   .errlen = errlen};
     if (!m || !o)
         return port_errorf(w.err, w.errlen, PORT_EUSAGE, "semi-implicit: no master or no settings");
     int st = setup(&w);

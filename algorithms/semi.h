@@ -95,8 +95,8 @@ void semi_result_fini(semi_result *r);
  * (update number), "semi.residual" (||R|| of each evaluation) and "semi.accept" (updates of
  * the step) as they happen.
  * @param m      the master and its slaves, not NULL
- * @param links  sum of n_in links, slave by slave (wr_link: an output of another slave, or a
- *               constant); may be NULL when no slave has inputs
+ * @param links  n_links links (algorithms/port.h, port_link), in any order: every input of every
+ *               slave fed by exactly one output of another slave; may be NULL without inputs
  * @param o      settings, not NULL (semi_opts_default)
  * @param res    out: what happened (zeroed first; free with semi_result_fini), not NULL
  * @param err    caller-owned buffer: on failure the step, the slave or output at fault and the
@@ -106,7 +106,7 @@ void semi_result_fini(semi_result *r);
  *         Jacobian: err says which); a slave's error (PORT_EFAIL, PORT_ELOST,
  *         PORT_EUNSUPPORTED ...: res->failed_slave); PORT_ENOMEM.
  */
-int semi_run(const port_master *m, const wr_link *links, const semi_opts *o, semi_result *res,
-             char *err, size_t errlen);
+int semi_run(const port_master *m, const port_link *links, size_t n_links, const semi_opts *o,
+             semi_result *res, char *err, size_t errlen);
 
 #endif /* TEMPO_ALGORITHMS_SEMI_H */

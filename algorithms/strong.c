@@ -44,7 +44,9 @@ void strong_opts_default(strong_opts *o, int64_t step)
 
 typedef struct strong_work {
     const port_master *m;
-    const wr_link *links;
+    const port_link *given; /* the caller's links, n_given, in any order */
+    size_t n_given;
+    port_link *links; /* the same by the input they feed (port_frame by_in), n_in */
     const strong_opts *o;
     strong_result *res;
     char *err;
@@ -78,13 +80,11 @@ static void wire(strong_work *w, const double *x)
 {
     size_t n_in = w->off_in[w->n_c];
     for (size_t k = 0; k < n_in; k++) {
-        const wr_link *l = &w->links[k];
-        if (l->src < 0)
-            w->u[k] = l->value;
-        else if (w->res->one_round)
-            w->u[k] = x[w->off_x[l->src] + (size_t)w->m->slaves[l->src].info.out_state[l->out]];
+        const port_link *l = &w->links[k];
+        if (w->res->one_round)
+            w->u[k] = x[w->off_x[l->from] + (size_t)w->m->slaves[l->from].info.out_state[l->out]];
         else
-            w->u[k] = w->y[w->off_out[l->src] + l->out];
+            w->u[k] = w->y[w->off_out[l->from] + l->out];
     }
 }
 
@@ -154,7 +154,8 @@ static void cv_quiet(int code, const char *module, const char *fn, char *msg, vo
 /* The fields of the working set that port_frame_init sizes. */
 static port_frame frame(strong_work *w)
 {
-    return (port_frame){&w->n_c, NULL, NULL, &w->off_out, &w->off_in, &w->off_x, NULL, &w->st};
+    return (port_frame){&w->n_c,   NULL, NULL,   &w->off_out, &w->off_in,
+                        &w->off_x, NULL, &w->st, &w->links};
 }
 
 static int setup(strong_work *w)
@@ -167,9 +168,12 @@ static int setup(strong_work *w)
                            "atol %g (> 0), max_step %g (>= 0)",
                            (long long)o->step, o->rtol, o->atol, o->max_step);
     port_frame f = frame(w);
-    port_frame_rules r = {"strong coupling", PORT_NEED_STATE_DERIVS,
+    port_frame_rules r = {"strong coupling",
+                          PORT_NEED_STATE_DERIVS,
                           "cannot set its states and give their derivatives",
-                          PORT_LINKS(wr_link, w->links), 1};
+                          w->given,
+                          w->n_given,
+                          1};
     int st = port_frame_init(&f, m, &r, w->err, w->errlen);
     if (st != PORT_OK) return st;
     w->nx = w->off_x[w->n_c];
@@ -180,9 +184,8 @@ static int setup(strong_work *w)
     /* One round per evaluation when every wired output is a state of its slave. */
     w->res->one_round = 1;
     for (size_t k = 0; k < n_in; k++) {
-        const wr_link *l = &w->links[k];
-        if (l->src < 0) continue;
-        const port_slave_info *src = &m->slaves[l->src].info;
+        const port_link *l = &w->links[k];
+        const port_slave_info *src = &m->slaves[l->from].info;
         if (!src->out_state || src->out_state[l->out] < 0 ||
             (size_t)src->out_state[l->out] >= src->n_state)
             w->res->one_round = 0;
@@ -253,14 +256,20 @@ static int instant_failed(strong_work *w, int st, const char *what, int64_t t)
                        secs(w, t));
 }
 
-int strong_run(const port_master *m, const wr_link *links, const strong_opts *o, strong_result *res,
-               char *err, size_t errlen)
+int strong_run(const port_master *m, const port_link *links, size_t n_links, const strong_opts *o,
+               strong_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     res->failed_slave = -1;
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
-    strong_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
+    strong_work w = {.m = m,
+                     .given = links,
+                     .n_given = n_links,
+                     .o = o,
+                     .res = res,
+                     .err = err,
+                     .errlen = errlen};
     if (!m || !o)
         return port_errorf(w.err, w.errlen, PORT_EUSAGE,
                            "strong coupling: no master or no settings");

@@ -57,7 +57,8 @@ typedef struct strong_result {
  * m->ops->note (when set) receives "strong.rhs" (evaluations since the last output instant)
  * and "strong.steps" (CVODE steps since then) at every output instant.
  * @param m     the master and its slaves, not NULL; every slave has has_state_derivs
- * @param links sum of n_in links, slave by slave (wr_link); may be NULL without inputs
+ * @param links n_links links (port_link), in any order: every input fed by exactly one output
+ *              (a slave's own output too); may be NULL without inputs
  * @param o     settings, not NULL (strong_opts_default)
  * @param res   out: counts (zeroed first), not NULL
  * @param err   caller-owned buffer naming the slave or CVODE's failure; errlen its size
@@ -65,7 +66,7 @@ typedef struct strong_result {
  *         state derivatives); PORT_EFAIL (CVODE failed: err has its flag); a slave's error
  *         (res->failed_slave); PORT_ENOMEM.
  */
-int strong_run(const port_master *m, const wr_link *links, const strong_opts *o, strong_result *res,
-               char *err, size_t errlen);
+int strong_run(const port_master *m, const port_link *links, size_t n_links, const strong_opts *o,
+               strong_result *res, char *err, size_t errlen);
 
 #endif /* TEMPO_ALGORITHMS_STRONG_H */

@@ -109,7 +109,9 @@ void wr_result_fini(wr_result *r)
 /* The run's working set, allocated once by wr_run. */
 typedef struct wr_work {
     const port_master *m;
-    const wr_link *links;
+    const port_link *given; /* the caller's links, n_given, in any order */
+    size_t n_given;
+    port_link *links; /* the same by the input they feed (port_frame by_in), n_in */
     const wr_opts *o;
     wr_result *res;
     char *err;
@@ -142,8 +144,8 @@ static double secs(const wr_work *w, int64_t t)
 /* The fields of the working set that port_frame_init sizes. */
 static port_frame frame(wr_work *w)
 {
-    return (port_frame){&w->n_c,    &w->n_out, &w->n_in, &w->off_out,
-                        &w->off_in, NULL,      &w->sr,   &w->st};
+    return (port_frame){&w->n_c, &w->n_out, &w->n_in, &w->off_out, &w->off_in,
+                        NULL,    &w->sr,    &w->st,   &w->links};
 }
 
 /* Check settings and links, size the working set. */
@@ -161,8 +163,8 @@ static int setup(wr_work *w)
             (long long)o->step, o->tol, o->max_iter, o->n_sub, WR_MAX_SUB, (long long)o->h_min);
     w->sub = o->n_sub;
     port_frame f = frame(w);
-    port_frame_rules r = {"wr", PORT_NEED_SAVE, "cannot save its state (rollback needs it)",
-                          PORT_LINKS(wr_link, w->links), 0};
+    port_frame_rules r = {"wr",     PORT_NEED_SAVE, "cannot save its state (rollback needs it)",
+                          w->given, w->n_given,     0};
     int st = port_frame_init(&f, m, &r, w->err, w->errlen);
     if (st != PORT_OK) return st;
     size_t rows = (size_t)w->sub + 1, no = w->n_out ? w->n_out : 1, ni = w->n_in ? w->n_in : 1;
@@ -222,14 +224,9 @@ static void post_iteration(wr_work *w, int64_t t_from, int64_t t_to)
         const port_slave *s = &m->slaves[j];
         size_t n_in = s->info.n_in;
         for (size_t i = 0; i < n_in; i++) {
-            const wr_link *l = &w->links[w->off_in[j] + i];
+            const port_link *l = &w->links[w->off_in[j] + i];
             double *c = &w->coef[(w->off_in[j] + i) * rows];
-            if (l->src < 0) {
-                memset(c, 0, rows * sizeof *c);
-                c[0] = l->value;
-                continue;
-            }
-            size_t src = (size_t)l->src, no = m->slaves[src].info.n_out;
+            size_t src = l->from, no = m->slaves[src].info.n_out;
             const double *blk = wave(w, w->w_prev, src);
             for (int r = 0; r <= sub; r++)
                 w->samples[r] = blk[(size_t)r * no + l->out];
@@ -413,14 +410,20 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
     return PORT_OK;
 }
 
-int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_result *res, char *err,
-           size_t errlen)
+int wr_run(const port_master *m, const port_link *links, size_t n_links, const wr_opts *o,
+           wr_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     res->failed_slave = -1;
     res->t_reached = m ? m->t_start : 0;
     if (err && errlen) err[0] = '\0';
-    wr_work w = {.m = m, .links = links, .o = o, .res = res, .err = err, .errlen = errlen};
+    wr_work w = {.m = m,
+                 .given = links,
+                 .n_given = n_links,
+                 .o = o,
+                 .res = res,
+                 .err = err,
+                 .errlen = errlen};
     if (!m || !o) return port_errorf(w.err, w.errlen, PORT_EUSAGE, "wr: no master or no settings");
     int st = setup(&w);
     if (st == PORT_OK) st = port_open(m, m->t_start);

@@ -44,14 +44,6 @@ typedef struct wr_opts {
 /** Defaults: tol 1e-6, max_iter 50, max-norm absolute, n_sub 4, fail, h_min = step / 1024. */
 void wr_opts_default(wr_opts *o, int64_t step);
 
-/* Where slave j's input i comes from. Inputs are numbered slave by slave: the link of slave
- * j's input i is links[off_j + i], off_j = sum of n_in of slaves 0..j-1. */
-typedef struct wr_link {
-    long src;     /* index of the slave whose output feeds it; < 0: a constant input */
-    size_t out;   /* that slave's output index */
-    double value; /* the constant (src < 0), e.g. the FMU's start value */
-} wr_link;
-
 /* The decision taken after one iteration, computed before it is acted on (contributing §14). */
 typedef enum wr_verdict {
     WR_ACCEPT = 0, /* converged: keep the slaves at T_n + h, commit */
@@ -114,7 +106,8 @@ void wr_result_fini(wr_result *r);
  * Each macro step is one instant: port_open(T_n + H) ... port_close(T_n + H); a halved step
  * stays inside the instant of its nominal step (the instant never goes back).
  * @param m      the master and its slaves, not NULL
- * @param links  sum of n_in links (see wr_link), may be NULL when no slave has inputs
+ * @param links  n_links links (algorithms/port.h, port_link), in any order: every input of every
+ *               slave fed by exactly one output of another slave; may be NULL without inputs
  * @param o      settings, not NULL (wr_opts_default)
  * @param res    out: what happened (zeroed first; free with wr_result_fini), not NULL
  * @param err    caller-owned buffer: on failure, the step, the slave or output at fault and
@@ -123,8 +116,8 @@ void wr_result_fini(wr_result *r);
  *         slave's error (PORT_EFAIL, PORT_ELOST, PORT_EUNSUPPORTED ...: res->failed_slave);
  *         PORT_ENOMEM.
  */
-int wr_run(const port_master *m, const wr_link *links, const wr_opts *o, wr_result *res, char *err,
-           size_t errlen);
+int wr_run(const port_master *m, const port_link *links, size_t n_links, const wr_opts *o,
+           wr_result *res, char *err, size_t errlen);
 
 /**
  * The interpolating polynomial through n_sub + 1 equally spaced samples v[0..n_sub] over a step

@@ -30,7 +30,7 @@ typedef struct fed_run {
     fmu_step *fmu[MAX_SLAVES];
     fmu_slave *fs[MAX_SLAVES];
     port_slave ps[MAX_SLAVES];
-    dc_link links[MAX_SLAVES * MAX_IO];
+    port_link links[MAX_SLAVES * MAX_IO];
     size_t n_out_total;
     char err[1024];
 } fed_run;
@@ -144,7 +144,7 @@ static int open_all(fed_run *r, const fedfile *ff)
             while (o < src->n_outputs && !(strcmp(src->outputs[o].cls, w->cls) == 0 &&
                                            strcmp(src->outputs[o].attr, w->attr) == 0))
                 o++;
-            r->links[r->L++] = (dc_link){.to = j, .in = i, .from = (size_t)w->source, .out = o};
+            r->links[r->L++] = (port_link){.to = j, .in = i, .from = (size_t)w->source, .out = o};
         }
     }
     return 0;

@@ -190,13 +190,13 @@ static int run_one(const fedfile *ff, const char *ref, f3_config cfg, meas *m, f
     port_link *cp = NULL;
     fed_slave *l = calloc(S, sizeof *l);
     port_slave *ps = calloc(S, sizeof *ps);
-    dc_link *links = NULL;
+    port_link *links = NULL;
     int rc = -1;
     if (!l || !ps || fedfile_master_links(ff, &cp, &ncp, m->err, sizeof m->err) != FEDFILE_OK ||
         !(links = calloc(ncp + 1, sizeof *links)) || open_ref(ff, ref, m))
         goto out;
     for (size_t k = 0; k < ncp; k++)
-        links[k] = (dc_link){cp[k].to, cp[k].in, cp[k].from, cp[k].out};
+        links[k] = (port_link){cp[k].to, cp[k].in, cp[k].from, cp[k].out};
     for (size_t j = 0; j < S; j++)
         if (open_fed(ff, j, &l[j], &ps[j], m->err, sizeof m->err)) goto out;
     for (size_t k = 0; k < m->n_out; k++)

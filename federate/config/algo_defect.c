@@ -55,7 +55,7 @@ static int parse(fedfile_keys *k, fedfile *ff, void **settings)
     return FEDFILE_OK;
 }
 
-dc_config fedfile_dc_config(const fedfile *ff, const dc_link *links, size_t n_links)
+dc_config fedfile_dc_config(const fedfile *ff, const port_link *links, size_t n_links)
 {
     dc_config c = *(const dc_config *)ff->algo.settings;
     c.n_links = n_links;
@@ -65,14 +65,7 @@ dc_config fedfile_dc_config(const fedfile *ff, const dc_link *links, size_t n_li
 
 static int run_defect(const fedfile_master_run *r, char *err, size_t errlen)
 {
-    dc_link *links = calloc(r->n_links + 1, sizeof *links);
-    if (!links) return PORT_ENOMEM;
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (dc_link){.to = r->links[k].to,
-                             .in = r->links[k].in,
-                             .from = r->links[k].from,
-                             .out = r->links[k].out};
-    dc_config cfg = fedfile_dc_config(r->ff, links, r->n_links);
+    dc_config cfg = fedfile_dc_config(r->ff, r->links, r->n_links);
     dc_result res;
     int rc = dc_run(r->m, &cfg, NULL, NULL, &res);
     if (rc != PORT_OK)
@@ -83,7 +76,6 @@ static int run_defect(const fedfile_master_run *r, char *err, size_t errlen)
                r->ff->federation, cfg.m, cfg.n, cfg.variable ? "variable step" : "fixed step",
                res.N, (double)res.t_end * r->m->tick, res.h_mean, res.h_min, res.h_max,
                res.eps_max);
-    free(links);
     return rc;
 }
 

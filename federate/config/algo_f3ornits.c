@@ -3,7 +3,7 @@
  * "f3ornits" (doc/federation.md): dt_init (required), dt_max, order, fit, variable, norm, mu,
  * rtol, atol, rho_min, rho_max, safety, smooth, imposed ({"federate": step}). The settings are
  * a fedfile_f3 (federate/config/algo_f3ornits.h); the run turns them into an f3_config, the
- * links into its dc_links and the imposed steps (by federate name) into one per slave.
+ * links into its port_links and the imposed steps (by federate name) into one per slave.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,11 +88,8 @@ static int run_f3ornits(const fedfile_master_run *r, char *err, size_t errlen)
 {
     const fedfile_f3 *f = r->ff->algo.settings;
     size_t S = r->ff->n_feds;
-    dc_link *links = calloc(r->n_links + 1, sizeof *links);
     double *imposed = calloc(S + 1, sizeof *imposed);
-    if (!links || !imposed) {
-        free(links);
-        free(imposed);
+    if (!imposed) {
         return PORT_ENOMEM;
     }
     int rc = PORT_OK;
@@ -105,11 +102,6 @@ static int run_f3ornits(const fedfile_master_run *r, char *err, size_t errlen)
         else
             imposed[j] = f->imposed_step[k];
     }
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (dc_link){.to = r->links[k].to,
-                             .in = r->links[k].in,
-                             .from = r->links[k].from,
-                             .out = r->links[k].out};
     f3_config cfg = {.fit = (f3_fit)f->fit,
                      .order = f->order,
                      .variable = f->variable,
@@ -125,7 +117,7 @@ static int run_f3ornits(const fedfile_master_run *r, char *err, size_t errlen)
                      .imposed = imposed,
                      .smooth = f->smooth,
                      .n_links = r->n_links,
-                     .links = links};
+                     .links = r->links};
     f3_result res;
     if (rc == PORT_OK) {
         rc = f3_run(r->m, &cfg, NULL, NULL, &res);
@@ -136,7 +128,6 @@ static int run_f3ornits(const fedfile_master_run *r, char *err, size_t errlen)
                    "%.4g .. %.4g s\n",
                    r->ff->federation, res.N, res.steps, res.h_min, res.h_max);
     }
-    free(links);
     free(imposed);
     return rc;
 }

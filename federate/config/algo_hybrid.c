@@ -161,16 +161,9 @@ static int run_hybrid(const fedfile_master_run *r, char *err, size_t errlen)
     unsigned char *disc = NULL;
     int rc = discrete_flags(r, &disc, err, errlen);
     if (rc) return rc;
-    hybrid_link *links = calloc(r->n_links + 1, sizeof *links);
-    if (!links) {
-        free(disc);
-        return PORT_ENOMEM;
-    }
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (hybrid_link){.src = (long)r->links[k].from, .out = r->links[k].out};
     hybrid_result res = {0};
-    rc = hybrid_run(r->m, links, disc, &((const fedfile_hybrid *)r->ff->algo.settings)->opts, &res,
-                    err, errlen);
+    rc = hybrid_run(r->m, r->links, r->n_links, disc,
+                    &((const fedfile_hybrid *)r->ff->algo.settings)->opts, &res, err, errlen);
     if (rc == PORT_OK && !r->quiet) {
         int64_t hmin = INT64_MAX, hmax = 0;
         for (size_t i = 0; i < res.n_steps; i++) {
@@ -185,7 +178,6 @@ static int run_hybrid(const fedfile_master_run *r, char *err, size_t errlen)
                res.n_steps ? (double)hmin * r->m->tick : 0.0, (double)hmax * r->m->tick);
     }
     hybrid_result_fini(&res);
-    free(links);
     free(disc);
     return rc;
 }

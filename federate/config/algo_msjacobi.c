@@ -14,16 +14,7 @@ static int parse(fedfile_keys *k, fedfile *ff, void **settings)
 }
 static int run_jacobi(const fedfile_master_run *r, char *err, size_t errlen)
 {
-    msj_link *links = calloc(r->n_links + 1, sizeof *links);
-    if (!links) return PORT_ENOMEM;
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (msj_link){.to_slave = r->links[k].to,
-                              .to_input = r->links[k].in,
-                              .from_slave = r->links[k].from,
-                              .from_output = r->links[k].out};
-    int rc = msjacobi_run(r->m, links, r->n_links, r->ff->algo.t_step, err, errlen);
-    free(links);
-    return rc;
+    return msjacobi_run(r->m, r->links, r->n_links, r->ff->algo.t_step, err, errlen);
 }
 
 const fedfile_algo_def fedfile_algo_msjacobi = {

@@ -51,27 +51,12 @@ static int parse(fedfile_keys *k, fedfile *ff, void **settings)
     return FEDFILE_OK;
 }
 
-static int wr_links_of(const fedfile_master_run *r, wr_link **out)
-{
-    *out = NULL;
-    if (!r->n_links) return PORT_OK;
-    wr_link *links = calloc(r->n_links, sizeof *links);
-    if (!links) return PORT_ENOMEM;
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (wr_link){.src = (long)r->links[k].from, .out = r->links[k].out};
-    *out = links;
-    return PORT_OK;
-}
-
 /* The semi-implicit coupling and its summary line: steps, updates, the histogram. */
 static int run_semi(const fedfile_master_run *r, char *err, size_t errlen)
 {
-    wr_link *links;
-    int rc = wr_links_of(r, &links);
-    if (rc) return rc;
     const semi_opts *o = r->ff->algo.settings;
     semi_result res = {0};
-    rc = semi_run(r->m, links, o, &res, err, errlen);
+    int rc = semi_run(r->m, r->links, r->n_links, o, &res, err, errlen);
     if (rc == PORT_OK && !r->quiet) {
         printf("tempo-master: %s: semi-implicit (%s): %zu steps, %zu updates (most %d per "
                "step), %zu recalculation rounds; messages %zu; updates per step:",
@@ -82,7 +67,6 @@ static int run_semi(const fedfile_master_run *r, char *err, size_t errlen)
         printf("\n");
     }
     semi_result_fini(&res);
-    free(links);
     return rc;
 }
 

@@ -37,13 +37,9 @@ static int parse(fedfile_keys *k, fedfile *ff, void **settings)
 
 static int run_strong(const fedfile_master_run *r, char *err, size_t errlen)
 {
-    wr_link *links = NULL;
-    if (r->n_links && !(links = calloc(r->n_links, sizeof *links))) return PORT_ENOMEM;
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (wr_link){.src = (long)r->links[k].from, .out = r->links[k].out};
     strong_result res;
     const strong_opts *o = r->ff->algo.settings;
-    int rc = strong_run(r->m, links, o, &res, err, errlen);
+    int rc = strong_run(r->m, r->links, r->n_links, o, &res, err, errlen);
     if (rc == PORT_OK && !r->quiet)
         printf("tempo-master: %s: strong (%s, rtol %g, atol %g): %zu output instants, %ld "
                "right-hand sides in %ld rounds, %ld CVODE steps; messages %zu (eq. 5.19: "
@@ -51,7 +47,6 @@ static int run_strong(const fedfile_master_run *r, char *err, size_t errlen)
                r->ff->federation, o->adams ? "adams" : "bdf", o->rtol, o->atol, res.n_out,
                res.n_rhs, res.n_rounds, res.n_steps, res.msg_commands + res.msg_replies, res.c1,
                res.c2, res.c0);
-    free(links);
     return rc;
 }
 

@@ -47,32 +47,16 @@ static int parse(fedfile_keys *k, fedfile *ff, void **settings)
     return FEDFILE_OK;
 }
 
-static int wr_links_of(const fedfile_master_run *r, wr_link **out)
-{
-    *out = NULL;
-    if (!r->n_links) return PORT_OK;
-    wr_link *links = calloc(r->n_links, sizeof *links);
-    if (!links) return PORT_ENOMEM;
-    for (size_t k = 0; k < r->n_links; k++)
-        links[k] = (wr_link){.src = (long)r->links[k].from, .out = r->links[k].out};
-    *out = links;
-    return PORT_OK;
-}
-
 static int run_wr(const fedfile_master_run *r, char *err, size_t errlen)
 {
-    wr_link *links;
-    int rc = wr_links_of(r, &links);
-    if (rc) return rc;
     wr_result res = {0};
-    rc = wr_run(r->m, links, r->ff->algo.settings, &res, err, errlen);
+    int rc = wr_run(r->m, r->links, r->n_links, r->ff->algo.settings, &res, err, errlen);
     if (rc == PORT_OK && !r->quiet)
         printf("tempo-master: %s: wr: %zu steps (%zu halved away), %zu iterations (most "
                "%d per step); messages %zu (eq. 5.5 convention: %zu)\n",
                r->ff->federation, res.n_accepted, res.n_abandoned, res.iter_total, res.iter_max,
                res.msg_init + res.msg_commands + res.msg_replies, res.msg_thesis);
     wr_result_fini(&res);
-    free(links);
     return rc;
 }
 

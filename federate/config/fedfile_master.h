@@ -60,6 +60,6 @@ int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, 
 /** The defect-control settings of a "defect-control" file as dc_run takes them (algo_defect.c),
  *  with the caller's @p n_links couplings (caller-owned, read during dc_run). No errors: the
  *  values were checked when the file was loaded. */
-dc_config fedfile_dc_config(const fedfile *ff, const dc_link *links, size_t n_links);
+dc_config fedfile_dc_config(const fedfile *ff, const port_link *links, size_t n_links);
 
 #endif

@@ -35,7 +35,8 @@ struct master_local {
     local_fed *feds;    /* ff->n_feds */
     port_slave *slaves; /* ff->n_feds */
     fmu_slave_bus *bus; /* hybrid: the slaves' discrete channel, else NULL */
-    wr_link *links;     /* sum of inputs, or NULL */
+    port_link *links;   /* n_links: every input, slave by slave */
+    size_t n_links;
     local_clock clock;
     port_master_ops ops;
     port_master m;
@@ -172,10 +173,14 @@ static int wrap(master_local *ml, size_t j, size_t *link_at, char *err, size_t e
     }
     fedfile_hybrid_flags(ml->ff, j, dout, din); /* hybrid: the discrete couplings */
     for (size_t i = 0; i < fd->n_inputs; i++) {
-        wr_link *l = &ml->links[(*link_at)++];
-        if (real_vr(md, fd->name, fd->inputs[i].var, &in[i], &l->value, err, errlen)) goto bad;
-        l->src = fd->inputs[i].source;
-        l->out = l->src >= 0 ? output_of(&ml->ff->feds[l->src], &fd->inputs[i]) : 0;
+        port_link *l = &ml->links[(*link_at)++];
+        double start = 0; /* the start value: unused, every input is wired */
+        if (real_vr(md, fd->name, fd->inputs[i].var, &in[i], &start, err, errlen)) goto bad;
+        long src = fd->inputs[i].source;
+        *l = (port_link){.to = j,
+                         .in = i,
+                         .from = src >= 0 ? (size_t)src : j,
+                         .out = src >= 0 ? output_of(&ml->ff->feds[src], &fd->inputs[i]) : 0};
     }
     for (size_t k = 0; k < fd->n_outputs; k++)
         if (real_vr(md, fd->name, fd->outputs[k].var, &out[k], NULL, err, errlen)) goto bad;
@@ -252,6 +257,7 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
     ml->feds = calloc(n, sizeof *ml->feds);
     ml->slaves = calloc(n, sizeof *ml->slaves);
     ml->links = calloc(n_links + 1, sizeof *ml->links);
+    ml->n_links = n_links;
     int rc = PORT_OK;
     if (!ml->feds || !ml->slaves || !ml->links) {
         rc = fail(err, errlen, PORT_ENOMEM, "out of memory");
@@ -295,8 +301,9 @@ const port_master *master_local_port(const master_local *ml)
 {
     return &ml->m;
 }
-const wr_link *master_local_links(const master_local *ml)
+const port_link *master_local_links(const master_local *ml, size_t *n)
 {
+    if (n) *n = ml->n_links;
     return ml->links;
 }
 fmu_step *master_local_fmu(const master_local *ml, size_t j)
@@ -316,7 +323,7 @@ int master_local_run(master_local *ml, wr_result *res, char *err, size_t errlen)
         return fail(err, errlen, PORT_EUSAGE, "%s: method \"%s\" is not \"wr\"", ml->ff->path,
                     fedfile_method_name(ml->ff));
     }
-    int st = wr_run(&ml->m, ml->links, o, res, err, errlen);
+    int st = wr_run(&ml->m, ml->links, ml->n_links, o, res, err, errlen);
     if (st != PORT_OK && res->failed_slave >= 0 && err) {
         const char *why = fmu_slave_errmsg(ml->feds[res->failed_slave].slave);
         size_t n = strlen(err);

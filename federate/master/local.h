@@ -1,6 +1,6 @@
 /* A federation file's FMUs as port slaves in this process: every federate's FMU opened with its
  * parameters and solver settings, wrapped as an fmu_slave, its inputs linked to the outputs
- * that feed them (wr_link). A master-slave algorithm (algorithms/wr.h) then runs over the
+ * that feed them (port_link). A master-slave algorithm (algorithms/wr.h) then runs over the
  * returned port_master exactly as it runs over distributed slaves. doc/algorithms/port.md,
  * doc/algorithms/waveform-relaxation.md ("Running in one process"). Read local.c next.
  */
@@ -48,9 +48,9 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
  * tick = ff->resolution, t_start/t_end of ff->algo. Owned by ml. */
 const port_master *master_local_port(const master_local *ml);
 
-/** The links of every input, slave by slave (wr_link), from the wiring: an input wired to
- * nothing is the constant start value of the FMU's input. Owned by ml; NULL when no inputs. */
-const wr_link *master_local_links(const master_local *ml);
+/** The links of every input, slave by slave (port_link), from the wiring (every input of a
+ * loaded file has a publisher). Owned by ml; NULL when no inputs; *n receives their number. */
+const port_link *master_local_links(const master_local *ml, size_t *n);
 
 /** Federate j's FMU and slave (j < number of federates); owned by ml. */
 fmu_step *master_local_fmu(const master_local *ml, size_t j);

@@ -59,12 +59,12 @@ static void bench_fakes(size_t n_c)
 {
     static fake f[8];
     port_slave s[8];
-    wr_link l[8];
+    port_link l[8];
     double b = 0.5;
     for (size_t j = 0; j < n_c; j++) {
         fake_init(&f[j], 1.0, 1, &b, 1.0 + (double)j, TICK);
         s[j] = fake_slave(&f[j], "fake");
-        l[j] = (wr_link){.src = (long)((j + n_c - 1) % n_c), .out = 0};
+        l[j] = (port_link){.to = j, .in = 0, .from = (j + n_c - 1) % n_c, .out = 0};
     }
     port_local_clock clk = {INT64_MIN};
     port_master m = {.ops = &port_local_master_ops,
@@ -80,7 +80,7 @@ static void bench_fakes(size_t n_c)
     wr_result r;
     char err[512];
     double t0 = now();
-    int st = wr_run(&m, l, &o, &r, err, sizeof err);
+    int st = wr_run(&m, l, n_c, &o, &r, err, sizeof err);
     double dt = now() - t0;
     if (st) {
         printf("fakes: %s\n", err);

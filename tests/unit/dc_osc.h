@@ -314,10 +314,10 @@ static inline port_master dc_local_master(port_slave *sl, size_t n, port_local_c
 }
 
 /* The two links of the oscillator: omega2 (slave 2's output) into slave 1, tau1 back. */
-static inline const dc_link *dc_pair_links(void)
+static inline const port_link *dc_pair_links(void)
 {
-    static const dc_link links[2] = {{.to = 0, .in = 0, .from = 1, .out = 0},
-                                     {.to = 1, .in = 0, .from = 0, .out = 0}};
+    static const port_link links[2] = {{.to = 0, .in = 0, .from = 1, .out = 0},
+                                       {.to = 1, .in = 0, .from = 0, .out = 0}};
     return links;
 }
 

@@ -519,7 +519,7 @@ static void test_errors(void)
     dc_pair p;
     dc_pair_init(&p, DC_OSC_EXACT, DC_TICK, 1000000000);
     port_master *m = &p.m;
-    const dc_link *links = dc_pair_links();
+    const port_link *links = dc_pair_links();
     dc_result r;
     dc_config bad = {.m = 9, .h1 = 0.1, .n_links = 2, .links = links};
     CHECK_INT_EQ(dc_run(m, &bad, NULL, NULL, &r), PORT_EUSAGE);
@@ -527,11 +527,11 @@ static void test_errors(void)
     dc_config one = {.h1 = 0.1, .n_links = 1, .links = links};
     CHECK_INT_EQ(dc_run(m, &one, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "input 0 of tau2omega is not connected");
-    dc_link twice[3] = {{0, 0, 1, 0}, {1, 0, 0, 0}, {1, 0, 1, 0}};
+    port_link twice[3] = {{0, 0, 1, 0}, {1, 0, 0, 0}, {1, 0, 1, 0}};
     dc_config dup = {.h1 = 0.1, .n_links = 3, .links = twice};
     CHECK_INT_EQ(dc_run(m, &dup, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "fed twice");
-    dc_link nowhere[2] = {{0, 0, 1, 0}, {1, 0, 0, 5}};
+    port_link nowhere[2] = {{0, 0, 1, 0}, {1, 0, 0, 5}};
     dc_config nw = {.h1 = 0.1, .n_links = 2, .links = nowhere};
     CHECK_INT_EQ(dc_run(m, &nw, NULL, NULL, &r), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "link 1");

@@ -535,7 +535,7 @@ static void clk_run(int order, int variable, clk_slave c[3], f3_result *r)
     port_local_clock clk;
     port_master m = dc_local_master(sl, 3, &clk, 1e-9, 100000000); /* 0.1 s */
     /* p3 <- var, p7 <- p3, var <- p7 */
-    static const dc_link links[3] = {{0, 0, 2, 0}, {1, 0, 0, 0}, {2, 0, 1, 0}};
+    static const port_link links[3] = {{0, 0, 2, 0}, {1, 0, 0, 0}, {2, 0, 1, 0}};
     static const double imposed[3] = {0.003, 0.007, 0};
     f3_config cfg = {.order = order,
                      .variable = variable,

@@ -153,14 +153,6 @@ static master_local *open_local(const char *path, double tol_d, master_local_row
     return rc ? NULL : ml;
 }
 
-/* The hybrid links of the first n inputs of a local run. */
-static void links_of(const master_local *ml, hybrid_link *links, size_t n)
-{
-    const wr_link *wl = master_local_links(ml);
-    for (size_t i = 0; i < n; i++)
-        links[i] = (hybrid_link){.src = wl[i].src, .out = wl[i].out, .value = wl[i].value};
-}
-
 static void run(double tol_d, outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -173,15 +165,12 @@ static void run(double tol_d, outcome *out)
     const port_master *m = master_local_port(ml);
     for (size_t j = 0; j < m->n_slaves; j++)
         fmu_slave_set_event_stop(master_local_slave(ml, j), 1);
-    hybrid_link links[8];
-    size_t n_in = 0;
-    for (size_t j = 0; j < m->n_slaves; j++)
-        n_in += m->slaves[j].info.n_in;
-    links_of(ml, links, n_in < 8 ? n_in : 8);
+    size_t n_links = 0;
+    const port_link *links = master_local_links(ml, &n_links);
     unsigned char disc[8];
     flags_of(ff, disc, 8);
-    out->st = hybrid_run(m, links, disc, &((fedfile_hybrid *)ff->algo.settings)->opts, &out->res,
-                         err, sizeof err);
+    out->st = hybrid_run(m, links, n_links, disc, &((fedfile_hybrid *)ff->algo.settings)->opts,
+                         &out->res, err, sizeof err);
     CHECK(out->st == PORT_OK, "tol_d %g: %s", tol_d, err);
     out->n_steps = out->res.n_steps;
     out->n_events = out->res.n_events;
@@ -468,7 +457,7 @@ static void slave_events(fmu_kind kind)
     o.tol_d = 1e-3;
     hybrid_result r;
     char e2[512];
-    int st = hybrid_run(&m, NULL, disc, &o, &r, e2, sizeof e2);
+    int st = hybrid_run(&m, NULL, 0, disc, &o, &r, e2, sizeof e2);
     CHECK(st == PORT_OK, "%s: hybrid: %s", path, e2);
     CHECK(r.n_events == 4, "%s: %zu events", path, r.n_events);
     for (size_t k = 0; k < r.n_events && k < 4; k++) {
@@ -542,7 +531,7 @@ static void test_slave_cs_through(void)
     o.tol_d = 1e-3;
     hybrid_result r;
     char e2[512];
-    int st = hybrid_run(&m, NULL, disc, &o, &r, e2, sizeof e2);
+    int st = hybrid_run(&m, NULL, 0, disc, &o, &r, e2, sizeof e2);
     CHECK(st == PORT_OK, "%s: hybrid: %s", path, e2);
     CHECK(r.n_events == 4, "%s: %zu events", path, r.n_events);
     double t1 = sqrt(2 / 9.81), v = 9.81 * t1, tk = t1;
@@ -688,11 +677,11 @@ static void osc_run(double tol_d, size_t *steps, double *err)
     master_local *ml = open_local(OSC, tol_d, on_osc_row, &OR, &ff);
     if (!ml) return;
     const port_master *m = master_local_port(ml);
-    hybrid_link links[2];
-    links_of(ml, links, 2);
+    size_t n_links = 0;
+    const port_link *links = master_local_links(ml, &n_links);
     hybrid_result res;
-    int rc =
-        hybrid_run(m, links, NULL, &((fedfile_hybrid *)ff->algo.settings)->opts, &res, e, sizeof e);
+    int rc = hybrid_run(m, links, n_links, NULL, &((fedfile_hybrid *)ff->algo.settings)->opts, &res,
+                        e, sizeof e);
     CHECK(rc == PORT_OK, "osc, tol_d %g: %s", tol_d, e);
     *steps = res.n_steps;
     hybrid_result_fini(&res);

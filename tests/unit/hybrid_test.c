@@ -178,7 +178,7 @@ static void drop(int locate, int bis, double delta, double btol)
     unsigned char disc[2] = {0, 1};
     hybrid_result r;
     char err[512];
-    int st = hybrid_run(&m, NULL, disc, &o, &r, err, sizeof err);
+    int st = hybrid_run(&m, NULL, 0, disc, &o, &r, err, sizeof err);
     CHECK(st == PORT_OK, "locate %d bisect %d: %s", locate, bis, err);
     double ta[16];
     int n = contacts(1, 0.7, t_end, ta, 16);
@@ -283,11 +283,11 @@ static void test_bad_settings(void)
     hybrid_opts_default(&o, 5);
     hybrid_result r;
     char err[512];
-    CHECK_INT_EQ(hybrid_run(&m, NULL, NULL, &o, &r, err, sizeof err), PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(hybrid_run(&m, NULL, 0, NULL, &o, &r, err, sizeof err), PORT_EUNSUPPORTED);
     CHECK_STR_HAS(err, "cannot save");
     s.info.can_save = 1;
     o.shrink = 2;
-    CHECK_INT_EQ(hybrid_run(&m, NULL, NULL, &o, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_INT_EQ(hybrid_run(&m, NULL, 0, NULL, &o, &r, err, sizeof err), PORT_EUSAGE);
     CHECK_STR_HAS(err, "shrink");
     hybrid_result_fini(&r);
 }

@@ -91,8 +91,8 @@ int main(void)
     port_slave s[2];
     port_master m;
     port_local_clock clk;
-    msj_link links[2] = {{.to_slave = 0, .to_input = 0, .from_slave = 1, .from_output = 0},
-                         {.to_slave = 1, .to_input = 0, .from_slave = 0, .from_output = 0}};
+    port_link links[2] = {{.to = 0, .in = 0, .from = 1, .out = 0},
+                          {.to = 1, .in = 0, .from = 0, .out = 0}};
     char err[MSJ_ERRLEN];
     /* End 1.05 s at H = 0.1 s: 10 full steps and a last one of 0.05 s. */
     setup(&a, &b, s, &m, &clk, 1050);
@@ -130,7 +130,7 @@ int main(void)
 
     /* Links out of range, a zero step. */
     setup(&a, &b, s, &m, &clk, 1000);
-    msj_link bad = {.to_slave = 0, .to_input = 1, .from_slave = 1, .from_output = 0};
+    port_link bad = {.to = 0, .in = 1, .from = 1, .out = 0};
     CHECK_INT_EQ(msjacobi_run(&m, &bad, 1, 100, err, sizeof err), PORT_EUSAGE);
     CHECK_STR_HAS(err, "link 0 out of range");
     CHECK_INT_EQ(msjacobi_run(&m, links, 2, 0, err, sizeof err), PORT_EUSAGE);

@@ -32,13 +32,6 @@ static int sync_of(int a, int b, int c, int *st)
     return sync_of3(a, b, c, st, NULL);
 }
 
-/* A link type of an algorithm's own, as port_frame_init reads it (src and out not first). */
-typedef struct test_link {
-    double value;
-    size_t out;
-    long src;
-} test_link;
-
 /* Three slaves with 1, 2, 0 outputs and 1, 1, 2 inputs and a master from 0 to 10 ticks. */
 static void three(port_slave s[3], port_master *m)
 {
@@ -59,12 +52,14 @@ static void test_frame(void)
     port_slave s[3];
     port_master m;
     three(s, &m);
-    test_link l[4] = {{0, 1, 1}, {0, 0, 0}, {0, 0, 0}, {5.0, 0, -1}};
+    /* given out of input order: c.1 <- b.0, a.0 <- b.1, c.0 <- a.0, b.0 <- a.0 */
+    port_link l[4] = {{2, 1, 1, 0}, {0, 0, 1, 1}, {2, 0, 0, 0}, {1, 0, 0, 0}};
     size_t n_c = 0, n_out = 0, n_in = 0, *off_out = NULL, *off_in = NULL, *off_x = NULL;
     port_step_result *sr = NULL;
     int *st = NULL;
-    port_frame f = {&n_c, &n_out, &n_in, &off_out, &off_in, &off_x, &sr, &st};
-    port_frame_rules r = {"algo", PORT_NEED_SAVE, "cannot save", PORT_LINKS(test_link, l), 0};
+    port_link *by_in = NULL;
+    port_frame f = {&n_c, &n_out, &n_in, &off_out, &off_in, &off_x, &sr, &st, &by_in};
+    port_frame_rules r = {"algo", PORT_NEED_SAVE, "cannot save", l, 4, 0};
     char err[256] = "";
     CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_OK);
     CHECK_INT_EQ(n_c, 3);
@@ -76,26 +71,42 @@ static void test_frame(void)
         CHECK_INT_EQ(off_in[j], want_in[j]);
         CHECK_INT_EQ(off_x[j], want_x[j]);
     }
+    /* the links by the input they feed: a.0, b.0, c.0, c.1 */
+    const size_t want_from[4] = {1, 0, 0, 1}, want_o[4] = {1, 0, 0, 0}, want_to[4] = {0, 1, 2, 2};
+    for (int k = 0; by_in && k < 4; k++)
+        CHECK(by_in[k].to == want_to[k] && by_in[k].from == want_from[k] &&
+                  by_in[k].out == want_o[k],
+              "input %d fed by slave %zu output %zu", k, by_in[k].from, by_in[k].out);
     CHECK(sr && st && st[2] == 0 && sr[2].t_reached == 0, "step results and statuses zeroed");
     port_frame_fini(&f);
-    CHECK(!off_out && !off_in && !off_x && !sr && !st, "fini clears the fields");
+    CHECK(!off_out && !off_in && !off_x && !sr && !st && !by_in, "fini clears the fields");
     port_frame_fini(NULL);
     /* Slave b (index 1) fed by its own output: refused unless self_links. */
-    l[1] = (test_link){0, 0, 1};
+    l[3] = (port_link){1, 0, 1, 0};
     CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_EUSAGE);
-    CHECK_STR_EQ(err, "algo: slave 'b' input 0: link to slave 1 output 0 does not exist (or is "
-                      "the slave itself)");
+    CHECK_STR_EQ(err, "algo: link 3 (slave 1 input 0 <- slave 1 output 0) names no input or "
+                      "output (or is a slave's own)");
     port_frame_fini(&f);
     r.self_links = 1;
     CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_OK);
     port_frame_fini(&f);
-    l[2] = (test_link){0, 2, 1}; /* b has outputs 0 and 1 only */
+    l[2] = (port_link){2, 0, 1, 2}; /* b has outputs 0 and 1 only */
     CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_EUSAGE);
-    CHECK_STR_EQ(err, "algo: slave 'c' input 0: link to slave 1 output 2 does not exist");
+    CHECK_STR_EQ(err,
+                 "algo: link 2 (slave 2 input 0 <- slave 1 output 2) names no input or output");
     port_frame_fini(&f);
+    l[2] = (port_link){2, 1, 0, 0}; /* c's input 1 twice, its input 0 never */
+    CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_EQ(err, "algo: slave 'c' input 1 is fed twice");
+    port_frame_fini(&f);
+    r.n_links = 2; /* b.0 and c.0 fed by nothing */
+    CHECK_INT_EQ(port_frame_init(&f, &m, &r, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_EQ(err, "algo: slave 'b' input 0 is fed by no link");
+    port_frame_fini(&f);
+    r.n_links = 4;
     /* Only the parts asked for are allocated. */
     port_frame some = {.off_in = &off_in};
-    r.links.at = NULL;
+    r.links = NULL;
     CHECK_INT_EQ(port_frame_init(&some, &m, &r, err, sizeof err), PORT_EUSAGE);
     CHECK_STR_EQ(err, "algo: slaves have inputs but no links");
     CHECK(off_in && !off_out && !st, "only off_in allocated");

@@ -14,6 +14,14 @@
 #include "tests/check.h"
 #include "tests/unit/fmu_rows.h"
 
+/* The number of links of a local run (master_local_links). */
+static size_t n_links_of(const master_local *ml)
+{
+    size_t n = 0;
+    master_local_links(ml, &n);
+    return n;
+}
+
 static rows R; /* large: static */
 
 static const char *const lorenz_pn[] = {"sigma", "rho", "beta", "x0", "y0", "z0"};
@@ -84,7 +92,8 @@ static int run_lorenz(semi_iter it, semi_jac0 j0, double step, double end, semi_
     CHECK(rc == PORT_OK, "lorenz_semi.json: %s", err);
     if (rc == PORT_OK) {
         const port_master *m = master_local_port(ml);
-        rc = semi_run(m, master_local_links(ml), (semi_opts *)ff->algo.settings, res, err, errlen);
+        rc = semi_run(m, master_local_links(ml, NULL), n_links_of(ml),
+                      (semi_opts *)ff->algo.settings, res, err, errlen);
     }
     master_local_free(ml);
     fedfile_free(ff);
@@ -194,8 +203,8 @@ static int run_file(semi_iter it, semi_jac0 j0, const char *file, semi_result *r
     rc = master_local_open(ff, &o, &ml, err, errlen);
     CHECK(rc == PORT_OK, "%s: %s", file, err);
     if (rc == PORT_OK)
-        rc = semi_run(master_local_port(ml), master_local_links(ml), (semi_opts *)ff->algo.settings,
-                      res, err, errlen);
+        rc = semi_run(master_local_port(ml), master_local_links(ml, NULL), n_links_of(ml),
+                      (semi_opts *)ff->algo.settings, res, err, errlen);
     master_local_free(ml);
     fedfile_free(ff);
     return rc;

@@ -53,7 +53,7 @@ static void run_semi(run *r, const sys *y, const semi_opts *o, double end)
 {
     memset(r, 0, sizeof *r);
     fake_rig_init(&r->g, y, TICK, SEC(end));
-    r->st = semi_run(&r->g.m, r->g.links, o, &r->res, r->err, sizeof r->err);
+    r->st = semi_run(&r->g.m, r->g.links, 2, o, &r->res, r->err, sizeof r->err);
 }
 
 /* Largest difference of the recorded rows from the discrete scheme (h, n_sub). */
@@ -252,14 +252,14 @@ static void test_failures(void)
     from_ones.x10 = from_ones.x20 = 1;
     fake_rig_init(&R.g, &from_ones, TICK, SEC(1));
     R.g.f[1].fail_step_at = 5;
-    R.st = semi_run(&R.g.m, R.g.links, &o, &R.res, R.err, sizeof R.err);
+    R.st = semi_run(&R.g.m, R.g.links, 2, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EFAIL);
     CHECK_INT_EQ(R.res.failed_slave, 1);
     CHECK_STR_HAS(R.err, "slave 'two'");
     semi_result_fini(&R.res);
     /* A slave that cannot save is refused before anything runs. */
     R.g.s[0].info.can_save = 0;
-    R.st = semi_run(&R.g.m, R.g.links, &o, &R.res, R.err, sizeof R.err);
+    R.st = semi_run(&R.g.m, R.g.links, 2, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EUNSUPPORTED);
     CHECK_STR_HAS(R.err, "'one' cannot save");
     semi_result_fini(&R.res);

@@ -19,6 +19,14 @@
 #include "tests/check.h"
 #include "tests/unit/fmu_rows.h"
 
+/* The number of links of a local run (master_local_links). */
+static size_t n_links_of(const master_local *ml)
+{
+    size_t n = 0;
+    master_local_links(ml, &n);
+    return n;
+}
+
 #define TICK 1e-9
 
 /* ---- the evaluator ------------------------------------------------------------------------ */
@@ -326,8 +334,8 @@ static void run_case(const kase *k, double rtol)
         catcher c = {.inner = m.ops, .inner_ctx = m.ctx};
         m.ops = &catch_ops;
         m.ctx = &c;
-        rc = strong_run(&m, master_local_links(ml), (strong_opts *)ff->algo.settings, &res, err,
-                        sizeof err);
+        rc = strong_run(&m, master_local_links(ml, NULL), n_links_of(ml),
+                        (strong_opts *)ff->algo.settings, &res, err, sizeof err);
         CHECK(rc == PORT_OK, "%s: %s", k->name, err);
     }
     size_t n_s = (size_t)((ff->algo.t_end - ff->algo.t_start) / ff->algo.t_step);

@@ -80,7 +80,7 @@ static void run_strong(run *r, const sys *y, const strong_opts *o, double end, l
         r->g.s[j].info.has_state_derivs = 1;
         r->g.s[j].info.out_state = map ? OUT_IS_X : NULL;
     }
-    r->st = strong_run(&r->g.m, r->g.links, o, &r->res, r->err, sizeof r->err);
+    r->st = strong_run(&r->g.m, r->g.links, 2, o, &r->res, r->err, sizeof r->err);
 }
 
 static double err_exact(const run *r, const sys *y)
@@ -156,7 +156,7 @@ static void test_failures(void)
     fake_init(&R.g.f[0], 1, 0, NULL, 1, TICK);
     R.g.s[0] = fake_slave(&R.g.f[0], "plain");
     R.g.m.n_slaves = 1; /* "plain" alone */
-    R.st = strong_run(&R.g.m, NULL, &o, &R.res, R.err, sizeof R.err);
+    R.st = strong_run(&R.g.m, NULL, 0, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EUNSUPPORTED);
     CHECK_STR_HAS(R.err, "'plain' cannot set its states");
 }

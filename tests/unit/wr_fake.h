@@ -206,8 +206,8 @@ typedef struct fake_rig {
     fake f[2];
     port_slave s[2];
     port_local_clock clk;
-    port_master m;    /* its slaves are s, its clock clk */
-    wr_link links[2]; /* input of f[0] from f[1], and back */
+    port_master m;      /* its slaves are s, its clock clk */
+    port_link links[2]; /* input of f[0] from f[1], and back */
 } fake_rig;
 
 static inline void fake_rig_init(fake_rig *g, const fake_pair *y, double tick, int64_t t_end)
@@ -225,8 +225,8 @@ static inline void fake_rig_init(fake_rig *g, const fake_pair *y, double tick, i
                          .tick = tick,
                          .t_start = 0,
                          .t_end = t_end};
-    g->links[0] = (wr_link){.src = 1, .out = 0};
-    g->links[1] = (wr_link){.src = 0, .out = 0};
+    g->links[0] = (port_link){.to = 0, .in = 0, .from = 1, .out = 0};
+    g->links[1] = (port_link){.to = 1, .in = 0, .from = 0, .out = 0};
 }
 
 /* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */

@@ -149,7 +149,7 @@ static void test_lorenz(fmu_kind kind)
 
 /* Explicit Jacobi over the same slaves: inputs held at the others' outputs at T_n, one step,
  * no iteration (the Awais thesis §4.2.1). */
-static int jacobi(const port_master *m, const wr_link *links, int64_t h)
+static int jacobi(const port_master *m, const port_link *links, int64_t h)
 {
     double y[2][4], c[4];
     int st = PORT_OK;
@@ -160,7 +160,7 @@ static int jacobi(const port_master *m, const wr_link *links, int64_t h)
         for (size_t j = 0, li = 0; j < 2; j++) {
             const port_slave *s = &m->slaves[j];
             for (size_t i = 0; i < s->info.n_in; i++, li++)
-                c[i] = y[links[li].src][links[li].out];
+                c[i] = y[links[li].from][links[li].out];
             port_poly u = {.t0 = t, .order = 0, .n = s->info.n_in, .c = c};
             s->ops->set_inputs(s->ctx, &u);
             s->ops->step(s->ctx, t + h, 1, NULL, NULL);
@@ -182,7 +182,7 @@ static void test_lorenz_jacobi(void)
     master_local *ml = open_case("examples/lorenz_wr.json", &ff, FMU_KIND_ME);
     if (!ml) return;
     int64_t h = (int64_t)llround(0.01 / ff->resolution);
-    CHECK_INT_EQ(jacobi(master_local_port(ml), master_local_links(ml), h), PORT_OK);
+    CHECK_INT_EQ(jacobi(master_local_port(ml), master_local_links(ml, NULL), h), PORT_OK);
     errs e5 =
         reference_errors("build/fmus/lorenz_me.fmu", 6, lorenz_pn, lorenz_pv, lorenz_cols, 3, 5.0);
     errs e10 =

@@ -29,7 +29,7 @@ static void run_wr(run *r, const sys *y, const wr_opts *o, double end)
 {
     memset(r, 0, sizeof *r);
     fake_rig_init(&r->g, y, TICK, SEC(end));
-    r->st = wr_run(&r->g.m, r->g.links, o, &r->res, r->err, sizeof r->err);
+    r->st = wr_run(&r->g.m, r->g.links, 2, o, &r->res, r->err, sizeof r->err);
 }
 
 /* Largest error of the recorded points against exp(M t) x(0). */
@@ -254,13 +254,13 @@ static void test_errors(void)
     from_ones.x10 = from_ones.x20 = 1;
     fake_rig_init(&r.g, &from_ones, TICK, SEC(1));
     r.g.f[1].fail_step_at = 7;
-    r.g.links[1] = (wr_link){.src = 3, .out = 0};
-    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
-    CHECK_STR_HAS(r.err, "slave 'two' input 0");
+    r.g.links[1] = (port_link){.to = 1, .in = 0, .from = 3, .out = 0};
+    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, 2, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
+    CHECK_STR_HAS(r.err, "link 1 (slave 1 input 0 <- slave 3 output 0)");
     wr_result_fini(&r.res);
-    r.g.links[1] = (wr_link){.src = 0, .out = 0};
+    r.g.links[1] = (port_link){.to = 1, .in = 0, .from = 0, .out = 0};
     r.g.clk.last = INT64_MIN;
-    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, &o, &r.res, r.err, sizeof r.err), PORT_EFAIL);
+    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, 2, &o, &r.res, r.err, sizeof r.err), PORT_EFAIL);
     CHECK_STR_HAS(r.err, "slave 'two'");
     CHECK_INT_EQ(r.res.failed_slave, 1);
     wr_result_fini(&r.res);
@@ -268,7 +268,7 @@ static void test_errors(void)
     /* A slave that cannot save is refused before anything runs. */
     r.g.s[0].info.can_save = 0;
     r.g.clk.last = INT64_MIN;
-    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, &o, &r.res, r.err, sizeof r.err), PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, 2, &o, &r.res, r.err, sizeof r.err), PORT_EUNSUPPORTED);
     CHECK_STR_HAS(r.err, "'one' cannot save");
     wr_result_fini(&r.res);
 }
