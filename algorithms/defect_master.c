@@ -182,7 +182,7 @@ static int post_inputs(dc_work *w, size_t j, int64_t t0, int order, int keep)
         if (keep) memcpy(&w->in_c[l * (DC_MAX_ORDER + 1)], c, wi * sizeof(double));
     }
     port_poly u = {.t0 = t0, .order = order, .n = s->info.n_in, .c = w->uc[j]};
-    return s->ops->set_inputs(s->ctx, &u);
+    return port_set_inputs(s, &u);
 }
 
 /* Slave j's derivatives come from its own get_output_derivs when it offers order n. */
@@ -196,9 +196,9 @@ static int own_derivs(const dc_work *w, size_t j)
 static int post_reads(dc_work *w, size_t j, int derivs, double *dbuf)
 {
     const port_slave *s = &w->m->slaves[j];
-    int rc = s->ops->get_outputs(s->ctx, w->ysub[j]);
+    int rc = port_get_outputs(s, w->ysub[j]);
     for (int d = 1; rc == PORT_OK && derivs && own_derivs(w, j) && d <= w->n; d++)
-        rc = s->ops->get_output_derivs(s->ctx, d, &dbuf[(size_t)(d - 1) * s->info.n_out]);
+        rc = port_get_output_derivs(s, d, &dbuf[(size_t)(d - 1) * s->info.n_out]);
     return rc;
 }
 
@@ -289,7 +289,7 @@ static int start_instant(dc_work *w, double *dbuf, size_t dstride)
                            port_strerror(rc));
     rc = initial_outputs(w, dbuf, dstride);
     for (size_t j = 0; rc == PORT_OK && j < w->S; j++) {
-        rc = m->slaves[j].ops->record(m->slaves[j].ctx);
+        rc = port_record(&m->slaves[j]);
         if (rc) return posted(w, rc, "record", m->t_start);
     }
     if (rc == PORT_OK) rc = sync_all(w, "record", m->t_start);
@@ -330,7 +330,7 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
     int mid = w->cfg->defect != DC_DEFECT_CONNECTION;
     for (size_t j = 0; j < w->S; j++) {
         const port_slave *s = &w->m->slaves[j];
-        int rc = s->ops->step(s->ctx, t1, mid ? 2 : 1, w->ysub[j], &w->sr[j]);
+        int rc = port_step(s, t1, mid ? 2 : 1, w->ysub[j], &w->sr[j]);
         if (rc) return posted(w, rc, "step", t0);
     }
     int rc = sync_all(w, "step", t0);
@@ -442,7 +442,7 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
                                    "stopped by the observer");
         }
         for (size_t j = 0; j < w->S; j++) {
-            rc = m->slaves[j].ops->record(m->slaves[j].ctx);
+            rc = port_record(&m->slaves[j]);
             if (rc) return posted(w, rc, "record", t1);
         }
         rc = sync_all(w, "record", t1);

@@ -109,7 +109,7 @@ static int exchange(const port_master *m, work *w, energy_stats *st, const char 
                     size_t errlen)
 {
     for (size_t j = 0; j < m->n_slaves; j++) {
-        m->slaves[j].ops->get_outputs(m->slaves[j].ctx, w->y[j]);
+        port_get_outputs(&m->slaves[j], w->y[j]);
         st->operations++;
     }
     st->exchanges++;
@@ -127,7 +127,7 @@ static void post_inputs(const port_master *m, work *w, int64_t T, energy_stats *
     for (size_t j = 0; j < m->n_slaves; j++) {
         const port_slave *s = &m->slaves[j];
         port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w->coef[j]};
-        s->ops->set_inputs(s->ctx, &u);
+        port_set_inputs(s, &u);
         st->operations++;
     }
 }
@@ -148,7 +148,7 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
     /* The start instant: the first rows (distributed, the slaves are open there already). */
     rc = port_open(m, m->t_start);
     for (size_t j = 0; j < m->n_slaves && !rc; j++)
-        m->slaves[j].ops->record(m->slaves[j].ctx);
+        port_record(&m->slaves[j]);
     if (!rc)
         rc = port_sync(m, NULL) < 0 ? port_errorf(err, errlen, PORT_EFAIL, "first record failed")
                                     : port_close(m, m->t_start);
@@ -206,8 +206,8 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         if (m->ops->note) m->ops->note(m->ctx, "energy.missed", missed);
         post_inputs(m, &w, T, st);
         for (size_t j = 0; j < m->n_slaves; j++) {
-            m->slaves[j].ops->step(m->slaves[j].ctx, Tn, 1, NULL, NULL);
-            m->slaves[j].ops->record(m->slaves[j].ctx);
+            port_step(&m->slaves[j], Tn, 1, NULL, NULL);
+            port_record(&m->slaves[j]);
             st->operations += 2;
         }
         if ((rc = port_sync(m, w.status)) < 0) {

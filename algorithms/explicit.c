@@ -124,10 +124,10 @@ static int read_outputs(const port_master *m, work *w, explicit_stats *st)
 {
     for (size_t j = 0; j < m->n_slaves; j++) {
         const port_slave *s = &m->slaves[j];
-        s->ops->get_outputs(s->ctx, w->y[j]);
+        port_get_outputs(s, w->y[j]);
         st->operations++;
         if (w->need_deriv[j]) {
-            s->ops->get_output_derivs(s->ctx, 1, w->dy[j]);
+            port_get_output_derivs(s, 1, w->dy[j]);
             st->operations++;
         }
     }
@@ -172,7 +172,7 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
     /* The start instant: the first rows (distributed, the slaves are open there already). */
     if (!rc) rc = port_open(m, m->t_start);
     for (size_t j = 0; j < m->n_slaves && !rc; j++) {
-        m->slaves[j].ops->record(m->slaves[j].ctx);
+        port_record(&m->slaves[j]);
         st->operations++;
     }
     if (!rc && (rc = port_sync(m, w.status)))
@@ -196,9 +196,9 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
         for (size_t j = 0; j < m->n_slaves && !rc; j++) {
             const port_slave *s = &m->slaves[j];
             port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w.coef[j]};
-            if (s->info.n_in) s->ops->set_inputs(s->ctx, &u), st->operations++;
-            s->ops->step(s->ctx, Tn, 1, NULL, NULL);
-            s->ops->record(s->ctx);
+            if (s->info.n_in) port_set_inputs(s, &u), st->operations++;
+            port_step(s, Tn, 1, NULL, NULL);
+            port_record(s);
             st->operations += 2;
             memcpy(w.yprev[j], w.y[j], s->info.n_out * sizeof(double));
         }

@@ -218,8 +218,8 @@ static int step_due(f3_work *w, int64_t T)
         if (!w->due[j]) continue;
         const port_slave *s = &w->m->slaves[j];
         port_step_result r;
-        int rc = s->ops->step(s->ctx, T, 1, NULL, &r);
-        if (rc == PORT_OK) rc = s->ops->get_outputs(s->ctx, w->y[j]);
+        int rc = port_step(s, T, 1, NULL, &r);
+        if (rc == PORT_OK) rc = port_get_outputs(s, w->y[j]);
         if (rc) return posted(w, rc, "step", T);
     }
     return sync_all(w, "step", T);
@@ -317,7 +317,7 @@ static int post_inputs(f3_work *w, int64_t T, int first)
                 memmove(&cc[i * (F3_PBAR + 1)], &cc[i * UW], (F3_PBAR + 1) * sizeof(double));
         }
         p.c = cc;
-        int rc = s->ops->set_inputs(s->ctx, &p);
+        int rc = port_set_inputs(s, &p);
         if (!c->smooth) /* unpack again: uc keeps UW per input */
             for (size_t i = s->info.n_in; i-- > 1;) {
                 memmove(&cc[i * UW], &cc[i * (F3_PBAR + 1)], (F3_PBAR + 1) * sizeof(double));
@@ -336,8 +336,7 @@ static int finish_instant(f3_work *w, int64_t T, int first, size_t k, int64_t Tp
     schedule(w, T, first);
     int rc = post_inputs(w, T, first);
     for (size_t j = 0; rc == PORT_OK && j < w->S; j++)
-        if (w->due[j] && (rc = m->slaves[j].ops->record(m->slaves[j].ctx)))
-            return posted(w, rc, "record", T);
+        if (w->due[j] && (rc = port_record(&m->slaves[j]))) return posted(w, rc, "record", T);
     if (rc == PORT_OK) rc = sync_all(w, "record", T);
     if (rc) return rc;
     double rho = 1;
@@ -384,7 +383,7 @@ static int start(f3_work *w, f3_observer *obs, void *obs_ctx)
         w->t[j] = w->tp[j] = T;
         w->imp[j] =
             w->cfg->imposed && w->cfg->imposed[j] > 0 ? ticks_of(w->cfg->imposed[j], m->tick) : 0;
-        if ((rc = s->ops->get_outputs(s->ctx, w->y[j]))) return posted(w, rc, "reading outputs", T);
+        if ((rc = port_get_outputs(s, w->y[j]))) return posted(w, rc, "reading outputs", T);
     }
     if ((rc = sync_all(w, "reading outputs", T))) return rc;
     for (size_t j = 0; j < w->S; j++)

@@ -191,7 +191,8 @@ static int setup(hy_work *w)
     if (!w->off_dsc) return port_errorf(w->err, w->errlen, PORT_ENOMEM, "hybrid: out of memory");
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &m->slaves[j];
-        w->off_dsc[j + 1] = w->off_dsc[j] + (s->ops->get_discrete ? s->info.n_discrete : 0);
+        w->off_dsc[j + 1] =
+            w->off_dsc[j] + (port_has(s, PORT_OP_DISCRETE) ? s->info.n_discrete : 0);
     }
     if (!(w->dsc = calloc(w->off_dsc[w->n_c] + 1, sizeof *w->dsc)))
         return port_errorf(w->err, w->errlen, PORT_ENOMEM, "hybrid: out of memory");
@@ -199,7 +200,7 @@ static int setup(hy_work *w)
      * slave can share; else the master hands the held value over with the inputs. */
     int fed = 0, can = 1;
     for (size_t j = 0; j < w->n_c; j++) {
-        can &= m->slaves[j].ops->share_discrete != NULL;
+        can &= port_has(&m->slaves[j], PORT_OP_SHARE_DISCRETE);
         for (size_t i = 0; i < m->slaves[j].info.n_in; i++) {
             const port_link *l = &w->links[w->off_in[j] + i];
             fed |= is_disc(w, w->off_out[l->from] + l->out);
@@ -244,14 +245,14 @@ static int sync_all(hy_work *w, const char *what, int64_t t)
 static void share_all(hy_work *w, int64_t t)
 {
     for (size_t j = 0; w->share && j < w->n_c; j++)
-        w->m->slaves[j].ops->share_discrete(w->m->slaves[j].ctx, t);
+        port_share_discrete(&w->m->slaves[j], t);
 }
 
 /* Ask slave j for its discrete outputs and their event times after the step just posted. */
 static void post_discrete(hy_work *w, size_t j)
 {
     const port_slave *s = &w->m->slaves[j];
-    if (w->off_dsc[j + 1] > w->off_dsc[j]) s->ops->get_discrete(s->ctx, &w->dsc[w->off_dsc[j]]);
+    if (w->off_dsc[j + 1] > w->off_dsc[j]) port_get_discrete(s, &w->dsc[w->off_dsc[j]]);
 }
 
 /* Commit t in every slave: save (End Iteration), read the outputs (Synch; the discrete ones
@@ -261,9 +262,9 @@ static int commit(hy_work *w, int64_t t_from, int64_t t, int kind, int iters, do
 {
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &w->m->slaves[j];
-        s->ops->save(s->ctx, 0);
-        s->ops->get_outputs(s->ctx, &w->y0[w->off_out[j]]);
-        s->ops->record(s->ctx);
+        port_save(s, 0);
+        port_get_outputs(s, &w->y0[w->off_out[j]]);
+        port_record(s);
     }
     if (kind == 4) share_all(w, t); /* discrete values change only in a step with an event */
     int st = sync_all(w, "committing the step", t);
@@ -300,9 +301,9 @@ static void post_iterate(hy_work *w, int64_t t_from, int64_t t_to, int first)
         }
         port_poly u = {
             .t0 = t_from, .order = 1, .n = n_in, .c = n_in ? &w->coef[w->off_in[j] * 2] : NULL};
-        s->ops->restore(s->ctx, 0);
-        s->ops->set_inputs(s->ctx, &u);
-        s->ops->step(s->ctx, t_to, 1, &w->y_cur[w->off_out[j]], &w->sr[j]);
+        port_restore(s, 0);
+        port_set_inputs(s, &u);
+        port_step(s, t_to, 1, &w->y_cur[w->off_out[j]], &w->sr[j]);
         post_discrete(w, j);
     }
 }
@@ -339,7 +340,7 @@ static int carry(hy_work *w, int64_t t_to)
         for (size_t j = 0; j < w->n_c; j++) {
             if (w->sr[j].t_reached >= t_to) continue;
             const port_slave *s = &w->m->slaves[j];
-            s->ops->step(s->ctx, t_to, 1, &w->y_cur[w->off_out[j]], &w->sr[j]);
+            port_step(s, t_to, 1, &w->y_cur[w->off_out[j]], &w->sr[j]);
             post_discrete(w, j);
             left++;
         }
@@ -532,9 +533,9 @@ int hybrid_run(const port_master *m, const port_link *links, size_t n_links,
     if (st == PORT_OK) { /* the outputs at the start, the first rewind point, the first row */
         for (size_t j = 0; j < w.n_c; j++) {
             const port_slave *s = &m->slaves[j];
-            s->ops->get_outputs(s->ctx, &w.y0[w.off_out[j]]);
-            s->ops->save(s->ctx, 0);
-            s->ops->record(s->ctx);
+            port_get_outputs(s, &w.y0[w.off_out[j]]);
+            port_save(s, 0);
+            port_record(s);
         }
         share_all(&w, m->t_start); /* the discrete inputs' first values, slave to slave */
         st = sync_all(&w, "reading the initial outputs", m->t_start);

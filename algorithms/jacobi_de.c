@@ -25,7 +25,7 @@ typedef struct de_hist {
 static int push_outputs(peer_run *r, de_hist *h, int64_t t)
 {
     peer *p = r->p;
-    int rc = peer_model_done(r, p->model.ops->get_outputs(p->model.ctx, r->y));
+    int rc = peer_model_done(r, port_get_outputs(&p->model, r->y));
     if (rc != PORT_OK) return rc;
     for (size_t k = 0; k < r->n_out; k++) {
         de_hist *o = &h[k];
@@ -65,7 +65,7 @@ static int de_decide(peer_run *r, const jacobi_de_settings *s, const de_hist *h,
             if (!dy) {
                 dy = malloc((r->n_out + 1) * sizeof *dy);
                 if (!dy) return peer_fail(r, PORT_ENOMEM, "out of memory");
-                rc = peer_model_done(r, p->model.ops->get_output_derivs(p->model.ctx, 1, dy));
+                rc = peer_model_done(r, port_get_output_derivs(&p->model, 1, dy));
                 if (rc != PORT_OK) {
                     free(dy);
                     return rc;

@@ -67,9 +67,9 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
         for (size_t j = 0; j < n; j++) {
             const port_slave *s = &m->slaves[j];
             if (first)
-                s->ops->get_outputs(s->ctx, &y[y_off[j]]);
+                port_get_outputs(s, &y[y_off[j]]);
             else
-                s->ops->step(s->ctx, t1, 1, &y[y_off[j]], &res[j]);
+                port_step(s, t1, 1, &y[y_off[j]], &res[j]);
         }
         if ((rc = sync_or_fail(m, st, first ? "initial outputs" : "step", t1, err, errlen)))
             goto out;
@@ -78,8 +78,8 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
         for (size_t j = 0; j < n; j++) {
             const port_slave *s = &m->slaves[j];
             port_poly p = {.t0 = t1, .order = 0, .n = s->info.n_in, .c = &u[u_off[j]]};
-            if (s->info.n_in) s->ops->set_inputs(s->ctx, &p);
-            s->ops->record(s->ctx);
+            if (s->info.n_in) port_set_inputs(s, &p);
+            port_record(s);
         }
         if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
         if ((rc = port_close(m, t1))) {

@@ -93,7 +93,7 @@ void peer_run_fini(peer_run *r)
 int peer_model_done(peer_run *r, int rc)
 {
     if (rc != PORT_OK) return rc;
-    return r->p->model.ops->collect(r->p->model.ctx);
+    return port_collect(&r->p->model);
 }
 
 int peer_request(peer_run *r, peer_req kind, int64_t t, int64_t *g)
@@ -141,10 +141,10 @@ int peer_integrate(peer_run *r, int64_t t_next)
                 r->c[i * w + k] = d[k - 1];
         }
         port_poly u = {.t0 = r->T, .order = order, .n = r->n_in, .c = r->c};
-        if ((rc = peer_model_done(r, p->model.ops->set_inputs(p->model.ctx, &u)))) return rc;
+        if ((rc = peer_model_done(r, port_set_inputs(&p->model, &u)))) return rc;
     }
     port_step_result res = {0};
-    rc = peer_model_done(r, p->model.ops->step(p->model.ctx, t_next, 1, NULL, &res));
+    rc = peer_model_done(r, port_step(&p->model, t_next, 1, NULL, &res));
     if (rc != PORT_OK) return rc;
     r->T = t_next;
     return PORT_OK;
@@ -153,7 +153,7 @@ int peer_integrate(peer_run *r, int64_t t_next)
 int peer_publish(peer_run *r, int64_t ts)
 {
     peer *p = r->p;
-    int rc = peer_model_done(r, p->model.ops->get_outputs(p->model.ctx, r->y));
+    int rc = peer_model_done(r, port_get_outputs(&p->model, r->y));
     if (rc == PORT_OK) rc = p->x.ops->publish(p->x.ctx, ts, r->y);
     return rc;
 }
@@ -177,14 +177,14 @@ int peer_apply_inputs(peer_run *r, int64_t shift)
     if (!any) return PORT_OK;
     /* The values are in the model at once: a row recorded now shows them. */
     port_poly u = {.t0 = r->T, .order = 0, .n = r->n_in, .c = r->u};
-    return peer_model_done(r, r->p->model.ops->set_inputs(r->p->model.ctx, &u));
+    return peer_model_done(r, port_set_inputs(&r->p->model, &u));
 }
 
 int peer_record(peer_run *r)
 {
     peer *p = r->p;
-    if (!p->model.ops->record) return PORT_OK;
-    return peer_model_done(r, p->model.ops->record(p->model.ctx));
+    if (!port_has(&p->model, PORT_OP_RECORD)) return PORT_OK;
+    return peer_model_done(r, port_record(&p->model));
 }
 
 int peer_open_start(peer_run *r)

@@ -39,7 +39,7 @@ int port_sync_first(const port_master *m, int *status, long *culprit)
     *culprit = -1;
     for (size_t j = 0; j < m->n_slaves; j++) {
         const port_slave *s = &m->slaves[j];
-        int st = s->ops->collect(s->ctx);
+        int st = port_collect(s);
         if (status) status[j] = st;
         if (st < 0 ? (worst >= 0 || st < worst) : (worst >= 0 && st > worst)) {
             worst = st;

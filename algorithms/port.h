@@ -1,9 +1,9 @@
 /* The port: how a coupling algorithm meets its slaves, written once for every master-slave
  * algorithm (waveform relaxation, semi-implicit, strong coupling, hybrid with events, defect
  * control, F3ORNITS, balance correction, energy exchange). doc/algorithms/port.md describes it;
- * doc/master.md maps each operation onto the master-slave protocol. Read
- * federate/fmu/fmu_slave.c next (an FMU as an in-process slave). Pure C: libc only
- * (doc/contributing.md §1, §14).
+ * doc/master.md maps each operation onto the master-slave protocol. Read algorithms/port_ops.c
+ * next (the port_* calls), then federate/fmu/fmu_slave.c (an FMU as an in-process slave). Pure C:
+ * libc only (doc/contributing.md §1, §14).
  *
  * Shape. A slave is a struct of function pointers over an opaque context. An algorithm POSTS
  * operations to any number of slaves and then calls port_sync(), which completes every posted
@@ -17,6 +17,34 @@
  * (seconds per tick). A macro step [T_n, T_n+1] is opened by port_open(T_n+1): every exchange of
  * the step (however many iterations) happens at that one logical time, and port_close(T_n+1)
  * commits it (doc/master.md "One instant per macro step").
+ *
+ * Calling a slave. An algorithm calls an operation through port_OP(slave, ...) (port_set_inputs,
+ * port_step, ...), never through the table: one place checks the slave and the arguments and
+ * gives an empty slot its meaning (PORT_EUNSUPPORTED; record and collect: nothing to do).
+ *
+ * Post and collect (the contract every slave keeps; tests/unit/fmu_slave_test.c shows it). A
+ * post returns PORT_OK when the operation was posted (in one process: done), else its error. A
+ * failure of the operation itself (refused by the slave, its FMU or the transport) is also
+ * reported by the slave's next collect, the first error of the round winning over an event,
+ * so an algorithm may ignore a post's return and test the sync. A refusal by the port_* call
+ * (a NULL slave, a table of another version, a bad argument, an empty slot) comes back from the
+ * post only: the slave never saw it. port_sync collects every slave: it returns the worst
+ * status of the round and leaves each slave's cleared.
+ *
+ * Save and restore. save(slot) keeps the FMU's state (fmi2GetFMUstate), the slave's time and
+ * its discrete outputs with their event times; not the inputs: after a restore the inputs last
+ * set stay in force, so an algorithm that retries a step sets them again. A model-exchange
+ * slave's CVODE keeps no history across a save: saving restarts the integrator at the saved
+ * time, as a restore does, so that the path going on after a save and the path coming back to
+ * it run the same instructions, bit for bit (doc/fmu.md §7). The price: a run that saves at
+ * every commit and one that does not differ in the last bits (of the order of 1e-9 relative
+ * after a minute of simulated time); two algorithms that must agree bit for bit save at the
+ * same points.
+ *
+ * After a refusal. A step that returns PORT_EDISCARD leaves the slave at the time it reached;
+ * until a restore it refuses another step and a save (PORT_EUSAGE). The instant stays open: the
+ * algorithm restores, retries inside it (a smaller step, other inputs) and closes it once a
+ * step is accepted.
  */
 #ifndef TEMPO_ALGORITHMS_PORT_H
 #define TEMPO_ALGORITHMS_PORT_H
@@ -97,6 +125,8 @@ typedef struct port_slave_info {
 /* The operations. Each posts the operation and returns PORT_OK, or an error when it could not
  * even be posted (bad argument, slave already failed). Buffers passed for results must stay
  * valid until the next port_sync. Operations posted to one slave complete in post order. */
+#define PORT_OPS_VERSION 1 /* port_slave_ops.version: the layout of this table */
+
 typedef struct port_slave_ops {
     /* Inputs for the next step(s); see port_poly. */
     int (*set_inputs)(void *ctx, const port_poly *u);
@@ -126,8 +156,9 @@ typedef struct port_slave_ops {
     int (*get_derivatives)(void *ctx, double *dx);
     /* Directional derivatives of outputs wrt inputs: dy = (dy/du) * du (semi-implicit). */
     int (*get_directional)(void *ctx, const double *du, double *dy);
-    /* Save the complete state (FMU state, solver state, time) in slot (0..PORT_SLOTS-1) inside
-     * the slave, replacing what the slot held; restore goes back to it (CVODE re-initialised). */
+    /* Save the state (FMU state, time, discrete outputs; not the inputs) in slot
+     * (0..PORT_SLOTS-1) inside the slave, replacing what the slot held; restore goes back to it.
+     * Both restart a model-exchange slave's CVODE ("Save and restore" above). */
     int (*save)(void *ctx, int slot);
     int (*restore)(void *ctx, int slot);
     /* Record the slave's own results row at its current time (CSV), once a step is accepted. */
@@ -139,6 +170,7 @@ typedef struct port_slave_ops {
      * collecting N slaves in turn costs the slowest round trip, not the sum). Called by
      * port_sync; not by algorithms directly. */
     int (*collect)(void *ctx);
+    int version; /* PORT_OPS_VERSION; the port_* calls refuse another table (PORT_EUSAGE) */
 } port_slave_ops;
 
 #define PORT_SLOTS 4 /* saved states a slave keeps: T_n, and three for nested rewinds */
@@ -148,6 +180,40 @@ typedef struct port_slave {
     void *ctx;
     port_slave_info info;
 } port_slave;
+
+/* The calls of the operations (algorithms/port_ops.c): the slave's operation with the same
+ * arguments, after the checks of "Calling a slave" above. Each returns PORT_EUSAGE for a NULL
+ * slave, a table of another version or a bad argument (NULL buffers where the slave has
+ * values, an order out of range, a slot outside 0..PORT_SLOTS-1), PORT_EUNSUPPORTED for an
+ * empty slot (port_record and port_collect: PORT_OK), else what the operation returns. */
+int port_set_inputs(const port_slave *s, const port_poly *u);
+int port_step(const port_slave *s, int64_t t_to, int n_sub, double *y_sub, port_step_result *res);
+int port_get_outputs(const port_slave *s, double *y);
+int port_get_output_derivs(const port_slave *s, int order, double *dy);
+int port_get_discrete(const port_slave *s, port_discrete *d);
+int port_set_discrete(const port_slave *s, size_t n, const port_discrete *d);
+int port_share_discrete(const port_slave *s, int64_t t);
+int port_get_states(const port_slave *s, double *x);
+int port_set_states(const port_slave *s, int64_t t, const double *x);
+int port_get_derivatives(const port_slave *s, double *dx);
+int port_get_directional(const port_slave *s, const double *du, double *dy);
+int port_save(const port_slave *s, int slot);
+int port_restore(const port_slave *s, int slot);
+int port_record(const port_slave *s);
+int port_collect(const port_slave *s);
+
+/* What a slave's table offers, for algorithms that adapt to it. */
+typedef enum port_op {
+    PORT_OP_OUTPUT_DERIVS = 1, /* get_output_derivs */
+    PORT_OP_DISCRETE,          /* get_discrete */
+    PORT_OP_SHARE_DISCRETE,    /* share_discrete */
+    PORT_OP_STATES,            /* get_states, set_states and get_derivatives */
+    PORT_OP_DIRECTIONAL,       /* get_directional */
+    PORT_OP_SAVE,              /* save and restore */
+    PORT_OP_RECORD,            /* record */
+} port_op;
+/** 1 when slave s (a table of this version) fills op's slots, else 0. */
+int port_has(const port_slave *s, port_op op);
 
 /* The master's side: the set of slaves and the instant control. */
 typedef struct port_master_ops {

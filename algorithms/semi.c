@@ -312,7 +312,7 @@ static void post_inputs(semi_work *w, size_t j, int64_t t0)
     const port_slave *s = &w->m->slaves[j];
     port_poly p = {
         .t0 = t0, .order = 0, .n = s->info.n_in, .c = s->info.n_in ? &w->u[w->off_in[j]] : NULL};
-    s->ops->set_inputs(s->ctx, &p);
+    port_set_inputs(s, &p);
     w->res->msg_commands++;
 }
 
@@ -325,13 +325,13 @@ static int advance(semi_work *w, int64_t t_from, int64_t t_r, int64_t t_to, doub
         const port_slave *s = &w->m->slaves[j];
         if (t_r > t_from) {
             post_inputs(w, j, t_from);
-            s->ops->step(s->ctx, t_r, 1, NULL, &w->sr[j]);
+            port_step(s, t_r, 1, NULL, &w->sr[j]);
             w->res->msg_commands++;
             w->res->msg_replies++;
         }
-        s->ops->save(s->ctx, 0);
+        port_save(s, 0);
         post_inputs(w, j, t_r);
-        s->ops->step(s->ctx, t_to, 1, &y_out[w->off_out[j]], &w->sr[j]);
+        port_step(s, t_to, 1, &y_out[w->off_out[j]], &w->sr[j]);
         w->res->msg_commands += 2;
         w->res->msg_replies++;
     }
@@ -344,9 +344,9 @@ static int recalc(semi_work *w, const double *y, int64_t t_r, int64_t t_to, doub
     inputs_from(w, y);
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &w->m->slaves[j];
-        s->ops->restore(s->ctx, 0);
+        port_restore(s, 0);
         post_inputs(w, j, t_r);
-        s->ops->step(s->ctx, t_to, 1, &Fy[w->off_out[j]], &w->sr[j]);
+        port_step(s, t_to, 1, &Fy[w->off_out[j]], &w->sr[j]);
         w->res->msg_commands += 2;
         w->res->msg_replies++;
     }
@@ -400,8 +400,7 @@ static int jacobian_dir(semi_work *w, int64_t t_to)
         const port_slave *s = &m->slaves[j];
         if (!s->info.n_in || !s->info.n_out) continue;
         for (size_t i = 0; i < s->info.n_in; i++)
-            s->ops->get_directional(s->ctx, &w->E[i * w->max_in],
-                                    &w->D[w->off_D[j] + i * s->info.n_out]);
+            port_get_directional(s, &w->E[i * w->max_in], &w->D[w->off_D[j] + i * s->info.n_out]);
         w->res->msg_commands += s->info.n_in;
         w->res->msg_replies += s->info.n_in;
     }
@@ -635,7 +634,7 @@ static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
 static int record_all(semi_work *w, int64_t t)
 {
     for (size_t j = 0; j < w->n_c; j++)
-        w->m->slaves[j].ops->record(w->m->slaves[j].ctx);
+        port_record(&w->m->slaves[j]);
     w->res->msg_commands += w->n_c;
     return sync_all(w, "recording", t);
 }
@@ -661,7 +660,7 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
     if (st == PORT_OK) { /* the outputs at t_start and the first results row */
         for (size_t j = 0; j < w.n_c; j++) {
             const port_slave *s = &m->slaves[j];
-            s->ops->get_outputs(s->ctx, &w.y[w.off_out[j]]);
+            port_get_outputs(s, &w.y[w.off_out[j]]);
         }
         res->msg_commands += w.n_c;
         res->msg_replies += w.n_c;

@@ -96,20 +96,20 @@ static int round_(strong_work *w, int64_t tt, const double *x, int inputs, int w
 {
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &w->m->slaves[j];
-        if (x) s->ops->set_states(s->ctx, tt, &x[w->off_x[j]]);
+        if (x) port_set_states(s, tt, &x[w->off_x[j]]);
         if (inputs) {
             port_poly p = {.t0 = tt,
                            .order = 0,
                            .n = s->info.n_in,
                            .c = s->info.n_in ? &w->u[w->off_in[j]] : NULL};
-            s->ops->set_inputs(s->ctx, &p);
+            port_set_inputs(s, &p);
         }
         if (what == RECORD)
-            s->ops->record(s->ctx);
+            port_record(s);
         else if (what == OUTPUTS)
-            s->ops->get_outputs(s->ctx, &w->y[w->off_out[j]]);
+            port_get_outputs(s, &w->y[w->off_out[j]]);
         else
-            s->ops->get_derivatives(s->ctx, &dx[w->off_x[j]]);
+            port_get_derivatives(s, &dx[w->off_x[j]]);
     }
     w->res->msg_commands += ((x != NULL) + (inputs != 0) + 1) * w->n_c;
     if (what != RECORD) w->res->msg_replies += w->n_c;
@@ -227,7 +227,7 @@ static int start(strong_work *w)
     double *x = N_VGetArrayPointer(w->x);
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &m->slaves[j];
-        s->ops->get_states(s->ctx, &x[w->off_x[j]]);
+        port_get_states(s, &x[w->off_x[j]]);
     }
     w->res->msg_commands += w->n_c;
     w->res->msg_replies += w->n_c;

@@ -204,9 +204,9 @@ static int start(wr_work *w)
     const port_master *m = w->m;
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &m->slaves[j];
-        s->ops->get_outputs(s->ctx, &w->y0[w->off_out[j]]);
-        s->ops->save(s->ctx, 0);
-        s->ops->record(s->ctx);
+        port_get_outputs(s, &w->y0[w->off_out[j]]);
+        port_save(s, 0);
+        port_record(s);
     }
     w->res->msg_init = 4 * w->n_c; /* get_outputs, its reply, save, record */
     return sync_all(w, "reading the initial outputs", m->t_start);
@@ -236,9 +236,9 @@ static void post_iteration(wr_work *w, int64_t t_from, int64_t t_to)
                        .order = sub,
                        .n = n_in,
                        .c = n_in ? &w->coef[w->off_in[j] * rows] : NULL};
-        s->ops->restore(s->ctx, 0);
-        s->ops->set_inputs(s->ctx, &u);
-        s->ops->step(s->ctx, t_to, sub, wave(w, w->w_cur, j) + s->info.n_out, &w->sr[j]);
+        port_restore(s, 0);
+        port_set_inputs(s, &u);
+        port_step(s, t_to, sub, wave(w, w->w_cur, j) + s->info.n_out, &w->sr[j]);
     }
     w->res->msg_commands += 3 * w->n_c; /* restore, set_inputs, step */
     w->res->msg_replies += w->n_c;      /* the step's sub-point outputs */
@@ -324,9 +324,9 @@ static int commit(wr_work *w, int64_t t_to)
 {
     for (size_t j = 0; j < w->n_c; j++) {
         const port_slave *s = &w->m->slaves[j];
-        s->ops->save(s->ctx, 0);
-        s->ops->get_outputs(s->ctx, &w->y0[w->off_out[j]]);
-        s->ops->record(s->ctx);
+        port_save(s, 0);
+        port_get_outputs(s, &w->y0[w->off_out[j]]);
+        port_record(s);
     }
     w->res->msg_commands += 3 * w->n_c; /* save, get_outputs, record */
     w->res->msg_replies += w->n_c;      /* the outputs */

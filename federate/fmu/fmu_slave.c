@@ -484,6 +484,8 @@ static void take_shared(fmu_slave *s)
 }
 
 static const port_slave_ops fmu_slave_ops = {
+    .version = PORT_OPS_VERSION,
+
     .set_inputs = op_set_inputs,
     .step = op_step,
     .get_outputs = op_get_outputs,

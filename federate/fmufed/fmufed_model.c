@@ -210,6 +210,8 @@ static int no_slot(void *ctx, int slot)
 }
 
 static const port_slave_ops model_ops = {
+    .version = PORT_OPS_VERSION,
+
     .set_inputs = set_inputs,
     .step = step,
     .get_outputs = get_outputs,

@@ -376,8 +376,8 @@ static int share(slave_run *r, int64_t t, char *why, size_t whylen)
     const port_slave *s = &r->ps;
     size_t nd = s->info.n_discrete;
     if (nd) {
-        int st = s->ops->get_discrete(s->ctx, r->disc);
-        int cst = s->ops->collect(s->ctx);
+        int st = port_get_discrete(s, r->disc);
+        int cst = port_collect(s);
         if (st == PORT_OK) st = cst;
         if (st < 0) {
             snprintf(why, whylen, "reading its discrete outputs: %s", fmufed_local_errmsg(r->l));
@@ -430,7 +430,7 @@ static int share(slave_run *r, int64_t t, char *why, size_t whylen)
         const shared_in *x = &r->rx[r->src[k]];
         r->disc[k] = (port_discrete){x->v[r->src_k[k]], x->tv[r->src_k[k]]};
     }
-    int st = s->ops->set_discrete(s->ctx, r->n_din, r->disc);
+    int st = port_set_discrete(s, r->n_din, r->disc);
     if (st < 0) snprintf(why, whylen, "setting its discrete inputs: %s", fmufed_local_errmsg(r->l));
     return st;
 }
@@ -507,7 +507,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
         break;
     case MSP_SET_INPUTS: {
         port_poly p = {.t0 = c->t, .order = c->arg, .n = c->n_v / (size_t)(c->arg + 1), .c = c->v};
-        st = s->ops->set_inputs(s->ctx, &p);
+        st = port_set_inputs(s, &p);
         break;
     }
     case MSP_STEP: {
@@ -516,7 +516,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
             st = PORT_EUSAGE;
             break;
         }
-        st = s->ops->step(s->ctx, c->t, c->arg, r->out, &res);
+        st = port_step(s, c->t, c->arg, r->out, &res);
         nv = (size_t)res.n_sub_done * in->n_out;
         if (c->arg <= 1 && nv > in->n_out) nv = in->n_out;
         rep->event = res.event ? 1 : 0;
@@ -524,13 +524,13 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
         break;
     }
     case MSP_GET_OUTPUTS:
-        st = s->ops->get_outputs(s->ctx, r->out), nv = in->n_out;
+        st = port_get_outputs(s, r->out), nv = in->n_out;
         break;
     case MSP_GET_OUTPUT_DERIVS:
-        st = s->ops->get_output_derivs(s->ctx, c->arg, r->out), nv = in->n_out;
+        st = port_get_output_derivs(s, c->arg, r->out), nv = in->n_out;
         break;
     case MSP_GET_DISCRETE:
-        st = s->ops->get_discrete(s->ctx, r->disc);
+        st = port_get_discrete(s, r->disc);
         for (size_t k = 0; k < in->n_discrete; k++)
             r->out[k] = r->disc[k].v, r->out_t[k] = r->disc[k].t;
         nv = nt = in->n_discrete;
@@ -538,29 +538,29 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     case MSP_SET_DISCRETE:
         for (size_t k = 0; k < c->n_v; k++)
             r->disc[k] = (port_discrete){c->v[k], c->tv[k]};
-        st = s->ops->set_discrete(s->ctx, c->n_v, r->disc);
+        st = port_set_discrete(s, c->n_v, r->disc);
         break;
     case MSP_GET_STATES:
-        st = s->ops->get_states(s->ctx, r->out), nv = in->n_state;
+        st = port_get_states(s, r->out), nv = in->n_state;
         break;
     case MSP_SET_STATES:
-        st = c->n_v == in->n_state ? s->ops->set_states(s->ctx, c->t, c->v) : PORT_EUSAGE;
+        st = c->n_v == in->n_state ? port_set_states(s, c->t, c->v) : PORT_EUSAGE;
         break;
     case MSP_GET_DERIVATIVES:
-        st = s->ops->get_derivatives(s->ctx, r->out), nv = in->n_state;
+        st = port_get_derivatives(s, r->out), nv = in->n_state;
         break;
     case MSP_GET_DIRECTIONAL:
-        st = c->n_v == in->n_in ? s->ops->get_directional(s->ctx, c->v, r->out) : PORT_EUSAGE;
+        st = c->n_v == in->n_in ? port_get_directional(s, c->v, r->out) : PORT_EUSAGE;
         nv = in->n_out;
         break;
     case MSP_SAVE:
-        st = s->ops->save(s->ctx, c->arg);
+        st = port_save(s, c->arg);
         break;
     case MSP_RESTORE:
-        st = s->ops->restore(s->ctx, c->arg);
+        st = port_restore(s, c->arg);
         break;
     case MSP_RECORD:
-        st = s->ops->record(s->ctx);
+        st = port_record(s);
         break;
     case MSP_SHARE: {
         char why[512] = "";
@@ -577,7 +577,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
         break;
     }
     /* The operation's own status, then what collect accumulated (the first failure). */
-    int cst = s->ops->collect(s->ctx);
+    int cst = port_collect(s);
     if (st == PORT_OK || (cst < 0 && st > 0)) st = cst;
     if (st < 0) nv = nt = 0;
     rep->status = st;

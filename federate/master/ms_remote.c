@@ -411,6 +411,8 @@ static int op_collect(void *ctx)
 }
 
 static const port_slave_ops remote_ops = {
+    .version = PORT_OPS_VERSION,
+
     .set_inputs = op_set_inputs,
     .step = op_step,
     .get_outputs = op_get_outputs,

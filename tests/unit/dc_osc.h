@@ -239,6 +239,8 @@ static int dc_osc_collect(void *ctx)
 }
 
 static const port_slave_ops dc_osc_ops = {
+    .version = PORT_OPS_VERSION,
+
     .set_inputs = dc_osc_set_inputs,
     .step = dc_osc_step,
     .get_outputs = dc_osc_get_outputs,

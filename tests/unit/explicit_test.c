@@ -117,8 +117,8 @@ static result run(double H, const bal_settings *layer)
         r.rc = explicit_run(&p.m, &set, NULL, err, sizeof err);
         CHECK(r.rc == PORT_OK, "H %g: %s", H, err);
         double ys[4], ym[3];
-        p.ps[SPRING].ops->get_outputs(p.ps[SPRING].ctx, ys);
-        p.ps[MASS].ops->get_outputs(p.ps[MASS].ctx, ym);
+        port_get_outputs(&p.ps[SPRING], ys);
+        port_get_outputs(&p.ps[MASS], ym);
         if (port_sync(&p.m, NULL) == PORT_OK) {
             r.err = hypot(ys[SP_S] - cos(20.0), ym[MA_V] + sin(20.0));
             r.E = 0.5 * ym[MA_V] * ym[MA_V] + 0.5 * ys[SP_S] * ys[SP_S];

@@ -406,7 +406,8 @@ static int ctl_collect(void *ctx)
     c->status = 0;
     return s;
 }
-static const port_slave_ops ctl_ops = {.set_inputs = ctl_set_inputs,
+static const port_slave_ops ctl_ops = {.version = PORT_OPS_VERSION,
+                                       .set_inputs = ctl_set_inputs,
                                        .step = ctl_step,
                                        .get_outputs = ctl_get_outputs,
                                        .record = ctl_record,
@@ -505,7 +506,8 @@ static int clk_nop(void *ctx)
     (void)ctx;
     return PORT_OK;
 }
-static const port_slave_ops clk_ops = {.set_inputs = clk_set_inputs,
+static const port_slave_ops clk_ops = {.version = PORT_OPS_VERSION,
+                                       .set_inputs = clk_set_inputs,
                                        .step = clk_step,
                                        .get_outputs = clk_get_outputs,
                                        .record = clk_nop,

@@ -87,12 +87,12 @@ static void test_polynomial_inputs(fmu_kind kind)
     port_poly u = {.t0 = SEC(t0s), .order = 2, .n = 1, .c = c};
     double y[3], ysub[4 * 3];
     port_step_result r;
-    CHECK_INT_EQ(o.ps.ops->set_inputs(o.ps.ctx, &u), PORT_OK);
+    CHECK_INT_EQ(port_set_inputs(&o.ps, &u), PORT_OK);
     /* Direct feedthrough: a = f(0) / m is seen before any step. */
-    CHECK_INT_EQ(o.ps.ops->get_outputs(o.ps.ctx, y), PORT_OK);
+    CHECK_INT_EQ(port_get_outputs(&o.ps, y), PORT_OK);
     CHECK_NEAR(y[2], f_at(0) / m, 1e-12);
-    CHECK_INT_EQ(o.ps.ops->step(o.ps.ctx, SEC(1.0), 4, ysub, &r), PORT_OK);
-    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
+    CHECK_INT_EQ(port_step(&o.ps, SEC(1.0), 4, ysub, &r), PORT_OK);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK);
     CHECK_INT_EQ(r.t_reached, SEC(1.0));
     CHECK_INT_EQ(r.n_sub_done, 4);
     double worst = 0;
@@ -114,17 +114,17 @@ static void test_rollback(fmu_kind kind)
     if (open_one(&o, kind, "mass") != 0) return;
     port_poly u = {.t0 = 0, .order = 2, .n = 1, .c = c};
     double y1[3], y2[3];
-    o.ps.ops->set_inputs(o.ps.ctx, &u);
-    o.ps.ops->step(o.ps.ctx, SEC(0.5), 1, NULL, NULL);
-    CHECK_INT_EQ(o.ps.ops->save(o.ps.ctx, 0), PORT_OK);
-    o.ps.ops->step(o.ps.ctx, SEC(1.5), 3, NULL, NULL);
-    o.ps.ops->get_outputs(o.ps.ctx, y1);
-    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
-    CHECK_INT_EQ(o.ps.ops->restore(o.ps.ctx, 0), PORT_OK);
+    port_set_inputs(&o.ps, &u);
+    port_step(&o.ps, SEC(0.5), 1, NULL, NULL);
+    CHECK_INT_EQ(port_save(&o.ps, 0), PORT_OK);
+    port_step(&o.ps, SEC(1.5), 3, NULL, NULL);
+    port_get_outputs(&o.ps, y1);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK);
+    CHECK_INT_EQ(port_restore(&o.ps, 0), PORT_OK);
     CHECK_INT_EQ(fmu_slave_time(o.fs), SEC(0.5));
-    o.ps.ops->step(o.ps.ctx, SEC(1.5), 3, NULL, NULL);
-    o.ps.ops->get_outputs(o.ps.ctx, y2);
-    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK);
+    port_step(&o.ps, SEC(1.5), 3, NULL, NULL);
+    port_get_outputs(&o.ps, y2);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK);
     CHECK(memcmp(y1, y2, sizeof y1) == 0, "repeating a step after restore: %.17g vs %.17g", y1[0],
           y2[0]);
     close_one(&o);
@@ -135,18 +135,18 @@ static void test_errors(void)
     one o;
     if (open_one(&o, FMU_KIND_CS, "massA") != 0) return;
     port_poly bad = {.t0 = 0, .order = 0, .n = 2, .c = c};
-    CHECK_INT_EQ(o.ps.ops->set_inputs(o.ps.ctx, &bad), PORT_EUSAGE);
-    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_EUSAGE);
+    CHECK_INT_EQ(port_set_inputs(&o.ps, &bad), PORT_EUSAGE);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_EUSAGE);
     CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "massA");
-    CHECK_INT_EQ(o.ps.ops->collect(o.ps.ctx), PORT_OK); /* collect forgets */
-    CHECK_INT_EQ(o.ps.ops->step(o.ps.ctx, 0, 1, NULL, NULL), PORT_EUSAGE);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK); /* collect forgets */
+    CHECK_INT_EQ(port_step(&o.ps, 0, 1, NULL, NULL), PORT_EUSAGE);
     CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "not ahead");
-    o.ps.ops->collect(o.ps.ctx);
-    CHECK_INT_EQ(o.ps.ops->restore(o.ps.ctx, 2), PORT_EUSAGE);
-    CHECK_INT_EQ(o.ps.ops->save(o.ps.ctx, PORT_SLOTS), PORT_EUSAGE);
-    o.ps.ops->collect(o.ps.ctx);
+    port_collect(&o.ps);
+    CHECK_INT_EQ(port_restore(&o.ps, 2), PORT_EUSAGE);
+    CHECK_INT_EQ(port_save(&o.ps, PORT_SLOTS), PORT_EUSAGE);
+    port_collect(&o.ps);
     double dx[2];
-    CHECK_INT_EQ(o.ps.ops->get_directional(o.ps.ctx, dx, dx), PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(port_get_directional(&o.ps, dx, dx), PORT_EUNSUPPORTED);
     CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "directional");
 
     /* port_sync over two slaves: per-slave status, the worst one returned. */
@@ -162,7 +162,7 @@ static void test_errors(void)
                           .t_start = 0,
                           .t_end = SEC(1)};
         int st[2];
-        b.ps.ops->step(b.ps.ctx, SEC(0.1), 1, NULL, NULL); /* fine */
+        port_step(&b.ps, SEC(0.1), 1, NULL, NULL); /* fine */
         CHECK_INT_EQ(port_sync(&mm, st), PORT_EUNSUPPORTED);
         CHECK_INT_EQ(st[0], PORT_EUNSUPPORTED);
         CHECK_INT_EQ(st[1], PORT_OK);
@@ -175,6 +175,105 @@ static void test_errors(void)
     close_one(&o);
 }
 
+/* The contract of algorithms/port.h ("Post and collect", "Save and restore") on real slaves. */
+static void test_contract(void)
+{
+    one o;
+    if (open_one(&o, FMU_KIND_ME, "massC") != 0) return;
+    /* A refusal of the port_* call itself: an empty slot is "unsupported" and the slave never
+     * sees it (its collect stays PORT_OK); a table of another version is refused. */
+    port_slave_ops no_save = *o.ps.ops;
+    no_save.save = NULL;
+    port_slave s2 = o.ps;
+    s2.ops = &no_save;
+    CHECK_INT_EQ(port_has(&s2, PORT_OP_SAVE), 0);
+    CHECK_INT_EQ(port_has(&o.ps, PORT_OP_SAVE), 1);
+    CHECK_INT_EQ(port_save(&s2, 0), PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(port_collect(&s2), PORT_OK);
+    CHECK_INT_EQ(port_record(&s2), PORT_OK); /* no recorder: nothing to do */
+    no_save.version = PORT_OPS_VERSION + 1;
+    CHECK_INT_EQ(port_step(&s2, SEC(0.1), 1, NULL, NULL), PORT_EUSAGE);
+    CHECK_INT_EQ(port_has(&s2, PORT_OP_RECORD), 0);
+    CHECK_INT_EQ(port_step(NULL, SEC(0.1), 1, NULL, NULL), PORT_EUSAGE);
+    /* A refusal by the slave comes back from the post and from the next collect, once. */
+    CHECK_INT_EQ(port_step(&o.ps, 0, 1, NULL, NULL), PORT_EUSAGE);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_EUSAGE);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK);
+    /* save keeps the state and the time, not the inputs: after a restore the inputs last set
+     * stay in force, and the step repeated from the restored state gives the same bits. */
+    const double f1 = 1.0, f5 = 5.0;
+    port_poly u1 = {.t0 = 0, .order = 0, .n = 1, .c = &f1},
+              u5 = {.t0 = 0, .order = 0, .n = 1, .c = &f5};
+    double ya[3], yb[3];
+    port_set_inputs(&o.ps, &u1);
+    port_step(&o.ps, SEC(0.5), 1, NULL, NULL);
+    port_save(&o.ps, 0);
+    port_set_inputs(&o.ps, &u5);
+    port_step(&o.ps, SEC(1), 1, NULL, NULL);
+    port_get_outputs(&o.ps, ya);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK);
+    CHECK_INT_EQ(port_restore(&o.ps, 0), PORT_OK);
+    CHECK_INT_EQ(fmu_slave_time(o.fs), SEC(0.5));
+    port_step(&o.ps, SEC(1), 1, NULL, NULL); /* no set_inputs: f = 5 still */
+    port_get_outputs(&o.ps, yb);
+    CHECK_INT_EQ(port_collect(&o.ps), PORT_OK);
+    CHECK(memcmp(ya, yb, sizeof ya) == 0, "after restore the inputs last set stay: %.17g vs %.17g",
+          ya[2], yb[2]);
+    CHECK_NEAR(yb[2], 5.0 / 2, 1e-12); /* a = f/m with f = 5, not 1 */
+    close_one(&o);
+}
+
+/* Van der Pol (mu 1) as a model-exchange slave without inputs. */
+static int open_vdp(one *o, const char *name)
+{
+    char err[FMU_ERR_LEN] = "";
+    fmu_step_opts opt = {.kind = FMU_KIND_ME, .rtol = 1e-8, .atol = 1e-10};
+    int rc = fmu_step_open("build/fmus/vanderpol_me.fmu", &opt, &o->fmu, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "open vanderpol_me: %s", err);
+    if (rc) return -1;
+    const fmu_md *md = fmu_step_md(o->fmu);
+    fmi2ValueReference out[2] = {md->vars[fmu_md_find(md, "x")].vr,
+                                 md->vars[fmu_md_find(md, "y")].vr};
+    fmu_slave_opts so = {
+        .name = name, .fmu = o->fmu, .n_out = 2, .out_vr = out, .t_now = 0, .tick = TICK};
+    rc = fmu_slave_new(&so, &o->fs, &o->ps);
+    CHECK_INT_EQ(rc, PORT_OK);
+    return rc;
+}
+
+/* "save restarts CVODE" (port.h): 100 steps of 0.1 s with a save at every commit, against the
+ * same steps without: close (the tolerances), not the same bits; and a second run with saves
+ * gives the first one's bits (the restarts are deterministic). */
+static void test_save_restarts_cvode(void)
+{
+    one a, b, a2;
+    if (open_vdp(&a, "saving") || open_vdp(&b, "plain") || open_vdp(&a2, "saving2")) return;
+    double ya[2], yb[2], yc[2];
+    for (int k = 1; k <= 100; k++) {
+        port_save(&a.ps, 0);
+        port_save(&a2.ps, 0);
+        port_step(&a.ps, SEC(0.1 * k), 1, NULL, NULL);
+        port_step(&b.ps, SEC(0.1 * k), 1, NULL, NULL);
+        port_step(&a2.ps, SEC(0.1 * k), 1, NULL, NULL);
+    }
+    port_get_outputs(&a.ps, ya);
+    port_get_outputs(&b.ps, yb);
+    port_get_outputs(&a2.ps, yc);
+    CHECK_INT_EQ(port_collect(&a.ps), PORT_OK);
+    CHECK_INT_EQ(port_collect(&b.ps), PORT_OK);
+    CHECK_INT_EQ(port_collect(&a2.ps), PORT_OK);
+    CHECK(memcmp(ya, yc, sizeof ya) == 0, "two runs with saves differ");
+    CHECK(memcmp(ya, yb, sizeof ya) != 0, "saving did not restart CVODE (port.h says it does)");
+    for (int i = 0; i < 2; i++)
+        CHECK(fabs(ya[i] - yb[i]) <= 1e-5 * (1 + fabs(yb[i])), "output %d: %.17g vs %.17g", i,
+              ya[i], yb[i]);
+    printf("  save at every commit vs none, van der Pol at 10 s: x %.3g, y %.3g apart\n",
+           fabs(ya[0] - yb[0]), fabs(ya[1] - yb[1]));
+    close_one(&a);
+    close_one(&b);
+    close_one(&a2);
+}
+
 int main(void)
 {
     test_polynomial_inputs(FMU_KIND_ME);
@@ -182,5 +281,7 @@ int main(void)
     test_rollback(FMU_KIND_ME);
     test_rollback(FMU_KIND_CS);
     test_errors();
+    test_contract();
+    test_save_restarts_cvode();
     return check_summary();
 }

@@ -411,16 +411,16 @@ static void slave_events(fmu_kind kind)
     CHECK_INT_EQ(fmu_slave_new(&so, &s, &ps), PORT_OK);
     CHECK_INT_EQ(ps.info.n_discrete, 1);
     fmu_slave_set_event_stop(s, 1);
-    ps.ops->save(ps.ctx, 1); /* the start, for the hybrid run below */
+    port_save(&ps, 1); /* the start, for the hybrid run below */
     double t1 = sqrt(2 / 9.81), v = 9.81 * t1, tk = t1, yy[2] = {0, 0}, ta[4];
     int64_t end = 2000000000; /* 2 s in ticks */
     int found = 0;
     for (int k = 0; k < 4; k++) {
         port_step_result res = {0};
         port_discrete d = {0, 0};
-        ps.ops->step(ps.ctx, end, 1, yy, &res);
-        ps.ops->get_discrete(ps.ctx, &d);
-        int st = ps.ops->collect(ps.ctx);
+        port_step(&ps, end, 1, yy, &res);
+        port_get_discrete(&ps, &d);
+        int st = port_collect(&ps);
         double y = yy[0];
         CHECK(st == PORT_EVENT && res.event == 1, "%s bounce %d: status %d event %d: %s", path, k,
               st, res.event, fmu_slave_errmsg(s));
@@ -438,10 +438,10 @@ static void slave_events(fmu_kind kind)
     }
     CHECK_INT_EQ(found, 4);
     /* the hybrid master over this one slave, from the start again: no bounce yet */
-    ps.ops->restore(ps.ctx, 1);
+    port_restore(&ps, 1);
     port_discrete d0 = {-1, 0};
-    ps.ops->get_discrete(ps.ctx, &d0);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_get_discrete(&ps, &d0);
+    CHECK_INT_EQ(port_collect(&ps), PORT_OK);
     CHECK(d0.v == 0 && d0.t == INT64_MIN, "after the restore: %g at %lld", d0.v, (long long)d0.t);
     port_local_clock clk = {.last = INT64_MIN};
     port_master m = {.ops = &port_local_master_ops,
@@ -505,18 +505,18 @@ static void test_slave_cs_through(void)
     port_slave ps;
     CHECK_INT_EQ(fmu_slave_new(&so, &s, &ps), PORT_OK);
     fmu_slave_set_event_stop(s, 1);
-    ps.ops->save(ps.ctx, 1);
+    port_save(&ps, 1);
     double yy[2];
     port_step_result res = {0};
     port_discrete d = {0, 0};
-    ps.ops->step(ps.ctx, 500000000, 1, yy, &res); /* over the first bounce, t_1 = 0.4515 s */
-    ps.ops->get_discrete(ps.ctx, &d);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_step(&ps, 500000000, 1, yy, &res); /* over the first bounce, t_1 = 0.4515 s */
+    port_get_discrete(&ps, &d);
+    CHECK_INT_EQ(port_collect(&ps), PORT_OK);
     CHECK(res.event == 0 && res.t_reached == 500000000, "step: event %d at %lld", res.event,
           (long long)res.t_reached);
     CHECK(d.v == 1 && d.t == 500000000, "get_discrete %g at %lld", d.v, (long long)d.t);
-    ps.ops->restore(ps.ctx, 1);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_restore(&ps, 1);
+    CHECK_INT_EQ(port_collect(&ps), PORT_OK);
     port_local_clock clk = {.last = INT64_MIN};
     port_master m = {.ops = &port_local_master_ops,
                      .ctx = &clk,
@@ -598,46 +598,46 @@ static void test_share_bus(void)
     CHECK_INT_EQ(fmu_slave_join_bus(ss, bus, 0, NULL, NULL), PORT_OK);
     CHECK_INT_EQ(fmu_slave_join_bus(sb, bus, 1, &src, &k), PORT_OK);
     port_discrete d = {0, 0};
-    ps.ops->save(ps.ctx, 0);
-    ps.ops->get_discrete(ps.ctx, &d);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_save(&ps, 0);
+    port_get_discrete(&ps, &d);
+    CHECK_INT_EQ(port_collect(&ps), PORT_OK);
     CHECK(d.v == 10 && d.t == INT64_MIN, "start: %g at %lld", d.v, (long long)d.t);
-    CHECK_INT_EQ(pb.ops->get_discrete(pb.ctx, &d), PORT_EUNSUPPORTED);
-    CHECK_INT_EQ(pb.ops->collect(pb.ctx), PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(port_get_discrete(&pb, &d), PORT_EUNSUPPORTED);
+    CHECK_INT_EQ(port_collect(&pb), PORT_EUNSUPPORTED);
     double cx[2] = {0.9, 0.5}, y = 0;
     port_poly ux = {.t0 = 0, .order = 1, .n = 1, .c = cx};
     port_step_result r = {0};
-    ps.ops->set_inputs(ps.ctx, &ux);
-    ps.ops->step(ps.ctx, 1000000000, 1, &y, &r);
-    ps.ops->get_discrete(ps.ctx, &d);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_EVENT);
+    port_set_inputs(&ps, &ux);
+    port_step(&ps, 1000000000, 1, &y, &r);
+    port_get_discrete(&ps, &d);
+    CHECK_INT_EQ(port_collect(&ps), PORT_EVENT);
     CHECK(r.event == 1 && llabs(r.t_reached - 200000000) <= 2, "edge stop at %lld ticks",
           (long long)r.t_reached);
     CHECK(d.v == 9 && d.t == r.t_reached, "edge: %g at %lld", d.v, (long long)d.t);
     double nan_c = NAN, yb[2] = {0, 0}, st = 0;
     port_poly ub = {.t0 = 0, .order = 0, .n = 1, .c = &nan_c};
-    pb.ops->set_inputs(pb.ctx, &ub);
-    ps.ops->share_discrete(ps.ctx, 7);
-    pb.ops->share_discrete(pb.ctx, 7);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
-    CHECK_INT_EQ(pb.ops->collect(pb.ctx), PORT_OK);
-    pb.ops->get_outputs(pb.ctx, yb);
-    CHECK_INT_EQ(pb.ops->collect(pb.ctx), PORT_OK);
+    port_set_inputs(&pb, &ub);
+    port_share_discrete(&ps, 7);
+    port_share_discrete(&pb, 7);
+    CHECK_INT_EQ(port_collect(&ps), PORT_OK);
+    CHECK_INT_EQ(port_collect(&pb), PORT_OK);
+    port_get_outputs(&pb, yb);
+    CHECK_INT_EQ(port_collect(&pb), PORT_OK);
     fmu_step_get_by_name(fb, "stair", &st);
     CHECK(st == 9, "the ball's stair %g after the share", st);
-    pb.ops->step(pb.ctx, 100000000, 1, yb, &r);
-    CHECK_INT_EQ(pb.ops->collect(pb.ctx), PORT_OK);
+    port_step(&pb, 100000000, 1, yb, &r);
+    CHECK_INT_EQ(port_collect(&pb), PORT_OK);
     CHECK(isfinite(yb[0]) && isfinite(yb[1]) && yb[1] < 10.5, "ball at 0.1 s: x %g y %g", yb[0],
           yb[1]);
     /* a round the source did not share: refused, the value held stays */
-    pb.ops->share_discrete(pb.ctx, 8);
-    CHECK_INT_EQ(pb.ops->collect(pb.ctx), PORT_EUSAGE);
+    port_share_discrete(&pb, 8);
+    CHECK_INT_EQ(port_collect(&pb), PORT_EUSAGE);
     fmu_step_get_by_name(fb, "stair", &st);
     CHECK(st == 9, "stair %g", st);
     /* the restore brings the stairs' discrete value and time back */
-    ps.ops->restore(ps.ctx, 0);
-    ps.ops->get_discrete(ps.ctx, &d);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+    port_restore(&ps, 0);
+    port_get_discrete(&ps, &d);
+    CHECK_INT_EQ(port_collect(&ps), PORT_OK);
     CHECK(d.v == 10 && d.t == INT64_MIN, "restored: %g at %lld", d.v, (long long)d.t);
     fmu_slave_free(sb);
     fmu_slave_free(ss);

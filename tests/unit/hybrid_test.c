@@ -112,7 +112,8 @@ static int b_collect(void *ctx)
     b->status = PORT_OK;
     return st;
 }
-static const port_slave_ops ball_ops = {.set_inputs = b_inputs,
+static const port_slave_ops ball_ops = {.version = PORT_OPS_VERSION,
+                                        .set_inputs = b_inputs,
                                         .step = b_step,
                                         .get_outputs = b_outputs,
                                         .save = b_save,

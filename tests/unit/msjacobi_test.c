@@ -61,7 +61,8 @@ static int f_collect(void *ctx)
     f->status = PORT_OK;
     return s;
 }
-static const port_slave_ops fake_ops = {.set_inputs = f_set_inputs,
+static const port_slave_ops fake_ops = {.version = PORT_OPS_VERSION,
+                                        .set_inputs = f_set_inputs,
                                         .step = f_step,
                                         .get_outputs = f_get_outputs,
                                         .record = f_record,

@@ -79,7 +79,8 @@ static int m_collect(void *ctx)
     m->status = PORT_OK;
     return s;
 }
-static const port_slave_ops model_ops = {.set_inputs = m_set_inputs,
+static const port_slave_ops model_ops = {.version = PORT_OPS_VERSION,
+                                         .set_inputs = m_set_inputs,
                                          .step = m_step,
                                          .get_outputs = m_get_outputs,
                                          .get_output_derivs = m_derivs,

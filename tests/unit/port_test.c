@@ -11,7 +11,7 @@ static int fake_collect(void *ctx)
 {
     return *(int *)ctx;
 }
-static const port_slave_ops fake_ops = {.collect = fake_collect};
+static const port_slave_ops fake_ops = {.version = PORT_OPS_VERSION, .collect = fake_collect};
 
 /* port_sync over three fake slaves; *culprit (may be NULL) gets port_sync_first's answer. */
 static int sync_of3(int a, int b, int c, int *st, long *culprit)

@@ -69,12 +69,12 @@ static void test_evaluator(void)
         int64_t t = (int64_t)llround(pts[k][0] / TICK);
         double x = pts[k][1], yz[2] = {pts[k][2], pts[k][3]}, dx[2] = {0, 0}, back[2], y[2];
         port_poly u = {.t0 = t, .order = 0, .n = 1, .c = &x};
-        ps.ops->set_states(ps.ctx, t, yz);
-        ps.ops->set_inputs(ps.ctx, &u);
-        ps.ops->get_derivatives(ps.ctx, dx);
-        ps.ops->get_states(ps.ctx, back);
-        ps.ops->get_outputs(ps.ctx, y);
-        CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_OK);
+        port_set_states(&ps, t, yz);
+        port_set_inputs(&ps, &u);
+        port_get_derivatives(&ps, dx);
+        port_get_states(&ps, back);
+        port_get_outputs(&ps, y);
+        CHECK_INT_EQ(port_collect(&ps), PORT_OK);
         CHECK_NEAR(dx[0], x * (28 - yz[1]) - yz[0], 1e-12);
         CHECK_NEAR(dx[1], x * yz[0] - 2.6666666666666665 * yz[1], 1e-12);
         CHECK(back[0] == yz[0] && back[1] == yz[1], "states read back");
@@ -83,8 +83,8 @@ static void test_evaluator(void)
         CHECK_NEAR(fmu_step_time(f), pts[k][0], 1e-15);
     }
     double bad[2] = {NAN, 0};
-    ps.ops->set_states(ps.ctx, 0, bad);
-    CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_EUSAGE);
+    port_set_states(&ps, 0, bad);
+    CHECK_INT_EQ(port_collect(&ps), PORT_EUSAGE);
     CHECK_STR_HAS(fmu_slave_errmsg(s), "not finite");
     fmu_slave_free(s);
     fmu_step_close(f);
@@ -99,8 +99,8 @@ static void test_evaluator(void)
         CHECK_INT_EQ(ps.info.has_state_derivs, 0);
         CHECK(ps.info.out_state == NULL, "no map without states");
         double dx[2];
-        ps.ops->get_derivatives(ps.ctx, dx);
-        CHECK_INT_EQ(ps.ops->collect(ps.ctx), PORT_EUNSUPPORTED);
+        port_get_derivatives(&ps, dx);
+        CHECK_INT_EQ(port_collect(&ps), PORT_EUNSUPPORTED);
     }
     fmu_slave_free(s);
     fmu_step_close(f);

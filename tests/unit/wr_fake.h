@@ -165,6 +165,8 @@ static int fake_collect(void *ctx)
 }
 
 static const port_slave_ops fake_ops = {
+    .version = PORT_OPS_VERSION,
+
     .set_inputs = fake_set_inputs,
     .step = fake_step,
     .get_outputs = fake_get_outputs,

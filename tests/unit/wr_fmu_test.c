@@ -154,7 +154,7 @@ static int jacobi(const port_master *m, const port_link *links, int64_t h)
     double y[2][4], c[4];
     int st = PORT_OK;
     for (size_t j = 0; j < 2; j++)
-        m->slaves[j].ops->get_outputs(m->slaves[j].ctx, y[j]);
+        port_get_outputs(&m->slaves[j], y[j]);
     if ((st = port_sync(m, NULL))) return st;
     for (int64_t t = m->t_start; t < m->t_end; t += h) {
         for (size_t j = 0, li = 0; j < 2; j++) {
@@ -162,13 +162,13 @@ static int jacobi(const port_master *m, const port_link *links, int64_t h)
             for (size_t i = 0; i < s->info.n_in; i++, li++)
                 c[i] = y[links[li].from][links[li].out];
             port_poly u = {.t0 = t, .order = 0, .n = s->info.n_in, .c = c};
-            s->ops->set_inputs(s->ctx, &u);
-            s->ops->step(s->ctx, t + h, 1, NULL, NULL);
+            port_set_inputs(s, &u);
+            port_step(s, t + h, 1, NULL, NULL);
         }
         if ((st = port_sync(m, NULL))) return st;
         for (size_t j = 0; j < 2; j++) {
-            m->slaves[j].ops->get_outputs(m->slaves[j].ctx, y[j]);
-            m->slaves[j].ops->record(m->slaves[j].ctx);
+            port_get_outputs(&m->slaves[j], y[j]);
+            port_record(&m->slaves[j]);
         }
         if ((st = port_sync(m, NULL))) return st;
     }
@@ -239,17 +239,17 @@ static void test_rollback(fmu_kind kind)
     double c[3] = {1.5, -2, 3}, a[2], b[2], a2[2], b2[2];
     port_poly u = {.t0 = 0, .order = 2, .n = 1, .c = c};
     int64_t t1 = (int64_t)llround(0.3 / ff->resolution);
-    s->ops->set_inputs(s->ctx, &u);
-    s->ops->step(s->ctx, t1, 3, NULL, NULL); /* away from the initial state */
-    s->ops->save(s->ctx, 2);
-    s->ops->get_outputs(s->ctx, a);
-    s->ops->step(s->ctx, 2 * t1, 5, NULL, NULL);
-    s->ops->get_outputs(s->ctx, b);
-    s->ops->restore(s->ctx, 2);
-    s->ops->get_outputs(s->ctx, a2);
-    s->ops->step(s->ctx, 2 * t1, 5, NULL, NULL);
-    s->ops->get_outputs(s->ctx, b2);
-    CHECK_INT_EQ(s->ops->collect(s->ctx), PORT_OK);
+    port_set_inputs(s, &u);
+    port_step(s, t1, 3, NULL, NULL); /* away from the initial state */
+    port_save(s, 2);
+    port_get_outputs(s, a);
+    port_step(s, 2 * t1, 5, NULL, NULL);
+    port_get_outputs(s, b);
+    port_restore(s, 2);
+    port_get_outputs(s, a2);
+    port_step(s, 2 * t1, 5, NULL, NULL);
+    port_get_outputs(s, b2);
+    CHECK_INT_EQ(port_collect(s), PORT_OK);
     const char *k = kind == FMU_KIND_CS ? "CS" : "ME";
     CHECK(memcmp(a, a2, sizeof a) == 0, "%s: state after restore %.17g %.17g, before %.17g %.17g",
           k, a2[0], a2[1], a[0], a[1]);

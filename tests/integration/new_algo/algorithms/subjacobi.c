@@ -37,9 +37,9 @@ int subjacobi_run(const port_master *m, const port_link *links, size_t n_links,
         for (size_t j = 0; j < n; j++) {
             const port_slave *sl = &m->slaves[j];
             if (first)
-                sl->ops->get_outputs(sl->ctx, &y[yo[j]]);
+                port_get_outputs(sl, &y[yo[j]]);
             else
-                sl->ops->step(sl->ctx, t1, s->n_sub, &y[yo[j]], &res[j]);
+                port_step(sl, t1, s->n_sub, &y[yo[j]], &res[j]);
         }
         if ((rc = sync_or_fail(m, st, "step", t1, err, errlen))) break;
         for (size_t k = 0; k < n_links; k++) { /* the last sub-step's outputs */
@@ -50,8 +50,8 @@ int subjacobi_run(const port_master *m, const port_link *links, size_t n_links,
         for (size_t j = 0; j < n; j++) {
             const port_slave *sl = &m->slaves[j];
             port_poly p = {.t0 = t1, .order = 0, .n = sl->info.n_in, .c = &u[uo[j]]};
-            if (sl->info.n_in) sl->ops->set_inputs(sl->ctx, &p);
-            sl->ops->record(sl->ctx);
+            if (sl->info.n_in) port_set_inputs(sl, &p);
+            port_record(sl);
         }
         if ((rc = sync_or_fail(m, st, "inputs", t1, err, errlen)) || (rc = port_close(m, t1)))
             break;
