@@ -8,7 +8,6 @@
 #include "rti/server/log.h"
 #include "rti/tm/tm.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +57,10 @@ static void msg_destroy(struct tso_msg *m)
 
 static void msg_recycle(struct tsoq *q, struct tso_msg *m)
 {
-    assert(!m->in_free);
+    if (m->in_free) { /* recycled twice would corrupt the free list: refuse, never abort */
+        LOGE("tm", "-", "message record %p recycled twice (ignored)", (void *)m);
+        return;
+    }
     if (q->n_free >= FREE_MSGS_MAX || m->data.cap > FREE_MSG_KEEP_BYTES) {
         msg_destroy(m);
         return;
