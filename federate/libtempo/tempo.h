@@ -67,7 +67,6 @@ typedef struct tp_federate tp_federate;
 
 /** Logical time in ticks of the federation's resolution (doc/time.md). */
 typedef int64_t tp_time;
-/** Positive infinity of logical time (requests and bounds saturate here). */
 /** Positive infinity of logical time (requests and bounds saturate here). No time-stamped
  *  send is ever accepted at TP_TIME_MAX from a regulating federate (TP_EBOUND; doc/time.md §2). */
 #define TP_TIME_MAX INT64_MAX
