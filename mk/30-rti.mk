@@ -24,6 +24,10 @@ rti_fed_test_LIBS := proto fom
 rti_limits_test_LIBS := proto fom
 rti_refusals_test_LIBS := proto fom
 rti_flog_test_LIBS := flog tm proto fom
+# The model-based hostile client (issue 37): raw frames and libtempo federates at once, every
+# request kind with extreme values; HOSTILE_SECONDS (3 here, longer in `make fuzz`).
+INTEG_TESTS += tests/integration/rti_hostile_test
+rti_hostile_test_LIBS := client proto fom
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs
