@@ -28,6 +28,10 @@ rti_flog_test_LIBS := flog tm proto fom
 # request kind with extreme values; HOSTILE_SECONDS (3 here, longer in `make fuzz`).
 INTEG_TESTS += tests/integration/rti_hostile_test
 rti_hostile_test_LIBS := client proto fom
+# The memory quotas per connection and per address, each driven past its limit, and the RTI's
+# resident size against doc/rti.md's formula.
+INTEG_TESTS += tests/integration/rti_quota_test
+rti_quota_test_LIBS := proto fom
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs
