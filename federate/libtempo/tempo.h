@@ -386,8 +386,10 @@ typedef struct tp_join_options {
  * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL).
  * @return TP_OK; TP_EINVAL (missing federation or FOM); TP_EFOM (FOM unreadable or invalid);
  *         TP_EEXISTS (federation exists); TP_EAUTH (the RTI requires a shared secret and
- *         opt->secret is missing or wrong); TP_EREFUSED;
- *         TP_EPROTO; TP_ECLOSED;
+ *         opt->secret is missing or wrong); TP_EREFUSED (the RTI is full, or this
+ *         address already holds too many federations nobody joined: doc/rti.md "Memory
+ *         quotas"; a federation nobody joins is destroyed after the RTI's
+ *         --unjoined-federation-ms); TP_EPROTO; TP_ECLOSED;
  *         TP_ESYS (connect failed, or timed out); TP_ENOMEM. Blocks; runs no callbacks.
  * @see tp_destroy_federation, tp_join_options.create
  */

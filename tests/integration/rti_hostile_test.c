@@ -12,6 +12,7 @@
  * HOSTILE_SECONDS=S runs for S seconds (default 3: `make test`; `make fuzz` runs it longer).
  * Read tests/integration/rti_robust_test.c for the malformed-frame cases. */
 #include <inttypes.h>
+#include <stdarg.h>
 
 #include "federate/libtempo/tempo.h"
 #include "fom/fom.h"
@@ -49,24 +50,46 @@ struct rawfed {
     struct cli c;
     char name[32];
     int joined;
-    int64_t T;       /* logical time from the last grant */
-    int reg, con;    /* regulation and constrained enabled (as the RTI confirmed) */
-    int con_pending; /* ENABLE_CONSTRAINED accepted, CONSTRAINED_ENABLED not yet */
-    int64_t L;       /* lookahead while regulating */
-    int pending;     /* a time request is pending */
-    uint32_t pkind;  /* its kind (WIRE_TR_*) */
-    int64_t pt;      /* its time */
-    uint32_t akind;  /* kind of the time request whose answer is awaited (0: none) */
-    int64_t at;      /* its time */
-    int granted;     /* that request was granted before its answer came (at once) */
-    uint64_t value;  /* the value (a) of the last REPLY: a registered object's handle */
-    uint64_t obj;    /* an object it registered (0: none) */
-    int wild;        /* it sent a mutated frame: the model no longer knows its state, so only
-                        the checks that hold in any state are made (until it joins again) */
-    int gen;         /* joins so far (names stay unique) */
+    int64_t T;          /* logical time from the last grant */
+    int reg, con;       /* regulation and constrained enabled (as the RTI confirmed) */
+    int con_pending;    /* ENABLE_CONSTRAINED accepted, CONSTRAINED_ENABLED not yet */
+    int64_t L;          /* lookahead while regulating */
+    int pending;        /* a time request is pending */
+    uint32_t pkind;     /* its kind (WIRE_TR_*) */
+    int64_t pt;         /* its time */
+    uint32_t akind;     /* kind of the time request whose answer is awaited (0: none) */
+    int64_t at;         /* its time */
+    int granted;        /* that request was granted before its answer came (at once) */
+    uint64_t value;     /* the value (a) of the last REPLY: a registered object's handle */
+    uint64_t obj;       /* an object it registered (0: none) */
+    int unpub;          /* it unpublished Step (its sends are then refused before time
+                           management sees them: 4) */
+    int wild;           /* it sent a mutated frame: the model no longer knows its state, so only
+                           the checks that hold in any state are made (until it joins again) */
+    int gen;            /* joins so far (names stay unique) */
+    char trail[8][160]; /* its last requests and answers, printed when the model disagrees */
+    unsigned ntrail;
 };
 
 static struct rawfed raws[N_RAW];
+
+static void note(struct rawfed *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct rawfed *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->trail[f->ntrail++ % 8], sizeof f->trail[0], fmt, ap);
+    va_end(ap);
+}
+
+/* The model disagreed with the RTI about f: what led there. */
+static void print_trail(const struct rawfed *f)
+{
+    unsigned n = f->ntrail < 8 ? f->ntrail : 8;
+    fprintf(stderr, "  last %u events of %s:\n", n, f->name);
+    for (unsigned i = f->ntrail - n; i < f->ntrail; i++)
+        fprintf(stderr, "    %s\n", f->trail[i % 8]);
+}
 static tp_federate *libs[N_LIB];
 static int lib_gen[N_LIB];
 static long n_steps, n_refused, n_closed, n_grants, n_probes;
@@ -74,6 +97,9 @@ static long n_steps, n_refused, n_closed, n_grants, n_probes;
 /* Apply one frame the RTI sent to f to the model, checking what the time rules say of it. */
 static void model_frame(struct rawfed *f, const struct wire_msg *m)
 {
+    if (m->type == WIRE_TIME_GRANT || m->type == WIRE_REGULATION_ENABLED ||
+        m->type == WIRE_CONSTRAINED_ENABLED)
+        note(f, "<- %s %" PRId64 " (pending %d)", wire_type_name(m->type), m->time, f->pending);
     switch (m->type) {
     case WIRE_TIME_GRANT: {
         /* The grant of the pending request, or else of the one whose answer is awaited
@@ -138,6 +164,8 @@ static long raw_call(struct rawfed *f, struct wire_msg *m, char *why, size_t why
     uint32_t req = m->req;
     f->granted = 0;
     why[0] = '\0';
+    note(f, "-> %s code %u time %" PRId64 " time2 %" PRId64, wire_type_name(m->type), m->code,
+         m->time, m->time2);
     if (cli_send(&f->c, m) != 0) {
         raw_lost(f);
         return -1;
@@ -164,6 +192,7 @@ static long raw_call(struct rawfed *f, struct wire_msg *m, char *why, size_t why
                 wire_str_copy(&r.str[r.type == WIRE_SYNC_REGISTERED ? 1 : 0], why, whylen);
             f->value = r.type == WIRE_REPLY ? r.a : 0;
             long code = (r.type == WIRE_TIME_STATUS || r.type == WIRE_PONG) ? 0 : (long)r.code;
+            note(f, "<- answer %ld", code);
             if (code) n_refused++;
             return code;
         }
@@ -186,6 +215,7 @@ static int raw_join(struct rawfed *f, int k)
     }
     f->joined = 1;
     f->wild = 0;
+    f->unpub = 0;
     f->T = 0;
     f->reg = f->con = f->con_pending = f->pending = 0;
     f->L = 0;
@@ -323,13 +353,17 @@ static void raw_time_step(struct rawfed *f, int op)
     post.pending = f->pending;
     post.con_pending = f->con_pending && !f->con;
     post.con = f->con || pre.con;
-    /* a grant of this very request came first: the RTI saw the state before it */
-    if (op == 0 && f->granted) post = pre;
     long w1 = want_of(op, pre, t, L), w2 = want_of(op, post, t, L);
+    /* a grant of this very request came before its answer: it was accepted (in whatever
+     * state the frames before it left: an enable of constrained may have completed first) */
+    if (op == 0 && f->granted) w1 = w2 = STATUS_OK;
     CHECK(f->wild || got == w1 || got == w2,
           "%s: %s (kind %u, time %" PRId64 ", lookahead %" PRId64 ") at T %" PRId64
-          " answered %ld, the model wants %ld or %ld (%s)",
-          f->name, op_names[op], kind, t, L, pre.T, got, w1, w2, why);
+          " answered %ld, the model wants %ld or %ld (%s; model: reg %d con %d con_pending %d "
+          "pending %d %u(%" PRId64 "))",
+          f->name, op_names[op], kind, t, L, pre.T, got, w1, w2, why, pre.reg, pre.con,
+          pre.con_pending, pre.pending, f->pkind, f->pt);
+    if (!f->wild && got != w1 && got != w2) print_trail(f);
     if (got != STATUS_OK) return;
     switch (op) {
     case 0:
@@ -382,7 +416,7 @@ static void raw_send_step(struct rawfed *f, int update)
     m.values = &v;
     long got = raw_call(f, &m, why, sizeof why);
     if (got < 0) return;
-    if (f->wild) return;
+    if (f->wild || (f->unpub && !update)) return;
     if (f->reg && ts == INT64_MAX)
         CHECK(got == STATUS_EBOUND, "%s: a send at +inf answered %ld, want 22 (%s)", f->name, got,
               why);
@@ -478,6 +512,85 @@ static void raw_leave_step(struct rawfed *f)
     }
 }
 
+/* Declarations undone and done again: UNPUBLISH / UNSUBSCRIBE / PUBLISH / SUBSCRIBE of Step,
+ * or of the object class with attribute handles from the FOM's and beyond it. */
+static void raw_decl_step(struct rawfed *f)
+{
+    static const unsigned types[] = {WIRE_UNPUBLISH_INTERACTION,   WIRE_PUBLISH_INTERACTION,
+                                     WIRE_UNSUBSCRIBE_INTERACTION, WIRE_SUBSCRIBE_INTERACTION,
+                                     WIRE_SUBSCRIBE_OBJECT,        WIRE_UNSUBSCRIBE_OBJECT};
+    unsigned type = types[pick(6)];
+    struct wire_msg m;
+    char why[256];
+    uint32_t h[2] = {a_x, pick(2) ? 0 : pick(100000)};
+    wire_msg_init(&m, type);
+    m.a = type == WIRE_SUBSCRIBE_OBJECT || type == WIRE_UNSUBSCRIBE_OBJECT ? cls_sample : ic_step;
+    if (type == WIRE_SUBSCRIBE_OBJECT || type == WIRE_UNSUBSCRIBE_OBJECT) {
+        m.nhandles = 1 + pick(2);
+        m.handles = h;
+    }
+    long got = raw_call(f, &m, why, sizeof why);
+    if (got == 0 && type == WIRE_UNPUBLISH_INTERACTION) f->unpub = 1;
+    if (got == 0 && type == WIRE_PUBLISH_INTERACTION) f->unpub = 0;
+}
+
+/* A stranger: a fresh connection that creates, destroys or joins federations with names that
+ * exist, do not, are empty or too long, and FOMs that are right, broken or absent; the
+ * status is checked where the rules fix it. */
+static void stranger_step(void)
+{
+    struct cli c;
+    if (cli_connect(&c, rti.port) != 0 || cli_hello(&c) != 0) {
+        cli_close(&c);
+        return;
+    }
+    static const char *names[] = {FEDERATION, "probe", "s1", "s2", "", "x"};
+    char longname[200];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    const char *name = pick(8) ? names[pick(6)] : longname;
+    const char *fom = pick(4) ? fom_text : (pick(2) ? "<fom" : "");
+    struct wire_msg m;
+    char why[512];
+    long st;
+    switch (pick(3)) {
+    case 0:
+        wire_msg_init(&m, WIRE_CREATE_FEDERATION);
+        wire_str_set(&m.str[0], name);
+        wire_str_set(&m.str[1], fom);
+        st = cli_call(&c, &m, NULL, why, sizeof why);
+        if (!name[0] || strlen(name) > 127)
+            CHECK(st == STATUS_EINVAL, "CREATE_FEDERATION of a bad name answered %ld (%s)", st,
+                  why);
+        else if (strcmp(name, "probe") == 0)
+            CHECK(st == STATUS_EEXISTS, "CREATE_FEDERATION of a live federation answered %ld (%s)",
+                  st, why);
+        break;
+    case 1:
+        wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
+        wire_str_set(&m.str[0], name);
+        st = cli_call(&c, &m, NULL, why, sizeof why);
+        if (strcmp(name, "probe") == 0)
+            CHECK(st == STATUS_EREFUSED,
+                  "DESTROY_FEDERATION of a joined federation answered %ld "
+                  "(%s)",
+                  st, why);
+        break;
+    default: {
+        const char *who = pick(2) ? "probe" : name;
+        int64_t h = cli_join(&c, name, who, fom, pick(4), NULL, why, sizeof why);
+        /* the probe's federation and name: the FOM is compared first, then the name */
+        if (strcmp(name, "probe") == 0 && strcmp(who, "probe") == 0)
+            CHECK(h == (fom[0] == '<' && fom[1] == 'f' && !fom[4] ? -STATUS_EFOM : -STATUS_EEXISTS),
+                  "JOIN of probe/probe answered %" PRId64 " (%s)", h, why);
+        if (!name[0] || strlen(name) > 127)
+            CHECK(h == -STATUS_EINVAL, "JOIN with a bad name answered %" PRId64 " (%s)", h, why);
+        break;
+    }
+    }
+    cli_close(&c);
+}
+
 static void raw_step(int k)
 {
     struct rawfed *f = &raws[k];
@@ -487,13 +600,17 @@ static void raw_step(int k)
     }
     raw_drain(f);
     if (!f->joined) return;
-    uint32_t op = pick(20);
+    uint32_t op = pick(22);
     if (op < 9)
         raw_time_step(f, (int)pick(7));
     else if (op < 15)
         raw_send_step(f, op == 14);
     else if (op < 18)
         raw_misc_step(f);
+    else if (op < 19)
+        raw_decl_step(f);
+    else if (op < 20)
+        stranger_step();
     else
         raw_leave_step(f);
 }
@@ -656,7 +773,11 @@ int main(void)
     const char *extra[] = {"--log-level", "warn", NULL};
     CHECK(rti_start(&rti, extra, "rti_hostile_test") == 0, "tempo-rti starts");
     if (!rti.pid) return check_summary();
-    CHECK(cli_connect(&probe, rti.port) == 0 && cli_hello(&probe) == 0, "probe connects");
+    /* the probe joins a federation of its own: a connection that never joins is closed after
+     * --handshake-ms */
+    CHECK(cli_connect(&probe, rti.port) == 0 && cli_hello(&probe) == 0 &&
+              cli_join(&probe, "probe", "probe", fom_text, WIRE_JOIN_CREATE, NULL, NULL, 0) > 0,
+          "probe connects and joins");
 
     check_case_begin();
     int64_t end = rti_now_ms() + secs * 1000;

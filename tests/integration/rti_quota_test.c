@@ -15,7 +15,7 @@
 
 /* The limits this test starts the RTI with. */
 #define SYNC_POINTS      8
-#define ADDR_SYNC_POINTS 64
+#define ADDR_SYNC_POINTS 24
 #define SYNC_BYTES       (15u << 19)         /* 7.5 MiB: 7 tags */
 #define ADDR_SYNC_BYTES  (12u << 20)         /* 12 tags */
 #define TAG_BYTES        ((1u << 20) - 1024) /* the attack of issue 37 used 1 MB tags */
@@ -190,7 +190,7 @@ int main(void)
     CHECK(rti_start(&p, args, "rti_quota_test") == 0, "tempo-rti starts with small quotas");
     if (!p.pid) return check_summary();
     char why[1024];
-    struct cli a, b, c, d, e, f, g, h, ps, ps2, r;
+    struct cli a, b, c, c2, d, e, f, g, h, ps, ps2, r;
     CHECK(joined(&a, p.port, "q", "a"), "a joins");
     long base = rss_kib(p.pid);
 
@@ -234,7 +234,19 @@ int main(void)
     CHECK_INT_EQ(okc, SYNC_POINTS);
     CHECK_INT_EQ(st, STATUS_EREFUSED);
     CHECK_STR_HAS(why, "--max-sync-points");
-    check_case_end(okc == SYNC_POINTS);
+    /* and the count of one address: a, b and c hold 7 + 5 + 8 */
+    CHECK(joined(&c2, p.port, "q", "c2"), "c2 joins");
+    uint32_t hc2 = 4;
+    int okc2 = 0;
+    st = 0;
+    for (int i = 0; i < 20 && st == 0; i++) {
+        snprintf(label, sizeof label, "more%d", i);
+        st = sync_point(&c2, hc2, label, 0, why, sizeof why);
+        if (st == 0) okc2++;
+    }
+    CHECK_INT_EQ(ok + okb + okc + okc2, ADDR_SYNC_POINTS);
+    CHECK_STR_HAS(why, "--max-address-sync-points");
+    check_case_end(okc == SYNC_POINTS && ok + okb + okc + okc2 == ADDR_SYNC_POINTS);
 
     /* ---- 2. objects: per connection with kept ones, per federation, per address ---- */
     check_case_begin();
@@ -334,7 +346,7 @@ int main(void)
     long held = rss_kib(p.pid);
     /* doc/rti.md "Memory quotas": per address, with n connections open */
     size_t fom_len = strlen(fom_text);
-    double n_conn = 14, n_fed = 4 + ADDR_UNJOINED, slots = 16;
+    double n_conn = 15, n_fed = 4 + ADDR_UNJOINED, slots = 16;
     double bound = n_conn * C_CONN                             /* connections */
                    + n_fed * (C_FED + (double)C_FOM * fom_len) /* federations */
                    + ADDR_OBJECTS * (C_OBJ + 2 * slots)        /* objects */
@@ -369,7 +381,7 @@ int main(void)
     CHECK(rti_alive(&p), "the RTI runs");
     check_case_end(1);
 
-    struct cli *all[] = {&a, &b, &c, &d, &e, &f, &g, &h, &ps, &ps2, &r};
+    struct cli *all[] = {&a, &b, &c, &c2, &d, &e, &f, &g, &h, &ps, &ps2, &r};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         cli_close(all[i]);
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);
@@ -382,5 +394,6 @@ int main(void)
     free(fom_text);
     (void)hb;
     (void)hc;
+    (void)hc2;
     return check_summary();
 }
