@@ -20,7 +20,7 @@
 
 /* The option that sets each limit, [resource][scope] (rti/server/main.c parses them). */
 static const char *const option_of[QR_COUNT][QS_COUNT] = {
-    [QR_OBJECTS] = {"--max-objects", "--max-address-objects"},
+    [QR_OBJECTS] = {"--max-objects", "--max-address-objects, by default --max-objects"},
     [QR_SYNCS] = {"--max-sync-points", "--max-address-sync-points"},
     [QR_SYNC_BYTES] = {"--max-sync-bytes", "--max-address-sync-bytes"},
     [QR_UNJOINED] = {"--max-unjoined-federations", "--max-address-unjoined-federations"},
@@ -39,7 +39,7 @@ static const char *const unit_of[QR_COUNT] = {
 void limits_defaults(struct server *s)
 {
     static const uint64_t def[QR_COUNT][QS_COUNT] = {
-        [QR_OBJECTS] = {SERVER_MAX_OBJECTS_DEFAULT, SERVER_MAX_ADDRESS_OBJECTS_DEFAULT},
+        [QR_OBJECTS] = {SERVER_MAX_OBJECTS_DEFAULT, 0}, /* address: as per connection */
         [QR_SYNCS] = {SERVER_MAX_SYNC_POINTS_DEFAULT, SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT},
         [QR_SYNC_BYTES] = {SERVER_MAX_SYNC_BYTES_DEFAULT, SERVER_MAX_ADDRESS_SYNC_BYTES_DEFAULT},
         [QR_UNJOINED] = {SERVER_MAX_UNJOINED_DEFAULT, SERVER_MAX_ADDRESS_UNJOINED_DEFAULT},
@@ -48,8 +48,12 @@ void limits_defaults(struct server *s)
     for (int r = 0; r < QR_COUNT; r++)
         for (int k = 0; k < QS_COUNT; k++)
             if (!s->cfg.quota[r][k]) s->cfg.quota[r][k] = def[r][k];
+    /* --max-objects bounds one address and one federation too unless they are set apart:
+     * reconnecting, or resigning with "keep" and rejoining under new names, frees no room */
+    uint64_t objects = s->cfg.quota[QR_OBJECTS][QS_CONN];
+    if (!s->cfg.quota[QR_OBJECTS][QS_ADDR]) s->cfg.quota[QR_OBJECTS][QS_ADDR] = objects;
     if (!s->cfg.max_federation_objects)
-        s->cfg.max_federation_objects = SERVER_MAX_FEDERATION_OBJECTS_DEFAULT;
+        s->cfg.max_federation_objects = objects > UINT32_MAX ? UINT32_MAX : (uint32_t)objects;
     if (!s->cfg.unjoined_ms) s->cfg.unjoined_ms = SERVER_UNJOINED_MS_DEFAULT;
 }
 
@@ -177,7 +181,7 @@ int limits_federation_objects(const struct server *s, const struct federation *f
     if (fx->n_objects < s->cfg.max_federation_objects) return STATUS_OK;
     snprintf(err, errlen,
              "REGISTER_OBJECT: federation '%s' already holds %u objects, kept ones included, "
-             "the RTI's limit (--max-federation-objects)",
+             "the RTI's limit (--max-federation-objects, by default --max-objects)",
              fx->name, fx->n_objects);
     return STATUS_EREFUSED;
 }

@@ -37,9 +37,9 @@ static void usage(FILE *out)
         "  --max-federations N     federations per RTI (default %u)\n"
         "  --max-fom-bytes BYTES   largest FOM text of a federation (default %u)\n"
         "  --max-objects N         objects one connection holds, kept ones included\n"
-        "                          (default %u); --max-address-objects N: from one\n"
-        "                          address (default %u); --max-federation-objects N:\n"
-        "                          in one federation (default %u)\n"
+        "                          (default %u); also the default of the two below\n"
+        "  --max-address-objects N  objects of every connection from one address\n"
+        "  --max-federation-objects N  objects of one federation, kept ones included\n"
         "  --max-sync-points N     pending synchronization points one connection\n"
         "                          registered (default %u; per address:\n"
         "                          --max-address-sync-points, default %u)\n"
@@ -77,10 +77,8 @@ static void usage(FILE *out)
         SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
         CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS, CONN_DEFAULT_MAX_CONNS,
         CONN_DEFAULT_PEER_MS, SERVER_MAX_FEDERATES_DEFAULT, SERVER_MAX_FEDERATIONS_DEFAULT,
-        SERVER_MAX_FOM_BYTES_DEFAULT, SERVER_MAX_OBJECTS_DEFAULT,
-        SERVER_MAX_ADDRESS_OBJECTS_DEFAULT, SERVER_MAX_FEDERATION_OBJECTS_DEFAULT,
-        SERVER_MAX_SYNC_POINTS_DEFAULT, SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT,
-        (unsigned long long)SERVER_MAX_SYNC_BYTES_DEFAULT,
+        SERVER_MAX_FOM_BYTES_DEFAULT, SERVER_MAX_OBJECTS_DEFAULT, SERVER_MAX_SYNC_POINTS_DEFAULT,
+        SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT, (unsigned long long)SERVER_MAX_SYNC_BYTES_DEFAULT,
         (unsigned long long)SERVER_MAX_ADDRESS_SYNC_BYTES_DEFAULT, SERVER_MAX_UNJOINED_DEFAULT,
         SERVER_MAX_ADDRESS_UNJOINED_DEFAULT, SERVER_UNJOINED_MS_DEFAULT, SERVER_MAX_PENDING_DEFAULT,
         SERVER_MAX_ADDRESS_PENDING_DEFAULT, SERVER_MAX_TOTAL_QUEUED_DEFAULT);

@@ -206,12 +206,15 @@ static int do_register(struct server *s, struct federate *f, const struct wire_m
     /* Counted against the federation and the registrant's connection and address, kept
      * objects included: resigning with "keep" and rejoining under new names cannot pass the
      * limits (doc/rti.md "Memory quotas"). */
-    int lst = limits_federation_objects(s, fx, err, errlen);
-    if (lst != STATUS_OK) return lst;
     struct charge ch;
-    lst = limits_charge(s, federate_accts(f), &ch, QR_OBJECTS, 1, "REGISTER_OBJECT", f->name, err,
-                        errlen);
+    int lst = limits_charge(s, federate_accts(f), &ch, QR_OBJECTS, 1, "REGISTER_OBJECT", f->name,
+                            err, errlen);
     if (lst != STATUS_OK) return lst;
+    lst = limits_federation_objects(s, fx, err, errlen);
+    if (lst != STATUS_OK) {
+        limits_uncharge(s, &ch, QR_OBJECTS, 1);
+        return lst;
+    }
     struct object *o = calloc(1, sizeof *o);
     if (o) {
         o->name = strdup(name);

@@ -14,11 +14,11 @@
 #define SERVER_MAX_FEDERATIONS_DEFAULT 256          /* federations per server */
 #define SERVER_MAX_FOM_BYTES_DEFAULT   (256u << 10) /* bytes of one FOM text */
 /* Quotas per connection and per address (rti/server/limits.h; doc/rti.md "Memory quotas"). */
-#define SERVER_MAX_OBJECTS_DEFAULT             100000 /* objects one connection holds */
-#define SERVER_MAX_ADDRESS_OBJECTS_DEFAULT     400000 /* objects one address holds */
-#define SERVER_MAX_FEDERATION_OBJECTS_DEFAULT  400000 /* objects of one federation */
-#define SERVER_MAX_SYNC_POINTS_DEFAULT         1024   /* pending sync points of one connection */
-#define SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT 4096   /* ... of one address */
+/* objects one connection holds; also, unless set apart, what one address and one federation
+ * hold (kept objects included): no client gets past it by reconnecting or rejoining */
+#define SERVER_MAX_OBJECTS_DEFAULT             100000
+#define SERVER_MAX_SYNC_POINTS_DEFAULT         1024 /* pending sync points of one connection */
+#define SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT 4096 /* ... of one address */
 #define SERVER_MAX_SYNC_BYTES_DEFAULT          ((uint64_t)16 << 20) /* their label + tag bytes */
 #define SERVER_MAX_ADDRESS_SYNC_BYTES_DEFAULT  ((uint64_t)64 << 20)
 #define SERVER_MAX_UNJOINED_DEFAULT            8 /* federations created, nobody joined */

@@ -391,6 +391,33 @@ int main(void)
         expired++;
     CHECK(expired >= UNJOINED, "the RTI logged %d expired federation(s)", expired);
     free(log);
+
+    /* ---- 7. --max-objects alone also bounds the address and the federation: the attack of
+     * issue 37 (keep the objects, resign, come back on a new connection under a new name,
+     * as libtempo's tp_resign does) holds no more than the limit ---- */
+    check_case_begin();
+    const char *args1[] = {"--max-objects", "300", NULL};
+    CHECK(rti_start(&p, args1, "rti_quota_test_objects") == 0, "tempo-rti --max-objects 300");
+    int held_objects = 0;
+    for (int round = 0; round < 4 && p.pid; round++) {
+        struct cli k;
+        char name[16];
+        snprintf(name, sizeof name, "k%d", round);
+        CHECK(cli_connect(&k, p.port) == 0 && cli_hello(&k) == 0 &&
+                  cli_join(&k, "kept", name, fom_text, WIRE_JOIN_CREATE | WIRE_JOIN_KEEP_OBJECTS,
+                           NULL, NULL, 0) > 0,
+              "%s joins on a new connection", name);
+        CHECK(cli_decl(&k, WIRE_PUBLISH_OBJECT, cls_sample, attrs, 1) == 0, "publishes");
+        int n = register_until_refused(&k, 400, &st, why, sizeof why);
+        CHECK_INT_EQ(n, round == 0 ? 300 : 0);
+        CHECK_INT_EQ(st, STATUS_EREFUSED);
+        held_objects += n;
+        cli_close(&k); /* connection lost: its objects are kept (the join asked so) */
+    }
+    CHECK_INT_EQ(held_objects, 300);
+    CHECK_STR_HAS(why, "objects");
+    CHECK_INT_EQ(rti_stop(&p, 5000), 0);
+    check_case_end(held_objects == 300);
     free(fom_text);
     (void)hb;
     (void)hc;
