@@ -20,8 +20,8 @@ static struct syncpt *find(struct federation *fx, const struct wire_str *label)
 
 static void point_free(struct server *s, struct syncpt *p)
 {
+    /* two charges on the registrant's accounts (do_register), each with its own reference */
     limits_uncharge(s, &p->charge, QR_SYNC_BYTES, p->bytes);
-    /* the same accounts again for the count: the charge was made twice (do_register) */
     limits_uncharge(s, &p->charge_n, QR_SYNCS, 1);
     free(p->label);
     free(p->tag);
