@@ -47,21 +47,6 @@ static int output_der(fw_ctx *c, unsigned vr, int order, double *value)
     return 0;
 }
 
-/* d(der x)/du = 1/tau, d(der x)/dx = -1/tau, dy/dx = 1, dy/du = 0, the clock depends on none. */
-static int partial(fw_ctx *c, unsigned unknown, unsigned known, double *value)
-{
-    if (known != U && known != Y) return -1;
-    if (unknown == DER_X)
-        *value = (known == U ? 1.0 : -1.0) / c->r[TAU];
-    else if (unknown == Y)
-        *value = known == Y ? 1.0 : 0.0;
-    else if (unknown == CLOCK)
-        *value = 0.0;
-    else
-        return -1;
-    return 0;
-}
-
 const fw_model fw_model_def = {
     .id = "clock",
     .description = "First-order lag that outputs its own time",
@@ -79,5 +64,4 @@ const fw_model fw_model_def = {
     .derivatives = derivatives,
     .outputs = outputs,
     .output_der = output_der,
-    .partial = partial,
 };
