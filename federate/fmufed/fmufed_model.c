@@ -13,6 +13,7 @@
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/fmufed/fmufed_model.h"
+#include "federate/run/run_check.h"
 
 struct fmufed_model {
     const fedfile *ff;
@@ -294,7 +295,10 @@ static int open_fmu(fmufed_model *m)
         goto out;
     }
     size_t idx = (size_t)(fd - m->ff->feds);
-    if (fedfile_check_fmu(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != FEDFILE_OK)
+    /* The file against the FMU (variables, types, then values: min/max, subnormals), before
+     * the first step; tempo-run did the same before it started anything (doc/run.md). */
+    if (fedfile_check_fmu(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != FEDFILE_OK ||
+        run_check_params(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != 0)
         rc = fail(m, PORT_EFAIL, "%s", e);
 out:
     for (size_t k = 0; vals && k < np; k++)

@@ -10,6 +10,7 @@
 
 #include "federate/config/fedfile_master.h"
 #include "federate/run/results.h"
+#include "federate/run/run_check.h"
 
 typedef struct local_fed {
     master_local *ml;
@@ -139,7 +140,8 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
     free(names), free(vals), free(pv);
     if (rc != FMU_STEP_OK)
         return fail(err, errlen, PORT_EFAIL, "federate %s: %s: %s", fd->name, fd->fmu, e);
-    if (fedfile_check_fmu(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != FEDFILE_OK)
+    if (fedfile_check_fmu(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != FEDFILE_OK ||
+        run_check_params(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != 0)
         return fail(err, errlen, PORT_EFAIL, "%s", e);
     return PORT_OK;
 }

@@ -6,19 +6,21 @@
 # CSVs must carry the FMU's time equal to the row's time, digit for digit, and the last row must
 # be the end time. A time accumulated in floating point drifts: after 10^5 steps of 0.001 s it is
 # 99.999000000113, and the step to 100 "goes past the stop time".
-# Runs, all in one process (the time arithmetic is the same in every placement: the peers'
-# model and the slaves' wrapper are shared by tempo-fmu, its slave role and tempo-master):
+# Runs, in one process but for the last (the time arithmetic is the same in every placement:
+# the peers' model and the slaves' wrapper are shared by tempo-fmu, its slave role and
+# tempo-master):
 #   - 10^5 steps of 0.001 s and of 0.1 s: jacobi, jacobi-naive, gauss-seidel (tempo-fmu --all),
 #     master-jacobi, wr, semi-implicit, strong, hybrid, defect-control (tempo-master --local);
 #   - 10^6 steps: jacobi of 0.001 s, master-jacobi of 0.1 s (one each: 10^6 steps take about
 #     7 s of CPU per run, so the other methods stay at 10^5);
 #   - variable steps: jacobi-de, f3ornits, hybrid and defect-control with step-size control:
-#     the last row is the end time.
+#     the last row is the end time;
+#   - distributed (tempo-run): jacobi and master-jacobi, 2000 steps of 0.001 s.
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh ticks_end
-need ticks_end bin/tempo-fmu bin/tempo-master build/fmus/clock_cs.fmu build/fmus/clock_me.fmu
+need ticks_end bin/tempo-fmu bin/tempo-master bin/tempo-run bin/tempo-rti build/fmus/clock_cs.fmu build/fmus/clock_me.fmu
 
 # clk FILE KIND ALGORITHM-JSON [EXTRA-FEDERATE-KEYS]: a and b, each input the other's output.
 clk() {
@@ -112,5 +114,14 @@ clk "$dir/f.json" me '{ "method": "hybrid", "end": 100, "step": 0.1, "hybrid": {
 master "hybrid variable" && ends_on "hybrid (variable)" 100 grid
 clk "$dir/f.json" cs '{ "method": "defect-control", "end": 100, "defect-control": { "h1": 0.001, "tol": 1e-4, "h_max": 0.1, "clip_end": true } }'
 master "defect-control variable" && ends_on "defect-control (variable)" 100 grid
+
+# 4. Distributed (tempo-rti and one process per federate, the master's too): the same grid,
+#    over 2000 steps (a process per federate pays a round trip per step, and a drift shows at
+#    the tenth step already: 0.009000000000000001).
+for m in jacobi master-jacobi; do
+  clk "$dir/f.json" cs "{ \"method\": \"$m\", \"end\": 2, \"step\": 0.001 }"
+  run "$m distributed" bin/tempo-run "$dir/f.json" --distributed --quiet --timeout 120000 &&
+    ends_on "$m distributed, 2000 steps of 0.001 s" 2 grid
+done
 
 finish
