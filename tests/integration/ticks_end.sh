@@ -12,7 +12,7 @@
 #   - 10^5 steps of 0.001 s and of 0.1 s: jacobi, jacobi-naive, gauss-seidel (tempo-fmu --all),
 #     master-jacobi, wr, semi-implicit, strong, hybrid, defect-control (tempo-master --local);
 #   - 10^6 steps: jacobi of 0.001 s, master-jacobi of 0.1 s (one each: 10^6 steps take about
-#     7 s of CPU per run, so the other methods stay at 10^5);
+#     10 s of CPU per run, so the other methods stay at 10^5);
 #   - variable steps: jacobi-de, f3ornits, hybrid and defect-control with step-size control:
 #     the last row is the end time;
 #   - distributed (tempo-run): jacobi and master-jacobi, 2000 steps of 0.001 s.
