@@ -11,6 +11,7 @@
 # tempo-master):
 #   - 10^5 steps of 0.001 s and of 0.1 s: jacobi, jacobi-naive, gauss-seidel (tempo-fmu --all),
 #     master-jacobi, wr, semi-implicit, strong, hybrid, defect-control (tempo-master --local);
+#     balance and energy on the spring-mass example files (their FMUs have power ports);
 #   - 10^6 steps: jacobi of 0.001 s, master-jacobi of 0.1 s (one each: 10^6 steps take about
 #     10 s of CPU per run, so the other methods stay at 10^5);
 #   - variable steps: jacobi-de, f3ornits, hybrid and defect-control with step-size control:
@@ -40,17 +41,20 @@ clk() {
 EOT
 }
 
-# ends_on NAME END [GRID]: both CSVs end on the row END exactly (as %.17g prints it); with GRID,
-# every row's clock column equals its time column, text for text.
+# ends_on NAME END [GRID [CSV...]]: the CSVs (default a and b) end on the row END exactly (as
+# %.17g prints it); with GRID "grid", every row's clock column equals its time column, text for
+# text.
 ends_on() {
-  local name=$1 end=$2 grid=${3:-} f last bad
-  for f in "$dir/out/a.csv" "$dir/out/b.csv"; do
+  local name=$1 end=$2 grid=${3:-} f last bad csvs=("$dir/out/a.csv" "$dir/out/b.csv")
+  [ $# -gt 3 ] && csvs=("${@:4}")
+  for f in "${csvs[@]}"; do
     last=$(tail -n 1 "$f" | cut -d, -f1)
     if [ "$last" != "$end" ]; then
       ko "$name: $(basename "$f"): last row at t = '$last', not $end"
       return
     fi
     if [ -n "$grid" ]; then
+      [ "$grid" = grid ] || continue
       bad=$(awk -F, 'NR > 1 && $1 != $2 { print "row " NR ": time " $1 ", the FMU at " $2; exit }' "$f")
       if [ -n "$bad" ]; then
         ko "$name: $(basename "$f"): $bad"
@@ -97,6 +101,16 @@ for spec in "0.001 100" "0.1 10000"; do
   master "hybrid $h" && ends_on "hybrid (fixed), 10^5 steps of $h s" "$end" grid
   clk "$dir/f.json" cs "{ \"method\": \"defect-control\", \"end\": $end, \"defect-control\": { \"h1\": $h, \"clip_end\": true } }"
   master "defect-control $h" && ends_on "defect-control (fixed), 10^5 steps of $h s" "$end" grid
+done
+
+# 1b. Balance and energy need their power ports: the spring-mass example files, 10^5 steps of
+#     0.0002 s and 0.00075 s (solver tolerances relaxed to keep them cheap); the last rows.
+for spec in "springmass_balance.json 0.1 0.0002 20" "springmass_energy.json 0.2 0.00075 75"; do
+  set -- $spec
+  sed -e "s|\"step\": $2|\"step\": $3|" -e 's|"solver": {[^}]*}|"solver": { "rtol": 1e-6, "atol": 1e-8 }|' \
+    -e "s|\"\\.\\./build/|\"$PWD/build/|g" -e "s|\"output\": \"[^\"]*\"|\"output\": \"$dir/out\"|" \
+    "examples/$1" >"$dir/f.json"
+  master "$1" && ends_on "${1%%_*} ${1#*_}, 10^5 steps of $3 s" "$4" "" "$dir/out/spring.csv" "$dir/out/mass.csv"
 done
 
 # 2. 10^6 steps.
