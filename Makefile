@@ -219,8 +219,11 @@ $(O)/.built-all: $(ALL_TARGETS)
 	@mkdir -p $(@D)
 	@touch $@
 
-# Only what the sanitized pass needs.
-test-build: $(UNIT_BINS) $(CONF_BINS)
+# Only what the sanitized pass needs: the unit and conformance tests, and the programs that
+# tests/integration/san_masters.sh runs from build/san/bin/ (every master method over the
+# in-process and the remote port).
+SAN_PROGS := tempo-master tempo-fmu
+test-build: $(UNIT_BINS) $(CONF_BINS) $(addprefix $(BINDIR)/,$(SAN_PROGS))
 
 # make test: release build of everything, sanitized build of unit + conformance, then one run.
 test: all layers

@@ -598,7 +598,7 @@ static int reply(slave_run *r, const msproto_reply *rep)
     int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
     if (rc != TP_OK)
         return sfail(r, FMUFED_ERTI, "reply to %s at %.9g s: %s: %s",
-                     msproto_kind_name((int)rep->kind), (double)r->T * r->ff->resolution,
+                     msproto_kind_name((int)rep->kind), port_seconds(r->ff->resolution, r->T),
                      tp_strerror(rc), tp_last_error(r->tp));
     r->st->updates++;
     return FMUFED_OK;
@@ -646,7 +646,7 @@ static int serve(slave_run *r)
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
-                r->st->t_final = (double)T * r->ff->resolution;
+                r->st->t_final = port_seconds(r->ff->resolution, T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
             }
