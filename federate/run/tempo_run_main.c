@@ -29,12 +29,16 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
-    "                 [--log DIR] [--watchdog S] [--in-process [--threads]|--distributed]\n"
+    "                 [--log DIR] [--watchdog S] [--reply-timeout S]\n"
+    "                 [--in-process [--threads]|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
     "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
     "                 from the RTI's status (default 10; 0 = never)\n"
+    "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
+    "                 a reply ends the run naming it (default: the file's\n"
+    "                 algorithm.reply_timeout, else tempo-master's 30)\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
@@ -122,7 +126,10 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
         double t, end;
         if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
             i = fed_index(c, name);
-            if (i >= 0) prog_update(c->pg, (size_t)i, t);
+            if (i < 0) return;
+            /* the watchdog's view too: progress of one federate of the process */
+            if (t > c->rep[i].progress_t) c->rep[i].progress_t = t, c->last_progress = now_s();
+            prog_update(c->pg, (size_t)i, t);
             return;
         }
         if (sscanf(line, "tempo-fmu: %127[^:]:", name) == 1 && (i = fed_index(c, name)) >= 0) {
@@ -157,7 +164,7 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
         fedfile_is_master(c->ff) && (!strcmp(child, MASTER_CHILD) || !strcmp(child, INPROC_CHILD));
     int all = !strcmp(child, INPROC_CHILD);
     if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master || all)) ||
-        (master && stream == SUP_STDOUT))
+        (master && stream == SUP_STDOUT && !c->quiet))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
 
@@ -222,7 +229,8 @@ typedef struct run_args {
     int threads;   /* --threads: in process, federates as threads, not tasks */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
-    double watchdog_s; /* < 0: not given (default RUN_WATCHDOG_S) */
+    double watchdog_s;      /* < 0: not given (default RUN_WATCHDOG_S) */
+    double reply_timeout_s; /* < 0: not given (the file's, else tempo-master's default) */
 } run_args;
 
 #define RUN_WATCHDOG_S 10.0 /* default no-progress time before the RTI's status is shown */
@@ -250,7 +258,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->threads = 1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
-                   !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
+                   !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
+                   !strcmp(s, "--reply-timeout")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -267,6 +276,17 @@ static int parse_args(int argc, char **argv, run_args *a)
                 a->watchdog_s = strtod(v, &end);
                 if (*end || end == v || !(a->watchdog_s >= 0) || a->watchdog_s > 1e6) {
                     fprintf(stderr, "tempo-run: --watchdog %s: expected seconds >= 0\n", v);
+                    return -1;
+                }
+            } else if (!strcmp(s, "--reply-timeout")) {
+                char *end;
+                a->reply_timeout_s = strtod(v, &end);
+                if (*end || end == v || !(a->reply_timeout_s >= 0.001) ||
+                    a->reply_timeout_s > 86400) {
+                    fprintf(stderr,
+                            "tempo-run: --reply-timeout %s: expected seconds, 0.001 to "
+                            "86400\n",
+                            v);
                     return -1;
                 }
             } else if (s[2] == 'r') {
@@ -559,7 +579,7 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
     char sb[32];
     int called_exit = 0, others = 0;
     for (size_t k = 0; k < r->n_tail; k++)
-        called_exit |= strstr(r->tail[k], "exit() was called") != NULL;
+        called_exit |= strstr(r->tail[k], "was called (by the FMU or a library it uses") != NULL;
     for (size_t i = 0; i < n; i++)
         others += bad[i] && (long)i != root;
     fprintf(stderr, "tempo-run: %s: failed: child '%s' (pid %ld) ", c->ff->federation, r->name,
@@ -633,17 +653,21 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                    .fail_grace_ms = RUN_FAIL_GRACE};
     int rc = sup_new(&s, &so, err, sizeof err);
     int inproc = a->placement ? a->placement > 0 : ff->in_process;
+    char reply_ms[32] = ""; /* --reply-timeout for tempo-master, in ms */
+    if (a->reply_timeout_s > 0)
+        snprintf(reply_ms, sizeof reply_ms, "%ld", (long)(a->reply_timeout_s * 1000.0 + 0.5));
     if (rc == SUP_OK && inproc) {
         /* One process: tempo-fmu --all (tempo-master --in-process for a master method) runs
          * the RTI embedded and each federate a thread. */
         int master = fedfile_is_master(ff);
         sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[10] = {fmu_bin, "--federation", (char *)a->file,
+        char *argv[12] = {fmu_bin, "--federation", (char *)a->file,
                           master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (log) argv[k++] = "--log-dir", argv[k++] = (char *)log; /* the embedded RTI's */
-        if (master && a->quiet) argv[k++] = "--quiet";
+        /* never --quiet: the federates' summary lines tell that each one finished */
+        if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
@@ -683,10 +707,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
-        char *argv[10] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
+        char *argv[12] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
         int k = 5;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (a->quiet) argv[k++] = "--quiet";
+        if (reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = MASTER_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
@@ -696,8 +721,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     prog_free(c.pg);
     double wall = now_s() - t0;
     int status = 0;
-    /* a federate that ended with status 0 without its summary did not finish the run */
-    for (size_t i = 0; rc == SUP_OK && !fedfile_is_master(ff) && i < ff->n_feds; i++)
+    /* a federate (a slave of a master method too) that ended with status 0 without its
+     * summary did not finish the run */
+    for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++)
         if (!rep[i].done) rc = SUP_ECHILD;
     if (rc == SUP_EINTR) {
         fprintf(stderr, "tempo-run: %s\n", err);
@@ -729,7 +755,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
 
 int main(int argc, char **argv)
 {
-    run_args a = {0};
+    run_args a = {.watchdog_s = -1, .reply_timeout_s = -1}; /* -1: not given, the defaults */
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 2 : 0;
     fedfile *ff = NULL;
