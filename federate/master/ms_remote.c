@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "federate/fmufed/fmufed.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
 
@@ -546,6 +547,10 @@ static int wait_joined(ms_link *L, int timeout_ms, char *err, size_t errlen)
         if (rc < 0)
             return fail(err, errlen, PORT_ELOST, "waiting for the slaves to join: %s: %s",
                         tp_strerror(rc), tp_last_error(L->tp));
+        char who[128];
+        if (fmufed_abandoned(who, sizeof who)) /* in process: a slave failed at its start */
+            return fail(err, errlen, PORT_ELOST, FMUFED_FOLLOWED " %s failed at its start",
+                        who[0] ? who : "?");
         clock_gettime(CLOCK_MONOTONIC, &now);
         long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
         if (timeout_ms >= 0 && ms > timeout_ms) {
