@@ -122,6 +122,17 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
                    size_t errlen);
 
 /**
+ * Do two federates of the file name the same FMU (the same file, by its real path)? Their
+ * instances would share one library per process (each instance loads its own copy of the FMU's
+ * binary, but the libraries that copy uses, an embedded interpreter's for one, exist once), and
+ * threads would call into it at once: tempo-fmu --all and tempo-master --in-process then run
+ * the federates as tasks, on one thread, whatever --threads says (doc/inproc.md).
+ * @param why out: "federates A and B both load FMU" when 1, may be NULL
+ * @return 1 when two do, else 0
+ */
+int fmufed_all_shared_fmu(const fedfile *ff, char *why, size_t len);
+
+/**
  * In process (fmufed_run_all): has a federate (or the master) of this process failed? Its
  * peers then stop their start-up waits (joins, start synchronisation) at once instead of
  * waiting out their timeout, and say they only followed (FMUFED_FOLLOWED). Thread-safe.

@@ -4,6 +4,7 @@
  * tempo-fmu --federation FILE --all calls it; tempo-run starts that for "placement":
  * "in-process" or --in-process. Serves doc/inproc.md and doc/run.md. Read
  * federate/fmufed/fmufed.c (one federate) next. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,22 @@ int fmufed_sync(tp_federate *tp, const char *label, int timeout_ms, int *abandon
     if (rc == TP_OK) rc = tp_achieve_sync(tp, label);
     if (rc == TP_OK) rc = sync_wait(tp, label, timeout_ms, 0, abandoned);
     return rc;
+}
+
+int fmufed_all_shared_fmu(const fedfile *ff, char *why, size_t len)
+{
+    for (size_t i = 0; i < ff->n_feds; i++) {
+        char a[PATH_MAX], b[PATH_MAX];
+        if (!ff->feds[i].fmu || !realpath(ff->feds[i].fmu, a)) continue;
+        for (size_t j = i + 1; j < ff->n_feds; j++) {
+            if (!ff->feds[j].fmu || !realpath(ff->feds[j].fmu, b) || strcmp(a, b)) continue;
+            if (why && len)
+                snprintf(why, len, "federates %s and %s both load %s", ff->feds[i].name,
+                         ff->feds[j].name, ff->feds[i].fmu);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- the workers ------------------------------------------------------------------------- */

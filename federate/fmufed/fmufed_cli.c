@@ -67,6 +67,13 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
         return 1;
     }
     g_end = ff->algo.end;
+    char why[FMUFED_ERRLEN];
+    if (!tasks && fmufed_all_shared_fmu(ff, why, sizeof why)) {
+        /* one library, several threads: not safe for every FMU (doc/inproc.md) */
+        fprintf(stderr, "tempo-fmu: %s: %s: they run as tasks on one thread, not as threads\n",
+                ff->federation, why);
+        tasks = 1, spin_us = 0;
+    }
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     fmufed_all_opts ao = {.opts = o,
                           .log_dir = log_dir,

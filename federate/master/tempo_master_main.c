@@ -321,11 +321,16 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
 {
     inproc_master m = {ff, *a};
     fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
-    fmufed_all_opts ao = {.opts = &o,
-                          .log_dir = a->log_dir,
-                          .tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT,
-                          .main_fn = master_main,
-                          .main_ctx = &m};
+    int tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT;
+    char why[FMUFED_ERRLEN];
+    if (!tasks && fmufed_all_shared_fmu(ff, why, sizeof why)) {
+        /* one library, several threads: not safe for every FMU (doc/inproc.md) */
+        fprintf(stderr, "tempo-master: %s: %s: they run as tasks on one thread, not as threads\n",
+                ff->federation, why);
+        tasks = 1;
+    }
+    fmufed_all_opts ao = {
+        .opts = &o, .log_dir = a->log_dir, .tasks = tasks, .main_fn = master_main, .main_ctx = &m};
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
     if (!st) snprintf(err, errlen, "out of memory");

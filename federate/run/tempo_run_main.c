@@ -575,6 +575,32 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         free(in), free(bad);
         return;
     }
+    /* The master reports a slave it lost ("slave X lost: ..."): when that slave's process
+     * did not fail itself (stopped, hung), it is the one at fault, not the master. */
+    if (!strcmp(in[root].name, MASTER_CHILD)) {
+        for (size_t k = 0; k < in[root].n_tail; k++)
+            for (size_t i = 0; i < n; i++) {
+                char pat[300];
+                snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
+                const char *at = strstr(in[root].tail[k], pat);
+                if (!at || (long)i == root || fed_index(c, in[i].name) < 0 ||
+                    in[i].state == SUP_EXITED)
+                    continue;
+                const char *why = at + strlen(pat);
+                int len = (int)strlen(why), open = 0;
+                for (int j = 0; j < len; j++)
+                    open += (why[j] == '(') - (why[j] == ')');
+                while (open < 0 && len > 0 && why[len - 1] == ')') /* the master's brackets */
+                    len--, open++;
+                fprintf(stderr,
+                        "tempo-run: %s: failed: federate '%s' (pid %ld) stopped answering "
+                        "the master (stopped or hung): %.*s\n",
+                        c->ff->federation, in[i].name, (long)in[i].pid, len, why);
+                fprintf(stderr, "tempo-run:   master said: \"%s\"\n", in[root].tail[k]);
+                free(in), free(bad);
+                return;
+            }
+    }
     const sup_child_info *r = &in[root];
     char sb[32];
     int called_exit = 0, others = 0;
