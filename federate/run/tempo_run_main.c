@@ -89,6 +89,7 @@ typedef struct run_ctx {
     double last_progress;    /* now_s() of the last progress of any federate */
     int dumping;             /* > 0: the RTI's status lines are being echoed */
     double dump_until;       /* now_s() after which they are no longer echoed */
+    int inproc;              /* the federation runs in one process, its RTI inside it */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -509,6 +510,11 @@ static void watchdog(void *ctx)
         fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
                 c->rep[i].progress_t);
     fputc('\n', stderr);
+    if (c->inproc) { /* no tempo-rti to ask: the federation log has the story (doc/log.md) */
+        fprintf(stderr, "tempo-run: (the RTI runs inside the federation's process: record the "
+                        "run with --log DIR and read it with tempo-log explain)\n");
+        return;
+    }
     if (!c->rti_pid) {
         fprintf(stderr, "tempo-run: (the RTI is not tempo-run's: send it SIGUSR1 to see who waits "
                         "for whom)\n");
@@ -618,6 +624,23 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         fprintf(stderr, " in the middle of the run, without its summary line: its FMU (or a "
                         "library it uses) called exit()");
     fprintf(stderr, "%s\n", others ? ", first (the others followed)" : "");
+    /* In process the child is the whole federation: its last line naming a federate
+     * ("tempo-fmu: NAME: ...", "... federate NAME: ...") is the process's verdict, which names
+     * the federate at fault (fmufed_run_all reports the cause, not the followers). */
+    for (size_t kk = r->n_tail; !strcmp(r->name, INPROC_CHILD) && kk > 0; kk--) {
+        size_t k = kk - 1;
+        long f = -1;
+        for (size_t j = 0; j < c->ff->n_feds && f < 0; j++) {
+            char p1[200], p2[200];
+            snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
+            snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2)) f = (long)j;
+        }
+        if (f >= 0) {
+            fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[f].name);
+            break;
+        }
+    }
     /* its own words: the last lines it wrote on stderr */
     size_t from = r->n_tail > 3 ? r->n_tail - 3 : 0;
     for (size_t k = from; k < r->n_tail; k++)
@@ -679,6 +702,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                    .fail_grace_ms = RUN_FAIL_GRACE};
     int rc = sup_new(&s, &so, err, sizeof err);
     int inproc = a->placement ? a->placement > 0 : ff->in_process;
+    c.inproc = inproc;
     char reply_ms[32] = ""; /* --reply-timeout for tempo-master, in ms */
     if (a->reply_timeout_s > 0)
         snprintf(reply_ms, sizeof reply_ms, "%ld", (long)(a->reply_timeout_s * 1000.0 + 0.5));
