@@ -695,6 +695,10 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     }
     rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
     if (rc) goto out;
+    if (opts && opts->progress) { /* a slave reports its progress as a peer does (doc/run.md) */
+        r.l->rec.progress = opts->progress;
+        r.l->rec.progress_ctx = opts->progress_ctx;
+    }
     r.timeout_ms = timeout_ms;
     if (ff->algo.kind == FEDFILE_ALG_HYBRID) { /* the slave-to-slave channel's bookkeeping */
         r.n_din = discrete_sources(ff, r.idx, &r.src, &r.src_k);

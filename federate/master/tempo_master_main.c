@@ -317,8 +317,19 @@ static int master_main(void *ctx, const char *rti, char *err, size_t errlen)
     return rc;
 }
 
+static double g_end; /* --in-process: the end time every progress line names */
+
+/* --in-process: one progress line per report, naming the slave (ctx), as tempo-fmu --all
+ * prints them: tempo-run's display and watchdog read them (doc/run.md). */
+static void print_progress_named(void *ctx, double t)
+{
+    printf("progress %.17g %.17g %s\n", t, g_end, (const char *)ctx);
+    fflush(stdout);
+}
+
 static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t errlen)
 {
+    g_end = ff->algo.end;
     inproc_master m = {ff, *a};
     fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
     int tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT;
@@ -329,8 +340,12 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
                 ff->federation, why);
         tasks = 1;
     }
-    fmufed_all_opts ao = {
-        .opts = &o, .log_dir = a->log_dir, .tasks = tasks, .main_fn = master_main, .main_ctx = &m};
+    fmufed_all_opts ao = {.opts = &o,
+                          .log_dir = a->log_dir,
+                          .tasks = tasks,
+                          .progress = a->quiet ? NULL : print_progress_named,
+                          .main_fn = master_main,
+                          .main_ctx = &m};
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
     if (!st) snprintf(err, errlen, "out of memory");
