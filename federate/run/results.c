@@ -39,6 +39,8 @@ struct res_writer {
     FILE *f;
     char *path;     /* "<dir>/<fed>.csv" */
     size_t n_vars;  /* values per row, time excluded */
+    char *buf;      /* the stream's buffer, RES_BUF bytes (glibc ignores the size unless the
+                       buffer is given) */
     char *row;      /* one row being formatted, grown as needed */
     size_t row_cap; /* bytes of row */
     size_t pending; /* bytes handed to f since its last flush, < RES_BUF unless one row is larger */
@@ -124,7 +126,7 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
         free(w);
         return rc;
     }
-    setvbuf(w->f, NULL, _IOFBF, RES_BUF);
+    if ((w->buf = malloc(RES_BUF))) setvbuf(w->f, w->buf, _IOFBF, RES_BUF);
     fputs("time", w->f);
     for (size_t i = 0; i < n_vars; i++) {
         fputc(',', w->f);
@@ -226,6 +228,7 @@ int res_close(res_writer *w, char *err, size_t errlen)
                       strerror(errno));
     free(w->path);
     free(w->row);
+    free(w->buf); /* after fclose, which flushed it */
     free(w);
     return rc;
 }
