@@ -11,12 +11,13 @@ tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
 tempo-fmu_LIBS := fmufed msproto run config fmu algo client proto fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
-              tests/unit/fmu_sim_test tests/unit/fmu_fault_test
+              tests/unit/fmu_sim_test tests/unit/fmu_fault_test tests/unit/fmu_guard_test
 fmu_md_test_LIBS := fmu
 fmu_load_test_LIBS := fmu
 fmu_step_test_LIBS := fmu
 fmu_sim_test_LIBS := fmu
 fmu_fault_test_LIBS := fmu
+fmu_guard_test_LIBS := fmu
 INTEG_SCRIPTS += tests/integration/fmu_simulate.sh tests/integration/fmu_zip_writers.sh \
                  tests/integration/fmu_cleanup.sh
 FUZZ_TARGETS += tests/fuzz/md_fuzz tests/fuzz/zip_fuzz

@@ -624,17 +624,21 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         fprintf(stderr, " in the middle of the run, without its summary line: its FMU (or a "
                         "library it uses) called exit()");
     fprintf(stderr, "%s\n", others ? ", first (the others followed)" : "");
-    /* In process the child is the whole federation: its last line naming a federate
-     * ("tempo-fmu: NAME: ...", "... federate NAME: ...") is the process's verdict, which names
-     * the federate at fault (fmufed_run_all reports the cause, not the followers). */
-    for (size_t kk = r->n_tail; !strcmp(r->name, INPROC_CHILD) && kk > 0; kk--) {
+    /* In process the child is the whole federation, and the master speaks for its slaves:
+     * their last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...",
+     * "slave NAME: ...") is the verdict, which names the federate at fault (fmufed_run_all and
+     * tempo-master report the cause, not the followers). */
+    int speaks_for = !strcmp(r->name, INPROC_CHILD) || !strcmp(r->name, MASTER_CHILD);
+    for (size_t kk = r->n_tail; speaks_for && kk > 0; kk--) {
         size_t k = kk - 1;
         long f = -1;
         for (size_t j = 0; j < c->ff->n_feds && f < 0; j++) {
-            char p1[200], p2[200];
+            char p1[200], p2[200], p3[200];
             snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
             snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
-            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2)) f = (long)j;
+            snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3))
+                f = (long)j;
         }
         if (f >= 0) {
             fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[f].name);
