@@ -53,10 +53,16 @@ static void put(const char *s)
     }
 }
 
-/* A fatal signal: name the FMU call it struck in (async-signal-safe writes only), then die
- * of it. */
-static void on_signal(int sig)
+/* The fatal signals watched, and the actions they had before (a sanitizer's, say). */
+static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define N_SIGS (sizeof g_sigs / sizeof g_sigs[0])
+static struct sigaction g_old[N_SIGS];
+
+/* A fatal signal: name the FMU call it struck in (async-signal-safe writes only), then hand
+ * it to the action it had before, usually the default: the process dies of it. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+    (void)uc;
     if (t_depth && t_who) {
         const char *name = sig == SIGSEGV  ? "SIGSEGV (segmentation fault)"
                            : sig == SIGBUS ? "SIGBUS"
@@ -69,8 +75,11 @@ static void on_signal(int sig)
         put("): the process dies of it\n");
     }
     fmu_zip_remove_live();
-    signal(sig, SIG_DFL);
-    raise(sig); /* SIGSEGV and the like strike again on return, now with the default action */
+    for (size_t i = 0; i < N_SIGS; i++)
+        if (g_sigs[i] == sig) sigaction(sig, &g_old[i], NULL);
+    /* A fault strikes again when the handler returns, now under the old action; a signal
+     * sent (raise, abort, kill) is sent again. */
+    if (!si || si->si_code <= 0) raise(sig);
 }
 
 void fmu_guard_install(const char *program)
@@ -79,14 +88,13 @@ void fmu_guard_install(const char *program)
     g_installed = 1;
     if (program) g_program = program;
     on_exit(on_exit_handler, NULL);
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    for (size_t i = 0; i < N_SIGS; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
+        sa.sa_sigaction = on_signal;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigaction(sigs[i], &sa, NULL);
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        if (sigaction(g_sigs[i], &sa, &g_old[i]) != 0) g_old[i].sa_handler = SIG_DFL;
     }
 }
 

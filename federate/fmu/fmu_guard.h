@@ -18,7 +18,8 @@
  *    exit(S) was called (by the FMU or a library it uses), not by PROGRAM", flushes every
  *    stdio stream (the CSVs hold whole rows) and ends the process with FMU_GUARD_EXIT_STATUS;
  *  - SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT inside an FMU call prints "PROGRAM: WHO:
- *    SIGNAL inside the FMU (CALL)" and the process dies of the signal as it would have.
+ *    SIGNAL inside the FMU (CALL)"; then, inside a call or not, the signal goes to the action
+ *    it had before (the default: the process dies of it; a sanitizer's: its report).
  * @param program the program's name for the messages (kept, not copied: a literal)
  */
 void fmu_guard_install(const char *program);

@@ -3,7 +3,10 @@
  * ends the process with status 1 and a message naming the run and the status; exit(3) inside
  * a marked FMU call names the federate and the call; exit() after the run is an ordinary end
  * (status kept, nothing said); SIGSEGV and SIGABRT inside an FMU call name them and the process
- * still dies of the signal; a signal outside an FMU call is left as it is. */
+ * still dies of the signal; a signal outside an FMU call is left as it is; the action a signal
+ * had before the guard (a sanitizer's) still runs after the guard's words. The child sets the
+ * default actions first, so that the sanitized build (whose handlers would report instead)
+ * checks the same. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +24,20 @@ typedef enum {
     EXIT_AFTER_RUN,
     SEGV_IN_CALL,
     ABRT_IN_CALL,
-    SEGV_OUT
+    SEGV_OUT,
+    SEGV_CHAINED
 } act;
+
+static void before(int sig)
+{
+    (void)sig;
+    _exit(42);
+}
 
 static void child(act a)
 {
+    signal(SIGSEGV, a == SEGV_CHAINED ? before : SIG_DFL);
+    signal(SIGABRT, SIG_DFL);
     fmu_guard_install("guard-test");
     fmu_guard_run(1, "fed-run");
     switch (a) {
@@ -47,6 +59,10 @@ static void child(act a)
         fmu_guard_enter("fed-z", "loading and instantiating the FMU");
         abort();
     case SEGV_OUT:
+        raise(SIGSEGV);
+        break;
+    case SEGV_CHAINED:
+        fmu_guard_enter("fed-w", "fmi2DoStep");
         raise(SIGSEGV);
         break;
     }
@@ -117,6 +133,9 @@ static void test_signals(void)
     st = run(SEGV_OUT, e, sizeof e);
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "dies of SIGSEGV (got %#x)", st);
     CHECK_STR_EQ(e, "");
+    st = run(SEGV_CHAINED, e, sizeof e);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 42, "the previous handler ran (got %#x)", st);
+    CHECK_STR_HAS(e, "guard-test: fed-w: SIGSEGV (segmentation fault) inside the FMU");
 }
 
 int main(void)
