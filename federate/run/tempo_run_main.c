@@ -538,6 +538,55 @@ static int blames(const sup_child_info *who, const char *other)
     return 0;
 }
 
+/* The master (in[root]) reports a slave it lost ("slave X lost: ..."): when that slave's
+ * process did not fail itself (stopped, hung), it is the one at fault, not the master; say so
+ * and return 1, else 0. */
+static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size_t n, long root)
+{
+    for (size_t k = 0; k < in[root].n_tail; k++)
+        for (size_t i = 0; i < n; i++) {
+            char pat[300];
+            snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
+            const char *at = strstr(in[root].tail[k], pat);
+            if (!at || (long)i == root || fed_index(c, in[i].name) < 0 || in[i].state == SUP_EXITED)
+                continue;
+            const char *why = at + strlen(pat);
+            int len = (int)strlen(why), open = 0;
+            for (int j = 0; j < len; j++)
+                open += (why[j] == '(') - (why[j] == ')');
+            while (open < 0 && len > 0 && why[len - 1] == ')') /* the master's brackets */
+                len--, open++;
+            fprintf(stderr,
+                    "tempo-run: %s: failed: federate '%s' (pid %ld) stopped answering "
+                    "the master (stopped or hung): %.*s\n",
+                    c->ff->federation, in[i].name, (long)in[i].pid, len, why);
+            fprintf(stderr, "tempo-run:   master said: \"%s\"\n", in[root].tail[k]);
+            return 1;
+        }
+    return 0;
+}
+
+/* In process the child is the whole federation, and the master speaks for its slaves: their
+ * last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...", "slave NAME:
+ * ...") is the verdict, which names the federate at fault (fmufed_run_all and tempo-master
+ * report the cause, not the followers). */
+static void print_at_fault(const run_ctx *c, const sup_child_info *r)
+{
+    for (size_t kk = r->n_tail; kk > 0; kk--) {
+        size_t k = kk - 1;
+        for (size_t j = 0; j < c->ff->n_feds; j++) {
+            char p1[200], p2[200], p3[200];
+            snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
+            snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
+            snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3)) {
+                fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[j].name);
+                return;
+            }
+        }
+    }
+}
+
 /* After a failed run: the federate that failed first, with its own message quoted, then the
  * others. A federate whose failure says another "left the federation before the end" only
  * followed that one; a federate that ended with status 0 but without its summary line ended
@@ -581,31 +630,9 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         free(in), free(bad);
         return;
     }
-    /* The master reports a slave it lost ("slave X lost: ..."): when that slave's process
-     * did not fail itself (stopped, hung), it is the one at fault, not the master. */
-    if (!strcmp(in[root].name, MASTER_CHILD)) {
-        for (size_t k = 0; k < in[root].n_tail; k++)
-            for (size_t i = 0; i < n; i++) {
-                char pat[300];
-                snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
-                const char *at = strstr(in[root].tail[k], pat);
-                if (!at || (long)i == root || fed_index(c, in[i].name) < 0 ||
-                    in[i].state == SUP_EXITED)
-                    continue;
-                const char *why = at + strlen(pat);
-                int len = (int)strlen(why), open = 0;
-                for (int j = 0; j < len; j++)
-                    open += (why[j] == '(') - (why[j] == ')');
-                while (open < 0 && len > 0 && why[len - 1] == ')') /* the master's brackets */
-                    len--, open++;
-                fprintf(stderr,
-                        "tempo-run: %s: failed: federate '%s' (pid %ld) stopped answering "
-                        "the master (stopped or hung): %.*s\n",
-                        c->ff->federation, in[i].name, (long)in[i].pid, len, why);
-                fprintf(stderr, "tempo-run:   master said: \"%s\"\n", in[root].tail[k]);
-                free(in), free(bad);
-                return;
-            }
+    if (!strcmp(in[root].name, MASTER_CHILD) && report_stopped_slave(c, in, n, root)) {
+        free(in), free(bad);
+        return;
     }
     const sup_child_info *r = &in[root];
     char sb[32];
@@ -624,27 +651,7 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         fprintf(stderr, " in the middle of the run, without its summary line: its FMU (or a "
                         "library it uses) called exit()");
     fprintf(stderr, "%s\n", others ? ", first (the others followed)" : "");
-    /* In process the child is the whole federation, and the master speaks for its slaves:
-     * their last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...",
-     * "slave NAME: ...") is the verdict, which names the federate at fault (fmufed_run_all and
-     * tempo-master report the cause, not the followers). */
-    int speaks_for = !strcmp(r->name, INPROC_CHILD) || !strcmp(r->name, MASTER_CHILD);
-    for (size_t kk = r->n_tail; speaks_for && kk > 0; kk--) {
-        size_t k = kk - 1;
-        long f = -1;
-        for (size_t j = 0; j < c->ff->n_feds && f < 0; j++) {
-            char p1[200], p2[200], p3[200];
-            snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
-            snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
-            snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
-            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3))
-                f = (long)j;
-        }
-        if (f >= 0) {
-            fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[f].name);
-            break;
-        }
-    }
+    if (!strcmp(r->name, INPROC_CHILD) || !strcmp(r->name, MASTER_CHILD)) print_at_fault(c, r);
     /* its own words: the last lines it wrote on stderr */
     size_t from = r->n_tail > 3 ? r->n_tail - 3 : 0;
     for (size_t k = from; k < r->n_tail; k++)
