@@ -199,8 +199,9 @@ static void sibling(const char *prog_name, char *out, size_t len)
 }
 
 /* Every federate against its FMU before anything starts, so a bad file leaves nothing
- * running. Returns 0 or -1 with the reason in err. */
-static int check_fmus(const fedfile *ff, char *err, size_t errlen)
+ * running; in process (inproc), no FMU that must have a process of its own. Returns 0 or -1
+ * with the reason in err. */
+static int check_fmus(const fedfile *ff, int inproc, char *err, size_t errlen)
 {
     for (size_t i = 0; i < ff->n_feds; i++) {
         fmu_md *md = NULL;
@@ -212,8 +213,18 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
             return -1;
         }
         int rc = fedfile_check_fmu(ff, i, md, err, errlen);
+        int once = md->cs.can_be_instantiated_only_once_per_process ||
+                   md->me.can_be_instantiated_only_once_per_process;
         fmu_md_free(md);
         if (rc != FEDFILE_OK) return -1;
+        if (inproc && once) { /* doc/inproc.md: refused rather than given a process */
+            snprintf(err, errlen,
+                     "%s: federate %s: its FMU %s says canBeInstantiatedOnlyOncePerProcess: it "
+                     "cannot run in process with the others; run the file distributed "
+                     "(--distributed, or \"placement\": \"processes\")",
+                     ff->path, ff->feds[i].name, ff->feds[i].fmu);
+            return -1;
+        }
     }
     if (fedfile_is_master(ff)) {
         fedfile_coupling *cp = NULL;
@@ -851,7 +862,7 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
-    if (check_fmus(ff, err, sizeof err) != 0) {
+    if (check_fmus(ff, inproc, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s\n", err);
         fedfile_free(ff);
         return 2;
