@@ -846,6 +846,15 @@ int main(int argc, char **argv)
             fedfile_free(ff);
             return 2;
         }
+    if (a.reply_timeout_s > 0 && !fedfile_is_master(ff)) { /* as the file's key (fedfile.c) */
+        fprintf(stderr,
+                "tempo-run: %s: --reply-timeout goes with a method run by tempo-master "
+                "(doc/master.md); "
+                "method \"%s\" has no master\n",
+                a.file, fedfile_alg_name(ff->algo.kind));
+        fedfile_free(ff);
+        return 2;
+    }
     if (!inproc && a.threads) {
         fprintf(stderr,
                 "tempo-run: %s: --threads goes with an in-process placement (--in-process, or "

@@ -150,6 +150,12 @@ check "dlopen: the missing library named, what to do" \
 check "dlopen: the missing symbol named, what to do" \
   grep -q "uses the symbol PyTempo_Missing, which no library of this process defines.*LD_PRELOAD" "$dir/sym.err"
 
+# --reply-timeout on a file without a master: refused, as the file's key would be.
+fx "$dir/peer.json" jacobi 0 10
+bin/tempo-run "$dir/peer.json" --reply-timeout 2 >/dev/null 2>"$dir/peer.err"
+check "--reply-timeout without a master: status 2 (got $?)" test $? -eq 2
+check "--reply-timeout without a master: the reason" grep -q "reply-timeout goes with a method run by tempo-master" "$dir/peer.err"
+
 # canBeInstantiatedOnlyOncePerProcess: refused in process with the reason, fine distributed.
 cat >"$dir/once.json" <<EOT
 { "federation": "fx-once", "algorithm": { "method": "jacobi", "start": 0, "end": 2, "step": 0.5 },
