@@ -29,3 +29,4 @@ INTEG_SCRIPTS += tests/integration/run_chaos.sh
 INTEG_SCRIPTS += tests/integration/run_netns.sh
 # recording a run, the first failure named, exit() mid-run, the no-progress watchdog
 INTEG_SCRIPTS += tests/integration/run_debug.sh
+INTEG_SCRIPTS += tests/integration/fault_matrix.sh

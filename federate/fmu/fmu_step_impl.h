@@ -21,6 +21,7 @@ struct fmu_step {
     int need_restore;         /* a step was discarded: restore before the next step */
     int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
     fmu_me *me;               /* ME integrator, NULL for CS */
+    char who[128];            /* instance name, for the process guard's messages (fmu_guard.h) */
 };
 
 struct fmu_step_state {

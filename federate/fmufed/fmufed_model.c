@@ -289,8 +289,11 @@ static int open_fmu(fmufed_model *m)
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
+        /* fmu_step_open's messages name the FMU file already, but for a bad option */
+        size_t pl = strlen(fd->fmu);
+        int named = !strncmp(e, fd->fmu, pl) && e[pl] == ':';
         rc =
-            fail(m, PORT_EFAIL, "%s: %s%s", fd->fmu, e,
+            fail(m, PORT_EFAIL, "%s%s%s%s", named ? "" : fd->fmu, named ? "" : ": ", e,
                  strong ? " (method \"strong\" evaluates the model: it needs model exchange)" : "");
         goto out;
     }
