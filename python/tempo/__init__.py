@@ -25,13 +25,19 @@ from .federate import (
     time_add,
 )
 from .log import Log
-from .run import Result, RunError, run, study
+from .log import Explanation, Grant, LogError
+from .run import Result, RunError, StudyTable, Table, run, study
 from . import errors
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Event",
+    "Explanation",
+    "Grant",
+    "LogError",
+    "StudyTable",
+    "Table",
     "Federate",
     "InprocRTI",
     "Log",
