@@ -33,8 +33,8 @@ class Producer(tempo.Federate):
     def on_receive(self, ev):
         p = ev.values
         self.commands += 1
-        print('producer: Command gain=%.2f enabled=%d note="%s"'
-              % (p.get("gain", 0), p.get("enabled", False), p.get("note", "")))
+        print('producer: Command from federate %d: gain=%g enabled=%d note="%s"'
+              % (ev.sender, p.get("gain", 0), p.get("enabled", False), p.get("note", "")))
 
 
 def main():

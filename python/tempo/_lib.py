@@ -33,7 +33,9 @@ def _candidates_lib():
     yield _TREE / "lib" / "libtempo.so"
     run = shutil.which("tempo-run")
     if run:
-        yield Path(run).resolve().parent.parent / "lib" / "libtempo.so.0"
+        top = Path(run).resolve().parent.parent
+        yield top / "lib" / "libtempo.so.0"  # an installed prefix
+        yield top / "lib" / "libtempo.so"  # a build tree
 
 
 def library_path():
@@ -228,11 +230,11 @@ _PROTOS = {
     "tp_subscribe_interaction_class": (_I, [_F, tp_handle]),
     "tp_unsubscribe_interaction_class": (_I, [_F, tp_handle]),
     "tp_register_object": (_I, [_F, tp_handle, _cp, _P(tp_object)]),
-    "tp_update_tagged": (_I, [_F, tp_object, _P(tp_value_in), _SZ, tp_time, _cp, _SZ]),
+    "tp_update_tagged": (_I, [_F, tp_object, _vp, _SZ, tp_time, _cp, _SZ]),
     "tp_delete_object": (_I, [_F, tp_object, tp_time]),
     "tp_send_interaction_tagged": (
         _I,
-        [_F, tp_handle, _P(tp_value_in), _SZ, tp_time, _cp, _SZ],
+        [_F, tp_handle, _vp, _SZ, tp_time, _cp, _SZ],
     ),
     "tp_request_update": (_I, [_F, tp_object, _P(tp_handle), _SZ]),
     "tp_request_class_update": (_I, [_F, tp_handle, _P(tp_handle), _SZ]),

@@ -9,6 +9,7 @@ ticks (int) of the FOM's resolution, as in C; ticks() and seconds() convert. Rea
 
 import collections
 import ctypes
+import struct
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
@@ -185,20 +186,18 @@ class Federate:
         self._ics = {}
         self._params = {}
         self._names = {}
+        self._plans = {}
+        self._tbuf = L.tp_time()
+        self._tref = ctypes.byref(self._tbuf)
         if fom is None and fom_text is None:
             raise ValueError("Federate: give fom (a path) or fom_text")
-        if fom is not None:
-            with open(fom, "rb") as fh:
-                text = fh.read()
-        else:
-            text = L.cstr(fom_text)
         self._cbs = self._make_callbacks()
         opt = L.tp_join_options(
             rti=L.cstr(rti),
             federation=L.cstr(federation),
             federate=L.cstr(name),
             fom_path=L.cstr(fom),
-            fom_text=None if fom is not None else text,
+            fom_text=None if fom is not None else L.cstr(fom_text),
             create=1 if create else 0,
             resign_action=_ACTIONS[resign_action],
             secret=L.cstr(secret),
@@ -214,6 +213,13 @@ class Federate:
             raise TempoError(rc, L.pystr(err.value), "join")
         self._f = out
         self.handle = self._lib.tp_federate_handle(self._f)
+        # The library read the FOM (and would have named the fault); the types come from the
+        # same text.
+        if fom is not None:
+            with open(fom, "rb") as fh:
+                text = fh.read()
+        else:
+            text = L.cstr(fom_text)
         self._fom = _Fom(self, text)
 
     # ---- life --------------------------------------------------------------------------
@@ -578,19 +584,52 @@ class Federate:
         self._owned[out.value] = c
         return out.value
 
-    def _values(self, kinds, cls, values, types, lookup):
-        n = len(values)
+    def _values(self, kind, cls, values):
+        """The tp_value array of values {name: value} of class cls (kind "a": attributes of
+        an object class, "p": parameters of an interaction class), as (address, count,
+        what keeps it alive). A plan is kept per class and set of names: when every value
+        has a fixed-size type, the array is built once, pointing into one scratch buffer
+        that struct packs the values into (no allocation per call beyond the pack)."""
+        keys = tuple(values)
+        plan = self._plans.get((kind, cls, keys))
+        if plan is None:
+            plan = self._plans[(kind, cls, keys)] = self._plan(kind, cls, keys)
+        st, scratch, arr = plan
+        if st is not None:
+            try:
+                st.pack_into(scratch, 0, *values.values())
+                return ctypes.addressof(arr), len(keys), plan
+            except struct.error:
+                pass  # a value the fast path cannot pack (1.5 for an int): encode it below
+        types = self._fom.attr_type if kind == "a" else self._fom.param_type
+        lookup = self.attribute if kind == "a" else self.parameter
+        n = len(keys)
         arr = (L.tp_value_in * n)()
         for i, (k, x) in enumerate(values.items()):
             h = lookup(cls, k)
-            if isinstance(x, (bytes, bytearray)) and types.get(h) != "string":
-                b = bytes(x)
-            else:
-                b = V.encode(types.get(h, "bytes"), x)
+            t = types.get(h, "bytes")
+            b = bytes(x) if isinstance(x, (bytes, bytearray)) and t != "string" else V.encode(t, x)
             arr[i].handle = h
             arr[i].data = b
             arr[i].size = len(b)
-        return arr, n
+        return ctypes.addressof(arr), n, arr
+
+    def _plan(self, kind, cls, keys):
+        types = self._fom.attr_type if kind == "a" else self._fom.param_type
+        lookup = self.attribute if kind == "a" else self.parameter
+        hs = [lookup(cls, k) for k in keys]  # raises TempoError for an unknown name
+        fmt = [V.FIXED.get(types.get(h)) for h in hs]
+        if not hs or None in fmt:
+            return None, None, None
+        st = struct.Struct("<" + "".join(fmt))
+        scratch = ctypes.create_string_buffer(st.size)
+        arr = (L.tp_value * len(hs))()
+        off, base = 0, ctypes.addressof(scratch)
+        for i, (h, f) in enumerate(zip(hs, fmt)):
+            size = struct.calcsize("<" + f)
+            arr[i].handle, arr[i].data, arr[i].size = h, base + off, size
+            off += size
+        return st, scratch, arr
 
     def update(self, obj, values, time=None, tag=None):
         """tp_update_tagged: values {attribute name: value} of an object registered here,
@@ -599,14 +638,12 @@ class Federate:
         c = self._owned.get(obj)
         if c is None:
             raise TempoError(-3, "object %r was not registered by this federate" % obj, "update")
-        arr, n = self._values("a", c, values, self._fom.attr_type, self.attribute)
-        tagb = bytes(tag) if tag else None
-        self._check(
-            self._lib.tp_update_tagged(
-                self._live(), obj, arr, n, _tick(time, "update"), tagb, len(tagb or b"")
-            ),
-            "update",
+        addr, n, keep = self._values("a", c, values)
+        rc = self._lib.tp_update_tagged(
+            self._live(), obj, addr, n, _tick(time, "update"), tag, len(tag) if tag else 0
         )
+        if rc or self._exc is not None:
+            self._check(rc, "update")
 
     def delete_object(self, obj, time=None):
         """tp_delete_object; subscribers get a "remove" event."""
@@ -619,11 +656,11 @@ class Federate:
     def send_interaction(self, ic, params=None, time=None, tag=None):
         """tp_send_interaction_tagged: params {parameter name: value} of a published class."""
         c = self.interaction_class(ic)
-        arr, n = self._values("p", c, params or {}, self._fom.param_type, self.parameter)
-        tagb = bytes(tag) if tag else None
+        addr, n, keep = self._values("p", c, params or {})
         self._check(
             self._lib.tp_send_interaction_tagged(
-                self._live(), c, arr, n, _tick(time, "send_interaction"), tagb, len(tagb or b"")
+                self._live(), c, addr, n, _tick(time, "send_interaction"), tag,
+                len(tag) if tag else 0,
             ),
             "send_interaction",
         )
@@ -815,11 +852,10 @@ class Federate:
     def wait_grant(self, timeout=None):
         """tp_wait_grant: evoke until the pending request is granted; returns the granted
         time (ticks), or None when the timeout (seconds) passed first."""
-        out = L.tp_time()
         rc = self._check(
-            self._lib.tp_wait_grant(self._live(), ctypes.byref(out), _ms(timeout)), "wait_grant"
+            self._lib.tp_wait_grant(self._live(), self._tref, _ms(timeout)), "wait_grant"
         )
-        return out.value if rc == 0 else None
+        return self._tbuf.value if rc == 0 else None
 
     def time_advance_request(self, t, wait=True, timeout=None):
         """TAR(t); with wait (the default) evokes until the grant and returns its time."""

@@ -93,7 +93,7 @@ class Result:
     summary   the summary lines of tempo-run as values: federation, federates (count),
               method, start, end (s), wall_time (s), steps (min, max), updates, reflections,
               time_requests (those tempo-run printed; a key is absent when it printed none),
-              results (the CSV paths), plot, log (the federation log, with log=DIR)
+              results (the CSV paths), plot, log (the federation log file, with log=DIR)
     stdout, stderr   tempo-run's output as text
     output    the results folder (None once a temporary one was removed)
     """
@@ -154,6 +154,10 @@ def parse_summary(text):
         m = re.match(r"tempo-run: plot (.*)$", line)
         if m:
             s["plot"] = m.group(1)
+            continue
+        m = re.match(r"tempo-run: federation log in (\S+)", line)
+        if m:  # in process: the folder (run() names the file it got)
+            s["log_dir"] = m.group(1)
             continue
         m = re.match(r"tempo-run: federation log (\S+)", line)
         if m:
@@ -244,8 +248,12 @@ def run(
             cmd.append("--in-process")
             if threads:
                 cmd.append("--threads")
+        before = []
         if log:
-            cmd += ["--log", os.path.abspath(log)]
+            log = os.path.abspath(log)
+            cmd += ["--log", log]
+            if os.path.isdir(log):
+                before = os.listdir(log)
         if timeout is not None:
             cmd += ["--timeout", str(int(timeout * 1000))]
         if rti:
@@ -257,6 +265,10 @@ def run(
         if p.returncode != 0:
             raise RunError(p.returncode, path, p.stdout, p.stderr)
         summary = parse_summary(p.stdout)
+        if log and "log" not in summary:
+            new = sorted(f for f in os.listdir(log) if f.endswith(".tlog") and f not in before)
+            if new:
+                summary["log"] = os.path.join(log, new[-1])
         results = {}
         with open(fed) as fh:
             names = [f["name"] for f in json.load(fh)["federates"]]

@@ -11,6 +11,10 @@ _I64 = struct.Struct("<q")
 _I32 = struct.Struct("<i")
 
 
+# struct formats of the fixed-size types (the fast path of Federate.update).
+FIXED = {"float64": "d", "int64": "q", "int32": "i", "boolean": "?"}
+
+
 def array_length(ftype):
     """For "float64[N]" N, for "float64[]" 0, else None."""
     if ftype.startswith("float64[") and ftype.endswith("]"):
