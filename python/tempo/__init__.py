@@ -8,7 +8,8 @@
 
 Pure Python through ctypes (the standard library only; NumPy for results when present).
 Modules: federate.py (Federate, InprocRTI), run.py (run, study), log.py (Log),
-fedfile.py (a federation file seen from a program federate), errors.py, values.py.
+fedfile.py (a federation file seen from a program federate), slave.py (a Python model as a
+slave of the master methods), errors.py, values.py.
 """
 
 from ._lib import library_path, program
