@@ -36,8 +36,8 @@ class Integrator:
     def set_states(self, t, x):
         self.z = x[0]
 
-    def derivatives(self, u):
-        return [0.0]  # not used by the methods this example runs
+    def derivatives(self, t, u):
+        return [self.k * u(t)[0]]
 
     def record(self):
         return {"z": self.z}

@@ -169,6 +169,10 @@ class Federate:
         self._queue = collections.deque() if queue_events else None
         self._handlers = {}
         on = on or {}
+        unknown = sorted(set(on) - set(_KINDS))
+        if unknown:
+            raise ValueError("Federate: on= names unknown event kinds %s (kinds: %s)"
+                             % (unknown, ", ".join(_KINDS)))
         for kind in _KINDS:
             if kind in on:
                 self._handlers[kind] = on[kind]

@@ -18,7 +18,7 @@ It has:
     advance(t, t_to, u)  advance from t to t_to (seconds); u(s) gives the inputs' values at
                          time s (the polynomials the master set, doc/master.md set-inputs)
 
-and optionally states() / set_states(t, x) / derivatives() (strong coupling), record() -> dict
+and optionally states() / set_states(t, x) / derivatives(t, u) (strong coupling), record() -> dict
 (the CSV's columns beside time; default the outputs by name). save/restore work on every model:
 the slave keeps a deep copy of it (copy.deepcopy) per slot. Read examples/python/models.py.
 """
@@ -179,7 +179,7 @@ class Slave:
             self.t = t
             return OK, [], [], 0, 0, ""
         if kind == GET_DERIVATIVES and hasattr(m, "derivatives"):
-            return OK, [float(x) for x in m.derivatives(self.u)], [], 0, 0, ""
+            return OK, [float(x) for x in m.derivatives(self.t * self.res, self.u)], [], 0, 0, ""
         if kind == SAVE or kind == RESTORE:
             if not 0 <= arg < SLOTS:
                 return EUSAGE, [], [], 0, 0, "slot %d outside 0..%d" % (arg, SLOTS - 1)

@@ -315,6 +315,11 @@ def test_events_iterator(rti, federation, demo_fom):
         assert vals == [0.0, 1.0, 2.0]
 
 
+def test_unknown_handler_kind_is_refused(rti, federation, demo_fom):
+    with pytest.raises(ValueError, match="reflekt"):
+        fed(rti, federation, "a", demo_fom, on={"reflekt": print})
+
+
 def test_resign_and_closed(rti, federation, demo_fom):
     a = fed(rti, federation, "a", demo_fom)
     a.resign()
