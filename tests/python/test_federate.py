@@ -415,3 +415,31 @@ def test_values_match_the_c_encoders():
     assert values.encode("float64[]", [1.0, -2.0, 0.5]) == buf.raw[:n]
     assert values.decode("float64[3]", buf.raw[:n]) == [1.0, -2.0, 0.5]
     assert tempo.strerror(errors.TP_EBOUND).startswith("TP_EBOUND")
+
+
+def test_asynchronous_refusal_reaches_the_program(rti, federation, demo_fom):
+    """An update sent while regulation is being enabled, below the bound the RTI then gives
+    (a constrained federate is already at 1000): the RTI refuses it later; the error event
+    says so and the next blocking call raises it (doc/api.md, "No silent loss")."""
+    lines = []
+    a = fed(rti, federation, "a", demo_fom, log=lambda level, line: lines.append((level, line)))
+    b = fed(rti, federation, "b", demo_fom)
+    try:
+        b.enable_constrained()
+        assert b.tar(1000) == 1000  # nobody regulates: granted at once
+        a.publish_object_class("Signal", ["value"])
+        obj = a.register_object("Signal")
+        a.enable_regulation(10, wait=False)
+        a.update(obj, {"value": 1.0}, time=5)  # not regulating yet: not checked here
+        with pytest.raises(tempo.TempoError) as e:
+            a.wait_regulation_enabled(timeout=5)
+            a.time_status()
+        assert e.value.code == errors.TP_EBOUND and e.value.message
+        err = [ev for ev in a.poll_events() if ev.kind == "error"]
+        assert err and err[0].code == errors.TP_EBOUND
+        assert a.send_bound()[0] >= 1000
+        # the library's own log line went to the log callback (level 1: warn), not to stderr
+        assert any(level == 1 and "refused UPDATE" in line for level, line in lines)
+    finally:
+        a.close()
+        b.close()
