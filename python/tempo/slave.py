@@ -1,7 +1,8 @@
 """A model written in Python as a slave of the master methods (doc/python.md, "Models in
 Python as slaves"): this module speaks the master-slave protocol of doc/master.md through the
 package's Federate, as tempo-fmu's slave role does (federate/fmufed/fmufed_slave.c), and runs
-the port operations (algorithms/port.h) on a Python object.
+the port operations (algorithms/port.h) on a Python object; under jacobi and jacobi-naive it
+runs the same object as a peer (run_peer, the loop of algorithms/jacobi.c).
 
 A federation file names it as a program federate with the model in its arguments:
 
@@ -207,9 +208,19 @@ class Slave:
 
     @staticmethod
     def _num(x):
-        """A number as tempo-fmu writes it: the shortest of %.15g / %.17g that reads back."""
-        s = "%.15g" % x
-        return s if float(s) == x else "%.17g" % x
+        """A number as every Tempo CSV has it (fmu_sim_format_double, federate/fmu/fmu_sim.c):
+        the fewest of 15..17 significant digits (from 1 for subnormals) that read back to the
+        same bits; nan, inf, -inf."""
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        bits = struct.pack("<d", x)
+        for p in range(1 if 0 < abs(x) < 2.2250738585072014e-308 else 15, 18):
+            s = "%.*g" % (p, x)
+            if struct.pack("<d", float(s)) == bits:
+                break
+        return s
 
     def write_csv(self):
         cols = []
@@ -296,6 +307,114 @@ def serve(ff, me, idx, rti, slave):
     return state
 
 
+def run_peer(ff, me, idx, rti, slave):
+    """The model as a peer of fixed-step Jacobi (algorithms/jacobi.c, doc/algorithms/jacobi.md),
+    with the FOM and start/end protocol every peer of the file follows (doc/federation.md,
+    "Program federates"). Improved loop at lookahead 0: integrate to t_n with the inputs held,
+    TARA(t_n), publish y(t_n) stamped t_n, TAR(t_n), take the inputs; naive loop (jacobi-naive,
+    lookahead L): integrate, publish stamped t_n + L, TAR(t_n), take the inputs."""
+    naive = ff.method == "jacobi-naive"
+    la = ff.t_lookahead if naive else 0
+    ins = {}  # (class, attribute) -> input index
+    for i, w in enumerate(me.inputs):
+        ins[(w.cls, w.attr)] = i
+    latest = [None] * len(me.inputs)
+    st = {"joined": 0, "lost": None, "steps": 0, "updates": 0, "reflections": 0, "requests": 0}
+
+    def on_reflect(ev):
+        for a, v in ev.values.items():
+            i = ins.get((ev.object_class, a))
+            if i is not None:
+                latest[i] = v
+                st["reflections"] += 1
+
+    def on_joined(ev):
+        if ff.index(ev.name) >= 0 and ev.name != me.name:
+            st["joined"] += 1
+
+    def on_resigned(ev):
+        if st["lost"] is None:
+            st["lost"] = "federate %s left the federation before the end: %s" % (ev.name, ev.message)
+
+    f = Federate(ff.federation, me.name, rti=rti, create=True, timeout=60.0, queue_events=False,
+                 on={"reflect": on_reflect, "federate_joined": on_joined,
+                     "federate_resigned": on_resigned}, **ff.join_args())
+    try:
+        objs = []  # (object, [(output index, attribute)])
+        for w in me.outputs:
+            if not any(o[2] == w.cls for o in objs):
+                f.publish_object_class(w.cls, [x.attr for x in me.outputs if x.cls == w.cls])
+                objs.append((f.register_object(w.cls, "%s.%s" % (me.name, w.cls)),
+                             [(k, x.attr) for k, x in enumerate(me.outputs) if x.cls == w.cls],
+                             w.cls))
+        for w in me.inputs:
+            f.subscribe_object_class(w.cls, [w.attr])
+        f.enable_regulation(la, timeout=60)
+        f.enable_constrained(timeout=60)
+        first = idx == 0
+        if first:
+            while st["joined"] + 1 < len(ff.federates):
+                f.evoke(0.1)
+            f.register_sync("tempo-start")
+        f.sync("tempo-start", timeout=60)
+        if first:
+            f.register_sync("tempo-end")
+
+        def publish(ts):
+            y = slave._outputs()
+            for obj, attrs, _ in objs:
+                f.update(obj, {a: y[k] for k, a in attrs}, time=ts)
+                st["updates"] += 1
+
+        def request(fn, t):
+            st["requests"] += 1
+            g = fn(t)
+            if st["lost"]:
+                raise RuntimeError(st["lost"])
+            if g != t:
+                raise RuntimeError("asked %d ticks, granted %d" % (t, g))
+
+        def apply_inputs():
+            u = [0.0 if x is None else float(x) for x in latest]
+            slave.execute(SET_INPUTS, slave.t, 0, u, [])
+
+        T = ff.t_start
+        if f.logical_time < T:
+            request(f.tara, T)
+        if naive:
+            publish(T + la)
+        else:
+            publish(T)
+            request(f.tar, T)
+            apply_inputs()
+        slave.execute(RECORD, 0, 0, [], [])
+        h = ff.t_step
+        while T < ff.t_end:
+            t = min(T + h, ff.t_end)
+            status = slave.execute(STEP, t, 1, [], [])[0]
+            if status != OK:
+                raise RuntimeError("step to %.9g s: status %d" % (t * ff.resolution, status))
+            if naive:
+                if t < ff.t_end:
+                    publish(t + la)
+                request(f.tar, t)
+            else:
+                request(f.tara, t)
+                publish(t)
+                request(f.tar, t)
+            apply_inputs()
+            T = t
+            st["steps"] += 1
+            slave.execute(RECORD, 0, 0, [], [])
+            print("progress %.17g %.17g" % (T * ff.resolution, ff.end), flush=True)
+        f.sync("tempo-end", timeout=60)
+        slave.write_csv()
+        f.resign()
+    finally:
+        f.close()
+    return st
+
+
 def main(argv=None):
     o, rest = program_args(argv, description="a Python model as a slave of a master method")
     if not rest:
@@ -330,12 +449,24 @@ def main(argv=None):
     slave = Slave(model, len(me.inputs), len(me.outputs), ff.resolution, ff.t_start,
                   os.path.join(out_dir, me.name + ".csv"))
     slave.outputs_names = [w.var for w in me.outputs]
+    peer = ff.method in ("jacobi", "jacobi-naive")
+    extrapolated = peer and ff.data["algorithm"].get("extrapolation", 0)
+    if ff.method in ("jacobi-de", "gauss-seidel") or extrapolated:
+        print("tempo-slave: %s: method %s%s: not offered for a Python model (doc/python.md)"
+              % (me.name, ff.method, " with extrapolation" if extrapolated else ""),
+              file=sys.stderr)
+        return 2
     try:
-        st = serve(ff, me, idx, o.rti, slave)
+        if peer:
+            st = run_peer(ff, me, idx, o.rti, slave)
+        else:
+            st = serve(ff, me, idx, o.rti, slave)
     except (TempoError, RuntimeError, ValueError) as e:
         print("tempo-slave: %s: %s" % (me.name, e), file=sys.stderr)
         return 1
-    print("tempo-slave: %s: done at t = %.9g s: %d steps" % (me.name, ff.end, st["steps"]))
+    print("tempo-slave: %s: done at t = %.9g s: %d steps, %d updates, %d reflections, "
+          "%d time requests" % (me.name, ff.end, st["steps"], st.get("updates", 0),
+                                st.get("reflections", 0), st["requests"]))
     return 0
 
 

@@ -86,3 +86,41 @@ def test_one_process_modes_refuse_a_program_slave(tmp_path):
     with pytest.raises(tempo.RunError) as e:
         tempo.run(f, in_process=True)
     assert e.value.status == 2 and "integ is a program" in e.value.stderr
+
+
+def test_jacobi_peer_equals_master_jacobi(tmp_path):
+    """The same model as a peer of fixed-step Jacobi gives the bytes of master-jacobi (the
+    same scheme, doc/master.md), the FMU's results included."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "p").mkdir()
+    tempo.run(federation(tmp_path / "m", {"method": "master-jacobi", "end": 2, "step": 0.25}),
+              output=tmp_path / "m" / "res")
+    peer = tempo.run(federation(tmp_path / "p", {"method": "jacobi", "end": 2, "step": 0.25}),
+                     output=tmp_path / "p" / "res")
+    for name in ("src", "integ"):
+        a = (tmp_path / "m" / "res" / (name + ".csv")).read_bytes()
+        assert a == (tmp_path / "p" / "res" / (name + ".csv")).read_bytes(), name
+    assert peer.summary["steps"] == (8, 8)
+
+
+def test_jacobi_naive_peer_lags_one_step(tmp_path):
+    """Naive Jacobi (lookahead = the step): the value computed at t_n is stamped t_n + h, so
+    z(n+1) = z(n) + k h x(n-1), x(-1) being the input's start value 0 (Fig. 4.4 of the Awais
+    thesis, doc/algorithms/jacobi.md)."""
+    h = 0.25
+    r = tempo.run(federation(tmp_path, {"method": "jacobi-naive", "end": 2, "step": h}))
+    x, z = r["src"]["x"], r["integ"]["z"]
+    want, prev = 0.0, 0.0
+    for n in range(8):
+        assert z[n] == pytest.approx(want, rel=1e-13, abs=1e-15)
+        want += 2 * h * prev
+        prev = x[n]
+    assert z[8] == pytest.approx(want, rel=1e-13)
+
+
+def test_methods_not_offered(tmp_path):
+    f = federation(tmp_path, {"method": "jacobi-de", "end": 2, "quantum": 0.1, "h_min": 0.01,
+                              "h_max": 0.5})
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(f)
+    assert "method jacobi-de: not offered for a Python model" in e.value.stderr + str(e.value)
