@@ -133,3 +133,26 @@ def test_explain_a_wait(tmp_path, demo_fom):
     assert not e.nobody_waits and "who waits for whom" in str(e)
     with pytest.raises(tempo.LogError):
         tempo.Log(tmp_path / "missing.tlog")
+
+
+def test_result_arrays_are_numpy_when_present(monkeypatch):
+    """Columns are numpy arrays when NumPy imports, array('d') otherwise (the package needs
+    nothing beyond the standard library)."""
+    from array import array
+
+    import sys
+
+    runmod = sys.modules["tempo.run"]  # the module (tempo.run is the function)
+
+    r = tempo.run(LV, in_process=True, set={"algorithm.end": 5})
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        assert isinstance(r["prey"]["x"], numpy.ndarray) and r["prey"]["x"].dtype == float
+    else:
+        assert isinstance(r["prey"]["x"], array)
+    monkeypatch.setattr(runmod, "_np", None)  # as on a machine without NumPy
+    r2 = tempo.run(LV, in_process=True, set={"algorithm.end": 5})
+    assert isinstance(r2["prey"]["x"], array) and list(r2["prey"]["x"]) == list(r["prey"]["x"])
