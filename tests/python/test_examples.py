@@ -2,6 +2,7 @@
 mixed both ways with the C programs (each side prints what the C side prints), and the houses
 market as a program federate of an FMU federation (every CSV of the run byte for byte the same
 as with the C market)."""
+import math
 import os
 import stat
 import subprocess
@@ -94,3 +95,25 @@ def test_python_market_gives_the_c_market_results(tmp_path):
     assert len(py["market"].time) == 97  # a price every 900 s over a day, and at 0
     assert py.summary["updates"] == c.summary["updates"]
     assert py.summary["time_requests"] == c.summary["time_requests"]
+
+
+def test_doc_python_first_example(rti, tmp_path):
+    """The first example of doc/python.md, taken from the page, beside the C producer: it
+    prints the ten samples (the page stays true)."""
+    text = (SOURCE / "doc" / "python.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    code = code.replace('rti="127.0.0.1:7470"', 'rti="%s"' % rti.address)
+    assert rti.address in code
+    (tmp_path / "ex.py").write_text(code)
+    p = subprocess.Popen(producer_cmd("c", rti.address, "demo"), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env())
+    for line in p.stdout:
+        if "joined as federate" in line:
+            break
+    r = subprocess.run([sys.executable, str(tmp_path / "ex.py")], cwd=str(SOURCE), env=env(),
+                       capture_output=True, text=True, timeout=60)
+    p.communicate(timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert [l.split()[-1] for l in lines] == [str(k) for k in range(1, 11)]
+    assert abs(float(lines[2].split()[1]) - math.sin(0.3)) < 1e-12
