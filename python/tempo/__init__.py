@@ -22,6 +22,8 @@ from .federate import (
     Event,
     Federate,
     InprocRTI,
+    create_federation,
+    destroy_federation,
     strerror,
     time_add,
 )
@@ -49,6 +51,8 @@ __all__ = [
     "TIMESTAMP_ORDER",
     "TIME_MAX",
     "TempoError",
+    "create_federation",
+    "destroy_federation",
     "errors",
     "library_path",
     "program",

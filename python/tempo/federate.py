@@ -898,6 +898,35 @@ class Federate:
         return self._lib.tp_fileno(self._live())
 
 
+def _fed_call(fn, call, federation, fom, fom_text, rti, secret, timeout):
+    opt = L.tp_join_options(
+        rti=L.cstr(rti),
+        federation=L.cstr(federation),
+        fom_path=L.cstr(fom),
+        fom_text=L.cstr(fom_text) if fom is None else None,
+        secret=L.cstr(secret),
+        timeout_ms=_ms(timeout) if timeout is not None else -1,
+    )
+    err = ctypes.create_string_buffer(1024)
+    rc = fn(ctypes.byref(opt), err, len(err))
+    if rc < 0:
+        raise TempoError(rc, L.pystr(err.value), call)
+
+
+def create_federation(federation, fom=None, fom_text=None, rti=None, secret=None, timeout=10.0):
+    """tp_create_federation: create it at the RTI with this FOM (a short connection of its
+    own). Raises TempoError (TP_EEXISTS when it exists)."""
+    _fed_call(L.lib().tp_create_federation, "create_federation", federation, fom, fom_text, rti,
+              secret, timeout)
+
+
+def destroy_federation(federation, rti=None, secret=None, timeout=10.0):
+    """tp_destroy_federation: destroy an empty federation (TP_EREFUSED while federates are
+    joined, TP_ENOTFOUND when there is none)."""
+    _fed_call(L.lib().tp_destroy_federation, "destroy_federation", federation, None, None, rti,
+              secret, timeout)
+
+
 def time_add(a, b):
     """tp_time_add: a + b in ticks, saturating at TIME_MAX."""
     return L.lib().tp_time_add(_tick(a), _tick(b))

@@ -40,6 +40,22 @@ def test_join_errors_carry_code_and_message(rti, federation, demo_fom, tmp_path)
     assert e.value.code == errors.TP_ESYS
 
 
+def test_create_and_destroy_federation(rti, federation, demo_fom):
+    tempo.create_federation(federation, fom=demo_fom, rti=rti.address)
+    with pytest.raises(tempo.TempoError) as e:
+        tempo.create_federation(federation, fom=demo_fom, rti=rti.address)
+    assert e.value.code == errors.TP_EEXISTS
+    tempo.destroy_federation(federation, rti=rti.address)  # empty: destroyed
+    with pytest.raises(tempo.TempoError) as e:
+        tempo.destroy_federation(federation, rti=rti.address)
+    assert e.value.code == errors.TP_ENOTFOUND
+    tempo.create_federation(federation, fom=demo_fom, rti=rti.address)
+    with fed(rti, federation, "a", demo_fom, create=False):  # it exists: joined as it is
+        with pytest.raises(tempo.TempoError) as e:
+            tempo.destroy_federation(federation, rti=rti.address)
+        assert e.value.code == errors.TP_EREFUSED  # a is joined
+
+
 def test_names_and_handles(rti, federation, test_fom):
     with fed(rti, federation, "a", test_fom) as a:
         # doc/fom.md §4 lists the handles of fom/test.xml
