@@ -35,10 +35,14 @@ SOVERSION := 0
 PKGS      := libevent libxml-2.0 libzip jansson
 # Debian packages `make deps` installs, and the check that says they are there.
 DEPS_DEBS := libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config \
-             zip unzip clang clang-format librsvg2-bin libarchive-tools
+             zip unzip clang clang-format librsvg2-bin libarchive-tools python3-pytest
+# The Python that the package python/ is tested and installed for: the system's (Debian's
+# /usr/bin/python3, whatever python3 comes first on PATH), else python3 from PATH.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
               command -v zip >/dev/null && command -v rsvg-convert >/dev/null && \
-              command -v clang-format >/dev/null && command -v bsdtar >/dev/null
+              command -v clang-format >/dev/null && command -v bsdtar >/dev/null && \
+              $(PYTHON) -c 'import pytest' 2>/dev/null
 define DEPS_INSTALL
 if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
   echo "make deps: installing Debian packages: $(DEPS_DEBS)"; \
@@ -248,7 +252,8 @@ layers:
 # P/include/tempo; tempo.pc in P/lib/pkgconfig; the FOMs, the example federation files (their
 # FMU paths rewritten to P/share/tempo/fmus), the example sources and the example FMUs in
 # P/share/tempo; README.md and doc/ in P/share/doc/tempo; a man page per program in
-# P/share/man/man1, made from its --help. Installed programs find their default FOM in
+# P/share/man/man1, made from its --help; the Python package tempo where $(PYTHON) finds it
+# (mk/95-python.mk: PYTHONDIR). Installed programs find their default FOM in
 # P/share/tempo/fom (they look beside their own bin/ folder).
 # make uninstall removes exactly that list.
 DATADIR := $(PREFIX)/share/tempo
@@ -321,7 +326,7 @@ help:
 	@echo '  make layers      check that no include crosses a component boundary'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
-	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs'
+	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs, the Python package'
 	@echo '  make uninstall   remove what make install put under PREFIX'
 	@echo '  make clean       remove build/, bin/ and lib/'
 	@echo '  make help        this list'

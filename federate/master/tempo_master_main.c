@@ -379,6 +379,18 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
+    /* A program slave (a model in Python, doc/python.md) is a process of its own: it cannot
+     * be opened in this one. */
+    for (size_t i = 0; (a.local || a.in_process) && i < ff->n_feds; i++)
+        if (ff->feds[i].program) {
+            fprintf(stderr,
+                    "tempo-master: %s: federate %s is a program (%s): it runs only as its own "
+                    "process; run the file distributed (without %s)\n",
+                    ff->path, ff->feds[i].name, ff->feds[i].program,
+                    a.local ? "--local" : "--in-process");
+            fedfile_free(ff);
+            return 2;
+        }
     /* Every mode settles the secret as tempo-fmu and tempo-run do, so that one federation
      * file and environment are accepted or refused alike whichever way it runs (--local has
      * no RTI to hand it to, but a secret file others may read is refused all the same). */
