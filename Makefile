@@ -315,6 +315,7 @@ help:
 	@echo '  make bench       benchmarks (figures only, never fail on timing)'
 	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each)'
 	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make cases       rewrite the generated figure tables of doc/cases/ from fresh runs'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
 	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs'
