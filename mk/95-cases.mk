@@ -5,7 +5,7 @@
 # fail when the committed tables and a fresh run differ.
 INTEG_SCRIPTS += tests/integration/cases_doc.sh
 CASES_RUNS := $(O)/tests/unit/energy_test \
-  tests/integration/balance_cases.sh
+  tests/integration/balance_cases.sh tests/integration/f3ornits_master_test.sh
 .PHONY: cases
 cases: all
 	@for t in $(CASES_RUNS); do \
