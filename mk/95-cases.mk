@@ -6,7 +6,7 @@
 INTEG_SCRIPTS += tests/integration/cases_doc.sh
 CASES_RUNS := $(O)/tests/unit/energy_test $(O)/tests/unit/wr_fmu_test $(O)/tests/unit/semi_fmu_test \
   tests/integration/balance_cases.sh tests/integration/f3ornits_master_test.sh \
-  tests/integration/run_cases.sh
+  tests/integration/run_cases.sh tests/integration/defect_run.sh
 .PHONY: cases
 cases: all
 	@for t in $(CASES_RUNS); do \
