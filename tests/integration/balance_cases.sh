@@ -12,14 +12,15 @@ ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 dir=$(mktemp -d /tmp/balance_cases.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-. tests/figures.sh
+. tests/figures.sh # figures_check, plot_png_ok
 
 if bin/tempo-example-balance --output "$dir" testa testb chain test1 energy >"$dir/out" 2>&1; then ok; else
   ko "tempo-example-balance: $(head -c 600 "$dir/out")"; fi
 for p in orders_testa energy_testa orders_testb testb_oscillation orders_chain energy_chain \
   orders_test1_mutual orders_test1_uni energy_test2_H0.2 energy_test2_H0.15 drift_test2_H0.2 \
   drift_test2_H0.15; do
-  if [ -s "$dir/$p.svg" ] && grep -q 'class="series"' "$dir/$p.svg"; then ok; else ko "plot $p.svg"; fi
+  if [ -s "$dir/$p.svg" ] && grep -q 'class="series"' "$dir/$p.svg" &&
+    plot_png_ok "$dir/$p.svg" "$dir"; then ok; else ko "plot $p.svg: missing, empty or blank"; fi
 done
 
 # val FILE VARIANT COLUMN [H]: a figure of a CSV (first column the variant).

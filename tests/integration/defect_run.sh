@@ -82,22 +82,10 @@ T=tests/integration/defect_run.sh
 } >"$dir/defect.claims"
 figures_check defect.claims "$dir/defect.claims"
 
-# The plots a person looks at: rendered to PNG (rsvg-convert), of the declared size and not
-# blank (several times the bytes of a white page of the same size), as plot_render.sh does.
-png_ok() { # SVG
-  local w h pw ph sp sb
-  w=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)" height="\([0-9]*\)".*/\1/p' "$1" | head -n 1)
-  h=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)" height="\([0-9]*\)".*/\2/p' "$1" | head -n 1)
-  printf '<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s"><rect width="%s" height="%s" fill="white"/></svg>\n' \
-    "$w" "$h" "$w" "$h" >"$dir/blank.svg"
-  rsvg-convert -f png -o "$dir/p.png" "$1" && rsvg-convert -f png -o "$dir/blank.png" "$dir/blank.svg" || return 1
-  pw=$(od -An -tu1 -j16 -N4 "$dir/p.png" | awk '{print (($1 * 256 + $2) * 256 + $3) * 256 + $4}')
-  ph=$(od -An -tu1 -j20 -N4 "$dir/p.png" | awk '{print (($1 * 256 + $2) * 256 + $3) * 256 + $4}')
-  sp=$(stat -c %s "$dir/p.png"); sb=$(stat -c %s "$dir/blank.png")
-  [ -n "$w" ] && [ "$pw" = "$w" ] && [ "$ph" = "$h" ] && [ "$sp" -gt $((5 * sb)) ]
-}
+# The plots a person looks at: rendered to PNG, of the declared size and not blank
+# (plot_png_ok of tests/figures.sh).
 for svg in "$dir/f4/osc-defect-fig4_steps.svg" "$dir/c/osc-defect-euler-fixed_convergence.svg"; do
-  png_ok "$svg" && ok || ko "$svg: not rendered, or blank"
+  plot_png_ok "$svg" "$dir" && ok || ko "$svg: not rendered, or blank"
 done
 # the steps plot draws the last step over its width: the H_k path ends with a level segment of
 # positive width (a zero-order hold without the closing sample ended on a vertical jump)
