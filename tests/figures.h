@@ -13,15 +13,15 @@
 
 #include "tests/check.h"
 
-typedef struct figures {
+typedef struct figures_table {
     FILE *f;        /* where the test prints the table (NULL: the buffer could not be made) */
     char *buf;      /* the text, after figures_close */
     size_t len;     /* its length */
     char path[256]; /* doc/cases/figures/NAME */
-} figures;
+} figures_table;
 
 /* Start the table doc/cases/figures/NAME, written by the program `by` (named in its header). */
-static inline FILE *figures_open(figures *g, const char *name, const char *by)
+static inline FILE *figures_open(figures_table *g, const char *name, const char *by)
 {
     memset(g, 0, sizeof *g);
     snprintf(g->path, sizeof g->path, "doc/cases/figures/%s", name);
@@ -33,7 +33,7 @@ static inline FILE *figures_open(figures *g, const char *name, const char *by)
 }
 
 /* The committed copy against the text just printed (or rewrite it, TEMPO_WRITE_FIGURES). */
-static inline void figures_close(figures *g)
+static inline void figures_close(figures_table *g)
 {
     if (!g->f) return;
     fclose(g->f);

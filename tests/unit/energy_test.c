@@ -334,7 +334,7 @@ int main(void)
     bal_settings lin = {BAL_EXTRAP_LINEAR, 0, BAL_BC_OFF, BAL_HAT_CONST, 1};
     bal_settings lin_bc = {BAL_EXTRAP_LINEAR, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1};
     double Hs[2] = {0.2, 0.15};
-    figures g, gc;
+    figures_table g, gc;
     FILE *fig = figures_open(&g, "energy.md", "tests/unit/energy_test.c"),
          *claims = figures_open(&gc, "energy.claims", "tests/unit/energy_test.c");
     fprintf(fig, "### Test 2 to T = 75: relative energy drift\n\n"

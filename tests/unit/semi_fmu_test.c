@@ -372,7 +372,7 @@ int main(void)
 {
     test_lv_vdp();
     test_directional();
-    figures g, gc;
+    figures_table g, gc;
     FILE *fig = figures_open(&g, "semi.md", "tests/unit/semi_fmu_test.c"),
          *claims = figures_open(&gc, "semi.claims", "tests/unit/semi_fmu_test.c");
     test_variants(fig, claims);

@@ -300,7 +300,7 @@ static void test_rollback(fmu_kind kind)
 
 int main(void)
 {
-    figures g, gc;
+    figures_table g, gc;
     g_fig = figures_open(&g, "wr.md", "tests/unit/wr_fmu_test.c");
     g_claims = figures_open(&gc, "wr.claims", "tests/unit/wr_fmu_test.c");
     fprintf(g_fig, "Waveform relaxation over the example FMUs (the files examples/*_wr.json), "
