@@ -56,9 +56,9 @@ static int validate(const port_master *m, const energy_settings *set, char *err,
 
 typedef struct work {
     double **y;    /* per slave: outputs */
+    double **y2;   /* per slave: outputs of exchange B' (the inputs moved along their slopes) */
     double **coef; /* per slave: n_in * W Taylor coefficients */
     double *phat;  /* per link: agreed power into b at the last step */
-    double *pw;    /* per link: P_a, P_b of exchange B, kept over exchange B' */
     double *dphat; /* per link: the agreed power's slope from exchange B' */
     double *bk;    /* per link (refeed): W_a, W_b at the last step, and the energy the powers
                       handed to a and b over it should have delivered: 4 numbers */
@@ -69,9 +69,10 @@ static void work_free(work *w, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         if (w->y) free(w->y[j]);
+        if (w->y2) free(w->y2[j]);
         if (w->coef) free(w->coef[j]);
     }
-    free(w->y), free(w->coef), free(w->phat), free(w->pw), free(w->dphat), free(w->bk),
+    free(w->y), free(w->y2), free(w->coef), free(w->phat), free(w->dphat), free(w->bk),
         free(w->status);
 }
 
@@ -79,18 +80,19 @@ static int work_new(work *w, const port_master *m, size_t n_links)
 {
     memset(w, 0, sizeof *w);
     w->y = calloc(m->n_slaves, sizeof *w->y);
+    w->y2 = calloc(m->n_slaves, sizeof *w->y2);
     w->coef = calloc(m->n_slaves, sizeof *w->coef);
     w->phat = calloc(n_links ? n_links : 1, sizeof *w->phat);
-    w->pw = calloc(2 * (n_links ? n_links : 1), sizeof *w->pw);
     w->dphat = calloc(n_links ? n_links : 1, sizeof *w->dphat);
     w->bk = calloc(4 * (n_links ? n_links : 1), sizeof *w->bk);
     w->status = calloc(m->n_slaves, sizeof *w->status);
-    if (!w->y || !w->coef || !w->phat || !w->pw || !w->dphat || !w->bk || !w->status)
+    if (!w->y || !w->y2 || !w->coef || !w->phat || !w->dphat || !w->bk || !w->status)
         return PORT_ENOMEM;
     for (size_t j = 0; j < m->n_slaves; j++) {
         w->y[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
+        w->y2[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
         w->coef[j] = calloc((m->slaves[j].info.n_in + 1) * W, sizeof(double));
-        if (!w->y[j] || !w->coef[j]) return PORT_ENOMEM;
+        if (!w->y[j] || !w->y2[j] || !w->coef[j]) return PORT_ENOMEM;
     }
     return PORT_OK;
 }
@@ -156,27 +158,26 @@ static void shift_inputs(const energy_settings *set, work *w, double dt)
     }
 }
 
-/* Exchange B': the slope of every link's agreed power at T. The powers P_a, P_b of exchange B
- * (in w->y) are kept; each side's power is asked again with its standard input moved to its
- * extrapolation at T + H, and the differences give the slope (doc/algorithms/
+/* Exchange B': the slope of every link's agreed power at T. Each side's power is asked again
+ * with its standard input moved to its extrapolation at T + H (into w->y2: the outputs of
+ * exchange B stay in w->y), and the differences give the slope (doc/algorithms/
  * energy-balance.md "The power's slope"). */
 static int power_slopes(const port_master *m, const energy_settings *set, work *w, int64_t T,
                         double H, energy_stats *st, char *err, size_t errlen)
 {
-    for (size_t k = 0; k < set->n_links; k++) {
-        const energy_link *l = &set->links[k];
-        w->pw[2 * k] = w->y[l->a][l->a_P], w->pw[2 * k + 1] = w->y[l->b][l->b_P];
-    }
     shift_inputs(set, w, H);
     post_inputs(m, w, T, st);
+    double **y = w->y;
+    w->y = w->y2;
     int rc = exchange(m, w, st, "power slopes", err, errlen);
+    w->y = y;
     shift_inputs(set, w, -H);
     if (rc) return rc;
     for (size_t k = 0; k < set->n_links; k++) {
         const energy_link *l = &set->links[k];
-        double pa = w->pw[2 * k], pb = w->pw[2 * k + 1];
-        w->dphat[k] = ((w->y[l->b][l->b_P] - pb) - (w->y[l->a][l->a_P] - pa)) / H;
-        w->y[l->a][l->a_P] = pa, w->y[l->b][l->b_P] = pb;
+        w->dphat[k] = ((w->y2[l->b][l->b_P] - w->y[l->b][l->b_P]) -
+                       (w->y2[l->a][l->a_P] - w->y[l->a][l->a_P])) /
+                      H;
     }
     return PORT_OK;
 }
