@@ -75,6 +75,7 @@ typedef struct work {
     double **y, **dy, **yprev; /* per slave: outputs, first derivatives, outputs one step ago */
     double **ys;               /* per slave: outputs with the fresh inputs of T (the slopes) */
     int fresh;                 /* some linear connection: re-read the slopes (step 1b) */
+    int *sends_slope;          /* per slave: it sends on a linear connection (step 1b reads it) */
     double **coef;             /* per slave: n_in * (PORT_MAX_ORDER + 1) Taylor coefficients */
     int *need_deriv;           /* per slave: some connection takes a slope from its derivative */
     int *status;
@@ -91,7 +92,7 @@ static void work_free(work *w, size_t n)
         if (w->coef) free(w->coef[j]);
     }
     free(w->y), free(w->dy), free(w->yprev), free(w->ys), free(w->coef);
-    free(w->need_deriv), free(w->status), free(w->conn);
+    free(w->need_deriv), free(w->sends_slope), free(w->status), free(w->conn);
 }
 
 static int work_new(work *w, const port_master *m, const explicit_settings *set)
@@ -104,10 +105,11 @@ static int work_new(work *w, const port_master *m, const explicit_settings *set)
     w->ys = calloc(n, sizeof *w->ys);
     w->coef = calloc(n, sizeof *w->coef);
     w->need_deriv = calloc(n, sizeof *w->need_deriv);
+    w->sends_slope = calloc(n, sizeof *w->sends_slope);
     w->status = calloc(n, sizeof *w->status);
     w->conn = calloc(set->n_conns ? set->n_conns : 1, sizeof *w->conn);
-    if (!w->y || !w->dy || !w->yprev || !w->ys || !w->coef || !w->need_deriv || !w->status ||
-        !w->conn)
+    if (!w->y || !w->dy || !w->yprev || !w->ys || !w->coef || !w->need_deriv || !w->sends_slope ||
+        !w->status || !w->conn)
         return PORT_ENOMEM;
     for (size_t j = 0; j < n; j++) {
         size_t no = m->slaves[j].info.n_out + 1, ni = m->slaves[j].info.n_in + 1;
@@ -121,6 +123,7 @@ static int work_new(work *w, const port_master *m, const explicit_settings *set)
     for (size_t k = 0; k < set->n_conns; k++) {
         if (set->conns[k].layer.extrap != BAL_EXTRAP_LINEAR) continue;
         w->fresh = 1;
+        w->sends_slope[set->conns[k].from] = 1;
         if (set->conns[k].slope == EXPLICIT_SLOPE_DERIV) w->need_deriv[set->conns[k].from] = 1;
     }
     return PORT_OK;
@@ -156,6 +159,7 @@ static int read_slopes(const port_master *m, const explicit_settings *set, work 
     }
     for (size_t j = 0; j < m->n_slaves; j++) {
         const port_slave *s = &m->slaves[j];
+        if (!w->sends_slope[j]) continue; /* nobody takes a slope from it */
         port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w->coef[j]};
         if (s->info.n_in) s->ops->set_inputs(s->ctx, &u), st->operations++;
         s->ops->get_outputs(s->ctx, w->ys[j]);
