@@ -179,7 +179,7 @@ const char *fmu_step_errmsg(const fmu_step *s)
     return s->err;
 }
 
-/* Check the inputs argument of a step, once for both kinds (fmu_step_do). */
+/* Check the inputs argument of a step, once for both kinds (fmu_step_to). */
 static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
 {
     if (!in) return 0;
@@ -202,21 +202,31 @@ static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
     return 0;
 }
 
-int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+int fmu_step_to(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached)
 {
     if (t_reached) *t_reached = s->t;
     if (s->broken) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the FMU failed earlier; close it");
     if (s->terminated) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the model has terminated");
     if (s->need_restore)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
-    if (!(h > 0) || !isfinite(h))
-        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step size %g is not positive", h);
+    if (!(t_end > s->t) || !isfinite(t_end))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step to t=%.17g from t=%.17g: not ahead", t_end,
+                             s->t);
     int rc = fmu_step_check_inputs(s, in);
     if (rc) return rc;
     double reached = s->t;
-    rc = s->me ? fmu_me_step(s, h, in, &reached) : fmu_cs_step(s, h, in, &reached);
+    rc = s->me ? fmu_me_step(s, t_end, in, &reached) : fmu_cs_step(s, t_end, in, &reached);
     if (t_reached) *t_reached = reached;
     return rc;
+}
+
+int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+{
+    if (!(h > 0) || !isfinite(h)) {
+        if (t_reached) *t_reached = s->t;
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step size %g is not positive", h);
+    }
+    return fmu_step_to(s, s->t + h, in, t_reached);
 }
 
 int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)

@@ -603,7 +603,7 @@ static int reply(slave_run *r, const msproto_reply *rep)
     int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
     if (rc != TP_OK)
         return sfail(r, FMUFED_ERTI, "reply to %s at %.9g s: %s: %s",
-                     msproto_kind_name((int)rep->kind), (double)r->T * r->ff->resolution,
+                     msproto_kind_name((int)rep->kind), port_seconds(r->ff->resolution, r->T),
                      tp_strerror(rc), tp_last_error(r->tp));
     r->st->updates++;
     return FMUFED_OK;
@@ -652,8 +652,8 @@ static int serve(slave_run *r)
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
                 /* the end reached: the last step's (the steps before a close are committed) */
-                r->st->t_final =
-                    (double)(r->stepped && r->t_stepped > T ? r->t_stepped : T) * r->ff->resolution;
+                r->st->t_final = port_seconds(r->ff->resolution,
+                                              r->stepped && r->t_stepped > T ? r->t_stepped : T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
             }

@@ -164,7 +164,7 @@ static int notes_close(void *ctx, int64_t t)
 static void notes_note(void *ctx, const char *what, double v)
 {
     notes *n = ctx;
-    if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", (double)n->t * n->tick, what, v);
+    if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", port_seconds(n->tick, n->t), what, v);
     if (n->inner->note) n->inner->note(n->inner_ctx, what, v); /* distributed: the log */
 }
 static const port_master_ops notes_ops = {

@@ -204,6 +204,7 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
             return -1;
         }
         int rc = fedfile_check_fmu(ff, i, md, err, errlen);
+        if (rc == FEDFILE_OK && run_check_params(ff, i, md, err, errlen) != 0) rc = FEDFILE_ESCHEMA;
         fmu_md_free(md);
         if (rc != FEDFILE_OK) return -1;
     }
