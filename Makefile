@@ -324,6 +324,7 @@ help:
 	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each), then the'
 	@echo '                   hostile client against the RTI (HOSTILE_SECONDS, default FUZZ_SECONDS)'
 	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make cases       rewrite the generated figure tables of doc/cases/ from fresh runs'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
 	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs, the Python package'

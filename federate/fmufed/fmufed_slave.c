@@ -222,8 +222,12 @@ typedef struct slave_run {
     size_t q_head, q_n, q_cap;
     int granted; /* state 2: granted at T */
     tp_time T;
-    int end_seen; /* the end command is queued: the master may now leave */
-    int failed;   /* the master left early, or the RTI refused something */
+    int stepped;       /* a step succeeded: t_stepped holds the time it reached */
+    int64_t t_stepped; /* ticks: the end of the last successful step, what "done at" reports
+                          (an instant may lie before its steps' end: the hybrid's is at its
+                          first step's start plus one tick, doc/algorithms/hybrid.md) */
+    int end_seen;      /* the end command is queued: the master may now leave */
+    int failed;        /* the master left early, or the RTI refused something */
     char why[600];
     double *v, *out; /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
     int64_t *tv, *out_t;
@@ -520,6 +524,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
             break;
         }
         st = s->ops->step(s->ctx, c->t, c->arg, r->out, &res);
+        if (st >= 0) r->stepped = 1, r->t_stepped = res.t_reached;
         nv = (size_t)res.n_sub_done * in->n_out;
         if (c->arg <= 1 && nv > in->n_out) nv = in->n_out;
         rep->event = res.event ? 1 : 0;
@@ -650,7 +655,9 @@ static int serve(slave_run *r)
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
-                r->st->t_final = port_seconds(r->ff->resolution, T);
+                /* the end reached: the last step's (the steps before a close are committed) */
+                r->st->t_final = port_seconds(r->ff->resolution,
+                                              r->stepped && r->t_stepped > T ? r->t_stepped : T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
             }
