@@ -22,6 +22,7 @@
 
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_impl.h"
+#include "federate/config/fedfile_master.h"
 #include "fom/fom.h"
 
 enum {
@@ -541,22 +542,26 @@ static const struct {
     topo_role role;
 } ROLES[] = {{"source", TOPO_ROLE_SOURCE}, {"common", TOPO_ROLE_COMMON}, {"sink", TOPO_ROLE_SINK}};
 
-/* The methods a program federate may join (FEDFILE_NEEDS_PROGRAMS): it follows the method's
- * time advance itself, which is documented for the peer methods whose every federate acts alone
- * (doc/federation.md, "Program federates"); Gauss-Seidel's token and the master methods'
- * commands are not. "\"jacobi-naive\", \"jacobi\" or \"jacobi-de\"" in table order. */
+/* The methods a program federate may join (FEDFILE_NEEDS_PROGRAMS, or a master method): it
+ * follows the method's time advance itself, which is documented for the peer methods whose every
+ * federate acts alone (doc/federation.md, "Program federates"), or it is a slave of a master
+ * method, answering the commands of doc/master.md (a model in Python: doc/python.md);
+ * Gauss-Seidel's token is not documented. "\"jacobi-naive\", \"jacobi\", \"jacobi-de\"" in
+ * table order. */
+static int program_allowed(const fedfile *ff)
+{
+    return (ff->algo.needs & FEDFILE_NEEDS_PROGRAMS) || fedfile_is_master(ff);
+}
+
 static void program_methods(char *out, size_t len)
 {
-    size_t n = 0, k = 0, m = 0;
+    size_t n = 0, k = 0;
     const fedfile_algo_def *const *all = fedfile_algos(&n);
-    for (size_t i = 0; i < n; i++)
-        m += (all[i]->needs & FEDFILE_NEEDS_PROGRAMS) != 0;
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         if (!(all[i]->needs & FEDFILE_NEEDS_PROGRAMS)) continue;
         size_t u = strlen(out);
-        k++;
-        snprintf(out + u, len - u, "%s\"%s\"", k == 1 ? "" : k == m ? " or " : ", ", all[i]->name);
+        snprintf(out + u, len - u, "%s\"%s\"", k++ ? ", " : "", all[i]->name);
     }
 }
 
@@ -574,11 +579,11 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
             return fail(c, p, "applies to an \"fmu\" federate only (a program takes \"args\")");
         }
     jp_key(p, base, "program");
-    if (!(ff->algo.needs & FEDFILE_NEEDS_PROGRAMS)) {
+    if (!program_allowed(ff)) {
         char methods[256];
         program_methods(methods, sizeof methods);
-        return fail(c, p, "a program federate needs method %s (not \"%s\")", methods,
-                    fedfile_method_name(ff));
+        return fail(c, p, "a program federate needs method %s or a master method (not \"%s\")",
+                    methods, fedfile_method_name(ff));
     }
     char *prog = NULL;
     int rc = get_str(c, fo, base, "program", 1, &prog);

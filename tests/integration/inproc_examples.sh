@@ -88,10 +88,10 @@ for f in $files; do
   done
   [ "$n" -ge 2 ] && [ "$same" = 1 ] && ok || ko "$b: $n result files compared"
   # 1b. the bits recorded in example_hashes.txt
-  (cd "$dir" && sha256sum "$b"/in2/*.csv | sed 's|/in2/|/|') >"$dir/$b/hashes"
+  (cd "$dir" && sha256sum "$b"/in2/*.csv | sed 's|/in2/|/|' | LC_ALL=C sort -k2) >"$dir/$b/hashes"
   cat "$dir/$b/hashes" >>"$dir/all_hashes"
   if [ "$record" = 0 ]; then
-    grep "  $b/" "$hashes" >"$dir/$b/recorded"
+    grep "  $b/" "$hashes" | LC_ALL=C sort -k2 >"$dir/$b/recorded"
     [ -s "$dir/$b/recorded" ] && cmp -s "$dir/$b/recorded" "$dir/$b/hashes" && ok ||
       ko "$b: the CSV hashes differ from example_hashes.txt: $(diff "$dir/$b/recorded" "$dir/$b/hashes" | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
   fi
