@@ -24,6 +24,8 @@ rti_fed_test_LIBS := proto fom
 rti_limits_test_LIBS := proto fom
 rti_refusals_test_LIBS := proto fom
 rti_flog_test_LIBS := flog tm proto fom
+# In the quick tier, `make check`: the refusals and the federation log of a real RTI.
+CHECK_TESTS += tests/integration/rti_refusals_test tests/integration/rti_flog_test
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs

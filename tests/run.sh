@@ -41,18 +41,33 @@ t0=$(date +%s.%N)
 # secs_of "XmY.YYYs": seconds (the format of bash's `times`).
 secs_of() { echo "$1" | awk -F'[ms]' '{ printf "%.1f", $1 * 60 + $2 }'; }
 
+# Each program gets a temporary folder of its own as $TMPDIR (the FMUs its federates unpack
+# land there), removed once it ends: under $TEST_TMPDIR when set, else under /dev/shm when that
+# is a writable memory file system with 1 GiB free (unpacking and removing thousands of FMUs
+# on a disk is mostly waiting), else under $TMPDIR or /tmp.
+tmp_root=${TEST_TMPDIR:-}
+if [ -z "$tmp_root" ]; then
+  tmp_root=${TMPDIR:-/tmp}
+  if [ -d /dev/shm ] && [ -w /dev/shm ] &&
+    [ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -ge 1048576 ] 2>/dev/null; then
+    tmp_root=/dev/shm
+  fi
+fi
+
 # run_job PROGRAM LOG RESULT: runs it under timeout (in the background of the main shell) and
 # writes "EXIT-STATUS WALL-SECONDS CPU-SECONDS" to RESULT once it is over. The CPU time is
 # user+sys of the program and of every process it waited for.
 run_job() {
-  local t=$1 log=$2 res=$3 start rc tp u s
+  local t=$1 log=$2 res=$3 start rc tp u s tdir
   start=$(date +%s.%N)
-  timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1 </dev/null &
+  tdir=$(mktemp -d "$tmp_root/tempo-test.XXXXXX") || tdir=${TMPDIR:-/tmp}
+  TMPDIR=$tdir timeout --kill-after=10 "$timeout_s" "$t" >"$log" 2>&1 </dev/null &
   tp=$!
   trap 'kill -TERM $tp 2>/dev/null' TERM
   wait "$tp"
   rc=$?
   [ "$rc" -gt 128 ] && kill -0 "$tp" 2>/dev/null && { wait "$tp"; rc=$?; }
+  case "$tdir" in "$tmp_root"/tempo-test.*) rm -rf "$tdir" ;; esac
   times >"$res.times" # not in a subshell: that one's children would be none
   read -r u s < <(tail -n 1 "$res.times")
   rm -f "$res.times"
