@@ -128,6 +128,23 @@ for t in "$@"; do
   esac
 done
 
+# On a terminal, a last line on stderr says how far the run is (rows wait for the slowest
+# program above them); it is cleared before each row.
+progress=""
+[ -t 2 ] && progress=1
+n_done=0
+n_total=$#
+show_progress() {
+  [ -n "$progress" ] || return 0
+  local names="" p
+  for p in "${!pid_prog[@]}"; do
+    case "${pid_prog[$p]}" in build/san/*) names="$names san:" ;; *) names="$names " ;; esac
+    names="$names${pid_prog[$p]##*/}"
+  done
+  printf '\r\033[K%d of %d done; running:%s' "$n_done" "$n_total" "$names" | cut -c1-"${COLUMNS:-100}" | tr -d '\n' >&2
+}
+clear_progress() { [ -z "$progress" ] || printf '\r\033[K' >&2; }
+
 # print_rows: every finished row not yet printed, in command-line order, up to the first
 # row that is still running.
 next_row=0
@@ -136,6 +153,7 @@ print_rows() {
   while [ "$next_row" -lt "${#rows_rel[@]}" ]; do
     r=${rows_rel[$next_row]} s=${rows_san[$next_row]}
     { [ -z "$r" ] || [ -n "${cell[$r]:-}" ]; } && { [ -z "$s" ] || [ -n "${cell[$s]:-}" ]; } || return 0
+    clear_progress
     c1="-" c2="-"
     [ -n "$r" ] && c1=${cell[$r]} && [ -n "${report[$r]}" ] && echo "${report[$r]}" >&2
     [ -n "$s" ] && c2=${cell[$s]} && [ -n "${report[$s]}" ] && echo "${report[$s]}" >&2
@@ -172,7 +190,9 @@ reap() {
   collect "${pid_prog[$p]}"
   unset "pid_prog[$p]"
   running=$((running - 1))
+  n_done=$((n_done + 1))
   print_rows
+  show_progress
 }
 stop_all() {
   local p
@@ -194,9 +214,11 @@ while IFS= read -r t; do
   run_job "$t" "${log_of[$t]}" "${res_of[$t]}" &
   pid_prog[$!]=$t
   running=$((running + 1))
+  show_progress
 done <<<"$order"
 while [ "$running" -gt 0 ]; do reap; done
 print_rows
+clear_progress
 
 # The durations of this run, for the start order of the next (programs not run this time
 # keep their last figures).
