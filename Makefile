@@ -2,8 +2,11 @@
 #
 #   make            build everything `make all` builds: programs in bin/, lib/libtempo.{a,so},
 #                   tests, benchmarks, example FMUs (release flags)
+#   make check      the quick tier: unit and conformance tests and the integration tests of
+#                   CHECK_TESTS (doc/contributing.md §16); same table and closing line
 #   make test       every test, plus one ASan+UBSan pass of the unit and conformance tests;
 #                   ends with a per-program table and one line "N passed, N failed"
+#                   (both tiers run TEST_JOBS programs at once, the machine's cores by default)
 #   make demo       an RTI and a federation of example federates, results summarised
 #   make bench      benchmarks; they print figures and never fail on timing
 #   make deps       install the Debian packages the build needs when pkg-config lacks them
@@ -326,6 +329,7 @@ clean:
 help:
 	@echo 'Targets (BUILD=release by default, BUILD=san for ASan+UBSan objects):'
 	@echo '  make, make all   programs in bin/, lib/libtempo.{a,so}, tests, benchmarks, example FMUs'
+	@echo '  make check       quick tier: unit, conformance, a few integration tests (TEST_JOBS at once)'
 	@echo '  make test        every test and a sanitized pass; a table, then "N passed, N failed"'
 	@echo '  make demo        an RTI and example FMU federations (Gauss-Seidel, Jacobi), with errors'
 	@echo '  make bench       benchmarks (figures only, never fail on timing)'
