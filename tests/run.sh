@@ -11,7 +11,7 @@
 #   --tier NAME the name the closing lines give the run ("make test", "make check")
 #   TEST_TIMEOUT=S  seconds one program may take (300); it is then killed and counts as failed
 #
-# Every program owns its ports, sockets and folders (doc/contributing.md §12), so any two may
+# Every program owns its ports, sockets and folders (doc/contributing.md §16), so any two may
 # run at once. A program under build/san/ is the sanitized (ASan+UBSan) build of the release
 # program of the same name: the two share a row of the table, release figures on the left,
 # sanitized on the right. Rows come in the order of the command line whatever order the
@@ -33,6 +33,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$jobs_n" in '' | *[!0-9]* | 0) echo "tests/run.sh: -j wants a positive number, not '$jobs_n'" >&2; exit 2 ;; esac
+# `wait -n -p` (which program ended) needs bash 5.1 (Debian 12 has 5.2); an older bash runs
+# the programs one at a time.
+old_bash=""
+if [ "${BASH_VERSINFO[0]}" -lt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -lt 1 ]; }; then
+  old_bash=1 jobs_n=1
+fi
 log_dir=build/test-logs
 mkdir -p "$log_dir"
 durations=$log_dir/durations
@@ -185,7 +191,12 @@ running=0
 # reap: waits for one program to end and prints the rows it completes.
 reap() {
   local p=""
-  wait -n -p p
+  if [ -n "$old_bash" ]; then
+    p=${!pid_prog[*]}
+    wait "$p"
+  else
+    wait -n -p p
+  fi
   [ -n "$p" ] && [ -n "${pid_prog[$p]:-}" ] || return 0
   collect "${pid_prog[$p]}"
   unset "pid_prog[$p]"
