@@ -92,6 +92,7 @@ collect() {
   local t=$1 pass=release rc=1 secs=0 cpu=0 line p=0 f=0 log=${log_of[$1]}
   case "$t" in build/san/*) pass=san ;; esac
   [ -s "${res_of[$t]}" ] && read -r rc secs cpu <"${res_of[$t]}"
+  rm -f "${res_of[$t]}"
   new_durations="$new_durations$secs $cpu $t"$'\n'
   line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
   if [ -n "$line" ]; then
