@@ -16,7 +16,7 @@ tempo-master_SRCS := federate/master/tempo_master_main.c
 tempo-master_LIBS := master fmufed msproto run config fmu algo client proto fom
 INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_master_test.sh \
                  tests/integration/f3ornits_master_test.sh
-CHECK_TESTS += tests/integration/defect_master_test.sh
+CHECK_TESTS += tests/integration/defect_master_test.sh tests/integration/f3ornits_master_test.sh
 UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := config fmu algo fom
 UNIT_TESTS += tests/unit/msjacobi_test
