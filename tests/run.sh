@@ -106,7 +106,6 @@ collect() {
   n_progs[$pass]=$((n_progs[$pass] + 1))
   report[$t]=""
   if [ "$f" -ne 0 ]; then
-    failed_progs+=("$t")
     cell[$t]=$(printf 'FAIL %4s/%-3s %6ss' "$p" "$f" "$secs")
     [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && rc="$rc (timed out after $timeout_s s)"
     report[$t]=$(
@@ -162,8 +161,11 @@ print_rows() {
     { [ -z "$r" ] || [ -n "${cell[$r]:-}" ]; } && { [ -z "$s" ] || [ -n "${cell[$s]:-}" ]; } || return 0
     clear_progress
     c1="-" c2="-"
-    [ -n "$r" ] && c1=${cell[$r]} && [ -n "${report[$r]}" ] && echo "${report[$r]}" >&2
-    [ -n "$s" ] && c2=${cell[$s]} && [ -n "${report[$s]}" ] && echo "${report[$s]}" >&2
+    # (failing programs listed in row order)
+    [ -n "$r" ] && c1=${cell[$r]} && [ -n "${report[$r]}" ] && echo "${report[$r]}" >&2 &&
+      failed_progs+=("$r")
+    [ -n "$s" ] && c2=${cell[$s]} && [ -n "${report[$s]}" ] && echo "${report[$s]}" >&2 &&
+      failed_progs+=("$s")
     short=${r:-$s}
     short=${short#build/*/}
     short=${short#tests/}
