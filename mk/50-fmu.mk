@@ -20,6 +20,7 @@ fmu_fault_test_LIBS := fmu
 fmu_guard_test_LIBS := fmu
 INTEG_SCRIPTS += tests/integration/fmu_simulate.sh tests/integration/fmu_zip_writers.sh \
                  tests/integration/fmu_cleanup.sh
+CHECK_TESTS += tests/integration/fmu_simulate.sh
 FUZZ_TARGETS += tests/fuzz/md_fuzz tests/fuzz/zip_fuzz
 
 # Fixture binaries of our own (never sanitized: they are dlopen'ed): one that exports only

@@ -19,6 +19,7 @@ INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_maste
 # Every master method, sanitized, over both sides of the port (build/san/bin/, made by
 # `make BUILD=san test-build`); and long runs of small steps ending on the stop time.
 INTEG_SCRIPTS += tests/integration/san_masters.sh tests/integration/ticks_end.sh
+CHECK_TESTS += tests/integration/defect_master_test.sh tests/integration/f3ornits_master_test.sh
 UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := config fmu algo fom
 UNIT_TESTS += tests/unit/msjacobi_test
