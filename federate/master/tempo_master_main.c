@@ -285,6 +285,13 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
                ff->federation, ff->algo.end, cmds, reps, nts,
                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
+    char first[200];
+    long refused = L ? ms_link_refused(L, first, sizeof first) : 0;
+    if (refused) /* reported whatever the outcome: someone tried to answer for a slave */
+        fprintf(stderr,
+                "tempo-master: %s: %ld repl%s refused in this run, not from the slave their class "
+                "belongs to; the first from %s\n",
+                ff->federation, refused, refused == 1 ? "y" : "ies", first);
     ms_link_free(L); /* on failure: resigns, so every slave still waiting stops */
     return rc;
 }
