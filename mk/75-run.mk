@@ -28,3 +28,6 @@ INTEG_SCRIPTS += tests/integration/run_chaos.sh
 INTEG_SCRIPTS += tests/integration/run_netns.sh
 # recording a run, the first failure named, exit() mid-run, the no-progress watchdog
 INTEG_SCRIPTS += tests/integration/run_debug.sh
+# Secrets never stored and output private; output files never through links (doc/log.md
+# "Secrets", doc/run.md "Output files").
+INTEG_SCRIPTS += tests/integration/run_private.sh tests/integration/run_links.sh

@@ -17,6 +17,7 @@
 #include "federate/fmufed/fmufed.h"
 #include "federate/master/master_algos.h"
 #include "federate/master/ms_remote.h"
+#include "federate/run/results.h"
 #include "federate/run/run_secret.h"
 
 static const char usage_text[] =
@@ -179,13 +180,8 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
     m.ops = &notes_ops;
     m.ctx = &nt;
     if (outdir) {
-        char path[4096];
-        mkdir(outdir, 0777); /* the slaves create it too; whoever is first */
-        snprintf(path, sizeof path, "%s/master.csv", outdir);
-        if (!(nt.f = fopen(path, "w"))) {
-            snprintf(err, errlen, "%.900s: cannot create: %s", path, strerror(errno));
-            return PORT_EUSAGE;
-        }
+        /* The folder private, the file never through a link (doc/run.md "Output files"). */
+        if (!(nt.f = res_create(outdir, "master.csv", err, errlen))) return PORT_EUSAGE;
         fputs("time,what,value\n", nt.f);
     }
     fedfile_coupling *cp = NULL;

@@ -94,6 +94,16 @@ static int secret_ok(const struct server *s, const struct wire_str *given)
     return diff == 0;
 }
 
+/* What the federation log records of the secret a client frame carries (doc/log.md
+ * "Secrets"): whether it matched, never the bytes (flog_frame_client). */
+static const char *secret_verdict(const struct server *s, const struct wire_msg *m)
+{
+    int slot = flog_secret_slot(m->type);
+    if (slot < 0) return NULL;
+    if (!s->cfg.secret || !s->cfg.secret[0]) return FLOG_SECRET_UNUSED;
+    return secret_ok(s, &m->str[slot]) ? FLOG_SECRET_MATCHED : FLOG_SECRET_WRONG;
+}
+
 static int handle_hello(struct server *s, struct link *c, const struct wire_msg *m)
 {
     char why[200];
@@ -297,7 +307,7 @@ static void handle_join(struct server *s, struct link *c, struct client *cl,
         (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
     link_set_label(c, f->tag);
     flog_joined(fx->flog, (uint32_t)f->handle, f->name);
-    flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);
+    flog_frame_client(fx->flog, (uint32_t)f->handle, frame, len, m, secret_verdict(s, m));
     struct wire_msg r;
     wire_msg_init(&r, WIRE_JOIN_OK);
     r.req = m->req;
@@ -437,7 +447,7 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
      * outlives dispatch: only DESTROY, refused while anyone is joined, frees it. */
     struct flog *lg = cl->fed->fx->flog;
     flog_hold_stamp(lg);
-    flog_frame(lg, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
+    flog_frame_client(lg, (uint32_t)cl->fed->handle, frame, len, &m, secret_verdict(s, &m));
     s->dispatching++;
     dispatch_joined(s, c, cl, &m);
     s->dispatching--;
