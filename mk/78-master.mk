@@ -6,6 +6,8 @@ CONFIG_SRCS += federate/config/fedfile_master.c
 
 UNIT_TESTS += tests/unit/msproto_test
 msproto_test_LIBS := msproto config fmu algo fom
+UNIT_TESTS += tests/unit/msproto_peers_test
+msproto_peers_test_LIBS := msproto
 ALGO_SRCS += algorithms/msjacobi.c
 MASTER_SRCS += federate/master/ms_remote.c federate/master/master_algos.c \
                federate/master/master_wr.c federate/master/master_jacobi.c
