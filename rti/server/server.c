@@ -389,9 +389,14 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
     s->frames_in++;
     int rc = wire_decode(frame, len, &m, err, sizeof err);
     if (rc != WIRE_OK) {
-        char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 32];
-        wire_hex_sample(frame, len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX, hex, sizeof hex);
-        snprintf(why, sizeof why, "malformed frame (%s): %s; %s", wire_strerror(rc), err, hex);
+        char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 128];
+        /* The reason reaches the logs (the federation log's LOST record too): of a frame that
+         * may carry the shared secret, only the header is shown (doc/log.md "Secrets"). */
+        int secret = len >= WIRE_HEADER_SIZE && flog_secret_slot(frame[4] | frame[5] << 8) >= 0;
+        size_t shown = secret ? WIRE_HEADER_SIZE : len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX;
+        wire_hex_sample(frame, shown, hex, sizeof hex);
+        snprintf(why, sizeof why, "malformed frame (%s): %s; %s%s", wire_strerror(rc), err, hex,
+                 secret ? " (header only: the body may hold the shared secret)" : "");
         if (!c->user) { /* the first frame: the handshake's answer says why (doc/rti.md) */
             struct wire_msg e;
             wire_msg_init(&e, WIRE_ERROR);
