@@ -2,7 +2,8 @@
  * master"): it joins a master-slave federation under its own name with the FOM generated from
  * the federation file, takes part in the start, then publishes every slave's Command<i> and
  * sends each command kind (valid encodings) and a malformed one to every slave, in receive
- * order; registers an object of class Slave0 and updates it with a forged reply; then sends one
+ * order; registers an object of class Slave0 and updates it with a forged reply, and, in a
+ * hybrid federation, an object of every class Share<i> with a forged share; then sends one
  * more command of each kind to every slave stamped half a macro step after the start. It is
  * regulating (lookahead 0) from before the start, so the master cannot close the start instant
  * before those are queued, and the slaves, waiting for the next instant, are granted at that
@@ -115,6 +116,40 @@ static int forge_reply(tp_federate *f, const char *me)
     return 0;
 }
 
+/* Hybrid federations only (the FOM has Share<i>): an object of each Share<i> class and one
+ * forged share on it, for the round 0 and one value. Returns the number forged, or -1. */
+static long forge_shares(tp_federate *f, const fedfile *ff, const char *me)
+{
+    long n = 0;
+    for (size_t i = 0; i < ff->n_feds; i++) {
+        char cls_name[32], obj_name[160];
+        tp_handle cls, attr;
+        tp_object obj;
+        msproto_share_class(i, cls_name, sizeof cls_name);
+        if (tp_object_class(f, cls_name, &cls) != TP_OK) return 0; /* not hybrid */
+        snprintf(obj_name, sizeof obj_name, "%s.share%zu", me, i);
+        int rc = tp_attribute(f, cls, MSPROTO_SHARE_ATTR, &attr);
+        if (rc == TP_OK) rc = tp_publish_object_class(f, cls, &attr, 1);
+        if (rc == TP_OK) rc = tp_register_object(f, cls, obj_name, &obj);
+        if (rc != TP_OK) return die("registering a Share object", rc, f), -1;
+        double v[1] = {123.0};
+        int64_t tv[1] = {0};
+        msproto_reply r = {.kind = MSP_SHARE, .t = 0, .n_v = 1, .v = v, .n_tv = 1, .tv = tv};
+        unsigned char buf[256];
+        size_t len = 0;
+        char e[MSPROTO_ERRLEN];
+        if (msproto_reply_encode(&r, buf, sizeof buf, &len, e, sizeof e) != MSPROTO_OK) {
+            fprintf(stderr, "rogue: encoding a share: %s\n", e);
+            return -1;
+        }
+        tp_value val = {.handle = attr, .data = buf, .size = len};
+        if ((rc = tp_update(f, obj, &val, 1, TP_NO_TIME)) != TP_OK)
+            return die("forged share", rc, f), -1;
+        n++;
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -173,8 +208,9 @@ int main(int argc, char **argv)
         die("publishing the commands", rc, f);
         goto out;
     }
-    long n_ro = send_all(f, ff, TP_NO_TIME);
-    if (n_ro < 0 || forge_reply(f, argv[3]) != 0) goto out;
+    long n_ro = send_all(f, ff, TP_NO_TIME), n_share = 0;
+    if (n_ro < 0 || forge_reply(f, argv[3]) != 0 || (n_share = forge_shares(f, ff, argv[3])) < 0)
+        goto out;
     /* Time-stamp order, between the first two instants; then out of everyone's way (a TAR to
      * +inf no longer holds anyone back) before leaving. */
     tp_time at = ff->algo.t_start + ff->algo.t_step / 2;
@@ -184,8 +220,8 @@ int main(int argc, char **argv)
         die("TAR(+inf)", rc, f);
         goto out;
     }
-    printf("rogue: sent %ld commands, %ld time-stamped at %lld\n", n_ro + n_tso, n_tso,
-           (long long)at);
+    printf("rogue: sent %ld commands, %ld time-stamped at %lld; %ld shares forged\n", n_ro + n_tso,
+           n_tso, (long long)at, n_share);
     tp_evoke(f, 200);
     status = 0;
 out:
