@@ -221,8 +221,11 @@ $(O)/.built-all: $(ALL_TARGETS)
 	@mkdir -p $(@D)
 	@touch $@
 
-# Only what the sanitized pass needs.
-test-build: $(UNIT_BINS) $(CONF_BINS)
+# Only what the sanitized pass needs: the unit and conformance tests, and the programs that
+# tests/integration/san_masters.sh runs from build/san/bin/ (every master method over the
+# in-process and the remote port).
+SAN_PROGS := tempo-master tempo-fmu
+test-build: $(UNIT_BINS) $(CONF_BINS) $(addprefix $(BINDIR)/,$(SAN_PROGS))
 
 # make test: release build of everything, sanitized build of unit + conformance, then one run.
 test: all layers
@@ -315,7 +318,8 @@ help:
 	@echo '  make test        every test and a sanitized pass; a table, then "N passed, N failed"'
 	@echo '  make demo        an RTI and example FMU federations (Gauss-Seidel, Jacobi), with errors'
 	@echo '  make bench       benchmarks (figures only, never fail on timing)'
-	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each)'
+	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each), then the'
+	@echo '                   hostile client against the RTI (HOSTILE_SECONDS, default FUZZ_SECONDS)'
 	@echo '  make layers      check that no include crosses a component boundary'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
@@ -339,10 +343,18 @@ build/fuzz/%: tests/fuzz/%.c $(FOM_SRCS) $(PROTO_SRCS) $(FMU_SRCS)
 	@mkdir -p $(@D)
 	clang $(CFLAGS_BASE) -O1 -fsanitize=fuzzer,address,undefined -o $@ $< \
 	  $(FOM_SRCS) $(PROTO_SRCS) $(FMU_SRCS) $(ALL_LDLIBS)
-fuzz: $(FUZZ_BINS)
+# The hostile client (tests/integration/rti_hostile_test, issue 37) runs HOSTILE_SECONDS against
+# the release RTI and again against the sanitized one; TEMPO_HOSTILE_SEED=N replays a run.
+HOSTILE_SECONDS ?= $(FUZZ_SECONDS)
+fuzz: $(FUZZ_BINS) all $(O)/tests/integration/rti_hostile_test
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	  echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
+	@mkdir -p build/test-logs
+	@echo "== rti_hostile_test ($(HOSTILE_SECONDS) s, release RTI)"
+	HOSTILE_SECONDS=$(HOSTILE_SECONDS) $(O)/tests/integration/rti_hostile_test
+	@echo "== rti_hostile_test ($(HOSTILE_SECONDS) s, sanitized RTI)"
+	HOSTILE_SECONDS=$(HOSTILE_SECONDS) TEMPO_RTI_BIN=$(RTI_SAN_BIN) $(O)/tests/integration/rti_hostile_test
 $(O)/tests/fuzz/%_replay: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/replay_main.o \
                           $(call lib_path,fmu) $(call lib_path,proto) $(call lib_path,fom)
 	@mkdir -p $(@D)

@@ -81,7 +81,7 @@ static int open_one(fed_run *r, size_t j)
                                                                            : FMU_SOLVER_BDF,
                        .max_step = fd->solver.max_step,
                        .has_start = 1,
-                       .start_time = r->ff->algo.start,
+                       .start_time = port_seconds(r->ff->resolution, r->ff->algo.t_start),
                        .n_params = fd->n_params,
                        .param_names = names,
                        .param_values = vp,
@@ -192,7 +192,7 @@ static int trace_step(void *ctx, const dc_step_info *si)
         tr->cap = cap;
     }
     double row[4 + MAX_SLAVES * MAX_IO];
-    double t1 = (double)si->t1 * r->ff->resolution;
+    double t1 = port_seconds(r->ff->resolution, si->t1);
     row[0] = si->H, row[1] = si->eps, row[2] = si->eps_out, row[3] = si->eps_conn;
     size_t k = 0;
     for (size_t j = 0; j < r->S; j++)
@@ -296,7 +296,7 @@ static int run_once(const fedfile *ff, const char *dir)
     printf("%s: defect control, m = %d, n = %d, %s: N = %zu steps to T_N = %.6g s, H mean "
            "%.4g s (min %.4g, max %.4g), largest defect %.3g\n",
            ff->federation, cfg.m, cfg.n, cfg.variable ? "variable step" : "fixed step", res.N,
-           (double)res.t_end * ff->resolution, res.h_mean, res.h_min, res.h_max, res.eps_max);
+           port_seconds(ff->resolution, res.t_end), res.h_mean, res.h_min, res.h_max, res.eps_max);
     printf("  %s/%s.csv\n", dir, ff->federation);
     if (res_close(tr.w, tr.err, sizeof tr.err) != RES_OK) {
         tr.w = NULL;

@@ -47,7 +47,7 @@ static int observe(void *ctx, const f3_step_info *si)
     double tick = m->ff->resolution;
     if (si->t1 > m->ref_t) {
         double reached;
-        if (fmu_step_do(m->ref, (double)(si->t1 - m->ref_t) * tick, NULL, &reached) ||
+        if (fmu_step_to(m->ref, port_seconds(tick, si->t1), NULL, &reached) ||
             fmu_step_get_real(m->ref, m->n_out, m->ref_vr, m->ref_y)) {
             snprintf(m->err, sizeof m->err, "reference: %s", fmu_step_errmsg(m->ref));
             return 1;
@@ -76,7 +76,9 @@ static int open_ref(const fedfile *ff, const char *path, meas *m)
             snprintf(buf[np], sizeof buf[np], "%.17g", p->real);
             names[np] = p->name, vals[np] = buf[np], np++;
         }
-    fmu_step_opts o = {.rtol = 1e-12, .has_start = 1, .start_time = ff->algo.start};
+    fmu_step_opts o = {.rtol = 1e-12,
+                       .has_start = 1,
+                       .start_time = port_seconds(ff->resolution, ff->algo.t_start)};
     char e[FMU_ERR_LEN];
     /* parameters the reference lacks are dropped: open once to read its description */
     if (fmu_step_open(path, &o, &m->ref, e, sizeof e) != FMU_STEP_OK) {
@@ -141,7 +143,7 @@ static int open_fed(const fedfile *ff, size_t j, fed_slave *f, port_slave *ps, c
                        .atol = fd->solver.atol,
                        .max_step = fd->solver.max_step,
                        .has_start = 1,
-                       .start_time = ff->algo.start,
+                       .start_time = port_seconds(ff->resolution, ff->algo.t_start),
                        .n_params = fd->n_params,
                        .param_names = names,
                        .param_values = vals,

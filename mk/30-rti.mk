@@ -24,6 +24,14 @@ rti_fed_test_LIBS := proto fom
 rti_limits_test_LIBS := proto fom
 rti_refusals_test_LIBS := proto fom
 rti_flog_test_LIBS := flog tm proto fom
+# The model-based hostile client (issue 37): raw frames and libtempo federates at once, every
+# request kind with extreme values; HOSTILE_SECONDS (3 here, longer in `make fuzz`).
+INTEG_TESTS += tests/integration/rti_hostile_test
+rti_hostile_test_LIBS := client proto fom
+# The memory quotas per connection and per address, each driven past its limit, and the RTI's
+# resident size against doc/rti.md's formula.
+INTEG_TESTS += tests/integration/rti_quota_test
+rti_quota_test_LIBS := proto fom
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs
@@ -44,3 +52,5 @@ EXTRA_ALL += $(RTI_SAN_BIN) $(O)/tests/integration/rti_alloc_test
 rti_alloc_test_LIBS := proto fom
 INTEG_SCRIPTS += tests/integration/rti_san.sh
 INTEG_SCRIPTS += tests/integration/rti_log_only.sh
+# No assert() or abort() on a path the RTI's input reaches (issue 37).
+INTEG_SCRIPTS += tests/integration/rti_no_assert.sh

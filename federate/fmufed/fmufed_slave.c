@@ -559,7 +559,11 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     if (rc == TP_OK) rc = tp_wait_regulation_enabled(r->tp, timeout_ms);
     if (rc == TP_OK) rc = tp_enable_constrained(r->tp);
     if (rc == TP_OK) rc = tp_wait_constrained_enabled(r->tp, timeout_ms);
-    if (rc == TP_OK) rc = tp_sync(r->tp, "tempo-start", timeout_ms);
+    int abandoned = 0;
+    if (rc == TP_OK) rc = fmufed_sync(r->tp, "tempo-start", timeout_ms, &abandoned);
+    char who[128];
+    if (abandoned && fmufed_abandoned(who, sizeof who))
+        return sfail(r, FMUFED_ERTI, FMUFED_FOLLOWED " %s failed at its start", who[0] ? who : "?");
     if (rc != TP_OK)
         return sfail(r, FMUFED_ERTI, "setting up (declarations, time management, start): %s: %s",
                      tp_strerror(rc), tp_last_error(r->tp));
@@ -676,7 +680,7 @@ static int reply(slave_run *r, const msproto_reply *rep)
     int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
     if (rc != TP_OK)
         return sfail(r, FMUFED_ERTI, "reply to %s at %.9g s: %s: %s",
-                     msproto_kind_name((int)rep->kind), (double)r->T * r->ff->resolution,
+                     msproto_kind_name((int)rep->kind), port_seconds(r->ff->resolution, r->T),
                      tp_strerror(rc), tp_last_error(r->tp));
     r->st->updates++;
     return FMUFED_OK;
@@ -737,7 +741,7 @@ static int serve(slave_run *r)
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
-                r->st->t_final = (double)T * r->ff->resolution;
+                r->st->t_final = port_seconds(r->ff->resolution, T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
                 r->nera = 1;
@@ -784,6 +788,10 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     }
     rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
     if (rc) goto out;
+    if (opts && opts->progress) { /* a slave reports its progress as a peer does (doc/run.md) */
+        r.l->rec.progress = opts->progress;
+        r.l->rec.progress_ctx = opts->progress_ctx;
+    }
     r.timeout_ms = timeout_ms;
     if (ff->algo.kind == FEDFILE_ALG_HYBRID) { /* the slave-to-slave channel's bookkeeping */
         r.n_din = discrete_sources(ff, r.idx, &r.src, &r.src_k);

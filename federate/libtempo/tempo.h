@@ -67,7 +67,8 @@ typedef struct tp_federate tp_federate;
 
 /** Logical time in ticks of the federation's resolution (doc/time.md). */
 typedef int64_t tp_time;
-/** Positive infinity of logical time (requests and bounds saturate here). */
+/** Positive infinity of logical time (requests and bounds saturate here). No time-stamped
+ *  send is ever accepted at TP_TIME_MAX from a regulating federate (TP_EBOUND; doc/time.md §2). */
 #define TP_TIME_MAX INT64_MAX
 /** "No time stamp": a receive-order send, or a time-less callback argument. */
 #define TP_NO_TIME INT64_MIN
@@ -386,8 +387,10 @@ typedef struct tp_join_options {
  * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL).
  * @return TP_OK; TP_EINVAL (missing federation or FOM); TP_EFOM (FOM unreadable or invalid);
  *         TP_EEXISTS (federation exists); TP_EAUTH (the RTI requires a shared secret and
- *         opt->secret is missing or wrong); TP_EREFUSED;
- *         TP_EPROTO; TP_ECLOSED;
+ *         opt->secret is missing or wrong); TP_EREFUSED (the RTI is full, or this
+ *         address already holds too many federations nobody joined: doc/rti.md "Memory
+ *         quotas"; a federation nobody joins is destroyed after the RTI's
+ *         --unjoined-federation-ms); TP_EPROTO; TP_ECLOSED;
  *         TP_ESYS (connect failed, or timed out); TP_ENOMEM. Blocks; runs no callbacks.
  * @see tp_destroy_federation, tp_join_options.create
  */

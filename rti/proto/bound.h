@@ -8,7 +8,6 @@
 #ifndef TEMPO_RTI_PROTO_BOUND_H
 #define TEMPO_RTI_PROTO_BOUND_H
 
-#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,10 +33,12 @@ enum bound_req {
     BOUND_REQ_FQR = 5
 };
 
-/** a + b for b >= 0, saturating at BOUND_TIME_MAX. Pure. */
+/** a + b for b >= 0, saturating at BOUND_TIME_MAX. A negative b counts as 0: lookaheads are
+ *  refused below 0 where they enter (tm_enable_regulation, tm_modify_lookahead), and a value
+ *  from the wire must never abort the RTI (doc/robustness.md). Pure. */
 static inline int64_t bound_time_add(int64_t a, int64_t b)
 {
-    assert(b >= 0);
+    if (b < 0) b = 0;
     if (a >= BOUND_TIME_MAX - b) return BOUND_TIME_MAX;
     return a + b;
 }
@@ -71,9 +72,13 @@ static inline bound_pair bound_max(bound_pair a, bound_pair b)
     return bound_cmp(a, b) >= 0 ? a : b;
 }
 
-/** Does bound @p b allow a TSO message stamped @p ts, i.e. (ts, non-strict) >= b? Pure. */
+/** Does bound @p b allow a TSO message stamped @p ts, i.e. (ts, non-strict) >= b? Never at
+ *  +inf: (BOUND_TIME_MAX, non-strict) is infinity itself (bound_make), so without this a
+ *  federate granted +inf could send "at" the time it holds and reach a receiver's past
+ *  (doc/time.md §2: a regulating federate never sends at +inf). Pure. */
 static inline bool bound_admits(bound_pair b, int64_t ts)
 {
+    if (ts == BOUND_TIME_MAX) return false;
     return bound_cmp(bound_make(ts, false), b) >= 0;
 }
 

@@ -569,6 +569,9 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     }
     char peer[64];
     peer_name(sa, peer, sizeof peer);
+    /* the key of the per-address quotas: the address without its port (limits.c) */
+    size_t alen = peer[0] == '[' ? strcspn(peer + 1, "]") : strcspn(peer, ":");
+    snprintf(c->link.addr, sizeof c->link.addr, "%.*s", (int)alen, peer + (peer[0] == '['));
     snprintf(c->label, sizeof c->label, "conn#%llu (%s)", (unsigned long long)c->id, peer);
     evutil_make_socket_nonblocking(fd);
     c->in = evbuffer_new();

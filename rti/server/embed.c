@@ -664,6 +664,7 @@ struct embed_link *embed_connect(const char *name, char *err, size_t errlen)
     l->e = e;
     l->link.ops = &embed_link_ops;
     l->link.label = l->label;
+    snprintf(l->link.addr, sizeof l->link.addr, "inproc"); /* one address: this process */
     snprintf(l->label, sizeof l->label, "inproc#%llu (%s)", (unsigned long long)l->id,
              e->name[0] ? e->name : "default");
     lock_init(&l->qm);

@@ -38,6 +38,7 @@ static void federation_free(struct federation *fx)
             LOGW("flog", "-", "federation '%s': log: %s", fx->name, err);
         fx->flog = NULL;
     }
+    if (fx->srv) limits_uncharge(fx->srv, &fx->creator, QR_UNJOINED, 1);
     timesvc_fini(fx);
     om_fini(fx);
     sync_fini(fx);
@@ -94,6 +95,7 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
     }
     snprintf(fx->name, sizeof fx->name, "%s", name);
     fx->srv = s;
+    fx->created_ms = limits_now_ms();
     if (fom_parse_mem(fom_text, fom_len, name, &fx->fom, ferr, sizeof ferr) != FOM_OK) {
         snprintf(err, errlen, "federation '%s': FOM does not parse: %s", name, ferr);
         free(fx);
@@ -240,6 +242,7 @@ int federate_join(struct server *s, struct federation *fx, const char *name, str
     fx->by_handle[handle] = f;
     fx->n_feds++;
     fx->ever_joined = 1;
+    limits_uncharge(s, &fx->creator, QR_UNJOINED, 1); /* joined: no longer its creator's */
     fx->routes_dirty = 1;
     *out = f;
     return STATUS_OK;
@@ -274,6 +277,21 @@ void federate_resign(struct server *s, struct federate *f, uint32_t action, uint
     timesvc_resign(s, f);
     dm_federate_fini(f);
     free(f);
+}
+
+void federation_expire(struct server *s)
+{
+    int64_t now = limits_now_ms();
+    for (struct federation *fx = s->feds, *nx; fx; fx = nx) {
+        nx = fx->next;
+        if (fx->ever_joined || fx->n_feds > 0 || now - fx->created_ms < s->cfg.unjoined_ms)
+            continue;
+        LOGI("fed", "-",
+             "federation '%s': nobody joined it within %d ms of its creation "
+             "(--unjoined-federation-ms): destroyed",
+             fx->name, s->cfg.unjoined_ms);
+        federation_destroy(s, fx);
+    }
 }
 
 int federation_reap(struct server *s, struct federation *fx)

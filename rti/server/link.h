@@ -32,6 +32,8 @@ struct link {
     void *user;                 /* the core's per-client state (struct client), or NULL */
     const char *label;          /* names the client in log lines; owned by the transport */
     int closed;                 /* 1 once closed for the server: nothing more is sent */
+    char addr[48];              /* the peer's address without its port ("127.0.0.1", "::1", "unix",
+                                   "inproc"): the key of the per-address quotas (rti/server/limits.c) */
 };
 
 static inline int link_send(struct link *l, const void *bytes, size_t n)

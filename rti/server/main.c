@@ -15,57 +15,77 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tempo-rti [options]\n"
-            "  --listen HOST:PORT      TCP address (default %s; port 0 = any free port;\n"
-            "                          'none' = no TCP)\n"
-            "  --unix PATH             also listen on a Unix socket\n"
-            "  --allow-remote          allow --listen on an address that is not loopback\n"
-            "  --max-frame BYTES       largest frame accepted (default %u)\n"
-            "  --max-queued-bytes BYTES  output queued per client before it is dropped\n"
-            "                          (default %u; senders pause at half of it)\n"
-            "  --stall-ms MS           a client that stays congested this long while others\n"
-            "                          wait on it is dropped (default %d)\n"
-            "  --handshake-ms MS       a new connection must be joined (HELLO, then a JOIN\n"
-            "                          accepted) within this (default %d)\n"
-            "  --frame-ms MS           a frame must arrive whole within this once its first\n"
-            "                          byte is in (default %d)\n"
-            "  --max-connections N     connections at once; more are refused (default %d)\n"
-            "  --peer-timeout-ms MS    a TCP peer that acknowledges nothing for about this\n"
-            "                          long (link cut, host gone) is dropped (default %d; 0 off)\n"
-            "  --max-federates N       federates per federation (default %u)\n"
-            "  --max-federations N     federations per RTI (default %u)\n"
-            "  --max-fom-bytes BYTES   largest FOM text of a federation (default %u)\n"
-            "  --max-objects N         objects one federate may own (default %u)\n"
-            "  --max-total-queued-bytes BYTES  output queued for all clients together;\n"
-            "                          a send past it drops its receiver (default %zu)\n"
-            "  --shuffle-ties SEED     test mode: deliver equal time stamps from different\n"
-            "                          senders in an order drawn from SEED (doc/master.md)\n"
-            "  --spin-us US            poll this long after traffic before sleeping: lower\n"
-            "                          latency for one busy core (default 0: never spin)\n"
-            "  --secret TEXT           shared secret every JOIN must carry (visible to other\n"
-            "                          users in ps: prefer --secret-file or TEMPO_SECRET)\n"
-            "  --secret-file PATH      read the secret from PATH (mode 600, 1..256 bytes)\n"
-            "                          Without either: TEMPO_SECRET, else TEMPO_SECRET_FILE\n"
-            "  --log DIR               write a federation log per federation into DIR\n"
-            "                          (read it with tempo-log; doc/log.md); DIR is made\n"
-            "                          when missing and refused when anyone may write it\n"
-            "  --file-mode MODE        permission bits of the logs it writes (default 600,\n"
-            "                          folders 700; e.g. 644), also TEMPO_FILE_MODE\n"
-            "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
-            "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
-            "  --keep-federations      keep a federation after its last federate resigned\n"
-            "                          (default: destroy it, so each run gets its own log)\n"
-            "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
-            "  --help                  print this text and exit\n"
-            "  --version               print the version and exit\n"
-            "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
-            "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
-            SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
-            CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS,
-            CONN_DEFAULT_MAX_CONNS, CONN_DEFAULT_PEER_MS, SERVER_MAX_FEDERATES_DEFAULT,
-            SERVER_MAX_FEDERATIONS_DEFAULT, SERVER_MAX_FOM_BYTES_DEFAULT,
-            SERVER_MAX_OBJECTS_DEFAULT, SERVER_MAX_TOTAL_QUEUED_DEFAULT);
+    fprintf(
+        out,
+        "usage: tempo-rti [options]\n"
+        "  --listen HOST:PORT      TCP address (default %s; port 0 = any free port;\n"
+        "                          'none' = no TCP)\n"
+        "  --unix PATH             also listen on a Unix socket\n"
+        "  --allow-remote          allow --listen on an address that is not loopback\n"
+        "  --max-frame BYTES       largest frame accepted (default %u)\n"
+        "  --max-queued-bytes BYTES  output queued per client before it is dropped\n"
+        "                          (default %u; senders pause at half of it)\n"
+        "  --stall-ms MS           a client that stays congested this long while others\n"
+        "                          wait on it is dropped (default %d)\n"
+        "  --handshake-ms MS       a new connection must be joined (HELLO, then a JOIN\n"
+        "                          accepted) within this (default %d)\n"
+        "  --frame-ms MS           a frame must arrive whole within this once its first\n"
+        "                          byte is in (default %d)\n"
+        "  --max-connections N     connections at once; more are refused (default %d)\n"
+        "  --peer-timeout-ms MS    a TCP peer that acknowledges nothing for about this\n"
+        "                          long (link cut, host gone) is dropped (default %d; 0 off)\n"
+        "  --max-federates N       federates per federation (default %u)\n"
+        "  --max-federations N     federations per RTI (default %u)\n"
+        "  --max-fom-bytes BYTES   largest FOM text of a federation (default %u)\n"
+        "  --max-objects N         objects one connection holds, kept ones included\n"
+        "                          (default %u); also the default of the two below\n"
+        "  --max-address-objects N  objects of every connection from one address\n"
+        "  --max-federation-objects N  objects of one federation, kept ones included\n"
+        "  --max-sync-points N     pending synchronization points one connection\n"
+        "                          registered (default %u; per address:\n"
+        "                          --max-address-sync-points, default %u)\n"
+        "  --max-sync-bytes BYTES  their label and tag bytes (default %llu; per address:\n"
+        "                          --max-address-sync-bytes, default %llu)\n"
+        "  --max-unjoined-federations N  federations one connection created that nobody\n"
+        "                          joined yet (default %u; per address:\n"
+        "                          --max-address-unjoined-federations, default %u)\n"
+        "  --unjoined-federation-ms MS  such a federation is destroyed after this\n"
+        "                          (default %d)\n"
+        "  --max-pending-messages N  time-stamped messages one connection sent that wait\n"
+        "                          at the RTI (default %u; per address:\n"
+        "                          --max-address-pending-messages, default %u)\n"
+        "  --max-total-queued-bytes BYTES  output queued for all clients together;\n"
+        "                          a send past it drops its receiver (default %zu)\n"
+        "  --shuffle-ties SEED     test mode: deliver equal time stamps from different\n"
+        "                          senders in an order drawn from SEED (doc/master.md)\n"
+        "  --spin-us US            poll this long after traffic before sleeping: lower\n"
+        "                          latency for one busy core (default 0: never spin)\n"
+        "  --secret TEXT           shared secret every JOIN must carry (visible to other\n"
+        "                          users in ps: prefer --secret-file or TEMPO_SECRET)\n"
+        "  --secret-file PATH      read the secret from PATH (mode 600, 1..256 bytes)\n"
+        "                          Without either: TEMPO_SECRET, else TEMPO_SECRET_FILE\n"
+        "  --log DIR               write a federation log per federation into DIR\n"
+        "                          (read it with tempo-log; doc/log.md); DIR is made\n"
+        "                          when missing and refused when anyone may write it\n"
+        "  --file-mode MODE        permission bits of the logs it writes (default 600,\n"
+        "                          folders 700; e.g. 644), also TEMPO_FILE_MODE\n"
+        "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
+        "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
+        "  --keep-federations      keep a federation after its last federate resigned\n"
+        "                          (default: destroy it, so each run gets its own log)\n"
+        "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
+        "  --help                  print this text and exit\n"
+        "  --version               print the version and exit\n"
+        "Prints \"tempo-rti listening on HOST:PORT\" when ready. SIGINT/SIGTERM stop it\n"
+        "cleanly; SIGUSR1 logs every federate's time state (who blocks whom).\n",
+        SERVER_DEFAULT_LISTEN, CONN_DEFAULT_MAX_FRAME, CONN_DEFAULT_MAX_QUEUED,
+        CONN_DEFAULT_STALL_MS, CONN_DEFAULT_HELLO_MS, CONN_DEFAULT_FRAME_MS, CONN_DEFAULT_MAX_CONNS,
+        CONN_DEFAULT_PEER_MS, SERVER_MAX_FEDERATES_DEFAULT, SERVER_MAX_FEDERATIONS_DEFAULT,
+        SERVER_MAX_FOM_BYTES_DEFAULT, SERVER_MAX_OBJECTS_DEFAULT, SERVER_MAX_SYNC_POINTS_DEFAULT,
+        SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT, (unsigned long long)SERVER_MAX_SYNC_BYTES_DEFAULT,
+        (unsigned long long)SERVER_MAX_ADDRESS_SYNC_BYTES_DEFAULT, SERVER_MAX_UNJOINED_DEFAULT,
+        SERVER_MAX_ADDRESS_UNJOINED_DEFAULT, SERVER_UNJOINED_MS_DEFAULT, SERVER_MAX_PENDING_DEFAULT,
+        SERVER_MAX_ADDRESS_PENDING_DEFAULT, SERVER_MAX_TOTAL_QUEUED_DEFAULT);
 }
 
 /* Parse a positive size with an optional K/M/G suffix (powers of 1024). */
@@ -101,11 +121,56 @@ static int parse_long(const char *opt, const char *v, long lo, long hi, long *ou
     return 0;
 }
 
+/* The quota options (rti/server/limits.h, doc/rti.md "Memory quotas"): what one connection
+ * or one address may hold, counts or bytes. */
+static const struct quota_option {
+    const char *name;
+    int res, scope; /* enum quota_res, enum quota_scope */
+} quota_options[] = {
+    {"--max-objects", QR_OBJECTS, QS_CONN},
+    {"--max-address-objects", QR_OBJECTS, QS_ADDR},
+    {"--max-sync-points", QR_SYNCS, QS_CONN},
+    {"--max-address-sync-points", QR_SYNCS, QS_ADDR},
+    {"--max-sync-bytes", QR_SYNC_BYTES, QS_CONN},
+    {"--max-address-sync-bytes", QR_SYNC_BYTES, QS_ADDR},
+    {"--max-unjoined-federations", QR_UNJOINED, QS_CONN},
+    {"--max-address-unjoined-federations", QR_UNJOINED, QS_ADDR},
+    {"--max-pending-messages", QR_PENDING, QS_CONN},
+    {"--max-address-pending-messages", QR_PENDING, QS_ADDR},
+};
+#define N_QUOTA_OPTIONS (sizeof quota_options / sizeof quota_options[0])
+
+/* A quota option's value into cfg: a count (1 .. 10^9) or, for bytes, a size. 1 when @p a is
+ * not a quota option, 0 when parsed, 2 on a bad value (message printed). */
+static int parse_quota(const char *a, const char *v, struct server_config *cfg)
+{
+    for (size_t k = 0; k < N_QUOTA_OPTIONS; k++) {
+        const struct quota_option *q = &quota_options[k];
+        if (strcmp(a, q->name) != 0) continue;
+        if (q->res == QR_SYNC_BYTES) {
+            size_t sz;
+            if (parse_size(v, &sz) != 0) {
+                fprintf(stderr, "tempo-rti: %s '%s': expected a size in bytes\n", a, v);
+                return 2;
+            }
+            cfg->quota[q->res][q->scope] = sz;
+        } else {
+            long n;
+            if (parse_long(a, v, 1, 1000000000, &n) != 0) return 2;
+            cfg->quota[q->res][q->scope] = (uint64_t)n;
+        }
+        return 0;
+    }
+    return 1;
+}
+
 /* One option with its value. Returns 0, or 2 (usage error, message printed). */
 static int parse_valued(const char *a, const char *v, struct server_config *cfg, int *lv)
 {
     size_t sz;
     long n;
+    int qr = parse_quota(a, v, cfg);
+    if (qr != 1) return qr;
     if (strcmp(a, "--listen") == 0) {
         cfg->listen = strcmp(v, "none") == 0 ? "" : v;
     } else if (strcmp(a, "--unix") == 0) {
@@ -185,9 +250,12 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
             return 2;
         }
         cfg->max_fom_bytes = sz;
-    } else if (strcmp(a, "--max-objects") == 0) {
-        if (parse_long(a, v, 1, 100000000, &n) != 0) return 2;
-        cfg->max_objects = (uint32_t)n;
+    } else if (strcmp(a, "--max-federation-objects") == 0) {
+        if (parse_long(a, v, 1, 1000000000, &n) != 0) return 2;
+        cfg->max_federation_objects = (uint32_t)n;
+    } else if (strcmp(a, "--unjoined-federation-ms") == 0) {
+        if (parse_long(a, v, 1, 86400000, &n) != 0) return 2;
+        cfg->unjoined_ms = (int)n;
     } else if (strcmp(a, "--max-total-queued-bytes") == 0) {
         if (parse_size(v, &sz) != 0 || sz < 4096) {
             fprintf(stderr, "tempo-rti: --max-total-queued-bytes '%s': expected at least 4096\n",
@@ -233,7 +301,8 @@ static const char *const valued_options[] = {"--listen",
                                              "--max-federates",
                                              "--log-level",
                                              "--max-fom-bytes",
-                                             "--max-objects",
+                                             "--max-federation-objects",
+                                             "--unjoined-federation-ms",
                                              "--max-total-queued-bytes",
                                              "--shuffle-ties"};
 
@@ -241,6 +310,8 @@ static int takes_value(const char *a)
 {
     for (size_t k = 0; k < sizeof valued_options / sizeof valued_options[0]; k++)
         if (strcmp(a, valued_options[k]) == 0) return 1;
+    for (size_t k = 0; k < N_QUOTA_OPTIONS; k++)
+        if (strcmp(a, quota_options[k].name) == 0) return 1;
     return 0;
 }
 

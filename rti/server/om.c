@@ -87,6 +87,7 @@ static void obj_remove(struct federation *fx, struct object *o)
         fx->objects = o->next;
     if (o->next) o->next->prev = o->prev;
     if (o->owner) o->owner->n_owned--;
+    limits_uncharge(fx->srv, &o->charge, QR_OBJECTS, 1);
     fx->n_objects--;
     free(o->name);
     free(o->known);
@@ -202,8 +203,18 @@ static int do_register(struct server *s, struct federate *f, const struct wire_m
     } else {
         snprintf(name, sizeof name, AUTO_NAME_PREFIX "%llu", (unsigned long long)fx->next_obj);
     }
-    int lst = limits_objects(s, f, err, errlen);
+    /* Counted against the federation and the registrant's connection and address, kept
+     * objects included: resigning with "keep" and rejoining under new names cannot pass the
+     * limits (doc/rti.md "Memory quotas"). */
+    struct charge ch;
+    int lst = limits_charge(s, federate_accts(f), &ch, QR_OBJECTS, 1, "REGISTER_OBJECT", f->name,
+                            err, errlen);
     if (lst != STATUS_OK) return lst;
+    lst = limits_federation_objects(s, fx, err, errlen);
+    if (lst != STATUS_OK) {
+        limits_uncharge(s, &ch, QR_OBJECTS, 1);
+        return lst;
+    }
     struct object *o = calloc(1, sizeof *o);
     if (o) {
         o->name = strdup(name);
@@ -215,9 +226,11 @@ static int do_register(struct server *s, struct federate *f, const struct wire_m
             free(o->known);
         }
         free(o);
+        limits_uncharge(s, &ch, QR_OBJECTS, 1);
         snprintf(err, errlen, "REGISTER_OBJECT: out of memory");
         return STATUS_EREFUSED;
     }
+    o->charge = ch;
     o->handle = fx->next_obj++;
     o->cls = cls;
     o->owner = f;

@@ -121,6 +121,11 @@ static int handle_hello(struct server *s, struct link *c, const struct wire_msg 
             link_close(c, "out of memory at handshake", 0);
             return -1;
         }
+        if (limits_open(s, c, &cl->acct) != 0) {
+            free(cl);
+            link_close(c, "out of memory at handshake", 0);
+            return -1;
+        }
         cl->authed = !(s->cfg.secret && s->cfg.secret[0]);
         c->user = cl;
         char sw[64];
@@ -159,17 +164,29 @@ static void handle_create(struct server *s, struct link *c, struct client *cl,
                       "federation name is empty or longer than 127 bytes");
         return;
     }
+    /* A federation nobody joins counts against its creator until someone does, and expires
+     * (doc/rti.md "Memory quotas"): creating many never blocks the RTI for good. */
+    federation_expire(s);
     if (federation_find(s, name)) {
         snprintf(err, sizeof err, "federation '%s' already exists", name);
         server_refuse(s, c, m->req, m->type, STATUS_EEXISTS, err);
         return;
     }
-    struct federation *fx;
-    int st = federation_create(s, name, m->str[1].ptr, m->str[1].len, &fx, err, sizeof err);
+    struct charge ch;
+    int st = limits_charge(s, &cl->acct, &ch, QR_UNJOINED, 1, "CREATE_FEDERATION", c->label, err,
+                           sizeof err);
     if (st != STATUS_OK) {
         server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
         return;
     }
+    struct federation *fx;
+    st = federation_create(s, name, m->str[1].ptr, m->str[1].len, &fx, err, sizeof err);
+    if (st != STATUS_OK) {
+        limits_uncharge(s, &ch, QR_UNJOINED, 1);
+        server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+        return;
+    }
+    fx->creator = ch;
     if (m->req) server_reply(s, c, m->req, STATUS_OK, fx->fingerprint, "");
 }
 
@@ -280,6 +297,7 @@ static void handle_join(struct server *s, struct link *c, struct client *cl,
             server_refuse(s, c, m->req, m->type, STATUS_ENOTFOUND, err);
             return;
         }
+        federation_expire(s);
         int st = federation_create(s, fxname, m->str[2].ptr, m->str[2].len, &fx, err, sizeof err);
         if (st != STATUS_OK) {
             server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
@@ -486,6 +504,7 @@ void server_on_close(struct server *s, struct link *c, const char *reason, int p
         federate_resign(s, f, f->resign_action, why, reason);
         federation_reap(s, fx); /* inside a frame's dispatch, on_frame reaps it after */
     }
+    limits_close(s, &cl->acct); /* what it still holds stays charged to its accounts */
     free(cl);
     c->user = NULL;
 }
@@ -499,7 +518,7 @@ void server_core_init(struct server *s, const struct server_config *cfg)
     if (!s->cfg.max_federates) s->cfg.max_federates = SERVER_MAX_FEDERATES_DEFAULT;
     if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
     if (!s->cfg.max_fom_bytes) s->cfg.max_fom_bytes = SERVER_MAX_FOM_BYTES_DEFAULT;
-    if (!s->cfg.max_objects) s->cfg.max_objects = SERVER_MAX_OBJECTS_DEFAULT;
+    limits_defaults(s);
 }
 
 void server_core_fini(struct server *s)

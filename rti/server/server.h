@@ -7,12 +7,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SERVER_DEFAULT_LISTEN           "127.0.0.1:7470"
-#define SERVER_MAX_FEDERATES_DEFAULT    1024              /* federates per federation */
-#define SERVER_MAX_FEDERATIONS_DEFAULT  256               /* federations per server */
-#define SERVER_MAX_FOM_BYTES_DEFAULT    (256u << 10)      /* bytes of one FOM text */
-#define SERVER_MAX_OBJECTS_DEFAULT      100000            /* objects one federate may own */
-#define SERVER_MAX_TOTAL_QUEUED_DEFAULT ((size_t)1 << 30) /* output bytes, all connections */
+#include "rti/server/limits.h"
+
+#define SERVER_DEFAULT_LISTEN          "127.0.0.1:7470"
+#define SERVER_MAX_FEDERATES_DEFAULT   1024         /* federates per federation */
+#define SERVER_MAX_FEDERATIONS_DEFAULT 256          /* federations per server */
+#define SERVER_MAX_FOM_BYTES_DEFAULT   (256u << 10) /* bytes of one FOM text */
+/* Quotas per connection and per address (rti/server/limits.h; doc/rti.md "Memory quotas"). */
+/* objects one connection holds; also, unless set apart, what one address and one federation
+ * hold (kept objects included): no client gets past it by reconnecting or rejoining */
+#define SERVER_MAX_OBJECTS_DEFAULT             100000
+#define SERVER_MAX_SYNC_POINTS_DEFAULT         1024 /* pending sync points of one connection */
+#define SERVER_MAX_ADDRESS_SYNC_POINTS_DEFAULT 4096 /* ... of one address */
+#define SERVER_MAX_SYNC_BYTES_DEFAULT          ((uint64_t)16 << 20) /* their label + tag bytes */
+#define SERVER_MAX_ADDRESS_SYNC_BYTES_DEFAULT  ((uint64_t)64 << 20)
+#define SERVER_MAX_UNJOINED_DEFAULT            8 /* federations created, nobody joined */
+#define SERVER_MAX_ADDRESS_UNJOINED_DEFAULT    32
+#define SERVER_UNJOINED_MS_DEFAULT             60000  /* such a federation expires after this */
+#define SERVER_MAX_PENDING_DEFAULT             100000 /* time-stamped messages held for delivery */
+#define SERVER_MAX_ADDRESS_PENDING_DEFAULT     400000
+#define SERVER_MAX_TOTAL_QUEUED_DEFAULT        ((size_t)1 << 30) /* output bytes, all connections */
 
 /* Options. Zero / NULL fields mean the default. Strings are not owned (they must outlive
  * the server: main() passes argv). */
@@ -30,19 +44,24 @@ struct server_config {
     uint32_t max_federates;   /* per federation (default SERVER_MAX_FEDERATES_DEFAULT) */
     uint32_t max_federations; /* per server (default SERVER_MAX_FEDERATIONS_DEFAULT) */
     size_t max_fom_bytes;     /* bytes of a FOM text (default SERVER_MAX_FOM_BYTES_DEFAULT) */
-    uint32_t max_objects;     /* objects per federate (default SERVER_MAX_OBJECTS_DEFAULT) */
-    size_t max_total_queued;  /* output bytes queued over all connections (default 1 GiB) */
-    const char *secret;       /* shared secret every JOIN must carry, NULL = none */
-    const char *flog_dir;     /* directory for federation logs (doc/log.md), NULL = none */
-    const char *flog_only;    /* comma-separated fnmatch(3) patterns: with flog_dir, log only
-                                 the federations whose name matches one; NULL = all */
-    int spin_us;              /* after handling events, poll this many µs before sleeping
-                                 (lower latency, one busy core); 0 = never spin (default) */
-    uint64_t shuffle_ties;    /* test mode: seed of tm_set_tie_shuffle for every federation
-                                 (ties between senders in a hashed order); 0 = off */
-    int keep_federations;     /* 1: a federation outlives its last federate (until
-                                 DESTROY_FEDERATION); 0: it is destroyed when the last one
-                                 leaves, unless objects kept without owner remain (default) */
+    uint64_t quota[QR_COUNT][QS_COUNT]; /* [resource][scope] limits (limits.h): what one
+                                           connection / one address may hold; 0 = default
+                                           (SERVER_MAX_*_DEFAULT) */
+    uint32_t max_federation_objects;    /* objects of one federation, kept ones included */
+    int unjoined_ms;                    /* a federation created and not joined within this is
+                                           destroyed (at the next CREATE); 0 = default */
+    size_t max_total_queued; /* output bytes queued over all connections (default 1 GiB) */
+    const char *secret;      /* shared secret every JOIN must carry, NULL = none */
+    const char *flog_dir;    /* directory for federation logs (doc/log.md), NULL = none */
+    const char *flog_only;   /* comma-separated fnmatch(3) patterns: with flog_dir, log only
+                                the federations whose name matches one; NULL = all */
+    int spin_us;             /* after handling events, poll this many µs before sleeping
+                                (lower latency, one busy core); 0 = never spin (default) */
+    uint64_t shuffle_ties;   /* test mode: seed of tm_set_tie_shuffle for every federation
+                                (ties between senders in a hashed order); 0 = off */
+    int keep_federations;    /* 1: a federation outlives its last federate (until
+                                DESTROY_FEDERATION); 0: it is destroyed when the last one
+                                leaves, unless objects kept without owner remain (default) */
 };
 
 struct server;

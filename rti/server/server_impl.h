@@ -13,6 +13,7 @@
 #include "rti/proto/status.h"
 #include "rti/proto/wire.h"
 #include "rti/server/conn.h"
+#include "rti/server/limits.h"
 #include "rti/server/link.h"
 #include "rti/server/server.h"
 
@@ -65,6 +66,8 @@ struct object {
     struct object *hnext;       /* chain in the handle table */
     struct object *nnext;       /* chain in the name table */
     struct object *prev, *next; /* federation's list of all objects */
+    struct charge charge;       /* the accounts it counts against (QR_OBJECTS, 1), until it is
+                                   freed, kept or not (limits.h) */
 };
 
 /* A synchronization point. */
@@ -76,6 +79,9 @@ struct syncpt {
     uint64_t *members; /* federate handles in the set */
     uint8_t *achieved; /* [i]: members[i] achieved */
     uint32_t n, cap;
+    struct charge charge_n; /* the registrant's accounts, charged QR_SYNCS 1 ... */
+    struct charge charge;   /* ... and QR_SYNC_BYTES `bytes` (limits.h) */
+    uint64_t bytes;         /* label + tag bytes charged */
     struct syncpt *next;
 };
 
@@ -106,6 +112,10 @@ struct federation {
     struct flog *flog;       /* federation log writer (rti/flog/flog.h), NULL when not logging */
     int flog_warned;         /* 1: the writer's failure has been logged */
     int ever_joined;         /* 1: a federate has joined (federation_reap spares it before) */
+    struct charge creator;   /* CREATE_FEDERATION: its creator's accounts (QR_UNJOINED 1) until
+                                the first join or the destruction; empty otherwise */
+    int64_t created_ms;      /* when it was created (limits_now_ms): a federation nobody joins
+                                expires after --unjoined-federation-ms */
     struct federation *next; /* server's list */
 };
 
@@ -113,7 +123,15 @@ struct federation {
 struct client {
     struct federate *fed; /* joined federate, or NULL */
     int authed;           /* 1: passed the shared-secret check (or none is required) */
+    struct charge acct;   /* its connection's and its address's accounts (limits.h) */
 };
+
+/* The accounts a joined federate's requests are charged to; NULL once it has no connection. */
+static inline const struct charge *federate_accts(const struct federate *f)
+{
+    const struct client *cl = f->conn ? (const struct client *)f->conn->user : NULL;
+    return cl ? &cl->acct : NULL;
+}
 
 struct server {
     struct event_base *base;  /* the loop (owned); NULL for an embedded RTI (embed.c) */
@@ -121,6 +139,7 @@ struct server {
     struct server_config cfg; /* copy of the options */
     struct federation *feds;  /* all federations */
     uint32_t n_federations;
+    struct acct *addrs;      /* accounts of the addresses that hold something (limits.c) */
     struct buf out;          /* scratch encode buffer, reused for every frame sent */
     struct buf fan;          /* scratch for frames fanned out to subscribers (om.c) */
     struct buf fan_full;     /* the unfiltered variant of a fanned-out frame */
@@ -178,6 +197,9 @@ struct federation *federation_find(struct server *s, const char *name);
 /* Create a federation from FOM text. Returns 0, or a STATUS_* with err filled. */
 int federation_create(struct server *s, const char *name, const char *fom_text, size_t fom_len,
                       struct federation **out, char *err, size_t errlen);
+/* Destroy every federation created by CREATE_FEDERATION that nobody joined within
+ * --unjoined-federation-ms (doc/rti.md "Memory quotas"). Called before each creation. */
+void federation_expire(struct server *s);
 /* Destroy a federation: resign whoever is still joined (shutdown), unlink and free it. */
 void federation_destroy(struct server *s, struct federation *fx);
 /* Destroy fx when its last federate has left (doc/rti.md, Federations), unless the RTI keeps

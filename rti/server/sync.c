@@ -4,6 +4,7 @@
  * Serves doc/fom.md. Read rti/server/timesvc.c next. */
 #include "rti/server/server_impl.h"
 
+#include "rti/server/limits.h"
 #include "rti/server/log.h"
 
 #include <stdio.h>
@@ -17,8 +18,11 @@ static struct syncpt *find(struct federation *fx, const struct wire_str *label)
     return NULL;
 }
 
-static void point_free(struct syncpt *p)
+static void point_free(struct server *s, struct syncpt *p)
 {
+    /* two charges on the registrant's accounts (do_register), each with its own reference */
+    limits_uncharge(s, &p->charge, QR_SYNC_BYTES, p->bytes);
+    limits_uncharge(s, &p->charge_n, QR_SYNCS, 1);
     free(p->label);
     free(p->tag);
     free(p->members);
@@ -28,12 +32,13 @@ static void point_free(struct syncpt *p)
 
 static void unlink_point(struct federation *fx, struct syncpt *p)
 {
+    struct server *s = fx->srv;
     for (struct syncpt **q = &fx->syncs; *q; q = &(*q)->next)
         if (*q == p) {
             *q = p->next;
             break;
         }
-    point_free(p);
+    point_free(s, p);
 }
 
 static int add_member(struct syncpt *p, uint64_t handle)
@@ -116,9 +121,34 @@ static void do_register(struct server *s, struct federate *f, const struct wire_
             return;
         }
     }
+    /* Counted against the registrant's connection and address while pending, label and tag
+     * bytes too (doc/rti.md "Memory quotas"). */
+    uint64_t bytes = (uint64_t)m->str[0].len + m->str[1].len;
+    struct charge cn, cb;
+    int st = limits_charge(s, federate_accts(f), &cn, QR_SYNCS, 1, "REGISTER_SYNC", f->name, err,
+                           sizeof err);
+    if (st == STATUS_OK) {
+        st = limits_charge(s, federate_accts(f), &cb, QR_SYNC_BYTES, bytes, "REGISTER_SYNC",
+                           f->name, err, sizeof err);
+        if (st != STATUS_OK) limits_uncharge(s, &cn, QR_SYNCS, 1);
+    }
+    if (st != STATUS_OK) {
+        registered(s, f, m, (uint32_t)st, err);
+        return;
+    }
     struct syncpt *p = calloc(1, sizeof *p);
+    if (p) {
+        p->charge_n = cn;
+        p->charge = cb;
+        p->bytes = bytes;
+    }
     if (!p || !(p->label = strdup(label)) || (m->str[1].len && !(p->tag = malloc(m->str[1].len)))) {
-        if (p) point_free(p);
+        if (p) {
+            point_free(s, p);
+        } else {
+            limits_uncharge(s, &cn, QR_SYNCS, 1);
+            limits_uncharge(s, &cb, QR_SYNC_BYTES, bytes);
+        }
         registered(s, f, m, STATUS_EREFUSED, "out of memory");
         return;
     }
@@ -139,7 +169,7 @@ static void do_register(struct server *s, struct federate *f, const struct wire_
         }
     }
     if (fail) {
-        point_free(p);
+        point_free(s, p);
         registered(s, f, m, STATUS_EREFUSED, "out of memory");
         return;
     }
@@ -225,6 +255,6 @@ void sync_fini(struct federation *fx)
     while (fx->syncs) {
         struct syncpt *p = fx->syncs;
         fx->syncs = p->next;
-        point_free(p);
+        point_free(fx->srv, p);
     }
 }

@@ -5,10 +5,10 @@
 #include "rti/server/server_impl.h"
 
 #include "rti/flog/flog.h"
+#include "rti/server/limits.h"
 #include "rti/server/log.h"
 #include "rti/tm/tm.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,7 @@ struct tso_msg {
     uint32_t remaining;    /* receivers not yet delivered or discarded */
     struct buf data;       /* the frames, back to back */
     struct tso_msg *next;  /* free-list link */
+    struct charge charge;  /* the sender's accounts (QR_PENDING 1) while any receiver waits */
     int in_free;           /* 1 while on the free list (a record is recycled exactly once) */
 };
 
@@ -58,7 +59,10 @@ static void msg_destroy(struct tso_msg *m)
 
 static void msg_recycle(struct tsoq *q, struct tso_msg *m)
 {
-    assert(!m->in_free);
+    if (m->in_free) { /* recycled twice would corrupt the free list: refuse, never abort */
+        LOGE("tm", "-", "message record %p recycled twice (ignored)", (void *)m);
+        return;
+    }
     if (q->n_free >= FREE_MSGS_MAX || m->data.cap > FREE_MSG_KEEP_BYTES) {
         msg_destroy(m);
         return;
@@ -120,9 +124,10 @@ static int status_of(int tmrc)
     }
 }
 
-static void finish_one(struct tsoq *q, struct tso_msg *m)
+static void finish_one(struct server *s, struct tsoq *q, struct tso_msg *m)
 {
     if (m->remaining > 0 && --m->remaining == 0) {
+        limits_uncharge(s, &m->charge, QR_PENDING, 1);
         q->live--;
         msg_recycle(q, m);
     }
@@ -149,7 +154,7 @@ static void release(struct server *s, struct federation *fx, struct federate *to
         break;
     }
     if (!logged) flog_decision(fx->flog, d);
-    finish_one(fx->tsoq, m);
+    finish_one(s, fx->tsoq, m);
 }
 
 /* The tm sink: called in order, synchronously, from inside the tm_* call. */
@@ -354,6 +359,20 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
     /* n is kept aside: when tm delivers to every receiver inside tm_send (receive order),
      * the record is recycled there and m->n no longer describes this message. */
     uint32_t n = m->n;
+    /* What waits here counts against the sender's connection and address until its last
+     * receiver has it (doc/rti.md "Memory quotas"); charging only adds, it allocates nothing. */
+    if (n) {
+        int st = limits_charge(s, federate_accts(f), &m->charge, QR_PENDING, 1, "time-stamped send",
+                               f->name, err, errlen);
+        if (st != STATUS_OK) {
+            for (uint32_t i = 0; i < n; i++) {
+                struct federate *to = federation_federate(f->fx, m->ent[i].to);
+                if (to) to->tso_bytes -= m->ent[i].len;
+            }
+            msg_recycle(q, m);
+            return st;
+        }
+    }
     m->remaining = n;
     if (n) q->live++;
     char terr[TM_ERR_LEN];
@@ -361,6 +380,7 @@ int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errle
     int rc = tm_send(f->fx->tm, (tm_fed)f->handle, q->ts, q->recv, n, (uint64_t)(uintptr_t)m, terr,
                      sizeof terr);
     if (rc != TM_OK) { /* tm changed nothing and made no decision: m is still ours */
+        limits_uncharge(s, &m->charge, QR_PENDING, 1);
         if (n) q->live--;
         for (uint32_t i = 0; i < n; i++) {
             struct federate *to = federation_federate(f->fx, m->ent[i].to);

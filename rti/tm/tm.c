@@ -8,7 +8,6 @@
  * point  5. grants and the evaluation loop  6. events  7. queries. */
 #include "rti/tm/tm.h"
 
-#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,10 +130,12 @@ static int q_reserve(struct queue *q, size_t extra)
     return 0;
 }
 
-/* O(log n). The caller reserved room with q_reserve. */
-static void q_push(struct queue *q, struct qmsg m)
+/* O(log n). The caller reserved room with q_reserve (tm_send checks every receiver first);
+ * should it not have, the queue grows here. @return 0, or -1 when it cannot grow (nothing
+ * queued). No assert: tm_send runs on a client's frame (doc/contributing.md §6). */
+static int q_push(struct queue *q, struct qmsg m)
 {
-    assert(q->n < q->cap);
+    if (q->n >= q->cap && q_reserve(q, 1) != 0) return -1;
     size_t i = q->n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -143,12 +144,14 @@ static void q_push(struct queue *q, struct qmsg m)
         i = p;
     }
     q->a[i] = m;
+    return 0;
 }
 
-/* O(log n). Removes and returns the first message in delivery order; q must not be empty. */
-static struct qmsg q_pop(struct queue *q)
+/* O(log n). Removes the first message in delivery order into *out. @return false (and *out
+ * untouched) when q is empty, so every drain is `while (q_pop(q, &m))`. */
+static bool q_pop(struct queue *q, struct qmsg *out)
 {
-    assert(q->n > 0);
+    if (q->n == 0) return false;
     struct qmsg top = q->a[0], last = q->a[--q->n];
     size_t i = 0, n = q->n;
     for (;;) {
@@ -160,7 +163,8 @@ static struct qmsg q_pop(struct queue *q)
         i = c;
     }
     if (n > 0) q->a[i] = last;
-    return top;
+    *out = top;
+    return true;
 }
 
 /* Least incoming time stamp: TM_TIME_MAX when empty. */
@@ -589,9 +593,10 @@ static struct grant_decision grant_decide(const struct fed *f)
 /* Act on a due decision: the deliveries it names, in queue order, then the grant. */
 static void grant_act(tm_state *st, struct fed *f, struct grant_decision g)
 {
+    struct qmsg m;
     if (g.rule != DELIVERY_NONE)
-        while (f->q.n && q_min(&f->q) <= g.time)
-            deliver(st, f, q_pop(&f->q), true, g.rule);
+        while (f->q.n && q_min(&f->q) <= g.time && q_pop(&f->q, &m))
+            deliver(st, f, m, true, g.rule);
     grant(st, f, g.time, g.row, g.queued);
 }
 
@@ -761,8 +766,8 @@ int tm_resign(tm_state *st, tm_fed h, char *err, size_t errlen)
     struct fed *f = find(st, h);
     if (!f) return unknown(st, h, "resign", err, errlen);
     /* No silent data loss: every message still queued for it is reported. */
-    while (f->q.n) {
-        struct qmsg m = q_pop(&f->q);
+    struct qmsg m;
+    while (q_pop(&f->q, &m)) {
         tm_decision d = {.kind = TM_D_DISCARD,
                          .fed = h,
                          .time = m.ts,
@@ -876,8 +881,9 @@ int tm_disable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
     f->con_pending = false;
     f->avail = false;
     /* No silent loss: what waited in TSO order is now receive order, delivered at once. */
-    while (f->q.n)
-        deliver(st, f, q_pop(&f->q), false, DELIVERY_UNCONSTRAINED);
+    struct qmsg m;
+    while (q_pop(&f->q, &m))
+        deliver(st, f, m, false, DELIVERY_UNCONSTRAINED);
     evaluate(st);
     return TM_OK;
 }
@@ -887,8 +893,9 @@ int tm_disable_constrained(tm_state *st, tm_fed h, char *err, size_t errlen)
 static void flush_grant(tm_state *st, struct fed *f, tm_time t)
 {
     compute(st); /* GALT with f keeping its granted-state bound */
-    while (f->q.n)
-        deliver(st, f, q_pop(&f->q), true, DELIVERY_FQR);
+    struct qmsg m;
+    while (q_pop(&f->q, &m))
+        deliver(st, f, m, true, DELIVERY_FQR);
     tm_time g = t < f->galt.t ? t : f->galt.t;
     if (g < f->T) g = f->T;
     grant(st, f, g, TM_GROW_FQR, false);
@@ -928,15 +935,22 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
 {
     struct fed *s = find(st, h);
     if (!s) return unknown(st, h, "send", err, errlen);
-    char b1[24], b2[40];
+    char b1[24], b2[40], b3[24];
     if (n > 0 && !rcv)
         return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receivers is NULL", s->name);
     /* §5: messages from a non-regulating sender (or without a time stamp) are RO; so are
      * those to a non-constrained receiver, decided per receiver below. */
     bool tso = ts != TM_NO_TIME && s->reg;
     /* Further rules: a regulating federate's send below its bound is refused; while a
-     * request is pending the bound is the pending request's (clarification). */
-    if (tso && tm_bound_cmp(mk(ts, false), s->bound) < 0)
+     * request is pending the bound is the pending request's (clarification). No TSO send is
+     * ever admitted at +inf (doc/time.md §2): (TM_TIME_MAX, non-strict) is infinity itself,
+     * so a federate granted +inf would otherwise send into the instant it holds. */
+    if (tso && ts == TM_TIME_MAX)
+        return refuse(st, h, TM_EBOUND, err, errlen,
+                      "send from %s stamped +inf refused: a regulating federate never sends at "
+                      "+inf (its bound %s admits nothing there)",
+                      s->name, tm_btxt(b2, s->bound));
+    if (tso && !bound_admits(s->bound, ts))
         return refuse(st, h, TM_EBOUND, err, errlen,
                       "send from %s stamped %s is below its bound %s (%s%s%s)", s->name,
                       tm_ttxt(b1, ts), tm_btxt(b2, s->bound),
@@ -953,6 +967,16 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
             return refuse(st, h, TM_EINVAL, err, errlen, "send from %s: receiver %s listed twice",
                           s->name, r->name);
         r->mark = st->epoch;
+        /* The engine's invariant (GALT_r >= r's promise and ts >= the sender's bound >= GALT_r)
+         * says no TSO message reaches a constrained federate's past. It is checked here, on
+         * the input, and refused rather than asserted: a message a client sends must never
+         * stop the RTI (doc/robustness.md); tm_fault_test and the conformance runs check
+         * the invariant itself. */
+        if (tso && r->con && !(ts > r->T || (ts == r->T && r->avail)))
+            return refuse(st, h, TM_EBOUND, err, errlen,
+                          "send from %s stamped %s would reach the past of %s (granted %s%s)",
+                          s->name, tm_ttxt(b1, ts), r->name, tm_ttxt(b3, r->T),
+                          r->avail ? ", messages at it still accepted" : "");
         if (tso && r->con && q_reserve(&r->q, 1) != 0)
             return refuse(st, h, TM_ENOMEM, err, errlen,
                           "send from %s: out of memory queueing for %s", s->name, r->name);
@@ -970,11 +994,16 @@ int tm_send(tm_state *st, tm_fed h, tm_time ts, const tm_fed *rcv, size_t n, uin
             /* Rows TARA/NERA (and FQR): messages stamped T that arrive after the grant are
              * delivered at once. */
             deliver(st, r, m, true, DELIVERY_AVAIL);
-        } else {
-            /* Our invariant: GALT_r >= r's promise, and ts >= the sender's bound >= GALT_r,
-             * so no TSO message reaches a constrained federate's past. */
-            assert(ts > r->T || (ts == r->T && r->avail));
-            q_push(&r->q, m);
+        } else if (q_push(&r->q, m) != 0) {
+            /* Room was reserved above, so this cannot happen; if it did, the payload is
+             * reported (no silent loss) and the server frees it. */
+            tm_decision d = {.kind = TM_D_DISCARD,
+                             .fed = r->h,
+                             .time = ts,
+                             .sender = h,
+                             .seq = m.seq,
+                             .token = token};
+            emit(st, &d, "no queue room for %s", r->name);
         }
     }
     if (st->nner > 0)

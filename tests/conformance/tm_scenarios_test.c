@@ -366,6 +366,26 @@ static const struct scenario scenarios[] = {
     {"tm-11.3", "NER(+inf) is granted the smallest queued time stamp",
      "join A B; rc A 0; rc B 0; B send 7 A; A ner 9223372036854775807; expect;"
      "B tar 10; expect D A m1@7, G A 7; lits A inf"},
+    /* issue 37: both granted TAR(+inf); a TSO send at +inf once reached B's past and the
+     * engine's assert stopped the RTI. Refused, nothing delivered, the state unchanged. */
+    {"tm-11.4", "further rules: no TSO send at +inf, even after a grant to +inf (doc/time.md §2)",
+     "join A B; rc A 0; rc B 0;"
+     "A tar 9223372036854775807; B tar 9223372036854775807;"
+     "expect G A 9223372036854775807, G B 9223372036854775807;"
+     "A send 9223372036854775807 B !EBOUND; errmsg never sends at +inf; expect; lits B inf;"
+     "B send 9223372036854775807 A !EBOUND; A ro B; expect R B m1"},
+    /* the same after TARA(+inf): B may take messages at its time, but nobody sends at +inf */
+    {"tm-11.5", "further rules: no TSO send at +inf after TARA(+inf) either",
+     "join A B; rc A 0; rc B 0;"
+     "A tara 9223372036854775807; B tara 9223372036854775807;"
+     "expect G A 9223372036854775807, G B 9223372036854775807;"
+     "A send 9223372036854775807 B !EBOUND; expect; lits B inf"},
+    /* a regulator below +inf may send up to TM_TIME_MAX - 1, never at TM_TIME_MAX */
+    {"tm-11.6", "the largest TSO time stamp is TM_TIME_MAX - 1; a grant to +inf delivers it",
+     "join A B; rc A 0; rc B 0;"
+     "A send 9223372036854775807 B !EBOUND; A send 9223372036854775806 B; expect;"
+     "lits B 9223372036854775806; A tar 9223372036854775807; B tar 9223372036854775807;"
+     "expect G A 9223372036854775807, D B m1@9223372036854775806, G B 9223372036854775807"},
 };
 
 int main(void)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reruns the RTI integration tests (rti_robust, rti_fed, rti_flog, rti_limits, rti_refusals) against the server built
+# Reruns the RTI integration tests (rti_robust, rti_fed, rti_flog, rti_limits, rti_refusals,
+# rti_hostile, rti_quota) against the server built
 # with ASan + UBSan + LeakSanitizer (build/rti-san/tempo-rti, mk/30-rti.mk): a memory error,
 # undefined behaviour or a leak at exit makes the RTI exit non-zero or abort, which the tests
 # count as failures; any sanitizer report in the RTI's logs is one more failure. Then
@@ -16,7 +17,7 @@ if [ ! -x "$san" ]; then
   exit 1
 fi
 mkdir -p build/test-logs
-for t in rti_robust_test rti_fed_test rti_flog_test rti_limits_test rti_refusals_test rti_alloc_test; do
+for t in rti_robust_test rti_fed_test rti_flog_test rti_limits_test rti_refusals_test rti_hostile_test rti_quota_test rti_alloc_test; do
   bin=build/release/tests/integration/$t
   out=$(TEMPO_RTI_BIN=$san ASAN_OPTIONS=detect_leaks=1 timeout 300 "$bin" 2>&1)
   rc=$?

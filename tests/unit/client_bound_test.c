@@ -144,7 +144,12 @@ int main(void)
     /* Saturation: T + L at the end of time does not overflow. */
     tpi_on_grant(f, WIRE_TR_TAR, TP_TIME_MAX - 1);
     CHECK_INT_EQ(send_at(f, TP_TIME_MAX - 1), TP_EBOUND);
-    CHECK_INT_EQ(send_at(f, TP_TIME_MAX), TP_OK);
+    /* ... and nothing is ever sent at +inf, whatever the bound (doc/time.md §2, issue 37) */
+    CHECK_INT_EQ(send_at(f, TP_TIME_MAX), TP_EBOUND);
+    done(f);
+    f = fed(100, 0);
+    CHECK_INT_EQ(send_at(f, TP_TIME_MAX - 1), TP_OK);
+    CHECK_INT_EQ(send_at(f, TP_TIME_MAX), TP_EBOUND);
     done(f);
 
     /* Not regulating: time stamps are not checked (the RTI delivers them in receive order). */
