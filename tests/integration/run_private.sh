@@ -79,11 +79,12 @@ tlog_clean "bare tempo-rti" "$log" "$secret"
 # 3. tempo-run's fresh secret: read from its RTI's environment (readable by this user only)
 #    while the run goes on, then looked for in every file the run wrote.
 fedcopy "$dir/c.json" "$dir/c/out"
+sed -i 's/"end": 100,/"end": 1000,/' "$dir/c.json" # a few seconds: time to read its environment
 timeout 60 bin/tempo-run "$dir/c.json" --quiet --log "$dir/c/logs" >"$dir/c.out" 2>"$dir/c.err" &
 run_pid=$!
 track $run_pid
 fresh=
-for _ in $(seq 200); do
+for _ in $(seq 500); do
   rpid=$(pgrep -f -- "tempo-rti .*--log $dir/c/logs" | head -n 1)
   [ -n "$rpid" ] && fresh=$(tr '\0' '\n' <"/proc/$rpid/environ" 2>/dev/null | sed -n 's/^TEMPO_SECRET=//p')
   [ -n "$fresh" ] && break
