@@ -149,6 +149,8 @@ lib_path = $(O)/lib$(1).a
 # A library that needs others brings them along (LIB_DEPS_name): libtempo's in-process
 # transport embeds the RTI's core (doc/inproc.md), so every link of `client` also gets these.
 LIB_DEPS_client := server flog tm
+# federate/run writes its output files through rti/proto/outfile.h (doc/run.md "Output files").
+LIB_DEPS_run := proto
 libs_of = $(foreach l,$(INTERNAL_LIBS),$(if $(filter $(l),$($(1)_LIBS) $(foreach d,$($(1)_LIBS),$(LIB_DEPS_$(d)))),$(call lib_path,$(l))))
 LINKED := $(PROGS) $(notdir $(UNIT_TESTS) $(CONF_TESTS) $(INTEG_TESTS) $(BENCHES))
 $(foreach n,$(LINKED),$(if $(filter undefined,$(origin $(n)_LIBS)),\

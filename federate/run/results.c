@@ -5,6 +5,7 @@
 #include "federate/run/results.h"
 #include "federate/fmu/fmu_sim.h"
 #include "federate/run/run_err.h"
+#include "rti/proto/outfile.h"
 
 #include <errno.h>
 #include <float.h>
@@ -46,35 +47,31 @@ struct res_writer {
     size_t pending; /* bytes handed to f since its last flush, < RES_BUF unless one row is larger */
 };
 
-/* mkdir -p: create every missing component of dir. */
+/* mkdir -p, private and checked (rti/proto/outfile.h). */
 static int make_dirs(const char *dir, char *err, size_t errlen)
 {
-    char *p = strdup(dir);
-    if (!p) return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", dir);
-    size_t n = strlen(p);
-    while (n > 1 && p[n - 1] == '/')
-        p[--n] = '\0';
-    for (char *q = p + 1;; q++) {
-        char c = *q;
-        if (c != '/' && c != '\0') continue;
-        *q = '\0';
-        struct stat st;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            int e = errno;
-            int rc = run_fail(err, errlen, RES_EIO, "%s: cannot create folder: %s", p, strerror(e));
-            free(p);
-            return rc;
-        }
-        if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            int rc = run_fail(err, errlen, RES_EIO, "%s: exists and is not a folder", p);
-            free(p);
-            return rc;
-        }
-        *q = c;
-        if (c == '\0') break;
+    char e[1200];
+    if (outfile_mkdirs(dir, e, sizeof e) == 0) return RES_OK;
+    return run_fail(err, errlen, RES_EIO, "%s", e);
+}
+
+int res_make_dirs(const char *dir, char *err, size_t errlen)
+{
+    return make_dirs(dir, err, errlen);
+}
+
+FILE *res_create(const char *dir, const char *name, char *err, size_t errlen)
+{
+    char path[4096];
+    if (!dir || !name || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        run_fail(err, errlen, RES_EUSAGE, "res_create: NULL or too long a path");
+        return NULL;
     }
-    free(p);
-    return RES_OK;
+    if (make_dirs(dir, err, errlen) != RES_OK) return NULL;
+    char e[1200];
+    FILE *f = outfile_fopen(path, e, sizeof e);
+    if (!f) run_fail(err, errlen, RES_EIO, "%s", e);
+    return f;
 }
 
 /* Write one header name, quoted when it holds a separator, quote or line end. */
@@ -119,9 +116,10 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
     }
     snprintf(w->path, plen, "%s/%s.csv", dir, fed);
     w->n_vars = n_vars;
-    w->f = fopen(w->path, "w");
+    char e[1200];
+    w->f = outfile_fopen(w->path, e, sizeof e); /* private, never through a link */
     if (!w->f) {
-        rc = run_fail(err, errlen, RES_EIO, "%s: cannot create: %s", w->path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s", e);
         free(w->path);
         free(w);
         return rc;

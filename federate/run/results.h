@@ -7,6 +7,7 @@
 #define TEMPO_FEDERATE_RESULTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define RES_ERRLEN   1024      /* a buffer this size holds any message of this module */
 #define RES_MAX_COLS 4096      /* columns of one file, time included */
@@ -90,6 +91,19 @@ const char *res_path(const res_writer *w);
  * @return RES_OK, or RES_EIO when a buffered write or the close failed (the data is incomplete).
  */
 int res_close(res_writer *w, char *err, size_t errlen);
+
+/**
+ * Create another output file (master.csv, a report) as res_open creates a CSV: its folder made
+ * with its parents when missing, private and checked, the file private and never written through
+ * a link or into an existing file (rti/proto/outfile.h, doc/run.md "Output files").
+ * @param dir the folder, not NULL; @param name the file's name in it, not NULL.
+ * @return the stream, opened "w" (fclose it), or NULL with err naming the file and the fault.
+ */
+FILE *res_create(const char *dir, const char *name, char *err, size_t errlen);
+
+/** Make an output folder (a federation log's, say) as res_open makes its folder: with its
+ *  parents, private, checked. @return RES_OK, or RES_EIO with err naming the folder. */
+int res_make_dirs(const char *dir, char *err, size_t errlen);
 
 /* A CSV file loaded into columns. Everything is owned by the table (res_table_free). */
 typedef struct res_table {
