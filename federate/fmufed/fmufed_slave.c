@@ -228,8 +228,8 @@ typedef struct slave_run {
     int64_t t_stepped; /* ticks: the end of the last successful step, what "done at" reports
                           (an instant may lie before its steps' end: the hybrid's is at its
                           first step's start plus one tick, doc/algorithms/hybrid.md) */
-    int end_seen; /* the end command is queued: the master may now leave */
-    int failed;   /* the master left early, or the RTI refused something */
+    int end_seen;      /* the end command is queued: the master may now leave */
+    int failed;        /* the master left early, or the RTI refused something */
     /* Commands only from the master (doc/master.md "Commands only from the master"). */
     msproto_peers *peers; /* names by handle, for the refusals */
     tp_fed master;        /* the master's handle, bound at the start sync; 0 before */
