@@ -20,3 +20,5 @@ tm_patterns_test_LIBS := client proto fom
 
 BENCHES += tests/bench/bench_tm
 bench_tm_LIBS := tm client proto fom
+UNIT_TESTS += tests/unit/tm_ckpt_test
+tm_ckpt_test_LIBS := tm proto
