@@ -1228,6 +1228,16 @@ static struct fed *load_fed(tm_state *st, struct ckpt_dec *d, size_t i, char *er
         bad = "negative logical time";
     else if ((uint64_t)nq > (d->n - d->off) / 28u)
         bad = "queue longer than the bytes that follow";
+    /* The engine's own invariants: a state that breaks them was not written by tm_save. */
+    else if ((f->req == TM_REQ_NONE) != (f->rt == TM_NO_TIME) ||
+             (f->req != TM_REQ_NONE && f->rt < f->T))
+        bad = "pending request and requested time disagree";
+    else if (f->con && f->con_pending)
+        bad = "constrained and constrained-pending at once";
+    else if (f->reg && tm_bound_cmp(f->bound, mk(f->T, false)) < 0)
+        bad = "bound below the federate's logical time";
+    else if (nq > 0 && !f->con)
+        bad = "TSO messages queued for a federate that is not constrained";
     if (!bad && nq && q_reserve(&f->q, nq) != 0) {
         free(f);
         seterr(err, errlen, "tm_restore: out of memory for the queue of federate %zu", i);
@@ -1240,7 +1250,11 @@ static struct fed *load_fed(tm_state *st, struct ckpt_dec *d, size_t i, char *er
         m.seq = ckpt_get_u64(d);
         m.token = ckpt_get_u64(d);
         m.rank = tie_rank(st, m.sender);
-        if (d->bad) bad = "queued message truncated";
+        if (d->bad)
+            bad = "queued message truncated";
+        else if (m.ts < f->T || (m.ts == f->T && !f->avail && f->req == TM_REQ_NONE) ||
+                 m.sender == TM_NO_FED || m.sender >= TM_MAX_HANDLE || m.ts == TM_TIME_MAX)
+            bad = "queued message stamped in the receiver's past or from no sender";
         if (!bad) q_push(&f->q, m); /* room reserved above */
     }
     if (bad) {

@@ -255,8 +255,119 @@ static void test_refuses_bad_bytes(void)
     buf_fini(&b);
 }
 
+/* A state written by hand after the layout of doc/checkpoint.md ("The time management
+ * state"), independent of tm_save: federates A (1) and B (2), both regulating (L = 1) and
+ * constrained; A at T = 4 with TAR(6) pending and one TSO message from B stamped 5 queued;
+ * B granted at 5. `v` selects a variant that breaks one of the engine's invariants. */
+static void encode(struct buf *b, int v)
+{
+    buf_clear(b);
+    ckpt_put_u32(b, 0x54534d54u);
+    ckpt_put_u32(b, 1);
+    ckpt_put_u8(b, 1); /* reasons */
+    ckpt_put_u8(b, 0);
+    ckpt_put_u8(b, 0);
+    ckpt_put_u64(b, 0); /* tie seed */
+    ckpt_put_u64(b, 9); /* act */
+    ckpt_put_u32(b, 2);
+    /* A */
+    ckpt_put_u32(b, 1);
+    ckpt_put_str(b, "A");
+    ckpt_put_i64(b, 4);
+    ckpt_put_u8(b, 1);
+    ckpt_put_u8(b, v == 3 ? 0 : 1); /* constrained */
+    ckpt_put_u8(b, v == 2 ? 1 : 0); /* constrained pending */
+    ckpt_put_i64(b, 1);
+    ckpt_put_u8(b, TM_REQ_TAR);
+    ckpt_put_i64(b, v == 1 ? 3 : 6); /* requested time (3 < T: broken) */
+    ckpt_put_u8(b, 1);               /* strict0 */
+    ckpt_put_i64(b, 4);              /* promise (4, strict) */
+    ckpt_put_u8(b, 1);
+    ckpt_put_u8(b, 0);  /* avail */
+    ckpt_put_i64(b, 7); /* bound (7, non-strict) = 6 + L */
+    ckpt_put_u8(b, 0);
+    ckpt_put_u64(b, 0); /* sends */
+    ckpt_put_u64(b, 8);
+    ckpt_put_u64(b, 0);
+    ckpt_put_u32(b, 0);
+    ckpt_put_u64(b, 0);
+    ckpt_put_u8(b, 0);
+    ckpt_put_u32(b, 1);              /* one queued message */
+    ckpt_put_i64(b, v == 4 ? 3 : 5); /* stamped 5 (3 < T: broken) */
+    ckpt_put_u32(b, 2);              /* from B */
+    ckpt_put_u64(b, 1);              /* B's first send */
+    ckpt_put_u64(b, 77);             /* token */
+    /* B */
+    ckpt_put_u32(b, 2);
+    ckpt_put_str(b, "B");
+    ckpt_put_i64(b, 5);
+    ckpt_put_u8(b, 1);
+    ckpt_put_u8(b, 1);
+    ckpt_put_u8(b, 0);
+    ckpt_put_i64(b, 1);
+    ckpt_put_u8(b, TM_REQ_NONE);
+    ckpt_put_i64(b, TM_NO_TIME);
+    ckpt_put_u8(b, 1);
+    ckpt_put_i64(b, 5);
+    ckpt_put_u8(b, 1);
+    ckpt_put_u8(b, 0);
+    ckpt_put_i64(b, 6);
+    ckpt_put_u8(b, 0);
+    ckpt_put_u64(b, 1);
+    ckpt_put_u64(b, 9);
+    ckpt_put_u64(b, 9);
+    ckpt_put_u32(b, 0);
+    ckpt_put_u64(b, 0);
+    ckpt_put_u8(b, 0);
+    ckpt_put_u32(b, 0);
+}
+
+static void test_documented_layout(void)
+{
+    struct buf b;
+    buf_init(&b);
+    encode(&b, 0);
+    struct trace t = {0};
+    tm_state *st = NULL;
+    char err[TM_ERR_LEN] = "";
+    CHECK(tm_restore(&st, b.data, b.len, sink, &t, err, sizeof err) == TM_OK, "restore: %s", err);
+    if (st) {
+        tm_status s;
+        CHECK_INT_EQ(tm_query(st, 1, &s, NULL, 0), TM_OK);
+        CHECK_STR_EQ(s.name, "A");
+        CHECK_INT_EQ(s.time, 4);
+        CHECK_INT_EQ(s.req, TM_REQ_TAR);
+        CHECK_INT_EQ(s.req_time, 6);
+        CHECK_INT_EQ(s.lookahead, 1);
+        CHECK_INT_EQ((long)s.queued, 1);
+        CHECK_INT_EQ(s.lits, 5);
+        CHECK_INT_EQ(s.galt.t, 6); /* B's bound (6, non-strict): TAR(6) must wait */
+        /* B asks TAR(7): its bound goes to 8, A's GALT passes 6, A gets the message and 6 */
+        CHECK_INT_EQ(tm_request(st, 2, TM_REQ_TAR, 7, err, sizeof err), TM_OK);
+        CHECK(t.s && strstr(t.s, "k2 f1 t5 r0 tso1 s2 q1 tok77") != NULL,
+              "the queued message is delivered to A: %s", t.s ? t.s : "(nothing)");
+        CHECK(t.s && strstr(t.s, "k1 f1 t6 r1") != NULL, "A is granted 6");
+        tm_free(st);
+    }
+    free(t.s);
+    /* each broken invariant is refused, naming the record */
+    const char *why[] = {"", "pending request and requested time disagree",
+                         "constrained and constrained-pending at once",
+                         "TSO messages queued for a federate that is not constrained",
+                         "stamped in the receiver's past"};
+    for (int v = 1; v <= 4; v++) {
+        encode(&b, v);
+        st = NULL;
+        CHECK_INT_EQ(tm_restore(&st, b.data, b.len, NULL, NULL, err, sizeof err), TM_EINVAL);
+        CHECK(strstr(err, why[v]) && strstr(err, "record 0 (handle 1)"), "variant %d: %s", v, err);
+        tm_free(st);
+    }
+    buf_fini(&b);
+}
+
 int main(void)
 {
+    test_documented_layout();
     test_random_cuts();
     test_refuses_bad_bytes();
     return check_summary();
