@@ -21,3 +21,5 @@ CHECK_TESTS += tests/integration/tm_patterns_test
 
 BENCHES += tests/bench/bench_tm
 bench_tm_LIBS := tm client proto fom
+UNIT_TESTS += tests/unit/tm_ckpt_test
+tm_ckpt_test_LIBS := tm proto
