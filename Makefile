@@ -46,6 +46,16 @@ if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
     $(DEPS_DEBS) >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
 fi
 endef
+# The browser the live view's test drives (tests/integration/live_test.sh, doc/live.md): about
+# 300 MB with its libraries, so a plain `make` does not install it; `make deps` and `make test` do.
+TEST_DEBS := chromium
+define TEST_DEPS_INSTALL
+if ! command -v chromium >/dev/null 2>&1; then \
+  echo "make: installing the tests' Debian packages: $(TEST_DEBS)"; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    $(TEST_DEBS) >/dev/null || { echo "make: apt-get failed (are you root?)"; exit 1; }; \
+fi
+endef
 # Goals that need no package: they neither install nor read build/config.mk.
 NO_CONFIG_GOALS := clean help uninstall deps
 CONFIG_MK := build/config.mk
@@ -123,6 +133,7 @@ all: $(O)/.built-all
 
 deps:
 	@$(DEPS_INSTALL)
+	@$(TEST_DEPS_INSTALL)
 
 objs = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -227,6 +238,7 @@ test-build: $(UNIT_BINS) $(CONF_BINS) $(addprefix $(BINDIR)/,$(SAN_PROGS))
 
 # make test: release build of everything, sanitized build of unit + conformance, then one run.
 test: all layers
+	@$(TEST_DEPS_INSTALL)
 	$(MAKE) --no-print-directory BUILD=san test-build
 	@tests/run.sh \
 	  $(UNIT_BINS) $(CONF_BINS) $(INTEG_BINS) $(INTEG_SCRIPTS) \

@@ -54,6 +54,7 @@ $(RTI_SAN_BIN): $(wildcard rti/*/*.c rti/*/*.h fom/*.c fom/*.h) tests/integratio
 EXTRA_ALL += $(RTI_SAN_BIN) $(O)/tests/integration/rti_alloc_test
 rti_alloc_test_LIBS := proto fom
 INTEG_SCRIPTS += tests/integration/rti_san.sh
+INTEG_SCRIPTS += tests/integration/live_test.sh
 INTEG_SCRIPTS += tests/integration/rti_log_only.sh
 # No assert() or abort() on a path the RTI's input reaches (issue 37).
 INTEG_SCRIPTS += tests/integration/rti_no_assert.sh

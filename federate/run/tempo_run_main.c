@@ -29,7 +29,8 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
-    "                 [--log DIR] [--http PORT] [--watchdog S] [--in-process [--threads]|--distributed]\n"
+    "                 [--log DIR] [--http PORT] [--watchdog S] [--in-process "
+    "[--threads]|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
@@ -635,8 +636,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     }
     if (a->http && (a->rti || (a->placement ? a->placement > 0 : ff->in_process))) {
         /* The embedded RTI of an in-process run has no event loop to serve it (doc/live.md). */
-        fprintf(stderr,
-                "tempo-run: --http serves the view from the RTI tempo-run starts; %s\n",
+        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; %s\n",
                 a->rti ? "with --rti, start that RTI with --http HOST:PORT yourself"
                        : "an in-process run has no such RTI (its embedded RTI has no event "
                          "loop): run it --distributed");
