@@ -24,6 +24,26 @@ check "a remote view without the secret is refused" has "$dir/r2.out" "needs the
 bin/tempo-rti --listen 127.0.0.1:0 --http 127.0.0.1 >"$dir/r3.out" 2>&1
 check "--http without a port is refused" has "$dir/r3.out" "expected HOST:PORT"
 
+# 1b. A remote view needs the secret in each request: this host's own non-loopback address
+#     (the peer is then not on loopback). Skipped on a host with none.
+ip4=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub(/\/.*/, "", $4); print $4; exit}')
+if [ -n "$ip4" ]; then
+  printf 'sesame42' >"$dir/secret" && chmod 600 "$dir/secret"
+  bin/tempo-rti --listen 127.0.0.1:0 --allow-remote --secret-file "$dir/secret" \
+    --http "$ip4:0" >"$dir/r4.out" 2>"$dir/r4.err" &
+  r4=$!
+  track $r4
+  for _ in $(seq 50); do grep -q "live view on" "$dir/r4.out" && break; sleep 0.1; done
+  RH=$(sed -n 's#^tempo-rti live view on http://\(.*\)/$#\1#p' "$dir/r4.out")
+  rc() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+  check "remote: no secret, 403" test "$(rc "http://$RH/api/state")" = 403
+  check "remote: a wrong secret, 403" test "$(rc "http://$RH/api/state?secret=sesame4")" = 403
+  check "remote: ?secret=, 200" test "$(rc "http://$RH/api/state?secret=sesame42")" = 200
+  check "remote: X-Tempo-Secret, 200" test "$(rc -H "X-Tempo-Secret: sesame42" "http://$RH/")" = 200
+  kill -TERM $r4 2>/dev/null
+  wait $r4 2>/dev/null
+fi
+
 # 2. An RTI with the view, and its JSON before any federation.
 rti_start "$dir" --http 127.0.0.1:0 --log "$dir" || { ko "the RTI did not start"; finish; exit; }
 for _ in $(seq 50); do grep -q "live view on" "$dir/rti.out" && break; sleep 0.1; done
