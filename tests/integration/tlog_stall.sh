@@ -34,6 +34,17 @@ for _ in $(seq 300); do
   [ "$(grep -c '^consumer: t=' "$dir/a/cons.out" 2>/dev/null)" -ge 200 ] && break
   sleep 0.1
 done
+# one wait is surely granted on the producer's frame, however the two were scheduled so far:
+# freeze the producer, give the consumer time to ask and wait, then let the producer go on
+# (its next frame grants that wait) until the consumer has reflected 20 more updates
+kill -STOP "$prod"
+sleep 0.3
+seen=$(grep -c '^consumer: t=' "$dir/a/cons.out")
+kill -CONT "$prod"
+for _ in $(seq 300); do
+  [ "$(grep -c '^consumer: t=' "$dir/a/cons.out" 2>/dev/null)" -ge $((seen + 20)) ] && break
+  sleep 0.1
+done
 kill -STOP "$prod"
 log=$(ls "$dir"/a/logs/*.tlog 2>/dev/null | head -n 1)
 check "A: one log" test -n "$log"
