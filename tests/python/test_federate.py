@@ -459,3 +459,35 @@ def test_asynchronous_refusal_reaches_the_program(rti, federation, demo_fom):
     finally:
         a.close()
         b.close()
+
+
+def test_close_inside_a_handler_is_refused(rti, federation, demo_fom):
+    """tp_federate_free must not run from inside a callback (federate/libtempo/tempo.h): the
+    library is still dispatching and would go on with a freed federate. close() from a handler
+    raises TP_ESTATE from the evoking call; the federate stays usable and closes afterwards."""
+    a = fed(rti, federation, "a", demo_fom)
+    seen = []
+
+    def close_now(ev):
+        seen.append(ev.values["value"])
+        b.close()
+
+    b = fed(rti, federation, "b", demo_fom, on={"reflect": close_now})
+    try:
+        a.publish_object_class("Signal")
+        obj = a.register_object("Signal")
+        b.subscribe_object_class("Signal")
+        b.time_status()  # the subscription is in place
+        a.update(obj, {"value": 3.0})
+        a.flush()
+        with pytest.raises(tempo.TempoError) as e:
+            pump(b, until=lambda: False, timeout=5)
+        assert e.value.code == errors.TP_ESTATE and "callback" in e.value.message
+        assert seen == [3.0]
+        b.time_status()  # still joined and usable
+    finally:
+        b.close()
+        a.close()
+    with pytest.raises(tempo.TempoError) as e:
+        b.time_status()
+    assert e.value.code == errors.TP_ESTATE  # closed now
