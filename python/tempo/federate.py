@@ -42,7 +42,10 @@ def _tick(t, what="time"):
         raise TypeError(
             "%s: times are ticks (int); convert seconds with Federate.ticks(%r)" % (what, t)
         )
-    return int(t)
+    v = int(t)
+    if not NO_TIME <= v <= TIME_MAX:  # ctypes would wrap it silently (2**64 + 5 passes as 5)
+        raise OverflowError("%s: %d ticks is outside int64, the range of tp_time" % (what, v))
+    return v
 
 
 def _opt_time(t):
@@ -732,11 +735,11 @@ class Federate:
 
     def ticks(self, seconds):
         """tp_time_from_seconds with the FOM's resolution (rounded to nearest)."""
-        return self._lib.tp_time_from_seconds(self._f, float(seconds))
+        return self._lib.tp_time_from_seconds(self._live(), float(seconds))
 
     def seconds(self, ticks):
         """tp_time_to_seconds with the FOM's resolution."""
-        return self._lib.tp_time_to_seconds(self._f, _tick(ticks, "seconds"))
+        return self._lib.tp_time_to_seconds(self._live(), _tick(ticks, "seconds"))
 
     def enable_regulation(self, lookahead=0, wait=True, timeout=None):
         """tp_enable_regulation(lookahead ticks), then (wait) tp_wait_regulation_enabled."""

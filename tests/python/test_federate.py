@@ -253,6 +253,17 @@ def test_seconds_and_ticks(rti, federation, demo_fom):
         assert a.seconds(250000) == pytest.approx(0.25, abs=1e-15)
         assert tempo.time_add(tempo.TIME_MAX, 5) == tempo.TIME_MAX
         assert math.isinf(a.seconds(tempo.TIME_MAX))
+        # a time outside int64 is refused, never wrapped by ctypes (2**64 + 5 would be 5)
+        for bad in (2**64 + 5, tempo.TIME_MAX + 1, -(2**63) - 1):
+            with pytest.raises(OverflowError, match="outside int64"):
+                tempo.time_add(bad, 1)
+            with pytest.raises(OverflowError, match="outside int64"):
+                a.tar(bad)
+        assert a.time_status()  # nothing was requested
+    # closed: the FOM's resolution is gone with it; no conversion by a default one
+    with pytest.raises(tempo.TempoError) as e:
+        a.ticks(0.1)
+    assert e.value.code == errors.TP_ESTATE
 
 
 # ---- sync points, callbacks, events ----------------------------------------------------------
