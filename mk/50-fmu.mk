@@ -4,7 +4,7 @@
 # See the Makefile header for the variables this fragment fills in.
 FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
             federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c \
-            federate/fmu/fmu_info.c
+            federate/fmu/fmu_info.c federate/fmu/fmu_md3.c federate/fmu/fmu_v3.c
 
 PROGS += tempo-fmu
 tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c

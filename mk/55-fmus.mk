@@ -31,7 +31,8 @@ bball_steps_FMU_KINDS := me
 
 FMU_DIR  := build/fmus
 FW_SRCS  := examples/fmus/framework/fw_fmi.c examples/fmus/framework/fw_cs.c \
-            examples/fmus/framework/fw_rk.c examples/fmus/framework/fw_desc.c
+            examples/fmus/framework/fw_rk.c examples/fmus/framework/fw_desc.c \
+            examples/fmus/framework/fw_fmi3.c
 FW_OBJS  := $(patsubst examples/fmus/%.c,$(FMU_DIR)/obj/%.o,$(FW_SRCS))
 FW_GEN_OBJS := $(FMU_DIR)/obj/framework/fw_mdgen.o $(FMU_DIR)/obj/framework/fw_desc.o
 # FMU objects: release flags, no sanitizers (CFLAGS_OPT is not used on purpose).
@@ -39,6 +40,12 @@ FMU_CFLAGS := $(CFLAGS_BASE) -O2 -fPIC -fvisibility=hidden
 
 fmu_kinds = $(or $($(1)_FMU_KINDS),me cs)
 EXAMPLE_FMUS := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/$(m)_$(k).fmu))
+# The same models in FMI 3.0 form (doc/fmu.md "FMI 3.0"): build/fmus/fmi3/NAME_KIND.fmu, the
+# same binary (it exports both fmi2* and fmi3* functions, fw_fmi3.c) under
+# binaries/x86_64-linux/, with an FMI 3.0 modelDescription.xml. A federation file runs them
+# unchanged but for the paths (tests/integration/fmi3_test.sh).
+EXAMPLE_FMUS3 := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/fmi3/$(m)_$(k).fmu))
+EXAMPLE_FMUS += $(EXAMPLE_FMUS3)
 EXTRA_ALL += $(EXAMPLE_FMUS)
 
 $(FMU_DIR)/obj/%.o: examples/fmus/%.c
@@ -79,7 +86,16 @@ $(FMU_DIR)/$(1)_$(2).fmu: $(FMU_DIR)/so/$(1).so $(FMU_DIR)/gen/$(1)_mdgen
 	cp $(FMU_DIR)/so/$(1).so $(FMU_DIR)/stage/$(1)_$(2)/binaries/linux64/$(1).so
 	cd $(FMU_DIR)/stage/$(1)_$(2) && zip -q -X -r ../../$(1)_$(2).fmu modelDescription.xml binaries
 endef
+define fmu_kind_rule3
+$(FMU_DIR)/fmi3/$(1)_$(2).fmu: $(FMU_DIR)/so/$(1).so $(FMU_DIR)/gen/$(1)_mdgen
+	@rm -rf $(FMU_DIR)/stage3/$(1)_$(2) $$@
+	@mkdir -p $(FMU_DIR)/stage3/$(1)_$(2)/binaries/x86_64-linux $(FMU_DIR)/fmi3
+	$(FMU_DIR)/gen/$(1)_mdgen $(2)3 $(FMU_DIR)/stage3/$(1)_$(2)/modelDescription.xml
+	cp $(FMU_DIR)/so/$(1).so $(FMU_DIR)/stage3/$(1)_$(2)/binaries/x86_64-linux/$(1).so
+	cd $(FMU_DIR)/stage3/$(1)_$(2) && zip -q -X -r ../../fmi3/$(1)_$(2).fmu modelDescription.xml binaries
+endef
 $(foreach m,$(FMU_MODELS),$(eval $(call fmu_model_rules,$(m))))
+$(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule3,$(m),$(k)))))
 $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule,$(m),$(k)))))
 
 .PHONY: fmus

@@ -206,6 +206,14 @@ static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
     for (size_t i = 0; i < r->n_out; i++) {
         const fmu_var *var = &fmu_step_md(r->s)->vars[r->out_var[i]];
         fputc(',', out);
+        if (fmu_step_md(r->s)->fmi3) {
+            /* Every FMI 3.0 type and array element (fmu_step_get_text's forms). */
+            const char *text;
+            if (fmu_step_get_text(r->s, var->name, &text))
+                return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+            put_field(out, text, var->type == FMU_T_STRING);
+            continue;
+        }
         if (var->type == FMU_T_STRING) {
             const char *str;
             if (fmu_step_get_string(r->s, var->name, &str))
@@ -236,7 +244,9 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
         int state = 0;
         for (size_t k = 0; o->with_states && k < md->n_states; k++)
             state |= (size_t)md->state_index[k] == i;
-        if (md->vars[i].causality == FMU_C_OUTPUT || state) r->out_var[r->n_out++] = (long)i;
+        /* A clock has no value outside event mode: it is not recorded. */
+        if ((md->vars[i].causality == FMU_C_OUTPUT || state) && md->vars[i].type != FMU_T_CLOCK)
+            r->out_var[r->n_out++] = (long)i;
     }
     fputs("time", out);
     for (size_t i = 0; i < r->n_out; i++) {

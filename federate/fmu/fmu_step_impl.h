@@ -21,6 +21,7 @@ struct fmu_step {
     int need_restore;         /* a step was discarded: restore before the next step */
     int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
     fmu_me *me;               /* ME integrator, NULL for CS */
+    char text[4096];          /* fmu_step_get_text's answer, valid until the next call */
 };
 
 struct fmu_step_state {
