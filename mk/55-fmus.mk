@@ -98,6 +98,22 @@ $(foreach m,$(FMU_MODELS),$(eval $(call fmu_model_rules,$(m))))
 $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule3,$(m),$(k)))))
 $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule,$(m),$(k)))))
 
+# feedthrough3: an FMI 3.0 FMU written by hand against federate/fmu/fmi3.h (every type,
+# arrays), both kinds from one binary and one modelDescription.xml with both elements.
+$(FMU_DIR)/obj/fmus3/feedthrough3.o: examples/fmus3/feedthrough3.c
+	@mkdir -p $(@D)
+	$(CC) $(FMU_CFLAGS) -MMD -MP -c $< -o $@
+$(FMU_DIR)/so/feedthrough3.so: $(FMU_DIR)/obj/fmus3/feedthrough3.o
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^
+$(FMU_DIR)/fmi3/feedthrough3.fmu: $(FMU_DIR)/so/feedthrough3.so examples/fmus3/modelDescription.xml
+	@rm -rf $(FMU_DIR)/stage3/feedthrough3 $@
+	@mkdir -p $(FMU_DIR)/stage3/feedthrough3/binaries/x86_64-linux $(FMU_DIR)/fmi3
+	cp examples/fmus3/modelDescription.xml $(FMU_DIR)/stage3/feedthrough3/
+	cp $< $(FMU_DIR)/stage3/feedthrough3/binaries/x86_64-linux/feedthrough3.so
+	cd $(FMU_DIR)/stage3/feedthrough3 && zip -q -X -r ../../fmi3/feedthrough3.fmu modelDescription.xml binaries
+EXAMPLE_FMUS += $(FMU_DIR)/fmi3/feedthrough3.fmu
+
 .PHONY: fmus
 fmus: $(EXAMPLE_FMUS)
 
