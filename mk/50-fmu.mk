@@ -11,7 +11,8 @@ tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
 tempo-fmu_LIBS := fmufed msproto run config fmu algo client proto fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
-              tests/unit/fmu_sim_test tests/unit/fmu_fault_test
+              tests/unit/fmu_sim_test tests/unit/fmu_fault_test tests/unit/fmu_v3_test
+fmu_v3_test_LIBS := fmu
 fmu_md_test_LIBS := fmu
 fmu_load_test_LIBS := fmu
 fmu_step_test_LIBS := fmu
@@ -35,6 +36,9 @@ FMU_TEST_FMUS := $(foreach m,dahlquist vanderpol bouncingball stair mass lv_prey
 $(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test: $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
+$(O)/tests/unit/fmu_v3_test: $(FMU_TEST_FMUS) build/fmus/fmi3/feedthrough3.fmu \
+    build/fmus/fmi3/bouncingball_me.fmu build/fmus/fmi3/bouncingball_cs.fmu \
+    build/fmus/fmi3/vanderpol_me.fmu
 EXTRA_ALL += $(FMU_FIXTURES)
 BENCHES += tests/bench/fmu_bench
 fmu_bench_LIBS := fmu

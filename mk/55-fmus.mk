@@ -113,6 +113,7 @@ $(FMU_DIR)/fmi3/feedthrough3.fmu: $(FMU_DIR)/so/feedthrough3.so examples/fmus3/m
 	cp $< $(FMU_DIR)/stage3/feedthrough3/binaries/x86_64-linux/feedthrough3.so
 	cd $(FMU_DIR)/stage3/feedthrough3 && zip -q -X -r ../../fmi3/feedthrough3.fmu modelDescription.xml binaries
 EXAMPLE_FMUS += $(FMU_DIR)/fmi3/feedthrough3.fmu
+INTEG_SCRIPTS += tests/integration/fmi3_examples.sh
 
 .PHONY: fmus
 fmus: $(EXAMPLE_FMUS)

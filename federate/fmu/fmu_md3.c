@@ -191,7 +191,10 @@ static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, const char *li
     if (!list) return 0;
     char *t = token(c, list, e);
     if (c->oom) return -2;
-    if (!t && e > 0) t = token(c, list, 0); /* one value for every element */
+    char *second = !t && e > 0 ? token(c, list, 1) : NULL;
+    if (c->oom) return -2;
+    if (!t && e > 0 && !second) t = token(c, list, 0); /* a single value for every element */
+    free(second);
     if (c->oom) return -2;
     if (!t) return md_fail(c, n, "variable \"%.80s\": start has no value for element %zu", v->name,
                            e + 1);
