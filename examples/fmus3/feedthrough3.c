@@ -10,10 +10,10 @@
 
 #include "federate/fmu/fmi3.h"
 
-#define TOKEN    "{5a1e3b7c-0f3e-4c1a-9d2b-7e6f00000003}"
-#define N        3   /* the structural parameter n (its start; the FMU does not resize) */
-#define BIN_MAX  256 /* bytes of the Binary input */
-#define VR_TIME  100
+#define TOKEN   "{5a1e3b7c-0f3e-4c1a-9d2b-7e6f00000003}"
+#define N       3   /* the structural parameter n (its start; the FMU does not resize) */
+#define BIN_MAX 256 /* bytes of the Binary input */
+#define VR_TIME 100
 
 typedef struct {
     fmi3InstanceEnvironment env;
@@ -50,9 +50,23 @@ static fmi3Instance make(fmi3String token, fmi3InstanceEnvironment env, fmi3LogM
     }
     ft *f = calloc(1, sizeof *f);
     if (!f) return NULL;
-    *f = (ft){.env = env, .log = log, .f32 = 0.5f, .f64 = 1, .i8 = -8, .u8 = 8, .i16 = -16,
-              .u16 = 16, .i32 = -32, .u32 = 32, .i64 = -64, .u64 = 64, .b = true, .e = 1,
-              .gain = {1, 2, 3}, .bin_n = 3, .bin = {'f', 'o', 'o'}};
+    *f = (ft){.env = env,
+              .log = log,
+              .f32 = 0.5f,
+              .f64 = 1,
+              .i8 = -8,
+              .u8 = 8,
+              .i16 = -16,
+              .u16 = 16,
+              .i32 = -32,
+              .u32 = 32,
+              .i64 = -64,
+              .u64 = 64,
+              .b = true,
+              .e = 1,
+              .gain = {1, 2, 3},
+              .bin_n = 3,
+              .bin = {'f', 'o', 'o'}};
     f->str = strdup("hello, world");
     if (!f->str) return free(f), NULL;
     return f;
@@ -108,7 +122,7 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance i, fmi3Boolean tol_defined, 
 }
 
 #define NOTHING(name)                                                                              \
-    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                      \
+    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                       \
     fmi3Status fmi3##name(fmi3Instance i)                                                          \
     {                                                                                              \
         return fmi3OK;                                                                             \
@@ -122,9 +136,9 @@ NOTHING(EnterContinuousTimeMode)
 
 /* One scalar type: the input and the output both read the input's value. */
 #define SCALAR(T, field, vin, vout)                                                                \
-    FMI3_EXPORT fmi3Get##T##TYPE fmi3Get##T;                                                      \
-    fmi3Status fmi3Get##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,              \
-                          fmi3##T v[], size_t nv)                                                  \
+    FMI3_EXPORT fmi3Get##T##TYPE fmi3Get##T;                                                       \
+    fmi3Status fmi3Get##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3##T v[],  \
+                          size_t nv)                                                               \
     {                                                                                              \
         ft *f = i;                                                                                 \
         if (nv != nvr) return fmi3Error;                                                           \
@@ -134,15 +148,15 @@ NOTHING(EnterContinuousTimeMode)
         }                                                                                          \
         return fmi3OK;                                                                             \
     }                                                                                              \
-    FMI3_EXPORT fmi3Set##T##TYPE fmi3Set##T;                                                      \
-    fmi3Status fmi3Set##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,              \
+    FMI3_EXPORT fmi3Set##T##TYPE fmi3Set##T;                                                       \
+    fmi3Status fmi3Set##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,               \
                           const fmi3##T v[], size_t nv)                                            \
     {                                                                                              \
         ft *f = i;                                                                                 \
         if (nv != nvr) return fmi3Error;                                                           \
         for (size_t k = 0; k < nvr; k++) {                                                         \
             if (vr[k] != vin) {                                                                    \
-                say(f, fmi3Error, "only the input of this type can be set");                      \
+                say(f, fmi3Error, "only the input of this type can be set");                       \
                 return fmi3Error;                                                                  \
             }                                                                                      \
             f->field = v[k];                                                                       \
@@ -160,8 +174,8 @@ SCALAR(Boolean, b, 20, 21)
 
 /* Int64 holds Int64_in/out and the Enumeration (FMI 3.0 passes enumerations as Int64). */
 FMI3_EXPORT fmi3GetInt64TYPE fmi3GetInt64;
-fmi3Status fmi3GetInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
-                        fmi3Int64 v[], size_t nv)
+fmi3Status fmi3GetInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3Int64 v[],
+                        size_t nv)
 {
     ft *f = i;
     if (nv != nvr) return fmi3Error;
@@ -191,8 +205,8 @@ fmi3Status fmi3SetInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nv
 }
 
 FMI3_EXPORT fmi3GetUInt64TYPE fmi3GetUInt64;
-fmi3Status fmi3GetUInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
-                         fmi3UInt64 v[], size_t nv)
+fmi3Status fmi3GetUInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3UInt64 v[],
+                         size_t nv)
 {
     ft *f = i;
     if (nv != nvr) return fmi3Error;
@@ -264,8 +278,8 @@ fmi3Status fmi3SetFloat64(fmi3Instance i, const fmi3ValueReference vr[], size_t 
 
 /* Int32: Int32_in/out and m[2,3]. */
 FMI3_EXPORT fmi3GetInt32TYPE fmi3GetInt32;
-fmi3Status fmi3GetInt32(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
-                        fmi3Int32 v[], size_t nv)
+fmi3Status fmi3GetInt32(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3Int32 v[],
+                        size_t nv)
 {
     ft *f = i;
     size_t n = 0;
@@ -298,8 +312,8 @@ fmi3Status fmi3SetInt32(fmi3Instance i, const fmi3ValueReference vr[], size_t nv
 }
 
 FMI3_EXPORT fmi3GetStringTYPE fmi3GetString;
-fmi3Status fmi3GetString(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
-                         fmi3String v[], size_t nv)
+fmi3Status fmi3GetString(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3String v[],
+                         size_t nv)
 {
     ft *f = i;
     if (nv != nvr) return fmi3Error;
@@ -326,8 +340,8 @@ fmi3Status fmi3SetString(fmi3Instance i, const fmi3ValueReference vr[], size_t n
 }
 
 FMI3_EXPORT fmi3GetBinaryTYPE fmi3GetBinary;
-fmi3Status fmi3GetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
-                         size_t sizes[], fmi3Binary v[], size_t nv)
+fmi3Status fmi3GetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, size_t sizes[],
+                         fmi3Binary v[], size_t nv)
 {
     ft *f = i;
     if (nv != nvr) return fmi3Error;
@@ -417,8 +431,8 @@ fmi3Status fmi3SetTime(fmi3Instance i, fmi3Float64 t)
 
 /* No continuous state and no event indicator: the array calls take zero values. */
 #define EMPTY(name, CONST)                                                                         \
-    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                      \
-    fmi3Status fmi3##name(fmi3Instance i, CONST fmi3Float64 x[], size_t n)                        \
+    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                       \
+    fmi3Status fmi3##name(fmi3Instance i, CONST fmi3Float64 x[], size_t n)                         \
     {                                                                                              \
         return n ? fmi3Error : fmi3OK;                                                             \
     }
@@ -431,8 +445,7 @@ EMPTY(GetNominalsOfContinuousStates, )
 
 FMI3_EXPORT fmi3DoStepTYPE fmi3DoStep;
 fmi3Status fmi3DoStep(fmi3Instance i, fmi3Float64 t, fmi3Float64 h, fmi3Boolean no_set,
-                      fmi3Boolean *event, fmi3Boolean *term, fmi3Boolean *early,
-                      fmi3Float64 *last)
+                      fmi3Boolean *event, fmi3Boolean *term, fmi3Boolean *early, fmi3Float64 *last)
 {
     ft *f = i;
     *event = *term = *early = false;

@@ -73,8 +73,7 @@ typedef enum {
 
 /** Log message: already formatted (no printf arguments, unlike FMI 2.0), no instance name. */
 typedef void (*fmi3LogMessageCallback)(fmi3InstanceEnvironment instanceEnvironment,
-                                       fmi3Status status, fmi3String category,
-                                       fmi3String message);
+                                       fmi3Status status, fmi3String category, fmi3String message);
 /** Co-Simulation: the FMU reached an intermediate point inside fmi3DoStep. The host may read
  * (intermediateVariableGetAllowed) or set (intermediateVariableSetRequested) intermediate
  * variables, and may ask for an early return when canReturnEarly, at *earlyReturnTime. */
@@ -98,10 +97,12 @@ typedef fmi3Status fmi3SetDebugLoggingTYPE(fmi3Instance instance, fmi3Boolean lo
                                            size_t nCategories, const fmi3String categories[]);
 
 /* Instantiation. resourcePath is a native folder path ending in '/', or NULL. */
-typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(
-    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
-    fmi3Boolean visible, fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
-    fmi3LogMessageCallback logMessage);
+typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(fmi3String instanceName,
+                                                      fmi3String instantiationToken,
+                                                      fmi3String resourcePath, fmi3Boolean visible,
+                                                      fmi3Boolean loggingOn,
+                                                      fmi3InstanceEnvironment instanceEnvironment,
+                                                      fmi3LogMessageCallback logMessage);
 typedef fmi3Instance fmi3InstantiateCoSimulationTYPE(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
     fmi3Boolean visible, fmi3Boolean loggingOn, fmi3Boolean eventModeUsed,
@@ -127,10 +128,10 @@ typedef fmi3Status fmi3TerminateTYPE(fmi3Instance instance);
 typedef fmi3Status fmi3ResetTYPE(fmi3Instance instance);
 
 /* Getters and setters, one pair per type. */
-#define FMI3_ACCESS_TYPES(T)                                                                      \
-    typedef fmi3Status fmi3Get##T##TYPE(fmi3Instance instance, const fmi3ValueReference vr[],    \
-                                        size_t nvr, fmi3##T values[], size_t nValues);           \
-    typedef fmi3Status fmi3Set##T##TYPE(fmi3Instance instance, const fmi3ValueReference vr[],    \
+#define FMI3_ACCESS_TYPES(T)                                                                       \
+    typedef fmi3Status fmi3Get##T##TYPE(fmi3Instance instance, const fmi3ValueReference vr[],      \
+                                        size_t nvr, fmi3##T values[], size_t nValues);             \
+    typedef fmi3Status fmi3Set##T##TYPE(fmi3Instance instance, const fmi3ValueReference vr[],      \
                                         size_t nvr, const fmi3##T values[], size_t nValues);
 FMI3_ACCESS_TYPES(Float32)
 FMI3_ACCESS_TYPES(Float64)
@@ -169,25 +170,24 @@ typedef fmi3Status fmi3DeserializeFMUStateTYPE(fmi3Instance instance,
                                                fmi3FMUState *state);
 
 /* Partial derivatives: sensitivity = (d unknowns / d knowns) seed. */
-typedef fmi3Status fmi3GetDirectionalDerivativeTYPE(
-    fmi3Instance instance, const fmi3ValueReference unknowns[], size_t nUnknowns,
-    const fmi3ValueReference knowns[], size_t nKnowns, const fmi3Float64 seed[], size_t nSeed,
-    fmi3Float64 sensitivity[], size_t nSensitivity);
+typedef fmi3Status
+fmi3GetDirectionalDerivativeTYPE(fmi3Instance instance, const fmi3ValueReference unknowns[],
+                                 size_t nUnknowns, const fmi3ValueReference knowns[],
+                                 size_t nKnowns, const fmi3Float64 seed[], size_t nSeed,
+                                 fmi3Float64 sensitivity[], size_t nSensitivity);
 
 /* Clocks (time-based ones are read, input clocks set). */
-typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance instance,
-                                              const fmi3ValueReference vr[], size_t nvr,
-                                              fmi3Float64 intervals[],
+typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance instance, const fmi3ValueReference vr[],
+                                              size_t nvr, fmi3Float64 intervals[],
                                               fmi3IntervalQualifier qualifiers[]);
 typedef fmi3Status fmi3GetShiftDecimalTYPE(fmi3Instance instance, const fmi3ValueReference vr[],
                                            size_t nvr, fmi3Float64 shifts[]);
 
 /* Discrete states (Model Exchange, and Co-Simulation in event mode). */
 typedef fmi3Status fmi3UpdateDiscreteStatesTYPE(
-    fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,
-    fmi3Boolean *terminateSimulation, fmi3Boolean *nominalsOfContinuousStatesChanged,
-    fmi3Boolean *valuesOfContinuousStatesChanged, fmi3Boolean *nextEventTimeDefined,
-    fmi3Float64 *nextEventTime);
+    fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate, fmi3Boolean *terminateSimulation,
+    fmi3Boolean *nominalsOfContinuousStatesChanged, fmi3Boolean *valuesOfContinuousStatesChanged,
+    fmi3Boolean *nextEventTimeDefined, fmi3Float64 *nextEventTime);
 
 /* Model Exchange only (standard 3.2). */
 typedef fmi3Status fmi3EnterContinuousTimeModeTYPE(fmi3Instance instance);
@@ -202,8 +202,7 @@ typedef fmi3Status fmi3SetContinuousStatesTYPE(fmi3Instance instance,
 typedef fmi3Status fmi3GetContinuousStateDerivativesTYPE(fmi3Instance instance,
                                                          fmi3Float64 derivatives[],
                                                          size_t nContinuousStates);
-typedef fmi3Status fmi3GetEventIndicatorsTYPE(fmi3Instance instance,
-                                              fmi3Float64 eventIndicators[],
+typedef fmi3Status fmi3GetEventIndicatorsTYPE(fmi3Instance instance, fmi3Float64 eventIndicators[],
                                               size_t nEventIndicators);
 typedef fmi3Status fmi3GetContinuousStatesTYPE(fmi3Instance instance,
                                                fmi3Float64 continuousStates[],

@@ -15,7 +15,6 @@
 
 #include <libxml/parser.h>
 
-
 /* ---- helpers ----------------------------------------------------------------------------- */
 
 int md_fail(md_ctx *c, const xmlNode *n, const char *fmt, ...)
@@ -99,7 +98,7 @@ int md_attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present, do
 
 /* Reads an integer attribute within [lo, hi]. */
 int md_attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi, int *present,
-                     long *out)
+                 long *out)
 {
     char *v = md_attr(c, n, name);
     if (c->oom) return -2;
@@ -110,7 +109,8 @@ int md_attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi
     long x = strtol(v, &end, 10);
     int rc = 0;
     if (end == v || *end != '\0' || errno == ERANGE || x < lo || x > hi)
-        rc = md_fail(c, n, "attribute %s=\"%.40s\" is not an integer in [%ld, %ld]", name, v, lo, hi);
+        rc = md_fail(c, n, "attribute %s=\"%.40s\" is not an integer in [%ld, %ld]", name, v, lo,
+                     hi);
     else
         *out = x;
     free(v);
@@ -118,8 +118,8 @@ int md_attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi
 }
 
 /* Matches an attribute against a list of names; absent = def. */
-int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names,
-                     int count, int def, int *out)
+int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names, int count,
+                 int def, int *out)
 {
     char *v = md_attr(c, n, name);
     if (c->oom) return -2;
@@ -138,9 +138,9 @@ int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *cons
     return rc;
 }
 
-static const char *const type_names[] = {
-    "Real",   "Integer", "Boolean", "String", "Enumeration", "Float32", "Int8",   "UInt8",
-    "Int16",  "UInt16",  "UInt32",  "Int64",  "UInt64",      "Binary",  "Clock"};
+static const char *const type_names[] = {"Real",    "Integer", "Boolean", "String", "Enumeration",
+                                         "Float32", "Int8",    "UInt8",   "Int16",  "UInt16",
+                                         "UInt32",  "Int64",   "UInt64",  "Binary", "Clock"};
 static const char *const causality_names[] = {"parameter", "calculatedParameter", "input", "output",
                                               "local",     "independent"};
 static const char *const variability_names[] = {"constant", "fixed", "tunable", "discrete",
@@ -203,24 +203,24 @@ static int parse_caps(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
               *p == '_' || *p == '-' || *p == '.') ||
             (p == k->model_identifier && *p == '.'))
             return md_fail(c, n, "modelIdentifier \"%.40s\" is not a valid file name",
-                        k->model_identifier);
+                           k->model_identifier);
     if ((rc = md_attr_bool(c, n, "needsExecutionTool", 0, &k->needs_execution_tool)) ||
         (rc = md_attr_bool(c, n, "canBeInstantiatedOnlyOncePerProcess", 0,
-                        &k->can_be_instantiated_only_once_per_process)) ||
+                           &k->can_be_instantiated_only_once_per_process)) ||
         (rc = md_attr_bool(c, n, "canNotUseMemoryManagementFunctions", 0,
-                        &k->can_not_use_memory_management_functions)) ||
+                           &k->can_not_use_memory_management_functions)) ||
         (rc = md_attr_bool(c, n, "canGetAndSetFMUstate", 0, &k->can_get_and_set_fmu_state)) ||
         (rc = md_attr_bool(c, n, "canSerializeFMUstate", 0, &k->can_serialize_fmu_state)) ||
         (rc = md_attr_bool(c, n, "providesDirectionalDerivative", 0,
-                        &k->provides_directional_derivative)))
+                           &k->provides_directional_derivative)))
         return rc;
     if (!cs)
         return md_attr_bool(c, n, "completedIntegratorStepNotNeeded", 0,
-                         &k->completed_integrator_step_not_needed);
+                            &k->completed_integrator_step_not_needed);
     long order = 0;
     int present;
     if ((rc = md_attr_bool(c, n, "canHandleVariableCommunicationStepSize", 0,
-                        &k->can_handle_variable_communication_step_size)) ||
+                           &k->can_handle_variable_communication_step_size)) ||
         (rc = md_attr_bool(c, n, "canInterpolateInputs", 0, &k->can_interpolate_inputs)) ||
         (rc = md_attr_bool(c, n, "canRunAsynchronuously", 0, &k->can_run_asynchronuously)) ||
         (rc = md_attr_long(c, n, "maxOutputDerivativeOrder", 0, 100, &present, &order)))
@@ -335,28 +335,29 @@ static int parse_var(md_ctx *c, const xmlNode *n, fmu_var *v, size_t n_vars)
     /* Consistency rules of §2.2.7. */
     if (!combination_allowed(v->causality, v->variability))
         return md_fail(c, n,
-                    "variable \"%.80s\": causality=\"%s\" with variability=\"%s\" is not "
-                    "allowed by FMI 2.0",
-                    v->name, causality_names[v->causality], variability_names[v->variability]);
+                       "variable \"%.80s\": causality=\"%s\" with variability=\"%s\" is not "
+                       "allowed by FMI 2.0",
+                       v->name, causality_names[v->causality], variability_names[v->variability]);
     if (v->variability == FMU_V_CONTINUOUS && v->type != FMU_T_REAL)
         return md_fail(c, n, "variable \"%.80s\": only Real variables can be continuous (it is %s)",
-                    v->name, type_names[v->type]);
+                       v->name, type_names[v->type]);
     if ((v->causality == FMU_C_INPUT || v->causality == FMU_C_INDEPENDENT) &&
         v->initial != FMU_I_NONE)
         return md_fail(c, n, "variable \"%.80s\": %s variables must not have attribute initial",
-                    v->name, causality_names[v->causality]);
+                       v->name, causality_names[v->causality]);
     if (v->causality == FMU_C_PARAMETER && v->initial != FMU_I_NONE && v->initial != FMU_I_EXACT)
-        return md_fail(c, n, "variable \"%.80s\": a parameter must have initial=\"exact\"", v->name);
+        return md_fail(c, n, "variable \"%.80s\": a parameter must have initial=\"exact\"",
+                       v->name);
     int needs_start = v->causality == FMU_C_PARAMETER || v->causality == FMU_C_INPUT ||
                       v->variability == FMU_V_CONSTANT || v->initial == FMU_I_EXACT ||
                       v->initial == FMU_I_APPROX;
     if (needs_start && !v->has_start)
         return md_fail(c, t, "variable \"%.80s\" (%s, %s) needs a start value", v->name,
-                    causality_names[v->causality], variability_names[v->variability]);
+                       causality_names[v->causality], variability_names[v->variability]);
     if (v->has_start && (v->initial == FMU_I_CALCULATED || v->causality == FMU_C_INDEPENDENT ||
                          v->causality == FMU_C_CALCULATED_PARAMETER))
         return md_fail(c, t, "variable \"%.80s\" must not have a start value (it is calculated)",
-                    v->name);
+                       v->name);
     return 0;
 }
 
@@ -394,7 +395,7 @@ static int parse_index_list(md_ctx *c, const xmlNode *u, const char *s, size_t *
         if (end == p || errno == ERANGE || x < 1 || x > (long)c->md->n_vars) {
             free(a);
             return md_fail(c, u, "dependencies: \"%.20s\" is not a variable index in [1, %zu]", p,
-                        c->md->n_vars);
+                           c->md->n_vars);
         }
         if (n >= MD_MAX_DEPS) {
             free(a);
@@ -450,7 +451,7 @@ static int parse_unknowns(md_ctx *c, const xmlNode *list, size_t *count, fmu_unk
         rc = deps ? parse_index_list(c, ch, deps, &u->n_deps, &u->deps) : 0;
         if (!rc && kinds && (!deps || count_words(kinds) != u->n_deps))
             rc = md_fail(c, ch, "dependenciesKind has %zu entries but dependencies has %zu",
-                      count_words(kinds), u->n_deps);
+                         count_words(kinds), u->n_deps);
         free(deps);
         free(kinds);
         if (rc) return rc;
@@ -469,15 +470,16 @@ static int parse_structure(md_ctx *c, const xmlNode *ms)
             for (size_t i = 0; i < md->n_outputs; i++)
                 if (md->vars[md->outputs[i].index - 1].causality != FMU_C_OUTPUT)
                     return md_fail(c, ch, "Unknown index=%d (\"%.80s\") is not an output variable",
-                                md->outputs[i].index, md->vars[md->outputs[i].index - 1].name);
+                                   md->outputs[i].index, md->vars[md->outputs[i].index - 1].name);
         } else if (md_is_el(ch, "Derivatives")) {
             if (md->derivatives) return md_fail(c, ch, "duplicate element");
             if ((rc = parse_unknowns(c, ch, &md->n_derivatives, &md->derivatives))) return rc;
             for (size_t i = 0; i < md->n_derivatives; i++) {
                 const fmu_var *v = &md->vars[md->derivatives[i].index - 1];
                 if (v->type != FMU_T_REAL || !v->derivative)
-                    return md_fail(c, ch, "Unknown index=%d (\"%.80s\") has no derivative attribute",
-                                md->derivatives[i].index, v->name);
+                    return md_fail(c, ch,
+                                   "Unknown index=%d (\"%.80s\") has no derivative attribute",
+                                   md->derivatives[i].index, v->name);
             }
         } else if (md_is_el(ch, "InitialUnknowns")) {
             if (md->initial_unknowns) return md_fail(c, ch, "duplicate element");
@@ -503,8 +505,7 @@ static int parse_root_attrs(md_ctx *c, const xmlNode *root)
      * pre-release such as "3.0-beta.4" is not the standard and is refused). */
     md->fmi3 = strcmp(md->fmi_version, "3.0") == 0;
     if (strcmp(md->fmi_version, "2.0") != 0 && !md->fmi3)
-        return md_fail(c, root,
-                       "unsupported fmiVersion \"%.20s\" (FMI 2.0 and 3.0 are supported)",
+        return md_fail(c, root, "unsupported fmiVersion \"%.20s\" (FMI 2.0 and 3.0 are supported)",
                        md->fmi_version);
     /* FMI 3.0 renamed the guid to instantiationToken. */
     md->guid = md_attr(c, root, md->fmi3 ? "instantiationToken" : "guid");
@@ -515,7 +516,8 @@ static int parse_root_attrs(md_ctx *c, const xmlNode *root)
     if (md->fmi3) return 0; /* event indicators are listed in the ModelStructure */
     int present, rc;
     long nz = 0;
-    if ((rc = md_attr_long(c, root, "numberOfEventIndicators", 0, MD_MAX_INDICATORS, &present, &nz)))
+    if ((rc =
+             md_attr_long(c, root, "numberOfEventIndicators", 0, MD_MAX_INDICATORS, &present, &nz)))
         return rc;
     md->n_event_indicators = (int)nz;
     return present ? 0 : 1; /* 1: attribute absent (checked later for ME) */

@@ -76,8 +76,8 @@ typedef struct {
     int has_start;               /* start attribute present */
     double start_real;           /* Real start */
     long start_int;              /* Integer/Enumeration start; Boolean start as 0/1 */
-    char *start_str; /* String start; FMI 3.0: the start value's text for every type (an
-                        array's element alone, Binary in hex); NULL when absent */
+    char *start_str;             /* String start; FMI 3.0: the start value's text for every type (an
+                                    array's element alone, Binary in hex); NULL when absent */
     char *unit;                  /* Real unit attribute, NULL when absent */
     int has_min, has_max;        /* min/max attributes present (Real, Integer, Enumeration) */
     double min, max;             /* the bounds (Integer and Enumeration as exact doubles) */
@@ -87,10 +87,10 @@ typedef struct {
      * order; this one is element elem (0-based) and its name carries the indices ("v[2,3]",
      * 1-based). A scalar has n_elems 0 and elem 0. */
     size_t elem, n_elems;
-    fmu_clock_kind clock;      /* Clock variables: their kind; else FMU_CLOCK_NONE */
-    int has_interval;          /* Clock: intervalDecimal given */
-    double interval, shift;    /* Clock: intervalDecimal, shiftDecimal (s) */
-    int intermediate_update;   /* FMI 3.0 intermediateUpdate="true" */
+    fmu_clock_kind clock;    /* Clock variables: their kind; else FMU_CLOCK_NONE */
+    int has_interval;        /* Clock: intervalDecimal given */
+    double interval, shift;  /* Clock: intervalDecimal, shiftDecimal (s) */
+    int intermediate_update; /* FMI 3.0 intermediateUpdate="true" */
 } fmu_var;
 
 /** One ModelStructure Unknown (Outputs, Derivatives or InitialUnknowns). */
@@ -117,11 +117,11 @@ typedef struct {
     int max_output_derivative_order;                 /* CS only, 0 when absent */
     int can_run_asynchronuously;                     /* CS only (spelled as in the standard) */
     /* FMI 3.0 only (0 for FMI 2.0). */
-    int has_event_mode;               /* CS hasEventMode */
-    int provides_intermediate_update; /* CS providesIntermediateUpdate */
-    int can_return_early;             /* CS canReturnEarlyAfterIntermediateUpdate */
-    int has_fixed_internal_step;      /* CS fixedInternalStepSize given */
-    double fixed_internal_step;       /* its value (s) */
+    int has_event_mode;                    /* CS hasEventMode */
+    int provides_intermediate_update;      /* CS providesIntermediateUpdate */
+    int can_return_early;                  /* CS canReturnEarlyAfterIntermediateUpdate */
+    int has_fixed_internal_step;           /* CS fixedInternalStepSize given */
+    double fixed_internal_step;            /* its value (s) */
     int provides_evaluate_discrete_states; /* ME/CS providesEvaluateDiscreteStates */
 } fmu_caps;
 
@@ -131,7 +131,7 @@ typedef struct {
     int fmi3;          /* fmiVersion is 3.0: the FMU is called through fmi3* functions */
     int se_present;    /* FMI 3.0: a ScheduledExecution element exists (not supported) */
     char *model_name;
-    char *guid; /* guid (2.0) or instantiationToken (3.0) */
+    char *guid;             /* guid (2.0) or instantiationToken (3.0) */
     char *description;      /* NULL when absent */
     char *generation_tool;  /* NULL when absent */
     int n_event_indicators; /* numberOfEventIndicators */

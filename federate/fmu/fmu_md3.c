@@ -19,11 +19,11 @@
 
 /* Element names of the variable types, indexed by fmu_vtype. */
 static const char *const el_names[FMU_T_NTYPES] = {
-    "Float64", "Int32",  "Boolean", "String", "Enumeration", "Float32", "Int8",  "UInt8",
+    "Float64", "Int32",  "Boolean", "String", "Enumeration", "Float32", "Int8", "UInt8",
     "Int16",   "UInt16", "UInt32",  "Int64",  "UInt64",      "Binary",  "Clock"};
-static const char *const causality3[] = {"parameter", "calculatedParameter", "input",
-                                         "output",    "local",               "independent",
-                                         "structuralParameter"};
+static const char *const causality3[] = {
+    "parameter",   "calculatedParameter", "input", "output", "local",
+    "independent", "structuralParameter"};
 static const char *const variability3[] = {"constant", "fixed", "tunable", "discrete",
                                            "continuous"};
 static const char *const initial3[] = {"exact", "approx", "calculated"};
@@ -114,8 +114,8 @@ static int dim_from_vr(md_ctx *c, const xmlNode *mv, const xmlNode *dim, unsigne
 
 /* Reads the <Dimension> children of variable n: their sizes into dims, their count into *nd,
  * and the number of elements into *count (1 for a scalar). */
-static int parse_dims(md_ctx *c, const xmlNode *mv, const xmlNode *n, unsigned long dims[],
-                      int *nd, size_t *count)
+static int parse_dims(md_ctx *c, const xmlNode *mv, const xmlNode *n, unsigned long dims[], int *nd,
+                      size_t *count)
 {
     *nd = 0;
     *count = 1;
@@ -196,8 +196,9 @@ static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, const char *li
     if (!t && e > 0 && !second) t = token(c, list, 0); /* a single value for every element */
     free(second);
     if (c->oom) return -2;
-    if (!t) return md_fail(c, n, "variable \"%.80s\": start has no value for element %zu", v->name,
-                           e + 1);
+    if (!t)
+        return md_fail(c, n, "variable \"%.80s\": start has no value for element %zu", v->name,
+                       e + 1);
     v->start_str = t;
     v->has_start = 1;
     char *end;
@@ -208,7 +209,8 @@ static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, const char *li
         else if (!strcmp(t, "false") || !strcmp(t, "0"))
             v->start_int = 0;
         else
-            return md_fail(c, n, "variable \"%.80s\": start \"%.40s\" is not a boolean", v->name, t);
+            return md_fail(c, n, "variable \"%.80s\": start \"%.40s\" is not a boolean", v->name,
+                           t);
     } else if (v->type == FMU_T_REAL || v->type == FMU_T_FLOAT32) {
         v->start_real = strtod(t, &end);
         if (end == t || *end || !isfinite(v->start_real))
@@ -268,26 +270,37 @@ static int var_attrs(md_ctx *c, const xmlNode *n, fmu_var *v, int type)
     /* The value reference of the state for now; turned into an index by link_derivatives. */
     v->derivative = floaty && present ? (int)(l + 1) : 0;
     if (type == FMU_T_CLOCK) {
+        /* The clock's attributes are its own, else those of its ClockType. */
+        const xmlNode *src = n;
         if ((rc = md_attr_enum(c, n, "intervalVariability", clock_kinds, 6, -1, &x))) return rc;
+        for (const xmlNode *t = c->typedefs ? c->typedefs->children : NULL;
+             x < 0 && v->declared_type && t; t = t->next) {
+            char *tn = md_is_el(t, "ClockType") ? md_attr(c, t, "name") : NULL;
+            if (c->oom) return -2;
+            int match = tn && strcmp(tn, v->declared_type) == 0;
+            free(tn);
+            if (match && (rc = md_attr_enum(c, t, "intervalVariability", clock_kinds, 6, -1, &x)))
+                return rc;
+            if (match) src = t;
+        }
         if (x < 0) return md_fail(c, n, "a Clock needs attribute intervalVariability");
         v->clock = (fmu_clock_kind)(x + 1);
-        if ((rc = md_attr_real(c, n, "intervalDecimal", &v->has_interval, &v->interval)) ||
-            (rc = md_attr_real(c, n, "shiftDecimal", &present, &v->shift)))
+        if ((rc = md_attr_real(c, src, "intervalDecimal", &v->has_interval, &v->interval)) ||
+            (rc = md_attr_real(c, src, "shiftDecimal", &present, &v->shift)))
             return rc;
     }
     if (v->variability == FMU_V_CONTINUOUS && !floaty)
         return md_fail(c, n, "only Float32 and Float64 variables can be continuous");
     if ((v->causality == FMU_C_INPUT || v->causality == FMU_C_INDEPENDENT) &&
         v->initial != FMU_I_NONE && v->initial != FMU_I_EXACT)
-        return md_fail(c, n, "%s variables must not have initial=\"%s\"",
-                       causality3[v->causality], initial3[v->initial - 1]);
+        return md_fail(c, n, "%s variables must not have initial=\"%s\"", causality3[v->causality],
+                       initial3[v->initial - 1]);
     if (v->causality == FMU_C_INPUT) v->initial = FMU_I_NONE; /* inputs are set, not computed */
     return 0;
 }
 
 /* The name of element e of an array with these dimensions: "name[i,j]", 1-based. */
-static char *element_name(md_ctx *c, const char *name, const unsigned long dims[], int nd,
-                          size_t e)
+static char *element_name(md_ctx *c, const char *name, const unsigned long dims[], int nd, size_t e)
 {
     size_t idx[MD3_MAX_DIMS];
     for (int d = nd - 1; d >= 0; d--) {
@@ -357,7 +370,8 @@ static int parse_vars3(md_ctx *c, const xmlNode *mv)
         if (t < 0) return md_fail(c, n, "unknown variable type element");
         int rc = add_variable(c, mv, n, t);
         if (rc) return rc;
-        if (c->md->n_vars > MD_MAX_VARS) return md_fail(c, mv, "more than %d variables", MD_MAX_VARS);
+        if (c->md->n_vars > MD_MAX_VARS)
+            return md_fail(c, mv, "more than %d variables", MD_MAX_VARS);
     }
     return 0;
 }
@@ -474,6 +488,7 @@ int fmu_md3_children(md_ctx *c, const xmlNode *root)
             md->se_present = 1;
         } else if (md_is_el(ch, "TypeDefinitions")) {
             if (md->type_names) return md_fail(c, ch, "duplicate element");
+            c->typedefs = ch;
             if ((rc = parse_types3(c, ch))) return rc;
         } else if (md_is_el(ch, "ModelVariables")) {
             mv = ch;

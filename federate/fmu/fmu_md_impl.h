@@ -17,11 +17,13 @@ typedef struct {
     fmu_md *md;
     char *err;
     size_t errlen;
-    int oom; /* an allocation failed: the result is -2 whatever else happened */
+    int oom;                 /* an allocation failed: the result is -2 whatever else happened */
+    const xmlNode *typedefs; /* FMI 3.0 TypeDefinitions, NULL when absent */
 } md_ctx;
 
 /* Writes "modelDescription.xml:LINE: <element>: message" into c->err; returns -1. */
-int md_fail(md_ctx *c, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int md_fail(md_ctx *c, const xmlNode *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* n is an element called name. */
 int md_is_el(const xmlNode *n, const char *name);
 /* strdup that records an allocation failure in c->oom (NULL in, NULL out). */
@@ -33,8 +35,8 @@ int md_attr_bool(md_ctx *c, const xmlNode *n, const char *name, int def, int *ou
 int md_attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present, double *out);
 int md_attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi, int *present,
                  long *out);
-int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names,
-                 int count, int def, int *out);
+int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names, int count,
+                 int def, int *out);
 
 /* FMI 3.0: the capability elements, type definitions, variables (arrays expanded element by
  * element) and model structure of root (fmu_md3.c). Same return convention. */

@@ -34,7 +34,8 @@ typedef struct {
 
 /**
  * Read a CSV file: one header line of names (first = time), then rows of numbers with
- * non-decreasing time (an integer beyond 2^53 is kept exactly in text). Empty lines and lines starting with '#' are skipped.
+ * non-decreasing time (an integer beyond 2^53 is kept exactly in text). Empty lines and lines
+ * starting with '#' are skipped.
  * @return 0; -1 bad file (err names the line and column); -2 out of memory.
  */
 int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errlen);

@@ -1,8 +1,8 @@
 /* The stepping interface, common parts: open (instantiate, setup, parameters, initialize),
  * close, variable access, output derivatives, save/restore, status names.
  * Serves doc/fmu.md. Kind-specific stepping: federate/fmu/fmu_cs.c and federate/fmu/fmu_me.c. */
-#include "federate/fmu/fmu_step_impl.h"
 #include "federate/fmu/fmu_sim.h"
+#include "federate/fmu/fmu_step_impl.h"
 #include "federate/fmu/fmu_v3.h"
 
 #include <errno.h>
@@ -99,17 +99,18 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     s->cb.componentEnvironment = &s->sink;
     const char *name = o->instance_name ? o->instance_name : md->model_name;
     if (md->fmi3) {
-        fmu_v3_opts vo = {.early_return = o->early_return, .logging = o->log != NULL};
+        fmu_v3_opts vo = {.early_return = o->early_return,
+                          .logging = o->log != NULL,
+                          .event_stop = &s->event_stop};
         s->c = fmu_v3_instantiate(s->f, name, &s->sink, &vo);
     } else {
-        s->c = fn->Instantiate(name,
-                               s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange,
-                               md->guid, s->f->resource_uri, &s->cb, fmi2False,
-                               o->log ? fmi2True : fmi2False);
+        s->c = fn->Instantiate(
+            name, s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange, md->guid,
+            s->f->resource_uri, &s->cb, fmi2False, o->log ? fmi2True : fmi2False);
     }
     if (!s->c)
         return fmu_step_fail(s, FMU_STEP_EFMU, "%s: %s failed%s%s", md->model_name,
-                             !md->fmi3                      ? "fmi2Instantiate"
+                             !md->fmi3                   ? "fmi2Instantiate"
                              : s->f->kind == FMU_KIND_CS ? "fmi3InstantiateCoSimulation"
                                                          : "fmi3InstantiateModelExchange",
                              s->sink.last_error[0] ? ": " : "", s->sink.last_error);

@@ -165,6 +165,20 @@ int fmu_v3_open(fmu_file *f, char *err, size_t errlen)
     if (f->kind == FMU_KIND_CS && f->caps->has_event_mode &&
         (!f->fn3.EnterEventMode || !f->fn3.UpdateDiscreteStates || !f->fn3.EnterStepMode))
         f->md->cs.has_event_mode = 0; /* declared but not exported: never used */
+    /* Clocks (doc/fmu.md "FMI 3.0"): the FMU's own clocks tick inside it (its time events in
+     * model exchange, its steps in co-simulation); an input clock would have to be ticked by
+     * the importer at its times with fmi3SetClock in event mode, which Tempo does not do. */
+    for (size_t i = 0; i < f->md->n_clocks; i++) {
+        const fmu_var *ck = &f->md->vars[f->md->clocks[i]];
+        static const char *const kinds[] = {"",         "constant",  "fixed",    "tunable",
+                                            "changing", "countdown", "triggered"};
+        if (ck->causality == FMU_C_INPUT)
+            return snprintf(err, errlen,
+                            "input clock \"%s\" (intervalVariability=\"%s\") must be ticked by "
+                            "the importer; Tempo does not drive input clocks",
+                            ck->name, kinds[ck->clock]),
+                   -1;
+    }
     fill_adapters(f);
     return 0;
 }
@@ -179,6 +193,7 @@ typedef struct {
     fmu_log_sink *sink;
     int tol_defined, stop_defined; /* fmi2SetupExperiment's arguments, for */
     double tol, start, stop;       /* fmi3EnterInitializationMode */
+    const int *event_stop;         /* the host stops at events (fmu_step.event_stop) */
     int terminated;                /* last fmi3DoStep: terminateSimulation */
     double last_time;              /* last fmi3DoStep: lastSuccessfulTime (s) */
 } v3_inst;
@@ -194,16 +209,17 @@ fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *si
 {
     v3_inst *w = calloc(1, sizeof *w);
     if (!w) return NULL;
+    w->event_stop = o->event_stop;
     w->fn = &f->fn3;
     w->md = f->md;
     w->sink = sink;
     char res[PATH_MAX + 16];
     snprintf(res, sizeof res, "%s/resources/", f->dir);
     if (f->kind == FMU_KIND_CS)
-        w->inst = f->fn3.InstantiateCoSimulation(
-            name, f->md->guid, res, fmi3False, o->logging != 0,
-            o->event_mode && f->caps->has_event_mode, o->early_return && f->caps->can_return_early,
-            NULL, 0, sink, log3, NULL);
+        w->inst = f->fn3.InstantiateCoSimulation(name, f->md->guid, res, fmi3False, o->logging != 0,
+                                                 o->event_mode && f->caps->has_event_mode,
+                                                 o->early_return && f->caps->can_return_early, NULL,
+                                                 0, sink, log3, NULL);
     else
         w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
                                                   o->logging != 0, sink, log3);
@@ -216,7 +232,7 @@ fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *si
 
 /* ---- adapters ----------------------------------------------------------------------------- */
 
-#define W ((v3_inst *)c)
+#define W     ((v3_inst *)c)
 #define CHUNK 64
 
 static fmi2Status a_SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
@@ -238,8 +254,8 @@ static fmi2Status a_SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fm
 }
 static fmi2Status a_EnterInitializationMode(fmi2Component c)
 {
-    return (fmi2Status)W->fn->EnterInitializationMode(
-        W->inst, W->tol_defined != 0, W->tol, W->start, W->stop_defined != 0, W->stop);
+    return (fmi2Status)W->fn->EnterInitializationMode(W->inst, W->tol_defined != 0, W->tol,
+                                                      W->start, W->stop_defined != 0, W->stop);
 }
 static fmi2Status a_ExitInitializationMode(fmi2Component c)
 {
@@ -272,8 +288,7 @@ static fmi2Status scalars_only(fmi2Component c, const fmi2ValueReference vr[], s
     return fmi2OK;
 }
 
-static fmi2Status a_GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                            fmi2Real v[])
+static fmi2Status a_GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
     return st ? st : (fmi2Status)W->fn->GetFloat64(W->inst, vr, n, v, n);
@@ -388,8 +403,8 @@ static fmi2Status a_EnterContinuousTimeMode(fmi2Component c)
 {
     return (fmi2Status)W->fn->EnterContinuousTimeMode(W->inst);
 }
-static fmi2Status a_CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_set,
-                                            fmi2Boolean *enter, fmi2Boolean *term)
+static fmi2Status a_CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_set, fmi2Boolean *enter,
+                                            fmi2Boolean *term)
 {
     bool e = false, t = false;
     fmi3Status st = W->fn->CompletedIntegratorStep(W->inst, no_set != 0, &e, &t);
@@ -426,20 +441,28 @@ static fmi2Status a_GetRealOutputDerivatives(fmi2Component c, const fmi2ValueRef
     fmi2Status st = scalars_only(c, vr, n);
     return st ? st : (fmi2Status)W->fn->GetOutputDerivatives(W->inst, vr, n, order, v, n);
 }
-/* fmi3DoStep: a request to terminate, or an early return before the end of the step, comes
- * back as FMI 2.0's fmi2Discard with the time reached, which fmu_cs.c reads through the
- * status queries below (doc/fmu.md "FMI 3.0"). */
+/* fmi3DoStep: a request to terminate, or an early return before the end of the step while
+ * the host stops at events (fmu_step_set_event_stop), comes back as FMI 2.0's fmi2Discard
+ * with the time reached, which fmu_cs.c reads through the status queries below. An early
+ * return while the host does not stop at events is carried on to the end of the step
+ * (doc/fmu.md "FMI 3.0"). */
+#define V3_MAX_EARLY 1000000 /* early returns carried on within one step */
 static fmi2Status a_DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_set)
 {
-    bool event = false, term = false, early = false;
-    double last = t + h;
-    fmi3Status st =
-        W->fn->DoStep(W->inst, t, h, no_set != 0, &event, &term, &early, &last);
-    W->terminated = term;
-    W->last_time = last;
-    if (st > fmi3Warning) return (fmi2Status)st;
-    if (term || (early && last < t + h)) return fmi2Discard;
-    return (fmi2Status)st;
+    const double t_end = t + h;
+    for (long k = 0;; k++) {
+        bool event = false, term = false, early = false;
+        double last = t + h;
+        fmi3Status st = W->fn->DoStep(W->inst, t, h, no_set != 0, &event, &term, &early, &last);
+        W->terminated = term;
+        W->last_time = last;
+        if (st > fmi3Warning) return (fmi2Status)st;
+        if (term) return fmi2Discard;
+        if (!early || !(last < t_end)) return (fmi2Status)st;
+        if ((W->event_stop && *W->event_stop) || !(last > t) || k >= V3_MAX_EARLY)
+            return fmi2Discard;
+        t = last, h = t_end - last;
+    }
 }
 static fmi2Status a_GetRealStatus(fmi2Component c, const fmi2StatusKind k, fmi2Real *v)
 {
@@ -716,8 +739,8 @@ int fmu_v3_get_number(fmu_step *s, const fmu_var *v, double *out)
 }
 
 /* The text as a value of v's type into u (ranges of the type and min/max checked). */
-static int parse_value(fmu_step *s, const fmu_var *v, const char *text, v3_value *u,
-                       fmi3Byte **bin, size_t *bin_len)
+static int parse_value(fmu_step *s, const fmu_var *v, const char *text, v3_value *u, fmi3Byte **bin,
+                       size_t *bin_len)
 {
     char *end;
     errno = 0;
@@ -729,8 +752,7 @@ static int parse_value(fmu_step *s, const fmu_var *v, const char *text, v3_value
     case FMU_T_BINARY: {
         size_t l = strlen(text);
         if (l % 2 || strspn(text, "0123456789abcdefABCDEF") != l)
-            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not hexadecimal bytes", v->name,
-                                 text);
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not hexadecimal bytes", v->name, text);
         *bin = malloc(l / 2 + 1);
         if (!*bin) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
         for (size_t i = 0; i < l / 2; i++) {
@@ -783,12 +805,12 @@ static int parse_value(fmu_step *s, const fmu_var *v, const char *text, v3_value
     }
     default: {
         long long x = strtoll(text, &end, 10);
-        long long lo = v->type == FMU_T_INT8 ? INT8_MIN
-                       : v->type == FMU_T_INT16 ? INT16_MIN
+        long long lo = v->type == FMU_T_INT8      ? INT8_MIN
+                       : v->type == FMU_T_INT16   ? INT16_MIN
                        : v->type == FMU_T_INTEGER ? INT32_MIN
                                                   : INT64_MIN;
-        long long hi = v->type == FMU_T_INT8 ? INT8_MAX
-                       : v->type == FMU_T_INT16 ? INT16_MAX
+        long long hi = v->type == FMU_T_INT8      ? INT8_MAX
+                       : v->type == FMU_T_INT16   ? INT16_MAX
                        : v->type == FMU_T_INTEGER ? INT32_MAX
                                                   : INT64_MAX;
         if (end == text || *end || errno == ERANGE || x < lo || x > hi)

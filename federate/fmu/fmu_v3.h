@@ -21,6 +21,8 @@ typedef struct {
     int early_return;      /* CS: earlyReturnAllowed (the hybrid method's event stop) */
     int event_mode;        /* CS: eventModeUsed */
     int logging;           /* loggingOn */
+    const int *event_stop; /* CS: nonzero while the host stops steps at events; an early
+                              return otherwise is carried on to the step's end. May be NULL */
 } fmu_v3_opts;
 
 /** fmi3InstantiateCoSimulation or fmi3InstantiateModelExchange by f->kind, the resources

@@ -48,11 +48,12 @@ static void test_md(void)
         const char *name;
         fmu_vtype type;
         const char *type_name;
-    } want[] = {{"Float32_in", FMU_T_FLOAT32, "Float32"}, {"Float64_in", FMU_T_REAL, "Float64"},
-                {"Int8_out", FMU_T_INT8, "Int8"},         {"UInt16_in", FMU_T_UINT16, "UInt16"},
-                {"Int32_in", FMU_T_INTEGER, "Int32"},     {"UInt64_out", FMU_T_UINT64, "UInt64"},
-                {"Boolean_in", FMU_T_BOOLEAN, "Boolean"}, {"String_in", FMU_T_STRING, "String"},
-                {"Binary_in", FMU_T_BINARY, "Binary"},    {"Enumeration_in", FMU_T_ENUM, "Enumeration"}};
+    } want[] = {
+        {"Float32_in", FMU_T_FLOAT32, "Float32"}, {"Float64_in", FMU_T_REAL, "Float64"},
+        {"Int8_out", FMU_T_INT8, "Int8"},         {"UInt16_in", FMU_T_UINT16, "UInt16"},
+        {"Int32_in", FMU_T_INTEGER, "Int32"},     {"UInt64_out", FMU_T_UINT64, "UInt64"},
+        {"Boolean_in", FMU_T_BOOLEAN, "Boolean"}, {"String_in", FMU_T_STRING, "String"},
+        {"Binary_in", FMU_T_BINARY, "Binary"},    {"Enumeration_in", FMU_T_ENUM, "Enumeration"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         long k = fmu_md_find(md, want[i].name);
         CHECK(k >= 0, "%s found", want[i].name);
@@ -69,7 +70,7 @@ static void test_md(void)
     if (f64 >= 0) CHECK_INT_EQ(md->vars[f64].variability, FMU_V_CONTINUOUS);
     /* gain[n] with n = 3 from the structural parameter; its start list element by element */
     for (int e = 0; e < 3; e++) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "gain[%d]", e + 1);
         long k = fmu_md_find(md, name);
         CHECK(k >= 0, "%s", name);
@@ -128,8 +129,8 @@ static void test_md_errors(void)
         char xml[2048], err[512] = "";
         snprintf(xml, sizeof xml, "%s%s</fmiModelDescription>", head, bad[i].body);
         fmu_md *md = NULL;
-        CHECK(fmu_md_parse(xml, strlen(xml), &md, err, sizeof err) == -1 && !md, "case %zu accepted",
-              i);
+        CHECK(fmu_md_parse(xml, strlen(xml), &md, err, sizeof err) == -1 && !md,
+              "case %zu accepted", i);
         CHECK_STR_HAS(err, bad[i].want);
         fmu_md_free(md);
     }
@@ -168,25 +169,42 @@ static const char *text_of(fmu_step *s, const char *name)
 /* Every type set by text and read back, in both kinds, and a restore. */
 static void test_types(void)
 {
-    static const char *const set[][2] = {
-        {"Float32_in", "0.1"},          {"Float64_in", "-2.5"},
-        {"Int8_in", "-128"},            {"UInt8_in", "255"},
-        {"Int16_in", "-32768"},         {"UInt16_in", "65535"},
-        {"Int32_in", "-2147483648"},    {"UInt32_in", "4294967295"},
-        {"Int64_in", "-9223372036854775808"}, {"UInt64_in", "18446744073709551615"},
-        {"Boolean_in", "false"},        {"String_in", "a, \"b\""},
-        {"Binary_in", "00ff10"},        {"Enumeration_in", "2"}};
-    static const char *const out[] = {"0.1", "-2.5", "-128", "255", "-32768", "65535",
-                                      "-2147483648", "4294967295", "-9223372036854775808",
-                                      "18446744073709551615", "0", "a, \"b\"", "00ff10", "2"};
+    static const char *const set[][2] = {{"Float32_in", "0.1"},
+                                         {"Float64_in", "-2.5"},
+                                         {"Int8_in", "-128"},
+                                         {"UInt8_in", "255"},
+                                         {"Int16_in", "-32768"},
+                                         {"UInt16_in", "65535"},
+                                         {"Int32_in", "-2147483648"},
+                                         {"UInt32_in", "4294967295"},
+                                         {"Int64_in", "-9223372036854775808"},
+                                         {"UInt64_in", "18446744073709551615"},
+                                         {"Boolean_in", "false"},
+                                         {"String_in", "a, \"b\""},
+                                         {"Binary_in", "00ff10"},
+                                         {"Enumeration_in", "2"}};
+    static const char *const out[] = {"0.1",
+                                      "-2.5",
+                                      "-128",
+                                      "255",
+                                      "-32768",
+                                      "65535",
+                                      "-2147483648",
+                                      "4294967295",
+                                      "-9223372036854775808",
+                                      "18446744073709551615",
+                                      "0",
+                                      "a, \"b\"",
+                                      "00ff10",
+                                      "2"};
     for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
         const char *names[20], *values[20];
         size_t n = 0;
         for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
             names[n] = set[i][0], values[n++] = set[i][1];
         names[n] = "gain[2]", values[n++] = "10";
-        fmu_step_opts o = {.kind = (fmu_kind)kind, .n_params = n, .param_names = names,
-                           .param_values = values};
+        fmu_step_opts o = {
+            .kind = (fmu_kind)kind, .n_params = n, .param_names = names, .param_values = values};
         fmu_step *s = NULL;
         char err[FMU_ERR_LEN] = "";
         CHECK_INT_EQ(fmu_step_open(FT3, &o, &s, err, sizeof err), FMU_STEP_OK);
@@ -199,7 +217,7 @@ static void test_types(void)
             snprintf(name, sizeof name, "%.*s_out", (int)(strlen(set[i][0]) - 3), set[i][0]);
             CHECK_STR_EQ(text_of(s, name), out[i]);
         }
-        CHECK_STR_EQ(text_of(s, "y[2]"), "-25");       /* gain[2] * Float64_in */
+        CHECK_STR_EQ(text_of(s, "y[2]"), "-25");           /* gain[2] * Float64_in */
         CHECK_STR_EQ(text_of(s, "m[2,3]"), "-2147483625"); /* 23 + Int32_in */
         /* Out of range, not parsable, fixed after initialization: refused, FMU untouched. */
         CHECK_INT_EQ(fmu_step_set_text(s, "UInt8_in", "256"), FMU_STEP_EUSAGE);

@@ -69,8 +69,7 @@ fmi3Status fmi3SetDebugLogging(fmi3Instance i, fmi3Boolean on, size_t n, const f
 FMI3_EXPORT fmi3InstantiateModelExchangeTYPE fmi3InstantiateModelExchange;
 fmi3Instance fmi3InstantiateModelExchange(fmi3String name, fmi3String token, fmi3String res,
                                           fmi3Boolean visible, fmi3Boolean logging,
-                                          fmi3InstanceEnvironment env,
-                                          fmi3LogMessageCallback log)
+                                          fmi3InstanceEnvironment env, fmi3LogMessageCallback log)
 {
     return instantiate(name, token, fmi2ModelExchange, logging, env, log, 0);
 }
@@ -106,7 +105,7 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance i, fmi3Boolean tol_defined, 
 }
 
 #define SIMPLE(name)                                                                               \
-    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                      \
+    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                       \
     fmi3Status fmi3##name(fmi3Instance i)                                                          \
     {                                                                                              \
         return (fmi3Status)fmi2##name(i);                                                          \
@@ -146,14 +145,14 @@ fmi3Status fmi3SetFloat64(fmi3Instance i, const fmi3ValueReference vr[], size_t 
 
 /* The models have Float64 variables only: every other type names no variable. */
 #define NONE(T, CONST)                                                                             \
-    FMI3_EXPORT fmi3Get##T##TYPE fmi3Get##T;                                                      \
-    fmi3Status fmi3Get##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,              \
-                          fmi3##T v[], size_t nv)                                                  \
+    FMI3_EXPORT fmi3Get##T##TYPE fmi3Get##T;                                                       \
+    fmi3Status fmi3Get##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3##T v[],  \
+                          size_t nv)                                                               \
     {                                                                                              \
         return nvr ? fmi3Error : fmi3OK;                                                           \
     }                                                                                              \
-    FMI3_EXPORT fmi3Set##T##TYPE fmi3Set##T;                                                      \
-    fmi3Status fmi3Set##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,              \
+    FMI3_EXPORT fmi3Set##T##TYPE fmi3Set##T;                                                       \
+    fmi3Status fmi3Set##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,               \
                           const fmi3##T v[], size_t nv)                                            \
     {                                                                                              \
         return nvr ? fmi3Error : fmi3OK;                                                           \
@@ -172,8 +171,8 @@ NONE(String, )
 #undef NONE
 
 FMI3_EXPORT fmi3GetBinaryTYPE fmi3GetBinary;
-fmi3Status fmi3GetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
-                         size_t sizes[], fmi3Binary v[], size_t nv)
+fmi3Status fmi3GetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, size_t sizes[],
+                         fmi3Binary v[], size_t nv)
 {
     return nvr ? fmi3Error : fmi3OK;
 }
@@ -210,8 +209,7 @@ fmi3Status fmi3SerializeFMUState(fmi3Instance i, fmi3FMUState s, fmi3Byte b[], s
     return (fmi3Status)fmi2SerializeFMUstate(i, s, (fmi2Byte *)b, n);
 }
 FMI3_EXPORT fmi3DeserializeFMUStateTYPE fmi3DeserializeFMUState;
-fmi3Status fmi3DeserializeFMUState(fmi3Instance i, const fmi3Byte b[], size_t n,
-                                   fmi3FMUState *s)
+fmi3Status fmi3DeserializeFMUState(fmi3Instance i, const fmi3Byte b[], size_t n, fmi3FMUState *s)
 {
     return (fmi3Status)fmi2DeSerializeFMUstate(i, (const fmi2Byte *)b, n, s);
 }
@@ -219,8 +217,8 @@ fmi3Status fmi3DeserializeFMUState(fmi3Instance i, const fmi3Byte b[], size_t n,
 FMI3_EXPORT fmi3GetDirectionalDerivativeTYPE fmi3GetDirectionalDerivative;
 fmi3Status fmi3GetDirectionalDerivative(fmi3Instance i, const fmi3ValueReference u[], size_t nu,
                                         const fmi3ValueReference k[], size_t nk,
-                                        const fmi3Float64 seed[], size_t nseed,
-                                        fmi3Float64 sens[], size_t nsens)
+                                        const fmi3Float64 seed[], size_t nseed, fmi3Float64 sens[],
+                                        size_t nsens)
 {
     if (nseed != nk || nsens != nu) return fmi3Error;
     return (fmi3Status)fmi2GetDirectionalDerivative(i, u, nu, k, nk, seed, sens);
@@ -259,8 +257,8 @@ fmi3Status fmi3SetTime(fmi3Instance i, fmi3Float64 t)
 }
 
 #define STATES(name3, name2, CONST)                                                                \
-    FMI3_EXPORT fmi3##name3##TYPE fmi3##name3;                                                    \
-    fmi3Status fmi3##name3(fmi3Instance i, CONST fmi3Float64 x[], size_t n)                       \
+    FMI3_EXPORT fmi3##name3##TYPE fmi3##name3;                                                     \
+    fmi3Status fmi3##name3(fmi3Instance i, CONST fmi3Float64 x[], size_t n)                        \
     {                                                                                              \
         return (fmi3Status)fmi2##name2(i, x, n);                                                   \
     }
@@ -288,8 +286,7 @@ FMI3_EXPORT fmi3GetOutputDerivativesTYPE fmi3GetOutputDerivatives;
 fmi3Status fmi3GetOutputDerivatives(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
                                     const fmi3Int32 orders[], fmi3Float64 v[], size_t nv)
 {
-    return nv == nvr ? (fmi3Status)fmi2GetRealOutputDerivatives(i, vr, nvr, orders, v)
-                     : fmi3Error;
+    return nv == nvr ? (fmi3Status)fmi2GetRealOutputDerivatives(i, vr, nvr, orders, v) : fmi3Error;
 }
 
 FMI3_EXPORT fmi3EnterStepModeTYPE fmi3EnterStepMode;
@@ -303,8 +300,7 @@ fmi3Status fmi3EnterStepMode(fmi3Instance i)
  * terminateSimulation. */
 FMI3_EXPORT fmi3DoStepTYPE fmi3DoStep;
 fmi3Status fmi3DoStep(fmi3Instance i, fmi3Float64 t, fmi3Float64 h, fmi3Boolean no_set,
-                      fmi3Boolean *event, fmi3Boolean *term, fmi3Boolean *early,
-                      fmi3Float64 *last)
+                      fmi3Boolean *event, fmi3Boolean *term, fmi3Boolean *early, fmi3Float64 *last)
 {
     *event = fmi3False, *term = fmi3False, *early = fmi3False, *last = t + h;
     fmi2Status st = fmi2DoStep(i, t, h, no_set);
