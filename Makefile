@@ -35,10 +35,14 @@ SOVERSION := 0
 PKGS      := libevent libxml-2.0 libzip jansson
 # Debian packages `make deps` installs, and the check that says they are there.
 DEPS_DEBS := libevent-dev libxml2-dev libzip-dev libsundials-dev libjansson-dev pkg-config \
-             zip unzip clang clang-format librsvg2-bin libarchive-tools
+             zip unzip clang clang-format librsvg2-bin libarchive-tools python3-pytest
+# The Python that the package python/ is tested and installed for: the system's (Debian's
+# /usr/bin/python3, whatever python3 comes first on PATH), else python3 from PATH.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 DEPS_CHECK := pkg-config --exists $(PKGS) && test -f /usr/include/cvode/cvode.h && \
               command -v zip >/dev/null && command -v rsvg-convert >/dev/null && \
-              command -v clang-format >/dev/null && command -v bsdtar >/dev/null
+              command -v clang-format >/dev/null && command -v bsdtar >/dev/null && \
+              $(PYTHON) -c 'import pytest' 2>/dev/null
 define DEPS_INSTALL
 if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
   echo "make deps: installing Debian packages: $(DEPS_DEBS)"; \
@@ -219,8 +223,11 @@ $(O)/.built-all: $(ALL_TARGETS)
 	@mkdir -p $(@D)
 	@touch $@
 
-# Only what the sanitized pass needs.
-test-build: $(UNIT_BINS) $(CONF_BINS)
+# Only what the sanitized pass needs: the unit and conformance tests, and the programs that
+# tests/integration/san_masters.sh runs from build/san/bin/ (every master method over the
+# in-process and the remote port).
+SAN_PROGS := tempo-master tempo-fmu
+test-build: $(UNIT_BINS) $(CONF_BINS) $(addprefix $(BINDIR)/,$(SAN_PROGS))
 
 # make test: release build of everything, sanitized build of unit + conformance, then one run.
 test: all layers
@@ -245,7 +252,8 @@ layers:
 # P/include/tempo; tempo.pc in P/lib/pkgconfig; the FOMs, the example federation files (their
 # FMU paths rewritten to P/share/tempo/fmus), the example sources and the example FMUs in
 # P/share/tempo; README.md and doc/ in P/share/doc/tempo; a man page per program in
-# P/share/man/man1, made from its --help. Installed programs find their default FOM in
+# P/share/man/man1, made from its --help; the Python package tempo where $(PYTHON) finds it
+# (mk/95-python.mk: PYTHONDIR). Installed programs find their default FOM in
 # P/share/tempo/fom (they look beside their own bin/ folder).
 # make uninstall removes exactly that list.
 DATADIR := $(PREFIX)/share/tempo
@@ -316,9 +324,10 @@ help:
 	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each), then the'
 	@echo '                   hostile client against the RTI (HOSTILE_SECONDS, default FUZZ_SECONDS)'
 	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make cases       rewrite the generated figure tables of doc/cases/ from fresh runs'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
-	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs'
+	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs, the Python package'
 	@echo '  make uninstall   remove what make install put under PREFIX'
 	@echo '  make clean       remove build/, bin/ and lib/'
 	@echo '  make help        this list'

@@ -57,7 +57,7 @@ static int sync_all(dc_work *w, const char *what, int64_t t)
     if (rc == PORT_OK) return PORT_OK;
     const char *who = j >= 0 && w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "a slave";
     return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s: %s", what,
-                       (double)t * w->m->tick, who, port_strerror(rc));
+                       port_seconds(w->m->tick, t), who, port_strerror(rc));
 }
 
 /* A post that failed: collect (the slave's status names it), else report the post's code. */
@@ -67,7 +67,7 @@ static int posted(dc_work *w, int rc, const char *what, int64_t t)
     int st = sync_all(w, what, t);
     return st ? st
               : port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s", what,
-                            (double)t * w->m->tick, port_strerror(rc));
+                            port_seconds(w->m->tick, t), port_strerror(rc));
 }
 
 static int check(dc_work *w)
@@ -340,7 +340,7 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
                 return port_errorf(w->res->err, sizeof w->res->err, PORT_EFAIL,
                                    "step to %.9g s: %s stopped early at %.9g s (defect "
                                    "control has no events)",
-                                   (double)t1 * w->m->tick, w->m->slaves[j].info.name,
+                                   port_seconds(w->m->tick, t1), w->m->slaves[j].info.name,
                                    (double)w->sr[j].t_reached * w->m->tick);
     if (rc) return rc;
     /* mid samples: the first half's outputs, kept before ysub is reused by the reads */
@@ -370,7 +370,7 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
         return port_errorf(w->res->err, sizeof w->res->err, PORT_EFAIL,
                            "step to %.9g s: a defect is not finite (a slave's outputs "
                            "are NaN or infinite)",
-                           (double)t1 * w->m->tick);
+                           port_seconds(w->m->tick, t1));
     return PORT_OK;
 }
 
@@ -407,7 +407,7 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
         int rc = port_open(m, t1);
         if (rc)
             return port_errorf(w->res->err, sizeof w->res->err, rc,
-                               "opening the instant %.9g s: %s", (double)t1 * m->tick,
+                               "opening the instant %.9g s: %s", port_seconds(m->tick, t1),
                                port_strerror(rc));
         rc = exchange(w, t0, k == 1, dbuf, dstride);
         if (rc == PORT_OK) rc = one_step(w, t0, t1, H, dbuf, dstride, &eo, &ec);
@@ -450,7 +450,7 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
         if (rc)
             return w->res->err[0] ? rc
                                   : port_errorf(w->res->err, sizeof w->res->err, rc,
-                                                "closing %.9g s", (double)t1 * m->tick);
+                                                "closing %.9g s", port_seconds(m->tick, t1));
         if (m->ops->note) {
             m->ops->note(m->ctx, "defect", eps);
             if (!last) m->ops->note(m->ctx, "next_step", Hn);

@@ -141,11 +141,4 @@ int jacobi_de_run(peer *p, const jacobi_de_settings *s);
 /** Run Gauss-Seidel (doc/algorithms/gauss-seidel.md). Same contract as jacobi_run. */
 int gauss_seidel_run(peer *p, const gauss_seidel_settings *s);
 
-/**
- * Ticks to seconds as every peer algorithm and its records convert them: with a whole number
- * of ticks per second, t divided by it (correctly rounded: 15e9 ticks at 1 ns give 15
- * exactly), else t * tick.
- */
-double peer_seconds(double tick, int64_t t);
-
 #endif /* TEMPO_ALGORITHMS_EXCHANGE_H */

@@ -67,7 +67,7 @@ static int sync_all(f3_work *w, const char *what, int64_t t)
     if (rc == PORT_OK) return PORT_OK;
     const char *who = j >= 0 && w->m->slaves[j].info.name ? w->m->slaves[j].info.name : "a slave";
     return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s: %s", what,
-                       (double)t * w->m->tick, who, port_strerror(rc));
+                       port_seconds(w->m->tick, t), who, port_strerror(rc));
 }
 
 static int check(f3_work *w)
@@ -208,7 +208,7 @@ static int posted(f3_work *w, int rc, const char *what, int64_t t)
     int st = sync_all(w, what, t);
     if (st || rc == PORT_OK) return st;
     return port_errorf(w->res->err, sizeof w->res->err, rc, "%s at t = %.9g s: %s", what,
-                       (double)t * w->m->tick, port_strerror(rc));
+                       port_seconds(w->m->tick, t), port_strerror(rc));
 }
 
 /* Step 1: the slaves due at T step there; their outputs are read. */
@@ -217,8 +217,9 @@ static int step_due(f3_work *w, int64_t T)
     for (size_t j = 0; j < w->S; j++) {
         if (!w->due[j]) continue;
         const port_slave *s = &w->m->slaves[j];
-        port_step_result r;
-        int rc = s->ops->step(s->ctx, T, 1, NULL, &r);
+        /* No step result is asked for: over libtempo it is written when the reply arrives,
+         * at the sync below, so a result buffer would have to outlive this loop. */
+        int rc = s->ops->step(s->ctx, T, 1, NULL, NULL);
         if (rc == PORT_OK) rc = s->ops->get_outputs(s->ctx, w->y[j]);
         if (rc) return posted(w, rc, "step", T);
     }
@@ -297,7 +298,7 @@ static int post_inputs(f3_work *w, int64_t T, int first)
         const f3_out *o = &w->o[k->from][k->out];
         memset(u, 0, sizeof u);
         /* the provider's polynomial is about its newest sample (<= T) */
-        dc_poly_shift(o->c, F3_PBAR, (double)T * m->tick - o->t[o->nh - 1], u);
+        dc_poly_shift(o->c, F3_PBAR, port_seconds(m->tick, T) - o->t[o->nh - 1], u);
         if (c->smooth && !first && w->nx[k->to] > T) { /* (none after the last step) */
             /* left: the input of the step just taken, at T; right: u at the next time */
             double left[UW], right[UW], h = (double)(w->nx[k->to] - T) * m->tick;
@@ -364,7 +365,7 @@ static int finish_instant(f3_work *w, int64_t T, int first, size_t k, int64_t Tp
     }
     if ((rc = port_close(m, T)))
         return port_errorf(w->res->err, sizeof w->res->err, rc, "closing %.9g s: %s",
-                           (double)T * m->tick, port_strerror(rc));
+                           port_seconds(m->tick, T), port_strerror(rc));
     if (!first) port_note(m, "step_ratio", rho);
     return PORT_OK;
 }
@@ -390,7 +391,7 @@ static int start(f3_work *w, f3_observer *obs, void *obs_ctx)
     for (size_t j = 0; j < w->S; j++)
         for (size_t q = 0; q < m->slaves[j].info.n_out; q++) {
             f3_out *o = &w->o[j][q];
-            push(o, (double)T * m->tick, w->y[j][q]);
+            push(o, port_seconds(m->tick, T), w->y[j][q]);
             f3_band_update(&o->band, w->y[j][q], 0, 0);
             fit(w->cfg, o); /* order 0 with one sample: the hold */
         }
@@ -422,14 +423,14 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
             w.due[j] = w.t[j] < m->t_end && w.nx[j] == T;
         if ((rc = port_open(m, T))) {
             port_errorf(w.res->err, sizeof w.res->err, rc, "opening %.9g s: %s",
-                        (double)T * m->tick, port_strerror(rc));
+                        port_seconds(m->tick, T), port_strerror(rc));
             break;
         }
         if ((rc = step_due(&w, T))) break;
         for (size_t j = 0; j < w.S; j++)
             if (w.due[j]) {
                 double H = (double)(T - w.t[j]) * m->tick;
-                w.rho[j] = learn(&w, j, (double)T * m->tick, H);
+                w.rho[j] = learn(&w, j, port_seconds(m->tick, T), H);
                 res->steps++;
             }
         double Hs = (double)(T - Tprev) * m->tick;

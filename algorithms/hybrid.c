@@ -148,7 +148,7 @@ typedef struct hy_attempt {
 
 static double secs(const hy_work *w, int64_t t)
 {
-    return (double)t * w->m->tick;
+    return port_seconds(w->m->tick, t);
 }
 
 static int is_disc(const hy_work *w, size_t k)

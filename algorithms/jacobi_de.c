@@ -59,8 +59,8 @@ static int de_decide(peer_run *r, const jacobi_de_settings *s, const de_hist *h,
         double hk = s->h_min;
         int rc;
         if (h[k].n >= 2) {
-            rc = quant_step_secant(&q, peer_seconds(p->tick, h[k].t_prev), h[k].v_prev,
-                                   peer_seconds(p->tick, h[k].t_last), h[k].v_last, &hk);
+            rc = quant_step_secant(&q, port_seconds(p->tick, h[k].t_prev), h[k].v_prev,
+                                   port_seconds(p->tick, h[k].t_last), h[k].v_last, &hk);
         } else if (have_d1) {
             if (!dy) {
                 dy = malloc((r->n_out + 1) * sizeof *dy);

@@ -20,8 +20,8 @@ static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t
     for (size_t j = 0; j < m->n_slaves; j++)
         if (st[j] == rc)
             return port_errorf(err, errlen, rc, "%s at %.9g s: slave %s: %s", what,
-                               (double)t * m->tick, m->slaves[j].info.name, port_strerror(rc));
-    return port_errorf(err, errlen, rc, "%s at %.9g s: %s", what, (double)t * m->tick,
+                               port_seconds(m->tick, t), m->slaves[j].info.name, port_strerror(rc));
+    return port_errorf(err, errlen, rc, "%s at %.9g s: %s", what, port_seconds(m->tick, t),
                        port_strerror(rc));
 }
 
@@ -61,7 +61,7 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
     for (;;) {
         int64_t t1 = first ? T : (T > m->t_end - t_step ? m->t_end : T + t_step);
         if ((rc = port_open(m, t1))) {
-            rc = port_errorf(err, errlen, rc, "opening %.9g s: %s", (double)t1 * m->tick,
+            rc = port_errorf(err, errlen, rc, "opening %.9g s: %s", port_seconds(m->tick, t1),
                              port_strerror(rc));
             goto out;
         }
@@ -85,11 +85,11 @@ int msjacobi_run(const port_master *m, const msj_link *links, size_t n_links, in
         }
         if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
         if ((rc = port_close(m, t1))) {
-            rc = port_errorf(err, errlen, rc, "closing %.9g s: %s", (double)t1 * m->tick,
+            rc = port_errorf(err, errlen, rc, "closing %.9g s: %s", port_seconds(m->tick, t1),
                              port_strerror(rc));
             goto out;
         }
-        if (m->ops->note) m->ops->note(m->ctx, "step", (double)t1 * m->tick);
+        if (m->ops->note) m->ops->note(m->ctx, "step", port_seconds(m->tick, t1));
         first = 0;
         T = t1;
         if (T >= m->t_end) break;

@@ -3,7 +3,6 @@
  * inputs (algorithms/extrap.h), outputs published, rows recorded, the initial exchange.
  * doc/algorithms/port.md ("The peer side"); read algorithms/jacobi.c next.
  */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +24,6 @@ const char *peer_req_name(peer_req k)
         return "FQR";
     }
     return "?";
-}
-
-double peer_seconds(double tick, int64_t t)
-{
-    /* With a whole number of ticks per second (1 ns: 1e9), dividing by it is correctly rounded:
-     * 15e9 ticks give 15 exactly, where 15e9 * 1e-9 gives 15.000000000000002. */
-    double tps = 1.0 / tick, r = floor(tps + 0.5);
-    if (r >= 1 && fabs(tps - r) <= 1e-9 * r) return (double)t / r;
-    return (double)t * tick;
 }
 
 int peer_fail(const peer_run *r, int code, const char *fmt, ...)

@@ -1,6 +1,8 @@
-/* Names of the port's status codes (algorithms/port.h, doc/algorithms/port.md). */
+/* Names of the port's status codes, the ticks-to-seconds rule and the helpers shared by the
+ * algorithms over the port (algorithms/port.h, doc/algorithms/port.md, doc/time.md). */
 #include "algorithms/port.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,13 @@ const char *port_strerror(int status)
         return "out of memory";
     }
     return "unknown port status";
+}
+
+double port_seconds(double tick, int64_t t)
+{
+    double tps = 1.0 / tick, r = floor(tps + 0.5);
+    if (r >= 1 && fabs(tps - r) <= 1e-9 * r) return (double)t / r;
+    return (double)t * tick;
 }
 
 int port_sync_first(const port_master *m, int *status, long *culprit)

@@ -95,7 +95,7 @@ typedef struct port_slave_ops {
     /* Advance from the slave's time to t_to. With n_sub > 1 the step is split into n_sub equal
      * sub-steps and the outputs after each are written to y_sub[k * n_out + j] (NULL: none);
      * with n_sub <= 1, y_sub (if not NULL) receives the outputs at the end. An event stops the
-     * step early (res->event, PORT_EVENT from sync). */
+     * step early (res->event, PORT_EVENT from sync). res may be NULL. */
     int (*step)(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res);
     /* Outputs at the slave's current time, after the inputs set (direct feedthrough seen). */
     int (*get_outputs)(void *ctx, double *y);
@@ -293,6 +293,20 @@ static inline int port_close(const port_master *m, int64_t t)
 {
     return m->ops->close(m->ctx, t);
 }
+
+/**
+ * Ticks to seconds: the one conversion of every time a federate hands on, to an FMU
+ * (fmi2DoStep's communication point and step size), to a solver's stop time, to a CSV row or
+ * to a message (doc/time.md, "Seconds from ticks"). A time is t = n ticks, converted here once;
+ * it is never the sum of step sizes in seconds. With a whole number of ticks per second (1 ns:
+ * 1e9) t is divided by it, which is correctly rounded: 15e9 ticks give 15 exactly, where
+ * 15e9 * 1e-9 gives 15.000000000000002, so the last point of a run lands on the file's end time.
+ * Otherwise t * tick.
+ * @param tick seconds per tick, > 0
+ * @param t    ticks
+ * @return seconds.
+ */
+double port_seconds(double tick, int64_t t);
 
 /* Saturating tick arithmetic (doc/contributing.md §11): a + b clamped to INT64_MAX. */
 static inline int64_t port_tick_add(int64_t a, int64_t b)

@@ -127,7 +127,7 @@ typedef struct semi_work {
 
 static double secs(const semi_work *w, int64_t t)
 {
-    return (double)t * w->m->tick;
+    return port_seconds(w->m->tick, t);
 }
 
 static int recalc(semi_work *w, const double *y, int64_t t_r, int64_t t_to, double *Fy);

@@ -63,7 +63,7 @@ typedef struct strong_work {
 
 static double secs(const strong_work *w, int64_t t)
 {
-    return (double)t * w->m->tick;
+    return port_seconds(w->m->tick, t);
 }
 
 static int sync_all(strong_work *w, const char *what, double t)
@@ -115,7 +115,7 @@ static int round_(strong_work *w, int64_t tt, const double *x, int inputs, int w
     if (what != RECORD) w->res->msg_replies += w->n_c;
     static const char *const doing[] = {"recording", "reporting its outputs",
                                         "evaluating its derivatives"};
-    return sync_all(w, doing[what], (double)tt * w->m->tick);
+    return sync_all(w, doing[what], port_seconds(w->m->tick, tt));
 }
 
 /* The slaves at (tt, x) with the inputs wired from there: one round, or two when the outputs

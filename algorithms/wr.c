@@ -136,7 +136,7 @@ static double *wave(const wr_work *w, double *base, size_t j)
 
 static double secs(const wr_work *w, int64_t t)
 {
-    return (double)t * w->m->tick;
+    return port_seconds(w->m->tick, t);
 }
 
 /* The fields of the working set that port_frame_init sizes. */

@@ -116,7 +116,7 @@ static int open_fed(run *r, size_t j)
     fmu_step_opts o = {.rtol = fd->solver.rtol,
                        .atol = fd->solver.atol,
                        .has_start = 1,
-                       .start_time = r->ff->algo.start,
+                       .start_time = port_seconds(r->ff->resolution, r->ff->algo.t_start),
                        .n_params = n_params,
                        .param_names = names,
                        .param_values = vp,

@@ -2,7 +2,8 @@
 # results, SVG plots, progress display, and the program.
 # See the Makefile header for the variables this fragment fills in.
 RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
-            federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c
+            federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c \
+            federate/run/run_params.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
@@ -28,3 +29,4 @@ INTEG_SCRIPTS += tests/integration/run_chaos.sh
 INTEG_SCRIPTS += tests/integration/run_netns.sh
 # recording a run, the first failure named, exit() mid-run, the no-progress watchdog
 INTEG_SCRIPTS += tests/integration/run_debug.sh
+INTEG_SCRIPTS += tests/integration/fault_matrix.sh

@@ -16,6 +16,9 @@ tempo-master_SRCS := federate/master/tempo_master_main.c
 tempo-master_LIBS := master fmufed msproto run config fmu algo client proto fom
 INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_master_test.sh \
                  tests/integration/f3ornits_master_test.sh
+# Every master method, sanitized, over both sides of the port (build/san/bin/, made by
+# `make BUILD=san test-build`); and long runs of small steps ending on the stop time.
+INTEG_SCRIPTS += tests/integration/san_masters.sh tests/integration/ticks_end.sh
 UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := config fmu algo fom
 UNIT_TESTS += tests/unit/msjacobi_test

@@ -22,6 +22,7 @@
 
 #include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_impl.h"
+#include "federate/config/fedfile_master.h"
 #include "fom/fom.h"
 
 enum {
@@ -1056,11 +1057,13 @@ static const struct {
 
 /* The methods a program federate may join: it follows the method's time advance itself, which
  * is documented for the peer methods whose every federate acts alone (doc/federation.md,
- * "Program federates"); Gauss-Seidel's token and the master methods' commands are not. */
-static int program_allowed(fedfile_alg kind)
+ * "Program federates"), or it is a slave of a master method, answering the commands of
+ * doc/master.md (a model in Python: doc/python.md); Gauss-Seidel's token is not documented. */
+static int program_allowed(const fedfile *ff)
 {
+    fedfile_alg kind = ff->algo.kind;
     return kind == FEDFILE_ALG_JACOBI_NAIVE || kind == FEDFILE_ALG_JACOBI ||
-           kind == FEDFILE_ALG_JACOBI_DE;
+           kind == FEDFILE_ALG_JACOBI_DE || fedfile_is_master(ff);
 }
 
 /* A custom federate: "program" (an executable, resolved like "fmu"), optional "args" (strings)
@@ -1077,10 +1080,10 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
             return fail(c, p, "applies to an \"fmu\" federate only (a program takes \"args\")");
         }
     jp_key(p, base, "program");
-    if (!program_allowed(ff->algo.kind))
+    if (!program_allowed(ff))
         return fail(c, p,
-                    "a program federate needs method \"jacobi\", \"jacobi-naive\" or "
-                    "\"jacobi-de\" (not \"%s\")",
+                    "a program federate needs method \"jacobi\", \"jacobi-naive\", "
+                    "\"jacobi-de\" or a master method (not \"%s\")",
                     fedfile_alg_name(ff->algo.kind));
     char *prog = NULL;
     int rc = get_str(c, fo, base, "program", 1, &prog);

@@ -37,16 +37,20 @@ int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in)
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
 }
 
-int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+int fmu_cs_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached)
 {
     fmu_fns *fn = &s->f->fn;
+    /* The step size is the difference of two grid points, never a running sum: for
+     * t_end <= 2 t it is exact (Sterbenz), so an FMU that adds it to the communication point
+     * finds t_end again, and the time taken afterwards is t_end itself (doc/fmu.md). */
+    double h = t_end - s->t;
     int rc = fmu_cs_set_inputs(s, in); /* a refused input value is a usage error */
     if (rc) return rc;
     /* We promise not to go back only when we could not anyway. */
     fmi2Boolean no_back = s->f->caps->can_get_and_set_fmu_state ? fmi2False : fmi2True;
     fmi2Status st = fn->DoStep(s->c, s->t, h, no_back);
     if (st == fmi2OK || st == fmi2Warning) {
-        s->t += h;
+        s->t = t_end;
         *t_reached = s->t;
         return FMU_STEP_OK;
     }
@@ -78,7 +82,7 @@ int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
      * read as FMI 3's early return, the FMU at its event, handled; the next step goes on from
      * there. FMI 2.0 would have the host restore a state: only FMUs that document the early
      * return may be run this way (the hybrid method's slaves). */
-    if (s->event_stop && last > s->t && last < s->t + h) {
+    if (s->event_stop && last > s->t && last < t_end) {
         s->t = last;
         return FMU_STEP_EVENT;
     }

@@ -166,6 +166,36 @@ static void list_platforms(const char *dir, char *out, size_t outlen)
     if (!used) snprintf(out, outlen, "binaries folder is empty");
 }
 
+/* A dlopen failure in words a user can act on: the library or symbol that is missing and
+ * what to do (doc/fmu.md, "Loading"), then the loader's own text. */
+static void dlopen_advice(const char *id, const char *e, char *err, size_t errlen)
+{
+    const char *miss = strstr(e, ": cannot open shared object file");
+    const char *sym = strstr(e, "undefined symbol: ");
+    if (miss) {
+        const char *start = miss;
+        while (start > e && start[-1] != ' ')
+            start--;
+        snprintf(err, errlen,
+                 "binaries/linux64/%s.so needs the library %.*s, which the dynamic loader "
+                 "cannot find: install it, or add the folder that holds it to LD_LIBRARY_PATH "
+                 "(`ldd` on the .so lists every missing library) [dlopen: %s]",
+                 id, (int)(miss - start), start, e);
+    } else if (sym) {
+        sym += strlen("undefined symbol: ");
+        size_t n = strcspn(sym, " ,(");
+        snprintf(err, errlen,
+                 "binaries/linux64/%s.so uses the symbol %.*s, which no library of this process "
+                 "defines: the FMU expects its host to have loaded a library it does not link "
+                 "itself; load that library first (LD_PRELOAD=/path/to/lib.so; an FMU that "
+                 "embeds Python, for one, needs libpython3.X.so), or ask its vendor "
+                 "(`ldd -r` on the .so lists the unresolved symbols) [dlopen: %s]",
+                 id, (int)n, sym, e);
+    } else {
+        snprintf(err, errlen, "binaries/linux64/%s.so: dlopen failed: %s", id, e);
+    }
+}
+
 static int open_binary(fmu_file *f, char *err, size_t errlen)
 {
     char so[PATH_MAX + 300];
@@ -184,8 +214,7 @@ static int open_binary(fmu_file *f, char *err, size_t errlen)
     f->so = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!f->so) {
         const char *e = dlerror();
-        snprintf(err, errlen, "binaries/linux64/%s.so: dlopen failed: %s",
-                 f->caps->model_identifier, e ? e : "?");
+        dlopen_advice(f->caps->model_identifier, e ? e : "?", err, errlen);
         return -1;
     }
     for (size_t i = 0; i < sizeof fn_table / sizeof fn_table[0]; i++) {

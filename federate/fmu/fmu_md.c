@@ -592,7 +592,77 @@ static int name_cmp(const void *a, const void *b)
     return strcmp((*x)->name, (*y)->name);
 }
 
-/* Checks across variables: unique names, declared types exist, derivative relations. */
+/* Order of (type, valueReference), then of position: the members of an alias set adjacent. */
+static int vr_cmp(const void *a, const void *b)
+{
+    const fmu_var *const *x = a, *const *y = b;
+    if ((*x)->type != (*y)->type) return (*x)->type < (*y)->type ? -1 : 1;
+    if ((*x)->vr != (*y)->vr) return (*x)->vr < (*y)->vr ? -1 : 1;
+    return (*x < *y) ? -1 : (*x > *y);
+}
+
+/* Variables of one type that share a valueReference are aliases: one value (FMI 2.0 §2.2.7).
+ * At most one member of an alias set that is not a constant may carry a start value, so two
+ * settable variables (parameters and inputs must have a start) or two initial values can
+ * never claim one value reference: such a clash is refused, naming both. sorted holds every
+ * variable in vr_cmp order. */
+static int check_aliases(md_ctx *c, const fmu_var **sorted, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && sorted[j]->type == sorted[i]->type && sorted[j]->vr == sorted[i]->vr)
+            j++;
+        const fmu_var *first = NULL;
+        for (size_t k = i; k < j; k++) {
+            const fmu_var *v = sorted[k];
+            if (!v->has_start || v->variability == FMU_V_CONSTANT) continue;
+            if (!first) {
+                first = v;
+                continue;
+            }
+            snprintf(c->err, c->errlen,
+                     "modelDescription.xml:%d: <ScalarVariable>: variable \"%.80s\" (%s) has "
+                     "valueReference %u, as \"%.80s\" (line %d, %s): both have a start value, "
+                     "and of variables sharing a valueReference (aliases) at most one may "
+                     "(FMI 2.0 §2.2.7)",
+                     v->line, v->name, fmu_md_causality_name(v->causality), v->vr, first->name,
+                     first->line, fmu_md_causality_name(first->causality));
+            return -1;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* FMI 3.0: order of valueReference whatever the type, then of position. */
+static int vr3_cmp(const void *a, const void *b)
+{
+    const fmu_var *const *x = a, *const *y = b;
+    if ((*x)->vr != (*y)->vr) return (*x)->vr < (*y)->vr ? -1 : 1;
+    return (*x < *y) ? -1 : (*x > *y);
+}
+
+/* FMI 3.0 has no aliases by value reference: each variable has its own (§2.4.7); the
+ * elements of one array share it. sorted holds every variable in vr3_cmp order. */
+static int check_unique_vrs(md_ctx *c, const fmu_var **sorted, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const fmu_var *a = sorted[i - 1], *b = sorted[i];
+        if (a->vr != b->vr) continue;
+        int same_array =
+            a->n_elems && a->n_elems == b->n_elems && (size_t)(b - a) == b->elem - a->elem;
+        if (same_array) continue;
+        snprintf(c->err, c->errlen,
+                 "modelDescription.xml:%d: <%s>: variable \"%.80s\" has valueReference %u, as "
+                 "\"%.80s\" (line %d): FMI 3.0 value references are unique",
+                 b->line, fmu_md_type_name_of(c->md, b->type), b->name, b->vr, a->name, a->line);
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks across variables: unique names, value references, declared types exist, derivative
+ * relations. */
 static int check_vars(md_ctx *c)
 {
     fmu_md *md = c->md;
@@ -611,7 +681,11 @@ static int check_vars(md_ctx *c)
             free(sorted);
             return -1;
         }
+    qsort(sorted, md->n_vars, sizeof *sorted, md->fmi3 ? vr3_cmp : vr_cmp);
+    int rc =
+        md->fmi3 ? check_unique_vrs(c, sorted, md->n_vars) : check_aliases(c, sorted, md->n_vars);
     free(sorted);
+    if (rc) return rc;
     for (size_t i = 0; i < md->n_vars; i++) {
         const fmu_var *v = &md->vars[i];
         if (v->declared_type) {

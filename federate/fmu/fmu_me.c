@@ -405,11 +405,11 @@ static int handle_event(fmu_me *me, double t)
     return restart(me, t, 0, FMU_RESTART_EVENT);
 }
 
-int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached)
 {
     fmu_me *me = s->me;
     fmu_fns *fn = &s->f->fn;
-    double t = s->t, t_end = s->t + h;
+    double t = s->t; /* t_end is CVODE's stop time as the caller computed it (doc/fmu.md) */
     me->cv_msg[0] = '\0';
     int rc = fmu_step_check(s, fn->SetTime(s->c, t), "fmi2SetTime");
     if (!rc) rc = take_inputs(me, in, t);

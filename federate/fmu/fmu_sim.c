@@ -360,7 +360,7 @@ static int sim_step(sim_run *r, const fmu_sim_opts *o, double t_next, char *err,
         if (r->n_set && set_typed_inputs(r, t, err, errlen)) return 1;
         double seg_end = next < t_next ? next : t_next;
         double reached;
-        int rc = fmu_step_do(r->s, seg_end - t, pin, &reached);
+        int rc = fmu_step_to(r->s, seg_end, pin, &reached);
         if (rc == FMU_STEP_TERMINATED) {
             *terminated = 1;
             snprintf(err, errlen, "%s", fmu_step_errmsg(r->s));

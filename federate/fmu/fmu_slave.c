@@ -160,12 +160,12 @@ static int event_to_tick(fmu_slave *s, int64_t t_to, double before, double reach
     int64_t tr = s->t + (int64_t)ceil(dt - 1e-6);
     if (tr <= s->t) tr = s->t + 1;
     if (tr > t_to) tr = t_to;
-    double h = (double)(tr - s->t) * s->tick - (reached - before);
+    double t_tick = port_seconds(s->tick, tr); /* the grid point, from the tick count */
     int rc = FMU_STEP_OK;
-    if (h > 0) {
+    if (t_tick > reached) {
         fmu_step_set_event_stop(s->fmu, 0);
         double r2 = reached;
-        rc = fmu_step_do(s->fmu, h, NULL, &r2);
+        rc = fmu_step_to(s->fmu, t_tick, NULL, &r2);
         fmu_step_set_event_stop(s->fmu, 1);
     }
     if (rc == FMU_STEP_OK) s->t = tr;
@@ -184,8 +184,9 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
         in.du = s->u_order ? s->u_der : NULL;
         pin = &in;
     }
-    double h = (double)(t_to - s->t) * s->tick, before = fmu_step_time(s->fmu), reached = before;
-    int rc = fmu_step_do(s->fmu, h, pin, &reached);
+    /* The target is the tick count converted, never the FMU's time plus a step (doc/fmu.md). */
+    double before = fmu_step_time(s->fmu), reached = before;
+    int rc = fmu_step_to(s->fmu, port_seconds(s->tick, t_to), pin, &reached);
     if (rc == FMU_STEP_OK) {
         s->t = t_to;
     } else if (rc == FMU_STEP_TERMINATED) {
@@ -362,7 +363,7 @@ static int op_set_states(void *ctx, int64_t t, const double *x)
 {
     fmu_slave *s = ctx;
     if (!s->nx) return unsupported(s, "set_states (not a model-exchange FMU with states)");
-    int rc = fmu_step_set_time(s->fmu, (double)t * s->tick);
+    int rc = fmu_step_set_time(s->fmu, port_seconds(s->tick, t));
     if (rc) return fail_fmu(s, rc, "setting the time");
     s->t = t;
     rc = fmu_step_set_states(s->fmu, s->nx, x);

@@ -1,6 +1,7 @@
 /* The stepping interface, common parts: open (instantiate, setup, parameters, initialize),
  * close, variable access, output derivatives, save/restore, status names.
  * Serves doc/fmu.md. Kind-specific stepping: federate/fmu/fmu_cs.c and federate/fmu/fmu_me.c. */
+#include "federate/fmu/fmu_guard.h"
 #include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step_impl.h"
 #include "federate/fmu/fmu_v3.h"
@@ -144,13 +145,18 @@ int fmu_step_open(const char *path, const fmu_step_opts *opts, fmu_step **out, c
     if (check_opts(o, err, errlen)) return FMU_STEP_EUSAGE;
     fmu_step *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, errlen, "%s: out of memory", path), FMU_STEP_ESYS;
+    snprintf(s->who, sizeof s->who, "%s", o->instance_name ? o->instance_name : path);
+    /* an exit() or a crash while the library loads or the instance starts names it */
+    int depth = fmu_guard_enter(s->who, "loading and instantiating the FMU");
     int rc = fmu_load(path, o->kind, o->limits, &s->f, err, errlen);
     if (rc) {
+        fmu_guard_leave(depth);
         free(s);
         return rc == -1 ? FMU_STEP_ELOAD : FMU_STEP_ESYS;
     }
     rc = start_instance(s, o);
     if (!rc && s->f->kind == FMU_KIND_ME) rc = fmu_me_new(s, o);
+    fmu_guard_leave(depth);
     if (rc) {
         snprintf(err, errlen, "%s: %s", path, s->err);
         fmu_step_close(s);
@@ -191,7 +197,7 @@ const char *fmu_step_errmsg(const fmu_step *s)
     return s->err;
 }
 
-/* Check the inputs argument of a step, once for both kinds (fmu_step_do). */
+/* Check the inputs argument of a step, once for both kinds (fmu_step_to). */
 static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
 {
     if (!in) return 0;
@@ -214,21 +220,33 @@ static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
     return 0;
 }
 
-int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+int fmu_step_to(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached)
 {
     if (t_reached) *t_reached = s->t;
     if (s->broken) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the FMU failed earlier; close it");
     if (s->terminated) return fmu_step_fail(s, FMU_STEP_EUSAGE, "the model has terminated");
     if (s->need_restore)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
-    if (!(h > 0) || !isfinite(h))
-        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step size %g is not positive", h);
+    if (!(t_end > s->t) || !isfinite(t_end))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step to t=%.17g from t=%.17g: not ahead", t_end,
+                             s->t);
     int rc = fmu_step_check_inputs(s, in);
     if (rc) return rc;
     double reached = s->t;
-    rc = s->me ? fmu_me_step(s, h, in, &reached) : fmu_cs_step(s, h, in, &reached);
+    int depth = fmu_guard_enter(s->who, s->me ? "a model-exchange step" : "fmi2DoStep");
+    rc = s->me ? fmu_me_step(s, t_end, in, &reached) : fmu_cs_step(s, t_end, in, &reached);
+    fmu_guard_leave(depth);
     if (t_reached) *t_reached = reached;
     return rc;
+}
+
+int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached)
+{
+    if (!(h > 0) || !isfinite(h)) {
+        if (t_reached) *t_reached = s->t;
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "step size %g is not positive", h);
+    }
+    return fmu_step_to(s, s->t + h, in, t_reached);
 }
 
 int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)

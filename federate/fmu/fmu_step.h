@@ -92,13 +92,26 @@ int fmu_step_open(const char *path, const fmu_step_opts *opts, fmu_step **out, c
 void fmu_step_close(fmu_step *s);
 
 /**
- * Advance from the current time t by h > 0 with these inputs.
+ * Advance from the current time t to t_end > t with these inputs. The FMU is handed
+ * fmi2DoStep(t, t_end - t) (CS), CVODE the stop time t_end (ME), and on success the current
+ * time becomes t_end exactly: a caller that computes every t_end from an integer count (ticks,
+ * or a step index) gets communication points that never drift, however many steps it takes
+ * (doc/fmu.md, "Where the FMU's time comes from"). Federates use this one.
  * @param in          NULL: inputs keep the values last set, held constant
- * @param t_reached   receives the time reached (t + h unless the model terminated early, or
+ * @param t_reached   receives the time reached (t_end unless the model terminated early, or
  *                    the last successful time on a discard); may be NULL
- * @return FMU_STEP_OK; FMU_STEP_TERMINATED (time reached < t + h possible; further steps are
- *         refused); FMU_STEP_EDISCARD (recoverable, see above); FMU_STEP_EUSAGE (h <= 0, bad
- *         inputs, terminated, or a discard not yet followed by a restore); FMU_STEP_EFMU.
+ * @return FMU_STEP_OK; FMU_STEP_TERMINATED (time reached < t_end possible; further steps are
+ *         refused); FMU_STEP_EDISCARD (recoverable, see above); FMU_STEP_EUSAGE (t_end not
+ *         after t or not finite, bad inputs, terminated, or a discard not yet followed by a
+ *         restore); FMU_STEP_EFMU.
+ */
+int fmu_step_to(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached);
+
+/**
+ * Advance by h > 0: fmu_step_to(s, t + h, ...). The sum t + h is taken in floating point at
+ * every call, so many calls drift off the grid (10^5 steps of 0.001 s end near 100.0000000001);
+ * for tests and one-off steps only.
+ * @return as fmu_step_to; FMU_STEP_EUSAGE when h <= 0 or not finite.
  */
 int fmu_step_do(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
 

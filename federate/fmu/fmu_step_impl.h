@@ -21,6 +21,7 @@ struct fmu_step {
     int need_restore;         /* a step was discarded: restore before the next step */
     int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
     fmu_me *me;               /* ME integrator, NULL for CS */
+    char who[128];            /* instance name, for the process guard's messages (fmu_guard.h) */
     char text[4096];          /* fmu_step_get_text's answer, valid until the next call */
 };
 
@@ -42,13 +43,14 @@ int fmu_step_check(fmu_step *s, fmi2Status st, const char *what);
 /* Co-simulation inputs at the current time (fmu_cs.c): values, and derivatives when the FMU
  * interpolates inputs. */
 int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in);
-/* Co-simulation step (fmu_cs.c). */
-int fmu_cs_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
+/* Co-simulation step from s->t to t_end > s->t (fmu_cs.c). */
+int fmu_cs_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached);
 
 /* Model exchange (fmu_me.c). fmu_me_new runs after fmi2ExitInitializationMode. */
 int fmu_me_new(fmu_step *s, const fmu_step_opts *o);
 void fmu_me_free(fmu_me *me);
-int fmu_me_step(fmu_step *s, double h, const fmu_inputs *in, double *t_reached);
+/* Model-exchange step from s->t to t_end > s->t, t_end CVODE's stop time. */
+int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached);
 /* Pending time event, for snapshots. */
 void fmu_me_get_event(const fmu_me *me, int *defined, double *t);
 void fmu_me_set_event(fmu_me *me, int defined, double t);

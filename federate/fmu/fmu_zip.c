@@ -412,7 +412,7 @@ static void remove_in_sigsafe(int dfd, int depth)
     }
 }
 
-static void on_signal(int sig)
+void fmu_zip_remove_live(void)
 {
     int saved = errno;
     for (int i = 0; i < ZIP_LIVE_SLOTS; i++) {
@@ -425,6 +425,13 @@ static void on_signal(int sig)
         rmdir(live_path[i]);
         live_used[i] = 0;
     }
+    errno = saved;
+}
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    fmu_zip_remove_live();
     /* End as the signal would have: the parent (tempo-run, a shell) sees the same status. */
     signal(sig, SIG_DFL);
     errno = saved;

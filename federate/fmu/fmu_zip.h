@@ -60,4 +60,11 @@ int fmu_zip_sweep(const char *tmpdir);
  */
 void fmu_zip_remove_on_signals(void);
 
+/**
+ * Remove every unpacked folder still registered (the ones fmu_zip_remove_on_signals would
+ * remove), with async-signal-safe calls only: for a process that ends without unloading its
+ * FMUs (federate/fmu/fmu_guard.c, an FMU that called exit() or crashed).
+ */
+void fmu_zip_remove_live(void);
+
 #endif /* TEMPO_FEDERATE_FMU_ZIP_H */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/libtempo/tempo.h"
 
 #define FMUFED_ERRLEN 2048 /* a buffer this size holds any message of this module */
 
@@ -119,6 +120,42 @@ typedef struct fmufed_all_opts {
  */
 int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *stats, char *err,
                    size_t errlen);
+
+/**
+ * Do two federates of the file name the same FMU (the same file, by its real path)? Their
+ * instances would share one library per process (each instance loads its own copy of the FMU's
+ * binary, but the libraries that copy uses, an embedded interpreter's for one, exist once), and
+ * threads would call into it at once: tempo-fmu --all and tempo-master --in-process then run
+ * the federates as tasks, on one thread, whatever --threads says (doc/inproc.md).
+ * @param why out: "federates A and B both load FMU" when 1, may be NULL
+ * @return 1 when two do, else 0
+ */
+int fmufed_all_shared_fmu(const fedfile *ff, char *why, size_t len);
+
+/**
+ * In process (fmufed_run_all): has a federate (or the master) of this process failed? Its
+ * peers then stop their start-up waits (joins, start synchronisation) at once instead of
+ * waiting out their timeout, and say they only followed (FMUFED_FOLLOWED). Thread-safe.
+ * @param who out: the federate that failed ("" when unknown), may be NULL
+ * @param len bytes of who
+ * @return 1 when one failed, else 0 (always 0 outside fmufed_run_all)
+ */
+int fmufed_abandoned(char *who, size_t len);
+
+/** Mark this process's in-process run as failed by federate `who` (the first call wins). */
+void fmufed_abandon(const char *who);
+
+/* The words a federate's message holds when it stopped only because another one of the
+ * process failed (fmufed_run_all then reports the other's). */
+#define FMUFED_FOLLOWED "stopped: federate"
+
+/**
+ * tp_sync for the start-up of an in-process federate: the same waits, in slices, that end
+ * early when fmufed_abandoned() says another federate of the process failed.
+ * @return a tp_sync code; TP_TIMEOUT after timeout_ms (< 0: none); *abandoned = 1 (and
+ *         TP_TIMEOUT) when the wait ended because of another federate's failure
+ */
+int fmufed_sync(tp_federate *tp, const char *label, int timeout_ms, int *abandoned);
 
 /* ---- the slave role of master methods (fmufed_slave.c, doc/master.md) ---------------------- */
 

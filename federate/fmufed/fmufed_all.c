@@ -4,11 +4,13 @@
  * tempo-fmu --federation FILE --all calls it; tempo-run starts that for "placement":
  * "in-process" or --in-process. Serves doc/inproc.md and doc/run.md. Read
  * federate/fmufed/fmufed.c (one federate) next. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "federate/config/fedfile_master.h"
@@ -27,10 +29,97 @@ typedef struct all_worker {
     int started;
 } all_worker;
 
+/* ---- a failure ends the others' start-up waits (fmufed_abandoned) ----------------------- */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_abandoned;   /* a federate of this process failed; under g_lock */
+static char g_who[128];   /* which one */
+#define SYNC_SLICE_MS 200 /* a start-up wait looks at g_abandoned this often */
+
+int fmufed_abandoned(char *who, size_t len)
+{
+    pthread_mutex_lock(&g_lock);
+    int a = g_abandoned;
+    if (who && len) snprintf(who, len, "%s", a ? g_who : "");
+    pthread_mutex_unlock(&g_lock);
+    return a;
+}
+
+void fmufed_abandon(const char *who)
+{
+    pthread_mutex_lock(&g_lock);
+    if (!g_abandoned) snprintf(g_who, sizeof g_who, "%s", who ? who : "");
+    g_abandoned = 1;
+    pthread_mutex_unlock(&g_lock);
+}
+
+static void abandon_reset(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_abandoned = 0;
+    g_who[0] = '\0';
+    pthread_mutex_unlock(&g_lock);
+}
+
+static long ms_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* One of tp_sync's two waits, in slices. */
+static int sync_wait(tp_federate *tp, const char *label, int timeout_ms, int announced,
+                     int *abandoned)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int rc = announced ? tp_wait_announced(tp, label, SYNC_SLICE_MS)
+                           : tp_wait_sync(tp, label, SYNC_SLICE_MS);
+        if (rc != TP_TIMEOUT) return rc;
+        if (fmufed_abandoned(NULL, 0)) {
+            *abandoned = 1;
+            return TP_TIMEOUT;
+        }
+        if (timeout_ms >= 0 && ms_since(&t0) >= timeout_ms) return TP_TIMEOUT;
+    }
+}
+
+int fmufed_sync(tp_federate *tp, const char *label, int timeout_ms, int *abandoned)
+{
+    *abandoned = 0;
+    int rc = sync_wait(tp, label, timeout_ms, 1, abandoned);
+    if (rc == TP_OK) rc = tp_achieve_sync(tp, label);
+    if (rc == TP_OK) rc = sync_wait(tp, label, timeout_ms, 0, abandoned);
+    return rc;
+}
+
+int fmufed_all_shared_fmu(const fedfile *ff, char *why, size_t len)
+{
+    for (size_t i = 0; i < ff->n_feds; i++) {
+        char a[PATH_MAX], b[PATH_MAX];
+        if (!ff->feds[i].fmu || !realpath(ff->feds[i].fmu, a)) continue;
+        for (size_t j = i + 1; j < ff->n_feds; j++) {
+            if (!ff->feds[j].fmu || !realpath(ff->feds[j].fmu, b) || strcmp(a, b)) continue;
+            if (why && len)
+                snprintf(why, len, "federates %s and %s both load %s", ff->feds[i].name,
+                         ff->feds[j].name, ff->feds[i].fmu);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the workers ------------------------------------------------------------------------- */
+
 static void *all_main(void *arg)
 {
     all_worker *w = arg;
     w->rc = fmufed_run(w->ff, w->ff->feds[w->idx].name, &w->o, &w->st, w->err, sizeof w->err);
+    /* its peers' start-up waits end now; a failure that only followed another's changes
+     * nothing (the first call wins) */
+    if (w->rc) fmufed_abandon(w->ff->feds[w->idx].name);
     return NULL;
 }
 
@@ -51,6 +140,7 @@ static void main_task_fn(void *arg)
 {
     main_task *m = arg;
     m->rc = m->ao->main_fn(m->ao->main_ctx, m->addr, m->err, sizeof m->err);
+    if (m->rc) fmufed_abandon("master");
 }
 
 /* FMUs that must not share a process with another instance of themselves are refused: this
@@ -102,6 +192,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         }
     int rc = check_once_per_process(ff, err, errlen);
     if (rc) return rc;
+    abandon_reset();
     /* One embedded RTI per run, named after the federation and this process. */
     char name[96], addr[128], why[512];
     snprintf(name, sizeof name, "%.60s-%ld", ff->federation, (long)getpid());
@@ -163,22 +254,29 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         free(mt);
     } else {
         mrc = ao->main_fn ? ao->main_fn(ao->main_ctx, addr, merr, sizeof merr) : 0;
+        if (mrc) fmufed_abandon("master");
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
     tp_inproc_stop(name, why, sizeof why); /* completes the federation log */
-    /* The first failure is the cause; "left the federation" of the others follows from it. */
+    /* The first failure is the cause; "left the federation" of the others follows from it,
+     * and so does a stop because another failed (FMUFED_FOLLOWED). */
     rc = FMUFED_OK;
-    if (mrc) { /* the master's failure is the cause of its slaves' */
+    if (mrc && !strstr(merr, FMUFED_FOLLOWED)) { /* the master's failure causes its slaves' */
         rc = FMUFED_ERTI;
         snprintf(err, errlen, "%s", merr);
     }
     for (int pass = 0; pass < 2 && rc == FMUFED_OK; pass++)
         for (size_t i = 0; i < ff->n_feds && rc == FMUFED_OK; i++)
-            if (w[i].rc && (pass || !strstr(w[i].err, "left the federation"))) {
+            if (w[i].rc && (pass || (!strstr(w[i].err, "left the federation") &&
+                                     !strstr(w[i].err, FMUFED_FOLLOWED)))) {
                 rc = w[i].rc;
                 snprintf(err, errlen, "%s", w[i].err);
             }
+    if (rc == FMUFED_OK && mrc) { /* only the master failed, after another's stop */
+        rc = FMUFED_ERTI;
+        snprintf(err, errlen, "%s", merr);
+    }
     for (size_t i = 0; stats && i < ff->n_feds; i++)
         stats[i] = w[i].st;
     free(w);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/fmu/fmu_guard.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/run/run_secret.h"
 
@@ -38,20 +39,6 @@ static void usage(FILE *f)
                "writes DIR/FEDERATE.csv. Exit status: 0 done, 1 the run failed, 2 usage.\n");
 }
 
-/* exit() called while the federate runs (fmufed_main): the process ends without its summary. */
-static volatile int running;
-static int exit_hooked;
-static char running_name[128];
-
-static void exit_during_run(void)
-{
-    if (running)
-        fprintf(stderr,
-                "tempo-fmu: %s: the process is ending in the middle of the run: exit() was "
-                "called (by the FMU or a library it uses), not by tempo-fmu\n",
-                running_name);
-}
-
 /* One line per report, flushed at once: tempo-run reads it through a pipe. */
 static void print_progress(void *ctx, double t)
 {
@@ -80,13 +67,23 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
         return 1;
     }
     g_end = ff->algo.end;
+    char why[FMUFED_ERRLEN];
+    if (!tasks && fmufed_all_shared_fmu(ff, why, sizeof why)) {
+        /* one library, several threads: not safe for every FMU (doc/inproc.md) */
+        fprintf(stderr, "tempo-fmu: %s: %s: they run as tasks on one thread, not as threads\n",
+                ff->federation, why);
+        tasks = 1, spin_us = 0;
+    }
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     fmufed_all_opts ao = {.opts = o,
                           .log_dir = log_dir,
                           .spin_us = spin_us,
                           .tasks = tasks,
                           .progress = o->quiet ? NULL : print_progress_named};
+    /* exit() or a crash inside an FMU: a failed run naming the federate (fmu_guard.h) */
+    fmu_guard_run(1, ff->federation);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, sizeof err) : FMUFED_ENOMEM;
+    fmu_guard_run(0, NULL);
     if (rc != FMUFED_OK) {
         fprintf(stderr, "tempo-fmu: %s\n", st ? err : "out of memory");
     } else if (!o->quiet) {
@@ -218,12 +215,11 @@ int fmufed_main(int argc, char **argv)
         o.progress_ctx = &end;
     }
     /* An FMU (or a library it uses) that calls exit() ends the process in the middle of the
-     * run: say so on stderr, so that tempo-run can report it as such (doc/run.md). */
-    snprintf(running_name, sizeof running_name, "%s", name);
-    if (!exit_hooked) exit_hooked = atexit(exit_during_run) == 0;
-    running = 1;
+     * run: the guard says so and makes the status 1 (fmu_guard.h, doc/run.md). */
+    fmu_guard_install("tempo-fmu");
+    fmu_guard_run(1, name);
     int rc = fmufed_run(ff, name, &o, &st, err, sizeof err);
-    running = 0;
+    fmu_guard_run(0, NULL);
     fedfile_free(ff);
     if (rc != FMUFED_OK) {
         /* fmufed_run's messages already name the federate (or the file when it is unknown). */

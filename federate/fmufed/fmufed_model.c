@@ -13,6 +13,7 @@
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/fmufed/fmufed_model.h"
+#include "federate/run/run_check.h"
 
 struct fmufed_model {
     const fedfile *ff;
@@ -88,17 +89,18 @@ static int step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_res
     fmufed_model *m = ctx;
     if (res) *res = (port_step_result){.t_reached = m->T};
     if (t_to <= m->T) return PORT_OK;
-    double h = peer_seconds(m->tick, t_to - m->T);
+    /* The FMU's time is the tick count converted, never a sum of step sizes (doc/fmu.md). */
     double reached = 0;
-    int rc = fmu_step_do(m->fmu, h, m->has_poly ? &m->poly : NULL, &reached);
+    int rc =
+        fmu_step_to(m->fmu, port_seconds(m->tick, t_to), m->has_poly ? &m->poly : NULL, &reached);
     m->has_poly = 0;
     if (rc == FMU_STEP_TERMINATED)
         return fail(m, PORT_TERMINATED, "the FMU terminated at %.9g s, before the end time",
                     reached);
     if (rc != FMU_STEP_OK)
         return fail(m, rc == FMU_STEP_EDISCARD ? PORT_EDISCARD : PORT_EFAIL,
-                    "step %.9g s -> %.9g s: %s: %s", m->T * m->tick, t_to * m->tick,
-                    fmu_step_strerror(rc), fmu_step_errmsg(m->fmu));
+                    "step %.9g s -> %.9g s: %s: %s", port_seconds(m->tick, m->T),
+                    port_seconds(m->tick, t_to), fmu_step_strerror(rc), fmu_step_errmsg(m->fmu));
     m->T = t_to;
     if (res) res->t_reached = t_to;
     if (y_sub) {
@@ -169,7 +171,7 @@ int fmufed_model_record_at(fmufed_model *m, int64_t t)
         }
     }
     char e[FMUFED_ERRLEN];
-    int rc = m->row(m->row_ctx, t, peer_seconds(m->tick, t), m->rec, m->rec_text, e, sizeof e);
+    int rc = m->row(m->row_ctx, t, port_seconds(m->tick, t), m->rec, m->rec_text, e, sizeof e);
     if (rc != PORT_OK) return fail(m, rc, "%s", e);
     return PORT_OK;
 }
@@ -273,9 +275,11 @@ static int open_fmu(fmufed_model *m)
     o.solver = fd->solver.method == FEDFILE_METHOD_ADAMS ? FMU_SOLVER_ADAMS : FMU_SOLVER_BDF;
     o.max_step = fd->solver.max_step;
     o.has_start = 1;
-    o.start_time = m->ff->algo.start;
+    /* Start and stop from the ticks, as every later time (doc/fmu.md): the file's seconds may
+     * differ from them by the rounding fedfile_load tolerates. */
+    o.start_time = port_seconds(m->tick, m->ff->algo.t_start);
     o.has_stop = !fedfile_is_master(m->ff) || fedfile_master_horizon(m->ff) == m->ff->algo.t_end;
-    o.stop_time = m->ff->algo.end;
+    o.stop_time = port_seconds(m->tick, m->ff->algo.t_end);
     o.n_params = np;
     o.param_names = names;
     o.param_values = (const char *const *)vals;
@@ -287,13 +291,19 @@ static int open_fmu(fmufed_model *m)
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
+        /* fmu_step_open's messages name the FMU file already, but for a bad option */
+        size_t pl = strlen(fd->fmu);
+        int named = !strncmp(e, fd->fmu, pl) && e[pl] == ':';
         rc =
-            fail(m, PORT_EFAIL, "%s: %s%s", fd->fmu, e,
+            fail(m, PORT_EFAIL, "%s%s%s%s", named ? "" : fd->fmu, named ? "" : ": ", e,
                  strong ? " (method \"strong\" evaluates the model: it needs model exchange)" : "");
         goto out;
     }
     size_t idx = (size_t)(fd - m->ff->feds);
-    if (fedfile_check_fmu(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != FEDFILE_OK)
+    /* The file against the FMU (variables, types, then values: min/max, subnormals), before
+     * the first step; tempo-run did the same before it started anything (doc/run.md). */
+    if (fedfile_check_fmu(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != FEDFILE_OK ||
+        run_check_params(m->ff, idx, fmu_step_md(m->fmu), e, sizeof e) != 0)
         rc = fail(m, PORT_EFAIL, "%s", e);
 out:
     for (size_t k = 0; vals && k < np; k++)

@@ -222,8 +222,12 @@ typedef struct slave_run {
     size_t q_head, q_n, q_cap;
     int granted; /* state 2: granted at T */
     tp_time T;
-    int end_seen; /* the end command is queued: the master may now leave */
-    int failed;   /* the master left early, or the RTI refused something */
+    int stepped;       /* a step succeeded: t_stepped holds the time it reached */
+    int64_t t_stepped; /* ticks: the end of the last successful step, what "done at" reports
+                          (an instant may lie before its steps' end: the hybrid's is at its
+                          first step's start plus one tick, doc/algorithms/hybrid.md) */
+    int end_seen;      /* the end command is queued: the master may now leave */
+    int failed;        /* the master left early, or the RTI refused something */
     char why[600];
     double *v, *out; /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
     int64_t *tv, *out_t;
@@ -481,7 +485,11 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     if (rc == TP_OK) rc = tp_wait_regulation_enabled(r->tp, timeout_ms);
     if (rc == TP_OK) rc = tp_enable_constrained(r->tp);
     if (rc == TP_OK) rc = tp_wait_constrained_enabled(r->tp, timeout_ms);
-    if (rc == TP_OK) rc = tp_sync(r->tp, "tempo-start", timeout_ms);
+    int abandoned = 0;
+    if (rc == TP_OK) rc = fmufed_sync(r->tp, "tempo-start", timeout_ms, &abandoned);
+    char who[128];
+    if (abandoned && fmufed_abandoned(who, sizeof who))
+        return sfail(r, FMUFED_ERTI, FMUFED_FOLLOWED " %s failed at its start", who[0] ? who : "?");
     if (rc != TP_OK)
         return sfail(r, FMUFED_ERTI, "setting up (declarations, time management, start): %s: %s",
                      tp_strerror(rc), tp_last_error(r->tp));
@@ -516,6 +524,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
             break;
         }
         st = s->ops->step(s->ctx, c->t, c->arg, r->out, &res);
+        if (st >= 0) r->stepped = 1, r->t_stepped = res.t_reached;
         nv = (size_t)res.n_sub_done * in->n_out;
         if (c->arg <= 1 && nv > in->n_out) nv = in->n_out;
         rep->event = res.event ? 1 : 0;
@@ -598,7 +607,7 @@ static int reply(slave_run *r, const msproto_reply *rep)
     int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
     if (rc != TP_OK)
         return sfail(r, FMUFED_ERTI, "reply to %s at %.9g s: %s: %s",
-                     msproto_kind_name((int)rep->kind), (double)r->T * r->ff->resolution,
+                     msproto_kind_name((int)rep->kind), port_seconds(r->ff->resolution, r->T),
                      tp_strerror(rc), tp_last_error(r->tp));
     r->st->updates++;
     return FMUFED_OK;
@@ -646,7 +655,9 @@ static int serve(slave_run *r)
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
-                r->st->t_final = (double)T * r->ff->resolution;
+                /* the end reached: the last step's (the steps before a close are committed) */
+                r->st->t_final = port_seconds(r->ff->resolution,
+                                              r->stepped && r->t_stepped > T ? r->t_stepped : T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
             }
@@ -691,6 +702,10 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     }
     rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
     if (rc) goto out;
+    if (opts && opts->progress) { /* a slave reports its progress as a peer does (doc/run.md) */
+        r.l->rec.progress = opts->progress;
+        r.l->rec.progress_ctx = opts->progress_ctx;
+    }
     r.timeout_ms = timeout_ms;
     if (ff->algo.kind == FEDFILE_ALG_HYBRID) { /* the slave-to-slave channel's bookkeeping */
         r.n_din = discrete_sources(ff, r.idx, &r.src, &r.src_k);

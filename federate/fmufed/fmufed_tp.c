@@ -428,6 +428,10 @@ static int wait_all_joined(fmufed_tp *c)
         if (rc < 0)
             return fmufed_fail(c, FMUFED_ERTI, "waiting for the others to join: %s: %s",
                                tp_strerror(rc), tp_last_error(c->tp));
+        char who[128];
+        if (fmufed_abandoned(who, sizeof who)) /* in process: another one failed */
+            return fmufed_fail(c, FMUFED_ERTI, FMUFED_FOLLOWED " %s failed at its start",
+                               who[0] ? who : "?");
         clock_gettime(CLOCK_MONOTONIC, &now);
         long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
         if (c->timeout_ms >= 0 && ms > c->timeout_ms) {
@@ -455,7 +459,12 @@ static int sync_point(fmufed_tp *c, const char *label)
             return fmufed_fail(c, FMUFED_ERTI, "registering sync point %s: %s: %s", label,
                                tp_strerror(rc), tp_last_error(c->tp));
     }
-    int rc = tp_sync(c->tp, label, c->timeout_ms);
+    int abandoned = 0;
+    int rc = fmufed_sync(c->tp, label, c->timeout_ms, &abandoned);
+    char who[128];
+    if (abandoned && fmufed_abandoned(who, sizeof who))
+        return fmufed_fail(c, FMUFED_ERTI, FMUFED_FOLLOWED " %s failed at its start",
+                           who[0] ? who : "?");
     if (rc == TP_TIMEOUT)
         return fmufed_fail(c, FMUFED_ERTI, "sync point %s not reached by all within %d ms", label,
                            c->timeout_ms);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/fmu/fmu_guard.h"
 #include "federate/fmu/fmu_info.h"
 #include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_zip.h"
@@ -172,6 +173,10 @@ int main(int argc, char **argv)
     /* SIGINT/SIGTERM/SIGHUP (Ctrl-C, tempo-run stopping its federates) remove the unpacked
      * FMU folders before the process ends (doc/fmu.md §1). */
     fmu_zip_remove_on_signals();
+    /* An FMU that calls exit() or crashes in the middle of the run is a failed run that names
+     * it (doc/robustness.md, "Faults inside an FMU"); installed before any other exit handler
+     * so that those run first. */
+    fmu_guard_install("tempo-fmu");
     /* Federate mode: its options are fmufed_main's (federate/fmufed/fmufed_cli.c). */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--federation")) return fmufed_main(argc, argv);
@@ -197,8 +202,12 @@ int main(int argc, char **argv)
         free(names), free(values);
         return 1;
     }
+    /* One row per write: a crash leaves whole rows behind (doc/robustness.md). */
+    setvbuf(out, NULL, _IOLBF, 0);
     char err[FMU_ERR_LEN];
+    fmu_guard_run(1, o.fmu_path);
     rc = fmu_sim_run(&o, out, err, sizeof err);
+    fmu_guard_run(0, NULL);
     if (err[0]) fprintf(stderr, "tempo-fmu: %s\n", err);
     if (out != stdout && fclose(out) != 0 && !rc) {
         fprintf(stderr, "tempo-fmu: --out %s: %s\n", out_path, strerror(errno));

@@ -10,6 +10,7 @@
 
 #include "federate/config/fedfile_master.h"
 #include "federate/run/results.h"
+#include "federate/run/run_check.h"
 
 typedef struct local_fed {
     master_local *ml;
@@ -62,7 +63,8 @@ static int clock_close(void *ctx, int64_t t)
 static void clock_note(void *ctx, const char *what, double v)
 {
     local_clock *c = ctx;
-    if (c->notes) fprintf(c->notes, "%.17g,%s,%.17g\n", (double)c->clk.last * c->tick, what, v);
+    if (c->notes)
+        fprintf(c->notes, "%.17g,%s,%.17g\n", port_seconds(c->tick, c->clk.last), what, v);
 }
 
 /* The fmu_slave's record hook: read the recorded variables, write the CSV row, call the hook. */
@@ -70,7 +72,7 @@ static int record_row(void *ctx, int64_t t)
 {
     local_fed *f = ctx;
     master_local *ml = f->ml;
-    double ts = (double)t * ml->ff->resolution;
+    double ts = port_seconds(ml->ff->resolution, t);
     if (f->n_rec && fmu_step_get_real(f->fmu, f->n_rec, f->rec_vr, f->rec_val) != FMU_STEP_OK)
         return -1;
     char e[RES_ERRLEN];
@@ -128,7 +130,7 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
                                                                             : FMU_SOLVER_BDF,
                         .max_step = fd->solver.max_step,
                         .has_start = 1,
-                        .start_time = ff->algo.start,
+                        .start_time = port_seconds(ff->resolution, ff->algo.t_start),
                         .n_params = fd->n_params,
                         .param_names = names,
                         .param_values = pv,
@@ -139,7 +141,8 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
     free(names), free(vals), free(pv);
     if (rc != FMU_STEP_OK)
         return fail(err, errlen, PORT_EFAIL, "federate %s: %s: %s", fd->name, fd->fmu, e);
-    if (fedfile_check_fmu(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != FEDFILE_OK)
+    if (fedfile_check_fmu(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != FEDFILE_OK ||
+        run_check_params(ff, j, fmu_step_md(ml->feds[j].fmu), e, sizeof e) != 0)
         return fail(err, errlen, PORT_EFAIL, "%s", e);
     return PORT_OK;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "federate/fmufed/fmufed.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
 
@@ -37,6 +38,7 @@ typedef struct rslave {
     tp_fed fed;            /* its federate handle (the join callback), 0 before */
     struct timespec heard; /* when this slave last replied, or its wait began (reply timeout) */
     char err[700];
+    char failed[700]; /* the first failure it reported (a reply with status < 0), "" none */
     port_slave_info info;
     long *out_state; /* info.out_state, from the hello reply */
 } rslave;
@@ -86,6 +88,8 @@ static void note(rslave *s, int st, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(s->err, sizeof s->err, fmt, ap);
         va_end(ap);
+        /* kept past the collect that clears the status: the failure report quotes it */
+        if (st < 0 && !s->failed[0]) snprintf(s->failed, sizeof s->failed, "%s", s->err);
     }
 }
 
@@ -546,6 +550,10 @@ static int wait_joined(ms_link *L, int timeout_ms, char *err, size_t errlen)
         if (rc < 0)
             return fail(err, errlen, PORT_ELOST, "waiting for the slaves to join: %s: %s",
                         tp_strerror(rc), tp_last_error(L->tp));
+        char who[128];
+        if (fmufed_abandoned(who, sizeof who)) /* in process: a slave failed at its start */
+            return fail(err, errlen, PORT_ELOST, FMUFED_FOLLOWED " %s failed at its start",
+                        who[0] ? who : "?");
         clock_gettime(CLOCK_MONOTONIC, &now);
         long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
         if (timeout_ms >= 0 && ms > timeout_ms) {
@@ -741,8 +749,9 @@ void ms_link_lost(const ms_link *l, char *out, size_t len)
     size_t n = 0;
     if (len) out[0] = '\0';
     for (size_t i = 0; i < l->n && n + 1 < len; i++) {
-        if (!l->s[i].lost) continue;
-        int w = snprintf(out + n, len - n, "%s%s", n ? "; " : "", l->s[i].err);
+        const char *why = l->s[i].lost ? l->s[i].err : l->s[i].failed;
+        if (!why[0]) continue;
+        int w = snprintf(out + n, len - n, "%s%s", n ? "; " : "", why);
         if (w < 0) break;
         n += (size_t)w;
     }

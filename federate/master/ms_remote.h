@@ -52,8 +52,9 @@ int ms_link_finish(ms_link *l, char *err, size_t errlen);
 void ms_link_free(ms_link *l);
 
 /**
- * Why slaves were lost: "slave NAME lost: REASON" for each, joined by "; " into out ("" when
- * none was lost), so that a failure report names the slave and the RTI's reason.
+ * Why slaves were lost or failed: "slave NAME lost: REASON" for each lost one, and the first
+ * failure each other one replied ("slave NAME: COMMAND: ITS MESSAGE"), joined by "; " into out
+ * ("" when none), so that a failure report names the slave and its own reason.
  */
 void ms_link_lost(const ms_link *l, char *out, size_t len);
 

@@ -13,6 +13,7 @@
 
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
+#include "federate/fmu/fmu_guard.h"
 #include "federate/fmu/fmu_slave.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/master/master_algos.h"
@@ -42,7 +43,7 @@ static const char usage_text[] =
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --reply-timeout MS a slave silent this long while it owes a reply is lost and the\n"
     "                     run stops naming it (default: the file's algorithm.reply_timeout,\n"
-    "                     else none)\n"
+    "                     else 30000)\n"
     "  --secret-file PATH the RTI's shared secret (default: TEMPO_SECRET,\n"
     "                     TEMPO_SECRET_FILE, the file's \"secret_file\"); settled and\n"
     "                     checked in every mode, --local included (a bad secret file\n"
@@ -51,6 +52,11 @@ static const char usage_text[] =
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
+
+/* The reply timeout when neither --reply-timeout nor the file's algorithm.reply_timeout
+ * gives one: long beside any step of the example FMUs (milliseconds), short enough that a
+ * stopped or hung slave ends the run instead of hanging it (doc/master.md). */
+#define MASTER_REPLY_TIMEOUT_MS 30000
 
 typedef struct margs {
     const char *file, *rti, *output, *secret_file;
@@ -164,7 +170,7 @@ static int notes_close(void *ctx, int64_t t)
 static void notes_note(void *ctx, const char *what, double v)
 {
     notes *n = ctx;
-    if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", (double)n->t * n->tick, what, v);
+    if (n->f) fprintf(n->f, "%.17g,%s,%.17g\n", port_seconds(n->tick, n->t), what, v);
     if (n->inner->note) n->inner->note(n->inner_ctx, what, v); /* distributed: the log */
 }
 static const port_master_ops notes_ops = {
@@ -265,6 +271,7 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     int reply_ms = a->reply_timeout_ms;
     if (!reply_ms && ff->algo.reply_timeout > 0)
         reply_ms = (int)(ff->algo.reply_timeout * 1000.0 + 0.5);
+    if (!reply_ms) reply_ms = MASTER_REPLY_TIMEOUT_MS; /* never wait for ever (doc/master.md) */
     int rc = ms_link_new(ff, a->rti, a->timeout_ms, reply_ms, &L, &m, err, errlen);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -310,13 +317,33 @@ static int master_main(void *ctx, const char *rti, char *err, size_t errlen)
     return rc;
 }
 
+static double g_end; /* --in-process: the end time every progress line names */
+
+/* --in-process: one progress line per report, naming the slave (ctx), as tempo-fmu --all
+ * prints them: tempo-run's display and watchdog read them (doc/run.md). */
+static void print_progress_named(void *ctx, double t)
+{
+    printf("progress %.17g %.17g %s\n", t, g_end, (const char *)ctx);
+    fflush(stdout);
+}
+
 static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t errlen)
 {
+    g_end = ff->algo.end;
     inproc_master m = {ff, *a};
     fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
+    int tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT;
+    char why[FMUFED_ERRLEN];
+    if (!tasks && fmufed_all_shared_fmu(ff, why, sizeof why)) {
+        /* one library, several threads: not safe for every FMU (doc/inproc.md) */
+        fprintf(stderr, "tempo-master: %s: %s: they run as tasks on one thread, not as threads\n",
+                ff->federation, why);
+        tasks = 1;
+    }
     fmufed_all_opts ao = {.opts = &o,
                           .log_dir = a->log_dir,
-                          .tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT,
+                          .tasks = tasks,
+                          .progress = a->quiet ? NULL : print_progress_named,
                           .main_fn = master_main,
                           .main_ctx = &m};
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
@@ -333,6 +360,9 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
 
 int main(int argc, char **argv)
 {
+    /* exit() or a crash inside a slave's FMU (--local, --in-process): a failed run naming
+     * it (fmu_guard.h); installed before any other exit handler so that those run first. */
+    fmu_guard_install("tempo-master");
     margs a = {.tasks = -1};
     int prc = parse(argc, argv, &a);
     if (prc) return prc < 0 ? 2 : 0;
@@ -349,6 +379,18 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
+    /* A program slave (a model in Python, doc/python.md) is a process of its own: it cannot
+     * be opened in this one. */
+    for (size_t i = 0; (a.local || a.in_process) && i < ff->n_feds; i++)
+        if (ff->feds[i].program) {
+            fprintf(stderr,
+                    "tempo-master: %s: federate %s is a program (%s): it runs only as its own "
+                    "process; run the file distributed (without %s)\n",
+                    ff->path, ff->feds[i].name, ff->feds[i].program,
+                    a.local ? "--local" : "--in-process");
+            fedfile_free(ff);
+            return 2;
+        }
     /* Every mode settles the secret as tempo-fmu and tempo-run do, so that one federation
      * file and environment are accepted or refused alike whichever way it runs (--local has
      * no RTI to hand it to, but a secret file others may read is refused all the same). */
@@ -358,13 +400,16 @@ int main(int argc, char **argv)
         return 2;
     }
     err[0] = '\0';
+    fmu_guard_run(1, ff->federation);
     if (a.in_process) {
         int irc = run_in_process(ff, &a, err, sizeof err);
+        fmu_guard_run(0, NULL);
         if (irc != FMUFED_OK) fprintf(stderr, "tempo-master: %s: %s\n", ff->federation, err);
         fedfile_free(ff);
         return irc == FMUFED_OK ? 0 : irc == FMUFED_EUSAGE ? 2 : 1;
     }
     int rc = a.local ? run_local(ff, &a, err, sizeof err) : run_remote(ff, &a, err, sizeof err);
+    fmu_guard_run(0, NULL);
     if (rc != PORT_OK)
         fprintf(stderr, "tempo-master: %s: %s%s%s\n", ff->federation, port_strerror(rc),
                 err[0] ? ": " : "", err);

@@ -28,10 +28,22 @@ char *res_format_double(double v, char *buf, size_t len)
  * Writer
  * ====================================================================================== */
 
+/* Bytes of rows the stream holds before they are written. The stream is given a buffer of
+ * this size and is flushed before a row that would not fit, so that every write(2) carries
+ * whole rows: a process that dies (an FMU's crash) leaves a CSV of whole rows, and an
+ * fflush from another thread (federate/fmu/fmu_guard.c) finds whole rows, since each row goes
+ * in by one fwrite, under the stream's lock (doc/robustness.md). */
+#define RES_BUF 65536
+
 struct res_writer {
     FILE *f;
-    char *path;    /* "<dir>/<fed>.csv" */
-    size_t n_vars; /* values per row, time excluded */
+    char *path;     /* "<dir>/<fed>.csv" */
+    size_t n_vars;  /* values per row, time excluded */
+    char *buf;      /* the stream's buffer, RES_BUF bytes (glibc ignores the size unless the
+                       buffer is given) */
+    char *row;      /* one row being formatted, grown as needed */
+    size_t row_cap; /* bytes of row */
+    size_t pending; /* bytes handed to f since its last flush, < RES_BUF unless one row is larger */
 };
 
 /* mkdir -p: create every missing component of dir. */
@@ -114,12 +126,18 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
         free(w);
         return rc;
     }
+    if ((w->buf = malloc(RES_BUF))) setvbuf(w->f, w->buf, _IOFBF, RES_BUF);
     fputs("time", w->f);
     for (size_t i = 0; i < n_vars; i++) {
         fputc(',', w->f);
         put_name(w->f, vars[i]);
     }
     if (fputc('\n', w->f) == EOF) {
+        rc = run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+        res_close(w, NULL, 0);
+        return rc;
+    }
+    if (fflush(w->f) != 0) { /* the header at once: a CSV is never left empty */
         rc = run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
         res_close(w, NULL, 0);
         return rc;
@@ -133,28 +151,56 @@ int res_write_row(res_writer *w, double time, const double *values, char *err, s
     return res_write_row_text(w, time, values, NULL, err, errlen);
 }
 
+/* Append n bytes to the row being formatted at *len. 0, or -1 out of memory. */
+static int row_put(res_writer *w, size_t *len, const char *p, size_t n)
+{
+    if (*len + n + 1 > w->row_cap) {
+        size_t cap = w->row_cap ? w->row_cap : 256;
+        while (*len + n + 1 > cap)
+            cap *= 2;
+        char *r = realloc(w->row, cap);
+        if (!r) return -1;
+        w->row = r, w->row_cap = cap;
+    }
+    memcpy(w->row + *len, p, n);
+    *len += n;
+    return 0;
+}
+
 int res_write_row_text(res_writer *w, double time, const double *values, const char *const *text,
                        char *err, size_t errlen)
 {
     char b[40];
     if (!w || (w->n_vars > 0 && !values))
         return run_fail(err, errlen, RES_EUSAGE, "res_write_row: NULL writer or values");
-    fputs(res_format_double(time, b, sizeof b), w->f);
-    for (size_t i = 0; i < w->n_vars; i++) {
-        fputc(',', w->f);
+    size_t len = 0;
+    const char *num = res_format_double(time, b, sizeof b);
+    int bad = row_put(w, &len, num, strlen(num));
+    for (size_t i = 0; !bad && i < w->n_vars; i++) {
+        bad |= row_put(w, &len, ",", 1);
         if (text && text[i]) {
-            fputc('"', w->f);
-            for (const char *c = text[i]; *c; c++) {
-                if (*c == '"') fputc('"', w->f);
-                fputc(*c, w->f);
+            bad |= row_put(w, &len, "\"", 1);
+            for (const char *c = text[i]; *c && !bad; c++) {
+                if (*c == '"') bad |= row_put(w, &len, "\"", 1);
+                bad |= row_put(w, &len, c, 1);
             }
-            fputc('"', w->f);
+            bad |= row_put(w, &len, "\"", 1);
             continue;
         }
-        fputs(res_format_double(values[i], b, sizeof b), w->f);
+        num = res_format_double(values[i], b, sizeof b);
+        bad |= row_put(w, &len, num, strlen(num));
     }
-    if (fputc('\n', w->f) == EOF || ferror(w->f))
+    bad |= row_put(w, &len, "\n", 1);
+    if (bad) return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", w->path);
+    /* whole rows per write (RES_BUF) */
+    if (w->pending + len > RES_BUF && w->pending > 0) {
+        if (fflush(w->f) != 0)
+            return run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+        w->pending = 0;
+    }
+    if (fwrite(w->row, 1, len, w->f) != len || ferror(w->f))
         return run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+    w->pending += len;
     return RES_OK;
 }
 
@@ -163,6 +209,7 @@ int res_flush(res_writer *w, char *err, size_t errlen)
     if (!w) return run_fail(err, errlen, RES_EUSAGE, "res_flush: NULL writer");
     if (fflush(w->f) != 0 || ferror(w->f))
         return run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+    w->pending = 0;
     return RES_OK;
 }
 
@@ -180,6 +227,8 @@ int res_close(res_writer *w, char *err, size_t errlen)
         rc = run_fail(err, errlen, RES_EIO, "%s: write or close failed: %s", w->path,
                       strerror(errno));
     free(w->path);
+    free(w->row);
+    free(w->buf); /* after fclose, which flushed it */
     free(w);
     return rc;
 }

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "federate/fmu/fmu_md.h"
+
 #define RUN_LOCK_NAME ".tempo-run.lock" /* file in the output folder that tempo-run locks */
 
 /**
@@ -30,6 +32,18 @@ struct fedfile;
  * @return 0, or -1 with err naming the federate, the object name and its length.
  */
 int run_check_names(const struct fedfile *ff, char *err, size_t errlen);
+
+/**
+ * Check the parameter values federate i of the file sets against its FMU's modelDescription,
+ * beyond their types (fedfile_check_fmu): a Real value must be a normal number or zero (a
+ * subnormal, below 2.2e-308 in magnitude, is refused: no model parameter means it, and an FMU's
+ * arithmetic on it is slow or flushed to zero), and every Real, Integer or Enumeration value
+ * must lie within the variable's min and max when the FMU declares them.
+ * @param md the FMU's description (fmu_load_md), not NULL
+ * @return 0, or -1 with err naming the file, the JSON path, the value and the bound.
+ */
+int run_check_params(const struct fedfile *ff, size_t i, const fmu_md *md, char *err,
+                     size_t errlen);
 
 /**
  * Lock the output folder for this run: an flock(2) on outdir/RUN_LOCK_NAME, held until *fd is

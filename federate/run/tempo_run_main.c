@@ -29,12 +29,16 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
-    "                 [--log DIR] [--watchdog S] [--in-process [--threads]|--distributed]\n"
+    "                 [--log DIR] [--watchdog S] [--reply-timeout S]\n"
+    "                 [--in-process [--threads]|--distributed]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
     "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
     "                 from the RTI's status (default 10; 0 = never)\n"
+    "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
+    "                 a reply ends the run naming it (default: the file's\n"
+    "                 algorithm.reply_timeout, else tempo-master's 30)\n"
     "  --output DIR   results folder (default: the file's \"output\")\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
@@ -85,6 +89,7 @@ typedef struct run_ctx {
     double last_progress;    /* now_s() of the last progress of any federate */
     int dumping;             /* > 0: the RTI's status lines are being echoed */
     double dump_until;       /* now_s() after which they are no longer echoed */
+    int inproc;              /* the federation runs in one process, its RTI inside it */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -122,7 +127,10 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
         double t, end;
         if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
             i = fed_index(c, name);
-            if (i >= 0) prog_update(c->pg, (size_t)i, t);
+            if (i < 0) return;
+            /* the watchdog's view too: progress of one federate of the process */
+            if (t > c->rep[i].progress_t) c->rep[i].progress_t = t, c->last_progress = now_s();
+            prog_update(c->pg, (size_t)i, t);
             return;
         }
         if (sscanf(line, "tempo-fmu: %127[^:]:", name) == 1 && (i = fed_index(c, name)) >= 0) {
@@ -157,7 +165,7 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
         fedfile_is_master(c->ff) && (!strcmp(child, MASTER_CHILD) || !strcmp(child, INPROC_CHILD));
     int all = !strcmp(child, INPROC_CHILD);
     if (c->verbose || (stream == SUP_STDERR && !c->quiet && (i >= 0 || master || all)) ||
-        (master && stream == SUP_STDOUT))
+        (master && stream == SUP_STDOUT && !c->quiet))
         fprintf(stderr, "[%s] %s\n", child, line);
 }
 
@@ -191,8 +199,9 @@ static void sibling(const char *prog_name, char *out, size_t len)
 }
 
 /* Every federate against its FMU before anything starts, so a bad file leaves nothing
- * running. Returns 0 or -1 with the reason in err. */
-static int check_fmus(const fedfile *ff, char *err, size_t errlen)
+ * running; in process (inproc), no FMU that must have a process of its own. Returns 0 or -1
+ * with the reason in err. */
+static int check_fmus(const fedfile *ff, int inproc, char *err, size_t errlen)
 {
     for (size_t i = 0; i < ff->n_feds; i++) {
         fmu_md *md = NULL;
@@ -204,8 +213,19 @@ static int check_fmus(const fedfile *ff, char *err, size_t errlen)
             return -1;
         }
         int rc = fedfile_check_fmu(ff, i, md, err, errlen);
+        if (rc == FEDFILE_OK && run_check_params(ff, i, md, err, errlen) != 0) rc = FEDFILE_ESCHEMA;
+        int once = md->cs.can_be_instantiated_only_once_per_process ||
+                   md->me.can_be_instantiated_only_once_per_process;
         fmu_md_free(md);
         if (rc != FEDFILE_OK) return -1;
+        if (inproc && once) { /* doc/inproc.md: refused rather than given a process */
+            snprintf(err, errlen,
+                     "%s: federate %s: its FMU %s says canBeInstantiatedOnlyOncePerProcess: it "
+                     "cannot run in process with the others; run the file distributed "
+                     "(--distributed, or \"placement\": \"processes\")",
+                     ff->path, ff->feds[i].name, ff->feds[i].fmu);
+            return -1;
+        }
     }
     if (fedfile_is_master(ff)) {
         fedfile_coupling *cp = NULL;
@@ -222,7 +242,8 @@ typedef struct run_args {
     int threads;   /* --threads: in process, federates as threads, not tasks */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
-    double watchdog_s; /* < 0: not given (default RUN_WATCHDOG_S) */
+    double watchdog_s;      /* < 0: not given (default RUN_WATCHDOG_S) */
+    double reply_timeout_s; /* < 0: not given (the file's, else tempo-master's default) */
 } run_args;
 
 #define RUN_WATCHDOG_S 10.0 /* default no-progress time before the RTI's status is shown */
@@ -250,7 +271,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->threads = 1;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
-                   !strcmp(s, "--log") || !strcmp(s, "--watchdog")) {
+                   !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
+                   !strcmp(s, "--reply-timeout")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -267,6 +289,17 @@ static int parse_args(int argc, char **argv, run_args *a)
                 a->watchdog_s = strtod(v, &end);
                 if (*end || end == v || !(a->watchdog_s >= 0) || a->watchdog_s > 1e6) {
                     fprintf(stderr, "tempo-run: --watchdog %s: expected seconds >= 0\n", v);
+                    return -1;
+                }
+            } else if (!strcmp(s, "--reply-timeout")) {
+                char *end;
+                a->reply_timeout_s = strtod(v, &end);
+                if (*end || end == v || !(a->reply_timeout_s >= 0.001) ||
+                    a->reply_timeout_s > 86400) {
+                    fprintf(stderr,
+                            "tempo-run: --reply-timeout %s: expected seconds, 0.001 to "
+                            "86400\n",
+                            v);
                     return -1;
                 }
             } else if (s[2] == 'r') {
@@ -489,6 +522,11 @@ static void watchdog(void *ctx)
         fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
                 c->rep[i].progress_t);
     fputc('\n', stderr);
+    if (c->inproc) { /* no tempo-rti to ask: the federation log has the story (doc/log.md) */
+        fprintf(stderr, "tempo-run: (the RTI runs inside the federation's process: record the "
+                        "run with --log DIR and read it with tempo-log explain)\n");
+        return;
+    }
     if (!c->rti_pid) {
         fprintf(stderr, "tempo-run: (the RTI is not tempo-run's: send it SIGUSR1 to see who waits "
                         "for whom)\n");
@@ -510,6 +548,55 @@ static int blames(const sup_child_info *who, const char *other)
             (!strcmp(other, MASTER_CHILD) && strstr(who->tail[k], "the master left before")))
             return 1;
     return 0;
+}
+
+/* The master (in[root]) reports a slave it lost ("slave X lost: ..."): when that slave's
+ * process did not fail itself (stopped, hung), it is the one at fault, not the master; say so
+ * and return 1, else 0. */
+static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size_t n, long root)
+{
+    for (size_t k = 0; k < in[root].n_tail; k++)
+        for (size_t i = 0; i < n; i++) {
+            char pat[300];
+            snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
+            const char *at = strstr(in[root].tail[k], pat);
+            if (!at || (long)i == root || fed_index(c, in[i].name) < 0 || in[i].state == SUP_EXITED)
+                continue;
+            const char *why = at + strlen(pat);
+            int len = (int)strlen(why), open = 0;
+            for (int j = 0; j < len; j++)
+                open += (why[j] == '(') - (why[j] == ')');
+            while (open < 0 && len > 0 && why[len - 1] == ')') /* the master's brackets */
+                len--, open++;
+            fprintf(stderr,
+                    "tempo-run: %s: failed: federate '%s' (pid %ld) stopped answering "
+                    "the master (stopped or hung): %.*s\n",
+                    c->ff->federation, in[i].name, (long)in[i].pid, len, why);
+            fprintf(stderr, "tempo-run:   master said: \"%s\"\n", in[root].tail[k]);
+            return 1;
+        }
+    return 0;
+}
+
+/* In process the child is the whole federation, and the master speaks for its slaves: their
+ * last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...", "slave NAME:
+ * ...") is the verdict, which names the federate at fault (fmufed_run_all and tempo-master
+ * report the cause, not the followers). */
+static void print_at_fault(const run_ctx *c, const sup_child_info *r)
+{
+    for (size_t kk = r->n_tail; kk > 0; kk--) {
+        size_t k = kk - 1;
+        for (size_t j = 0; j < c->ff->n_feds; j++) {
+            char p1[200], p2[200], p3[200];
+            snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
+            snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
+            snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3)) {
+                fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[j].name);
+                return;
+            }
+        }
+    }
 }
 
 /* After a failed run: the federate that failed first, with its own message quoted, then the
@@ -555,11 +642,15 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         free(in), free(bad);
         return;
     }
+    if (!strcmp(in[root].name, MASTER_CHILD) && report_stopped_slave(c, in, n, root)) {
+        free(in), free(bad);
+        return;
+    }
     const sup_child_info *r = &in[root];
     char sb[32];
     int called_exit = 0, others = 0;
     for (size_t k = 0; k < r->n_tail; k++)
-        called_exit |= strstr(r->tail[k], "exit() was called") != NULL;
+        called_exit |= strstr(r->tail[k], "was called (by the FMU or a library it uses") != NULL;
     for (size_t i = 0; i < n; i++)
         others += bad[i] && (long)i != root;
     fprintf(stderr, "tempo-run: %s: failed: child '%s' (pid %ld) ", c->ff->federation, r->name,
@@ -572,6 +663,7 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
         fprintf(stderr, " in the middle of the run, without its summary line: its FMU (or a "
                         "library it uses) called exit()");
     fprintf(stderr, "%s\n", others ? ", first (the others followed)" : "");
+    if (!strcmp(r->name, INPROC_CHILD) || !strcmp(r->name, MASTER_CHILD)) print_at_fault(c, r);
     /* its own words: the last lines it wrote on stderr */
     size_t from = r->n_tail > 3 ? r->n_tail - 3 : 0;
     for (size_t k = from; k < r->n_tail; k++)
@@ -633,17 +725,22 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                    .fail_grace_ms = RUN_FAIL_GRACE};
     int rc = sup_new(&s, &so, err, sizeof err);
     int inproc = a->placement ? a->placement > 0 : ff->in_process;
+    c.inproc = inproc;
+    char reply_ms[32] = ""; /* --reply-timeout for tempo-master, in ms */
+    if (a->reply_timeout_s > 0)
+        snprintf(reply_ms, sizeof reply_ms, "%ld", (long)(a->reply_timeout_s * 1000.0 + 0.5));
     if (rc == SUP_OK && inproc) {
         /* One process: tempo-fmu --all (tempo-master --in-process for a master method) runs
          * the RTI embedded and each federate a thread. */
         int master = fedfile_is_master(ff);
         sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[10] = {fmu_bin, "--federation", (char *)a->file,
+        char *argv[12] = {fmu_bin, "--federation", (char *)a->file,
                           master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (log) argv[k++] = "--log-dir", argv[k++] = (char *)log; /* the embedded RTI's */
-        if (master && a->quiet) argv[k++] = "--quiet";
+        /* never --quiet: the federates' summary lines tell that each one finished */
+        if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
@@ -683,10 +780,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
-        char *argv[10] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
+        char *argv[12] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
         int k = 5;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (a->quiet) argv[k++] = "--quiet";
+        if (reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = MASTER_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
@@ -696,8 +794,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     prog_free(c.pg);
     double wall = now_s() - t0;
     int status = 0;
-    /* a federate that ended with status 0 without its summary did not finish the run */
-    for (size_t i = 0; rc == SUP_OK && !fedfile_is_master(ff) && i < ff->n_feds; i++)
+    /* a federate (a slave of a master method too) that ended with status 0 without its
+     * summary did not finish the run */
+    for (size_t i = 0; rc == SUP_OK && i < ff->n_feds; i++)
         if (!rep[i].done) rc = SUP_ECHILD;
     if (rc == SUP_EINTR) {
         fprintf(stderr, "tempo-run: %s\n", err);
@@ -729,7 +828,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
 
 int main(int argc, char **argv)
 {
-    run_args a = {0};
+    run_args a = {.watchdog_s = -1, .reply_timeout_s = -1}; /* -1: not given, the defaults */
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 2 : 0;
     fedfile *ff = NULL;
@@ -748,6 +847,15 @@ int main(int argc, char **argv)
             fedfile_free(ff);
             return 2;
         }
+    if (a.reply_timeout_s > 0 && !fedfile_is_master(ff)) { /* as the file's key (fedfile.c) */
+        fprintf(stderr,
+                "tempo-run: %s: --reply-timeout goes with a method run by tempo-master "
+                "(doc/master.md); "
+                "method \"%s\" has no master\n",
+                a.file, fedfile_alg_name(ff->algo.kind));
+        fedfile_free(ff);
+        return 2;
+    }
     if (!inproc && a.threads) {
         fprintf(stderr,
                 "tempo-run: %s: --threads goes with an in-process placement (--in-process, or "
@@ -764,7 +872,7 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
-    if (check_fmus(ff, err, sizeof err) != 0) {
+    if (check_fmus(ff, inproc, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s\n", err);
         fedfile_free(ff);
         return 2;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tempo-run checks before it starts anything (doc/run.md "What it does"): a federate name the
-# RTI would refuse (128 bytes), a missing FOM file, an output path that is a file; each exits 2
-# at once naming the fault, with no process started, as does a name whose object name would
-# pass 127 bytes. A 120-byte name runs. Two runs into one
+# RTI would refuse (128 bytes), a missing FOM file, an output path that is a file, a parameter
+# outside its min/max or subnormal, an FMU whose modelDescription gives two parameters one
+# valueReference; each exits 2 at once naming the fault, with no process started, as does a
+# name whose object name would pass 127 bytes. A 120-byte name runs, so do parameters on
+# their bounds. Two runs into one
 # output folder: the second is refused naming the first's pid, the first completes.
 # Prints "N passed, N failed".
 set -u
@@ -72,6 +74,41 @@ refused "123-byte name, 128-byte object name" "$dir/obj.json" "would be named wi
 lv "$dir/ok120.json" "$n120"
 bin/tempo-run "$dir/ok120.json" --quiet --output "$dir/o120" >"$dir/o120.out" 2>&1
 check "a 120-byte name (125-byte object name) runs (exit $?)" test -s "$dir/o120/$n120.csv"
+
+# Values checked against the modelDescription before anything starts (doc/run.md): a parameter
+# outside the FMU's min/max or subnormal; and a modelDescription whose two parameters share a
+# valueReference (each with its start value: a clash, not an alias), refused by its reader.
+# clk FILE PARAMETERS-JSON [FMU]: two clock FMUs in a loop, the first with these parameters.
+clk() {
+  cat >"$1" <<EOT
+{
+  "federation": "pre",
+  "algorithm": { "method": "jacobi", "end": 1, "step": 0.1 },
+  "federates": [
+    { "name": "a", "fmu": "${3:-$fmus/clock_cs.fmu}", "parameters": $2,
+      "outputs": { "y": "A.y" }, "inputs": { "u": "B.y" } },
+    { "name": "b", "fmu": "$fmus/clock_cs.fmu", "outputs": { "y": "B.y" }, "inputs": { "u": "A.y" } }
+  ],
+  "output": "$dir/out"
+}
+EOT
+}
+clk "$dir/min.json" '{ "tau": 0 }'
+refused "a parameter below its min" "$dir/min.json" \
+  'federates[0].parameters["tau"]: 0 is below the variable'"'"'s min, 9.9999999999999995e-07'
+clk "$dir/max.json" '{ "tau": 2e6 }'
+refused "a parameter above its max" "$dir/max.json" 'parameters["tau"]: 2000000 is above the variable'"'"'s max, 1000000'
+clk "$dir/sub.json" '{ "x0": 1e-310 }'
+refused "a subnormal parameter" "$dir/sub.json" 'parameters["x0"]: 9.9999999999999694e-311 is subnormal'
+clk "$dir/edge.json" '{ "tau": 1e6, "x0": 2.2250738585072014e-308 }'
+bin/tempo-run "$dir/edge.json" --quiet --output "$dir/edge" >"$dir/edge.out" 2>&1
+check "a parameter on its max and the smallest normal run (exit $?)" test -s "$dir/edge/a.csv"
+mkdir -p "$dir/clash" && (cd "$dir/clash" && unzip -q "$fmus/clock_cs.fmu") &&
+  sed -i 's/name="x0" valueReference="1"/name="x0" valueReference="0"/' "$dir/clash/modelDescription.xml" &&
+  (cd "$dir/clash" && zip -qr ../clash.fmu .)
+check "the clashing FMU was made" grep -q 'name="x0" valueReference="0"' "$dir/clash/modelDescription.xml"
+clk "$dir/clash.json" '{ "x0": 1 }' "$dir/clash.fmu"
+refused "a valueReference clash" "$dir/clash.json" 'variable "x0" (parameter) has valueReference 0, as "tau"'
 
 # Two runs, one folder.
 lv "$dir/slow.json" prey "" 400

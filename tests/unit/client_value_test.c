@@ -114,6 +114,11 @@ static void test_names_and_time(void)
     CHECK(tp_time_from_seconds(NULL, 1e30) == TP_TIME_MAX, "saturates");
     CHECK(tp_time_from_seconds(NULL, NAN) == TP_NO_TIME, "NaN is no time");
     CHECK_NEAR(tp_time_to_seconds(NULL, 250000000), 0.25, 1e-15);
+    /* doc/time.md "Seconds from ticks": the nearest double to the decimal time, exactly. */
+    double s15 = tp_time_to_seconds(NULL, 15000000000ll),
+           s99 = tp_time_to_seconds(NULL, 99999000000ll);
+    CHECK(memcmp(&s15, &(double){15.0}, sizeof s15) == 0, "15e9 ns gave %.17g", s15);
+    CHECK(memcmp(&s99, &(double){99.999}, sizeof s99) == 0, "99.999e9 ns gave %.17g", s99);
     CHECK(isinf(tp_time_to_seconds(NULL, TP_TIME_MAX)), "infinity");
     /* Integer ticks make "the same instant" exact: 10 steps of 0.1 s equal 1 s. */
     tp_time t = 0;

@@ -373,6 +373,15 @@ static void test_program(void)
     expect_bad("{\"federation\": \"f\", \"algorithm\": {\"method\": \"gauss-seidel\", \"end\": 1, "
                "\"step\": 0.1}, \"federates\": [" PM "\"outputs\": {\"p\": \"M.p\"}}]}",
                FEDFILE_ESCHEMA, "federates[0].program: a program federate needs method", NULL);
+    /* A master method takes one: a slave that answers the master's commands (doc/python.md). */
+    write_file("prog_master.json",
+               "{\"federation\": \"f\", \"algorithm\": {\"method\": \"master-jacobi\", "
+               "\"end\": 1, \"step\": 0.1}, \"federates\": [" PM
+               "\"args\": [\"m:C\"], \"outputs\": {\"p\": \"M.p\"}}]}");
+    ff = NULL;
+    CHECK(load("prog_master.json", &ff) == FEDFILE_OK, "prog_master.json: %s", err);
+    if (ff) CHECK(ff->feds[0].program != NULL, "a program slave of a master method");
+    fedfile_free(ff);
 #undef PM
 }
 

@@ -181,6 +181,17 @@ static const struct {
      "valueReference=\"-3\"", ":10:"},
     {12, "<ScalarVariable name=\"h\" valueReference=\"2\"><Real/></ScalarVariable>",
      "duplicate name \"h\"", ":12:"},
+    /* Value references: an input on the parameter g's (both with a start) is a clash, named
+     * with both variables; a Real alias without a start is legal (FMI 2.0 §2.2.7). */
+    {18,
+     "<ScalarVariable name=\"f\" valueReference=\"4\" causality=\"input\"><Real start=\"0\"/>"
+     "</ScalarVariable>",
+     "variable \"f\" (input) has valueReference 4, as \"g\" (line 14, parameter)", ":18:"},
+    {12,
+     "<ScalarVariable name=\"v\" valueReference=\"4\" initial=\"exact\"><Real start=\"0\"/>"
+     "</ScalarVariable>",
+     "both have a start value", ":14:"},
+    {12, "<ScalarVariable name=\"v\" valueReference=\"0\"><Real/></ScalarVariable>", NULL, NULL},
     {11,
      "<ScalarVariable name=\"der(h)\" valueReference=\"1\"><Real derivative=\"99\"/>"
      "</ScalarVariable>",

@@ -615,8 +615,49 @@ static void test_states(void)
     fmu_step_close(s);
 }
 
+/* ---- Grid points handed on exactly (fmu_step_to, doc/fmu.md "Where the FMU's time comes
+ * from"): 10^5 steps of 1 ms to the stop time 100 s, each target n / 1000 (the nearest double
+ * to n ms, as a tick count converts), in both kinds. After every step the host's time and the
+ * clock FMU's own time (its output "clock") are that target, bit for bit, and the last step
+ * is accepted by an FMU that refuses a step past its stop time. ------------------------- */
+static int same(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void test_grid(void)
+{
+    for (fmu_kind kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        char path[] = "build/fmus/clock_me.fmu", err[FMU_ERR_LEN] = "";
+        if (kind == FMU_KIND_CS) memcpy(path + 17, "cs", 2);
+        fmu_step_opts o = {.kind = kind, .has_stop = 1, .stop_time = 100};
+        fmu_step *s = NULL;
+        CHECK(fmu_step_open(path, &o, &s, err, sizeof err) == FMU_STEP_OK, "%s: %s", path, err);
+        if (!s) continue;
+        fmi2ValueReference clk = vr_of(s, "clock");
+        long bad = 0;
+        for (long n = 1; n <= 100000; n++) {
+            double tn = (double)n / 1000.0, c = NAN;
+            int rc = fmu_step_to(s, tn, NULL, NULL);
+            if (rc == FMU_STEP_OK) rc = fmu_step_get_real(s, 1, &clk, &c);
+            if (rc != FMU_STEP_OK || !same(fmu_step_time(s), tn) || !same(c, tn)) {
+                CHECK(0, "%s step %ld to %.17g: %s, time %.17g, clock %.17g", kind_name[kind], n,
+                      tn, fmu_step_errmsg(s), fmu_step_time(s), c);
+                if (++bad > 3 || rc != FMU_STEP_OK) break;
+            }
+        }
+        CHECK(same(fmu_step_time(s), 100.0), "%s: ended at %.17g", kind_name[kind],
+              fmu_step_time(s));
+        /* Not ahead: refused, nothing changed. */
+        CHECK_INT_EQ(fmu_step_to(s, 100.0, NULL, NULL), FMU_STEP_EUSAGE);
+        CHECK_INT_EQ(fmu_step_to(s, NAN, NULL, NULL), FMU_STEP_EUSAGE);
+        fmu_step_close(s);
+    }
+}
+
 int main(void)
 {
+    test_grid();
     test_states();
     test_output_step();
     test_bounce_times();

@@ -124,6 +124,9 @@ static void test_md_errors(void)
         {"<ModelVariables><Float32 name=\"a\" valueReference=\"0\"/><Float32 name=\"a\" "
          "valueReference=\"1\"/></ModelVariables><ModelStructure/>",
          "duplicate name \"a\""},
+        {"<ModelVariables><Float64 name=\"a\" valueReference=\"4\"/><Int8 name=\"b\" "
+         "valueReference=\"4\"/></ModelVariables><ModelStructure/>",
+         "FMI 3.0 value references are unique"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char xml[2048], err[512] = "";

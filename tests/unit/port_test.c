@@ -1,7 +1,10 @@
-/* Tests of the port's own helpers (algorithms/port.h): status names, saturating tick sums,
+/* Tests of the port's own helpers (algorithms/port.h): status names, ticks to seconds,
+ * saturating tick sums,
  * the worst-status rule of port_sync over fake slaves, the working set port_frame_init sizes
  * and checks, the failure report of port_sync_report. doc/algorithms/port.md. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algorithms/port.h"
@@ -142,8 +145,34 @@ static void test_sync_report(void)
     CHECK_INT_EQ(port_sync_report(&m, NULL, "algo", "x", 0, 0, "", &failed, NULL, 0), PORT_OK);
 }
 
+/* port_seconds (doc/time.md "Seconds from ticks"): with whole ticks per second, the nearest
+ * double to the decimal time, against strtod of the decimal text as the independent reference;
+ * 15e9 ns is 15 exactly where 15e9 * 1e-9 is not; a tick of a minute multiplies. */
+static int same(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void test_seconds(void)
+{
+    CHECK(same(port_seconds(1e-9, 15000000000), 15.0), "15e9 ns");
+    CHECK(same(port_seconds(1e-9, 100000000000), 100.0), "1e11 ns");
+    CHECK(same(port_seconds(1e-9, 99999000000), 99.999), "99.999 s");
+    CHECK(same(port_seconds(60, 7), 420.0), "7 minutes");
+    long bad = 0;
+    for (int64_t n = 0; n <= 1000000; n += 7) {
+        char txt[32];
+        snprintf(txt, sizeof txt, "%lld.%03lld", (long long)(n / 1000), (long long)(n % 1000));
+        double ms = port_seconds(1e-3, n), ns = port_seconds(1e-9, n * 1000000);
+        if ((!same(ms, strtod(txt, NULL)) || !same(ns, ms)) && bad++ < 3)
+            CHECK(0, "%lld ms: %.17g, %.17g, want %s", (long long)n, ms, ns, txt);
+    }
+    CHECK_INT_EQ(bad, 0);
+}
+
 int main(void)
 {
+    test_seconds();
     CHECK_STR_EQ(port_strerror(PORT_OK), "ok");
     CHECK_STR_HAS(port_strerror(PORT_EDISCARD), "discarded");
     CHECK_STR_HAS(port_strerror(12345), "unknown");

@@ -93,13 +93,17 @@ typedef struct {
     /* Co-simulation only, may be NULL: the model's own fixed-step method. Called at the start
      * of each fmi2DoStep with the inputs at c->t; return 1 after advancing the states in c->r
      * over the whole step h (no events are looked for), or 0 to let the framework integrate
-     * (the osc_* slaves' forward-Euler variant, doc/example-fmus.md). */
+     * (the osc_* slaves' forward-Euler variant, doc/example-fmus.md), or -1 when the model
+     * fails the step (fmi2DoStep then returns fmi2Error and the instance is in error). */
     int (*cs_step)(fw_ctx *c, double h);
     /* May be NULL: the partial derivative d(unknown)/d(known) at c->t, states and inputs, for
      * fmi2GetDirectionalDerivative (providesDirectionalDerivative is then true in both kinds).
      * Return 0, or -1 when unknown is not an output or derivative, or known not an input or
      * state. Called after the outputs and derivatives are brought up to date. */
     int (*partial)(fw_ctx *c, unsigned unknown, unsigned known, double *value);
+    /* 1: the XML declares canBeInstantiatedOnlyOncePerProcess="true" (both kinds), for a
+     * model standing for an FMU that cannot share a process with another of its instances. */
+    int once_per_process;
 } fw_model;
 
 /** The model of this shared object (defined by the model's C file). */

@@ -166,7 +166,14 @@ static fmi2Status advance(fw_inst *in, double t_end)
     if (in->m->cs_step) { /* the model's own method, when it wants it */
         fw_eval_inputs(in, in->d->t);
         fw_ctx c = {.t = in->d->t, .r = in->r, .inst = in};
-        if (in->m->cs_step(&c, t_end - in->d->t)) {
+        int r = in->m->cs_step(&c, t_end - in->d->t);
+        if (r < 0) { /* the model failed the step: the instance is in error from here */
+            fw_log(in, fmi2Error, FW_LOG_ERROR, "fmi2DoStep: the model failed the step at t=%.17g",
+                   in->d->t);
+            in->d->mode = FW_ERROR;
+            return fmi2Error;
+        }
+        if (r) {
             in->d->t = t_end;
             in->d->steps++;
             fw_refresh(in);

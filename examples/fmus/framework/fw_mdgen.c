@@ -175,19 +175,20 @@ static void write_description(FILE *f, const fw_model *m, int cs)
             "  <CoSimulation modelIdentifier=\"%s\" needsExecutionTool=\"false\"\n"
             "    canHandleVariableCommunicationStepSize=\"true\" canInterpolateInputs=\"true\"\n"
             "    maxOutputDerivativeOrder=\"%d\" canRunAsynchronuously=\"false\"\n"
-            "    canBeInstantiatedOnlyOncePerProcess=\"false\" "
+            "    canBeInstantiatedOnlyOncePerProcess=\"%s\" "
             "canNotUseMemoryManagementFunctions=\"false\"\n"
             "    canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"true\" "
             "providesDirectionalDerivative=\"%s\"/>\n",
-            m->id, m->max_output_order, m->partial ? "true" : "false");
+            m->id, m->max_output_order, m->once_per_process ? "true" : "false",
+            m->partial ? "true" : "false");
     else
         fprintf(f,
                 "  <ModelExchange modelIdentifier=\"%s\" needsExecutionTool=\"false\"\n"
                 "    completedIntegratorStepNotNeeded=\"true\" "
-                "canBeInstantiatedOnlyOncePerProcess=\"false\"\n"
+                "canBeInstantiatedOnlyOncePerProcess=\"%s\"\n"
                 "    canNotUseMemoryManagementFunctions=\"false\" canGetAndSetFMUstate=\"true\"\n"
                 "    canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"%s\"/>\n",
-                m->id, m->partial ? "true" : "false");
+                m->id, m->once_per_process ? "true" : "false", m->partial ? "true" : "false");
     write_units(f, m);
     fputs("  <LogCategories>\n"
           "    <Category name=\"logEvents\" description=\"events and their handling\"/>\n"

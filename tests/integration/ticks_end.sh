@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Times from integer ticks (doc/fmu.md "Where the FMU's time comes from", doc/time.md "Seconds
+# from ticks"): long runs of small steps end exactly on the stop time under every method, and
+# the FMU is handed exactly the grid points. Two `clock` FMUs (build/fmus/clock_*.fmu: a lag
+# that outputs its own time as the host's calls set it) are coupled in a loop; each row of their
+# CSVs must carry the FMU's time equal to the row's time, digit for digit, and the last row must
+# be the end time. A time accumulated in floating point drifts: after 10^5 steps of 0.001 s it is
+# 99.999000000113, and the step to 100 "goes past the stop time".
+# Runs, in one process but for the last (the time arithmetic is the same in every placement:
+# the peers' model and the slaves' wrapper are shared by tempo-fmu, its slave role and
+# tempo-master):
+#   - 10^5 steps of 0.001 s and of 0.1 s: jacobi, jacobi-naive, gauss-seidel (tempo-fmu --all),
+#     master-jacobi, wr, semi-implicit, strong, hybrid, defect-control (tempo-master --local);
+#     balance and energy on the spring-mass example files (their FMUs have power ports);
+#   - 10^6 steps: jacobi of 0.001 s, master-jacobi of 0.1 s (one each: 10^6 steps take about
+#     10 s of CPU per run, so the other methods stay at 10^5);
+#   - variable steps: jacobi-de, f3ornits, hybrid and defect-control with step-size control:
+#     the last row is the end time;
+#   - distributed (tempo-run): jacobi and master-jacobi, 2000 steps of 0.001 s.
+# Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh ticks_end
+need ticks_end bin/tempo-fmu bin/tempo-master bin/tempo-run bin/tempo-rti build/fmus/clock_cs.fmu build/fmus/clock_me.fmu
+
+# clk FILE KIND ALGORITHM-JSON [EXTRA-FEDERATE-KEYS]: a and b, each input the other's output.
+clk() {
+  cat >"$1" <<EOT
+{
+  "federation": "ticks",
+  "algorithm": $3,
+  "solver": { "rtol": 1e-6, "atol": 1e-8 },
+  "federates": [
+    { "name": "a", "fmu": "$PWD/build/fmus/clock_$2.fmu", "parameters": { "x0": 1 },
+      "outputs": { "y": "A.y" }, "inputs": { "u": "B.y" }, "record": [ "clock", "y" ]${4:-} },
+    { "name": "b", "fmu": "$PWD/build/fmus/clock_$2.fmu",
+      "outputs": { "y": "B.y" }, "inputs": { "u": "A.y" }, "record": [ "clock", "y" ]${4:-} }
+  ],
+  "output": "$dir/out"
+}
+EOT
+}
+
+# ends_on NAME END [GRID [CSV...]]: the CSVs (default a and b) end on the row END exactly (as
+# %.17g prints it); with GRID "grid", every row's clock column equals its time column, text for
+# text.
+ends_on() {
+  local name=$1 end=$2 grid=${3:-} f last bad csvs=("$dir/out/a.csv" "$dir/out/b.csv")
+  [ $# -gt 3 ] && csvs=("${@:4}")
+  for f in "${csvs[@]}"; do
+    last=$(tail -n 1 "$f" | cut -d, -f1)
+    if [ "$last" != "$end" ]; then
+      ko "$name: $(basename "$f"): last row at t = '$last', not $end"
+      return
+    fi
+    if [ -n "$grid" ]; then
+      [ "$grid" = grid ] || continue
+      bad=$(awk -F, 'NR > 1 && $1 != $2 { print "row " NR ": time " $1 ", the FMU at " $2; exit }' "$f")
+      if [ -n "$bad" ]; then
+        ko "$name: $(basename "$f"): $bad"
+        return
+      fi
+    fi
+  done
+  ok
+}
+
+# run NAME PROGRAM-ARGS...: one run into $dir/out, its status checked.
+run() {
+  local name=$1
+  shift
+  rm -rf "$dir/out"
+  if ! timeout 300 "$@" >"$dir/run.out" 2>&1; then
+    ko "$name: $* failed: $(grep -v "^progress" "$dir/run.out" | tail -c 600)"
+    return 1
+  fi
+}
+
+peer() { run "$1" bin/tempo-fmu --federation "$dir/f.json" --all; }
+master() { run "$1" bin/tempo-master --federation "$dir/f.json" --local --quiet; }
+
+# 1. Fixed steps, 10^5 of them: 0.001 s to 100 s, 0.1 s to 10000 s.
+for spec in "0.001 100" "0.1 10000"; do
+  set -- $spec
+  h=$1 end=$2
+  for m in jacobi gauss-seidel; do
+    clk "$dir/f.json" cs "{ \"method\": \"$m\", \"end\": $end, \"step\": $h }"
+    peer "$m $h" && ends_on "$m, 10^5 steps of $h s" "$end" grid
+  done
+  clk "$dir/f.json" me "{ \"method\": \"jacobi-naive\", \"end\": $end, \"step\": $h }"
+  peer "jacobi-naive $h" && ends_on "jacobi-naive (model exchange), 10^5 steps of $h s" "$end" grid
+  clk "$dir/f.json" cs "{ \"method\": \"master-jacobi\", \"end\": $end, \"step\": $h }"
+  master "master-jacobi $h" && ends_on "master-jacobi, 10^5 steps of $h s" "$end" grid
+  clk "$dir/f.json" cs "{ \"method\": \"wr\", \"end\": $end, \"step\": $h, \"n_sub\": 1, \"tol\": 1e-6 }"
+  master "wr $h" && ends_on "wr, 10^5 steps of $h s" "$end" grid
+  clk "$dir/f.json" cs "{ \"method\": \"semi-implicit\", \"end\": $end, \"step\": $h }"
+  master "semi-implicit $h" && ends_on "semi-implicit, 10^5 steps of $h s" "$end" grid
+  clk "$dir/f.json" me "{ \"method\": \"strong\", \"end\": $end, \"step\": $h }"
+  master "strong $h" && ends_on "strong, 10^5 steps of $h s" "$end" grid
+  clk "$dir/f.json" me "{ \"method\": \"hybrid\", \"end\": $end, \"step\": $h, \"hybrid\": { \"h_min\": $h, \"h_max\": $h } }"
+  master "hybrid $h" && ends_on "hybrid (fixed), 10^5 steps of $h s" "$end" grid
+  clk "$dir/f.json" cs "{ \"method\": \"defect-control\", \"end\": $end, \"defect-control\": { \"h1\": $h, \"clip_end\": true } }"
+  master "defect-control $h" && ends_on "defect-control (fixed), 10^5 steps of $h s" "$end" grid
+done
+
+# 1b. Balance and energy need their power ports: the spring-mass example files, 10^5 steps of
+#     0.0002 s and 0.00075 s (solver tolerances relaxed to keep them cheap); the last rows.
+for spec in "springmass_balance.json 0.1 0.0002 20" "springmass_energy.json 0.2 0.00075 75"; do
+  set -- $spec
+  sed -e "s|\"step\": $2|\"step\": $3|" -e 's|"solver": {[^}]*}|"solver": { "rtol": 1e-6, "atol": 1e-8 }|' \
+    -e "s|\"\\.\\./build/|\"$PWD/build/|g" -e "s|\"output\": \"[^\"]*\"|\"output\": \"$dir/out\"|" \
+    "examples/$1" >"$dir/f.json"
+  master "$1" && ends_on "${1%%_*} ${1#*_}, 10^5 steps of $3 s" "$4" "" "$dir/out/spring.csv" "$dir/out/mass.csv"
+done
+
+# 2. 10^6 steps.
+clk "$dir/f.json" cs '{ "method": "jacobi", "end": 1000, "step": 0.001 }'
+peer "jacobi 10^6" && ends_on "jacobi, 10^6 steps of 0.001 s" 1000 grid
+clk "$dir/f.json" cs '{ "method": "master-jacobi", "end": 100000, "step": 0.1 }'
+master "master-jacobi 10^6" && ends_on "master-jacobi, 10^6 steps of 0.1 s" 100000 grid
+
+# 3. Variable steps: the end lands on the stop time (the FMU's time stays on the row's time).
+clk "$dir/f.json" cs '{ "method": "jacobi-de", "end": 100, "quantum": 1e-3, "h_min": 0.001, "h_max": 0.1 }'
+peer "jacobi-de" && ends_on "jacobi-de (variable)" 100 grid
+clk "$dir/f.json" cs '{ "method": "f3ornits", "end": 100, "f3ornits": { "dt_init": 0.001, "dt_max": 0.1 } }'
+master "f3ornits" && ends_on "f3ornits (variable)" 100 grid
+clk "$dir/f.json" me '{ "method": "hybrid", "end": 100, "step": 0.1, "hybrid": { "h_min": 0.001, "h_max": 0.1, "tol_d": 1e-4 } }'
+master "hybrid variable" && ends_on "hybrid (variable)" 100 grid
+clk "$dir/f.json" cs '{ "method": "defect-control", "end": 100, "defect-control": { "h1": 0.001, "tol": 1e-4, "h_max": 0.1, "clip_end": true } }'
+master "defect-control variable" && ends_on "defect-control (variable)" 100 grid
+
+# 4. Distributed (tempo-rti and one process per federate, the master's too): the same grid,
+#    over 2000 steps (a process per federate pays a round trip per step, and a drift shows at
+#    the tenth step already: 0.009000000000000001).
+for m in jacobi master-jacobi; do
+  clk "$dir/f.json" cs "{ \"method\": \"$m\", \"end\": 2, \"step\": 0.001 }"
+  run "$m distributed" bin/tempo-run "$dir/f.json" --distributed --quiet --timeout 120000 &&
+    ends_on "$m distributed, 2000 steps of 0.001 s" 2 grid
+done
+
+finish

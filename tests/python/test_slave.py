@@ -1,0 +1,126 @@
+"""A model written in Python as a slave of the master methods (tempo.slave, doc/python.md):
+examples/python/models.py's Integrator (z' = k u) fed by the dahlquist FMU (x' = -x/2) under
+master-jacobi, against the Jacobi recursion over the FMU's own recorded outputs, and under
+waveform relaxation (rollback, input polynomials, sub-steps), against the exact solution; a
+model that fails, and the modes that cannot host a program slave."""
+import json
+import math
+import stat
+import subprocess
+import sys
+
+import pytest
+
+import tempo
+from conftest import SOURCE
+
+
+def wrapper(tmp_path):
+    w = tmp_path / "slave"
+    w.write_text('#!/bin/sh\nexec "%s" "%s" "$@"\n'
+                 % (sys.executable, SOURCE / "examples/python/tempo_slave.py"))
+    w.chmod(w.stat().st_mode | stat.S_IXUSR)
+    return str(w)
+
+
+def federation(tmp_path, algorithm, model="models:Integrator"):
+    f = {
+        "federation": "pyslave",
+        "algorithm": algorithm,
+        "federates": [
+            {"name": "src", "fmu": str(SOURCE / "build/fmus/dahlquist_cs.fmu"),
+             "parameters": {"k": -0.5, "x0": 1}, "outputs": {"x": "Src.x"}, "record": ["x"]},
+            {"name": "integ", "program": wrapper(tmp_path), "args": [model, "k=2"],
+             "inputs": {"u": "Src.x"}, "outputs": {"z": "Integ.z"}},
+        ],
+        "output": str(tmp_path / "out"),
+    }
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(f))
+    return p
+
+
+def test_master_jacobi_python_slave(tmp_path):
+    h = 0.25
+    r = tempo.run(federation(tmp_path, {"method": "master-jacobi", "end": 2, "step": h}))
+    x, z = r["src"]["x"], r["integ"]["z"]
+    assert list(r["integ"].time) == [k * h for k in range(9)]
+    # Jacobi holds the input over a step: z_{n+1} = z_n + k h x_n, x_n the FMU's output at t_n
+    want = 0.0
+    for n in range(8):
+        assert z[n] == pytest.approx(want, rel=1e-13, abs=1e-15)
+        want += 2 * h * x[n]
+    assert z[8] == pytest.approx(want, rel=1e-13)
+
+
+def test_waveform_relaxation_python_slave(tmp_path):
+    alg = {"method": "wr", "end": 2, "step": 0.25, "tol": 1e-10, "max_iter": 50, "n_sub": 4}
+    r = tempo.run(federation(tmp_path, alg))
+    t, z = r["integ"].time, r["integ"]["z"]
+    assert len(t) == 9
+    for ti, zi in zip(t, z):  # z = 4 (1 - exp(-t/2)) once the iterations converge
+        assert zi == pytest.approx(4 * (1 - math.exp(-0.5 * ti)), abs=1e-8)
+
+
+def test_failing_model_is_reported(tmp_path):
+    bad = tmp_path / "badmodel.py"
+    bad.write_text("class Bad:\n    def __init__(self, p, i, o): pass\n"
+                   "    def outputs_now(self): return [0.0]\n"
+                   "    def advance(self, t, t_to, u): raise ArithmeticError('diverged at %g' % t)\n")
+    f = federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.5},
+                   str(bad) + ":Bad")
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(f, timeout=30)
+    assert e.value.status == 1 and "step at 0.5 s: slave integ: slave failed" in str(e.value)
+    # the slave says what its model raised, and tempo-run echoes it (without --quiet)
+    p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "[integ] tempo-slave: integ: command 2 at 0.5 s: ArithmeticError: diverged at 0" in p.stderr
+
+
+def test_one_process_modes_refuse_a_program_slave(tmp_path):
+    f = federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.5})
+    p = subprocess.run([tempo.program("tempo-master"), "--federation", str(f), "--local"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "federate integ is a program" in p.stderr
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(f, in_process=True)
+    assert e.value.status == 2 and "integ is a program" in e.value.stderr
+
+
+def test_jacobi_peer_equals_master_jacobi(tmp_path):
+    """The same model as a peer of fixed-step Jacobi gives the bytes of master-jacobi (the
+    same scheme, doc/master.md), the FMU's results included."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "p").mkdir()
+    tempo.run(federation(tmp_path / "m", {"method": "master-jacobi", "end": 2, "step": 0.25}),
+              output=tmp_path / "m" / "res")
+    peer = tempo.run(federation(tmp_path / "p", {"method": "jacobi", "end": 2, "step": 0.25}),
+                     output=tmp_path / "p" / "res")
+    for name in ("src", "integ"):
+        a = (tmp_path / "m" / "res" / (name + ".csv")).read_bytes()
+        assert a == (tmp_path / "p" / "res" / (name + ".csv")).read_bytes(), name
+    assert peer.summary["steps"] == (8, 8)
+
+
+def test_jacobi_naive_peer_lags_one_step(tmp_path):
+    """Naive Jacobi (lookahead = the step): the value computed at t_n is stamped t_n + h, so
+    z(n+1) = z(n) + k h x(n-1), x(-1) being the input's start value 0 (Fig. 4.4 of the Awais
+    thesis, doc/algorithms/jacobi.md)."""
+    h = 0.25
+    r = tempo.run(federation(tmp_path, {"method": "jacobi-naive", "end": 2, "step": h}))
+    x, z = r["src"]["x"], r["integ"]["z"]
+    want, prev = 0.0, 0.0
+    for n in range(8):
+        assert z[n] == pytest.approx(want, rel=1e-13, abs=1e-15)
+        want += 2 * h * prev
+        prev = x[n]
+    assert z[8] == pytest.approx(want, rel=1e-13)
+
+
+def test_methods_not_offered(tmp_path):
+    f = federation(tmp_path, {"method": "jacobi-de", "end": 2, "quantum": 0.1, "h_min": 0.01,
+                              "h_max": 0.5})
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(f)
+    assert "method jacobi-de: not offered for a Python model" in e.value.stderr + str(e.value)
