@@ -53,6 +53,8 @@ static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const
         if (!(trow[c] = strdup(f))) return snprintf(err, errlen, "%s: out of memory", path), -2;
         errno = 0;
         row[c] = strtod(f, &end);
+        if (!strcmp(f, "true") || !strcmp(f, "false")) /* a Boolean input's column */
+            row[c] = f[0] == 't', end = f + strlen(f);
         if (end == f || *end || errno == ERANGE || !isfinite(row[c]))
             return snprintf(err, errlen, "%s:%ld: column %zu (%s): \"%.40s\" is not a number", path,
                             lineno, c + 1, t->names[c], f),

@@ -375,9 +375,22 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
     const fmu_var *v = &s->f->md->vars[k];
     if ((rc = settable(s, v))) return rc;
     if (s->f->md->fmi3) {
-        /* An ME integrator restarts when a variable is set from outside after start. */
-        if (s->me && s->initialized) fmu_me_mark_restart(s->me, FMU_RESTART_SET);
-        return fmu_v3_set_text(s, v, value);
+        /* Model exchange after initialization: a discrete variable changes in event mode (an
+         * input event, FMI 3.0 §3.2), a continuous one restarts the integrator. */
+        if (!s->me || !s->initialized) return fmu_v3_set_text(s, v, value);
+        if (v->variability == FMU_V_CONTINUOUS) {
+            fmu_me_mark_restart(s->me, FMU_RESTART_SET);
+            return fmu_v3_set_text(s, v, value);
+        }
+        if (s->terminated || s->need_restore)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: %s", name, value,
+                                 s->terminated ? "the model has terminated"
+                                               : "a step was discarded: restore a state first");
+        if ((rc = fmu_me_input_event_begin(s))) return rc;
+        int set = fmu_v3_set_text(s, v, value);
+        if (set && s->broken) return set;
+        rc = fmu_me_input_event_end(s);
+        return set ? set : rc;
     }
     fmi2ValueReference vr = v->vr;
     fmu_fns *fn = &s->f->fn;

@@ -64,6 +64,11 @@ int fmu_me_note_set(fmu_me *me, size_t n, const fmi2ValueReference vr[], const d
 int fmu_me_set_inputs(fmu_step *s, const fmu_inputs *in);
 /* CS counterpart (fmu_cs.c). */
 int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in);
+/* FMI 3.0 model exchange: a discrete variable set from outside after initialization is an
+ * input event: begin enters event mode, end runs the event iteration (back in
+ * continuous-time mode) and restarts CVODE at the next step. */
+int fmu_me_input_event_begin(fmu_step *s);
+int fmu_me_input_event_end(fmu_step *s);
 /* Restarts done for this cause. */
 long fmu_me_restarts(const fmu_me *me, fmu_restart_cause cause);
 /* Derivatives of states (current time and states). */

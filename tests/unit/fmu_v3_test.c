@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "federate/fmu/fmu_md.h"
+#include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step.h"
 #include "tests/check.h"
 
@@ -297,8 +298,39 @@ static void test_same_bits(void)
     }
 }
 
+/* tempo-fmu --simulate with a CSV of typed inputs: held from row to row, integers exact to
+ * 64 bits, booleans as true/false; the change at t = 1 seen at t = 1 (set, then read), in
+ * model exchange through an input event. */
+static void test_sim_typed_inputs(void)
+{
+    const char *csv = "build/fmu-fixtures/ft3_in.csv";
+    FILE *f = fopen(csv, "w");
+    CHECK(f != NULL, "create %s", csv);
+    if (!f) return;
+    fputs("time,Int8_in,UInt64_in,Int64_in,Boolean_in,Float64_in\n"
+          "0,-128,0,-9223372036854775808,true,0\n"
+          "1,127,18446744073709551615,9223372036854775807,false,2\n",
+          f);
+    fclose(f);
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_sim_opts o = {.fmu_path = FT3, .input_csv = csv, .fopts = {.kind = (fmu_kind)kind}};
+        char err[FMU_ERR_LEN] = "", line[1024] = "", row1[1024] = "";
+        FILE *out = tmpfile();
+        if (!out) continue;
+        CHECK_INT_EQ(fmu_sim_run(&o, out, err, sizeof err), 0);
+        rewind(out);
+        while (fgets(line, sizeof line, out))
+            if (!strncmp(line, "1,", 2)) snprintf(row1, sizeof row1, "%s", line);
+        fclose(out);
+        /* time, Float32, Float64 (linear: 2 at t=1), Int8 ... UInt64, Boolean */
+        CHECK_STR_HAS(row1, "1,0.5,2,127,8,-16,16,-32,32,9223372036854775807,"
+                            "18446744073709551615,0,");
+    }
+}
+
 int main(void)
 {
+    test_sim_typed_inputs();
     test_md();
     test_md_errors();
     test_types();
