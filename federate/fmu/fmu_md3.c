@@ -96,6 +96,9 @@ static int dim_from_vr(md_ctx *c, const xmlNode *mv, const xmlNode *dim, unsigne
                        unsigned long *size)
 {
     for (const xmlNode *n = mv->children; n; n = n->next) {
+        /* A file of many arrays sized by many structural parameters must not cost n^2. */
+        if (++c->dim_work > MD_MAX_DIM_WORK)
+            return md_fail(c, dim, "too many dimensions given by valueReference");
         int t = n->type == XML_ELEMENT_NODE ? type_of(n) : -1;
         if (t < 0) continue;
         long x = -1;
@@ -141,40 +144,62 @@ static int parse_dims(md_ctx *c, const xmlNode *mv, const xmlNode *n, unsigned l
 
 /* ---- one variable ------------------------------------------------------------------------- */
 
-/* The i-th whitespace-separated token of s, copied (NULL when there are fewer). */
-static char *token(md_ctx *c, const char *s, size_t i)
+/* The next whitespace-separated token at *pos, copied, *pos moved past it (NULL at the end
+ * or on OOM: check c->oom). One pass over a start list for all its elements. */
+static char *next_token(md_ctx *c, const char **pos)
 {
-    for (;;) {
-        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-            s++;
-        if (!*s) return NULL;
-        size_t l = strcspn(s, " \t\n\r");
-        if (i-- == 0) {
-            char *t = malloc(l + 1);
-            if (!t) return c->oom = 1, NULL;
-            memcpy(t, s, l);
-            t[l] = '\0';
-            return t;
-        }
-        s += l;
-    }
+    const char *s = *pos;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    if (!*s) return NULL;
+    size_t l = strcspn(s, " \t\n\r");
+    char *t = malloc(l + 1);
+    if (!t) return c->oom = 1, NULL;
+    memcpy(t, s, l);
+    t[l] = '\0';
+    *pos = s + l;
+    return t;
 }
 
-/* Element e's start value from the start attribute (a list for an array) or, for String and
- * Binary, from the e-th <Start value=...> child (one child for every element, or a single
- * one for all). */
-static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, const char *list, size_t e)
+static size_t count_tokens(const char *s)
+{
+    size_t n = 0;
+    for (int in = 0; *s; s++) {
+        int sp = *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r';
+        n += !sp && !in;
+        in = !sp;
+    }
+    return n;
+}
+
+/* Where the start values of a variable's elements come from, walked once: the start list (one
+ * value for every element, or a single one for all) or, for String and Binary, the <Start
+ * value=...> children (likewise). */
+typedef struct {
+    const char *list, *pos;   /* the start attribute, NULL when absent; the next token */
+    size_t n_tok;             /* tokens in list */
+    const xmlNode *first, *s; /* the first <Start> child; the next one */
+    size_t n_start;           /* <Start> children */
+} start_walk;
+
+static void walk_init(start_walk *w, const xmlNode *n, const char *list)
+{
+    *w = (start_walk){.list = list, .pos = list, .n_tok = list ? count_tokens(list) : 0};
+    for (const xmlNode *s = n->children; s; s = s->next)
+        if (md_is_el(s, "Start")) {
+            if (!w->first) w->first = w->s = s;
+            w->n_start++;
+        }
+}
+
+/* Element e's start value (e counts up by one from 0 between calls). */
+static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, start_walk *w, size_t e)
 {
     if (v->type == FMU_T_STRING || v->type == FMU_T_BINARY) {
-        size_t k = 0, count = 0;
-        const xmlNode *pick = NULL, *first = NULL;
-        for (const xmlNode *s = n->children; s; s = s->next)
-            if (md_is_el(s, "Start")) {
-                if (!first) first = s;
-                if (k++ == e) pick = s;
-                count++;
+        const xmlNode *pick = w->n_start == 1 ? w->first : w->s;
+        if (w->s)
+            for (w->s = w->s->next; w->s && !md_is_el(w->s, "Start"); w->s = w->s->next) {
             }
-        if (!pick && count == 1) pick = first;
         if (!pick) return 0;
         v->start_str = md_attr(c, pick, "value");
         if (c->oom) return -2;
@@ -188,13 +213,9 @@ static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, const char *li
         }
         return 0;
     }
-    if (!list) return 0;
-    char *t = token(c, list, e);
-    if (c->oom) return -2;
-    char *second = !t && e > 0 ? token(c, list, 1) : NULL;
-    if (c->oom) return -2;
-    if (!t && e > 0 && !second) t = token(c, list, 0); /* a single value for every element */
-    free(second);
+    if (!w->list) return 0;
+    const char *one = w->list;
+    char *t = w->n_tok == 1 ? next_token(c, &one) : next_token(c, &w->pos);
     if (c->oom) return -2;
     if (!t)
         return md_fail(c, n, "variable \"%.80s\": start has no value for element %zu", v->name,
@@ -338,6 +359,8 @@ static int add_variable(md_ctx *c, const xmlNode *mv, const xmlNode *n, int type
     if (!grown) return free(name), free(list), c->oom = 1, -2;
     md->vars = grown;
     memset(md->vars + md->n_vars, 0, count * sizeof *md->vars);
+    start_walk walk;
+    walk_init(&walk, n, list);
     rc = 0;
     for (size_t e = 0; !rc && e < count; e++) {
         fmu_var *v = &md->vars[md->n_vars++];
@@ -346,7 +369,7 @@ static int add_variable(md_ctx *c, const xmlNode *mv, const xmlNode *n, int type
         if (!rc && (rc = var_attrs(c, n, v, type))) break;
         v->elem = e;
         v->n_elems = nd ? count : 0;
-        rc = element_start(c, n, v, list, e);
+        rc = element_start(c, n, v, &walk, e);
     }
     if (!rc) {
         const fmu_var *v = &md->vars[md->n_vars - 1];

@@ -12,6 +12,7 @@
 #define MD_MAX_VARS       1000000 /* variables, array elements counted one by one */
 #define MD_MAX_DEPS       1000000 /* dependencies of one Unknown */
 #define MD_MAX_INDICATORS 1000000
+#define MD_MAX_DIM_WORK   50000000 /* variables visited in all to find dimension sizes */
 
 typedef struct {
     fmu_md *md;
@@ -19,6 +20,7 @@ typedef struct {
     size_t errlen;
     int oom;                 /* an allocation failed: the result is -2 whatever else happened */
     const xmlNode *typedefs; /* FMI 3.0 TypeDefinitions, NULL when absent */
+    size_t dim_work;         /* FMI 3.0: variables visited to size dimensions (bounded) */
 } md_ctx;
 
 /* Writes "modelDescription.xml:LINE: <element>: message" into c->err; returns -1. */
