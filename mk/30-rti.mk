@@ -32,6 +32,8 @@ rti_hostile_test_LIBS := client proto fom
 # resident size against doc/rti.md's formula.
 INTEG_TESTS += tests/integration/rti_quota_test
 rti_quota_test_LIBS := proto fom
+# In the quick tier, `make check`: the refusals and the federation log of a real RTI.
+CHECK_TESTS += tests/integration/rti_refusals_test tests/integration/rti_flog_test
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs

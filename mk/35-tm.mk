@@ -17,6 +17,9 @@ tm_stall_test_LIBS := tm proto
 
 INTEG_TESTS += tests/integration/tm_patterns_test
 tm_patterns_test_LIBS := client proto fom
+CHECK_TESTS += tests/integration/tm_patterns_test
 
 BENCHES += tests/bench/bench_tm
 bench_tm_LIBS := tm client proto fom
+UNIT_TESTS += tests/unit/tm_ckpt_test
+tm_ckpt_test_LIBS := tm proto

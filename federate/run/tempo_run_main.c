@@ -25,12 +25,13 @@
 #include "federate/run/run_check.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
+#include "rti/proto/outfile.h"
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
     "                 [--log DIR] [--watchdog S] [--reply-timeout S]\n"
-    "                 [--in-process [--threads]|--distributed]\n"
+    "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
@@ -39,7 +40,10 @@ static const char usage_text[] =
     "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
     "                 a reply ends the run naming it (default: the file's\n"
     "                 algorithm.reply_timeout, else tempo-master's 30)\n"
-    "  --output DIR   results folder (default: the file's \"output\")\n"
+    "  --output DIR   results folder (default: the file's \"output\"); made private when\n"
+    "                 missing, refused when anyone may write it\n"
+    "  --file-mode MODE  permission bits of every file the run writes (CSVs, plot, logs;\n"
+    "                 default 600, folders 700; e.g. 644); also TEMPO_FILE_MODE\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
     "  --verbose      echo every federate's output lines, prefixed with its name\n"
@@ -272,7 +276,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
                    !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
-                   !strcmp(s, "--reply-timeout")) {
+                   !strcmp(s, "--reply-timeout") || !strcmp(s, "--file-mode")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -284,6 +288,14 @@ static int parse_args(int argc, char **argv, run_args *a)
                 a->secret_file = v;
             } else if (!strcmp(s, "--log")) {
                 a->log = v;
+            } else if (!strcmp(s, "--file-mode")) {
+                unsigned mode;
+                char e[200];
+                if (outfile_parse_mode(v, &mode, e, sizeof e) != 0) {
+                    fprintf(stderr, "tempo-run: --file-mode: %s\n", e);
+                    return -1;
+                }
+                setenv(OUTFILE_ENV, v, 1); /* this process and every child read it */
             } else if (!strcmp(s, "--watchdog")) {
                 char *end;
                 a->watchdog_s = strtod(v, &end);
@@ -331,28 +343,6 @@ static int parse_args(int argc, char **argv, run_args *a)
         return -1;
     }
     return 0;
-}
-
-/* mkdir -p: create @p dir and its missing parents. 0, or -1 with the reason in err. */
-static int mkdir_p(const char *dir, char *err, size_t errlen)
-{
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
-        snprintf(err, errlen, "%.900s...: path too long", dir);
-        return -1;
-    }
-    for (char *q = p + 1;; q++) {
-        int end = *q == '\0';
-        if (*q == '/' || end) {
-            *q = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %.900s: %s", p, strerror(errno));
-                return -1;
-            }
-            if (end) return 0;
-            *q = '/';
-        }
-    }
 }
 
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
@@ -702,7 +692,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(rep);
         return 2;
     }
-    if (log && mkdir_p(log, err, sizeof err) != 0) {
+    if (log && outfile_mkdirs(log, err, sizeof err) != 0) { /* private, like the logs in it */
         fprintf(stderr, "tempo-run: log folder: %s\n", err);
         free(rep);
         return 2;
@@ -888,13 +878,18 @@ int main(int argc, char **argv)
     if (a.verbose) fprintf(stderr, "tempo-run: shared secret: %s\n", src);
     const char *outdir = a.output ? a.output : ff->output;
     int lock_fd = -1; /* held until exit: no second run writes into this folder meanwhile */
-    if (run_check_names(ff, err, sizeof err) != 0 ||
+    char warn[1200];
+    unsigned mode;
+    if (outfile_mode(&mode, err, sizeof err) != 0 || run_check_names(ff, err, sizeof err) != 0 ||
         run_check_files(ff->fom, outdir, err, sizeof err) != 0 ||
+        run_check_outputs(ff, outdir, fedfile_is_master(ff), warn, sizeof warn, err, sizeof err) !=
+            0 ||
         run_lock_output(outdir, &lock_fd, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
         fedfile_free(ff);
         return 2;
     }
+    if (warn[0]) fprintf(stderr, "tempo-run: warning: %s\n", warn);
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     rc = run(ff, &a, outdir);

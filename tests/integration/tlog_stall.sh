@@ -33,16 +33,25 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 kill -STOP "$prod"
-sleep 2.5 # the consumer's last TAR stays pending; the RTI writes its "rti alive" note
 log=$(ls "$dir"/a/logs/*.tlog 2>/dev/null | head -n 1)
 check "A: one log" test -n "$log"
 log=${log:-/dev/null}
-bin/tempo-log explain "$log" >"$dir/a/explain" 2>&1
+# the consumer's last TAR stays pending; the RTI's "rti alive" notes (one a second without
+# records) carry the log's end on: wait until explain measures the wait at 1 s or more (10 s
+# at most)
+pending_s() {
+  sed -n "s/.*consumer's request is record #[0-9]*, pending for \([0-9.]*\) s.*/\1/p" "$dir/a/explain"
+}
+for _ in $(seq 100); do
+  bin/tempo-log explain "$log" >"$dir/a/explain" 2>&1
+  awk -v p="$(pending_s)" 'BEGIN { exit !(p != "" && p >= 1.0) }' && break
+  sleep 0.1
+done
 check "A: explain says the RTI still runs" has "$dir/a/explain" "the RTI still runs"
 check "A: the consumer waits in TAR, in seconds" \
   grep -qE '^  consumer waits in TAR\([0-9.e+]+ s\) at t=[0-9.e+]+ s with GALT' "$dir/a/explain"
 # the pending time is measured to the last record, which the RTI's alive note keeps fresh
-pend=$(sed -n "s/.*consumer's request is record #[0-9]*, pending for \([0-9.]*\) s.*/\1/p" "$dir/a/explain")
+pend=$(pending_s)
 check "A: pending for at least 1 s (got '${pend:-}')" \
   python3 -c "import sys; sys.exit(0 if float('${pend:-0}') >= 1.0 else 1)"
 bin/tempo-log trace "$log" >"$dir/a/trace.json" 2>"$dir/a/trace.err"
@@ -124,8 +133,12 @@ sys.exit(0 if body and all(r['federate']=='producer' or r.get('decision',{}).get
 kill -KILL "$RTI_PID"
 wait "$RTI_PID" 2>/dev/null
 RTI_PID=""
-sleep 2.1
-bin/tempo-log show "$log" --kind JOIN >"$dir/a/show" 2>&1
+# a log whose last record is 2 s old (twice the alive period) ends abruptly: wait for that
+for _ in $(seq 50); do
+  bin/tempo-log show "$log" --kind JOIN >"$dir/a/show" 2>&1
+  has "$dir/a/show" "the RTI stopped abruptly" && break
+  sleep 0.1
+done
 check "A: show: the RTI stopped abruptly" has "$dir/a/show" "the RTI stopped abruptly (killed or crashed) at about"
 bin/tempo-log explain "$log" >"$dir/a/explain2" 2>&1
 check "A: explain: the RTI stopped abruptly" has "$dir/a/explain2" "the log ends without the RTI's closing record"
@@ -167,9 +180,9 @@ for _ in $(seq 600); do
 done
 check "B: tempo-run started predator" test -n "$pred"
 [ -n "$pred" ] && kill -STOP "$pred"
-sleep 1.5
 log=$(ls "$dir"/b/logs/*.tlog 2>/dev/null | head -n 1)
-# the dump and the explanation, retried for a while (the machine may be slow)
+# the dump and the explanation, retried until both say so (10 s at most: prey's polls must
+# first pile up without progress, and the machine may be slow)
 ok_dump=0
 ok_explain=0
 for _ in $(seq 20); do

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "federate/fmu/fmu_md.h"
 #include "federate/fmu/fmu_sim.h"
@@ -303,7 +305,9 @@ static void test_same_bits(void)
  * model exchange through an input event. */
 static void test_sim_typed_inputs(void)
 {
-    const char *csv = "build/fmu-fixtures/ft3_in.csv";
+    /* A name of this run's own: release and sanitized runs may go at once. */
+    char csv[96];
+    snprintf(csv, sizeof csv, "build/fmu-fixtures/fmu_v3_test.%ld.csv", (long)getpid());
     FILE *f = fopen(csv, "w");
     CHECK(f != NULL, "create %s", csv);
     if (!f) return;
@@ -326,10 +330,12 @@ static void test_sim_typed_inputs(void)
         CHECK_STR_HAS(row1, "1,0.5,2,127,8,-16,16,-32,32,9223372036854775807,"
                             "18446744073709551615,0,");
     }
+    remove(csv);
 }
 
 int main(void)
 {
+    mkdir("build/fmu-fixtures", 0755);
     test_sim_typed_inputs();
     test_md();
     test_md_errors();
