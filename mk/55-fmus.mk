@@ -51,8 +51,7 @@ EXAMPLE_FMUS := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(F
 # binaries/x86_64-linux/, with an FMI 3.0 modelDescription.xml. A federation file runs them
 # unchanged but for the paths (tests/integration/fmi3_test.sh).
 EXAMPLE_FMUS3 := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/fmi3/$(m)_$(k).fmu))
-EXAMPLE_FMUS += $(EXAMPLE_FMUS3)
-EXTRA_ALL += $(EXAMPLE_FMUS)
+EXTRA_ALL += $(EXAMPLE_FMUS) $(EXAMPLE_FMUS3)
 
 $(FMU_DIR)/obj/%.o: examples/fmus/%.c
 	@mkdir -p $(@D)
@@ -118,11 +117,12 @@ $(FMU_DIR)/fmi3/feedthrough3.fmu: $(FMU_DIR)/so/feedthrough3.so examples/fmus3/m
 	cp examples/fmus3/modelDescription.xml $(FMU_DIR)/stage3/feedthrough3/
 	cp $< $(FMU_DIR)/stage3/feedthrough3/binaries/x86_64-linux/feedthrough3.so
 	cd $(FMU_DIR)/stage3/feedthrough3 && zip -q -X -r ../../fmi3/feedthrough3.fmu modelDescription.xml binaries
-EXAMPLE_FMUS += $(FMU_DIR)/fmi3/feedthrough3.fmu
+EXAMPLE_FMUS3 += $(FMU_DIR)/fmi3/feedthrough3.fmu
+EXTRA_ALL += $(FMU_DIR)/fmi3/feedthrough3.fmu
 INTEG_SCRIPTS += tests/integration/fmi3_examples.sh
 
 .PHONY: fmus
-fmus: $(EXAMPLE_FMUS)
+fmus: $(EXAMPLE_FMUS) $(EXAMPLE_FMUS3)
 
 # The framework's own tests: they dlopen each built model directly (no Tempo loader).
 # fmus_framework_test checks the .fmu layout, the XML against the binary and the numbers
