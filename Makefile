@@ -53,6 +53,16 @@ if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
     $(DEPS_DEBS) >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
 fi
 endef
+# The browser the live view's test drives (tests/integration/live_test.sh, doc/live.md): about
+# 300 MB with its libraries, so a plain `make` does not install it; `make deps` and `make test` do.
+TEST_DEBS := chromium
+define TEST_DEPS_INSTALL
+if ! command -v chromium >/dev/null 2>&1; then \
+  echo "make: installing the tests' Debian packages: $(TEST_DEBS)"; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    $(TEST_DEBS) >/dev/null || { echo "make: apt-get failed (are you root?)"; exit 1; }; \
+fi
+endef
 # Goals that need no package: they neither install nor read build/config.mk.
 NO_CONFIG_GOALS := clean help uninstall deps
 CONFIG_MK := build/config.mk
@@ -134,6 +144,7 @@ all: $(O)/.built-all
 
 deps:
 	@$(DEPS_INSTALL)
+	@$(TEST_DEPS_INSTALL)
 
 objs = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -249,6 +260,7 @@ CHECK_INTEG := $(filter $(patsubst tests/%,$(O)/tests/%,$(CHECK_TESTS)),$(INTEG_
 $(foreach t,$(CHECK_TESTS),$(if $(filter $(t),$(INTEG_TESTS) $(INTEG_SCRIPTS)),,\
   $(error CHECK_TESTS names "$(t)", which no INTEG_TESTS or INTEG_SCRIPTS line adds)))
 test: all layers
+	@$(TEST_DEPS_INSTALL)
 	$(MAKE) --no-print-directory BUILD=san test-build
 	@tests/run.sh -j "$(TEST_JOBS)" --tier "make test" \
 	  $(UNIT_BINS) $(CONF_BINS) $(INTEG_BINS) $(INTEG_SCRIPTS) \

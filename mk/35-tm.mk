@@ -2,7 +2,7 @@
 # integration tests and its benchmarks. See the Makefile header for the variables.
 # The engine's own tests link libtm.a, the objects tempo-rti links, and see its insides through
 # rti/tm/tm_test.h (doc/contributing.md §15), never by including tm.c.
-TM_SRCS += rti/tm/tm.c rti/tm/tm_reason.c
+TM_SRCS += rti/tm/tm.c rti/tm/tm_reason.c rti/tm/tm_wait.c
 
 CONF_TESTS += tests/conformance/tm_scenarios_test
 tm_scenarios_test_LIBS := tm proto

@@ -167,7 +167,7 @@ static void list_platforms(const char *dir, char *out, size_t outlen)
 }
 
 /* A dlopen failure in words a user can act on: the library or symbol that is missing and
- * what to do (doc/fmu.md, "Loading"), then the loader's own text. */
+ * what to do (doc/fmu.md §3 "Binary and functions"), then the loader's own text. */
 static void dlopen_advice(const char *id, const char *e, char *err, size_t errlen)
 {
     const char *miss = strstr(e, ": cannot open shared object file");

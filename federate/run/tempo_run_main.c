@@ -30,11 +30,13 @@
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
-    "                 [--log DIR] [--watchdog S] [--reply-timeout S]\n"
+    "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
     "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
+    "  --http PORT    the RTI it starts serves the live view on 127.0.0.1:PORT (0: a free\n"
+    "                 port; the address is printed; doc/live.md)\n"
     "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
     "                 from the RTI's status (default 10; 0 = never)\n"
     "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
@@ -242,6 +244,7 @@ static int check_fmus(const fedfile *ff, int inproc, char *err, size_t errlen)
 
 typedef struct run_args {
     const char *file, *rti, *output, *reference, *secret_file, *log;
+    const char *http; /* --http PORT: the RTI it starts serves the live view (doc/live.md) */
     int quiet, verbose;
     int threads;   /* --threads: in process, federates as threads, not tasks */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
@@ -276,7 +279,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
                    !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
-                   !strcmp(s, "--reply-timeout") || !strcmp(s, "--file-mode")) {
+                   !strcmp(s, "--reply-timeout") || !strcmp(s, "--file-mode") ||
+                   !strcmp(s, "--http")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -296,6 +300,14 @@ static int parse_args(int argc, char **argv, run_args *a)
                     return -1;
                 }
                 setenv(OUTFILE_ENV, v, 1); /* this process and every child read it */
+            } else if (!strcmp(s, "--http")) {
+                char *end;
+                long port = strtol(v, &end, 10);
+                if (*end || end == v || port < 0 || port > 65535) {
+                    fprintf(stderr, "tempo-run: --http %s: expected a port, 0 .. 65535\n", v);
+                    return -1;
+                }
+                a->http = v;
             } else if (!strcmp(s, "--watchdog")) {
                 char *end;
                 a->watchdog_s = strtod(v, &end);
@@ -348,14 +360,18 @@ static int parse_args(int argc, char **argv, run_args *a)
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
  * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
  * loopback port. Returns a SUP_ status. */
-static int start_rti(sup *s, const fedfile *ff, const char *log, char *addr, size_t len, char *err,
-                     size_t errlen)
+static int start_rti(sup *s, const fedfile *ff, const char *log, const char *http, char *addr,
+                     size_t len, char *err, size_t errlen)
 {
-    char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256];
+    char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256], view[32];
     sibling("tempo-rti", bin, sizeof bin);
-    char *argv[8] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL};
+    char *argv[10] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int k = 3;
     if (log) argv[k++] = "--log", argv[k++] = (char *)log; /* one file per run (doc/log.md) */
+    if (http) { /* the live view, on loopback only (doc/live.md) */
+        snprintf(view, sizeof view, "127.0.0.1:%s", http);
+        argv[k++] = "--http", argv[k++] = view;
+    }
     if (ff->rti_unix) {
         snprintf(listen, sizeof listen, "none");
         argv[k++] = "--unix";
@@ -368,6 +384,13 @@ static int start_rti(sup *s, const fedfile *ff, const char *log, char *addr, siz
     if (idx < 0) return idx;
     int rc = sup_wait_line(s, idx, "listening on", 10000, line, sizeof line, err, errlen);
     if (rc != SUP_OK) return rc;
+    char vline[SUP_LINE_MAX];
+    if (http) {
+        rc = sup_wait_line(s, idx, "live view on", 10000, vline, sizeof vline, err, errlen);
+        if (rc != SUP_OK) return rc;
+        const char *u = strstr(vline, "http://");
+        fprintf(stderr, "tempo-run: live view on %s\n", u ? u : vline);
+    }
     int port;
     rc = sup_parse_listen(line, host, sizeof host, &port, err, errlen);
     if (rc != SUP_OK) return rc;
@@ -692,6 +715,15 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(rep);
         return 2;
     }
+    if (a->http && (a->rti || (a->placement ? a->placement > 0 : ff->in_process))) {
+        /* The embedded RTI of an in-process run has no event loop to serve it (doc/live.md). */
+        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; %s\n",
+                a->rti ? "with --rti, start that RTI with --http HOST:PORT yourself"
+                       : "an in-process run has no such RTI (its embedded RTI has no event "
+                         "loop): run it --distributed");
+        free(rep);
+        return 2;
+    }
     if (log && outfile_mkdirs(log, err, sizeof err) != 0) { /* private, like the logs in it */
         fprintf(stderr, "tempo-run: log folder: %s\n", err);
         free(rep);
@@ -738,7 +770,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
     } else if (rc == SUP_OK) {
-        rc = start_rti(s, ff, log, addr, sizeof addr, err, sizeof err);
+        rc = start_rti(s, ff, log, a->http, addr, sizeof addr, err, sizeof err);
         sup_child_info ri;
         if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
     }

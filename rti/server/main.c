@@ -73,6 +73,10 @@ static void usage(FILE *out)
         "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
         "  --keep-federations      keep a federation after its last federate resigned\n"
         "                          (default: destroy it, so each run gets its own log)\n"
+        "  --http HOST:PORT        serve the live view (a page, JSON and a stream of the\n"
+        "                          federations' state; doc/live.md) on this address;\n"
+        "                          loopback unless --allow-remote, and then only with\n"
+        "                          the shared secret\n"
         "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
         "  --help                  print this text and exit\n"
         "  --version               print the version and exit\n"
@@ -185,6 +189,8 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
             return 2;
         }
         setenv(OUTFILE_ENV, v, 1); /* where the federation log writer reads it */
+    } else if (strcmp(a, "--http") == 0) {
+        cfg->http_listen = v;
     } else if (strcmp(a, "--log-only") == 0) {
         for (const char *p = v; *p;) { /* each pattern must fit rti/server/federation.c's buffer */
             size_t len = strcspn(p, ",");
@@ -283,6 +289,7 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
 
 /* The options that take a value (parse_valued reads each). */
 static const char *const valued_options[] = {"--listen",
+                                             "--http",
                                              "--unix",
                                              "--log",
                                              "--file-mode",
@@ -396,6 +403,8 @@ int main(int argc, char **argv)
     }
     if (server_address(s)[0]) printf("tempo-rti listening on %s\n", server_address(s));
     if (cfg.unix_path) printf("tempo-rti listening on unix:%s\n", cfg.unix_path);
+    if (server_http_address(s)[0])
+        printf("tempo-rti live view on http://%s/\n", server_http_address(s));
     fflush(stdout);
     LOGI("server", "-", "ready%s%s", cfg.secret ? " (joins need the shared secret)" : "",
          cfg.allow_remote ? " (remote connections allowed)" : "");

@@ -430,6 +430,7 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
     LOGT("server", c->label, "recv %s (%zu bytes)", wire_type_name(m.type), len);
     struct client *cl = c->user;
     if (!cl) return handle_hello(s, c, &m);
+    if (cl->fed) cl->fed->frames_in++;
     if (!(wire_type_dir(m.type) & WIRE_DIR_C2R) || m.type == WIRE_HELLO) {
         char why[120];
         snprintf(why, sizeof why, "protocol error: unexpected %s from a client",
@@ -519,6 +520,7 @@ void server_core_init(struct server *s, const struct server_config *cfg)
     if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
     if (!s->cfg.max_fom_bytes) s->cfg.max_fom_bytes = SERVER_MAX_FOM_BYTES_DEFAULT;
     limits_defaults(s);
+    s->started_ms = limits_now_ms();
 }
 
 void server_core_fini(struct server *s)

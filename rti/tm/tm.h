@@ -339,6 +339,26 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
  *  @return how many there are (may exceed cap); 0 when @p fed is unknown or not stalled. O(N). */
 size_t tm_stall_waits_for(const tm_state *st, tm_fed fed, tm_fed *out, size_t cap);
 
+/** Whom the federate of @p s waits for, by one rule shared by `tempo-log explain` and the
+ *  RTI's live view (doc/time.md, "Who waits for whom"): a blocked federate waits for the
+ *  federate its GALT is built from (galt_root for NER chains, else galt_holder); a stalled one
+ *  for tm_stall_waits_for's set; any other for nobody.
+ *  @param s    a status filled by tm_query / tm_status_all on @p st.
+ *  @param out  room for @p cap handles (may be NULL when cap is 0).
+ *  @return how many there are (may exceed cap). O(N). */
+size_t tm_waits_for(const tm_state *st, const tm_status *s, tm_fed *out, size_t cap);
+
+/** 1 when the federate of @p s waits (a pending request not yet granted, or stalled). */
+bool tm_waits(const tm_status *s);
+
+/** The federate to look at: follow the first federate each one waits for (tm_waits_for) from
+ *  @p from to one that does not wait itself, or waits for nobody.
+ *  @param v,n    every federate's status (tm_status_all).
+ *  @param cycle  set to true when the chain comes back on itself (then TM_NO_FED).
+ *  @return that federate, or TM_NO_FED when @p from does not wait, waits for nobody, or a
+ *  cycle. O(N^2) at worst. */
+tm_fed tm_wait_root(const tm_state *st, const tm_status *v, size_t n, tm_fed from, bool *cycle);
+
 /* ---- checkpoint (doc/checkpoint.md) -------------------------------------------------- */
 
 /** Append the whole state of @p st to @p b: every federate's time, flags, lookahead, pending
