@@ -326,6 +326,8 @@ install: all
 	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tempo.pc
 	install -m 644 $(INST_FOMS) $(DESTDIR)$(DATADIR)/fom/
 	install -m 644 $(EXAMPLE_FMUS) $(DESTDIR)$(DATADIR)/fmus/
+	install -d $(DESTDIR)$(DATADIR)/fmus/fmi3
+	install -m 644 $(EXAMPLE_FMUS3) $(DESTDIR)$(DATADIR)/fmus/fmi3/
 	install -m 644 $(INST_EXAMPLE_SRCS) $(DESTDIR)$(DATADIR)/examples/
 	for f in $(INST_FEDFILES); do \
 	  sed -e 's|"\.\./build/fmus/|"../fmus/|g' -e 's|build/fmus/|fmus/|g' \

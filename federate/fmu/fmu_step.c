@@ -2,7 +2,9 @@
  * close, variable access, output derivatives, save/restore, status names.
  * Serves doc/fmu.md. Kind-specific stepping: federate/fmu/fmu_cs.c and federate/fmu/fmu_me.c. */
 #include "federate/fmu/fmu_guard.h"
+#include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step_impl.h"
+#include "federate/fmu/fmu_v3.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -98,11 +100,21 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     s->cb.freeMemory = free;
     s->cb.componentEnvironment = &s->sink;
     const char *name = o->instance_name ? o->instance_name : md->model_name;
-    s->c = fn->Instantiate(name, s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange,
-                           md->guid, s->f->resource_uri, &s->cb, fmi2False,
-                           o->log ? fmi2True : fmi2False);
+    if (md->fmi3) {
+        fmu_v3_opts vo = {.early_return = o->early_return,
+                          .logging = o->log != NULL,
+                          .event_stop = &s->event_stop};
+        s->c = fmu_v3_instantiate(s->f, name, &s->sink, &vo);
+    } else {
+        s->c = fn->Instantiate(
+            name, s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange, md->guid,
+            s->f->resource_uri, &s->cb, fmi2False, o->log ? fmi2True : fmi2False);
+    }
     if (!s->c)
-        return fmu_step_fail(s, FMU_STEP_EFMU, "%s: fmi2Instantiate failed%s%s", md->model_name,
+        return fmu_step_fail(s, FMU_STEP_EFMU, "%s: %s failed%s%s", md->model_name,
+                             !md->fmi3                   ? "fmi2Instantiate"
+                             : s->f->kind == FMU_KIND_CS ? "fmi3InstantiateCoSimulation"
+                                                         : "fmi3InstantiateModelExchange",
                              s->sink.last_error[0] ? ": " : "", s->sink.last_error);
     double rtol = o->rtol > 0 ? o->rtol : md->has_tolerance ? md->tolerance : 1e-6;
     int tol_defined = o->rtol > 0 || md->has_tolerance;
@@ -318,6 +330,7 @@ int fmu_step_get_by_name(fmu_step *s, const char *name, double *out)
     long k = fmu_md_find(s->f->md, name);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
     const fmu_var *v = &s->f->md->vars[k];
+    if (s->f->md->fmi3) return fmu_v3_get_number(s, v, out);
     fmi2ValueReference vr = v->vr;
     fmu_fns *fn = &s->f->fn;
     if (v->type == FMU_T_REAL)
@@ -342,6 +355,11 @@ int fmu_step_get_string(fmu_step *s, const char *name, const char **out)
     if (v->type != FMU_T_STRING)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" is a %s, not a String", name,
                              fmu_md_type_name(v->type));
+    if (s->f->md->fmi3) {
+        rc = fmu_v3_get_text(s, v, s->text, sizeof s->text);
+        if (!rc) *out = s->text;
+        return rc;
+    }
     fmi2ValueReference vr = v->vr;
     fmi2String str = NULL;
     rc = fmu_step_check(s, s->f->fn.GetString(s->c, &vr, 1, &str), "fmi2GetString");
@@ -357,6 +375,24 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
     const fmu_var *v = &s->f->md->vars[k];
     if ((rc = settable(s, v))) return rc;
+    if (s->f->md->fmi3) {
+        /* Model exchange after initialization: a discrete variable changes in event mode (an
+         * input event, FMI 3.0 §3.2), a continuous one restarts the integrator. */
+        if (!s->me || !s->initialized) return fmu_v3_set_text(s, v, value);
+        if (v->variability == FMU_V_CONTINUOUS) {
+            fmu_me_mark_restart(s->me, FMU_RESTART_SET);
+            return fmu_v3_set_text(s, v, value);
+        }
+        if (s->terminated || s->need_restore)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: %s", name, value,
+                                 s->terminated ? "the model has terminated"
+                                               : "a step was discarded: restore a state first");
+        if ((rc = fmu_me_input_event_begin(s))) return rc;
+        int set = fmu_v3_set_text(s, v, value);
+        if (set && s->broken) return set;
+        rc = fmu_me_input_event_end(s);
+        return set ? set : rc;
+    }
     fmi2ValueReference vr = v->vr;
     fmu_fns *fn = &s->f->fn;
     char *end;
@@ -391,6 +427,31 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
     /* A discrete variable set from outside: the RHS may jump (a Real one was compared). */
     if (s->me && v->type != FMU_T_REAL) fmu_me_mark_restart(s->me, FMU_RESTART_SET);
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
+}
+
+int fmu_step_get_text(fmu_step *s, const char *name, const char **out)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    long k = fmu_md_find(s->f->md, name);
+    if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
+    const fmu_var *v = &s->f->md->vars[k];
+    if (s->f->md->fmi3) {
+        rc = fmu_v3_get_text(s, v, s->text, sizeof s->text);
+    } else if (v->type == FMU_T_STRING) {
+        const char *str;
+        rc = fmu_step_get_string(s, name, &str);
+        if (!rc) snprintf(s->text, sizeof s->text, "%s", str);
+    } else {
+        double d;
+        rc = fmu_step_get_by_name(s, name, &d);
+        if (!rc && v->type == FMU_T_REAL)
+            fmu_sim_format_double(d, s->text, sizeof s->text);
+        else if (!rc)
+            snprintf(s->text, sizeof s->text, "%.17g", d);
+    }
+    if (!rc) *out = s->text;
+    return rc;
 }
 
 int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr)

@@ -56,6 +56,9 @@ typedef struct {
     fmu_log_fn *log;                 /* FMU and host messages; NULL: dropped */
     void *log_ctx;                   /* handed to log */
     const fmu_zip_limits *limits;    /* NULL: default unpacking limits */
+    int early_return; /* FMI 3.0 CS: instantiate with earlyReturnAllowed when the FMU can
+                         return early (canReturnEarlyAfterIntermediateUpdate), for
+                         fmu_step_set_event_stop; 0: the FMU handles its events inside a step */
 } fmu_step_opts;
 
 /** Real inputs of one step. u_i(t) = sum_{k=0..order} c_ik (t - t0)^k / k! with c_i0 = u[i],
@@ -147,6 +150,12 @@ int fmu_step_get_by_name(fmu_step *s, const char *name, double *out);
  * success: "" when the FMU gives NULL), owned by the FMU and valid until the next call on s.
  * @return OK; EUSAGE unknown name or not a String; EFMU. */
 int fmu_step_get_string(fmu_step *s, const char *name, const char **out);
+/** Read any variable by name as text: Real (Float64, Float32) in the shortest form that reads
+ * back to the same value, integers in full, Boolean 0/1, String as it is, FMI 3.0 Binary in
+ * hexadecimal; an FMI 3.0 array element by its name ("v[2,3]"). @param out receives the text,
+ * owned by s and valid until the next call on s (4095 characters at most).
+ * @return OK; EUSAGE unknown name or a Clock; EFMU. */
+int fmu_step_get_text(fmu_step *s, const char *name, const char **out);
 /** Set any variable by name from text ("1.5", "3", "true"/"false"/"1"/"0", any string).
  * Same rule as fmu_step_set_real on what may be set when.
  * @return OK; EUSAGE unknown name, unparsable value, variable not settable (constant,

@@ -286,6 +286,8 @@ static int open_fmu(fmufed_model *m)
     o.instance_name = fd->name;
     /* strong: the master integrates and the slave only evaluates its model (model exchange). */
     int strong = m->ff->algo.kind == FEDFILE_ALG_STRONG;
+    /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return. */
+    o.early_return = m->ff->algo.kind == FEDFILE_ALG_HYBRID;
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {

@@ -134,7 +134,8 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
                         .n_params = fd->n_params,
                         .param_names = names,
                         .param_values = pv,
-                        .instance_name = fd->name};
+                        .instance_name = fd->name,
+                        .early_return = ff->algo.kind == FEDFILE_ALG_HYBRID};
     char e[FMU_ERR_LEN] = "";
     int rc = fmu_step_open(fd->fmu, &so, &ml->feds[j].fmu, e, sizeof e);
     free(names), free(vals), free(pv);
