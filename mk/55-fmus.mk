@@ -37,7 +37,8 @@ bball_steps_FMU_KINDS := me
 
 FMU_DIR  := build/fmus
 FW_SRCS  := examples/fmus/framework/fw_fmi.c examples/fmus/framework/fw_cs.c \
-            examples/fmus/framework/fw_rk.c examples/fmus/framework/fw_desc.c
+            examples/fmus/framework/fw_rk.c examples/fmus/framework/fw_desc.c \
+            examples/fmus/framework/fw_fmi3.c
 FW_OBJS  := $(patsubst examples/fmus/%.c,$(FMU_DIR)/obj/%.o,$(FW_SRCS))
 FW_GEN_OBJS := $(FMU_DIR)/obj/framework/fw_mdgen.o $(FMU_DIR)/obj/framework/fw_desc.o
 # FMU objects: release flags, no sanitizers (CFLAGS_OPT is not used on purpose).
@@ -45,7 +46,12 @@ FMU_CFLAGS := $(CFLAGS_BASE) -O2 -fPIC -fvisibility=hidden
 
 fmu_kinds = $(or $($(1)_FMU_KINDS),me cs)
 EXAMPLE_FMUS := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/$(m)_$(k).fmu))
-EXTRA_ALL += $(EXAMPLE_FMUS)
+# The same models in FMI 3.0 form (doc/fmu.md "FMI 3.0"): build/fmus/fmi3/NAME_KIND.fmu, the
+# same binary (it exports both fmi2* and fmi3* functions, fw_fmi3.c) under
+# binaries/x86_64-linux/, with an FMI 3.0 modelDescription.xml. A federation file runs them
+# unchanged but for the paths (tests/integration/fmi3_test.sh).
+EXAMPLE_FMUS3 := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/fmi3/$(m)_$(k).fmu))
+EXTRA_ALL += $(EXAMPLE_FMUS) $(EXAMPLE_FMUS3)
 
 $(FMU_DIR)/obj/%.o: examples/fmus/%.c
 	@mkdir -p $(@D)
@@ -85,11 +91,38 @@ $(FMU_DIR)/$(1)_$(2).fmu: $(FMU_DIR)/so/$(1).so $(FMU_DIR)/gen/$(1)_mdgen
 	cp $(FMU_DIR)/so/$(1).so $(FMU_DIR)/stage/$(1)_$(2)/binaries/linux64/$(1).so
 	cd $(FMU_DIR)/stage/$(1)_$(2) && zip -q -X -r ../../$(1)_$(2).fmu modelDescription.xml binaries
 endef
+define fmu_kind_rule3
+$(FMU_DIR)/fmi3/$(1)_$(2).fmu: $(FMU_DIR)/so/$(1).so $(FMU_DIR)/gen/$(1)_mdgen
+	@rm -rf $(FMU_DIR)/stage3/$(1)_$(2) $$@
+	@mkdir -p $(FMU_DIR)/stage3/$(1)_$(2)/binaries/x86_64-linux $(FMU_DIR)/fmi3
+	$(FMU_DIR)/gen/$(1)_mdgen $(2)3 $(FMU_DIR)/stage3/$(1)_$(2)/modelDescription.xml
+	cp $(FMU_DIR)/so/$(1).so $(FMU_DIR)/stage3/$(1)_$(2)/binaries/x86_64-linux/$(1).so
+	cd $(FMU_DIR)/stage3/$(1)_$(2) && zip -q -X -r ../../fmi3/$(1)_$(2).fmu modelDescription.xml binaries
+endef
 $(foreach m,$(FMU_MODELS),$(eval $(call fmu_model_rules,$(m))))
+$(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule3,$(m),$(k)))))
 $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(eval $(call fmu_kind_rule,$(m),$(k)))))
 
+# feedthrough3: an FMI 3.0 FMU written by hand against federate/fmu/fmi3.h (every type,
+# arrays), both kinds from one binary and one modelDescription.xml with both elements.
+$(FMU_DIR)/obj/fmus3/feedthrough3.o: examples/fmus3/feedthrough3.c
+	@mkdir -p $(@D)
+	$(CC) $(FMU_CFLAGS) -MMD -MP -c $< -o $@
+$(FMU_DIR)/so/feedthrough3.so: $(FMU_DIR)/obj/fmus3/feedthrough3.o
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^
+$(FMU_DIR)/fmi3/feedthrough3.fmu: $(FMU_DIR)/so/feedthrough3.so examples/fmus3/modelDescription.xml
+	@rm -rf $(FMU_DIR)/stage3/feedthrough3 $@
+	@mkdir -p $(FMU_DIR)/stage3/feedthrough3/binaries/x86_64-linux $(FMU_DIR)/fmi3
+	cp examples/fmus3/modelDescription.xml $(FMU_DIR)/stage3/feedthrough3/
+	cp $< $(FMU_DIR)/stage3/feedthrough3/binaries/x86_64-linux/feedthrough3.so
+	cd $(FMU_DIR)/stage3/feedthrough3 && zip -q -X -r ../../fmi3/feedthrough3.fmu modelDescription.xml binaries
+EXAMPLE_FMUS3 += $(FMU_DIR)/fmi3/feedthrough3.fmu
+EXTRA_ALL += $(FMU_DIR)/fmi3/feedthrough3.fmu
+INTEG_SCRIPTS += tests/integration/fmi3_examples.sh
+
 .PHONY: fmus
-fmus: $(EXAMPLE_FMUS)
+fmus: $(EXAMPLE_FMUS) $(EXAMPLE_FMUS3)
 
 # The framework's own tests: they dlopen each built model directly (no Tempo loader).
 # fmus_framework_test checks the .fmu layout, the XML against the binary and the numbers

@@ -60,13 +60,13 @@ static inline void figures_close(figures_table *g)
     }
     int same = old && n == g->len && memcmp(old, g->buf, n) == 0;
     if (!same) { /* the first line that differs, for the message */
-        const char *a = old ? old : "", *b = g->buf;
+        const char *base = old ? old : "", *a = base, *b = g->buf;
         int line = 1;
         while (*a && *a == *b) {
             if (*a == '\n') line++;
             a++, b++;
         }
-        while (a > (old ? old : "") && a[-1] != '\n')
+        while (a > base && a[-1] != '\n') /* one string: two "" literals may differ */
             a--, b--;
         CHECK(0,
               "%s line %d differs from this run (make cases rewrites it):\n  page: %.160s\n  run:  "

@@ -188,7 +188,7 @@ static int run_hybrid(const fedfile_master_run *r, char *err, size_t errlen)
 const fedfile_algo_def fedfile_algo_hybrid = {
     .name = "hybrid",
     .side = FEDFILE_SIDE_MASTER,
-    .needs = FEDFILE_NEEDS_BUS,
+    .needs = FEDFILE_NEEDS_BUS | FEDFILE_NEEDS_EVENT_STOPS,
     .summary = "hybrid co-simulation: events, rewind, step-size control (§5.5, Algorithm 5)",
     .parse = parse,
     .free = hy_free,

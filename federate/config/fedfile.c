@@ -1161,6 +1161,9 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         if (v->type != FMU_T_REAL)
             return fail(c, p, "variable \"%s\" is not Real (only Real variables are wired)",
                         ws[k].var);
+        if (v->n_elems) /* FMI 3.0 arrays are exchanged by name only (doc/fmu.md §10) */
+            return fail(c, p, "variable \"%s\" is an array element; only scalars are wired",
+                        ws[k].var);
         if (v->causality != want)
             return fail(c, p, "variable \"%s\" has causality %s, expected %s", ws[k].var,
                         causality_word(v->causality), causality_word(want));
@@ -1205,12 +1208,25 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
         case FMU_T_STRING:
             fits = pa->kind == FEDFILE_STRING;
             break;
+        case FMU_T_FLOAT32:
+            fits = pa->kind == FEDFILE_REAL || pa->kind == FEDFILE_INTEGER;
+            break;
+        case FMU_T_BINARY: /* FMI 3.0: bytes in hexadecimal */
+            fits = pa->kind == FEDFILE_STRING;
+            break;
+        default: /* the other FMI 3.0 integers; their ranges are checked when set */
+            fits = v->type != FMU_T_CLOCK && pa->kind == FEDFILE_INTEGER;
+            break;
         }
         if (!fits) {
             static const char *const want[] = {"a number", "an integer (32-bit)", "true or false",
                                                "a string", "an integer (32-bit)"};
             return fail(&c, p, "parameter \"%s\" needs %s", pa->name,
-                        want[v->type <= FMU_T_ENUM ? v->type : 0]);
+                        v->type <= FMU_T_ENUM      ? want[v->type]
+                        : v->type == FMU_T_FLOAT32 ? "a number"
+                        : v->type == FMU_T_BINARY  ? "a string of hexadecimal bytes"
+                        : v->type == FMU_T_CLOCK   ? "nothing (a Clock is not set)"
+                                                   : "an integer");
         }
     }
     for (size_t k = 0; k < fd->n_record; k++) {

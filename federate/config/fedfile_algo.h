@@ -21,15 +21,17 @@
 /* What an algorithm needs from the slaves, the loader and the programs (fedfile_algo_def.needs;
  * the loaded file's ff->algo.needs adds what its settings ask for). */
 enum {
-    FEDFILE_NEEDS_GS_PLAN = 1u << 0,   /* a Gauss-Seidel plan: roles, order, the "StepForward"
-                                          interaction, the federates' "role" key */
-    FEDFILE_NEEDS_BUS = 1u << 1,       /* the slaves' discrete bus (slave-to-slave values) */
-    FEDFILE_NEEDS_ME_STATES = 1u << 2, /* the slaves expose their model-exchange states and
-                                          derivatives to the master */
-    FEDFILE_NEEDS_PAST_END = 1u << 3,  /* the master may open instants past algorithm.end */
-    FEDFILE_NEEDS_QUANTA = 1u << 4,    /* the federates' "quantum" key (quantized outputs) */
-    FEDFILE_NEEDS_PROGRAMS = 1u << 5,  /* program federates may join (each federate acts alone,
-                                          doc/federation.md "Program federates") */
+    FEDFILE_NEEDS_GS_PLAN = 1u << 0,     /* a Gauss-Seidel plan: roles, order, the "StepForward"
+                                            interaction, the federates' "role" key */
+    FEDFILE_NEEDS_BUS = 1u << 1,         /* the slaves' discrete bus (slave-to-slave values) */
+    FEDFILE_NEEDS_ME_STATES = 1u << 2,   /* the slaves expose their model-exchange states and
+                                            derivatives to the master */
+    FEDFILE_NEEDS_PAST_END = 1u << 3,    /* the master may open instants past algorithm.end */
+    FEDFILE_NEEDS_QUANTA = 1u << 4,      /* the federates' "quantum" key (quantized outputs) */
+    FEDFILE_NEEDS_PROGRAMS = 1u << 5,    /* program federates may join (each federate acts alone,
+                                            doc/federation.md "Program federates") */
+    FEDFILE_NEEDS_EVENT_STOPS = 1u << 6, /* the slaves' steps stop at events (an FMI 3.0
+                                            co-simulation FMU must allow early return) */
 };
 
 /* Which side of the port an algorithm runs on (doc/algorithms/port.md). */

@@ -74,9 +74,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         put(t_call ? t_call : "?");
         put("): the process dies of it\n");
     }
-    fmu_zip_remove_live();
+    /* The old action first: a fault in the clean-up below (SA_NODEFER lets it in) then ends
+     * the process instead of entering this handler again and again. */
     for (size_t i = 0; i < N_SIGS; i++)
         if (g_sigs[i] == sig) sigaction(sig, &g_old[i], NULL);
+    fmu_zip_remove_live();
     /* A fault strikes again when the handler returns, now under the old action; a signal
      * sent (raise, abort, kill) is sent again. */
     if (!si || si->si_code <= 0) raise(sig);

@@ -12,6 +12,7 @@
 static const char *start_text(const fmu_var *v, char *buf, size_t len)
 {
     if (!v->has_start) return "";
+    if (v->start_str) return v->start_str; /* FMI 3.0 keeps the text of every start */
     switch (v->type) {
     case FMU_T_REAL:
         snprintf(buf, len, "%.15g", v->start_real); /* for reading; --json is exact */
@@ -69,13 +70,13 @@ static const char *const col_names[COLS] = {"name",  "causality", "variability",
                                             "start", "unit",      "min",         "max"};
 
 /* The cells of variable v's row (buffers for the numbers in b). */
-static void row_cells(const fmu_var *v, const char *cell[COLS], char b[3][40])
+static void row_cells(const fmu_md *md, const fmu_var *v, const char *cell[COLS], char b[3][40])
 {
     cell[0] = v->name;
     cell[1] = fmu_md_causality_name(v->causality);
     cell[2] = fmu_md_variability_name(v->variability);
     cell[3] = fmu_md_initial_name(fmu_md_initial(v));
-    cell[4] = fmu_md_type_name(v->type);
+    cell[4] = fmu_md_type_name_of(md, v->type);
     cell[5] = start_text(v, b[0], sizeof b[0]);
     cell[6] = v->unit ? v->unit : "";
     cell[7] = bound_text(v->has_min, v->min, b[1], sizeof b[1]);
@@ -111,7 +112,7 @@ static void write_text(const char *path, const fmu_md *md, FILE *out)
     for (size_t i = 0; i < md->n_vars; i++) {
         const char *cell[COLS];
         char b[3][40];
-        row_cells(&md->vars[i], cell, b);
+        row_cells(md, &md->vars[i], cell, b);
         for (int c = 0; c < COLS; c++)
             if (strlen(cell[c]) > w[c]) w[c] = strlen(cell[c]);
     }
@@ -121,7 +122,7 @@ static void write_text(const char *path, const fmu_md *md, FILE *out)
     for (size_t i = 0; i < md->n_vars; i++) {
         const char *cell[COLS];
         char b[3][40];
-        row_cells(&md->vars[i], cell, b);
+        row_cells(md, &md->vars[i], cell, b);
         for (int c = 0; c < COLS; c++)
             fprintf(out, "  %-*s", (int)w[c], cell[c]);
         fprintf(out, "  %s\n", md->vars[i].description ? md->vars[i].description : "");
@@ -180,7 +181,7 @@ static void json_caps(FILE *out, const char *key, const fmu_caps *k, int cs)
                 k->completed_integrator_step_not_needed ? "true" : "false");
 }
 
-static void json_var(FILE *out, const fmu_var *v)
+static void json_var(FILE *out, const fmu_md *md, const fmu_var *v)
 {
     fputs("{\"name\":", out);
     json_str(out, v->name);
@@ -188,15 +189,17 @@ static void json_var(FILE *out, const fmu_var *v)
             fmu_md_causality_name(v->causality), fmu_md_variability_name(v->variability));
     fmu_initial ini = fmu_md_initial(v);
     if (ini != FMU_I_NONE) fprintf(out, ",\"initial\":\"%s\"", fmu_md_initial_name(ini));
-    fprintf(out, ",\"type\":\"%s\"", fmu_md_type_name(v->type));
+    fprintf(out, ",\"type\":\"%s\"", fmu_md_type_name_of(md, v->type));
     if (v->has_start) {
         fputs(",\"start\":", out);
-        if (v->type == FMU_T_REAL)
+        if (v->type == FMU_T_REAL || v->type == FMU_T_FLOAT32)
             json_num(out, v->start_real);
         else if (v->type == FMU_T_BOOLEAN)
             fputs(v->start_int ? "true" : "false", out);
-        else if (v->type == FMU_T_STRING)
+        else if (v->type == FMU_T_STRING || v->type == FMU_T_BINARY)
             json_str(out, v->start_str ? v->start_str : "");
+        else if (v->start_str)
+            fputs(v->start_str, out); /* FMI 3.0 integers, exact to 64 bits */
         else
             fprintf(out, "%ld", v->start_int);
     }
@@ -240,7 +243,7 @@ static void write_json(const char *path, const fmu_md *md, FILE *out)
     fputs("],\"variables\":[", out);
     for (size_t i = 0; i < md->n_vars; i++) {
         if (i) fputc(',', out);
-        json_var(out, &md->vars[i]);
+        json_var(out, md, &md->vars[i]);
     }
     fputs("]}\n", out);
 }

@@ -2,6 +2,7 @@
  * FMI 2.0 functions the chosen kind needs, report a missing one by name; the fmi2 logger.
  * Serves doc/fmu.md. Read next: federate/fmu/fmu_step.c. */
 #include "federate/fmu/fmu_load.h"
+#include "federate/fmu/fmu_v3.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -166,7 +167,7 @@ static void list_platforms(const char *dir, char *out, size_t outlen)
 }
 
 /* A dlopen failure in words a user can act on: the library or symbol that is missing and
- * what to do (doc/fmu.md, "Loading"), then the loader's own text. */
+ * what to do (doc/fmu.md §3 "Binary and functions"), then the loader's own text. */
 static void dlopen_advice(const char *id, const char *e, char *err, size_t errlen)
 {
     const char *miss = strstr(e, ": cannot open shared object file");
@@ -290,7 +291,7 @@ int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_
         goto fail;
     }
     snprintf(f->resource_uri, sizeof f->resource_uri, "file://%s/resources", f->dir);
-    if ((rc = open_binary(f, msg, sizeof msg))) {
+    if ((rc = f->md->fmi3 ? fmu_v3_open(f, msg, sizeof msg) : open_binary(f, msg, sizeof msg))) {
         snprintf(err, errlen, "%s: %s", path, msg);
         goto fail;
     }
@@ -328,6 +329,13 @@ void fmu_load_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Stat
     va_start(ap, message);
     vsnprintf(line, sizeof line, message, ap);
     va_end(ap);
+    fmu_load_log_line(sink, instance, status, category, line);
+}
+
+void fmu_load_log_line(fmu_log_sink *sink, const char *instance, fmi2Status status,
+                       const char *category, const char *line)
+{
+    if (!sink || !line) return;
     int level = status == fmi2OK        ? FMU_LOG_INFO
                 : status == fmi2Warning ? FMU_LOG_WARN
                 : status == fmi2Pending ? FMU_LOG_DEBUG

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "federate/fmu/fmi2.h"
+#include "federate/fmu/fmi3.h"
 #include "federate/fmu/fmu_md.h"
 #include "federate/fmu/fmu_zip.h"
 
@@ -83,7 +84,73 @@ typedef struct {
     fmi2GetStringStatusTYPE *GetStringStatus;
 } fmu_fns;
 
-/** A loaded FMU (one kind chosen). Fields are read-only for users. */
+/** The functions of FMI 3.0 an FMU of that version exports (fmu_v3.c calls them); NULL when
+ * absent and not required. */
+typedef struct {
+    fmi3GetVersionTYPE *GetVersion;
+    fmi3SetDebugLoggingTYPE *SetDebugLogging;
+    fmi3InstantiateModelExchangeTYPE *InstantiateModelExchange;
+    fmi3InstantiateCoSimulationTYPE *InstantiateCoSimulation;
+    fmi3FreeInstanceTYPE *FreeInstance;
+    fmi3EnterInitializationModeTYPE *EnterInitializationMode;
+    fmi3ExitInitializationModeTYPE *ExitInitializationMode;
+    fmi3EnterEventModeTYPE *EnterEventMode;
+    fmi3TerminateTYPE *Terminate;
+    fmi3ResetTYPE *Reset;
+    fmi3GetFloat32TYPE *GetFloat32;
+    fmi3GetFloat64TYPE *GetFloat64;
+    fmi3GetInt8TYPE *GetInt8;
+    fmi3GetUInt8TYPE *GetUInt8;
+    fmi3GetInt16TYPE *GetInt16;
+    fmi3GetUInt16TYPE *GetUInt16;
+    fmi3GetInt32TYPE *GetInt32;
+    fmi3GetUInt32TYPE *GetUInt32;
+    fmi3GetInt64TYPE *GetInt64;
+    fmi3GetUInt64TYPE *GetUInt64;
+    fmi3GetBooleanTYPE *GetBoolean;
+    fmi3GetStringTYPE *GetString;
+    fmi3GetBinaryTYPE *GetBinary;
+    fmi3GetClockTYPE *GetClock;
+    fmi3SetFloat32TYPE *SetFloat32;
+    fmi3SetFloat64TYPE *SetFloat64;
+    fmi3SetInt8TYPE *SetInt8;
+    fmi3SetUInt8TYPE *SetUInt8;
+    fmi3SetInt16TYPE *SetInt16;
+    fmi3SetUInt16TYPE *SetUInt16;
+    fmi3SetInt32TYPE *SetInt32;
+    fmi3SetUInt32TYPE *SetUInt32;
+    fmi3SetInt64TYPE *SetInt64;
+    fmi3SetUInt64TYPE *SetUInt64;
+    fmi3SetBooleanTYPE *SetBoolean;
+    fmi3SetStringTYPE *SetString;
+    fmi3SetBinaryTYPE *SetBinary;
+    fmi3SetClockTYPE *SetClock;
+    fmi3GetFMUStateTYPE *GetFMUState;
+    fmi3SetFMUStateTYPE *SetFMUState;
+    fmi3FreeFMUStateTYPE *FreeFMUState;
+    fmi3SerializedFMUStateSizeTYPE *SerializedFMUStateSize;
+    fmi3SerializeFMUStateTYPE *SerializeFMUState;
+    fmi3DeserializeFMUStateTYPE *DeserializeFMUState;
+    fmi3GetDirectionalDerivativeTYPE *GetDirectionalDerivative;
+    fmi3GetIntervalDecimalTYPE *GetIntervalDecimal;
+    fmi3GetShiftDecimalTYPE *GetShiftDecimal;
+    fmi3UpdateDiscreteStatesTYPE *UpdateDiscreteStates;
+    fmi3EnterContinuousTimeModeTYPE *EnterContinuousTimeMode;
+    fmi3CompletedIntegratorStepTYPE *CompletedIntegratorStep;
+    fmi3SetTimeTYPE *SetTime;
+    fmi3SetContinuousStatesTYPE *SetContinuousStates;
+    fmi3GetContinuousStateDerivativesTYPE *GetContinuousStateDerivatives;
+    fmi3GetEventIndicatorsTYPE *GetEventIndicators;
+    fmi3GetContinuousStatesTYPE *GetContinuousStates;
+    fmi3GetNominalsOfContinuousStatesTYPE *GetNominalsOfContinuousStates;
+    fmi3EnterStepModeTYPE *EnterStepMode;
+    fmi3GetOutputDerivativesTYPE *GetOutputDerivatives;
+    fmi3DoStepTYPE *DoStep;
+} fmu_fns3;
+
+/** A loaded FMU (one kind chosen). Fields are read-only for users. For an FMI 3.0 FMU, fn
+ * holds adapters (fmu_v3.c) that take the wrapper fmu_v3_instantiate returns as their
+ * fmi2Component and call fn3, so that the stepping code calls both versions alike. */
 typedef struct {
     char dir[PATH_MAX];               /* private unpacked folder, removed by fmu_unload */
     char resource_uri[PATH_MAX + 32]; /* "file://<dir>/resources" for fmi2Instantiate */
@@ -91,11 +158,13 @@ typedef struct {
     fmu_kind kind;                    /* FMU_KIND_ME or FMU_KIND_CS */
     const fmu_caps *caps;             /* &md->me or &md->cs */
     void *so;                         /* dlopen handle */
-    fmu_fns fn;                       /* resolved functions */
+    fmu_fns fn;                       /* resolved functions (FMI 3.0: adapters) */
+    fmu_fns3 fn3;                     /* FMI 3.0: the FMU's own functions */
 } fmu_file;
 
 /**
- * Load an FMU: unpack, parse, dlopen binaries/linux64/<modelIdentifier>.so, resolve functions.
+ * Load an FMU: unpack, parse, dlopen binaries/linux64/<modelIdentifier>.so (FMI 3.0:
+ * binaries/x86_64-linux/<modelIdentifier>.so), resolve functions.
  * Functions always required: every common and kind-specific function of FMI 2.0 except those
  * whose capability is off (FMU state when !canGetAndSetFMUstate, serialization when
  * !canSerializeFMUstate, directional derivatives when !providesDirectionalDerivative, input
@@ -128,6 +197,11 @@ void fmu_unload(fmu_file *f);
 /** The fmi2CallbackLogger Tempo passes to FMUs: env must be an fmu_log_sink. */
 void fmu_load_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
                      fmi2String category, fmi2String message, ...);
+
+/** One log line of an FMU (either version) into sink; status as fmi2Status (FMI 3.0's values
+ * are the same). */
+void fmu_load_log_line(fmu_log_sink *sink, const char *instance, fmi2Status status,
+                       const char *category, const char *line);
 
 /** "fmi2OK", "fmi2Discard", ... */
 const char *fmu_load_status_name(fmi2Status s);

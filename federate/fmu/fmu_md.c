@@ -3,6 +3,7 @@
  * Divisions: small helpers; attributes; ScalarVariable; ModelStructure; whole-file checks.
  * Read next: federate/fmu/fmu_load.c. */
 #include "federate/fmu/fmu_md.h"
+#include "federate/fmu/fmu_md_impl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,23 +14,10 @@
 #include <string.h>
 
 #include <libxml/parser.h>
-#include <libxml/tree.h>
-
-/* Bounds on counts, so that a hostile file cannot make us allocate without limit. */
-#define MD_MAX_VARS       1000000 /* ScalarVariables */
-#define MD_MAX_DEPS       1000000 /* dependencies of one Unknown */
-#define MD_MAX_INDICATORS 1000000
-
-typedef struct {
-    fmu_md *md;
-    char *err;
-    size_t errlen;
-    int oom;
-} md_ctx;
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static int fail(md_ctx *c, const xmlNode *n, const char *fmt, ...)
+int md_fail(md_ctx *c, const xmlNode *n, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -46,12 +34,12 @@ static int fail(md_ctx *c, const xmlNode *n, const char *fmt, ...)
     return -1;
 }
 
-static int is_el(const xmlNode *n, const char *name)
+int md_is_el(const xmlNode *n, const char *name)
 {
     return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
 }
 
-static char *dupstr(md_ctx *c, const char *s)
+char *md_dupstr(md_ctx *c, const char *s)
 {
     if (!s) return NULL;
     char *d = strdup(s);
@@ -60,19 +48,19 @@ static char *dupstr(md_ctx *c, const char *s)
 }
 
 /* Attribute as a malloc'd string (NULL when absent or on OOM: check c->oom). */
-static char *attr(md_ctx *c, const xmlNode *n, const char *name)
+char *md_attr(md_ctx *c, const xmlNode *n, const char *name)
 {
     xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
     if (!v) return NULL;
-    char *d = dupstr(c, (const char *)v);
+    char *d = md_dupstr(c, (const char *)v);
     xmlFree(v);
     return d;
 }
 
 /* Reads a boolean attribute ("true"/"false"; absent = def). */
-static int attr_bool(md_ctx *c, const xmlNode *n, const char *name, int def, int *out)
+int md_attr_bool(md_ctx *c, const xmlNode *n, const char *name, int def, int *out)
 {
-    char *v = attr(c, n, name);
+    char *v = md_attr(c, n, name);
     if (c->oom) return -2;
     if (!v) {
         *out = def;
@@ -84,15 +72,15 @@ static int attr_bool(md_ctx *c, const xmlNode *n, const char *name, int def, int
     else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
         *out = 0;
     else
-        rc = fail(c, n, "attribute %s=\"%.40s\" is not a boolean", name, v);
+        rc = md_fail(c, n, "attribute %s=\"%.40s\" is not a boolean", name, v);
     free(v);
     return rc;
 }
 
 /* Reads a finite double attribute; *present tells whether it exists. */
-static int attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present, double *out)
+int md_attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present, double *out)
 {
-    char *v = attr(c, n, name);
+    char *v = md_attr(c, n, name);
     if (c->oom) return -2;
     *present = v != NULL;
     if (!v) return 0;
@@ -101,7 +89,7 @@ static int attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present
     double d = strtod(v, &end);
     int rc = 0;
     if (end == v || *end != '\0' || errno == ERANGE || !isfinite(d))
-        rc = fail(c, n, "attribute %s=\"%.40s\" is not a finite real number", name, v);
+        rc = md_fail(c, n, "attribute %s=\"%.40s\" is not a finite real number", name, v);
     else
         *out = d;
     free(v);
@@ -109,10 +97,10 @@ static int attr_real(md_ctx *c, const xmlNode *n, const char *name, int *present
 }
 
 /* Reads an integer attribute within [lo, hi]. */
-static int attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi, int *present,
-                     long *out)
+int md_attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi, int *present,
+                 long *out)
 {
-    char *v = attr(c, n, name);
+    char *v = md_attr(c, n, name);
     if (c->oom) return -2;
     *present = v != NULL;
     if (!v) return 0;
@@ -121,7 +109,8 @@ static int attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, lon
     long x = strtol(v, &end, 10);
     int rc = 0;
     if (end == v || *end != '\0' || errno == ERANGE || x < lo || x > hi)
-        rc = fail(c, n, "attribute %s=\"%.40s\" is not an integer in [%ld, %ld]", name, v, lo, hi);
+        rc = md_fail(c, n, "attribute %s=\"%.40s\" is not an integer in [%ld, %ld]", name, v, lo,
+                     hi);
     else
         *out = x;
     free(v);
@@ -129,10 +118,10 @@ static int attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, lon
 }
 
 /* Matches an attribute against a list of names; absent = def. */
-static int attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names,
-                     int count, int def, int *out)
+int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names, int count,
+                 int def, int *out)
 {
-    char *v = attr(c, n, name);
+    char *v = md_attr(c, n, name);
     if (c->oom) return -2;
     if (!v) {
         *out = def;
@@ -144,12 +133,14 @@ static int attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *
             free(v);
             return 0;
         }
-    int rc = fail(c, n, "attribute %s=\"%.40s\" is not a known value", name, v);
+    int rc = md_fail(c, n, "attribute %s=\"%.40s\" is not a known value", name, v);
     free(v);
     return rc;
 }
 
-static const char *const type_names[] = {"Real", "Integer", "Boolean", "String", "Enumeration"};
+static const char *const type_names[] = {"Real",    "Integer", "Boolean", "String", "Enumeration",
+                                         "Float32", "Int8",    "UInt8",   "Int16",  "UInt16",
+                                         "UInt32",  "Int64",   "UInt64",  "Binary", "Clock"};
 static const char *const causality_names[] = {"parameter", "calculatedParameter", "input", "output",
                                               "local",     "independent"};
 static const char *const variability_names[] = {"constant", "fixed", "tunable", "discrete",
@@ -158,6 +149,12 @@ static const char *const initial_names[] = {"none", "exact", "approx", "calculat
 
 const char *fmu_md_type_name(fmu_vtype t)
 {
+    return type_names[t];
+}
+const char *fmu_md_type_name_of(const fmu_md *md, fmu_vtype t)
+{
+    if (md && md->fmi3 && t == FMU_T_REAL) return "Float64";
+    if (md && md->fmi3 && t == FMU_T_INTEGER) return "Int32";
     return type_names[t];
 }
 const char *fmu_md_causality_name(fmu_causality x)
@@ -196,37 +193,37 @@ static int parse_caps(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
 {
     int rc;
     k->present = 1;
-    k->model_identifier = attr(c, n, "modelIdentifier");
+    k->model_identifier = md_attr(c, n, "modelIdentifier");
     if (c->oom) return -2;
     if (!k->model_identifier || !k->model_identifier[0])
-        return fail(c, n, "missing attribute modelIdentifier");
+        return md_fail(c, n, "missing attribute modelIdentifier");
     /* It names a file: keep it to a safe character set. */
     for (const char *p = k->model_identifier; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '_' || *p == '-' || *p == '.') ||
             (p == k->model_identifier && *p == '.'))
-            return fail(c, n, "modelIdentifier \"%.40s\" is not a valid file name",
-                        k->model_identifier);
-    if ((rc = attr_bool(c, n, "needsExecutionTool", 0, &k->needs_execution_tool)) ||
-        (rc = attr_bool(c, n, "canBeInstantiatedOnlyOncePerProcess", 0,
-                        &k->can_be_instantiated_only_once_per_process)) ||
-        (rc = attr_bool(c, n, "canNotUseMemoryManagementFunctions", 0,
-                        &k->can_not_use_memory_management_functions)) ||
-        (rc = attr_bool(c, n, "canGetAndSetFMUstate", 0, &k->can_get_and_set_fmu_state)) ||
-        (rc = attr_bool(c, n, "canSerializeFMUstate", 0, &k->can_serialize_fmu_state)) ||
-        (rc = attr_bool(c, n, "providesDirectionalDerivative", 0,
-                        &k->provides_directional_derivative)))
+            return md_fail(c, n, "modelIdentifier \"%.40s\" is not a valid file name",
+                           k->model_identifier);
+    if ((rc = md_attr_bool(c, n, "needsExecutionTool", 0, &k->needs_execution_tool)) ||
+        (rc = md_attr_bool(c, n, "canBeInstantiatedOnlyOncePerProcess", 0,
+                           &k->can_be_instantiated_only_once_per_process)) ||
+        (rc = md_attr_bool(c, n, "canNotUseMemoryManagementFunctions", 0,
+                           &k->can_not_use_memory_management_functions)) ||
+        (rc = md_attr_bool(c, n, "canGetAndSetFMUstate", 0, &k->can_get_and_set_fmu_state)) ||
+        (rc = md_attr_bool(c, n, "canSerializeFMUstate", 0, &k->can_serialize_fmu_state)) ||
+        (rc = md_attr_bool(c, n, "providesDirectionalDerivative", 0,
+                           &k->provides_directional_derivative)))
         return rc;
     if (!cs)
-        return attr_bool(c, n, "completedIntegratorStepNotNeeded", 0,
-                         &k->completed_integrator_step_not_needed);
+        return md_attr_bool(c, n, "completedIntegratorStepNotNeeded", 0,
+                            &k->completed_integrator_step_not_needed);
     long order = 0;
     int present;
-    if ((rc = attr_bool(c, n, "canHandleVariableCommunicationStepSize", 0,
-                        &k->can_handle_variable_communication_step_size)) ||
-        (rc = attr_bool(c, n, "canInterpolateInputs", 0, &k->can_interpolate_inputs)) ||
-        (rc = attr_bool(c, n, "canRunAsynchronuously", 0, &k->can_run_asynchronuously)) ||
-        (rc = attr_long(c, n, "maxOutputDerivativeOrder", 0, 100, &present, &order)))
+    if ((rc = md_attr_bool(c, n, "canHandleVariableCommunicationStepSize", 0,
+                           &k->can_handle_variable_communication_step_size)) ||
+        (rc = md_attr_bool(c, n, "canInterpolateInputs", 0, &k->can_interpolate_inputs)) ||
+        (rc = md_attr_bool(c, n, "canRunAsynchronuously", 0, &k->can_run_asynchronuously)) ||
+        (rc = md_attr_long(c, n, "maxOutputDerivativeOrder", 0, 100, &present, &order)))
         return rc;
     k->max_output_derivative_order = (int)order;
     return 0;
@@ -253,24 +250,24 @@ static int parse_start(md_ctx *c, const xmlNode *t, fmu_var *v)
     int rc, present = 0;
     switch (v->type) {
     case FMU_T_REAL:
-        rc = attr_real(c, t, "start", &present, &v->start_real);
+        rc = md_attr_real(c, t, "start", &present, &v->start_real);
         break;
     case FMU_T_INTEGER:
     case FMU_T_ENUM:
-        rc = attr_long(c, t, "start", INT_MIN, INT_MAX, &present, &v->start_int);
+        rc = md_attr_long(c, t, "start", INT_MIN, INT_MAX, &present, &v->start_int);
         break;
     case FMU_T_BOOLEAN: {
-        char *s = attr(c, t, "start");
+        char *s = md_attr(c, t, "start");
         if (c->oom) return -2;
         present = s != NULL;
         int b = 0;
-        rc = attr_bool(c, t, "start", 0, &b);
+        rc = md_attr_bool(c, t, "start", 0, &b);
         v->start_int = b;
         free(s);
         break;
     }
     default:
-        v->start_str = attr(c, t, "start");
+        v->start_str = md_attr(c, t, "start");
         if (c->oom) return -2;
         present = v->start_str != NULL;
         rc = 0;
@@ -285,19 +282,19 @@ static int parse_var(md_ctx *c, const xmlNode *n, fmu_var *v, size_t n_vars)
     int rc, present = 0, x = 0;
     long l = 0;
     v->line = (int)xmlGetLineNo(n);
-    v->name = attr(c, n, "name");
-    v->description = attr(c, n, "description");
+    v->name = md_attr(c, n, "name");
+    v->description = md_attr(c, n, "description");
     if (c->oom) return -2;
-    if (!v->name || !v->name[0]) return fail(c, n, "missing attribute name");
-    if ((rc = attr_long(c, n, "valueReference", 0, (long)UINT_MAX, &present, &l))) return rc;
-    if (!present) return fail(c, n, "variable \"%.80s\": missing valueReference", v->name);
+    if (!v->name || !v->name[0]) return md_fail(c, n, "missing attribute name");
+    if ((rc = md_attr_long(c, n, "valueReference", 0, (long)UINT_MAX, &present, &l))) return rc;
+    if (!present) return md_fail(c, n, "variable \"%.80s\": missing valueReference", v->name);
     v->vr = (unsigned)l;
-    if ((rc = attr_enum(c, n, "causality", causality_names, 6, FMU_C_LOCAL, &x))) return rc;
+    if ((rc = md_attr_enum(c, n, "causality", causality_names, 6, FMU_C_LOCAL, &x))) return rc;
     v->causality = (fmu_causality)x;
-    if ((rc = attr_enum(c, n, "variability", variability_names, 5, FMU_V_CONTINUOUS, &x)))
+    if ((rc = md_attr_enum(c, n, "variability", variability_names, 5, FMU_V_CONTINUOUS, &x)))
         return rc;
     v->variability = (fmu_variability)x;
-    if ((rc = attr_enum(c, n, "initial", initial_names + 1, 3, -1, &x))) return rc;
+    if ((rc = md_attr_enum(c, n, "initial", initial_names + 1, 3, -1, &x))) return rc;
     v->initial = (fmu_initial)(x + 1);
 
     const xmlNode *t = NULL;
@@ -305,61 +302,62 @@ static int parse_var(md_ctx *c, const xmlNode *n, fmu_var *v, size_t n_vars)
         if (ch->type != XML_ELEMENT_NODE) continue;
         int k;
         for (k = 0; k < 5; k++)
-            if (is_el(ch, type_names[k])) break;
+            if (md_is_el(ch, type_names[k])) break;
         if (k == 5) continue; /* Annotations and the like */
-        if (t) return fail(c, ch, "variable \"%.80s\" has more than one type element", v->name);
+        if (t) return md_fail(c, ch, "variable \"%.80s\" has more than one type element", v->name);
         t = ch;
         v->type = (fmu_vtype)k;
     }
-    if (!t) return fail(c, n, "variable \"%.80s\" has no type element", v->name);
-    v->declared_type = attr(c, t, "declaredType");
+    if (!t) return md_fail(c, n, "variable \"%.80s\" has no type element", v->name);
+    v->declared_type = md_attr(c, t, "declaredType");
     if (c->oom) return -2;
     if ((rc = parse_start(c, t, v))) return rc;
     if (v->type == FMU_T_REAL) {
-        if ((rc = attr_real(c, t, "min", &v->has_min, &v->min)) ||
-            (rc = attr_real(c, t, "max", &v->has_max, &v->max)))
+        if ((rc = md_attr_real(c, t, "min", &v->has_min, &v->min)) ||
+            (rc = md_attr_real(c, t, "max", &v->has_max, &v->max)))
             return rc;
-        v->unit = attr(c, t, "unit");
+        v->unit = md_attr(c, t, "unit");
         if (c->oom) return -2;
     } else if (v->type == FMU_T_INTEGER || v->type == FMU_T_ENUM) {
         long lo = 0, hi = 0;
-        if ((rc = attr_long(c, t, "min", INT_MIN, INT_MAX, &v->has_min, &lo)) ||
-            (rc = attr_long(c, t, "max", INT_MIN, INT_MAX, &v->has_max, &hi)))
+        if ((rc = md_attr_long(c, t, "min", INT_MIN, INT_MAX, &v->has_min, &lo)) ||
+            (rc = md_attr_long(c, t, "max", INT_MIN, INT_MAX, &v->has_max, &hi)))
             return rc;
         v->min = (double)lo, v->max = (double)hi;
     }
     if (v->has_min && v->has_max && v->min > v->max)
-        return fail(c, t, "variable \"%.80s\": min %g is above max %g", v->name, v->min, v->max);
+        return md_fail(c, t, "variable \"%.80s\": min %g is above max %g", v->name, v->min, v->max);
     if (v->type == FMU_T_REAL) {
-        if ((rc = attr_long(c, t, "derivative", 1, (long)n_vars, &present, &l))) return rc;
+        if ((rc = md_attr_long(c, t, "derivative", 1, (long)n_vars, &present, &l))) return rc;
         v->derivative = present ? (int)l : 0;
     }
 
     /* Consistency rules of §2.2.7. */
     if (!combination_allowed(v->causality, v->variability))
-        return fail(c, n,
-                    "variable \"%.80s\": causality=\"%s\" with variability=\"%s\" is not "
-                    "allowed by FMI 2.0",
-                    v->name, causality_names[v->causality], variability_names[v->variability]);
+        return md_fail(c, n,
+                       "variable \"%.80s\": causality=\"%s\" with variability=\"%s\" is not "
+                       "allowed by FMI 2.0",
+                       v->name, causality_names[v->causality], variability_names[v->variability]);
     if (v->variability == FMU_V_CONTINUOUS && v->type != FMU_T_REAL)
-        return fail(c, n, "variable \"%.80s\": only Real variables can be continuous (it is %s)",
-                    v->name, type_names[v->type]);
+        return md_fail(c, n, "variable \"%.80s\": only Real variables can be continuous (it is %s)",
+                       v->name, type_names[v->type]);
     if ((v->causality == FMU_C_INPUT || v->causality == FMU_C_INDEPENDENT) &&
         v->initial != FMU_I_NONE)
-        return fail(c, n, "variable \"%.80s\": %s variables must not have attribute initial",
-                    v->name, causality_names[v->causality]);
+        return md_fail(c, n, "variable \"%.80s\": %s variables must not have attribute initial",
+                       v->name, causality_names[v->causality]);
     if (v->causality == FMU_C_PARAMETER && v->initial != FMU_I_NONE && v->initial != FMU_I_EXACT)
-        return fail(c, n, "variable \"%.80s\": a parameter must have initial=\"exact\"", v->name);
+        return md_fail(c, n, "variable \"%.80s\": a parameter must have initial=\"exact\"",
+                       v->name);
     int needs_start = v->causality == FMU_C_PARAMETER || v->causality == FMU_C_INPUT ||
                       v->variability == FMU_V_CONSTANT || v->initial == FMU_I_EXACT ||
                       v->initial == FMU_I_APPROX;
     if (needs_start && !v->has_start)
-        return fail(c, t, "variable \"%.80s\" (%s, %s) needs a start value", v->name,
-                    causality_names[v->causality], variability_names[v->variability]);
+        return md_fail(c, t, "variable \"%.80s\" (%s, %s) needs a start value", v->name,
+                       causality_names[v->causality], variability_names[v->variability]);
     if (v->has_start && (v->initial == FMU_I_CALCULATED || v->causality == FMU_C_INDEPENDENT ||
                          v->causality == FMU_C_CALCULATED_PARAMETER))
-        return fail(c, t, "variable \"%.80s\" must not have a start value (it is calculated)",
-                    v->name);
+        return md_fail(c, t, "variable \"%.80s\" must not have a start value (it is calculated)",
+                       v->name);
     return 0;
 }
 
@@ -367,13 +365,13 @@ static int parse_vars(md_ctx *c, const xmlNode *mv)
 {
     size_t n = 0;
     for (const xmlNode *ch = mv->children; ch; ch = ch->next)
-        if (is_el(ch, "ScalarVariable") && ++n > MD_MAX_VARS)
-            return fail(c, mv, "more than %d variables", MD_MAX_VARS);
+        if (md_is_el(ch, "ScalarVariable") && ++n > MD_MAX_VARS)
+            return md_fail(c, mv, "more than %d variables", MD_MAX_VARS);
     fmu_md *md = c->md;
     md->vars = calloc(n ? n : 1, sizeof *md->vars);
     if (!md->vars) return c->oom = 1, -2;
     for (const xmlNode *ch = mv->children; ch; ch = ch->next) {
-        if (!is_el(ch, "ScalarVariable")) continue;
+        if (!md_is_el(ch, "ScalarVariable")) continue;
         int rc = parse_var(c, ch, &md->vars[md->n_vars++], n);
         if (rc) return rc;
     }
@@ -396,12 +394,12 @@ static int parse_index_list(md_ctx *c, const xmlNode *u, const char *s, size_t *
         long x = strtol(p, &end, 10);
         if (end == p || errno == ERANGE || x < 1 || x > (long)c->md->n_vars) {
             free(a);
-            return fail(c, u, "dependencies: \"%.20s\" is not a variable index in [1, %zu]", p,
-                        c->md->n_vars);
+            return md_fail(c, u, "dependencies: \"%.20s\" is not a variable index in [1, %zu]", p,
+                           c->md->n_vars);
         }
         if (n >= MD_MAX_DEPS) {
             free(a);
-            return fail(c, u, "more than %d dependencies", MD_MAX_DEPS);
+            return md_fail(c, u, "more than %d dependencies", MD_MAX_DEPS);
         }
         if ((n & (n - 1)) == 0) { /* grow at powers of two */
             int *b = realloc(a, (n ? 2 * n : 1) * sizeof *a);
@@ -432,28 +430,28 @@ static int parse_unknowns(md_ctx *c, const xmlNode *list, size_t *count, fmu_unk
 {
     size_t n = 0;
     for (const xmlNode *ch = list->children; ch; ch = ch->next)
-        if (is_el(ch, "Unknown")) n++;
-    if (n > c->md->n_vars) return fail(c, list, "more Unknowns than variables");
+        if (md_is_el(ch, "Unknown")) n++;
+    if (n > c->md->n_vars) return md_fail(c, list, "more Unknowns than variables");
     fmu_unknown *a = calloc(n ? n : 1, sizeof *a);
     if (!a) return c->oom = 1, -2;
     *out = a;
     *count = 0;
     for (const xmlNode *ch = list->children; ch; ch = ch->next) {
-        if (!is_el(ch, "Unknown")) continue;
+        if (!md_is_el(ch, "Unknown")) continue;
         fmu_unknown *u = &a[(*count)++];
         int rc, present;
         long idx;
-        if ((rc = attr_long(c, ch, "index", 1, (long)c->md->n_vars, &present, &idx))) return rc;
-        if (!present) return fail(c, ch, "missing attribute index");
+        if ((rc = md_attr_long(c, ch, "index", 1, (long)c->md->n_vars, &present, &idx))) return rc;
+        if (!present) return md_fail(c, ch, "missing attribute index");
         u->index = (int)idx;
-        char *deps = attr(c, ch, "dependencies");
-        char *kinds = attr(c, ch, "dependenciesKind");
+        char *deps = md_attr(c, ch, "dependencies");
+        char *kinds = md_attr(c, ch, "dependenciesKind");
         if (c->oom) return free(deps), free(kinds), -2;
         u->has_deps = deps != NULL;
         rc = deps ? parse_index_list(c, ch, deps, &u->n_deps, &u->deps) : 0;
         if (!rc && kinds && (!deps || count_words(kinds) != u->n_deps))
-            rc = fail(c, ch, "dependenciesKind has %zu entries but dependencies has %zu",
-                      count_words(kinds), u->n_deps);
+            rc = md_fail(c, ch, "dependenciesKind has %zu entries but dependencies has %zu",
+                         count_words(kinds), u->n_deps);
         free(deps);
         free(kinds);
         if (rc) return rc;
@@ -466,24 +464,25 @@ static int parse_structure(md_ctx *c, const xmlNode *ms)
     fmu_md *md = c->md;
     int rc;
     for (const xmlNode *ch = ms->children; ch; ch = ch->next) {
-        if (is_el(ch, "Outputs")) {
-            if (md->outputs) return fail(c, ch, "duplicate element");
+        if (md_is_el(ch, "Outputs")) {
+            if (md->outputs) return md_fail(c, ch, "duplicate element");
             if ((rc = parse_unknowns(c, ch, &md->n_outputs, &md->outputs))) return rc;
             for (size_t i = 0; i < md->n_outputs; i++)
                 if (md->vars[md->outputs[i].index - 1].causality != FMU_C_OUTPUT)
-                    return fail(c, ch, "Unknown index=%d (\"%.80s\") is not an output variable",
-                                md->outputs[i].index, md->vars[md->outputs[i].index - 1].name);
-        } else if (is_el(ch, "Derivatives")) {
-            if (md->derivatives) return fail(c, ch, "duplicate element");
+                    return md_fail(c, ch, "Unknown index=%d (\"%.80s\") is not an output variable",
+                                   md->outputs[i].index, md->vars[md->outputs[i].index - 1].name);
+        } else if (md_is_el(ch, "Derivatives")) {
+            if (md->derivatives) return md_fail(c, ch, "duplicate element");
             if ((rc = parse_unknowns(c, ch, &md->n_derivatives, &md->derivatives))) return rc;
             for (size_t i = 0; i < md->n_derivatives; i++) {
                 const fmu_var *v = &md->vars[md->derivatives[i].index - 1];
                 if (v->type != FMU_T_REAL || !v->derivative)
-                    return fail(c, ch, "Unknown index=%d (\"%.80s\") has no derivative attribute",
-                                md->derivatives[i].index, v->name);
+                    return md_fail(c, ch,
+                                   "Unknown index=%d (\"%.80s\") has no derivative attribute",
+                                   md->derivatives[i].index, v->name);
             }
-        } else if (is_el(ch, "InitialUnknowns")) {
-            if (md->initial_unknowns) return fail(c, ch, "duplicate element");
+        } else if (md_is_el(ch, "InitialUnknowns")) {
+            if (md->initial_unknowns) return md_fail(c, ch, "duplicate element");
             if ((rc = parse_unknowns(c, ch, &md->n_initial_unknowns, &md->initial_unknowns)))
                 return rc;
         }
@@ -496,22 +495,29 @@ static int parse_structure(md_ctx *c, const xmlNode *ms)
 static int parse_root_attrs(md_ctx *c, const xmlNode *root)
 {
     fmu_md *md = c->md;
-    md->fmi_version = attr(c, root, "fmiVersion");
-    md->model_name = attr(c, root, "modelName");
-    md->guid = attr(c, root, "guid");
-    md->description = attr(c, root, "description");
-    md->generation_tool = attr(c, root, "generationTool");
+    md->fmi_version = md_attr(c, root, "fmiVersion");
+    md->model_name = md_attr(c, root, "modelName");
+    md->description = md_attr(c, root, "description");
+    md->generation_tool = md_attr(c, root, "generationTool");
     if (c->oom) return -2;
-    if (!md->fmi_version) return fail(c, root, "missing attribute fmiVersion");
-    /* FMI 2.0 files say "2.0"; patch releases do not change the version string. */
-    if (strcmp(md->fmi_version, "2.0") != 0)
-        return fail(c, root, "unsupported fmiVersion \"%.20s\" (only FMI 2.0 is supported)",
-                    md->fmi_version);
-    if (!md->model_name) return fail(c, root, "missing attribute modelName");
-    if (!md->guid) return fail(c, root, "missing attribute guid");
+    if (!md->fmi_version) return md_fail(c, root, "missing attribute fmiVersion");
+    /* FMI 2.0 files say "2.0"; FMI 3.0 files "3.0" (patch releases keep the string; a
+     * pre-release such as "3.0-beta.4" is not the standard and is refused). */
+    md->fmi3 = strcmp(md->fmi_version, "3.0") == 0;
+    if (strcmp(md->fmi_version, "2.0") != 0 && !md->fmi3)
+        return md_fail(c, root, "unsupported fmiVersion \"%.20s\" (FMI 2.0 and 3.0 are supported)",
+                       md->fmi_version);
+    /* FMI 3.0 renamed the guid to instantiationToken. */
+    md->guid = md_attr(c, root, md->fmi3 ? "instantiationToken" : "guid");
+    if (c->oom) return -2;
+    if (!md->model_name) return md_fail(c, root, "missing attribute modelName");
+    if (!md->guid)
+        return md_fail(c, root, "missing attribute %s", md->fmi3 ? "instantiationToken" : "guid");
+    if (md->fmi3) return 0; /* event indicators are listed in the ModelStructure */
     int present, rc;
     long nz = 0;
-    if ((rc = attr_long(c, root, "numberOfEventIndicators", 0, MD_MAX_INDICATORS, &present, &nz)))
+    if ((rc =
+             md_attr_long(c, root, "numberOfEventIndicators", 0, MD_MAX_INDICATORS, &present, &nz)))
         return rc;
     md->n_event_indicators = (int)nz;
     return present ? 0 : 1; /* 1: attribute absent (checked later for ME) */
@@ -524,31 +530,34 @@ static int parse_children(md_ctx *c, const xmlNode *root)
     int rc;
     for (const xmlNode *ch = root->children; ch; ch = ch->next) {
         if (ch->type != XML_ELEMENT_NODE) continue;
-        if (is_el(ch, "ModelExchange") || is_el(ch, "CoSimulation")) {
-            int cs = is_el(ch, "CoSimulation");
+        if (md->fmi3 && (md_is_el(ch, "ModelExchange") || md_is_el(ch, "CoSimulation") ||
+                         md_is_el(ch, "ScheduledExecution") || md_is_el(ch, "TypeDefinitions")))
+            continue; /* fmu_md3_children */
+        if (md_is_el(ch, "ModelExchange") || md_is_el(ch, "CoSimulation")) {
+            int cs = md_is_el(ch, "CoSimulation");
             fmu_caps *k = cs ? &md->cs : &md->me;
-            if (k->present) return fail(c, ch, "duplicate element");
+            if (k->present) return md_fail(c, ch, "duplicate element");
             if ((rc = parse_caps(c, ch, k, cs))) return rc;
-        } else if (is_el(ch, "DefaultExperiment")) {
-            if ((rc = attr_real(c, ch, "startTime", &md->has_start, &md->start_time)) ||
-                (rc = attr_real(c, ch, "stopTime", &md->has_stop, &md->stop_time)) ||
-                (rc = attr_real(c, ch, "tolerance", &md->has_tolerance, &md->tolerance)) ||
-                (rc = attr_real(c, ch, "stepSize", &md->has_step, &md->step_size)))
+        } else if (md_is_el(ch, "DefaultExperiment")) {
+            if ((rc = md_attr_real(c, ch, "startTime", &md->has_start, &md->start_time)) ||
+                (rc = md_attr_real(c, ch, "stopTime", &md->has_stop, &md->stop_time)) ||
+                (rc = md_attr_real(c, ch, "tolerance", &md->has_tolerance, &md->tolerance)) ||
+                (rc = md_attr_real(c, ch, "stepSize", &md->has_step, &md->step_size)))
                 return rc;
             if (md->has_tolerance && !(md->tolerance > 0))
-                return fail(c, ch, "tolerance must be positive");
+                return md_fail(c, ch, "tolerance must be positive");
             if (md->has_step && !(md->step_size > 0))
-                return fail(c, ch, "stepSize must be positive");
+                return md_fail(c, ch, "stepSize must be positive");
             if (md->has_start && md->has_stop && !(md->stop_time >= md->start_time))
-                return fail(c, ch, "stopTime is before startTime");
-        } else if (is_el(ch, "LogCategories") || is_el(ch, "TypeDefinitions")) {
-            int logc = is_el(ch, "LogCategories");
+                return md_fail(c, ch, "stopTime is before startTime");
+        } else if (md_is_el(ch, "LogCategories") || md_is_el(ch, "TypeDefinitions")) {
+            int logc = md_is_el(ch, "LogCategories");
             const char *elname = logc ? "Category" : "SimpleType";
             if (logc ? md->log_categories != NULL : md->type_names != NULL)
-                return fail(c, ch, "duplicate element");
+                return md_fail(c, ch, "duplicate element");
             size_t n = 0;
             for (const xmlNode *e = ch->children; e; e = e->next)
-                n += is_el(e, elname);
+                n += md_is_el(e, elname);
             char **names = calloc(n ? n : 1, sizeof *names);
             if (!names) return c->oom = 1, -2;
             if (logc)
@@ -557,21 +566,22 @@ static int parse_children(md_ctx *c, const xmlNode *root)
                 md->type_names = names;
             size_t *cnt = logc ? &md->n_log_categories : &md->n_types;
             for (const xmlNode *e = ch->children; e; e = e->next) {
-                if (!is_el(e, elname)) continue;
-                names[*cnt] = attr(c, e, "name");
+                if (!md_is_el(e, elname)) continue;
+                names[*cnt] = md_attr(c, e, "name");
                 if (c->oom) return -2;
-                if (!names[(*cnt)++]) return fail(c, e, "missing attribute name");
+                if (!names[(*cnt)++]) return md_fail(c, e, "missing attribute name");
             }
-        } else if (is_el(ch, "ModelVariables")) {
-            if (mv) return fail(c, ch, "duplicate element");
+        } else if (md_is_el(ch, "ModelVariables")) {
+            if (mv) return md_fail(c, ch, "duplicate element");
             mv = ch;
-        } else if (is_el(ch, "ModelStructure")) {
-            if (ms) return fail(c, ch, "duplicate element");
+        } else if (md_is_el(ch, "ModelStructure")) {
+            if (ms) return md_fail(c, ch, "duplicate element");
             ms = ch;
         }
     }
-    if (!mv) return fail(c, root, "missing element ModelVariables");
-    if (!ms) return fail(c, root, "missing element ModelStructure");
+    if (!mv) return md_fail(c, root, "missing element ModelVariables");
+    if (!ms) return md_fail(c, root, "missing element ModelStructure");
+    if (md->fmi3) return fmu_md3_children(c, root);
     if ((rc = parse_vars(c, mv))) return rc;
     return parse_structure(c, ms);
 }
@@ -624,6 +634,33 @@ static int check_aliases(md_ctx *c, const fmu_var **sorted, size_t n)
     return 0;
 }
 
+/* FMI 3.0: order of valueReference whatever the type, then of position. */
+static int vr3_cmp(const void *a, const void *b)
+{
+    const fmu_var *const *x = a, *const *y = b;
+    if ((*x)->vr != (*y)->vr) return (*x)->vr < (*y)->vr ? -1 : 1;
+    return (*x < *y) ? -1 : (*x > *y);
+}
+
+/* FMI 3.0 has no aliases by value reference: each variable has its own (§2.4.7); the
+ * elements of one array share it. sorted holds every variable in vr3_cmp order. */
+static int check_unique_vrs(md_ctx *c, const fmu_var **sorted, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const fmu_var *a = sorted[i - 1], *b = sorted[i];
+        if (a->vr != b->vr) continue;
+        int same_array =
+            a->n_elems && a->n_elems == b->n_elems && (size_t)(b - a) == b->elem - a->elem;
+        if (same_array) continue;
+        snprintf(c->err, c->errlen,
+                 "modelDescription.xml:%d: <%s>: variable \"%.80s\" has valueReference %u, as "
+                 "\"%.80s\" (line %d): FMI 3.0 value references are unique",
+                 b->line, fmu_md_type_name_of(c->md, b->type), b->name, b->vr, a->name, a->line);
+        return -1;
+    }
+    return 0;
+}
+
 /* Checks across variables: unique names, value references, declared types exist, derivative
  * relations. */
 static int check_vars(md_ctx *c)
@@ -644,8 +681,9 @@ static int check_vars(md_ctx *c)
             free(sorted);
             return -1;
         }
-    qsort(sorted, md->n_vars, sizeof *sorted, vr_cmp);
-    int rc = check_aliases(c, sorted, md->n_vars);
+    qsort(sorted, md->n_vars, sizeof *sorted, md->fmi3 ? vr3_cmp : vr_cmp);
+    int rc =
+        md->fmi3 ? check_unique_vrs(c, sorted, md->n_vars) : check_aliases(c, sorted, md->n_vars);
     free(sorted);
     if (rc) return rc;
     for (size_t i = 0; i < md->n_vars; i++) {
@@ -748,8 +786,8 @@ int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t er
     c.md = calloc(1, sizeof *c.md);
     if (!c.md) goto fail;
     const xmlNode *root = xmlDocGetRootElement(doc);
-    if (!root || !is_el(root, "fmiModelDescription")) {
-        rc = fail(&c, root, "root element is not fmiModelDescription");
+    if (!root || !md_is_el(root, "fmiModelDescription")) {
+        rc = md_fail(&c, root, "root element is not fmiModelDescription");
         goto fail;
     }
     int nz_absent = 0;
@@ -759,11 +797,11 @@ int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t er
         (rc = check_structure(&c)))
         goto fail;
     if (!c.md->me.present && !c.md->cs.present) {
-        rc = fail(&c, root, "neither ModelExchange nor CoSimulation is declared");
+        rc = md_fail(&c, root, "neither ModelExchange nor CoSimulation is declared");
         goto fail;
     }
     if (c.md->me.present && nz_absent) {
-        rc = fail(&c, root, "numberOfEventIndicators is missing (required for ModelExchange)");
+        rc = md_fail(&c, root, "numberOfEventIndicators is missing (required for ModelExchange)");
         goto fail;
     }
     xmlFreeDoc(doc);
@@ -810,6 +848,7 @@ void fmu_md_free(fmu_md *md)
         free(md->vars[i].start_str);
         free(md->vars[i].unit);
     }
+    free(md->clocks);
     free(md->vars);
     free_unknowns(md->outputs, md->n_outputs);
     free_unknowns(md->derivatives, md->n_derivatives);
@@ -829,5 +868,12 @@ long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr)
 {
     for (size_t i = 0; i < md->n_vars; i++)
         if (md->vars[i].type == type && md->vars[i].vr == vr) return (long)i;
+    return -1;
+}
+
+long fmu_md_find_any_vr(const fmu_md *md, unsigned vr)
+{
+    for (size_t i = 0; i < md->n_vars; i++)
+        if (md->vars[i].vr == vr) return (long)i;
     return -1;
 }

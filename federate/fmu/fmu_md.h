@@ -1,4 +1,5 @@
-/* modelDescription.xml of an FMI 2.0 FMU: the parsed, checked description.
+/* modelDescription.xml of an FMI 2.0 or 3.0 FMU: the parsed, checked description, one shape
+ * for both versions (an FMI 3.0 array is one fmu_var per element).
  * Serves doc/fmu.md (and doc/contributing.md §7: a pure decoder from bytes to a struct or an
  * error). Read next: federate/fmu/fmu_md.c (the checks), then federate/fmu/fmu_load.h (who calls
  * it). */
@@ -10,7 +11,37 @@
 /** Largest modelDescription.xml fmu_md_parse accepts (bytes). */
 #define FMU_MD_MAX_BYTES (64u * 1024u * 1024u)
 
-typedef enum { FMU_T_REAL, FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_STRING, FMU_T_ENUM } fmu_vtype;
+/** Variable types. The first five are FMI 2.0's (FMI 3.0's Float64 is FMU_T_REAL, Int32
+ * FMU_T_INTEGER, its Enumeration, an Int64, FMU_T_ENUM); the others exist in FMI 3.0 only. */
+typedef enum {
+    FMU_T_REAL,
+    FMU_T_INTEGER,
+    FMU_T_BOOLEAN,
+    FMU_T_STRING,
+    FMU_T_ENUM,
+    FMU_T_FLOAT32,
+    FMU_T_INT8,
+    FMU_T_UINT8,
+    FMU_T_INT16,
+    FMU_T_UINT16,
+    FMU_T_UINT32,
+    FMU_T_INT64,
+    FMU_T_UINT64,
+    FMU_T_BINARY,
+    FMU_T_CLOCK,
+    FMU_T_NTYPES
+} fmu_vtype;
+
+/** FMI 3.0 clock kinds (the intervalVariability attribute of a Clock). */
+typedef enum {
+    FMU_CLOCK_NONE = 0, /* not a clock */
+    FMU_CLOCK_CONSTANT,
+    FMU_CLOCK_FIXED,
+    FMU_CLOCK_TUNABLE,
+    FMU_CLOCK_CHANGING,
+    FMU_CLOCK_COUNTDOWN,
+    FMU_CLOCK_TRIGGERED
+} fmu_clock_kind;
 
 typedef enum {
     FMU_C_PARAMETER,
@@ -31,7 +62,8 @@ typedef enum {
 
 typedef enum { FMU_I_NONE, FMU_I_EXACT, FMU_I_APPROX, FMU_I_CALCULATED } fmu_initial;
 
-/** One ScalarVariable. Strings are owned by the fmu_md. */
+/** One ScalarVariable (FMI 2.0), or one scalar or one array element (FMI 3.0). Strings are
+ * owned by the fmu_md (each element has its own copies). */
 typedef struct {
     char *name;                  /* unique within the FMU */
     char *description;           /* NULL when absent */
@@ -44,12 +76,21 @@ typedef struct {
     int has_start;               /* start attribute present */
     double start_real;           /* Real start */
     long start_int;              /* Integer/Enumeration start; Boolean start as 0/1 */
-    char *start_str;             /* String start (NULL unless String with start) */
+    char *start_str;             /* String start; FMI 3.0: the start value's text for every type (an
+                                    array's element alone, Binary in hex); NULL when absent */
     char *unit;                  /* Real unit attribute, NULL when absent */
     int has_min, has_max;        /* min/max attributes present (Real, Integer, Enumeration) */
     double min, max;             /* the bounds (Integer and Enumeration as exact doubles) */
     int derivative; /* 1-based index of the variable this is the derivative of, 0 none */
     int line;       /* line of the ScalarVariable element */
+    /* FMI 3.0 arrays: the variable with value reference vr has n_elems values in row-major
+     * order; this one is element elem (0-based) and its name carries the indices ("v[2,3]",
+     * 1-based). A scalar has n_elems 0 and elem 0. */
+    size_t elem, n_elems;
+    fmu_clock_kind clock;    /* Clock variables: their kind; else FMU_CLOCK_NONE */
+    int has_interval;        /* Clock: intervalDecimal given */
+    double interval, shift;  /* Clock: intervalDecimal, shiftDecimal (s) */
+    int intermediate_update; /* FMI 3.0 intermediateUpdate="true" */
 } fmu_var;
 
 /** One ModelStructure Unknown (Outputs, Derivatives or InitialUnknowns). */
@@ -75,13 +116,22 @@ typedef struct {
     int can_interpolate_inputs;                      /* CS only */
     int max_output_derivative_order;                 /* CS only, 0 when absent */
     int can_run_asynchronuously;                     /* CS only (spelled as in the standard) */
+    /* FMI 3.0 only (0 for FMI 2.0). */
+    int has_event_mode;                    /* CS hasEventMode */
+    int provides_intermediate_update;      /* CS providesIntermediateUpdate */
+    int can_return_early;                  /* CS canReturnEarlyAfterIntermediateUpdate */
+    int has_fixed_internal_step;           /* CS fixedInternalStepSize given */
+    double fixed_internal_step;            /* its value (s) */
+    int provides_evaluate_discrete_states; /* ME/CS providesEvaluateDiscreteStates */
 } fmu_caps;
 
 /** The whole description. Free with fmu_md_free. */
 typedef struct {
-    char *fmi_version; /* "2.0" */
+    char *fmi_version; /* "2.0" or "3.0" */
+    int fmi3;          /* fmiVersion is 3.0: the FMU is called through fmi3* functions */
+    int se_present;    /* FMI 3.0: a ScheduledExecution element exists (not supported) */
     char *model_name;
-    char *guid;
+    char *guid;             /* guid (2.0) or instantiationToken (3.0) */
     char *description;      /* NULL when absent */
     char *generation_tool;  /* NULL when absent */
     int n_event_indicators; /* numberOfEventIndicators */
@@ -98,6 +148,8 @@ typedef struct {
     fmu_unknown *outputs, *derivatives, *initial_unknowns;
     size_t n_states;  /* = n_derivatives */
     int *state_index; /* 0-based var index of state i (the var derivatives[i] is der of) */
+    size_t n_clocks;  /* FMI 3.0 Clock variables */
+    int *clocks;      /* their 0-based var indices */
 } fmu_md;
 
 /**
@@ -128,6 +180,12 @@ fmu_initial fmu_md_initial(const fmu_var *v);
 
 /** Names for messages ("Real", "output", "continuous", ...). */
 const char *fmu_md_type_name(fmu_vtype t);
+/** The type's name as the FMU's version spells it: "Float64" and "Int32" for FMI 3.0's
+ * FMU_T_REAL and FMU_T_INTEGER, else fmu_md_type_name. */
+const char *fmu_md_type_name_of(const fmu_md *md, fmu_vtype t);
+/** The 0-based index of the first element of the variable with value reference vr (FMI 3.0
+ * value references are unique across types), or -1. O(n). */
+long fmu_md_find_any_vr(const fmu_md *md, unsigned vr);
 const char *fmu_md_causality_name(fmu_causality c);
 const char *fmu_md_variability_name(fmu_variability v);
 const char *fmu_md_initial_name(fmu_initial i); /* "" for FMU_I_NONE */

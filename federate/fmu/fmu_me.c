@@ -405,6 +405,19 @@ static int handle_event(fmu_me *me, double t)
     return restart(me, t, 0, FMU_RESTART_EVENT);
 }
 
+int fmu_me_input_event_begin(fmu_step *s)
+{
+    int rc = fmu_step_check(s, s->f->fn.EnterEventMode(s->c), "fmi3EnterEventMode");
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
+int fmu_me_input_event_end(fmu_step *s)
+{
+    int rc = event_iteration(s->me, s->t);
+    if (!rc || rc == FMU_STEP_TERMINATED) fmu_me_mark_restart(s->me, FMU_RESTART_EVENT);
+    return rc;
+}
+
 int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reached)
 {
     fmu_me *me = s->me;

@@ -29,10 +29,17 @@ static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const
     if (t->n_rows == *cap) {
         size_t nc = *cap ? *cap * 2 : 64;
         double *v = realloc(t->v, nc * t->n_cols * sizeof *v);
-        if (!v) return snprintf(err, errlen, "%s: out of memory", path), -2;
-        t->v = v, *cap = nc;
+        if (v) t->v = v;
+        char **tx = realloc(t->text, nc * t->n_cols * sizeof *tx);
+        if (tx) t->text = tx;
+        if (!v || !tx) return snprintf(err, errlen, "%s: out of memory", path), -2;
+        *cap = nc;
     }
     double *row = t->v + t->n_rows * t->n_cols;
+    char **trow = t->text + t->n_rows * t->n_cols;
+    for (size_t c = 0; c < t->n_cols; c++)
+        trow[c] = NULL;
+    t->n_rows++; /* counted now so that fmu_sim_table_fini frees its texts on failure */
     char *p = line;
     for (size_t c = 0; c < t->n_cols; c++) {
         char *comma = strchr(p, ',');
@@ -43,8 +50,11 @@ static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const
                             lineno, c + 1, t->n_cols),
                    -1;
         char *f = trim(p), *end;
+        if (!(trow[c] = strdup(f))) return snprintf(err, errlen, "%s: out of memory", path), -2;
         errno = 0;
         row[c] = strtod(f, &end);
+        if (!strcmp(f, "true") || !strcmp(f, "false")) /* a Boolean input's column */
+            row[c] = f[0] == 't', end = f + strlen(f);
         if (end == f || *end || errno == ERANGE || !isfinite(row[c]))
             return snprintf(err, errlen, "%s:%ld: column %zu (%s): \"%.40s\" is not a number", path,
                             lineno, c + 1, t->names[c], f),
@@ -55,9 +65,8 @@ static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const
                             lineno, t->n_cols),
                    -1;
     }
-    if (t->n_rows && row[0] < t->v[(t->n_rows - 1) * t->n_cols])
+    if (t->n_rows > 1 && row[0] < t->v[(t->n_rows - 2) * t->n_cols])
         return snprintf(err, errlen, "%s:%ld: time %g goes backwards", path, lineno, row[0]), -1;
-    t->n_rows++;
     return 0;
 }
 
@@ -117,6 +126,9 @@ int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errle
 
 void fmu_sim_table_fini(fmu_sim_table *t)
 {
+    for (size_t i = 0; t->text && i < t->n_rows * t->n_cols; i++)
+        free(t->text[i]);
+    free(t->text);
     for (size_t i = 0; t->names && i < t->n_cols; i++)
         free(t->names[i]);
     free(t->names);
@@ -151,7 +163,12 @@ static void sample(const fmu_sim_table *t, size_t c, double x, fmu_sim_interp mo
 typedef struct {
     fmu_step *s;
     fmu_sim_table tab;
-    fmi2ValueReference *in_vr; /* per table column (0 unused) */
+    fmi2ValueReference *in_vr; /* per Real input: its value reference */
+    size_t *in_col;            /* per Real input: its table column */
+    size_t n_in;               /* Real inputs (FMI 2.0 Real, FMI 3.0 scalar Float64) */
+    size_t *set_col;           /* FMI 3.0 inputs of other types and array elements: columns */
+    size_t n_set;              /* their count; set by name from the text, held between rows */
+    const char **set_last;     /* per such input: the text last set (NULL: none yet) */
     double *u, *du;
     fmi2ValueReference *out_vr; /* columns written */
     size_t n_out;
@@ -206,6 +223,14 @@ static int write_row(sim_run *r, FILE *out, char *err, size_t errlen)
     for (size_t i = 0; i < r->n_out; i++) {
         const fmu_var *var = &fmu_step_md(r->s)->vars[r->out_var[i]];
         fputc(',', out);
+        if (fmu_step_md(r->s)->fmi3) {
+            /* Every FMI 3.0 type and array element (fmu_step_get_text's forms). */
+            const char *text;
+            if (fmu_step_get_text(r->s, var->name, &text))
+                return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+            put_field(out, text, var->type == FMU_T_STRING);
+            continue;
+        }
         if (var->type == FMU_T_STRING) {
             const char *str;
             if (fmu_step_get_string(r->s, var->name, &str))
@@ -236,7 +261,9 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
         int state = 0;
         for (size_t k = 0; o->with_states && k < md->n_states; k++)
             state |= (size_t)md->state_index[k] == i;
-        if (md->vars[i].causality == FMU_C_OUTPUT || state) r->out_var[r->n_out++] = (long)i;
+        /* A clock has no value outside event mode: it is not recorded. */
+        if ((md->vars[i].causality == FMU_C_OUTPUT || state) && md->vars[i].type != FMU_T_CLOCK)
+            r->out_var[r->n_out++] = (long)i;
     }
     fputs("time", out);
     for (size_t i = 0; i < r->n_out; i++) {
@@ -247,16 +274,28 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
     if (!r->tab.names) return 0;
     size_t n = r->tab.n_cols;
     r->in_vr = calloc(n, sizeof *r->in_vr);
+    r->in_col = calloc(n, sizeof *r->in_col);
+    r->set_col = calloc(n, sizeof *r->set_col);
+    r->set_last = calloc(n, sizeof *r->set_last);
     r->u = calloc(n, sizeof *r->u);
     r->du = calloc(n, sizeof *r->du);
-    if (!r->in_vr || !r->u || !r->du) return snprintf(err, errlen, "out of memory"), 1;
+    if (!r->in_vr || !r->in_col || !r->set_col || !r->set_last || !r->u || !r->du)
+        return snprintf(err, errlen, "out of memory"), 1;
     for (size_t c = 1; c < n; c++) {
         long k = fmu_md_find(md, r->tab.names[c]);
-        if (k < 0 || md->vars[k].causality != FMU_C_INPUT || md->vars[k].type != FMU_T_REAL)
-            return snprintf(err, errlen, "%s: column \"%s\" is not a Real input of the FMU",
-                            o->input_csv, r->tab.names[c]),
+        const fmu_var *v = k >= 0 ? &md->vars[k] : NULL;
+        int ok = v && v->causality == FMU_C_INPUT &&
+                 (v->type == FMU_T_REAL || (md->fmi3 && v->type != FMU_T_CLOCK));
+        if (!ok)
+            return snprintf(err, errlen, "%s: column \"%s\" is not %s input of the FMU",
+                            o->input_csv, r->tab.names[c], md->fmi3 ? "an" : "a Real"),
                    1;
-        r->in_vr[c] = md->vars[k].vr;
+        if (v->type == FMU_T_REAL && !v->n_elems) {
+            r->in_col[r->n_in] = c;
+            r->in_vr[r->n_in++] = v->vr;
+        } else {
+            r->set_col[r->n_set++] = c;
+        }
     }
     return 0;
 }
@@ -268,10 +307,34 @@ static const fmu_inputs *inputs_at(sim_run *r, const fmu_sim_opts *o, double t, 
 {
     *next = INFINITY;
     if (!r->tab.names || r->tab.n_cols < 2) return NULL;
-    for (size_t c = 1; c < r->tab.n_cols; c++)
-        sample(&r->tab, c, t, o->interp, &r->u[c - 1], &r->du[c - 1], next);
-    *in = (fmu_inputs){r->tab.n_cols - 1, r->in_vr + 1, r->u, o->interp == FMU_SIM_LINEAR, r->du};
+    for (size_t i = 0; i < r->n_in; i++)
+        sample(&r->tab, r->in_col[i], t, o->interp, &r->u[i], &r->du[i], next);
+    if (r->n_set) { /* the typed inputs change at rows too */
+        double v, sl;
+        sample(&r->tab, 0, t, FMU_SIM_HOLD, &v, &sl, next);
+    }
+    *in = (fmu_inputs){r->n_in, r->in_vr, r->u, o->interp == FMU_SIM_LINEAR, r->du};
     return in;
+}
+
+/* FMI 3.0 inputs other than scalar Float64: the text of the last row at or before t, set by
+ * name when it changed (sample-and-hold: integers, booleans, strings and bytes do not
+ * interpolate). */
+static int set_typed_inputs(sim_run *r, double t, char *err, size_t errlen)
+{
+    const fmu_sim_table *tab = &r->tab;
+    size_t w = tab->n_cols, k = 0;
+    while (k + 1 < tab->n_rows && tab->v[(k + 1) * w] <= t)
+        k++;
+    for (size_t i = 0; i < r->n_set; i++) {
+        size_t c = r->set_col[i];
+        const char *text = tab->text[k * w + c];
+        if (r->set_last[i] && strcmp(r->set_last[i], text) == 0) continue;
+        if (fmu_step_set_text(r->s, tab->names[c], text))
+            return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+        r->set_last[i] = text;
+    }
+    return 0;
 }
 
 /* A communication point (doc/fmu.md §8): the inputs of t are set, then the outputs of t are
@@ -284,6 +347,7 @@ static int sim_point(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err, si
     const fmu_inputs *pin = inputs_at(r, o, fmu_step_time(r->s), &in, &next);
     if (pin && fmu_step_set_inputs(r->s, pin))
         return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+    if (r->n_set && set_typed_inputs(r, fmu_step_time(r->s), err, errlen)) return 1;
     return write_row(r, out, err, errlen);
 }
 
@@ -295,6 +359,7 @@ static int sim_step(sim_run *r, const fmu_sim_opts *o, double t_next, char *err,
         double t = fmu_step_time(r->s), next;
         fmu_inputs in;
         const fmu_inputs *pin = inputs_at(r, o, t, &in, &next);
+        if (r->n_set && set_typed_inputs(r, t, err, errlen)) return 1;
         double seg_end = next < t_next ? next : t_next;
         double reached;
         int rc = fmu_step_to(r->s, seg_end, pin, &reached);
@@ -375,6 +440,9 @@ done:
     fmu_step_close(r.s);
     fmu_sim_table_fini(&r.tab);
     free(r.in_vr);
+    free(r.in_col);
+    free(r.set_col);
+    free(r.set_last);
     free(r.u);
     free(r.du);
     free(r.out_var);

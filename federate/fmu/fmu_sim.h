@@ -28,11 +28,14 @@ typedef struct {
     size_t n_cols, n_rows;
     char **names; /* n_cols column names */
     double *v;    /* n_rows * n_cols values, row-major */
+    char **text;  /* n_rows * n_cols: each value's text as written (FMI 3.0 integers are set
+                     from it exactly, beyond a double's 53 bits) */
 } fmu_sim_table;
 
 /**
  * Read a CSV file: one header line of names (first = time), then rows of numbers with
- * non-decreasing time. Empty lines and lines starting with '#' are skipped.
+ * non-decreasing time (an integer beyond 2^53 is kept exactly in text). Empty lines and lines
+ * starting with '#' are skipped.
  * @return 0; -1 bad file (err names the line and column); -2 out of memory.
  */
 int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errlen);

@@ -56,6 +56,9 @@ typedef struct {
     fmu_log_fn *log;                 /* FMU and host messages; NULL: dropped */
     void *log_ctx;                   /* handed to log */
     const fmu_zip_limits *limits;    /* NULL: default unpacking limits */
+    int early_return; /* FMI 3.0 CS: instantiate with earlyReturnAllowed when the FMU can
+                         return early (canReturnEarlyAfterIntermediateUpdate), for
+                         fmu_step_set_event_stop; 0: the FMU handles its events inside a step */
 } fmu_step_opts;
 
 /** Real inputs of one step. u_i(t) = sum_{k=0..order} c_ik (t - t0)^k / k! with c_i0 = u[i],
@@ -147,6 +150,12 @@ int fmu_step_get_by_name(fmu_step *s, const char *name, double *out);
  * success: "" when the FMU gives NULL), owned by the FMU and valid until the next call on s.
  * @return OK; EUSAGE unknown name or not a String; EFMU. */
 int fmu_step_get_string(fmu_step *s, const char *name, const char **out);
+/** Read any variable by name as text: Real (Float64, Float32) in the shortest form that reads
+ * back to the same value, integers in full, Boolean 0/1, String as it is, FMI 3.0 Binary in
+ * hexadecimal; an FMI 3.0 array element by its name ("v[2,3]"). @param out receives the text,
+ * owned by s and valid until the next call on s (4095 characters at most).
+ * @return OK; EUSAGE unknown name or a Clock; EFMU. */
+int fmu_step_get_text(fmu_step *s, const char *name, const char **out);
 /** Set any variable by name from text ("1.5", "3", "true"/"false"/"1"/"0", any string).
  * Same rule as fmu_step_set_real on what may be set when.
  * @return OK; EUSAGE unknown name, unparsable value, variable not settable (constant,
@@ -187,6 +196,28 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out);
 int fmu_step_restore(fmu_step *s, const fmu_step_state *st);
 /** Free a snapshot (before closing s). Accepts NULL. */
 void fmu_step_state_free(fmu_step *s, fmu_step_state *st);
+
+/** True when the state can be written to bytes (canGetAndSetFMUstate and
+ *  canSerializeFMUstate): what a checkpoint needs (doc/checkpoint.md). */
+int fmu_step_can_serialize(const fmu_step *s);
+/**
+ * Write the complete state at the current time to bytes that outlive this process: the FMU's
+ * serialized state (fmi2SerializeFMUstate), the time, the terminated flag and, for ME, the
+ * pending time event; tagged with the FMU's guid (doc/checkpoint.md, "FMU state"). As with
+ * fmu_step_save, the ME integrator restarts at the next step, so the run that saved and a run
+ * resumed from the bytes execute the same instructions from here on.
+ * @param out  receives malloc'ed bytes (the caller frees them), @p len their size
+ * @return OK; EUSAGE the FMU cannot serialize, or a step was discarded; EFMU; ESYS.
+ */
+int fmu_step_serialize(fmu_step *s, unsigned char **out, size_t *len);
+/**
+ * Restore a state written by fmu_step_serialize of the same FMU (same guid), in this handle or
+ * in a fresh one opened from the same file (in another process). Bytes of another FMU, of
+ * another format version, truncated or with trailing bytes are refused without touching the
+ * instance. Clears a pending discard.
+ * @return OK; EUSAGE refused bytes (the message says why) or the FMU cannot serialize; EFMU.
+ */
+int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len);
 
 /** How often the ME integrator (CVODE) was initialised for this cause since open; always 0
  * for CS. Between restarts CVODE integrates across communication points with its history

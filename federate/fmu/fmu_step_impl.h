@@ -22,6 +22,7 @@ struct fmu_step {
     int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
     fmu_me *me;               /* ME integrator, NULL for CS */
     char who[128];            /* instance name, for the process guard's messages (fmu_guard.h) */
+    char text[4096];          /* fmu_step_get_text's answer, valid until the next call */
 };
 
 struct fmu_step_state {
@@ -63,6 +64,11 @@ int fmu_me_note_set(fmu_me *me, size_t n, const fmi2ValueReference vr[], const d
 int fmu_me_set_inputs(fmu_step *s, const fmu_inputs *in);
 /* CS counterpart (fmu_cs.c). */
 int fmu_cs_set_inputs(fmu_step *s, const fmu_inputs *in);
+/* FMI 3.0 model exchange: a discrete variable set from outside after initialization is an
+ * input event: begin enters event mode, end runs the event iteration (back in
+ * continuous-time mode) and restarts CVODE at the next step. */
+int fmu_me_input_event_begin(fmu_step *s);
+int fmu_me_input_event_end(fmu_step *s);
 /* Restarts done for this cause. */
 long fmu_me_restarts(const fmu_me *me, fmu_restart_cause cause);
 /* Derivatives of states (current time and states). */

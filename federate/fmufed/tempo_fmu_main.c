@@ -25,6 +25,7 @@ static const char usage[] =
     "  --step H          communication (and output) step (default: DefaultExperiment's\n"
     "                    stepSize, else (T1 - T0) / 500)\n"
     "  --input CSV       Real inputs over time: a \"time,name,...\" CSV, linear between rows\n"
+    "                    (FMI 3.0: any input type, the others held between rows)\n"
     "  --hold            hold each input row's values until the next row instead\n"
     "  --set name=value  set a parameter, or an input held constant, before initialization\n"
     "                    (repeatable)\n"

@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional
 
 from . import _lib as L
 from . import values as V
-from .errors import TempoError
+from .errors import CODES, TempoError
 
 TIME_MAX = L.TP_TIME_MAX
 NO_TIME = L.TP_NO_TIME
@@ -42,7 +42,10 @@ def _tick(t, what="time"):
         raise TypeError(
             "%s: times are ticks (int); convert seconds with Federate.ticks(%r)" % (what, t)
         )
-    return int(t)
+    v = int(t)
+    if not NO_TIME <= v <= TIME_MAX:  # ctypes would wrap it silently (2**64 + 5 passes as 5)
+        raise OverflowError("%s: %d ticks is outside int64, the range of tp_time" % (what, v))
+    return v
 
 
 def _opt_time(t):
@@ -164,6 +167,7 @@ class Federate:
         self._lib = L.lib()
         self._f = None
         self._exc = None
+        self._dispatching = 0  # > 0 while a C callback runs (close() is refused then)
         self.name = name
         self.federation = federation
         self._queue = collections.deque() if queue_events else None
@@ -242,7 +246,16 @@ class Federate:
             pass
 
     def close(self):
-        """tp_federate_free: resigns with the join's resign_action when not resigned yet."""
+        """tp_federate_free: resigns with the join's resign_action when not resigned yet.
+        Refused (TP_ESTATE) from inside a handler, as tp_federate_free is from inside a
+        callback: the library is still dispatching and would go on with a freed federate."""
+        if getattr(self, "_dispatching", 0):
+            raise TempoError(
+                CODES["TP_ESTATE"],
+                "close called from inside a callback: close the federate after the evoking "
+                "call returns",
+                "close",
+            )
         if self._f is not None:
             self._lib.tp_federate_free(self._f)
             self._f = None
@@ -287,11 +300,14 @@ class Federate:
         first one is kept and raised by the evoking call when it returns."""
 
         def run(*args):
+            self._dispatching += 1
             try:
                 fn(*args)
             except BaseException as e:  # re-raised in the caller's frame
                 if self._exc is None:
                     self._exc = e
+            finally:
+                self._dispatching -= 1
 
         return run
 
@@ -719,11 +735,11 @@ class Federate:
 
     def ticks(self, seconds):
         """tp_time_from_seconds with the FOM's resolution (rounded to nearest)."""
-        return self._lib.tp_time_from_seconds(self._f, float(seconds))
+        return self._lib.tp_time_from_seconds(self._live(), float(seconds))
 
     def seconds(self, ticks):
         """tp_time_to_seconds with the FOM's resolution."""
-        return self._lib.tp_time_to_seconds(self._f, _tick(ticks, "seconds"))
+        return self._lib.tp_time_to_seconds(self._live(), _tick(ticks, "seconds"))
 
     def enable_regulation(self, lookahead=0, wait=True, timeout=None):
         """tp_enable_regulation(lookahead ticks), then (wait) tp_wait_regulation_enabled."""

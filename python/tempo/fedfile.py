@@ -8,9 +8,22 @@ Read examples/python/market.py for a program federate built on it.
 
 import argparse
 import json
+import math
 import os
 
 DEFAULT_RESOLUTION = 1e-9  # seconds per tick without "resolution" (doc/federation.md)
+
+
+def seconds(ticks, resolution):
+    """Ticks to seconds by the rule of every Tempo program (doc/time.md "Seconds from ticks",
+    algorithms/port.h port_seconds): with a whole number of ticks per second, the tick count
+    divided by it, correctly rounded (3e8 ticks of 1 ns are 0.3 s, where 3e8 * 1e-9 is
+    0.30000000000000004); else ticks * resolution."""
+    tps = 1.0 / resolution
+    r = math.floor(tps + 0.5)
+    if r >= 1 and abs(tps - r) <= 1e-9 * r:
+        return ticks / r
+    return ticks * resolution
 
 
 class Wire:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib as L
+from .fedfile import seconds as _seconds
 
 
 class LogError(Exception):
@@ -69,7 +70,7 @@ class Log:
         return len(self.records)
 
     def seconds(self, ticks):
-        return None if ticks is None else ticks * self.resolution
+        return None if ticks is None else _seconds(ticks, self.resolution)
 
     def timeline(self, federate=None, kind=None, type=None, start=None, stop=None):
         """The records, filtered: federate (name), kind (RECV, SENT, DECISION, ...), type (a
@@ -90,7 +91,7 @@ class Log:
                 lt = r.get("ltime")
                 if lt is None:
                     continue
-                s = lt * self.resolution
+                s = _seconds(lt, self.resolution)
                 if (start is not None and s < start) or (stop is not None and s > stop):
                     continue
             out.append(r)
@@ -106,7 +107,7 @@ class Log:
                     seq=r["seq"],
                     federate=r["federate"],
                     time=d["time"],
-                    seconds=d["time"] * self.resolution,
+                    seconds=_seconds(d["time"], self.resolution),
                     request=d.get("req"),
                     reason=d.get("reason", ""),
                     wall_s=r["wall_s"],

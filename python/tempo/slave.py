@@ -34,7 +34,7 @@ import sys
 
 from . import _lib as L
 from .errors import TempoError
-from .fedfile import FederationFile, program_args
+from .fedfile import FederationFile, program_args, seconds
 from .federate import Federate
 
 # doc/master.md "Commands"
@@ -132,7 +132,7 @@ class Slave:
     def u(self, s):
         """The inputs at time s (seconds): u_i = sum_k c[i(order+1)+k] (s - t0)^k / k!."""
         t0, order, c = self.poly
-        d = s - t0 * self.res
+        d = s - seconds(t0, self.res)
         out = []
         for i in range(self.n_in):
             x, p = 0.0, 1.0
@@ -164,7 +164,7 @@ class Slave:
             t0 = self.t
             for k in range(1, n + 1):
                 tk = t0 + (t - t0) * k // n
-                m.advance(self.t * self.res, tk * self.res, self.u)
+                m.advance(seconds(self.t, self.res), seconds(tk, self.res), self.u)
                 self.t = tk
                 if arg > 1:
                     ys += self._outputs()
@@ -176,11 +176,11 @@ class Slave:
         if kind == GET_STATES and self.has_states:
             return OK, [float(x) for x in m.states()], [], 0, 0, ""
         if kind == SET_STATES and self.has_states:
-            m.set_states(t * self.res, list(v))
+            m.set_states(seconds(t, self.res), list(v))
             self.t = t
             return OK, [], [], 0, 0, ""
         if kind == GET_DERIVATIVES and hasattr(m, "derivatives"):
-            return OK, [float(x) for x in m.derivatives(self.t * self.res, self.u)], [], 0, 0, ""
+            return OK, [float(x) for x in m.derivatives(seconds(self.t, self.res), self.u)], [], 0, 0, ""
         if kind == SAVE or kind == RESTORE:
             if not 0 <= arg < SLOTS:
                 return EUSAGE, [], [], 0, 0, "slot %d outside 0..%d" % (arg, SLOTS - 1)
@@ -196,7 +196,7 @@ class Slave:
             rec = m.record() if hasattr(m, "record") else None
             if rec is None:
                 rec = dict(zip(self.outputs_names, self._outputs()))
-            self.rows.append((self.t * self.res, rec))
+            self.rows.append((seconds(self.t, self.res), rec))
             return OK, [], [], 0, 0, ""
         return EUNSUPPORTED, [], [], 0, 0, ""
 
@@ -296,7 +296,7 @@ def serve(ff, me, idx, rti, slave):
                 # said here too: tempo-run echoes it as [NAME] (the master's report may not
                 # quote a slave's message)
                 print("tempo-slave: %s: command %d at %.9g s: %s: %s"
-                      % (me.name, kind, t * ff.resolution, type(e).__name__, e),
+                      % (me.name, kind, seconds(t, ff.resolution), type(e).__name__, e),
                       file=sys.stderr, flush=True)
             body = encode_reply(kind, seq, st, slave.t, vals, times, event, nsub, msg)
             f.update(obj, {"reply": body}, time=state["T"])
@@ -393,7 +393,7 @@ def run_peer(ff, me, idx, rti, slave):
             t = min(T + h, ff.t_end)
             status = slave.execute(STEP, t, 1, [], [])[0]
             if status != OK:
-                raise RuntimeError("step to %.9g s: status %d" % (t * ff.resolution, status))
+                raise RuntimeError("step to %.9g s: status %d" % (seconds(t, ff.resolution), status))
             if naive:
                 if t < ff.t_end:
                     publish(t + la)
@@ -406,7 +406,7 @@ def run_peer(ff, me, idx, rti, slave):
             T = t
             st["steps"] += 1
             slave.execute(RECORD, 0, 0, [], [])
-            print("progress %.17g %.17g" % (T * ff.resolution, ff.end), flush=True)
+            print("progress %.17g %.17g" % (seconds(T, ff.resolution), ff.end), flush=True)
         f.sync("tempo-end", timeout=60)
         slave.write_csv()
         f.resign()

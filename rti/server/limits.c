@@ -157,6 +157,9 @@ void limits_uncharge(struct server *s, struct charge *dst, enum quota_res res, u
     for (int k = 0; k < QS_COUNT; k++) {
         struct acct *a = dst->a[k];
         if (!a) continue;
+        if (a->used[res] < amount) /* our own accounting is wrong: say so, never wrap */
+            LOGE("limits", a->addr, "quota account: %llu %s returned, only %llu charged",
+                 (unsigned long long)amount, unit_of[res], (unsigned long long)a->used[res]);
         a->used[res] = a->used[res] >= amount ? a->used[res] - amount : 0;
         acct_unref(s, a);
         dst->a[k] = NULL;

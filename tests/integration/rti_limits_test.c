@@ -258,19 +258,6 @@ static void test_bad_magic(void)
     CHECK_INT_EQ(rti_stop(&p, 5000), 0);
 }
 
-/* VmRSS of a process in KiB, or -1. */
-static long rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
-}
-
 static uint64_t class_of(const char *cls, uint32_t *attr, const char *aname)
 {
     struct fom *fom = NULL;
@@ -354,7 +341,7 @@ static void test_resign_frees(void)
     uint32_t h[1] = {attr};
     CHECK(cli_decl(&a, WIRE_PUBLISH_OBJECT, cls, h, 1) == 0, "publish");
     CHECK(pinged(&a), "ping");
-    long base = rss_kib(p.pid);
+    long base = rti_rss_kib(p.pid);
     struct buf all;
     buf_init(&all);
     for (int i = 0; i < 60000; i++) { /* req 0: no answer unless refused */
@@ -366,13 +353,13 @@ static void test_resign_frees(void)
     cli_write(&a, all.data, all.len);
     buf_fini(&all);
     CHECK(pinged(&a), "every register handled");
-    long peak = rss_kib(p.pid);
+    long peak = rti_rss_kib(p.pid);
     struct wire_msg m;
     wire_msg_init(&m, WIRE_RESIGN);
     m.code = WIRE_RESIGN_DELETE_OBJECTS;
     CHECK(cli_call(&a, &m, NULL, NULL, 0) == 0, "resign deleting its objects");
     CHECK(pinged(&a), "ping after the resign");
-    long after = rss_kib(p.pid);
+    long after = rti_rss_kib(p.pid);
     fprintf(stderr,
             "rti_limits_test: RTI resident memory %ld KiB joined, %ld KiB with 60000 "
             "objects, %ld KiB after the resign\n",

@@ -199,4 +199,17 @@ static inline int rti_alive(const struct rti_proc *p)
     return p->pid > 0 && waitpid(p->pid, NULL, WNOHANG) == 0;
 }
 
+/* VmRSS of a process in KiB (/proc/PID/status), or -1: what a memory bound is measured by. */
+static inline long rti_rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) kib = atol(line + 6);
+    if (f) fclose(f);
+    return kib;
+}
+
 #endif

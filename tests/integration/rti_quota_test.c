@@ -40,18 +40,6 @@
 static char *fom_text;
 static fom_handle ic_step, p_dt, cls_sample, a_x;
 
-static long rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
-}
-
 static int pinged(struct cli *c)
 {
     struct wire_msg m;
@@ -192,7 +180,7 @@ int main(void)
     char why[1024];
     struct cli a, b, c, c2, d, e, f, g, h, ps, ps2, r;
     CHECK(joined(&a, p.port, "q", "a"), "a joins");
-    long base = rss_kib(p.pid);
+    long base = rti_rss_kib(p.pid);
 
     /* ---- 1. synchronization points: tag bytes per connection, per address; count ---- */
     check_case_begin();
@@ -343,7 +331,7 @@ int main(void)
     /* ---- 5. the resident memory while all of it is held ---- */
     check_case_begin();
     CHECK(pinged(&a), "the RTI answers while holding everything");
-    long held = rss_kib(p.pid);
+    long held = rti_rss_kib(p.pid);
     /* doc/rti.md "Memory quotas": per address, with n connections open */
     size_t fom_len = strlen(fom_text);
     double n_conn = 15, n_fed = 4 + ADDR_UNJOINED, slots = 16;

@@ -199,15 +199,7 @@ v() { if awk "BEGIN { exit !($1) }"; then echo reproduced; else echo "not reprod
 } >"$dir/run_cases.claims"
 figures_check run_cases.claims "$dir/run_cases.claims"
 
-# --- Every example file runs as shipped (paths relative to examples/), one CSV per federate
-#     (and, for a master method, the master's notes in master.csv, which tempo-run lists too).
-for f in examples/*.json; do
-  # defect-control files run under a master (tests/integration/defect_run.sh), not tempo-run
-  grep -q '"method": "defect-control"' "$f" && continue
-  n=$(basename "$f" .json)
-  if bin/tempo-run "$f" --quiet --output "$dir/ex-$n" >"$dir/ex.out" 2>"$dir/ex.err" &&
-    [ "$(grep -c '^tempo-run: results ' "$dir/ex.out")" -eq "$(ls "$dir/ex-$n"/*.csv | wc -l)" ] &&
-    [ -s "$dir/ex-$n/plot.svg" ]; then ok; else ko "$f: $(head -c 400 "$dir/ex.err")"; fi
-done
+# Every example file as shipped (one "results" line per CSV, a plot) is run by
+# tests/integration/inproc_examples.sh, which compares that run with its in-process runs.
 
 finish

@@ -253,6 +253,17 @@ def test_seconds_and_ticks(rti, federation, demo_fom):
         assert a.seconds(250000) == pytest.approx(0.25, abs=1e-15)
         assert tempo.time_add(tempo.TIME_MAX, 5) == tempo.TIME_MAX
         assert math.isinf(a.seconds(tempo.TIME_MAX))
+        # a time outside int64 is refused, never wrapped by ctypes (2**64 + 5 would be 5)
+        for bad in (2**64 + 5, tempo.TIME_MAX + 1, -(2**63) - 1):
+            with pytest.raises(OverflowError, match="outside int64"):
+                tempo.time_add(bad, 1)
+            with pytest.raises(OverflowError, match="outside int64"):
+                a.tar(bad)
+        assert a.time_status()  # nothing was requested
+    # closed: the FOM's resolution is gone with it; no conversion by a default one
+    with pytest.raises(tempo.TempoError) as e:
+        a.ticks(0.1)
+    assert e.value.code == errors.TP_ESTATE
 
 
 # ---- sync points, callbacks, events ----------------------------------------------------------
@@ -459,3 +470,35 @@ def test_asynchronous_refusal_reaches_the_program(rti, federation, demo_fom):
     finally:
         a.close()
         b.close()
+
+
+def test_close_inside_a_handler_is_refused(rti, federation, demo_fom):
+    """tp_federate_free must not run from inside a callback (federate/libtempo/tempo.h): the
+    library is still dispatching and would go on with a freed federate. close() from a handler
+    raises TP_ESTATE from the evoking call; the federate stays usable and closes afterwards."""
+    a = fed(rti, federation, "a", demo_fom)
+    seen = []
+
+    def close_now(ev):
+        seen.append(ev.values["value"])
+        b.close()
+
+    b = fed(rti, federation, "b", demo_fom, on={"reflect": close_now})
+    try:
+        a.publish_object_class("Signal")
+        obj = a.register_object("Signal")
+        b.subscribe_object_class("Signal")
+        b.time_status()  # the subscription is in place
+        a.update(obj, {"value": 3.0})
+        a.flush()
+        with pytest.raises(tempo.TempoError) as e:
+            pump(b, until=lambda: False, timeout=5)
+        assert e.value.code == errors.TP_ESTATE and "callback" in e.value.message
+        assert seen == [3.0]
+        b.time_status()  # still joined and usable
+    finally:
+        b.close()
+        a.close()
+    with pytest.raises(tempo.TempoError) as e:
+        b.time_status()
+    assert e.value.code == errors.TP_ESTATE  # closed now

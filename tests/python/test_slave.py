@@ -124,3 +124,18 @@ def test_methods_not_offered(tmp_path):
     with pytest.raises(tempo.RunError) as e:
         tempo.run(f)
     assert "method jacobi-de: not offered for a Python model" in e.value.stderr + str(e.value)
+
+
+def test_python_slave_times_from_ticks_as_the_c_slaves(tmp_path):
+    """A Python slave's rows carry the times a C slave writes (doc/time.md "Seconds from
+    ticks"): 3e8 ticks of 1 ns are 0.3 s, not 3e8 * 1e-9 = 0.30000000000000004."""
+    tempo.run(federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.1}),
+              output=tmp_path / "res")
+
+    def times(name):
+        rows = (tmp_path / "res" / (name + ".csv")).read_text().splitlines()[1:]
+        return [row.split(",")[0] for row in rows]
+
+    c, py = times("src"), times("integ")
+    assert len(c) == 11 and c[3] == "0.3" and c[-1] == "1"
+    assert py == c

@@ -3,11 +3,13 @@
  * ends the process with status 1 and a message naming the run and the status; exit(3) inside
  * a marked FMU call names the federate and the call; exit() after the run is an ordinary end
  * (status kept, nothing said); SIGSEGV and SIGABRT inside an FMU call name them and the process
- * still dies of the signal; a signal outside an FMU call is left as it is; the action a signal
+ * still dies of the signal, a real fault (a store to an unmapped address) as well as a raised
+ * one; a signal outside an FMU call is left as it is; the action a signal
  * had before the guard (a sanitizer's) still runs after the guard's words. The child sets the
  * default actions first, so that the sanitized build (whose handlers would report instead)
  * checks the same. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@ typedef enum {
     EXIT_IN_CALL,
     EXIT_AFTER_RUN,
     SEGV_IN_CALL,
+    FAULT_IN_CALL,
     ABRT_IN_CALL,
     SEGV_OUT,
     SEGV_CHAINED
@@ -55,6 +58,12 @@ static void child(act a)
         fmu_guard_enter("fed-y", "fmi2DoStep");
         raise(SIGSEGV);
         break;
+    case FAULT_IN_CALL: { /* a real fault (si_code > 0): it strikes again after the handler */
+        volatile int *bad = (volatile int *)(uintptr_t)4096; /* below mmap_min_addr */
+        fmu_guard_enter("fed-v", "fmi2DoStep");
+        *bad = 1;
+        break;
+    }
     case ABRT_IN_CALL:
         fmu_guard_enter("fed-z", "loading and instantiating the FMU");
         abort();
@@ -126,6 +135,10 @@ static void test_signals(void)
     int st = run(SEGV_IN_CALL, e, sizeof e);
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "dies of SIGSEGV (got %#x)", st);
     CHECK_STR_HAS(e, "guard-test: fed-y: SIGSEGV (segmentation fault) inside the FMU (fmi2DoStep)");
+    st = run(FAULT_IN_CALL, e, sizeof e);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "a real fault: dies of SIGSEGV (got %#x)",
+          st);
+    CHECK_STR_HAS(e, "guard-test: fed-v: SIGSEGV (segmentation fault) inside the FMU (fmi2DoStep)");
     st = run(ABRT_IN_CALL, e, sizeof e);
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "dies of SIGABRT (got %#x)", st);
     CHECK_STR_HAS(e, "guard-test: fed-z: SIGABRT (abort) inside the FMU (loading and "

@@ -148,8 +148,11 @@ static const struct {
     const char *repl;
     const char *want1, *want2;
 } bad[] = {
+    {2, "<fmiModelDescription fmiVersion=\"3.0-beta.4\" modelName=\"ball\" guid=\"{123}\"",
+     "unsupported fmiVersion \"3.0-beta.4\" (FMI 2.0 and 3.0 are supported)",
+     ":3: <fmiModelDescription>"},
     {2, "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"ball\" guid=\"{123}\"",
-     "unsupported fmiVersion \"3.0\"", ":3: <fmiModelDescription>"},
+     "missing attribute instantiationToken", ":3: <fmiModelDescription>"},
     {2, "<fmiModelDescription fmiVersion=\"1.0\" modelName=\"ball\" guid=\"{123}\"",
      "unsupported fmiVersion", "fmiModelDescription"},
     {2, "<fmiModelDescription modelName=\"ball\" guid=\"{123}\"", "missing attribute fmiVersion",

@@ -1,0 +1,455 @@
+/* feedthrough3: an FMI 3.0 FMU written directly against federate/fmu/fmi3.h (no framework),
+ * the test model of Tempo's FMI 3.0 host: an input and an output of every type (Float32,
+ * Float64, Int8 ... UInt64, Boolean, String, Binary, Enumeration), each output equal to its
+ * input; a Float64 array parameter gain[n] sized by the structural parameter n, the array
+ * output y[i] = gain[i] * Float64_in, and the 2x3 Int32 output m[i,j] = 10 i + j + Int32_in.
+ * No continuous state; both kinds (modelDescription.xml beside this file).
+ * doc/example-fmus.md. Read federate/fmu/fmu_v3.c (the host side) next. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "federate/fmu/fmi3.h"
+
+#define TOKEN   "{5a1e3b7c-0f3e-4c1a-9d2b-7e6f00000003}"
+#define N       3   /* the structural parameter n (its start; the FMU does not resize) */
+#define BIN_MAX 256 /* bytes of the Binary input */
+#define VR_TIME 100
+
+typedef struct {
+    fmi3InstanceEnvironment env;
+    fmi3LogMessageCallback log;
+    double t; /* s */
+    float f32;
+    double f64;
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    bool b;
+    int64_t e;
+    double gain[N];
+    size_t bin_n;
+    uint8_t bin[BIN_MAX];
+    char *str; /* owned */
+} ft;
+
+static void say(ft *f, fmi3Status st, const char *msg)
+{
+    if (f->log) f->log(f->env, st, "logStatusError", msg);
+}
+
+static fmi3Instance make(fmi3String token, fmi3InstanceEnvironment env, fmi3LogMessageCallback log)
+{
+    if (!token || strcmp(token, TOKEN) != 0) {
+        if (log) log(env, fmi3Error, "logStatusError", "instantiationToken does not match");
+        return NULL;
+    }
+    ft *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    *f = (ft){.env = env,
+              .log = log,
+              .f32 = 0.5f,
+              .f64 = 1,
+              .i8 = -8,
+              .u8 = 8,
+              .i16 = -16,
+              .u16 = 16,
+              .i32 = -32,
+              .u32 = 32,
+              .i64 = -64,
+              .u64 = 64,
+              .b = true,
+              .e = 1,
+              .gain = {1, 2, 3},
+              .bin_n = 3,
+              .bin = {'f', 'o', 'o'}};
+    f->str = strdup("hello, world");
+    if (!f->str) return free(f), NULL;
+    return f;
+}
+
+FMI3_EXPORT fmi3GetVersionTYPE fmi3GetVersion;
+const char *fmi3GetVersion(void)
+{
+    return fmi3Version;
+}
+
+FMI3_EXPORT fmi3SetDebugLoggingTYPE fmi3SetDebugLogging;
+fmi3Status fmi3SetDebugLogging(fmi3Instance i, fmi3Boolean on, size_t n, const fmi3String c[])
+{
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3InstantiateModelExchangeTYPE fmi3InstantiateModelExchange;
+fmi3Instance fmi3InstantiateModelExchange(fmi3String name, fmi3String token, fmi3String res,
+                                          fmi3Boolean visible, fmi3Boolean logging,
+                                          fmi3InstanceEnvironment env, fmi3LogMessageCallback log)
+{
+    return make(token, env, log);
+}
+
+FMI3_EXPORT fmi3InstantiateCoSimulationTYPE fmi3InstantiateCoSimulation;
+fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3String res,
+                                         fmi3Boolean visible, fmi3Boolean logging,
+                                         fmi3Boolean event_mode, fmi3Boolean early,
+                                         const fmi3ValueReference req[], size_t n_req,
+                                         fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
+                                         fmi3IntermediateUpdateCallback update)
+{
+    return make(token, env, log);
+}
+
+FMI3_EXPORT fmi3FreeInstanceTYPE fmi3FreeInstance;
+void fmi3FreeInstance(fmi3Instance i)
+{
+    ft *f = i;
+    if (!f) return;
+    free(f->str);
+    free(f);
+}
+
+FMI3_EXPORT fmi3EnterInitializationModeTYPE fmi3EnterInitializationMode;
+fmi3Status fmi3EnterInitializationMode(fmi3Instance i, fmi3Boolean tol_defined, fmi3Float64 tol,
+                                       fmi3Float64 start, fmi3Boolean stop_defined,
+                                       fmi3Float64 stop)
+{
+    ((ft *)i)->t = start;
+    return fmi3OK;
+}
+
+#define NOTHING(name)                                                                              \
+    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                       \
+    fmi3Status fmi3##name(fmi3Instance i)                                                          \
+    {                                                                                              \
+        return fmi3OK;                                                                             \
+    }
+NOTHING(ExitInitializationMode)
+NOTHING(EnterEventMode)
+NOTHING(Terminate)
+NOTHING(Reset)
+NOTHING(EnterContinuousTimeMode)
+#undef NOTHING
+
+/* One scalar type: the input and the output both read the input's value. */
+#define SCALAR(T, field, vin, vout)                                                                \
+    FMI3_EXPORT fmi3Get##T##TYPE fmi3Get##T;                                                       \
+    fmi3Status fmi3Get##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3##T v[],  \
+                          size_t nv)                                                               \
+    {                                                                                              \
+        ft *f = i;                                                                                 \
+        if (nv != nvr) return fmi3Error;                                                           \
+        for (size_t k = 0; k < nvr; k++) {                                                         \
+            if (vr[k] != vin && vr[k] != vout) return fmi3Error;                                   \
+            v[k] = f->field;                                                                       \
+        }                                                                                          \
+        return fmi3OK;                                                                             \
+    }                                                                                              \
+    FMI3_EXPORT fmi3Set##T##TYPE fmi3Set##T;                                                       \
+    fmi3Status fmi3Set##T(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,               \
+                          const fmi3##T v[], size_t nv)                                            \
+    {                                                                                              \
+        ft *f = i;                                                                                 \
+        if (nv != nvr) return fmi3Error;                                                           \
+        for (size_t k = 0; k < nvr; k++) {                                                         \
+            if (vr[k] != vin) {                                                                    \
+                say(f, fmi3Error, "only the input of this type can be set");                       \
+                return fmi3Error;                                                                  \
+            }                                                                                      \
+            f->field = v[k];                                                                       \
+        }                                                                                          \
+        return fmi3OK;                                                                             \
+    }
+SCALAR(Float32, f32, 0, 1)
+SCALAR(Int8, i8, 4, 5)
+SCALAR(UInt8, u8, 6, 7)
+SCALAR(Int16, i16, 8, 9)
+SCALAR(UInt16, u16, 10, 11)
+SCALAR(UInt32, u32, 14, 15)
+SCALAR(Boolean, b, 20, 21)
+#undef SCALAR
+
+/* Int64 holds Int64_in/out and the Enumeration (FMI 3.0 passes enumerations as Int64). */
+FMI3_EXPORT fmi3GetInt64TYPE fmi3GetInt64;
+fmi3Status fmi3GetInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3Int64 v[],
+                        size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++)
+        if (vr[k] == 16 || vr[k] == 17)
+            v[k] = f->i64;
+        else if (vr[k] == 26 || vr[k] == 27)
+            v[k] = f->e;
+        else
+            return fmi3Error;
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3SetInt64TYPE fmi3SetInt64;
+fmi3Status fmi3SetInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                        const fmi3Int64 v[], size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++)
+        if (vr[k] == 16)
+            f->i64 = v[k];
+        else if (vr[k] == 26 && (v[k] == 1 || v[k] == 2))
+            f->e = v[k];
+        else
+            return fmi3Error;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3GetUInt64TYPE fmi3GetUInt64;
+fmi3Status fmi3GetUInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3UInt64 v[],
+                         size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++)
+        if (vr[k] == 18 || vr[k] == 19)
+            v[k] = f->u64;
+        else if (vr[k] == 28)
+            v[k] = N;
+        else
+            return fmi3Error;
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3SetUInt64TYPE fmi3SetUInt64;
+fmi3Status fmi3SetUInt64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                         const fmi3UInt64 v[], size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++)
+        if (vr[k] == 18)
+            f->u64 = v[k];
+        else if (!(vr[k] == 28 && v[k] == N))
+            return fmi3Error;
+    return fmi3OK;
+}
+
+/* Float64: scalars, gain[3] and y[3]; nv counts the array elements. */
+FMI3_EXPORT fmi3GetFloat64TYPE fmi3GetFloat64;
+fmi3Status fmi3GetFloat64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                          fmi3Float64 v[], size_t nv)
+{
+    ft *f = i;
+    size_t n = 0;
+    for (size_t k = 0; k < nvr; k++) {
+        size_t w = vr[k] == 29 || vr[k] == 30 ? N : 1;
+        if (n + w > nv) return fmi3Error;
+        if (vr[k] == 2 || vr[k] == 3)
+            v[n] = f->f64;
+        else if (vr[k] == VR_TIME)
+            v[n] = f->t;
+        else if (vr[k] == 29 || vr[k] == 30)
+            for (size_t e = 0; e < N; e++)
+                v[n + e] = vr[k] == 29 ? f->gain[e] : f->gain[e] * f->f64;
+        else
+            return fmi3Error;
+        n += w;
+    }
+    return n == nv ? fmi3OK : fmi3Error;
+}
+FMI3_EXPORT fmi3SetFloat64TYPE fmi3SetFloat64;
+fmi3Status fmi3SetFloat64(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                          const fmi3Float64 v[], size_t nv)
+{
+    ft *f = i;
+    size_t n = 0;
+    for (size_t k = 0; k < nvr; k++) {
+        size_t w = vr[k] == 29 ? N : 1;
+        if (n + w > nv) return fmi3Error;
+        if (vr[k] == 2)
+            f->f64 = v[n];
+        else if (vr[k] == 29)
+            memcpy(f->gain, v + n, sizeof f->gain);
+        else
+            return fmi3Error;
+        n += w;
+    }
+    return n == nv ? fmi3OK : fmi3Error;
+}
+
+/* Int32: Int32_in/out and m[2,3]. */
+FMI3_EXPORT fmi3GetInt32TYPE fmi3GetInt32;
+fmi3Status fmi3GetInt32(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3Int32 v[],
+                        size_t nv)
+{
+    ft *f = i;
+    size_t n = 0;
+    for (size_t k = 0; k < nvr; k++) {
+        size_t w = vr[k] == 31 ? 6 : 1;
+        if (n + w > nv) return fmi3Error;
+        if (vr[k] == 12 || vr[k] == 13)
+            v[n] = f->i32;
+        else if (vr[k] == 31)
+            for (int r = 0; r < 2; r++)
+                for (int c = 0; c < 3; c++)
+                    v[n + (size_t)(3 * r + c)] = 10 * (r + 1) + c + 1 + f->i32;
+        else
+            return fmi3Error;
+        n += w;
+    }
+    return n == nv ? fmi3OK : fmi3Error;
+}
+FMI3_EXPORT fmi3SetInt32TYPE fmi3SetInt32;
+fmi3Status fmi3SetInt32(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                        const fmi3Int32 v[], size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++) {
+        if (vr[k] != 12) return fmi3Error;
+        f->i32 = v[k];
+    }
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3GetStringTYPE fmi3GetString;
+fmi3Status fmi3GetString(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, fmi3String v[],
+                         size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++) {
+        if (vr[k] != 22 && vr[k] != 23) return fmi3Error;
+        v[k] = f->str;
+    }
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3SetStringTYPE fmi3SetString;
+fmi3Status fmi3SetString(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                         const fmi3String v[], size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++) {
+        if (vr[k] != 22 || !v[k]) return fmi3Error;
+        char *s = strdup(v[k]);
+        if (!s) return fmi3Error;
+        free(f->str);
+        f->str = s;
+    }
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3GetBinaryTYPE fmi3GetBinary;
+fmi3Status fmi3GetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr, size_t sizes[],
+                         fmi3Binary v[], size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++) {
+        if (vr[k] != 24 && vr[k] != 25) return fmi3Error;
+        v[k] = f->bin;
+        sizes[k] = f->bin_n;
+    }
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3SetBinaryTYPE fmi3SetBinary;
+fmi3Status fmi3SetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                         const size_t sizes[], const fmi3Binary v[], size_t nv)
+{
+    ft *f = i;
+    if (nv != nvr) return fmi3Error;
+    for (size_t k = 0; k < nvr; k++) {
+        if (vr[k] != 24 || sizes[k] > BIN_MAX || (sizes[k] && !v[k])) return fmi3Error;
+        memmove(f->bin, v[k], sizes[k]);
+        f->bin_n = sizes[k];
+    }
+    return fmi3OK;
+}
+
+/* FMU state: a copy of the instance (its string duplicated). */
+FMI3_EXPORT fmi3GetFMUStateTYPE fmi3GetFMUState;
+fmi3Status fmi3GetFMUState(fmi3Instance i, fmi3FMUState *s)
+{
+    ft *f = i, *c = *s ? *s : malloc(sizeof *c);
+    if (!c) return fmi3Error;
+    if (*s) free(c->str);
+    *c = *f;
+    c->str = strdup(f->str);
+    if (!c->str) return free(c), *s = NULL, fmi3Error;
+    *s = c;
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3SetFMUStateTYPE fmi3SetFMUState;
+fmi3Status fmi3SetFMUState(fmi3Instance i, fmi3FMUState s)
+{
+    ft *f = i;
+    const ft *c = s;
+    char *str = c ? strdup(c->str) : NULL;
+    if (!str) return fmi3Error;
+    free(f->str);
+    fmi3InstanceEnvironment env = f->env;
+    fmi3LogMessageCallback log = f->log;
+    *f = *c;
+    f->env = env, f->log = log, f->str = str;
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3FreeFMUStateTYPE fmi3FreeFMUState;
+fmi3Status fmi3FreeFMUState(fmi3Instance i, fmi3FMUState *s)
+{
+    if (s && *s) {
+        free(((ft *)*s)->str);
+        free(*s);
+        *s = NULL;
+    }
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3UpdateDiscreteStatesTYPE fmi3UpdateDiscreteStates;
+fmi3Status fmi3UpdateDiscreteStates(fmi3Instance i, fmi3Boolean *again, fmi3Boolean *term,
+                                    fmi3Boolean *nom, fmi3Boolean *val, fmi3Boolean *next_def,
+                                    fmi3Float64 *next)
+{
+    *again = *term = *nom = *val = *next_def = false;
+    *next = 0;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3CompletedIntegratorStepTYPE fmi3CompletedIntegratorStep;
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance i, fmi3Boolean no_set, fmi3Boolean *enter,
+                                       fmi3Boolean *term)
+{
+    *enter = *term = false;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3SetTimeTYPE fmi3SetTime;
+fmi3Status fmi3SetTime(fmi3Instance i, fmi3Float64 t)
+{
+    ((ft *)i)->t = t;
+    return fmi3OK;
+}
+
+/* No continuous state and no event indicator: the array calls take zero values. */
+#define EMPTY(name, CONST)                                                                         \
+    FMI3_EXPORT fmi3##name##TYPE fmi3##name;                                                       \
+    fmi3Status fmi3##name(fmi3Instance i, CONST fmi3Float64 x[], size_t n)                         \
+    {                                                                                              \
+        return n ? fmi3Error : fmi3OK;                                                             \
+    }
+EMPTY(SetContinuousStates, const)
+EMPTY(GetContinuousStateDerivatives, )
+EMPTY(GetEventIndicators, )
+EMPTY(GetContinuousStates, )
+EMPTY(GetNominalsOfContinuousStates, )
+#undef EMPTY
+
+FMI3_EXPORT fmi3DoStepTYPE fmi3DoStep;
+fmi3Status fmi3DoStep(fmi3Instance i, fmi3Float64 t, fmi3Float64 h, fmi3Boolean no_set,
+                      fmi3Boolean *event, fmi3Boolean *term, fmi3Boolean *early, fmi3Float64 *last)
+{
+    ft *f = i;
+    *event = *term = *early = false;
+    f->t = t + h;
+    *last = f->t;
+    return fmi3OK;
+}

@@ -1,0 +1,927 @@
+/* FMI 3.0 through the FMI 2.0-shaped table the stepping code calls (fmu_fns): each adapter
+ * takes the v3_inst wrapper as its fmi2Component and calls the FMU's fmi3 function, turning
+ * FMI 2.0's int booleans into C99 bools and back, folding fmi2SetupExperiment into
+ * fmi3EnterInitializationMode and keeping fmi3DoStep's out-arguments for the FMI 2.0 status
+ * queries. fmi3Status has the values of fmi2Status (both enums list OK, Warning, Discard,
+ * Error, Fatal in that order), so statuses pass unchanged. Serves doc/fmu.md ("FMI 3.0").
+ * Divisions: loading; instantiation; adapters; typed access by variable.
+ * Read next: federate/fmu/fmu_step.c (the caller). */
+#include "federate/fmu/fmu_v3.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "federate/fmu/fmu_sim.h"
+#include "federate/fmu/fmu_step_impl.h"
+
+/* The folder of this platform's binaries in an FMI 3.0 FMU (standard §2.5.1.1). */
+#define V3_PLATFORM "x86_64-linux"
+
+/* ---- loading ------------------------------------------------------------------------------ */
+
+enum { N_ALL, N_ME, N_CS, N_STATE, N_SER, N_DIR, N_OUTDER, N_OPT };
+
+#define FN3(name, need)                                                                            \
+    {                                                                                              \
+        "fmi3" #name, offsetof(fmu_fns3, name), need                                               \
+    }
+static const struct {
+    const char *name;
+    size_t off;
+    int need;
+} fn3_table[] = {
+    FN3(GetVersion, N_ALL),
+    FN3(SetDebugLogging, N_ALL),
+    FN3(InstantiateModelExchange, N_ME),
+    FN3(InstantiateCoSimulation, N_CS),
+    FN3(FreeInstance, N_ALL),
+    FN3(EnterInitializationMode, N_ALL),
+    FN3(ExitInitializationMode, N_ALL),
+    FN3(EnterEventMode, N_ME),
+    FN3(Terminate, N_ALL),
+    FN3(Reset, N_ALL),
+    FN3(GetFloat32, N_ALL),
+    FN3(GetFloat64, N_ALL),
+    FN3(GetInt8, N_ALL),
+    FN3(GetUInt8, N_ALL),
+    FN3(GetInt16, N_ALL),
+    FN3(GetUInt16, N_ALL),
+    FN3(GetInt32, N_ALL),
+    FN3(GetUInt32, N_ALL),
+    FN3(GetInt64, N_ALL),
+    FN3(GetUInt64, N_ALL),
+    FN3(GetBoolean, N_ALL),
+    FN3(GetString, N_ALL),
+    FN3(GetBinary, N_ALL),
+    FN3(GetClock, N_OPT),
+    FN3(SetFloat32, N_ALL),
+    FN3(SetFloat64, N_ALL),
+    FN3(SetInt8, N_ALL),
+    FN3(SetUInt8, N_ALL),
+    FN3(SetInt16, N_ALL),
+    FN3(SetUInt16, N_ALL),
+    FN3(SetInt32, N_ALL),
+    FN3(SetUInt32, N_ALL),
+    FN3(SetInt64, N_ALL),
+    FN3(SetUInt64, N_ALL),
+    FN3(SetBoolean, N_ALL),
+    FN3(SetString, N_ALL),
+    FN3(SetBinary, N_ALL),
+    FN3(SetClock, N_OPT),
+    FN3(GetFMUState, N_STATE),
+    FN3(SetFMUState, N_STATE),
+    FN3(FreeFMUState, N_STATE),
+    FN3(SerializedFMUStateSize, N_SER),
+    FN3(SerializeFMUState, N_SER),
+    FN3(DeserializeFMUState, N_SER),
+    FN3(GetDirectionalDerivative, N_DIR),
+    FN3(GetIntervalDecimal, N_OPT),
+    FN3(GetShiftDecimal, N_OPT),
+    FN3(UpdateDiscreteStates, N_ME),
+    FN3(EnterContinuousTimeMode, N_ME),
+    FN3(CompletedIntegratorStep, N_ME),
+    FN3(SetTime, N_ME),
+    FN3(SetContinuousStates, N_ME),
+    FN3(GetContinuousStateDerivatives, N_ME),
+    FN3(GetEventIndicators, N_ME),
+    FN3(GetContinuousStates, N_ME),
+    FN3(GetNominalsOfContinuousStates, N_ME),
+    FN3(EnterStepMode, N_OPT),
+    FN3(GetOutputDerivatives, N_OUTDER),
+    FN3(DoStep, N_CS),
+};
+
+/* 0 = not looked up, 1 = required, 2 = optional. */
+static int requirement3(int need, fmu_kind kind, const fmu_caps *k)
+{
+    int cs = kind == FMU_KIND_CS;
+    switch (need) {
+    case N_ALL:
+        return 1;
+    case N_ME:
+        return cs ? 2 : 1; /* a CS FMU with event mode uses the ME event calls too */
+    case N_CS:
+        return cs ? 1 : 0;
+    case N_STATE:
+        return k->can_get_and_set_fmu_state ? 1 : 2;
+    case N_SER:
+        return k->can_serialize_fmu_state ? 1 : 2;
+    case N_DIR:
+        return k->provides_directional_derivative ? 1 : 2;
+    case N_OUTDER:
+        return cs ? (k->max_output_derivative_order > 0 ? 1 : 2) : 0;
+    default:
+        return 2;
+    }
+}
+
+static void fill_adapters(fmu_file *f);
+
+int fmu_v3_open(fmu_file *f, char *err, size_t errlen)
+{
+    const char *id = f->caps->model_identifier;
+    char so[PATH_MAX + 300];
+    snprintf(so, sizeof so, "%s/binaries/" V3_PLATFORM "/%s.so", f->dir, id);
+    struct stat st;
+    if (stat(so, &st) != 0)
+        return snprintf(err, errlen,
+                        "no binary for this platform: binaries/" V3_PLATFORM "/%s.so is missing",
+                        id),
+               -1;
+    dlerror();
+    f->so = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!f->so) {
+        const char *e = dlerror();
+        return snprintf(err, errlen, "binaries/" V3_PLATFORM "/%s.so: dlopen failed: %s", id,
+                        e ? e : "?"),
+               -1;
+    }
+    for (size_t i = 0; i < sizeof fn3_table / sizeof fn3_table[0]; i++) {
+        int req = requirement3(fn3_table[i].need, f->kind, f->caps);
+        if (!req) continue;
+        void *p = dlsym(f->so, fn3_table[i].name);
+        if (!p && req == 1)
+            return snprintf(err, errlen,
+                            "binaries/" V3_PLATFORM "/%s.so: missing function %s (needed for %s)",
+                            id, fn3_table[i].name,
+                            f->kind == FMU_KIND_CS ? "CoSimulation" : "ModelExchange"),
+                   -1;
+        memcpy((char *)&f->fn3 + fn3_table[i].off, &p, sizeof p);
+    }
+    const char *v = f->fn3.GetVersion();
+    if (!v || strncmp(v, "3.", 2) != 0)
+        return snprintf(err, errlen,
+                        "binaries/" V3_PLATFORM "/%s.so: fmi3GetVersion() returned \"%.20s\", "
+                        "expected \"3.0\"",
+                        id, v ? v : "(null)"),
+               -1;
+    if (f->kind == FMU_KIND_CS && f->caps->has_event_mode &&
+        (!f->fn3.EnterEventMode || !f->fn3.UpdateDiscreteStates || !f->fn3.EnterStepMode))
+        f->md->cs.has_event_mode = 0; /* declared but not exported: never used */
+    /* Clocks (doc/fmu.md "FMI 3.0"): the FMU's own clocks tick inside it (its time events in
+     * model exchange, its steps in co-simulation); an input clock would have to be ticked by
+     * the importer at its times with fmi3SetClock in event mode, which Tempo does not do. */
+    for (size_t i = 0; i < f->md->n_clocks; i++) {
+        const fmu_var *ck = &f->md->vars[f->md->clocks[i]];
+        static const char *const kinds[] = {"",         "constant",  "fixed",    "tunable",
+                                            "changing", "countdown", "triggered"};
+        if (ck->causality == FMU_C_INPUT)
+            return snprintf(err, errlen,
+                            "input clock \"%s\" (intervalVariability=\"%s\") must be ticked by "
+                            "the importer; Tempo does not drive input clocks",
+                            ck->name, kinds[ck->clock]),
+                   -1;
+    }
+    fill_adapters(f);
+    return 0;
+}
+
+/* ---- instantiation ------------------------------------------------------------------------ */
+
+/* What the adapters find behind their fmi2Component. */
+typedef struct {
+    fmi3Instance inst;
+    const fmu_fns3 *fn;
+    const fmu_md *md;
+    fmu_log_sink *sink;
+    int tol_defined, stop_defined; /* fmi2SetupExperiment's arguments, for */
+    double tol, start, stop;       /* fmi3EnterInitializationMode */
+    const int *event_stop;         /* the host stops at events (fmu_step.event_stop) */
+    int terminated;                /* last fmi3DoStep: terminateSimulation */
+    double last_time;              /* last fmi3DoStep: lastSuccessfulTime (s) */
+} v3_inst;
+
+static void log3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                 fmi3String message)
+{
+    fmu_load_log_line(env, "", (fmi2Status)status, category, message);
+}
+
+fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *sink,
+                                 const fmu_v3_opts *o)
+{
+    v3_inst *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->event_stop = o->event_stop;
+    w->fn = &f->fn3;
+    w->md = f->md;
+    w->sink = sink;
+    char res[PATH_MAX + 16];
+    snprintf(res, sizeof res, "%s/resources/", f->dir);
+    if (f->kind == FMU_KIND_CS)
+        w->inst = f->fn3.InstantiateCoSimulation(name, f->md->guid, res, fmi3False, o->logging != 0,
+                                                 o->event_mode && f->caps->has_event_mode,
+                                                 o->early_return && f->caps->can_return_early, NULL,
+                                                 0, sink, log3, NULL);
+    else
+        w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
+                                                  o->logging != 0, sink, log3);
+    if (!w->inst) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* ---- adapters ----------------------------------------------------------------------------- */
+
+#define W     ((v3_inst *)c)
+#define CHUNK 64
+
+static fmi2Status a_SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
+                                    const fmi2String cat[])
+{
+    return (fmi2Status)W->fn->SetDebugLogging(W->inst, on != 0, n, cat);
+}
+static void a_FreeInstance(fmi2Component c)
+{
+    W->fn->FreeInstance(W->inst);
+    free(c);
+}
+static fmi2Status a_SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol,
+                                    fmi2Real start, fmi2Boolean stop_defined, fmi2Real stop)
+{
+    W->tol_defined = tol_defined, W->tol = tol, W->start = start;
+    W->stop_defined = stop_defined, W->stop = stop;
+    return fmi2OK;
+}
+static fmi2Status a_EnterInitializationMode(fmi2Component c)
+{
+    return (fmi2Status)W->fn->EnterInitializationMode(W->inst, W->tol_defined != 0, W->tol,
+                                                      W->start, W->stop_defined != 0, W->stop);
+}
+static fmi2Status a_ExitInitializationMode(fmi2Component c)
+{
+    return (fmi2Status)W->fn->ExitInitializationMode(W->inst);
+}
+static fmi2Status a_Terminate(fmi2Component c)
+{
+    return (fmi2Status)W->fn->Terminate(W->inst);
+}
+static fmi2Status a_Reset(fmi2Component c)
+{
+    return (fmi2Status)W->fn->Reset(W->inst);
+}
+
+/* The value-reference calls of FMI 2.0 name scalars: an FMI 3.0 array is reached by name. */
+static fmi2Status scalars_only(fmi2Component c, const fmi2ValueReference vr[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        long k = fmu_md_find_any_vr(W->md, vr[i]);
+        if (k >= 0 && W->md->vars[k].n_elems) {
+            char line[200];
+            snprintf(line, sizeof line,
+                     "value reference %u is the array \"%s\": arrays are exchanged by name, "
+                     "element by element",
+                     vr[i], W->md->vars[k].name);
+            fmu_load_log_line(W->sink, "", fmi2Error, "tempo", line);
+            return fmi2Error;
+        }
+    }
+    return fmi2OK;
+}
+
+static fmi2Status a_GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->GetFloat64(W->inst, vr, n, v, n);
+}
+static fmi2Status a_SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                            const fmi2Real v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->SetFloat64(W->inst, vr, n, v, n);
+}
+static fmi2Status a_GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                               fmi2Integer v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->GetInt32(W->inst, vr, n, v, n);
+}
+static fmi2Status a_SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                               const fmi2Integer v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->SetInt32(W->inst, vr, n, v, n);
+}
+static fmi2Status a_GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                               fmi2Boolean v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    bool b[CHUNK];
+    for (size_t i0 = 0; !st && i0 < n; i0 += CHUNK) {
+        size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+        st = (fmi2Status)W->fn->GetBoolean(W->inst, vr + i0, m, b, m);
+        for (size_t i = 0; st <= fmi2Warning && i < m; i++)
+            v[i0 + i] = b[i] ? fmi2True : fmi2False;
+        if (st == fmi2Warning) st = fmi2OK;
+    }
+    return st;
+}
+static fmi2Status a_SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                               const fmi2Boolean v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    bool b[CHUNK];
+    for (size_t i0 = 0; !st && i0 < n; i0 += CHUNK) {
+        size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+        for (size_t i = 0; i < m; i++)
+            b[i] = v[i0 + i] != 0;
+        st = (fmi2Status)W->fn->SetBoolean(W->inst, vr + i0, m, b, m);
+        if (st == fmi2Warning) st = fmi2OK;
+    }
+    return st;
+}
+static fmi2Status a_GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                              fmi2String v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->GetString(W->inst, vr, n, v, n);
+}
+static fmi2Status a_SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                              const fmi2String v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->SetString(W->inst, vr, n, v, n);
+}
+static fmi2Status a_GetFMUstate(fmi2Component c, fmi2FMUstate *s)
+{
+    return (fmi2Status)W->fn->GetFMUState(W->inst, s);
+}
+static fmi2Status a_SetFMUstate(fmi2Component c, fmi2FMUstate s)
+{
+    return (fmi2Status)W->fn->SetFMUState(W->inst, s);
+}
+static fmi2Status a_FreeFMUstate(fmi2Component c, fmi2FMUstate *s)
+{
+    return (fmi2Status)W->fn->FreeFMUState(W->inst, s);
+}
+static fmi2Status a_SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *size)
+{
+    return (fmi2Status)W->fn->SerializedFMUStateSize(W->inst, s, size);
+}
+static fmi2Status a_SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
+{
+    return (fmi2Status)W->fn->SerializeFMUState(W->inst, s, (fmi3Byte *)b, n);
+}
+static fmi2Status a_DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n,
+                                        fmi2FMUstate *s)
+{
+    return (fmi2Status)W->fn->DeserializeFMUState(W->inst, (const fmi3Byte *)b, n, s);
+}
+static fmi2Status a_GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[],
+                                             size_t nu, const fmi2ValueReference k[], size_t nk,
+                                             const fmi2Real dk[], fmi2Real du[])
+{
+    return (fmi2Status)W->fn->GetDirectionalDerivative(W->inst, u, nu, k, nk, dk, nk, du, nu);
+}
+static fmi2Status a_EnterEventMode(fmi2Component c)
+{
+    return (fmi2Status)W->fn->EnterEventMode(W->inst);
+}
+static fmi2Status a_NewDiscreteStates(fmi2Component c, fmi2EventInfo *ev)
+{
+    bool need = false, term = false, nom = false, val = false, next = false;
+    double t = 0;
+    fmi3Status st = W->fn->UpdateDiscreteStates(W->inst, &need, &term, &nom, &val, &next, &t);
+    ev->newDiscreteStatesNeeded = need;
+    ev->terminateSimulation = term;
+    ev->nominalsOfContinuousStatesChanged = nom;
+    ev->valuesOfContinuousStatesChanged = val;
+    ev->nextEventTimeDefined = next;
+    ev->nextEventTime = t;
+    return (fmi2Status)st;
+}
+static fmi2Status a_EnterContinuousTimeMode(fmi2Component c)
+{
+    return (fmi2Status)W->fn->EnterContinuousTimeMode(W->inst);
+}
+static fmi2Status a_CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_set, fmi2Boolean *enter,
+                                            fmi2Boolean *term)
+{
+    bool e = false, t = false;
+    fmi3Status st = W->fn->CompletedIntegratorStep(W->inst, no_set != 0, &e, &t);
+    *enter = e, *term = t;
+    return (fmi2Status)st;
+}
+static fmi2Status a_SetTime(fmi2Component c, fmi2Real t)
+{
+    return (fmi2Status)W->fn->SetTime(W->inst, t);
+}
+static fmi2Status a_SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n)
+{
+    return (fmi2Status)W->fn->SetContinuousStates(W->inst, x, n);
+}
+static fmi2Status a_GetDerivatives(fmi2Component c, fmi2Real dx[], size_t n)
+{
+    return (fmi2Status)W->fn->GetContinuousStateDerivatives(W->inst, dx, n);
+}
+static fmi2Status a_GetEventIndicators(fmi2Component c, fmi2Real z[], size_t n)
+{
+    return (fmi2Status)W->fn->GetEventIndicators(W->inst, z, n);
+}
+static fmi2Status a_GetContinuousStates(fmi2Component c, fmi2Real x[], size_t n)
+{
+    return (fmi2Status)W->fn->GetContinuousStates(W->inst, x, n);
+}
+static fmi2Status a_GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x[], size_t n)
+{
+    return (fmi2Status)W->fn->GetNominalsOfContinuousStates(W->inst, x, n);
+}
+static fmi2Status a_GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[],
+                                             size_t n, const fmi2Integer order[], fmi2Real v[])
+{
+    fmi2Status st = scalars_only(c, vr, n);
+    return st ? st : (fmi2Status)W->fn->GetOutputDerivatives(W->inst, vr, n, order, v, n);
+}
+/* fmi3DoStep: a request to terminate, or an early return before the end of the step while
+ * the host stops at events (fmu_step_set_event_stop), comes back as FMI 2.0's fmi2Discard
+ * with the time reached, which fmu_cs.c reads through the status queries below. An early
+ * return while the host does not stop at events is carried on to the end of the step
+ * (doc/fmu.md "FMI 3.0"). */
+#define V3_MAX_EARLY 1000000 /* early returns carried on within one step */
+static fmi2Status a_DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_set)
+{
+    const double t_end = t + h;
+    for (long k = 0;; k++) {
+        bool event = false, term = false, early = false;
+        double last = t + h;
+        fmi3Status st = W->fn->DoStep(W->inst, t, h, no_set != 0, &event, &term, &early, &last);
+        W->terminated = term;
+        W->last_time = last;
+        if (st > fmi3Warning) return (fmi2Status)st;
+        if (term) return fmi2Discard;
+        if (!early || !(last < t_end)) return (fmi2Status)st;
+        if ((W->event_stop && *W->event_stop) || !(last > t) || k >= V3_MAX_EARLY)
+            return fmi2Discard;
+        t = last, h = t_end - last;
+    }
+}
+static fmi2Status a_GetRealStatus(fmi2Component c, const fmi2StatusKind k, fmi2Real *v)
+{
+    if (k != fmi2LastSuccessfulTime) return fmi2Discard;
+    *v = W->last_time;
+    return fmi2OK;
+}
+static fmi2Status a_GetBooleanStatus(fmi2Component c, const fmi2StatusKind k, fmi2Boolean *v)
+{
+    if (k != fmi2Terminated) return fmi2Discard;
+    *v = W->terminated ? fmi2True : fmi2False;
+    return fmi2OK;
+}
+#undef W
+
+static void fill_adapters(fmu_file *f)
+{
+    fmu_fns *a = &f->fn;
+    const fmu_fns3 *g = &f->fn3;
+    memset(a, 0, sizeof *a);
+    a->SetDebugLogging = a_SetDebugLogging;
+    a->FreeInstance = a_FreeInstance;
+    a->SetupExperiment = a_SetupExperiment;
+    a->EnterInitializationMode = a_EnterInitializationMode;
+    a->ExitInitializationMode = a_ExitInitializationMode;
+    a->Terminate = a_Terminate;
+    a->Reset = a_Reset;
+    a->GetReal = a_GetReal;
+    a->GetInteger = a_GetInteger;
+    a->GetBoolean = a_GetBoolean;
+    a->GetString = a_GetString;
+    a->SetReal = a_SetReal;
+    a->SetInteger = a_SetInteger;
+    a->SetBoolean = a_SetBoolean;
+    a->SetString = a_SetString;
+    if (g->GetFMUState && g->SetFMUState && g->FreeFMUState) {
+        a->GetFMUstate = a_GetFMUstate;
+        a->SetFMUstate = a_SetFMUstate;
+        a->FreeFMUstate = a_FreeFMUstate;
+    }
+    if (g->SerializedFMUStateSize && g->SerializeFMUState && g->DeserializeFMUState) {
+        a->SerializedFMUstateSize = a_SerializedFMUstateSize;
+        a->SerializeFMUstate = a_SerializeFMUstate;
+        a->DeSerializeFMUstate = a_DeSerializeFMUstate;
+    }
+    if (g->GetDirectionalDerivative) a->GetDirectionalDerivative = a_GetDirectionalDerivative;
+    if (f->kind == FMU_KIND_ME) {
+        a->EnterEventMode = a_EnterEventMode;
+        a->NewDiscreteStates = a_NewDiscreteStates;
+        a->EnterContinuousTimeMode = a_EnterContinuousTimeMode;
+        a->CompletedIntegratorStep = a_CompletedIntegratorStep;
+        a->SetTime = a_SetTime;
+        a->SetContinuousStates = a_SetContinuousStates;
+        a->GetDerivatives = a_GetDerivatives;
+        a->GetEventIndicators = a_GetEventIndicators;
+        a->GetContinuousStates = a_GetContinuousStates;
+        a->GetNominalsOfContinuousStates = a_GetNominalsOfContinuousStates;
+    } else {
+        a->DoStep = a_DoStep;
+        a->GetRealStatus = a_GetRealStatus;
+        a->GetBooleanStatus = a_GetBooleanStatus;
+        if (g->GetOutputDerivatives) a->GetRealOutputDerivatives = a_GetRealOutputDerivatives;
+    }
+}
+
+/* ---- typed access by variable ------------------------------------------------------------- */
+
+/* One value of any FMI 3.0 type. */
+typedef union {
+    double f64;
+    float f32;
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    bool b;
+    const char *str;
+    const fmi3Byte *bin;
+} v3_value;
+
+/* Values of one variable, gathered in a packed array of its own type. */
+typedef struct {
+    size_t n;     /* values (elements) */
+    void *vals;   /* n values of the variable's C type */
+    size_t *size; /* Binary: n sizes */
+} v3_vals;
+
+static size_t type_size(fmu_vtype t)
+{
+    switch (t) {
+    case FMU_T_REAL:
+        return sizeof(double);
+    case FMU_T_FLOAT32:
+        return sizeof(float);
+    case FMU_T_INT8:
+    case FMU_T_UINT8:
+        return 1;
+    case FMU_T_INT16:
+    case FMU_T_UINT16:
+        return 2;
+    case FMU_T_INTEGER:
+    case FMU_T_UINT32:
+        return 4;
+    case FMU_T_BOOLEAN:
+    case FMU_T_CLOCK:
+        return sizeof(bool);
+    case FMU_T_STRING:
+        return sizeof(const char *);
+    case FMU_T_BINARY:
+        return sizeof(const fmi3Byte *);
+    default:
+        return 8; /* Int64, UInt64, Enumeration */
+    }
+}
+
+/* Reads every element of v's variable. */
+static int read_all(fmu_step *s, const fmu_var *v, v3_vals *out)
+{
+    v3_inst *w = s->c;
+    const fmu_fns3 *g = w->fn;
+    size_t n = v->n_elems ? v->n_elems : 1;
+    fmi3ValueReference vr = v->vr;
+    out->n = n;
+    out->vals = calloc(n, type_size(v->type));
+    out->size = calloc(n, sizeof *out->size);
+    if (!out->vals || !out->size) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    fmi3Status st;
+    void *p = out->vals;
+    switch (v->type) {
+    case FMU_T_REAL:
+        st = g->GetFloat64(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_FLOAT32:
+        st = g->GetFloat32(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_INT8:
+        st = g->GetInt8(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_UINT8:
+        st = g->GetUInt8(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_INT16:
+        st = g->GetInt16(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_UINT16:
+        st = g->GetUInt16(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_INTEGER:
+        st = g->GetInt32(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_UINT32:
+        st = g->GetUInt32(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_INT64:
+    case FMU_T_ENUM:
+        st = g->GetInt64(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_UINT64:
+        st = g->GetUInt64(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_BOOLEAN:
+        st = g->GetBoolean(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_STRING:
+        st = g->GetString(w->inst, &vr, 1, p, n);
+        break;
+    case FMU_T_BINARY:
+        st = g->GetBinary(w->inst, &vr, 1, out->size, p, n);
+        break;
+    default:
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s \"%s\" cannot be read as a value",
+                             fmu_md_type_name(v->type), v->name);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "fmi3Get%s", fmu_md_type_name_of(w->md, v->type));
+    if (v->type == FMU_T_ENUM) snprintf(what, sizeof what, "fmi3GetInt64");
+    int rc = fmu_step_check(s, (fmi2Status)st, what);
+    return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+}
+
+static void free_vals(v3_vals *x)
+{
+    free(x->vals);
+    free(x->size);
+}
+
+/* Element e of the gathered values as a v3_value. */
+static v3_value element(const fmu_var *v, const v3_vals *x, size_t e)
+{
+    v3_value u;
+    memset(&u, 0, sizeof u);
+    memcpy(&u, (const char *)x->vals + e * type_size(v->type), type_size(v->type));
+    return u;
+}
+
+static const char *float32_text(float f, char *buf, size_t len)
+{
+    if (!isfinite(f)) return fmu_sim_format_double((double)f, buf, len);
+    for (int p = 6; p <= 9; p++) {
+        snprintf(buf, len, "%.*g", p, (double)f);
+        if (strtof(buf, NULL) == f) break;
+    }
+    return buf;
+}
+
+int fmu_v3_get_text(fmu_step *s, const fmu_var *v, char *buf, size_t len)
+{
+    v3_vals x = {0};
+    int rc = read_all(s, v, &x);
+    if (rc) return free_vals(&x), rc;
+    v3_value u = element(v, &x, v->elem);
+    switch (v->type) {
+    case FMU_T_REAL:
+        fmu_sim_format_double(u.f64, buf, len);
+        break;
+    case FMU_T_FLOAT32:
+        float32_text(u.f32, buf, len);
+        break;
+    case FMU_T_INT8:
+        snprintf(buf, len, "%d", u.i8);
+        break;
+    case FMU_T_UINT8:
+        snprintf(buf, len, "%u", u.u8);
+        break;
+    case FMU_T_INT16:
+        snprintf(buf, len, "%d", u.i16);
+        break;
+    case FMU_T_UINT16:
+        snprintf(buf, len, "%u", u.u16);
+        break;
+    case FMU_T_INTEGER:
+        snprintf(buf, len, "%d", u.i32);
+        break;
+    case FMU_T_UINT32:
+        snprintf(buf, len, "%u", u.u32);
+        break;
+    case FMU_T_UINT64:
+        snprintf(buf, len, "%llu", (unsigned long long)u.u64);
+        break;
+    case FMU_T_BOOLEAN:
+        snprintf(buf, len, "%d", u.b ? 1 : 0);
+        break;
+    case FMU_T_STRING:
+        snprintf(buf, len, "%s", u.str ? u.str : "");
+        break;
+    case FMU_T_BINARY: {
+        size_t n = x.size[v->elem], k = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && u.bin && k + 3 <= len; i++, k += 2)
+            snprintf(buf + k, len - k, "%02x", u.bin[i]);
+        break;
+    }
+    default: /* Int64, Enumeration */
+        snprintf(buf, len, "%lld", (long long)u.i64);
+        break;
+    }
+    free_vals(&x);
+    return 0;
+}
+
+int fmu_v3_get_number(fmu_step *s, const fmu_var *v, double *out)
+{
+    if (v->type == FMU_T_STRING || v->type == FMU_T_BINARY || v->type == FMU_T_CLOCK)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" is a %s, not a number", v->name,
+                             fmu_md_type_name(v->type));
+    char buf[64];
+    int rc = fmu_v3_get_text(s, v, buf, sizeof buf);
+    if (!rc) *out = strtod(buf, NULL);
+    return rc;
+}
+
+/* The text as a value of v's type into u (ranges of the type and min/max checked). */
+static int parse_value(fmu_step *s, const fmu_var *v, const char *text, v3_value *u, fmi3Byte **bin,
+                       size_t *bin_len)
+{
+    char *end;
+    errno = 0;
+    double d = 0;
+    switch (v->type) {
+    case FMU_T_STRING:
+        u->str = text;
+        return 0;
+    case FMU_T_BINARY: {
+        size_t l = strlen(text);
+        if (l % 2 || strspn(text, "0123456789abcdefABCDEF") != l)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not hexadecimal bytes", v->name, text);
+        *bin = malloc(l / 2 + 1);
+        if (!*bin) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+        for (size_t i = 0; i < l / 2; i++) {
+            unsigned b;
+            sscanf(text + 2 * i, "%2x", &b);
+            (*bin)[i] = (fmi3Byte)b;
+        }
+        *bin_len = l / 2;
+        u->bin = *bin;
+        return 0;
+    }
+    case FMU_T_BOOLEAN:
+        if (!strcmp(text, "true") || !strcmp(text, "1"))
+            u->b = true;
+        else if (!strcmp(text, "false") || !strcmp(text, "0"))
+            u->b = false;
+        else
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a boolean", v->name, text);
+        return 0;
+    case FMU_T_REAL:
+    case FMU_T_FLOAT32:
+        d = strtod(text, &end);
+        if (end == text || *end || errno == ERANGE || !isfinite(d) ||
+            (v->type == FMU_T_FLOAT32 && fabs(d) > FLT_MAX))
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a %s number", v->name, text,
+                                 fmu_md_type_name_of(fmu_step_md(s), v->type));
+        if (v->type == FMU_T_REAL)
+            u->f64 = d;
+        else
+            u->f32 = (float)d;
+        break;
+    case FMU_T_UINT8:
+    case FMU_T_UINT16:
+    case FMU_T_UINT32:
+    case FMU_T_UINT64: {
+        unsigned long long x = strtoull(text, &end, 10);
+        unsigned long long hi = v->type == FMU_T_UINT8    ? UINT8_MAX
+                                : v->type == FMU_T_UINT16 ? UINT16_MAX
+                                : v->type == FMU_T_UINT32 ? UINT32_MAX
+                                                          : UINT64_MAX;
+        if (end == text || *end || errno == ERANGE || text[0] == '-' || x > hi)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not a %s", v->name, text,
+                                 fmu_md_type_name(v->type));
+        u->u64 = x;
+        if (v->type == FMU_T_UINT8) u->u8 = (uint8_t)x;
+        if (v->type == FMU_T_UINT16) u->u16 = (uint16_t)x;
+        if (v->type == FMU_T_UINT32) u->u32 = (uint32_t)x;
+        d = (double)x;
+        break;
+    }
+    default: {
+        long long x = strtoll(text, &end, 10);
+        long long lo = v->type == FMU_T_INT8      ? INT8_MIN
+                       : v->type == FMU_T_INT16   ? INT16_MIN
+                       : v->type == FMU_T_INTEGER ? INT32_MIN
+                                                  : INT64_MIN;
+        long long hi = v->type == FMU_T_INT8      ? INT8_MAX
+                       : v->type == FMU_T_INT16   ? INT16_MAX
+                       : v->type == FMU_T_INTEGER ? INT32_MAX
+                                                  : INT64_MAX;
+        if (end == text || *end || errno == ERANGE || x < lo || x > hi)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: not an %s", v->name, text,
+                                 fmu_md_type_name_of(fmu_step_md(s), v->type));
+        u->i64 = x;
+        if (v->type == FMU_T_INT8) u->i8 = (int8_t)x;
+        if (v->type == FMU_T_INT16) u->i16 = (int16_t)x;
+        if (v->type == FMU_T_INTEGER) u->i32 = (int32_t)x;
+        d = (double)x;
+        break;
+    }
+    }
+    if (v->has_min && d < v->min)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: below min %.17g of %s variable \"%s\"",
+                             v->name, text, v->min, fmu_md_type_name_of(fmu_step_md(s), v->type),
+                             v->name);
+    if (v->has_max && d > v->max)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s=%s: above max %.17g of %s variable \"%s\"",
+                             v->name, text, v->max, fmu_md_type_name_of(fmu_step_md(s), v->type),
+                             v->name);
+    return 0;
+}
+
+/* Writes every element of v's variable (FMI 3.0 sets an array whole). */
+static fmi3Status write_all(v3_inst *w, const fmu_var *v, const v3_vals *x)
+{
+    const fmu_fns3 *g = w->fn;
+    fmi3ValueReference vr = v->vr;
+    size_t n = x->n;
+    const void *p = x->vals;
+    switch (v->type) {
+    case FMU_T_REAL:
+        return g->SetFloat64(w->inst, &vr, 1, p, n);
+    case FMU_T_FLOAT32:
+        return g->SetFloat32(w->inst, &vr, 1, p, n);
+    case FMU_T_INT8:
+        return g->SetInt8(w->inst, &vr, 1, p, n);
+    case FMU_T_UINT8:
+        return g->SetUInt8(w->inst, &vr, 1, p, n);
+    case FMU_T_INT16:
+        return g->SetInt16(w->inst, &vr, 1, p, n);
+    case FMU_T_UINT16:
+        return g->SetUInt16(w->inst, &vr, 1, p, n);
+    case FMU_T_INTEGER:
+        return g->SetInt32(w->inst, &vr, 1, p, n);
+    case FMU_T_UINT32:
+        return g->SetUInt32(w->inst, &vr, 1, p, n);
+    case FMU_T_INT64:
+    case FMU_T_ENUM:
+        return g->SetInt64(w->inst, &vr, 1, p, n);
+    case FMU_T_UINT64:
+        return g->SetUInt64(w->inst, &vr, 1, p, n);
+    case FMU_T_BOOLEAN:
+        return g->SetBoolean(w->inst, &vr, 1, p, n);
+    case FMU_T_STRING:
+        return g->SetString(w->inst, &vr, 1, p, n);
+    case FMU_T_BINARY:
+        return g->SetBinary(w->inst, &vr, 1, x->size, p, n);
+    default:
+        return fmi3Error;
+    }
+}
+
+int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
+{
+    if (v->type == FMU_T_CLOCK)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "Clock \"%s\" cannot be set by --set", v->name);
+    v3_value u;
+    memset(&u, 0, sizeof u);
+    fmi3Byte *bin = NULL;
+    size_t bin_len = 0;
+    int rc = parse_value(s, v, text, &u, &bin, &bin_len);
+    if (rc) return free(bin), rc;
+    /* A scalar is written alone; an array element by reading the array, changing the
+     * element and writing the array back. Strings read are copied first: the FMU may reuse
+     * their memory when it receives the new ones. */
+    v3_vals x = {0};
+    char **copies = NULL;
+    if (v->n_elems) {
+        rc = read_all(s, v, &x);
+        if (!rc && v->type == FMU_T_STRING) {
+            copies = calloc(x.n, sizeof *copies);
+            const char **strs = x.vals;
+            for (size_t i = 0; copies && i < x.n; i++)
+                if (!(copies[i] = strdup(strs[i] ? strs[i] : ""))) rc = FMU_STEP_ESYS;
+            if (!copies) rc = FMU_STEP_ESYS;
+            for (size_t i = 0; !rc && i < x.n; i++)
+                strs[i] = copies[i];
+        }
+    } else {
+        x.n = 1;
+        x.vals = calloc(1, type_size(v->type));
+        x.size = calloc(1, sizeof *x.size);
+        if (!x.vals || !x.size) rc = FMU_STEP_ESYS;
+    }
+    if (!rc) {
+        memcpy((char *)x.vals + v->elem * type_size(v->type), &u, type_size(v->type));
+        x.size[v->elem] = bin_len;
+        char what[64];
+        snprintf(what, sizeof what, "fmi3Set%s",
+                 v->type == FMU_T_ENUM ? "Int64" : fmu_md_type_name_of(fmu_step_md(s), v->type));
+        rc = fmu_step_check(s, (fmi2Status)write_all(s->c, v, &x), what);
+        if (rc == FMU_STEP_EDISCARD) rc = FMU_STEP_EUSAGE; /* a refused value: the caller's */
+    } else if (rc == FMU_STEP_ESYS) {
+        fmu_step_fail(s, rc, "out of memory");
+    }
+    for (size_t i = 0; copies && i < x.n; i++)
+        free(copies[i]);
+    free(copies);
+    free_vals(&x);
+    free(bin);
+    return rc;
+}
