@@ -213,6 +213,8 @@ typedef struct fedfile {
                            of one process (doc/inproc.md); 0 ("processes", the default): one
                            process each */
     topo_plan *gs_plan; /* gauss-seidel only: roles and execution order; else NULL */
+    char *ssp_dir;      /* an SSP archive unpacked for this file's FMUs (doc/ssp.md), removed
+                           by fedfile_free; else NULL */
 } fedfile;
 
 /**
