@@ -91,7 +91,7 @@ mk boolmap "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" en
 refused boolmap 'ssc:BooleanMappingTransformation' 'only ssc:LinearTransformation'
 mk integer 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:Integer/>|'
 refused integer 'connection of type Integer' 'Real values only'
-mk dict 's|  </ssd:System>\n*$|&|; s|    <ssd:Connections>|<ssd:SignalDictionaries><ssd:SignalDictionary name="d"/></ssd:SignalDictionaries>\n&|'
+mk dict 's|    <ssd:Connections>|<ssd:SignalDictionaries><ssd:SignalDictionary name="d"/></ssd:SignalDictionaries>\n&|'
 refused dict 'SystemStructure.ssd:48: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:System/ssd:SignalDictionaries' 'signal dictionaries are not supported'
 mk unknown 's|<ssd:Elements>|<ssd:Frobnicate/>&|'
 refused unknown 'ssd:Frobnicate' 'SystemStructure.ssd:10: /ssd:SystemStructureDescription/ssd:System/ssd:Frobnicate' 'not supported in a system'
