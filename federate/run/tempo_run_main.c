@@ -58,6 +58,7 @@ static const char usage_text[] =
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
     "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
+    "or of an SSP system given as FILE.ssp or SystemStructure.ssd (doc/ssp.md),\n"
     "shows their progress, then writes the results (CSV, SVG plots) and a summary.\n"
     "Exit status: 0 done, 1 a federate or the RTI failed, 2 usage or a bad file,\n"
     "130 interrupted (SIGINT/SIGTERM).\n";
