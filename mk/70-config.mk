@@ -6,3 +6,6 @@ CONFIG_SRCS += federate/config/ssp.c federate/config/ssp_params.c
 UNIT_TESTS += tests/unit/fedfile_test
 fedfile_test_LIBS := config fmu algo fom
 INTEG_SCRIPTS += tests/integration/ssp_test.sh
+
+UNIT_TESTS += tests/unit/ssp_test
+ssp_test_LIBS := config fmu algo fom
