@@ -42,4 +42,19 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
 int ssp_merge_system(void *user, const char *dir, void **doc, char **tmpdir, char *err,
                      size_t errlen);
 
+/**
+ * Write a federation file's system as an SSP archive (doc/ssp.md, "Export"):
+ * SystemStructure.ssd with one component per FMU federate (its FMU copied to
+ * resources/NAME.fmu), connectors for its inputs, outputs and parameters, one connection per
+ * wired input, the parameters inline, the DefaultExperiment from algorithm.start and end, and
+ * the Tempo annotation (algorithm, solver, resolution; per federate solver, record, quantum,
+ * role) that makes the archive run the same. The caller checks the file first (fedfile_load).
+ * @param path   the federation file (JSON), not NULL
+ * @param out    the .ssp to write (replaced)
+ * @param err    on failure "PATH: what"; errlen its size
+ * @return 0; -1 refused (a program federate, a file naming a system, not JSON); -2 system
+ *         error (writing the archive, an FMU that cannot be read, memory).
+ */
+int ssp_export(const char *path, const char *out, char *err, size_t errlen);
+
 #endif
