@@ -624,6 +624,44 @@ static int wire(sx *s)
     return 0;
 }
 
+/* The Tempo annotation's federates.NAME.outputs {"var": "Class.attribute"}: the names an
+ * exported federation used, so a round trip publishes the same attributes (doc/ssp.md). */
+static int preset_outputs(sx *s, json_t *tempo)
+{
+    json_t *feds = json_object_get(tempo, "federates");
+    for (size_t i = 0; json_is_object(feds) && i < s->n_comps; i++) {
+        comp *k = &s->comps[i];
+        json_t *o = json_object_get(json_object_get(feds, k->fed), "outputs"), *v;
+        const char *var;
+        json_object_foreach(o, var, v)
+        {
+            ctr *c = find_ctr(s, k->path, var);
+            if (!c || strcmp(c->kind, "output") || !json_is_string(v))
+                return refuse(s, s->file, k->node,
+                              "Tempo annotation: federates.%s.outputs: \"%s\" is not an output "
+                              "connector named to a \"Class.attribute\"",
+                              k->fed, var);
+            json_t *outs = section(k, "outputs");
+            if (!outs || json_object_set(outs, var, v)) return oom(s);
+        }
+    }
+    return 0;
+}
+
+/* Every Real (or untyped) output connector of a component is published, connected or not,
+ * in the order of its connectors: the federate records its outputs (doc/ssp.md). */
+static int publish_outputs(sx *s)
+{
+    for (size_t i = 0; i < s->n_ctrs; i++) {
+        ctr *c = &s->ctrs[i];
+        if (c->is_sys || strcmp(c->kind, "output") || c->type == T_OTHER) continue;
+        comp *k = find_comp(s, c->owner);
+        const char *ca;
+        if (k && publish(s, k, c->name, &ca)) return -2;
+    }
+    return 0;
+}
+
 /* ======================================================================================
  * The document
  * ====================================================================================== */
@@ -747,7 +785,9 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
                 k->cls = c2;
             }
     }
-    if ((rc = wire(s)) || (rc = ssp_bind_parameters(s))) return json_decref(tempo), rc;
+    if ((tempo && (rc = preset_outputs(s, tempo))) || (rc = publish_outputs(s)) || (rc = wire(s)) ||
+        (rc = ssp_bind_parameters(s)))
+        return json_decref(tempo), rc;
     char *name = attr(sys, "name");
     char *fname = name ? sanitize(name, 0) : strdup("ssp");
     free(name);

@@ -173,8 +173,8 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
             prop(cn, "endConnector", k);
         }
         json_t *tf = json_object();
-        static const char *const keep[] = {"solver", "record", "quantum", "role"};
-        for (int j = 0; j < 4; j++)
+        static const char *const keep[] = {"solver", "record", "quantum", "role", "outputs"};
+        for (int j = 0; j < 5; j++)
             if (json_object_get(f, keep[j]))
                 json_object_set(tf, keep[j], json_object_get(f, keep[j]));
         if (json_object_size(tf)) json_object_set(tfeds, fname, tf);

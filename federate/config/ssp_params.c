@@ -256,7 +256,7 @@ int ssp_bind_parameters(sx *s)
 int ssp_apply_tempo(sx *s, json_t *doc, json_t *tempo)
 {
     static const char *const keys[] = {"algorithm", "solver", "resolution", "federates", NULL};
-    static const char *const fkeys[] = {"solver", "record", "quantum", "role", NULL};
+    static const char *const fkeys[] = {"solver", "record", "quantum", "role", "outputs", NULL};
     const char *key;
     json_t *v;
     char msg[300];
@@ -303,7 +303,7 @@ int ssp_apply_tempo(sx *s, json_t *doc, json_t *tempo)
                              k2);
                     return R(s, ssp_file(s), NULL, msg);
                 }
-                if (json_object_set(target, k2, x)) return ssp_oom(s);
+                if (strcmp(k2, "outputs") && json_object_set(target, k2, x)) return ssp_oom(s);
             }
         }
     }
