@@ -257,6 +257,8 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
  * Units (ssd:Units, ssc:Unit, ssc:BaseUnit)
  * ====================================================================================== */
 
+static int skipped(const xmlNode *n);
+
 static int read_units(sx *s, xmlNodePtr us)
 {
     static const char *const base[8] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
@@ -271,7 +273,7 @@ static int read_units(sx *s, xmlNodePtr us)
         s->n_units++;
         int have = 0;
         for (xmlNodePtr b = u->children; b; b = b->next) {
-            if (b->type != XML_ELEMENT_NODE || is_el(b, NS_SSC, "Annotations")) continue;
+            if (b->type != XML_ELEMENT_NODE || skipped(b)) continue;
             if (!is_el(b, NS_SSC, "BaseUnit") || have++)
                 return refuse(s, s->file, b, "expected one ssc:BaseUnit");
             for (int k = 0; k < 8; k++) {
@@ -328,7 +330,10 @@ static int skipped(const xmlNode *n)
 {
     static const char *const ssd[] = {"ElementGeometry", "ConnectorGeometry", "ConnectionGeometry",
                                       "SystemGeometry",  "GraphicalElements", NULL};
-    if (is_el(n, NS_SSC, "Annotations")) return 1;
+    /* SSP 1.0 writes ssd:Annotations (ssv:, ssm: in their files); some tools ssc: */
+    if (n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, "Annotations") &&
+        (ns_is(n, NS_SSD) || ns_is(n, NS_SSC) || ns_is(n, NS_SSV) || ns_is(n, NS_SSM)))
+        return 1;
     for (int i = 0; ssd[i]; i++)
         if (is_el(n, NS_SSD, ssd[i])) return 1;
     return 0;
@@ -712,8 +717,49 @@ static double default_step(double start, double stop)
     return (ns < 1 ? 1 : ns) * 1e-9;
 }
 
-/* ssc:Annotations of the root: ssc:Annotation type="org.tempo-rti.federation" holds the
- * JSON text of the settings a round trip needs (doc/ssp.md); others are skipped. */
+/* The first element named `el` with a positive number in attribute `at` below n, or 0. */
+static double find_step(xmlNodePtr n, const char *el, const char *at)
+{
+    for (xmlNodePtr c = n->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (!strcmp((const char *)c->name, el)) {
+            char *v = attr(c, at), *end = NULL;
+            double d = v ? strtod(v, &end) : 0;
+            int ok = v && end != v && *end == '\0' && isfinite(d) && d > 0;
+            free(v);
+            if (ok) return d;
+        }
+        double d = find_step(c, el, at);
+        if (d > 0) return d;
+    }
+    return 0;
+}
+
+/* A fixed step other tools record in their annotations of a system or the DefaultExperiment
+ * (doc/ssp.md): OMSimulator's org.openmodelica FixedStepMaster stepSize, the Open Simulation
+ * Platform's com.opensimulationplatform FixedStepAlgorithm baseStepSize; else 0. */
+static double foreign_step(xmlNodePtr n)
+{
+    for (xmlNodePtr a = n->children; a; a = a->next) {
+        if (!skipped(a) || strcmp((const char *)a->name, "Annotations")) continue;
+        for (xmlNodePtr t = a->children; t; t = t->next) {
+            if (!is_el(t, NS_SSC, "Annotation")) continue;
+            char *type = attr(t, "type");
+            double d = !type ? 0
+                       : !strcmp(type, "org.openmodelica")
+                           ? find_step(t, "FixedStepMaster", "stepSize")
+                       : !strcmp(type, "com.opensimulationplatform")
+                           ? find_step(t, "FixedStepAlgorithm", "baseStepSize")
+                           : 0;
+            free(type);
+            if (d > 0) return d;
+        }
+    }
+    return 0;
+}
+
+/* ssd:Annotations (or ssc:Annotations) of the root: ssc:Annotation type="org.tempo-rti.federation"
+ * holds the JSON text of the settings a round trip needs (doc/ssp.md); others are skipped. */
 static int read_tempo_annotation(sx *s, xmlNodePtr anns, json_t **tempo)
 {
     for (xmlNodePtr a = anns->children; a; a = a->next) {
@@ -745,7 +791,7 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
             rc = read_units(s, e);
         else if (is_el(e, NS_SSD, "DefaultExperiment") && !dx)
             dx = e;
-        else if (is_el(e, NS_SSC, "Annotations"))
+        else if (skipped(e) && !strcmp((const char *)e->name, "Annotations"))
             rc = read_tempo_annotation(s, e, &tempo);
         else if (is_el(e, NS_SSD, "Enumerations") || is_el(e, NS_SSD, "MetaData") ||
                  is_el(e, NS_SSD, "Signature"))
@@ -758,7 +804,7 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
     double start = 0, stop = NAN;
     if (dx) {
         for (xmlNodePtr e = dx->children; e; e = e->next)
-            if (e->type == XML_ELEMENT_NODE && !is_el(e, NS_SSC, "Annotations"))
+            if (e->type == XML_ELEMENT_NODE && !skipped(e))
                 return json_decref(tempo), refuse(s, s->file, e, "not supported here");
         if (get_double(s, s->file, dx, "startTime", 0, &start) ||
             get_double(s, s->file, dx, "stopTime", NAN, &stop))
@@ -803,7 +849,9 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
     json_object_set_new(alg, "start", json_real(start));
     if (!isnan(stop)) {
         json_object_set_new(alg, "end", json_real(stop));
-        json_object_set_new(alg, "step", json_real(default_step(start, stop)));
+        double h = foreign_step(sys);
+        if (!(h > 0) && dx) h = foreign_step(dx);
+        json_object_set_new(alg, "step", json_real(h > 0 ? h : default_step(start, stop)));
     }
     json_object_set_new(doc, "algorithm", alg);
     for (size_t i = 0; i < s->n_comps; i++)

@@ -194,7 +194,7 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
     json_decref(tfeds);
     char *js = json_dumps(t, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(t);
-    xmlNodePtr an = child(child(root, x->ssc, "Annotations"), x->ssc, "Annotation");
+    xmlNodePtr an = child(child(root, x->ssd, "Annotations"), x->ssc, "Annotation");
     prop(an, "type", SSP_TEMPO_ANNOTATION);
     if (js) xmlNodeAddContent(an, (const xmlChar *)js);
     free(js);

@@ -134,6 +134,55 @@ static void test_values(void)
     json_decref(doc);
 }
 
+/* The layout OMSimulator writes (ssd:Annotations with its org.openmodelica step, geometry)
+ * and the Open Simulation Platform's step in the DefaultExperiment's annotations: written by
+ * hand after their documented form, since neither tool is installed here (doc/ssp.md). */
+static void test_other_layouts(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text(
+        "<ssd:System name=\"root\">\n"
+        "<ssd:Annotations><ssc:Annotation type=\"org.openmodelica\">\n"
+        "<oms:Annotations xmlns:oms=\"https://example.org/oms.xsd\"><oms:SimulationInformation>\n"
+        "<oms:FixedStepMaster description=\"oms-ma\" stepSize=\"0.010000\"/>\n"
+        "</oms:SimulationInformation></oms:Annotations></ssc:Annotation></ssd:Annotations>\n"
+        "<ssd:Elements>\n"
+        "<ssd:Component name=\"A\" type=\"application/x-fmu-sharedlibrary\" "
+        "source=\"resources/0001_A.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
+        "<ssd:ConnectorGeometry x=\"1\" y=\"0.5\"/></ssd:Connector>\n"
+        "</ssd:Connectors><ssd:ElementGeometry x1=\"0\" y1=\"0\" x2=\"1\" y2=\"1\"/>\n"
+        "<ssd:Annotations><ssc:Annotation type=\"x\"><foo/></ssc:Annotation></ssd:Annotations>\n"
+        "</ssd:Component>\n"
+        "<ssd:Component name=\"B\" source=\"resources/0002_B.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"A\" startConnector=\"y\" "
+        "endElement=\"B\" endConnector=\"u\"><ssd:ConnectionGeometry pointsX=\"1\" "
+        "pointsY=\"1\"/></ssd:Connection></ssd:Connections>\n"
+        "<ssd:SystemGeometry x1=\"0\" y1=\"0\" x2=\"1\" y2=\"1\"/></ssd:System>\n"
+        "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+        "</ssd:SystemStructureDescription>\n",
+        &doc);
+    CHECK(rc == 0, "OMSimulator layout: %s", err);
+    if (rc) return;
+    CHECK_NEAR(num(doc, "algorithm", "step"), 0.01, 0);
+    CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "A.y");
+    json_decref(doc);
+    rc = load_text("<ssd:System name=\"s\"><ssd:Elements>\n"
+                   "<ssd:Component name=\"a\" source=\"a.fmu\"/></ssd:Elements></ssd:System>\n"
+                   "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"><ssd:Annotations>\n"
+                   "<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm "
+                   "xmlns:osp=\"https://example.org/osp\"><osp:FixedStepAlgorithm "
+                   "baseStepSize=\"1e-4\"/></osp:Algorithm></ssc:Annotation>\n"
+                   "</ssd:Annotations></ssd:DefaultExperiment></ssd:SystemStructureDescription>\n",
+                   &doc);
+    CHECK(rc == 0, "OSP step: %s", err);
+    if (rc) return;
+    CHECK_NEAR(num(doc, "algorithm", "step"), 1e-4, 0);
+    json_decref(doc);
+}
+
 static void refused(const char *body, const char *want1, const char *want2)
 {
     json_t *doc = NULL;
@@ -217,6 +266,7 @@ int main(void)
     }
     test_lv();
     test_values();
+    test_other_layouts();
     test_refusals();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
