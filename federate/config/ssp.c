@@ -70,6 +70,7 @@ typedef struct sx {
     char *dir;        /* its folder (absolute) */
     char *beside;     /* an archive's folder: sources not inside are looked up there; or NULL */
     int archive;
+    const char *archive_path; /* the .ssp as given, or NULL */
     char *err;
     size_t errlen;
     ctr *ctrs;
@@ -243,14 +244,18 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
         if (!r) return free(dec), oom(s), NULL;
         snprintf(r, len, "%s/%s", base, dec);
         struct stat sb;
-        if (stat(r, &sb) == 0 || (k == 1 || !s->beside)) {
+        if (stat(r, &sb) == 0 || !s->beside) {
             free(dec);
             return r;
         }
         free(r);
     }
+    /* found neither inside nor beside: the path inside, for the message that follows */
+    size_t len = strlen(s->dir) + strlen(dec) + 2;
+    char *r = malloc(len);
+    if (r) snprintf(r, len, "%s/%s", s->dir, dec);
     free(dec);
-    return NULL;
+    return r ? r : (oom(s), NULL);
 }
 
 /* ======================================================================================
@@ -653,13 +658,14 @@ static int preset_outputs(sx *s, json_t *tempo)
     return 0;
 }
 
-/* Every Real (or untyped) output connector of a component is published, connected or not,
- * in the order of its connectors: the federate records its outputs (doc/ssp.md). */
+/* Every output connector of a component typed Real is published, connected or not, in the
+ * order of its connectors: the federate records its outputs (doc/ssp.md). An untyped one is
+ * published when connected (wire), since its FMU variable may not be Real. */
 static int publish_outputs(sx *s)
 {
     for (size_t i = 0; i < s->n_ctrs; i++) {
         ctr *c = &s->ctrs[i];
-        if (c->is_sys || strcmp(c->kind, "output") || c->type == T_OTHER) continue;
+        if (c->is_sys || strcmp(c->kind, "output") || c->type != T_REAL) continue;
         comp *k = find_comp(s, c->owner);
         const char *ca;
         if (k && publish(s, k, c->name, &ca)) return -2;
@@ -694,18 +700,32 @@ static void sx_free(sx *s)
 
 xmlDocPtr ssp_read_xml(sx *s, const char *file)
 {
+    /* a file of an unpacked archive is named ARCHIVE/ENTRY in messages */
+    char shown[PATH_MAX + 64];
+    size_t dl = strlen(s->dir);
+    if (s->archive && !strncmp(file, s->dir, dl) && file[dl] == '/')
+        snprintf(shown, sizeof shown, "%s%s", s->archive_path, file + dl);
+    else
+        snprintf(shown, sizeof shown, "%s", file);
+    if (s->n_extra == sizeof s->extra / sizeof s->extra[0]) {
+        snprintf(s->err, s->errlen, "%s: more than %zu XML files in one system", shown, s->n_extra);
+        return NULL;
+    }
     xmlResetLastError();
     xmlDocPtr d =
         xmlReadFile(file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!d) {
         const xmlError *e = xmlGetLastError();
-        snprintf(s->err, s->errlen, "%s:%d: not well-formed XML: %s", file, e ? e->line : 0,
+        snprintf(s->err, s->errlen, "%s:%d: not well-formed XML: %s", shown, e ? e->line : 0,
                  e && e->message ? e->message : "cannot read\n");
         size_t n = strlen(s->err);
         if (n && s->err[n - 1] == '\n') s->err[n - 1] = '\0';
         return NULL;
     }
-    if (s->n_extra < sizeof s->extra / sizeof s->extra[0]) s->extra[s->n_extra++] = d;
+    xmlFree((xmlChar *)d->URL);
+    d->URL = xmlStrdup((const xmlChar *)shown);
+    s->extra[s->n_extra++] = d;
+    if (!d->URL) return oom(s), NULL;
     return d;
 }
 
@@ -886,7 +906,7 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
     err[0] = '\0';
     size_t n = strlen(path);
     int archive = n > 4 && !strcasecmp(path + n - 4, ".ssp");
-    char ssd[PATH_MAX + 32];
+    char ssd[PATH_MAX + 32], shown[PATH_MAX + 32];
     sx s = {.err = err, .errlen = errlen, .archive = archive};
     if (archive) {
         char dir[PATH_MAX];
@@ -896,7 +916,9 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
             goto fail;
         }
         snprintf(ssd, sizeof ssd, "%s/SystemStructure.ssd", dir);
-        s.file = path; /* messages name the archive; the element path locates the SSD */
+        snprintf(shown, sizeof shown, "%s/SystemStructure.ssd", path);
+        s.file = shown; /* messages name ARCHIVE/SystemStructure.ssd */
+        s.archive_path = path;
         struct stat sb;
         if (stat(ssd, &sb) != 0) {
             snprintf(err, errlen, "%s: no SystemStructure.ssd at the archive's root", path);

@@ -103,7 +103,14 @@ mk prefix 's|<ssd:ParameterBinding source="predator.ssv">|<ssd:ParameterBinding 
 refused prefix 'a prefix is not supported' 'ssd:ParameterBinding'
 mk noname 's|target="predator.gamma"/>|target="nobody.gamma"/>|'
 sed -i 's|target="predator.gamma"/>|target="nobody.gamma"/>|' "$dir/noname/predator.ssm"
+(cd "$dir/noname" && zip -qr ../noname.ssp .)
 refused noname 'parameter "nobody.gamma" names no component' 'predator.ssv:5:'
+# inside an archive, the message names ARCHIVE/ENTRY
+run noname-ssp "$dir/noname.ssp"
+check "archive refusal status" test $? -eq 2
+check "archive refusal names the entry" has "$dir/noname-ssp.err" "noname.ssp/predator.ssv:5:"
+run gain-ssp "$dir/gain.ssp"
+check "archive SSD refusal names the entry" has "$dir/gain-ssp.err" "gain.ssp/SystemStructure.ssd:"
 mk twice 's|<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|&<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|'
 refused twice 'input "y" of "prey" is fed by two connections'
 mk nofmu 's|resources/lv_prey_me.fmu|resources/missing.fmu|'
