@@ -257,6 +257,48 @@ static void test_refusals(void)
             "t.ssd:10:", "only Real, Integer, Boolean and String parameter values");
 }
 
+/* A federation file naming the system: its algorithm over the SSP's start, end and step. */
+static void test_merge(void)
+{
+    json_error_t je;
+    json_t *u = json_loads("{\"system\": \"lv/SystemStructure.ssd\", \"placement\": \"in-process\","
+                           " \"algorithm\": {\"method\": \"gauss-seidel\", \"step\": 0.5}}",
+                           0, &je);
+    void *d = NULL;
+    char *td = NULL;
+    int rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == 0, "merge: %s", err);
+    json_t *doc = d;
+    if (!rc) {
+        CHECK_STR_EQ(str(doc, "algorithm", "method"), "gauss-seidel");
+        CHECK_NEAR(num(doc, "algorithm", "step"), 0.5, 0);
+        CHECK_NEAR(num(doc, "algorithm", "end"), 100, 0);
+        CHECK_STR_EQ(str(doc, "placement", NULL), "in-process");
+        CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 2);
+    }
+    json_decref(doc);
+    json_decref(u);
+    /* a variable-step method does not inherit the step */
+    u = json_loads("{\"system\": \"lv/SystemStructure.ssd\", \"algorithm\": {\"method\": "
+                   "\"jacobi-de\", \"quantum\": 0.01, \"h_min\": 0.01, \"h_max\": 1}}",
+                   0, &je);
+    rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == 0, "merge jacobi-de: %s", err);
+    if (!rc) CHECK(!json_object_get(json_object_get(d, "algorithm"), "step"), "no step");
+    json_decref(d);
+    json_decref(u);
+    u = json_loads("{\"system\": \"lv/SystemStructure.ssd\", \"federates\": []}", 0, &je);
+    rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == -1, "federates refused");
+    CHECK_STR_HAS(err, "\"federates\" comes from the SSP");
+    json_decref(u);
+    u = json_loads("{\"system\": \"lv.json\"}", 0, &je);
+    rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == -1, "not an SSP refused");
+    CHECK_STR_HAS(err, "expected the path of an .ssp or .ssd file");
+    json_decref(u);
+}
+
 int main(void)
 {
     snprintf(tmp, sizeof tmp, "/tmp/ssp_test.XXXXXX");
@@ -267,6 +309,7 @@ int main(void)
     test_lv();
     test_values();
     test_other_layouts();
+    test_merge();
     test_refusals();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
