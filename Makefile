@@ -2,8 +2,11 @@
 #
 #   make            build everything `make all` builds: programs in bin/, lib/libtempo.{a,so},
 #                   tests, benchmarks, example FMUs (release flags)
+#   make check      the quick tier: unit and conformance tests and the integration tests of
+#                   CHECK_TESTS (doc/contributing.md §16); same table and closing line
 #   make test       every test, plus one ASan+UBSan pass of the unit and conformance tests;
 #                   ends with a per-program table and one line "N passed, N failed"
+#                   (both tiers run TEST_JOBS programs at once, the machine's cores by default)
 #   make demo       an RTI and a federation of example federates, results summarised
 #   make bench      benchmarks; they print figures and never fail on timing
 #   make deps       install the Debian packages the build needs when pkg-config lacks them
@@ -48,6 +51,16 @@ if ! ( $(DEPS_CHECK) ) 2>/dev/null; then \
   echo "make deps: installing Debian packages: $(DEPS_DEBS)"; \
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     $(DEPS_DEBS) >/dev/null || { echo "make deps: apt-get failed (are you root?)"; exit 1; }; \
+fi
+endef
+# The browser the live view's test drives (tests/integration/live_test.sh, doc/live.md): about
+# 300 MB with its libraries, so a plain `make` does not install it; `make deps` and `make test` do.
+TEST_DEBS := chromium
+define TEST_DEPS_INSTALL
+if ! command -v chromium >/dev/null 2>&1; then \
+  echo "make: installing the tests' Debian packages: $(TEST_DEBS)"; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    $(TEST_DEBS) >/dev/null || { echo "make: apt-get failed (are you root?)"; exit 1; }; \
 fi
 endef
 # Goals that need no package: they neither install nor read build/config.mk.
@@ -108,6 +121,10 @@ CONF_TESTS   :=
 INTEG_TESTS  :=
 # Integration tests written as shell scripts (run as they are, with bin/ built).
 INTEG_SCRIPTS :=
+# The integration tests of the quick tier, `make check` (doc/contributing.md §16), named as in
+# INTEG_TESTS or INTEG_SCRIPTS: CHECK_TESTS += tests/integration/client_demo.sh. Together they
+# run every program at least once; `make check` also runs every unit and conformance test.
+CHECK_TESTS  :=
 BENCH_SCRIPTS :=
 BENCHES      :=
 # Fuzz targets (see the fuzz rules below): FUZZ_TARGETS += tests/fuzz/wire_fuzz
@@ -121,12 +138,13 @@ include $(sort $(wildcard mk/*.mk))
 FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/%,$(O)/tests/fuzz/%_replay,$(FUZZ_TARGETS))
 
 # ---- rules -------------------------------------------------------------------------------
-.PHONY: all deps test test-build demo bench clean install uninstall layers fuzz help
+.PHONY: all deps check test test-build demo bench clean install uninstall layers fuzz help
 
 all: $(O)/.built-all
 
 deps:
 	@$(DEPS_INSTALL)
+	@$(TEST_DEPS_INSTALL)
 
 objs = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -142,6 +160,8 @@ lib_path = $(O)/lib$(1).a
 # A library that needs others brings them along (LIB_DEPS_name): libtempo's in-process
 # transport embeds the RTI's core (doc/inproc.md), so every link of `client` also gets these.
 LIB_DEPS_client := server flog tm
+# federate/run writes its output files through rti/proto/outfile.h (doc/run.md "Output files").
+LIB_DEPS_run := proto
 libs_of = $(foreach l,$(INTERNAL_LIBS),$(if $(filter $(l),$($(1)_LIBS) $(foreach d,$($(1)_LIBS),$(LIB_DEPS_$(d)))),$(call lib_path,$(l))))
 LINKED := $(PROGS) $(notdir $(UNIT_TESTS) $(CONF_TESTS) $(INTEG_TESTS) $(BENCHES))
 $(foreach n,$(LINKED),$(if $(filter undefined,$(origin $(n)_LIBS)),\
@@ -229,12 +249,25 @@ $(O)/.built-all: $(ALL_TARGETS)
 SAN_PROGS := tempo-master tempo-fmu
 test-build: $(UNIT_BINS) $(CONF_BINS) $(addprefix $(BINDIR)/,$(SAN_PROGS))
 
-# make test: release build of everything, sanitized build of unit + conformance, then one run.
+# The two tiers (doc/contributing.md §16). Both run tests/run.sh, TEST_JOBS programs at once
+# (the machine's cores by default: make test TEST_JOBS=1 runs them one after the other).
+# make test: release build of everything, sanitized build of unit + conformance, then every
+# test program of both builds. make check: the release unit and conformance tests and the
+# integration tests of CHECK_TESTS.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_INTEG := $(filter $(patsubst tests/%,$(O)/tests/%,$(CHECK_TESTS)),$(INTEG_BINS)) \
+               $(filter $(CHECK_TESTS),$(INTEG_SCRIPTS))
+$(foreach t,$(CHECK_TESTS),$(if $(filter $(t),$(INTEG_TESTS) $(INTEG_SCRIPTS)),,\
+  $(error CHECK_TESTS names "$(t)", which no INTEG_TESTS or INTEG_SCRIPTS line adds)))
 test: all layers
+	@$(TEST_DEPS_INSTALL)
 	$(MAKE) --no-print-directory BUILD=san test-build
-	@tests/run.sh \
+	@tests/run.sh -j "$(TEST_JOBS)" --tier "make test" \
 	  $(UNIT_BINS) $(CONF_BINS) $(INTEG_BINS) $(INTEG_SCRIPTS) \
 	  $(patsubst $(O)/%,build/san/%,$(UNIT_BINS) $(CONF_BINS))
+
+check: all layers
+	@tests/run.sh -j "$(TEST_JOBS)" --tier "make check" $(UNIT_BINS) $(CONF_BINS) $(CHECK_INTEG)
 
 bench: all
 	@for b in $(BENCH_BINS) $(BENCH_SCRIPTS); do echo "== $$b"; $$b || echo "benchmark $$b failed"; done
@@ -318,12 +351,14 @@ clean:
 help:
 	@echo 'Targets (BUILD=release by default, BUILD=san for ASan+UBSan objects):'
 	@echo '  make, make all   programs in bin/, lib/libtempo.{a,so}, tests, benchmarks, example FMUs'
+	@echo '  make check       quick tier: unit, conformance, a few integration tests (TEST_JOBS at once)'
 	@echo '  make test        every test and a sanitized pass; a table, then "N passed, N failed"'
 	@echo '  make demo        an RTI and example FMU federations (Gauss-Seidel, Jacobi), with errors'
 	@echo '  make bench       benchmarks (figures only, never fail on timing)'
 	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each), then the'
 	@echo '                   hostile client against the RTI (HOSTILE_SECONDS, default FUZZ_SECONDS)'
 	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make cases       rewrite the generated figure tables of doc/cases/ from fresh runs'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'
 	@echo '                   FOMs, examples and FMUs in PREFIX/share/tempo, docs, the Python package'

@@ -3,9 +3,13 @@
  *   A. get_outputs of every slave (standard outputs at T);               exchange 1 at T
  *   B. set the standard inputs (value and slope about T), get_outputs:   exchange 2 at T
  *      the powers P_a, P_b now use up-to-date inputs;
+ *   B'. (linear power) set the standard inputs moved along their slopes by H,
+ *      get_outputs: P_a', P_b'; the agreed power's slope is                exchange 3 at T
+ *      dP^_b = ((P_b' - P_b) - (P_a' - P_a)) / H, the paper's (P_b. - P_a.) / 2 for a
+ *      boundary whose two views agree (doc/algorithms/energy-balance.md "The power's slope");
  *   C. P^_b = (P_b - P_a) / 2, P^_a = -P^_b                             eq. (21)
- *      held, or linear through the previous agreed value (our choice: model-exchange hosts
- *      give an FMU no input derivatives, so a subsystem cannot compute dP/dt itself);
+ *      held, linear with the slope of B', or (secant) linear through the previous agreed
+ *      value, with the slope of B' on the first step;
  *   D. set the inputs (standard ones and the agreed power as polynomials about T), step.
  * The slave rebuilds its replaced input from P^ with its current state (eq. 22-23). */
 #include "algorithms/energy.h"
@@ -19,8 +23,10 @@
 
 static int validate(const port_master *m, const energy_settings *set, char *err, size_t errlen)
 {
-    if (set->H <= 0 || set->p_order < 0 || set->p_order > 1)
-        return port_errorf(err, errlen, PORT_EUSAGE, "macro step must be > 0 and p_order 0 or 1");
+    if (set->H <= 0 || set->p_order < ENERGY_P_HELD || set->p_order > ENERGY_P_SECANT)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "macro step must be > 0 and p_order 0 (held), 1 (linear) or 2 "
+                           "(secant)");
     size_t need = 0;
     for (size_t j = 0; j < m->n_slaves; j++)
         need += m->slaves[j].info.n_in;
@@ -50,8 +56,10 @@ static int validate(const port_master *m, const energy_settings *set, char *err,
 
 typedef struct work {
     double **y;    /* per slave: outputs */
+    double **y2;   /* per slave: outputs of exchange B' (the inputs moved along their slopes) */
     double **coef; /* per slave: n_in * W Taylor coefficients */
     double *phat;  /* per link: agreed power into b at the last step */
+    double *dphat; /* per link: the agreed power's slope from exchange B' */
     double *bk;    /* per link (refeed): W_a, W_b at the last step, and the energy the powers
                       handed to a and b over it should have delivered: 4 numbers */
     int *status;
@@ -61,24 +69,30 @@ static void work_free(work *w, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         if (w->y) free(w->y[j]);
+        if (w->y2) free(w->y2[j]);
         if (w->coef) free(w->coef[j]);
     }
-    free(w->y), free(w->coef), free(w->phat), free(w->bk), free(w->status);
+    free(w->y), free(w->y2), free(w->coef), free(w->phat), free(w->dphat), free(w->bk),
+        free(w->status);
 }
 
 static int work_new(work *w, const port_master *m, size_t n_links)
 {
     memset(w, 0, sizeof *w);
     w->y = calloc(m->n_slaves, sizeof *w->y);
+    w->y2 = calloc(m->n_slaves, sizeof *w->y2);
     w->coef = calloc(m->n_slaves, sizeof *w->coef);
     w->phat = calloc(n_links ? n_links : 1, sizeof *w->phat);
+    w->dphat = calloc(n_links ? n_links : 1, sizeof *w->dphat);
     w->bk = calloc(4 * (n_links ? n_links : 1), sizeof *w->bk);
     w->status = calloc(m->n_slaves, sizeof *w->status);
-    if (!w->y || !w->coef || !w->phat || !w->bk || !w->status) return PORT_ENOMEM;
+    if (!w->y || !w->y2 || !w->coef || !w->phat || !w->dphat || !w->bk || !w->status)
+        return PORT_ENOMEM;
     for (size_t j = 0; j < m->n_slaves; j++) {
         w->y[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
+        w->y2[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
         w->coef[j] = calloc((m->slaves[j].info.n_in + 1) * W, sizeof(double));
-        if (!w->y[j] || !w->coef[j]) return PORT_ENOMEM;
+        if (!w->y[j] || !w->y2[j] || !w->coef[j]) return PORT_ENOMEM;
     }
     return PORT_OK;
 }
@@ -132,6 +146,42 @@ static void post_inputs(const port_master *m, work *w, int64_t T, energy_stats *
     }
 }
 
+/* Move every link's standard inputs along their slopes by dt (their value at T is then the
+ * extrapolation to T + dt; dt = -H moves them back). */
+static void shift_inputs(const energy_settings *set, work *w, double dt)
+{
+    for (size_t k = 0; k < set->n_links; k++) {
+        const energy_link *l = &set->links[k];
+        double *ca = &w->coef[l->a][l->a_in * W], *cb = &w->coef[l->b][l->b_in * W];
+        ca[0] += dt * ca[1];
+        cb[0] += dt * cb[1];
+    }
+}
+
+/* Exchange B': the slope of every link's agreed power at T. Each side's power is asked again
+ * with its standard input moved to its extrapolation at T + H (into w->y2: the outputs of
+ * exchange B stay in w->y), and the differences give the slope (doc/algorithms/
+ * energy-balance.md "The power's slope"). */
+static int power_slopes(const port_master *m, const energy_settings *set, work *w, int64_t T,
+                        double H, energy_stats *st, char *err, size_t errlen)
+{
+    shift_inputs(set, w, H);
+    post_inputs(m, w, T, st);
+    double **y = w->y;
+    w->y = w->y2;
+    int rc = exchange(m, w, st, "power slopes", err, errlen);
+    w->y = y;
+    shift_inputs(set, w, -H);
+    if (rc) return rc;
+    for (size_t k = 0; k < set->n_links; k++) {
+        const energy_link *l = &set->links[k];
+        w->dphat[k] = ((w->y2[l->b][l->b_P] - w->y[l->b][l->b_P]) -
+                       (w->y2[l->a][l->a_P] - w->y[l->a][l->a_P])) /
+                      H;
+    }
+    return PORT_OK;
+}
+
 int energy_run(const port_master *m, const energy_settings *set, energy_stats *st, char *err,
                size_t errlen)
 {
@@ -171,12 +221,18 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         /* B: the powers with the inputs of T in place. */
         post_inputs(m, &w, T, st);
         if ((rc = exchange(m, &w, st, "powers", err, errlen))) break;
+        /* B': the agreed power's slope, every step (linear) or on the first (secant). */
+        if ((set->p_order == ENERGY_P_LINEAR || (set->p_order == ENERGY_P_SECANT && first)) &&
+            (rc = power_slopes(m, set, &w, T, H, st, err, errlen)))
+            break;
         /* C, D: agree, refeed what each side missed, hand over, step. */
         double missed = 0;
         for (size_t k = 0; k < set->n_links; k++) {
             const energy_link *l = &set->links[k];
             double phat = (w.y[l->b][l->b_P] - w.y[l->a][l->a_P]) / 2; /* eq. (21) */
-            double slope = set->p_order == 1 && !first ? (phat - w.phat[k]) / H_prev : 0;
+            double slope = set->p_order == ENERGY_P_HELD               ? 0
+                           : set->p_order == ENERGY_P_SECANT && !first ? (phat - w.phat[k]) / H_prev
+                                                                       : w.dphat[k];
             double ca = 0, cb = 0, *bk = &w.bk[4 * k];
             w.phat[k] = phat;
             if (l->a_W >= 0) {

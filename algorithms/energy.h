@@ -35,17 +35,25 @@ typedef struct energy_link {
                               doc/algorithms/energy-balance.md) */
 } energy_link;
 
+/* The agreed power over a step [T, T + H] (doc/algorithms/energy-balance.md "The power's
+ * slope"): held at its value at T (order 1 in H); linear with the slope negotiated at T from a
+ * third exchange, the paper's dP^ (order 2, three exchanges per step); linear through the
+ * agreed values of T - H and T, the negotiated slope on the first step (order 2 with an error
+ * 2.5 times larger, two exchanges per step and one more on the first). */
+enum energy_p_order { ENERGY_P_HELD = 0, ENERGY_P_LINEAR = 1, ENERGY_P_SECANT = 2 };
+
 typedef struct energy_settings {
     int64_t H; /* macro step, ticks */
     const energy_link *links;
     size_t n_links;
-    int p_order; /* agreed power over a step: 0 held, 1 linear through the last
-                    two agreed values (secant; constant on the first step) */
+    int p_order; /* agreed power over a step (energy_p_order): held, linear with the slope
+                    negotiated at T, or linear through the last two agreed values */
 } energy_settings;
 
 typedef struct energy_stats {
     long steps;      /* macro steps */
-    long exchanges;  /* exchanges at one instant: two per step */
+    long exchanges;  /* exchanges at one instant: two per step, three with the linear power
+                        (and on the first step with the secant) */
     long operations; /* port operations posted */
     double missed;   /* energy missed over the last step, summed over the links with refeed
                         (the total energy is off by this much, and only this: the refeed

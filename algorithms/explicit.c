@@ -73,6 +73,9 @@ static int validate(const port_master *m, const explicit_settings *set, char *er
 /* Work arrays, allocated once per run (the step loop allocates nothing). */
 typedef struct work {
     double **y, **dy, **yprev; /* per slave: outputs, first derivatives, outputs one step ago */
+    double **ys;               /* per slave: outputs with the fresh inputs of T (the slopes) */
+    int fresh;                 /* some linear connection: re-read the slopes (step 1b) */
+    int *sends_slope;          /* per slave: it sends on a linear connection (step 1b reads it) */
     double **coef;             /* per slave: n_in * (PORT_MAX_ORDER + 1) Taylor coefficients */
     int *need_deriv;           /* per slave: some connection takes a slope from its derivative */
     int *status;
@@ -85,10 +88,11 @@ static void work_free(work *w, size_t n)
         if (w->y) free(w->y[j]);
         if (w->dy) free(w->dy[j]);
         if (w->yprev) free(w->yprev[j]);
+        if (w->ys) free(w->ys[j]);
         if (w->coef) free(w->coef[j]);
     }
-    free(w->y), free(w->dy), free(w->yprev), free(w->coef);
-    free(w->need_deriv), free(w->status), free(w->conn);
+    free(w->y), free(w->dy), free(w->yprev), free(w->ys), free(w->coef);
+    free(w->need_deriv), free(w->sends_slope), free(w->status), free(w->conn);
 }
 
 static int work_new(work *w, const port_master *m, const explicit_settings *set)
@@ -98,24 +102,30 @@ static int work_new(work *w, const port_master *m, const explicit_settings *set)
     w->y = calloc(n, sizeof *w->y);
     w->dy = calloc(n, sizeof *w->dy);
     w->yprev = calloc(n, sizeof *w->yprev);
+    w->ys = calloc(n, sizeof *w->ys);
     w->coef = calloc(n, sizeof *w->coef);
     w->need_deriv = calloc(n, sizeof *w->need_deriv);
+    w->sends_slope = calloc(n, sizeof *w->sends_slope);
     w->status = calloc(n, sizeof *w->status);
     w->conn = calloc(set->n_conns ? set->n_conns : 1, sizeof *w->conn);
-    if (!w->y || !w->dy || !w->yprev || !w->coef || !w->need_deriv || !w->status || !w->conn)
+    if (!w->y || !w->dy || !w->yprev || !w->ys || !w->coef || !w->need_deriv || !w->sends_slope ||
+        !w->status || !w->conn)
         return PORT_ENOMEM;
     for (size_t j = 0; j < n; j++) {
         size_t no = m->slaves[j].info.n_out + 1, ni = m->slaves[j].info.n_in + 1;
         w->y[j] = calloc(no, sizeof(double));
         w->dy[j] = calloc(no, sizeof(double));
         w->yprev[j] = calloc(no, sizeof(double));
+        w->ys[j] = calloc(no, sizeof(double));
         w->coef[j] = calloc(ni * (PORT_MAX_ORDER + 1), sizeof(double));
-        if (!w->y[j] || !w->dy[j] || !w->yprev[j] || !w->coef[j]) return PORT_ENOMEM;
+        if (!w->y[j] || !w->dy[j] || !w->yprev[j] || !w->ys[j] || !w->coef[j]) return PORT_ENOMEM;
     }
-    for (size_t k = 0; k < set->n_conns; k++)
-        if (set->conns[k].layer.extrap == BAL_EXTRAP_LINEAR &&
-            set->conns[k].slope == EXPLICIT_SLOPE_DERIV)
-            w->need_deriv[set->conns[k].from] = 1;
+    for (size_t k = 0; k < set->n_conns; k++) {
+        if (set->conns[k].layer.extrap != BAL_EXTRAP_LINEAR) continue;
+        w->fresh = 1;
+        w->sends_slope[set->conns[k].from] = 1;
+        if (set->conns[k].slope == EXPLICIT_SLOPE_DERIV) w->need_deriv[set->conns[k].from] = 1;
+    }
     return PORT_OK;
 }
 
@@ -125,6 +135,34 @@ static int read_outputs(const port_master *m, work *w, explicit_stats *st)
     for (size_t j = 0; j < m->n_slaves; j++) {
         const port_slave *s = &m->slaves[j];
         s->ops->get_outputs(s->ctx, w->y[j]);
+        st->operations++;
+        if (w->need_deriv[j] && !w->fresh) {
+            s->ops->get_output_derivs(s->ctx, 1, w->dy[j]);
+            st->operations++;
+        }
+    }
+    return port_sync(m, w->status);
+}
+
+/* Step 1b (linear extrapolation): a slope is the sender's derivative at T, which depends on its
+ * input where the model has direct feedthrough (the spring's f' = -c v, the mass's a = f / m):
+ * read it again with every input set to the value just exchanged, not the previous interval's
+ * extrapolation to T (doc/algorithms/balance-correction.md "Slopes from the fresh values"). */
+static int read_slopes(const port_master *m, const explicit_settings *set, work *w, int64_t T,
+                       explicit_stats *st)
+{
+    for (size_t k = 0; k < set->n_conns; k++) {
+        const explicit_conn *c = &set->conns[k];
+        double *coef = &w->coef[c->to][c->in * (PORT_MAX_ORDER + 1)];
+        memset(coef, 0, (PORT_MAX_ORDER + 1) * sizeof *coef);
+        coef[0] = w->y[c->from][c->out];
+    }
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        const port_slave *s = &m->slaves[j];
+        if (!w->sends_slope[j]) continue; /* nobody takes a slope from it */
+        port_poly u = {.t0 = T, .order = PORT_MAX_ORDER, .n = s->info.n_in, .c = w->coef[j]};
+        if (s->info.n_in) s->ops->set_inputs(s->ctx, &u), st->operations++;
+        s->ops->get_outputs(s->ctx, w->ys[j]);
         st->operations++;
         if (w->need_deriv[j]) {
             s->ops->get_output_derivs(s->ctx, 1, w->dy[j]);
@@ -142,7 +180,7 @@ static int hand_over(const explicit_conn *c, bal_conn *bc, work *w, const port_m
     if (!first &&
         bal_conn_close(bc, c->amount >= 0 ? y[c->amount] - w->yprev[c->from][c->amount] : 0))
         return PORT_EUSAGE;
-    double du = c->slope >= 0 ? y[c->slope] : w->dy[c->from][c->out];
+    double du = c->slope >= 0 ? w->ys[c->from][c->slope] : w->dy[c->from][c->out];
     bal_poly p;
     if (bal_conn_open(bc, H, y[c->out], du, &p)) return PORT_EUSAGE;
     double *coef = &w->coef[c->to][c->in * (PORT_MAX_ORDER + 1)], fact = 1;
@@ -185,6 +223,10 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
         if ((rc = port_open(m, Tn))) break;
         if ((rc = read_outputs(m, &w, st))) {
             rc = slave_failed(m, w.status, rc, "reading outputs", err, errlen);
+            break;
+        }
+        if (w.fresh && (rc = read_slopes(m, set, &w, T, st))) {
+            rc = slave_failed(m, w.status, rc, "reading slopes", err, errlen);
             break;
         }
         for (size_t k = 0; k < set->n_conns && !rc; k++)

@@ -209,19 +209,24 @@ static int trace_step(void *ctx, const dc_step_info *si)
 
 static int plots(const fed_run *r, const trace *tr, const char *dir)
 {
+    if (!tr->n) return 0; /* no step: nothing to draw */
     char path[4096], e[PLOT_ERRLEN];
     const char *fed = r->ff->federation;
     const double tol = r->ff->algo.dc.tol;
     double ltol[2] = {log10(tol > 0 ? tol : 1), log10(tol > 0 ? tol : 1)};
-    /* a step's values hold over [T_k - H_k, T_k): drawn from the step's start */
-    double *ts = malloc(tr->n * sizeof *ts);
+    /* a step's values hold over [T_k - H_k, T_k): drawn from the step's start, and the last
+     * step's values once more at its end, so that it is drawn over its width (a zero-order
+     * hold draws a sample up to the next one) */
+    size_t n = tr->n;
+    double *ts = malloc(3 * (n + 1) * sizeof *ts), *hs = ts + n + 1, *ls = hs + n + 1;
     if (!ts) return -1;
-    for (size_t i = 0; i < tr->n; i++)
-        ts[i] = tr->t[i] - tr->H[i];
-    double tt[2] = {ts[0], tr->t[tr->n - 1]};
+    for (size_t i = 0; i < n; i++)
+        ts[i] = tr->t[i] - tr->H[i], hs[i] = tr->H[i], ls[i] = tr->leps[i];
+    ts[n] = tr->t[n - 1], hs[n] = tr->H[n - 1], ls[n] = tr->leps[n - 1];
+    double tt[2] = {ts[0], tr->t[n - 1]};
     plot_series s[3] = {
-        {.label = "H_k (s)", .t = ts, .y = tr->H, .n = tr->n, .panel = 0},
-        {.label = "log10 eps_k", .t = ts, .y = tr->leps, .n = tr->n, .panel = 1},
+        {.label = "H_k (s)", .t = ts, .y = hs, .n = n + 1, .panel = 0},
+        {.label = "log10 eps_k", .t = ts, .y = ls, .n = n + 1, .panel = 1},
         {.label = "log10 tol", .t = tt, .y = ltol, .n = tol > 0 ? 2 : 0, .panel = 1}};
     const char *titles[2] = {"step size H_k, drawn over [T_k - H_k, T_k)",
                              "controlled defect of the step (eq. 38)"};
@@ -464,18 +469,30 @@ static int convergence(const fedfile *ff, const char *dir)
                 lv[order][q][i] = log10(v[q] > 1e-300 ? v[q] : 1e-300);
         }
     fclose(f);
-    printf("  %s\n  slopes over H <= 0.1 (error, output defect, connection defect):\n", path);
-    for (int order = 0; order <= 2; order++)
-        printf("    order %d: %.2f %.2f %.2f\n", order, fit_slope(lh, lv[order][0], 11),
-               fit_slope(lh, lv[order][1], 11), fit_slope(lh, lv[order][2], 11));
-    static const char *const qn[3] = {"error", "output defect", "connection defect"};
+    printf("  %s\n  slopes over H <= 0.1 (error, output defect, connection defect; \"zero\": "
+           "the quantity is zero to rounding, below 1e-14 at every H, and has no slope):\n",
+           path);
+    for (int order = 0; order <= 2; order++) {
+        printf("    order %d:", order);
+        for (int q = 0; q < 3; q++) {
+            int zero = 1;
+            for (int i = 0; i < NH; i++)
+                zero &= lv[order][q][i] < -14;
+            if (zero)
+                printf(" zero");
+            else
+                printf(" %.2f", fit_slope(lh, lv[order][q], 11));
+        }
+        printf("\n");
+    }
     char labels[9][64];
     plot_series s[9];
     const char *titles[3] = {"RMS error", "RMS output-defect estimate (eq. 32)",
                              "RMS connection defect (eq. 17)"};
     for (int order = 0; order <= 2; order++)
         for (int q = 0; q < 3; q++) {
-            snprintf(labels[order * 3 + q], sizeof labels[0], "order %d: %s", order, qn[q]);
+            /* the panel's title names the quantity: a short label keeps the legend inside */
+            snprintf(labels[order * 3 + q], sizeof labels[0], "order %d", order);
             s[order * 3 + q] = (plot_series){.label = labels[order * 3 + q],
                                              .t = lh,
                                              .y = lv[order][q],

@@ -22,17 +22,19 @@
 #include "federate/fmu/fmu_step.h"
 #include "federate/run/plot_svg.h"
 
-#define MAX_OUT 16 /* outputs measured, over all federates */
-#define N_JAC   5  /* ZOH Jacobi steps */
-#define N_RUNS  (N_JAC + 6)
+#define MAX_OUT 16                 /* outputs measured, over all federates */
+#define N_JAC   5                  /* ZOH Jacobi steps */
+#define N_F3    6                  /* F3ORNITS: three normalisations times two fits */
+#define N_RUNS  (N_JAC + 2 * N_F3) /* the F3ORNITS runs without and with C1 smoothing */
 
 static const double JAC_H[N_JAC] = {0.005, 0.01, 0.02, 0.05, 0.1}; /* s */
 
 /* One run's measurements. */
 typedef struct meas {
     const fedfile *ff;
-    fmu_step *ref; /* the monolithic reference, at time ref_t */
-    int64_t ref_t; /* ticks */
+    const port_master *pm; /* the run's slaves: outputs are read again at each instant */
+    fmu_step *ref;         /* the monolithic reference, at time ref_t */
+    int64_t ref_t;         /* ticks */
     fmi2ValueReference ref_vr[MAX_OUT];
     double ref_y[MAX_OUT]; /* reference outputs at ref_t */
     size_t n_out, fed_of[MAX_OUT], out_of[MAX_OUT];
@@ -54,9 +56,24 @@ static int observe(void *ctx, const f3_step_info *si)
         }
         m->ref_t = si->t1;
     }
+    /* The outputs as the slaves record them: after the inputs of the next step are set, so an
+     * output with direct feedthrough (tau1 = f(omega2)) sees the input of t1, not the one in
+     * force over the step that ended (si->y, read before it); the CSV rows hold the same. */
+    double y[MAX_OUT];
+    size_t read_for = (size_t)-1;
     for (size_t k = 0; k < m->n_out; k++) {
-        if (!si->stepped[m->fed_of[k]]) continue;
-        double d = si->y[m->fed_of[k]][m->out_of[k]] - m->ref_y[k];
+        size_t j = m->fed_of[k];
+        if (!si->stepped[j]) continue;
+        if (j != read_for) {
+            const port_slave *s = &m->pm->slaves[j];
+            if (s->info.n_out > MAX_OUT || s->ops->get_outputs(s->ctx, y) ||
+                port_sync(m->pm, NULL) != PORT_OK) {
+                snprintf(m->err, sizeof m->err, "%s: cannot read the outputs", s->info.name);
+                return 1;
+            }
+            read_for = j;
+        }
+        double d = y[m->out_of[k]] - m->ref_y[k];
         m->sq[k] += (double)(si->t1 - m->t_prev[k]) * tick * d * d;
         m->t_prev[k] = si->t1;
     }
@@ -210,6 +227,7 @@ static int run_one(const fedfile *ff, const char *ref, f3_config cfg, meas *m, f
                       .t_start = ff->algo.t_start,
                       .t_end = ff->algo.t_end};
     cfg.n_links = ncp, cfg.links = links;
+    m->pm = &pm;
     if (f3_run(&pm, &cfg, observe, m, res) != PORT_OK) {
         if (!m->err[0]) snprintf(m->err, sizeof m->err, "%s", res->err);
         goto out;
@@ -254,11 +272,13 @@ static int pareto(const fedfile *ff, const char *ref, const char *dir)
     size_t n_out = 0;
     for (int r = 0; r < N_RUNS; r++) {
         f3_config c = {.fit = F3_FIT_EXTRAP, .order = 0, .dt_init = r < N_JAC ? JAC_H[r] : 0};
-        if (r >= N_JAC) /* F3ORNITS: the file's settings, each norm and fit */
-            c = (f3_config){.fit = (f3_fit)((r - N_JAC) % 2),
+        int smooth = r >= N_JAC + N_F3, i = (r - N_JAC) % N_F3;
+        if (r >= N_JAC) /* F3ORNITS: the file's settings, each norm and fit, then smoothed */
+            c = (f3_config){.fit = (f3_fit)(i % 2),
                             .order = -1,
                             .variable = 1,
-                            .norm = (f3_norm)((r - N_JAC) / 2),
+                            .smooth = smooth,
+                            .norm = (f3_norm)(i / 2),
                             .mu = f->mu,
                             .rtol = f->rtol,
                             .atol = f->atol,
@@ -282,10 +302,11 @@ static int pareto(const fedfile *ff, const char *ref, const char *dir)
             fputc('\n', out);
             printf("%s: RMSE against the reference at the communication times\n", ff->federation);
         }
-        fprintf(out, "%s,%s,%s,%zu", r < N_JAC ? "zoh-jacobi" : "f3ornits",
-                r < N_JAC ? "" : norm[c.norm], r < N_JAC ? "" : fitn[c.fit], res.N);
-        printf("  %-10s %-9s %-13s %5zu instants:", r < N_JAC ? "ZOH Jacobi" : "F3ORNITS",
-               r < N_JAC ? "" : norm[c.norm], r < N_JAC ? "" : fitn[c.fit], res.N);
+        const char *method = r < N_JAC ? "zoh-jacobi" : smooth ? "f3ornits-smooth" : "f3ornits";
+        fprintf(out, "%s,%s,%s,%zu", method, r < N_JAC ? "" : norm[c.norm],
+                r < N_JAC ? "" : fitn[c.fit], res.N);
+        printf("  %-15s %-9s %-13s %5zu instants:", method, r < N_JAC ? "" : norm[c.norm],
+               r < N_JAC ? "" : fitn[c.fit], res.N);
         lx[r] = log10((double)res.N);
         for (size_t k = 0; k < n_out; k++) {
             fprintf(out, ",%.17g", m.sq[k]);

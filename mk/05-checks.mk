@@ -3,6 +3,8 @@
 # the layer check that `make layers` runs (tests/layers_test.sh, of tests/check_layers.sh).
 # See the Makefile header for the variables this fragment fills in.
 INTEG_SCRIPTS += tests/check_format.sh tests/layers_test.sh
+# The formatting check is quick: `make check` runs it too (CHECK_TESTS, the Makefile header).
+CHECK_TESTS += tests/check_format.sh
 
 .PHONY: format
 format:

@@ -3,10 +3,13 @@
 # time management it uses is in mk/35-tm.mk, the federation log in mk/80-flog.mk.
 SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/conn_guard.c rti/server/limits.c rti/server/loop.c \
                rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
-               rti/server/sync.c rti/server/timesvc.c rti/server/embed.c
-# The server core without its socket layer (conn.c, conn_guard.c, loop.c): what libtempo embeds
-# for the in-process transport (rti/server/embed.h, doc/inproc.md); it uses no libevent.
-SERVER_CORE_SRCS = $(filter-out rti/server/conn.c rti/server/conn_guard.c rti/server/loop.c,$(SERVER_SRCS))
+               rti/server/sync.c rti/server/timesvc.c rti/server/embed.c \
+               rti/server/live.c rti/server/live_json.c rti/server/live_page.c
+# The server core without its socket layer (conn.c, conn_guard.c, loop.c) and its live view
+# (live*.c, doc/live.md): what libtempo embeds for the in-process transport
+# (rti/server/embed.h, doc/inproc.md); it uses no libevent.
+SERVER_CORE_SRCS = $(filter-out rti/server/conn.c rti/server/conn_guard.c rti/server/loop.c \
+                     rti/server/live.c rti/server/live_json.c rti/server/live_page.c,$(SERVER_SRCS))
 PROGS += tempo-rti
 tempo-rti_SRCS := rti/server/main.c
 tempo-rti_LIBS := server flog tm proto fom
@@ -32,6 +35,8 @@ rti_hostile_test_LIBS := client proto fom
 # resident size against doc/rti.md's formula.
 INTEG_TESTS += tests/integration/rti_quota_test
 rti_quota_test_LIBS := proto fom
+# In the quick tier, `make check`: the refusals and the federation log of a real RTI.
+CHECK_TESTS += tests/integration/rti_refusals_test tests/integration/rti_flog_test
 
 # The server once more, compiled with ASan + UBSan (LeakSanitizer on), so that the integration
 # tests above also check the server's own memory and undefined behaviour: `make test` runs
@@ -51,6 +56,7 @@ $(RTI_SAN_BIN): $(wildcard rti/*/*.c rti/*/*.h fom/*.c fom/*.h) tests/integratio
 EXTRA_ALL += $(RTI_SAN_BIN) $(O)/tests/integration/rti_alloc_test
 rti_alloc_test_LIBS := proto fom
 INTEG_SCRIPTS += tests/integration/rti_san.sh
+INTEG_SCRIPTS += tests/integration/live_test.sh
 INTEG_SCRIPTS += tests/integration/rti_log_only.sh
 # No assert() or abort() on a path the RTI's input reaches (issue 37).
 INTEG_SCRIPTS += tests/integration/rti_no_assert.sh

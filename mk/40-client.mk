@@ -31,6 +31,9 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
+CHECK_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
+               tests/integration/client_kill_test tests/integration/client_time_test \
+               tests/integration/client_fed_test
 # The RTI liveness deadline: a stopped RTI ends every blocking call (doc/api.md "Liveness").
 INTEG_TESTS += tests/integration/client_liveness_test
 client_liveness_test_LIBS := client proto fom
@@ -39,6 +42,7 @@ INTEG_TESTS += tests/integration/client_late_test
 client_late_test_LIBS := client proto fom
 # The example pair through examples/demo.sh (what doc/guide.md promises the reader sees).
 INTEG_SCRIPTS += tests/integration/client_demo.sh
+CHECK_TESTS += tests/integration/client_demo.sh
 # The example of doc/api.md, compiled from the page and run beside the producer.
 INTEG_SCRIPTS += tests/integration/api_example.sh
 
@@ -50,3 +54,4 @@ bench_client_alloc_LIBS := client proto fom
 # a closed recursion, the embedded RTI's federation log, stopping under a joined federate.
 INTEG_TESTS += tests/integration/inproc_client_test
 inproc_client_test_LIBS := client flog tm proto fom
+CHECK_TESTS += tests/integration/inproc_client_test

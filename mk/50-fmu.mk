@@ -11,15 +11,18 @@ tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
 tempo-fmu_LIBS := fmufed msproto run config fmu algo client proto fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \
-              tests/unit/fmu_sim_test tests/unit/fmu_fault_test tests/unit/fmu_guard_test
+              tests/unit/fmu_sim_test tests/unit/fmu_fault_test tests/unit/fmu_guard_test \
+              tests/unit/fmu_ckpt_test
 fmu_md_test_LIBS := fmu
 fmu_load_test_LIBS := fmu
 fmu_step_test_LIBS := fmu
 fmu_sim_test_LIBS := fmu
 fmu_fault_test_LIBS := fmu
 fmu_guard_test_LIBS := fmu
+fmu_ckpt_test_LIBS := fmu
 INTEG_SCRIPTS += tests/integration/fmu_simulate.sh tests/integration/fmu_zip_writers.sh \
                  tests/integration/fmu_cleanup.sh
+CHECK_TESTS += tests/integration/fmu_simulate.sh
 FUZZ_TARGETS += tests/fuzz/md_fuzz tests/fuzz/zip_fuzz
 
 # Fixture binaries of our own (never sanitized: they are dlopen'ed): one that exports only
@@ -34,7 +37,7 @@ build/fmu-fixtures/%.so: tests/unit/fmu_fixture_%.c federate/fmu/fmi2.h
 FMU_TEST_FMUS := $(foreach m,dahlquist vanderpol bouncingball stair mass lv_prey,\
                    build/fmus/$(m)_me.fmu build/fmus/$(m)_cs.fmu)
 $(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS)
-$(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test: $(FMU_TEST_FMUS)
+$(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test $(O)/tests/unit/fmu_ckpt_test: $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
 EXTRA_ALL += $(FMU_FIXTURES)
 BENCHES += tests/bench/fmu_bench

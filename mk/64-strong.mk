@@ -5,6 +5,7 @@ MASTER_SRCS += federate/master/master_strong.c
 # One process, distributed and tempo-run give the same bits; eq. 5.19 over the RTI; a slave
 # killed mid-solve; a co-simulation-only FMU refused.
 INTEG_SCRIPTS += tests/integration/strong_run.sh
+CHECK_TESTS += tests/integration/strong_run.sh
 # The FMU slave as an evaluator, the "strong" settings, the Lorenz, Lotka-Volterra and Van der
 # Pol cases against the monolithic FMUs.
 UNIT_TESTS += tests/unit/strong_fmu_test

@@ -30,3 +30,6 @@ INTEG_SCRIPTS += tests/integration/run_netns.sh
 # recording a run, the first failure named, exit() mid-run, the no-progress watchdog
 INTEG_SCRIPTS += tests/integration/run_debug.sh
 INTEG_SCRIPTS += tests/integration/fault_matrix.sh
+# Secrets never stored and output private; output files never through links (doc/log.md
+# "Secrets", doc/run.md "Output files").
+INTEG_SCRIPTS += tests/integration/run_private.sh tests/integration/run_links.sh

@@ -1,11 +1,13 @@
 # mk/78-master.mk: the master-slave protocol (federate/msproto/, one codec and FOM for both
 # programs), the master federate tempo-master (federate/master/) and their tests
 # (doc/master.md). See the Makefile header for the variables this fragment fills in.
-MSPROTO_SRCS += federate/msproto/msproto.c
+MSPROTO_SRCS += federate/msproto/msproto.c federate/msproto/msproto_peers.c
 CONFIG_SRCS += federate/config/fedfile_master.c
 
 UNIT_TESTS += tests/unit/msproto_test
 msproto_test_LIBS := msproto config fmu algo fom
+UNIT_TESTS += tests/unit/msproto_peers_test
+msproto_peers_test_LIBS := msproto
 ALGO_SRCS += algorithms/msjacobi.c
 MASTER_SRCS += federate/master/ms_remote.c federate/master/master_algos.c \
                federate/master/master_wr.c federate/master/master_jacobi.c
@@ -19,6 +21,7 @@ INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_maste
 # Every master method, sanitized, over both sides of the port (build/san/bin/, made by
 # `make BUILD=san test-build`); and long runs of small steps ending on the stop time.
 INTEG_SCRIPTS += tests/integration/san_masters.sh tests/integration/ticks_end.sh
+CHECK_TESTS += tests/integration/defect_master_test.sh tests/integration/f3ornits_master_test.sh
 UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := config fmu algo fom
 UNIT_TESTS += tests/unit/msjacobi_test
@@ -37,3 +40,8 @@ $(O)/tests/fuzz/msproto_fuzz_replay: $(O)/tests/fuzz/msproto_fuzz.o $(O)/tests/f
 # The RTI's tie-shuffling test mode (check C10 of doc/master.md).
 UNIT_TESTS += tests/unit/tm_shuffle_test
 tm_shuffle_test_LIBS := tm proto
+# Commands only from the master (doc/master.md): a rogue federate (a helper the script runs,
+# built with everything) sends every command kind to the slaves and forges a reply.
+EXTRA_ALL += $(O)/tests/integration/ms_rogue
+ms_rogue_LIBS := msproto config fmu algo client proto fom
+INTEG_SCRIPTS += tests/integration/ms_rogue.sh

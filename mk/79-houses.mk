@@ -3,7 +3,7 @@
 # reference and comparison program. The house and environment FMUs are in mk/55-fmus.mk.
 PROGS += tempo-example-market
 tempo-example-market_SRCS := examples/houses/market.c
-tempo-example-market_LIBS := config fmu algo client proto fom
+tempo-example-market_LIBS := run config fmu algo client proto fom
 PROGS += tempo-example-houses
 tempo-example-houses_SRCS := examples/houses/houses.c
 tempo-example-houses_LIBS := run config fmu algo fom

@@ -36,6 +36,7 @@ $(O)/tests/fuzz/flog_fuzz_replay: private LDFLAGS += $(O)/libproto.a
 
 # tempo-log against a log written by the real RTI, with the example federates and replay.
 INTEG_SCRIPTS += tests/integration/tlog_e2e.sh
+CHECK_TESTS += tests/integration/tlog_e2e.sh
 INTEG_SCRIPTS += tests/integration/tlog_fanout.sh
 # tempo-log refusing devices, FIFOs, folders and a wrong magic without reading them.
 INTEG_SCRIPTS += tests/integration/tlog_hostile.sh

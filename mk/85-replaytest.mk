@@ -3,3 +3,4 @@
 # federates, unchanged and changed.
 # See the Makefile header for the variables this fragment fills in.
 INTEG_SCRIPTS += tests/integration/tlog_jacobi.sh
+CHECK_TESTS += tests/integration/tlog_jacobi.sh

@@ -14,4 +14,5 @@ $(EXAMPLE_OBJS): $(TEMPO_INC)/tempo/tempo.h
 $(EXAMPLE_OBJS): private ALL_CFLAGS += -I$(TEMPO_INC)
 INTEG_SCRIPTS += tests/integration/install.sh
 INTEG_SCRIPTS += tests/integration/cli_help.sh
+CHECK_TESTS += tests/integration/cli_help.sh
 INTEG_SCRIPTS += tests/integration/plot_render.sh

@@ -481,12 +481,11 @@ int main(int argc, char **argv)
         rc = 2;
     }
     if (!rc) {
-        char path[4096];
-        mkdir(ff->output, 0777);
+        char e[1300], path[4096];
         snprintf(path, sizeof path, "%s/reference.csv", ff->output);
-        FILE *f = fopen(path, "w");
+        FILE *f = res_create(ff->output, "reference.csv", e, sizeof e); /* private, no link */
         if (!f) {
-            fprintf(stderr, "tempo-example-houses: %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "tempo-example-houses: %s\n", e);
             rc = 1;
         } else {
             fputs("time,T_avg,price\n", f);

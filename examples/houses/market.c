@@ -33,6 +33,7 @@
 
 #include "federate/config/fedfile.h"
 #include "federate/libtempo/tempo.h"
+#include "federate/run/results.h"
 
 typedef struct market_opts {
     const char *file, *name, *rti, *output;
@@ -316,13 +317,14 @@ int main(int argc, char **argv)
         return 2;
     }
     k.fd = &ff->feds[k.idx];
-    char path[4096];
+    char path[4096], name[300], e[1300];
     const char *dir = o.output ? o.output : ff->output;
-    mkdir(dir, 0777);
     snprintf(path, sizeof path, "%s/%s.csv", dir, k.fd->name);
-    FILE *csv = fopen(path, "w");
+    snprintf(name, sizeof name, "%s.csv", k.fd->name);
+    /* Private, never through a link, as every federate's CSV (doc/run.md "Output files"). */
+    FILE *csv = res_create(dir, name, e, sizeof e);
     if (!csv) {
-        fprintf(stderr, "tempo-example-market: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "tempo-example-market: %s\n", e);
         fedfile_free(ff);
         return 1;
     }

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,6 +521,175 @@ void fmu_step_state_free(fmu_step *s, fmu_step_state *st)
     if (!st) return;
     if (st->fs && s && s->c && s->broken != 2) s->f->fn.FreeFMUstate(s->c, &st->fs);
     free(st);
+}
+
+/* ---- serialized state (doc/checkpoint.md, "FMU state") ------------------------------------ */
+
+/* Bytes, little-endian: "TFMS", u32 version, u32 guid length + guid, u8 me, u64 bits of t,
+ * u8 terminated, u8 me_next_defined, u64 bits of me_next_time, u64 n + n bytes of the FMU's
+ * own serialized state. */
+#define SER_MAGIC   "TFMS"
+#define SER_VERSION 1u
+
+int fmu_step_can_serialize(const fmu_step *s)
+{
+    return s->f->caps->can_get_and_set_fmu_state && s->f->caps->can_serialize_fmu_state &&
+           s->f->fn.SerializedFMUstateSize && s->f->fn.SerializeFMUstate &&
+           s->f->fn.DeSerializeFMUstate;
+}
+
+static void put_le(unsigned char **w, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        *(*w)++ = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t dbits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+int fmu_step_serialize(fmu_step *s, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!fmu_step_can_serialize(s))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s cannot write its state to bytes (canGetAndSetFMUstate and "
+                             "canSerializeFMUstate must both be true)",
+                             s->f->md->model_name);
+    if (s->need_restore)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
+    fmi2FMUstate fs = NULL;
+    rc = fmu_step_check(s, s->f->fn.GetFMUstate(s->c, &fs), "fmi2GetFMUstate");
+    if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    size_t n = 0;
+    rc = fmu_step_check(s, s->f->fn.SerializedFMUstateSize(s->c, fs, &n),
+                        "fmi2SerializedFMUstateSize");
+    const char *guid = s->f->md->guid ? s->f->md->guid : "";
+    size_t glen = strlen(guid);
+    size_t total = 4 + 4 + 4 + glen + 1 + 8 + 1 + 1 + 8 + 8 + n;
+    unsigned char *buf = NULL;
+    if (!rc && (glen > UINT32_MAX || n > SIZE_MAX - 64 - glen || !(buf = malloc(total))))
+        rc = fmu_step_fail(s, FMU_STEP_ESYS, "out of memory for a state of %zu bytes", n);
+    if (!rc) {
+        unsigned char *w = buf;
+        memcpy(w, SER_MAGIC, 4);
+        w += 4;
+        put_le(&w, SER_VERSION, 4);
+        put_le(&w, glen, 4);
+        memcpy(w, guid, glen);
+        w += glen;
+        int defined = 0;
+        double next = 0;
+        if (s->me) fmu_me_get_event(s->me, &defined, &next);
+        put_le(&w, s->me ? 1 : 0, 1);
+        put_le(&w, dbits(s->t), 8);
+        put_le(&w, s->terminated ? 1 : 0, 1);
+        put_le(&w, defined ? 1 : 0, 1);
+        put_le(&w, dbits(next), 8);
+        put_le(&w, n, 8);
+        rc = fmu_step_check(s, s->f->fn.SerializeFMUstate(s->c, fs, (fmi2Byte *)w, n),
+                            "fmi2SerializeFMUstate");
+    }
+    s->f->fn.FreeFMUstate(s->c, &fs);
+    if (rc) {
+        free(buf);
+        return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    }
+    /* As fmu_step_save: the straight path restarts CVODE here too (doc/fmu.md §7). */
+    if (s->me) fmu_me_mark_restart(s->me, FMU_RESTART_STATE);
+    *out = buf;
+    *len = total;
+    return 0;
+}
+
+/* Bounds-checked little-endian reader over the serialized bytes. */
+struct ser_rd {
+    const unsigned char *p;
+    size_t n, off;
+    int bad;
+};
+
+static uint64_t get_le(struct ser_rd *r, size_t k)
+{
+    if (r->bad || r->n - r->off < k) {
+        r->bad = 1;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < k; i++)
+        v |= (uint64_t)r->p[r->off + i] << (8 * i);
+    r->off += k;
+    return v;
+}
+
+static double get_double(struct ser_rd *r)
+{
+    uint64_t u = get_le(r, 8);
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len)
+{
+    int rc = usable(s);
+    if (rc) return rc;
+    if (!fmu_step_can_serialize(s))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s cannot read its state from bytes (canGetAndSetFMUstate and "
+                             "canSerializeFMUstate must both be true)",
+                             s->f->md->model_name);
+    const char *model = s->f->md->model_name;
+    if (!p || len < 8 || memcmp(p, SER_MAGIC, 4) != 0)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: not a serialized FMU state", model);
+    struct ser_rd r = {p, len, 4, 0};
+    uint32_t version = (uint32_t)get_le(&r, 4);
+    if (version != SER_VERSION)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s: serialized state version %u, this build reads %u", model,
+                             (unsigned)version, SER_VERSION);
+    uint64_t glen = get_le(&r, 4);
+    const char *guid = s->f->md->guid ? s->f->md->guid : "";
+    if (r.bad || glen > r.n - r.off || glen != strlen(guid) ||
+        memcmp(p + r.off, guid, (size_t)glen) != 0)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s: the state belongs to another FMU (guid differs from %s)", model,
+                             guid);
+    r.off += (size_t)glen;
+    int me = (int)get_le(&r, 1);
+    double t = get_double(&r);
+    int terminated = (int)get_le(&r, 1);
+    int defined = (int)get_le(&r, 1);
+    double next = get_double(&r);
+    uint64_t n = get_le(&r, 8);
+    if (r.bad || n != r.n - r.off || me > 1 || terminated > 1 || defined > 1 || !isfinite(t))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s: serialized state truncated or malformed (%zu bytes)", model, len);
+    if (me != (s->me != NULL))
+        return fmu_step_fail(
+            s, FMU_STEP_EUSAGE, "%s: the state was saved as %s, this instance runs as %s", model,
+            me ? "model exchange" : "co-simulation", s->me ? "model exchange" : "co-simulation");
+    fmi2FMUstate fs = NULL;
+    rc = fmu_step_check(
+        s, s->f->fn.DeSerializeFMUstate(s->c, (const fmi2Byte *)(p + r.off), (size_t)n, &fs),
+        "fmi2DeSerializeFMUstate");
+    if (!rc) rc = fmu_step_check(s, s->f->fn.SetFMUstate(s->c, fs), "fmi2SetFMUstate");
+    if (fs) s->f->fn.FreeFMUstate(s->c, &fs);
+    if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
+    s->t = t;
+    s->terminated = terminated;
+    s->need_restore = 0;
+    if (s->me) {
+        fmu_me_set_event(s->me, defined, next);
+        fmu_me_mark_restart(s->me, FMU_RESTART_STATE);
+    }
+    return 0;
 }
 
 /* ---- solver restarts and continuous states ----------------------------------------------- */

@@ -188,6 +188,28 @@ int fmu_step_restore(fmu_step *s, const fmu_step_state *st);
 /** Free a snapshot (before closing s). Accepts NULL. */
 void fmu_step_state_free(fmu_step *s, fmu_step_state *st);
 
+/** True when the state can be written to bytes (canGetAndSetFMUstate and
+ *  canSerializeFMUstate): what a checkpoint needs (doc/checkpoint.md). */
+int fmu_step_can_serialize(const fmu_step *s);
+/**
+ * Write the complete state at the current time to bytes that outlive this process: the FMU's
+ * serialized state (fmi2SerializeFMUstate), the time, the terminated flag and, for ME, the
+ * pending time event; tagged with the FMU's guid (doc/checkpoint.md, "FMU state"). As with
+ * fmu_step_save, the ME integrator restarts at the next step, so the run that saved and a run
+ * resumed from the bytes execute the same instructions from here on.
+ * @param out  receives malloc'ed bytes (the caller frees them), @p len their size
+ * @return OK; EUSAGE the FMU cannot serialize, or a step was discarded; EFMU; ESYS.
+ */
+int fmu_step_serialize(fmu_step *s, unsigned char **out, size_t *len);
+/**
+ * Restore a state written by fmu_step_serialize of the same FMU (same guid), in this handle or
+ * in a fresh one opened from the same file (in another process). Bytes of another FMU, of
+ * another format version, truncated or with trailing bytes are refused without touching the
+ * instance. Clears a pending discard.
+ * @return OK; EUSAGE refused bytes (the message says why) or the FMU cannot serialize; EFMU.
+ */
+int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len);
+
 /** How often the ME integrator (CVODE) was initialised for this cause since open; always 0
  * for CS. Between restarts CVODE integrates across communication points with its history
  * (order, step size) intact. */

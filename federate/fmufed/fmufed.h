@@ -53,12 +53,15 @@ typedef struct fmufed_opts {
 
 /* What a run did (filled also on failure, as far as it got). */
 typedef struct fmufed_stats {
-    long steps;       /* communication points passed after the start */
-    long updates;     /* attribute updates sent */
-    long reflections; /* attribute values received and mapped to inputs */
-    long requests;    /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */
-    double t_final;   /* simulation time reached, s */
-    char csv[1024];   /* path of the results CSV ("" when none was written) */
+    long steps;              /* communication points passed after the start */
+    long updates;            /* attribute updates sent */
+    long reflections;        /* attribute values received and mapped to inputs */
+    long requests;           /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */
+    double t_final;          /* simulation time reached, s */
+    long refused;            /* slave role: commands and shares refused, not from the federate their
+                                class belongs to (doc/master.md "Commands only from the master") */
+    char refused_first[200]; /* the first refused message's sender ("" when none) */
+    char csv[1024];          /* path of the results CSV ("" when none was written) */
 } fmufed_stats;
 
 /**

@@ -17,6 +17,7 @@
 #include "federate/fmu/fmu_load.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/libtempo/tempo.h"
+#include "federate/run/results.h"
 
 typedef struct all_worker {
     const fedfile *ff;
@@ -197,7 +198,8 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     char name[96], addr[128], why[512];
     snprintf(name, sizeof name, "%.60s-%ld", ff->federation, (long)getpid());
     snprintf(addr, sizeof addr, "inproc:%s", name);
-    if (ao->log_dir) mkdir(ao->log_dir, 0755); /* as tempo-rti's --log, one level */
+    if (ao->log_dir && res_make_dirs(ao->log_dir, err, errlen) != RES_OK) /* private */
+        return FMUFED_EIO;
     tp_inproc_options io = {.log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);

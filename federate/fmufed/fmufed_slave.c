@@ -25,6 +25,7 @@
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
+#include "federate/msproto/msproto_peers.h"
 
 /* ---- the in-process slave ---------------------------------------------------------------- */
 
@@ -203,6 +204,7 @@ typedef struct cmd_buf {
  * slave"): its round, and n values with their event times. */
 typedef struct shared_in {
     tp_handle cls, attr; /* Share<j>.discrete, subscribed; 0: not a source of this slave */
+    tp_fed fed;          /* federate j's handle, bound at the start; 0 before */
     int64_t t;           /* round, INT64_MIN before the first */
     size_t n, cap;
     double *v;
@@ -222,8 +224,19 @@ typedef struct slave_run {
     size_t q_head, q_n, q_cap;
     int granted; /* state 2: granted at T */
     tp_time T;
-    int end_seen; /* the end command is queued: the master may now leave */
-    int failed;   /* the master left early, or the RTI refused something */
+    int stepped;       /* a step succeeded: t_stepped holds the time it reached */
+    int64_t t_stepped; /* ticks: the end of the last successful step, what "done at" reports
+                          (an instant may lie before its steps' end: the hybrid's is at its
+                          first step's start plus one tick, doc/algorithms/hybrid.md) */
+    int end_seen;      /* the end command is queued: the master may now leave */
+    int failed;        /* the master left early, or the RTI refused something */
+    /* Commands only from the master (doc/master.md "Commands only from the master"). */
+    msproto_peers *peers; /* names by handle, for the refusals */
+    tp_fed master;        /* the master's handle, bound at the start sync; 0 before */
+    long refused;         /* messages refused: not from the federate their class belongs to */
+    int nera;             /* a NERA(end) is pending (state 1 WAIT) */
+    int refused_wait;     /* a command was refused while that NERA was pending */
+    int rearm;            /* granted for refused commands only: ask NERA(end) again */
     char why[600];
     double *v, *out; /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
     int64_t *tv, *out_t;
@@ -256,10 +269,46 @@ static int sfail(slave_run *r, int code, const char *fmt, ...)
     return code;
 }
 
+/* A message that does not come from the federate its class belongs to: not acted on, logged
+ * naming the sender (the first MSPROTO_REFUSALS_LOGGED of them), counted for the report. */
+static void refuse(slave_run *r, tp_fed sender, const char *what, const char *owner, tp_fed own)
+{
+    char who[200];
+    msproto_peers_describe(r->peers, sender, who, sizeof who);
+    if (!r->refused) snprintf(r->st->refused_first, sizeof r->st->refused_first, "%s", who);
+    r->refused++;
+    r->st->refused = r->refused;
+    if (r->refused <= MSPROTO_REFUSALS_LOGGED)
+        fprintf(stderr, "tempo-fmu: %s: refused %s from %s: only %s (federate %u) may send it\n",
+                r->name, what, who, owner, (unsigned)own);
+    if (r->refused == MSPROTO_REFUSALS_LOGGED)
+        fprintf(stderr, "tempo-fmu: %s: further refusals are counted, not logged\n", r->name);
+}
+
+/* What a command body claims to be, for a refusal: its kind when it reads as one. */
+static void command_what(const tp_value *v, char *out, size_t cap)
+{
+    const unsigned char *b = v->data;
+    if (v->size >= 2 && b[0] == MSPROTO_VERSION && b[1] >= 1 && b[1] <= MSP_KIND_MAX)
+        snprintf(out, cap, "a command (%s)", msproto_kind_name(b[1]));
+    else
+        snprintf(out, cap, "a malformed command (%zu bytes)", v->size);
+}
+
 static void on_receive(void *ctx, const tp_interaction *i)
 {
     slave_run *r = ctx;
     if (i->interaction_class != r->ic) return;
+    if (!r->master || i->sender != r->master) {
+        for (size_t k = 0; k < i->n_params; k++) {
+            if (i->params[k].handle != r->param) continue;
+            char what[80];
+            command_what(&i->params[k], what, sizeof what);
+            refuse(r, i->sender, what, MSPROTO_MASTER_NAME, r->master);
+        }
+        if (r->nera) r->refused_wait = 1;
+        return;
+    }
     for (size_t k = 0; k < i->n_params; k++) {
         if (i->params[k].handle != r->param) continue;
         if (r->q_n == r->q_cap) {
@@ -292,6 +341,10 @@ static void on_reflect(void *ctx, const tp_reflection *rf)
         if (!x->cls || x->cls != rf->object_class) continue;
         for (size_t k = 0; k < rf->n_values; k++) {
             if (rf->values[k].handle != x->attr) continue;
+            if (!x->fed || rf->sender != x->fed) {
+                refuse(r, rf->sender, "a share of discrete values", r->ff->feds[j].name, x->fed);
+                continue;
+            }
             msproto_reply rep;
             char e[MSPROTO_ERRLEN], msg[MSPROTO_MAX_MSG + 1];
             if (msproto_reply_decode(rf->values[k].data, rf->values[k].size, &rep, x->v, x->cap,
@@ -314,12 +367,39 @@ static void on_grant(void *ctx, tp_time t)
     slave_run *r = ctx;
     r->T = t;
     r->granted = 1;
+    /* A NERA granted for refused commands only (a rogue's time-stamped command): this is no
+     * instant of the master's; wait for the next one as before. Deliveries come before their
+     * grant (doc/time.md §4), so the master's commands of this instant would be queued. */
+    if (r->nera && r->refused_wait && !r->q_n) r->rearm = 1;
+    r->nera = r->refused_wait = 0;
+}
+
+static void on_joined(void *ctx, tp_fed fed, const char *name)
+{
+    slave_run *r = ctx;
+    if (msproto_peers_joined(r->peers, fed, name) != 0 && !r->failed) {
+        r->failed = 1;
+        snprintf(r->why, sizeof r->why, "out of memory recording federate %.200s", name);
+    }
+}
+
+/* The start: every federate of the file has joined (the master registers the point once all
+ * have). Bind the roles to the handles now joined under their names, for the whole run. */
+static void on_synchronized(void *ctx, const char *label)
+{
+    slave_run *r = ctx;
+    if (strcmp(label, "tempo-start") != 0 || r->master) return;
+    r->master = msproto_peers_handle(r->peers, MSPROTO_MASTER_NAME);
+    for (size_t j = 0; r->rx && j < r->ff->n_feds; j++)
+        r->rx[j].fed = msproto_peers_handle(r->peers, r->ff->feds[j].name);
 }
 
 static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
 {
     slave_run *r = ctx;
-    if (strcmp(name, MSPROTO_MASTER_NAME) != 0 || r->end_seen || r->failed) return;
+    msproto_peers_resigned(r->peers, fed);
+    if (r->master ? fed != r->master : strcmp(name, MSPROTO_MASTER_NAME) != 0) return;
+    if (r->end_seen || r->failed) return;
     r->failed = 1;
     snprintf(r->why, sizeof r->why, "the master left before the end: %s",
              reason ? reason : "no reason given");
@@ -453,6 +533,8 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     tp_callbacks cb = {.receive = on_receive,
                        .reflect = on_reflect,
                        .grant = on_grant,
+                       .federate_joined = on_joined,
+                       .synchronized = on_synchronized,
                        .federate_resigned = on_resigned,
                        .error = on_error,
                        .log = on_log};
@@ -520,6 +602,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
             break;
         }
         st = s->ops->step(s->ctx, c->t, c->arg, r->out, &res);
+        if (st >= 0) r->stepped = 1, r->t_stepped = res.t_reached;
         nv = (size_t)res.n_sub_done * in->n_out;
         if (c->arg <= 1 && nv > in->n_out) nv = in->n_out;
         rep->event = res.event ? 1 : 0;
@@ -621,10 +704,23 @@ static int serve(slave_run *r)
     } else if (rc == TP_OK) {
         r->granted = 0;
         rc = tp_next_event_request_available(r->tp, t_end); /* 1 WAIT */
+        r->nera = 1;
         r->st->requests++;
     }
     while (rc == TP_OK) {
         if (r->failed) return sfail(r, FMUFED_ERTI, "%s", r->why);
+        if (r->rearm) { /* granted by refused commands only: back to 1 WAIT */
+            if (r->refused <= MSPROTO_REFUSALS_LOGGED)
+                fprintf(stderr,
+                        "tempo-fmu: %s: granted at %.9g s for refused commands only; waiting "
+                        "for the master's next instant\n",
+                        r->name, (double)r->T * r->ff->resolution);
+            r->rearm = r->granted = 0;
+            rc = tp_next_event_request_available(r->tp, t_end);
+            r->nera = 1;
+            r->st->requests++;
+            continue;
+        }
         int head_end = r->q_n && r->q[r->q_head].n > 1 && r->q[r->q_head].p[1] == MSP_END;
         if (!r->q_n || (!r->granted && !head_end)) {
             int n = tp_evoke(r->tp, 500);
@@ -650,9 +746,12 @@ static int serve(slave_run *r)
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
                 (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
                 r->granted = 0;
-                r->st->t_final = port_seconds(r->ff->resolution, T);
+                /* the end reached: the last step's (the steps before a close are committed) */
+                r->st->t_final = port_seconds(r->ff->resolution,
+                                              r->stepped && r->t_stepped > T ? r->t_stepped : T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
+                r->nera = 1;
             }
             continue;
         }
@@ -688,8 +787,9 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     r.out_t = malloc(MSPROTO_MAX_VALUES * sizeof *r.out_t);
     r.disc = malloc(MSPROTO_MAX_VALUES * sizeof *r.disc);
     r.rbuf = malloc(r.rcap);
+    r.peers = msproto_peers_new();
     int rc;
-    if (!r.v || !r.out || !r.tv || !r.out_t || !r.disc || !r.rbuf) {
+    if (!r.v || !r.out || !r.tv || !r.out_t || !r.disc || !r.rbuf || !r.peers) {
         rc = sfail(&r, FMUFED_ENOMEM, "out of memory");
         goto out;
     }
@@ -726,6 +826,12 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
     if ((rc = tp_resign(r.tp, TP_DELETE_OBJECTS)) != TP_OK)
         rc = sfail(&r, FMUFED_ERTI, "resign: %s: %s", tp_strerror(rc), tp_last_error(r.tp));
 out:
+    if (r.refused) /* reported whatever the outcome: someone tried to drive this slave */
+        fprintf(stderr,
+                "tempo-fmu: %s: %ld message(s) refused in this run, not from the federate "
+                "their class belongs to; the first from %s\n",
+                name, r.refused, r.st->refused_first);
+    msproto_peers_free(r.peers);
     fmufed_local_free(r.l, NULL, 0);
     tp_federate_free(r.tp);
     for (size_t k = 0; k < r.q_n; k++)

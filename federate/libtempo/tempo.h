@@ -285,7 +285,7 @@ typedef struct tp_reflection {
     size_t n_values;        /**< number of values */
     tp_time time;           /**< the update's time stamp, or TP_NO_TIME */
     tp_order order;         /**< TSO or RO delivery */
-    tp_fed sender;          /**< the updating federate */
+    tp_fed sender;          /**< the updating federate (set by the RTI, as for interactions) */
     const void *tag;        /**< user tag bytes (NULL when tag_size is 0) */
     size_t tag_size;        /**< bytes in tag */
 } tp_reflection;
@@ -297,7 +297,8 @@ typedef struct tp_interaction {
     size_t n_params;             /**< number of parameters */
     tp_time time;                /**< time stamp or TP_NO_TIME */
     tp_order order;              /**< TSO or RO delivery */
-    tp_fed sender;               /**< the sending federate */
+    tp_fed sender;               /**< the sending federate: set by the RTI from the sender's
+                                      connection, never from its frame (doc/protocol.md §4) */
     const void *tag;             /**< user tag bytes (NULL when tag_size is 0) */
     size_t tag_size;             /**< bytes in tag */
 } tp_interaction;

@@ -270,10 +270,9 @@ int master_local_open(const fedfile *ff, const master_local_opts *o, master_loca
     if (rc) goto fail;
     ml->clock = (local_clock){.clk = {INT64_MIN}, .tick = ff->resolution};
     if (ml->o.csv_dir) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/master.csv", ml->o.csv_dir);
-        if (!(ml->clock.notes = fopen(path, "w"))) {
-            rc = fail(err, errlen, PORT_EUSAGE, "%s: cannot create", path);
+        char e[1200];
+        if (!(ml->clock.notes = res_create(ml->o.csv_dir, "master.csv", e, sizeof e))) {
+            rc = fail(err, errlen, PORT_EUSAGE, "%s", e);
             goto fail;
         }
         fputs("time,what,value\n", ml->clock.notes);

@@ -61,10 +61,13 @@ int master_run_hybrid(const master_run *r, char *err, size_t errlen)
             if (h < hmin) hmin = h;
             if (h > hmax) hmax = h;
         }
-        printf("tempo-master: %s: hybrid: %zu steps (%zu normal), %zu events, %zu attempts "
-               "(%zu aborted at an event), %zu iterations (most %d); steps %.6g..%.6g s\n",
-               r->ff->federation, res.n_steps, res.n_normal, res.n_events, res.n_attempts,
-               res.n_aborted, res.iter_total, res.iter_max,
+        /* instants: what every slave and tempo-run count as its steps (one instant holds the
+         * steps committed up to an event and the event's step, doc/algorithms/hybrid.md) */
+        printf("tempo-master: %s: hybrid: %zu instants, %zu steps committed (%zu normal), %zu "
+               "events, %zu attempts (%zu aborted at an event), %zu iterations (most %d); steps "
+               "%.6g..%.6g s\n",
+               r->ff->federation, res.n_instants, res.n_steps, res.n_normal, res.n_events,
+               res.n_attempts, res.n_aborted, res.iter_total, res.iter_max,
                res.n_steps ? (double)hmin * r->m->tick : 0.0, (double)hmax * r->m->tick);
     }
     hybrid_result_fini(&res);

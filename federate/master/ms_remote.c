@@ -13,6 +13,7 @@
 #include "federate/fmufed/fmufed.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
+#include "federate/msproto/msproto_peers.h"
 
 typedef struct pend {
     msproto_kind kind;
@@ -60,8 +61,11 @@ struct ms_link {
     size_t ccap;
     long n_cmd, n_reply, n_note;
     tp_handle note_ic, note_what, note_value, note_at; /* the Note interaction (msproto.h) */
-    int reply_timeout_ms; /* longest wait for a slave's next reply; <= 0 none */
-    char fatal[600];      /* the RTI refused something: every wait ends with it */
+    int reply_timeout_ms;    /* longest wait for a slave's next reply; <= 0 none */
+    char fatal[600];         /* the RTI refused something: every wait ends with it */
+    msproto_peers *peers;    /* names by handle, for the refusals */
+    long refused;            /* replies refused: not from the slave their class belongs to */
+    char refused_first[200]; /* the first refused reply's sender */
 };
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -173,11 +177,32 @@ static void take_reply(rslave *s, const msproto_reply *r)
     note(s, r->status, "slave %s: %s", s->name, port_strerror(r->status));
 }
 
+/* A reply on slave i's class from another federate (doc/master.md "Commands only from the
+ * master"): not taken, logged naming the sender (the first MSPROTO_REFUSALS_LOGGED), counted. */
+static void refuse(ms_link *L, const rslave *s, tp_fed sender)
+{
+    char who[200];
+    msproto_peers_describe(L->peers, sender, who, sizeof who);
+    if (!L->refused) snprintf(L->refused_first, sizeof L->refused_first, "%s", who);
+    L->refused++;
+    if (L->refused <= MSPROTO_REFUSALS_LOGGED)
+        fprintf(stderr,
+                "tempo-master: refused a reply on %s's class from %s: only %s (federate %u) "
+                "may send it\n",
+                s->name, who, s->name, (unsigned)s->fed);
+    if (L->refused == MSPROTO_REFUSALS_LOGGED)
+        fprintf(stderr, "tempo-master: further refusals are counted, not logged\n");
+}
+
 static void on_reflect(void *ctx, const tp_reflection *rf)
 {
     ms_link *L = ctx;
     rslave *s = by_class(L, rf->object_class);
     if (!s) return;
+    if (!s->fed || rf->sender != s->fed) {
+        refuse(L, s, rf->sender);
+        return;
+    }
     for (size_t k = 0; k < rf->n_values; k++) {
         if (rf->values[k].handle != s->attr) continue;
         msproto_reply r;
@@ -195,18 +220,23 @@ static void on_reflect(void *ctx, const tp_reflection *rf)
     }
 }
 
+/* A slave is bound to the handle it first joined under, for the whole run: a federate that
+ * takes its name after it left is someone else (its replies are refused). */
 static void on_joined(void *ctx, tp_fed fed, const char *name)
 {
     ms_link *L = ctx;
+    if (msproto_peers_joined(L->peers, fed, name) != 0 && !L->fatal[0])
+        snprintf(L->fatal, sizeof L->fatal, "out of memory recording federate %.200s", name);
     rslave *s = by_name(L, name);
-    if (s && !s->joined) s->joined = 1, s->fed = fed, L->joined++;
+    if (s && !s->joined && !s->fed) s->joined = 1, s->fed = fed, L->joined++;
 }
 
 static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *reason)
 {
     ms_link *L = ctx;
+    msproto_peers_resigned(L->peers, fed);
     rslave *s = by_name(L, name);
-    if (!s) return;
+    if (!s || s->fed != fed) return;
     if (s->joined) s->joined = 0, L->joined--;
     lose(s, reason ? reason : "resigned");
 }
@@ -624,9 +654,10 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_ti
     L->tv = malloc(MSPROTO_MAX_VALUES * sizeof *L->tv);
     L->ccap = msproto_cmd_size(MSPROTO_MAX_VALUES, MSPROTO_MAX_VALUES);
     L->cbuf = malloc(L->ccap);
+    L->peers = msproto_peers_new();
     char *fom = NULL;
     int rc = PORT_OK;
-    if (!L->s || !L->ps || !L->v || !L->tv || !L->cbuf ||
+    if (!L->s || !L->ps || !L->v || !L->tv || !L->cbuf || !L->peers ||
         msproto_fom_xml(ff, &fom, NULL, 0) != MSPROTO_OK) {
         rc = fail(err, errlen, PORT_ENOMEM, "out of memory");
         goto fail;
@@ -741,6 +772,7 @@ void ms_link_free(ms_link *l)
     free(l->v);
     free(l->tv);
     free(l->cbuf);
+    msproto_peers_free(l->peers);
     free(l);
 }
 
@@ -755,6 +787,12 @@ void ms_link_lost(const ms_link *l, char *out, size_t len)
         if (w < 0) break;
         n += (size_t)w;
     }
+}
+
+long ms_link_refused(const ms_link *l, char *first, size_t len)
+{
+    if (len) snprintf(first, len, "%s", l->refused_first);
+    return l->refused;
 }
 
 void ms_link_counts(const ms_link *l, long *commands, long *replies, long *notes)

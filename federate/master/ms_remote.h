@@ -62,4 +62,13 @@ void ms_link_lost(const ms_link *l, char *out, size_t len);
  *  summary and the message counts); each pointer may be NULL. */
 void ms_link_counts(const ms_link *l, long *commands, long *replies, long *notes);
 
+/**
+ * Replies refused so far: updates of a slave's class from another federate than that slave
+ * (doc/master.md "Commands only from the master"); each is logged on stderr (the first
+ * MSPROTO_REFUSALS_LOGGED) and not taken, and the run goes on.
+ * @param first out: the first refused sender ("rogue (federate 4)"), "" when none; len bytes.
+ * @return the count.
+ */
+long ms_link_refused(const ms_link *l, char *first, size_t len);
+
 #endif

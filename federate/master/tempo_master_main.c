@@ -18,6 +18,7 @@
 #include "federate/fmufed/fmufed.h"
 #include "federate/master/master_algos.h"
 #include "federate/master/ms_remote.h"
+#include "federate/run/results.h"
 #include "federate/run/run_secret.h"
 
 static const char usage_text[] =
@@ -185,13 +186,8 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
     m.ops = &notes_ops;
     m.ctx = &nt;
     if (outdir) {
-        char path[4096];
-        mkdir(outdir, 0777); /* the slaves create it too; whoever is first */
-        snprintf(path, sizeof path, "%s/master.csv", outdir);
-        if (!(nt.f = fopen(path, "w"))) {
-            snprintf(err, errlen, "%.900s: cannot create: %s", path, strerror(errno));
-            return PORT_EUSAGE;
-        }
+        /* The folder private, the file never through a link (doc/run.md "Output files"). */
+        if (!(nt.f = res_create(outdir, "master.csv", err, errlen))) return PORT_EUSAGE;
         fputs("time,what,value\n", nt.f);
     }
     fedfile_coupling *cp = NULL;
@@ -292,6 +288,13 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
                ff->federation, ff->algo.end, cmds, reps, nts,
                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
+    char first[200];
+    long refused = L ? ms_link_refused(L, first, sizeof first) : 0;
+    if (refused) /* reported whatever the outcome: someone tried to answer for a slave */
+        fprintf(stderr,
+                "tempo-master: %s: %ld repl%s refused in this run, not from the slave their class "
+                "belongs to; the first from %s\n",
+                ff->federation, refused, refused == 1 ? "y" : "ies", first);
     ms_link_free(L); /* on failure: resigns, so every slave still waiting stops */
     return rc;
 }

@@ -5,6 +5,7 @@
  */
 #include "federate/run/plot_svg.h"
 #include "federate/run/run_err.h"
+#include "rti/proto/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -518,8 +519,9 @@ int plot_svg_file(const char *path, const plot_opts *o, const plot_series *s, si
                   size_t errlen)
 {
     if (!path) return run_fail(err, errlen, PLOT_EUSAGE, "plot_svg_file: NULL path");
-    FILE *f = fopen(path, "w");
-    if (!f) return run_fail(err, errlen, PLOT_EIO, "%s: cannot create: %s", path, strerror(errno));
+    char e[1200];
+    FILE *f = outfile_fopen(path, e, sizeof e); /* private, never through a link */
+    if (!f) return run_fail(err, errlen, PLOT_EIO, "%s", e);
     int rc = plot_svg_write(f, o, s, n, err, errlen);
     if (rc == PLOT_EIO)
         run_fail(err, errlen, PLOT_EIO, "%s: write error: %s", path, strerror(errno));

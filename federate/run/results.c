@@ -5,8 +5,10 @@
 #include "federate/run/results.h"
 #include "federate/fmu/fmu_sim.h"
 #include "federate/run/run_err.h"
+#include "rti/proto/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 /* ======================================================================================
  * Errors and number formatting
@@ -46,35 +50,31 @@ struct res_writer {
     size_t pending; /* bytes handed to f since its last flush, < RES_BUF unless one row is larger */
 };
 
-/* mkdir -p: create every missing component of dir. */
+/* mkdir -p, private and checked (rti/proto/outfile.h). */
 static int make_dirs(const char *dir, char *err, size_t errlen)
 {
-    char *p = strdup(dir);
-    if (!p) return run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", dir);
-    size_t n = strlen(p);
-    while (n > 1 && p[n - 1] == '/')
-        p[--n] = '\0';
-    for (char *q = p + 1;; q++) {
-        char c = *q;
-        if (c != '/' && c != '\0') continue;
-        *q = '\0';
-        struct stat st;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            int e = errno;
-            int rc = run_fail(err, errlen, RES_EIO, "%s: cannot create folder: %s", p, strerror(e));
-            free(p);
-            return rc;
-        }
-        if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            int rc = run_fail(err, errlen, RES_EIO, "%s: exists and is not a folder", p);
-            free(p);
-            return rc;
-        }
-        *q = c;
-        if (c == '\0') break;
+    char e[1200];
+    if (outfile_mkdirs(dir, e, sizeof e) == 0) return RES_OK;
+    return run_fail(err, errlen, RES_EIO, "%s", e);
+}
+
+int res_make_dirs(const char *dir, char *err, size_t errlen)
+{
+    return make_dirs(dir, err, errlen);
+}
+
+FILE *res_create(const char *dir, const char *name, char *err, size_t errlen)
+{
+    char path[4096];
+    if (!dir || !name || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        run_fail(err, errlen, RES_EUSAGE, "res_create: NULL or too long a path");
+        return NULL;
     }
-    free(p);
-    return RES_OK;
+    if (make_dirs(dir, err, errlen) != RES_OK) return NULL;
+    char e[1200];
+    FILE *f = outfile_fopen(path, e, sizeof e);
+    if (!f) run_fail(err, errlen, RES_EIO, "%s", e);
+    return f;
 }
 
 /* Write one header name, quoted when it holds a separator, quote or line end. */
@@ -119,9 +119,10 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
     }
     snprintf(w->path, plen, "%s/%s.csv", dir, fed);
     w->n_vars = n_vars;
-    w->f = fopen(w->path, "w");
+    char e[1200];
+    w->f = outfile_fopen(w->path, e, sizeof e); /* private, never through a link */
     if (!w->f) {
-        rc = run_fail(err, errlen, RES_EIO, "%s: cannot create: %s", w->path, strerror(errno));
+        rc = run_fail(err, errlen, RES_EIO, "%s", e);
         free(w->path);
         free(w);
         return rc;
@@ -140,6 +141,101 @@ int res_open(res_writer **out, const char *dir, const char *fed, size_t n_vars,
     if (fflush(w->f) != 0) { /* the header at once: a CSV is never left empty */
         rc = run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
         res_close(w, NULL, 0);
+        return rc;
+    }
+    *out = w;
+    return RES_OK;
+}
+
+int res_position(res_writer *w, unsigned long long *bytes, char *err, size_t errlen)
+{
+    if (!w || !bytes) return run_fail(err, errlen, RES_EUSAGE, "res_position: NULL argument");
+    if (fflush(w->f) != 0)
+        return run_fail(err, errlen, RES_EIO, "%s: write: %s", w->path, strerror(errno));
+    w->pending = 0;
+    off_t at = ftello(w->f);
+    if (at < 0) return run_fail(err, errlen, RES_EIO, "%s: ftello: %s", w->path, strerror(errno));
+    *bytes = (unsigned long long)at;
+    return RES_OK;
+}
+
+int res_resume(res_writer **out, const char *dir, const char *fed, size_t n_vars,
+               const char *const *vars, unsigned long long bytes, char *err, size_t errlen)
+{
+    if (!out) return run_fail(err, errlen, RES_EUSAGE, "res_resume: NULL out");
+    *out = NULL;
+    if (!dir || !dir[0] || !fed || !fed[0] || strchr(fed, '/') || strcmp(fed, ".") == 0 ||
+        strcmp(fed, "..") == 0 || n_vars >= RES_MAX_COLS || (n_vars > 0 && !vars))
+        return run_fail(err, errlen, RES_EUSAGE, "res_resume: bad folder, federate name or vars");
+    for (size_t i = 0; i < n_vars; i++)
+        if (!vars[i] || !vars[i][0])
+            return run_fail(err, errlen, RES_EUSAGE, "res_resume: %s: variable %zu has no name",
+                            fed, i);
+    /* the header res_open writes for these variables */
+    char *head = NULL;
+    size_t hlen = 0;
+    FILE *hf = open_memstream(&head, &hlen);
+    if (!hf) return run_fail(err, errlen, RES_ENOMEM, "res_resume: %s: out of memory", fed);
+    fputs("time", hf);
+    for (size_t i = 0; i < n_vars; i++) {
+        fputc(',', hf);
+        put_name(hf, vars[i]);
+    }
+    fputc('\n', hf);
+    if (fclose(hf) != 0 || !head) {
+        free(head);
+        return run_fail(err, errlen, RES_ENOMEM, "res_resume: %s: out of memory", fed);
+    }
+    res_writer *w = calloc(1, sizeof *w);
+    size_t plen = strlen(dir) + strlen(fed) + 6;
+    if (!w || !(w->path = malloc(plen))) {
+        free(w);
+        free(head);
+        return run_fail(err, errlen, RES_ENOMEM, "res_resume: %s: out of memory", fed);
+    }
+    snprintf(w->path, plen, "%s/%s.csv", dir, fed);
+    w->n_vars = n_vars;
+    int rc = RES_OK;
+    char *got = NULL;
+    int fd = open(w->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0) {
+        rc = run_fail(err, errlen, RES_EIO, "%s: cannot open to resume: %s", w->path,
+                      strerror(errno));
+    } else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        rc = run_fail(err, errlen, RES_EIO, "%s: not a regular file", w->path);
+    } else if (bytes < hlen || (unsigned long long)sb.st_size < bytes) {
+        rc = run_fail(err, errlen, RES_EFORMAT,
+                      "%s: %lld bytes, cannot resume at byte %llu (the header alone has %zu)",
+                      w->path, (long long)sb.st_size, bytes, hlen);
+    } else if (!(got = malloc(hlen))) {
+        rc = run_fail(err, errlen, RES_ENOMEM, "%s: out of memory", w->path);
+    } else if (pread(fd, got, hlen, 0) != (ssize_t)hlen || memcmp(got, head, hlen) != 0) {
+        rc = run_fail(err, errlen, RES_EFORMAT,
+                      "%s: its header is not the one of these %zu variables: written by "
+                      "another federation",
+                      w->path, n_vars);
+    } else if (ftruncate(fd, (off_t)bytes) != 0) {
+        rc = run_fail(err, errlen, RES_EIO, "%s: cannot cut at byte %llu: %s", w->path, bytes,
+                      strerror(errno));
+    } else if (!(w->f = fdopen(fd, "r+"))) {
+        rc = run_fail(err, errlen, RES_EIO, "%s: fdopen: %s", w->path, strerror(errno));
+    } else {
+        fd = -1; /* owned by w->f now */
+        if ((w->buf = malloc(RES_BUF))) setvbuf(w->f, w->buf, _IOFBF, RES_BUF);
+        if (fseeko(w->f, 0, SEEK_END) != 0)
+            rc = run_fail(err, errlen, RES_EIO, "%s: seek: %s", w->path, strerror(errno));
+    }
+    if (fd >= 0) close(fd);
+    free(got);
+    free(head);
+    if (rc != RES_OK) {
+        if (w->f)
+            res_close(w, NULL, 0);
+        else {
+            free(w->path);
+            free(w);
+        }
         return rc;
     }
     *out = w;

@@ -7,6 +7,7 @@
 #define TEMPO_FEDERATE_RESULTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define RES_ERRLEN   1024      /* a buffer this size holds any message of this module */
 #define RES_MAX_COLS 4096      /* columns of one file, time included */
@@ -76,6 +77,31 @@ int res_write_row_text(res_writer *w, double time, const double *values, const c
 int res_flush(res_writer *w, char *err, size_t errlen);
 
 /**
+ * Where the file stands: flush, then give the file's size in bytes (header and every row
+ * written so far). A checkpoint records it so that a resumed run can continue the file there
+ * (res_resume, doc/checkpoint.md "Results files").
+ * @param w      writer, not NULL
+ * @param bytes  out: the size
+ * @return RES_OK, RES_EUSAGE, RES_EIO.
+ */
+int res_position(res_writer *w, unsigned long long *bytes, char *err, size_t errlen);
+
+/**
+ * Continue "<dir>/<fed>.csv" written by an earlier run at position @p bytes (res_position):
+ * the file must exist (a symbolic link is refused), start with exactly the header res_open
+ * writes for these variables, and hold at least @p bytes bytes; what follows is cut off (rows
+ * written after the checkpoint by a run that then stopped or crashed), and rows append from
+ * there. So a resumed run that writes the rows the first run would have written leaves the
+ * same bytes as a run that never stopped.
+ * @param bytes  the recorded position, at least the header's length
+ * @return RES_OK and *out; RES_EUSAGE bad arguments; RES_EFORMAT the header differs (other
+ *         variables) or the file is shorter than @p bytes (the message says which); RES_EIO;
+ *         RES_ENOMEM.
+ */
+int res_resume(res_writer **out, const char *dir, const char *fed, size_t n_vars,
+               const char *const *vars, unsigned long long bytes, char *err, size_t errlen);
+
+/**
  * Path of the file being written ("<dir>/<fed>.csv").
  * @param w writer, not NULL
  * @return owned by the writer, valid until res_close.
@@ -90,6 +116,19 @@ const char *res_path(const res_writer *w);
  * @return RES_OK, or RES_EIO when a buffered write or the close failed (the data is incomplete).
  */
 int res_close(res_writer *w, char *err, size_t errlen);
+
+/**
+ * Create another output file (master.csv, a report) as res_open creates a CSV: its folder made
+ * with its parents when missing, private and checked, the file private and never written through
+ * a link or into an existing file (rti/proto/outfile.h, doc/run.md "Output files").
+ * @param dir the folder, not NULL; @param name the file's name in it, not NULL.
+ * @return the stream, opened "w" (fclose it), or NULL with err naming the file and the fault.
+ */
+FILE *res_create(const char *dir, const char *name, char *err, size_t errlen);
+
+/** Make an output folder (a federation log's, say) as res_open makes its folder: with its
+ *  parents, private, checked. @return RES_OK, or RES_EIO with err naming the folder. */
+int res_make_dirs(const char *dir, char *err, size_t errlen);
 
 /* A CSV file loaded into columns. Everything is owned by the table (res_table_free). */
 typedef struct res_table {

@@ -3,6 +3,7 @@
 #include "federate/run/run_check.h"
 
 #include "federate/config/fedfile.h"
+#include "rti/proto/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,23 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p; 0 or -1 with errno. */
-static int make_dirs(const char *path)
-{
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-    return 0;
-}
+#define MASTER_CSV "master.csv" /* tempo-master's notes (doc/master.md) */
 
 int run_check_files(const char *fom, const char *outdir, char *err, size_t errlen)
 {
@@ -49,13 +34,40 @@ int run_check_files(const char *fom, const char *outdir, char *err, size_t errle
         snprintf(err, errlen, "output '%s': exists and is not a folder", outdir);
         return -1;
     }
-    if (make_dirs(outdir) != 0) {
-        snprintf(err, errlen, "output '%s': cannot create the folder: %s", outdir, strerror(errno));
+    char e[1200];
+    if (outfile_mkdirs(outdir, e, sizeof e) != 0) { /* private; refused when anyone may write */
+        snprintf(err, errlen, "output: %s", e);
         return -1;
     }
     if (access(outdir, W_OK | X_OK) != 0) {
         snprintf(err, errlen, "output '%s': not writable: %s", outdir, strerror(errno));
         return -1;
+    }
+    return 0;
+}
+
+int run_check_outputs(const struct fedfile *ff, const char *outdir, int master, char *warn,
+                      size_t warnlen, char *err, size_t errlen)
+{
+    char path[PATH_MAX], e[1200];
+    if (outfile_check_dir(outdir, warn, warnlen, e, sizeof e) != 0) {
+        snprintf(err, errlen, "output: %s", e);
+        return -1;
+    }
+    for (size_t i = 0; i < ff->n_feds + 2; i++) {
+        const char *base = i < ff->n_feds    ? ff->feds[i].name
+                           : i == ff->n_feds ? "plot.svg"
+                           : master          ? MASTER_CSV
+                                             : NULL;
+        if (!base) continue;
+        snprintf(path, sizeof path, "%s/%s%s", outdir, base, i < ff->n_feds ? ".csv" : "");
+        /* Links only: anything else that is no file is the writer's to refuse, mid-run. */
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+            outfile_check_entry(path, e, sizeof e) != 0) {
+            snprintf(err, errlen, "output %s", e);
+            return -1;
+        }
     }
     return 0;
 }
@@ -98,7 +110,16 @@ int run_lock_output(const char *outdir, int *fd, char *err, size_t errlen)
     char path[PATH_MAX];
     *fd = -1;
     snprintf(path, sizeof path, "%s/%s", outdir, RUN_LOCK_NAME);
-    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    /* Opened in place, never replaced: a second run must lock the same file. */
+    unsigned mode;
+    if (outfile_mode(&mode, err, errlen) != 0) return -1;
+    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, (mode_t)mode);
+    struct stat st;
+    if (f >= 0 && (fstat(f, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(f);
+        snprintf(err, errlen, "output '%s': %s is not a regular file", outdir, RUN_LOCK_NAME);
+        return -1;
+    }
     if (f < 0) {
         snprintf(err, errlen, "output '%s': cannot open %s: %s", outdir, RUN_LOCK_NAME,
                  strerror(errno));

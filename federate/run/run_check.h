@@ -17,13 +17,25 @@
  */
 int run_check_files(const char *fom, const char *outdir, char *err, size_t errlen);
 
+struct fedfile;
+
+/**
+ * Check the names the run will write in the output folder before anything starts: every
+ * "<federate>.csv", "plot.svg" and, when @p master (a master method), "master.csv" must not
+ * be a symbolic link (refused, naming its target: the run never writes through one;
+ * rti/proto/outfile.h; whatever else stands there is refused by the program that writes it). The
+ * folder's own warning (writable by its group, owned by another user), when it has one, is written
+ * into @p warn ("" when none; warnlen bytes).
+ * @return 0, or -1 with err naming the file.
+ */
+int run_check_outputs(const struct fedfile *ff, const char *outdir, int master, char *warn,
+                      size_t warnlen, char *err, size_t errlen);
+
 /** 1 when process pid is stopped (SIGSTOP, a debugger: state T or t in /proc/PID/stat), else 0.
  *  Names the culprit when a run times out. */
 int run_proc_stopped(int pid);
 
 #define RUN_RTI_NAME_MAX 127 /* bytes of a name the RTI takes (doc/rti.md "Federations") */
-
-struct fedfile;
 
 /**
  * Check the names the federates will give the RTI against its limit: "federate.Class", the

@@ -26,22 +26,28 @@
 #include "federate/run/run_check.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
+#include "rti/proto/outfile.h"
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
-    "                 [--log DIR] [--watchdog S] [--reply-timeout S]\n"
-    "                 [--in-process [--threads]|--distributed]\n"
+    "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
+    "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
     "       tempo-run --export-ssp FILE.json OUT.ssp\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
+    "  --http PORT    the RTI it starts serves the live view on 127.0.0.1:PORT (0: a free\n"
+    "                 port; the address is printed; doc/live.md)\n"
     "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
     "                 from the RTI's status (default 10; 0 = never)\n"
     "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
     "                 a reply ends the run naming it (default: the file's\n"
     "                 algorithm.reply_timeout, else tempo-master's 30)\n"
-    "  --output DIR   results folder (default: the file's \"output\")\n"
+    "  --output DIR   results folder (default: the file's \"output\"); made private when\n"
+    "                 missing, refused when anyone may write it\n"
+    "  --file-mode MODE  permission bits of every file the run writes (CSVs, plot, logs;\n"
+    "                 default 600, folders 700; e.g. 644); also TEMPO_FILE_MODE\n"
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
     "  --verbose      echo every federate's output lines, prefixed with its name\n"
@@ -242,6 +248,7 @@ static int check_fmus(const fedfile *ff, int inproc, char *err, size_t errlen)
 
 typedef struct run_args {
     const char *file, *rti, *output, *reference, *secret_file, *log;
+    const char *http; /* --http PORT: the RTI it starts serves the live view (doc/live.md) */
     int quiet, verbose;
     int threads;   /* --threads: in process, federates as threads, not tasks */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
@@ -276,7 +283,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
                    !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
-                   !strcmp(s, "--reply-timeout")) {
+                   !strcmp(s, "--reply-timeout") || !strcmp(s, "--file-mode") ||
+                   !strcmp(s, "--http")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-run: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -288,6 +296,22 @@ static int parse_args(int argc, char **argv, run_args *a)
                 a->secret_file = v;
             } else if (!strcmp(s, "--log")) {
                 a->log = v;
+            } else if (!strcmp(s, "--file-mode")) {
+                unsigned mode;
+                char e[200];
+                if (outfile_parse_mode(v, &mode, e, sizeof e) != 0) {
+                    fprintf(stderr, "tempo-run: --file-mode: %s\n", e);
+                    return -1;
+                }
+                setenv(OUTFILE_ENV, v, 1); /* this process and every child read it */
+            } else if (!strcmp(s, "--http")) {
+                char *end;
+                long port = strtol(v, &end, 10);
+                if (*end || end == v || port < 0 || port > 65535) {
+                    fprintf(stderr, "tempo-run: --http %s: expected a port, 0 .. 65535\n", v);
+                    return -1;
+                }
+                a->http = v;
             } else if (!strcmp(s, "--watchdog")) {
                 char *end;
                 a->watchdog_s = strtod(v, &end);
@@ -337,39 +361,21 @@ static int parse_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
-/* mkdir -p: create @p dir and its missing parents. 0, or -1 with the reason in err. */
-static int mkdir_p(const char *dir, char *err, size_t errlen)
-{
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
-        snprintf(err, errlen, "%.900s...: path too long", dir);
-        return -1;
-    }
-    for (char *q = p + 1;; q++) {
-        int end = *q == '\0';
-        if (*q == '/' || end) {
-            *q = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %.900s: %s", p, strerror(errno));
-                return -1;
-            }
-            if (end) return 0;
-            *q = '/';
-        }
-    }
-}
-
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
  * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
  * loopback port. Returns a SUP_ status. */
-static int start_rti(sup *s, const fedfile *ff, const char *log, char *addr, size_t len, char *err,
-                     size_t errlen)
+static int start_rti(sup *s, const fedfile *ff, const char *log, const char *http, char *addr,
+                     size_t len, char *err, size_t errlen)
 {
-    char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256];
+    char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256], view[32];
     sibling("tempo-rti", bin, sizeof bin);
-    char *argv[8] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL};
+    char *argv[10] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int k = 3;
     if (log) argv[k++] = "--log", argv[k++] = (char *)log; /* one file per run (doc/log.md) */
+    if (http) { /* the live view, on loopback only (doc/live.md) */
+        snprintf(view, sizeof view, "127.0.0.1:%s", http);
+        argv[k++] = "--http", argv[k++] = view;
+    }
     if (ff->rti_unix) {
         snprintf(listen, sizeof listen, "none");
         argv[k++] = "--unix";
@@ -382,6 +388,13 @@ static int start_rti(sup *s, const fedfile *ff, const char *log, char *addr, siz
     if (idx < 0) return idx;
     int rc = sup_wait_line(s, idx, "listening on", 10000, line, sizeof line, err, errlen);
     if (rc != SUP_OK) return rc;
+    char vline[SUP_LINE_MAX];
+    if (http) {
+        rc = sup_wait_line(s, idx, "live view on", 10000, vline, sizeof vline, err, errlen);
+        if (rc != SUP_OK) return rc;
+        const char *u = strstr(vline, "http://");
+        fprintf(stderr, "tempo-run: live view on %s\n", u ? u : vline);
+    }
     int port;
     rc = sup_parse_listen(line, host, sizeof host, &port, err, errlen);
     if (rc != SUP_OK) return rc;
@@ -706,7 +719,16 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(rep);
         return 2;
     }
-    if (log && mkdir_p(log, err, sizeof err) != 0) {
+    if (a->http && (a->rti || (a->placement ? a->placement > 0 : ff->in_process))) {
+        /* The embedded RTI of an in-process run has no event loop to serve it (doc/live.md). */
+        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; %s\n",
+                a->rti ? "with --rti, start that RTI with --http HOST:PORT yourself"
+                       : "an in-process run has no such RTI (its embedded RTI has no event "
+                         "loop): run it --distributed");
+        free(rep);
+        return 2;
+    }
+    if (log && outfile_mkdirs(log, err, sizeof err) != 0) { /* private, like the logs in it */
         fprintf(stderr, "tempo-run: log folder: %s\n", err);
         free(rep);
         return 2;
@@ -752,7 +774,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
     } else if (rc == SUP_OK) {
-        rc = start_rti(s, ff, log, addr, sizeof addr, err, sizeof err);
+        rc = start_rti(s, ff, log, a->http, addr, sizeof addr, err, sizeof err);
         sup_child_info ri;
         if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
     }
@@ -913,13 +935,18 @@ int main(int argc, char **argv)
     if (a.verbose) fprintf(stderr, "tempo-run: shared secret: %s\n", src);
     const char *outdir = a.output ? a.output : ff->output;
     int lock_fd = -1; /* held until exit: no second run writes into this folder meanwhile */
-    if (run_check_names(ff, err, sizeof err) != 0 ||
+    char warn[1200];
+    unsigned mode;
+    if (outfile_mode(&mode, err, sizeof err) != 0 || run_check_names(ff, err, sizeof err) != 0 ||
         run_check_files(ff->fom, outdir, err, sizeof err) != 0 ||
+        run_check_outputs(ff, outdir, fedfile_is_master(ff), warn, sizeof warn, err, sizeof err) !=
+            0 ||
         run_lock_output(outdir, &lock_fd, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
         fedfile_free(ff);
         return 2;
     }
+    if (warn[0]) fprintf(stderr, "tempo-run: warning: %s\n", warn);
     /* Stdout is a pipe when tempo-run itself is supervised; keep the summary in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     rc = run(ff, &a, outdir);

@@ -17,6 +17,8 @@
 
 #include "rti/flog/flog.h"
 #include "rti/proto/buf.h"
+#include "rti/proto/outfile.h"
+#include "rti/proto/wire.h"
 
 #define TOKEN_BITS                                                                                 \
     10u /* the token table has 2^TOKEN_BITS entries: few collisions among the                      \
@@ -352,7 +354,11 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     l->out.len = hlen;
     l->bytes = hlen;
 
-    l->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    /* Private unless the user asked otherwise (TEMPO_FILE_MODE); O_EXCL never follows a link
+     * nor opens what was there (doc/log.md "Secrets", doc/run.md "Output files"). */
+    unsigned mode = OUTFILE_DEFAULT_MODE;
+    outfile_mode(&mode, NULL, 0); /* an invalid value was refused by the program at start */
+    l->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
     if (l->fd < 0) {
         int e = errno;
         buf_fini(&l->out);
@@ -434,6 +440,47 @@ static struct ring_slot *ring_push(struct flog *l, const uint8_t *frame, size_t 
 static uint32_t ring_have(const struct flog *l)
 {
     return l->ring_n < FLOG_AGAIN_RING ? l->ring_n : FLOG_AGAIN_RING;
+}
+
+int flog_secret_slot(unsigned type)
+{
+    switch (type) {
+    case WIRE_JOIN:
+        return 3;
+    case WIRE_CREATE_FEDERATION:
+        return 2;
+    case WIRE_DESTROY_FEDERATION:
+        return 1;
+    default:
+        return -1;
+    }
+}
+
+const char *flog_secret_text(const char *p, size_t n)
+{
+    static const char *const notes[] = {FLOG_SECRET_MATCHED, FLOG_SECRET_WRONG, FLOG_SECRET_UNUSED,
+                                        FLOG_SECRET_HIDDEN};
+    for (size_t i = 0; p && i < sizeof notes / sizeof notes[0]; i++)
+        if (n == strlen(notes[i]) && memcmp(p, notes[i], n) == 0) return notes[i];
+    return FLOG_SECRET_HIDDEN;
+}
+
+int flog_frame_client(struct flog *l, uint32_t fed, const uint8_t *frame, size_t len,
+                      const struct wire_msg *m, const char *verdict)
+{
+    int slot = m ? flog_secret_slot(m->type) : -1;
+    if (!l || slot < 0 || m->str[slot].len == 0) return flog_frame(l, FLOG_K_RECV, fed, frame, len);
+    struct wire_msg c = *m;
+    struct buf b;
+    buf_init(&b);
+    wire_str_set(&c.str[slot], verdict ? verdict : FLOG_SECRET_HIDDEN);
+    /* No frame limit: the rewritten frame is never longer than one the RTI accepted, but the
+     * note may be longer than a short secret. */
+    int rc = wire_encode(&b, &c, UINT32_MAX, NULL, 0) == WIRE_OK
+                 ? flog_frame(l, FLOG_K_RECV, fed, b.data, b.len)
+                 : FLOG_ENOMEM;
+    buf_fini(&b);
+    return rc;
 }
 
 int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame, size_t len)

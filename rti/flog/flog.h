@@ -181,6 +181,38 @@ void flog_set_clock(struct flog *l, flog_clock clock, void *ctx);
  *  (0 = a connection not joined yet). The bytes are copied. */
 int flog_frame(struct flog *l, enum flog_kind dir, uint32_t fed, const uint8_t *frame, size_t len);
 
+/* Shared secrets never reach the file (doc/log.md "Secrets"): a frame received from a client
+ * that carries one is logged with the secret replaced by one of these notes, which readers
+ * show as they are; a log written before they existed holds the bytes, which readers replace
+ * by FLOG_SECRET_HIDDEN. */
+#define FLOG_SECRET_MATCHED "(secret presented: it matched)"
+#define FLOG_SECRET_WRONG   "(secret presented: it did not match)"
+#define FLOG_SECRET_UNUSED  "(secret presented: the RTI requires none)"
+#define FLOG_SECRET_HIDDEN  "(secret presented: not shown)"
+
+/** The text slot (str index) that carries the shared secret in a client frame of this wire
+ *  type: 3 for JOIN, 2 for CREATE_FEDERATION, 1 for DESTROY_FEDERATION; -1 for any other. */
+int flog_secret_slot(unsigned type);
+
+/** What a reader shows for the secret slot of a logged frame: the writer's note when it is
+ *  one (above), else FLOG_SECRET_HIDDEN (never the bytes). Never NULL. */
+const char *flog_secret_text(const char *p, size_t n);
+
+struct wire_msg; /* rti/proto/wire.h */
+
+/**
+ * flog_frame(FLOG_K_RECV) for a client frame, with its shared secret (flog_secret_slot, when
+ * one was given) replaced by @p verdict: the frame is encoded again without the secret's
+ * bytes, so the log records that a secret was presented and whether it matched, never the
+ * secret. A frame of another type, or without a secret, is logged as it came.
+ * @param m the frame decoded (its text slots point into @p frame); not NULL.
+ * @param verdict FLOG_SECRET_MATCHED, FLOG_SECRET_WRONG or FLOG_SECRET_UNUSED.
+ * Allocates a scratch buffer for the frames it rewrites (joins, creates, destroys: never
+ * the hot path). Returns as flog_frame; FLOG_ENOMEM when it cannot rewrite (nothing logged).
+ */
+int flog_frame_client(struct flog *l, uint32_t fed, const uint8_t *frame, size_t len,
+                      const struct wire_msg *m, const char *verdict);
+
 /** Federate @p fed joined under @p name (not NULL). */
 int flog_joined(struct flog *l, uint32_t fed, const char *name);
 

@@ -4,6 +4,7 @@
  * Serves doc/protocol.md, §10, §11; doc/contributing.md §7, §2.8. Read rti/server/server.c next. */
 #include "rti/server/conn.h"
 
+#include "rti/flog/flog.h"
 #include "rti/proto/wire.h"
 #include "rti/server/log.h"
 
@@ -342,6 +343,9 @@ static void process_input(struct conn *c)
             char hex[WIRE_HEX_BUFSZ];
             uint8_t sample[WIRE_HEX_MAX];
             size_t ns = avail < sizeof sample ? avail : sizeof sample;
+            /* A JOIN, create or destroy may carry the shared secret: its header only, as
+             * server_on_frame does (doc/log.md "Secrets"). */
+            if (flog_secret_slot(hdr[4] | hdr[5] << 8) >= 0) ns = WIRE_HEADER_SIZE;
             evbuffer_copyout(c->in, sample, ns);
             wire_hex_sample(sample, ns, hex, sizeof hex);
             char why[sizeof hex + sizeof err + 32];

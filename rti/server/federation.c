@@ -138,6 +138,7 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
             LOGW("flog", "-", "federation '%s': no federation log: %s", name, lerr);
         } else {
             LOGI("flog", "-", "federation '%s': logging to %s", name, path);
+            snprintf(fx->flog_path, sizeof fx->flog_path, "%s", path);
         }
     }
     fx->next = s->feds;
@@ -226,6 +227,7 @@ int federate_join(struct server *s, struct federation *fx, const char *name, str
     f->fx = fx;
     f->conn = c;
     f->resign_action = WIRE_RESIGN_DELETE_OBJECTS;
+    f->last_req = -1;
     snprintf(f->name, sizeof f->name, "%s", name);
     snprintf(f->tag, sizeof f->tag, "%s@%s", name, fx->name);
     if (dm_federate_init(fx, f) != 0) {
@@ -276,6 +278,7 @@ void federate_resign(struct server *s, struct federate *f, uint32_t action, uint
     /* Last, so that grants it releases reach the others after they learn why. */
     timesvc_resign(s, f);
     dm_federate_fini(f);
+    free(f->hist);
     free(f);
 }
 

@@ -113,6 +113,7 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
         goto fail;
     if (s->cfg.unix_path && conn_hub_listen_unix(&s->hub, s->cfg.unix_path, err, errlen) != 0)
         goto fail;
+    if (s->cfg.http_listen && live_start(s, s->cfg.http_listen, err, errlen) != 0) goto fail;
     if (!s->cfg.listen[0] && !s->cfg.unix_path) {
         snprintf(err, errlen, "no listener: give --listen or --unix");
         goto fail;
@@ -145,6 +146,11 @@ fail:
 const char *server_address(const struct server *s)
 {
     return s->address;
+}
+
+const char *server_http_address(const struct server *s)
+{
+    return live_address(s);
 }
 
 static long long now_us(void)
@@ -190,6 +196,7 @@ void server_stop(struct server *s)
 void server_free(struct server *s)
 {
     if (!s) return;
+    live_stop(s);
     conn_hub_fini(&s->hub); /* resigns every joined federate through on_close */
     server_core_fini(s);
     if (s->sigint) event_free(s->sigint);

@@ -2,6 +2,7 @@
  * prints the bound address as one flushed line on stdout, runs until SIGINT/SIGTERM.
  * Serves doc/guide.md (start an RTI) and doc/rti.md (options, explicit limits). Read
  * rti/server/server.h next; doc/rti.md documents every option. */
+#include "rti/proto/outfile.h"
 #include "rti/proto/secret.h"
 #include "rti/server/conn.h"
 #include "rti/server/log.h"
@@ -64,11 +65,18 @@ static void usage(FILE *out)
         "  --secret-file PATH      read the secret from PATH (mode 600, 1..256 bytes)\n"
         "                          Without either: TEMPO_SECRET, else TEMPO_SECRET_FILE\n"
         "  --log DIR               write a federation log per federation into DIR\n"
-        "                          (read it with tempo-log; doc/log.md)\n"
+        "                          (read it with tempo-log; doc/log.md); DIR is made\n"
+        "                          when missing and refused when anyone may write it\n"
+        "  --file-mode MODE        permission bits of the logs it writes (default 600,\n"
+        "                          folders 700; e.g. 644), also TEMPO_FILE_MODE\n"
         "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
         "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
         "  --keep-federations      keep a federation after its last federate resigned\n"
         "                          (default: destroy it, so each run gets its own log)\n"
+        "  --http HOST:PORT        serve the live view (a page, JSON and a stream of the\n"
+        "                          federations' state; doc/live.md) on this address;\n"
+        "                          loopback unless --allow-remote, and then only with\n"
+        "                          the shared secret\n"
         "  --log-level LEVEL       error, warn, info (default), debug, trace\n"
         "  --help                  print this text and exit\n"
         "  --version               print the version and exit\n"
@@ -173,6 +181,16 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->unix_path = v;
     } else if (strcmp(a, "--log") == 0) {
         cfg->flog_dir = v;
+    } else if (strcmp(a, "--file-mode") == 0) {
+        unsigned mode;
+        char err[200];
+        if (outfile_parse_mode(v, &mode, err, sizeof err) != 0) {
+            fprintf(stderr, "tempo-rti: --file-mode: %s\n", err);
+            return 2;
+        }
+        setenv(OUTFILE_ENV, v, 1); /* where the federation log writer reads it */
+    } else if (strcmp(a, "--http") == 0) {
+        cfg->http_listen = v;
     } else if (strcmp(a, "--log-only") == 0) {
         for (const char *p = v; *p;) { /* each pattern must fit rti/server/federation.c's buffer */
             size_t len = strcspn(p, ",");
@@ -271,8 +289,10 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
 
 /* The options that take a value (parse_valued reads each). */
 static const char *const valued_options[] = {"--listen",
+                                             "--http",
                                              "--unix",
                                              "--log",
+                                             "--file-mode",
                                              "--log-only",
                                              "--secret",
                                              "--secret-file",
@@ -334,6 +354,18 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
         int rc = parse_valued(a, argv[++i], cfg, lv);
         if (rc != 0) return rc;
     }
+    unsigned mode;
+    char merr[300];
+    if (outfile_mode(&mode, merr, sizeof merr) != 0) {
+        fprintf(stderr, "tempo-rti: %s\n", merr);
+        return 2;
+    }
+    /* The federation logs' folder: made private when missing; refused when anyone may
+     * replace what is written there (doc/run.md "Output files"). */
+    if (cfg->flog_dir && outfile_mkdirs(cfg->flog_dir, merr, sizeof merr) != 0) {
+        fprintf(stderr, "tempo-rti: --log: %s\n", merr);
+        return 2;
+    }
     if (!cfg->secret) { /* the environment, as libtempo reads it */
         static char from_env[SECRET_MAX + 1];
         char err[400];
@@ -371,6 +403,8 @@ int main(int argc, char **argv)
     }
     if (server_address(s)[0]) printf("tempo-rti listening on %s\n", server_address(s));
     if (cfg.unix_path) printf("tempo-rti listening on unix:%s\n", cfg.unix_path);
+    if (server_http_address(s)[0])
+        printf("tempo-rti live view on http://%s/\n", server_http_address(s));
     fflush(stdout);
     LOGI("server", "-", "ready%s%s", cfg.secret ? " (joins need the shared secret)" : "",
          cfg.allow_remote ? " (remote connections allowed)" : "");

@@ -94,6 +94,16 @@ static int secret_ok(const struct server *s, const struct wire_str *given)
     return diff == 0;
 }
 
+/* What the federation log records of the secret a client frame carries (doc/log.md
+ * "Secrets"): whether it matched, never the bytes (flog_frame_client). */
+static const char *secret_verdict(const struct server *s, const struct wire_msg *m)
+{
+    int slot = flog_secret_slot(m->type);
+    if (slot < 0) return NULL;
+    if (!s->cfg.secret || !s->cfg.secret[0]) return FLOG_SECRET_UNUSED;
+    return secret_ok(s, &m->str[slot]) ? FLOG_SECRET_MATCHED : FLOG_SECRET_WRONG;
+}
+
 static int handle_hello(struct server *s, struct link *c, const struct wire_msg *m)
 {
     char why[200];
@@ -315,7 +325,7 @@ static void handle_join(struct server *s, struct link *c, struct client *cl,
         (m->code & WIRE_JOIN_KEEP_OBJECTS) ? WIRE_RESIGN_KEEP_OBJECTS : WIRE_RESIGN_DELETE_OBJECTS;
     link_set_label(c, f->tag);
     flog_joined(fx->flog, (uint32_t)f->handle, f->name);
-    flog_frame(fx->flog, FLOG_K_RECV, (uint32_t)f->handle, frame, len);
+    flog_frame_client(fx->flog, (uint32_t)f->handle, frame, len, m, secret_verdict(s, m));
     struct wire_msg r;
     wire_msg_init(&r, WIRE_JOIN_OK);
     r.req = m->req;
@@ -397,9 +407,14 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
     s->frames_in++;
     int rc = wire_decode(frame, len, &m, err, sizeof err);
     if (rc != WIRE_OK) {
-        char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 32];
-        wire_hex_sample(frame, len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX, hex, sizeof hex);
-        snprintf(why, sizeof why, "malformed frame (%s): %s; %s", wire_strerror(rc), err, hex);
+        char hex[WIRE_HEX_BUFSZ], why[sizeof err + sizeof hex + 128];
+        /* The reason reaches the logs (the federation log's LOST record too): of a frame that
+         * may carry the shared secret, only the header is shown (doc/log.md "Secrets"). */
+        int secret = len >= WIRE_HEADER_SIZE && flog_secret_slot(frame[4] | frame[5] << 8) >= 0;
+        size_t shown = secret ? WIRE_HEADER_SIZE : len < WIRE_HEX_MAX ? len : WIRE_HEX_MAX;
+        wire_hex_sample(frame, shown, hex, sizeof hex);
+        snprintf(why, sizeof why, "malformed frame (%s): %s; %s%s", wire_strerror(rc), err, hex,
+                 secret ? " (header only: the body may hold the shared secret)" : "");
         if (!c->user) { /* the first frame: the handshake's answer says why (doc/rti.md) */
             struct wire_msg e;
             wire_msg_init(&e, WIRE_ERROR);
@@ -415,6 +430,7 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
     LOGT("server", c->label, "recv %s (%zu bytes)", wire_type_name(m.type), len);
     struct client *cl = c->user;
     if (!cl) return handle_hello(s, c, &m);
+    if (cl->fed) cl->fed->frames_in++;
     if (!(wire_type_dir(m.type) & WIRE_DIR_C2R) || m.type == WIRE_HELLO) {
         char why[120];
         snprintf(why, sizeof why, "protocol error: unexpected %s from a client",
@@ -455,7 +471,7 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
      * outlives dispatch: only DESTROY, refused while anyone is joined, frees it. */
     struct flog *lg = cl->fed->fx->flog;
     flog_hold_stamp(lg);
-    flog_frame(lg, FLOG_K_RECV, (uint32_t)cl->fed->handle, frame, len);
+    flog_frame_client(lg, (uint32_t)cl->fed->handle, frame, len, &m, secret_verdict(s, &m));
     s->dispatching++;
     dispatch_joined(s, c, cl, &m);
     s->dispatching--;
@@ -504,6 +520,7 @@ void server_core_init(struct server *s, const struct server_config *cfg)
     if (!s->cfg.max_federations) s->cfg.max_federations = SERVER_MAX_FEDERATIONS_DEFAULT;
     if (!s->cfg.max_fom_bytes) s->cfg.max_fom_bytes = SERVER_MAX_FOM_BYTES_DEFAULT;
     limits_defaults(s);
+    s->started_ms = limits_now_ms();
 }
 
 void server_core_fini(struct server *s)

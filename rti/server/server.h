@@ -59,6 +59,7 @@ struct server_config {
                                 (lower latency, one busy core); 0 = never spin (default) */
     uint64_t shuffle_ties;   /* test mode: seed of tm_set_tie_shuffle for every federation
                                 (ties between senders in a hashed order); 0 = off */
+    const char *http_listen; /* the live view's "HOST:PORT" (doc/live.md), NULL = none */
     int keep_federations;    /* 1: a federation outlives its last federate (until
                                 DESTROY_FEDERATION); 0: it is destroyed when the last one
                                 leaves, unless objects kept without owner remain (default) */
@@ -78,6 +79,9 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
 
 /** The TCP address actually bound ("127.0.0.1:40123"), or "" when there is no TCP listener. */
 const char *server_address(const struct server *s);
+
+/** The live view's bound address ("127.0.0.1:8080"), or "" without --http (doc/live.md). */
+const char *server_http_address(const struct server *s);
 
 /**
  * Run the loop until SIGINT or SIGTERM (or server_stop). Every connection is then closed

@@ -53,6 +53,10 @@ struct federate {
     uint32_t n_owned;           /* objects it owns */
     size_t tso_bytes;           /* bytes of time-stamped frames held for it until tm delivers
                                    them; capped by --max-queued-bytes (timesvc.c) */
+    uint64_t frames_in;         /* frames received from it since its join (the live view) */
+    uint64_t progress;          /* deliveries to it and grants that advanced its time */
+    int64_t last_req;           /* ticks: the time of its latest time request, -1 before one */
+    struct live_hist *hist;     /* its samples for the live view (live.c), NULL without --http */
 };
 
 /* A registered object instance. */
@@ -110,6 +114,7 @@ struct federation {
     struct tm_state *tm;     /* time management (rti/tm/tm.h), NULL when none */
     struct tsoq *tsoq;       /* payloads of queued TSO messages (timesvc.c) */
     struct flog *flog;       /* federation log writer (rti/flog/flog.h), NULL when not logging */
+    char flog_path[512];     /* the file it writes, "" when not logging (the live view) */
     int flog_warned;         /* 1: the writer's failure has been logged */
     int ever_joined;         /* 1: a federate has joined (federation_reap spares it before) */
     struct charge creator;   /* CREATE_FEDERATION: its creator's accounts (QR_UNJOINED 1) until
@@ -156,6 +161,8 @@ struct server {
      * opened, so that the header's start time and every record come from one clock. */
     int64_t (*wall_ns)(void *ctx);
     void *wall_ctx;
+    struct live *live;  /* the live view's HTTP server (live.c), NULL without --http */
+    int64_t started_ms; /* limits_now_ms() at start: the uptime the live view shows */
 };
 
 /* ---- server.c: the core over links ------------------------------------------------------ */
@@ -269,6 +276,16 @@ void sync_federate_joined(struct server *s, struct federate *f);
 void sync_federate_gone(struct server *s, struct federate *f);
 /* Free every pending point of fx. */
 void sync_fini(struct federation *fx);
+
+/* ---- live.c: the live view (doc/live.md) --------------------------------------------------- */
+
+/* Serve the live view on addr ("HOST:PORT"; loopback unless cfg.allow_remote, and then only
+ * with cfg.secret). Needs s->base. 0, or -1 with err naming the option and the failing call. */
+int live_start(struct server *s, const char *addr, char *err, size_t errlen);
+/* Close every HTTP connection and the listener (accepts s->live == NULL). */
+void live_stop(struct server *s);
+/* The address the view listens on ("127.0.0.1:8080"), "" without one. */
+const char *live_address(const struct server *s);
 
 /* ---- timesvc.c: time management glue ------------------------------------------------------ */
 

@@ -164,6 +164,11 @@ static void sink(void *ctx, const tm_decision *d)
     struct server *s = fx->srv;
     struct federate *f = federation_federate(fx, d->fed);
     struct wire_msg m;
+    /* Progress, as the engine counts it (a delivery, or a grant past the previous time): the
+     * live view's sign that a federation moves (rti/server/live_json.c). */
+    if (f && (d->kind == TM_D_DELIVER ||
+              (d->kind == TM_D_GRANT && d->grant && d->time > d->grant->prev)))
+        f->progress++;
     if (d->kind == TM_D_DELIVER || d->kind == TM_D_DISCARD) {
         release(s, fx, f, d, d->kind == TM_D_DELIVER); /* logs d */
         return;
@@ -470,6 +475,7 @@ void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg 
         break;
     case WIRE_TIME_REQUEST:
         LOGD("tm", f->tag, "request %s(%lld)", tm_req_name((tm_req)m->code), (long long)m->time);
+        f->last_req = m->time;
         rc = tm_request(tm, h, (tm_req)m->code, m->time, err, sizeof err);
         break;
     default:

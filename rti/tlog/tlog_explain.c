@@ -256,8 +256,10 @@ static void root_line(const struct tlog *t, const tm_status *s, const char *inde
             s->regulating ? bound_text(t, s->bound, 0, g, sizeof g) : "none");
 }
 
-/* Follow the holders from one blocked federate to the root cause, one line per hop. */
-static void chain(const struct tlog *t, const tm_status *v, size_t n, const tm_status *s, FILE *out)
+/* Follow the holders from one blocked federate to the root cause, one line per hop; each hop is
+ * the engine's wait-for rule (tm_waits_for), the one the RTI's live view draws. */
+static void chain(const struct tlog *t, const tm_state *st, const tm_status *v, size_t n,
+                  const tm_status *s, FILE *out)
 {
     tm_fed seen[64];
     size_t nseen = 0;
@@ -270,7 +272,8 @@ static void chain(const struct tlog *t, const tm_status *v, size_t n, const tm_s
             root_line(t, cur, indent, out);
             return;
         }
-        tm_fed next = cur->galt_root ? cur->galt_root : cur->galt_holder;
+        tm_fed next = TM_NO_FED;
+        tm_waits_for(st, cur, &next, 1);
         fprintf(out, "%s%s waits in %s(%s) at t=%s with GALT %s", indent, cur->name,
                 tm_req_name(cur->req), tlog_sfmt(t, cur->req_time, a, sizeof a),
                 tlog_sfmt(t, cur->time, b, sizeof b), bound_text(t, cur->galt, 0, g, sizeof g));
@@ -302,7 +305,7 @@ static void chain(const struct tlog *t, const tm_status *v, size_t n, const tm_s
 }
 
 /* A federate polling without progress (tm_status.stalled): since when, and whom it waits for
- * (tm_stall_waits_for), each followed to its own root cause. */
+ * (tm_waits_for: tm_stall_waits_for's set), each followed to its own root cause. */
 static void stall(const struct tlog *t, const struct rerun *rr, const tm_status *v, size_t n,
                   const tm_status *s, FILE *out)
 {
@@ -319,7 +322,7 @@ static void stall(const struct tlog *t, const struct rerun *rr, const tm_status 
             s->name, fi && fi->poll_req ? tm_req_name(fi->poll_req) : "FQR/TARA",
             tlog_sfmt(t, s->time, a, sizeof a), (unsigned)s->polls);
     tm_fed w[16];
-    size_t nw = tm_stall_waits_for(rr->st, s->fed, w, 16);
+    size_t nw = tm_waits_for(rr->st, s, w, 16);
     if (nw == 0) {
         fprintf(out, "; every other federate has sent since it began, or waits itself\n");
         return;
@@ -397,7 +400,7 @@ int tlog_explain(struct tlog *t, uint64_t at, FILE *out)
                     "  (%s's request is record #%" PRIu64 ", pending for %.6f s of wall "
                     "time to the last record)\n",
                     v[i].name, fi->req_seq, (double)(end_wall - fi->req_wall) / 1e9);
-        chain(t, v, n, &v[i], out);
+        chain(t, rr.st, v, n, &v[i], out);
     }
     if (!any)
         fprintf(out, "  nobody: no federate has a pending request or polls without progress\n");

@@ -52,8 +52,13 @@ static json_t *msg_json(const struct tlog *t, const struct wire_msg *m)
     json_object_set_new(o, "time", jtime(m->time));
     json_object_set_new(o, "time2", jtime(m->time2));
     json_t *strs = json_array();
-    for (int i = 0; i < WIRE_MAX_STRS; i++)
-        json_array_append_new(strs, jstr(m->str[i].ptr, m->str[i].len));
+    for (int i = 0; i < WIRE_MAX_STRS; i++) {
+        /* The secret's slot: the writer's note, never bytes (doc/log.md "Secrets"). */
+        const char *note = i == flog_secret_slot(m->type) && m->str[i].len
+                               ? flog_secret_text(m->str[i].ptr, m->str[i].len)
+                               : NULL;
+        json_array_append_new(strs, note ? json_string(note) : jstr(m->str[i].ptr, m->str[i].len));
+    }
     json_object_set_new(o, "str", strs);
     json_t *vals = json_array();
     struct wire_value_iter it;

@@ -1,8 +1,9 @@
 /* tempo-log trace: a Chrome trace-event JSON file (the "JSON Object Format" that Perfetto
  * and chrome://tracing open), doc/log.md. One process (the federation), one track (tid)
  * per federate plus tid 0 for the RTI; "X" spans for the wall time each federate waits for
- * a grant; "i" instant events for every message and decision; flow events "s"/"f" from each
- * UPDATE / SEND_INTERACTION / DELETE_OBJECT to the REFLECT / RECEIVE_INTERACTION /
+ * a grant (a run of polls without progress, the engine's rule, is one span from its first poll
+ * to the progress); "i" instant events for every message and decision; flow events "s"/"f" from
+ * each UPDATE / SEND_INTERACTION / DELETE_OBJECT to the REFLECT / RECEIVE_INTERACTION /
  * REMOVE_OBJECT that delivers it. Times are microseconds since the log started. Each event
  * is serialised by jansson, so every string is escaped correctly. Read rti/tlog/tlog_util.c. */
 #include <inttypes.h>
@@ -34,9 +35,15 @@ struct trace {
     uint32_t next;         /* next ring slot */
     int64_t *wait_since;   /* [fed]: wall ns of the open request, -1 none */
     uint32_t *wait_kind;   /* [fed]: its request kind */
-    int64_t *wait_time;    /* [fed]: its requested time */
-    uint32_t cap;          /* entries of the three arrays */
+    int64_t *wait_time;    /* [fed]: its requested time (the first poll's, in a run) */
+    int64_t *last_grant;   /* [fed]: ticks of its last grant, 0 before one (T at join) */
+    uint32_t *polls;       /* [fed]: grants in the open run that left it without progress */
+    uint8_t *flags;        /* [fed]: WF_GOT | WF_PENDING */
+    uint32_t cap;          /* entries of the arrays */
 };
+
+#define WF_GOT     1 /* a message was delivered to it since its last grant */
+#define WF_PENDING 2 /* its request is not granted yet */
 
 static void emit(struct trace *tr, json_t *ev)
 {
@@ -93,8 +100,19 @@ static int grow(struct trace *tr, uint32_t h)
     int64_t *w = realloc(tr->wait_time, nc * sizeof *w);
     if (!w) return -1;
     tr->wait_time = w;
-    for (uint32_t i = tr->cap; i < nc; i++)
+    int64_t *g = realloc(tr->last_grant, nc * sizeof *g);
+    if (!g) return -1;
+    tr->last_grant = g;
+    uint32_t *p = realloc(tr->polls, nc * sizeof *p);
+    if (!p) return -1;
+    tr->polls = p;
+    uint8_t *fl = realloc(tr->flags, nc * sizeof *fl);
+    if (!fl) return -1;
+    tr->flags = fl;
+    for (uint32_t i = tr->cap; i < nc; i++) {
         tr->wait_since[i] = -1, tr->wait_kind[i] = 0, tr->wait_time[i] = 0;
+        tr->last_grant[i] = 0, tr->polls[i] = 0, tr->flags[i] = 0;
+    }
     tr->cap = nc;
     return 0;
 }
@@ -112,12 +130,20 @@ static void wait_span(struct trace *tr, uint32_t fed, int64_t end_ns, int64_t gr
     if ((f->has_from && asked < f->from) || (f->has_to && asked > f->to)) return;
     if (tr->only && fed != tr->only) return;
     /* seconds in the name (what a reader scans); ticks in args */
-    snprintf(name, sizeof name, "wait %s(%s)%s", tm_req_name((tm_req)tr->wait_kind[fed]),
-             tlog_sfmt(tr->t, asked, tb, sizeof tb), open ? " STILL PENDING at end of log" : "");
+    uint32_t polls = tr->polls[fed];
+    const char *end = !open                         ? ""
+                      : tr->flags[fed] & WF_PENDING ? " STILL PENDING at end of log"
+                                                    : " POLLING WITHOUT PROGRESS at end of log";
+    char np[32] = "";
+    if (polls) snprintf(np, sizeof np, " x%" PRIu32 " polls", polls + (open ? 0 : 1));
+    snprintf(name, sizeof name, "wait %s(%s)%s%s", tm_req_name((tm_req)tr->wait_kind[fed]),
+             tlog_sfmt(tr->t, asked, tb, sizeof tb), np, end);
     double ts = usec(tr->t, tr->wait_since[fed]), dur = usec(tr->t, end_ns) - ts;
     json_t *args = json_pack("{s:I,s:f}", "requested", (json_int_t)tr->wait_time[fed],
                              "requested_s", tlog_secs(tr->t, tr->wait_time[fed]));
     json_object_set_new(args, "duration_s", json_real(dur < 0 ? 0.0 : dur / 1e6));
+    /* the requests of the run: its polls granted without progress, and the one that made it */
+    json_object_set_new(args, "polls", json_integer((json_int_t)polls + (open ? 0 : 1)));
     if (open)
         json_object_set_new(args, "pending_at_end_of_log", json_true());
     else
@@ -228,14 +254,29 @@ int tlog_trace(struct tlog *t, const struct tlog_filter *f, FILE *out)
         uint32_t fed = x.r.fed;
         if (x.has_msg && fed && grow(&tr, fed) == 0) {
             if (x.r.kind == FLOG_K_RECV && x.msg.type == WIRE_TIME_REQUEST) {
-                tr.wait_since[fed] = x.r.wall_ns;
-                tr.wait_kind[fed] = x.msg.code;
-                tr.wait_time[fed] = x.msg.time;
-            } else if (x.r.kind == FLOG_K_SENT && x.msg.type == WIRE_TIME_GRANT &&
-                       tr.wait_since[fed] >= 0) {
-                wait_span(&tr, fed, x.r.wall_ns, x.msg.time, 0);
-                tr.wait_since[fed] = -1;
+                tr.flags[fed] |= WF_PENDING;
+                if (tr.wait_since[fed] < 0) { /* else a poll inside an open run: an instant */
+                    tr.wait_since[fed] = x.r.wall_ns;
+                    tr.wait_kind[fed] = x.msg.code;
+                    tr.wait_time[fed] = x.msg.time;
+                }
+            } else if (x.r.kind == FLOG_K_SENT && x.msg.type == WIRE_TIME_GRANT) {
+                /* Progress as the engine counts it (rti/tm/tm.h, tm_status.polls): a later time,
+                 * or a message delivered since the last grant. Without it the run goes on. */
+                int progress = x.msg.time > tr.last_grant[fed] || (tr.flags[fed] & WF_GOT);
+                tr.flags[fed] &= (uint8_t) ~(WF_GOT | WF_PENDING);
+                tr.last_grant[fed] = x.msg.time;
+                if (tr.wait_since[fed] >= 0 && progress) {
+                    wait_span(&tr, fed, x.r.wall_ns, x.msg.time, 0);
+                    tr.wait_since[fed] = -1;
+                    tr.polls[fed] = 0;
+                } else if (tr.wait_since[fed] >= 0) {
+                    tr.polls[fed]++;
+                }
             }
+        } else if (x.r.kind == FLOG_K_DECISION && x.r.dec.kind == TM_D_DELIVER && fed &&
+                   grow(&tr, fed) == 0) {
+            tr.flags[fed] |= WF_GOT;
         }
         if (!tlog_match(t, f, &x)) continue; /* spans are filtered in wait_span */
         instant(&tr, &x, ts);
@@ -255,5 +296,8 @@ int tlog_trace(struct tlog *t, const struct tlog_filter *f, FILE *out)
     free(tr.wait_since);
     free(tr.wait_kind);
     free(tr.wait_time);
+    free(tr.last_grant);
+    free(tr.polls);
+    free(tr.flags);
     return 0;
 }

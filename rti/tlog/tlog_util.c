@@ -551,9 +551,13 @@ static void describe_msg(const struct tlog *t, const struct tlog_rec *x, char *b
     if (m->time2 != WIRE_TIME_NONE) addf(buf, cap, o, " lookahead=%" PRId64, m->time2);
     for (int i = 0; i < WIRE_MAX_STRS; i++) {
         const struct wire_str *s = &m->str[i];
-        /* FOM texts and shared secrets are not printed (DESTROY_FEDERATION's secret is str1). */
-        if (!s->len || m->type == WIRE_JOIN || m->type == WIRE_CREATE_FEDERATION ||
-            (m->type == WIRE_DESTROY_FEDERATION && i == 1)) {
+        /* FOM texts are not printed, secrets never: the note the writer put in the secret's
+         * place, or "not shown" for a log written before (doc/log.md "Secrets"). */
+        if (s->len && i == flog_secret_slot(m->type)) {
+            addf(buf, cap, o, " secret=\"%s\"", flog_secret_text(s->ptr, s->len));
+            continue;
+        }
+        if (!s->len || m->type == WIRE_JOIN || m->type == WIRE_CREATE_FEDERATION) {
             if (i == 1 && s->len && m->type == WIRE_JOIN)
                 addf(buf, cap, o, " name=\"%.*s\"", (int)(s->len > 60 ? 60 : s->len), s->ptr);
             continue;

@@ -5,7 +5,7 @@
  * table is rti/proto/bound.h and the wording of reasons rti/tm/tm_reason.c.
  *
  * Divisions: 1. bounds and helpers  2. queues  3. federate table  4. bounds and the fixed
- * point  5. grants and the evaluation loop  6. events  7. queries. */
+ * point  5. grants and the evaluation loop  6. events  7. queries  8. checkpoint. */
 #include "rti/tm/tm.h"
 
 #include <inttypes.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rti/proto/ckpt.h"
 #include "rti/proto/wire.h"
 #include "rti/tm/tm_impl.h"
 #include "rti/tm/tm_test.h"
@@ -1105,4 +1106,255 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
         n += snprintf(buf + at, len - at, " and %zu more", nw - 8);
     }
     return n;
+}
+
+/* ==== 8. checkpoint ======================================================================== */
+
+/* The engine's part of a checkpoint (doc/checkpoint.md, "Time management state"): every
+ * federate's inputs to the rules, its queue in delivery order, and the counters the stall
+ * detection reads. What compute() derives (GALT, holders, mu) is not stored: tm_restore
+ * recomputes it, which gives the values the last evaluate() left (the fixed point is a
+ * function of the stored bounds and requests). */
+#define TM_CKPT_MAGIC   0x54534d54u /* "TMST" little-endian */
+#define TM_CKPT_VERSION 1u
+
+static int put_bound(struct buf *b, tm_bound v)
+{
+    return ckpt_put_i64(b, v.t) | ckpt_put_u8(b, v.strict ? 1 : 0);
+}
+
+static tm_bound get_bound(struct ckpt_dec *d)
+{
+    tm_time t = ckpt_get_i64(d);
+    uint8_t s = ckpt_get_u8(d);
+    if (s > 1) d->bad = true;
+    return mk(t, s == 1);
+}
+
+static int put_bool(struct buf *b, bool v)
+{
+    return ckpt_put_u8(b, v ? 1 : 0);
+}
+
+static bool get_bool(struct ckpt_dec *d)
+{
+    uint8_t v = ckpt_get_u8(d);
+    if (v > 1) d->bad = true;
+    return v == 1;
+}
+
+int tm_save(const tm_state *st, struct buf *b, char *err, size_t errlen)
+{
+    if (!st || !b) {
+        seterr(err, errlen, "tm_save: state or buffer is NULL");
+        return TM_EINVAL;
+    }
+    int rc = ckpt_put_u32(b, TM_CKPT_MAGIC) | ckpt_put_u32(b, TM_CKPT_VERSION);
+    rc |= put_bool(b, st->reasons) | put_bool(b, st->quiet_deliveries) |
+          put_bool(b, st->quiet_grants);
+    rc |= ckpt_put_u64(b, st->tie_seed) | ckpt_put_u64(b, st->act);
+    rc |= ckpt_put_u32(b, (uint32_t)st->n);
+    for (size_t i = 0; i < st->n && rc == 0; i++) {
+        const struct fed *f = st->f[i];
+        rc |= ckpt_put_u32(b, f->h) | ckpt_put_str(b, f->name) | ckpt_put_i64(b, f->T);
+        rc |= put_bool(b, f->reg) | put_bool(b, f->con) | put_bool(b, f->con_pending);
+        rc |= ckpt_put_i64(b, f->L) | ckpt_put_u8(b, (uint8_t)f->req) | ckpt_put_i64(b, f->rt);
+        rc |= put_bool(b, f->strict0) | put_bound(b, f->promise) | put_bool(b, f->avail);
+        rc |= put_bound(b, f->bound) | ckpt_put_u64(b, f->seq);
+        rc |= ckpt_put_u64(b, f->last_act) | ckpt_put_u64(b, f->last_send);
+        rc |= ckpt_put_u32(b, f->polls) | ckpt_put_u64(b, f->poll_act) | put_bool(b, f->got);
+        /* the queue in delivery order: pop a copy so the live heap is untouched */
+        rc |= ckpt_put_u32(b, (uint32_t)f->q.n);
+        struct queue q = {.a = NULL, .n = 0, .cap = 0};
+        if (f->q.n && q_reserve(&q, f->q.n) != 0) {
+            free(q.a);
+            seterr(err, errlen, "tm_save: out of memory copying the queue of %s", f->name);
+            return TM_ENOMEM;
+        }
+        if (f->q.n) memcpy(q.a, f->q.a, f->q.n * sizeof *q.a);
+        q.n = f->q.n;
+        struct qmsg m;
+        while (rc == 0 && q_pop(&q, &m))
+            rc |= ckpt_put_i64(b, m.ts) | ckpt_put_u32(b, m.sender) | ckpt_put_u64(b, m.seq) |
+                  ckpt_put_u64(b, m.token);
+        free(q.a);
+    }
+    if (rc != 0) {
+        seterr(err, errlen, "tm_save: out of memory for %zu federates", st->n);
+        return TM_ENOMEM;
+    }
+    return TM_OK;
+}
+
+/* Read one federate's record into a new struct fed; NULL and err filled on any fault. */
+static struct fed *load_fed(tm_state *st, struct ckpt_dec *d, size_t i, char *err, size_t errlen)
+{
+    struct fed *f = tm_calloc(1, sizeof *f);
+    if (!f) {
+        seterr(err, errlen, "tm_restore: out of memory for federate %zu", i);
+        return NULL;
+    }
+    f->h = ckpt_get_u32(d);
+    ckpt_get_str(d, f->name, sizeof f->name);
+    f->T = ckpt_get_i64(d);
+    f->reg = get_bool(d);
+    f->con = get_bool(d);
+    f->con_pending = get_bool(d);
+    f->L = ckpt_get_i64(d);
+    uint8_t req = ckpt_get_u8(d);
+    f->req = (tm_req)req;
+    f->rt = ckpt_get_i64(d);
+    f->strict0 = get_bool(d);
+    f->promise = get_bound(d);
+    f->avail = get_bool(d);
+    f->bound = get_bound(d);
+    f->seq = ckpt_get_u64(d);
+    f->last_act = ckpt_get_u64(d);
+    f->last_send = ckpt_get_u64(d);
+    f->polls = ckpt_get_u32(d);
+    f->poll_act = ckpt_get_u64(d);
+    f->got = get_bool(d);
+    uint32_t nq = ckpt_get_u32(d);
+    const char *bad = NULL;
+    if (d->bad)
+        bad = "record truncated or malformed";
+    else if (f->h == TM_NO_FED || f->h >= TM_MAX_HANDLE)
+        bad = "handle out of range";
+    else if (req > TM_REQ_FQR)
+        bad = "unknown request kind";
+    else if (f->L < 0)
+        bad = "negative lookahead";
+    else if (f->T < 0 && f->T != TM_NO_TIME)
+        bad = "negative logical time";
+    else if ((uint64_t)nq > (d->n - d->off) / 28u)
+        bad = "queue longer than the bytes that follow";
+    /* The engine's own invariants: a state that breaks them was not written by tm_save. */
+    else if ((f->req == TM_REQ_NONE) != (f->rt == TM_NO_TIME) ||
+             (f->req != TM_REQ_NONE && f->rt < f->T))
+        bad = "pending request and requested time disagree";
+    else if (f->con && f->con_pending)
+        bad = "constrained and constrained-pending at once";
+    else if (f->reg && tm_bound_cmp(f->bound, mk(f->T, false)) < 0)
+        bad = "bound below the federate's logical time";
+    else if (nq > 0 && !f->con)
+        bad = "TSO messages queued for a federate that is not constrained";
+    if (!bad && nq && q_reserve(&f->q, nq) != 0) {
+        free(f);
+        seterr(err, errlen, "tm_restore: out of memory for the queue of federate %zu", i);
+        return NULL;
+    }
+    for (uint32_t k = 0; !bad && k < nq; k++) {
+        struct qmsg m;
+        m.ts = ckpt_get_i64(d);
+        m.sender = ckpt_get_u32(d);
+        m.seq = ckpt_get_u64(d);
+        m.token = ckpt_get_u64(d);
+        m.rank = tie_rank(st, m.sender);
+        if (d->bad)
+            bad = "queued message truncated";
+        else if (m.ts < f->T || (m.ts == f->T && !f->avail && f->req == TM_REQ_NONE) ||
+                 m.sender == TM_NO_FED || m.sender >= TM_MAX_HANDLE || m.ts == TM_TIME_MAX)
+            bad = "queued message stamped in the receiver's past or from no sender";
+        if (!bad) q_push(&f->q, m); /* room reserved above */
+    }
+    if (bad) {
+        seterr(err, errlen, "tm_restore: federate record %zu (handle %" PRIu32 "): %s", i, f->h,
+               bad);
+        free(f->q.a);
+        free(f);
+        return NULL;
+    }
+    f->galt = INF;
+    return f;
+}
+
+int tm_restore(tm_state **out, const uint8_t *p, size_t n, tm_sink sink, void *ctx, char *err,
+               size_t errlen)
+{
+    if (!out || (!p && n)) {
+        seterr(err, errlen, "tm_restore: out or bytes is NULL");
+        return TM_EINVAL;
+    }
+    struct ckpt_dec d;
+    ckpt_dec_init(&d, p, n);
+    uint32_t magic = ckpt_get_u32(&d), version = ckpt_get_u32(&d);
+    if (d.bad || magic != TM_CKPT_MAGIC) {
+        seterr(err, errlen, "tm_restore: not a time-management state (bad magic)");
+        return TM_EINVAL;
+    }
+    if (version != TM_CKPT_VERSION) {
+        seterr(err, errlen, "tm_restore: state version %" PRIu32 ", this build reads %u", version,
+               TM_CKPT_VERSION);
+        return TM_EINVAL;
+    }
+    tm_state *st = NULL;
+    int rc = tm_new(&st, sink, ctx, err, errlen);
+    if (rc != TM_OK) return rc;
+    st->reasons = get_bool(&d);
+    st->quiet_deliveries = get_bool(&d);
+    st->quiet_grants = get_bool(&d);
+    st->tie_seed = ckpt_get_u64(&d);
+    st->act = ckpt_get_u64(&d);
+    uint32_t nf = ckpt_get_u32(&d);
+    if (d.bad || nf >= TM_MAX_HANDLE) {
+        seterr(err, errlen, "tm_restore: header truncated or federate count out of range");
+        tm_free(st);
+        return TM_EINVAL;
+    }
+    tm_fed last = TM_NO_FED;
+    for (uint32_t i = 0; i < nf; i++) {
+        struct fed *f = load_fed(st, &d, i, err, errlen);
+        if (!f) {
+            tm_free(st);
+            return TM_EINVAL;
+        }
+        if (f->h <= last) {
+            seterr(err, errlen,
+                   "tm_restore: federate record %" PRIu32 " (handle %" PRIu32
+                   "): handles not in increasing order",
+                   i, f->h);
+            free(f->q.a);
+            free(f);
+            tm_free(st);
+            return TM_EINVAL;
+        }
+        last = f->h;
+        /* the table grows as tm_join grows it */
+        if (f->h >= st->idxcap) {
+            size_t cap = st->idxcap ? st->idxcap : 16;
+            while (cap <= f->h)
+                cap *= 2;
+            uint32_t *idx = tm_realloc(st->idx, cap * sizeof *idx);
+            if (idx) {
+                memset(idx + st->idxcap, 0, (cap - st->idxcap) * sizeof *idx);
+                st->idx = idx;
+                st->idxcap = cap;
+            }
+        }
+        if (st->n == st->cap && f->h < st->idxcap) {
+            size_t cap = st->cap ? 2 * st->cap : 8;
+            struct fed **fa = tm_realloc(st->f, cap * sizeof *fa);
+            if (fa) {
+                st->f = fa;
+                st->cap = cap;
+            }
+        }
+        if (f->h >= st->idxcap || st->n == st->cap) {
+            seterr(err, errlen, "tm_restore: out of memory for federate %" PRIu32, f->h);
+            free(f->q.a);
+            free(f);
+            tm_free(st);
+            return TM_ENOMEM;
+        }
+        st->f[st->n++] = f;
+        st->idx[f->h] = (uint32_t)st->n;
+    }
+    if (d.off != d.n) {
+        seterr(err, errlen, "tm_restore: %zu bytes left after the last federate", d.n - d.off);
+        tm_free(st);
+        return TM_EINVAL;
+    }
+    compute(st); /* derived values; a saved state was stable, so nothing is due */
+    *out = st;
+    return TM_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rti/proto/bound.h"
+#include "rti/proto/buf.h"
 #include "rti/proto/delivery.h"
 
 /* ---- time and bounds ------------------------------------------------------------------ */
@@ -337,6 +338,46 @@ int tm_status_format(const tm_status *s, const tm_state *st, char *buf, size_t l
  *  @param out  room for @p cap handles (may be NULL when cap is 0), increasing handle order.
  *  @return how many there are (may exceed cap); 0 when @p fed is unknown or not stalled. O(N). */
 size_t tm_stall_waits_for(const tm_state *st, tm_fed fed, tm_fed *out, size_t cap);
+
+/** Whom the federate of @p s waits for, by one rule shared by `tempo-log explain` and the
+ *  RTI's live view (doc/time.md, "Who waits for whom"): a blocked federate waits for the
+ *  federate its GALT is built from (galt_root for NER chains, else galt_holder); a stalled one
+ *  for tm_stall_waits_for's set; any other for nobody.
+ *  @param s    a status filled by tm_query / tm_status_all on @p st.
+ *  @param out  room for @p cap handles (may be NULL when cap is 0).
+ *  @return how many there are (may exceed cap). O(N). */
+size_t tm_waits_for(const tm_state *st, const tm_status *s, tm_fed *out, size_t cap);
+
+/** 1 when the federate of @p s waits (a pending request not yet granted, or stalled). */
+bool tm_waits(const tm_status *s);
+
+/** The federate to look at: follow the first federate each one waits for (tm_waits_for) from
+ *  @p from to one that does not wait itself, or waits for nobody.
+ *  @param v,n    every federate's status (tm_status_all).
+ *  @param cycle  set to true when the chain comes back on itself (then TM_NO_FED).
+ *  @return that federate, or TM_NO_FED when @p from does not wait, waits for nobody, or a
+ *  cycle. O(N^2) at worst. */
+tm_fed tm_wait_root(const tm_state *st, const tm_status *v, size_t n, tm_fed from, bool *cycle);
+
+/* ---- checkpoint (doc/checkpoint.md) -------------------------------------------------- */
+
+/** Append the whole state of @p st to @p b: every federate's time, flags, lookahead, pending
+ *  request, bound, promise, send count, stall counters and queued TSO messages (in delivery
+ *  order, with their tokens), and the engine's settings (reasons, tie shuffling). Call between
+ *  events (never from a sink). The bytes are the "time management state" of
+ *  doc/checkpoint.md; the server stores the payloads the tokens name itself.
+ *  @return TM_OK, TM_EINVAL (NULL argument) or TM_ENOMEM (b may hold a partial record). */
+int tm_save(const tm_state *st, struct buf *b, char *err, size_t errlen);
+
+/** Rebuild a state from @p n bytes written by tm_save. The result behaves exactly as the saved
+ *  state would have: the same events give the same decisions, reasons included. Restoring
+ *  emits no decision. Bytes that tm_save did not write (wrong magic or version, truncated,
+ *  out-of-range fields, handles out of order, trailing bytes) are refused, never half-loaded.
+ *  @param sink, ctx  as for tm_new.
+ *  @return TM_OK and *out (free with tm_free), TM_EINVAL with @p err naming the record at
+ *          fault, or TM_ENOMEM. */
+int tm_restore(tm_state **out, const uint8_t *p, size_t n, tm_sink sink, void *ctx, char *err,
+               size_t errlen);
 
 /** Name of a request kind ("TARA"), "none" for TM_REQ_NONE. Static string. */
 const char *tm_req_name(tm_req kind);

@@ -432,6 +432,33 @@ static void spin_effect(const char *plain, int steps)
     }
 }
 
+/* The live view's cost when nobody looks (doc/live.md): B1 and B2 against the default RTI and
+ * against one started with --http (its sampler runs once a second; no client), in alternation,
+ * 3 runs each. */
+static void http_effect(const char *plain, int steps)
+{
+    char addr[128];
+    pid_t pid = start_rti_with("--http", "127.0.0.1:0", addr, sizeof addr);
+    CHECK(pid > 0, "bin/tempo-rti --http did not start");
+    for (int b = 1; pid > 0 && b <= 2; b++) {
+        for (int n = 2; n <= MAXN; n *= 4) {
+            double off = 0, on = 0;
+            for (int rep = 0; rep < 3; rep++) {
+                off += run_bench(plain, b, n, steps) / 3;
+                on += run_bench(addr, b, n, steps) / 3;
+            }
+            printf("B%d N = %d with --http, nobody looking: %8.0f steps/s, default %8.0f "
+                   "(%+.1f %%)\n",
+                   b, n, on, off, off > 0 ? (on - off) / off * 100 : 0);
+            fflush(stdout);
+        }
+    }
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
+}
+
 /* ---- the engine alone --------------------------------------------------------------------- */
 
 /* N federates (L = 1) each TAR(t+1) per step: ns per request, including the grants. */
@@ -596,6 +623,12 @@ int main(int argc, char **argv)
         const char *const a2[] = {"--log-level", "error", NULL};
         const char *ad = harness_start_rti(a2, 900);
         if (ad) inproc_figures(ad, steps);
+        return check_summary();
+    }
+    if (argc > 2 && strcmp(argv[2], "http") == 0) { /* only the live view's idle cost */
+        const char *const a2[] = {"--log-level", "error", NULL};
+        const char *ad = harness_start_rti(a2, 900);
+        if (ad) http_effect(ad, steps);
         return check_summary();
     }
     if (argc > 2 && strcmp(argv[2], "log") == 0) { /* only the federation log's cost */

@@ -15,8 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/tempo-zip-fuzz-%ld.zip", (long)getpid());
+    /* beside the folders it is unpacked into: $TMPDIR, else /tmp */
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tempo-zip-fuzz-%ld.zip", tmp && tmp[0] ? tmp : "/tmp",
+             (long)getpid());
     FILE *f = fopen(path, "wb");
     if (!f) return 0;
     fwrite(data, 1, size, f);

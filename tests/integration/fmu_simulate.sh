@@ -4,8 +4,9 @@
 # doc/fmu.md. Serves doc/fmu.md. Run from the repository root with bin/ and build/fmus/ built.
 set -u
 bin=bin/tempo-fmu
-tmp=build/fmu-fixtures/sim-cli
-mkdir -p "$tmp"
+mkdir -p build/fmu-fixtures
+tmp=$(mktemp -d build/fmu-fixtures/sim-cli.XXXXXX) || exit 1 # this run's own (tests/run.sh runs several at once)
+trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }

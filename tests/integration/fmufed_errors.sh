@@ -70,7 +70,12 @@ prey=$!
 timeout 60 bin/tempo-fmu --federation "$dir/long.json" --name predator --rti "$rti" \
   >"$dir/pred.out" 2>"$dir/pred.err" &
 pred=$!
-sleep 0.5
+# once both step (their CSVs have rows; 20 s at most on a loaded machine), not while they join
+for _ in $(seq 400); do
+  [ "$(wc -l 2>/dev/null <"$dir/out-long/prey.csv" || echo 0)" -gt 2 ] &&
+    [ "$(wc -l 2>/dev/null <"$dir/out-long/predator.csv" || echo 0)" -gt 2 ] && break
+  sleep 0.05
+done
 kill -9 "$prey" 2>/dev/null
 alive=$?
 wait "$prey" 2>/dev/null

@@ -4,7 +4,9 @@
 # (--tasks) and each a thread (--threads), through bin/tempo-fmu --all (bin/tempo-master
 # --in-process for a master method) with a federation log, and for one file of each kind
 # through bin/tempo-run --in-process --log too (its log is read as well); distributed
-# through bin/tempo-run on a real bin/tempo-rti --log. The results must be identical bit for
+# through bin/tempo-run --log as shipped (it starts bin/tempo-rti), where every file must give
+# one "results" line per CSV and a plot (this run serves tests/integration/run_cases.sh, which
+# used to run every file a second time for that). The results must be identical bit for
 # bit (cmp of every CSV, master.csv included), and the two federation logs must agree on
 # every grant: for each federate, the same grants (request kind and time) in the same order
 # (repeated FQR polls counted once, see grants below); tempo-log explain reads the in-process
@@ -19,11 +21,18 @@ cd "$(dirname "$0")/../.." || exit 1
 # machine's timing, in two distributed runs as well; every grant that moves a federate
 # (and the first of each run of polls) must be the same. A grant at t=inf is left out: a slave
 # still waiting in NERA(inf) when the run ends is granted inf only if the last regulator
-# resigns before it does, a race between two resignations, not a decision of the engine.
+# resigns before it does, a race between two resignations, not a decision of the engine. For
+# the same reason a NERA granted at the run's last instant is left out: a master ends with a
+# stop command in receive order, which races its slaves' last requests (NERA at the end), and
+# a slave that reads the stop while the other slave has not asked yet resigns unanswered (a
+# distributed run under load showed it; the CSVs are the same either way).
 grants() {
   bin/tempo-log show "$1" --kind GRANT |
-    awk '$4 == "DECISION" && $5 == "GRANT" && $7 !~ /^t=inf/ { print $3, $6, $7 }' | sort -s -k1,1 |
-    awk '!($2 == "FQR" && $0 == prev) { print } { prev = $0 }'
+    awk '$4 == "DECISION" && $5 == "GRANT" && $7 !~ /^t=inf/ { print $3, $6, $7 }' |
+    awk '{ line[NR] = $0; req[NR] = $2; t = $3; gsub(/^t=|s$/, "", t); at[NR] = t + 0
+           if (NR == 1 || at[NR] > last) last = at[NR] }
+         END { for (i = 1; i <= NR; i++) if (!(req[i] == "NERA" && at[i] == last)) print line[i] }' |
+    sort -s -k1,1 | awk '!($2 == "FQR" && $0 == prev) { print } { prev = $0 }'
 }
 
 # Every file tempo-run runs; the master methods (every registry entry on the master side,
@@ -42,13 +51,12 @@ done
 for f in $files; do
   b=$(basename "$f" .json)
   mkdir -p "$dir/$b/dist" "$dir/$b/dlog" "$dir/$b/ilog" "$dir/$b/tlog" "$dir/$b/rlog"
-  if ! rti_start "$dir/$b" --log "$dir/$b/dlog" --log-level error; then
-    ko "$b: tempo-rti did not start"
-    continue
+  if bin/tempo-run "$f" --output "$dir/$b/dist" --log "$dir/$b/dlog" --quiet >"$dir/$b/dist.out" \
+    2>"$dir/$b/dist.err" &&
+    [ "$(grep -c '^tempo-run: results ' "$dir/$b/dist.out")" -eq "$(ls "$dir/$b/dist"/*.csv | wc -l)" ] &&
+    [ -s "$dir/$b/dist/plot.svg" ]; then ok; else
+    ko "$b: distributed run (results listed, plot): $(tail -n 3 "$dir/$b/dist.err")"
   fi
-  bin/tempo-run "$f" --rti "$RTI_ADDR" --output "$dir/$b/dist" --quiet >"$dir/$b/dist.out" 2>&1 ||
-    ko "$b: distributed run failed: $(tail -n 3 "$dir/$b/dist.out")"
-  rti_stop >/dev/null
   case "$b" in
   lv_jacobi | lv_master)
     bin/tempo-run "$f" --in-process --output "$dir/$b/in" --log "$dir/$b/rlog" --quiet \

@@ -77,6 +77,17 @@ static void test_bad_input(struct rti_proc *p, struct cli *good)
     CHECK(log_has(p, "malformed frame"), "the log names the malformed frame");
     CHECK(log_has(p, "hex="), "the log carries a hex sample");
 
+    /* A malformed JOIN may carry the shared secret: its sample shows the header only
+     * (doc/log.md "Secrets"). A req, then text bytes under a blob length that overruns. */
+    uint8_t join[8 + 4 + 4 + 16];
+    put_header(join, 24, WIRE_JOIN, 0);
+    memset(join + 8, 0, 4);
+    join[12] = 250, join[13] = join[14] = join[15] = 0;
+    memcpy(join + 16, "SECRETBYTES-XYZW", 16);
+    expect_closed_after(p->port, 1, join, sizeof join, "malformed join");
+    CHECK(log_has(p, "header only: the body may hold the shared secret"), "join: header only");
+    CHECK(!log_has(p, "SECRETBYTES") && !log_has(p, "53 45 43 52"), "join: no body bytes logged");
+
     /* Reserved flag bits and an unknown type. */
     uint8_t flags[8];
     put_header(flags, 0, WIRE_PING, 1);

@@ -44,7 +44,7 @@ fedcopy() { # fedcopy OUT JQ-LIKE-SED: examples/lv_gs.json with the FMU paths ma
 fedcopy "$tmp/fresh.json" ", \"rti\": \"unix:$tmp/rti.sock\""
 bin/tempo-run "$tmp/fresh.json" --quiet --verbose >"$tmp/run1.out" 2>"$tmp/run1.err" &
 run_pid=$!
-for _ in $(seq 1 100); do [ -S "$tmp/rti.sock" ] && break; sleep 0.02; done
+for _ in $(seq 1 750); do [ -S "$tmp/rti.sock" ] && break; sleep 0.02; done # 15 s at most: a loaded machine
 ps -eo args | grep -F -- "$tmp" >"$tmp/cmdlines"
 bin/tempo-fmu --federation "$tmp/fresh.json" --name prey --rti "unix:$tmp/rti.sock" --quiet \
   --timeout 3000 >"$tmp/intruder.out" 2>&1

@@ -7,7 +7,9 @@
 # filters of trace, csv and json; an RTI killed with SIGKILL is reported as stopped abruptly,
 # one stopped with SIGTERM ends its log with the closing record. (B) A Gauss-Seidel pair of
 # tempo-fmu federates (FQR polling) with predator frozen: explain and the RTI's SIGUSR1 dump say
-# that prey polls without progress and waits for predator. Prints "N passed, N failed".
+# that prey polls without progress and waits for predator; its trace draws the last run of polls
+# to the end of the log. (C) The trace of examples/lv_gs.json: a run of FQR polls without
+# progress is one wait span. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh tlog_stall
@@ -33,16 +35,25 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 kill -STOP "$prod"
-sleep 2.5 # the consumer's last TAR stays pending; the RTI writes its "rti alive" note
 log=$(ls "$dir"/a/logs/*.tlog 2>/dev/null | head -n 1)
 check "A: one log" test -n "$log"
 log=${log:-/dev/null}
-bin/tempo-log explain "$log" >"$dir/a/explain" 2>&1
+# the consumer's last TAR stays pending; the RTI's "rti alive" notes (one a second without
+# records) carry the log's end on: wait until explain measures the wait at 1 s or more (10 s
+# at most)
+pending_s() {
+  sed -n "s/.*consumer's request is record #[0-9]*, pending for \([0-9.]*\) s.*/\1/p" "$dir/a/explain"
+}
+for _ in $(seq 100); do
+  bin/tempo-log explain "$log" >"$dir/a/explain" 2>&1
+  awk -v p="$(pending_s)" 'BEGIN { exit !(p != "" && p >= 1.0) }' && break
+  sleep 0.1
+done
 check "A: explain says the RTI still runs" has "$dir/a/explain" "the RTI still runs"
 check "A: the consumer waits in TAR, in seconds" \
   grep -qE '^  consumer waits in TAR\([0-9.e+]+ s\) at t=[0-9.e+]+ s with GALT' "$dir/a/explain"
 # the pending time is measured to the last record, which the RTI's alive note keeps fresh
-pend=$(sed -n "s/.*consumer's request is record #[0-9]*, pending for \([0-9.]*\) s.*/\1/p" "$dir/a/explain")
+pend=$(pending_s)
 check "A: pending for at least 1 s (got '${pend:-}')" \
   python3 -c "import sys; sys.exit(0 if float('${pend:-0}') >= 1.0 else 1)"
 bin/tempo-log trace "$log" >"$dir/a/trace.json" 2>"$dir/a/trace.err"
@@ -124,8 +135,12 @@ sys.exit(0 if body and all(r['federate']=='producer' or r.get('decision',{}).get
 kill -KILL "$RTI_PID"
 wait "$RTI_PID" 2>/dev/null
 RTI_PID=""
-sleep 2.1
-bin/tempo-log show "$log" --kind JOIN >"$dir/a/show" 2>&1
+# a log whose last record is 2 s old (twice the alive period) ends abruptly: wait for that
+for _ in $(seq 50); do
+  bin/tempo-log show "$log" --kind JOIN >"$dir/a/show" 2>&1
+  has "$dir/a/show" "the RTI stopped abruptly" && break
+  sleep 0.1
+done
 check "A: show: the RTI stopped abruptly" has "$dir/a/show" "the RTI stopped abruptly (killed or crashed) at about"
 bin/tempo-log explain "$log" >"$dir/a/explain2" 2>&1
 check "A: explain: the RTI stopped abruptly" has "$dir/a/explain2" "the log ends without the RTI's closing record"
@@ -167,9 +182,9 @@ for _ in $(seq 600); do
 done
 check "B: tempo-run started predator" test -n "$pred"
 [ -n "$pred" ] && kill -STOP "$pred"
-sleep 1.5
 log=$(ls "$dir"/b/logs/*.tlog 2>/dev/null | head -n 1)
-# the dump and the explanation, retried for a while (the machine may be slow)
+# the dump and the explanation, retried until both say so (10 s at most: prey's polls must
+# first pile up without progress, and the machine may be slow)
 ok_dump=0
 ok_explain=0
 for _ in $(seq 20); do
@@ -193,4 +208,45 @@ rti_stop
 bin/tempo-log explain "${log:-/dev/null}" >"$dir/b/explain2" 2>&1
 check "B: after SIGTERM the log ends with the RTI's closing record" \
   has "$dir/b/explain2" "the log ends with the RTI's closing record"
+bin/tempo-log trace "${log:-/dev/null}" --federate prey >"$dir/b/trace.json" 2>&1
+check "B: trace: prey's last run of polls is drawn to the end of the log, marked" \
+  grep -q "POLLING WITHOUT PROGRESS at end of log" "$dir/b/trace.json"
+
+# ---- (C) the trace of a Gauss-Seidel run: a run of polls is one wait ----------------------
+# examples/lv_gs.json: each federate polls with FQR until its peer's value arrives. A run of
+# polls granted at one logical time without progress (no later time, nothing delivered: the
+# engine's rule) is one span from its first poll to the progress; each poll is an instant
+# inside it, and every request belongs to exactly one span.
+mkdir -p "$dir/c/logs"
+timeout 120 bin/tempo-run examples/lv_gs.json --log "$dir/c/logs" --output "$dir/c/out" --quiet \
+  >"$dir/c/run.out" 2>&1
+check "C: lv_gs runs" test $? = 0
+bin/tempo-log trace "$(ls "$dir"/c/logs/*.tlog | head -n 1)" >"$dir/c/trace.json" 2>&1
+cat >"$dir/c/runs.py" <<'EOT'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+spans = [e for e in ev if e.get("ph") == "X"]
+reqs = [e for e in ev if e.get("ph") == "i" and e["name"] == "-> TIME_REQUEST"]
+multi = [e for e in spans if e["args"]["polls"] > 1]
+bad = 0
+for tid in {e["tid"] for e in spans}:
+    mine = sorted((e for e in spans if e["tid"] == tid), key=lambda e: e["ts"])
+    rq = sorted(e["ts"] for e in reqs if e["tid"] == tid)
+    if sum(e["args"]["polls"] for e in mine) != len(rq):
+        bad += 1  # a request outside every span, or in two
+    for a, b in zip(mine, mine[1:]):
+        if a["ts"] + a["dur"] > b["ts"] + 1e-3:
+            bad += 1  # spans of one federate overlap
+    for e in multi:
+        if e["tid"] == tid:
+            inside = [t for t in rq if e["ts"] - 1e-3 <= t <= e["ts"] + e["dur"] + 1e-3]
+            bad += len(inside) != e["args"]["polls"]
+print(len(spans), len(multi), sum(1 for e in multi if e["dur"] > 0), len(reqs), bad)
+EOT
+read -r nspan nmulti nmultidur nreq nbad < <(python3 "$dir/c/runs.py" "$dir/c/trace.json" || echo 0 0 0 0 1)
+check "C: runs of polls are single spans ($nmulti of $nspan spans hold several polls, $nreq requests)" \
+  test "${nmulti:-0}" -gt 100 -a "${nspan:-0}" -lt "${nreq:-0}"
+check "C: those spans last (nonzero: $nmultidur of $nmulti)" test "${nmultidur:-0}" -gt $((nmulti / 2))
+check "C: every request in one span, the polls inside it, no overlap ($nbad faults)" test "${nbad:-1}" = 0
 finish

@@ -161,22 +161,28 @@ static void test_energy(void)
 {
     /* H = 0.2, E(0) = 0.5. The paper's claims (its Figs. 5, 7, 8, 15, 18, 23): constant
      * extrapolation gains energy without bound; balance correction slows that; linear with BC
-     * is stable but loses energy; on the smoothed input, quick refeed of the switching error
-     * does better than classic refeed, and spreading it over four intervals does worst. */
+     * is stable but loses energy, linear without it gains ("obviously instable", their Fig. 6:
+     * with the slopes read after the fresh inputs are set; doc/algorithms/
+     * balance-correction.md "Slopes from the fresh values"); on the smoothed input, quick refeed of
+     * the switching error does better than classic refeed, and spreading it over four intervals
+     * does worst. */
     bal_settings c0 = {BAL_EXTRAP_CONSTANT, 0, BAL_BC_OFF, BAL_HAT_CONST, 1};
     bal_settings cbc = {BAL_EXTRAP_CONSTANT, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1};
     bal_settings lbc = {BAL_EXTRAP_LINEAR, 0, BAL_BC_CLASSIC, BAL_HAT_CONST, 1};
+    bal_settings lin = {BAL_EXTRAP_LINEAR, 0, BAL_BC_OFF, BAL_HAT_CONST, 1};
     bal_settings s_classic = {BAL_EXTRAP_CONSTANT, 1, BAL_BC_CLASSIC, BAL_HAT_POLY, 1};
     bal_settings s_quick = {BAL_EXTRAP_CONSTANT, 1, BAL_BC_QUICK, BAL_HAT_POLY, 1};
     bal_settings s_quick4 = {BAL_EXTRAP_CONSTANT, 1, BAL_BC_QUICK, BAL_HAT_I2H, 4};
-    double E0 = run(0.2, &c0).E, Ebc = run(0.2, &cbc).E, Elbc = run(0.2, &lbc).E;
+    double E0 = run(0.2, &c0).E, Ebc = run(0.2, &cbc).E, Elbc = run(0.2, &lbc).E,
+           El = run(0.2, &lin).E;
     double Ec = run(0.2, &s_classic).E, Eq = run(0.2, &s_quick).E, Eq4 = run(0.2, &s_quick4).E;
-    printf("  Test A, H = 0.2, E(20): constant %.4g, +BC %.4g, linear+BC %.4g; smoothed "
-           "constant +BC %.4g, quick %.4g, quick over 4 intervals %.4g\n",
-           E0, Ebc, Elbc, Ec, Eq, Eq4);
+    printf("  Test A, H = 0.2, E(20): constant %.4g, +BC %.4g, linear %.4g, linear+BC %.4g; "
+           "smoothed constant +BC %.4g, quick %.4g, quick over 4 intervals %.4g\n",
+           E0, Ebc, El, Elbc, Ec, Eq, Eq4);
     CHECK(E0 > 5, "constant extrapolation should gain energy: E = %g", E0);
     CHECK(Ebc > 0.5 && Ebc < E0, "constant + BC: E = %g, want in (0.5, %g)", Ebc, E0);
     CHECK(Elbc < 0.5 && Elbc > 0.4, "linear + BC: damped but stable, E = %g", Elbc);
+    CHECK(El > 0.51 && El < Ebc, "linear: gains energy, slower than constant + BC: E = %g", El);
     CHECK(fabs(Eq - 0.5) < fabs(Ec - 0.5), "quick refeed %g not better than classic %g", Eq, Ec);
     CHECK(fabs(Eq4 - 0.5) > fabs(Eq - 0.5), "four-interval hats %g not worse than one %g", Eq4, Eq);
 }

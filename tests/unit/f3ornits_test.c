@@ -30,6 +30,7 @@
 #include "algorithms/f3ornits.h"
 #include "algorithms/f3ornits_master.h"
 #include "tests/check.h"
+#include "tests/figures.h"
 #include "tests/unit/dc_osc.h"
 
 static double quad(double t)
@@ -276,6 +277,37 @@ static void test_master(void)
     for (int n = 0; n < 3; n++) /* extrapolation and CLS differ little */
         CHECK(fabs((double)f[0][n].res.N / (double)f[1][n].res.N - 1) < 0.2, "%s: %zu vs %zu",
               nn[n], f[0][n].res.N, f[1][n].res.N);
+    /* the figures of doc/algorithms/f3ornits.md (tests/figures.h) */
+    figures_table g, gc;
+    FILE *fig = figures_open(&g, "f3ornits_unit.md", "tests/unit/f3ornits_test.c"),
+         *claims = figures_open(&gc, "f3ornits_unit.claims", "tests/unit/f3ornits_test.c");
+    fprintf(fig, "### The two-mass oscillator, exact slaves (`tests/unit/dc_osc.h`), t in [0, 20] "
+                 "s\n\nRMSE at the communication points, each output as the master reads it "
+                 "(before the next step's inputs are set).\n\n| run | steps | RMSE ω2 | RMSE τ1 "
+                 "|\n|---|---|---|---|\n");
+    for (int i = 0; i < 5; i++)
+        fprintf(fig, "| ZOH Jacobi, H = %g | %zu | %.3g | %.3g |\n", Hs[i], jac[i].res.N,
+                jac[i].rmse[0], jac[i].rmse[1]);
+    for (int fit = 0; fit < 2; fit++)
+        for (int n = 0; n < 3; n++)
+            fprintf(fig, "| F3ORNITS %s, %s | %zu | %.3g | %.3g |\n", fit ? "CLS" : "extrapolation",
+                    nn[n], f[fit][n].res.N, f[fit][n].rmse[0], f[fit][n].rmse[1]);
+    const osc_run *e = f[0];
+    fprintf(claims,
+            "| Éguillon et al. 2021 | §4.2, Table 1 | amplitude takes the fewest steps, magnitude "
+            "the most and is the most accurate, damped amplitude between | our two-mass "
+            "oscillator, exact slaves: %zu / %zu / %zu steps (amplitude / damped / magnitude), "
+            "RMSE ω2 %.2g / %.2g / %.2g (extrapolation) | %s | tests/unit/f3ornits_test.c |\n",
+            e[F3_NORM_AMPLITUDE].res.N, e[F3_NORM_DAMPED].res.N, e[F3_NORM_MAGNITUDE].res.N,
+            e[F3_NORM_AMPLITUDE].rmse[0], e[F3_NORM_DAMPED].rmse[0], e[F3_NORM_MAGNITUDE].rmse[0],
+            e[F3_NORM_AMPLITUDE].res.N < e[F3_NORM_DAMPED].res.N &&
+                    e[F3_NORM_DAMPED].res.N < e[F3_NORM_MAGNITUDE].res.N &&
+                    e[F3_NORM_MAGNITUDE].rmse[0] <= e[F3_NORM_DAMPED].rmse[0] &&
+                    e[F3_NORM_DAMPED].rmse[0] < e[F3_NORM_AMPLITUDE].rmse[0]
+                ? "reproduced"
+                : "not reproduced");
+    figures_close(&g);
+    figures_close(&gc);
     osc_run again = osc_f3(flexible(F3_FIT_EXTRAP, F3_NORM_DAMPED));
     CHECK(again.res.N == f[0][2].res.N && again.sum_y == f[0][2].sum_y, "not repeatable");
     /* settings refused */

@@ -7,13 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step.h"
 #include "tests/check.h"
 #include "tests/unit/faulty_fmu.h"
 
-#define FMU "build/fmu-fixtures/faulty.fmu"
+/* The faulty FMU this run builds: a name of its own (the pid), so that two runs never share it. */
+static char fmu_path[96];
+#define FMU fmu_path
 
 static fmu_step *open_kind(fmu_kind kind, const char *param, const char *value)
 {
@@ -114,7 +117,8 @@ static void test_no_state(void)
         }
     }
     *w = '\0';
-    const char *path = "build/fmu-fixtures/faulty_nostate.fmu";
+    char path[112];
+    snprintf(path, sizeof path, "%s.nostate.fmu", fmu_path);
     CHECK(faulty_fmu_build(path, desc) == 0, "build %s", path);
     for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
         fmu_step_opts o = {.kind = (fmu_kind)kind};
@@ -195,6 +199,7 @@ static void test_record_types(fmu_kind kind)
 int main(void)
 {
     mkdir("build/fmu-fixtures", 0755);
+    snprintf(fmu_path, sizeof fmu_path, "build/fmu-fixtures/faulty.%ld.fmu", (long)getpid());
     CHECK(faulty_fmu_build(FMU, faulty_fmu_md) == 0,
           "could not build %s (is build/fmu-fixtures/faulty.so built?)", FMU);
     test_no_state();
@@ -206,5 +211,9 @@ int main(void)
     test_set_checks();
     test_record_types(FMU_KIND_CS);
     test_record_types(FMU_KIND_ME);
+    char nostate[112];
+    snprintf(nostate, sizeof nostate, "%s.nostate.fmu", fmu_path);
+    unlink(nostate);
+    unlink(fmu_path);
     return check_summary();
 }

@@ -1,6 +1,7 @@
 /* Unit tests of FMU unpacking and loading (federate/fmu/fmu_zip.c, federate/fmu/fmu_load.c): a good
- * FMU loads and its folder is removed on unload; every bad FMU (built here with libzip into
- * build/fmu-fixtures/) is refused with its own message and leaves nothing behind.
+ * FMU loads and its folder is removed on unload; every bad FMU (built here with libzip into a
+ * folder of this process, build/fmu-fixtures/load-test.PID/, so that two runs never share one)
+ * is refused with its own message and leaves nothing behind.
  * Serves doc/fmu.md/§10. Read next: tests/unit/fmu_step_test.c. */
 #include <dirent.h>
 #include <stdio.h>
@@ -14,8 +15,20 @@
 #include "federate/fmu/fmu_load.h"
 #include "tests/check.h"
 
-#define FIX "build/fmu-fixtures"
-#define TMP FIX "/tmp-load-test"
+#define FIX "build/fmu-fixtures" /* the fixture binaries mk/50-fmu.mk builds */
+
+static char work[128];   /* FIX/load-test.PID: the archives this run writes */
+static char tmpdir[160]; /* work/tmp: $TMPDIR, where the FMUs are unpacked */
+
+/* work/name, in one of four rotating buffers. */
+static const char *at(const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", work, name);
+    return buf[k];
+}
 
 typedef struct {
     const char *name;
@@ -65,7 +78,7 @@ static int make_zip(const char *path, const entry *e, size_t n, const char *file
 /* Number of entries in the private temporary folder (leftover unpacked FMUs). */
 static int leftovers(void)
 {
-    DIR *d = opendir(TMP);
+    DIR *d = opendir(tmpdir);
     if (!d) return -1;
     int n = 0;
     struct dirent *e;
@@ -125,7 +138,7 @@ static void test_good(void)
     CHECK(md && md->cs.present && fmu_md_find(md, "x") >= 0, "description read: %s", err);
     CHECK_INT_EQ(leftovers(), 0);
     fmu_md_free(md);
-    CHECK_INT_EQ(fmu_load_md(FIX "/none.fmu", NULL, &md, err, sizeof err), -1);
+    CHECK_INT_EQ(fmu_load_md(at("none.fmu"), NULL, &md, err, sizeof err), -1);
     CHECK(md == NULL, "no description on failure");
     CHECK_STR_HAS(err, "none.fmu");
     expect_refused("kind absent", "build/fmus/dahlquist_me.fmu", FMU_KIND_CS, NULL,
@@ -138,37 +151,37 @@ static void test_bad(void)
     char md[1024];
     const char *p;
     /* 1. Not a zip at all. */
-    FILE *f = fopen(FIX "/notzip.fmu", "w");
+    FILE *f = fopen(at("notzip.fmu"), "w");
     if (f) fputs("this is not a zip file\n", f), fclose(f);
-    expect_refused("not a zip", FIX "/notzip.fmu", FMU_KIND_AUTO, NULL, "not a zip", "notzip.fmu");
+    expect_refused("not a zip", at("notzip.fmu"), FMU_KIND_AUTO, NULL, "not a zip", "notzip.fmu");
     expect_refused("missing file", FIX "/does-not-exist.fmu", FMU_KIND_AUTO, NULL,
                    "not a readable zip", "does-not-exist.fmu");
     /* 2. No modelDescription.xml. */
     entry readme[] = {{"readme.txt", "hello", 0, 0}};
-    make_zip(p = FIX "/nomd.fmu", readme, 1, NULL, NULL);
+    make_zip(p = at("nomd.fmu"), readme, 1, NULL, NULL);
     expect_refused("no modelDescription", p, FMU_KIND_AUTO, NULL, "modelDescription.xml",
                    "not in the archive");
     /* 3. Malformed XML. */
     entry broken[] = {
         {"modelDescription.xml", "<fmiModelDescription fmiVersion=\"2.0\"\n<<", 0, 0}};
-    make_zip(p = FIX "/badxml.fmu", broken, 1, NULL, NULL);
+    make_zip(p = at("badxml.fmu"), broken, 1, NULL, NULL);
     expect_refused("malformed XML", p, FMU_KIND_AUTO, NULL, "malformed XML",
                    "modelDescription.xml:");
     /* 4. Unknown FMI version. */
     entry v3[] = {{"modelDescription.xml",
                    "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"m\" guid=\"g\"/>", 0, 0}};
-    make_zip(p = FIX "/v3.fmu", v3, 1, NULL, NULL);
+    make_zip(p = at("v3.fmu"), v3, 1, NULL, NULL);
     expect_refused("FMI 3.0", p, FMU_KIND_AUTO, NULL, "unsupported fmiVersion \"3.0\"", ":1:");
     /* 5. No binary for linux64. */
     snprintf(md, sizeof md, md_cs, "m");
     entry win[] = {{"modelDescription.xml", md, 0, 0}, {"binaries/win64/m.dll", "MZ", 0, 0}};
-    make_zip(p = FIX "/win.fmu", win, 2, NULL, NULL);
+    make_zip(p = at("win.fmu"), win, 2, NULL, NULL);
     expect_refused("no linux64 binary", p, FMU_KIND_AUTO, NULL,
                    "no binary for this platform: binaries/linux64/m.so", "has: win64");
     /* 6. A binary that lacks functions. */
     snprintf(md, sizeof md, md_cs, "partial");
     entry part[] = {{"modelDescription.xml", md, 0, 0}};
-    if (make_zip(p = FIX "/partial.fmu", part, 1, "binaries/linux64/partial.so",
+    if (make_zip(p = at("partial.fmu"), part, 1, "binaries/linux64/partial.so",
                  FIX "/partial.so") == 0)
         expect_refused("missing function", p, FMU_KIND_AUTO, NULL,
                        "missing function fmi2SetDebugLogging", "partial.so");
@@ -178,7 +191,7 @@ static void test_bad(void)
     snprintf(md, sizeof md, md_cs, "junk");
     entry junk[] = {{"modelDescription.xml", md, 0, 0},
                     {"binaries/linux64/junk.so", "not elf", 0, 0}};
-    make_zip(p = FIX "/junk.fmu", junk, 2, NULL, NULL);
+    make_zip(p = at("junk.fmu"), junk, 2, NULL, NULL);
     expect_refused("junk binary", p, FMU_KIND_AUTO, NULL, "dlopen failed", "junk.so");
 }
 
@@ -186,50 +199,50 @@ static void test_hostile(void)
 {
     const char *p;
     entry up[] = {{"modelDescription.xml", "x", 0, 0}, {"../escape.txt", "boo", 0, 0}};
-    make_zip(p = FIX "/dotdot.fmu", up, 2, NULL, NULL);
+    make_zip(p = at("dotdot.fmu"), up, 2, NULL, NULL);
     expect_refused("../ entry", p, FMU_KIND_AUTO, NULL, "\"../escape.txt\"", "escapes");
     entry mid[] = {{"a/../../escape.txt", "boo", 0, 0}};
-    make_zip(p = FIX "/dotdot2.fmu", mid, 1, NULL, NULL);
+    make_zip(p = at("dotdot2.fmu"), mid, 1, NULL, NULL);
     expect_refused("a/../../ entry", p, FMU_KIND_AUTO, NULL, "escapes", "a/../../escape.txt");
     entry abs[] = {{"/tmp/tempo-abs-escape.txt", "boo", 0, 0}};
-    make_zip(p = FIX "/abs.fmu", abs, 1, NULL, NULL);
+    make_zip(p = at("abs.fmu"), abs, 1, NULL, NULL);
     expect_refused("absolute entry", p, FMU_KIND_AUTO, NULL, "absolute path",
                    "/tmp/tempo-abs-escape.txt");
     CHECK(access("/tmp/tempo-abs-escape.txt", F_OK) != 0, "nothing written outside");
     entry link[] = {{"modelDescription.xml", "/etc/passwd", 0, 1}};
-    make_zip(p = FIX "/link.fmu", link, 1, NULL, NULL);
+    make_zip(p = at("link.fmu"), link, 1, NULL, NULL);
     expect_refused("symlink entry", p, FMU_KIND_AUTO, NULL, "symbolic link",
                    "modelDescription.xml");
     entry bs[] = {{"binaries\\linux64\\x.so", "boo", 0, 0}};
-    make_zip(p = FIX "/backslash.fmu", bs, 1, NULL, NULL);
+    make_zip(p = at("backslash.fmu"), bs, 1, NULL, NULL);
     expect_refused("backslash entry", p, FMU_KIND_AUTO, NULL, "backslash", NULL);
 
     /* Sizes: 200 kB of zeros compresses to almost nothing; the limit is on real bytes. */
     size_t big = 200000;
     char *zeros = calloc(1, big);
     entry huge[] = {{"modelDescription.xml", "x", 0, 0}, {"resources/big.bin", zeros, big, 0}};
-    make_zip(p = FIX "/huge.fmu", huge, 2, NULL, NULL);
+    make_zip(p = at("huge.fmu"), huge, 2, NULL, NULL);
     fmu_zip_limits lim = {.max_entry_bytes = 100000};
     expect_refused("huge entry", p, FMU_KIND_AUTO, &lim, "resources/big.bin",
                    "past the per-entry limit of 100000");
     fmu_zip_limits tot = {.max_total_bytes = 150000};
     entry two[] = {{"a.bin", zeros, 100000, 0}, {"b.bin", zeros, 100000, 0}};
-    make_zip(p = FIX "/total.fmu", two, 2, NULL, NULL);
+    make_zip(p = at("total.fmu"), two, 2, NULL, NULL);
     expect_refused("total size", p, FMU_KIND_AUTO, &tot, "total limit of 150000", "b.bin");
     free(zeros);
     fmu_zip_limits few = {.max_entries = 3};
     entry many[] = {{"1", "1", 0, 0}, {"2", "2", 0, 0}, {"3", "3", 0, 0}, {"4", "4", 0, 0}};
-    make_zip(p = FIX "/many.fmu", many, 4, NULL, NULL);
+    make_zip(p = at("many.fmu"), many, 4, NULL, NULL);
     expect_refused("too many entries", p, FMU_KIND_AUTO, &few, "4 entries",
                    "more than the limit 3");
     /* A folder entry and a file below it unpack fine; a file under a file does not. */
     entry clash[] = {{"a", "file", 0, 0}, {"a/b", "under a file", 0, 0}};
-    make_zip(p = FIX "/clash.fmu", clash, 2, NULL, NULL);
+    make_zip(p = at("clash.fmu"), clash, 2, NULL, NULL);
     expect_refused("file/folder clash", p, FMU_KIND_AUTO, NULL, "a/b", NULL);
 
     /* fmu_zip on its own: a good archive with folders unpacks and is removed. */
     entry ok[] = {{"dir/", NULL, 0, 0}, {"dir/sub/f.txt", "abc", 0, 0}, {"top.txt", "t", 0, 0}};
-    make_zip(p = FIX "/ok.zip", ok, 3, NULL, NULL);
+    make_zip(p = at("ok.zip"), ok, 3, NULL, NULL);
     char dir[4096], err[FMU_ERR_LEN] = "";
     int rc = fmu_zip_extract(p, NULL, dir, sizeof dir, err, sizeof err);
     CHECK(rc == 0, "extract: %s", err);
@@ -249,11 +262,15 @@ static void test_hostile(void)
 int main(void)
 {
     mkdir(FIX, 0755);
-    mkdir(TMP, 0700);
-    setenv("TMPDIR", TMP, 1);
-    CHECK(leftovers() == 0, "temporary folder %s starts empty", TMP);
+    snprintf(work, sizeof work, FIX "/load-test.%ld", (long)getpid());
+    snprintf(tmpdir, sizeof tmpdir, "%s/tmp", work);
+    CHECK(mkdir(work, 0700) == 0 && mkdir(tmpdir, 0700) == 0, "create %s", tmpdir);
+    setenv("TMPDIR", tmpdir, 1);
+    CHECK(leftovers() == 0, "temporary folder %s starts empty", tmpdir);
     test_good();
     test_bad();
     test_hostile();
+    char err[FMU_ERR_LEN] = "";
+    CHECK(fmu_zip_remove_tree(work, err, sizeof err) == 0, "remove %s: %s", work, err);
     return check_summary();
 }

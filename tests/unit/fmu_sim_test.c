@@ -7,11 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "federate/fmu/fmu_sim.h"
 #include "tests/check.h"
 
-#define DIR "build/fmu-fixtures"
+/* The CSV files this run writes: build/fmu-fixtures/sim-test.PID/NAME (a folder of its own, so
+ * that two runs never share one), in one of four rotating buffers. */
+static char work[96];
+static const char *at(const char *name)
+{
+    static char buf[4][160];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", work, name);
+    return buf[k];
+}
 
 static void write_file(const char *path, const char *text)
 {
@@ -24,8 +35,8 @@ static void test_csv(void)
 {
     fmu_sim_table t;
     char err[FMU_ERR_LEN] = "";
-    write_file(DIR "/in_ok.csv", "# comment\ntime, f ,g\n0,1,2\n\n0.5, 3 ,4\n1,5,6\n");
-    CHECK_INT_EQ(fmu_sim_read_csv(DIR "/in_ok.csv", &t, err, sizeof err), 0);
+    write_file(at("in_ok.csv"), "# comment\ntime, f ,g\n0,1,2\n\n0.5, 3 ,4\n1,5,6\n");
+    CHECK_INT_EQ(fmu_sim_read_csv(at("in_ok.csv"), &t, err, sizeof err), 0);
     CHECK_INT_EQ(t.n_cols, 3);
     CHECK_INT_EQ(t.n_rows, 3);
     if (t.n_rows == 3) {
@@ -47,14 +58,14 @@ static void test_csv(void)
         {"time,f\n0,nan\n", "is not a number"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_file(DIR "/in_bad.csv", bad[i].text);
+        write_file(at("in_bad.csv"), bad[i].text);
         err[0] = '\0';
-        CHECK(fmu_sim_read_csv(DIR "/in_bad.csv", &t, err, sizeof err) == -1, "case %zu", i);
+        CHECK(fmu_sim_read_csv(at("in_bad.csv"), &t, err, sizeof err) == -1, "case %zu", i);
         CHECK_STR_HAS(err, bad[i].want);
         CHECK_STR_HAS(err, "in_bad.csv");
         CHECK(t.names == NULL && t.v == NULL, "table left empty");
     }
-    CHECK_INT_EQ(fmu_sim_read_csv(DIR "/nonexistent.csv", &t, err, sizeof err), -1);
+    CHECK_INT_EQ(fmu_sim_read_csv(at("nonexistent.csv"), &t, err, sizeof err), -1);
     CHECK_STR_HAS(err, "nonexistent.csv");
 }
 
@@ -74,7 +85,7 @@ static void mass_exact(double t, int hold, double *v, double *x)
 
 static void test_run(void)
 {
-    write_file(DIR "/force.csv", "time,f\n0,0\n1,2\n2,2\n");
+    write_file(at("force.csv"), "time,f\n0,0\n1,2\n2,2\n");
     for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
         for (int hold = 0; hold <= 1; hold++) {
             fmu_sim_opts o = {0};
@@ -84,7 +95,7 @@ static void test_run(void)
             o.fopts.atol = 1e-12;
             o.has_stop = 1, o.stop = 2.0;
             o.has_step = 1, o.step = 0.3; /* grid 0.3 does not meet the CSV row at t = 1 */
-            o.input_csv = DIR "/force.csv";
+            o.input_csv = at("force.csv");
             o.interp = hold ? FMU_SIM_HOLD : FMU_SIM_LINEAR;
             FILE *out = tmpfile();
             char err[FMU_ERR_LEN] = "";
@@ -116,8 +127,8 @@ static void test_run_errors(void)
 {
     char err[FMU_ERR_LEN] = "";
     FILE *out = tmpfile();
-    write_file(DIR "/wrongcol.csv", "time,x\n0,1\n");
-    fmu_sim_opts o = {.fmu_path = "build/fmus/mass_me.fmu", .input_csv = DIR "/wrongcol.csv"};
+    write_file(at("wrongcol.csv"), "time,x\n0,1\n");
+    fmu_sim_opts o = {.fmu_path = "build/fmus/mass_me.fmu", .input_csv = at("wrongcol.csv")};
     CHECK_INT_EQ(fmu_sim_run(&o, out, err, sizeof err), 1);
     CHECK_STR_HAS(err, "column \"x\" is not a Real input");
     fmu_sim_opts o2 = {.fmu_path = "build/fmus/none.fmu"};
@@ -145,9 +156,15 @@ static void test_run_errors(void)
 
 int main(void)
 {
-    mkdir(DIR, 0755);
+    mkdir("build/fmu-fixtures", 0755);
+    snprintf(work, sizeof work, "build/fmu-fixtures/sim-test.%ld", (long)getpid());
+    CHECK(mkdir(work, 0700) == 0, "create %s", work);
     test_csv();
     test_run();
     test_run_errors();
+    const char *written[] = {"in_ok.csv", "in_bad.csv", "force.csv", "wrongcol.csv"};
+    for (size_t i = 0; i < sizeof written / sizeof *written; i++)
+        unlink(at(written[i]));
+    CHECK(rmdir(work) == 0, "%s holds only the files this test wrote", work);
     return check_summary();
 }

@@ -1,6 +1,8 @@
 /* Tests of federate/run/results.h: the CSV writer (folder creation, header quoting, lossless
  * numbers, NaN and infinities) read back by the reader, and the reader's errors on bad files
- * (each naming file, line and field). doc/run.md. Read federate/run/results.h first.
+ * (each naming file, line and field); a file continued at a recorded position (res_position,
+ * res_resume: doc/checkpoint.md) equals one written without a stop, even when rows were
+ * written after the position before the stop. doc/run.md. Read federate/run/results.h first.
  */
 #include <math.h>
 #include <stdio.h>
@@ -337,6 +339,70 @@ static void test_text_columns(void)
     bad_file("time,s\n0,\"a\"b\n", RES_EFORMAT, "bad.csv:2: field 2: text after the closing quote");
 }
 
+static size_t slurp(const char *path, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(out, 1, cap - 1, f);
+    out[n] = 0;
+    fclose(f);
+    return n;
+}
+
+/* Rows 0..n-1 of a made-up signal, "a,b" quoted in the header. */
+static void rows(res_writer *w, int from, int to)
+{
+    char err[RES_ERRLEN];
+    for (int i = from; i < to; i++) {
+        double v[2] = {sin(0.3 * i), 1.0 / (i + 1)};
+        CHECK_INT_EQ(res_write_row(w, 0.1 * i, v, err, sizeof err), RES_OK);
+    }
+}
+
+static void test_resume(void)
+{
+    const char *vars[] = {"x", "a,b"};
+    char err[RES_ERRLEN], ref[8192], got[8192], path[400];
+    res_writer *w = NULL;
+    /* the reference: 30 rows without a stop */
+    CHECK_INT_EQ(res_open(&w, g_dir, "ref", 2, vars, err, sizeof err), RES_OK);
+    rows(w, 0, 30);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    snprintf(path, sizeof path, "%s/ref.csv", g_dir);
+    size_t nref = slurp(path, ref, sizeof ref);
+    /* 12 rows, the position, 5 more rows (then a "crash"), resume at the position */
+    CHECK_INT_EQ(res_open(&w, g_dir, "cut", 2, vars, err, sizeof err), RES_OK);
+    rows(w, 0, 12);
+    unsigned long long at = 0;
+    CHECK_INT_EQ(res_position(w, &at, err, sizeof err), RES_OK);
+    rows(w, 12, 17);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    CHECK_INT_EQ(res_resume(&w, g_dir, "cut", 2, vars, at, err, sizeof err), RES_OK);
+    rows(w, 12, 30);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+    snprintf(path, sizeof path, "%s/cut.csv", g_dir);
+    size_t ngot = slurp(path, got, sizeof got);
+    CHECK(nref > 500 && ngot == nref && memcmp(ref, got, nref) == 0,
+          "resumed file equals the uninterrupted one (%zu vs %zu bytes)", ngot, nref);
+    /* refusals: other variables, a position past the end or inside the header, no file, a
+     * symbolic link */
+    const char *other[] = {"x", "b"};
+    CHECK_INT_EQ(res_resume(&w, g_dir, "cut", 2, other, at, err, sizeof err), RES_EFORMAT);
+    CHECK_STR_HAS(err, "another federation");
+    CHECK_INT_EQ(res_resume(&w, g_dir, "cut", 2, vars, nref + 1, err, sizeof err), RES_EFORMAT);
+    CHECK_STR_HAS(err, "cannot resume at byte");
+    CHECK_INT_EQ(res_resume(&w, g_dir, "cut", 2, vars, 3, err, sizeof err), RES_EFORMAT);
+    CHECK_INT_EQ(res_resume(&w, g_dir, "none", 2, vars, at, err, sizeof err), RES_EIO);
+    CHECK_STR_HAS(err, "none.csv");
+    char link[400];
+    snprintf(link, sizeof link, "%s/link.csv", g_dir);
+    CHECK_INT_EQ(symlink("cut.csv", link), 0);
+    CHECK_INT_EQ(res_resume(&w, g_dir, "link", 2, vars, at, err, sizeof err), RES_EIO);
+    CHECK(w == NULL, "nothing opened on refusal");
+    /* a refused resume left the file as it was */
+    CHECK_INT_EQ((long)slurp(path, got, sizeof got), (long)nref);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "build/test-tmp/results_test.%ld", (long)getpid());
@@ -351,6 +417,7 @@ int main(void)
     test_many_rows();
     test_rows_whole_after_death();
     test_mutations();
+    test_resume();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);

@@ -4,7 +4,8 @@
  * (parsed with jansson, required keys checked per event), csv has the expected columns and
  * held values, explain names the federate that holds a stalled one, show filters, stats
  * counts and waiting times, cut / unknown-version logs are reported clearly, and replay
- * matches an unchanged federate to the end and reports the step where a changed one departs.
+ * matches an unchanged federate to the end and reports the step where a changed one departs;
+ * a shared secret shows in no subcommand (only the writer's note, or "not shown").
  * The replayed federate is this binary itself started with --fake-fed (a small federate that
  * speaks the wire protocol directly), so the test needs no RTI and no libtempo. */
 #include <arpa/inet.h>
@@ -471,6 +472,73 @@ static void test_not_utf8(void)
     free(errout);
 }
 
+/* A shared secret never shows (doc/log.md "Secrets"): a log written before the writer replaced
+ * secrets (its JOIN, CREATE and DESTROY frames logged as they came) prints "not shown" in every
+ * subcommand; one written through flog_frame_client holds and prints the verdict instead. */
+static void test_secrets(void)
+{
+    const char *secret = "s3cr3t-bytes-XYZ";
+    struct flog *l = open_log("old.tlog", "sec");
+    flog_joined(l, 1, "A");
+    struct wire_msg m;
+    wire_msg_init(&m, WIRE_JOIN);
+    m.req = 1;
+    wire_str_set(&m.str[0], "sec");
+    wire_str_set(&m.str[1], "A");
+    wire_str_set(&m.str[3], secret);
+    put(l, FLOG_K_RECV, 1, &m); /* as a writer before the notes did */
+    wire_msg_init(&m, WIRE_CREATE_FEDERATION);
+    m.req = 2;
+    wire_str_set(&m.str[0], "other");
+    wire_str_set(&m.str[2], secret);
+    put(l, FLOG_K_RECV, 1, &m);
+    wire_msg_init(&m, WIRE_DESTROY_FEDERATION);
+    m.req = 3;
+    wire_str_set(&m.str[0], "other");
+    wire_str_set(&m.str[1], secret);
+    put(l, FLOG_K_RECV, 1, &m);
+    char err[FLOG_ERR_LEN];
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    const char *subs[] = {"show", "json", "csv", "trace"};
+    char *out, *errout, args[300];
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        snprintf(args, sizeof args, "%s %s/old.tlog", subs[i], dir);
+        CHECK_INT_EQ(run(args, &out, &errout), 0);
+        CHECK(out && !strstr(out, secret), "tempo-log %s prints an old log's secret", subs[i]);
+        if (i < 2) CHECK_STR_HAS(out, FLOG_SECRET_HIDDEN);
+        free(out);
+        free(errout);
+    }
+    /* The writer's way: the bytes never reach the file, the verdict does. */
+    l = open_log("new.tlog", "sec");
+    flog_joined(l, 1, "A");
+    wire_msg_init(&m, WIRE_JOIN);
+    m.req = 1;
+    wire_str_set(&m.str[0], "sec");
+    wire_str_set(&m.str[1], "A");
+    wire_str_set(&m.str[3], secret);
+    buf_clear(&fb);
+    CHECK_INT_EQ(wire_encode(&fb, &m, 0, err, sizeof err), WIRE_OK);
+    struct wire_msg d;
+    CHECK_INT_EQ(wire_decode(fb.data, fb.len, &d, err, sizeof err), WIRE_OK);
+    CHECK_INT_EQ(flog_frame_client(l, 1, fb.data, fb.len, &d, FLOG_SECRET_MATCHED), FLOG_OK);
+    CHECK_INT_EQ(flog_close(l, err, sizeof err), FLOG_OK);
+    char path[300], bytes[4096];
+    snprintf(path, sizeof path, "%s/new.tlog", dir);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+    if (f) fclose(f);
+    int found = 0;
+    for (size_t i = 0; i + strlen(secret) <= n; i++)
+        found |= memcmp(bytes + i, secret, strlen(secret)) == 0;
+    CHECK(n > 0 && !found, "the secret's bytes are in the file (%zu bytes read)", n);
+    snprintf(args, sizeof args, "show %s/new.tlog", dir);
+    CHECK_INT_EQ(run(args, &out, &errout), 0);
+    CHECK_STR_HAS(out, "secret=\"" FLOG_SECRET_MATCHED "\"");
+    free(out);
+    free(errout);
+}
+
 static void test_cut_and_version(void)
 {
     char src[300], dst[300], args[400];
@@ -749,6 +817,7 @@ int main(int argc, char **argv)
     test_show_stats();
     test_cut_and_version();
     test_not_utf8();
+    test_secrets();
     test_replay();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -132,8 +132,65 @@ static void test_request_is_not_an_answer(void)
     tm_free(st);
 }
 
+/* The wait-for rule shared by tempo-log explain and the live view (rti/tm/tm_wait.c): a
+ * pending TAR waits for its GALT's holder; a stalled poller for tm_stall_waits_for's set; the
+ * chain ends at a federate that does not wait, or waits for nobody; two pollers waiting for
+ * each other are a cycle. Three federates: A and B as in pair(), C regulating (L = 0). */
+static void test_wait_rule(void)
+{
+    tm_state *st = pair();
+    char err[TM_ERR_LEN];
+    tm_status v[3];
+    tm_fed w[4] = {0};
+    bool cycle = true;
+    CHECK_INT_EQ(tm_join(st, 3, "C", err, sizeof err), TM_OK);
+    CHECK_INT_EQ(tm_enable_regulation(st, 3, 0, err, sizeof err), TM_OK);
+    /* Nobody waits: no edge, no end. */
+    CHECK_INT_EQ(tm_status_all(st, v, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK(!tm_waits(&v[i]), "federate %d waits before any request", i + 1);
+        CHECK_INT_EQ(tm_waits_for(st, &v[i], w, 4), 0);
+        CHECK_INT_EQ(tm_wait_root(st, v, 3, v[i].fed, &cycle), TM_NO_FED);
+        CHECK(!cycle, "no cycle");
+    }
+    /* A asks TAR(5): held by the others' bounds at 0, it waits for a federate that does not
+     * wait (B or C, the holder the engine names): that one is the end. */
+    CHECK_INT_EQ(tm_request(st, 1, TM_REQ_TAR, 5, err, sizeof err), TM_OK);
+    tm_status_all(st, v, 3);
+    CHECK(tm_waits(&v[0]), "A waits in TAR(5)");
+    CHECK_INT_EQ(tm_waits_for(st, &v[0], w, 4), 1);
+    tm_fed held = v[0].galt_root ? v[0].galt_root : v[0].galt_holder;
+    CHECK_INT_EQ(w[0], held);
+    CHECK(held == 2 || held == 3, "held by B or C (%u)", (unsigned)held);
+    CHECK_INT_EQ(tm_wait_root(st, v, 3, 1, &cycle), held);
+    CHECK(!cycle, "a chain, no cycle");
+    tm_free(st);
+
+    /* Two pollers that send nothing wait for each other: a cycle, no end. */
+    st = pair();
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT_EQ(tm_request(st, 1, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+        CHECK_INT_EQ(tm_request(st, 2, TM_REQ_FQR, 10, err, sizeof err), TM_OK);
+    }
+    tm_status_all(st, v, 2);
+    CHECK(v[0].stalled && v[1].stalled, "both stalled");
+    CHECK_INT_EQ(tm_waits_for(st, &v[0], w, 4), 1);
+    CHECK_INT_EQ(w[0], 2);
+    CHECK_INT_EQ(tm_wait_root(st, v, 2, 1, &cycle), TM_NO_FED);
+    CHECK(cycle, "A -> B -> A is a cycle");
+    /* A sends: B's set empties, so B is the end of A's chain (its progress is in its hands). */
+    tm_fed to = 2;
+    CHECK_INT_EQ(tm_send(st, 1, 1, &to, 1, 9, err, sizeof err), TM_OK);
+    tm_status_all(st, v, 2);
+    CHECK_INT_EQ(tm_waits_for(st, &v[1], w, 4), 0);
+    CHECK_INT_EQ(tm_wait_root(st, v, 2, 1, &cycle), 2);
+    CHECK(!cycle, "no cycle once A sent");
+    tm_free(st);
+}
+
 int main(void)
 {
+    test_wait_rule();
     test_request_is_not_an_answer();
     test_poll_stall();
     test_progress_ends_stall();
