@@ -549,9 +549,9 @@ static int publish(sx *s, comp *k, const char *var, const char **out)
     if (v) return *out = json_string_value(v), 0;
     char *a = sanitize(var, 1);
     if (!a) return oom(s);
-    char full[600];
+    char full[600]; /* class and attribute cut to 250 bytes each, so the suffix always fits */
     for (int i = 1;; i++) {
-        snprintf(full, sizeof full, i == 1 ? "%s.%s" : "%s.%s_%d", k->cls, a, i);
+        snprintf(full, sizeof full, i == 1 ? "%.250s.%.250s" : "%.250s.%.250s_%d", k->cls, a, i);
         const char *key;
         json_t *x;
         int taken = 0;

@@ -183,6 +183,48 @@ static void test_other_layouts(void)
     json_decref(doc);
 }
 
+/* A binding nearer to the component overrides an outer one (doc/ssp.md, binding order), and
+ * long variable names still give distinct attributes. */
+static void test_order(void)
+{
+    char body[4096], lng[301];
+    memset(lng, 'v', 300);
+    lng[300] = '\0';
+    snprintf(body, sizeof body,
+             "<ssd:System name=\"s\"><ssd:Elements>\n"
+             "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+             "<ssd:Connector name=\"%s1\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+             "<ssd:Connector name=\"%s2\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+             "</ssd:Connectors><ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+             "<ssv:ParameterSet version=\"1.0\" name=\"in\"><ssv:Parameters>\n"
+             "<ssv:Parameter name=\"k\"><ssv:Real value=\"2\"/></ssv:Parameter>\n"
+             "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>\n"
+             "</ssd:ParameterBindings></ssd:Component></ssd:Elements>\n"
+             "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+             "<ssv:ParameterSet version=\"1.0\" name=\"out\"><ssv:Parameters>\n"
+             "<ssv:Parameter name=\"a.k\"><ssv:Real value=\"1\"/></ssv:Parameter>\n"
+             "<ssv:Parameter name=\"a.m\"><ssv:Real value=\"5\"/></ssv:Parameter>\n"
+             "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>\n"
+             "</ssd:ParameterBindings></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             lng, lng);
+    json_t *doc = NULL;
+    int rc = load_text(body, &doc);
+    CHECK(rc == 0, "order: %s", err);
+    if (rc) return;
+    json_t *p = json_object_get(fed(doc, 0), "parameters");
+    CHECK_NEAR(json_real_value(json_object_get(p, "k")), 2, 0);
+    CHECK_NEAR(json_real_value(json_object_get(p, "m")), 5, 0);
+    json_t *outs = json_object_get(fed(doc, 0), "outputs");
+    CHECK_INT_EQ((long)json_object_size(outs), 2);
+    const char *k;
+    json_t *v, *seen = json_object();
+    json_object_foreach(outs, k, v) json_object_set(seen, json_string_value(v), v);
+    CHECK_INT_EQ((long)json_object_size(seen), 2); /* distinct attributes */
+    json_decref(seen);
+    json_decref(doc);
+}
+
 static void refused(const char *body, const char *want1, const char *want2)
 {
     json_t *doc = NULL;
@@ -310,6 +352,7 @@ int main(void)
     test_values();
     test_other_layouts();
     test_merge();
+    test_order();
     test_refusals();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
