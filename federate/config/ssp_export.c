@@ -54,14 +54,27 @@ static const char *param_type(const fmu_md *md, const char *var, json_t *val)
     long i = md ? fmu_md_find(md, var) : -1;
     if (i >= 0) switch (md->vars[i].type) {
         case FMU_T_REAL:
+        case FMU_T_FLOAT32:
             return "Real";
         case FMU_T_INTEGER:
         case FMU_T_ENUM:
-            return "Integer";
+        case FMU_T_INT8:
+        case FMU_T_UINT8:
+        case FMU_T_INT16:
+        case FMU_T_UINT16:
+        case FMU_T_UINT32:
+        case FMU_T_INT64:
+        case FMU_T_UINT64:
+            return "Integer"; /* SSP 1.0 has one integer type (doc/ssp.md) */
         case FMU_T_BOOLEAN:
             return "Boolean";
         case FMU_T_STRING:
             return "String";
+        case FMU_T_BINARY:
+            return "Binary";
+        case FMU_T_CLOCK: /* no parameter is a clock: the JSON value's kind decides */
+        case FMU_T_NTYPES:
+            break;
         }
     return json_is_real(val) || !val ? "Real"
            : json_is_integer(val)    ? "Integer"
