@@ -54,7 +54,7 @@ declare -A EXTERNAL=(
   # Only algorithms/semi.c (KINSOL, its Newton-Krylov solver) and algorithms/strong.c (CVODE,
   # the master's integrator) may: checked file by file below.
   [algorithms]="kinsol cvode nvector sunlinsol sunmatrix sundials"
-  [federate/config]="jansson"
+  [federate/config]="jansson libxml zip"
   [federate/fmufed]="jansson"
   [federate/master]="jansson"
   [federate/run]="jansson"

@@ -23,6 +23,8 @@
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_impl.h"
 #include "federate/config/fedfile_master.h"
+#include "federate/config/ssp.h"
+#include "federate/fmu/fmu_zip.h"
 #include "fom/fom.h"
 
 enum {
@@ -831,6 +833,8 @@ static void free_fed(fedfile_fed *fd)
     free(fd->record);
 }
 
+static void remove_ssp_dir(char *d);
+
 void fedfile_free(fedfile *ff)
 {
     if (!ff) return;
@@ -839,6 +843,7 @@ void fedfile_free(fedfile *ff)
     free(ff->feds);
     free(ff->path);
     free(ff->dir);
+    remove_ssp_dir(ff->ssp_dir);
     free(ff->federation);
     free(ff->rti_host);
     free(ff->rti_unix);
@@ -924,6 +929,47 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     return FEDFILE_OK;
 }
 
+static void remove_ssp_dir(char *d)
+{
+    char e[256];
+    if (d) fmu_zip_remove_tree(d, e, sizeof e);
+    free(d);
+}
+
+/* The document: the JSON file; an SSP translated (doc/ssp.md); or a JSON file naming a
+ * "system" merged with that SSP's document. *ssp_dir: an unpacked archive, or NULL. */
+static int load_doc(const ld *c, const char *path, const char *dir, json_t **root, char **ssp_dir)
+{
+    void *doc = NULL;
+    if (ssp_is_ssp_path(path)) {
+        int rc = ssp_load(path, 1, &doc, ssp_dir, c->err, c->errlen);
+        *root = doc;
+        return rc == 0 ? FEDFILE_OK : rc == -2 ? FEDFILE_ENOMEM : FEDFILE_ESCHEMA;
+    }
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        if (c->err && c->errlen)
+            snprintf(c->err, c->errlen, "%s: cannot open: %s", path, strerror(errno));
+        return FEDFILE_EIO;
+    }
+    json_error_t je;
+    *root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
+    fclose(fp);
+    if (!*root) {
+        if (c->err && c->errlen)
+            snprintf(c->err, c->errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return FEDFILE_ESYNTAX;
+    }
+    if (!json_is_object(*root) || !json_object_get(*root, "system")) return FEDFILE_OK;
+    char msg[FEDFILE_ERRLEN];
+    int rc = ssp_merge_system(*root, dir, &doc, ssp_dir, msg, sizeof msg);
+    json_decref(*root);
+    *root = doc;
+    if (rc == 0) return FEDFILE_OK;
+    if (c->err && c->errlen) snprintf(c->err, c->errlen, "%s: %s", path, msg);
+    return rc == -2 ? FEDFILE_ENOMEM : FEDFILE_ESCHEMA;
+}
+
 int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
@@ -934,27 +980,26 @@ int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
         return FEDFILE_EUSAGE;
     }
     ld c = {path, err, errlen};
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return FEDFILE_EIO;
-    }
-    json_error_t je;
-    json_t *root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
-    fclose(fp);
-    if (!root) {
-        if (err && errlen) snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-        return FEDFILE_ESYNTAX;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    json_t *root = NULL;
+    char *ssp_dir = NULL;
+    int rc = dir ? load_doc(&c, path, dir, &root, &ssp_dir) : oom(&c);
+    if (rc != FEDFILE_OK) {
+        free(dir);
+        return rc;
     }
     fedfile *ff = calloc(1, sizeof *ff);
     if (!ff || !(ff->path = strdup(path))) {
         free(ff);
+        free(dir);
+        remove_ssp_dir(ssp_dir);
         json_decref(root);
         return oom(&c);
     }
-    const char *slash = strrchr(path, '/');
-    ff->dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    int rc = ff->dir ? parse_root(&c, root, ff) : oom(&c);
+    ff->dir = dir;
+    ff->ssp_dir = ssp_dir;
+    rc = parse_root(&c, root, ff);
     json_decref(root);
     if (rc != FEDFILE_OK) {
         fedfile_free(ff);

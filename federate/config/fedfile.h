@@ -137,6 +137,8 @@ typedef struct fedfile {
                            of one process (doc/inproc.md); 0 ("processes", the default): one
                            process each */
     topo_plan *gs_plan; /* FEDFILE_NEEDS_GS_PLAN: roles and execution order; else NULL */
+    char *ssp_dir;      /* an SSP archive unpacked for this file's FMUs (doc/ssp.md), removed
+                           by fedfile_free; else NULL */
 } fedfile;
 
 /**
@@ -145,7 +147,10 @@ typedef struct fedfile {
  * or a class published by two federates, an input wired to an attribute nobody publishes,
  * end <= start, step <= 0, times that are not whole ticks, the FMU file on disk (stat), the
  * per-algorithm keys, and for gauss-seidel the topology (algorithms/topology.h).
- * @param path   the JSON file, not NULL
+ * An SSP system (a path ending in .ssp or .ssd) is translated first, and a JSON file with a
+ * "system" key merged with its SSP (federate/config/ssp.h, doc/ssp.md); an archive's unpacked
+ * folder is ff->ssp_dir.
+ * @param path   the JSON file, or an .ssp archive or .ssd file, not NULL
  * @param out    out: the loaded file, owned by the caller (fedfile_free); NULL on error
  * @param err    caller-owned buffer; on error "PATH: JSON.PATH: what is expected", e.g.
  *               "lv.json: federates[1].outputs[\"y\"]: expected a string \"Class.attribute\""

@@ -17,6 +17,7 @@
 
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_master.h"
+#include "federate/config/ssp.h"
 #include "federate/fmu/fmu_load.h"
 #include "federate/fmu/fmu_zip.h"
 #include "federate/run/plot_svg.h"
@@ -32,6 +33,7 @@ static const char usage_text[] =
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
     "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
     "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
+    "       tempo-run --export-ssp FILE.json OUT.ssp\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
@@ -61,9 +63,11 @@ static const char usage_text[] =
     "                 task (for FMUs that block or keep thread-local state)\n"
     "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
     "                 says \"placement\": \"in-process\")\n"
+    "  --export-ssp   write FILE.json's system as an SSP archive OUT.ssp (doc/ssp.md)\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
     "Starts an RTI (unless --rti) and one tempo-fmu per federate of FILE.json (doc/run.md),\n"
+    "or of an SSP system given as FILE.ssp or SystemStructure.ssd (doc/ssp.md),\n"
     "shows their progress, then writes the results (CSV, SVG plots) and a summary.\n"
     "Exit status: 0 done, 1 a federate or the RTI failed, 2 usage or a bad file,\n"
     "130 interrupted (SIGINT/SIGTERM).\n";
@@ -848,9 +852,30 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     return status;
 }
 
+/* tempo-run --export-ssp FILE.json OUT.ssp (doc/ssp.md, "Export"): the file is checked as for
+ * a run, then written as an SSP archive. */
+static int export_ssp(const char *file, const char *out)
+{
+    fedfile *ff = NULL;
+    char err[FEDFILE_ERRLEN + 256];
+    if (fedfile_load(file, &ff, err, sizeof err) != FEDFILE_OK) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        return 2;
+    }
+    fedfile_free(ff);
+    int rc = ssp_export(file, out, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "tempo-run: %s\n", err);
+        return rc == -1 ? 2 : 1;
+    }
+    printf("tempo-run: wrote %s\n", out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     run_args a = {.watchdog_s = -1, .reply_timeout_s = -1}; /* -1: not given, the defaults */
+    if (argc == 4 && !strcmp(argv[1], "--export-ssp")) return export_ssp(argv[2], argv[3]);
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? 2 : 0;
     fedfile *ff = NULL;

@@ -1,0 +1,311 @@
+/* SSP parameter bindings (federate/config/ssp_impl.h): ssd:ParameterBinding with its values
+ * (ssv:ParameterSet, inline or from a .ssv file) and its mapping (ssm:ParameterMapping, inline
+ * or from a .ssm file) into the components' "parameters"; and the Tempo annotation merged into
+ * the document. The rules are doc/ssp.md, "Parameters".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "federate/config/ssp_impl.h"
+
+#define R(s, file, n, msg) ssp_refuse_msg((s), (file), (n), (msg))
+
+/* The root of a referenced document (source) or the single inline child of `holder`. */
+static int doc_root(sx *s, xmlNodePtr holder, const char *source, int ns, const char *root,
+                    xmlNodePtr *out, const char **file)
+{
+    *out = NULL;
+    *file = ssp_file(s);
+    if (source) {
+        char *p = ssp_source(s, holder, source);
+        if (!p) return -1;
+        xmlDocPtr d = ssp_read_xml(s, p);
+        if (!d) return free(p), -1;
+        xmlNodePtr r = xmlDocGetRootElement(d);
+        /* the message names the referenced file; it stays alive with the document */
+        *file = (const char *)d->URL;
+        free(p);
+        if (!r || !ssp_is_el(r, ns, root)) {
+            char m[160];
+            snprintf(m, sizeof m, "the root is not %s:%s", ns == SSP_NS_SSV ? "ssv" : "ssm", root);
+            return R(s, *file, r, m);
+        }
+        *out = r;
+        return 0;
+    }
+    for (xmlNodePtr c = holder->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
+        if (!ssp_is_el(c, ns, root) || *out) {
+            char m[160];
+            snprintf(m, sizeof m, "expected one %s:%s", ns == SSP_NS_SSV ? "ssv" : "ssm", root);
+            return R(s, *file, c, m);
+        }
+        *out = c;
+    }
+    if (!*out) return R(s, *file, holder, "no source and no inline content");
+    return 0;
+}
+
+typedef struct entry {
+    char *source, *target;
+    double factor, offset;
+    int linear;
+    xmlNodePtr node;
+} entry;
+
+static void free_entries(entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(e[i].source), free(e[i].target);
+    free(e);
+}
+
+static int read_mapping(sx *s, xmlNodePtr pm, entry **out, size_t *n_out)
+{
+    char *type = ssp_attr(pm, "type"), *src = ssp_attr(pm, "source"),
+         *base = ssp_attr(pm, "sourceBase");
+    int bad = (type && strcmp(type, "application/x-ssp-parameter-mapping")) ||
+              (base && strcmp(base, "SSD"));
+    free(type);
+    free(base);
+    if (bad) {
+        free(src);
+        return R(s, ssp_file(s), pm,
+                 "only type application/x-ssp-parameter-mapping with sourceBase SSD is supported");
+    }
+    xmlNodePtr root;
+    const char *file;
+    int rc = doc_root(s, pm, src, SSP_NS_SSM, "ParameterMapping", &root, &file);
+    free(src);
+    if (rc) return rc;
+    size_t n = 0;
+    for (xmlNodePtr e = root->children; e; e = e->next)
+        n += e->type == XML_ELEMENT_NODE;
+    entry *es = calloc(n + 1, sizeof *es);
+    if (!es) return ssp_oom(s);
+    size_t k = 0;
+    for (xmlNodePtr e = root->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE || ssp_skipped(e)) continue;
+        if (!ssp_is_el(e, SSP_NS_SSM, "MappingEntry"))
+            return free_entries(es, k), R(s, file, e, "expected ssm:MappingEntry");
+        entry *m = &es[k++];
+        m->node = e;
+        m->factor = 1;
+        m->source = ssp_attr(e, "source");
+        m->target = ssp_attr(e, "target");
+        if (!m->source || !m->target)
+            return free_entries(es, k), R(s, file, e, "a mapping entry needs source and target");
+        for (xmlNodePtr t = e->children; t; t = t->next) {
+            if (t->type != XML_ELEMENT_NODE || ssp_skipped(t)) continue;
+            if (!ssp_is_el(t, SSP_NS_SSC, "LinearTransformation") || m->linear)
+                return free_entries(es, k),
+                       R(s, file, t, "only one ssc:LinearTransformation is supported in a mapping");
+            m->linear = 1;
+            if (ssp_get_double(s, file, t, "factor", 1, &m->factor) ||
+                ssp_get_double(s, file, t, "offset", 0, &m->offset))
+                return free_entries(es, k), -1;
+        }
+    }
+    *out = es;
+    *n_out = k;
+    return 0;
+}
+
+/* One ssv:Parameter into the component's parameters. */
+static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
+                       const entry *map, size_t n_map)
+{
+    char *name = ssp_attr(p, "name");
+    if (!name) return R(s, file, p, "a parameter needs a name");
+    xmlNodePtr v = NULL;
+    for (xmlNodePtr c = p->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
+        if (v || !ssp_is_el(c, SSP_NS_SSV, (const char *)c->name))
+            return free(name), R(s, file, c, "expected one value element (ssv:Real, ...)");
+        v = c;
+    }
+    if (!v) return free(name), R(s, file, p, "no value");
+    const char *tn = (const char *)v->name;
+    int real = !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32");
+    int integer = !strcmp(tn, "Integer") || !strncmp(tn, "Int", 3) || !strncmp(tn, "UInt", 4);
+    int boolean = !strcmp(tn, "Boolean"), string = !strcmp(tn, "String");
+    if (!real && !integer && !boolean && !string)
+        return free(name),
+               R(s, file, v,
+                 "only Real, Integer, Boolean and String parameter values are supported");
+    const entry *m = NULL;
+    for (size_t i = 0; i < n_map && !m; i++)
+        if (!strcmp(map[i].source, name)) m = &map[i];
+    const char *target = m ? m->target : name;
+    const char *path = owner, *var = target;
+    if (is_sys && !(path = ssp_component_for(s, owner, target, &var))) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "parameter \"%.200s\" names no component of the system (expected "
+                 "\"Component.variable\"; system parameters are not supported)",
+                 target);
+        free(name);
+        return R(s, file, p, msg);
+    }
+    json_t *params = ssp_component_params(s, path);
+    if (!params) return free(name), ssp_oom(s);
+    json_t *val = NULL;
+    if (real) {
+        double d, f, o;
+        if (ssp_get_double(s, file, v, "value", NAN, &d)) return free(name), -1;
+        if (isnan(d)) return free(name), R(s, file, v, "no value attribute");
+        if (m && m->linear) d = d * m->factor + m->offset;
+        char *u = ssp_attr(v, "unit");
+        int rc = ssp_unit_conv(s, file, v, u, ssp_connector_unit(s, path, var), &f, &o);
+        free(u);
+        if (rc) return free(name), rc;
+        val = json_real(d * f + o);
+    } else {
+        if (m && m->linear)
+            return free(name), R(s, file, m->node, "a linear transformation applies to Real only");
+        char *x = ssp_attr(v, "value");
+        if (!x) return free(name), R(s, file, v, "no value attribute");
+        char *end = NULL;
+        if (integer) {
+            long long i = strtoll(x, &end, 10);
+            val = *x && !*end ? json_integer(i) : NULL;
+        } else if (boolean) {
+            int t = !strcmp(x, "true") || !strcmp(x, "1"),
+                f = !strcmp(x, "false") || !strcmp(x, "0");
+            val = t || f ? json_boolean(t) : NULL;
+        } else
+            val = json_string(x);
+        free(x);
+        if (!val) return free(name), R(s, file, v, "value is not of the element's type");
+    }
+    int rc = val && !json_object_set_new(params, var, val) ? 0 : ssp_oom(s);
+    free(name); /* var may point into it */
+    return rc;
+}
+
+static int apply_binding(sx *s, xmlNodePtr b, const char *owner, int is_sys)
+{
+    char *type = ssp_attr(b, "type"), *src = ssp_attr(b, "source"),
+         *base = ssp_attr(b, "sourceBase");
+    char *prefix = ssp_attr(b, "prefix");
+    const char *why = type && strcmp(type, "application/x-ssp-parameter-set")
+                          ? "only type application/x-ssp-parameter-set is supported"
+                      : base && strcmp(base, "SSD") ? "only sourceBase SSD is supported"
+                      : prefix && prefix[0]         ? "a prefix is not supported"
+                                                    : NULL;
+    free(type), free(base), free(prefix);
+    if (why) return free(src), R(s, ssp_file(s), b, why);
+    xmlNodePtr values = NULL, mapping = NULL;
+    for (xmlNodePtr c = b->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
+        if (ssp_is_el(c, SSP_NS_SSD, "ParameterValues") && !values && !src)
+            values = c;
+        else if (ssp_is_el(c, SSP_NS_SSD, "ParameterMapping") && !mapping)
+            mapping = c;
+        else
+            return free(src), R(s, ssp_file(s), c, "not supported here (or given twice)");
+    }
+    xmlNodePtr set;
+    const char *file;
+    int rc = doc_root(s, values ? values : b, src, SSP_NS_SSV, "ParameterSet", &set, &file);
+    free(src);
+    if (rc) return rc;
+    entry *map = NULL;
+    size_t n_map = 0;
+    if (mapping && (rc = read_mapping(s, mapping, &map, &n_map))) return rc;
+    for (xmlNodePtr c = set->children; c && !rc; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || ssp_skipped(c) || ssp_is_el(c, SSP_NS_SSV, "Units"))
+            continue;
+        if (!ssp_is_el(c, SSP_NS_SSV, "Parameters")) {
+            rc = R(s, file, c, "not supported in a parameter set");
+            break;
+        }
+        for (xmlNodePtr p = c->children; p && !rc; p = p->next) {
+            if (p->type != XML_ELEMENT_NODE || ssp_skipped(p)) continue;
+            if (!ssp_is_el(p, SSP_NS_SSV, "Parameter"))
+                rc = R(s, file, p, "expected ssv:Parameter");
+            else
+                rc = apply_param(s, file, p, owner, is_sys, map, n_map);
+        }
+    }
+    free_entries(map, n_map);
+    return rc;
+}
+
+int ssp_bind_parameters(sx *s)
+{
+    size_t n = ssp_n_bindings(s), max_depth = 0;
+    for (size_t pass = 0; pass <= max_depth; pass++)
+        for (size_t i = 0; i < n; i++) {
+            const char *owner;
+            int is_sys;
+            xmlNodePtr b = ssp_binding(s, i, &owner, &is_sys);
+            size_t depth = owner[0] != '\0';
+            for (const char *q = owner; *q; q++)
+                depth += *q == '.';
+            if (depth > max_depth) max_depth = depth;
+            if (depth != pass) continue;
+            int rc = apply_binding(s, b, owner, is_sys);
+            if (rc) return rc;
+        }
+    return 0;
+}
+
+int ssp_apply_tempo(sx *s, json_t *doc, json_t *tempo)
+{
+    static const char *const keys[] = {"algorithm", "solver", "resolution", "federates", NULL};
+    static const char *const fkeys[] = {"solver", "record", "quantum", "role", "outputs", NULL};
+    const char *key;
+    json_t *v;
+    char msg[300];
+    json_object_foreach(tempo, key, v)
+    {
+        int ok = 0;
+        for (int i = 0; keys[i]; i++)
+            ok |= !strcmp(keys[i], key);
+        if (!ok) {
+            snprintf(msg, sizeof msg, "Tempo annotation: unknown key \"%.100s\"", key);
+            return R(s, ssp_file(s), NULL, msg);
+        }
+        if (strcmp(key, "federates")) {
+            if (json_object_set(doc, key, v)) return ssp_oom(s);
+            continue;
+        }
+        const char *fname;
+        json_t *fo;
+        json_t *feds = json_object_get(doc, "federates");
+        if (!json_is_object(v))
+            return R(s, ssp_file(s), NULL, "Tempo annotation: federates: expected an object");
+        json_object_foreach(v, fname, fo)
+        {
+            json_t *target = NULL;
+            for (size_t i = 0; i < json_array_size(feds); i++)
+                if (!strcmp(json_string_value(json_object_get(json_array_get(feds, i), "name")),
+                            fname))
+                    target = json_array_get(feds, i);
+            if (!target || !json_is_object(fo)) {
+                snprintf(msg, sizeof msg, "Tempo annotation: federates: \"%.100s\" is no component",
+                         fname);
+                return R(s, ssp_file(s), NULL, msg);
+            }
+            const char *k2;
+            json_t *x;
+            json_object_foreach(fo, k2, x)
+            {
+                int ok2 = 0;
+                for (int i = 0; fkeys[i]; i++)
+                    ok2 |= !strcmp(fkeys[i], k2);
+                if (!ok2) {
+                    snprintf(msg, sizeof msg,
+                             "Tempo annotation: federates.%.100s: unknown key \"%.60s\"", fname,
+                             k2);
+                    return R(s, ssp_file(s), NULL, msg);
+                }
+                if (strcmp(k2, "outputs") && json_object_set(target, k2, x)) return ssp_oom(s);
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SSP systems (doc/ssp.md): the hand-made Lotka-Volterra SSP of tests/ssp/lv (a nested system,
+# connections through system connectors, parameters inline and from a .ssv file through a
+# .ssm mapping) run as an unpacked SystemStructure.ssd, as an .ssp archive (in process and
+# distributed) and through a federation file naming it ("system"), each to the same bits as
+# examples/lv_jacobi.json; a parameter value in another unit converted; and every refusal
+# of doc/ssp.md ("Refused") naming the element's path and line; every example federation
+# exported (tempo-run --export-ssp) and run from its SSP to the same bits. Takes about a minute
+# (each example runs twice). Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh ssp_test
+need tempo-run bin/tempo-run bin/tempo-fmu build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu
+
+# mk NAME [SED-SCRIPT]: tests/ssp/lv unpacked into $dir/NAME with the FMUs in resources/ and
+# the SSD edited by SED-SCRIPT; also $dir/NAME.ssp, the archive of that folder.
+mk() {
+  local d=$dir/$1
+  mkdir -p "$d/resources"
+  cp tests/ssp/lv/*.ss? "$d/"
+  cp build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu "$d/resources/"
+  if [ $# -gt 1 ]; then sed -i -e "$2" "$d/SystemStructure.ssd"; fi
+  (cd "$d" && zip -qr "../$1.ssp" .)
+}
+# run NAME FILE [ARGS]: tempo-run FILE into $dir/out-NAME; status in $?, stderr in $dir/NAME.err
+run() {
+  local n=$1 f=$2
+  shift 2
+  bin/tempo-run "$f" --quiet --output "$dir/out-$n" --timeout 60000 "$@" >"$dir/$n.out" 2>"$dir/$n.err"
+}
+# same NAME: the prey's x and the predator's y of run NAME equal the example's, bit for bit
+same() {
+  cut -d, -f1,2 "$dir/out-ex/prey.csv" | cmp -s - "$dir/out-$1/prey.csv" &&
+    cut -d, -f1,2 "$dir/out-ex/predator.csv" | cmp -s - "$dir/out-$1/pred-predator.csv"
+}
+# refused NAME TEXT...: run NAME's unpacked SSD fails with status 2 and every TEXT in stderr
+refused() {
+  local n=$1 t
+  shift
+  run "$n" "$dir/$n/SystemStructure.ssd"
+  local rc=$?
+  if [ "$rc" -ne 2 ]; then ko "$n: status $rc, expected 2: $(head -c 300 "$dir/$n.err")"; return; fi
+  for t in "$@"; do
+    has "$dir/$n.err" "$t" || { ko "$n: no \"$t\" in: $(head -c 400 "$dir/$n.err")"; return; }
+  done
+  ok
+}
+
+# The reference: examples/lv_jacobi.json in process (in-process runs give the same bits as
+# distributed ones, doc/inproc.md).
+sed -e "s|\"fmu\": \"\.\./|\"fmu\": \"$PWD/|" -e 's|"federates"|"placement": "in-process", "federates"|' \
+  examples/lv_jacobi.json >"$dir/ex.json"
+run ex "$dir/ex.json" || ko "example: $(cat "$dir/ex.err")"
+
+# 1. The unpacked SSD with a federation file naming it: the SSP's start, end and parameters,
+#    the file's step 0.5 and solver: the example's bits.
+mk lv
+sed -e 's|"lv.ssp"|"lv/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/lv-ssd.json"
+run ssd "$dir/lv-ssd.json" && same ssd && ok || ko "system .ssd: $(head -c 300 "$dir/ssd.err")"
+# 2. The archive, through the same file: the same bits; distributed too (every tempo-fmu
+#    unpacks the archive itself).
+cp tests/ssp/lv/lv.json "$dir/lv.json"
+run ssp "$dir/lv.json" && same ssp && ok || ko "system .ssp: $(head -c 300 "$dir/ssp.err")"
+run dist "$dir/lv.json" --distributed && same dist && ok || ko "distributed: $(head -c 300 "$dir/dist.err")"
+# 3. The archive alone: the default algorithm (jacobi, step (stop - start) / 1000 = 0.1 s).
+run alone "$dir/lv.ssp" --in-process
+check "alone runs" test $? -eq 0
+check "alone: 1001 rows at step 0.1" test "$(wc -l <"$dir/out-alone/prey.csv")" -eq 1002
+check "alone: t = 0.1 in row 2" test "$(sed -n 3p "$dir/out-alone/prey.csv" | cut -d, -f1)" = 0.1
+# 4. The parameters count: gamma 0.5 instead of 0.27 in predator.ssv changes the run.
+mk gamma
+sed -i 's|"predator.gamma_"><ssv:Real value="0.27"|"predator.gamma_"><ssv:Real value="0.5"|' "$dir/gamma/predator.ssv"
+sed -e 's|"lv.ssp"|"gamma/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/gamma.json"
+run gamma "$dir/gamma.json" && ! same gamma && ok || ko "gamma 0.5 did not change the run"
+# 5. A parameter in another unit: x0 = 0.001 ku with the connector in u (1 ku = 1000 u) is 1.
+U='<ssd:Units><ssc:Unit name="u"><ssc:BaseUnit m="1"/></ssc:Unit><ssc:Unit name="ku"><ssc:BaseUnit m="1" factor="1000"/></ssc:Unit><ssc:Unit name="sec"><ssc:BaseUnit s="1"/></ssc:Unit></ssd:Units>'
+mk units "s|<ssv:Real value=\"1\"/>|<ssv:Real value=\"0.001\" unit=\"ku\"/>|; s|<ssd:Connector name=\"y\" kind=\"input\"><ssc:Real/></ssd:Connector>|&<ssd:Connector name=\"x0\" kind=\"parameter\"><ssc:Real unit=\"u\"/></ssd:Connector>|; s|  <ssd:DefaultExperiment|  $U\n&|"
+sed -e 's|"lv.ssp"|"units/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/units.json"
+run units "$dir/units.json" && same units && ok || ko "unit conversion: $(head -c 300 "$dir/units.err")"
+# 6. Identity transformations and equal units are accepted (the same bits).
+mk ident "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:LinearTransformation factor=\"1\" offset=\"0\"/></ssd:Connection>|; s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"u\"/>|; s|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"u\"/>|; s|  <ssd:DefaultExperiment|  $U\n&|"
+sed -e 's|"lv.ssp"|"ident/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/ident.json"
+run ident "$dir/ident.json" && same ident && ok || ko "identity transformation: $(head -c 300 "$dir/ident.err")"
+
+# 7. Refusals, each naming the element and its line.
+mk incompat "s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"u\"/>|; s|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"sec\"/>|; s|  <ssd:DefaultExperiment|  $U\n&|"
+refused incompat 'incompatible units "u" and "sec"' 'SystemStructure.ssd:49:' 'ssd:System/ssd:Connections/ssd:Connection[1]'
+mk convert "s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"ku\"/>|; s|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"u\"/>|; s|  <ssd:DefaultExperiment|  $U\n&|"
+refused convert 'scales by 1000 and adds 0' 'only identity transformations'
+mk gain "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:LinearTransformation factor=\"2\"/></ssd:Connection>|"
+refused gain 'scales by 2 and adds 0' 'SystemStructure.ssd:'
+mk boolmap "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:BooleanMappingTransformation/></ssd:Connection>|"
+refused boolmap 'ssc:BooleanMappingTransformation' 'only ssc:LinearTransformation'
+mk integer 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:Integer/>|'
+refused integer 'connection of type Integer' 'Real values only'
+mk dict 's|    <ssd:Connections>|<ssd:SignalDictionaries><ssd:SignalDictionary name="d"/></ssd:SignalDictionaries>\n&|'
+refused dict 'SystemStructure.ssd:48: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:System/ssd:SignalDictionaries' 'signal dictionaries are not supported'
+mk unknown 's|<ssd:Elements>|<ssd:Frobnicate/>&|'
+refused unknown 'ssd:Frobnicate' 'SystemStructure.ssd:10: /ssd:SystemStructureDescription/ssd:System/ssd:Frobnicate' 'not supported in a system'
+mk nostop 's|<ssd:DefaultExperiment startTime="0" stopTime="100"/>|<ssd:DefaultExperiment startTime="0"/>|'
+refused nostop 'no ssd:DefaultExperiment stopTime'
+mk prefix 's|<ssd:ParameterBinding source="predator.ssv">|<ssd:ParameterBinding source="predator.ssv" prefix="p.">|'
+refused prefix 'a prefix is not supported' 'ssd:ParameterBinding'
+mk noname 's|target="predator.gamma"/>|target="nobody.gamma"/>|'
+sed -i 's|target="predator.gamma"/>|target="nobody.gamma"/>|' "$dir/noname/predator.ssm"
+(cd "$dir/noname" && zip -qr ../noname.ssp .)
+refused noname 'parameter "nobody.gamma" names no component' 'predator.ssv:5:'
+# inside an archive, the message names ARCHIVE/ENTRY
+run noname-ssp "$dir/noname.ssp"
+check "archive refusal status" test $? -eq 2
+check "archive refusal names the entry" has "$dir/noname-ssp.err" "noname.ssp/predator.ssv:5:"
+run gain-ssp "$dir/gain.ssp"
+check "archive SSD refusal names the entry" has "$dir/gain-ssp.err" "gain.ssp/SystemStructure.ssd:"
+mk twice 's|<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|&<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|'
+refused twice 'input "y" of "prey" is fed by two connections'
+mk nofmu 's|resources/lv_prey_me.fmu|resources/missing.fmu|'
+refused nofmu 'missing.fmu'
+mk broken 's|</ssd:System>|</ssd:Sys>|'
+refused broken 'not well-formed XML'
+mk nsbad 's|http://ssp-standard.org/SSP1/SystemStructureDescription|urn:other|'
+refused nsbad 'the root is not ssd:SystemStructureDescription'
+# A federation file naming a system may not add federates.
+printf '{ "system": "lv.ssp", "federates": [] }\n' >"$dir/fed.json"
+run fed "$dir/fed.json"
+check "system + federates refused" test $? -eq 2
+check "system + federates named" has "$dir/fed.err" '"federates" comes from the SSP'
+# An archive without SystemStructure.ssd.
+(cd "$dir/lv" && zip -q "../empty.ssp" predator.ssv)
+run empty "$dir/empty.ssp"
+check "archive without SSD refused" test $? -eq 2
+check "archive without SSD named" has "$dir/empty.err" 'no SystemStructure.ssd'
+
+# 8. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
+#    it, in process, gives every CSV of the original byte for byte.
+for f in examples/*.json; do
+  n=$(basename "$f" .json)
+  sed -e "s|\"\.\./|\"$PWD/|g" "$f" >"$dir/x-$n.json"
+  if ! bin/tempo-run --export-ssp "$dir/x-$n.json" "$dir/x-$n.ssp" >/dev/null 2>"$dir/x-$n.exp"; then
+    ko "export $n: $(head -c 300 "$dir/x-$n.exp")"
+    continue
+  fi
+  run "x-$n" "$dir/x-$n.json" --in-process || { ko "$n: $(head -c 300 "$dir/x-$n.err")"; continue; }
+  run "y-$n" "$dir/x-$n.ssp" --in-process || { ko "$n from SSP: $(head -c 300 "$dir/y-$n.err")"; continue; }
+  same=1
+  for c in "$dir/out-x-$n"/*.csv; do
+    cmp -s "$c" "$dir/out-y-$n/$(basename "$c")" || { same=0; ko "$n: $(basename "$c") differs after the round trip"; }
+  done
+  [ "$same" -eq 1 ] && ok
+done
+# A program federate has no SSP form.
+printf '{"federation":"p","algorithm":{"method":"jacobi","end":1,"step":0.1},"federates":[{"name":"a","program":"/bin/true"}]}\n' >"$dir/prog.json"
+bin/tempo-run --export-ssp "$dir/prog.json" "$dir/prog.ssp" >/dev/null 2>"$dir/prog.err"
+check "program federate not exported" test $? -eq 2
+check "program federate named" has "$dir/prog.err" "a program federate has no SSP form"
+finish

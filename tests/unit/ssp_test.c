@@ -1,0 +1,362 @@
+/* Unit tests of the SSP reader (federate/config/ssp.c, doc/ssp.md): the hand-made system of
+ * tests/ssp/lv translates into the documented federation document (names of nested
+ * components, wiring through system connectors, parameters inline and through .ssv and .ssm,
+ * default algorithm and step); small SSDs written here are refused with the element's line
+ * and path. Runs under the sanitizers (the integration test tests/integration/ssp_test.sh
+ * runs the systems). Files are written to a private temporary folder. */
+#include "federate/config/ssp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "tests/check.h"
+
+static char tmp[64];
+static char err[1024];
+
+static const char *head =
+    "<?xml version=\"1.0\"?>\n"
+    "<ssd:SystemStructureDescription version=\"1.0\" name=\"t\"\n"
+    " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+    " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+    " xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\">\n";
+
+/* Write tmp/t.ssd = head + body, load it; returns ssp_load's status, *doc the document. */
+static int load_text(const char *body, json_t **doc)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/t.ssd", tmp);
+    FILE *f = fopen(p, "w");
+    if (!f) return -3;
+    fprintf(f, "%s%s", head, body);
+    fclose(f);
+    char *td = NULL;
+    void *d = NULL;
+    int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+    free(td);
+    *doc = d;
+    return rc;
+}
+
+static json_t *fed(json_t *doc, size_t i)
+{
+    return json_array_get(json_object_get(doc, "federates"), i);
+}
+static double num(json_t *o, const char *a, const char *b)
+{
+    return json_number_value(json_object_get(json_object_get(o, a), b));
+}
+static const char *str(json_t *o, const char *a, const char *b)
+{
+    json_t *x = b ? json_object_get(json_object_get(o, a), b) : json_object_get(o, a);
+    return json_is_string(x) ? json_string_value(x) : "(none)";
+}
+
+static void test_lv(void)
+{
+    void *d = NULL;
+    char *td = NULL;
+    int rc = ssp_load("tests/ssp/lv/SystemStructure.ssd", 1, &d, &td, err, sizeof err);
+    CHECK(rc == 0, "lv: %s", err);
+    CHECK(td == NULL, "an .ssd is not unpacked");
+    json_t *doc = d;
+    if (rc) return;
+    CHECK_STR_EQ(str(doc, "federation", NULL), "lv");
+    CHECK_STR_EQ(str(doc, "algorithm", "method"), "jacobi");
+    CHECK_NEAR(num(doc, "algorithm", "start"), 0, 0);
+    CHECK_NEAR(num(doc, "algorithm", "end"), 100, 0);
+    CHECK_NEAR(num(doc, "algorithm", "step"), 0.1, 1e-15); /* (100 - 0) / 1000 */
+    CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 2);
+    json_t *prey = fed(doc, 0), *pred = fed(doc, 1);
+    CHECK_STR_EQ(str(prey, "name", NULL), "prey");
+    CHECK_STR_EQ(str(pred, "name", NULL), "pred-predator");
+    CHECK_STR_HAS(str(pred, "fmu", NULL), "/tests/ssp/lv/resources/lv_predator_me.fmu");
+    /* the wiring through the nested system's connectors x_in and y_out */
+    CHECK_STR_EQ(str(prey, "outputs", "x"), "prey.x");
+    CHECK_STR_EQ(str(pred, "inputs", "x"), "prey.x");
+    CHECK_STR_EQ(str(pred, "outputs", "y"), "pred_predator.y");
+    CHECK_STR_EQ(str(prey, "inputs", "y"), "pred_predator.y");
+    /* inline values; .ssv through .ssm (gamma_ -> gamma); unmapped y0 by name */
+    CHECK_NEAR(num(prey, "parameters", "alpha"), 0.5, 0);
+    CHECK_NEAR(num(prey, "parameters", "x0"), 1, 0);
+    CHECK_NEAR(num(pred, "parameters", "gamma"), 0.27, 0);
+    CHECK_NEAR(num(pred, "parameters", "delta"), 0.6, 0);
+    CHECK_NEAR(num(pred, "parameters", "y0"), 1, 0);
+    CHECK(!json_object_get(json_object_get(pred, "parameters"), "gamma_"), "mapped away");
+    CHECK(json_is_real(json_object_get(json_object_get(prey, "parameters"), "x0")),
+          "a Real parameter stays a JSON real");
+    json_decref(doc);
+}
+
+/* A mapping with a linear transformation, typed values and a unit conversion. */
+static void test_values(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text(
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"len\" kind=\"parameter\"><ssc:Real unit=\"m\"/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"a.len\"><ssv:Real value=\"2\" unit=\"km\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"a.n\"><ssv:Integer value=\"-3\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"a.on\"><ssv:Boolean value=\"true\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"a.s\"><ssv:String value=\"hi\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"a.g\"><ssv:Real value=\"3\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "<ssd:ParameterMapping><ssm:ParameterMapping "
+        "xmlns:ssm=\"http://ssp-standard.org/SSP1/SystemStructureParameterMapping\">\n"
+        "<ssm:MappingEntry source=\"a.g\" target=\"a.gain\">"
+        "<ssc:LinearTransformation factor=\"2\" offset=\"1\"/></ssm:MappingEntry>\n"
+        "</ssm:ParameterMapping></ssd:ParameterMapping>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:System>\n"
+        "<ssd:Units><ssc:Unit name=\"m\"><ssc:BaseUnit m=\"1\"/></ssc:Unit>\n"
+        "<ssc:Unit name=\"km\"><ssc:BaseUnit m=\"1\" factor=\"1000\"/></ssc:Unit></ssd:Units>\n"
+        "<ssd:DefaultExperiment startTime=\"1\" stopTime=\"3\"/>\n"
+        "</ssd:SystemStructureDescription>\n",
+        &doc);
+    CHECK(rc == 0, "values: %s", err);
+    if (rc) return;
+    json_t *a = fed(doc, 0), *p = json_object_get(a, "parameters");
+    CHECK_NEAR(json_real_value(json_object_get(p, "len")), 2000, 0);
+    CHECK(json_is_integer(json_object_get(p, "n")) &&
+              json_integer_value(json_object_get(p, "n")) == -3,
+          "integer -3");
+    CHECK(json_is_true(json_object_get(p, "on")), "boolean true");
+    CHECK_STR_EQ(str(p, "s", NULL), "hi");
+    CHECK_NEAR(json_real_value(json_object_get(p, "gain")), 7, 0); /* 3 * 2 + 1 */
+    CHECK_NEAR(num(doc, "algorithm", "step"), 0.002, 1e-15);
+    json_decref(doc);
+}
+
+/* The layout OMSimulator writes (ssd:Annotations with its org.openmodelica step, geometry)
+ * and the Open Simulation Platform's step in the DefaultExperiment's annotations: written by
+ * hand after their documented form, since neither tool is installed here (doc/ssp.md). */
+static void test_other_layouts(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text(
+        "<ssd:System name=\"root\">\n"
+        "<ssd:Annotations><ssc:Annotation type=\"org.openmodelica\">\n"
+        "<oms:Annotations xmlns:oms=\"https://example.org/oms.xsd\"><oms:SimulationInformation>\n"
+        "<oms:FixedStepMaster description=\"oms-ma\" stepSize=\"0.010000\"/>\n"
+        "</oms:SimulationInformation></oms:Annotations></ssc:Annotation></ssd:Annotations>\n"
+        "<ssd:Elements>\n"
+        "<ssd:Component name=\"A\" type=\"application/x-fmu-sharedlibrary\" "
+        "source=\"resources/0001_A.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
+        "<ssd:ConnectorGeometry x=\"1\" y=\"0.5\"/></ssd:Connector>\n"
+        "</ssd:Connectors><ssd:ElementGeometry x1=\"0\" y1=\"0\" x2=\"1\" y2=\"1\"/>\n"
+        "<ssd:Annotations><ssc:Annotation type=\"x\"><foo/></ssc:Annotation></ssd:Annotations>\n"
+        "</ssd:Component>\n"
+        "<ssd:Component name=\"B\" source=\"resources/0002_B.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"A\" startConnector=\"y\" "
+        "endElement=\"B\" endConnector=\"u\"><ssd:ConnectionGeometry pointsX=\"1\" "
+        "pointsY=\"1\"/></ssd:Connection></ssd:Connections>\n"
+        "<ssd:SystemGeometry x1=\"0\" y1=\"0\" x2=\"1\" y2=\"1\"/></ssd:System>\n"
+        "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+        "</ssd:SystemStructureDescription>\n",
+        &doc);
+    CHECK(rc == 0, "OMSimulator layout: %s", err);
+    if (rc) return;
+    CHECK_NEAR(num(doc, "algorithm", "step"), 0.01, 0);
+    CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "A.y");
+    json_decref(doc);
+    rc = load_text("<ssd:System name=\"s\"><ssd:Elements>\n"
+                   "<ssd:Component name=\"a\" source=\"a.fmu\"/></ssd:Elements></ssd:System>\n"
+                   "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"><ssd:Annotations>\n"
+                   "<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm "
+                   "xmlns:osp=\"https://example.org/osp\"><osp:FixedStepAlgorithm "
+                   "baseStepSize=\"1e-4\"/></osp:Algorithm></ssc:Annotation>\n"
+                   "</ssd:Annotations></ssd:DefaultExperiment></ssd:SystemStructureDescription>\n",
+                   &doc);
+    CHECK(rc == 0, "OSP step: %s", err);
+    if (rc) return;
+    CHECK_NEAR(num(doc, "algorithm", "step"), 1e-4, 0);
+    json_decref(doc);
+}
+
+/* A binding nearer to the component overrides an outer one (doc/ssp.md, binding order), and
+ * long variable names still give distinct attributes. */
+static void test_order(void)
+{
+    char body[4096], lng[301];
+    memset(lng, 'v', 300);
+    lng[300] = '\0';
+    snprintf(body, sizeof body,
+             "<ssd:System name=\"s\"><ssd:Elements>\n"
+             "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+             "<ssd:Connector name=\"%s1\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+             "<ssd:Connector name=\"%s2\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+             "</ssd:Connectors><ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+             "<ssv:ParameterSet version=\"1.0\" name=\"in\"><ssv:Parameters>\n"
+             "<ssv:Parameter name=\"k\"><ssv:Real value=\"2\"/></ssv:Parameter>\n"
+             "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>\n"
+             "</ssd:ParameterBindings></ssd:Component></ssd:Elements>\n"
+             "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+             "<ssv:ParameterSet version=\"1.0\" name=\"out\"><ssv:Parameters>\n"
+             "<ssv:Parameter name=\"a.k\"><ssv:Real value=\"1\"/></ssv:Parameter>\n"
+             "<ssv:Parameter name=\"a.m\"><ssv:Real value=\"5\"/></ssv:Parameter>\n"
+             "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>\n"
+             "</ssd:ParameterBindings></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             lng, lng);
+    json_t *doc = NULL;
+    int rc = load_text(body, &doc);
+    CHECK(rc == 0, "order: %s", err);
+    if (rc) return;
+    json_t *p = json_object_get(fed(doc, 0), "parameters");
+    CHECK_NEAR(json_real_value(json_object_get(p, "k")), 2, 0);
+    CHECK_NEAR(json_real_value(json_object_get(p, "m")), 5, 0);
+    json_t *outs = json_object_get(fed(doc, 0), "outputs");
+    CHECK_INT_EQ((long)json_object_size(outs), 2);
+    const char *k;
+    json_t *v, *seen = json_object();
+    json_object_foreach(outs, k, v) json_object_set(seen, json_string_value(v), v);
+    CHECK_INT_EQ((long)json_object_size(seen), 2); /* distinct attributes */
+    json_decref(seen);
+    json_decref(doc);
+}
+
+static void refused(const char *body, const char *want1, const char *want2)
+{
+    json_t *doc = NULL;
+    int rc = load_text(body, &doc);
+    CHECK(rc == -1, "refused: status %d for %s", rc, want1);
+    CHECK_STR_HAS(err, want1);
+    CHECK_STR_HAS(err, want2);
+    json_decref(doc);
+}
+
+static void test_refusals(void)
+{
+    static const char *const two =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real unit=\"%s\"/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component>\n"
+        "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Real unit=\"%s\"/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+        "endElement=\"b\" endConnector=\"u\"/></ssd:Connections></ssd:System>\n"
+        "<ssd:Units><ssc:Unit name=\"m\"><ssc:BaseUnit m=\"1\"/></ssc:Unit>\n"
+        "<ssc:Unit name=\"s\"><ssc:BaseUnit s=\"1\"/></ssc:Unit>\n"
+        "<ssc:Unit name=\"degC\"><ssc:BaseUnit K=\"1\" offset=\"273.15\"/></ssc:Unit>\n"
+        "<ssc:Unit name=\"K\"><ssc:BaseUnit K=\"1\"/></ssc:Unit></ssd:Units>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    char body[2048];
+    snprintf(body, sizeof body, two, "m", "s");
+    refused(body,
+            "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/ssd:Connection",
+            "incompatible units \"m\" and \"s\"");
+    snprintf(body, sizeof body, two, "degC", "K");
+    refused(body, "scales by 1 and adds 273.15", "only identity transformations");
+    snprintf(body, sizeof body, two, "m", "m");
+    json_t *doc = NULL;
+    CHECK(load_text(body, &doc) == 0, "same units: %s", err);
+    CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
+    json_decref(doc);
+    snprintf(body, sizeof body, two, "m", "ft");
+    refused(body, "unit \"ft\" is not declared in ssd:Units", "t.ssd:13:");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.ssp\" type=\"application/x-ssp-package\"/>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "only FMUs are run");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"http://x/a.fmu\"/>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:7:", "only relative paths and file: URIs");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a.b\" source=\"a.fmu\"/>\n"
+            "<ssd:System name=\"a\"><ssd:Elements><ssd:Component name=\"b\" source=\"b.fmu\"/>\n"
+            "</ssd:Elements></ssd:System>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "elements \"a.b\" and \"a.b\" both become federate \"a-b\"", "t.ssd:8:");
+    refused("<ssd:System name=\"s\"/><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:6:", "no component");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+            "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+            "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+            "<ssv:Parameter name=\"e\"><ssv:Enumeration value=\"x\"/></ssv:Parameter>\n"
+            "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+            "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:10:", "only Real, Integer, Boolean and String parameter values");
+}
+
+/* A federation file naming the system: its algorithm over the SSP's start, end and step. */
+static void test_merge(void)
+{
+    json_error_t je;
+    json_t *u = json_loads("{\"system\": \"lv/SystemStructure.ssd\", \"placement\": \"in-process\","
+                           " \"algorithm\": {\"method\": \"gauss-seidel\", \"step\": 0.5}}",
+                           0, &je);
+    void *d = NULL;
+    char *td = NULL;
+    int rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == 0, "merge: %s", err);
+    json_t *doc = d;
+    if (!rc) {
+        CHECK_STR_EQ(str(doc, "algorithm", "method"), "gauss-seidel");
+        CHECK_NEAR(num(doc, "algorithm", "step"), 0.5, 0);
+        CHECK_NEAR(num(doc, "algorithm", "end"), 100, 0);
+        CHECK_STR_EQ(str(doc, "placement", NULL), "in-process");
+        CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 2);
+    }
+    json_decref(doc);
+    json_decref(u);
+    /* a variable-step method does not inherit the step */
+    u = json_loads("{\"system\": \"lv/SystemStructure.ssd\", \"algorithm\": {\"method\": "
+                   "\"jacobi-de\", \"quantum\": 0.01, \"h_min\": 0.01, \"h_max\": 1}}",
+                   0, &je);
+    rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == 0, "merge jacobi-de: %s", err);
+    if (!rc) CHECK(!json_object_get(json_object_get(d, "algorithm"), "step"), "no step");
+    json_decref(d);
+    json_decref(u);
+    u = json_loads("{\"system\": \"lv/SystemStructure.ssd\", \"federates\": []}", 0, &je);
+    rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == -1, "federates refused");
+    CHECK_STR_HAS(err, "\"federates\" comes from the SSP");
+    json_decref(u);
+    u = json_loads("{\"system\": \"lv.json\"}", 0, &je);
+    rc = ssp_merge_system(u, "tests/ssp", &d, &td, err, sizeof err);
+    CHECK(rc == -1, "not an SSP refused");
+    CHECK_STR_HAS(err, "expected the path of an .ssp or .ssd file");
+    json_decref(u);
+}
+
+int main(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/ssp_test.XXXXXX");
+    if (!mkdtemp(tmp)) {
+        CHECK(0, "mkdtemp");
+        return check_summary();
+    }
+    test_lv();
+    test_values();
+    test_other_layouts();
+    test_merge();
+    test_order();
+    test_refusals();
+    char p[128];
+    snprintf(p, sizeof p, "%s/t.ssd", tmp);
+    unlink(p);
+    rmdir(tmp);
+    return check_summary();
+}
