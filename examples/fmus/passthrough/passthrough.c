@@ -1,7 +1,7 @@
 /* A direct feedthrough: no states, the output y equals the input u at every instant. Both
  * kinds. It shows the order at a communication point (set the inputs of t, read the outputs
  * of t, then step): a host that reads y before setting u(t) records u(t - h) instead
- * (tests/integration/feedthrough_test.c). doc/fmu.md; doc/example-fmus.md lists the models. */
+ * (tests/integration/inproc_same_test.c). doc/fmu.md; doc/example-fmus.md lists the models. */
 #include "examples/fmus/framework/fw.h"
 
 enum { U, Y, NV };
