@@ -189,21 +189,27 @@ fmu_initial fmu_md_initial(const fmu_var *v)
 
 /* ---- capability elements ----------------------------------------------------------------- */
 
-static int parse_caps(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
+/* It names a file (the binary): keep it to a safe character set. */
+int md_model_identifier(md_ctx *c, const xmlNode *n, fmu_caps *k)
 {
-    int rc;
-    k->present = 1;
     k->model_identifier = md_attr(c, n, "modelIdentifier");
     if (c->oom) return -2;
     if (!k->model_identifier || !k->model_identifier[0])
         return md_fail(c, n, "missing attribute modelIdentifier");
-    /* It names a file: keep it to a safe character set. */
     for (const char *p = k->model_identifier; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '_' || *p == '-' || *p == '.') ||
             (p == k->model_identifier && *p == '.'))
             return md_fail(c, n, "modelIdentifier \"%.40s\" is not a valid file name",
                            k->model_identifier);
+    return 0;
+}
+
+static int parse_caps(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
+{
+    int rc;
+    k->present = 1;
+    if ((rc = md_model_identifier(c, n, k))) return rc;
     if ((rc = md_attr_bool(c, n, "needsExecutionTool", 0, &k->needs_execution_tool)) ||
         (rc = md_attr_bool(c, n, "canBeInstantiatedOnlyOncePerProcess", 0,
                            &k->can_be_instantiated_only_once_per_process)) ||

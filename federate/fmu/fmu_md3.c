@@ -36,16 +36,7 @@ static int parse_caps3(md_ctx *c, const xmlNode *n, fmu_caps *k, int cs)
 {
     int rc, present;
     k->present = 1;
-    k->model_identifier = md_attr(c, n, "modelIdentifier");
-    if (c->oom) return -2;
-    if (!k->model_identifier || !k->model_identifier[0])
-        return md_fail(c, n, "missing attribute modelIdentifier");
-    for (const char *p = k->model_identifier; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-' || *p == '.') ||
-            (p == k->model_identifier && *p == '.'))
-            return md_fail(c, n, "modelIdentifier \"%.40s\" is not a valid file name",
-                           k->model_identifier);
+    if ((rc = md_model_identifier(c, n, k))) return rc;
     /* FMI 3.0 spells FMUState with a capital S and directional derivatives in the plural. */
     if ((rc = md_attr_bool(c, n, "needsExecutionTool", 0, &k->needs_execution_tool)) ||
         (rc = md_attr_bool(c, n, "canBeInstantiatedOnlyOncePerProcess", 0,

@@ -39,6 +39,9 @@ int md_attr_long(md_ctx *c, const xmlNode *n, const char *name, long lo, long hi
                  long *out);
 int md_attr_enum(md_ctx *c, const xmlNode *n, const char *name, const char *const *names, int count,
                  int def, int *out);
+/* The modelIdentifier attribute of a capability element (FMI 2.0 and 3.0 alike) into
+ * k->model_identifier: present, not empty, and a safe file name (it names the binary). */
+int md_model_identifier(md_ctx *c, const xmlNode *n, fmu_caps *k);
 
 /* FMI 3.0: the capability elements, type definitions, variables (arrays expanded element by
  * element) and model structure of root (fmu_md3.c). Same return convention. */
