@@ -642,7 +642,7 @@ int conn_hub_init(struct conn_hub *hub, struct event_base *base, const struct co
 }
 
 /* Split "HOST:PORT" or "[HOST]:PORT". */
-static int split_addr(const char *addr, char *host, size_t hostlen, char *port, size_t portlen)
+int conn_split_addr(const char *addr, char *host, size_t hostlen, char *port, size_t portlen)
 {
     const char *colon;
     if (addr[0] == '[') {
@@ -666,7 +666,7 @@ static int split_addr(const char *addr, char *host, size_t hostlen, char *port, 
     return 0;
 }
 
-static int is_loopback(const struct sockaddr *sa)
+int conn_is_loopback(const struct sockaddr *sa)
 {
     if (sa->sa_family == AF_INET)
         return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
@@ -691,7 +691,7 @@ int conn_hub_listen_tcp(struct conn_hub *hub, const char *addr, int allow_remote
                         size_t boundlen, char *err, size_t errlen)
 {
     char host[256], port[16];
-    if (split_addr(addr, host, sizeof host, port, sizeof port) != 0) {
+    if (conn_split_addr(addr, host, sizeof host, port, sizeof port) != 0) {
         snprintf(err, errlen, "--listen '%s': expected HOST:PORT (e.g. 127.0.0.1:7470)", addr);
         return -1;
     }
@@ -704,7 +704,7 @@ int conn_hub_listen_tcp(struct conn_hub *hub, const char *addr, int allow_remote
         snprintf(err, errlen, "--listen '%s': getaddrinfo: %s", addr, gai_strerror(gai));
         return -1;
     }
-    if (!allow_remote && !is_loopback(res->ai_addr)) {
+    if (!allow_remote && !conn_is_loopback(res->ai_addr)) {
         snprintf(err, errlen,
                  "--listen '%s': not a loopback address; add --allow-remote to accept "
                  "connections from other hosts",

@@ -151,6 +151,15 @@ struct conn_hub {
 int conn_hub_init(struct conn_hub *hub, struct event_base *base, const struct conn_limits *lim,
                   const struct conn_ops *ops, void *ctx, char *err, size_t errlen);
 
+/** Split "HOST:PORT" ("[v6]:PORT" for IPv6) into host and port (digits, at most 65535).
+ *  @return 0, or -1 when the form is wrong or a part does not fit its buffer. */
+int conn_split_addr(const char *addr, char *host, size_t hostlen, char *port, size_t portlen);
+
+/** 1 when @p sa is a loopback address (127/8 or ::1); the RTI's listeners and its live view
+ *  refuse other addresses unless told to serve other hosts (doc/rti.md). */
+struct sockaddr;
+int conn_is_loopback(const struct sockaddr *sa);
+
 /**
  * Listen on TCP. addr is "HOST:PORT" ("[v6]:PORT" for IPv6); port 0 picks a free port.
  * @param allow_remote 0: refuse an address that is not loopback (doc/rti.md).

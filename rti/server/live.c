@@ -4,6 +4,7 @@
  * most LIVE_HEAD_MAX bytes read within LIVE_READ_MS, replies and streams capped at
  * LIVE_OUT_MAX queued bytes and dropped when they make no progress for LIVE_WRITE_MS.
  * Serves doc/live.md (every field) and doc/rti.md (--http). Read rti/server/live_json.c next. */
+#include "rti/server/conn.h"
 #include "rti/server/live_impl.h"
 
 #include "rti/server/log.h"
@@ -45,15 +46,6 @@ static void conn_free(struct hconn *h)
     if (h->stream) lv->n_streams--;
     bufferevent_free(h->bev);
     free(h);
-}
-
-static int is_loopback(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-    if (sa->sa_family == AF_INET6)
-        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-    return 0;
 }
 
 /* ---- replies ------------------------------------------------------------------------------ */
@@ -232,7 +224,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     }
     h->lv = lv;
     h->bev = bev;
-    h->remote = !is_loopback(sa);
+    h->remote = !conn_is_loopback(sa);
     if (sa->sa_family == AF_INET)
         inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, h->peer, sizeof h->peer);
     else if (sa->sa_family == AF_INET6)
@@ -285,16 +277,10 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 static int bind_listener(struct live *lv, const char *addr, char *err, size_t errlen)
 {
     char host[256], port[16];
-    const char *colon = addr[0] == '[' ? strstr(addr, "]:") : strrchr(addr, ':');
-    const char *h0 = addr[0] == '[' ? addr + 1 : addr;
-    if (!colon || (size_t)(colon - h0) >= sizeof host || strlen(colon) < 2 ||
-        strlen(colon) > sizeof port) {
+    if (conn_split_addr(addr, host, sizeof host, port, sizeof port) != 0) {
         snprintf(err, errlen, "--http '%s': expected HOST:PORT (e.g. 127.0.0.1:8080)", addr);
         return -1;
     }
-    memcpy(host, h0, (size_t)(colon - h0));
-    host[colon - h0] = '\0';
-    snprintf(port, sizeof port, "%s", colon + (addr[0] == '[' ? 2 : 1));
     struct addrinfo hints = {0}, *res = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -304,7 +290,7 @@ static int bind_listener(struct live *lv, const char *addr, char *err, size_t er
         snprintf(err, errlen, "--http '%s': getaddrinfo: %s", addr, gai_strerror(gai));
         return -1;
     }
-    if (!is_loopback(res->ai_addr)) {
+    if (!conn_is_loopback(res->ai_addr)) {
         const char *why = !lv->s->cfg.allow_remote ? "add --allow-remote to serve other hosts"
                           : !lv->s->cfg.secret || !lv->s->cfg.secret[0]
                               ? "a remote view needs the federation secret (--secret, "
