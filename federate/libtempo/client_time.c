@@ -10,6 +10,7 @@
 #include "federate/libtempo/client_impl.h"
 #include "rti/proto/bound.h"
 #include "rti/proto/status.h"
+#include "rti/proto/ticks.h"
 
 /* The mirrored constants of API, wire and the bound table are one set of numbers: requests,
  * grants and status codes pass through unchanged. */
@@ -541,10 +542,5 @@ double tp_time_to_seconds(const tp_federate *f, tp_time t)
     double res = f && f->resolution > 0 ? f->resolution : 1e-9;
     if (t == TP_TIME_MAX) return INFINITY;
     if (t == TP_NO_TIME) return NAN;
-    /* The rule of doc/time.md "Seconds from ticks" (algorithms/port.h port_seconds, which
-     * libtempo cannot link): with whole ticks per second, a correctly rounded division, so that
-     * 15e9 ns is 15 exactly (15e9 * 1e-9 is 15.000000000000002). */
-    double tps = 1.0 / res, r = floor(tps + 0.5);
-    if (r >= 1 && fabs(tps - r) <= 1e-9 * r) return (double)t / r;
-    return (double)t * res;
+    return ticks_seconds(res, t); /* doc/time.md "Seconds from ticks" */
 }

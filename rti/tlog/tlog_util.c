@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "rti/proto/ticks.h"
 #include "rti/tlog/tlog_impl.h"
 
 /* ---- first pass ---------------------------------------------------------------------------- */
@@ -360,7 +361,7 @@ uint32_t tlog_fed_find(const struct tlog *t, const char *name)
 
 double tlog_secs(const struct tlog *t, int64_t ticks)
 {
-    return (double)ticks * t->resolution;
+    return ticks_seconds(t->resolution, ticks); /* doc/time.md "Seconds from ticks" */
 }
 
 int tlog_parse_secs(const struct tlog *t, const char *s, int64_t *ticks)

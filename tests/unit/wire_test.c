@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rti/proto/ticks.h"
 #include "rti/proto/wire.h"
 #include "tests/check.h"
 
@@ -784,8 +785,22 @@ static void test_random_round_trips(void)
     buf_fini(&out);
 }
 
+/* doc/time.md "Seconds from ticks": a whole number of ticks per second divides (correctly
+ * rounded), so decimal times come out as the nearest double to the decimal; the plain product
+ * does not (15e9 * 1e-9 is 15.000000000000002, 3e8 * 1e-9 is 0.30000000000000004). */
+static void test_ticks_seconds(void)
+{
+    CHECK(ticks_seconds(1e-9, 15000000000) == 15.0, "15e9 ns: %.17g",
+          ticks_seconds(1e-9, 15000000000));
+    CHECK(ticks_seconds(1e-9, 300000000) == 0.3, "3e8 ns: %.17g", ticks_seconds(1e-9, 300000000));
+    CHECK(ticks_seconds(1e-3, 99999) == 99.999, "99999 ms: %.17g", ticks_seconds(1e-3, 99999));
+    CHECK(ticks_seconds(0.3, 2) == 0.6, "2 ticks of 0.3 s (not whole per second): %.17g",
+          ticks_seconds(0.3, 2));
+}
+
 int main(void)
 {
+    test_ticks_seconds();
     test_catalogue();
     test_round_trip();
     test_strict_encode();
