@@ -464,7 +464,7 @@ def main(argv=None):
     except (TempoError, RuntimeError, ValueError) as e:
         print("tempo-slave: %s: %s" % (me.name, e), file=sys.stderr)
         return 1
-    print("tempo-slave: %s: done at t = %.9g s: %d steps, %d updates, %d reflections, "
+    print("tempo-slave: %s: done at t = %.15g s: %d instants, %d updates, %d reflections, "
           "%d time requests" % (me.name, ff.end, st["steps"], st.get("updates", 0),
                                 st.get("reflections", 0), st["requests"]))
     return 0
