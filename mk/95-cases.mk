@@ -4,7 +4,7 @@
 # Run it after a change that moves a figure, read the diff, commit it. The tests themselves
 # fail when the committed tables and a fresh run differ.
 INTEG_SCRIPTS += tests/integration/cases_doc.sh
-CASES_RUNS := $(O)/tests/unit/energy_test $(O)/tests/unit/defect_test $(O)/tests/unit/wr_test $(O)/tests/unit/wr_fmu_test $(O)/tests/unit/semi_fmu_test \
+CASES_RUNS := $(O)/tests/unit/energy_test $(O)/tests/unit/defect_test $(O)/tests/unit/wr_test $(O)/tests/unit/semi_test $(O)/tests/unit/strong_test $(O)/tests/unit/wr_fmu_test $(O)/tests/unit/semi_fmu_test \
   $(O)/tests/unit/hybrid_fmu_test $(O)/tests/unit/f3ornits_test $(O)/tests/unit/strong_fmu_test \
   tests/integration/balance_cases.sh tests/integration/f3ornits_master_test.sh \
   tests/integration/run_cases.sh tests/integration/defect_run.sh \
