@@ -6,7 +6,7 @@
 #    the exact reference of tempo-example-houses within stated bounds, and DE using at most a
 #    fifth of the fixed-step run's communication points;
 # 3. the DE run repeated gives the same bytes in every CSV.
-# The one-day figures (points, messages, differences) and the thesis's claim go to
+# Its plots are rendered to PNG (tests/figures.sh plot_png_ok). The one-day figures (points, messages, differences) and the thesis's claim go to
 # doc/cases/figures/houses.md and houses.claims (tests/figures.sh).
 # Prints "N passed, N failed".
 set -u
@@ -94,6 +94,11 @@ ratio=$(awk -v d="$de_pts" -v f="$fts_pts" 'BEGIN { if (d > 0) printf "%.1f", f 
 figures_check houses.md "$dir/houses.md"
 echo "| Awais thesis | §4.2.3, Fig. 4.16 | on the smart grid discrete-event Jacobi needs about 10 times fewer communication points than the fixed step, with no great difference in the results | $ratio times fewer (seven houses, one day); average temperature off the exact reference by $(stat de "average temperature" median) K (DE) and $(stat fts "average temperature" median) K (fixed step) in median | reproduced (our houses' parameters and market, doc/cases/houses.md) | tests/integration/houses_test.sh |" >"$dir/houses.claims"
 figures_check houses.claims "$dir/houses.claims"
+# the plots tempo-example-houses drew (the thesis's Figs. 4.14 to 4.16), rendered to PNG
+for svg in "$dir/de/houses.svg" "$dir/de/compare.svg" "$dir/fts/compare.svg"; do
+  if [ -s "$svg" ] && grep -q 'class="series"' "$svg" && plot_png_ok "$svg" "$dir"; then ok; else
+    ko "plot $svg: missing, empty or blank"; fi
+done
 
 # 3. The same run twice: the same bytes.
 sed "s|\"output\": \".*\"|\"output\": \"$dir/de2\"|" "$dir/de.json" >"$dir/de2.json"

@@ -281,18 +281,21 @@ static void figures(const char *dir, const outcome *o)
     CHECK(plot_svg_file(path, &po, s, 8, e, sizeof e) == PLOT_OK, "%s", e);
     size_t n = o->res.n_steps;
     double *t = malloc((n + 1) * sizeof *t), *h = malloc((n + 1) * sizeof *h);
-    double *te = malloc((o->res.n_events + 1) * sizeof *te);
-    double *he = malloc((o->res.n_events + 1) * sizeof *he);
-    if (!t || !h || !te || !he) goto out;
+    /* the event count as a staircase from 0 at the start to its total at the end (30 s) */
+    size_t ne = o->res.n_events;
+    double *te = malloc((ne + 2) * sizeof *te), *he = malloc((ne + 2) * sizeof *he);
+    double *zt = malloc((ne + 2) * sizeof *zt), *zh = malloc((ne + 2) * sizeof *zh);
+    if (!t || !h || !te || !he || !zt || !zh) goto out;
     for (size_t i = 0; i < n; i++) {
         t[i] = (double)o->res.steps[i].t_from * 1e-9;
         h[i] = (double)(o->res.steps[i].t_to - o->res.steps[i].t_from) * 1e-9;
     }
-    for (size_t k = 0; k < o->res.n_events; k++)
-        te[k] = (double)o->res.events[k].t_commit * 1e-9, he[k] = (double)(k + 1);
-    plot_series hs[2] = {
-        {.label = "communication step (s)", .t = t, .y = h, .n = n, .panel = 0},
-        {.label = "events so far", .t = te, .y = he, .n = o->res.n_events, .panel = 1}};
+    te[0] = 0, he[0] = 0;
+    for (size_t k = 0; k < ne; k++)
+        te[k + 1] = (double)o->res.events[k].t_commit * 1e-9, he[k + 1] = (double)(k + 1);
+    te[ne + 1] = 30, he[ne + 1] = (double)ne;
+    plot_series hs[2] = {{.label = "communication step (s)", .t = t, .y = h, .n = n, .panel = 0},
+                         {.label = "events so far", .t = te, .y = he, .n = ne + 2, .panel = 1}};
     const char *ht[2] = {"step size: H_min at each event, then growth by 10 % per step",
                          "events (at their commit times)"};
     plot_opts ho = {.title = "hybrid: communication step size (tol_d 1e-3)",
@@ -308,15 +311,19 @@ static void figures(const char *dir, const outcome *o)
     b = a;
     while (b < n && t[b] < 12.3)
         b++;
-    size_t ea = 0, eb = 0;
-    while (ea < o->res.n_events && te[ea] < 11.3)
+    size_t ea = 1, eb = 0, nz = 0; /* events ea .. eb - 1 of te lie in the window */
+    while (ea <= ne && te[ea] < 11.3)
         ea++;
     eb = ea;
-    while (eb < o->res.n_events && te[eb] < 12.3)
+    while (eb <= ne && te[eb] < 12.3)
         eb++;
+    zt[nz] = 11.3, zh[nz++] = he[ea - 1]; /* the count when the window opens */
+    for (size_t k = ea; k < eb; k++)
+        zt[nz] = te[k], zh[nz++] = he[k];
+    zt[nz] = 12.3, zh[nz] = he[eb - 1], nz++;
     plot_series zs[2] = {
         {.label = "communication step (s)", .t = t + a, .y = h + a, .n = b - a, .panel = 0},
-        {.label = "events so far", .t = te + ea, .y = he + ea, .n = eb - ea, .panel = 1}};
+        {.label = "events so far", .t = zt, .y = zh, .n = nz, .panel = 1}};
     ho.title = "hybrid: communication step size around three events (tol_d 1e-3)";
     snprintf(path, sizeof path, "%s/bball_hybrid_steps_zoom.svg", dir);
     CHECK(plot_svg_file(path, &ho, zs, 2, e, sizeof e) == PLOT_OK, "%s", e);
@@ -325,6 +332,8 @@ out:
     free(h);
     free(te);
     free(he);
+    free(zt);
+    free(zh);
 }
 
 static void tol_figure(const char *dir, const double *tol, const outcome *o, size_t n)
