@@ -13,6 +13,13 @@ static FILE *log_stream; /* NULL means stderr (stderr is not a constant initiali
 static void (*log_sink)(void *ctx, int lv, const char *line); /* replaces the stream, or NULL */
 static void *log_sink_ctx;
 
+_Thread_local const struct log_scope *log_scope_tl;
+
+void log_scope_enter(const struct log_scope *s)
+{
+    log_scope_tl = s;
+}
+
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 static const char *const level_tags[] = {"ERROR", "WARN ", "INFO ", "DEBUG", "TRACE"};
 #define N_LEVELS ((int)(sizeof level_names / sizeof level_names[0]))
@@ -76,6 +83,11 @@ void log_write(int lv, const char *component, const char *federate, const char *
         va_start(ap, fmt);
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
         va_end(ap);
+    }
+    const struct log_scope *sc = log_scope_tl;
+    if (sc) {
+        sc->sink(sc->ctx, lv, line);
+        return;
     }
     if (log_sink) {
         log_sink(log_sink_ctx, lv, line);
