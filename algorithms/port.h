@@ -20,7 +20,10 @@
  *
  * Calling a slave. An algorithm calls an operation through port_OP(slave, ...) (port_set_inputs,
  * port_step, ...), never through the table: one place checks the slave and the arguments and
- * gives an empty slot its meaning (PORT_EUNSUPPORTED; record and collect: nothing to do).
+ * gives an empty slot its meaning (PORT_EUNSUPPORTED; record and collect: nothing to do). The
+ * unit tests make a slave fail in one way too: tests/unit/port_fault.h wraps it in a table that
+ * forwards every call through these functions but the one it is armed to fail. A peer calls its
+ * exchange likewise, through exchange_* (algorithms/exchange.h).
  *
  * Post and collect (the contract every slave keeps; tests/unit/fmu_slave_test.c shows it). A
  * post returns PORT_OK when the operation was posted (in one process: done), else its error. A
