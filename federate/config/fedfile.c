@@ -193,11 +193,6 @@ static int to_ticks(const ld *c, const char *base, const char *key, double s, do
     return FEDFILE_OK;
 }
 
-int fedfile_oom(const ld *c)
-{
-    return oom(c);
-}
-
 const char *fedfile_json_kind(const json_t *v)
 {
     return json_kind(v);

@@ -25,14 +25,6 @@ static void discard_line(void *ctx, int lv, const char *line)
     (void)ctx, (void)lv, (void)line;
 }
 
-/* The federation log's clock: the time the core's lock was taken (one stamp per batch of
- * frames, as tempo-rti uses its loop's cached time). */
-static int64_t embed_wall_ns(void *ctx)
-{
-    const struct embed *e = ctx;
-    return e->now_ns;
-}
-
 void embed_flush_logs(struct embed *e)
 {
     if (!e->s) return;
@@ -128,8 +120,6 @@ struct embed *embed_create_locked(const char *name, const struct embed_config *c
     s->hub.lim.max_queued = CONN_DEFAULT_MAX_QUEUED;
     s->hub.lim.high_water = CONN_DEFAULT_MAX_QUEUED / 2;
     s->hub.lim.low_water = CONN_DEFAULT_MAX_QUEUED / 4;
-    s->wall_ns = embed_wall_ns;
-    s->wall_ctx = e;
     e->s = s;
     embed_lock_init(&e->lock);
     e->refs = 1; /* the registry's */

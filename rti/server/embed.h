@@ -111,8 +111,4 @@ int embed_yield(void);
 
 #define EMBED_TASK_STACK (8u << 20) /* bytes of address space per task (a thread's default) */
 
-/** Counters of an embedded link since it opened (benchmarks): reads that found bytes while
- *  spinning, and reads that had to block. */
-void embed_wait_stats(const struct embed_link *l, uint64_t *spun, uint64_t *blocked);
-
 #endif

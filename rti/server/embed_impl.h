@@ -63,7 +63,8 @@ struct embed {
     struct server *s;     /* the core; NULL once stopped */
     int refs;             /* open links (+1 while registered) */
     int spin_us;          /* reader spin, µs (0: none) */
-    int64_t now_ns;       /* wall clock taken when the lock was last acquired (log stamps) */
+    int64_t now_ns;       /* wall clock taken when the lock was last acquired: the federation
+                             logs' flush timer (embed_write) */
     int64_t flushed_ns;   /* wall-clock time of the last federation log flush */
     char flog_dir[4096];  /* copies of the config strings ("" = none) */
     char flog_only[1024];
@@ -80,21 +81,20 @@ struct embed {
 };
 
 struct embed_link {
-    struct link link;           /* what the core sees (first member) */
-    struct embed *e;            /* its RTI */
-    char label[256];            /* log name: "inproc#3", later "federate@federation" */
-    uint64_t id;                /* 1, 2, ... per process */
-    pthread_mutex_t qm;         /* guards q, sleeping and ended */
-    pthread_cond_t qc;          /* signalled when q gains bytes or the link ends */
-    struct buf q;               /* frames queued for the federate */
-    atomic_int avail;           /* 1: q may hold bytes (read without qm while spinning) */
-    atomic_int ended;           /* 1: closed for the server; the reader gets -1 once q is empty */
-    int sleeping;               /* 1: the reader waits on qc */
-    size_t max_queued;          /* bytes q may hold before the federate is dropped */
-    int close_flush;            /* 1: orderly close (queued output stays readable) */
-    int on_close_done;          /* 1: server_on_close ran */
-    char reason[600];           /* why it closed */
-    uint64_t n_spun, n_blocked; /* reads served while spinning / after blocking */
+    struct link link;   /* what the core sees (first member) */
+    struct embed *e;    /* its RTI */
+    char label[256];    /* log name: "inproc#3", later "federate@federation" */
+    uint64_t id;        /* 1, 2, ... per process */
+    pthread_mutex_t qm; /* guards q, sleeping and ended */
+    pthread_cond_t qc;  /* signalled when q gains bytes or the link ends */
+    struct buf q;       /* frames queued for the federate */
+    atomic_int avail;   /* 1: q may hold bytes (read without qm while spinning) */
+    atomic_int ended;   /* 1: closed for the server; the reader gets -1 once q is empty */
+    int sleeping;       /* 1: the reader waits on qc */
+    size_t max_queued;  /* bytes q may hold before the federate is dropped */
+    int close_flush;    /* 1: orderly close (queued output stays readable) */
+    int on_close_done;  /* 1: server_on_close ran */
+    char reason[600];   /* why it closed */
     struct embed_link *prev, *next; /* e->links */
     struct embed_link *close_next;  /* e->close_head */
 };

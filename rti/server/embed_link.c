@@ -217,7 +217,6 @@ int embed_read(struct embed_link *l, struct buf *in, int timeout_ms)
     }
     pthread_mutex_lock(&l->qm);
     if (l->q.len > 0) {
-        l->n_spun++;
         r = embed_take_locked(l, in);
         pthread_mutex_unlock(&l->qm);
         return r;
@@ -242,7 +241,6 @@ int embed_read(struct embed_link *l, struct buf *in, int timeout_ms)
     }
     l->sleeping = 0;
     if (l->q.len > 0) {
-        l->n_blocked++;
         r = embed_take_locked(l, in);
     } else {
         r = atomic_load(&l->ended) ? -1 : 0;
@@ -254,12 +252,6 @@ int embed_read(struct embed_link *l, struct buf *in, int timeout_ms)
 const char *embed_reason(const struct embed_link *l)
 {
     return l->reason;
-}
-
-void embed_wait_stats(const struct embed_link *l, uint64_t *spun, uint64_t *blocked)
-{
-    *spun = l->n_spun;
-    *blocked = l->n_blocked;
 }
 
 void embed_close(struct embed_link *l)

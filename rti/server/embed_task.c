@@ -204,7 +204,6 @@ int embed_read_task(struct embed_link *l, struct buf *in, int timeout_ms)
     }
     pthread_mutex_lock(&l->qm);
     int r = l->q.len > 0 ? embed_take_locked(l, in) : atomic_load(&l->ended) ? -1 : 0;
-    if (r > 0) l->n_spun++;
     pthread_mutex_unlock(&l->qm);
     return r;
 }

@@ -10,8 +10,6 @@
 
 int log_threshold = LOG_LV_INFO;
 static FILE *log_stream; /* NULL means stderr (stderr is not a constant initialiser) */
-static void (*log_sink)(void *ctx, int lv, const char *line); /* replaces the stream, or NULL */
-static void *log_sink_ctx;
 
 _Thread_local const struct log_scope *log_scope_tl;
 
@@ -57,12 +55,6 @@ void log_set_stream(FILE *f)
     log_stream = f;
 }
 
-void log_set_sink(void (*fn)(void *ctx, int lv, const char *line), void *ctx)
-{
-    log_sink = fn;
-    log_sink_ctx = ctx;
-}
-
 void log_write(int lv, const char *component, const char *federate, const char *fmt, ...)
 {
     FILE *out = log_stream ? log_stream : stderr;
@@ -87,10 +79,6 @@ void log_write(int lv, const char *component, const char *federate, const char *
     const struct log_scope *sc = log_scope_tl;
     if (sc) {
         sc->sink(sc->ctx, lv, line);
-        return;
-    }
-    if (log_sink) {
-        log_sink(log_sink_ctx, lv, line);
         return;
     }
     fprintf(out, "%s\n", line);

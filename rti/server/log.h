@@ -47,19 +47,13 @@ const char *log_level_name(int lv);
  */
 void log_set_stream(FILE *f);
 
-/**
- * Hand every line to fn instead of a stream. fn runs in the thread that logs and must not log.
- * (An embedded RTI has a log_scope of its own instead, embed.c.)
- * NULL restores the stream. The line carries no newline.
- */
-void log_set_sink(void (*fn)(void *ctx, int lv, const char *line), void *ctx);
-
 /* A log of its own, for the code a thread runs on behalf of one RTI embedded in a federate
  * process (embed.c): while the thread has one entered, its lines go to that sink at that
  * threshold instead of the process's, so that two embedded RTIs log apart. */
 struct log_scope {
     int threshold; /* lines of level <= threshold are written; -1: none */
-    void (*sink)(void *ctx, int lv, const char *line); /* as log_set_sink; not NULL */
+    void (*sink)(void *ctx, int lv,
+                 const char *line); /* gets every line (no newline); must not log */
     void *ctx;
 };
 
