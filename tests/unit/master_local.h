@@ -205,7 +205,7 @@ static inline int ml_wrap(master_local *ml, size_t j, size_t *link_at, char *err
         rc = ml_fail(err, errlen, PORT_ENOMEM, "out of memory");
         goto out;
     }
-    fedfile_hybrid_flags(ml->ff, j, dout, din); /* hybrid: the discrete couplings */
+    fedfile_bus_flags(ml->ff, j, dout, din); /* the bus couplings (FEDFILE_NEEDS_BUS) */
     for (size_t i = 0; i < fd->n_inputs; i++) {
         port_link *l = &ml->links[(*link_at)++];
         double start = 0; /* the start value: unused, every input is wired */
@@ -266,7 +266,7 @@ static inline int ml_join_bus(master_local *ml, char *err, size_t errlen)
         size_t *src = calloc(n_in + 1, sizeof *src), *k = calloc(n_in + 1, sizeof *k);
         int rc = !src || !k ? PORT_ENOMEM : PORT_OK;
         for (size_t i = 0; !rc && i < n_in; i++)
-            if (fedfile_hybrid_source(ff, j, i, &src[n], &k[n]) == 0) n++;
+            if (fedfile_bus_source(ff, j, i, &src[n], &k[n]) == 0) n++;
         if (!rc) rc = fmu_slave_join_bus(ml->feds[j].slave, ml->bus, j, src, k);
         free(src);
         free(k);
