@@ -535,10 +535,8 @@ static int parse_record(const ld *c, const json_t *fo, const char *base, fedfile
     return FEDFILE_OK;
 }
 
-static const struct {
-    const char *name;
-    topo_role role;
-} ROLES[] = {{"source", TOPO_ROLE_SOURCE}, {"common", TOPO_ROLE_COMMON}, {"sink", TOPO_ROLE_SINK}};
+/* The roles a federate may be given, named by topo_role_name. */
+static const topo_role ROLES[] = {TOPO_ROLE_SOURCE, TOPO_ROLE_COMMON, TOPO_ROLE_SINK};
 
 /* The methods a program federate may join (FEDFILE_NEEDS_PROGRAMS, or a master method): it
  * follows the method's time advance itself, which is documented for the peer methods whose every
@@ -656,7 +654,7 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     if (role) {
         jp_key(p, base, "role");
         for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
-            if (strcmp(ROLES[i].name, role) == 0) fd->role = ROLES[i].role;
+            if (strcmp(topo_role_name(ROLES[i]), role) == 0) fd->role = ROLES[i];
         int known = fd->role != TOPO_ROLE_AUTO;
         free(role);
         if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
