@@ -149,7 +149,11 @@ static void take_reply(rslave *s, const msproto_reply *r)
         return;
     }
     if (r->status < 0) {
-        note(s, r->status, "slave %s: %s: %s", s->name, msproto_kind_name((int)r->kind), r->msg);
+        /* The slave's words say what it was doing ("step: ..."), or the command's name does. */
+        const char *kind = msproto_kind_name((int)r->kind);
+        size_t kl = strlen(kind);
+        int said = strncmp(r->msg, kind, kl) == 0 && r->msg[kl] == ':';
+        note(s, r->status, "slave %s: %s%s%s", s->name, said ? "" : kind, said ? "" : ": ", r->msg);
         return;
     }
     if (p->kind == MSP_HELLO) {

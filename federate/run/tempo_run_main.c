@@ -567,6 +567,24 @@ static int blames(const sup_child_info *who, const char *other)
     return 0;
 }
 
+/* Where the master's line says it lost slave X: after "slave X lost: ", or after "lost: "
+ * in a report that names the slave once ("slave X: lost: ...", "slave 'X' ...: lost: ...";
+ * port_add_cause, algorithms/port.h); NULL when it does not. */
+static const char *lost_words(const char *line, const char *x)
+{
+    char pat[300];
+    snprintf(pat, sizeof pat, "slave %s lost: ", x);
+    const char *at = strstr(line, pat);
+    if (at) return at + strlen(pat);
+    char p1[300], p2[300];
+    snprintf(p1, sizeof p1, "slave %s: ", x);
+    snprintf(p2, sizeof p2, "slave '%s' ", x);
+    at = strstr(line, p1);
+    if (!at) at = strstr(line, p2);
+    const char *lost = at ? strstr(at, ": lost: ") : NULL;
+    return lost ? lost + 8 : NULL;
+}
+
 /* The master (in[root]) reports a slave it lost ("slave X lost: ..."): when that slave's
  * process did not fail itself (stopped, hung), it is the one at fault, not the master; say so
  * and return 1, else 0. */
@@ -574,12 +592,10 @@ static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size
 {
     for (size_t k = 0; k < in[root].n_tail; k++)
         for (size_t i = 0; i < n; i++) {
-            char pat[300];
-            snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
-            const char *at = strstr(in[root].tail[k], pat);
-            if (!at || (long)i == root || fed_index(c, in[i].name) < 0 || in[i].state == SUP_EXITED)
+            const char *why = lost_words(in[root].tail[k], in[i].name);
+            if (!why || (long)i == root || fed_index(c, in[i].name) < 0 ||
+                in[i].state == SUP_EXITED)
                 continue;
-            const char *why = at + strlen(pat);
             int len = (int)strlen(why), open = 0;
             for (int j = 0; j < len; j++)
                 open += (why[j] == '(') - (why[j] == ')');
@@ -597,18 +613,20 @@ static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size
 
 /* In process the child is the whole federation, and the master speaks for its slaves: their
  * last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...", "slave NAME:
- * ...") is the verdict, which names the federate at fault (fmufed_run_all and tempo-master
- * report the cause, not the followers). */
+ * ...", "slave 'NAME' ...") is the verdict, which names the federate at fault (fmufed_run_all and
+ * tempo-master report the cause, not the followers). */
 static void print_at_fault(const run_ctx *c, const sup_child_info *r)
 {
     for (size_t kk = r->n_tail; kk > 0; kk--) {
         size_t k = kk - 1;
         for (size_t j = 0; j < c->ff->n_feds; j++) {
-            char p1[200], p2[200], p3[200];
+            char p1[200], p2[200], p3[200], p4[200];
             snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
             snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
             snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
-            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3)) {
+            snprintf(p4, sizeof p4, "slave '%s' ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3) ||
+                strstr(r->tail[k], p4)) {
                 fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[j].name);
                 return;
             }
