@@ -95,6 +95,7 @@ typedef struct run_ctx {
     int verbose, quiet;
     char log_path[PATH_MAX]; /* the federation log the RTI announced ("logging to"), or "" */
     pid_t rti_pid;           /* the RTI tempo-run started (watchdog's SIGUSR1), 0 none */
+    pid_t inproc_pid;        /* the in-process federation (its RTI answers SIGUSR1), 0 none */
     double watchdog_s;       /* no-progress time before the status is printed; 0 = never */
     double last_progress;    /* now_s() of the last progress of any federate */
     int dumping;             /* > 0: the RTI's status lines are being echoed */
@@ -157,6 +158,11 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
             return;
         }
         parse_done(&c->rep[i], child, line);
+    }
+    if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDERR && c->dumping &&
+        now_s() < c->dump_until && strstr(line, "[tm] ")) {
+        fprintf(stderr, "tempo-run:   %s\n", strstr(line, "[tm] ") + 5);
+        return;
     }
     if (!strcmp(child, RTI_CHILD) && stream == SUP_STDERR) {
         /* the federation log the RTI writes ("federation 'X': logging to PATH") */
@@ -524,9 +530,11 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
 }
 
 /* The watchdog (sup_opts.on_tick): when no federate has progressed for watchdog_s, say so
- * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti log every federate's time
- * state, the stalls under polling included; on_line echoes those lines). Again after every
- * further watchdog_s without progress. */
+ * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti, or the in-process
+ * federation's embedded RTI, log every federate's time state, the stalls under polling
+ * included, then the federate to look at, by the rule of tempo-log explain and the live view:
+ * tm_look_at; on_line echoes those lines). Again after every further watchdog_s without
+ * progress. */
 static void watchdog(void *ctx)
 {
     run_ctx *c = ctx;
@@ -539,9 +547,12 @@ static void watchdog(void *ctx)
         fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
                 c->rep[i].progress_t);
     fputc('\n', stderr);
-    if (c->inproc) { /* no tempo-rti to ask: the federation log has the story (doc/log.md) */
-        fprintf(stderr, "tempo-run: (the RTI runs inside the federation's process: record the "
-                        "run with --log DIR and read it with tempo-log explain)\n");
+    if (c->inproc && c->inproc_pid) { /* its embedded RTI answers too (doc/inproc.md) */
+        fprintf(stderr, "tempo-run: who waits for whom, from the in-process RTI's status (times "
+                        "in ticks):\n");
+        c->dumping = 1;
+        c->dump_until = now + 2.0;
+        kill(c->inproc_pid, SIGUSR1);
         return;
     }
     if (!c->rti_pid) {
@@ -788,7 +799,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (a->threads) argv[k++] = "--threads";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
-        if (idx < 0) rc = idx;
+        sup_child_info ci;
+        if (idx < 0)
+            rc = idx;
+        else if (sup_child(s, idx, &ci) == SUP_OK)
+            c.inproc_pid = ci.pid;
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
     } else if (rc == SUP_OK) {

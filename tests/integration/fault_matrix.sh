@@ -11,8 +11,9 @@
 # to load as the second federate (its message, within seconds); dlopen failures naming the
 # missing library or symbol; an FMU declaring canBeInstantiatedOnlyOncePerProcess refused in
 # process with the reason; a stopped slave under each of the nine master methods ending the
-# run within --reply-timeout, named; the watchdog on by default (distributed) and quiet on
-# healthy runs. Prints "N passed, N failed".
+# run within --reply-timeout, named; the watchdog on by default (distributed), quiet on
+# healthy runs, and in process naming the federate to look at (one hung in its FMU). Prints
+# "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh fault_matrix
@@ -137,6 +138,15 @@ track "$side"
 wdd=$!
 track "$wdd"
 
+# A federate hung in its FMU (fault 6) in process: the watchdog (1 s) asks the federation's
+# embedded RTI who waits for whom, and it names the federate to look at (tasks and threads).
+for p in 1 2; do
+  fx "$dir/hang-$p.json" jacobi 6
+  # shellcheck disable=SC2086
+  timeout 30 bin/tempo-run "$dir/hang-$p.json" --quiet ${places[$p]} --watchdog 1 --timeout 2500 \
+    >/dev/null 2>"$dir/hang-$p.err" &
+done
+
 for method in $all_methods; do
   for f in 0 1 2 3 4 5 6; do
     for p in 0 1 2; do cell "$method" "$f" "$p"; done
@@ -174,6 +184,12 @@ for method in $all_methods; do
       check "$c: whole rows, none past 2 s (good)" whole_rows "$file.out/good.csv" "$crash" 2.5
     done
   done
+done
+for p in 1 2; do
+  check "watchdog ${places[$p]}: who waits for whom, in process ($(grep -v '^\[' "$dir/hang-$p.err" | head -n 3))" \
+    grep -q "^tempo-run:   good@.* held by bad" "$dir/hang-$p.err"
+  check "watchdog ${places[$p]}: the federate to look at is bad" \
+    grep -q "^tempo-run:   federation .*: the federate to look at: bad " "$dir/hang-$p.err"
 done
 TEMPO_FAULT_LOAD=exit0 bin/tempo-fmu --simulate "$fmus/fault_cs.fmu" --stop 10 \
   --out "$dir/sim-load.csv" 2>"$dir/sim-load.err"

@@ -2,7 +2,8 @@
  * (tests/integration/fault_matrix.sh): x' = u - x, output y = x, and at the first step that
  * reaches fault_t it does what parameter `fault` says: 1 segfault (a write through a null
  * pointer), 2 abort(), 3 exit(0), 4 exit(3), 5 fail the step (co-simulation: fmi2Error; model
- * exchange: a NaN derivative, which the host refuses); 0 never. Model exchange meets the fault
+ * exchange: a NaN derivative, which the host refuses), 6 hang (wait for ever, for the
+ * watchdog); 0 never. Model exchange meets the fault
  * in the right-hand side at t >= fault_t (the host's CVODE never evaluates past the step's
  * end). With the environment variable TEMPO_FAULT_LOAD=exit0 (or exit3) its library calls
  * exit(0) (exit(3)) while it is being loaded (dlopen), before any FMI call. A power port for
@@ -10,6 +11,7 @@
  * doc/example-fmus.md lists the models. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "examples/fmus/framework/fw.h"
 
@@ -17,7 +19,7 @@ enum { FAULT, FAULT_T, U, X, DER_X, Y, P_IN, P_OUT, NV };
 
 static const fw_var vars[NV] = {
     [FAULT] = {"fault", FW_PARAM, 0, -1, 0, NULL,
-               "0 none, 1 segfault, 2 abort, 3 exit(0), 4 exit(3), 5 fmi2Error"},
+               "0 none, 1 segfault, 2 abort, 3 exit(0), 4 exit(3), 5 fmi2Error, 6 hang"},
     [FAULT_T] = {"fault_t", FW_PARAM, 0, -1, 1e300, "s", "the fault strikes the step reaching it"},
     [U] = {"u", FW_INPUT, 0, -1, 0, NULL, "input"},
     [X] = {"x", FW_LOCAL, 0, -1, 0, NULL, "the state, x(0) = 1"},
@@ -27,7 +29,7 @@ static const fw_var vars[NV] = {
     [P_OUT] = {"P", FW_OUTPUT, 0, -1, 0, "W", "the power through the port, u y"},
 };
 
-static const fw_bounds bounds[] = {{FAULT, 0, 5}};
+static const fw_bounds bounds[] = {{FAULT, 0, 6}};
 
 /* The load-time fault: runs when the dynamic loader maps the library. */
 __attribute__((constructor)) static void fault_at_load(void)
@@ -59,6 +61,9 @@ static int strike(fw_ctx *c, double t)
         exit(3);
     case 5:
         return -1;
+    case 6:
+        for (;;)
+            pause(); /* a signal's handler returns here: still stuck */
     default:
         break;
     }
