@@ -92,10 +92,12 @@ cell() {
   ) &
   while [ "$(running_cells)" -ge "$jobs_max" ]; do wait -n; done
 }
-# The cells still running (not the two side jobs started below).
-running_cells() { jobs -rp | grep -cv -e "^${side:-x}\$" -e "^${wdd:-x}\$"; }
+# The cells still running (not the side jobs started below: stopped slaves, watchdog).
+running_cells() {
+  jobs -rp | grep -cv -e "^${side:-x}\$" -e "^${side2:-x}\$" -e "^${side3:-x}\$" -e "^${wdd:-x}\$"
+}
 
-# The stopped slaves start first (each mostly waits: 2 s of reply timeout), one at a time in
+# The stopped slaves start first (each mostly waits: 2 s of reply timeout), in three lanes in
 # the background beside the cells, then the default watchdog run (10 s of waiting).
 # stopped SPEC: an example file of a master method, run long; its first slave stopped once its
 # CSV has rows; the run must end within --reply-timeout plus the grace, naming the slave.
@@ -120,9 +122,14 @@ stopped() {
   echo "$rc $(($(date +%s) - t0)) $first $pid" >"$dir/$f.st"
 }
 specs="lv_master lv_wr lv_semi lv_strong osc_hybrid osc_defect_fig4 car_f3 springmass_balance springmass_energy"
-(for f in $specs; do stopped "$f"; done) &
+# three lanes of three, one run at a time in each (each run is mostly 2 s of waiting)
+(for f in lv_master lv_semi osc_hybrid; do stopped "$f"; done) &
 side=$!
-track "$side"
+(for f in lv_wr lv_strong osc_defect_fig4; do stopped "$f"; done) &
+side2=$!
+(for f in car_f3 springmass_balance springmass_energy; do stopped "$f"; done) &
+side3=$!
+track "$side" "$side2" "$side3"
 # The watchdog is on by default (10 s): a distributed run whose federate is stopped says so.
 (
   fx "$dir/wdd.json" gauss-seidel 0
@@ -298,7 +305,7 @@ check "one FMU twice, --threads: tasks instead, said" \
 
 # The stopped slaves (started at the top): every master method ends within --reply-timeout
 # plus the grace, naming the slave.
-wait "$side"
+wait "$side" "$side2" "$side3"
 for f in $specs; do
   read -r rc secs first pid <"$dir/$f.st" || rc=x
   if [ "$rc" = never ]; then
