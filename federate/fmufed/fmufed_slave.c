@@ -751,7 +751,7 @@ static int serve(slave_run *r)
                 /* the end reached: the last step's (the steps before a close are committed) */
                 r->st->t_final = port_seconds(r->ff->resolution,
                                               r->stepped && r->t_stepped > T ? r->t_stepped : T);
-                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
+                if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
                 /* The horizon closed: no instant follows, so no request; the master's `end`
                  * comes in receive order. Before it, NERA(horizon), which the master's
                  * `end` stamped at the horizon grants (doc/master.md "The end"). */
