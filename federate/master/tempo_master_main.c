@@ -280,12 +280,10 @@ static int run_local(const fedfile *ff, const margs *a, double *t_done, char *er
         rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, t_done, err,
                            errlen);
     }
-    /* The failing slaves' own messages (the FMU's or the solver's words). */
-    for (size_t i = 0; rc && l && i < n; i++) {
-        const char *why = l[i] ? fmufed_local_errmsg(l[i]) : "";
-        size_t k = strlen(err);
-        if (why[0] && k + 4 < errlen) snprintf(err + k, errlen - k, " (%s)", why);
-    }
+    /* The failing slaves' own messages (the FMU's or the solver's words), each slave named
+     * once (port_add_cause). */
+    for (size_t i = 0; rc && l && i < n; i++)
+        if (l[i]) port_add_cause(err, errlen, rc, ff->feds[i].name, fmufed_local_errmsg(l[i]));
     for (size_t i = 0; l && i < n; i++) {
         char e[FMUFED_ERRLEN];
         if (fmufed_local_free(l[i], e, sizeof e) != FMUFED_OK && !rc) {
@@ -318,8 +316,7 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     if (rc && L) {
         char why[MS_ERRLEN];
         ms_link_lost(L, why, sizeof why);
-        size_t n = strlen(err);
-        if (why[0] && n + 4 < errlen) snprintf(err + n, errlen - n, " (%s)", why);
+        port_add_cause(err, errlen, rc, NULL, why); /* "slave NAME: ..." named once */
     }
     if (!rc) rc = ms_link_finish(L, err, errlen);
     if (!rc && !a->quiet) {
