@@ -5,7 +5,7 @@ CLIENT_SRCS += federate/libtempo/client_err.c federate/libtempo/client_conn.c fe
                federate/libtempo/client_join.c federate/libtempo/client_dm.c federate/libtempo/client_om.c \
                federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c \
                federate/libtempo/client_ticks.c federate/libtempo/client_secret.c \
-               federate/libtempo/client_inproc.c
+               federate/libtempo/client_inproc.c federate/libtempo/client_ckpt.c
 
 # Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer

@@ -451,6 +451,8 @@ int flog_secret_slot(unsigned type)
         return 2;
     case WIRE_DESTROY_FEDERATION:
         return 1;
+    case WIRE_RESTORE_FEDERATION:
+        return 2;
     default:
         return -1;
     }
