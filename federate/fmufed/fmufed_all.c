@@ -200,10 +200,23 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     snprintf(addr, sizeof addr, "inproc:%s", name);
     if (ao->log_dir && res_make_dirs(ao->log_dir, err, errlen) != RES_OK) /* private */
         return FMUFED_EIO;
-    tp_inproc_options io = {.log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks};
+    tp_inproc_options io = {.log_dir = ao->log_dir,
+                            .spin_us = ao->spin_us,
+                            .tasks = ao->tasks,
+                            .checkpoint_dir = ao->ckpt_dir};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
+    }
+    if (ao->resume) { /* the federation as the checkpoint holds it; the federates rejoin it */
+        tp_join_options jo = {.rti = addr, .federation = ff->federation};
+        int r = tp_restore_federation(&jo, ao->resume, why, sizeof why);
+        if (r != TP_OK) {
+            tp_inproc_stop(name, NULL, 0);
+            snprintf(err, errlen, "%s: restoring %s: %s: %s", ff->path, ao->resume,
+                     tp_strerror(r), why);
+            return r == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+        }
     }
     all_worker *w = calloc(ff->n_feds, sizeof *w);
     if (!w) {
@@ -215,6 +228,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         w[i] = (all_worker){.ff = ff, .idx = i};
         if (ao->opts) w[i].o = *ao->opts;
         w[i].o.rti = addr;
+        if (ao->resume) w[i].o.restore = 1;
         if (ao->row_ctx) w[i].o.row_ctx = ao->row_ctx[i];
         if (ao->progress) {
             w[i].o.progress = ao->progress;
