@@ -19,3 +19,8 @@ fmufed_osc_test_LIBS := run fmu client proto fom
 # Every peer example file in process (tempo-run --in-process, tempo-fmu --all) and distributed:
 # the same bits and the same grants in the two federation logs (doc/inproc.md).
 INTEG_SCRIPTS += tests/integration/inproc_examples.sh
+# Checkpoints of tempo-fmu's model and algorithm over the example FMUs (no RTI).
+UNIT_TESTS += tests/unit/fmufed_ckpt_test
+fmufed_ckpt_test_LIBS := fmufed msproto run config fmu algo client proto fom
+$(O)/tests/unit/fmufed_ckpt_test: $(FMU_DIR)/lv_prey_me.fmu $(FMU_DIR)/lv_predator_me.fmu \
+                                  $(FMU_DIR)/lv_prey_cs.fmu $(FMU_DIR)/lv_predator_cs.fmu

@@ -163,8 +163,8 @@ static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has
     if (version != PART_VERSION)
         return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                        "federate %s: its part has another format version%s", r->fd->name, "");
-    if (ln != strlen(r->fd->name) || memcmp(name, r->fd->name, ln) != 0 ||
-        lm != strlen(method) || memcmp(meth, method, lm) != 0)
+    if (ln != strlen(r->fd->name) || memcmp(name, r->fd->name, ln) != 0 || lm != strlen(method) ||
+        memcmp(meth, method, lm) != 0)
         return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                        "federate %s: its part was saved by another federate or method (this "
                        "file runs \"%s\")",

@@ -64,10 +64,10 @@ typedef struct fmufed_opts {
      * libtempo call; must not call fmufed functions. NULL: none. */
     void (*ckpt_done)(void *ctx, const char *label, double t, int status, const char *detail,
                       double seconds);
-    void *ckpt_ctx;   /* passed to ckpt_done */
-    int restore;      /* 1: join a federation restored from a checkpoint (tp_restore_federation)
-                         as the federate of this name, restore its part and go on from there;
-                         the CSV is continued at the saved position (res_resume) */
+    void *ckpt_ctx; /* passed to ckpt_done */
+    int restore;    /* 1: join a federation restored from a checkpoint (tp_restore_federation)
+                       as the federate of this name, restore its part and go on from there;
+                       the CSV is continued at the saved position (res_resume) */
     const char *const *set; /* n_set "FEDERATE.VARIABLE=VALUE": after the restore, the
                                federate of that name sets the variable in its FMU (a branch
                                of the saved run; an input or a tunable parameter) */
@@ -130,8 +130,8 @@ typedef struct fmufed_all_opts {
      * or nonzero with err filled (that failure is then the run's). NULL: none; a master
      * method is then refused. */
     int (*main_fn)(void *ctx, const char *rti, char *err, size_t errlen);
-    void *main_ctx; /* passed to main_fn */
-    void **row_ctx; /* NULL, or one opts->row context per federate, in file order (tests) */
+    void *main_ctx;       /* passed to main_fn */
+    void **row_ctx;       /* NULL, or one opts->row context per federate, in file order (tests) */
     const char *ckpt_dir; /* the embedded RTI's checkpoint folder (tp_inproc_options); NULL:
                              saves are refused */
     const char *resume;   /* a checkpoint folder: the embedded RTI restores the federation

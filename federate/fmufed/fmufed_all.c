@@ -213,8 +213,8 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         int r = tp_restore_federation(&jo, ao->resume, why, sizeof why);
         if (r != TP_OK) {
             tp_inproc_stop(name, NULL, 0);
-            snprintf(err, errlen, "%s: restoring %s: %s: %s", ff->path, ao->resume,
-                     tp_strerror(r), why);
+            snprintf(err, errlen, "%s: restoring %s: %s: %s", ff->path, ao->resume, tp_strerror(r),
+                     why);
             return r == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
         }
     }

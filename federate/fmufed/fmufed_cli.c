@@ -249,8 +249,7 @@ int fmufed_main(int argc, char **argv)
             } else {
                 ca.at[ca.n_at++] = sec;
             }
-        }
-        else if (!strcmp(a, "--spin-us")) {
+        } else if (!strcmp(a, "--spin-us")) {
             char *end;
             long us = strtol(v, &end, 10);
             if (*end || end == v || us < -1 || us > 1000000) {

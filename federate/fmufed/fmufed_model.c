@@ -512,8 +512,8 @@ int fmufed_model_restore(fmufed_model *m, pstate_rd *d)
     m->T = T;
     m->has_poly = has_poly;
     if (has_poly)
-        m->poly = (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = order,
-                               .du = m->pdu};
+        m->poly =
+            (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = order, .du = m->pdu};
     return PORT_OK;
 }
 

@@ -33,8 +33,7 @@ int fmufed_rec_resume(fmufed_rec *r, const char *dir, const char *fed, size_t n,
     return PORT_OK;
 }
 
-int fmufed_rec_position(fmufed_rec *r, int *has, unsigned long long *pos, char *err,
-                        size_t errlen)
+int fmufed_rec_position(fmufed_rec *r, int *has, unsigned long long *pos, char *err, size_t errlen)
 {
     *has = r->csv != NULL;
     *pos = 0;

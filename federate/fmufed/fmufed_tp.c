@@ -75,11 +75,11 @@ struct fmufed_tp {
     int restore;             /* joined a restored federation */
     unsigned char *restored; /* the part the join handed back (malloc), NULL */
     size_t n_restored;
-    tp_time mark_next;   /* the next checkpoint instant to mark, TP_NO_TIME: none left */
-    tp_time ask_next;    /* the first federate: the next save to ask for, TP_NO_TIME: none */
-    int save_open;       /* the first federate: a save it asked for has no outcome yet */
-    char save_label[64]; /* that save's label */
-    tp_time save_t;      /* and its time */
+    tp_time mark_next;       /* the next checkpoint instant to mark, TP_NO_TIME: none left */
+    tp_time ask_next;        /* the first federate: the next save to ask for, TP_NO_TIME: none */
+    int save_open;           /* the first federate: a save it asked for has no outcome yet */
+    char save_label[64];     /* that save's label */
+    tp_time save_t;          /* and its time */
     struct timespec save_t0; /* when this federate wrote its part of the save under way */
 };
 
@@ -785,8 +785,7 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
     if (c->restore) { /* declarations and time management came back from the RTI */
         if (c->ff->algo.needs & FEDFILE_NEEDS_GS_PLAN &&
             tp_interaction_class(c->tp, "StepForward", &c->step_ic) != TP_OK)
-            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s",
-                               tp_last_error(c->tp));
+            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s", tp_last_error(c->tp));
         return FMUFED_OK;
     }
     if ((rc = declare(c)) || (rc = enable_time(c))) return rc;

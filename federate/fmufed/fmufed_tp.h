@@ -55,16 +55,15 @@ int fmufed_tp_finish(fmufed_tp *t);
 
 /* Writes this federate's part of save `label`, inside the grant `time` (ticks) the transport
  * received; appends to b. Returns 0, or nonzero with the reason in why. */
-typedef int (*fmufed_tp_saver)(void *ctx, const char *label, int64_t time, pstate_buf *b,
-                               char *why, size_t why_size);
+typedef int (*fmufed_tp_saver)(void *ctx, const char *label, int64_t time, pstate_buf *b, char *why,
+                               size_t why_size);
 
 /**
  * What a save asks of this federate: saver writes its part (NULL: the federate cannot save,
  * and a save fails naming it); mark runs at each checkpoint instant of opts (the first grant
  * at or past it), whether or not a save is written (NULL: none).
  */
-void fmufed_tp_set_saver(fmufed_tp *t, fmufed_tp_saver saver, void (*mark)(void *ctx),
-                         void *ctx);
+void fmufed_tp_set_saver(fmufed_tp *t, fmufed_tp_saver saver, void (*mark)(void *ctx), void *ctx);
 
 /**
  * The transport's own state for a part: the logical time, the inputs held (values, stamps,
