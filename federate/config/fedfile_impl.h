@@ -31,6 +31,9 @@ const char *fedfile_json_kind(const json_t *v);
 int fedfile_to_ticks(const fedfile_reader *rd, const char *jpath, double s, double res,
                      int64_t *out);
 
+/* "checkpoint" (federate/config/fedfile_ckpt.c), read after "algorithm". */
+int fedfile_ckpt_parse(const fedfile_reader *rd, const json_t *root, fedfile *ff);
+
 /* balance, energy (federate/config/fedfile_balance.c): "coupling" and "power_extrapolation"
  * read into the balance settings, resolved against the wiring once every federate is read. */
 struct fedfile_balance;

@@ -82,6 +82,11 @@ typedef struct ckpt_args {
 static int ckpt_ticks(const fedfile *ff, ckpt_args *ca, fmufed_opts *o)
 {
     double res = ff->resolution;
+    if (ca->every == 0 && ca->n_at == 0) { /* the file's "checkpoint" key, unless options */
+        ca->every = ff->ckpt_every;
+        for (size_t k = 0; k < ff->n_ckpt_at && k < sizeof ca->at / sizeof ca->at[0]; k++)
+            ca->at[ca->n_at++] = ff->ckpt_at[k];
+    }
     for (size_t k = 0; k <= ca->n_at; k++) {
         double sec = k < ca->n_at ? ca->at[k] : ca->every;
         if (k == ca->n_at && sec == 0) break;

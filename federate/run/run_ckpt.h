@@ -43,7 +43,8 @@ int run_ckpt_arg(run_ckpt *c, const char *opt, const char *val, char *err, size_
 int run_ckpt_asked(const run_ckpt *c);
 
 /**
- * Before anything starts: a master method is refused (its checkpoints are not built); every
+ * Before anything starts: without --checkpoint-* options, the file's "checkpoint" key gives
+ * the instants; a master method is refused (its checkpoints are not built); every
  * FMU must serialize its state (named when it cannot); --set needs --resume and names a
  * federate of the file; the checkpoint's own folder is checked (its MANIFEST's time); the
  * folder OUTPUT/checkpoints is made, and refused when it holds a checkpoint this run would
