@@ -59,17 +59,12 @@ int run_ckpt_asked(const run_ckpt *c)
 }
 
 /* The FMU of federate i must serialize its state (the kind tempo-fmu will use: co-simulation
- * when the FMU has it, else model exchange). */
+ * when the FMU has it, else model exchange). A program federate saves through its own save
+ * callback, which nothing can check beforehand. */
 static int check_fmu(const fedfile *ff, size_t i, char *err, size_t errlen)
 {
     const fedfile_fed *fd = &ff->feds[i];
-    if (!fd->fmu) {
-        snprintf(err, errlen,
-                 "federate %s is a program (%s): program federates cannot save their state yet, "
-                 "so the run cannot checkpoint",
-                 fd->name, fd->program);
-        return -1;
-    }
+    if (!fd->fmu) return 0; /* a program: its save callback answers (or the save fails) */
     fmu_md *md = NULL;
     char e[1024];
     if (fmu_load_md(fd->fmu, NULL, &md, e, sizeof e) != 0) {
@@ -159,6 +154,11 @@ int run_ckpt_prepare(run_ckpt *c, const fedfile *ff, const char *outdir, char *e
     if (c->resume && manifest_time(c->resume, &after, err, errlen)) return -1;
     snprintf(c->dir, sizeof c->dir, "%s/checkpoints", outdir);
     if (outfile_mkdirs(c->dir, err, errlen) != 0) return -1;
+    if (ff->feds[0].program && (c->every > 0 || c->n_at > 0))
+        return bad(err, errlen,
+                   "the file's first federate asks for the saves, and %s is a program federate "
+                   "(tempo-run cannot give it the instants): put an FMU federate first%s",
+                   ff->feds[0].name, "");
     if ((c->every > 0 || c->n_at > 0) && check_folder(c, after, err, errlen)) return -1;
     return 0;
 }

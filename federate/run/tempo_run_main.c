@@ -825,7 +825,10 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
-        if (fd->fmu) k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
+        if (fd->fmu)
+            k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
+        else if (a->ck.resume) /* a program federate rejoins (doc/checkpoint.md) */
+            argv[k++] = "--restore";
         for (size_t j = 0; j < fd->n_args; j++)
             argv[k++] = fd->args[j];
         argv[k] = NULL;
