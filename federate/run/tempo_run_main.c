@@ -800,6 +800,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (idx < 0) rc = idx;
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
+        /* --resume at a running RTI: it restores the federation (from a folder it can read) */
+        if (run_ckpt_restore(&a->ck, ff, addr, err, sizeof err) != 0) rc = SUP_EUSAGE;
     } else if (rc == SUP_OK) {
         rc = start_rti(s, ff, log, a->http, ckpt_dir, addr, sizeof addr, err, sizeof err);
         sup_child_info ri;
