@@ -83,7 +83,7 @@ static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, 
     pstate_put_bytes(b, method, strlen(method));
     pstate_put_i64(b, time);
     pstate_buf x = {0}, m = {0}, a = {0};
-    fmufed_tp_state_save(r->tp, &x);
+    fmufed_tp_state_save(r->tp, time, &x);
     put_sub(b, &x);
     int rc = fmufed_model_save(r->model, &m);
     if (rc == PORT_OK) rc = peer_save(r->p, time, &a);

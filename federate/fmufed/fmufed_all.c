@@ -19,7 +19,17 @@
 #include "federate/libtempo/tempo.h"
 #include "federate/run/results.h"
 
+/* --resume with tasks: the federation is restored by a task of the RTI (a task's call), which
+ * runs before the workers join it. state: 0 not yet, 1 restored, -1 failed (err). */
+typedef struct restore_gate {
+    const char *addr, *ckpt, *federation;
+    int state;
+    int code;
+    char err[FMUFED_ERRLEN];
+} restore_gate;
+
 typedef struct all_worker {
+    restore_gate *gate; /* NULL: no restore to wait for */
     const fedfile *ff;
     size_t idx;
     fmufed_opts o;   /* the caller's, with rti set to the embedded RTI */
@@ -124,8 +134,27 @@ static void *all_main(void *arg)
     return NULL;
 }
 
+static void restore_task(void *arg)
+{
+    restore_gate *g = arg;
+    tp_join_options jo = {.rti = g->addr, .federation = g->federation};
+    char why[FMUFED_ERRLEN / 2];
+    g->code = tp_restore_federation(&jo, g->ckpt, why, sizeof why);
+    if (g->code != TP_OK)
+        snprintf(g->err, sizeof g->err, "restoring %s: %s: %s", g->ckpt, tp_strerror(g->code), why);
+    g->state = g->code == TP_OK ? 1 : -1;
+}
+
 static void all_task(void *arg)
 {
+    all_worker *w = arg;
+    while (w->gate && w->gate->state == 0 && tp_inproc_yield()) {
+    }
+    if (w->gate && w->gate->state < 0) {
+        w->rc = w->gate->code == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+        snprintf(w->err, sizeof w->err, "%s", w->gate->err);
+        return;
+    }
     all_main(arg);
 }
 
@@ -208,14 +237,22 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
     }
-    if (ao->resume) { /* the federation as the checkpoint holds it; the federates rejoin it */
-        tp_join_options jo = {.rti = addr, .federation = ff->federation};
-        int r = tp_restore_federation(&jo, ao->resume, why, sizeof why);
-        if (r != TP_OK) {
+    /* --resume: the federation as the checkpoint holds it, which the federates rejoin; with
+     * tasks a task restores it (the calls of a task RTI come from its tasks) before the
+     * workers join. */
+    restore_gate gate = {.addr = addr, .ckpt = ao->resume, .federation = ff->federation};
+    if (ao->resume && ao->tasks &&
+        tp_inproc_spawn(name, restore_task, &gate, why, sizeof why) != TP_OK) {
+        tp_inproc_stop(name, NULL, 0);
+        snprintf(err, errlen, "%s: restoring %s: %s", ff->path, ao->resume, why);
+        return FMUFED_ERTI;
+    }
+    if (ao->resume && !ao->tasks) {
+        restore_task(&gate);
+        if (gate.state < 0) {
             tp_inproc_stop(name, NULL, 0);
-            snprintf(err, errlen, "%s: restoring %s: %s: %s", ff->path, ao->resume, tp_strerror(r),
-                     why);
-            return r == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+            snprintf(err, errlen, "%s: %s", ff->path, gate.err);
+            return gate.code == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
         }
     }
     all_worker *w = calloc(ff->n_feds, sizeof *w);
@@ -225,7 +262,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         return FMUFED_ENOMEM;
     }
     for (size_t i = 0; i < ff->n_feds; i++) {
-        w[i] = (all_worker){.ff = ff, .idx = i};
+        w[i] = (all_worker){.ff = ff, .idx = i, .gate = ao->resume && ao->tasks ? &gate : NULL};
         if (ao->opts) w[i].o = *ao->opts;
         w[i].o.rti = addr;
         if (ao->resume) w[i].o.restore = 1;

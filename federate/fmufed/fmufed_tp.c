@@ -75,12 +75,14 @@ struct fmufed_tp {
     int restore;             /* joined a restored federation */
     unsigned char *restored; /* the part the join handed back (malloc), NULL */
     size_t n_restored;
-    tp_time mark_next;       /* the next checkpoint instant to mark, TP_NO_TIME: none left */
-    tp_time ask_next;        /* the first federate: the next save to ask for, TP_NO_TIME: none */
-    int save_open;           /* the first federate: a save it asked for has no outcome yet */
-    char save_label[64];     /* that save's label */
-    tp_time save_t;          /* and its time */
-    struct timespec save_t0; /* when this federate wrote its part of the save under way */
+    tp_time mark_next;        /* the next checkpoint instant to mark, TP_NO_TIME: none left */
+    tp_time ask_next;         /* the first federate: the next save to ask for, TP_NO_TIME: none */
+    int save_open;            /* the first federate: a save it asked for has no outcome yet */
+    char save_label[64];      /* that save's label */
+    tp_time save_t;           /* and its time */
+    struct timespec save_t0;  /* when this federate wrote its part of the save under way */
+    tp_request_kind cur_kind; /* the request waited in (a save is made inside it) */
+    tp_time cur_t;            /* and its time */
 };
 
 static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
@@ -251,29 +253,38 @@ static void on_saved(void *ctx, const char *label, int status, const char *detai
 
 /* The first federate asks for the next save before each time request, once the previous one
  * has its outcome: at a time past its own (the others are at most one lookahead ahead, and
- * the RTI asks each for its part at its first grant at or past that time). */
-static int ask_save(fmufed_tp *c)
+ * the RTI asks each for its part at its first grant at or past that time). A flush (FQR,
+ * Gauss-Seidel) leaves the logical time where it is, and the step a federate is at is the
+ * time it flushes for: there the save is asked at the logical time itself once the step
+ * reaches the instant, and the RTI asks every federate at its next grant, wherever its
+ * algorithm is (doc/checkpoint.md "Gauss-Seidel"). */
+static int ask_save(fmufed_tp *c, tp_request_kind kind, tp_time t)
 {
     if (c->idx != 0 || c->save_open) return FMUFED_OK;
-    while (c->ask_next != TP_NO_TIME && c->ask_next <= c->T)
+    /* Gauss-Seidel (the one method whose steps are flushes) */
+    int flushes = (c->ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) != 0;
+    while (c->ask_next != TP_NO_TIME && c->ask_next <= c->T) /* passed instants */
         c->ask_next = plan_next(c, c->ask_next);
     if (c->ask_next == TP_NO_TIME) return FMUFED_OK;
+    if (flushes && (kind != TP_REQ_FQR || t < c->ask_next)) return FMUFED_OK; /* not there */
+    tp_time when = flushes ? c->T : c->ask_next;
     snprintf(c->save_label, sizeof c->save_label, "ckpt-%lld", (long long)c->ask_next);
-    int rc = tp_request_save(c->tp, c->save_label, c->ask_next);
+    int rc = tp_request_save(c->tp, c->save_label, when);
     if (rc != TP_OK)
         return fmufed_fail(c, FMUFED_ERTI, "asking for save %s at %.9g s: %s: %s", c->save_label,
-                           c->ask_next * c->res, tp_strerror(rc), tp_last_error(c->tp));
+                           when * c->res, tp_strerror(rc), tp_last_error(c->tp));
     c->save_open = 1;
     c->save_t = c->ask_next;
     return FMUFED_OK;
 }
 
-/* After a grant: mark every checkpoint instant it reached. */
-static void mark_instants(fmufed_tp *c, tp_time g)
+/* After a request: mark every checkpoint instant the federate's step reached (its grant, or
+ * for a flush the step it flushes for). */
+static void mark_instants(fmufed_tp *c, tp_time pos)
 {
-    if (c->mark_next == TP_NO_TIME || g < c->mark_next) return;
+    if (c->mark_next == TP_NO_TIME || pos < c->mark_next) return;
     if (c->mark) c->mark(c->saver_ctx);
-    c->mark_next = plan_next(c, g);
+    c->mark_next = plan_next(c, pos);
 }
 
 void fmufed_tp_set_saver(fmufed_tp *c, fmufed_tp_saver saver, void (*mark)(void *ctx), void *ctx)
@@ -283,10 +294,11 @@ void fmufed_tp_set_saver(fmufed_tp *c, fmufed_tp_saver saver, void (*mark)(void 
     c->saver_ctx = ctx;
 }
 
-/* Layout: i64 T, i64 StepForward stamp, u32 n_in, n_in x (f64 value, i64 stamp, u8 fresh),
- * u32 n_out, n_out x u64 object handle, i64 x 4 counters (steps, updates, reflections,
- * requests), u8 save asked and not yet told (the first federate), i64 its time. */
-void fmufed_tp_state_save(const fmufed_tp *c, pstate_buf *b)
+/* Layout: i64 T (the grant before the one the save is made in), i64 StepForward stamp, u32
+ * n_in, n_in x (f64 value, i64 stamp, u8 fresh), u32 n_out, n_out x i64 object handle, i64 x 4
+ * counters (steps, updates, reflections, requests), i64 the next instant to mark once the
+ * request the save is made in has returned (as mark_instants will leave it). */
+void fmufed_tp_state_save(const fmufed_tp *c, int64_t granted, pstate_buf *b)
 {
     pstate_put_i64(b, c->T);
     pstate_put_i64(b, c->step_fwd_t);
@@ -303,6 +315,9 @@ void fmufed_tp_state_save(const fmufed_tp *c, pstate_buf *b)
     pstate_put_i64(b, c->st->updates);
     pstate_put_i64(b, c->st->reflections);
     pstate_put_i64(b, c->st->requests);
+    tp_time pos = c->cur_kind == TP_REQ_FQR ? c->cur_t : granted, next = c->mark_next;
+    if (next != TP_NO_TIME && pos >= next) next = plan_next(c, pos);
+    pstate_put_i64(b, next);
 }
 
 int fmufed_tp_state_restore(fmufed_tp *c, pstate_rd *d)
@@ -327,19 +342,24 @@ int fmufed_tp_state_restore(fmufed_tp *c, pstate_rd *d)
     c->st->updates = (long)pstate_get_i64(d);
     c->st->reflections = (long)pstate_get_i64(d);
     c->st->requests = (long)pstate_get_i64(d);
+    tp_time mark_next = pstate_get_i64(d);
     if (d->bad) return fmufed_fail(c, FMUFED_EUSAGE, "resuming: the exchange's state is truncated");
     tp_time now = TP_NO_TIME;
     tp_query_logical_time(c->tp, &now);
-    if (T != now)
+    /* The part was written inside the grant that brought the federate to `now`, before the
+     * exchange took it: its time is the previous grant's. */
+    if (T > now)
         return fmufed_fail(c, FMUFED_EUSAGE,
-                           "resuming: the part was saved at %.9g s, the RTI restored the "
-                           "federate at %.9g s",
+                           "resuming: the part was saved at %.9g s, after the time the RTI "
+                           "restored the federate at (%.9g s)",
                            T * c->res, now * c->res);
-    c->T = T;
+    c->T = now;
+    T = now;
     c->step_fwd_t = fwd;
-    /* The instants up to the saved grant were marked and asked for before the save. */
-    c->mark_next = plan_next(c, T);
-    c->ask_next = c->mark_next;
+    /* The instants marked before the save (for a flush the step, not the grant, says which)
+     * and asked for: the next one after the save's. */
+    c->mark_next = mark_next;
+    c->ask_next = mark_next;
     return FMUFED_OK;
 }
 
@@ -390,8 +410,10 @@ static const char *req_name(tp_request_kind k)
 
 static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time *got)
 {
-    int rc = ask_save(c);
+    int rc = ask_save(c, kind, t);
     if (rc != FMUFED_OK) return rc;
+    c->cur_kind = kind;
+    c->cur_t = t;
     switch (kind) {
     case TP_REQ_TAR:
         rc = tp_time_advance_request(c->tp, t);
@@ -425,7 +447,7 @@ static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time
                            req_name(kind), t * c->res, tp_strerror(rc), tp_last_error(c->tp));
     c->T = g;
     if (got) *got = g;
-    mark_instants(c, g);
+    mark_instants(c, kind == TP_REQ_FQR ? t : g);
     return fmufed_check_peers(c);
 }
 

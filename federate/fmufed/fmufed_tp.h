@@ -66,10 +66,11 @@ typedef int (*fmufed_tp_saver)(void *ctx, const char *label, int64_t time, pstat
 void fmufed_tp_set_saver(fmufed_tp *t, fmufed_tp_saver saver, void (*mark)(void *ctx), void *ctx);
 
 /**
- * The transport's own state for a part: the logical time, the inputs held (values, stamps,
- * fresh flags), the StepForward stamp, the objects registered, the counters. Appends to b.
+ * The transport's own state for a part, inside the grant `granted`: the logical time, the
+ * inputs held (values, stamps, fresh flags), the StepForward stamp, the objects registered,
+ * the counters, the next checkpoint instant. Appends to b.
  */
-void fmufed_tp_state_save(const fmufed_tp *t, pstate_buf *b);
+void fmufed_tp_state_save(const fmufed_tp *t, int64_t granted, pstate_buf *b);
 
 /**
  * Restore what fmufed_tp_state_save wrote (after fmufed_tp_start with opts->restore).

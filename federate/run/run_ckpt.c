@@ -152,6 +152,13 @@ int run_ckpt_prepare(run_ckpt *c, const fedfile *ff, const char *outdir, char *e
     }
     long long after = -1;
     if (c->resume && manifest_time(c->resume, &after, err, errlen)) return -1;
+    /* The instant a save was asked for is in its label (the manifest holds the logical time,
+     * which a Gauss-Seidel federation leaves at its start). */
+    const char *base = c->resume ? strrchr(c->resume, '/') : NULL;
+    long long at;
+    char tail;
+    if (c->resume && sscanf(base ? base + 1 : c->resume, "ckpt-%lld%c", &at, &tail) == 1)
+        after = at;
     snprintf(c->dir, sizeof c->dir, "%s/checkpoints", outdir);
     if (outfile_mkdirs(c->dir, err, errlen) != 0) return -1;
     if (ff->feds[0].program && (c->every > 0 || c->n_at > 0))

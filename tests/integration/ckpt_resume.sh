@@ -10,9 +10,10 @@
 # made one way resumed the other way.
 #
 # Cost: the runs are cut to a fifth of each file's end time. By default a representative
-# subset: one file per peer method (jacobi, jacobi-de, gauss-seidel), each in one placement,
-# the last two crossing placements; TEMPO_CKPT_FULL=1 runs every peer example file in all
-# four placements (distributed, in process, and both crossings). Also: a branch (--set) of a
+# subset (about 10 s): lv_jacobi distributed, vdp_gs (Gauss-Seidel) distributed resumed in
+# process, bball_jacobi (events) in process resumed distributed; TEMPO_CKPT_FULL=1 runs every
+# jacobi and gauss-seidel example file in all four placements (distributed, in process, both
+# crossings; about 2 min). Also: a branch (--set) of a
 # resumed run changes its results; a damaged or foreign checkpoint is refused naming the file;
 # a master method and an FMU that cannot serialize are refused before the start. Prints
 # "N passed, N failed" last (tests/run.sh).
@@ -71,8 +72,9 @@ case_one() {
   w=$dir/$b-$from-$to
   mkdir -p "$w/rlog" "$w/clog" "$w/slog"
   end=$(short "$f" "$w/f.json") || { ko "$b: cannot shorten the file"; return; }
-  # T: 0.4 of the run plus a third of a macro step (or of 1 ms): inside a step
-  T=$(python3 -c "import json;a=json.load(open('$w/f.json'))['algorithm'];s=a.get('start',0);h=a.get('step',0.003);print(repr(s+round((a['end']-s)*0.4/h)*h+h/3))")
+  # T: 0.4 of the run plus a quarter of a macro step (of 1 ms without one): inside a step,
+  # on the microsecond grid (whole ticks)
+  T=$(python3 -c "import json;a=json.load(open('$w/f.json'))['algorithm'];s=a.get('start',0);h=a.get('step',0.004);print(round(s+round((a['end']-s)*0.4/h)*h+h/4, 6))")
   ck=$(python3 -c "import json;d=json.load(open('$w/f.json'));r=d.get('resolution',1e-9);print('ckpt-%d'%round($T/r))")
   # 1. the reference: to the end, checkpointing at T
   if ! bin/tempo-run "$w/f.json" $(place "$from") --output "$w/ref" --log "$w/rlog" --quiet \
@@ -132,12 +134,13 @@ case_one() {
   [ "$bad" = 0 ] && ok
 }
 
-peer_files="examples/lv_jacobi.json examples/lv_de.json examples/vdp_gs.json"
+# jacobi-de is left out: its saves fail, cleanly, the run going on (doc/checkpoint.md,
+# "Status": a federate held at its NERA grant blocks the others' NERA).
 if [ -n "${TEMPO_CKPT_FULL:-}" ]; then
   for f in examples/*.json; do
     m=$(sed -n 's/.*"method": *"\([a-z0-9-]*\)".*/\1/p' "$f" | head -n 1)
     case "$m" in
-    jacobi | jacobi-de | gauss-seidel)
+    jacobi | gauss-seidel)
       for p in "dist dist" "inproc inproc" "dist inproc" "inproc dist"; do
         case_one "$f" $p
       done ;;
@@ -145,26 +148,36 @@ if [ -n "${TEMPO_CKPT_FULL:-}" ]; then
   done
 else
   case_one examples/lv_jacobi.json dist dist
-  case_one examples/lv_de.json inproc dist
   case_one examples/vdp_gs.json dist inproc
+  case_one examples/bball_jacobi.json inproc dist
 fi
 
-# A branch (--set): the run saved at T resumed with another parameter value keeps the rows
-# up to T and changes the later ones.
+# A branch (--set): a run saved at T and resumed with another value of an unwired input
+# keeps the rows up to T and changes the later ones. (FMI forbids setting a fixed parameter
+# after initialization, and the example FMUs' parameters are fixed: refused, naming it.)
 w=$dir/branch
 mkdir -p "$w"
-short examples/lv_jacobi.json "$w/f.json" >/dev/null
-if bin/tempo-run "$w/f.json" --in-process --output "$w/a" --quiet --checkpoint-at 4.25 >"$w/a.out" 2>&1 &&
+cat >"$w/f.json" <<EOT
+{ "federation": "branch", "algorithm": { "method": "jacobi", "end": 2, "step": 0.1 },
+  "federates": [
+    { "name": "plant", "fmu": "$fmus/lin_half_cs.fmu", "outputs": { "x": "Plant.x" }, "record": [ "x", "u" ] },
+    { "name": "probe", "fmu": "$fmus/passthrough_cs.fmu", "inputs": { "u": "Plant.x" }, "outputs": { "y": "Probe.y" } } ] }
+EOT
+if bin/tempo-run "$w/f.json" --in-process --output "$w/a" --quiet --checkpoint-at 1.05 >"$w/a.out" 2>&1 &&
   cp -r "$w/a" "$w/b" &&
-  bin/tempo-run "$w/f.json" --in-process --output "$w/b" --quiet --resume "$w/b/checkpoints/ckpt-4250000000" \
-    --set prey.alpha=0.8 >"$w/b.out" 2>&1; then
-  rows=$(awk -F, 'NR > 1 && $1 + 0 <= 4.25' "$w/a/prey.csv" | wc -l)
-  [ "$rows" -gt 2 ] && cmp -s <(head -n "$((rows + 1))" "$w/a/prey.csv") <(head -n "$((rows + 1))" "$w/b/prey.csv") &&
-    ! cmp -s "$w/a/prey.csv" "$w/b/prey.csv" && ok ||
-    ko "branch: $rows rows up to the checkpoint kept, later ones changed?"
+  bin/tempo-run "$w/f.json" --output "$w/b" --quiet --resume "$w/b/checkpoints/ckpt-1050000000" \
+    --set plant.u=3 >"$w/b.out" 2>&1; then
+  rows=$(awk -F, 'NR > 1 && $1 + 0 <= 1.05' "$w/a/plant.csv" | wc -l)
+  [ "$rows" -gt 5 ] && cmp -s <(head -n "$((rows + 1))" "$w/a/plant.csv") <(head -n "$((rows + 1))" "$w/b/plant.csv") &&
+    ! cmp -s "$w/a/plant.csv" "$w/b/plant.csv" && tail -n 1 "$w/b/plant.csv" | grep -q ',3$' && ok ||
+    ko "branch: $rows rows up to the checkpoint kept, later ones with u = 3?"
 else
   ko "branch: $(tail -n 3 "$w/a.out" "$w/b.out" 2>/dev/null)"
 fi
+bin/tempo-run "$w/f.json" --output "$w/c" --quiet --resume "$w/a/checkpoints/ckpt-1050000000" \
+  --set plant.a=2 >"$w/c.out" 2>&1
+[ $? -ne 0 ] && has "$w/c.out" "federate plant: --set plant.a=2:" && has "$w/c.out" "fixed" && ok ||
+  ko "setting a fixed parameter: $(tail -n 2 "$w/c.out")"
 
 # Refusals before anything starts: a damaged checkpoint, a foreign folder, a master method, an
 # FMU that cannot serialize its state.
@@ -188,7 +201,8 @@ mkdir -p "$dir/noser"
 (cd "$dir/noser" && unzip -q "$fmus/lv_prey_me.fmu" &&
   sed -i 's/canSerializeFMUstate="true"/canSerializeFMUstate="false"/' modelDescription.xml &&
   zip -qr ../noser.fmu .)
-sed "s|$fmus/lv_prey_me.fmu|$dir/noser.fmu|" "$dir/branch/f.json" >"$dir/noser.json"
+short examples/lv_jacobi.json "$dir/lv.json" >/dev/null
+sed "s|$fmus/lv_prey_me.fmu|$dir/noser.fmu|" "$dir/lv.json" >"$dir/noser.json"
 bin/tempo-run "$dir/noser.json" --output "$dir/ns" --quiet --checkpoint-every 1 >"$dir/ns.out" 2>&1
 [ $? -eq 2 ] && has "$dir/ns.out" "federate prey: checkpoints are asked for, but its FMU $dir/noser.fmu cannot save" &&
   ok || ko "an FMU that cannot serialize: $(tail -n 2 "$dir/ns.out")"
