@@ -149,6 +149,7 @@ int tpi_rti_code(uint32_t code)
     case TP_EAUTH:
     case TP_ECKPT:
     case TP_EPROTO:
+    case TP_ESYS:
         return c;
     default:
         return TP_EREFUSED;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "federate/libtempo/client_impl.h"
+#include "rti/proto/outfile.h"
 #include "rti/server/embed.h"
 
 /* The RTI's log is process-wide (embed.h): the last start with a callback sets it. */
@@ -41,7 +42,13 @@ int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err, s
                              .spin_us = opt->spin_us,
                              .log = opt->log ? log_trampoline : NULL,
                              .log_level = (int)opt->log_level,
-                             .tasks = opt->tasks};
+                             .tasks = opt->tasks,
+                             .checkpoint_dir = opt->checkpoint_dir};
+    /* The checkpoint folder is made here, as tempo-rti --checkpoint-dir makes it. */
+    if (opt->checkpoint_dir && outfile_mkdirs(opt->checkpoint_dir, why, sizeof why) != 0) {
+        if (err && err_size) snprintf(err, err_size, "tp_inproc_start: checkpoint_dir: %s", why);
+        return TP_EINVAL;
+    }
     if (embed_start(name, &c, why, sizeof why) == 0) return TP_OK;
     if (err && err_size) snprintf(err, err_size, "%s", why);
     return strstr(why, "already running") ? TP_EEXISTS : TP_ENOMEM;

@@ -26,6 +26,7 @@ enum status_code {
     STATUS_ECKPT = 35,       /* a checkpoint foreign, damaged or not of this federation, or a
                                 save that failed (doc/checkpoint.md) */
     STATUS_EPROTO = 40,      /* unexpected message, bad handshake, version mismatch */
+    STATUS_ESYS = 50,        /* a system call of the RTI failed (writing a checkpoint) */
 };
 
 #endif

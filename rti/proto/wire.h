@@ -132,7 +132,9 @@ enum wire_type {
     WIRE_INITIATE_SAVE = 49,      /* R→C req=save id, a=largest part chunk (bytes) one
                                      SAVE_DONE may carry, time=the federate's logical time,
                                      time2=T, str0=label */
-    WIRE_SAVE_DONE = 50,          /* C→R req=save id, code=enum wire_save_done, str0=label,
+    WIRE_SAVE_DONE = 50,          /* C→R req=save id, code=enum wire_save_done, a=state frames
+                                     (wire_type_state) the federate dispatched after the
+                                     INITIATE_SAVE up to its snapshot, str0=label,
                                      str1=a chunk of the federate's part (blob), str2=reason
                                      (FAILED only) */
     WIRE_FEDERATION_SAVED = 51,   /* R→C req=save id, code=status (0 saved, else a STATUS_*),
@@ -296,6 +298,14 @@ int wire_type_dir(unsigned type);
 /** Name of a status code ("WIRE_ETRUNC"); "WIRE_E?" for an unknown code.
  *  @return a static string, never NULL. */
 const char *wire_strerror(int status);
+
+/** Does an RTI→client frame of this type carry federation state (a delivery, discovery,
+ *  grant, announcement, notice or asynchronous refusal), as opposed to an answer to the
+ *  client's own request (REPLY, TIME_STATUS, PONG, HELLO_OK, JOIN_OK), a PING or a
+ *  checkpoint message? Across a save the RTI holds state frames for a federate that has
+ *  saved, and both sides count them (doc/checkpoint.md "The cut").
+ *  @return 1 or 0 (0 for client→RTI and unknown types). */
+int wire_type_state(unsigned type);
 
 /* ---- messages ------------------------------------------------------------------------- */
 

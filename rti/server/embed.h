@@ -32,6 +32,8 @@ struct embed_config {
     void (*log)(void *ctx, int level, const char *line);
     void *log_ctx;
     int log_level;
+    const char *checkpoint_dir; /* where saves are written (DIR/LABEL, doc/checkpoint.md), made
+                                   when missing; NULL = saves are refused */
 };
 
 /* One federate's link to an embedded RTI (opaque). */

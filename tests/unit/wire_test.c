@@ -75,7 +75,7 @@ static const struct expect catalogue[] = {
     {WIRE_PONG, "PONG", WIRE_DIR_BOTH, REQ, 1, 0},
     {WIRE_REQUEST_SAVE, "REQUEST_SAVE", C2R, REQ | TIME, 1, 0},
     {WIRE_INITIATE_SAVE, "INITIATE_SAVE", R2C, REQ | A | TIME | TIME2, 1, 0},
-    {WIRE_SAVE_DONE, "SAVE_DONE", C2R, REQ | CODE, 3, WIRE_SAVE_FAILED},
+    {WIRE_SAVE_DONE, "SAVE_DONE", C2R, REQ | CODE | A, 3, WIRE_SAVE_FAILED},
     {WIRE_FEDERATION_SAVED, "FEDERATION_SAVED", R2C, REQ | CODE | TIME, 2, 35},
     {WIRE_RESTORE_FEDERATION, "RESTORE_FEDERATION", C2R, REQ, 3, 0},
     {WIRE_RESTORE_PART, "RESTORE_PART", R2C, REQ | CODE | TIME, 2, 1},
@@ -290,14 +290,15 @@ static void test_strict_encode(void)
     m.code = 9;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_EFIELD);
     CHECK_STR_HAS(err, "code 9");
-    /* JOIN code: bits 0 (create) and 1 (keep objects on connection loss), nothing else. */
+    /* JOIN code: bits 0 (create), 1 (keep objects on connection loss) and 2 (rejoin a
+     * restored federation), nothing else. */
     wire_msg_init(&m, WIRE_JOIN);
-    m.code = WIRE_JOIN_KEEP_OBJECTS;
+    m.code = WIRE_JOIN_KEEP_OBJECTS | WIRE_JOIN_RESTORE;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_OK);
     out.len = 0;
-    m.code = 4;
+    m.code = 8;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_EFIELD);
-    CHECK_STR_HAS(err, "code 4");
+    CHECK_STR_HAS(err, "code 8");
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
     m.str[0].ptr = "a\0b";
     m.str[0].len = 3;
