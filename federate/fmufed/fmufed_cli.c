@@ -90,8 +90,9 @@ static int ckpt_ticks(const fedfile *ff, ckpt_args *ca, fmufed_opts *o)
     for (size_t k = 0; k <= ca->n_at; k++) {
         double sec = k < ca->n_at ? ca->at[k] : ca->every;
         if (k == ca->n_at && sec == 0) break;
+        /* the federation file's rule (fedfile.c): within 1e-6 ticks, or 1e-12 relative */
         double x = sec / res, r = nearbyint(x);
-        if (!(x > 0) || x > 9e18 || fabs(x - r) > 1e-6) {
+        if (!(x > 0) || x > 4e18 || fabs(x - r) > fmax(1e-6, fabs(x) * 1e-12)) {
             fprintf(stderr, "tempo-fmu: %s %g s: not a positive whole number of ticks of %g s\n",
                     k < ca->n_at ? "--checkpoint-at" : "--checkpoint-every", sec, res);
             return -1;

@@ -133,6 +133,13 @@ int run_ckpt_prepare(run_ckpt *c, const fedfile *ff, const char *outdir, char *e
                        "");
         return 0;
     }
+    for (size_t k = 0; k < c->n_at; k++)
+        if (!(c->at[k] > ff->algo.start && c->at[k] < ff->algo.end))
+            return bad(err, errlen, "--checkpoint-at %s: not inside the run (%s)", c->at_s[k],
+                       "after its start, before its end");
+    if (c->every > 0 && !(c->every < ff->algo.end - ff->algo.start))
+        return bad(err, errlen, "--checkpoint-every %s: not shorter than the run%s", c->every_s,
+                   "");
     if (fedfile_is_master(ff)) {
         snprintf(err, errlen,
                  "method \"%s\" runs under tempo-master, whose checkpoints are not built yet: "

@@ -197,6 +197,9 @@ bin/tempo-run examples/lv_jacobi.json --output "$dir/frg" --quiet --resume "$dir
 bin/tempo-run examples/lv_wr.json --output "$dir/wr" --quiet --checkpoint-at 1 >"$dir/wr.out" 2>&1
 [ $? -eq 2 ] && has "$dir/wr.out" "tempo-master, whose checkpoints are not built yet" && ok ||
   ko "a master method: $(tail -n 2 "$dir/wr.out")"
+bin/tempo-run examples/lv_jacobi.json --output "$dir/late" --quiet --checkpoint-at 100 >"$dir/late.out" 2>&1
+[ $? -eq 2 ] && has "$dir/late.out" "--checkpoint-at 100: not inside the run" && ok ||
+  ko "an instant at the end: $(tail -n 2 "$dir/late.out")"
 # lv_prey_me.fmu saying canSerializeFMUstate="false": named before the start
 mkdir -p "$dir/noser"
 (cd "$dir/noser" && unzip -q "$fmus/lv_prey_me.fmu" &&
