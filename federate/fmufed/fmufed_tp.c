@@ -167,9 +167,17 @@ static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *rea
     }
 }
 
+static void save_refused(fmufed_tp *c, int code, const char *message);
+
 static void on_error(void *ctx, int code, const char *message)
 {
     fmufed_tp *c = ctx;
+    /* The RTI refused the save this federate asked for (no checkpoint folder, the folder
+     * exists): that save fails, the run goes on (doc/checkpoint.md). */
+    if (message && strstr(message, "REQUEST_SAVE")) {
+        if (c->save_open) save_refused(c, code, message);
+        return;
+    }
     if (!c->peer_failed) {
         c->peer_failed = 1;
         snprintf(c->peer_msg, sizeof c->peer_msg, "the RTI refused a request: %s (%s)",
@@ -249,6 +257,15 @@ static void on_saved(void *ctx, const char *label, int status, const char *detai
     if (c->opts && c->opts->ckpt_done)
         c->opts->ckpt_done(c->opts->ckpt_ctx, label, c->save_t * c->res, status,
                            detail ? detail : "", dt);
+}
+
+static void save_refused(fmufed_tp *c, int code, const char *message)
+{
+    c->save_open = 0;
+    c->ask_next = plan_next(c, c->save_t);
+    if (c->opts && c->opts->ckpt_done)
+        c->opts->ckpt_done(c->opts->ckpt_ctx, c->save_label, c->save_t * c->res,
+                           code < 0 ? code : TP_EREFUSED, message, 0.0);
 }
 
 /* The first federate asks for the next save before each time request, once the previous one
@@ -439,6 +456,16 @@ static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time
                            tp_strerror(rc), tp_last_error(c->tp));
     tp_time g = TP_NO_TIME;
     rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
+    /* A refused save request comes back once from the next wait (and to on_error): that save
+     * failed, the request waited for is still pending. */
+    for (int k = 0; k < 4 && rc != TP_OK && rc != TP_TIMEOUT &&
+                    strstr(tp_last_error(c->tp), "an earlier REQUEST_SAVE");
+         k++) {
+        if (c->save_open) save_refused(c, rc, tp_last_error(c->tp));
+        rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
+        /* the grant came in with the refusal: the logical time is the grant */
+        if (rc == TP_ESTATE) rc = tp_query_logical_time(c->tp, &g);
+    }
     if (rc == TP_TIMEOUT)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): no grant within %d ms (a peer is stuck?)",
                            req_name(kind), t * c->res, c->run_timeout_ms);

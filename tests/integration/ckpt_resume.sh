@@ -153,6 +153,21 @@ else
   [ -n "${TEMPO_CKPT_DE:-}" ] && case_one examples/lv_de.json inproc dist
 fi
 
+# Model exchange: the integrators restart at every checkpoint instant whether or not the save
+# is written, so a run whose saves are refused (tempo-fmu --all without a checkpoint folder)
+# gives the bytes of a run whose saves are written (doc/checkpoint.md "Model exchange").
+w=$dir/marks
+mkdir -p "$w"
+short examples/lv_jacobi.json "$w/f.json" >/dev/null
+bin/tempo-run "$w/f.json" --in-process --output "$w/saved" --quiet --checkpoint-at 8.125 >"$w/saved.out" 2>&1
+bin/tempo-fmu --federation "$w/f.json" --all --output "$w/refused" --checkpoint-at 8.125 >"$w/refused.out" 2>&1
+if has "$w/saved.out" "checkpoints: 1 written" && has "$w/refused.out" "checkpoint ckpt-8125000000 8.125 failed" &&
+  cmp -s "$w/saved/prey.csv" "$w/refused/prey.csv" && cmp -s "$w/saved/predator.csv" "$w/refused/predator.csv"; then
+  ok
+else
+  ko "a refused save changed the results: $(tail -n 2 "$w/saved.out" "$w/refused.out")"
+fi
+
 # A branch (--set): a run saved at T and resumed with another value of an unwired input
 # keeps the rows up to T and changes the later ones. (FMI forbids setting a fixed parameter
 # after initialization, and the example FMUs' parameters are fixed: refused, naming it.)
