@@ -254,6 +254,10 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
 
 /** Free text (e.g. "federation destroyed"); @p fed may be 0. */
 int flog_note(struct flog *l, uint32_t fed, const char *text);
+/** A note with data: @p text, its NUL, then @p n bytes (a restored federation's first note
+ *  carries its time-management state, tm_save's bytes, so that tempo-log explain starts from
+ *  it: doc/log.md "Saves and restores"). FLOG_EUSAGE when it exceeds a record. */
+int flog_note_data(struct flog *l, uint32_t fed, const char *text, const void *data, size_t n);
 
 /** Give every record appended until the matching flog_release_stamp one stamp, read from the
  *  clock now: the RTI holds it while it handles one received frame, whose records would read

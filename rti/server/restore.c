@@ -400,10 +400,18 @@ void restore_handle(struct server *s, struct link *c, const struct wire_msg *m)
     }
     snprintf(fx->restored_from, sizeof fx->restored_from, "%s", ckpt_label(rd));
     if (fx->flog) {
-        char note[RTI_ERR_MAX + 512];
+        /* the engine's state after the text: tempo-log explain re-runs from it */
+        char note[RTI_ERR_MAX + 512], terr[TM_ERR_LEN];
+        struct buf tmb;
+        buf_init(&tmb);
         snprintf(note, sizeof note, FLOG_NOTE_RESTORED " '%s' at %lld: %.600s (federation '%s')",
                  ckpt_label(rd), (long long)ckpt_time(rd), path, saved);
-        flog_note(fx->flog, 0, note);
+        if (tm_save(fx->tm, &tmb, terr, sizeof terr) != TM_OK ||
+            flog_note_data(fx->flog, 0, note, tmb.data, tmb.len) != FLOG_OK) {
+            LOGW("flog", "-", "federation '%s': the log lacks the restored state", fx->name);
+            flog_note(fx->flog, 0, note);
+        }
+        buf_fini(&tmb);
         for (uint32_t h = 0; h < fx->handle_cap; h++)
             if (fx->by_handle[h]) flog_joined(fx->flog, h, fx->by_handle[h]->name);
     }

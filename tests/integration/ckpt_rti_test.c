@@ -380,6 +380,8 @@ static void free_feds(struct fed *fs, int resign)
 
 /* ---- the cases ----------------------------------------------------------------------------- */
 
+static void rm_rf(const char *dir);
+
 static struct fed ref[NF]; /* the run without a save: the reference */
 static char tmp[512];      /* this test's folder */
 
@@ -519,8 +521,10 @@ static void resume(const char *folder, const char *inproc, const size_t *cut, co
     static volatile int no;
     struct fed fs[NF] = {0};
     const char *rti = inproc;
+    char logdir[700];
+    snprintf(logdir, sizeof logdir, "%s/log-%s", tmp, inproc ? inproc + strlen("inproc:") : "tcp");
     if (!inproc) {
-        const char *const extra[] = {NULL};
+        const char *const extra[] = {"--log", logdir, NULL};
         rti = harness_start_rti(extra, 240);
     } else {
         char err[300];
@@ -556,10 +560,38 @@ static void resume(const char *folder, const char *inproc, const size_t *cut, co
         tp_inproc_stop(inproc + strlen("inproc:"), err, sizeof err);
     else
         harness_stop_rti();
+    if (!inproc) { /* the restored federation's log: explain starts from the restored state */
+        char cmd[1600], out[4096] = "";
+        snprintf(cmd, sizeof cmd, "bin/tempo-log explain %s/ck2-*.tlog 2>&1", logdir);
+        FILE *p = popen(cmd, "r");
+        size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+        out[n] = '\0';
+        int st = p ? pclose(p) : -1;
+        CHECK(st == 0, "%s: exit %d: %s", cmd, st, out);
+        CHECK_STR_HAS(out, "(they agree)");
+        CHECK(!strstr(out, "refused"), "explain re-ran the log without a refusal: %s", out);
+        snprintf(cmd, sizeof cmd, "bin/tempo-log explain %s/ck2-*.tlog --at 600 2>&1", logdir);
+        p = popen(cmd, "r");
+        n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+        out[n] = '\0';
+        st = p ? pclose(p) : -1;
+        CHECK(st == 0, "%s: exit %d: %s", cmd, st, out);
+        /* mid-run, the federates regulate and are constrained as they were when saved */
+        CHECK_STR_HAS(out, "reg con, bound");
+        CHECK_STR_HAS(out, "(they agree)");
+        rm_rf(logdir);
+    }
     for (int i = 0; i < NF; i++) {
         free(fs[i].log);
         free(fs[i].ro);
     }
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
 static void test_crash_and_resume(void)
