@@ -3,7 +3,7 @@
 # files whose FMUs can serialize their state, "run to the end" and "run, checkpoint at T, kill
 # -9 every process (tempo-run, the RTI, every tempo-fmu), resume from the checkpoint to the
 # end" give byte-identical CSV files and, from the checkpoint on, the same grants (federation
-# logs, tempo-log show --kind GRANT). T lies inside a macro step (not on a communication
+# logs, tempo-log show --kind GRANT); tempo-log explain reads the resumed run's log. T lies inside a macro step (not on a communication
 # point), so each federate saves at its own first grant past T. Both runs are asked for the
 # same checkpoint instant: a model-exchange FMU's integrator restarts there in both
 # (doc/checkpoint.md "Model exchange"). Placements: distributed, in process, and a checkpoint
@@ -132,6 +132,9 @@ case_one() {
     }
   done
   [ "$bad" = 0 ] && ok
+  # 5. tempo-log reads the resumed run's log, which starts from the restored state
+  bin/tempo-log explain "$sl" 2>&1 | grep -q "end of log" && ok ||
+    ko "$b ($from -> $to): tempo-log explain on the resumed run's log"
 }
 
 # jacobi-de needs libtempo to make a federate's part at a closing grant (doc/checkpoint.md,
