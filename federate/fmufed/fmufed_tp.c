@@ -255,7 +255,7 @@ static void on_saved(void *ctx, const char *label, int status, const char *detai
     c->save_open = 0;
     c->ask_next = plan_next(c, c->save_t);
     if (c->opts && c->opts->ckpt_done)
-        c->opts->ckpt_done(c->opts->ckpt_ctx, label, c->save_t * c->res, status,
+        c->opts->ckpt_done(c->opts->ckpt_ctx, label, tp_time_to_seconds(c->tp, c->save_t), status,
                            detail ? detail : "", dt);
 }
 
@@ -264,7 +264,7 @@ static void save_refused(fmufed_tp *c, int code, const char *message)
     c->save_open = 0;
     c->ask_next = plan_next(c, c->save_t);
     if (c->opts && c->opts->ckpt_done)
-        c->opts->ckpt_done(c->opts->ckpt_ctx, c->save_label, c->save_t * c->res,
+        c->opts->ckpt_done(c->opts->ckpt_ctx, c->save_label, tp_time_to_seconds(c->tp, c->save_t),
                            code < 0 ? code : TP_EREFUSED, message, 0.0);
 }
 
