@@ -3,7 +3,7 @@
 # See the Makefile header for the variables this fragment fills in.
 RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
             federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c \
-            federate/run/run_params.c
+            federate/run/run_params.c federate/run/run_ckpt.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test

@@ -193,6 +193,11 @@ static int to_ticks(const ld *c, const char *base, const char *key, double s, do
     return FEDFILE_OK;
 }
 
+int fedfile_oom(const ld *c)
+{
+    return oom(c);
+}
+
 const char *fedfile_json_kind(const json_t *v)
 {
     return json_kind(v);
@@ -853,6 +858,7 @@ void fedfile_free(fedfile *ff)
     free(ff->log);
     topo_plan_free(ff->gs_plan);
     if (ff->algo.def && ff->algo.def->free) ff->algo.def->free(ff->algo.settings);
+    free(ff->ckpt_at);
     free(ff);
 }
 
@@ -860,8 +866,8 @@ void fedfile_free(fedfile *ff)
 static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {
-        "federation", "description", "rti",         "fom", "resolution", "algorithm", "solver",
-        "federates",  "output",      "secret_file", "log", "placement",  NULL};
+        "federation", "description", "rti",         "fom", "resolution", "algorithm",  "solver",
+        "federates",  "output",      "secret_file", "log", "placement",  "checkpoint", NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -883,7 +889,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     }
     ff->resolution = FEDFILE_DEFAULT_RESOLUTION;
     if ((rc = get_num(c, root, "", "resolution", 0, &ff->resolution, &have))) return rc;
-    if ((rc = parse_algorithm(c, root, ff))) return rc;
+    if ((rc = parse_algorithm(c, root, ff)) || (rc = fedfile_ckpt_parse(c, root, ff))) return rc;
     fedfile_solver defaults = {0};
     if ((rc = parse_solver(c, root, "", &defaults))) return rc;
     if ((rc = get_str(c, root, "", "output", 0, &s))) return rc;

@@ -137,6 +137,9 @@ typedef struct fedfile {
                            of one process (doc/inproc.md); 0 ("processes", the default): one
                            process each */
     topo_plan *gs_plan; /* FEDFILE_NEEDS_GS_PLAN: roles and execution order; else NULL */
+    double ckpt_every;  /* "checkpoint.every": s between checkpoints (whole ticks); 0: none */
+    double *ckpt_at;    /* "checkpoint.at": n_ckpt_at times (s, whole ticks, inside the run) */
+    size_t n_ckpt_at;   /* doc/checkpoint.md; tempo-run's --checkpoint-* options replace both */
     char *ssp_dir;      /* an SSP archive unpacked for this file's FMUs (doc/ssp.md), removed
                            by fedfile_free; else NULL */
 } fedfile;

@@ -21,7 +21,17 @@
 #include "federate/libtempo/tempo.h"
 #include "federate/run/results.h"
 
+/* --resume with tasks: the federation is restored by a task of the RTI (a task's call), which
+ * runs before the workers join it. state: 0 not yet, 1 restored, -1 failed (err). */
+typedef struct restore_gate {
+    const char *addr, *ckpt, *federation;
+    int state;
+    int code;
+    char err[FMUFED_ERRLEN];
+} restore_gate;
+
 typedef struct all_worker {
+    restore_gate *gate; /* NULL: no restore to wait for */
     const fedfile *ff;
     size_t idx;
     fmufed_opts o;   /* the caller's, with rti set to the embedded RTI */
@@ -126,8 +136,27 @@ static void *all_main(void *arg)
     return NULL;
 }
 
+static void restore_task(void *arg)
+{
+    restore_gate *g = arg;
+    tp_join_options jo = {.rti = g->addr, .federation = g->federation};
+    char why[FMUFED_ERRLEN / 2];
+    g->code = tp_restore_federation(&jo, g->ckpt, why, sizeof why);
+    if (g->code != TP_OK)
+        snprintf(g->err, sizeof g->err, "restoring %s: %s: %s", g->ckpt, tp_strerror(g->code), why);
+    g->state = g->code == TP_OK ? 1 : -1;
+}
+
 static void all_task(void *arg)
 {
+    all_worker *w = arg;
+    while (w->gate && w->gate->state == 0 && tp_inproc_yield()) {
+    }
+    if (w->gate && w->gate->state < 0) {
+        w->rc = w->gate->code == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+        snprintf(w->err, sizeof w->err, "%s", w->gate->err);
+        return;
+    }
     all_main(arg);
 }
 
@@ -267,13 +296,36 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     snprintf(addr, sizeof addr, "inproc:%s", name);
     if (ao->log_dir && res_make_dirs(ao->log_dir, err, errlen) != RES_OK) /* private */
         return FMUFED_EIO;
-    tp_inproc_options io = {.log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks};
+    tp_inproc_options io = {.log_dir = ao->log_dir,
+                            .spin_us = ao->spin_us,
+                            .tasks = ao->tasks,
+                            .checkpoint_dir = ao->ckpt_dir};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
     }
     pthread_t status_th;
     int status_on = status_start(name, &status_th);
+    /* --resume: the federation as the checkpoint holds it, which the federates rejoin; with
+     * tasks a task restores it (the calls of a task RTI come from its tasks) before the
+     * workers join. */
+    restore_gate gate = {.addr = addr, .ckpt = ao->resume, .federation = ff->federation};
+    if (ao->resume && ao->tasks &&
+        tp_inproc_spawn(name, restore_task, &gate, why, sizeof why) != TP_OK) {
+        if (status_on) status_stop(status_th);
+        tp_inproc_stop(name, NULL, 0);
+        snprintf(err, errlen, "%s: restoring %s: %s", ff->path, ao->resume, why);
+        return FMUFED_ERTI;
+    }
+    if (ao->resume && !ao->tasks) {
+        restore_task(&gate);
+        if (gate.state < 0) {
+            if (status_on) status_stop(status_th);
+            tp_inproc_stop(name, NULL, 0);
+            snprintf(err, errlen, "%s: %s", ff->path, gate.err);
+            return gate.code == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+        }
+    }
     all_worker *w = calloc(ff->n_feds, sizeof *w);
     if (!w) {
         if (status_on) status_stop(status_th);
@@ -282,9 +334,10 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         return FMUFED_ENOMEM;
     }
     for (size_t i = 0; i < ff->n_feds; i++) {
-        w[i] = (all_worker){.ff = ff, .idx = i};
+        w[i] = (all_worker){.ff = ff, .idx = i, .gate = ao->resume && ao->tasks ? &gate : NULL};
         if (ao->opts) w[i].o = *ao->opts;
         w[i].o.rti = addr;
+        if (ao->resume) w[i].o.restore = 1;
         if (ao->row_ctx) w[i].o.row_ctx = ao->row_ctx[i];
         if (ao->progress) {
             w[i].o.progress = ao->progress;

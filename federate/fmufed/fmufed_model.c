@@ -448,3 +448,82 @@ struct fmu_step *fmufed_model_fmu(fmufed_model *m)
 {
     return m->fmu;
 }
+
+/* ---- checkpoints (doc/checkpoint.md, "tempo-fmu's part") ------------------------------- */
+
+int fmufed_model_can_save(const fmufed_model *m)
+{
+    return fmu_step_can_serialize(m->fmu);
+}
+
+/* Layout: i64 T (ticks), u8 pending polynomial, and when 1: u8 order, n_in x (f64 value,
+ * order x f64 derivative); then the FMU's bytes (u32 count + fmu_step_serialize). */
+int fmufed_model_save(fmufed_model *m, pstate_buf *b)
+{
+    if (!fmu_step_can_serialize(m->fmu))
+        return fail(m, PORT_EUNSUPPORTED,
+                    "the FMU %s cannot save its state (canGetAndSetFMUstate and "
+                    "canSerializeFMUstate are needed)",
+                    m->fd->fmu);
+    pstate_put_i64(b, m->T);
+    pstate_put_u8(b, (uint8_t)m->has_poly);
+    if (m->has_poly) {
+        pstate_put_u8(b, (uint8_t)m->poly.order);
+        for (size_t i = 0; i < m->n_in; i++) {
+            pstate_put_f64(b, m->pu[i]);
+            for (int k = 0; k < m->poly.order; k++)
+                pstate_put_f64(b, m->pdu[i * (size_t)m->poly.order + (size_t)k]);
+        }
+    }
+    unsigned char *bytes = NULL;
+    size_t n = 0;
+    int rc = fmu_step_serialize(m->fmu, &bytes, &n);
+    if (rc != FMU_STEP_OK)
+        return fail(m, PORT_EFAIL, "saving the FMU's state at %.9g s: %s",
+                    port_seconds(m->tick, m->T), fmu_step_errmsg(m->fmu));
+    pstate_put_bytes(b, bytes, n);
+    free(bytes);
+    return b->bad ? fail(m, PORT_ENOMEM, "out of memory") : PORT_OK;
+}
+
+int fmufed_model_restore(fmufed_model *m, pstate_rd *d)
+{
+    int64_t T = pstate_get_i64(d);
+    int has_poly = pstate_get_u8(d), order = 0;
+    if (has_poly) {
+        order = pstate_get_u8(d);
+        if (order < 1 || order > PORT_MAX_ORDER)
+            return fail(m, PORT_EUSAGE, "resuming: input polynomial of order %d", order);
+        for (size_t i = 0; i < m->n_in; i++) {
+            m->pu[i] = pstate_get_f64(d);
+            for (int k = 0; k < order; k++)
+                m->pdu[i * (size_t)order + (size_t)k] = pstate_get_f64(d);
+        }
+    }
+    size_t n = 0;
+    const unsigned char *bytes = pstate_get_bytes(d, &n);
+    if (d->bad || has_poly > 1)
+        return fail(m, PORT_EUSAGE, "resuming: the model's state is truncated or damaged");
+    if (T < m->ff->algo.t_start || T > m->ff->algo.t_end)
+        return fail(m, PORT_EUSAGE, "resuming: the model's time %.9g s is outside the run",
+                    port_seconds(m->tick, T));
+    if (fmu_step_deserialize(m->fmu, bytes, n) != FMU_STEP_OK)
+        return fail(m, PORT_EUSAGE, "resuming: %s", fmu_step_errmsg(m->fmu));
+    m->T = T;
+    m->has_poly = has_poly;
+    if (has_poly)
+        m->poly =
+            (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = order, .du = m->pdu};
+    return PORT_OK;
+}
+
+int fmufed_model_mark(fmufed_model *m)
+{
+    if (fmu_step_kind(m->fmu) != FMU_KIND_ME) return PORT_OK;
+    fmu_step_state *st = NULL;
+    if (fmu_step_save(m->fmu, &st) != FMU_STEP_OK)
+        return fail(m, PORT_EFAIL, "restarting the integrator at %.9g s: %s",
+                    port_seconds(m->tick, m->T), fmu_step_errmsg(m->fmu));
+    fmu_step_state_free(m->fmu, st);
+    return PORT_OK;
+}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "federate/libtempo/client_impl.h"
+#include "rti/proto/outfile.h"
 #include "rti/server/embed.h"
 
 /* One RTI's log callback as the user gave it (tp_inproc_options.log), owned by that RTI
@@ -49,7 +50,14 @@ int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err, s
                              .log_ctx = u,
                              .log_level = (int)opt->log_level,
                              .log_free = free,
-                             .tasks = opt->tasks};
+                             .tasks = opt->tasks,
+                             .checkpoint_dir = opt->checkpoint_dir};
+    /* The checkpoint folder is made here, as tempo-rti --checkpoint-dir makes it. */
+    if (opt->checkpoint_dir && outfile_mkdirs(opt->checkpoint_dir, why, sizeof why) != 0) {
+        free(u); /* not started: the RTI owns nothing */
+        if (err && err_size) snprintf(err, err_size, "tp_inproc_start: checkpoint_dir: %s", why);
+        return TP_EINVAL;
+    }
     if (embed_start(name, &c, why, sizeof why) == 0) return TP_OK;
     free(u); /* not started: the RTI owns nothing */
     if (err && err_size) snprintf(err, err_size, "%s", why);

@@ -24,6 +24,7 @@
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
 #include "federate/run/run_check.h"
+#include "federate/run/run_ckpt.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 #include "rti/proto/outfile.h"
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
     "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
     "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
+    "                 [--checkpoint-every S] [--checkpoint-at S]... [--resume CKPT\n"
+    "                 [--set FED.VAR=VALUE]...]\n"
     "       tempo-run --export-ssp FILE.json OUT.ssp\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
@@ -63,6 +66,13 @@ static const char usage_text[] =
     "                 task (for FMUs that block or keep thread-local state)\n"
     "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
     "                 says \"placement\": \"in-process\")\n"
+    "  --checkpoint-every S  save the whole federation every S seconds of simulated time\n"
+    "                 into OUTPUT/checkpoints/ckpt-<ticks> (doc/checkpoint.md)\n"
+    "  --checkpoint-at S  save it at S seconds (repeatable)\n"
+    "  --resume CKPT  continue the run saved in checkpoint folder CKPT, appending to the\n"
+    "                 same CSV files (give the same checkpoint options as the first run)\n"
+    "  --set FED.VAR=VALUE  with --resume: set variable VAR of federate FED first (a\n"
+    "                 branch of the saved run; repeatable)\n"
     "  --export-ssp   write FILE.json's system as an SSP archive OUT.ssp (doc/ssp.md)\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
@@ -101,6 +111,7 @@ typedef struct run_ctx {
     int dumping;             /* > 0: the RTI's status lines are being echoed */
     double dump_until;       /* now_s() after which they are no longer echoed */
     int inproc;              /* the federation runs in one process, its RTI inside it */
+    run_ckpt *ck;            /* the checkpoints' options and outcomes */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -136,6 +147,7 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
 {
     run_ctx *c = ctx;
     long i = fed_index(c, child);
+    if (stream == SUP_STDOUT && run_ckpt_line(c->ck, line)) return; /* a save's outcome */
     if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
         char name[128];
         double t, end;
@@ -264,6 +276,7 @@ typedef struct run_args {
     long timeout_ms;
     double watchdog_s;      /* < 0: not given (default RUN_WATCHDOG_S) */
     double reply_timeout_s; /* < 0: not given (the file's, else tempo-master's default) */
+    run_ckpt ck;            /* --checkpoint-every, --checkpoint-at, --resume, --set */
 } run_args;
 
 #define RUN_WATCHDOG_S 10.0 /* default no-progress time before the RTI's status is shown */
@@ -289,6 +302,16 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->placement = -1;
         } else if (!strcmp(s, "--threads")) {
             a->threads = 1;
+        } else if (!strncmp(s, "--checkpoint-", 13) || !strcmp(s, "--resume") ||
+                   !strcmp(s, "--set")) {
+            char e[600];
+            int r = i + 1 < argc ? run_ckpt_arg(&a->ck, s, argv[i + 1], e, sizeof e) : 0;
+            if (r <= 0) {
+                if (r == 0) snprintf(e, sizeof e, "%s: unknown option or no value", s);
+                fprintf(stderr, "tempo-run: %s\n%s", e, r == 0 ? usage_text : "");
+                return -1;
+            }
+            i++;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
                    !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
@@ -373,13 +396,14 @@ static int parse_args(int argc, char **argv, run_args *a)
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
  * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
  * loopback port. Returns a SUP_ status. */
-static int start_rti(sup *s, const fedfile *ff, const char *log, const char *http, char *addr,
-                     size_t len, char *err, size_t errlen)
+static int start_rti(sup *s, const fedfile *ff, const char *log, const char *http,
+                     const char *ckpt_dir, char *addr, size_t len, char *err, size_t errlen)
 {
     char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256], view[32];
     sibling("tempo-rti", bin, sizeof bin);
-    char *argv[10] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    char *argv[12] = {bin, "--listen", listen, NULL};
     int k = 3;
+    if (ckpt_dir) argv[k++] = "--checkpoint-dir", argv[k++] = (char *)ckpt_dir;
     if (log) argv[k++] = "--log", argv[k++] = (char *)log; /* one file per run (doc/log.md) */
     if (http) { /* the live view, on loopback only (doc/live.md) */
         snprintf(view, sizeof view, "127.0.0.1:%s", http);
@@ -739,7 +763,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                  .verbose = a->verbose,
                  .quiet = a->quiet,
                  .watchdog_s = a->watchdog_s < 0 ? RUN_WATCHDOG_S : a->watchdog_s,
-                 .last_progress = t0};
+                 .last_progress = t0,
+                 .ck = (run_ckpt *)&a->ck};
+    const char *ckpt_dir = run_ckpt_asked(&a->ck) ? a->ck.dir : NULL;
     for (size_t i = 0; i < ff->n_feds; i++)
         rep[i].progress_t = ff->algo.start;
     const char *log = a->log ? a->log : ff->log;
@@ -792,8 +818,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
          * the RTI embedded and each federate a thread. */
         int master = fedfile_is_master(ff);
         sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[12] = {fmu_bin, "--federation", (char *)a->file,
-                          master ? "--in-process" : "--all", NULL};
+        char *argv[24 + 4 * RUN_CKPT_MAX] = {fmu_bin, "--federation", (char *)a->file,
+                                             master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (log) argv[k++] = "--log-dir", argv[k++] = (char *)log; /* the embedded RTI's */
@@ -801,6 +827,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
         argv[k] = NULL;
+        k = run_ckpt_child_args(&a->ck, argv, k, 1);
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
         sup_child_info ci;
         if (idx < 0)
@@ -809,17 +836,22 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             c.inproc_pid = ci.pid;
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
+        /* --resume at a running RTI: it restores the federation (from a folder it can read) */
+        if (run_ckpt_restore(&a->ck, ff, addr, err, sizeof err) != 0) rc = SUP_EUSAGE;
     } else if (rc == SUP_OK) {
-        rc = start_rti(s, ff, log, a->http, addr, sizeof addr, err, sizeof err);
+        rc = start_rti(s, ff, log, a->http, ckpt_dir, addr, sizeof addr, err, sizeof err);
         sup_child_info ri;
         if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
+        /* --resume: the RTI recreates the federation; the federates rejoin it (--restore) */
+        if (rc == SUP_OK && run_ckpt_restore(&a->ck, ff, addr, err, sizeof err) != 0)
+            rc = SUP_EUSAGE;
     }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
     for (size_t i = 0; rc == SUP_OK && !inproc && i < ff->n_feds; i++) {
         /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
          * the same four options and then its "args". */
         const fedfile_fed *fd = &ff->feds[i];
-        char **argv = calloc(fd->n_args + 12, sizeof *argv);
+        char **argv = calloc(fd->n_args + 24 + 4 * RUN_CKPT_MAX, sizeof *argv);
         if (!argv) {
             snprintf(err, sizeof err, "out of memory");
             rc = SUP_ENOMEM;
@@ -831,6 +863,10 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (fd->fmu)
+            k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
+        else if (a->ck.resume) /* a program federate rejoins (doc/checkpoint.md) */
+            argv[k++] = "--restore";
         for (size_t j = 0; j < fd->n_args; j++)
             argv[k++] = fd->args[j];
         argv[k] = NULL;
@@ -878,6 +914,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             summary(ff, rep, wall, outdir, plot);
         }
     }
+    run_ckpt_report(&a->ck, stdout);
     sup_free(s);
     fmu_zip_sweep(NULL); /* the unpacked FMUs of federates killed before they could clean up */
     if (c.log_path[0])
@@ -980,6 +1017,12 @@ int main(int argc, char **argv)
         run_lock_output(outdir, &lock_fd, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
         fedfile_free(ff);
+        return 2;
+    }
+    if (run_ckpt_prepare(&a.ck, ff, outdir, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
+        fedfile_free(ff);
+        close(lock_fd);
         return 2;
     }
     if (warn[0]) fprintf(stderr, "tempo-run: warning: %s\n", warn);

@@ -447,6 +447,8 @@ int flog_secret_slot(unsigned type)
         return 2;
     case WIRE_DESTROY_FEDERATION:
         return 1;
+    case WIRE_RESTORE_FEDERATION:
+        return 2;
     default:
         return -1;
     }
@@ -520,6 +522,12 @@ int flog_lost(struct flog *l, uint32_t fed, const char *reason)
 int flog_note(struct flog *l, uint32_t fed, const char *text)
 {
     return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) : 0, NULL, 0, 1);
+}
+
+int flog_note_data(struct flog *l, uint32_t fed, const char *text, const void *data, size_t n)
+{
+    /* the text with its NUL, then the bytes: readers that print notes stop at the NUL */
+    return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) + 1 : 0, data, n, 1);
 }
 
 /* The why code of a DELIVER decision (0: none, its text is stored). */

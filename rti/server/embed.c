@@ -107,12 +107,14 @@ struct embed *embed_create_locked(const char *name, const struct embed_config *c
     snprintf(e->flog_dir, sizeof e->flog_dir, "%s", cfg->flog_dir ? cfg->flog_dir : "");
     snprintf(e->flog_only, sizeof e->flog_only, "%s", cfg->flog_only ? cfg->flog_only : "");
     snprintf(e->secret, sizeof e->secret, "%s", cfg->secret ? cfg->secret : "");
+    snprintf(e->ckpt_dir, sizeof e->ckpt_dir, "%s", cfg->checkpoint_dir ? cfg->checkpoint_dir : "");
     e->spin_us = cfg->spin_us == 0 ? EMBED_SPIN_DEFAULT_US : cfg->spin_us < 0 ? 0 : cfg->spin_us;
     e->tasks = cfg->tasks != 0;
     struct server_config sc = {.listen = "",
                                .flog_dir = e->flog_dir[0] ? e->flog_dir : NULL,
                                .flog_only = e->flog_only[0] ? e->flog_only : NULL,
                                .secret = e->secret[0] ? e->secret : NULL,
+                               .checkpoint_dir = e->ckpt_dir[0] ? e->ckpt_dir : NULL,
                                .shuffle_ties = cfg->shuffle_ties};
     server_core_init(s, &sc);
     /* The limits the core reads (hub.lim); there is no hub otherwise. */

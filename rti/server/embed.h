@@ -34,6 +34,8 @@ struct embed_config {
     int log_level;
     void (*log_free)(void *log_ctx); /* called once the RTI is freed (its last link closed
                                         after embed_stop), or NULL: log_ctx is the caller's */
+    const char *checkpoint_dir;      /* where saves are written (DIR/LABEL, doc/checkpoint.md), made
+                                        when missing; NULL = saves are refused */
 };
 
 /* One federate's link to an embedded RTI (opaque). */

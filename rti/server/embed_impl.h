@@ -69,6 +69,7 @@ struct embed {
     char flog_dir[4096];  /* copies of the config strings ("" = none) */
     char flog_only[1024];
     char secret[256];
+    char ckpt_dir[4096];           /* tp_inproc_options.checkpoint_dir ("" = none) */
     struct log_scope log;          /* this RTI's text log (cfg.log, its level), set while locked */
     void (*log_free)(void *);      /* cfg.log_free: frees log.ctx with the RTI, or NULL */
     struct embed_link *links;      /* open links */

@@ -1143,6 +1143,15 @@ static bool get_bool(struct ckpt_dec *d)
     return v == 1;
 }
 
+void tm_map_tokens(tm_state *st, uint64_t (*fn)(void *ctx, uint64_t token), void *ctx)
+{
+    if (!st || !fn) return;
+    /* in place: the heap order depends on (ts, rank, sender, seq), never on the token */
+    for (size_t i = 0; i < st->n; i++)
+        for (size_t k = 0; k < st->f[i]->q.n; k++)
+            st->f[i]->q.a[k].token = fn(ctx, st->f[i]->q.a[k].token);
+}
+
 int tm_save(const tm_state *st, struct buf *b, char *err, size_t errlen)
 {
     if (!st || !b) {

@@ -388,6 +388,12 @@ int tm_save(const tm_state *st, struct buf *b, char *err, size_t errlen);
 int tm_restore(tm_state **out, const uint8_t *p, size_t n, tm_sink sink, void *ctx, char *err,
                size_t errlen);
 
+/** Replace the token of every queued message by fn(ctx, token), in no particular order; a
+ *  message queued for several receivers is visited once per receiver. A restoring server
+ *  maps the tokens tm_restore brought back (the saving server's) to its own payloads; with
+ *  fn returning its argument it lists them. Emits no decision. O(queued messages). */
+void tm_map_tokens(tm_state *st, uint64_t (*fn)(void *ctx, uint64_t token), void *ctx);
+
 /** Name of a request kind ("TARA"), "none" for TM_REQ_NONE. Static string. */
 const char *tm_req_name(tm_req kind);
 

@@ -611,6 +611,33 @@ static void test_rti_forms(void)
     fedfile_free(NULL);
 }
 
+/* "checkpoint": instants read in seconds; bad values refused with their path
+ * (doc/federation.md, federate/config/fedfile_ckpt.c). */
+static void test_checkpoint_key(void)
+{
+    fedfile *ff = NULL;
+    write_file("ck.json", HEAD "\"checkpoint\": {\"every\": 0.2, \"at\": [0.35, 0.5]}, "
+                               "\"federates\": [" FA "]}");
+    int rc = load("ck.json", &ff);
+    CHECK(rc == FEDFILE_OK, "ck.json: %s", err);
+    if (ff) {
+        CHECK(ff->ckpt_every == 0.2 && ff->n_ckpt_at == 2 && ff->ckpt_at[0] == 0.35 &&
+                  ff->ckpt_at[1] == 0.5,
+              "every %g, %zu times", ff->ckpt_every, ff->n_ckpt_at);
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"checkpoint\": {\"at\": [1]}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "checkpoint.at[0]", "not inside the run");
+    expect_bad(HEAD "\"checkpoint\": {\"every\": 0}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "checkpoint.every", "seconds > 0");
+    expect_bad(HEAD "\"checkpoint\": {\"at\": [0.1000000001]}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "checkpoint.at[0]", "whole number of ticks");
+    expect_bad(HEAD "\"checkpoint\": {\"each\": 1}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "unknown key \"each\"", NULL);
+    expect_bad(HEAD "\"checkpoint\": 3, \"federates\": [" FA "]}", FEDFILE_ESCHEMA, "checkpoint",
+               "expected an object");
+}
+
 /* A generated FOM cannot hold qualified class names. */
 static void test_fom_qualified(void)
 {
@@ -1091,6 +1118,7 @@ int main(void)
     test_f3ornits();
     test_rti_forms();
     test_fom_qualified();
+    test_checkpoint_key();
     test_check_fmu();
     test_corrupted();
     test_wr();
