@@ -191,7 +191,7 @@ typedef struct fmu_slave_bus fmu_slave_bus;
 /**
  * Hybrid method in one process: join the slave (federate idx of ff) to the bus its fellow
  * slaves share discrete values on (port share_discrete), its discrete inputs fed as the file
- * wires them (fedfile_hybrid_source). The bus must outlive the slave's last share.
+ * wires them (fedfile_bus_source). The bus must outlive the slave's last share.
  * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_ENOMEM (err set).
  */
 int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, size_t idx,

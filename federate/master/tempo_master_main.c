@@ -49,6 +49,9 @@ static const char usage_text[] =
     "                     checked in every mode, --local included (a bad secret file\n"
     "                     is refused with exit 2 there too)\n"
     "  --quiet            no summary line\n"
+    "  --list-methods     print every method of the algorithm table, one a line:\n"
+    "                     its name and \"master\" or \"peer\" (tempo-fmu runs a peer\n"
+    "                     method), for scripts; then exit\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
@@ -63,6 +66,16 @@ static void print_help(void)
     for (size_t i = 0; i < n; i++)
         if (all[i]->side == FEDFILE_SIDE_MASTER)
             printf("  %-17s  %s\n", all[i]->name, all[i]->summary ? all[i]->summary : "");
+}
+
+/* --list-methods: "NAME SIDE" per method, in table order, so that scripts cover every method
+ * without a list of their own (tests/integration/san_masters.sh, ticks_end.sh). */
+static void print_methods(void)
+{
+    size_t n = 0;
+    const fedfile_algo_def *const *all = fedfile_algos(&n);
+    for (size_t i = 0; i < n; i++)
+        printf("%s %s\n", all[i]->name, all[i]->side == FEDFILE_SIDE_MASTER ? "master" : "peer");
 }
 
 /* The reply timeout when neither --reply-timeout nor the file's algorithm.reply_timeout
@@ -87,6 +100,9 @@ static int parse(int argc, char **argv, margs *a)
             return 1;
         } else if (!strcmp(s, "--version")) {
             printf("tempo-master %s\n", TEMPO_VERSION);
+            return 1;
+        } else if (!strcmp(s, "--list-methods")) {
+            print_methods();
             return 1;
         } else if (!strcmp(s, "--local")) {
             a->local = 1;
