@@ -465,6 +465,7 @@ static int parse_wires(const ld *c, const json_t *fo, const char *base, const ch
     {
         fedfile_wire *w = &(*out)[*n];
         w->source = -1;
+        w->factor = 1;
         jp_map(pk, p, var);
         if (var[0] == '\0') return fail(c, pk, "empty variable name");
         int rc = parse_cls_attr(c, pk, x, w);
@@ -504,6 +505,49 @@ static int parse_quanta(const ld *c, const json_t *fo, const char *base, const f
         if (!(q->var = strdup(var))) return oom(c);
         q->q = json_number_value(x);
         fd->n_quanta++;
+    }
+    return FEDFILE_OK;
+}
+
+/* "transform": {"input": {"factor": f, "offset": o}}: the FMU input is set to f * value + o,
+ * a linear transformation or unit conversion of the connection (doc/federation.md, "Input
+ * transformations"; an SSP's ssc:LinearTransformation, doc/ssp.md). The input must be wired. */
+static int parse_transform(const ld *c, const json_t *fo, const char *base, fedfile_fed *fd)
+{
+    static const char *const keys[] = {"factor", "offset", NULL};
+    char p[JPATH_LEN], pk[JPATH_LEN], px[JPATH_LEN];
+    jp_key(p, base, "transform");
+    json_t *v = json_object_get(fo, "transform");
+    if (!v) return FEDFILE_OK;
+    if (!json_is_object(v))
+        return fail(c, p, "expected an object {\"input\": {\"factor\": f, \"offset\": o}}, got %s",
+                    json_kind(v));
+    const char *var;
+    json_t *x;
+    json_object_foreach(v, var, x)
+    {
+        jp_map(pk, p, var);
+        fedfile_wire *w = NULL;
+        for (size_t i = 0; i < fd->n_inputs && !w; i++)
+            if (strcmp(fd->inputs[i].var, var) == 0) w = &fd->inputs[i];
+        if (!w) return fail(c, pk, "\"%.64s\" is not one of this federate's inputs", var);
+        if (!json_is_object(x))
+            return fail(c, pk, "expected an object {\"factor\": f, \"offset\": o}, got %s",
+                        json_kind(x));
+        int rc = only_keys(c, x, pk, keys);
+        if (rc) return rc;
+        w->transformed = 1;
+        for (int k = 0; k < 2; k++) {
+            json_t *n = json_object_get(x, keys[k]);
+            if (!n) continue;
+            jp_key(px, pk, keys[k]);
+            double d = json_number_value(n);
+            if (!json_is_number(n) || !isfinite(d) || (k == 0 && d == 0))
+                return fail(c, px,
+                            k == 0 ? "expected a finite number other than 0"
+                                   : "expected a finite number");
+            *(k == 0 ? &w->factor : &w->offset) = d;
+        }
     }
     return FEDFILE_OK;
 }
@@ -572,8 +616,8 @@ static void program_methods(char *out, size_t len)
 static int parse_program(const ld *c, const json_t *fo, const char *base, fedfile *ff,
                          fedfile_fed *fd)
 {
-    static const char *const fmu_only[] = {"role",    "parameters", "solver",
-                                           "quantum", "record",     NULL};
+    static const char *const fmu_only[] = {"role",   "parameters", "solver", "quantum",
+                                           "record", "transform",  NULL};
     char p[JPATH_LEN], pi[JPATH_LEN];
     for (size_t i = 0; fmu_only[i]; i++)
         if (json_object_get(fo, fmu_only[i])) {
@@ -620,9 +664,9 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
 static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fedfile_fed *fd,
                      const fedfile_solver *defaults)
 {
-    static const char *const keys[] = {"name",    "fmu",        "program", "args",   "description",
-                                       "role",    "parameters", "outputs", "inputs", "solver",
-                                       "quantum", "record",     NULL};
+    static const char *const keys[] = {
+        "name",    "fmu",    "program", "args",    "description", "role",      "parameters",
+        "outputs", "inputs", "solver",  "quantum", "record",      "transform", NULL};
     char base[JPATH_LEN], p[JPATH_LEN];
     jp_idx(base, "federates", idx);
     if (!json_is_object(fo)) return fail(c, base, "expected an object, got %s", json_kind(fo));
@@ -672,7 +716,7 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
         (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)) ||
         (rc = parse_solver(c, fo, base, &fd->solver)) || (rc = parse_quanta(c, fo, base, ff, fd)) ||
-        (rc = parse_record(c, fo, base, fd)))
+        (rc = parse_transform(c, fo, base, fd)) || (rc = parse_record(c, fo, base, fd)))
         return rc;
     /* the same output variable may feed one attribute only (JSON keys are unique); the same
      * attribute fed by two outputs of this federate is caught by check_publishers. */
@@ -1233,10 +1277,12 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
         jp_map(p, q, pa->name);
         const fmu_var *v = md_find(md, pa->name);
         if (!v) return fail(&c, p, "the FMU has no variable \"%s\"", pa->name);
-        if (v->causality != FMU_C_PARAMETER)
+        /* an input's start value may be given too (an SSP's parameter binding does: SSP 1.0
+         * §5.3.5, doc/ssp.md); a wired input takes its first received value over it */
+        if (v->causality != FMU_C_PARAMETER && v->causality != FMU_C_INPUT)
             return fail(&c, p,
-                        "variable \"%s\" has causality %s; only parameters are set from "
-                        "the federation file",
+                        "variable \"%s\" has causality %s; only parameters and the start values "
+                        "of inputs are set from the federation file",
                         pa->name, causality_word(v->causality));
         int fits = 0;
         switch (v->type) {

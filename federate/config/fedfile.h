@@ -55,10 +55,15 @@ typedef struct fedfile_param {
 
 /* One wiring entry: an FMU variable and the FOM attribute Class.attribute it maps to. */
 typedef struct fedfile_wire {
-    char *var;  /* FMU variable (output for outputs, input for inputs) */
-    char *cls;  /* object class name */
-    char *attr; /* attribute name */
-    int source; /* inputs only: index of the federate that publishes cls.attr */
+    char *var;             /* FMU variable (output for outputs, input for inputs) */
+    char *cls;             /* object class name */
+    char *attr;            /* attribute name */
+    int source;            /* inputs only: index of the federate that publishes cls.attr */
+    double factor, offset; /* inputs only: the FMU input is set to factor * value + offset
+                              (the federate's "transform", doc/federation.md); 1 and 0 when
+                              absent; factor != 0 */
+    int transformed;       /* inputs only: 1 when "transform" names it (factor and offset
+                              apply), 0: the value is set unchanged, bit for bit */
 } fedfile_wire;
 
 /* Quantum of one output for jacobi-de. */
@@ -205,7 +210,8 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
 /**
  * Check federate `i` against its FMU's modelDescription: every output exists with causality
  * output and type Real; every input with causality input and type Real; every parameter exists
- * with causality parameter (our choice: no other variables are set from the file) and a value
+ * with causality parameter or input (an input's start value; no other variables are set
+ * from the file), and a value
  * of a fitting kind (Real takes a JSON number, Integer/Enumeration an integer, Boolean
  * true/false, String a string);
  * every recorded variable exists; every quantized variable is one of the outputs.

@@ -49,7 +49,10 @@ typedef struct comp {
 
 typedef struct cn {
     char *from_owner, *from, *to_owner, *to;
+    char *sys; /* the system the connection is declared in ("" the root) */
     double factor, offset;
+    int no_units; /* suppressUnitConversion="true": no unit conversion on this leg */
+    int oriented; /* 1 once orient() has put it in the direction values flow */
     xmlNodePtr node;
 } cn;
 
@@ -83,6 +86,7 @@ typedef struct sx {
     size_t n_bnds, cap_bnds;
     unit *units;
     size_t n_units, cap_units;
+    xmlNodePtr enums;    /* the root's ssd:Enumerations, or NULL */
     xmlDocPtr extra[64]; /* .ssv/.ssm documents kept for messages until the end */
     size_t n_extra;
 } sx;
@@ -230,6 +234,8 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
             *q++ = *p;
     }
     *q = '\0';
+    for (q = dec; *q; q++) /* a Windows tool's "resources\\x.fmu" */
+        if (*q == '\\') *q = '/';
     if (dec[0] == '/' || !dec[0]) return dec;
     if (s->archive && (strstr(dec, "../") == dec || strstr(dec, "/../"))) {
         refuse(s, s->file, n, "source \"%s\": an archive's sources may not leave it (\"..\")", uri);
@@ -264,35 +270,35 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
 
 static int skipped(const xmlNode *n);
 
-static int read_units(sx *s, xmlNodePtr us)
+static int read_units(sx *s, const char *file, xmlNodePtr us)
 {
     static const char *const base[8] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
     for (xmlNodePtr u = us->children; u; u = u->next) {
         if (u->type != XML_ELEMENT_NODE) continue;
-        if (!is_el(u, NS_SSC, "Unit")) return refuse(s, s->file, u, "expected ssc:Unit");
+        if (!is_el(u, NS_SSC, "Unit")) return refuse(s, file, u, "expected ssc:Unit");
         if (PUSH(s, s->units, s->n_units, s->cap_units)) return -2;
         unit *un = &s->units[s->n_units];
         memset(un, 0, sizeof *un);
         un->factor = 1;
-        if (!(un->name = attr(u, "name"))) return refuse(s, s->file, u, "a unit needs a name");
+        if (!(un->name = attr(u, "name"))) return refuse(s, file, u, "a unit needs a name");
         s->n_units++;
         int have = 0;
         for (xmlNodePtr b = u->children; b; b = b->next) {
             if (b->type != XML_ELEMENT_NODE || skipped(b)) continue;
             if (!is_el(b, NS_SSC, "BaseUnit") || have++)
-                return refuse(s, s->file, b, "expected one ssc:BaseUnit");
+                return refuse(s, file, b, "expected one ssc:BaseUnit");
             for (int k = 0; k < 8; k++) {
                 double e;
-                if (get_double(s, s->file, b, base[k], 0, &e)) return -1;
+                if (get_double(s, file, b, base[k], 0, &e)) return -1;
                 if (e != floor(e) || fabs(e) > 100)
-                    return refuse(s, s->file, b, "attribute %s: expected an integer exponent",
+                    return refuse(s, file, b, "attribute %s: expected an integer exponent",
                                   base[k]);
                 un->exp[k] = (int)e;
             }
-            if (get_double(s, s->file, b, "factor", 1, &un->factor) ||
-                get_double(s, s->file, b, "offset", 0, &un->offset))
+            if (get_double(s, file, b, "factor", 1, &un->factor) ||
+                get_double(s, file, b, "offset", 0, &un->offset))
                 return -1;
-            if (un->factor == 0) return refuse(s, s->file, b, "factor 0");
+            if (un->factor == 0) return refuse(s, file, b, "factor 0");
         }
     }
     return 0;
@@ -454,23 +460,38 @@ static int read_connections(sx *s, xmlNodePtr cs, const char *sys)
             return refuse(s, s->file, c, "expected ssd:Connection");
         char *se = attr(c, "startElement"), *sc = attr(c, "startConnector");
         char *ee = attr(c, "endElement"), *ec = attr(c, "endConnector");
-        cn k = {
-            se ? join(sys, se) : strdup(sys), sc, ee ? join(sys, ee) : strdup(sys), ec, 1, 0, c};
+        char *su = attr(c, "suppressUnitConversion");
+        /* an empty startElement/endElement is the system itself, as an absent one */
+        cn k = {.from_owner = se && se[0] ? join(sys, se) : strdup(sys),
+                .from = sc,
+                .to_owner = ee && ee[0] ? join(sys, ee) : strdup(sys),
+                .to = ec,
+                .sys = strdup(sys),
+                .factor = 1,
+                .no_units = su && (!strcmp(su, "true") || !strcmp(su, "1")),
+                .node = c};
         free(se);
         free(ee);
+        free(su);
         if (PUSH(s, s->cns, s->n_cns, s->cap_cns)) return -2;
         s->cns[s->n_cns++] = k;
-        if (!k.from_owner || !k.to_owner) return oom(s);
+        if (!k.from_owner || !k.to_owner || !k.sys) return oom(s);
         if (!sc || !ec)
             return refuse(s, s->file, c, "a connection needs startConnector and endConnector");
+        int have = 0;
         for (xmlNodePtr t = c->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || skipped(t)) continue;
             if (!is_el(t, NS_SSC, "LinearTransformation"))
                 return refuse(s, s->file, t,
-                              "only ssc:LinearTransformation is supported on a connection");
+                              "only ssc:LinearTransformation is supported on a connection (a "
+                              "mapping of Boolean, Integer or Enumeration values is not: Tempo "
+                              "exchanges Real values)");
+            if (have++) return refuse(s, s->file, t, "a second transformation");
             if (get_double(s, s->file, t, "factor", 1, &s->cns[s->n_cns - 1].factor) ||
                 get_double(s, s->file, t, "offset", 0, &s->cns[s->n_cns - 1].offset))
                 return -1;
+            if (s->cns[s->n_cns - 1].factor == 0)
+                return refuse(s, s->file, t, "factor 0 (the input would not depend on the output)");
         }
     }
     return 0;
@@ -507,6 +528,8 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
             }
         } else if (is_el(e, NS_SSD, "SignalDictionaries"))
             rc = refuse(s, s->file, e, "signal dictionaries are not supported");
+        else if (is_el(e, NS_SSD, "SimulationInformation"))
+            continue; /* an early OMSimulator's solver settings; its step: foreign_step */
         else
             rc = refuse(s, s->file, e, "not supported in a system");
         if (rc) return rc;
@@ -563,9 +586,23 @@ static int publish(sx *s, comp *k, const char *var, const char **out)
     return *out = json_string_value(json_object_get(outs, var)), 0;
 }
 
-/* Every connection that ends at a component's input: follow the chain back through system
- * connectors to a component's output, compose the transformations, check types and units. */
-static int wire(sx *s)
+/* The role of a connector at one end of a connection declared in system `sys`: a source of
+ * values (a component's output or calculated parameter, a system's own input or parameter seen
+ * from inside, a subsystem's output seen from outside), a sink, or unknown (inout). */
+enum { R_UNKNOWN = 0, R_SRC, R_SINK };
+static int role(const ctr *k, const char *sys)
+{
+    int in = !strcmp(k->kind, "input") || !strcmp(k->kind, "parameter");
+    int out = !strcmp(k->kind, "output") || !strcmp(k->kind, "calculatedParameter");
+    if (!in && !out) return R_UNKNOWN;
+    int inside = k->is_sys && !strcmp(k->owner, sys);
+    return in != inside ? R_SINK : R_SRC;
+}
+
+/* Put every connection in the direction values flow: tools write some from the sink's side
+ * (a system output connector as startConnector, an input before the output it reads). Two
+ * sources or two sinks are refused naming both. */
+static int orient(sx *s)
 {
     for (size_t i = 0; i < s->n_cns; i++) {
         cn *c = &s->cns[i];
@@ -575,51 +612,77 @@ static int wire(sx *s)
                 s, s->file, c->node, "no connector \"%s\" on \"%s\"", from ? c->to : c->from,
                 (from ? c->to_owner : c->from_owner)[0] ? (from ? c->to_owner : c->from_owner)
                                                         : "the system");
-        if (!from->is_sys && !to->is_sys && !strcmp(from->kind, "input") &&
-            !strcmp(to->kind, "output")) { /* written from the input's side: turn it round */
-            ctr *t = from;
-            from = to, to = t;
-        }
-        if (to->is_sys) continue; /* an inner leg of a chain, followed from its end */
-        if (strcmp(to->kind, "input"))
+        int rf = role(from, c->sys), rt = role(to, c->sys);
+        if (rf != R_UNKNOWN && rf == rt)
             return refuse(s, s->file, c->node,
-                          "connection into connector \"%s\" of kind %s: only component inputs "
-                          "(kind input) are fed by connections",
-                          to->name, to->kind);
+                          "connector \"%s\" of \"%s\" (%s) and connector \"%s\" of \"%s\" (%s) "
+                          "both %s values",
+                          from->name, from->owner[0] ? from->owner : "the system", from->kind,
+                          to->name, to->owner[0] ? to->owner : "the system", to->kind,
+                          rf == R_SRC ? "give" : "take");
+        if (rf == R_SINK || rt == R_SRC) { /* written from the sink's side: turn it round */
+            char *t = c->from_owner;
+            c->from_owner = c->to_owner, c->to_owner = t;
+            t = c->from, c->from = c->to, c->to = t;
+        }
+        c->oriented = 1;
+    }
+    return 0;
+}
+
+/* The connection that feeds connector (owner, name), or NULL. */
+static cn *feeder(sx *s, const char *owner, const char *name)
+{
+    for (size_t j = 0; j < s->n_cns; j++)
+        if (!strcmp(s->cns[j].to_owner, owner) && !strcmp(s->cns[j].to, name)) return &s->cns[j];
+    return NULL;
+}
+
+/* Every connection that ends at a component's input: follow the chain back through system
+ * connectors to a component's output, compose the transformations, check types and units;
+ * a connection that is not the identity gives the input a "transform" (doc/ssp.md). */
+static int wire(sx *s)
+{
+    if (orient(s)) return -1;
+    for (size_t i = 0; i < s->n_cns; i++) {
+        cn *c = &s->cns[i];
+        ctr *from = find_ctr(s, c->from_owner, c->from), *to = find_ctr(s, c->to_owner, c->to);
+        if (to->is_sys) continue; /* an inner leg of a chain, followed from its end */
+        int param = !strcmp(to->kind, "parameter");
         double f = c->factor, o = c->offset;
+        int no_units = c->no_units;
         xmlNodePtr at = c->node;
         int hops = 0;
         while (from->is_sys) { /* find the connection that feeds this system connector */
-            cn *up = NULL;
-            for (size_t j = 0; j < s->n_cns && !up; j++)
-                if (!strcmp(s->cns[j].to_owner, from->owner) && !strcmp(s->cns[j].to, from->name))
-                    up = &s->cns[j];
+            cn *up = feeder(s, from->owner, from->name);
             if (!up) break;
-            ctr *nf = find_ctr(s, up->from_owner, up->from);
-            if (!nf) return refuse(s, s->file, up->node, "no connector \"%s\"", up->from);
             o = o + f * up->offset; /* y = f (f_up x + o_up) + o */
             f = f * up->factor;
-            from = nf;
+            no_units |= up->no_units;
+            from = find_ctr(s, up->from_owner, up->from);
             if (++hops > 1000) return refuse(s, s->file, at, "a cycle of system connectors");
         }
-        if (from->is_sys) continue; /* fed from outside the root system: keeps its start value */
-        if (strcmp(from->kind, "output"))
+        if (from->is_sys)
+            continue; /* fed from outside the root, or by a parameter binding of
+                         a system connector (ssp_system_value): start values */
+        if (param)
+            return refuse(s, s->file, at,
+                          "parameter \"%s\" of \"%s\" is fed by connector \"%s\" of \"%s\": a "
+                          "parameter takes a value at the start, not a signal",
+                          to->name, to->owner, from->name, from->owner);
+        if (strcmp(from->kind, "output") && strcmp(from->kind, "inout"))
             return refuse(s, s->file, at,
                           "connector \"%s\" of \"%s\" has kind %s: only outputs feed inputs",
                           from->name, from->owner, from->kind);
         if (from->type == T_OTHER || to->type == T_OTHER)
-            return refuse(s, s->file, at, "connection of type %s: Tempo exchanges Real values only",
+            return refuse(s, s->file, at,
+                          "connection of type %s: Tempo exchanges Real values only (Integer, "
+                          "Boolean, String, Enumeration and Binary connections are not supported)",
                           from->type == T_OTHER ? from->typename : to->typename);
-        double uf, uo;
-        if (ssp_unit_conv(s, s->file, at, from->unit, to->unit, &uf, &uo)) return -1;
+        double uf = 1, uo = 0;
+        if (!no_units && ssp_unit_conv(s, s->file, at, from->unit, to->unit, &uf, &uo)) return -1;
         o = uf * o + uo;
         f = uf * f;
-        if (f != 1 || o != 0)
-            return refuse(s, s->file, at,
-                          "the connection from \"%s.%s\" to \"%s.%s\" scales by %g and adds %g "
-                          "(linear transformation or unit conversion): Tempo's wiring carries "
-                          "values unchanged, so only identity transformations are supported",
-                          from->owner, from->name, to->owner, to->name, f, o);
         comp *src = find_comp(s, from->owner), *dst = find_comp(s, to->owner);
         if (!src || !dst) return refuse(s, s->file, at, "connector owner is not a component");
         const char *ca;
@@ -630,8 +693,70 @@ static int wire(sx *s)
             return refuse(s, s->file, at, "input \"%s\" of \"%s\" is fed by two connections",
                           to->name, to->owner);
         if (json_object_set_new(ins, to->name, json_string(ca))) return oom(s);
+        /* exactly the identity (not a tolerance): no transform, the value's bits pass */
+        if (f != 1 || o != 0) {
+            json_t *tf = section(dst, "transform"), *e = json_object();
+            if (!tf || !e || json_object_set_new(e, "factor", json_real(f)) ||
+                json_object_set_new(e, "offset", json_real(o)) ||
+                json_object_set_new(tf, to->name, e))
+                return oom(s);
+        }
     }
     return 0;
+}
+
+/* A parameter binding of system `sys` naming one of the connectors of that system or of a
+ * subsystem (`target` "C" or "Sub.C"): the value goes down every connection from that
+ * connector to the component parameters and inputs it reaches (their start values), each
+ * leg's linear transformation applied to a Real value. *found: 0 when `target` names no
+ * system connector. A connector that reaches nothing takes the value to no variable. */
+static int push_value(sx *s, const char *file, xmlNodePtr at, ctr *k, json_t *val, int depth)
+{
+    if (depth > 1000) return refuse(s, file, at, "a cycle of system connectors");
+    for (size_t j = 0; j < s->n_cns; j++) {
+        cn *c = &s->cns[j];
+        if (strcmp(c->from_owner, k->owner) || strcmp(c->from, k->name)) continue;
+        ctr *to = find_ctr(s, c->to_owner, c->to);
+        json_t *v = val;
+        if (json_is_real(val) && (c->factor != 1 || c->offset != 0))
+            v = json_real(c->factor * json_real_value(val) + c->offset);
+        else
+            json_incref(v);
+        if (!v) return oom(s);
+        int rc = 0;
+        if (to->is_sys)
+            rc = push_value(s, file, at, to, v, depth + 1);
+        else if (!strcmp(to->kind, "output") || !strcmp(to->kind, "calculatedParameter"))
+            rc = refuse(s, file, at, "the value reaches connector \"%s\" of \"%s\", of kind %s",
+                        to->name, to->owner, to->kind);
+        else {
+            json_t *params = section(find_comp(s, to->owner), "parameters");
+            rc = params && !json_object_set(params, to->name, v) ? 0 : oom(s);
+        }
+        json_decref(v);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int ssp_system_value(sx *s, const char *file, xmlNodePtr at, const char *sys, const char *target,
+                     json_t *val, int *found)
+{
+    *found = 0;
+    char *full = join(sys, target);
+    if (!full) return oom(s);
+    ctr *k = NULL;
+    for (size_t i = 0; i < s->n_ctrs && !k; i++) {
+        ctr *c = &s->ctrs[i];
+        size_t ol = strlen(c->owner);
+        if (c->is_sys && !strncmp(full, c->owner, ol) &&
+            (ol ? full[ol] == '.' && !strcmp(full + ol + 1, c->name) : !strcmp(full, c->name)))
+            k = c;
+    }
+    free(full);
+    if (!k) return 0;
+    *found = 1;
+    return push_value(s, file, at, k, val, 0);
 }
 
 /* The Tempo annotation's federates.NAME.outputs {"var": "Class.attribute"}: the names an
@@ -686,7 +811,7 @@ static void sx_free(sx *s)
             json_decref(s->comps[i].obj);
     for (size_t i = 0; i < s->n_cns; i++)
         free(s->cns[i].from_owner), free(s->cns[i].from), free(s->cns[i].to_owner),
-            free(s->cns[i].to);
+            free(s->cns[i].to), free(s->cns[i].sys);
     for (size_t i = 0; i < s->n_bnds; i++)
         free(s->bnds[i].owner);
     for (size_t i = 0; i < s->n_units; i++)
@@ -761,6 +886,10 @@ static double find_step(xmlNodePtr n, const char *el, const char *at)
 static double foreign_step(xmlNodePtr n)
 {
     for (xmlNodePtr a = n->children; a; a = a->next) {
+        if (is_el(a, NS_SSD, "SimulationInformation")) {
+            double d = find_step(a, "FixedStepMaster", "stepSize");
+            if (d > 0) return d;
+        }
         if (!skipped(a) || strcmp((const char *)a->name, "Annotations")) continue;
         for (xmlNodePtr t = a->children; t; t = t->next) {
             if (!is_el(t, NS_SSC, "Annotation")) continue;
@@ -808,14 +937,15 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
         if (is_el(e, NS_SSD, "System") && !sys)
             sys = e;
         else if (is_el(e, NS_SSD, "Units"))
-            rc = read_units(s, e);
+            rc = read_units(s, s->file, e);
         else if (is_el(e, NS_SSD, "DefaultExperiment") && !dx)
             dx = e;
         else if (skipped(e) && !strcmp((const char *)e->name, "Annotations"))
             rc = read_tempo_annotation(s, e, &tempo);
-        else if (is_el(e, NS_SSD, "Enumerations") || is_el(e, NS_SSD, "MetaData") ||
-                 is_el(e, NS_SSD, "Signature"))
-            continue; /* enumerations serve Enumeration connectors only, refused where used */
+        else if (is_el(e, NS_SSD, "Enumerations"))
+            s->enums = e; /* for ssv:Enumeration parameter values */
+        else if (is_el(e, NS_SSD, "MetaData") || is_el(e, NS_SSD, "Signature"))
+            continue;
         else
             rc = refuse(s, s->file, e, "not supported here");
         if (rc) return json_decref(tempo), rc;
@@ -966,6 +1096,29 @@ fail:
 }
 
 /* Accessors for ssp_params.c (ssp_impl.h). */
+xmlNodePtr ssp_enumerations(sx *s)
+{
+    return s->enums;
+}
+int ssp_read_units(sx *s, const char *file, xmlNodePtr units)
+{
+    return read_units(s, file, units);
+}
+/* The unit of the system connector `target` ("C" or "Sub.C") of system `sys`, or NULL. */
+const char *ssp_sys_connector_unit(sx *s, const char *sys, const char *target)
+{
+    char *full = join(sys, target);
+    const char *u = NULL;
+    for (size_t i = 0; full && i < s->n_ctrs && !u; i++) {
+        ctr *c = &s->ctrs[i];
+        size_t ol = strlen(c->owner);
+        if (c->is_sys && !strncmp(full, c->owner, ol) &&
+            (ol ? full[ol] == '.' && !strcmp(full + ol + 1, c->name) : !strcmp(full, c->name)))
+            u = c->unit;
+    }
+    free(full);
+    return u;
+}
 const char *ssp_file(const sx *s)
 {
     return s->file;

@@ -184,6 +184,14 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
             prop(cn, "startConnector", var);
             prop(cn, "endElement", fname);
             prop(cn, "endConnector", k);
+            /* the input's "transform": the connection's linear transformation */
+            json_t *t = json_object_get(json_object_get(f, "transform"), k);
+            if (t) {
+                xmlNodePtr lt = child(cn, x->ssc, "LinearTransformation");
+                json_t *fa = json_object_get(t, "factor"), *of = json_object_get(t, "offset");
+                prop_num(lt, "factor", fa ? json_number_value(fa) : 1);
+                prop_num(lt, "offset", of ? json_number_value(of) : 0);
+            }
         }
         json_t *tf = json_object();
         static const char *const keep[] = {"solver", "record", "quantum", "role", "outputs"};

@@ -33,6 +33,11 @@ const char *ssp_component_for(sx *s, const char *sys, const char *name, const ch
 int ssp_unit_conv(sx *s, const char *file, xmlNodePtr n, const char *a, const char *b, double *f,
                   double *o);
 xmlDocPtr ssp_read_xml(sx *s, const char *file);
+xmlNodePtr ssp_enumerations(sx *s);
+int ssp_read_units(sx *s, const char *file, xmlNodePtr units);
+const char *ssp_sys_connector_unit(sx *s, const char *sys, const char *target);
+int ssp_system_value(sx *s, const char *file, xmlNodePtr at, const char *sys, const char *target,
+                     json_t *val, int *found);
 
 /* ssp_params.c: every ssd:ParameterBinding into the components' "parameters"; outer systems
  * first, so an inner binding overrides. Returns 0, -1 refused, -2 out of memory. */

@@ -66,18 +66,25 @@ static int set_inputs(void *ctx, const port_poly *u)
         return fail(m, PORT_EUSAGE, "set_inputs: %zu inputs of order %d (expected %zu)", u->n,
                     u->order, m->n_in);
     size_t w = (size_t)u->order + 1;
+    /* The FMU takes factor * u + offset (the input's "transform", doc/federation.md); the
+     * identity leaves the value's bits alone. */
     if (u->order == 0) {
         m->has_poly = 0;
-        for (size_t i = 0; i < m->n_in; i++)
-            if (fmu_step_set_real(m->fmu, 1, &m->vr_in[i], &u->c[i]) != FMU_STEP_OK)
-                return fail(m, PORT_EFAIL, "setting input \"%s\" to %.17g: %s",
-                            m->fd->inputs[i].var, u->c[i], fmu_step_errmsg(m->fmu));
+        for (size_t i = 0; i < m->n_in; i++) {
+            const fedfile_wire *in = &m->fd->inputs[i];
+            double v = in->transformed ? in->factor * u->c[i] + in->offset : u->c[i];
+            if (fmu_step_set_real(m->fmu, 1, &m->vr_in[i], &v) != FMU_STEP_OK)
+                return fail(m, PORT_EFAIL, "setting input \"%s\" to %.17g: %s", in->var, v,
+                            fmu_step_errmsg(m->fmu));
+        }
         return PORT_OK;
     }
     for (size_t i = 0; i < m->n_in; i++) {
-        m->pu[i] = u->c[i * w];
+        const fedfile_wire *in = &m->fd->inputs[i];
+        double f = in->transformed ? in->factor : 1;
+        m->pu[i] = in->transformed ? f * u->c[i * w] + in->offset : u->c[i * w];
         for (size_t k = 1; k < w; k++)
-            m->pdu[i * (size_t)u->order + k - 1] = u->c[i * w + k];
+            m->pdu[i * (size_t)u->order + k - 1] = f * u->c[i * w + k];
     }
     m->poly =
         (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = u->order, .du = m->pdu};
@@ -353,8 +360,13 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
         rc = fail(m, PORT_ENOMEM, "out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < m->n_in; i++)
-        if ((rc = var_vr(m, m->fd->inputs[i].var, &m->vr_in[i], &m->u0[i]))) goto fail;
+    for (size_t i = 0; i < m->n_in; i++) {
+        const fedfile_wire *in = &m->fd->inputs[i];
+        if ((rc = var_vr(m, in->var, &m->vr_in[i], &m->u0[i]))) goto fail;
+        /* u0 is on the sender's side of the transformation: set_inputs maps it back to the
+         * start value (to rounding) until a value arrives */
+        if (in->transformed) m->u0[i] = (m->u0[i] - in->offset) / in->factor;
+    }
     m->max_deriv = m->n_out ? PORT_MAX_ORDER : 0;
     for (size_t k = 0; k < m->n_out; k++) {
         if ((rc = var_vr(m, m->fd->outputs[k].var, &m->vr_out[k], NULL))) goto fail;

@@ -4,8 +4,10 @@
 # .ssm mapping) run as an unpacked SystemStructure.ssd, as an .ssp archive (in process and
 # distributed) and through a federation file naming it ("system"), each to the same bits as
 # examples/lv_jacobi.json; a parameter value in another unit converted; and every refusal
-# of doc/ssp.md ("Refused") naming the element's path and line; every example federation
-# exported (tempo-run --export-ssp) and run from its SSP to the same bits. Takes about a minute
+# of doc/ssp.md ("Refused") naming the element's path and line; the shapes other tools write
+# (tests/ssp/shapes) to the example's bits; linear transformations and unit conversions on
+# connections (tests/ssp/tf) checked row by row; every example federation exported
+# (tempo-run --export-ssp) and run from its SSP to the same bits. Takes about a minute
 # (each example runs twice). Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -85,10 +87,6 @@ run ident "$dir/ident.json" && same ident && ok || ko "identity transformation: 
 # 7. Refusals, each naming the element and its line.
 mk incompat "s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"u\"/>|; s|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"sec\"/>|; s|  <ssd:DefaultExperiment|  $U\n&|"
 refused incompat 'incompatible units "u" and "sec"' 'SystemStructure.ssd:49:' 'ssd:System/ssd:Connections/ssd:Connection[1]'
-mk convert "s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"ku\"/>|; s|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"u\"/>|; s|  <ssd:DefaultExperiment|  $U\n&|"
-refused convert 'scales by 1000 and adds 0' 'only identity transformations'
-mk gain "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:LinearTransformation factor=\"2\"/></ssd:Connection>|"
-refused gain 'scales by 2 and adds 0' 'SystemStructure.ssd:'
 mk boolmap "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:BooleanMappingTransformation/></ssd:Connection>|"
 refused boolmap 'ssc:BooleanMappingTransformation' 'only ssc:LinearTransformation'
 mk integer 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:Integer/>|'
@@ -99,8 +97,6 @@ mk unknown 's|<ssd:Elements>|<ssd:Frobnicate/>&|'
 refused unknown 'ssd:Frobnicate' 'SystemStructure.ssd:10: /ssd:SystemStructureDescription/ssd:System/ssd:Frobnicate' 'not supported in a system'
 mk nostop 's|<ssd:DefaultExperiment startTime="0" stopTime="100"/>|<ssd:DefaultExperiment startTime="0"/>|'
 refused nostop 'no ssd:DefaultExperiment stopTime'
-mk prefix 's|<ssd:ParameterBinding source="predator.ssv">|<ssd:ParameterBinding source="predator.ssv" prefix="p.">|'
-refused prefix 'a prefix is not supported' 'ssd:ParameterBinding'
 mk noname 's|target="predator.gamma"/>|target="nobody.gamma"/>|'
 sed -i 's|target="predator.gamma"/>|target="nobody.gamma"/>|' "$dir/noname/predator.ssm"
 (cd "$dir/noname" && zip -qr ../noname.ssp .)
@@ -109,8 +105,8 @@ refused noname 'parameter "nobody.gamma" names no component' 'predator.ssv:5:'
 run noname-ssp "$dir/noname.ssp"
 check "archive refusal status" test $? -eq 2
 check "archive refusal names the entry" has "$dir/noname-ssp.err" "noname.ssp/predator.ssv:5:"
-run gain-ssp "$dir/gain.ssp"
-check "archive SSD refusal names the entry" has "$dir/gain-ssp.err" "gain.ssp/SystemStructure.ssd:"
+run integer-ssp "$dir/integer.ssp"
+check "archive SSD refusal names the entry" has "$dir/integer-ssp.err" "integer.ssp/SystemStructure.ssd:"
 mk twice 's|<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|&<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|'
 refused twice 'input "y" of "prey" is fed by two connections'
 mk nofmu 's|resources/lv_prey_me.fmu|resources/missing.fmu|'
@@ -130,7 +126,72 @@ run empty "$dir/empty.ssp"
 check "archive without SSD refused" test $? -eq 2
 check "archive without SSD named" has "$dir/empty.err" 'no SystemStructure.ssd'
 
-# 8. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
+# 8. The shapes other tools write (tests/ssp/shapes: connections written from the sink's
+#    side, a root parameter connector passed on by a parameter connection over the prey's
+#    own binding, a prefix, foreign annotations): the example's bits, as an archive in
+#    process and unpacked distributed.
+mkdir -p "$dir/shapes"
+cp -r tests/ssp/shapes/. "$dir/shapes/"
+cp build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu "$dir/shapes/resources/"
+(cd "$dir/shapes" && zip -qr ../shapes.ssp SystemStructure.ssd resources)
+cp tests/ssp/shapes/shapes.json "$dir/shapes.json"
+run shapes "$dir/shapes.json" && same shapes && ok || ko "shapes: $(head -c 300 "$dir/shapes.err")"
+sed -e 's|"shapes.ssp"|"shapes/SystemStructure.ssd"|' tests/ssp/shapes/shapes.json >"$dir/shapes-d.json"
+run shapes-d "$dir/shapes-d.json" --distributed && same shapes-d && ok ||
+  ko "shapes distributed: $(head -c 300 "$dir/shapes-d.err")"
+
+# 9. Transformations on connections (tests/ssp/tf): every row of lin is 2 x + 3 and every row
+#    of kelvin x + 273.15, x the source's value at the same time, computed again here in
+#    awk's doubles (tolerance 0); peers (jacobi) and a master method (master-jacobi, the
+#    slaves' fmu_slave), in process and distributed.
+mkdir -p "$dir/tf/resources"
+cp tests/ssp/tf/SystemStructure.ssd "$dir/tf/"
+cp build/fmus/lv_prey_me.fmu build/fmus/passthrough_cs.fmu "$dir/tf/resources/"
+# rows NAME: how many rows of lin and kelvin do not follow from src's (0 when all do)
+rows() {
+  local o=$dir/out-$1
+  paste -d, "$o/src.csv" "$o/lin.csv" "$o/kelvin.csv" |
+    awk -F, 'NR > 1 { n++; if ($4 + 0 != 2 * $2 + 3 || $6 + 0 != $2 + 273.15) bad++ }
+             END { print (n == 1001 ? bad + 0 : "rows:" n) }'
+}
+printf '{"system": "tf/SystemStructure.ssd", "algorithm": {"method": "master-jacobi"}}\n' >"$dir/tf-m.json"
+for v in "tf-p $dir/tf/SystemStructure.ssd --in-process" "tf-pd $dir/tf/SystemStructure.ssd --distributed" \
+         "tf-m $dir/tf-m.json --in-process" "tf-md $dir/tf-m.json --distributed"; do
+  set -- $v
+  n=$1
+  shift
+  if run "$n" "$@"; then
+    r=$(rows "$n")
+    [ "$r" = 0 ] && ok || ko "$n: $r rows differ from y = 2 x + 3 / x + 273.15"
+  else
+    ko "$n: $(head -c 300 "$dir/$n.err")"
+  fi
+done
+# The transformation matters: without it the rows differ.
+sed -e 's|<ssc:LinearTransformation factor="2" offset="3"/>||' -e 's|unit="degC"||' \
+  tests/ssp/tf/SystemStructure.ssd >"$dir/tf/plain.ssd"
+run tf-plain "$dir/tf/plain.ssd" --in-process
+check "without transformations the rows differ" test "$(rows tf-plain)" != 0
+# A federation file's "transform" exported as ssc:LinearTransformation and run back: the
+# same bits.
+cat >"$dir/tf.json" <<EOF
+{ "federation": "tfj", "algorithm": { "method": "jacobi", "end": 1, "step": 0.01 },
+  "federates": [
+    { "name": "src", "fmu": "$PWD/build/fmus/lv_prey_me.fmu", "outputs": { "x": "Src.x" } },
+    { "name": "lin", "fmu": "$PWD/build/fmus/passthrough_cs.fmu", "inputs": { "u": "Src.x" },
+      "outputs": { "y": "Lin.y" }, "transform": { "u": { "factor": -0.1, "offset": 7 } } } ] }
+EOF
+if bin/tempo-run --export-ssp "$dir/tf.json" "$dir/tf-x.ssp" >/dev/null 2>"$dir/tf-x.exp"; then
+  unzip -p "$dir/tf-x.ssp" SystemStructure.ssd >"$dir/tf-x.ssd"
+  check "export writes the transformation" has "$dir/tf-x.ssd" 'LinearTransformation factor="-0.1" offset="7"'
+  run tf-j "$dir/tf.json" --in-process && run tf-x "$dir/tf-x.ssp" --in-process &&
+    cmp -s "$dir/out-tf-j/lin.csv" "$dir/out-tf-x/lin.csv" && ok ||
+    ko "transform round trip: $(head -c 300 "$dir/tf-x.err")"
+else
+  ko "export with a transform: $(head -c 300 "$dir/tf-x.exp")"
+fi
+
+# 10. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
 #    it, in process, gives every CSV of the original byte for byte.
 for f in examples/*.json; do
   n=$(basename "$f" .json)

@@ -629,6 +629,41 @@ static void test_fom_qualified(void)
 }
 
 /* fedfile_check_fmu on a hand-built modelDescription (no FMU library needed). */
+/* "transform": an input's factor and offset (doc/federation.md, "Input transformations"). */
+static void test_transform(void)
+{
+    write_file("tf.json", HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": "
+                               "\"fmus/b.fmu\", \"inputs\": {\"u\": \"A.y\", \"v\": \"A.y\"}, "
+                               "\"transform\": {\"u\": {\"factor\": 2.5, \"offset\": -1}}}]}");
+    fedfile *ff = NULL;
+    CHECK_INT_EQ(load("tf.json", &ff), FEDFILE_OK);
+    if (ff) {
+        const fedfile_wire *u = &ff->feds[1].inputs[0], *v = &ff->feds[1].inputs[1];
+        CHECK_STR_EQ(u->var, "u");
+        CHECK(u->transformed && v->transformed == 0, "only u is transformed");
+        CHECK_NEAR(u->factor, 2.5, 0);
+        CHECK_NEAR(u->offset, -1, 0);
+        CHECK_NEAR(v->factor, 1, 0);
+        CHECK_NEAR(v->offset, 0, 0);
+        CHECK_NEAR(ff->feds[0].outputs[0].factor, 1, 0); /* outputs are never transformed */
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"w\": {\"factor\": 2}}}]}",
+               FEDFILE_ESCHEMA, "federates[1].transform[\"w\"]",
+               "is not one of this federate's inputs");
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"factor\": 0}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].factor", "other than 0");
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"gain\": 2}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].gain: unknown key", NULL);
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"offset\": "
+                    "\"x\"}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].offset", "expected a finite number");
+}
+
 static void test_check_fmu(void)
 {
     copy_fixture("lv-jacobi.json");
@@ -665,6 +700,8 @@ static void test_check_fmu(void)
     vars[3].causality = FMU_C_LOCAL;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
     CHECK_STR_HAS(err, "variable \"beta\" has causality local; only parameters");
+    vars[3].causality = FMU_C_INPUT; /* an input's start value may be given */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
     vars[3].causality = FMU_C_PARAMETER;
     md.n_vars = 4; /* no x0 */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
@@ -1092,6 +1129,7 @@ int main(void)
     test_rti_forms();
     test_fom_qualified();
     test_check_fmu();
+    test_transform();
     test_corrupted();
     test_wr();
     test_semi();

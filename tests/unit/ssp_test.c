@@ -183,8 +183,9 @@ static void test_other_layouts(void)
     json_decref(doc);
 }
 
-/* A binding nearer to the component overrides an outer one (doc/ssp.md, binding order), and
- * long variable names still give distinct attributes. */
+/* A binding higher in the hierarchy overrides one nearer to the component (SSP 1.0, the
+ * ParameterBinding rules; doc/ssp.md, binding order), and long variable names still give
+ * distinct attributes. */
 static void test_order(void)
 {
     char body[4096], lng[301];
@@ -213,7 +214,7 @@ static void test_order(void)
     CHECK(rc == 0, "order: %s", err);
     if (rc) return;
     json_t *p = json_object_get(fed(doc, 0), "parameters");
-    CHECK_NEAR(json_real_value(json_object_get(p, "k")), 2, 0);
+    CHECK_NEAR(json_real_value(json_object_get(p, "k")), 1, 0); /* the system's */
     CHECK_NEAR(json_real_value(json_object_get(p, "m")), 5, 0);
     json_t *outs = json_object_get(fed(doc, 0), "outputs");
     CHECK_INT_EQ((long)json_object_size(outs), 2);
@@ -222,6 +223,90 @@ static void test_order(void)
     json_object_foreach(outs, k, v) json_object_set(seen, json_string_value(v), v);
     CHECK_INT_EQ((long)json_object_size(seen), 2); /* distinct attributes */
     json_decref(seen);
+    json_decref(doc);
+}
+
+/* tests/ssp/shapes: the shapes other tools write (doc/ssp.md, "Tested"): connections turned
+ * round, a root parameter connector bound through a mapping and passed on by a parameter
+ * connection over the prey's own value, a prefix, the OMSimulator step. */
+static void test_shapes(void)
+{
+    void *d = NULL;
+    char *td = NULL;
+    int rc = ssp_load("tests/ssp/shapes/SystemStructure.ssd", 1, &d, &td, err, sizeof err);
+    CHECK(rc == 0, "shapes: %s", err);
+    json_t *doc = d;
+    if (rc) return;
+    CHECK_STR_EQ(str(doc, "federation", NULL), "LV_shapes");
+    CHECK_NEAR(num(doc, "algorithm", "step"), 0.5, 0);
+    json_t *prey = fed(doc, 0), *pred = fed(doc, 1);
+    CHECK_STR_EQ(str(pred, "name", NULL), "pred-predator");
+    CHECK_STR_EQ(str(pred, "inputs", "x"), "prey.x");
+    CHECK_STR_EQ(str(prey, "inputs", "y"), "pred_predator.y");
+    CHECK_NEAR(num(prey, "parameters", "alpha"), 0.5, 0); /* the root's, not 9 */
+    CHECK_NEAR(num(prey, "parameters", "beta"), 0.7, 0);
+    CHECK_NEAR(num(pred, "parameters", "gamma"), 0.27, 0); /* prefix "predator." */
+    CHECK_NEAR(num(pred, "parameters", "y0"), 1, 0);
+    CHECK(!json_object_get(prey, "transform") && !json_object_get(pred, "transform"),
+          "no transformation");
+    json_decref(doc);
+}
+
+/* Linear transformations composed along a chain through a subsystem (y = 2 (10 x + 1) + 3
+ * = 20 x + 5), a unit conversion after them; a system input bound by a parameter gives the
+ * input it feeds a start value through the connection's transformation; an Enumeration
+ * parameter takes its item's value. */
+static void test_transforms(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text(
+        "<ssd:System name=\"s\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u0\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real unit=\"km\"/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component>\n"
+        "<ssd:System name=\"sub\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"i\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors><ssd:Elements>\n"
+        "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Real unit=\"m\"/></ssd:Connector>\n"
+        "<ssd:Connector name=\"w\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "<ssd:Connector name=\"mode\" kind=\"parameter\"><ssc:Enumeration/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startConnector=\"i\" endElement=\"b\" "
+        "endConnector=\"u\"><ssc:LinearTransformation factor=\"2\" offset=\"3\"/>"
+        "</ssd:Connection></ssd:Connections></ssd:System></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+        "endElement=\"sub\" endConnector=\"i\"><ssc:LinearTransformation factor=\"10\" "
+        "offset=\"1\"/></ssd:Connection>\n"
+        "<ssd:Connection startConnector=\"u0\" endElement=\"sub.b\" endConnector=\"w\">"
+        "<ssc:LinearTransformation factor=\"4\"/></ssd:Connection></ssd:Connections>\n"
+        "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"u0\"><ssv:Real value=\"1.5\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"sub.b.mode\"><ssv:Enumeration value=\"fast\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:System>\n"
+        "<ssd:Enumerations><ssc:Enumeration name=\"Mode\"><ssc:Item name=\"slow\" value=\"1\"/>"
+        "<ssc:Item name=\"fast\" value=\"2\"/></ssc:Enumeration></ssd:Enumerations>\n"
+        "<ssd:Units><ssc:Unit name=\"m\"><ssc:BaseUnit m=\"1\"/></ssc:Unit>\n"
+        "<ssc:Unit name=\"km\"><ssc:BaseUnit m=\"1\" factor=\"1000\"/></ssc:Unit></ssd:Units>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+        &doc);
+    CHECK(rc == 0, "transforms: %s", err);
+    if (rc) return;
+    json_t *b = fed(doc, 1);
+    CHECK_STR_EQ(str(b, "name", NULL), "sub-b");
+    CHECK_STR_EQ(str(b, "inputs", "u"), "a.y");
+    json_t *tf = json_object_get(json_object_get(b, "transform"), "u");
+    /* (20 x + 5) km in m: 20000 x + 5000 */
+    CHECK_NEAR(json_real_value(json_object_get(tf, "factor")), 20000, 0);
+    CHECK_NEAR(json_real_value(json_object_get(tf, "offset")), 5000, 0);
+    CHECK(!json_object_get(json_object_get(b, "inputs"), "w"), "w is not wired");
+    CHECK_NEAR(num(b, "parameters", "w"), 6, 0); /* 4 * 1.5 */
+    CHECK(json_integer_value(json_object_get(json_object_get(b, "parameters"), "mode")) == 2,
+          "Enumeration item fast = 2");
     json_decref(doc);
 }
 
@@ -257,12 +342,19 @@ static void test_refusals(void)
     refused(body,
             "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/ssd:Connection",
             "incompatible units \"m\" and \"s\"");
+    /* a conversion between units of the same base units is the input's transform:
+     * K = degC + 273.15 */
     snprintf(body, sizeof body, two, "degC", "K");
-    refused(body, "scales by 1 and adds 273.15", "only identity transformations");
-    snprintf(body, sizeof body, two, "m", "m");
     json_t *doc = NULL;
+    CHECK(load_text(body, &doc) == 0, "degC to K: %s", err);
+    json_t *tf = json_object_get(json_object_get(fed(doc, 1), "transform"), "u");
+    CHECK_NEAR(json_real_value(json_object_get(tf, "factor")), 1, 0);
+    CHECK_NEAR(json_real_value(json_object_get(tf, "offset")), 273.15, 0);
+    json_decref(doc);
+    snprintf(body, sizeof body, two, "m", "m");
     CHECK(load_text(body, &doc) == 0, "same units: %s", err);
     CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
+    CHECK(!json_object_get(fed(doc, 1), "transform"), "the identity is no transform");
     json_decref(doc);
     snprintf(body, sizeof body, two, "m", "ft");
     refused(body, "unit \"ft\" is not declared in ssd:Units", "t.ssd:13:");
@@ -296,7 +388,38 @@ static void test_refusals(void)
             "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
             "</ssd:SystemStructureDescription>\n",
-            "t.ssd:10:", "only Real, Integer, Boolean and String parameter values");
+            "t.ssd:10:", "no ssc:Enumeration declares an item \"x\"");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+            "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+            "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+            "<ssv:Parameter name=\"e\"><ssv:Binary value=\"00ff\"/></ssv:Parameter>\n"
+            "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+            "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "ssv:Parameter/ssv:Binary", "(not Binary)");
+    static const char *const pair =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component>\n"
+        "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"v\" kind=\"%s\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+        "endElement=\"b\" endConnector=\"v\">%s</ssd:Connection></ssd:Connections>"
+        "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    snprintf(body, sizeof body, pair, "output", "");
+    refused(body, "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections",
+            "(output) and connector \"v\" of \"b\" (output) both give values");
+    snprintf(body, sizeof body, pair, "parameter", "");
+    refused(body, "parameter \"v\" of \"b\" is fed by connector \"y\" of \"a\"", "not a signal");
+    snprintf(body, sizeof body, pair, "input", "<ssc:MappingTransformation/>");
+    refused(body, "ssd:Connection/ssc:MappingTransformation",
+            "only ssc:LinearTransformation is supported");
+    snprintf(body, sizeof body, pair, "input", "<ssc:LinearTransformation factor=\"0\"/>");
+    refused(body, "ssc:LinearTransformation", "factor 0");
 }
 
 /* A federation file naming the system: its algorithm over the SSP's start, end and step. */
@@ -353,6 +476,8 @@ int main(void)
     test_other_layouts();
     test_merge();
     test_order();
+    test_shapes();
+    test_transforms();
     test_refusals();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
