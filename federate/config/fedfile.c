@@ -1237,9 +1237,29 @@ static const char *causality_word(fmu_causality k)
     return "?";
 }
 
-/* Wired variables: exist, Real, with the expected causality. */
+int fedfile_type_discrete(fmu_vtype t)
+{
+    switch (t) {
+    case FMU_T_INTEGER:
+    case FMU_T_BOOLEAN:
+    case FMU_T_ENUM:
+    case FMU_T_INT8:
+    case FMU_T_UINT8:
+    case FMU_T_INT16:
+    case FMU_T_UINT16:
+    case FMU_T_UINT32:
+    case FMU_T_INT64:
+    case FMU_T_UINT64:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Wired variables: exist, Real (or, for the peer methods, whole numbers: Integer, Boolean,
+ * Enumeration), with the expected causality. */
 static int check_wire_vars(const ld *c, const char *base, const char *key, const fedfile_wire *ws,
-                           size_t n, const fmu_md *md, fmu_causality want)
+                           size_t n, const fmu_md *md, fmu_causality want, int by_peers)
 {
     char p[JPATH_LEN], q[JPATH_LEN];
     for (size_t k = 0; k < n; k++) {
@@ -1247,8 +1267,11 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         jp_map(p, q, ws[k].var);
         const fmu_var *v = md_find(md, ws[k].var);
         if (!v) return fail(c, p, "the FMU has no variable \"%s\"", ws[k].var);
-        if (v->type != FMU_T_REAL)
-            return fail(c, p, "variable \"%s\" is not Real (only Real variables are wired)",
+        if (v->type != FMU_T_REAL &&
+            !(by_peers && (fedfile_type_discrete(v->type) || v->type == FMU_T_FLOAT32)))
+            return fail(c, p,
+                        "variable \"%s\" is not Real (only Real variables are wired; the "
+                        "peer methods also wire Integer, Boolean, Enumeration and Float32 ones)",
                         ws[k].var);
         if (v->n_elems) /* FMI 3.0 arrays are exchanged by name only (doc/fmu.md §10) */
             return fail(c, p, "variable \"%s\" is an array element; only scalars are wired",
@@ -1268,8 +1291,11 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
     char base[JPATH_LEN], p[JPATH_LEN], q[JPATH_LEN];
     jp_idx(base, "federates", i);
     int rc;
-    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT)) ||
-        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT)))
+    int by_peers = ff->algo.def && ff->algo.def->side == FEDFILE_SIDE_PEER;
+    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT,
+                              by_peers)) ||
+        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT,
+                              by_peers)))
         return rc;
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *pa = &fd->params[k];

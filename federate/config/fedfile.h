@@ -229,6 +229,11 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
  */
 int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, size_t errlen);
 
+/** 1 for the FMU types a wiring carries as whole numbers (Integer, Boolean, Enumeration and
+ * FMI 3.0's sized integers): the peer methods publish them as float64 and set an input to the
+ * value rounded to the nearest integer (a Boolean: not 0); doc/federation.md, "Wiring". */
+int fedfile_type_discrete(fmu_vtype t);
+
 /** Name of the file's method as written ("jacobi-de"); "?" for a file without one. */
 const char *fedfile_method_name(const fedfile *ff);
 

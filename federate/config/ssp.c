@@ -26,13 +26,16 @@
 #include "federate/fmu/fmu_zip.h"
 
 enum { NS_SSD = SSP_NS_SSD, NS_SSC = SSP_NS_SSC, NS_SSV = SSP_NS_SSV, NS_SSM = SSP_NS_SSM };
-enum { T_UNKNOWN = 0, T_REAL, T_OTHER };
+/* Connector types: Real (1.0) or Float64/Float32 (2.0); whole numbers (Integer, Boolean,
+ * Enumeration; 2.0's Int8 ... UInt64), wired for the peer methods; the others (String,
+ * Binary, Clock) not wired. */
+enum { T_UNKNOWN = 0, T_REAL, T_WHOLE, T_OTHER };
 
 /* A connector of a component or system: owner is the dotted path of the element ("" for the
  * root system). */
 typedef struct ctr {
     char *owner, *name, *kind; /* kind as written ("input", "output", ...) */
-    int type;                  /* T_REAL, T_OTHER (typename says which), T_UNKNOWN */
+    int type;                  /* T_REAL, T_WHOLE, T_OTHER (typename says which), T_UNKNOWN */
     const char *typename;
     char *unit; /* the Real connector's unit, or NULL */
     int is_sys; /* owner is a system */
@@ -375,9 +378,12 @@ static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys)
             if (!ns_is(t, NS_SSC) || k->type != T_UNKNOWN)
                 return refuse(s, s->file, t, "expected one type element (ssc:Real, ...)");
             const char *tn = (const char *)t->name;
-            k->type = !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32")
-                          ? T_REAL
-                          : T_OTHER;
+            k->type =
+                !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32") ? T_REAL
+                : !strcmp(tn, "Integer") || !strcmp(tn, "Boolean") || !strcmp(tn, "Enumeration") ||
+                        !strncmp(tn, "Int", 3) || !strncmp(tn, "UInt", 4)
+                    ? T_WHOLE
+                    : T_OTHER;
             k->typename = tn;
             if (k->type == T_REAL) k->unit = attr(t, "unit");
         }
@@ -676,8 +682,8 @@ static int wire(sx *s)
                           from->name, from->owner, from->kind);
         if (from->type == T_OTHER || to->type == T_OTHER)
             return refuse(s, s->file, at,
-                          "connection of type %s: Tempo exchanges Real values only (Integer, "
-                          "Boolean, String, Enumeration and Binary connections are not supported)",
+                          "connection of type %s: Tempo exchanges numbers only (Real, Integer, "
+                          "Boolean, Enumeration; not String, Binary or Clock)",
                           from->type == T_OTHER ? from->typename : to->typename);
         double uf = 1, uo = 0;
         if (!no_units && ssp_unit_conv(s, s->file, at, from->unit, to->unit, &uf, &uo)) return -1;

@@ -66,6 +66,8 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
+    if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
+        return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
     *vr = md->vars[k].vr;
     return FMUFED_OK;
 }

@@ -6,13 +6,15 @@
 # examples/lv_jacobi.json; a parameter value in another unit converted; and every refusal
 # of doc/ssp.md ("Refused") naming the element's path and line; the shapes other tools write
 # (tests/ssp/shapes) to the example's bits; linear transformations and unit conversions on
-# connections (tests/ssp/tf) checked row by row; every example federation exported
+# connections (tests/ssp/tf) checked row by row; connections of every number type
+# (tests/ssp/types); every example federation exported
 # (tempo-run --export-ssp) and run from its SSP to the same bits. Takes about a minute
 # (each example runs twice). Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh ssp_test
-need tempo-run bin/tempo-run bin/tempo-fmu build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu
+need tempo-run bin/tempo-run bin/tempo-fmu build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu \
+  build/fmus/passthrough_cs.fmu build/fmus/fmi3/feedthrough3.fmu
 
 # mk NAME [SED-SCRIPT]: tests/ssp/lv unpacked into $dir/NAME with the FMUs in resources/ and
 # the SSD edited by SED-SCRIPT; also $dir/NAME.ssp, the archive of that folder.
@@ -89,8 +91,8 @@ mk incompat "s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connec
 refused incompat 'incompatible units "u" and "sec"' 'SystemStructure.ssd:49:' 'ssd:System/ssd:Connections/ssd:Connection[1]'
 mk boolmap "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:BooleanMappingTransformation/></ssd:Connection>|"
 refused boolmap 'ssc:BooleanMappingTransformation' 'only ssc:LinearTransformation'
-mk integer 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:Integer/>|'
-refused integer 'connection of type Integer' 'Real values only'
+mk string 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:String/>|'
+refused string 'connection of type String' 'Tempo exchanges numbers only'
 mk dict 's|    <ssd:Connections>|<ssd:SignalDictionaries><ssd:SignalDictionary name="d"/></ssd:SignalDictionaries>\n&|'
 refused dict 'SystemStructure.ssd:48: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:System/ssd:SignalDictionaries' 'signal dictionaries are not supported'
 mk unknown 's|<ssd:Elements>|<ssd:Frobnicate/>&|'
@@ -105,8 +107,8 @@ refused noname 'parameter "nobody.gamma" names no component' 'predator.ssv:5:'
 run noname-ssp "$dir/noname.ssp"
 check "archive refusal status" test $? -eq 2
 check "archive refusal names the entry" has "$dir/noname-ssp.err" "noname.ssp/predator.ssv:5:"
-run integer-ssp "$dir/integer.ssp"
-check "archive SSD refusal names the entry" has "$dir/integer-ssp.err" "integer.ssp/SystemStructure.ssd:"
+run string-ssp "$dir/string.ssp"
+check "archive SSD refusal names the entry" has "$dir/string-ssp.err" "string.ssp/SystemStructure.ssd:"
 mk twice 's|<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|&<ssd:Connection startElement="pred" startConnector="y_out" endElement="prey" endConnector="y"/>|'
 refused twice 'input "y" of "prey" is fed by two connections'
 mk nofmu 's|resources/lv_prey_me.fmu|resources/missing.fmu|'
@@ -191,7 +193,29 @@ else
   ko "export with a transform: $(head -c 300 "$dir/tf-x.exp")"
 fi
 
-# 10. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
+# 10. Connections of every number type (tests/ssp/types): b's outputs (its inputs fed
+#     through) are -15, false, 2, 3, -16 and 1.5 on every row, in process and distributed; a
+#     master method refuses the Float32 and integer variables naming them.
+mkdir -p "$dir/types/resources"
+cp tests/ssp/types/SystemStructure.ssd "$dir/types/"
+cp build/fmus/fmi3/feedthrough3.fmu "$dir/types/resources/"
+for v in "types-p --in-process" "types-d --distributed"; do
+  set -- $v
+  if run "$1" "$dir/types/SystemStructure.ssd" "$2"; then
+    bad=$(awk -F, 'NR == 1 { if ($0 != "time,Int8_out,Boolean_out,Enumeration_out,Int32_out,Float64_out,Float32_out") print "header " $0 }
+                   NR > 1 { n++; if ($2 != -15 || $3 != 0 || $4 != 2 || $5 != 3 || $6 != -16 || $7 != 1.5) print "row " $0 }
+                   END { if (n != 1001) print "rows " n }' "$dir/out-$1/b.csv" | head -3)
+    [ -z "$bad" ] && ok || ko "$1: $bad"
+  else
+    ko "$1: $(head -c 300 "$dir/$1.err")"
+  fi
+done
+printf '{"system": "types/SystemStructure.ssd", "algorithm": {"method": "master-jacobi"}}\n' >"$dir/types-m.json"
+run types-m "$dir/types-m.json" --in-process
+check "master method: status 2" test $? -eq 2
+check "master method: the variable named" has "$dir/types-m.err" 'is not Real (only Real variables are wired; the peer methods also'
+
+# 11. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
 #    it, in process, gives every CSV of the original byte for byte.
 for f in examples/*.json; do
   n=$(basename "$f" .json)

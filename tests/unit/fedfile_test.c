@@ -662,6 +662,20 @@ static void test_transform(void)
                     "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"offset\": "
                     "\"x\"}}}]}",
                FEDFILE_ESCHEMA, "transform[\"u\"].offset", "expected a finite number");
+    /* a master method's slaves exchange Real values only: an Integer output is refused */
+    write_file("mj.json",
+               "{\"federation\": \"f\", \"algorithm\": {\"method\": "
+               "\"master-jacobi\", \"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}");
+    CHECK_INT_EQ(load("mj.json", &ff), FEDFILE_OK);
+    if (ff) {
+        fmu_var v = {.name = "y", .type = FMU_T_INTEGER, .causality = FMU_C_OUTPUT};
+        fmu_md md = {.n_vars = 1, .vars = &v};
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK_STR_HAS(err, "variable \"y\" is not Real");
+        v.type = FMU_T_REAL;
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+        fedfile_free(ff);
+    }
 }
 
 static void test_check_fmu(void)
@@ -684,9 +698,21 @@ static void test_check_fmu(void)
     CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" has causality local, "
                        "expected input");
     vars[1].causality = FMU_C_INPUT;
-    vars[0].type = FMU_T_INTEGER;
+    vars[0].type = FMU_T_STRING;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
     CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not Real");
+    /* whole numbers and Float32 are wired by the peer methods (jacobi here) */
+    fmu_vtype wired[] = {FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_ENUM,
+                         FMU_T_INT8,    FMU_T_UINT64,  FMU_T_FLOAT32};
+    for (size_t t = 0; t < sizeof wired / sizeof wired[0]; t++) {
+        vars[0].type = vars[1].type = wired[t];
+        CHECK(fedfile_check_fmu(ff, 0, &md, err, sizeof err) == FEDFILE_OK, "type %d: %s",
+              (int)wired[t], err);
+    }
+    vars[1].type = FMU_T_BINARY;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is not Real");
+    vars[1].type = FMU_T_REAL;
     vars[0].type = FMU_T_REAL;
     vars[4].type = FMU_T_BOOLEAN; /* x0 given as 1 */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
