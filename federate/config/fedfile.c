@@ -1303,12 +1303,17 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
         jp_map(p, q, pa->name);
         const fmu_var *v = md_find(md, pa->name);
         if (!v) return fail(&c, p, "the FMU has no variable \"%s\"", pa->name);
-        /* an input's start value may be given too (an SSP's parameter binding does: SSP 1.0
-         * §5.3.5, doc/ssp.md); a wired input takes its first received value over it */
-        if (v->causality != FMU_C_PARAMETER && v->causality != FMU_C_INPUT)
+        /* besides parameters, the start values an FMU lets be set before initialization:
+         * inputs, and variables with initial exact or approx (an SSP's parameter binding sets
+         * them: SSP 1.0 §5.3.5, doc/ssp.md); a wired input takes its first received value
+         * over its start */
+        int startable = v->variability != FMU_V_CONSTANT && v->causality != FMU_C_INDEPENDENT &&
+                        (v->initial == FMU_I_EXACT || v->initial == FMU_I_APPROX ||
+                         (v->initial == FMU_I_NONE && v->has_start));
+        if (v->causality != FMU_C_PARAMETER && v->causality != FMU_C_INPUT && !startable)
             return fail(&c, p,
-                        "variable \"%s\" has causality %s; only parameters and the start values "
-                        "of inputs are set from the federation file",
+                        "variable \"%s\" has causality %s; only parameters and start values "
+                        "(inputs, initial exact or approx) are set from the federation file",
                         pa->name, causality_word(v->causality));
         int fits = 0;
         switch (v->type) {

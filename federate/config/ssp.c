@@ -23,6 +23,7 @@
 #include <libxml/tree.h>
 
 #include "federate/config/ssp_impl.h"
+#include "federate/fmu/fmu_load.h"
 #include "federate/fmu/fmu_zip.h"
 
 enum { NS_SSD = SSP_NS_SSD, NS_SSC = SSP_NS_SSC, NS_SSV = SSP_NS_SSV, NS_SSM = SSP_NS_SSM };
@@ -933,6 +934,23 @@ static int read_tempo_annotation(sx *s, xmlNodePtr anns, json_t **tempo)
     return 0;
 }
 
+/* No stopTime in the SSD: the latest DefaultExperiment stopTime of the components' FMUs
+ * (doc/ssp.md), NaN when none gives one. An FMU that cannot be read is skipped here: loading
+ * the federation names it. */
+static double fmus_stop(sx *s)
+{
+    double stop = NAN;
+    for (size_t i = 0; i < s->n_comps; i++) {
+        fmu_md *md = NULL;
+        char e[256];
+        const char *path = json_string_value(json_object_get(s->comps[i].obj, "fmu"));
+        if (!path || fmu_load_md(path, NULL, &md, e, sizeof e)) continue;
+        if (md->has_stop && (isnan(stop) || md->stop_time > stop)) stop = md->stop_time;
+        fmu_md_free(md);
+    }
+    return stop;
+}
+
 static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
 {
     xmlNodePtr sys = NULL, dx = NULL;
@@ -966,14 +984,15 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
             get_double(s, s->file, dx, "stopTime", NAN, &stop))
             return json_decref(tempo), -1;
     }
-    if (need_end && isnan(stop))
-        return json_decref(tempo),
-               refuse(s, s->file, dx ? dx : root,
-                      "no ssd:DefaultExperiment stopTime (give one, or name this system from a "
-                      "federation file with algorithm.end)");
     int rc = walk_system(s, sys, "");
     if (rc) return json_decref(tempo), rc;
     if (s->n_comps == 0) return json_decref(tempo), refuse(s, s->file, sys, "no component");
+    if (need_end && isnan(stop) && !(stop = fmus_stop(s), stop > start))
+        return json_decref(tempo),
+               refuse(s, s->file, dx ? dx : root,
+                      "no ssd:DefaultExperiment stopTime, and no FMU's DefaultExperiment gives "
+                      "one after the start (give one, or name this system from a federation "
+                      "file with algorithm.end)");
     for (size_t i = 0; i < s->n_comps; i++) {
         comp *k = &s->comps[i];
         if (!(k->cls = sanitize(k->fed, 1))) return json_decref(tempo), oom(s);

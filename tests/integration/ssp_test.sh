@@ -97,8 +97,13 @@ mk dict 's|    <ssd:Connections>|<ssd:SignalDictionaries><ssd:SignalDictionary n
 refused dict 'SystemStructure.ssd:48: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:System/ssd:SignalDictionaries' 'signal dictionaries are not supported'
 mk unknown 's|<ssd:Elements>|<ssd:Frobnicate/>&|'
 refused unknown 'ssd:Frobnicate' 'SystemStructure.ssd:10: /ssd:SystemStructureDescription/ssd:System/ssd:Frobnicate' 'not supported in a system'
+# No stopTime: the FMUs' DefaultExperiment stopTime (60 s; step 60 / 1000 s), and when no
+# FMU gives one either, a refusal.
 mk nostop 's|<ssd:DefaultExperiment startTime="0" stopTime="100"/>|<ssd:DefaultExperiment startTime="0"/>|'
-refused nostop 'no ssd:DefaultExperiment stopTime'
+run nostop "$dir/nostop/SystemStructure.ssd" --in-process
+check "no stopTime: the FMUs' 60 s" test "$(tail -1 "$dir/out-nostop/prey.csv" | cut -d, -f1)" = 60
+mk nostop2 's|<ssd:DefaultExperiment startTime="0" stopTime="100"/>|<ssd:DefaultExperiment startTime="70"/>|'
+refused nostop2 'no ssd:DefaultExperiment stopTime, and no FMU' 'SystemStructure.ssd:59:'
 mk noname 's|target="predator.gamma"/>|target="nobody.gamma"/>|'
 sed -i 's|target="predator.gamma"/>|target="nobody.gamma"/>|' "$dir/noname/predator.ssm"
 (cd "$dir/noname" && zip -qr ../noname.ssp .)

@@ -728,6 +728,17 @@ static void test_check_fmu(void)
     CHECK_STR_HAS(err, "variable \"beta\" has causality local; only parameters");
     vars[3].causality = FMU_C_INPUT; /* an input's start value may be given */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[3].causality = FMU_C_LOCAL; /* and a local's with initial exact or approx */
+    vars[3].initial = FMU_I_APPROX;
+    vars[3].variability = FMU_V_CONTINUOUS;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[3].variability = FMU_V_CONSTANT; /* not a constant's */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    vars[3].variability = FMU_V_CONTINUOUS;
+    vars[3].initial = FMU_I_CALCULATED; /* nor a calculated one's */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "start values (inputs, initial exact or approx)");
+    vars[3].initial = FMU_I_NONE;
     vars[3].causality = FMU_C_PARAMETER;
     md.n_vars = 4; /* no x0 */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
