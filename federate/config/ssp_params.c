@@ -52,6 +52,7 @@ typedef struct entry {
     char *source, *target;
     double factor, offset;
     int linear;
+    xmlNodePtr map; /* an ssc:Boolean-, Integer- or EnumerationMappingTransformation, or NULL */
     xmlNodePtr node;
 } entry;
 
@@ -99,9 +100,20 @@ static int read_mapping(sx *s, xmlNodePtr pm, entry **out, size_t *n_out)
             return free_entries(es, k), R(s, file, e, "a mapping entry needs source and target");
         for (xmlNodePtr t = e->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || ssp_skipped(t)) continue;
-            if (!ssp_is_el(t, SSP_NS_SSC, "LinearTransformation") || m->linear)
+            int lin = ssp_is_el(t, SSP_NS_SSC, "LinearTransformation");
+            int map = ssp_is_el(t, SSP_NS_SSC, "BooleanMappingTransformation") ||
+                      ssp_is_el(t, SSP_NS_SSC, "IntegerMappingTransformation") ||
+                      ssp_is_el(t, SSP_NS_SSC, "EnumerationMappingTransformation");
+            if ((!lin && !map) || m->linear || m->map)
                 return free_entries(es, k),
-                       R(s, file, t, "only one ssc:LinearTransformation is supported in a mapping");
+                       R(s, file, t,
+                         "expected one transformation (ssc:LinearTransformation, "
+                         "ssc:BooleanMappingTransformation, ssc:IntegerMappingTransformation or "
+                         "ssc:EnumerationMappingTransformation)");
+            if (map) {
+                m->map = t;
+                continue;
+            }
             m->linear = 1;
             if (ssp_get_double(s, file, t, "factor", 1, &m->factor) ||
                 ssp_get_double(s, file, t, "offset", 0, &m->offset))
@@ -116,9 +128,10 @@ static int read_mapping(sx *s, xmlNodePtr pm, entry **out, size_t *n_out)
 /* The integer of an ssv:Enumeration value: the item named `value` of the ssc:Enumeration
  * named `type` (any, when the value names none) declared in the parameter set's
  * ssv:Enumerations or the SSD's ssd:Enumerations. -1 (refused) when there is none. */
-static int enum_value(sx *s, const char *file, xmlNodePtr v, xmlNodePtr set_enums, long long *out)
+static int enum_value(sx *s, const char *file, xmlNodePtr v, const char *item, xmlNodePtr set_enums,
+                      long long *out)
 {
-    char *value = ssp_attr(v, "value"), *type = ssp_attr(v, "name");
+    char *value = item ? strdup(item) : NULL, *type = ssp_attr(v, "name");
     xmlNodePtr lists[2] = {set_enums, ssp_enumerations(s)};
     int found = 0;
     for (int l = 0; l < 2 && !found && value; l++)
@@ -146,6 +159,46 @@ static int enum_value(sx *s, const char *file, xmlNodePtr v, xmlNodePtr set_enum
              type ? " \"" : "", type ? type : "", type ? "\"" : "", value ? value : "");
     free(value), free(type);
     return found > 0 ? 0 : R(s, file, v, msg);
+}
+
+/* A value through a mapping transformation: the target of the ssc:MapEntry whose source
+ * equals it (integers by value, Booleans as true/false/1/0, enumeration items by name), the
+ * value unchanged when no entry names it. NULL (refused) for a transformation of another
+ * type or an entry without source or target. */
+static const char *map_value(sx *s, const char *file, xmlNodePtr tf, const char *type,
+                             const char *value, char *buf, size_t len)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%sMappingTransformation", type);
+    if (strcmp((const char *)tf->name, want)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "an ssc:%s does not apply to a value of type %s",
+                 (const char *)tf->name, type);
+        R(s, file, tf, msg);
+        return NULL;
+    }
+    int is_bool = !strcmp(type, "Boolean"), is_int = !strcmp(type, "Integer");
+    for (xmlNodePtr e = tf->children; e; e = e->next) {
+        if (!ssp_is_el(e, SSP_NS_SSC, "MapEntry")) continue;
+        char *src = ssp_attr(e, "source"), *tgt = ssp_attr(e, "target");
+        if (!src || !tgt) {
+            free(src), free(tgt);
+            R(s, file, e, "a map entry needs source and target");
+            return NULL;
+        }
+        int match = 0;
+        if (is_int)
+            match = strtoll(src, NULL, 10) == strtoll(value, NULL, 10);
+        else if (is_bool)
+            match = (!strcmp(src, "true") || !strcmp(src, "1")) ==
+                    (!strcmp(value, "true") || !strcmp(value, "1"));
+        else
+            match = !strcmp(src, value);
+        if (match) snprintf(buf, len, "%s", tgt);
+        free(src), free(tgt);
+        if (match) return buf;
+    }
+    return value;
 }
 
 /* One ssv:Parameter: into the parameters of the component it names, or down the connections
@@ -199,25 +252,38 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
         val = json_real(d * f + o);
     } else if (m && m->linear) {
         return free(name), R(s, file, m->node, "a linear transformation applies to Real only");
-    } else if (enumeration) {
-        long long e = 0;
-        if (enum_value(s, file, v, set_enums, &e)) return free(name), -1;
-        val = json_integer(e);
     } else {
-        char *x = ssp_attr(v, "value");
+        char *x = ssp_attr(v, "value"), buf[256];
         if (!x) return free(name), R(s, file, v, "no value attribute");
+        const char *mx = x;
+        if (m && m->map &&
+            !(mx = map_value(s, file, m->map,
+                             enumeration ? "Enumeration"
+                             : integer   ? "Integer"
+                             : boolean   ? "Boolean"
+                                         : "String",
+                             x, buf, sizeof buf)))
+            return free(x), free(name), -1;
         char *end = NULL;
-        if (integer) {
-            long long i = strtoll(x, &end, 10);
-            val = *x && !*end ? json_integer(i) : NULL;
-        } else if (boolean) {
-            int t = !strcmp(x, "true") || !strcmp(x, "1"),
-                f = !strcmp(x, "false") || !strcmp(x, "0");
-            val = t || f ? json_boolean(t) : NULL;
-        } else
-            val = json_string(x);
-        free(x);
-        if (!val) return free(name), R(s, file, v, "value is not of the element's type");
+        long long e = 0;
+        if (enumeration) {
+            int erc = enum_value(s, file, v, mx, set_enums, &e);
+            free(x);
+            if (erc) return free(name), -1;
+            val = json_integer(e);
+        } else {
+            if (integer) {
+                long long i = strtoll(mx, &end, 10);
+                val = *mx && !*end ? json_integer(i) : NULL;
+            } else if (boolean) {
+                int t = !strcmp(mx, "true") || !strcmp(mx, "1"),
+                    f = !strcmp(mx, "false") || !strcmp(mx, "0");
+                val = t || f ? json_boolean(t) : NULL;
+            } else
+                val = json_string(mx);
+            free(x);
+            if (!val) return free(name), R(s, file, v, "value is not of the element's type");
+        }
     }
     int rc = 0;
     if (!val)

@@ -320,6 +320,59 @@ static void refused(const char *body, const char *want1, const char *want2)
     json_decref(doc);
 }
 
+/* .ssm mapping entries with mapping transformations of Integer, Boolean and Enumeration
+ * values (SSP 1.0 ssc:*MappingTransformation): the matching ssc:MapEntry's target, an
+ * unmatched value unchanged; a transformation of another type refused. */
+static void test_mappings(void)
+{
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+        "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"n\"><ssv:Integer value=\"%s\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"b\"><ssv:Boolean value=\"true\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"e\"><ssv:Enumeration value=\"slow\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "<ssd:ParameterMapping><ssm:ParameterMapping "
+        "xmlns:ssm=\"http://ssp-standard.org/SSP1/SystemStructureParameterMapping\">\n"
+        "<ssm:MappingEntry source=\"n\" target=\"n\"><ssc:%sMappingTransformation>"
+        "<ssc:MapEntry source=\"2\" target=\"20\"/><ssc:MapEntry source=\"3\" target=\"30\"/>"
+        "</ssc:%sMappingTransformation></ssm:MappingEntry>\n"
+        "<ssm:MappingEntry source=\"b\" target=\"b\"><ssc:BooleanMappingTransformation>"
+        "<ssc:MapEntry source=\"true\" target=\"false\"/></ssc:BooleanMappingTransformation>"
+        "</ssm:MappingEntry>\n"
+        "<ssm:MappingEntry source=\"e\" target=\"e\"><ssc:EnumerationMappingTransformation>"
+        "<ssc:MapEntry source=\"slow\" target=\"fast\"/></ssc:EnumerationMappingTransformation>"
+        "</ssm:MappingEntry>\n"
+        "</ssm:ParameterMapping></ssd:ParameterMapping>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+        "</ssd:Elements></ssd:System>\n"
+        "<ssd:Enumerations><ssc:Enumeration name=\"Mode\"><ssc:Item name=\"slow\" value=\"1\"/>"
+        "<ssc:Item name=\"fast\" value=\"2\"/></ssc:Enumeration></ssd:Enumerations>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    char text[4096];
+    json_t *doc = NULL;
+    long long want[2][2] = {{3, 30}, {7, 7}}; /* mapped; not named by an entry: unchanged */
+    for (int k = 0; k < 2; k++) {
+        char v[8];
+        snprintf(v, sizeof v, "%lld", want[k][0]);
+        snprintf(text, sizeof text, body, v, "Integer", "Integer");
+        int rc = load_text(text, &doc);
+        CHECK(rc == 0, "mappings: %s", err);
+        if (rc) return;
+        json_t *p = json_object_get(fed(doc, 0), "parameters");
+        CHECK(json_integer_value(json_object_get(p, "n")) == want[k][1], "n %lld -> %lld",
+              want[k][0], (long long)json_integer_value(json_object_get(p, "n")));
+        CHECK(json_is_false(json_object_get(p, "b")), "true mapped to false");
+        CHECK(json_integer_value(json_object_get(p, "e")) == 2, "slow mapped to fast = 2");
+        json_decref(doc);
+    }
+    snprintf(text, sizeof text, body, "2", "Boolean", "Boolean");
+    refused(text, "ssm:MappingEntry[1]/ssc:BooleanMappingTransformation",
+            "does not apply to a value of type Integer");
+}
+
 static void test_refusals(void)
 {
     static const char *const two =
@@ -479,6 +532,7 @@ int main(void)
     test_shapes();
     test_transforms();
     test_refusals();
+    test_mappings();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
     unlink(p);
