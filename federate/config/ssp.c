@@ -72,6 +72,17 @@ typedef struct unit {
     double factor, offset;
 } unit;
 
+/* A signal dictionary declared in a system (ssd:SignalDictionary), and a reference to one
+ * (ssd:SignalDictionaryReference): the reference's connectors are the dictionary's entries,
+ * one signal per entry name whichever reference reaches it (doc/ssp.md). */
+typedef struct sdict {
+    char *sys, *name;
+} sdict;
+typedef struct sdref {
+    char *path, *sys, *dict; /* the reference's dotted path, its system, the dictionary named */
+    xmlNodePtr node;
+} sdref;
+
 typedef struct sx {
     const char *file; /* the SSD, for messages */
     char *dir;        /* its folder (absolute) */
@@ -90,6 +101,10 @@ typedef struct sx {
     size_t n_bnds, cap_bnds;
     unit *units;
     size_t n_units, cap_units;
+    sdict *dicts;
+    size_t n_dicts, cap_dicts;
+    sdref *drefs;
+    size_t n_drefs, cap_drefs;
     xmlNodePtr enums;    /* the root's ssd:Enumerations, or NULL */
     xmlDocPtr extra[64]; /* .ssv/.ssm documents kept for messages until the end */
     size_t n_extra;
@@ -504,6 +519,91 @@ static int read_connections(sx *s, xmlNodePtr cs, const char *sys)
     return 0;
 }
 
+/* ssd:SignalDictionaries of system `path`: each ssd:SignalDictionary's name (its entries'
+ * types are not needed: an entry carries what its writer's connector gives). */
+static int read_dicts(sx *s, xmlNodePtr ds, const char *path)
+{
+    for (xmlNodePtr d = ds->children; d; d = d->next) {
+        if (d->type != XML_ELEMENT_NODE || skipped(d)) continue;
+        if (!is_el(d, NS_SSD, "SignalDictionary"))
+            return refuse(s, s->file, d, "expected ssd:SignalDictionary");
+        if (PUSH(s, s->dicts, s->n_dicts, s->cap_dicts)) return -2;
+        sdict *k = &s->dicts[s->n_dicts++];
+        k->sys = strdup(path);
+        k->name = attr(d, "name");
+        if (!k->sys) return oom(s);
+        if (!k->name) return refuse(s, s->file, d, "a signal dictionary needs a name");
+    }
+    return 0;
+}
+
+/* An ssd:SignalDictionaryReference `path` in system `sys`: its connectors, all "inout" (a
+ * signal's direction comes from the component connectors at its ends). */
+static int read_dref(sx *s, xmlNodePtr r, const char *path, const char *sys)
+{
+    if (PUSH(s, s->drefs, s->n_drefs, s->cap_drefs)) return -2;
+    sdref *k = &s->drefs[s->n_drefs++];
+    *k = (sdref){strdup(path), strdup(sys), attr(r, "dictionary"), r};
+    if (!k->path || !k->sys) return oom(s);
+    if (!k->dict) return refuse(s, s->file, r, "a signal dictionary reference needs a dictionary");
+    for (xmlNodePtr e = r->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
+        if (!is_el(e, NS_SSD, "Connectors"))
+            return refuse(s, s->file, e, "not supported in a signal dictionary reference");
+        size_t first = s->n_ctrs;
+        int rc = read_connectors(s, e, path, 1);
+        if (rc) return rc;
+        for (size_t i = first; i < s->n_ctrs; i++) {
+            free(s->ctrs[i].kind);
+            if (!(s->ctrs[i].kind = strdup("inout"))) return oom(s);
+        }
+    }
+    return 0;
+}
+
+/* Every reference bound to the dictionary it names, declared in its system or the nearest
+ * enclosing one: its connectors and the connections to it renamed to the dictionary, so the
+ * references of one dictionary share its entries. */
+static int bind_drefs(sx *s)
+{
+    for (size_t i = 0; i < s->n_drefs; i++) {
+        sdref *r = &s->drefs[i];
+        const sdict *best = NULL;
+        for (size_t j = 0; j < s->n_dicts; j++) {
+            const sdict *d = &s->dicts[j];
+            size_t l = strlen(d->sys);
+            int encloses = !l || (!strncmp(r->sys, d->sys, l) && (!r->sys[l] || r->sys[l] == '.'));
+            if (!strcmp(d->name, r->dict) && encloses && (!best || l > strlen(best->sys))) best = d;
+        }
+        if (!best)
+            return refuse(s, s->file, r->node,
+                          "no ssd:SignalDictionary \"%s\" in this system or an enclosing one",
+                          r->dict);
+        size_t n = strlen(best->name) + strlen(best->sys) + 40;
+        char *canon = malloc(n);
+        if (!canon) return oom(s);
+        snprintf(canon, n, "signal dictionary %s of %s", best->name,
+                 best->sys[0] ? best->sys : "the system");
+        int bad = 0;
+        for (size_t k = 0; k < s->n_ctrs && !bad; k++)
+            if (!strcmp(s->ctrs[k].owner, r->path)) {
+                free(s->ctrs[k].owner);
+                bad = !(s->ctrs[k].owner = strdup(canon));
+            }
+        for (size_t k = 0; k < s->n_cns && !bad; k++) {
+            char **ends[2] = {&s->cns[k].from_owner, &s->cns[k].to_owner};
+            for (int e = 0; e < 2 && !bad; e++)
+                if (!strcmp(*ends[e], r->path)) {
+                    free(*ends[e]);
+                    bad = !(*ends[e] = strdup(canon));
+                }
+        }
+        free(canon);
+        if (bad) return oom(s);
+    }
+    return 0;
+}
+
 static int walk_system(sx *s, xmlNodePtr sys, const char *path)
 {
     for (xmlNodePtr e = sys->children; e; e = e->next) {
@@ -528,13 +628,13 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
                 else if (is_el(c, NS_SSD, "System"))
                     rc = walk_system(s, c, sub);
                 else if (is_el(c, NS_SSD, "SignalDictionaryReference"))
-                    rc = refuse(s, s->file, c, "signal dictionaries are not supported");
+                    rc = read_dref(s, c, sub, path);
                 else
                     rc = refuse(s, s->file, c, "not supported as an element");
                 free(sub);
             }
         } else if (is_el(e, NS_SSD, "SignalDictionaries"))
-            rc = refuse(s, s->file, e, "signal dictionaries are not supported");
+            rc = read_dicts(s, e, path);
         else if (is_el(e, NS_SSD, "SimulationInformation"))
             continue; /* an early OMSimulator's solver settings; its step: foreign_step */
         else
@@ -651,6 +751,15 @@ static cn *feeder(sx *s, const char *owner, const char *name)
 static int wire(sx *s)
 {
     if (orient(s)) return -1;
+    for (size_t i = 0; i < s->n_cns; i++) /* a system connector or signal has one writer */
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(s->cns[i].to_owner, s->cns[j].to_owner) &&
+                !strcmp(s->cns[i].to, s->cns[j].to) &&
+                find_ctr(s, s->cns[i].to_owner, s->cns[i].to)->is_sys)
+                return refuse(s, s->file, s->cns[i].node,
+                              "connector \"%s\" of \"%s\" is fed by two connections (the "
+                              "other at line %ld)",
+                              s->cns[i].to, s->cns[i].to_owner, (long)xmlGetLineNo(s->cns[j].node));
     for (size_t i = 0; i < s->n_cns; i++) {
         cn *c = &s->cns[i];
         ctr *from = find_ctr(s, c->from_owner, c->from), *to = find_ctr(s, c->to_owner, c->to);
@@ -825,6 +934,11 @@ static void sx_free(sx *s)
         free(s->units[i].name);
     for (size_t i = 0; i < s->n_extra; i++)
         xmlFreeDoc(s->extra[i]);
+    for (size_t i = 0; i < s->n_dicts; i++)
+        free(s->dicts[i].sys), free(s->dicts[i].name);
+    for (size_t i = 0; i < s->n_drefs; i++)
+        free(s->drefs[i].path), free(s->drefs[i].sys), free(s->drefs[i].dict);
+    free(s->dicts), free(s->drefs);
     free(s->ctrs), free(s->comps), free(s->cns), free(s->bnds), free(s->units);
     free(s->dir);
     free(s->beside);
@@ -985,6 +1099,7 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
             return json_decref(tempo), -1;
     }
     int rc = walk_system(s, sys, "");
+    if (!rc) rc = bind_drefs(s);
     if (rc) return json_decref(tempo), rc;
     if (s->n_comps == 0) return json_decref(tempo), refuse(s, s->file, sys, "no component");
     if (need_end && isnan(stop) && !(stop = fmus_stop(s), stop > start))

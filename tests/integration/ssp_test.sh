@@ -93,8 +93,8 @@ mk boolmap "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" en
 refused boolmap 'ssc:BooleanMappingTransformation' 'only ssc:LinearTransformation'
 mk string 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:String/>|'
 refused string 'connection of type String' 'Tempo exchanges numbers only'
-mk dict 's|    <ssd:Connections>|<ssd:SignalDictionaries><ssd:SignalDictionary name="d"/></ssd:SignalDictionaries>\n&|'
-refused dict 'SystemStructure.ssd:48: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:System/ssd:SignalDictionaries' 'signal dictionaries are not supported'
+mk dict 's|^      <ssd:System name="pred">|<ssd:SignalDictionaryReference name="r" dictionary="nowhere"/>\n&|'
+refused dict 'SystemStructure.ssd:30: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:SignalDictionaryReference' 'no ssd:SignalDictionary "nowhere" in this system or an enclosing one'
 mk unknown 's|<ssd:Elements>|<ssd:Frobnicate/>&|'
 refused unknown 'ssd:Frobnicate' 'SystemStructure.ssd:10: /ssd:SystemStructureDescription/ssd:System/ssd:Frobnicate' 'not supported in a system'
 # No stopTime: the FMUs' DefaultExperiment stopTime (60 s; step 60 / 1000 s), and when no
@@ -132,6 +132,16 @@ check "system + federates named" has "$dir/fed.err" '"federates" comes from the 
 run empty "$dir/empty.ssp"
 check "archive without SSD refused" test $? -eq 2
 check "archive without SSD named" has "$dir/empty.err" 'no SystemStructure.ssd'
+
+# 7b. A signal dictionary: x from the prey to the predator through the root's reference
+#     "bus", y from the predator through the subsystem's reference "bus2" to the root's "bus"
+#     and on to the prey (one dictionary, two references, entries shared): the example's bits.
+B='<ssd:SignalDictionaryReference name="bus" dictionary="lvbus"><ssd:Connectors><ssd:Connector name="x" kind="inout"/><ssd:Connector name="y" kind="inout"/></ssd:Connectors></ssd:SignalDictionaryReference>'
+B2='<ssd:SignalDictionaryReference name="bus2" dictionary="lvbus"><ssd:Connectors><ssd:Connector name="y" kind="output"><ssc:Real/></ssd:Connector></ssd:Connectors></ssd:SignalDictionaryReference>'
+mk sdict "s|^    <ssd:Elements>|&$B|; s|^        <ssd:Elements>|&$B2|; s|<ssd:Connection startElement=\"predator\" startConnector=\"y\" endConnector=\"y_out\"/>|<ssd:Connection startElement=\"predator\" startConnector=\"y\" endElement=\"bus2\" endConnector=\"y\"/>|; s|<ssd:Connection startElement=\"prey\" startConnector=\"x\" endElement=\"pred\" endConnector=\"x_in\"/>|<ssd:Connection startElement=\"prey\" startConnector=\"x\" endElement=\"bus\" endConnector=\"x\"/><ssd:Connection startElement=\"bus\" startConnector=\"x\" endElement=\"pred\" endConnector=\"x_in\"/>|; s|<ssd:Connection startElement=\"pred\" startConnector=\"y_out\" endElement=\"prey\" endConnector=\"y\"/>|<ssd:Connection startElement=\"prey\" startConnector=\"y\" endElement=\"bus\" endConnector=\"y\"/>|; s|^  </ssd:System>|<ssd:SignalDictionaries><ssd:SignalDictionary name=\"lvbus\" source=\"lvbus.ssb\"/></ssd:SignalDictionaries>\n&|"
+sed -e 's|"lv.ssp"|"sdict/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/sdict.json"
+run sdict "$dir/sdict.json" && same sdict && ok || ko "signal dictionary: $(head -c 300 "$dir/sdict.err")"
+check "signal dictionary: the references are used" has "$dir/sdict/SystemStructure.ssd" 'endElement="bus2"'
 
 # 8. The shapes other tools write (tests/ssp/shapes: connections written from the sink's
 #    side, a root parameter connector passed on by a parameter connection over the prey's
