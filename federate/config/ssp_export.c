@@ -106,11 +106,10 @@ static void connector(ex *x, xmlNodePtr cs, const char *name, const char *kind, 
     child(c, x->ssc, type);
 }
 
-static void parameters(ex *x, xmlNodePtr comp, json_t *params, const fmu_md *md)
+static void parameters(ex *x, xmlNodePtr el, json_t *params, const fmu_md *md)
 {
-    xmlNodePtr pv =
-        child(child(child(comp, x->ssd, "ParameterBindings"), x->ssd, "ParameterBinding"), x->ssd,
-              "ParameterValues");
+    xmlNodePtr pv = child(child(child(el, x->ssd, "ParameterBindings"), x->ssd, "ParameterBinding"),
+                          x->ssd, "ParameterValues");
     xmlNodePtr set = child(pv, x->ssv, "ParameterSet");
     prop(set, "version", "1.0");
     prop(set, "name", "parameters");
@@ -179,15 +178,15 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
             const char *var = NULL, *from = publisher(feds, json_string_value(v), &var);
             if (!from) continue; /* fedfile_load refused it already */
             if (!cns) cns = xmlNewNode(x->ssd, (const xmlChar *)"Connections");
-            xmlNodePtr cn = child(cns, x->ssd, "Connection");
-            prop(cn, "startElement", from);
-            prop(cn, "startConnector", var);
-            prop(cn, "endElement", fname);
-            prop(cn, "endConnector", k);
+            xmlNodePtr con = child(cns, x->ssd, "Connection");
+            prop(con, "startElement", from);
+            prop(con, "startConnector", var);
+            prop(con, "endElement", fname);
+            prop(con, "endConnector", k);
             /* the input's "transform": the connection's linear transformation */
             json_t *t = json_object_get(json_object_get(f, "transform"), k);
             if (t) {
-                xmlNodePtr lt = child(cn, x->ssc, "LinearTransformation");
+                xmlNodePtr lt = child(con, x->ssc, "LinearTransformation");
                 json_t *fa = json_object_get(t, "factor"), *of = json_object_get(t, "offset");
                 prop_num(lt, "factor", fa ? json_number_value(fa) : 1);
                 prop_num(lt, "offset", of ? json_number_value(of) : 0);
