@@ -60,6 +60,8 @@ int ssp_refuse(sx *s, const char *file, xmlNodePtr n, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     xmlChar *p = n ? xmlGetNodePath(n) : NULL;
+    /* a node names its own document (a referenced .ssd, .ssv or .ssm: ssp_read_xml) */
+    if (n && n->doc && n->doc->URL) file = (const char *)n->doc->URL;
     snprintf(s->err, s->errlen, "%s:%ld: %s: %s", file, n ? (long)xmlGetLineNo(n) : 0L,
              p ? (const char *)p : "(document)", msg);
     xmlFree(p);
@@ -287,7 +289,9 @@ static int skipped(const xmlNode *n)
     return 0;
 }
 
-static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys)
+/* merge: a connector already declared for this owner is skipped (a component referencing
+ * another SSD repeats the connectors of that SSD's system); else it is refused. */
+static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys, int merge)
 {
     for (xmlNodePtr c = cs->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
@@ -305,9 +309,15 @@ static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys)
         if (!k->owner) return ssp_oom(s);
         if (!k->name || !k->kind)
             return ssp_refuse(s, s->file, c, "a connector needs a name and a kind");
-        for (size_t i = 0; i + 1 < s->n_ctrs; i++)
-            if (!strcmp(s->ctrs[i].owner, owner) && !strcmp(s->ctrs[i].name, k->name))
-                return ssp_refuse(s, s->file, c, "connector \"%s\" declared twice", k->name);
+        int twice = 0;
+        for (size_t i = 0; i + 1 < s->n_ctrs && !twice; i++)
+            twice = !strcmp(s->ctrs[i].owner, owner) && !strcmp(s->ctrs[i].name, k->name);
+        if (twice && merge) {
+            free(k->owner), free(k->name), free(k->kind);
+            s->n_ctrs--;
+            continue;
+        }
+        if (twice) return ssp_refuse(s, s->file, c, "connector \"%s\" declared twice", k->name);
         for (xmlNodePtr t = c->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || skipped(t)) continue;
             if (!ns_is(t, NS_SSC) || k->type != T_UNKNOWN)
@@ -335,15 +345,105 @@ static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys)
         if (!is_el(b, NS_SSD, "ParameterBinding"))
             return ssp_refuse(s, s->file, b, "expected ssd:ParameterBinding");
         if (PUSH(s, s->bnds, s->n_bnds, s->cap_bnds)) return -2;
-        s->bnds[s->n_bnds] = (bnd){strdup(owner), is_sys, b};
-        if (!s->bnds[s->n_bnds++].owner) return ssp_oom(s);
+        s->bnds[s->n_bnds] = (bnd){strdup(owner), is_sys, b, strdup(s->dir)};
+        s->n_bnds++;
+        if (!s->bnds[s->n_bnds - 1].owner || !s->bnds[s->n_bnds - 1].dir) return ssp_oom(s);
     }
     return 0;
+}
+
+static char *abs_dir(const char *path);
+
+/* The ssd:System a component of type application/x-ssp-definition references: the root
+ * system of another .ssd (its ssd:Units read too), or "#id" a system of this document with
+ * that id. *dir receives the folder its sources resolve against (malloc'd), or NULL. */
+static xmlNodePtr nested_system(sx *s, xmlNodePtr c, const char *src, char **dir)
+{
+    *dir = NULL;
+    if (src[0] == '#') {
+        xmlNodePtr n = xmlDocGetRootElement(c->doc), found = NULL;
+        while (n && !found) { /* depth-first over the document */
+            char *id = is_el(n, NS_SSD, "System") ? attr(n, "id") : NULL;
+            if (id && !strcmp(id, src + 1)) found = n;
+            free(id);
+            if (n->children)
+                n = n->children;
+            else {
+                while (n && !n->next)
+                    n = n->parent;
+                if (n) n = n->next;
+            }
+        }
+        if (!found) ssp_refuse(s, s->file, c, "no ssd:System with id \"%s\"", src + 1);
+        return found;
+    }
+    if (strchr(src, '#')) {
+        ssp_refuse(s, s->file, c, "source \"%s\": a fragment of another document is not supported",
+                   src);
+        return NULL;
+    }
+    char *p = source_path(s, c, src);
+    if (!p) return NULL;
+    xmlDocPtr d = ssp_read_xml(s, p);
+    if (!d) return free(p), NULL;
+    *dir = abs_dir(p);
+    free(p);
+    if (!*dir) return ssp_oom(s), NULL;
+    xmlNodePtr root = xmlDocGetRootElement(d), sys = NULL;
+    if (!root || !is_el(root, NS_SSD, "SystemStructureDescription")) {
+        ssp_refuse(s, s->file, root, "the root is not ssd:SystemStructureDescription");
+        return NULL;
+    }
+    for (xmlNodePtr e = root->children; e; e = e->next) {
+        if (is_el(e, NS_SSD, "System") && !sys) sys = e;
+        if (is_el(e, NS_SSD, "Units") && read_units(s, (const char *)d->URL, e)) return NULL;
+    }
+    if (!sys) ssp_refuse(s, s->file, root, "no ssd:System");
+    return sys;
+}
+
+static int walk_system(sx *s, xmlNodePtr sys, const char *path);
+static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys);
+
+/* A component referencing another system structure (application/x-ssp-definition): that
+ * system walked as a subsystem at this component's path, then the component's connectors
+ * (merged with the system's) and its parameter bindings, which come after the system's own
+ * (SSP 1.0: as if they were the last bindings of that system). */
+static int walk_nested(sx *s, xmlNodePtr c, const char *path, const char *src)
+{
+    if (!src) return ssp_refuse(s, s->file, c, "a component needs a source");
+    if (s->depth >= 16)
+        return ssp_refuse(s, s->file, c, "systems referenced more than 16 deep (a cycle?)");
+    char *dir = NULL, *saved = s->dir;
+    xmlNodePtr sys = nested_system(s, c, src, &dir);
+    if (!sys) return free(dir), s->err[0] ? -1 : -2;
+    if (dir) s->dir = dir;
+    s->depth++;
+    int rc = walk_system(s, sys, path);
+    s->depth--;
+    s->dir = saved;
+    free(dir);
+    for (xmlNodePtr e = c->children; e && !rc; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
+        if (is_el(e, NS_SSD, "Connectors"))
+            rc = read_connectors(s, e, path, 1, 1);
+        else if (is_el(e, NS_SSD, "ParameterBindings"))
+            rc = add_binding(s, e, path, 1);
+        else
+            rc = ssp_refuse(s, s->file, e, "not supported in a component");
+    }
+    return rc;
 }
 
 static int walk_component(sx *s, xmlNodePtr c, const char *path)
 {
     char *type = attr(c, "type"), *src = attr(c, "source"), *impl = attr(c, "implementation");
+    if (type && !strcmp(type, "application/x-ssp-definition")) {
+        free(type), free(impl);
+        int rc = walk_nested(s, c, path, src);
+        free(src);
+        return rc;
+    }
     int bad_type = type && strcmp(type, "application/x-fmu-sharedlibrary");
     int bad_impl = impl && strcmp(impl, "any") && strcmp(impl, "CoSimulation") &&
                    strcmp(impl, "ModelExchange");
@@ -353,7 +453,9 @@ static int walk_component(sx *s, xmlNodePtr c, const char *path)
         free(src);
         return ssp_refuse(
             s, s->file, c,
-            "component type is not application/x-fmu-sharedlibrary (only FMUs are run)");
+            "component type is not application/x-fmu-sharedlibrary or application/x-ssp-definition "
+            "(only FMUs and system structure files are run; unpack an .ssp and reference its "
+            ".ssd)");
     }
     if (bad_impl) {
         free(src);
@@ -386,7 +488,7 @@ static int walk_component(sx *s, xmlNodePtr c, const char *path)
         if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
         int rc = 0;
         if (is_el(e, NS_SSD, "Connectors"))
-            rc = read_connectors(s, e, path, 0);
+            rc = read_connectors(s, e, path, 0, 0);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
             rc = add_binding(s, e, path, 0);
         else
@@ -475,7 +577,7 @@ static int read_dref(sx *s, xmlNodePtr r, const char *path, const char *sys)
         if (!is_el(e, NS_SSD, "Connectors"))
             return ssp_refuse(s, s->file, e, "not supported in a signal dictionary reference");
         size_t first = s->n_ctrs;
-        int rc = read_connectors(s, e, path, 1);
+        int rc = read_connectors(s, e, path, 1, 0);
         if (rc) return rc;
         for (size_t i = first; i < s->n_ctrs; i++) {
             free(s->ctrs[i].kind);
@@ -491,7 +593,7 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
         if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
         int rc = 0;
         if (is_el(e, NS_SSD, "Connectors"))
-            rc = read_connectors(s, e, path, 1);
+            rc = read_connectors(s, e, path, 1, 0);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
             rc = add_binding(s, e, path, 1);
         else if (is_el(e, NS_SSD, "Connections"))
@@ -540,7 +642,7 @@ static void sx_free(sx *s)
         free(s->cns[i].from_owner), free(s->cns[i].from), free(s->cns[i].to_owner),
             free(s->cns[i].to), free(s->cns[i].sys);
     for (size_t i = 0; i < s->n_bnds; i++)
-        free(s->bnds[i].owner);
+        free(s->bnds[i].owner), free(s->bnds[i].dir);
     for (size_t i = 0; i < s->n_units; i++)
         free(s->units[i].name);
     for (size_t i = 0; i < s->n_extra; i++)

@@ -51,6 +51,7 @@ typedef struct bnd {
     char *owner;
     int is_sys;
     xmlNodePtr node;
+    char *dir; /* the folder its sources resolve against (its document's: walk_nested) */
 } bnd;
 
 typedef struct unit {
@@ -93,6 +94,7 @@ typedef struct sx {
     sdref *drefs;
     size_t n_drefs, cap_drefs;
     xmlNodePtr enums;    /* the root's ssd:Enumerations, or NULL */
+    int depth;           /* systems referenced from components being walked (walk_nested) */
     xmlDocPtr extra[64]; /* .ssv/.ssm documents kept for messages until the end */
     size_t n_extra;
 } sx;

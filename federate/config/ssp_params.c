@@ -389,7 +389,10 @@ int ssp_bind_parameters(sx *s)
             for (const char *q = owner; *q; q++)
                 depth += *q == '.';
             if (depth != pass) continue;
+            char *saved = s->dir; /* a binding's sources resolve against its document */
+            s->dir = s->bnds[i].dir;
             int rc = apply_binding(s, b, owner, is_sys);
+            s->dir = saved;
             if (rc) return rc;
         }
     return 0;

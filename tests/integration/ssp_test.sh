@@ -143,6 +143,18 @@ sed -e 's|"lv.ssp"|"sdict/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/sdi
 run sdict "$dir/sdict.json" && same sdict && ok || ko "signal dictionary: $(head -c 300 "$dir/sdict.err")"
 check "signal dictionary: the references are used" has "$dir/sdict/SystemStructure.ssd" 'endElement="bus2"'
 
+# 7c. The predator's subsystem in a file of its own (tests/ssp/nested: a component of type
+#     application/x-ssp-definition; its FMU and parameter files relative to that file): the
+#     example's bits, unpacked and as an archive.
+mkdir -p "$dir/nested"
+cp -r tests/ssp/nested/. "$dir/nested/"
+cp build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu "$dir/nested/resources/"
+(cd "$dir/nested" && zip -qr ../nested.ssp SystemStructure.ssd resources)
+sed -e 's|"lv.ssp"|"nested/SystemStructure.ssd"|' tests/ssp/lv/lv.json >"$dir/nested-d.json"
+run nested-d "$dir/nested-d.json" && same nested-d && ok || ko "nested .ssd: $(head -c 300 "$dir/nested-d.err")"
+sed -e 's|"lv.ssp"|"nested.ssp"|' tests/ssp/lv/lv.json >"$dir/nested-a.json"
+run nested-a "$dir/nested-a.json" && same nested-a && ok || ko "nested in an archive: $(head -c 300 "$dir/nested-a.err")"
+
 # 8. The shapes other tools write (tests/ssp/shapes: connections written from the sink's
 #    side, a root parameter connector passed on by a parameter connection over the prey's
 #    own binding, a prefix, foreign annotations): the example's bits, as an archive in

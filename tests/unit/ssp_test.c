@@ -373,6 +373,38 @@ static void test_mappings(void)
             "does not apply to a value of type Integer");
 }
 
+/* A component of type application/x-ssp-definition referencing a system of this document by
+ * its id: that system instantiated again under the component's name (SSP 1.0); an id that
+ * names nothing, a package and a fragment of another file refused. */
+static void test_same_document(void)
+{
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:System name=\"one\" id=\"tpl\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"/></ssd:Elements></ssd:System>\n"
+        "<ssd:Component name=\"two\" type=\"application/x-ssp-definition\" source=\"%s\"/>\n"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    char text[2048];
+    json_t *doc = NULL;
+    snprintf(text, sizeof text, body, "#tpl");
+    int rc = load_text(text, &doc);
+    CHECK(rc == 0, "same document: %s", err);
+    if (rc) return;
+    CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 2);
+    CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "one-a");
+    CHECK_STR_EQ(str(fed(doc, 1), "name", NULL), "two-a");
+    CHECK_STR_HAS(str(fed(doc, 1), "fmu", NULL), "/a.fmu");
+    json_decref(doc);
+    snprintf(text, sizeof text, body, "#nope");
+    refused(text, "t.ssd:9: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "no ssd:System with id \"nope\"");
+    snprintf(text, sizeof text, body, "other.ssd#v");
+    refused(text, "t.ssd:9:", "a fragment of another document is not supported");
+    snprintf(text, sizeof text, body, "missing.ssd");
+    refused(text, "missing.ssd", "not well-formed XML");
+}
+
 static void test_refusals(void)
 {
     static const char *const two =
@@ -416,7 +448,7 @@ static void test_refusals(void)
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
             "</ssd:SystemStructureDescription>\n",
             "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
-            "only FMUs are run");
+            "only FMUs and system structure files are run");
     refused("<ssd:System name=\"s\"><ssd:Elements>\n"
             "<ssd:Component name=\"a\" source=\"http://x/a.fmu\"/>\n"
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
@@ -533,6 +565,7 @@ int main(void)
     test_transforms();
     test_refusals();
     test_mappings();
+    test_same_document();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
     unlink(p);
