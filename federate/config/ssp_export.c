@@ -165,10 +165,13 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
         snprintf(src, sizeof src, "resources/%s.fmu", fname);
         prop(c, "source", src);
         xmlNodePtr cs = child(c, x->ssd, "Connectors");
+        /* a wired variable's type is its FMU's (whole numbers are wired by the peer methods) */
+        json_t *real = json_real(0);
         json_object_foreach(json_object_get(f, "inputs"), k, v)
-            connector(x, cs, k, "input", "Real");
+            connector(x, cs, k, "input", param_type(mds[i], k, real));
         json_object_foreach(json_object_get(f, "outputs"), k, v)
-            connector(x, cs, k, "output", "Real");
+            connector(x, cs, k, "output", param_type(mds[i], k, real));
+        json_decref(real);
         json_object_foreach(json_object_get(f, "parameters"), k, v)
             connector(x, cs, k, "parameter", param_type(mds[i], k, v));
         if (json_object_size(json_object_get(f, "parameters")))
