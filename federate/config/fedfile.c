@@ -1276,7 +1276,10 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         if (v->n_elems) /* FMI 3.0 arrays are exchanged by name only (doc/fmu.md §10) */
             return fail(c, p, "variable \"%s\" is an array element; only scalars are wired",
                         ws[k].var);
-        if (v->causality != want)
+        /* a calculated parameter may be published too: a value fixed at initialization
+         * (an SSP connects one to inputs, doc/ssp.md) */
+        if (v->causality != want &&
+            !(want == FMU_C_OUTPUT && v->causality == FMU_C_CALCULATED_PARAMETER))
             return fail(c, p, "variable \"%s\" has causality %s, expected %s", ws[k].var,
                         causality_word(v->causality), causality_word(want));
     }

@@ -156,9 +156,11 @@ int ssp_wire(sx *s)
                               "parameter \"%s\" of \"%s\" is fed by connector \"%s\" of \"%s\": a "
                               "parameter takes a value at the start, not a signal",
                               to->name, to->owner, from->name, from->owner);
-        if (strcmp(from->kind, "output") && strcmp(from->kind, "inout"))
+        if (strcmp(from->kind, "output") && strcmp(from->kind, "inout") &&
+            strcmp(from->kind, "calculatedParameter"))
             return ssp_refuse(s, s->file, at,
-                              "connector \"%s\" of \"%s\" has kind %s: only outputs feed inputs",
+                              "connector \"%s\" of \"%s\" has kind %s: only outputs and "
+                              "calculated parameters feed inputs",
                               from->name, from->owner, from->kind);
         if (from->type == T_OTHER || to->type == T_OTHER)
             return ssp_refuse(s, s->file, at,

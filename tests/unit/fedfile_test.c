@@ -709,6 +709,13 @@ static void test_check_fmu(void)
         CHECK(fedfile_check_fmu(ff, 0, &md, err, sizeof err) == FEDFILE_OK, "type %d: %s",
               (int)wired[t], err);
     }
+    vars[0].type = vars[1].type = FMU_T_REAL;
+    vars[0].causality = FMU_C_CALCULATED_PARAMETER; /* published: fixed at initialization */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[0].causality = FMU_C_PARAMETER; /* not a parameter */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "has causality parameter, expected output");
+    vars[0].causality = FMU_C_OUTPUT;
     vars[1].type = FMU_T_BINARY;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
     CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is not Real");

@@ -310,6 +310,17 @@ static void test_transforms(void)
     json_decref(doc);
 }
 
+/* The first `from` in buf (of capacity cap) replaced by `to`; 0 when absent or too long. */
+static int replace_first(char *buf, size_t cap, const char *from, const char *to)
+{
+    char *at = strstr(buf, from);
+    size_t lf = strlen(from), lt = strlen(to), n = strlen(buf);
+    if (!at || n - lf + lt + 1 > cap) return 0;
+    memmove(at + lt, at + lf, n - (size_t)(at - buf) - lf + 1);
+    memcpy(at, to, lt);
+    return 1;
+}
+
 static void refused(const char *body, const char *want1, const char *want2)
 {
     json_t *doc = NULL;
@@ -495,6 +506,14 @@ static void test_refusals(void)
         "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
         "endElement=\"b\" endConnector=\"v\">%s</ssd:Connection></ssd:Connections>"
         "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    snprintf(body, sizeof body, pair, "input", "");
+    /* a calculated parameter feeds an input like an output (its value fixed at the start) */
+    json_t *cdoc = NULL;
+    CHECK(replace_first(body, sizeof body, "kind=\"output\"", "kind=\"calculatedParameter\""),
+          "the output connector");
+    CHECK(load_text(body, &cdoc) == 0, "calculatedParameter: %s", err);
+    CHECK_STR_EQ(str(fed(cdoc, 1), "inputs", "v"), "a.y");
+    json_decref(cdoc);
     snprintf(body, sizeof body, pair, "output", "");
     refused(body, "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections",
             "(output) and connector \"v\" of \"b\" (output) both give values");
