@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -568,6 +569,74 @@ static void test_merge(void)
     json_decref(u);
 }
 
+/* Robustness: 300 deterministic corruptions of tests/ssp/shapes (a byte replaced, dropped or
+ * duplicated, from a set that breaks names, numbers and markup). Each must load or be
+ * refused with a message naming a file of the system; under ASan this also proves that no
+ * path of the reader leaks or reads out of bounds. */
+static void test_corrupted(void)
+{
+    char src[16384], buf[16500], p[128];
+    FILE *f = fopen("tests/ssp/shapes/SystemStructure.ssd", "rb");
+    CHECK(f != NULL, "fixture");
+    if (!f) return;
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = '\0';
+    /* the binding's resources/root.ssv beside the corrupted copies */
+    snprintf(p, sizeof p, "%s/resources", tmp);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/resources/root.ssv", tmp);
+    FILE *in = fopen("tests/ssp/shapes/resources/root.ssv", "rb"), *out = fopen(p, "wb");
+    int c;
+    while (in && out && (c = fgetc(in)) != EOF)
+        fputc(c, out);
+    if (in) fclose(in);
+    if (out) fclose(out);
+    static const char junk[] = "<>\"/=:.#x0-e \n";
+    unsigned st = 7u;
+    int ok = 0, refused_n = 0, bad = 0;
+    for (int it = 0; it < 300; it++) {
+        st = st * 1103515245u + 12345u;
+        size_t at = (st >> 8) % n;
+        int op = (int)((st >> 4) % 3);
+        char ch = junk[(st >> 12) % (sizeof junk - 1)];
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == at && op == 1) continue;            /* drop */
+            buf[m++] = i == at && op == 0 ? ch : src[i]; /* replace */
+            if (i == at && op == 2) buf[m++] = ch;       /* insert */
+        }
+        buf[m] = '\0';
+        snprintf(p, sizeof p, "%s/c.ssd", tmp);
+        FILE *w = fopen(p, "wb");
+        if (!w) break;
+        fwrite(buf, 1, m, w);
+        fclose(w);
+        void *d = NULL;
+        char *td = NULL;
+        int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+        free(td);
+        if (rc == 0) {
+            ok++;
+            json_decref(d);
+        } else if (rc == -1 && d == NULL && strncmp(err, tmp, strlen(tmp)) == 0) {
+            refused_n++;
+        } else {
+            bad++;
+            CHECK(0, "corruption %d (op %d at %zu): rc %d, message \"%s\"", it, op, at, rc, err);
+        }
+    }
+    CHECK_INT_EQ(bad, 0);
+    CHECK(refused_n > 100, "most corruptions must be refused (%d refused, %d loaded)", refused_n,
+          ok);
+    snprintf(p, sizeof p, "%s/c.ssd", tmp);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/resources/root.ssv", tmp);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/resources", tmp);
+    rmdir(p);
+}
+
 int main(void)
 {
     snprintf(tmp, sizeof tmp, "/tmp/ssp_test.XXXXXX");
@@ -585,6 +654,7 @@ int main(void)
     test_refusals();
     test_mappings();
     test_same_document();
+    test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
     unlink(p);
