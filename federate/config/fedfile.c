@@ -514,8 +514,8 @@ static int parse_quanta(const ld *c, const json_t *fo, const char *base, const f
  * transformations"; an SSP's ssc:LinearTransformation, doc/ssp.md). The input must be wired. */
 static int parse_transform(const ld *c, const json_t *fo, const char *base, fedfile_fed *fd)
 {
-    static const char *const keys[] = {"factor", "offset", NULL};
-    char p[JPATH_LEN], pk[JPATH_LEN], px[JPATH_LEN];
+    static const char *const keys[] = {"factor", "offset", "map", NULL};
+    char p[JPATH_LEN], pk[JPATH_LEN], px[JPATH_LEN], pi[JPATH_LEN];
     jp_key(p, base, "transform");
     json_t *v = json_object_get(fo, "transform");
     if (!v) return FEDFILE_OK;
@@ -547,6 +547,26 @@ static int parse_transform(const ld *c, const json_t *fo, const char *base, fedf
                             k == 0 ? "expected a finite number other than 0"
                                    : "expected a finite number");
             *(k == 0 ? &w->factor : &w->offset) = d;
+        }
+        /* "map": [[from, to], ...]: whole numbers (fedfile_check_fmu: a whole-number input) */
+        json_t *m = json_object_get(x, "map");
+        if (!m) continue;
+        jp_key(px, pk, "map");
+        if (!json_is_array(m) || !json_array_size(m))
+            return fail(c, px, "expected a non-empty array of [from, to] integer pairs");
+        if (!(w->map = calloc(2 * json_array_size(m), sizeof *w->map))) return oom(c);
+        for (size_t i = 0; i < json_array_size(m); i++) {
+            json_t *e = json_array_get(m, i);
+            jp_idx(pi, px, i);
+            if (!json_is_array(e) || json_array_size(e) != 2 ||
+                !json_is_integer(json_array_get(e, 0)) || !json_is_integer(json_array_get(e, 1)))
+                return fail(c, pi, "expected a pair [from, to] of integers");
+            w->map[2 * i] = json_integer_value(json_array_get(e, 0));
+            w->map[2 * i + 1] = json_integer_value(json_array_get(e, 1));
+            for (size_t j = 0; j < i; j++)
+                if (w->map[2 * j] == w->map[2 * i])
+                    return fail(c, pi, "%lld is mapped twice", w->map[2 * i]);
+            w->n_map++;
         }
     }
     return FEDFILE_OK;
@@ -850,6 +870,7 @@ static void free_wires(fedfile_wire *w, size_t n)
         free(w[i].var);
         free(w[i].cls);
         free(w[i].attr);
+        free(w[i].map);
     }
     free(w);
 }
@@ -1278,6 +1299,11 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
                         ws[k].var);
         /* a calculated parameter may be published too: a value fixed at initialization
          * (an SSP connects one to inputs, doc/ssp.md) */
+        if (ws[k].n_map && !fedfile_type_discrete(v->type))
+            return fail(c, p,
+                        "variable \"%s\" is not an Integer, Boolean or Enumeration: its "
+                        "transform has a \"map\"",
+                        ws[k].var);
         if (v->causality != want &&
             !(want == FMU_C_OUTPUT && v->causality == FMU_C_CALCULATED_PARAMETER))
             return fail(c, p, "variable \"%s\" has causality %s, expected %s", ws[k].var,

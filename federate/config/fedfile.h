@@ -64,6 +64,9 @@ typedef struct fedfile_wire {
                               absent; factor != 0 */
     int transformed;       /* inputs only: 1 when "transform" names it (factor and offset
                               apply), 0: the value is set unchanged, bit for bit */
+    size_t n_map;          /* inputs only: the transform's "map" pairs (whole-number inputs) */
+    long long *map;        /* n_map pairs (from, to): after factor, offset and rounding, a
+                              value equal to a from is set as its to; NULL when none */
 } fedfile_wire;
 
 /* Quantum of one output for jacobi-de. */

@@ -331,6 +331,7 @@ static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys, 
                     : T_OTHER;
             k->typename = tn;
             if (k->type == T_REAL) k->unit = attr(t, "unit");
+            if (!strcmp(tn, "Enumeration")) k->enum_name = attr(t, "name");
         }
     }
     return 0;
@@ -527,12 +528,19 @@ static int read_connections(sx *s, xmlNodePtr cs, const char *sys)
         int have = 0;
         for (xmlNodePtr t = c->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || skipped(t)) continue;
-            if (!is_el(t, NS_SSC, "LinearTransformation"))
+            int map = is_el(t, NS_SSC, "BooleanMappingTransformation") ||
+                      is_el(t, NS_SSC, "IntegerMappingTransformation") ||
+                      is_el(t, NS_SSC, "EnumerationMappingTransformation");
+            if (!map && !is_el(t, NS_SSC, "LinearTransformation"))
                 return ssp_refuse(s, s->file, t,
-                                  "only ssc:LinearTransformation is supported on a connection (a "
-                                  "mapping of Boolean, Integer or Enumeration values is not: Tempo "
-                                  "exchanges Real values)");
+                                  "only ssc:LinearTransformation and the Boolean, Integer and "
+                                  "Enumeration mapping transformations are supported on a "
+                                  "connection");
             if (have++) return ssp_refuse(s, s->file, t, "a second transformation");
+            if (map) {
+                s->cns[s->n_cns - 1].map = t;
+                continue;
+            }
             if (get_double(s, s->file, t, "factor", 1, &s->cns[s->n_cns - 1].factor) ||
                 get_double(s, s->file, t, "offset", 0, &s->cns[s->n_cns - 1].offset))
                 return -1;
@@ -634,7 +642,8 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
 static void sx_free(sx *s)
 {
     for (size_t i = 0; i < s->n_ctrs; i++)
-        free(s->ctrs[i].owner), free(s->ctrs[i].name), free(s->ctrs[i].kind), free(s->ctrs[i].unit);
+        free(s->ctrs[i].owner), free(s->ctrs[i].name), free(s->ctrs[i].kind), free(s->ctrs[i].unit),
+            free(s->ctrs[i].enum_name);
     for (size_t i = 0; i < s->n_comps; i++)
         free(s->comps[i].path), free(s->comps[i].fed), free(s->comps[i].cls),
             json_decref(s->comps[i].obj);

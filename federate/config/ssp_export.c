@@ -188,7 +188,29 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
             prop(con, "endConnector", k);
             /* the input's "transform": the connection's linear transformation */
             json_t *t = json_object_get(json_object_get(f, "transform"), k);
-            if (t) {
+            json_t *map = json_object_get(t, "map");
+            if (map) { /* whole numbers: a mapping of the input's type */
+                json_t *r = json_real(0);
+                int b = !strcmp(param_type(mds[i], k, r), "Boolean");
+                json_decref(r);
+                xmlNodePtr mt =
+                    child(con, x->ssc,
+                          b ? "BooleanMappingTransformation" : "IntegerMappingTransformation");
+                size_t j;
+                json_t *pr;
+                json_array_foreach(map, j, pr)
+                {
+                    char a[32], z[32];
+                    long long va = json_integer_value(json_array_get(pr, 0)),
+                              vz = json_integer_value(json_array_get(pr, 1));
+                    snprintf(a, sizeof a, "%lld", va);
+                    snprintf(z, sizeof z, "%lld", vz);
+                    xmlNodePtr me = child(mt, x->ssc, "MapEntry");
+                    prop(me, "source", b ? (va ? "true" : "false") : a);
+                    prop(me, "target", b ? (vz ? "true" : "false") : z);
+                }
+            }
+            if (t && (json_object_get(t, "factor") || json_object_get(t, "offset") || !map)) {
                 xmlNodePtr lt = child(con, x->ssc, "LinearTransformation");
                 json_t *fa = json_object_get(t, "factor"), *of = json_object_get(t, "offset");
                 prop_num(lt, "factor", fa ? json_number_value(fa) : 1);
@@ -236,6 +258,21 @@ static int export_doc(json_t *doc, const char *dir, const char *out, char *err, 
                      i);
             return -1;
         }
+    for (size_t i = 0; i < json_array_size(feds); i++) {
+        const char *k;
+        json_t *t;
+        json_object_foreach(json_object_get(json_array_get(feds, i), "transform"), k, t)
+        {
+            if (json_object_get(t, "map") &&
+                (json_object_get(t, "factor") || json_object_get(t, "offset"))) {
+                snprintf(err, errlen,
+                         "federates[%zu].transform[\"%s\"]: a map with a factor or offset has no "
+                         "SSP form (one transformation per connection)",
+                         i, k);
+                return -1;
+            }
+        }
+    }
     if (json_object_get(doc, "system")) {
         snprintf(err, errlen, "system: the file already names an SSP");
         return -1;

@@ -25,8 +25,9 @@ typedef struct ctr {
     char *owner, *name, *kind; /* kind as written ("input", "output", ...) */
     int type;                  /* T_REAL, T_WHOLE, T_OTHER (typename says which), T_UNKNOWN */
     const char *typename;
-    char *unit; /* the Real connector's unit, or NULL */
-    int is_sys; /* owner is a system */
+    char *unit;      /* the Real connector's unit, or NULL */
+    char *enum_name; /* an Enumeration connector's enumeration (its name attribute), or NULL */
+    int is_sys;      /* owner is a system */
     xmlNodePtr node;
 } ctr;
 
@@ -42,8 +43,9 @@ typedef struct cn {
     char *from_owner, *from, *to_owner, *to;
     char *sys; /* the system the connection is declared in ("" the root) */
     double factor, offset;
-    int no_units; /* suppressUnitConversion="true": no unit conversion on this leg */
-    int oriented; /* 1 once orient() has put it in the direction values flow */
+    int no_units;   /* suppressUnitConversion="true": no unit conversion on this leg */
+    int oriented;   /* 1 once orient() has put it in the direction values flow */
+    xmlNodePtr map; /* an ssc:Boolean-, Integer- or EnumerationMappingTransformation, or NULL */
     xmlNodePtr node;
 } cn;
 

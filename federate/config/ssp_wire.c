@@ -113,6 +113,79 @@ static cn *feeder(sx *s, const char *owner, const char *name)
     return NULL;
 }
 
+/* The integer value of item `item` of the enumeration named `en` (any, when NULL) of the
+ * SSD's ssd:Enumerations; 0 when none declares it. */
+static int enum_item(sx *s, const char *en, const char *item, long long *out)
+{
+    xmlNodePtr es = ssp_enumerations(s);
+    for (xmlNodePtr e = es ? es->children : NULL; e; e = e->next) {
+        if (!ssp_is_el(e, SSP_NS_SSC, "Enumeration")) continue;
+        char *name = ssp_attr(e, "name");
+        int match = !en || (name && !strcmp(name, en));
+        free(name);
+        for (xmlNodePtr it = e->children; match && it; it = it->next) {
+            if (!ssp_is_el(it, SSP_NS_SSC, "Item")) continue;
+            char *in = ssp_attr(it, "name"), *iv = ssp_attr(it, "value"), *end = NULL;
+            int ok = in && iv && !strcmp(in, item);
+            if (ok) *out = strtoll(iv, &end, 10);
+            ok = ok && *iv && !*end;
+            free(in), free(iv);
+            if (ok) return 1;
+        }
+    }
+    return 0;
+}
+
+/* One side of an ssc:MapEntry as the number on the wire: an integer, a Boolean as 0/1, an
+ * enumeration item as its value in the enumeration of connector k. */
+static int map_side(sx *s, xmlNodePtr t, xmlNodePtr e, const char *text, const ctr *k,
+                    long long *out)
+{
+    char *end = NULL;
+    if (ssp_is_el(t, SSP_NS_SSC, "IntegerMappingTransformation")) {
+        *out = strtoll(text, &end, 10);
+        if (*text && !*end) return 0;
+    } else if (ssp_is_el(t, SSP_NS_SSC, "BooleanMappingTransformation")) {
+        int tr = !strcmp(text, "true") || !strcmp(text, "1");
+        *out = tr;
+        if (tr || !strcmp(text, "false") || !strcmp(text, "0")) return 0;
+    } else if (enum_item(s, k->enum_name, text, out))
+        return 0;
+    return ssp_refuse(s, s->file, e, "\"%s\" is no value of the transformation's type%s%s%s", text,
+                      k->enum_name ? " (enumeration \"" : "", k->enum_name ? k->enum_name : "",
+                      k->enum_name ? "\" of ssd:Enumerations)" : "");
+}
+
+/* A mapping transformation as the pairs [from, to] of a "transform" map (doc/federation.md):
+ * sources in the type of connector `src`, targets in that of `dst`. NULL (refused) on a bad
+ * entry. */
+static json_t *map_pairs(sx *s, xmlNodePtr t, const ctr *src, const ctr *dst)
+{
+    json_t *pairs = json_array();
+    if (!pairs) return ssp_oom(s), NULL;
+    for (xmlNodePtr e = t->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE || ssp_skipped(e)) continue;
+        char *a = ssp_is_el(e, SSP_NS_SSC, "MapEntry") ? ssp_attr(e, "source") : NULL;
+        char *b = a ? ssp_attr(e, "target") : NULL;
+        long long x = 0, y = 0;
+        int rc = !a || !b ? ssp_refuse(s, s->file, e, "expected ssc:MapEntry source target")
+                          : map_side(s, t, e, a, src, &x) || map_side(s, t, e, b, dst, &y);
+        free(a), free(b);
+        json_t *p = rc ? NULL : json_pack("[II]", (json_int_t)x, (json_int_t)y);
+        if (rc || !p || json_array_append_new(pairs, p)) {
+            json_decref(pairs);
+            if (!rc) ssp_oom(s);
+            return NULL;
+        }
+    }
+    if (!json_array_size(pairs)) {
+        json_decref(pairs);
+        ssp_refuse(s, s->file, t, "a mapping transformation without ssc:MapEntry");
+        return NULL;
+    }
+    return pairs;
+}
+
 /* Every connection that ends at a component's input: follow the chain back through system
  * connectors to a component's output, compose the transformations, check types and units;
  * a connection that is not the identity gives the input a "transform" (doc/ssp.md). */
@@ -136,8 +209,9 @@ int ssp_wire(sx *s)
         if (to->is_sys) continue; /* an inner leg of a chain, followed from its end */
         int param = !strcmp(to->kind, "parameter");
         double f = c->factor, o = c->offset;
-        int no_units = c->no_units;
-        xmlNodePtr at = c->node;
+        int no_units = c->no_units, maps = c->map != NULL;
+        xmlNodePtr at = c->node, map = c->map;
+        ctr *last = to; /* the sink of the leg carrying the map (its enumeration) */
         int hops = 0;
         while (from->is_sys) { /* find the connection that feeds this system connector */
             cn *up = feeder(s, from->owner, from->name);
@@ -145,6 +219,7 @@ int ssp_wire(sx *s)
             o = o + f * up->offset; /* y = f (f_up x + o_up) + o */
             f = f * up->factor;
             no_units |= up->no_units;
+            if (up->map) map = up->map, last = from, maps++;
             from = ssp_find_ctr(s, up->from_owner, up->from);
             if (++hops > 1000) return ssp_refuse(s, s->file, at, "a cycle of system connectors");
         }
@@ -171,6 +246,18 @@ int ssp_wire(sx *s)
         if (!no_units && ssp_unit_conv(s, s->file, at, from->unit, to->unit, &uf, &uo)) return -1;
         o = uf * o + uo;
         f = uf * f;
+        if (maps && (from->type == T_REAL || to->type == T_REAL))
+            return ssp_refuse(
+                s, s->file, at,
+                "a mapping transformation applies to Integer, Boolean and "
+                "Enumeration connectors (\"%s\" of \"%s\" to \"%s\" of \"%s\" is Real)",
+                from->name, from->owner, to->name, to->owner);
+        /* exactly the identity (not a tolerance) beside one mapping */
+        if (maps && (maps > 1 || f != 1 || o != 0))
+            return ssp_refuse(s, s->file, at,
+                              "a mapping transformation combined with another transformation or "
+                              "a unit conversion along the way to \"%s\" of \"%s\"",
+                              to->name, to->owner);
         comp *src = ssp_find_comp(s, from->owner), *dst = ssp_find_comp(s, to->owner);
         if (!src || !dst) return ssp_refuse(s, s->file, at, "connector owner is not a component");
         const char *ca;
@@ -181,6 +268,15 @@ int ssp_wire(sx *s)
             return ssp_refuse(s, s->file, at, "input \"%s\" of \"%s\" is fed by two connections",
                               to->name, to->owner);
         if (json_object_set_new(ins, to->name, json_string(ca))) return ssp_oom(s);
+        if (maps) {
+            json_t *pairs = map_pairs(s, map, from, last);
+            if (!pairs) return s->err[0] ? -1 : -2;
+            json_t *tf = ssp_section(dst, "transform"), *e = json_object();
+            if (!tf || !e || json_object_set_new(e, "map", pairs) ||
+                json_object_set_new(tf, to->name, e))
+                return json_decref(e), ssp_oom(s);
+            continue;
+        }
         /* exactly the identity (not a tolerance): no transform, the value's bits pass */
         if (f != 1 || o != 0) {
             json_t *tf = ssp_section(dst, "transform"), *e = json_object();

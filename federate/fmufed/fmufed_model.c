@@ -84,10 +84,17 @@ static int set_discrete_input(fmufed_model *m, size_t i, double v)
     double r = nearbyint(v);
     if (!isfinite(r) || fabs(r) > 9.2e18)
         return fail(m, PORT_EFAIL, "setting input \"%s\": %.17g is no integer", var->name, v);
+    long long iv = (long long)r;
+    const fedfile_wire *in = &m->fd->inputs[i];
+    for (size_t k = 0; k < in->n_map; k++) /* the transform's map, after the rounding */
+        if (in->map[2 * k] == iv) {
+            iv = in->map[2 * k + 1];
+            break;
+        }
     if (var->type == FMU_T_BOOLEAN)
-        snprintf(text, sizeof text, "%s", r != 0 ? "true" : "false");
+        snprintf(text, sizeof text, "%s", iv != 0 ? "true" : "false");
     else
-        snprintf(text, sizeof text, "%lld", (long long)r);
+        snprintf(text, sizeof text, "%lld", iv);
     if (fmu_step_set_text(m->fmu, var->name, text) != FMU_STEP_OK)
         return fail(m, PORT_EFAIL, "setting input \"%s\" to %s: %s", var->name, text,
                     fmu_step_errmsg(m->fmu));

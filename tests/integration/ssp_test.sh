@@ -90,7 +90,7 @@ run ident "$dir/ident.json" && same ident && ok || ko "identity transformation: 
 mk incompat "s|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"u\"/>|; s|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real/>|<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"sec\"/>|; s|  <ssd:DefaultExperiment|  $U\n&|"
 refused incompat 'incompatible units "u" and "sec"' 'SystemStructure.ssd:49:' 'ssd:System/ssd:Connections/ssd:Connection[1]'
 mk boolmap "s|endElement=\"pred\" endConnector=\"x_in\"/>|endElement=\"pred\" endConnector=\"x_in\"><ssc:BooleanMappingTransformation/></ssd:Connection>|"
-refused boolmap 'ssc:BooleanMappingTransformation' 'only ssc:LinearTransformation'
+refused boolmap 'ssd:System/ssd:Connections/ssd:Connection[1]' 'a mapping transformation applies to Integer, Boolean and Enumeration connectors'
 mk string 's|<ssd:Connector name="x" kind="output"><ssc:Real/>|<ssd:Connector name="x" kind="output"><ssc:String/>|'
 refused string 'connection of type String' 'Tempo exchanges numbers only'
 mk dict 's|^      <ssd:System name="pred">|<ssd:SignalDictionaryReference name="r" dictionary="nowhere"/>\n&|'
@@ -245,15 +245,17 @@ cat >"$dir/types.json" <<EOF
     { "name": "a", "fmu": "$PWD/build/fmus/fmi3/feedthrough3.fmu",
       "outputs": { "Int8_out": "A.i", "Boolean_out": "A.b" } },
     { "name": "b", "fmu": "$PWD/build/fmus/fmi3/feedthrough3.fmu",
-      "inputs": { "Int8_in": "A.i", "Boolean_in": "A.b" }, "transform": { "Int8_in": { "factor": 3 } },
+      "inputs": { "Int8_in": "A.i", "Boolean_in": "A.b" },
+      "transform": { "Int8_in": { "factor": 3 }, "Boolean_in": { "map": [ [ 1, 0 ] ] } },
       "record": [ "Int8_out", "Boolean_out" ] } ] }
 EOF
 if bin/tempo-run --export-ssp "$dir/types.json" "$dir/types-x.ssp" >/dev/null 2>"$dir/types-x.exp"; then
   unzip -p "$dir/types-x.ssp" SystemStructure.ssd | tr -d ' \n' >"$dir/types-x.ssd"
   check "export types the connectors" has "$dir/types-x.ssd" 'name="Boolean_in"kind="input"><ssc:Boolean/>'
+  check "export writes the map" has "$dir/types-x.ssd" '<ssc:BooleanMappingTransformation><ssc:MapEntrysource="true"target="false"/>'
   run types-j "$dir/types.json" --in-process && run types-x "$dir/types-x.ssp" --in-process &&
     cmp -s "$dir/out-types-j/b.csv" "$dir/out-types-x/b.csv" &&
-    test "$(tail -1 "$dir/out-types-x/b.csv")" = "0.1,-24,1" && ok ||
+    test "$(tail -1 "$dir/out-types-x/b.csv")" = "0.1,-24,0" && ok ||
     ko "typed round trip: $(head -c 300 "$dir/types-x.err")"
 else
   ko "export of whole numbers: $(head -c 300 "$dir/types-x.exp")"

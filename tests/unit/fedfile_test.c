@@ -662,6 +662,33 @@ static void test_transform(void)
                     "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"offset\": "
                     "\"x\"}}}]}",
                FEDFILE_ESCHEMA, "transform[\"u\"].offset", "expected a finite number");
+    /* "map": integer pairs, each "from" once; only on whole-number inputs */
+    write_file("map.json", HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": "
+                                "\"fmus/b.fmu\", \"inputs\": {\"u\": \"A.y\"}, \"transform\": "
+                                "{\"u\": {\"map\": [[1, 0], [0, 1], [7, -7]]}}}]}");
+    CHECK_INT_EQ(load("map.json", &ff), FEDFILE_OK);
+    if (ff) {
+        const fedfile_wire *u = &ff->feds[1].inputs[0];
+        CHECK(u->n_map == 3 && u->map[0] == 1 && u->map[1] == 0 && u->map[4] == 7 &&
+                  u->map[5] == -7,
+              "map pairs");
+        fmu_var v = {.name = "u", .type = FMU_T_REAL, .causality = FMU_C_INPUT};
+        fmu_md md = {.n_vars = 1, .vars = &v};
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK_STR_HAS(err,
+                      "is not an Integer, Boolean or Enumeration: its transform has a \"map\"");
+        v.type = FMU_T_BOOLEAN;
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_OK);
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"map\": [[1, 0], "
+                    "[1, 2]]}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].map[1]", "1 is mapped twice");
+    expect_bad(HEAD
+               "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+               "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"map\": [[1.5, 0]]}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].map[0]", "a pair [from, to] of integers");
     /* a master method's slaves exchange Real values only: an Integer output is refused */
     write_file("mj.json",
                "{\"federation\": \"f\", \"algorithm\": {\"method\": "

@@ -335,6 +335,31 @@ static void refused(const char *body, const char *want1, const char *want2)
 /* .ssm mapping entries with mapping transformations of Integer, Boolean and Enumeration
  * values (SSP 1.0 ssc:*MappingTransformation): the matching ssc:MapEntry's target, an
  * unmatched value unchanged; a transformation of another type refused. */
+/* A mapping beside a linear transformation along one chain has no single form. */
+static void test_map_chain(void)
+{
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Integer/></ssd:Connector>\n"
+            "</ssd:Connectors></ssd:Component>\n"
+            "<ssd:System name=\"sub\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"i\" kind=\"input\"><ssc:Integer/></ssd:Connector>\n"
+            "</ssd:Connectors><ssd:Elements>\n"
+            "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Integer/></ssd:Connector>\n"
+            "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+            "<ssd:Connections><ssd:Connection startConnector=\"i\" endElement=\"b\" "
+            "endConnector=\"u\"><ssc:LinearTransformation factor=\"2\"/></ssd:Connection>"
+            "</ssd:Connections></ssd:System></ssd:Elements>\n"
+            "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+            "endElement=\"sub\" endConnector=\"i\"><ssc:IntegerMappingTransformation>"
+            "<ssc:MapEntry source=\"1\" target=\"2\"/></ssc:IntegerMappingTransformation>"
+            "</ssd:Connection></ssd:Connections></ssd:System>\n"
+            "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+            "ssd:System/ssd:Elements/ssd:System/ssd:Connections/ssd:Connection",
+            "a mapping transformation combined with another transformation");
+}
+
 static void test_mappings(void)
 {
     static const char *const body =
@@ -522,9 +547,31 @@ static void test_refusals(void)
     refused(body, "parameter \"v\" of \"b\" is fed by connector \"y\" of \"a\"", "not a signal");
     snprintf(body, sizeof body, pair, "input", "<ssc:MappingTransformation/>");
     refused(body, "ssd:Connection/ssc:MappingTransformation",
-            "only ssc:LinearTransformation is supported");
+            "only ssc:LinearTransformation and the Boolean, Integer and Enumeration");
     snprintf(body, sizeof body, pair, "input", "<ssc:LinearTransformation factor=\"0\"/>");
     refused(body, "ssc:LinearTransformation", "factor 0");
+    /* an integer mapping on a connection: the input's transform map */
+    snprintf(body, sizeof body, pair, "input",
+             "<ssc:IntegerMappingTransformation><ssc:MapEntry source=\"2\" target=\"20\"/>"
+             "<ssc:MapEntry source=\"3\" target=\"-3\"/></ssc:IntegerMappingTransformation>");
+    for (int k = 0; k < 2; k++) /* both connectors Integer */
+        replace_first(body, sizeof body, "<ssc:Real/>", "<ssc:Integer/>");
+    json_t *mdoc = NULL;
+    CHECK(load_text(body, &mdoc) == 0, "integer mapping: %s", err);
+    json_t *mp =
+        json_object_get(json_object_get(json_object_get(fed(mdoc, 1), "transform"), "v"), "map");
+    CHECK(json_array_size(mp) == 2 &&
+              json_integer_value(json_array_get(json_array_get(mp, 1), 0)) == 3 &&
+              json_integer_value(json_array_get(json_array_get(mp, 1), 1)) == -3,
+          "pairs [[2, 20], [3, -3]]");
+    json_decref(mdoc);
+    snprintf(body, sizeof body, pair, "input",
+             "<ssc:IntegerMappingTransformation><ssc:MapEntry source=\"two\" target=\"20\"/>"
+             "</ssc:IntegerMappingTransformation>");
+    for (int k = 0; k < 2; k++)
+        replace_first(body, sizeof body, "<ssc:Real/>", "<ssc:Integer/>");
+    refused(body, "ssc:IntegerMappingTransformation/ssc:MapEntry",
+            "\"two\" is no value of the transformation's type");
 }
 
 /* A federation file naming the system: its algorithm over the SSP's start, end and step. */
@@ -653,6 +700,7 @@ int main(void)
     test_transforms();
     test_refusals();
     test_mappings();
+    test_map_chain();
     test_same_document();
     test_corrupted();
     char p[128];
