@@ -200,7 +200,8 @@ int ssp_wire(sx *s)
                 return ssp_refuse(s, s->file, s->cns[i].node,
                                   "connector \"%s\" of \"%s\" is fed by two connections (the "
                                   "other at line %ld)",
-                                  s->cns[i].to, s->cns[i].to_owner,
+                                  s->cns[i].to,
+                                  s->cns[i].to_owner[0] ? s->cns[i].to_owner : "the system",
                                   (long)xmlGetLineNo(s->cns[j].node));
     for (size_t i = 0; i < s->n_cns; i++) {
         cn *c = &s->cns[i];

@@ -360,6 +360,62 @@ static void test_map_chain(void)
             "a mapping transformation combined with another transformation");
 }
 
+/* More refusals, each naming the element: a binding's type and sourceBase, a system
+ * connector fed twice, a system referencing itself, a connector declared twice, two
+ * transformations on one connection. */
+static void test_more_refusals(void)
+{
+    static const char *const bind =
+        "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\"/>"
+        "</ssd:Elements>\n<ssd:ParameterBindings><ssd:ParameterBinding %s>"
+        "<ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters/>"
+        "</ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
+        "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    char body[4096];
+    snprintf(body, sizeof body, bind, "type=\"text/csv\"");
+    refused(body, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:ParameterBindings",
+            "only type application/x-ssp-parameter-set is supported");
+    snprintf(body, sizeof body, bind, "sourceBase=\"component\"");
+    refused(body, "ssd:ParameterBinding", "only sourceBase SSD is supported");
+    refused("<ssd:System name=\"s\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"o\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+            "</ssd:Connectors><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors><ssd:Connector name=\"y\" "
+            "kind=\"output\"><ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component>\n"
+            "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors><ssd:Connector name=\"y\" "
+            "kind=\"output\"><ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component>\n"
+            "</ssd:Elements><ssd:Connections>\n"
+            "<ssd:Connection startElement=\"a\" startConnector=\"y\" endConnector=\"o\"/>\n"
+            "<ssd:Connection startElement=\"b\" startConnector=\"y\" endConnector=\"o\"/>\n"
+            "</ssd:Connections></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/"
+            "ssd:Connection[2]",
+            "connector \"o\" of \"the system\" is fed by two connections (the other at line 12)");
+    refused("<ssd:System name=\"s\" id=\"me\"><ssd:Elements>\n"
+            "<ssd:Component name=\"again\" type=\"application/x-ssp-definition\" source=\"#me\"/>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:7:", "systems referenced more than 16 deep (a cycle?)");
+    refused("<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\">"
+            "<ssd:Connectors>\n<ssd:Connector name=\"y\" kind=\"output\"/>\n"
+            "<ssd:Connector name=\"y\" kind=\"input\"/>\n</ssd:Connectors></ssd:Component>"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:8: ", "connector \"y\" declared twice");
+    refused("<ssd:System name=\"s\"><ssd:Elements>"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors><ssd:Connector name=\"y\" "
+            "kind=\"output\"/></ssd:Connectors></ssd:Component>"
+            "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors><ssd:Connector name=\"u\" "
+            "kind=\"input\"/></ssd:Connectors></ssd:Component></ssd:Elements>\n"
+            "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+            "endElement=\"b\" endConnector=\"u\">\n<ssc:LinearTransformation factor=\"2\"/>\n"
+            "<ssc:LinearTransformation factor=\"3\"/></ssd:Connection></ssd:Connections>"
+            "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:9: ", "a second transformation");
+}
+
 static void test_mappings(void)
 {
     static const char *const body =
@@ -701,6 +757,7 @@ int main(void)
     test_refusals();
     test_mappings();
     test_map_chain();
+    test_more_refusals();
     test_same_document();
     test_corrupted();
     char p[128];
