@@ -933,11 +933,12 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
                    "http://ssp-standard.org/SSP1/SystemStructureDescription)");
         goto fail;
     }
+    /* absent (required by the schema, left out by hand-written files): read as 1.0 */
     char *ver = attr(root, "version");
-    int ok = ver && (!strncmp(ver, "1.", 2) || !strncmp(ver, "2.", 2));
+    int ok = !ver || !strncmp(ver, "1.", 2) || !strncmp(ver, "2.", 2);
     free(ver);
     if (!ok) {
-        ssp_refuse(&s, s.file, root, "version: expected 1.x or 2.x");
+        ssp_refuse(&s, s.file, root, "version: expected 1.x or 2.x (or none)");
         goto fail;
     }
     json_t *j = NULL;

@@ -335,6 +335,38 @@ static void refused(const char *body, const char *want1, const char *want2)
 /* .ssm mapping entries with mapping transformations of Integer, Boolean and Enumeration
  * values (SSP 1.0 ssc:*MappingTransformation): the matching ssc:MapEntry's target, an
  * unmatched value unchanged; a transformation of another type refused. */
+/* The version: absent is read as 1.0 (hand-written files leave it out); a draft refused. */
+static void test_version(void)
+{
+    static const char *const doc_fmt =
+        "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription %s "
+        "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+        "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\"/>"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    static const char *const attrs[] = {"", "version=\"Draft20171219\""};
+    for (int k = 0; k < 2; k++) {
+        char p[128];
+        snprintf(p, sizeof p, "%s/v.ssd", tmp);
+        FILE *f = fopen(p, "w");
+        if (!f) return;
+        fprintf(f, doc_fmt, attrs[k]);
+        fclose(f);
+        void *d = NULL;
+        char *td = NULL;
+        int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+        if (k == 0) {
+            CHECK(rc == 0, "no version: %s", err);
+        } else {
+            CHECK(rc == -1, "a draft version refused");
+            CHECK_STR_HAS(err, "v.ssd:2: /ssd:SystemStructureDescription: version: expected 1.x");
+        }
+        json_decref(d);
+        free(td);
+        unlink(p);
+    }
+}
+
 /* A mapping beside a linear transformation along one chain has no single form. */
 static void test_map_chain(void)
 {
@@ -758,6 +790,7 @@ int main(void)
     test_mappings();
     test_map_chain();
     test_more_refusals();
+    test_version();
     test_same_document();
     test_corrupted();
     char p[128];
