@@ -28,7 +28,7 @@ struct fmufed_model {
     double *u0;                 /* n_in start values */
     unsigned char *disc;        /* n_in + n_out (inputs first): VK_* of each wired variable;
                                    all but VK_REAL are set and read by name (doc/federation.md,
-                                   "Wiring") */
+                                   "Whole numbers on the wire") */
     fmi2ValueReference *vr_pin; /* the Real inputs' references, for poly */
     const char **rec_names;     /* n_rec */
     double *rec;                /* n_rec; NaN in a String column */
