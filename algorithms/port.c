@@ -212,13 +212,14 @@ void port_frame_fini(const port_frame *f)
 }
 
 int port_sync_report(const port_master *m, int *status, const char *who, const char *what, double t,
-                     int pass_event, const char *positive_note, int *failed_slave, char *err,
+                     int pass, const char *positive_note, int *failed_slave, char *err,
                      size_t errlen)
 {
     long j;
     int st = port_sync_first(m, status, &j);
-    if (st == PORT_OK || (pass_event && st == PORT_EVENT)) return st;
+    if (st == PORT_OK || ((pass & PORT_PASS_EVENT) && st == PORT_EVENT)) return st;
     *failed_slave = (int)j;
+    if ((pass & PORT_PASS_DISCARD) && st == PORT_EDISCARD) return st; /* recoverable: no report */
     return port_errorf(err, errlen, st < 0 ? st : PORT_EUNSUPPORTED,
                        "%s: slave '%s' %s at %.17g s: %s%s", who,
                        j >= 0 ? slave_name(m, (size_t)j) : "?", what, t, port_strerror(st),

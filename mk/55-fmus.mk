@@ -49,7 +49,7 @@ EXAMPLE_FMUS := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(F
 # The same models in FMI 3.0 form (doc/fmu.md "FMI 3.0"): build/fmus/fmi3/NAME_KIND.fmu, the
 # same binary (it exports both fmi2* and fmi3* functions, fw_fmi3.c) under
 # binaries/x86_64-linux/, with an FMI 3.0 modelDescription.xml. A federation file runs them
-# unchanged but for the paths (tests/integration/fmi3_test.sh).
+# unchanged but for the paths (tests/integration/fmi3_examples.sh).
 EXAMPLE_FMUS3 := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/fmi3/$(m)_$(k).fmu))
 EXTRA_ALL += $(EXAMPLE_FMUS) $(EXAMPLE_FMUS3)
 

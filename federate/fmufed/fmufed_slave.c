@@ -122,7 +122,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         tf[n_in + i] = i < fd->n_inputs ? fd->inputs[i].offset : 0;
     }
     if (!rc) {
-        fedfile_hybrid_flags(ff, idx, dout, din); /* hybrid: the discrete couplings */
+        fedfile_bus_flags(ff, idx, dout, din); /* the bus couplings (FEDFILE_NEEDS_BUS) */
         fmu_slave_opts so = {.name = fd->name,
                              .fmu = fmufed_model_fmu(l->model),
                              .n_in = fd->n_inputs + n_extra,
@@ -165,7 +165,7 @@ static size_t discrete_sources(const fedfile *ff, size_t idx, size_t **src, size
     *k = calloc(fd->n_inputs + 1, sizeof **k);
     size_t n = 0;
     for (size_t i = 0; *src && *k && i < fd->n_inputs; i++)
-        if (fedfile_hybrid_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
+        if (fedfile_bus_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
     return n;
 }
 
@@ -761,7 +761,7 @@ static int serve(slave_run *r)
                 /* the end reached: the last step's (the steps before a close are committed) */
                 r->st->t_final = port_seconds(r->ff->resolution,
                                               r->stepped && r->t_stepped > T ? r->t_stepped : T);
-                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
+                if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
                 r->nera = 1;
             }
@@ -819,7 +819,7 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
         for (size_t j = 0; !bad && j < ff->n_feds; j++) {
             unsigned char *f = calloc(ff->feds[j].n_outputs + 1, 1);
             r.rx[j].t = INT64_MIN;
-            r.rx[j].cap = f ? fedfile_hybrid_flags(ff, j, f, NULL) : 0;
+            r.rx[j].cap = f ? fedfile_bus_flags(ff, j, f, NULL) : 0;
             r.rx[j].v = malloc((r.rx[j].cap + 1) * sizeof(double));
             r.rx[j].tv = malloc((r.rx[j].cap + 1) * sizeof(int64_t));
             bad = !f || !r.rx[j].v || !r.rx[j].tv;

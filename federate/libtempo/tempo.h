@@ -991,9 +991,10 @@ typedef struct tp_inproc_options {
     const char *secret;   /**< shared secret every join must carry; NULL = none */
     int spin_us;          /**< µs a waiting federate polls before it blocks: 0 =
                                TP_INPROC_SPIN_DEFAULT_US, < 0 = never spin (block at once) */
-    /** The RTI's own log lines (the format of tempo-rti's log); NULL = none (nothing is
-     *  printed). Runs in the thread of the federate whose message caused the line, under
-     *  the RTI's lock: it must not call tp_ functions. */
+    /** This RTI's own log lines (the format of tempo-rti's log); NULL = none (nothing is
+     *  printed). Each in-process RTI has its own: another RTI's lines never reach it. Runs in
+     *  the thread of the federate whose message caused the line, under the RTI's lock: it must
+     *  not call tp_ functions. */
     void (*log)(void *ctx, tp_log_level level, const char *line);
     void *log_ctx;          /**< passed to log */
     tp_log_level log_level; /**< most verbose level passed to log; 0 = errors only */

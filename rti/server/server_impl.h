@@ -156,13 +156,8 @@ struct server {
     int dispatching;                /* > 0 while a received frame is handled (on_frame) */
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
-    /* The federation log's clock, ns since the epoch (0 if unavailable): the event loop's
-     * cached time (loop.c), the wall clock of an embedded RTI (embed.c). Set when the log is
-     * opened, so that the header's start time and every record come from one clock. */
-    int64_t (*wall_ns)(void *ctx);
-    void *wall_ctx;
-    struct live *live;  /* the live view's HTTP server (live.c), NULL without --http */
-    int64_t started_ms; /* limits_now_ms() at start: the uptime the live view shows */
+    struct live *live;              /* the live view's HTTP server (live.c), NULL without --http */
+    int64_t started_ms;             /* limits_now_ms() at start: the uptime the live view shows */
 };
 
 /* ---- server.c: the core over links ------------------------------------------------------ */

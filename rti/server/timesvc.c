@@ -254,14 +254,14 @@ int timesvc_join(struct server *s, struct federate *f)
     /* tm's reason texts are read only by the debug log and the federation log; unread,
      * formatting them was half of the RTI's own work per grant. Both are fixed before the
      * first join (the level at start-up, the log when the federation is created). */
-    tm_set_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG || f->fx->flog != NULL);
+    tm_set_reasons(f->fx->tm, log_enabled(LOG_LV_DEBUG) || f->fx->flog != NULL);
     /* The federation log stores a delivery's rule as a code (tm_decision.rule) and rebuilds
      * its text when read, so only the debug log needs deliveries formatted: they are most
      * decisions, and formatting them was half of the log's cost per step. */
-    tm_set_delivery_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
+    tm_set_delivery_reasons(f->fx->tm, log_enabled(LOG_LV_DEBUG));
     /* Grants likewise: the log stores their facts (row, GALT, holder; the holder is looked
      * up while reasons are on) and tempo-log words them. */
-    tm_set_grant_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
+    tm_set_grant_reasons(f->fx->tm, log_enabled(LOG_LV_DEBUG));
     int rc = tm_join(f->fx->tm, (tm_fed)f->handle, f->name, err, sizeof err);
     if (rc != TM_OK) {
         LOGE("tm", f->tag, "join refused by time management: %s", err);

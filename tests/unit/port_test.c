@@ -136,9 +136,9 @@ static void test_sync_report(void)
                        {.ops = &fake_ops, .ctx = &v[1], .info = {.name = "b"}}};
     port_master m = {.slaves = s, .n_slaves = 2};
     char err[256] = "";
-    CHECK_INT_EQ(
-        port_sync_report(&m, st, "algo", "stepping", 1.5, 1, " (note)", &failed, err, sizeof err),
-        PORT_EVENT);
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 1.5, PORT_PASS_EVENT, " (note)",
+                                  &failed, err, sizeof err),
+                 PORT_EVENT);
     CHECK_INT_EQ(failed, -1);
     CHECK_INT_EQ(
         port_sync_report(&m, st, "algo", "stepping", 1.5, 0, " (note)", &failed, err, sizeof err),
@@ -146,12 +146,32 @@ static void test_sync_report(void)
     CHECK_INT_EQ(failed, 1);
     CHECK_STR_EQ(err, "algo: slave 'b' stepping at 1.5 s: stopped at an event (note)");
     v[0] = PORT_ELOST;
-    CHECK_INT_EQ(
-        port_sync_report(&m, st, "algo", "stepping", 0.25, 1, " (note)", &failed, err, sizeof err),
-        PORT_ELOST);
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 0.25, PORT_PASS_EVENT, " (note)",
+                                  &failed, err, sizeof err),
+                 PORT_ELOST);
     CHECK_INT_EQ(failed, 0);
     CHECK_INT_EQ(st[1], PORT_EVENT);
     CHECK_STR_EQ(err, "algo: slave 'a' stepping at 0.25 s: slave lost");
+    /* a discard: a failure with its report, unless the caller recovers from it */
+    v[0] = PORT_OK, v[1] = PORT_EDISCARD;
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 2, 0, "", &failed, err, sizeof err),
+                 PORT_EDISCARD);
+    CHECK_INT_EQ(failed, 1);
+    CHECK_STR_EQ(err, "algo: slave 'b' stepping at 2 s: step discarded (recoverable)");
+    snprintf(err, sizeof err, "untouched");
+    failed = -1;
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 2, PORT_PASS_DISCARD, "", &failed,
+                                  err, sizeof err),
+                 PORT_EDISCARD);
+    CHECK_INT_EQ(failed, 1);
+    CHECK_STR_EQ(err, "untouched");
+    /* an event passed with a discard: the discard is the worse status, passed too */
+    v[0] = PORT_EVENT;
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 2,
+                                  PORT_PASS_EVENT | PORT_PASS_DISCARD, "", &failed, err,
+                                  sizeof err),
+                 PORT_EDISCARD);
+    CHECK_STR_EQ(err, "untouched");
     v[0] = v[1] = PORT_OK;
     CHECK_INT_EQ(port_sync_report(&m, NULL, "algo", "x", 0, 0, "", &failed, NULL, 0), PORT_OK);
 }
