@@ -23,6 +23,10 @@ struct fmu_slave {
     int u_order;                      /* their order; -1 before the first set_inputs */
     double *u_c;                      /* n_in * (PORT_MAX_ORDER + 1) coefficients about u_t0 */
     double *u_val, *u_der;            /* scratch: values and derivatives about the step start */
+    double *in_f, *in_o;              /* n_in: input transformation (fmu_slave_opts), or NULL */
+    unsigned char *in_on;             /* n_in: 1 where it is not the identity (others keep
+                                         their bits, -0 included) */
+    double *du_s;                     /* n_in scratch: du scaled by in_f (directional) */
     fmu_step_state *slot[PORT_SLOTS]; /* saved states, NULL when empty */
     int64_t slot_t[PORT_SLOTS];       /* their times, ticks */
     fmu_slave_record_fn *record;
@@ -134,6 +138,19 @@ static void hold_discrete_inputs(fmu_slave *s)
     }
 }
 
+/* The inputs as the FMU takes them: f u + o, derivatives f du (fmu_slave_opts in_factor). */
+static void transform_inputs(fmu_slave *s)
+{
+    if (!s->in_f) return;
+    int p = s->u_order;
+    for (size_t i = 0; i < s->n_in; i++) {
+        if (!s->in_on[i]) continue;
+        s->u_val[i] = s->in_f[i] * s->u_val[i] + s->in_o[i];
+        for (int k = 0; k < p; k++)
+            s->u_der[i * (size_t)p + (size_t)k] *= s->in_f[i];
+    }
+}
+
 /* After a step that ended at s->t: a discrete output whose value changed took its event time
  * from the step: s->t, which is the tick at or after the located event when the step stopped
  * at one, else the step's end (the change lies somewhere in the step). */
@@ -180,6 +197,7 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
     if (s->n_in && s->u_order >= 0) {
         shift_poly(s, s->t);
         hold_discrete_inputs(s);
+        transform_inputs(s);
         in.order = s->u_order;
         in.du = s->u_order ? s->u_der : NULL;
         pin = &in;
@@ -247,6 +265,7 @@ static int apply_inputs_now(fmu_slave *s)
     if (!s->n_in || s->u_order < 0) return PORT_OK;
     shift_poly(s, s->t);
     hold_discrete_inputs(s);
+    transform_inputs(s);
     fmu_inputs in = {.n = s->n_in,
                      .vr = s->in_vr,
                      .u = s->u_val,
@@ -385,6 +404,11 @@ static int op_get_directional(void *ctx, const double *du, double *dy)
         return unsupported(s, "directional derivatives");
     int rc = apply_inputs_now(s);
     if (rc) return rc;
+    if (s->in_f) { /* d(f u + o) = f du */
+        for (size_t i = 0; i < s->n_in; i++)
+            s->du_s[i] = s->in_f[i] * du[i];
+        du = s->du_s;
+    }
     rc = fmu_step_get_directional(s->fmu, s->n_out, s->out_vr, s->n_in, s->in_vr, du, dy);
     return rc ? fail_fmu(s, rc, "reading directional derivatives") : PORT_OK;
 }
@@ -542,6 +566,24 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     for (size_t k = 0, j = 0; o->disc_in && k < o->n_in; k++)
         if (o->disc_in[k]) s->din[j++] = k;
     if (o->n_in) memcpy(s->in_vr, o->in_vr, o->n_in * sizeof *s->in_vr);
+    if (o->n_in && (o->in_factor || o->in_offset)) {
+        if (!(s->in_f = calloc(o->n_in, sizeof(double))) ||
+            !(s->in_o = calloc(o->n_in, sizeof(double))) ||
+            !(s->du_s = calloc(o->n_in, sizeof(double))) || !(s->in_on = calloc(o->n_in, 1))) {
+            fmu_slave_free(s);
+            return PORT_ENOMEM;
+        }
+        for (size_t k = 0; k < o->n_in; k++) {
+            s->in_f[k] = o->in_factor ? o->in_factor[k] : 1;
+            s->in_o[k] = o->in_offset ? o->in_offset[k] : 0;
+            /* exactly the identity (not a tolerance): leave the value untouched */
+            s->in_on[k] = s->in_f[k] != 1 || s->in_o[k] != 0;
+            if (s->in_f[k] == 0) {
+                fmu_slave_free(s);
+                return PORT_EUSAGE;
+            }
+        }
+    }
     if (o->n_out) memcpy(s->out_vr, o->out_vr, o->n_out * sizeof *s->out_vr);
     s->fmu = o->fmu;
     s->n_in = o->n_in;
@@ -601,6 +643,10 @@ void fmu_slave_free(fmu_slave *s)
     free(s->u_c);
     free(s->u_val);
     free(s->u_der);
+    free(s->in_f);
+    free(s->in_o);
+    free(s->du_s);
+    free(s->in_on);
     free(s->out_state);
     free(s->dout);
     free(s->din);

@@ -67,6 +67,8 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
+    if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
+        return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
     *vr = md->vars[k].vr;
     return FMUFED_OK;
 }
@@ -111,9 +113,15 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
             fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
     }
     unsigned char *din = NULL, *dout = NULL;
-    if (!rc &&
-        (!(din = calloc(fd->n_inputs + n_extra + 1, 1)) || !(dout = calloc(fd->n_outputs + 1, 1))))
+    double *tf = NULL; /* factors then offsets of the inputs' transformations (1, 0 for extra) */
+    size_t n_in = fd->n_inputs + n_extra;
+    if (!rc && (!(din = calloc(n_in + 1, 1)) || !(dout = calloc(fd->n_outputs + 1, 1)) ||
+                !(tf = calloc(2 * n_in + 1, sizeof *tf))))
         rc = local_fail(l, FMUFED_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n_in; i++) {
+        tf[i] = i < fd->n_inputs ? fd->inputs[i].factor : 1;
+        tf[n_in + i] = i < fd->n_inputs ? fd->inputs[i].offset : 0;
+    }
     if (!rc) {
         fedfile_bus_flags(ff, idx, dout, din); /* the bus couplings (FEDFILE_NEEDS_BUS) */
         fmu_slave_opts so = {.name = fd->name,
@@ -127,7 +135,9 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .record = local_record,
                              .record_ctx = l,
                              .disc_out = dout,
-                             .disc_in = din};
+                             .disc_in = din,
+                             .in_factor = tf,
+                             .in_offset = tf + n_in};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
         if (prc == PORT_OK && (ff->algo.needs & FEDFILE_NEEDS_BUS))
@@ -138,6 +148,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     free(din);
     free(dout);
+    free(tf);
     if (rc) {
         snprintf(err, errlen, "%s", l->err);
         fmufed_local_free(l, NULL, 0);

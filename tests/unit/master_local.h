@@ -197,11 +197,12 @@ static inline int ml_wrap(master_local *ml, size_t j, size_t *link_at, char *err
     fmi2ValueReference *in = calloc(fd->n_inputs + 1, sizeof *in),
                        *out = calloc(fd->n_outputs + 1, sizeof *out);
     unsigned char *din = calloc(fd->n_inputs + 1, 1), *dout = calloc(fd->n_outputs + 1, 1);
+    double *tf = calloc(2 * fd->n_inputs + 1, sizeof *tf); /* factors, then offsets */
     f->n_rec = fd->n_record;
     f->rec_vr = calloc(f->n_rec + 1, sizeof *f->rec_vr);
     f->rec_val = calloc(f->n_rec + 1, sizeof *f->rec_val);
     int rc = PORT_OK;
-    if (!in || !out || !f->rec_vr || !f->rec_val || !din || !dout) {
+    if (!in || !out || !f->rec_vr || !f->rec_val || !din || !dout || !tf) {
         rc = ml_fail(err, errlen, PORT_ENOMEM, "out of memory");
         goto out;
     }
@@ -211,6 +212,8 @@ static inline int ml_wrap(master_local *ml, size_t j, size_t *link_at, char *err
         double start = 0; /* the start value: unused, every input is wired */
         if (ml_real_vr(md, fd->name, fd->inputs[i].var, &in[i], &start, err, errlen)) goto bad;
         long src = fd->inputs[i].source;
+        tf[i] = fd->inputs[i].factor;
+        tf[fd->n_inputs + i] = fd->inputs[i].offset;
         *l = (port_link){.to = j,
                          .in = i,
                          .from = src >= 0 ? (size_t)src : j,
@@ -231,7 +234,9 @@ static inline int ml_wrap(master_local *ml, size_t j, size_t *link_at, char *err
                          .record = ml_record_row,
                          .record_ctx = f,
                          .disc_out = dout,
-                         .disc_in = din};
+                         .disc_in = din,
+                         .in_factor = tf,
+                         .in_offset = tf + fd->n_inputs};
     rc = fmu_slave_new(&so, &f->slave, &ml->slaves[j]);
     if (rc) rc = ml_fail(err, errlen, rc, "federate %s: cannot wrap its FMU as a slave", fd->name);
     goto out;
@@ -242,6 +247,7 @@ out:
     free(out);
     free(din);
     free(dout);
+    free(tf);
     return rc;
 }
 
