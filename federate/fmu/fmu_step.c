@@ -760,6 +760,12 @@ void fmu_step_set_event_stop(fmu_step *s, int on)
     s->event_stop = on != 0;
 }
 
+void fmu_step_set_event_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)
+{
+    s->on_event = fn;
+    s->on_event_ctx = ctx;
+}
+
 long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause)
 {
     if (!s->me || cause < 0 || cause >= FMU_RESTART_NCAUSES) return 0;

@@ -259,6 +259,20 @@ int fmu_step_set_time(fmu_step *s, double t);
  */
 void fmu_step_set_event_stop(fmu_step *s, int on);
 
+/** Called by a model-exchange step at each event (state, time or step event) just before
+ * fmi2EnterEventMode: the FMU holds the event's time, its inputs and the states CVODE reached,
+ * in continuous-time mode, so the hook may read variables (the values just before the event).
+ * It returns 0 to go on; any other value ends the step with FMU_STEP_ESYS (the hook keeps its
+ * own message). */
+typedef int fmu_event_hook(void *ctx, fmu_step *s, double t);
+
+/**
+ * Install (or, with fn NULL, remove) the hook called before each model-exchange event;
+ * co-simulation steps never call it. For tempo-fmu --simulate, which writes a row before and
+ * one after every event as fmusim does (doc/fmu.md §8). ctx is handed to fn as it is.
+ */
+void fmu_step_set_event_hook(fmu_step *s, fmu_event_hook *fn, void *ctx);
+
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);
 

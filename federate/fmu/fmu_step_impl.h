@@ -20,6 +20,8 @@ struct fmu_step {
     int broken;               /* unrecoverable failure: only close */
     int need_restore;         /* a step was discarded: restore before the next step */
     int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
+    fmu_event_hook *on_event; /* ME: called before each event (fmu_step_set_event_hook), or NULL */
+    void *on_event_ctx;       /* its context */
     fmu_me *me;               /* ME integrator, NULL for CS */
     char who[128];            /* instance name, for the process guard's messages (fmu_guard.h) */
     char text[4096];          /* fmu_step_get_text's answer, valid until the next call */

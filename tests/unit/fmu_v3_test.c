@@ -301,8 +301,10 @@ static void test_same_bits(void)
 }
 
 /* tempo-fmu --simulate with a CSV of typed inputs: held from row to row, integers exact to
- * 64 bits, booleans as true/false; the change at t = 1 seen at t = 1 (set, then read), in
- * model exchange through an input event. */
+ * 64 bits, booleans as true/false; the change at t = 1 is an input event, recorded as fmusim
+ * records it (doc/fmu.md §8): model exchange writes a row before the event (old values) and
+ * one after (new values); co-simulation writes at t = 1 what the step to 1 produced (the
+ * inputs of 0.5: Float64 1, the old integers) and the new values from the next step on. */
 static void test_sim_typed_inputs(void)
 {
     /* A name of this run's own: release and sanitized runs may go at once. */
@@ -316,19 +318,35 @@ static void test_sim_typed_inputs(void)
           "1,127,18446744073709551615,9223372036854775807,false,2\n",
           f);
     fclose(f);
+    /* time, Float32, Float64 (linear: 2 at t=1), Int8 ... UInt64, Boolean */
+    const char *old_me = "1,0.5,2,-128,8,-16,16,-32,32,-9223372036854775808,0,1,";
+    const char *old_cs = "1,0.5,1,-128,8,-16,16,-32,32,-9223372036854775808,0,1,";
+    const char *new_vals = ",0.5,2,127,8,-16,16,-32,32,9223372036854775807,18446744073709551615,0,";
     for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
         fmu_sim_opts o = {.fmu_path = FT3, .input_csv = csv, .fopts = {.kind = (fmu_kind)kind}};
-        char err[FMU_ERR_LEN] = "", line[1024] = "", row1[1024] = "";
+        char err[FMU_ERR_LEN] = "", line[1024] = "", first1[1024] = "", last1[1024] = "",
+             row15[1024] = "";
+        int n1 = 0;
         FILE *out = tmpfile();
         if (!out) continue;
         CHECK_INT_EQ(fmu_sim_run(&o, out, err, sizeof err), 0);
         rewind(out);
-        while (fgets(line, sizeof line, out))
-            if (!strncmp(line, "1,", 2)) snprintf(row1, sizeof row1, "%s", line);
+        while (fgets(line, sizeof line, out)) {
+            if (!strncmp(line, "1,", 2) && !n1++) snprintf(first1, sizeof first1, "%s", line);
+            if (!strncmp(line, "1,", 2)) snprintf(last1, sizeof last1, "%s", line);
+            if (!strncmp(line, "1.5,", 4)) snprintf(row15, sizeof row15, "%s", line);
+        }
         fclose(out);
-        /* time, Float32, Float64 (linear: 2 at t=1), Int8 ... UInt64, Boolean */
-        CHECK_STR_HAS(row1, "1,0.5,2,127,8,-16,16,-32,32,9223372036854775807,"
-                            "18446744073709551615,0,");
+        if (kind == FMU_KIND_ME) {
+            CHECK_INT_EQ(n1, 2);
+            CHECK_STR_HAS(first1, old_me);
+            CHECK(!strncmp(last1, "1", 1) && strstr(last1, new_vals) == last1 + 1, "after: %s",
+                  last1);
+        } else {
+            CHECK_INT_EQ(n1, 1);
+            CHECK_STR_HAS(first1, old_cs);
+            CHECK(strstr(row15, new_vals) == row15 + 3, "t = 1.5: %s", row15);
+        }
     }
     remove(csv);
 }
