@@ -444,7 +444,13 @@ static int cs_step(sim_run *r, const fmu_sim_opts *o, double t_next, char *err, 
             snprintf(err, errlen, "%s", fmu_step_errmsg(r->s));
             return 0;
         }
-        if (rc) return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+        /* Event mode (--event-mode): the step stopped at an event, handled; its row after. */
+        if (rc == FMU_STEP_EVENT && reached < t_next) {
+            if (write_row(r, r->out, err, errlen)) return 1;
+            continue;
+        }
+        if (rc && rc != FMU_STEP_EVENT)
+            return err[0] ? 1 : (snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1);
     }
     return 0;
 }
@@ -574,7 +580,7 @@ int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
     r.out = out, r.err = err, r.errlen = errlen;
     r.interp_cs = fmu_step_kind(r.s) == FMU_KIND_CS && !md->fmi3 && md->cs.can_interpolate_inputs &&
                   o->interp == FMU_SIM_LINEAR;
-    if (fmu_step_kind(r.s) == FMU_KIND_ME) {
+    if (fmu_step_kind(r.s) == FMU_KIND_ME || (md->fmi3 && so.event_mode && md->cs.has_event_mode)) {
         fmu_step_set_event_stop(r.s, 1);
         fmu_step_set_event_hook(r.s, before_event, &r);
     }

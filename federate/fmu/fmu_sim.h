@@ -14,7 +14,9 @@ typedef enum { FMU_SIM_LINEAR = 0, FMU_SIM_HOLD = 1 } fmu_sim_interp;
 /** Options of one run. Zero fields mean defaults. */
 typedef struct {
     const char *fmu_path;              /* the .fmu file (required) */
-    fmu_step_opts fopts;               /* kind, tolerances, solver, parameters (--set), log */
+    fmu_step_opts fopts;               /* kind, tolerances, solver, parameters (--set), log;
+                                          event_mode (--event-mode): rows before and after
+                                          each event of an FMI 3.0 co-simulation too */
     int has_start, has_stop, has_step; /* else DefaultExperiment, else 0 / 1 / (stop-start)/500 */
     double start, stop, step;          /* s */
     const char *input_csv;             /* NULL: no input file */

@@ -102,6 +102,8 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     const char *name = o->instance_name ? o->instance_name : md->model_name;
     if (md->fmi3) {
         fmu_v3_opts vo = {.early_return = o->early_return,
+                          .event_mode = o->event_mode,
+                          .step = s,
                           .logging = o->log != NULL,
                           .event_stop = &s->event_stop};
         s->c = fmu_v3_instantiate(s->f, name, &s->sink, &vo);

@@ -194,6 +194,10 @@ typedef struct {
     int tol_defined, stop_defined; /* fmi2SetupExperiment's arguments, for */
     double tol, start, stop;       /* fmi3EnterInitializationMode */
     const int *event_stop;         /* the host stops at events (fmu_step.event_stop) */
+    int event_mode;                /* CS: eventModeUsed (the host handles the FMU's events) */
+    fmu_step *step;                /* for its event hook, or NULL */
+    char **pre_text;               /* per variable of md: the text an array element was set to
+                                      before initialization (NULL: none; the array NULL) */
     int terminated;                /* last fmi3DoStep: terminateSimulation */
     double last_time;              /* last fmi3DoStep: lastSuccessfulTime (s) */
 } v3_inst;
@@ -210,16 +214,18 @@ fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *si
     v3_inst *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->event_stop = o->event_stop;
+    w->event_mode = f->kind == FMU_KIND_CS && o->event_mode && f->caps->has_event_mode;
+    w->step = o->step;
     w->fn = &f->fn3;
     w->md = f->md;
     w->sink = sink;
     char res[PATH_MAX + 16];
     snprintf(res, sizeof res, "%s/resources/", f->dir);
     if (f->kind == FMU_KIND_CS)
-        w->inst = f->fn3.InstantiateCoSimulation(name, f->md->guid, res, fmi3False, o->logging != 0,
-                                                 o->event_mode && f->caps->has_event_mode,
-                                                 o->early_return && f->caps->can_return_early, NULL,
-                                                 0, sink, log3, NULL);
+        w->inst = f->fn3.InstantiateCoSimulation(
+            name, f->md->guid, res, fmi3False, o->logging != 0, w->event_mode,
+            (o->early_return || w->event_mode) && f->caps->can_return_early, NULL, 0, sink, log3,
+            NULL);
     else
         w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
                                                   o->logging != 0, sink, log3);
@@ -243,6 +249,9 @@ static fmi2Status a_SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
 static void a_FreeInstance(fmi2Component c)
 {
     W->fn->FreeInstance(W->inst);
+    for (size_t i = 0; W->pre_text && i < W->md->n_vars; i++)
+        free(W->pre_text[i]);
+    free(W->pre_text);
     free(c);
 }
 static fmi2Status a_SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol,
@@ -257,9 +266,37 @@ static fmi2Status a_EnterInitializationMode(fmi2Component c)
     return (fmi2Status)W->fn->EnterInitializationMode(W->inst, W->tol_defined != 0, W->tol,
                                                       W->start, W->stop_defined != 0, W->stop);
 }
+/* Co-simulation in event mode (FMI 3.0 §4.2.4): the event iteration at time t, then back to
+ * step mode. A request to terminate is kept for the status queries (fmi2Terminated). */
+#define V3_MAX_EVENT_ROUNDS 1000 /* fmi3UpdateDiscreteStates calls in one event iteration */
+static fmi3Status cs_event_iteration(v3_inst *w, double t)
+{
+    bool need = true, term = false, nom = false, val = false, next_def = false;
+    double next = 0;
+    for (int k = 0; need; k++) {
+        if (k == V3_MAX_EVENT_ROUNDS) {
+            fmu_load_log_line(w->sink, "", fmi2Error, "tempo",
+                              "fmi3UpdateDiscreteStates still asks for another round after 1000 "
+                              "(an event iteration that does not converge)");
+            return fmi3Error;
+        }
+        fmi3Status st =
+            w->fn->UpdateDiscreteStates(w->inst, &need, &term, &nom, &val, &next_def, &next);
+        if (st > fmi3Warning) return st;
+        if (term) {
+            w->terminated = 1, w->last_time = t;
+            return fmi3OK;
+        }
+    }
+    return w->fn->EnterStepMode(w->inst);
+}
+
 static fmi2Status a_ExitInitializationMode(fmi2Component c)
 {
-    return (fmi2Status)W->fn->ExitInitializationMode(W->inst);
+    fmi3Status st = W->fn->ExitInitializationMode(W->inst);
+    /* Event mode used: the FMU starts in event mode (the initial event iteration). */
+    if (st <= fmi3Warning && W->event_mode) st = cs_event_iteration(W, W->start);
+    return (fmi2Status)st;
 }
 static fmi2Status a_Terminate(fmi2Component c)
 {
@@ -450,6 +487,7 @@ static fmi2Status a_GetRealOutputDerivatives(fmi2Component c, const fmi2ValueRef
 static fmi2Status a_DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_set)
 {
     const double t_end = t + h;
+    if (W->terminated) return W->last_time = t, fmi2Discard; /* asked in an event iteration */
     for (long k = 0;; k++) {
         bool event = false, term = false, early = false;
         double last = t + h;
@@ -458,6 +496,27 @@ static fmi2Status a_DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean 
         W->last_time = last;
         if (st > fmi3Warning) return (fmi2Status)st;
         if (term) return fmi2Discard;
+        if (W->event_mode && event) {
+            /* The FMU returned at an event (early, or at the step's end): the hook sees the
+             * values before it, then the event iteration runs and the FMU is back in step
+             * mode; the step goes on unless the host stops at events. */
+            double at = early && last < t_end ? last : t_end;
+            fmu_step *s = W->step;
+            if (s && s->on_event && s->on_event(s->on_event_ctx, s, at)) {
+                fmu_load_log_line(W->sink, "", fmi2Error, "tempo", "the event hook failed");
+                return fmi2Error;
+            }
+            if ((st = W->fn->EnterEventMode(W->inst)) > fmi3Warning ||
+                (st = cs_event_iteration(W, at)) > fmi3Warning)
+                return (fmi2Status)st;
+            if (W->terminated) return fmi2Discard;
+            W->last_time = at;
+            if (!(at < t_end)) return fmi2OK;
+            if ((W->event_stop && *W->event_stop) || !(at > t) || k >= V3_MAX_EARLY)
+                return fmi2Discard;
+            t = at, h = t_end - at;
+            continue;
+        }
         if (!early || !(last < t_end)) return (fmi2Status)st;
         if ((W->event_stop && *W->event_stop) || !(last > t) || k >= V3_MAX_EARLY)
             return fmi2Discard;
@@ -875,6 +934,44 @@ static fmi3Status write_all(v3_inst *w, const fmu_var *v, const v3_vals *x)
     }
 }
 
+/* Before initialization an FMU's values cannot be read (fmi3Get* is illegal in the
+ * Instantiated state, FMI 3.0 §3.2), so an array element set then is written with the other
+ * elements taken from what was set before, else from their start values. */
+static int pre_init_array(fmu_step *s, const fmu_var *v, const char *text, v3_vals *x,
+                          fmi3Byte **bins)
+{
+    v3_inst *w = s->c;
+    const fmu_md *md = fmu_step_md(s);
+    size_t base = (size_t)(v - md->vars) - v->elem, n = v->n_elems;
+    if (!w->pre_text && !(w->pre_text = calloc(md->n_vars, sizeof *w->pre_text)))
+        return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    char *copy = strdup(text);
+    if (!copy) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    free(w->pre_text[base + v->elem]);
+    w->pre_text[base + v->elem] = copy;
+    x->n = n;
+    x->vals = calloc(n, type_size(v->type));
+    x->size = calloc(n, sizeof *x->size);
+    if (!x->vals || !x->size) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    for (size_t j = 0; j < n; j++) {
+        const fmu_var *e = &md->vars[base + j];
+        if (base + j >= md->n_vars || e->vr != v->vr || e->elem != j)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "array \"%s\": elements out of order",
+                                 v->name);
+        const char *t = w->pre_text[base + j] ? w->pre_text[base + j] : e->start_str;
+        v3_value u;
+        memset(&u, 0, sizeof u);
+        if (t) {
+            int rc = parse_value(s, e, t, &u, &bins[j], &x->size[j]);
+            if (rc) return rc;
+        }
+        if (v->type == FMU_T_BINARY) u.bin = bins[j];
+        if (v->type == FMU_T_STRING && !u.str) u.str = "";
+        memcpy((char *)x->vals + j * type_size(v->type), &u, type_size(v->type));
+    }
+    return 0;
+}
+
 int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
 {
     if (v->type == FMU_T_CLOCK)
@@ -890,7 +987,12 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
      * their memory when it receives the new ones. */
     v3_vals x = {0};
     char **copies = NULL;
-    if (v->n_elems) {
+    fmi3Byte **bins = NULL;
+    if (v->n_elems && !s->initialized) {
+        bins = calloc(v->n_elems, sizeof *bins);
+        rc = bins ? pre_init_array(s, v, text, &x, bins)
+                  : fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    } else if (v->n_elems) {
         rc = read_all(s, v, &x);
         if (!rc && v->type == FMU_T_STRING) {
             copies = calloc(x.n, sizeof *copies);
@@ -908,6 +1010,7 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
         if (!x.vals || !x.size) rc = FMU_STEP_ESYS;
     }
     if (!rc) {
+        if (v->type == FMU_T_BINARY) u.bin = bin;
         memcpy((char *)x.vals + v->elem * type_size(v->type), &u, type_size(v->type));
         x.size[v->elem] = bin_len;
         char what[64];
@@ -921,6 +1024,9 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
     for (size_t i = 0; copies && i < x.n; i++)
         free(copies[i]);
     free(copies);
+    for (size_t i = 0; bins && i < v->n_elems; i++)
+        free(bins[i]);
+    free(bins);
     free_vals(&x);
     free(bin);
     return rc;

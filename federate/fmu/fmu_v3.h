@@ -23,6 +23,8 @@ typedef struct {
     int logging;           /* loggingOn */
     const int *event_stop; /* CS: nonzero while the host stops steps at events; an early
                               return otherwise is carried on to the step's end. May be NULL */
+    fmu_step *step;        /* CS with event mode: the handle whose event hook
+                              (fmu_step_set_event_hook) runs before each event; may be NULL */
 } fmu_v3_opts;
 
 /** fmi3InstantiateCoSimulation or fmi3InstantiateModelExchange by f->kind, the resources

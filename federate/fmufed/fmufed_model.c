@@ -289,8 +289,9 @@ static int open_fmu(fmufed_model *m)
     o.instance_name = fd->name;
     /* strong: the master integrates and the slave only evaluates its model (model exchange). */
     int strong = (m->ff->algo.needs & FEDFILE_NEEDS_ME_STATES) != 0;
-    /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return. */
-    o.early_return = (m->ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0;
+    /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return, and
+     * one with event mode has its events handled there (doc/fmu.md "FMI 3.0"). */
+    o.early_return = o.event_mode = (m->ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0;
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {

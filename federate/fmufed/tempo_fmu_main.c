@@ -36,6 +36,9 @@ static const char usage[] =
     "  --adams           CVODE Adams-Moulton instead of BDF\n"
     "  --max-step H      largest internal CVODE step (> 0)\n"
     "  --states          also write the continuous states that are not outputs\n"
+    "  --event-mode      FMI 3.0 co-simulation: handle the FMU's events in event mode\n"
+    "                    (when it has it), a row before and after each, as fmusim\n"
+    "                    --event-mode-used\n"
     "  --exact           write numbers in the shortest form that reads back to the same\n"
     "                    bits (default: as fmusim writes them, %.16g; Float32 %.7g)\n"
     "  --verbose         print every FMU log line (default: warnings and errors)\n"
@@ -130,6 +133,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             o->with_states = 1;
         else if (!strcmp(a, "--exact"))
             o->fmusim_format = 0;
+        else if (!strcmp(a, "--event-mode"))
+            o->fopts.event_mode = 1;
         else if (!strcmp(a, "--verbose"))
             verbose = 1;
         else if (!strcmp(a, "--info"))

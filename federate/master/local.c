@@ -137,7 +137,8 @@ static int open_fmu(master_local *ml, size_t j, char *err, size_t errlen)
                         .param_names = names,
                         .param_values = pv,
                         .instance_name = fd->name,
-                        .early_return = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0};
+                        .early_return = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0,
+                        .event_mode = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0};
     char e[FMU_ERR_LEN] = "";
     int rc = fmu_step_open(fd->fmu, &so, &ml->feds[j].fmu, e, sizeof e);
     free(names), free(vals), free(pv);

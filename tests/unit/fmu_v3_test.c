@@ -4,8 +4,11 @@
  * examples/fmus3/feedthrough3 in both kinds: --set and read-back of every type and of array
  * elements, exact 64-bit integers, save and restore through fmi3GetFMUState/SetFMUState, an
  * array refused by value reference; and an example model in FMI 2.0 and FMI 3.0 form giving
- * the same bits. Serves doc/fmu.md ("FMI 3.0").
+ * the same bits; feedthrough3's FMI 3.0 state machine refusing an illegal call (so every test
+ * that runs it checks the host's call sequence); its ticks in co-simulation with event mode
+ * recorded as model exchange records them. Serves doc/fmu.md ("FMI 3.0").
  * Read next: tests/integration/fmi3_examples.sh (every federation file in FMI 3.0 form). */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "federate/fmu/fmi3.h"
 #include "federate/fmu/fmu_md.h"
 #include "federate/fmu/fmu_sim.h"
 #include "federate/fmu/fmu_step.h"
@@ -45,8 +49,9 @@ static void test_md(void)
     CHECK_STR_EQ(md->guid, "{5a1e3b7c-0f3e-4c1a-9d2b-7e6f00000003}");
     CHECK(md->me.present && md->cs.present, "both kinds");
     CHECK(md->cs.can_get_and_set_fmu_state, "canGetAndSetFMUState read with its 3.0 spelling");
-    /* 1 + 28 scalars + n + gain[3] + y[3] + m[2,3] */
-    CHECK_INT_EQ(md->n_vars, 1 + 28 + 1 + 3 + 3 + 6);
+    /* 1 + 28 scalars + n + gain[3] + y[3] + m[2,3] + period + ticks */
+    CHECK_INT_EQ(md->n_vars, 1 + 28 + 1 + 3 + 3 + 6 + 2);
+    CHECK(md->cs.has_event_mode && md->cs.can_return_early, "hasEventMode, early return");
     static const struct {
         const char *name;
         fmu_vtype type;
@@ -86,8 +91,8 @@ static void test_md(void)
     long m21 = fmu_md_find(md, "m[2,1]");
     CHECK(m21 >= 0 && md->vars[m21].elem == 3 && md->vars[m21].n_elems == 6, "m[2,1]");
     CHECK(fmu_md_find(md, "m[3,1]") < 0, "no m[3,1]");
-    /* 14 scalar outputs, y[3], m[6] */
-    CHECK_INT_EQ(md->n_outputs, 14 + 3 + 6);
+    /* 14 scalar outputs, y[3], m[6], ticks */
+    CHECK_INT_EQ(md->n_outputs, 14 + 3 + 6 + 1);
     CHECK_INT_EQ(md->n_states, 0);
     CHECK_INT_EQ(md->n_event_indicators, 0);
     fmu_md_free(md);
@@ -388,8 +393,84 @@ static void test_serialize(void)
     fmu_step_close(b);
 }
 
+/* feedthrough3 itself: a call its state machine forbids answers fmi3Error with a message
+ * naming the call and the state (fmi3GetFloat64 and fmi3DoStep before initialization). */
+static char last_msg[256];
+static void keep_msg(fmi3InstanceEnvironment env, fmi3Status st, fmi3String cat, fmi3String msg)
+{
+    snprintf(last_msg, sizeof last_msg, "%s", msg);
+}
+static void test_call_sequence(void)
+{
+    void *so = dlopen("build/fmus/so/feedthrough3.so", RTLD_NOW | RTLD_LOCAL);
+    CHECK(so != NULL, "dlopen feedthrough3.so: %s", dlerror());
+    if (!so) return;
+    fmi3InstantiateCoSimulationTYPE *inst =
+        (fmi3InstantiateCoSimulationTYPE *)dlsym(so, "fmi3InstantiateCoSimulation");
+    fmi3GetFloat64TYPE *get = (fmi3GetFloat64TYPE *)dlsym(so, "fmi3GetFloat64");
+    fmi3DoStepTYPE *step = (fmi3DoStepTYPE *)dlsym(so, "fmi3DoStep");
+    fmi3EnterInitializationModeTYPE *init =
+        (fmi3EnterInitializationModeTYPE *)dlsym(so, "fmi3EnterInitializationMode");
+    fmi3FreeInstanceTYPE *freei = (fmi3FreeInstanceTYPE *)dlsym(so, "fmi3FreeInstance");
+    CHECK(inst && get && step && init && freei, "functions found");
+    if (!inst || !get || !step || !init || !freei) return (void)dlclose(so);
+    fmi3Instance i = inst("ft", "{5a1e3b7c-0f3e-4c1a-9d2b-7e6f00000003}", NULL, false, false, false,
+                          false, NULL, 0, NULL, keep_msg, NULL);
+    CHECK(i != NULL, "instantiated");
+    if (i) {
+        fmi3ValueReference vr = 3;
+        double y = 0;
+        CHECK_INT_EQ(get(i, &vr, 1, &y, 1), fmi3Error);
+        CHECK_STR_HAS(last_msg, "fmi3GetFloat64: illegal call in Instantiated");
+        bool ev, term, early;
+        double last;
+        CHECK_INT_EQ(step(i, 0, 1, false, &ev, &term, &early, &last), fmi3Error);
+        CHECK_STR_HAS(last_msg, "fmi3DoStep: illegal call in Instantiated");
+        CHECK_INT_EQ(init(i, false, 0, 0, false, 0), fmi3OK);
+        CHECK_INT_EQ(init(i, false, 0, 0, false, 0), fmi3Error);
+        CHECK_STR_HAS(last_msg, "fmi3EnterInitializationMode: illegal call in Initialization");
+        freei(i);
+    }
+    dlclose(so);
+}
+
+/* Co-simulation with event mode (fmu_step_opts.event_mode, tempo-fmu --event-mode): the FMU
+ * returns early at each tick, the host runs the event iteration, and --simulate writes a row
+ * before and one after it, as model exchange does at the same time events: the two kinds give
+ * the same rows of (time, ticks). Without event mode co-simulation writes the grid only. */
+static void test_cs_event_mode(void)
+{
+    char rows[3][4096];
+    for (int run = 0; run < 3; run++) {
+        const char *n[] = {"period"}, *v[] = {"0.3"};
+        fmu_sim_opts o = {.fmu_path = FT3, .has_step = 1, .step = 0.25, .has_stop = 1, .stop = 1};
+        o.fopts.kind = run == 0 ? FMU_KIND_ME : FMU_KIND_CS;
+        o.fopts.event_mode = run == 1;
+        o.fopts.n_params = 1, o.fopts.param_names = n, o.fopts.param_values = v;
+        char err[FMU_ERR_LEN] = "", line[2048];
+        FILE *out = tmpfile();
+        if (!out) return;
+        CHECK(fmu_sim_run(&o, out, err, sizeof err) == 0, "run %d: %s", run, err);
+        rewind(out);
+        rows[run][0] = '\0';
+        while (fgets(line, sizeof line, out)) { /* time and the last column (ticks) */
+            char *last = strrchr(line, ',');
+            size_t l = strlen(rows[run]);
+            snprintf(rows[run] + l, sizeof rows[run] - l, "%.*s%s", (int)strcspn(line, ","), line,
+                     last ? last : "\n");
+        }
+        fclose(out);
+    }
+    CHECK_STR_EQ(rows[1], rows[0]);
+    CHECK_STR_HAS(rows[0], "0.25,0\n0.3,0\n0.3,1\n0.5,1\n0.6,1\n0.6,2\n0.75,2\n0.8999999999999999,"
+                           "2\n0.8999999999999999,3\n1,3\n");
+    CHECK_STR_HAS(rows[2], "0.25,0\n0.5,1\n0.75,2\n1,3\n");
+}
+
 int main(void)
 {
+    test_call_sequence();
+    test_cs_event_mode();
     test_serialize();
     mkdir("build/fmu-fixtures", 0755);
     test_sim_typed_inputs();
