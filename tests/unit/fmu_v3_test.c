@@ -93,6 +93,26 @@ static void test_md(void)
     CHECK(fmu_md_find(md, "m[3,1]") < 0, "no m[3,1]");
     /* 14 scalar outputs, y[3], m[6], ticks */
     CHECK_INT_EQ(md->n_outputs, 14 + 3 + 6 + 1);
+    /* Dependencies by value reference, an array's every element: y[i] on Float64_in and
+     * gain[1..3]; Float64_out on Float64_in; ticks on nothing; Int8_out not given (all). */
+    long y2 = fmu_md_find(md, "y[2]"), u = fmu_md_find(md, "Float64_in");
+    long g1 = fmu_md_find(md, "gain[1]"), f64o = fmu_md_find(md, "Float64_out");
+    for (size_t i = 0; i < md->n_outputs; i++) {
+        const fmu_unknown *o = &md->outputs[i];
+        const char *name = md->vars[o->index - 1].name;
+        if (o->index - 1 == y2) {
+            CHECK(o->has_deps && o->n_deps == 4, "y[2]: %zu dependencies", o->n_deps);
+            if (o->n_deps == 4)
+                CHECK(o->deps[0] == u + 1 && o->deps[1] == g1 + 1 && o->deps[3] == g1 + 3,
+                      "y[2] depends on Float64_in, gain[1..3]");
+        } else if (o->index - 1 == f64o) {
+            CHECK(o->has_deps && o->n_deps == 1 && o->deps[0] == u + 1, "Float64_out");
+        } else if (!strcmp(name, "ticks")) {
+            CHECK(o->has_deps && o->n_deps == 0, "ticks depends on no input");
+        } else if (!strcmp(name, "Int8_out")) {
+            CHECK(!o->has_deps, "Int8_out: no dependencies attribute");
+        }
+    }
     CHECK_INT_EQ(md->n_states, 0);
     CHECK_INT_EQ(md->n_event_indicators, 0);
     fmu_md_free(md);
@@ -135,6 +155,20 @@ static void test_md_errors(void)
         {"<ModelVariables><Float64 name=\"a\" valueReference=\"4\"/><Int8 name=\"b\" "
          "valueReference=\"4\"/></ModelVariables><ModelStructure/>",
          "FMI 3.0 value references are unique"},
+        {"<ModelVariables><Float64 name=\"a\" valueReference=\"0\" causality=\"output\"/>"
+         "</ModelVariables><ModelStructure><Output valueReference=\"0\" dependencies=\"9\"/>"
+         "</ModelStructure>",
+         "dependencies: \"9\" names no variable"},
+        {"<ModelVariables><Float64 name=\"a\" valueReference=\"0\" causality=\"output\"/>"
+         "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"/>"
+         "</ModelVariables><ModelStructure><Output valueReference=\"0\" dependencies=\"1\" "
+         "dependenciesKind=\"dependent fixed\"/></ModelStructure>",
+         "dependenciesKind has 2 entries, dependencies 1"},
+        {"<ModelVariables><Float64 name=\"a\" valueReference=\"0\" causality=\"output\"/>"
+         "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"/>"
+         "</ModelVariables><ModelStructure><Output valueReference=\"0\" dependencies=\"1\" "
+         "dependenciesKind=\"linear\"/></ModelStructure>",
+         "dependenciesKind: unknown kind \"linear\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char xml[2048], err[512] = "";
