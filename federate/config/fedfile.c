@@ -1206,8 +1206,10 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         if (v->type != FMU_T_REAL)
             return fail(c, p, "variable \"%s\" is not Real (only Real variables are wired)",
                         ws[k].var);
-        if (v->n_elems) /* FMI 3.0 arrays are exchanged by name only (doc/fmu.md §10) */
-            return fail(c, p, "variable \"%s\" is an array element; only scalars are wired",
+        if (v->n_elems && !md->elem_vr_base) /* element handles: doc/fmu.md §10 */
+            return fail(c, p,
+                        "variable \"%s\" is an array element, and the FMU's value references "
+                        "leave no room to wire it",
                         ws[k].var);
         if (v->causality != want)
             return fail(c, p, "variable \"%s\" has causality %s, expected %s", ws[k].var,

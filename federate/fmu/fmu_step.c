@@ -315,7 +315,8 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
         long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr[i]);
-        if (k < 0)
+        if (k < 0) k = fmu_md_elem_of_vr(s->f->md, vr[i]); /* an FMI 3.0 element handle */
+        if (k < 0 || s->f->md->vars[k].type != FMU_T_REAL)
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "no Real variable has value reference %u",
                                  vr[i]);
         if ((rc = settable(s, &s->f->md->vars[k]))) return rc;

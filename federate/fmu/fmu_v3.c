@@ -325,15 +325,75 @@ static fmi2Status scalars_only(fmi2Component c, const fmi2ValueReference vr[], s
     return fmi2OK;
 }
 
+/* Array element handles (fmu_md_wire_vr, doc/fmu.md "FMI 3.0"): a Float64 element is read by
+ * reading its array whole (FMI 3.0 has no element access), written by reading the array,
+ * changing the element and writing the array back; with order > 0, its output derivative of
+ * that order. */
+static fmi3Status elem_rw(v3_inst *w, long k, double *v, int set, int order)
+{
+    const fmu_var *e = &w->md->vars[k];
+    if (e->type != FMU_T_REAL) return fmi3Error;
+    size_t n = e->n_elems;
+    double *buf = malloc(n * sizeof *buf);
+    int *orders = order ? malloc(n * sizeof *orders) : NULL;
+    if (!buf || (order && !orders)) return free(buf), free(orders), fmi3Error;
+    fmi3ValueReference vr = e->vr;
+    fmi3Status st;
+    if (order) {
+        for (size_t i = 0; i < n; i++)
+            orders[i] = order;
+        st = w->fn->GetOutputDerivatives(w->inst, &vr, 1, orders, buf, n);
+    } else {
+        st = w->fn->GetFloat64(w->inst, &vr, 1, buf, n);
+    }
+    if (st <= fmi3Warning && set) {
+        buf[e->elem] = *v;
+        st = w->fn->SetFloat64(w->inst, &vr, 1, buf, n);
+    } else if (st <= fmi3Warning) {
+        *v = buf[e->elem];
+    }
+    free(buf);
+    free(orders);
+    return st;
+}
+
+static int has_handles(const v3_inst *w, const fmi2ValueReference vr[], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fmu_md_elem_of_vr(w->md, vr[i]) >= 0) return 1;
+    return 0;
+}
+
+/* Values one by one where element handles are among the value references. */
+static fmi2Status rw_each(v3_inst *w, const fmi2ValueReference vr[], size_t n, double v[], int set,
+                          const fmi2Integer order[])
+{
+    fmi3Status st = fmi3OK;
+    for (size_t i = 0; st <= fmi3Warning && i < n; i++) {
+        long k = fmu_md_elem_of_vr(w->md, vr[i]);
+        int o = order ? order[i] : 0;
+        if (k >= 0)
+            st = elem_rw(w, k, &v[i], set, o);
+        else if (order)
+            st = w->fn->GetOutputDerivatives(w->inst, &vr[i], 1, &o, &v[i], 1);
+        else
+            st = set ? w->fn->SetFloat64(w->inst, &vr[i], 1, &v[i], 1)
+                     : w->fn->GetFloat64(w->inst, &vr[i], 1, &v[i], 1);
+    }
+    return (fmi2Status)st;
+}
+
 static fmi2Status a_GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
+    if (!st && has_handles(W, vr, n)) return rw_each(W, vr, n, v, 0, NULL);
     return st ? st : (fmi2Status)W->fn->GetFloat64(W->inst, vr, n, v, n);
 }
 static fmi2Status a_SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
                             const fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
+    if (!st && has_handles(W, vr, n)) return rw_each(W, vr, n, (double *)v, 1, NULL);
     return st ? st : (fmi2Status)W->fn->SetFloat64(W->inst, vr, n, v, n);
 }
 static fmi2Status a_GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
@@ -476,6 +536,7 @@ static fmi2Status a_GetRealOutputDerivatives(fmi2Component c, const fmi2ValueRef
                                              size_t n, const fmi2Integer order[], fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
+    if (!st && has_handles(W, vr, n)) return rw_each(W, vr, n, v, 0, order);
     return st ? st : (fmi2Status)W->fn->GetOutputDerivatives(W->inst, vr, n, order, v, n);
 }
 /* fmi3DoStep: a request to terminate, or an early return before the end of the step while

@@ -322,7 +322,9 @@ static int var_vr(fmufed_model *m, const char *var, fmi2ValueReference *vr, doub
     const fmu_md *md = fmu_step_md(m->fmu);
     long k = fmu_md_find(md, var);
     if (k < 0) return fail(m, PORT_EFAIL, "the FMU has no variable \"%s\"", var);
-    *vr = md->vars[k].vr;
+    if (fmu_md_wire_vr(md, k, vr))
+        return fail(m, PORT_EFAIL,
+                    "array element \"%s\": the FMU leaves no room for element handles", var);
     if (start) *start = md->vars[k].has_start ? md->vars[k].start_real : 0.0;
     return PORT_OK;
 }

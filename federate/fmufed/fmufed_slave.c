@@ -66,7 +66,8 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
-    *vr = md->vars[k].vr;
+    if (fmu_md_wire_vr(md, k, vr))
+        return local_fail(l, FMUFED_EFMU, "array element \"%s\": no element handle", var);
     return FMUFED_OK;
 }
 

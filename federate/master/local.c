@@ -90,7 +90,9 @@ static int real_vr(const fmu_md *md, const char *fed, const char *var, fmi2Value
     long k = fmu_md_find(md, var);
     if (k < 0 || md->vars[k].type != FMU_T_REAL)
         return fail(err, errlen, -1, "federate %s: no Real variable \"%s\" in its FMU", fed, var);
-    *vr = md->vars[k].vr;
+    if (fmu_md_wire_vr(md, k, vr))
+        return fail(err, errlen, -1, "federate %s: array element \"%s\": no element handle", fed,
+                    var);
     if (start) *start = md->vars[k].has_start ? md->vars[k].start_real : 0;
     return 0;
 }

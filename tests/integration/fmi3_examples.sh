@@ -5,11 +5,11 @@
 # nothing but the FMU paths. Peer files run in process (tempo-fmu --all), master methods under
 # tempo-master --in-process; one file also distributed (tempo-run on a real RTI, the FMI 3.0
 # slaves in their own processes); a mixed federation (the first FMU 3.0, the others 2.0)
-# under a master method gives the same bits too. The exception: the files whose method hands
-# its slaves input derivatives (F3ORNITS, defect control: fmi2SetRealInputDerivatives), which
-# FMI 3.0 no longer has; there the FMI 3.0 slaves hold their inputs over a step, the step-size
-# control sees other errors and takes other steps, so those runs must end well and reach the
-# same stop time, not give the same bits. Prints "N passed, N failed" last.
+# under a master method gives the same bits too; an array element is wired. The exception:
+# the files whose method hands its slaves input derivatives (F3ORNITS, defect control:
+# fmi2SetRealInputDerivatives), which FMI 3.0 no longer has; there the FMI 3.0 slaves hold
+# their inputs over a step, the step-size control sees other errors and takes other steps, so
+# those runs must end well and reach the same stop time, not give the same bits. Prints "N passed, N failed" last.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh fmi3_examples
@@ -83,6 +83,26 @@ if grep -q "fmi3/lv_prey" "$dir/mixed.json" && ! grep -q "fmi3/lv_predator" "$di
 else
   ko "mixed federation: the paths were not rewritten as meant"
 fi
+
+# An array element wired (doc/fmu.md "FMI 3.0"): a's y[2] = gain[2] * Float64_in, gain[2]
+# set to 5 from the file, feeds b's Float64_in; b records Float64_out = 5 and y[3] = 3 * 5,
+# under a peer method and a master method.
+cat >"$dir/arr.json" <<EOF2
+{ "federation": "fmi3-array-wire",
+  "algorithm": { "method": "jacobi", "start": 0, "end": 1, "step": 0.25 },
+  "federates": [
+    { "name": "a", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "parameters": { "gain[2]": 5 }, "outputs": { "y[2]": "A.y2" }, "record": [ "y[2]" ] },
+    { "name": "b", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "inputs": { "Float64_in": "A.y2" }, "record": [ "Float64_out", "y[3]" ] } ] }
+EOF2
+sed 's/"jacobi"/"master-jacobi"/' "$dir/arr.json" >"$dir/arr_ms.json"
+for a in arr arr_ms; do
+  if run "$dir/$a.json" "$dir/$a" >"$dir/$a.log" 2>&1 &&
+     [ "$(head -n 1 "$dir/$a/b.csv")" = "time,Float64_out,y[3]" ] &&
+     [ "$(tail -n 1 "$dir/$a/b.csv")" = "1,5,15" ]; then ok
+  else ko "$a: array element y[2] wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
+done
 
 # Distributed: the mixed federation through tempo-run on a real RTI (slaves as processes).
 mkdir -p "$dir/rti"
