@@ -1203,6 +1203,12 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         jp_map(p, q, ws[k].var);
         const fmu_var *v = md_find(md, ws[k].var);
         if (!v) return fail(c, p, "the FMU has no variable \"%s\"", ws[k].var);
+        if (v->type == FMU_T_INT64 || v->type == FMU_T_UINT64)
+            return fail(c, p,
+                        "variable \"%s\" is %s: the coupling carries doubles, exact to 2^53 "
+                        "only, so a 64-bit integer could lose precision; only Real (Float64) "
+                        "variables are wired",
+                        ws[k].var, v->type == FMU_T_INT64 ? "Int64" : "UInt64");
         if (v->type != FMU_T_REAL)
             return fail(c, p, "variable \"%s\" is not Real (only Real variables are wired)",
                         ws[k].var);

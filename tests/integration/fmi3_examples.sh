@@ -104,6 +104,12 @@ for a in arr arr_ms; do
   else ko "$a: array element y[2] wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
 done
 
+# A 64-bit integer is not wired: the coupling carries doubles (exact to 2^53 only).
+sed 's/"y\[2\]": "A.y2"/"Int64_out": "A.y2"/' "$dir/arr.json" >"$dir/int64.json"
+if ! run "$dir/int64.json" "$dir/int64" >"$dir/int64.log" 2>&1 &&
+   grep -q 'variable "Int64_out" is Int64: the coupling carries doubles, exact to 2^53' "$dir/int64.log"
+then ok; else ko "Int64 wire not refused as meant: $(tail -n 2 "$dir/int64.log")"; fi
+
 # Distributed: the mixed federation through tempo-run on a real RTI (slaves as processes).
 mkdir -p "$dir/rti"
 if rti_start "$dir/rti" --log-level error; then
