@@ -5,7 +5,9 @@
  * output y[i] = gain[i] * Float64_in, and the 2x3 Int32 output m[i,j] = 10 i + j + Int32_in;
  * and a time event every `period` seconds that counts the output `ticks` (ME: a time event;
  * CS: inside fmi3DoStep, or, with event mode used, in event mode after fmi3DoStep returned
- * at the tick). No continuous state; both kinds (modelDescription.xml beside this file).
+ * at the tick); and the input clock `clk` (constant interval 0.4 s, shift 0.1 s), whose ticks the
+ * host drives (fmi3SetClock in event mode), counted by `clk_ticks`. No continuous state; both
+ * kinds (modelDescription.xml beside this file).
  * Every function checks that the FMI 3.0 state machine allows it in the instance's state
  * (the standard's tables, as the Reference FMUs check them) and answers fmi3Error naming the
  * call and the state otherwise, so every test that runs it checks the host's call sequence.
@@ -22,6 +24,8 @@
 #define VR_TIME 100
 #define VR_PER  32 /* period (s) */
 #define VR_TICK 33 /* ticks */
+#define VR_CLK  34 /* clk, an input clock */
+#define VR_CLKN 35 /* clk_ticks */
 
 /* The states of an FMI 3.0 instance (FMI 3.0 §3.2 and §4.2 state machines), as bits. */
 enum {
@@ -48,6 +52,8 @@ typedef struct {
     double t;       /* s */
     double period;  /* s, > 0: the time between two ticks */
     int32_t ticks;  /* ticks at or before t */
+    bool clk;       /* clk is active (set in this event iteration) */
+    int32_t clk_n;  /* clk_ticks: the ticks of clk so far */
     float f32;
     double f64;
     int8_t i8;
@@ -410,6 +416,8 @@ fmi3Status fmi3GetInt32(fmi3Instance i, const fmi3ValueReference vr[], size_t nv
             v[n] = f->i32;
         else if (vr[k] == VR_TICK)
             v[n] = f->ticks;
+        else if (vr[k] == VR_CLKN)
+            v[n] = f->clk_n;
         else if (vr[k] == 31)
             for (int r = 0; r < 2; r++)
                 for (int c = 0; c < 3; c++)
@@ -538,7 +546,8 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance i, fmi3Boolean *again, fmi3Bool
 {
     GUARD(S_EVENT, "fmi3UpdateDiscreteStates");
     ft *f = i;
-    count_ticks(f); /* the tick at the event time counts now */
+    count_ticks(f);                         /* the tick at the event time counts now */
+    if (f->clk) f->clk_n++, f->clk = false; /* an active clock: its partition runs once */
     *again = *term = *nom = *val = false;
     *next_def = true;
     *next = (f->ticks + 1) * f->period;
@@ -595,5 +604,19 @@ fmi3Status fmi3DoStep(fmi3Instance i, fmi3Float64 t, fmi3Float64 h, fmi3Boolean 
         count_ticks(f);
     }
     *last = f->t;
+    return fmi3OK;
+}
+
+/* The input clock: set active by the host in event mode (FMI 3.0 §2.2.9). */
+FMI3_EXPORT fmi3SetClockTYPE fmi3SetClock;
+fmi3Status fmi3SetClock(fmi3Instance i, const fmi3ValueReference vr[], size_t nvr,
+                        const fmi3Clock v[])
+{
+    GUARD(S_EVENT, "fmi3SetClock");
+    ft *f = i;
+    for (size_t k = 0; k < nvr; k++) {
+        if (vr[k] != VR_CLK) return fmi3Error;
+        if (v[k]) f->clk = true;
+    }
     return fmi3OK;
 }

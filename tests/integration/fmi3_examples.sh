@@ -5,11 +5,12 @@
 # nothing but the FMU paths. Peer files run in process (tempo-fmu --all), master methods under
 # tempo-master --in-process; one file also distributed (tempo-run on a real RTI, the FMI 3.0
 # slaves in their own processes); a mixed federation (the first FMU 3.0, the others 2.0)
-# under a master method gives the same bits too; an array element is wired. The exception:
-# the files whose method hands its slaves input derivatives (F3ORNITS, defect control:
-# fmi2SetRealInputDerivatives), which FMI 3.0 no longer has; there the FMI 3.0 slaves hold
-# their inputs over a step, the step-size control sees other errors and takes other steps, so
-# those runs must end well and reach the same stop time, not give the same bits. Prints "N passed, N failed" last.
+# under a master method gives the same bits too; an array element is wired, a 64-bit integer
+# and an input clock that cannot be driven are refused. The exception: the files whose method
+# hands its slaves input derivatives (F3ORNITS, defect control: fmi2SetRealInputDerivatives),
+# which FMI 3.0 no longer has; there the FMI 3.0 slaves hold their inputs over a step, the
+# step-size control sees other errors and takes other steps, so those runs must end well and
+# reach the same stop time, not give the same bits. Prints "N passed, N failed" last.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh fmi3_examples
@@ -109,6 +110,18 @@ sed 's/"y\[2\]": "A.y2"/"Int64_out": "A.y2"/' "$dir/arr.json" >"$dir/int64.json"
 if ! run "$dir/int64.json" "$dir/int64" >"$dir/int64.log" 2>&1 &&
    grep -q 'variable "Int64_out" is Int64: the coupling carries doubles, exact to 2^53' "$dir/int64.log"
 then ok; else ko "Int64 wire not refused as meant: $(tail -n 2 "$dir/int64.log")"; fi
+
+# An input clock Tempo cannot drive (triggered: no time of its own) is refused with the
+# reason: feedthrough3 with its clock clk made triggered.
+mkdir -p "$dir/trig"
+(cd "$dir/trig" && unzip -q "$root/build/fmus/fmi3/feedthrough3.fmu" &&
+  sed -i 's/intervalVariability="constant" intervalDecimal="0.4" shiftDecimal="0.1"/intervalVariability="triggered"/' modelDescription.xml &&
+  zip -q -r ../trig.fmu modelDescription.xml binaries)
+for k in me cs; do
+  if ! bin/tempo-fmu --simulate "$dir/trig.fmu" --$k >/dev/null 2>"$dir/trig.$k.err" &&
+     grep -q 'input clock "clk" (intervalVariability="triggered"): Tempo drives only input clocks whose interval is given' "$dir/trig.$k.err"
+  then ok; else ko "triggered input clock ($k) not refused as meant: $(cat "$dir/trig.$k.err")"; fi
+done
 
 # Distributed: the mixed federation through tempo-run on a real RTI (slaves as processes).
 mkdir -p "$dir/rti"

@@ -49,8 +49,13 @@ static void test_md(void)
     CHECK_STR_EQ(md->guid, "{5a1e3b7c-0f3e-4c1a-9d2b-7e6f00000003}");
     CHECK(md->me.present && md->cs.present, "both kinds");
     CHECK(md->cs.can_get_and_set_fmu_state, "canGetAndSetFMUState read with its 3.0 spelling");
-    /* 1 + 28 scalars + n + gain[3] + y[3] + m[2,3] + period + ticks */
-    CHECK_INT_EQ(md->n_vars, 1 + 28 + 1 + 3 + 3 + 6 + 2);
+    /* 1 + 28 scalars + n + gain[3] + y[3] + m[2,3] + period + ticks + clk + clk_ticks */
+    CHECK_INT_EQ(md->n_vars, 1 + 28 + 1 + 3 + 3 + 6 + 4);
+    long clk = fmu_md_find(md, "clk");
+    CHECK(clk >= 0 && md->vars[clk].clock == FMU_CLOCK_CONSTANT &&
+              md->vars[clk].causality == FMU_C_INPUT && md->vars[clk].interval == 0.4 &&
+              md->vars[clk].shift == 0.1,
+          "input clock clk: constant, 0.4 s, shift 0.1 s");
     CHECK(md->cs.has_event_mode && md->cs.can_return_early, "hasEventMode, early return");
     static const struct {
         const char *name;
@@ -91,8 +96,8 @@ static void test_md(void)
     long m21 = fmu_md_find(md, "m[2,1]");
     CHECK(m21 >= 0 && md->vars[m21].elem == 3 && md->vars[m21].n_elems == 6, "m[2,1]");
     CHECK(fmu_md_find(md, "m[3,1]") < 0, "no m[3,1]");
-    /* 14 scalar outputs, y[3], m[6], ticks */
-    CHECK_INT_EQ(md->n_outputs, 14 + 3 + 6 + 1);
+    /* 14 scalar outputs, y[3], m[6], ticks, clk_ticks */
+    CHECK_INT_EQ(md->n_outputs, 14 + 3 + 6 + 2);
     /* Dependencies by value reference, an array's every element: y[i] on Float64_in and
      * gain[1..3]; Float64_out on Float64_in; ticks on nothing; Int8_out not given (all). */
     long y2 = fmu_md_find(md, "y[2]"), u = fmu_md_find(md, "Float64_in");
@@ -471,7 +476,11 @@ static void test_call_sequence(void)
 /* Co-simulation with event mode (fmu_step_opts.event_mode, tempo-fmu --event-mode): the FMU
  * returns early at each tick, the host runs the event iteration, and --simulate writes a row
  * before and one after it, as model exchange does at the same time events: the two kinds give
- * the same rows of (time, ticks). Without event mode co-simulation writes the grid only. */
+ * the same rows of (time, ticks, clk_ticks). The input clock clk (every 0.4 s from 0.1 s) is
+ * driven by the host in both kinds (fmi3SetClock at its ticks: time events in model exchange,
+ * sub-steps ending in event mode in co-simulation); its tick at 0.1 + 2 * 0.4 and the period's
+ * at 3 * 0.3 are a rounding apart, one event. Without --event-mode co-simulation writes the grid
+ * only, with the same counts. */
 static void test_cs_event_mode(void)
 {
     char rows[3][4096];
@@ -487,22 +496,52 @@ static void test_cs_event_mode(void)
         CHECK(fmu_sim_run(&o, out, err, sizeof err) == 0, "run %d: %s", run, err);
         rewind(out);
         rows[run][0] = '\0';
-        while (fgets(line, sizeof line, out)) { /* time and the last column (ticks) */
+        while (fgets(line, sizeof line, out)) { /* time and the last two columns */
             char *last = strrchr(line, ',');
+            if (last) *last = ';';
+            char *prev = strrchr(line, ',');
+            if (last) *last = ',';
             size_t l = strlen(rows[run]);
             snprintf(rows[run] + l, sizeof rows[run] - l, "%.*s%s", (int)strcspn(line, ","), line,
-                     last ? last : "\n");
+                     prev ? prev : "\n");
         }
         fclose(out);
     }
     CHECK_STR_EQ(rows[1], rows[0]);
-    CHECK_STR_HAS(rows[0], "0.25,0\n0.3,0\n0.3,1\n0.5,1\n0.6,1\n0.6,2\n0.75,2\n0.8999999999999999,"
-                           "2\n0.8999999999999999,3\n1,3\n");
-    CHECK_STR_HAS(rows[2], "0.25,0\n0.5,1\n0.75,2\n1,3\n");
+    CHECK_STR_HAS(rows[0], "0,0,0\n0.1,0,0\n0.1,0,1\n0.25,0,1\n0.3,0,1\n0.3,1,1\n0.5,1,1\n0.5,1,2\n"
+                           "0.6,1,2\n0.6,2,2\n0.75,2,2\n0.8999999999999999,2,2\n"
+                           "0.8999999999999999,3,3\n1,3,3\n");
+    CHECK_STR_HAS(rows[2], "0,0,0\n0.25,0,1\n0.5,1,2\n0.75,2,2\n1,3,3\n");
+}
+
+/* A rollback with an input clock: the clock schedule is part of the saved state, so the
+ * steps after a restore tick the clock again (clk at 0.5 and 0.9 counted twice over). */
+static void test_clock_rollback(void)
+{
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind};
+        fmu_step *s = NULL;
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open(FT3, &o, &s, err, sizeof err) == FMU_STEP_OK, "%s", err);
+        if (!s) continue;
+        fmu_step_state *st = NULL;
+        CHECK_INT_EQ(fmu_step_to(s, 0.3, NULL, NULL), FMU_STEP_OK);
+        CHECK_STR_EQ(text_of(s, "clk_ticks"), "1");
+        CHECK_INT_EQ(fmu_step_save(s, &st), FMU_STEP_OK);
+        CHECK_INT_EQ(fmu_step_to(s, 1, NULL, NULL), FMU_STEP_OK);
+        CHECK_STR_EQ(text_of(s, "clk_ticks"), "3");
+        CHECK_INT_EQ(fmu_step_restore(s, st), FMU_STEP_OK);
+        CHECK_STR_EQ(text_of(s, "clk_ticks"), "1");
+        CHECK_INT_EQ(fmu_step_to(s, 1, NULL, NULL), FMU_STEP_OK);
+        CHECK_STR_EQ(text_of(s, "clk_ticks"), "3");
+        fmu_step_state_free(s, st);
+        fmu_step_close(s);
+    }
 }
 
 int main(void)
 {
+    test_clock_rollback();
     test_call_sequence();
     test_cs_event_mode();
     test_serialize();
