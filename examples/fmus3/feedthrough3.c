@@ -5,7 +5,8 @@
  * output y[i] = gain[i] * Float64_in, and the 2x3 Int32 output m[i,j] = 10 i + j + Int32_in;
  * and a time event every `period` seconds that counts the output `ticks` (ME: a time event;
  * CS: inside fmi3DoStep, or, with event mode used, in event mode after fmi3DoStep returned
- * at the tick); and the input clock `clk` (constant interval 0.4 s, shift 0.1 s), whose ticks the
+ * at the tick; an intermediate update in the middle of every step when the host asks for
+ * them); and the input clock `clk` (constant interval 0.4 s, shift 0.1 s), whose ticks the
  * host drives (fmi3SetClock in event mode), counted by `clk_ticks`. No continuous state; both
  * kinds (modelDescription.xml beside this file).
  * Every function checks that the FMI 3.0 state machine allows it in the instance's state
@@ -34,10 +35,11 @@ enum {
     S_EVENT = 4, /* Event Mode */
     S_CONT = 8,  /* Continuous-Time Mode (ME) */
     S_STEP = 16, /* Step Mode (CS) */
-    S_TERM = 32  /* Terminated */
+    S_TERM = 32, /* Terminated */
+    S_IU = 64    /* Intermediate Update Mode (CS, inside fmi3DoStep's callback) */
 };
-#define S_ANY    (S_INST | S_INIT | S_EVENT | S_CONT | S_STEP | S_TERM)
-#define S_GET    (S_INIT | S_EVENT | S_CONT | S_STEP | S_TERM)
+#define S_ANY    (S_INST | S_INIT | S_EVENT | S_CONT | S_STEP | S_TERM | S_IU)
+#define S_GET    (S_INIT | S_EVENT | S_CONT | S_STEP | S_TERM | S_IU)
 #define S_SETF   (S_INST | S_INIT | S_EVENT | S_CONT | S_STEP | S_TERM) /* Float32/Float64 */
 #define S_SET    (S_INST | S_INIT | S_EVENT | S_STEP | S_TERM)          /* the other types */
 #define S_MODELS (S_INIT | S_EVENT | S_CONT | S_TERM) /* states, derivatives, indicators */
@@ -45,15 +47,16 @@ enum {
 typedef struct {
     fmi3InstanceEnvironment env;
     fmi3LogMessageCallback log;
-    int state;      /* one of S_* */
-    int cs;         /* instantiated for co-simulation */
-    int event_mode; /* CS: eventModeUsed */
-    int early;      /* CS: earlyReturnAllowed */
-    double t;       /* s */
-    double period;  /* s, > 0: the time between two ticks */
-    int32_t ticks;  /* ticks at or before t */
-    bool clk;       /* clk is active (set in this event iteration) */
-    int32_t clk_n;  /* clk_ticks: the ticks of clk so far */
+    int state;                             /* one of S_* */
+    int cs;                                /* instantiated for co-simulation */
+    int event_mode;                        /* CS: eventModeUsed */
+    int early;                             /* CS: earlyReturnAllowed */
+    fmi3IntermediateUpdateCallback update; /* CS: called at each tick inside a step, or NULL */
+    double t;                              /* s */
+    double period;                         /* s, > 0: the time between two ticks */
+    int32_t ticks;                         /* ticks at or before t */
+    bool clk;                              /* clk is active (set in this event iteration) */
+    int32_t clk_n;                         /* clk_ticks: the ticks of clk so far */
     float f32;
     double f64;
     int8_t i8;
@@ -179,7 +182,7 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3
                                          fmi3IntermediateUpdateCallback update)
 {
     ft *f = make(token, env, log);
-    if (f) f->cs = 1, f->event_mode = event_mode, f->early = early;
+    if (f) f->cs = 1, f->event_mode = event_mode, f->early = early, f->update = update;
     return f;
 }
 
@@ -593,7 +596,20 @@ fmi3Status fmi3DoStep(fmi3Instance i, fmi3Float64 t, fmi3Float64 h, fmi3Boolean 
     GUARD(S_STEP, "fmi3DoStep");
     ft *f = i;
     *event = *term = *early = false;
-    double next = (f->ticks + 1) * f->period, end = t + h;
+    double next = (f->ticks + 1) * f->period, end = t + h, mid = t + h / 2;
+    /* The middle of the step is an intermediate update (as an internal step of a solver
+     * would be): the outputs may be read there, in Intermediate Update Mode, unless an event
+     * comes first in event mode. */
+    if (f->update && !(f->event_mode && next <= mid)) {
+        bool want = false;
+        double when = mid;
+        f->t = mid;
+        if (!f->event_mode) count_ticks(f);
+        f->state = S_IU;
+        f->update(f->env, mid, false, true, false, false, &want, &when);
+        f->state = S_STEP;
+        next = (f->ticks + 1) * f->period;
+    }
     if (f->event_mode && next <= end) {
         /* The tick is handled in event mode: return at it (early, when allowed). */
         *event = true;

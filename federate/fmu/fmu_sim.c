@@ -416,6 +416,15 @@ static int set_inputs(sim_run *r, const fmu_sim_opts *o, double t, char *err, si
     return r->n_set ? set_typed_inputs(r, t, err, errlen) : 0;
 }
 
+/* Co-simulation with --record-intermediate-values: a row at each intermediate update inside
+ * a step (fmu_step_set_update_hook), as fmusim records them. */
+static int at_update(void *ctx, fmu_step *s, double t)
+{
+    (void)s;
+    sim_run *r = ctx;
+    return write_row_at(r, t, r->out, r->err, r->errlen);
+}
+
 /* Model exchange: the row before an event, at the event's time (fmu_step_set_event_hook). */
 static int before_event(void *ctx, fmu_step *s, double t)
 {
@@ -584,6 +593,7 @@ int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
         fmu_step_set_event_stop(r.s, 1);
         fmu_step_set_event_hook(r.s, before_event, &r);
     }
+    if (so.intermediate_update) fmu_step_set_update_hook(r.s, at_update, &r);
     if (pick_columns(&r, o, out, err, errlen) || sim_loop(&r, o, t0, t1, h, out, err, errlen))
         goto done;
     summary(&r, o, t0);

@@ -103,6 +103,7 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     if (md->fmi3) {
         fmu_v3_opts vo = {.early_return = o->early_return,
                           .event_mode = o->event_mode,
+                          .intermediate_update = o->intermediate_update,
                           .step = s,
                           .logging = o->log != NULL,
                           .event_stop = &s->event_stop};
@@ -761,6 +762,12 @@ int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len)
 void fmu_step_set_event_stop(fmu_step *s, int on)
 {
     s->event_stop = on != 0;
+}
+
+void fmu_step_set_update_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)
+{
+    s->on_update = fn;
+    s->on_update_ctx = ctx;
 }
 
 void fmu_step_set_event_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)

@@ -227,6 +227,19 @@ static void log3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String cate
     fmu_load_log_line(env, "", (fmi2Status)status, category, message);
 }
 
+/* The intermediate-update callback: the environment is the sink of the fmu_step that opened
+ * the instance (fmu_step.c hands &s->sink), so the handle is found around it; its update hook
+ * reads the outputs where the FMU allows it. No early return is asked. */
+static void update3(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_requested,
+                    fmi3Boolean get_allowed, fmi3Boolean step_finished, fmi3Boolean can_return,
+                    fmi3Boolean *early, fmi3Float64 *early_time)
+{
+    fmu_step *s = (fmu_step *)((char *)env - offsetof(fmu_step, sink));
+    *early = false;
+    *early_time = t;
+    if (get_allowed && s->on_update) s->on_update(s->on_update_ctx, s, t);
+}
+
 fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *sink,
                                  const fmu_v3_opts *o)
 {
@@ -249,14 +262,26 @@ fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *si
     w->sink = sink;
     char res[PATH_MAX + 16];
     snprintf(res, sizeof res, "%s/resources/", f->dir);
+    /* Intermediate updates: the outputs (each value reference once) are required. */
+    fmi3ValueReference *req = NULL;
+    size_t n_req = 0;
+    int update = f->kind == FMU_KIND_CS && o->intermediate_update && o->step &&
+                 f->caps->provides_intermediate_update;
+    if (update && !(req = calloc(f->md->n_vars + 1, sizeof *req)))
+        return free(w->ck), free(w), NULL;
+    for (size_t i = 0; update && i < f->md->n_vars; i++)
+        if (f->md->vars[i].causality == FMU_C_OUTPUT && f->md->vars[i].type != FMU_T_CLOCK &&
+            !f->md->vars[i].elem)
+            req[n_req++] = f->md->vars[i].vr;
     if (f->kind == FMU_KIND_CS)
         w->inst = f->fn3.InstantiateCoSimulation(
             name, f->md->guid, res, fmi3False, o->logging != 0, w->event_mode,
-            (o->early_return || w->event_mode) && f->caps->can_return_early, NULL, 0, sink, log3,
-            NULL);
+            (o->early_return || w->event_mode) && f->caps->can_return_early, req, n_req, sink, log3,
+            update ? update3 : NULL);
     else
         w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
                                                   o->logging != 0, sink, log3);
+    free(req);
     if (!w->inst) {
         free(w->ck);
         free(w);

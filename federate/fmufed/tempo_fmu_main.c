@@ -39,6 +39,8 @@ static const char usage[] =
     "  --event-mode      FMI 3.0 co-simulation: handle the FMU's events in event mode\n"
     "                    (when it has it), a row before and after each, as fmusim\n"
     "                    --event-mode-used\n"
+    "  --record-intermediate-values  FMI 3.0 co-simulation: also a row at each\n"
+    "                    intermediate update inside a step (when the FMU provides them)\n"
     "  --exact           write numbers in the shortest form that reads back to the same\n"
     "                    bits (default: as fmusim writes them, %.16g; Float32 %.7g)\n"
     "  --verbose         print every FMU log line (default: warnings and errors)\n"
@@ -135,6 +137,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             o->fmusim_format = 0;
         else if (!strcmp(a, "--event-mode"))
             o->fopts.event_mode = 1;
+        else if (!strcmp(a, "--record-intermediate-values"))
+            o->fopts.intermediate_update = 1;
         else if (!strcmp(a, "--verbose"))
             verbose = 1;
         else if (!strcmp(a, "--info"))

@@ -539,8 +539,35 @@ static void test_clock_rollback(void)
     }
 }
 
+/* Intermediate updates (fmu_step_opts.intermediate_update, --record-intermediate-values):
+ * feedthrough3 calls the callback in the middle of every fmi3DoStep, here of the sub-steps
+ * the host cuts at the clock's ticks (0.1, 0.5, 0.9; 0.1 + 0.4 / 2 = 0.30000000000000004)
+ * unless the period's tick (0.75) returns first; --simulate writes a row there, read in
+ * Intermediate Update Mode, beside the regular rows. */
+static void test_intermediate_update(void)
+{
+    for (int on = 0; on <= 1; on++) {
+        fmu_sim_opts o = {.fmu_path = FT3, .has_step = 1, .step = 0.5, .has_stop = 1, .stop = 1};
+        o.fopts.kind = FMU_KIND_CS;
+        o.fopts.intermediate_update = on;
+        char err[FMU_ERR_LEN] = "", line[2048], times[512] = "";
+        FILE *out = tmpfile();
+        if (!out) return;
+        CHECK(fmu_sim_run(&o, out, err, sizeof err) == 0, "%s", err);
+        rewind(out);
+        while (fgets(line, sizeof line, out)) {
+            size_t l = strlen(times);
+            snprintf(times + l, sizeof times - l, "%.*s ", (int)strcspn(line, ","), line);
+        }
+        fclose(out);
+        CHECK_STR_EQ(times, on ? "time 0 0.05 0.30000000000000004 0.5 0.7 0.825 0.95 1 "
+                               : "time 0 0.5 1 ");
+    }
+}
+
 int main(void)
 {
+    test_intermediate_update();
     test_clock_rollback();
     test_call_sequence();
     test_cs_event_mode();
