@@ -565,8 +565,45 @@ static void test_intermediate_update(void)
     }
 }
 
+/* statespace3, the Reference FMU StateSpace's interface: array parameters set element by
+ * element before initialization (A diagonal -1, -2, -3 in three sets of one array; x0[2] = 5),
+ * the state vector x[3] integrated by CVODE (model exchange) or the FMU's Runge-Kutta
+ * (co-simulation), the output array y = x + u against the exact
+ * x_i = u_i / i + (x0_i - u_i / i) exp(-i t), u = (1, 2, 3), within 1e-8 at t = 1. */
+static void test_statespace(void)
+{
+    const char *names[] = {"A[1,1]", "A[2,2]", "A[3,3]", "x0[2]"};
+    const char *values[] = {"-1", "-2", "-3", "5"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind,
+                           .rtol = 1e-10,
+                           .atol = 1e-12,
+                           .n_params = 4,
+                           .param_names = names,
+                           .param_values = values};
+        fmu_step *s = NULL;
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &o, &s, err, sizeof err) == 0, "%s",
+              err);
+        if (!s) continue;
+        CHECK_INT_EQ(fmu_step_n_states(s), kind == FMU_KIND_ME ? 3 : 0);
+        for (int k = 1; k <= 4; k++)
+            CHECK_INT_EQ(fmu_step_to(s, k * 0.25, NULL, NULL), FMU_STEP_OK);
+        for (int i = 1; i <= 3; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "y[%d]", i);
+            double y = 0, u = i, x0 = i == 2 ? 5 : 0;
+            double want = u / i + (x0 - u / i) * exp(-i * 1.0) + u;
+            CHECK_INT_EQ(fmu_step_get_by_name(s, name, &y), FMU_STEP_OK);
+            CHECK(fabs(y - want) <= 1e-8, "kind %d: %s = %.17g, exact %.17g", kind, name, y, want);
+        }
+        fmu_step_close(s);
+    }
+}
+
 int main(void)
 {
+    test_statespace();
     test_intermediate_update();
     test_clock_rollback();
     test_call_sequence();
