@@ -170,6 +170,8 @@ typedef struct {
     size_t *set_col;           /* FMI 3.0 inputs of other types and array elements: columns */
     size_t n_set;              /* their count; set by name from the text, held between rows */
     const char **set_last;     /* per such input: the text last set (NULL: none yet) */
+    unsigned char *set_f32;    /* per such input: a continuous Float32, interpolated (linear) */
+    char (*f32_text)[40];      /* per such input: the interpolated text last set ("": none) */
     double *u, *du;
     fmi2ValueReference *out_vr; /* columns written */
     size_t n_out;
@@ -309,9 +311,12 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
     r->in_col = calloc(n, sizeof *r->in_col);
     r->set_col = calloc(n, sizeof *r->set_col);
     r->set_last = calloc(n, sizeof *r->set_last);
+    r->set_f32 = calloc(n, sizeof *r->set_f32);
+    r->f32_text = calloc(n, sizeof *r->f32_text);
     r->u = calloc(n, sizeof *r->u);
     r->du = calloc(n, sizeof *r->du);
-    if (!r->in_vr || !r->in_col || !r->set_col || !r->set_last || !r->u || !r->du)
+    if (!r->in_vr || !r->in_col || !r->set_col || !r->set_last || !r->u || !r->du || !r->set_f32 ||
+        !r->f32_text)
         return snprintf(err, errlen, "out of memory"), 1;
     for (size_t c = 1; c < n; c++) {
         long k = fmu_md_find(md, r->tab.names[c]);
@@ -328,6 +333,10 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
             r->in_col[r->n_in] = c;
             r->in_vr[r->n_in++] = v->vr;
         } else {
+            /* A continuous Float32 is interpolated too (fmusim does), set by its text. */
+            r->set_f32[r->n_set] = v->type == FMU_T_FLOAT32 && !v->n_elems &&
+                                   v->variability == FMU_V_CONTINUOUS &&
+                                   o->interp == FMU_SIM_LINEAR;
             r->set_col[r->n_set++] = c;
         }
     }
@@ -377,7 +386,7 @@ static double next_input_event(const sim_run *r, const fmu_sim_opts *o, double t
         if (t1 <= t) continue;
         if (t0 == t1) return t0;
         for (size_t k = 0; k < r->n_set; k++)
-            if (cells_differ(tab, i, i + 1, r->set_col[k])) return t1;
+            if (!r->set_f32[k] && cells_differ(tab, i, i + 1, r->set_col[k])) return t1;
         for (size_t k = 0; o->interp == FMU_SIM_HOLD && k < r->n_in; k++)
             if (cells_differ(tab, i, i + 1, r->in_col[k])) return t1;
     }
@@ -396,6 +405,20 @@ static int set_typed_inputs(sim_run *r, double t, char *err, size_t errlen)
     for (size_t i = 0; i < r->n_set; i++) {
         size_t c = r->set_col[i];
         const char *text = tab->text[k * w + c];
+        if (r->set_f32[i] && k + 1 < tab->n_rows && t >= tab->v[k * w]) {
+            /* fmusim's arithmetic: the rows as floats, the line in double, then a float. */
+            double t0 = tab->v[k * w], t1 = tab->v[(k + 1) * w];
+            double x0 = (float)tab->v[k * w + c], x1 = (float)tab->v[(k + 1) * w + c];
+            char now[40];
+            snprintf(now, sizeof now, "%.9g",
+                     (double)(float)(x0 + (t - t0) * (x1 - x0) / (t1 - t0)));
+            if (!strcmp(now, r->f32_text[i])) continue;
+            if (fmu_step_set_text(r->s, tab->names[c], now))
+                return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
+            memcpy(r->f32_text[i], now, sizeof now);
+            r->set_last[i] = NULL;
+            continue;
+        }
         if (r->set_last[i] && strcmp(r->set_last[i], text) == 0) continue;
         if (fmu_step_set_text(r->s, tab->names[c], text))
             return snprintf(err, errlen, "%s", fmu_step_errmsg(r->s)), 1;
@@ -520,10 +543,10 @@ static int sim_loop(sim_run *r, const fmu_sim_opts *o, double t0, double t1, dou
         if (me) {
             if (input_event) { /* the row before the input event, then its values */
                 r->events++;
-                if (write_row(r, out, err, errlen) ||
-                    (r->n_set && set_typed_inputs(r, next, err, errlen)))
-                    return 1;
+                if (write_row(r, out, err, errlen)) return 1;
             }
+            /* Held inputs change at input events only; a continuous Float32 at every point. */
+            if (r->n_set && set_typed_inputs(r, next, err, errlen)) return 1;
             fmu_inputs in;
             double nx;
             const fmu_inputs *pin = inputs_at(r, o, next, &in, &nx);
@@ -605,6 +628,8 @@ done:
     free(r.in_col);
     free(r.set_col);
     free(r.set_last);
+    free(r.set_f32);
+    free(r.f32_text);
     free(r.u);
     free(r.du);
     free(r.out_var);
