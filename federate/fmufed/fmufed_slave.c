@@ -751,7 +751,7 @@ static int serve(slave_run *r)
                 /* the end reached: the last step's (the steps before a close are committed) */
                 r->st->t_final = port_seconds(r->ff->resolution,
                                               r->stepped && r->t_stepped > T ? r->t_stepped : T);
-                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
+                if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
                 rc = tp_next_event_request_available(r->tp, t_end);
                 r->nera = 1;
             }

@@ -79,12 +79,12 @@ static const char usage_text[] =
  * of that name in such files. */
 #define MASTER_CHILD "master"
 
-/* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N steps, ..."). */
+/* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N instants, ..."). */
 typedef struct fed_report {
     int done;
     double t;
-    long steps, updates, reflections, requests;
-    double progress_t; /* the last "progress" time it reported (s) */
+    long steps, updates, reflections, requests; /* steps: the instants it passed */
+    double progress_t;                          /* the last "progress" time it reported (s) */
 } fed_report;
 
 /* State shared with the line callback (runs inside sup_* calls, single thread). */
@@ -118,8 +118,11 @@ static void parse_done(fed_report *r, const char *name, const char *line)
     size_t n = strlen(head);
     const char *at = strstr(line, head);
     if (!at || memchr(line, ' ', (size_t)(at - line))) return; /* PROGRAM is one word */
-    if (sscanf(at + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
-               &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
+    /* "instants"; a program federate written before they were named so may say "steps" */
+    char word[16] = "";
+    if (sscanf(at + n, "%lf s: %ld %15[a-z], %ld updates, %ld reflections, %ld time requests",
+               &r->t, &r->steps, word, &r->updates, &r->reflections, &r->requests) == 6 &&
+        (!strcmp(word, "instants") || !strcmp(word, "steps")))
         r->done = 1;
 }
 
@@ -509,9 +512,9 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
      * are left out rather than guessed. */
     if (all && steps_min >= 0) {
         if (steps_min == steps_max)
-            printf("tempo-run: %ld steps per federate; ", steps_min);
+            printf("tempo-run: %ld instants per federate; ", steps_min);
         else
-            printf("tempo-run: %ld to %ld steps per federate; ", steps_min, steps_max);
+            printf("tempo-run: %ld to %ld instants per federate; ", steps_min, steps_max);
         printf("messages: %ld attribute updates sent, %ld reflections received, "
                "%ld time requests\n",
                upd, refl, req);

@@ -284,7 +284,8 @@ def serve(ff, me, idx, rti, slave):
                 f.tar(T)
                 state["granted"] = False
                 if T > ff.t_start:
-                    state["steps"] += 1
+                    state["steps"] += 1  # instants committed (doc/master.md "Instants and steps")
+                state["t_done"] = seconds(T, ff.resolution)  # the end reached, past the end too
                 f.nera(horizon, wait=False)
                 state["requests"] += 2
                 continue
@@ -464,8 +465,9 @@ def main(argv=None):
     except (TempoError, RuntimeError, ValueError) as e:
         print("tempo-slave: %s: %s" % (me.name, e), file=sys.stderr)
         return 1
-    print("tempo-slave: %s: done at t = %.9g s: %d steps, %d updates, %d reflections, "
-          "%d time requests" % (me.name, ff.end, st["steps"], st.get("updates", 0),
+    print("tempo-slave: %s: done at t = %.15g s: %d instants, %d updates, %d reflections, "
+          "%d time requests" % (me.name, max(ff.end, st.get("t_done", ff.end)), st["steps"],
+                                st.get("updates", 0),
                                 st.get("reflections", 0), st["requests"]))
     return 0
 

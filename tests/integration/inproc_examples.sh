@@ -5,7 +5,8 @@
 # --in-process for a master method) with a federation log, and for one file of each kind
 # through bin/tempo-run --in-process --log too (its log is read as well); distributed
 # through bin/tempo-run --log as shipped (it starts bin/tempo-rti), where every file must give
-# one "results" line per CSV and a plot (this run serves tests/integration/run_cases.sh, which
+# one "results" line per CSV and a plot that renders to PNG, not blank (this run serves
+# tests/integration/run_cases.sh, which
 # used to run every file a second time for that). The results must be identical bit for
 # bit (cmp of every CSV, master.csv included), and the two federation logs must agree on
 # every grant: for each federate, the same grants (request kind and time) in the same order
@@ -21,6 +22,7 @@ record=0
 [ "${1:-}" = --record ] && record=1
 hashes=$PWD/tests/integration/example_hashes.txt
 . tests/integration/lib.sh inproc_examples
+. tests/figures.sh # plot_png_ok: every run's plot.svg rendered to PNG, not blank
 
 # grants LOG: one line per grant, "federate kind time", each federate's in log order. A run
 # of equal FQR grants is one line: Gauss-Seidel's waiting federates poll with FQR at their
@@ -61,8 +63,8 @@ for f in $files; do
   if bin/tempo-run "$f" --output "$dir/$b/dist" --log "$dir/$b/dlog" --quiet >"$dir/$b/dist.out" \
     2>"$dir/$b/dist.err" &&
     [ "$(grep -c '^tempo-run: results ' "$dir/$b/dist.out")" -eq "$(ls "$dir/$b/dist"/*.csv | wc -l)" ] &&
-    [ -s "$dir/$b/dist/plot.svg" ]; then ok; else
-    ko "$b: distributed run (results listed, plot): $(tail -n 3 "$dir/$b/dist.err")"
+    [ -s "$dir/$b/dist/plot.svg" ] && plot_png_ok "$dir/$b/dist/plot.svg" "$dir/$b"; then ok; else
+    ko "$b: distributed run (results listed, plot rendered to PNG, not blank): $(tail -n 3 "$dir/$b/dist.err")"
   fi
   case "$b" in
   lv_jacobi | lv_master)

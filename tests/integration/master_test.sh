@@ -78,7 +78,7 @@ EOT
     cmp -s "$dir/wr-$kind-local/yz.csv" "$dir/wr-$kind-run/yz.csv" &&
     cmp -s "$dir/wr-$kind-local/master.csv" "$dir/wr-$kind-run/master.csv" &&
     [ "$(grep -c ',wr.accept,' "$dir/wr-$kind-run/master.csv")" -eq 20 ] &&
-    grep -q 'tempo-master: lorenz-wr-'$kind': wr: 20 steps' "$dir/wd-$kind.err"; then ok; else
+    grep -q 'tempo-master: lorenz-wr-'$kind': wr: 20 instants, 20 steps accepted' "$dir/wd-$kind.err"; then ok; else
     ko "wr $kind: $r1 $r2: $(head -c 600 "$dir/wl-$kind.out" "$dir/wd-$kind.err" "$dir/wd-$kind.out")"; fi
 done
 

@@ -100,7 +100,7 @@ def test_jacobi_peer_equals_master_jacobi(tmp_path):
     for name in ("src", "integ"):
         a = (tmp_path / "m" / "res" / (name + ".csv")).read_bytes()
         assert a == (tmp_path / "p" / "res" / (name + ".csv")).read_bytes(), name
-    assert peer.summary["steps"] == (8, 8)
+    assert peer.summary["instants"] == (8, 8)
 
 
 def test_jacobi_naive_peer_lags_one_step(tmp_path):
