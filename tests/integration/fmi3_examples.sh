@@ -105,6 +105,24 @@ for a in arr arr_ms; do
   else ko "$a: array element y[2] wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
 done
 
+# The hybrid method over FMI 3.0 co-simulation in event mode: the slaves stop at their
+# events (feedthrough3's ticks and input-clock ticks, handled in event mode by the host) and
+# end with every tick counted (2 of the period 0.75 s, 5 of the clock by t = 2).
+cat >"$dir/hyb.json" <<EOF2
+{ "federation": "fmi3-hybrid",
+  "algorithm": { "method": "hybrid", "start": 0, "end": 2, "step": 0.25,
+    "hybrid": { "h_min": 0.01, "h_max": 0.5, "delta": 0.001, "tol": 1e-8, "tol_d": 1e-3,
+                "tau0": 0.25, "grow": 1.1, "shrink": 0.5, "discrete": [ ] } },
+  "federates": [
+    { "name": "a", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "outputs": { "y[2]": "A.y2" }, "record": [ "y[2]", "ticks", "clk_ticks" ] },
+    { "name": "b", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "inputs": { "Float64_in": "A.y2" }, "record": [ "Float64_out", "ticks", "clk_ticks" ] } ] }
+EOF2
+if run "$dir/hyb.json" "$dir/hyb" >"$dir/hyb.log" 2>&1 &&
+   [ "$(tail -n 1 "$dir/hyb/a.csv")" = "2,2,2,5" ] && [ "$(tail -n 1 "$dir/hyb/b.csv")" = "2,2,2,5" ]
+then ok; else ko "hybrid in event mode: $(tail -n 2 "$dir/hyb.log" "$dir/hyb/a.csv" 2>&1)"; fi
+
 # A 64-bit integer is not wired: the coupling carries doubles (exact to 2^53 only).
 sed 's/"y\[2\]": "A.y2"/"Int64_out": "A.y2"/' "$dir/arr.json" >"$dir/int64.json"
 if ! run "$dir/int64.json" "$dir/int64" >"$dir/int64.log" 2>&1 &&
