@@ -123,6 +123,11 @@ if run "$dir/hyb.json" "$dir/hyb" >"$dir/hyb.log" 2>&1 &&
    [ "$(tail -n 1 "$dir/hyb/a.csv")" = "2,2,2,5" ] && [ "$(tail -n 1 "$dir/hyb/b.csv")" = "2,2,2,5" ]
 then ok; else ko "hybrid in event mode: $(tail -n 2 "$dir/hyb.log" "$dir/hyb/a.csv" 2>&1)"; fi
 
+# --info shows FMI 3.0's co-simulation capabilities, in text and JSON.
+if bin/tempo-fmu --info build/fmus/fmi3/feedthrough3.fmu | grep -q "event mode yes, intermediate update yes, early return yes" &&
+   bin/tempo-fmu --info build/fmus/fmi3/feedthrough3.fmu --json | grep -q '"hasEventMode":true,"providesIntermediateUpdate":true,"canReturnEarlyAfterIntermediateUpdate":true'
+then ok; else ko "--info lacks the FMI 3.0 co-simulation capabilities"; fi
+
 # A 64-bit integer is not wired: the coupling carries doubles (exact to 2^53 only).
 sed 's/"y\[2\]": "A.y2"/"Int64_out": "A.y2"/' "$dir/arr.json" >"$dir/int64.json"
 if ! run "$dir/int64.json" "$dir/int64" >"$dir/int64.log" 2>&1 &&
