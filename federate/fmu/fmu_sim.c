@@ -1,6 +1,9 @@
 /* tempo-fmu --simulate: CSV input table, the communication-step loop over fmu_step, CSV output.
- * Serves doc/fmu.md. Inputs between CSV rows are linear (value + slope given to the FMU as a
- * first-order polynomial, steps split at CSV rows so the polynomial is exact) or held.
+ * Serves doc/fmu.md §8. The rows and their order are those of the Modelica Association's
+ * fmusim (co-simulation records a step's outputs before the inputs of its end, model exchange
+ * a row before and after every event, input events are points of their own). Inputs between
+ * CSV rows are linear (model exchange and FMUs that interpolate get value + slope, steps split
+ * at CSV rows so the polynomial is exact) or held.
  * Read next: federate/fmufed/tempo_fmu_main.c. */
 #include "federate/fmu/fmu_sim.h"
 
@@ -177,7 +180,7 @@ typedef struct {
     size_t n_out;
     long *out_var; /* var index per written column */
     long points;   /* communication points written */
-    long events;   /* rows written before events (ME) and at input events */
+    long events;   /* rows written just before an event (ME, CS in event mode, input events) */
     int interp_cs; /* CS: the FMU takes input slopes (FMI 2.0 canInterpolateInputs, linear) */
     int fmusim;    /* numbers as fmusim writes them (fmu_sim_opts.fmusim_format) */
     FILE *out;     /* where rows go (for the event hook) */
@@ -223,8 +226,6 @@ char *fmu_sim_format_double(double v, char *buf, size_t len)
     return buf;
 }
 
-/* The outputs of the current time: Real in the shortest round-trip form, Integer and
- * Enumeration as integers, Boolean as 0/1, String quoted. */
 /* A number as fmusim writes it: Float64 with %.16g, Float32 with %.7g (doc/fmu.md §8). */
 static const char *fmusim_number(double v, int float32, char *buf, size_t len)
 {
@@ -241,7 +242,9 @@ static const char *v3_text(sim_run *r, const fmu_var *var, const char *text, cha
     return fmusim_number(strtod(text, NULL), 0, buf, len);
 }
 
-/* The row of time t (the handle's time, or an event's inside a step). */
+/* The outputs at time t (the handle's time, or an event's inside a step): Real in the
+ * shortest round-trip form or as fmusim writes it, Integer and Enumeration as integers,
+ * Boolean as 0/1, String quoted. */
 static int write_row_at(sim_run *r, double t, FILE *out, char *err, size_t errlen)
 {
     char num[40];
