@@ -12,7 +12,7 @@ for f in bin/tempo-run bin/tempo-fmu bin/tempo-rti build/fmus/lv_me.fmu \
 done
 mkdir -p build/run
 ref=build/run/lv_reference.csv
-bin/tempo-fmu --simulate build/fmus/lv_me.fmu --stop 100 --step 0.01 --rtol 1e-10 --atol 1e-12 \
+bin/tempo-fmu --simulate build/fmus/lv_me.fmu --exact --stop 100 --step 0.01 --rtol 1e-10 --atol 1e-12 \
   --set alpha=0.5 --set beta=0.7 --set gamma=0.27 --set delta=0.6 --set x0=1 --set y0=1 \
   --out "$ref"
 

@@ -118,6 +118,23 @@ $(FMU_DIR)/fmi3/feedthrough3.fmu: $(FMU_DIR)/so/feedthrough3.so examples/fmus3/m
 	cd $(FMU_DIR)/stage3/feedthrough3 && zip -q -X -r ../../fmi3/feedthrough3.fmu modelDescription.xml binaries
 EXAMPLE_FMUS3 += $(FMU_DIR)/fmi3/feedthrough3.fmu
 EXTRA_ALL += $(FMU_DIR)/fmi3/feedthrough3.fmu
+
+# statespace3: x' = A x + B u, y = C x + D u with arrays sized by structural parameters (the
+# Reference FMU StateSpace's interface), written by hand; its description is statespace3.xml.
+$(FMU_DIR)/obj/fmus3/statespace3.o: examples/fmus3/statespace3.c
+	@mkdir -p $(@D)
+	$(CC) $(FMU_CFLAGS) -MMD -MP -c $< -o $@
+$(FMU_DIR)/so/statespace3.so: $(FMU_DIR)/obj/fmus3/statespace3.o
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ -lm
+$(FMU_DIR)/fmi3/statespace3.fmu: $(FMU_DIR)/so/statespace3.so examples/fmus3/statespace3.xml
+	@rm -rf $(FMU_DIR)/stage3/statespace3 $@
+	@mkdir -p $(FMU_DIR)/stage3/statespace3/binaries/x86_64-linux $(FMU_DIR)/fmi3
+	cp examples/fmus3/statespace3.xml $(FMU_DIR)/stage3/statespace3/modelDescription.xml
+	cp $< $(FMU_DIR)/stage3/statespace3/binaries/x86_64-linux/statespace3.so
+	cd $(FMU_DIR)/stage3/statespace3 && zip -q -X -r ../../fmi3/statespace3.fmu modelDescription.xml binaries
+EXAMPLE_FMUS3 += $(FMU_DIR)/fmi3/statespace3.fmu
+EXTRA_ALL += $(FMU_DIR)/fmi3/statespace3.fmu
 INTEG_SCRIPTS += tests/integration/fmi3_examples.sh
 
 .PHONY: fmus

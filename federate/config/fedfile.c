@@ -1294,14 +1294,22 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         jp_map(p, q, ws[k].var);
         const fmu_var *v = md_find(md, ws[k].var);
         if (!v) return fail(c, p, "the FMU has no variable \"%s\"", ws[k].var);
+        if (v->type == FMU_T_INT64 || v->type == FMU_T_UINT64)
+            return fail(c, p,
+                        "variable \"%s\" is %s: the coupling carries doubles, exact to 2^53 "
+                        "only, so a 64-bit integer could lose precision; only Real (Float64) "
+                        "variables are wired",
+                        ws[k].var, v->type == FMU_T_INT64 ? "Int64" : "UInt64");
         if (v->type != FMU_T_REAL &&
             !(by_peers && (fedfile_type_discrete(v->type) || v->type == FMU_T_FLOAT32)))
             return fail(c, p,
                         "variable \"%s\" is not Real (only Real variables are wired; the "
                         "peer methods also wire Integer, Boolean, Enumeration and Float32 ones)",
                         ws[k].var);
-        if (v->n_elems) /* FMI 3.0 arrays are exchanged by name only (doc/fmu.md §10) */
-            return fail(c, p, "variable \"%s\" is an array element; only scalars are wired",
+        if (v->n_elems && !md->elem_vr_base) /* element handles: doc/fmu.md §10 */
+            return fail(c, p,
+                        "variable \"%s\" is an array element, and the FMU's value references "
+                        "leave no room to wire it",
                         ws[k].var);
         /* a calculated parameter may be published too: a value fixed at initialization
          * (an SSP connects one to inputs, doc/ssp.md) */

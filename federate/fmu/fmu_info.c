@@ -43,7 +43,7 @@ static const char *yes_no(int b)
 
 /* ---- text ---------------------------------------------------------------------------------- */
 
-static void text_caps(FILE *out, const char *kind, const fmu_caps *k, int cs, int n_ind)
+static void text_caps(FILE *out, const char *kind, const fmu_caps *k, int cs, int fmi3, int n_ind)
 {
     if (!k->present) return;
     fprintf(out,
@@ -58,7 +58,11 @@ static void text_caps(FILE *out, const char *kind, const fmu_caps *k, int cs, in
                 yes_no(k->can_handle_variable_communication_step_size),
                 yes_no(k->can_interpolate_inputs), k->max_output_derivative_order,
                 yes_no(k->can_run_asynchronuously));
-    else
+    if (cs && fmi3) /* FMI 3.0's co-simulation capabilities (doc/fmu.md "FMI 3.0") */
+        fprintf(out, ", event mode %s, intermediate update %s, early return %s",
+                yes_no(k->has_event_mode), yes_no(k->provides_intermediate_update),
+                yes_no(k->can_return_early));
+    if (!cs)
         fprintf(out, ", completedIntegratorStep needed %s, event indicators %d",
                 yes_no(!k->completed_integrator_step_not_needed), n_ind);
     fprintf(out, ", needs execution tool %s, one instance per process only %s\n",
@@ -92,8 +96,8 @@ static void write_text(const char *path, const fmu_md *md, FILE *out)
     if (md->description) fprintf(out, "description: %s\n", md->description);
     fprintf(out, "kinds: %s%s%s\n", md->me.present ? "ModelExchange" : "",
             md->me.present && md->cs.present ? ", " : "", md->cs.present ? "CoSimulation" : "");
-    text_caps(out, "ModelExchange", &md->me, 0, md->n_event_indicators);
-    text_caps(out, "CoSimulation", &md->cs, 1, md->n_event_indicators);
+    text_caps(out, "ModelExchange", &md->me, 0, md->fmi3, md->n_event_indicators);
+    text_caps(out, "CoSimulation", &md->cs, 1, md->fmi3, md->n_event_indicators);
     fputs("default experiment:", out);
     const char *sep = " ";
     if (md->has_start) fprintf(out, "%sstart %.15g s", sep, md->start_time), sep = ", ";
@@ -151,7 +155,7 @@ static void json_num(FILE *out, double x)
     fprintf(out, "%.17g", x);
 }
 
-static void json_caps(FILE *out, const char *key, const fmu_caps *k, int cs)
+static void json_caps(FILE *out, const char *key, const fmu_caps *k, int cs, int fmi3)
 {
     fprintf(out, ",\"%s\":", key);
     if (!k->present) {
@@ -172,10 +176,19 @@ static void json_caps(FILE *out, const char *key, const fmu_caps *k, int cs)
     if (cs)
         fprintf(out,
                 ",\"canHandleVariableCommunicationStepSize\":%s,\"canInterpolateInputs\":%s,"
-                "\"maxOutputDerivativeOrder\":%d,\"canRunAsynchronuously\":%s}",
+                "\"maxOutputDerivativeOrder\":%d,\"canRunAsynchronuously\":%s",
                 k->can_handle_variable_communication_step_size ? "true" : "false",
                 k->can_interpolate_inputs ? "true" : "false", k->max_output_derivative_order,
                 k->can_run_asynchronuously ? "true" : "false");
+    if (cs && fmi3)
+        fprintf(out,
+                ",\"hasEventMode\":%s,\"providesIntermediateUpdate\":%s,"
+                "\"canReturnEarlyAfterIntermediateUpdate\":%s",
+                k->has_event_mode ? "true" : "false",
+                k->provides_intermediate_update ? "true" : "false",
+                k->can_return_early ? "true" : "false");
+    if (cs)
+        fputc('}', out);
     else
         fprintf(out, ",\"completedIntegratorStepNotNeeded\":%s}",
                 k->completed_integrator_step_not_needed ? "true" : "false");
@@ -225,8 +238,8 @@ static void write_json(const char *path, const fmu_md *md, FILE *out)
     if (md->generation_tool) fputs(",\"generationTool\":", out), json_str(out, md->generation_tool);
     fprintf(out, ",\"kinds\":[%s%s%s]", md->me.present ? "\"ModelExchange\"" : "",
             md->me.present && md->cs.present ? "," : "", md->cs.present ? "\"CoSimulation\"" : "");
-    json_caps(out, "modelExchange", &md->me, 0);
-    json_caps(out, "coSimulation", &md->cs, 1);
+    json_caps(out, "modelExchange", &md->me, 0, md->fmi3);
+    json_caps(out, "coSimulation", &md->cs, 1, md->fmi3);
     fputs(",\"defaultExperiment\":{", out);
     const char *sep = "";
     if (md->has_start)

@@ -877,6 +877,22 @@ long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr)
     return -1;
 }
 
+int fmu_md_wire_vr(const fmu_md *md, long k, unsigned *vr)
+{
+    if (!md->vars[k].n_elems) return *vr = md->vars[k].vr, 0;
+    if (!md->elem_vr_base) return -1;
+    *vr = md->elem_vr_base + (unsigned)k;
+    return 0;
+}
+
+long fmu_md_elem_of_vr(const fmu_md *md, unsigned vr)
+{
+    if (!md->elem_vr_base || vr < md->elem_vr_base || vr - md->elem_vr_base >= md->n_vars)
+        return -1;
+    long k = (long)(vr - md->elem_vr_base);
+    return md->vars[k].n_elems ? k : -1;
+}
+
 long fmu_md_find_any_vr(const fmu_md *md, unsigned vr)
 {
     for (size_t i = 0; i < md->n_vars; i++)

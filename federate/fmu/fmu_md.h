@@ -146,10 +146,13 @@ typedef struct {
     fmu_var *vars;
     size_t n_outputs, n_derivatives, n_initial_unknowns;
     fmu_unknown *outputs, *derivatives, *initial_unknowns;
-    size_t n_states;  /* = n_derivatives */
-    int *state_index; /* 0-based var index of state i (the var derivatives[i] is der of) */
-    size_t n_clocks;  /* FMI 3.0 Clock variables */
-    int *clocks;      /* their 0-based var indices */
+    size_t n_states;       /* = n_derivatives */
+    int *state_index;      /* 0-based var index of state i (the var derivatives[i] is der of) */
+    size_t n_clocks;       /* FMI 3.0 Clock variables */
+    int *clocks;           /* their 0-based var indices */
+    unsigned elem_vr_base; /* FMI 3.0 with arrays: the handle of array element k is
+                              elem_vr_base + k (above every value reference of the FMU;
+                              fmu_md_wire_vr); 0: no handles (no array, or no room) */
 } fmu_md;
 
 /**
@@ -186,6 +189,14 @@ const char *fmu_md_type_name_of(const fmu_md *md, fmu_vtype t);
 /** The 0-based index of the first element of the variable with value reference vr (FMI 3.0
  * value references are unique across types), or -1. O(n). */
 long fmu_md_find_any_vr(const fmu_md *md, unsigned vr);
+/** The value reference by which the stepping interface (fmu_step_get_real, fmu_step_set_real,
+ * the inputs of a step) reaches variable k: its own for a scalar; for an FMI 3.0 array
+ * element a handle above the FMU's value references (elem_vr_base + k), which the FMI 3.0
+ * adapters turn into a read or write of that element. @return 0; -1 when k is an array
+ * element and the FMU left no room for handles. */
+int fmu_md_wire_vr(const fmu_md *md, long k, unsigned *vr);
+/** The variable index an element handle names, or -1 (not a handle). */
+long fmu_md_elem_of_vr(const fmu_md *md, unsigned vr);
 const char *fmu_md_causality_name(fmu_causality c);
 const char *fmu_md_variability_name(fmu_variability v);
 const char *fmu_md_initial_name(fmu_initial i); /* "" for FMU_I_NONE */

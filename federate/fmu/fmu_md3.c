@@ -387,6 +387,15 @@ static int parse_vars3(md_ctx *c, const xmlNode *mv)
         if (c->md->n_vars > MD_MAX_VARS)
             return md_fail(c, mv, "more than %d variables", MD_MAX_VARS);
     }
+    /* Handles for array elements above every value reference, when they fit in 32 bits. */
+    unsigned top = 0;
+    int arrays = 0;
+    for (size_t i = 0; i < c->md->n_vars; i++) {
+        top = c->md->vars[i].vr > top ? c->md->vars[i].vr : top;
+        arrays |= c->md->vars[i].n_elems != 0;
+    }
+    if (arrays && (unsigned long long)top + 1 + c->md->n_vars <= UINT_MAX)
+        c->md->elem_vr_base = top + 1;
     return 0;
 }
 
@@ -411,7 +420,61 @@ static int link_derivatives(md_ctx *c)
 
 /* ---- structure ---------------------------------------------------------------------------- */
 
-/* Appends every element of the variable with the value reference of u to list. */
+/* The dependencies of an unknown (FMI 3.0 §2.4.8): value references, each naming a variable
+ * whose every element the unknown depends on, into 1-based indices; dependenciesKind, when
+ * given, holds one known kind per value reference. */
+static int parse_deps3(md_ctx *c, const xmlNode *u, int **deps, size_t *n_deps)
+{
+    static const char *const kinds[] = {"dependent", "constant", "fixed", "tunable", "discrete"};
+    fmu_md *md = c->md;
+    char *list = md_attr(c, u, "dependencies"), *kind = md_attr(c, u, "dependenciesKind");
+    int rc = c->oom ? -2 : 0;
+    size_t n_vr = 0, n_kind = 0, cap = 0;
+    char *save = NULL;
+    for (char *w = list ? strtok_r(list, " \t\r\n", &save) : NULL; !rc && w;
+         w = strtok_r(NULL, " \t\r\n", &save)) {
+        char *end;
+        errno = 0;
+        unsigned long vr = strtoul(w, &end, 10);
+        long k = *end || errno || vr > UINT_MAX || w[0] == '-'
+                     ? -1
+                     : fmu_md_find_any_vr(md, (unsigned)vr);
+        if (k < 0) {
+            rc = md_fail(c, u, "dependencies: \"%.40s\" names no variable", w);
+            break;
+        }
+        n_vr++;
+        size_t m = md->vars[k].n_elems ? md->vars[k].n_elems : 1;
+        if (*n_deps + m > cap) {
+            size_t nc = (*n_deps + m) * 2;
+            int *g = realloc(*deps, nc * sizeof *g);
+            if (!g) {
+                rc = -2, c->oom = 1;
+                break;
+            }
+            *deps = g, cap = nc;
+        }
+        for (size_t e = 0; e < m; e++)
+            (*deps)[(*n_deps)++] = (int)(k + (long)e + 1);
+    }
+    for (char *w = kind && !rc ? strtok_r(kind, " \t\r\n", &save) : NULL; !rc && w;
+         w = strtok_r(NULL, " \t\r\n", &save)) {
+        size_t j = 0;
+        while (j < sizeof kinds / sizeof *kinds && strcmp(w, kinds[j]))
+            j++;
+        if (j == sizeof kinds / sizeof *kinds)
+            rc = md_fail(c, u, "dependenciesKind: unknown kind \"%.40s\"", w);
+        n_kind++;
+    }
+    if (!rc && kind && (!list || n_kind != n_vr))
+        rc = md_fail(c, u, "dependenciesKind has %zu entries, dependencies %zu", n_kind, n_vr);
+    free(list);
+    free(kind);
+    return rc;
+}
+
+/* Appends every element of the variable with the value reference of u to list, each with the
+ * unknown's dependencies (absent: it depends on everything). */
 static int add_unknown(md_ctx *c, const xmlNode *u, size_t *count, fmu_unknown **list, size_t *cap)
 {
     fmu_md *md = c->md;
@@ -428,10 +491,18 @@ static int add_unknown(md_ctx *c, const xmlNode *u, size_t *count, fmu_unknown *
         if (!g) return c->oom = 1, -2;
         *list = g, *cap = nc;
     }
-    /* Dependencies are not kept for FMI 3.0 (absent means "depends on everything"). */
-    for (size_t e = 0; e < n; e++)
-        (*list)[(*count)++] = (fmu_unknown){.index = (int)(k + (long)e + 1)};
-    return 0;
+    int *deps = NULL, has = xmlHasProp(u, (const xmlChar *)"dependencies") != NULL;
+    size_t n_deps = 0;
+    if (has && (rc = parse_deps3(c, u, &deps, &n_deps))) return free(deps), rc;
+    for (size_t e = 0; !rc && e < n; e++) {
+        fmu_unknown *g = &(*list)[*count];
+        *g = (fmu_unknown){.index = (int)(k + (long)e + 1), .has_deps = has, .n_deps = n_deps};
+        if (n_deps && !(g->deps = malloc(n_deps * sizeof *g->deps))) rc = -2, c->oom = 1;
+        if (g->deps) memcpy(g->deps, deps, n_deps * sizeof *deps);
+        ++*count;
+    }
+    free(deps);
+    return rc;
 }
 
 static int parse_structure3(md_ctx *c, const xmlNode *ms)
@@ -459,6 +530,8 @@ static int parse_structure3(md_ctx *c, const xmlNode *ms)
             rc = add_unknown(c, u, &n_ind, &ind, &cap_e);
         }
     }
+    for (size_t i = 0; i < n_ind; i++)
+        free(ind[i].deps);
     free(ind);
     md->n_event_indicators = (int)n_ind;
     if (!md->outputs) md->outputs = calloc(1, sizeof *md->outputs);

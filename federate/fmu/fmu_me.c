@@ -492,6 +492,13 @@ int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
                                    s->f->md->model_name, ME_MAX_EVENTS_PER_STEP, t);
                 break;
             }
+            /* The values just before the event, for a caller that records them (fmusim's
+             * row before an event, doc/fmu.md §8). */
+            if (s->on_event && s->on_event(s->on_event_ctx, s, t)) {
+                rc = fmu_step_fail(s, FMU_STEP_ESYS, "%s: the event hook failed at t=%.17g",
+                                   s->f->md->model_name, t);
+                break;
+            }
             rc = handle_event(me, t);
             /* Hybrid master: stop here, the event handled (fmu_step_set_event_stop). */
             if (!rc && s->event_stop) rc = FMU_STEP_EVENT;

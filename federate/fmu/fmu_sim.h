@@ -14,12 +14,18 @@ typedef enum { FMU_SIM_LINEAR = 0, FMU_SIM_HOLD = 1 } fmu_sim_interp;
 /** Options of one run. Zero fields mean defaults. */
 typedef struct {
     const char *fmu_path;              /* the .fmu file (required) */
-    fmu_step_opts fopts;               /* kind, tolerances, solver, parameters (--set), log */
+    fmu_step_opts fopts;               /* kind, tolerances, solver, parameters (--set), log;
+                                          event_mode (--event-mode): rows before and after
+                                          each event of an FMI 3.0 co-simulation too */
     int has_start, has_stop, has_step; /* else DefaultExperiment, else 0 / 1 / (stop-start)/500 */
     double start, stop, step;          /* s */
     const char *input_csv;             /* NULL: no input file */
     fmu_sim_interp interp;             /* CSV inputs: linear (default) or sample-and-hold */
     int with_states;                   /* also write the continuous states (ME) */
+    int fmusim_format;                 /* numbers as fmusim writes them (Float64 %.16g, Float32
+                                          %.7g) and the header's names quoted; 0: numbers in
+                                          the shortest form that reads back (tempo-fmu
+                                          --exact) */
     FILE *summary;                     /* NULL: none; else one line after a run that ended well */
 } fmu_sim_opts;
 
@@ -43,10 +49,14 @@ int fmu_sim_read_csv(const char *path, fmu_sim_table *t, char *err, size_t errle
 void fmu_sim_table_fini(fmu_sim_table *t);
 
 /**
- * Run the simulation and write "time,<outputs...>" rows to out, from the start time and after
- * every communication step. At each communication point the inputs of that time are set
- * first, then its outputs are written, then the step to the next point is taken (CS and ME
- * alike). Every output is written whatever its type (Boolean as 0/1, String in quotes).
+ * Run the simulation and write "time,<outputs...>" rows to out, at the rows fmusim (the
+ * Modelica Association's simulator) writes: the start time, every point start + i*step and
+ * every input event (a CSV time given twice, or a row where a held input changes).
+ * Co-simulation writes the outputs a step produced before the inputs of its end are set
+ * (so a direct feedthrough lags one step); model exchange sets the interpolated inputs of a
+ * point first, then writes, and writes one row before and one after every event (state, time,
+ * step and input events). Every output is written whatever its type (Boolean as 0/1, String
+ * in quotes). doc/fmu.md §8.
  * @return 0 done (also when the model terminated early: a note goes to err); 1 failure (err
  *         says why: bad FMU, bad option, unknown input column, FMU error or discard).
  */

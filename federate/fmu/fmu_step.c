@@ -102,6 +102,9 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     const char *name = o->instance_name ? o->instance_name : md->model_name;
     if (md->fmi3) {
         fmu_v3_opts vo = {.early_return = o->early_return,
+                          .event_mode = o->event_mode,
+                          .intermediate_update = o->intermediate_update,
+                          .step = s,
                           .logging = o->log != NULL,
                           .event_stop = &s->event_stop};
         s->c = fmu_v3_instantiate(s->f, name, &s->sink, &vo);
@@ -319,7 +322,8 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
         long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr[i]);
-        if (k < 0)
+        if (k < 0) k = fmu_md_elem_of_vr(s->f->md, vr[i]); /* an FMI 3.0 element handle */
+        if (k < 0 || s->f->md->vars[k].type != FMU_T_REAL)
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "no Real variable has value reference %u",
                                  vr[i]);
         if ((rc = settable(s, &s->f->md->vars[k]))) return rc;
@@ -777,6 +781,18 @@ int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len)
 void fmu_step_set_event_stop(fmu_step *s, int on)
 {
     s->event_stop = on != 0;
+}
+
+void fmu_step_set_update_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)
+{
+    s->on_update = fn;
+    s->on_update_ctx = ctx;
+}
+
+void fmu_step_set_event_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)
+{
+    s->on_event = fn;
+    s->on_event_ctx = ctx;
 }
 
 long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause)

@@ -56,9 +56,17 @@ typedef struct {
     fmu_log_fn *log;                 /* FMU and host messages; NULL: dropped */
     void *log_ctx;                   /* handed to log */
     const fmu_zip_limits *limits;    /* NULL: default unpacking limits */
-    int early_return; /* FMI 3.0 CS: instantiate with earlyReturnAllowed when the FMU can
-                         return early (canReturnEarlyAfterIntermediateUpdate), for
-                         fmu_step_set_event_stop; 0: the FMU handles its events inside a step */
+    int early_return;        /* FMI 3.0 CS: instantiate with earlyReturnAllowed when the FMU can
+                                return early (canReturnEarlyAfterIntermediateUpdate), for
+                                fmu_step_set_event_stop; 0: the FMU handles its events inside a step */
+    int intermediate_update; /* FMI 3.0 CS: hand the FMU an intermediate-update callback (with
+                                the outputs as required intermediate variables) when it
+                                providesIntermediateUpdate; it calls the update hook
+                                (fmu_step_set_update_hook) inside fmi3DoStep */
+    int event_mode;          /* FMI 3.0 CS: instantiate with eventModeUsed when the FMU has event
+                                mode (hasEventMode), with early return when it can: the host handles
+                                the FMU's events in event mode where fmi3DoStep returns at them
+                                (doc/fmu.md "FMI 3.0"); 0: the FMU handles them inside a step */
 } fmu_step_opts;
 
 /** Real inputs of one step. u_i(t) = sum_{k=0..order} c_ik (t - t0)^k / k! with c_i0 = u[i],
@@ -258,6 +266,33 @@ int fmu_step_set_time(fmu_step *s, double t);
  * @param on 1 to stop at events, 0 to integrate through them (the default)
  */
 void fmu_step_set_event_stop(fmu_step *s, int on);
+
+/** Called by a model-exchange step at each event (state, time or step event) just before
+ * fmi2EnterEventMode: the FMU holds the event's time, its inputs and the states CVODE reached,
+ * in continuous-time mode, so the hook may read variables (the values just before the event).
+ * An FMI 3.0 co-simulation opened with event_mode calls it too, where fmi3DoStep returned at
+ * an event, before fmi3EnterEventMode (the FMU in step mode at the event's time).
+ * It returns 0 to go on; any other value ends the step with FMU_STEP_ESYS (the hook keeps its
+ * own message). */
+typedef int fmu_event_hook(void *ctx, fmu_step *s, double t);
+
+/**
+ * Install (or, with fn NULL, remove) the hook called before each model-exchange event, and
+ * before each event an FMI 3.0 co-simulation in event mode hands to the host. For tempo-fmu
+ * --simulate, which writes a row before and one after every event as fmusim does (doc/fmu.md §8).
+ * ctx is handed to fn as it is.
+ */
+void fmu_step_set_event_hook(fmu_step *s, fmu_event_hook *fn, void *ctx);
+
+/**
+ * Install (or, with fn NULL, remove) the hook an FMI 3.0 co-simulation opened with
+ * intermediate_update calls at each intermediate update inside fmi3DoStep where the FMU lets
+ * the outputs be read (intermediateVariableGetAllowed): the FMU is in Intermediate Update Mode
+ * at time t (inside the step), and the hook may read variables (fmu_step_get_text and the
+ * like), not set them. Its return value is ignored; no early return is asked. For tempo-fmu
+ * --simulate --record-intermediate-values (fmusim's option of the same name).
+ */
+void fmu_step_set_update_hook(fmu_step *s, fmu_event_hook *fn, void *ctx);
 
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);

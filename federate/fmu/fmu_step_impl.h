@@ -9,20 +9,24 @@
 typedef struct fmu_me fmu_me;
 
 struct fmu_step {
-    fmu_file *f;              /* loaded FMU, owned */
-    fmi2Component c;          /* the instance, NULL once freed */
-    fmu_log_sink sink;        /* componentEnvironment of c */
-    fmi2CallbackFunctions cb; /* must outlive c (the FMU may keep the pointer) */
-    char err[FMU_ERR_LEN];    /* last error message */
-    double t;                 /* current time (s) */
-    int initialized;          /* fmi2ExitInitializationMode done: fixed parameters frozen */
-    int terminated;           /* the model asked to stop: no more steps */
-    int broken;               /* unrecoverable failure: only close */
-    int need_restore;         /* a step was discarded: restore before the next step */
-    int event_stop;           /* ME: a step stops at its first event (fmu_step_set_event_stop) */
-    fmu_me *me;               /* ME integrator, NULL for CS */
-    char who[128];            /* instance name, for the process guard's messages (fmu_guard.h) */
-    char text[4096];          /* fmu_step_get_text's answer, valid until the next call */
+    fmu_file *f;               /* loaded FMU, owned */
+    fmi2Component c;           /* the instance, NULL once freed */
+    fmu_log_sink sink;         /* componentEnvironment of c */
+    fmi2CallbackFunctions cb;  /* must outlive c (the FMU may keep the pointer) */
+    char err[FMU_ERR_LEN];     /* last error message */
+    double t;                  /* current time (s) */
+    int initialized;           /* fmi2ExitInitializationMode done: fixed parameters frozen */
+    int terminated;            /* the model asked to stop: no more steps */
+    int broken;                /* unrecoverable failure: only close */
+    int need_restore;          /* a step was discarded: restore before the next step */
+    int event_stop;            /* ME: a step stops at its first event (fmu_step_set_event_stop) */
+    fmu_event_hook *on_event;  /* ME: called before each event (fmu_step_set_event_hook), or NULL */
+    void *on_event_ctx;        /* its context */
+    fmu_event_hook *on_update; /* FMI 3.0 CS: called at intermediate updates, or NULL */
+    void *on_update_ctx;       /* its context */
+    fmu_me *me;                /* ME integrator, NULL for CS */
+    char who[128];             /* instance name, for the process guard's messages (fmu_guard.h) */
+    char text[4096];           /* fmu_step_get_text's answer, valid until the next call */
 };
 
 struct fmu_step_state {

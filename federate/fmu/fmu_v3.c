@@ -172,11 +172,22 @@ int fmu_v3_open(fmu_file *f, char *err, size_t errlen)
         const fmu_var *ck = &f->md->vars[f->md->clocks[i]];
         static const char *const kinds[] = {"",         "constant",  "fixed",    "tunable",
                                             "changing", "countdown", "triggered"};
-        if (ck->causality == FMU_C_INPUT)
-            return snprintf(err, errlen,
-                            "input clock \"%s\" (intervalVariability=\"%s\") must be ticked by "
-                            "the importer; Tempo does not drive input clocks",
-                            ck->name, kinds[ck->clock]),
+        if (ck->causality != FMU_C_INPUT) continue;
+        /* An input clock of a known period is driven at its ticks (doc/fmu.md "FMI 3.0"). */
+        const char *why = NULL;
+        if ((ck->clock != FMU_CLOCK_CONSTANT && ck->clock != FMU_CLOCK_FIXED) || !ck->has_interval)
+            why = "Tempo drives only input clocks whose interval is given in the description "
+                  "(intervalVariability constant or fixed, with intervalDecimal)";
+        else if (!(ck->interval > 0))
+            why = "its intervalDecimal is not positive";
+        else if (!f->fn3.SetClock)
+            why = "the binary has no fmi3SetClock";
+        else if (f->kind == FMU_KIND_CS && !f->caps->has_event_mode)
+            why = "co-simulation takes clock ticks in event mode only, and the FMU has none "
+                  "(hasEventMode)";
+        if (why)
+            return snprintf(err, errlen, "input clock \"%s\" (intervalVariability=\"%s\"): %s",
+                            ck->name, kinds[ck->clock], why),
                    -1;
     }
     fill_adapters(f);
@@ -194,8 +205,20 @@ typedef struct {
     int tol_defined, stop_defined; /* fmi2SetupExperiment's arguments, for */
     double tol, start, stop;       /* fmi3EnterInitializationMode */
     const int *event_stop;         /* the host stops at events (fmu_step.event_stop) */
-    int terminated;                /* last fmi3DoStep: terminateSimulation */
-    double last_time;              /* last fmi3DoStep: lastSuccessfulTime (s) */
+    int event_mode;                /* CS: eventModeUsed (the host handles the FMU's events) */
+    fmu_step *step;                /* for its event hook, or NULL */
+    char **pre_text;               /* per variable of md: the text an array element was set to
+                                      before initialization (NULL: none; the array NULL) */
+    size_t n_ck;                   /* input clocks driven at their ticks */
+    struct v3_clock {
+        fmi3ValueReference vr;
+        double shift, interval; /* s: ticks at start + shift + k * interval, k = 0, 1, ... */
+        long k;                 /* the next tick's k */
+    } * ck;
+    double now;       /* ME: the time of the last fmi3SetTime (s) */
+    int fresh;        /* ME: an event iteration begins (its clocks are not set yet) */
+    int terminated;   /* last fmi3DoStep: terminateSimulation */
+    double last_time; /* last fmi3DoStep: lastSuccessfulTime (s) */
 } v3_inst;
 
 static void log3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
@@ -204,26 +227,63 @@ static void log3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String cate
     fmu_load_log_line(env, "", (fmi2Status)status, category, message);
 }
 
+/* The intermediate-update callback: the environment is the sink of the fmu_step that opened
+ * the instance (fmu_step.c hands &s->sink), so the handle is found around it; its update hook
+ * reads the outputs where the FMU allows it. No early return is asked. */
+static void update3(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_requested,
+                    fmi3Boolean get_allowed, fmi3Boolean step_finished, fmi3Boolean can_return,
+                    fmi3Boolean *early, fmi3Float64 *early_time)
+{
+    fmu_step *s = (fmu_step *)((char *)env - offsetof(fmu_step, sink));
+    *early = false;
+    *early_time = t;
+    if (get_allowed && s->on_update) s->on_update(s->on_update_ctx, s, t);
+}
+
 fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *sink,
                                  const fmu_v3_opts *o)
 {
     v3_inst *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->event_stop = o->event_stop;
+    w->step = o->step;
+    for (size_t i = 0; i < f->md->n_clocks; i++)
+        w->n_ck += f->md->vars[f->md->clocks[i]].causality == FMU_C_INPUT;
+    if (w->n_ck && !(w->ck = calloc(w->n_ck, sizeof *w->ck))) return free(w), NULL;
+    for (size_t i = 0, j = 0; i < f->md->n_clocks; i++) {
+        const fmu_var *v = &f->md->vars[f->md->clocks[i]];
+        if (v->causality == FMU_C_INPUT)
+            w->ck[j++] = (struct v3_clock){v->vr, v->shift, v->interval, 0};
+    }
+    /* Co-simulation takes clock ticks in event mode (fmu_v3_open checked that it has it). */
+    w->event_mode = f->kind == FMU_KIND_CS && (o->event_mode || w->n_ck) && f->caps->has_event_mode;
     w->fn = &f->fn3;
     w->md = f->md;
     w->sink = sink;
     char res[PATH_MAX + 16];
     snprintf(res, sizeof res, "%s/resources/", f->dir);
+    /* Intermediate updates: the outputs (each value reference once) are required. */
+    fmi3ValueReference *req = NULL;
+    size_t n_req = 0;
+    int update = f->kind == FMU_KIND_CS && o->intermediate_update && o->step &&
+                 f->caps->provides_intermediate_update;
+    if (update && !(req = calloc(f->md->n_vars + 1, sizeof *req)))
+        return free(w->ck), free(w), NULL;
+    for (size_t i = 0; update && i < f->md->n_vars; i++)
+        if (f->md->vars[i].causality == FMU_C_OUTPUT && f->md->vars[i].type != FMU_T_CLOCK &&
+            !f->md->vars[i].elem)
+            req[n_req++] = f->md->vars[i].vr;
     if (f->kind == FMU_KIND_CS)
-        w->inst = f->fn3.InstantiateCoSimulation(name, f->md->guid, res, fmi3False, o->logging != 0,
-                                                 o->event_mode && f->caps->has_event_mode,
-                                                 o->early_return && f->caps->can_return_early, NULL,
-                                                 0, sink, log3, NULL);
+        w->inst = f->fn3.InstantiateCoSimulation(
+            name, f->md->guid, res, fmi3False, o->logging != 0, w->event_mode,
+            (o->early_return || w->event_mode) && f->caps->can_return_early, req, n_req, sink, log3,
+            update ? update3 : NULL);
     else
         w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
                                                   o->logging != 0, sink, log3);
+    free(req);
     if (!w->inst) {
+        free(w->ck);
         free(w);
         return NULL;
     }
@@ -243,6 +303,10 @@ static fmi2Status a_SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
 static void a_FreeInstance(fmi2Component c)
 {
     W->fn->FreeInstance(W->inst);
+    for (size_t i = 0; W->pre_text && i < W->md->n_vars; i++)
+        free(W->pre_text[i]);
+    free(W->pre_text);
+    free(W->ck);
     free(c);
 }
 static fmi2Status a_SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol,
@@ -257,9 +321,67 @@ static fmi2Status a_EnterInitializationMode(fmi2Component c)
     return (fmi2Status)W->fn->EnterInitializationMode(W->inst, W->tol_defined != 0, W->tol,
                                                       W->start, W->stop_defined != 0, W->stop);
 }
+/* Input clocks (FMI 3.0 §2.2.9): the time of clock i's next tick, counted from the start time
+ * (not summed); and, at time t in event mode, fmi3SetClock for every clock due at t (a tick
+ * at or before t, up to rounding), each then moved to its following tick. */
+static double tick_time(const v3_inst *w, size_t i)
+{
+    return w->start + w->ck[i].shift + (double)w->ck[i].k * w->ck[i].interval;
+}
+static double next_tick(const v3_inst *w)
+{
+    double t = INFINITY;
+    for (size_t i = 0; i < w->n_ck; i++)
+        t = fmin(t, tick_time(w, i));
+    return t;
+}
+static fmi3Status set_due_clocks(v3_inst *w, double t)
+{
+    for (size_t i = 0; i < w->n_ck; i++) {
+        if (!(tick_time(w, i) <= t + 1e-12 * fmax(1.0, fabs(t)))) continue;
+        bool on = true;
+        fmi3Status st = w->fn->SetClock(w->inst, &w->ck[i].vr, 1, &on);
+        if (st > fmi3Warning) return st;
+        while (tick_time(w, i) <= t + 1e-12 * fmax(1.0, fabs(t)))
+            w->ck[i].k++;
+    }
+    return fmi3OK;
+}
+
+/* Co-simulation in event mode (FMI 3.0 §4.2.4): the event iteration at time t, then back to
+ * step mode. A request to terminate is kept for the status queries (fmi2Terminated). */
+#define V3_MAX_EVENT_ROUNDS 1000 /* fmi3UpdateDiscreteStates calls in one event iteration */
+static fmi3Status cs_event_iteration(v3_inst *w, double t)
+{
+    bool need = true, term = false, nom = false, val = false, next_def = false;
+    double next = 0;
+    fmi3Status cst = set_due_clocks(w, t);
+    if (cst > fmi3Warning) return cst;
+    for (int k = 0; need; k++) {
+        if (k == V3_MAX_EVENT_ROUNDS) {
+            fmu_load_log_line(w->sink, "", fmi2Error, "tempo",
+                              "fmi3UpdateDiscreteStates still asks for another round after 1000 "
+                              "(an event iteration that does not converge)");
+            return fmi3Error;
+        }
+        fmi3Status st =
+            w->fn->UpdateDiscreteStates(w->inst, &need, &term, &nom, &val, &next_def, &next);
+        if (st > fmi3Warning) return st;
+        if (term) {
+            w->terminated = 1, w->last_time = t;
+            return fmi3OK;
+        }
+    }
+    return w->fn->EnterStepMode(w->inst);
+}
+
 static fmi2Status a_ExitInitializationMode(fmi2Component c)
 {
-    return (fmi2Status)W->fn->ExitInitializationMode(W->inst);
+    fmi3Status st = W->fn->ExitInitializationMode(W->inst);
+    /* Event mode used: the FMU starts in event mode (the initial event iteration). */
+    if (st <= fmi3Warning && W->event_mode) st = cs_event_iteration(W, W->start);
+    W->fresh = 1, W->now = W->start; /* model exchange: its initial event iteration is next */
+    return (fmi2Status)st;
 }
 static fmi2Status a_Terminate(fmi2Component c)
 {
@@ -288,15 +410,75 @@ static fmi2Status scalars_only(fmi2Component c, const fmi2ValueReference vr[], s
     return fmi2OK;
 }
 
+/* Array element handles (fmu_md_wire_vr, doc/fmu.md "FMI 3.0"): a Float64 element is read by
+ * reading its array whole (FMI 3.0 has no element access), written by reading the array,
+ * changing the element and writing the array back; with order > 0, its output derivative of
+ * that order. */
+static fmi3Status elem_rw(v3_inst *w, long k, double *v, int set, int order)
+{
+    const fmu_var *e = &w->md->vars[k];
+    if (e->type != FMU_T_REAL) return fmi3Error;
+    size_t n = e->n_elems;
+    double *buf = malloc(n * sizeof *buf);
+    int *orders = order ? malloc(n * sizeof *orders) : NULL;
+    if (!buf || (order && !orders)) return free(buf), free(orders), fmi3Error;
+    fmi3ValueReference vr = e->vr;
+    fmi3Status st;
+    if (order) {
+        for (size_t i = 0; i < n; i++)
+            orders[i] = order;
+        st = w->fn->GetOutputDerivatives(w->inst, &vr, 1, orders, buf, n);
+    } else {
+        st = w->fn->GetFloat64(w->inst, &vr, 1, buf, n);
+    }
+    if (st <= fmi3Warning && set) {
+        buf[e->elem] = *v;
+        st = w->fn->SetFloat64(w->inst, &vr, 1, buf, n);
+    } else if (st <= fmi3Warning) {
+        *v = buf[e->elem];
+    }
+    free(buf);
+    free(orders);
+    return st;
+}
+
+static int has_handles(const v3_inst *w, const fmi2ValueReference vr[], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fmu_md_elem_of_vr(w->md, vr[i]) >= 0) return 1;
+    return 0;
+}
+
+/* Values one by one where element handles are among the value references. */
+static fmi2Status rw_each(v3_inst *w, const fmi2ValueReference vr[], size_t n, double v[], int set,
+                          const fmi2Integer order[])
+{
+    fmi3Status st = fmi3OK;
+    for (size_t i = 0; st <= fmi3Warning && i < n; i++) {
+        long k = fmu_md_elem_of_vr(w->md, vr[i]);
+        int o = order ? order[i] : 0;
+        if (k >= 0)
+            st = elem_rw(w, k, &v[i], set, o);
+        else if (order)
+            st = w->fn->GetOutputDerivatives(w->inst, &vr[i], 1, &o, &v[i], 1);
+        else
+            st = set ? w->fn->SetFloat64(w->inst, &vr[i], 1, &v[i], 1)
+                     : w->fn->GetFloat64(w->inst, &vr[i], 1, &v[i], 1);
+    }
+    return (fmi2Status)st;
+}
+
 static fmi2Status a_GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
+    if (!st && has_handles(W, vr, n)) return rw_each(W, vr, n, v, 0, NULL);
     return st ? st : (fmi2Status)W->fn->GetFloat64(W->inst, vr, n, v, n);
 }
 static fmi2Status a_SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
                             const fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
+    if (!st && has_handles(W, vr, n)) return rw_each(W, vr, n, (double *)v, 1, NULL);
     return st ? st : (fmi2Status)W->fn->SetFloat64(W->inst, vr, n, v, n);
 }
 static fmi2Status a_GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
@@ -351,30 +533,75 @@ static fmi2Status a_SetString(fmi2Component c, const fmi2ValueReference vr[], si
     fmi2Status st = scalars_only(c, vr, n);
     return st ? st : (fmi2Status)W->fn->SetString(W->inst, vr, n, v, n);
 }
+/* FMU state with input clocks: the FMU's own state and the clock schedule (the next tick of
+ * each clock), so that a rollback ticks the clocks again; serialized as the FMU's bytes then
+ * the schedule. Without input clocks the FMU's state passes as it is. */
+typedef struct {
+    fmi3FMUState fs; /* the FMU's */
+    long k[];        /* per input clock: the next tick's k */
+} v3_state;
+
 static fmi2Status a_GetFMUstate(fmi2Component c, fmi2FMUstate *s)
 {
-    return (fmi2Status)W->fn->GetFMUState(W->inst, s);
+    if (!W->n_ck) return (fmi2Status)W->fn->GetFMUState(W->inst, s);
+    v3_state *x = *s, *made = NULL;
+    if (!x && !(x = made = calloc(1, sizeof *x + W->n_ck * sizeof *x->k))) return fmi2Error;
+    fmi3Status st = W->fn->GetFMUState(W->inst, &x->fs);
+    if (st > fmi3Warning) return free(made), (fmi2Status)st;
+    for (size_t i = 0; i < W->n_ck; i++)
+        x->k[i] = W->ck[i].k;
+    *s = x;
+    return (fmi2Status)st;
 }
 static fmi2Status a_SetFMUstate(fmi2Component c, fmi2FMUstate s)
 {
-    return (fmi2Status)W->fn->SetFMUState(W->inst, s);
+    if (!W->n_ck) return (fmi2Status)W->fn->SetFMUState(W->inst, s);
+    const v3_state *x = s;
+    if (!x) return fmi2Error;
+    fmi3Status st = W->fn->SetFMUState(W->inst, x->fs);
+    for (size_t i = 0; st <= fmi3Warning && i < W->n_ck; i++)
+        W->ck[i].k = x->k[i];
+    return (fmi2Status)st;
 }
 static fmi2Status a_FreeFMUstate(fmi2Component c, fmi2FMUstate *s)
 {
-    return (fmi2Status)W->fn->FreeFMUState(W->inst, s);
+    if (!W->n_ck) return (fmi2Status)W->fn->FreeFMUState(W->inst, s);
+    v3_state *x = *s;
+    fmi3Status st = x ? W->fn->FreeFMUState(W->inst, &x->fs) : fmi3OK;
+    free(x);
+    *s = NULL;
+    return (fmi2Status)st;
 }
 static fmi2Status a_SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *size)
 {
-    return (fmi2Status)W->fn->SerializedFMUStateSize(W->inst, s, size);
+    if (!W->n_ck) return (fmi2Status)W->fn->SerializedFMUStateSize(W->inst, s, size);
+    fmi3Status st = W->fn->SerializedFMUStateSize(W->inst, ((v3_state *)s)->fs, size);
+    *size += W->n_ck * sizeof(long);
+    return (fmi2Status)st;
 }
 static fmi2Status a_SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
 {
-    return (fmi2Status)W->fn->SerializeFMUState(W->inst, s, (fmi3Byte *)b, n);
+    if (!W->n_ck) return (fmi2Status)W->fn->SerializeFMUState(W->inst, s, (fmi3Byte *)b, n);
+    size_t extra = W->n_ck * sizeof(long);
+    if (n < extra) return fmi2Error;
+    const v3_state *x = s;
+    fmi3Status st = W->fn->SerializeFMUState(W->inst, x->fs, (fmi3Byte *)b, n - extra);
+    memcpy(b + (n - extra), x->k, extra);
+    return (fmi2Status)st;
 }
 static fmi2Status a_DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n,
                                         fmi2FMUstate *s)
 {
-    return (fmi2Status)W->fn->DeserializeFMUState(W->inst, (const fmi3Byte *)b, n, s);
+    if (!W->n_ck) return (fmi2Status)W->fn->DeserializeFMUState(W->inst, (const fmi3Byte *)b, n, s);
+    size_t extra = W->n_ck * sizeof(long);
+    if (n < extra) return fmi2Error;
+    v3_state *x = calloc(1, sizeof *x + extra);
+    if (!x) return fmi2Error;
+    fmi3Status st = W->fn->DeserializeFMUState(W->inst, (const fmi3Byte *)b, n - extra, &x->fs);
+    if (st > fmi3Warning) return free(x), (fmi2Status)st;
+    memcpy(x->k, b + (n - extra), extra);
+    *s = x;
+    return (fmi2Status)st;
 }
 static fmi2Status a_GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[],
                                              size_t nu, const fmi2ValueReference k[], size_t nk,
@@ -384,13 +611,21 @@ static fmi2Status a_GetDirectionalDerivative(fmi2Component c, const fmi2ValueRef
 }
 static fmi2Status a_EnterEventMode(fmi2Component c)
 {
+    W->fresh = 1;
     return (fmi2Status)W->fn->EnterEventMode(W->inst);
 }
 static fmi2Status a_NewDiscreteStates(fmi2Component c, fmi2EventInfo *ev)
 {
     bool need = false, term = false, nom = false, val = false, next = false;
     double t = 0;
+    if (W->fresh) { /* the clocks due now tick in the first round of the iteration */
+        W->fresh = 0;
+        fmi3Status cst = set_due_clocks(W, W->now);
+        if (cst > fmi3Warning) return (fmi2Status)cst;
+    }
     fmi3Status st = W->fn->UpdateDiscreteStates(W->inst, &need, &term, &nom, &val, &next, &t);
+    if (W->n_ck && (!next || next_tick(W) < t)) /* the next tick is a time event too */
+        next = true, t = next_tick(W);
     ev->newDiscreteStatesNeeded = need;
     ev->terminateSimulation = term;
     ev->nominalsOfContinuousStatesChanged = nom;
@@ -413,6 +648,7 @@ static fmi2Status a_CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_set,
 }
 static fmi2Status a_SetTime(fmi2Component c, fmi2Real t)
 {
+    W->now = t;
     return (fmi2Status)W->fn->SetTime(W->inst, t);
 }
 static fmi2Status a_SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n)
@@ -439,6 +675,7 @@ static fmi2Status a_GetRealOutputDerivatives(fmi2Component c, const fmi2ValueRef
                                              size_t n, const fmi2Integer order[], fmi2Real v[])
 {
     fmi2Status st = scalars_only(c, vr, n);
+    if (!st && has_handles(W, vr, n)) return rw_each(W, vr, n, v, 0, order);
     return st ? st : (fmi2Status)W->fn->GetOutputDerivatives(W->inst, vr, n, order, v, n);
 }
 /* fmi3DoStep: a request to terminate, or an early return before the end of the step while
@@ -450,18 +687,50 @@ static fmi2Status a_GetRealOutputDerivatives(fmi2Component c, const fmi2ValueRef
 static fmi2Status a_DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_set)
 {
     const double t_end = t + h;
+    if (W->terminated) return W->last_time = t, fmi2Discard; /* asked in an event iteration */
     for (long k = 0;; k++) {
+        /* An input clock's tick inside the step ends a sub-step there (event mode). */
+        double stop = t_end;
+        int tick = 0;
+        if (W->event_mode && W->n_ck && next_tick(W) <= t_end) stop = next_tick(W), tick = 1;
         bool event = false, term = false, early = false;
-        double last = t + h;
-        fmi3Status st = W->fn->DoStep(W->inst, t, h, no_set != 0, &event, &term, &early, &last);
+        double last = stop;
+        fmi3Status st =
+            W->fn->DoStep(W->inst, t, stop - t, no_set != 0, &event, &term, &early, &last);
         W->terminated = term;
         W->last_time = last;
         if (st > fmi3Warning) return (fmi2Status)st;
         if (term) return fmi2Discard;
-        if (!early || !(last < t_end)) return (fmi2Status)st;
+        double at = early && last < stop ? last : stop;
+        if (W->event_mode && (event || (tick && at == stop))) {
+            /* The FMU returned at an event (early, or at the step's end) or a clock ticks:
+             * the hook sees the values before it, then the event iteration runs (the clocks
+             * due set first) and the FMU is back in step mode; the step goes on unless the
+             * host stops at events. */
+            fmu_step *s = W->step;
+            if (s && s->on_event && s->on_event(s->on_event_ctx, s, at)) {
+                fmu_load_log_line(W->sink, "", fmi2Error, "tempo", "the event hook failed");
+                return fmi2Error;
+            }
+            if ((st = W->fn->EnterEventMode(W->inst)) > fmi3Warning ||
+                (st = cs_event_iteration(W, at)) > fmi3Warning)
+                return (fmi2Status)st;
+            if (W->terminated) return fmi2Discard;
+            W->last_time = at;
+            if (!(at < t_end)) return fmi2OK;
+            if ((W->event_stop && *W->event_stop) || !(at > t) || k >= V3_MAX_EARLY)
+                return fmi2Discard;
+            t = at;
+            continue;
+        }
+        if (!(at < t_end)) return (fmi2Status)st;
+        if (!(at < stop)) { /* a sub-step ended without an event: the next one */
+            t = at;
+            continue;
+        }
         if ((W->event_stop && *W->event_stop) || !(last > t) || k >= V3_MAX_EARLY)
             return fmi2Discard;
-        t = last, h = t_end - last;
+        t = last;
     }
 }
 static fmi2Status a_GetRealStatus(fmi2Component c, const fmi2StatusKind k, fmi2Real *v)
@@ -875,6 +1144,44 @@ static fmi3Status write_all(v3_inst *w, const fmu_var *v, const v3_vals *x)
     }
 }
 
+/* Before initialization an FMU's values cannot be read (fmi3Get* is illegal in the
+ * Instantiated state, FMI 3.0 §3.2), so an array element set then is written with the other
+ * elements taken from what was set before, else from their start values. */
+static int pre_init_array(fmu_step *s, const fmu_var *v, const char *text, v3_vals *x,
+                          fmi3Byte **bins)
+{
+    v3_inst *w = s->c;
+    const fmu_md *md = fmu_step_md(s);
+    size_t base = (size_t)(v - md->vars) - v->elem, n = v->n_elems;
+    if (!w->pre_text && !(w->pre_text = calloc(md->n_vars, sizeof *w->pre_text)))
+        return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    char *copy = strdup(text);
+    if (!copy) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    free(w->pre_text[base + v->elem]);
+    w->pre_text[base + v->elem] = copy;
+    x->n = n;
+    x->vals = calloc(n, type_size(v->type));
+    x->size = calloc(n, sizeof *x->size);
+    if (!x->vals || !x->size) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    for (size_t j = 0; j < n; j++) {
+        const fmu_var *e = &md->vars[base + j];
+        if (base + j >= md->n_vars || e->vr != v->vr || e->elem != j)
+            return fmu_step_fail(s, FMU_STEP_EUSAGE, "array \"%s\": elements out of order",
+                                 v->name);
+        const char *t = w->pre_text[base + j] ? w->pre_text[base + j] : e->start_str;
+        v3_value u;
+        memset(&u, 0, sizeof u);
+        if (t) {
+            int rc = parse_value(s, e, t, &u, &bins[j], &x->size[j]);
+            if (rc) return rc;
+        }
+        if (v->type == FMU_T_BINARY) u.bin = bins[j];
+        if (v->type == FMU_T_STRING && !u.str) u.str = "";
+        memcpy((char *)x->vals + j * type_size(v->type), &u, type_size(v->type));
+    }
+    return 0;
+}
+
 int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
 {
     if (v->type == FMU_T_CLOCK)
@@ -890,7 +1197,12 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
      * their memory when it receives the new ones. */
     v3_vals x = {0};
     char **copies = NULL;
-    if (v->n_elems) {
+    fmi3Byte **bins = NULL;
+    if (v->n_elems && !s->initialized) {
+        bins = calloc(v->n_elems, sizeof *bins);
+        rc = bins ? pre_init_array(s, v, text, &x, bins)
+                  : fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    } else if (v->n_elems) {
         rc = read_all(s, v, &x);
         if (!rc && v->type == FMU_T_STRING) {
             copies = calloc(x.n, sizeof *copies);
@@ -908,6 +1220,7 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
         if (!x.vals || !x.size) rc = FMU_STEP_ESYS;
     }
     if (!rc) {
+        if (v->type == FMU_T_BINARY) u.bin = bin;
         memcpy((char *)x.vals + v->elem * type_size(v->type), &u, type_size(v->type));
         x.size[v->elem] = bin_len;
         char what[64];
@@ -921,6 +1234,9 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
     for (size_t i = 0; copies && i < x.n; i++)
         free(copies[i]);
     free(copies);
+    for (size_t i = 0; bins && i < v->n_elems; i++)
+        free(bins[i]);
+    free(bins);
     free_vals(&x);
     free(bin);
     return rc;

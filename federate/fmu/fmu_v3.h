@@ -18,11 +18,14 @@ int fmu_v3_open(fmu_file *f, char *err, size_t errlen);
 
 /** Options of an FMI 3.0 instantiation. */
 typedef struct {
-    int early_return;      /* CS: earlyReturnAllowed (the hybrid method's event stop) */
-    int event_mode;        /* CS: eventModeUsed */
-    int logging;           /* loggingOn */
-    const int *event_stop; /* CS: nonzero while the host stops steps at events; an early
-                              return otherwise is carried on to the step's end. May be NULL */
+    int early_return;        /* CS: earlyReturnAllowed (the hybrid method's event stop) */
+    int event_mode;          /* CS: eventModeUsed */
+    int intermediate_update; /* CS: an intermediateUpdate callback (step's update hook) */
+    int logging;             /* loggingOn */
+    const int *event_stop;   /* CS: nonzero while the host stops steps at events; an early
+                                return otherwise is carried on to the step's end. May be NULL */
+    fmu_step *step;          /* CS with event mode: the handle whose event hook
+                                (fmu_step_set_event_hook) runs before each event; may be NULL */
 } fmu_v3_opts;
 
 /** fmi3InstantiateCoSimulation or fmi3InstantiateModelExchange by f->kind, the resources

@@ -361,8 +361,9 @@ static int open_fmu(fmufed_model *m)
     o.instance_name = fd->name;
     /* strong: the master integrates and the slave only evaluates its model (model exchange). */
     int strong = (m->ff->algo.needs & FEDFILE_NEEDS_ME_STATES) != 0;
-    /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return. */
-    o.early_return = (m->ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0;
+    /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return, and
+     * one with event mode has its events handled there (doc/fmu.md "FMI 3.0"). */
+    o.early_return = o.event_mode = (m->ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0;
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
@@ -397,7 +398,9 @@ static int var_vr(fmufed_model *m, const char *var, fmi2ValueReference *vr, doub
     long k = fmu_md_find(md, var);
     if (k < 0) return fail(m, PORT_EFAIL, "the FMU has no variable \"%s\"", var);
     const fmu_var *v = &md->vars[k];
-    *vr = v->vr;
+    if (fmu_md_wire_vr(md, k, vr))
+        return fail(m, PORT_EFAIL,
+                    "array element \"%s\": the FMU leaves no room for element handles", var);
     *disc = fedfile_type_discrete(v->type) ? VK_WHOLE
             : v->type == FMU_T_FLOAT32     ? VK_FLOAT32
                                            : VK_REAL;

@@ -69,7 +69,8 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
     if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
         return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
-    *vr = md->vars[k].vr;
+    if (fmu_md_wire_vr(md, k, vr))
+        return local_fail(l, FMUFED_EFMU, "array element \"%s\": no element handle", var);
     return FMUFED_OK;
 }
 

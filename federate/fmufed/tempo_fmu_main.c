@@ -36,6 +36,13 @@ static const char usage[] =
     "  --adams           CVODE Adams-Moulton instead of BDF\n"
     "  --max-step H      largest internal CVODE step (> 0)\n"
     "  --states          also write the continuous states that are not outputs\n"
+    "  --event-mode      FMI 3.0 co-simulation: handle the FMU's events in event mode\n"
+    "                    (when it has it), a row before and after each, as fmusim\n"
+    "                    --event-mode-used\n"
+    "  --record-intermediate-values  FMI 3.0 co-simulation: also a row at each\n"
+    "                    intermediate update inside a step (when the FMU provides them)\n"
+    "  --exact           write numbers in the shortest form that reads back to the same\n"
+    "                    bits (default: as fmusim writes them, %.16g; Float32 %.7g)\n"
     "  --verbose         print every FMU log line (default: warnings and errors)\n"
     "  --help            print this text and exit\n"
     "  --version         print the version and exit\n"
@@ -126,6 +133,12 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             o->fopts.solver = FMU_SOLVER_ADAMS;
         else if (!strcmp(a, "--states"))
             o->with_states = 1;
+        else if (!strcmp(a, "--exact"))
+            o->fmusim_format = 0;
+        else if (!strcmp(a, "--event-mode"))
+            o->fopts.event_mode = 1;
+        else if (!strcmp(a, "--record-intermediate-values"))
+            o->fopts.intermediate_update = 1;
         else if (!strcmp(a, "--verbose"))
             verbose = 1;
         else if (!strcmp(a, "--info"))
@@ -181,7 +194,7 @@ int main(int argc, char **argv)
     /* Federate mode: its options are fmufed_main's (federate/fmufed/fmufed_cli.c). */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--federation")) return fmufed_main(argc, argv);
-    fmu_sim_opts o = {0};
+    fmu_sim_opts o = {.fmusim_format = 1}; /* numbers as fmusim writes them; --exact */
     const char *out_path = NULL;
     const char **names = calloc((size_t)argc + 1, sizeof *names);
     const char **values = calloc((size_t)argc + 1, sizeof *values);

@@ -5,11 +5,12 @@
 # nothing but the FMU paths. Peer files run in process (tempo-fmu --all), master methods under
 # tempo-master --in-process; one file also distributed (tempo-run on a real RTI, the FMI 3.0
 # slaves in their own processes); a mixed federation (the first FMU 3.0, the others 2.0)
-# under a master method gives the same bits too. The exception: the files whose method hands
-# its slaves input derivatives (F3ORNITS, defect control: fmi2SetRealInputDerivatives), which
-# FMI 3.0 no longer has; there the FMI 3.0 slaves hold their inputs over a step, the step-size
-# control sees other errors and takes other steps, so those runs must end well and reach the
-# same stop time, not give the same bits. Prints "N passed, N failed" last.
+# under a master method gives the same bits too; an array element is wired, a 64-bit integer
+# and an input clock that cannot be driven are refused. The exception: the files whose method
+# hands its slaves input derivatives (F3ORNITS, defect control: fmi2SetRealInputDerivatives),
+# which FMI 3.0 no longer has; there the FMI 3.0 slaves hold their inputs over a step, the
+# step-size control sees other errors and takes other steps, so those runs must end well and
+# reach the same stop time, not give the same bits. Prints "N passed, N failed" last.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh fmi3_examples
@@ -84,6 +85,67 @@ if grep -q "fmi3/lv_prey" "$dir/mixed.json" && ! grep -q "fmi3/lv_predator" "$di
 else
   ko "mixed federation: the paths were not rewritten as meant"
 fi
+
+# An array element wired (doc/fmu.md "FMI 3.0"): a's y[2] = gain[2] * Float64_in, gain[2]
+# set to 5 from the file, feeds b's Float64_in; b records Float64_out = 5 and y[3] = 3 * 5,
+# under a peer method and a master method.
+cat >"$dir/arr.json" <<EOF2
+{ "federation": "fmi3-array-wire",
+  "algorithm": { "method": "jacobi", "start": 0, "end": 1, "step": 0.25 },
+  "federates": [
+    { "name": "a", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "parameters": { "gain[2]": 5 }, "outputs": { "y[2]": "A.y2" }, "record": [ "y[2]" ] },
+    { "name": "b", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "inputs": { "Float64_in": "A.y2" }, "record": [ "Float64_out", "y[3]" ] } ] }
+EOF2
+sed 's/"jacobi"/"master-jacobi"/' "$dir/arr.json" >"$dir/arr_ms.json"
+for a in arr arr_ms; do
+  if run "$dir/$a.json" "$dir/$a" >"$dir/$a.log" 2>&1 &&
+     [ "$(head -n 1 "$dir/$a/b.csv")" = "time,Float64_out,y[3]" ] &&
+     [ "$(tail -n 1 "$dir/$a/b.csv")" = "1,5,15" ]; then ok
+  else ko "$a: array element y[2] wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
+done
+
+# The hybrid method over FMI 3.0 co-simulation in event mode: the slaves stop at their
+# events (feedthrough3's ticks and input-clock ticks, handled in event mode by the host) and
+# end with every tick counted (2 of the period 0.75 s, 5 of the clock by t = 2).
+cat >"$dir/hyb.json" <<EOF2
+{ "federation": "fmi3-hybrid",
+  "algorithm": { "method": "hybrid", "start": 0, "end": 2, "step": 0.25,
+    "hybrid": { "h_min": 0.01, "h_max": 0.5, "delta": 0.001, "tol": 1e-8, "tol_d": 1e-3,
+                "tau0": 0.25, "grow": 1.1, "shrink": 0.5, "discrete": [ ] } },
+  "federates": [
+    { "name": "a", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "outputs": { "y[2]": "A.y2" }, "record": [ "y[2]", "ticks", "clk_ticks" ] },
+    { "name": "b", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "inputs": { "Float64_in": "A.y2" }, "record": [ "Float64_out", "ticks", "clk_ticks" ] } ] }
+EOF2
+if run "$dir/hyb.json" "$dir/hyb" >"$dir/hyb.log" 2>&1 &&
+   [ "$(tail -n 1 "$dir/hyb/a.csv")" = "2,2,2,5" ] && [ "$(tail -n 1 "$dir/hyb/b.csv")" = "2,2,2,5" ]
+then ok; else ko "hybrid in event mode: $(tail -n 2 "$dir/hyb.log" "$dir/hyb/a.csv" 2>&1)"; fi
+
+# --info shows FMI 3.0's co-simulation capabilities, in text and JSON.
+if bin/tempo-fmu --info build/fmus/fmi3/feedthrough3.fmu | grep -q "event mode yes, intermediate update yes, early return yes" &&
+   bin/tempo-fmu --info build/fmus/fmi3/feedthrough3.fmu --json | grep -q '"hasEventMode":true,"providesIntermediateUpdate":true,"canReturnEarlyAfterIntermediateUpdate":true'
+then ok; else ko "--info lacks the FMI 3.0 co-simulation capabilities"; fi
+
+# A 64-bit integer is not wired: the coupling carries doubles (exact to 2^53 only).
+sed 's/"y\[2\]": "A.y2"/"Int64_out": "A.y2"/' "$dir/arr.json" >"$dir/int64.json"
+if ! run "$dir/int64.json" "$dir/int64" >"$dir/int64.log" 2>&1 &&
+   grep -q 'variable "Int64_out" is Int64: the coupling carries doubles, exact to 2^53' "$dir/int64.log"
+then ok; else ko "Int64 wire not refused as meant: $(tail -n 2 "$dir/int64.log")"; fi
+
+# An input clock Tempo cannot drive (triggered: no time of its own) is refused with the
+# reason: feedthrough3 with its clock clk made triggered.
+mkdir -p "$dir/trig"
+(cd "$dir/trig" && unzip -q "$root/build/fmus/fmi3/feedthrough3.fmu" &&
+  sed -i 's/intervalVariability="constant" intervalDecimal="0.4" shiftDecimal="0.1"/intervalVariability="triggered"/' modelDescription.xml &&
+  zip -q -r ../trig.fmu modelDescription.xml binaries)
+for k in me cs; do
+  if ! bin/tempo-fmu --simulate "$dir/trig.fmu" --$k >/dev/null 2>"$dir/trig.$k.err" &&
+     grep -q 'input clock "clk" (intervalVariability="triggered"): Tempo drives only input clocks whose interval is given' "$dir/trig.$k.err"
+  then ok; else ko "triggered input clock ($k) not refused as meant: $(cat "$dir/trig.$k.err")"; fi
+done
 
 # Distributed: the mixed federation through tempo-run on a real RTI (slaves as processes).
 mkdir -p "$dir/rti"

@@ -50,7 +50,7 @@ variant() {
 ref() { # ref NAME FMU STOP STEP RTOL ATOL [--set ...]
   local n=$1 f=$2 stop=$3 step=$4 rtol=$5 atol=$6
   shift 6
-  bin/tempo-fmu --simulate "build/fmus/$f" --stop "$stop" --step "$step" --rtol "$rtol" \
+  bin/tempo-fmu --simulate "build/fmus/$f" --exact --stop "$stop" --step "$step" --rtol "$rtol" \
     --atol "$atol" "$@" --out "$dir/ref-$n.csv" 2>"$dir/ref-$n.err" ||
     ko "reference $n: $(cat "$dir/ref-$n.err")"
 }

@@ -120,7 +120,9 @@ static inline int ml_real_vr(const fmu_md *md, const char *fed, const char *var,
     if (k < 0 || md->vars[k].type != FMU_T_REAL)
         return ml_fail(err, errlen, -1, "federate %s: no Real variable \"%s\" in its FMU", fed,
                        var);
-    *vr = md->vars[k].vr;
+    if (fmu_md_wire_vr(md, k, vr))
+        return ml_fail(err, errlen, -1, "federate %s: array element \"%s\": no element handle", fed,
+                       var);
     if (start) *start = md->vars[k].has_start ? md->vars[k].start_real : 0;
     return 0;
 }
@@ -167,7 +169,8 @@ static inline int ml_open_fmu(master_local *ml, size_t j, char *err, size_t errl
                         .param_names = names,
                         .param_values = pv,
                         .instance_name = fd->name,
-                        .early_return = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0};
+                        .early_return = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0,
+                        .event_mode = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0};
     char e[FMU_ERR_LEN] = "";
     int rc = fmu_step_open(fd->fmu, &so, &ml->feds[j].fmu, e, sizeof e);
     free(names), free(vals), free(pv);
