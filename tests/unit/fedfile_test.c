@@ -757,12 +757,16 @@ static void test_check_fmu(void)
     CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not Real");
     /* whole numbers and Float32 are wired by the peer methods (jacobi here) */
     fmu_vtype wired[] = {FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_ENUM,
-                         FMU_T_INT8,    FMU_T_UINT64,  FMU_T_FLOAT32};
+                         FMU_T_INT8,    FMU_T_UINT32,  FMU_T_FLOAT32};
     for (size_t t = 0; t < sizeof wired / sizeof wired[0]; t++) {
         vars[0].type = vars[1].type = wired[t];
         CHECK(fedfile_check_fmu(ff, 0, &md, err, sizeof err) == FEDFILE_OK, "type %d: %s",
               (int)wired[t], err);
     }
+    /* ... but not 64-bit integers: a double holds them exactly only to 2^53 */
+    vars[0].type = vars[1].type = FMU_T_UINT64;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "variable \"x\" is UInt64: the coupling carries doubles");
     vars[0].type = vars[1].type = FMU_T_REAL;
     vars[0].causality = FMU_C_CALCULATED_PARAMETER; /* published: fixed at initialization */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
