@@ -3,7 +3,9 @@
  * semi-implicit and strong coupling over 2 and 8 slaves (1 and 4 Lotka-Volterra pairs). Per row:
  * the algorithm's iterations per second (WR iterations, semi-implicit updates, strong RHS
  * rounds) and one iteration's time as a multiple of the receive-order round trip (a ping-pong of
- * one interaction through the same RTI, measured in the same run). One iteration needs at least
+ * one interaction through the same RTI, measured just before each run, as the machine's load
+ * changes: a row's ratio is its median run's time over that run's round trip). One iteration
+ * needs at least
  * one round trip (commands out, replies back), so the ratio is >= 1 and says what the rest
  * costs. Beside it, figures that do not depend on the machine's load: the master's rounds (one
  * per sync; doc/master.md "Batches") and messages per iteration, and the CPU time of every
@@ -23,8 +25,9 @@
 
 #include "federate/libtempo/tempo.h"
 #include "tests/integration/client_harness.h"
-#define N_PINGS 2000 /* round trips timed (after 100 not timed) */
-#define N_WARM  100
+#define N_PINGS     2000 /* round trips timed at the start (after 100 not timed) */
+#define N_PINGS_RUN 400  /* and before each run, for that run's ratio */
+#define N_WARM      100
 
 static double now(void)
 {
@@ -96,9 +99,9 @@ static int pong(const char *rti, long n)
 
 /* Median round trip of a 64-byte receive-order interaction through the RTI, seconds; < 0 on
  * failure. */
-static double round_trip(const char *rti)
+static double round_trip(const char *rti, long n_pings)
 {
-    long n = N_WARM + N_PINGS;
+    long n = N_WARM + n_pings;
     fflush(stdout);
     pid_t kid = fork();
     if (kid == 0) _exit(pong(rti, n));
@@ -106,7 +109,7 @@ static double round_trip(const char *rti)
     tp_callbacks cb = {.receive = on_receive};
     tp_handle msg, text;
     tp_federate *f = pp_join(rti, "ping", &cb, &got, &msg, &text);
-    double *rtt = malloc(N_PINGS * sizeof *rtt), med = -1;
+    double *rtt = malloc((size_t)n_pings * sizeof *rtt), med = -1;
     size_t k = 0;
     while (f && k < 2 && tp_query_time_status(f, NULL, 0, &k) == TP_OK)
         if (k < 2) usleep(1000);
@@ -130,8 +133,8 @@ static double round_trip(const char *rti)
         }
         if (i >= N_WARM) rtt[i - N_WARM] = now() - t0;
     }
-    qsort(rtt, N_PINGS, sizeof *rtt, cmp_double);
-    med = rtt[N_PINGS / 2];
+    qsort(rtt, (size_t)n_pings, sizeof *rtt, cmp_double);
+    med = rtt[n_pings / 2];
 out:
     if (f) tp_resign(f, TP_DELETE_OBJECTS);
     tp_federate_free(f);
@@ -229,6 +232,7 @@ typedef struct run_figs {
     double secs;        /* the algorithm's wall time, from the master */
     long iters;         /* the algorithm's iterations, from its summary line */
     long rounds, m_out; /* the master's rounds and messages out (-1: not printed) */
+    double rtt;         /* the round trip measured just before this run, seconds */
     double cpu;         /* CPU seconds of every process of the run, the RTI's share included */
 } run_figs;
 
@@ -290,13 +294,14 @@ static int cmp_figs(const void *a, const void *b)
     return (x->secs > y->secs) - (x->secs < y->secs);
 }
 
-static void row(const char *who, const method *m, int n, const run_figs *f, double rtt)
+static void row(const char *who, const method *m, int n, const run_figs *f)
 {
+    double rtt = f->rtt;
     double it = (double)f->iters;
-    printf("%-6s %-17s %d slaves: %6ld %s in %.3f s = %7.1f us each = %5.2f round trips; "
-           "CPU %7.1f us each (all processes)",
+    printf("%-6s %-17s %d slaves: %6ld %s in %.3f s = %7.1f us each = %5.2f round trips "
+           "(%.1f us); CPU %7.1f us each (all processes)",
            who, m->label, n, f->iters, m->what, f->secs, 1e6 * f->secs / it, f->secs / it / rtt,
-           1e6 * f->cpu / it);
+           1e6 * rtt, 1e6 * f->cpu / it);
     if (f->rounds >= 0)
         printf("; %.2f rounds and %.2f messages out each", (double)f->rounds / it,
                (double)f->m_out / it);
@@ -311,7 +316,7 @@ int main(int argc, char **argv)
     if (!rti) return 1;
     char addr[64];
     snprintf(addr, sizeof addr, "%s", rti);
-    double rtt = round_trip(addr);
+    double rtt = round_trip(addr, N_PINGS);
     if (rtt <= 0) {
         harness_stop_rti();
         return 1;
@@ -325,14 +330,18 @@ int main(int argc, char **argv)
             run_figs now[3], old[3];
             int ok = 1;
             for (int r = 0; r < 3 && ok; r++) {
-                if (base) ok = ms_run(addr, base, m, pairs, end, &old[r]) == 0;
-                ok = ok && ms_run(addr, "bin", m, pairs, end, &now[r]) == 0;
+                if (base) {
+                    old[r].rtt = round_trip(addr, N_PINGS_RUN);
+                    ok = old[r].rtt > 0 && ms_run(addr, base, m, pairs, end, &old[r]) == 0;
+                }
+                now[r].rtt = ok ? round_trip(addr, N_PINGS_RUN) : -1;
+                ok = ok && now[r].rtt > 0 && ms_run(addr, "bin", m, pairs, end, &now[r]) == 0;
             }
             if (!ok) continue;
             qsort(now, 3, sizeof *now, cmp_figs);
-            qsort(old, 3, sizeof *old, cmp_figs);
-            if (base) row("before", m, 2 * pairs, &old[1], rtt);
-            row(base ? "after" : "", m, 2 * pairs, &now[1], rtt);
+            if (base) qsort(old, 3, sizeof *old, cmp_figs);
+            if (base) row("before", m, 2 * pairs, &old[1]);
+            row(base ? "after" : "", m, 2 * pairs, &now[1]);
         }
     harness_stop_rti();
     return 0;
