@@ -37,7 +37,9 @@ struct fmufed_model {
     int has_poly;
     fmufed_row_fn row;
     void *row_ctx;
-    int status; /* first failure since the last collect */
+    int64_t rows_seen; /* rows asked for so far (record_every steps) */
+    int64_t row_next;  /* ticks: the next row due (record_every seconds); INT64_MIN first */
+    int status;        /* first failure since the last collect */
     char *err;
     size_t errlen;
 };
@@ -159,9 +161,26 @@ static int read_text(fmufed_model *m, size_t k)
     return PORT_OK;
 }
 
+/* The output interval (fedfile.h record_steps, record_dt; doc/federation.md "Recording less"):
+ * 1 when the row asked for at t is written. The row at the end always is. Decided before any
+ * variable is read, so a row left out costs no FMU call. */
+static int row_due(fmufed_model *m, int64_t t)
+{
+    const fedfile *ff = m->ff;
+    int64_t k = m->rows_seen++;
+    if (t >= ff->algo.t_end) return 1;
+    if (ff->record_steps > 1) return k % ff->record_steps == 0;
+    if (ff->record_dt > 0) {
+        if (t < m->row_next) return 0;
+        int64_t span = t > ff->algo.t_start ? t - ff->algo.t_start : 0;
+        m->row_next = port_tick_add(t - span % ff->record_dt, ff->record_dt);
+    }
+    return 1;
+}
+
 int fmufed_model_record_at(fmufed_model *m, int64_t t)
 {
-    if (!m->row) return PORT_OK;
+    if (!m->row || !row_due(m, t)) return PORT_OK;
     for (size_t k = 0; k < m->n_rec; k++) {
         if (m->rec_text && m->rec_copy[k]) {
             int rc = read_text(m, k);
@@ -338,6 +357,7 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
     m->fd = &ff->feds[idx];
     m->tick = ff->resolution;
     m->T = ff->algo.t_start;
+    m->row_next = INT64_MIN;
     m->err = err;
     m->errlen = errlen;
     m->n_in = m->fd->n_inputs;
@@ -362,7 +382,7 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
         if (d < m->max_deriv) m->max_deriv = d < 0 ? 0 : d;
     }
     /* Recorded: the "record" list, else the outputs. */
-    m->n_rec = m->fd->n_record ? m->fd->n_record : m->n_out;
+    m->n_rec = m->fd->n_record; /* the outputs when the file names none; [] records nothing */
     m->rec_names = calloc(m->n_rec + 1, sizeof *m->rec_names);
     m->rec = calloc(m->n_rec + 1, sizeof *m->rec);
     if (!m->rec_names || !m->rec) {
@@ -370,7 +390,7 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
         goto fail;
     }
     for (size_t k = 0; k < m->n_rec; k++)
-        m->rec_names[k] = m->fd->n_record ? m->fd->record[k] : m->fd->outputs[k].var;
+        m->rec_names[k] = m->fd->record[k];
     /* Every type is recorded: numbers as doubles (Integer, Enumeration, Boolean 0/1 are exact),
      * Strings as quoted text; rec_copy[k] starts as "" for a String column. */
     const fmu_md *md = fmu_step_md(m->fmu);

@@ -82,7 +82,10 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
-    l->rec = (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
+    l->rec = (fmufed_rec){.st = &l->st,
+                          .t_start = ff->algo.t_start,
+                          .t_end = ff->algo.t_end,
+                          .none = fd->record_none};
     /* Inputs: the wired ones, then those only the master sets (energy's power inputs). */
     const char *const *extra;
     size_t n_extra = fedfile_balance_extra_inputs(ff, idx, &extra);
@@ -106,7 +109,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         if (fmufed_rec_open(&l->rec, output ? output : ff->output, fd->name, n_rec, names, e,
                             sizeof e) != PORT_OK)
             rc = local_fail(l, FMUFED_EIO, "%s", e);
-        else if (l->rec.csv)
+        else if (l->rec.csv || l->rec.none)
             fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
     }
     unsigned char *din = NULL, *dout = NULL;
