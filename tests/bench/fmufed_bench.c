@@ -3,8 +3,11 @@
  * input, constant state) in a ring, improved Jacobi (TARA/TAR at lookahead 0): each a
  * bin/tempo-fmu process on one bin/tempo-rti, then all in one bin/tempo-fmu --all as tasks on
  * one thread and as threads (spinning, blocking), against the same FMUs stepped in one process
- * loop without an RTI (the lower bound), measured in the same run. Then N = 16, 32, 64 as
- * tasks: the cost per federate and step. Prints microseconds per macro step and the ratios;
+ * loop without an RTI (the lower bound), measured in the same run; as tasks also with
+ * recording off ("record": [] on every federate, doc/federation.md "Recording less"). Then
+ * N = 16 to 256 as tasks, recording off: the cost per federate and step (CPU time: it does
+ * not hold the waits for a CPU of a loaded machine). Prints microseconds per macro step and the
+ * ratios;
  * never fails on timing. Start-up (FMU load, join, sync) is removed by running 200 steps and
  * 200 + K steps and dividing the difference by K (the better of two runs of each).
  * Serves doc/run.md and doc/inproc.md; read federate/fmufed/fmufed.h.
@@ -19,6 +22,9 @@
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256], g_cwd[1024];
+static int g_record_off; /* write_ring: "record": [] on every federate */
+
+#define MAX_N 256 /* the largest ring */
 
 static double now_s(void)
 {
@@ -47,11 +53,12 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
         const char *pout = prev % 2 ? "y" : "x";
         fprintf(
             f,
-            "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",\n"
+            "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",%s\n"
             "     \"parameters\": { %s },\n"
             "     \"outputs\": { \"%s\": \"C%d.%s\" }, \"inputs\": { \"%s\": \"C%d.%s\" } }%s\n",
-            i, g_cwd, fmu_of(i), i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0",
-            out, i, out, in, prev, pout, i + 1 < n ? "," : "");
+            i, g_cwd, fmu_of(i), g_record_off ? " \"record\": []," : "",
+            i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0", out, i, out, in,
+            prev, pout, i + 1 < n ? "," : "");
     }
     fprintf(f, "  ], \"output\": \"%s/out-%s\" }\n", g_dir, fedname);
     fclose(f);
@@ -63,7 +70,8 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
 static double run_ring_inproc(int n, double end, const char *mode, double *cpu)
 {
     char file[512], name[64];
-    snprintf(name, sizeof name, "ring%d_%ld_ip%s", n, lround(end * 1000), mode);
+    snprintf(name, sizeof name, "ring%d_%ld_ip%s%s", n, lround(end * 1000), mode,
+             g_record_off ? "_norec" : "");
     snprintf(file, sizeof file, "%s/%s.json", g_dir, name);
     write_ring(file, name, n, end);
     fflush(stdout);
@@ -147,8 +155,8 @@ static double cpu_s(void)
  * wall seconds (CPU seconds in *cpu), or -1. */
 static double in_process(int n, long steps, double *cpu)
 {
-    fmu_step *s[64] = {0};
-    fmi2ValueReference out_vr[64], in_vr[64];
+    fmu_step *s[MAX_N] = {0};
+    fmi2ValueReference out_vr[MAX_N], in_vr[MAX_N];
     char e[1024];
     double secs = -1;
     for (int i = 0; i < n; i++) {
@@ -166,7 +174,7 @@ static double in_process(int n, long steps, double *cpu)
         in_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "x" : "y")].vr;
     }
     double t0 = now_s(), c0 = cpu_s();
-    double v[64];
+    double v[MAX_N];
     for (long k = 0; k < steps; k++) {
         for (int i = 0; i < n; i++)
             if (fmu_step_do(s[i], 0.001, NULL, NULL) != FMU_STEP_OK) goto out;
@@ -239,21 +247,39 @@ int main(void)
                    ip_us > 0 ? fed_us / ip_us : 0.0, cpu_us,
                    loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
         }
+        /* Tasks with recording off: what the coupling alone costs beside the loop (which
+         * records nothing either). */
+        g_record_off = 1;
+        double cpu_us, ip_us = inproc_us(n, 40000, "tasks", &cpu_us);
+        g_record_off = 0;
+        if (ip_us < 0)
+            printf("fmufed_bench: N=%d in process (tasks, recording off): a run failed\n", n);
+        else
+            printf("fmufed_bench: N=%d in process (tasks, recording off): %.2f us/step, ratio to "
+                   "the loop %.1f; CPU %.2f us/step, ratio %.1f [target <= 3]\n",
+                   n, ip_us, loop_us > 0 ? ip_us / loop_us : 0.0, cpu_us,
+                   loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
     }
-    /* 16 to 64 trivial federates as tasks in one process: the cost per step, and per step and
-     * federate (linear in N when that figure stays flat). */
-    for (int n = 16; n <= 64; n *= 2) {
-        double cpu_us, ip_us = inproc_us(n, 10000, "tasks", &cpu_us), lcpu;
-        double base = in_process(n, 20000, &lcpu);
+    /* 16 to 256 trivial federates as tasks in one process, recording off: the cost per step,
+     * and per step and federate (linear in N when that figure stays flat; 256 is the size of
+     * the houses case, doc/cases/houses.md). Steps: 160000 / N (10000 at 16), at least 1000. */
+    g_record_off = 1;
+    for (int n = 16; n <= MAX_N; n *= 2) {
+        long steps = 160000 / n < 1000 ? 1000 : 160000 / n;
+        double cpu_us, ip_us = inproc_us(n, steps, "tasks", &cpu_us), lcpu;
+        double base = in_process(n, 2 * steps, &lcpu);
         if (ip_us < 0 || base < 0) {
             printf("fmufed_bench: N=%d in process: a run failed\n", n);
             continue;
         }
-        double loop_us = base / 20000 * 1e6;
-        printf("fmufed_bench: N=%d in process (tasks): %.1f us/step (%.2f us per federate and "
-               "step; CPU %.2f), one-process loop %.2f us/step (%.3f per federate), ratio %.1f\n",
-               n, ip_us, ip_us / n, cpu_us / n, loop_us, loop_us / n,
-               loop_us > 0 ? ip_us / loop_us : 0.0);
+        double loop_us = base / (double)(2 * steps) * 1e6,
+               loop_cpu = lcpu / (double)(2 * steps) * 1e6;
+        printf("fmufed_bench: N=%d in process (tasks, recording off, %ld steps): %.1f us/step "
+               "(%.2f us per federate and step; CPU %.2f), one-process loop %.2f us/step (%.3f "
+               "per federate; CPU %.3f), CPU ratio %.1f\n",
+               n, steps, ip_us, ip_us / n, cpu_us / n, loop_us, loop_us / n, loop_cpu / n,
+               loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
     }
+    g_record_off = 0;
     return 0;
 }
