@@ -269,7 +269,8 @@ int main(void)
         double cpu_us, ip_us = inproc_us(n, steps, "tasks", &cpu_us), lcpu;
         double base = in_process(n, 2 * steps, &lcpu);
         if (ip_us < 0 || base < 0) {
-            printf("fmufed_bench: N=%d in process: a run failed\n", n);
+            printf("fmufed_bench: N=%d in process: %s failed\n", n,
+                   ip_us < 0 ? "a run of tempo-fmu --all" : "the one-process loop");
             continue;
         }
         double loop_us = base / (double)(2 * steps) * 1e6,
