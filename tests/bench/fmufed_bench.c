@@ -3,7 +3,8 @@
  * input, constant state) in a ring, improved Jacobi (TARA/TAR at lookahead 0): each a
  * bin/tempo-fmu process on one bin/tempo-rti, then all in one bin/tempo-fmu --all as tasks on
  * one thread and as threads (spinning, blocking), against the same FMUs stepped in one process
- * loop without an RTI (the lower bound), measured in the same run; as tasks also with
+ * loop without an RTI (the lower bound), measured in the same run, and the TCP step as a
+ * multiple of the receive-order round trip measured just before it; as tasks also with
  * recording off ("record": [] on every federate, doc/federation.md "Recording less"). Then
  * N = 16 to 256 as tasks, recording off: the cost per federate and step (CPU time: it does
  * not hold the waits for a CPU of a loaded machine). Prints microseconds per macro step and the
@@ -191,6 +192,87 @@ out:
     return secs;
 }
 
+/* ---- the receive-order round trip, for the TCP steps' ratio --------------------------- */
+
+static long g_got; /* interactions received by the pinging or ponging federate */
+
+static void on_ping(void *ctx, const tp_interaction *i)
+{
+    g_got++;
+}
+
+static tp_federate *pp_join(const char *rti, const char *name, tp_handle *msg, tp_handle *text)
+{
+    tp_callbacks cb = {.receive = on_ping};
+    tp_federate *f = harness_join(rti, "fmufed-bench-pp", name, "fom/test.xml", &cb, NULL);
+    if (f && (tp_interaction_class(f, "Message", msg) != TP_OK ||
+              tp_parameter(f, *msg, "text", text) != TP_OK ||
+              tp_publish_interaction_class(f, *msg) != TP_OK ||
+              tp_subscribe_interaction_class(f, *msg) != TP_OK)) {
+        tp_federate_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Median round trip (seconds) of a 64-byte receive-order interaction between two federate
+ * processes through the RTI, n round trips after 50 untimed; < 0 on failure. */
+static double round_trip(const char *rti, long n)
+{
+    fflush(stdout);
+    pid_t kid = fork();
+    if (kid == 0) {
+        tp_handle msg, text;
+        tp_federate *f = pp_join(rti, "pong", &msg, &text);
+        if (!f || tp_sync(f, "go", 30000) != TP_OK) _exit(1);
+        char b[64];
+        memset(b, 'p', sizeof b);
+        tp_value v = {text, b, sizeof b};
+        for (long sent = 0; sent < n + 50;) {
+            if (tp_evoke(f, 10000) < 0) _exit(1);
+            for (; sent < g_got; sent++)
+                tp_send_interaction(f, msg, &v, 1, TP_NO_TIME);
+            tp_flush(f);
+        }
+        tp_resign(f, TP_DELETE_OBJECTS);
+        tp_federate_free(f);
+        _exit(0);
+    }
+    tp_handle msg, text;
+    tp_federate *f = pp_join(rti, "ping", &msg, &text);
+    double *rt = malloc((size_t)n * sizeof *rt), med = -1;
+    size_t k = 0;
+    while (f && k < 2 && tp_query_time_status(f, NULL, 0, &k) == TP_OK)
+        if (k < 2) usleep(1000);
+    if (!f || !rt || tp_register_sync(f, "go", NULL, 0, NULL, 0) != TP_OK ||
+        tp_sync(f, "go", 30000) != TP_OK)
+        goto out;
+    char b[64];
+    memset(b, 'p', sizeof b);
+    tp_value v = {text, b, sizeof b};
+    for (long i = 0; i < n + 50; i++) {
+        long before = g_got;
+        double t0 = now_s();
+        if (tp_send_interaction(f, msg, &v, 1, TP_NO_TIME) != TP_OK) goto out;
+        while (g_got == before)
+            if (tp_evoke(f, 10000) < 0) goto out;
+        if (i >= 50) rt[i - 50] = now_s() - t0;
+    }
+    for (long i = 1; i < n; i++) /* insertion sort: n is small */
+        for (long j = i; j > 0 && rt[j - 1] > rt[j]; j--) {
+            double x = rt[j];
+            rt[j] = rt[j - 1], rt[j - 1] = x;
+        }
+    med = rt[n / 2];
+out:
+    if (f) tp_resign(f, TP_DELETE_OBJECTS);
+    tp_federate_free(f);
+    free(rt);
+    if (med < 0) kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    return med;
+}
+
 /* Remove the temporary folder at exit (kept when FMUFED_KEEP is set, to inspect the files). */
 static void remove_dir(void)
 {
@@ -216,6 +298,7 @@ int main(void)
     const int sizes[2] = {2, 8};
     for (int k = 0; k < 2; k++) {
         int n = sizes[k];
+        double rtt = round_trip(addr, 1000); /* just before the runs it is set beside */
         double shortrun = run_ring(addr, n, 0.2), longrun = run_ring(addr, n, 10.2), lcpu;
         double base = in_process(n, 100000, &lcpu);
         if (shortrun < 0 || longrun < 0 || base < 0) {
@@ -228,6 +311,10 @@ int main(void)
             "fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
             "one-process loop %.2f us/step (CPU %.2f), ratio %.1f\n",
             n, fed_us, loop_us, loop_cpu, loop_us > 0 ? fed_us / loop_us : 0.0);
+        if (rtt > 0) /* doc/performance.md "Peer methods over TCP": target 1.5 */
+            printf("fmufed_bench: N=%d over TCP: one Jacobi step = %.2f receive-order round trips "
+                   "(median round trip %.1f us, measured just before) [target <= 1.5]\n",
+                   n, fed_us / (rtt * 1e6), rtt * 1e6);
         /* In process: the same file, every federate a task on one thread (40000 steps), then
          * a thread spinning the default 50 us before blocking, and blocking at once. Wall
          * time, and CPU time (the process's, every thread) beside the loop's CPU time: on a
