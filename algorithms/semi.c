@@ -665,13 +665,14 @@ static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
     }
 }
 
-/* Every slave records its accepted row. */
-static int record_all(semi_work *w, int64_t t)
+/* Every slave records its accepted row: posted only, so that the records travel with the
+ * close and cost no round of their own; the sync after the close completes them (port.h,
+ * port_master_ops.close). */
+static void record_all(semi_work *w)
 {
     for (size_t j = 0; j < w->n_c; j++)
         port_record(&w->m->slaves[j]);
     w->res->msg_commands += w->n_c;
-    return sync_all(w, "recording", t);
 }
 
 int semi_run(const port_master *m, const port_link *links, size_t n_links, const semi_opts *o,
@@ -701,8 +702,9 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
         res->msg_replies += w.n_c;
         st = sync_all(&w, "reading the initial outputs", m->t_start);
     }
-    if (st == PORT_OK) st = record_all(&w, m->t_start);
+    if (st == PORT_OK) record_all(&w);
     if (st == PORT_OK) st = port_close(m, m->t_start);
+    if (st == PORT_OK) st = sync_all(&w, "recording", m->t_start);
     for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
@@ -711,10 +713,11 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
                         secs(&w, t_to), port_strerror(st));
             break;
         }
-        if ((st = macro_step(&w, t, t_to)) == PORT_OK) st = record_all(&w, t_to);
+        if ((st = macro_step(&w, t, t_to)) == PORT_OK) record_all(&w);
         if (st == PORT_OK && (st = port_close(m, t_to)) != PORT_OK)
             port_errorf(w.err, w.errlen, st, "semi-implicit: closing the instant %.17g s: %s",
                         secs(&w, t_to), port_strerror(st));
+        if (st == PORT_OK) st = sync_all(&w, "recording", t_to);
         if (st == PORT_OK) res->t_reached = t_to;
     }
     teardown(&w);
