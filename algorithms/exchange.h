@@ -76,6 +76,21 @@ typedef struct peer_exchange {
     void *ctx;
 } peer_exchange;
 
+/* The calls of the exchange's operations (algorithms/exchange_ops.c), the one way an algorithm
+ * reaches them, as port_* for a slave: each checks the exchange (not NULL, a table) and its
+ * arguments, gives an empty slot its meaning, then forwards the call unchanged. publish,
+ * request and inputs are required (an empty slot: PORT_EUNSUPPORTED); an empty token_send is
+ * PORT_EUNSUPPORTED, an empty token_time PEER_NO_TIME (no token ever), an empty idle PORT_OK
+ * (the algorithm asks again at once). A bad exchange or argument: PORT_EUSAGE
+ * (token_time: PEER_NO_TIME). Tests inject faults by wrapping the table, as
+ * tests/unit/port_fault.h does for a slave. */
+int exchange_publish(const peer_exchange *x, int64_t ts, const double *y);
+int exchange_request(const peer_exchange *x, peer_req kind, int64_t t, int64_t *granted);
+int exchange_inputs(const peer_exchange *x, peer_input *in);
+int exchange_token_send(const peer_exchange *x, int64_t ts);
+int64_t exchange_token_time(const peer_exchange *x);
+int exchange_idle(const peer_exchange *x, int attempt, int64_t t, const char *waiting_for);
+
 /* What every peer algorithm runs over: its model, its exchange and the run's common settings.
  * Filled by the caller (fmufed, inproc, a test); the algorithms only read it, except steps. */
 typedef struct peer {

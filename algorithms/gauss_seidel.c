@@ -32,7 +32,7 @@ static gs_decision gs_decide(const peer_run *r, int64_t tn, int need_token)
         if (t == PEER_NO_TIME || t < tn) d.what = GS_WAIT;
     }
     if (need_token) {
-        int64_t tok = r->p->x.ops->token_time(r->p->x.ctx);
+        int64_t tok = exchange_token_time(&r->p->x);
         if (tok == PEER_NO_TIME || tok < tn) d.what = GS_WAIT;
     }
     return d;
@@ -52,8 +52,8 @@ static int wait_ready(peer_run *r, int64_t tn, int need_token)
                              "step %.9g s (token passed twice)",
                              r->p->in_names ? r->p->in_names[d.input] : "?",
                              r->in[d.input].t * r->p->tick, tn * r->p->tick);
-        rc = r->p->x.ops->idle(r->p->x.ctx, attempt, tn,
-                               need_token ? "StepForward" : "updates of every input");
+        rc = exchange_idle(&r->p->x, attempt, tn,
+                           need_token ? "StepForward" : "updates of every input");
         if (rc != PORT_OK) return rc;
     }
 }
@@ -86,7 +86,7 @@ int gauss_seidel_run(peer *p, const gauss_seidel_settings *s)
             if ((rc = wait_ready(&r, tn, 0)) || (rc = peer_apply_inputs(&r, 0))) break;
             if ((rc = peer_integrate(&r, tn)) || (rc = peer_publish(&r, tn))) break;
             p->steps++;
-            if (s->role == GS_SINK && !last && (rc = p->x.ops->token_send(p->x.ctx, tn)) != PORT_OK)
+            if (s->role == GS_SINK && !last && (rc = exchange_token_send(&p->x, tn)) != PORT_OK)
                 break;
         }
         if ((rc = peer_record(&r))) break;

@@ -90,9 +90,9 @@ int peer_request(peer_run *r, peer_req kind, int64_t t, int64_t *g)
 {
     const peer_exchange *x = &r->p->x;
     int64_t got = PEER_NO_TIME;
-    int rc = x->ops->request(x->ctx, kind, t, &got);
+    int rc = exchange_request(x, kind, t, &got);
     if (rc != PORT_OK) return rc;
-    if ((rc = x->ops->inputs(x->ctx, r->in)) != PORT_OK) return rc;
+    if ((rc = exchange_inputs(x, r->in)) != PORT_OK) return rc;
     for (size_t i = 0; i < r->n_in; i++)
         r->pending[i] |= r->in[i].fresh;
     if (g) *g = got;
@@ -144,7 +144,7 @@ int peer_publish(peer_run *r, int64_t ts)
 {
     peer *p = r->p;
     int rc = peer_model_done(r, port_get_outputs(&p->model, r->y));
-    if (rc == PORT_OK) rc = p->x.ops->publish(p->x.ctx, ts, r->y);
+    if (rc == PORT_OK) rc = exchange_publish(&p->x, ts, r->y);
     return rc;
 }
 

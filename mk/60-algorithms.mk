@@ -10,6 +10,9 @@ extrap_test_LIBS := algo
 topology_test_LIBS := algo
 UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
+# Fault injection through the port (tests/unit/port_fault.h), which the algorithms' tests use.
+UNIT_TESTS += tests/unit/port_fault_test
+port_fault_test_LIBS := algo
 UNIT_TESTS += tests/unit/peer_algos_test
 peer_algos_test_LIBS := algo
 UNIT_TESTS += tests/unit/balance_test

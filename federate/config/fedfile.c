@@ -193,11 +193,6 @@ static int to_ticks(const ld *c, const char *base, const char *key, double s, do
     return FEDFILE_OK;
 }
 
-int fedfile_oom(const ld *c)
-{
-    return oom(c);
-}
-
 const char *fedfile_json_kind(const json_t *v)
 {
     return json_kind(v);
@@ -475,7 +470,8 @@ static int parse_wires(const ld *c, const json_t *fo, const char *base, const ch
     return FEDFILE_OK;
 }
 
-/* "quantum": {"output": q} (jacobi-de only); each variable must be one of the outputs. */
+/* "quantum": {"output": q} (the methods with FEDFILE_NEEDS_QUANTA); each variable must be one
+ * of the outputs. */
 static int parse_quanta(const ld *c, const json_t *fo, const char *base, const fedfile *ff,
                         fedfile_fed *fd)
 {
@@ -540,29 +536,28 @@ static int parse_record(const ld *c, const json_t *fo, const char *base, fedfile
     return FEDFILE_OK;
 }
 
-static const struct {
-    const char *name;
-    topo_role role;
-} ROLES[] = {{"source", TOPO_ROLE_SOURCE}, {"common", TOPO_ROLE_COMMON}, {"sink", TOPO_ROLE_SINK}};
+/* The roles a federate may be given, named by topo_role_name. */
+static const topo_role ROLES[] = {TOPO_ROLE_SOURCE, TOPO_ROLE_COMMON, TOPO_ROLE_SINK};
 
 /* The methods a program federate may join (FEDFILE_NEEDS_PROGRAMS, or a master method): it
  * follows the method's time advance itself, which is documented for the peer methods whose every
  * federate acts alone (doc/federation.md, "Program federates"), or it is a slave of a master
  * method, answering the commands of doc/master.md (a model in Python: doc/python.md);
- * Gauss-Seidel's token is not documented. "\"jacobi-naive\", \"jacobi\", \"jacobi-de\"" in
- * table order. */
+ * Gauss-Seidel's token is not documented. */
 static int program_allowed(const fedfile *ff)
 {
     return (ff->algo.needs & FEDFILE_NEEDS_PROGRAMS) || fedfile_is_master(ff);
 }
 
-static void program_methods(char *out, size_t len)
+/* The names of the methods whose value needs `need`, in table order, for messages:
+ * "\"jacobi-naive\", \"jacobi\", \"jacobi-de\"" (FEDFILE_NEEDS_PROGRAMS). */
+static void methods_needing(unsigned need, char *out, size_t len)
 {
     size_t n = 0, k = 0;
     const fedfile_algo_def *const *all = fedfile_algos(&n);
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        if (!(all[i]->needs & FEDFILE_NEEDS_PROGRAMS)) continue;
+        if (!(all[i]->needs & need)) continue;
         size_t u = strlen(out);
         snprintf(out + u, len - u, "%s\"%s\"", k++ ? ", " : "", all[i]->name);
     }
@@ -584,7 +579,7 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
     jp_key(p, base, "program");
     if (!program_allowed(ff)) {
         char methods[256];
-        program_methods(methods, sizeof methods);
+        methods_needing(FEDFILE_NEEDS_PROGRAMS, methods, sizeof methods);
         return fail(c, p, "a program federate needs method %s or a master method (not \"%s\")",
                     methods, fedfile_method_name(ff));
     }
@@ -660,13 +655,16 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     if (role) {
         jp_key(p, base, "role");
         for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
-            if (strcmp(ROLES[i].name, role) == 0) fd->role = ROLES[i].role;
+            if (strcmp(topo_role_name(ROLES[i]), role) == 0) fd->role = ROLES[i];
         int known = fd->role != TOPO_ROLE_AUTO;
         free(role);
         if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
-        if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN))
-            return fail(c, p, "method \"%s\" takes no roles (only \"gauss-seidel\" does)",
-                        fedfile_method_name(ff));
+        if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
+            char methods[256];
+            methods_needing(FEDFILE_NEEDS_GS_PLAN, methods, sizeof methods);
+            return fail(c, p, "method \"%s\" takes no roles (only %s)", fedfile_method_name(ff),
+                        methods);
+        }
     }
     fd->solver = *defaults;
     if ((rc = parse_params(c, fo, base, fd)) ||
@@ -790,8 +788,10 @@ static int plan_gauss_seidel(const ld *c, fedfile *ff)
     free(names), free(roles), free(edges);
     if (rc == TOPO_ENOMEM) return oom(c);
     if (rc != TOPO_OK)
-        return fail(c, "algorithm.method",
-                    "\"gauss-seidel\" cannot run this wiring (the Awais thesis §4.3): %s", why);
+        return fail(
+            c, "algorithm.method",
+            "\"%s\" cannot run this wiring (a Gauss-Seidel plan, the Awais thesis §4.3): %s",
+            fedfile_method_name(ff), why);
     for (size_t i = 0; i < ff->n_feds; i++)
         ff->feds[i].role = ff->gs_plan->role[i];
     return FEDFILE_OK;
@@ -1171,9 +1171,9 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
                     r, ff->resolution, ff->path);
     if ((ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) && fom_inter_find(f, "StepForward") == FOM_NONE)
         return fail(&c, "interactions",
-                    "no interaction class \"StepForward\" (Gauss-Seidel passes its token with it; "
-                    "method \"gauss-seidel\" in %s)",
-                    ff->path);
+                    "no interaction class \"StepForward\" (a Gauss-Seidel plan passes its token "
+                    "with it; method \"%s\" in %s)",
+                    fedfile_method_name(ff), ff->path);
     for (size_t i = 0; i < ff->n_feds; i++) {
         for (int dir = 0; dir < 2; dir++) {
             size_t n = dir ? ff->feds[i].n_inputs : ff->feds[i].n_outputs;

@@ -22,8 +22,6 @@ typedef struct fedfile_reader {
 /* "FILE: JPATH: what" into the reader's buffer; returns FEDFILE_ESCHEMA. */
 int fedfile_fail(const fedfile_reader *rd, const char *jpath, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* "out of memory" naming the file; returns FEDFILE_ENOMEM. */
-int fedfile_oom(const fedfile_reader *rd);
 /* "a string", "an array", ... for messages. */
 const char *fedfile_json_kind(const json_t *v);
 /* Seconds -> ticks of res, refusing values that are not whole ticks or are too large; the

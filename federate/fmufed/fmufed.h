@@ -53,7 +53,8 @@ typedef struct fmufed_opts {
 
 /* What a run did (filled also on failure, as far as it got). */
 typedef struct fmufed_stats {
-    long steps;              /* communication points passed after the start */
+    long steps;              /* instants (communication points) passed after the start:
+                                what the summary line calls "instants" (doc/fmu.md) */
     long updates;            /* attribute updates sent */
     long reflections;        /* attribute values received and mapped to inputs */
     long requests;           /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */
@@ -190,7 +191,7 @@ typedef struct fmu_slave_bus fmu_slave_bus;
 /**
  * Hybrid method in one process: join the slave (federate idx of ff) to the bus its fellow
  * slaves share discrete values on (port share_discrete), its discrete inputs fed as the file
- * wires them (fedfile_hybrid_source). The bus must outlive the slave's last share.
+ * wires them (fedfile_bus_source). The bus must outlive the slave's last share.
  * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_ENOMEM (err set).
  */
 int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, size_t idx,

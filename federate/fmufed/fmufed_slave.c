@@ -7,7 +7,8 @@
  * States (numbered as in doc/master.md):
  *   1 WAIT   NERA(end) pending: waiting for the next instant's first command (or end)
  *   2 OPEN   granted at the instant T: every command stamped T is executed and answered at T
- *   3 CLOSE  TAR(T) pending after the close command; then back to 1
+ *   3 CLOSE  TAR(T) pending after the close command; then back to 1 (at the end: waits for
+ *            the end command without a request)
  *   4 DONE   end command received: results written, resigned
  */
 #include <stdarg.h>
@@ -117,7 +118,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         (!(din = calloc(fd->n_inputs + n_extra + 1, 1)) || !(dout = calloc(fd->n_outputs + 1, 1))))
         rc = local_fail(l, FMUFED_ENOMEM, "out of memory");
     if (!rc) {
-        fedfile_hybrid_flags(ff, idx, dout, din); /* hybrid: the discrete couplings */
+        fedfile_bus_flags(ff, idx, dout, din); /* the bus couplings (FEDFILE_NEEDS_BUS) */
         fmu_slave_opts so = {.name = fd->name,
                              .fmu = fmufed_model_fmu(l->model),
                              .n_in = fd->n_inputs + n_extra,
@@ -157,7 +158,7 @@ static size_t discrete_sources(const fedfile *ff, size_t idx, size_t **src, size
     *k = calloc(fd->n_inputs + 1, sizeof **k);
     size_t n = 0;
     for (size_t i = 0; *src && *k && i < fd->n_inputs; i++)
-        if (fedfile_hybrid_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
+        if (fedfile_bus_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
     return n;
 }
 
@@ -796,7 +797,11 @@ static int serve(slave_run *r)
                 /* the end reached: the last step's (the steps before a close are committed) */
                 r->st->t_final = port_seconds(r->ff->resolution,
                                               r->stepped && r->t_stepped > T ? r->t_stepped : T);
-                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
+                if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
+                /* The horizon closed: no instant follows, so no request; the master's `end`
+                 * comes in receive order. Before it, NERA(horizon), which the master's
+                 * `end` stamped at the horizon grants (doc/master.md "The end"). */
+                if (T >= t_end) continue;
                 rc = tp_next_event_request_available(r->tp, t_end);
                 r->nera = 1;
             }
@@ -854,7 +859,7 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
         for (size_t j = 0; !bad && j < ff->n_feds; j++) {
             unsigned char *f = calloc(ff->feds[j].n_outputs + 1, 1);
             r.rx[j].t = INT64_MIN;
-            r.rx[j].cap = f ? fedfile_hybrid_flags(ff, j, f, NULL) : 0;
+            r.rx[j].cap = f ? fedfile_bus_flags(ff, j, f, NULL) : 0;
             r.rx[j].v = malloc((r.rx[j].cap + 1) * sizeof(double));
             r.rx[j].tv = malloc((r.rx[j].cap + 1) * sizeof(int64_t));
             bad = !f || !r.rx[j].v || !r.rx[j].tv;

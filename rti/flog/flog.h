@@ -269,9 +269,7 @@ int flog_flush(struct flog *l);
 /** Why logging stopped ("" while it runs). Valid until flog_close. NULL l gives "". */
 const char *flog_error(const struct flog *l);
 
-/** Bytes appended so far (header and block prefixes included) and records appended so far
- *  (as a reader counts them: a DELIVERED record is two). */
-uint64_t flog_bytes(const struct flog *l);
+/** Records appended so far (as a reader counts them: a DELIVERED record is two). */
 uint64_t flog_records(const struct flog *l);
 
 /** Flush, close the file and free the writer. Accepts NULL (returns FLOG_OK).

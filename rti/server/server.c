@@ -1,6 +1,6 @@
 /* The RTI server's core: the handshake and the dispatch of every decoded frame to the module
  * that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c), over links (link.h) whatever
- * carries them: loop.c serves sockets, embed.c in-process queues.
+ * carries them: loop.c serves sockets, embed_link.c in-process queues.
  * Serves doc/protocol.md (protocol, refusals) and doc/rti.md (shared secret).
  * Read rti/server/federation.c next. */
 #include "rti/server/server_impl.h"

@@ -156,13 +156,8 @@ struct server {
     int dispatching;                /* > 0 while a received frame is handled (on_frame) */
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
-    /* The federation log's clock, ns since the epoch (0 if unavailable): the event loop's
-     * cached time (loop.c), the wall clock of an embedded RTI (embed.c). Set when the log is
-     * opened, so that the header's start time and every record come from one clock. */
-    int64_t (*wall_ns)(void *ctx);
-    void *wall_ctx;
-    struct live *live;  /* the live view's HTTP server (live.c), NULL without --http */
-    int64_t started_ms; /* limits_now_ms() at start: the uptime the live view shows */
+    struct live *live;              /* the live view's HTTP server (live.c), NULL without --http */
+    int64_t started_ms;             /* limits_now_ms() at start: the uptime the live view shows */
 };
 
 /* ---- server.c: the core over links ------------------------------------------------------ */
@@ -297,8 +292,12 @@ int timesvc_join(struct server *s, struct federate *f);
 void timesvc_resign(struct server *s, struct federate *f);
 /* Handle ENABLE_* / DISABLE_* / MODIFY_LOOKAHEAD / TIME_REQUEST / QUERY_TIME. */
 void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m);
-/* Log every federate's "who blocks whom" line (SIGUSR1). */
+/* Log every federate's "who blocks whom" line (SIGUSR1), then the federate to look at. */
 void timesvc_dump(struct server *s, struct federation *fx);
+/* The same lines handed to emit (tag: the federate's, or "-"); the in-process RTI's status
+ * (embed_status). */
+void timesvc_status(struct federation *fx,
+                    void (*emit)(void *ctx, const char *tag, const char *line), void *ctx);
 /* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides

@@ -424,7 +424,7 @@ static tm_fed holder_of(const tm_state *st, const struct fed *f, tm_fed *root)
     return h ? h->h : TM_NO_FED;
 }
 
-/* The common cases in O(1) instead of compute() + a scan of everyone (doc/guide.md1: a
+/* The common cases in O(1) instead of compute() + a scan of everyone (doc/time.md, "Cost": a
  * lock-step TAR cycle must cost O(N) per step, not O(N) per request). All GALT values follow
  * from mu, u0 and GALT_u0 (compute()); NER/NERA values depend only on their GALT.
  *  - A TAR/TARA request raises only the requester f's bound (granted rows never lower it).

@@ -4,7 +4,7 @@
  * is refused with its own message and leaves nothing behind; loads of one FMU file share one
  * unpacked folder and binary until the last unload, except an FMU that may be instantiated
  * only once per process and a load with explicit limits.
- * Serves doc/fmu.md/§10. Read next: tests/unit/fmu_step_test.c. */
+ * Serves doc/fmu.md §10. Read next: tests/unit/fmu_step_test.c. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
