@@ -5,7 +5,8 @@
  *     x_i(T+H) = the slave's own integration of its model over [T, T+H] with u_i held
  * Every exchange of a step happens at the one logical instant T+H (doc/master.md). Choices:
  * the outputs of a step are read as the step's sub-step result (one round trip instead of
- * two); the inputs are set and the row recorded in the same round trip. */
+ * two); the inputs are set and the row recorded with the close, in its round trip, and their
+ * statuses collected after it (port.h, port_master_ops.close). */
 #include "algorithms/msjacobi.h"
 
 #include <stdio.h>
@@ -81,12 +82,12 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
             if (s->info.n_in) port_set_inputs(s, &p);
             port_record(s);
         }
-        if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
         if ((rc = port_close(m, t1))) {
             rc = port_errorf(err, errlen, rc, "closing %.9g s: %s", port_seconds(m->tick, t1),
                              port_strerror(rc));
             goto out;
         }
+        if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
         if (m->ops->note) m->ops->note(m->ctx, "step", port_seconds(m->tick, t1));
         first = 0;
         T = t1;

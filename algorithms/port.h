@@ -223,7 +223,12 @@ typedef struct port_master_ops {
     /* Open the instant t (TARA(t) over libtempo; nothing in one process). t must not be below
      * the last closed instant. */
     int (*open)(void *ctx, int64_t t);
-    /* Close the instant t: every slave commits its step (TAR(t) by everyone). */
+    /* Close the instant t: every slave commits its step (TAR(t) by everyone). Operations
+     * posted and not yet synced go out with the close, before it, and are answered before
+     * the slaves commit: the next port_sync (after the close) completes them without another
+     * round trip. An algorithm whose last operations of an instant need no answer before the
+     * close (inputs for the next step, record, a commit whose outputs serve the next
+     * instant) posts them, closes, then syncs (doc/algorithms/port.md "Closing with posts"). */
     int (*close)(void *ctx, int64_t t);
     /* Note one algorithm event for the record (iteration count, residual, step decision): the
      * distributed side writes it into the federation log and the CSV, the local side into the

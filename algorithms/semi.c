@@ -19,8 +19,12 @@
  *     Broyden      B_k s = -R(y^k),     y^{k+1} = y^k + s                 (eq. 5.14)
  *                  B_{k+1} = B_k + (dR - B_k s) s^T / (s^T s),  dR = R(y^{k+1}) - R(y^k)
  * J = dF/dy - I is formed column by column by finite differences: column i of dF/dy is
- * (F(y + d_i e_i) - F(y)) / d_i, d_i = fd_rel max(1, |y_i|), one round of every slave per
- * output that feeds an input (an output feeding nothing has dF/dy_i = 0, column -e_i). A step
+ * (F(y + d_i e_i) - F(y)) / d_i, d_i = fd_rel max(1, |y_i|), one probe per output that feeds
+ * an input (an output feeding nothing has dF/dy_i = 0, column -e_i). A probe redoes the step of
+ * the slaves whose inputs y_i feeds, and only theirs: the others would redo it with the inputs
+ * of F(y) and give F(y)'s outputs bit for bit (a restore makes a step repeatable), a column of
+ * exact zeros. Every probe of one Jacobian is posted before one sync: one round, not one per
+ * column (doc/algorithms/semi-implicit.md "Cost"). A step
  * is accepted when ||R(y^k)||_max <= tol; the slaves then hold the state computed with the
  * inputs A y^k and their outputs F(y^k).
  *
@@ -107,7 +111,8 @@ typedef struct semi_work {
     size_t *off_out, *off_in;       /* n_c + 1 prefix sums */
     int *feeds;                     /* n: 1 when output i feeds some input */
     double *y, *Fy, *R;             /* iterate, F(iterate), residual */
-    double *y_old, *R_old, *s, *Fp; /* previous iterate and residual, update, probe outputs */
+    double *y_old, *R_old, *s, *Fp; /* previous iterate and residual, update, probe outputs
+                                       (n x n, column i at Fp + i n: the probe of y_i) */
     double *B, *LU; /* n x n, row-major: Jacobian (approximation), its factorisation */
     double *u;      /* sum n_in: input values */
     double *D, *E;  /* directional only: every slave's dy/du (n_out x n_in, column by column,
@@ -246,7 +251,7 @@ static int setup(semi_work *w)
         w->feeds[w->off_out[w->links[k].from] + w->links[k].out] = 1;
     double **vecs[] = {&w->y, &w->Fy, &w->R, &w->y_old, &w->R_old, &w->s, &w->Fp};
     for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++)
-        if (!(*vecs[k] = calloc(n, sizeof(double))))
+        if (!(*vecs[k] = calloc(vecs[k] == &w->Fp ? n * n : n, sizeof(double))))
             return port_errorf(w->err, w->errlen, PORT_ENOMEM, "semi-implicit: out of memory");
     w->u = calloc(n_in ? n_in : 1, sizeof(double));
     if (o->jac0 == SEMI_JAC0_DIRECTIONAL && (o->iter == SEMI_NEWTON || o->iter == SEMI_BROYDEN)) {
@@ -369,21 +374,51 @@ static double residual(semi_work *w)
     return r;
 }
 
-/* B = dF/dy - I at y (Fy = F(y)) by forward differences over the outputs that feed inputs. */
+/* 1 when an input of slave j takes output i. */
+static int fed_by(const semi_work *w, size_t j, size_t i)
+{
+    for (size_t k = w->off_in[j]; k < w->off_in[j + 1]; k++)
+        if (w->off_out[w->links[k].from] + w->links[k].out == i) return 1;
+    return 0;
+}
+
+/* B = dF/dy - I at y (Fy = F(y)) by forward differences over the outputs that feed inputs:
+ * the probe of y_i redoes the step of the slaves y_i feeds (their rows of column i; the
+ * others' rows are exactly 0), every probe posted before one sync (the file's opening
+ * comment). Each probe counts as one evaluation in eval_total, as when each took a round. */
 static int jacobian_fd(semi_work *w, int64_t t_r, int64_t t_to)
 {
     size_t n = w->n;
+    double *d = w->s; /* the steps d_i (s is free until solve) */
+    for (size_t i = 0; i < n; i++) {
+        if (!w->feeds[i]) continue;
+        double yi = w->y[i];
+        d[i] = w->o->fd_rel * fmax(1, fabs(yi));
+        w->y[i] = yi + d[i];
+        inputs_from(w, w->y);
+        w->y[i] = yi;
+        for (size_t j = 0; j < w->n_c; j++) {
+            if (!fed_by(w, j, i)) continue;
+            const port_slave *s = &w->m->slaves[j];
+            port_restore(s, 0);
+            post_inputs(w, j, t_r);
+            port_step(s, t_to, 1, &w->Fp[i * n + w->off_out[j]], &w->sr[j]);
+            w->res->msg_commands += 2;
+            w->res->msg_replies++;
+        }
+        w->res->eval_total++;
+    }
+    int st = sync_all(w, "recalculating its last step", t_to);
+    if (st != PORT_OK) return st;
     memset(w->B, 0, n * n * sizeof *w->B);
     for (size_t i = 0; i < n; i++) {
         w->B[i * n + i] = -1;
         if (!w->feeds[i]) continue;
-        double yi = w->y[i], d = w->o->fd_rel * fmax(1, fabs(yi));
-        w->y[i] = yi + d;
-        int st = recalc(w, w->y, t_r, t_to, w->Fp);
-        w->y[i] = yi;
-        if (st != PORT_OK) return st;
-        for (size_t r = 0; r < n; r++)
-            w->B[r * n + i] += (w->Fp[r] - w->Fy[r]) / d;
+        for (size_t j = 0; j < w->n_c; j++) {
+            if (!fed_by(w, j, i)) continue;
+            for (size_t r = w->off_out[j]; r < w->off_out[j + 1]; r++)
+                w->B[r * n + i] += (w->Fp[i * n + r] - w->Fy[r]) / d[i];
+        }
     }
     return PORT_OK;
 }
@@ -630,13 +665,14 @@ static int macro_step(semi_work *w, int64_t t_from, int64_t t_to)
     }
 }
 
-/* Every slave records its accepted row. */
-static int record_all(semi_work *w, int64_t t)
+/* Every slave records its accepted row: posted only, so that the records travel with the
+ * close and cost no round of their own; the sync after the close completes them (port.h,
+ * port_master_ops.close). */
+static void record_all(semi_work *w)
 {
     for (size_t j = 0; j < w->n_c; j++)
         port_record(&w->m->slaves[j]);
     w->res->msg_commands += w->n_c;
-    return sync_all(w, "recording", t);
 }
 
 int semi_run(const port_master *m, const port_link *links, size_t n_links, const semi_opts *o,
@@ -666,8 +702,9 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
         res->msg_replies += w.n_c;
         st = sync_all(&w, "reading the initial outputs", m->t_start);
     }
-    if (st == PORT_OK) st = record_all(&w, m->t_start);
+    if (st == PORT_OK) record_all(&w);
     if (st == PORT_OK) st = port_close(m, m->t_start);
+    if (st == PORT_OK) st = sync_all(&w, "recording", m->t_start);
     for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
@@ -676,10 +713,11 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
                         secs(&w, t_to), port_strerror(st));
             break;
         }
-        if ((st = macro_step(&w, t, t_to)) == PORT_OK) st = record_all(&w, t_to);
+        if ((st = macro_step(&w, t, t_to)) == PORT_OK) record_all(&w);
         if (st == PORT_OK && (st = port_close(m, t_to)) != PORT_OK)
             port_errorf(w.err, w.errlen, st, "semi-implicit: closing the instant %.17g s: %s",
                         secs(&w, t_to), port_strerror(st));
+        if (st == PORT_OK) st = sync_all(&w, "recording", t_to);
         if (st == PORT_OK) res->t_reached = t_to;
     }
     teardown(&w);

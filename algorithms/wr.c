@@ -127,6 +127,7 @@ typedef struct wr_work {
     int *st;                  /* n_c statuses of the last sync */
     double worst_d;           /* the largest |d| of the last residual and where it was */
     size_t worst_j, worst_o;
+    int64_t commit_t; /* ticks: a commit posted and not synced yet (commit_sync), -1 none */
 } wr_work;
 
 /* Slave j's block of a waveform: (sub + 1) rows of n_out_j outputs, row m at T_n + m h / sub;
@@ -319,7 +320,9 @@ static int report_noconv(wr_work *w, int64_t t_from, int64_t t_to, int iters, si
         first + 1, iters, hist, w->worst_d, w->worst_o, in->name ? in->name : "?");
 }
 
-/* Accept: commit T_n + h in every slave (new slot 0), read y(T_n + h), record. */
+/* Accept: commit T_n + h in every slave (new slot 0), read y(T_n + h), record. Posted only:
+ * the outputs serve the next attempt, so commit_sync completes them before one, or after the
+ * close when the instant ends here (they travel with it: port.h, port_master_ops.close). */
 static int commit(wr_work *w, int64_t t_to)
 {
     for (size_t j = 0; j < w->n_c; j++) {
@@ -332,7 +335,17 @@ static int commit(wr_work *w, int64_t t_to)
     w->res->msg_replies += w->n_c;      /* the outputs */
     w->res->msg_thesis += 4 * w->n_c;   /* End Iteration, Send States and its Update, and the
                                            fourth per-step message of eq. 5.5 (our record) */
-    return sync_all(w, "committing the step", t_to);
+    w->commit_t = t_to;
+    return PORT_OK;
+}
+
+/* Complete a commit posted by commit(), if any. */
+static int commit_sync(wr_work *w)
+{
+    if (w->commit_t < 0) return PORT_OK;
+    int64_t t = w->commit_t;
+    w->commit_t = -1;
+    return sync_all(w, "committing the step", t);
 }
 
 /* One attempt from t_from to t_to: iterate until a decision other than ITERATE. */
@@ -403,12 +416,14 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
         } else {
             h = dec.h_next;
         }
+        /* another attempt in this instant starts from the committed outputs */
+        if (t < t_inst && (st = commit_sync(w)) != PORT_OK) return st;
     }
     st = port_close(m, t_inst);
     if (st)
         return port_errorf(w->err, w->errlen, st, "wr: closing the instant %.17g s: %s",
                            secs(w, t_inst), port_strerror(st));
-    return PORT_OK;
+    return commit_sync(w); /* the last commit went out with the close */
 }
 
 int wr_run(const port_master *m, const port_link *links, size_t n_links, const wr_opts *o,
@@ -424,7 +439,8 @@ int wr_run(const port_master *m, const port_link *links, size_t n_links, const w
                  .o = o,
                  .res = res,
                  .err = err,
-                 .errlen = errlen};
+                 .errlen = errlen,
+                 .commit_t = -1};
     if (!m || !o) return port_errorf(w.err, w.errlen, PORT_EUSAGE, "wr: no master or no settings");
     int st = setup(&w);
     if (st == PORT_OK) st = port_open(m, m->t_start);

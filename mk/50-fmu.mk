@@ -38,7 +38,7 @@ build/fmu-fixtures/%.so: tests/unit/fmu_fixture_%.c federate/fmu/fmi2.h
 # by a later fragment.
 FMU_TEST_FMUS := $(foreach m,dahlquist vanderpol bouncingball stair mass lv_prey,\
                    build/fmus/$(m)_me.fmu build/fmus/$(m)_cs.fmu)
-$(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS)
+$(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS) build/fmus/once_cs.fmu
 $(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test $(O)/tests/unit/fmu_ckpt_test: $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
 $(O)/tests/unit/fmu_v3_test: $(FMU_TEST_FMUS) build/fmus/fmi3/feedthrough3.fmu \

@@ -36,3 +36,6 @@ INTEG_SCRIPTS += tests/integration/fault_matrix.sh
 # Secrets never stored and output private; output files never through links (doc/log.md
 # "Secrets", doc/run.md "Output files").
 INTEG_SCRIPTS += tests/integration/run_private.sh tests/integration/run_links.sh
+# Recording less: "record": [] and "record_every" (doc/federation.md "Recording less").
+INTEG_SCRIPTS += tests/integration/record_less.sh
+CHECK_TESTS += tests/integration/record_less.sh

@@ -582,6 +582,7 @@ static int parse_record(const ld *c, const json_t *fo, const char *base, fedfile
     if (v && !json_is_array(v))
         return fail(c, p, "expected an array of variable names, got %s", json_kind(v));
     size_t n = v ? json_array_size(v) : fd->n_outputs;
+    fd->record_none = v && n == 0; /* doc/federation.md "Recording less" */
     fd->record = calloc(n + 1, sizeof *fd->record);
     if (!fd->record) return oom(c);
     for (size_t i = 0; i < n; i++) {
@@ -927,12 +928,47 @@ void fedfile_free(fedfile *ff)
     free(ff);
 }
 
+/* "record_every": {"steps": K} (every K-th row of each federate) or {"seconds": DT} (the first
+ * row at or after each multiple of DT from the start); the row at the end always
+ * (doc/federation.md "Recording less"). */
+static int parse_record_every(const ld *c, const json_t *root, fedfile *ff)
+{
+    static const char *const keys[] = {"steps", "seconds", NULL};
+    const json_t *v = json_object_get(root, "record_every");
+    if (!v) return FEDFILE_OK;
+    if (!json_is_object(v))
+        return fail(c, "record_every", "expected {\"steps\": K} or {\"seconds\": DT}, got %s",
+                    json_kind(v));
+    int rc = only_keys(c, v, "record_every", keys), have = 0;
+    if (rc) return rc;
+    const json_t *k = json_object_get(v, "steps");
+    if (!k == !json_object_get(v, "seconds"))
+        return fail(c, "record_every", "expected exactly one of \"steps\" and \"seconds\"");
+    if (k) {
+        if (!json_is_integer(k) || json_integer_value(k) < 1 ||
+            json_integer_value(k) > FEDFILE_MAX_RECORD_STEPS)
+            return fail(c, "record_every.steps", "expected a whole number 1..%d, got %s",
+                        FEDFILE_MAX_RECORD_STEPS, json_kind(k));
+        ff->record_steps = json_integer_value(k);
+        return FEDFILE_OK;
+    }
+    double dt = 0;
+    if ((rc = get_num(c, v, "record_every", "seconds", 0, &dt, &have))) return rc;
+    if ((rc = to_ticks(c, "record_every", "seconds", dt, ff->resolution, &ff->record_dt)))
+        return rc;
+    if (ff->record_dt < 1)
+        return fail(c, "record_every.seconds", "expected at least one tick (%g s), got %g s",
+                    ff->resolution, dt);
+    return FEDFILE_OK;
+}
+
 /* Everything after the JSON is read: the sections in dependency order. */
 static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
-    static const char *const keys[] = {
-        "federation", "description", "rti",         "fom", "resolution", "algorithm",  "solver",
-        "federates",  "output",      "secret_file", "log", "placement",  "checkpoint", NULL};
+    static const char *const keys[] = {"federation", "description",  "rti",    "fom",
+                                       "resolution", "algorithm",    "solver", "federates",
+                                       "output",     "secret_file",  "log",    "placement",
+                                       "checkpoint", "record_every", NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -955,6 +991,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     ff->resolution = FEDFILE_DEFAULT_RESOLUTION;
     if ((rc = get_num(c, root, "", "resolution", 0, &ff->resolution, &have))) return rc;
     if ((rc = parse_algorithm(c, root, ff)) || (rc = fedfile_ckpt_parse(c, root, ff))) return rc;
+    if ((rc = parse_record_every(c, root, ff))) return rc;
     fedfile_solver defaults = {0};
     if ((rc = parse_solver(c, root, "", &defaults))) return rc;
     if ((rc = get_str(c, root, "", "output", 0, &s))) return rc;

@@ -18,6 +18,7 @@
 #define FEDFILE_ERRLEN             1024 /* a buffer this size holds any message of this module */
 #define FEDFILE_DEFAULT_PORT       7470 /* doc/protocol.md */
 #define FEDFILE_DEFAULT_RESOLUTION 1e-9 /* seconds per tick when "resolution" is absent */
+#define FEDFILE_MAX_RECORD_STEPS   1000000000 /* "record_every": {"steps": K}, K at most */
 
 /* Status codes: 0 success, negative errors. */
 enum {
@@ -105,7 +106,9 @@ typedef struct fedfile_fed {
     size_t n_quanta;
     fedfile_quantum *quanta; /* jacobi-de per-output quanta (others use algorithm.quantum) */
     size_t n_record;
-    char **record; /* variables written to the CSV; default: the outputs */
+    char **record;   /* variables written to the CSV; default: the outputs */
+    int record_none; /* "record": [] given: nothing recorded, no CSV file at all (without the
+                        key a federate with no outputs still writes its time column) */
 } fedfile_fed;
 
 struct fedfile_algo_def; /* federate/config/fedfile_algo.h */
@@ -137,19 +140,24 @@ typedef struct fedfile {
     double resolution; /* seconds per tick */
     fedfile_algo algo;
     size_t n_feds;
-    fedfile_fed *feds;  /* in file order */
-    char *output;       /* results folder (resolved); default "<dir>/results" */
-    char *secret_file;  /* the RTI's shared secret is in this file (resolved), or NULL */
-    char *log;          /* "log": folder of tempo-run's federation log (resolved), or NULL */
-    int in_process;     /* "placement": "in-process": tempo-run runs every federate as a thread
-                           of one process (doc/inproc.md); 0 ("processes", the default): one
-                           process each */
-    topo_plan *gs_plan; /* FEDFILE_NEEDS_GS_PLAN: roles and execution order; else NULL */
-    double ckpt_every;  /* "checkpoint.every": s between checkpoints (whole ticks); 0: none */
-    double *ckpt_at;    /* "checkpoint.at": n_ckpt_at times (s, whole ticks, inside the run) */
-    size_t n_ckpt_at;   /* doc/checkpoint.md; tempo-run's --checkpoint-* options replace both */
-    char *ssp_dir;      /* an SSP archive unpacked for this file's FMUs (doc/ssp.md), removed
-                           by fedfile_free; else NULL */
+    fedfile_fed *feds;    /* in file order */
+    char *output;         /* results folder (resolved); default "<dir>/results" */
+    char *secret_file;    /* the RTI's shared secret is in this file (resolved), or NULL */
+    char *log;            /* "log": folder of tempo-run's federation log (resolved), or NULL */
+    int in_process;       /* "placement": "in-process": tempo-run runs every federate as a thread
+                             of one process (doc/inproc.md); 0 ("processes", the default): one
+                             process each */
+    topo_plan *gs_plan;   /* FEDFILE_NEEDS_GS_PLAN: roles and execution order; else NULL */
+    int64_t record_steps; /* "record_every": {"steps": K}: each federate writes every K-th row
+                             (the first, the K+1-th, ...) and the last; 0 every row */
+    int64_t record_dt;    /* "record_every": {"seconds": DT} in ticks: the first row at or
+                             after each multiple of DT from the start, and the last; 0 every
+                             row (doc/federation.md "Recording less") */
+    double ckpt_every;    /* "checkpoint.every": s between checkpoints (whole ticks); 0: none */
+    double *ckpt_at;      /* "checkpoint.at": n_ckpt_at times (s, whole ticks, inside the run) */
+    size_t n_ckpt_at;     /* doc/checkpoint.md; tempo-run's --checkpoint-* options replace both */
+    char *ssp_dir;        /* an SSP archive unpacked for this file's FMUs (doc/ssp.md), removed
+                             by fedfile_free; else NULL */
 } fedfile;
 
 /**

@@ -1051,9 +1051,9 @@ const char *ssp_component_for(sx *s, const char *sys, const char *name, const ch
 int ssp_merge_system(void *user, const char *dir, void **doc, char **tmpdir, char *err,
                      size_t errlen)
 {
-    static const char *const keys[] = {"system",      "federation", "description", "rti",
-                                       "resolution",  "algorithm",  "solver",      "output",
-                                       "secret_file", "log",        "placement",   NULL};
+    static const char *const keys[] = {
+        "system", "federation",  "description", "rti",       "resolution",   "algorithm", "solver",
+        "output", "secret_file", "log",         "placement", "record_every", NULL};
     json_t *u = user, *sys = json_object_get(u, "system");
     *doc = NULL;
     *tmpdir = NULL;

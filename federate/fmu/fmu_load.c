@@ -1,12 +1,14 @@
 /* FMU loading: unpack, parse modelDescription.xml, dlopen the linux64 binary, resolve the
  * FMI 2.0 functions the chosen kind needs, report a missing one by name; the fmi2 logger.
- * Serves doc/fmu.md. Read next: federate/fmu/fmu_step.c. */
+ * One load per FMU file and kind in a process, shared by every instance of it (doc/fmu.md
+ * "One load per process"). Serves doc/fmu.md. Read next: federate/fmu/fmu_step.c. */
 #include "federate/fmu/fmu_load.h"
 #include "federate/fmu/fmu_v3.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -268,10 +270,78 @@ int fmu_load_md(const char *path, const fmu_zip_limits *limits, fmu_md **out, ch
     return rc;
 }
 
+/* ---- one load per FMU file and kind (doc/fmu.md "One load per process") ----------------------
+ * Every fmu_load of the same file (device, inode, size, modification time) and the same kind,
+ * with the default limits, returns the same fmu_file, counted; the last fmu_unload frees it.
+ * So N instances of one FMU run one copy of its code, not N copies at N addresses (the caches
+ * hold one: doc/performance.md "In one process"). FMI 2.0 and 3.0 allow several instances of
+ * one loaded binary unless canBeInstantiatedOnlyOncePerProcess says otherwise; such an FMU is
+ * never shared (and a file with two of them does not run in process anyway, doc/inproc.md).
+ * An fmu_file is read-only once loaded. The list is short (one entry per distinct FMU). */
+typedef struct shared_load {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    fmu_kind kind; /* as asked (FMU_KIND_AUTO included) */
+    fmu_file *f;
+    int refs; /* fmu_load calls not yet unloaded */
+    struct shared_load *next;
+} shared_load;
+
+static shared_load *g_shared;
+static pthread_mutex_t g_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static shared_load *shared_find(const struct stat *st, fmu_kind kind)
+{
+    for (shared_load *e = g_shared; e; e = e->next)
+        if (e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
+            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+            e->kind == kind)
+            return e;
+    return NULL;
+}
+
+static int load_new(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_file **out,
+                    char *err, size_t errlen);
+static void free_load(fmu_file *f);
+
 int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_file **out,
              char *err, size_t errlen)
 {
     *out = NULL;
+    struct stat st;
+    if (limits || !path || stat(path, &st) != 0)
+        return load_new(path, kind, limits, out, err, errlen);
+    pthread_mutex_lock(&g_shared_lock);
+    shared_load *e = shared_find(&st, kind);
+    if (e) {
+        e->refs++;
+        *out = e->f;
+        pthread_mutex_unlock(&g_shared_lock);
+        return 0;
+    }
+    int rc = load_new(path, kind, limits, out, err, errlen);
+    if (!rc && !(*out)->caps->can_be_instantiated_only_once_per_process &&
+        (e = calloc(1, sizeof *e))) { /* without memory: unshared, still correct */
+        *e = (shared_load){.dev = st.st_dev,
+                           .ino = st.st_ino,
+                           .size = st.st_size,
+                           .mtime = st.st_mtim,
+                           .kind = kind,
+                           .f = *out,
+                           .refs = 1,
+                           .next = g_shared};
+        g_shared = e;
+    }
+    pthread_mutex_unlock(&g_shared_lock);
+    return rc;
+}
+
+/* The load itself: a private folder, the description, the binary. */
+static int load_new(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_file **out,
+                    char *err, size_t errlen)
+{
     char msg[FMU_ERR_LEN];
     fmu_file *f = calloc(1, sizeof *f);
     if (!f) return snprintf(err, errlen, "%s: out of memory", path), -2;
@@ -298,13 +368,32 @@ int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_
     *out = f;
     return 0;
 fail:
-    fmu_unload(f);
+    free_load(f);
     return rc;
 }
 
 void fmu_unload(fmu_file *f)
 {
     if (!f) return;
+    pthread_mutex_lock(&g_shared_lock);
+    for (shared_load **p = &g_shared; *p; p = &(*p)->next) {
+        if ((*p)->f != f) continue;
+        shared_load *e = *p;
+        if (--e->refs > 0) {
+            pthread_mutex_unlock(&g_shared_lock);
+            return; /* another instance still runs this load */
+        }
+        *p = e->next;
+        free(e);
+        break;
+    }
+    pthread_mutex_unlock(&g_shared_lock);
+    free_load(f);
+}
+
+/* dlclose, the folder, the description: a load no instance uses any more. */
+static void free_load(fmu_file *f)
+{
     if (f->so) dlclose(f->so);
     char msg[FMU_ERR_LEN];
     fmu_zip_remove_tree(f->dir, msg, sizeof msg);

@@ -266,7 +266,8 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     fmufed_model *model = NULL;
     fmufed_tp *tp = NULL;
     void *settings = NULL;
-    fmufed_rec rec = {.st = st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
+    fmufed_rec rec = {
+        .st = st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end, .none = fd->record_none};
     if (opts) {
         rec.progress = opts->progress;
         rec.progress_ctx = opts->progress_ctx;
@@ -301,7 +302,7 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
         goto out;
     }
-    if (rec.csv || rec.hook) fmufed_model_set_rows(model, fmufed_rec_row, &rec);
+    if (rec.csv || rec.hook || rec.none) fmufed_model_set_rows(model, fmufed_rec_row, &rec);
     fmufed_tp_set_saver(tp, save_part, mark_instant, &r);
     if ((rc = fmufed_tp_sync_start(tp))) goto out;
     rc = run_peer(&r, alg, settings, restore ? &resume : NULL, st);

@@ -41,7 +41,9 @@ struct fmufed_model {
     int has_poly;
     fmufed_row_fn row;
     void *row_ctx;
-    int status; /* first failure since the last collect */
+    int64_t rows_seen; /* rows asked for so far (record_every steps) */
+    int64_t row_next;  /* ticks: the next row due (record_every seconds); INT64_MIN first */
+    int status;        /* first failure since the last collect */
     char *err;
     size_t errlen;
 };
@@ -231,9 +233,26 @@ static int read_text(fmufed_model *m, size_t k)
     return PORT_OK;
 }
 
+/* The output interval (fedfile.h record_steps, record_dt; doc/federation.md "Recording less"):
+ * 1 when the row asked for at t is written. The row at the end always is. Decided before any
+ * variable is read, so a row left out costs no FMU call. */
+static int row_due(fmufed_model *m, int64_t t)
+{
+    const fedfile *ff = m->ff;
+    int64_t k = m->rows_seen++;
+    if (t >= ff->algo.t_end) return 1;
+    if (ff->record_steps > 1) return k % ff->record_steps == 0;
+    if (ff->record_dt > 0) {
+        if (t < m->row_next) return 0;
+        int64_t span = t > ff->algo.t_start ? t - ff->algo.t_start : 0;
+        m->row_next = port_tick_add(t - span % ff->record_dt, ff->record_dt);
+    }
+    return 1;
+}
+
 int fmufed_model_record_at(fmufed_model *m, int64_t t)
 {
-    if (!m->row) return PORT_OK;
+    if (!m->row || !row_due(m, t)) return PORT_OK;
     for (size_t k = 0; k < m->n_rec; k++) {
         if (m->rec_text && m->rec_copy[k]) {
             int rc = read_text(m, k);
@@ -425,6 +444,7 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
     m->fd = &ff->feds[idx];
     m->tick = ff->resolution;
     m->T = ff->algo.t_start;
+    m->row_next = INT64_MIN;
     m->err = err;
     m->errlen = errlen;
     m->n_in = m->fd->n_inputs;
@@ -458,7 +478,7 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
         if (d < m->max_deriv) m->max_deriv = d < 0 ? 0 : d;
     }
     /* Recorded: the "record" list, else the outputs. */
-    m->n_rec = m->fd->n_record ? m->fd->n_record : m->n_out;
+    m->n_rec = m->fd->n_record; /* the outputs when the file names none; [] records nothing */
     m->rec_names = calloc(m->n_rec + 1, sizeof *m->rec_names);
     m->rec = calloc(m->n_rec + 1, sizeof *m->rec);
     if (!m->rec_names || !m->rec) {
@@ -466,7 +486,7 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
         goto fail;
     }
     for (size_t k = 0; k < m->n_rec; k++)
-        m->rec_names[k] = m->fd->n_record ? m->fd->record[k] : m->fd->outputs[k].var;
+        m->rec_names[k] = m->fd->record[k];
     /* Every type is recorded: numbers as doubles (Integer, Enumeration, Boolean 0/1 are exact),
      * Strings as quoted text; rec_copy[k] starts as "" for a String column. */
     const fmu_md *md = fmu_step_md(m->fmu);
@@ -554,7 +574,8 @@ int fmufed_model_can_save(const fmufed_model *m)
     return fmu_step_can_serialize(m->fmu);
 }
 
-/* Layout: i64 T (ticks), u8 pending polynomial, and when 1: u8 order, n_in x (f64 value,
+/* Layout: i64 T (ticks), i64 rows seen and i64 next row due (the output interval's place,
+ * so that a resumed run keeps the rows an uninterrupted one keeps), u8 pending polynomial, and when 1: u8 order, n_in x (f64 value,
  * order x f64 derivative); then the FMU's bytes (u32 count + fmu_step_serialize). */
 int fmufed_model_save(fmufed_model *m, pstate_buf *b)
 {
@@ -564,6 +585,8 @@ int fmufed_model_save(fmufed_model *m, pstate_buf *b)
                     "canSerializeFMUstate are needed)",
                     m->fd->fmu);
     pstate_put_i64(b, m->T);
+    pstate_put_i64(b, m->rows_seen);
+    pstate_put_i64(b, m->row_next);
     pstate_put_u8(b, (uint8_t)m->has_poly);
     if (m->has_poly) {
         pstate_put_u8(b, (uint8_t)m->poly.order);
@@ -587,6 +610,7 @@ int fmufed_model_save(fmufed_model *m, pstate_buf *b)
 int fmufed_model_restore(fmufed_model *m, pstate_rd *d)
 {
     int64_t T = pstate_get_i64(d);
+    int64_t rows_seen = pstate_get_i64(d), row_next = pstate_get_i64(d);
     int has_poly = pstate_get_u8(d), order = 0;
     if (has_poly) {
         order = pstate_get_u8(d);
@@ -605,9 +629,13 @@ int fmufed_model_restore(fmufed_model *m, pstate_rd *d)
     if (T < m->ff->algo.t_start || T > m->ff->algo.t_end)
         return fail(m, PORT_EUSAGE, "resuming: the model's time %.9g s is outside the run",
                     port_seconds(m->tick, T));
+    if (rows_seen < 0)
+        return fail(m, PORT_EUSAGE, "resuming: the model's state is truncated or damaged");
     if (fmu_step_deserialize(m->fmu, bytes, n) != FMU_STEP_OK)
         return fail(m, PORT_EUSAGE, "resuming: %s", fmu_step_errmsg(m->fmu));
     m->T = T;
+    m->rows_seen = rows_seen;
+    m->row_next = row_next;
     m->has_poly = has_poly;
     if (has_poly)
         m->poly =

@@ -14,8 +14,8 @@ int fmufed_rec_open(fmufed_rec *r, const char *dir, const char *fed, size_t n,
 {
     r->n = n;
     r->progress_next = INT64_MIN;
-    r->progress_wall = 0; /* the first row reports at once */
-    if (!dir) return PORT_OK;
+    r->progress_wall = 0;                        /* the first row reports at once */
+    if (!dir || (!n && r->none)) return PORT_OK; /* "record": []: no file */
     if (res_open(&r->csv, dir, fed, n, names, err, errlen) != RES_OK) return PORT_EFAIL;
     snprintf(r->st->csv, sizeof r->st->csv, "%s", res_path(r->csv));
     return PORT_OK;
@@ -54,8 +54,9 @@ int fmufed_rec_row(void *ctx, int64_t t, double seconds, const double *v, const 
 {
     fmufed_rec *r = ctx;
     if (r->hook) r->hook(r->hook_ctx, seconds, v, r->n);
-    if (!r->csv) return PORT_OK;
-    if (res_write_row_text(r->csv, seconds, v, text, err, errlen) != RES_OK) return PORT_EFAIL;
+    if (!r->csv && !r->none) return PORT_OK;
+    if (r->csv && res_write_row_text(r->csv, seconds, v, text, err, errlen) != RES_OK)
+        return PORT_EFAIL;
     r->st->t_final = seconds;
     if (!r->progress) return PORT_OK;
     /* every 1 % of the run, and at least every FMUFED_PROGRESS_NS of wall time */

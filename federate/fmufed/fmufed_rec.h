@@ -24,6 +24,8 @@ typedef struct fmufed_rec {
     fmufed_row_hook hook;   /* fmufed_opts.row, may be NULL */
     void *hook_ctx;
     size_t n; /* values per row */
+    int none; /* "record": [] (fedfile_fed.record_none, set by the caller before the open): no
+                 file, but t_final and progress as with one */
 } fmufed_rec;
 
 /**

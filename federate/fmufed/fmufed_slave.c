@@ -86,7 +86,10 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
-    l->rec = (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
+    l->rec = (fmufed_rec){.st = &l->st,
+                          .t_start = ff->algo.t_start,
+                          .t_end = ff->algo.t_end,
+                          .none = fd->record_none};
     /* Inputs: the wired ones, then those only the master sets (energy's power inputs). */
     const char *const *extra;
     size_t n_extra = fedfile_balance_extra_inputs(ff, idx, &extra);
@@ -110,7 +113,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         if (fmufed_rec_open(&l->rec, output ? output : ff->output, fd->name, n_rec, names, e,
                             sizeof e) != PORT_OK)
             rc = local_fail(l, FMUFED_EIO, "%s", e);
-        else if (l->rec.csv)
+        else if (l->rec.csv || l->rec.none)
             fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
     }
     unsigned char *din = NULL, *dout = NULL;
@@ -257,6 +260,8 @@ typedef struct slave_run {
     port_discrete *disc;
     unsigned char *rbuf; /* one encoded reply */
     size_t rcap;
+    unsigned char *rb; /* replies not sent yet, back to back (rb_n bytes): one update */
+    size_t rb_n, rb_cap;
     fmufed_stats *st;
     char *err;
     size_t errlen;
@@ -309,6 +314,26 @@ static void command_what(const tp_value *v, char *out, size_t cap)
         snprintf(out, cap, "a malformed command (%zu bytes)", v->size);
 }
 
+/* Queue one command's bytes (copied) behind the others; -1 when out of memory. */
+static int queue_cmd(slave_run *r, const unsigned char *p, size_t len)
+{
+    if (r->q_n == r->q_cap) {
+        size_t cap = r->q_cap ? 2 * r->q_cap : 16;
+        cmd_buf *nq = malloc(cap * sizeof *nq);
+        if (!nq) return -1;
+        for (size_t m = 0; m < r->q_n; m++)
+            nq[m] = r->q[(r->q_head + m) % r->q_cap];
+        free(r->q);
+        r->q = nq, r->q_cap = cap, r->q_head = 0;
+    }
+    cmd_buf b = {.p = malloc(len + 1), .n = len};
+    if (!b.p) return -1;
+    if (b.n) memcpy(b.p, p, b.n);
+    if (b.n > 1 && b.p[1] == MSP_END) r->end_seen = 1;
+    r->q[(r->q_head + r->q_n++) % r->q_cap] = b;
+    return 0;
+}
+
 static void on_receive(void *ctx, const tp_interaction *i)
 {
     slave_run *r = ctx;
@@ -325,20 +350,16 @@ static void on_receive(void *ctx, const tp_interaction *i)
     }
     for (size_t k = 0; k < i->n_params; k++) {
         if (i->params[k].handle != r->param) continue;
-        if (r->q_n == r->q_cap) {
-            size_t cap = r->q_cap ? 2 * r->q_cap : 16;
-            cmd_buf *nq = malloc(cap * sizeof *nq);
-            if (!nq) goto oom;
-            for (size_t m = 0; m < r->q_n; m++)
-                nq[m] = r->q[(r->q_head + m) % r->q_cap];
-            free(r->q);
-            r->q = nq, r->q_cap = cap, r->q_head = 0;
-        }
-        cmd_buf b = {.p = malloc(i->params[k].size + 1), .n = i->params[k].size};
-        if (!b.p) goto oom;
-        if (b.n) memcpy(b.p, i->params[k].data, b.n);
-        if (b.n > 1 && b.p[1] == MSP_END) r->end_seen = 1;
-        r->q[(r->q_head + r->q_n++) % r->q_cap] = b;
+        /* a batch: the commands back to back, each queued alone (msproto.h "Batches"); what
+         * does not split is queued whole, and its decoding stops the slave with the reason */
+        const unsigned char *p = i->params[k].data;
+        size_t left = i->params[k].size;
+        do {
+            size_t n = left;
+            if (msproto_cmd_span(p, left, &n, NULL, 0) != MSPROTO_OK) n = left;
+            if (queue_cmd(r, p, n)) goto oom;
+            p += n, left -= n;
+        } while (left);
     }
     return;
 oom:
@@ -688,6 +709,24 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     if (st < 0 && !rep->msg[0]) rep->msg = port_strerror(st);
 }
 
+/* Send the replies held back as one update stamped T (nothing when there are none): before
+ * the slave waits for anything (its next commands, the grant of its close, the end), so the
+ * replies to one batch of commands travel as one message (msproto.h "Batches"). */
+static int send_replies(slave_run *r)
+{
+    if (!r->rb_n) return FMUFED_OK;
+    tp_value val = {.handle = r->attr, .data = r->rb, .size = r->rb_n};
+    int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
+    r->rb_n = 0;
+    if (rc != TP_OK)
+        return sfail(r, FMUFED_ERTI, "replies at %.9g s: %s: %s",
+                     port_seconds(r->ff->resolution, r->T), tp_strerror(rc), tp_last_error(r->tp));
+    r->st->updates++;
+    return FMUFED_OK;
+}
+
+/* Encode a reply behind the ones held back (sent first when the batch would pass
+ * MSPROTO_BATCH_BYTES). */
 static int reply(slave_run *r, const msproto_reply *rep)
 {
     size_t len = 0;
@@ -695,13 +734,18 @@ static int reply(slave_run *r, const msproto_reply *rep)
     if (msproto_reply_encode(rep, r->rbuf, r->rcap, &len, e, sizeof e) != MSPROTO_OK)
         return sfail(r, FMUFED_EUSAGE, "encoding the reply to %s: %s",
                      msproto_kind_name((int)rep->kind), e);
-    tp_value val = {.handle = r->attr, .data = r->rbuf, .size = len};
-    int rc = tp_update(r->tp, r->obj, &val, 1, r->T);
-    if (rc != TP_OK)
-        return sfail(r, FMUFED_ERTI, "reply to %s at %.9g s: %s: %s",
-                     msproto_kind_name((int)rep->kind), port_seconds(r->ff->resolution, r->T),
-                     tp_strerror(rc), tp_last_error(r->tp));
-    r->st->updates++;
+    int rc = FMUFED_OK;
+    if (r->rb_n && r->rb_n + len > MSPROTO_BATCH_BYTES && (rc = send_replies(r))) return rc;
+    if (r->rb_n + len > r->rb_cap) {
+        size_t cap = r->rb_cap ? r->rb_cap : 256;
+        while (cap < r->rb_n + len)
+            cap *= 2;
+        unsigned char *nb = realloc(r->rb, cap);
+        if (!nb) return sfail(r, FMUFED_ENOMEM, "out of memory holding the replies");
+        r->rb = nb, r->rb_cap = cap;
+    }
+    memcpy(r->rb + r->rb_n, r->rbuf, len);
+    r->rb_n += len;
     return FMUFED_OK;
 }
 
@@ -737,6 +781,7 @@ static int serve(slave_run *r)
         }
         int head_end = r->q_n && r->q[r->q_head].n > 1 && r->q[r->q_head].p[1] == MSP_END;
         if (!r->q_n || (!r->granted && !head_end)) {
+            if ((rc = send_replies(r))) return rc;
             int n = tp_evoke(r->tp, 500);
             if (n < 0)
                 return sfail(r, FMUFED_ERTI, "waiting for the master: %s: %s", tp_strerror(n),
@@ -753,8 +798,9 @@ static int serve(slave_run *r)
         free(b.p);
         if (drc != MSPROTO_OK)
             return sfail(r, FMUFED_ERTI, "malformed command from the master: %s", e);
-        if (c.kind == MSP_END) return FMUFED_OK; /* 4 DONE */
-        if (c.kind == MSP_CLOSE) {               /* 3 CLOSE: TAR(T), then 1 WAIT */
+        if (c.kind == MSP_END) return send_replies(r); /* 4 DONE */
+        if (c.kind == MSP_CLOSE) {                     /* 3 CLOSE: TAR(T), then 1 WAIT */
+            if ((rc = send_replies(r))) return rc;
             tp_time T = r->T;
             r->st->requests += 2;
             if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
@@ -861,6 +907,7 @@ out:
     free(r.out_t);
     free(r.disc);
     free(r.rbuf);
+    free(r.rb);
     for (size_t j = 0; r.rx && j < ff->n_feds; j++)
         free(r.rx[j].v), free(r.rx[j].tv);
     free(r.rx);

@@ -58,7 +58,7 @@ static int run_worker(worker *w, fmufed_model *model, void *settings, fmufed_rec
         in_names[i] = fd->inputs[i].var;
     for (size_t k = 0; k < fd->n_outputs; k++)
         out_names[k] = fd->outputs[k].var;
-    if (rec->csv || rec->hook) fmufed_model_set_rows(model, fmufed_rec_row, rec);
+    if (rec->csv || rec->hook || rec->none) fmufed_model_set_rows(model, fmufed_rec_row, rec);
     peer p = {.model = fmufed_model_slave(model),
               .x = w->x,
               .name = fd->name,
@@ -83,7 +83,10 @@ static void worker_open(worker *w)
 {
     const fedfile *ff = w->ff;
     const fedfile_fed *fd = &ff->feds[w->idx];
-    w->rec = (fmufed_rec){.st = &w->fst, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end};
+    w->rec = (fmufed_rec){.st = &w->fst,
+                          .t_start = ff->algo.t_start,
+                          .t_end = ff->algo.t_end,
+                          .none = fd->record_none};
     if (w->opts && w->opts->row) {
         w->rec.hook = w->opts->row;
         w->rec.hook_ctx = w->opts->row_ctx ? w->opts->row_ctx[w->idx] : NULL;

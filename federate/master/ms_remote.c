@@ -1,7 +1,10 @@
 /* Remote port slaves over libtempo (federate/master/ms_remote.h, doc/master.md). Each slave
  * keeps a FIFO of the operations posted since its last collect, with the caller's result
  * buffers; a reply matches the FIFO's head by its sequence number (one sender, time-stamp
- * order at one instant: the RTI keeps a sender's order, so replies come in command order). */
+ * order at one instant: the RTI keeps a sender's order, so replies come in command order).
+ * The commands posted to a slave wait in its batch until a collect (or the close) sends every
+ * slave's batch as one interaction each, so a sync of N slaves is N messages out and N back
+ * (doc/master.md "Batches"). */
 #include "federate/master/ms_remote.h"
 
 #include <stdarg.h>
@@ -31,6 +34,8 @@ typedef struct rslave {
     const char *name;
     tp_handle cls, ic;
     tp_handle attr, param; /* Slave<i>.reply and Command<i>.body */
+    unsigned char *bat;    /* commands posted and not sent yet, back to back (bat_n bytes) */
+    size_t bat_n, bat_cap;
     pend *p;
     size_t p_head, p_n, p_cap;
     uint32_t seq;
@@ -61,6 +66,8 @@ struct ms_link {
     unsigned char *cbuf; /* one encoded command */
     size_t ccap;
     long n_cmd, n_reply, n_note;
+    long n_cmd_msg, n_reply_msg; /* interactions and updates that carried them (batches) */
+    long n_rounds;               /* sends of the posted batches: one per sync that posted */
     tp_handle note_ic, note_what, note_value, note_at; /* the Note interaction (msproto.h) */
     int reply_timeout_ms;    /* longest wait for a slave's next reply; <= 0 none */
     char fatal[600];         /* the RTI refused something: every wait ends with it */
@@ -210,18 +217,26 @@ static void on_reflect(void *ctx, const tp_reflection *rf)
     }
     for (size_t k = 0; k < rf->n_values; k++) {
         if (rf->values[k].handle != s->attr) continue;
-        msproto_reply r;
-        char e[MSPROTO_ERRLEN];
-        int rc = msproto_reply_decode(rf->values[k].data, rf->values[k].size, &r, L->v,
-                                      MSPROTO_MAX_VALUES, L->tv, MSPROTO_MAX_VALUES, L->msg,
-                                      sizeof L->msg, e, sizeof e);
-        L->n_reply++;
+        L->n_reply_msg++;
         clock_gettime(CLOCK_MONOTONIC, &s->heard);
-        if (rc != MSPROTO_OK) {
-            note(s, PORT_EFAIL, "slave %s: malformed reply: %s", s->name, e);
-            continue;
-        }
-        take_reply(s, &r);
+        /* a batch: the replies back to back (msproto.h "Batches") */
+        const unsigned char *b = rf->values[k].data;
+        size_t left = rf->values[k].size, n = 0;
+        do {
+            msproto_reply r;
+            char e[MSPROTO_ERRLEN];
+            int rc = msproto_reply_span(b, left, &n, e, sizeof e);
+            if (rc == MSPROTO_OK)
+                rc = msproto_reply_decode(b, n, &r, L->v, MSPROTO_MAX_VALUES, L->tv,
+                                          MSPROTO_MAX_VALUES, L->msg, sizeof L->msg, e, sizeof e);
+            L->n_reply++;
+            if (rc != MSPROTO_OK) {
+                note(s, PORT_EFAIL, "slave %s: malformed reply: %s", s->name, e);
+                break;
+            }
+            take_reply(s, &r);
+            b += n, left -= n;
+        } while (left);
     }
 }
 
@@ -261,6 +276,58 @@ static void on_log(void *ctx, tp_log_level level, const char *line)
 
 /* ---- the port slave's operations --------------------------------------------------------- */
 
+/* Send a slave's batch as one Command<i> interaction stamped with the open instant (nothing
+ * when it is empty). A failed send loses the slave: its pending operations fail at the
+ * collect. */
+static void send_batch(rslave *s)
+{
+    ms_link *L = s->L;
+    if (!s->bat_n || s->lost) {
+        s->bat_n = 0;
+        return;
+    }
+    tp_value val = {.handle = s->param, .data = s->bat, .size = s->bat_n};
+    int rc = tp_send_interaction(L->tp, s->ic, &val, 1, L->T);
+    s->bat_n = 0;
+    if (rc != TP_OK) {
+        char why[400];
+        snprintf(why, sizeof why, "sending its commands at %.9g s: %s: %s",
+                 (double)L->T * L->ff->resolution, tp_strerror(rc), tp_last_error(L->tp));
+        lose(s, why);
+        return;
+    }
+    L->n_cmd_msg++;
+}
+
+/* Every slave's batch, one message each: the start of a sync (or the close). */
+static void send_batches(ms_link *L)
+{
+    int any = 0;
+    for (size_t i = 0; i < L->n; i++) {
+        any |= L->s[i].bat_n > 0;
+        send_batch(&L->s[i]);
+    }
+    if (any) L->n_rounds++;
+}
+
+/* Append one encoded command to a slave's batch; a batch that would pass
+ * MSPROTO_BATCH_BYTES goes out first. */
+static int batch_add(rslave *s, const unsigned char *cmd, size_t len)
+{
+    if (s->bat_n && s->bat_n + len > MSPROTO_BATCH_BYTES) send_batch(s);
+    if (s->bat_n + len > s->bat_cap) {
+        size_t cap = s->bat_cap ? s->bat_cap : 256;
+        while (cap < s->bat_n + len)
+            cap *= 2;
+        unsigned char *nb = realloc(s->bat, cap);
+        if (!nb) return PORT_ENOMEM;
+        s->bat = nb, s->bat_cap = cap;
+    }
+    memcpy(s->bat + s->bat_n, cmd, len);
+    s->bat_n += len;
+    return PORT_OK;
+}
+
 static int post(rslave *s, msproto_cmd c, double *out, size_t n_out, port_discrete *dout,
                 port_step_result *res)
 {
@@ -288,13 +355,10 @@ static int post(rslave *s, msproto_cmd c, double *out, size_t n_out, port_discre
         note(s, PORT_EUSAGE, "slave %s: %s: %s", s->name, msproto_kind_name((int)c.kind), e);
         return PORT_EUSAGE;
     }
-    tp_value val = {.handle = s->param, .data = L->cbuf, .size = len};
-    rc = tp_send_interaction(L->tp, s->ic, &val, 1, L->T);
-    if (rc != TP_OK) {
-        note(s, PORT_ELOST, "slave %s: sending %s at %.9g s: %s: %s", s->name,
-             msproto_kind_name((int)c.kind), (double)L->T * L->ff->resolution, tp_strerror(rc),
-             tp_last_error(L->tp));
-        return PORT_ELOST;
+    if (batch_add(s, L->cbuf, len) != PORT_OK) {
+        note(s, PORT_ENOMEM, "slave %s: %s: out of memory", s->name,
+             msproto_kind_name((int)c.kind));
+        return PORT_ENOMEM;
     }
     L->n_cmd++;
     s->p[(s->p_head + s->p_n++) % s->p_cap] =
@@ -410,6 +474,7 @@ static int op_collect(void *ctx)
 {
     rslave *s = ctx;
     ms_link *L = s->L;
+    send_batches(L); /* every slave's, so that the slaves work at once */
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (s->p_n && !s->lost) {
@@ -547,10 +612,10 @@ static int m_close(void *ctx, int64_t t)
         size_t len = 0;
         msproto_cmd c = {.kind = MSP_CLOSE, .seq = ++s->seq, .t = t};
         msproto_cmd_encode(&c, b, sizeof b, &len, NULL, 0);
-        tp_value val = {.handle = s->param, .data = b, .size = len};
-        if (tp_send_interaction(L->tp, s->ic, &val, 1, t) != TP_OK) lose(s, tp_last_error(L->tp));
+        if (batch_add(s, b, len) != PORT_OK) lose(s, "out of memory");
         L->n_cmd++;
     }
+    send_batches(L); /* the close after whatever was posted since the last sync */
     int rc = advance(L, 0, t);
     L->open = 0;
     for (size_t i = 0; i < L->n; i++)
@@ -744,6 +809,7 @@ fail:
 
 int ms_link_finish(ms_link *l, char *err, size_t errlen)
 {
+    if (l->open) send_batches(l); /* posted at an instant left open: stamped with it */
     /* Where the end goes (doc/master.md "The end"): the slaves wait in NERA(horizon) after the
      * last close unless it closed the horizon itself. Stamped at the horizon (one tick past the
      * last instant when that is +inf), it is what grants each of them, with the master's TAR
@@ -763,6 +829,7 @@ int ms_link_finish(ms_link *l, char *err, size_t errlen)
             return fail(err, errlen, PORT_ELOST, "sending the end to slave %s: %s", s->name,
                         tp_last_error(l->tp));
         l->n_cmd++;
+        l->n_cmd_msg++;
     }
     /* Stamped: advance there too, so that each slave has its end before the master resigns
      * (its resignation first would read "the master left before the end"); the reply timeout
@@ -786,6 +853,7 @@ void ms_link_free(ms_link *l)
     tp_federate_free(l->tp);
     for (size_t i = 0; l->s && i < l->n; i++) {
         free(l->s[i].p);
+        free(l->s[i].bat);
         free(l->s[i].out_state);
     }
     free(l->s);
@@ -821,4 +889,11 @@ void ms_link_counts(const ms_link *l, long *commands, long *replies, long *notes
     if (commands) *commands = l->n_cmd;
     if (replies) *replies = l->n_reply;
     if (notes) *notes = l->n_note;
+}
+
+void ms_link_messages(const ms_link *l, long *rounds, long *out, long *in)
+{
+    if (rounds) *rounds = l->n_rounds;
+    if (out) *out = l->n_cmd_msg;
+    if (in) *in = l->n_reply_msg;
 }

@@ -1,6 +1,7 @@
 /* The libtempo side of the port (algorithms/port.h): tempo-master's slaves are tempo-fmu
  * processes reached through the master-slave protocol (federate/msproto/msproto.h). A posted
- * operation is one Command<i> interaction stamped with the open instant; collect evokes
+ * operation is one command of the slave's batch, which a collect sends (every slave's, one
+ * Command<i> interaction each, stamped with the open instant); collect evokes
  * libtempo until that slave's replies (updates of its Slave<i>.reply attribute) have come;
  * open is TARA(t), close sends the close command and TAR(t); note sends a Note interaction
  * the RTI's federation log keeps. doc/master.md describes it.
@@ -61,6 +62,12 @@ void ms_link_lost(const ms_link *l, char *out, size_t len);
 /** Commands sent, replies received and notes sent to the federation log so far (for the
  *  summary and the message counts); each pointer may be NULL. */
 void ms_link_counts(const ms_link *l, long *commands, long *replies, long *notes);
+
+/** Rounds (sends of the slaves' batches: one per sync that had posted something, and one per
+ *  close), the interactions that carried the commands (one per slave and round, plus the
+ *  ends) and the updates that carried the replies (one per slave and round); each pointer may
+ *  be NULL (doc/master.md "Batches"). */
+void ms_link_messages(const ms_link *l, long *rounds, long *out, long *in);
 
 /**
  * Replies refused so far: updates of a slave's class from another federate than that slave

@@ -306,13 +306,15 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
         reply_ms = (int)(ff->algo.reply_timeout * 1000.0 + 0.5);
     if (!reply_ms) reply_ms = MASTER_REPLY_TIMEOUT_MS; /* never wait for ever (doc/master.md) */
     int rc = ms_link_new(ff, a->rti, a->timeout_ms, reply_ms, &L, &m, err, errlen);
-    struct timespec t0, t1;
+    struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     double t_done = ff->algo.end;
     if (!rc)
         rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, &t_done, err,
                            errlen);
     clock_gettime(CLOCK_MONOTONIC, &t1); /* the algorithm alone: no join, start or end */
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     if (rc && L) {
         char why[MS_ERRLEN];
         ms_link_lost(L, why, sizeof why);
@@ -320,12 +322,16 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     }
     if (!rc) rc = ms_link_finish(L, err, errlen);
     if (!rc && !a->quiet) {
-        long cmds = 0, reps = 0, nts = 0;
+        long cmds = 0, reps = 0, nts = 0, rounds = 0, m_out = 0, m_in = 0;
         ms_link_counts(L, &cmds, &reps, &nts);
+        ms_link_messages(L, &rounds, &m_out, &m_in);
+        /* rounds and messages: doc/master.md "Batches" */
         printf("tempo-master: %s: done at t = %.15g s: %ld commands, %ld replies, %ld notes "
-               "logged; the algorithm took %.6f s\n",
-               ff->federation, t_done, cmds, reps, nts,
-               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+               "logged; %ld rounds, %ld messages out, %ld in; the algorithm took %.6f s (CPU "
+               "%.6f s)\n",
+               ff->federation, t_done, cmds, reps, nts, rounds, m_out, m_in,
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+               (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec));
     }
     char first[200];
     long refused = L ? ms_link_refused(L, first, sizeof first) : 0;

@@ -112,6 +112,48 @@ size_t msproto_reply_size(size_t n_v, size_t n_tv, size_t msg_len)
     return REPLY_HEAD + 8 * (n_v + n_tv) + (msg_len > MSPROTO_MAX_MSG ? MSPROTO_MAX_MSG : msg_len);
 }
 
+/* ---- batches ----------------------------------------------------------------------------- */
+
+/* The first record of a batch: its header's counts give its size, checked against what is
+ * left, so a batch splits without decoding (doc/master.md "Batches"). */
+static int span(const unsigned char *b, size_t len, size_t head, size_t *n, const char *what,
+                char *err, size_t errlen)
+{
+    if (len < head)
+        return fail(err, errlen, MSPROTO_EMALFORMED,
+                    "%s of %zu bytes, shorter than its %zu-byte header", what, len, head);
+    if (b[0] != MSPROTO_VERSION)
+        return fail(err, errlen, MSPROTO_EMALFORMED, "byte 0: version %u, expected %d", b[0],
+                    MSPROTO_VERSION);
+    size_t at = head == CMD_HEAD ? 18 : 26;
+    uint32_t nv = get_u32(b + at), nt = get_u32(b + at + 4);
+    uint16_t ml = head == CMD_HEAD ? 0 : get_u16(b + 34);
+    if (nv > MSPROTO_MAX_VALUES || nt > MSPROTO_MAX_VALUES || ml > MSPROTO_MAX_MSG)
+        return fail(err, errlen, MSPROTO_EMALFORMED,
+                    "%s header: %u values, %u times, a %u-byte message (at most %d, %d, %d)", what,
+                    nv, nt, ml, MSPROTO_MAX_VALUES, MSPROTO_MAX_VALUES, MSPROTO_MAX_MSG);
+    size_t need = head + 8 * ((size_t)nv + nt) + ml;
+    if (need > len)
+        return fail(err, errlen, MSPROTO_EMALFORMED, "%s of %zu bytes; %zu bytes are left", what,
+                    need, len);
+    *n = need;
+    return MSPROTO_OK;
+}
+
+int msproto_cmd_span(const void *buf, size_t len, size_t *n, char *err, size_t errlen)
+{
+    if (!n || (!buf && len))
+        return fail(err, errlen, MSPROTO_EUSAGE, "msproto_cmd_span: NULL argument");
+    return span(buf, len, CMD_HEAD, n, "command", err, errlen);
+}
+
+int msproto_reply_span(const void *buf, size_t len, size_t *n, char *err, size_t errlen)
+{
+    if (!n || (!buf && len))
+        return fail(err, errlen, MSPROTO_EUSAGE, "msproto_reply_span: NULL argument");
+    return span(buf, len, REPLY_HEAD, n, "reply", err, errlen);
+}
+
 /* ---- commands ---------------------------------------------------------------------------- */
 
 /* What each kind carries: its arg range and which arrays. */

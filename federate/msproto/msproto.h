@@ -149,6 +149,27 @@ int msproto_reply_decode(const void *buf, size_t len, msproto_reply *r, double *
                          int64_t *tv, size_t cap_tv, char *msg, size_t msg_cap, char *err,
                          size_t errlen);
 
+/* Batches (doc/master.md "Batches"). The commands the master posts to one slave between two
+ * syncs travel as one Command<i> interaction whose body is their encodings back to back, in
+ * post order; the slave answers them with one update whose value is the replies back to back.
+ * A body of one command (or reply) is a batch of one. A batch is cut before a record that
+ * would take it past MSPROTO_BATCH_BYTES (a single larger record travels alone), far below
+ * the RTI's default frame limit (1 MiB, doc/rti.md). */
+#define MSPROTO_BATCH_BYTES (64u * 1024u)
+
+/**
+ * Size of the first command of a batch, from its header alone (the version and the counts,
+ * checked against MSPROTO_MAX_VALUES and against len). Decode those *n bytes with
+ * msproto_cmd_decode and go on at buf + *n until len is used up.
+ * @param buf,len what is left of the batch (untrusted)
+ * @param n       out: bytes of the first command, header included (<= len)
+ * @return MSPROTO_OK, MSPROTO_EMALFORMED (err: shorter than a header, another version, counts
+ *         over the limit or past the end), MSPROTO_EUSAGE (n NULL, or buf NULL with len > 0).
+ */
+int msproto_cmd_span(const void *buf, size_t len, size_t *n, char *err, size_t errlen);
+/** The same for a batch of replies (the message length counts too). */
+int msproto_reply_span(const void *buf, size_t len, size_t *n, char *err, size_t errlen);
+
 struct fedfile; /* federate/config/fedfile.h */
 
 /* Names of the generated FOM (doc/master.md "The FOM"): slave i (its index in the file)

@@ -457,7 +457,8 @@ static const char *unit_of(void *ctx, const char *name)
     return NULL;
 }
 
-/* After a successful run: every CSV must exist; plot them all into DIR/plot.svg. */
+/* After a successful run: every CSV must exist (none of a federate that records nothing); plot
+ * them all into DIR/plot.svg. */
 static int collect(const fedfile *ff, const char *outdir, const char *reference, char *plot_path,
                    size_t plen, char *err, size_t errlen)
 {
@@ -469,20 +470,24 @@ static int collect(const fedfile *ff, const char *outdir, const char *reference,
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
+    size_t k = 0; /* tables read: a federate that records nothing writes none */
     for (size_t i = 0; !rc && i < n; i++) {
+        if (ff->feds[i].record_none) continue; /* doc/federation.md "Recording less" */
         char p[PATH_MAX];
         snprintf(p, sizeof p, "%s/%s.csv", outdir, ff->feds[i].name);
-        names[i] = ff->feds[i].name;
-        if (res_read_csv(p, &t[i], err, errlen) != RES_OK) rc = -1;
+        names[k] = ff->feds[i].name;
+        if (res_read_csv(p, &t[k++], err, errlen) != RES_OK) rc = -1;
     }
-    if (!rc && n <= PLOT_MAX_PANELS) {
+    size_t nf = n; /* federates, for their units */
+    n = k;
+    if (!rc && n > 0 && n <= PLOT_MAX_PANELS) {
         snprintf(plot_path, plen, "%s/plot.svg", outdir);
         char title[300];
         snprintf(title, sizeof title, "%s", ff->federation);
         plot_opts po = {.title = title, .draw = PLOT_LINEAR};
         res_table *ref = NULL;
-        fed_units fu = {ff, calloc(n, sizeof(fmu_md *))};
-        for (size_t i = 0; fu.md && i < n; i++) {
+        fed_units fu = {ff, calloc(nf, sizeof(fmu_md *))};
+        for (size_t i = 0; fu.md && i < nf; i++) {
             char merr[FMU_ERR_LEN];
             if (!ff->feds[i].fmu ||
                 fmu_load_md(ff->feds[i].fmu, NULL, &fu.md[i], merr, sizeof merr))
@@ -493,7 +498,7 @@ static int collect(const fedfile *ff, const char *outdir, const char *reference,
         else if (plot_tables_ref(plot_path, (const res_table *const *)t, names, n, ref,
                                  fu.md ? unit_of : NULL, &fu, &po, err, errlen) != PLOT_OK)
             rc = -1;
-        for (size_t i = 0; fu.md && i < n; i++)
+        for (size_t i = 0; fu.md && i < nf; i++)
             fmu_md_free(fu.md[i]);
         free(fu.md);
         res_table_free(ref);
@@ -550,7 +555,8 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
                upd, refl, req);
     }
     for (size_t i = 0; i < ff->n_feds; i++)
-        printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
+        if (!ff->feds[i].record_none) /* "record": [] writes no file */
+            printf("tempo-run: results %s/%s.csv\n", outdir, ff->feds[i].name);
     /* A master method's notes (iterations, residuals; doc/master.md). */
     if (fedfile_is_master(ff)) printf("tempo-run: results %s/master.csv\n", outdir);
     if (plot[0]) printf("tempo-run: plot %s/plot.svg\n", outdir);

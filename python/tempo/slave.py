@@ -74,6 +74,23 @@ def master_fom(ff):
     return "".join(out)
 
 
+def split_batch(b):
+    """The commands of a Command<i> body: the master sends those of one sync back to back
+    (doc/master.md "Batches"), each sized by its header's counts. A piece that does not split
+    is returned whole, for decode_command to refuse with the reason."""
+    out, at = [], 0
+    while at < len(b):
+        n = len(b) - at
+        if n >= _CMD.size:
+            ver, _, _, _, _, nv, ntv = _CMD.unpack_from(b, at)
+            need = _CMD.size + 8 * (nv + ntv)
+            if ver == 1 and need <= n:
+                n = need
+        out.append(bytes(b[at:at + n]))
+        at += n
+    return out
+
+
 def decode_command(b):
     """(kind, seq, t, arg, values, times) of a command body; ValueError when malformed."""
     if len(b) < _CMD.size:
@@ -241,7 +258,7 @@ def serve(ff, me, idx, rti, slave):
     state = {"granted": False, "T": 0, "lost": None, "steps": 0, "requests": 0}
 
     def on_receive(ev):
-        queue.append(ev.values.get("body", b""))
+        queue.extend(split_batch(ev.values.get("body", b"")))
 
     def on_grant(ev):
         state["granted"] = True
@@ -250,6 +267,13 @@ def serve(ff, me, idx, rti, slave):
     def on_resigned(ev):
         if ev.name == "master" and state["lost"] is None:
             state["lost"] = "the master left before the end: %s" % ev.message
+
+    held = []  # replies not sent yet: one update per batch (doc/master.md "Batches")
+
+    def send_replies():
+        if held:
+            f.update(obj, {"reply": b"".join(held)}, time=state["T"])
+            del held[:]
 
     f = Federate(ff.federation, me.name, fom_text=master_fom(ff), rti=rti, create=True,
                  timeout=60.0, queue_events=False,
@@ -273,9 +297,12 @@ def serve(ff, me, idx, rti, slave):
                 # the master sends end, then resigns: commands already here come first
                 if state["lost"]:
                     raise RuntimeError(state["lost"])
+                send_replies()
                 f.evoke(0.5)
                 continue
             kind, seq, t, arg, v, tv = decode_command(queue.pop(0))
+            if kind in (END, CLOSE):
+                send_replies()
             if kind == END:
                 break
             if kind == CLOSE:
@@ -300,8 +327,7 @@ def serve(ff, me, idx, rti, slave):
                 print("tempo-slave: %s: command %d at %.9g s: %s: %s"
                       % (me.name, kind, seconds(t, ff.resolution), type(e).__name__, e),
                       file=sys.stderr, flush=True)
-            body = encode_reply(kind, seq, st, slave.t, vals, times, event, nsub, msg)
-            f.update(obj, {"reply": body}, time=state["T"])
+            held.append(encode_reply(kind, seq, st, slave.t, vals, times, event, nsub, msg))
         slave.write_csv()
         f.resign()
     finally:

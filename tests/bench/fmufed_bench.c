@@ -3,8 +3,12 @@
  * input, constant state) in a ring, improved Jacobi (TARA/TAR at lookahead 0): each a
  * bin/tempo-fmu process on one bin/tempo-rti, then all in one bin/tempo-fmu --all as tasks on
  * one thread and as threads (spinning, blocking), against the same FMUs stepped in one process
- * loop without an RTI (the lower bound), measured in the same run. Then N = 16, 32, 64 as
- * tasks: the cost per federate and step. Prints microseconds per macro step and the ratios;
+ * loop without an RTI (the lower bound), measured in the same run, and the TCP step as a
+ * multiple of the receive-order round trip measured just before it; as tasks also with
+ * recording off ("record": [] on every federate, doc/federation.md "Recording less"). Then
+ * N = 16 to 256 as tasks, recording off: the cost per federate and step (CPU time: it does
+ * not hold the waits for a CPU of a loaded machine). Prints microseconds per macro step and the
+ * ratios;
  * never fails on timing. Start-up (FMU load, join, sync) is removed by running 200 steps and
  * 200 + K steps and dividing the difference by K (the better of two runs of each).
  * Serves doc/run.md and doc/inproc.md; read federate/fmufed/fmufed.h.
@@ -19,6 +23,9 @@
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256], g_cwd[1024];
+static int g_record_off; /* write_ring: "record": [] on every federate */
+
+#define MAX_N 256 /* the largest ring */
 
 static double now_s(void)
 {
@@ -47,11 +54,12 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
         const char *pout = prev % 2 ? "y" : "x";
         fprintf(
             f,
-            "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",\n"
+            "   { \"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\",%s\n"
             "     \"parameters\": { %s },\n"
             "     \"outputs\": { \"%s\": \"C%d.%s\" }, \"inputs\": { \"%s\": \"C%d.%s\" } }%s\n",
-            i, g_cwd, fmu_of(i), i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0",
-            out, i, out, in, prev, pout, i + 1 < n ? "," : "");
+            i, g_cwd, fmu_of(i), g_record_off ? " \"record\": []," : "",
+            i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0", out, i, out, in,
+            prev, pout, i + 1 < n ? "," : "");
     }
     fprintf(f, "  ], \"output\": \"%s/out-%s\" }\n", g_dir, fedname);
     fclose(f);
@@ -63,7 +71,8 @@ static void write_ring(const char *path, const char *fedname, int n, double end)
 static double run_ring_inproc(int n, double end, const char *mode, double *cpu)
 {
     char file[512], name[64];
-    snprintf(name, sizeof name, "ring%d_%ld_ip%s", n, lround(end * 1000), mode);
+    snprintf(name, sizeof name, "ring%d_%ld_ip%s%s", n, lround(end * 1000), mode,
+             g_record_off ? "_norec" : "");
     snprintf(file, sizeof file, "%s/%s.json", g_dir, name);
     write_ring(file, name, n, end);
     fflush(stdout);
@@ -147,8 +156,8 @@ static double cpu_s(void)
  * wall seconds (CPU seconds in *cpu), or -1. */
 static double in_process(int n, long steps, double *cpu)
 {
-    fmu_step *s[64] = {0};
-    fmi2ValueReference out_vr[64], in_vr[64];
+    fmu_step *s[MAX_N] = {0};
+    fmi2ValueReference out_vr[MAX_N], in_vr[MAX_N];
     char e[1024];
     double secs = -1;
     for (int i = 0; i < n; i++) {
@@ -166,7 +175,7 @@ static double in_process(int n, long steps, double *cpu)
         in_vr[i] = md->vars[fmu_md_find(md, i % 2 ? "x" : "y")].vr;
     }
     double t0 = now_s(), c0 = cpu_s();
-    double v[64];
+    double v[MAX_N];
     for (long k = 0; k < steps; k++) {
         for (int i = 0; i < n; i++)
             if (fmu_step_do(s[i], 0.001, NULL, NULL) != FMU_STEP_OK) goto out;
@@ -181,6 +190,87 @@ out:
     for (int i = 0; i < n; i++)
         fmu_step_close(s[i]);
     return secs;
+}
+
+/* ---- the receive-order round trip, for the TCP steps' ratio --------------------------- */
+
+static long g_got; /* interactions received by the pinging or ponging federate */
+
+static void on_ping(void *ctx, const tp_interaction *i)
+{
+    g_got++;
+}
+
+static tp_federate *pp_join(const char *rti, const char *name, tp_handle *msg, tp_handle *text)
+{
+    tp_callbacks cb = {.receive = on_ping};
+    tp_federate *f = harness_join(rti, "fmufed-bench-pp", name, "fom/test.xml", &cb, NULL);
+    if (f && (tp_interaction_class(f, "Message", msg) != TP_OK ||
+              tp_parameter(f, *msg, "text", text) != TP_OK ||
+              tp_publish_interaction_class(f, *msg) != TP_OK ||
+              tp_subscribe_interaction_class(f, *msg) != TP_OK)) {
+        tp_federate_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Median round trip (seconds) of a 64-byte receive-order interaction between two federate
+ * processes through the RTI, n round trips after 50 untimed; < 0 on failure. */
+static double round_trip(const char *rti, long n)
+{
+    fflush(stdout);
+    pid_t kid = fork();
+    if (kid == 0) {
+        tp_handle msg, text;
+        tp_federate *f = pp_join(rti, "pong", &msg, &text);
+        if (!f || tp_sync(f, "go", 30000) != TP_OK) _exit(1);
+        char b[64];
+        memset(b, 'p', sizeof b);
+        tp_value v = {text, b, sizeof b};
+        for (long sent = 0; sent < n + 50;) {
+            if (tp_evoke(f, 10000) < 0) _exit(1);
+            for (; sent < g_got; sent++)
+                tp_send_interaction(f, msg, &v, 1, TP_NO_TIME);
+            tp_flush(f);
+        }
+        tp_resign(f, TP_DELETE_OBJECTS);
+        tp_federate_free(f);
+        _exit(0);
+    }
+    tp_handle msg, text;
+    tp_federate *f = pp_join(rti, "ping", &msg, &text);
+    double *rt = malloc((size_t)n * sizeof *rt), med = -1;
+    size_t k = 0;
+    while (f && k < 2 && tp_query_time_status(f, NULL, 0, &k) == TP_OK)
+        if (k < 2) usleep(1000);
+    if (!f || !rt || tp_register_sync(f, "go", NULL, 0, NULL, 0) != TP_OK ||
+        tp_sync(f, "go", 30000) != TP_OK)
+        goto out;
+    char b[64];
+    memset(b, 'p', sizeof b);
+    tp_value v = {text, b, sizeof b};
+    for (long i = 0; i < n + 50; i++) {
+        long before = g_got;
+        double t0 = now_s();
+        if (tp_send_interaction(f, msg, &v, 1, TP_NO_TIME) != TP_OK) goto out;
+        while (g_got == before)
+            if (tp_evoke(f, 10000) < 0) goto out;
+        if (i >= 50) rt[i - 50] = now_s() - t0;
+    }
+    for (long i = 1; i < n; i++) /* insertion sort: n is small */
+        for (long j = i; j > 0 && rt[j - 1] > rt[j]; j--) {
+            double x = rt[j];
+            rt[j] = rt[j - 1], rt[j - 1] = x;
+        }
+    med = rt[n / 2];
+out:
+    if (f) tp_resign(f, TP_DELETE_OBJECTS);
+    tp_federate_free(f);
+    free(rt);
+    if (med < 0) kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    return med;
 }
 
 /* Remove the temporary folder at exit (kept when FMUFED_KEEP is set, to inspect the files). */
@@ -200,7 +290,8 @@ int main(void)
     if (!mkdtemp(g_dir)) return 1;
     atexit(remove_dir);
     static const char *const rti_args[] = {"--log-level", "warn", NULL}; /* figures only */
-    const char *rti = harness_start_rti(rti_args, 600);
+    /* the whole bench within 30 min: N = 8 over TCP alone takes minutes on a loaded machine */
+    const char *rti = harness_start_rti(rti_args, 1800);
     if (!rti) return 1;
     atexit(harness_stop_rti);
     char addr[128];
@@ -208,6 +299,7 @@ int main(void)
     const int sizes[2] = {2, 8};
     for (int k = 0; k < 2; k++) {
         int n = sizes[k];
+        double rtt = round_trip(addr, 1000); /* just before the runs it is set beside */
         double shortrun = run_ring(addr, n, 0.2), longrun = run_ring(addr, n, 10.2), lcpu;
         double base = in_process(n, 100000, &lcpu);
         if (shortrun < 0 || longrun < 0 || base < 0) {
@@ -220,6 +312,10 @@ int main(void)
             "fmufed_bench: N=%d federates, improved Jacobi, 10000 steps: federation %.1f us/step, "
             "one-process loop %.2f us/step (CPU %.2f), ratio %.1f\n",
             n, fed_us, loop_us, loop_cpu, loop_us > 0 ? fed_us / loop_us : 0.0);
+        if (rtt > 0) /* doc/performance.md "Peer methods over TCP": target 1.5 */
+            printf("fmufed_bench: N=%d over TCP: one Jacobi step = %.2f receive-order round trips "
+                   "(median round trip %.1f us, measured just before) [target <= 1.5]\n",
+                   n, fed_us / (rtt * 1e6), rtt * 1e6);
         /* In process: the same file, every federate a task on one thread (40000 steps), then
          * a thread spinning the default 50 us before blocking, and blocking at once. Wall
          * time, and CPU time (the process's, every thread) beside the loop's CPU time: on a
@@ -239,21 +335,40 @@ int main(void)
                    ip_us > 0 ? fed_us / ip_us : 0.0, cpu_us,
                    loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
         }
+        /* Tasks with recording off: what the coupling alone costs beside the loop (which
+         * records nothing either). */
+        g_record_off = 1;
+        double cpu_us, ip_us = inproc_us(n, 40000, "tasks", &cpu_us);
+        g_record_off = 0;
+        if (ip_us < 0)
+            printf("fmufed_bench: N=%d in process (tasks, recording off): a run failed\n", n);
+        else
+            printf("fmufed_bench: N=%d in process (tasks, recording off): %.2f us/step, ratio to "
+                   "the loop %.1f; CPU %.2f us/step, ratio %.1f [target <= 3]\n",
+                   n, ip_us, loop_us > 0 ? ip_us / loop_us : 0.0, cpu_us,
+                   loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
     }
-    /* 16 to 64 trivial federates as tasks in one process: the cost per step, and per step and
-     * federate (linear in N when that figure stays flat). */
-    for (int n = 16; n <= 64; n *= 2) {
-        double cpu_us, ip_us = inproc_us(n, 10000, "tasks", &cpu_us), lcpu;
-        double base = in_process(n, 20000, &lcpu);
+    /* 16 to 256 trivial federates as tasks in one process, recording off: the cost per step,
+     * and per step and federate (linear in N when that figure stays flat; 256 is the size of
+     * the houses case, doc/cases/houses.md). Steps: 160000 / N (10000 at 16), at least 1000. */
+    g_record_off = 1;
+    for (int n = 16; n <= MAX_N; n *= 2) {
+        long steps = 160000 / n < 1000 ? 1000 : 160000 / n;
+        double cpu_us, ip_us = inproc_us(n, steps, "tasks", &cpu_us), lcpu;
+        double base = in_process(n, 2 * steps, &lcpu);
         if (ip_us < 0 || base < 0) {
-            printf("fmufed_bench: N=%d in process: a run failed\n", n);
+            printf("fmufed_bench: N=%d in process: %s failed\n", n,
+                   ip_us < 0 ? "a run of tempo-fmu --all" : "the one-process loop");
             continue;
         }
-        double loop_us = base / 20000 * 1e6;
-        printf("fmufed_bench: N=%d in process (tasks): %.1f us/step (%.2f us per federate and "
-               "step; CPU %.2f), one-process loop %.2f us/step (%.3f per federate), ratio %.1f\n",
-               n, ip_us, ip_us / n, cpu_us / n, loop_us, loop_us / n,
-               loop_us > 0 ? ip_us / loop_us : 0.0);
+        double loop_us = base / (double)(2 * steps) * 1e6,
+               loop_cpu = lcpu / (double)(2 * steps) * 1e6;
+        printf("fmufed_bench: N=%d in process (tasks, recording off, %ld steps): %.1f us/step "
+               "(%.2f us per federate and step; CPU %.2f), one-process loop %.2f us/step (%.3f "
+               "per federate; CPU %.3f), CPU ratio %.1f\n",
+               n, steps, ip_us, ip_us / n, cpu_us / n, loop_us, loop_us / n, loop_cpu / n,
+               loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
     }
+    g_record_off = 0;
     return 0;
 }

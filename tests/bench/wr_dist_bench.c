@@ -1,24 +1,33 @@
-/* Benchmark of waveform relaxation distributed (tempo-master driving tempo-fmu slaves through a
- * real tempo-rti, doc/master.md): WR iterations per second for 2 and 8 slaves (1 and 4
- * Lotka-Volterra pairs, co-simulation and model exchange), and the same figure as a multiple of the
- * receive-order round trip (a ping-pong of one interaction through the same RTI, measured in the
- * same run): the time of one iteration divided by one round trip. One iteration needs at least one
- * round trip (commands out, replies back), so the ratio is >= 1 and says what the rest costs. The
- * time is the algorithm's alone, as tempo-master reports it (joining, the start and the end do not
- * count); the median of 3 runs of 160 macro steps. Prints figures only; never fails on timing.
- * doc/algorithms/waveform-relaxation.md ("Cost"). Needs bin/ and build/fmus/. */
+/* Benchmark of the master algorithms distributed (tempo-master driving tempo-fmu slaves through
+ * a real tempo-rti, doc/master.md): waveform relaxation (co-simulation and model exchange),
+ * semi-implicit and strong coupling over 2 and 8 slaves (1 and 4 Lotka-Volterra pairs). Per row:
+ * the algorithm's iterations per second (WR iterations, semi-implicit updates, strong RHS
+ * rounds) and one iteration's time as a multiple of the receive-order round trip (a ping-pong of
+ * one interaction through the same RTI, measured just before each run, as the machine's load
+ * changes: a row's ratio is its median run's time over that run's round trip). One iteration
+ * needs at least
+ * one round trip (commands out, replies back), so the ratio is >= 1 and says what the rest
+ * costs. Beside it, figures that do not depend on the machine's load: the master's rounds (one
+ * per sync; doc/master.md "Batches") and messages per iteration, and the CPU time of every
+ * process (RTI, master, slaves) per iteration. The time is the algorithm's alone, as
+ * tempo-master reports it (joining, the start and the end do not count); the median of 3 runs.
+ * With an argument BASE (a folder holding an older tempo-master and tempo-fmu) every row runs
+ * those too, alternating, and prints both (before/after in one run). Prints figures only;
+ * never fails on timing. doc/performance.md; doc/algorithms/waveform-relaxation.md ("Cost").
+ * Needs bin/ and build/fmus/. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "federate/libtempo/tempo.h"
 #include "tests/integration/client_harness.h"
-
-#define N_PINGS 2000 /* round trips timed (after 100 not timed) */
-#define N_WARM  100
+#define N_PINGS     2000 /* round trips timed at the start (after 100 not timed) */
+#define N_PINGS_RUN 400  /* and before each run, for that run's ratio */
+#define N_WARM      100
 
 static double now(void)
 {
@@ -90,9 +99,9 @@ static int pong(const char *rti, long n)
 
 /* Median round trip of a 64-byte receive-order interaction through the RTI, seconds; < 0 on
  * failure. */
-static double round_trip(const char *rti)
+static double round_trip(const char *rti, long n_pings)
 {
-    long n = N_WARM + N_PINGS;
+    long n = N_WARM + n_pings;
     fflush(stdout);
     pid_t kid = fork();
     if (kid == 0) _exit(pong(rti, n));
@@ -100,7 +109,7 @@ static double round_trip(const char *rti)
     tp_callbacks cb = {.receive = on_receive};
     tp_handle msg, text;
     tp_federate *f = pp_join(rti, "ping", &cb, &got, &msg, &text);
-    double *rtt = malloc(N_PINGS * sizeof *rtt), med = -1;
+    double *rtt = malloc((size_t)n_pings * sizeof *rtt), med = -1;
     size_t k = 0;
     while (f && k < 2 && tp_query_time_status(f, NULL, 0, &k) == TP_OK)
         if (k < 2) usleep(1000);
@@ -124,8 +133,8 @@ static double round_trip(const char *rti)
         }
         if (i >= N_WARM) rtt[i - N_WARM] = now() - t0;
     }
-    qsort(rtt, N_PINGS, sizeof *rtt, cmp_double);
-    med = rtt[N_PINGS / 2];
+    qsort(rtt, (size_t)n_pings, sizeof *rtt, cmp_double);
+    med = rtt[n_pings / 2];
 out:
     if (f) tp_resign(f, TP_DELETE_OBJECTS);
     tp_federate_free(f);
@@ -135,27 +144,48 @@ out:
     return med;
 }
 
-/* ---- WR distributed -------------------------------------------------------------------- */
+/* ---- the master algorithms distributed --------------------------------------------------- */
 
-/* pairs Lotka-Volterra pairs under WR to end (s), as a federation file (absolute paths). */
-static int write_lv(const char *path, const char *fed, const char *kind, int pairs, double end)
+typedef struct method {
+    const char *label; /* the row's name */
+    const char *kind;  /* the FMUs: "cs" or "me" */
+    const char *algo;  /* the "algorithm" object's keys after "end" */
+    const char *key;   /* the summary line's text before the iteration count */
+    const char *what;  /* what one iteration is */
+} method;
+
+static const method METHODS[] = {
+    {"wr cs", "cs", "\"method\": \"wr\", \"step\": 0.25, \"tol\": 1e-8, \"n_sub\": 3",
+     "halved away), ", "WR iterations"},
+    {"wr me", "me", "\"method\": \"wr\", \"step\": 0.25, \"tol\": 1e-8, \"n_sub\": 3",
+     "halved away), ", "WR iterations"},
+    {"semi-implicit me", "me",
+     "\"method\": \"semi-implicit\", \"step\": 0.25, \"iteration\": \"newton\", \"tol\": 1e-8, "
+     "\"n_sub\": 1",
+     " steps, ", "updates"},
+    {"strong me", "me", "\"method\": \"strong\", \"step\": 0.25", " right-hand sides in ",
+     "RHS rounds"},
+};
+
+/* pairs Lotka-Volterra pairs under method m to end (s), as a federation file (absolute
+ * paths). */
+static int write_lv(const char *path, const char *fed, const method *m, int pairs, double end)
 {
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) return -1;
     FILE *fp = fopen(path, "w");
     if (!fp) return -1;
     fprintf(fp,
-            "{\"federation\": \"%s\", \"algorithm\": {\"method\": \"wr\", \"end\": %g, "
-            "\"step\": 0.25, \"tol\": 1e-8, \"n_sub\": 3},\n \"solver\": {\"rtol\": 1e-8, "
-            "\"atol\": 1e-10}, \"federates\": [\n",
-            fed, end);
+            "{\"federation\": \"%s\", \"algorithm\": {\"end\": %g, %s},\n \"solver\": "
+            "{\"rtol\": 1e-8, \"atol\": 1e-10}, \"federates\": [\n",
+            fed, end, m->algo);
     for (int p = 0; p < pairs; p++)
         fprintf(fp,
                 "%s{\"name\": \"prey%d\", \"fmu\": \"%s/build/fmus/lv_prey_%s.fmu\", "
                 "\"outputs\": {\"x\": \"Prey%d.x\"}, \"inputs\": {\"y\": \"Pred%d.y\"}},\n"
                 "{\"name\": \"pred%d\", \"fmu\": \"%s/build/fmus/lv_predator_%s.fmu\", "
                 "\"outputs\": {\"y\": \"Pred%d.y\"}, \"inputs\": {\"x\": \"Prey%d.x\"}}\n",
-                p ? "," : "", p, cwd, kind, p, p, p, cwd, kind, p, p);
+                p ? "," : "", p, cwd, m->kind, p, p, p, cwd, m->kind, p, p);
     fprintf(fp, "], \"output\": \"%s.out\"}\n", path);
     return fclose(fp);
 }
@@ -174,83 +204,144 @@ static pid_t spawn(char *const argv[], const char *out)
     return pid;
 }
 
-/* One distributed WR run: the slaves, then the master. Returns the seconds the algorithm took
- * and fills *iters, both from the master's summary lines; < 0 on failure. */
-static double wr_run(const char *rti, const char *kind, int pairs, double end, long *iters)
+/* CPU seconds (user + system) of process pid so far, from /proc; 0 when unreadable. */
+static double proc_cpu(pid_t pid)
 {
-    char path[128], fed[64], out[160], name[16];
-    snprintf(fed, sizeof fed, "wr-dist-bench-%s-%d", kind, pairs);
-    snprintf(path, sizeof path, "/tmp/tempo-wr-dist-%ld-%s-%d.json", (long)getpid(), kind, pairs);
-    if (write_lv(path, fed, kind, pairs, end)) return -1;
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces */
+    unsigned long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return 0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double children_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+typedef struct run_figs {
+    double secs;        /* the algorithm's wall time, from the master */
+    long iters;         /* the algorithm's iterations, from its summary line */
+    long rounds, m_out; /* the master's rounds and messages out (-1: not printed) */
+    double rtt;         /* the round trip measured just before this run, seconds */
+    double cpu;         /* CPU seconds of every process of the run, the RTI's share included */
+} run_figs;
+
+/* One distributed run with the programs of bin_dir: the slaves, then the master. 0, or -1 on
+ * failure. */
+static int ms_run(const char *rti, const char *bin_dir, const method *m, int pairs, double end,
+                  run_figs *fg)
+{
+    char path[160], fed[64], out[200], name[16], fmu[300], master[300];
+    snprintf(fed, sizeof fed, "ms-dist-bench-%d", pairs);
+    snprintf(path, sizeof path, "/tmp/tempo-ms-dist-%ld-%d.json", (long)getpid(), pairs);
+    snprintf(fmu, sizeof fmu, "%s/tempo-fmu", bin_dir);
+    snprintf(master, sizeof master, "%s/tempo-master", bin_dir);
+    if (write_lv(path, fed, m, pairs, end)) return -1;
+    double cpu0 = children_cpu(), rti0 = proc_cpu(harness_rti_.pid);
     pid_t kids[16];
     int n = 2 * pairs;
     for (int j = 0; j < n; j++) {
         snprintf(name, sizeof name, "%s%d", j % 2 ? "pred" : "prey", j / 2);
         snprintf(out, sizeof out, "%s.%s.log", path, name);
-        char *argv[] = {"bin/tempo-fmu", "--federation", path, "--name", name,
-                        "--rti",         (char *)rti,    NULL};
+        char *argv[] = {fmu, "--federation", path, "--name", name, "--rti", (char *)rti, NULL};
         kids[j] = spawn(argv, out);
     }
     snprintf(out, sizeof out, "%s.master.log", path);
-    char *argv[] = {"bin/tempo-master", "--federation", path, "--rti", (char *)rti, NULL};
-    pid_t m = spawn(argv, out);
+    char *argv[] = {master, "--federation", path, "--rti", (char *)rti, NULL};
+    pid_t pm = spawn(argv, out);
     int st = -1;
-    waitpid(m, &st, 0);
-    double dt = -1;
+    waitpid(pm, &st, 0);
     for (int j = 0; j < n; j++)
         waitpid(kids[j], NULL, 0);
-    *iters = -1;
+    fg->cpu = children_cpu() - cpu0 + proc_cpu(harness_rti_.pid) - rti0;
+    fg->secs = -1, fg->iters = fg->rounds = fg->m_out = -1;
     FILE *in = fopen(out, "r");
-    char line[512];
+    char line[1024];
     while (in && fgets(line, sizeof line, in)) {
-        const char *p = strstr(line, " wr: ");
-        const char *q = p ? strstr(p, "), ") : NULL;
-        if (q) *iters = strtol(q + 3, NULL, 10);
+        const char *p = strstr(line, m->key);
+        if (p) fg->iters = strtol(p + strlen(m->key), NULL, 10);
         const char *r = strstr(line, "the algorithm took ");
-        if (r) dt = strtod(r + 19, NULL);
+        if (r) fg->secs = strtod(r + 19, NULL);
+        const char *q = strstr(line, " notes logged; ");
+        if (q) sscanf(q + 15, "%ld rounds, %ld messages out", &fg->rounds, &fg->m_out);
     }
     if (in) fclose(in);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", path, path);
     if (system(cmd) != 0) fprintf(stderr, "wr_dist_bench: could not remove %s\n", path);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || *iters <= 0 || dt <= 0) {
-        fprintf(stderr, "wr_dist_bench: %d slaves to %g s failed (status %d)\n", n, end, st);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || fg->iters <= 0 || fg->secs <= 0) {
+        fprintf(stderr, "wr_dist_bench: %s, %d slaves, %s: failed (status %d)\n", m->label, n,
+                bin_dir, st);
         return -1;
     }
-    return dt;
+    return 0;
 }
 
-int main(void)
+/* The median run of three (by wall time). */
+static int cmp_figs(const void *a, const void *b)
 {
+    const run_figs *x = a, *y = b;
+    return (x->secs > y->secs) - (x->secs < y->secs);
+}
+
+static void row(const char *who, const method *m, int n, const run_figs *f)
+{
+    double rtt = f->rtt;
+    double it = (double)f->iters;
+    printf("%-6s %-17s %d slaves: %6ld %s in %.3f s = %7.1f us each = %5.2f round trips "
+           "(%.1f us); CPU %7.1f us each (all processes)",
+           who, m->label, n, f->iters, m->what, f->secs, 1e6 * f->secs / it, f->secs / it / rtt,
+           1e6 * rtt, 1e6 * f->cpu / it);
+    if (f->rounds >= 0)
+        printf("; %.2f rounds and %.2f messages out each", (double)f->rounds / it,
+               (double)f->m_out / it);
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *base = argc > 1 ? argv[1] : NULL;
     static const char *const extra[] = {"--log-level", "warn", NULL};
-    const char *rti = harness_start_rti(extra, 600);
+    const char *rti = harness_start_rti(extra, 1200);
     if (!rti) return 1;
     char addr[64];
     snprintf(addr, sizeof addr, "%s", rti);
-    double rtt = round_trip(addr);
+    double rtt = round_trip(addr, N_PINGS);
     if (rtt <= 0) {
         harness_stop_rti();
         return 1;
     }
     printf("receive-order round trip through tempo-rti: median %.1f us (%d round trips)\n",
            rtt * 1e6, N_PINGS);
-    /* Co-simulation (the framework's explicit solver: cheap steps, the exchange shows) and
-     * model exchange (CVODE re-initialised at every rollback). */
-    static const char *const kinds[] = {"cs", "me"};
-    for (int kd = 0; kd < 2; kd++)
+    for (size_t k = 0; k < sizeof METHODS / sizeof METHODS[0]; k++)
         for (int pairs = 1; pairs <= 4; pairs *= 4) {
-            long it = 0;
-            double t[3];
+            const method *m = &METHODS[k];
+            double end = strcmp(m->label, "strong me") == 0 ? 10 : 40;
+            run_figs now[3], old[3];
             int ok = 1;
-            for (int k = 0; k < 3 && ok; k++)
-                ok = (t[k] = wr_run(addr, kinds[kd], pairs, 40, &it)) > 0;
+            for (int r = 0; r < 3 && ok; r++) {
+                if (base) {
+                    old[r].rtt = round_trip(addr, N_PINGS_RUN);
+                    ok = old[r].rtt > 0 && ms_run(addr, base, m, pairs, end, &old[r]) == 0;
+                }
+                now[r].rtt = ok ? round_trip(addr, N_PINGS_RUN) : -1;
+                ok = ok && now[r].rtt > 0 && ms_run(addr, "bin", m, pairs, end, &now[r]) == 0;
+            }
             if (!ok) continue;
-            qsort(t, 3, sizeof *t, cmp_double);
-            double rate = (double)it / t[1];
-            printf("wr distributed, lotka-volterra %s, %d slaves: %ld iterations in %.3f s "
-                   "(median of 3) = %.0f WR iterations/s; one iteration = %.1f us = %.1f round "
-                   "trips (the ratio)\n",
-                   kinds[kd], 2 * pairs, it, t[1], rate, 1e6 / rate, 1.0 / (rate * rtt));
+            qsort(now, 3, sizeof *now, cmp_figs);
+            if (base) qsort(old, 3, sizeof *old, cmp_figs);
+            if (base) row("before", m, 2 * pairs, &old[1]);
+            row(base ? "after" : "", m, 2 * pairs, &now[1]);
         }
     harness_stop_rti();
     return 0;

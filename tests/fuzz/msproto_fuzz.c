@@ -3,7 +3,9 @@
  * the reply decoder. Beyond "no crash", it traps when a refusal gives no reason, when an
  * accepted command fails its kind's checks, or when an accepted command or reply does not
  * re-encode to exactly the input bytes (the codec is a bijection on valid payloads; a reply's
- * message is kept whole because the decoder refuses one longer than the limit).
+ * message is kept whole because the decoder refuses one longer than the limit). The same
+ * bytes split as a batch of commands and of replies (msproto_cmd_span, msproto_reply_span):
+ * every accepted record lies inside what is left and is not empty, every refusal says why.
  * Corpus: tests/fuzz/corpus/msproto_fuzz/. Read federate/msproto/msproto.c next. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +43,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (msproto_reply_encode(&r, out, sizeof out, &len, err, sizeof err) != MSPROTO_OK)
             __builtin_trap();
         if (len != size || memcmp(out, data, size) != 0) __builtin_trap();
+    }
+    for (int replies = 0; replies < 2; replies++) {
+        size_t off = 0, n = 0;
+        for (;;) {
+            err[0] = '\0';
+            rc = replies ? msproto_reply_span(data + off, size - off, &n, err, sizeof err)
+                         : msproto_cmd_span(data + off, size - off, &n, err, sizeof err);
+            if (rc != MSPROTO_OK) {
+                if (err[0] == '\0') __builtin_trap();
+                break;
+            }
+            if (n == 0 || n > size - off) __builtin_trap();
+            off += n;
+            if (off == size) break;
+        }
     }
     return 0;
 }

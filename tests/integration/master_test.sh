@@ -34,6 +34,13 @@ if [ "$rm_" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && same_csvs "$dir/loc
 # each but closes and ends -> 2 * (1 + 41 * 3) = 248.
 if grep -q 'done at t = 20 s: 332 commands, 248 replies' "$dir/m.out"; then ok; else
   ko "message counts: $(cat "$dir/m.out")"; fi
+# Batches (doc/master.md): per instant the step's sync and the close (the inputs and the record
+# go with it: doc/algorithms/port.md "Closing with posts"), each one round of one message per
+# slave, plus the hello -> 1 + 41 * 2 = 83 rounds; out 2 * 83 + 2 ends = 168; in, one update
+# per slave and round: 2 * 83 = 166 (a message per command and three rounds per instant
+# before).
+if grep -q 'notes logged; 83 rounds, 168 messages out, 166 in;' "$dir/m.out"; then ok; else
+  ko "rounds and messages: $(cat "$dir/m.out")"; fi
 rti_stop
 timeout 60 bin/tempo-run "$dir/m.json" --quiet --output "$dir/run" >"$dir/r.out" 2>"$dir/r.err"
 rc=$?

@@ -1,7 +1,9 @@
 /* Unit tests of FMU unpacking and loading (federate/fmu/fmu_zip.c, federate/fmu/fmu_load.c): a good
  * FMU loads and its folder is removed on unload; every bad FMU (built here with libzip into a
  * folder of this process, build/fmu-fixtures/load-test.PID/, so that two runs never share one)
- * is refused with its own message and leaves nothing behind.
+ * is refused with its own message and leaves nothing behind; loads of one FMU file share one
+ * unpacked folder and binary until the last unload, except an FMU that may be instantiated
+ * only once per process and a load with explicit limits.
  * Serves doc/fmu.md §10. Read next: tests/unit/fmu_step_test.c. */
 #include <dirent.h>
 #include <stdio.h>
@@ -146,6 +148,47 @@ static void test_good(void)
     fmu_unload(NULL);
 }
 
+/* One load per FMU file and kind (doc/fmu.md "One load per process"). */
+static void test_shared(void)
+{
+    char err[FMU_ERR_LEN] = "";
+    fmu_file *a = NULL, *b = NULL, *c = NULL;
+    CHECK_INT_EQ(fmu_load("build/fmus/dahlquist_cs.fmu", FMU_KIND_CS, NULL, &a, err, sizeof err),
+                 0);
+    CHECK_INT_EQ(fmu_load("build/fmus/dahlquist_cs.fmu", FMU_KIND_CS, NULL, &b, err, sizeof err),
+                 0);
+    CHECK(a && a == b, "the second load of one file shares the first (%p, %p)", (void *)a,
+          (void *)b);
+    CHECK_INT_EQ(leftovers(), 1);
+    CHECK_INT_EQ(fmu_load("build/fmus/dahlquist_cs.fmu", FMU_KIND_ME, NULL, &c, err, sizeof err),
+                 -1); /* another kind is another load (this one has none) */
+    fmu_unload(a);
+    CHECK_INT_EQ(leftovers(), 1); /* b still uses it */
+    CHECK(b && b->fn.GetVersion && strcmp(b->fn.GetVersion(), "2.0") == 0,
+          "the binary stays loaded for the other user");
+    fmu_unload(b);
+    CHECK_INT_EQ(leftovers(), 0);
+    /* Once per process: two loads, two copies (the FMU asks for it). */
+    a = b = NULL;
+    CHECK_INT_EQ(fmu_load("build/fmus/once_cs.fmu", FMU_KIND_CS, NULL, &a, err, sizeof err), 0);
+    CHECK_INT_EQ(fmu_load("build/fmus/once_cs.fmu", FMU_KIND_CS, NULL, &b, err, sizeof err), 0);
+    CHECK(a && b && a != b, "canBeInstantiatedOnlyOncePerProcess: never shared");
+    CHECK_INT_EQ(leftovers(), 2);
+    fmu_unload(a);
+    fmu_unload(b);
+    /* Explicit limits: a load of its own, checked under them. */
+    fmu_zip_limits lim = {0}; /* every field 0: the defaults, but given */
+    a = b = NULL;
+    CHECK_INT_EQ(fmu_load("build/fmus/dahlquist_cs.fmu", FMU_KIND_CS, NULL, &a, err, sizeof err),
+                 0);
+    CHECK_INT_EQ(fmu_load("build/fmus/dahlquist_cs.fmu", FMU_KIND_CS, &lim, &b, err, sizeof err),
+                 0);
+    CHECK(a && b && a != b, "a load with limits is not shared");
+    fmu_unload(a);
+    fmu_unload(b);
+    CHECK_INT_EQ(leftovers(), 0);
+}
+
 static void test_bad(void)
 {
     char md[1024];
@@ -268,6 +311,7 @@ int main(void)
     setenv("TMPDIR", tmpdir, 1);
     CHECK(leftovers() == 0, "temporary folder %s starts empty", tmpdir);
     test_good();
+    test_shared();
     test_bad();
     test_hostile();
     char err[FMU_ERR_LEN] = "";

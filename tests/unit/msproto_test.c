@@ -1,7 +1,9 @@
 /* Tests of the master-slave protocol's codec (federate/msproto/msproto.h, doc/master.md): every
  * kind round-trips bit for bit (NaN, -0, subnormals included), every truncation and every
  * single-byte corruption of the header is refused or decodes to a command that passes the
- * kind's checks, counts that do not fit the kind are refused, and the generated FOM parses. */
+ * kind's checks, counts that do not fit the kind are refused, batches of commands and of
+ * replies split back into their records at every cut (and refuse a cut record), and the
+ * generated FOM parses. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -316,11 +318,88 @@ static void test_share_body(void)
                  MSPROTO_EMALFORMED);
 }
 
+/* Batches (msproto.h "Batches"): commands and replies back to back split into the very
+ * records encoded, in order; a batch cut anywhere inside a record is refused at that record,
+ * the records before it still split. */
+static void test_batches(void)
+{
+    double c[6] = {1, 2, 3, 4, 5, 6};
+    msproto_cmd cmds[] = {
+        {.kind = MSP_RESTORE, .seq = 1, .arg = 0},
+        {.kind = MSP_SET_INPUTS, .seq = 2, .t = 7, .arg = 2, .n_v = 6, .v = c},
+        {.kind = MSP_STEP, .seq = 3, .t = 100, .arg = 3},
+    };
+    unsigned char buf[1024];
+    size_t at = 0, ends[3];
+    char err[MSPROTO_ERRLEN];
+    for (size_t k = 0; k < 3; k++) {
+        size_t len = 0;
+        CHECK_INT_EQ(msproto_cmd_encode(&cmds[k], buf + at, sizeof buf - at, &len, err, sizeof err),
+                     MSPROTO_OK);
+        ends[k] = at += len;
+    }
+    for (size_t cut = 0; cut <= at; cut++) {
+        size_t off = 0, got = 0, n = 0;
+        int rc = MSPROTO_OK;
+        while (off < cut &&
+               (rc = msproto_cmd_span(buf + off, cut - off, &n, err, sizeof err)) == MSPROTO_OK) {
+            msproto_cmd d;
+            double v[8];
+            int64_t tv[8];
+            CHECK_INT_EQ(msproto_cmd_decode(buf + off, n, &d, v, 8, tv, 8, err, sizeof err),
+                         MSPROTO_OK);
+            CHECK(d.kind == cmds[got].kind && d.seq == cmds[got].seq && d.t == cmds[got].t &&
+                      d.n_v == cmds[got].n_v && same_bits(d.v, cmds[got].v, d.n_v),
+                  "cut %zu: command %zu differs", cut, got);
+            off += n, got++;
+        }
+        size_t whole = 0; /* the records wholly inside the cut */
+        while (whole < 3 && ends[whole] <= cut)
+            whole++;
+        CHECK(got == whole, "cut %zu: %zu commands split, %zu whole", cut, got, whole);
+        CHECK(off == cut ? rc == MSPROTO_OK : rc == MSPROTO_EMALFORMED, "cut %zu: rc %d", cut, rc);
+    }
+    /* Replies: the message length counts; a count over the limit is refused. */
+    msproto_reply reps[] = {{.kind = MSP_RESTORE, .seq = 1, .t = 5},
+                            {.kind = MSP_STEP, .seq = 3, .status = PORT_EFAIL, .msg = "broken"},
+                            {.kind = MSP_STEP, .seq = 4, .n_v = 2, .v = c}};
+    at = 0;
+    for (size_t k = 0; k < 3; k++) {
+        size_t len = 0;
+        CHECK_INT_EQ(
+            msproto_reply_encode(&reps[k], buf + at, sizeof buf - at, &len, err, sizeof err),
+            MSPROTO_OK);
+        at += len;
+    }
+    size_t off = 0, got = 0, n = 0;
+    while (off < at && msproto_reply_span(buf + off, at - off, &n, err, sizeof err) == MSPROTO_OK) {
+        msproto_reply d;
+        double v[8];
+        int64_t tv[8];
+        char msg[MSPROTO_MAX_MSG + 1];
+        CHECK_INT_EQ(
+            msproto_reply_decode(buf + off, n, &d, v, 8, tv, 8, msg, sizeof msg, err, sizeof err),
+            MSPROTO_OK);
+        CHECK(d.seq == reps[got].seq && d.status == reps[got].status, "reply %zu: seq %u status %d",
+              got, (unsigned)d.seq, (int)d.status);
+        off += n, got++;
+    }
+    CHECK(got == 3 && off == at, "3 replies split (%zu, %zu of %zu bytes)", got, off, at);
+    buf[26] = 0xff, buf[27] = 0xff, buf[28] = 0xff; /* the first reply's n_v: past the limit */
+    CHECK_INT_EQ(msproto_reply_span(buf, at, &n, err, sizeof err), MSPROTO_EMALFORMED);
+    CHECK_STR_HAS(err, "at most");
+    buf[0] = 2;
+    CHECK_INT_EQ(msproto_cmd_span(buf, at, &n, err, sizeof err), MSPROTO_EMALFORMED);
+    CHECK_STR_HAS(err, "version");
+    CHECK_INT_EQ(msproto_cmd_span(NULL, 3, &n, err, sizeof err), MSPROTO_EUSAGE);
+}
+
 int main(void)
 {
     test_commands();
     test_replies();
     test_fom();
     test_share_body();
+    test_batches();
     return check_summary();
 }
