@@ -575,8 +575,9 @@ int fmufed_model_can_save(const fmufed_model *m)
 }
 
 /* Layout: i64 T (ticks), i64 rows seen and i64 next row due (the output interval's place,
- * so that a resumed run keeps the rows an uninterrupted one keeps), u8 pending polynomial, and when 1: u8 order, n_in x (f64 value,
- * order x f64 derivative); then the FMU's bytes (u32 count + fmu_step_serialize). */
+ * so that a resumed run keeps the rows an uninterrupted one keeps), u8 pending polynomial, and when
+ * 1: u8 order, n_in x (f64 value, order x f64 derivative); then the FMU's bytes (u32 count +
+ * fmu_step_serialize). */
 int fmufed_model_save(fmufed_model *m, pstate_buf *b)
 {
     if (!fmu_step_can_serialize(m->fmu))
