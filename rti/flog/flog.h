@@ -108,10 +108,6 @@ const char *flog_strerror(int status);
 /** Name of a record kind ("RECV", "DECISION"); "?" for an unknown kind. Static string. */
 const char *flog_kind_name(unsigned kind);
 
-/** Parse a kind name (case-insensitive) as printed by flog_kind_name.
- *  @return the kind, or 0 when the name is not a kind. */
-unsigned flog_kind_parse(const char *name);
-
 /** CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR
  *  0xFFFFFFFF; check value of "123456789" is 0xE3069283) of @p n bytes, continuing from
  *  @p crc (0 to start). Uses the SSE4.2 instruction when the CPU has it (about 0.1 ns per

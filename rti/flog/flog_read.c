@@ -84,14 +84,6 @@ const char *flog_kind_name(unsigned kind)
     return kind > 0 && kind < FLOG_K_END ? kind_names[kind] : "?";
 }
 
-unsigned flog_kind_parse(const char *name)
-{
-    if (!name) return 0;
-    for (unsigned k = 1; k < FLOG_K_END; k++)
-        if (strcasecmp(name, kind_names[k]) == 0) return k;
-    return 0;
-}
-
 /* CRC-32C (Castagnoli, reflected polynomial 0x82F63B78). Chosen over the IEEE CRC-32 because
  * x86-64 computes it in hardware (SSE4.2 `crc32`, 8 bytes per instruction): the writer
  * checksums every frame the RTI logs, so this is on the RTI's hot path.
