@@ -102,9 +102,6 @@ enum flog_status {
     FLOG_ECORRUPT = -8  /* reader: a length or field is impossible */
 };
 
-/** Name of a status code ("FLOG_ETRUNC"); "FLOG_E?" otherwise. Static string. */
-const char *flog_strerror(int status);
-
 /** Name of a record kind ("RECV", "DECISION"); "?" for an unknown kind. Static string. */
 const char *flog_kind_name(unsigned kind);
 

@@ -18,34 +18,6 @@
 
 /* ---- names and checksum ------------------------------------------------------------------ */
 
-const char *flog_strerror(int status)
-{
-    switch (status) {
-    case FLOG_OK:
-        return "FLOG_OK";
-    case FLOG_STOPPED:
-        return "FLOG_STOPPED";
-    case FLOG_EIO:
-        return "FLOG_EIO";
-    case FLOG_ENOMEM:
-        return "FLOG_ENOMEM";
-    case FLOG_EUSAGE:
-        return "FLOG_EUSAGE";
-    case FLOG_EMAGIC:
-        return "FLOG_EMAGIC";
-    case FLOG_EVERSION:
-        return "FLOG_EVERSION";
-    case FLOG_ETRUNC:
-        return "FLOG_ETRUNC";
-    case FLOG_ECRC:
-        return "FLOG_ECRC";
-    case FLOG_ECORRUPT:
-        return "FLOG_ECORRUPT";
-    default:
-        return "FLOG_E?";
-    }
-}
-
 static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_RECV] = "RECV",           [FLOG_K_SENT] = "SENT",
     [FLOG_K_JOINED] = "JOINED",       [FLOG_K_LOST] = "LOST",
