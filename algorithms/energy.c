@@ -60,6 +60,7 @@ typedef struct work {
     double **coef; /* per slave: n_in * W Taylor coefficients */
     double *phat;  /* per link: agreed power into b at the last step */
     double *dphat; /* per link: the agreed power's slope from exchange B' */
+    double *u0;    /* per link: the standard inputs' values at T (a, b) while B' moves them */
     double *bk;    /* per link (refeed): W_a, W_b at the last step, and the energy the powers
                       handed to a and b over it should have delivered: 4 numbers */
     int *status;
@@ -72,7 +73,7 @@ static void work_free(work *w, size_t n)
         if (w->y2) free(w->y2[j]);
         if (w->coef) free(w->coef[j]);
     }
-    free(w->y), free(w->y2), free(w->coef), free(w->phat), free(w->dphat), free(w->bk),
+    free(w->y), free(w->y2), free(w->coef), free(w->phat), free(w->dphat), free(w->u0), free(w->bk),
         free(w->status);
 }
 
@@ -84,9 +85,10 @@ static int work_new(work *w, const port_master *m, size_t n_links)
     w->coef = calloc(m->n_slaves, sizeof *w->coef);
     w->phat = calloc(n_links ? n_links : 1, sizeof *w->phat);
     w->dphat = calloc(n_links ? n_links : 1, sizeof *w->dphat);
+    w->u0 = calloc(2 * (n_links ? n_links : 1), sizeof *w->u0);
     w->bk = calloc(4 * (n_links ? n_links : 1), sizeof *w->bk);
     w->status = calloc(m->n_slaves, sizeof *w->status);
-    if (!w->y || !w->y2 || !w->coef || !w->phat || !w->dphat || !w->bk || !w->status)
+    if (!w->y || !w->y2 || !w->coef || !w->phat || !w->dphat || !w->u0 || !w->bk || !w->status)
         return PORT_ENOMEM;
     for (size_t j = 0; j < m->n_slaves; j++) {
         w->y[j] = calloc(m->slaves[j].info.n_out + 1, sizeof(double));
@@ -146,15 +148,26 @@ static void post_inputs(const port_master *m, work *w, int64_t T, energy_stats *
     }
 }
 
-/* Move every link's standard inputs along their slopes by dt (their value at T is then the
- * extrapolation to T + dt; dt = -H moves them back). */
-static void shift_inputs(const energy_settings *set, work *w, double dt)
+/* Move every link's standard inputs along their slopes by H (their value at T is then the
+ * extrapolation to T + H), keeping the values they had; shift_back puts those back bit for
+ * bit (adding -H u' again would round: u + H u' - H u' need not be u). */
+static void shift_inputs(const energy_settings *set, work *w, double H)
 {
     for (size_t k = 0; k < set->n_links; k++) {
         const energy_link *l = &set->links[k];
         double *ca = &w->coef[l->a][l->a_in * W], *cb = &w->coef[l->b][l->b_in * W];
-        ca[0] += dt * ca[1];
-        cb[0] += dt * cb[1];
+        w->u0[2 * k] = ca[0], w->u0[2 * k + 1] = cb[0];
+        ca[0] += H * ca[1];
+        cb[0] += H * cb[1];
+    }
+}
+
+static void shift_back(const energy_settings *set, work *w)
+{
+    for (size_t k = 0; k < set->n_links; k++) {
+        const energy_link *l = &set->links[k];
+        w->coef[l->a][l->a_in * W] = w->u0[2 * k];
+        w->coef[l->b][l->b_in * W] = w->u0[2 * k + 1];
     }
 }
 
@@ -171,7 +184,7 @@ static int power_slopes(const port_master *m, const energy_settings *set, work *
     w->y = w->y2;
     int rc = exchange(m, w, st, "power slopes", err, errlen);
     w->y = y;
-    shift_inputs(set, w, -H);
+    shift_back(set, w);
     if (rc) return rc;
     for (size_t k = 0; k < set->n_links; k++) {
         const energy_link *l = &set->links[k];

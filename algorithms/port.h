@@ -357,6 +357,24 @@ int port_sync_report(const port_master *m, int *status, const char *who, const c
                      int pass, const char *positive_note, int *failed_slave, char *err,
                      size_t errlen);
 
+/**
+ * Adds a slave's own words (cause) to an algorithm's report of a failed status (err), naming
+ * the slave once (doc/algorithms/port.md "Failures"). A slave's words carry no name of their
+ * own (fmu_slave_errmsg), or open with "slave NAME: " or "slave NAME lost: " when they crossed
+ * the protocol (the master's record of the reply). When err already names the slave ("slave
+ * NAME" or "slave 'NAME'"), the opening "slave NAME: " is dropped ("slave NAME lost: " becomes
+ * "lost: "); when it does not and slave
+ * is given, "slave NAME: " is put before the cause. When err ends with the generic words of
+ * PORT_EFAIL or PORT_ELOST (port_strerror: "slave failed", "slave lost"), the cause replaces them
+ * (with a "slave NAME: " just before them when the cause names the slave itself); else it follows
+ * in brackets.
+ * @param err     the report, NUL-terminated, errlen its size; cut to fit
+ * @param status  the status err reports
+ * @param slave   the failing slave's name when cause does not open with it, or NULL
+ * @param cause   the slave's words; NULL or "" leaves err as it is
+ */
+void port_add_cause(char *err, size_t errlen, int status, const char *slave, const char *cause);
+
 /* In one process: open and close only check that instants never go backwards (ctx is a
  * port_local_clock), note does nothing. */
 typedef struct port_local_clock {

@@ -390,6 +390,7 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
     if (st)
         return port_errorf(w->err, w->errlen, st, "wr: opening the instant %.17g s: %s",
                            secs(w, t_inst), port_strerror(st));
+    w->res->n_instants++;
     int64_t h = t_inst - t;
     while (t < t_inst) {
         if (h > t_inst - t) h = t_inst - t;

@@ -77,7 +77,8 @@ typedef struct wr_step_rec {
 /* What a run did. wr_run fills it (growing the arrays); wr_result_fini frees the arrays. */
 typedef struct wr_result {
     int64_t t_reached;        /* ticks: the time every slave has committed */
-    size_t n_accepted;        /* accepted steps (n_s) */
+    size_t n_instants;        /* instants opened after the start (one per nominal step) */
+    size_t n_accepted;        /* accepted steps (n_s): more than the instants when halving */
     size_t n_abandoned;       /* attempts abandoned by halving */
     size_t iter_total;        /* iterations over all attempts (sum of n_i) */
     int iter_max;             /* most iterations of one accepted step */

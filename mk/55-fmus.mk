@@ -25,10 +25,9 @@ speedctl_FMU_KINDS := cs
 FMU_MODELS += chain_heavy chain_light lin_half
 # Outputs its own time: the integer-tick test (tests/integration/ticks_end.sh).
 FMU_MODELS += clock
-# The fault matrix (doc/robustness.md): an FMU that fails on demand (co-simulation only: its
-# own step decides), and one declaring canBeInstantiatedOnlyOncePerProcess.
+# The fault matrix (doc/robustness.md): an FMU that fails on demand (both kinds: method
+# "strong" needs model exchange), and one declaring canBeInstantiatedOnlyOncePerProcess.
 FMU_MODELS += fault once
-fault_FMU_KINDS := cs
 # The ball on stairs has a stiff contact (1e6): model exchange only, integrated by CVODE BDF
 # (the framework's explicit Dormand-Prince CS solver drifts by several per cent over 30 s).
 bball_stairs_FMU_KINDS := me

@@ -6,6 +6,8 @@
 UNIT_TESTS += tests/unit/hybrid_test
 hybrid_test_LIBS := algo
 INTEG_SCRIPTS += tests/integration/hybrid_test.sh
+# The plots of its page, rendered to PNG (tests/figures.sh plot_png_ok).
+INTEG_SCRIPTS += tests/integration/hybrid_plots.sh
 # The case study in one process: the bouncing ball on stairs against the monolithic FMU.
 UNIT_TESTS += tests/unit/hybrid_fmu_test
 hybrid_fmu_test_LIBS := run config fmu algo fom

@@ -11,6 +11,9 @@ supervise_test_LIBS := run
 results_test_LIBS := run fmu algo
 plot_test_LIBS := run fmu algo
 progress_test_LIBS := run
+# The CSV writer's cost per row and of its time-bounded flush (make bench).
+BENCHES += tests/bench/results_bench
+results_bench_LIBS := run fmu algo
 
 # The program: assembles the pieces above with the federation file and tempo-fmu.
 PROGS += tempo-run

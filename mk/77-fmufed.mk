@@ -18,4 +18,4 @@ INTEG_TESTS += tests/integration/fmufed_osc_test
 fmufed_osc_test_LIBS := run fmu client proto fom
 # Every peer example file in process (tempo-run --in-process, tempo-fmu --all) and distributed:
 # the same bits and the same grants in the two federation logs (doc/inproc.md).
-INTEG_SCRIPTS += tests/integration/inproc_examples.sh
+INTEG_SCRIPTS += tests/integration/inproc_examples.sh tests/integration/inproc_examples_2.sh

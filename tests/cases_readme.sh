@@ -34,7 +34,9 @@ test, naming the first line that differs. `make cases` runs those tests with
 `TEMPO_WRITE_FIGURES=1`, which rewrites the committed files instead, and then this page
 (`tests/cases_readme.sh`); `tests/integration/cases_doc.sh` checks that this page is the one
 the rows give. Our runs are deterministic (one process and distributed give the same bits), so
-the comparison is exact.
+the comparison is exact. The plots the pages show or name are rendered to PNG by the tests
+that draw them and checked for their size and for not being blank (`plot_png_ok` of
+`tests/figures.sh`; doc/run.md "Plot").
 TAIL
 }
 if [ "${1:-}" = --check ]; then

@@ -28,7 +28,7 @@ plot_png_ok() {
     rsvg-convert -f png -o "$2/blank.png" "$2/blank.svg" 2>/dev/null || return 1
   pw=$(od -An -tu1 -j16 -N4 "$2/plot.png" | awk '{print (($1 * 256 + $2) * 256 + $3) * 256 + $4}')
   ph=$(od -An -tu1 -j20 -N4 "$2/plot.png" | awk '{print (($1 * 256 + $2) * 256 + $3) * 256 + $4}')
-  sp=$(stat -c %s "$2/plot.png")
-  sb=$(stat -c %s "$2/blank.png")
+  sp=$(command stat -c %s "$2/plot.png") # command: a test may define its own stat()
+  sb=$(command stat -c %s "$2/blank.png")
   [ "$pw" = "$w" ] && [ "$ph" = "$h" ] && [ "$sp" -gt $((5 * sb)) ]
 }

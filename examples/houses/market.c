@@ -335,7 +335,7 @@ int main(int argc, char **argv)
         rc = 1;
     }
     if (!rc)
-        printf("tempo-example-market: %s: done at t = %.9g s: %ld steps, %ld updates, %ld "
+        printf("tempo-example-market: %s: done at t = %.15g s: %ld instants, %ld updates, %ld "
                "reflections, %ld time requests\n",
                k.fd->name, ff->algo.end, k.steps, k.updates, k.reflections, k.requests);
     tp_federate_free(k.f);

@@ -155,7 +155,7 @@ def main():
     except tempo.TempoError as e:
         print("%s: %s: %s" % (PROG, me.name, e), file=sys.stderr)
         return 1
-    print("%s: %s: done at t = %.9g s: %d steps, %d updates, %d reflections, %d time requests"
+    print("%s: %s: done at t = %.15g s: %d instants, %d updates, %d reflections, %d time requests"
           % (PROG, me.name, ff.end, c["steps"], c["updates"], c["reflections"], c["requests"]))
     return 0
 

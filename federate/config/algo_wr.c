@@ -52,10 +52,12 @@ static int run_wr(const fedfile_master_run *r, char *err, size_t errlen)
     wr_result res = {0};
     int rc = wr_run(r->m, r->links, r->n_links, r->ff->algo.settings, &res, err, errlen);
     if (rc == PORT_OK && !r->quiet)
-        printf("tempo-master: %s: wr: %zu steps (%zu halved away), %zu iterations (most "
-               "%d per step); messages %zu (eq. 5.5 convention: %zu)\n",
-               r->ff->federation, res.n_accepted, res.n_abandoned, res.iter_total, res.iter_max,
-               res.msg_init + res.msg_commands + res.msg_replies, res.msg_thesis);
+        /* instants: what every slave and tempo-run count; halving puts several accepted steps
+         * in one (doc/master.md "Instants and steps") */
+        printf("tempo-master: %s: wr: %zu instants, %zu steps accepted (%zu halved away), %zu "
+               "iterations (most %d per step); messages %zu (eq. 5.5 convention: %zu)\n",
+               r->ff->federation, res.n_instants, res.n_accepted, res.n_abandoned, res.iter_total,
+               res.iter_max, res.msg_init + res.msg_commands + res.msg_replies, res.msg_thesis);
     wr_result_fini(&res);
     return rc;
 }

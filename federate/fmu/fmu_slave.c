@@ -82,15 +82,15 @@ static int from_fmu(int rc)
 
 static int fail_fmu(fmu_slave *s, int rc, const char *what)
 {
-    return note(s, from_fmu(rc), "%s: %s: %s", s->name, what, fmu_step_errmsg(s->fmu));
+    return note(s, from_fmu(rc), "%s: %s", what, fmu_step_errmsg(s->fmu));
 }
 
 static int op_set_inputs(void *ctx, const port_poly *u)
 {
     fmu_slave *s = ctx;
     if (!u || u->n != s->n_in || u->order < 0 || u->order > PORT_MAX_ORDER || (s->n_in && !u->c))
-        return note(s, PORT_EUSAGE, "%s: set_inputs: %zu inputs of order %d (expected %zu)",
-                    s->name, u ? u->n : 0, u ? u->order : -1, s->n_in);
+        return note(s, PORT_EUSAGE, "set_inputs: %zu inputs of order %d (expected %zu)",
+                    u ? u->n : 0, u ? u->order : -1, s->n_in);
     size_t w = (size_t)u->order + 1;
     for (size_t i = 0; i < s->n_in; i++)
         memcpy(&s->u_c[i * (PORT_MAX_ORDER + 1)], &u->c[i * w], w * sizeof(double));
@@ -208,7 +208,7 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
 static int step_event(fmu_slave *s, port_step_result *res)
 {
     if (res) res->event = 1;
-    return note(s, PORT_EVENT, "%s: event before %lld ticks", s->name, (long long)s->t);
+    return note(s, PORT_EVENT, "event before %lld ticks", (long long)s->t);
 }
 
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
@@ -216,8 +216,8 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
     fmu_slave *s = ctx;
     if (res) *res = (port_step_result){.t_reached = s->t, .event = 0, .n_sub_done = 0};
     if (t_to <= s->t)
-        return note(s, PORT_EUSAGE, "%s: step to %lld ticks from %lld: not ahead", s->name,
-                    (long long)t_to, (long long)s->t);
+        return note(s, PORT_EUSAGE, "step to %lld ticks from %lld: not ahead", (long long)t_to,
+                    (long long)s->t);
     if (n_sub < 1) n_sub = 1;
     int64_t t0 = s->t, span = t_to - t0;
     for (int k = 1; k <= n_sub; k++) {
@@ -233,8 +233,7 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
             if (g) return fail_fmu(s, g, "reading outputs");
         }
         if (res) res->n_sub_done = k;
-        if (rc == FMU_STEP_TERMINATED)
-            return note(s, PORT_TERMINATED, "%s: the model terminated", s->name);
+        if (rc == FMU_STEP_TERMINATED) return note(s, PORT_TERMINATED, "the model terminated");
         if (rc == FMU_STEP_EVENT) return step_event(s, res);
     }
     return PORT_OK;
@@ -278,10 +277,9 @@ static int op_get_output_derivs(void *ctx, int order, double *dy)
 static int op_save(void *ctx, int slot)
 {
     fmu_slave *s = ctx;
-    if (slot < 0 || slot >= PORT_SLOTS)
-        return note(s, PORT_EUSAGE, "%s: save: no slot %d", s->name, slot);
+    if (slot < 0 || slot >= PORT_SLOTS) return note(s, PORT_EUSAGE, "save: no slot %d", slot);
     if (!fmu_step_can_save(s->fmu))
-        return note(s, PORT_EUNSUPPORTED, "%s: the FMU cannot save its state", s->name);
+        return note(s, PORT_EUNSUPPORTED, "the FMU cannot save its state");
     fmu_step_state *st = NULL;
     int rc = fmu_step_save(s->fmu, &st);
     if (rc) return fail_fmu(s, rc, "saving the state");
@@ -299,7 +297,7 @@ static int op_restore(void *ctx, int slot)
 {
     fmu_slave *s = ctx;
     if (slot < 0 || slot >= PORT_SLOTS || !s->slot[slot])
-        return note(s, PORT_EUSAGE, "%s: restore: slot %d holds no state", s->name, slot);
+        return note(s, PORT_EUSAGE, "restore: slot %d holds no state", slot);
     int rc = fmu_step_restore(s->fmu, s->slot[slot]);
     if (rc) return fail_fmu(s, rc, "restoring the state");
     s->t = s->slot_t[slot];
@@ -319,12 +317,12 @@ static int op_record(void *ctx)
     int rc = apply_inputs_now(s);
     if (rc) return rc;
     rc = s->record(s->record_ctx, s->t);
-    return rc ? note(s, PORT_EFAIL, "%s: recording results failed", s->name) : PORT_OK;
+    return rc ? note(s, PORT_EFAIL, "recording results failed") : PORT_OK;
 }
 
 static int unsupported(fmu_slave *s, const char *what)
 {
-    return note(s, PORT_EUNSUPPORTED, "%s: %s is not offered by this slave", s->name, what);
+    return note(s, PORT_EUNSUPPORTED, "%s is not offered by this slave", what);
 }
 /* The discrete outputs with the time of the step that last changed each (track_discrete). */
 static int op_get_discrete(void *ctx, port_discrete *d)
@@ -341,8 +339,8 @@ static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
     fmu_slave *s = ctx;
     if (!s->n_din) return unsupported(s, "discrete inputs (none declared)");
     if (n != s->n_din || !d)
-        return note(s, PORT_EUSAGE, "%s: set_discrete: %zu values for %zu discrete inputs", s->name,
-                    n, s->n_din);
+        return note(s, PORT_EUSAGE, "set_discrete: %zu values for %zu discrete inputs", n,
+                    s->n_din);
     for (size_t k = 0; k < n; k++)
         s->dinv[k] = d[k].v;
     s->din_set = 1;
@@ -474,8 +472,8 @@ static void take_shared(fmu_slave *s)
         const bus_member *m = &s->bus->m[s->src[k]];
         if (m->t != s->share_t || s->src_k[k] >= m->n) {
             note(s, PORT_EUSAGE,
-                 "%s: discrete input %zu: slave %zu shared no value %zu in the round %lld", s->name,
-                 k, s->src[k], s->src_k[k], (long long)s->share_t);
+                 "discrete input %zu: slave %zu shared no value %zu in the round %lld", k,
+                 s->src[k], s->src_k[k], (long long)s->share_t);
             return;
         }
     }

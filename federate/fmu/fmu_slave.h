@@ -58,7 +58,8 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps);
 /** Free the slave and its saved states (the FMU itself stays open). Accepts NULL. */
 void fmu_slave_free(fmu_slave *s);
 
-/** The message of the last failed operation ("" when none); owned by s. */
+/** The message of the last failed operation ("" when none); owned by s. It does not name the
+ * slave: whoever reports it does, once (port_add_cause, algorithms/port.h). */
 const char *fmu_slave_errmsg(const fmu_slave *s);
 
 /** The slave's current logical time, ticks. */

@@ -53,7 +53,8 @@ typedef struct fmufed_opts {
 
 /* What a run did (filled also on failure, as far as it got). */
 typedef struct fmufed_stats {
-    long steps;              /* communication points passed after the start */
+    long steps;              /* instants (communication points) passed after the start:
+                                what the summary line calls "instants" (doc/fmu.md) */
     long updates;            /* attribute updates sent */
     long reflections;        /* attribute values received and mapped to inputs */
     long requests;           /* time-advance requests (TAR, TARA, NER, NERA, FQR) issued */

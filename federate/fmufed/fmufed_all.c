@@ -4,8 +4,10 @@
  * tempo-fmu --federation FILE --all calls it; tempo-run starts that for "placement":
  * "in-process" or --in-process. Serves doc/inproc.md and doc/run.md. Read
  * federate/fmufed/fmufed.c (one federate) next. */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +172,71 @@ static int check_once_per_process(const fedfile *ff, char *err, size_t errlen)
     return FMUFED_OK;
 }
 
+/* ---- the watchdog's question (doc/inproc.md "When a run hangs") ------------------------------
+ * SIGUSR1 asks this process who waits for whom, as it asks tempo-rti. The handler only writes
+ * a byte to a pipe; a thread of its own reads it and prints the embedded RTI's status
+ * (tp_inproc_status) on stderr as "in-process RTI: [tm] LINE", so that it answers while every
+ * federate is stuck (in an FMU call, or waiting for a grant). */
+static int g_status_fd[2] = {-1, -1};
+static char g_status_rti[96];
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (g_status_fd[1] >= 0 && write(g_status_fd[1], "s", 1) < 0) { /* a full pipe: asked already */
+    }
+    errno = saved;
+}
+
+static void status_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "in-process RTI: [tm] %s\n", line);
+}
+
+static void *status_main(void *arg)
+{
+    (void)arg;
+    char c;
+    while (read(g_status_fd[0], &c, 1) == 1 && c == 's') {
+        char why[300];
+        if (tp_inproc_status(g_status_rti, status_line, NULL, why, sizeof why) != TP_OK)
+            fprintf(stderr, "in-process RTI: [tm] (no status: %s)\n", why);
+        fflush(stderr);
+    }
+    return NULL;
+}
+
+/* Start answering SIGUSR1 for the RTI called name; 1 when the thread runs (status_stop). */
+static int status_start(const char *name, pthread_t *th)
+{
+    snprintf(g_status_rti, sizeof g_status_rti, "%s", name);
+    if (pipe(g_status_fd) != 0) return 0;
+    if (pthread_create(th, NULL, status_main, NULL) != 0) {
+        close(g_status_fd[0]), close(g_status_fd[1]);
+        g_status_fd[0] = g_status_fd[1] = -1;
+        return 0;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &sa, NULL);
+    return 1;
+}
+
+static void status_stop(pthread_t th)
+{
+    signal(SIGUSR1, SIG_IGN);                /* a late question must not end the process */
+    if (write(g_status_fd[1], "q", 1) < 0) { /* the thread ends on any byte but 's' */
+    }
+    pthread_join(th, NULL);
+    close(g_status_fd[0]), close(g_status_fd[1]);
+    g_status_fd[0] = g_status_fd[1] = -1;
+}
+
 int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *stats, char *err,
                    size_t errlen)
 {
@@ -205,8 +272,11 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
     }
+    pthread_t status_th;
+    int status_on = status_start(name, &status_th);
     all_worker *w = calloc(ff->n_feds, sizeof *w);
     if (!w) {
+        if (status_on) status_stop(status_th);
         tp_inproc_stop(name, why, sizeof why);
         snprintf(err, errlen, "out of memory");
         return FMUFED_ENOMEM;
@@ -260,6 +330,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
+    if (status_on) status_stop(status_th);
     tp_inproc_stop(name, why, sizeof why); /* completes the federation log */
     /* The first failure is the cause; "left the federation" of the others follows from it,
      * and so does a stop because another failed (FMUFED_FOLLOWED). */

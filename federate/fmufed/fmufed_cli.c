@@ -88,10 +88,11 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
         fprintf(stderr, "tempo-fmu: %s\n", st ? err : "out of memory");
     } else if (!o->quiet) {
         for (size_t i = 0; i < ff->n_feds; i++)
-            printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
-                   "%ld time requests; results %s\n",
-                   ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
-                   st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
+            printf(
+                "tempo-fmu: %s: done at t = %.15g s: %ld instants, %ld updates, %ld reflections, "
+                "%ld time requests; results %s\n",
+                ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
+                st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
     }
     free(st);
     fedfile_free(ff);
@@ -227,7 +228,7 @@ int fmufed_main(int argc, char **argv)
         return rc == FMUFED_EUSAGE ? 2 : 1;
     }
     if (!o.quiet)
-        printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+        printf("tempo-fmu: %s: done at t = %.15g s: %ld instants, %ld updates, %ld reflections, "
                "%ld time requests; results %s\n",
                name, st.t_final, st.steps, st.updates, st.reflections, st.requests,
                st.csv[0] ? st.csv : "(none)");

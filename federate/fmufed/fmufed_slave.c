@@ -7,7 +7,8 @@
  * States (numbered as in doc/master.md):
  *   1 WAIT   NERA(end) pending: waiting for the next instant's first command (or end)
  *   2 OPEN   granted at the instant T: every command stamped T is executed and answered at T
- *   3 CLOSE  TAR(T) pending after the close command; then back to 1
+ *   3 CLOSE  TAR(T) pending after the close command; then back to 1 (at the end: waits for
+ *            the end command without a request)
  *   4 DONE   end command received: results written, resigned
  */
 #include <stdarg.h>
@@ -750,7 +751,11 @@ static int serve(slave_run *r)
                 /* the end reached: the last step's (the steps before a close are committed) */
                 r->st->t_final = port_seconds(r->ff->resolution,
                                               r->stepped && r->t_stepped > T ? r->t_stepped : T);
-                if (T > r->ff->algo.t_start) r->st->steps++; /* macro steps committed */
+                if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
+                /* The horizon closed: no instant follows, so no request; the master's `end`
+                 * comes in receive order. Before it, NERA(horizon), which the master's
+                 * `end` stamped at the horizon grants (doc/master.md "The end"). */
+                if (T >= t_end) continue;
                 rc = tp_next_event_request_available(r->tp, t_end);
                 r->nera = 1;
             }

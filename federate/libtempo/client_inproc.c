@@ -90,3 +90,16 @@ int tp_inproc_yield(void)
 {
     return embed_yield();
 }
+
+int tp_inproc_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx,
+                     char *err, size_t err_size)
+{
+    char why[300];
+    if (!emit) {
+        if (err && err_size) snprintf(err, err_size, "tp_inproc_status: emit is NULL");
+        return TP_EINVAL;
+    }
+    if (embed_status(name, emit, ctx, why, sizeof why) == 0) return TP_OK;
+    if (err && err_size) snprintf(err, err_size, "%s", why);
+    return strstr(why, "no in-process") ? TP_ENOTFOUND : TP_ESTATE;
+}

@@ -1057,6 +1057,23 @@ TP_API int tp_inproc_spawn(const char *name, void (*fn)(void *ctx), void *ctx, c
 TP_API int tp_inproc_run(const char *name, char *err, size_t err_size);
 
 /**
+ * Who waits for whom in the RTI called name, as tempo-rti logs it on SIGUSR1: for every
+ * federation a line naming it, one line per federate (its time, pending request, bound, GALT
+ * and who holds it, queued messages), then "the federate to look at" (the end of the wait
+ * chain the most waiting federates reach; doc/time.md "Who waits for whom"). tempo-run's
+ * watchdog shows them for an in-process run (doc/inproc.md).
+ * @param name the RTI's name, as in tp_inproc_start.
+ * @param emit called once per line, on the calling thread, with a NUL-terminated line valid
+ *             only during the call; ctx is passed to it.
+ * @return TP_OK; TP_EINVAL (emit is NULL); TP_ENOTFOUND (no such RTI); TP_ESTATE (stopped,
+ *         or a federate stayed inside the RTI's core for 100 ms). May be called from any
+ *         thread while the federates run or are stuck; blocks at most about 100 ms. Runs no
+ *         callbacks but emit.
+ */
+TP_API int tp_inproc_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx,
+                            char *err, size_t err_size);
+
+/**
  * In a task (tp_inproc_spawn): let the other runnable tasks run, then return 1. Anywhere else
  * return 0 at once. A task that polls (a loop that waits for something without waiting on a
  * message, e.g. sleeping between flush queries) must call this where a thread would sleep,

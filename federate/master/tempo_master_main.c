@@ -180,7 +180,8 @@ typedef struct notes {
     void *inner_ctx;
     FILE *f;
     double tick;
-    int64_t t; /* the last instant opened or closed, ticks */
+    int64_t t;      /* the last instant opened or closed, ticks */
+    int64_t closed; /* the latest instant closed, ticks (INT64_MIN: none) */
 } notes;
 
 static int notes_open(void *ctx, int64_t t)
@@ -193,6 +194,7 @@ static int notes_close(void *ctx, int64_t t)
 {
     notes *n = ctx;
     n->t = t;
+    if (t > n->closed) n->closed = t;
     return n->inner->close(n->inner_ctx, t);
 }
 static void notes_note(void *ctx, const char *what, double v)
@@ -204,11 +206,17 @@ static void notes_note(void *ctx, const char *what, double v)
 static const port_master_ops notes_ops = {
     .open = notes_open, .close = notes_close, .note = notes_note};
 
-/* The file's algorithm over the port m, its notes written to "<outdir>/master.csv". */
+/* The file's algorithm over the port m, its notes written to "<outdir>/master.csv". *t_done
+ * (s): the end reached, what "done at" prints: the file's end, or the last instant when the
+ * method steps past it (defect-control without clip_end; doc/master.md "Instants and steps"). */
 static int run_algorithm(const fedfile *ff, const port_master *m0, const char *outdir, int quiet,
-                         char *err, size_t errlen)
+                         double *t_done, char *err, size_t errlen)
 {
-    notes nt = {.inner = m0->ops, .inner_ctx = m0->ctx, .tick = ff->resolution, .t = m0->t_start};
+    notes nt = {.inner = m0->ops,
+                .inner_ctx = m0->ctx,
+                .tick = ff->resolution,
+                .t = m0->t_start,
+                .closed = INT64_MIN};
     port_master m = *m0;
     m.ops = &notes_ops;
     m.ctx = &nt;
@@ -235,6 +243,9 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         errlen);
 out:
     free(links);
+    *t_done = ff->algo.end;
+    if (nt.closed != INT64_MIN && port_seconds(ff->resolution, nt.closed) > *t_done)
+        *t_done = port_seconds(ff->resolution, nt.closed);
     if (nt.f && fclose(nt.f) != 0 && rc == PORT_OK) {
         snprintf(err, errlen, "%.900s/master.csv: write failed", outdir);
         rc = PORT_EFAIL;
@@ -242,7 +253,7 @@ out:
     return rc;
 }
 
-static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen)
+static int run_local(const fedfile *ff, const margs *a, double *t_done, char *err, size_t errlen)
 {
     size_t n = ff->n_feds;
     fmufed_local **l = calloc(n, sizeof *l);
@@ -266,14 +277,13 @@ static int run_local(const fedfile *ff, const margs *a, char *err, size_t errlen
                          .tick = ff->resolution,
                          .t_start = ff->algo.t_start,
                          .t_end = ff->algo.t_end};
-        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
+        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, t_done, err,
+                           errlen);
     }
-    /* The failing slaves' own messages (the FMU's or the solver's words). */
-    for (size_t i = 0; rc && l && i < n; i++) {
-        const char *why = l[i] ? fmufed_local_errmsg(l[i]) : "";
-        size_t k = strlen(err);
-        if (why[0] && k + 4 < errlen) snprintf(err + k, errlen - k, " (%s)", why);
-    }
+    /* The failing slaves' own messages (the FMU's or the solver's words), each slave named
+     * once (port_add_cause). */
+    for (size_t i = 0; rc && l && i < n; i++)
+        if (l[i]) port_add_cause(err, errlen, rc, ff->feds[i].name, fmufed_local_errmsg(l[i]));
     for (size_t i = 0; l && i < n; i++) {
         char e[FMUFED_ERRLEN];
         if (fmufed_local_free(l[i], e, sizeof e) != FMUFED_OK && !rc) {
@@ -298,21 +308,23 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     int rc = ms_link_new(ff, a->rti, a->timeout_ms, reply_ms, &L, &m, err, errlen);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!rc) rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, err, errlen);
+    double t_done = ff->algo.end;
+    if (!rc)
+        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, &t_done, err,
+                           errlen);
     clock_gettime(CLOCK_MONOTONIC, &t1); /* the algorithm alone: no join, start or end */
     if (rc && L) {
         char why[MS_ERRLEN];
         ms_link_lost(L, why, sizeof why);
-        size_t n = strlen(err);
-        if (why[0] && n + 4 < errlen) snprintf(err + n, errlen - n, " (%s)", why);
+        port_add_cause(err, errlen, rc, NULL, why); /* "slave NAME: ..." named once */
     }
     if (!rc) rc = ms_link_finish(L, err, errlen);
     if (!rc && !a->quiet) {
         long cmds = 0, reps = 0, nts = 0;
         ms_link_counts(L, &cmds, &reps, &nts);
-        printf("tempo-master: %s: done at t = %.17g s: %ld commands, %ld replies, %ld notes "
+        printf("tempo-master: %s: done at t = %.15g s: %ld commands, %ld replies, %ld notes "
                "logged; the algorithm took %.6f s\n",
-               ff->federation, ff->algo.end, cmds, reps, nts,
+               ff->federation, t_done, cmds, reps, nts,
                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
     char first[200];
@@ -380,7 +392,7 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
     int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
     if (!st) snprintf(err, errlen, "out of memory");
     for (size_t i = 0; rc == FMUFED_OK && !a->quiet && i < ff->n_feds; i++)
-        printf("tempo-fmu: %s: done at t = %.9g s: %ld steps, %ld updates, %ld reflections, "
+        printf("tempo-fmu: %s: done at t = %.15g s: %ld instants, %ld updates, %ld reflections, "
                "%ld time requests; results %s\n",
                ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
                st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
@@ -438,14 +450,15 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return irc == FMUFED_OK ? 0 : irc == FMUFED_EUSAGE ? 2 : 1;
     }
-    int rc = a.local ? run_local(ff, &a, err, sizeof err) : run_remote(ff, &a, err, sizeof err);
+    double t_done = ff->algo.end;
+    int rc =
+        a.local ? run_local(ff, &a, &t_done, err, sizeof err) : run_remote(ff, &a, err, sizeof err);
     fmu_guard_run(0, NULL);
     if (rc != PORT_OK)
         fprintf(stderr, "tempo-master: %s: %s%s%s\n", ff->federation, port_strerror(rc),
                 err[0] ? ": " : "", err);
     else if (a.local && !a.quiet)
-        printf("tempo-master: %s: done at t = %.17g s (one process)\n", ff->federation,
-               ff->algo.end);
+        printf("tempo-master: %s: done at t = %.15g s (one process)\n", ff->federation, t_done);
     fedfile_free(ff);
     return rc == PORT_OK ? 0 : 1;
 }

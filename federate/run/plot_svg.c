@@ -18,7 +18,9 @@ enum {
     TITLE_H = 30,          /* px above the panels when there is a title */
     MARGIN_L = 75,         /* px left of the frame: y tick labels */
     MARGIN_R = 15,         /* px right of the legend */
-    LEGEND_W = 160,        /* px right of the frame: legend */
+    LEGEND_W = 160,        /* px right of the frame: legend, at least (widened for its labels) */
+    LEGEND_TEXT_X = 38,    /* px from the frame to a legend entry's text */
+    CHAR_W = 7,            /* px: a generous width of one character at font-size 12 */
     PANEL_TOP = 26,        /* px above the frame: panel title */
     PANEL_BOTTOM = 44,     /* px below the frame: x tick labels and x label */
     LEGEND_ROW = 16,       /* px per legend entry */
@@ -178,6 +180,7 @@ static void put_text(FILE *f, const char *text)
 
 typedef struct frame {
     double px0, px1, py0, py1; /* plot area, px (py0 top, py1 bottom) */
+    size_t legend_chars;       /* characters of a legend entry that fit in the page */
     double xlo, xhi, ylo, yhi; /* axis ranges (whole ticks) */
     double xt[PLOT_MAX_TICKS], yt[PLOT_MAX_TICKS], xst, yst; /* ticks and steps */
     size_t nxt, nyt;
@@ -380,11 +383,53 @@ static void write_axes(FILE *f, const frame *fr, const char *xlabel)
     fputs("</text>\n", f);
 }
 
+/* Characters of UTF-8 text (continuation bytes not counted). */
+static size_t text_chars(const char *text)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++)
+        n += (*p & 0xC0) != 0x80;
+    return n;
+}
+
+/* The legend's width: room for the longest label of any panel (so that no label runs off the
+ * page), at least LEGEND_W and at most 40 % of the page; longer labels are cut with an
+ * ellipsis by put_label. */
+static int legend_width(const plot_series *s, size_t n, int width)
+{
+    size_t most = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t c = text_chars(s[j].label);
+        if (c > most) most = c;
+    }
+    int w = LEGEND_TEXT_X + CHAR_W * (int)most + 4;
+    if (w < LEGEND_W) w = LEGEND_W;
+    if (w > width * 2 / 5) w = width * 2 / 5;
+    return w;
+}
+
+/* A legend entry's text: at most max characters, the last of them an ellipsis when cut. */
+static void put_label(FILE *f, const char *text, size_t max)
+{
+    if (text_chars(text) <= max || max < 2) {
+        put_text(f, text);
+        return;
+    }
+    char buf[512];
+    size_t k = 0, chars = 0;
+    for (const char *p = text; *p && k + 4 < sizeof buf; p++) {
+        if ((*(const unsigned char *)p & 0xC0) != 0x80 && ++chars > max - 1) break;
+        buf[k++] = *p;
+    }
+    memcpy(buf + k, "\xe2\x80\xa6", 4); /* U+2026, with the terminating NUL */
+    put_text(f, buf);
+}
+
 /* Legend right of the frame: one entry per series of the panel, as many as fit; the last row
  * says how many more there are when they do not all fit. */
 static void write_legend(FILE *f, const frame *fr, const plot_series *s, size_t n, size_t panel)
 {
-    double lx = fr->px1 + 12, y = fr->py0 + 10;
+    double lx = fr->px1 + 12, y = fr->py0 + 10; /* the text at lx + 26 = px1 + LEGEND_TEXT_X */
     size_t total = 0, k = 0, shown = 0, room = (size_t)((fr->py1 - fr->py0) / LEGEND_ROW);
     for (size_t j = 0; j < n; j++)
         total += s[j].panel == panel;
@@ -399,7 +444,7 @@ static void write_legend(FILE *f, const frame *fr, const plot_series *s, size_t 
                     "stroke-width=\"2\"%s/><text class=\"legend-entry\" x=\"%.2f\" y=\"%.2f\">",
                     lx, y, lx + 20, y, series_color(&s[j], k), s[j].dashed ? DASH : "", lx + 26,
                     y + 4);
-            put_text(f, s[j].label);
+            put_label(f, s[j].label, fr->legend_chars);
             fputs("</text>\n", f);
             y += LEGEND_ROW;
             shown++;
@@ -503,8 +548,10 @@ int plot_svg_write(FILE *f, const plot_opts *o, const plot_series *s, size_t n, 
         fr.ylo = fr.yt[0];
         fr.yhi = fr.yt[fr.nyt - 1];
         double y0 = top + (double)k * ph;
+        int lw = legend_width(s, n, width);
         fr.px0 = MARGIN_L;
-        fr.px1 = width - MARGIN_R - LEGEND_W;
+        fr.px1 = width - MARGIN_R - lw;
+        fr.legend_chars = (size_t)((lw - LEGEND_TEXT_X - 4) / CHAR_W);
         fr.py0 = y0 + PANEL_TOP;
         fr.py1 = y0 + ph - PANEL_BOTTOM;
         write_panel(f, &fr, &d, s, n, k, y0);

@@ -79,12 +79,12 @@ static const char usage_text[] =
  * of that name in such files. */
 #define MASTER_CHILD "master"
 
-/* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N steps, ..."). */
+/* What one federate told us on stdout ("tempo-fmu: X: done at t = ... s: N instants, ..."). */
 typedef struct fed_report {
     int done;
     double t;
-    long steps, updates, reflections, requests;
-    double progress_t; /* the last "progress" time it reported (s) */
+    long steps, updates, reflections, requests; /* steps: the instants it passed */
+    double progress_t;                          /* the last "progress" time it reported (s) */
 } fed_report;
 
 /* State shared with the line callback (runs inside sup_* calls, single thread). */
@@ -95,6 +95,7 @@ typedef struct run_ctx {
     int verbose, quiet;
     char log_path[PATH_MAX]; /* the federation log the RTI announced ("logging to"), or "" */
     pid_t rti_pid;           /* the RTI tempo-run started (watchdog's SIGUSR1), 0 none */
+    pid_t inproc_pid;        /* the in-process federation (its RTI answers SIGUSR1), 0 none */
     double watchdog_s;       /* no-progress time before the status is printed; 0 = never */
     double last_progress;    /* now_s() of the last progress of any federate */
     int dumping;             /* > 0: the RTI's status lines are being echoed */
@@ -118,8 +119,11 @@ static void parse_done(fed_report *r, const char *name, const char *line)
     size_t n = strlen(head);
     const char *at = strstr(line, head);
     if (!at || memchr(line, ' ', (size_t)(at - line))) return; /* PROGRAM is one word */
-    if (sscanf(at + n, "%lf s: %ld steps, %ld updates, %ld reflections, %ld time requests", &r->t,
-               &r->steps, &r->updates, &r->reflections, &r->requests) == 5)
+    /* "instants"; a program federate written before they were named so may say "steps" */
+    char word[16] = "";
+    if (sscanf(at + n, "%lf s: %ld %15[a-z], %ld updates, %ld reflections, %ld time requests",
+               &r->t, &r->steps, word, &r->updates, &r->reflections, &r->requests) == 6 &&
+        (!strcmp(word, "instants") || !strcmp(word, "steps")))
         r->done = 1;
 }
 
@@ -157,6 +161,11 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
             return;
         }
         parse_done(&c->rep[i], child, line);
+    }
+    if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDERR && c->dumping &&
+        now_s() < c->dump_until && strstr(line, "[tm] ")) {
+        fprintf(stderr, "tempo-run:   %s\n", strstr(line, "[tm] ") + 5);
+        return;
     }
     if (!strcmp(child, RTI_CHILD) && stream == SUP_STDERR) {
         /* the federation log the RTI writes ("federation 'X': logging to PATH") */
@@ -509,9 +518,9 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
      * are left out rather than guessed. */
     if (all && steps_min >= 0) {
         if (steps_min == steps_max)
-            printf("tempo-run: %ld steps per federate; ", steps_min);
+            printf("tempo-run: %ld instants per federate; ", steps_min);
         else
-            printf("tempo-run: %ld to %ld steps per federate; ", steps_min, steps_max);
+            printf("tempo-run: %ld to %ld instants per federate; ", steps_min, steps_max);
         printf("messages: %ld attribute updates sent, %ld reflections received, "
                "%ld time requests\n",
                upd, refl, req);
@@ -524,9 +533,11 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
 }
 
 /* The watchdog (sup_opts.on_tick): when no federate has progressed for watchdog_s, say so
- * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti log every federate's time
- * state, the stalls under polling included; on_line echoes those lines). Again after every
- * further watchdog_s without progress. */
+ * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti, or the in-process
+ * federation's embedded RTI, log every federate's time state, the stalls under polling
+ * included, then the federate to look at, by the rule of tempo-log explain and the live view:
+ * tm_look_at; on_line echoes those lines). Again after every further watchdog_s without
+ * progress. */
 static void watchdog(void *ctx)
 {
     run_ctx *c = ctx;
@@ -539,9 +550,12 @@ static void watchdog(void *ctx)
         fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
                 c->rep[i].progress_t);
     fputc('\n', stderr);
-    if (c->inproc) { /* no tempo-rti to ask: the federation log has the story (doc/log.md) */
-        fprintf(stderr, "tempo-run: (the RTI runs inside the federation's process: record the "
-                        "run with --log DIR and read it with tempo-log explain)\n");
+    if (c->inproc && c->inproc_pid) { /* its embedded RTI answers too (doc/inproc.md) */
+        fprintf(stderr, "tempo-run: who waits for whom, from the in-process RTI's status (times "
+                        "in ticks):\n");
+        c->dumping = 1;
+        c->dump_until = now + 2.0;
+        kill(c->inproc_pid, SIGUSR1);
         return;
     }
     if (!c->rti_pid) {
@@ -567,6 +581,24 @@ static int blames(const sup_child_info *who, const char *other)
     return 0;
 }
 
+/* Where the master's line says it lost slave X: after "slave X lost: ", or after "lost: "
+ * in a report that names the slave once ("slave X: lost: ...", "slave 'X' ...: lost: ...";
+ * port_add_cause, algorithms/port.h); NULL when it does not. */
+static const char *lost_words(const char *line, const char *x)
+{
+    char pat[300];
+    snprintf(pat, sizeof pat, "slave %s lost: ", x);
+    const char *at = strstr(line, pat);
+    if (at) return at + strlen(pat);
+    char p1[300], p2[300];
+    snprintf(p1, sizeof p1, "slave %s: ", x);
+    snprintf(p2, sizeof p2, "slave '%s' ", x);
+    at = strstr(line, p1);
+    if (!at) at = strstr(line, p2);
+    const char *lost = at ? strstr(at, ": lost: ") : NULL;
+    return lost ? lost + 8 : NULL;
+}
+
 /* The master (in[root]) reports a slave it lost ("slave X lost: ..."): when that slave's
  * process did not fail itself (stopped, hung), it is the one at fault, not the master; say so
  * and return 1, else 0. */
@@ -574,12 +606,10 @@ static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size
 {
     for (size_t k = 0; k < in[root].n_tail; k++)
         for (size_t i = 0; i < n; i++) {
-            char pat[300];
-            snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
-            const char *at = strstr(in[root].tail[k], pat);
-            if (!at || (long)i == root || fed_index(c, in[i].name) < 0 || in[i].state == SUP_EXITED)
+            const char *why = lost_words(in[root].tail[k], in[i].name);
+            if (!why || (long)i == root || fed_index(c, in[i].name) < 0 ||
+                in[i].state == SUP_EXITED)
                 continue;
-            const char *why = at + strlen(pat);
             int len = (int)strlen(why), open = 0;
             for (int j = 0; j < len; j++)
                 open += (why[j] == '(') - (why[j] == ')');
@@ -597,18 +627,20 @@ static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size
 
 /* In process the child is the whole federation, and the master speaks for its slaves: their
  * last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...", "slave NAME:
- * ...") is the verdict, which names the federate at fault (fmufed_run_all and tempo-master
- * report the cause, not the followers). */
+ * ...", "slave 'NAME' ...") is the verdict, which names the federate at fault (fmufed_run_all and
+ * tempo-master report the cause, not the followers). */
 static void print_at_fault(const run_ctx *c, const sup_child_info *r)
 {
     for (size_t kk = r->n_tail; kk > 0; kk--) {
         size_t k = kk - 1;
         for (size_t j = 0; j < c->ff->n_feds; j++) {
-            char p1[200], p2[200], p3[200];
+            char p1[200], p2[200], p3[200], p4[200];
             snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
             snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
             snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
-            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3)) {
+            snprintf(p4, sizeof p4, "slave '%s' ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3) ||
+                strstr(r->tail[k], p4)) {
                 fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[j].name);
                 return;
             }
@@ -770,7 +802,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (a->threads) argv[k++] = "--threads";
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
-        if (idx < 0) rc = idx;
+        sup_child_info ci;
+        if (idx < 0)
+            rc = idx;
+        else if (sup_child(s, idx, &ci) == SUP_OK)
+            c.inproc_pid = ci.pid;
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
     } else if (rc == SUP_OK) {

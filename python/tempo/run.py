@@ -91,7 +91,7 @@ class Result:
 
     results   {federate name: Table} from <output>/<federate>.csv
     summary   the summary lines of tempo-run as values: federation, federates (count),
-              method, start, end (s), wall_time (s), steps (min, max), updates, reflections,
+              method, start, end (s), wall_time (s), instants (min, max), updates, reflections,
               time_requests (those tempo-run printed; a key is absent when it printed none),
               results (the CSV paths), plot, log (the federation log file, with log=DIR)
     stdout, stderr   tempo-run's output as text
@@ -134,10 +134,10 @@ def parse_summary(text):
                 wall_time=float(m.group(6)),
             )
             continue
-        m = re.match(r"tempo-run: (\d+)(?: to (\d+))? steps per federate", line)
+        m = re.match(r"tempo-run: (\d+)(?: to (\d+))? instants per federate", line)
         if m:
             lo = int(m.group(1))
-            s["steps"] = (lo, int(m.group(2)) if m.group(2) else lo)
+            s["instants"] = (lo, int(m.group(2)) if m.group(2) else lo)
             for key, pat in (
                 ("updates", r"(\d+) attribute updates sent"),
                 ("reflections", r"(\d+) reflections received"),

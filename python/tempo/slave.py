@@ -284,7 +284,8 @@ def serve(ff, me, idx, rti, slave):
                 f.tar(T)
                 state["granted"] = False
                 if T > ff.t_start:
-                    state["steps"] += 1
+                    state["steps"] += 1  # instants committed (doc/master.md "Instants and steps")
+                state["t_done"] = seconds(T, ff.resolution)  # the end reached, past the end too
                 f.nera(horizon, wait=False)
                 state["requests"] += 2
                 continue
@@ -292,7 +293,8 @@ def serve(ff, me, idx, rti, slave):
                 st, vals, times, event, nsub, msg = slave.execute(kind, t, arg, v, tv)
             except Exception as e:  # the model failed: the master reports it and stops
                 st, vals, times, event, nsub = EFAIL, [], [], 0, 0
-                msg = "federate %s: %s: %s" % (me.name, type(e).__name__, e)
+                # no name: the master's report names the slave once (doc/python.md)
+                msg = "%s: %s" % (type(e).__name__, e)
                 # said here too: tempo-run echoes it as [NAME] (the master's report may not
                 # quote a slave's message)
                 print("tempo-slave: %s: command %d at %.9g s: %s: %s"
@@ -464,8 +466,9 @@ def main(argv=None):
     except (TempoError, RuntimeError, ValueError) as e:
         print("tempo-slave: %s: %s" % (me.name, e), file=sys.stderr)
         return 1
-    print("tempo-slave: %s: done at t = %.9g s: %d steps, %d updates, %d reflections, "
-          "%d time requests" % (me.name, ff.end, st["steps"], st.get("updates", 0),
+    print("tempo-slave: %s: done at t = %.15g s: %d instants, %d updates, %d reflections, "
+          "%d time requests" % (me.name, max(ff.end, st.get("t_done", ff.end)), st["steps"],
+                                st.get("updates", 0),
                                 st.get("reflections", 0), st["requests"]))
     return 0
 

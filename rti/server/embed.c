@@ -199,3 +199,46 @@ int embed_stop(const char *name, char *err, size_t errlen)
     embed_unref_unlock(e);
     return 0;
 }
+
+/* ---- status (the in-process watchdog, doc/inproc.md) --------------------------------------- */
+
+struct status_emit {
+    void (*emit)(void *ctx, const char *line);
+    void *ctx;
+};
+
+static void status_line(void *ctx, const char *tag, const char *line)
+{
+    const struct status_emit *se = ctx;
+    char full[900];
+    snprintf(full, sizeof full, "%s%s%s", strcmp(tag, "-") ? tag : "", strcmp(tag, "-") ? " " : "",
+             line);
+    se->emit(se->ctx, full);
+}
+
+int embed_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx, char *err,
+                 size_t errlen)
+{
+    if (!name) name = "";
+    pthread_mutex_lock(&embed_reg_lock); /* the registry first, as embed_stop and the exit flush */
+    struct embed *e = embed_find_locked(name);
+    int locked = 0;
+    for (int i = 0; e && i < 100 && !(locked = pthread_mutex_trylock(&e->lock) == 0); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (!e || !locked || !e->s) {
+        if (locked) pthread_mutex_unlock(&e->lock);
+        pthread_mutex_unlock(&embed_reg_lock);
+        snprintf(err, errlen,
+                 !e       ? "no in-process RTI named '%s' is running"
+                 : locked ? "in-process RTI '%s' is stopped"
+                          : "in-process RTI '%s': a federate stayed inside the core",
+                 name);
+        return -1;
+    }
+    struct status_emit se = {emit, ctx};
+    for (struct federation *fx = e->s->feds; fx; fx = fx->next)
+        timesvc_status(fx, status_line, &se);
+    pthread_mutex_unlock(&e->lock);
+    pthread_mutex_unlock(&embed_reg_lock);
+    return 0;
+}

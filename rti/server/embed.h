@@ -106,6 +106,16 @@ int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, s
  */
 int embed_run(const char *name, char *err, size_t errlen);
 
+/**
+ * The "who waits for whom" lines of every federation of the embedded RTI called name, as
+ * tempo-rti logs them on SIGUSR1 (the federates' time states, then the federate to look at),
+ * handed to emit one by one. Safe from any thread, a task's included, while the federates
+ * are stuck: it waits at most 100 ms for a federate inside the core.
+ * @return 0, or -1 with err filled: no such RTI, or the core stayed busy.
+ */
+int embed_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx, char *err,
+                 size_t errlen);
+
 /** In a task: let the other runnable tasks run, then return 1. Elsewhere: return 0 at once. */
 int embed_yield(void);
 

@@ -152,27 +152,14 @@ static void js_federate(struct evbuffer *o, struct federation *fx, const tm_stat
     evbuffer_add(o, "}", 1);
 }
 
-/* The federate to look at: the end of the wait chain reached from the most waiting federates
- * (tm_wait_root); *cycle when a waiting federate's chain closes on itself instead. */
+/* The federate to look at (tm_look_at, the rule the status dump uses too); *cycle when a
+ * waiting federate's chain closes on itself instead. */
 static tm_fed look_at(struct federation *fx, const tm_status *v, size_t n, int *cycle)
 {
-    tm_fed best = TM_NO_FED;
-    size_t best_n = 0;
-    *cycle = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!tm_waits(&v[i])) continue;
-        bool cyc;
-        tm_fed r = tm_wait_root(fx->tm, v, n, v[i].fed, &cyc);
-        if (cyc) *cycle = 1;
-        if (r == TM_NO_FED) continue;
-        size_t cnt = 0;
-        for (size_t j = 0; j < n; j++) {
-            bool c2;
-            if (tm_waits(&v[j]) && tm_wait_root(fx->tm, v, n, v[j].fed, &c2) == r) cnt++;
-        }
-        if (cnt > best_n) best = r, best_n = cnt;
-    }
-    return best;
+    bool cyc = false;
+    tm_fed r = tm_look_at(fx->tm, v, n, NULL, &cyc);
+    *cycle = cyc;
+    return r;
 }
 
 static void js_federation(struct evbuffer *o, struct federation *fx)

@@ -489,19 +489,48 @@ void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg 
         server_reply(s, f->conn, m->req, STATUS_OK, 0, "");
 }
 
-void timesvc_dump(struct server *s, struct federation *fx)
+void timesvc_status(struct federation *fx,
+                    void (*emit)(void *ctx, const char *tag, const char *line), void *ctx)
 {
     size_t n = tm_count(fx->tm);
     tm_status *st = calloc(n ? n : 1, sizeof *st);
     if (!st) return;
     n = tm_status_all(fx->tm, st, n);
-    log_write(LOG_LV_INFO, "tm", "-", "federation '%s': %zu federate(s), %u object(s)", fx->name, n,
-              fx->n_objects);
+    char line[600];
+    snprintf(line, sizeof line, "federation '%s': %zu federate(s), %u object(s)", fx->name, n,
+             fx->n_objects);
+    emit(ctx, "-", line);
     for (size_t i = 0; i < n; i++) {
-        char line[512];
         tm_status_format(&st[i], fx->tm, line, sizeof line);
         struct federate *f = federation_federate(fx, st[i].fed);
-        log_write(LOG_LV_INFO, "tm", f ? f->tag : "?", "%s", line);
+        emit(ctx, f ? f->tag : "?", line);
     }
+    /* The federate to look at: the rule of the live view and tempo-log explain (tm_look_at). */
+    bool cycle = false;
+    size_t waiting = 0;
+    tm_fed r = tm_look_at(fx->tm, st, n, &waiting, &cycle);
+    struct federate *rf = r != TM_NO_FED ? federation_federate(fx, r) : NULL;
+    if (rf)
+        snprintf(line, sizeof line,
+                 "federation '%s': the federate to look at: %s (%zu waiting federate(s) wait for "
+                 "it, directly or through others; it does not wait for anyone)",
+                 fx->name, rf->name, waiting);
+    else
+        snprintf(line, sizeof line, "federation '%s': the federate to look at: %s", fx->name,
+                 cycle ? "none, a cycle: federates wait for each other"
+                       : "none (no federate waits for another)");
+    emit(ctx, "-", line);
     free(st);
+}
+
+static void dump_line(void *ctx, const char *tag, const char *line)
+{
+    (void)ctx;
+    log_write(LOG_LV_INFO, "tm", tag, "%s", line);
+}
+
+void timesvc_dump(struct server *s, struct federation *fx)
+{
+    (void)s;
+    timesvc_status(fx, dump_line, NULL);
 }

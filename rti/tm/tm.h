@@ -359,6 +359,15 @@ bool tm_waits(const tm_status *s);
  *  cycle. O(N^2) at worst. */
 tm_fed tm_wait_root(const tm_state *st, const tm_status *v, size_t n, tm_fed from, bool *cycle);
 
+/** The federate to look at in a federation, one rule for the RTI's live view, its status dump
+ *  (SIGUSR1, and the in-process RTI's: doc/rti.md, doc/inproc.md) and so tempo-run's
+ *  watchdog: the end of the wait chain (tm_wait_root) that the most waiting federates reach.
+ *  @param v,n     every federate's status (tm_status_all).
+ *  @param waiting set (may be NULL) to how many waiting federates reach it.
+ *  @param cycle   set to true when some waiting federate's chain closes on itself.
+ *  @return that federate, or TM_NO_FED when nobody waits for anyone. O(N^3) at worst. */
+tm_fed tm_look_at(const tm_state *st, const tm_status *v, size_t n, size_t *waiting, bool *cycle);
+
 /* ---- checkpoint (doc/checkpoint.md) -------------------------------------------------- */
 
 /** Append the whole state of @p st to @p b: every federate's time, flags, lookahead, pending

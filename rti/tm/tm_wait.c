@@ -45,3 +45,25 @@ tm_fed tm_wait_root(const tm_state *st, const tm_status *v, size_t n, tm_fed fro
     *cycle = true;
     return TM_NO_FED;
 }
+
+tm_fed tm_look_at(const tm_state *st, const tm_status *v, size_t n, size_t *waiting, bool *cycle)
+{
+    tm_fed best = TM_NO_FED;
+    size_t best_n = 0;
+    *cycle = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!tm_waits(&v[i])) continue;
+        bool cyc;
+        tm_fed r = tm_wait_root(st, v, n, v[i].fed, &cyc);
+        if (cyc) *cycle = true;
+        if (r == TM_NO_FED) continue;
+        size_t cnt = 0;
+        for (size_t j = 0; j < n; j++) {
+            bool c2;
+            if (tm_waits(&v[j]) && tm_wait_root(st, v, n, v[j].fed, &c2) == r) cnt++;
+        }
+        if (cnt > best_n) best = r, best_n = cnt;
+    }
+    if (waiting) *waiting = best_n;
+    return best;
+}

@@ -2,7 +2,8 @@
 # doc/cases/README.md is the table tests/cases_readme.sh writes from the rows the tests
 # generate (doc/cases/figures/*.claims), and every generated table a doc page names exists.
 # Runs nothing else: the tests that write the figures compare them with a fresh run
-# themselves. Prints "N passed, N failed".
+# themselves. The plots committed under doc/ render to PNG, not blank (tests/figures.sh).
+# Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pass=0
@@ -19,5 +20,11 @@ for f in doc/cases/figures/*.md; do
   if grep -rqF "figures/$(basename "$f")" doc --include='*.md' --exclude-dir=figures; then ok; else
     ko "$f is named by no page"; fi
 done
+. tests/figures.sh
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cases_doc.XXXXXX")
+for svg in $(find doc -name '*.svg' | sort); do
+  if plot_png_ok "$svg" "$tmp"; then ok; else ko "$svg: not rendered, or blank"; fi
+done
+rm -rf "$tmp"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -51,5 +51,22 @@ done
 # Fig. 4b over the Euler FMUs ends past 50 s: its last row is after the end
 last=$(tail -n 1 "$dir/r-osc_defect_fig4/s2.csv" | cut -d, -f1)
 awk -v t="$last" 'BEGIN { exit !(t > 50) }' && ok || ko "fig4: last instant $last, want > 50"
+# ... and every program says so: the master's "done at" (one process and under tempo-run) and
+# each slave's (their lines as tempo-master --in-process prints them) are that instant, and
+# the slaves' instants, tempo-run's too, are the master's N (doc/master.md "Instants and steps")
+o=$dir/r-osc_defect_fig4.out
+bin/tempo-master --federation examples/osc_defect_fig4.json --in-process --output "$dir/i-fig4" \
+  >"$dir/i-fig4.out" 2>&1 || ko "fig4 in process: $(cat "$dir/i-fig4.out")"
+n=$(grep -o 'N = [0-9]* steps' "$o" | grep -o '[0-9]*')
+at=$(sed -n 's/.*tempo-master: osc-defect-fig4: done at t = \([0-9.]*\) s.*/\1/p' "$o")
+at1=$(sed -n 's/.*tempo-master: osc-defect-fig4: done at t = \([0-9.]*\) s (one process)/\1/p' \
+  "$dir/l-osc_defect_fig4.out")
+if [ -n "$n" ] && [ -n "$at" ] && [ "$at" = "$at1" ] &&
+  awk -v a="$at" -v t="$last" 'BEGIN { d = a - t; exit !(d < 1e-9 && d > -1e-9) }' &&
+  grep -q "tempo-fmu: s1: done at t = $at s: $n instants" "$dir/i-fig4.out" &&
+  grep -q "tempo-fmu: s2: done at t = $at s: $n instants" "$dir/i-fig4.out" &&
+  grep -q "tempo-run: $n instants per federate" "$o"; then ok; else
+  ko "fig4: done at '$at' / '$at1' (last row $last), N '$n': $(grep -hE 'done at|per federate' "$o" "$dir/l-osc_defect_fig4.out" "$dir/i-fig4.out")"
+fi
 
 finish

@@ -84,7 +84,8 @@ figures_check defect.claims "$dir/defect.claims"
 
 # The plots a person looks at: rendered to PNG, of the declared size and not blank
 # (plot_png_ok of tests/figures.sh).
-for svg in "$dir/f4/osc-defect-fig4_steps.svg" "$dir/c/osc-defect-euler-fixed_convergence.svg"; do
+for svg in "$dir/f4/osc-defect-fig4_steps.svg" "$dir/f4/osc-defect-fig4_outputs.svg" \
+  "$dir/c/osc-defect-euler-fixed_convergence.svg"; do
   plot_png_ok "$svg" "$dir" && ok || ko "$svg: not rendered, or blank"
 done
 # the steps plot draws the last step over its width: the H_k path ends with a level segment of

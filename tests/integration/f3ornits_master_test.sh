@@ -20,14 +20,14 @@ same_dirs() { # A B FILES...
 for f in osc_f3_async osc_f3_mixed osc_f3_change; do
   feds="s1.csv s2.csv master.csv"
   [ $f = osc_f3_async ] && feds="$feds spring.csv mass.csv"
-  bin/tempo-master --federation "examples/$f.json" --local --output "$dir/l-$f" >"$dir/l.out" 2>&1
+  bin/tempo-master --federation "examples/$f.json" --local --output "$dir/l-$f" >"$dir/l-$f.out" 2>&1
   r1=$?
   bin/tempo-master --federation "examples/$f.json" --local --quiet --output "$dir/m-$f" >/dev/null 2>&1
   timeout 120 bin/tempo-run "examples/$f.json" --quiet --output "$dir/r-$f" >"$dir/r.out" 2>&1
   r2=$?
   if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && same_dirs "$dir/l-$f" "$dir/r-$f" $feds &&
     same_dirs "$dir/l-$f" "$dir/m-$f" $feds; then ok; else
-    ko "$f: one process ($r1), again, tempo-run ($r2): $(head -c 600 "$dir/l.out" "$dir/r.out")"
+    ko "$f: one process ($r1), again, tempo-run ($r2): $(head -c 600 "$dir/l-$f.out" "$dir/r.out")"
   fi
 done
 # the grids: s1 at k * 0.003 s (667 steps to 2 s, the last one shortened), s2 at k * 0.007 s
@@ -107,6 +107,16 @@ awk -F, 'NR == 1 { next }
   echo "| ZOH Jacobi, H = 0.1 s | $(($(wc -l <"$dir/cz/car.csv") - 2)) | $(tail -n 1 "$dir/cz/car.csv" | awk -F, '{ printf "%.6g | %.6g", $2, $3 }') |"
   echo "| F3ORNITS (the file's settings) | $(($(wc -l <"$dir/cf/car.csv") - 2)) | $(tail -n 1 "$dir/cf/car.csv" | awk -F, '{ printf "%.6g | %.6g", $2, $3 }') |"
   echo '| monolithic (closed form) | | 1065 | 20 |'
+  echo
+  echo '### Asynchrony (`examples/osc_f3_async.json`), to 2 s'
+  echo
+  echo "The master: $(sed -n 's/.*f3ornits: \(.*\)$/\1/p' "$dir/l-osc_f3_async.out")."
+  echo
+  echo '| slave | steps |'
+  echo '|---|---|'
+  for s in s1 s2 spring mass; do
+    echo "| $s | $(($(wc -l <"$dir/r-osc_f3_async/$s.csv") - 2)) |"
+  done
 } >"$dir/f3ornits.md"
 figures_check f3ornits.md "$dir/f3ornits.md"
 awk -F, -v T=tests/integration/f3ornits_master_test.sh 'NR == 1 { next }

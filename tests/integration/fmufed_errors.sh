@@ -95,7 +95,7 @@ if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$(wc -l <"$dir/out-good/prey.csv")" 
 # progress lines for tempo-run: "progress T END", the first at the start, the last at the end,
 # then the summary line.
 if [ "$(head -n 1 "$dir/g1.out")" = "progress 0 10" ] && grep -qx 'progress 10 10' "$dir/g1.out" &&
-  tail -n 1 "$dir/g1.out" | grep -q '^tempo-fmu: prey: done at t = 10 s: 20 steps'; then ok; else
+  tail -n 1 "$dir/g1.out" | grep -q '^tempo-fmu: prey: done at t = 10 s: 20 instants'; then ok; else
   ko "progress/summary lines: $(head -c 300 "$dir/g1.out")"; fi
 
 # 10. a given FOM whose attribute is not float64: refused at start, naming the wiring.

@@ -2,7 +2,8 @@
  * process per federate) on the Lotka-Volterra split of the Awais thesis §4.3.3 (lv_prey +
  * lv_predator, alpha 0.5, beta 0.7, gamma 0.27, delta 0.6, x0 = y0 = 1, macro step 0.5, end 100),
  * each algorithm against the monolithic lv_me.fmu through fmu_step at rtol 1e-10. Serves
- * doc/algorithms/README.md and doc/run.md; read federate/fmufed/fmufed.h for what is run.
+ * doc/algorithms/README.md and doc/run.md; the errors the pages quote are written into
+ * doc/cases/figures/lv_peer.md (tests/figures.h). Read federate/fmufed/fmufed.h for what is run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "federate/fmu/fmu_step.h"
 #include "federate/run/results.h"
+#include "tests/figures.h"
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256];  /* temporary folder of this test */
@@ -172,6 +174,15 @@ out:
     return r;
 }
 
+/* The generated table doc/cases/figures/lv_peer.md: one row per run and interval. */
+static FILE *g_fig;
+
+static void fig_row(const char *run, double t_max, const errs *e)
+{
+    fprintf(g_fig, "| %s | [0, %g] | %zu | %.2g | %.2g | %.2g | %.2g at t = %g |\n", run, t_max,
+            e->n, e->med_x, e->med_y, e->max_x, e->max_y, e->t_max_y);
+}
+
 /* Run one LV federation; returns the two tables (NULL on failure). */
 static int run_lv(const char *rti, const char *tag, const char *algo, const char *prey_fmu,
                   const char *pred_fmu, res_table **prey, res_table **pred)
@@ -309,6 +320,17 @@ int main(void)
 
     res_table *gs_a = NULL, *gs_b = NULL, *ja = NULL, *jb = NULL, *na = NULL, *nb = NULL,
               *da = NULL, *db = NULL;
+    figures_table fig;
+    g_fig = figures_open(&fig, "lv_peer.md", "tests/integration/fmufed_lv_test.c");
+    fprintf(g_fig,
+            "### Lotka-Volterra, the peer methods\n\n"
+            "lv_prey and lv_predator (model exchange, rtol 1e-10), alpha 0.5, beta 0.7, gamma "
+            "0.27, delta 0.6, x0 = y0 = 1, step 0.5 (jacobi-de: quantum q, steps in [0.001, "
+            "0.5]), end 100, each federate a tempo-fmu process on one tempo-rti; |error| of x "
+            "(prey) and y (predator) at the communication points against lv_me.fmu at rtol "
+            "1e-10.\n\n"
+            "| run | interval | points | median x | median y | max x | max y |\n"
+            "|---|---|---|---|---|---|---|\n");
     /* Gauss-Seidel: prey is the source (first valid pair in file order), predator the sink. */
     if (run_lv(rti_addr, "gs", "{ \"method\": \"gauss-seidel\", \"end\": 100, \"step\": 0.5 }",
                "lv_prey_me.fmu", "lv_predator_me.fmu", &gs_a, &gs_b) == 0) {
@@ -318,6 +340,8 @@ int main(void)
                "[0,50]); max x %.4f y %.4f\n",
                e.med_x, e.med_y, e50.med_x, e50.med_y, e.max_x, e.max_y);
         CHECK_INT_EQ((long)e.n, 201);
+        fig_row("gauss-seidel (prey the source)", 100, &e);
+        fig_row("gauss-seidel (prey the source)", 50, &e50);
         /* Thesis: about 0.015 (x) and 0.02 (y); doc/references.md (Awais) computed 0.018 and
          * 0.043 to t = 100 with RK4 inside the FMUs. Tolerance: twice the notes' figures. */
         CHECK(e.med_x < 0.036, "GS median |e_x| %.4f < 0.036", e.med_x);
@@ -335,6 +359,10 @@ int main(void)
         printf("jacobi H=0.5: median |e| x %.4f y %.4f over [0,50]; max |e_y| %.3f at t = %g\n",
                e50.med_x, e50.med_y, e.max_y, e.t_max_y);
         check_exchange("jacobi", ja, jb, 0);
+        errs e20 = compare(ja, jb, 20);
+        fig_row("jacobi", 100, &e);
+        fig_row("jacobi", 50, &e50);
+        fig_row("jacobi", 20, &e20);
         /* Thesis: Jacobi's error grows and spikes in y near t = 50 (notes: y peak 9.6 at
          * t = 47 with RK4 inside; the reference y stays below 1.41). */
         CHECK(e.max_y > 2.0, "jacobi unstable on LV at H = 0.5: max |e_y| %.3f > 2", e.max_y);
@@ -350,6 +378,7 @@ int main(void)
                "lv_prey_me.fmu", "lv_predator_me.fmu", &na, &nb) == 0) {
         errs e20 = compare(na, nb, 20);
         check_exchange("jacobi-naive", na, nb, 1);
+        fig_row("jacobi-naive (lookahead = step)", 20, &e20);
         if (ja) {
             errs j20 = compare(ja, jb, 20);
             printf("naive H=0.5: median |e| over [0,20] x %.4f y %.4f (improved %.4f %.4f)\n",
@@ -371,6 +400,9 @@ int main(void)
         snprintf(tag, sizeof tag, "de%d", k);
         if (run_lv(rti_addr, tag, algo, "lv_prey_me.fmu", "lv_predator_me.fmu", &da, &db)) continue;
         de[k] = compare(da, db, 100);
+        char run[64];
+        snprintf(run, sizeof run, "jacobi-de, q = %g", q);
+        fig_row(run, 100, &de[k]);
         printf("jacobi-de q=%g: %zu communication points, median |e| x %.4f y %.4f, max %.4f "
                "%.4f\n",
                q, de[k].n, de[k].med_x, de[k].med_y, de[k].max_x, de[k].max_y);
@@ -413,6 +445,8 @@ int main(void)
             if (run_lv(rti_addr, tag, algo, "lv_prey_me.fmu", "lv_predator_me.fmu", &xa, &xb) ==
                 0) {
                 errs e = compare(xa, xb, 20), e100 = compare(xa, xb, 100);
+                fig_row(p == 1 ? "jacobi, linear extrapolation" : "jacobi, quadratic extrapolation",
+                        20, &e);
                 printf("jacobi extrapolation %d: median |e| over [0,20] x %.4f y %.4f (hold %.4f "
                        "%.4f); max |e_y| over [0,100] %.4f\n",
                        p, e.med_x, e.med_y, j20.med_x, j20.med_y, e100.max_y);
@@ -432,6 +466,7 @@ int main(void)
                    "\"extrapolation\": 1 }",
                    "lv_prey_me.fmu", "lv_predator_me.fmu", &xa, &xb) == 0) {
             errs e = compare(xa, xb, 100), g = compare(gs_a, gs_b, 100);
+            fig_row("gauss-seidel, linear extrapolation", 100, &e);
             printf("gauss-seidel extrapolation 1: median |e| x %.4f y %.4f (hold %.4f %.4f)\n",
                    e.med_x, e.med_y, g.med_x, g.med_y);
             /* The sink interpolates its input over the step: y gains clearly; the source
@@ -451,6 +486,7 @@ int main(void)
                    "{ \"method\": \"gauss-seidel\", \"end\": 100, \"step\": 0.5 }",
                    "lv_prey_cs.fmu", "lv_predator_cs.fmu", &ca, &cb) == 0) {
             errs e = compare(ca, cb, 100);
+            fig_row("gauss-seidel, co-simulation FMUs", 100, &e);
             printf("gauss-seidel CS FMUs: median |e| x %.4f y %.4f, max %.4f %.4f\n", e.med_x,
                    e.med_y, e.max_x, e.max_y);
             CHECK(e.med_x < 0.036 && e.med_y < 0.086 && e.max_y < 0.5,
@@ -476,6 +512,7 @@ int main(void)
         res_table_free(a2);
         res_table_free(b2);
     }
+    figures_close(&fig);
     res_table_free(gs_a);
     res_table_free(gs_b);
     res_table_free(ja);

@@ -3,13 +3,15 @@
  * osc_twomass at rtol 1e-10): Jacobi at fixed steps converges with order one (halving H halves
  * the error), the naive variant's extra step of lag costs accuracy, and Gauss-Seidel also
  * converges with order one. Serves doc/algorithms/README.md and doc/run.md (second case study);
- * read tests/integration/fmufed_lv_test.c for the Lotka-Volterra case.
+ * the errors go into doc/cases/figures/osc_peer.md (tests/figures.h). Read
+ * tests/integration/fmufed_lv_test.c for the Lotka-Volterra case.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "federate/fmu/fmu_step.h"
 #include "federate/run/results.h"
+#include "tests/figures.h"
 #include "tests/integration/client_harness.h"
 
 static char g_dir[256], g_cwd[1024];
@@ -116,6 +118,13 @@ int main(void)
     const double H[3] = {0.2, 0.1, 0.05};
     const char *methods[3] = {"jacobi", "gauss-seidel", "jacobi-naive"};
     double err[3][3];
+    figures_table g;
+    FILE *fig = figures_open(&g, "osc_peer.md", "tests/integration/fmufed_osc_test.c");
+    fprintf(fig, "### Two-mass oscillator, the peer methods\n\n"
+                 "osc_omega2tau and osc_tau2omega (model exchange, rtol 1e-10) as two tempo-fmu "
+                 "processes, end 20; the largest |error| of omega2 against osc_twomass at rtol "
+                 "1e-10, and its ratio per halving of H.\n\n"
+                 "| method | H = 0.2 | H = 0.1 | H = 0.05 | ratios |\n|---|---|---|---|---|\n");
     for (int m = 0; m < 3; m++) {
         for (int k = 0; k < 3; k++) {
             char tag[64];
@@ -126,6 +135,8 @@ int main(void)
                "%.2f\n",
                methods[m], err[m][0], err[m][1], err[m][2], err[m][0] / err[m][1],
                err[m][1] / err[m][2]);
+        fprintf(fig, "| %s | %.3g | %.3g | %.3g | %.2f, %.2f |\n", methods[m], err[m][0], err[m][1],
+                err[m][2], err[m][0] / err[m][1], err[m][1] / err[m][2]);
         /* First order: halving H halves the error; the band [1.6, 2.5] allows for the
          * higher-order terms at the coarser steps. */
         for (int k = 0; k < 2; k++)
@@ -139,5 +150,6 @@ int main(void)
               "improved Jacobi more accurate than naive at H = %g "
               "(%.3e < %.3e)",
               H[k], err[0][k], err[2][k]);
+    figures_close(&g);
     return check_summary();
 }

@@ -22,7 +22,7 @@ if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && cmp -s "$dir/run1/prey.csv" "$dir/run2/
   ko "twice: $r1 $r2 $(head -c 400 "$dir/t1.err" "$dir/t2.err")"; fi
 if grep -q "tempo-run: results $dir/run1/prey.csv" "$dir/t1.out" &&
   grep -q "tempo-run: plot $dir/run1/plot.svg" "$dir/t1.out" && [ -s "$dir/run1/plot.svg" ] &&
-  grep -q '200 steps per federate; messages: ' "$dir/t1.out" &&
+  grep -q '200 instants per federate; messages: ' "$dir/t1.out" &&
   grep -q 'wall time' "$dir/t1.out"; then ok; else ko "summary: $(cat "$dir/t1.out")"; fi
 # Progress (not a terminal): one line per 10 % per federate, on stderr; none with --quiet.
 if grep -q '^progress: prey 50% (t = 50 of 100 s)' "$dir/t2.err" &&

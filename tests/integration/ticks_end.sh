@@ -17,9 +17,14 @@
 #   - variable steps: jacobi-de, f3ornits, hybrid and defect-control with step-size control:
 #     the last row is the end time;
 #   - distributed (tempo-run): jacobi and master-jacobi, 2000 steps of 0.001 s.
-# Prints "N passed, N failed".
+# In two halves of about 25 s of CPU each, so that the parallel runner (tests/run.sh) runs them
+# side by side: `ticks_end.sh` (or --short) the 10^5-step runs of every method, the variable
+# steps and the distributed runs; `ticks_end.sh --long` (tests/integration/ticks_long.sh) the
+# 10^6-step runs, balance and energy; --all both. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+part=${1:---short}
+case $part in --short | --long | --all) ;; *) echo "usage: $0 [--short | --long | --all]" >&2; exit 2 ;; esac
 . tests/integration/lib.sh ticks_end
 need ticks_end bin/tempo-fmu bin/tempo-master bin/tempo-run bin/tempo-rti build/fmus/clock_cs.fmu build/fmus/clock_me.fmu
 
@@ -97,7 +102,7 @@ fixed() {
 }
 methods=$(bin/tempo-master --list-methods | tr ' ' ':')
 [ -n "$methods" ] || ko "tempo-master --list-methods lists no method"
-for spec in "0.001 100" "0.1 10000"; do
+[ "$part" = --long ] || for spec in "0.001 100" "0.1 10000"; do
   set -- $spec
   h=$1 end=$2
   for ms in $methods; do
@@ -112,7 +117,7 @@ done
 
 # 1b. Balance and energy need their power ports: the spring-mass example files, 10^5 steps of
 #     0.0002 s and 0.00075 s (solver tolerances relaxed to keep them cheap); the last rows.
-for spec in "springmass_balance.json 0.1 0.0002 20" "springmass_energy.json 0.2 0.00075 75"; do
+[ "$part" = --short ] || for spec in "springmass_balance.json 0.1 0.0002 20" "springmass_energy.json 0.2 0.00075 75"; do
   set -- $spec
   sed -e "s|\"step\": $2|\"step\": $3|" -e 's|"solver": {[^}]*}|"solver": { "rtol": 1e-6, "atol": 1e-8 }|' \
     -e "s|\"\\.\\./build/|\"$PWD/build/|g" -e "s|\"output\": \"[^\"]*\"|\"output\": \"$dir/out\"|" \
@@ -121,10 +126,16 @@ for spec in "springmass_balance.json 0.1 0.0002 20" "springmass_energy.json 0.2 
 done
 
 # 2. 10^6 steps.
-clk "$dir/f.json" cs '{ "method": "jacobi", "end": 1000, "step": 0.001 }'
-peer "jacobi 10^6" && ends_on "jacobi, 10^6 steps of 0.001 s" 1000 grid
-clk "$dir/f.json" cs '{ "method": "master-jacobi", "end": 100000, "step": 0.1 }'
-master "master-jacobi 10^6" && ends_on "master-jacobi, 10^6 steps of 0.1 s" 100000 grid
+if [ "$part" != --short ]; then
+  clk "$dir/f.json" cs '{ "method": "jacobi", "end": 1000, "step": 0.001 }'
+  peer "jacobi 10^6" && ends_on "jacobi, 10^6 steps of 0.001 s" 1000 grid
+  clk "$dir/f.json" cs '{ "method": "master-jacobi", "end": 100000, "step": 0.1 }'
+  master "master-jacobi 10^6" && ends_on "master-jacobi, 10^6 steps of 0.1 s" 100000 grid
+fi
+if [ "$part" = --long ]; then
+  finish
+  exit
+fi
 
 # 3. Variable steps: the end lands on the stop time (the FMU's time stays on the row's time).
 clk "$dir/f.json" cs '{ "method": "jacobi-de", "end": 100, "quantum": 1e-3, "h_min": 0.001, "h_max": 0.1 }'

@@ -85,7 +85,7 @@ replay_all() {
 
 # 1. Record the federation.
 record "$dir/rec"
-check "the recorded run took 20 steps" has "$dir/rec/run.out" "20 steps per federate"
+check "the recorded run took 20 steps" has "$dir/rec/run.out" "20 instants per federate"
 [ -n "$log" ] || { echo "$pass passed, $((fail + 1)) failed"; exit 1; }
 check "the stair's CSV has the jump at 3.5 s" grep -qx '3.5,1' "$dir/rec/out/stair.csv"
 check "... and not before it" grep -qx '3,0' "$dir/rec/out/stair.csv"

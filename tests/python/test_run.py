@@ -25,7 +25,7 @@ def test_run_results_and_summary(tmp_path):
     r = tempo.run(LV, output=tmp_path / "out")
     s = r.summary
     assert (s["federation"], s["federates"], s["method"]) == ("lv-gauss-seidel", 2, "gauss-seidel")
-    assert (s["start"], s["end"], s["steps"]) == (0.0, 100.0, (200, 200))
+    assert (s["start"], s["end"], s["instants"]) == (0.0, 100.0, (200, 200))
     assert s["updates"] > 0 and s["time_requests"] > 0 and s["wall_time"] > 0
     for fed in ("prey", "predator"):
         head, rows = read_csv(tmp_path / "out" / (fed + ".csv"))
@@ -57,7 +57,7 @@ def test_set_equals_a_hand_edited_file(tmp_path):
     r = tempo.run(LV, set={"prey.alpha": 0.6, "algorithm.step": 0.25}, in_process=True)
     head, rows = read_csv(tmp_path / "ref" / "prey.csv")
     assert list(r["prey"]["x"]) == [row[head.index("x")] for row in rows]
-    assert r.summary["steps"] == (400, 400)
+    assert r.summary["instants"] == (400, 400)
     base = tempo.run(LV, in_process=True)
     assert abs(base["prey"]["x"][-1] - r["prey"]["x"][-1]) > 1e-3  # alpha changed the run
 

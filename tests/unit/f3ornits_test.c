@@ -306,6 +306,26 @@ static void test_master(void)
                     e[F3_NORM_DAMPED].rmse[0] < e[F3_NORM_AMPLITUDE].rmse[0]
                 ? "reproduced"
                 : "not reproduced");
+    /* Other tolerances: the steps of each normalisation (extrapolation), printed, not
+     * asserted in order (the damped band follows the signal's recent range, narrower than its
+     * full swing, and may take more steps than magnitude; doc/algorithms/f3ornits.md). */
+    fprintf(fig, "\n### Steps at other tolerances (extrapolation)\n\n"
+                 "| rtol | magnitude | amplitude | damped |\n|---|---|---|---|\n");
+    const double rt[3] = {1e-2, 1e-3, 1e-4};
+    for (int i = 0; i < 3; i++) {
+        fprintf(fig, "| %g |", rt[i]);
+        for (int n = 0; n < 3; n++) {
+            size_t N = f[0][n].res.N;
+            if (i != 1) {
+                f3_config c = flexible(F3_FIT_EXTRAP, (f3_norm)n);
+                c.rtol = rt[i];
+                N = osc_f3(c).res.N;
+                CHECK(N > 0, "rtol %g, %s: no steps", rt[i], nn[n]);
+            }
+            fprintf(fig, " %zu |", N);
+        }
+        fprintf(fig, "\n");
+    }
     figures_close(&g);
     figures_close(&gc);
     osc_run again = osc_f3(flexible(F3_FIT_EXTRAP, F3_NORM_DAMPED));

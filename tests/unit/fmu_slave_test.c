@@ -137,7 +137,9 @@ static void test_errors(void)
     port_poly bad = {.t0 = 0, .order = 0, .n = 2, .c = c};
     CHECK_INT_EQ(port_set_inputs(&o.ps, &bad), PORT_EUSAGE);
     CHECK_INT_EQ(port_collect(&o.ps), PORT_EUSAGE);
-    CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "massA");
+    CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "set_inputs: 2 inputs");
+    /* not named by itself: whoever reports it names the slave, once (port_add_cause) */
+    CHECK(strstr(fmu_slave_errmsg(o.fs), "massA") == NULL, "%s", fmu_slave_errmsg(o.fs));
     CHECK_INT_EQ(port_collect(&o.ps), PORT_OK); /* collect forgets */
     CHECK_INT_EQ(port_step(&o.ps, 0, 1, NULL, NULL), PORT_EUSAGE);
     CHECK_STR_HAS(fmu_slave_errmsg(o.fs), "not ahead");

@@ -379,9 +379,8 @@ static inline int master_local_run(master_local *ml, wr_result *res, char *err, 
     }
     int st = wr_run(&ml->m, ml->links, ml->n_links, o, res, err, errlen);
     if (st != PORT_OK && res->failed_slave >= 0 && err) {
-        const char *why = fmu_slave_errmsg(ml->feds[res->failed_slave].slave);
-        size_t n = strlen(err);
-        if (why[0] && n < errlen) snprintf(err + n, errlen - n, " (%s)", why);
+        port_add_cause(err, errlen, st, ml->ff->feds[res->failed_slave].name,
+                       fmu_slave_errmsg(ml->feds[res->failed_slave].slave));
     }
     return st;
 }

@@ -457,6 +457,54 @@ static void test_legend_overflow(void)
     xmlFreeDoc(doc);
 }
 
+/* A long legend entry widens the legend (the frame narrows) so that it stays inside the page,
+ * at 7 px a character (a generous width at font-size 12); one longer than 40 % of the page
+ * allows is cut with an ellipsis, the series keeping its whole label in data-label. */
+static void test_legend_width(void)
+{
+    double t[2] = {0, 1}, y[2] = {0, 1};
+    char mid[64], lng[400];
+    memset(mid, 'm', 40), mid[40] = '\0';
+    memset(lng, 'w', 300), lng[300] = '\0';
+    for (int c = 0; c < 2; c++) {
+        const char *label = c ? lng : mid;
+        plot_series s[2] = {{.label = "x", .t = t, .y = y, .n = 2},
+                            {.label = label, .t = t, .y = y, .n = 2}};
+        plot_opts o = {.width = 900};
+        xmlDoc *doc = render(&o, s, 2, PLOT_OK, NULL);
+        if (!doc) return;
+        nodes entries = {0}, series = {0}, frames = {0};
+        find_class(xmlDocGetRootElement(doc), "legend-entry", &entries);
+        find_class(xmlDocGetRootElement(doc), "series", &series);
+        find_class(xmlDocGetRootElement(doc), "frame", &frames);
+        CHECK_INT_EQ(entries.n, 2);
+        if (entries.n == 2 && series.n == 2 && frames.n == 1) {
+            char *txt = text_of(entries.v[1]), *full = str_attr(series.v[1], "data-label");
+            size_t chars = 0;
+            for (const char *p = txt ? txt : ""; *p; p++)
+                chars += (*p & 0xC0) != 0x80;
+            double x = num_attr(entries.v[1], "x");
+            CHECK(x + 7.0 * (double)chars <= 900,
+                  "%s label: %zu characters from x = %g run past "
+                  "the page",
+                  c ? "long" : "40-character", chars, x);
+            CHECK_STR_EQ(full, label);
+            if (c) {
+                CHECK(txt && strstr(txt, "\xe2\x80\xa6") && chars < 300, "long label not cut: %s",
+                      txt ? txt : "(none)");
+            } else {
+                CHECK_STR_EQ(txt, mid);
+                /* the frame gave up the room: narrower than with the default legend */
+                CHECK(num_attr(frames.v[0], "width") < 900 - 75 - 15 - 160, "frame width %g",
+                      num_attr(frames.v[0], "width"));
+            }
+            free(txt);
+            free(full);
+        }
+        xmlFreeDoc(doc);
+    }
+}
+
 static void test_tables(void)
 {
     char dir[256], err[RES_ERRLEN] = "", path[300];
@@ -631,6 +679,7 @@ int main(void)
     test_decimation();
     test_escaping_and_errors();
     test_legend_overflow();
+    test_legend_width();
     test_tables();
     test_tables_ref();
     test_units();

@@ -176,6 +176,45 @@ static void test_sync_report(void)
     CHECK_INT_EQ(port_sync_report(&m, NULL, "algo", "x", 0, 0, "", &failed, NULL, 0), PORT_OK);
 }
 
+/* port_add_cause: a failure's report names the failing slave once, with its own words where
+ * the generic words of the status were (issue 38: "slave prey: prey: ..."). */
+static void cause(const char *err, int status, const char *slave, const char *why, const char *want)
+{
+    char e[160];
+    snprintf(e, sizeof e, "%s", err);
+    port_add_cause(e, sizeof e, status, slave, why);
+    CHECK_STR_EQ(e, want);
+}
+
+static void test_add_cause(void)
+{
+    /* Across the protocol: the master's record opens with "slave NAME: ". */
+    cause("step at 5 s: slave bad: slave failed", PORT_EFAIL, NULL,
+          "slave bad: step: fault: fmi2DoStep returned fmi2Error",
+          "step at 5 s: slave bad: step: fault: fmi2DoStep returned fmi2Error");
+    cause("wr: slave 'bad' integrating the step at 4.5 s: slave failed", PORT_EFAIL, NULL,
+          "slave bad: step: x", "wr: slave 'bad' integrating the step at 4.5 s: step: x");
+    /* In one process: the slave's words carry no name; given, it is said when err lacks it. */
+    cause("semi: no convergence", PORT_ENOCONV, "prey", "step: y",
+          "semi: no convergence (slave prey: step: y)");
+    cause("step at 1 s: slave prey: slave failed", PORT_EFAIL, "prey", "step: y",
+          "step at 1 s: slave prey: step: y");
+    /* "slave NAME lost: " becomes "lost: " after a report naming the slave, else stays whole. */
+    cause("step at 2 s: slave b: slave lost", PORT_ELOST, NULL, "slave b lost: no reply within 2 s",
+          "step at 2 s: slave b: lost: no reply within 2 s");
+    cause("strong: slave 'b' at 2 s: slave lost", PORT_ELOST, NULL, "slave b lost: gone",
+          "strong: slave 'b' at 2 s: lost: gone");
+    cause("strong: no convergence", PORT_ENOCONV, NULL, "slave b lost: gone",
+          "strong: no convergence (slave b lost: gone)");
+    /* A name that only starts like another is not that one; nothing to add leaves err. */
+    cause("slave bad2: slave failed", PORT_EFAIL, NULL, "slave bad: z", "slave bad2: slave bad: z");
+    cause("x: slave failed", PORT_EFAIL, "a", "", "x: slave failed");
+    /* Cut to fit, never past the buffer. */
+    char small[24] = "step: slave failed";
+    port_add_cause(small, sizeof small, PORT_EFAIL, "a", "a very long cause of the failure");
+    CHECK_INT_EQ(strlen(small), sizeof small - 1);
+}
+
 /* port_seconds (doc/time.md "Seconds from ticks"): with whole ticks per second, the nearest
  * double to the decimal time, against strtod of the decimal text as the independent reference;
  * 15e9 ns is 15 exactly where 15e9 * 1e-9 is not; a tick of a minute multiplies. */
@@ -204,6 +243,7 @@ static void test_seconds(void)
 int main(void)
 {
     test_seconds();
+    test_add_cause();
     CHECK_STR_EQ(port_strerror(PORT_OK), "ok");
     CHECK_STR_HAS(port_strerror(PORT_EDISCARD), "discarded");
     CHECK_STR_HAS(port_strerror(12345), "unknown");

@@ -7,6 +7,7 @@
  * (the finite-difference Jacobian of an affine map is exact), Broyden from B0 = -I within 2n
  * updates (Gay 1979: good Broyden on an n-dimensional linear system), fixed point when the
  * coupling contracts; no convergence, a failing slave and bad settings are reported.
+ * The figures the page quotes go into doc/cases/figures/semi_fakes.md (tests/figures.h).
  * doc/algorithms/semi-implicit.md. */
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +15,11 @@
 
 #include "algorithms/semi.h"
 #include "tests/check.h"
+#include "tests/figures.h"
 #include "tests/unit/wr_fake.h"
+
+static FILE *g_fig;   /* doc/cases/figures/semi_fakes.md */
+static double g_e[2]; /* the weak pair's error against exp(Mt) x(0) at H 0.1 and 0.05 */
 
 #define TICK   1e-9
 #define SEC(s) ((int64_t)llround((s) / TICK))
@@ -80,6 +85,14 @@ static const sys WEAK = {.a1 = 1, .b1 = 1.5, .a2 = 2, .b2 = -2, .x10 = 1, .x20 =
  * eigenvalues have modulus sqrt(7.96) = 2.82, so it expands. */
 static const sys STRONG = {.a1 = 1, .b1 = 8, .a2 = 2, .b2 = -8, .x10 = 1, .x20 = 0.5};
 
+/* One row of the generated table: the case, the solver, steps, most updates per step, rounds,
+ * and the largest distance from the discrete scheme. */
+static void row(const char *what, const char *solver, const run *r, double e)
+{
+    fprintf(g_fig, "| %s | %s | %zu | %d | %zu | %.2g |\n", what, solver, r->res.n_accepted,
+            r->res.iter_max, r->res.eval_total, e);
+}
+
 static void test_fixed_point(void)
 {
     semi_opts o;
@@ -95,6 +108,7 @@ static void test_fixed_point(void)
     CHECK(R.res.iter_max >= 10 && R.res.iter_max <= 20, "see the values printed above; err: %s",
           R.err);
     CHECK(err_scheme(&R, &WEAK, 0.1, 1) < 1e-12, "see the values printed above; err: %s", R.err);
+    row("weak (H 0.1, tol 1e-13)", "fixed point", &R, err_scheme(&R, &WEAK, 0.1, 1));
     double e1 = err_exact(&R, &WEAK);
     semi_result_fini(&R.res);
     /* First order in H: the error halves with the step. */
@@ -107,6 +121,7 @@ static void test_fixed_point(void)
            e2, e2 / e1);
     CHECK(e1 < 0.1 && e2 / e1 > 0.4 && e2 / e1 < 0.6, "see the values printed above; err: %s",
           R.err);
+    g_e[0] = e1, g_e[1] = e2;
     /* Messages: 2 per slave at the start (get_outputs, record), 4 per slave and step outside the
      * iterations (save, set_inputs, step, record), 3 per slave and recalculation; a reply to
      * get_outputs and to every step. The fakes count what they received. */
@@ -143,6 +158,11 @@ static void test_fixed_point_diverges(void)
     /* The residual grows by about 2.82 per update: 2.82^20 = 1e9. */
     CHECK(R.res.n_residuals == 21 && R.res.residuals[20] > 1e8 * R.res.residuals[0],
           "see the values printed above; err: %s", R.err);
+    if (R.res.n_residuals == 21)
+        fprintf(g_fig,
+                "| strong (H 0.5, max_iter 20) | fixed point | diverges: the residual grows "
+                "%.3g times per update, reported | | | |\n",
+                pow(R.res.residuals[20] / R.res.residuals[0], 1.0 / 20));
     semi_result_fini(&R.res);
 }
 
@@ -162,6 +182,7 @@ static void test_newton_one_update(void)
     CHECK_INT_EQ(R.res.steps[3].evals, 4);
     double e = err_scheme(&R, &STRONG, 0.5, 1);
     printf("semi newton: %zu steps, max |x - scheme| %.3g\n", R.res.n_accepted, e);
+    row("strong (H 0.5, tol 1e-10)", "Newton", &R, e);
     CHECK(e < 1e-9, "see the values printed above; err: %s", R.err);
     semi_result_fini(&R.res);
     /* With internal steps: only the last quarter is redone; the advance is explicit. */
@@ -187,6 +208,7 @@ static void test_broyden(void)
     CHECK(R.res.iter_max >= 2 && R.res.iter_max <= 4, "see the values printed above; err: %s",
           R.err);
     CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "see the values printed above; err: %s", R.err);
+    row("strong (H 0.5, tol 1e-10)", "Broyden, B0 = -I", &R, err_scheme(&R, &STRONG, 0.5, 1));
     semi_result_fini(&R.res);
     o.jac0 = SEMI_JAC0_FD;
     o.fd_rel = 1e-2;
@@ -194,6 +216,8 @@ static void test_broyden(void)
     CHECK_INT_EQ(R.st, PORT_OK);
     CHECK_INT_EQ(R.res.iter_max, 1);
     CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "see the values printed above; err: %s", R.err);
+    row("strong (H 0.5, tol 1e-10)", "Broyden, B0 by finite differences", &R,
+        err_scheme(&R, &STRONG, 0.5, 1));
     semi_result_fini(&R.res);
     /* On the weak coupling all three agree with the scheme, to within their tolerance. */
     o.jac0 = SEMI_JAC0_IDENTITY;
@@ -222,6 +246,7 @@ static void test_newton_krylov(void)
           R.res.iter_max);
     CHECK(err_scheme(&R, &STRONG, 0.5, 1) < 1e-9, "newton-krylov: %g from the scheme",
           err_scheme(&R, &STRONG, 0.5, 1));
+    row("strong (H 0.5, tol 1e-10)", "Newton-Krylov (KINSOL)", &R, err_scheme(&R, &STRONG, 0.5, 1));
     semi_result_fini(&R.res);
     /* max_iter 1 on the expanding fixed-point map with a tolerance it cannot meet in one
      * iteration: reported with KINSOL's flag. */
@@ -269,11 +294,24 @@ static void test_failures(void)
 
 int main(void)
 {
+    figures_table g;
+    g_fig = figures_open(&g, "semi_fakes.md", "tests/unit/semi_test.c");
+    fprintf(g_fig, "The linear pair x1' = -a1 x1 + b1 x2, x2' = -a2 x2 + b2 x1 in two fakes whose "
+                   "steps are exact: weak a 1, 2, b 1.5, -2; strong a 1, 2, b 8, -8. Against the "
+                   "discrete scheme in closed form.\n\n"
+                   "| case | solver | steps | most updates per step | rounds | max \\|x - "
+                   "scheme\\| |\n|---|---|---|---|---|---|\n");
     test_fixed_point();
     test_fixed_point_diverges();
     test_newton_one_update();
     test_broyden();
     test_newton_krylov();
     test_failures();
+    fprintf(g_fig,
+            "\n### The weak pair against exp(Mt) x(0): first order\n\n"
+            "| step | 0.1 | 0.05 | ratio |\n|---|---|---|---|\n"
+            "| max error, fixed point | %.3g | %.3g | %.2f |\n",
+            g_e[0], g_e[1], g_e[1] / g_e[0]);
+    figures_close(&g);
     return check_summary();
 }

@@ -316,6 +316,7 @@ static void ref_errors(const kase *k, double mx[3], double med[3])
 
 /* The generated figures of doc/algorithms/strong-coupling.md (tests/figures.h). */
 static FILE *g_fig, *g_claims;
+static char g_hist[4096]; /* Lorenz at master rtol 1e-8: "n_f: instants" pairs */
 
 static void run_case(const kase *k, double rtol)
 {
@@ -377,6 +378,9 @@ static void run_case(const kase *k, double rtol)
         for (size_t i = 0; i < RHS.n; i++)
             cnt += RHS.v[i] == v;
         if (cnt) printf(" %ld:%zu", v, cnt);
+        size_t used = strlen(g_hist);
+        if (cnt && k == &CASES[0] && rtol > 1e-9 && used + 32 < sizeof g_hist)
+            snprintf(g_hist + used, sizeof g_hist - used, "%s%ld: %zu", used ? ", " : "", v, cnt);
     }
     printf("\n");
     fprintf(g_fig, "| %s | %g | %zu | %ld (%.1f per output instant, %ld..%ld) | %ld |", k->name,
@@ -422,6 +426,11 @@ static void test_cases(void)
         run_case(&CASES[k], 1e-8);
         run_case(&CASES[k], 1e-10);
     }
+    fprintf(g_fig,
+            "\n### Right-hand sides per output instant, Lorenz, master rtol 1e-8\n\n"
+            "Right-hand sides: output instants with that many (the thesis's iteration "
+            "count has no counterpart here; the evaluations are CVODE's).\n\n%s\n",
+            g_hist);
     figures_close(&g);
     figures_close(&gc);
 }

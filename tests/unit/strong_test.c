@@ -4,13 +4,15 @@
  * error follows the master's CVODE tolerance; one round per evaluation when the outputs are
  * the states (info.out_state) and two otherwise give the same numbers; the message count equals
  * eq. 5.19's form c0 + c1 n_s + c2 n_f for the recorded right-hand-side count n_f; a failing
- * slave is named. doc/algorithms/strong-coupling.md. */
+ * slave is named. The accuracy figures go into doc/cases/figures/strong_fakes.md
+ * (tests/figures.h). doc/algorithms/strong-coupling.md. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "algorithms/strong.h"
 #include "tests/check.h"
+#include "tests/figures.h"
 #include "tests/unit/wr_fake.h"
 
 #define TICK   1e-9
@@ -89,6 +91,12 @@ static const sys OSC = {.a1 = 0.1, .b1 = 2, .a2 = 0.2, .b2 = -2, .x10 = 1, .x20 
 
 static void test_accuracy(void)
 {
+    figures_table g;
+    FILE *fig = figures_open(&g, "strong_fakes.md", "tests/unit/strong_test.c");
+    fprintf(fig, "The linear pair x1' = -0.1 x1 + 2 x2, x2' = -0.2 x2 - 2 x1 in two evaluator "
+                 "fakes, x(0) = (1, 0), output step 0.05, 0 to 10 s, BDF, atol = rtol / 100, "
+                 "against exp(Mt) x(0).\n\n| rtol | max \\|error\\| | n_f | CVODE steps | n_s |\n"
+                 "|---|---|---|---|---|\n");
     double prev = 0;
     const double rt[3] = {1e-6, 1e-8, 1e-10};
     static run two; /* the same run with two rounds per evaluation */
@@ -108,6 +116,8 @@ static void test_accuracy(void)
         double e = err_exact(&R, &OSC);
         printf("strong: rtol %g: max error %.3g, %ld right-hand sides, %ld CVODE steps\n", rt[k], e,
                R.res.n_rhs, R.res.n_steps);
+        fprintf(fig, "| %g | %.2g | %ld | %ld | %zu |\n", rt[k], e, R.res.n_rhs, R.res.n_steps,
+                R.res.n_out);
         /* Global error within a few hundred times rtol over 10 s of a lightly damped oscillator. */
         CHECK(e < 300 * rt[k], "rtol %g: error %g", rt[k], e);
         if (k) CHECK(e < prev, "error %g did not shrink from %g", e, prev);
@@ -133,6 +143,7 @@ static void test_accuracy(void)
             CHECK_INT_EQ(rr[q]->g.f[0].n_reply + rr[q]->g.f[1].n_reply, (long)x->msg_replies);
         }
     }
+    figures_close(&g);
 }
 
 static void test_failures(void)

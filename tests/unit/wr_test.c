@@ -3,6 +3,7 @@
  * against the exact solution exp(M t) x(0) (2x2 matrix exponential, scaling and squaring).
  * Error shrinks with tol; the run advances after convergence (the errata of the printed
  * Algorithm 2); no convergence is reported; the message-count identity of eq. 5.5; halving.
+ * Writes the figures the page quotes into doc/cases/figures/wr_fakes.md (tests/figures.h).
  * doc/algorithms/waveform-relaxation.md. */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "algorithms/wr.h"
 #include "tests/check.h"
+#include "tests/figures.h"
 #include "tests/unit/wr_fake.h"
 
 #define TICK   1e-9
@@ -82,10 +84,15 @@ static void test_decide(void)
 }
 
 /* Fixed step 0.1 and n_sub 4 (interpolation error ~1e-9): the error follows tol. */
-static void test_error_shrinks_with_tol(void)
+static void test_error_shrinks_with_tol(FILE *fig)
 {
     const double tols[] = {1e-2, 1e-4, 1e-6, 1e-8};
     double prev = INFINITY;
+    size_t prev_iters = 0;
+    fprintf(fig, "### Error against tol, fixed step\n\nx1' = -0.5 x1 + 2 x2, x2' = -x2 - 3 x1, "
+                 "x(0) = (1, 0.5), step 0.1, n_sub 4, end 2; the error against exp(M t) x(0).\n\n"
+                 "| tol | max error | instants | steps | iterations | most per step |\n"
+                 "|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof tols / sizeof *tols; i++) {
         wr_opts o;
         wr_opts_default(&o, SEC(0.1));
@@ -96,7 +103,14 @@ static void test_error_shrinks_with_tol(void)
         double e = max_err(&r, &osc);
         printf("  tol %g: max error %.3g, %zu iterations over %zu steps (most %d)\n", tols[i], e,
                r.res.iter_total, r.res.n_accepted, r.res.iter_max);
+        fprintf(fig, "| %g | %.2g | %zu | %zu | %zu | %d |\n", tols[i], e, r.res.n_instants,
+                r.res.n_accepted, r.res.iter_total, r.res.iter_max);
+        CHECK_INT_EQ(r.res.n_instants, 20);
+        CHECK_INT_EQ(r.res.n_accepted, 20);
         CHECK(e < prev, "tol %g: error %g did not shrink (previous %g)", tols[i], e, prev);
+        CHECK(r.res.iter_total > prev_iters, "tol %g: %zu iterations, not more than %zu", tols[i],
+              r.res.iter_total, prev_iters);
+        prev_iters = r.res.iter_total;
         CHECK(e <= 20 * tols[i] + 1e-8, "tol %g: error %g above 20 tol + 1e-8", tols[i], e);
         prev = e;
         wr_result_fini(&r.res);
@@ -129,7 +143,7 @@ static void test_advances(void)
     wr_result_fini(&r.res);
 }
 
-static void test_no_convergence(void)
+static void test_no_convergence(FILE *fig)
 {
     wr_opts o;
     wr_opts_default(&o, SEC(0.5));
@@ -142,6 +156,10 @@ static void test_no_convergence(void)
     CHECK_STR_HAS(r.err, "tol 1e-12 (max-norm, absolute)");
     CHECK_STR_HAS(r.err, "residuals of iterations 1..3");
     CHECK_STR_HAS(r.err, "largest change 0.321 in output 0 of slave 'two'");
+    fprintf(fig,
+            "\n### No convergence\n\nThe same system, step 0.5, tol 1e-12, max_iter 3, "
+            "`\"fail\"`: the report\n\n    %s\n",
+            r.err);
     CHECK_INT_EQ(r.res.t_reached, 0);
     CHECK_INT_EQ(r.res.n_accepted, 0);
     CHECK_INT_EQ(r.res.n_steps, 1);
@@ -184,7 +202,7 @@ static void test_message_counts(void)
 }
 
 /* Strong coupling and a long step: too few iterations at 0.8 s; halving to 0.2 s converges. */
-static void test_halving(void)
+static void test_halving(FILE *fig)
 {
     const sys stiff = {.a1 = 1, .b1 = 6, .a2 = 2, .b2 = -6, .x10 = 1, .x20 = 0};
     wr_opts o;
@@ -209,6 +227,20 @@ static void test_halving(void)
     CHECK(e < 1e-5, "halved run: error %g (> 1e-5)", e);
     printf("  halving: %zu accepted, %zu abandoned, error %.3g\n", r.res.n_accepted,
            r.res.n_abandoned, e);
+    /* two instants (0.8, 1.6): each holds the accepted halves, what the slaves count */
+    CHECK_INT_EQ(r.res.n_instants, 2);
+    CHECK(r.res.n_accepted > r.res.n_instants, "%zu steps accepted in %zu instants",
+          r.res.n_accepted, r.res.n_instants);
+    fprintf(fig, "\n### Halving\n\nx1' = -x1 + 6 x2, x2' = -2 x2 - 6 x1, x(0) = (1, 0), step 0.8, "
+                 "max_iter 8, tol 1e-7, h_min 0.01, end 1.6, `\"halve\"`.\n\n"
+                 "| instants | steps accepted | attempts abandoned | smallest step | max error |\n"
+                 "|---|---|---|---|---|\n");
+    double h_small = INFINITY;
+    for (size_t k = 0; k < r.res.n_steps; k++)
+        if (r.res.steps[k].accepted)
+            h_small = fmin(h_small, (double)(r.res.steps[k].t_to - r.res.steps[k].t_from) * TICK);
+    fprintf(fig, "| %zu | %zu | %zu | %g | %.2g |\n", r.res.n_instants, r.res.n_accepted,
+            r.res.n_abandoned, h_small, e);
     check_counts(&r);
     wr_result_fini(&r.res);
 
@@ -278,11 +310,14 @@ int main(void)
 {
     test_fit();
     test_decide();
-    test_error_shrinks_with_tol();
+    figures_table g;
+    FILE *fig = figures_open(&g, "wr_fakes.md", "tests/unit/wr_test.c");
+    test_error_shrinks_with_tol(fig);
     test_advances();
-    test_no_convergence();
+    test_no_convergence(fig);
     test_message_counts();
-    test_halving();
+    test_halving(fig);
+    figures_close(&g);
     test_norms();
     test_errors();
     return check_summary();
