@@ -109,15 +109,8 @@ enum flog_status {
     FLOG_ECORRUPT = -8  /* reader: a length or field is impossible */
 };
 
-/** Name of a status code ("FLOG_ETRUNC"); "FLOG_E?" otherwise. Static string. */
-const char *flog_strerror(int status);
-
 /** Name of a record kind ("RECV", "DECISION"); "?" for an unknown kind. Static string. */
 const char *flog_kind_name(unsigned kind);
-
-/** Parse a kind name (case-insensitive) as printed by flog_kind_name.
- *  @return the kind, or 0 when the name is not a kind. */
-unsigned flog_kind_parse(const char *name);
 
 /** CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR
  *  0xFFFFFFFF; check value of "123456789" is 0xE3069283) of @p n bytes, continuing from

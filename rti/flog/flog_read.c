@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,34 +16,6 @@
 #include "rti/proto/delivery.h"
 
 /* ---- names and checksum ------------------------------------------------------------------ */
-
-const char *flog_strerror(int status)
-{
-    switch (status) {
-    case FLOG_OK:
-        return "FLOG_OK";
-    case FLOG_STOPPED:
-        return "FLOG_STOPPED";
-    case FLOG_EIO:
-        return "FLOG_EIO";
-    case FLOG_ENOMEM:
-        return "FLOG_ENOMEM";
-    case FLOG_EUSAGE:
-        return "FLOG_EUSAGE";
-    case FLOG_EMAGIC:
-        return "FLOG_EMAGIC";
-    case FLOG_EVERSION:
-        return "FLOG_EVERSION";
-    case FLOG_ETRUNC:
-        return "FLOG_ETRUNC";
-    case FLOG_ECRC:
-        return "FLOG_ECRC";
-    case FLOG_ECORRUPT:
-        return "FLOG_ECORRUPT";
-    default:
-        return "FLOG_E?";
-    }
-}
 
 static const char *const kind_names[FLOG_K_END] = {
     [FLOG_K_RECV] = "RECV",           [FLOG_K_SENT] = "SENT",
@@ -82,14 +53,6 @@ unsigned flog_why_code(const char *reason)
 const char *flog_kind_name(unsigned kind)
 {
     return kind > 0 && kind < FLOG_K_END ? kind_names[kind] : "?";
-}
-
-unsigned flog_kind_parse(const char *name)
-{
-    if (!name) return 0;
-    for (unsigned k = 1; k < FLOG_K_END; k++)
-        if (strcasecmp(name, kind_names[k]) == 0) return k;
-    return 0;
 }
 
 /* CRC-32C (Castagnoli, reflected polynomial 0x82F63B78). Chosen over the IEEE CRC-32 because

@@ -45,11 +45,6 @@ int log_level_parse(const char *s, int *out)
     return -1;
 }
 
-const char *log_level_name(int lv)
-{
-    return (lv >= 0 && lv < N_LEVELS) ? level_names[lv] : "?";
-}
-
 void log_set_stream(FILE *f)
 {
     log_stream = f;

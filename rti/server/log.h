@@ -36,12 +36,6 @@ void log_set_level(int lv);
 int log_level_parse(const char *s, int *out);
 
 /**
- * The name of a level ("error", ... "trace"), or "?" for values outside the range.
- * @return a static string.
- */
-const char *log_level_name(int lv);
-
-/**
  * Redirect the log (default stderr). The stream is not owned: the caller closes it after
  * the last line. NULL restores stderr.
  */

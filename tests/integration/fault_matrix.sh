@@ -22,10 +22,10 @@ need fault_matrix bin/tempo-run bin/tempo-fmu bin/tempo-master bin/tempo-rti \
   build/fmus/clock_me.fmu build/fmus/spring_cs.fmu build/fmus/once_cs.fmu
 jobs_max=${FAULT_JOBS:-3}
 
-# The methods: every entry of the algorithm table (tempo-master --help lists the master ones;
-# the peer ones are the rest of the table, doc/federation.md).
-peer_methods="jacobi jacobi-naive jacobi-de gauss-seidel"
-master_methods=$(bin/tempo-master --help | sed -n '/^Methods/,$ s/^  \([a-z0-9-]*\) .*/\1/p' | tr '\n' ' ')
+# The methods: every entry of the algorithm table with its side (tempo-master --list-methods),
+# so that a new one is in the matrix without an edit here.
+peer_methods=$(bin/tempo-master --list-methods | awk '$2 == "peer" { print $1 }' | xargs)
+master_methods=$(bin/tempo-master --list-methods | awk '$2 == "master" { print $1 }' | xargs)
 all_methods="$peer_methods $master_methods"
 # algo METHOD: the algorithm object, 4 s in steps of 0.5 s (the variable-step methods capped
 # at 0.5 s).

@@ -61,46 +61,37 @@ both() {
   ok
 }
 
-# Every example file of a master method, with the end time it is cut to.
-while read -r file end; do
-  name=${file%.json}
-  both "$name" "$(short "$file" "$end" "$name")"
-done <<'EOT'
-lv_master.json 10
-lv_wr.json 10
-lorenz_wr.json 1
-vdp_wr.json 4
-lv_semi.json 10
-lorenz_semi.json 1
-vdp_semi.json 4
-gain_semi.json 1
-lv_strong.json 10
-lorenz_strong.json 1
-vdp_strong.json 4
-bball_hybrid.json 3
-osc_hybrid.json 2
-osc_defect_euler_fixed.json 0.5
-osc_defect_euler_variable.json 0.5
-osc_defect_exact_fixed.json 0.5
-osc_defect_exact_variable.json 0.5
-osc_defect_fig4.json 5
-osc_f3_mixed.json 2
-osc_f3_async.json 2
-osc_f3_change.json 4
-car_f3.json 5
-car_zoh.json 5
-springmass_balance.json 4
-chain_balance.json 2
-groundmass_balance.json 1
-linear2d_balance.json 2
-linear2d_uni_balance.json 2
-springmass_energy.json 7
-EOT
-# Every example file of a master method is in the table.
+# Every example file of a master method: the methods are the program's (tempo-master
+# --list-methods), so a new method is covered without an edit here (by its example file, else
+# by the file below). END gives the time a file is cut to (default 1 s).
+masters=$("$san/tempo-master" --list-methods | awk '$2 == "master" { print $1 }')
+[ -n "$masters" ] || ko "tempo-master --list-methods lists no master method"
+declare -A END=(
+  [lv_master.json]=10 [lv_wr.json]=10 [lorenz_wr.json]=1 [vdp_wr.json]=4 [lv_semi.json]=10
+  [lorenz_semi.json]=1 [vdp_semi.json]=4 [gain_semi.json]=1 [lv_strong.json]=10
+  [lorenz_strong.json]=1 [vdp_strong.json]=4 [bball_hybrid.json]=3 [osc_hybrid.json]=2
+  [osc_defect_euler_fixed.json]=0.5 [osc_defect_euler_variable.json]=0.5
+  [osc_defect_exact_fixed.json]=0.5 [osc_defect_exact_variable.json]=0.5
+  [osc_defect_fig4.json]=5 [osc_f3_mixed.json]=2 [osc_f3_async.json]=2 [osc_f3_change.json]=4
+  [car_f3.json]=5 [car_zoh.json]=5 [springmass_balance.json]=4 [chain_balance.json]=2
+  [groundmass_balance.json]=1 [linear2d_balance.json]=2 [linear2d_uni_balance.json]=2
+  [springmass_energy.json]=7
+)
+covered=" "
 for f in examples/*.json; do
   m=$(grep -o '"method": "[a-z0-9-]*"' "$f" | head -n 1 | cut -d'"' -f4)
-  case $m in jacobi | jacobi-naive | jacobi-de | gauss-seidel) continue ;; esac
-  [ -e "$dir/$(basename "${f%.json}").json" ] || ko "$f ($m) is not in the table"
+  case " $(echo $masters) " in *" $m "*) ;; *) continue ;; esac
+  b=$(basename "$f")
+  both "${b%.json}" "$(short "$b" "${END[$b]:-1}" "${b%.json}")"
+  covered="$covered$m "
+done
+# A master method without an example file (a new one) runs lv_master.json's split Lotka-Volterra
+# as { method, end, step }: a method that needs other keys fails here, naming itself.
+for m in $masters; do
+  case "$covered" in *" $m "*) continue ;; esac
+  f=$(short lv_master.json 10 "lv-$m")
+  sed -i "s|\"method\": \"master-jacobi\"|\"method\": \"$m\"|" "$f"
+  both "lv-$m" "$f"
 done
 
 # Distributed: the remote port over TCP.

@@ -573,10 +573,6 @@ static void test_misc(void)
     CHECK_STR_EQ(flog_kind_name(FLOG_K_DECISION), "DECISION");
     CHECK_STR_EQ(flog_kind_name(0), "?");
     CHECK_STR_EQ(flog_kind_name(99), "?");
-    CHECK_INT_EQ(flog_kind_parse("tm_send"), FLOG_K_TM_SEND);
-    CHECK_INT_EQ(flog_kind_parse("nope"), 0);
-    CHECK_STR_EQ(flog_strerror(FLOG_ETRUNC), "FLOG_ETRUNC");
-    CHECK_STR_EQ(flog_strerror(-99), "FLOG_E?");
 }
 
 /* A DELIVER's reason is written as a one-byte code when the engine's text ends
