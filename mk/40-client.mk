@@ -31,9 +31,12 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
-# Checkpoints over the real RTI, TCP and in process (doc/checkpoint.md).
+# Checkpoints over the real RTI, TCP and in process; the example pair killed and resumed
+# (doc/checkpoint.md).
 INTEG_TESTS += tests/integration/ckpt_rti_test
 ckpt_rti_test_LIBS := client proto fom
+CHECK_TESTS += tests/integration/ckpt_rti_test
+INTEG_SCRIPTS += tests/integration/ckpt_examples.sh
 CHECK_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
                tests/integration/client_kill_test tests/integration/client_time_test \
                tests/integration/client_fed_test
