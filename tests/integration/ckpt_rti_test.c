@@ -616,6 +616,70 @@ static void test_crash_and_resume(void)
     resume(folder, NULL, cut, ro_cut, "in-process checkpoint resumed over TCP");
 }
 
+/* In process with the federates as tasks (tp_inproc_options.tasks, what tempo-run
+ * --in-process uses): a federate held by the save lets the others run while it waits. The
+ * run with the save sees what the reference saw, and its checkpoint resumes over TCP. */
+static struct fed task_fs[NF];
+static int task_left; /* script tasks still running */
+
+static void script_task(void *arg)
+{
+    run(arg);
+    if (--task_left == 0) mon_stop = 1;
+}
+
+static void monitor_task(void *arg)
+{
+    run_monitor(arg);
+}
+
+static void main_task(void *arg)
+{
+    const char *rti = arg;
+    char err[300];
+    if (setup(task_fs, rti, "ck") != 0) return;
+    CHECK_INT_EQ(tp_request_save(task_fs[2].f, "tasks", SAVE_AT), TP_OK);
+    task_left = MON;
+    mon_stop = 0;
+    for (int i = 0; i < NF; i++)
+        CHECK_INT_EQ(tp_inproc_spawn(rti + strlen("inproc:"), i == MON ? monitor_task : script_task,
+                                     &task_fs[i], err, sizeof err),
+                     TP_OK);
+}
+
+static void test_tasks(void)
+{
+    static volatile int no;
+    char dir[600], folder[700], err[300];
+    size_t cut[NF], ro_cut[NF];
+    snprintf(dir, sizeof dir, "%s/tasks", tmp);
+    tp_inproc_options io = {.checkpoint_dir = dir, .tasks = 1};
+    CHECK_INT_EQ(tp_inproc_start("ck-t", &io, err, sizeof err), TP_OK);
+    for (int i = 0; i < NF; i++)
+        fed_init(&task_fs[i], i, &no);
+    CHECK_INT_EQ(tp_inproc_spawn("ck-t", main_task, "inproc:ck-t", err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_run("ck-t", err, sizeof err), TP_OK);
+    for (int i = 0; i < NF; i++) {
+        struct fed *s = &task_fs[i];
+        CHECK(!s->err, "%s: %s", s->name, s->errtext);
+        CHECK(same(s->log, s->len, ref[i].log, ref[i].len) &&
+                  same(s->ro, s->ro_len, ref[i].ro, ref[i].ro_len),
+              "%s (tasks): the run with the save saw what the reference saw", s->name);
+        CHECK(s->saved_calls == 1 && s->saved_status == TP_OK, "%s: save: %s", s->name, s->detail);
+        cut[i] = s->cut;
+        ro_cut[i] = s->ro_cut;
+    }
+    free_feds(task_fs, 1);
+    tp_inproc_stop("ck-t", err, sizeof err);
+    for (int i = 0; i < NF; i++) {
+        free(task_fs[i].log);
+        free(task_fs[i].ro);
+        task_fs[i].log = task_fs[i].ro = NULL;
+    }
+    snprintf(folder, sizeof folder, "%s/tasks", dir);
+    resume(folder, NULL, cut, ro_cut, "checkpoint of tasks resumed over TCP");
+}
+
 static void test_refused(void)
 {
     const char *const extra[] = {NULL};
@@ -821,6 +885,7 @@ int main(void)
     save_and_go_on("nocb", none, TP_ECKPT);
     test_crash_and_resume();
     test_refused();
+    test_tasks();
     test_unreachable();
     test_join_resign();
     char cmd[600];
