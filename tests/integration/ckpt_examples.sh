@@ -49,7 +49,7 @@ check "the checkpoint was written before the kill" test -f "$dir/ck/step8/MANIFE
 check "no temporary folder is left beside it" bash -c "! ls -d '$dir'/ck/step8.tmp.* 2>/dev/null"
 
 # 3. Resume on a new RTI: the producer restores the federation, both rejoin and go on.
-rti_start "$dir" --log-level warn
+rti_start "$dir" --log-level warn --log "$dir/log"
 timeout 60 bin/tempo-example-producer --rti "$RTI_ADDR" --steps "$STEPS" --resume "$dir/ck/step8" \
   >"$dir/res.p" 2>&1 &
 prod=$!
@@ -78,7 +78,22 @@ check "the producer after the resume printed what it printed after the save" cmp
 check "the consumer reflected every sample once" grep -q "consumer: done, $STEPS updates reflected" "$dir/res.c"
 cmds=$(( $(sed -n "1,/producer: save 'step8'/p" "$dir/crash.p" | grep -c "Command from") + $(grep -c "Command from" "$dir/res.p") ))
 check "the producer got the consumer's Command once, before or after the crash (got $cmds)" test "$cmds" -eq 1
+
+# 4. The restored federation's log: tempo-log replays the consumer as it rejoined and went on.
+log=$(ls "$dir"/log/demo-*.tlog 2>/dev/null | head -n 1)
+check "the resumed RTI wrote a federation log" test -n "$log"
+timeout 60 bin/tempo-log replay "$log" --federate consumer -- \
+  bin/tempo-example-consumer --rti {rti} --resume >"$dir/replay.out" 2>&1
+rc=$?
+check "replay of the resumed consumer matches its record (exit $rc)" \
+  grep -q "MATCHED to the end of the log" "$dir/replay.out"
+timeout 60 bin/tempo-log explain "$log" --at 400 >"$dir/explain.out" 2>&1
+# the consumer is constrained, as when it was saved (its ENABLE_CONSTRAINED is not in this log)
+check "explain of the restored log starts from the saved state" \
+  grep -q "consumer t=.* con, bound none" "$dir/explain.out"
+
 if [ "$fail" -ne 0 ]; then
+  tail -n 5 "$dir/replay.out" | sed 's/^/    r| /'
   diff "$dir/want.c" "$dir/got.c" | head -5 | sed 's/^/    c| /'
   diff "$dir/want.p" "$dir/got.p" | head -5 | sed 's/^/    p| /'
   tail -n 3 "$dir/res.p" "$dir/res.c" "$dir/rti.err" | sed 's/^/    | /'
