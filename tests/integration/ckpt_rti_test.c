@@ -18,6 +18,7 @@
 
 #include "rti/proto/ckpt.h"
 #include "tests/integration/client_harness.h"
+#include "tests/integration/rti_harness.h"
 
 #define NF       4   /* F0..F2 run the script; F3 manages no time and only listens */
 #define MON      3   /* the listener */
@@ -873,6 +874,77 @@ static void test_join_resign(void)
     harness_stop_rti();
 }
 
+/* A federate that has saved its part is held: the RTI refuses its time requests and
+ * time-stamped sends naming the save (a raw client, since libtempo never makes them), and a
+ * second SAVE_DONE. */
+static void test_held_refused(void)
+{
+    static volatile int no;
+    char dir[600], why[600] = "", err[512] = "";
+    snprintf(dir, sizeof dir, "%s/held", tmp);
+    const char *const extra[] = {"--checkpoint-dir", dir, NULL};
+    const char *rti = harness_start_rti(extra, 240);
+    struct fed a = {0};
+    fed_init(&a, 0, &no);
+    tp_callbacks cb = callbacks(&a);
+    tp_join_options o = {.rti = rti,
+                         .federation = "hr",
+                         .federate = "A",
+                         .fom_path = FOM_PATH,
+                         .create = 1,
+                         .timeout_ms = 10000};
+    int rc = rti ? tp_join(&o, &cb, &a, &a.f, err, sizeof err) : TP_EINVAL;
+    if (!rc) rc = tp_enable_regulation(a.f, 1);
+    if (!rc) rc = tp_wait_regulation_enabled(a.f, 5000);
+    struct cli c;
+    char *fom = h_slurp(FOM_PATH);
+    if (rc == TP_OK && fom && cli_connect(&c, harness_rti_.port) == 0 && cli_hello(&c) == 0 &&
+        cli_join(&c, "hr", "R", fom, 0, NULL, why, sizeof why) > 0) {
+        CHECK_INT_EQ(tp_request_save(a.f, "h", 100), TP_OK);
+        struct wire_msg m;
+        CHECK_INT_EQ(cli_expect(&c, WIRE_INITIATE_SAVE, &m, H_TIMEOUT_MS), 1); /* at once */
+        CHECK_INT_EQ(m.time2, 100);
+        uint32_t id = m.req;
+        wire_msg_init(&m, WIRE_SAVE_DONE);
+        m.req = id;
+        m.code = WIRE_SAVE_OK;
+        wire_str_set(&m.str[0], "h");
+        wire_str_set(&m.str[1], "my part");
+        CHECK_INT_EQ(cli_send(&c, &m), 0);
+        wire_msg_init(&m, WIRE_TIME_REQUEST);
+        m.code = WIRE_TR_TAR;
+        m.time = 10;
+        CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), STATUS_ESTATE);
+        CHECK_STR_HAS(why, "TIME_REQUEST refused: federate 'R' has saved its part of save 'h'");
+        wire_msg_init(&m, WIRE_SEND_INTERACTION);
+        m.a = 1;
+        m.time = 10;
+        CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), STATUS_ESTATE);
+        CHECK_STR_HAS(why, "SEND_INTERACTION refused");
+        wire_msg_init(&m, WIRE_SAVE_DONE);
+        m.req = id;
+        wire_str_set(&m.str[0], "h");
+        CHECK_INT_EQ(cli_send(&c, &m), 0);
+        /* A leaves: the save fails naming it, and R learns it; then R gets what was held for
+         * it, the refusal of its second SAVE_DONE among them (an asynchronous ERROR is state) */
+        CHECK_INT_EQ(tp_resign(a.f, TP_DELETE_OBJECTS), TP_OK);
+        CHECK_INT_EQ(cli_expect(&c, WIRE_FEDERATION_SAVED, &m, H_TIMEOUT_MS), 1);
+        CHECK_INT_EQ(m.code, STATUS_ECKPT);
+        wire_str_copy(&m.str[1], why, sizeof why);
+        CHECK_STR_HAS(why, "'A': resigned during the save");
+        CHECK_INT_EQ(cli_expect(&c, WIRE_ERROR, &m, H_TIMEOUT_MS), 1);
+        wire_str_copy(&m.str[0], why, sizeof why);
+        CHECK_STR_HAS(why, "no such save asked of federate 'R'");
+        cli_close(&c);
+    } else {
+        CHECK(0, "setup of the held federate: %s %s", err, why);
+    }
+    free(fom);
+    tp_federate_free(a.f);
+    free(a.log);
+    harness_stop_rti();
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -888,6 +960,7 @@ int main(void)
     test_tasks();
     test_unreachable();
     test_join_resign();
+    test_held_refused();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
