@@ -178,9 +178,11 @@ void tpi_on_initiate_save(tp_federate *f, const struct wire_msg *m)
     wire_str_copy(&m->str[0], f->save_label, sizeof f->save_label);
     f->save_frames = 0;
     f->save_asked = 1;
-    /* A request sent before the RTI asked is still pending: the part is made right after its
-     * grant, which the RTI sends before anything it holds (doc/checkpoint.md "The cut"). */
-    if (f->pending != TP_REQ_NONE) {
+    /* The TIME_GRANT that brings it to the save time follows: the part is made right after
+     * it (doc/checkpoint.md "The cut"). Otherwise now, a request pending or not: the RTI saw
+     * none (one in flight is then pre-snapshot for both), or saw one that cannot be granted
+     * while the others are held ("When the save time is not reached"). */
+    if (m->code == 1 && f->pending != TP_REQ_NONE) {
         f->save_armed = 1;
         return;
     }
