@@ -91,6 +91,10 @@ timeout 60 bin/tempo-log explain "$log" --at 400 >"$dir/explain.out" 2>&1
 # the consumer is constrained, as when it was saved (its ENABLE_CONSTRAINED is not in this log)
 check "explain of the restored log starts from the saved state" \
   grep -q "consumer t=.* con, bound none" "$dir/explain.out"
+timeout 60 bin/tempo-log json "$log" >"$dir/log.json" 2>&1
+check "json: the restored note's text, and the size of the state it carries" \
+  grep -q '"text": *"restored from .step8. at 800000:.*"data_bytes"' "$dir/log.json"
+check "json: no byte of that state in the text" bash -c "! grep -q 'u0000' '$dir/log.json'"
 
 if [ "$fail" -ne 0 ]; then
   tail -n 5 "$dir/replay.out" | sed 's/^/    r| /'
