@@ -56,6 +56,9 @@ INTEG_SCRIPTS += tests/integration/api_example.sh
 BENCHES += tests/bench/bench_foundation tests/bench/bench_client_alloc
 bench_foundation_LIBS := client proto fom
 bench_client_alloc_LIBS := client proto fom
+# A save and a restore of 16 to 256 federates in process (doc/checkpoint.md "Cost").
+BENCHES += tests/bench/ckpt_bench
+ckpt_bench_LIBS := client proto fom
 # The in-process transport (doc/inproc.md): the same federation in process and over TCP against
 # a closed recursion, the embedded RTI's federation log, stopping under a joined federate.
 INTEG_TESTS += tests/integration/inproc_client_test
