@@ -986,6 +986,85 @@ static void test_held_refused(void)
     harness_stop_rti();
 }
 
+/* Parts larger than a frame travel in chunks both ways, whatever --max-frame says: a lone
+ * federate (no time management: asked at once) saves a part of `size` bytes and gets it back
+ * byte for byte after a restore. */
+struct big {
+    size_t size;
+    int saved, restored_ok;
+};
+
+static int big_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                    size_t why_size)
+{
+    struct big *b = ctx;
+    uint8_t *p = malloc(b->size);
+    if (!p) return TP_ENOMEM;
+    for (size_t i = 0; i < b->size; i++)
+        p[i] = (uint8_t)(i * 131 + (i >> 11));
+    *bytes = p;
+    *n = b->size;
+    return TP_OK;
+}
+
+static int big_restore(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                       char *why, size_t why_size)
+{
+    struct big *b = ctx;
+    const uint8_t *p = bytes;
+    int ok = n == b->size;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = p[i] == (uint8_t)(i * 131 + (i >> 11));
+    b->restored_ok = ok;
+    return TP_OK;
+}
+
+static void big_saved(void *ctx, const char *label, int status, const char *detail)
+{
+    ((struct big *)ctx)->saved = status == TP_OK ? 1 : -1;
+}
+
+static int big_done(void *arg)
+{
+    return ((struct big *)arg)->saved != 0;
+}
+
+static void big_part(const char *max_frame, size_t size)
+{
+    char dir[600], folder[700], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/big%s", tmp, max_frame);
+    const char *const extra[] = {"--checkpoint-dir", dir, "--max-frame", max_frame, NULL};
+    const char *rti = harness_start_rti(extra, 240);
+    struct big b = {.size = size};
+    tp_callbacks cb = {.save = big_save, .restore = big_restore, .saved = big_saved};
+    tp_join_options o = {.rti = rti,
+                         .federation = "big",
+                         .federate = "B",
+                         .fom_path = FOM_PATH,
+                         .create = 1,
+                         .timeout_ms = 10000};
+    tp_federate *f = NULL;
+    int rc = rti ? tp_join(&o, &cb, &b, &f, err, sizeof err) : TP_EINVAL;
+    CHECK(rc == TP_OK, "join: %s", err);
+    if (rc == TP_OK) {
+        CHECK_INT_EQ(tp_request_save(f, "big", 0), TP_OK);
+        CHECK(harness_pump(&f, 1, big_done, &b, 20000), "the save of %zu bytes ended", size);
+        CHECK_INT_EQ(b.saved, 1);
+        tp_federate_free(f);
+        f = NULL;
+        snprintf(folder, sizeof folder, "%s/big", dir);
+        tp_join_options r = {.rti = rti, .federation = "big2", .timeout_ms = 10000};
+        CHECK_INT_EQ(tp_restore_federation(&r, folder, err, sizeof err), TP_OK);
+        o.federation = "big2";
+        o.restore = 1;
+        CHECK_INT_EQ(tp_join(&o, &cb, &b, &f, err, sizeof err), TP_OK);
+        CHECK(b.restored_ok, "--max-frame %s: the part of %zu bytes came back whole", max_frame,
+              size);
+    }
+    tp_federate_free(f);
+    harness_stop_rti();
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -1002,6 +1081,8 @@ int main(void)
     test_unreachable();
     test_join_resign();
     test_held_refused();
+    big_part("4M", (size_t)3 << 20); /* chunks bounded by the library's 1 MiB frames */
+    big_part("2048", 100000);        /* chunks bounded by the RTI's frames */
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
