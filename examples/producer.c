@@ -152,8 +152,9 @@ static const char usage_text[] =
     "  --peers N          how many federates to wait for before starting (default 1)\n"
     "  --checkpoint-at K  ask for a save of the federation, labelled stepK, at step K (the\n"
     "                     RTI needs --checkpoint-dir; doc/checkpoint.md)\n"
-    "  --resume FOLDER    restore the federation from that checkpoint and go on from it\n"
-    "                     (the consumer rejoins with --resume)\n"
+    "  --resume FOLDER    restore the federation from that checkpoint (unless the RTI did,\n"
+    "                     tempo-rti --restore) and go on from it (the consumer rejoins with\n"
+    "                     --resume)\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the RTI refused or failed, 2 a bad command line.\n";
@@ -258,7 +259,9 @@ int main(int argc, char **argv)
                            .restore = o.resume != NULL};
     char err[512];
     tp_federate *f = NULL;
-    if (o.resume && (rc = tp_restore_federation(&opt, o.resume, err, sizeof err)) < 0) {
+    /* (TP_EEXISTS: the RTI restored it already, as tempo-rti --restore FOLDER does) */
+    if (o.resume && (rc = tp_restore_federation(&opt, o.resume, err, sizeof err)) < 0 &&
+        rc != TP_EEXISTS) {
         fprintf(stderr, "producer: restore: %s (%s)\n", tp_strerror(rc), err);
         return 1;
     }

@@ -79,6 +79,25 @@ check "the consumer reflected every sample once" grep -q "consumer: done, $STEPS
 cmds=$(( $(sed -n "1,/producer: save 'step8'/p" "$dir/crash.p" | grep -c "Command from") + $(grep -c "Command from" "$dir/res.p") ))
 check "the producer got the consumer's Command once, before or after the crash (got $cmds)" test "$cmds" -eq 1
 
+# 3b. The same resume with the RTI restoring the folder itself (tempo-rti --restore).
+rti_start "$dir" --log-level warn --restore "$dir/ck/step8"
+timeout 60 bin/tempo-example-producer --rti "$RTI_ADDR" --steps "$STEPS" --resume "$dir/ck/step8" \
+  >"$dir/res2.p" 2>&1 &
+prod=$!
+track "$prod"
+timeout 60 bin/tempo-example-consumer --rti "$RTI_ADDR" --resume >"$dir/res2.c" 2>&1 &
+cons=$!
+track "$cons"
+wait "$prod"; prc=$?
+wait "$cons"; crc=$?
+rti_stop
+check "tempo-rti --restore: producer and consumer end with 0 (got $prc, $crc)" test "$prc$crc" = 00
+check "tempo-rti --restore: the consumer printed what the first resume printed" cmp -s "$dir/res.c" "$dir/res2.c"
+bin/tempo-rti --listen 127.0.0.1:0 --restore "$dir" >"$dir/bad.out" 2>&1
+rc=$?
+check "tempo-rti --restore of a folder that is no checkpoint exits 2 (got $rc)" test "$rc" -eq 2
+check "... naming it" grep -q "not a Tempo checkpoint" "$dir/bad.out"
+
 # 4. The restored federation's log: tempo-log replays the consumer as it rejoined and went on.
 log=$(ls "$dir"/log/demo-*.tlog 2>/dev/null | head -n 1)
 check "the resumed RTI wrote a federation log" test -n "$log"
