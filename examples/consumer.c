@@ -4,7 +4,7 @@
  * doc/guide.md walks through this file after examples/producer.c.
  *
  * usage: tempo-example-consumer [--rti ADDR] [--federation NAME] [--name NAME] [--fom PATH]
- *        (--help describes each option) */
+ *        [--resume]   (--help describes each option; checkpoints: doc/checkpoint.md) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,41 @@ struct app {
     int commanded;   /* 1 once we sent our Command */
     int reflections; /* updates seen */
 };
+
+/* A checkpoint (doc/checkpoint.md): our part is these three counters; the library keeps the
+ * rest (time, subscriptions, the discovered object). Made inside tp_wait_grant. */
+static int on_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                   size_t why_size)
+{
+    struct app *a = ctx;
+    int32_t *p = malloc(3 * sizeof *p);
+    if (!p) return snprintf(why, why_size, "out of memory"), TP_ENOMEM;
+    p[0] = a->removed;
+    p[1] = a->commanded;
+    p[2] = a->reflections;
+    *bytes = p;
+    *n = 3 * sizeof *p;
+    return TP_OK;
+}
+
+static int on_restore(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                      char *why, size_t why_size)
+{
+    struct app *a = ctx;
+    int32_t p[3];
+    if (n != sizeof p)
+        return snprintf(why, why_size, "a part of %zu bytes, not ours", n), TP_EINVAL;
+    memcpy(p, bytes, sizeof p);
+    a->removed = p[0];
+    a->commanded = p[1];
+    a->reflections = p[2];
+    return TP_OK;
+}
+
+static void on_saved(void *ctx, const char *label, int status, const char *detail)
+{
+    printf("consumer: save '%s': %s\n", label, status == TP_OK ? detail : tp_strerror(status));
+}
 
 static void on_discover(void *ctx, tp_object obj, tp_handle cls, const char *name, tp_fed owner)
 {
@@ -90,6 +125,8 @@ static const char usage_text[] =
     "  --name NAME        this federate's name (default consumer)\n"
     "  --fom PATH         the FOM that declares Signal and Command (default fom/demo.xml in\n"
     "                     the current folder, else share/tempo/fom/demo.xml of the installation)\n"
+    "  --resume           rejoin, as the federate saved in it, the federation the producer\n"
+    "                     restores from a checkpoint (producer --resume; waits up to 30 s)\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the RTI refused or failed, 2 a bad command line.\n";
@@ -97,6 +134,7 @@ static const char usage_text[] =
 /* What the command line sets. */
 struct options {
     const char *rti, *federation, *name, *fom;
+    int resume;
 };
 
 /* Reads the command line into o. Returns 0 to run, 1 when --help or --version answered,
@@ -112,6 +150,10 @@ static int parse_args(int argc, char **argv, struct options *o)
         if (strcmp(a, "--version") == 0) {
             printf("tempo-example-consumer %s\n", TP_VERSION);
             return 1;
+        }
+        if (strcmp(a, "--resume") == 0) {
+            o->resume = 1;
+            continue;
         }
         const char **text = strcmp(a, "--rti") == 0          ? &o->rti
                             : strcmp(a, "--federation") == 0 ? &o->federation
@@ -161,14 +203,25 @@ int main(int argc, char **argv)
 
     /* 1. Join (the producer created the federation; create = 1 makes the order free). */
     struct app a = {0};
-    tp_callbacks cb = {.discover = on_discover, .reflect = on_reflect, .remove = on_remove};
+    tp_callbacks cb = {.discover = on_discover,
+                       .reflect = on_reflect,
+                       .remove = on_remove,
+                       .save = on_save,
+                       .restore = on_restore,
+                       .saved = on_saved};
     tp_join_options opt = {.rti = o.rti,
                            .federation = o.federation,
                            .federate = o.name,
                            .fom_path = o.fom,
-                           .create = 1};
+                           .create = 1,
+                           .restore = o.resume};
     char err[512];
     rc = tp_join(&opt, &cb, &a, &a.f, err, sizeof err);
+    /* resuming: the producer may not have restored the federation yet */
+    for (int tries = 0; o.resume && rc == TP_ENOTFOUND && tries < 300; tries++) {
+        usleep(100000);
+        rc = tp_join(&opt, &cb, &a, &a.f, err, sizeof err);
+    }
     if (rc < 0) {
         fprintf(stderr, "consumer: join: %s (%s)\n", tp_strerror(rc), err);
         return 1;
@@ -186,19 +239,24 @@ int main(int argc, char **argv)
     check(f, tp_parameter(f, a.cmd, "enabled", &a.enabled), "enabled");
     check(f, tp_parameter(f, a.cmd, "note", &a.note), "note");
     tp_handle attrs[] = {a.value, a.label, a.history};
-    check(f, tp_subscribe_object_class(f, signal, attrs, 3), "subscribe Signal");
-    check(f, tp_publish_interaction_class(f, a.cmd), "publish Command");
+    tp_time step = tp_time_from_seconds(f, 0.1), now = 0;
+    if (o.resume) { /* declarations, constraint and time came back with the join */
+        check(f, tp_query_logical_time(f, &now), "logical time");
+        printf("consumer: resumed at t=%.1f s\n", tp_time_to_seconds(f, now));
+    } else {
+        check(f, tp_subscribe_object_class(f, signal, attrs, 3), "subscribe Signal");
+        check(f, tp_publish_interaction_class(f, a.cmd), "publish Command");
 
-    /* 3. Time-constrained: updates arrive in time-stamp order, never in our past. */
-    check(f, tp_enable_constrained(f), "enable constrained");
-    check(f, tp_wait_constrained_enabled(f, -1), "wait constrained");
+        /* 3. Time-constrained: updates arrive in time-stamp order, never in our past. */
+        check(f, tp_enable_constrained(f), "enable constrained");
+        check(f, tp_wait_constrained_enabled(f, -1), "wait constrained");
 
-    /* 4. Meet the producer at "start". */
-    check(f, tp_sync(f, "start", -1), "sync start");
+        /* 4. Meet the producer at "start". */
+        check(f, tp_sync(f, "start", -1), "sync start");
+    }
 
     /* 5. Advance in steps of 0.1 s until the producer deletes its object. Each TAR(t) is
      *    granted only once no update stamped <= t can still come. */
-    tp_time step = tp_time_from_seconds(f, 0.1), now = 0;
     while (!a.removed) {
         check(f, tp_time_advance_request(f, tp_time_add(now, step)), "time advance request");
         check(f, tp_wait_grant(f, &now, -1), "wait grant");

@@ -4,7 +4,8 @@
  * through this file line by line; read examples/consumer.c next (its counterpart).
  *
  * usage: tempo-example-producer [--rti ADDR] [--federation NAME] [--fom PATH] [--steps N]
- *                               [--peers N]     (--help describes each option) */
+ *                               [--peers N] [--checkpoint-at K] [--resume FOLDER]
+ *        (--help describes each option; checkpoints: doc/checkpoint.md) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,61 @@ struct app {
     tp_handle gain; /* its parameters */
     tp_handle enabled;
     tp_handle note;
+    /* what a checkpoint keeps of the loop (on_save, on_restore) */
+    int k;           /* the step whose grant we wait for, or got */
+    double hist[4];  /* the last 4 values sent */
+    double max_sent; /* the largest value sent */
+    tp_object obj;   /* our object */
 };
+
+/* A checkpoint: our part is the loop's state (the library adds its own: doc/checkpoint.md).
+ * It is made inside tp_wait_grant, once step k is granted. */
+struct part {
+    int32_t k, peers, commands, left;
+    double hist[4], max_sent;
+    uint64_t obj;
+};
+
+static int on_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                   size_t why_size)
+{
+    struct app *a = ctx;
+    struct part *p = malloc(sizeof *p);
+    if (!p) return snprintf(why, why_size, "out of memory"), TP_ENOMEM;
+    *p = (struct part){.k = a->k,
+                       .peers = a->peers,
+                       .commands = a->commands,
+                       .left = a->left,
+                       .max_sent = a->max_sent,
+                       .obj = a->obj};
+    memcpy(p->hist, a->hist, sizeof p->hist);
+    *bytes = p;
+    *n = sizeof *p;
+    return TP_OK;
+}
+
+static int on_restore(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                      char *why, size_t why_size)
+{
+    struct app *a = ctx;
+    struct part p;
+    if (n != sizeof p)
+        return snprintf(why, why_size, "a part of %zu bytes, not ours", n), TP_EINVAL;
+    memcpy(&p, bytes, sizeof p);
+    a->k = p.k;
+    a->peers = p.peers;
+    a->commands = p.commands;
+    a->left = p.left;
+    a->max_sent = p.max_sent;
+    a->obj = p.obj;
+    memcpy(a->hist, p.hist, sizeof a->hist);
+    return TP_OK;
+}
+
+static void on_saved(void *ctx, const char *label, int status, const char *detail)
+{
+    printf("producer: save '%s': %s\n", label, status == TP_OK ? detail : tp_strerror(status));
+}
 
 static void on_joined(void *ctx, tp_fed fed, const char *name)
 {
@@ -95,14 +150,19 @@ static const char usage_text[] =
     "                     the current folder, else share/tempo/fom/demo.xml of the installation)\n"
     "  --steps N          how many samples to send (default 10)\n"
     "  --peers N          how many federates to wait for before starting (default 1)\n"
+    "  --checkpoint-at K  ask for a save of the federation, labelled stepK, at step K (the\n"
+    "                     RTI needs --checkpoint-dir; doc/checkpoint.md)\n"
+    "  --resume FOLDER    restore the federation from that checkpoint (unless the RTI did,\n"
+    "                     tempo-rti --restore) and go on from it (the consumer rejoins with\n"
+    "                     --resume)\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the RTI refused or failed, 2 a bad command line.\n";
 
 /* What the command line sets. */
 struct options {
-    const char *rti, *federation, *fom;
-    int steps, peers;
+    const char *rti, *federation, *fom, *resume;
+    int steps, peers, checkpoint_at;
 };
 
 /* Reads the command line into o. Returns 0 to run, 1 when --help or --version answered,
@@ -122,10 +182,12 @@ static int parse_args(int argc, char **argv, struct options *o)
         const char **text = strcmp(a, "--rti") == 0          ? &o->rti
                             : strcmp(a, "--federation") == 0 ? &o->federation
                             : strcmp(a, "--fom") == 0        ? &o->fom
+                            : strcmp(a, "--resume") == 0     ? &o->resume
                                                              : NULL;
-        int *num = strcmp(a, "--steps") == 0   ? &o->steps
-                   : strcmp(a, "--peers") == 0 ? &o->peers
-                                               : NULL;
+        int *num = strcmp(a, "--steps") == 0           ? &o->steps
+                   : strcmp(a, "--peers") == 0         ? &o->peers
+                   : strcmp(a, "--checkpoint-at") == 0 ? &o->checkpoint_at
+                                                       : NULL;
         if (!text && !num) {
             fprintf(stderr, "tempo-example-producer: unknown option %s (see --help)\n", a);
             return 2;
@@ -179,18 +241,30 @@ int main(int argc, char **argv)
     if (!o.fom) o.fom = default_fom(fom, sizeof fom);
     int steps = o.steps, want_peers = o.peers;
 
-    /* 1. Join, creating the federation if it does not exist yet. */
+    /* 1. Join, creating the federation if it does not exist yet; or, with --resume, restore
+     *    it from the checkpoint and rejoin it as the federate we were (doc/checkpoint.md). */
     setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
-    struct app a = {0};
-    tp_callbacks cb = {
-        .federate_joined = on_joined, .federate_resigned = on_resigned, .receive = on_receive};
+    struct app a = {.max_sent = -1};
+    tp_callbacks cb = {.federate_joined = on_joined,
+                       .federate_resigned = on_resigned,
+                       .receive = on_receive,
+                       .save = on_save,
+                       .restore = on_restore,
+                       .saved = on_saved};
     tp_join_options opt = {.rti = o.rti,
                            .federation = o.federation,
                            .federate = "producer",
                            .fom_path = o.fom,
-                           .create = 1};
+                           .create = 1,
+                           .restore = o.resume != NULL};
     char err[512];
     tp_federate *f = NULL;
+    /* (TP_EEXISTS: the RTI restored it already, as tempo-rti --restore FOLDER does) */
+    if (o.resume && (rc = tp_restore_federation(&opt, o.resume, err, sizeof err)) < 0 &&
+        rc != TP_EEXISTS) {
+        fprintf(stderr, "producer: restore: %s (%s)\n", tp_strerror(rc), err);
+        return 1;
+    }
     rc = tp_join(&opt, &cb, &a, &f, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "producer: join: %s (%s)\n", tp_strerror(rc), err);
@@ -208,36 +282,45 @@ int main(int argc, char **argv)
     check(f, tp_parameter(f, a.cmd, "enabled", &a.enabled), "enabled");
     check(f, tp_parameter(f, a.cmd, "note", &a.note), "note");
 
-    /* 3. Declare what we send and receive, and register our object. */
+    /* 3. Declare what we send and receive, and register our object (a restored federate has
+     *    its declarations, object, time and regulation back, and met the others already). */
     tp_handle attrs[] = {value, label, history};
-    check(f, tp_publish_object_class(f, signal, attrs, 3), "publish Signal");
-    check(f, tp_subscribe_interaction_class(f, a.cmd), "subscribe Command");
-    tp_object obj;
-    check(f, tp_register_object(f, signal, "sine", &obj), "register sine");
+    tp_time step = tp_time_from_seconds(f, 0.1), now = 0;
+    if (o.resume) {
+        check(f, tp_query_logical_time(f, &now), "logical time");
+        printf("producer: resumed at t=%.1f s after step %d\n", tp_time_to_seconds(f, now), a.k);
+    } else {
+        check(f, tp_publish_object_class(f, signal, attrs, 3), "publish Signal");
+        check(f, tp_subscribe_interaction_class(f, a.cmd), "subscribe Command");
+        check(f, tp_register_object(f, signal, "sine", &a.obj), "register sine");
 
-    /* 4. Time: one step is 0.1 s; we promise never to send less than a step ahead. */
-    tp_time step = tp_time_from_seconds(f, 0.1);
-    check(f, tp_enable_regulation(f, step), "enable regulation");
-    check(f, tp_wait_regulation_enabled(f, -1), "wait regulation");
+        /* 4. Time: one step is 0.1 s; we promise never to send less than a step ahead. */
+        check(f, tp_enable_regulation(f, step), "enable regulation");
+        check(f, tp_wait_regulation_enabled(f, -1), "wait regulation");
 
-    /* 5. Start together: wait for the consumer, then meet at "start". */
-    printf("producer: joined as federate %u, waiting for %d peer(s)\n", tp_federate_handle(f),
-           want_peers);
-    while (a.peers < want_peers)
-        check(f, tp_evoke(f, -1), "evoke");
-    check(f, tp_register_sync(f, "start", NULL, 0, NULL, 0), "register start");
-    check(f, tp_sync(f, "start", -1), "sync start");
+        /* 5. Start together: wait for the consumer, then meet at "start". */
+        printf("producer: joined as federate %u, waiting for %d peer(s)\n", tp_federate_handle(f),
+               want_peers);
+        while (a.peers < want_peers)
+            check(f, tp_evoke(f, -1), "evoke");
+        check(f, tp_register_sync(f, "start", NULL, 0, NULL, 0), "register start");
+        check(f, tp_sync(f, "start", -1), "sync start");
+        if (o.checkpoint_at > 0) { /* saved inside the grant of that step (doc/checkpoint.md) */
+            char ck[32];
+            snprintf(ck, sizeof ck, "step%d", o.checkpoint_at);
+            check(f, tp_request_save(f, ck, o.checkpoint_at * step), "request save");
+        }
+    }
 
     /* 6. The loop: send the value for T + step, stamped T + step, then advance to it. */
-    double hist[4] = {0}, max_sent = -1;
-    tp_time now = 0;
-    for (int k = 1; k <= steps; k++) {
+    for (int k = a.k + 1; k <= steps; k++) {
         tp_time t = tp_time_add(now, step);
         double x = sin(tp_time_to_seconds(f, t));
-        memmove(hist + 1, hist, 3 * sizeof hist[0]);
-        hist[0] = x;
-        max_sent = x > max_sent ? x : max_sent;
-        check(f, send_sample(f, obj, attrs, k, x, hist, t), "update");
+        memmove(a.hist + 1, a.hist, 3 * sizeof a.hist[0]);
+        a.hist[0] = x;
+        a.max_sent = x > a.max_sent ? x : a.max_sent;
+        a.k = k;
+        check(f, send_sample(f, a.obj, attrs, k, x, a.hist, t), "update");
         printf("producer: t=%.1f s sent value=%.4f\n", tp_time_to_seconds(f, t), x);
         check(f, tp_time_advance_request(f, t), "time advance request");
         check(f, tp_wait_grant(f, &now, -1), "wait grant");
@@ -246,12 +329,12 @@ int main(int argc, char **argv)
     /* 7. The consumer answers the first sample above 0.5 with a Command. Our time runs ahead
      *    of the consumer's (nothing holds us back), so when we sent such a sample its Command
      *    may still be on its way: evoke callbacks until it came, or until a peer left. */
-    while (max_sent > 0.5 && a.commands == 0 && a.left == 0)
+    while (a.max_sent > 0.5 && a.commands == 0 && a.left == 0)
         check(f, tp_evoke(f, -1), "evoke");
 
     /* 8. Leave: delete our object, stamped like an update so that subscribers get `remove`
      *    after the last sample, then resign. */
-    check(f, tp_delete_object(f, obj, tp_time_add(now, step)), "delete");
+    check(f, tp_delete_object(f, a.obj, tp_time_add(now, step)), "delete");
     check(f, tp_resign(f, TP_DELETE_OBJECTS), "resign");
     tp_federate_free(f);
     printf("producer: done after %d steps\n", steps);

@@ -31,9 +31,12 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
-# Checkpoints over the real RTI, TCP and in process (doc/checkpoint.md).
+# Checkpoints over the real RTI, TCP and in process; the example pair killed and resumed
+# (doc/checkpoint.md).
 INTEG_TESTS += tests/integration/ckpt_rti_test
 ckpt_rti_test_LIBS := client proto fom
+CHECK_TESTS += tests/integration/ckpt_rti_test
+INTEG_SCRIPTS += tests/integration/ckpt_examples.sh
 CHECK_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
                tests/integration/client_kill_test tests/integration/client_time_test \
                tests/integration/client_fed_test
@@ -56,6 +59,9 @@ bench_client_alloc_LIBS := client proto fom
 # The workloads of HELICS's benchmarks (timing, echo, message round trip), doc/performance.md.
 BENCHES += tests/bench/helics_bench
 helics_bench_LIBS := client proto fom
+# A save and a restore of 16 to 256 federates in process (doc/checkpoint.md "Cost").
+BENCHES += tests/bench/ckpt_bench
+ckpt_bench_LIBS := client proto fom
 # The in-process transport (doc/inproc.md): the same federation in process and over TCP against
 # a closed recursion, the embedded RTI's federation log, stopping under a joined federate.
 INTEG_TESTS += tests/integration/inproc_client_test

@@ -164,6 +164,17 @@ static void run_save(tp_federate *f)
         r = tpi_send(f, &m);
     } while (r == TP_OK && off < part.len);
     buf_fini(&part);
+    if (r < 0 && rc == TP_OK && !f->closed) { /* a chunk could not go: the RTI must not wait */
+        snprintf(why, sizeof why, "its part could not be sent: %.400s", f->err);
+        wire_msg_init(&m, WIRE_SAVE_DONE);
+        m.req = f->save_id;
+        m.code = WIRE_SAVE_FAILED;
+        m.a = f->save_frames;
+        wire_str_set(&m.str[0], f->save_label);
+        wire_str_set(&m.str[2], why);
+        rc = TP_EREFUSED;
+        r = tpi_send(f, &m);
+    }
     if (rc != TP_OK) tpi_log(f, TP_LOG_WARN, "save '%s': %s", f->save_label, why);
     struct outcome out = {0};
     if (r == TP_OK) r = tpi_wait_frame(f, WIRE_FEDERATION_SAVED, f->save_id, -1, saved_reply, &out);
@@ -174,13 +185,17 @@ static void run_save(tp_federate *f)
 void tpi_on_initiate_save(tp_federate *f, const struct wire_msg *m)
 {
     f->save_id = m->req;
-    f->save_chunk = m->a > 0 && m->a < UINT32_MAX ? (uint32_t)m->a : 1;
+    /* what the RTI takes, and what this library sends in one frame (whichever is smaller) */
+    uint64_t room = f->max_frame > 1024 ? f->max_frame - 512 : 512;
+    f->save_chunk = (uint32_t)(m->a > 0 && m->a < room ? m->a : room);
     wire_str_copy(&m->str[0], f->save_label, sizeof f->save_label);
     f->save_frames = 0;
     f->save_asked = 1;
-    /* A request sent before the RTI asked is still pending: the part is made right after its
-     * grant, which the RTI sends before anything it holds (doc/checkpoint.md "The cut"). */
-    if (f->pending != TP_REQ_NONE) {
+    /* The TIME_GRANT that brings it to the save time follows: the part is made right after
+     * it (doc/checkpoint.md "The cut"). Otherwise now, a request pending or not: the RTI saw
+     * none (one in flight is then pre-snapshot for both), or saw one that cannot be granted
+     * while the others are held ("When the save time is not reached"). */
+    if (m->code == 1 && f->pending != TP_REQ_NONE) {
         f->save_armed = 1;
         return;
     }

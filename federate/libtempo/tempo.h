@@ -357,8 +357,11 @@ typedef struct tp_callbacks {
      *      initialisers stay valid ---- */
     /** This federate's part of save @p label. The RTI asks for it in the grant that brings
      *  the federate to or past the requested time T (HLA's timed save), or at once when the
-     *  federate is neither regulating nor constrained; @p time is the federate's logical time
-     *  then (>= T, or its time when it manages no time). Runs inside the libtempo call that
+     *  federate is neither regulating nor constrained, or when it waits with a request
+     *  pending that cannot be granted while the others are held (then the request is part of
+     *  the snapshot and is still pending after a restore: tp_query_time_status shows it);
+     *  @p time is the federate's logical time then (>= T, or below T in the last two cases;
+     *  doc/checkpoint.md "When the save time is not reached"). Runs inside the libtempo call that
      *  received that grant (tp_wait_grant, tp_evoke, ...), after the `grant` callback and
      *  before the call returns; after it the library reports to the RTI and waits, inside the
      *  same call, for the outcome (`saved`): until then the federate sends nothing and

@@ -129,9 +129,10 @@ enum wire_type {
     WIRE_PONG = 47,                /* both ways: req (of the PING), str0=the PING's payload */
     /* checkpoints (doc/checkpoint.md "The coordinated save", doc/protocol.md §checkpoints) */
     WIRE_REQUEST_SAVE = 48,       /* C→R req, time=save time T, str0=label */
-    WIRE_INITIATE_SAVE = 49,      /* R→C req=save id, a=largest part chunk (bytes) one
-                                     SAVE_DONE may carry, time=the federate's logical time,
-                                     time2=T, str0=label */
+    WIRE_INITIATE_SAVE = 49,      /* R→C req=save id, code=1 the TIME_GRANT that brings the
+                                     federate to T follows (save after it) / 0 save now,
+                                     a=largest part chunk (bytes) one SAVE_DONE may carry,
+                                     time=the federate's logical time, time2=T, str0=label */
     WIRE_SAVE_DONE = 50,          /* C→R req=save id, code=enum wire_save_done, a=state frames
                                      (wire_type_state) the federate dispatched after the
                                      INITIATE_SAVE up to its snapshot, str0=label,

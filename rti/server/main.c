@@ -74,6 +74,8 @@ static void usage(FILE *out)
         "  --checkpoint-dir DIR    write the saves federates request (tp_request_save)\n"
         "                          as folders DIR/LABEL (doc/checkpoint.md); DIR is made\n"
         "                          when missing; without it saves are refused\n"
+        "  --restore FOLDER        restore the federation saved in that checkpoint before\n"
+        "                          serving; its federates rejoin (tp_join_options.restore)\n"
         "  --keep-federations      keep a federation after its last federate resigned\n"
         "                          (default: destroy it, so each run gets its own log)\n"
         "  --http HOST:PORT        serve the live view (a page, JSON and a stream of the\n"
@@ -186,6 +188,8 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->flog_dir = v;
     } else if (strcmp(a, "--checkpoint-dir") == 0) {
         cfg->checkpoint_dir = v;
+    } else if (strcmp(a, "--restore") == 0) {
+        cfg->restore = v;
     } else if (strcmp(a, "--file-mode") == 0) {
         unsigned mode;
         char err[200];
@@ -298,6 +302,7 @@ static const char *const valued_options[] = {"--listen",
                                              "--unix",
                                              "--log",
                                              "--checkpoint-dir",
+                                             "--restore",
                                              "--file-mode",
                                              "--log-only",
                                              "--secret",
@@ -410,6 +415,11 @@ int main(int argc, char **argv)
     if (server_new(&cfg, &s, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-rti: %s\n", err);
         return 1;
+    }
+    if (cfg.restore && server_restore(s, cfg.restore, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-rti: --restore: %s\n", err);
+        server_free(s);
+        return 2;
     }
     if (server_address(s)[0]) printf("tempo-rti listening on %s\n", server_address(s));
     if (cfg.unix_path) printf("tempo-rti listening on unix:%s\n", cfg.unix_path);

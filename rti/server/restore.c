@@ -335,54 +335,46 @@ static int open_checkpoint(const char *path, struct ckpt_reader **rd, struct ckp
     return STATUS_OK;
 }
 
-void restore_handle(struct server *s, struct link *c, const struct wire_msg *m)
+/* Restore the folder at path as federation name ("" = its saved name). STATUS_OK, or a
+ * STATUS_* with err filled and nothing created. who names the asker in log lines. */
+static int restore_folder(struct server *s, const char *path, const char *given, const char *who,
+                          uint64_t *fp_out, char *err, size_t errlen)
 {
-    char path[1024], name[RTI_NAME_MAX], saved[RTI_NAME_MAX], err[2 * RTI_ERR_MAX],
-        why[RTI_ERR_MAX];
+    char name[RTI_NAME_MAX], saved[RTI_NAME_MAX] = "", why[RTI_ERR_MAX];
     struct ckpt_reader *rd = NULL;
     struct ckpt_dec d;
     struct federation *fx = NULL;
     uint64_t fp = 0;
     const uint8_t *fom = NULL;
     size_t fom_len = 0;
-    int st = STATUS_OK;
-    if (m->str[1].len == 0 || wire_str_copy(&m->str[1], path, sizeof path) != 0 ||
-        wire_str_copy(&m->str[0], name, sizeof name) != 0) {
-        snprintf(err, sizeof err,
-                 "RESTORE_FEDERATION: the folder must be 1..1023 bytes and the "
-                 "name 0..127");
-        st = STATUS_EINVAL;
-    }
-    if (st == STATUS_OK)
-        st = open_checkpoint(path, &rd, &d, saved, sizeof saved, &fp, &fom, &fom_len, err,
-                             sizeof err);
-    if (st == STATUS_OK && !name[0]) snprintf(name, sizeof name, "%s", saved);
+    int st = open_checkpoint(path, &rd, &d, saved, sizeof saved, &fp, &fom, &fom_len, err, errlen);
+    snprintf(name, sizeof name, "%s", given && given[0] ? given : saved);
     federation_expire(s);
     if (st == STATUS_OK && federation_find(s, name)) {
-        snprintf(err, sizeof err, "RESTORE_FEDERATION: federation '%s' already exists", name);
+        snprintf(err, errlen, "RESTORE_FEDERATION: federation '%s' already exists", name);
         st = STATUS_EEXISTS;
     }
     if (st == STATUS_OK)
-        st = federation_create(s, name, (const char *)fom, fom_len, &fx, err, sizeof err);
+        st = federation_create(s, name, (const char *)fom, fom_len, &fx, err, errlen);
     if (st == STATUS_OK && fx->fingerprint != fp) {
-        snprintf(err, sizeof err,
+        snprintf(err, errlen,
                  "RESTORE_FEDERATION: %.600s/rti: its FOM does not match its "
                  "fingerprint",
                  path);
         st = STATUS_ECKPT;
     }
     if (st == STATUS_OK && load_body(fx, &d, rd, why, sizeof why) != 0) {
-        snprintf(err, sizeof err, "RESTORE_FEDERATION: %.600s/rti: %s", path, why);
+        snprintf(err, errlen, "RESTORE_FEDERATION: %.600s/rti: %s", path, why);
         st = STATUS_ECKPT;
     }
     if (st == STATUS_OK && timesvc_restore(fx, &d, why, sizeof why) != 0) {
-        snprintf(err, sizeof err, "RESTORE_FEDERATION: %.600s/rti: %s", path, why);
+        snprintf(err, errlen, "RESTORE_FEDERATION: %.600s/rti: %s", path, why);
         st = STATUS_ECKPT;
     }
     if (st == STATUS_OK && d.off != d.n) {
         /* the engine holds the records now: nothing may fail after timesvc_restore but this
          * check, so the federation is destroyed as a whole (its federates resign) */
-        snprintf(err, sizeof err, "RESTORE_FEDERATION: %.600s/rti: %zu bytes after the last record",
+        snprintf(err, errlen, "RESTORE_FEDERATION: %.600s/rti: %zu bytes after the last record",
                  path, d.n - d.off);
         federation_destroy(s, fx);
         fx = NULL;
@@ -394,9 +386,8 @@ void restore_handle(struct server *s, struct link *c, const struct wire_msg *m)
             federation_destroy(s, fx);
         }
         ckpt_close(rd);
-        LOGW("save", c->label, "%s", err);
-        server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
-        return;
+        LOGW("save", who, "%s", err);
+        return st;
     }
     snprintf(fx->restored_from, sizeof fx->restored_from, "%s", ckpt_label(rd));
     if (fx->flog) {
@@ -415,12 +406,38 @@ void restore_handle(struct server *s, struct link *c, const struct wire_msg *m)
         for (uint32_t h = 0; h < fx->handle_cap; h++)
             if (fx->by_handle[h]) flog_joined(fx->flog, h, fx->by_handle[h]->name);
     }
-    LOGI("save", c->label,
+    LOGI("save", who,
          "federation '%s' restored from %s (save '%s' at %lld, %u federates "
          "to rejoin)",
          fx->name, path, ckpt_label(rd), (long long)ckpt_time(rd), fx->n_feds);
     ckpt_close(rd);
-    if (m->req) server_reply(s, c, m->req, STATUS_OK, fx->fingerprint, "");
+    if (fp_out) *fp_out = fx->fingerprint;
+    return STATUS_OK;
+}
+
+void restore_handle(struct server *s, struct link *c, const struct wire_msg *m)
+{
+    char path[1024], name[RTI_NAME_MAX], err[2 * RTI_ERR_MAX];
+    uint64_t fp = 0;
+    int st = STATUS_OK;
+    if (m->str[1].len == 0 || wire_str_copy(&m->str[1], path, sizeof path) != 0 ||
+        wire_str_copy(&m->str[0], name, sizeof name) != 0) {
+        snprintf(err, sizeof err,
+                 "RESTORE_FEDERATION: the folder must be 1..1023 bytes and the "
+                 "name 0..127");
+        st = STATUS_EINVAL;
+    }
+    if (st == STATUS_OK) st = restore_folder(s, path, name, c->label, &fp, err, sizeof err);
+    if (st != STATUS_OK) {
+        server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+        return;
+    }
+    if (m->req) server_reply(s, c, m->req, STATUS_OK, fp, "");
+}
+
+int server_restore(struct server *s, const char *folder, char *err, size_t errlen)
+{
+    return restore_folder(s, folder, "", "-", NULL, err, errlen) == STATUS_OK ? 0 : -1;
 }
 
 /* ---- the rejoin ---------------------------------------------------------------------------- */

@@ -120,13 +120,15 @@ static uint32_t chunk_size(const struct server *s)
 }
 
 /* INITIATE_SAVE to f, whose logical time is t: from now on its state frames are copied into
- * its window until it reports. */
-static void tell(struct server *s, struct federate *f, int64_t t)
+ * its window until it reports. with_grant: the grant that brings it to T follows, and the
+ * library makes the part after it; else it makes it now. */
+static void tell(struct server *s, struct federate *f, int64_t t, int with_grant)
 {
     struct save *sv = f->fx->save;
     struct wire_msg m;
     wire_msg_init(&m, WIRE_INITIATE_SAVE);
     m.req = sv->id;
+    m.code = with_grant ? 1u : 0u;
     m.a = chunk_size(s);
     m.time = t;
     m.time2 = sv->time;
@@ -142,7 +144,7 @@ static void tell(struct server *s, struct federate *f, int64_t t)
 void save_before_grant(struct server *s, struct federate *f, int64_t t)
 {
     struct save *sv = f->fx->save;
-    if (sv && f->save_state == SAVE_FED_NONE && t >= sv->time) tell(s, f, t);
+    if (sv && f->save_state == SAVE_FED_NONE && t >= sv->time) tell(s, f, t, 1);
 }
 
 /* The part's file name: "fed-NAME" when that is a valid part name, else "fedh-HANDLE" (no
@@ -274,7 +276,7 @@ void save_poll(struct server *s, struct federation *fx)
         /* granted (no request pending) at or past T, or managing no time at all: now */
         if (st.req == TM_REQ_NONE && !st.constrained_pending &&
             (st.time >= sv->time || (!st.regulating && !st.constrained)))
-            tell(s, f, st.time);
+            tell(s, f, st.time, 0);
     }
     uint32_t none = 0, told = 0, done = 0;
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
@@ -291,8 +293,10 @@ void save_poll(struct server *s, struct federation *fx)
     if (told > 0 || done == 0) return;
     /* Everyone asked has reported and is held; each federate not asked yet waits for a grant.
      * Their bounds are fixed by their requests and the held federates' by their state: no
-     * event can come, so no grant will (doc/checkpoint.md "When the save time is not
-     * reached"). The save fails naming them, and everyone goes on. */
+     * event can come, so no grant will (a step that would pass T while another federate is
+     * held at T; a master-slave step whose commands come at T). They are asked now, with
+     * their request pending: the part says so, and after a restore the request is still
+     * pending (doc/checkpoint.md "When the save time is not reached"). */
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
         struct federate *f = fx->slots[i];
         if (!f || f->save_state != SAVE_FED_NONE) continue;
@@ -302,21 +306,13 @@ void save_poll(struct server *s, struct federation *fx)
     for (uint32_t i = 0; i < fx->slot_cap; i++) {
         struct federate *f = fx->slots[i];
         if (!f || f->save_state != SAVE_FED_NONE) continue;
-        char why[200];
         tm_query(fx->tm, (tm_fed)f->handle, &st, NULL, 0);
-        if (st.req != TM_REQ_NONE)
-            snprintf(why, sizeof why,
-                     "cannot reach the save time: at %lld with %s(%lld) pending, it waits for "
-                     "federates held at the save",
-                     (long long)st.time, tm_req_name(st.req), (long long)st.req_time);
-        else
-            snprintf(why, sizeof why,
-                     "cannot reach the save time: at %lld, enabling time constraint, it waits "
-                     "for federates held at the save",
-                     (long long)st.time);
-        fail_add(sv, f->name, why);
+        LOGD("save", f->tag,
+             "cannot reach %lld while the others are held: asked at %lld with "
+             "%s(%lld) pending",
+             (long long)sv->time, (long long)st.time, tm_req_name(st.req), (long long)st.req_time);
+        tell(s, f, st.time, 0);
     }
-    finish(s, fx);
 }
 
 /* ==== 3. requests ============================================================================ */

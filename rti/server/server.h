@@ -62,6 +62,8 @@ struct server_config {
     const char *http_listen;    /* the live view's "HOST:PORT" (doc/live.md), NULL = none */
     const char *checkpoint_dir; /* folder where saves are written as DIR/LABEL
                                    (doc/checkpoint.md); NULL = REQUEST_SAVE is refused */
+    const char *restore;        /* tempo-rti --restore: a checkpoint folder main() restores
+                                   before serving (server_restore); NULL = none */
     int keep_federations;       /* 1: a federation outlives its last federate (until
                                    DESTROY_FEDERATION); 0: it is destroyed when the last one
                                    leaves, unless objects kept without owner remain (default) */
@@ -91,6 +93,13 @@ const char *server_http_address(const struct server *s);
  * @return 0 after a clean stop, -1 when the event loop failed.
  */
 int server_run(struct server *s);
+
+/**
+ * Restore a federation from a checkpoint folder before serving (tempo-rti --restore;
+ * doc/checkpoint.md "Restore"), under its saved name; its federates then rejoin.
+ * @return 0, or -1 with err naming the folder, the part and the fault (nothing created).
+ */
+int server_restore(struct server *s, const char *folder, char *err, size_t errlen);
 
 /** Ask the loop to stop at the end of the current event (async-signal-unsafe: loop only). */
 void server_stop(struct server *s);

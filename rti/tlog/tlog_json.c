@@ -119,9 +119,17 @@ static json_t *record_json(const struct tlog *t, const struct tlog_rec *x)
         break;
     case FLOG_K_JOINED:
     case FLOG_K_LOST:
-    case FLOG_K_NOTE:
-        json_object_set_new(o, "text", jstr((const char *)r->payload, r->payload_len));
+    case FLOG_K_NOTE: {
+        /* a note may carry data after its text's NUL (a restored federation's first note:
+         * doc/log.md "Saves and restores"): the text alone, the data's size beside it */
+        const char *nul = memchr(r->payload, 0, r->payload_len);
+        size_t n = nul ? (size_t)(nul - (const char *)r->payload) : r->payload_len;
+        json_object_set_new(o, "text", jstr((const char *)r->payload, n));
+        if (nul)
+            json_object_set_new(o, "data_bytes",
+                                json_integer((json_int_t)(r->payload_len - n - 1)));
         break;
+    }
     case FLOG_K_DECISION: {
         static const char *const dn[] = {"?",           "GRANT",   "DELIVER", "REG_ENABLED",
                                          "CON_ENABLED", "DISCARD", "REFUSED"};

@@ -18,6 +18,7 @@
 
 #include "rti/proto/ckpt.h"
 #include "tests/integration/client_harness.h"
+#include "tests/integration/rti_harness.h"
 
 #define NF       4   /* F0..F2 run the script; F3 manages no time and only listens */
 #define MON      3   /* the listener */
@@ -69,6 +70,12 @@ static void logf_(struct fed *s, const char *fmt, ...)
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     if (n > 0) append(&s->log, &s->len, &s->cap, line, (size_t)n);
+}
+
+/* n bytes at a equal n bytes at b (either may be NULL when n is 0) */
+static int same(const char *a, size_t na, const char *b, size_t nb)
+{
+    return na == nb && (na == 0 || memcmp(a, b, na) == 0);
 }
 
 static uint64_t rnd(struct fed *s)
@@ -419,9 +426,9 @@ static void save_and_go_on(const char *label, const int *mode, int want_status)
         run_threads(fs);
     }
     for (int i = 0; i < NF; i++) {
-        CHECK(fs[i].len == ref[i].len && memcmp(fs[i].log, ref[i].log, ref[i].len) == 0,
+        CHECK(same(fs[i].log, fs[i].len, ref[i].log, ref[i].len),
               "%s (save %s): the run with the save saw what the reference saw", fs[i].name, label);
-        CHECK(fs[i].ro_len == ref[i].ro_len && memcmp(fs[i].ro, ref[i].ro, ref[i].ro_len) == 0,
+        CHECK(same(fs[i].ro, fs[i].ro_len, ref[i].ro, ref[i].ro_len),
               "%s (save %s): the same receive-order interactions", fs[i].name, label);
         CHECK_INT_EQ(fs[i].saved_calls, 1);
         CHECK_INT_EQ(fs[i].saved_status, want_status);
@@ -499,7 +506,7 @@ static void crashing_run(const char *label, const char *dir, const char *inproc,
               label, fs[i].detail);
         cut[i] = fs[i].cut;
         ro_cut[i] = fs[i].ro_cut;
-        CHECK(fs[i].cut <= ref[i].len && memcmp(fs[i].log, ref[i].log, fs[i].cut) == 0,
+        CHECK(fs[i].cut <= ref[i].len && same(fs[i].log, fs[i].cut, ref[i].log, fs[i].cut),
               "%s: up to the save, the crashing run saw what the reference saw", fs[i].name);
     }
     if (inproc) {
@@ -543,14 +550,15 @@ static void resume(const char *folder, const char *inproc, const size_t *cut, co
         }
         run_threads(fs);
         for (int i = 0; i < NF; i++)
-            CHECK(fs[i].len == ref[i].len - cut[i] &&
-                      memcmp(fs[i].log, ref[i].log + cut[i], fs[i].len) == 0,
+            CHECK(cut[i] <= ref[i].len &&
+                      same(fs[i].log, fs[i].len, ref[i].log + cut[i], ref[i].len - cut[i]),
                   "%s: %s: after the save, the resumed run saw what the reference saw "
                   "(%zu bytes against %zu)",
                   fs[i].name, what, fs[i].len, ref[i].len - cut[i]);
         for (int i = 0; i < NF; i++)
-            CHECK(fs[i].ro_len == ref[i].ro_len - ro_cut[i] &&
-                      memcmp(fs[i].ro, ref[i].ro + ro_cut[i], fs[i].ro_len) == 0,
+            CHECK(ro_cut[i] <= ref[i].ro_len &&
+                      same(fs[i].ro, fs[i].ro_len, ref[i].ro ? ref[i].ro + ro_cut[i] : NULL,
+                           ref[i].ro_len - ro_cut[i]),
                   "%s: %s: after the save, the same receive-order interactions (%zu bytes "
                   "against %zu)",
                   fs[i].name, what, fs[i].ro_len, ref[i].ro_len - ro_cut[i]);
@@ -607,6 +615,70 @@ static void test_crash_and_resume(void)
     crashing_run("mid2", dir, "inproc:ck-b", cut, ro_cut);
     snprintf(folder, sizeof folder, "%s/mid2", dir);
     resume(folder, NULL, cut, ro_cut, "in-process checkpoint resumed over TCP");
+}
+
+/* In process with the federates as tasks (tp_inproc_options.tasks, what tempo-run
+ * --in-process uses): a federate held by the save lets the others run while it waits. The
+ * run with the save sees what the reference saw, and its checkpoint resumes over TCP. */
+static struct fed task_fs[NF];
+static int task_left; /* script tasks still running */
+
+static void script_task(void *arg)
+{
+    run(arg);
+    if (--task_left == 0) mon_stop = 1;
+}
+
+static void monitor_task(void *arg)
+{
+    run_monitor(arg);
+}
+
+static void main_task(void *arg)
+{
+    const char *rti = arg;
+    char err[300];
+    if (setup(task_fs, rti, "ck") != 0) return;
+    CHECK_INT_EQ(tp_request_save(task_fs[2].f, "tasks", SAVE_AT), TP_OK);
+    task_left = MON;
+    mon_stop = 0;
+    for (int i = 0; i < NF; i++)
+        CHECK_INT_EQ(tp_inproc_spawn(rti + strlen("inproc:"), i == MON ? monitor_task : script_task,
+                                     &task_fs[i], err, sizeof err),
+                     TP_OK);
+}
+
+static void test_tasks(void)
+{
+    static volatile int no;
+    char dir[600], folder[700], err[300];
+    size_t cut[NF], ro_cut[NF];
+    snprintf(dir, sizeof dir, "%s/tasks", tmp);
+    tp_inproc_options io = {.checkpoint_dir = dir, .tasks = 1};
+    CHECK_INT_EQ(tp_inproc_start("ck-t", &io, err, sizeof err), TP_OK);
+    for (int i = 0; i < NF; i++)
+        fed_init(&task_fs[i], i, &no);
+    CHECK_INT_EQ(tp_inproc_spawn("ck-t", main_task, "inproc:ck-t", err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_run("ck-t", err, sizeof err), TP_OK);
+    for (int i = 0; i < NF; i++) {
+        struct fed *s = &task_fs[i];
+        CHECK(!s->err, "%s: %s", s->name, s->errtext);
+        CHECK(same(s->log, s->len, ref[i].log, ref[i].len) &&
+                  same(s->ro, s->ro_len, ref[i].ro, ref[i].ro_len),
+              "%s (tasks): the run with the save saw what the reference saw", s->name);
+        CHECK(s->saved_calls == 1 && s->saved_status == TP_OK, "%s: save: %s", s->name, s->detail);
+        cut[i] = s->cut;
+        ro_cut[i] = s->ro_cut;
+    }
+    free_feds(task_fs, 1);
+    tp_inproc_stop("ck-t", err, sizeof err);
+    for (int i = 0; i < NF; i++) {
+        free(task_fs[i].log);
+        free(task_fs[i].ro);
+        task_fs[i].log = task_fs[i].ro = NULL;
+    }
+    snprintf(folder, sizeof folder, "%s/tasks", dir);
+    resume(folder, NULL, cut, ro_cut, "checkpoint of tasks resumed over TCP");
 }
 
 static void test_refused(void)
@@ -671,6 +743,328 @@ static void test_refused(void)
     harness_stop_rti();
 }
 
+/* Two federates whose steps do not both land on T: A (step 10) reaches T = 20 and is held;
+ * B (step 30) waits at 0 for TAR(30), which A held at 20 blocks. B is then asked with its
+ * request pending; both go on to the end as a run without the save, and a run restored from
+ * the checkpoint goes on from there (B still waiting for TAR(30)) with the same grants. */
+struct stepper {
+    struct fed s;
+    tp_time step;
+    int wait_first; /* restored with a request pending: wait for its grant first */
+};
+
+static void *run_steps(void *arg)
+{
+    struct stepper *p = arg;
+    struct fed *s = &p->s;
+    int rc = p->wait_first ? tp_wait_grant(s->f, NULL, 20000) : TP_OK;
+    while (rc == TP_OK && s->t < 60) {
+        rc = tp_time_advance_request(s->f, s->t + p->step);
+        if (!rc) rc = tp_wait_grant(s->f, NULL, 20000);
+    }
+    if (rc) fail(s, "step", rc);
+    return NULL;
+}
+
+/* One run of the pair: from scratch (folder NULL; a save at 20 when label is set) or
+ * restored from folder. */
+static void steppers(struct stepper *st, const char *label, const char *folder)
+{
+    static volatile int no;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/unreach", tmp);
+    const char *const extra[] = {"--checkpoint-dir", dir, NULL};
+    const char *rti = harness_start_rti(extra, 240);
+    char err[512] = "";
+    if (folder && rti) {
+        tp_join_options r = {.rti = rti, .federation = "un", .timeout_ms = 10000};
+        CHECK_INT_EQ(tp_restore_federation(&r, folder, err, sizeof err), TP_OK);
+    }
+    for (int i = 0; i < 2 && rti; i++) {
+        struct fed *s = &st[i].s;
+        fed_init(s, i, &no);
+        st[i].step = i ? 30 : 10;
+        snprintf(s->name, sizeof s->name, "%s", i ? "B" : "A");
+        tp_callbacks cb = callbacks(s);
+        tp_join_options o = {.rti = rti,
+                             .federation = "un",
+                             .federate = s->name,
+                             .fom_path = FOM_PATH,
+                             .create = 1,
+                             .restore = folder != NULL,
+                             .timeout_ms = 10000};
+        int rc = tp_join(&o, &cb, s, &s->f, err, sizeof err);
+        if (!rc && !folder) rc = tp_enable_regulation(s->f, 1);
+        if (!rc && !folder) rc = tp_wait_regulation_enabled(s->f, 5000);
+        if (!rc && !folder) rc = tp_enable_constrained(s->f);
+        if (!rc && !folder) rc = tp_wait_constrained_enabled(s->f, 5000);
+        CHECK(rc == TP_OK, "setup %s: %s %s", s->name, err, tp_last_error(s->f));
+        tp_time_status ts[2];
+        size_t n = 0;
+        if (!rc && folder && tp_query_time_status(s->f, ts, 2, &n) == TP_OK)
+            for (size_t k = 0; k < n && k < 2; k++)
+                if (ts[k].federate == tp_federate_handle(s->f))
+                    st[i].wait_first = ts[k].pending != TP_REQ_NONE;
+    }
+    if (rti && st[0].s.f && st[1].s.f) {
+        if (label) CHECK_INT_EQ(tp_request_save(st[0].s.f, label, 20), TP_OK);
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th[i], NULL, run_steps, &st[i]);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        for (int i = 0; i < 2; i++) {
+            CHECK(!st[i].s.err, "%s: %s", st[i].s.name, st[i].s.errtext);
+            CHECK_INT_EQ(st[i].s.t, 60);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        tp_federate_free(st[i].s.f);
+        st[i].s.f = NULL;
+    }
+    harness_stop_rti();
+}
+
+static void test_unreachable(void)
+{
+    static struct stepper ref2[2], sv[2], re[2];
+    char folder[700];
+    snprintf(folder, sizeof folder, "%s/unreach/odd", tmp);
+    steppers(ref2, NULL, NULL);
+    steppers(sv, "odd", NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK(same(sv[i].s.log, sv[i].s.len, ref2[i].s.log, ref2[i].s.len),
+              "%s: the run with the save saw what the run without saw", sv[i].s.name);
+        CHECK(sv[i].s.saved_calls == 1 && sv[i].s.saved_status == TP_OK, "%s: save: %s",
+              sv[i].s.name, sv[i].s.detail);
+    }
+    steppers(re, NULL, folder);
+    CHECK_INT_EQ(re[1].wait_first, 1); /* B was saved waiting for TAR(30) */
+    for (int i = 0; i < 2; i++) {
+        size_t cut = sv[i].s.cut;
+        CHECK(cut <= ref2[i].s.len &&
+                  same(re[i].s.log, re[i].s.len, ref2[i].s.log + cut, ref2[i].s.len - cut),
+              "%s: resumed, the same grants as the run that went on", re[i].s.name);
+    }
+    for (int i = 0; i < 2; i++) {
+        free(ref2[i].s.log);
+        free(sv[i].s.log);
+        free(re[i].s.log);
+    }
+}
+
+/* A federate that joins, or one that resigns, while a save is open makes it fail naming it;
+ * the others learn it through `saved` (none was asked: both regulate, below T). */
+static int saved_once(void *arg)
+{
+    return ((struct fed *)arg)->saved_calls > 0;
+}
+
+static void test_join_resign(void)
+{
+    static volatile int no;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/joinres", tmp);
+    const char *const extra[] = {"--checkpoint-dir", dir, NULL};
+    const char *rti = harness_start_rti(extra, 240);
+    struct fed fs[3] = {0};
+    char err[512] = "";
+    int rc = rti ? TP_OK : TP_EINVAL;
+    for (int i = 0; i < 3 && rc == TP_OK; i++) {
+        fed_init(&fs[i], i, &no);
+        tp_callbacks cb = callbacks(&fs[i]);
+        tp_join_options o = {.rti = rti,
+                             .federation = "jr",
+                             .federate = fs[i].name,
+                             .fom_path = FOM_PATH,
+                             .create = 1,
+                             .timeout_ms = 10000};
+        if (i == 2) { /* F2 joins while the save "j" is open */
+            CHECK_INT_EQ(tp_request_save(fs[0].f, "j", 100), TP_OK);
+            tp_time lits;
+            CHECK_INT_EQ(tp_query_lits(fs[0].f, &lits), TP_OK); /* the RTI has the request */
+        }
+        rc = tp_join(&o, &cb, &fs[i], &fs[i].f, err, sizeof err);
+        if (!rc && i < 2) rc = tp_enable_regulation(fs[i].f, 1);
+        if (!rc && i < 2) rc = tp_wait_regulation_enabled(fs[i].f, 5000);
+    }
+    CHECK(rc == TP_OK, "setup: %s %s", err, fs[0].f ? tp_last_error(fs[0].f) : "");
+    if (rc == TP_OK) {
+        tp_federate *f0 = fs[0].f;
+        CHECK(harness_pump(&f0, 1, saved_once, &fs[0], 5000), "F0 got the outcome of 'j'");
+        CHECK_INT_EQ(fs[0].saved_status, TP_ECKPT);
+        CHECK_STR_HAS(fs[0].detail, "'F2': joined during the save");
+        fs[0].saved_calls = 0;
+        CHECK_INT_EQ(tp_request_save(f0, "r", 100), TP_OK);
+        tp_time lits;
+        CHECK_INT_EQ(tp_query_lits(f0, &lits), TP_OK);
+        CHECK_INT_EQ(tp_resign(fs[1].f, TP_DELETE_OBJECTS), TP_OK);
+        CHECK(harness_pump(&f0, 1, saved_once, &fs[0], 5000), "F0 got the outcome of 'r'");
+        CHECK_INT_EQ(fs[0].saved_status, TP_ECKPT);
+        CHECK_STR_HAS(fs[0].detail, "'F1': resigned during the save");
+        struct stat sb;
+        char folder[700];
+        snprintf(folder, sizeof folder, "%s/r", dir);
+        CHECK(stat(folder, &sb) != 0, "no folder %s", folder);
+    }
+    for (int i = 0; i < 3; i++) {
+        tp_federate_free(fs[i].f);
+        free(fs[i].log);
+        free(fs[i].ro);
+    }
+    harness_stop_rti();
+}
+
+/* A federate that has saved its part is held: the RTI refuses its time requests and
+ * time-stamped sends naming the save (a raw client, since libtempo never makes them), and a
+ * second SAVE_DONE. */
+static void test_held_refused(void)
+{
+    static volatile int no;
+    char dir[600], why[600] = "", err[512] = "";
+    snprintf(dir, sizeof dir, "%s/held", tmp);
+    const char *const extra[] = {"--checkpoint-dir", dir, NULL};
+    const char *rti = harness_start_rti(extra, 240);
+    struct fed a = {0};
+    fed_init(&a, 0, &no);
+    tp_callbacks cb = callbacks(&a);
+    tp_join_options o = {.rti = rti,
+                         .federation = "hr",
+                         .federate = "A",
+                         .fom_path = FOM_PATH,
+                         .create = 1,
+                         .timeout_ms = 10000};
+    int rc = rti ? tp_join(&o, &cb, &a, &a.f, err, sizeof err) : TP_EINVAL;
+    if (!rc) rc = tp_enable_regulation(a.f, 1);
+    if (!rc) rc = tp_wait_regulation_enabled(a.f, 5000);
+    struct cli c;
+    char *fom = h_slurp(FOM_PATH);
+    if (rc == TP_OK && fom && cli_connect(&c, harness_rti_.port) == 0 && cli_hello(&c) == 0 &&
+        cli_join(&c, "hr", "R", fom, 0, NULL, why, sizeof why) > 0) {
+        CHECK_INT_EQ(tp_request_save(a.f, "h", 100), TP_OK);
+        struct wire_msg m;
+        CHECK_INT_EQ(cli_expect(&c, WIRE_INITIATE_SAVE, &m, H_TIMEOUT_MS), 1); /* at once */
+        CHECK_INT_EQ(m.time2, 100);
+        uint32_t id = m.req;
+        wire_msg_init(&m, WIRE_SAVE_DONE);
+        m.req = id;
+        m.code = WIRE_SAVE_OK;
+        wire_str_set(&m.str[0], "h");
+        wire_str_set(&m.str[1], "my part");
+        CHECK_INT_EQ(cli_send(&c, &m), 0);
+        wire_msg_init(&m, WIRE_TIME_REQUEST);
+        m.code = WIRE_TR_TAR;
+        m.time = 10;
+        CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), STATUS_ESTATE);
+        CHECK_STR_HAS(why, "TIME_REQUEST refused: federate 'R' has saved its part of save 'h'");
+        wire_msg_init(&m, WIRE_SEND_INTERACTION);
+        m.a = 1;
+        m.time = 10;
+        CHECK_INT_EQ(cli_call(&c, &m, NULL, why, sizeof why), STATUS_ESTATE);
+        CHECK_STR_HAS(why, "SEND_INTERACTION refused");
+        wire_msg_init(&m, WIRE_SAVE_DONE);
+        m.req = id;
+        wire_str_set(&m.str[0], "h");
+        CHECK_INT_EQ(cli_send(&c, &m), 0);
+        /* A leaves: the save fails naming it, and R learns it; then R gets what was held for
+         * it, the refusal of its second SAVE_DONE among them (an asynchronous ERROR is state) */
+        CHECK_INT_EQ(tp_resign(a.f, TP_DELETE_OBJECTS), TP_OK);
+        CHECK_INT_EQ(cli_expect(&c, WIRE_FEDERATION_SAVED, &m, H_TIMEOUT_MS), 1);
+        CHECK_INT_EQ(m.code, STATUS_ECKPT);
+        wire_str_copy(&m.str[1], why, sizeof why);
+        CHECK_STR_HAS(why, "'A': resigned during the save");
+        CHECK_INT_EQ(cli_expect(&c, WIRE_ERROR, &m, H_TIMEOUT_MS), 1);
+        wire_str_copy(&m.str[0], why, sizeof why);
+        CHECK_STR_HAS(why, "no such save asked of federate 'R'");
+        cli_close(&c);
+    } else {
+        CHECK(0, "setup of the held federate: %s %s", err, why);
+    }
+    free(fom);
+    tp_federate_free(a.f);
+    free(a.log);
+    harness_stop_rti();
+}
+
+/* Parts larger than a frame travel in chunks both ways, whatever --max-frame says: a lone
+ * federate (no time management: asked at once) saves a part of `size` bytes and gets it back
+ * byte for byte after a restore. */
+struct big {
+    size_t size;
+    int saved, restored_ok;
+};
+
+static int big_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                    size_t why_size)
+{
+    struct big *b = ctx;
+    uint8_t *p = malloc(b->size);
+    if (!p) return TP_ENOMEM;
+    for (size_t i = 0; i < b->size; i++)
+        p[i] = (uint8_t)(i * 131 + (i >> 11));
+    *bytes = p;
+    *n = b->size;
+    return TP_OK;
+}
+
+static int big_restore(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                       char *why, size_t why_size)
+{
+    struct big *b = ctx;
+    const uint8_t *p = bytes;
+    int ok = n == b->size;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = p[i] == (uint8_t)(i * 131 + (i >> 11));
+    b->restored_ok = ok;
+    return TP_OK;
+}
+
+static void big_saved(void *ctx, const char *label, int status, const char *detail)
+{
+    ((struct big *)ctx)->saved = status == TP_OK ? 1 : -1;
+}
+
+static int big_done(void *arg)
+{
+    return ((struct big *)arg)->saved != 0;
+}
+
+static void big_part(const char *max_frame, size_t size)
+{
+    char dir[600], folder[700], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/big%s", tmp, max_frame);
+    const char *const extra[] = {"--checkpoint-dir", dir, "--max-frame", max_frame, NULL};
+    const char *rti = harness_start_rti(extra, 240);
+    struct big b = {.size = size};
+    tp_callbacks cb = {.save = big_save, .restore = big_restore, .saved = big_saved};
+    tp_join_options o = {.rti = rti,
+                         .federation = "big",
+                         .federate = "B",
+                         .fom_path = FOM_PATH,
+                         .create = 1,
+                         .timeout_ms = 10000};
+    tp_federate *f = NULL;
+    int rc = rti ? tp_join(&o, &cb, &b, &f, err, sizeof err) : TP_EINVAL;
+    CHECK(rc == TP_OK, "join: %s", err);
+    if (rc == TP_OK) {
+        CHECK_INT_EQ(tp_request_save(f, "big", 0), TP_OK);
+        CHECK(harness_pump(&f, 1, big_done, &b, 20000), "the save of %zu bytes ended", size);
+        CHECK_INT_EQ(b.saved, 1);
+        tp_federate_free(f);
+        f = NULL;
+        snprintf(folder, sizeof folder, "%s/big", dir);
+        tp_join_options r = {.rti = rti, .federation = "big2", .timeout_ms = 10000};
+        CHECK_INT_EQ(tp_restore_federation(&r, folder, err, sizeof err), TP_OK);
+        o.federation = "big2";
+        o.restore = 1;
+        CHECK_INT_EQ(tp_join(&o, &cb, &b, &f, err, sizeof err), TP_OK);
+        CHECK(b.restored_ok, "--max-frame %s: the part of %zu bytes came back whole", max_frame,
+              size);
+    }
+    tp_federate_free(f);
+    harness_stop_rti();
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -683,6 +1077,12 @@ int main(void)
     save_and_go_on("nocb", none, TP_ECKPT);
     test_crash_and_resume();
     test_refused();
+    test_tasks();
+    test_unreachable();
+    test_join_resign();
+    test_held_refused();
+    big_part("4M", (size_t)3 << 20); /* chunks bounded by the library's 1 MiB frames */
+    big_part("2048", 100000);        /* chunks bounded by the RTI's frames */
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);

@@ -7,10 +7,10 @@
 # their market being a program). Prints the wall time from a
 # federate's part to the outcome (the whole federation waits that long) and the checkpoint's
 # size, as tempo-run reports them, and the run's wall time with and without the checkpoint.
-# usage: tests/bench/ckpt_bench.sh
+# usage: tests/bench/ckpt_run_bench.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-dir=$(mktemp -d /tmp/ckpt_bench.XXXXXX)
+dir=$(mktemp -d /tmp/ckpt_run_bench.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
 # jacobi16 FILE: 8 independent prey/predator pairs, 16 federates, one federation
@@ -33,7 +33,7 @@ one() { # NAME FILE T PLACEMENT
   local w=$dir/$1-$4 t0 t1 t2 line
   t0=$(date +%s.%N)
   if ! bin/tempo-run "$2" "--$4" --output "$w" --quiet --checkpoint-at "$3" >"$w.out" 2>&1; then
-    echo "ckpt_bench: $1 ($4) failed: $(tail -n 2 "$w.out")"
+    echo "ckpt_run_bench: $1 ($4) failed: $(tail -n 2 "$w.out")"
     return 1
   fi
   t1=$(date +%s.%N)
@@ -41,7 +41,7 @@ one() { # NAME FILE T PLACEMENT
   t2=$(date +%s.%N)
   line=$(grep 'checkpoints: 1 written' "$w.out")
   if [ -z "$line" ]; then
-    echo "ckpt_bench: $1 ($4): no checkpoint: $(grep 'checkpoints: ' "$w.out" | head -n 1)"
+    echo "ckpt_run_bench: $1 ($4): no checkpoint: $(grep 'checkpoints: ' "$w.out" | head -n 1)"
     rm -rf "$w" "$w-none"
     return 1
   fi
