@@ -104,6 +104,9 @@ int peer_request(peer_run *r, int site, peer_req kind, int64_t t, int64_t *g)
                              r->site_t * r->p->tick, r->resume_site);
         r->resume_site = 0;
         got = r->replay_g;
+        /* saved with the request pending (no grant yet): the exchange waits for its grant
+         * without asking again (doc/checkpoint.md "When the save time is not reached") */
+        if (got == PEER_NO_TIME && (rc = exchange_request(x, kind, t, &got)) != PORT_OK) return rc;
     } else {
         r->site = site;
         r->site_kind = kind;

@@ -86,7 +86,9 @@ static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, 
     fmufed_tp_state_save(r->tp, time, &x);
     put_sub(b, &x);
     int rc = fmufed_model_save(r->model, &m);
-    if (rc == PORT_OK) rc = peer_save(r->p, time, &a);
+    /* with the request pending there is no grant: the resumed run waits for it (PEER_NO_TIME) */
+    if (rc == PORT_OK)
+        rc = peer_save(r->p, fmufed_tp_save_pending(r->tp) ? PEER_NO_TIME : time, &a);
     if (rc != PORT_OK) {
         free(m.p), free(a.p);
         snprintf(why, why_size, "%s", r->err);

@@ -83,6 +83,11 @@ struct fmufed_tp {
     struct timespec save_t0;  /* when this federate wrote its part of the save under way */
     tp_request_kind cur_kind; /* the request waited in (a save is made inside it) */
     tp_time cur_t;            /* and its time */
+    int in_wait;              /* 1: inside that request's tp_wait_grant */
+    int grant_seen;           /* 1: its grant came (the grant callback), in this wait */
+    int resume_pending;       /* resumed from a part made with that request pending: the next
+                                 request is it, already pending at the RTI (doc/checkpoint.md
+                                 "When the save time is not reached"): wait, do not ask */
 };
 
 static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
@@ -205,6 +210,18 @@ static tp_time plan_next(const fmufed_tp *c, tp_time t)
     return best < end ? best : TP_NO_TIME;
 }
 
+static void on_grant(void *ctx, tp_time time)
+{
+    fmufed_tp *c = ctx;
+    (void)time;
+    c->grant_seen = 1;
+}
+
+int fmufed_tp_save_pending(const fmufed_tp *c)
+{
+    return c->in_wait && !c->grant_seen;
+}
+
 static int on_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
                    size_t why_size)
 {
@@ -314,7 +331,8 @@ void fmufed_tp_set_saver(fmufed_tp *c, fmufed_tp_saver saver, void (*mark)(void 
 /* Layout: i64 T (the grant before the one the save is made in), i64 StepForward stamp, u32
  * n_in, n_in x (f64 value, i64 stamp, u8 fresh), u32 n_out, n_out x i64 object handle, i64 x 4
  * counters (steps, updates, reflections, requests), i64 the next instant to mark once the
- * request the save is made in has returned (as mark_instants will leave it). */
+ * request the save is made in has returned (as mark_instants will leave it), u8 1 when that
+ * request is still pending (fmufed_tp_save_pending). */
 void fmufed_tp_state_save(const fmufed_tp *c, int64_t granted, pstate_buf *b)
 {
     pstate_put_i64(b, c->T);
@@ -332,9 +350,11 @@ void fmufed_tp_state_save(const fmufed_tp *c, int64_t granted, pstate_buf *b)
     pstate_put_i64(b, c->st->updates);
     pstate_put_i64(b, c->st->reflections);
     pstate_put_i64(b, c->st->requests);
+    int pending = fmufed_tp_save_pending(c);
     tp_time pos = c->cur_kind == TP_REQ_FQR ? c->cur_t : granted, next = c->mark_next;
-    if (next != TP_NO_TIME && pos >= next) next = plan_next(c, pos);
+    if (!pending && next != TP_NO_TIME && pos >= next) next = plan_next(c, pos);
     pstate_put_i64(b, next);
+    pstate_put_u8(b, (uint8_t)pending);
 }
 
 int fmufed_tp_state_restore(fmufed_tp *c, pstate_rd *d)
@@ -360,7 +380,9 @@ int fmufed_tp_state_restore(fmufed_tp *c, pstate_rd *d)
     c->st->reflections = (long)pstate_get_i64(d);
     c->st->requests = (long)pstate_get_i64(d);
     tp_time mark_next = pstate_get_i64(d);
-    if (d->bad) return fmufed_fail(c, FMUFED_EUSAGE, "resuming: the exchange's state is truncated");
+    int pending = pstate_get_u8(d);
+    if (d->bad || pending > 1)
+        return fmufed_fail(c, FMUFED_EUSAGE, "resuming: the exchange's state is truncated");
     tp_time now = TP_NO_TIME;
     tp_query_logical_time(c->tp, &now);
     /* The part was written inside the grant that brought the federate to `now`, before the
@@ -377,6 +399,7 @@ int fmufed_tp_state_restore(fmufed_tp *c, pstate_rd *d)
      * and asked for: the next one after the save's. */
     c->mark_next = mark_next;
     c->ask_next = mark_next;
+    c->resume_pending = pending;
     return FMUFED_OK;
 }
 
@@ -427,7 +450,16 @@ static const char *req_name(tp_request_kind k)
 
 static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time *got)
 {
-    int rc = ask_save(c, kind, t);
+    int rc = FMUFED_OK;
+    if (c->resume_pending) {
+        /* The request the part was made in is pending at the restored RTI: its save was
+         * asked for and it was counted before the save; wait for its grant. */
+        c->resume_pending = 0;
+        c->cur_kind = kind;
+        c->cur_t = t;
+        goto wait;
+    }
+    rc = ask_save(c, kind, t);
     if (rc != FMUFED_OK) return rc;
     c->cur_kind = kind;
     c->cur_t = t;
@@ -454,7 +486,10 @@ static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time
     if (rc != TP_OK)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): %s: %s", req_name(kind), t * c->res,
                            tp_strerror(rc), tp_last_error(c->tp));
+wait:;
     tp_time g = TP_NO_TIME;
+    c->in_wait = 1;
+    c->grant_seen = 0;
     rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
     /* A refused save request comes back once from the next wait (and to on_error): that save
      * failed, the request waited for is still pending. */
@@ -466,6 +501,7 @@ static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time
         /* the grant came in with the refusal: the logical time is the grant */
         if (rc == TP_ESTATE) rc = tp_query_logical_time(c->tp, &g);
     }
+    c->in_wait = 0;
     if (rc == TP_TIMEOUT)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): no grant within %d ms (a peer is stuck?)",
                            req_name(kind), t * c->res, c->run_timeout_ms);
@@ -746,7 +782,8 @@ static int join(fmufed_tp *c, const fmufed_opts *o)
         free(fom_text);
         return fmufed_fail(c, FMUFED_EUSAGE, "%s", e);
     }
-    tp_callbacks cb = {.reflect = on_reflect,
+    tp_callbacks cb = {.grant = on_grant,
+                       .reflect = on_reflect,
                        .receive = on_receive,
                        .federate_joined = on_joined,
                        .federate_resigned = on_resigned,

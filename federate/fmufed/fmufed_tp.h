@@ -66,6 +66,13 @@ typedef int (*fmufed_tp_saver)(void *ctx, const char *label, int64_t time, pstat
 void fmufed_tp_set_saver(fmufed_tp *t, fmufed_tp_saver saver, void (*mark)(void *ctx), void *ctx);
 
 /**
+ * 1 when the save under way is made with this federate's request still pending (the RTI asked
+ * for its part before granting it: doc/checkpoint.md "When the save time is not reached"); its
+ * part then holds no grant, and a resumed run waits for the pending request's grant.
+ */
+int fmufed_tp_save_pending(const fmufed_tp *t);
+
+/**
  * The transport's own state for a part, inside the grant `granted`: the logical time, the
  * inputs held (values, stamps, fresh flags), the StepForward stamp, the objects registered,
  * the counters, the next checkpoint instant. Appends to b.
