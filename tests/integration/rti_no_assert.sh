@@ -3,7 +3,7 @@
 # builds keep assert() on, so each one the RTI's input could reach would be a remote off
 # switch. The RTI's own code (rti/tm, rti/server, rti/proto, rti/flog) and the FOM reader it
 # runs on FOM text from the wire (fom/) call neither assert() nor abort(), except the in-process
-# scheduler's abort() that no frame reaches (rti/server/embed.c: a finished task resumed).
+# scheduler's abort() that no frame reaches (rti/server/embed_task.c: a finished task resumed).
 # Their invariants are checked by the tests instead (tm_random_test, tm_scenarios_test,
 # rti_hostile_test). Prints "N passed, N failed" (tests/run.sh). Run from the repository root.
 set -u
@@ -14,7 +14,7 @@ for f in rti/tm/*.[ch] rti/server/*.[ch] rti/proto/*.[ch] rti/flog/*.[ch] fom/*.
   # assert( or abort( as code: not _Static_assert, not inside a comment line
   hits=$(grep -nE '(^|[^_[:alnum:]])(assert|abort) *\(' "$f" | grep -vE '^[0-9]+: *(/?\*|//)' |
     grep -vE '_Static_assert' || true)
-  if [ "$f" = rti/server/embed.c ]; then
+  if [ "$f" = rti/server/embed_task.c ]; then
     hits=$(printf '%s\n' "$hits" | grep -v 'the scheduler never resumes a finished task' || true)
   fi
   if [ -n "$hits" ]; then
