@@ -782,6 +782,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
     }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
+    char py_bin[PATH_MAX]; /* runs the "python" federates (doc/python.md) */
+    sibling(FEDFILE_PYTHON_RUNNER, py_bin, sizeof py_bin);
     for (size_t i = 0; rc == SUP_OK && !inproc && i < ff->n_feds; i++) {
         /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
          * the same four options and then its "args". */
@@ -793,7 +795,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             break;
         }
         size_t k = 0;
-        argv[k++] = fd->program ? fd->program : fmu_bin;
+        argv[k++] = fd->python ? py_bin : fd->program ? fd->program : fmu_bin;
         argv[k++] = "--federation", argv[k++] = (char *)a->file;
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;

@@ -418,11 +418,22 @@ def run_peer(ff, me, idx, rti, slave):
 
 def main(argv=None):
     o, rest = program_args(argv, description="a Python model as a slave of a master method")
+    ff = FederationFile(o.federation)
+    idx = ff.index(o.name)
+    if idx < 0:
+        print("tempo-slave: %s has no federate %r" % (o.federation, o.name), file=sys.stderr)
+        return 2
+    me = ff.federates[idx]
+    params = {}
+    if "python" in me.entry and not rest:
+        # "python": "module:Class" with its "parameters" (numbers as floats, as below)
+        rest = [me.entry["python"]]
+        for k, v in me.entry.get("parameters", {}).items():
+            params[k] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
     if not rest:
         print("tempo-slave: give the model as module:Class after the standard options",
               file=sys.stderr)
         return 2
-    params = {}
     for a in rest[1:]:
         k, eq, val = a.partition("=")
         if not eq:
@@ -432,12 +443,6 @@ def main(argv=None):
             params[k] = float(val)
         except ValueError:
             params[k] = val
-    ff = FederationFile(o.federation)
-    idx = ff.index(o.name)
-    if idx < 0:
-        print("tempo-slave: %s has no federate %r" % (o.federation, o.name), file=sys.stderr)
-        return 2
-    me = ff.federates[idx]
     try:
         model = load_model(rest[0], params, [w.var for w in me.inputs],
                            [w.var for w in me.outputs], search=(os.getcwd(), ff.dir))

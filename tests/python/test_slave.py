@@ -23,7 +23,7 @@ def wrapper(tmp_path):
     return str(w)
 
 
-def federation(tmp_path, algorithm, model="models:Integrator"):
+def federation(tmp_path, algorithm, model="models:Integrator", key=False):
     f = {
         "federation": "pyslave",
         "algorithm": algorithm,
@@ -35,6 +35,9 @@ def federation(tmp_path, algorithm, model="models:Integrator"):
         ],
         "output": str(tmp_path / "out"),
     }
+    if key:  # named like an FMU: "python": "module:Class" and its "parameters"
+        f["federates"][1] = {"name": "integ", "python": model, "parameters": {"k": 2},
+                             "inputs": {"u": "Src.x"}, "outputs": {"z": "Integ.z"}}
     p = tmp_path / "f.json"
     p.write_text(json.dumps(f))
     return p
@@ -139,3 +142,43 @@ def test_python_slave_times_from_ticks_as_the_c_slaves(tmp_path):
     c, py = times("src"), times("integ")
     assert len(c) == 11 and c[3] == "0.3" and c[-1] == "1"
     assert py == c
+
+
+def test_python_key_runs_as_the_program_form(tmp_path, monkeypatch):
+    """A federate named with "python": "module:Class" (tempo-run starts tempo-slave beside
+    itself, which reads the model and its "parameters" from the file) gives the same bytes as
+    the same model named as a program federate, under a master method and as a peer."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    for method in ("master-jacobi", "jacobi"):
+        for key in (False, True):
+            d = tmp_path / ("%s-%d" % (method, key))
+            d.mkdir()
+            tempo.run(federation(d, {"method": method, "end": 2, "step": 0.25}, key=key),
+                      output=d / "res")
+        for name in ("src", "integ"):
+            a = (tmp_path / (method + "-0") / "res" / (name + ".csv")).read_bytes()
+            assert a == (tmp_path / (method + "-1") / "res" / (name + ".csv")).read_bytes()
+
+
+def test_python_key_under_waveform_relaxation(tmp_path, monkeypatch):
+    """The "python" form under wr (rollback through save/restore, input polynomials):
+    the exact z = 4 (1 - e^(-t/2)) within 1e-8, as the program form."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    alg = {"method": "wr", "end": 2, "step": 0.25, "tol": 1e-10, "max_iter": 50, "n_sub": 4}
+    r = tempo.run(federation(tmp_path, alg, key=True))
+    for t, z in zip(r["integ"].time, r["integ"]["z"]):
+        assert z == pytest.approx(4 * (1 - math.exp(-t / 2)), abs=1e-8)
+
+
+def test_python_key_refusals(tmp_path):
+    """Where a Python model cannot go, tempo-run says so before starting anything."""
+    f = federation(tmp_path, {"method": "gauss-seidel", "end": 1, "step": 0.5}, key=True)
+    p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert 'federates[1].python: a Python model needs method "jacobi-naive"' in p.stderr
+    d = json.loads(f.read_text())
+    d["algorithm"] = {"method": "master-jacobi", "end": 1, "step": 0.5}
+    d["federates"][1]["python"] = "models"
+    f.write_text(json.dumps(d))
+    p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
+    assert p.returncode == 2 and 'expected "module:Class"' in p.stderr
