@@ -108,8 +108,11 @@ typedef struct fmufed_all_opts {
      * or nonzero with err filled (that failure is then the run's). NULL: none; a master
      * method is then refused. */
     int (*main_fn)(void *ctx, const char *rti, char *err, size_t errlen);
-    void *main_ctx; /* passed to main_fn */
-    void **row_ctx; /* NULL, or one opts->row context per federate, in file order (tests) */
+    void *main_ctx;   /* passed to main_fn */
+    void **row_ctx;   /* NULL, or one opts->row context per federate, in file order (tests) */
+    const char *http; /* tp_inproc_options.http: serve the live view (doc/live.md); NULL none */
+    void (*on_view)(const char *address); /* told the view's bound "HOST:PORT" once it serves
+                                             (before any federate runs); NULL: none */
 } fmufed_all_opts;
 
 /**

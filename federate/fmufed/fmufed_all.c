@@ -200,11 +200,15 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     snprintf(addr, sizeof addr, "inproc:%s", name);
     if (ao->log_dir && res_make_dirs(ao->log_dir, err, errlen) != RES_OK) /* private */
         return FMUFED_EIO;
-    tp_inproc_options io = {.log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks};
+    tp_inproc_options io = {
+        .log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks, .http = ao->http};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
     }
+    char view[128];
+    if (ao->http && ao->on_view && tp_inproc_http_address(name, view, sizeof view) == TP_OK)
+        ao->on_view(view);
     all_worker *w = calloc(ff->n_feds, sizeof *w);
     if (!w) {
         tp_inproc_stop(name, why, sizeof why);

@@ -41,10 +41,19 @@ int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err, s
                              .spin_us = opt->spin_us,
                              .log = opt->log ? log_trampoline : NULL,
                              .log_level = (int)opt->log_level,
-                             .tasks = opt->tasks};
+                             .tasks = opt->tasks,
+                             .http = opt->http};
     if (embed_start(name, &c, why, sizeof why) == 0) return TP_OK;
     if (err && err_size) snprintf(err, err_size, "%s", why);
-    return strstr(why, "already running") ? TP_EEXISTS : TP_ENOMEM;
+    return strstr(why, "already running") ? TP_EEXISTS
+           : strstr(why, "memory")        ? TP_ENOMEM
+                                          : TP_EINVAL;
+}
+
+int tp_inproc_http_address(const char *name, char *out, size_t len)
+{
+    if (!out || !len) return TP_EINVAL;
+    return embed_http_address(name, out, len) == 0 ? TP_OK : TP_ENOTFOUND;
 }
 
 int tp_inproc_stop(const char *name, char *err, size_t err_size)

@@ -37,8 +37,8 @@ static const char usage_text[] =
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
-    "  --http PORT    the RTI it starts serves the live view on 127.0.0.1:PORT (0: a free\n"
-    "                 port; the address is printed; doc/live.md)\n"
+    "  --http PORT    the RTI it starts (or embeds, in process) serves the live view on\n"
+    "                 127.0.0.1:PORT (0: a free port; the address is printed; doc/live.md)\n"
     "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
     "                 from the RTI's status (default 10; 0 = never)\n"
     "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
@@ -138,6 +138,11 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
         char name[128];
         double t, end;
+        const char *u = strstr(line, "live view on http://");
+        if (u) { /* tempo-fmu --all / tempo-master --in-process --http (doc/live.md) */
+            fprintf(stderr, "tempo-run: %s\n", u);
+            return;
+        }
         if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
             i = fed_index(c, name);
             if (i < 0) return;
@@ -722,12 +727,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(rep);
         return 2;
     }
-    if (a->http && (a->rti || (a->placement ? a->placement > 0 : ff->in_process))) {
-        /* The embedded RTI of an in-process run has no event loop to serve it (doc/live.md). */
-        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; %s\n",
-                a->rti ? "with --rti, start that RTI with --http HOST:PORT yourself"
-                       : "an in-process run has no such RTI (its embedded RTI has no event "
-                         "loop): run it --distributed");
+    if (a->http && a->rti) {
+        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; with "
+                        "--rti, start that RTI with --http HOST:PORT yourself\n");
         free(rep);
         return 2;
     }
@@ -763,7 +765,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
          * the RTI embedded and each federate a thread. */
         int master = fedfile_is_master(ff);
         sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[12] = {fmu_bin, "--federation", (char *)a->file,
+        char *argv[16] = {fmu_bin, "--federation", (char *)a->file,
                           master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
@@ -771,6 +773,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* never --quiet: the federates' summary lines tell that each one finished */
         if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
+        char view[32]; /* the embedded RTI serves the live view (doc/live.md), on loopback */
+        if (a->http) {
+            snprintf(view, sizeof view, "127.0.0.1:%s", a->http);
+            argv[k++] = "--http", argv[k++] = view;
+        }
         argv[k] = NULL;
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;

@@ -195,6 +195,7 @@ class tp_inproc_options(ctypes.Structure):
         ("log_ctx", _vp),
         ("log_level", ctypes.c_int),
         ("tasks", ctypes.c_int),
+        ("http", _cp),  # the live view: only in programs that link it, never libtempo.so
     ]
 
 

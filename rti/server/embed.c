@@ -160,6 +160,7 @@ struct embed {
     int running;                   /* 1: embed_run is running the tasks */
     struct embed_task *task_head;  /* tasks not yet reaped, in spawn order */
     struct embed_ctx sched;        /* the scheduler's context while a task runs */
+    void *view;                    /* its live view (cfg.http, view_ops), or NULL */
 };
 
 struct embed_link {
@@ -183,6 +184,12 @@ struct embed_link {
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static const embed_view_ops *view_ops; /* embed_set_view: NULL in libtempo.so alone */
+
+void embed_set_view(const embed_view_ops *ops)
+{
+    view_ops = ops;
+}
 static struct embed *reg_head;
 static uint64_t next_link_id = 1;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
@@ -381,6 +388,20 @@ static struct embed *create_locked(const char *name, const struct embed_config *
     s->wall_ctx = e;
     e->s = s;
     lock_init(&e->lock);
+    if (cfg->http && cfg->http[0]) { /* the live view (doc/live.md "The in-process runner") */
+        char why[300] = "";
+        if (view_ops) e->view = view_ops->start(s, &e->lock, cfg->http, why, sizeof why);
+        if (!e->view) {
+            snprintf(err, errlen, "in-process RTI '%s': %s", name,
+                     view_ops
+                         ? why
+                         : "this library has no live view (tempo-fmu and tempo-master serve it)");
+            server_core_fini(s);
+            free(s);
+            embed_free(e);
+            return NULL;
+        }
+    }
     e->refs = 1; /* the registry's */
     e->flushed_ns = real_ns();
     /* The text log is process-wide: a start with a callback sets it; until one does, the
@@ -441,6 +462,8 @@ int embed_stop(const char *name, char *err, size_t errlen)
             break;
         }
     pthread_mutex_unlock(&reg_lock);
+    if (e->view) view_ops->stop(e->view); /* takes e->lock itself: not held here */
+    e->view = NULL;
     embed_lock(e);
     e->s->stopping = 1;
     reap(e);
@@ -457,6 +480,16 @@ int embed_stop(const char *name, char *err, size_t errlen)
     pthread_mutex_unlock(&e->lock);
     if (last) embed_free(e);
     return 0;
+}
+
+int embed_http_address(const char *name, char *out, size_t len)
+{
+    pthread_mutex_lock(&reg_lock);
+    struct embed *e = find_locked(name ? name : "");
+    int rc = e && e->view ? 0 : -1;
+    if (rc == 0) snprintf(out, len, "%s", view_ops->address(e->view));
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
 }
 
 /* ---- tasks (cfg.tasks: every federate a task on the thread that calls embed_run) --------- */

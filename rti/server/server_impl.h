@@ -162,6 +162,8 @@ struct server {
     int64_t (*wall_ns)(void *ctx);
     void *wall_ctx;
     struct live *live;  /* the live view's HTTP server (live.c), NULL without --http */
+    void *view_lock;    /* pthread_mutex_t *: the embedded RTI's lock, which the live view takes
+                           around each read of the state (live_embed.c); NULL in tempo-rti */
     int64_t started_ms; /* limits_now_ms() at start: the uptime the live view shows */
 };
 
