@@ -616,14 +616,33 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
     return parse_record(c, fo, base, fd);
 }
 
+/* "role": gauss-seidel's source, common or sink (doc/algorithms/gauss-seidel.md). */
+static int parse_role(const ld *c, const json_t *fo, const char *base, const fedfile *ff,
+                      fedfile_fed *fd)
+{
+    char p[JPATH_LEN], *role = NULL;
+    int rc = get_str(c, fo, base, "role", 0, &role);
+    if (rc || !role) return rc;
+    jp_key(p, base, "role");
+    for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
+        if (strcmp(ROLES[i].name, role) == 0) fd->role = ROLES[i].role;
+    int known = fd->role != TOPO_ROLE_AUTO;
+    free(role);
+    if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
+    if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN))
+        return fail(c, p, "method \"%s\" takes no roles (only \"gauss-seidel\" does)",
+                    fedfile_method_name(ff));
+    return FEDFILE_OK;
+}
+
 /* A model in Python: "python": "module:Class" (or "FILE.py:Class"), its "parameters" and
  * wiring. It is a program federate run by FEDFILE_PYTHON_RUNNER, so it goes where a program
- * federate goes (program_allowed). */
+ * federate goes (program_allowed), and under gauss-seidel too: tempo-slave follows that
+ * method's token (python/tempo/slave.py run_peer) with the role tempo-run gives it. */
 static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile *ff,
                         fedfile_fed *fd)
 {
-    static const char *const other[] = {"fmu",    "program", "args", "role",
-                                        "solver", "quantum", NULL};
+    static const char *const other[] = {"fmu", "program", "args", "solver", "quantum", NULL};
     char p[JPATH_LEN];
     for (size_t i = 0; other[i]; i++)
         if (json_object_get(fo, other[i])) {
@@ -631,11 +650,13 @@ static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile
             return fail(c, p, "does not apply to a \"python\" federate");
         }
     jp_key(p, base, "python");
-    if (!program_allowed(ff)) {
+    if (!program_allowed(ff) && !(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
         char methods[256];
         program_methods(methods, sizeof methods);
-        return fail(c, p, "a Python model needs method %s or a master method (not \"%s\")", methods,
-                    fedfile_method_name(ff));
+        return fail(c, p,
+                    "a Python model needs method %s, \"gauss-seidel\" or a master method (not "
+                    "\"%s\")",
+                    methods, fedfile_method_name(ff));
     }
     int rc = get_str(c, fo, base, "python", 1, &fd->python);
     if (rc) return rc;
@@ -644,7 +665,7 @@ static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile
         return fail(c, p, "\"%s\": expected \"module:Class\" or \"FILE.py:Class\"", fd->python);
     if (!(fd->program = strdup(FEDFILE_PYTHON_RUNNER)) || !(fd->args = calloc(1, sizeof *fd->args)))
         return oom(c);
-    if ((rc = parse_params(c, fo, base, fd)) ||
+    if ((rc = parse_role(c, fo, base, ff, fd)) || (rc = parse_params(c, fo, base, fd)) ||
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
         (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)))
         return rc;
@@ -663,7 +684,7 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     if (!json_is_object(fo)) return fail(c, base, "expected an object, got %s", json_kind(fo));
     int rc = only_keys(c, fo, base, keys);
     if (rc) return rc;
-    char *desc = NULL, *fmu = NULL, *role = NULL;
+    char *desc = NULL, *fmu = NULL;
     if ((rc = get_str(c, fo, base, "name", 1, &fd->name))) return rc;
     jp_key(p, base, "name");
     if ((rc = check_name(c, p, fd->name))) return rc;
@@ -693,18 +714,7 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     if (stat(fd->fmu, &sb) != 0) return fail(c, p, "\"%s\": %s", fd->fmu, strerror(errno));
     if (!S_ISREG(sb.st_mode))
         return fail(c, p, "\"%s\" is not a regular file (expected an .fmu zip file)", fd->fmu);
-    if ((rc = get_str(c, fo, base, "role", 0, &role))) return rc;
-    if (role) {
-        jp_key(p, base, "role");
-        for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
-            if (strcmp(ROLES[i].name, role) == 0) fd->role = ROLES[i].role;
-        int known = fd->role != TOPO_ROLE_AUTO;
-        free(role);
-        if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
-        if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN))
-            return fail(c, p, "method \"%s\" takes no roles (only \"gauss-seidel\" does)",
-                        fedfile_method_name(ff));
-    }
+    if ((rc = parse_role(c, fo, base, ff, fd))) return rc;
     fd->solver = *defaults;
     if ((rc = parse_params(c, fo, base, fd)) ||
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||

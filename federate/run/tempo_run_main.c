@@ -809,7 +809,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         for (size_t j = 0; j < fd->n_args; j++)
             argv[k++] = fd->args[j];
-        argv[k] = NULL;
+        static const char *const roles[] = {"auto", "source", "common", "sink"};
+        if (fd->python && ff->gs_plan) /* tempo-slave follows the file's plan (doc/python.md) */
+            argv[k++] = "--gs-role", argv[k++] = (char *)roles[ff->gs_plan->role[i] & 3];
         int idx = sup_start(s, &(sup_spec){.name = fd->name, .argv = argv}, err, sizeof err);
         free(argv);
         if (idx < 0) rc = idx;

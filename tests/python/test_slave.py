@@ -171,14 +171,58 @@ def test_python_key_under_waveform_relaxation(tmp_path, monkeypatch):
 
 
 def test_python_key_refusals(tmp_path):
-    """Where a Python model cannot go, tempo-run says so before starting anything."""
-    f = federation(tmp_path, {"method": "gauss-seidel", "end": 1, "step": 0.5}, key=True)
-    p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
-    assert p.returncode == 2
-    assert 'federates[1].python: a Python model needs method "jacobi-naive"' in p.stderr
+    """A model named without its class is refused before anything starts; jacobi-de is
+    refused by tempo-slave, naming the method."""
+    f = federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.5}, key=True)
     d = json.loads(f.read_text())
-    d["algorithm"] = {"method": "master-jacobi", "end": 1, "step": 0.5}
     d["federates"][1]["python"] = "models"
     f.write_text(json.dumps(d))
     p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
-    assert p.returncode == 2 and 'expected "module:Class"' in p.stderr
+    assert p.returncode == 2 and 'federates[1].python: "models": expected "module:Class"' in p.stderr
+    f = federation(tmp_path, {"method": "jacobi-de", "end": 2, "quantum": 0.1, "h_min": 0.01,
+                              "h_max": 0.5}, key=True)
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(f, env={"PYTHONPATH": str(SOURCE / "examples/python")})
+    assert "method jacobi-de: not offered for a Python model" in e.value.stderr + str(e.value)
+
+
+def test_gauss_seidel_python_sink(tmp_path, monkeypatch):
+    """Under gauss-seidel the Python model is the sink after the FMU source (the first
+    federate, the file's plan): it waits for the source's x(t_n+1) and integrates with it held,
+    z(n+1) = z(n) + k h x(n+1) over the FMU's own recorded outputs (Algorithm 1 of the Awais
+    thesis, doc/algorithms/gauss-seidel.md)."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    h = 0.25
+    r = tempo.run(federation(tmp_path, {"method": "gauss-seidel", "end": 2, "step": h}, key=True))
+    x, z = r["src"]["x"], r["integ"]["z"]
+    assert list(r["integ"].time) == [k * h for k in range(9)]
+    want = 0.0
+    for n in range(8):
+        assert z[n] == pytest.approx(want, rel=1e-13, abs=1e-15)
+        want += 2 * h * x[n + 1]
+    assert z[8] == pytest.approx(want, rel=1e-13)
+
+
+def test_gauss_seidel_two_python_models_pass_the_token(tmp_path, monkeypatch):
+    """Two Python models in a loop, a the source and b the sink: a integrates with b's value
+    of the step before, b with a's new one, and b passes the StepForward token back to a:
+    a(n+1) = a(n) + ka h b(n), b(n+1) = b(n) + kb h a(n+1), exactly."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    h, ka, kb = 0.125, -1.0, 0.5
+    f = {"federation": "pygs",
+         "algorithm": {"method": "gauss-seidel", "end": 1, "step": h},
+         "federates": [
+             {"name": "a", "python": "models:Integrator", "role": "source",
+              "parameters": {"k": ka, "z0": 1}, "inputs": {"u": "B.z"}, "outputs": {"z": "A.z"}},
+             {"name": "b", "python": "models:Integrator", "role": "sink",
+              "parameters": {"k": kb, "z0": 2}, "inputs": {"u": "A.z"}, "outputs": {"z": "B.z"}}],
+         "output": str(tmp_path / "out")}
+    p = tmp_path / "gs.json"
+    p.write_text(json.dumps(f))
+    r = tempo.run(p)
+    a, b = r["a"]["z"], r["b"]["z"]
+    wa, wb = 1.0, 2.0
+    for n in range(9):
+        assert a[n] == pytest.approx(wa, rel=1e-13) and b[n] == pytest.approx(wb, rel=1e-13)
+        wa = wa + ka * h * wb
+        wb = wb + kb * h * wa
