@@ -642,7 +642,7 @@ static int parse_role(const ld *c, const json_t *fo, const char *base, const fed
 static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile *ff,
                         fedfile_fed *fd)
 {
-    static const char *const other[] = {"fmu", "program", "args", "solver", "quantum", NULL};
+    static const char *const other[] = {"fmu", "program", "args", "solver", NULL};
     char p[JPATH_LEN];
     for (size_t i = 0; other[i]; i++)
         if (json_object_get(fo, other[i])) {
@@ -667,7 +667,8 @@ static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile
         return oom(c);
     if ((rc = parse_role(c, fo, base, ff, fd)) || (rc = parse_params(c, fo, base, fd)) ||
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
-        (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)))
+        (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)) ||
+        (rc = parse_quanta(c, fo, base, ff, fd)))
         return rc;
     return parse_record(c, fo, base, fd);
 }

@@ -317,6 +317,7 @@ def run_peer(ff, me, idx, rti, slave, role=None):
     lookahead L): integrate, publish stamped t_n + L, TAR(t_n), take the inputs."""
     naive = ff.method == "jacobi-naive"
     gs = ff.method == "gauss-seidel"
+    de = ff.method == "jacobi-de"
     la = ff.t_lookahead if naive else 0
     ins = {}  # (class, attribute) -> input index
     for i, w in enumerate(me.inputs):
@@ -420,6 +421,59 @@ def run_peer(ff, me, idx, rti, slave, role=None):
                 time.sleep(nap)
                 nap = min(nap * 2, 2e-3)
 
+        def run_de(T):
+            """jacobi-de (algorithms/jacobi_de.c, the Awais thesis eq. 4.5): predict when each
+            output moves by its quantum (secant of its last two samples; h_min with one),
+            NERA(T + h), integrate to the grant g (earlier when a peer's update comes first),
+            publish y(g) stamped g, NER(g), take the inputs. Returns the end reached."""
+            alg = ff.data["algorithm"]
+            h_min, h_max = float(alg["h_min"]), float(alg["h_max"])
+            own = me.entry.get("quantum", {})
+            quanta = [float(own.get(w.var, alg["quantum"])) for w in me.outputs]
+            hist = [[] for _ in me.outputs]  # the two newest (ticks, value) of each output
+
+            def push(t):
+                for k, v in enumerate(slave._outputs()):
+                    if hist[k] and t <= hist[k][-1][0]:
+                        continue
+                    hist[k] = (hist[k] + [(t, v)])[-2:]
+
+            push(T)
+            while T < ff.t_end:
+                h = h_max
+                for k, q in enumerate(quanta):
+                    hk = h_min
+                    if len(hist[k]) == 2:
+                        (t0, v0), (t1, v1) = hist[k]
+                        slope = (v1 - v0) / (seconds(t1, ff.resolution) - seconds(t0, ff.resolution))
+                        if not math.isfinite(slope):
+                            raise RuntimeError("output %r is not finite at %.9g s"
+                                               % (me.outputs[k].var, seconds(T, ff.resolution)))
+                        s = abs(slope)
+                        hk = h_max if s * h_max <= q else min(max(q / s, h_min), h_max)
+                    h = min(h, hk)
+                # quant_next_time: whole ticks, at least one, at most the end
+                n = math.floor(h / ff.resolution)
+                t_pred = T + max(1, min(int(n), ff.t_end - T))
+                st["requests"] += 1
+                g = f.nera(t_pred)
+                if st["lost"]:
+                    raise RuntimeError(st["lost"])
+                if g > T:
+                    status = slave.execute(STEP, g, 1, [], [])[0]
+                    if status != OK:
+                        raise RuntimeError("step to %.9g s: status %d"
+                                           % (seconds(g, ff.resolution), status))
+                publish(g)
+                request(f.ner, g)
+                apply_inputs()
+                push(g)
+                T = g
+                st["steps"] += 1
+                slave.execute(RECORD, 0, 0, [], [])
+                print("progress %.17g %.17g" % (seconds(T, ff.resolution), ff.end), flush=True)
+            return T
+
         T = ff.t_start
         if f.logical_time < T:
             request(f.tara, T)
@@ -430,6 +484,8 @@ def run_peer(ff, me, idx, rti, slave, role=None):
             request(f.tar, T)
             apply_inputs()
         slave.execute(RECORD, 0, 0, [], [])
+        if de:
+            T = run_de(T)
         h = ff.t_step
         while T < ff.t_end:
             t = min(T + h, ff.t_end)
@@ -508,14 +564,14 @@ def main(argv=None):
     slave = Slave(model, len(me.inputs), len(me.outputs), ff.resolution, ff.t_start,
                   os.path.join(out_dir, me.name + ".csv"))
     slave.outputs_names = [w.var for w in me.outputs]
-    peer = ff.method in ("jacobi", "jacobi-naive", "gauss-seidel")
+    peer = ff.method in ("jacobi", "jacobi-naive", "gauss-seidel", "jacobi-de")
     extrapolated = peer and ff.data["algorithm"].get("extrapolation", 0)
     role = o.gs_role
     if ff.method == "gauss-seidel" and role not in ("source", "common", "sink"):
         print("tempo-slave: %s: method gauss-seidel: no --gs-role source|common|sink given "
               "(tempo-run gives the file's plan)" % me.name, file=sys.stderr)
         return 2
-    if ff.method == "jacobi-de" or extrapolated:
+    if extrapolated:
         print("tempo-slave: %s: method %s%s: not offered for a Python model (doc/python.md)"
               % (me.name, ff.method, " with extrapolation" if extrapolated else ""),
               file=sys.stderr)

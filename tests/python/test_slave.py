@@ -122,11 +122,11 @@ def test_jacobi_naive_peer_lags_one_step(tmp_path):
 
 
 def test_methods_not_offered(tmp_path):
-    f = federation(tmp_path, {"method": "jacobi-de", "end": 2, "quantum": 0.1, "h_min": 0.01,
-                              "h_max": 0.5})
+    f = federation(tmp_path, {"method": "jacobi", "end": 2, "step": 0.5, "extrapolation": 1})
     with pytest.raises(tempo.RunError) as e:
         tempo.run(f)
-    assert "method jacobi-de: not offered for a Python model" in e.value.stderr + str(e.value)
+    assert "method jacobi with extrapolation: not offered for a Python model" in \
+        e.value.stderr + str(e.value)
 
 
 def test_python_slave_times_from_ticks_as_the_c_slaves(tmp_path):
@@ -171,19 +171,19 @@ def test_python_key_under_waveform_relaxation(tmp_path, monkeypatch):
 
 
 def test_python_key_refusals(tmp_path):
-    """A model named without its class is refused before anything starts; jacobi-de is
-    refused by tempo-slave, naming the method."""
+    """A model named without its class is refused before anything starts; input
+    extrapolation is refused by tempo-slave, naming the method."""
     f = federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.5}, key=True)
     d = json.loads(f.read_text())
     d["federates"][1]["python"] = "models"
     f.write_text(json.dumps(d))
     p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
     assert p.returncode == 2 and 'federates[1].python: "models": expected "module:Class"' in p.stderr
-    f = federation(tmp_path, {"method": "jacobi-de", "end": 2, "quantum": 0.1, "h_min": 0.01,
-                              "h_max": 0.5}, key=True)
+    f = federation(tmp_path, {"method": "jacobi", "end": 2, "step": 0.5, "extrapolation": 1},
+                   key=True)
     with pytest.raises(tempo.RunError) as e:
         tempo.run(f, env={"PYTHONPATH": str(SOURCE / "examples/python")})
-    assert "method jacobi-de: not offered for a Python model" in e.value.stderr + str(e.value)
+    assert "method jacobi with extrapolation: not offered" in e.value.stderr + str(e.value)
 
 
 def test_gauss_seidel_python_sink(tmp_path, monkeypatch):
@@ -226,3 +226,33 @@ def test_gauss_seidel_two_python_models_pass_the_token(tmp_path, monkeypatch):
         assert a[n] == pytest.approx(wa, rel=1e-13) and b[n] == pytest.approx(wb, rel=1e-13)
         wa = wa + ka * h * wb
         wb = wb + kb * h * wa
+
+
+def test_jacobi_de_python_peer(tmp_path, monkeypatch):
+    """Under jacobi-de (the Awais thesis §4.2.2, doc/algorithms/jacobi-de.md) the Python model
+    predicts when its output moves by one quantum (eq. 4.5: the secant of its last two samples,
+    h_min with one), asks NERA there, and steps to the grant: its own prediction or the FMU's
+    earlier update. Checked against the rule recomputed from the CSVs: every step ends at the
+    prediction or at one of the FMU's instants, never past the prediction, and over each step
+    z grows by k (t(n+1) - t(n)) x held (the FMU's newest value at t(n))."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    alg = {"method": "jacobi-de", "end": 2, "quantum": 0.05, "h_min": 0.01, "h_max": 0.5}
+    r = tempo.run(federation(tmp_path, alg, key=True))
+    ts, xs = list(r["src"].time), list(r["src"]["x"])
+    t, z = list(r["integ"].time), list(r["integ"]["z"])
+    assert t[0] == 0 and t[-1] == 2 and len(t) > len(ts) > 3
+    interrupted = 0
+    for n in range(len(t) - 1):
+        if n == 0:
+            h = 0.01
+        else:
+            s = abs((z[n] - z[n - 1]) / (t[n] - t[n - 1]))
+            h = 0.5 if s * 0.5 <= 0.05 else min(max(0.05 / s, 0.01), 0.5)
+        pred = min(t[n] + h, 2.0)
+        assert t[n + 1] <= pred + 1e-9
+        if abs(t[n + 1] - pred) > 1e-9:
+            assert any(abs(t[n + 1] - u) < 1e-12 for u in ts), t[n + 1]
+            interrupted += 1
+        held = [x for u, x in zip(ts, xs) if u <= t[n] + 1e-12][-1]
+        assert z[n + 1] == pytest.approx(z[n] + 2 * (t[n + 1] - t[n]) * held, rel=1e-12)
+    assert interrupted > 0  # the FMU's updates did cut some of its steps
