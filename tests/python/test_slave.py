@@ -256,3 +256,63 @@ def test_jacobi_de_python_peer(tmp_path, monkeypatch):
         held = [x for u, x in zip(ts, xs) if u <= t[n] + 1e-12][-1]
         assert z[n + 1] == pytest.approx(z[n] + 2 * (t[n + 1] - t[n]) * held, rel=1e-12)
     assert interrupted > 0  # the FMU's updates did cut some of its steps
+
+
+def pair(tmp_path, algorithm, model_a="models:Integrator"):
+    """Two Python models in a loop: a' = -b, b' = a, a(0) = 1, b(0) = 0 (a = cos t, b = sin t)."""
+    f = {"federation": "pypair", "algorithm": algorithm,
+         "federates": [
+             {"name": "a", "python": model_a, "parameters": {"k": -1, "z0": 1},
+              "inputs": {"u": "B.z"}, "outputs": {"z": "A.z"}},
+             {"name": "b", "python": "models:Integrator", "parameters": {"k": 1, "z0": 0},
+              "inputs": {"u": "A.z"}, "outputs": {"z": "B.z"}}],
+         "output": str(tmp_path / "out")}
+    p = tmp_path / "pair.json"
+    p.write_text(json.dumps(f))
+    return p
+
+
+def test_strong_coupling_uses_the_models_states_and_derivatives(tmp_path, monkeypatch):
+    """strong (one ODE over every slave's states, doc/algorithms/strong-coupling.md) asks the
+    Python models for states(), set_states() and derivatives(): a = cos t, b = sin t within
+    the solver's tolerance."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    alg = {"method": "strong", "end": 1, "step": 0.25,
+           "solver": {"method": "bdf", "rtol": 1e-10, "atol": 1e-12}}
+    r = tempo.run(pair(tmp_path, alg))
+    for t, a, b in zip(r["a"].time, r["a"]["z"], r["b"]["z"]):
+        assert a == pytest.approx(math.cos(t), abs=1e-7) and b == pytest.approx(math.sin(t), abs=1e-7)
+
+
+def test_semi_implicit_python_models(tmp_path, monkeypatch):
+    """semi-implicit with Newton and one sub-step over the Integrators (inputs held over the
+    step at the iterate) solves implicit Euler: a(n+1) = a(n) - h b(n+1),
+    b(n+1) = b(n) + h a(n+1), within the iteration's tolerance."""
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    h = 0.25
+    alg = {"method": "semi-implicit", "end": 1, "step": h, "iteration": "newton", "tol": 1e-10,
+           "max_iter": 50, "n_sub": 1}
+    r = tempo.run(pair(tmp_path, alg))
+    wa, wb = 1.0, 0.0
+    for a, b in zip(r["a"]["z"], r["b"]["z"]):
+        assert a == pytest.approx(wa, abs=1e-9) and b == pytest.approx(wb, abs=1e-9)
+        wa, wb = (wa - h * wb) / (1 + h * h), (wb + h * wa) / (1 + h * h)
+
+
+def test_a_missing_operation_is_named(tmp_path, monkeypatch):
+    """A model without states() and derivatives() under strong: the run stops and the
+    master's report names the slave and what it cannot do."""
+    (tmp_path / "plain.py").write_text(
+        "class Plain:\n"
+        "    def __init__(self, params, inputs, outputs):\n"
+        "        self.z = float(params.get('z0', 0))\n"
+        "    def outputs_now(self):\n"
+        "        return [self.z]\n"
+        "    def advance(self, t, t_to, u):\n"
+        "        self.z += (t_to - t) * u(t)[0]\n")
+    monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
+    alg = {"method": "strong", "end": 1, "step": 0.5}
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(pair(tmp_path, alg, model_a="plain.py:Plain"))
+    assert "slave 'a' cannot set its states and give their derivatives" in \
+        e.value.stderr + str(e.value)
