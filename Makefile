@@ -275,10 +275,11 @@ bench: all
 demo: all
 	@examples/demo_fmu.sh
 
-# The component arrows of doc/architecture.md: every #include line and every program's
-# NAME_LIBS line (tests/check_layers.sh).
+# Every rule of doc/architecture.md: the component arrows over every #include line and every
+# program's NAME_LIBS line (tests/check_layers.sh), and no missing path named by a page or a
+# comment (tests/check_paths.sh).
 layers:
-	@tests/check_layers.sh
+	@tests/check_layers.sh && tests/check_paths.sh
 
 # make install PREFIX=P [DESTDIR=D]: programs in P/bin; libtempo.a and libtempo.so.$(VERSION)
 # (soname libtempo.so.$(SOVERSION), with the two usual links) in P/lib; tempo.h in
@@ -359,7 +360,7 @@ help:
 	@echo '  make bench       benchmarks (figures only, never fail on timing)'
 	@echo '  make fuzz        libFuzzer on the decoders (FUZZ_SECONDS=$(FUZZ_SECONDS) each), then the'
 	@echo '                   hostile client against the RTI (HOSTILE_SECONDS, default FUZZ_SECONDS)'
-	@echo '  make layers      check that no include crosses a component boundary'
+	@echo '  make layers      check the component rules (includes, links) and the paths docs name'
 	@echo '  make cases       rewrite the generated figure tables of doc/cases/ from fresh runs'
 	@echo '  make deps        install the Debian packages the build needs (as root)'
 	@echo '  make install     PREFIX=$(PREFIX) (and DESTDIR): programs, libtempo, tempo.h, tempo.pc,'

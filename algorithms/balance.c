@@ -94,20 +94,6 @@ void bal_poly_affine(const bal_poly *p, double alpha, double beta, bal_poly *r)
     *r = t;
 }
 
-double bal_hat(double x)
-{
-    return fabs(x) >= 1 ? 0 : bal_poly_eval(&HAT, x);
-}
-double bal_psi(double x)
-{
-    return x <= -1 ? 0 : x >= 1 ? 1 : bal_poly_eval(&PSI, x);
-}
-double bal_i2h(double x)
-{
-    if (fabs(x) >= 1) return 0;
-    return x < 0 ? bal_psi(2 * x + 1) : bal_psi(1 - 2 * x);
-}
-
 int bal_hat_piece(bal_hat_kind kind, int span, int m, double H, bal_poly *out)
 {
     if (!(H > 0) || m < 0 || m >= span) return BAL_EINVAL;

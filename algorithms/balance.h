@@ -46,13 +46,12 @@ int bal_poly_mul(const bal_poly *p, const bal_poly *q, bal_poly *r);
 /** r = x p + y q. */
 void bal_poly_axpy(double x, const bal_poly *p, double y, const bal_poly *q, bal_poly *r);
 
-/* The reference functions on [-1, 1] (Scharff et al. §5), zero outside (psi: 0 left, 1 right):
+/* The reference functions on [-1, 1] (Scharff et al. §5), zero outside (psi: 0 left, 1 right),
+ * which bal_hat_piece cuts into polynomial pieces (tests/unit/balance_test.c evaluates these
+ * closed forms as its reference):
  *   hat:    (35/32)(1 - x^2)^3                              eq. (20)-(22), integral 1, C2
  *   psi:    1/2 + (35x - 35x^3 + 21x^5 - 5x^7)/32            eq. (23), the integral of hat, C3
  *   i2h:    psi(2x + 1) for x < 0, psi(1 - 2x) for x >= 0    eq. (24)-(25), integral 1, peak 1 */
-double bal_hat(double x);
-double bal_psi(double x);
-double bal_i2h(double x);
 
 /* Extrapolation of the sender's signal over an interval (§2.2). */
 typedef enum bal_extrap {

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "algorithms/port.h"
+#include "algorithms/pstate.h"
 
 /** "No time stamp yet": an input never received, a token never passed. */
 #define PEER_NO_TIME INT64_MIN
@@ -76,6 +77,21 @@ typedef struct peer_exchange {
     void *ctx;
 } peer_exchange;
 
+/* The calls of the exchange's operations (algorithms/exchange_ops.c), the one way an algorithm
+ * reaches them, as port_* for a slave: each checks the exchange (not NULL, a table) and its
+ * arguments, gives an empty slot its meaning, then forwards the call unchanged. publish,
+ * request and inputs are required (an empty slot: PORT_EUNSUPPORTED); an empty token_send is
+ * PORT_EUNSUPPORTED, an empty token_time PEER_NO_TIME (no token ever), an empty idle PORT_OK
+ * (the algorithm asks again at once). A bad exchange or argument: PORT_EUSAGE
+ * (token_time: PEER_NO_TIME). Tests inject faults by wrapping the table, as
+ * tests/unit/port_fault.h does for a slave. */
+int exchange_publish(const peer_exchange *x, int64_t ts, const double *y);
+int exchange_request(const peer_exchange *x, peer_req kind, int64_t t, int64_t *granted);
+int exchange_inputs(const peer_exchange *x, peer_input *in);
+int exchange_token_send(const peer_exchange *x, int64_t ts);
+int64_t exchange_token_time(const peer_exchange *x);
+int exchange_idle(const peer_exchange *x, int attempt, int64_t t, const char *waiting_for);
+
 /* What every peer algorithm runs over: its model, its exchange and the run's common settings.
  * Filled by the caller (fmufed, inproc, a test); the algorithms only read it, except steps. */
 typedef struct peer {
@@ -93,7 +109,28 @@ typedef struct peer {
     char *err;                    /* message buffer shared with the model and the exchange */
     size_t errlen;
     long steps; /* out: communication points passed after the start */
+    /* Checkpoints (doc/checkpoint.md, "A peer's part"). resume: NULL, or a state peer_save
+     * wrote (resume_len bytes, valid during the run): the run restores it and re-enters at the
+     * time request it was saved in, which it answers with the saved grant without calling the
+     * exchange's request op (the exchange restores its own inputs beforehand). */
+    const unsigned char *resume;
+    size_t resume_len;
+    struct peer_run *live; /* set by the algorithm while it runs (callers leave it NULL) */
 } peer;
+
+/**
+ * Write the state of the algorithm running over p: its step decision, its inputs' values,
+ * stamps and histories, its extrapolation samples, the steps counted and the time request it
+ * is waiting in with that request's grant. Call it only from inside the exchange's request
+ * op, while the algorithm waits for a grant: that is where a federate is told to save (the
+ * grant at or past the save's time), and the only point where the algorithm's state is whole.
+ * @param p        the peer whose algorithm runs, not NULL
+ * @param granted  the grant the pending request receives (ticks)
+ * @param b        writer to append to, not NULL
+ * @return PORT_OK; PORT_EUSAGE when no algorithm of p is inside a request (message in p->err);
+ *         PORT_ENOMEM (b->bad).
+ */
+int peer_save(peer *p, int64_t granted, pstate_buf *b);
 
 /* ---- the three algorithms and their settings ------------------------------------------ */
 

@@ -92,14 +92,56 @@ static int de_decide(peer_run *r, const jacobi_de_settings *s, const de_hist *h,
     return PORT_OK;
 }
 
+/* Checkpoint sites (algorithms/peer_impl.h) and the state kept besides the peer's: the
+ * outputs' samples, the step asked and the grant it got. */
+enum { DE_OPEN = PEER_SITE_ALGO, DE_CLOSE };
+
+typedef struct de_state {
+    de_hist *h; /* n_out */
+    int64_t t_pred, g;
+} de_state;
+
+static void save_de(const peer_run *r, pstate_buf *b)
+{
+    const de_state *st = r->extra;
+    pstate_put_i64(b, st->t_pred);
+    pstate_put_i64(b, st->g);
+    for (size_t k = 0; k < r->n_out; k++) {
+        const de_hist *o = &st->h[k];
+        pstate_put_u8(b, (uint8_t)o->n);
+        pstate_put_i64(b, o->t_prev);
+        pstate_put_i64(b, o->t_last);
+        pstate_put_f64(b, o->v_prev);
+        pstate_put_f64(b, o->v_last);
+    }
+}
+
+static int load_de(peer_run *r, pstate_rd *in)
+{
+    de_state *st = r->extra;
+    st->t_pred = pstate_get_i64(in);
+    st->g = pstate_get_i64(in);
+    for (size_t k = 0; k < r->n_out; k++) {
+        de_hist *o = &st->h[k];
+        o->n = pstate_get_u8(in);
+        o->t_prev = pstate_get_i64(in);
+        o->t_last = pstate_get_i64(in);
+        o->v_prev = pstate_get_f64(in);
+        o->v_last = pstate_get_f64(in);
+        if (o->n > 2 || (o->n == 2 && o->t_prev >= o->t_last))
+            return peer_fail(r, PORT_EUSAGE, "resuming: output %zu's samples are out of order", k);
+    }
+    return PORT_OK;
+}
+
 int jacobi_de_run(peer *p, const jacobi_de_settings *s)
 {
     peer_run r;
     p->steps = 0;
     int rc = peer_run_init(&r, p);
     if (rc != PORT_OK) return rc;
-    de_hist *h = calloc(r.n_out + 1, sizeof *h);
-    if (!h) {
+    de_state st = {.h = calloc(r.n_out + 1, sizeof *st.h)};
+    if (!st.h) {
         rc = peer_fail(&r, PORT_ENOMEM, "out of memory");
         goto out;
     }
@@ -108,25 +150,34 @@ int jacobi_de_run(peer *p, const jacobi_de_settings *s)
                        s->h_min, s->h_max);
         goto out;
     }
-    if ((rc = peer_open_start(&r)) || (rc = peer_exchange_start(&r)) ||
-        (rc = push_outputs(&r, h, r.T)))
-        goto out;
-    while (r.T < p->t_end) {
-        de_decision d = {0};
-        if ((rc = de_decide(&r, s, h, &d))) break;
+    if ((rc = peer_run_start(&r, "jacobi-de", &st, save_de, load_de, DE_CLOSE))) goto out;
+    int from = r.resume_site; /* 0: a fresh run */
+    if ((rc = peer_open_start(&r)) || (rc = peer_exchange_start(&r))) goto out;
+    if (from < PEER_SITE_ALGO) {
+        if ((rc = push_outputs(&r, st.h, r.T))) goto out;
+        from = 0;
+    }
+    while (from || r.T < p->t_end) {
+        if (from < DE_OPEN) {
+            de_decision d = {0};
+            if ((rc = de_decide(&r, s, st.h, &d))) break;
+            st.t_pred = d.t_pred;
+        }
         /* NERA: granted t_pred, or earlier when a peer's update (its own, smaller prediction)
          * arrives first; then this peer steps to that instant too (Fig. 4.8). */
-        int64_t g = PEER_NO_TIME;
-        if ((rc = peer_request(&r, PEER_EVENT_OPEN, d.t_pred, &g))) break;
-        if ((rc = peer_integrate(&r, g)) || (rc = peer_publish(&r, g)) ||
-            (rc = peer_request_exact(&r, PEER_EVENT_CLOSE, g)))
-            break;
-        if ((rc = peer_apply_inputs(&r, 0)) || (rc = push_outputs(&r, h, g))) break;
+        if (from <= DE_OPEN) {
+            st.g = PEER_NO_TIME;
+            if ((rc = peer_request(&r, DE_OPEN, PEER_EVENT_OPEN, st.t_pred, &st.g))) break;
+            if ((rc = peer_integrate(&r, st.g)) || (rc = peer_publish(&r, st.g))) break;
+        }
+        from = 0;
+        if ((rc = peer_request_exact(&r, DE_CLOSE, PEER_EVENT_CLOSE, st.g))) break;
+        if ((rc = peer_apply_inputs(&r, 0)) || (rc = push_outputs(&r, st.h, st.g))) break;
         p->steps++;
         if ((rc = peer_record(&r))) break;
     }
 out:
-    free(h);
+    free(st.h);
     peer_run_fini(&r);
     return rc;
 }

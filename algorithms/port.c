@@ -211,14 +211,63 @@ void port_frame_fini(const port_frame *f)
     FRAME_FREE(f->by_in);
 }
 
+/* "slave NAME" or "slave 'NAME'" somewhere in err. */
+static int names_slave(const char *err, const char *name, size_t len)
+{
+    for (const char *at = strstr(err, "slave "); at; at = strstr(at + 1, "slave ")) {
+        const char *p = at + 6;
+        int quoted = *p == '\'';
+        if (strncmp(p + quoted, name, len) == 0 &&
+            (quoted ? p[1 + len] == '\'' : (p[len] == ':' || p[len] == ' ' || !p[len])))
+            return 1;
+    }
+    return 0;
+}
+
+void port_add_cause(char *err, size_t errlen, int status, const char *slave, const char *cause)
+{
+    if (!err || !errlen || !cause || !cause[0]) return;
+    char name[128] = "", lead[160] = "";
+    int own = 0; /* the cause opens with "slave NAME" and keeps it ("slave NAME lost: ") */
+    if (slave) {
+        snprintf(name, sizeof name, "%s", slave);
+    } else if (strncmp(cause, "slave ", 6) == 0) {
+        size_t k = strcspn(cause + 6, ": ");
+        snprintf(name, sizeof name, "%.*s", (int)k, cause + 6);
+        if (cause[6 + k] == ':') { /* past "slave NAME: " */
+            cause += 6 + k + 1;
+            if (*cause == ' ') cause++;
+        } else {
+            own = 1; /* "slave NAME lost: ...": kept whole unless err names the slave */
+        }
+    }
+    size_t len = strlen(name);
+    int named = len && names_slave(err, name, len);
+    if (own && named)
+        cause += 6 + len + 1, own = 0; /* "lost: ..." (tempo-run reads both forms, doc/run.md) */
+    if (len && !own && !named) snprintf(lead, sizeof lead, "slave %s: ", name);
+    size_t n = strlen(err);
+    const char *generic = port_strerror(status);
+    size_t g = strlen(generic);
+    /* only "slave failed" and "slave lost" are words the slave's own replace */
+    int slave_words = status == PORT_EFAIL || status == PORT_ELOST;
+    if (slave_words && n >= g + 2 && strcmp(err + n - g, generic) == 0 && err[n - g - 2] == ':') {
+        n -= g;
+        snprintf(err + n, errlen - n, "%s%s", lead, cause);
+    } else if (n + 4 < errlen) {
+        snprintf(err + n, errlen - n, " (%s%s)", lead, cause);
+    }
+}
+
 int port_sync_report(const port_master *m, int *status, const char *who, const char *what, double t,
-                     int pass_event, const char *positive_note, int *failed_slave, char *err,
+                     int pass, const char *positive_note, int *failed_slave, char *err,
                      size_t errlen)
 {
     long j;
     int st = port_sync_first(m, status, &j);
-    if (st == PORT_OK || (pass_event && st == PORT_EVENT)) return st;
+    if (st == PORT_OK || ((pass & PORT_PASS_EVENT) && st == PORT_EVENT)) return st;
     *failed_slave = (int)j;
+    if ((pass & PORT_PASS_DISCARD) && st == PORT_EDISCARD) return st; /* recoverable: no report */
     return port_errorf(err, errlen, st < 0 ? st : PORT_EUNSUPPORTED,
                        "%s: slave '%s' %s at %.17g s: %s%s", who,
                        j >= 0 ? slave_name(m, (size_t)j) : "?", what, t, port_strerror(st),

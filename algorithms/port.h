@@ -20,7 +20,10 @@
  *
  * Calling a slave. An algorithm calls an operation through port_OP(slave, ...) (port_set_inputs,
  * port_step, ...), never through the table: one place checks the slave and the arguments and
- * gives an empty slot its meaning (PORT_EUNSUPPORTED; record and collect: nothing to do).
+ * gives an empty slot its meaning (PORT_EUNSUPPORTED; record and collect: nothing to do). The
+ * unit tests make a slave fail in one way too: tests/unit/port_fault.h wraps it in a table that
+ * forwards every call through these functions but the one it is armed to fail. A peer calls its
+ * exchange likewise, through exchange_* (algorithms/exchange.h).
  *
  * Post and collect (the contract every slave keeps; tests/unit/fmu_slave_test.c shows it). A
  * post returns PORT_OK when the operation was posted (in one process: done), else its error. A
@@ -327,23 +330,50 @@ int port_frame_init(const port_frame *f, const port_master *m, const port_frame_
  *  f may be NULL. */
 void port_frame_fini(const port_frame *f);
 
+/* What port_sync_report hands back as it is, without a report (its pass argument). */
+enum {
+    PORT_PASS_EVENT = 1,   /* PORT_EVENT: the caller reads the step results */
+    PORT_PASS_DISCARD = 2, /* PORT_EDISCARD: the caller recovers (restore, a smaller step) */
+};
+
 /**
  * port_sync_first into status, with the report an algorithm gives of a failed sync: a negative
  * status is returned as it is, a positive one (an event or a terminated model, which the
- * algorithm cannot handle) as PORT_EUNSUPPORTED, except PORT_EVENT with pass_event, returned
- * as it is for the caller to read the step results. The message reads
+ * algorithm cannot handle) as PORT_EUNSUPPORTED. What pass names is returned as it is with no
+ * message (err untouched): PORT_EVENT with PORT_PASS_EVENT, and with PORT_PASS_DISCARD a
+ * PORT_EDISCARD, which an algorithm that recovers from a refused step does not report as a
+ * failure; *failed_slave still names the slave that refused. Otherwise the message reads
  * "<who>: slave 'NAME' <what> at <t> s: <port_strerror>", with positive_note appended to a
  * positive status's text; *failed_slave receives the slave's index.
  * @param m, status as port_sync (status: n_slaves entries or NULL)
  * @param t  seconds, for the message
+ * @param pass  0, or PORT_PASS_EVENT and PORT_PASS_DISCARD or-ed
  * @param positive_note  appended for a positive status, "" for none, not NULL
- * @param failed_slave   not NULL; written only on a failure
+ * @param failed_slave   not NULL; written only on a failure or a passed discard
  * @param err caller-owned, may be NULL; errlen its size
- * @return PORT_OK, PORT_EVENT (pass_event only), or the error as described.
+ * @return PORT_OK, PORT_EVENT or PORT_EDISCARD (when passed), or the error as described.
  */
 int port_sync_report(const port_master *m, int *status, const char *who, const char *what, double t,
-                     int pass_event, const char *positive_note, int *failed_slave, char *err,
+                     int pass, const char *positive_note, int *failed_slave, char *err,
                      size_t errlen);
+
+/**
+ * Adds a slave's own words (cause) to an algorithm's report of a failed status (err), naming
+ * the slave once (doc/algorithms/port.md "Failures"). A slave's words carry no name of their
+ * own (fmu_slave_errmsg), or open with "slave NAME: " or "slave NAME lost: " when they crossed
+ * the protocol (the master's record of the reply). When err already names the slave ("slave
+ * NAME" or "slave 'NAME'"), the opening "slave NAME: " is dropped ("slave NAME lost: " becomes
+ * "lost: "); when it does not and slave
+ * is given, "slave NAME: " is put before the cause. When err ends with the generic words of
+ * PORT_EFAIL or PORT_ELOST (port_strerror: "slave failed", "slave lost"), the cause replaces them
+ * (with a "slave NAME: " just before them when the cause names the slave itself); else it follows
+ * in brackets.
+ * @param err     the report, NUL-terminated, errlen its size; cut to fit
+ * @param status  the status err reports
+ * @param slave   the failing slave's name when cause does not open with it, or NULL
+ * @param cause   the slave's words; NULL or "" leaves err as it is
+ */
+void port_add_cause(char *err, size_t errlen, int status, const char *slave, const char *cause);
 
 /* In one process: open and close only check that instants never go backwards (ctx is a
  * port_local_clock), note does nothing. */

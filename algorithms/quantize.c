@@ -14,8 +14,6 @@
  *
  *   slope form (our use of FMI output derivatives, same equation with s = dv/dt):
  *                                     h = q / |dv/dt|
- *   second-order form (our extension): smallest h > 0 with |d1*h + d2*h^2/2| = q,
- *                                     d1 = dv/dt (u/s), d2 = d2v/dt2 (u/s^2)
  *   clamp (our choice):               h <- min(max(h, h_min), h_max)
  *
  * Choices where the paper is silent:
@@ -30,10 +28,6 @@
 
 #include <math.h>
 #include <stdio.h>
-
-/* Below this share of q over the whole [0, h_max], the d2 term of the second-order form is
- * ignored and the linear form is used (ours: it keeps the quadratic solve away from a ~ 0). */
-#define QUANT_D2_NEGLIGIBLE 1e-12
 
 static void set_err(char *err, size_t errlen, const char *field, double value, const char *want)
 {
@@ -100,43 +94,6 @@ int quant_step_secant(const quant_cfg *c, double t0, double v0, double t1, doubl
         return QUANT_EINVAL;
     }
     return quant_step_slope(c, (v1 - v0) / (t1 - t0), h);
-}
-
-/* Smallest positive root of a*h^2 + b*h - r = 0 (r != 0), or +INFINITY when none.
- * Uses the cancellation-free form of the quadratic formula. */
-static double smallest_positive_root(double a, double b, double r)
-{
-    double disc = b * b + 4 * a * r;
-    if (disc < 0) return INFINITY;
-    double sq = sqrt(disc);
-    double k = -0.5 * (b + (b >= 0 ? sq : -sq)); /* k != 0 because r != 0 */
-    double r1 = k / a, r2 = -r / k;
-    double best = INFINITY;
-    if (r1 > 0 && r1 < best) best = r1;
-    if (r2 > 0 && r2 < best) best = r2;
-    return best;
-}
-
-/* Second-order form (ours, same idea as the Awais thesis eq. 4.5): |d1*h + d2*h^2/2| = q. */
-int quant_step_taylor2(const quant_cfg *c, double d1, double d2, double *h)
-{
-    if (!isfinite(d2)) {
-        *h = isfinite(c->h_min) && c->h_min > 0 ? c->h_min : 0;
-        return QUANT_EINVAL;
-    }
-    double a = 0.5 * d2;
-    if (quant_cfg_check(c, NULL, 0) != QUANT_OK || !isfinite(d1) ||
-        fabs(a) * c->h_max * c->h_max <= QUANT_D2_NEGLIGIBLE * c->q)
-        return quant_step_slope(c, d1, h); /* also reports invalid c or d1 */
-    /* The change d1*h + a*h^2 reaches +q or -q first; take the earlier crossing. */
-    double hp = smallest_positive_root(a, d1, c->q);
-    double hm = smallest_positive_root(a, d1, -c->q);
-    double best = hp < hm ? hp : hm;
-    if (!(best <= c->h_max)) { /* includes INFINITY: no crossing inside h_max */
-        *h = c->h_max;
-        return QUANT_AT_MAX;
-    }
-    return clamp_step(c, best, h);
 }
 
 int64_t quant_next_time(int64_t T, double h, double tick, int64_t t_end)

@@ -62,18 +62,6 @@ int quant_step_slope(const quant_cfg *c, double slope, double *h);
 int quant_step_secant(const quant_cfg *c, double t0, double v0, double t1, double v1, double *h);
 
 /**
- * Step from the first two derivatives (our extension, used when the FMU offers
- * fmi2GetRealOutputDerivatives of order 2): the smallest h > 0 with
- * |d1*h + d2*h^2/2| = q, clamped. With d2 = 0 this equals quant_step_slope(d1).
- * @param c  valid settings, not NULL
- * @param d1 dv/dt, unit/s
- * @param d2 d2v/dt2, unit/s^2
- * @param h  out: predicted step, s, not NULL
- * @return as quant_step_slope (QUANT_EINVAL for non-finite d1 or d2).
- */
-int quant_step_taylor2(const quant_cfg *c, double d1, double d2, double *h);
-
-/**
  * Convert a predicted step into the next logical time: T + max(1, floor(h / tick)) ticks,
  * never past t_end, saturating at INT64_MAX. A federate with several outputs first takes the
  * smallest h over them (the Awais thesis §4.2.2: "several outputs: min").

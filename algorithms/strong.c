@@ -138,8 +138,22 @@ static int rhs(sunrealtype t, N_Vector xv, N_Vector dxv, void *data)
     strong_work *w = data;
     w->res->n_rhs++; /* CVODE's own and its difference-quotient Jacobian's evaluations */
     w->res->n_rounds += w->res->one_round ? 1 : 2;
-    int st = evaluate(w, (int64_t)llround(t / w->m->tick), N_VGetArrayPointer(xv), DERIVS,
-                      N_VGetArrayPointer(dxv));
+    int64_t tt = (int64_t)llround(t / w->m->tick);
+    double *dx = N_VGetArrayPointer(dxv);
+    int st = evaluate(w, tt, N_VGetArrayPointer(xv), DERIVS, dx);
+    /* A derivative that is not finite is its slave's failure (a model that broke down), named
+     * here: integrated, it would show up as the next slave's refused states. */
+    for (size_t j = 0; st == PORT_OK && j < w->n_c; j++)
+        for (size_t i = w->off_x[j]; i < w->off_x[j + 1]; i++)
+            if (!isfinite(dx[i])) {
+                w->res->failed_slave = (int)j;
+                st = port_errorf(w->err, w->errlen, PORT_EFAIL,
+                                 "strong coupling: slave '%s' evaluating its derivatives at "
+                                 "%.17g s: derivative %zu is not finite",
+                                 w->m->slaves[j].info.name, port_seconds(w->m->tick, tt),
+                                 i - w->off_x[j]);
+                break;
+            }
     if (st != PORT_OK) {
         w->port_status = st;
         return -1; /* unrecoverable for CVODE */

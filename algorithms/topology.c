@@ -187,29 +187,6 @@ static void format_cycle(const topo_graph *g, const int *cyc, int len, char *err
     append(err, errlen, "\"");
 }
 
-int topo_find_cycle(const topo_graph *g, int *cycle, int *len, char *err, size_t errlen)
-{
-    if (err && errlen) err[0] = '\0';
-    int rc = graph_check(g, err, errlen);
-    if (rc != TOPO_OK) return rc;
-    csr c;
-    if (csr_build(g, &c) != TOPO_OK) return TOPO_ENOMEM;
-    int *cyc = malloc((size_t)g->n * sizeof *cyc), l = 0;
-    if (!cyc) {
-        csr_free(&c);
-        return TOPO_ENOMEM;
-    }
-    rc = dfs_cycle(&c, -1, cyc, &l);
-    if (rc == 1) {
-        format_cycle(g, cyc, l, err, errlen);
-        if (cycle) memcpy(cycle, cyc, (size_t)l * sizeof *cyc);
-    }
-    if (len) *len = rc == 1 ? l : 0;
-    free(cyc);
-    csr_free(&c);
-    return rc;
-}
-
 /* ---- Gauss-Seidel ------------------------------------------------------------------------ */
 
 /* Scratch for one (source, sink) check, sized once per topo_gs_plan call. */

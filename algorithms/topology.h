@@ -87,21 +87,6 @@ int topo_gs_plan(const topo_graph *g, topo_plan **out, char *err, size_t errlen)
 void topo_plan_free(topo_plan *p);
 
 /**
- * Find a directed cycle. For federate graphs this is a feedback loop (harmless for Jacobi, whose
- * inputs lag one step); for a variable-level graph (nodes = FMU variables, edges = connections
- * plus each FMU's direct input->output dependencies from modelDescription) it is an algebraic
- * loop. g->roles is ignored.
- * @param g      graph, not NULL
- * @param cycle  out: the nodes of the first cycle found, in edge order (caller array of at
- *               least g->n ints); may be NULL
- * @param len    out: number of nodes in the cycle (0 when none), may be NULL
- * @param err    caller-owned buffer; when a cycle is found it reads "cycle A -> B -> A"
- * @param errlen size of err
- * @return 1 when a cycle exists, 0 when none, TOPO_EINVAL or TOPO_ENOMEM on error.
- */
-int topo_find_cycle(const topo_graph *g, int *cycle, int *len, char *err, size_t errlen);
-
-/**
  * Name of a role ("auto", "source", "common", "sink"). Never NULL.
  * @param r role
  * @return a static string.

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "algorithms/defect_master.h"
+#include "federate/config/algo_defect.h"
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"

@@ -3,7 +3,9 @@
 # time management it uses is in mk/35-tm.mk, the federation log in mk/80-flog.mk.
 SERVER_SRCS += rti/server/log.c rti/server/conn.c rti/server/conn_guard.c rti/server/limits.c rti/server/loop.c \
                rti/server/server.c rti/server/federation.c rti/server/dm.c rti/server/om.c \
-               rti/server/sync.c rti/server/timesvc.c rti/server/embed.c \
+               rti/server/sync.c rti/server/timesvc.c rti/server/embed.c rti/server/embed_link.c \
+               rti/server/embed_task.c rti/server/embed_ctx.c \
+               rti/server/save.c rti/server/restore.c \
                rti/server/live.c rti/server/live_json.c rti/server/live_page.c
 # The server core without its socket layer (conn.c, conn_guard.c, loop.c) and its live view
 # (live*.c, doc/live.md): what libtempo embeds for the in-process transport

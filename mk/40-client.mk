@@ -5,7 +5,7 @@ CLIENT_SRCS += federate/libtempo/client_err.c federate/libtempo/client_conn.c fe
                federate/libtempo/client_join.c federate/libtempo/client_dm.c federate/libtempo/client_om.c \
                federate/libtempo/client_sync.c federate/libtempo/client_time.c federate/libtempo/client_value.c \
                federate/libtempo/client_ticks.c federate/libtempo/client_secret.c \
-               federate/libtempo/client_inproc.c
+               federate/libtempo/client_inproc.c federate/libtempo/client_ckpt.c
 
 # Example federates (examples/, walked through in doc/guide.md; examples/demo.sh runs them).
 PROGS += tempo-example-producer tempo-example-consumer
@@ -31,6 +31,9 @@ client_sync_test_LIBS := client proto fom
 client_kill_test_LIBS := client proto fom
 client_time_test_LIBS := client proto fom
 client_fed_test_LIBS := client proto fom
+# Checkpoints over the real RTI, TCP and in process (doc/checkpoint.md).
+INTEG_TESTS += tests/integration/ckpt_rti_test
+ckpt_rti_test_LIBS := client proto fom
 CHECK_TESTS += tests/integration/client_pubsub_test tests/integration/client_sync_test \
                tests/integration/client_kill_test tests/integration/client_time_test \
                tests/integration/client_fed_test

@@ -25,10 +25,9 @@ speedctl_FMU_KINDS := cs
 FMU_MODELS += chain_heavy chain_light lin_half
 # Outputs its own time: the integer-tick test (tests/integration/ticks_end.sh).
 FMU_MODELS += clock
-# The fault matrix (doc/robustness.md): an FMU that fails on demand (co-simulation only: its
-# own step decides), and one declaring canBeInstantiatedOnlyOncePerProcess.
+# The fault matrix (doc/robustness.md): an FMU that fails on demand (both kinds: method
+# "strong" needs model exchange), and one declaring canBeInstantiatedOnlyOncePerProcess.
 FMU_MODELS += fault once
-fault_FMU_KINDS := cs
 # The ball on stairs has a stiff contact (1e6): model exchange only, integrated by CVODE BDF
 # (the framework's explicit Dormand-Prince CS solver drifts by several per cent over 30 s).
 bball_stairs_FMU_KINDS := me
@@ -49,7 +48,7 @@ EXAMPLE_FMUS := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(F
 # The same models in FMI 3.0 form (doc/fmu.md "FMI 3.0"): build/fmus/fmi3/NAME_KIND.fmu, the
 # same binary (it exports both fmi2* and fmi3* functions, fw_fmi3.c) under
 # binaries/x86_64-linux/, with an FMI 3.0 modelDescription.xml. A federation file runs them
-# unchanged but for the paths (tests/integration/fmi3_test.sh).
+# unchanged but for the paths (tests/integration/fmi3_examples.sh).
 EXAMPLE_FMUS3 := $(foreach m,$(FMU_MODELS),$(foreach k,$(call fmu_kinds,$(m)),$(FMU_DIR)/fmi3/$(m)_$(k).fmu))
 EXTRA_ALL += $(EXAMPLE_FMUS) $(EXAMPLE_FMUS3)
 

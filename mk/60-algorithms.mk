@@ -10,8 +10,14 @@ extrap_test_LIBS := algo
 topology_test_LIBS := algo
 UNIT_TESTS += tests/unit/port_test
 port_test_LIBS := algo
+# Fault injection through the port (tests/unit/port_fault.h), which the algorithms' tests use.
+UNIT_TESTS += tests/unit/port_fault_test
+port_fault_test_LIBS := algo
 UNIT_TESTS += tests/unit/peer_algos_test
 peer_algos_test_LIBS := algo
+# Checkpoints of the peer algorithms: saved inside every request, resumed, same bits.
+UNIT_TESTS += tests/unit/peer_ckpt_test
+peer_ckpt_test_LIBS := algo
 UNIT_TESTS += tests/unit/balance_test
 balance_test_LIBS := algo
 # The explicit master over two example FMUs in one process (needs the FMUs and fmu_slave).

@@ -7,7 +7,7 @@ semi_test_LIBS := algo
 # The Lorenz case study over real FMUs in one process, each solver variant against the
 # monolithic FMU (examples/lorenz_semi.json).
 UNIT_TESTS += tests/unit/semi_fmu_test
-semi_fmu_test_LIBS := master run config fmu algo fom
+semi_fmu_test_LIBS := run config fmu algo fom
 $(O)/tests/unit/semi_fmu_test: build/fmus/gain_cs.fmu build/fmus/lv_me.fmu build/fmus/vanderpol_me.fmu \
   build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu build/fmus/vdp_x_me.fmu build/fmus/vdp_y_me.fmu \
   build/fmus/lorenz_me.fmu build/fmus/lorenz_x_me.fmu \

@@ -10,7 +10,7 @@ INTEG_SCRIPTS += tests/integration/hybrid_test.sh
 INTEG_SCRIPTS += tests/integration/hybrid_plots.sh
 # The case study in one process: the bouncing ball on stairs against the monolithic FMU.
 UNIT_TESTS += tests/unit/hybrid_fmu_test
-hybrid_fmu_test_LIBS := master run config fmu algo fom
+hybrid_fmu_test_LIBS := run config fmu algo fom
 $(O)/tests/unit/hybrid_fmu_test: build/fmus/bball_ball_me.fmu build/fmus/bball_steps_me.fmu \
                                  build/fmus/bouncingball_me.fmu build/fmus/bouncingball_cs.fmu \
                                  build/fmus/bball_stairs_me.fmu build/fmus/osc_twomass_me.fmu \

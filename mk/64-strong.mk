@@ -8,7 +8,7 @@ CHECK_TESTS += tests/integration/strong_run.sh
 # The FMU slave as an evaluator, the "strong" settings, the Lorenz, Lotka-Volterra and Van der
 # Pol cases against the monolithic FMUs.
 UNIT_TESTS += tests/unit/strong_fmu_test
-strong_fmu_test_LIBS := master run config fmu algo fom
+strong_fmu_test_LIBS := run config fmu algo fom
 $(O)/tests/unit/strong_fmu_test: build/fmus/lorenz_me.fmu build/fmus/lorenz_x_me.fmu \
   build/fmus/lorenz_yz_me.fmu build/fmus/lorenz_yz_cs.fmu build/fmus/lv_me.fmu \
   build/fmus/lv_prey_me.fmu build/fmus/lv_predator_me.fmu build/fmus/vanderpol_me.fmu \

@@ -3,7 +3,7 @@
 # See the Makefile header for the variables this fragment fills in.
 RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
             federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c \
-            federate/run/run_params.c
+            federate/run/run_params.c federate/run/run_ckpt.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
               tests/unit/progress_test
@@ -11,6 +11,9 @@ supervise_test_LIBS := run
 results_test_LIBS := run fmu algo
 plot_test_LIBS := run fmu algo
 progress_test_LIBS := run
+# The CSV writer's cost per row and of its time-bounded flush (make bench).
+BENCHES += tests/bench/results_bench
+results_bench_LIBS := run fmu algo
 
 # The program: assembles the pieces above with the federation file and tempo-fmu.
 PROGS += tempo-run

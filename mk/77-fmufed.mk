@@ -18,4 +18,12 @@ INTEG_TESTS += tests/integration/fmufed_osc_test
 fmufed_osc_test_LIBS := run fmu client proto fom
 # Every peer example file in process (tempo-run --in-process, tempo-fmu --all) and distributed:
 # the same bits and the same grants in the two federation logs (doc/inproc.md).
-INTEG_SCRIPTS += tests/integration/inproc_examples.sh
+INTEG_SCRIPTS += tests/integration/inproc_examples.sh tests/integration/inproc_examples_2.sh
+# Checkpoints of tempo-fmu's model and algorithm over the example FMUs (no RTI).
+UNIT_TESTS += tests/unit/fmufed_ckpt_test
+fmufed_ckpt_test_LIBS := fmufed msproto run config fmu algo client proto fom
+$(O)/tests/unit/fmufed_ckpt_test: $(FMU_DIR)/lv_prey_me.fmu $(FMU_DIR)/lv_predator_me.fmu \
+                                  $(FMU_DIR)/lv_prey_cs.fmu $(FMU_DIR)/lv_predator_cs.fmu
+# Checkpoints end to end (doc/checkpoint.md "Checking it"): run, kill -9 every process after
+# the checkpoint, resume; same CSV bytes and grants; TEMPO_CKPT_FULL=1 for every peer file.
+INTEG_SCRIPTS += tests/integration/ckpt_resume.sh

@@ -12,4 +12,6 @@ houses_fmu_test_LIBS := fmu algo
 $(O)/tests/unit/houses_fmu_test: $(FMU_DIR)/house_cs.fmu $(FMU_DIR)/house_me.fmu \
                                  $(FMU_DIR)/environment_cs.fmu
 INTEG_SCRIPTS += tests/integration/houses_test.sh
+# One checkpoint's time and size: houses at 64 and 256, a 16-federate Jacobi federation.
+BENCH_SCRIPTS += tests/bench/ckpt_bench.sh
 BENCH_SCRIPTS += tests/bench/houses_bench.sh

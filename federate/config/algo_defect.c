@@ -11,8 +11,8 @@
 #include <stdlib.h>
 
 #include "algorithms/defect_master.h"
+#include "federate/config/algo_defect.h"
 #include "federate/config/fedfile_algo.h"
-#include "federate/config/fedfile_master.h"
 
 static int parse(fedfile_keys *k, fedfile *ff, void **settings)
 {

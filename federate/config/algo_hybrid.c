@@ -13,9 +13,6 @@
 #include "algorithms/hybrid.h"
 #include "federate/config/algo_hybrid.h"
 #include "federate/config/fedfile_algo.h"
-#include "federate/config/fedfile_master.h"
-
-extern const fedfile_algo_def fedfile_algo_hybrid;
 
 static void hy_free(void *p)
 {
@@ -86,42 +83,10 @@ static int listed_discrete(const fedfile_hybrid *h, const char *cls, const char 
     return 0;
 }
 
-static const fedfile_hybrid *hybrid_of(const fedfile *ff)
+/* on_bus: the outputs listed in algorithm.hybrid.discrete go slave to slave. */
+static int hy_on_bus(const void *settings, const char *cls, const char *attr)
 {
-    return ff->algo.def == &fedfile_algo_hybrid ? ff->algo.settings : NULL;
-}
-
-size_t fedfile_hybrid_flags(const fedfile *ff, size_t idx, unsigned char *out, unsigned char *in)
-{
-    const fedfile_fed *fd = &ff->feds[idx];
-    const fedfile_hybrid *h = hybrid_of(ff);
-    size_t n = 0;
-    for (size_t k = 0; out && k < fd->n_outputs; k++)
-        n += out[k] = (unsigned char)listed_discrete(h, fd->outputs[k].cls, fd->outputs[k].attr);
-    for (size_t i = 0; in && i < fd->n_inputs; i++)
-        n += in[i] = (unsigned char)(fd->inputs[i].source >= 0 &&
-                                     listed_discrete(h, fd->inputs[i].cls, fd->inputs[i].attr));
-    return n;
-}
-
-int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k)
-{
-    const fedfile_fed *fd = &ff->feds[idx];
-    const fedfile_hybrid *h = hybrid_of(ff);
-    if (!h || i >= fd->n_inputs || fd->inputs[i].source < 0) return -1;
-    const fedfile_wire *in = &fd->inputs[i];
-    if (!listed_discrete(h, in->cls, in->attr)) return -1;
-    const fedfile_fed *sf = &ff->feds[in->source];
-    size_t n = 0;
-    for (size_t o = 0; o < sf->n_outputs; o++) {
-        const fedfile_wire *w = &sf->outputs[o];
-        if (!strcmp(w->cls, in->cls) && !strcmp(w->attr, in->attr)) {
-            *src = (size_t)in->source, *k = n;
-            return 0;
-        }
-        n += listed_discrete(h, w->cls, w->attr);
-    }
-    return -1;
+    return listed_discrete(settings, cls, attr);
 }
 
 static int discrete_flags(const fedfile_master_run *r, unsigned char **out, char *err,
@@ -192,5 +157,6 @@ const fedfile_algo_def fedfile_algo_hybrid = {
     .summary = "hybrid co-simulation: events, rewind, step-size control (§5.5, Algorithm 5)",
     .parse = parse,
     .free = hy_free,
+    .on_bus = hy_on_bus,
     .run_master = run_hybrid,
 };

@@ -465,6 +465,7 @@ static int parse_wires(const ld *c, const json_t *fo, const char *base, const ch
     {
         fedfile_wire *w = &(*out)[*n];
         w->source = -1;
+        w->factor = 1;
         jp_map(pk, p, var);
         if (var[0] == '\0') return fail(c, pk, "empty variable name");
         int rc = parse_cls_attr(c, pk, x, w);
@@ -475,7 +476,8 @@ static int parse_wires(const ld *c, const json_t *fo, const char *base, const ch
     return FEDFILE_OK;
 }
 
-/* "quantum": {"output": q} (jacobi-de only); each variable must be one of the outputs. */
+/* "quantum": {"output": q} (the methods with FEDFILE_NEEDS_QUANTA); each variable must be one
+ * of the outputs. */
 static int parse_quanta(const ld *c, const json_t *fo, const char *base, const fedfile *ff,
                         fedfile_fed *fd)
 {
@@ -504,6 +506,69 @@ static int parse_quanta(const ld *c, const json_t *fo, const char *base, const f
         if (!(q->var = strdup(var))) return oom(c);
         q->q = json_number_value(x);
         fd->n_quanta++;
+    }
+    return FEDFILE_OK;
+}
+
+/* "transform": {"input": {"factor": f, "offset": o}}: the FMU input is set to f * value + o,
+ * a linear transformation or unit conversion of the connection (doc/federation.md, "Input
+ * transformations"; an SSP's ssc:LinearTransformation, doc/ssp.md). The input must be wired. */
+static int parse_transform(const ld *c, const json_t *fo, const char *base, fedfile_fed *fd)
+{
+    static const char *const keys[] = {"factor", "offset", "map", NULL};
+    char p[JPATH_LEN], pk[JPATH_LEN], px[JPATH_LEN], pi[JPATH_LEN];
+    jp_key(p, base, "transform");
+    json_t *v = json_object_get(fo, "transform");
+    if (!v) return FEDFILE_OK;
+    if (!json_is_object(v))
+        return fail(c, p, "expected an object {\"input\": {\"factor\": f, \"offset\": o}}, got %s",
+                    json_kind(v));
+    const char *var;
+    json_t *x;
+    json_object_foreach(v, var, x)
+    {
+        jp_map(pk, p, var);
+        fedfile_wire *w = NULL;
+        for (size_t i = 0; i < fd->n_inputs && !w; i++)
+            if (strcmp(fd->inputs[i].var, var) == 0) w = &fd->inputs[i];
+        if (!w) return fail(c, pk, "\"%.64s\" is not one of this federate's inputs", var);
+        if (!json_is_object(x))
+            return fail(c, pk, "expected an object {\"factor\": f, \"offset\": o}, got %s",
+                        json_kind(x));
+        int rc = only_keys(c, x, pk, keys);
+        if (rc) return rc;
+        w->transformed = 1;
+        for (int k = 0; k < 2; k++) {
+            json_t *n = json_object_get(x, keys[k]);
+            if (!n) continue;
+            jp_key(px, pk, keys[k]);
+            double d = json_number_value(n);
+            if (!json_is_number(n) || !isfinite(d) || (k == 0 && d == 0))
+                return fail(c, px,
+                            k == 0 ? "expected a finite number other than 0"
+                                   : "expected a finite number");
+            *(k == 0 ? &w->factor : &w->offset) = d;
+        }
+        /* "map": [[from, to], ...]: whole numbers (fedfile_check_fmu: a whole-number input) */
+        json_t *m = json_object_get(x, "map");
+        if (!m) continue;
+        jp_key(px, pk, "map");
+        if (!json_is_array(m) || !json_array_size(m))
+            return fail(c, px, "expected a non-empty array of [from, to] integer pairs");
+        if (!(w->map = calloc(2 * json_array_size(m), sizeof *w->map))) return oom(c);
+        for (size_t i = 0; i < json_array_size(m); i++) {
+            json_t *e = json_array_get(m, i);
+            jp_idx(pi, px, i);
+            if (!json_is_array(e) || json_array_size(e) != 2 ||
+                !json_is_integer(json_array_get(e, 0)) || !json_is_integer(json_array_get(e, 1)))
+                return fail(c, pi, "expected a pair [from, to] of integers");
+            w->map[2 * i] = json_integer_value(json_array_get(e, 0));
+            w->map[2 * i + 1] = json_integer_value(json_array_get(e, 1));
+            for (size_t j = 0; j < i; j++)
+                if (w->map[2 * j] == w->map[2 * i])
+                    return fail(c, pi, "%lld is mapped twice", w->map[2 * i]);
+            w->n_map++;
+        }
     }
     return FEDFILE_OK;
 }
@@ -539,29 +604,28 @@ static int parse_record(const ld *c, const json_t *fo, const char *base, fedfile
     return FEDFILE_OK;
 }
 
-static const struct {
-    const char *name;
-    topo_role role;
-} ROLES[] = {{"source", TOPO_ROLE_SOURCE}, {"common", TOPO_ROLE_COMMON}, {"sink", TOPO_ROLE_SINK}};
+/* The roles a federate may be given, named by topo_role_name. */
+static const topo_role ROLES[] = {TOPO_ROLE_SOURCE, TOPO_ROLE_COMMON, TOPO_ROLE_SINK};
 
 /* The methods a program federate may join (FEDFILE_NEEDS_PROGRAMS, or a master method): it
  * follows the method's time advance itself, which is documented for the peer methods whose every
  * federate acts alone (doc/federation.md, "Program federates"), or it is a slave of a master
  * method, answering the commands of doc/master.md (a model in Python: doc/python.md);
- * Gauss-Seidel's token is not documented. "\"jacobi-naive\", \"jacobi\", \"jacobi-de\"" in
- * table order. */
+ * Gauss-Seidel's token is not documented. */
 static int program_allowed(const fedfile *ff)
 {
     return (ff->algo.needs & FEDFILE_NEEDS_PROGRAMS) || fedfile_is_master(ff);
 }
 
-static void program_methods(char *out, size_t len)
+/* The names of the methods whose value needs `need`, in table order, for messages:
+ * "\"jacobi-naive\", \"jacobi\", \"jacobi-de\"" (FEDFILE_NEEDS_PROGRAMS). */
+static void methods_needing(unsigned need, char *out, size_t len)
 {
     size_t n = 0, k = 0;
     const fedfile_algo_def *const *all = fedfile_algos(&n);
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        if (!(all[i]->needs & FEDFILE_NEEDS_PROGRAMS)) continue;
+        if (!(all[i]->needs & need)) continue;
         size_t u = strlen(out);
         snprintf(out + u, len - u, "%s\"%s\"", k++ ? ", " : "", all[i]->name);
     }
@@ -572,8 +636,8 @@ static void program_methods(char *out, size_t len)
 static int parse_program(const ld *c, const json_t *fo, const char *base, fedfile *ff,
                          fedfile_fed *fd)
 {
-    static const char *const fmu_only[] = {"role",    "parameters", "solver",
-                                           "quantum", "record",     NULL};
+    static const char *const fmu_only[] = {"role",   "parameters", "solver", "quantum",
+                                           "record", "transform",  NULL};
     char p[JPATH_LEN], pi[JPATH_LEN];
     for (size_t i = 0; fmu_only[i]; i++)
         if (json_object_get(fo, fmu_only[i])) {
@@ -583,7 +647,7 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
     jp_key(p, base, "program");
     if (!program_allowed(ff)) {
         char methods[256];
-        program_methods(methods, sizeof methods);
+        methods_needing(FEDFILE_NEEDS_PROGRAMS, methods, sizeof methods);
         return fail(c, p, "a program federate needs method %s or a master method (not \"%s\")",
                     methods, fedfile_method_name(ff));
     }
@@ -625,13 +689,16 @@ static int parse_role(const ld *c, const json_t *fo, const char *base, const fed
     if (rc || !role) return rc;
     jp_key(p, base, "role");
     for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
-        if (strcmp(ROLES[i].name, role) == 0) fd->role = ROLES[i].role;
+        if (strcmp(topo_role_name(ROLES[i]), role) == 0) fd->role = ROLES[i];
     int known = fd->role != TOPO_ROLE_AUTO;
     free(role);
     if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
-    if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN))
-        return fail(c, p, "method \"%s\" takes no roles (only \"gauss-seidel\" does)",
-                    fedfile_method_name(ff));
+    if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
+        char methods[256];
+        methods_needing(FEDFILE_NEEDS_GS_PLAN, methods, sizeof methods);
+        return fail(c, p, "method \"%s\" takes no roles (only %s)", fedfile_method_name(ff),
+                    methods);
+    }
     return FEDFILE_OK;
 }
 
@@ -652,7 +719,7 @@ static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile
     jp_key(p, base, "python");
     if (!program_allowed(ff) && !(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
         char methods[256];
-        program_methods(methods, sizeof methods);
+        methods_needing(FEDFILE_NEEDS_PROGRAMS, methods, sizeof methods);
         return fail(c, p,
                     "a Python model needs method %s, \"gauss-seidel\" or a master method (not "
                     "\"%s\")",
@@ -677,9 +744,9 @@ static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile
 static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fedfile_fed *fd,
                      const fedfile_solver *defaults)
 {
-    static const char *const keys[] = {"name",    "fmu",        "program", "args",   "description",
-                                       "role",    "parameters", "outputs", "inputs", "solver",
-                                       "quantum", "record",     "python",  NULL};
+    static const char *const keys[] = {
+        "name",   "fmu",    "program", "args",   "description", "role",   "parameters", "outputs",
+        "inputs", "solver", "quantum", "record", "transform",   "python", NULL};
     char base[JPATH_LEN], p[JPATH_LEN];
     jp_idx(base, "federates", idx);
     if (!json_is_object(fo)) return fail(c, base, "expected an object, got %s", json_kind(fo));
@@ -721,7 +788,7 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
         (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)) ||
         (rc = parse_solver(c, fo, base, &fd->solver)) || (rc = parse_quanta(c, fo, base, ff, fd)) ||
-        (rc = parse_record(c, fo, base, fd)))
+        (rc = parse_transform(c, fo, base, fd)) || (rc = parse_record(c, fo, base, fd)))
         return rc;
     /* the same output variable may feed one attribute only (JSON keys are unique); the same
      * attribute fed by two outputs of this federate is caught by check_publishers. */
@@ -838,8 +905,10 @@ static int plan_gauss_seidel(const ld *c, fedfile *ff)
     free(names), free(roles), free(edges);
     if (rc == TOPO_ENOMEM) return oom(c);
     if (rc != TOPO_OK)
-        return fail(c, "algorithm.method",
-                    "\"gauss-seidel\" cannot run this wiring (the Awais thesis §4.3): %s", why);
+        return fail(
+            c, "algorithm.method",
+            "\"%s\" cannot run this wiring (a Gauss-Seidel plan, the Awais thesis §4.3): %s",
+            fedfile_method_name(ff), why);
     for (size_t i = 0; i < ff->n_feds; i++)
         ff->feds[i].role = ff->gs_plan->role[i];
     return FEDFILE_OK;
@@ -855,6 +924,7 @@ static void free_wires(fedfile_wire *w, size_t n)
         free(w[i].var);
         free(w[i].cls);
         free(w[i].attr);
+        free(w[i].map);
     }
     free(w);
 }
@@ -903,6 +973,7 @@ void fedfile_free(fedfile *ff)
     free(ff->log);
     topo_plan_free(ff->gs_plan);
     if (ff->algo.def && ff->algo.def->free) ff->algo.def->free(ff->algo.settings);
+    free(ff->ckpt_at);
     free(ff);
 }
 
@@ -910,8 +981,8 @@ void fedfile_free(fedfile *ff)
 static int parse_root(const ld *c, const json_t *root, fedfile *ff)
 {
     static const char *const keys[] = {
-        "federation", "description", "rti",         "fom", "resolution", "algorithm", "solver",
-        "federates",  "output",      "secret_file", "log", "placement",  NULL};
+        "federation", "description", "rti",         "fom", "resolution", "algorithm",  "solver",
+        "federates",  "output",      "secret_file", "log", "placement",  "checkpoint", NULL};
     if (!json_is_object(root))
         return fail(c, "(top level)", "expected an object, got %s", json_kind(root));
     int rc = only_keys(c, root, "", keys), have = 0;
@@ -933,7 +1004,7 @@ static int parse_root(const ld *c, const json_t *root, fedfile *ff)
     }
     ff->resolution = FEDFILE_DEFAULT_RESOLUTION;
     if ((rc = get_num(c, root, "", "resolution", 0, &ff->resolution, &have))) return rc;
-    if ((rc = parse_algorithm(c, root, ff))) return rc;
+    if ((rc = parse_algorithm(c, root, ff)) || (rc = fedfile_ckpt_parse(c, root, ff))) return rc;
     fedfile_solver defaults = {0};
     if ((rc = parse_solver(c, root, "", &defaults))) return rc;
     if ((rc = get_str(c, root, "", "output", 0, &s))) return rc;
@@ -1185,9 +1256,9 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
                     r, ff->resolution, ff->path);
     if ((ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) && fom_inter_find(f, "StepForward") == FOM_NONE)
         return fail(&c, "interactions",
-                    "no interaction class \"StepForward\" (Gauss-Seidel passes its token with it; "
-                    "method \"gauss-seidel\" in %s)",
-                    ff->path);
+                    "no interaction class \"StepForward\" (a Gauss-Seidel plan passes its token "
+                    "with it; method \"%s\" in %s)",
+                    fedfile_method_name(ff), ff->path);
     for (size_t i = 0; i < ff->n_feds; i++) {
         for (int dir = 0; dir < 2; dir++) {
             size_t n = dir ? ff->feds[i].n_inputs : ff->feds[i].n_outputs;
@@ -1243,9 +1314,29 @@ static const char *causality_word(fmu_causality k)
     return "?";
 }
 
-/* Wired variables: exist, Real, with the expected causality. */
+int fedfile_type_discrete(fmu_vtype t)
+{
+    switch (t) {
+    case FMU_T_INTEGER:
+    case FMU_T_BOOLEAN:
+    case FMU_T_ENUM:
+    case FMU_T_INT8:
+    case FMU_T_UINT8:
+    case FMU_T_INT16:
+    case FMU_T_UINT16:
+    case FMU_T_UINT32:
+    case FMU_T_INT64:
+    case FMU_T_UINT64:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Wired variables: exist, Real (or, for the peer methods, whole numbers: Integer, Boolean,
+ * Enumeration), with the expected causality. */
 static int check_wire_vars(const ld *c, const char *base, const char *key, const fedfile_wire *ws,
-                           size_t n, const fmu_md *md, fmu_causality want)
+                           size_t n, const fmu_md *md, fmu_causality want, int by_peers)
 {
     char p[JPATH_LEN], q[JPATH_LEN];
     for (size_t k = 0; k < n; k++) {
@@ -1253,13 +1344,24 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
         jp_map(p, q, ws[k].var);
         const fmu_var *v = md_find(md, ws[k].var);
         if (!v) return fail(c, p, "the FMU has no variable \"%s\"", ws[k].var);
-        if (v->type != FMU_T_REAL)
-            return fail(c, p, "variable \"%s\" is not Real (only Real variables are wired)",
+        if (v->type != FMU_T_REAL &&
+            !(by_peers && (fedfile_type_discrete(v->type) || v->type == FMU_T_FLOAT32)))
+            return fail(c, p,
+                        "variable \"%s\" is not Real (only Real variables are wired; the "
+                        "peer methods also wire Integer, Boolean, Enumeration and Float32 ones)",
                         ws[k].var);
         if (v->n_elems) /* FMI 3.0 arrays are exchanged by name only (doc/fmu.md §10) */
             return fail(c, p, "variable \"%s\" is an array element; only scalars are wired",
                         ws[k].var);
-        if (v->causality != want)
+        /* a calculated parameter may be published too: a value fixed at initialization
+         * (an SSP connects one to inputs, doc/ssp.md) */
+        if (ws[k].n_map && !fedfile_type_discrete(v->type))
+            return fail(c, p,
+                        "variable \"%s\" is not an Integer, Boolean or Enumeration: its "
+                        "transform has a \"map\"",
+                        ws[k].var);
+        if (v->causality != want &&
+            !(want == FMU_C_OUTPUT && v->causality == FMU_C_CALCULATED_PARAMETER))
             return fail(c, p, "variable \"%s\" has causality %s, expected %s", ws[k].var,
                         causality_word(v->causality), causality_word(want));
     }
@@ -1274,8 +1376,11 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
     char base[JPATH_LEN], p[JPATH_LEN], q[JPATH_LEN];
     jp_idx(base, "federates", i);
     int rc;
-    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT)) ||
-        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT)))
+    int by_peers = ff->algo.def && ff->algo.def->side == FEDFILE_SIDE_PEER;
+    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT,
+                              by_peers)) ||
+        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT,
+                              by_peers)))
         return rc;
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *pa = &fd->params[k];
@@ -1283,10 +1388,17 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
         jp_map(p, q, pa->name);
         const fmu_var *v = md_find(md, pa->name);
         if (!v) return fail(&c, p, "the FMU has no variable \"%s\"", pa->name);
-        if (v->causality != FMU_C_PARAMETER)
+        /* besides parameters, the start values an FMU lets be set before initialization:
+         * inputs, and variables with initial exact or approx (an SSP's parameter binding sets
+         * them: SSP 1.0 §5.3.5, doc/ssp.md); a wired input takes its first received value
+         * over its start */
+        int startable = v->variability != FMU_V_CONSTANT && v->causality != FMU_C_INDEPENDENT &&
+                        (v->initial == FMU_I_EXACT || v->initial == FMU_I_APPROX ||
+                         (v->initial == FMU_I_NONE && v->has_start));
+        if (v->causality != FMU_C_PARAMETER && v->causality != FMU_C_INPUT && !startable)
             return fail(&c, p,
-                        "variable \"%s\" has causality %s; only parameters are set from "
-                        "the federation file",
+                        "variable \"%s\" has causality %s; only parameters and start values "
+                        "(inputs, initial exact or approx) are set from the federation file",
                         pa->name, causality_word(v->causality));
         int fits = 0;
         switch (v->type) {

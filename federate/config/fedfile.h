@@ -55,10 +55,18 @@ typedef struct fedfile_param {
 
 /* One wiring entry: an FMU variable and the FOM attribute Class.attribute it maps to. */
 typedef struct fedfile_wire {
-    char *var;  /* FMU variable (output for outputs, input for inputs) */
-    char *cls;  /* object class name */
-    char *attr; /* attribute name */
-    int source; /* inputs only: index of the federate that publishes cls.attr */
+    char *var;             /* FMU variable (output for outputs, input for inputs) */
+    char *cls;             /* object class name */
+    char *attr;            /* attribute name */
+    int source;            /* inputs only: index of the federate that publishes cls.attr */
+    double factor, offset; /* inputs only: the FMU input is set to factor * value + offset
+                              (the federate's "transform", doc/federation.md); 1 and 0 when
+                              absent; factor != 0 */
+    int transformed;       /* inputs only: 1 when "transform" names it (factor and offset
+                              apply), 0: the value is set unchanged, bit for bit */
+    size_t n_map;          /* inputs only: the transform's "map" pairs (whole-number inputs) */
+    long long *map;        /* n_map pairs (from, to): after factor, offset and rounding, a
+                              value equal to a from is set as its to; NULL when none */
 } fedfile_wire;
 
 /* Quantum of one output for jacobi-de. */
@@ -144,6 +152,9 @@ typedef struct fedfile {
                            of one process (doc/inproc.md); 0 ("processes", the default): one
                            process each */
     topo_plan *gs_plan; /* FEDFILE_NEEDS_GS_PLAN: roles and execution order; else NULL */
+    double ckpt_every;  /* "checkpoint.every": s between checkpoints (whole ticks); 0: none */
+    double *ckpt_at;    /* "checkpoint.at": n_ckpt_at times (s, whole ticks, inside the run) */
+    size_t n_ckpt_at;   /* doc/checkpoint.md; tempo-run's --checkpoint-* options replace both */
     char *ssp_dir;      /* an SSP archive unpacked for this file's FMUs (doc/ssp.md), removed
                            by fedfile_free; else NULL */
 } fedfile;
@@ -212,7 +223,8 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
 /**
  * Check federate `i` against its FMU's modelDescription: every output exists with causality
  * output and type Real; every input with causality input and type Real; every parameter exists
- * with causality parameter (our choice: no other variables are set from the file) and a value
+ * with causality parameter or input (an input's start value; no other variables are set
+ * from the file), and a value
  * of a fitting kind (Real takes a JSON number, Integer/Enumeration an integer, Boolean
  * true/false, String a string);
  * every recorded variable exists; every quantized variable is one of the outputs.
@@ -229,6 +241,11 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
  * @return FEDFILE_OK, FEDFILE_ESCHEMA, FEDFILE_EUSAGE.
  */
 int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, size_t errlen);
+
+/** 1 for the FMU types a wiring carries as whole numbers (Integer, Boolean, Enumeration and
+ * FMI 3.0's sized integers): the peer methods publish them as float64 and set an input to the
+ * value rounded to the nearest integer (a Boolean: not 0); doc/federation.md, "Wiring". */
+int fedfile_type_discrete(fmu_vtype t);
 
 /** Name of the file's method as written ("jacobi-de"); "?" for a file without one. */
 const char *fedfile_method_name(const fedfile *ff);

@@ -113,6 +113,10 @@ typedef struct fedfile_algo_def {
     int (*resolve)(const struct fedfile_reader *rd, fedfile *ff);
     /* Free what parse allocated; accepts NULL. NULL when parse allocates nothing. */
     void (*free)(void *settings);
+    /* FEDFILE_NEEDS_BUS: 1 when the output published as cls.attr goes slave to slave on the
+     * discrete bus (the programs wire it through fedfile_bus_flags, fedfile_master.h); NULL:
+     * none does. */
+    int (*on_bus)(const void *settings, const char *cls, const char *attr);
     /* Peer side: the settings of federate idx's run (allocated into *run, freed by destroy),
      * and the run over the peer exchange (a port_status). */
     int (*create)(const fedfile *ff, size_t idx, void **run, char *err, size_t errlen);

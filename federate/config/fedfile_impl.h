@@ -22,7 +22,7 @@ typedef struct fedfile_reader {
 /* "FILE: JPATH: what" into the reader's buffer; returns FEDFILE_ESCHEMA. */
 int fedfile_fail(const fedfile_reader *rd, const char *jpath, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* "out of memory" naming the file; returns FEDFILE_ENOMEM. */
+/* Out of memory: the reader's error says so; returns FEDFILE_ENOMEM. */
 int fedfile_oom(const fedfile_reader *rd);
 /* "a string", "an array", ... for messages. */
 const char *fedfile_json_kind(const json_t *v);
@@ -30,6 +30,9 @@ const char *fedfile_json_kind(const json_t *v);
  * refusal names jpath. */
 int fedfile_to_ticks(const fedfile_reader *rd, const char *jpath, double s, double res,
                      int64_t *out);
+
+/* "checkpoint" (federate/config/fedfile_ckpt.c), read after "algorithm". */
+int fedfile_ckpt_parse(const fedfile_reader *rd, const json_t *root, fedfile *ff);
 
 /* balance, energy (federate/config/fedfile_balance.c): "coupling" and "power_extrapolation"
  * read into the balance settings, resolved against the wiring once every federate is read. */

@@ -18,6 +18,45 @@ int64_t fedfile_master_horizon(const fedfile *ff)
     return ff->algo.needs & FEDFILE_NEEDS_PAST_END ? INT64_MAX : ff->algo.t_end;
 }
 
+/* 1 when the output published as cls.attr goes on the bus (the method's on_bus). */
+static int on_bus(const fedfile *ff, const char *cls, const char *attr)
+{
+    const fedfile_algo_def *d = ff->algo.def;
+    return d && d->on_bus && (ff->algo.needs & FEDFILE_NEEDS_BUS) &&
+           d->on_bus(ff->algo.settings, cls, attr);
+}
+
+size_t fedfile_bus_flags(const fedfile *ff, size_t idx, unsigned char *out, unsigned char *in)
+{
+    const fedfile_fed *fd = &ff->feds[idx];
+    size_t n = 0;
+    for (size_t k = 0; out && k < fd->n_outputs; k++)
+        n += out[k] = (unsigned char)on_bus(ff, fd->outputs[k].cls, fd->outputs[k].attr);
+    for (size_t i = 0; in && i < fd->n_inputs; i++)
+        n += in[i] = (unsigned char)(fd->inputs[i].source >= 0 &&
+                                     on_bus(ff, fd->inputs[i].cls, fd->inputs[i].attr));
+    return n;
+}
+
+int fedfile_bus_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k)
+{
+    const fedfile_fed *fd = &ff->feds[idx];
+    if (i >= fd->n_inputs || fd->inputs[i].source < 0) return -1;
+    const fedfile_wire *in = &fd->inputs[i];
+    if (!on_bus(ff, in->cls, in->attr)) return -1;
+    const fedfile_fed *sf = &ff->feds[in->source];
+    size_t n = 0;
+    for (size_t o = 0; o < sf->n_outputs; o++) {
+        const fedfile_wire *w = &sf->outputs[o];
+        if (!strcmp(w->cls, in->cls) && !strcmp(w->attr, in->attr)) {
+            *src = (size_t)in->source, *k = n;
+            return 0;
+        }
+        n += on_bus(ff, w->cls, w->attr);
+    }
+    return -1;
+}
+
 int fedfile_master_links(const fedfile *ff, port_link **out, size_t *n, char *err, size_t errlen)
 {
     if (!ff || !out || !n) return FEDFILE_EUSAGE;

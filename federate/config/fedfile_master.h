@@ -1,8 +1,11 @@
-/* Federation files whose algorithm a master federate runs (doc/master.md, doc/federation.md):
- * which methods those are, the extra checks they need, and the links the master computes from
- * the wiring; and the accessors of two methods' settings that the slaves and the examples read
- * (hybrid: federate/config/algo_hybrid.c; defect-control: federate/config/algo_defect.c).
- * Read federate/config/fedfile_master.c next.
+/* Federation files whose algorithm a master federate runs (doc/master.md, doc/federation.md),
+ * as the programs see them whatever the method: whether a master runs it (the value's side),
+ * how far its instants go (FEDFILE_NEEDS_PAST_END), the links the master computes from the
+ * wiring, and which couplings go slave to slave on the discrete bus (FEDFILE_NEEDS_BUS, the
+ * value's on_bus). Nothing here names a method: a new master method adds nothing to this file
+ * (doc/architecture.md, "Where a new coupling algorithm goes"). A method's own settings are
+ * declared beside its value (federate/config/algo_NAME.h). Read federate/config/fedfile_master.c
+ * next.
  */
 #ifndef TEMPO_FEDERATE_CONFIG_FEDFILE_MASTER_H
 #define TEMPO_FEDERATE_CONFIG_FEDFILE_MASTER_H
@@ -10,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algorithms/defect_master.h"
 #include "algorithms/port.h"
 #include "federate/config/fedfile.h"
 
@@ -39,27 +41,22 @@ int64_t fedfile_master_horizon(const fedfile *ff);
 int fedfile_master_links(const fedfile *ff, port_link **out, size_t *n, char *err, size_t errlen);
 
 /**
- * The hybrid method's discrete couplings seen from federate idx (algorithm.hybrid.discrete):
- * out[k] = 1 when its output k is listed as discrete-valued, in[i] = 1 when its input i is
- * wired to a listed attribute (then fed slave to slave, doc/algorithms/hybrid.md). All zero
- * for another method. In federate/config/algo_hybrid.c.
+ * The couplings of federate idx that go slave to slave on the discrete bus (FEDFILE_NEEDS_BUS:
+ * the method's on_bus, e.g. hybrid's algorithm.hybrid.discrete, doc/algorithms/hybrid.md):
+ * out[k] = 1 when its output k is carried on the bus, in[i] = 1 when its input i is wired to
+ * such an output. All zero for a method without a bus.
  * @param ff loaded file, not NULL; idx < ff->n_feds
  * @param out NULL or n_outputs entries; @param in NULL or n_inputs entries (written)
  * @return the number of flags set.
  */
-size_t fedfile_hybrid_flags(const fedfile *ff, size_t idx, unsigned char *out, unsigned char *in);
+size_t fedfile_bus_flags(const fedfile *ff, size_t idx, unsigned char *out, unsigned char *in);
 
 /**
- * Where a discrete input of federate idx comes from (fedfile_hybrid_flags gives in[i] = 1):
- * the publishing federate *src and the position *k of that output among its discrete outputs
- * (the order of get_discrete).
- * @return 0, or -1 when input i is not a discrete input.
+ * Where a bus input of federate idx comes from (fedfile_bus_flags gives in[i] = 1): the
+ * publishing federate *src and the position *k of that output among its bus outputs (the order
+ * of get_discrete).
+ * @return 0, or -1 when input i is not a bus input.
  */
-int fedfile_hybrid_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k);
-
-/** The defect-control settings of a "defect-control" file as dc_run takes them (algo_defect.c),
- *  with the caller's @p n_links couplings (caller-owned, read during dc_run). No errors: the
- *  values were checked when the file was loaded. */
-dc_config fedfile_dc_config(const fedfile *ff, const port_link *links, size_t n_links);
+int fedfile_bus_source(const fedfile *ff, size_t idx, size_t i, size_t *src, size_t *k);
 
 #endif

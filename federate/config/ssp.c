@@ -1,7 +1,8 @@
 /* SSP reader (federate/config/ssp.h): SystemStructure.ssd (libxml2) -> the JSON document of a
  * federation file (jansson). The mapping, the defaults and the refusals are doc/ssp.md.
  * Divisions: names and messages, units, the structure walk (systems, components,
- * connectors, connections), parameter bindings (.ssv, .ssm), wiring, the document.
+ * connectors, connections, signal dictionaries), the document; the wiring is ssp_wire.c,
+ * the parameter bindings (.ssv, .ssm) ssp_params.c.
  * Every element the reader does not understand is refused with its path and line; only the
  * purely graphical elements and foreign annotations are skipped (doc/ssp.md lists them).
  */
@@ -23,69 +24,10 @@
 #include <libxml/tree.h>
 
 #include "federate/config/ssp_impl.h"
+#include "federate/fmu/fmu_load.h"
 #include "federate/fmu/fmu_zip.h"
 
 enum { NS_SSD = SSP_NS_SSD, NS_SSC = SSP_NS_SSC, NS_SSV = SSP_NS_SSV, NS_SSM = SSP_NS_SSM };
-enum { T_UNKNOWN = 0, T_REAL, T_OTHER };
-
-/* A connector of a component or system: owner is the dotted path of the element ("" for the
- * root system). */
-typedef struct ctr {
-    char *owner, *name, *kind; /* kind as written ("input", "output", ...) */
-    int type;                  /* T_REAL, T_OTHER (typename says which), T_UNKNOWN */
-    const char *typename;
-    char *unit; /* the Real connector's unit, or NULL */
-    int is_sys; /* owner is a system */
-    xmlNodePtr node;
-} ctr;
-
-typedef struct comp {
-    char *path; /* dotted path below the root system */
-    char *fed;  /* federate name */
-    char *cls;  /* object class of its outputs */
-    json_t *obj;
-    xmlNodePtr node;
-} comp;
-
-typedef struct cn {
-    char *from_owner, *from, *to_owner, *to;
-    double factor, offset;
-    xmlNodePtr node;
-} cn;
-
-typedef struct bnd {
-    char *owner;
-    int is_sys;
-    xmlNodePtr node;
-} bnd;
-
-typedef struct unit {
-    char *name;
-    int exp[8]; /* kg m s A K mol cd rad */
-    double factor, offset;
-} unit;
-
-typedef struct sx {
-    const char *file; /* the SSD, for messages */
-    char *dir;        /* its folder (absolute) */
-    char *beside;     /* an archive's folder: sources not inside are looked up there; or NULL */
-    int archive;
-    const char *archive_path; /* the .ssp as given, or NULL */
-    char *err;
-    size_t errlen;
-    ctr *ctrs;
-    size_t n_ctrs, cap_ctrs;
-    comp *comps;
-    size_t n_comps, cap_comps;
-    cn *cns;
-    size_t n_cns, cap_cns;
-    bnd *bnds;
-    size_t n_bnds, cap_bnds;
-    unit *units;
-    size_t n_units, cap_units;
-    xmlDocPtr extra[64]; /* .ssv/.ssm documents kept for messages until the end */
-    size_t n_extra;
-} sx;
 
 /* ======================================================================================
  * Names and messages
@@ -110,9 +52,7 @@ static int is_el(const xmlNode *n, int ns, const char *name)
 }
 
 /* "FILE:LINE: PATH: message"; returns -1. */
-static int refuse(sx *s, const char *file, xmlNodePtr n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int refuse(sx *s, const char *file, xmlNodePtr n, const char *fmt, ...)
+int ssp_refuse(sx *s, const char *file, xmlNodePtr n, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -120,13 +60,15 @@ static int refuse(sx *s, const char *file, xmlNodePtr n, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     xmlChar *p = n ? xmlGetNodePath(n) : NULL;
+    /* a node names its own document (a referenced .ssd, .ssv or .ssm: ssp_read_xml) */
+    if (n && n->doc && n->doc->URL) file = (const char *)n->doc->URL;
     snprintf(s->err, s->errlen, "%s:%ld: %s: %s", file, n ? (long)xmlGetLineNo(n) : 0L,
              p ? (const char *)p : "(document)", msg);
     xmlFree(p);
     return -1;
 }
 
-static int oom(sx *s)
+int ssp_oom(sx *s)
 {
     snprintf(s->err, s->errlen, "%s: out of memory", s->file);
     return -2;
@@ -153,7 +95,7 @@ static int get_double(sx *s, const char *file, xmlNodePtr n, const char *name, d
     double d = strtod(v, &end);
     int ok = end != v && *end == '\0' && errno == 0 && isfinite(d);
     free(v);
-    if (!ok) return refuse(s, file, n, "attribute %s: expected a finite number", name);
+    if (!ok) return ssp_refuse(s, file, n, "attribute %s: expected a finite number", name);
     *out = d;
     return 0;
 }
@@ -169,9 +111,9 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
     *cap = c;
     return 0;
 }
-#define PUSH(s, arr, n, cap) (grow((void **)&(arr), &(cap), (n), sizeof *(arr)) ? oom(s) : 0)
+#define PUSH(s, arr, n, cap) (grow((void **)&(arr), &(cap), (n), sizeof *(arr)) ? ssp_oom(s) : 0)
 
-static char *join(const char *a, const char *b)
+char *ssp_join(const char *a, const char *b)
 {
     size_t n = strlen(a) + strlen(b) + 2;
     char *r = malloc(n);
@@ -181,7 +123,7 @@ static char *join(const char *a, const char *b)
 
 /* A name made valid as a federate name ([A-Za-z_][A-Za-z0-9_-]*): '.' becomes '-', any
  * other byte outside the set '_'. ident: a FOM identifier ('-' becomes '_' too). */
-static char *sanitize(const char *s, int ident)
+char *ssp_sanitize(const char *s, int ident)
 {
     size_t n = strlen(s);
     char *r = malloc(n + 2), *q = r;
@@ -215,12 +157,12 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
     else
         for (const char *p = u; *p && *p != '/'; p++)
             if (*p == ':') {
-                refuse(s, s->file, n,
-                       "source \"%s\": only relative paths and file: URIs are supported", uri);
+                ssp_refuse(s, s->file, n,
+                           "source \"%s\": only relative paths and file: URIs are supported", uri);
                 return NULL;
             }
     char *dec = malloc(strlen(u) + 1), *q = dec;
-    if (!dec) return oom(s), NULL;
+    if (!dec) return ssp_oom(s), NULL;
     for (const char *p = u; *p; p++) {
         if (p[0] == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
             char hex[3] = {p[1], p[2], 0};
@@ -230,9 +172,12 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
             *q++ = *p;
     }
     *q = '\0';
+    for (q = dec; *q; q++) /* a Windows tool's "resources\\x.fmu" */
+        if (*q == '\\') *q = '/';
     if (dec[0] == '/' || !dec[0]) return dec;
     if (s->archive && (strstr(dec, "../") == dec || strstr(dec, "/../"))) {
-        refuse(s, s->file, n, "source \"%s\": an archive's sources may not leave it (\"..\")", uri);
+        ssp_refuse(s, s->file, n, "source \"%s\": an archive's sources may not leave it (\"..\")",
+                   uri);
         free(dec);
         return NULL;
     }
@@ -241,7 +186,7 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
         if (!base) continue;
         size_t len = strlen(base) + strlen(dec) + 2;
         char *r = malloc(len);
-        if (!r) return free(dec), oom(s), NULL;
+        if (!r) return free(dec), ssp_oom(s), NULL;
         snprintf(r, len, "%s/%s", base, dec);
         struct stat sb;
         if (stat(r, &sb) == 0 || !s->beside) {
@@ -255,7 +200,7 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
     char *r = malloc(len);
     if (r) snprintf(r, len, "%s/%s", s->dir, dec);
     free(dec);
-    return r ? r : (oom(s), NULL);
+    return r ? r : (ssp_oom(s), NULL);
 }
 
 /* ======================================================================================
@@ -264,35 +209,35 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
 
 static int skipped(const xmlNode *n);
 
-static int read_units(sx *s, xmlNodePtr us)
+static int read_units(sx *s, const char *file, xmlNodePtr us)
 {
     static const char *const base[8] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
     for (xmlNodePtr u = us->children; u; u = u->next) {
         if (u->type != XML_ELEMENT_NODE) continue;
-        if (!is_el(u, NS_SSC, "Unit")) return refuse(s, s->file, u, "expected ssc:Unit");
+        if (!is_el(u, NS_SSC, "Unit")) return ssp_refuse(s, file, u, "expected ssc:Unit");
         if (PUSH(s, s->units, s->n_units, s->cap_units)) return -2;
         unit *un = &s->units[s->n_units];
         memset(un, 0, sizeof *un);
         un->factor = 1;
-        if (!(un->name = attr(u, "name"))) return refuse(s, s->file, u, "a unit needs a name");
+        if (!(un->name = attr(u, "name"))) return ssp_refuse(s, file, u, "a unit needs a name");
         s->n_units++;
         int have = 0;
         for (xmlNodePtr b = u->children; b; b = b->next) {
             if (b->type != XML_ELEMENT_NODE || skipped(b)) continue;
             if (!is_el(b, NS_SSC, "BaseUnit") || have++)
-                return refuse(s, s->file, b, "expected one ssc:BaseUnit");
+                return ssp_refuse(s, file, b, "expected one ssc:BaseUnit");
             for (int k = 0; k < 8; k++) {
                 double e;
-                if (get_double(s, s->file, b, base[k], 0, &e)) return -1;
+                if (get_double(s, file, b, base[k], 0, &e)) return -1;
                 if (e != floor(e) || fabs(e) > 100)
-                    return refuse(s, s->file, b, "attribute %s: expected an integer exponent",
-                                  base[k]);
+                    return ssp_refuse(s, file, b, "attribute %s: expected an integer exponent",
+                                      base[k]);
                 un->exp[k] = (int)e;
             }
-            if (get_double(s, s->file, b, "factor", 1, &un->factor) ||
-                get_double(s, s->file, b, "offset", 0, &un->offset))
+            if (get_double(s, file, b, "factor", 1, &un->factor) ||
+                get_double(s, file, b, "offset", 0, &un->offset))
                 return -1;
-            if (un->factor == 0) return refuse(s, s->file, b, "factor 0");
+            if (un->factor == 0) return ssp_refuse(s, file, b, "factor 0");
         }
     }
     return 0;
@@ -314,12 +259,12 @@ int ssp_unit_conv(sx *s, const char *file, xmlNodePtr n, const char *a, const ch
     if (!a || !b || !strcmp(a, b)) return 0;
     const unit *ua = find_unit(s, a), *ub = find_unit(s, b);
     if (!ua || !ub)
-        return refuse(s, file, n,
-                      "unit \"%s\" is not declared in ssd:Units (converting \"%s\" to \"%s\")",
-                      ua ? b : a, a, b);
+        return ssp_refuse(s, file, n,
+                          "unit \"%s\" is not declared in ssd:Units (converting \"%s\" to \"%s\")",
+                          ua ? b : a, a, b);
     if (memcmp(ua->exp, ub->exp, sizeof ua->exp))
-        return refuse(s, file, n, "incompatible units \"%s\" and \"%s\" (different base units)", a,
-                      b);
+        return ssp_refuse(s, file, n, "incompatible units \"%s\" and \"%s\" (different base units)",
+                          a, b);
     /* SI value = factor * value + offset */
     *f = ua->factor / ub->factor;
     *o = (ua->offset - ub->offset) / ub->factor;
@@ -344,11 +289,14 @@ static int skipped(const xmlNode *n)
     return 0;
 }
 
-static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys)
+/* merge: a connector already declared for this owner is skipped (a component referencing
+ * another SSD repeats the connectors of that SSD's system); else it is refused. */
+static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys, int merge)
 {
     for (xmlNodePtr c = cs->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
-        if (!is_el(c, NS_SSD, "Connector")) return refuse(s, s->file, c, "expected ssd:Connector");
+        if (!is_el(c, NS_SSD, "Connector"))
+            return ssp_refuse(s, s->file, c, "expected ssd:Connector");
         if (PUSH(s, s->ctrs, s->n_ctrs, s->cap_ctrs)) return -2;
         ctr *k = &s->ctrs[s->n_ctrs];
         memset(k, 0, sizeof *k);
@@ -358,22 +306,32 @@ static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys)
         k->name = attr(c, "name");
         k->kind = attr(c, "kind");
         s->n_ctrs++;
-        if (!k->owner) return oom(s);
+        if (!k->owner) return ssp_oom(s);
         if (!k->name || !k->kind)
-            return refuse(s, s->file, c, "a connector needs a name and a kind");
-        for (size_t i = 0; i + 1 < s->n_ctrs; i++)
-            if (!strcmp(s->ctrs[i].owner, owner) && !strcmp(s->ctrs[i].name, k->name))
-                return refuse(s, s->file, c, "connector \"%s\" declared twice", k->name);
+            return ssp_refuse(s, s->file, c, "a connector needs a name and a kind");
+        int twice = 0;
+        for (size_t i = 0; i + 1 < s->n_ctrs && !twice; i++)
+            twice = !strcmp(s->ctrs[i].owner, owner) && !strcmp(s->ctrs[i].name, k->name);
+        if (twice && merge) {
+            free(k->owner), free(k->name), free(k->kind);
+            s->n_ctrs--;
+            continue;
+        }
+        if (twice) return ssp_refuse(s, s->file, c, "connector \"%s\" declared twice", k->name);
         for (xmlNodePtr t = c->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || skipped(t)) continue;
             if (!ns_is(t, NS_SSC) || k->type != T_UNKNOWN)
-                return refuse(s, s->file, t, "expected one type element (ssc:Real, ...)");
+                return ssp_refuse(s, s->file, t, "expected one type element (ssc:Real, ...)");
             const char *tn = (const char *)t->name;
-            k->type = !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32")
-                          ? T_REAL
-                          : T_OTHER;
+            k->type =
+                !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32") ? T_REAL
+                : !strcmp(tn, "Integer") || !strcmp(tn, "Boolean") || !strcmp(tn, "Enumeration") ||
+                        !strncmp(tn, "Int", 3) || !strncmp(tn, "UInt", 4)
+                    ? T_WHOLE
+                    : T_OTHER;
             k->typename = tn;
             if (k->type == T_REAL) k->unit = attr(t, "unit");
+            if (!strcmp(tn, "Enumeration")) k->enum_name = attr(t, "name");
         }
     }
     return 0;
@@ -386,17 +344,107 @@ static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys)
     for (xmlNodePtr b = pbs->children; b; b = b->next) {
         if (b->type != XML_ELEMENT_NODE) continue;
         if (!is_el(b, NS_SSD, "ParameterBinding"))
-            return refuse(s, s->file, b, "expected ssd:ParameterBinding");
+            return ssp_refuse(s, s->file, b, "expected ssd:ParameterBinding");
         if (PUSH(s, s->bnds, s->n_bnds, s->cap_bnds)) return -2;
-        s->bnds[s->n_bnds] = (bnd){strdup(owner), is_sys, b};
-        if (!s->bnds[s->n_bnds++].owner) return oom(s);
+        s->bnds[s->n_bnds] = (bnd){strdup(owner), is_sys, b, strdup(s->dir)};
+        s->n_bnds++;
+        if (!s->bnds[s->n_bnds - 1].owner || !s->bnds[s->n_bnds - 1].dir) return ssp_oom(s);
     }
     return 0;
+}
+
+static char *abs_dir(const char *path);
+
+/* The ssd:System a component of type application/x-ssp-definition references: the root
+ * system of another .ssd (its ssd:Units read too), or "#id" a system of this document with
+ * that id. *dir receives the folder its sources resolve against (malloc'd), or NULL. */
+static xmlNodePtr nested_system(sx *s, xmlNodePtr c, const char *src, char **dir)
+{
+    *dir = NULL;
+    if (src[0] == '#') {
+        xmlNodePtr n = xmlDocGetRootElement(c->doc), found = NULL;
+        while (n && !found) { /* depth-first over the document */
+            char *id = is_el(n, NS_SSD, "System") ? attr(n, "id") : NULL;
+            if (id && !strcmp(id, src + 1)) found = n;
+            free(id);
+            if (n->children)
+                n = n->children;
+            else {
+                while (n && !n->next)
+                    n = n->parent;
+                if (n) n = n->next;
+            }
+        }
+        if (!found) ssp_refuse(s, s->file, c, "no ssd:System with id \"%s\"", src + 1);
+        return found;
+    }
+    if (strchr(src, '#')) {
+        ssp_refuse(s, s->file, c, "source \"%s\": a fragment of another document is not supported",
+                   src);
+        return NULL;
+    }
+    char *p = source_path(s, c, src);
+    if (!p) return NULL;
+    xmlDocPtr d = ssp_read_xml(s, p);
+    if (!d) return free(p), NULL;
+    *dir = abs_dir(p);
+    free(p);
+    if (!*dir) return ssp_oom(s), NULL;
+    xmlNodePtr root = xmlDocGetRootElement(d), sys = NULL;
+    if (!root || !is_el(root, NS_SSD, "SystemStructureDescription")) {
+        ssp_refuse(s, s->file, root, "the root is not ssd:SystemStructureDescription");
+        return NULL;
+    }
+    for (xmlNodePtr e = root->children; e; e = e->next) {
+        if (is_el(e, NS_SSD, "System") && !sys) sys = e;
+        if (is_el(e, NS_SSD, "Units") && read_units(s, (const char *)d->URL, e)) return NULL;
+    }
+    if (!sys) ssp_refuse(s, s->file, root, "no ssd:System");
+    return sys;
+}
+
+static int walk_system(sx *s, xmlNodePtr sys, const char *path);
+static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys);
+
+/* A component referencing another system structure (application/x-ssp-definition): that
+ * system walked as a subsystem at this component's path, then the component's connectors
+ * (merged with the system's) and its parameter bindings, which come after the system's own
+ * (SSP 1.0: as if they were the last bindings of that system). */
+static int walk_nested(sx *s, xmlNodePtr c, const char *path, const char *src)
+{
+    if (!src) return ssp_refuse(s, s->file, c, "a component needs a source");
+    if (s->depth >= 16)
+        return ssp_refuse(s, s->file, c, "systems referenced more than 16 deep (a cycle?)");
+    char *dir = NULL, *saved = s->dir;
+    xmlNodePtr sys = nested_system(s, c, src, &dir);
+    if (!sys) return free(dir), s->err[0] ? -1 : -2;
+    if (dir) s->dir = dir;
+    s->depth++;
+    int rc = walk_system(s, sys, path);
+    s->depth--;
+    s->dir = saved;
+    free(dir);
+    for (xmlNodePtr e = c->children; e && !rc; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
+        if (is_el(e, NS_SSD, "Connectors"))
+            rc = read_connectors(s, e, path, 1, 1);
+        else if (is_el(e, NS_SSD, "ParameterBindings"))
+            rc = add_binding(s, e, path, 1);
+        else
+            rc = ssp_refuse(s, s->file, e, "not supported in a component");
+    }
+    return rc;
 }
 
 static int walk_component(sx *s, xmlNodePtr c, const char *path)
 {
     char *type = attr(c, "type"), *src = attr(c, "source"), *impl = attr(c, "implementation");
+    if (type && !strcmp(type, "application/x-ssp-definition")) {
+        free(type), free(impl);
+        int rc = walk_nested(s, c, path, src);
+        free(src);
+        return rc;
+    }
     int bad_type = type && strcmp(type, "application/x-fmu-sharedlibrary");
     int bad_impl = impl && strcmp(impl, "any") && strcmp(impl, "CoSimulation") &&
                    strcmp(impl, "ModelExchange");
@@ -404,14 +452,18 @@ static int walk_component(sx *s, xmlNodePtr c, const char *path)
     free(impl);
     if (bad_type) {
         free(src);
-        return refuse(s, s->file, c,
-                      "component type is not application/x-fmu-sharedlibrary (only FMUs are run)");
+        return ssp_refuse(
+            s, s->file, c,
+            "component type is not application/x-fmu-sharedlibrary or application/x-ssp-definition "
+            "(only FMUs and system structure files are run; unpack an .ssp and reference its "
+            ".ssd)");
     }
     if (bad_impl) {
         free(src);
-        return refuse(s, s->file, c, "implementation: expected any, CoSimulation or ModelExchange");
+        return ssp_refuse(s, s->file, c,
+                          "implementation: expected any, CoSimulation or ModelExchange");
     }
-    if (!src) return refuse(s, s->file, c, "a component needs a source (the FMU)");
+    if (!src) return ssp_refuse(s, s->file, c, "a component needs a source (the FMU)");
     char *fmu = source_path(s, c, src);
     free(src);
     if (!fmu) return s->err[0] ? -1 : -2;
@@ -420,27 +472,28 @@ static int walk_component(sx *s, xmlNodePtr c, const char *path)
     memset(k, 0, sizeof *k);
     k->node = c;
     k->path = strdup(path);
-    k->fed = sanitize(path, 0);
+    k->fed = ssp_sanitize(path, 0);
     k->obj = json_object();
     s->n_comps++;
     if (!k->path || !k->fed || !k->obj ||
         json_object_set_new(k->obj, "name", json_string(k->fed)) ||
         json_object_set_new(k->obj, "fmu", json_string(fmu)))
-        return free(fmu), oom(s);
+        return free(fmu), ssp_oom(s);
     free(fmu);
     for (size_t i = 0; i + 1 < s->n_comps; i++)
         if (!strcmp(s->comps[i].fed, k->fed))
-            return refuse(s, s->file, c, "elements \"%s\" and \"%s\" both become federate \"%s\"",
-                          s->comps[i].path, path, k->fed);
+            return ssp_refuse(s, s->file, c,
+                              "elements \"%s\" and \"%s\" both become federate \"%s\"",
+                              s->comps[i].path, path, k->fed);
     for (xmlNodePtr e = c->children; e; e = e->next) {
         if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
         int rc = 0;
         if (is_el(e, NS_SSD, "Connectors"))
-            rc = read_connectors(s, e, path, 0);
+            rc = read_connectors(s, e, path, 0, 0);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
             rc = add_binding(s, e, path, 0);
         else
-            rc = refuse(s, s->file, e, "not supported in a component");
+            rc = ssp_refuse(s, s->file, e, "not supported in a component");
         if (rc) return rc;
     }
     return 0;
@@ -451,26 +504,92 @@ static int read_connections(sx *s, xmlNodePtr cs, const char *sys)
     for (xmlNodePtr c = cs->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         if (!is_el(c, NS_SSD, "Connection"))
-            return refuse(s, s->file, c, "expected ssd:Connection");
+            return ssp_refuse(s, s->file, c, "expected ssd:Connection");
         char *se = attr(c, "startElement"), *sc = attr(c, "startConnector");
         char *ee = attr(c, "endElement"), *ec = attr(c, "endConnector");
-        cn k = {
-            se ? join(sys, se) : strdup(sys), sc, ee ? join(sys, ee) : strdup(sys), ec, 1, 0, c};
+        char *su = attr(c, "suppressUnitConversion");
+        /* an empty startElement/endElement is the system itself, as an absent one */
+        cn k = {.from_owner = se && se[0] ? ssp_join(sys, se) : strdup(sys),
+                .from = sc,
+                .to_owner = ee && ee[0] ? ssp_join(sys, ee) : strdup(sys),
+                .to = ec,
+                .sys = strdup(sys),
+                .factor = 1,
+                .no_units = su && (!strcmp(su, "true") || !strcmp(su, "1")),
+                .node = c};
         free(se);
         free(ee);
+        free(su);
         if (PUSH(s, s->cns, s->n_cns, s->cap_cns)) return -2;
         s->cns[s->n_cns++] = k;
-        if (!k.from_owner || !k.to_owner) return oom(s);
+        if (!k.from_owner || !k.to_owner || !k.sys) return ssp_oom(s);
         if (!sc || !ec)
-            return refuse(s, s->file, c, "a connection needs startConnector and endConnector");
+            return ssp_refuse(s, s->file, c, "a connection needs startConnector and endConnector");
+        int have = 0;
         for (xmlNodePtr t = c->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || skipped(t)) continue;
-            if (!is_el(t, NS_SSC, "LinearTransformation"))
-                return refuse(s, s->file, t,
-                              "only ssc:LinearTransformation is supported on a connection");
+            int map = is_el(t, NS_SSC, "BooleanMappingTransformation") ||
+                      is_el(t, NS_SSC, "IntegerMappingTransformation") ||
+                      is_el(t, NS_SSC, "EnumerationMappingTransformation");
+            if (!map && !is_el(t, NS_SSC, "LinearTransformation"))
+                return ssp_refuse(s, s->file, t,
+                                  "only ssc:LinearTransformation and the Boolean, Integer and "
+                                  "Enumeration mapping transformations are supported on a "
+                                  "connection");
+            if (have++) return ssp_refuse(s, s->file, t, "a second transformation");
+            if (map) {
+                s->cns[s->n_cns - 1].map = t;
+                continue;
+            }
             if (get_double(s, s->file, t, "factor", 1, &s->cns[s->n_cns - 1].factor) ||
                 get_double(s, s->file, t, "offset", 0, &s->cns[s->n_cns - 1].offset))
                 return -1;
+            if (s->cns[s->n_cns - 1].factor == 0)
+                return ssp_refuse(s, s->file, t,
+                                  "factor 0 (the input would not depend on the output)");
+        }
+    }
+    return 0;
+}
+
+/* ssd:SignalDictionaries of system `path`: each ssd:SignalDictionary's name (its entries'
+ * types are not needed: an entry carries what its writer's connector gives). */
+static int read_dicts(sx *s, xmlNodePtr ds, const char *path)
+{
+    for (xmlNodePtr d = ds->children; d; d = d->next) {
+        if (d->type != XML_ELEMENT_NODE || skipped(d)) continue;
+        if (!is_el(d, NS_SSD, "SignalDictionary"))
+            return ssp_refuse(s, s->file, d, "expected ssd:SignalDictionary");
+        if (PUSH(s, s->dicts, s->n_dicts, s->cap_dicts)) return -2;
+        sdict *k = &s->dicts[s->n_dicts++];
+        k->sys = strdup(path);
+        k->name = attr(d, "name");
+        if (!k->sys) return ssp_oom(s);
+        if (!k->name) return ssp_refuse(s, s->file, d, "a signal dictionary needs a name");
+    }
+    return 0;
+}
+
+/* An ssd:SignalDictionaryReference `path` in system `sys`: its connectors, all "inout" (a
+ * signal's direction comes from the component connectors at its ends). */
+static int read_dref(sx *s, xmlNodePtr r, const char *path, const char *sys)
+{
+    if (PUSH(s, s->drefs, s->n_drefs, s->cap_drefs)) return -2;
+    sdref *k = &s->drefs[s->n_drefs++];
+    *k = (sdref){strdup(path), strdup(sys), attr(r, "dictionary"), r};
+    if (!k->path || !k->sys) return ssp_oom(s);
+    if (!k->dict)
+        return ssp_refuse(s, s->file, r, "a signal dictionary reference needs a dictionary");
+    for (xmlNodePtr e = r->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
+        if (!is_el(e, NS_SSD, "Connectors"))
+            return ssp_refuse(s, s->file, e, "not supported in a signal dictionary reference");
+        size_t first = s->n_ctrs;
+        int rc = read_connectors(s, e, path, 1, 0);
+        if (rc) return rc;
+        for (size_t i = first; i < s->n_ctrs; i++) {
+            free(s->ctrs[i].kind);
+            if (!(s->ctrs[i].kind = strdup("inout"))) return ssp_oom(s);
         }
     }
     return 0;
@@ -482,7 +601,7 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
         if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
         int rc = 0;
         if (is_el(e, NS_SSD, "Connectors"))
-            rc = read_connectors(s, e, path, 1);
+            rc = read_connectors(s, e, path, 1, 0);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
             rc = add_binding(s, e, path, 1);
         else if (is_el(e, NS_SSD, "Connections"))
@@ -491,184 +610,27 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
             for (xmlNodePtr c = e->children; c && !rc; c = c->next) {
                 if (c->type != XML_ELEMENT_NODE) continue;
                 char *name = attr(c, "name");
-                if (!name) return refuse(s, s->file, c, "an element needs a name");
-                char *sub = join(path, name);
+                if (!name) return ssp_refuse(s, s->file, c, "an element needs a name");
+                char *sub = ssp_join(path, name);
                 free(name);
-                if (!sub) return oom(s);
+                if (!sub) return ssp_oom(s);
                 if (is_el(c, NS_SSD, "Component"))
                     rc = walk_component(s, c, sub);
                 else if (is_el(c, NS_SSD, "System"))
                     rc = walk_system(s, c, sub);
                 else if (is_el(c, NS_SSD, "SignalDictionaryReference"))
-                    rc = refuse(s, s->file, c, "signal dictionaries are not supported");
+                    rc = read_dref(s, c, sub, path);
                 else
-                    rc = refuse(s, s->file, c, "not supported as an element");
+                    rc = ssp_refuse(s, s->file, c, "not supported as an element");
                 free(sub);
             }
         } else if (is_el(e, NS_SSD, "SignalDictionaries"))
-            rc = refuse(s, s->file, e, "signal dictionaries are not supported");
+            rc = read_dicts(s, e, path);
+        else if (is_el(e, NS_SSD, "SimulationInformation"))
+            continue; /* an early OMSimulator's solver settings; its step: foreign_step */
         else
-            rc = refuse(s, s->file, e, "not supported in a system");
+            rc = ssp_refuse(s, s->file, e, "not supported in a system");
         if (rc) return rc;
-    }
-    return 0;
-}
-
-/* ======================================================================================
- * Wiring
- * ====================================================================================== */
-
-static ctr *find_ctr(sx *s, const char *owner, const char *name)
-{
-    for (size_t i = 0; i < s->n_ctrs; i++)
-        if (!strcmp(s->ctrs[i].owner, owner) && !strcmp(s->ctrs[i].name, name)) return &s->ctrs[i];
-    return NULL;
-}
-
-static comp *find_comp(sx *s, const char *path)
-{
-    for (size_t i = 0; i < s->n_comps; i++)
-        if (!strcmp(s->comps[i].path, path)) return &s->comps[i];
-    return NULL;
-}
-
-/* The object "outputs"/"inputs"/"parameters" of a component, created on first use. */
-static json_t *section(comp *k, const char *key)
-{
-    json_t *o = json_object_get(k->obj, key);
-    if (!o && (o = json_object()) && json_object_set_new(k->obj, key, o)) return NULL;
-    return o;
-}
-
-/* The attribute Class.attr an output publishes (created on first use, unique in its class). */
-static int publish(sx *s, comp *k, const char *var, const char **out)
-{
-    json_t *outs = section(k, "outputs");
-    if (!outs) return oom(s);
-    json_t *v = json_object_get(outs, var);
-    if (v) return *out = json_string_value(v), 0;
-    char *a = sanitize(var, 1);
-    if (!a) return oom(s);
-    char full[600]; /* class and attribute cut to 250 bytes each, so the suffix always fits */
-    for (int i = 1;; i++) {
-        snprintf(full, sizeof full, i == 1 ? "%.250s.%.250s" : "%.250s.%.250s_%d", k->cls, a, i);
-        const char *key;
-        json_t *x;
-        int taken = 0;
-        json_object_foreach(outs, key, x) taken |= !strcmp(json_string_value(x), full);
-        if (!taken) break;
-    }
-    free(a);
-    if (json_object_set_new(outs, var, json_string(full))) return oom(s);
-    return *out = json_string_value(json_object_get(outs, var)), 0;
-}
-
-/* Every connection that ends at a component's input: follow the chain back through system
- * connectors to a component's output, compose the transformations, check types and units. */
-static int wire(sx *s)
-{
-    for (size_t i = 0; i < s->n_cns; i++) {
-        cn *c = &s->cns[i];
-        ctr *from = find_ctr(s, c->from_owner, c->from), *to = find_ctr(s, c->to_owner, c->to);
-        if (!from || !to)
-            return refuse(
-                s, s->file, c->node, "no connector \"%s\" on \"%s\"", from ? c->to : c->from,
-                (from ? c->to_owner : c->from_owner)[0] ? (from ? c->to_owner : c->from_owner)
-                                                        : "the system");
-        if (!from->is_sys && !to->is_sys && !strcmp(from->kind, "input") &&
-            !strcmp(to->kind, "output")) { /* written from the input's side: turn it round */
-            ctr *t = from;
-            from = to, to = t;
-        }
-        if (to->is_sys) continue; /* an inner leg of a chain, followed from its end */
-        if (strcmp(to->kind, "input"))
-            return refuse(s, s->file, c->node,
-                          "connection into connector \"%s\" of kind %s: only component inputs "
-                          "(kind input) are fed by connections",
-                          to->name, to->kind);
-        double f = c->factor, o = c->offset;
-        xmlNodePtr at = c->node;
-        int hops = 0;
-        while (from->is_sys) { /* find the connection that feeds this system connector */
-            cn *up = NULL;
-            for (size_t j = 0; j < s->n_cns && !up; j++)
-                if (!strcmp(s->cns[j].to_owner, from->owner) && !strcmp(s->cns[j].to, from->name))
-                    up = &s->cns[j];
-            if (!up) break;
-            ctr *nf = find_ctr(s, up->from_owner, up->from);
-            if (!nf) return refuse(s, s->file, up->node, "no connector \"%s\"", up->from);
-            o = o + f * up->offset; /* y = f (f_up x + o_up) + o */
-            f = f * up->factor;
-            from = nf;
-            if (++hops > 1000) return refuse(s, s->file, at, "a cycle of system connectors");
-        }
-        if (from->is_sys) continue; /* fed from outside the root system: keeps its start value */
-        if (strcmp(from->kind, "output"))
-            return refuse(s, s->file, at,
-                          "connector \"%s\" of \"%s\" has kind %s: only outputs feed inputs",
-                          from->name, from->owner, from->kind);
-        if (from->type == T_OTHER || to->type == T_OTHER)
-            return refuse(s, s->file, at, "connection of type %s: Tempo exchanges Real values only",
-                          from->type == T_OTHER ? from->typename : to->typename);
-        double uf, uo;
-        if (ssp_unit_conv(s, s->file, at, from->unit, to->unit, &uf, &uo)) return -1;
-        o = uf * o + uo;
-        f = uf * f;
-        if (f != 1 || o != 0)
-            return refuse(s, s->file, at,
-                          "the connection from \"%s.%s\" to \"%s.%s\" scales by %g and adds %g "
-                          "(linear transformation or unit conversion): Tempo's wiring carries "
-                          "values unchanged, so only identity transformations are supported",
-                          from->owner, from->name, to->owner, to->name, f, o);
-        comp *src = find_comp(s, from->owner), *dst = find_comp(s, to->owner);
-        if (!src || !dst) return refuse(s, s->file, at, "connector owner is not a component");
-        const char *ca;
-        if (publish(s, src, from->name, &ca)) return -2;
-        json_t *ins = section(dst, "inputs");
-        if (!ins) return oom(s);
-        if (json_object_get(ins, to->name))
-            return refuse(s, s->file, at, "input \"%s\" of \"%s\" is fed by two connections",
-                          to->name, to->owner);
-        if (json_object_set_new(ins, to->name, json_string(ca))) return oom(s);
-    }
-    return 0;
-}
-
-/* The Tempo annotation's federates.NAME.outputs {"var": "Class.attribute"}: the names an
- * exported federation used, so a round trip publishes the same attributes (doc/ssp.md). */
-static int preset_outputs(sx *s, json_t *tempo)
-{
-    json_t *feds = json_object_get(tempo, "federates");
-    for (size_t i = 0; json_is_object(feds) && i < s->n_comps; i++) {
-        comp *k = &s->comps[i];
-        json_t *o = json_object_get(json_object_get(feds, k->fed), "outputs"), *v;
-        const char *var;
-        json_object_foreach(o, var, v)
-        {
-            ctr *c = find_ctr(s, k->path, var);
-            if (!c || strcmp(c->kind, "output") || !json_is_string(v))
-                return refuse(s, s->file, k->node,
-                              "Tempo annotation: federates.%s.outputs: \"%s\" is not an output "
-                              "connector named to a \"Class.attribute\"",
-                              k->fed, var);
-            json_t *outs = section(k, "outputs");
-            if (!outs || json_object_set(outs, var, v)) return oom(s);
-        }
-    }
-    return 0;
-}
-
-/* Every output connector of a component typed Real is published, connected or not, in the
- * order of its connectors: the federate records its outputs (doc/ssp.md). An untyped one is
- * published when connected (wire), since its FMU variable may not be Real. */
-static int publish_outputs(sx *s)
-{
-    for (size_t i = 0; i < s->n_ctrs; i++) {
-        ctr *c = &s->ctrs[i];
-        if (c->is_sys || strcmp(c->kind, "output") || c->type != T_REAL) continue;
-        comp *k = find_comp(s, c->owner);
-        const char *ca;
-        if (k && publish(s, k, c->name, &ca)) return -2;
     }
     return 0;
 }
@@ -680,19 +642,25 @@ static int publish_outputs(sx *s)
 static void sx_free(sx *s)
 {
     for (size_t i = 0; i < s->n_ctrs; i++)
-        free(s->ctrs[i].owner), free(s->ctrs[i].name), free(s->ctrs[i].kind), free(s->ctrs[i].unit);
+        free(s->ctrs[i].owner), free(s->ctrs[i].name), free(s->ctrs[i].kind), free(s->ctrs[i].unit),
+            free(s->ctrs[i].enum_name);
     for (size_t i = 0; i < s->n_comps; i++)
         free(s->comps[i].path), free(s->comps[i].fed), free(s->comps[i].cls),
             json_decref(s->comps[i].obj);
     for (size_t i = 0; i < s->n_cns; i++)
         free(s->cns[i].from_owner), free(s->cns[i].from), free(s->cns[i].to_owner),
-            free(s->cns[i].to);
+            free(s->cns[i].to), free(s->cns[i].sys);
     for (size_t i = 0; i < s->n_bnds; i++)
-        free(s->bnds[i].owner);
+        free(s->bnds[i].owner), free(s->bnds[i].dir);
     for (size_t i = 0; i < s->n_units; i++)
         free(s->units[i].name);
     for (size_t i = 0; i < s->n_extra; i++)
         xmlFreeDoc(s->extra[i]);
+    for (size_t i = 0; i < s->n_dicts; i++)
+        free(s->dicts[i].sys), free(s->dicts[i].name);
+    for (size_t i = 0; i < s->n_drefs; i++)
+        free(s->drefs[i].path), free(s->drefs[i].sys), free(s->drefs[i].dict);
+    free(s->dicts), free(s->drefs);
     free(s->ctrs), free(s->comps), free(s->cns), free(s->bnds), free(s->units);
     free(s->dir);
     free(s->beside);
@@ -725,7 +693,7 @@ xmlDocPtr ssp_read_xml(sx *s, const char *file)
     xmlFree((xmlChar *)d->URL);
     d->URL = xmlStrdup((const xmlChar *)shown);
     s->extra[s->n_extra++] = d;
-    if (!d->URL) return oom(s), NULL;
+    if (!d->URL) return ssp_oom(s), NULL;
     return d;
 }
 
@@ -761,6 +729,10 @@ static double find_step(xmlNodePtr n, const char *el, const char *at)
 static double foreign_step(xmlNodePtr n)
 {
     for (xmlNodePtr a = n->children; a; a = a->next) {
+        if (is_el(a, NS_SSD, "SimulationInformation")) {
+            double d = find_step(a, "FixedStepMaster", "stepSize");
+            if (d > 0) return d;
+        }
         if (!skipped(a) || strcmp((const char *)a->name, "Annotations")) continue;
         for (xmlNodePtr t = a->children; t; t = t->next) {
             if (!is_el(t, NS_SSC, "Annotation")) continue;
@@ -793,9 +765,26 @@ static int read_tempo_annotation(sx *s, xmlNodePtr anns, json_t **tempo)
         *tempo = txt ? json_loads((const char *)txt, JSON_REJECT_DUPLICATES, &je) : NULL;
         xmlFree(txt);
         if (!*tempo || !json_is_object(*tempo))
-            return refuse(s, s->file, a, "the Tempo annotation is not a JSON object");
+            return ssp_refuse(s, s->file, a, "the Tempo annotation is not a JSON object");
     }
     return 0;
+}
+
+/* No stopTime in the SSD: the latest DefaultExperiment stopTime of the components' FMUs
+ * (doc/ssp.md), NaN when none gives one. An FMU that cannot be read is skipped here: loading
+ * the federation names it. */
+static double fmus_stop(sx *s)
+{
+    double stop = NAN;
+    for (size_t i = 0; i < s->n_comps; i++) {
+        fmu_md *md = NULL;
+        char e[256];
+        const char *path = json_string_value(json_object_get(s->comps[i].obj, "fmu"));
+        if (!path || fmu_load_md(path, NULL, &md, e, sizeof e)) continue;
+        if (md->has_stop && (isnan(stop) || md->stop_time > stop)) stop = md->stop_time;
+        fmu_md_free(md);
+    }
+    return stop;
 }
 
 static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
@@ -808,59 +797,62 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
         if (is_el(e, NS_SSD, "System") && !sys)
             sys = e;
         else if (is_el(e, NS_SSD, "Units"))
-            rc = read_units(s, e);
+            rc = read_units(s, s->file, e);
         else if (is_el(e, NS_SSD, "DefaultExperiment") && !dx)
             dx = e;
         else if (skipped(e) && !strcmp((const char *)e->name, "Annotations"))
             rc = read_tempo_annotation(s, e, &tempo);
-        else if (is_el(e, NS_SSD, "Enumerations") || is_el(e, NS_SSD, "MetaData") ||
-                 is_el(e, NS_SSD, "Signature"))
-            continue; /* enumerations serve Enumeration connectors only, refused where used */
+        else if (is_el(e, NS_SSD, "Enumerations"))
+            s->enums = e; /* for ssv:Enumeration parameter values */
+        else if (is_el(e, NS_SSD, "MetaData") || is_el(e, NS_SSD, "Signature"))
+            continue;
         else
-            rc = refuse(s, s->file, e, "not supported here");
+            rc = ssp_refuse(s, s->file, e, "not supported here");
         if (rc) return json_decref(tempo), rc;
     }
-    if (!sys) return json_decref(tempo), refuse(s, s->file, root, "no ssd:System");
+    if (!sys) return json_decref(tempo), ssp_refuse(s, s->file, root, "no ssd:System");
     double start = 0, stop = NAN;
     if (dx) {
         for (xmlNodePtr e = dx->children; e; e = e->next)
             if (e->type == XML_ELEMENT_NODE && !skipped(e))
-                return json_decref(tempo), refuse(s, s->file, e, "not supported here");
+                return json_decref(tempo), ssp_refuse(s, s->file, e, "not supported here");
         if (get_double(s, s->file, dx, "startTime", 0, &start) ||
             get_double(s, s->file, dx, "stopTime", NAN, &stop))
             return json_decref(tempo), -1;
     }
-    if (need_end && isnan(stop))
-        return json_decref(tempo),
-               refuse(s, s->file, dx ? dx : root,
-                      "no ssd:DefaultExperiment stopTime (give one, or name this system from a "
-                      "federation file with algorithm.end)");
     int rc = walk_system(s, sys, "");
+    if (!rc) rc = ssp_bind_drefs(s);
     if (rc) return json_decref(tempo), rc;
-    if (s->n_comps == 0) return json_decref(tempo), refuse(s, s->file, sys, "no component");
+    if (s->n_comps == 0) return json_decref(tempo), ssp_refuse(s, s->file, sys, "no component");
+    if (need_end && isnan(stop) && !(stop = fmus_stop(s), stop > start))
+        return json_decref(tempo),
+               ssp_refuse(s, s->file, dx ? dx : root,
+                          "no ssd:DefaultExperiment stopTime, and no FMU's DefaultExperiment gives "
+                          "one after the start (give one, or name this system from a federation "
+                          "file with algorithm.end)");
     for (size_t i = 0; i < s->n_comps; i++) {
         comp *k = &s->comps[i];
-        if (!(k->cls = sanitize(k->fed, 1))) return json_decref(tempo), oom(s);
+        if (!(k->cls = ssp_sanitize(k->fed, 1))) return json_decref(tempo), ssp_oom(s);
         for (size_t j = 0; j < i; j++)
             if (!strcmp(s->comps[j].cls, k->cls)) { /* "a-b" and "a_b" */
                 size_t n = strlen(k->cls) + 24;
                 char *c2 = malloc(n);
-                if (!c2) return json_decref(tempo), oom(s);
+                if (!c2) return json_decref(tempo), ssp_oom(s);
                 snprintf(c2, n, "%s_%zu", k->cls, i);
                 free(k->cls);
                 k->cls = c2;
             }
     }
-    if ((tempo && (rc = preset_outputs(s, tempo))) || (rc = publish_outputs(s)) || (rc = wire(s)) ||
-        (rc = ssp_bind_parameters(s)))
+    if ((tempo && (rc = ssp_preset_outputs(s, tempo))) || (rc = ssp_publish_outputs(s)) ||
+        (rc = ssp_wire(s)) || (rc = ssp_bind_parameters(s)))
         return json_decref(tempo), rc;
     char *name = attr(sys, "name");
-    char *fname = name ? sanitize(name, 0) : strdup("ssp");
+    char *fname = name ? ssp_sanitize(name, 0) : strdup("ssp");
     free(name);
     json_t *doc = json_object(), *alg = json_object(), *feds = json_array();
     if (!doc || !alg || !feds || !fname) {
         free(fname), json_decref(doc), json_decref(alg), json_decref(feds), json_decref(tempo);
-        return oom(s);
+        return ssp_oom(s);
     }
     json_object_set_new(doc, "federation", json_string(fname));
     free(fname);
@@ -936,16 +928,17 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
     if (!d) goto fail;
     xmlNodePtr root = xmlDocGetRootElement(d);
     if (!root || !is_el(root, NS_SSD, "SystemStructureDescription")) {
-        refuse(&s, s.file, root,
-               "the root is not ssd:SystemStructureDescription (namespace "
-               "http://ssp-standard.org/SSP1/SystemStructureDescription)");
+        ssp_refuse(&s, s.file, root,
+                   "the root is not ssd:SystemStructureDescription (namespace "
+                   "http://ssp-standard.org/SSP1/SystemStructureDescription)");
         goto fail;
     }
+    /* absent (required by the schema, left out by hand-written files): read as 1.0 */
     char *ver = attr(root, "version");
-    int ok = ver && (!strncmp(ver, "1.", 2) || !strncmp(ver, "2.", 2));
+    int ok = !ver || !strncmp(ver, "1.", 2) || !strncmp(ver, "2.", 2);
     free(ver);
     if (!ok) {
-        refuse(&s, s.file, root, "version: expected 1.x or 2.x");
+        ssp_refuse(&s, s.file, root, "version: expected 1.x or 2.x (or none)");
         goto fail;
     }
     json_t *j = NULL;
@@ -966,6 +959,29 @@ fail:
 }
 
 /* Accessors for ssp_params.c (ssp_impl.h). */
+xmlNodePtr ssp_enumerations(sx *s)
+{
+    return s->enums;
+}
+int ssp_read_units(sx *s, const char *file, xmlNodePtr units)
+{
+    return read_units(s, file, units);
+}
+/* The unit of the system connector `target` ("C" or "Sub.C") of system `sys`, or NULL. */
+const char *ssp_sys_connector_unit(sx *s, const char *sys, const char *target)
+{
+    char *full = ssp_join(sys, target);
+    const char *u = NULL;
+    for (size_t i = 0; full && i < s->n_ctrs && !u; i++) {
+        ctr *c = &s->ctrs[i];
+        size_t ol = strlen(c->owner);
+        if (c->is_sys && !strncmp(full, c->owner, ol) &&
+            (ol ? full[ol] == '.' && !strcmp(full + ol + 1, c->name) : !strcmp(full, c->name)))
+            u = c->unit;
+    }
+    free(full);
+    return u;
+}
 const char *ssp_file(const sx *s)
 {
     return s->file;
@@ -976,11 +992,7 @@ char *ssp_source(sx *s, xmlNodePtr n, const char *uri)
 }
 int ssp_refuse_msg(sx *s, const char *file, xmlNodePtr n, const char *msg)
 {
-    return refuse(s, file, n, "%s", msg);
-}
-int ssp_oom(sx *s)
-{
-    return oom(s);
+    return ssp_refuse(s, file, n, "%s", msg);
 }
 size_t ssp_n_bindings(const sx *s)
 {
@@ -994,12 +1006,12 @@ xmlNodePtr ssp_binding(const sx *s, size_t i, const char **owner, int *is_sys)
 }
 json_t *ssp_component_params(sx *s, const char *path)
 {
-    comp *k = find_comp(s, path);
-    return k ? section(k, "parameters") : NULL;
+    comp *k = ssp_find_comp(s, path);
+    return k ? ssp_section(k, "parameters") : NULL;
 }
 const char *ssp_connector_unit(sx *s, const char *owner, const char *name)
 {
-    ctr *k = find_ctr(s, owner, name);
+    ctr *k = ssp_find_ctr(s, owner, name);
     return k ? k->unit : NULL;
 }
 int ssp_is_el(const xmlNode *n, int ns, const char *name)

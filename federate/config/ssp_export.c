@@ -106,11 +106,10 @@ static void connector(ex *x, xmlNodePtr cs, const char *name, const char *kind, 
     child(c, x->ssc, type);
 }
 
-static void parameters(ex *x, xmlNodePtr comp, json_t *params, const fmu_md *md)
+static void parameters(ex *x, xmlNodePtr el, json_t *params, const fmu_md *md)
 {
-    xmlNodePtr pv =
-        child(child(child(comp, x->ssd, "ParameterBindings"), x->ssd, "ParameterBinding"), x->ssd,
-              "ParameterValues");
+    xmlNodePtr pv = child(child(child(el, x->ssd, "ParameterBindings"), x->ssd, "ParameterBinding"),
+                          x->ssd, "ParameterValues");
     xmlNodePtr set = child(pv, x->ssv, "ParameterSet");
     prop(set, "version", "1.0");
     prop(set, "name", "parameters");
@@ -166,10 +165,13 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
         snprintf(src, sizeof src, "resources/%s.fmu", fname);
         prop(c, "source", src);
         xmlNodePtr cs = child(c, x->ssd, "Connectors");
+        /* a wired variable's type is its FMU's (whole numbers are wired by the peer methods) */
+        json_t *real = json_real(0);
         json_object_foreach(json_object_get(f, "inputs"), k, v)
-            connector(x, cs, k, "input", "Real");
+            connector(x, cs, k, "input", param_type(mds[i], k, real));
         json_object_foreach(json_object_get(f, "outputs"), k, v)
-            connector(x, cs, k, "output", "Real");
+            connector(x, cs, k, "output", param_type(mds[i], k, real));
+        json_decref(real);
         json_object_foreach(json_object_get(f, "parameters"), k, v)
             connector(x, cs, k, "parameter", param_type(mds[i], k, v));
         if (json_object_size(json_object_get(f, "parameters")))
@@ -179,11 +181,41 @@ static int write_ssd(ex *x, json_t *doc, fmu_md **mds, xmlChar **text, int *len)
             const char *var = NULL, *from = publisher(feds, json_string_value(v), &var);
             if (!from) continue; /* fedfile_load refused it already */
             if (!cns) cns = xmlNewNode(x->ssd, (const xmlChar *)"Connections");
-            xmlNodePtr cn = child(cns, x->ssd, "Connection");
-            prop(cn, "startElement", from);
-            prop(cn, "startConnector", var);
-            prop(cn, "endElement", fname);
-            prop(cn, "endConnector", k);
+            xmlNodePtr con = child(cns, x->ssd, "Connection");
+            prop(con, "startElement", from);
+            prop(con, "startConnector", var);
+            prop(con, "endElement", fname);
+            prop(con, "endConnector", k);
+            /* the input's "transform": the connection's linear transformation */
+            json_t *t = json_object_get(json_object_get(f, "transform"), k);
+            json_t *map = json_object_get(t, "map");
+            if (map) { /* whole numbers: a mapping of the input's type */
+                json_t *r = json_real(0);
+                int b = !strcmp(param_type(mds[i], k, r), "Boolean");
+                json_decref(r);
+                xmlNodePtr mt =
+                    child(con, x->ssc,
+                          b ? "BooleanMappingTransformation" : "IntegerMappingTransformation");
+                size_t j;
+                json_t *pr;
+                json_array_foreach(map, j, pr)
+                {
+                    char a[32], z[32];
+                    long long va = json_integer_value(json_array_get(pr, 0)),
+                              vz = json_integer_value(json_array_get(pr, 1));
+                    snprintf(a, sizeof a, "%lld", va);
+                    snprintf(z, sizeof z, "%lld", vz);
+                    xmlNodePtr me = child(mt, x->ssc, "MapEntry");
+                    prop(me, "source", b ? (va ? "true" : "false") : a);
+                    prop(me, "target", b ? (vz ? "true" : "false") : z);
+                }
+            }
+            if (t && (json_object_get(t, "factor") || json_object_get(t, "offset") || !map)) {
+                xmlNodePtr lt = child(con, x->ssc, "LinearTransformation");
+                json_t *fa = json_object_get(t, "factor"), *of = json_object_get(t, "offset");
+                prop_num(lt, "factor", fa ? json_number_value(fa) : 1);
+                prop_num(lt, "offset", of ? json_number_value(of) : 0);
+            }
         }
         json_t *tf = json_object();
         static const char *const keep[] = {"solver", "record", "quantum", "role", "outputs"};
@@ -226,6 +258,21 @@ static int export_doc(json_t *doc, const char *dir, const char *out, char *err, 
                      i);
             return -1;
         }
+    for (size_t i = 0; i < json_array_size(feds); i++) {
+        const char *k;
+        json_t *t;
+        json_object_foreach(json_object_get(json_array_get(feds, i), "transform"), k, t)
+        {
+            if (json_object_get(t, "map") &&
+                (json_object_get(t, "factor") || json_object_get(t, "offset"))) {
+                snprintf(err, errlen,
+                         "federates[%zu].transform[\"%s\"]: a map with a factor or offset has no "
+                         "SSP form (one transformation per connection)",
+                         i, k);
+                return -1;
+            }
+        }
+    }
     if (json_object_get(doc, "system")) {
         snprintf(err, errlen, "system: the file already names an SSP");
         return -1;

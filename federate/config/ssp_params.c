@@ -52,6 +52,7 @@ typedef struct entry {
     char *source, *target;
     double factor, offset;
     int linear;
+    xmlNodePtr map; /* an ssc:Boolean-, Integer- or EnumerationMappingTransformation, or NULL */
     xmlNodePtr node;
 } entry;
 
@@ -99,9 +100,20 @@ static int read_mapping(sx *s, xmlNodePtr pm, entry **out, size_t *n_out)
             return free_entries(es, k), R(s, file, e, "a mapping entry needs source and target");
         for (xmlNodePtr t = e->children; t; t = t->next) {
             if (t->type != XML_ELEMENT_NODE || ssp_skipped(t)) continue;
-            if (!ssp_is_el(t, SSP_NS_SSC, "LinearTransformation") || m->linear)
+            int lin = ssp_is_el(t, SSP_NS_SSC, "LinearTransformation");
+            int map = ssp_is_el(t, SSP_NS_SSC, "BooleanMappingTransformation") ||
+                      ssp_is_el(t, SSP_NS_SSC, "IntegerMappingTransformation") ||
+                      ssp_is_el(t, SSP_NS_SSC, "EnumerationMappingTransformation");
+            if ((!lin && !map) || m->linear || m->map)
                 return free_entries(es, k),
-                       R(s, file, t, "only one ssc:LinearTransformation is supported in a mapping");
+                       R(s, file, t,
+                         "expected one transformation (ssc:LinearTransformation, "
+                         "ssc:BooleanMappingTransformation, ssc:IntegerMappingTransformation or "
+                         "ssc:EnumerationMappingTransformation)");
+            if (map) {
+                m->map = t;
+                continue;
+            }
             m->linear = 1;
             if (ssp_get_double(s, file, t, "factor", 1, &m->factor) ||
                 ssp_get_double(s, file, t, "offset", 0, &m->offset))
@@ -113,12 +125,94 @@ static int read_mapping(sx *s, xmlNodePtr pm, entry **out, size_t *n_out)
     return 0;
 }
 
-/* One ssv:Parameter into the component's parameters. */
-static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
-                       const entry *map, size_t n_map)
+/* The integer of an ssv:Enumeration value: the item named `value` of the ssc:Enumeration
+ * named `type` (any, when the value names none) declared in the parameter set's
+ * ssv:Enumerations or the SSD's ssd:Enumerations. -1 (refused) when there is none. */
+static int enum_value(sx *s, const char *file, xmlNodePtr v, const char *item, xmlNodePtr set_enums,
+                      long long *out)
 {
-    char *name = ssp_attr(p, "name");
-    if (!name) return R(s, file, p, "a parameter needs a name");
+    char *value = item ? strdup(item) : NULL, *type = ssp_attr(v, "name");
+    xmlNodePtr lists[2] = {set_enums, ssp_enumerations(s)};
+    int found = 0;
+    for (int l = 0; l < 2 && !found && value; l++)
+        for (xmlNodePtr e = lists[l] ? lists[l]->children : NULL; e && !found; e = e->next) {
+            if (!ssp_is_el(e, SSP_NS_SSC, "Enumeration")) continue;
+            char *en = ssp_attr(e, "name");
+            int match = !type || (en && !strcmp(en, type));
+            free(en);
+            for (xmlNodePtr it = e->children; match && it && !found; it = it->next) {
+                if (!ssp_is_el(it, SSP_NS_SSC, "Item")) continue;
+                char *in = ssp_attr(it, "name"), *iv = ssp_attr(it, "value"), *end = NULL;
+                if (in && iv && !strcmp(in, value)) {
+                    *out = strtoll(iv, &end, 10);
+                    found = *iv && !*end ? 1 : -1;
+                }
+                free(in), free(iv);
+            }
+        }
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             found < 0
+                 ? "the item \"%.100s\" of the enumeration has no integer value"
+                 : "no ssc:Enumeration%s%.100s%s declares an item \"%.100s\" (ssd:Enumerations "
+                   "or ssv:Enumerations)",
+             type ? " \"" : "", type ? type : "", type ? "\"" : "", value ? value : "");
+    free(value), free(type);
+    return found > 0 ? 0 : R(s, file, v, msg);
+}
+
+/* A value through a mapping transformation: the target of the ssc:MapEntry whose source
+ * equals it (integers by value, Booleans as true/false/1/0, enumeration items by name), the
+ * value unchanged when no entry names it. NULL (refused) for a transformation of another
+ * type or an entry without source or target. */
+static const char *map_value(sx *s, const char *file, xmlNodePtr tf, const char *type,
+                             const char *value, char *buf, size_t len)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%sMappingTransformation", type);
+    if (strcmp((const char *)tf->name, want)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "an ssc:%s does not apply to a value of type %s",
+                 (const char *)tf->name, type);
+        R(s, file, tf, msg);
+        return NULL;
+    }
+    int is_bool = !strcmp(type, "Boolean"), is_int = !strcmp(type, "Integer");
+    for (xmlNodePtr e = tf->children; e; e = e->next) {
+        if (!ssp_is_el(e, SSP_NS_SSC, "MapEntry")) continue;
+        char *src = ssp_attr(e, "source"), *tgt = ssp_attr(e, "target");
+        if (!src || !tgt) {
+            free(src), free(tgt);
+            R(s, file, e, "a map entry needs source and target");
+            return NULL;
+        }
+        int match = 0;
+        if (is_int)
+            match = strtoll(src, NULL, 10) == strtoll(value, NULL, 10);
+        else if (is_bool)
+            match = (!strcmp(src, "true") || !strcmp(src, "1")) ==
+                    (!strcmp(value, "true") || !strcmp(value, "1"));
+        else
+            match = !strcmp(src, value);
+        if (match) snprintf(buf, len, "%s", tgt);
+        free(src), free(tgt);
+        if (match) return buf;
+    }
+    return value;
+}
+
+/* One ssv:Parameter: into the parameters of the component it names, or down the connections
+ * of the system connector it names (ssp_system_value). `prefix` is the binding's. */
+static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
+                       const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums)
+{
+    char *bare = ssp_attr(p, "name");
+    if (!bare) return R(s, file, p, "a parameter needs a name");
+    size_t nl = strlen(prefix) + strlen(bare) + 1;
+    char *name = malloc(nl);
+    if (!name) return free(bare), ssp_oom(s);
+    snprintf(name, nl, "%s%s", prefix, bare);
+    free(bare);
     xmlNodePtr v = NULL;
     for (xmlNodePtr c = p->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
@@ -131,26 +225,17 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
     int real = !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32");
     int integer = !strcmp(tn, "Integer") || !strncmp(tn, "Int", 3) || !strncmp(tn, "UInt", 4);
     int boolean = !strcmp(tn, "Boolean"), string = !strcmp(tn, "String");
-    if (!real && !integer && !boolean && !string)
-        return free(name),
-               R(s, file, v,
-                 "only Real, Integer, Boolean and String parameter values are supported");
+    int enumeration = !strcmp(tn, "Enumeration");
+    if (!real && !integer && !boolean && !string && !enumeration)
+        return free(name), R(s, file, v,
+                             "only Real, Integer, Boolean, String and Enumeration parameter "
+                             "values are supported (not Binary)");
     const entry *m = NULL;
-    for (size_t i = 0; i < n_map && !m; i++)
+    for (size_t i = 0; i < n_map; i++) /* the last entry for a name wins */
         if (!strcmp(map[i].source, name)) m = &map[i];
     const char *target = m ? m->target : name;
     const char *path = owner, *var = target;
-    if (is_sys && !(path = ssp_component_for(s, owner, target, &var))) {
-        char msg[400];
-        snprintf(msg, sizeof msg,
-                 "parameter \"%.200s\" names no component of the system (expected "
-                 "\"Component.variable\"; system parameters are not supported)",
-                 target);
-        free(name);
-        return R(s, file, p, msg);
-    }
-    json_t *params = ssp_component_params(s, path);
-    if (!params) return free(name), ssp_oom(s);
+    if (is_sys) path = ssp_component_for(s, owner, target, &var);
     json_t *val = NULL;
     if (real) {
         double d, f, o;
@@ -158,30 +243,68 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
         if (isnan(d)) return free(name), R(s, file, v, "no value attribute");
         if (m && m->linear) d = d * m->factor + m->offset;
         char *u = ssp_attr(v, "unit");
-        int rc = ssp_unit_conv(s, file, v, u, ssp_connector_unit(s, path, var), &f, &o);
+        int rc = ssp_unit_conv(s, file, v, u,
+                               path ? ssp_connector_unit(s, path, var)
+                                    : ssp_sys_connector_unit(s, owner, target),
+                               &f, &o);
         free(u);
         if (rc) return free(name), rc;
         val = json_real(d * f + o);
+    } else if (m && m->linear) {
+        return free(name), R(s, file, m->node, "a linear transformation applies to Real only");
     } else {
-        if (m && m->linear)
-            return free(name), R(s, file, m->node, "a linear transformation applies to Real only");
-        char *x = ssp_attr(v, "value");
+        char *x = ssp_attr(v, "value"), buf[256];
         if (!x) return free(name), R(s, file, v, "no value attribute");
+        const char *mx = x;
+        if (m && m->map &&
+            !(mx = map_value(s, file, m->map,
+                             enumeration ? "Enumeration"
+                             : integer   ? "Integer"
+                             : boolean   ? "Boolean"
+                                         : "String",
+                             x, buf, sizeof buf)))
+            return free(x), free(name), -1;
         char *end = NULL;
-        if (integer) {
-            long long i = strtoll(x, &end, 10);
-            val = *x && !*end ? json_integer(i) : NULL;
-        } else if (boolean) {
-            int t = !strcmp(x, "true") || !strcmp(x, "1"),
-                f = !strcmp(x, "false") || !strcmp(x, "0");
-            val = t || f ? json_boolean(t) : NULL;
-        } else
-            val = json_string(x);
-        free(x);
-        if (!val) return free(name), R(s, file, v, "value is not of the element's type");
+        long long e = 0;
+        if (enumeration) {
+            int erc = enum_value(s, file, v, mx, set_enums, &e);
+            free(x);
+            if (erc) return free(name), -1;
+            val = json_integer(e);
+        } else {
+            if (integer) {
+                long long i = strtoll(mx, &end, 10);
+                val = *mx && !*end ? json_integer(i) : NULL;
+            } else if (boolean) {
+                int t = !strcmp(mx, "true") || !strcmp(mx, "1"),
+                    f = !strcmp(mx, "false") || !strcmp(mx, "0");
+                val = t || f ? json_boolean(t) : NULL;
+            } else
+                val = json_string(mx);
+            free(x);
+            if (!val) return free(name), R(s, file, v, "value is not of the element's type");
+        }
     }
-    int rc = val && !json_object_set_new(params, var, val) ? 0 : ssp_oom(s);
-    free(name); /* var may point into it */
+    int rc = 0;
+    if (!val)
+        rc = ssp_oom(s);
+    else if (path) {
+        json_t *params = ssp_component_params(s, path);
+        rc = params && !json_object_set(params, var, val) ? 0 : ssp_oom(s);
+    } else {
+        int found = 0;
+        rc = ssp_system_value(s, file, p, owner, target, val, &found);
+        if (!rc && !found) {
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "parameter \"%.200s\" names no component variable (\"Component.variable\") "
+                     "and no connector of the system",
+                     target);
+            rc = R(s, file, p, msg);
+        }
+    }
+    json_decref(val);
+    free(name); /* var and target may point into it */
     return rc;
 }
 
@@ -193,10 +316,9 @@ static int apply_binding(sx *s, xmlNodePtr b, const char *owner, int is_sys)
     const char *why = type && strcmp(type, "application/x-ssp-parameter-set")
                           ? "only type application/x-ssp-parameter-set is supported"
                       : base && strcmp(base, "SSD") ? "only sourceBase SSD is supported"
-                      : prefix && prefix[0]         ? "a prefix is not supported"
                                                     : NULL;
-    free(type), free(base), free(prefix);
-    if (why) return free(src), R(s, ssp_file(s), b, why);
+    free(type), free(base);
+    if (why) return free(src), free(prefix), R(s, ssp_file(s), b, why);
     xmlNodePtr values = NULL, mapping = NULL;
     for (xmlNodePtr c = b->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
@@ -211,12 +333,19 @@ static int apply_binding(sx *s, xmlNodePtr b, const char *owner, int is_sys)
     const char *file;
     int rc = doc_root(s, values ? values : b, src, SSP_NS_SSV, "ParameterSet", &set, &file);
     free(src);
-    if (rc) return rc;
+    if (rc) return free(prefix), rc;
     entry *map = NULL;
     size_t n_map = 0;
-    if (mapping && (rc = read_mapping(s, mapping, &map, &n_map))) return rc;
+    if (mapping && (rc = read_mapping(s, mapping, &map, &n_map))) return free(prefix), rc;
+    /* the set's own units and enumerations serve its values (after the SSD's) */
+    xmlNodePtr enums = NULL;
     for (xmlNodePtr c = set->children; c && !rc; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE || ssp_skipped(c) || ssp_is_el(c, SSP_NS_SSV, "Units"))
+        if (ssp_is_el(c, SSP_NS_SSV, "Units")) rc = ssp_read_units(s, file, c);
+        if (ssp_is_el(c, SSP_NS_SSV, "Enumerations")) enums = c;
+    }
+    for (xmlNodePtr c = set->children; c && !rc; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || ssp_skipped(c) || ssp_is_el(c, SSP_NS_SSV, "Units") ||
+            ssp_is_el(c, SSP_NS_SSV, "Enumerations"))
             continue;
         if (!ssp_is_el(c, SSP_NS_SSV, "Parameters")) {
             rc = R(s, file, c, "not supported in a parameter set");
@@ -227,17 +356,31 @@ static int apply_binding(sx *s, xmlNodePtr b, const char *owner, int is_sys)
             if (!ssp_is_el(p, SSP_NS_SSV, "Parameter"))
                 rc = R(s, file, p, "expected ssv:Parameter");
             else
-                rc = apply_param(s, file, p, owner, is_sys, map, n_map);
+                rc =
+                    apply_param(s, file, p, owner, is_sys, prefix ? prefix : "", map, n_map, enums);
         }
     }
     free_entries(map, n_map);
+    free(prefix);
     return rc;
 }
 
+/* SSP 1.0 §5.3.5 (the schema's ParameterBinding): within one element a later binding wins;
+ * across levels a binding higher in the hierarchy wins. So the deepest elements are bound
+ * first and the root last, each in document order. */
 int ssp_bind_parameters(sx *s)
 {
     size_t n = ssp_n_bindings(s), max_depth = 0;
-    for (size_t pass = 0; pass <= max_depth; pass++)
+    for (size_t i = 0; i < n; i++) {
+        const char *owner;
+        int is_sys;
+        ssp_binding(s, i, &owner, &is_sys);
+        size_t depth = owner[0] != '\0';
+        for (const char *q = owner; *q; q++)
+            depth += *q == '.';
+        if (depth > max_depth) max_depth = depth;
+    }
+    for (size_t pass = max_depth + 1; pass-- > 0;)
         for (size_t i = 0; i < n; i++) {
             const char *owner;
             int is_sys;
@@ -245,9 +388,11 @@ int ssp_bind_parameters(sx *s)
             size_t depth = owner[0] != '\0';
             for (const char *q = owner; *q; q++)
                 depth += *q == '.';
-            if (depth > max_depth) max_depth = depth;
             if (depth != pass) continue;
+            char *saved = s->dir; /* a binding's sources resolve against its document */
+            s->dir = s->bnds[i].dir;
             int rc = apply_binding(s, b, owner, is_sys);
+            s->dir = saved;
             if (rc) return rc;
         }
     return 0;

@@ -3,6 +3,7 @@
  * Serves doc/fmu.md. Read next: federate/fmu/fmu_me.c (the model-exchange counterpart). */
 #include "federate/fmu/fmu_step_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Inputs at the step start; derivatives only when the FMU can interpolate them. */
@@ -23,8 +24,17 @@ static int set_inputs(fmu_step *s, const fmu_inputs *in)
             ord[i] = k;
             val[i] = in->du[i * (size_t)in->order + (size_t)(k - 1)];
         }
-        rc = fmu_step_check(s, fn->SetRealInputDerivatives(s->c, in->vr, in->n, ord, val),
-                            "fmi2SetRealInputDerivatives");
+        /* FMI 2.0 declares no highest input-derivative order, so a refusal of order k > 1 says
+         * what the method handed over and how to hand over less (doc/fmu.md §4). */
+        char what[160];
+        if (k == 1)
+            snprintf(what, sizeof what, "fmi2SetRealInputDerivatives");
+        else
+            snprintf(what, sizeof what,
+                     "fmi2SetRealInputDerivatives of order %d (the method hands it input "
+                     "polynomials of degree %d; FMI 2.0 declares no highest order an FMU takes)",
+                     k, in->order);
+        rc = fmu_step_check(s, fn->SetRealInputDerivatives(s->c, in->vr, in->n, ord, val), what);
     }
     free(ord);
     free(val);

@@ -23,6 +23,10 @@ struct fmu_slave {
     int u_order;                      /* their order; -1 before the first set_inputs */
     double *u_c;                      /* n_in * (PORT_MAX_ORDER + 1) coefficients about u_t0 */
     double *u_val, *u_der;            /* scratch: values and derivatives about the step start */
+    double *in_f, *in_o;              /* n_in: input transformation (fmu_slave_opts), or NULL */
+    unsigned char *in_on;             /* n_in: 1 where it is not the identity (others keep
+                                         their bits, -0 included) */
+    double *du_s;                     /* n_in scratch: du scaled by in_f (directional) */
     fmu_step_state *slot[PORT_SLOTS]; /* saved states, NULL when empty */
     int64_t slot_t[PORT_SLOTS];       /* their times, ticks */
     fmu_slave_record_fn *record;
@@ -82,15 +86,15 @@ static int from_fmu(int rc)
 
 static int fail_fmu(fmu_slave *s, int rc, const char *what)
 {
-    return note(s, from_fmu(rc), "%s: %s: %s", s->name, what, fmu_step_errmsg(s->fmu));
+    return note(s, from_fmu(rc), "%s: %s", what, fmu_step_errmsg(s->fmu));
 }
 
 static int op_set_inputs(void *ctx, const port_poly *u)
 {
     fmu_slave *s = ctx;
     if (!u || u->n != s->n_in || u->order < 0 || u->order > PORT_MAX_ORDER || (s->n_in && !u->c))
-        return note(s, PORT_EUSAGE, "%s: set_inputs: %zu inputs of order %d (expected %zu)",
-                    s->name, u ? u->n : 0, u ? u->order : -1, s->n_in);
+        return note(s, PORT_EUSAGE, "set_inputs: %zu inputs of order %d (expected %zu)",
+                    u ? u->n : 0, u ? u->order : -1, s->n_in);
     size_t w = (size_t)u->order + 1;
     for (size_t i = 0; i < s->n_in; i++)
         memcpy(&s->u_c[i * (PORT_MAX_ORDER + 1)], &u->c[i * w], w * sizeof(double));
@@ -131,6 +135,19 @@ static void hold_discrete_inputs(fmu_slave *s)
         s->u_val[s->din[k]] = s->dinv[k];
         for (int j = 1; j <= p; j++)
             s->u_der[s->din[k] * (size_t)p + (size_t)(j - 1)] = 0;
+    }
+}
+
+/* The inputs as the FMU takes them: f u + o, derivatives f du (fmu_slave_opts in_factor). */
+static void transform_inputs(fmu_slave *s)
+{
+    if (!s->in_f) return;
+    int p = s->u_order;
+    for (size_t i = 0; i < s->n_in; i++) {
+        if (!s->in_on[i]) continue;
+        s->u_val[i] = s->in_f[i] * s->u_val[i] + s->in_o[i];
+        for (int k = 0; k < p; k++)
+            s->u_der[i * (size_t)p + (size_t)k] *= s->in_f[i];
     }
 }
 
@@ -180,6 +197,7 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
     if (s->n_in && s->u_order >= 0) {
         shift_poly(s, s->t);
         hold_discrete_inputs(s);
+        transform_inputs(s);
         in.order = s->u_order;
         in.du = s->u_order ? s->u_der : NULL;
         pin = &in;
@@ -208,7 +226,7 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
 static int step_event(fmu_slave *s, port_step_result *res)
 {
     if (res) res->event = 1;
-    return note(s, PORT_EVENT, "%s: event before %lld ticks", s->name, (long long)s->t);
+    return note(s, PORT_EVENT, "event before %lld ticks", (long long)s->t);
 }
 
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
@@ -216,8 +234,8 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
     fmu_slave *s = ctx;
     if (res) *res = (port_step_result){.t_reached = s->t, .event = 0, .n_sub_done = 0};
     if (t_to <= s->t)
-        return note(s, PORT_EUSAGE, "%s: step to %lld ticks from %lld: not ahead", s->name,
-                    (long long)t_to, (long long)s->t);
+        return note(s, PORT_EUSAGE, "step to %lld ticks from %lld: not ahead", (long long)t_to,
+                    (long long)s->t);
     if (n_sub < 1) n_sub = 1;
     int64_t t0 = s->t, span = t_to - t0;
     for (int k = 1; k <= n_sub; k++) {
@@ -233,8 +251,7 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
             if (g) return fail_fmu(s, g, "reading outputs");
         }
         if (res) res->n_sub_done = k;
-        if (rc == FMU_STEP_TERMINATED)
-            return note(s, PORT_TERMINATED, "%s: the model terminated", s->name);
+        if (rc == FMU_STEP_TERMINATED) return note(s, PORT_TERMINATED, "the model terminated");
         if (rc == FMU_STEP_EVENT) return step_event(s, res);
     }
     return PORT_OK;
@@ -248,6 +265,7 @@ static int apply_inputs_now(fmu_slave *s)
     if (!s->n_in || s->u_order < 0) return PORT_OK;
     shift_poly(s, s->t);
     hold_discrete_inputs(s);
+    transform_inputs(s);
     fmu_inputs in = {.n = s->n_in,
                      .vr = s->in_vr,
                      .u = s->u_val,
@@ -278,10 +296,9 @@ static int op_get_output_derivs(void *ctx, int order, double *dy)
 static int op_save(void *ctx, int slot)
 {
     fmu_slave *s = ctx;
-    if (slot < 0 || slot >= PORT_SLOTS)
-        return note(s, PORT_EUSAGE, "%s: save: no slot %d", s->name, slot);
+    if (slot < 0 || slot >= PORT_SLOTS) return note(s, PORT_EUSAGE, "save: no slot %d", slot);
     if (!fmu_step_can_save(s->fmu))
-        return note(s, PORT_EUNSUPPORTED, "%s: the FMU cannot save its state", s->name);
+        return note(s, PORT_EUNSUPPORTED, "the FMU cannot save its state");
     fmu_step_state *st = NULL;
     int rc = fmu_step_save(s->fmu, &st);
     if (rc) return fail_fmu(s, rc, "saving the state");
@@ -299,7 +316,7 @@ static int op_restore(void *ctx, int slot)
 {
     fmu_slave *s = ctx;
     if (slot < 0 || slot >= PORT_SLOTS || !s->slot[slot])
-        return note(s, PORT_EUSAGE, "%s: restore: slot %d holds no state", s->name, slot);
+        return note(s, PORT_EUSAGE, "restore: slot %d holds no state", slot);
     int rc = fmu_step_restore(s->fmu, s->slot[slot]);
     if (rc) return fail_fmu(s, rc, "restoring the state");
     s->t = s->slot_t[slot];
@@ -319,12 +336,12 @@ static int op_record(void *ctx)
     int rc = apply_inputs_now(s);
     if (rc) return rc;
     rc = s->record(s->record_ctx, s->t);
-    return rc ? note(s, PORT_EFAIL, "%s: recording results failed", s->name) : PORT_OK;
+    return rc ? note(s, PORT_EFAIL, "recording results failed") : PORT_OK;
 }
 
 static int unsupported(fmu_slave *s, const char *what)
 {
-    return note(s, PORT_EUNSUPPORTED, "%s: %s is not offered by this slave", s->name, what);
+    return note(s, PORT_EUNSUPPORTED, "%s is not offered by this slave", what);
 }
 /* The discrete outputs with the time of the step that last changed each (track_discrete). */
 static int op_get_discrete(void *ctx, port_discrete *d)
@@ -341,8 +358,8 @@ static int op_set_discrete(void *ctx, size_t n, const port_discrete *d)
     fmu_slave *s = ctx;
     if (!s->n_din) return unsupported(s, "discrete inputs (none declared)");
     if (n != s->n_din || !d)
-        return note(s, PORT_EUSAGE, "%s: set_discrete: %zu values for %zu discrete inputs", s->name,
-                    n, s->n_din);
+        return note(s, PORT_EUSAGE, "set_discrete: %zu values for %zu discrete inputs", n,
+                    s->n_din);
     for (size_t k = 0; k < n; k++)
         s->dinv[k] = d[k].v;
     s->din_set = 1;
@@ -387,6 +404,11 @@ static int op_get_directional(void *ctx, const double *du, double *dy)
         return unsupported(s, "directional derivatives");
     int rc = apply_inputs_now(s);
     if (rc) return rc;
+    if (s->in_f) { /* d(f u + o) = f du */
+        for (size_t i = 0; i < s->n_in; i++)
+            s->du_s[i] = s->in_f[i] * du[i];
+        du = s->du_s;
+    }
     rc = fmu_step_get_directional(s->fmu, s->n_out, s->out_vr, s->n_in, s->in_vr, du, dy);
     return rc ? fail_fmu(s, rc, "reading directional derivatives") : PORT_OK;
 }
@@ -474,8 +496,8 @@ static void take_shared(fmu_slave *s)
         const bus_member *m = &s->bus->m[s->src[k]];
         if (m->t != s->share_t || s->src_k[k] >= m->n) {
             note(s, PORT_EUSAGE,
-                 "%s: discrete input %zu: slave %zu shared no value %zu in the round %lld", s->name,
-                 k, s->src[k], s->src_k[k], (long long)s->share_t);
+                 "discrete input %zu: slave %zu shared no value %zu in the round %lld", k,
+                 s->src[k], s->src_k[k], (long long)s->share_t);
             return;
         }
     }
@@ -544,6 +566,24 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     for (size_t k = 0, j = 0; o->disc_in && k < o->n_in; k++)
         if (o->disc_in[k]) s->din[j++] = k;
     if (o->n_in) memcpy(s->in_vr, o->in_vr, o->n_in * sizeof *s->in_vr);
+    if (o->n_in && (o->in_factor || o->in_offset)) {
+        if (!(s->in_f = calloc(o->n_in, sizeof(double))) ||
+            !(s->in_o = calloc(o->n_in, sizeof(double))) ||
+            !(s->du_s = calloc(o->n_in, sizeof(double))) || !(s->in_on = calloc(o->n_in, 1))) {
+            fmu_slave_free(s);
+            return PORT_ENOMEM;
+        }
+        for (size_t k = 0; k < o->n_in; k++) {
+            s->in_f[k] = o->in_factor ? o->in_factor[k] : 1;
+            s->in_o[k] = o->in_offset ? o->in_offset[k] : 0;
+            /* exactly the identity (not a tolerance): leave the value untouched */
+            s->in_on[k] = s->in_f[k] != 1 || s->in_o[k] != 0;
+            if (s->in_f[k] == 0) {
+                fmu_slave_free(s);
+                return PORT_EUSAGE;
+            }
+        }
+    }
     if (o->n_out) memcpy(s->out_vr, o->out_vr, o->n_out * sizeof *s->out_vr);
     s->fmu = o->fmu;
     s->n_in = o->n_in;
@@ -603,6 +643,10 @@ void fmu_slave_free(fmu_slave *s)
     free(s->u_c);
     free(s->u_val);
     free(s->u_der);
+    free(s->in_f);
+    free(s->in_o);
+    free(s->du_s);
+    free(s->in_on);
     free(s->out_state);
     free(s->dout);
     free(s->din);

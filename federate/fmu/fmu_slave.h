@@ -32,6 +32,12 @@ typedef struct fmu_slave_opts {
                                          reported by get_discrete with its event time */
     const unsigned char *disc_in;     /* NULL, or n_in flags: 1 for an input fed by another
                                          slave's discrete output, set by set_discrete */
+    const double *in_factor;          /* NULL (identity), or n_in factors f != 0 and ... */
+    const double *in_offset;          /* ... NULL or n_in offsets o: the FMU's input i is set
+                                         to f_i u_i + o_i and its derivatives to f_i du_i, where
+                                         u is what set_inputs / set_discrete give; directional
+                                         derivatives are with respect to u (the connection's
+                                         linear transformation, doc/federation.md) */
 } fmu_slave_opts;
 
 /**
@@ -58,7 +64,8 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps);
 /** Free the slave and its saved states (the FMU itself stays open). Accepts NULL. */
 void fmu_slave_free(fmu_slave *s);
 
-/** The message of the last failed operation ("" when none); owned by s. */
+/** The message of the last failed operation ("" when none); owned by s. It does not name the
+ * slave: whoever reports it does, once (port_add_cause, algorithms/port.h). */
 const char *fmu_slave_errmsg(const fmu_slave *s);
 
 /** The slave's current logical time, ticks. */

@@ -258,7 +258,10 @@ int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
     int rc = fmu_step_check_inputs(s, in);
     if (rc || !in) return rc;
-    return s->me ? fmu_me_set_inputs(s, in) : fmu_cs_set_inputs(s, in);
+    int depth = fmu_guard_enter(s->who, "setting the inputs");
+    rc = s->me ? fmu_me_set_inputs(s, in) : fmu_cs_set_inputs(s, in);
+    fmu_guard_leave(depth);
+    return rc;
 }
 
 /* ---- variables ----------------------------------------------------------------------------- */
@@ -273,7 +276,10 @@ int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], doub
 {
     int rc = usable(s);
     if (rc) return rc;
-    return fmu_step_check(s, s->f->fn.GetReal(s->c, vr, n, out), "fmi2GetReal");
+    int depth = fmu_guard_enter(s->who, "fmi2GetReal");
+    fmi2Status st = s->f->fn.GetReal(s->c, vr, n, out);
+    fmu_guard_leave(depth);
+    return fmu_step_check(s, st, "fmi2GetReal");
 }
 
 /* Whether v may be set now (standard §2.2.7: after initialization only inputs and tunable
@@ -319,7 +325,10 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
         if ((rc = settable(s, &s->f->md->vars[k]))) return rc;
     }
     if (s->me && s->initialized && (rc = fmu_me_note_set(s->me, n, vr, v))) return rc;
-    rc = fmu_step_check(s, s->f->fn.SetReal(s->c, vr, n, v), "fmi2SetReal");
+    int depth = fmu_guard_enter(s->who, "fmi2SetReal");
+    fmi2Status st = s->f->fn.SetReal(s->c, vr, n, v);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, st, "fmi2SetReal");
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc; /* refused value: caller's fault */
 }
 
@@ -480,9 +489,10 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
             size_t m = n - i0 < 64 ? n - i0 : 64;
             for (size_t i = 0; i < m; i++)
                 ord[i] = order;
-            rc = fmu_step_check(s,
-                                s->f->fn.GetRealOutputDerivatives(s->c, vr + i0, m, ord, out + i0),
-                                "fmi2GetRealOutputDerivatives");
+            int depth = fmu_guard_enter(s->who, "fmi2GetRealOutputDerivatives");
+            fmi2Status st = s->f->fn.GetRealOutputDerivatives(s->c, vr + i0, m, ord, out + i0);
+            fmu_guard_leave(depth);
+            rc = fmu_step_check(s, st, "fmi2GetRealOutputDerivatives");
             if (rc) return rc;
         }
         return 0;
@@ -490,7 +500,9 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
     size_t nx = s->f->md->n_states;
     double *dx = malloc((nx ? nx : 1) * sizeof *dx);
     if (!dx) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
+    int depth = fmu_guard_enter(s->who, "fmi2GetDerivatives");
     rc = fmu_me_derivatives(s, dx);
+    fmu_guard_leave(depth);
     for (size_t i = 0; !rc && i < n; i++)
         out[i] = dx[fmu_me_state_of(s->me, vr[i])];
     free(dx);
@@ -513,10 +525,11 @@ int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueRefer
                              "%s provides no directional derivatives "
                              "(providesDirectionalDerivative is false)",
                              s->f->md->model_name);
-    rc = fmu_step_check(s,
-                        s->f->fn.GetDirectionalDerivative(s->c, unknown, n_unknown, known, n_known,
-                                                          dv_known, dv_unknown),
-                        "fmi2GetDirectionalDerivative");
+    int depth = fmu_guard_enter(s->who, "fmi2GetDirectionalDerivative");
+    fmi2Status st = s->f->fn.GetDirectionalDerivative(s->c, unknown, n_unknown, known, n_known,
+                                                      dv_known, dv_unknown);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, st, "fmi2GetDirectionalDerivative");
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }
 
@@ -541,7 +554,10 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
     fmu_step_state *st = calloc(1, sizeof *st);
     if (!st) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
-    rc = fmu_step_check(s, s->f->fn.GetFMUstate(s->c, &st->fs), "fmi2GetFMUstate");
+    int depth = fmu_guard_enter(s->who, "fmi2GetFMUstate");
+    fmi2Status fst = s->f->fn.GetFMUstate(s->c, &st->fs);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, fst, "fmi2GetFMUstate");
     if (rc) {
         free(st);
         return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
@@ -563,7 +579,10 @@ int fmu_step_restore(fmu_step *s, const fmu_step_state *st)
     if (rc) return rc;
     if (!st || st->owner != s)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "snapshot belongs to another FMU handle");
-    rc = fmu_step_check(s, s->f->fn.SetFMUstate(s->c, st->fs), "fmi2SetFMUstate");
+    int depth = fmu_guard_enter(s->who, "fmi2SetFMUstate");
+    fmi2Status fst = s->f->fn.SetFMUstate(s->c, st->fs);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, fst, "fmi2SetFMUstate");
     if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
     s->t = st->t;
     s->terminated = st->terminated;
@@ -789,7 +808,10 @@ int fmu_step_get_states(fmu_step *s, size_t n, double x[])
 {
     int rc = states_usable(s, n, "fmu_step_get_states");
     if (rc || !n) return rc;
-    rc = fmu_step_check(s, s->f->fn.GetContinuousStates(s->c, x, n), "fmi2GetContinuousStates");
+    int depth = fmu_guard_enter(s->who, "fmi2GetContinuousStates");
+    fmi2Status st = s->f->fn.GetContinuousStates(s->c, x, n);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, st, "fmi2GetContinuousStates");
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }
 
@@ -805,7 +827,10 @@ int fmu_step_set_states(fmu_step *s, size_t n, const double x[])
         if (!isfinite(x[i]))
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "fmu_step_set_states: state %zu is not finite",
                                  i);
-    rc = fmu_step_check(s, s->f->fn.SetContinuousStates(s->c, x, n), "fmi2SetContinuousStates");
+    int depth = fmu_guard_enter(s->who, "fmi2SetContinuousStates");
+    fmi2Status st = s->f->fn.SetContinuousStates(s->c, x, n);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, st, "fmi2SetContinuousStates");
     if (rc != FMU_STEP_EFMU) fmu_me_mark_restart(s->me, FMU_RESTART_SET);
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EUSAGE : rc;
 }
@@ -814,7 +839,9 @@ int fmu_step_get_derivatives(fmu_step *s, size_t n, double dx[])
 {
     int rc = states_usable(s, n, "fmu_step_get_derivatives");
     if (rc || !n) return rc;
+    int depth = fmu_guard_enter(s->who, "fmi2GetDerivatives");
     rc = fmu_me_derivatives(s, dx);
+    fmu_guard_leave(depth);
     return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
 }
 
@@ -827,7 +854,10 @@ int fmu_step_set_time(fmu_step *s, double t)
                              !isfinite(t)    ? "not a finite time"
                              : s->terminated ? "the model has terminated"
                                              : "a step was discarded: restore a state first");
-    rc = fmu_step_check(s, s->f->fn.SetTime(s->c, t), "fmi2SetTime");
+    int depth = fmu_guard_enter(s->who, "fmi2SetTime");
+    fmi2Status st = s->f->fn.SetTime(s->c, t);
+    fmu_guard_leave(depth);
+    rc = fmu_step_check(s, st, "fmi2SetTime");
     if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
     s->t = t;
     fmu_me_mark_restart(s->me, FMU_RESTART_SET);

@@ -11,6 +11,7 @@
 
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
+#include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed_model.h"
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/fmufed/fmufed_tp.h"
@@ -40,30 +41,196 @@ static int set_err(char *err, size_t errlen, int code, const char *fmt, const ch
     return code;
 }
 
-/* The peer over its pieces, and the registry's algorithm over the peer. */
-static int run_peer(const fedfile *ff, const fedfile_fed *fd, const fedfile_algo_def *alg,
-                    const void *settings, fmufed_model *model, fmufed_tp *tp, fmufed_stats *st,
-                    char *err, size_t errlen)
+/* ---- checkpoints (doc/checkpoint.md, "tempo-fmu's part") ------------------------------- */
+
+#define PART_MAGIC   0x554d4654u /* "TFMU" */
+#define PART_VERSION 1u
+
+/* What a save writes from, and a restore into: the pieces of the running peer. */
+typedef struct fed_run {
+    const fedfile *ff;
+    const fedfile_fed *fd;
+    fmufed_model *model;
+    fmufed_tp *tp;
+    fmufed_rec *rec;
+    peer *p; /* NULL until the algorithm runs */
+    char *err;
+    size_t errlen;
+} fed_run;
+
+static void put_sub(pstate_buf *b, pstate_buf *sub)
 {
+    if (sub->bad) b->bad = 1;
+    pstate_put_bytes(b, sub->p, sub->n);
+    free(sub->p);
+}
+
+/* The part (fmufed_tp_saver), inside the grant `time`. Layout: u32 magic "TFMU", u32 version,
+ * bytes federate name, bytes method, i64 grant, bytes exchange (fmufed_tp_state_save), bytes
+ * model (fmufed_model_save), bytes algorithm (peer_save), u8 has CSV, i64 CSV position. */
+static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, char *why,
+                     size_t why_size)
+{
+    fed_run *r = ctx;
+    if (!r->p) {
+        snprintf(why, why_size, "federate %s is not running its algorithm yet", r->fd->name);
+        return -1;
+    }
+    const char *method = fedfile_method_name(r->ff);
+    pstate_put_u32(b, PART_MAGIC);
+    pstate_put_u32(b, PART_VERSION);
+    pstate_put_bytes(b, r->fd->name, strlen(r->fd->name));
+    pstate_put_bytes(b, method, strlen(method));
+    pstate_put_i64(b, time);
+    pstate_buf x = {0}, m = {0}, a = {0};
+    fmufed_tp_state_save(r->tp, time, &x);
+    put_sub(b, &x);
+    int rc = fmufed_model_save(r->model, &m);
+    if (rc == PORT_OK) rc = peer_save(r->p, time, &a);
+    if (rc != PORT_OK) {
+        free(m.p), free(a.p);
+        snprintf(why, why_size, "%s", r->err);
+        return -1;
+    }
+    put_sub(b, &m);
+    put_sub(b, &a);
+    int has;
+    unsigned long long pos;
+    char e[FMUFED_ERRLEN];
+    if (fmufed_rec_position(r->rec, &has, &pos, e, sizeof e) != PORT_OK) {
+        snprintf(why, why_size, "federate %s: %s", r->fd->name, e);
+        return -1;
+    }
+    pstate_put_u8(b, (uint8_t)has);
+    pstate_put_i64(b, (int64_t)pos);
+    return 0;
+}
+
+/* At each checkpoint instant: a model-exchange integrator restarts (fmufed_model_mark). */
+static void mark_instant(void *ctx)
+{
+    fed_run *r = ctx;
+    fmufed_model_mark(r->model); /* a failure shows at the next step of the FMU */
+}
+
+static const unsigned char *get_sub(pstate_rd *d, pstate_rd *sub)
+{
+    size_t n = 0;
+    const unsigned char *p = pstate_get_bytes(d, &n);
+    *sub = (pstate_rd){.p = p, .n = n, .bad = p == NULL};
+    return p;
+}
+
+/* "FEDERATE.VARIABLE=VALUE" entries of this federate, set in its restored FMU. */
+static int apply_sets(fed_run *r, const fmufed_opts *o)
+{
+    size_t nl = strlen(r->fd->name);
+    for (size_t k = 0; o && k < o->n_set; k++) {
+        const char *s = o->set[k], *eq = strchr(s, '=');
+        if (strncmp(s, r->fd->name, nl) != 0 || s[nl] != '.' || !eq || eq < s + nl + 1) continue;
+        char var[512];
+        snprintf(var, sizeof var, "%.*s", (int)(eq - s - (long)nl - 1), s + nl + 1);
+        struct fmu_step *f = fmufed_model_fmu(r->model);
+        if (fmu_step_set_text(f, var, eq + 1) != FMU_STEP_OK) {
+            snprintf(r->err, r->errlen, "federate %s: --set %s: %s", r->fd->name, s,
+                     fmu_step_errmsg(f));
+            return FMUFED_EUSAGE;
+        }
+    }
+    return FMUFED_OK;
+}
+
+/* The part the restoring join handed back: checked, then the exchange's and the model's
+ * state restored, the branch's values set; the algorithm's state and the CSV position are
+ * returned for the run. Nothing is half-loaded: a refusal ends the run. */
+static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has_csv,
+                     unsigned long long *pos)
+{
+    const unsigned char *bytes;
+    size_t n;
+    fmufed_tp_restored(r->tp, &bytes, &n);
+    pstate_rd d = {.p = bytes, .n = n};
+    const char *method = fedfile_method_name(r->ff);
+    size_t ln, lm;
+    int magic_ok = pstate_get_u32(&d) == PART_MAGIC;
+    uint32_t version = pstate_get_u32(&d);
+    const unsigned char *name = pstate_get_bytes(&d, &ln), *meth = pstate_get_bytes(&d, &lm);
+    pstate_get_i64(&d);
+    if (!magic_ok || d.bad)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: its part of the checkpoint is not tempo-fmu's%s", r->fd->name,
+                       "");
+    if (version != PART_VERSION)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: its part has another format version%s", r->fd->name, "");
+    if (ln != strlen(r->fd->name) || memcmp(name, r->fd->name, ln) != 0 || lm != strlen(method) ||
+        memcmp(meth, method, lm) != 0)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: its part was saved by another federate or method (this "
+                       "file runs \"%s\")",
+                       r->fd->name, method);
+    pstate_rd x, m;
+    get_sub(&d, &x);
+    get_sub(&d, &m);
+    get_sub(&d, algo);
+    *has_csv = pstate_get_u8(&d);
+    *pos = (unsigned long long)pstate_get_i64(&d);
+    if (d.bad || x.bad || m.bad || algo->bad || d.at != d.n || *has_csv > 1)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: its part of the checkpoint is truncated or damaged%s",
+                       r->fd->name, "");
+    int rc = fmufed_tp_state_restore(r->tp, &x);
+    if (rc) return rc;
+    if (x.at != x.n)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: bytes after the exchange's state%s", r->fd->name, "");
+    if (fmufed_model_restore(r->model, &m) != PORT_OK) return FMUFED_EUSAGE;
+    if (m.at != m.n)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: bytes after the model's state%s", r->fd->name, "");
+    return apply_sets(r, o);
+}
+
+/* Checkpoints asked for: every FMU must serialize its state, said at the start. */
+static int check_can_save(fed_run *r, const fmufed_opts *o)
+{
+    int asked = o && (o->ckpt_every > 0 || o->n_ckpt_at > 0 || o->restore);
+    if (!asked || fmufed_model_can_save(r->model)) return FMUFED_OK;
+    return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                   "federate %s: checkpoints are asked for, but its FMU %s cannot save its state "
+                   "(it needs canGetAndSetFMUstate and canSerializeFMUstate)",
+                   r->fd->name, r->fd->fmu);
+}
+
+/* The peer over its pieces, and the registry's algorithm over the peer. */
+static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *settings,
+                    const pstate_rd *resume, fmufed_stats *st)
+{
+    const fedfile *ff = r->ff;
+    const fedfile_fed *fd = r->fd;
     const char *in_names[fd->n_inputs + 1], *out_names[fd->n_outputs + 1];
     for (size_t i = 0; i < fd->n_inputs; i++)
         in_names[i] = fd->inputs[i].var;
     for (size_t k = 0; k < fd->n_outputs; k++)
         out_names[k] = fd->outputs[k].var;
-    peer p = {.model = fmufed_model_slave(model),
-              .x = fmufed_tp_exchange(tp),
+    peer p = {.model = fmufed_model_slave(r->model),
+              .x = fmufed_tp_exchange(r->tp),
               .name = fd->name,
               .tick = ff->resolution,
               .t_start = ff->algo.t_start,
               .t_end = ff->algo.t_end,
-              .t_granted = fmufed_tp_time(tp),
+              .t_granted = fmufed_tp_time(r->tp),
               .extrapolation = ff->algo.extrapolation,
-              .u0 = fmufed_model_u0(model),
+              .u0 = fmufed_model_u0(r->model),
               .in_names = in_names,
               .out_names = out_names,
-              .err = err,
-              .errlen = errlen};
+              .err = r->err,
+              .errlen = r->errlen,
+              .resume = resume ? resume->p : NULL,
+              .resume_len = resume ? resume->n : 0};
+    r->p = &p;
     int rc = code_of(alg->run_peer(settings, &p));
+    r->p = NULL;
     st->steps = p.steps;
     return rc;
 }
@@ -71,7 +238,14 @@ static int run_peer(const fedfile *ff, const fedfile_fed *fd, const fedfile_algo
 int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmufed_stats *stats,
                char *err, size_t errlen)
 {
-    /* The slave role of a master method: tempo-master runs the algorithm. */
+    /* The slave role of a master method: tempo-master runs the algorithm. Its checkpoints are
+     * not built yet (doc/checkpoint.md, "Status"): refused at the start, not at the save. */
+    if (ff && fedfile_is_master(ff) && opts &&
+        (opts->ckpt_every > 0 || opts->n_ckpt_at > 0 || opts->restore))
+        return set_err(err, errlen, FMUFED_EUSAGE,
+                       "federate %s: method \"%s\" runs under tempo-master, whose checkpoints "
+                       "are not built yet: only peer methods save and resume",
+                       name, fedfile_method_name(ff));
     if (ff && fedfile_is_master(ff)) return fmufed_slave_run(ff, name, opts, stats, err, errlen);
     fmufed_stats dummy;
     fmufed_stats *st = stats ? stats : &dummy;
@@ -101,26 +275,40 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     }
     int64_t lookahead = ff->algo.t_lookahead;
     char e[FMUFED_ERRLEN];
+    fed_run r = {.ff = ff, .fd = fd, .rec = &rec, .err = err, .errlen = errlen};
+    int restore = opts && opts->restore;
+    pstate_rd resume = {0};
     int rc = code_of(fmufed_model_open(ff, (size_t)idx, err, errlen, &model));
     if (rc) goto out;
+    r.model = model;
+    if ((rc = check_can_save(&r, opts))) goto out;
     if (alg->create(ff, (size_t)idx, &settings, err, errlen) != FEDFILE_OK) {
         rc = FMUFED_EUSAGE;
         goto out;
     }
     if ((rc = fmufed_tp_start(ff, (size_t)idx, opts, lookahead, st, err, errlen, &tp))) goto out;
+    r.tp = tp;
+    int has_csv = 0;
+    unsigned long long pos = 0;
+    if (restore && (rc = load_part(&r, opts, &resume, &has_csv, &pos))) goto out;
     size_t n_rec;
     const char *const *rec_names = fmufed_model_rec_names(model, &n_rec);
     const char *dir = opts && opts->output ? opts->output : ff->output;
-    if (fmufed_rec_open(&rec, dir, fd->name, n_rec, rec_names, e, sizeof e) != PORT_OK) {
+    int orc = restore && has_csv
+                  ? fmufed_rec_resume(&rec, dir, fd->name, n_rec, rec_names, pos, e, sizeof e)
+                  : fmufed_rec_open(&rec, dir, fd->name, n_rec, rec_names, e, sizeof e);
+    if (orc != PORT_OK) {
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
         goto out;
     }
     if (rec.csv || rec.hook) fmufed_model_set_rows(model, fmufed_rec_row, &rec);
+    fmufed_tp_set_saver(tp, save_part, mark_instant, &r);
     if ((rc = fmufed_tp_sync_start(tp))) goto out;
-    rc = run_peer(ff, fd, alg, settings, model, tp, st, err, errlen);
+    rc = run_peer(&r, alg, settings, restore ? &resume : NULL, st);
     if (rc) goto out;
     rc = fmufed_tp_finish(tp);
 out:
+    if (tp) fmufed_tp_set_saver(tp, NULL, NULL, NULL);
     if (fmufed_rec_close(&rec, e, sizeof e) != PORT_OK && rc == FMUFED_OK)
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
     if (settings) alg->destroy(settings);

@@ -49,6 +49,29 @@ typedef struct fmufed_opts {
     void *progress_ctx;  /* passed to progress */
     fmufed_row_hook row; /* every recorded row, also without a CSV; NULL: none */
     void *row_ctx;       /* passed to row */
+    /* Checkpoints (doc/checkpoint.md, "tempo-fmu's part"). The checkpoint instants: every
+     * ckpt_every ticks after the start (0: none) and the n_ckpt_at times ckpt_at (ticks), all
+     * before the end. The file's first federate asks the RTI for a save labelled
+     * "ckpt-<ticks>" at each; every federate restarts a model-exchange integrator at each
+     * (whether or not the save is written), so runs asked for the same instants keep the
+     * same bits. A federate whose FMU cannot serialize its state is refused at the start. */
+    int64_t ckpt_every;
+    const int64_t *ckpt_at;
+    size_t n_ckpt_at;
+    /* The outcome of each save this federate asked for: its label, time (s), status (TP_OK
+     * or the failure's code), detail (the folder, or who failed and why) and the wall time
+     * from this federate's part to the outcome (s). Runs in the federate's thread inside a
+     * libtempo call; must not call fmufed functions. NULL: none. */
+    void (*ckpt_done)(void *ctx, const char *label, double t, int status, const char *detail,
+                      double seconds);
+    void *ckpt_ctx; /* passed to ckpt_done */
+    int restore;    /* 1: join a federation restored from a checkpoint (tp_restore_federation)
+                       as the federate of this name, restore its part and go on from there;
+                       the CSV is continued at the saved position (res_resume) */
+    const char *const *set; /* n_set "FEDERATE.VARIABLE=VALUE": after the restore, the
+                               federate of that name sets the variable in its FMU (a branch
+                               of the saved run; an input or a tunable parameter) */
+    size_t n_set;
 } fmufed_opts;
 
 /* What a run did (filled also on failure, as far as it got). */
@@ -108,9 +131,14 @@ typedef struct fmufed_all_opts {
      * or nonzero with err filled (that failure is then the run's). NULL: none; a master
      * method is then refused. */
     int (*main_fn)(void *ctx, const char *rti, char *err, size_t errlen);
-    void *main_ctx;   /* passed to main_fn */
-    void **row_ctx;   /* NULL, or one opts->row context per federate, in file order (tests) */
-    const char *http; /* tp_inproc_options.http: serve the live view (doc/live.md); NULL none */
+    void *main_ctx;       /* passed to main_fn */
+    void **row_ctx;       /* NULL, or one opts->row context per federate, in file order (tests) */
+    const char *ckpt_dir; /* the embedded RTI's checkpoint folder (tp_inproc_options); NULL:
+                             saves are refused */
+    const char *resume;   /* a checkpoint folder: the embedded RTI restores the federation
+                             from it and every federate rejoins it (opts->restore); NULL:
+                             a fresh run */
+    const char *http;     /* tp_inproc_options.http: serve the live view (doc/live.md); NULL none */
     void (*on_view)(const char *address); /* told the view's bound "HOST:PORT" once it serves
                                              (before any federate runs); NULL: none */
 } fmufed_all_opts;
@@ -194,7 +222,7 @@ typedef struct fmu_slave_bus fmu_slave_bus;
 /**
  * Hybrid method in one process: join the slave (federate idx of ff) to the bus its fellow
  * slaves share discrete values on (port share_discrete), its discrete inputs fed as the file
- * wires them (fedfile_hybrid_source). The bus must outlive the slave's last share.
+ * wires them (fedfile_bus_source). The bus must outlive the slave's last share.
  * @return FMUFED_OK, FMUFED_EUSAGE, FMUFED_ENOMEM (err set).
  */
 int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, size_t idx,

@@ -4,8 +4,10 @@
  * tempo-fmu --federation FILE --all calls it; tempo-run starts that for "placement":
  * "in-process" or --in-process. Serves doc/inproc.md and doc/run.md. Read
  * federate/fmufed/fmufed.c (one federate) next. */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,17 @@
 #include "federate/libtempo/tempo.h"
 #include "federate/run/results.h"
 
+/* --resume with tasks: the federation is restored by a task of the RTI (a task's call), which
+ * runs before the workers join it. state: 0 not yet, 1 restored, -1 failed (err). */
+typedef struct restore_gate {
+    const char *addr, *ckpt, *federation;
+    int state;
+    int code;
+    char err[FMUFED_ERRLEN];
+} restore_gate;
+
 typedef struct all_worker {
+    restore_gate *gate; /* NULL: no restore to wait for */
     const fedfile *ff;
     size_t idx;
     fmufed_opts o;   /* the caller's, with rti set to the embedded RTI */
@@ -124,8 +136,27 @@ static void *all_main(void *arg)
     return NULL;
 }
 
+static void restore_task(void *arg)
+{
+    restore_gate *g = arg;
+    tp_join_options jo = {.rti = g->addr, .federation = g->federation};
+    char why[FMUFED_ERRLEN / 2];
+    g->code = tp_restore_federation(&jo, g->ckpt, why, sizeof why);
+    if (g->code != TP_OK)
+        snprintf(g->err, sizeof g->err, "restoring %s: %s: %s", g->ckpt, tp_strerror(g->code), why);
+    g->state = g->code == TP_OK ? 1 : -1;
+}
+
 static void all_task(void *arg)
 {
+    all_worker *w = arg;
+    while (w->gate && w->gate->state == 0 && tp_inproc_yield()) {
+    }
+    if (w->gate && w->gate->state < 0) {
+        w->rc = w->gate->code == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+        snprintf(w->err, sizeof w->err, "%s", w->gate->err);
+        return;
+    }
     all_main(arg);
 }
 
@@ -170,6 +201,71 @@ static int check_once_per_process(const fedfile *ff, char *err, size_t errlen)
     return FMUFED_OK;
 }
 
+/* ---- the watchdog's question (doc/inproc.md "When a run hangs") ------------------------------
+ * SIGUSR1 asks this process who waits for whom, as it asks tempo-rti. The handler only writes
+ * a byte to a pipe; a thread of its own reads it and prints the embedded RTI's status
+ * (tp_inproc_status) on stderr as "in-process RTI: [tm] LINE", so that it answers while every
+ * federate is stuck (in an FMU call, or waiting for a grant). */
+static int g_status_fd[2] = {-1, -1};
+static char g_status_rti[96];
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (g_status_fd[1] >= 0 && write(g_status_fd[1], "s", 1) < 0) { /* a full pipe: asked already */
+    }
+    errno = saved;
+}
+
+static void status_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "in-process RTI: [tm] %s\n", line);
+}
+
+static void *status_main(void *arg)
+{
+    (void)arg;
+    char c;
+    while (read(g_status_fd[0], &c, 1) == 1 && c == 's') {
+        char why[300];
+        if (tp_inproc_status(g_status_rti, status_line, NULL, why, sizeof why) != TP_OK)
+            fprintf(stderr, "in-process RTI: [tm] (no status: %s)\n", why);
+        fflush(stderr);
+    }
+    return NULL;
+}
+
+/* Start answering SIGUSR1 for the RTI called name; 1 when the thread runs (status_stop). */
+static int status_start(const char *name, pthread_t *th)
+{
+    snprintf(g_status_rti, sizeof g_status_rti, "%s", name);
+    if (pipe(g_status_fd) != 0) return 0;
+    if (pthread_create(th, NULL, status_main, NULL) != 0) {
+        close(g_status_fd[0]), close(g_status_fd[1]);
+        g_status_fd[0] = g_status_fd[1] = -1;
+        return 0;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &sa, NULL);
+    return 1;
+}
+
+static void status_stop(pthread_t th)
+{
+    signal(SIGUSR1, SIG_IGN);                /* a late question must not end the process */
+    if (write(g_status_fd[1], "q", 1) < 0) { /* the thread ends on any byte but 's' */
+    }
+    pthread_join(th, NULL);
+    close(g_status_fd[0]), close(g_status_fd[1]);
+    g_status_fd[0] = g_status_fd[1] = -1;
+}
+
 int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *stats, char *err,
                    size_t errlen)
 {
@@ -200,8 +296,11 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     snprintf(addr, sizeof addr, "inproc:%s", name);
     if (ao->log_dir && res_make_dirs(ao->log_dir, err, errlen) != RES_OK) /* private */
         return FMUFED_EIO;
-    tp_inproc_options io = {
-        .log_dir = ao->log_dir, .spin_us = ao->spin_us, .tasks = ao->tasks, .http = ao->http};
+    tp_inproc_options io = {.log_dir = ao->log_dir,
+                            .spin_us = ao->spin_us,
+                            .tasks = ao->tasks,
+                            .checkpoint_dir = ao->ckpt_dir,
+                            .http = ao->http};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
@@ -209,16 +308,40 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     char view[128];
     if (ao->http && ao->on_view && tp_inproc_http_address(name, view, sizeof view) == TP_OK)
         ao->on_view(view);
+    pthread_t status_th;
+    int status_on = status_start(name, &status_th);
+    /* --resume: the federation as the checkpoint holds it, which the federates rejoin; with
+     * tasks a task restores it (the calls of a task RTI come from its tasks) before the
+     * workers join. */
+    restore_gate gate = {.addr = addr, .ckpt = ao->resume, .federation = ff->federation};
+    if (ao->resume && ao->tasks &&
+        tp_inproc_spawn(name, restore_task, &gate, why, sizeof why) != TP_OK) {
+        if (status_on) status_stop(status_th);
+        tp_inproc_stop(name, NULL, 0);
+        snprintf(err, errlen, "%s: restoring %s: %s", ff->path, ao->resume, why);
+        return FMUFED_ERTI;
+    }
+    if (ao->resume && !ao->tasks) {
+        restore_task(&gate);
+        if (gate.state < 0) {
+            if (status_on) status_stop(status_th);
+            tp_inproc_stop(name, NULL, 0);
+            snprintf(err, errlen, "%s: %s", ff->path, gate.err);
+            return gate.code == TP_ECKPT ? FMUFED_EUSAGE : FMUFED_ERTI;
+        }
+    }
     all_worker *w = calloc(ff->n_feds, sizeof *w);
     if (!w) {
+        if (status_on) status_stop(status_th);
         tp_inproc_stop(name, why, sizeof why);
         snprintf(err, errlen, "out of memory");
         return FMUFED_ENOMEM;
     }
     for (size_t i = 0; i < ff->n_feds; i++) {
-        w[i] = (all_worker){.ff = ff, .idx = i};
+        w[i] = (all_worker){.ff = ff, .idx = i, .gate = ao->resume && ao->tasks ? &gate : NULL};
         if (ao->opts) w[i].o = *ao->opts;
         w[i].o.rti = addr;
+        if (ao->resume) w[i].o.restore = 1;
         if (ao->row_ctx) w[i].o.row_ctx = ao->row_ctx[i];
         if (ao->progress) {
             w[i].o.progress = ao->progress;
@@ -264,6 +387,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     }
     for (size_t i = 0; i < ff->n_feds; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
+    if (status_on) status_stop(status_th);
     tp_inproc_stop(name, why, sizeof why); /* completes the federation log */
     /* The first failure is the cause; "left the federation" of the others follows from it,
      * and so does a stop because another failed (FMUFED_FOLLOWED). */

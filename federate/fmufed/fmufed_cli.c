@@ -4,6 +4,7 @@
  * (federate/fmufed/fmufed.c); federate/fmufed/tempo_fmu_main.c hands
  * every command line holding --federation here.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,17 @@ static void usage(FILE *f)
                "                             there (loopback; port 0: a free one, printed)\n"
                "  --spin-us US               with --all --threads: us a waiting federate polls\n"
                "                             before it blocks (default 50; -1: never)\n"
+               "  --checkpoint-every S       checkpoints every S seconds of simulated time\n"
+               "  --checkpoint-at S          a checkpoint at S seconds (repeatable); the file's\n"
+               "                             first federate asks the RTI for each save\n"
+               "                             (doc/checkpoint.md)\n"
+               "  --checkpoint-dir DIR       with --all: where the embedded RTI writes them\n"
+               "  --restore                  join the federation an RTI restored from a\n"
+               "                             checkpoint and go on from this federate's part\n"
+               "  --resume CKPT              with --all: restore the federation from CKPT and\n"
+               "                             go on from there\n"
+               "  --set FED.VAR=VALUE        after the restore, set VAR of federate FED\n"
+               "                             (repeatable): a branch of the saved run\n"
                "  --help                     print this text and exit\n"
                "  --version                  print the version and exit\n"
                "Joins the federation as FEDERATE, runs the file's algorithm to its end time and\n"
@@ -51,6 +63,52 @@ static void print_progress(void *ctx, double t)
 }
 
 static double g_end; /* --all: the end time every progress line names */
+
+/* The outcome of a save this federate asked for, one line for tempo-run (doc/run.md):
+ * "checkpoint LABEL T saved|failed SECONDS DETAIL". */
+static void print_ckpt(void *ctx, const char *label, double t, int status, const char *detail,
+                       double seconds)
+{
+    printf("checkpoint %s %.17g %s %.6f %s\n", label, t, status == TP_OK ? "saved" : "failed",
+           seconds, detail);
+    fflush(stdout);
+}
+
+/* The checkpoint options, given in seconds, in ticks of the loaded file (whole ticks only). */
+typedef struct ckpt_args {
+    double every;
+    double at[64];
+    size_t n_at;
+    int64_t t_at[64];
+} ckpt_args;
+
+static int ckpt_ticks(const fedfile *ff, ckpt_args *ca, fmufed_opts *o)
+{
+    double res = ff->resolution;
+    if (ca->every == 0 && ca->n_at == 0) { /* the file's "checkpoint" key, unless options */
+        ca->every = ff->ckpt_every;
+        for (size_t k = 0; k < ff->n_ckpt_at && k < sizeof ca->at / sizeof ca->at[0]; k++)
+            ca->at[ca->n_at++] = ff->ckpt_at[k];
+    }
+    for (size_t k = 0; k <= ca->n_at; k++) {
+        double sec = k < ca->n_at ? ca->at[k] : ca->every;
+        if (k == ca->n_at && sec == 0) break;
+        /* the federation file's rule (fedfile.c): within 1e-6 ticks, or 1e-12 relative */
+        double x = sec / res, r = nearbyint(x);
+        if (!(x > 0) || x > 4e18 || fabs(x - r) > fmax(1e-6, fabs(x) * 1e-12)) {
+            fprintf(stderr, "tempo-fmu: %s %g s: not a positive whole number of ticks of %g s\n",
+                    k < ca->n_at ? "--checkpoint-at" : "--checkpoint-every", sec, res);
+            return -1;
+        }
+        if (k < ca->n_at)
+            ca->t_at[k] = (int64_t)r;
+        else
+            o->ckpt_every = (int64_t)r;
+    }
+    o->ckpt_at = ca->t_at;
+    o->n_ckpt_at = ca->n_at;
+    return 0;
+}
 
 /* --all: one line per report, naming the federate (ctx). */
 static void print_progress_named(void *ctx, double t)
@@ -69,14 +127,18 @@ static void print_view(const char *address)
 }
 
 /* tempo-fmu --federation FILE --all: every federate in this process. */
-static int main_all(const char *file, const fmufed_opts *o, const char *log_dir, int spin_us,
-                    int tasks)
+static int main_all(const char *file, fmufed_opts *o, ckpt_args *ca, const char *ckpt_dir,
+                    const char *resume, const char *log_dir, int spin_us, int tasks)
 {
     fedfile *ff = NULL;
     char err[FMUFED_ERRLEN];
     if (fedfile_load(file, &ff, err, sizeof err) != FEDFILE_OK) {
         fprintf(stderr, "tempo-fmu: %s\n", err);
         return 1;
+    }
+    if (ckpt_ticks(ff, ca, o) != 0) {
+        fedfile_free(ff);
+        return 2;
     }
     g_end = ff->algo.end;
     char why[FMUFED_ERRLEN];
@@ -88,6 +150,8 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
     }
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     fmufed_all_opts ao = {.opts = o,
+                          .ckpt_dir = ckpt_dir,
+                          .resume = resume,
                           .log_dir = log_dir,
                           .spin_us = spin_us,
                           .tasks = tasks,
@@ -116,8 +180,11 @@ static int main_all(const char *file, const fmufed_opts *o, const char *log_dir,
 int fmufed_main(int argc, char **argv)
 {
     const char *file = NULL, *name = NULL, *secret_file = NULL, *log_dir = NULL;
+    const char *ckpt_dir = NULL, *resume = NULL;
     int all = 0, spin_us = 0, tasks = -1; /* tasks: -1 default, 0 --threads, 1 --tasks */
-    fmufed_opts o = {0};
+    fmufed_opts o = {.ckpt_done = print_ckpt};
+    ckpt_args ca = {0};
+    const char *sets[64];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -133,6 +200,9 @@ int fmufed_main(int argc, char **argv)
         } else if (!strcmp(a, "--all")) {
             all = 1;
             continue;
+        } else if (!strcmp(a, "--restore")) {
+            o.restore = 1;
+            continue;
         } else if (!strcmp(a, "--tasks") || !strcmp(a, "--threads")) {
             int t = !strcmp(a, "--tasks");
             if (tasks >= 0 && tasks != t) {
@@ -144,7 +214,9 @@ int fmufed_main(int argc, char **argv)
         }
         if (strcmp(a, "--federation") && strcmp(a, "--name") && strcmp(a, "--rti") &&
             strcmp(a, "--output") && strcmp(a, "--timeout") && strcmp(a, "--secret-file") &&
-            strcmp(a, "--log-dir") && strcmp(a, "--spin-us") && strcmp(a, "--http")) {
+            strcmp(a, "--log-dir") && strcmp(a, "--spin-us") && strcmp(a, "--checkpoint-every") &&
+            strcmp(a, "--checkpoint-at") && strcmp(a, "--checkpoint-dir") &&
+            strcmp(a, "--resume") && strcmp(a, "--set") && strcmp(a, "--http")) {
             fprintf(stderr, "tempo-fmu: unknown option %s (see tempo-fmu --federation F --help)\n",
                     a);
             return 2;
@@ -168,7 +240,39 @@ int fmufed_main(int argc, char **argv)
             log_dir = v;
         else if (!strcmp(a, "--http"))
             g_http = v;
-        else if (!strcmp(a, "--spin-us")) {
+        else if (!strcmp(a, "--checkpoint-dir"))
+            ckpt_dir = v;
+        else if (!strcmp(a, "--resume"))
+            resume = v;
+        else if (!strcmp(a, "--set")) {
+            const char *dot = strchr(v, '.'), *eq = strchr(v, '=');
+            if (!dot || !eq || dot > eq || dot == v || eq == dot + 1) {
+                fprintf(stderr, "tempo-fmu: --set %s: expected FEDERATE.VARIABLE=VALUE\n", v);
+                return 2;
+            }
+            if (o.n_set == sizeof sets / sizeof sets[0]) {
+                fprintf(stderr, "tempo-fmu: more than %zu --set\n", sizeof sets / sizeof sets[0]);
+                return 2;
+            }
+            sets[o.n_set++] = v;
+            o.set = sets;
+        } else if (!strcmp(a, "--checkpoint-every") || !strcmp(a, "--checkpoint-at")) {
+            char *end;
+            double sec = strtod(v, &end);
+            if (*end || end == v || !(sec > 0) || !isfinite(sec)) {
+                fprintf(stderr, "tempo-fmu: %s %s: expected seconds > 0\n", a, v);
+                return 2;
+            }
+            if (a[13] == 'e') {
+                ca.every = sec;
+            } else if (ca.n_at == sizeof ca.at / sizeof ca.at[0]) {
+                fprintf(stderr, "tempo-fmu: more than %zu --checkpoint-at\n",
+                        sizeof ca.at / sizeof ca.at[0]);
+                return 2;
+            } else {
+                ca.at[ca.n_at++] = sec;
+            }
+        } else if (!strcmp(a, "--spin-us")) {
             char *end;
             long us = strtol(v, &end, 10);
             if (*end || end == v || us < -1 || us > 1000000) {
@@ -200,13 +304,22 @@ int fmufed_main(int argc, char **argv)
             fprintf(stderr, "tempo-fmu: --spin-us goes with --threads (a task never spins)\n");
             return 2;
         }
+        if (o.restore) {
+            fprintf(stderr, "tempo-fmu: with --all, --resume CKPT restores the federation\n");
+            return 2;
+        }
         if (tasks < 0) tasks = spin_us ? 0 : FMUFED_ALL_TASKS_DEFAULT;
-        return main_all(file, &o, log_dir, spin_us, tasks);
+        return main_all(file, &o, &ca, ckpt_dir, resume, log_dir, spin_us, tasks);
     }
-    if (all || log_dir || spin_us || tasks >= 0 || g_http) {
+    if (all || log_dir || spin_us || tasks >= 0 || ckpt_dir || resume || g_http) {
         fprintf(stderr, "tempo-fmu: %s\n",
                 all ? "--all and --name exclude each other"
-                    : "--log-dir, --spin-us, --tasks, --threads and --http go with --all");
+                    : "--log-dir, --spin-us, --tasks, --threads, --checkpoint-dir, --resume and "
+                      "--http go with --all");
+        return 2;
+    }
+    if (o.n_set && !o.restore) {
+        fprintf(stderr, "tempo-fmu: --set branches a restored run: it goes with --restore\n");
         return 2;
     }
     if (!file || !name) {
@@ -222,6 +335,10 @@ int fmufed_main(int argc, char **argv)
     }
     if (run_secret_apply(secret_file, ff->secret_file, 0, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-fmu: %s: %s\n", name, err);
+        fedfile_free(ff);
+        return 2;
+    }
+    if (ckpt_ticks(ff, &ca, &o) != 0) {
         fedfile_free(ff);
         return 2;
     }

@@ -26,6 +26,10 @@ struct fmufed_model {
     fmi2ValueReference *vr_in;  /* n_in */
     fmi2ValueReference *vr_out; /* n_out */
     double *u0;                 /* n_in start values */
+    unsigned char *disc;        /* n_in + n_out (inputs first): VK_* of each wired variable;
+                                   all but VK_REAL are set and read by name (doc/federation.md,
+                                   "Whole numbers on the wire") */
+    fmi2ValueReference *vr_pin; /* the Real inputs' references, for poly */
     const char **rec_names;     /* n_rec */
     double *rec;                /* n_rec; NaN in a String column */
     char **rec_copy;            /* n_rec: a String column's last text (malloc), else NULL */
@@ -59,6 +63,54 @@ static int fail(fmufed_model *m, int code, const char *fmt, ...)
 
 /* ---- the port operations --------------------------------------------------------------- */
 
+/* How a wired variable is exchanged: a Real (Float64) by value reference; a whole number
+ * (Integer, Boolean, Enumeration, FMI 3.0's sized integers) or a Float32 by name. */
+enum { VK_REAL = 0, VK_WHOLE, VK_FLOAT32 };
+
+/* A discrete input takes the value rounded to the nearest integer; a Boolean is true when
+ * that is not 0; a Float32 the value rounded to single precision. */
+static int set_discrete_input(fmufed_model *m, size_t i, double v)
+{
+    char text[32];
+    const fmu_var *var =
+        &fmu_step_md(m->fmu)->vars[fmu_md_find(fmu_step_md(m->fmu), m->fd->inputs[i].var)];
+    if (m->disc[i] == VK_FLOAT32) {
+        snprintf(text, sizeof text, "%.9g", (double)(float)v);
+        if (fmu_step_set_text(m->fmu, var->name, text) != FMU_STEP_OK)
+            return fail(m, PORT_EFAIL, "setting input \"%s\" to %s: %s", var->name, text,
+                        fmu_step_errmsg(m->fmu));
+        return PORT_OK;
+    }
+    double r = nearbyint(v);
+    if (!isfinite(r) || fabs(r) > 9.2e18)
+        return fail(m, PORT_EFAIL, "setting input \"%s\": %.17g is no integer", var->name, v);
+    long long iv = (long long)r;
+    const fedfile_wire *in = &m->fd->inputs[i];
+    for (size_t k = 0; k < in->n_map; k++) /* the transform's map, after the rounding */
+        if (in->map[2 * k] == iv) {
+            iv = in->map[2 * k + 1];
+            break;
+        }
+    if (var->type == FMU_T_BOOLEAN)
+        snprintf(text, sizeof text, "%s", iv != 0 ? "true" : "false");
+    else
+        snprintf(text, sizeof text, "%lld", iv);
+    if (fmu_step_set_text(m->fmu, var->name, text) != FMU_STEP_OK)
+        return fail(m, PORT_EFAIL, "setting input \"%s\" to %s: %s", var->name, text,
+                    fmu_step_errmsg(m->fmu));
+    return PORT_OK;
+}
+
+/* Output k: a Real by reference, a discrete one by name as a number. */
+static int get_output(fmufed_model *m, size_t k, double *y)
+{
+    int rc = m->disc[m->n_in + k] ? fmu_step_get_by_name(m->fmu, m->fd->outputs[k].var, y)
+                                  : fmu_step_get_real(m->fmu, 1, &m->vr_out[k], y);
+    return rc == FMU_STEP_OK ? PORT_OK
+                             : fail(m, PORT_EFAIL, "reading output \"%s\": %s",
+                                    m->fd->outputs[k].var, fmu_step_errmsg(m->fmu));
+}
+
 static int set_inputs(void *ctx, const port_poly *u)
 {
     fmufed_model *m = ctx;
@@ -66,21 +118,41 @@ static int set_inputs(void *ctx, const port_poly *u)
         return fail(m, PORT_EUSAGE, "set_inputs: %zu inputs of order %d (expected %zu)", u->n,
                     u->order, m->n_in);
     size_t w = (size_t)u->order + 1;
+    /* The FMU takes factor * u + offset (the input's "transform", doc/federation.md); the
+     * identity leaves the value's bits alone. */
     if (u->order == 0) {
         m->has_poly = 0;
-        for (size_t i = 0; i < m->n_in; i++)
-            if (fmu_step_set_real(m->fmu, 1, &m->vr_in[i], &u->c[i]) != FMU_STEP_OK)
-                return fail(m, PORT_EFAIL, "setting input \"%s\" to %.17g: %s",
-                            m->fd->inputs[i].var, u->c[i], fmu_step_errmsg(m->fmu));
+        for (size_t i = 0; i < m->n_in; i++) {
+            const fedfile_wire *in = &m->fd->inputs[i];
+            double v = in->transformed ? in->factor * u->c[i] + in->offset : u->c[i];
+            if (m->disc[i]) {
+                int rc = set_discrete_input(m, i, v);
+                if (rc) return rc;
+                continue;
+            }
+            if (fmu_step_set_real(m->fmu, 1, &m->vr_in[i], &v) != FMU_STEP_OK)
+                return fail(m, PORT_EFAIL, "setting input \"%s\" to %.17g: %s", in->var, v,
+                            fmu_step_errmsg(m->fmu));
+        }
         return PORT_OK;
     }
+    size_t n = 0; /* the Real inputs go with the step; discrete ones are set now, held */
     for (size_t i = 0; i < m->n_in; i++) {
-        m->pu[i] = u->c[i * w];
+        const fedfile_wire *in = &m->fd->inputs[i];
+        double f = in->transformed ? in->factor : 1;
+        double v = in->transformed ? f * u->c[i * w] + in->offset : u->c[i * w];
+        if (m->disc[i]) {
+            int rc = set_discrete_input(m, i, v);
+            if (rc) return rc;
+            continue;
+        }
+        m->vr_pin[n] = m->vr_in[i];
+        m->pu[n] = v;
         for (size_t k = 1; k < w; k++)
-            m->pdu[i * (size_t)u->order + k - 1] = u->c[i * w + k];
+            m->pdu[n * (size_t)u->order + k - 1] = f * u->c[i * w + k];
+        n++;
     }
-    m->poly =
-        (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = u->order, .du = m->pdu};
+    m->poly = (fmu_inputs){.n = n, .vr = m->vr_pin, .u = m->pu, .order = u->order, .du = m->pdu};
     m->has_poly = 1;
     return PORT_OK;
 }
@@ -106,9 +178,7 @@ static int step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_res
     if (res) res->t_reached = t_to;
     if (y_sub) {
         for (size_t k = 0; k < m->n_out; k++)
-            if (fmu_step_get_real(m->fmu, 1, &m->vr_out[k], &y_sub[k]) != FMU_STEP_OK)
-                return fail(m, PORT_EFAIL, "reading output \"%s\": %s", m->fd->outputs[k].var,
-                            fmu_step_errmsg(m->fmu));
+            if ((rc = get_output(m, k, &y_sub[k]))) return rc;
         if (res) res->n_sub_done = 1;
     }
     return PORT_OK;
@@ -117,10 +187,10 @@ static int step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_res
 static int get_outputs(void *ctx, double *y)
 {
     fmufed_model *m = ctx;
-    for (size_t k = 0; k < m->n_out; k++)
-        if (fmu_step_get_real(m->fmu, 1, &m->vr_out[k], &y[k]) != FMU_STEP_OK)
-            return fail(m, PORT_EFAIL, "reading output \"%s\": %s", m->fd->outputs[k].var,
-                        fmu_step_errmsg(m->fmu));
+    for (size_t k = 0; k < m->n_out; k++) {
+        int rc = get_output(m, k, &y[k]);
+        if (rc) return rc;
+    }
     return PORT_OK;
 }
 
@@ -130,7 +200,9 @@ static int get_output_derivs(void *ctx, int order, double *dy)
     if (order < 1 || order > m->max_deriv)
         return fail(m, PORT_EUNSUPPORTED, "no output derivatives of order %d", order);
     for (size_t k = 0; k < m->n_out; k++)
-        if (fmu_step_get_output_derivs(m->fmu, 1, &m->vr_out[k], order, &dy[k]) != FMU_STEP_OK)
+        if (m->disc[m->n_in + k]) /* piecewise constant */
+            dy[k] = 0;
+        else if (fmu_step_get_output_derivs(m->fmu, 1, &m->vr_out[k], order, &dy[k]) != FMU_STEP_OK)
             return fail(m, PORT_EFAIL, "derivative of output \"%s\": %s", m->fd->outputs[k].var,
                         fmu_step_errmsg(m->fmu));
     return PORT_OK;
@@ -316,13 +388,25 @@ out:
     return rc;
 }
 
-static int var_vr(fmufed_model *m, const char *var, fmi2ValueReference *vr, double *start)
+/* The value reference of a wired variable; *disc 1 for an Integer, Boolean or Enumeration
+ * one (its start from start_int). */
+static int var_vr(fmufed_model *m, const char *var, fmi2ValueReference *vr, double *start,
+                  unsigned char *disc)
 {
     const fmu_md *md = fmu_step_md(m->fmu);
     long k = fmu_md_find(md, var);
     if (k < 0) return fail(m, PORT_EFAIL, "the FMU has no variable \"%s\"", var);
-    *vr = md->vars[k].vr;
-    if (start) *start = md->vars[k].has_start ? md->vars[k].start_real : 0.0;
+    const fmu_var *v = &md->vars[k];
+    *vr = v->vr;
+    *disc = fedfile_type_discrete(v->type) ? VK_WHOLE
+            : v->type == FMU_T_FLOAT32     ? VK_FLOAT32
+                                           : VK_REAL;
+    double d = 0;
+    char *end = NULL;
+    if (start && *disc && v->start_str && (d = strtod(v->start_str, &end), end != v->start_str))
+        *start = d; /* FMI 3.0 keeps every start as text */
+    else if (start)
+        *start = !v->has_start ? 0.0 : *disc == VK_WHOLE ? (double)v->start_int : v->start_real;
     return PORT_OK;
 }
 
@@ -349,15 +433,24 @@ int fmufed_model_open(const fedfile *ff, size_t idx, char *err, size_t errlen, f
     m->u0 = calloc(m->n_in + 1, sizeof *m->u0);
     m->pu = calloc(m->n_in + 1, sizeof *m->pu);
     m->pdu = calloc((m->n_in + 1) * PORT_MAX_ORDER, sizeof *m->pdu);
-    if (!m->vr_in || !m->vr_out || !m->u0 || !m->pu || !m->pdu) {
+    m->disc = calloc(m->n_in + m->n_out + 1, 1);
+    m->vr_pin = calloc(m->n_in + 1, sizeof *m->vr_pin);
+    if (!m->vr_in || !m->vr_out || !m->u0 || !m->pu || !m->pdu || !m->disc || !m->vr_pin) {
         rc = fail(m, PORT_ENOMEM, "out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < m->n_in; i++)
-        if ((rc = var_vr(m, m->fd->inputs[i].var, &m->vr_in[i], &m->u0[i]))) goto fail;
+    for (size_t i = 0; i < m->n_in; i++) {
+        const fedfile_wire *in = &m->fd->inputs[i];
+        if ((rc = var_vr(m, in->var, &m->vr_in[i], &m->u0[i], &m->disc[i]))) goto fail;
+        /* u0 is on the sender's side of the transformation: set_inputs maps it back to the
+         * start value (to rounding) until a value arrives */
+        if (in->transformed) m->u0[i] = (m->u0[i] - in->offset) / in->factor;
+    }
     m->max_deriv = m->n_out ? PORT_MAX_ORDER : 0;
     for (size_t k = 0; k < m->n_out; k++) {
-        if ((rc = var_vr(m, m->fd->outputs[k].var, &m->vr_out[k], NULL))) goto fail;
+        if ((rc = var_vr(m, m->fd->outputs[k].var, &m->vr_out[k], NULL, &m->disc[m->n_in + k])))
+            goto fail;
+        if (m->disc[m->n_in + k]) continue; /* derivatives 0, of any order */
         int d = fmu_step_deriv_order(m->fmu, m->vr_out[k]);
         if (d < m->max_deriv) m->max_deriv = d < 0 ? 0 : d;
     }
@@ -405,6 +498,8 @@ void fmufed_model_close(fmufed_model *m)
     free(m->vr_in);
     free(m->vr_out);
     free(m->u0);
+    free(m->disc);
+    free(m->vr_pin);
     free(m->pu);
     free(m->pdu);
     for (size_t k = 0; m->rec_copy && k < m->n_rec; k++)
@@ -447,4 +542,83 @@ const char *const *fmufed_model_rec_names(const fmufed_model *m, size_t *n_rec)
 struct fmu_step *fmufed_model_fmu(fmufed_model *m)
 {
     return m->fmu;
+}
+
+/* ---- checkpoints (doc/checkpoint.md, "tempo-fmu's part") ------------------------------- */
+
+int fmufed_model_can_save(const fmufed_model *m)
+{
+    return fmu_step_can_serialize(m->fmu);
+}
+
+/* Layout: i64 T (ticks), u8 pending polynomial, and when 1: u8 order, n_in x (f64 value,
+ * order x f64 derivative); then the FMU's bytes (u32 count + fmu_step_serialize). */
+int fmufed_model_save(fmufed_model *m, pstate_buf *b)
+{
+    if (!fmu_step_can_serialize(m->fmu))
+        return fail(m, PORT_EUNSUPPORTED,
+                    "the FMU %s cannot save its state (canGetAndSetFMUstate and "
+                    "canSerializeFMUstate are needed)",
+                    m->fd->fmu);
+    pstate_put_i64(b, m->T);
+    pstate_put_u8(b, (uint8_t)m->has_poly);
+    if (m->has_poly) {
+        pstate_put_u8(b, (uint8_t)m->poly.order);
+        for (size_t i = 0; i < m->n_in; i++) {
+            pstate_put_f64(b, m->pu[i]);
+            for (int k = 0; k < m->poly.order; k++)
+                pstate_put_f64(b, m->pdu[i * (size_t)m->poly.order + (size_t)k]);
+        }
+    }
+    unsigned char *bytes = NULL;
+    size_t n = 0;
+    int rc = fmu_step_serialize(m->fmu, &bytes, &n);
+    if (rc != FMU_STEP_OK)
+        return fail(m, PORT_EFAIL, "saving the FMU's state at %.9g s: %s",
+                    port_seconds(m->tick, m->T), fmu_step_errmsg(m->fmu));
+    pstate_put_bytes(b, bytes, n);
+    free(bytes);
+    return b->bad ? fail(m, PORT_ENOMEM, "out of memory") : PORT_OK;
+}
+
+int fmufed_model_restore(fmufed_model *m, pstate_rd *d)
+{
+    int64_t T = pstate_get_i64(d);
+    int has_poly = pstate_get_u8(d), order = 0;
+    if (has_poly) {
+        order = pstate_get_u8(d);
+        if (order < 1 || order > PORT_MAX_ORDER)
+            return fail(m, PORT_EUSAGE, "resuming: input polynomial of order %d", order);
+        for (size_t i = 0; i < m->n_in; i++) {
+            m->pu[i] = pstate_get_f64(d);
+            for (int k = 0; k < order; k++)
+                m->pdu[i * (size_t)order + (size_t)k] = pstate_get_f64(d);
+        }
+    }
+    size_t n = 0;
+    const unsigned char *bytes = pstate_get_bytes(d, &n);
+    if (d->bad || has_poly > 1)
+        return fail(m, PORT_EUSAGE, "resuming: the model's state is truncated or damaged");
+    if (T < m->ff->algo.t_start || T > m->ff->algo.t_end)
+        return fail(m, PORT_EUSAGE, "resuming: the model's time %.9g s is outside the run",
+                    port_seconds(m->tick, T));
+    if (fmu_step_deserialize(m->fmu, bytes, n) != FMU_STEP_OK)
+        return fail(m, PORT_EUSAGE, "resuming: %s", fmu_step_errmsg(m->fmu));
+    m->T = T;
+    m->has_poly = has_poly;
+    if (has_poly)
+        m->poly =
+            (fmu_inputs){.n = m->n_in, .vr = m->vr_in, .u = m->pu, .order = order, .du = m->pdu};
+    return PORT_OK;
+}
+
+int fmufed_model_mark(fmufed_model *m)
+{
+    if (fmu_step_kind(m->fmu) != FMU_KIND_ME) return PORT_OK;
+    fmu_step_state *st = NULL;
+    if (fmu_step_save(m->fmu, &st) != FMU_STEP_OK)
+        return fail(m, PORT_EFAIL, "restarting the integrator at %.9g s: %s",
+                    port_seconds(m->tick, m->T), fmu_step_errmsg(m->fmu));
+    fmu_step_state_free(m->fmu, st);
+    return PORT_OK;
 }

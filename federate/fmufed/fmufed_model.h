@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "algorithms/port.h"
+#include "algorithms/pstate.h"
 #include "federate/config/fedfile.h"
 
 /* Where recorded rows go: called by the slave's record op with the logical time (ticks), the
@@ -65,6 +66,35 @@ void fmufed_model_set_rows(fmufed_model *m, fmufed_row_fn row, void *ctx);
 
 /** Names of the recorded variables (n_rec of them); valid while m is. */
 const char *const *fmufed_model_rec_names(const fmufed_model *m, size_t *n_rec);
+
+/* ---- checkpoints (doc/checkpoint.md, "tempo-fmu's part") ------------------------------- */
+
+/** Can the FMU's state be written to bytes (canGetAndSetFMUstate and canSerializeFMUstate)? */
+int fmufed_model_can_save(const fmufed_model *m);
+
+/**
+ * Append the model's state to b: its time (ticks), the inputs handed to its next step when a
+ * polynomial is pending, and the FMU's serialized state (fmu_step_serialize: for model
+ * exchange, CVODE restarts at the next step, as in the run resumed from these bytes).
+ * @return PORT_OK; PORT_EUNSUPPORTED (the FMU cannot serialize), PORT_EFAIL, PORT_ENOMEM,
+ *         with "federate NAME: what" in the model's err buffer.
+ */
+int fmufed_model_save(fmufed_model *m, pstate_buf *b);
+
+/**
+ * Restore what fmufed_model_save wrote into this freshly opened model (the same FMU; another
+ * one's bytes are refused by its guid, without touching the instance).
+ * @return PORT_OK; PORT_EUSAGE refused bytes (the reason in err), PORT_EFAIL.
+ */
+int fmufed_model_restore(fmufed_model *m, pstate_rd *d);
+
+/**
+ * Restart a model-exchange FMU's integrator at its next step (nothing for co-simulation):
+ * what saving does, done at every checkpoint instant whether or not the save itself succeeds,
+ * so that a run's results do not depend on which saves were written (doc/checkpoint.md).
+ * @return PORT_OK or PORT_EFAIL.
+ */
+int fmufed_model_mark(fmufed_model *m);
 
 /* ---- for callers that step the FMU themselves (the slave role, fmufed_slave.c) ----------- */
 

@@ -21,6 +21,26 @@ int fmufed_rec_open(fmufed_rec *r, const char *dir, const char *fed, size_t n,
     return PORT_OK;
 }
 
+int fmufed_rec_resume(fmufed_rec *r, const char *dir, const char *fed, size_t n,
+                      const char *const *names, unsigned long long pos, char *err, size_t errlen)
+{
+    r->n = n;
+    r->progress_next = INT64_MIN;
+    r->progress_wall = 0;
+    if (!dir) return PORT_OK;
+    if (res_resume(&r->csv, dir, fed, n, names, pos, err, errlen) != RES_OK) return PORT_EFAIL;
+    snprintf(r->st->csv, sizeof r->st->csv, "%s", res_path(r->csv));
+    return PORT_OK;
+}
+
+int fmufed_rec_position(fmufed_rec *r, int *has, unsigned long long *pos, char *err, size_t errlen)
+{
+    *has = r->csv != NULL;
+    *pos = 0;
+    if (!r->csv) return PORT_OK;
+    return res_position(r->csv, pos, err, errlen) == RES_OK ? PORT_OK : PORT_EFAIL;
+}
+
 int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen)
 {
     if (!r->csv) return PORT_OK;

@@ -34,6 +34,14 @@ typedef struct fmufed_rec {
 int fmufed_rec_open(fmufed_rec *r, const char *dir, const char *fed, size_t n,
                     const char *const *names, char *err, size_t errlen);
 
+/** Continue the CSV "<dir>/<fed>.csv" of the run a checkpoint saved, at its saved position
+ *  (res_resume: rows written after it are cut off). @return PORT_OK, PORT_EFAIL (err). */
+int fmufed_rec_resume(fmufed_rec *r, const char *dir, const char *fed, size_t n,
+                      const char *const *names, unsigned long long pos, char *err, size_t errlen);
+
+/** Where the CSV stands (res_position): *has 0 without a CSV. @return PORT_OK, PORT_EFAIL. */
+int fmufed_rec_position(fmufed_rec *r, int *has, unsigned long long *pos, char *err, size_t errlen);
+
 /** Close the CSV. @return PORT_OK or PORT_EFAIL (a late write failure, message in err). */
 int fmufed_rec_close(fmufed_rec *r, char *err, size_t errlen);
 

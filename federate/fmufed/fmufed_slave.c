@@ -7,7 +7,8 @@
  * States (numbered as in doc/master.md):
  *   1 WAIT   NERA(end) pending: waiting for the next instant's first command (or end)
  *   2 OPEN   granted at the instant T: every command stamped T is executed and answered at T
- *   3 CLOSE  TAR(T) pending after the close command; then back to 1
+ *   3 CLOSE  TAR(T) pending after the close command; then back to 1 (at the end: waits for
+ *            the end command without a request)
  *   4 DONE   end command received: results written, resigned
  */
 #include <stdarg.h>
@@ -66,6 +67,8 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
+    if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
+        return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
     *vr = md->vars[k].vr;
     return FMUFED_OK;
 }
@@ -110,11 +113,17 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
             fmufed_model_set_rows(l->model, fmufed_rec_row, &l->rec);
     }
     unsigned char *din = NULL, *dout = NULL;
-    if (!rc &&
-        (!(din = calloc(fd->n_inputs + n_extra + 1, 1)) || !(dout = calloc(fd->n_outputs + 1, 1))))
+    double *tf = NULL; /* factors then offsets of the inputs' transformations (1, 0 for extra) */
+    size_t n_in = fd->n_inputs + n_extra;
+    if (!rc && (!(din = calloc(n_in + 1, 1)) || !(dout = calloc(fd->n_outputs + 1, 1)) ||
+                !(tf = calloc(2 * n_in + 1, sizeof *tf))))
         rc = local_fail(l, FMUFED_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n_in; i++) {
+        tf[i] = i < fd->n_inputs ? fd->inputs[i].factor : 1;
+        tf[n_in + i] = i < fd->n_inputs ? fd->inputs[i].offset : 0;
+    }
     if (!rc) {
-        fedfile_hybrid_flags(ff, idx, dout, din); /* hybrid: the discrete couplings */
+        fedfile_bus_flags(ff, idx, dout, din); /* the bus couplings (FEDFILE_NEEDS_BUS) */
         fmu_slave_opts so = {.name = fd->name,
                              .fmu = fmufed_model_fmu(l->model),
                              .n_in = fd->n_inputs + n_extra,
@@ -126,7 +135,9 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .record = local_record,
                              .record_ctx = l,
                              .disc_out = dout,
-                             .disc_in = din};
+                             .disc_in = din,
+                             .in_factor = tf,
+                             .in_offset = tf + n_in};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
         if (prc == PORT_OK && (ff->algo.needs & FEDFILE_NEEDS_BUS))
@@ -137,6 +148,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     free(din);
     free(dout);
+    free(tf);
     if (rc) {
         snprintf(err, errlen, "%s", l->err);
         fmufed_local_free(l, NULL, 0);
@@ -154,7 +166,7 @@ static size_t discrete_sources(const fedfile *ff, size_t idx, size_t **src, size
     *k = calloc(fd->n_inputs + 1, sizeof **k);
     size_t n = 0;
     for (size_t i = 0; *src && *k && i < fd->n_inputs; i++)
-        if (fedfile_hybrid_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
+        if (fedfile_bus_source(ff, idx, i, &(*src)[n], &(*k)[n]) == 0) n++;
     return n;
 }
 
@@ -751,6 +763,10 @@ static int serve(slave_run *r)
                 r->st->t_final = port_seconds(r->ff->resolution,
                                               r->stepped && r->t_stepped > T ? r->t_stepped : T);
                 if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
+                /* The horizon closed: no instant follows, so no request; the master's `end`
+                 * comes in receive order. Before it, NERA(horizon), which the master's
+                 * `end` stamped at the horizon grants (doc/master.md "The end"). */
+                if (T >= t_end) continue;
                 rc = tp_next_event_request_available(r->tp, t_end);
                 r->nera = 1;
             }
@@ -808,7 +824,7 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
         for (size_t j = 0; !bad && j < ff->n_feds; j++) {
             unsigned char *f = calloc(ff->feds[j].n_outputs + 1, 1);
             r.rx[j].t = INT64_MIN;
-            r.rx[j].cap = f ? fedfile_hybrid_flags(ff, j, f, NULL) : 0;
+            r.rx[j].cap = f ? fedfile_bus_flags(ff, j, f, NULL) : 0;
             r.rx[j].v = malloc((r.rx[j].cap + 1) * sizeof(double));
             r.rx[j].tv = malloc((r.rx[j].cap + 1) * sizeof(int64_t));
             bad = !f || !r.rx[j].v || !r.rx[j].tv;

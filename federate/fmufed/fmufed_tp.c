@@ -67,6 +67,22 @@ struct fmufed_tp {
     struct timespec idle_t0; /* start of the current wait (idle attempt 0) */
     char *err;
     size_t errlen;
+    /* Checkpoints (doc/checkpoint.md, "tempo-fmu's part"). */
+    const fmufed_opts *opts; /* the schedule (ckpt_every, ckpt_at), ckpt_done; may be NULL */
+    fmufed_tp_saver saver;   /* writes the part; NULL: this federate cannot save */
+    void (*mark)(void *ctx); /* at each checkpoint instant; NULL: nothing */
+    void *saver_ctx;
+    int restore;             /* joined a restored federation */
+    unsigned char *restored; /* the part the join handed back (malloc), NULL */
+    size_t n_restored;
+    tp_time mark_next;        /* the next checkpoint instant to mark, TP_NO_TIME: none left */
+    tp_time ask_next;         /* the first federate: the next save to ask for, TP_NO_TIME: none */
+    int save_open;            /* the first federate: a save it asked for has no outcome yet */
+    char save_label[64];      /* that save's label */
+    tp_time save_t;           /* and its time */
+    struct timespec save_t0;  /* when this federate wrote its part of the save under way */
+    tp_request_kind cur_kind; /* the request waited in (a save is made inside it) */
+    tp_time cur_t;            /* and its time */
 };
 
 static int fmufed_fail(fmufed_tp *c, int code, const char *fmt, ...)
@@ -151,14 +167,224 @@ static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *rea
     }
 }
 
+static void save_refused(fmufed_tp *c, int code, const char *message);
+
 static void on_error(void *ctx, int code, const char *message)
 {
     fmufed_tp *c = ctx;
+    /* The RTI refused the save this federate asked for (no checkpoint folder, the folder
+     * exists): that save fails, the run goes on (doc/checkpoint.md). */
+    if (message && strstr(message, "REQUEST_SAVE")) {
+        if (c->save_open) save_refused(c, code, message);
+        return;
+    }
     if (!c->peer_failed) {
         c->peer_failed = 1;
         snprintf(c->peer_msg, sizeof c->peer_msg, "the RTI refused a request: %s (%s)",
                  message ? message : "", tp_strerror(code));
     }
+}
+
+/* ---- checkpoints (doc/checkpoint.md, "tempo-fmu's part") --------------------------------- */
+
+/* The first checkpoint instant after t (ticks), before the end: the next multiple of
+ * ckpt_every past the start, or the next ckpt_at; TP_NO_TIME when none is left. */
+static tp_time plan_next(const fmufed_tp *c, tp_time t)
+{
+    const fmufed_opts *o = c->opts;
+    tp_time best = TP_NO_TIME, t0 = c->ff->algo.t_start, end = c->ff->algo.t_end;
+    if (!o) return best;
+    if (o->ckpt_every > 0) {
+        tp_time k = t < t0 ? 1 : (t - t0) / o->ckpt_every + 1;
+        if (k <= (end - t0) / o->ckpt_every) best = t0 + k * o->ckpt_every;
+    }
+    for (size_t i = 0; i < o->n_ckpt_at; i++) {
+        tp_time a = o->ckpt_at[i];
+        if (a > t && a > t0 && a < end && (best == TP_NO_TIME || a < best)) best = a;
+    }
+    return best < end ? best : TP_NO_TIME;
+}
+
+static int on_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                   size_t why_size)
+{
+    fmufed_tp *c = ctx;
+    clock_gettime(CLOCK_MONOTONIC, &c->save_t0);
+    if (!c->saver) {
+        snprintf(why, why_size, "federate %s cannot save before its run started", c->fd->name);
+        return TP_ESTATE;
+    }
+    pstate_buf b = {0};
+    if (c->saver(c->saver_ctx, label, time, &b, why, why_size) != 0) {
+        free(b.p);
+        return TP_ESTATE;
+    }
+    if (b.bad) {
+        free(b.p);
+        snprintf(why, why_size, "federate %s: out of memory", c->fd->name);
+        return TP_ENOMEM;
+    }
+    *bytes = b.p;
+    *n = b.n;
+    return TP_OK;
+}
+
+static int on_restore(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                      char *why, size_t why_size)
+{
+    fmufed_tp *c = ctx;
+    free(c->restored);
+    c->restored = malloc(n ? n : 1);
+    if (!c->restored) {
+        snprintf(why, why_size, "federate %s: out of memory", c->fd->name);
+        return TP_ENOMEM;
+    }
+    if (n) memcpy(c->restored, bytes, n);
+    c->n_restored = n;
+    return TP_OK;
+}
+
+static void on_saved(void *ctx, const char *label, int status, const char *detail)
+{
+    fmufed_tp *c = ctx;
+    if (!c->save_open || strcmp(label, c->save_label) != 0) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double dt = (double)(now.tv_sec - c->save_t0.tv_sec) +
+                (double)(now.tv_nsec - c->save_t0.tv_nsec) * 1e-9;
+    c->save_open = 0;
+    c->ask_next = plan_next(c, c->save_t);
+    if (c->opts && c->opts->ckpt_done)
+        c->opts->ckpt_done(c->opts->ckpt_ctx, label, tp_time_to_seconds(c->tp, c->save_t), status,
+                           detail ? detail : "", dt);
+}
+
+static void save_refused(fmufed_tp *c, int code, const char *message)
+{
+    c->save_open = 0;
+    c->ask_next = plan_next(c, c->save_t);
+    if (c->opts && c->opts->ckpt_done)
+        c->opts->ckpt_done(c->opts->ckpt_ctx, c->save_label, tp_time_to_seconds(c->tp, c->save_t),
+                           code < 0 ? code : TP_EREFUSED, message, 0.0);
+}
+
+/* The first federate asks for the next save before each time request, once the previous one
+ * has its outcome: at a time past its own (the others are at most one lookahead ahead, and
+ * the RTI asks each for its part at its first grant at or past that time). A flush (FQR,
+ * Gauss-Seidel) leaves the logical time where it is, and the step a federate is at is the
+ * time it flushes for: there the save is asked at the logical time itself once the step
+ * reaches the instant, and the RTI asks every federate at its next grant, wherever its
+ * algorithm is (doc/checkpoint.md "Gauss-Seidel"). */
+static int ask_save(fmufed_tp *c, tp_request_kind kind, tp_time t)
+{
+    if (c->idx != 0 || c->save_open) return FMUFED_OK;
+    /* Gauss-Seidel (the one method whose steps are flushes) */
+    int flushes = (c->ff->algo.needs & FEDFILE_NEEDS_GS_PLAN) != 0;
+    while (c->ask_next != TP_NO_TIME && c->ask_next <= c->T) /* passed instants */
+        c->ask_next = plan_next(c, c->ask_next);
+    if (c->ask_next == TP_NO_TIME) return FMUFED_OK;
+    if (flushes && (kind != TP_REQ_FQR || t < c->ask_next)) return FMUFED_OK; /* not there */
+    tp_time when = flushes ? c->T : c->ask_next;
+    snprintf(c->save_label, sizeof c->save_label, "ckpt-%lld", (long long)c->ask_next);
+    int rc = tp_request_save(c->tp, c->save_label, when);
+    if (rc != TP_OK)
+        return fmufed_fail(c, FMUFED_ERTI, "asking for save %s at %.9g s: %s: %s", c->save_label,
+                           when * c->res, tp_strerror(rc), tp_last_error(c->tp));
+    c->save_open = 1;
+    c->save_t = c->ask_next;
+    return FMUFED_OK;
+}
+
+/* After a request: mark every checkpoint instant the federate's step reached (its grant, or
+ * for a flush the step it flushes for). */
+static void mark_instants(fmufed_tp *c, tp_time pos)
+{
+    if (c->mark_next == TP_NO_TIME || pos < c->mark_next) return;
+    if (c->mark) c->mark(c->saver_ctx);
+    c->mark_next = plan_next(c, pos);
+}
+
+void fmufed_tp_set_saver(fmufed_tp *c, fmufed_tp_saver saver, void (*mark)(void *ctx), void *ctx)
+{
+    c->saver = saver;
+    c->mark = mark;
+    c->saver_ctx = ctx;
+}
+
+/* Layout: i64 T (the grant before the one the save is made in), i64 StepForward stamp, u32
+ * n_in, n_in x (f64 value, i64 stamp, u8 fresh), u32 n_out, n_out x i64 object handle, i64 x 4
+ * counters (steps, updates, reflections, requests), i64 the next instant to mark once the
+ * request the save is made in has returned (as mark_instants will leave it). */
+void fmufed_tp_state_save(const fmufed_tp *c, int64_t granted, pstate_buf *b)
+{
+    pstate_put_i64(b, c->T);
+    pstate_put_i64(b, c->step_fwd_t);
+    pstate_put_u32(b, (uint32_t)c->n_in);
+    for (size_t i = 0; i < c->n_in; i++) {
+        pstate_put_f64(b, c->in[i].next);
+        pstate_put_i64(b, c->in[i].next_t);
+        pstate_put_u8(b, (uint8_t)c->in[i].fresh);
+    }
+    pstate_put_u32(b, (uint32_t)c->n_out);
+    for (size_t k = 0; k < c->n_out; k++)
+        pstate_put_i64(b, (int64_t)c->out[k].obj);
+    pstate_put_i64(b, c->st->steps);
+    pstate_put_i64(b, c->st->updates);
+    pstate_put_i64(b, c->st->reflections);
+    pstate_put_i64(b, c->st->requests);
+    tp_time pos = c->cur_kind == TP_REQ_FQR ? c->cur_t : granted, next = c->mark_next;
+    if (next != TP_NO_TIME && pos >= next) next = plan_next(c, pos);
+    pstate_put_i64(b, next);
+}
+
+int fmufed_tp_state_restore(fmufed_tp *c, pstate_rd *d)
+{
+    tp_time T = pstate_get_i64(d), fwd = pstate_get_i64(d);
+    size_t n_in = pstate_get_u32(d);
+    if (d->bad || n_in != c->n_in)
+        return fmufed_fail(c, FMUFED_EUSAGE, "resuming: the part has %zu inputs, the file %zu",
+                           n_in, c->n_in);
+    for (size_t i = 0; i < c->n_in; i++) {
+        c->in[i].next = pstate_get_f64(d);
+        c->in[i].next_t = pstate_get_i64(d);
+        c->in[i].fresh = pstate_get_u8(d) != 0;
+    }
+    size_t n_out = pstate_get_u32(d);
+    if (d->bad || n_out != c->n_out)
+        return fmufed_fail(c, FMUFED_EUSAGE, "resuming: the part has %zu outputs, the file %zu",
+                           n_out, c->n_out);
+    for (size_t k = 0; k < c->n_out; k++)
+        c->out[k].obj = (tp_object)pstate_get_i64(d);
+    c->st->steps = (long)pstate_get_i64(d);
+    c->st->updates = (long)pstate_get_i64(d);
+    c->st->reflections = (long)pstate_get_i64(d);
+    c->st->requests = (long)pstate_get_i64(d);
+    tp_time mark_next = pstate_get_i64(d);
+    if (d->bad) return fmufed_fail(c, FMUFED_EUSAGE, "resuming: the exchange's state is truncated");
+    tp_time now = TP_NO_TIME;
+    tp_query_logical_time(c->tp, &now);
+    /* The part was written inside the grant that brought the federate to `now`, before the
+     * exchange took it: its time is the previous grant's. */
+    if (T > now)
+        return fmufed_fail(c, FMUFED_EUSAGE,
+                           "resuming: the part was saved at %.9g s, after the time the RTI "
+                           "restored the federate at (%.9g s)",
+                           T * c->res, now * c->res);
+    c->T = now;
+    T = now;
+    c->step_fwd_t = fwd;
+    /* The instants marked before the save (for a flush the step, not the grant, says which)
+     * and asked for: the next one after the save's. */
+    c->mark_next = mark_next;
+    c->ask_next = mark_next;
+    return FMUFED_OK;
+}
+
+int fmufed_tp_restored(const fmufed_tp *c, const unsigned char **bytes, size_t *n)
+{
+    *bytes = c->restored;
+    *n = c->n_restored;
+    return c->restored != NULL;
 }
 
 static void on_log(void *ctx, tp_log_level level, const char *line)
@@ -201,7 +427,10 @@ static const char *req_name(tp_request_kind k)
 
 static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time *got)
 {
-    int rc;
+    int rc = ask_save(c, kind, t);
+    if (rc != FMUFED_OK) return rc;
+    c->cur_kind = kind;
+    c->cur_t = t;
     switch (kind) {
     case TP_REQ_TAR:
         rc = tp_time_advance_request(c->tp, t);
@@ -227,6 +456,16 @@ static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time
                            tp_strerror(rc), tp_last_error(c->tp));
     tp_time g = TP_NO_TIME;
     rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
+    /* A refused save request comes back once from the next wait (and to on_error): that save
+     * failed, the request waited for is still pending. */
+    for (int k = 0; k < 4 && rc != TP_OK && rc != TP_TIMEOUT &&
+                    strstr(tp_last_error(c->tp), "an earlier REQUEST_SAVE");
+         k++) {
+        if (c->save_open) save_refused(c, rc, tp_last_error(c->tp));
+        rc = tp_wait_grant(c->tp, &g, c->run_timeout_ms);
+        /* the grant came in with the refusal: the logical time is the grant */
+        if (rc == TP_ESTATE) rc = tp_query_logical_time(c->tp, &g);
+    }
     if (rc == TP_TIMEOUT)
         return fmufed_fail(c, FMUFED_ERTI, "%s(%.9g s): no grant within %d ms (a peer is stuck?)",
                            req_name(kind), t * c->res, c->run_timeout_ms);
@@ -235,6 +474,7 @@ static int fmufed_request(fmufed_tp *c, tp_request_kind kind, tp_time t, tp_time
                            req_name(kind), t * c->res, tp_strerror(rc), tp_last_error(c->tp));
     c->T = g;
     if (got) *got = g;
+    mark_instants(c, kind == TP_REQ_FQR ? t : g);
     return fmufed_check_peers(c);
 }
 
@@ -511,19 +751,27 @@ static int join(fmufed_tp *c, const fmufed_opts *o)
                        .federate_joined = on_joined,
                        .federate_resigned = on_resigned,
                        .error = on_error,
-                       .log = on_log};
+                       .log = on_log,
+                       .save = on_save,
+                       .restore = on_restore,
+                       .saved = on_saved};
     tp_join_options jo = {.rti = addr,
                           .federation = ff->federation,
                           .federate = c->fd->name,
                           .fom_path = ff->fom,
                           .fom_text = fom_text,
                           .create = 1,
-                          .timeout_ms = c->timeout_ms > 0 ? c->timeout_ms : 0};
+                          .timeout_ms = c->timeout_ms > 0 ? c->timeout_ms : 0,
+                          .restore = c->restore};
     int rc = tp_join(&jo, &cb, c, &c->tp, e, sizeof e);
     free(fom_text);
     if (rc != TP_OK)
-        return fmufed_fail(c, FMUFED_ERTI, "joining %s at %s: %s: %s", ff->federation, addr,
-                           tp_strerror(rc), e);
+        return fmufed_fail(c, FMUFED_ERTI, "%s %s at %s: %s: %s",
+                           c->restore ? "rejoining the restored federation" : "joining",
+                           ff->federation, addr, tp_strerror(rc), e);
+    if (c->restore && !c->restored)
+        return fmufed_fail(c, FMUFED_ERTI, "rejoining %s: the RTI handed back no part",
+                           ff->federation);
     return FMUFED_OK;
 }
 
@@ -566,7 +814,11 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
                      .st = st,
                      .step_fwd_t = TP_NO_TIME,
                      .res = ff->resolution,
-                     .lookahead = lookahead};
+                     .lookahead = lookahead,
+                     .opts = opts,
+                     .restore = opts && opts->restore};
+    c->mark_next = plan_next(c, ff->algo.t_start);
+    c->ask_next = c->mark_next;
     /* Starting a federation takes longer the more federates it has (hundreds of processes on
      * two cores): a minute, plus half a second per federate. */
     c->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 60000 + 500 * (int)ff->n_feds;
@@ -578,9 +830,14 @@ int fmufed_tp_start(const fedfile *ff, size_t idx, const fmufed_opts *opts, int6
     c->seen = calloc(ff->n_feds, 1);
     if (!c->seen) return fmufed_fail(c, FMUFED_ENOMEM, "out of memory");
     int rc;
-    if ((rc = join(c, opts)) || (rc = resolve_wiring(c)) || (rc = declare(c)) ||
-        (rc = enable_time(c)))
-        return rc;
+    if ((rc = join(c, opts)) || (rc = resolve_wiring(c))) return rc;
+    if (c->restore) { /* declarations and time management came back from the RTI */
+        if (c->ff->algo.needs & FEDFILE_NEEDS_GS_PLAN &&
+            tp_interaction_class(c->tp, "StepForward", &c->step_ic) != TP_OK)
+            return fmufed_fail(c, FMUFED_ERTI, "interaction StepForward: %s", tp_last_error(c->tp));
+        return FMUFED_OK;
+    }
+    if ((rc = declare(c)) || (rc = enable_time(c))) return rc;
     return FMUFED_OK;
 }
 
@@ -588,6 +845,7 @@ int fmufed_tp_sync_start(fmufed_tp *c)
 {
     int rc;
     c->running = 1;
+    if (c->restore) return fmufed_check_peers(c); /* tempo-end came back with the RTI's part */
     if ((rc = sync_point(c, SYNC_START))) return rc;
     /* The end point is registered now, while everybody is certainly joined. */
     if (c->idx == 0 && tp_register_sync(c->tp, SYNC_END, NULL, 0, NULL, 0) != TP_OK)
@@ -626,5 +884,6 @@ void fmufed_tp_free(fmufed_tp *c)
     free(c->in);
     free(c->out);
     free(c->seen);
+    free(c->restored);
     free(c);
 }

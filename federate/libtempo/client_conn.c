@@ -392,8 +392,9 @@ int tpi_send(tp_federate *f, const struct wire_msg *m)
 }
 
 /* Does frame message @p m answer request @p req? */
-static int answers(const struct wire_msg *m, uint32_t req)
+static int answers(const struct wire_msg *m, unsigned type, uint32_t req)
 {
+    if (type) return m->type == type && m->req == req;
     switch (m->type) {
     case WIRE_REPLY:
     case WIRE_ERROR:
@@ -401,6 +402,7 @@ static int answers(const struct wire_msg *m, uint32_t req)
     case WIRE_TIME_STATUS:
     case WIRE_PONG:
     case WIRE_HELLO_OK:
+    case WIRE_RESTORE_PART: /* ahead of a restoring join's JOIN_OK */
         return m->req == req;
     default:
         return 0;
@@ -409,9 +411,15 @@ static int answers(const struct wire_msg *m, uint32_t req)
 
 int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
 {
+    return tpi_wait_frame(f, 0, req, f->timeout_ms, fn, arg);
+}
+
+int tpi_wait_frame(tp_federate *f, unsigned type, uint32_t req, int timeout_ms, tpi_reply_fn fn,
+                   void *arg)
+{
     int r = tpi_flush(f);
     if (r < 0) return r;
-    int64_t deadline = f->timeout_ms < 0 ? -1 : tpi_now_ms() + f->timeout_ms;
+    int64_t deadline = timeout_ms < 0 ? -1 : tpi_now_ms() + timeout_ms;
     size_t scan = f->in_off; /* frames before scan were looked at and are left queued */
     for (;;) {
         for (;;) {
@@ -434,7 +442,7 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
                 tpi_close(f);
                 return r;
             }
-            if (answers(&m, req)) {
+            if (answers(&m, type, req)) {
                 r = fn(f, &m, arg);
                 /* Remove the reply from the middle of the queue; frames around it keep
                  * their order. Cost: one memmove of the frames received after it. */
@@ -452,7 +460,7 @@ int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg)
         int t = remaining(deadline);
         if (t == 0 && deadline >= 0)
             return tpi_fail(f, TP_ESYS, "federate \"%s\": no reply from the RTI within %d ms",
-                            f->name, f->timeout_ms);
+                            f->name, timeout_ms);
         /* tpi_read may compact f->in (drop dispatched bytes): keep scan relative. */
         size_t rel = scan - f->in_off;
         r = tpi_read(f, t);

@@ -70,6 +70,8 @@ const char *tp_strerror(int code)
         return "TP_EFOMDIFF: the FOM differs from the federation's";
     case TP_EAUTH:
         return "TP_EAUTH: shared secret refused";
+    case TP_ECKPT:
+        return "TP_ECKPT: checkpoint foreign, damaged or failed";
     case TP_EPROTO:
         return "TP_EPROTO: protocol error";
     case TP_ECLOSED:
@@ -145,7 +147,9 @@ int tpi_rti_code(uint32_t code)
     case TP_ENOTFOUND:
     case TP_EFOMDIFF:
     case TP_EAUTH:
+    case TP_ECKPT:
     case TP_EPROTO:
+    case TP_ESYS:
         return c;
     default:
         return TP_EREFUSED;

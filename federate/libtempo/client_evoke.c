@@ -165,6 +165,8 @@ static void on_sync(tp_federate *f, const struct wire_msg *m)
 /* Run the handler of one decoded frame (a copy in f->cur). */
 static void dispatch(tp_federate *f, const struct wire_msg *m)
 {
+    /* the cut of a save: what this federate has seen since it was asked (client_ckpt.c) */
+    if (f->save_asked && wire_type_state(m->type)) f->save_frames++;
     switch (m->type) {
     case WIRE_REFLECT:
         on_reflect(f, m);
@@ -185,6 +187,13 @@ static void dispatch(tp_federate *f, const struct wire_msg *m)
     case WIRE_TIME_GRANT:
         tpi_on_grant(f, m->code, m->time);
         if (f->cb.grant) f->cb.grant(f->ctx, m->time);
+        if (f->save_armed) tpi_after_grant(f); /* the grant a save waited for */
+        break;
+    case WIRE_INITIATE_SAVE:
+        tpi_on_initiate_save(f, m);
+        break;
+    case WIRE_FEDERATION_SAVED:
+        tpi_on_federation_saved(f, m);
         break;
     case WIRE_REGULATION_ENABLED:
         tpi_on_regulation_enabled(f, m->time);

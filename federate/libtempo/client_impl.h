@@ -123,6 +123,14 @@ struct tp_federate {
     uint64_t in_base;          /* bytes received and dropped from `in` before in.data[0] */
     uint64_t late_pos;         /* 1 + stream offset of the last ERROR frame noted (0 none) */
     uint64_t cur_pos;          /* stream offset of the frame being dispatched */
+    /* checkpoints (client_ckpt.c, doc/checkpoint.md "The cut") */
+    int save_asked;       /* 1 from an INITIATE_SAVE until this federate saved its part */
+    int save_armed;       /* 1: asked while a time request was pending: save after its grant */
+    uint32_t save_id;     /* the save's id (req of its frames) */
+    uint32_t save_chunk;  /* bytes of part one SAVE_DONE may carry (the RTI says) */
+    char save_label[72];  /* its label */
+    uint64_t save_frames; /* state frames (wire_type_state) dispatched since INITIATE_SAVE */
+    uint64_t fingerprint; /* the FOM's fingerprint (a part names it) */
 };
 
 /* ---- errors and logging (client_err.c) ------------------------------------------------ */
@@ -176,6 +184,10 @@ typedef int (*tpi_reply_fn)(tp_federate *f, const struct wire_msg *m, void *arg)
  *  stay queued for tp_evoke(). @return fn's status; TP_ESYS on timeout; TP_ECLOSED;
  *  TP_EPROTO. */
 int tpi_wait_reply(tp_federate *f, uint32_t req, tpi_reply_fn fn, void *arg);
+/** tpi_wait_reply for a frame of one @p type with that req (any type when 0), waiting up to
+ *  @p timeout_ms (< 0 forever, whatever f->timeout_ms says). */
+int tpi_wait_frame(tp_federate *f, unsigned type, uint32_t req, int timeout_ms, tpi_reply_fn fn,
+                   void *arg);
 /** Monotonic clock in milliseconds (CLOCK_MONOTONIC), for deadlines. */
 int64_t tpi_now_ms(void);
 /** A fresh request id (never 0). */
@@ -219,6 +231,21 @@ void tpi_on_regulation_bound(tp_federate *f, tp_time bound, int strict);
 void tpi_on_constrained_enabled(tp_federate *f, tp_time t);
 /** An asynchronous ERROR refused a request of type @p type: undo the local state change. */
 void tpi_on_time_refused(tp_federate *f, uint32_t type);
+
+/* ---- checkpoints (client_ckpt.c) -------------------------------------------------------- */
+
+/** INITIATE_SAVE arrived: save now (no request pending) or after the next grant. Runs the
+ *  save callback, reports and waits for the outcome (doc/checkpoint.md). */
+void tpi_on_initiate_save(tp_federate *f, const struct wire_msg *m);
+/** After a grant has been applied and its callback run: the save it was armed for, if any. */
+void tpi_after_grant(tp_federate *f);
+/** FEDERATION_SAVED outside a hold (a save that failed before this federate was asked). */
+void tpi_on_federation_saved(tp_federate *f, const struct wire_msg *m);
+/** A restoring join received its part (@p n bytes): rebuild the library's state of this
+ *  federate from its head and hand the rest to callbacks.restore.
+ *  @return TP_OK; TP_ECKPT (a part not of this federate or FOM, or malformed); what the
+ *  callback returned (f->err says why). */
+int tpi_restore_part(tp_federate *f, const char *label, const uint8_t *p, size_t n);
 
 /* ---- synchronization (client_sync.c) -------------------------------------------------- */
 

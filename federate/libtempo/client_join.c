@@ -146,11 +146,12 @@ static int fom_text_of(const tp_join_options *opt, char **owned, const char **te
     return TP_EINVAL;
 }
 
-/* Create or destroy: one request on a short connection. */
-static int federation_call(const tp_join_options *opt, int create, char *err, size_t errlen)
+/* Create, destroy or restore (checkpoint not NULL): one request on a short connection. */
+static int federation_call(const tp_join_options *opt, int create, const char *checkpoint,
+                           char *err, size_t errlen)
 {
     char why[TPI_ERRLEN];
-    if (!opt || !opt->federation || !*opt->federation) {
+    if (!opt || (!checkpoint && (!opt->federation || !*opt->federation))) {
         set_err(err, errlen, "no federation name given");
         return TP_EINVAL;
     }
@@ -175,7 +176,16 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
     }
     tp_federate *f = NULL;
     r = open_conn(opt, &f, why, sizeof why);
-    if (r == TP_OK && !(r = tpi_wait_reply(f, 0, hello_reply, NULL))) {
+    if (r == TP_OK && checkpoint && !(r = tpi_wait_reply(f, 0, hello_reply, NULL))) {
+        struct wire_msg m;
+        wire_msg_init(&m, WIRE_RESTORE_FEDERATION);
+        m.req = tpi_req(f);
+        wire_str_set(&m.str[0], opt->federation ? opt->federation : "");
+        wire_str_set(&m.str[1], checkpoint);
+        wire_str_set(&m.str[2], secret);
+        r = tpi_send(f, &m);
+        if (r == TP_OK) r = tpi_wait_reply(f, m.req, status_reply, "restore federation");
+    } else if (r == TP_OK && !(r = tpi_wait_reply(f, 0, hello_reply, NULL))) {
         struct wire_msg m;
         wire_msg_init(&m, create ? WIRE_CREATE_FEDERATION : WIRE_DESTROY_FEDERATION);
         m.req = tpi_req(f);
@@ -199,23 +209,43 @@ static int federation_call(const tp_join_options *opt, int create, char *err, si
 
 int tp_create_federation(const tp_join_options *opt, char *err, size_t err_size)
 {
-    return federation_call(opt, 1, err, err_size);
+    return federation_call(opt, 1, NULL, err, err_size);
 }
 
 int tp_destroy_federation(const tp_join_options *opt, char *err, size_t err_size)
 {
-    return federation_call(opt, 0, err, err_size);
+    return federation_call(opt, 0, NULL, err, err_size);
+}
+
+int tp_restore_federation(const tp_join_options *opt, const char *checkpoint, char *err,
+                          size_t err_size)
+{
+    if (!opt || !checkpoint || !*checkpoint) {
+        set_err(err, err_size, "tp_restore_federation: options and checkpoint are required");
+        return TP_EINVAL;
+    }
+    return federation_call(opt, 0, checkpoint, err, err_size);
 }
 
 struct join_ctx {
     uint64_t fingerprint; /* our FOM's */
     tp_fed handle;        /* result */
+    int joined;           /* 1: the JOIN_OK came (a restoring join gets RESTORE_PART first) */
+    struct buf part;      /* a restoring join: its part, as the chunks come */
+    char label[72];       /* ... and the checkpoint's label */
 };
 
 static int join_reply(tp_federate *f, const struct wire_msg *m, void *arg)
 {
     struct join_ctx *jc = arg;
+    if (m->type == WIRE_RESTORE_PART) {
+        wire_str_copy(&m->str[0], jc->label, sizeof jc->label);
+        if (buf_append(&jc->part, m->str[1].ptr, m->str[1].len) != 0)
+            return tpi_fail(f, TP_ENOMEM, "join: out of memory for the restored part");
+        return TP_OK;
+    }
     if (m->type != WIRE_JOIN_OK) return status_reply(f, m, "join");
+    jc->joined = 1;
     if (m->b != jc->fingerprint)
         return tpi_fail(f, TP_EFOMDIFF,
                         "join: the federation's FOM (fingerprint %016llx) "
@@ -255,9 +285,14 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
         set_err(err, err_size, "tp_join: resign_action is not a tp_resign_action");
         return TP_EINVAL;
     }
+    if (opt->restore && (!cb || !cb->restore)) {
+        set_err(err, err_size, "tp_join: restore asked without a restore callback");
+        return TP_EINVAL;
+    }
     char *owned = NULL, sbuf[SECRET_MAX + 1];
     const char *text = NULL, *secret = NULL;
     size_t len = 0;
+    struct join_ctx jc = {0};
     int r = tpi_secret(opt, sbuf, sizeof sbuf, &secret, err, err_size);
     if (r < 0) return r;
     r = fom_text_of(opt, &owned, &text, &len, why, sizeof why);
@@ -291,7 +326,9 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     struct wire_msg m;
     wire_msg_init(&m, WIRE_JOIN);
     m.req = tpi_req(f);
-    m.code = (opt->create ? WIRE_JOIN_CREATE : 0) |
+    m.code = (opt->restore  ? WIRE_JOIN_RESTORE
+              : opt->create ? WIRE_JOIN_CREATE
+                            : 0) |
              (opt->resign_action == TP_KEEP_OBJECTS ? WIRE_JOIN_KEEP_OBJECTS : 0);
     wire_str_set(&m.str[0], opt->federation);
     wire_str_set(&m.str[1], opt->federate);
@@ -299,16 +336,21 @@ int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_fe
     m.str[2].len = (uint32_t)len;
     wire_str_set(&m.str[3], secret);
     if ((r = tpi_send(f, &m)) < 0 || (r = tpi_wait_reply(f, 0, hello_reply, NULL)) < 0) goto fail;
-    struct join_ctx jc = {.fingerprint = fom_fingerprint(f->fom)};
-    if ((r = tpi_wait_reply(f, m.req, join_reply, &jc)) < 0) goto fail;
+    jc.fingerprint = f->fingerprint = fom_fingerprint(f->fom);
+    while (!jc.joined)
+        if ((r = tpi_wait_reply(f, m.req, join_reply, &jc)) < 0) goto fail;
     f->handle = jc.handle;
     f->joined = 1;
+    if (opt->restore && (r = tpi_restore_part(f, jc.label, jc.part.data, jc.part.len)) < 0)
+        goto fail;
+    buf_fini(&jc.part);
     free(owned);
     tpi_log(f, TP_LOG_INFO, "joined federation \"%s\" as handle %u", opt->federation, f->handle);
     *out = f;
     return TP_OK;
 fail:
     if (f) set_err(err, err_size, f->err);
+    buf_fini(&jc.part);
     fom_free(fom);
     free(owned);
     tp_federate_free(f);

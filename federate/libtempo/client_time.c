@@ -39,7 +39,8 @@ _Static_assert(TP_ETIME == -STATUS_ETIME && TP_EPENDING == -STATUS_EPENDING &&
                "time status codes differ between API and wire");
 _Static_assert(TP_EREFUSED == -STATUS_EREFUSED && TP_EEXISTS == -STATUS_EEXISTS &&
                    TP_ENOTFOUND == -STATUS_ENOTFOUND && TP_EFOMDIFF == -STATUS_EFOMDIFF &&
-                   TP_EAUTH == -STATUS_EAUTH && TP_EPROTO == -STATUS_EPROTO,
+                   TP_EAUTH == -STATUS_EAUTH && TP_ECKPT == -STATUS_ECKPT &&
+                   TP_EPROTO == -STATUS_EPROTO && TP_ESYS == -STATUS_ESYS,
                "federation status codes differ between API and wire");
 
 /* The bound of the federate's current state by the table of doc/time.md (rti/proto/bound.h),

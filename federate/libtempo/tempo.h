@@ -141,6 +141,8 @@ enum {
     TP_ENOTFOUND = -32, /**< no such federation (or sync label) at the RTI */
     TP_EFOMDIFF = -33,  /**< the FOM differs from the federation's */
     TP_EAUTH = -34,     /**< the shared secret was refused */
+    TP_ECKPT = -35,     /**< a checkpoint is foreign, damaged, or does not belong here
+                             (doc/checkpoint.md; the message names the file and the fault) */
     /* protocol and connection */
     TP_EPROTO = -40,  /**< malformed frame, unexpected message or version mismatch */
     TP_ECLOSED = -41, /**< the RTI closed the connection */
@@ -351,6 +353,37 @@ typedef struct tp_callbacks {
     /** A log line from the library (no trailing newline). NULL: warnings and errors go to
      *  stderr as "tempo[federate]: level: line". */
     void (*log)(void *ctx, tp_log_level level, const char *line);
+    /* ---- checkpoints (doc/checkpoint.md "The coordinated save"); appended, so that older
+     *      initialisers stay valid ---- */
+    /** This federate's part of save @p label. The RTI asks for it in the grant that brings
+     *  the federate to or past the requested time T (HLA's timed save), or at once when the
+     *  federate is neither regulating nor constrained; @p time is the federate's logical time
+     *  then (>= T, or its time when it manages no time). Runs inside the libtempo call that
+     *  received that grant (tp_wait_grant, tp_evoke, ...), after the `grant` callback and
+     *  before the call returns; after it the library reports to the RTI and waits, inside the
+     *  same call, for the outcome (`saved`): until then the federate sends nothing and
+     *  receives nothing else, so its part and the RTI's describe one instant.
+     *  Return TP_OK with *bytes pointing to *n bytes allocated with malloc (the library frees
+     *  them; *bytes may stay NULL when *n is 0), or a TP_E* code with a reason written into
+     *  @p why (@p why_size bytes): the save then fails naming this federate and the reason.
+     *  A NULL callback means the federate cannot save: the save fails naming it. The
+     *  callback may call tp_ functions that send nothing (queries of local state); the
+     *  evoking ones return TP_ESTATE. */
+    int (*save)(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                size_t why_size);
+    /** Called inside tp_join when tp_join_options.restore is set: @p bytes (@p n, valid
+     *  during the call) are what `save` returned for this federate in checkpoint @p label,
+     *  made when it was at logical time @p time. Return TP_OK, or a TP_E* code with a reason
+     *  in @p why: tp_join then fails with that code and the reason. When NULL, a restoring
+     *  tp_join fails with TP_EINVAL. */
+    int (*restore)(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                   char *why, size_t why_size);
+    /** The outcome of save @p label, at every federate that took part: @p status TP_OK and
+     *  @p detail the checkpoint folder as the RTI wrote it, or a TP_E* code (TP_ECKPT: a
+     *  federate failed; TP_ESYS: the RTI could not write) and @p detail naming each federate
+     *  that failed and why, or the file the RTI could not write. Either way the federation
+     *  goes on. Runs inside the same call as `save`, just before that call resumes. */
+    void (*saved)(void *ctx, const char *label, int status, const char *detail);
 } tp_callbacks;
 
 /* ---- federation and federate ------------------------------------------------------------ */
@@ -379,6 +412,14 @@ typedef struct tp_join_options {
     tp_log_level log_level;         /**< most verbose level passed to the log callback;
                                          0 = TP_LOG_WARN (to see errors only, filter in the
                                          callback) */
+    int restore;                    /**< nonzero: join as the federate of this name in a
+                                         federation restored from a checkpoint
+                                         (tp_restore_federation): its handle, logical time,
+                                         regulation, constraint, lookahead, publications,
+                                         subscriptions, objects and sync points come back
+                                         from the RTI's part, and its own part is handed to
+                                         callbacks.restore before tp_join returns. `create`
+                                         is ignored (doc/checkpoint.md "Restore") */
 } tp_join_options;
 
 /**
@@ -434,14 +475,62 @@ TP_API int tp_secret_load(const char *path, char *buf, size_t cap, char *err, si
  *        tp_federate_free().
  * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL),
  *        since no federate exists to hold it.
- * @return TP_OK; TP_EINVAL; TP_EFOM; TP_ENOTFOUND (no such federation and create is 0);
- *         TP_EEXISTS (federate name in use); TP_EFOMDIFF; TP_EAUTH; TP_EREFUSED; TP_EPROTO;
- *         TP_ECLOSED; TP_ESYS; TP_ENOMEM. Blocks until the RTI answers or timeout_ms passes.
- *         Runs no callbacks: messages that arrive after the join reply wait for tp_evoke().
+ * @return TP_OK; TP_EINVAL; TP_EFOM; TP_ENOTFOUND (no such federation and create is 0;
+ *         with restore: the federation was not restored, or saved no federate of that name);
+ *         TP_EEXISTS (federate name in use; with restore: that federate has rejoined
+ *         already); TP_EFOMDIFF; TP_EAUTH; TP_EREFUSED; TP_EPROTO; TP_ECLOSED; TP_ESYS;
+ *         TP_ENOMEM; with restore also TP_ECKPT (its part is damaged) and whatever
+ *         callbacks.restore returned (TP_EINVAL when it is NULL). Blocks until the RTI
+ *         answers or timeout_ms passes. Runs no callbacks, except callbacks.restore when
+ *         restoring: messages that arrive after the join reply wait for tp_evoke().
  * @see tp_resign, tp_federate_free
  */
 TP_API int tp_join(const tp_join_options *opt, const tp_callbacks *cb, void *ctx, tp_federate **out,
                    char *err, size_t err_size);
+
+/* ---- checkpoints (doc/checkpoint.md) ---------------------------------------------------- */
+
+/**
+ * Ask the RTI for a save of the whole federation labelled @p label at logical time @p time
+ * (HLA's timed save). Asynchronous: the RTI accepts it when no other save of the federation
+ * is open and it has a checkpoint folder (tempo-rti --checkpoint-dir DIR,
+ * tp_inproc_options.checkpoint_dir); it then asks every federate for its part (the `save`
+ * callback) as each one is granted @p time or more, writes its own part, and writes the
+ * checkpoint as the folder DIR/@p label (doc/checkpoint.md). Every federate learns the
+ * outcome through the `saved` callback. A refusal (another save open, no checkpoint folder,
+ * DIR/label exists already, @p time below this federate's logical time) arrives as an
+ * asynchronous error (tp_callbacks.error, and the next blocking call returns it).
+ * @param label 1..64 bytes of [A-Za-z0-9._-], not starting with '.', not "MANIFEST".
+ * @param time  the save time in ticks, >= this federate's logical time, below TP_TIME_MAX.
+ * @return TP_OK (sent); TP_EINVAL (bad label or time: nothing sent); TP_ETIME (@p time below
+ *         the logical time); TP_ESTATE; TP_ECLOSED; TP_ESYS. Sends; runs no callbacks.
+ * @see tp_callbacks.save, tp_restore_federation
+ */
+TP_API int tp_request_save(tp_federate *f, const char *label, tp_time time);
+
+/**
+ * Create a federation at the RTI from a checkpoint folder the RTI can read (a path on the
+ * RTI's host, relative to its working directory unless absolute): the RTI verifies the
+ * whole folder first (doc/checkpoint.md, "Reading"), then recreates the federation as it
+ * was at the save: its FOM, every federate (waiting to rejoin under its saved name with
+ * tp_join_options.restore, from any host), their times, requests, lookaheads, declarations,
+ * objects, queued time-stamped messages and sync points, and the next handles to hand out.
+ * Time management resumes as the federates rejoin: a federate that has not rejoined yet
+ * holds the others back as it did when it was saved.
+ * @param opt rti, federation (the name of the new federation; NULL or "" = the name it had
+ *        when saved), secret and timeout_ms are used; the FOM comes from the checkpoint.
+ *        Not NULL.
+ * @param checkpoint the folder, not NULL.
+ * @param err buffer of @p err_size bytes for the detailed message on failure (may be NULL).
+ * @return TP_OK; TP_EINVAL (NULL argument); TP_ECKPT (not a Tempo checkpoint, another format
+ *         version, damaged, or its RTI part is invalid: the message names the file and the
+ *         fault; nothing is created); TP_EEXISTS (a federation of that name exists);
+ *         TP_EAUTH; TP_EREFUSED (the RTI is full); TP_EPROTO; TP_ECLOSED; TP_ESYS;
+ *         TP_ENOMEM. Blocks; runs no callbacks.
+ * @see tp_request_save, tp_join_options.restore
+ */
+TP_API int tp_restore_federation(const tp_join_options *opt, const char *checkpoint, char *err,
+                                 size_t err_size);
 
 /**
  * Resign from the federation and close the connection. @p f stays valid (for tp_last_error)
@@ -991,22 +1080,26 @@ typedef struct tp_inproc_options {
     const char *secret;   /**< shared secret every join must carry; NULL = none */
     int spin_us;          /**< µs a waiting federate polls before it blocks: 0 =
                                TP_INPROC_SPIN_DEFAULT_US, < 0 = never spin (block at once) */
-    /** The RTI's own log lines (the format of tempo-rti's log); NULL = none (nothing is
-     *  printed). Runs in the thread of the federate whose message caused the line, under
-     *  the RTI's lock: it must not call tp_ functions. */
+    /** This RTI's own log lines (the format of tempo-rti's log); NULL = none (nothing is
+     *  printed). Each in-process RTI has its own: another RTI's lines never reach it. Runs in
+     *  the thread of the federate whose message caused the line, under the RTI's lock: it must
+     *  not call tp_ functions. */
     void (*log)(void *ctx, tp_log_level level, const char *line);
-    void *log_ctx;          /**< passed to log */
-    tp_log_level log_level; /**< most verbose level passed to log; 0 = errors only */
-    int tasks;              /**< 1: the federates are tasks, not threads: functions given to
-                                 tp_inproc_spawn, run interleaved on the one thread that calls
-                                 tp_inproc_run; a federate that would wait for a message lets the next
-                                 one run (no locks taken by two threads, no wake-up system calls;
-                                 doc/inproc.md). Joins must then come from those tasks. 0: threads */
-    const char *http;       /**< "HOST:PORT" on loopback (port 0: a free one): serve the live view
-                                 (doc/live.md) from this RTI, on a thread of its own that takes the
-                                 RTI's lock once a second and per request; NULL = none. Only in
-                                 programs that link the view (tempo-fmu, tempo-master): libtempo.so
-                                 alone refuses it (TP_EINVAL, err says so) */
+    void *log_ctx;              /**< passed to log */
+    tp_log_level log_level;     /**< most verbose level passed to log; 0 = errors only */
+    int tasks;                  /**< 1: the federates are tasks, not threads: functions given to
+                                     tp_inproc_spawn, run interleaved on the one thread that calls
+                                     tp_inproc_run; a federate that would wait for a message lets the next
+                                     one run (no locks taken by two threads, no wake-up system calls;
+                                     doc/inproc.md). Joins must then come from those tasks. 0: threads */
+    const char *checkpoint_dir; /**< folder where saves are written (DIR/LABEL), as
+                                     tempo-rti --checkpoint-dir does; NULL = saves are
+                                     refused (doc/checkpoint.md) */
+    const char *http; /**< "HOST:PORT" on loopback (port 0: a free one): serve the live view
+                           (doc/live.md) from this RTI, on a thread of its own that takes the
+                           RTI's lock once a second and per request; NULL = none. Only in
+                           programs that link the view (tempo-fmu, tempo-master): libtempo.so
+                           alone refuses it (TP_EINVAL, err says so) */
 } tp_inproc_options;
 
 /**
@@ -1066,6 +1159,23 @@ TP_API int tp_inproc_spawn(const char *name, void (*fn)(void *ctx), void *ctx, c
  *         called from a task). Blocks until the tasks are done.
  */
 TP_API int tp_inproc_run(const char *name, char *err, size_t err_size);
+
+/**
+ * Who waits for whom in the RTI called name, as tempo-rti logs it on SIGUSR1: for every
+ * federation a line naming it, one line per federate (its time, pending request, bound, GALT
+ * and who holds it, queued messages), then "the federate to look at" (the end of the wait
+ * chain the most waiting federates reach; doc/time.md "Who waits for whom"). tempo-run's
+ * watchdog shows them for an in-process run (doc/inproc.md).
+ * @param name the RTI's name, as in tp_inproc_start.
+ * @param emit called once per line, on the calling thread, with a NUL-terminated line valid
+ *             only during the call; ctx is passed to it.
+ * @return TP_OK; TP_EINVAL (emit is NULL); TP_ENOTFOUND (no such RTI); TP_ESTATE (stopped,
+ *         or a federate stayed inside the RTI's core for 100 ms). May be called from any
+ *         thread while the federates run or are stuck; blocks at most about 100 ms. Runs no
+ *         callbacks but emit.
+ */
+TP_API int tp_inproc_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx,
+                            char *err, size_t err_size);
 
 /**
  * In a task (tp_inproc_spawn): let the other runnable tasks run, then return 1. Anywhere else

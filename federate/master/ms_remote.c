@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "federate/config/fedfile_master.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
@@ -149,7 +150,11 @@ static void take_reply(rslave *s, const msproto_reply *r)
         return;
     }
     if (r->status < 0) {
-        note(s, r->status, "slave %s: %s: %s", s->name, msproto_kind_name((int)r->kind), r->msg);
+        /* The slave's words say what it was doing ("step: ..."), or the command's name does. */
+        const char *kind = msproto_kind_name((int)r->kind);
+        size_t kl = strlen(kind);
+        int said = strncmp(r->msg, kind, kl) == 0 && r->msg[kl] == ':';
+        note(s, r->status, "slave %s: %s%s%s", s->name, said ? "" : kind, said ? "" : ": ", r->msg);
         return;
     }
     if (p->kind == MSP_HELLO) {
@@ -739,6 +744,13 @@ fail:
 
 int ms_link_finish(ms_link *l, char *err, size_t errlen)
 {
+    /* Where the end goes (doc/master.md "The end"): the slaves wait in NERA(horizon) after the
+     * last close unless it closed the horizon itself. Stamped at the horizon (one tick past the
+     * last instant when that is +inf), it is what grants each of them, with the master's TAR
+     * there, so every slave's last grant is the same in every run; in receive order it raced
+     * the slaves' last requests. */
+    tp_time horizon = fedfile_master_horizon(l->ff), at = TP_NO_TIME;
+    if (!l->open && l->T < horizon) at = horizon == INT64_MAX ? l->T + 1 : horizon;
     for (size_t i = 0; i < l->n; i++) {
         rslave *s = &l->s[i];
         if (s->lost) continue;
@@ -747,11 +759,18 @@ int ms_link_finish(ms_link *l, char *err, size_t errlen)
         msproto_cmd c = {.kind = MSP_END, .seq = ++s->seq};
         msproto_cmd_encode(&c, b, sizeof b, &len, NULL, 0);
         tp_value val = {.handle = s->param, .data = b, .size = len};
-        /* Receive order: after the last TAR nothing may be stamped at that instant. */
-        if (tp_send_interaction(l->tp, s->ic, &val, 1, TP_NO_TIME) != TP_OK)
+        if (tp_send_interaction(l->tp, s->ic, &val, 1, at) != TP_OK)
             return fail(err, errlen, PORT_ELOST, "sending the end to slave %s: %s", s->name,
                         tp_last_error(l->tp));
         l->n_cmd++;
+    }
+    /* Stamped: advance there too, so that each slave has its end before the master resigns
+     * (its resignation first would read "the master left before the end"); the reply timeout
+     * names a slave that never gets there. */
+    if (at != TP_NO_TIME && advance(l, 0, at) != PORT_OK) {
+        char why[MS_ERRLEN];
+        ms_link_lost(l, why, sizeof why);
+        return fail(err, errlen, PORT_ELOST, "at the end: %s", why);
     }
     int rc = tp_resign(l->tp, TP_DELETE_OBJECTS);
     l->resigned = 1;

@@ -52,6 +52,9 @@ static const char usage_text[] =
     "                     checked in every mode, --local included (a bad secret file\n"
     "                     is refused with exit 2 there too)\n"
     "  --quiet            no summary line\n"
+    "  --list-methods     print every method of the algorithm table, one a line:\n"
+    "                     its name and \"master\" or \"peer\" (tempo-fmu runs a peer\n"
+    "                     method), for scripts; then exit\n"
     "  --help             print this text and exit\n"
     "  --version          print the version and exit\n"
     "Exit status: 0 done, 1 the run failed (the message names the slave), 2 usage.\n";
@@ -66,6 +69,16 @@ static void print_help(void)
     for (size_t i = 0; i < n; i++)
         if (all[i]->side == FEDFILE_SIDE_MASTER)
             printf("  %-17s  %s\n", all[i]->name, all[i]->summary ? all[i]->summary : "");
+}
+
+/* --list-methods: "NAME SIDE" per method, in table order, so that scripts cover every method
+ * without a list of their own (tests/integration/san_masters.sh, ticks_end.sh). */
+static void print_methods(void)
+{
+    size_t n = 0;
+    const fedfile_algo_def *const *all = fedfile_algos(&n);
+    for (size_t i = 0; i < n; i++)
+        printf("%s %s\n", all[i]->name, all[i]->side == FEDFILE_SIDE_MASTER ? "master" : "peer");
 }
 
 /* The reply timeout when neither --reply-timeout nor the file's algorithm.reply_timeout
@@ -91,6 +104,9 @@ static int parse(int argc, char **argv, margs *a)
             return 1;
         } else if (!strcmp(s, "--version")) {
             printf("tempo-master %s\n", TEMPO_VERSION);
+            return 1;
+        } else if (!strcmp(s, "--list-methods")) {
+            print_methods();
             return 1;
         } else if (!strcmp(s, "--local")) {
             a->local = 1;
@@ -271,12 +287,10 @@ static int run_local(const fedfile *ff, const margs *a, double *t_done, char *er
         rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, t_done, err,
                            errlen);
     }
-    /* The failing slaves' own messages (the FMU's or the solver's words). */
-    for (size_t i = 0; rc && l && i < n; i++) {
-        const char *why = l[i] ? fmufed_local_errmsg(l[i]) : "";
-        size_t k = strlen(err);
-        if (why[0] && k + 4 < errlen) snprintf(err + k, errlen - k, " (%s)", why);
-    }
+    /* The failing slaves' own messages (the FMU's or the solver's words), each slave named
+     * once (port_add_cause). */
+    for (size_t i = 0; rc && l && i < n; i++)
+        if (l[i]) port_add_cause(err, errlen, rc, ff->feds[i].name, fmufed_local_errmsg(l[i]));
     for (size_t i = 0; l && i < n; i++) {
         char e[FMUFED_ERRLEN];
         if (fmufed_local_free(l[i], e, sizeof e) != FMUFED_OK && !rc) {
@@ -309,8 +323,7 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     if (rc && L) {
         char why[MS_ERRLEN];
         ms_link_lost(L, why, sizeof why);
-        size_t n = strlen(err);
-        if (why[0] && n + 4 < errlen) snprintf(err + n, errlen - n, " (%s)", why);
+        port_add_cause(err, errlen, rc, NULL, why); /* "slave NAME: ..." named once */
     }
     if (!rc) rc = ms_link_finish(L, err, errlen);
     if (!rc && !a->quiet) {

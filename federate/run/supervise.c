@@ -432,13 +432,16 @@ static int finish_intr(sup *s, char *err, size_t errlen)
     return finish(s, SUP_EINTR, msg, err, errlen);
 }
 
-/* A worker exited with a failure code: before naming it, give the others SETTLE_MS to end,
- * since a peer killed by a signal (the cause) may take a moment longer to be reaped than the
- * federate that saw it leave and exited at once. Returns the child to name. */
+/* A worker exited with a failure code: before naming it, give the others up to SETTLE_MS to
+ * end, since a peer killed by a signal (the cause) may take a moment longer to be reaped than
+ * the federate that saw it leave and exited at once. Waits no longer than some worker is still
+ * running (a federation in one process is one worker: nobody to wait for). Returns the child
+ * to name. */
 static child *settle(sup *s, child *bad)
 {
     long long until = now_ms() + SETTLE_MS;
     while (now_ms() < until) {
+        int running = 0;
         for (size_t i = 0; i < s->n; i++) {
             child *c = s->c[i];
             if (reap(s, c, 0) && !c->stopped &&
@@ -446,7 +449,9 @@ static child *settle(sup *s, child *bad)
                 c->failed = 1; /* reaped here: the run loop will not see it again */
                 if (c->state == SUP_SIGNALED) return c;
             }
+            running += c->state == SUP_RUNNING && !c->service && !c->stopped;
         }
+        if (!running) break;
         poll_once(s, 10);
     }
     return bad;

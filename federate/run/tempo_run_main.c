@@ -24,6 +24,7 @@
 #include "federate/run/progress.h"
 #include "federate/run/results.h"
 #include "federate/run/run_check.h"
+#include "federate/run/run_ckpt.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 #include "rti/proto/outfile.h"
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
     "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
     "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
+    "                 [--checkpoint-every S] [--checkpoint-at S]... [--resume CKPT\n"
+    "                 [--set FED.VAR=VALUE]...]\n"
     "       tempo-run --export-ssp FILE.json OUT.ssp\n"
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
@@ -63,6 +66,13 @@ static const char usage_text[] =
     "                 task (for FMUs that block or keep thread-local state)\n"
     "  --distributed  one process per federate and tempo-rti (the default unless the file\n"
     "                 says \"placement\": \"in-process\")\n"
+    "  --checkpoint-every S  save the whole federation every S seconds of simulated time\n"
+    "                 into OUTPUT/checkpoints/ckpt-<ticks> (doc/checkpoint.md)\n"
+    "  --checkpoint-at S  save it at S seconds (repeatable)\n"
+    "  --resume CKPT  continue the run saved in checkpoint folder CKPT, appending to the\n"
+    "                 same CSV files (give the same checkpoint options as the first run)\n"
+    "  --set FED.VAR=VALUE  with --resume: set variable VAR of federate FED first (a\n"
+    "                 branch of the saved run; repeatable)\n"
     "  --export-ssp   write FILE.json's system as an SSP archive OUT.ssp (doc/ssp.md)\n"
     "  --help         print this text and exit\n"
     "  --version      print the version and exit\n"
@@ -95,11 +105,13 @@ typedef struct run_ctx {
     int verbose, quiet;
     char log_path[PATH_MAX]; /* the federation log the RTI announced ("logging to"), or "" */
     pid_t rti_pid;           /* the RTI tempo-run started (watchdog's SIGUSR1), 0 none */
+    pid_t inproc_pid;        /* the in-process federation (its RTI answers SIGUSR1), 0 none */
     double watchdog_s;       /* no-progress time before the status is printed; 0 = never */
     double last_progress;    /* now_s() of the last progress of any federate */
     int dumping;             /* > 0: the RTI's status lines are being echoed */
     double dump_until;       /* now_s() after which they are no longer echoed */
     int inproc;              /* the federation runs in one process, its RTI inside it */
+    run_ckpt *ck;            /* the checkpoints' options and outcomes */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -135,6 +147,7 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
 {
     run_ctx *c = ctx;
     long i = fed_index(c, child);
+    if (stream == SUP_STDOUT && run_ckpt_line(c->ck, line)) return; /* a save's outcome */
     if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
         char name[128];
         double t, end;
@@ -165,6 +178,11 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
             return;
         }
         parse_done(&c->rep[i], child, line);
+    }
+    if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDERR && c->dumping &&
+        now_s() < c->dump_until && strstr(line, "[tm] ")) {
+        fprintf(stderr, "tempo-run:   %s\n", strstr(line, "[tm] ") + 5);
+        return;
     }
     if (!strcmp(child, RTI_CHILD) && stream == SUP_STDERR) {
         /* the federation log the RTI writes ("federation 'X': logging to PATH") */
@@ -263,6 +281,7 @@ typedef struct run_args {
     long timeout_ms;
     double watchdog_s;      /* < 0: not given (default RUN_WATCHDOG_S) */
     double reply_timeout_s; /* < 0: not given (the file's, else tempo-master's default) */
+    run_ckpt ck;            /* --checkpoint-every, --checkpoint-at, --resume, --set */
 } run_args;
 
 #define RUN_WATCHDOG_S 10.0 /* default no-progress time before the RTI's status is shown */
@@ -288,6 +307,16 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->placement = -1;
         } else if (!strcmp(s, "--threads")) {
             a->threads = 1;
+        } else if (!strncmp(s, "--checkpoint-", 13) || !strcmp(s, "--resume") ||
+                   !strcmp(s, "--set")) {
+            char e[600];
+            int r = i + 1 < argc ? run_ckpt_arg(&a->ck, s, argv[i + 1], e, sizeof e) : 0;
+            if (r <= 0) {
+                if (r == 0) snprintf(e, sizeof e, "%s: unknown option or no value", s);
+                fprintf(stderr, "tempo-run: %s\n%s", e, r == 0 ? usage_text : "");
+                return -1;
+            }
+            i++;
         } else if (!strcmp(s, "--rti") || !strcmp(s, "--output") || !strcmp(s, "--timeout") ||
                    !strcmp(s, "--reference") || !strcmp(s, "--secret-file") ||
                    !strcmp(s, "--log") || !strcmp(s, "--watchdog") ||
@@ -372,13 +401,14 @@ static int parse_args(int argc, char **argv, run_args *a)
 /* Start tempo-rti as a service child and return its address in addr ("HOST:PORT" or
  * "unix:PATH"). Listens where the file says when it gives a port or a socket, else on a free
  * loopback port. Returns a SUP_ status. */
-static int start_rti(sup *s, const fedfile *ff, const char *log, const char *http, char *addr,
-                     size_t len, char *err, size_t errlen)
+static int start_rti(sup *s, const fedfile *ff, const char *log, const char *http,
+                     const char *ckpt_dir, char *addr, size_t len, char *err, size_t errlen)
 {
     char bin[PATH_MAX], listen[300], line[SUP_LINE_MAX], host[256], view[32];
     sibling("tempo-rti", bin, sizeof bin);
-    char *argv[10] = {bin, "--listen", listen, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    char *argv[12] = {bin, "--listen", listen, NULL};
     int k = 3;
+    if (ckpt_dir) argv[k++] = "--checkpoint-dir", argv[k++] = (char *)ckpt_dir;
     if (log) argv[k++] = "--log", argv[k++] = (char *)log; /* one file per run (doc/log.md) */
     if (http) { /* the live view, on loopback only (doc/live.md) */
         snprintf(view, sizeof view, "127.0.0.1:%s", http);
@@ -532,9 +562,11 @@ static void summary(const fedfile *ff, const fed_report *rep, double wall, const
 }
 
 /* The watchdog (sup_opts.on_tick): when no federate has progressed for watchdog_s, say so
- * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti log every federate's time
- * state, the stalls under polling included; on_line echoes those lines). Again after every
- * further watchdog_s without progress. */
+ * and show the RTI's "who waits for whom" (SIGUSR1 makes tempo-rti, or the in-process
+ * federation's embedded RTI, log every federate's time state, the stalls under polling
+ * included, then the federate to look at, by the rule of tempo-log explain and the live view:
+ * tm_look_at; on_line echoes those lines). Again after every further watchdog_s without
+ * progress. */
 static void watchdog(void *ctx)
 {
     run_ctx *c = ctx;
@@ -547,9 +579,12 @@ static void watchdog(void *ctx)
         fprintf(stderr, "%s %s at t = %g s", i ? "," : "", c->ff->feds[i].name,
                 c->rep[i].progress_t);
     fputc('\n', stderr);
-    if (c->inproc) { /* no tempo-rti to ask: the federation log has the story (doc/log.md) */
-        fprintf(stderr, "tempo-run: (the RTI runs inside the federation's process: record the "
-                        "run with --log DIR and read it with tempo-log explain)\n");
+    if (c->inproc && c->inproc_pid) { /* its embedded RTI answers too (doc/inproc.md) */
+        fprintf(stderr, "tempo-run: who waits for whom, from the in-process RTI's status (times "
+                        "in ticks):\n");
+        c->dumping = 1;
+        c->dump_until = now + 2.0;
+        kill(c->inproc_pid, SIGUSR1);
         return;
     }
     if (!c->rti_pid) {
@@ -575,6 +610,24 @@ static int blames(const sup_child_info *who, const char *other)
     return 0;
 }
 
+/* Where the master's line says it lost slave X: after "slave X lost: ", or after "lost: "
+ * in a report that names the slave once ("slave X: lost: ...", "slave 'X' ...: lost: ...";
+ * port_add_cause, algorithms/port.h); NULL when it does not. */
+static const char *lost_words(const char *line, const char *x)
+{
+    char pat[300];
+    snprintf(pat, sizeof pat, "slave %s lost: ", x);
+    const char *at = strstr(line, pat);
+    if (at) return at + strlen(pat);
+    char p1[300], p2[300];
+    snprintf(p1, sizeof p1, "slave %s: ", x);
+    snprintf(p2, sizeof p2, "slave '%s' ", x);
+    at = strstr(line, p1);
+    if (!at) at = strstr(line, p2);
+    const char *lost = at ? strstr(at, ": lost: ") : NULL;
+    return lost ? lost + 8 : NULL;
+}
+
 /* The master (in[root]) reports a slave it lost ("slave X lost: ..."): when that slave's
  * process did not fail itself (stopped, hung), it is the one at fault, not the master; say so
  * and return 1, else 0. */
@@ -582,12 +635,10 @@ static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size
 {
     for (size_t k = 0; k < in[root].n_tail; k++)
         for (size_t i = 0; i < n; i++) {
-            char pat[300];
-            snprintf(pat, sizeof pat, "slave %s lost: ", in[i].name);
-            const char *at = strstr(in[root].tail[k], pat);
-            if (!at || (long)i == root || fed_index(c, in[i].name) < 0 || in[i].state == SUP_EXITED)
+            const char *why = lost_words(in[root].tail[k], in[i].name);
+            if (!why || (long)i == root || fed_index(c, in[i].name) < 0 ||
+                in[i].state == SUP_EXITED)
                 continue;
-            const char *why = at + strlen(pat);
             int len = (int)strlen(why), open = 0;
             for (int j = 0; j < len; j++)
                 open += (why[j] == '(') - (why[j] == ')');
@@ -605,18 +656,20 @@ static int report_stopped_slave(const run_ctx *c, const sup_child_info *in, size
 
 /* In process the child is the whole federation, and the master speaks for its slaves: their
  * last line naming a federate ("tempo-fmu: NAME: ...", "... federate NAME: ...", "slave NAME:
- * ...") is the verdict, which names the federate at fault (fmufed_run_all and tempo-master
- * report the cause, not the followers). */
+ * ...", "slave 'NAME' ...") is the verdict, which names the federate at fault (fmufed_run_all and
+ * tempo-master report the cause, not the followers). */
 static void print_at_fault(const run_ctx *c, const sup_child_info *r)
 {
     for (size_t kk = r->n_tail; kk > 0; kk--) {
         size_t k = kk - 1;
         for (size_t j = 0; j < c->ff->n_feds; j++) {
-            char p1[200], p2[200], p3[200];
+            char p1[200], p2[200], p3[200], p4[200];
             snprintf(p1, sizeof p1, ": %s: ", c->ff->feds[j].name);
             snprintf(p2, sizeof p2, "federate %s: ", c->ff->feds[j].name);
             snprintf(p3, sizeof p3, "slave %s: ", c->ff->feds[j].name);
-            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3)) {
+            snprintf(p4, sizeof p4, "slave '%s' ", c->ff->feds[j].name);
+            if (strstr(r->tail[k], p1) || strstr(r->tail[k], p2) || strstr(r->tail[k], p3) ||
+                strstr(r->tail[k], p4)) {
                 fprintf(stderr, "tempo-run:   the federate at fault: %s\n", c->ff->feds[j].name);
                 return;
             }
@@ -715,7 +768,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                  .verbose = a->verbose,
                  .quiet = a->quiet,
                  .watchdog_s = a->watchdog_s < 0 ? RUN_WATCHDOG_S : a->watchdog_s,
-                 .last_progress = t0};
+                 .last_progress = t0,
+                 .ck = (run_ckpt *)&a->ck};
+    const char *ckpt_dir = run_ckpt_asked(&a->ck) ? a->ck.dir : NULL;
     for (size_t i = 0; i < ff->n_feds; i++)
         rep[i].progress_t = ff->algo.start;
     const char *log = a->log ? a->log : ff->log;
@@ -765,8 +820,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
          * the RTI embedded and each federate a thread. */
         int master = fedfile_is_master(ff);
         sibling(master ? "tempo-master" : "tempo-fmu", fmu_bin, sizeof fmu_bin);
-        char *argv[16] = {fmu_bin, "--federation", (char *)a->file,
-                          master ? "--in-process" : "--all", NULL};
+        char *argv[24 + 4 * RUN_CKPT_MAX] = {fmu_bin, "--federation", (char *)a->file,
+                                             master ? "--in-process" : "--all", NULL};
         int k = 4;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (log) argv[k++] = "--log-dir", argv[k++] = (char *)log; /* the embedded RTI's */
@@ -779,14 +834,24 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             argv[k++] = "--http", argv[k++] = view;
         }
         argv[k] = NULL;
+        k = run_ckpt_child_args(&a->ck, argv, k, 1);
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
-        if (idx < 0) rc = idx;
+        sup_child_info ci;
+        if (idx < 0)
+            rc = idx;
+        else if (sup_child(s, idx, &ci) == SUP_OK)
+            c.inproc_pid = ci.pid;
     } else if (rc == SUP_OK && a->rti) {
         snprintf(addr, sizeof addr, "%s", a->rti);
+        /* --resume at a running RTI: it restores the federation (from a folder it can read) */
+        if (run_ckpt_restore(&a->ck, ff, addr, err, sizeof err) != 0) rc = SUP_EUSAGE;
     } else if (rc == SUP_OK) {
-        rc = start_rti(s, ff, log, a->http, addr, sizeof addr, err, sizeof err);
+        rc = start_rti(s, ff, log, a->http, ckpt_dir, addr, sizeof addr, err, sizeof err);
         sup_child_info ri;
         if (rc == SUP_OK && sup_child(s, 0, &ri) == SUP_OK) c.rti_pid = ri.pid;
+        /* --resume: the RTI recreates the federation; the federates rejoin it (--restore) */
+        if (rc == SUP_OK && run_ckpt_restore(&a->ck, ff, addr, err, sizeof err) != 0)
+            rc = SUP_EUSAGE;
     }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
     char py_bin[PATH_MAX]; /* runs the "python" federates (doc/python.md) */
@@ -795,7 +860,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
          * the same four options and then its "args". */
         const fedfile_fed *fd = &ff->feds[i];
-        char **argv = calloc(fd->n_args + 12, sizeof *argv);
+        char **argv = calloc(fd->n_args + 24 + 4 * RUN_CKPT_MAX, sizeof *argv);
         if (!argv) {
             snprintf(err, sizeof err, "out of memory");
             rc = SUP_ENOMEM;
@@ -807,6 +872,10 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (fd->fmu)
+            k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
+        else if (a->ck.resume) /* a program federate rejoins (doc/checkpoint.md) */
+            argv[k++] = "--restore";
         for (size_t j = 0; j < fd->n_args; j++)
             argv[k++] = fd->args[j];
         static const char *const roles[] = {"auto", "source", "common", "sink"};
@@ -856,6 +925,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             summary(ff, rep, wall, outdir, plot);
         }
     }
+    run_ckpt_report(&a->ck, stdout);
     sup_free(s);
     fmu_zip_sweep(NULL); /* the unpacked FMUs of federates killed before they could clean up */
     if (c.log_path[0])
@@ -958,6 +1028,12 @@ int main(int argc, char **argv)
         run_lock_output(outdir, &lock_fd, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
         fedfile_free(ff);
+        return 2;
+    }
+    if (run_ckpt_prepare(&a.ck, ff, outdir, err, sizeof err) != 0) {
+        fprintf(stderr, "tempo-run: %s: %s\n", a.file, err);
+        fedfile_free(ff);
+        close(lock_fd);
         return 2;
     }
     if (warn[0]) fprintf(stderr, "tempo-run: warning: %s\n", warn);

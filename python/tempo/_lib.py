@@ -132,6 +132,13 @@ RESIGNED = ctypes.CFUNCTYPE(None, _vp, tp_fed, _cp, _cp)
 TIMECB = ctypes.CFUNCTYPE(None, _vp, tp_time)
 ERROR = ctypes.CFUNCTYPE(None, _vp, ctypes.c_int, _cp)
 LOG = ctypes.CFUNCTYPE(None, _vp, ctypes.c_int, _cp)
+# checkpoint callbacks (doc/checkpoint.md): not offered by the Python package yet, declared so
+# that the structure has the C layout (the library reads them as NULL)
+SAVE = ctypes.CFUNCTYPE(ctypes.c_int, _vp, _cp, tp_time, ctypes.POINTER(_vp),
+                        ctypes.POINTER(ctypes.c_size_t), _vp, ctypes.c_size_t)
+RESTORE = ctypes.CFUNCTYPE(ctypes.c_int, _vp, _cp, tp_time, _vp, ctypes.c_size_t, _vp,
+                           ctypes.c_size_t)
+SAVED = ctypes.CFUNCTYPE(None, _vp, _cp, ctypes.c_int, _cp)
 
 
 class tp_callbacks(ctypes.Structure):
@@ -151,6 +158,9 @@ class tp_callbacks(ctypes.Structure):
         ("grant", TIMECB),
         ("error", ERROR),
         ("log", LOG),
+        ("save", SAVE),
+        ("restore", RESTORE),
+        ("saved", SAVED),
     ]
 
 
@@ -166,6 +176,7 @@ class tp_join_options(ctypes.Structure):
         ("secret", _cp),
         ("timeout_ms", ctypes.c_int),
         ("log_level", ctypes.c_int),
+        ("restore", ctypes.c_int),
     ]
 
 
@@ -195,6 +206,7 @@ class tp_inproc_options(ctypes.Structure):
         ("log_ctx", _vp),
         ("log_level", ctypes.c_int),
         ("tasks", ctypes.c_int),
+        ("checkpoint_dir", _cp),
         ("http", _cp),  # the live view: only in programs that link it, never libtempo.so
     ]
 

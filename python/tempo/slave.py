@@ -294,7 +294,8 @@ def serve(ff, me, idx, rti, slave):
                 st, vals, times, event, nsub, msg = slave.execute(kind, t, arg, v, tv)
             except Exception as e:  # the model failed: the master reports it and stops
                 st, vals, times, event, nsub = EFAIL, [], [], 0, 0
-                msg = "federate %s: %s: %s" % (me.name, type(e).__name__, e)
+                # no name: the master's report names the slave once (doc/python.md)
+                msg = "%s: %s" % (type(e).__name__, e)
                 # said here too: tempo-run echoes it as [NAME] (the master's report may not
                 # quote a slave's message)
                 print("tempo-slave: %s: command %d at %.9g s: %s: %s"

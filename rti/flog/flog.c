@@ -31,7 +31,6 @@ struct flog {
                                store the difference to it */
     struct buf out;         /* records not yet written; storage reused (only grows) */
     uint64_t seq;           /* records appended so far, as a reader counts them */
-    uint64_t bytes;         /* bytes appended so far, header and block prefixes included */
     int block_open;         /* 1: out holds an open block (all of out, prefix first) */
     int stopped;            /* 1: an error stopped logging; calls return FLOG_STOPPED */
     int status;             /* the negative status that stopped it */
@@ -286,7 +285,6 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
     if (!l->block_open) { /* out is empty: the block's prefix first, filled in at the end */
         l->block_open = 1;
         l->out.len += FLOG_BLOCK_PREFIX;
-        l->bytes += FLOG_BLOCK_PREFIX;
     }
     int64_t wall = l->hold ? l->held_wall : now_ns(l);
     /* two's complement difference, zigzag-mapped so that small negatives stay short */
@@ -303,7 +301,6 @@ static int append(struct flog *l, unsigned kind, uint32_t fed, const void *a, si
     if (alen) memcpy(p + k, a, alen);
     if (blen) memcpy(p + k + alen, b, blen);
     l->out.len += k + alen + blen;
-    l->bytes += k + alen + blen;
     l->seq += logical;
     l->last_wall = wall;
     if (l->out.len >= FLOG_FLUSH_BYTES) return do_flush(l);
@@ -352,7 +349,6 @@ int flog_open(struct flog **out, const char *path, const struct flog_info *info,
     if (flen) memcpy(p + off + 4, info->fom_text, flen);
     put32(p + 16, flog_crc32c(0, p + FLOG_FILE_PREFIX, hlen - FLOG_FILE_PREFIX));
     l->out.len = hlen;
-    l->bytes = hlen;
 
     /* Private unless the user asked otherwise (TEMPO_FILE_MODE); O_EXCL never follows a link
      * nor opens what was there (doc/log.md "Secrets", doc/run.md "Output files"). */
@@ -451,6 +447,8 @@ int flog_secret_slot(unsigned type)
         return 2;
     case WIRE_DESTROY_FEDERATION:
         return 1;
+    case WIRE_RESTORE_FEDERATION:
+        return 2;
     default:
         return -1;
     }
@@ -524,6 +522,12 @@ int flog_lost(struct flog *l, uint32_t fed, const char *reason)
 int flog_note(struct flog *l, uint32_t fed, const char *text)
 {
     return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) : 0, NULL, 0, 1);
+}
+
+int flog_note_data(struct flog *l, uint32_t fed, const char *text, const void *data, size_t n)
+{
+    /* the text with its NUL, then the bytes: readers that print notes stop at the NUL */
+    return append(l, FLOG_K_NOTE, fed, text, text ? strlen(text) + 1 : 0, data, n, 1);
 }
 
 /* The why code of a DELIVER decision (0: none, its text is stored). */
@@ -602,7 +606,6 @@ static int delivered_again(struct flog *l, uint32_t fed, uint8_t flags, uint32_t
             memcpy(l->out.data + l->out.len, v, n);
             *len = (uint8_t)(*len + n);
             l->out.len += n;
-            l->bytes += n;
             l->seq += 2;
             return FLOG_OK;
         }
@@ -731,10 +734,6 @@ int flog_flush(struct flog *l)
 const char *flog_error(const struct flog *l)
 {
     return l ? l->err : "";
-}
-uint64_t flog_bytes(const struct flog *l)
-{
-    return l ? l->bytes : 0;
 }
 uint64_t flog_records(const struct flog *l)
 {

@@ -38,7 +38,14 @@
 /* The texts of the NOTE records (fed 0) that tempo-log reads as facts (doc/log.md, 1.4). */
 #define FLOG_NOTE_CLOSED "federation destroyed" /* the RTI's closing record: the log is whole */
 #define FLOG_NOTE_ALIVE  "rti alive"            /* written when no record came for a second */
-#define FLOG_ALIVE_NS    1000000000 /* quiet time after which the RTI writes FLOG_NOTE_ALIVE */
+/* Notes of checkpoints (doc/log.md "Saves and restores"): each note's text starts with one of
+ * these words, then the label in quotes and the save time in ticks. */
+#define FLOG_NOTE_SAVE        "save"          /* a save was requested (fed = the requester) */
+#define FLOG_NOTE_SAVED       "saved"         /* ... then ": FOLDER" */
+#define FLOG_NOTE_SAVE_FAILED "save failed"   /* ... then ": what failed" */
+#define FLOG_NOTE_RESTORED    "restored from" /* first note of a restored federation's log */
+#define FLOG_NOTE_REJOINED    "rejoined"      /* a saved federate rejoined (fed = it) */
+#define FLOG_ALIVE_NS         1000000000 /* quiet time after which the RTI writes FLOG_NOTE_ALIVE */
 
 /* Record kinds (u8 on disk). Values are part of the format: never renumber, only append. */
 enum flog_kind {
@@ -247,6 +254,10 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
 
 /** Free text (e.g. "federation destroyed"); @p fed may be 0. */
 int flog_note(struct flog *l, uint32_t fed, const char *text);
+/** A note with data: @p text, its NUL, then @p n bytes (a restored federation's first note
+ *  carries its time-management state, tm_save's bytes, so that tempo-log explain starts from
+ *  it: doc/log.md "Saves and restores"). FLOG_EUSAGE when it exceeds a record. */
+int flog_note_data(struct flog *l, uint32_t fed, const char *text, const void *data, size_t n);
 
 /** Give every record appended until the matching flog_release_stamp one stamp, read from the
  *  clock now: the RTI holds it while it handles one received frame, whose records would read
@@ -269,9 +280,7 @@ int flog_flush(struct flog *l);
 /** Why logging stopped ("" while it runs). Valid until flog_close. NULL l gives "". */
 const char *flog_error(const struct flog *l);
 
-/** Bytes appended so far (header and block prefixes included) and records appended so far
- *  (as a reader counts them: a DELIVERED record is two). */
-uint64_t flog_bytes(const struct flog *l);
+/** Records appended so far (as a reader counts them: a DELIVERED record is two). */
 uint64_t flog_records(const struct flog *l);
 
 /** Flush, close the file and free the writer. Accepts NULL (returns FLOG_OK).

@@ -23,7 +23,10 @@ enum status_code {
     STATUS_ENOTFOUND = 32,   /* no such federation or synchronization point */
     STATUS_EFOMDIFF = 33,    /* the FOM differs from the federation's */
     STATUS_EAUTH = 34,       /* shared secret missing or wrong */
+    STATUS_ECKPT = 35,       /* a checkpoint foreign, damaged or not of this federation, or a
+                                save that failed (doc/checkpoint.md) */
     STATUS_EPROTO = 40,      /* unexpected message, bad handshake, version mismatch */
+    STATUS_ESYS = 50,        /* a system call of the RTI failed (writing a checkpoint) */
 };
 
 #endif

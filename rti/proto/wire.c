@@ -107,6 +107,12 @@ static const struct layout layouts[WIRE_TYPE_END] = {
     [WIRE_TIME_STATUS] = {"TIME_STATUS", R2C, L_REQ | L_TIME | L_VALUES, {0}, NOCODE},
     [WIRE_PING] = {"PING", WIRE_DIR_BOTH, L_REQ, {B}, NOCODE},
     [WIRE_PONG] = {"PONG", WIRE_DIR_BOTH, L_REQ, {B}, NOCODE},
+    [WIRE_REQUEST_SAVE] = {"REQUEST_SAVE", C2R, L_REQ | L_TIME, {T}, NOCODE},
+    [WIRE_INITIATE_SAVE] = {"INITIATE_SAVE", R2C, L_REQ | L_A | L_TIME | L_TIME2, {T}, NOCODE},
+    [WIRE_SAVE_DONE] = {"SAVE_DONE", C2R, L_REQ | L_CODE | L_A, {T, B, T}, 0, WIRE_SAVE_FAILED},
+    [WIRE_FEDERATION_SAVED] = {"FEDERATION_SAVED", R2C, L_REQ | L_CODE | L_TIME, {T, T}, ANY_CODE},
+    [WIRE_RESTORE_FEDERATION] = {"RESTORE_FEDERATION", C2R, L_REQ, {T, T, B}, NOCODE},
+    [WIRE_RESTORE_PART] = {"RESTORE_PART", R2C, L_REQ | L_CODE | L_TIME, {T, B}, 0, 1},
 };
 
 #undef C2R
@@ -115,6 +121,29 @@ static const struct layout layouts[WIRE_TYPE_END] = {
 #undef NOCODE
 #undef T
 #undef B
+
+int wire_type_state(unsigned type)
+{
+    switch (type) {
+    case WIRE_ERROR:
+    case WIRE_FEDERATE_JOINED:
+    case WIRE_FEDERATE_RESIGNED:
+    case WIRE_DISCOVER:
+    case WIRE_REFLECT:
+    case WIRE_REMOVE_OBJECT:
+    case WIRE_RECEIVE_INTERACTION:
+    case WIRE_PROVIDE_UPDATE:
+    case WIRE_SYNC_REGISTERED:
+    case WIRE_ANNOUNCE_SYNC:
+    case WIRE_FEDERATION_SYNCED:
+    case WIRE_REGULATION_ENABLED:
+    case WIRE_CONSTRAINED_ENABLED:
+    case WIRE_TIME_GRANT:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static const struct layout *layout_of(unsigned type)
 {

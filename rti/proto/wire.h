@@ -127,7 +127,26 @@ enum wire_type {
                                       handle = federate handle, len = WIRE_TSTAT_SIZE) */
     WIRE_PING = 46,                /* both ways: req, str0=payload blob */
     WIRE_PONG = 47,                /* both ways: req (of the PING), str0=the PING's payload */
-    WIRE_TYPE_END                  /* one past the last type; not a type */
+    /* checkpoints (doc/checkpoint.md "The coordinated save", doc/protocol.md §checkpoints) */
+    WIRE_REQUEST_SAVE = 48,       /* C→R req, time=save time T, str0=label */
+    WIRE_INITIATE_SAVE = 49,      /* R→C req=save id, a=largest part chunk (bytes) one
+                                     SAVE_DONE may carry, time=the federate's logical time,
+                                     time2=T, str0=label */
+    WIRE_SAVE_DONE = 50,          /* C→R req=save id, code=enum wire_save_done, a=state frames
+                                     (wire_type_state) the federate dispatched after the
+                                     INITIATE_SAVE up to its snapshot, str0=label,
+                                     str1=a chunk of the federate's part (blob), str2=reason
+                                     (FAILED only) */
+    WIRE_FEDERATION_SAVED = 51,   /* R→C req=save id, code=status (0 saved, else a STATUS_*),
+                                     time=T, str0=label, str1=the folder, or what failed */
+    WIRE_RESTORE_FEDERATION = 52, /* C→R req, str0=federation name (empty = the saved one),
+                                     str1=checkpoint folder as the RTI reads it, str2=shared
+                                     secret blob; answered by REPLY (a = FOM fingerprint) */
+    WIRE_RESTORE_PART = 53,       /* R→C req (of the restoring JOIN), code=1 more chunks
+                                     follow / 0 last, time=the federate's logical time when
+                                     saved, str0=label, str1=a chunk of its part (blob);
+                                     precedes the JOIN_OK */
+    WIRE_TYPE_END                 /* one past the last type; not a type */
 };
 
 /* Which side sends a type (bit set). */
@@ -139,10 +158,19 @@ enum wire_dir {
 
 /* JOIN code bits. */
 enum wire_join_flags {
-    WIRE_JOIN_CREATE = 1u,      /* create the federation (with str2 as FOM) when it is missing */
-    WIRE_JOIN_KEEP_OBJECTS = 2u /* on connection loss keep its objects (else they are deleted) */
+    WIRE_JOIN_CREATE = 1u,       /* create the federation (with str2 as FOM) when it is missing */
+    WIRE_JOIN_KEEP_OBJECTS = 2u, /* on connection loss keep its objects (else they are deleted) */
+    WIRE_JOIN_RESTORE = 4u       /* rejoin as the saved federate of that name in a federation
+                                    restored from a checkpoint (doc/checkpoint.md) */
 };
-#define WIRE_JOIN_FLAGS_ALL 3u /* every defined JOIN code bit; the decoder refuses others */
+#define WIRE_JOIN_FLAGS_ALL 7u /* every defined JOIN code bit; the decoder refuses others */
+
+/* SAVE_DONE code. */
+enum wire_save_done {
+    WIRE_SAVE_OK = 0,    /* the last (or only) chunk of the part: this federate has saved */
+    WIRE_SAVE_MORE = 1,  /* a chunk; more follow */
+    WIRE_SAVE_FAILED = 2 /* this federate cannot save: str2 says why (chunks sent are dropped) */
+};
 
 /* RESIGN code: what happens to the objects the federate owns. */
 enum wire_resign_action {
@@ -270,6 +298,14 @@ int wire_type_dir(unsigned type);
 /** Name of a status code ("WIRE_ETRUNC"); "WIRE_E?" for an unknown code.
  *  @return a static string, never NULL. */
 const char *wire_strerror(int status);
+
+/** Does an RTI→client frame of this type carry federation state (a delivery, discovery,
+ *  grant, announcement, notice or asynchronous refusal), as opposed to an answer to the
+ *  client's own request (REPLY, TIME_STATUS, PONG, HELLO_OK, JOIN_OK), a PING or a
+ *  checkpoint message? Across a save the RTI holds state frames for a federate that has
+ *  saved, and both sides count them (doc/checkpoint.md "The cut").
+ *  @return 1 or 0 (0 for client→RTI and unknown types). */
+int wire_type_state(unsigned type);
 
 /* ---- messages ------------------------------------------------------------------------- */
 

@@ -106,7 +106,6 @@ struct conn_ops {
 #define CONN_GUARD_REPORT_MS      1000
 struct conn_guard {
     struct event *resume;    /* timer: re-enable the listeners */
-    int paused;              /* 1: the listeners are disabled */
     int backoff_ms;          /* pause after the next failure */
     uint64_t fails, refused; /* accept failures / connections over the limit not yet logged */
     uint64_t fails_total, refused_total; /* since start */

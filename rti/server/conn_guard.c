@@ -66,7 +66,6 @@ static void set_listeners(struct conn_hub *hub, int on)
 static void resume_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct conn_hub *hub = arg;
-    hub->guard.paused = 0;
     set_listeners(hub, 1);
     report(hub, 0);
 }
@@ -87,7 +86,6 @@ void conn_guard_accept_failed(struct conn_hub *hub, int e)
     if (!g->resume) g->resume = event_new(hub->base, -1, 0, resume_cb, hub);
     if (!g->resume) return; /* cannot pause: the failure is still counted and rate-limited */
     set_listeners(hub, 0);
-    g->paused = 1;
     struct timeval tv = {pause / 1000, (pause % 1000) * 1000};
     event_add(g->resume, &tv);
 }

@@ -4,7 +4,7 @@
  * the embedded RTI's lock, and the frames the core sends land in the receivers' queues, which
  * their threads read by spinning briefly, then blocking. libtempo's "inproc:NAME" transport
  * is its one user (federate/libtempo/client_conn.c). Serves doc/inproc.md.
- * Read rti/server/embed.c next. */
+ * Read rti/server/embed_impl.h next (the four files behind this header). */
 #ifndef TEMPO_RTI_EMBED_H
 #define TEMPO_RTI_EMBED_H
 
@@ -26,12 +26,16 @@ struct embed_config {
     uint64_t shuffle_ties; /* test mode of tempo-rti --shuffle-ties; 0 = off */
     int tasks;             /* 1: federates are tasks on one thread (embed_spawn, embed_run),
                               not threads; 0: threads */
-    /* Text log lines of the embedded RTI (rti/server/log.h format), NULL = none: the library
-     * prints nothing itself. level: most verbose level passed (0 = errors only). The log is
-     * process-wide: the last embed_start with a callback sets it. */
+    /* Text log lines of this embedded RTI (rti/server/log.h format), NULL = none: the library
+     * prints nothing itself. level: most verbose level passed (0 = errors only). Each RTI has
+     * its own: two RTIs of one process log to their own callbacks at their own levels. */
     void (*log)(void *ctx, int level, const char *line);
     void *log_ctx;
     int log_level;
+    void (*log_free)(void *log_ctx); /* called once the RTI is freed (its last link closed
+                                        after embed_stop), or NULL: log_ctx is the caller's */
+    const char *checkpoint_dir;      /* where saves are written (DIR/LABEL, doc/checkpoint.md), made
+                                        when missing; NULL = saves are refused */
     const char *http; /* "HOST:PORT" (loopback): serve the live view from this RTI (doc/live.md,
                          "The in-process runner"), NULL = none; needs embed_set_view */
 };
@@ -125,13 +129,19 @@ int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, s
  */
 int embed_run(const char *name, char *err, size_t errlen);
 
+/**
+ * The "who waits for whom" lines of every federation of the embedded RTI called name, as
+ * tempo-rti logs them on SIGUSR1 (the federates' time states, then the federate to look at),
+ * handed to emit one by one. Safe from any thread, a task's included, while the federates
+ * are stuck: it waits at most 100 ms for a federate inside the core.
+ * @return 0, or -1 with err filled: no such RTI, or the core stayed busy.
+ */
+int embed_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx, char *err,
+                 size_t errlen);
+
 /** In a task: let the other runnable tasks run, then return 1. Elsewhere: return 0 at once. */
 int embed_yield(void);
 
 #define EMBED_TASK_STACK (8u << 20) /* bytes of address space per task (a thread's default) */
-
-/** Counters of an embedded link since it opened (benchmarks): reads that found bytes while
- *  spinning, and reads that had to block. */
-void embed_wait_stats(const struct embed_link *l, uint64_t *spun, uint64_t *blocked);
 
 #endif

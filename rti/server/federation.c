@@ -46,6 +46,7 @@ static void federation_free(struct federation *fx)
     free(fx->slots);
     free(fx->by_handle);
     fom_free(fx->fom);
+    free(fx->fom_text);
     free(fx);
 }
 
@@ -102,6 +103,14 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
         return STATUS_EFOM;
     }
     fx->fingerprint = fom_fingerprint(fx->fom);
+    fx->fom_text = malloc(fom_len); /* a checkpoint stores it (save.c) */
+    if (!fx->fom_text) {
+        snprintf(err, errlen, "federation '%s': out of memory", name);
+        federation_free(fx);
+        return STATUS_EREFUSED;
+    }
+    memcpy(fx->fom_text, fom_text, fom_len);
+    fx->fom_len = fom_len;
     /* The shortest of 15 or 17 significant digits that reads back to the same double. */
     double res = fom_resolution(fx->fom);
     snprintf(fx->resolution, sizeof fx->resolution, "%.15g", res);
@@ -152,6 +161,7 @@ int federation_create(struct server *s, const char *name, const char *fom_text, 
 
 void federation_destroy(struct server *s, struct federation *fx)
 {
+    save_fini(fx); /* an open save ends without an outcome: nobody is left to tell */
     /* At shutdown federates may remain only if a connection was lost without on_close;
      * resign them so that tm reports (and we free) every queued payload. */
     for (uint32_t i = 0; i < fx->slot_cap; i++)
@@ -260,6 +270,12 @@ void federate_resign(struct server *s, struct federate *f, uint32_t action, uint
     LOGI("fed", f->tag, "resigns from '%s' (%s; objects: %s)", fx->name, why,
          action == WIRE_RESIGN_KEEP_OBJECTS ? "kept" : "deleted");
     f->conn = NULL; /* nothing more is sent to it */
+    /* a save under way fails naming it (finish sends it nothing: its conn is gone) */
+    if (fx->save)
+        save_federate_event(s, f,
+                            reason == WIRE_REASON_RESIGNED ? "resigned during the save"
+                                                           : "was lost during the save");
+    restore_unpark(f);
     uint32_t owned = f->n_owned;
     om_federate_gone(s, f, action);
     if (action != WIRE_RESIGN_KEEP_OBJECTS) limits_released(s, owned);
@@ -278,6 +294,7 @@ void federate_resign(struct server *s, struct federate *f, uint32_t action, uint
     /* Last, so that grants it releases reach the others after they learn why. */
     timesvc_resign(s, f);
     dm_federate_fini(f);
+    save_federate_fini(f);
     free(f->hist);
     free(f);
 }
@@ -321,6 +338,8 @@ void federation_flog_check(struct federation *fx)
 int federate_send_unlogged(struct server *s, struct federate *to, const void *bytes, size_t n)
 {
     if (!to->conn) return -1;
+    /* across a save (and until a restored federate rejoins) its state frames wait: save.c */
+    if ((to->holding || to->save_state == SAVE_FED_TOLD) && save_hold_frame(to, bytes, n)) return 0;
     const uint8_t *b = bytes;
     LOGT("fed", to->tag, "send %s (%zu bytes)",
          wire_type_name(n >= WIRE_HEADER_SIZE ? (unsigned)(b[4] | b[5] << 8) : 0), n);

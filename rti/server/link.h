@@ -1,6 +1,6 @@
 /* A link: what the server core sees of one client, whatever carries its frames. The core
  * (server.c and the modules it dispatches to) hands frames in through server_on_frame() and
- * sends through link_send(); conn.c implements links over sockets (libevent), embed.c over
+ * sends through link_send(); conn.c implements links over sockets (libevent), embed_link.c over
  * in-memory queues for an RTI embedded in a federate process (doc/inproc.md).
  * Read rti/server/server_impl.h next. */
 #ifndef TEMPO_RTI_LINK_H

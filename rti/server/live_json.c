@@ -152,39 +152,14 @@ static void js_federate(struct evbuffer *o, struct federation *fx, const tm_stat
     evbuffer_add(o, "}", 1);
 }
 
-static int cmp_fed(const void *a, const void *b)
-{
-    tm_fed x = *(const tm_fed *)a, y = *(const tm_fed *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The federate to look at: the end of the wait chain reached from the most waiting federates
- * (tm_wait_root); *cycle when a waiting federate's chain closes on itself instead. One root
- * per waiting federate, then the roots sorted and counted: n log n, so that a federation of
- * thousands of federates does not hold the loop (doc/live.md "Bounds and cost"). */
+/* The federate to look at (tm_look_at, the rule the status dump uses too); *cycle when a
+ * waiting federate's chain closes on itself instead. */
 static tm_fed look_at(struct federation *fx, const tm_status *v, size_t n, int *cycle)
 {
-    *cycle = 0;
-    tm_fed *roots = n ? malloc(n * sizeof *roots) : NULL;
-    if (!roots) return TM_NO_FED;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!tm_waits(&v[i])) continue;
-        bool cyc;
-        tm_fed r = tm_wait_root(fx->tm, v, n, v[i].fed, &cyc);
-        if (cyc) *cycle = 1;
-        if (r != TM_NO_FED) roots[k++] = r;
-    }
-    qsort(roots, k, sizeof *roots, cmp_fed);
-    tm_fed best = TM_NO_FED;
-    size_t best_n = 0;
-    for (size_t i = 0, j; i < k; i = j) {
-        for (j = i; j < k && roots[j] == roots[i]; j++)
-            ;
-        if (j - i > best_n) best = roots[i], best_n = j - i;
-    }
-    free(roots);
-    return best;
+    bool cyc = false;
+    tm_fed r = tm_look_at(fx->tm, v, n, NULL, &cyc);
+    *cycle = cyc;
+    return r;
 }
 
 static void js_federation(struct evbuffer *o, struct federation *fx)

@@ -10,8 +10,13 @@
 
 int log_threshold = LOG_LV_INFO;
 static FILE *log_stream; /* NULL means stderr (stderr is not a constant initialiser) */
-static void (*log_sink)(void *ctx, int lv, const char *line); /* replaces the stream, or NULL */
-static void *log_sink_ctx;
+
+_Thread_local const struct log_scope *log_scope_tl;
+
+void log_scope_enter(const struct log_scope *s)
+{
+    log_scope_tl = s;
+}
 
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 static const char *const level_tags[] = {"ERROR", "WARN ", "INFO ", "DEBUG", "TRACE"};
@@ -50,12 +55,6 @@ void log_set_stream(FILE *f)
     log_stream = f;
 }
 
-void log_set_sink(void (*fn)(void *ctx, int lv, const char *line), void *ctx)
-{
-    log_sink = fn;
-    log_sink_ctx = ctx;
-}
-
 void log_write(int lv, const char *component, const char *federate, const char *fmt, ...)
 {
     FILE *out = log_stream ? log_stream : stderr;
@@ -77,8 +76,9 @@ void log_write(int lv, const char *component, const char *federate, const char *
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
         va_end(ap);
     }
-    if (log_sink) {
-        log_sink(log_sink_ctx, lv, line);
+    const struct log_scope *sc = log_scope_tl;
+    if (sc) {
+        sc->sink(sc->ctx, lv, line);
         return;
     }
     fprintf(out, "%s\n", line);

@@ -16,8 +16,9 @@ enum log_level {
     LOG_LV_TRACE = 4, /* every frame received and sent */
 };
 
-/* Current threshold. Read by the macros before they evaluate any argument, so a disabled
- * level costs one comparison. Written only by log_set_level(). */
+/* The process's threshold. Read by the macros (through log_enabled, which prefers the thread's
+ * log_scope) before they evaluate any argument, so a disabled level costs one comparison.
+ * Written only by log_set_level(). */
 extern int log_threshold;
 
 /**
@@ -46,12 +47,28 @@ const char *log_level_name(int lv);
  */
 void log_set_stream(FILE *f);
 
-/**
- * Hand every line to fn instead of a stream (an RTI embedded in a federate process: the
- * library prints nothing itself, embed.c). fn runs in the thread that logs and must not log.
- * NULL restores the stream. The line carries no newline.
- */
-void log_set_sink(void (*fn)(void *ctx, int lv, const char *line), void *ctx);
+/* A log of its own, for the code a thread runs on behalf of one RTI embedded in a federate
+ * process (embed.c): while the thread has one entered, its lines go to that sink at that
+ * threshold instead of the process's, so that two embedded RTIs log apart. */
+struct log_scope {
+    int threshold; /* lines of level <= threshold are written; -1: none */
+    void (*sink)(void *ctx, int lv,
+                 const char *line); /* gets every line (no newline); must not log */
+    void *ctx;
+};
+
+/* The scope of the calling thread, NULL when it logs to the process's log. */
+extern _Thread_local const struct log_scope *log_scope_tl;
+
+/** Enter scope s on the calling thread (NULL: back to the process's log). Not owned. */
+void log_scope_enter(const struct log_scope *s);
+
+/** 1 when a line of level lv would be written by the calling thread. */
+static inline int log_enabled(int lv)
+{
+    const struct log_scope *s = log_scope_tl;
+    return lv <= (s ? s->threshold : log_threshold);
+}
 
 /**
  * Write one line: "<UTC time> <LEVEL> [<component>] <federate>: <message>\n", flushed.
@@ -67,7 +84,7 @@ void log_write(int lv, const char *component, const char *federate, const char *
 /* LOG(level, component, federate, fmt, ...): check the level, then write. */
 #define LOG(lv, comp, fed, ...)                                                                    \
     do {                                                                                           \
-        if ((lv) <= log_threshold) log_write((lv), (comp), (fed), __VA_ARGS__);                    \
+        if (log_enabled(lv)) log_write((lv), (comp), (fed), __VA_ARGS__);                          \
     } while (0)
 #define LOGE(comp, fed, ...) LOG(LOG_LV_ERROR, comp, fed, __VA_ARGS__)
 #define LOGW(comp, fed, ...) LOG(LOG_LV_WARN, comp, fed, __VA_ARGS__)

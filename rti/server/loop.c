@@ -28,16 +28,6 @@ static void tcp_close(void *ctx, struct conn *c, const char *reason)
     server_on_close(ctx, &c->link, reason, c->peer_gone);
 }
 
-/* The server's wall clock: the event loop's cached time (the moment the current batch of events
- * was taken), ns since the epoch. The federation log does not use it: it reads the system clock
- * once per received frame itself (flog_hold_stamp, doc/log.md), precise to the ns. */
-static int64_t loop_wall_ns(void *base)
-{
-    struct timeval tv;
-    if (event_base_gettimeofday_cached(base, &tv) != 0) return 0;
-    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
-
 /* ---- signals and the "who blocks whom" dump ------------------------------------------------ */
 
 static void stop_cb(evutil_socket_t sig, short what, void *arg)
@@ -92,8 +82,6 @@ int server_new(const struct server_config *cfg, struct server **out, char *err, 
         free(s);
         return -1;
     }
-    s->wall_ns = loop_wall_ns;
-    s->wall_ctx = s->base;
     struct conn_limits lim = {.max_frame = cfg->max_frame,
                               .max_queued = cfg->max_queued,
                               .stall_ms = cfg->stall_ms,

@@ -71,6 +71,9 @@ static void usage(FILE *out)
         "                          folders 700; e.g. 644), also TEMPO_FILE_MODE\n"
         "  --log-only PATTERNS     with --log: only federations whose name matches one\n"
         "                          of these comma-separated glob patterns (\"demo*,lv\")\n"
+        "  --checkpoint-dir DIR    write the saves federates request (tp_request_save)\n"
+        "                          as folders DIR/LABEL (doc/checkpoint.md); DIR is made\n"
+        "                          when missing; without it saves are refused\n"
         "  --keep-federations      keep a federation after its last federate resigned\n"
         "                          (default: destroy it, so each run gets its own log)\n"
         "  --http HOST:PORT        serve the live view (a page, JSON and a stream of the\n"
@@ -181,6 +184,8 @@ static int parse_valued(const char *a, const char *v, struct server_config *cfg,
         cfg->unix_path = v;
     } else if (strcmp(a, "--log") == 0) {
         cfg->flog_dir = v;
+    } else if (strcmp(a, "--checkpoint-dir") == 0) {
+        cfg->checkpoint_dir = v;
     } else if (strcmp(a, "--file-mode") == 0) {
         unsigned mode;
         char err[200];
@@ -292,6 +297,7 @@ static const char *const valued_options[] = {"--listen",
                                              "--http",
                                              "--unix",
                                              "--log",
+                                             "--checkpoint-dir",
                                              "--file-mode",
                                              "--log-only",
                                              "--secret",
@@ -364,6 +370,10 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, int *lv)
      * replace what is written there (doc/run.md "Output files"). */
     if (cfg->flog_dir && outfile_mkdirs(cfg->flog_dir, merr, sizeof merr) != 0) {
         fprintf(stderr, "tempo-rti: --log: %s\n", merr);
+        return 2;
+    }
+    if (cfg->checkpoint_dir && outfile_mkdirs(cfg->checkpoint_dir, merr, sizeof merr) != 0) {
+        fprintf(stderr, "tempo-rti: --checkpoint-dir: %s\n", merr);
         return 2;
     }
     if (!cfg->secret) { /* the environment, as libtempo reads it */

@@ -612,3 +612,54 @@ void om_federate_gone(struct server *s, struct federate *f, uint32_t action)
         o = next;
     }
 }
+
+/* ---- restore (rti/server/restore.c) ------------------------------------------------------- */
+
+int om_restore(struct federation *fx, uint64_t handle, fom_handle cls, const char *name,
+               struct federate *owner, uint64_t owner_handle, struct object **out, char *err,
+               size_t errlen)
+{
+    *out = NULL;
+    if (handle == 0 || handle >= fx->next_obj || cls == 0 || cls > fx->n_classes || !name[0]) {
+        snprintf(err, errlen, "object %llu '%s': handle or class %u out of range",
+                 (unsigned long long)handle, name, cls);
+        return -1;
+    }
+    if (obj_find(fx, handle) || obj_find_name(fx, name)) {
+        snprintf(err, errlen, "object %llu '%s' listed twice", (unsigned long long)handle, name);
+        return -1;
+    }
+    struct object *o = calloc(1, sizeof *o);
+    if (o) {
+        o->name = strdup(name);
+        o->known = calloc(fx->slot_cap ? fx->slot_cap : 1, 1);
+    }
+    if (!o || !o->name || !o->known) {
+        if (o) {
+            free(o->name);
+            free(o->known);
+        }
+        free(o);
+        snprintf(err, errlen, "out of memory for object %llu", (unsigned long long)handle);
+        return -1;
+    }
+    o->handle = handle;
+    o->cls = cls;
+    o->owner = owner;
+    o->owner_handle = owner_handle;
+    if (owner) owner->n_owned++;
+    /* appended: the list keeps the saved order, which om_discover_for walks */
+    struct object *last = fx->objects;
+    while (last && last->next)
+        last = last->next;
+    o->prev = last;
+    if (last)
+        last->next = o;
+    else
+        fx->objects = o;
+    fx->n_objects++;
+    obj_link(fx, o);
+    if (fx->n_objects > 2 * fx->obj_buckets) obj_rehash(fx);
+    *out = o;
+    return 0;
+}

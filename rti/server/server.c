@@ -1,6 +1,6 @@
 /* The RTI server's core: the handshake and the dispatch of every decoded frame to the module
  * that serves it (federation.c, dm.c, om.c, sync.c, timesvc.c), over links (link.h) whatever
- * carries them: loop.c serves sockets, embed.c in-process queues.
+ * carries them: loop.c serves sockets, embed_link.c in-process queues.
  * Serves doc/protocol.md (protocol, refusals) and doc/rti.md (shared secret).
  * Read rti/server/federation.c next. */
 #include "rti/server/server_impl.h"
@@ -221,6 +221,19 @@ static void handle_destroy(struct server *s, struct link *c, struct client *cl,
     if (m->req) server_reply(s, c, m->req, STATUS_OK, 0, "");
 }
 
+/* RESTORE_FEDERATION: the secret as for CREATE_FEDERATION (str2), then restore.c. */
+static void handle_restore(struct server *s, struct link *c, struct client *cl,
+                           const struct wire_msg *m)
+{
+    if (!cl->authed && !secret_ok(s, &m->str[2])) {
+        LOGW("server", c->label, "restore federation refused: wrong or missing shared secret");
+        server_refuse(s, c, m->req, m->type, STATUS_EAUTH, "shared secret missing or wrong");
+        return;
+    }
+    cl->authed = 1;
+    restore_handle(s, c, m);
+}
+
 /* Does a joining federate's FOM text describe the federation's FOM (same fingerprint)? */
 static int same_fom(const struct federation *fx, const char *name, const struct wire_str *text,
                     char *err, size_t errlen)
@@ -290,6 +303,23 @@ static void handle_join(struct server *s, struct link *c, struct client *cl,
     }
     struct federation *fx = federation_find(s, fxname);
     int created = 0;
+    if (m->code & WIRE_JOIN_RESTORE) {
+        int st = STATUS_OK;
+        if (!fx) {
+            snprintf(err, sizeof err,
+                     "no federation named '%s' to rejoin (restore it first: RESTORE_FEDERATION, "
+                     "tp_restore_federation)",
+                     fxname);
+            st = STATUS_ENOTFOUND;
+        } else if (m->str[2].len > 0) {
+            st = same_fom(fx, name, &m->str[2], err, sizeof err);
+        }
+        if (st == STATUS_OK)
+            st = restore_rejoin(s, fx, name, c, cl, m, frame, len, secret_verdict(s, m), err,
+                                sizeof err);
+        if (st != STATUS_OK) server_refuse(s, c, m->req, m->type, (uint32_t)st, err);
+        return;
+    }
     if (!fx) {
         if (!(m->code & WIRE_JOIN_CREATE) || m->str[2].len == 0) {
             snprintf(err, sizeof err, "no federation named '%s'%s", fxname,
@@ -338,6 +368,8 @@ static void handle_join(struct server *s, struct link *c, struct client *cl,
          (unsigned long long)f->handle, fx->n_feds);
     announce_join(s, f);
     sync_federate_joined(s, f);
+    /* a save under way cannot hold a federate it never asked: it fails naming it */
+    if (fx->save) save_federate_event(s, f, "joined during the save");
 }
 
 static void handle_resign(struct server *s, struct link *c, struct client *cl,
@@ -359,7 +391,12 @@ static void dispatch_joined(struct server *s, struct link *c, struct client *cl,
 {
     char err[160];
     struct federate *f = cl->fed;
+    if (save_refuses(s, f, m)) return; /* it saved its part: held until the save ends */
     switch (m->type) {
+    case WIRE_REQUEST_SAVE:
+    case WIRE_SAVE_DONE:
+        save_handle(s, f, m);
+        break;
     case WIRE_RESIGN:
         handle_resign(s, c, cl, m);
         break;
@@ -458,6 +495,9 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
     case WIRE_JOIN:
         handle_join(s, c, cl, &m, frame, len);
         return 0;
+    case WIRE_RESTORE_FEDERATION:
+        handle_restore(s, c, cl, &m);
+        return 0;
     default:
         break;
     }
@@ -474,6 +514,9 @@ int server_on_frame(struct server *s, struct link *c, const uint8_t *frame, size
     flog_frame_client(lg, (uint32_t)cl->fed->handle, frame, len, &m, secret_verdict(s, &m));
     s->dispatching++;
     dispatch_joined(s, c, cl, &m);
+    /* a save under way may now ask someone, end, or find that it cannot end (save.c) */
+    for (struct federation *o = s->feds; o; o = o->next)
+        if (o->save) save_poll(s, o);
     s->dispatching--;
     flog_release_stamp(lg);
     /* a RESIGN (or a loss it caused) may have emptied federations: reap them now, after the

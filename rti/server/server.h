@@ -50,19 +50,21 @@ struct server_config {
     uint32_t max_federation_objects;    /* objects of one federation, kept ones included */
     int unjoined_ms;                    /* a federation created and not joined within this is
                                            destroyed (at the next CREATE); 0 = default */
-    size_t max_total_queued; /* output bytes queued over all connections (default 1 GiB) */
-    const char *secret;      /* shared secret every JOIN must carry, NULL = none */
-    const char *flog_dir;    /* directory for federation logs (doc/log.md), NULL = none */
-    const char *flog_only;   /* comma-separated fnmatch(3) patterns: with flog_dir, log only
-                                the federations whose name matches one; NULL = all */
-    int spin_us;             /* after handling events, poll this many µs before sleeping
-                                (lower latency, one busy core); 0 = never spin (default) */
-    uint64_t shuffle_ties;   /* test mode: seed of tm_set_tie_shuffle for every federation
-                                (ties between senders in a hashed order); 0 = off */
-    const char *http_listen; /* the live view's "HOST:PORT" (doc/live.md), NULL = none */
-    int keep_federations;    /* 1: a federation outlives its last federate (until
-                                DESTROY_FEDERATION); 0: it is destroyed when the last one
-                                leaves, unless objects kept without owner remain (default) */
+    size_t max_total_queued;    /* output bytes queued over all connections (default 1 GiB) */
+    const char *secret;         /* shared secret every JOIN must carry, NULL = none */
+    const char *flog_dir;       /* directory for federation logs (doc/log.md), NULL = none */
+    const char *flog_only;      /* comma-separated fnmatch(3) patterns: with flog_dir, log only
+                                   the federations whose name matches one; NULL = all */
+    int spin_us;                /* after handling events, poll this many µs before sleeping
+                                   (lower latency, one busy core); 0 = never spin (default) */
+    uint64_t shuffle_ties;      /* test mode: seed of tm_set_tie_shuffle for every federation
+                                   (ties between senders in a hashed order); 0 = off */
+    const char *http_listen;    /* the live view's "HOST:PORT" (doc/live.md), NULL = none */
+    const char *checkpoint_dir; /* folder where saves are written as DIR/LABEL
+                                   (doc/checkpoint.md); NULL = REQUEST_SAVE is refused */
+    int keep_federations;       /* 1: a federation outlives its last federate (until
+                                   DESTROY_FEDERATION); 0: it is destroyed when the last one
+                                   leaves, unless objects kept without owner remain (default) */
 };
 
 struct server;

@@ -10,6 +10,7 @@
 
 #include "fom/fom.h"
 #include "rti/proto/buf.h"
+#include "rti/proto/ckpt.h"
 #include "rti/proto/status.h"
 #include "rti/proto/wire.h"
 #include "rti/server/conn.h"
@@ -57,6 +58,25 @@ struct federate {
     uint64_t progress;          /* deliveries to it and grants that advanced its time */
     int64_t last_req;           /* ticks: the time of its latest time request, -1 before one */
     struct live_hist *hist;     /* its samples for the live view (live.c), NULL without --http */
+    /* checkpoints (save.c, restore.c; doc/checkpoint.md) */
+    int save_state;        /* enum save_fed_state in the open save of its federation */
+    struct buf part;       /* its part of the open save, as SAVE_DONE chunks arrive */
+    struct buf window;     /* state frames sent to it since INITIATE_SAVE, until it reports */
+    struct buf replay;     /* those it had not dispatched at its snapshot: it has them still,
+                              a federate restored from this save gets them again */
+    struct buf held;       /* state frames held for it (not sent): after it reported, until
+                              the save ends; restored and not rejoined yet: until it rejoins */
+    int holding;           /* 1: state frames go to `held` instead of its connection */
+    struct park *park;     /* restored, not rejoined yet: the link that parks its frames */
+    uint8_t *restore_part; /* restored: its saved part, handed back when it rejoins */
+    size_t restore_len;    /* bytes at restore_part */
+};
+
+/* Where a federate stands in the open save of its federation (save.c). */
+enum save_fed_state {
+    SAVE_FED_NONE = 0, /* not asked yet */
+    SAVE_FED_TOLD = 1, /* INITIATE_SAVE sent: its part is being made */
+    SAVE_FED_DONE = 2, /* reported (saved or failed): held until the save ends */
 };
 
 /* A registered object instance. */
@@ -108,20 +128,26 @@ struct federation {
     struct object **obj_by_name;     /* hash buckets */
     uint32_t obj_buckets;            /* power of two */
     uint32_t n_objects;
-    struct object *objects;  /* list of all objects */
-    uint64_t next_obj;       /* next object handle */
-    struct syncpt *syncs;    /* pending synchronization points */
-    struct tm_state *tm;     /* time management (rti/tm/tm.h), NULL when none */
-    struct tsoq *tsoq;       /* payloads of queued TSO messages (timesvc.c) */
-    struct flog *flog;       /* federation log writer (rti/flog/flog.h), NULL when not logging */
-    char flog_path[512];     /* the file it writes, "" when not logging (the live view) */
-    int flog_warned;         /* 1: the writer's failure has been logged */
-    int ever_joined;         /* 1: a federate has joined (federation_reap spares it before) */
-    struct charge creator;   /* CREATE_FEDERATION: its creator's accounts (QR_UNJOINED 1) until
-                                the first join or the destruction; empty otherwise */
-    int64_t created_ms;      /* when it was created (limits_now_ms): a federation nobody joins
-                                expires after --unjoined-federation-ms */
-    struct federation *next; /* server's list */
+    struct object *objects; /* list of all objects */
+    uint64_t next_obj;      /* next object handle */
+    struct syncpt *syncs;   /* pending synchronization points */
+    struct tm_state *tm;    /* time management (rti/tm/tm.h), NULL when none */
+    struct tsoq *tsoq;      /* payloads of queued TSO messages (timesvc.c) */
+    struct flog *flog;      /* federation log writer (rti/flog/flog.h), NULL when not logging */
+    char flog_path[512];    /* the file it writes, "" when not logging (the live view) */
+    int flog_warned;        /* 1: the writer's failure has been logged */
+    int ever_joined;        /* 1: a federate has joined (federation_reap spares it before) */
+    struct charge creator;  /* CREATE_FEDERATION: its creator's accounts (QR_UNJOINED 1) until
+                               the first join or the destruction; empty otherwise */
+    int64_t created_ms;     /* when it was created (limits_now_ms): a federation nobody joins
+                               expires after --unjoined-federation-ms */
+    char *fom_text;         /* its FOM as the creator sent it (a checkpoint stores it) */
+    size_t fom_len;         /* bytes at fom_text */
+    struct save *save;      /* the save under way (save.c), NULL when none */
+    uint32_t next_save;     /* id of its next save (the req of the save's frames) */
+    char restored_from[CKPT_NAME_MAX + 1]; /* label of the checkpoint it was restored from,
+                                               "" when created afresh */
+    struct federation *next;               /* server's list */
 };
 
 /* Per-connection state, set on HELLO. */
@@ -156,12 +182,7 @@ struct server {
     int dispatching;                /* > 0 while a received frame is handled (on_frame) */
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
-    /* The federation log's clock, ns since the epoch (0 if unavailable): the event loop's
-     * cached time (loop.c), the wall clock of an embedded RTI (embed.c). Set when the log is
-     * opened, so that the header's start time and every record come from one clock. */
-    int64_t (*wall_ns)(void *ctx);
-    void *wall_ctx;
-    struct live *live;  /* the live view's HTTP server (live.c), NULL without --http */
+    struct live *live;              /* the live view's HTTP server (live.c), NULL without --http */
     void *view_lock;    /* pthread_mutex_t *: the embedded RTI's lock, which the live view takes
                            around each read of the state (live_embed.c); NULL in tempo-rti */
     int64_t started_ms; /* limits_now_ms() at start: the uptime the live view shows */
@@ -267,6 +288,11 @@ void om_federate_gone(struct server *s, struct federate *f, uint32_t action);
 int om_slots_grow(struct federation *fx, uint32_t new_cap);
 /* Free every object of fx (federation destroyed). */
 void om_fini(struct federation *fx);
+/* Restore: add a saved object at the end of fx's list (owner may be NULL: orphaned). 0, or -1
+ * with err (bad handle or class, duplicate handle or name, out of memory). */
+int om_restore(struct federation *fx, uint64_t handle, fom_handle cls, const char *name,
+               struct federate *owner, uint64_t owner_handle, struct object **out, char *err,
+               size_t errlen);
 
 /* ---- sync.c ------------------------------------------------------------------------------ */
 
@@ -278,6 +304,11 @@ void sync_federate_joined(struct server *s, struct federate *f);
 void sync_federate_gone(struct server *s, struct federate *f);
 /* Free every pending point of fx. */
 void sync_fini(struct federation *fx);
+/* Restore: add a saved point at the end of fx's list (members[i] joined, achieved[i] 0/1). 0,
+ * or -1 with err (duplicate label, unknown member, out of memory). */
+int sync_restore(struct federation *fx, const char *label, const uint8_t *tag, uint32_t tag_len,
+                 int all, const uint64_t *members, const uint8_t *achieved, uint32_t n, char *err,
+                 size_t errlen);
 
 /* ---- live.c: the live view (doc/live.md) --------------------------------------------------- */
 
@@ -289,6 +320,47 @@ void live_stop(struct server *s);
 /* The address the view listens on ("127.0.0.1:8080"), "" without one. */
 const char *live_address(const struct server *s);
 
+/* ---- save.c: the coordinated save (doc/checkpoint.md) ------------------------------------- */
+
+/* Handle REQUEST_SAVE and SAVE_DONE from f. */
+void save_handle(struct server *s, struct federate *f, const struct wire_msg *m);
+/* Called by the tm sink before a GRANT to f at time t: when a save of fx is open and f has
+ * not been asked, ask it now (INITIATE_SAVE before the grant: libtempo makes its part right
+ * after the grant). */
+void save_before_grant(struct server *s, struct federate *f, int64_t t);
+/* After a frame of fx was handled: ask the federates that may save now, end the save when
+ * all have reported or when the others cannot reach the save time. */
+void save_poll(struct server *s, struct federation *fx);
+/* f joins or leaves fx while a save is open: the save fails naming it (why). */
+void save_federate_event(struct server *s, struct federate *f, const char *why);
+/* Is the request m of f refused because f has saved and is held? Refuses it (naming the save)
+ * and returns 1; 0 otherwise. */
+int save_refuses(struct server *s, struct federate *f, const struct wire_msg *m);
+/* A frame for f (federate_send): keep it back while f is held (returns 1: not to be sent),
+ * or copy it into f's window while it makes its part (returns 0: send it). */
+int save_hold_frame(struct federate *f, const uint8_t *frame, size_t n);
+/* fx is destroyed: drop its open save (no outcome is sent). */
+void save_fini(struct federation *fx);
+/* Free f's checkpoint buffers (federate_resign). */
+void save_federate_fini(struct federate *f);
+/* Append the RTI's part of fx (doc/checkpoint.md "The RTI's part") to b. 0, or -1 with err. */
+int save_rti_part(struct federation *fx, struct buf *b, char *err, size_t errlen);
+
+/* ---- restore.c: a federation from a checkpoint, and the rejoins --------------------------- */
+
+/* Handle RESTORE_FEDERATION on connection c (secret already checked). */
+void restore_handle(struct server *s, struct link *c, const struct wire_msg *m);
+/* A JOIN with WIRE_JOIN_RESTORE (frame, len: the JOIN, and verdict, what the federation log
+ * says of its secret: flog_frame_client): attach c
+ * (and cl, its client state) to the saved federate of that name, send its part
+ * (RESTORE_PART), the JOIN_OK and the frames held for it. Returns STATUS_OK, or a STATUS_*
+ * with err filled (nothing changed). */
+int restore_rejoin(struct server *s, struct federation *fx, const char *name, struct link *c,
+                   struct client *cl, const struct wire_msg *m, const uint8_t *frame, size_t len,
+                   const char *verdict, char *err, size_t errlen);
+/* Free a restored federate's parking link (federate_resign). */
+void restore_unpark(struct federate *f);
+
 /* ---- timesvc.c: time management glue ------------------------------------------------------ */
 
 /* Set up / tear down fx's time-management state. 0 or -1. */
@@ -299,8 +371,12 @@ int timesvc_join(struct server *s, struct federate *f);
 void timesvc_resign(struct server *s, struct federate *f);
 /* Handle ENABLE_* / DISABLE_* / MODIFY_LOOKAHEAD / TIME_REQUEST / QUERY_TIME. */
 void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg *m);
-/* Log every federate's "who blocks whom" line (SIGUSR1). */
+/* Log every federate's "who blocks whom" line (SIGUSR1), then the federate to look at. */
 void timesvc_dump(struct server *s, struct federation *fx);
+/* The same lines handed to emit (tag: the federate's, or "-"); the in-process RTI's status
+ * (embed_status). */
+void timesvc_status(struct federation *fx,
+                    void (*emit)(void *ctx, const char *tag, const char *line), void *ctx);
 /* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides
@@ -310,5 +386,14 @@ void timesvc_dump(struct server *s, struct federation *fx);
 void timesvc_begin(struct server *s, struct federate *f, int64_t ts);
 void timesvc_add(struct server *s, struct federate *to, const uint8_t *frame, size_t len);
 int timesvc_commit(struct server *s, struct federate *f, char *err, size_t errlen);
+/* Checkpoints (doc/checkpoint.md "The RTI's part"): append the queued time-stamped messages
+ * (each record's frames per receiver) and tm_save's bytes to b; 0, or -1 with err. */
+int timesvc_save(struct federation *fx, struct buf *b, char *err, size_t errlen);
+/* Read what timesvc_save wrote from d into fx (whose tm is fresh and empty): the records,
+ * then the engine (tm_restore), its tokens mapped to the new records. 0, or -1 with err
+ * naming what is wrong (fx keeps a consistent, empty state then). */
+int timesvc_restore(struct federation *fx, struct ckpt_dec *d, char *err, size_t errlen);
+/* The tm settings every federation gets (reason texts by log level and federation log). */
+void timesvc_settings(struct federation *fx);
 
 #endif

@@ -258,3 +258,39 @@ void sync_fini(struct federation *fx)
         point_free(fx->srv, p);
     }
 }
+
+/* ---- restore (rti/server/restore.c) ------------------------------------------------------- */
+
+int sync_restore(struct federation *fx, const char *label, const uint8_t *tag, uint32_t tag_len,
+                 int all, const uint64_t *members, const uint8_t *achieved, uint32_t n, char *err,
+                 size_t errlen)
+{
+    struct wire_str key = {label, (uint32_t)strlen(label)};
+    if (!label[0] || find(fx, &key)) {
+        snprintf(err, errlen, "synchronization point '%s' empty or listed twice", label);
+        return -1;
+    }
+    struct syncpt *p = calloc(1, sizeof *p);
+    if (!p || !(p->label = strdup(label)) || (tag_len && !(p->tag = malloc(tag_len)))) {
+        if (p) point_free(fx->srv, p);
+        snprintf(err, errlen, "out of memory for synchronization point '%s'", label);
+        return -1;
+    }
+    if (tag_len) memcpy(p->tag, tag, tag_len);
+    p->tag_len = tag_len;
+    p->all = all;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!federation_federate(fx, members[i]) || achieved[i] > 1 || add_member(p, members[i])) {
+            snprintf(err, errlen, "synchronization point '%s': member %llu unknown, or no memory",
+                     label, (unsigned long long)members[i]);
+            point_free(fx->srv, p);
+            return -1;
+        }
+        p->achieved[i] = achieved[i];
+    }
+    struct syncpt **end = &fx->syncs;
+    while (*end)
+        end = &(*end)->next;
+    *end = p; /* the saved order */
+    return 0;
+}

@@ -5,6 +5,7 @@
 #include "rti/server/server_impl.h"
 
 #include "rti/flog/flog.h"
+#include "rti/proto/ckpt.h"
 #include "rti/server/limits.h"
 #include "rti/server/log.h"
 #include "rti/tm/tm.h"
@@ -178,6 +179,7 @@ static void sink(void *ctx, const tm_decision *d)
     case TM_D_GRANT:
         LOGD("tm", f ? f->tag : "?", "grant %s -> %lld: %s", tm_req_name(d->req),
              (long long)d->time, d->reason);
+        if (f && fx->save) save_before_grant(s, f, d->time); /* HLA's timed save */
         wire_msg_init(&m, WIRE_TIME_GRANT);
         m.code = (uint32_t)d->req;
         m.time = d->time;
@@ -248,20 +250,25 @@ void timesvc_fini(struct federation *fx)
     fx->tsoq = NULL;
 }
 
-int timesvc_join(struct server *s, struct federate *f)
+void timesvc_settings(struct federation *fx)
 {
-    char err[TM_ERR_LEN];
     /* tm's reason texts are read only by the debug log and the federation log; unread,
      * formatting them was half of the RTI's own work per grant. Both are fixed before the
      * first join (the level at start-up, the log when the federation is created). */
-    tm_set_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG || f->fx->flog != NULL);
+    tm_set_reasons(fx->tm, log_enabled(LOG_LV_DEBUG) || fx->flog != NULL);
     /* The federation log stores a delivery's rule as a code (tm_decision.rule) and rebuilds
      * its text when read, so only the debug log needs deliveries formatted: they are most
      * decisions, and formatting them was half of the log's cost per step. */
-    tm_set_delivery_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
+    tm_set_delivery_reasons(fx->tm, log_enabled(LOG_LV_DEBUG));
     /* Grants likewise: the log stores their facts (row, GALT, holder; the holder is looked
      * up while reasons are on) and tempo-log words them. */
-    tm_set_grant_reasons(f->fx->tm, log_threshold >= LOG_LV_DEBUG);
+    tm_set_grant_reasons(fx->tm, log_enabled(LOG_LV_DEBUG));
+}
+
+int timesvc_join(struct server *s, struct federate *f)
+{
+    char err[TM_ERR_LEN];
+    timesvc_settings(f->fx);
     int rc = tm_join(f->fx->tm, (tm_fed)f->handle, f->name, err, sizeof err);
     if (rc != TM_OK) {
         LOGE("tm", f->tag, "join refused by time management: %s", err);
@@ -489,19 +496,281 @@ void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg 
         server_reply(s, f->conn, m->req, STATUS_OK, 0, "");
 }
 
-void timesvc_dump(struct server *s, struct federation *fx)
+void timesvc_status(struct federation *fx,
+                    void (*emit)(void *ctx, const char *tag, const char *line), void *ctx)
 {
     size_t n = tm_count(fx->tm);
     tm_status *st = calloc(n ? n : 1, sizeof *st);
     if (!st) return;
     n = tm_status_all(fx->tm, st, n);
-    log_write(LOG_LV_INFO, "tm", "-", "federation '%s': %zu federate(s), %u object(s)", fx->name, n,
-              fx->n_objects);
+    char line[600];
+    snprintf(line, sizeof line, "federation '%s': %zu federate(s), %u object(s)", fx->name, n,
+             fx->n_objects);
+    emit(ctx, "-", line);
     for (size_t i = 0; i < n; i++) {
-        char line[512];
         tm_status_format(&st[i], fx->tm, line, sizeof line);
         struct federate *f = federation_federate(fx, st[i].fed);
-        log_write(LOG_LV_INFO, "tm", f ? f->tag : "?", "%s", line);
+        emit(ctx, f ? f->tag : "?", line);
     }
+    /* The federate to look at: the rule of the live view and tempo-log explain (tm_look_at). */
+    bool cycle = false;
+    size_t waiting = 0;
+    tm_fed r = tm_look_at(fx->tm, st, n, &waiting, &cycle);
+    struct federate *rf = r != TM_NO_FED ? federation_federate(fx, r) : NULL;
+    if (rf)
+        snprintf(line, sizeof line,
+                 "federation '%s': the federate to look at: %s (%zu waiting federate(s) wait for "
+                 "it, directly or through others; it does not wait for anyone)",
+                 fx->name, rf->name, waiting);
+    else
+        snprintf(line, sizeof line, "federation '%s': the federate to look at: %s", fx->name,
+                 cycle ? "none, a cycle: federates wait for each other"
+                       : "none (no federate waits for another)");
+    emit(ctx, "-", line);
     free(st);
+}
+
+static void dump_line(void *ctx, const char *tag, const char *line)
+{
+    (void)ctx;
+    log_write(LOG_LV_INFO, "tm", tag, "%s", line);
+}
+
+void timesvc_dump(struct server *s, struct federation *fx)
+{
+    (void)s;
+    timesvc_status(fx, dump_line, NULL);
+}
+
+/* ---- checkpoints (doc/checkpoint.md "The RTI's part") -------------------------------------- */
+
+/* The distinct tokens queued in tm, gathered through tm_map_tokens. */
+struct token_set {
+    uint64_t *v; /* tokens (sorted and unique after tokens_gather) */
+    size_t n, cap;
+    int nomem; /* 1: the array could not grow */
+};
+
+static uint64_t token_collect(void *ctx, uint64_t token)
+{
+    struct token_set *t = ctx;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        uint64_t *v = realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            t->nomem = 1;
+            return token;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = token;
+    return token;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int timesvc_save(struct federation *fx, struct buf *b, char *err, size_t errlen)
+{
+    struct token_set t = {0};
+    tm_map_tokens(fx->tm, token_collect, &t);
+    if (t.nomem) {
+        free(t.v);
+        snprintf(err, errlen, "out of memory listing the queued messages");
+        return -1;
+    }
+    if (t.n) qsort(t.v, t.n, sizeof *t.v, u64_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (u == 0 || t.v[u - 1] != t.v[i]) t.v[u++] = t.v[i];
+    /* Each record once, with every receiver's frame: those delivered already are kept too
+     * (the record's offsets stay valid); `remaining` says how many receivers still wait. */
+    int rc = ckpt_put_u32(b, (uint32_t)u);
+    for (size_t i = 0; i < u && rc == 0; i++) {
+        const struct tso_msg *m = (const struct tso_msg *)(uintptr_t)t.v[i];
+        rc |= ckpt_put_u64(b, t.v[i]) | ckpt_put_u32(b, m->remaining) | ckpt_put_u32(b, m->n);
+        for (uint32_t k = 0; k < m->n && rc == 0; k++) {
+            rc |= ckpt_put_u64(b, m->ent[k].to) | ckpt_put_u32(b, m->ent[k].len);
+            rc |= buf_append(b, m->data.data + m->ent[k].off, m->ent[k].len);
+        }
+    }
+    free(t.v);
+    char terr[TM_ERR_LEN];
+    size_t at = b->len;
+    if (rc != 0 || ckpt_put_u64(b, 0) != 0 || tm_save(fx->tm, b, terr, sizeof terr) != TM_OK) {
+        snprintf(err, errlen, "out of memory writing the time-management state");
+        return -1;
+    }
+    uint64_t n = b->len - at - 8; /* the length, written in front of tm_save's bytes */
+    for (int k = 0; k < 8; k++)
+        b->data[at + k] = (uint8_t)(n >> (8 * k));
+    return 0;
+}
+
+/* Old token -> new record, sorted by old token for bsearch. */
+struct token_map {
+    uint64_t old;
+    struct tso_msg *m;
+    uint32_t seen; /* receivers whose queue holds it */
+};
+
+struct token_ctx {
+    struct token_map *map;
+    size_t n;
+    int missing; /* a queued token no record names */
+};
+
+static int map_cmp(const void *a, const void *b)
+{
+    return u64_cmp(&((const struct token_map *)a)->old, &((const struct token_map *)b)->old);
+}
+
+static uint64_t token_remap(void *ctx, uint64_t token)
+{
+    struct token_ctx *c = ctx;
+    struct token_map key = {token, NULL, 0};
+    struct token_map *hit = c->n ? bsearch(&key, c->map, c->n, sizeof key, map_cmp) : NULL;
+    if (!hit) {
+        c->missing = 1;
+        return token;
+    }
+    hit->seen++;
+    return (uint64_t)(uintptr_t)hit->m;
+}
+
+/* Read the records into map (fresh records, owned by the map until the end). */
+static int read_records(struct federation *fx, struct ckpt_dec *d, struct token_ctx *c, char *err,
+                        size_t errlen)
+{
+    uint32_t n = ckpt_get_u32(d);
+    if (d->bad || n > (d->n - d->off) / 16) {
+        snprintf(err, errlen, "queued messages: count %u past the end of the part", n);
+        return -1;
+    }
+    c->map = calloc(n ? n : 1, sizeof *c->map);
+    if (!c->map) {
+        snprintf(err, errlen, "out of memory for %u queued messages", n);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct tso_msg *m = calloc(1, sizeof *m);
+        if (!m) {
+            snprintf(err, errlen, "out of memory for queued message %u", i);
+            return -1;
+        }
+        c->map[c->n].m = m;
+        c->map[c->n].old = ckpt_get_u64(d);
+        c->n++;
+        m->remaining = ckpt_get_u32(d);
+        uint32_t ne = ckpt_get_u32(d);
+        if (d->bad || ne == 0 || m->remaining == 0 || m->remaining > ne ||
+            ne > (d->n - d->off) / 12) {
+            snprintf(err, errlen, "queued message %u: %u receivers, %u waiting: impossible", i, ne,
+                     m->remaining);
+            return -1;
+        }
+        m->ent = calloc(ne, sizeof *m->ent);
+        if (!m->ent) {
+            snprintf(err, errlen, "out of memory for queued message %u", i);
+            return -1;
+        }
+        m->cap = ne;
+        for (uint32_t k = 0; k < ne; k++) {
+            uint64_t to = ckpt_get_u64(d);
+            uint32_t len = ckpt_get_u32(d);
+            if (d->bad || len > d->n - d->off || len < WIRE_HEADER_SIZE + 4 ||
+                !federation_federate(fx, to) || m->data.len > UINT32_MAX - len) {
+                snprintf(err, errlen, "queued message %u, receiver %u: bad receiver or frame", i,
+                         k);
+                return -1;
+            }
+            m->ent[k] = (struct tso_entry){to, (uint32_t)m->data.len, len};
+            if (buf_append(&m->data, d->p + d->off, len) != 0) {
+                snprintf(err, errlen, "out of memory for queued message %u", i);
+                return -1;
+            }
+            d->off += len;
+            m->n++;
+        }
+    }
+    if (c->n) qsort(c->map, c->n, sizeof *c->map, map_cmp);
+    for (size_t i = 1; i < c->n; i++)
+        if (c->map[i].old == c->map[i - 1].old) {
+            snprintf(err, errlen, "queued messages: token %llx listed twice",
+                     (unsigned long long)c->map[i].old);
+            return -1;
+        }
+    return 0;
+}
+
+int timesvc_restore(struct federation *fx, struct ckpt_dec *d, char *err, size_t errlen)
+{
+    struct tsoq *q = fx->tsoq;
+    struct token_ctx c = {0};
+    tm_state *tm = NULL;
+    int rc = read_records(fx, d, &c, err, errlen);
+    if (rc == 0) {
+        uint64_t n = ckpt_get_u64(d);
+        char terr[TM_ERR_LEN];
+        if (d->bad || n > d->n - d->off) {
+            snprintf(err, errlen, "time-management state: length %llu past the end of the part",
+                     (unsigned long long)n);
+            rc = -1;
+        } else if (tm_restore(&tm, d->p + d->off, (size_t)n, sink, fx, terr, sizeof terr) !=
+                   TM_OK) {
+            snprintf(err, errlen, "time-management state: %s", terr);
+            rc = -1;
+        } else {
+            d->off += (size_t)n;
+        }
+    }
+    if (rc == 0) {
+        tm_map_tokens(tm, token_remap, &c);
+        /* every federate of the engine is one of the federation's, and no other */
+        tm_status st;
+        size_t joined = 0;
+        for (uint32_t i = 0; i < fx->slot_cap; i++)
+            if (fx->slots[i]) {
+                joined++;
+                if (tm_query(tm, (tm_fed)fx->slots[i]->handle, &st, NULL, 0) != TM_OK) {
+                    snprintf(err, errlen, "federate '%s' is missing from the time-management state",
+                             fx->slots[i]->name);
+                    rc = -1;
+                }
+            }
+        if (rc == 0 && tm_count(tm) != joined) {
+            snprintf(err, errlen,
+                     "the time-management state holds %zu federates, the federation %zu",
+                     tm_count(tm), joined);
+            rc = -1;
+        }
+        if (rc == 0 && c.missing) {
+            snprintf(err, errlen, "a queued message names no saved payload");
+            rc = -1;
+        }
+        for (size_t i = 0; rc == 0 && i < c.n; i++)
+            if (c.map[i].seen != c.map[i].m->remaining) {
+                snprintf(err, errlen,
+                         "queued message %zu waits for %u receivers, %u queues hold it", i,
+                         c.map[i].m->remaining, c.map[i].seen);
+                rc = -1;
+            }
+    }
+    if (rc != 0) {
+        tm_free(tm); /* its tokens were never handed to the sink */
+        for (size_t i = 0; i < c.n; i++)
+            msg_destroy(c.map[i].m);
+        free(c.map);
+        return -1;
+    }
+    tm_free(fx->tm);
+    fx->tm = tm;
+    q->live += c.n; /* each is queued for `remaining` >= 1 receivers (checked above) */
+    free(c.map);
+    timesvc_settings(fx);
+    return 0;
 }

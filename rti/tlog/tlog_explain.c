@@ -145,6 +145,26 @@ static void apply_send(struct rerun *rr, const struct flog_record *r)
  * (the records up to the next input: RECV, JOINED or LOST), so that a grant the re-run makes
  * on record `at` is compared with the recorded grant that follows it. Returns the seq of the
  * last record used. */
+/* The first note of a restored federation's log carries the engine's state after its text
+ * and a NUL (doc/log.md "Saves and restores"): the re-run starts from it, as the RTI did. */
+static void restored(struct rerun *rr, const struct flog_record *r)
+{
+    size_t k = strlen(FLOG_NOTE_RESTORED);
+    const uint8_t *p = r->payload, *nul = NULL;
+    if (r->fed != 0 || r->payload_len <= k || memcmp(p, FLOG_NOTE_RESTORED, k) != 0) return;
+    nul = memchr(p, 0, r->payload_len);
+    if (!nul) return; /* a note without the state: the re-run cannot know it */
+    size_t off = (size_t)(nul - p) + 1;
+    tm_state *st = NULL;
+    char err[TM_ERR_LEN];
+    if (tm_restore(&st, p + off, r->payload_len - off, sink, rr, err, sizeof err) != TM_OK) {
+        rr->tm_errors++;
+        return;
+    }
+    tm_free(rr->st);
+    rr->st = st;
+}
+
 static uint64_t rerun(struct tlog *t, struct rerun *rr, uint64_t at)
 {
     struct flog_reader r;
@@ -161,11 +181,17 @@ static uint64_t rerun(struct tlog *t, struct rerun *rr, uint64_t at)
         rr->cur_wall = x.r.wall_ns;
         struct fedinfo *fi = info(rr, x.r.fed);
         switch (x.r.kind) {
-        case FLOG_K_JOINED:
+        case FLOG_K_NOTE:
+            restored(rr, &x.r);
+            break;
+        case FLOG_K_JOINED: {
+            tm_status s; /* a federate of a restored federation is in the restored state */
+            if (tm_query(rr->st, x.r.fed, &s, NULL, 0) == TM_OK) break;
             if (tm_join(rr->st, x.r.fed, tlog_fed_name(t, x.r.fed, nb, sizeof nb), err,
                         sizeof err) != TM_OK)
                 rr->tm_errors++;
             break;
+        }
         case FLOG_K_LOST: {
             tm_status s;
             if (tm_query(rr->st, x.r.fed, &s, NULL, 0) == TM_OK)

@@ -424,7 +424,7 @@ static tm_fed holder_of(const tm_state *st, const struct fed *f, tm_fed *root)
     return h ? h->h : TM_NO_FED;
 }
 
-/* The common cases in O(1) instead of compute() + a scan of everyone (doc/guide.md1: a
+/* The common cases in O(1) instead of compute() + a scan of everyone (doc/time.md, "Cost": a
  * lock-step TAR cycle must cost O(N) per step, not O(N) per request). All GALT values follow
  * from mu, u0 and GALT_u0 (compute()); NER/NERA values depend only on their GALT.
  *  - A TAR/TARA request raises only the requester f's bound (granted rows never lower it).
@@ -1141,6 +1141,15 @@ static bool get_bool(struct ckpt_dec *d)
     uint8_t v = ckpt_get_u8(d);
     if (v > 1) d->bad = true;
     return v == 1;
+}
+
+void tm_map_tokens(tm_state *st, uint64_t (*fn)(void *ctx, uint64_t token), void *ctx)
+{
+    if (!st || !fn) return;
+    /* in place: the heap order depends on (ts, rank, sender, seq), never on the token */
+    for (size_t i = 0; i < st->n; i++)
+        for (size_t k = 0; k < st->f[i]->q.n; k++)
+            st->f[i]->q.a[k].token = fn(ctx, st->f[i]->q.a[k].token);
 }
 
 int tm_save(const tm_state *st, struct buf *b, char *err, size_t errlen)

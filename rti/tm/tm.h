@@ -359,6 +359,15 @@ bool tm_waits(const tm_status *s);
  *  cycle. O(N^2) at worst. */
 tm_fed tm_wait_root(const tm_state *st, const tm_status *v, size_t n, tm_fed from, bool *cycle);
 
+/** The federate to look at in a federation, one rule for the RTI's live view, its status dump
+ *  (SIGUSR1, and the in-process RTI's: doc/rti.md, doc/inproc.md) and so tempo-run's
+ *  watchdog: the end of the wait chain (tm_wait_root) that the most waiting federates reach.
+ *  @param v,n     every federate's status (tm_status_all).
+ *  @param waiting set (may be NULL) to how many waiting federates reach it.
+ *  @param cycle   set to true when some waiting federate's chain closes on itself.
+ *  @return that federate, or TM_NO_FED when nobody waits for anyone. O(N^3) at worst. */
+tm_fed tm_look_at(const tm_state *st, const tm_status *v, size_t n, size_t *waiting, bool *cycle);
+
 /* ---- checkpoint (doc/checkpoint.md) -------------------------------------------------- */
 
 /** Append the whole state of @p st to @p b: every federate's time, flags, lookahead, pending
@@ -378,6 +387,12 @@ int tm_save(const tm_state *st, struct buf *b, char *err, size_t errlen);
  *          fault, or TM_ENOMEM. */
 int tm_restore(tm_state **out, const uint8_t *p, size_t n, tm_sink sink, void *ctx, char *err,
                size_t errlen);
+
+/** Replace the token of every queued message by fn(ctx, token), in no particular order; a
+ *  message queued for several receivers is visited once per receiver. A restoring server
+ *  maps the tokens tm_restore brought back (the saving server's) to its own payloads; with
+ *  fn returning its argument it lists them. Emits no decision. O(queued messages). */
+void tm_map_tokens(tm_state *st, uint64_t (*fn)(void *ctx, uint64_t token), void *ctx);
 
 /** Name of a request kind ("TARA"), "none" for TM_REQ_NONE. Static string. */
 const char *tm_req_name(tm_req kind);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "federate/config/fedfile_algo.h"
-#include "federate/master/local.h"
+#include "tests/unit/master_local.h"
 #include "tests/unit/wr_fake.h"
 
 #define TICK 1e-9

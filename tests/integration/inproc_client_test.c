@@ -313,32 +313,57 @@ static void test_inproc_and_tcp(void)
     rti_stop(&p, 5000);
 }
 
-/* The embedded RTI's own log lines go to the callback (and nowhere else). */
-static char g_lines[8192];
+/* Each embedded RTI's own log lines go to its own callback, at its own level, and nowhere else
+ * (tp_inproc_options.log is per RTI: a second start with another callback does not take the
+ * first RTI's lines, and an RTI without one gives its lines to nobody). */
+struct log_buf {
+    char text[8192];
+    int max_level; /* most verbose level received */
+};
 static void on_rti_log(void *ctx, tp_log_level lv, const char *line)
 {
-    size_t n = strlen(g_lines);
-    if (lv <= TP_LOG_INFO && n + strlen(line) + 2 < sizeof g_lines)
-        snprintf(g_lines + n, sizeof g_lines - n, "%s\n", line);
+    struct log_buf *b = ctx;
+    size_t n = strlen(b->text);
+    if ((int)lv > b->max_level) b->max_level = (int)lv;
+    if (n + strlen(line) + 2 < sizeof b->text)
+        snprintf(b->text + n, sizeof b->text - n, "%s\n", line);
+}
+
+/* Join federation fx of inproc:rti as name, then resign. */
+static void join_resign(const char *rti, const char *fx, const char *name)
+{
+    char err[512], addr[64];
+    snprintf(addr, sizeof addr, "inproc:%s", rti);
+    tp_join_options j = {
+        .rti = addr, .federation = fx, .federate = name, .fom_path = FOM, .create = 1};
+    tp_federate *f = NULL;
+    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_OK);
+    if (f) CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
+    tp_federate_free(f);
 }
 
 static void test_rti_log_callback(void)
 {
+    static struct log_buf talk, hush;
     char err[512];
-    tp_inproc_options o = {.log = on_rti_log, .log_level = TP_LOG_INFO};
-    CHECK_INT_EQ(tp_inproc_start("talk", &o, err, sizeof err), TP_OK);
-    tp_join_options j = {.rti = "inproc:talk",
-                         .federation = "chat",
-                         .federate = "Ann",
-                         .fom_path = FOM,
-                         .create = 1};
-    tp_federate *f = NULL;
-    CHECK_INT_EQ(tp_join(&j, NULL, NULL, &f, err, sizeof err), TP_OK);
-    CHECK_INT_EQ(tp_resign(f, TP_DELETE_OBJECTS), TP_OK);
-    tp_federate_free(f);
+    tp_inproc_options ot = {.log = on_rti_log, .log_ctx = &talk, .log_level = TP_LOG_INFO};
+    tp_inproc_options oh = {.log = on_rti_log, .log_ctx = &hush, .log_level = TP_LOG_ERROR};
+    talk.max_level = hush.max_level = -1;
+    CHECK_INT_EQ(tp_inproc_start("talk", &ot, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_start("hush", &oh, err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_start("mute", NULL, err, sizeof err), TP_OK);
+    join_resign("talk", "chat", "Ann");
+    join_resign("hush", "quiet", "Bob");
+    join_resign("mute", "none", "Cid");
     CHECK_INT_EQ(tp_inproc_stop("talk", err, sizeof err), TP_OK);
-    CHECK_STR_HAS(g_lines, "Ann@chat");
-    CHECK_STR_HAS(g_lines, "joined federation 'chat'");
+    CHECK_INT_EQ(tp_inproc_stop("hush", err, sizeof err), TP_OK);
+    CHECK_INT_EQ(tp_inproc_stop("mute", err, sizeof err), TP_OK);
+    CHECK_STR_HAS(talk.text, "Ann@chat");
+    CHECK_STR_HAS(talk.text, "joined federation 'chat'");
+    CHECK(talk.max_level == TP_LOG_INFO, "talk got level %d, want info", talk.max_level);
+    CHECK(!strstr(talk.text, "Bob") && !strstr(talk.text, "Cid"), "talk got another RTI's lines");
+    /* hush logs errors only, and a join and a resign are none */
+    CHECK(hush.text[0] == '\0', "hush (errors only) got: %.200s", hush.text);
 }
 
 /* An embedded RTI that stops under a joined federate: its next wait fails with TP_ECLOSED

@@ -166,7 +166,7 @@ waited=$((($(date +%s%N) - stopped) / 1000000))
 wait "$s1"; r1=$?
 wait "$s2"; r2=$?
 if [ -n "$victim" ] && [ "$rm_" -eq 1 ] &&
-  grep -qE "slave prey lost: no (reply for [0-9]* ms \(reply timeout 1000 ms\) to |grant of TARA?\([0-9.e+-]* s\) for 1000 ms)" "$dir/hm.out" &&
+  grep -qE "slave prey(: | )lost: no (reply for [0-9]* ms \(reply timeout 1000 ms\) to |grant of TARA?\([0-9.e+-]* s\) for 1000 ms)" "$dir/hm.out" &&
   [ "$waited" -ge 900 ] && [ "$waited" -lt 20000 ] &&
   [ "$r1" -eq 1 ] && grep -q 'the master left before the end' "$dir/hx.out" &&
   [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/hyz.out"; then ok; else
@@ -202,7 +202,7 @@ victim=$(victim "--federation $dir/long.json --name prey" "$dir/out-long/prey.cs
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$mpid"; rm_=$?
 wait "$s2"; r2=$?
-if [ -n "$victim" ] && [ "$rm_" -eq 1 ] && grep -q "slave lost.*(slave prey lost: " "$dir/km.out" &&
+if [ -n "$victim" ] && [ "$rm_" -eq 1 ] && grep -qE "slave lost: .*slave prey(: | )lost: " "$dir/km.out" &&
   [ "$r2" -eq 1 ] && grep -q 'the master left before the end' "$dir/kq.out"; then ok; else
   ko "killed slave: victim '$victim' master $rm_ other $r2: $(head -c 600 "$dir/km.out" "$dir/kq.out")"; fi
 rti_stop

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Where a new coupling algorithm goes (doc/architecture.md) is true: a throwaway master algorithm
-# (tests/integration/new_algo/: algorithms/subjacobi.{c,h}, federate/config/algo_subjacobi.c)
-# is added to a copy of the tree with one line of the table federate/config/fedfile_algos.c and
-# nothing else; the copy builds (reusing the built objects, so only what the new files change is
-# compiled and linked again), tempo-master --help lists it with its summary, the loader reads
-# its own key ("n_sub") and refuses another naming the method, and one federation file runs in
-# process and distributed (tempo-run, an RTI, a tempo-fmu per slave) to the same bits.
+# Where a new coupling algorithm goes (doc/architecture.md) and the count of doc/contributing.md
+# §17 are true: a throwaway master algorithm (tests/integration/new_algo/: the code
+# algorithms/subjacobi.{c,h} and federate/config/algo_subjacobi.c, its page
+# doc/algorithms/subjacobi.md, its unit test tests/unit/subjacobi_test.c) is added to a copy of
+# the tree with one line of the table federate/config/fedfile_algos.c, one row of the index
+# doc/algorithms/README.md and the test's two lines of mk/60-algorithms.mk, and nothing else:
+# eight files, five of them new. The copy builds (reusing the built objects, so only what the new
+# files change is compiled and linked again) and passes make layers, the unit test passes,
+# tempo-master --help and --list-methods list it, the loader reads its own key ("n_sub") and
+# refuses another naming the method, and one federation file runs in process and distributed
+# (tempo-run, an RTI, a tempo-fmu per slave) to the same bits.
 # Prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -25,24 +29,38 @@ cp -a build/release build/config.mk "$tree/build/" && [ -f "$tree/Makefile" ] &&
 [ -d bin ] && cp -a bin "$tree/"
 [ -d lib ] && cp -a lib "$tree/"
 
-# 2. The new algorithm: its own files, and one line of the table.
+# 2. The new algorithm: its own files, one line of the table, its row in the index of pages and
+# its test's two lines in the build.
 cp -R tests/integration/new_algo/. "$tree/"
 marker='    /\* a new algorithm: one line above this one \*/'
 grep -q "^$marker" "$tree/federate/config/fedfile_algos.c" && ok || ko "the table has no end marker"
 sed -i "s|^\\($marker\\)|    X(fedfile_algo_subjacobi) \\\\\n\\1|" "$tree/federate/config/fedfile_algos.c"
+sed -i '/^| Negotiated energy/a | Jacobi with sub-steps (a throwaway) | none | [subjacobi.md](subjacobi.md) | `tempo-master` + slaves, or one process |' \
+  "$tree/doc/algorithms/README.md"
+printf 'UNIT_TESTS += tests/unit/subjacobi_test\nsubjacobi_test_LIBS := algo\n' >>"$tree/mk/60-algorithms.mk"
 
 # 3. What changed: the three new files and one added line, nothing else.
 changed=$(diff -rq -x .git -x build -x bin -x lib . "$tree" 2>/dev/null | grep -v '^Only in \./\?' |
   grep -v "^Only in \.[:/]" | sed "s|$tree/||g" | sort)
-want="Files ./federate/config/fedfile_algos.c and federate/config/fedfile_algos.c differ
+want="Files ./doc/algorithms/README.md and doc/algorithms/README.md differ
+Files ./federate/config/fedfile_algos.c and federate/config/fedfile_algos.c differ
+Files ./mk/60-algorithms.mk and mk/60-algorithms.mk differ
 Only in algorithms: subjacobi.c
 Only in algorithms: subjacobi.h
-Only in federate/config: algo_subjacobi.c"
-[ "$changed" = "$want" ] && ok || ko "the copy differs in more than the algorithm's files: $changed"
-lines=$(diff federate/config/fedfile_algos.c "$tree/federate/config/fedfile_algos.c" | grep -c '^[<>]')
-diff federate/config/fedfile_algos.c "$tree/federate/config/fedfile_algos.c" |
-  grep -q '^> *X(fedfile_algo_subjacobi) \\$' && [ "$lines" = 1 ] && ok ||
-  ko "the table changed by $lines lines, not one"
+Only in doc/algorithms: subjacobi.md
+Only in federate/config: algo_subjacobi.c
+Only in tests/unit: subjacobi_test.c"
+[ "$changed" = "$want" ] && ok || ko "the copy differs in more than the algorithm's eight files: $changed"
+# added_lines FILE WANT: the copy's FILE differs from ours by WANT added lines and no other.
+added_lines() {
+  local d
+  d=$(diff "$1" "$tree/$1" | grep '^[<>]')
+  [ "$(grep -c '^>' <<<"$d")" = "$2" ] && ! grep -q '^<' <<<"$d" && ok ||
+    ko "$1 changed by more than $2 added lines: $d"
+}
+added_lines federate/config/fedfile_algos.c 1
+added_lines doc/algorithms/README.md 1
+added_lines mk/60-algorithms.mk 2
 
 # 4. It builds: only the programs a run needs.
 make -C "$tree" -j2 bin/tempo-master bin/tempo-fmu bin/tempo-run >"$dir/make.out" 2>&1 && ok ||
@@ -52,9 +70,19 @@ grep -q -- '-c algorithms/subjacobi.c' "$dir/make.out" &&
   grep -q -- '-c federate/config/algo_subjacobi.c' "$dir/make.out" && [ "$compiled" -le 4 ] && ok ||
   ko "make compiled $compiled files (want the two new ones and the table)"
 
-# 5. tempo-master --help lists it with its summary line.
+# 4b. Its unit test builds and passes; the copy passes make layers (includes, links, and the
+# paths its page and comments name).
+make -C "$tree" -j2 build/release/tests/unit/subjacobi_test >"$dir/make-test.out" 2>&1 &&
+  "$tree/build/release/tests/unit/subjacobi_test" >"$dir/unit.out" 2>&1 &&
+  grep -qE '^[1-9][0-9]* passed, 0 failed' "$dir/unit.out" && ok ||
+  ko "tests/unit/subjacobi_test: $(tail -n 3 "$dir/make-test.out" "$dir/unit.out")"
+make -C "$tree" layers >"$dir/layers.out" 2>&1 && ok || ko "make layers: $(tail -n 5 "$dir/layers.out")"
+
+# 5. tempo-master --help lists it with its summary line, --list-methods with its side.
 "$tree/bin/tempo-master" --help | grep -q '^  subjacobi  *a throwaway algorithm' && ok ||
   ko "tempo-master --help does not list subjacobi: $("$tree/bin/tempo-master" --help | tail -n 3)"
+"$tree/bin/tempo-master" --list-methods | grep -qx 'subjacobi master' && ok ||
+  ko "tempo-master --list-methods does not list subjacobi"
 
 # 6. A federation file of the new method: Lotka-Volterra, two model-exchange slaves.
 fmus=$PWD/build/fmus

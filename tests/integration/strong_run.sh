@@ -71,7 +71,7 @@ victim=$(victim "--federation $dir/long.json --name yz" "$dir/k/yz.csv" "$s2")
 wait $sm; rm_=$?
 wait $s1; r1=$?
 if [ -n "$victim" ] && [ "$rm_" -eq 1 ] &&
-  grep -q "slave lost: strong coupling: .*(slave yz lost: " "$dir/km.out" &&
+  grep -qE "slave lost: strong coupling: (slave 'yz' [^(]*: lost: |.*\(slave yz lost: )" "$dir/km.out" &&
   [ "$r1" -ne 0 ] && grep -q "the master left before the end" "$dir/kp.out"; then ok; else
   ko "killed slave: victim '$victim' master $rm_ other $r1: $(head -c 800 "$dir/km.out" "$dir/kp.out")"; fi
 rti_stop

@@ -139,9 +139,9 @@ int main(void)
         CHECK(fedfile_master_horizon(ff) == 1000000000LL, "master-jacobi horizon");
         unsigned char fo[2] = {9, 9}, fi[1] = {9};
         size_t src = 7, k = 7;
-        CHECK(fedfile_hybrid_flags(ff, 0, fo, fi) == 0 && !fo[0] && !fo[1] && !fi[0],
+        CHECK(fedfile_bus_flags(ff, 0, fo, fi) == 0 && !fo[0] && !fo[1] && !fi[0],
               "no discrete couplings outside the hybrid method");
-        CHECK_INT_EQ(fedfile_hybrid_source(ff, 0, 0, &src, &k), -1);
+        CHECK_INT_EQ(fedfile_bus_source(ff, 0, 0, &src, &k), -1);
         fedfile_free(ff);
     }
     /* The hybrid method's discrete couplings: A.z and C.w listed; a.u <- C.w, b.p <- A.z and
@@ -159,16 +159,16 @@ int main(void)
     CHECK(rc == FEDFILE_OK, "h.json: %s", err);
     if (ff) {
         unsigned char ao[2], ai[1], bi[2], co[1], ci[1];
-        CHECK_INT_EQ(fedfile_hybrid_flags(ff, 0, ao, ai), 2);
-        CHECK_INT_EQ(fedfile_hybrid_flags(ff, 1, NULL, bi), 2);
-        CHECK_INT_EQ(fedfile_hybrid_flags(ff, 2, co, ci), 1);
+        CHECK_INT_EQ(fedfile_bus_flags(ff, 0, ao, ai), 2);
+        CHECK_INT_EQ(fedfile_bus_flags(ff, 1, NULL, bi), 2);
+        CHECK_INT_EQ(fedfile_bus_flags(ff, 2, co, ci), 1);
         CHECK(!ao[0] && ao[1] && ai[0] && bi[0] && bi[1] && co[0] && !ci[0], "hybrid flags");
         size_t src = 9, k = 9;
-        CHECK(fedfile_hybrid_source(ff, 0, 0, &src, &k) == 0 && src == 2 && k == 0, "a.u");
-        CHECK(fedfile_hybrid_source(ff, 1, 0, &src, &k) == 0 && src == 0 && k == 0, "b.p");
-        CHECK(fedfile_hybrid_source(ff, 1, 1, &src, &k) == 0 && src == 2 && k == 0, "b.q");
-        CHECK_INT_EQ(fedfile_hybrid_source(ff, 2, 0, &src, &k), -1);
-        CHECK_INT_EQ(fedfile_hybrid_source(ff, 2, 5, &src, &k), -1);
+        CHECK(fedfile_bus_source(ff, 0, 0, &src, &k) == 0 && src == 2 && k == 0, "a.u");
+        CHECK(fedfile_bus_source(ff, 1, 0, &src, &k) == 0 && src == 0 && k == 0, "b.p");
+        CHECK(fedfile_bus_source(ff, 1, 1, &src, &k) == 0 && src == 2 && k == 0, "b.q");
+        CHECK_INT_EQ(fedfile_bus_source(ff, 2, 0, &src, &k), -1);
+        CHECK_INT_EQ(fedfile_bus_source(ff, 2, 5, &src, &k), -1);
         fedfile_free(ff);
     }
     const char *files[] = {"a.fmu",  "m.json", "n.json", "p.json",

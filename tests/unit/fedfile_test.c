@@ -651,6 +651,33 @@ static void test_rti_forms(void)
     fedfile_free(NULL);
 }
 
+/* "checkpoint": instants read in seconds; bad values refused with their path
+ * (doc/federation.md, federate/config/fedfile_ckpt.c). */
+static void test_checkpoint_key(void)
+{
+    fedfile *ff = NULL;
+    write_file("ck.json", HEAD "\"checkpoint\": {\"every\": 0.2, \"at\": [0.35, 0.5]}, "
+                               "\"federates\": [" FA "]}");
+    int rc = load("ck.json", &ff);
+    CHECK(rc == FEDFILE_OK, "ck.json: %s", err);
+    if (ff) {
+        CHECK(ff->ckpt_every == 0.2 && ff->n_ckpt_at == 2 && ff->ckpt_at[0] == 0.35 &&
+                  ff->ckpt_at[1] == 0.5,
+              "every %g, %zu times", ff->ckpt_every, ff->n_ckpt_at);
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"checkpoint\": {\"at\": [1]}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "checkpoint.at[0]", "not inside the run");
+    expect_bad(HEAD "\"checkpoint\": {\"every\": 0}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "checkpoint.every", "seconds > 0");
+    expect_bad(HEAD "\"checkpoint\": {\"at\": [0.1000000001]}, \"federates\": [" FA "]}",
+               FEDFILE_ESCHEMA, "checkpoint.at[0]", "whole number of ticks");
+    expect_bad(HEAD "\"checkpoint\": {\"each\": 1}, \"federates\": [" FA "]}", FEDFILE_ESCHEMA,
+               "unknown key \"each\"", NULL);
+    expect_bad(HEAD "\"checkpoint\": 3, \"federates\": [" FA "]}", FEDFILE_ESCHEMA, "checkpoint",
+               "expected an object");
+}
+
 /* A generated FOM cannot hold qualified class names. */
 static void test_fom_qualified(void)
 {
@@ -669,6 +696,82 @@ static void test_fom_qualified(void)
 }
 
 /* fedfile_check_fmu on a hand-built modelDescription (no FMU library needed). */
+/* "transform": an input's factor and offset (doc/federation.md, "Input transformations"). */
+static void test_transform(void)
+{
+    write_file("tf.json", HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": "
+                               "\"fmus/b.fmu\", \"inputs\": {\"u\": \"A.y\", \"v\": \"A.y\"}, "
+                               "\"transform\": {\"u\": {\"factor\": 2.5, \"offset\": -1}}}]}");
+    fedfile *ff = NULL;
+    CHECK_INT_EQ(load("tf.json", &ff), FEDFILE_OK);
+    if (ff) {
+        const fedfile_wire *u = &ff->feds[1].inputs[0], *v = &ff->feds[1].inputs[1];
+        CHECK_STR_EQ(u->var, "u");
+        CHECK(u->transformed && v->transformed == 0, "only u is transformed");
+        CHECK_NEAR(u->factor, 2.5, 0);
+        CHECK_NEAR(u->offset, -1, 0);
+        CHECK_NEAR(v->factor, 1, 0);
+        CHECK_NEAR(v->offset, 0, 0);
+        CHECK_NEAR(ff->feds[0].outputs[0].factor, 1, 0); /* outputs are never transformed */
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"w\": {\"factor\": 2}}}]}",
+               FEDFILE_ESCHEMA, "federates[1].transform[\"w\"]",
+               "is not one of this federate's inputs");
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"factor\": 0}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].factor", "other than 0");
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"gain\": 2}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].gain: unknown key", NULL);
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"offset\": "
+                    "\"x\"}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].offset", "expected a finite number");
+    /* "map": integer pairs, each "from" once; only on whole-number inputs */
+    write_file("map.json", HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": "
+                                "\"fmus/b.fmu\", \"inputs\": {\"u\": \"A.y\"}, \"transform\": "
+                                "{\"u\": {\"map\": [[1, 0], [0, 1], [7, -7]]}}}]}");
+    CHECK_INT_EQ(load("map.json", &ff), FEDFILE_OK);
+    if (ff) {
+        const fedfile_wire *u = &ff->feds[1].inputs[0];
+        CHECK(u->n_map == 3 && u->map[0] == 1 && u->map[1] == 0 && u->map[4] == 7 &&
+                  u->map[5] == -7,
+              "map pairs");
+        fmu_var v = {.name = "u", .type = FMU_T_REAL, .causality = FMU_C_INPUT};
+        fmu_md md = {.n_vars = 1, .vars = &v};
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK_STR_HAS(err,
+                      "is not an Integer, Boolean or Enumeration: its transform has a \"map\"");
+        v.type = FMU_T_BOOLEAN;
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_OK);
+        fedfile_free(ff);
+    }
+    expect_bad(HEAD "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+                    "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"map\": [[1, 0], "
+                    "[1, 2]]}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].map[1]", "1 is mapped twice");
+    expect_bad(HEAD
+               "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
+               "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"map\": [[1.5, 0]]}}}]}",
+               FEDFILE_ESCHEMA, "transform[\"u\"].map[0]", "a pair [from, to] of integers");
+    /* a master method's slaves exchange Real values only: an Integer output is refused */
+    write_file("mj.json",
+               "{\"federation\": \"f\", \"algorithm\": {\"method\": "
+               "\"master-jacobi\", \"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}");
+    CHECK_INT_EQ(load("mj.json", &ff), FEDFILE_OK);
+    if (ff) {
+        fmu_var v = {.name = "y", .type = FMU_T_INTEGER, .causality = FMU_C_OUTPUT};
+        fmu_md md = {.n_vars = 1, .vars = &v};
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK_STR_HAS(err, "variable \"y\" is not Real");
+        v.type = FMU_T_REAL;
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+        fedfile_free(ff);
+    }
+}
+
 static void test_check_fmu(void)
 {
     copy_fixture("lv-jacobi.json");
@@ -689,9 +792,28 @@ static void test_check_fmu(void)
     CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" has causality local, "
                        "expected input");
     vars[1].causality = FMU_C_INPUT;
-    vars[0].type = FMU_T_INTEGER;
+    vars[0].type = FMU_T_STRING;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
     CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not Real");
+    /* whole numbers and Float32 are wired by the peer methods (jacobi here) */
+    fmu_vtype wired[] = {FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_ENUM,
+                         FMU_T_INT8,    FMU_T_UINT64,  FMU_T_FLOAT32};
+    for (size_t t = 0; t < sizeof wired / sizeof wired[0]; t++) {
+        vars[0].type = vars[1].type = wired[t];
+        CHECK(fedfile_check_fmu(ff, 0, &md, err, sizeof err) == FEDFILE_OK, "type %d: %s",
+              (int)wired[t], err);
+    }
+    vars[0].type = vars[1].type = FMU_T_REAL;
+    vars[0].causality = FMU_C_CALCULATED_PARAMETER; /* published: fixed at initialization */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[0].causality = FMU_C_PARAMETER; /* not a parameter */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "has causality parameter, expected output");
+    vars[0].causality = FMU_C_OUTPUT;
+    vars[1].type = FMU_T_BINARY;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is not Real");
+    vars[1].type = FMU_T_REAL;
     vars[0].type = FMU_T_REAL;
     vars[4].type = FMU_T_BOOLEAN; /* x0 given as 1 */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
@@ -705,6 +827,19 @@ static void test_check_fmu(void)
     vars[3].causality = FMU_C_LOCAL;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
     CHECK_STR_HAS(err, "variable \"beta\" has causality local; only parameters");
+    vars[3].causality = FMU_C_INPUT; /* an input's start value may be given */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[3].causality = FMU_C_LOCAL; /* and a local's with initial exact or approx */
+    vars[3].initial = FMU_I_APPROX;
+    vars[3].variability = FMU_V_CONTINUOUS;
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+    vars[3].variability = FMU_V_CONSTANT; /* not a constant's */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    vars[3].variability = FMU_V_CONTINUOUS;
+    vars[3].initial = FMU_I_CALCULATED; /* nor a calculated one's */
+    CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+    CHECK_STR_HAS(err, "start values (inputs, initial exact or approx)");
+    vars[3].initial = FMU_I_NONE;
     vars[3].causality = FMU_C_PARAMETER;
     md.n_vars = 4; /* no x0 */
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
@@ -1132,7 +1267,9 @@ int main(void)
     test_f3ornits();
     test_rti_forms();
     test_fom_qualified();
+    test_checkpoint_key();
     test_check_fmu();
+    test_transform();
     test_corrupted();
     test_wr();
     test_semi();

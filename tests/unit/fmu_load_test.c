@@ -2,7 +2,7 @@
  * FMU loads and its folder is removed on unload; every bad FMU (built here with libzip into a
  * folder of this process, build/fmu-fixtures/load-test.PID/, so that two runs never share one)
  * is refused with its own message and leaves nothing behind.
- * Serves doc/fmu.md/§10. Read next: tests/unit/fmu_step_test.c. */
+ * Serves doc/fmu.md §10. Read next: tests/unit/fmu_step_test.c. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

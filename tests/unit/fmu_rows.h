@@ -1,4 +1,4 @@
-/* The results rows a local master run hands to master_local_opts.row (federate/master/local.h),
+/* The results rows a local master run hands to master_local_opts.row (tests/unit/master_local.h),
  * kept for the first two federates: what the WR, semi-implicit and strong-coupling FMU tests
  * compare with their monolithic references. Read tests/unit/wr_fmu_test.c next. */
 #ifndef TEMPO_TESTS_UNIT_FMU_ROWS_H

@@ -462,6 +462,17 @@ static void test_input_derivatives(void)
     CHECK_INT_EQ(a.set_real(c, &Y, 1, &y2), fmi2OK);
     CHECK_INT_EQ(a.do_step(c, 2, 0.5, fmi2True), fmi2OK);
     CHECK_NEAR(get1(&a, c, X), x2 * exp((0.5 - 0.7 * 2.0) * 0.5), 1e-9);
+    a.free_instance(c);
+    /* Order 8, the highest a method of the port hands over (waveform relaxation's n_sub up to 8;
+     * issue 38: order 4 was refused, failing wr at its first step): y = 1 + d8 t^8 / 8! with
+     * d8 = 9 * 8!, so that x(1) = exp(0.5 - 0.7 (1 + 9 / 9)). */
+    c = start(&a, 1, NULL, NULL, 0);
+    const fmi2Integer eight = 8;
+    double d8 = 9.0 * 40320.0;
+    CHECK_INT_EQ(a.set_real(c, &Y, 1, &y0), fmi2OK);
+    CHECK_INT_EQ(a.set_in_der(c, &Y, 1, &eight, &d8), fmi2OK);
+    CHECK_INT_EQ(a.do_step(c, 0, 1, fmi2True), fmi2OK);
+    CHECK_NEAR(get1(&a, c, X), exp(0.5 - 0.7 * 2.0), 1e-8);
     /* Refused: an order beyond the limit, an output. */
     const fmi2Integer nine = 9;
     CHECK_INT_EQ(a.set_in_der(c, &Y, 1, &nine, &dy), fmi2Error);

@@ -1,5 +1,5 @@
-/* The hybrid algorithm's case study in one process (federate/master/local.h, algorithms/hybrid.h):
- * the bouncing ball going down stairs, ball and stairs as separate ME FMUs
+/* The hybrid algorithm's case study in one process (tests/unit/master_local.h,
+ * algorithms/hybrid.h): the bouncing ball going down stairs, ball and stairs as separate ME FMUs
  * (examples/bball_hybrid.json), to t = 30 s, against the monolithic FMU bball_stairs integrated
  * by CVODE at rtol 1e-10 (an independent, event-located reference):
  *   - x, vx, y, vy within stated bounds at every communication point;
@@ -17,10 +17,10 @@
 
 #include "algorithms/hybrid.h"
 #include "federate/config/algo_hybrid.h"
-#include "federate/master/local.h"
 #include "federate/run/plot_svg.h"
 #include "tests/check.h"
 #include "tests/figures.h"
+#include "tests/unit/master_local.h"
 
 #define MAXR   200000 /* ball rows */
 #define NCOL   5      /* x, vx, y, vy, stair */

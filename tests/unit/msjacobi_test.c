@@ -9,6 +9,7 @@
 
 #include "algorithms/msjacobi.h"
 #include "tests/check.h"
+#include "tests/unit/port_fault.h"
 
 #define TICK 1e-3 /* s per tick */
 
@@ -17,8 +18,6 @@ typedef struct fake {
     int64_t t;      /* ticks */
     double rec_t[64], rec_x[64], rec_u[64];
     int n_rec;
-    int fail_at_step; /* > 0: the n-th step fails */
-    int steps;
     int status;
 } fake;
 
@@ -32,7 +31,6 @@ static int f_set_inputs(void *ctx, const port_poly *u)
 static int f_step(void *ctx, int64_t t_to, int n_sub, double *y, port_step_result *res)
 {
     fake *f = ctx;
-    if (++f->steps == f->fail_at_step) return f->status = PORT_EFAIL;
     f->x += f->k * f->u * (double)(t_to - f->t) * TICK;
     f->t = t_to;
     if (y) y[0] = f->x;
@@ -122,7 +120,9 @@ int main(void)
 
     /* A slave failing at its 4th step: the run stops there, naming it and the time. */
     setup(&a, &b, s, &m, &clk, 1000);
-    b.fail_at_step = 4;
+    port_fault pf;
+    port_fault_wrap(&pf, &s[1]);
+    port_fault_arm(&pf, PF_STEP, 4, PORT_EFAIL);
     rc = msjacobi_run(&m, links, 2, 100, err, sizeof err);
     CHECK_INT_EQ(rc, PORT_EFAIL);
     CHECK_STR_HAS(err, "slave B");

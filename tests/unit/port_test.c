@@ -136,9 +136,9 @@ static void test_sync_report(void)
                        {.ops = &fake_ops, .ctx = &v[1], .info = {.name = "b"}}};
     port_master m = {.slaves = s, .n_slaves = 2};
     char err[256] = "";
-    CHECK_INT_EQ(
-        port_sync_report(&m, st, "algo", "stepping", 1.5, 1, " (note)", &failed, err, sizeof err),
-        PORT_EVENT);
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 1.5, PORT_PASS_EVENT, " (note)",
+                                  &failed, err, sizeof err),
+                 PORT_EVENT);
     CHECK_INT_EQ(failed, -1);
     CHECK_INT_EQ(
         port_sync_report(&m, st, "algo", "stepping", 1.5, 0, " (note)", &failed, err, sizeof err),
@@ -146,14 +146,73 @@ static void test_sync_report(void)
     CHECK_INT_EQ(failed, 1);
     CHECK_STR_EQ(err, "algo: slave 'b' stepping at 1.5 s: stopped at an event (note)");
     v[0] = PORT_ELOST;
-    CHECK_INT_EQ(
-        port_sync_report(&m, st, "algo", "stepping", 0.25, 1, " (note)", &failed, err, sizeof err),
-        PORT_ELOST);
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 0.25, PORT_PASS_EVENT, " (note)",
+                                  &failed, err, sizeof err),
+                 PORT_ELOST);
     CHECK_INT_EQ(failed, 0);
     CHECK_INT_EQ(st[1], PORT_EVENT);
     CHECK_STR_EQ(err, "algo: slave 'a' stepping at 0.25 s: slave lost");
+    /* a discard: a failure with its report, unless the caller recovers from it */
+    v[0] = PORT_OK, v[1] = PORT_EDISCARD;
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 2, 0, "", &failed, err, sizeof err),
+                 PORT_EDISCARD);
+    CHECK_INT_EQ(failed, 1);
+    CHECK_STR_EQ(err, "algo: slave 'b' stepping at 2 s: step discarded (recoverable)");
+    snprintf(err, sizeof err, "untouched");
+    failed = -1;
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 2, PORT_PASS_DISCARD, "", &failed,
+                                  err, sizeof err),
+                 PORT_EDISCARD);
+    CHECK_INT_EQ(failed, 1);
+    CHECK_STR_EQ(err, "untouched");
+    /* an event passed with a discard: the discard is the worse status, passed too */
+    v[0] = PORT_EVENT;
+    CHECK_INT_EQ(port_sync_report(&m, st, "algo", "stepping", 2,
+                                  PORT_PASS_EVENT | PORT_PASS_DISCARD, "", &failed, err,
+                                  sizeof err),
+                 PORT_EDISCARD);
+    CHECK_STR_EQ(err, "untouched");
     v[0] = v[1] = PORT_OK;
     CHECK_INT_EQ(port_sync_report(&m, NULL, "algo", "x", 0, 0, "", &failed, NULL, 0), PORT_OK);
+}
+
+/* port_add_cause: a failure's report names the failing slave once, with its own words where
+ * the generic words of the status were (issue 38: "slave prey: prey: ..."). */
+static void cause(const char *err, int status, const char *slave, const char *why, const char *want)
+{
+    char e[160];
+    snprintf(e, sizeof e, "%s", err);
+    port_add_cause(e, sizeof e, status, slave, why);
+    CHECK_STR_EQ(e, want);
+}
+
+static void test_add_cause(void)
+{
+    /* Across the protocol: the master's record opens with "slave NAME: ". */
+    cause("step at 5 s: slave bad: slave failed", PORT_EFAIL, NULL,
+          "slave bad: step: fault: fmi2DoStep returned fmi2Error",
+          "step at 5 s: slave bad: step: fault: fmi2DoStep returned fmi2Error");
+    cause("wr: slave 'bad' integrating the step at 4.5 s: slave failed", PORT_EFAIL, NULL,
+          "slave bad: step: x", "wr: slave 'bad' integrating the step at 4.5 s: step: x");
+    /* In one process: the slave's words carry no name; given, it is said when err lacks it. */
+    cause("semi: no convergence", PORT_ENOCONV, "prey", "step: y",
+          "semi: no convergence (slave prey: step: y)");
+    cause("step at 1 s: slave prey: slave failed", PORT_EFAIL, "prey", "step: y",
+          "step at 1 s: slave prey: step: y");
+    /* "slave NAME lost: " becomes "lost: " after a report naming the slave, else stays whole. */
+    cause("step at 2 s: slave b: slave lost", PORT_ELOST, NULL, "slave b lost: no reply within 2 s",
+          "step at 2 s: slave b: lost: no reply within 2 s");
+    cause("strong: slave 'b' at 2 s: slave lost", PORT_ELOST, NULL, "slave b lost: gone",
+          "strong: slave 'b' at 2 s: lost: gone");
+    cause("strong: no convergence", PORT_ENOCONV, NULL, "slave b lost: gone",
+          "strong: no convergence (slave b lost: gone)");
+    /* A name that only starts like another is not that one; nothing to add leaves err. */
+    cause("slave bad2: slave failed", PORT_EFAIL, NULL, "slave bad: z", "slave bad2: slave bad: z");
+    cause("x: slave failed", PORT_EFAIL, "a", "", "x: slave failed");
+    /* Cut to fit, never past the buffer. */
+    char small[24] = "step: slave failed";
+    port_add_cause(small, sizeof small, PORT_EFAIL, "a", "a very long cause of the failure");
+    CHECK_INT_EQ(strlen(small), sizeof small - 1);
 }
 
 /* port_seconds (doc/time.md "Seconds from ticks"): with whole ticks per second, the nearest
@@ -184,6 +243,7 @@ static void test_seconds(void)
 int main(void)
 {
     test_seconds();
+    test_add_cause();
     CHECK_STR_EQ(port_strerror(PORT_OK), "ok");
     CHECK_STR_HAS(port_strerror(PORT_EDISCARD), "discarded");
     CHECK_STR_HAS(port_strerror(12345), "unknown");

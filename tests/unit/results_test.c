@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "federate/run/results.h"
@@ -258,6 +259,32 @@ static void test_rows_whole_after_death(void)
     res_table_free(t);
 }
 
+/* Rows that come slowly reach the file within a tenth of a second of the first waiting
+ * (RES_FLUSH_NS), long before 64 KiB of them wait: a row every millisecond, at most 2000 rows
+ * (about 30 KiB, 2 s), and the file grows past its header before the end (issue 38: a crash
+ * lost up to 64 KiB of rows; a CSV showed nothing of a slow run for minutes). */
+static void test_rows_in_time(void)
+{
+    char err[RES_ERRLEN] = "", path[512];
+    const char *vars[] = {"y"};
+    res_writer *w = NULL;
+    CHECK_INT_EQ(res_open(&w, g_dir, "slow", 1, vars, err, sizeof err), RES_OK);
+    if (!w) return;
+    snprintf(path, sizeof path, "%s/slow.csv", g_dir);
+    struct stat st;
+    off_t header = stat(path, &st) == 0 ? st.st_size : -1;
+    CHECK(header > 0, "the header is on disk at once");
+    int rows = 0, seen = 0;
+    for (; rows < 2000 && !seen; rows++) {
+        double v = rows * 0.5;
+        CHECK_INT_EQ(res_write_row(w, rows * 1e-3, &v, err, sizeof err), RES_OK);
+        seen = stat(path, &st) == 0 && st.st_size > header;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    CHECK(seen, "rows on disk before the writer is closed (%d rows written)", rows);
+    CHECK_INT_EQ(res_close(w, err, sizeof err), RES_OK);
+}
+
 /* Random mutations of a valid file (fixed seed): the reader must either load it or refuse it
  * with a message naming the file, and never crash or leak (run under ASan in make test). */
 static void test_mutations(void)
@@ -416,6 +443,7 @@ int main(void)
     test_text_columns();
     test_many_rows();
     test_rows_whole_after_death();
+    test_rows_in_time();
     test_mutations();
     test_resume();
     char cmd[400];

@@ -1,4 +1,4 @@
-/* The semi-implicit coupling over real FMUs in one process (federate/master/local.h,
+/* The semi-implicit coupling over real FMUs in one process (tests/unit/master_local.h,
  * algorithms/semi.h): the case study examples/lorenz_semi.json (Lorenz split lorenz_x /
  * lorenz_yz, step 0.05) by each solver variant, against the monolithic lorenz FMU integrated by
  * CVODE at rtol 1e-10; the error halves with the step (first order: the inputs are held over
@@ -10,10 +10,10 @@
 
 #include "algorithms/semi.h"
 #include "federate/config/fedfile_algo.h"
-#include "federate/master/local.h"
 #include "tests/check.h"
 #include "tests/figures.h"
 #include "tests/unit/fmu_rows.h"
+#include "tests/unit/master_local.h"
 
 /* The number of links of a local run (master_local_links). */
 static size_t n_links_of(const master_local *ml)

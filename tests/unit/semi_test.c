@@ -276,7 +276,8 @@ static void test_failures(void)
     sys from_ones = WEAK;
     from_ones.x10 = from_ones.x20 = 1;
     fake_rig_init(&R.g, &from_ones, TICK, SEC(1));
-    R.g.f[1].fail_step_at = 5;
+    fake_rig_faults(&R.g);
+    port_fault_arm(&R.g.pf[1], PF_STEP, 5, PORT_EFAIL);
     R.st = semi_run(&R.g.m, R.g.links, 2, &o, &R.res, R.err, sizeof R.err);
     CHECK_INT_EQ(R.st, PORT_EFAIL);
     CHECK_INT_EQ(R.res.failed_slave, 1);

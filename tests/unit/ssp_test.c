@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -183,8 +184,9 @@ static void test_other_layouts(void)
     json_decref(doc);
 }
 
-/* A binding nearer to the component overrides an outer one (doc/ssp.md, binding order), and
- * long variable names still give distinct attributes. */
+/* A binding higher in the hierarchy overrides one nearer to the component (SSP 1.0, the
+ * ParameterBinding rules; doc/ssp.md, binding order), and long variable names still give
+ * distinct attributes. */
 static void test_order(void)
 {
     char body[4096], lng[301];
@@ -213,7 +215,7 @@ static void test_order(void)
     CHECK(rc == 0, "order: %s", err);
     if (rc) return;
     json_t *p = json_object_get(fed(doc, 0), "parameters");
-    CHECK_NEAR(json_real_value(json_object_get(p, "k")), 2, 0);
+    CHECK_NEAR(json_real_value(json_object_get(p, "k")), 1, 0); /* the system's */
     CHECK_NEAR(json_real_value(json_object_get(p, "m")), 5, 0);
     json_t *outs = json_object_get(fed(doc, 0), "outputs");
     CHECK_INT_EQ((long)json_object_size(outs), 2);
@@ -225,6 +227,101 @@ static void test_order(void)
     json_decref(doc);
 }
 
+/* tests/ssp/shapes: the shapes other tools write (doc/ssp.md, "Tested"): connections turned
+ * round, a root parameter connector bound through a mapping and passed on by a parameter
+ * connection over the prey's own value, a prefix, the OMSimulator step. */
+static void test_shapes(void)
+{
+    void *d = NULL;
+    char *td = NULL;
+    int rc = ssp_load("tests/ssp/shapes/SystemStructure.ssd", 1, &d, &td, err, sizeof err);
+    CHECK(rc == 0, "shapes: %s", err);
+    json_t *doc = d;
+    if (rc) return;
+    CHECK_STR_EQ(str(doc, "federation", NULL), "LV_shapes");
+    CHECK_NEAR(num(doc, "algorithm", "step"), 0.5, 0);
+    json_t *prey = fed(doc, 0), *pred = fed(doc, 1);
+    CHECK_STR_EQ(str(pred, "name", NULL), "pred-predator");
+    CHECK_STR_EQ(str(pred, "inputs", "x"), "prey.x");
+    CHECK_STR_EQ(str(prey, "inputs", "y"), "pred_predator.y");
+    CHECK_NEAR(num(prey, "parameters", "alpha"), 0.5, 0); /* the root's, not 9 */
+    CHECK_NEAR(num(prey, "parameters", "beta"), 0.7, 0);
+    CHECK_NEAR(num(pred, "parameters", "gamma"), 0.27, 0); /* prefix "predator." */
+    CHECK_NEAR(num(pred, "parameters", "y0"), 1, 0);
+    CHECK(!json_object_get(prey, "transform") && !json_object_get(pred, "transform"),
+          "no transformation");
+    json_decref(doc);
+}
+
+/* Linear transformations composed along a chain through a subsystem (y = 2 (10 x + 1) + 3
+ * = 20 x + 5), a unit conversion after them; a system input bound by a parameter gives the
+ * input it feeds a start value through the connection's transformation; an Enumeration
+ * parameter takes its item's value. */
+static void test_transforms(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text(
+        "<ssd:System name=\"s\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u0\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real unit=\"km\"/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component>\n"
+        "<ssd:System name=\"sub\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"i\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors><ssd:Elements>\n"
+        "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Real unit=\"m\"/></ssd:Connector>\n"
+        "<ssd:Connector name=\"w\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+        "<ssd:Connector name=\"mode\" kind=\"parameter\"><ssc:Enumeration/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startConnector=\"i\" endElement=\"b\" "
+        "endConnector=\"u\"><ssc:LinearTransformation factor=\"2\" offset=\"3\"/>"
+        "</ssd:Connection></ssd:Connections></ssd:System></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+        "endElement=\"sub\" endConnector=\"i\"><ssc:LinearTransformation factor=\"10\" "
+        "offset=\"1\"/></ssd:Connection>\n"
+        "<ssd:Connection startConnector=\"u0\" endElement=\"sub.b\" endConnector=\"w\">"
+        "<ssc:LinearTransformation factor=\"4\"/></ssd:Connection></ssd:Connections>\n"
+        "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"u0\"><ssv:Real value=\"1.5\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"sub.b.mode\"><ssv:Enumeration value=\"fast\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:System>\n"
+        "<ssd:Enumerations><ssc:Enumeration name=\"Mode\"><ssc:Item name=\"slow\" value=\"1\"/>"
+        "<ssc:Item name=\"fast\" value=\"2\"/></ssc:Enumeration></ssd:Enumerations>\n"
+        "<ssd:Units><ssc:Unit name=\"m\"><ssc:BaseUnit m=\"1\"/></ssc:Unit>\n"
+        "<ssc:Unit name=\"km\"><ssc:BaseUnit m=\"1\" factor=\"1000\"/></ssc:Unit></ssd:Units>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+        &doc);
+    CHECK(rc == 0, "transforms: %s", err);
+    if (rc) return;
+    json_t *b = fed(doc, 1);
+    CHECK_STR_EQ(str(b, "name", NULL), "sub-b");
+    CHECK_STR_EQ(str(b, "inputs", "u"), "a.y");
+    json_t *tf = json_object_get(json_object_get(b, "transform"), "u");
+    /* (20 x + 5) km in m: 20000 x + 5000 */
+    CHECK_NEAR(json_real_value(json_object_get(tf, "factor")), 20000, 0);
+    CHECK_NEAR(json_real_value(json_object_get(tf, "offset")), 5000, 0);
+    CHECK(!json_object_get(json_object_get(b, "inputs"), "w"), "w is not wired");
+    CHECK_NEAR(num(b, "parameters", "w"), 6, 0); /* 4 * 1.5 */
+    CHECK(json_integer_value(json_object_get(json_object_get(b, "parameters"), "mode")) == 2,
+          "Enumeration item fast = 2");
+    json_decref(doc);
+}
+
+/* The first `from` in buf (of capacity cap) replaced by `to`; 0 when absent or too long. */
+static int replace_first(char *buf, size_t cap, const char *from, const char *to)
+{
+    char *at = strstr(buf, from);
+    size_t lf = strlen(from), lt = strlen(to), n = strlen(buf);
+    if (!at || n - lf + lt + 1 > cap) return 0;
+    memmove(at + lt, at + lf, n - (size_t)(at - buf) - lf + 1);
+    memcpy(at, to, lt);
+    return 1;
+}
+
 static void refused(const char *body, const char *want1, const char *want2)
 {
     json_t *doc = NULL;
@@ -233,6 +330,204 @@ static void refused(const char *body, const char *want1, const char *want2)
     CHECK_STR_HAS(err, want1);
     CHECK_STR_HAS(err, want2);
     json_decref(doc);
+}
+
+/* .ssm mapping entries with mapping transformations of Integer, Boolean and Enumeration
+ * values (SSP 1.0 ssc:*MappingTransformation): the matching ssc:MapEntry's target, an
+ * unmatched value unchanged; a transformation of another type refused. */
+/* The version: absent is read as 1.0 (hand-written files leave it out); a draft refused. */
+static void test_version(void)
+{
+    static const char *const doc_fmt =
+        "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription %s "
+        "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+        "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\"/>"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    static const char *const attrs[] = {"", "version=\"Draft20171219\""};
+    for (int k = 0; k < 2; k++) {
+        char p[128];
+        snprintf(p, sizeof p, "%s/v.ssd", tmp);
+        FILE *f = fopen(p, "w");
+        if (!f) return;
+        fprintf(f, doc_fmt, attrs[k]);
+        fclose(f);
+        void *d = NULL;
+        char *td = NULL;
+        int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+        if (k == 0) {
+            CHECK(rc == 0, "no version: %s", err);
+        } else {
+            CHECK(rc == -1, "a draft version refused");
+            CHECK_STR_HAS(err, "v.ssd:2: /ssd:SystemStructureDescription: version: expected 1.x");
+        }
+        json_decref(d);
+        free(td);
+        unlink(p);
+    }
+}
+
+/* A mapping beside a linear transformation along one chain has no single form. */
+static void test_map_chain(void)
+{
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Integer/></ssd:Connector>\n"
+            "</ssd:Connectors></ssd:Component>\n"
+            "<ssd:System name=\"sub\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"i\" kind=\"input\"><ssc:Integer/></ssd:Connector>\n"
+            "</ssd:Connectors><ssd:Elements>\n"
+            "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"u\" kind=\"input\"><ssc:Integer/></ssd:Connector>\n"
+            "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+            "<ssd:Connections><ssd:Connection startConnector=\"i\" endElement=\"b\" "
+            "endConnector=\"u\"><ssc:LinearTransformation factor=\"2\"/></ssd:Connection>"
+            "</ssd:Connections></ssd:System></ssd:Elements>\n"
+            "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+            "endElement=\"sub\" endConnector=\"i\"><ssc:IntegerMappingTransformation>"
+            "<ssc:MapEntry source=\"1\" target=\"2\"/></ssc:IntegerMappingTransformation>"
+            "</ssd:Connection></ssd:Connections></ssd:System>\n"
+            "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+            "ssd:System/ssd:Elements/ssd:System/ssd:Connections/ssd:Connection",
+            "a mapping transformation combined with another transformation");
+}
+
+/* More refusals, each naming the element: a binding's type and sourceBase, a system
+ * connector fed twice, a system referencing itself, a connector declared twice, two
+ * transformations on one connection. */
+static void test_more_refusals(void)
+{
+    static const char *const bind =
+        "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\"/>"
+        "</ssd:Elements>\n<ssd:ParameterBindings><ssd:ParameterBinding %s>"
+        "<ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters/>"
+        "</ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
+        "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    char body[4096];
+    snprintf(body, sizeof body, bind, "type=\"text/csv\"");
+    refused(body, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:ParameterBindings",
+            "only type application/x-ssp-parameter-set is supported");
+    snprintf(body, sizeof body, bind, "sourceBase=\"component\"");
+    refused(body, "ssd:ParameterBinding", "only sourceBase SSD is supported");
+    refused("<ssd:System name=\"s\"><ssd:Connectors>\n"
+            "<ssd:Connector name=\"o\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+            "</ssd:Connectors><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors><ssd:Connector name=\"y\" "
+            "kind=\"output\"><ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component>\n"
+            "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors><ssd:Connector name=\"y\" "
+            "kind=\"output\"><ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component>\n"
+            "</ssd:Elements><ssd:Connections>\n"
+            "<ssd:Connection startElement=\"a\" startConnector=\"y\" endConnector=\"o\"/>\n"
+            "<ssd:Connection startElement=\"b\" startConnector=\"y\" endConnector=\"o\"/>\n"
+            "</ssd:Connections></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/"
+            "ssd:Connection[2]",
+            "connector \"o\" of \"the system\" is fed by two connections (the other at line 12)");
+    refused("<ssd:System name=\"s\" id=\"me\"><ssd:Elements>\n"
+            "<ssd:Component name=\"again\" type=\"application/x-ssp-definition\" source=\"#me\"/>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:7:", "systems referenced more than 16 deep (a cycle?)");
+    refused("<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\">"
+            "<ssd:Connectors>\n<ssd:Connector name=\"y\" kind=\"output\"/>\n"
+            "<ssd:Connector name=\"y\" kind=\"input\"/>\n</ssd:Connectors></ssd:Component>"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:8: ", "connector \"y\" declared twice");
+    refused("<ssd:System name=\"s\"><ssd:Elements>"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors><ssd:Connector name=\"y\" "
+            "kind=\"output\"/></ssd:Connectors></ssd:Component>"
+            "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors><ssd:Connector name=\"u\" "
+            "kind=\"input\"/></ssd:Connectors></ssd:Component></ssd:Elements>\n"
+            "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+            "endElement=\"b\" endConnector=\"u\">\n<ssc:LinearTransformation factor=\"2\"/>\n"
+            "<ssc:LinearTransformation factor=\"3\"/></ssd:Connection></ssd:Connections>"
+            "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:9: ", "a second transformation");
+}
+
+static void test_mappings(void)
+{
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+        "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"n\"><ssv:Integer value=\"%s\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"b\"><ssv:Boolean value=\"true\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"e\"><ssv:Enumeration value=\"slow\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "<ssd:ParameterMapping><ssm:ParameterMapping "
+        "xmlns:ssm=\"http://ssp-standard.org/SSP1/SystemStructureParameterMapping\">\n"
+        "<ssm:MappingEntry source=\"n\" target=\"n\"><ssc:%sMappingTransformation>"
+        "<ssc:MapEntry source=\"2\" target=\"20\"/><ssc:MapEntry source=\"3\" target=\"30\"/>"
+        "</ssc:%sMappingTransformation></ssm:MappingEntry>\n"
+        "<ssm:MappingEntry source=\"b\" target=\"b\"><ssc:BooleanMappingTransformation>"
+        "<ssc:MapEntry source=\"true\" target=\"false\"/></ssc:BooleanMappingTransformation>"
+        "</ssm:MappingEntry>\n"
+        "<ssm:MappingEntry source=\"e\" target=\"e\"><ssc:EnumerationMappingTransformation>"
+        "<ssc:MapEntry source=\"slow\" target=\"fast\"/></ssc:EnumerationMappingTransformation>"
+        "</ssm:MappingEntry>\n"
+        "</ssm:ParameterMapping></ssd:ParameterMapping>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+        "</ssd:Elements></ssd:System>\n"
+        "<ssd:Enumerations><ssc:Enumeration name=\"Mode\"><ssc:Item name=\"slow\" value=\"1\"/>"
+        "<ssc:Item name=\"fast\" value=\"2\"/></ssc:Enumeration></ssd:Enumerations>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    char text[4096];
+    json_t *doc = NULL;
+    long long want[2][2] = {{3, 30}, {7, 7}}; /* mapped; not named by an entry: unchanged */
+    for (int k = 0; k < 2; k++) {
+        char v[8];
+        snprintf(v, sizeof v, "%lld", want[k][0]);
+        snprintf(text, sizeof text, body, v, "Integer", "Integer");
+        int rc = load_text(text, &doc);
+        CHECK(rc == 0, "mappings: %s", err);
+        if (rc) return;
+        json_t *p = json_object_get(fed(doc, 0), "parameters");
+        CHECK(json_integer_value(json_object_get(p, "n")) == want[k][1], "n %lld -> %lld",
+              want[k][0], (long long)json_integer_value(json_object_get(p, "n")));
+        CHECK(json_is_false(json_object_get(p, "b")), "true mapped to false");
+        CHECK(json_integer_value(json_object_get(p, "e")) == 2, "slow mapped to fast = 2");
+        json_decref(doc);
+    }
+    snprintf(text, sizeof text, body, "2", "Boolean", "Boolean");
+    refused(text, "ssm:MappingEntry[1]/ssc:BooleanMappingTransformation",
+            "does not apply to a value of type Integer");
+}
+
+/* A component of type application/x-ssp-definition referencing a system of this document by
+ * its id: that system instantiated again under the component's name (SSP 1.0); an id that
+ * names nothing, a package and a fragment of another file refused. */
+static void test_same_document(void)
+{
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:System name=\"one\" id=\"tpl\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"/></ssd:Elements></ssd:System>\n"
+        "<ssd:Component name=\"two\" type=\"application/x-ssp-definition\" source=\"%s\"/>\n"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    char text[2048];
+    json_t *doc = NULL;
+    snprintf(text, sizeof text, body, "#tpl");
+    int rc = load_text(text, &doc);
+    CHECK(rc == 0, "same document: %s", err);
+    if (rc) return;
+    CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 2);
+    CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "one-a");
+    CHECK_STR_EQ(str(fed(doc, 1), "name", NULL), "two-a");
+    CHECK_STR_HAS(str(fed(doc, 1), "fmu", NULL), "/a.fmu");
+    json_decref(doc);
+    snprintf(text, sizeof text, body, "#nope");
+    refused(text, "t.ssd:9: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "no ssd:System with id \"nope\"");
+    snprintf(text, sizeof text, body, "other.ssd#v");
+    refused(text, "t.ssd:9:", "a fragment of another document is not supported");
+    snprintf(text, sizeof text, body, "missing.ssd");
+    refused(text, "missing.ssd", "not well-formed XML");
 }
 
 static void test_refusals(void)
@@ -257,12 +552,19 @@ static void test_refusals(void)
     refused(body,
             "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/ssd:Connection",
             "incompatible units \"m\" and \"s\"");
+    /* a conversion between units of the same base units is the input's transform:
+     * K = degC + 273.15 */
     snprintf(body, sizeof body, two, "degC", "K");
-    refused(body, "scales by 1 and adds 273.15", "only identity transformations");
-    snprintf(body, sizeof body, two, "m", "m");
     json_t *doc = NULL;
+    CHECK(load_text(body, &doc) == 0, "degC to K: %s", err);
+    json_t *tf = json_object_get(json_object_get(fed(doc, 1), "transform"), "u");
+    CHECK_NEAR(json_real_value(json_object_get(tf, "factor")), 1, 0);
+    CHECK_NEAR(json_real_value(json_object_get(tf, "offset")), 273.15, 0);
+    json_decref(doc);
+    snprintf(body, sizeof body, two, "m", "m");
     CHECK(load_text(body, &doc) == 0, "same units: %s", err);
     CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
+    CHECK(!json_object_get(fed(doc, 1), "transform"), "the identity is no transform");
     json_decref(doc);
     snprintf(body, sizeof body, two, "m", "ft");
     refused(body, "unit \"ft\" is not declared in ssd:Units", "t.ssd:13:");
@@ -271,7 +573,7 @@ static void test_refusals(void)
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
             "</ssd:SystemStructureDescription>\n",
             "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
-            "only FMUs are run");
+            "only FMUs and system structure files are run");
     refused("<ssd:System name=\"s\"><ssd:Elements>\n"
             "<ssd:Component name=\"a\" source=\"http://x/a.fmu\"/>\n"
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
@@ -296,7 +598,68 @@ static void test_refusals(void)
             "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
             "</ssd:SystemStructureDescription>\n",
-            "t.ssd:10:", "only Real, Integer, Boolean and String parameter values");
+            "t.ssd:10:", "no ssc:Enumeration declares an item \"x\"");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+            "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+            "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+            "<ssv:Parameter name=\"e\"><ssv:Binary value=\"00ff\"/></ssv:Parameter>\n"
+            "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+            "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "ssv:Parameter/ssv:Binary", "(not Binary)");
+    static const char *const pair =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component>\n"
+        "<ssd:Component name=\"b\" source=\"b.fmu\"><ssd:Connectors>\n"
+        "<ssd:Connector name=\"v\" kind=\"%s\"><ssc:Real/></ssd:Connector>\n"
+        "</ssd:Connectors></ssd:Component></ssd:Elements>\n"
+        "<ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"y\" "
+        "endElement=\"b\" endConnector=\"v\">%s</ssd:Connection></ssd:Connections>"
+        "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    snprintf(body, sizeof body, pair, "input", "");
+    /* a calculated parameter feeds an input like an output (its value fixed at the start) */
+    json_t *cdoc = NULL;
+    CHECK(replace_first(body, sizeof body, "kind=\"output\"", "kind=\"calculatedParameter\""),
+          "the output connector");
+    CHECK(load_text(body, &cdoc) == 0, "calculatedParameter: %s", err);
+    CHECK_STR_EQ(str(fed(cdoc, 1), "inputs", "v"), "a.y");
+    json_decref(cdoc);
+    snprintf(body, sizeof body, pair, "output", "");
+    refused(body, "t.ssd:13: /ssd:SystemStructureDescription/ssd:System/ssd:Connections",
+            "(output) and connector \"v\" of \"b\" (output) both give values");
+    snprintf(body, sizeof body, pair, "parameter", "");
+    refused(body, "parameter \"v\" of \"b\" is fed by connector \"y\" of \"a\"", "not a signal");
+    snprintf(body, sizeof body, pair, "input", "<ssc:MappingTransformation/>");
+    refused(body, "ssd:Connection/ssc:MappingTransformation",
+            "only ssc:LinearTransformation and the Boolean, Integer and Enumeration");
+    snprintf(body, sizeof body, pair, "input", "<ssc:LinearTransformation factor=\"0\"/>");
+    refused(body, "ssc:LinearTransformation", "factor 0");
+    /* an integer mapping on a connection: the input's transform map */
+    snprintf(body, sizeof body, pair, "input",
+             "<ssc:IntegerMappingTransformation><ssc:MapEntry source=\"2\" target=\"20\"/>"
+             "<ssc:MapEntry source=\"3\" target=\"-3\"/></ssc:IntegerMappingTransformation>");
+    for (int k = 0; k < 2; k++) /* both connectors Integer */
+        replace_first(body, sizeof body, "<ssc:Real/>", "<ssc:Integer/>");
+    json_t *mdoc = NULL;
+    CHECK(load_text(body, &mdoc) == 0, "integer mapping: %s", err);
+    json_t *mp =
+        json_object_get(json_object_get(json_object_get(fed(mdoc, 1), "transform"), "v"), "map");
+    CHECK(json_array_size(mp) == 2 &&
+              json_integer_value(json_array_get(json_array_get(mp, 1), 0)) == 3 &&
+              json_integer_value(json_array_get(json_array_get(mp, 1), 1)) == -3,
+          "pairs [[2, 20], [3, -3]]");
+    json_decref(mdoc);
+    snprintf(body, sizeof body, pair, "input",
+             "<ssc:IntegerMappingTransformation><ssc:MapEntry source=\"two\" target=\"20\"/>"
+             "</ssc:IntegerMappingTransformation>");
+    for (int k = 0; k < 2; k++)
+        replace_first(body, sizeof body, "<ssc:Real/>", "<ssc:Integer/>");
+    refused(body, "ssc:IntegerMappingTransformation/ssc:MapEntry",
+            "\"two\" is no value of the transformation's type");
 }
 
 /* A federation file naming the system: its algorithm over the SSP's start, end and step. */
@@ -341,6 +704,74 @@ static void test_merge(void)
     json_decref(u);
 }
 
+/* Robustness: 300 deterministic corruptions of tests/ssp/shapes (a byte replaced, dropped or
+ * duplicated, from a set that breaks names, numbers and markup). Each must load or be
+ * refused with a message naming a file of the system; under ASan this also proves that no
+ * path of the reader leaks or reads out of bounds. */
+static void test_corrupted(void)
+{
+    char src[16384], buf[16500], p[128];
+    FILE *f = fopen("tests/ssp/shapes/SystemStructure.ssd", "rb");
+    CHECK(f != NULL, "fixture");
+    if (!f) return;
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = '\0';
+    /* the binding's resources/root.ssv beside the corrupted copies */
+    snprintf(p, sizeof p, "%s/resources", tmp);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/resources/root.ssv", tmp);
+    FILE *in = fopen("tests/ssp/shapes/resources/root.ssv", "rb"), *out = fopen(p, "wb");
+    int c;
+    while (in && out && (c = fgetc(in)) != EOF)
+        fputc(c, out);
+    if (in) fclose(in);
+    if (out) fclose(out);
+    static const char junk[] = "<>\"/=:.#x0-e \n";
+    unsigned st = 7u;
+    int ok = 0, refused_n = 0, bad = 0;
+    for (int it = 0; it < 300; it++) {
+        st = st * 1103515245u + 12345u;
+        size_t at = (st >> 8) % n;
+        int op = (int)((st >> 4) % 3);
+        char ch = junk[(st >> 12) % (sizeof junk - 1)];
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == at && op == 1) continue;            /* drop */
+            buf[m++] = i == at && op == 0 ? ch : src[i]; /* replace */
+            if (i == at && op == 2) buf[m++] = ch;       /* insert */
+        }
+        buf[m] = '\0';
+        snprintf(p, sizeof p, "%s/c.ssd", tmp);
+        FILE *w = fopen(p, "wb");
+        if (!w) break;
+        fwrite(buf, 1, m, w);
+        fclose(w);
+        void *d = NULL;
+        char *td = NULL;
+        int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+        free(td);
+        if (rc == 0) {
+            ok++;
+            json_decref(d);
+        } else if (rc == -1 && d == NULL && strncmp(err, tmp, strlen(tmp)) == 0) {
+            refused_n++;
+        } else {
+            bad++;
+            CHECK(0, "corruption %d (op %d at %zu): rc %d, message \"%s\"", it, op, at, rc, err);
+        }
+    }
+    CHECK_INT_EQ(bad, 0);
+    CHECK(refused_n > 100, "most corruptions must be refused (%d refused, %d loaded)", refused_n,
+          ok);
+    snprintf(p, sizeof p, "%s/c.ssd", tmp);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/resources/root.ssv", tmp);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/resources", tmp);
+    rmdir(p);
+}
+
 int main(void)
 {
     snprintf(tmp, sizeof tmp, "/tmp/ssp_test.XXXXXX");
@@ -353,7 +784,15 @@ int main(void)
     test_other_layouts();
     test_merge();
     test_order();
+    test_shapes();
+    test_transforms();
     test_refusals();
+    test_mappings();
+    test_map_chain();
+    test_more_refusals();
+    test_version();
+    test_same_document();
+    test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
     unlink(p);

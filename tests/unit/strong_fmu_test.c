@@ -1,4 +1,4 @@
-/* Strong coupling over real FMUs in one process (federate/master/local.h, algorithms/strong.h):
+/* Strong coupling over real FMUs in one process (tests/unit/master_local.h, algorithms/strong.h):
  * the FMU slave as a model-exchange evaluator against the model's closed-form right-hand side;
  * the federation file's "strong" settings; the case studies examples/lorenz_strong.json,
  * lv_strong.json and vdp_strong.json against the monolithic FMU under CVODE at rtol 1e-10, at
@@ -15,10 +15,10 @@
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_algo.h"
 #include "federate/fmu/fmu_slave.h"
-#include "federate/master/local.h"
 #include "tests/check.h"
 #include "tests/figures.h"
 #include "tests/unit/fmu_rows.h"
+#include "tests/unit/master_local.h"
 
 /* The number of links of a local run (master_local_links). */
 static size_t n_links_of(const master_local *ml)

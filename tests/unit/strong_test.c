@@ -41,10 +41,6 @@ static int ev_get_derivatives(void *ctx, double *dx)
     f->n_cmd++;
     f->n_reply++;
     f->n_step++;
-    if (f->fail_step_at && f->n_step == f->fail_step_at) {
-        fake_note(f, PORT_ELOST);
-        return PORT_ELOST;
-    }
     double d = -f->a * f->x;
     for (size_t i = 0; i < f->n_in; i++)
         d += f->b[i] * f->c[i][0];
@@ -75,13 +71,14 @@ static void run_strong(run *r, const sys *y, const strong_opts *o, double end, l
     ev_ops.set_states = ev_set_states;
     ev_ops.get_derivatives = ev_get_derivatives;
     fake_rig_init(&r->g, y, TICK, SEC(end));
-    r->g.f[1].fail_step_at = fail_at;
     for (int j = 0; j < 2; j++) {
         r->g.s[j].ops = &ev_ops;
         r->g.s[j].info.n_state = 1;
         r->g.s[j].info.has_state_derivs = 1;
         r->g.s[j].info.out_state = map ? OUT_IS_X : NULL;
     }
+    fake_rig_faults(&r->g);
+    if (fail_at) port_fault_arm(&r->g.pf[1], PF_GET_DERIVATIVES, fail_at, PORT_ELOST);
     r->st = strong_run(&r->g.m, r->g.links, 2, o, &r->res, r->err, sizeof r->err);
 }
 

@@ -167,54 +167,10 @@ static void test_malformed(void)
     topo_plan *p = NULL;
     CHECK_INT_EQ(topo_gs_plan(&g, &p, err, sizeof err), TOPO_EINVAL);
     CHECK_STR_HAS(err, "edge 0 (0 -> 5)");
-    CHECK_INT_EQ(topo_find_cycle(&g, NULL, NULL, err, sizeof err), TOPO_EINVAL);
     topo_graph g0 = {.n = 0};
     CHECK_INT_EQ(topo_gs_plan(&g0, &p, err, sizeof err), TOPO_EINVAL);
-    /* unnamed nodes are called "#i" */
-    static const topo_edge e[] = {{0, 1}, {1, 2}, {2, 0}};
-    topo_graph g3 = {.n = 3, .n_edges = 3, .edges = e};
-    int cyc[3], len = 0;
-    CHECK_INT_EQ(topo_find_cycle(&g3, cyc, &len, err, sizeof err), 1);
-    CHECK_STR_HAS(err, "\"#0\" -> \"#1\" -> \"#2\" -> \"#0\"");
     topo_plan_free(NULL);
     CHECK_STR_EQ(topo_role_name(TOPO_ROLE_COMMON), "common");
-}
-
-/* Cycle detection, e.g. an algebraic loop on a variable-level graph:
- * A.y -> B.u (connection), B.u -> B.y (direct feedthrough), B.y -> A.u, A.u -> A.y. */
-static void test_cycles(void)
-{
-    static const char *const nm[] = {"A.u", "A.y", "B.u", "B.y"};
-    static const topo_edge loop[] = {{1, 2}, {2, 3}, {3, 0}, {0, 1}};
-    topo_graph g = {.n = 4, .names = nm, .n_edges = 4, .edges = loop};
-    int cyc[4] = {0}, len = 0;
-    CHECK_INT_EQ(topo_find_cycle(&g, cyc, &len, err, sizeof err), 1);
-    CHECK_INT_EQ(len, 4);
-    CHECK_STR_HAS(err, "\"A.u\" -> \"A.y\" -> \"B.u\" -> \"B.y\" -> \"A.u\"");
-    /* every consecutive pair of the reported cycle is an edge */
-    for (int i = 0; i < len; i++) {
-        int a = cyc[i], b = cyc[(i + 1) % len], found = 0;
-        for (int k = 0; k < 4; k++)
-            found |= loop[k].from == a && loop[k].to == b;
-        CHECK(found, "cycle step %d -> %d is not an edge", a, b);
-    }
-    /* without B's feedthrough, no loop */
-    static const topo_edge noloop[] = {{1, 2}, {3, 0}, {0, 1}};
-    topo_graph g2 = {.n = 4, .names = nm, .n_edges = 3, .edges = noloop};
-    CHECK_INT_EQ(topo_find_cycle(&g2, cyc, &len, err, sizeof err), 0);
-    CHECK_INT_EQ(len, 0);
-    /* a long chain has no cycle; closing it makes one of full length */
-    enum { L = 200 };
-    topo_edge chain[L];
-    for (int i = 0; i < L - 1; i++)
-        chain[i] = (topo_edge){i, i + 1};
-    topo_graph gc = {.n = L, .n_edges = L - 1, .edges = chain};
-    int big[L];
-    CHECK_INT_EQ(topo_find_cycle(&gc, big, &len, err, sizeof err), 0);
-    chain[L - 1] = (topo_edge){L - 1, 0};
-    gc.n_edges = L;
-    CHECK_INT_EQ(topo_find_cycle(&gc, big, &len, err, sizeof err), 1);
-    CHECK_INT_EQ(len, L);
 }
 
 /* Pure feed-forward chain S -> A -> K (no feedback): the source needs no input. */
@@ -372,7 +328,6 @@ int main(void)
     test_parallel_commons();
     test_refusals();
     test_malformed();
-    test_cycles();
     test_chain();
     test_random_against_oracle();
     return check_summary();

@@ -31,7 +31,7 @@ static const struct expect catalogue[] = {
     {WIRE_ERROR, "ERROR", R2C, REQ | CODE | A, 1, 12},
     {WIRE_CREATE_FEDERATION, "CREATE_FEDERATION", C2R, REQ, 3, 0},
     {WIRE_DESTROY_FEDERATION, "DESTROY_FEDERATION", C2R, REQ, 2, 0},
-    {WIRE_JOIN, "JOIN", C2R, REQ | CODE, 4, WIRE_JOIN_CREATE | WIRE_JOIN_KEEP_OBJECTS},
+    {WIRE_JOIN, "JOIN", C2R, REQ | CODE, 4, WIRE_JOIN_CREATE | WIRE_JOIN_RESTORE},
     {WIRE_JOIN_OK, "JOIN_OK", R2C, REQ | A | B | TIME, 2, 0},
     {WIRE_RESIGN, "RESIGN", C2R, REQ | CODE, 0, WIRE_RESIGN_KEEP_OBJECTS},
     {WIRE_FEDERATE_JOINED, "FEDERATE_JOINED", R2C, A, 1, 0},
@@ -73,6 +73,12 @@ static const struct expect catalogue[] = {
     {WIRE_TIME_STATUS, "TIME_STATUS", R2C, REQ | TIME | VAL, 0, 0},
     {WIRE_PING, "PING", WIRE_DIR_BOTH, REQ, 1, 0},
     {WIRE_PONG, "PONG", WIRE_DIR_BOTH, REQ, 1, 0},
+    {WIRE_REQUEST_SAVE, "REQUEST_SAVE", C2R, REQ | TIME, 1, 0},
+    {WIRE_INITIATE_SAVE, "INITIATE_SAVE", R2C, REQ | A | TIME | TIME2, 1, 0},
+    {WIRE_SAVE_DONE, "SAVE_DONE", C2R, REQ | CODE | A, 3, WIRE_SAVE_FAILED},
+    {WIRE_FEDERATION_SAVED, "FEDERATION_SAVED", R2C, REQ | CODE | TIME, 2, 35},
+    {WIRE_RESTORE_FEDERATION, "RESTORE_FEDERATION", C2R, REQ, 3, 0},
+    {WIRE_RESTORE_PART, "RESTORE_PART", R2C, REQ | CODE | TIME, 2, 1},
 };
 #define NCAT (sizeof catalogue / sizeof catalogue[0])
 
@@ -100,7 +106,8 @@ static void fill(struct wire_msg *m, const struct expect *e, struct wire_value v
         wire_str_set(&m->str[1], "wire_test 1.0");
     }
     if (e->nstr >= 1 && e->type != WIRE_HELLO && e->nstr == 1 && (e->fields & (VAL | TIME)) &&
-        e->type != WIRE_TIME_STATUS) {
+        e->type != WIRE_TIME_STATUS && e->type != WIRE_REQUEST_SAVE &&
+        e->type != WIRE_INITIATE_SAVE) {
         /* tag blobs may hold NUL bytes */
         m->str[0].ptr = (const char *)blob_bytes;
         m->str[0].len = sizeof blob_bytes;
@@ -109,8 +116,13 @@ static void fill(struct wire_msg *m, const struct expect *e, struct wire_value v
         m->str[3].ptr = (const char *)blob_bytes; /* the secret is a blob */
         m->str[3].len = sizeof blob_bytes;
     }
-    if (e->type == WIRE_CREATE_FEDERATION || e->type == WIRE_DESTROY_FEDERATION) {
-        int k = e->type == WIRE_CREATE_FEDERATION ? 2 : 1; /* the secret slot, a blob */
+    if (e->type == WIRE_SAVE_DONE || e->type == WIRE_RESTORE_PART) {
+        m->str[1].ptr = (const char *)blob_bytes; /* a chunk of a part is a blob */
+        m->str[1].len = sizeof blob_bytes;
+    }
+    if (e->type == WIRE_CREATE_FEDERATION || e->type == WIRE_DESTROY_FEDERATION ||
+        e->type == WIRE_RESTORE_FEDERATION) {
+        int k = e->type == WIRE_DESTROY_FEDERATION ? 1 : 2; /* the secret slot, a blob */
         m->str[k].ptr = (const char *)blob_bytes;
         m->str[k].len = sizeof blob_bytes;
     }
@@ -278,14 +290,15 @@ static void test_strict_encode(void)
     m.code = 9;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_EFIELD);
     CHECK_STR_HAS(err, "code 9");
-    /* JOIN code: bits 0 (create) and 1 (keep objects on connection loss), nothing else. */
+    /* JOIN code: bits 0 (create), 1 (keep objects on connection loss) and 2 (rejoin a
+     * restored federation), nothing else. */
     wire_msg_init(&m, WIRE_JOIN);
-    m.code = WIRE_JOIN_KEEP_OBJECTS;
+    m.code = WIRE_JOIN_KEEP_OBJECTS | WIRE_JOIN_RESTORE;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_OK);
     out.len = 0;
-    m.code = 4;
+    m.code = 8;
     CHECK_INT_EQ(wire_encode(&out, &m, 0, err, sizeof err), WIRE_EFIELD);
-    CHECK_STR_HAS(err, "code 4");
+    CHECK_STR_HAS(err, "code 8");
     wire_msg_init(&m, WIRE_ACHIEVE_SYNC);
     m.str[0].ptr = "a\0b";
     m.str[0].len = 3;

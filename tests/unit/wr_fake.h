@@ -14,6 +14,7 @@
 
 #include "algorithms/port.h"
 #include "algorithms/wr.h"
+#include "tests/unit/port_fault.h"
 
 #define FAKE_MAX_IN  4
 #define FAKE_MAX_REC 4096
@@ -31,7 +32,6 @@ typedef struct fake {
     int64_t slot_t[PORT_SLOTS];
     int slot_full[PORT_SLOTS];
     int status;
-    long fail_step_at;   /* > 0: that step call fails with PORT_EFAIL */
     long n_cmd, n_reply; /* operations posted, and replies (outputs) sent */
     long n_step;
     size_t n_rec;
@@ -90,10 +90,6 @@ static int fake_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_ste
     f->n_cmd++;
     f->n_reply++;
     f->n_step++;
-    if (f->fail_step_at && f->n_step == f->fail_step_at) {
-        fake_note(f, PORT_EFAIL);
-        return PORT_EFAIL;
-    }
     if (t_to <= f->t || (f->n_in && f->u_t0 != f->t)) { /* inputs expanded about the start */
         fake_note(f, PORT_EUSAGE);
         return PORT_EUSAGE;
@@ -210,6 +206,7 @@ typedef struct fake_rig {
     port_local_clock clk;
     port_master m;      /* its slaves are s, its clock clk */
     port_link links[2]; /* input of f[0] from f[1], and back */
+    port_fault pf[2];   /* fake_rig_faults: s[j] wrapped to fail on demand */
 } fake_rig;
 
 static inline void fake_rig_init(fake_rig *g, const fake_pair *y, double tick, int64_t t_end)
@@ -229,6 +226,14 @@ static inline void fake_rig_init(fake_rig *g, const fake_pair *y, double tick, i
                          .t_end = t_end};
     g->links[0] = (port_link){.to = 0, .in = 0, .from = 1, .out = 0};
     g->links[1] = (port_link){.to = 1, .in = 0, .from = 0, .out = 0};
+}
+
+/* Wrap both slaves of the rig for fault injection (tests/unit/port_fault.h), once their tables
+ * are final; arm g->pf[j] to make slave j fail. */
+static inline void fake_rig_faults(fake_rig *g)
+{
+    for (int j = 0; j < 2; j++)
+        port_fault_wrap(&g->pf[j], &g->s[j]);
 }
 
 /* exp(M t) for a 2x2 M: Taylor of degree 20 on M t / 2^q, then q squarings. */

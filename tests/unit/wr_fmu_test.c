@@ -1,4 +1,4 @@
-/* Waveform relaxation over real FMUs in one process (federate/master/local.h, algorithms/wr.h):
+/* Waveform relaxation over real FMUs in one process (tests/unit/master_local.h, algorithms/wr.h):
  * the case studies examples/lorenz_wr.json, lv_wr.json and vdp_wr.json against the monolithic
  * FMUs (lorenz, lv, vanderpol) integrated by CVODE at rtol 1e-10; explicit Jacobi failing to
  * track Lorenz; rollback bit for bit (CS and ME). Figures: doc/algorithms/waveform-relaxation.md.
@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "federate/config/fedfile_algo.h"
-#include "federate/master/local.h"
 #include "tests/check.h"
 #include "tests/figures.h"
 #include "tests/unit/fmu_rows.h"
+#include "tests/unit/master_local.h"
 
 static rows R; /* large: static */
 

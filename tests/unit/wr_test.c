@@ -285,7 +285,8 @@ static void test_errors(void)
     sys from_ones = osc;
     from_ones.x10 = from_ones.x20 = 1;
     fake_rig_init(&r.g, &from_ones, TICK, SEC(1));
-    r.g.f[1].fail_step_at = 7;
+    fake_rig_faults(&r.g);
+    port_fault_arm(&r.g.pf[1], PF_STEP, 7, PORT_EFAIL);
     r.g.links[1] = (port_link){.to = 1, .in = 0, .from = 3, .out = 0};
     CHECK_INT_EQ(wr_run(&r.g.m, r.g.links, 2, &o, &r.res, r.err, sizeof r.err), PORT_EUSAGE);
     CHECK_STR_HAS(r.err, "link 1 (slave 1 input 0 <- slave 3 output 0)");

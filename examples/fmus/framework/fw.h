@@ -9,8 +9,10 @@
 #include <stddef.h>
 
 /* Highest input-derivative order fmi2SetRealInputDerivatives accepts (inputs are held as a
- * polynomial of this degree inside a communication step). */
-#define FW_MAX_INPUT_ORDER 3
+ * polynomial of this degree inside a communication step): the highest a method of the port
+ * hands over (PORT_MAX_ORDER, algorithms/port.h), so that waveform relaxation's degree n_sub
+ * and balance correction's Taylor coefficients reach a co-simulation FMU whole. */
+#define FW_MAX_INPUT_ORDER 8
 
 /** How a variable is seen from outside; decides XML attributes and who may set it. */
 typedef enum {
