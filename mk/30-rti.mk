@@ -59,6 +59,7 @@ EXTRA_ALL += $(RTI_SAN_BIN) $(O)/tests/integration/rti_alloc_test
 rti_alloc_test_LIBS := proto fom
 INTEG_SCRIPTS += tests/integration/rti_san.sh
 INTEG_SCRIPTS += tests/integration/live_test.sh
+INTEG_SCRIPTS += tests/integration/live_bounds.sh tests/integration/live_inproc.sh
 INTEG_SCRIPTS += tests/integration/rti_log_only.sh
 # No assert() or abort() on a path the RTI's input reaches (issue 37).
 INTEG_SCRIPTS += tests/integration/rti_no_assert.sh

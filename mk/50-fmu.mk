@@ -8,7 +8,8 @@ FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.
             federate/fmu/fmu_v3.c
 
 PROGS += tempo-fmu
-tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c
+# rti/server/live_embed.c: the live view of its embedded RTI (--http, doc/live.md)
+tempo-fmu_SRCS := federate/fmufed/tempo_fmu_main.c rti/server/live_embed.c
 tempo-fmu_LIBS := fmufed msproto run config fmu algo client proto fom
 
 UNIT_TESTS += tests/unit/fmu_md_test tests/unit/fmu_load_test tests/unit/fmu_step_test \

@@ -11,7 +11,8 @@ msproto_peers_test_LIBS := msproto
 MASTER_SRCS += federate/master/ms_remote.c
 
 PROGS += tempo-master
-tempo-master_SRCS := federate/master/tempo_master_main.c
+# rti/server/live_embed.c: the live view of its embedded RTI (--http, doc/live.md)
+tempo-master_SRCS := federate/master/tempo_master_main.c rti/server/live_embed.c
 tempo-master_LIBS := master fmufed msproto run config fmu algo client proto fom
 INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_master_test.sh \
                  tests/integration/f3ornits_master_test.sh

@@ -8,6 +8,12 @@ INTEG_SCRIPTS += tests/integration/python_test.sh
 EXTRA_ALL += $(O)/tests/bench/bench_cycle
 bench_cycle_LIBS := client proto fom
 BENCH_SCRIPTS += tests/bench/python_bench.sh
+# tempo-slave runs a federation file's "python" federates (doc/python.md); tempo-run finds it
+# beside itself.
+EXTRA_ALL += bin/tempo-slave
+bin/tempo-slave: python/tempo-slave
+	@mkdir -p bin
+	install -m 755 $< $@
 
 # Where the package goes: Debian's python3 reads /usr/lib/python3/dist-packages for the
 # system's packages and PREFIX/lib/python3.X/dist-packages for /usr/local (and any other
@@ -26,7 +32,11 @@ install-python:
 	install -d $(DESTDIR)$(PYTHONDIR)/tempo $(DESTDIR)$(DATADIR)/examples/python
 	install -m 755 $(wildcard examples/python/*.py) $(DESTDIR)$(DATADIR)/examples/python/
 	install -m 644 $(filter-out python/tempo/_paths.py,$(PYTHON_PKG_FILES)) $(DESTDIR)$(PYTHONDIR)/tempo/
+	install -d $(DESTDIR)$(PREFIX)/bin
+	sed 's#@PYTHONDIR@#$(PYTHONDIR)#' python/tempo-slave >$(DESTDIR)$(PREFIX)/bin/tempo-slave
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/tempo-slave
 	printf '"""Written by make install: where this copy of the package was installed."""\nBINDIR = "%s"\nLIBDIR = "%s"\n' \
 	  '$(PREFIX)/bin' '$(PREFIX)/lib' >$(DESTDIR)$(PYTHONDIR)/tempo/_paths.py
 uninstall-python:
 	rm -rf $(DESTDIR)$(PYTHONDIR)/tempo
+	rm -f $(DESTDIR)$(PREFIX)/bin/tempo-slave

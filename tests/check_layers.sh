@@ -102,7 +102,7 @@ declare -A ONLY_FILES=(
 # External libraries "component>library" narrowed to some files of the component.
 sundials_both="algorithms/semi.c algorithms/strong.c"
 declare -A EXTERNAL_FILES=(
-  [rti/server>event2]="rti/server/conn.c rti/server/conn_guard.c rti/server/loop.c rti/server/live.c rti/server/live_json.c"
+  [rti/server>event2]="rti/server/conn.c rti/server/conn_guard.c rti/server/loop.c rti/server/live.c rti/server/live_json.c rti/server/live_embed.c"
   [algorithms>kinsol]="algorithms/semi.c"
   [algorithms>cvode]="algorithms/strong.c"
   [algorithms>nvector]="$sundials_both"

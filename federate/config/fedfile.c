@@ -681,28 +681,91 @@ static int parse_program(const ld *c, const json_t *fo, const char *base, fedfil
     return parse_record(c, fo, base, fd);
 }
 
+/* "role": gauss-seidel's source, common or sink (doc/algorithms/gauss-seidel.md). */
+static int parse_role(const ld *c, const json_t *fo, const char *base, const fedfile *ff,
+                      fedfile_fed *fd)
+{
+    char p[JPATH_LEN], *role = NULL;
+    int rc = get_str(c, fo, base, "role", 0, &role);
+    if (rc || !role) return rc;
+    jp_key(p, base, "role");
+    for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
+        if (strcmp(topo_role_name(ROLES[i]), role) == 0) fd->role = ROLES[i];
+    int known = fd->role != TOPO_ROLE_AUTO;
+    free(role);
+    if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
+    if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
+        char methods[256];
+        methods_needing(FEDFILE_NEEDS_GS_PLAN, methods, sizeof methods);
+        return fail(c, p, "method \"%s\" takes no roles (only %s)", fedfile_method_name(ff),
+                    methods);
+    }
+    return FEDFILE_OK;
+}
+
+/* A model in Python: "python": "module:Class" (or "FILE.py:Class"), its "parameters" and
+ * wiring. It is a program federate run by FEDFILE_PYTHON_RUNNER, so it goes where a program
+ * federate goes (program_allowed), and under gauss-seidel too: tempo-slave follows that
+ * method's token (python/tempo/slave.py run_peer) with the role tempo-run gives it. */
+static int parse_python(const ld *c, const json_t *fo, const char *base, fedfile *ff,
+                        fedfile_fed *fd)
+{
+    static const char *const other[] = {"fmu", "program", "args", "solver", NULL};
+    char p[JPATH_LEN];
+    for (size_t i = 0; other[i]; i++)
+        if (json_object_get(fo, other[i])) {
+            jp_key(p, base, other[i]);
+            return fail(c, p, "does not apply to a \"python\" federate");
+        }
+    jp_key(p, base, "python");
+    if (!program_allowed(ff) && !(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
+        char methods[256];
+        methods_needing(FEDFILE_NEEDS_PROGRAMS, methods, sizeof methods);
+        return fail(c, p,
+                    "a Python model needs method %s, \"gauss-seidel\" or a master method (not "
+                    "\"%s\")",
+                    methods, fedfile_method_name(ff));
+    }
+    int rc = get_str(c, fo, base, "python", 1, &fd->python);
+    if (rc) return rc;
+    const char *colon = strrchr(fd->python, ':');
+    if (!colon || colon == fd->python || !colon[1])
+        return fail(c, p, "\"%s\": expected \"module:Class\" or \"FILE.py:Class\"", fd->python);
+    if (!(fd->program = strdup(FEDFILE_PYTHON_RUNNER)) || !(fd->args = calloc(1, sizeof *fd->args)))
+        return oom(c);
+    if ((rc = parse_role(c, fo, base, ff, fd)) || (rc = parse_params(c, fo, base, fd)) ||
+        (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
+        (rc = parse_wires(c, fo, base, "inputs", &fd->inputs, &fd->n_inputs)) ||
+        (rc = parse_quanta(c, fo, base, ff, fd)))
+        return rc;
+    return parse_record(c, fo, base, fd);
+}
+
 /* One element of "federates". */
 static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fedfile_fed *fd,
                      const fedfile_solver *defaults)
 {
     static const char *const keys[] = {
-        "name",    "fmu",    "program", "args",    "description", "role",      "parameters",
-        "outputs", "inputs", "solver",  "quantum", "record",      "transform", NULL};
+        "name",   "fmu",    "program", "args",   "description", "role",   "parameters", "outputs",
+        "inputs", "solver", "quantum", "record", "transform",   "python", NULL};
     char base[JPATH_LEN], p[JPATH_LEN];
     jp_idx(base, "federates", idx);
     if (!json_is_object(fo)) return fail(c, base, "expected an object, got %s", json_kind(fo));
     int rc = only_keys(c, fo, base, keys);
     if (rc) return rc;
-    char *desc = NULL, *fmu = NULL, *role = NULL;
+    char *desc = NULL, *fmu = NULL;
     if ((rc = get_str(c, fo, base, "name", 1, &fd->name))) return rc;
     jp_key(p, base, "name");
     if ((rc = check_name(c, p, fd->name))) return rc;
     if ((rc = get_str(c, fo, base, "description", 0, &desc))) return rc;
     free(desc);
+    if (json_object_get(fo, "python")) return parse_python(c, fo, base, ff, fd);
     if ((rc = get_str(c, fo, base, "fmu", 0, &fmu))) return rc;
     if (!fmu) {
         if (json_object_get(fo, "program")) return parse_program(c, fo, base, ff, fd);
-        return fail(c, base, "missing \"fmu\" (or \"program\" for a custom federate)");
+        return fail(c, base,
+                    "missing \"fmu\" (or \"program\" for a custom federate, \"python\" for a "
+                    "model in Python)");
     }
     if (json_object_get(fo, "program") || json_object_get(fo, "args")) {
         free(fmu);
@@ -720,21 +783,7 @@ static int parse_fed(const ld *c, const json_t *fo, size_t idx, fedfile *ff, fed
     if (stat(fd->fmu, &sb) != 0) return fail(c, p, "\"%s\": %s", fd->fmu, strerror(errno));
     if (!S_ISREG(sb.st_mode))
         return fail(c, p, "\"%s\" is not a regular file (expected an .fmu zip file)", fd->fmu);
-    if ((rc = get_str(c, fo, base, "role", 0, &role))) return rc;
-    if (role) {
-        jp_key(p, base, "role");
-        for (size_t i = 0; i < sizeof ROLES / sizeof ROLES[0]; i++)
-            if (strcmp(topo_role_name(ROLES[i]), role) == 0) fd->role = ROLES[i];
-        int known = fd->role != TOPO_ROLE_AUTO;
-        free(role);
-        if (!known) return fail(c, p, "expected \"source\", \"common\" or \"sink\"");
-        if (!(ff->algo.needs & FEDFILE_NEEDS_GS_PLAN)) {
-            char methods[256];
-            methods_needing(FEDFILE_NEEDS_GS_PLAN, methods, sizeof methods);
-            return fail(c, p, "method \"%s\" takes no roles (only %s)", fedfile_method_name(ff),
-                        methods);
-        }
-    }
+    if ((rc = parse_role(c, fo, base, ff, fd))) return rc;
     fd->solver = *defaults;
     if ((rc = parse_params(c, fo, base, fd)) ||
         (rc = parse_wires(c, fo, base, "outputs", &fd->outputs, &fd->n_outputs)) ||
@@ -886,6 +935,7 @@ static void free_fed(fedfile_fed *fd)
     free(fd->name);
     free(fd->fmu);
     free(fd->program);
+    free(fd->python);
     for (size_t k = 0; k < fd->n_args; k++)
         free(fd->args[k]);
     free(fd->args);

@@ -85,6 +85,9 @@ typedef struct fedfile_solver {
     double max_step;       /* largest internal step, s, > 0 when given */
 } fedfile_solver;
 
+/* The program that runs a "python" federate (python/tempo-slave, installed beside tempo-run). */
+#define FEDFILE_PYTHON_RUNNER "tempo-slave"
+
 /* One federate. */
 typedef struct fedfile_fed {
     char *name;    /* unique in the file */
@@ -95,6 +98,10 @@ typedef struct fedfile_fed {
                       [--output] and then args (doc/federation.md, "Program federates") */
     size_t n_args;
     char **args;    /* the program's extra arguments, in file order */
+    char *python;   /* a model in Python, "module:Class" or "FILE.py:Class", or NULL: then
+                       program is FEDFILE_PYTHON_RUNNER, which tempo-run finds beside itself
+                       and which reads the model and its "parameters" from the file
+                       (doc/python.md, "Models in Python as slaves") */
     topo_role role; /* gauss-seidel: given or inferred; else TOPO_ROLE_AUTO */
     size_t n_params;
     fedfile_param *params; /* in file order */

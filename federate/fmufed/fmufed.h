@@ -138,6 +138,9 @@ typedef struct fmufed_all_opts {
     const char *resume;   /* a checkpoint folder: the embedded RTI restores the federation
                              from it and every federate rejoins it (opts->restore); NULL:
                              a fresh run */
+    const char *http;     /* tp_inproc_options.http: serve the live view (doc/live.md); NULL none */
+    void (*on_view)(const char *address); /* told the view's bound "HOST:PORT" once it serves
+                                             (before any federate runs); NULL: none */
 } fmufed_all_opts;
 
 /**

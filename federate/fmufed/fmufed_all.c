@@ -299,11 +299,15 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     tp_inproc_options io = {.log_dir = ao->log_dir,
                             .spin_us = ao->spin_us,
                             .tasks = ao->tasks,
-                            .checkpoint_dir = ao->ckpt_dir};
+                            .checkpoint_dir = ao->ckpt_dir,
+                            .http = ao->http};
     if (tp_inproc_start(name, &io, why, sizeof why) != TP_OK) {
         snprintf(err, errlen, "%s: in-process RTI: %s", ff->path, why);
         return FMUFED_ERTI;
     }
+    char view[128];
+    if (ao->http && ao->on_view && tp_inproc_http_address(name, view, sizeof view) == TP_OK)
+        ao->on_view(view);
     pthread_t status_th;
     int status_on = status_start(name, &status_th);
     /* --resume: the federation as the checkpoint holds it, which the federates rejoin; with

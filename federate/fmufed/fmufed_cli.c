@@ -17,6 +17,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
                "       tempo-fmu --federation FILE.json --all [--tasks|--threads] [--log-dir DIR]\n"
+               "                [--http HOST:PORT]\n"
                "                 [--spin-us US] [options]\n"
                "  --rti HOST:PORT|unix:PATH  RTI address (default: the file's \"rti\")\n"
                "  --output DIR               results folder (default: the file's \"output\")\n"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
                "                             one thread (the default)\n"
                "  --threads                  with --all: each federate a thread\n"
                "  --log-dir DIR              with --all: the federation log folder (tempo-log)\n"
+               "  --http HOST:PORT           with --all: the embedded RTI serves the live view\n"
+               "                             there (loopback; port 0: a free one, printed)\n"
                "  --spin-us US               with --all --threads: us a waiting federate polls\n"
                "                             before it blocks (default 50; -1: never)\n"
                "  --checkpoint-every S       checkpoints every S seconds of simulated time\n"
@@ -114,6 +117,15 @@ static void print_progress_named(void *ctx, double t)
     fflush(stdout);
 }
 
+static const char *g_http; /* --http HOST:PORT with --all: the embedded RTI's live view */
+
+/* The live view serves (doc/live.md, "The in-process runner"): say where, as tempo-rti does. */
+static void print_view(const char *address)
+{
+    printf("tempo-fmu: live view on http://%s/\n", address);
+    fflush(stdout);
+}
+
 /* tempo-fmu --federation FILE --all: every federate in this process. */
 static int main_all(const char *file, fmufed_opts *o, ckpt_args *ca, const char *ckpt_dir,
                     const char *resume, const char *log_dir, int spin_us, int tasks)
@@ -143,7 +155,9 @@ static int main_all(const char *file, fmufed_opts *o, ckpt_args *ca, const char 
                           .log_dir = log_dir,
                           .spin_us = spin_us,
                           .tasks = tasks,
-                          .progress = o->quiet ? NULL : print_progress_named};
+                          .progress = o->quiet ? NULL : print_progress_named,
+                          .http = g_http,
+                          .on_view = print_view};
     /* exit() or a crash inside an FMU: a failed run naming the federate (fmu_guard.h) */
     fmu_guard_run(1, ff->federation);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, sizeof err) : FMUFED_ENOMEM;
@@ -202,7 +216,7 @@ int fmufed_main(int argc, char **argv)
             strcmp(a, "--output") && strcmp(a, "--timeout") && strcmp(a, "--secret-file") &&
             strcmp(a, "--log-dir") && strcmp(a, "--spin-us") && strcmp(a, "--checkpoint-every") &&
             strcmp(a, "--checkpoint-at") && strcmp(a, "--checkpoint-dir") &&
-            strcmp(a, "--resume") && strcmp(a, "--set")) {
+            strcmp(a, "--resume") && strcmp(a, "--set") && strcmp(a, "--http")) {
             fprintf(stderr, "tempo-fmu: unknown option %s (see tempo-fmu --federation F --help)\n",
                     a);
             return 2;
@@ -224,6 +238,8 @@ int fmufed_main(int argc, char **argv)
             secret_file = v;
         else if (!strcmp(a, "--log-dir"))
             log_dir = v;
+        else if (!strcmp(a, "--http"))
+            g_http = v;
         else if (!strcmp(a, "--checkpoint-dir"))
             ckpt_dir = v;
         else if (!strcmp(a, "--resume"))
@@ -295,11 +311,11 @@ int fmufed_main(int argc, char **argv)
         if (tasks < 0) tasks = spin_us ? 0 : FMUFED_ALL_TASKS_DEFAULT;
         return main_all(file, &o, &ca, ckpt_dir, resume, log_dir, spin_us, tasks);
     }
-    if (all || log_dir || spin_us || tasks >= 0 || ckpt_dir || resume) {
+    if (all || log_dir || spin_us || tasks >= 0 || ckpt_dir || resume || g_http) {
         fprintf(stderr, "tempo-fmu: %s\n",
                 all ? "--all and --name exclude each other"
-                    : "--log-dir, --spin-us, --tasks, --threads, --checkpoint-dir and --resume "
-                      "go with --all");
+                    : "--log-dir, --spin-us, --tasks, --threads, --checkpoint-dir, --resume and "
+                      "--http go with --all");
         return 2;
     }
     if (o.n_set && !o.restore) {

@@ -51,7 +51,8 @@ int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err, s
                              .log_level = (int)opt->log_level,
                              .log_free = free,
                              .tasks = opt->tasks,
-                             .checkpoint_dir = opt->checkpoint_dir};
+                             .checkpoint_dir = opt->checkpoint_dir,
+                             .http = opt->http};
     /* The checkpoint folder is made here, as tempo-rti --checkpoint-dir makes it. */
     if (opt->checkpoint_dir && outfile_mkdirs(opt->checkpoint_dir, why, sizeof why) != 0) {
         free(u); /* not started: the RTI owns nothing */
@@ -61,7 +62,15 @@ int tp_inproc_start(const char *name, const tp_inproc_options *opt, char *err, s
     if (embed_start(name, &c, why, sizeof why) == 0) return TP_OK;
     free(u); /* not started: the RTI owns nothing */
     if (err && err_size) snprintf(err, err_size, "%s", why);
-    return strstr(why, "already running") ? TP_EEXISTS : TP_ENOMEM;
+    return strstr(why, "already running") ? TP_EEXISTS
+           : strstr(why, "memory")        ? TP_ENOMEM
+                                          : TP_EINVAL;
+}
+
+int tp_inproc_http_address(const char *name, char *out, size_t len)
+{
+    if (!out || !len) return TP_EINVAL;
+    return embed_http_address(name, out, len) == 0 ? TP_OK : TP_ENOTFOUND;
 }
 
 int tp_inproc_stop(const char *name, char *err, size_t err_size)

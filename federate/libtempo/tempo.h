@@ -1098,6 +1098,11 @@ typedef struct tp_inproc_options {
     const char *checkpoint_dir; /**< folder where saves are written (DIR/LABEL), as
                                      tempo-rti --checkpoint-dir does; NULL = saves are
                                      refused (doc/checkpoint.md) */
+    const char *http; /**< "HOST:PORT" on loopback (port 0: a free one): serve the live view
+                           (doc/live.md) from this RTI, on a thread of its own that takes the
+                           RTI's lock once a second and per request; NULL = none. Only in
+                           programs that link the view (tempo-fmu, tempo-master): libtempo.so
+                           alone refuses it (TP_EINVAL, err says so) */
 } tp_inproc_options;
 
 /**
@@ -1124,6 +1129,13 @@ TP_API int tp_inproc_start(const char *name, const tp_inproc_options *opt, char 
  * @return TP_OK; TP_ENOTFOUND (no such RTI). Runs no callbacks.
  */
 TP_API int tp_inproc_stop(const char *name, char *err, size_t err_size);
+
+/**
+ * The address ("HOST:PORT") the live view of the in-process RTI of that name listens on
+ * (tp_inproc_options.http), written into @p out (@p len bytes, NUL-terminated).
+ * @return TP_OK; TP_ENOTFOUND (no such RTI, or it serves no view). Runs no callbacks.
+ */
+TP_API int tp_inproc_http_address(const char *name, char *out, size_t len);
 
 /**
  * Add a task to an RTI started with tp_inproc_options.tasks = 1: fn(ctx) runs, on a stack of

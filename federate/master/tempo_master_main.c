@@ -24,7 +24,8 @@
 
 static const char usage_text[] =
     "usage: tempo-master --federation FILE [--rti HOST:PORT|unix:PATH] [--output DIR]\n"
-    "                    [--local|--in-process [--tasks|--threads] [--log-dir DIR]]\n"
+    "                    [--local|--in-process [--tasks|--threads] [--log-dir DIR]\n"
+    "                    [--http HOST:PORT]]\n"
     "                    [--timeout MS] [--reply-timeout MS] [--secret-file PATH] [--quiet]\n"
     "  --federation FILE  a federation file whose method a master runs (listed below)\n"
     "  --rti ADDR         the RTI (default: the file's \"rti\")\n"
@@ -40,6 +41,8 @@ static const char usage_text[] =
     "                     one thread (the default)\n"
     "  --threads          with --in-process: every slave a thread, the master in this one\n"
     "  --log-dir DIR      with --in-process: the federation log folder (tempo-log)\n"
+    "  --http HOST:PORT   with --in-process: the embedded RTI serves the live view there\n"
+    "                     (loopback; port 0: a free one, printed; doc/live.md)\n"
     "  --timeout MS       longest wait for the slaves to join and start (default 60000)\n"
     "  --reply-timeout MS a slave silent this long while it owes a reply is lost and the\n"
     "                     run stops naming it (default: the file's algorithm.reply_timeout,\n"
@@ -86,6 +89,7 @@ static void print_methods(void)
 typedef struct margs {
     const char *file, *rti, *output, *secret_file;
     const char *log_dir; /* --log-dir */
+    const char *http;    /* --http: the embedded RTI's live view (doc/live.md) */
     int local, quiet, timeout_ms, reply_timeout_ms;
     int in_process; /* --in-process */
     int tasks;      /* -1 default (FMUFED_ALL_TASKS_DEFAULT), 0 --threads, 1 --tasks */
@@ -119,7 +123,7 @@ static int parse(int argc, char **argv, margs *a)
             a->quiet = 1;
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
                    !strcmp(s, "--timeout") || !strcmp(s, "--reply-timeout") ||
-                   !strcmp(s, "--secret-file") || !strcmp(s, "--log-dir")) {
+                   !strcmp(s, "--secret-file") || !strcmp(s, "--log-dir") || !strcmp(s, "--http")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
                 return -1;
@@ -129,6 +133,8 @@ static int parse(int argc, char **argv, margs *a)
                 a->secret_file = v;
             else if (!strcmp(s, "--log-dir"))
                 a->log_dir = v;
+            else if (!strcmp(s, "--http"))
+                a->http = v;
             else if (!strcmp(s, "--federation"))
                 a->file = v;
             else if (!strcmp(s, "--rti"))
@@ -159,9 +165,10 @@ static int parse(int argc, char **argv, margs *a)
         fprintf(stderr, "tempo-master: no --federation FILE given\n%s", usage_text);
         return -1;
     }
-    if ((a->log_dir || a->tasks >= 0) && !a->in_process) {
+    if ((a->log_dir || a->tasks >= 0 || a->http) && !a->in_process) {
         fprintf(stderr, "tempo-master: %s goes with --in-process\n",
                 a->log_dir ? "--log-dir"
+                : a->http  ? "--http"
                 : a->tasks ? "--tasks"
                            : "--threads");
         return -1;
@@ -375,6 +382,13 @@ static void print_progress_named(void *ctx, double t)
     fflush(stdout);
 }
 
+/* The live view serves (doc/live.md, "The in-process runner"): say where, as tempo-rti does. */
+static void print_view(const char *address)
+{
+    printf("tempo-master: live view on http://%s/\n", address);
+    fflush(stdout);
+}
+
 static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t errlen)
 {
     g_end = ff->algo.end;
@@ -393,7 +407,9 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
                           .tasks = tasks,
                           .progress = a->quiet ? NULL : print_progress_named,
                           .main_fn = master_main,
-                          .main_ctx = &m};
+                          .main_ctx = &m,
+                          .http = a->http,
+                          .on_view = print_view};
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
     if (!st) snprintf(err, errlen, "out of memory");

@@ -40,8 +40,8 @@ static const char usage_text[] =
     "  --rti ADDR     use this running RTI instead of starting one\n"
     "  --log DIR      record the run: the RTI writes its federation log into DIR (read it\n"
     "                 with tempo-log; doc/log.md); also the file's \"log\" key\n"
-    "  --http PORT    the RTI it starts serves the live view on 127.0.0.1:PORT (0: a free\n"
-    "                 port; the address is printed; doc/live.md)\n"
+    "  --http PORT    the RTI it starts (or embeds, in process) serves the live view on\n"
+    "                 127.0.0.1:PORT (0: a free port; the address is printed; doc/live.md)\n"
     "  --watchdog S   when no federate progresses for S seconds, print who waits for whom\n"
     "                 from the RTI's status (default 10; 0 = never)\n"
     "  --reply-timeout S  master methods: a slave silent S seconds while it owes the master\n"
@@ -151,6 +151,11 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
         char name[128];
         double t, end;
+        const char *u = strstr(line, "live view on http://");
+        if (u) { /* tempo-fmu --all / tempo-master --in-process --http (doc/live.md) */
+            fprintf(stderr, "tempo-run: %s\n", u);
+            return;
+        }
         if (sscanf(line, "progress %lf %lf %127s", &t, &end, name) == 3) {
             i = fed_index(c, name);
             if (i < 0) return;
@@ -783,12 +788,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         free(rep);
         return 2;
     }
-    if (a->http && (a->rti || (a->placement ? a->placement > 0 : ff->in_process))) {
-        /* The embedded RTI of an in-process run has no event loop to serve it (doc/live.md). */
-        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; %s\n",
-                a->rti ? "with --rti, start that RTI with --http HOST:PORT yourself"
-                       : "an in-process run has no such RTI (its embedded RTI has no event "
-                         "loop): run it --distributed");
+    if (a->http && a->rti) {
+        fprintf(stderr, "tempo-run: --http serves the view from the RTI tempo-run starts; with "
+                        "--rti, start that RTI with --http HOST:PORT yourself\n");
         free(rep);
         return 2;
     }
@@ -832,6 +834,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* never --quiet: the federates' summary lines tell that each one finished */
         if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
+        char view[32]; /* the embedded RTI serves the live view (doc/live.md), on loopback */
+        if (a->http) {
+            snprintf(view, sizeof view, "127.0.0.1:%s", a->http);
+            argv[k++] = "--http", argv[k++] = view;
+        }
         argv[k] = NULL;
         k = run_ckpt_child_args(&a->ck, argv, k, 1);
         int idx = sup_start(s, &(sup_spec){.name = INPROC_CHILD, .argv = argv}, err, sizeof err);
@@ -853,6 +860,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             rc = SUP_EUSAGE;
     }
     sibling("tempo-fmu", fmu_bin, sizeof fmu_bin);
+    char py_bin[PATH_MAX]; /* runs the "python" federates (doc/python.md) */
+    sibling(FEDFILE_PYTHON_RUNNER, py_bin, sizeof py_bin);
     for (size_t i = 0; rc == SUP_OK && !inproc && i < ff->n_feds; i++) {
         /* An FMU federate runs under tempo-fmu; a program federate is its own executable, given
          * the same four options and then its "args". */
@@ -864,7 +873,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             break;
         }
         size_t k = 0;
-        argv[k++] = fd->program ? fd->program : fmu_bin;
+        argv[k++] = fd->python ? py_bin : fd->program ? fd->program : fmu_bin;
         argv[k++] = "--federation", argv[k++] = (char *)a->file;
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
@@ -875,7 +884,9 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             argv[k++] = "--restore";
         for (size_t j = 0; j < fd->n_args; j++)
             argv[k++] = fd->args[j];
-        argv[k] = NULL;
+        static const char *const roles[] = {"auto", "source", "common", "sink"};
+        if (fd->python && ff->gs_plan) /* tempo-slave follows the file's plan (doc/python.md) */
+            argv[k++] = "--gs-role", argv[k++] = (char *)roles[ff->gs_plan->role[i] & 3];
         int idx = sup_start(s, &(sup_spec){.name = fd->name, .argv = argv}, err, sizeof err);
         free(argv);
         if (idx < 0) rc = idx;

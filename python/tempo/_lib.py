@@ -207,6 +207,7 @@ class tp_inproc_options(ctypes.Structure):
         ("log_level", ctypes.c_int),
         ("tasks", ctypes.c_int),
         ("checkpoint_dir", _cp),
+        ("http", _cp),  # the live view: only in programs that link it, never libtempo.so
     ]
 
 

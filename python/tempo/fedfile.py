@@ -131,11 +131,13 @@ class FederationFile:
 
 def program_args(argv=None, description=None):
     """The command line tempo-run gives a program federate (doc/federation.md):
-    --federation FILE --name NAME --rti ADDR [--output DIR], then its "args". Returns
+    --federation FILE --name NAME --rti ADDR [--output DIR] [--gs-role ROLE], then its "args".
+    Returns
     (namespace with federation, name, rti, output; the remaining arguments)."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--federation", required=True)
     ap.add_argument("--name", required=True)
     ap.add_argument("--rti", required=True)
     ap.add_argument("--output")
+    ap.add_argument("--gs-role", help="gauss-seidel: this federate's role in the file's plan")
     return ap.parse_known_args(argv)

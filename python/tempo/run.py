@@ -205,6 +205,10 @@ def prepare(path, set=None, dest_dir=None):
         for k in _PATH_KEYS_FED:
             if isinstance(f.get(k), str):
                 f[k] = absolute(f[k])
+        py = f.get("python")
+        if isinstance(py, str) and py.rpartition(":")[0].endswith(".py"):  # "FILE.py:Class"
+            mod, _, cls = py.rpartition(":")
+            f["python"] = absolute(mod) + ":" + cls
     for k, v in (set or {}).items():
         _set_path(data, k, v)
     out = os.path.join(dest_dir, os.path.basename(path))
@@ -261,7 +265,12 @@ def run(
         if reference:
             cmd += ["--reference", os.path.abspath(reference)]
         cmd += list(args)
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        # a "python": "module:Class" model is imported from the original file's folder too
+        # (doc/python.md), which the copy no longer sits in
+        penv = dict(os.environ if env is None else env)
+        folder = os.path.dirname(os.path.abspath(path))
+        penv["PYTHONPATH"] = os.pathsep.join(x for x in (penv.get("PYTHONPATH"), folder) if x)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=penv)
         if p.returncode != 0:
             raise RunError(p.returncode, path, p.stdout, p.stderr)
         summary = parse_summary(p.stdout)

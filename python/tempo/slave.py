@@ -31,6 +31,7 @@ import math
 import os
 import struct
 import sys
+import time
 
 from . import _lib as L
 from .errors import TempoError
@@ -335,26 +336,35 @@ def serve(ff, me, idx, rti, slave):
     return state
 
 
-def run_peer(ff, me, idx, rti, slave):
+def run_peer(ff, me, idx, rti, slave, role=None):
     """The model as a peer of fixed-step Jacobi (algorithms/jacobi.c, doc/algorithms/jacobi.md),
     with the FOM and start/end protocol every peer of the file follows (doc/federation.md,
     "Program federates"). Improved loop at lookahead 0: integrate to t_n with the inputs held,
     TARA(t_n), publish y(t_n) stamped t_n, TAR(t_n), take the inputs; naive loop (jacobi-naive,
     lookahead L): integrate, publish stamped t_n + L, TAR(t_n), take the inputs."""
     naive = ff.method == "jacobi-naive"
+    gs = ff.method == "gauss-seidel"
+    de = ff.method == "jacobi-de"
     la = ff.t_lookahead if naive else 0
     ins = {}  # (class, attribute) -> input index
     for i, w in enumerate(me.inputs):
         ins[(w.cls, w.attr)] = i
     latest = [None] * len(me.inputs)
-    st = {"joined": 0, "lost": None, "steps": 0, "updates": 0, "reflections": 0, "requests": 0}
+    stamp = [None] * len(me.inputs)  # ticks: the time stamp of latest (gauss-seidel's wait)
+    st = {"joined": 0, "lost": None, "steps": 0, "updates": 0, "reflections": 0, "requests": 0,
+          "token": None}
 
     def on_reflect(ev):
         for a, v in ev.values.items():
             i = ins.get((ev.object_class, a))
             if i is not None:
                 latest[i] = v
+                stamp[i] = ev.time
                 st["reflections"] += 1
+
+    def on_receive(ev):  # gauss-seidel's StepForward: its time stamp is the step's
+        if ev.interaction == "StepForward" and ev.time is not None:
+            st["token"] = ev.time if st["token"] is None else max(st["token"], ev.time)
 
     def on_joined(ev):
         if ff.index(ev.name) >= 0 and ev.name != me.name:
@@ -365,7 +375,7 @@ def run_peer(ff, me, idx, rti, slave):
             st["lost"] = "federate %s left the federation before the end: %s" % (ev.name, ev.message)
 
     f = Federate(ff.federation, me.name, rti=rti, create=True, timeout=60.0, queue_events=False,
-                 on={"reflect": on_reflect, "federate_joined": on_joined,
+                 on={"reflect": on_reflect, "receive": on_receive, "federate_joined": on_joined,
                      "federate_resigned": on_resigned}, **ff.join_args())
     try:
         objs = []  # (object, [(output index, attribute)])
@@ -377,6 +387,10 @@ def run_peer(ff, me, idx, rti, slave):
                              w.cls))
         for w in me.inputs:
             f.subscribe_object_class(w.cls, [w.attr])
+        if gs and role == "sink":
+            f.publish_interaction_class("StepForward")
+        if gs and role == "source":
+            f.subscribe_interaction_class("StepForward")
         f.enable_regulation(la, timeout=60)
         f.enable_constrained(timeout=60)
         first = idx == 0
@@ -406,6 +420,87 @@ def run_peer(ff, me, idx, rti, slave):
             u = [0.0 if x is None else float(x) for x in latest]
             slave.execute(SET_INPUTS, slave.t, 0, u, [])
 
+        def wait_ready(tn, need_token):
+            """Algorithm 1's polls (algorithms/gauss_seidel.c wait_ready): FQR(t_n) until every
+            input holds a value stamped t_n (and the token, when needed); a stamp past t_n
+            means the token was passed twice. Between polls a nap of 50 us doubling to 2 ms."""
+            nap, t0 = 50e-6, time.monotonic()
+            while True:
+                st["requests"] += 1
+                f.fqr(tn)
+                if st["lost"]:
+                    raise RuntimeError(st["lost"])
+                for i, t in enumerate(stamp):
+                    if t is not None and t > tn:
+                        raise RuntimeError("input %r received a value stamped %.9g s while "
+                                           "waiting for step %.9g s (token passed twice)"
+                                           % (me.inputs[i].var, seconds(t, ff.resolution),
+                                              seconds(tn, ff.resolution)))
+                ready = all(t is not None and t >= tn for t in stamp)
+                if need_token and (st["token"] is None or st["token"] < tn):
+                    ready = False
+                if ready:
+                    return
+                if time.monotonic() - t0 > 60:
+                    raise RuntimeError("no %s for step %.9g s within 60 s"
+                                       % ("StepForward" if need_token else "updates of every input",
+                                          seconds(tn, ff.resolution)))
+                time.sleep(nap)
+                nap = min(nap * 2, 2e-3)
+
+        def run_de(T):
+            """jacobi-de (algorithms/jacobi_de.c, the Awais thesis eq. 4.5): predict when each
+            output moves by its quantum (secant of its last two samples; h_min with one),
+            NERA(T + h), integrate to the grant g (earlier when a peer's update comes first),
+            publish y(g) stamped g, NER(g), take the inputs. Returns the end reached."""
+            alg = ff.data["algorithm"]
+            h_min, h_max = float(alg["h_min"]), float(alg["h_max"])
+            own = me.entry.get("quantum", {})
+            quanta = [float(own.get(w.var, alg["quantum"])) for w in me.outputs]
+            hist = [[] for _ in me.outputs]  # the two newest (ticks, value) of each output
+
+            def push(t):
+                for k, v in enumerate(slave._outputs()):
+                    if hist[k] and t <= hist[k][-1][0]:
+                        continue
+                    hist[k] = (hist[k] + [(t, v)])[-2:]
+
+            push(T)
+            while T < ff.t_end:
+                h = h_max
+                for k, q in enumerate(quanta):
+                    hk = h_min
+                    if len(hist[k]) == 2:
+                        (t0, v0), (t1, v1) = hist[k]
+                        slope = (v1 - v0) / (seconds(t1, ff.resolution) - seconds(t0, ff.resolution))
+                        if not math.isfinite(slope):
+                            raise RuntimeError("output %r is not finite at %.9g s"
+                                               % (me.outputs[k].var, seconds(T, ff.resolution)))
+                        s = abs(slope)
+                        hk = h_max if s * h_max <= q else min(max(q / s, h_min), h_max)
+                    h = min(h, hk)
+                # quant_next_time: whole ticks, at least one, at most the end
+                n = math.floor(h / ff.resolution)
+                t_pred = T + max(1, min(int(n), ff.t_end - T))
+                st["requests"] += 1
+                g = f.nera(t_pred)
+                if st["lost"]:
+                    raise RuntimeError(st["lost"])
+                if g > T:
+                    status = slave.execute(STEP, g, 1, [], [])[0]
+                    if status != OK:
+                        raise RuntimeError("step to %.9g s: status %d"
+                                           % (seconds(g, ff.resolution), status))
+                publish(g)
+                request(f.ner, g)
+                apply_inputs()
+                push(g)
+                T = g
+                st["steps"] += 1
+                slave.execute(RECORD, 0, 0, [], [])
+                print("progress %.17g %.17g" % (seconds(T, ff.resolution), ff.end), flush=True)
+            return T
+
         T = ff.t_start
         if f.logical_time < T:
             request(f.tara, T)
@@ -416,13 +511,26 @@ def run_peer(ff, me, idx, rti, slave):
             request(f.tar, T)
             apply_inputs()
         slave.execute(RECORD, 0, 0, [], [])
+        if de:
+            T = run_de(T)
         h = ff.t_step
         while T < ff.t_end:
             t = min(T + h, ff.t_end)
+            last = t >= ff.t_end
+            if gs and role != "source":  # commons and the sink: wait for every input of t
+                wait_ready(t, False)
+                apply_inputs()
             status = slave.execute(STEP, t, 1, [], [])[0]
             if status != OK:
                 raise RuntimeError("step to %.9g s: status %d" % (seconds(t, ff.resolution), status))
-            if naive:
+            if gs:
+                publish(t)
+                if role == "source":  # the token of t (none after the last step), the inputs
+                    wait_ready(t, not last)
+                    apply_inputs()
+                elif role == "sink" and not last:
+                    f.send_interaction("StepForward", {}, time=t)
+            elif naive:
                 if t < ff.t_end:
                     publish(t + la)
                 request(f.tar, t)
@@ -430,7 +538,8 @@ def run_peer(ff, me, idx, rti, slave):
                 request(f.tara, t)
                 publish(t)
                 request(f.tar, t)
-            apply_inputs()
+            if not gs:
+                apply_inputs()
             T = t
             st["steps"] += 1
             slave.execute(RECORD, 0, 0, [], [])
@@ -445,11 +554,22 @@ def run_peer(ff, me, idx, rti, slave):
 
 def main(argv=None):
     o, rest = program_args(argv, description="a Python model as a slave of a master method")
+    ff = FederationFile(o.federation)
+    idx = ff.index(o.name)
+    if idx < 0:
+        print("tempo-slave: %s has no federate %r" % (o.federation, o.name), file=sys.stderr)
+        return 2
+    me = ff.federates[idx]
+    params = {}
+    if "python" in me.entry and not rest:
+        # "python": "module:Class" with its "parameters" (numbers as floats, as below)
+        rest = [me.entry["python"]]
+        for k, v in me.entry.get("parameters", {}).items():
+            params[k] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
     if not rest:
         print("tempo-slave: give the model as module:Class after the standard options",
               file=sys.stderr)
         return 2
-    params = {}
     for a in rest[1:]:
         k, eq, val = a.partition("=")
         if not eq:
@@ -459,12 +579,6 @@ def main(argv=None):
             params[k] = float(val)
         except ValueError:
             params[k] = val
-    ff = FederationFile(o.federation)
-    idx = ff.index(o.name)
-    if idx < 0:
-        print("tempo-slave: %s has no federate %r" % (o.federation, o.name), file=sys.stderr)
-        return 2
-    me = ff.federates[idx]
     try:
         model = load_model(rest[0], params, [w.var for w in me.inputs],
                            [w.var for w in me.outputs], search=(os.getcwd(), ff.dir))
@@ -477,16 +591,21 @@ def main(argv=None):
     slave = Slave(model, len(me.inputs), len(me.outputs), ff.resolution, ff.t_start,
                   os.path.join(out_dir, me.name + ".csv"))
     slave.outputs_names = [w.var for w in me.outputs]
-    peer = ff.method in ("jacobi", "jacobi-naive")
+    peer = ff.method in ("jacobi", "jacobi-naive", "gauss-seidel", "jacobi-de")
     extrapolated = peer and ff.data["algorithm"].get("extrapolation", 0)
-    if ff.method in ("jacobi-de", "gauss-seidel") or extrapolated:
+    role = o.gs_role
+    if ff.method == "gauss-seidel" and role not in ("source", "common", "sink"):
+        print("tempo-slave: %s: method gauss-seidel: no --gs-role source|common|sink given "
+              "(tempo-run gives the file's plan)" % me.name, file=sys.stderr)
+        return 2
+    if extrapolated:
         print("tempo-slave: %s: method %s%s: not offered for a Python model (doc/python.md)"
               % (me.name, ff.method, " with extrapolation" if extrapolated else ""),
               file=sys.stderr)
         return 2
     try:
         if peer:
-            st = run_peer(ff, me, idx, o.rti, slave)
+            st = run_peer(ff, me, idx, o.rti, slave, role)
         else:
             st = serve(ff, me, idx, o.rti, slave)
     except (TempoError, RuntimeError, ValueError) as e:

@@ -19,6 +19,12 @@
 pthread_mutex_t embed_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct embed *reg_head;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static const embed_view_ops *view_ops; /* embed_set_view: NULL in libtempo.so alone */
+
+void embed_set_view(const embed_view_ops *ops)
+{
+    view_ops = ops;
+}
 
 static void discard_line(void *ctx, int lv, const char *line)
 {
@@ -124,6 +130,21 @@ struct embed *embed_create_locked(const char *name, const struct embed_config *c
     s->hub.lim.low_water = CONN_DEFAULT_MAX_QUEUED / 4;
     e->s = s;
     embed_lock_init(&e->lock);
+    if (cfg->http && cfg->http[0]) { /* the live view (doc/live.md "The in-process runner") */
+        char why[300] = "";
+        if (view_ops) e->view = view_ops->start(s, &e->lock, cfg->http, why, sizeof why);
+        if (!e->view) {
+            snprintf(err, errlen, "in-process RTI '%s': %s", name,
+                     view_ops ? why
+                              : "this library has no live view (tempo-fmu and tempo-master "
+                                "serve it)");
+            server_core_fini(s);
+            free(s);
+            pthread_mutex_destroy(&e->lock);
+            free(e);
+            return NULL;
+        }
+    }
     e->refs = 1; /* the registry's */
     e->flushed_ns = embed_clock_ns(CLOCK_REALTIME);
     /* Its own text log, entered by every thread that takes its lock (embed_lock): without a
@@ -186,6 +207,8 @@ int embed_stop(const char *name, char *err, size_t errlen)
             break;
         }
     pthread_mutex_unlock(&embed_reg_lock);
+    if (e->view) view_ops->stop(e->view); /* takes e->lock itself: not held here */
+    e->view = NULL;
     embed_lock(e);
     e->s->stopping = 1;
     embed_reap(e);
@@ -243,4 +266,14 @@ int embed_status(const char *name, void (*emit)(void *ctx, const char *line), vo
     pthread_mutex_unlock(&e->lock);
     pthread_mutex_unlock(&embed_reg_lock);
     return 0;
+}
+
+int embed_http_address(const char *name, char *out, size_t len)
+{
+    pthread_mutex_lock(&embed_reg_lock);
+    struct embed *e = embed_find_locked(name ? name : "");
+    int rc = e && e->view ? 0 : -1;
+    if (rc == 0) snprintf(out, len, "%s", view_ops->address(e->view));
+    pthread_mutex_unlock(&embed_reg_lock);
+    return rc;
 }

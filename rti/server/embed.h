@@ -36,7 +36,28 @@ struct embed_config {
                                         after embed_stop), or NULL: log_ctx is the caller's */
     const char *checkpoint_dir;      /* where saves are written (DIR/LABEL, doc/checkpoint.md), made
                                         when missing; NULL = saves are refused */
+    const char *http; /* "HOST:PORT" (loopback): serve the live view from this RTI (doc/live.md,
+                         "The in-process runner"), NULL = none; needs embed_set_view */
 };
+
+/* The live view of an embedded RTI: a thread of its own with an event loop that takes the
+ * RTI's lock to read its state. Registered by the programs that link it
+ * (rti/server/live_embed.c, with libevent); libtempo.so has none, and a start with cfg.http
+ * then fails saying so. */
+struct server;
+typedef struct embed_view_ops {
+    /* Serve the view of s on addr; lock is the RTI's lock. The view or NULL with err filled. */
+    void *(*start)(struct server *s, void *lock, const char *addr, char *err, size_t errlen);
+    void (*stop)(void *view);           /* stop the thread, close everything; lock not held */
+    const char *(*address)(void *view); /* the bound "HOST:PORT" */
+} embed_view_ops;
+void embed_set_view(const embed_view_ops *ops);
+
+/**
+ * The bound address of the live view of the embedded RTI called name.
+ * @return 0 with out filled, or -1 (no such RTI, or it serves no view).
+ */
+int embed_http_address(const char *name, char *out, size_t len);
 
 /* One federate's link to an embedded RTI (opaque). */
 struct embed_link;

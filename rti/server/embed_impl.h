@@ -79,6 +79,7 @@ struct embed {
     int running;                   /* 1: embed_run is running the tasks */
     struct embed_task *task_head;  /* tasks not yet reaped, in spawn order */
     struct embed_ctx sched;        /* the scheduler's context while a task runs */
+    void *view;                    /* its live view (cfg.http, embed_set_view), or NULL */
 };
 
 struct embed_link {

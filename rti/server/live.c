@@ -17,6 +17,7 @@
 #include <event2/listener.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,15 @@ static int request_authorized(const struct hconn *h, const char *target, const c
     return 0;
 }
 
+/* The embedded RTI's lock around a read of its state (server.view_lock; tempo-rti has none:
+ * its loop is the only thread). */
+static void state_lock(struct live *lv, int on)
+{
+    pthread_mutex_t *m = lv->s->view_lock;
+    if (m && on) pthread_mutex_lock(m);
+    if (m && !on) pthread_mutex_unlock(m);
+}
+
 static void send_event(struct live *lv, struct hconn *h)
 {
     struct evbuffer *out = bufferevent_get_output(h->bev);
@@ -140,7 +150,9 @@ static void handle_request(struct hconn *h, char *head)
     if (strcmp(target, "/") == 0 || strcmp(target, "/index.html") == 0) {
         reply(h, 200, "OK", "text/html; charset=utf-8", live_page, strlen(live_page));
     } else if (strcmp(target, "/api/state") == 0) {
+        state_lock(lv, 1);
         live_json_state(lv, lv->json);
+        state_lock(lv, 0);
         reply(h, 200, "OK", "application/json", evbuffer_pullup(lv->json, -1),
               evbuffer_get_length(lv->json));
         evbuffer_drain(lv->json, evbuffer_get_length(lv->json));
@@ -152,7 +164,9 @@ static void handle_request(struct hconn *h, char *head)
         h->stream = 1;
         lv->n_streams++;
         bufferevent_disable(h->bev, EV_READ);
+        state_lock(lv, 1);
         live_json_state(lv, lv->json);
+        state_lock(lv, 0);
         send_event(lv, h);
         evbuffer_drain(lv->json, evbuffer_get_length(lv->json));
     } else {
@@ -252,9 +266,11 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct live *lv = arg;
+    state_lock(lv, 1);
     live_sample(lv);
+    if (lv->n_streams) live_json_state(lv, lv->json);
+    state_lock(lv, 0);
     if (lv->n_streams == 0) return;
-    live_json_state(lv, lv->json);
     for (struct hconn *h = lv->conns, *nx; h; h = nx) {
         nx = h->next;
         if (!h->stream) continue;

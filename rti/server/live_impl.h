@@ -13,13 +13,17 @@ struct evconnlistener;
 struct event;
 struct hconn;
 
-#define LIVE_MAX_CONNS 16         /* HTTP connections at once; more are closed at accept */
-#define LIVE_HEAD_MAX  8192       /* bytes of a request head (request line and headers) */
-#define LIVE_READ_MS   5000       /* a request head must arrive whole within this */
-#define LIVE_WRITE_MS  10000      /* a reply or stream that makes no progress this long: dropped */
-#define LIVE_OUT_MAX   (1u << 20) /* bytes queued for one stream before it is dropped */
-#define LIVE_SAMPLE_MS 1000       /* one sample (and one stream event) per this */
-#define LIVE_SAMPLES   180        /* samples kept per federate: the plots' 3 minutes */
+#define LIVE_MAX_CONNS       16    /* HTTP connections at once; more are closed at accept */
+#define LIVE_HEAD_MAX        8192  /* bytes of a request head (request line and headers) */
+#define LIVE_READ_MS         5000  /* a request head must arrive whole within this */
+#define LIVE_WRITE_MS        10000 /* a reply or stream that makes no progress this long: dropped */
+#define LIVE_OUT_MAX         (1u << 20) /* bytes queued for one stream before it is dropped */
+#define LIVE_SAMPLE_MS       1000       /* one sample (and one stream event) per this */
+#define LIVE_SAMPLES         180        /* samples kept per federate: the plots' 3 minutes */
+#define LIVE_FEDERATES_SHOWN 64 /* federates listed per federation in the JSON (doc/live.md) */
+#define LIVE_STATE_MAX                                                                             \
+    (256u << 10) /* bytes of federations' JSON past which no further federation is listed:         \
+                    with LIVE_FEDERATES_SHOWN a reply stays under LIVE_OUT_MAX */
 #define LIVE_STALL_S                                                                               \
     3 /* a federation is stalled when a federate waits and none                                    \
          progressed (federate.progress) for this many samples */

@@ -182,8 +182,6 @@ static void js_federation(struct evbuffer *o, struct federation *fx)
     int waiting = 0;
     uint32_t idle = UINT32_MAX;
     for (size_t i = 0; i < n; i++) {
-        if (i) evbuffer_add(o, ",", 1);
-        js_federate(o, fx, &v[i], spt);
         waiting |= tm_waits(&v[i]);
         struct federate *f = federation_federate(fx, v[i].fed);
         uint32_t is = f ? idle_samples(f->hist) : 0;
@@ -191,9 +189,19 @@ static void js_federation(struct evbuffer *o, struct federation *fx)
     }
     int cycle = 0;
     tm_fed la = waiting ? look_at(fx, v, n, &cycle) : TM_NO_FED;
+    /* The first LIVE_FEDERATES_SHOWN federates in handle order, and the one to look at when
+     * it comes later: the reply stays bounded however many federates joined. */
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (shown >= LIVE_FEDERATES_SHOWN && v[i].fed != la) continue;
+        if (shown++) evbuffer_add(o, ",", 1);
+        js_federate(o, fx, &v[i], spt);
+    }
     int stalled = waiting && n > 0 && idle >= LIVE_STALL_S;
-    evbuffer_add_printf(o, "],\"waiting\":%s,\"stalled\":%s,\"idle_s\":%" PRIu32 ",\"cycle\":%s",
-                        tf(waiting), tf(stalled), n ? idle : 0, tf(cycle));
+    evbuffer_add_printf(o,
+                        "],\"federates_total\":%zu,\"federates_truncated\":%s,\"waiting\":%s,"
+                        "\"stalled\":%s,\"idle_s\":%" PRIu32 ",\"cycle\":%s",
+                        n, tf(shown < n), tf(waiting), tf(stalled), n ? idle : 0, tf(cycle));
     evbuffer_add_printf(o, ",\"look_at\":");
     if (la != TM_NO_FED)
         js_str(o, fed_name(fx, la));
@@ -247,9 +255,21 @@ void live_json_state(struct live *lv, struct evbuffer *o)
                         c->max_fom_bytes, tf(c->secret && c->secret[0]), LIVE_MAX_CONNS,
                         LIVE_HEAD_MAX, LIVE_OUT_MAX, LIVE_READ_MS, LIVE_WRITE_MS);
     evbuffer_add_printf(o, ",\"federations\":[");
-    for (struct federation *fx = s->feds; fx; fx = fx->next) {
-        if (fx != s->feds) evbuffer_add(o, ",", 1);
-        js_federation(o, fx);
+    /* Federations are listed oldest first while the text stays under LIVE_STATE_MAX; the rest
+     * are counted (federations_total) and the reply says it was cut (truncated). */
+    size_t total = 0, listed = 0, start = evbuffer_get_length(o);
+    for (struct federation *fx = s->feds; fx; fx = fx->next)
+        total++;
+    struct federation **order = total ? malloc(total * sizeof *order) : NULL;
+    size_t k = total;
+    for (struct federation *fx = s->feds; order && fx; fx = fx->next)
+        order[--k] = fx; /* s->feds holds the newest first */
+    for (size_t i = 0; order && i < total; i++) {
+        if (evbuffer_get_length(o) - start >= LIVE_STATE_MAX) break;
+        if (listed++) evbuffer_add(o, ",", 1);
+        js_federation(o, order[i]);
     }
-    evbuffer_add_printf(o, "]}");
+    free(order);
+    evbuffer_add_printf(o, "],\"federations_total\":%zu,\"truncated\":%s}", total,
+                        tf(listed < total));
 }

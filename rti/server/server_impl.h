@@ -183,7 +183,9 @@ struct server {
     char address[80];               /* bound TCP address, "" without TCP */
     uint64_t frames_in, frames_out; /* counters for the shutdown summary */
     struct live *live;              /* the live view's HTTP server (live.c), NULL without --http */
-    int64_t started_ms;             /* limits_now_ms() at start: the uptime the live view shows */
+    void *view_lock;    /* pthread_mutex_t *: the embedded RTI's lock, which the live view takes
+                           around each read of the state (live_embed.c); NULL in tempo-rti */
+    int64_t started_ms; /* limits_now_ms() at start: the uptime the live view shows */
 };
 
 /* ---- server.c: the core over links ------------------------------------------------------ */

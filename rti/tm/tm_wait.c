@@ -4,6 +4,9 @@
  * ("Who waits for whom") and doc/live.md. Read rti/tm/tm.h (tm_status) first. */
 #include "rti/tm/tm.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 size_t tm_waits_for(const tm_state *st, const tm_status *s, tm_fed *out, size_t cap)
 {
     if (s->stalled) return tm_stall_waits_for(st, s->fed, out, cap);
@@ -46,24 +49,62 @@ tm_fed tm_wait_root(const tm_state *st, const tm_status *v, size_t n, tm_fed fro
     return TM_NO_FED;
 }
 
+static int cmp_fed(const void *a, const void *b)
+{
+    tm_fed x = *(const tm_fed *)a, y = *(const tm_fed *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* How many of the k sorted roots equal r (two binary searches). */
+static size_t count_root(const tm_fed *sorted, size_t k, tm_fed r)
+{
+    size_t lo = 0, hi = k;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (sorted[m] < r)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    size_t first = lo;
+    hi = k;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (sorted[m] <= r)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo - first;
+}
+
+/* One root per waiting federate, counted through a sorted copy: n log n after the root walks,
+ * so that the live view of a federation of thousands of federates does not hold the RTI's
+ * loop (doc/live.md "Bounds and cost"). As before, the first waiting federate (in v's order)
+ * whose root gathers the most is the one whose root is chosen. */
 tm_fed tm_look_at(const tm_state *st, const tm_status *v, size_t n, size_t *waiting, bool *cycle)
 {
     tm_fed best = TM_NO_FED;
-    size_t best_n = 0;
+    size_t best_n = 0, k = 0;
     *cycle = false;
+    if (waiting) *waiting = 0;
+    tm_fed *roots = n ? malloc(2 * n * sizeof *roots) : NULL;
+    if (!roots) return TM_NO_FED;
+    tm_fed *sorted = roots + n;
     for (size_t i = 0; i < n; i++) {
         if (!tm_waits(&v[i])) continue;
         bool cyc;
         tm_fed r = tm_wait_root(st, v, n, v[i].fed, &cyc);
         if (cyc) *cycle = true;
-        if (r == TM_NO_FED) continue;
-        size_t cnt = 0;
-        for (size_t j = 0; j < n; j++) {
-            bool c2;
-            if (tm_waits(&v[j]) && tm_wait_root(st, v, n, v[j].fed, &c2) == r) cnt++;
-        }
-        if (cnt > best_n) best = r, best_n = cnt;
+        if (r != TM_NO_FED) roots[k++] = r;
     }
+    memcpy(sorted, roots, k * sizeof *roots);
+    qsort(sorted, k, sizeof *sorted, cmp_fed);
+    for (size_t i = 0; i < k; i++) {
+        size_t cnt = count_root(sorted, k, roots[i]);
+        if (cnt > best_n) best = roots[i], best_n = cnt;
+    }
+    free(roots);
     if (waiting) *waiting = best_n;
     return best;
 }

@@ -679,6 +679,7 @@ int main(int argc, char **argv)
     }
     inproc_figures(addr, steps);
     log_cost(steps);
+    http_effect(addr, steps); /* doc/live.md "Bounds and cost": the view's idle cost */
     spin_effect(addr, steps);
     return check_summary();
 }

@@ -397,6 +397,46 @@ static void test_program(void)
 #undef PM
 }
 
+/* A model in Python named like an FMU (doc/python.md): "python": "module:Class" is a program
+ * federate run by tempo-slave, with its parameters and wiring; misuse is named. */
+static void test_python_model(void)
+{
+#define PY "{\"name\": \"m\", \"python\": \"models:Integrator\", "
+#define MJ                                                                                         \
+    "{\"federation\": \"f\", \"algorithm\": {\"method\": \"master-jacobi\", \"end\": 1, "          \
+    "\"step\": 0.1}, \"federates\": ["
+    write_file("py.json", MJ PY "\"parameters\": {\"k\": 2}, \"outputs\": {\"z\": \"M.z\"}}]}");
+    fedfile *ff = NULL;
+    CHECK(load("py.json", &ff) == FEDFILE_OK, "py.json: %s", err);
+    if (ff) {
+        CHECK_STR_EQ(ff->feds[0].python, "models:Integrator");
+        CHECK_STR_EQ(ff->feds[0].program, FEDFILE_PYTHON_RUNNER);
+        CHECK(ff->feds[0].fmu == NULL && ff->feds[0].n_args == 0, "no FMU, no args");
+        CHECK_INT_EQ(ff->feds[0].n_params, 1);
+        CHECK_STR_EQ(ff->feds[0].outputs[0].attr, "z");
+        fedfile_free(ff);
+    }
+    expect_bad(MJ PY "\"fmu\": \"fmus/a.fmu\"}]}", FEDFILE_ESCHEMA,
+               "federates[0].fmu: does not apply to a \"python\" federate", NULL);
+    expect_bad(MJ PY "\"args\": []}]}", FEDFILE_ESCHEMA,
+               "federates[0].args: does not apply to a \"python\" federate", NULL);
+    expect_bad(MJ "{\"name\": \"m\", \"python\": \"models\"}]}", FEDFILE_ESCHEMA,
+               "federates[0].python: \"models\": expected \"module:Class\"", NULL);
+    write_file(
+        "py_gs.json",
+        "{\"federation\": \"f\", \"algorithm\": {\"method\": "
+        "\"gauss-seidel\", \"end\": 1, \"step\": 0.1}, \"federates\": [" PY
+        "\"role\": \"source\", \"inputs\": {\"u\": \"B.y\"}, \"outputs\": "
+        "{\"z\": \"A.z\"}}, {\"name\": \"b\", \"python\": \"m:B\", \"role\": \"sink\", \"inputs\": "
+        "{\"u\": \"A.z\"}, \"outputs\": {\"y\": \"B.y\"}}]}");
+    ff = NULL; /* gauss-seidel takes a Python model (tempo-slave follows its token) */
+    CHECK(load("py_gs.json", &ff) == FEDFILE_OK, "py_gs.json: %s", err);
+    if (ff) CHECK(ff->feds[0].role == TOPO_ROLE_SOURCE && ff->gs_plan, "a Python source");
+    fedfile_free(ff);
+#undef PY
+#undef MJ
+}
+
 /* Every refusal names the JSON path and what is expected. */
 static void test_refusals(void)
 {
@@ -1225,6 +1265,7 @@ int main(void)
     test_chain_gs();
     test_houses_de();
     test_program();
+    test_python_model();
     test_refusals();
     test_defect_control();
     test_f3ornits();
