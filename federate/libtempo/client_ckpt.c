@@ -179,8 +179,12 @@ void tpi_on_initiate_save(tp_federate *f, const struct wire_msg *m)
     f->save_frames = 0;
     f->save_asked = 1;
     /* A request sent before the RTI asked is still pending: the part is made right after its
-     * grant, which the RTI sends before anything it holds (doc/checkpoint.md "The cut"). */
-    if (f->pending != TP_REQ_NONE) {
+     * grant, which the RTI sends before anything it holds. A federate at an open grant (TARA,
+     * NERA) has not yet sent what it sends at that instant, and a federate waiting for that
+     * would wait for a held one: its part waits for its next closing grant (TAR, NER, FQR)
+     * (doc/checkpoint.md "The cut"). A federate granted nothing yet (no time management) is
+     * at no open grant. */
+    if (f->pending != TP_REQ_NONE || (f->grants > 0 && !f->granted_strict)) {
         f->save_armed = 1;
         return;
     }
