@@ -47,3 +47,6 @@ f3ornits_test_LIBS := algo
 # The explicit master's state between steps, cut and resumed (doc/checkpoint.md).
 UNIT_TESTS += tests/unit/explicit_ckpt_test
 explicit_ckpt_test_LIBS := algo
+# The negotiated power exchange's state between steps, cut and resumed (doc/checkpoint.md).
+UNIT_TESTS += tests/unit/energy_ckpt_test
+energy_ckpt_test_LIBS := algo
