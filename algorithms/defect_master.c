@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/pstate.h"
+
 typedef struct dc_work {
     const port_master *m;
     const dc_config *cfg;
@@ -277,6 +279,119 @@ static int initial_outputs(dc_work *w, double *dbuf, size_t dstride)
     return PORT_OK;
 }
 
+/* A step in ticks, rounded to an even count when a mid sample is taken, so that the mid point
+ * T_{k-1} + H/2 is a whole tick and eq. 30's sample lies exactly at -H/2 (else an Euler slave's
+ * exact zero output defect would read as half a tick times the slope). */
+static int64_t to_ticks(double s, double tick, int even)
+{
+    double v = s / tick;
+    if (v >= 9.2e18) v = 9.2e18 / 4;
+    int64_t t = even ? 2 * (int64_t)(v / 2 + 0.5) : (int64_t)(v + 0.5);
+    int64_t least = even ? 2 : 1;
+    return t < least ? least : t;
+}
+
+/* The state between steps (doc/checkpoint.md "Master methods"): "DCM1", the version, the
+ * instant T_k, the steps taken k, the next step in ticks, the controller's integral part, the
+ * result so far (N, T_N, h_min, h_max, eps_max), and per slave its output polynomials at T_k
+ * and its past samples (the derivatives of a slave that offers fewer than n). Inputs, defects
+ * and mid samples are computed again in the next step. */
+#define DCM_MAGIC   0x314d4344u /* "DCM1" little-endian */
+#define DCM_VERSION 1u
+
+typedef struct dc_between {
+    int64_t t;  /* T_k */
+    int64_t k;  /* steps taken */
+    int64_t ht; /* the next step, ticks */
+    double I;   /* the controller's integral part */
+} dc_between;
+
+static int offer(dc_work *w, const dc_between *b)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    const dc_result *r = w->res;
+    size_t wo = (size_t)w->w;
+    pstate_buf o = {0};
+    pstate_put_u32(&o, DCM_MAGIC);
+    pstate_put_u32(&o, DCM_VERSION);
+    pstate_put_i64(&o, b->t);
+    pstate_put_i64(&o, b->k);
+    pstate_put_i64(&o, b->ht);
+    pstate_put_f64(&o, b->I);
+    pstate_put_i64(&o, (int64_t)r->N);
+    pstate_put_i64(&o, r->t_end);
+    pstate_put_f64(&o, r->h_min);
+    pstate_put_f64(&o, r->h_max);
+    pstate_put_f64(&o, r->eps_max);
+    pstate_put_u32(&o, (uint32_t)w->S);
+    for (size_t j = 0; j < w->S; j++) {
+        size_t no = m->slaves[j].info.n_out;
+        pstate_put_u32(&o, (uint32_t)no);
+        for (size_t q = 0; q < no * wo; q++) {
+            pstate_put_f64(&o, w->out[j][q]);
+            pstate_put_f64(&o, w->hs_v[j][q]);
+        }
+        for (size_t q = 0; q < wo; q++)
+            pstate_put_i64(&o, w->hs_t[j * wo + q]);
+        pstate_put_i64(&o, w->hs_k[j]);
+    }
+    int rc = o.bad ? PORT_ENOMEM : port_ckpt_offer(m, b->t, o.p, o.n);
+    free(o.p);
+    if (rc)
+        return port_errorf(w->res->err, sizeof w->res->err, rc,
+                           "defect-control: the state at %.9g s: %s", port_seconds(m->tick, b->t),
+                           port_strerror(rc));
+    return PORT_OK;
+}
+
+/* Take the state a resumed run starts from; bytes it did not write, for other slaves or
+ * another order, are refused. */
+static int resume(dc_work *w, dc_between *b)
+{
+    const port_master *m = w->m;
+    dc_result *r = w->res;
+    size_t wo = (size_t)w->w;
+    pstate_rd d = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    int ok = pstate_get_u32(&d) == DCM_MAGIC && pstate_get_u32(&d) == DCM_VERSION;
+    b->t = pstate_get_i64(&d);
+    b->k = pstate_get_i64(&d);
+    b->ht = pstate_get_i64(&d);
+    b->I = pstate_get_f64(&d);
+    int64_t N = pstate_get_i64(&d);
+    r->t_end = pstate_get_i64(&d);
+    r->h_min = pstate_get_f64(&d);
+    r->h_max = pstate_get_f64(&d);
+    r->eps_max = pstate_get_f64(&d);
+    ok = ok && b->k >= 0 && N == b->k && b->ht >= 1 && pstate_get_u32(&d) == w->S;
+    r->N = ok ? (size_t)N : 0;
+    for (size_t j = 0; ok && j < w->S; j++) {
+        size_t no = m->slaves[j].info.n_out;
+        ok = pstate_get_u32(&d) == no;
+        for (size_t q = 0; ok && q < no * wo; q++) {
+            w->out[j][q] = pstate_get_f64(&d);
+            w->hs_v[j][q] = pstate_get_f64(&d);
+        }
+        for (size_t q = 0; ok && q < wo; q++)
+            w->hs_t[j * wo + q] = pstate_get_i64(&d);
+        int64_t hk = pstate_get_i64(&d);
+        ok = ok && hk >= 0 && hk <= (int64_t)wo;
+        w->hs_k[j] = ok ? (int)hk : 0;
+    }
+    if (!ok || d.bad || d.at != d.n)
+        return port_errorf(r->err, sizeof r->err, PORT_EUSAGE,
+                           "defect-control: the state to resume from is not one it wrote for "
+                           "these slaves and this order (%zu bytes)",
+                           m->ckpt->n_resume);
+    if (b->t < m->t_start || b->t >= m->t_end)
+        return port_errorf(r->err, sizeof r->err, PORT_EUSAGE,
+                           "defect-control: the state to resume from is at %.9g s, outside the "
+                           "run [%.9g, %.9g) s",
+                           port_seconds(m->tick, b->t), port_seconds(m->tick, m->t_start),
+                           port_seconds(m->tick, m->t_end));
+    return PORT_OK;
+}
+
 /* The start instant T_0, opened and closed like every other (a distributed master's first
  * instant, doc/master.md): the initial outputs and their derivatives, and every slave's first
  * results row. */
@@ -293,6 +408,12 @@ static int start_instant(dc_work *w, double *dbuf, size_t dstride)
         if (rc) return posted(w, rc, "record", m->t_start);
     }
     if (rc == PORT_OK) rc = sync_all(w, "record", m->t_start);
+    if (rc == PORT_OK) {
+        const dc_config *c = w->cfg;
+        dc_between b = {m->t_start, 0, to_ticks(c->h1, m->tick, c->defect != DC_DEFECT_CONNECTION),
+                        c->variable ? log(c->h1) : 0};
+        rc = offer(w, &b);
+    }
     if (rc == PORT_OK && (rc = port_close(m, m->t_start)))
         return port_errorf(w->res->err, sizeof w->res->err, rc, "closing the start instant: %s",
                            port_strerror(rc));
@@ -374,20 +495,10 @@ static int one_step(dc_work *w, int64_t t0, int64_t t1, double H, double *dbuf, 
     return PORT_OK;
 }
 
-/* A step in ticks, rounded to an even count when a mid sample is taken, so that the mid point
- * T_{k-1} + H/2 is a whole tick and eq. 30's sample lies exactly at -H/2 (else an Euler slave's
- * exact zero output defect would read as half a tick times the slope). */
-static int64_t to_ticks(double s, double tick, int even)
-{
-    double v = s / tick;
-    if (v >= 9.2e18) v = 9.2e18 / 4;
-    int64_t t = even ? 2 * (int64_t)(v / 2 + 0.5) : (int64_t)(v + 0.5);
-    int64_t least = even ? 2 : 1;
-    return t < least ? least : t;
-}
-
-/* Steps 1-6 for every k: the loop of Algorithm 1. */
-static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_t dstride)
+/* Steps 1-6 for every k: the loop of Algorithm 1; from the start instant, or from the state
+ * of a resumed run (b not NULL). */
+static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_t dstride,
+                const dc_between *b)
 {
     const port_master *m = w->m;
     const dc_config *c = w->cfg;
@@ -399,8 +510,13 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
                            "h_max)");
     int even = c->defect != DC_DEFECT_CONNECTION;
     int64_t t0 = m->t_start, ht = to_ticks(c->h1, m->tick, even);
+    size_t k0 = 1;
+    if (b) {
+        t0 = b->t, ht = b->ht, k0 = (size_t)b->k + 1;
+        if (c->variable) pi.I = b->I;
+    }
     dc_result *r = w->res;
-    for (size_t k = 1;; k++) {
+    for (size_t k = k0;; k++) {
         if (c->clip_end && port_tick_add(t0, ht) > m->t_end) ht = m->t_end - t0;
         int64_t t1 = port_tick_add(t0, ht);
         double H = (double)(t1 - t0) * m->tick, eo = 0, ec = 0;
@@ -446,6 +562,11 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
             if (rc) return posted(w, rc, "record", t1);
         }
         rc = sync_all(w, "record", t1);
+        if (rc == PORT_OK && !last) { /* the state once t1 closes: the next step decided */
+            int64_t hn = c->variable && Hn > 0 && isfinite(Hn) ? to_ticks(Hn, m->tick, even) : ht;
+            dc_between nb = {t1, (int64_t)k, hn, c->variable ? pi.I : 0};
+            rc = offer(w, &nb);
+        }
         if (rc == PORT_OK) rc = port_close(m, t1);
         if (rc)
             return w->res->err[0] ? rc
@@ -493,8 +614,11 @@ int dc_run(const port_master *m, const dc_config *cfg, dc_observer *obs, void *o
     }
     double *dbuf = calloc((w.S ? w.S : 1) * dstride, sizeof(double));
     rc = dbuf ? work_alloc(&w) : PORT_ENOMEM;
-    if (rc == PORT_OK) rc = start_instant(&w, dbuf, dstride);
-    if (rc == PORT_OK) rc = loop(&w, obs, obs_ctx, dbuf, dstride);
+    dc_between b = {0};
+    int resumed = m->ckpt && m->ckpt->resume;
+    if (rc == PORT_OK && resumed) rc = resume(&w, &b); /* after the saved instant */
+    if (rc == PORT_OK && !resumed) rc = start_instant(&w, dbuf, dstride);
+    if (rc == PORT_OK) rc = loop(&w, obs, obs_ctx, dbuf, dstride, resumed ? &b : NULL);
     if (rc == PORT_ENOMEM && !res->err[0])
         snprintf(res->err, sizeof res->err, "defect-control: out of memory");
     work_free(&w);

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/pstate.h"
+
 #define W (PORT_MAX_ORDER + 1) /* coefficients per input */
 
 static int validate(const port_master *m, const energy_settings *set, char *err, size_t errlen)
@@ -195,6 +197,83 @@ static int power_slopes(const port_master *m, const energy_settings *set, work *
     return PORT_OK;
 }
 
+/* The state between steps (doc/checkpoint.md "Master methods"): "ENB1", the version, the
+ * instant, whether no step was taken yet, the last step's length, the counts, and per link the
+ * last agreed power and the refeed's book (4 numbers). The rest is computed again each step. */
+#define ENB_MAGIC   0x31424e45u /* "ENB1" little-endian */
+#define ENB_VERSION 1u
+
+typedef struct between {
+    int64_t T;
+    int first;
+    double H_prev;
+} between;
+
+static int offer(const port_master *m, const energy_settings *set, const work *w, const between *b,
+                 const energy_stats *st, char *err, size_t errlen)
+{
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    pstate_buf o = {0};
+    pstate_put_u32(&o, ENB_MAGIC);
+    pstate_put_u32(&o, ENB_VERSION);
+    pstate_put_i64(&o, b->T);
+    pstate_put_u8(&o, (uint8_t)(b->first != 0));
+    pstate_put_f64(&o, b->H_prev);
+    pstate_put_i64(&o, st->steps);
+    pstate_put_i64(&o, st->exchanges);
+    pstate_put_i64(&o, st->operations);
+    pstate_put_f64(&o, st->missed);
+    pstate_put_i64(&o, st->landings);
+    pstate_put_u32(&o, (uint32_t)set->n_links);
+    for (size_t k = 0; k < set->n_links; k++) {
+        pstate_put_f64(&o, w->phat[k]);
+        for (int q = 0; q < 4; q++)
+            pstate_put_f64(&o, w->bk[4 * k + (size_t)q]);
+    }
+    int rc = o.bad ? PORT_ENOMEM : port_ckpt_offer(m, b->T, o.p, o.n);
+    free(o.p);
+    if (rc)
+        return port_errorf(err, errlen, rc, "the state at %.9g s: %s", port_seconds(m->tick, b->T),
+                           port_strerror(rc));
+    return PORT_OK;
+}
+
+/* Take the state a resumed run starts from; bytes it did not write, or for another number of
+ * links, are refused. */
+static int resume(const port_master *m, const energy_settings *set, work *w, between *b,
+                  energy_stats *st, char *err, size_t errlen)
+{
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    int ok = pstate_get_u32(&r) == ENB_MAGIC && pstate_get_u32(&r) == ENB_VERSION;
+    b->T = pstate_get_i64(&r);
+    b->first = pstate_get_u8(&r);
+    b->H_prev = pstate_get_f64(&r);
+    st->steps = (long)pstate_get_i64(&r);
+    st->exchanges = (long)pstate_get_i64(&r);
+    st->operations = (long)pstate_get_i64(&r);
+    st->missed = pstate_get_f64(&r);
+    st->landings = (long)pstate_get_i64(&r);
+    ok = ok && b->first <= 1 && st->steps >= 0 && st->exchanges >= 0 && st->operations >= 0 &&
+         st->landings >= 0 && pstate_get_u32(&r) == set->n_links;
+    for (size_t k = 0; ok && k < set->n_links; k++) {
+        w->phat[k] = pstate_get_f64(&r);
+        for (int q = 0; q < 4; q++)
+            w->bk[4 * k + (size_t)q] = pstate_get_f64(&r);
+    }
+    if (!ok || r.bad || r.at != r.n)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "the state to resume from is not one this master wrote for these "
+                           "links (%zu bytes)",
+                           m->ckpt->n_resume);
+    if (b->T < m->t_start || b->T >= m->t_end)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "the state to resume from is at %.9g s, outside the run [%.9g, "
+                           "%.9g) s",
+                           port_seconds(m->tick, b->T), port_seconds(m->tick, m->t_start),
+                           port_seconds(m->tick, m->t_end));
+    return PORT_OK;
+}
+
 int energy_run(const port_master *m, const energy_settings *set, energy_stats *st, char *err,
                size_t errlen)
 {
@@ -208,16 +287,22 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
         work_free(&w, m->n_slaves);
         return port_errorf(err, errlen, rc, "out of memory");
     }
-    /* The start instant: the first rows (distributed, the slaves are open there already). */
-    rc = port_open(m, m->t_start);
-    for (size_t j = 0; j < m->n_slaves && !rc; j++)
-        port_record(&m->slaves[j]);
-    if (!rc)
-        rc = port_sync(m, NULL) < 0 ? port_errorf(err, errlen, PORT_EFAIL, "first record failed")
-                                    : port_close(m, m->t_start);
-    int64_t T = m->t_start;
-    double H_prev = 0;
-    for (int first = 1; !rc && T < m->t_end; first = 0) {
+    between b = {m->t_start, 1, 0};
+    if (m->ckpt && m->ckpt->resume) {
+        rc = resume(m, set, &w, &b, st, err, errlen); /* after the saved instant */
+    } else {
+        /* The start instant: the first rows (distributed, the slaves are open there already). */
+        rc = port_open(m, m->t_start);
+        for (size_t j = 0; j < m->n_slaves && !rc; j++)
+            port_record(&m->slaves[j]);
+        if (!rc && port_sync(m, NULL) < 0)
+            rc = port_errorf(err, errlen, PORT_EFAIL, "first record failed");
+        if (!rc) rc = offer(m, set, &w, &b, st, err, errlen);
+        if (!rc) rc = port_close(m, m->t_start);
+    }
+    int64_t T = b.T;
+    double H_prev = b.H_prev;
+    for (int first = b.first; !rc && T < m->t_end; first = 0) {
         int64_t Tn = port_tick_add(T, set->H) < m->t_end ? T + set->H : m->t_end;
         double H = (double)(Tn - T) * m->tick;
         if ((rc = port_open(m, Tn))) break;
@@ -289,10 +374,12 @@ int energy_run(const port_master *m, const energy_settings *set, energy_stats *s
             break;
         }
         rc = PORT_OK;
+        st->steps++;
+        b = (between){Tn, 0, H};
+        if ((rc = offer(m, set, &w, &b, st, err, errlen))) break;
         if ((rc = port_close(m, Tn))) break;
         T = Tn;
         H_prev = H;
-        st->steps++;
     }
     work_free(&w, m->n_slaves);
     return rc;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/pstate.h"
+
 /* The first failing slave's name and message for the caller. */
 static int slave_failed(const port_master *m, const int *status, int rc, const char *what,
                         char *err, size_t errlen)
@@ -192,6 +194,106 @@ static int hand_over(const explicit_conn *c, bal_conn *bc, work *w, const port_m
     return PORT_OK;
 }
 
+/* The state between steps (doc/checkpoint.md "Master methods"): "EXP1", the version, the
+ * instant, whether no step was taken yet, the counts, each slave's outputs of the last step
+ * (the amounts' previous values) and each connection's coupling layer (bal_conn without its
+ * settings, which come from the file). */
+#define EXP_MAGIC   0x31505845u /* "EXP1" little-endian */
+#define EXP_VERSION 1u
+
+static int offer(const port_master *m, const explicit_settings *set, const work *w, int64_t T,
+                 int first, const explicit_stats *st, char *err, size_t errlen)
+{
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    pstate_buf b = {0};
+    pstate_put_u32(&b, EXP_MAGIC);
+    pstate_put_u32(&b, EXP_VERSION);
+    pstate_put_i64(&b, T);
+    pstate_put_u8(&b, (uint8_t)(first != 0));
+    pstate_put_i64(&b, st->steps);
+    pstate_put_i64(&b, st->operations);
+    pstate_put_u32(&b, (uint32_t)m->n_slaves);
+    for (size_t j = 0; j < m->n_slaves; j++) {
+        pstate_put_u32(&b, (uint32_t)m->slaves[j].info.n_out);
+        for (size_t o = 0; o < m->slaves[j].info.n_out; o++)
+            pstate_put_f64(&b, w->yprev[j][o]);
+    }
+    pstate_put_u32(&b, (uint32_t)set->n_conns);
+    for (size_t k = 0; k < set->n_conns; k++) {
+        const bal_conn *c = &w->conn[k];
+        pstate_put_i64(&b, c->j);
+        pstate_put_f64(&b, c->H);
+        pstate_put_f64(&b, c->u_prev);
+        pstate_put_f64(&b, c->du_prev);
+        pstate_put_f64(&b, c->int_ubar);
+        pstate_put_f64(&b, c->int_ext);
+        pstate_put_u8(&b, (uint8_t)(c->open != 0));
+        pstate_put_u32(&b, (uint32_t)c->n_pend);
+        for (int q = 0; q < c->n_pend; q++) {
+            pstate_put_f64(&b, c->pend[q].amount);
+            pstate_put_i64(&b, c->pend[q].start);
+        }
+    }
+    int rc = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, T, b.p, b.n);
+    free(b.p);
+    if (rc)
+        return port_errorf(err, errlen, rc, "the state at %.9g s: %s", port_seconds(m->tick, T),
+                           port_strerror(rc));
+    return PORT_OK;
+}
+
+/* Take the state a resumed run starts from (the connections initialised from the settings
+ * first); bytes it did not write, for other slaves or connections, are refused. */
+static int resume(const port_master *m, const explicit_settings *set, work *w, int64_t *T,
+                  int *first, explicit_stats *st, char *err, size_t errlen)
+{
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    int ok = pstate_get_u32(&r) == EXP_MAGIC && pstate_get_u32(&r) == EXP_VERSION;
+    int64_t t = pstate_get_i64(&r);
+    *first = pstate_get_u8(&r);
+    st->steps = (long)pstate_get_i64(&r);
+    st->operations = (long)pstate_get_i64(&r);
+    ok = ok && *first <= 1 && st->steps >= 0 && st->operations >= 0 &&
+         pstate_get_u32(&r) == m->n_slaves;
+    for (size_t j = 0; ok && j < m->n_slaves; j++) {
+        ok = pstate_get_u32(&r) == m->slaves[j].info.n_out;
+        for (size_t o = 0; ok && o < m->slaves[j].info.n_out; o++)
+            w->yprev[j][o] = pstate_get_f64(&r);
+    }
+    ok = ok && pstate_get_u32(&r) == set->n_conns;
+    for (size_t k = 0; ok && k < set->n_conns; k++) {
+        bal_conn *c = &w->conn[k];
+        c->j = (long)pstate_get_i64(&r);
+        c->H = pstate_get_f64(&r);
+        c->u_prev = pstate_get_f64(&r);
+        c->du_prev = pstate_get_f64(&r);
+        c->int_ubar = pstate_get_f64(&r);
+        c->int_ext = pstate_get_f64(&r);
+        uint8_t open = pstate_get_u8(&r);
+        uint32_t n_pend = pstate_get_u32(&r);
+        ok = c->j >= 0 && open <= 1 && n_pend <= BAL_MAX_PENDING;
+        c->open = open;
+        c->n_pend = ok ? (int)n_pend : 0;
+        for (int q = 0; ok && q < c->n_pend; q++) {
+            c->pend[q].amount = pstate_get_f64(&r);
+            c->pend[q].start = (long)pstate_get_i64(&r);
+        }
+    }
+    if (!ok || r.bad || r.at != r.n)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "the state to resume from is not one this master wrote for these "
+                           "slaves and connections (%zu bytes)",
+                           m->ckpt->n_resume);
+    if (t < m->t_start || t >= m->t_end)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "the state to resume from is at %.9g s, outside the run [%.9g, "
+                           "%.9g) s",
+                           port_seconds(m->tick, t), port_seconds(m->tick, m->t_start),
+                           port_seconds(m->tick, m->t_end));
+    *T = t;
+    return PORT_OK;
+}
+
 int explicit_run(const port_master *m, const explicit_settings *set, explicit_stats *st, char *err,
                  size_t errlen)
 {
@@ -207,17 +309,23 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
     }
     for (size_t k = 0; k < set->n_conns && !rc; k++)
         rc = bal_conn_init(&w.conn[k], &set->conns[k].layer, err, errlen) ? PORT_EUSAGE : 0;
-    /* The start instant: the first rows (distributed, the slaves are open there already). */
-    if (!rc) rc = port_open(m, m->t_start);
-    for (size_t j = 0; j < m->n_slaves && !rc; j++) {
-        port_record(&m->slaves[j]);
-        st->operations++;
-    }
-    if (!rc && (rc = port_sync(m, w.status)))
-        rc = slave_failed(m, w.status, rc, "first record", err, errlen);
-    if (!rc) rc = port_close(m, m->t_start);
     int64_t T = m->t_start;
-    for (int first = 1; !rc && T < m->t_end; first = 0) {
+    int first = 1;
+    if (!rc && m->ckpt && m->ckpt->resume) {
+        rc = resume(m, set, &w, &T, &first, st, err, errlen); /* after the saved instant */
+    } else {
+        /* The start instant: the first rows (distributed, the slaves are open there already). */
+        if (!rc) rc = port_open(m, m->t_start);
+        for (size_t j = 0; j < m->n_slaves && !rc; j++) {
+            port_record(&m->slaves[j]);
+            st->operations++;
+        }
+        if (!rc && (rc = port_sync(m, w.status)))
+            rc = slave_failed(m, w.status, rc, "first record", err, errlen);
+        if (!rc) rc = offer(m, set, &w, T, first, st, err, errlen);
+        if (!rc) rc = port_close(m, m->t_start);
+    }
+    for (; !rc && T < m->t_end; first = 0) {
         int64_t Tn = port_tick_add(T, set->H) < m->t_end ? T + set->H : m->t_end;
         double H = (double)(Tn - T) * m->tick;
         if ((rc = port_open(m, Tn))) break;
@@ -250,9 +358,10 @@ int explicit_run(const port_master *m, const explicit_settings *set, explicit_st
             break;
         }
         rc = PORT_OK; /* an event or termination inside a step does not stop this scheme */
+        st->steps++;
+        if ((rc = offer(m, set, &w, Tn, 0, st, err, errlen))) break;
         if ((rc = port_close(m, Tn))) break;
         T = Tn;
-        st->steps++;
     }
     work_free(&w, m->n_slaves);
     return rc;

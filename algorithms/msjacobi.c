@@ -12,6 +12,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "algorithms/pstate.h"
+
+/* The state between steps (doc/checkpoint.md "Master methods"): "MSJ1", the version and the
+ * instant closed. The inputs each slave holds over the next step are the slave's own state
+ * (its part), so the instant is all a resumed run needs. */
+#define MSJ_MAGIC   0x314a534du /* "MSJ1" little-endian */
+#define MSJ_VERSION 1u
+
+static int offer(const port_master *m, int64_t t, char *err, size_t errlen)
+{
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    pstate_buf b = {0};
+    pstate_put_u32(&b, MSJ_MAGIC);
+    pstate_put_u32(&b, MSJ_VERSION);
+    pstate_put_i64(&b, t);
+    int rc = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, t, b.p, b.n);
+    free(b.p);
+    if (rc)
+        return port_errorf(err, errlen, rc, "master-jacobi: state at %.9g s: %s",
+                           port_seconds(m->tick, t), port_strerror(rc));
+    return PORT_OK;
+}
+
+/* The instant a resumed run continues after; refuses bytes it did not write. */
+static int resumed_at(const port_master *m, int64_t *T, char *err, size_t errlen)
+{
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    uint32_t magic = pstate_get_u32(&r), version = pstate_get_u32(&r);
+    int64_t t = pstate_get_i64(&r);
+    if (r.bad || magic != MSJ_MAGIC || version != MSJ_VERSION || r.at != r.n)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "master-jacobi: the state to resume from is not one it wrote (%zu "
+                           "bytes)",
+                           m->ckpt->n_resume);
+    if (t < m->t_start || t >= m->t_end)
+        return port_errorf(err, errlen, PORT_EUSAGE,
+                           "master-jacobi: the state to resume from is at %.9g s, outside the "
+                           "run [%.9g, %.9g) s",
+                           port_seconds(m->tick, t), port_seconds(m->tick, m->t_start),
+                           port_seconds(m->tick, m->t_end));
+    *T = t;
+    return PORT_OK;
+}
+
 /* The worst status of a sync, naming the first slave that has it. */
 static int sync_or_fail(const port_master *m, int *st, const char *what, int64_t t, char *err,
                         size_t errlen)
@@ -58,6 +102,10 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
     }
     int64_t T = m->t_start;
     int first = 1;
+    if (m->ckpt && m->ckpt->resume) { /* re-enter the loop after the saved instant */
+        if ((rc = resumed_at(m, &T, err, errlen))) goto out;
+        first = 0;
+    }
     for (;;) {
         int64_t t1 = first ? T : (T > m->t_end - t_step ? m->t_end : T + t_step);
         if ((rc = port_open(m, t1))) {
@@ -82,6 +130,7 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
             if (s->info.n_in) port_set_inputs(s, &p);
             port_record(s);
         }
+        if ((rc = offer(m, t1, err, errlen))) goto out;
         if ((rc = port_close(m, t1))) {
             rc = port_errorf(err, errlen, rc, "closing %.9g s: %s", port_seconds(m->tick, t1),
                              port_strerror(rc));

@@ -21,6 +21,10 @@
  * outputs at the end; sync; set every slave's inputs to the new outputs (order 0, about
  * T+H); record; sync; close(T+H). The start instant exchanges the initial outputs the same
  * way (open, get_outputs, sync, set_inputs, record, sync, close).
+ * Checkpoints (port_ckpt): before each close the state between steps (the instant) is offered
+ * to m->ckpt; with m->ckpt->resume the run goes on after the saved instant (the slaves restored
+ * by their owners to that instant, their held inputs included), bytes of another writer or an
+ * instant outside [t_start, t_end) refused with PORT_EUSAGE.
  * @param m       the master and its slaves, not NULL
  * @param links   n_links couplings (see port_link)
  * @param t_step  macro step, ticks, > 0

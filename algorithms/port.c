@@ -89,6 +89,12 @@ int port_errorf(char *err, size_t errlen, int status, const char *fmt, ...)
     return status;
 }
 
+int port_ckpt_offer(const port_master *m, int64_t t, const void *state, size_t n)
+{
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    return m->ckpt->offer(m->ckpt->ctx, t, state, n);
+}
+
 void port_note(const port_master *m, const char *what, double value)
 {
     if (m->ops && m->ops->note) m->ops->note(m->ctx, what, value);

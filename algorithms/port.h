@@ -236,6 +236,23 @@ typedef struct port_master_ops {
     void (*note)(void *ctx, const char *what, double value);
 } port_master_ops;
 
+/* Checkpoints of a master algorithm between macro steps (doc/checkpoint.md "Master methods").
+ * An algorithm that can save hands its state between steps to `offer` just before it closes
+ * each instant (port_ckpt_offer): the bytes (algorithms/pstate.h) say what a run resumed after
+ * that instant needs beyond the slaves' own states; the master keeps a copy for a save made in
+ * that close. A run given `resume` (bytes an offer gave) starts after that instant instead of
+ * at t_start: it re-enters the step loop with the saved state and never re-runs the start.
+ * Which algorithms do: doc/checkpoint.md "Status"; the others ignore both, and their callers
+ * must not hand them `resume`. */
+typedef struct port_ckpt {
+    /* the state once instant t is closed; NULL: nobody saves. Returns PORT_OK or
+     * PORT_ENOMEM (the run stops). */
+    int (*offer)(void *ctx, int64_t t, const void *state, size_t n);
+    void *ctx;
+    const void *resume; /* NULL: a run from t_start; else n_resume bytes of an offer */
+    size_t n_resume;
+} port_ckpt;
+
 typedef struct port_master {
     const port_master_ops *ops;
     void *ctx;
@@ -243,7 +260,12 @@ typedef struct port_master {
     size_t n_slaves;
     double tick;            /* seconds per tick */
     int64_t t_start, t_end; /* ticks */
+    const port_ckpt *ckpt;  /* NULL: no checkpoints (see port_ckpt) */
 } port_master;
+
+/** Hand the state once instant t closes to m->ckpt->offer, when there is one.
+ *  @return PORT_OK, or what offer returns. */
+int port_ckpt_offer(const port_master *m, int64_t t, const void *state, size_t n);
 
 /**
  * Complete every posted operation of every slave (each slave's collect, in turn).

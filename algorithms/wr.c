@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/pstate.h"
+
 /* Defaults (doc/algorithms/waveform-relaxation.md "Settings"). */
 #define WR_DEFAULT_TOL      1e-6 /* output units; the thesis gives no value */
 #define WR_DEFAULT_MAX_ITER 50   /* the thesis gives none; MAX_ITER 1000 in its code is far */
@@ -395,6 +397,95 @@ static int attempt(wr_work *w, int64_t t_from, int64_t t_to, wr_decision *dec)
     }
 }
 
+/* The state between instants (doc/checkpoint.md "Master methods"): "WRS1", the version, the
+ * instant, y(T_n) (the predictor and the row 0 of every waveform) and the result's counters.
+ * The rollback point (slot 0) is each slave's own state; the step and residual histories
+ * (wr_result.steps, .residuals) are not saved: a resumed run's start after the instant. */
+#define WR_CK_MAGIC   0x31535257u /* "WRS1" little-endian */
+#define WR_CK_VERSION 1u
+
+static void put_size(pstate_buf *b, size_t v)
+{
+    pstate_put_i64(b, (int64_t)v);
+}
+
+static int offer_state(wr_work *w, int64_t t)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    const wr_result *r = w->res;
+    pstate_buf b = {0};
+    pstate_put_u32(&b, WR_CK_MAGIC);
+    pstate_put_u32(&b, WR_CK_VERSION);
+    pstate_put_i64(&b, t);
+    pstate_put_u32(&b, (uint32_t)w->n_out);
+    for (size_t k = 0; k < w->n_out; k++)
+        pstate_put_f64(&b, w->y0[k]);
+    put_size(&b, r->n_accepted);
+    put_size(&b, r->n_abandoned);
+    put_size(&b, r->iter_total);
+    pstate_put_i64(&b, r->iter_max);
+    for (size_t k = 0; k < WR_HIST_MAX; k++)
+        put_size(&b, r->hist[k]);
+    put_size(&b, r->msg_init);
+    put_size(&b, r->msg_commands);
+    put_size(&b, r->msg_replies);
+    put_size(&b, r->msg_thesis);
+    int st = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, t, b.p, b.n);
+    free(b.p);
+    if (st)
+        return port_errorf(w->err, w->errlen, st, "wr: the state at %.17g s: %s", secs(w, t),
+                           port_strerror(st));
+    return PORT_OK;
+}
+
+static size_t get_size(pstate_rd *r)
+{
+    int64_t v = pstate_get_i64(r);
+    if (v < 0) r->bad = 1;
+    return v < 0 ? 0 : (size_t)v;
+}
+
+/* Take the state a resumed run starts from; bytes it did not write are refused. */
+static int resume_state(wr_work *w, int64_t *t)
+{
+    const port_master *m = w->m;
+    wr_result *res = w->res;
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    uint32_t magic = pstate_get_u32(&r), version = pstate_get_u32(&r);
+    int64_t at = pstate_get_i64(&r);
+    uint32_t n_out = pstate_get_u32(&r);
+    int ok = !r.bad && magic == WR_CK_MAGIC && version == WR_CK_VERSION && n_out == w->n_out;
+    for (size_t k = 0; ok && k < w->n_out; k++)
+        w->y0[k] = pstate_get_f64(&r);
+    if (ok) {
+        res->n_accepted = get_size(&r);
+        res->n_abandoned = get_size(&r);
+        res->iter_total = get_size(&r);
+        int64_t im = pstate_get_i64(&r);
+        if (im < 0 || im > INT32_MAX) r.bad = 1;
+        res->iter_max = (int)(r.bad ? 0 : im);
+        for (size_t k = 0; k < WR_HIST_MAX; k++)
+            res->hist[k] = get_size(&r);
+        res->msg_init = get_size(&r);
+        res->msg_commands = get_size(&r);
+        res->msg_replies = get_size(&r);
+        res->msg_thesis = get_size(&r);
+    }
+    if (!ok || r.bad || r.at != r.n)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "wr: the state to resume from is not one it wrote for these slaves "
+                           "(%zu bytes)",
+                           m->ckpt->n_resume);
+    if (at < m->t_start || at >= m->t_end)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "wr: the state to resume from is at %.17g s, outside the run [%.17g, "
+                           "%.17g) s",
+                           secs(w, at), secs(w, m->t_start), secs(w, m->t_end));
+    res->t_reached = *t = at;
+    return PORT_OK;
+}
+
 /* One instant: the nominal step [t, t_inst], halved attempts inside it as needed. */
 static int instant(wr_work *w, int64_t t, int64_t t_inst)
 {
@@ -419,6 +510,7 @@ static int instant(wr_work *w, int64_t t, int64_t t_inst)
         /* another attempt in this instant starts from the committed outputs */
         if (t < t_inst && (st = commit_sync(w)) != PORT_OK) return st;
     }
+    if ((st = offer_state(w, t_inst))) return st;
     st = port_close(m, t_inst);
     if (st)
         return port_errorf(w->err, w->errlen, st, "wr: closing the instant %.17g s: %s",
@@ -443,10 +535,16 @@ int wr_run(const port_master *m, const port_link *links, size_t n_links, const w
                  .commit_t = -1};
     if (!m || !o) return port_errorf(w.err, w.errlen, PORT_EUSAGE, "wr: no master or no settings");
     int st = setup(&w);
-    if (st == PORT_OK) st = port_open(m, m->t_start);
-    if (st == PORT_OK) st = start(&w);
-    if (st == PORT_OK) st = port_close(m, m->t_start);
-    for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
+    int64_t t0 = m->t_start;
+    if (st == PORT_OK && m->ckpt && m->ckpt->resume) { /* after the saved instant */
+        st = resume_state(&w, &t0);
+    } else {
+        if (st == PORT_OK) st = port_open(m, m->t_start);
+        if (st == PORT_OK) st = start(&w);
+        if (st == PORT_OK) st = offer_state(&w, m->t_start);
+        if (st == PORT_OK) st = port_close(m, m->t_start);
+    }
+    for (int64_t t = t0; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_inst = port_tick_add(t, o->step);
         if (t_inst > m->t_end) t_inst = m->t_end;
         st = instant(&w, t, t_inst);

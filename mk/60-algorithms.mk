@@ -47,3 +47,9 @@ tempo-example-f3ornits_LIBS := run config fmu algo fom
 # F3ORNITS (Éguillon et al. 2021): the pieces.
 UNIT_TESTS += tests/unit/f3ornits_test
 f3ornits_test_LIBS := algo
+# The explicit master's state between steps, cut and resumed (doc/checkpoint.md).
+UNIT_TESTS += tests/unit/explicit_ckpt_test
+explicit_ckpt_test_LIBS := algo
+# The negotiated power exchange's state between steps, cut and resumed (doc/checkpoint.md).
+UNIT_TESTS += tests/unit/energy_ckpt_test
+energy_ckpt_test_LIBS := algo

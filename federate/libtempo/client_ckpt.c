@@ -191,11 +191,17 @@ void tpi_on_initiate_save(tp_federate *f, const struct wire_msg *m)
     wire_str_copy(&m->str[0], f->save_label, sizeof f->save_label);
     f->save_frames = 0;
     f->save_asked = 1;
-    /* The TIME_GRANT that brings it to the save time follows: the part is made right after
-     * it (doc/checkpoint.md "The cut"). Otherwise now, a request pending or not: the RTI saw
-     * none (one in flight is then pre-snapshot for both), or saw one that cannot be granted
-     * while the others are held ("When the save time is not reached"). */
-    if (m->code == 1 && f->pending != TP_REQ_NONE) {
+    /* The TIME_GRANT that brings it to the save time follows (code 1 with a request
+     * pending): the part is made right after it, the RTI sending that grant before anything
+     * it holds. A federate at an open grant (TARA, NERA) with nothing pending has not yet sent
+     * what it sends at that instant, and a federate waiting for that would wait for a held
+     * one: its part waits for its next closing grant (TAR, NER, FQR). A federate granted
+     * nothing yet (no time management) is at no open grant. Otherwise now, a request pending
+     * or not: the RTI saw none (one in flight is then pre-snapshot for both), or saw one that
+     * cannot be granted while the others are held (doc/checkpoint.md "The cut", "When the
+     * save time is not reached"). */
+    if ((m->code == 1 && f->pending != TP_REQ_NONE) ||
+        (f->pending == TP_REQ_NONE && f->grants > 0 && !f->granted_strict)) {
         f->save_armed = 1;
         return;
     }

@@ -187,7 +187,8 @@ static void dispatch(tp_federate *f, const struct wire_msg *m)
     case WIRE_TIME_GRANT:
         tpi_on_grant(f, m->code, m->time);
         if (f->cb.grant) f->cb.grant(f->ctx, m->time);
-        if (f->save_armed) tpi_after_grant(f); /* the grant a save waited for */
+        /* the closing grant a save waited for (doc/checkpoint.md "The cut") */
+        if (f->save_armed && f->granted_strict) tpi_after_grant(f);
         break;
     case WIRE_INITIATE_SAVE:
         tpi_on_initiate_save(f, m);

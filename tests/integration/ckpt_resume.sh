@@ -137,8 +137,7 @@ case_one() {
     ko "$b ($from -> $to): tempo-log explain on the resumed run's log"
 }
 
-# jacobi-de needs libtempo to make a federate's part at a closing grant (doc/checkpoint.md,
-# "Status"); TEMPO_CKPT_DE=1 adds lv_de to the default subset.
+# jacobi-de's parts are made at closing grants (doc/checkpoint.md "The cut").
 if [ -n "${TEMPO_CKPT_FULL:-}" ]; then
   for f in examples/*.json; do
     m=$(sed -n 's/.*"method": *"\([a-z0-9-]*\)".*/\1/p' "$f" | head -n 1)
@@ -153,7 +152,7 @@ else
   case_one examples/lv_jacobi.json dist dist
   case_one examples/vdp_gs.json dist inproc
   case_one examples/bball_jacobi.json inproc dist
-  [ -n "${TEMPO_CKPT_DE:-}" ] && case_one examples/lv_de.json inproc dist
+  case_one examples/lv_de.json inproc dist
 fi
 
 # Model exchange: the integrators restart at every checkpoint instant whether or not the save

@@ -712,6 +712,114 @@ static void test_errors(void)
     CHECK_INT_EQ(r.N, 3);
 }
 
+/* Checkpoints (port_ckpt): the steps a run takes, as the observer sees them, and what the run
+ * offered at the instant `at` with both slaves as they were then. */
+#define RS_MAX 256
+typedef struct rs_log {
+    size_t n;
+    int64_t t1[RS_MAX];
+    double H[RS_MAX], eps[RS_MAX], Hn[RS_MAX], y[RS_MAX][2];
+} rs_log;
+
+static int rs_obs(void *ctx, const dc_step_info *si)
+{
+    rs_log *l = ctx;
+    if (l->n < RS_MAX) {
+        l->t1[l->n] = si->t1, l->H[l->n] = si->H, l->eps[l->n] = si->eps;
+        l->Hn[l->n] = si->H_next;
+        l->y[l->n][0] = si->out_poly[0][0], l->y[l->n][1] = si->out_poly[1][0];
+        l->n++;
+    }
+    return 0;
+}
+
+typedef struct rs_keep {
+    int64_t at;
+    unsigned char bytes[4096];
+    size_t n;
+    const dc_pair *p;
+    dc_osc saved[2];
+    size_t steps_then; /* observer entries at the cut */
+    const rs_log *log;
+} rs_keep;
+
+static int rs_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    rs_keep *k = ctx;
+    if (k->n || t < k->at || n > sizeof k->bytes) return PORT_OK; /* the first instant >= at */
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->saved[0] = k->p->s[0], k->saved[1] = k->p->s[1];
+    k->steps_then = k->log->n;
+    return PORT_OK;
+}
+
+/* A run cut at an instant and resumed from the state offered there, the slaves as they were,
+ * takes exactly the uninterrupted run's remaining steps (times, steps, defects, outputs, the
+ * controller's next step: bit for bit) and ends with its result; truncated bytes are refused
+ * before any operation. Variable and fixed steps, exact and Euler slaves, slaves with and
+ * without output derivatives (the past samples cross the cut). */
+static void test_resume(void)
+{
+    static dc_pair a, b;
+    static rs_log la, lb;
+    struct {
+        int solver, variable, no_derivs;
+    } cases[] = {{DC_OSC_EULER, 1, 0}, {DC_OSC_EXACT, 0, 0}, {DC_OSC_EULER, 1, 1}};
+    int64_t ats[] = {0, 3000000000LL, 11000000000LL};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t q = 0; q < sizeof ats / sizeof ats[0]; q++) {
+            dc_config cfg = {.m = 1,
+                             .n = 1,
+                             .variable = cases[c].variable,
+                             .h1 = 0.5,
+                             .tol = 0.01,
+                             .n_links = 2,
+                             .links = dc_pair_links()};
+            dc_pair_init(&a, cases[c].solver, DC_TICK, 20000000000LL);
+            if (cases[c].no_derivs)
+                a.s[0].max_deriv = a.s[1].max_deriv = 0, dc_pair_wire(&a, DC_TICK, 20000000000LL);
+            memset(&la, 0, sizeof la);
+            rs_keep k = {.at = ats[q], .p = &a, .log = &la};
+            port_ckpt ck = {.offer = rs_offer, .ctx = &k};
+            a.m.ckpt = &ck;
+            dc_result ra, rb;
+            CHECK(dc_run(&a.m, &cfg, rs_obs, &la, &ra) == PORT_OK, "run: %s", ra.err);
+            CHECK(k.n > 0, "case %zu: nothing offered at or after %lld", c, (long long)ats[q]);
+            dc_pair_init(&b, cases[c].solver, DC_TICK, 20000000000LL);
+            if (cases[c].no_derivs)
+                b.s[0].max_deriv = b.s[1].max_deriv = 0, dc_pair_wire(&b, DC_TICK, 20000000000LL);
+            b.s[0] = k.saved[0], b.s[1] = k.saved[1];
+            memset(&lb, 0, sizeof lb);
+            port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
+            b.m.ckpt = &rk;
+            CHECK(dc_run(&b.m, &cfg, rs_obs, &lb, &rb) == PORT_OK, "resume: %s", rb.err);
+            size_t rest = la.n - k.steps_then;
+            CHECK(lb.n == rest && rest > 0,
+                  "case %zu cut at %lld: %zu steps after the resume, want %zu", c,
+                  (long long)ats[q], lb.n, rest);
+            for (size_t i = 0; i < lb.n && i < rest; i++) {
+                size_t j = k.steps_then + i;
+                CHECK(lb.t1[i] == la.t1[j] && lb.H[i] == la.H[j] && lb.eps[i] == la.eps[j] &&
+                          lb.Hn[i] == la.Hn[j] && lb.y[i][0] == la.y[j][0] &&
+                          lb.y[i][1] == la.y[j][1],
+                      "case %zu cut at %lld: step %zu differs", c, (long long)ats[q], j + 1);
+            }
+            CHECK(rb.N == ra.N && rb.t_end == ra.t_end && rb.h_min == ra.h_min &&
+                      rb.h_max == ra.h_max && rb.h_mean == ra.h_mean && rb.eps_max == ra.eps_max,
+                  "case %zu cut at %lld: result differs", c, (long long)ats[q]);
+            if (c == 0 && q == 1)
+                for (size_t n = 0; n < k.n; n++) {
+                    dc_pair_init(&b, cases[c].solver, DC_TICK, 20000000000LL);
+                    port_ckpt bk = {.resume = k.bytes, .n_resume = n};
+                    b.m.ckpt = &bk;
+                    CHECK_INT_EQ(dc_run(&b.m, &cfg, NULL, NULL, &rb), PORT_EUSAGE);
+                    CHECK_STR_HAS(rb.err, "not one it wrote");
+                    CHECK_INT_EQ(b.s[0].t + b.s[1].t, 0);
+                }
+        }
+}
+
 int main(void)
 {
     figures_table g, gc;
@@ -731,6 +839,7 @@ int main(void)
     test_variable_numbers();
     test_t50();
     test_errors();
+    test_resume();
     figures_close(&g);
     figures_close(&gc);
     return check_summary();

@@ -3,7 +3,10 @@
  * held over each step the scheme is the explicit map x' = x + H y, y' = y - H x, whose iterates
  * the test computes on its own; the recorded rows must equal them exactly (the fakes integrate
  * a constant exactly). Also: the last step is shortened to the end, instants never go back, a
- * failing slave stops the run with its name and the time, bad links are refused. */
+ * failing slave stops the run with its name and the time, bad links are refused. Checkpoints
+ * (port_ckpt): a run resumed after any instant from the state offered there and the slaves as
+ * they were then records exactly the rows the uninterrupted run recorded after it; bytes it did
+ * not write and instants outside the run are refused. */
 #include <stdint.h>
 #include <string.h>
 
@@ -18,6 +21,7 @@ typedef struct fake {
     int64_t t;      /* ticks */
     double rec_t[64], rec_x[64], rec_u[64];
     int n_rec;
+    int steps; /* steps taken */
     int status;
 } fake;
 
@@ -31,6 +35,7 @@ static int f_set_inputs(void *ctx, const port_poly *u)
 static int f_step(void *ctx, int64_t t_to, int n_sub, double *y, port_step_result *res)
 {
     fake *f = ctx;
+    f->steps++;
     f->x += f->k * f->u * (double)(t_to - f->t) * TICK;
     f->t = t_to;
     if (y) y[0] = f->x;
@@ -82,6 +87,95 @@ static void setup(fake *a, fake *b, port_slave *s, port_master *m, port_local_cl
                        .tick = TICK,
                        .t_start = 0,
                        .t_end = t_end};
+}
+
+/* What the uninterrupted run offered at the instant `at`: the bytes and both fakes. */
+typedef struct keep {
+    int64_t at;
+    unsigned char bytes[64];
+    size_t n;
+    int offers;
+    fake *a, *b, sa, sb;
+} keep;
+
+static int keep_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    keep *k = ctx;
+    k->offers++;
+    if (t != k->at || n > sizeof k->bytes) return PORT_OK;
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->sa = *k->a, k->sb = *k->b;
+    return PORT_OK;
+}
+
+/* Cut the 11-instant run (end 1.05 s) after each instant in turn and resume it. */
+static void test_resume(const port_link *links)
+{
+    fake a, b, ra, rb;
+    port_slave s[2], rs[2];
+    port_master m, rm;
+    port_local_clock clk, rclk;
+    char err[MSJ_ERRLEN];
+    int64_t ats[] = {0, 100, 500, 1000};
+    for (size_t c = 0; c < sizeof ats / sizeof ats[0]; c++) {
+        keep k = {.at = ats[c], .a = &a, .b = &b};
+        port_ckpt ck = {.offer = keep_offer, .ctx = &k};
+        setup(&a, &b, s, &m, &clk, 1050);
+        m.ckpt = &ck;
+        CHECK(msjacobi_run(&m, links, 2, 100, err, sizeof err) == PORT_OK, "run: %s", err);
+        CHECK_INT_EQ(k.offers, 12); /* one per instant closed, the start included */
+        CHECK(k.n == 16, "cut after %lld: %zu bytes offered", (long long)ats[c], k.n);
+        /* The resumed run: fresh master, the slaves as they were when the instant closed
+         * (their rows so far kept, as a resumed CSV keeps its rows). */
+        setup(&ra, &rb, rs, &rm, &rclk, 1050);
+        ra = k.sa, rb = k.sb;
+        port_ckpt rck = {.resume = k.bytes, .n_resume = k.n};
+        rm.ckpt = &rck;
+        CHECK(msjacobi_run(&rm, links, 2, 100, err, sizeof err) == PORT_OK, "resume after %lld: %s",
+              (long long)ats[c], err);
+        CHECK_INT_EQ(ra.n_rec, a.n_rec);
+        CHECK_INT_EQ(rclk.last, 1050);
+        CHECK(memcmp(ra.rec_x, a.rec_x, sizeof a.rec_x) == 0 &&
+                  memcmp(rb.rec_x, b.rec_x, sizeof b.rec_x) == 0 &&
+                  memcmp(ra.rec_u, a.rec_u, sizeof a.rec_u) == 0 &&
+                  memcmp(rb.rec_t, b.rec_t, sizeof b.rec_t) == 0,
+              "resume after %lld: rows differ from the uninterrupted run's", (long long)ats[c]);
+        CHECK_INT_EQ(ra.steps, a.steps);
+    }
+    /* Refusals: every proper prefix, a trailing byte, another magic, an instant at the end. */
+    keep k = {.at = 500, .a = &a, .b = &b};
+    port_ckpt ck = {.offer = keep_offer, .ctx = &k};
+    setup(&a, &b, s, &m, &clk, 1050);
+    m.ckpt = &ck;
+    CHECK(msjacobi_run(&m, links, 2, 100, err, sizeof err) == PORT_OK, "run: %s", err);
+    unsigned char bad[64];
+    for (size_t n = 0; n <= k.n + 1; n++) {
+        if (n == k.n) continue;
+        memcpy(bad, k.bytes, k.n);
+        bad[k.n] = 0;
+        setup(&ra, &rb, rs, &rm, &rclk, 1050);
+        port_ckpt rck = {.resume = bad, .n_resume = n};
+        rm.ckpt = &rck;
+        CHECK_INT_EQ(msjacobi_run(&rm, links, 2, 100, err, sizeof err), PORT_EUSAGE);
+        CHECK_STR_HAS(err, "not one it wrote");
+        CHECK_INT_EQ(ra.steps + rb.steps + ra.n_rec, 0);
+    }
+    memcpy(bad, k.bytes, k.n);
+    bad[0] ^= 1;
+    setup(&ra, &rb, rs, &rm, &rclk, 1050);
+    port_ckpt rck = {.resume = bad, .n_resume = k.n};
+    rm.ckpt = &rck;
+    CHECK_INT_EQ(msjacobi_run(&rm, links, 2, 100, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_HAS(err, "not one it wrote");
+    memcpy(bad, k.bytes, k.n);
+    int64_t end = 1050; /* the instant field, little-endian, after magic and version */
+    for (int i = 0; i < 8; i++)
+        bad[8 + i] = (unsigned char)((uint64_t)end >> (8 * i));
+    setup(&ra, &rb, rs, &rm, &rclk, 1050);
+    rm.ckpt = &rck;
+    CHECK_INT_EQ(msjacobi_run(&rm, links, 2, 100, err, sizeof err), PORT_EUSAGE);
+    CHECK_STR_HAS(err, "at 1.05 s, outside the run");
 }
 
 int main(void)
@@ -139,5 +233,6 @@ int main(void)
     clk.last = 5000;
     CHECK_INT_EQ(msjacobi_run(&m, links, 2, 100, err, sizeof err), PORT_EUSAGE);
     CHECK_STR_HAS(err, "opening 0 s");
+    test_resume(links);
     return check_summary();
 }

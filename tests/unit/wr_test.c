@@ -306,6 +306,89 @@ static void test_errors(void)
     wr_result_fini(&r.res);
 }
 
+/* Checkpoints (port_ckpt): what the uninterrupted run offered at the instant `at`, and both
+ * fakes (their slot 0, the rollback point, included) as they were then. */
+typedef struct keep {
+    int64_t at;
+    unsigned char bytes[1024];
+    size_t n;
+    int offers;
+    fake *f, saved[2];
+} keep;
+
+static int keep_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    keep *k = ctx;
+    k->offers++;
+    if (t != k->at || n > sizeof k->bytes) return PORT_OK;
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->saved[0] = k->f[0], k->saved[1] = k->f[1];
+    return PORT_OK;
+}
+
+/* A run cut after an instant and resumed from the offered state with the slaves as they were
+ * records exactly the uninterrupted run's rows and ends with its counters; bytes of another
+ * writer are refused before any command. */
+static void test_resume(void)
+{
+    static run a, b; /* large: the fakes' records */
+    wr_opts o;
+    wr_opts_default(&o, SEC(0.1));
+    o.tol = 1e-8;
+    int64_t ats[] = {0, SEC(0.3), SEC(0.9)};
+    for (size_t c = 0; c < sizeof ats / sizeof ats[0]; c++) {
+        memset(&a, 0, sizeof a);
+        fake_rig_init(&a.g, &osc, TICK, SEC(1.0));
+        keep k = {.at = ats[c], .f = a.g.f};
+        port_ckpt ck = {.offer = keep_offer, .ctx = &k};
+        a.g.m.ckpt = &ck;
+        a.st = wr_run(&a.g.m, a.g.links, 2, &o, &a.res, a.err, sizeof a.err);
+        CHECK(a.st == PORT_OK, "run: %s", a.err);
+        CHECK_INT_EQ(k.offers, 11); /* the start and ten instants */
+        CHECK(k.n > 0, "nothing offered at %lld", (long long)ats[c]);
+        memset(&b, 0, sizeof b);
+        fake_rig_init(&b.g, &osc, TICK, SEC(1.0));
+        b.g.f[0] = k.saved[0], b.g.f[1] = k.saved[1];
+        port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
+        b.g.m.ckpt = &rk;
+        b.st = wr_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err);
+        CHECK(b.st == PORT_OK, "resume after %lld: %s", (long long)ats[c], b.err);
+        for (int j = 0; j < 2; j++) {
+            CHECK_INT_EQ(b.g.f[j].n_rec, a.g.f[j].n_rec);
+            CHECK(memcmp(b.g.f[j].rec_x, a.g.f[j].rec_x, sizeof a.g.f[j].rec_x) == 0 &&
+                      memcmp(b.g.f[j].rec_t, a.g.f[j].rec_t, sizeof a.g.f[j].rec_t) == 0,
+                  "resume after %lld: slave %d's rows differ", (long long)ats[c], j);
+            CHECK_INT_EQ(b.g.f[j].n_step, a.g.f[j].n_step);
+        }
+        CHECK_INT_EQ(b.res.t_reached, a.res.t_reached);
+        CHECK_INT_EQ(b.res.n_accepted, a.res.n_accepted);
+        CHECK_INT_EQ(b.res.iter_total, a.res.iter_total);
+        CHECK_INT_EQ(b.res.iter_max, a.res.iter_max);
+        CHECK_INT_EQ(b.res.msg_commands, a.res.msg_commands);
+        CHECK_INT_EQ(b.res.msg_thesis, a.res.msg_thesis);
+        CHECK(memcmp(b.res.hist, a.res.hist, sizeof a.res.hist) == 0, "histogram");
+        /* Refusals: every proper prefix and a trailing byte; another magic. */
+        unsigned char bad[1025];
+        for (size_t n = 0; c == 1 && n <= k.n + 1; n++) {
+            if (n == k.n) continue;
+            memcpy(bad, k.bytes, k.n);
+            bad[k.n] = 0;
+            wr_result_fini(&b.res);
+            memset(&b, 0, sizeof b);
+            fake_rig_init(&b.g, &osc, TICK, SEC(1.0));
+            port_ckpt bk = {.resume = bad, .n_resume = n};
+            b.g.m.ckpt = &bk;
+            CHECK_INT_EQ(wr_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err),
+                         PORT_EUSAGE);
+            CHECK_STR_HAS(b.err, "not one it wrote");
+            CHECK_INT_EQ(b.g.f[0].n_cmd + b.g.f[1].n_cmd, 0);
+        }
+        wr_result_fini(&a.res);
+        wr_result_fini(&b.res);
+    }
+}
+
 int main(void)
 {
     test_fit();
@@ -320,5 +403,6 @@ int main(void)
     figures_close(&g);
     test_norms();
     test_errors();
+    test_resume();
     return check_summary();
 }
