@@ -22,13 +22,16 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh ckpt_resume
 need ckpt_resume bin/tempo-run bin/tempo-rti bin/tempo-fmu bin/tempo-log
 
-# short FILE OUT: a copy of example FILE ending at a fifth of its end time (whole macro steps
-# kept), its paths absolute; prints the end time.
+# short FILE OUT [K]: a copy of example FILE ending at a fifth of its end time (whole macro
+# steps kept), its paths absolute, with "record_every": {"steps": K} when K is given; prints
+# the end time.
 short() {
-  python3 - "$1" "$2" "$PWD" <<'PY'
+  python3 - "$1" "$2" "$PWD" "${3:-}" <<'PY'
 import json, sys, os
-src, out, root = sys.argv[1:4]
+src, out, root, every = sys.argv[1:5]
 d = json.load(open(src))
+if every:
+    d["record_every"] = {"steps": int(every)}
 base = os.path.dirname(os.path.abspath(src))
 a = d["algorithm"]
 a["end"] = a["start"] + (a["end"] - a["start"]) / 5 if "start" in a else a["end"] / 5
@@ -65,13 +68,14 @@ killall_of() {
 # placement WORD: the tempo-run option of a placement (dist, inproc)
 place() { [ "$1" = inproc ] && echo --in-process || echo --distributed; }
 
-# case FILE FROM TO: reference run, crashed run, resume; compare.
+# case FILE FROM TO [K]: reference run, crashed run, resume; compare. With K, every federate
+# records every K-th row only (record_every): the resumed run must keep the same rows.
 case_one() {
   local f=$1 from=$2 to=$3 b w end T ck
-  b=$(basename "$f" .json)
+  b=$(basename "$f" .json)${4:+-every$4}
   w=$dir/$b-$from-$to
   mkdir -p "$w/rlog" "$w/clog" "$w/slog"
-  end=$(short "$f" "$w/f.json") || { ko "$b: cannot shorten the file"; return; }
+  end=$(short "$f" "$w/f.json" "${4:-}") || { ko "$b: cannot shorten the file"; return; }
   # T: 0.4 of the run plus a quarter of a macro step (of 1 ms without one): inside a step,
   # on the microsecond grid (whole ticks)
   T=$(python3 -c "import json;a=json.load(open('$w/f.json'))['algorithm'];s=a.get('start',0);h=a.get('step',0.004);print(round(s+round((a['end']-s)*0.4/h)*h+h/4, 6))")
@@ -153,6 +157,8 @@ else
   case_one examples/vdp_gs.json dist inproc
   case_one examples/bball_jacobi.json inproc dist
   case_one examples/lv_de.json inproc dist
+  # the output interval's place crosses the checkpoint (doc/checkpoint.md, the model's state)
+  case_one examples/lv_jacobi.json inproc inproc 3
 fi
 
 # Model exchange: the integrators restart at every checkpoint instant whether or not the save
