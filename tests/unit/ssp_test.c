@@ -407,8 +407,19 @@ static void test_more_refusals(void)
     snprintf(body, sizeof body, bind, "type=\"text/csv\"");
     refused(body, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:ParameterBindings",
             "only type application/x-ssp-parameter-set is supported");
-    snprintf(body, sizeof body, bind, "sourceBase=\"component\"");
-    refused(body, "ssd:ParameterBinding", "only sourceBase SSD is supported");
+    refused("<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\"/>"
+            "</ssd:Elements>\n<ssd:ParameterBindings><ssd:ParameterBinding source=\"p.ssv\" "
+            "sourceBase=\"component\"/></ssd:ParameterBindings></ssd:System>"
+            "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+            "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:ParameterBindings",
+            "sourceBase=\"component\" on a binding of a system");
+    refused(
+        "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\">"
+        "\n<ssd:ParameterBindings><ssd:ParameterBinding source=\"p.ssv\" "
+        "sourceBase=\"FMU\"/></ssd:ParameterBindings></ssd:Component></ssd:Elements>"
+        "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+        "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component/",
+        "sourceBase: expected SSD or component");
     refused("<ssd:System name=\"s\"><ssd:Connectors>\n"
             "<ssd:Connector name=\"o\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
             "</ssd:Connectors><ssd:Elements>\n"
@@ -525,9 +536,11 @@ static void test_same_document(void)
     refused(text, "t.ssd:9: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
             "no ssd:System with id \"nope\"");
     snprintf(text, sizeof text, body, "other.ssd#v");
-    refused(text, "t.ssd:9:", "a fragment of another document is not supported");
+    refused(text, "t.ssd:9:", "source \"other.ssd#v\": No such file");
     snprintf(text, sizeof text, body, "missing.ssd");
-    refused(text, "missing.ssd", "not well-formed XML");
+    refused(text, "t.ssd:9:", "source \"missing.ssd\": No such file");
+    snprintf(text, sizeof text, body, "#tpl#x");
+    refused(text, "t.ssd:9:", "no ssd:System with id \"tpl#x\"");
 }
 
 static void test_refusals(void)
@@ -566,6 +579,12 @@ static void test_refusals(void)
     CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
     CHECK(!json_object_get(fed(doc, 1), "transform"), "the identity is no transform");
     json_decref(doc);
+    /* unit="" (tools write it for a variable without a unit) is no unit: no conversion */
+    snprintf(body, sizeof body, two, "", "m");
+    CHECK(load_text(body, &doc) == 0, "empty unit: %s", err);
+    CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
+    CHECK(!json_object_get(fed(doc, 1), "transform"), "an empty unit is no transform");
+    json_decref(doc);
     snprintf(body, sizeof body, two, "m", "ft");
     refused(body, "unit \"ft\" is not declared in ssd:Units", "t.ssd:13:");
     refused("<ssd:System name=\"s\"><ssd:Elements>\n"
@@ -573,7 +592,13 @@ static void test_refusals(void)
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
             "</ssd:SystemStructureDescription>\n",
             "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
-            "only FMUs and system structure files are run");
+            "source \"a.ssp\": No such file");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\" type=\"text/x-python\"/>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "only FMUs and systems are run");
     refused("<ssd:System name=\"s\"><ssd:Elements>\n"
             "<ssd:Component name=\"a\" source=\"http://x/a.fmu\"/>\n"
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
