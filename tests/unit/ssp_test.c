@@ -543,6 +543,57 @@ static void test_same_document(void)
     refused(text, "t.ssd:9:", "no ssd:System with id \"tpl#x\"");
 }
 
+/* A component referencing a system of another SSD by its id ("o.ssd#pick"), or that SSD's
+ * root system ("o.ssd"): the components below it named after the component; the other file's
+ * parameter set written without declaring its ssv prefix (as some tools do) still read. */
+static void test_other_document(void)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/o.ssd", tmp);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL, "write o.ssd");
+    if (!f) return;
+    fputs("<ssd:SystemStructureDescription version=\"1.0\" name=\"o\"\n"
+          " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+          "<ssd:System name=\"outer\"><ssd:Elements>\n"
+          "<ssd:System name=\"in\" id=\"pick\"><ssd:Elements>\n"
+          "<ssd:Component name=\"c\" source=\"c.fmu\"><ssd:ParameterBindings><ssd:ParameterBinding>"
+          "<ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>"
+          "<ssv:Parameter name=\"k\"><ssv:Real value=\"2.5\"/></ssv:Parameter></ssv:Parameters>"
+          "</ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
+          "</ssd:Component>\n"
+          "</ssd:Elements></ssd:System></ssd:Elements></ssd:System>\n"
+          "</ssd:SystemStructureDescription>\n",
+          f);
+    fclose(f);
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"two\" type=\"application/x-ssp-definition\" source=\"%s\"/>\n"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    char text[1024];
+    json_t *doc = NULL;
+    snprintf(text, sizeof text, body, "o.ssd#pick");
+    int rc = load_text(text, &doc);
+    CHECK(rc == 0, "o.ssd#pick: %s", err);
+    if (!rc) {
+        CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 1);
+        CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "two-c");
+        CHECK_NEAR(num(fed(doc, 0), "parameters", "k"), 2.5, 0);
+    }
+    json_decref(doc);
+    doc = NULL;
+    snprintf(text, sizeof text, body, "o.ssd");
+    rc = load_text(text, &doc);
+    CHECK(rc == 0, "o.ssd: %s", err);
+    if (!rc) CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "two-in-c");
+    json_decref(doc);
+    snprintf(text, sizeof text, body, "o.ssd#nope");
+    refused(text, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "source \"o.ssd#nope\": no ssd:System with id \"nope\"");
+    unlink(p);
+}
+
 static void test_refusals(void)
 {
     static const char *const two =
@@ -817,6 +868,7 @@ int main(void)
     test_more_refusals();
     test_version();
     test_same_document();
+    test_other_document();
     test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
