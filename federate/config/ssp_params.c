@@ -228,8 +228,36 @@ static const char *map_value(sx *s, const char *file, xmlNodePtr tf, const char 
 
 /* One ssv:Parameter: into the parameters of the component it names, or down the connections
  * of the system connector it names (ssp_system_value). `prefix` is the binding's. */
+static int apply_one(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
+                     const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums);
+
+/* One ssv:Parameter through its mapping: every ssm:MappingEntry whose source is its name
+ * gives it to that entry's target (one parameter may feed several, as OMSimulator's files
+ * map one value to many inputs); a parameter no entry names keeps its name. */
 static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
                        const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums)
+{
+    char *bare = ssp_attr(p, "name");
+    if (!bare) return R(s, file, p, "a parameter needs a name");
+    size_t nl = strlen(prefix) + strlen(bare) + 1;
+    char *name = malloc(nl);
+    if (!name) return free(bare), ssp_oom(s);
+    snprintf(name, nl, "%s%s", prefix, bare);
+    free(bare);
+    int any = 0, rc = 0;
+    for (size_t i = 0; i < n_map && !rc; i++)
+        if (!strcmp(map[i].source, name)) {
+            any = 1;
+            rc = apply_one(s, file, p, owner, is_sys, prefix, &map[i], 1, set_enums);
+        }
+    free(name);
+    if (!any && !rc) rc = apply_one(s, file, p, owner, is_sys, prefix, NULL, 0, set_enums);
+    return rc;
+}
+
+/* One ssv:Parameter to one place: map is the one entry that renames it, or NULL. */
+static int apply_one(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
+                     const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums)
 {
     char *bare = ssp_attr(p, "name");
     if (!bare) return R(s, file, p, "a parameter needs a name");
@@ -256,7 +284,7 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
                              "only Real, Integer, Boolean, String and Enumeration parameter "
                              "values are supported (not Binary)");
     const entry *m = NULL;
-    for (size_t i = 0; i < n_map; i++) /* the last entry for a name wins */
+    for (size_t i = 0; i < n_map; i++)
         if (!strcmp(map[i].source, name)) m = &map[i];
     const char *target = m ? m->target : name;
     const char *path = owner, *var = target;

@@ -546,6 +546,42 @@ static void test_same_document(void)
 /* A component referencing a system of another SSD by its id ("o.ssd#pick"), or that SSD's
  * root system ("o.ssd"): the components below it named after the component; the other file's
  * parameter set written without declaring its ssv prefix (as some tools do) still read. */
+/* One parameter mapped to several targets (OMSimulator's importParameterMappingInline: one
+ * value to two inputs and a parameter, each through its own entry, one with a linear
+ * transformation); the unmapped one keeps its name. */
+static void test_one_to_many(void)
+{
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+        "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"ins\"><ssv:Real value=\"20\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"k\"><ssv:Real value=\"-40\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "<ssd:ParameterMapping><ssm:ParameterMapping version=\"1.0\" "
+        "xmlns:ssm=\"http://ssp-standard.org/SSP1/SystemStructureParameterMapping\">\n"
+        "<ssm:MappingEntry source=\"ins\" target=\"u1\"/>\n"
+        "<ssm:MappingEntry source=\"ins\" target=\"u2\"/>\n"
+        "<ssm:MappingEntry source=\"ins\" target=\"gain\"><ssc:LinearTransformation "
+        "factor=\"0.5\" offset=\"1\"/></ssm:MappingEntry>\n"
+        "</ssm:ParameterMapping></ssd:ParameterMapping>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+        "</ssd:Elements></ssd:System>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    json_t *doc = NULL;
+    int rc = load_text(body, &doc);
+    CHECK(rc == 0, "one to many: %s", err);
+    if (rc) return;
+    json_t *a = fed(doc, 0);
+    CHECK_NEAR(num(a, "parameters", "u1"), 20, 0);
+    CHECK_NEAR(num(a, "parameters", "u2"), 20, 0);
+    CHECK_NEAR(num(a, "parameters", "gain"), 11, 0); /* 0.5 * 20 + 1 */
+    CHECK_NEAR(num(a, "parameters", "k"), -40, 0);
+    CHECK(!json_object_get(json_object_get(a, "parameters"), "ins"), "ins itself is mapped");
+    json_decref(doc);
+}
+
 static void test_other_document(void)
 {
     char p[128];
@@ -869,6 +905,7 @@ int main(void)
     test_version();
     test_same_document();
     test_other_document();
+    test_one_to_many();
     test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
