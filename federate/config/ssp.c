@@ -628,7 +628,7 @@ static void sx_free(sx *s)
             free(s->ctrs[i].enum_name);
     for (size_t i = 0; i < s->n_comps; i++)
         free(s->comps[i].path), free(s->comps[i].fed), free(s->comps[i].cls),
-            json_decref(s->comps[i].obj);
+            json_decref(s->comps[i].obj), fmu_md_free(s->comps[i].md);
     for (size_t i = 0; i < s->n_cns; i++)
         free(s->cns[i].from_owner), free(s->cns[i].from), free(s->cns[i].to_owner),
             free(s->cns[i].to), free(s->cns[i].sys);

@@ -37,6 +37,8 @@ typedef struct comp {
     char *cls;  /* object class of its outputs */
     json_t *obj;
     xmlNodePtr node;
+    void *md;    /* its FMU's fmu_md once read (ssp_wire's type checks), or NULL */
+    int md_read; /* 1 once a read was tried (an FMU that cannot be read is named later) */
 } comp;
 
 typedef struct cn {

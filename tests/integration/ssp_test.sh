@@ -260,6 +260,22 @@ if bin/tempo-run --export-ssp "$dir/types.json" "$dir/types-x.ssp" >/dev/null 2>
 else
   ko "export of whole numbers: $(head -c 300 "$dir/types-x.exp")"
 fi
+# Connectors without a type take their FMU variable's: a String, Binary or Clock one (or one
+# the FMU lacks) is refused naming the connection's line, as a typed String connector is.
+for v in "String_out String_in String" "Binary_out Binary_in Binary" "UInt8_out Nope_in nov"; do
+  set -- $v
+  sed -e "s|<ssd:Connector name=\"Int8_out\" kind=\"output\">|<ssd:Connector name=\"$1\" kind=\"output\"/>&|" \
+      -e "s|<ssd:Connector name=\"Int8_in\" kind=\"input\">|<ssd:Connector name=\"$2\" kind=\"input\"/>&|" \
+      -e "s|^      <ssd:Connection startElement=\"a\" startConnector=\"Int8_out\"|      <ssd:Connection startElement=\"a\" startConnector=\"$1\" endElement=\"b\" endConnector=\"$2\"/>\n&|" \
+      tests/ssp/types/SystemStructure.ssd >"$dir/types/untyped-$3.ssd"
+  run "untyped-$3" "$dir/types/untyped-$3.ssd"
+  check "untyped $3 connection: status 2" test $? -eq 2
+  case $3 in
+    nov) want="connector \"Nope_in\" of \"b\": its FMU has no variable \"Nope_in\"" ;;
+    *) want="connector \"$1\" of \"a\" is a $3 variable of its FMU: Tempo exchanges numbers only" ;;
+  esac
+  check "untyped $3 connection: the connection's line named" has "$dir/untyped-$3.err" "untyped-$3.ssd:35: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/ssd:Connection[1]: $want"
+done
 # The master methods wire them too (their slaves set and read them by name, doc/federation.md
 # "Whole numbers on the wire"): every row after the first (which some methods record before
 # the first exchange) is the peers' row; master-jacobi distributed too.
