@@ -95,6 +95,8 @@ run pkg-d "$dir/pkg.json" --distributed && same pkg-d prey pred-predator && ok |
 fed alt 'pkg.ssp#Alt.ssd' '{ "method": "jacobi", "step": 0.5 }'
 if run alt "$dir/alt.json"; then
   ! same alt prey pred-predator && ok || ko "the variant Alt.ssd ran the default variant"
+  run alt-d "$dir/alt.json" --distributed && cmp -s "$dir/out-alt/pred-predator.csv" "$dir/out-alt-d/pred-predator.csv" && ok ||
+    ko "variant distributed: $(head -c 300 "$dir/alt-d.err")"
   check "Alt.ssd: the default variant's gamma 0.5 (the predator grows slower)" \
     test "$(sed -n 3p "$dir/out-alt/pred-predator.csv")" != "$(sed -n 3p "$dir/out-pkg/pred-predator.csv")"
 else

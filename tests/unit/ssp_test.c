@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <zip.h>
+
+#include "federate/fmu/fmu_zip.h"
 
 #include "tests/check.h"
 
@@ -630,6 +633,111 @@ static void test_other_document(void)
     unlink(p);
 }
 
+/* A zip at path holding n (name, text) pairs; 0 written. */
+static int write_zip(const char *path, const char *const (*e)[2], size_t n)
+{
+    int zerr;
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!za) return -1;
+    for (size_t i = 0; i < n; i++) {
+        zip_source_t *src = zip_source_buffer(za, e[i][1], strlen(e[i][1]), 0);
+        if (!src || zip_file_add(za, e[i][0], src, ZIP_FL_ENC_UTF_8) < 0) {
+            zip_source_free(src);
+            zip_discard(za);
+            return -1;
+        }
+    }
+    return zip_close(za);
+}
+
+/* An SSP package inside the folder (sub.ssp, type application/x-ssp-package) with its variant
+ * V.ssd chosen by the fragment, the default SystemStructure.ssd without one; a binding with
+ * sourceBase="component" read from inside the component's FMU (resources/p.ssv of c.fmu):
+ * the unpacked .ssd gets a temporary folder holding both archives, which the caller removes;
+ * a variant the package lacks refused naming the component. Under the sanitizers, the
+ * unpacking and its clean-up. */
+static void test_packages(void)
+{
+    static const char *const head2 =
+        "<ssd:SystemStructureDescription version=\"1.0\" name=\"%s\"\n"
+        " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+        "<ssd:System name=\"%s\"><ssd:Elements>"
+        "<ssd:Component name=\"c\" source=\"resources/c.fmu\"><ssd:ParameterBindings>"
+        "<ssd:ParameterBinding source=\"resources/p.ssv\" sourceBase=\"component\"/>"
+        "</ssd:ParameterBindings></ssd:Component></ssd:Elements></ssd:System>\n"
+        "</ssd:SystemStructureDescription>\n";
+    static const char *const ssv =
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\" "
+        "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\">"
+        "<ssv:Parameters><ssv:Parameter name=\"k\"><ssv:Real value=\"%s\"/></ssv:Parameter>"
+        "</ssv:Parameters></ssv:ParameterSet>\n";
+    char def[1024], var[1024], pv[512], fmu[160], sub[160];
+    snprintf(def, sizeof def, head2, "default", "d");
+    snprintf(var, sizeof var, head2, "variant", "v");
+    snprintf(pv, sizeof pv, ssv, "4.5");
+    /* the FMU is only a zip here: the reader reads its resources, the run would load it */
+    snprintf(fmu, sizeof fmu, "%s/c.fmu", tmp);
+    const char *const fe[][2] = {{"resources/p.ssv", pv}};
+    CHECK(write_zip(fmu, fe, 1) == 0, "write c.fmu");
+    FILE *f = fopen(fmu, "rb");
+    char fbuf[4096];
+    size_t fl = f ? fread(fbuf, 1, sizeof fbuf - 1, f) : 0;
+    if (f) fclose(f);
+    fbuf[fl] = '\0';
+    snprintf(sub, sizeof sub, "%s/sub.ssp", tmp);
+    /* libzip's buffer source takes bytes: the FMU is binary, so it goes in by its length */
+    int zerr;
+    zip_t *za = zip_open(sub, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    int ok = za != NULL;
+    const char *const se[][2] = {{"SystemStructure.ssd", def}, {"V.ssd", var}};
+    for (size_t i = 0; ok && i < 2; i++) {
+        zip_source_t *src = zip_source_buffer(za, se[i][1], strlen(se[i][1]), 0);
+        ok = src && zip_file_add(za, se[i][0], src, 0) >= 0;
+    }
+    zip_source_t *fs = ok ? zip_source_buffer(za, fbuf, fl, 0) : NULL;
+    ok = ok && fs && zip_file_add(za, "resources/c.fmu", fs, 0) >= 0 && zip_close(za) == 0;
+    CHECK(ok, "write sub.ssp");
+    if (!ok) return;
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"p\" type=\"application/x-ssp-package\" source=\"%s\"/>\n"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    const char *srcs[] = {"sub.ssp#V.ssd", "sub.ssp"}, *names[] = {"p-c", "p-c"};
+    for (int k = 0; k < 2; k++) {
+        char text[1024], p[128], e2[256];
+        snprintf(text, sizeof text, body, srcs[k]);
+        snprintf(p, sizeof p, "%s/t.ssd", tmp);
+        f = fopen(p, "w");
+        if (!f) return;
+        fprintf(f, "%s%s", head, text);
+        fclose(f);
+        char *td = NULL;
+        void *d = NULL;
+        int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+        CHECK(rc == 0, "%s: %s", srcs[k], err);
+        CHECK(td != NULL, "%s: a temporary folder for the archives", srcs[k]);
+        json_t *doc = d;
+        if (!rc) {
+            CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), names[k]);
+            CHECK_NEAR(num(fed(doc, 0), "parameters", "k"), 4.5, 0);
+            CHECK_STR_HAS(str(fed(doc, 0), "fmu", NULL), td);
+            CHECK_STR_HAS(json_string_value(json_object_get(doc, "description")), "t.ssd");
+        }
+        json_decref(doc);
+        if (td) CHECK(fmu_zip_remove_tree(td, e2, sizeof e2) == 0, "remove %s: %s", td, e2);
+        free(td);
+    }
+    char text[1024];
+    snprintf(text, sizeof text, body, "sub.ssp#W.ssd");
+    refused(text, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "source \"sub.ssp#W.ssd\": the package has no W.ssd");
+    snprintf(text, sizeof text, body, "sub.ssp#../x.ssd");
+    refused(text, "t.ssd:7:", "a package's variant is the name of an .ssd file in it");
+    unlink(fmu);
+    unlink(sub);
+}
+
 static void test_refusals(void)
 {
     static const char *const two =
@@ -906,6 +1014,7 @@ int main(void)
     test_same_document();
     test_other_document();
     test_one_to_many();
+    test_packages();
     test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
