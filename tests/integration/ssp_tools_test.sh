@@ -4,8 +4,9 @@
 # again in the shapes of pyssp_standard, OMSimulator, sspgen and SSP 2.0 (tests/ssp/tools),
 # with its subsystem in an SSP package inside the archive (a variant of it, and the archive's
 # own variant chosen as ARCHIVE.ssp#VARIANT.ssd), and with parameter files inside the FMUs
-# (sourceBase="component"); each run bit for bit equal to examples/lv_jacobi.json, and the
-# refusals inside a nested package naming OUTER.ssp/ENTRY.ssp/FILE and the line. About 30 s.
+# (sourceBase="component"); each run bit for bit equal to examples/lv_jacobi.json, a run of the
+# package cut by a checkpoint and resumed to the same rows, and the refusals inside a nested
+# package naming OUTER.ssp/ENTRY.ssp/FILE and the line. About 10 s.
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -105,6 +106,20 @@ fi
 run noalt "$dir/pkg.ssp#Nope.ssd"
 check "a variant the archive lacks: status 2" test $? -eq 2
 check "a variant the archive lacks named" has "$dir/noalt.err" "pkg.ssp: no Nope.ssd at the archive's root"
+# Checkpoints work as for a JSON file (doc/checkpoint.md): the package's run cut at t = 50 s and
+# resumed from its checkpoint, in process and distributed, gives the uninterrupted run's rows.
+if run ck "$dir/pkg.json" --checkpoint-at 50; then
+  for m in in-process distributed; do
+    rm -rf "$dir/out-ck-$m"
+    cp -r "$dir/out-ck" "$dir/out-ck-$m"
+    run "ck-$m" "$dir/pkg.json" --$m --resume "$dir/out-ck-$m/checkpoints/ckpt-50000000000" &&
+      cmp -s "$dir/out-pkg/prey.csv" "$dir/out-ck-$m/prey.csv" &&
+      cmp -s "$dir/out-pkg/pred-predator.csv" "$dir/out-ck-$m/pred-predator.csv" && ok ||
+      ko "resumed $m: $(head -c 300 "$dir/ck-$m.err")"
+  done
+else
+  ko "checkpoint: $(head -c 300 "$dir/ck.err")"
+fi
 # A refusal inside the package names OUTER/ENTRY/FILE and the line.
 sed -e 's|<ssd:Elements>|<ssd:Frobnicate/>&|' "$dir/pred/Pred.ssd" >"$dir/pred/Bad.ssd"
 (cd "$dir/pred" && zip -qr ../pkg/resources/pred.ssp Bad.ssd)
