@@ -417,9 +417,26 @@ static int walk_nested(sx *s, xmlNodePtr c, const char *path, const char *src, i
     return rc;
 }
 
+/* A MIME type as compared: without parameters (";...") and surrounding blanks, lower case. */
+static void mime_base(char *t)
+{
+    if (!t) return;
+    char *semi = strchr(t, ';');
+    if (semi) *semi = '\0';
+    size_t n = strlen(t), i = 0;
+    while (n && isspace((unsigned char)t[n - 1]))
+        t[--n] = '\0';
+    while (isspace((unsigned char)t[i]))
+        i++;
+    memmove(t, t + i, n - i + 1);
+    for (char *q = t; *q; q++)
+        *q = (char)tolower((unsigned char)*q);
+}
+
 static int walk_component(sx *s, xmlNodePtr c, const char *path)
 {
     char *type = attr(c, "type"), *src = attr(c, "source"), *impl = attr(c, "implementation");
+    mime_base(type);
     int package = type && !strcmp(type, "application/x-ssp-package");
     if (type && (package || !strcmp(type, "application/x-ssp-definition"))) {
         free(type), free(impl);

@@ -585,6 +585,21 @@ static void test_one_to_many(void)
     json_decref(doc);
 }
 
+/* A component type with MIME parameters, blanks or capitals is its base type. */
+static void test_mime(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text("<ssd:System name=\"s\"><ssd:Elements>\n"
+                       "<ssd:Component name=\"a\" source=\"a.fmu\" "
+                       "type=\" Application/X-FMU-SharedLibrary; fmiVersion=2.0\"/>\n"
+                       "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+                       "</ssd:SystemStructureDescription>\n",
+                       &doc);
+    CHECK(rc == 0, "MIME parameters: %s", err);
+    if (!rc) CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "a");
+    json_decref(doc);
+}
+
 static void test_other_document(void)
 {
     char p[128];
@@ -1015,6 +1030,7 @@ int main(void)
     test_other_document();
     test_one_to_many();
     test_packages();
+    test_mime();
     test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
