@@ -194,7 +194,7 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
     for (q = dec; *q; q++) /* a Windows tool's "resources\\x.fmu" */
         if (*q == '\\') *q = '/';
     if (dec[0] == '/' || !dec[0]) return dec;
-    if (s->archive && (strstr(dec, "../") == dec || strstr(dec, "/../"))) {
+    if ((s->archive || s->in_pkg) && (strstr(dec, "../") == dec || strstr(dec, "/../"))) {
         ssp_refuse(s, s->file, n, "source \"%s\": an archive's sources may not leave it (\"..\")",
                    uri);
         free(dec);
@@ -377,7 +377,8 @@ static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys, con
                    b,
                    strdup(s->dir),
                    comp_fmu ? strdup(comp_fmu) : NULL,
-                   comp_dir ? strdup(comp_dir) : NULL};
+                   comp_dir ? strdup(comp_dir) : NULL,
+                   s->in_pkg};
         if (!k->owner || !k->dir || (comp_fmu && !k->comp_fmu) || (comp_dir && !k->comp_dir))
             return ssp_oom(s);
     }
@@ -397,11 +398,13 @@ static int walk_nested(sx *s, xmlNodePtr c, const char *path, const char *src, i
     if (s->depth >= 16)
         return ssp_refuse(s, s->file, c, "systems referenced more than 16 deep (a cycle?)");
     char *dir = NULL, *saved = s->dir;
-    xmlNodePtr sys = ssp_nested_system(s, c, src, package, &dir);
+    xmlNodePtr sys = ssp_nested_system(s, c, src, &package, &dir);
     if (!sys) return free(dir), s->err[0] ? -1 : -2;
     if (dir) s->dir = dir;
     s->depth++;
+    s->in_pkg += package;
     int rc = walk_system(s, sys, path);
+    s->in_pkg -= package;
     s->depth--;
     s->dir = saved;
     for (xmlNodePtr e = c->children; e && !rc; e = e->next) {

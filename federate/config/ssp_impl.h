@@ -58,6 +58,7 @@ typedef struct bnd {
     char *dir;      /* the folder its sources resolve against (its document's: walk_nested) */
     char *comp_fmu; /* a component's binding: its FMU (sourceBase="component"), or NULL */
     char *comp_dir; /* a component that is a system: its document's folder, or NULL */
+    int in_pkg;     /* declared inside a package (sx.in_pkg) */
 } bnd;
 
 typedef struct unit {
@@ -101,6 +102,7 @@ typedef struct sx {
     size_t n_drefs, cap_drefs;
     xmlNodePtr enums;    /* the root's ssd:Enumerations, or NULL */
     int depth;           /* systems referenced from components being walked (walk_nested) */
+    int in_pkg;          /* packages being walked: their sources may not leave them ("..") */
     xmlDocPtr extra[64]; /* .ssv/.ssm documents kept for messages until the end */
     size_t n_extra;
     char *dir0; /* the archive's unpacked folder (messages name its files ARCHIVE/ENTRY) */
@@ -155,7 +157,7 @@ char *ssp_abs_dir(const char *path);
 void ssp_shown(const sx *s, const char *file, char *out, size_t n);
 int ssp_unpack(sx *s, xmlNodePtr at, const char *path, const char **dir);
 void ssp_unpacked_free(sx *s);
-xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int package, char **dir);
+xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int *package, char **dir);
 int ssp_component_base(sx *s, xmlNodePtr at, const bnd *b, const char **dir);
 
 /* ssp_params.c: every ssd:ParameterBinding into the components' "parameters"; outer systems

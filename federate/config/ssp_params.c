@@ -448,8 +448,10 @@ int ssp_bind_parameters(sx *s)
             if (depth != pass) continue;
             char *saved = s->dir; /* a binding's sources resolve against its document */
             s->dir = s->bnds[i].dir;
+            s->in_pkg = s->bnds[i].in_pkg;
             int rc = apply_binding(s, &s->bnds[i]);
             s->dir = saved;
+            s->in_pkg = 0;
             if (rc) return rc;
         }
     return 0;

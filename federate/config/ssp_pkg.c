@@ -135,7 +135,7 @@ static xmlNodePtr system_by_id(xmlNodePtr top, const char *id)
  * another SSD, "sub.ssd#id" its system with that id; "sub.ssp" the SystemStructure.ssd of that
  * package, "sub.ssp#Variant.ssd" its variant. The referenced document's ssd:Units are read.
  * *dir receives the folder its sources resolve against (malloc'd), or NULL for "#id". */
-xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int package, char **dir)
+xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int *package, char **dir)
 {
     *dir = NULL;
     const char *hash = strchr(src, '#');
@@ -147,7 +147,7 @@ xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int package, 
     size_t fl = hash ? (size_t)(hash - src) : strlen(src);
     char *file = strndup(src, fl);
     if (!file) return ssp_oom(s), NULL;
-    package = package || is_package(file, fl);
+    *package = *package || is_package(file, fl);
     const char *frag = hash && hash[1] ? hash + 1 : NULL;
     char *p = ssp_source(s, c, file);
     free(file);
@@ -160,7 +160,7 @@ xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int package, 
         ssp_refuse(s, ssp_file(s), c, "source \"%s\": %s", src, strerror(en));
         return NULL;
     }
-    if (package) {
+    if (*package) {
         const char *folder;
         const char *entry = frag ? frag : "SystemStructure.ssd";
         if (strstr(entry, "..") || entry[0] == '/' || !ssp_is_ssp_path(entry)) {

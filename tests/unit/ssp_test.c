@@ -704,8 +704,14 @@ static void test_packages(void)
     int zerr;
     zip_t *za = zip_open(sub, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
     int ok = za != NULL;
-    const char *const se[][2] = {{"SystemStructure.ssd", def}, {"V.ssd", var}};
-    for (size_t i = 0; ok && i < 2; i++) {
+    static const char *const up =
+        "<ssd:SystemStructureDescription version=\"1.0\" name=\"up\"\n"
+        " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+        "<ssd:System name=\"u\"><ssd:Elements>\n"
+        "<ssd:Component name=\"c\" source=\"../c.fmu\"/></ssd:Elements></ssd:System>\n"
+        "</ssd:SystemStructureDescription>\n";
+    const char *const se[][2] = {{"SystemStructure.ssd", def}, {"V.ssd", var}, {"Up.ssd", up}};
+    for (size_t i = 0; ok && i < 3; i++) {
         zip_source_t *src = zip_source_buffer(za, se[i][1], strlen(se[i][1]), 0);
         ok = src && zip_file_add(za, se[i][0], src, 0) >= 0;
     }
@@ -747,6 +753,9 @@ static void test_packages(void)
     snprintf(text, sizeof text, body, "sub.ssp#W.ssd");
     refused(text, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
             "source \"sub.ssp#W.ssd\": the package has no W.ssd");
+    snprintf(text, sizeof text, body, "sub.ssp#Up.ssd"); /* its sources stay inside it */
+    refused(text, "sub.ssp/Up.ssd:4: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/",
+            "source \"../c.fmu\": an archive's sources may not leave it");
     snprintf(text, sizeof text, body, "sub.ssp#../x.ssd");
     refused(text, "t.ssd:7:", "a package's variant is the name of an .ssd file in it");
     unlink(fmu);
