@@ -13,6 +13,9 @@ UNIT_TESTS += tests/unit/fedfile_test
 fedfile_test_LIBS := config fmu algo fom
 INTEG_SCRIPTS += tests/integration/ssp_test.sh
 INTEG_SCRIPTS += tests/integration/ssp_tools_test.sh
+# quick (about 10 s), and the first to run SSP systems through tempo-run (the shapes of other
+# tools, nested packages, checkpoints)
+CHECK_TESTS += tests/integration/ssp_tools_test.sh
 # A throwaway algorithm added to a copy of the tree touches only its files and one table line,
 # builds, is listed, parses its key and runs the same in process and distributed.
 INTEG_SCRIPTS += tests/integration/new_algo.sh
