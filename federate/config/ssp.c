@@ -2,7 +2,8 @@
  * federation file (jansson). The mapping, the defaults and the refusals are doc/ssp.md.
  * Divisions: names and messages, units, the structure walk (systems, components,
  * connectors, connections, signal dictionaries), the document; the wiring is ssp_wire.c,
- * the parameter bindings (.ssv, .ssm) ssp_params.c.
+ * the parameter bindings (.ssv, .ssm) ssp_params.c, the documents and archives components
+ * reference (other SSDs, SSP packages, variants) ssp_pkg.c.
  * Every element the reader does not understand is refused with its path and line; only the
  * purely graphical elements and foreign annotations are skipped (doc/ssp.md lists them).
  */

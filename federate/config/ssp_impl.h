@@ -1,6 +1,6 @@
 /* Private to federate/config/ssp*.c: the reader's state shared by the structure walk (ssp.c),
- * the wiring (ssp_wire.c) and the parameter bindings (ssp_params.c). doc/ssp.md is the
- * mapping.
+ * the wiring (ssp_wire.c), the parameter bindings (ssp_params.c) and the referenced documents
+ * and archives (ssp_pkg.c). doc/ssp.md is the mapping.
  */
 #ifndef TEMPO_FEDERATE_CONFIG_SSP_IMPL_H
 #define TEMPO_FEDERATE_CONFIG_SSP_IMPL_H
