@@ -1370,10 +1370,11 @@ int fedfile_type_discrete(fmu_vtype t)
     }
 }
 
-/* Wired variables: exist, Real (or, for the peer methods, whole numbers: Integer, Boolean,
- * Enumeration), with the expected causality. */
+/* Wired variables: exist, Real, Float32 or whole numbers (Integer, Boolean, Enumeration,
+ * FMI 3.0's integers up to 32 bits; the peer methods and the master methods' slaves exchange
+ * them alike), with the expected causality. */
 static int check_wire_vars(const ld *c, const char *base, const char *key, const fedfile_wire *ws,
-                           size_t n, const fmu_md *md, fmu_causality want, int by_peers)
+                           size_t n, const fmu_md *md, fmu_causality want)
 {
     char p[JPATH_LEN], q[JPATH_LEN];
     for (size_t k = 0; k < n; k++) {
@@ -1387,11 +1388,10 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
                         "only, so a 64-bit integer could lose precision; only Real (Float64) "
                         "variables are wired",
                         ws[k].var, v->type == FMU_T_INT64 ? "Int64" : "UInt64");
-        if (v->type != FMU_T_REAL &&
-            !(by_peers && (fedfile_type_discrete(v->type) || v->type == FMU_T_FLOAT32)))
+        if (v->type != FMU_T_REAL && !fedfile_type_discrete(v->type) && v->type != FMU_T_FLOAT32)
             return fail(c, p,
-                        "variable \"%s\" is not Real (only Real variables are wired; the "
-                        "peer methods also wire Integer, Boolean, Enumeration and Float32 ones)",
+                        "variable \"%s\" is not a number (Real, Float32, Integer, Boolean and "
+                        "Enumeration variables are wired; the coupling carries numbers)",
                         ws[k].var);
         if (v->n_elems && !md->elem_vr_base) /* element handles: doc/fmu.md §10 */
             return fail(c, p,
@@ -1421,11 +1421,8 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
     char base[JPATH_LEN], p[JPATH_LEN], q[JPATH_LEN];
     jp_idx(base, "federates", i);
     int rc;
-    int by_peers = ff->algo.def && ff->algo.def->side == FEDFILE_SIDE_PEER;
-    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT,
-                              by_peers)) ||
-        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT,
-                              by_peers)))
+    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT)) ||
+        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT)))
         return rc;
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *pa = &fd->params[k];

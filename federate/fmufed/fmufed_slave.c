@@ -62,12 +62,21 @@ static int local_fail(fmufed_local *l, int code, const char *fmt, ...)
     return code;
 }
 
-static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
+/* The value reference of a wired variable and how it is exchanged (fmu_slave_opts kind_in):
+ * Real by reference; whole numbers and Float32 by name (typed 0: Real only, as the inputs only
+ * the master sets). */
+static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr, int typed,
+                 unsigned char *kind)
 {
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
-    if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
+    fmu_vtype t = md->vars[k].type;
+    *kind = !typed                     ? FMU_SLAVE_REAL
+            : t == FMU_T_FLOAT32       ? FMU_SLAVE_FLOAT32
+            : fedfile_type_discrete(t) ? FMU_SLAVE_WHOLE
+                                       : FMU_SLAVE_REAL;
+    if (t != FMU_T_REAL && *kind == FMU_SLAVE_REAL) /* 64-bit integers: fedfile_check_fmu */
         return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
     if (fmu_md_wire_vr(md, k, vr))
         return local_fail(l, FMUFED_EFMU, "array element \"%s\": no element handle", var);
@@ -100,12 +109,27 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         int mrc = fmufed_model_open(ff, idx, l->err, sizeof l->err, &l->model);
         if (mrc != PORT_OK) rc = mrc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
     }
-    for (size_t i = 0; !rc && i < fd->n_inputs; i++)
-        rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
+    /* kinds of the inputs then the outputs; names and maps of the inputs then the outputs */
+    size_t n_all = fd->n_inputs + n_extra + fd->n_outputs;
+    unsigned char *kind = calloc(n_all + 1, 1);
+    const char **pname = calloc(n_all + 1, sizeof *pname);
+    const long long **map = calloc(n_all + 1, sizeof *map);
+    size_t *n_map = calloc(n_all + 1, sizeof *n_map);
+    if (!rc && (!kind || !pname || !map || !n_map))
+        rc = local_fail(l, FMUFED_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < fd->n_inputs; i++) {
+        rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i], 1, &kind[i]);
+        pname[i] = fd->inputs[i].var;
+        map[i] = fd->inputs[i].map;
+        n_map[i] = fd->inputs[i].n_map;
+    }
     for (size_t i = 0; !rc && i < n_extra; i++)
-        rc = vr_of(l, extra[i], &l->in_vr[fd->n_inputs + i]);
-    for (size_t k = 0; !rc && k < fd->n_outputs; k++)
-        rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
+        rc = vr_of(l, extra[i], &l->in_vr[fd->n_inputs + i], 0, &kind[fd->n_inputs + i]);
+    size_t no0 = fd->n_inputs + n_extra; /* the outputs' first index in kind and pname */
+    for (size_t k = 0; !rc && k < fd->n_outputs; k++) {
+        rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k], 1, &kind[no0 + k]);
+        pname[no0 + k] = fd->outputs[k].var;
+    }
     if (!rc) {
         size_t n_rec;
         const char *const *names = fmufed_model_rec_names(l->model, &n_rec);
@@ -141,7 +165,13 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
                              .disc_out = dout,
                              .disc_in = din,
                              .in_factor = tf,
-                             .in_offset = tf + n_in};
+                             .in_offset = tf + n_in,
+                             .kind_in = kind,
+                             .kind_out = kind ? kind + no0 : NULL,
+                             .in_name = pname,
+                             .out_name = pname ? pname + no0 : NULL,
+                             .in_map = map,
+                             .in_n_map = n_map};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
         if (prc == PORT_OK && (ff->algo.needs & FEDFILE_NEEDS_BUS))
@@ -153,6 +183,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     free(din);
     free(dout);
     free(tf);
+    free(kind), free(pname), free(map), free(n_map);
     if (rc) {
         snprintf(err, errlen, "%s", l->err);
         fmufed_local_free(l, NULL, 0);

@@ -370,6 +370,84 @@ static void test_save_restarts_cvode(void)
     close_one(&a2);
 }
 
+/* Typed ports (fmu_slave_opts kind_in / kind_out) on FMI 3.0's feedthrough3, whose outputs
+ * repeat its inputs: a whole-number input held at the value given (the polynomial's c0, not
+ * its ramp), rounded to the nearest integer and then mapped, a Boolean true when not 0, a
+ * Float32 rounded to single precision, a Float64 beside them by value reference; typed
+ * outputs read by name with derivatives 0; a value that is no integer refused naming the
+ * input; no directional derivatives. */
+static void test_typed(void)
+{
+    fmu_step *fmu = NULL;
+    char err[FMU_ERR_LEN] = "";
+    fmu_step_opts opt = {.kind = FMU_KIND_CS};
+    int rc = fmu_step_open("build/fmus/fmi3/feedthrough3.fmu", &opt, &fmu, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "open feedthrough3: %s", err);
+    if (rc) return;
+    const fmu_md *md = fmu_step_md(fmu);
+    const char *in_names[] = {"Int8_in", "Boolean_in", "Float32_in", "Float64_in"};
+    const char *out_names[] = {"Int8_out", "Boolean_out", "Float32_out", "Float64_out"};
+    fmi2ValueReference in[4], out[4];
+    for (int k = 0; k < 4; k++) {
+        in[k] = md->vars[fmu_md_find(md, in_names[k])].vr;
+        out[k] = md->vars[fmu_md_find(md, out_names[k])].vr;
+    }
+    const unsigned char kinds[] = {FMU_SLAVE_WHOLE, FMU_SLAVE_WHOLE, FMU_SLAVE_FLOAT32,
+                                   FMU_SLAVE_REAL};
+    const long long map0[] = {3, 7, 7, 3}; /* 3 -> 7, 7 -> 3: the first matching pair only */
+    const long long *maps[] = {map0, NULL, NULL, NULL};
+    const size_t n_maps[] = {2, 0, 0, 0};
+    fmu_slave_opts so = {.name = "ft",
+                         .fmu = fmu,
+                         .n_in = 4,
+                         .in_vr = in,
+                         .n_out = 3,
+                         .out_vr = out,
+                         .tick = TICK,
+                         .kind_in = kinds,
+                         .kind_out = kinds,
+                         .in_name = in_names,
+                         .out_name = out_names,
+                         .in_map = maps,
+                         .in_n_map = n_maps};
+    fmu_slave *fs = NULL;
+    port_slave ps;
+    CHECK_INT_EQ(fmu_slave_new(&so, &fs, &ps), PORT_OK);
+    if (!fs) {
+        fmu_step_close(fmu);
+        return;
+    }
+    CHECK(!ps.info.has_directional, "typed ports: no directional derivatives");
+    /* order 1: the typed inputs take the value at the step start, the Float64 its ramp */
+    const double u[8] = {2.6, 100, 0.2, 5, 1.23456789, 0, 5.5, 2};
+    port_poly p = {.t0 = 0, .order = 1, .n = 4, .c = u};
+    CHECK_INT_EQ(port_set_inputs(&ps, &p), PORT_OK);
+    CHECK_INT_EQ(port_step(&ps, SEC(0.5), 1, NULL, NULL), PORT_OK);
+    double y[3], dy[3];
+    CHECK_INT_EQ(port_get_outputs(&ps, y), PORT_OK);
+    CHECK_NEAR(y[0], 7, 0);         /* 2.6 -> 3 -> 7 */
+    CHECK_NEAR(y[1], 0, 0);         /* 0.2 -> 0 -> false */
+    CHECK_NEAR(y[2], 1.2345679, 0); /* the float nearest, read back in its shortest form */
+    CHECK_INT_EQ(port_get_output_derivs(&ps, 1, dy), PORT_OK);
+    CHECK_NEAR(dy[0], 0, 0);
+    CHECK_NEAR(dy[1], 0, 0);
+    CHECK_NEAR(dy[2], 0, 0);
+    const double u2[4] = {-0.6, -3, 0, 0};
+    port_poly p2 = {.t0 = SEC(0.5), .order = 0, .n = 4, .c = u2};
+    CHECK_INT_EQ(port_set_inputs(&ps, &p2), PORT_OK);
+    CHECK_INT_EQ(port_step(&ps, SEC(1), 1, NULL, NULL), PORT_OK);
+    CHECK_INT_EQ(port_get_outputs(&ps, y), PORT_OK);
+    CHECK_NEAR(y[0], -1, 0); /* -0.6 -> -1, no pair */
+    CHECK_NEAR(y[1], 1, 0);  /* -3: true */
+    const double bad[4] = {NAN, 0, 0, 0};
+    port_poly p3 = {.t0 = SEC(1), .order = 0, .n = 4, .c = bad};
+    CHECK_INT_EQ(port_set_inputs(&ps, &p3), PORT_OK);
+    CHECK(port_step(&ps, SEC(1.5), 1, NULL, NULL) < 0, "NaN into an Int8 refused");
+    CHECK_STR_HAS(fmu_slave_errmsg(fs), "setting input \"Int8_in\": nan is no integer");
+    fmu_slave_free(fs);
+    fmu_step_close(fmu);
+}
+
 int main(void)
 {
     test_polynomial_inputs(FMU_KIND_ME);
@@ -382,5 +460,6 @@ int main(void)
     test_errors();
     test_contract();
     test_save_restarts_cvode();
+    test_typed();
     return check_summary();
 }
