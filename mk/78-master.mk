@@ -1,7 +1,8 @@
 # mk/78-master.mk: the master-slave protocol (federate/msproto/, one codec and FOM for both
 # programs), the master federate tempo-master (federate/master/) and their tests
 # (doc/master.md). See the Makefile header for the variables this fragment fills in.
-MSPROTO_SRCS += federate/msproto/msproto.c federate/msproto/msproto_peers.c
+MSPROTO_SRCS += federate/msproto/msproto.c federate/msproto/msproto_peers.c \
+                federate/msproto/msproto_child.c
 CONFIG_SRCS += federate/config/fedfile_master.c
 
 UNIT_TESTS += tests/unit/msproto_test

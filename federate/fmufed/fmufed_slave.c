@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_balance.h"
@@ -27,6 +28,7 @@
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
+#include "federate/msproto/msproto_child.h"
 #include "federate/msproto/msproto_peers.h"
 
 /* ---- the in-process slave ---------------------------------------------------------------- */
@@ -39,6 +41,7 @@ struct fmufed_local {
     fmufed_rec rec;
     fmufed_stats st;
     fmu_slave *fs;
+    msproto_child *child; /* a model in Python: its tempo-slave process (fs and model NULL) */
     fmi2ValueReference *in_vr, *out_vr;
     char err[FMUFED_ERRLEN]; /* the model's failures ("federate NAME: what") */
 };
@@ -74,6 +77,48 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     return FMUFED_OK;
 }
 
+/* The program beside this executable (bin/tempo-master -> bin/tempo-slave), else its bare
+ * name, looked up on PATH. */
+static void sibling(const char *prog, char *out, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash && (size_t)(slash - self) + strlen(prog) + 2 <= cap) {
+        snprintf(out, cap, "%.*s/%s", (int)(slash - self), self, prog);
+        if (access(out, X_OK) == 0) return;
+    }
+    snprintf(out, cap, "%s", prog);
+}
+
+/* A "python" federate (doc/python.md "In one process"): its model runs in a tempo-slave
+ * process of its own, driven over a socket pair (federate/msproto/msproto_child.h), which
+ * writes <output>/<name>.csv itself at the end. The interpreter never enters this process. */
+static int local_python(fmufed_local *l, const fedfile *ff, const char *output, port_slave *ps)
+{
+    const fedfile_fed *fd = l->fd;
+    const char *dir = output ? output : ff->output;
+    const char *const *extra;
+    if (fedfile_balance_extra_inputs(ff, (size_t)(fd - ff->feds), &extra) > 0)
+        return local_fail(l, FMUFED_EUSAGE,
+                          "method %s sets inputs of its own (%s) that a model in Python does "
+                          "not declare",
+                          fedfile_method_name(ff), extra[0]);
+    char prog[4096];
+    sibling(FEDFILE_PYTHON_RUNNER, prog, sizeof prog);
+    char *argv[] = {prog,     "--federation", (char *)ff->path, "--name", (char *)fd->name,
+                    "--pipe", "--output",     (char *)dir,      NULL};
+    msproto_child_opts co = {.name = fd->name,
+                             .argv = argv,
+                             .t_start = ff->algo.t_start,
+                             .n_in = fd->n_inputs,
+                             .n_out = fd->n_outputs};
+    int rc = msproto_child_new(&co, &l->child, ps, l->err, sizeof l->err);
+    if (rc != PORT_OK) return rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
+    snprintf(l->st.csv, sizeof l->st.csv, "%s/%s.csv", dir, fd->name);
+    return FMUFED_OK;
+}
+
 int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,
                      port_slave *ps, char *err, size_t errlen)
 {
@@ -86,6 +131,16 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
+    if (fd->python) {
+        int prc = local_python(l, ff, output, ps);
+        if (prc) {
+            snprintf(err, errlen, "%s", l->err);
+            fmufed_local_free(l, NULL, 0);
+            return prc;
+        }
+        *out = l;
+        return FMUFED_OK;
+    }
     l->rec = (fmufed_rec){.st = &l->st,
                           .t_start = ff->algo.t_start,
                           .t_end = ff->algo.t_end,
@@ -178,7 +233,17 @@ int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, 
                           char *err, size_t errlen)
 {
     size_t *src, *k;
-    discrete_sources(ff, idx, &src, &k);
+    size_t n_src = discrete_sources(ff, idx, &src, &k);
+    if (l->child && src && k) { /* a model in Python: no discrete outputs (msproto_child.c) */
+        free(src);
+        free(k);
+        if (!n_src) return FMUFED_OK;
+        snprintf(err, errlen,
+                 "federate %s: discrete inputs wired, which a model in Python cannot take (the "
+                 "hybrid method's share)",
+                 l->fd->name);
+        return FMUFED_EUSAGE;
+    }
     int rc = !src || !k ? PORT_ENOMEM : fmu_slave_join_bus(l->fs, b, idx, src, k);
     free(src);
     free(k);
@@ -190,7 +255,12 @@ int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, 
 
 const char *fmufed_local_errmsg(const fmufed_local *l)
 {
-    return l->fs ? fmu_slave_errmsg(l->fs) : "";
+    return l->child ? msproto_child_errmsg(l->child) : l->fs ? fmu_slave_errmsg(l->fs) : "";
+}
+
+int64_t fmufed_local_time(const fmufed_local *l)
+{
+    return l->child ? msproto_child_time(l->child) : fmu_slave_time(l->fs);
 }
 
 int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
@@ -198,6 +268,10 @@ int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
     if (!l) return FMUFED_OK;
     int rc = FMUFED_OK;
     char e[FMUFED_ERRLEN];
+    if (l->child && msproto_child_free(l->child, e, sizeof e) != PORT_OK) {
+        if (err && errlen) snprintf(err, errlen, "%s", e);
+        rc = FMUFED_EIO;
+    }
     if (fmufed_rec_close(&l->rec, e, sizeof e) != PORT_OK) {
         if (err && errlen) snprintf(err, errlen, "federate %s: %s", l->fd->name, e);
         rc = FMUFED_EIO;
@@ -704,7 +778,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     rep->status = st;
     rep->n_v = nv;
     rep->n_tv = nt;
-    rep->t = fmu_slave_time(r->l->fs);
+    rep->t = fmufed_local_time(r->l);
     rep->msg = st < 0 ? (msg ? msg : fmufed_local_errmsg(r->l)) : "";
     if (st < 0 && !rep->msg[0]) rep->msg = port_strerror(st);
 }

@@ -446,7 +446,7 @@ int main(int argc, char **argv)
     /* A program slave (a model in Python, doc/python.md) is a process of its own: it cannot
      * be opened in this one. */
     for (size_t i = 0; (a.local || a.in_process) && i < ff->n_feds; i++)
-        if (ff->feds[i].program) {
+        if (ff->feds[i].program && !ff->feds[i].python) {
             fprintf(stderr,
                     "tempo-master: %s: federate %s is a program (%s): it runs only as its own "
                     "process; run the file distributed (without %s)\n",

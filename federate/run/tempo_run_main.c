@@ -976,7 +976,7 @@ int main(int argc, char **argv)
     }
     int inproc = a.placement ? a.placement > 0 : ff->in_process;
     for (size_t i = 0; inproc && i < ff->n_feds; i++)
-        if (ff->feds[i].program) {
+        if (ff->feds[i].program && !ff->feds[i].python) {
             fprintf(stderr,
                     "tempo-run: %s: federate %s is a program (%s): it cannot run as a thread; "
                     "run the file with --distributed\n",

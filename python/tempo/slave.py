@@ -336,6 +336,67 @@ def serve(ff, me, idx, rti, slave):
     return state
 
 
+def _read_exact(fd, n):
+    b = b""
+    while len(b) < n:
+        k = os.read(fd, n - len(b))
+        if not k:
+            return None
+        b += k
+    return b
+
+
+def serve_pipe(me, slave):
+    """The slave inside a one-process run (doc/python.md "In one process"): the process that
+    holds the run (tempo-master --local or --in-process, tempo-fmu --all) started this one with
+    stdin and stdout on a socket (federate/msproto/msproto_child.c). Each frame is a u32
+    little-endian length and one command of doc/master.md; each is answered by one reply
+    framed alike. end writes the results, is answered, and ends the loop. The model's own
+    prints go to stderr: stdout is the protocol's. Returns the exit status (1: the other end
+    left before end)."""
+    fin, fout = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # print() in a model goes to stderr from now on
+    state = {"steps": 0, "requests": 0}
+    while True:
+        h = _read_exact(fin, 4)
+        body = _read_exact(fin, struct.unpack("<I", h)[0]) if h else None
+        if body is None:
+            print("tempo-slave: %s: the run ended before its end command" % me.name,
+                  file=sys.stderr, flush=True)
+            return 1, state
+        try:
+            kind, seq, t, arg, v, tv = decode_command(body)
+        except ValueError as e:
+            print("tempo-slave: %s: %s" % (me.name, e), file=sys.stderr, flush=True)
+            return 1, state
+        if kind == END:
+            st, msg = OK, ""
+            try:
+                slave.write_csv()
+            except OSError as e:
+                st, msg = EFAIL, "writing %s: %s" % (slave.csv_path, e)
+            reply = encode_reply(kind, seq, st, slave.t, msg=msg)
+        else:
+            try:
+                st, vals, times, event, nsub, msg = slave.execute(kind, t, arg, v, tv)
+            except Exception as e:  # the model failed: the master reports it and stops
+                st, vals, times, event, nsub = EFAIL, [], [], 0, 0
+                msg = "%s: %s" % (type(e).__name__, e)
+                print("tempo-slave: %s: command %d at %.9g s: %s" % (me.name, kind,
+                      seconds(t, slave.res), msg), file=sys.stderr, flush=True)
+            if kind == STEP and st >= 0:
+                state["steps"] += 1
+            reply = encode_reply(kind, seq, st, slave.t, vals, times, event, nsub, msg)
+        out = struct.pack("<I", len(reply)) + reply
+        while out:
+            out = out[os.write(fout, out):]
+        if kind == END:
+            return (0 if st == OK else 1), state
+
+
 def run_peer(ff, me, idx, rti, slave, role=None):
     """The model as a peer of fixed-step Jacobi (algorithms/jacobi.c, doc/algorithms/jacobi.md),
     with the FOM and start/end protocol every peer of the file follows (doc/federation.md,
@@ -553,7 +614,8 @@ def run_peer(ff, me, idx, rti, slave, role=None):
 
 
 def main(argv=None):
-    o, rest = program_args(argv, description="a Python model as a slave of a master method")
+    o, rest = program_args(argv, description="a Python model as a slave of a master method",
+                           pipe=True)
     ff = FederationFile(o.federation)
     idx = ff.index(o.name)
     if idx < 0:
@@ -591,6 +653,9 @@ def main(argv=None):
     slave = Slave(model, len(me.inputs), len(me.outputs), ff.resolution, ff.t_start,
                   os.path.join(out_dir, me.name + ".csv"))
     slave.outputs_names = [w.var for w in me.outputs]
+    if o.pipe:  # inside a one-process run: commands on stdin, replies on stdout
+        rc, st = serve_pipe(me, slave)
+        return rc
     peer = ff.method in ("jacobi", "jacobi-naive", "gauss-seidel", "jacobi-de")
     extrapolated = peer and ff.data["algorithm"].get("extrapolation", 0)
     role = o.gs_role
