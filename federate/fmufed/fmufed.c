@@ -7,6 +7,7 @@
  * Awais thesis §3.3 (the FMU-federate). Read fmufed_model.h next.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "federate/config/fedfile_algo.h"
@@ -15,6 +16,7 @@
 #include "federate/fmufed/fmufed_model.h"
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/fmufed/fmufed_tp.h"
+#include "federate/msproto/msproto_child.h"
 
 /* A port status as this module's code: the model's failures are the FMU's, the exchange's
  * the federation's (algorithms/exchange.h: the message is already written). */
@@ -50,7 +52,10 @@ static int set_err(char *err, size_t errlen, int code, const char *fmt, const ch
 typedef struct fed_run {
     const fedfile *ff;
     const fedfile_fed *fd;
-    fmufed_model *model;
+    fmufed_model *model;      /* the FMU; NULL for a model in Python */
+    port_slave mps;           /* the model as the peer's port slave (the FMU's or the child's) */
+    const double *u0;         /* the inputs' start values */
+    struct msproto_child *py; /* a model in Python (doc/python.md "In one process"), or NULL */
     fmufed_tp *tp;
     fmufed_rec *rec;
     peer *p; /* NULL until the algorithm runs */
@@ -112,7 +117,7 @@ static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, 
 static void mark_instant(void *ctx)
 {
     fed_run *r = ctx;
-    fmufed_model_mark(r->model); /* a failure shows at the next step of the FMU */
+    if (r->model) fmufed_model_mark(r->model); /* a failure shows at the next step of the FMU */
 }
 
 static const unsigned char *get_sub(pstate_rd *d, pstate_rd *sub)
@@ -197,6 +202,12 @@ static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has
 static int check_can_save(fed_run *r, const fmufed_opts *o)
 {
     int asked = o && (o->ckpt_every > 0 || o->n_ckpt_at > 0 || o->restore);
+    if (asked && !r->model)
+        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                       "federate %s: checkpoints are asked for, but its model in Python (%s) "
+                       "runs in a process of its own here, whose state tempo-fmu cannot write: "
+                       "run the file distributed, where tempo-slave saves it (doc/python.md)",
+                       r->fd->name, r->fd->python);
     if (!asked || fmufed_model_can_save(r->model)) return FMUFED_OK;
     return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                    "federate %s: checkpoints are asked for, but its FMU %s cannot save its state "
@@ -215,7 +226,7 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
         in_names[i] = fd->inputs[i].var;
     for (size_t k = 0; k < fd->n_outputs; k++)
         out_names[k] = fd->outputs[k].var;
-    peer p = {.model = fmufed_model_slave(r->model),
+    peer p = {.model = r->mps,
               .x = fmufed_tp_exchange(r->tp),
               .name = fd->name,
               .tick = ff->resolution,
@@ -223,7 +234,7 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
               .t_end = ff->algo.t_end,
               .t_granted = fmufed_tp_time(r->tp),
               .extrapolation = ff->algo.extrapolation,
-              .u0 = fmufed_model_u0(r->model),
+              .u0 = r->u0,
               .in_names = in_names,
               .out_names = out_names,
               .err = r->err,
@@ -281,9 +292,20 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     fed_run r = {.ff = ff, .fd = fd, .rec = &rec, .err = err, .errlen = errlen};
     int restore = opts && opts->restore;
     pstate_rd resume = {0};
-    int rc = code_of(fmufed_model_open(ff, (size_t)idx, err, errlen, &model));
+    double *u0_zero = NULL; /* a model in Python: its inputs hold 0 until set (doc/python.md) */
+    int rc;
+    if (fd->python) {
+        rec.none = 1; /* the child writes its own CSV */
+        rc = code_of(fmufed_python_child(ff, (size_t)idx, opts ? opts->output : NULL, &rec, &r.py,
+                                         &r.mps, err, errlen));
+        if (!rc && !(u0_zero = calloc(fd->n_inputs + 1, sizeof *u0_zero)))
+            rc = set_err(err, errlen, FMUFED_ENOMEM, "out of memory%s%s", "", "");
+        r.u0 = u0_zero;
+    } else {
+        rc = code_of(fmufed_model_open(ff, (size_t)idx, err, errlen, &model));
+        if (!rc) r.model = model, r.mps = fmufed_model_slave(model), r.u0 = fmufed_model_u0(model);
+    }
     if (rc) goto out;
-    r.model = model;
     if ((rc = check_can_save(&r, opts))) goto out;
     if (alg->create(ff, (size_t)idx, &settings, err, errlen) != FEDFILE_OK) {
         rc = FMUFED_EUSAGE;
@@ -294,17 +316,19 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     int has_csv = 0;
     unsigned long long pos = 0;
     if (restore && (rc = load_part(&r, opts, &resume, &has_csv, &pos))) goto out;
-    size_t n_rec;
-    const char *const *rec_names = fmufed_model_rec_names(model, &n_rec);
+    size_t n_rec = 0;
+    const char *const *rec_names = model ? fmufed_model_rec_names(model, &n_rec) : NULL;
     const char *dir = opts && opts->output ? opts->output : ff->output;
-    int orc = restore && has_csv
+    int orc = !model ? PORT_OK
+              : restore && has_csv
                   ? fmufed_rec_resume(&rec, dir, fd->name, n_rec, rec_names, pos, e, sizeof e)
                   : fmufed_rec_open(&rec, dir, fd->name, n_rec, rec_names, e, sizeof e);
     if (orc != PORT_OK) {
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
         goto out;
     }
-    if (rec.csv || rec.hook || rec.none) fmufed_model_set_rows(model, fmufed_rec_row, &rec);
+    if (model && (rec.csv || rec.hook || rec.none))
+        fmufed_model_set_rows(model, fmufed_rec_row, &rec);
     fmufed_tp_set_saver(tp, save_part, mark_instant, &r);
     if ((rc = fmufed_tp_sync_start(tp))) goto out;
     rc = run_peer(&r, alg, settings, restore ? &resume : NULL, st);
@@ -316,6 +340,10 @@ out:
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
     if (settings) alg->destroy(settings);
     fmufed_tp_free(tp);
+    /* a model in Python: end, and the child writes its CSV (after the end synchronisation) */
+    if (r.py && msproto_child_free(r.py, e, sizeof e) != PORT_OK && rc == FMUFED_OK)
+        rc = set_err(err, errlen, FMUFED_EIO, "%s%s", e, "");
+    free(u0_zero);
     fmufed_model_close(model);
     return rc;
 }

@@ -77,46 +77,22 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     return FMUFED_OK;
 }
 
-/* The program beside this executable (bin/tempo-master -> bin/tempo-slave), else its bare
- * name, looked up on PATH. */
-static void sibling(const char *prog, char *out, size_t cap)
-{
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
-    if (slash && (size_t)(slash - self) + strlen(prog) + 2 <= cap) {
-        snprintf(out, cap, "%.*s/%s", (int)(slash - self), self, prog);
-        if (access(out, X_OK) == 0) return;
-    }
-    snprintf(out, cap, "%s", prog);
-}
-
-/* A "python" federate (doc/python.md "In one process"): its model runs in a tempo-slave
- * process of its own, driven over a socket pair (federate/msproto/msproto_child.h), which
- * writes <output>/<name>.csv itself at the end. The interpreter never enters this process. */
+/* A "python" federate (doc/python.md "In one process"): its model in a tempo-slave process
+ * (fmufed_python_child), its rows followed for progress (l->rec without a file). */
 static int local_python(fmufed_local *l, const fedfile *ff, const char *output, port_slave *ps)
 {
     const fedfile_fed *fd = l->fd;
-    const char *dir = output ? output : ff->output;
     const char *const *extra;
     if (fedfile_balance_extra_inputs(ff, (size_t)(fd - ff->feds), &extra) > 0)
         return local_fail(l, FMUFED_EUSAGE,
                           "method %s sets inputs of its own (%s) that a model in Python does "
                           "not declare",
                           fedfile_method_name(ff), extra[0]);
-    char prog[4096];
-    sibling(FEDFILE_PYTHON_RUNNER, prog, sizeof prog);
-    char *argv[] = {prog,     "--federation", (char *)ff->path, "--name", (char *)fd->name,
-                    "--pipe", "--output",     (char *)dir,      NULL};
-    msproto_child_opts co = {.name = fd->name,
-                             .argv = argv,
-                             .t_start = ff->algo.t_start,
-                             .n_in = fd->n_inputs,
-                             .n_out = fd->n_outputs};
-    int rc = msproto_child_new(&co, &l->child, ps, l->err, sizeof l->err);
-    if (rc != PORT_OK) return rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
-    snprintf(l->st.csv, sizeof l->st.csv, "%s/%s.csv", dir, fd->name);
-    return FMUFED_OK;
+    l->rec =
+        (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end, .none = 1};
+    int rc = fmufed_python_child(ff, (size_t)(fd - ff->feds), output, &l->rec, &l->child, ps,
+                                 l->err, sizeof l->err);
+    return rc == PORT_OK ? FMUFED_OK : rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
 }
 
 int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,

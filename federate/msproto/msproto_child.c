@@ -36,6 +36,9 @@ struct msproto_child {
     int64_t t;    /* ticks: the slave's time as its last reply said */
     int status;   /* the first failure since the last collect (PORT_EVENT below errors) */
     port_slave_info info;
+    double tick; /* msproto_child_opts */
+    int (*on_record)(void *ctx, int64_t t, double seconds);
+    void *on_record_ctx;
     long *out_state;     /* n_out entries (info.out_state) */
     unsigned char *cbuf; /* one frame out: length, then the command */
     size_t ccap;
@@ -249,7 +252,12 @@ static int op_restore(void *ctx, int slot)
 
 static int op_record(void *ctx)
 {
-    return call(ctx, MSP_RECORD, 0, 0, 0, NULL, 0, NULL);
+    msproto_child *c = ctx;
+    int rc = call(c, MSP_RECORD, 0, 0, 0, NULL, 0, NULL);
+    if (rc >= 0 && c->on_record &&
+        c->on_record(c->on_record_ctx, c->t, port_seconds(c->tick, c->t)) != 0)
+        return fail(c, PORT_EFAIL, "record: its row was not taken");
+    return rc;
 }
 
 static int op_collect(void *ctx)
@@ -325,6 +333,9 @@ int msproto_child_new(const msproto_child_opts *o, msproto_child **out, port_sla
         return PORT_ENOMEM;
     }
     snprintf(c->name, sizeof c->name, "%s", o->name);
+    c->tick = o->tick;
+    c->on_record = o->on_record;
+    c->on_record_ctx = o->on_record_ctx;
     int sv[2];
     int rc = PORT_OK;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {

@@ -23,6 +23,12 @@ typedef struct msproto_child_opts {
     char *const *argv;  /* the child's program (argv[0], a path) and arguments, NULL-ended */
     int64_t t_start;    /* ticks: the slave's time before its first step */
     size_t n_in, n_out; /* the wiring's inputs and outputs: the child's hello must say these */
+    double tick;        /* seconds per tick (the file's resolution), for on_record */
+    /* Called after each record the child accepted, with the slave's time (ticks, and seconds
+     * by port_seconds): the rows are the child's, the caller's progress and final time follow
+     * them. Returns 0, else the record fails. NULL: nothing. */
+    int (*on_record)(void *ctx, int64_t t, double seconds);
+    void *on_record_ctx;
 } msproto_child_opts;
 
 /**

@@ -873,7 +873,11 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             break;
         }
         size_t k = 0;
-        argv[k++] = fd->python ? py_bin : fd->program ? fd->program : fmu_bin;
+        /* A model in Python whose peer method extrapolates its inputs runs under tempo-fmu,
+         * whose peer loop (algorithms/jacobi.c) drives it in a tempo-slave --pipe child
+         * (doc/python.md "In one process"); tempo-slave's own loops hold the inputs. */
+        int py_fmu = fd->python && !fedfile_is_master(ff) && ff->algo.extrapolation > 0;
+        argv[k++] = fd->python && !py_fmu ? py_bin : fd->program && !py_fmu ? fd->program : fmu_bin;
         argv[k++] = "--federation", argv[k++] = (char *)a->file;
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
@@ -885,7 +889,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         for (size_t j = 0; j < fd->n_args; j++)
             argv[k++] = fd->args[j];
         static const char *const roles[] = {"auto", "source", "common", "sink"};
-        if (fd->python && ff->gs_plan) /* tempo-slave follows the file's plan (doc/python.md) */
+        if (fd->python && !py_fmu &&
+            ff->gs_plan) /* tempo-slave follows the file's plan (doc/python.md) */
             argv[k++] = "--gs-role", argv[k++] = (char *)roles[ff->gs_plan->role[i] & 3];
         int idx = sup_start(s, &(sup_spec){.name = fd->name, .argv = argv}, err, sizeof err);
         free(argv);
