@@ -11,6 +11,7 @@
 
 #include "algorithms/exchange.h"
 #include "federate/config/fedfile_algo.h"
+#include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
@@ -687,6 +688,7 @@ int fmufed_python_child(const fedfile *ff, size_t idx, const char *output, struc
 {
     const fedfile_fed *fd = &ff->feds[idx];
     const char *dir = output ? output : ff->output;
+    const char *const *extra;
     char prog[4096];
     sibling(FEDFILE_PYTHON_RUNNER, prog, sizeof prog);
     char *argv[] = {prog,     "--federation", (char *)ff->path, "--name", (char *)fd->name,
@@ -694,7 +696,9 @@ int fmufed_python_child(const fedfile *ff, size_t idx, const char *output, struc
     msproto_child_opts co = {.name = fd->name,
                              .argv = argv,
                              .t_start = ff->algo.t_start,
-                             .n_in = fd->n_inputs,
+                             /* energy's power inputs follow the wired ones (the child
+                                gives them to the model by name, python/tempo/slave.py) */
+                             .n_in = fd->n_inputs + fedfile_balance_extra_inputs(ff, idx, &extra),
                              .n_out = fd->n_outputs,
                              .tick = ff->resolution,
                              .on_record = rec ? python_row : NULL,

@@ -82,12 +82,6 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
 static int local_python(fmufed_local *l, const fedfile *ff, const char *output, port_slave *ps)
 {
     const fedfile_fed *fd = l->fd;
-    const char *const *extra;
-    if (fedfile_balance_extra_inputs(ff, (size_t)(fd - ff->feds), &extra) > 0)
-        return local_fail(l, FMUFED_EUSAGE,
-                          "method %s sets inputs of its own (%s) that a model in Python does "
-                          "not declare",
-                          fedfile_method_name(ff), extra[0]);
     l->rec =
         (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end, .none = 1};
     int rc = fmufed_python_child(ff, (size_t)(fd - ff->feds), output, &l->rec, &l->child, ps,

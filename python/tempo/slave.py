@@ -613,6 +613,24 @@ def run_peer(ff, me, idx, rti, slave, role=None):
     return st
 
 
+def power_inputs(ff, me):
+    """The inputs the master sets beyond the wired ones: under energy, each wired input's
+    "power_input" (algorithm.coupling, "*" then "FEDERATE.INPUT"), once each, in the order of
+    the wired inputs (fedfile_balance_extra_inputs, federate/config/fedfile_balance.c). The
+    model is given them after the wired inputs, by name."""
+    if ff.method != "energy":
+        return []
+    cp = ff.data["algorithm"].get("coupling", {})
+    out = []
+    for w in me.inputs:
+        spec = dict(cp.get("*", {}))
+        spec.update(cp.get("%s.%s" % (me.name, w.var), {}))
+        pi = spec.get("power_input")
+        if pi and pi not in out:
+            out.append(pi)
+    return out
+
+
 def main(argv=None):
     o, rest = program_args(argv, description="a Python model as a slave of a master method",
                            pipe=True)
@@ -641,8 +659,9 @@ def main(argv=None):
             params[k] = float(val)
         except ValueError:
             params[k] = val
+    extra = power_inputs(ff, me)
     try:
-        model = load_model(rest[0], params, [w.var for w in me.inputs],
+        model = load_model(rest[0], params, [w.var for w in me.inputs] + extra,
                            [w.var for w in me.outputs], search=(os.getcwd(), ff.dir))
     except Exception as e:
         print("tempo-slave: %s: model %s: %s: %s" % (me.name, rest[0], type(e).__name__, e),
@@ -650,7 +669,7 @@ def main(argv=None):
         return 2
     out_dir = o.output or ff.output
     os.makedirs(out_dir, exist_ok=True)
-    slave = Slave(model, len(me.inputs), len(me.outputs), ff.resolution, ff.t_start,
+    slave = Slave(model, len(me.inputs) + len(extra), len(me.outputs), ff.resolution, ff.t_start,
                   os.path.join(out_dir, me.name + ".csv"))
     slave.outputs_names = [w.var for w in me.outputs]
     if o.pipe:  # inside a one-process run: commands on stdin, replies on stdout
@@ -664,7 +683,9 @@ def main(argv=None):
               "(tempo-run gives the file's plan)" % me.name, file=sys.stderr)
         return 2
     if extrapolated:
-        print("tempo-slave: %s: method %s%s: not offered for a Python model (doc/python.md)"
+        print("tempo-slave: %s: method %s%s: not offered for a Python model run as a program "
+              "(name it with \"python\": \"module:Class\", which tempo-run runs under tempo-fmu "
+              "then; doc/python.md)"
               % (me.name, ff.method, " with extrapolation" if extrapolated else ""),
               file=sys.stderr)
         return 2

@@ -1,0 +1,177 @@
+"""A model in Python inside a one-process run (doc/python.md "In one process"): tempo-run
+--in-process, tempo-master --local and tempo-fmu --all drive it in a tempo-slave --pipe child
+(federate/msproto/msproto_child.c). Every method runs it in process to the bytes of the
+distributed run, and its numbers against references: examples/python/models.py's Integrator
+(z' = k u, k = 2) fed by the dahlquist FMU (x' = -x/2, x(0) = 1), so that z = 4 (1 - e^(-t/2));
+the peer with input extrapolation against its recursion over the FMU's recorded outputs; the
+energy method handing the model its power input by name."""
+import json
+import math
+import subprocess
+
+import pytest
+
+import tempo
+from conftest import SOURCE
+
+MODELS = str(SOURCE / "examples/python")
+
+
+def federation(tmp_path, algorithm, name="f.json"):
+    f = {
+        "federation": "pyinproc",
+        "algorithm": algorithm,
+        "federates": [
+            {"name": "src", "fmu": str(SOURCE / "build/fmus/dahlquist_cs.fmu"),
+             "parameters": {"k": -0.5, "x0": 1}, "outputs": {"x": "Src.x"}, "record": ["x"]},
+            {"name": "integ", "python": MODELS + "/models.py:Integrator", "parameters": {"k": 2},
+             "inputs": {"u": "Src.x"}, "outputs": {"z": "Integ.z"}},
+        ],
+        "output": str(tmp_path / "out"),
+    }
+    p = tmp_path / name
+    p.write_text(json.dumps(f))
+    return p
+
+
+def both(tmp_path, algorithm):
+    """The file run distributed and in process: (result in process, {federate: (bytes
+    distributed, bytes in process)})."""
+    f = federation(tmp_path, algorithm)
+    tempo.run(f, output=tmp_path / "d", timeout=120)
+    r = tempo.run(f, in_process=True, output=tmp_path / "i", timeout=120)
+    return r, {n: ((tmp_path / "d" / (n + ".csv")).read_bytes(),
+                   (tmp_path / "i" / (n + ".csv")).read_bytes()) for n in ("src", "integ")}
+
+
+def exact(t):
+    return 4 * (1 - math.exp(-0.5 * t))
+
+
+def test_master_jacobi_in_process_and_local(tmp_path):
+    h = 0.25
+    r, b = both(tmp_path, {"method": "master-jacobi", "end": 2, "step": h})
+    for n, (d, i) in b.items():
+        assert d == i, n
+    x, z = r["src"]["x"], r["integ"]["z"]
+    want = 0.0
+    for n in range(9):  # the Jacobi recursion over the FMU's own outputs
+        assert z[n] == pytest.approx(want, rel=1e-13, abs=1e-15)
+        want += 2 * h * x[n]
+    # tempo-master --local: no RTI at all, the same bytes
+    p = subprocess.run([tempo.program("tempo-master"), "--federation",
+                        str(tmp_path / "f.json"), "--local", "--quiet", "--output",
+                        str(tmp_path / "l")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "l" / "integ.csv").read_bytes() == b["integ"][1]
+
+
+@pytest.mark.parametrize("method", ["jacobi", "jacobi-naive", "gauss-seidel"])
+def test_peer_in_process_equals_distributed(tmp_path, method):
+    r, b = both(tmp_path, {"method": method, "end": 2, "step": 0.25})
+    for n, (d, i) in b.items():
+        assert d == i, n
+    assert r.summary["instants"] == (8, 8)
+
+
+def test_peer_with_extrapolation(tmp_path):
+    """algorithm.extrapolation = 1 (algorithms/extrap.c, doc/algorithms/jacobi.md): the
+    model's input over [t_n, t_n+1] is the line through the FMU's outputs at t_n-1 and t_n
+    (held over the first step), integrated exactly: z(n+1) = z(n) + k (h x_n + h/2 (x_n -
+    x_n-1)). Distributed (tempo-fmu drives the model) and in process alike."""
+    h = 0.25
+    r, b = both(tmp_path, {"method": "jacobi", "end": 2, "step": h, "extrapolation": 1})
+    for n, (d, i) in b.items():
+        assert d == i, n
+    x, z = r["src"]["x"], r["integ"]["z"]
+    want = 0.0
+    for n in range(8):
+        assert z[n] == pytest.approx(want, rel=1e-13, abs=1e-15)
+        want += 2 * (h * x[n] + (0.5 * h * (x[n] - x[n - 1]) if n else 0.0))
+    assert z[8] == pytest.approx(want, rel=1e-13)
+
+
+# method, its keys, the bound on |z - exact| (the method's own error at these settings, with
+# a margin of about 3: measured 2.7e-4, 6.9e-4, 2.0e-4, 3.0e-2)
+METHODS = [
+    ("defect-control", {"defect-control": {"m": 1, "n": 1, "h1": 0.05}}, 1e-3),
+    ("hybrid", {"step": 0.25, "hybrid": {"h_min": 0.001, "h_max": 1, "delta": 0.001,
+                                         "tol": 1e-10, "tol_d": 0.001, "tau0": 0.1,
+                                         "grow": 1.1, "shrink": 0.5}}, 2e-3),
+    ("f3ornits", {"f3ornits": {"dt_init": 0.01, "dt_max": 0.1, "norm": "magnitude",
+                               "rtol": 1e-3, "atol": 1e-6}}, 1e-3),
+    ("balance", {"step": 0.25, "coupling": {"*": {"extrapolation": "linear",
+                                                  "correction": "none"}}}, 0.1),
+]
+
+
+@pytest.mark.parametrize("method,keys,tol", METHODS, ids=[m[0] for m in METHODS])
+def test_master_methods_with_a_python_slave(tmp_path, method, keys, tol):
+    alg = {"method": method, "end": 2}
+    alg.update(keys)
+    r, b = both(tmp_path, alg)
+    for n, (d, i) in b.items():
+        assert d == i, n
+    t, z = r["integ"].time, r["integ"]["z"]
+    assert t[-1] == pytest.approx(2.0, abs=1e-12) and len(t) > 4
+    assert max(abs(zi - exact(ti)) for ti, zi in zip(t, z)) < tol
+
+
+def test_energy_hands_the_power_input(tmp_path):
+    """energy: the master sets each boundary's agreed power on the receiver's "power_input",
+    an input the file does not wire: the model is given it by name after its wired inputs,
+    and receives the values the master sets (distributed and in process alike)."""
+    (tmp_path / "pm.py").write_text(
+        "class Stor:\n"
+        "    def __init__(self, params, inputs, outputs):\n"
+        "        assert inputs == ['u', 'p'], inputs\n"
+        "        self.z, self.p, self.k = float(params['z0']), 0.0, float(params['k'])\n"
+        "    def outputs_now(self): return [self.z, self.z]\n"
+        "    def record(self): return {'z': self.z, 'p': self.p}\n"
+        "    def advance(self, t, t_to, u):\n"
+        "        self.p = u(t)[1]\n"
+        "        self.z += self.k * (t_to - t) * u(t)[0]\n")
+    f = {"federation": "pyenergy",
+         "algorithm": {"method": "energy", "end": 1, "step": 0.25,
+                       "coupling": {"*": {"extrapolation": "linear", "power_input": "p",
+                                          "power": "P"}}},
+         "federates": [
+             {"name": "a", "python": "pm:Stor", "parameters": {"z0": 1, "k": 1},
+              "inputs": {"u": "B.z"}, "outputs": {"z": "A.z", "P": "A.P"}},
+             {"name": "b", "python": "pm:Stor", "parameters": {"z0": 0, "k": -1},
+              "inputs": {"u": "A.z"}, "outputs": {"z": "B.z", "P": "B.P"}}],
+         "output": "out"}
+    p = tmp_path / "e.json"
+    p.write_text(json.dumps(f))
+    d = tempo.run(p, output=tmp_path / "d", timeout=120)
+    i = tempo.run(p, in_process=True, output=tmp_path / "i", timeout=120)
+    for n in ("a", "b"):
+        assert (tmp_path / "d" / (n + ".csv")).read_bytes() == \
+            (tmp_path / "i" / (n + ".csv")).read_bytes()
+    # the column p is the power the master set on each model's input p: it moves
+    assert len(d["a"].time) == 5
+    assert any(abs(v) > 0 for v in i["a"]["p"]) and any(abs(v) > 0 for v in i["b"]["p"])
+
+
+def test_a_model_that_fails_in_process(tmp_path):
+    bad = tmp_path / "badmodel.py"
+    bad.write_text("class Bad:\n    def __init__(self, p, i, o): pass\n"
+                   "    def outputs_now(self): return [0.0]\n"
+                   "    def advance(self, t, t_to, u): raise ArithmeticError('diverged at %g' % t)\n")
+    f = federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.5})
+    d = json.loads(f.read_text())
+    d["federates"][1]["python"] = str(bad) + ":Bad"
+    f.write_text(json.dumps(d))
+    with pytest.raises(tempo.RunError) as e:
+        tempo.run(f, in_process=True, timeout=60)
+    assert e.value.status == 1
+    assert "slave integ: step: ArithmeticError: diverged at 0" in str(e.value)
+
+
+def test_checkpoints_in_process_refused_naming_the_model(tmp_path):
+    f = federation(tmp_path, {"method": "jacobi", "end": 2, "step": 0.25})
+    p = subprocess.run([tempo.program("tempo-run"), str(f), "--in-process", "--checkpoint-every",
+                        "0.5", "--output", str(tmp_path / "ck")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    assert "integ" in p.stderr and "model in Python" in p.stderr
