@@ -21,7 +21,8 @@ It has:
 
 and optionally states() / set_states(t, x) / derivatives(t, u) (strong coupling), record() -> dict
 (the CSV's columns beside time; default the outputs by name). save/restore work on every model:
-the slave keeps a deep copy of it (copy.deepcopy) per slot. Read examples/python/models.py.
+the slave keeps the model's save() (given back to its restore(state)) when it has both, else a
+deep copy of it (copy.deepcopy) per slot. Read examples/python/models.py.
 """
 
 import copy
@@ -202,13 +203,19 @@ class Slave:
         if kind == SAVE or kind == RESTORE:
             if not 0 <= arg < SLOTS:
                 return EUSAGE, [], [], 0, 0, "slot %d outside 0..%d" % (arg, SLOTS - 1)
+            # the model's own save() -> state and restore(state) when it has both, else a
+            # deep copy of the whole object (doc/python.md)
+            own = hasattr(m, "save") and hasattr(m, "restore")
             if kind == SAVE:
-                self.slots[arg] = (self.t, self.poly, copy.deepcopy(m))
+                self.slots[arg] = (self.t, self.poly, m.save() if own else copy.deepcopy(m))
                 return OK, [], [], 0, 0, ""
             if self.slots[arg] is None:
                 return EUSAGE, [], [], 0, 0, "restore: slot %d holds nothing" % arg
             self.t, self.poly, saved = self.slots[arg]
-            self.m = copy.deepcopy(saved)
+            if own:
+                m.restore(saved)
+            else:
+                self.m = copy.deepcopy(saved)
             return OK, [], [], 0, 0, ""
         if kind == RECORD:
             rec = m.record() if hasattr(m, "record") else None
