@@ -70,6 +70,34 @@ static void put_sub(pstate_buf *b, pstate_buf *sub)
     free(sub->p);
 }
 
+/* A model in Python: its slave's whole state, as its tempo-slave writes it (the model's own
+ * save() or the pickled object, its time, inputs and rows; msproto_child_state_save). */
+static int save_python(fed_run *r, pstate_buf *m)
+{
+    unsigned char *bytes;
+    size_t n;
+    int rc = msproto_child_state_save(r->py, &bytes, &n);
+    if (rc != PORT_OK) {
+        snprintf(r->err, r->errlen, "federate %s: %s", r->fd->name, msproto_child_errmsg(r->py));
+        return rc;
+    }
+    pstate_put_bytes(m, bytes, n);
+    free(bytes);
+    return PORT_OK;
+}
+
+static int restore_python(fed_run *r, pstate_rd *m)
+{
+    size_t n = 0;
+    const unsigned char *p = pstate_get_bytes(m, &n);
+    if (!p || msproto_child_state_restore(r->py, p, n) != PORT_OK) {
+        snprintf(r->err, r->errlen, "federate %s: %s", r->fd->name,
+                 p ? msproto_child_errmsg(r->py) : "its model's state is truncated");
+        return PORT_EUSAGE;
+    }
+    return PORT_OK;
+}
+
 /* The part (fmufed_tp_saver), inside the grant `time`. Layout: u32 magic "TFMU", u32 version,
  * bytes federate name, bytes method, i64 grant, bytes exchange (fmufed_tp_state_save), bytes
  * model (fmufed_model_save), bytes algorithm (peer_save), u8 has CSV, i64 CSV position. */
@@ -90,7 +118,7 @@ static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, 
     pstate_buf x = {0}, m = {0}, a = {0};
     fmufed_tp_state_save(r->tp, time, &x);
     put_sub(b, &x);
-    int rc = fmufed_model_save(r->model, &m);
+    int rc = r->py ? save_python(r, &m) : fmufed_model_save(r->model, &m);
     /* with the request pending there is no grant: the resumed run waits for it (PEER_NO_TIME) */
     if (rc == PORT_OK)
         rc = peer_save(r->p, fmufed_tp_save_pending(r->tp) ? PEER_NO_TIME : time, &a);
@@ -135,6 +163,10 @@ static int apply_sets(fed_run *r, const fmufed_opts *o)
     for (size_t k = 0; o && k < o->n_set; k++) {
         const char *s = o->set[k], *eq = strchr(s, '=');
         if (strncmp(s, r->fd->name, nl) != 0 || s[nl] != '.' || !eq || eq < s + nl + 1) continue;
+        if (!r->model) /* a model in Python: its variables are its own */
+            return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                           "federate %s: --set %s: a model in Python takes no --set", r->fd->name,
+                           s);
         char var[512];
         snprintf(var, sizeof var, "%.*s", (int)(eq - s - (long)nl - 1), s + nl + 1);
         struct fmu_step *f = fmufed_model_fmu(r->model);
@@ -191,7 +223,8 @@ static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has
     if (x.at != x.n)
         return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                        "federate %s: bytes after the exchange's state%s", r->fd->name, "");
-    if (fmufed_model_restore(r->model, &m) != PORT_OK) return FMUFED_EUSAGE;
+    if ((r->py ? restore_python(r, &m) : fmufed_model_restore(r->model, &m)) != PORT_OK)
+        return FMUFED_EUSAGE;
     if (m.at != m.n)
         return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                        "federate %s: bytes after the model's state%s", r->fd->name, "");
@@ -202,12 +235,7 @@ static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has
 static int check_can_save(fed_run *r, const fmufed_opts *o)
 {
     int asked = o && (o->ckpt_every > 0 || o->n_ckpt_at > 0 || o->restore);
-    if (asked && !r->model)
-        return set_err(r->err, r->errlen, FMUFED_EUSAGE,
-                       "federate %s: checkpoints are asked for, but its model in Python (%s) "
-                       "runs in a process of its own here, whose state tempo-fmu cannot write: "
-                       "run the file distributed, where tempo-slave saves it (doc/python.md)",
-                       r->fd->name, r->fd->python);
+    if (!r->model) return FMUFED_OK; /* a model in Python: its slave says at the save */
     if (!asked || fmufed_model_can_save(r->model)) return FMUFED_OK;
     return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                    "federate %s: checkpoints are asked for, but its FMU %s cannot save its state "

@@ -40,7 +40,7 @@ struct msproto_child {
     int (*on_record)(void *ctx, int64_t t, double seconds);
     void *on_record_ctx;
     long *out_state;     /* n_out entries (info.out_state) */
-    unsigned char *cbuf; /* one frame out: length, then the command */
+    unsigned char *cbuf; /* one command out (exchange sends its length first) */
     size_t ccap;
     unsigned char *rbuf; /* one reply in */
     size_t rcap;
@@ -112,6 +112,32 @@ static int recv_all(msproto_child *c, unsigned char *p, size_t n)
     return PORT_OK;
 }
 
+/* One frame out (its length, then len bytes) and its answer in (c->rbuf, *n bytes): the
+ * transport of the commands and of the state frames. */
+static int exchange(msproto_child *c, const unsigned char *out, size_t len, const char *what,
+                    size_t *n)
+{
+    unsigned char h[4];
+    for (int b = 0; b < 4; b++)
+        h[b] = (unsigned char)((uint32_t)len >> (8 * b));
+    int rc = send_all(c, h, 4);
+    if (rc == PORT_OK) rc = send_all(c, out, len);
+    if (rc == PORT_OK) rc = recv_all(c, h, 4);
+    if (rc != PORT_OK) return rc;
+    *n = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 | (size_t)h[3] << 24;
+    if (*n > MSPROTO_CHILD_MAX_FRAME) {
+        c->lost = 1; /* the stream cannot be trusted past this */
+        return fail(c, PORT_ELOST, "%s: a reply of %zu bytes (at most %u)", what, *n,
+                    MSPROTO_CHILD_MAX_FRAME);
+    }
+    if (*n > c->rcap) {
+        unsigned char *nb = realloc(c->rbuf, *n);
+        if (!nb) return fail(c, PORT_ENOMEM, "out of memory");
+        c->rbuf = nb, c->rcap = *n;
+    }
+    return recv_all(c, c->rbuf, *n);
+}
+
 /* One command and its reply (c->r, its arrays in c->v / c->tv). Returns the reply's status,
  * or the transport's or the codec's failure (the slave's message in c->err either way). */
 static int call(msproto_child *c, msproto_kind kind, int64_t t, int32_t arg, size_t n_v,
@@ -126,33 +152,18 @@ static int call(msproto_child *c, msproto_kind kind, int64_t t, int32_t arg, siz
                        .v = v,
                        .n_tv = n_tv,
                        .tv = tv};
-    size_t need = 4 + msproto_cmd_size(n_v, n_tv), len = 0;
+    size_t need = msproto_cmd_size(n_v, n_tv), len = 0;
     if (need > c->ccap) {
         unsigned char *nb = realloc(c->cbuf, need);
         if (!nb) return fail(c, PORT_ENOMEM, "out of memory");
         c->cbuf = nb, c->ccap = need;
     }
     char e[MSPROTO_ERRLEN];
-    if (msproto_cmd_encode(&cmd, c->cbuf + 4, c->ccap - 4, &len, e, sizeof e) != MSPROTO_OK)
+    if (msproto_cmd_encode(&cmd, c->cbuf, c->ccap, &len, e, sizeof e) != MSPROTO_OK)
         return fail(c, PORT_EUSAGE, "%s: %s", msproto_kind_name(kind), e);
-    for (int b = 0; b < 4; b++)
-        c->cbuf[b] = (unsigned char)((uint32_t)len >> (8 * b));
-    int rc = send_all(c, c->cbuf, 4 + len);
-    unsigned char h[4];
-    if (rc == PORT_OK) rc = recv_all(c, h, 4);
+    size_t n = 0;
+    int rc = exchange(c, c->cbuf, len, msproto_kind_name(kind), &n);
     if (rc != PORT_OK) return rc;
-    size_t n = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 | (size_t)h[3] << 24;
-    if (n > MSPROTO_CHILD_MAX_FRAME) {
-        c->lost = 1; /* the stream cannot be trusted past this */
-        return fail(c, PORT_ELOST, "%s: a reply of %zu bytes (at most %u)", msproto_kind_name(kind),
-                    n, MSPROTO_CHILD_MAX_FRAME);
-    }
-    if (n > c->rcap) {
-        unsigned char *nb = realloc(c->rbuf, n);
-        if (!nb) return fail(c, PORT_ENOMEM, "out of memory");
-        c->rbuf = nb, c->rcap = n;
-    }
-    if ((rc = recv_all(c, c->rbuf, n)) != PORT_OK) return rc;
     if (msproto_reply_decode(c->rbuf, n, &c->r, c->v, MSPROTO_MAX_VALUES, c->tv, MSPROTO_MAX_VALUES,
                              c->msg, sizeof c->msg, e, sizeof e) != MSPROTO_OK) {
         c->lost = 1;
@@ -169,6 +180,55 @@ static int call(msproto_child *c, msproto_kind kind, int64_t t, int32_t arg, siz
                     c->r.msg[0] ? c->r.msg : port_strerror(c->r.status));
     if (c->r.status == PORT_EVENT && c->status == PORT_OK) c->status = PORT_EVENT;
     return c->r.status;
+}
+
+/* A state frame (msproto_child.h "Checkpoints"): its tag, then body; the answer's payload
+ * (after the tag and the status byte) is left at c->rbuf + 5, *n_out bytes. */
+static int state_frame(msproto_child *c, const char *tag, const void *body, size_t nb,
+                       size_t *n_out, int refused)
+{
+    if (c->lost) return fail(c, PORT_ELOST, "its process (tempo-slave) is gone");
+    if (nb > MSPROTO_CHILD_MAX_FRAME - 4) return fail(c, PORT_EUSAGE, "a state of %zu bytes", nb);
+    unsigned char *f = malloc(4 + nb);
+    if (!f) return fail(c, PORT_ENOMEM, "out of memory");
+    memcpy(f, tag, 4);
+    if (nb) memcpy(f + 4, body, nb);
+    size_t n = 0;
+    int rc = exchange(c, f, 4 + nb, tag, &n);
+    free(f);
+    if (rc != PORT_OK) return rc;
+    if (n < 5 || memcmp(c->rbuf, tag, 4) != 0 || c->rbuf[4] > 1) {
+        c->lost = 1;
+        return fail(c, PORT_ELOST, "%s: a malformed answer of %zu bytes", tag, n);
+    }
+    if (c->rbuf[4] == 1)
+        return fail(c, refused, "%s its state: %.*s",
+                    refused == PORT_EFAIL ? "saving" : "restoring",
+                    (int)(n - 5 > 600 ? 600 : n - 5), (const char *)c->rbuf + 5);
+    *n_out = n - 5;
+    return PORT_OK;
+}
+
+int msproto_child_state_save(msproto_child *c, unsigned char **bytes, size_t *n)
+{
+    *bytes = NULL;
+    *n = 0;
+    size_t len = 0;
+    int rc = state_frame(c, "TPSG", NULL, 0, &len, PORT_EFAIL);
+    c->status = PORT_OK; /* reported here, not by the next collect */
+    if (rc != PORT_OK) return rc;
+    if (!(*bytes = malloc(len ? len : 1))) return fail(c, PORT_ENOMEM, "out of memory");
+    if (len) memcpy(*bytes, c->rbuf + 5, len);
+    *n = len;
+    return PORT_OK;
+}
+
+int msproto_child_state_restore(msproto_child *c, const void *bytes, size_t n)
+{
+    size_t len = 0;
+    int rc = state_frame(c, "TPSS", bytes, n, &len, PORT_EUSAGE);
+    c->status = PORT_OK;
+    return rc;
 }
 
 /* The reply's doubles into out: exactly n of them, else a failure naming the operation. */

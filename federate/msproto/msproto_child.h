@@ -45,6 +45,27 @@ typedef struct msproto_child_opts {
 int msproto_child_new(const msproto_child_opts *o, msproto_child **out, port_slave *ps, char *err,
                       size_t errlen);
 
+/* Checkpoints (doc/checkpoint.md; doc/python.md "Checkpoints"). Beside the commands, two
+ * frames of this socket only, told apart by their first bytes (a command starts with
+ * MSPROTO_VERSION): "TPSG" asks for the slave's whole state as bytes, "TPSS" followed by such
+ * bytes sets it. Each is answered by the same four bytes, a status byte (0 done, 1 refused)
+ * and the state, or the reason of the refusal. */
+
+/**
+ * The slave's whole state as bytes (the child's own format: its time, inputs, model and rows).
+ * @param bytes out: malloc'd, the caller frees; @param n out: its length
+ * @return PORT_OK; PORT_EFAIL (the child refused: the model cannot be written; the reason in
+ *         msproto_child_errmsg); PORT_ELOST; PORT_ENOMEM.
+ */
+int msproto_child_state_save(msproto_child *c, unsigned char **bytes, size_t *n);
+
+/**
+ * Set the slave's whole state from bytes msproto_child_state_save gave (of the same model).
+ * @return PORT_OK; PORT_EUSAGE (the child refused them: the reason in msproto_child_errmsg);
+ *         PORT_ELOST; PORT_ENOMEM.
+ */
+int msproto_child_state_restore(msproto_child *c, const void *bytes, size_t n);
+
 /** The slave's time as its last reply said (ticks). */
 int64_t msproto_child_time(const msproto_child *c);
 

@@ -30,6 +30,7 @@ import importlib
 import importlib.util
 import math
 import os
+import pickle
 import struct
 import sys
 import time
@@ -125,6 +126,8 @@ def load_model(spec, params, inputs, outputs, search=()):
         if sp is None:
             raise ValueError("model %r: cannot load %s" % (spec, path))
         m = importlib.util.module_from_spec(sp)
+        # known by its name, so that pickle finds its classes (a checkpoint's part)
+        sys.modules.setdefault(sp.name, m)
         sp.loader.exec_module(m)
     else:
         for d in search:
@@ -224,6 +227,33 @@ class Slave:
             self.rows.append((seconds(self.t, self.res), rec))
             return OK, [], [], 0, 0, ""
         return EUNSUPPORTED, [], [], 0, 0, ""
+
+    # A checkpoint's part of the slave (doc/python.md "Checkpoints"): its time, the inputs set,
+    # the model (its own save() when it has save and restore, else the object itself) and the
+    # rows recorded so far, pickled; the slots of save/restore are not kept (a peer uses none).
+    _STATE_MAGIC = "tempo-slave state 1"
+
+    def state_bytes(self):
+        own = hasattr(self.m, "save") and hasattr(self.m, "restore")
+        try:
+            return pickle.dumps((self._STATE_MAGIC, type(self.m).__qualname__, self.t, self.poly,
+                                 own, self.m.save() if own else self.m, self.rows))
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise TypeError("the model %s cannot be pickled (give it save() and "
+                            "restore(state)): %s" % (type(self.m).__qualname__, e)) from None
+
+    def set_state_bytes(self, b):
+        try:
+            magic, cls, t, poly, own, m, rows = pickle.loads(b)
+        except Exception as e:
+            raise ValueError("not a state of tempo-slave: %s" % e) from None
+        if magic != self._STATE_MAGIC or cls != type(self.m).__qualname__:
+            raise ValueError("a state of %r, this model is %r" % (cls, type(self.m).__qualname__))
+        if own:
+            self.m.restore(m)
+        else:
+            self.m = m
+        self.t, self.poly, self.rows = t, poly, rows
 
     def _outputs(self):
         y = [float(x) for x in self.m.outputs_now()]
@@ -374,6 +404,17 @@ def serve_pipe(me, slave):
             print("tempo-slave: %s: the run ended before its end command" % me.name,
                   file=sys.stderr, flush=True)
             return 1, state
+        if body[:4] in (b"TPSG", b"TPSS"):  # a checkpoint's state frame (msproto_child.h)
+            tag = body[:4]
+            try:
+                out = tag + b"\0" + (slave.state_bytes() if tag == b"TPSG"
+                                      else slave.set_state_bytes(body[4:]) or b"")
+            except Exception as e:
+                out = tag + b"\1" + ("%s: %s" % (type(e).__name__, e)).encode("utf-8", "replace")
+            out = struct.pack("<I", len(out)) + out
+            while out:
+                out = out[os.write(fout, out):]
+            continue
         try:
             kind, seq, t, arg, v, tv = decode_command(body)
         except ValueError as e:

@@ -168,15 +168,6 @@ def test_a_model_that_fails_in_process(tmp_path):
     assert "slave integ: step: ArithmeticError: diverged at 0" in str(e.value)
 
 
-def test_checkpoints_in_process_refused_naming_the_model(tmp_path):
-    f = federation(tmp_path, {"method": "jacobi", "end": 2, "step": 0.25})
-    p = subprocess.run([tempo.program("tempo-run"), str(f), "--in-process", "--checkpoint-every",
-                        "0.5", "--output", str(tmp_path / "ck")],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode != 0
-    assert "integ" in p.stderr and "model in Python" in p.stderr
-
-
 def test_rollback_through_the_models_own_save_and_restore(tmp_path):
     """Waveform relaxation rolls every slave back each iteration: a model that defines
     save() and restore(state) is saved through them (this one holds an open file, which a deep
