@@ -360,6 +360,9 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     fmufed_tp_set_saver(tp, save_part, mark_instant, &r);
     if ((rc = fmufed_tp_sync_start(tp))) goto out;
     rc = run_peer(&r, alg, settings, restore ? &resume : NULL, st);
+    /* a model in Python writes its failures into its child's buffer, not into err */
+    if (rc && r.py && err && errlen && !err[0])
+        snprintf(err, errlen, "federate %s: %s", fd->name, msproto_child_errmsg(r.py));
     if (rc) goto out;
     rc = fmufed_tp_finish(tp);
 out:

@@ -202,3 +202,23 @@ def test_rollback_through_the_models_own_save_and_restore(tmp_path):
         assert r["integ"]["restores"][-1] > 0 and r["integ"]["saves"][-1] > 0
         # 2-point Gauss on the 4th-order input polynomial: within the relaxation's 1e-6
         assert max(abs(zi - exact(ti)) for ti, zi in zip(t, z)) < 1e-6
+
+
+def test_a_model_process_that_dies_in_process(tmp_path):
+    """The model's process ends in the middle of a step (os._exit): the one-process run
+    fails naming the federate and how its tempo-slave ended, and leaves nothing running."""
+    bad = tmp_path / "dies.py"
+    bad.write_text("import os\nclass Dies:\n    def __init__(self, p, i, o): pass\n"
+                   "    def outputs_now(self): return [0.0]\n"
+                   "    def advance(self, t, t_to, u):\n"
+                   "        if t_to > 0.6: os._exit(3)\n")
+    for method in ("master-jacobi", "jacobi"):
+        f = federation(tmp_path, {"method": method, "end": 1, "step": 0.25})
+        d = json.loads(f.read_text())
+        d["federates"][1]["python"] = str(bad) + ":Dies"
+        f.write_text(json.dumps(d))
+        with pytest.raises(tempo.RunError) as e:
+            tempo.run(f, in_process=True, timeout=60)
+        msg = e.value.stderr + str(e.value)
+        assert e.value.status == 1 and "integ" in msg, msg
+        assert "its process (tempo-slave) ended before its reply (it exited with status 3)" in msg
