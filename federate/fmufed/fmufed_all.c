@@ -280,6 +280,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
                  ff->path, fedfile_method_name(ff));
         return FMUFED_EUSAGE;
     }
+    /* a "python" model runs here through its tempo-slave --pipe child (doc/python.md) */
     for (size_t i = 0; i < ff->n_feds; i++)
         if (ff->feds[i].program && !ff->feds[i].python) {
             snprintf(err, errlen,

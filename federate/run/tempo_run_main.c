@@ -982,6 +982,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int inproc = a.placement ? a.placement > 0 : ff->in_process;
+    /* a "python" model runs in process through its tempo-slave --pipe child (doc/python.md) */
     for (size_t i = 0; inproc && i < ff->n_feds; i++)
         if (ff->feds[i].program && !ff->feds[i].python) {
             fprintf(stderr,

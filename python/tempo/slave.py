@@ -2,7 +2,9 @@
 Python as slaves"): this module speaks the master-slave protocol of doc/master.md through the
 package's Federate, as tempo-fmu's slave role does (federate/fmufed/fmufed_slave.c), and runs
 the port operations (algorithms/port.h) on a Python object; under jacobi and jacobi-naive it
-runs the same object as a peer (run_peer, the loop of algorithms/jacobi.c).
+runs the same object as a peer (run_peer, the loop of algorithms/jacobi.c). With --pipe it
+answers the same commands on stdin and stdout for a one-process run that drives it
+(serve_pipe; federate/msproto/msproto_child.c, doc/python.md "In one process").
 
 A federation file names it as a program federate with the model in its arguments:
 
