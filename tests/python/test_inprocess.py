@@ -222,3 +222,23 @@ def test_a_model_process_that_dies_in_process(tmp_path):
         msg = e.value.stderr + str(e.value)
         assert e.value.status == 1 and "integ" in msg, msg
         assert "its process (tempo-slave) ended before its reply (it exited with status 3)" in msg
+
+
+def test_hybrid_discrete_values_refused_naming_the_variable(tmp_path):
+    """The hybrid method's discrete channel: a model in Python has no discrete values, so a
+    file wiring one to it is refused before anything runs (exit status 2), naming the
+    federate, the variable and the method, distributed and in process alike."""
+    d = json.loads((SOURCE / "examples/bball_hybrid.json").read_text())
+    d["federates"][0] = {"name": "ball", "python": MODELS + "/models.py:Integrator",
+                         "outputs": {"z": "Ball.x"}, "inputs": {"stair": "Steps.stair"}}
+    d["federates"][1]["fmu"] = str(SOURCE / "build/fmus/bball_steps_me.fmu")
+    d["output"] = str(tmp_path / "out")
+    f = tmp_path / "hb.json"
+    f.write_text(json.dumps(d))
+    for mode in (False, True):
+        with pytest.raises(tempo.RunError) as e:
+            tempo.run(f, in_process=mode, timeout=60)
+        assert e.value.status == 2
+        assert ('federates[0].python: federate ball: "stair" (Steps.stair) is a discrete value '
+                'of method hybrid, which a model in Python cannot give or take') in \
+            e.value.stderr + str(e.value)
