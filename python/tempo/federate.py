@@ -678,6 +678,12 @@ class Federate:
         self._owned[out.value] = c
         return out.value
 
+    def adopt(self, obj, cls):
+        """Take back object obj of class cls as registered here: after a restoring join
+        (restore=True) the RTI holds this federate's objects as they were at the save, but
+        this Federate is new and knows their handles only from its own saved part."""
+        self._owned[int(obj)] = self.object_class(cls)
+
     def _values(self, kind, cls, values):
         """The tp_value array of values {name: value} of class cls (kind "a": attributes of
         an object class, "p": parameters of an interaction class), as (address, count,
