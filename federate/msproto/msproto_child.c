@@ -420,6 +420,7 @@ int msproto_child_new(const msproto_child_opts *o, msproto_child **out, port_sla
     if (rc == PORT_OK) rc = hello(c, o);
     if (rc != PORT_OK) {
         snprintf(err, errlen, "federate %s: %s", o->name, c->err);
+        c->lost = 1; /* no end: the child sees its input close and leaves without results */
         msproto_child_free(c, NULL, 0);
         return rc == PORT_ENOMEM ? PORT_ENOMEM : PORT_EFAIL;
     }
