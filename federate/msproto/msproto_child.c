@@ -407,7 +407,7 @@ int msproto_child_new(const msproto_child_opts *o, msproto_child **out, port_sla
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
         posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-        int se = posix_spawn(&c->pid, o->argv[0], &fa, NULL, o->argv, environ);
+        int se = posix_spawnp(&c->pid, o->argv[0], &fa, NULL, o->argv, environ);
         posix_spawn_file_actions_destroy(&fa);
         close(sv[1]);
         c->fd = sv[0];

@@ -20,7 +20,8 @@ typedef struct msproto_child msproto_child; /* opaque */
 
 typedef struct msproto_child_opts {
     const char *name;   /* the federate's name, for messages; not NULL */
-    char *const *argv;  /* the child's program (argv[0], a path) and arguments, NULL-ended */
+    char *const *argv;  /* the child's program (argv[0]: a path, or a name looked up on PATH)
+                           and arguments, NULL-ended */
     int64_t t_start;    /* ticks: the slave's time before its first step */
     size_t n_in, n_out; /* the wiring's inputs and outputs: the child's hello must say these */
     double tick;        /* seconds per tick (the file's resolution), for on_record */
