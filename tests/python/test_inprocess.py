@@ -74,6 +74,17 @@ def test_peer_in_process_equals_distributed(tmp_path, method):
     assert r.summary["instants"] == (8, 8)
 
 
+def test_jacobi_de_in_process_equals_distributed(tmp_path):
+    """Discrete-event Jacobi: distributed, tempo-slave's own loop predicts the steps
+    (python/tempo/slave.py run_de); in process, tempo-fmu's (algorithms/jacobi_de.c) over the
+    child: the same steps and values, bit for bit."""
+    r, b = both(tmp_path, {"method": "jacobi-de", "end": 2, "quantum": 0.05, "h_min": 0.01,
+                           "h_max": 0.5})
+    for n, (d, i) in b.items():
+        assert d == i, n
+    assert len(r["integ"].time) > 20
+
+
 def test_peer_with_extrapolation(tmp_path):
     """algorithm.extrapolation = 1 (algorithms/extrap.c, doc/algorithms/jacobi.md): the
     model's input over [t_n, t_n+1] is the line through the FMU's outputs at t_n-1 and t_n
