@@ -243,6 +243,27 @@ static int check_can_save(fed_run *r, const fmufed_opts *o)
                    r->fd->name, r->fd->fmu);
 }
 
+/* The peer's model: the FMU (fmufed_model), or a model in Python in its tempo-slave --pipe
+ * child (fmufed_python_child; doc/python.md "In one process"), which writes its own CSV and
+ * whose inputs start at 0 (*u0_zero, the caller frees). */
+static int open_model(fed_run *r, size_t idx, const fmufed_opts *opts, fmufed_rec *rec,
+                      double **u0_zero)
+{
+    const fedfile_fed *fd = r->fd;
+    if (!fd->python) {
+        int rc = code_of(fmufed_model_open(r->ff, idx, r->err, r->errlen, &r->model));
+        if (!rc) r->mps = fmufed_model_slave(r->model), r->u0 = fmufed_model_u0(r->model);
+        return rc;
+    }
+    rec->none = 1;
+    int rc = code_of(fmufed_python_child(r->ff, idx, opts ? opts->output : NULL, rec, &r->py,
+                                         &r->mps, r->err, r->errlen));
+    if (!rc && !(*u0_zero = calloc(fd->n_inputs + 1, sizeof **u0_zero)))
+        rc = set_err(r->err, r->errlen, FMUFED_ENOMEM, "out of memory%s%s", "", "");
+    r->u0 = *u0_zero;
+    return rc;
+}
+
 /* The peer over its pieces, and the registry's algorithm over the peer. */
 static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *settings,
                     const pstate_rd *resume, fmufed_stats *st)
@@ -272,6 +293,9 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
     r->p = &p;
     int rc = code_of(alg->run_peer(settings, &p));
     r->p = NULL;
+    /* a model in Python writes its failures into its child's buffer, not into err */
+    if (rc && r->py && r->err && r->errlen && !r->err[0])
+        snprintf(r->err, r->errlen, "federate %s: %s", fd->name, msproto_child_errmsg(r->py));
     st->steps = p.steps;
     return rc;
 }
@@ -321,18 +345,8 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     int restore = opts && opts->restore;
     pstate_rd resume = {0};
     double *u0_zero = NULL; /* a model in Python: its inputs hold 0 until set (doc/python.md) */
-    int rc;
-    if (fd->python) {
-        rec.none = 1; /* the child writes its own CSV */
-        rc = code_of(fmufed_python_child(ff, (size_t)idx, opts ? opts->output : NULL, &rec, &r.py,
-                                         &r.mps, err, errlen));
-        if (!rc && !(u0_zero = calloc(fd->n_inputs + 1, sizeof *u0_zero)))
-            rc = set_err(err, errlen, FMUFED_ENOMEM, "out of memory%s%s", "", "");
-        r.u0 = u0_zero;
-    } else {
-        rc = code_of(fmufed_model_open(ff, (size_t)idx, err, errlen, &model));
-        if (!rc) r.model = model, r.mps = fmufed_model_slave(model), r.u0 = fmufed_model_u0(model);
-    }
+    int rc = open_model(&r, (size_t)idx, opts, &rec, &u0_zero);
+    model = r.model;
     if (rc) goto out;
     if ((rc = check_can_save(&r, opts))) goto out;
     if (alg->create(ff, (size_t)idx, &settings, err, errlen) != FEDFILE_OK) {
@@ -360,9 +374,6 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     fmufed_tp_set_saver(tp, save_part, mark_instant, &r);
     if ((rc = fmufed_tp_sync_start(tp))) goto out;
     rc = run_peer(&r, alg, settings, restore ? &resume : NULL, st);
-    /* a model in Python writes its failures into its child's buffer, not into err */
-    if (rc && r.py && err && errlen && !err[0])
-        snprintf(err, errlen, "federate %s: %s", fd->name, msproto_child_errmsg(r.py));
     if (rc) goto out;
     rc = fmufed_tp_finish(tp);
 out:
