@@ -148,6 +148,23 @@ def test_python_peer_resumes_under_the_other_peer_methods(tmp_path, method):
             (tmp_path / "b" / (n + ".csv")).read_bytes(), n
 
 
+def test_python_model_first_asks_for_the_saves(tmp_path):
+    """The file's first federate asks for the saves: a "python" model may be it (tempo-fmu
+    drives it then); saved distributed, resumed in process."""
+    f = _file(tmp_path, str(SOURCE / "examples/python/models.py") + ":Integrator")
+    d = json.loads(f.read_text())
+    d["federates"].reverse()
+    f.write_text(json.dumps(d))
+    _run(f, "--output", tmp_path / "a")
+    _run(f, "--output", tmp_path / "b", "--checkpoint-at", "1.0")
+    (tmp_path / "b" / "integ.csv").unlink()
+    _run(f, "--in-process", "--output", tmp_path / "b", "--resume",
+         tmp_path / "b/checkpoints/ckpt-1000000000")
+    for n in ("src", "integ"):
+        assert (tmp_path / "a" / (n + ".csv")).read_bytes() == \
+            (tmp_path / "b" / (n + ".csv")).read_bytes(), n
+
+
 def test_python_model_saved_through_its_own_methods(tmp_path):
     """A model holding what pickle refuses (an open file) saves nothing but fails the save,
     naming the federate and the remedy; with save() and restore(state) it resumes."""
