@@ -1128,6 +1128,34 @@ static int load_doc(const ld *c, const char *path, const char *dir, json_t **roo
     return rc == -2 ? FEDFILE_ENOMEM : FEDFILE_ESCHEMA;
 }
 
+/* A model in Python has no discrete values (doc/python.md): under a method with a discrete
+ * channel (FEDFILE_NEEDS_BUS: hybrid) none of its outputs or wired inputs may be on it. */
+static int python_off_bus(const ld *c, const fedfile *ff)
+{
+    for (size_t i = 0; (ff->algo.needs & FEDFILE_NEEDS_BUS) && i < ff->n_feds; i++) {
+        const fedfile_fed *fd = &ff->feds[i];
+        if (!fd->python) continue;
+        unsigned char *o = calloc(fd->n_outputs + 1, 1), *in = calloc(fd->n_inputs + 1, 1);
+        if (!o || !in) return free(o), free(in), oom(c);
+        fedfile_bus_flags(ff, i, o, in);
+        const fedfile_wire *w = NULL;
+        for (size_t k = 0; !w && k < fd->n_outputs; k++)
+            if (o[k]) w = &fd->outputs[k];
+        for (size_t k = 0; !w && k < fd->n_inputs; k++)
+            if (in[k]) w = &fd->inputs[k];
+        free(o), free(in);
+        if (w) {
+            char jp[64];
+            snprintf(jp, sizeof jp, "federates[%zu].python", i);
+            return fail(c, jp,
+                        "federate %s: \"%s\" (%s.%s) is a discrete value of method %s, which a "
+                        "model in Python cannot give or take (it has no discrete values)",
+                        fd->name, w->var, w->cls, w->attr, ff->algo.def->name);
+        }
+    }
+    return FEDFILE_OK;
+}
+
 int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
@@ -1158,6 +1186,7 @@ int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
     ff->dir = dir;
     ff->ssp_dir = ssp_dir;
     rc = parse_root(&c, root, ff);
+    if (rc == FEDFILE_OK) rc = python_off_bus(&c, ff);
     json_decref(root);
     if (rc != FEDFILE_OK) {
         fedfile_free(ff);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_balance.h"
@@ -27,6 +28,7 @@
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
+#include "federate/msproto/msproto_child.h"
 #include "federate/msproto/msproto_peers.h"
 
 /* ---- the in-process slave ---------------------------------------------------------------- */
@@ -39,6 +41,7 @@ struct fmufed_local {
     fmufed_rec rec;
     fmufed_stats st;
     fmu_slave *fs;
+    msproto_child *child; /* a model in Python: its tempo-slave process (fs and model NULL) */
     fmi2ValueReference *in_vr, *out_vr;
     char err[FMUFED_ERRLEN]; /* the model's failures ("federate NAME: what") */
 };
@@ -83,6 +86,18 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr, int t
     return FMUFED_OK;
 }
 
+/* A "python" federate (doc/python.md "In one process"): its model in a tempo-slave process
+ * (fmufed_python_child), its rows followed for progress (l->rec without a file). */
+static int local_python(fmufed_local *l, const fedfile *ff, const char *output, port_slave *ps)
+{
+    const fedfile_fed *fd = l->fd;
+    l->rec =
+        (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end, .none = 1};
+    int rc = fmufed_python_child(ff, (size_t)(fd - ff->feds), output, &l->rec, &l->child, ps,
+                                 l->err, sizeof l->err);
+    return rc == PORT_OK ? FMUFED_OK : rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
+}
+
 int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,
                      port_slave *ps, char *err, size_t errlen)
 {
@@ -95,6 +110,16 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
+    if (fd->python) {
+        int prc = local_python(l, ff, output, ps);
+        if (prc) {
+            snprintf(err, errlen, "%s", l->err);
+            fmufed_local_free(l, NULL, 0);
+            return prc;
+        }
+        *out = l;
+        return FMUFED_OK;
+    }
     l->rec = (fmufed_rec){.st = &l->st,
                           .t_start = ff->algo.t_start,
                           .t_end = ff->algo.t_end,
@@ -209,7 +234,17 @@ int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, 
                           char *err, size_t errlen)
 {
     size_t *src, *k;
-    discrete_sources(ff, idx, &src, &k);
+    size_t n_src = discrete_sources(ff, idx, &src, &k);
+    if (l->child && src && k) { /* a model in Python: no discrete outputs (msproto_child.c) */
+        free(src);
+        free(k);
+        if (!n_src) return FMUFED_OK;
+        snprintf(err, errlen,
+                 "federate %s: discrete inputs wired, which a model in Python cannot take (the "
+                 "hybrid method's share)",
+                 l->fd->name);
+        return FMUFED_EUSAGE;
+    }
     int rc = !src || !k ? PORT_ENOMEM : fmu_slave_join_bus(l->fs, b, idx, src, k);
     free(src);
     free(k);
@@ -221,7 +256,12 @@ int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, 
 
 const char *fmufed_local_errmsg(const fmufed_local *l)
 {
-    return l->fs ? fmu_slave_errmsg(l->fs) : "";
+    return l->child ? msproto_child_errmsg(l->child) : l->fs ? fmu_slave_errmsg(l->fs) : "";
+}
+
+int64_t fmufed_local_time(const fmufed_local *l)
+{
+    return l->child ? msproto_child_time(l->child) : fmu_slave_time(l->fs);
 }
 
 int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
@@ -229,6 +269,10 @@ int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
     if (!l) return FMUFED_OK;
     int rc = FMUFED_OK;
     char e[FMUFED_ERRLEN];
+    if (l->child && msproto_child_free(l->child, e, sizeof e) != PORT_OK) {
+        if (err && errlen) snprintf(err, errlen, "%s", e);
+        rc = FMUFED_EIO;
+    }
     if (fmufed_rec_close(&l->rec, e, sizeof e) != PORT_OK) {
         if (err && errlen) snprintf(err, errlen, "federate %s: %s", l->fd->name, e);
         rc = FMUFED_EIO;
@@ -735,7 +779,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     rep->status = st;
     rep->n_v = nv;
     rep->n_tv = nt;
-    rep->t = fmu_slave_time(r->l->fs);
+    rep->t = fmufed_local_time(r->l);
     rep->msg = st < 0 ? (msg ? msg : fmufed_local_errmsg(r->l)) : "";
     if (st < 0 && !rep->msg[0]) rep->msg = port_strerror(st);
 }
