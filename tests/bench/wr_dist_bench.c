@@ -9,7 +9,9 @@
  * one round trip (commands out, replies back), so the ratio is >= 1 and says what the rest
  * costs. Beside it, figures that do not depend on the machine's load: the master's rounds (one
  * per sync; doc/master.md "Batches") and messages per iteration, and the CPU time of every
- * process (RTI, master, slaves) per iteration. The time is the algorithm's alone, as
+ * process (RTI, master, slaves) per iteration and their wake-ups (voluntary context switches:
+ * each time a process blocked and was woken, the cost a loaded machine multiplies). The time
+ * is the algorithm's alone (the counts are the whole run's, start and end included), as
  * tempo-master reports it (joining, the start and the end do not count); the median of 3 runs.
  * With an argument BASE (a folder holding an older tempo-master and tempo-fmu) every row runs
  * those too, alternating, and prints both (before/after in one run). Prints figures only;
@@ -220,6 +222,27 @@ static double proc_cpu(pid_t pid)
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* Voluntary context switches of process pid so far (its main thread, /proc: every time it
+ * blocked, i.e. one wake-up each), 0 when unreadable. */
+static long proc_wakeups(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    long n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1) break;
+    if (f) fclose(f);
+    return n;
+}
+
+static long children_wakeups(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return ru.ru_nvcsw;
+}
+
 static double children_cpu(void)
 {
     struct rusage ru;
@@ -234,6 +257,7 @@ typedef struct run_figs {
     long rounds, m_out; /* the master's rounds and messages out (-1: not printed) */
     double rtt;         /* the round trip measured just before this run, seconds */
     double cpu;         /* CPU seconds of every process of the run, the RTI's share included */
+    long wakeups;       /* voluntary context switches of every process of the run (the same) */
 } run_figs;
 
 /* One distributed run with the programs of bin_dir: the slaves, then the master. 0, or -1 on
@@ -248,6 +272,7 @@ static int ms_run(const char *rti, const char *bin_dir, const method *m, int pai
     snprintf(master, sizeof master, "%s/tempo-master", bin_dir);
     if (write_lv(path, fed, m, pairs, end)) return -1;
     double cpu0 = children_cpu(), rti0 = proc_cpu(harness_rti_.pid);
+    long w0 = children_wakeups() + proc_wakeups(harness_rti_.pid);
     pid_t kids[16];
     int n = 2 * pairs;
     for (int j = 0; j < n; j++) {
@@ -264,6 +289,7 @@ static int ms_run(const char *rti, const char *bin_dir, const method *m, int pai
     for (int j = 0; j < n; j++)
         waitpid(kids[j], NULL, 0);
     fg->cpu = children_cpu() - cpu0 + proc_cpu(harness_rti_.pid) - rti0;
+    fg->wakeups = children_wakeups() + proc_wakeups(harness_rti_.pid) - w0;
     fg->secs = -1, fg->iters = fg->rounds = fg->m_out = -1;
     FILE *in = fopen(out, "r");
     char line[1024];
@@ -299,9 +325,9 @@ static void row(const char *who, const method *m, int n, const run_figs *f)
     double rtt = f->rtt;
     double it = (double)f->iters;
     printf("%-6s %-17s %d slaves: %6ld %s in %.3f s = %7.1f us each = %5.2f round trips "
-           "(%.1f us); CPU %7.1f us each (all processes)",
+           "(%.1f us); CPU %7.1f us and %5.1f wake-ups each (all processes)",
            who, m->label, n, f->iters, m->what, f->secs, 1e6 * f->secs / it, f->secs / it / rtt,
-           1e6 * rtt, 1e6 * f->cpu / it);
+           1e6 * rtt, 1e6 * f->cpu / it, (double)f->wakeups / it);
     if (f->rounds >= 0)
         printf("; %.2f rounds and %.2f messages out each", (double)f->rounds / it,
                (double)f->m_out / it);
