@@ -7,8 +7,8 @@
  * States (numbered as in doc/master.md):
  *   1 WAIT   NERA(end) pending: waiting for the next instant's first command (or end)
  *   2 OPEN   granted at the instant T: every command stamped T is executed and answered at T
- *   3 CLOSE  TAR(T) pending after the close command; then back to 1 (at the end: waits for
- *            the end command without a request)
+ *   3 CLOSE  the close command: NERA(end) at once, back to 1 (its promise closes T for the
+ *            master's TAR); at the horizon TAR(T), then the end command without a request
  *   4 DONE   end command received: results written, resigned
  */
 #include <stdarg.h>
@@ -329,6 +329,8 @@ typedef struct slave_run {
     int nera;             /* a NERA(end) is pending (state 1 WAIT) */
     int refused_wait;     /* a command was refused while that NERA was pending */
     int rearm;            /* granted for refused commands only: ask NERA(end) again */
+    int rearm_quiet;      /* ... or for a late share of the instant closed: say nothing */
+    tp_time closed;       /* the last instant closed (TP_NO_TIME: none yet) */
     char why[600];
     double *v, *out; /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
     int64_t *tv, *out_t;
@@ -481,6 +483,10 @@ static void on_grant(void *ctx, tp_time t)
      * instant of the master's; wait for the next one as before. Deliveries come before their
      * grant (doc/time.md §4), so the master's commands of this instant would be queued. */
     if (r->nera && r->refused_wait && !r->q_n) r->rearm = 1;
+    /* Closed with NERA(end) at once, a message stamped with the instant just closed (another
+     * slave's share sent after this one's close) grants it there: no instant of the master's
+     * either. */
+    if (r->nera && !r->refused_wait && !r->q_n && t == r->closed) r->rearm = r->rearm_quiet = 1;
     r->nera = r->refused_wait = 0;
 }
 
@@ -843,12 +849,12 @@ static int serve(slave_run *r)
     while (rc == TP_OK) {
         if (r->failed) return sfail(r, FMUFED_ERTI, "%s", r->why);
         if (r->rearm) { /* granted by refused commands only: back to 1 WAIT */
-            if (r->refused <= MSPROTO_REFUSALS_LOGGED)
+            if (!r->rearm_quiet && r->refused <= MSPROTO_REFUSALS_LOGGED)
                 fprintf(stderr,
                         "tempo-fmu: %s: granted at %.9g s for refused commands only; waiting "
                         "for the master's next instant\n",
                         r->name, (double)r->T * r->ff->resolution);
-            r->rearm = r->granted = 0;
+            r->rearm = r->rearm_quiet = r->granted = 0;
             rc = tp_next_event_request_available(r->tp, t_end);
             r->nera = 1;
             r->st->requests++;
@@ -874,24 +880,33 @@ static int serve(slave_run *r)
         if (drc != MSPROTO_OK)
             return sfail(r, FMUFED_ERTI, "malformed command from the master: %s", e);
         if (c.kind == MSP_END) return send_replies(r); /* 4 DONE */
-        if (c.kind == MSP_CLOSE) {                     /* 3 CLOSE: TAR(T), then 1 WAIT */
+        if (c.kind == MSP_CLOSE) {                     /* 3 CLOSE: NERA(end) at once, 1 WAIT */
             if ((rc = send_replies(r))) return rc;
             tp_time T = r->T;
-            r->st->requests += 2;
-            if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK &&
-                (rc = tp_wait_grant(r->tp, NULL, -1)) == TP_OK) {
+            r->granted = 0;
+            r->closed = T;
+            /* the end reached: the last step's (the steps before a close are committed) */
+            r->st->t_final =
+                port_seconds(r->ff->resolution, r->stepped && r->t_stepped > T ? r->t_stepped : T);
+            if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
+            r->st->requests++;
+            /* The horizon closed: no instant follows. TAR(T), then no request; the master's
+             * `end` comes in receive order. */
+            if (T >= t_end) {
+                if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK)
+                    rc = tp_wait_grant(r->tp, NULL, -1);
                 r->granted = 0;
-                /* the end reached: the last step's (the steps before a close are committed) */
-                r->st->t_final = port_seconds(r->ff->resolution,
-                                              r->stepped && r->t_stepped > T ? r->t_stepped : T);
-                if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
-                /* The horizon closed: no instant follows, so no request; the master's `end`
-                 * comes in receive order. Before it, NERA(horizon), which the master's
-                 * `end` stamped at the horizon grants (doc/master.md "The end"). */
-                if (T >= t_end) continue;
-                rc = tp_next_event_request_available(r->tp, t_end);
-                r->nera = 1;
+                continue;
             }
+            /* Before it, NERA(horizon) straight away, without a TAR(T) first (doc/master.md
+             * "One instant per macro step"): pending, its bound is the least of the horizon,
+             * its queue and the others' bounds, (T, strict) once the master asks TAR(T), what
+             * a TAR(T) would promise; so the master's TAR(T) is granted once every slave has
+             * asked, and the next instant's commands grant this NERA with no other request
+             * (the master's `end` stamped at the horizon the last one, doc/master.md "The
+             * end"). */
+            rc = tp_next_event_request_available(r->tp, t_end);
+            r->nera = 1;
             continue;
         }
         msproto_reply rep;
@@ -906,8 +921,12 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
                      fmufed_stats *stats, char *err, size_t errlen)
 {
     fmufed_stats dummy;
-    slave_run r = {
-        .ff = ff, .name = name, .st = stats ? stats : &dummy, .err = err, .errlen = errlen};
+    slave_run r = {.ff = ff,
+                   .name = name,
+                   .st = stats ? stats : &dummy,
+                   .err = err,
+                   .errlen = errlen,
+                   .closed = TP_NO_TIME};
     memset(r.st, 0, sizeof *r.st);
     if (err && errlen) err[0] = '\0';
     long idx = ff && name ? fedfile_find(ff, name) : -1;
