@@ -752,9 +752,15 @@ static void silent_error(void *ctx, const char *msg, ...)
 
 int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t errlen)
 {
+    return fmu_md_parse_sized(buf, len, NULL, 0, out, err, errlen);
+}
+
+int fmu_md_parse_sized(const char *buf, size_t len, const fmu_md_size *sizes, size_t n,
+                       fmu_md **out, char *err, size_t errlen)
+{
     *out = NULL;
     if (errlen) err[0] = '\0';
-    md_ctx c = {.err = err, .errlen = errlen};
+    md_ctx c = {.err = err, .errlen = errlen, .sizes = sizes, .n_sizes = n};
     if (len > FMU_MD_MAX_BYTES || len > INT_MAX) {
         snprintf(err, errlen, "modelDescription.xml: larger than %u bytes", FMU_MD_MAX_BYTES);
         return -1;

@@ -10,6 +10,10 @@ typedef struct fmu_me fmu_me;
 
 struct fmu_step {
     fmu_file *f;               /* loaded FMU, owned */
+    const fmu_md *md;          /* this instance's description: f->md, or own_md */
+    fmu_md *own_md;            /* FMI 3.0: the description with the arrays resized by the
+                                  structural parameters the caller set (fmu_step_open), owned;
+                                  NULL when none differs from its start */
     fmi2Component c;           /* the instance, NULL once freed */
     fmu_log_sink sink;         /* componentEnvironment of c */
     fmi2CallbackFunctions cb;  /* must outlive c (the FMU may keep the pointer) */

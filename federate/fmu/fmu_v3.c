@@ -44,6 +44,8 @@ static const struct {
     FN3(FreeInstance, N_ALL),
     FN3(EnterInitializationMode, N_ALL),
     FN3(ExitInitializationMode, N_ALL),
+    FN3(EnterConfigurationMode, N_OPT),
+    FN3(ExitConfigurationMode, N_OPT),
     FN3(EnterEventMode, N_ME),
     FN3(Terminate, N_ALL),
     FN3(Reset, N_ALL),
@@ -243,22 +245,23 @@ static void update3(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_
 fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *sink,
                                  const fmu_v3_opts *o)
 {
+    const fmu_md *md = o->md ? o->md : f->md;
     v3_inst *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->event_stop = o->event_stop;
     w->step = o->step;
-    for (size_t i = 0; i < f->md->n_clocks; i++)
-        w->n_ck += f->md->vars[f->md->clocks[i]].causality == FMU_C_INPUT;
+    for (size_t i = 0; i < md->n_clocks; i++)
+        w->n_ck += md->vars[md->clocks[i]].causality == FMU_C_INPUT;
     if (w->n_ck && !(w->ck = calloc(w->n_ck, sizeof *w->ck))) return free(w), NULL;
-    for (size_t i = 0, j = 0; i < f->md->n_clocks; i++) {
-        const fmu_var *v = &f->md->vars[f->md->clocks[i]];
+    for (size_t i = 0, j = 0; i < md->n_clocks; i++) {
+        const fmu_var *v = &md->vars[md->clocks[i]];
         if (v->causality == FMU_C_INPUT)
             w->ck[j++] = (struct v3_clock){v->vr, v->shift, v->interval, 0};
     }
     /* Co-simulation takes clock ticks in event mode (fmu_v3_open checked that it has it). */
     w->event_mode = f->kind == FMU_KIND_CS && (o->event_mode || w->n_ck) && f->caps->has_event_mode;
     w->fn = &f->fn3;
-    w->md = f->md;
+    w->md = md;
     w->sink = sink;
     char res[PATH_MAX + 16];
     snprintf(res, sizeof res, "%s/resources/", f->dir);
@@ -267,20 +270,19 @@ fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *si
     size_t n_req = 0;
     int update = f->kind == FMU_KIND_CS && o->intermediate_update && o->step &&
                  f->caps->provides_intermediate_update;
-    if (update && !(req = calloc(f->md->n_vars + 1, sizeof *req)))
-        return free(w->ck), free(w), NULL;
-    for (size_t i = 0; update && i < f->md->n_vars; i++)
-        if (f->md->vars[i].causality == FMU_C_OUTPUT && f->md->vars[i].type != FMU_T_CLOCK &&
-            !f->md->vars[i].elem)
-            req[n_req++] = f->md->vars[i].vr;
+    if (update && !(req = calloc(md->n_vars + 1, sizeof *req))) return free(w->ck), free(w), NULL;
+    for (size_t i = 0; update && i < md->n_vars; i++)
+        if (md->vars[i].causality == FMU_C_OUTPUT && md->vars[i].type != FMU_T_CLOCK &&
+            !md->vars[i].elem)
+            req[n_req++] = md->vars[i].vr;
     if (f->kind == FMU_KIND_CS)
         w->inst = f->fn3.InstantiateCoSimulation(
-            name, f->md->guid, res, fmi3False, o->logging != 0, w->event_mode,
+            name, md->guid, res, fmi3False, o->logging != 0, w->event_mode,
             (o->early_return || w->event_mode) && f->caps->can_return_early, req, n_req, sink, log3,
             update ? update3 : NULL);
     else
-        w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
-                                                  o->logging != 0, sink, log3);
+        w->inst = f->fn3.InstantiateModelExchange(name, md->guid, res, fmi3False, o->logging != 0,
+                                                  sink, log3);
     free(req);
     if (!w->inst) {
         free(w->ck);
@@ -1182,6 +1184,27 @@ static int pre_init_array(fmu_step *s, const fmu_var *v, const char *text, v3_va
     return 0;
 }
 
+/* A structural parameter is set in configuration mode (FMI 3.0 §3.2: from Instantiated,
+ * fmi3EnterConfigurationMode, the sets, fmi3ExitConfigurationMode; settable() refuses it
+ * after initialization). The arrays it sizes were resized in the instance's description
+ * when it was opened (fmu_step_open). */
+static int set_structural(fmu_step *s, const fmu_var *v, const v3_vals *x, const char *what)
+{
+    v3_inst *w = s->c;
+    if (!w->fn->EnterConfigurationMode || !w->fn->ExitConfigurationMode)
+        return fmu_step_fail(s, FMU_STEP_EFMU,
+                             "structural parameter \"%s\": the binary has no "
+                             "fmi3EnterConfigurationMode or fmi3ExitConfigurationMode",
+                             v->name);
+    int rc = fmu_step_check(s, (fmi2Status)w->fn->EnterConfigurationMode(w->inst),
+                            "fmi3EnterConfigurationMode");
+    if (rc) return rc;
+    rc = fmu_step_check(s, (fmi2Status)write_all(w, v, x), what);
+    int rc2 = fmu_step_check(s, (fmi2Status)w->fn->ExitConfigurationMode(w->inst),
+                             "fmi3ExitConfigurationMode");
+    return rc ? rc : rc2;
+}
+
 int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
 {
     if (v->type == FMU_T_CLOCK)
@@ -1226,7 +1249,8 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
         char what[64];
         snprintf(what, sizeof what, "fmi3Set%s",
                  v->type == FMU_T_ENUM ? "Int64" : fmu_md_type_name_of(fmu_step_md(s), v->type));
-        rc = fmu_step_check(s, (fmi2Status)write_all(s->c, v, &x), what);
+        rc = v->structural ? set_structural(s, v, &x, what)
+                           : fmu_step_check(s, (fmi2Status)write_all(s->c, v, &x), what);
         if (rc == FMU_STEP_EDISCARD) rc = FMU_STEP_EUSAGE; /* a refused value: the caller's */
     } else if (rc == FMU_STEP_ESYS) {
         fmu_step_fail(s, rc, "out of memory");

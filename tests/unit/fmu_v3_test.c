@@ -601,6 +601,65 @@ static void test_statespace(void)
     }
 }
 
+/* statespace3 resized by its structural parameters (n = 2 states, m = 1 input, r = 2 outputs,
+ * set in configuration mode; the FMU refuses them elsewhere), whole arrays set from lists as
+ * fmusim's --start-value takes them: A = [0 1; -1 0], B = [0; 1], the resized C and D keep
+ * the leading block of their identity starts and u[1] its start 1. So x1' = x2,
+ * x2' = -x1 + 1 from 0: y1 = x1 + u1 = 2 - cos t, y2 = x2 = sin t, within 1e-8 at t = 1.
+ * The instance's description has 2 states and y[1], y[2] only; another instance of the same
+ * file keeps the sizes of the description; n cannot be set after initialization. */
+static void test_statespace_resized(void)
+{
+    const char *names[] = {"A", "n", "r", "B", "m"};
+    const char *values[] = {"0 1 -1 0", "2", "2", "0 1", "1"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind,
+                           .rtol = 1e-10,
+                           .atol = 1e-12,
+                           .n_params = 5,
+                           .param_names = names,
+                           .param_values = values};
+        fmu_step *s = NULL, *plain = NULL;
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &o, &s, err, sizeof err) == 0, "%s",
+              err);
+        fmu_step_opts po = {.kind = (fmu_kind)kind};
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &po, &plain, err, sizeof err) == 0,
+              "%s", err);
+        if (!s || !plain) {
+            fmu_step_close(s), fmu_step_close(plain);
+            continue;
+        }
+        CHECK_INT_EQ(fmu_step_n_states(s), kind == FMU_KIND_ME ? 2 : 0);
+        CHECK(fmu_md_find(fmu_step_md(s), "y[3]") < 0 && fmu_md_find(fmu_step_md(s), "y[2]") >= 0,
+              "kind %d: the resized description has y[1], y[2] only", kind);
+        CHECK(fmu_md_find(fmu_step_md(plain), "y[3]") >= 0, "kind %d: the file's sizes", kind);
+        for (int k = 1; k <= 4; k++)
+            CHECK_INT_EQ(fmu_step_to(s, k * 0.25, NULL, NULL), FMU_STEP_OK);
+        double y1 = 0, y2 = 0;
+        CHECK_INT_EQ(fmu_step_get_by_name(s, "y[1]", &y1), FMU_STEP_OK);
+        CHECK_INT_EQ(fmu_step_get_by_name(s, "y[2]", &y2), FMU_STEP_OK);
+        CHECK(fabs(y1 - (2 - cos(1.0))) <= 1e-8 && fabs(y2 - sin(1.0)) <= 1e-8,
+              "kind %d: y = (%.17g, %.17g), exact (%.17g, %.17g)", kind, y1, y2, 2 - cos(1.0),
+              sin(1.0));
+        CHECK_INT_EQ(fmu_step_set_text(s, "n", "3"), FMU_STEP_EUSAGE);
+        CHECK(strstr(fmu_step_errmsg(s), "structural") != NULL, "%s", fmu_step_errmsg(s));
+        CHECK_INT_EQ(fmu_step_set_text(s, "u", "1 2"), FMU_STEP_EUSAGE);
+        CHECK(strstr(fmu_step_errmsg(s), "2 values for an array of 1 elements") != NULL, "%s",
+              fmu_step_errmsg(s));
+        fmu_step_close(s);
+        fmu_step_close(plain);
+    }
+    /* A structural parameter that would empty an array is refused with the line and reason. */
+    const char *zn[] = {"m"}, *zv[] = {"0"};
+    fmu_step_opts z = {.n_params = 1, .param_names = zn, .param_values = zv};
+    fmu_step *s = NULL;
+    char err[FMU_ERR_LEN] = "";
+    CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &z, &s, err, sizeof err) != 0, "m=0");
+    CHECK(strstr(err, "<Dimension>: a dimension of size 0 is not supported") != NULL, "%s", err);
+    fmu_step_close(s);
+}
+
 /* A continuous Float32 input from a CSV is interpolated as fmusim does (the rows as floats,
  * the line in double, the value a float): co-simulation records at t what the step to t
  * produced (the input of the previous point), model exchange sets the input of t first. */
@@ -640,6 +699,7 @@ int main(void)
 {
     test_sim_float32_input();
     test_statespace();
+    test_statespace_resized();
     test_intermediate_update();
     test_clock_rollback();
     test_call_sequence();
