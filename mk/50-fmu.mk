@@ -5,7 +5,7 @@
 FMU_SRCS += federate/fmu/fmu_slave.c federate/fmu/fmu_md.c federate/fmu/fmu_zip.c federate/fmu/fmu_load.c \
             federate/fmu/fmu_step.c federate/fmu/fmu_cs.c federate/fmu/fmu_me.c federate/fmu/fmu_sim.c \
             federate/fmu/fmu_info.c federate/fmu/fmu_guard.c federate/fmu/fmu_md3.c \
-            federate/fmu/fmu_v3.c
+            federate/fmu/fmu_v3.c federate/fmu/fmu_typed.c
 
 PROGS += tempo-fmu
 # rti/server/live_embed.c: the live view of its embedded RTI (--http, doc/live.md)

@@ -1370,8 +1370,9 @@ int fedfile_type_discrete(fmu_vtype t)
     }
 }
 
-/* Wired variables: exist, Real (or, for the peer methods, whole numbers: Integer, Boolean,
- * Enumeration), with the expected causality. */
+/* Wired variables: exist, Real, Float32 or whole numbers (Integer, Boolean, Enumeration, FMI
+ * 3.0's integers up to 32 bits; a "map" for the peer methods only), with the expected
+ * causality. */
 static int check_wire_vars(const ld *c, const char *base, const char *key, const fedfile_wire *ws,
                            size_t n, const fmu_md *md, fmu_causality want, int by_peers)
 {
@@ -1387,16 +1388,21 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
                         "only, so a 64-bit integer could lose precision; only Real (Float64) "
                         "variables are wired",
                         ws[k].var, v->type == FMU_T_INT64 ? "Int64" : "UInt64");
-        if (v->type != FMU_T_REAL &&
-            !(by_peers && (fedfile_type_discrete(v->type) || v->type == FMU_T_FLOAT32)))
+        if (v->type != FMU_T_REAL && !fedfile_type_discrete(v->type) && v->type != FMU_T_FLOAT32)
             return fail(c, p,
-                        "variable \"%s\" is not Real (only Real variables are wired; the "
-                        "peer methods also wire Integer, Boolean, Enumeration and Float32 ones)",
+                        "variable \"%s\" is %s (Real, Float32, Integer, Boolean, Enumeration "
+                        "and FMI 3.0's integers up to 32 bits are wired)",
+                        ws[k].var, fmu_md_type_name_of(md, v->type));
+        /* element and type handles: doc/fmu.md §10 */
+        if ((v->n_elems || v->type != FMU_T_REAL) && !md->elem_vr_base)
+            return fail(c, p,
+                        "variable \"%s\" is an array element or not Real, and the FMU's value "
+                        "references leave no room to wire it",
                         ws[k].var);
-        if (v->n_elems && !md->elem_vr_base) /* element handles: doc/fmu.md §10 */
+        if (ws[k].n_map && !by_peers)
             return fail(c, p,
-                        "variable \"%s\" is an array element, and the FMU's value references "
-                        "leave no room to wire it",
+                        "variable \"%s\": a transform's \"map\" is applied by the peer methods "
+                        "only",
                         ws[k].var);
         /* a calculated parameter may be published too: a value fixed at initialization
          * (an SSP connects one to inputs, doc/ssp.md) */

@@ -745,6 +745,16 @@ static int check_structure(md_ctx *c)
     return 0;
 }
 
+/* Handles above every value reference (fmu_md_wire_vr): variable k's is elem_vr_base + k,
+ * when they all fit in 32 bits. */
+static void set_handles(fmu_md *md)
+{
+    unsigned top = 0;
+    for (size_t i = 0; i < md->n_vars; i++)
+        top = md->vars[i].vr > top ? md->vars[i].vr : top;
+    md->elem_vr_base = (unsigned long long)top + 1 + md->n_vars <= UINT_MAX ? top + 1 : 0;
+}
+
 static void silent_error(void *ctx, const char *msg, ...)
 {
     (void)ctx, (void)msg;
@@ -808,6 +818,7 @@ int fmu_md_parse_sized(const char *buf, size_t len, const fmu_md_size *sizes, si
     if (rc || (rc = parse_children(&c, root)) || (rc = check_vars(&c)) ||
         (rc = check_structure(&c)))
         goto fail;
+    set_handles(c.md);
     if (!c.md->me.present && !c.md->cs.present) {
         rc = md_fail(&c, root, "neither ModelExchange nor CoSimulation is declared");
         goto fail;
@@ -885,7 +896,7 @@ long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr)
 
 int fmu_md_wire_vr(const fmu_md *md, long k, unsigned *vr)
 {
-    if (!md->vars[k].n_elems) return *vr = md->vars[k].vr, 0;
+    if (!md->vars[k].n_elems && md->vars[k].type == FMU_T_REAL) return *vr = md->vars[k].vr, 0;
     if (!md->elem_vr_base) return -1;
     *vr = md->elem_vr_base + (unsigned)k;
     return 0;
@@ -896,7 +907,15 @@ long fmu_md_elem_of_vr(const fmu_md *md, unsigned vr)
     if (!md->elem_vr_base || vr < md->elem_vr_base || vr - md->elem_vr_base >= md->n_vars)
         return -1;
     long k = (long)(vr - md->elem_vr_base);
-    return md->vars[k].n_elems ? k : -1;
+    return md->vars[k].n_elems && md->vars[k].type == FMU_T_REAL ? k : -1;
+}
+
+long fmu_md_typed_of_vr(const fmu_md *md, unsigned vr)
+{
+    if (!md->elem_vr_base || vr < md->elem_vr_base || vr - md->elem_vr_base >= md->n_vars)
+        return -1;
+    long k = (long)(vr - md->elem_vr_base);
+    return md->vars[k].type != FMU_T_REAL ? k : -1;
 }
 
 long fmu_md_find_any_vr(const fmu_md *md, unsigned vr)

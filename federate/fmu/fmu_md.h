@@ -152,9 +152,10 @@ typedef struct {
     int *state_index;      /* 0-based var index of state i (the var derivatives[i] is der of) */
     size_t n_clocks;       /* FMI 3.0 Clock variables */
     int *clocks;           /* their 0-based var indices */
-    unsigned elem_vr_base; /* FMI 3.0 with arrays: the handle of array element k is
-                              elem_vr_base + k (above every value reference of the FMU;
-                              fmu_md_wire_vr); 0: no handles (no array, or no room) */
+    unsigned elem_vr_base; /* the handle of variable k (an FMI 3.0 array element, or a
+                              variable of another type than Float64/Real) is elem_vr_base + k,
+                              above every value reference of the FMU (fmu_md_wire_vr); 0: no
+                              handles (no room below 2^32) */
 } fmu_md;
 
 /**
@@ -207,13 +208,18 @@ const char *fmu_md_type_name_of(const fmu_md *md, fmu_vtype t);
  * value references are unique across types), or -1. O(n). */
 long fmu_md_find_any_vr(const fmu_md *md, unsigned vr);
 /** The value reference by which the stepping interface (fmu_step_get_real, fmu_step_set_real,
- * the inputs of a step) reaches variable k: its own for a scalar; for an FMI 3.0 array
- * element a handle above the FMU's value references (elem_vr_base + k), which the FMI 3.0
- * adapters turn into a read or write of that element. @return 0; -1 when k is an array
- * element and the FMU left no room for handles. */
+ * the inputs of a step) reaches variable k: its own for a Real (Float64) scalar; for an FMI
+ * 3.0 array element, or a variable of another type, a handle above the FMU's value
+ * references (elem_vr_base + k), which the FMI 3.0 adapters turn into a read or write of that
+ * element and the stepping interface into a typed read or write (fmu_typed.c). @return 0;
+ * -1 when the FMU left no room for handles. */
 int fmu_md_wire_vr(const fmu_md *md, long k, unsigned *vr);
-/** The variable index an element handle names, or -1 (not a handle). */
+/** The variable index a Float64 array element's handle names, or -1 (not such a handle). */
 long fmu_md_elem_of_vr(const fmu_md *md, unsigned vr);
+/** The variable index a handle of a variable of another type than Float64/Real names (an
+ * Integer, Boolean, Enumeration, FMI 3.0 sized integer or Float32, scalar or array element),
+ * or -1. The stepping interface reads and writes those as doubles (fmu_step_get_real). */
+long fmu_md_typed_of_vr(const fmu_md *md, unsigned vr);
 const char *fmu_md_causality_name(fmu_causality c);
 const char *fmu_md_variability_name(fmu_variability v);
 const char *fmu_md_initial_name(fmu_initial i); /* "" for FMU_I_NONE */

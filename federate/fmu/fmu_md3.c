@@ -473,16 +473,7 @@ static int parse_vars3(md_ctx *c, const xmlNode *mv)
         if (c->md->n_vars > MD_MAX_VARS)
             return md_fail(c, mv, "more than %d variables", MD_MAX_VARS);
     }
-    /* Handles for array elements above every value reference, when they fit in 32 bits. */
-    unsigned top = 0;
-    int arrays = 0;
-    for (size_t i = 0; i < c->md->n_vars; i++) {
-        top = c->md->vars[i].vr > top ? c->md->vars[i].vr : top;
-        arrays |= c->md->vars[i].n_elems != 0;
-    }
-    if (arrays && (unsigned long long)top + 1 + c->md->n_vars <= UINT_MAX)
-        c->md->elem_vr_base = top + 1;
-    return 0;
+    return 0; /* the handles above every value reference: fmu_md.c set_handles */
 }
 
 /* derivative="vr" names the state by value reference: element k of a derivative array is the

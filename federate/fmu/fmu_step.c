@@ -241,6 +241,7 @@ void fmu_step_close(fmu_step *s)
     }
     fmu_unload(s->f);
     fmu_md_free(s->own_md);
+    free(s->t_vr), free(s->t_u), free(s->t_du);
     free(s);
 }
 
@@ -272,6 +273,8 @@ static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
                              in->order);
     for (size_t i = 0; i < in->n; i++) {
         long k = fmu_md_find_vr(s->md, FMU_T_REAL, in->vr[i]);
+        if (k < 0) k = fmu_md_elem_of_vr(s->md, in->vr[i]); /* handles, fmu_md_wire_vr */
+        if (k < 0) k = fmu_md_typed_of_vr(s->md, in->vr[i]);
         if (k < 0 || s->md->vars[k].causality != FMU_C_INPUT)
             return fmu_step_fail(s, FMU_STEP_EUSAGE,
                                  "inputs: value reference %u is not a Real "
@@ -296,6 +299,11 @@ int fmu_step_to(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
                              s->t);
     int rc = fmu_step_check_inputs(s, in);
     if (rc) return rc;
+    fmu_inputs rest;
+    if (in && fmu_typed_any(s, in->n, in->vr)) {
+        if ((rc = fmu_typed_split_inputs(s, in, &rest))) return rc;
+        in = &rest;
+    }
     double reached = s->t;
     int depth = fmu_guard_enter(s->who, s->me ? "a model-exchange step" : "fmi2DoStep");
     rc = s->me ? fmu_me_step(s, t_end, in, &reached) : fmu_cs_step(s, t_end, in, &reached);
@@ -321,6 +329,11 @@ int fmu_step_set_inputs(fmu_step *s, const fmu_inputs *in)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
     int rc = fmu_step_check_inputs(s, in);
     if (rc || !in) return rc;
+    fmu_inputs rest;
+    if (fmu_typed_any(s, in->n, in->vr)) {
+        if ((rc = fmu_typed_split_inputs(s, in, &rest))) return rc;
+        in = &rest;
+    }
     int depth = fmu_guard_enter(s->who, "setting the inputs");
     rc = s->me ? fmu_me_set_inputs(s, in) : fmu_cs_set_inputs(s, in);
     fmu_guard_leave(depth);
@@ -339,6 +352,13 @@ int fmu_step_get_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], doub
 {
     int rc = usable(s);
     if (rc) return rc;
+    if (n > 1 && fmu_typed_any(s, n, vr)) { /* one by one: some are of other types */
+        for (size_t i = 0; !rc && i < n; i++)
+            rc = fmu_step_get_real(s, 1, &vr[i], &out[i]);
+        return rc;
+    }
+    long k = n ? fmu_typed_index(s, vr[0]) : -1;
+    if (k >= 0) return fmu_typed_get(s, k, out);
     int depth = fmu_guard_enter(s->who, "fmi2GetReal");
     fmi2Status st = s->f->fn.GetReal(s->c, vr, n, out);
     fmu_guard_leave(depth);
@@ -381,6 +401,13 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
 {
     int rc = usable(s);
     if (rc) return rc;
+    if (fmu_typed_any(s, n, vr)) { /* one by one, those of other types rounded to them */
+        for (size_t i = 0; !rc && i < n; i++) {
+            long k = fmu_typed_index(s, vr[i]);
+            rc = k >= 0 ? fmu_typed_set(s, k, v[i]) : fmu_step_set_real(s, 1, &vr[i], &v[i]);
+        }
+        return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         long k = fmu_md_find_vr(s->md, FMU_T_REAL, vr[i]);
         if (k < 0) k = fmu_md_elem_of_vr(s->md, vr[i]); /* an FMI 3.0 element handle */
@@ -580,6 +607,10 @@ int fmu_step_get_text(fmu_step *s, const char *name, const char **out)
 
 int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr)
 {
+    long t = fmu_typed_index(s, vr);
+    if (t >= 0) /* a whole number changes at events only: its derivatives (to the inputs'
+                   highest order, 8) are 0; a Float32's are unknown */
+        return s->md->vars[t].type != FMU_T_FLOAT32 ? 8 : 0;
     long k = fmu_md_find_vr(s->md, FMU_T_REAL, vr);
     if (k < 0) return 0;
     if (s->me) return fmu_me_state_of(s->me, vr) >= 0 ? 1 : 0;
@@ -591,6 +622,14 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
 {
     int rc = usable(s);
     if (rc) return rc;
+    if (n > 1 && fmu_typed_any(s, n, vr)) {
+        for (size_t i = 0; !rc && i < n; i++)
+            rc = fmu_step_get_output_derivs(s, 1, &vr[i], order, &out[i]);
+        return rc;
+    }
+    if (n == 1 && fmu_typed_index(s, vr[0]) >= 0 && order >= 1 &&
+        order <= fmu_step_deriv_order(s, vr[0]))
+        return out[0] = 0, 0;
     for (size_t i = 0; i < n; i++)
         if (order < 1 || order > fmu_step_deriv_order(s, vr[i]))
             return fmu_step_fail(s, FMU_STEP_EUSAGE,
@@ -639,6 +678,9 @@ int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueRefer
                              "%s provides no directional derivatives "
                              "(providesDirectionalDerivative is false)",
                              s->md->model_name);
+    if (fmu_typed_any(s, n_unknown, unknown) || fmu_typed_any(s, n_known, known))
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "directional derivatives are taken of Real variables only");
     int depth = fmu_guard_enter(s->who, "fmi2GetDirectionalDerivative");
     fmi2Status st = s->f->fn.GetDirectionalDerivative(s->c, unknown, n_unknown, known, n_known,
                                                       dv_known, dv_unknown);

@@ -31,6 +31,9 @@ struct fmu_step {
     fmu_me *me;                /* ME integrator, NULL for CS */
     char who[128];             /* instance name, for the process guard's messages (fmu_guard.h) */
     char text[4096];           /* fmu_step_get_text's answer, valid until the next call */
+    fmi2ValueReference *t_vr;  /* fmu_typed_split_inputs' scratch: the Real inputs of a */
+    double *t_u, *t_du;        /* step, t_cap of them (8 derivatives each) */
+    size_t t_cap;
 };
 
 struct fmu_step_state {
@@ -81,5 +84,15 @@ int fmu_me_input_event_end(fmu_step *s);
 long fmu_me_restarts(const fmu_me *me, fmu_restart_cause cause);
 /* Derivatives of states (current time and states). */
 int fmu_me_derivatives(fmu_step *s, double *dx);
+
+/* Variables of other types than Real behind the Real calls (fmu_typed.c): the index a typed
+ * handle names or -1; whether any of n value references is one; a read as a double; a write
+ * rounded to the type (nothing when the value is unchanged); and a step's inputs without them
+ * in rest (the handle's scratch), those set now at their value at the step's start. */
+long fmu_typed_index(const fmu_step *s, fmi2ValueReference vr);
+int fmu_typed_any(const fmu_step *s, size_t n, const fmi2ValueReference vr[]);
+int fmu_typed_get(fmu_step *s, long k, double *out);
+int fmu_typed_set(fmu_step *s, long k, double v);
+int fmu_typed_split_inputs(fmu_step *s, const fmu_inputs *in, fmu_inputs *rest);
 
 #endif /* TEMPO_FEDERATE_FMU_STEP_IMPL_H */

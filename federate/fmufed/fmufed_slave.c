@@ -67,10 +67,10 @@ static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
-    if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
-        return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
+    /* An array element or a variable of another type than Real by its handle (the stepping
+     * interface reads and writes it as a double, doc/fmu.md §10). */
     if (fmu_md_wire_vr(md, k, vr))
-        return local_fail(l, FMUFED_EFMU, "array element \"%s\": no element handle", var);
+        return local_fail(l, FMUFED_EFMU, "variable \"%s\": no handle to wire it", var);
     return FMUFED_OK;
 }
 

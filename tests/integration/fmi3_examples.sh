@@ -5,7 +5,8 @@
 # nothing but the FMU paths. Peer files run in process (tempo-fmu --all), master methods under
 # tempo-master --in-process; one file also distributed (tempo-run on a real RTI, the FMI 3.0
 # slaves in their own processes); a mixed federation (the first FMU 3.0, the others 2.0)
-# under a master method gives the same bits too; an array element is wired, a 64-bit integer
+# under a master method gives the same bits too; an array element and whole numbers are
+# wired (under a peer and a master method), a 64-bit integer
 # and an input clock that cannot be driven are refused. The exception: the files whose method
 # hands its slaves input derivatives (F3ORNITS, defect control: fmi2SetRealInputDerivatives),
 # which FMI 3.0 no longer has; there the FMI 3.0 slaves hold their inputs over a step, the
@@ -104,6 +105,26 @@ for a in arr arr_ms; do
      [ "$(head -n 1 "$dir/$a/b.csv")" = "time,Float64_out,y[3]" ] &&
      [ "$(tail -n 1 "$dir/$a/b.csv")" = "1,5,15" ]; then ok
   else ko "$a: array element y[2] wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
+done
+
+# Whole numbers wired under a peer and a master method (doc/fmu.md "FMI 3.0", "Variables"):
+# a's UInt32_out (its input's start 32) feeds b's Int32_in, a's Int32_out (-32) b's Float64_in
+# (an Integer feeding a Real); b's outputs follow its inputs: 32 and -32, not the starts.
+cat >"$dir/int.json" <<EOF2
+{ "federation": "fmi3-int-wire",
+  "algorithm": { "method": "jacobi", "start": 0, "end": 1, "step": 0.25 },
+  "federates": [
+    { "name": "a", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "outputs": { "UInt32_out": "A.n", "Int32_out": "A.i" } },
+    { "name": "b", "fmu": "$root/build/fmus/fmi3/feedthrough3.fmu",
+      "inputs": { "Int32_in": "A.n", "Float64_in": "A.i" },
+      "record": [ "Int32_out", "Float64_out" ] } ] }
+EOF2
+sed 's/"jacobi"/"master-jacobi"/' "$dir/int.json" >"$dir/int_ms.json"
+for a in int int_ms; do
+  if run "$dir/$a.json" "$dir/$a" >"$dir/$a.log" 2>&1 &&
+     [ "$(tail -n 1 "$dir/$a/b.csv")" = "1,32,-32" ]; then ok
+  else ko "$a: whole numbers wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
 done
 
 # The hybrid method over FMI 3.0 co-simulation in event mode: the slaves stop at their

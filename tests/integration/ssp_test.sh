@@ -263,7 +263,7 @@ fi
 printf '{"system": "types/SystemStructure.ssd", "algorithm": {"method": "master-jacobi"}}\n' >"$dir/types-m.json"
 run types-m "$dir/types-m.json" --in-process
 check "master method: status 2" test $? -eq 2
-check "master method: the variable named" has "$dir/types-m.err" 'is not Real (only Real variables are wired; the peer methods also'
+check "master method: the map refused" has "$dir/types-m.err" 'a transform'"'"'s "map" is applied by the peer methods only'
 
 # 11. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
 #    it, in process, gives every CSV of the original byte for byte.

@@ -740,7 +740,7 @@ static void test_transform(void)
                   u->map[5] == -7,
               "map pairs");
         fmu_var v = {.name = "u", .type = FMU_T_REAL, .causality = FMU_C_INPUT};
-        fmu_md md = {.n_vars = 1, .vars = &v};
+        fmu_md md = {.n_vars = 1, .vars = &v, .elem_vr_base = 1};
         CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_ESCHEMA);
         CHECK_STR_HAS(err,
                       "is not an Integer, Boolean or Enumeration: its transform has a \"map\"");
@@ -756,7 +756,8 @@ static void test_transform(void)
                "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
                "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"map\": [[1.5, 0]]}}}]}",
                FEDFILE_ESCHEMA, "transform[\"u\"].map[0]", "a pair [from, to] of integers");
-    /* a master method's slaves exchange Real values only: an Integer output is refused */
+    /* a master method's slaves exchange whole numbers too, by their handles (doc/fmu.md
+     * §10): an Integer output is wired where the FMU leaves room for handles */
     write_file("mj.json",
                "{\"federation\": \"f\", \"algorithm\": {\"method\": "
                "\"master-jacobi\", \"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}");
@@ -765,7 +766,10 @@ static void test_transform(void)
         fmu_var v = {.name = "y", .type = FMU_T_INTEGER, .causality = FMU_C_OUTPUT};
         fmu_md md = {.n_vars = 1, .vars = &v};
         CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
-        CHECK_STR_HAS(err, "variable \"y\" is not Real");
+        CHECK_STR_HAS(err, "variable \"y\" is an array element or not Real, and the FMU's value "
+                           "references leave no room to wire it");
+        md.elem_vr_base = 1;
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
         v.type = FMU_T_REAL;
         CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
         fedfile_free(ff);
@@ -784,7 +788,7 @@ static void test_check_fmu(void)
         {.name = "beta", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
         {.name = "x0", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
     };
-    fmu_md md = {.n_vars = 5, .vars = vars};
+    fmu_md md = {.n_vars = 5, .vars = vars, .elem_vr_base = 100};
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
     CHECK_INT_EQ(fedfile_check_fmu(ff, 2, &md, err, sizeof err), FEDFILE_EUSAGE);
     vars[1].causality = FMU_C_LOCAL;
@@ -794,8 +798,8 @@ static void test_check_fmu(void)
     vars[1].causality = FMU_C_INPUT;
     vars[0].type = FMU_T_STRING;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
-    CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not Real");
-    /* whole numbers and Float32 are wired by the peer methods (jacobi here) */
+    CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is String");
+    /* whole numbers and Float32 are wired (jacobi here; the master methods too) */
     fmu_vtype wired[] = {FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_ENUM,
                          FMU_T_INT8,    FMU_T_UINT32,  FMU_T_FLOAT32};
     for (size_t t = 0; t < sizeof wired / sizeof wired[0]; t++) {
@@ -816,7 +820,7 @@ static void test_check_fmu(void)
     vars[0].causality = FMU_C_OUTPUT;
     vars[1].type = FMU_T_BINARY;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
-    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is not Real");
+    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is Binary");
     vars[1].type = FMU_T_REAL;
     vars[0].type = FMU_T_REAL;
     vars[4].type = FMU_T_BOOLEAN; /* x0 given as 1 */
