@@ -43,7 +43,7 @@ $(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS) build/fmus/once_
 $(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test $(O)/tests/unit/fmu_ckpt_test: $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
 $(O)/tests/unit/fmu_v3_test: $(FMU_TEST_FMUS) build/fmus/fmi3/feedthrough3.fmu \
-    build/fmus/fmi3/statespace3.fmu \
+    build/fmus/fmi3/statespace3.fmu build/fmus/fmi3/clocks3.fmu \
     build/fmus/fmi3/bouncingball_me.fmu build/fmus/fmi3/bouncingball_cs.fmu \
     build/fmus/fmi3/vanderpol_me.fmu
 EXTRA_ALL += $(FMU_FIXTURES)

@@ -539,6 +539,51 @@ static void test_clock_rollback(void)
     }
 }
 
+/* Input clocks whose intervals the FMU tells at run time (clocks3, doc/fmu.md §10 "Clocks"):
+ * the countdown clock cd ticks at 0.3, 0.5, 0.8, 1.2, 1.7 (0.3 s after the start, then
+ * 0.1 (n + 1) s after its n-th tick), the changing clock ch at 0.2, 0.5, 0.9, 1.4 (0.2 + 0.1 n
+ * s after its n-th tick), the tunable clock tu every 0.25 s from 0.05 (interval and shift told
+ * in initialization mode), in model exchange and in co-simulation (event mode), on a grid of
+ * 0.1 s; the FMU answers fmi3Error to a clock call outside the modes the standard allows it
+ * in. A state saved at 0.6 and restored ticks the same clocks again (their schedules are part
+ * of it). The last ticks' times within 1e-12 s. */
+static void test_runtime_clocks(void)
+{
+    static const char *const want[][2] = {{"cd_ticks", "5"}, {"ch_ticks", "4"}, {"tu_ticks", "8"}};
+    const double last[] = {1.7, 1.4, 1.8};
+    const char *lasts[] = {"cd_last", "ch_last", "tu_last"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind};
+        fmu_step *s = NULL;
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/clocks3.fmu", &o, &s, err, sizeof err) == 0, "%s",
+              err);
+        if (!s) continue;
+        fmu_step_state *st = NULL;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = pass ? 7 : 1; k <= 19; k++) {
+                CHECK_INT_EQ(fmu_step_to(s, k / 10.0, NULL, NULL), FMU_STEP_OK);
+                if (k == 6 && !pass) {
+                    CHECK_STR_EQ(text_of(s, "cd_ticks"), "2");
+                    CHECK_STR_EQ(text_of(s, "ch_ticks"), "2");
+                    CHECK_STR_EQ(text_of(s, "tu_ticks"), "3");
+                    CHECK_INT_EQ(fmu_step_save(s, &st), FMU_STEP_OK);
+                }
+            }
+            for (int c = 0; c < 3; c++) {
+                double t = 0;
+                CHECK_STR_EQ(text_of(s, want[c][0]), want[c][1]);
+                CHECK_INT_EQ(fmu_step_get_by_name(s, lasts[c], &t), FMU_STEP_OK);
+                CHECK(fabs(t - last[c]) <= 1e-12, "kind %d pass %d: %s = %.17g, want %g", kind,
+                      pass, lasts[c], t, last[c]);
+            }
+            if (!pass) CHECK_INT_EQ(fmu_step_restore(s, st), FMU_STEP_OK);
+        }
+        fmu_step_state_free(s, st);
+        fmu_step_close(s);
+    }
+}
+
 /* Intermediate updates (fmu_step_opts.intermediate_update, --record-intermediate-values):
  * feedthrough3 calls the callback in the middle of every fmi3DoStep, here of the sub-steps
  * the host cuts at the clock's ticks (0.1, 0.5, 0.9; 0.1 + 0.4 / 2 = 0.30000000000000004)
@@ -702,6 +747,7 @@ int main(void)
     test_statespace_resized();
     test_intermediate_update();
     test_clock_rollback();
+    test_runtime_clocks();
     test_call_sequence();
     test_cs_event_mode();
     test_serialize();
