@@ -53,4 +53,4 @@ $(O)/tests/bench/fmu_bench: $(FMU_TEST_FMUS)
 # The in-process port slave over an FMU (federate/fmu/fmu_slave.c).
 UNIT_TESTS += tests/unit/fmu_slave_test
 fmu_slave_test_LIBS := fmu algo
-$(O)/tests/unit/fmu_slave_test: $(FMU_TEST_FMUS)
+$(O)/tests/unit/fmu_slave_test: $(FMU_TEST_FMUS) build/fmus/fmi3/statespace3.fmu

@@ -5,9 +5,11 @@
  * Reference FMU StateSpace has them: to test the host on array states, arrays resized by
  * structural parameters, array parameters set before initialization and array inputs and
  * outputs. A set of m, n or r outside configuration mode is an error, as in that FMU.
- * Co-simulation integrates with classical Runge-Kutta (4th order) in internal steps of at most
- * 1 ms. Both kinds (statespace3.xml beside this file). doc/example-fmus.md.
- * Read federate/fmu/fmu_v3.c (the host side) next. */
+ * Co-simulation integrates with classical Runge-Kutta (4th order) in equal internal steps of
+ * at most 1 ms (1 ms for a step of whole milliseconds: fixedInternalStepSize), and calls the
+ * intermediate-update callback, when it has one, at the end of every internal step but the
+ * last (the outputs may be read there). Both kinds (statespace3.xml beside this file).
+ * doc/example-fmus.md. Read federate/fmu/fmu_v3.c (the host side) next. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,11 @@
 typedef struct {
     fmi3InstanceEnvironment env;
     fmi3LogMessageCallback log;
-    int cs;                  /* co-simulation */
-    int configuring;         /* between fmi3EnterConfigurationMode and its exit */
-    size_t m, n, r;          /* inputs, states, outputs */
-    double t;                /* s */
+    int cs;                                /* co-simulation */
+    int configuring;                       /* between fmi3EnterConfigurationMode and its exit */
+    fmi3IntermediateUpdateCallback update; /* CS: called after every internal step, or NULL */
+    size_t m, n, r;                        /* inputs, states, outputs */
+    double t;                              /* s */
     double M[4][NMAX][NMAX]; /* A, B, C, D (the leading rows and columns are in use) */
     double x0[NMAX], u[NMAX], x[NMAX];
 } ss;
@@ -135,7 +138,7 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3
                                          fmi3IntermediateUpdateCallback update)
 {
     ss *f = make(token, env, log);
-    if (f) f->cs = 1;
+    if (f) f->cs = 1, f->update = update;
     return f;
 }
 FMI3_EXPORT fmi3FreeInstanceTYPE fmi3FreeInstance;
@@ -274,6 +277,28 @@ fmi3Status fmi3SetBinary(fmi3Instance i, const fmi3ValueReference vr[], size_t n
     return nvr ? fmi3Error : fmi3OK;
 }
 
+/* FMU state: the whole instance (canGetAndSetFMUState, as the Reference FMU). */
+FMI3_EXPORT fmi3GetFMUStateTYPE fmi3GetFMUState;
+fmi3Status fmi3GetFMUState(fmi3Instance i, fmi3FMUState *s)
+{
+    if (!*s && !(*s = malloc(sizeof(ss)))) return fmi3Error;
+    memcpy(*s, i, sizeof(ss));
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3SetFMUStateTYPE fmi3SetFMUState;
+fmi3Status fmi3SetFMUState(fmi3Instance i, fmi3FMUState s)
+{
+    memcpy(i, s, sizeof(ss));
+    return fmi3OK;
+}
+FMI3_EXPORT fmi3FreeFMUStateTYPE fmi3FreeFMUState;
+fmi3Status fmi3FreeFMUState(fmi3Instance i, fmi3FMUState *s)
+{
+    free(*s);
+    *s = NULL;
+    return fmi3OK;
+}
+
 /* Model exchange. */
 FMI3_EXPORT fmi3UpdateDiscreteStatesTYPE fmi3UpdateDiscreteStates;
 fmi3Status fmi3UpdateDiscreteStates(fmi3Instance i, fmi3Boolean *again, fmi3Boolean *term,
@@ -355,6 +380,12 @@ fmi3Status fmi3DoStep(fmi3Instance i, fmi3Float64 t, fmi3Float64 h, fmi3Boolean 
         deriv(f, y, k4);
         for (size_t j = 0; j < nx; j++)
             f->x[j] += dt / 6 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
+        f->t = t + (s + 1) * dt;
+        if (f->update && s + 1 < steps) { /* the outputs may be read here, nothing set */
+            bool ask = false;
+            double when = f->t;
+            f->update(f->env, f->t, false, true, true, false, &ask, &when);
+        }
     }
     f->t = t + h;
     *last = f->t;

@@ -154,6 +154,8 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
                           .logging = o->log != NULL,
                           .event_stop = &s->event_stop};
         s->c = fmu_v3_instantiate(s->f, name, &s->sink, &vo);
+        s->updates = s->f->kind == FMU_KIND_CS && o->intermediate_update &&
+                     s->f->caps->provides_intermediate_update;
     } else {
         s->c = fn->Instantiate(
             name, s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange, md->guid,
@@ -933,6 +935,11 @@ int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len)
 void fmu_step_set_event_stop(fmu_step *s, int on)
 {
     s->event_stop = on != 0;
+}
+
+int fmu_step_updates(const fmu_step *s)
+{
+    return s->updates;
 }
 
 void fmu_step_set_update_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)

@@ -27,6 +27,7 @@ struct fmu_step {
     fmu_event_hook *on_event;  /* ME: called before each event (fmu_step_set_event_hook), or NULL */
     void *on_event_ctx;        /* its context */
     fmu_event_hook *on_update; /* FMI 3.0 CS: called at intermediate updates, or NULL */
+    int updates;               /* FMI 3.0 CS: the instance has the intermediate-update callback */
     void *on_update_ctx;       /* its context */
     fmu_me *me;                /* ME integrator, NULL for CS */
     char who[128];             /* instance name, for the process guard's messages (fmu_guard.h) */
