@@ -910,6 +910,16 @@ long fmu_md_elem_of_vr(const fmu_md *md, unsigned vr)
     return md->vars[k].n_elems && md->vars[k].type == FMU_T_REAL ? k : -1;
 }
 
+long fmu_md_find_array(const fmu_md *md, const char *name)
+{
+    size_t l = strlen(name);
+    for (size_t i = 0; md->fmi3 && i < md->n_vars; i++)
+        if (md->vars[i].n_elems && !md->vars[i].elem && !strncmp(md->vars[i].name, name, l) &&
+            md->vars[i].name[l] == '[')
+            return (long)i;
+    return -1;
+}
+
 long fmu_md_typed_of_vr(const fmu_md *md, unsigned vr)
 {
     if (!md->elem_vr_base || vr < md->elem_vr_base || vr - md->elem_vr_base >= md->n_vars)

@@ -191,6 +191,10 @@ void fmu_md_free(fmu_md *md);
 /** 0-based index of the variable called name, or -1. O(n). */
 long fmu_md_find(const fmu_md *md, const char *name);
 
+/** 0-based index of the first element of the FMI 3.0 array called name ("v" finds "v[1]" or
+ * "v[1,1]"), or -1. O(n). */
+long fmu_md_find_array(const fmu_md *md, const char *name);
+
 /** 0-based index of the first variable with this type and value reference, or -1. O(n). */
 long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr);
 

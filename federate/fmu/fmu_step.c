@@ -470,17 +470,6 @@ int fmu_step_get_string(fmu_step *s, const char *name, const char **out)
     return rc;
 }
 
-/* The first element of the FMI 3.0 array called name ("v" for "v[1]", "v[1,1]"), or -1. */
-static long find_array(const fmu_md *md, const char *name)
-{
-    size_t l = strlen(name);
-    for (size_t i = 0; md->fmi3 && i < md->n_vars; i++)
-        if (md->vars[i].n_elems && !md->vars[i].elem && !strncmp(md->vars[i].name, name, l) &&
-            md->vars[i].name[l] == '[')
-            return (long)i;
-    return -1;
-}
-
 /* A whole array from a space-separated list, one value per element in row-major order or
  * one for all (fmusim's --start-value A "1 0 0 1"; doc/fmu.md §8), element by element. */
 static int set_array_text(fmu_step *s, long k, const char *name, const char *value)
@@ -524,7 +513,8 @@ int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
     int rc = usable(s);
     if (rc) return rc;
     long k = fmu_md_find(s->md, name);
-    if (k < 0 && (k = find_array(s->md, name)) >= 0) return set_array_text(s, k, name, value);
+    if (k < 0 && (k = fmu_md_find_array(s->md, name)) >= 0)
+        return set_array_text(s, k, name, value);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
     const fmu_var *v = &s->md->vars[k];
     if ((rc = settable(s, v))) return rc;

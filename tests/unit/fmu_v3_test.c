@@ -705,6 +705,57 @@ static void test_statespace_resized(void)
     fmu_step_close(s);
 }
 
+/* A whole array from a CSV column, its values separated by spaces as fmusim reads them
+ * ("u" = "1 2 3", then "4 5 6" from t = 1), with --set A=0 and C=0 (y = D u = u):
+ * co-simulation records at t what the step to t produced (the new u from t = 2), model
+ * exchange a row before and after the input event at t = 1. A count that does not fit the
+ * array is refused. */
+static void test_sim_array_input(void)
+{
+    char csv[96];
+    snprintf(csv, sizeof csv, "build/fmu-fixtures/fmu_v3_arr.%ld.csv", (long)getpid());
+    FILE *f = fopen(csv, "w");
+    CHECK(f != NULL, "create %s", csv);
+    if (!f) return;
+    fputs("time,u\n0,1 2 3\n1,4 5 6\n", f);
+    fclose(f);
+    const char *names[] = {"A", "C"}, *values[] = {"0", "0"};
+    const char *want[2] = {"time,y[1],y[2],y[3]\n0,1,2,3\n1,1,2,3\n1,4,5,6\n2,4,5,6\n",
+                           "time,y[1],y[2],y[3]\n0,1,2,3\n1,1,2,3\n2,4,5,6\n"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_sim_opts o = {.fmu_path = "build/fmus/fmi3/statespace3.fmu",
+                          .input_csv = csv,
+                          .has_step = 1,
+                          .step = 1,
+                          .has_stop = 1,
+                          .stop = 2};
+        o.fopts.kind = (fmu_kind)kind;
+        o.fopts.n_params = 2;
+        o.fopts.param_names = names;
+        o.fopts.param_values = values;
+        char err[FMU_ERR_LEN] = "", got[512] = "";
+        FILE *out = tmpfile();
+        if (!out) continue;
+        CHECK(fmu_sim_run(&o, out, err, sizeof err) == 0, "%s", err);
+        rewind(out);
+        size_t n = fread(got, 1, sizeof got - 1, out);
+        got[n] = '\0';
+        fclose(out);
+        CHECK_STR_EQ(got, want[kind == FMU_KIND_CS]);
+    }
+    f = fopen(csv, "w");
+    if (f) fputs("time,u\n0,1 2\n", f), fclose(f);
+    fmu_sim_opts o = {.fmu_path = "build/fmus/fmi3/statespace3.fmu", .input_csv = csv};
+    char err[FMU_ERR_LEN] = "";
+    FILE *out = tmpfile();
+    if (out) {
+        CHECK(fmu_sim_run(&o, out, err, sizeof err) != 0, "a short list");
+        CHECK(strstr(err, "u=\"1 2\": 2 values for an array of 3 elements") != NULL, "%s", err);
+        fclose(out);
+    }
+    remove(csv);
+}
+
 /* A continuous Float32 input from a CSV is interpolated as fmusim does (the rows as floats,
  * the line in double, the value a float): co-simulation records at t what the step to t
  * produced (the input of the previous point), model exchange sets the input of t first. */
@@ -743,6 +794,7 @@ static void test_sim_float32_input(void)
 int main(void)
 {
     test_sim_float32_input();
+    test_sim_array_input();
     test_statespace();
     test_statespace_resized();
     test_intermediate_update();
