@@ -168,5 +168,19 @@ if "$bin" --simulate build/fmus/dahlquist_cs.fmu --stop 0.3 --step 0.1 --exact 2
            END { exit NR < 5 }'; then ok
 else ko "--simulate --exact does not write 0.1 and 3 * 0.1 in their shortest forms"; fi
 
+# fmusim's option names (doc/fmu.md §8): --interface-type, --start-time, --stop-time,
+# --output-interval, --start-value NAME VALUE, --tolerance, --output-file and the FMU last give
+# the file the native options give.
+if "$bin" --simulate build/fmus/dahlquist_me.fmu --me --start 0 --stop 1 --step 0.25 \
+     --set k=2 --rtol 1e-8 --out "$tmp/native.csv" 2>/dev/null &&
+   "$bin" --interface-type me --start-time 0 --stop-time 1 --output-interval 0.25 \
+     --start-value k 2 --tolerance 1e-8 --output-file "$tmp/fmusim.csv" \
+     build/fmus/dahlquist_me.fmu 2>/dev/null &&
+   cmp -s "$tmp/native.csv" "$tmp/fmusim.csv" && [ "$(wc -l <"$tmp/fmusim.csv")" -eq 6 ]; then ok
+else ko "fmusim's option names do not give the native options' file"; fi
+if ! "$bin" --interface-type xy build/fmus/dahlquist_me.fmu >/dev/null 2>"$tmp/it.err" &&
+   grep -q 'interface-type takes cs or me' "$tmp/it.err"; then ok
+else ko "--interface-type xy not refused: $(cat "$tmp/it.err")"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
