@@ -314,6 +314,42 @@ static int resized_walk(start_walk *w, const void **at, const unsigned long dims
     return 1;
 }
 
+/* A declared type's unit, min and max where the variable gives none of its own (FMI 3.0:
+ * a variable's attributes override its type's): the <TYPEType name=declaredType> of
+ * TypeDefinitions (Float64Type for a Float64, ...). */
+static int inherit_type(md_ctx *c, const xmlNode *n, fmu_var *v)
+{
+    char el[32];
+    snprintf(el, sizeof el, "%sType", el_names[v->type]);
+    for (const xmlNode *t = c->typedefs ? c->typedefs->children : NULL; t; t = t->next) {
+        if (++c->dim_work > MD_MAX_DIM_WORK) /* many variables of many types: bounded */
+            return md_fail(c, n, "too many declared types to look up");
+        if (!md_is_el(t, el)) continue;
+        char *tn = md_attr(c, t, "name");
+        if (c->oom) return -2;
+        int match = tn && !strcmp(tn, v->declared_type);
+        free(tn);
+        if (!match) continue;
+        int rc, has;
+        double x;
+        if ((v->type == FMU_T_REAL || v->type == FMU_T_FLOAT32) && !v->unit &&
+            !(v->unit = md_attr(c, t, "unit")) && c->oom)
+            return -2;
+        if (v->type == FMU_T_BOOLEAN || v->type == FMU_T_STRING || v->type == FMU_T_BINARY ||
+            v->type == FMU_T_CLOCK)
+            return 0;
+        if ((rc = md_attr_real(c, t, "min", &has, &x))) return rc;
+        if (has && !v->has_min) v->has_min = 1, v->min = x;
+        if ((rc = md_attr_real(c, t, "max", &has, &x))) return rc;
+        if (has && !v->has_max) v->has_max = 1, v->max = x;
+        if (v->has_min && v->has_max && v->min > v->max)
+            return md_fail(c, n, "min %g is above max %g (with declaredType \"%.80s\")", v->min,
+                           v->max, v->declared_type);
+        return 0;
+    }
+    return 0;
+}
+
 /* The attributes every element of variable n shares (name and start excepted). */
 static int var_attrs(md_ctx *c, const xmlNode *n, fmu_var *v, int type)
 {
@@ -349,6 +385,7 @@ static int var_attrs(md_ctx *c, const xmlNode *n, fmu_var *v, int type)
         if (v->has_min && v->has_max && v->min > v->max)
             return md_fail(c, n, "min %g is above max %g", v->min, v->max);
     }
+    if (v->declared_type && (rc = inherit_type(c, n, v))) return rc;
     if (floaty && (rc = md_attr_long(c, n, "derivative", 0, (long)UINT_MAX, &present, &l)))
         return rc;
     /* The value reference of the state for now; turned into an index by link_derivatives. */

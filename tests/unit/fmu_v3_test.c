@@ -206,6 +206,35 @@ static void test_md_errors(void)
         CHECK_NEAR(md->vars[0].interval, 0.25, 0);
     }
     fmu_md_free(md);
+    /* A declared type's unit, min and max where the variable has none of its own; its own win;
+     * min above max after the merge is refused naming the type. */
+    const char *ty =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"m\" instantiationToken=\"t\">"
+        "<ModelExchange modelIdentifier=\"m\"/><TypeDefinitions><Float64Type name=\"P\" "
+        "unit=\"m\" min=\"0\" max=\"10\"/><Int32Type name=\"N\" min=\"1\"/></TypeDefinitions>"
+        "<ModelVariables><Float64 name=\"h\" valueReference=\"1\" declaredType=\"P\"/>"
+        "<Float64 name=\"k\" valueReference=\"2\" declaredType=\"P\" unit=\"cm\" max=\"5\"/>"
+        "<Int32 name=\"n\" valueReference=\"3\" declaredType=\"N\"/></ModelVariables>"
+        "<ModelStructure/></fmiModelDescription>";
+    CHECK_INT_EQ(fmu_md_parse(ty, strlen(ty), &md, err, sizeof err), 0);
+    if (md) {
+        CHECK_STR_EQ(md->vars[0].unit ? md->vars[0].unit : "", "m");
+        CHECK(md->vars[0].has_min && md->vars[0].min == 0 && md->vars[0].has_max &&
+                  md->vars[0].max == 10,
+              "h takes the type's bounds");
+        CHECK_STR_EQ(md->vars[1].unit ? md->vars[1].unit : "", "cm");
+        CHECK(md->vars[1].max == 5 && md->vars[1].min == 0, "k: its own max, the type's min");
+        CHECK(md->vars[2].has_min && md->vars[2].min == 1 && !md->vars[2].has_max, "n");
+    }
+    fmu_md_free(md);
+    const char *bty =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"m\" instantiationToken=\"t\">"
+        "<ModelExchange modelIdentifier=\"m\"/><TypeDefinitions><Float64Type name=\"P\" "
+        "min=\"0\"/></TypeDefinitions><ModelVariables><Float64 name=\"k\" valueReference=\"2\" "
+        "declaredType=\"P\" max=\"-5\"/></ModelVariables><ModelStructure/></fmiModelDescription>";
+    CHECK_INT_EQ(fmu_md_parse(bty, strlen(bty), &md, err, sizeof err), -1);
+    CHECK_STR_HAS(err, "min 0 is above max -5 (with declaredType \"P\")");
+    fmu_md_free(md);
 }
 
 static const char *text_of(fmu_step *s, const char *name)
