@@ -127,6 +127,26 @@ for a in int int_ms; do
   else ko "$a: whole numbers wired: $(tail -n 2 "$dir/$a.log" "$dir/$a/b.csv" 2>&1)"; fi
 done
 
+# Structural parameters and whole arrays from a federation file (doc/fmu.md "FMI 3.0"):
+# statespace3 resized to 2 states (n = 2), A the rotation [0 1; -1 0] from a list, x0 = (1, 0),
+# B = D = 0 for all elements: y[1] = cos t, y[2] = -sin t (within 1e-9 at t = 1; the
+# co-simulation's Runge-Kutta), y[3] = 0, under a peer and a master method.
+cat >"$dir/resize.json" <<EOF2
+{ "federation": "fmi3-resize",
+  "algorithm": { "method": "jacobi", "start": 0, "end": 1, "step": 0.5 },
+  "federates": [
+    { "name": "a", "fmu": "$root/build/fmus/fmi3/statespace3.fmu",
+      "parameters": { "n": 2, "A": "0 1 -1 0", "x0": "1 0", "B": 0, "D": 0 },
+      "outputs": { "y[1]": "A.y1" }, "record": [ "y[1]", "y[2]", "y[3]" ] } ] }
+EOF2
+sed 's/"jacobi"/"master-jacobi"/' "$dir/resize.json" >"$dir/resize_ms.json"
+for a in resize resize_ms; do
+  if run "$dir/$a.json" "$dir/$a" >"$dir/$a.log" 2>&1 &&
+     tail -n 1 "$dir/$a/a.csv" | awk -F, '{ d1 = $2 - cos(1); d2 = $3 + sin(1)
+       exit !($1 == 1 && d1 * d1 < 1e-18 && d2 * d2 < 1e-18 && $4 == 0) }'; then ok
+  else ko "$a: statespace3 resized from the file: $(tail -n 2 "$dir/$a.log" "$dir/$a/a.csv" 2>&1)"; fi
+done
+
 # The hybrid method over FMI 3.0 co-simulation in event mode: the slaves stop at their
 # events (feedthrough3's ticks and input-clock ticks, handled in event mode by the host) and
 # end with every tick counted (2 of the period 0.75 s, 5 of the clock by t = 2).
