@@ -1459,8 +1459,8 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
         switch (arr >= 0 ? FMU_T_NTYPES : v->type) {
         case FMU_T_NTYPES: /* a whole array: a list, or one value for all */
             fits = pa->kind == FEDFILE_STRING ||
-                   (v->type != FMU_T_STRING && v->type != FMU_T_BINARY &&
-                    v->type != FMU_T_CLOCK && pa->kind != FEDFILE_STRING);
+                   (v->type != FMU_T_STRING && v->type != FMU_T_BINARY && v->type != FMU_T_CLOCK &&
+                    pa->kind != FEDFILE_STRING);
             break;
         case FMU_T_REAL:
             fits = pa->kind == FEDFILE_REAL || pa->kind == FEDFILE_INTEGER;

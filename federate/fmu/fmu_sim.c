@@ -626,6 +626,10 @@ int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
     if (fmu_step_kind(r.s) == FMU_KIND_ME || (md->fmi3 && so.event_mode && md->cs.has_event_mode)) {
         fmu_step_set_event_stop(r.s, 1);
         fmu_step_set_event_hook(r.s, before_event, &r);
+    } else if (md->fmi3 && so.early_return && md->cs.can_return_early) {
+        /* fmusim --early-return-allowed: a step the FMU ends early (at an event it handled
+         * inside) gets a row at that time, and the next one goes on to the regular point. */
+        fmu_step_set_event_stop(r.s, 1);
     }
     if (so.intermediate_update) fmu_step_set_update_hook(r.s, at_update, &r);
     if (pick_columns(&r, o, out, err, errlen) || sim_loop(&r, o, t0, t1, h, out, err, errlen))

@@ -44,9 +44,12 @@ static const char usage[] =
     "                    intermediate update inside a step (when the FMU provides them)\n"
     "  --exact           write numbers in the shortest form that reads back to the same\n"
     "                    bits (default: as fmusim writes them, %.16g; Float32 %.7g)\n"
+    "  --early-return    FMI 3.0 co-simulation: the FMU may end a step early (at an\n"
+    "                    event it handles inside), which gets a row at that time\n"
     "  --verbose         print every FMU log line (default: warnings and errors)\n"
     "  fmusim's names work too: --start-time, --stop-time, --output-interval,\n"
     "  --input-file, --output-file, --event-mode-used, --tolerance (= --rtol),\n"
+    "  --early-return-allowed (= --early-return),\n"
     "  --interface-type cs|me, --start-value NAME VALUE, and the FMU as the last argument\n"
     "  --help            print this text and exit\n"
     "  --version         print the version and exit\n"
@@ -80,9 +83,10 @@ static int number(const char *opt, const char *s, double *out)
 /* The options of fmusim (the Modelica Association's Reference-FMUs simulator) that tempo-fmu
  * --simulate takes under their names too (doc/fmu.md §8). */
 static const char *const fmusim_names[][2] = {
-    {"--start-time", "--start"}, {"--stop-time", "--stop"},  {"--output-interval", "--step"},
-    {"--input-file", "--input"}, {"--output-file", "--out"}, {"--event-mode-used", "--event-mode"},
-    {"--tolerance", "--rtol"},
+    {"--start-time", "--start"},     {"--stop-time", "--stop"},
+    {"--output-interval", "--step"}, {"--input-file", "--input"},
+    {"--output-file", "--out"},      {"--event-mode-used", "--event-mode"},
+    {"--tolerance", "--rtol"},       {"--early-return-allowed", "--early-return"},
 };
 
 /* Parse argv into o (names/values arrays hold argv pointers, the split '=' is written in). */
@@ -170,6 +174,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             o->fmusim_format = 0;
         else if (!strcmp(a, "--event-mode"))
             o->fopts.event_mode = 1;
+        else if (!strcmp(a, "--early-return"))
+            o->fopts.early_return = 1;
         else if (!strcmp(a, "--record-intermediate-values"))
             o->fopts.intermediate_update = 1;
         else if (!strcmp(a, "--verbose"))

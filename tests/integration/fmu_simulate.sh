@@ -182,5 +182,18 @@ if ! "$bin" --interface-type xy build/fmus/dahlquist_me.fmu >/dev/null 2>"$tmp/i
    grep -q 'interface-type takes cs or me' "$tmp/it.err"; then ok
 else ko "--interface-type xy not refused: $(cat "$tmp/it.err")"; fi
 
+# --early-return (fmusim's --early-return-allowed): the FMI 3.0 ball that ends a step at each
+# bounce (early_return=1) gets a row at the bounce, one between 0 and 0.5 s as fmusim's test
+# has it, and the regular rows of a run that bounces inside its steps.
+if "$bin" --simulate build/fmus/fmi3/bouncingball_cs.fmu --early-return-allowed \
+     --set early_return=1 --step 0.5 --stop 1.5 >"$tmp/er.csv" 2>/dev/null &&
+   "$bin" --simulate build/fmus/fmi3/bouncingball_cs.fmu --step 0.5 --stop 1.5 \
+     >"$tmp/noer.csv" 2>/dev/null &&
+   [ "$(awk -F, 'NR > 1 && $1 > 0 && $1 < 0.5' "$tmp/er.csv" | wc -l)" -eq 1 ] &&
+   [ "$(grep -c '' "$tmp/er.csv")" -eq 7 ] &&
+   [ "$(grep '^0.5,' "$tmp/er.csv")" = "$(grep '^0.5,' "$tmp/noer.csv")" ] &&
+   [ "$(tail -n 1 "$tmp/er.csv")" = "$(tail -n 1 "$tmp/noer.csv")" ]; then ok
+else ko "--early-return rows: $(cat "$tmp/er.csv")"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
