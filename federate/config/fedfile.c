@@ -1458,6 +1458,10 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
         jp_key(q, base, "parameters");
         jp_map(p, q, pa->name);
         const fmu_var *v = md_find(md, pa->name);
+        /* FMI 3.0: a whole array from a list, "A": "0 1 -1 0" (or one number for all; the
+         * count is checked when it is set, doc/fmu.md §10 "Whole arrays") */
+        long arr = !v && md->vars ? fmu_md_find_array(md, pa->name) : -1;
+        if (arr >= 0) v = &md->vars[arr];
         if (!v) return fail(&c, p, "the FMU has no variable \"%s\"", pa->name);
         /* besides parameters, the start values an FMU lets be set before initialization:
          * inputs, and variables with initial exact or approx (an SSP's parameter binding sets
@@ -1472,7 +1476,12 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
                         "(inputs, initial exact or approx) are set from the federation file",
                         pa->name, causality_word(v->causality));
         int fits = 0;
-        switch (v->type) {
+        switch (arr >= 0 ? FMU_T_NTYPES : v->type) {
+        case FMU_T_NTYPES: /* a whole array: a list, or one value for all */
+            fits = pa->kind == FEDFILE_STRING ||
+                   (v->type != FMU_T_STRING && v->type != FMU_T_BINARY && v->type != FMU_T_CLOCK &&
+                    pa->kind != FEDFILE_STRING);
+            break;
         case FMU_T_REAL:
             fits = pa->kind == FEDFILE_REAL || pa->kind == FEDFILE_INTEGER;
             break;

@@ -48,7 +48,9 @@ struct fmu_slave {
     port_discrete *sh;
     int share_pending;
     int64_t share_t;
-    int status; /* first non-OK status since the last collect */
+    int status;       /* first non-OK status since the last collect */
+    int event_stop;   /* fmu_slave_set_event_stop */
+    long sub_updates; /* steps whose sub-step outputs came from intermediate updates */
     char err[512];
     /* Typed ports (fmu_slave_opts kind_in / kind_out), all NULL when every port is Real:
      * kinds and names of the n_in inputs then n_out outputs, each input's Boolean flag and
@@ -315,6 +317,55 @@ static int step_event(fmu_slave *s, port_step_result *res)
     return note(s, PORT_EVENT, "event before %lld ticks", (long long)s->t);
 }
 
+/* Outputs inside a step from the FMU's intermediate updates (FMI 3.0 co-simulation,
+ * doc/fmu.md "FMI 3.0"): one fmi3DoStep over the whole step instead of n_sub, the outputs read
+ * where the FMU calls back at a sub-step's end. Used only where it gives what the n_sub steps
+ * give: the FMU has the callback, a fixed internal step that divides every sub-step (so its
+ * internal steps end at the sub-steps' ends), no event stops, and inputs held over the step
+ * (none, or of order 0: FMI 3.0 takes no input derivatives, and sub-steps would set the
+ * inputs' values at every sub-step's start, which one step cannot). */
+#define SUB_MAX 64 /* sub-steps read through intermediate updates (more: sub-steps) */
+typedef struct {
+    fmu_slave *s;
+    int n;              /* sub-steps */
+    double tk[SUB_MAX]; /* their ends (s) */
+    unsigned char got[SUB_MAX];
+    double *y_sub; /* n x n_out */
+    int rc;        /* first failure of a read */
+} sub_reads;
+
+static int at_update(void *ctx, fmu_step *f, double t)
+{
+    sub_reads *r = ctx;
+    for (int k = 0; k < r->n - 1; k++) {
+        if (r->got[k] || !(fabs(t - r->tk[k]) <= 1e-9 * fmax(1.0, fabs(r->tk[k])))) continue;
+        int g = fmu_step_get_real(f, r->s->n_out, r->s->out_vr, &r->y_sub[(size_t)k * r->s->n_out]);
+        if (g && !r->rc) r->rc = g;
+        r->got[k] = 1;
+    }
+    return 0;
+}
+
+/* Whether step t0 -> t_to in n_sub sub-steps may read its outputs through intermediate
+ * updates; fills r->tk. */
+static int updates_serve(fmu_slave *s, int64_t t0, int64_t t_to, int n_sub, sub_reads *r)
+{
+    const fmu_md *md = fmu_step_md(s->fmu);
+    double h = md->cs.fixed_internal_step;
+    if (n_sub < 2 || n_sub > SUB_MAX || !fmu_step_updates(s->fmu) || s->event_stop ||
+        !md->cs.has_fixed_internal_step || !(h > 0) || (s->n_in && s->u_order > 0))
+        return 0;
+    double prev = port_seconds(s->tick, t0);
+    for (int k = 1; k <= n_sub; k++) {
+        int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)(t_to - t0) * k / n_sub);
+        r->tk[k - 1] = port_seconds(s->tick, tk);
+        double m = (r->tk[k - 1] - prev) / h;
+        if (!(m >= 0.5) || fabs(m - nearbyint(m)) > 1e-6) return 0;
+        prev = r->tk[k - 1];
+    }
+    return 1;
+}
+
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
 {
     fmu_slave *s = ctx;
@@ -324,6 +375,28 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
                     (long long)s->t);
     if (n_sub < 1) n_sub = 1;
     int64_t t0 = s->t, span = t_to - t0;
+    sub_reads r = {.s = s, .n = n_sub, .y_sub = y_sub};
+    if (y_sub && updates_serve(s, t0, t_to, n_sub, &r)) {
+        fmu_step_set_update_hook(s->fmu, at_update, &r);
+        int rc = step_once(s, t_to, res);
+        fmu_step_set_update_hook(s->fmu, NULL, NULL);
+        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED)
+            return fail_fmu(s, rc == FMU_STEP_EVENT ? FMU_STEP_EUSAGE : rc, "step");
+        if (r.rc) return fail_fmu(s, r.rc, "reading outputs at an intermediate update");
+        for (int k = 0; k < n_sub - 1 && rc == FMU_STEP_OK; k++)
+            if (!r.got[k])
+                return note(s, PORT_EFAIL,
+                            "the FMU made no intermediate update at the sub-step's end %.17g s "
+                            "(its fixedInternalStepSize divides the sub-steps)",
+                            r.tk[k]);
+        int g =
+            fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(n_sub - 1) * s->n_out]);
+        if (g) return fail_fmu(s, g, "reading outputs");
+        if (res) res->n_sub_done = n_sub;
+        s->sub_updates++;
+        return rc == FMU_STEP_TERMINATED ? note(s, PORT_TERMINATED, "the model terminated")
+                                         : PORT_OK;
+    }
     for (int k = 1; k <= n_sub; k++) {
         /* Sub-step ends computed from t0 so that they never drift: t0 + span * k / n_sub. */
         int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)span * k / n_sub);
@@ -816,5 +889,11 @@ int64_t fmu_slave_time(const fmu_slave *s)
 
 void fmu_slave_set_event_stop(fmu_slave *s, int on)
 {
+    s->event_stop = on;
     fmu_step_set_event_stop(s->fmu, on);
+}
+
+long fmu_slave_sub_updates(const fmu_slave *s)
+{
+    return s->sub_updates;
 }

@@ -77,6 +77,10 @@ enum { FMU_SLAVE_REAL = 0, FMU_SLAVE_WHOLE = 1, FMU_SLAVE_FLOAT32 = 2 };
  */
 int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps);
 
+/** The steps whose sub-step outputs (port op step, n_sub > 1) came from the FMU's
+ * intermediate updates in one fmi3DoStep rather than from n_sub steps (doc/fmu.md "FMI 3.0"). */
+long fmu_slave_sub_updates(const fmu_slave *s);
+
 /** Free the slave and its saved states (the FMU itself stays open). Accepts NULL. */
 void fmu_slave_free(fmu_slave *s);
 

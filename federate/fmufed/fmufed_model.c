@@ -387,6 +387,9 @@ static int open_fmu(fmufed_model *m)
     /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return, and
      * one with event mode has its events handled there (doc/fmu.md "FMI 3.0"). */
     o.early_return = o.event_mode = (m->ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0;
+    /* Waveform relaxation reads outputs inside a step: intermediate updates where they serve
+     * (fmu_slave.c, doc/fmu.md "FMI 3.0"). */
+    o.intermediate_update = (m->ff->algo.needs & FEDFILE_NEEDS_SUB_OUTPUTS) != 0;
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {

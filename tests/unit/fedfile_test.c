@@ -740,7 +740,7 @@ static void test_transform(void)
                   u->map[5] == -7,
               "map pairs");
         fmu_var v = {.name = "u", .type = FMU_T_REAL, .causality = FMU_C_INPUT};
-        fmu_md md = {.n_vars = 1, .vars = &v};
+        fmu_md md = {.n_vars = 1, .vars = &v, .elem_vr_base = 1};
         CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_ESCHEMA);
         CHECK_STR_HAS(err,
                       "is not an Integer, Boolean or Enumeration: its transform has a \"map\"");
@@ -790,7 +790,7 @@ static void test_check_fmu(void)
         {.name = "beta", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
         {.name = "x0", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
     };
-    fmu_md md = {.n_vars = 5, .vars = vars};
+    fmu_md md = {.n_vars = 5, .vars = vars, .elem_vr_base = 100};
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
     CHECK_INT_EQ(fedfile_check_fmu(ff, 2, &md, err, sizeof err), FEDFILE_EUSAGE);
     vars[1].causality = FMU_C_LOCAL;

@@ -448,6 +448,65 @@ static void test_typed(void)
     fmu_step_close(fmu);
 }
 
+/* Sub-step outputs from intermediate updates (doc/fmu.md "FMI 3.0"): statespace3 in
+ * co-simulation (x' = x + u, y = x + u from x = 0, u = (1, 2, 3): y_i = u_i e^t) integrates in
+ * internal steps of 1 ms and calls back after each; a slave opened with intermediate_update
+ * takes a step of 0.1 s in 4 sub-steps as one fmi3DoStep, reading y[1] and y[2] where the FMU
+ * calls back at 0.025, 0.05, 0.075 s, and gives what 4 fmi3DoStep calls give (1e-12 relative:
+ * the internal steps are the same but for the last bits of their sizes) and the exact outputs
+ * within 1e-10. 3 sub-steps of 0.1 s do not end on the 1 ms grid: those are taken one by
+ * one. */
+static void test_sub_updates(void)
+{
+    fmu_step *f[2] = {NULL, NULL};
+    fmu_slave *sl[2] = {NULL, NULL};
+    port_slave ps[2];
+    for (int k = 0; k < 2; k++) {
+        fmu_step_opts o = {.kind = FMU_KIND_CS, .intermediate_update = k == 0};
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &o, &f[k], err, sizeof err) == 0,
+              "%s", err);
+        if (!f[k]) goto out;
+        const fmu_md *md = fmu_step_md(f[k]);
+        fmi2ValueReference out[2];
+        CHECK(fmu_md_wire_vr(md, fmu_md_find(md, "y[1]"), &out[0]) == 0 &&
+                  fmu_md_wire_vr(md, fmu_md_find(md, "y[2]"), &out[1]) == 0,
+              "element handles");
+        fmu_slave_opts so = {.name = "ss", .fmu = f[k], .n_out = 2, .out_vr = out, .tick = TICK};
+        CHECK_INT_EQ(fmu_slave_new(&so, &sl[k], &ps[k]), PORT_OK);
+        if (!sl[k]) goto out;
+    }
+    CHECK(fmu_step_updates(f[0]) && !fmu_step_updates(f[1]), "callback given to the first only");
+    double y[2][8];
+    for (int n = 1; n <= 3; n++) {
+        for (int k = 0; k < 2; k++) {
+            port_step_result res;
+            CHECK_INT_EQ(ps[k].ops->step(ps[k].ctx, SEC(0.1 * n), 4, y[k], &res), PORT_OK);
+            CHECK_INT_EQ(res.n_sub_done, 4);
+        }
+        for (int j = 0; j < 8; j++) {
+            double t = 0.1 * (n - 1) + 0.025 * (j / 2 + 1), want = (j % 2 + 1) * exp(t);
+            CHECK(fabs(y[0][j] - y[1][j]) <= 1e-12 * fabs(y[1][j]) && fabs(y[0][j] - want) <= 1e-10,
+                  "step %d value %d: %.17g (updates), %.17g (sub-steps), exact %.17g", n, j,
+                  y[0][j], y[1][j], want);
+        }
+    }
+    CHECK(fmu_slave_sub_updates(sl[0]) == 3 && fmu_slave_sub_updates(sl[1]) == 0,
+          "steps read through intermediate updates: %ld and %ld", fmu_slave_sub_updates(sl[0]),
+          fmu_slave_sub_updates(sl[1]));
+    port_step_result res;
+    CHECK_INT_EQ(ps[0].ops->step(ps[0].ctx, SEC(0.4), 3, y[0], &res), PORT_OK);
+    CHECK_INT_EQ(fmu_slave_sub_updates(sl[0]), 3);    /* 1/30 s is off the 1 ms grid */
+    double t13 = 0.3 + (double)(SEC(0.1) / 3) * TICK; /* the sub-step's end, a whole tick */
+    CHECK(fabs(y[0][0] - exp(t13)) <= 1e-10, "y[1] at 1/3 of the step: %.17g, exact %.17g", y[0][0],
+          exp(t13));
+out:
+    for (int k = 0; k < 2; k++) {
+        fmu_slave_free(sl[k]);
+        fmu_step_close(f[k]);
+    }
+}
+
 int main(void)
 {
     test_polynomial_inputs(FMU_KIND_ME);
@@ -461,5 +520,6 @@ int main(void)
     test_contract();
     test_save_restarts_cvode();
     test_typed();
+    test_sub_updates();
     return check_summary();
 }
