@@ -7,7 +7,8 @@
 # (`make check`, `make test`) use it.
 #
 #   tests/run.sh [-j N] [--tier NAME] [--build CMD] PROGRAM... [--after-build PROGRAM...]
-#   -j N        programs run at once (default: $TEST_JOBS, else the machine's cores, nproc)
+#   -j N        programs run at once (default: $TEST_JOBS, else twice the machine's cores,
+#               nproc: a test program keeps a core busy for about 60 % of its time)
 #   --tier NAME the name the closing lines give the run ("make test", "make check")
 #   --build CMD a shell command (`make test`: the sanitized build) run at once, beside the
 #               first programs and in one of the N places, its output in build/test-logs/
@@ -27,7 +28,7 @@
 # and CPU time, and the closing line "N passed, N failed" (both passes together).
 set -u
 timeout_s=${TEST_TIMEOUT:-300}
-jobs_n=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+jobs_n=${TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
 tier="tests/run.sh"
 build_cmd=""
 while [ $# -gt 0 ]; do
