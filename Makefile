@@ -278,7 +278,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= $(shell expr 2 \* $(NPROC))
 # The sanitized build tests/run.sh makes beside the first tests, one compiler per core (it
 # holds one of the runner's places). Named through a variable: a recipe line that names
-# $(MAKE) itself would run under `make -n` too, the whole suite with it.
+# $(MAKE) itself would run under `make -n` too, the whole suite with it. (So the build gets no
+# jobserver: its log opens with make's expected "-jN forced in submake" warning.)
 SAN_BUILD = $(MAKE) -j$(NPROC) --no-print-directory BUILD=san test-build
 CHECK_INTEG := $(filter $(patsubst tests/%,$(O)/tests/%,$(CHECK_TESTS)),$(INTEG_BINS)) \
                $(filter $(CHECK_TESTS),$(INTEG_SCRIPTS))
