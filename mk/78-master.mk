@@ -21,6 +21,7 @@ INTEG_SCRIPTS += tests/integration/master_test.sh tests/integration/defect_maste
 # `make BUILD=san test-build`); and long runs of small steps ending on the stop time.
 INTEG_SCRIPTS += tests/integration/san_masters.sh tests/integration/ticks_end.sh \
                  tests/integration/ticks_long.sh
+SAN_SCRIPTS += tests/integration/san_masters.sh
 CHECK_TESTS += tests/integration/defect_master_test.sh tests/integration/f3ornits_master_test.sh
 UNIT_TESTS += tests/unit/fedfile_master_test
 fedfile_master_test_LIBS := config fmu algo fom
