@@ -32,6 +32,9 @@ enum {
                                             doc/federation.md "Program federates") */
     FEDFILE_NEEDS_EVENT_STOPS = 1u << 6, /* the slaves' steps stop at events (an FMI 3.0
                                             co-simulation FMU must allow early return) */
+    FEDFILE_NEEDS_NO_LOOP = 1u << 7,     /* no algebraic loop through the wiring and the FMUs'
+                                            ModelStructure (fedfile_algebraic_loop): the method
+                                            reads outputs before it sets the inputs they feed */
 };
 
 /* Which side of the port an algorithm runs on (doc/algorithms/port.md). */

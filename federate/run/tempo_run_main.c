@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/config/ssp.h"
 #include "federate/fmu/fmu_load.h"
@@ -234,35 +235,67 @@ static void sibling(const char *prog_name, char *out, size_t len)
     snprintf(out, len, "%s", prog_name);
 }
 
+/* Algebraic loops by the FMUs' ModelStructure (doc/algorithms/jacobi.md "Algebraic loops"):
+ * refused for a method that reads outputs before it sets the inputs they feed
+ * (FEDFILE_NEEDS_NO_LOOP: strong coupling); with --verbose, a line on what was found. */
+static int check_loops(const fedfile *ff, fmu_md *const *mds, int verbose, char *err, size_t errlen)
+{
+    char loop[FEDFILE_ERRLEN / 2];
+    int lr = fedfile_algebraic_loop(ff, mds, loop, sizeof loop);
+    if (lr < 0) return snprintf(err, errlen, "%s: the algebraic-loop check failed", ff->path), lr;
+    if (lr == 1 && (ff->algo.needs & FEDFILE_NEEDS_NO_LOOP)) {
+        snprintf(err, errlen,
+                 "%s: method \"%s\" needs a wiring without algebraic loops (it reads the "
+                 "outputs before it sets the inputs they feed), and the FMUs' ModelStructure "
+                 "makes one: %s",
+                 ff->path, fedfile_method_name(ff), loop);
+        return FEDFILE_ESCHEMA;
+    }
+    if (verbose)
+        fprintf(stderr,
+                "tempo-run: ModelStructure: %zu of %zu federates without direct feedthrough; "
+                "%s%s\n",
+                fedfile_no_feedthrough(ff, mds, NULL), ff->n_feds,
+                lr == 1 ? "algebraic loop: " : "no algebraic loop", lr == 1 ? loop : "");
+    return FEDFILE_OK;
+}
+
 /* Every federate against its FMU before anything starts, so a bad file leaves nothing
  * running; in process (inproc), no FMU that must have a process of its own. Returns 0 or -1
  * with the reason in err. */
-static int check_fmus(const fedfile *ff, int inproc, char *err, size_t errlen)
+static int check_fmus(const fedfile *ff, int inproc, int verbose, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < ff->n_feds; i++) {
-        fmu_md *md = NULL;
+    fmu_md **mds = calloc(ff->n_feds + 1, sizeof *mds);
+    if (!mds) return snprintf(err, errlen, "%s: out of memory", ff->path), -1;
+    int rc = FEDFILE_OK;
+    for (size_t i = 0; rc == FEDFILE_OK && i < ff->n_feds; i++) {
         char e[FEDFILE_ERRLEN];
         if (!ff->feds[i].fmu) continue; /* a program federate: checked at load */
-        if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
+        if (fmu_load_md(ff->feds[i].fmu, NULL, &mds[i], e, sizeof e) != 0) {
             snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i, ff->feds[i].name,
                      e);
-            return -1;
+            rc = FEDFILE_EIO;
+            break;
         }
-        int rc = fedfile_check_fmu(ff, i, md, err, errlen);
+        const fmu_md *md = mds[i];
+        rc = fedfile_check_fmu(ff, i, md, err, errlen);
         if (rc == FEDFILE_OK && run_check_params(ff, i, md, err, errlen) != 0) rc = FEDFILE_ESCHEMA;
         int once = md->cs.can_be_instantiated_only_once_per_process ||
                    md->me.can_be_instantiated_only_once_per_process;
-        fmu_md_free(md);
-        if (rc != FEDFILE_OK) return -1;
-        if (inproc && once) { /* doc/inproc.md: refused rather than given a process */
+        if (rc == FEDFILE_OK && inproc && once) { /* doc/inproc.md: refused, not given a process */
             snprintf(err, errlen,
                      "%s: federate %s: its FMU %s says canBeInstantiatedOnlyOncePerProcess: it "
                      "cannot run in process with the others; run the file distributed "
                      "(--distributed, or \"placement\": \"processes\")",
                      ff->path, ff->feds[i].name, ff->feds[i].fmu);
-            return -1;
+            rc = FEDFILE_ESCHEMA;
         }
     }
+    if (rc == FEDFILE_OK) rc = check_loops(ff, mds, verbose, err, errlen);
+    for (size_t i = 0; i < ff->n_feds; i++)
+        fmu_md_free(mds[i]);
+    free(mds);
+    if (rc != FEDFILE_OK) return -1;
     if (fedfile_is_master(ff)) {
         port_link *cp = NULL;
         size_t n = 0;
@@ -1009,7 +1042,7 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
-    if (check_fmus(ff, inproc, err, sizeof err) != 0) {
+    if (check_fmus(ff, inproc, a.verbose, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s\n", err);
         fedfile_free(ff);
         return 2;
