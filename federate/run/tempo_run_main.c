@@ -26,13 +26,15 @@
 #include "federate/run/results.h"
 #include "federate/run/run_check.h"
 #include "federate/run/run_ckpt.h"
+#include "federate/run/run_prof.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 #include "rti/proto/outfile.h"
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
-    "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
+    "                 [--timeout MS] [--verbose] [--profile] [--reference CSV]\n"
+    "                 [--secret-file PATH]\n"
     "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
     "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
     "                 [--checkpoint-every S] [--checkpoint-at S]... [--resume CKPT\n"
@@ -55,6 +57,9 @@ static const char usage_text[] =
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
     "  --verbose      echo every federate's output lines, prefixed with its name\n"
+    "  --profile      peer methods: at the end, per federate, wall and CPU time in the\n"
+    "                 model, waiting for grants, messaging, recording (doc/run.md \"Where\n"
+    "                 the time goes\"); also OUTPUT/profile.json for Perfetto\n"
     "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
@@ -113,6 +118,8 @@ typedef struct run_ctx {
     double dump_until;       /* now_s() after which they are no longer echoed */
     int inproc;              /* the federation runs in one process, its RTI inside it */
     run_ckpt *ck;            /* the checkpoints' options and outcomes */
+    run_prof_fed *prof;      /* --profile: one per federate, else NULL */
+    const char **names;      /* with prof: the federates' names */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -149,6 +156,8 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     run_ctx *c = ctx;
     long i = fed_index(c, child);
     if (stream == SUP_STDOUT && run_ckpt_line(c->ck, line)) return; /* a save's outcome */
+    if (stream == SUP_STDOUT && c->prof && run_prof_line(c->prof, c->names, c->ff->n_feds, line))
+        return; /* --profile */
     if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
         char name[128];
         double t, end;
@@ -310,6 +319,7 @@ typedef struct run_args {
     const char *http; /* --http PORT: the RTI it starts serves the live view (doc/live.md) */
     int quiet, verbose;
     int threads;   /* --threads: in process, federates as threads, not tasks */
+    int profile;   /* --profile: where each federate's time goes (doc/run.md) */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
     double watchdog_s;      /* < 0: not given (default RUN_WATCHDOG_S) */
@@ -338,6 +348,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->placement = 1;
         } else if (!strcmp(s, "--distributed")) {
             a->placement = -1;
+        } else if (!strcmp(s, "--profile")) {
+            a->profile = 1;
         } else if (!strcmp(s, "--threads")) {
             a->threads = 1;
         } else if (!strncmp(s, "--checkpoint-", 13) || !strcmp(s, "--resume") ||
@@ -796,6 +808,18 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
 }
 
 /* The run itself, once the file is loaded and checked. Returns the exit status. */
+/* --profile: the table of every federate's parts, and OUTPUT/profile.json for Perfetto. */
+static void profile_report(const run_ctx *c, const char *outdir)
+{
+    char path[PATH_MAX], err[PATH_MAX + 200];
+    run_prof_print(stdout, c->prof, c->names, c->ff->n_feds);
+    snprintf(path, sizeof path, "%s/profile.json", outdir);
+    if (run_prof_trace(path, c->prof, c->names, c->ff->n_feds, err, sizeof err) != 0)
+        fprintf(stderr, "tempo-run: profile trace: %s\n", err);
+    else
+        printf("tempo-run: profile trace %s (Perfetto, chrome://tracing)\n", path);
+}
+
 static int run(const fedfile *ff, const run_args *a, const char *outdir)
 {
     char err[SUP_ERRLEN + 512], addr[300], fmu_bin[PATH_MAX];
@@ -809,6 +833,18 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                  .watchdog_s = a->watchdog_s < 0 ? RUN_WATCHDOG_S : a->watchdog_s,
                  .last_progress = t0,
                  .ck = (run_ckpt *)&a->ck};
+    if (a->profile && fedfile_is_master(ff))
+        fprintf(stderr,
+                "tempo-run: --profile: method \"%s\" runs under tempo-master, whose "
+                "phases are not profiled yet (doc/run.md \"Where the time goes\")\n",
+                fedfile_method_name(ff));
+    else if (a->profile) {
+        c.prof = calloc(ff->n_feds, sizeof *c.prof);
+        c.names = calloc(ff->n_feds, sizeof *c.names);
+        if (!c.prof || !c.names) return free(c.prof), free(c.names), free(rep), 1;
+        for (size_t i = 0; i < ff->n_feds; i++)
+            c.names[i] = ff->feds[i].name;
+    }
     const char *ckpt_dir = run_ckpt_asked(&a->ck) ? a->ck.dir : NULL;
     for (size_t i = 0; i < ff->n_feds; i++)
         rep[i].progress_t = ff->algo.start;
@@ -867,6 +903,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* never --quiet: the federates' summary lines tell that each one finished */
         if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
+        if (c.prof && !master) argv[k++] = "--profile";
         char view[32]; /* the embedded RTI serves the live view (doc/live.md), on loopback */
         if (a->http) {
             snprintf(view, sizeof view, "127.0.0.1:%s", a->http);
@@ -911,6 +948,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (fd->fmu && c.prof && !fedfile_is_master(ff)) argv[k++] = "--profile";
         if (fd->fmu)
             k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
         else if (a->ck.resume) /* a program federate rejoins (doc/checkpoint.md) */
@@ -962,6 +1000,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             status = 1;
         } else {
             summary(ff, rep, wall, outdir, plot);
+            if (c.prof) profile_report(&c, outdir);
         }
     }
     run_ckpt_report(&a->ck, stdout);
@@ -972,6 +1011,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     else if (inproc && log)
         printf("tempo-run: federation log in %s (tempo-log; doc/log.md)\n", log);
     free(rep);
+    free(c.prof);
+    free(c.names);
     return status;
 }
 
