@@ -668,8 +668,7 @@ int flog_tm_send(struct flog *l, uint32_t sender, int64_t ts, const uint32_t *re
                  uint64_t token)
 {
     if (!l) return FLOG_STOPPED; /* no log: at once, before the varints */
-    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_HDR_MAX - 30) / 4)
-        return FLOG_EUSAGE;
+    if ((n && !receivers) || n > (FLOG_MAX_RECORD - FLOG_REC_HDR_MAX - 30) / 4) return FLOG_EUSAGE;
     uint8_t fx[30];
     size_t h = put_varint(fx, zigzag(ts));
     h += put_varint(fx + h, token);
