@@ -10,23 +10,23 @@
  * CPU time: CLOCK_THREAD_CPUTIME_ID is a system call (1.5 us on the development VM, against
  * 40 ns for the monotonic clock), too dear for every operation of a 10-us macro step. It is
  * read when profiling starts and ends: the thread's CPU time over the run. A wait may sleep
- * (over TCP, or a blocking thread), so the waits' CPU time is sampled: read around the first
- * PROF_ALWAYS waits and then one in PROF_EVERY, less what the readings themselves cost
- * (calibrated at the start), less the wall time charged meanwhile to the other federates of
- * the thread; the wait's CPU time is its wall time times the samples' ratio. Every other part
+ * (over TCP, or a blocking thread), so the waits' CPU time is sampled: read around one wait
+ * in PROF_EVERY (from the middle of the first PROF_EVERY, clear of the start-up's long
+ * waits), less what the readings themselves cost (calibrated at the start), less the wall
+ * time charged meanwhile to the other federates of the thread; the wait's CPU time is its
+ * wall time times the samples' ratio, bounded so that the parts add up to the thread's CPU
+ * time when the thread is this federate's alone. Every other part
  * runs code, and gets its wall time times the thread's share of CPU while it was not waiting
  * (the run's CPU time less the waits', over its wall time less the waits'): on a loaded
  * machine a part's wall time holds its waits for a CPU, and this removes them in proportion.
  * In task mode the thread is every federate's, and the share is the thread's over the run. */
-#define _GNU_SOURCE
 #include "federate/fmufed/fmufed_prof.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define PROF_ALWAYS 8  /* calls of each part whose CPU time is always read */
-#define PROF_EVERY  64 /* then one call in this many */
+#define PROF_EVERY 64 /* one wait in this many has its CPU time read */
 
 struct fmufed_prof {
     port_slave inner;           /* the federate's own slave */

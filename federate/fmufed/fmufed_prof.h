@@ -33,9 +33,9 @@ typedef struct fmufed_prof fmufed_prof;
 
 /**
  * Start profiling one peer: returns the wrapper, whose slave and exchange forward every
- * operation to model and x and time it. The clock is read twice per operation (monotonic,
- * a few tens of ns); the thread's CPU clock (a system call) only on the first 8 calls of
- * each part and then one in FMUFED_PROF_EVERY, whose CPU/wall ratio gives the part's CPU.
+ * operation to model and x and time it. The monotonic clock is read twice per operation (a
+ * few tens of ns); the thread's CPU clock (a system call) at the start, the end and around
+ * one wait in 64 (fmufed_prof.c says how the parts' CPU time follows).
  * @param model the federate's slave, copied
  * @param x     its exchange, copied
  * @return the wrapper (free with fmufed_prof_free), or NULL when out of memory
