@@ -25,8 +25,8 @@ void embed_task_free(struct embed_task *t)
  * of every cache (set index bits stop well below 8 MiB: L1 4 KiB, L2 64 KiB, L3 2 MiB on the
  * development machine) and, past the caches' associativity, evict each other at every switch.
  * The k-th task therefore starts its stack TASK_COLOR_STEP * (k % TASK_COLORS) bytes below
- * the top: a step that is no multiple of a page, over 2 MiB. doc/performance.md "From 16 to
- * 256 federates" measures it. */
+ * the top: a step that is no multiple of a page, over 2 MiB (doc/performance.md "In one
+ * process" measures it: the simulated last-level misses go, the real L3 hashes its sets). */
 #define TASK_COLOR_STEP 4160u /* 65 cache lines */
 #define TASK_COLORS     504u  /* 504 * 4160 < 2 MiB */
 
