@@ -187,6 +187,23 @@ static void format_cycle(const topo_graph *g, const int *cyc, int len, char *err
     append(err, errlen, "\"");
 }
 
+int topo_find_cycle(const topo_graph *g, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    char scratch[8];
+    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    int rc = graph_check(g, err, errlen);
+    if (rc != TOPO_OK) return rc;
+    csr c;
+    if (csr_build(g, &c) != TOPO_OK) return TOPO_ENOMEM;
+    int *cyc = malloc((size_t)g->n * sizeof *cyc), len = 0;
+    rc = cyc ? dfs_cycle(&c, -1, cyc, &len) : TOPO_ENOMEM;
+    if (rc == 1) format_cycle(g, cyc, len, err, errlen);
+    free(cyc);
+    csr_free(&c);
+    return rc == 1 ? TOPO_EREFUSED : rc < 0 ? TOPO_ENOMEM : TOPO_OK;
+}
+
 /* ---- Gauss-Seidel ------------------------------------------------------------------------ */
 
 /* Scratch for one (source, sink) check, sized once per topo_gs_plan call. */

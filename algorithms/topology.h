@@ -81,6 +81,19 @@ typedef struct topo_plan {
 int topo_gs_plan(const topo_graph *g, topo_plan **out, char *err, size_t errlen);
 
 /**
+ * Look for a cycle in any graph, such as the variable-level graph of a federation (nodes are
+ * wired inputs and outputs; edges are the connections and each FMU's direct input -> output
+ * dependencies from its ModelStructure): there a cycle is an algebraic loop
+ * (doc/algorithms/jacobi.md "Algebraic loops"). Depth-first, O(n + e).
+ * @param g      the graph, not NULL (roles are ignored)
+ * @param err    caller-owned buffer; on TOPO_EREFUSED the cycle, each node named, e.g.
+ *               "cycle \"A.y\" -> \"B.u\" -> \"B.y\" -> \"A.u\" -> \"A.y\""
+ * @param errlen size of err
+ * @return TOPO_OK (no cycle), TOPO_EREFUSED (a cycle, in err), TOPO_EINVAL, TOPO_ENOMEM.
+ */
+int topo_find_cycle(const topo_graph *g, char *err, size_t errlen);
+
+/**
  * Release a plan. Accepts NULL.
  * @param p plan from topo_gs_plan, or NULL
  */

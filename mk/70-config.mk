@@ -1,7 +1,7 @@
 # mk/70-config.mk: the federation file federate/config/ (doc/federation.md) and its test.
 # See the Makefile header for the variables this fragment fills in.
 CONFIG_SRCS += federate/config/fedfile.c federate/config/fedfile_algos.c federate/config/fedfile_ckpt.c \
-               federate/config/fedfile_keys.c
+               federate/config/fedfile_keys.c federate/config/fedfile_loops.c
 CONFIG_SRCS += federate/config/ssp.c federate/config/ssp_wire.c federate/config/ssp_params.c \
                federate/config/ssp_pkg.c \
                federate/config/ssp_export.c

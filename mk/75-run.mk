@@ -3,11 +3,12 @@
 # See the Makefile header for the variables this fragment fills in.
 RUN_SRCS += federate/run/supervise.c federate/run/results.c federate/run/plot_svg.c federate/run/progress.c \
             federate/run/run_err.c federate/run/run_secret.c federate/run/run_check.c \
-            federate/run/run_params.c federate/run/run_ckpt.c
+            federate/run/run_params.c federate/run/run_ckpt.c federate/run/run_prof.c
 
 UNIT_TESTS += tests/unit/supervise_test tests/unit/results_test tests/unit/plot_test \
-              tests/unit/progress_test
+              tests/unit/progress_test tests/unit/run_prof_test
 supervise_test_LIBS := run
+run_prof_test_LIBS := run proto
 results_test_LIBS := run fmu algo
 plot_test_LIBS := run fmu algo
 progress_test_LIBS := run
@@ -39,3 +40,6 @@ INTEG_SCRIPTS += tests/integration/run_private.sh tests/integration/run_links.sh
 # Recording less: "record": [] and "record_every" (doc/federation.md "Recording less").
 INTEG_SCRIPTS += tests/integration/record_less.sh
 CHECK_TESTS += tests/integration/record_less.sh
+# tempo-run --profile: where each federate's time goes (doc/run.md "Where the time goes").
+INTEG_SCRIPTS += tests/integration/run_profile.sh
+CHECK_TESTS += tests/integration/run_profile.sh

@@ -7,7 +7,7 @@
 # See the Makefile header for the variables this fragment fills in.
 FMUFED_SRCS += federate/fmufed/fmufed.c federate/fmufed/fmufed_model.c federate/fmufed/fmufed_rec.c \
                federate/fmufed/fmufed_tp.c federate/fmufed/fmufed_cli.c federate/fmufed/fmufed_slave.c \
-               federate/fmufed/fmufed_all.c
+               federate/fmufed/fmufed_all.c federate/fmufed/fmufed_prof.c
 
 INTEG_TESTS += tests/integration/fmufed_lv_test
 fmufed_lv_test_LIBS := run fmu client proto fom
@@ -20,6 +20,8 @@ fmufed_osc_test_LIBS := run fmu client proto fom
 # the same bits and the same grants in the two federation logs (doc/inproc.md).
 INTEG_SCRIPTS += tests/integration/inproc_examples.sh tests/integration/inproc_examples_2.sh
 # Checkpoints of tempo-fmu's model and algorithm over the example FMUs (no RTI).
+UNIT_TESTS += tests/unit/fmufed_prof_test
+fmufed_prof_test_LIBS := fmufed algo
 UNIT_TESTS += tests/unit/fmufed_ckpt_test
 fmufed_ckpt_test_LIBS := fmufed msproto run config fmu algo client proto fom
 $(O)/tests/unit/fmufed_ckpt_test: $(FMU_DIR)/lv_prey_me.fmu $(FMU_DIR)/lv_predator_me.fmu \

@@ -53,7 +53,7 @@ static int run_strong(const fedfile_master_run *r, char *err, size_t errlen)
 const fedfile_algo_def fedfile_algo_strong = {
     .name = "strong",
     .side = FEDFILE_SIDE_MASTER,
-    .needs = FEDFILE_NEEDS_ME_STATES,
+    .needs = FEDFILE_NEEDS_ME_STATES | FEDFILE_NEEDS_NO_LOOP,
     .summary = "strong coupling, CVODE in the master over every slave's states (§5.4)",
     .parse = parse,
     .free = free,

@@ -250,6 +250,35 @@ int fedfile_check_fom(const fedfile *ff, const struct fom *f, char *err, size_t 
  */
 int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, size_t errlen);
 
+/**
+ * Look for an algebraic loop: a cycle through the wiring (an output feeds an input) and the
+ * FMUs' direct dependencies (an input feeds an output of the same FMU, by its
+ * ModelStructure; fmu_md_output_depends). Every input of a federate without a description
+ * (a program or Python federate, or mds NULL), and every output listed without dependencies,
+ * is taken to feed all its outputs, unless declared_only.
+ * doc/algorithms/jacobi.md "Algebraic loops". Allocates and frees its graph.
+ * @param ff      the loaded file, not NULL
+ * @param mds     ff->n_feds descriptions by federate (entries may be NULL), or NULL
+ * @param declared_only 1: only dependencies a description declares are edges (a loop found
+ *                is certain); 0: undeclared ones are assumed (a loop found may be one)
+ * @param loop    caller-owned buffer; on 1 the loop as its variables,
+ *                "cycle \"A.y\" -> \"B.u\" -> \"B.y\" -> \"A.u\" -> \"A.y\""
+ * @param looplen its size
+ * @return 0 no loop, 1 a loop (in loop), FEDFILE_ENOMEM, FEDFILE_EUSAGE.
+ */
+int fedfile_algebraic_loop(const fedfile *ff, fmu_md *const *mds, int declared_only, char *loop,
+                           size_t looplen);
+
+/**
+ * Count the federates none of whose outputs depends directly on any of its inputs (by the
+ * descriptions, as fedfile_algebraic_loop reads them).
+ * @param ff   the loaded file (NULL: 0)
+ * @param mds  as for fedfile_algebraic_loop
+ * @param none NULL, or ff->n_feds entries: 1 for such a federate, else 0
+ * @return how many there are.
+ */
+size_t fedfile_no_feedthrough(const fedfile *ff, fmu_md *const *mds, int *none);
+
 /** 1 for the FMU types a wiring carries as whole numbers (Integer, Boolean, Enumeration and
  * FMI 3.0's sized integers): the peer methods publish them as float64 and set an input to the
  * value rounded to the nearest integer (a Boolean: not 0); doc/federation.md, "Wiring". */

@@ -35,6 +35,9 @@ enum {
     FEDFILE_NEEDS_SUB_OUTPUTS = 1u << 7, /* the slaves' outputs inside a step (an FMI 3.0
                                             co-simulation FMU gets the intermediate-update
                                             callback, doc/fmu.md "FMI 3.0") */
+    FEDFILE_NEEDS_NO_LOOP = 1u << 8,     /* no algebraic loop through the wiring and the FMUs'
+                                            ModelStructure (fedfile_algebraic_loop): the method
+                                            reads outputs before it sets the inputs they feed */
 };
 
 /* Which side of the port an algorithm runs on (doc/algorithms/port.md). */

@@ -883,6 +883,20 @@ void fmu_md_free(fmu_md *md)
     free(md);
 }
 
+int fmu_md_output_depends(const fmu_md *md, size_t out, size_t known)
+{
+    if (!md || out >= md->n_vars || known >= md->n_vars) return -1;
+    for (size_t i = 0; i < md->n_outputs; i++) {
+        const fmu_unknown *u = &md->outputs[i];
+        if ((size_t)u->index != out + 1) continue;
+        if (!u->has_deps) return 1;
+        for (size_t k = 0; k < u->n_deps; k++)
+            if ((size_t)u->deps[k] == known + 1) return 1;
+        return 0;
+    }
+    return 1;
+}
+
 long fmu_md_find(const fmu_md *md, const char *name)
 {
     for (size_t i = 0; i < md->n_vars; i++)

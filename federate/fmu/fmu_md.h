@@ -194,6 +194,18 @@ long fmu_md_find(const fmu_md *md, const char *name);
  * "v[1,1]"), or -1. O(n). */
 long fmu_md_find_array(const fmu_md *md, const char *name);
 
+/**
+ * Whether output variable out depends directly on variable known (an input or a continuous
+ * state) by the description's ModelStructure: Outputs/Unknown dependencies (FMI 2.0), Output
+ * dependencies (FMI 3.0). An output not listed, or listed without a dependencies attribute,
+ * depends on everything (the standard's default), so the answer errs towards a dependency.
+ * @param md    the description, not NULL
+ * @param out   0-based index of an output variable in md->vars
+ * @param known 0-based index of the other variable
+ * @return 1 depends (or may), 0 does not (declared), -1 out or known is no variable index.
+ */
+int fmu_md_output_depends(const fmu_md *md, size_t out, size_t known);
+
 /** 0-based index of the first variable with this type and value reference, or -1. O(n). */
 long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr);
 

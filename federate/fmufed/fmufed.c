@@ -58,7 +58,8 @@ typedef struct fed_run {
     struct msproto_child *py; /* a model in Python (doc/python.md "In one process"), or NULL */
     fmufed_tp *tp;
     fmufed_rec *rec;
-    peer *p; /* NULL until the algorithm runs */
+    peer *p;     /* NULL until the algorithm runs */
+    int profile; /* fmufed_opts.profile */
     char *err;
     size_t errlen;
 } fed_run;
@@ -290,6 +291,11 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
               .errlen = r->errlen,
               .resume = resume ? resume->p : NULL,
               .resume_len = resume ? resume->n : 0};
+    fmufed_prof *prof = r->profile ? fmufed_prof_new(p.model, p.x) : NULL;
+    if (r->profile && !prof)
+        return set_err(r->err, r->errlen, FMUFED_ENOMEM, "federate %s: out of memory%s", fd->name,
+                       " (profile)");
+    if (prof) p.model = fmufed_prof_slave(prof), p.x = fmufed_prof_exchange(prof);
     r->p = &p;
     int rc = code_of(alg->run_peer(settings, &p));
     r->p = NULL;
@@ -297,6 +303,8 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
     if (rc && r->py && r->err && r->errlen && !r->err[0])
         snprintf(r->err, r->errlen, "federate %s: %s", fd->name, msproto_child_errmsg(r->py));
     st->steps = p.steps;
+    if (prof) fmufed_prof_result(prof, &st->prof);
+    fmufed_prof_free(prof);
     return rc;
 }
 
@@ -341,7 +349,12 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     }
     int64_t lookahead = ff->algo.t_lookahead;
     char e[FMUFED_ERRLEN];
-    fed_run r = {.ff = ff, .fd = fd, .rec = &rec, .err = err, .errlen = errlen};
+    fed_run r = {.ff = ff,
+                 .fd = fd,
+                 .rec = &rec,
+                 .profile = opts && opts->profile,
+                 .err = err,
+                 .errlen = errlen};
     int restore = opts && opts->restore;
     pstate_rd resume = {0};
     double *u0_zero = NULL; /* a model in Python: its inputs hold 0 until set (doc/python.md) */

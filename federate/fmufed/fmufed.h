@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/fmufed/fmufed_prof.h"
 #include "federate/libtempo/tempo.h"
 
 #define FMUFED_ERRLEN 2048 /* a buffer this size holds any message of this module */
@@ -72,6 +73,8 @@ typedef struct fmufed_opts {
                                federate of that name sets the variable in its FMU (a branch
                                of the saved run; an input or a tunable parameter) */
     size_t n_set;
+    int profile; /* 1: time every operation of the peer into parts (fmufed_stats.prof;
+                    doc/run.md "Where the time goes"); peer methods only */
 } fmufed_opts;
 
 /* What a run did (filled also on failure, as far as it got). */
@@ -86,6 +89,7 @@ typedef struct fmufed_stats {
                                 class belongs to (doc/master.md "Commands only from the master") */
     char refused_first[200]; /* the first refused message's sender ("" when none) */
     char csv[1024];          /* path of the results CSV ("" when none was written) */
+    fmufed_prof_out prof;    /* with fmufed_opts.profile: where the time went (prof.on) */
 } fmufed_stats;
 
 /**

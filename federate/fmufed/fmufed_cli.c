@@ -13,6 +13,16 @@
 #include "federate/fmufed/fmufed.h"
 #include "federate/run/run_secret.h"
 
+/* --profile: one line per federate for tempo-run ("profile NAME steps=N model=W/C ...",
+ * fmufed_prof_line), whatever --quiet says: it was asked for. */
+static void print_profile(const char *name, const fmufed_stats *st)
+{
+    char line[512];
+    if (!st->prof.on) return;
+    fmufed_prof_line(line, sizeof line, name, st->steps, &st->prof);
+    printf("%s\n", line);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tempo-fmu --federation FILE.json --name FEDERATE [options]\n"
@@ -26,6 +36,9 @@ static void usage(FILE *f)
                "  --timeout MS               longest wait for a join, sync or grant, -1: none\n"
                "                             (default: 60000 at the start, none during the run)\n"
                "  --quiet                    no progress lines (\"progress T END\") nor summary\n"
+               "  --profile                  a line per federate at the end: wall/CPU seconds in\n"
+               "                             the model, waiting for grants, messaging, recording\n"
+               "                             (peer methods; doc/run.md \"Where the time goes\")\n"
                "  --all                      every federate of the file in this process, on an\n"
                "                             RTI embedded in it (doc/inproc.md); progress lines\n"
                "                             then end with the federate's name\n"
@@ -172,6 +185,8 @@ static int main_all(const char *file, fmufed_opts *o, ckpt_args *ca, const char 
                 ff->feds[i].name, st[i].t_final, st[i].steps, st[i].updates, st[i].reflections,
                 st[i].requests, st[i].csv[0] ? st[i].csv : "(none)");
     }
+    for (size_t i = 0; rc == FMUFED_OK && i < ff->n_feds; i++)
+        print_profile(ff->feds[i].name, &st[i]);
     free(st);
     fedfile_free(ff);
     return rc == FMUFED_OK ? 0 : rc == FMUFED_EUSAGE ? 2 : 1;
@@ -196,6 +211,9 @@ int fmufed_main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
+            continue;
+        } else if (!strcmp(a, "--profile")) {
+            o.profile = 1;
             continue;
         } else if (!strcmp(a, "--all")) {
             all = 1;
@@ -365,5 +383,6 @@ int fmufed_main(int argc, char **argv)
                "%ld time requests; results %s\n",
                name, st.t_final, st.steps, st.updates, st.reflections, st.requests,
                st.csv[0] ? st.csv : "(none)");
+    print_profile(name, &st);
     return 0;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "federate/config/fedfile.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/config/ssp.h"
 #include "federate/fmu/fmu_load.h"
@@ -25,13 +26,15 @@
 #include "federate/run/results.h"
 #include "federate/run/run_check.h"
 #include "federate/run/run_ckpt.h"
+#include "federate/run/run_prof.h"
 #include "federate/run/run_secret.h"
 #include "federate/run/supervise.h"
 #include "rti/proto/outfile.h"
 
 static const char usage_text[] =
     "usage: tempo-run FILE.json [--rti HOST:PORT|unix:PATH] [--output DIR] [--quiet]\n"
-    "                 [--timeout MS] [--verbose] [--reference CSV] [--secret-file PATH]\n"
+    "                 [--timeout MS] [--verbose] [--profile] [--reference CSV]\n"
+    "                 [--secret-file PATH]\n"
     "                 [--log DIR] [--http PORT] [--watchdog S] [--reply-timeout S]\n"
     "                 [--in-process [--threads]|--distributed] [--file-mode MODE]\n"
     "                 [--checkpoint-every S] [--checkpoint-at S]... [--resume CKPT\n"
@@ -54,6 +57,9 @@ static const char usage_text[] =
     "  --quiet        no progress display; errors and the summary only\n"
     "  --timeout MS   stop everything after MS milliseconds (default: none)\n"
     "  --verbose      echo every federate's output lines, prefixed with its name\n"
+    "  --profile      peer methods: at the end, per federate, wall and CPU time in the\n"
+    "                 model, waiting for grants, messaging, recording (doc/run.md \"Where\n"
+    "                 the time goes\"); also OUTPUT/profile.json for Perfetto\n"
     "  --reference CSV  a reference run (time, then variables by name, e.g. a monolithic\n"
     "                 tempo-fmu --simulate): drawn dashed beside each variable of the same\n"
     "                 name, with a panel of the errors against it\n"
@@ -112,6 +118,8 @@ typedef struct run_ctx {
     double dump_until;       /* now_s() after which they are no longer echoed */
     int inproc;              /* the federation runs in one process, its RTI inside it */
     run_ckpt *ck;            /* the checkpoints' options and outcomes */
+    run_prof_fed *prof;      /* --profile: one per federate, else NULL */
+    const char **names;      /* with prof: the federates' names */
 } run_ctx;
 
 /* Index of federate `name` in the file, or -1 (the RTI, or an unknown child). */
@@ -148,6 +156,8 @@ static void on_line(void *ctx, const char *child, sup_stream stream, const char 
     run_ctx *c = ctx;
     long i = fed_index(c, child);
     if (stream == SUP_STDOUT && run_ckpt_line(c->ck, line)) return; /* a save's outcome */
+    if (stream == SUP_STDOUT && c->prof && run_prof_line(c->prof, c->names, c->ff->n_feds, line))
+        return; /* --profile */
     if (!strcmp(child, INPROC_CHILD) && stream == SUP_STDOUT) {
         char name[128];
         double t, end;
@@ -234,35 +244,78 @@ static void sibling(const char *prog_name, char *out, size_t len)
     snprintf(out, len, "%s", prog_name);
 }
 
+/* Algebraic loops by the FMUs' ModelStructure (doc/algorithms/jacobi.md "Algebraic loops"):
+ * refused for a method that reads outputs before it sets the inputs they feed
+ * (FEDFILE_NEEDS_NO_LOOP: strong coupling) when the loop is certain (every dependency on it
+ * declared); a loop that needs an undeclared dependency (a Python or program federate, an FMU
+ * that declares none) is said, not refused. With --verbose, a line on what was found. */
+static int check_loops(const fedfile *ff, fmu_md *const *mds, int verbose, char *err, size_t errlen)
+{
+    char loop[FEDFILE_ERRLEN / 2];
+    int needs = (ff->algo.needs & FEDFILE_NEEDS_NO_LOOP) != 0;
+    int lr = fedfile_algebraic_loop(ff, mds, needs, loop, sizeof loop);
+    if (lr < 0) return snprintf(err, errlen, "%s: the algebraic-loop check failed", ff->path), lr;
+    if (lr == 1 && needs) {
+        snprintf(err, errlen,
+                 "%s: method \"%s\" needs a wiring without algebraic loops (it reads the "
+                 "outputs before it sets the inputs they feed), and the FMUs' ModelStructure "
+                 "makes one: %s",
+                 ff->path, fedfile_method_name(ff), loop);
+        return FEDFILE_ESCHEMA;
+    }
+    if (needs && (lr = fedfile_algebraic_loop(ff, mds, 0, loop, sizeof loop)) == 1)
+        fprintf(stderr,
+                "tempo-run: %s: method \"%s\" needs a wiring without algebraic loops; one may "
+                "exist where no dependencies are declared (a federate without a "
+                "modelDescription, or an output without its dependencies): %s\n",
+                ff->path, fedfile_method_name(ff), loop);
+    else if (needs && lr < 0)
+        return snprintf(err, errlen, "%s: the algebraic-loop check failed", ff->path), lr;
+    if (verbose)
+        fprintf(stderr,
+                "tempo-run: ModelStructure: %zu of %zu federates without direct feedthrough; "
+                "%s%s\n",
+                fedfile_no_feedthrough(ff, mds, NULL), ff->n_feds,
+                lr == 1 ? "algebraic loop: " : "no algebraic loop", lr == 1 ? loop : "");
+    return FEDFILE_OK;
+}
+
 /* Every federate against its FMU before anything starts, so a bad file leaves nothing
  * running; in process (inproc), no FMU that must have a process of its own. Returns 0 or -1
  * with the reason in err. */
-static int check_fmus(const fedfile *ff, int inproc, char *err, size_t errlen)
+static int check_fmus(const fedfile *ff, int inproc, int verbose, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < ff->n_feds; i++) {
-        fmu_md *md = NULL;
+    fmu_md **mds = calloc(ff->n_feds + 1, sizeof *mds);
+    if (!mds) return snprintf(err, errlen, "%s: out of memory", ff->path), -1;
+    int rc = FEDFILE_OK;
+    for (size_t i = 0; rc == FEDFILE_OK && i < ff->n_feds; i++) {
         char e[FEDFILE_ERRLEN];
         if (!ff->feds[i].fmu) continue; /* a program federate: checked at load */
-        if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
+        if (fmu_load_md(ff->feds[i].fmu, NULL, &mds[i], e, sizeof e) != 0) {
             snprintf(err, errlen, "%s: federates[%zu] (\"%s\"): %s", ff->path, i, ff->feds[i].name,
                      e);
-            return -1;
+            rc = FEDFILE_EIO;
+            break;
         }
-        int rc = fedfile_check_fmu(ff, i, md, err, errlen);
+        const fmu_md *md = mds[i];
+        rc = fedfile_check_fmu(ff, i, md, err, errlen);
         if (rc == FEDFILE_OK && run_check_params(ff, i, md, err, errlen) != 0) rc = FEDFILE_ESCHEMA;
         int once = md->cs.can_be_instantiated_only_once_per_process ||
                    md->me.can_be_instantiated_only_once_per_process;
-        fmu_md_free(md);
-        if (rc != FEDFILE_OK) return -1;
-        if (inproc && once) { /* doc/inproc.md: refused rather than given a process */
+        if (rc == FEDFILE_OK && inproc && once) { /* doc/inproc.md: refused, not given a process */
             snprintf(err, errlen,
                      "%s: federate %s: its FMU %s says canBeInstantiatedOnlyOncePerProcess: it "
                      "cannot run in process with the others; run the file distributed "
                      "(--distributed, or \"placement\": \"processes\")",
                      ff->path, ff->feds[i].name, ff->feds[i].fmu);
-            return -1;
+            rc = FEDFILE_ESCHEMA;
         }
     }
+    if (rc == FEDFILE_OK) rc = check_loops(ff, mds, verbose, err, errlen);
+    for (size_t i = 0; i < ff->n_feds; i++)
+        fmu_md_free(mds[i]);
+    free(mds);
+    if (rc != FEDFILE_OK) return -1;
     if (fedfile_is_master(ff)) {
         port_link *cp = NULL;
         size_t n = 0;
@@ -277,6 +330,7 @@ typedef struct run_args {
     const char *http; /* --http PORT: the RTI it starts serves the live view (doc/live.md) */
     int quiet, verbose;
     int threads;   /* --threads: in process, federates as threads, not tasks */
+    int profile;   /* --profile: where each federate's time goes (doc/run.md) */
     int placement; /* 1 --in-process, -1 --distributed, 0 as the file says */
     long timeout_ms;
     double watchdog_s;      /* < 0: not given (default RUN_WATCHDOG_S) */
@@ -305,6 +359,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->placement = 1;
         } else if (!strcmp(s, "--distributed")) {
             a->placement = -1;
+        } else if (!strcmp(s, "--profile")) {
+            a->profile = 1;
         } else if (!strcmp(s, "--threads")) {
             a->threads = 1;
         } else if (!strncmp(s, "--checkpoint-", 13) || !strcmp(s, "--resume") ||
@@ -763,6 +819,18 @@ static void failure_report(sup *s, const run_ctx *c, const char *sup_err)
 }
 
 /* The run itself, once the file is loaded and checked. Returns the exit status. */
+/* --profile: the table of every federate's parts, and OUTPUT/profile.json for Perfetto. */
+static void profile_report(const run_ctx *c, const char *outdir)
+{
+    char path[PATH_MAX], err[PATH_MAX + 200];
+    run_prof_print(stdout, c->prof, c->names, c->ff->n_feds);
+    snprintf(path, sizeof path, "%s/profile.json", outdir);
+    if (run_prof_trace(path, c->prof, c->names, c->ff->n_feds, err, sizeof err) != 0)
+        fprintf(stderr, "tempo-run: profile trace: %s\n", err);
+    else
+        printf("tempo-run: profile trace %s (Perfetto, chrome://tracing)\n", path);
+}
+
 static int run(const fedfile *ff, const run_args *a, const char *outdir)
 {
     char err[SUP_ERRLEN + 512], addr[300], fmu_bin[PATH_MAX];
@@ -776,6 +844,18 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
                  .watchdog_s = a->watchdog_s < 0 ? RUN_WATCHDOG_S : a->watchdog_s,
                  .last_progress = t0,
                  .ck = (run_ckpt *)&a->ck};
+    if (a->profile && fedfile_is_master(ff))
+        fprintf(stderr,
+                "tempo-run: --profile: method \"%s\" runs under tempo-master, whose "
+                "phases are not profiled yet (doc/run.md \"Where the time goes\")\n",
+                fedfile_method_name(ff));
+    else if (a->profile) {
+        c.prof = calloc(ff->n_feds, sizeof *c.prof);
+        c.names = calloc(ff->n_feds, sizeof *c.names);
+        if (!c.prof || !c.names) return free(c.prof), free(c.names), free(rep), 1;
+        for (size_t i = 0; i < ff->n_feds; i++)
+            c.names[i] = ff->feds[i].name;
+    }
     const char *ckpt_dir = run_ckpt_asked(&a->ck) ? a->ck.dir : NULL;
     for (size_t i = 0; i < ff->n_feds; i++)
         rep[i].progress_t = ff->algo.start;
@@ -834,6 +914,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* never --quiet: the federates' summary lines tell that each one finished */
         if (master && reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         if (a->threads) argv[k++] = "--threads";
+        if (c.prof && !master) argv[k++] = "--profile";
         char view[32]; /* the embedded RTI serves the live view (doc/live.md), on loopback */
         if (a->http) {
             snprintf(view, sizeof view, "127.0.0.1:%s", a->http);
@@ -884,6 +965,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
+        if (fd->fmu && c.prof && !fedfile_is_master(ff)) argv[k++] = "--profile";
         if (fd->fmu || py_fmu)
             k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
         else if (a->ck.resume) /* a program federate rejoins (doc/checkpoint.md) */
@@ -936,6 +1018,7 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             status = 1;
         } else {
             summary(ff, rep, wall, outdir, plot);
+            if (c.prof) profile_report(&c, outdir);
         }
     }
     run_ckpt_report(&a->ck, stdout);
@@ -946,6 +1029,8 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
     else if (inproc && log)
         printf("tempo-run: federation log in %s (tempo-log; doc/log.md)\n", log);
     free(rep);
+    free(c.prof);
+    free(c.names);
     return status;
 }
 
@@ -1017,7 +1102,7 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
-    if (check_fmus(ff, inproc, err, sizeof err) != 0) {
+    if (check_fmus(ff, inproc, a.verbose, err, sizeof err) != 0) {
         fprintf(stderr, "tempo-run: %s\n", err);
         fedfile_free(ff);
         return 2;

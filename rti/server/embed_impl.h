@@ -49,6 +49,8 @@ struct embed_task {
     struct embed_ctx ctx_;   /* its context while it is switched out */
     struct embed *e;         /* its RTI */
     void *stack;             /* EMBED_TASK_STACK bytes, a guard page at the low end */
+    size_t color;            /* bytes its stack starts below the top (embed_task.c: tasks'
+                                stacks apart in the caches' sets) */
     void (*fn)(void *ctx);   /* what it runs, and its argument */
     void *ctx;               /* passed to fn */
     int started, done;       /* 1: its context was made / fn returned */

@@ -20,6 +20,21 @@ void embed_task_free(struct embed_task *t)
     free(t);
 }
 
+/* Every task's stack is its own mmap of EMBED_TASK_STACK bytes, so their tops lie a multiple
+ * of 8 MiB apart: the frames of the same call depth in every task would fall in the same sets
+ * of every cache (set index bits stop well below 8 MiB: L1 4 KiB, L2 64 KiB, L3 2 MiB on the
+ * development machine) and, past the caches' associativity, evict each other at every switch.
+ * The k-th task therefore starts its stack TASK_COLOR_STEP * (k % TASK_COLORS) bytes below
+ * the top: a step that is no multiple of a page, over 2 MiB (doc/performance.md "In one
+ * process" measures it: the simulated last-level misses go, the real L3 hashes its sets). */
+#define TASK_COLOR_STEP 4160u /* 65 cache lines */
+#define TASK_COLORS     504u  /* 504 * 4160 < 2 MiB */
+
+static size_t task_color(size_t k)
+{
+    return (size_t)TASK_COLOR_STEP * (k % TASK_COLORS);
+}
+
 int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, size_t errlen)
 {
     if (!name) name = "";
@@ -52,8 +67,10 @@ int embed_spawn(const char *name, void (*fn)(void *ctx), void *ctx, char *err, s
     }
     t->e = e;
     struct embed_task **p = &e->task_head;
+    size_t k = 0;
     while (*p)
-        p = &(*p)->next;
+        p = &(*p)->next, k++;
+    t->color = task_color(k);
     *p = t;
     pthread_mutex_unlock(&embed_reg_lock);
     return 0;
@@ -105,7 +122,7 @@ static void task_switch_in(struct embed *e, struct embed_task *t)
     embed_tl_task = t;
     atomic_store(&e->current, t);
     if (!t->started) {
-        embed_ctx_make(&t->ctx_, t->stack, EMBED_TASK_STACK, task_entry, &e->sched);
+        embed_ctx_make(&t->ctx_, t->stack, EMBED_TASK_STACK - t->color, task_entry, &e->sched);
         t->started = 1;
     }
     embed_ctx_switch(&e->sched, &t->ctx_);

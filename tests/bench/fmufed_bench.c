@@ -24,6 +24,7 @@
 
 static char g_dir[256], g_cwd[1024];
 static int g_record_off; /* write_ring: "record": [] on every federate */
+static int g_profile;    /* run_ring_inproc: tempo-fmu --profile (doc/run.md) */
 
 #define MAX_N 256 /* the largest ring */
 
@@ -83,7 +84,7 @@ static double run_ring_inproc(int n, double end, const char *mode, double *cpu)
         (void)o;
         if (!strcmp(mode, "tasks"))
             execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--tasks",
-                  "--quiet", (char *)NULL);
+                  g_profile ? "--profile" : "--quiet", "--quiet", (char *)NULL);
         else
             execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--threads",
                   "--spin-us", mode, "--quiet", (char *)NULL);
@@ -347,6 +348,20 @@ int main(void)
                    "the loop %.1f; CPU %.2f us/step, ratio %.1f [target <= 3]\n",
                    n, ip_us, loop_us > 0 ? ip_us / loop_us : 0.0, cpu_us,
                    loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
+        /* The same with --profile: what profiling costs (doc/run.md "Where the time goes"),
+         * beside the row above of the same run. */
+        g_record_off = g_profile = 1;
+        double pcpu_us, pip_us = inproc_us(n, 40000, "tasks", &pcpu_us);
+        g_record_off = g_profile = 0;
+        if (pip_us < 0 || ip_us < 0)
+            printf("fmufed_bench: N=%d in process (tasks, recording off, --profile): a run "
+                   "failed\n",
+                   n);
+        else
+            printf("fmufed_bench: N=%d in process (tasks, recording off, --profile): %.2f "
+                   "us/step (+%.2f), CPU %.2f us/step (+%.2f, %.0f %%): the profile's cost\n",
+                   n, pip_us, pip_us - ip_us, pcpu_us, pcpu_us - cpu_us,
+                   cpu_us > 0 ? 100 * (pcpu_us - cpu_us) / cpu_us : 0.0);
     }
     /* 16 to 256 trivial federates as tasks in one process, recording off: the cost per step,
      * and per step and federate (linear in N when that figure stays flat; 256 is the size of

@@ -2,7 +2,8 @@
 # tempo-run checks before it starts anything (doc/run.md "What it does"): a federate name the
 # RTI would refuse (128 bytes), a missing FOM file, an output path that is a file, a parameter
 # outside its min/max or subnormal, an FMU whose modelDescription gives two parameters one
-# valueReference; each exits 2 at once naming the fault, with no process started, as does a
+# valueReference, strong coupling over an algebraic loop (by the FMUs' ModelStructure); each
+# exits 2 at once naming the fault, with no process started, as does a
 # name whose object name would pass 127 bytes. A 120-byte name runs, so do parameters on
 # their bounds. Two runs into one
 # output folder: the second is refused naming the first's pid, the first completes.
@@ -111,6 +112,22 @@ clk "$dir/clash.json" '{ "x0": 1 }' "$dir/clash.fmu"
 refused "a valueReference clash" "$dir/clash.json" 'variable "x0" (parameter) has valueReference 0, as "tau"'
 
 # Two runs, one folder.
+# Two gains in a loop (y = k u + c + s t each, their ModelStructure says y depends on u): an
+# algebraic loop, refused for strong coupling, which reads the outputs before it sets the
+# inputs they feed (FEDFILE_NEEDS_NO_LOOP); the same wiring under semi-implicit is checked
+# and run by tests/integration/inproc_examples.sh (examples/gain_semi.json).
+cat >"$dir/loop.json" <<EOT
+{
+  "federation": "loop", "algorithm": { "method": "strong", "end": 1, "step": 0.1 },
+  "federates": [
+    { "name": "g1", "fmu": "$fmus/gain_me.fmu", "outputs": { "y": "G1.y" }, "inputs": { "u": "G2.y" } },
+    { "name": "g2", "fmu": "$fmus/gain_me.fmu", "outputs": { "y": "G2.y" }, "inputs": { "u": "G1.y" } }
+  ],
+  "output": "$dir/out"
+}
+EOT
+refused "strong over an algebraic loop" "$dir/loop.json" \
+  'ModelStructure makes one: cycle "g1.y" -> "g2.u" -> "g2.y" -> "g1.u" -> "g1.y"'
 lv "$dir/slow.json" prey "" 400
 bin/tempo-run "$dir/slow.json" --quiet --output "$dir/shared" >"$dir/first.out" 2>&1 &
 first=$!

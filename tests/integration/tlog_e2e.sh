@@ -38,6 +38,9 @@ check "json: the log ends with the RTI's note" has "$dir/json" '"kind":"NOTE"'
 bin/tempo-log stats "$log" >"$dir/stats"
 check "stats: the producer was granted 5 times" \
   grep -qE '^producer +[0-9]+ +[0-9]+ +5 +5 +5 ' "$dir/stats"
+check "stats: for whom the producer waited, its 5 grants" \
+  grep -qE '^  producer +[0-9.]+ s: nobody [0-9.]+ s \(([0-9]+ %, )?5 grants\)$' "$dir/stats"
+check "stats: for whom the consumer waited" grep -qE '^  consumer +[0-9.]+ s: ' "$dir/stats"
 bin/tempo-log csv "$log" >"$dir/csv"
 check "csv: header" has "$dir/csv" "time_s,ticks,sine.value,sine.label,sine.history"
 check "csv: 5 rows" test "$(wc -l <"$dir/csv")" -eq 6

@@ -1261,6 +1261,57 @@ static void test_registry(void)
     fedfile_free(ff);
 }
 
+/* Algebraic loops (fedfile_algebraic_loop): prey x <-> predator y. Without descriptions each
+ * input feeds its federate's outputs, so the wiring is a loop; with x and y declared to depend
+ * on no input (states, as the example FMUs say) there is none; with the predator's y
+ * depending on its input x, still none (the prey breaks it); with both, the loop is named.
+ * declared_only: a loop that needs an undeclared dependency (no description, or an output
+ * without a dependencies attribute) is no certain loop. */
+static void test_algebraic_loop(void)
+{
+    copy_fixture("lv-jacobi.json");
+    fedfile *ff = NULL;
+    if (load("lv-jacobi.json", &ff) != FEDFILE_OK) return;
+    char loop[256];
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, NULL, 0, loop, sizeof loop), 1);
+    CHECK_STR_HAS(loop, "\"prey.x\" -> \"predator.x\" -> \"predator.y\" -> \"prey.y\"");
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, NULL, 1, loop, sizeof loop), 0);
+    CHECK_INT_EQ((int)fedfile_no_feedthrough(ff, NULL, NULL), 0);
+    fmu_var pv[] = {{.name = "x", .causality = FMU_C_OUTPUT},
+                    {.name = "y", .causality = FMU_C_INPUT}};
+    fmu_var qv[] = {{.name = "y", .causality = FMU_C_OUTPUT},
+                    {.name = "x", .causality = FMU_C_INPUT}};
+    int self = 1, input = 2;
+    fmu_unknown po = {.index = 1, .has_deps = 1, .n_deps = 1, .deps = &self};
+    fmu_unknown qo = {.index = 1, .has_deps = 1, .n_deps = 1, .deps = &self};
+    fmu_md prey = {.n_vars = 2, .vars = pv, .n_outputs = 1, .outputs = &po};
+    fmu_md pred = {.n_vars = 2, .vars = qv, .n_outputs = 1, .outputs = &qo};
+    fmu_md *mds[] = {&prey, &pred};
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 0, loop, sizeof loop), 0);
+    CHECK_STR_EQ(loop, "");
+    int none[2] = {0, 0};
+    CHECK_INT_EQ((int)fedfile_no_feedthrough(ff, mds, none), 2);
+    CHECK(none[0] == 1 && none[1] == 1, "both without feedthrough: %d %d", none[0], none[1]);
+    qo.deps = &input; /* y depends on the input x */
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 0, loop, sizeof loop), 0);
+    CHECK_INT_EQ((int)fedfile_no_feedthrough(ff, mds, none), 1);
+    CHECK(none[0] == 1 && none[1] == 0, "only the prey: %d %d", none[0], none[1]);
+    po.deps = &input;
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 0, loop, sizeof loop), 1);
+    CHECK_STR_HAS(loop, "\"prey.x\" -> \"predator.x\" -> \"predator.y\" -> \"prey.y\"");
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 1, loop, sizeof loop), 1);
+    CHECK_STR_HAS(loop, "\"prey.x\" -> \"predator.x\" -> \"predator.y\" -> \"prey.y\"");
+    po.has_deps = 0; /* no dependencies attribute: depends on everything */
+    po.deps = &self;
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 0, loop, sizeof loop), 1);
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 1, loop, sizeof loop), 0);
+    mds[1] = NULL; /* a federate without a description feeds through */
+    po.has_deps = 1;
+    CHECK_INT_EQ(fedfile_algebraic_loop(ff, mds, 0, loop, sizeof loop), 0);
+    CHECK_INT_EQ(fedfile_algebraic_loop(NULL, mds, 0, loop, sizeof loop), FEDFILE_EUSAGE);
+    fedfile_free(ff);
+}
+
 int main(void)
 {
     if (setup() != 0) {
@@ -1279,6 +1330,7 @@ int main(void)
     test_fom_qualified();
     test_checkpoint_key();
     test_check_fmu();
+    test_algebraic_loop();
     test_transform();
     test_corrupted();
     test_wr();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "federate/fmu/fmu_load.h"
 #include "federate/fmu/fmu_md.h"
 #include "tests/check.h"
 
@@ -329,10 +330,59 @@ static void test_misc(void)
     CHECK_STR_EQ(fmu_md_type_name(FMU_T_ENUM), "Enumeration");
 }
 
+/* 1 when output OUT of the description depends on KNOWN by fmu_md_output_depends, 0 when not,
+ * -1 when either is missing. */
+static int dep(const fmu_md *md, const char *out, const char *known)
+{
+    long o = fmu_md_find(md, out), k = fmu_md_find(md, known);
+    return o < 0 || k < 0 ? -1 : fmu_md_output_depends(md, (size_t)o, (size_t)k);
+}
+
+/* The example FMUs' declared output dependencies (examples/fmus/framework/fw_mdgen.c), in
+ * FMI 2.0 and 3.0 form: a state output depends on itself only, the gain's y on its input u,
+ * the spring's force on its state s and its input v, its energy on s alone. */
+static void test_output_dependencies(void)
+{
+    const char *const kinds[] = {"build/fmus/%s_%s.fmu", "build/fmus/fmi3/%s_%s.fmu"};
+    for (int v3 = 0; v3 < 2; v3++) {
+        char path[128], e[512];
+        fmu_md *md = NULL;
+        snprintf(path, sizeof path, kinds[v3], "lv_prey", "me");
+        if (fmu_load_md(path, NULL, &md, e, sizeof e) != 0) {
+            CHECK(0, "%s: %s", path, e);
+            continue;
+        }
+        CHECK_INT_EQ(dep(md, "x", "y"), 0);
+        CHECK_INT_EQ(dep(md, "x", "x"), 1);
+        CHECK_INT_EQ(fmu_md_output_depends(md, md->n_vars, 0), -1);
+        fmu_md_free(md);
+        snprintf(path, sizeof path, kinds[v3], "gain", "cs");
+        if (fmu_load_md(path, NULL, &md, e, sizeof e) != 0) {
+            CHECK(0, "%s: %s", path, e);
+            continue;
+        }
+        CHECK_INT_EQ(dep(md, "y", "u"), 1);
+        CHECK_INT_EQ(dep(md, "y", "k"), 0);
+        fmu_md_free(md);
+        snprintf(path, sizeof path, kinds[v3], "spring", "cs");
+        if (fmu_load_md(path, NULL, &md, e, sizeof e) != 0) {
+            CHECK(0, "%s: %s", path, e);
+            continue;
+        }
+        CHECK_INT_EQ(dep(md, "f", "s"), 1);
+        CHECK_INT_EQ(dep(md, "f", "v"), 1);
+        CHECK_INT_EQ(dep(md, "W", "s"), 1);
+        CHECK_INT_EQ(dep(md, "W", "v"), 0);
+        CHECK_INT_EQ(dep(md, "fdot", "s"), 0);
+        fmu_md_free(md);
+    }
+}
+
 int main(void)
 {
     test_good();
     test_bad();
     test_misc();
+    test_output_dependencies();
     return check_summary();
 }

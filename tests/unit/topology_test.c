@@ -321,6 +321,27 @@ static void test_random_against_oracle(void)
     CHECK_INT_EQ(agree, 3000);
 }
 
+/* topo_find_cycle on a variable-level graph: the loop a.y -> b.u -> b.y -> a.u -> a.y is
+ * named in edge order; without the feedthrough edge b.u -> b.y there is none. */
+static void test_find_cycle(void)
+{
+    const char *const nm[] = {"a.y", "a.u", "b.y", "b.u"};
+    topo_edge loop[] = {{0, 3}, {3, 2}, {2, 1}, {1, 0}};
+    topo_graph g = {.n = 4, .names = nm, .n_edges = 4, .edges = loop};
+    CHECK_INT_EQ(topo_find_cycle(&g, err, sizeof err), TOPO_EREFUSED);
+    CHECK_STR_EQ(err, "cycle \"a.y\" -> \"b.u\" -> \"b.y\" -> \"a.u\" -> \"a.y\"");
+    topo_edge open_[] = {{0, 3}, {2, 1}, {1, 0}};
+    g.edges = open_, g.n_edges = 3;
+    CHECK_INT_EQ(topo_find_cycle(&g, err, sizeof err), TOPO_OK);
+    CHECK_STR_EQ(err, "");
+    topo_edge self[] = {{1, 1}};
+    g.edges = self, g.n_edges = 1;
+    CHECK_INT_EQ(topo_find_cycle(&g, err, sizeof err), TOPO_EREFUSED);
+    topo_edge bad[] = {{0, 7}};
+    g.edges = bad;
+    CHECK_INT_EQ(topo_find_cycle(&g, err, sizeof err), TOPO_EINVAL);
+}
+
 int main(void)
 {
     test_two_federates();
@@ -329,6 +350,7 @@ int main(void)
     test_refusals();
     test_malformed();
     test_chain();
+    test_find_cycle();
     test_random_against_oracle();
     return check_summary();
 }

@@ -18,7 +18,8 @@ static const fw_var vars[NV] = {
     [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (up is positive)"},
     [DER_H] = {"der(h)", FW_LOCAL, 0, H, 0, "m/s", "v"},
     [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "-g, or 0 at rest"},
-    [NBOUNCE] = {"bounces", FW_OUTPUT, 1, -1, 0, NULL, "number of bounces so far"},
+    [NBOUNCE] = {"bounces", FW_OUTPUT, 1, -1, 0, NULL, "number of bounces so far",
+                 .depends = "h v"},
     [RESTING] = {"resting", FW_LOCAL, 1, -1, 0, NULL, "1 once the ball rests on the ground"},
     [EARLY] = {"early_return", FW_PARAM, 0, -1, 0, NULL,
                "CS: 1 ends a communication step at each bounce (fmi2Discard at the bounce, "

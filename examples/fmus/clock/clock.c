@@ -12,7 +12,7 @@ static const fw_var vars[NV] = {
     [X0] = {"x0", FW_PARAM, 0, -1, 0.0, NULL, "initial value x(t_start)"},
     [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input"},
     [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "the state x"},
-    [CLOCK] = {"clock", FW_OUTPUT, 0, -1, 0, "s", "the FMU's own time"},
+    [CLOCK] = {"clock", FW_OUTPUT, 0, -1, 0, "s", "the FMU's own time", .depends = ""},
     [DER_X] = {"der(x)", FW_LOCAL, 0, Y, 0, "1/s", "(u - x) / tau"},
 };
 

@@ -24,9 +24,9 @@ static const fw_var vars[NV] = {
     [U] = {"u", FW_INPUT, 0, -1, 0, NULL, "input"},
     [X] = {"x", FW_LOCAL, 0, -1, 0, NULL, "the state, x(0) = 1"},
     [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "u - x"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "output, y = x"},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "output, y = x", .depends = "x"},
     [P_IN] = {"p", FW_INPUT, 0, -1, 0, "W", "the agreed power (method energy), unused"},
-    [P_OUT] = {"P", FW_OUTPUT, 0, -1, 0, "W", "the power through the port, u y"},
+    [P_OUT] = {"P", FW_OUTPUT, 0, -1, 0, "W", "the power through the port, u y", .depends = "u x"},
 };
 
 static const fw_bounds bounds[] = {{FAULT, 0, 6}};

@@ -31,6 +31,12 @@ typedef struct {
     double start;            /* start value (params and inputs); ignored for calculated ones */
     const char *unit;        /* unit name written to the XML, or NULL */
     const char *description; /* one line for the XML and the docs */
+    /* Outputs only: the names of the inputs and continuous states the output's value depends
+     * on directly, space-separated ("" none), written as its ModelStructure dependencies
+     * (doc/example-fmus.md "Output dependencies"). NULL: an output that is itself a state
+     * depends on that state alone; any other output must declare its list (fw_mdgen refuses
+     * it otherwise, and refuses a list that misses a dependency its probe observes). */
+    const char *depends;
 } fw_var;
 
 /** Bounds of one variable, written to the XML as min and max (hosts check them). */

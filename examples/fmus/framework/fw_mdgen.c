@@ -3,6 +3,7 @@
  * kind, in FMI 2.0 or (me3, cs3) FMI 3.0 form, so that the XML and the binary can never
  * disagree on variables, indices or GUID.
  * doc/fmu.md. Read doc/example-fmus.md (the layout of the .fmu files) next. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,123 @@ static int is_state(const fw_model *m, int i)
     return 0;
 }
 
+/* ---- Output dependencies ------------------------------------------------------------------
+ * Each output's direct dependencies on inputs and continuous states (the knowns of FMI 2.0's
+ * ModelStructure/Outputs, FMI 3.0's Output) come from its fw_var.depends; an output that is a
+ * state depends on itself. The declaration is checked against a probe: at three points, each
+ * input and state in turn is moved and the model's derivatives and outputs recomputed; an
+ * output that moves with a known its list lacks stops the build. (A probe can only show a
+ * dependency, never its absence, so the list is the author's; doc/example-fmus.md.) */
+
+#define DEP_MAX_VARS 256 /* variables of one model the probe handles */
+
+/* 1 when variable k is a known of the output dependencies: an input or a continuous state. */
+static int is_known(const fw_model *m, int k)
+{
+    return m->vars[k].causality == FW_INPUT || is_state(m, k);
+}
+
+/* The declared dependencies of output i into dep[0..nvars) (1: depends). 0, or -1 with a
+ * message naming the model, the output and the fault. */
+static int declared_deps(const fw_model *m, int i, unsigned char *dep)
+{
+    const fw_var *v = &m->vars[i];
+    memset(dep, 0, (size_t)m->nvars);
+    if (!v->depends) {
+        if (is_state(m, i)) return dep[i] = 1, 0;
+        fprintf(stderr, "fw_mdgen: model %s: output %s is no state and declares no depends\n",
+                m->id, v->name);
+        return -1;
+    }
+    const char *p = v->depends;
+    while (*p) {
+        size_t len = strcspn(p, " ");
+        int k = -1;
+        for (int j = 0; j < m->nvars && k < 0 && len; j++)
+            if (strlen(m->vars[j].name) == len && strncmp(m->vars[j].name, p, len) == 0) k = j;
+        if (len && (k < 0 || !is_known(m, k))) {
+            fprintf(stderr,
+                    "fw_mdgen: model %s: output %s depends on \"%.*s\", which is no input or "
+                    "state\n",
+                    m->id, v->name, (int)len, p);
+            return -1;
+        }
+        if (len) dep[k] = 1;
+        p += len + (p[len] == ' ');
+    }
+    return 0;
+}
+
+/* Derivatives and outputs of the model at the values in r (t = 0.25 s). */
+static void evaluate(const fw_model *m, double *r)
+{
+    fw_ctx c = {.t = 0.25, .r = r, .inst = NULL};
+    if (m->derivatives) m->derivatives(&c);
+    if (m->outputs) m->outputs(&c);
+}
+
+/* 1 when the two doubles differ in any bit (the probe asks whether a value moved at all). */
+static int moved(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) != 0;
+}
+
+/* Checks every output's declared list against the probe; 0, or -1 after naming each miss. */
+static int check_deps(const fw_model *m)
+{
+    int n = m->nvars, bad = 0;
+    if (n > DEP_MAX_VARS) {
+        fprintf(stderr, "fw_mdgen: model %s: %d variables, the probe takes %d\n", m->id, n,
+                DEP_MAX_VARS);
+        return -1;
+    }
+    double base[DEP_MAX_VARS], r0[DEP_MAX_VARS], r1[DEP_MAX_VARS];
+    unsigned char dep[DEP_MAX_VARS];
+    for (int i = 0; i < n; i++)
+        if (m->vars[i].causality == FW_OUTPUT && declared_deps(m, i, dep)) bad = 1;
+    if (bad) return -1;
+    for (int point = 0; point < 3; point++) {
+        for (int i = 0; i < n; i++)
+            base[i] = m->vars[i].start;
+        fw_ctx c = {.t = 0, .r = base, .inst = NULL};
+        if (m->init) m->init(&c);
+        for (int k = 0; k < n; k++) /* away from the start: 0, 1, 1.2 + 0.1 k times */
+            if (is_known(m, k)) base[k] = base[k] * (1 + 0.2 * point) + 0.1 * point * (k + 1);
+        memcpy(r0, base, (size_t)n * sizeof *r0);
+        evaluate(m, r0);
+        for (int k = 0; k < n; k++) {
+            if (!is_known(m, k)) continue;
+            memcpy(r1, base, (size_t)n * sizeof *r1);
+            r1[k] += 0.37 * (1 + fabs(r1[k]));
+            evaluate(m, r1);
+            for (int i = 0; i < n; i++) {
+                if (m->vars[i].causality != FW_OUTPUT) continue;
+                declared_deps(m, i, dep);
+                if (!dep[k] && moved(r0[i], r1[i])) {
+                    fprintf(stderr,
+                            "fw_mdgen: model %s: output %s moves with %s, which its depends "
+                            "list lacks\n",
+                            m->id, m->vars[i].name, m->vars[k].name);
+                    bad = 1;
+                }
+            }
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* The 1-based indices (FMI 2.0) or value references (FMI 3.0: base 0) of output i's
+ * dependencies, as an attribute. */
+static void write_deps(FILE *f, const fw_model *m, int i, int base)
+{
+    unsigned char dep[DEP_MAX_VARS];
+    declared_deps(m, i, dep); /* checked by check_deps before anything is written */
+    fputs(" dependencies=\"", f);
+    for (int k = 0, first = 1; k < m->nvars; k++)
+        if (dep[k]) fprintf(f, "%s%d", first ? "" : " ", k + base), first = 0;
+    fputs("\"", f);
+}
+
 static void write_variables(FILE *f, const fw_model *m, int cs)
 {
     fputs("  <ModelVariables>\n", f);
@@ -132,8 +250,11 @@ static void write_structure(FILE *f, const fw_model *m)
     fputs("  <ModelStructure>\n", f);
     int n = 0;
     for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].causality == FW_OUTPUT)
-            fprintf(f, "%s      <Unknown index=\"%d\"/>\n", n++ ? "" : "    <Outputs>\n", i + 1);
+        if (m->vars[i].causality == FW_OUTPUT) {
+            fprintf(f, "%s      <Unknown index=\"%d\"", n++ ? "" : "    <Outputs>\n", i + 1);
+            write_deps(f, m, i, 1);
+            fputs("/>\n", f);
+        }
     if (n) fputs("    </Outputs>\n", f);
     n = 0;
     for (int i = 0; i < m->nvars; i++)
@@ -272,8 +393,11 @@ static void write_structure3(FILE *f, const fw_model *m)
 {
     fputs("  <ModelStructure>\n", f);
     for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].causality == FW_OUTPUT)
-            fprintf(f, "    <Output valueReference=\"%d\"/>\n", i);
+        if (m->vars[i].causality == FW_OUTPUT) {
+            fprintf(f, "    <Output valueReference=\"%d\"", i);
+            write_deps(f, m, i, 0);
+            fputs("/>\n", f);
+        }
     for (int i = 0; i < m->nvars; i++)
         if (m->vars[i].derivative_of >= 0)
             fprintf(f, "    <ContinuousStateDerivative valueReference=\"%d\"/>\n", i);
@@ -353,6 +477,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: model %s has no %s interface\n", argv[0], m->id, argv[1]);
         return 1;
     }
+    if (check_deps(m)) return 1;
     FILE *f = fopen(argv[2], "w");
     if (!f) {
         perror(argv[2]);

@@ -12,7 +12,7 @@ static const fw_var vars[NV] = {
     [C] = {"c", FW_PARAM, 0, -1, 0.0, NULL, "offset"},
     [S] = {"s", FW_PARAM, 0, -1, 0.0, "1/s", "slope of the offset in time"},
     [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "k u + c + s t"},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "k u + c + s t", .depends = "u"},
 };
 
 static void outputs(fw_ctx *c)

@@ -12,7 +12,7 @@ static const fw_var vars[NV] = {
     [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "1", "initial value"},
     [U] = {"u", FW_INPUT, 0, -1, 0.0, "1", "the partner's state"},
     [X] = {"x", FW_OUTPUT, 0, -1, 0, "1", "state"},
-    [XDOT] = {"xdot", FW_OUTPUT, 0, -1, 0, "1/s", "a x + b u: the slope of x"},
+    [XDOT] = {"xdot", FW_OUTPUT, 0, -1, 0, "1/s", "a x + b u: the slope of x", .depends = "x u"},
     [XINT] = {"xint", FW_OUTPUT, 0, -1, 0, "s", "integral of x since the start"},
     [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "a x + b u"},
     [DER_XINT] = {"der(xint)", FW_LOCAL, 0, XINT, 0, "1", "x"},

@@ -15,8 +15,8 @@ static const fw_var vars[NV] = {
     [F] = {"f", FW_INPUT, 0, -1, -1.0, "N", "force on the mass (from spring)"},
     [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)"},
     [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state, integral of v)"},
-    [A] = {"a", FW_OUTPUT, 0, -1, 0, "m/s2", "acceleration f / m"},
-    [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "kinetic energy m v^2 / 2"},
+    [A] = {"a", FW_OUTPUT, 0, -1, 0, "m/s2", "acceleration f / m", .depends = "f"},
+    [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "kinetic energy m v^2 / 2", .depends = "v"},
     [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m"},
     [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v"},
     /* Negotiated power exchange (Moshagen 2017): in power mode the force is rebuilt from the
@@ -26,7 +26,8 @@ static const fw_var vars[NV] = {
     [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: force rebuilt from p"},
     [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "m/s",
                "|v| below which f is used (power law from 2 p_eps)"},
-    [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the mass f v (input f)"},
+    [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the mass f v (input f)",
+               .depends = "f v"},
     [P_TURN] = {"p_turn", FW_PARAM, 0, -1, 1e300, "m/s",
                 "|v| below which a rebuilt input against the standard one's direction is "
                 "replaced by it"},

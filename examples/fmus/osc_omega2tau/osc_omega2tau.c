@@ -36,7 +36,8 @@ enum {
 
 static const fw_var vars[NV] = {
     [OMEGA2] = {"omega2", FW_INPUT, 0, -1, 0.1, "rad/s", "speed of mass 2 (from slave 2)"},
-    [TAU1] = {"tau1", FW_OUTPUT, 0, -1, 0, "N.m", "coupling torque on mass 2"},
+    [TAU1] = {"tau1", FW_OUTPUT, 0, -1, 0, "N.m", "coupling torque on mass 2",
+              .depends = "phi1 omega1 phi2 omega2"},
     [J1] = {"J1", FW_PARAM, 0, -1, 10.0, "kg.m2", "inertia of mass 1"},
     [C1] = {"c1", FW_PARAM, 0, -1, 1.0, "N.m/rad", "stiffness of mass 1 to ground"},
     [D1] = {"d1", FW_PARAM, 0, -1, 1.0, "N.m.s/rad", "damping of mass 1 to ground"},

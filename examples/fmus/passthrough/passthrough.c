@@ -8,7 +8,7 @@ enum { U, Y, NV };
 
 static const fw_var vars[NV] = {
     [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "output, y = u"},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "output, y = u", .depends = "u"},
 };
 
 static void outputs(fw_ctx *c)

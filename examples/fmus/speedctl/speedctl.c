@@ -14,9 +14,10 @@ static const fw_var vars[NV] = {
     [VT] = {"v_target", FW_PARAM, 0, -1, 20.0, "m/s", "target speed"},
     [K] = {"K", FW_PARAM, 0, -1, 500.0, "N.s/m", "proportional gain on the speed"},
     [X_IN] = {"x_in", FW_INPUT, 0, -1, 0.0, "m", "position of the car"},
-    [F] = {"F", FW_OUTPUT, 0, -1, 0, "N", "traction force"},
+    [F] = {"F", FW_OUTPUT, 0, -1, 0, "N", "traction force", .depends = "x_in"},
     [V_SEEN] = {"v_seen", FW_OUTPUT, 0, -1, 0, "m/s",
-                "the speed the controller sees: d x_in / dt of the input polynomial"},
+                "the speed the controller sees: d x_in / dt of the input polynomial",
+                .depends = "x_in"},
 };
 
 static void outputs(fw_ctx *c)

@@ -14,8 +14,8 @@ static const fw_var vars[NV] = {
     [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity"},
     [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state)"},
     [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)"},
-    [F] = {"f", FW_OUTPUT, 0, -1, 0, "N", "spring and damper force -c x - d v"},
-    [E] = {"E", FW_OUTPUT, 0, -1, 0, "J", "total energy"},
+    [F] = {"f", FW_OUTPUT, 0, -1, 0, "N", "spring and damper force -c x - d v", .depends = "x v"},
+    [E] = {"E", FW_OUTPUT, 0, -1, 0, "J", "total energy", .depends = "x v"},
     [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v"},
     [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m"},
 };

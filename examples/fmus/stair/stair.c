@@ -11,8 +11,8 @@ static const fw_var vars[NV] = {
     [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "value before the first jump"},
     [NMAX] = {"n_max", FW_PARAM, 0, -1, 0.0, NULL,
               "terminate the simulation at the n_max-th jump (0: never)"},
-    [Y] = {"y", FW_OUTPUT, 1, -1, 0, NULL, "y0 + n height"},
-    [N] = {"n", FW_OUTPUT, 1, -1, 0, NULL, "number of jumps so far"},
+    [Y] = {"y", FW_OUTPUT, 1, -1, 0, NULL, "y0 + n height", .depends = ""},
+    [N] = {"n", FW_OUTPUT, 1, -1, 0, NULL, "number of jumps so far", .depends = ""},
     [T0] = {"t0", FW_LOCAL, 1, -1, 0, "s", "start time (origin of the jump times)"},
 };
 
