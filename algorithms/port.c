@@ -109,6 +109,11 @@ int port_ckpt_offer_later(const port_master *m, int64_t t,
     return rc;
 }
 
+int port_ckpt_marked(const port_master *m, int64_t t)
+{
+    return m->ckpt && m->ckpt->marked ? m->ckpt->marked(m->ckpt->ctx, t) : 0;
+}
+
 void port_note(const port_master *m, const char *what, double value)
 {
     if (m->ops && m->ops->note) m->ops->note(m->ctx, what, value);

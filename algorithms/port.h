@@ -259,6 +259,12 @@ typedef struct port_ckpt {
      * next open. NULL: port_ckpt_offer_later writes the bytes at once and offers them. */
     int (*offer_later)(void *ctx, int64_t t, int (*write)(void *arg, void **bytes, size_t *n),
                        void *arg);
+    /* Asked once per instant t the algorithm closes, in order: 1 when t is the first instant
+     * at or past a checkpoint instant of the run (a save may be made in its close), else 0.
+     * An algorithm whose state holds history it cannot write (strong coupling's CVODE) starts
+     * it afresh after such a close, whether or not the save is made, as a resumed run starts
+     * it (doc/checkpoint.md "Master methods"). NULL: never. */
+    int (*marked)(void *ctx, int64_t t);
 } port_ckpt;
 
 typedef struct port_master {
@@ -281,6 +287,9 @@ int port_ckpt_offer(const port_master *m, int64_t t, const void *state, size_t n
  *  @return PORT_OK, or what write or offer returns. */
 int port_ckpt_offer_later(const port_master *m, int64_t t,
                           int (*write)(void *arg, void **bytes, size_t *n), void *arg);
+
+/** m->ckpt->marked(t) when there is one, else 0 (see port_ckpt.marked). */
+int port_ckpt_marked(const port_master *m, int64_t t);
 
 /**
  * Complete every posted operation of every slave (each slave's collect, in turn).

@@ -86,6 +86,7 @@ struct ms_link {
     void *later_arg;
     int closing;             /* inside the TAR of a close: a save is made in its grant */
     tp_time ask_next;        /* the next save to ask for, TP_NO_TIME: none */
+    tp_time mark_next;       /* the next checkpoint instant port_ckpt.marked reports */
     int save_open;           /* a save asked for has no outcome yet */
     char save_label[64];     /* that save's label */
     tp_time save_t;          /* and its time */
@@ -770,6 +771,16 @@ static int link_offer(void *ctx, int64_t t, const void *state, size_t n)
     return PORT_OK;
 }
 
+/* port_ckpt.marked: the first instant closed at or past each checkpoint instant, whatever
+ * the saves' outcomes, as the slaves restart their model-exchange integrators there. */
+static int link_marked(void *ctx, int64_t t)
+{
+    ms_link *L = ctx;
+    if (L->mark_next == TP_NO_TIME || t < L->mark_next) return 0;
+    L->mark_next = plan_next(L, t);
+    return 1;
+}
+
 /* port_ckpt.offer_later: keep the writer; link_save calls it in the close's grant. */
 static int link_offer_later(void *ctx, int64_t t, int (*write)(void *arg, void **bytes, size_t *n),
                             void *arg)
@@ -975,6 +986,7 @@ static int link_restore(ms_link *L, char *err, size_t errlen)
     L->T = T;
     L->open = 0;
     L->ask_next = next;
+    L->mark_next = plan_next(L, T);
     L->n_cmd = c[0], L->n_reply = c[1], L->n_note = c[2];
     L->n_rounds = c[3], L->n_cmd_msg = c[4], L->n_reply_msg = c[5];
     L->pc.resume = algo;
@@ -1077,6 +1089,7 @@ int ms_link_new_ckpt(const fedfile *ff, const char *rti, int timeout_ms, int rep
     if (ck) L->ck = *ck;
     L->offered_t = TP_NO_TIME;
     L->ask_next = plan_next(L, ff->algo.t_start);
+    L->mark_next = L->ask_next;
     int restore = ck && ck->restore;
     L->n = ff->n_feds;
     L->s = calloc(L->n + 1, sizeof *L->s);
@@ -1124,6 +1137,7 @@ int ms_link_new_ckpt(const fedfile *ff, const char *rti, int timeout_ms, int rep
     int saves = L->ck.every > 0 || L->ck.n_at;
     L->pc = (port_ckpt){.offer = saves ? link_offer : NULL,
                         .offer_later = saves ? link_offer_later : NULL,
+                        .marked = saves ? link_marked : NULL,
                         .ctx = L};
     if (restore) { /* declarations, time management and the start came back from the RTI */
         if (!L->restored) {

@@ -178,6 +178,8 @@ else
   # saved slots) and balance correction (corrections pending across the cut)
   case_one examples/lv_wr.json dist inproc
   case_one examples/chain_balance.json inproc dist
+  # strong coupling: the master's CVODE restarts at the checkpoint instant in both runs
+  case_one examples/lv_strong.json dist dist
 fi
 
 # Model exchange: the integrators restart at every checkpoint instant whether or not the save
@@ -236,9 +238,9 @@ fi
 mkdir -p "$dir/foreign"
 bin/tempo-run examples/lv_jacobi.json --output "$dir/frg" --quiet --resume "$dir/foreign" >"$dir/frg.out" 2>&1
 [ $? -eq 2 ] && has "$dir/frg.out" "not a Tempo checkpoint" && ok || ko "a foreign folder: $(tail -n 2 "$dir/frg.out")"
-bin/tempo-run examples/lv_semi.json --output "$dir/semi" --quiet --checkpoint-at 1 >"$dir/semi.out" 2>&1
-[ $? -eq 2 ] && has "$dir/semi.out" 'method "semi-implicit" cannot save its state between steps yet' && ok ||
-  ko "a master method without saved state: $(tail -n 2 "$dir/semi.out")"
+bin/tempo-run examples/osc_hybrid.json --output "$dir/hyb" --quiet --checkpoint-at 1 >"$dir/hyb.out" 2>&1
+[ $? -eq 2 ] && has "$dir/hyb.out" 'method "hybrid" cannot save its state between steps yet' && ok ||
+  ko "a master method without saved state: $(tail -n 2 "$dir/hyb.out")"
 bin/tempo-run examples/lv_jacobi.json --output "$dir/late" --quiet --checkpoint-at 100 >"$dir/late.out" 2>&1
 [ $? -eq 2 ] && has "$dir/late.out" "--checkpoint-at 100: not inside the run" && ok ||
   ko "an instant at the end: $(tail -n 2 "$dir/late.out")"
