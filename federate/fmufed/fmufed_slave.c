@@ -534,6 +534,11 @@ static int slave_save(void *ctx, const char *label, tp_time time, void **bytes, 
     pstate_put_i64(&b, r->st->reflections);
     pstate_put_i64(&b, r->st->requests);
     pstate_put_i64(&b, r->mark_next);
+    /* hybrid: its share object and the handles of the slaves that share with it */
+    pstate_put_i64(&b, (int64_t)r->sh_obj);
+    pstate_put_u32(&b, r->rx ? (uint32_t)r->ff->n_feds : 0);
+    for (size_t j = 0; r->rx && j < r->ff->n_feds; j++)
+        pstate_put_i64(&b, (int64_t)r->rx[j].fed);
     int rc = fmu_slave_ckpt_save(r->l->fs, &fs);
     if (rc != PORT_OK) {
         free(b.p), free(fs.p);
@@ -618,7 +623,15 @@ static int slave_restore(slave_run *r, tp_time *T)
     int stepped = pstate_get_u8(&d);
     int64_t t_stepped = pstate_get_i64(&d), steps = pstate_get_i64(&d);
     int64_t updates = pstate_get_i64(&d), refl = pstate_get_i64(&d), reqs = pstate_get_i64(&d);
-    int64_t mark = pstate_get_i64(&d);
+    int64_t mark = pstate_get_i64(&d), sh_obj = pstate_get_i64(&d);
+    uint32_t n_rx = pstate_get_u32(&d);
+    if (d.bad || n_rx != (r->rx ? r->ff->n_feds : 0) || sh_obj < 0 || (r->sh_cls && !sh_obj))
+        return sfail(r, FMUFED_EUSAGE, "its part's share channel does not match the file's");
+    for (uint32_t j = 0; j < n_rx; j++) {
+        int64_t fed = pstate_get_i64(&d);
+        if (fed < 0) d.bad = 1;
+        r->rx[j].fed = (tp_fed)fed;
+    }
     pstate_rd fs = {0}, rows = {0};
     fs.p = pstate_get_bytes(&d, &fs.n);
     rows.p = pstate_get_bytes(&d, &rows.n);
@@ -651,6 +664,7 @@ static int slave_restore(slave_run *r, tp_time *T)
     snprintf(r->st->csv, sizeof r->st->csv, "%s", r->l->st.csv);
     r->master = (tp_fed)master;
     r->obj = (tp_object)obj;
+    r->sh_obj = (tp_object)sh_obj;
     r->stepped = stepped;
     r->t_stepped = t_stepped;
     r->st->steps = steps;
@@ -687,6 +701,27 @@ static int declare_shares(slave_run *r)
         if ((rc = tp_object_class(r->tp, name, &x->cls)) == TP_OK &&
             (rc = tp_attribute(r->tp, x->cls, MSPROTO_SHARE_ATTR, &x->attr)) == TP_OK)
             rc = tp_subscribe_object_class(r->tp, x->cls, &x->attr, 1);
+    }
+    return rc;
+}
+
+/* A restored slave: the share classes' handles as declare_shares found them (publication,
+ * subscription and the share object came back from the RTI's part and this slave's). */
+static int lookup_shares(slave_run *r)
+{
+    char name[32];
+    int rc = TP_OK;
+    if (r->ps.info.n_discrete) {
+        msproto_share_class(r->idx, name, sizeof name);
+        if ((rc = tp_object_class(r->tp, name, &r->sh_cls)) == TP_OK)
+            rc = tp_attribute(r->tp, r->sh_cls, MSPROTO_SHARE_ATTR, &r->sh_attr);
+    }
+    for (size_t k = 0; rc == TP_OK && k < r->n_din; k++) {
+        shared_in *x = &r->rx[r->src[k]];
+        if (x->cls) continue;
+        msproto_share_class(r->src[k], name, sizeof name);
+        if ((rc = tp_object_class(r->tp, name, &x->cls)) == TP_OK)
+            rc = tp_attribute(r->tp, x->cls, MSPROTO_SHARE_ATTR, &x->attr);
     }
     return rc;
 }
@@ -809,6 +844,7 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
         msproto_command_class(r->idx, name, sizeof name);
         if (rc == TP_OK && (rc = tp_interaction_class(r->tp, name, &r->ic)) == TP_OK)
             rc = tp_parameter(r->tp, r->ic, MSPROTO_BODY_PARAM, &r->param);
+        if (rc == TP_OK) rc = lookup_shares(r);
         if (rc != TP_OK)
             return sfail(r, FMUFED_ERTI, "the protocol's classes: %s: %s", tp_strerror(rc),
                          tp_last_error(r->tp));
