@@ -506,9 +506,10 @@ static int offer_state(hy_work *w, int64_t inst, int64_t t, int64_t H)
     pstate_put_u32(&b, (uint32_t)w->n_out);
     for (size_t k = 0; k < w->n_out; k++)
         pstate_put_f64(&b, w->y0[k]);
-    int64_t c[] = {(int64_t)r->n_steps,   (int64_t)r->n_normal,   (int64_t)r->n_attempts,
-                   (int64_t)r->n_aborted, (int64_t)r->iter_total, r->iter_max,
-                   (int64_t)r->n_instants};
+    /* n_steps is the length of the step history, which a resumed run starts afresh */
+    int64_t c[] = {(int64_t)r->n_normal,  (int64_t)r->n_attempts,
+                   (int64_t)r->n_aborted, (int64_t)r->iter_total,
+                   r->iter_max,           (int64_t)r->n_instants};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         pstate_put_i64(&b, c[k]);
     int st = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, inst, b.p, b.n);
@@ -531,12 +532,12 @@ static int resume_state(hy_work *w, int64_t *t, int64_t *H)
     uint32_t n = pstate_get_u32(&r);
     int ok = !r.bad && magic == HY_CK_MAGIC && version == HY_CK_VERSION && n == w->n_out;
     double *y = ok ? calloc(w->n_out + 1, sizeof *y) : NULL;
-    int64_t c[7] = {0};
+    int64_t c[6] = {0};
     for (size_t k = 0; y && k < w->n_out; k++)
         y[k] = pstate_get_f64(&r);
-    for (size_t k = 0; y && k < 7; k++)
+    for (size_t k = 0; y && k < 6; k++)
         if ((c[k] = pstate_get_i64(&r)) < 0) r.bad = 1;
-    if (!y || r.bad || r.at != r.n || c[5] > INT32_MAX || h < w->o->h_min || h > w->o->h_max) {
+    if (!y || r.bad || r.at != r.n || c[4] > INT32_MAX || h < w->o->h_min || h > w->o->h_max) {
         free(y);
         return port_errorf(w->err, w->errlen, PORT_EUSAGE,
                            "hybrid: the state to resume from is not one it wrote for these "
@@ -552,13 +553,12 @@ static int resume_state(hy_work *w, int64_t *t, int64_t *H)
     }
     memcpy(w->y0, y, w->n_out * sizeof *y);
     free(y);
-    res->n_steps = (size_t)c[0];
-    res->n_normal = (size_t)c[1];
-    res->n_attempts = (size_t)c[2];
-    res->n_aborted = (size_t)c[3];
-    res->iter_total = (size_t)c[4];
-    res->iter_max = (int)c[5];
-    res->n_instants = (size_t)c[6];
+    res->n_normal = (size_t)c[0];
+    res->n_attempts = (size_t)c[1];
+    res->n_aborted = (size_t)c[2];
+    res->iter_total = (size_t)c[3];
+    res->iter_max = (int)c[4];
+    res->n_instants = (size_t)c[5];
     res->t_reached = tc;
     *t = tc;
     *H = h;
