@@ -544,7 +544,7 @@ static int resume_state(hy_work *w, int64_t *t, int64_t *H)
                            "slaves and settings (%zu bytes)",
                            m->ckpt->n_resume);
     }
-    if (inst < m->t_start || tc < inst - 1 || tc >= m->t_end) {
+    if (inst < m->t_start || tc < inst - 1 || tc > m->t_end) { /* T = end: the run only ends */
         free(y);
         return port_errorf(w->err, w->errlen, PORT_EUSAGE,
                            "hybrid: the state to resume from is at %.17g s, outside the run "

@@ -812,7 +812,10 @@ static int link_save(void *ctx, const char *label, tp_time time, void **bytes, s
                  method);
         return TP_ESTATE;
     }
-    if (!L->closing || time != L->T || L->offered_t != L->T) {
+    /* The close of the run's last instant needs no state of the algorithm: a run resumed
+     * there only ends (tempo-master does not run the algorithm again, ms_link_resumed_at). */
+    int last = L->T >= L->ff->algo.t_end;
+    if (!L->closing || time != L->T || (L->offered_t != L->T && !last)) {
         snprintf(why, why_size,
                  "the master saves only in the grant that closes an instant whose state the "
                  "algorithm offered (asked at %.9g s)",
@@ -830,7 +833,7 @@ static int link_save(void *ctx, const char *label, tp_time time, void **bytes, s
             return TP_ESTATE;
         }
     }
-    if (L->later) { /* written now that the instant's replies have landed */
+    if (L->later && L->offered_t == L->T) { /* written now that the replies have landed */
         void *p = NULL;
         size_t np = 0;
         int wrc = L->later(L->later_arg, &p, &np);
@@ -863,7 +866,7 @@ static int link_save(void *ctx, const char *label, tp_time time, void **bytes, s
         for (size_t k = 0; k < nv; k++)
             pstate_put_f64(&b, L->v[k]);
     }
-    pstate_put_bytes(&b, L->offered, L->n_offered);
+    pstate_put_bytes(&b, L->offered, L->offered_t == L->T ? L->n_offered : 0);
     pstate_buf x = {0};
     if (L->ck.save_extra && L->ck.save_extra(L->ck.ctx, &x, why, why_size) != 0) {
         free(b.p), free(x.p);
@@ -992,6 +995,13 @@ static int link_restore(ms_link *L, char *err, size_t errlen)
     L->pc.resume = algo;
     L->pc.n_resume = na;
     return PORT_OK;
+}
+
+int ms_link_resumed_at(const ms_link *l, int64_t *t)
+{
+    if (!l->restored) return 0;
+    *t = l->T;
+    return 1;
 }
 
 int ms_link_restored_extra(const ms_link *l, const unsigned char **p, size_t *n)

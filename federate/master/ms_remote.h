@@ -78,6 +78,12 @@ int ms_link_new_ckpt(const fedfile *ff, const char *rti, int timeout_ms, int rep
                      const ms_ckpt_opts *ck, ms_link **out, port_master *m, char *err,
                      size_t errlen);
 
+/** After a restoring ms_link_new_ckpt: the instant the master's part was made at (ticks).
+ *  At or past the algorithm's end (the close of the run's last instant, which may carry no
+ *  state of the algorithm) the run only ends: the caller does not run the algorithm again.
+ *  @return 1 when the link was restored, else 0 (*t untouched). */
+int ms_link_resumed_at(const ms_link *l, int64_t *t);
+
 /** After a restoring ms_link_new_ckpt: the extra bytes its save_extra wrote (valid while the
  *  link lives). @return 1 when the link was restored, else 0 (*p NULL, *n 0). */
 int ms_link_restored_extra(const ms_link *l, const unsigned char **p, size_t *n);

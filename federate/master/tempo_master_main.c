@@ -441,6 +441,12 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         rc = PORT_EUSAGE;
         goto out;
     }
+    int64_t at = 0;
+    if (L && ms_link_resumed_at(L, &at) && at >= ff->algo.t_end) {
+        /* resumed from the close of the last instant: nothing is left to run but the end */
+        rc = PORT_OK;
+        goto out;
+    }
     rc = alg->run_master(
         &(fedfile_master_run){.ff = ff, .m = &m, .links = links, .n_links = n, .quiet = quiet}, err,
         errlen);
