@@ -1,9 +1,10 @@
 /* Jacobi with a fixed macro step over the peer port (algorithms/exchange.h).
  * Paper: the Awais thesis §4.2.1 (doc/references.md (Awais)): the naive TAR loop with
  * lookahead L > 0 (Fig. 4.4: a value computed at t_n is stamped t_n + L, so the peers integrate
- * [t_n, t_n + H] with y(t_n - H): the one-step cause -> effect lag) and the improved TARA/TAR
- * loop at lookahead 0 (Fig. 4.9: TARA(t_n) opens the instant, y(t_n) is sent stamped t_n, TAR(t_n)
- * closes it, so every peer starts the next step from u(t_n) = y(t_n)). Page:
+ * [t_n, t_n + H] with y(t_n - H): the one-step cause -> effect lag) and the improved loop at
+ * lookahead 0 (Fig. 4.9: TARA(t_n) opens the instant, y(t_n) is sent stamped t_n, TAR(t_n)
+ * closes it, so every peer starts the next step from u(t_n) = y(t_n); we leave the TARA out,
+ * improved_step says why). Page:
  * doc/algorithms/jacobi.md. Symbols: H the macro step (ticks), L the lookahead (ticks), T the
  * model's time (ticks). Choice where the thesis is silent: the last step is shortened to end
  * exactly at t_end (no overshoot). Read algorithms/jacobi_de.c next.
@@ -55,12 +56,17 @@ static int naive_step(peer_run *r, const jacobi_settings *s, jacobi_decision d, 
     return rc;
 }
 
-/* Improved (Fig. 4.9): integrate, TARA(t_n), publish y(t_n) stamped t_n, TAR(t_n), apply. */
+/* Improved (Fig. 4.9): integrate, publish y(t_n) stamped t_n, TAR(t_n), apply. The figure's
+ * TARA(t_n) before the publish is left out (doc/algorithms/jacobi.md "One grant per step"):
+ * after TAR(t_n-1) granted at L = 0 the bound is (t_n-1, strict), so the stamp t_n > t_n-1 is
+ * already legal, and TAR(t_n) alone waits for every peer's update of t_n, which it delivers:
+ * the same values, one grant per step instead of two. A run resumed at J_OPEN (saved by a
+ * build that asked that TARA) still takes its grant first. */
 static int improved_step(peer_run *r, jacobi_decision d, int from)
 {
     int rc = PORT_OK;
     if (from < J_OPEN) rc = peer_integrate(r, d.t_next);
-    if (rc == PORT_OK && from <= J_OPEN) rc = peer_request_exact(r, J_OPEN, PEER_OPEN, d.t_next);
+    if (rc == PORT_OK && from == J_OPEN) rc = peer_request_exact(r, J_OPEN, PEER_OPEN, d.t_next);
     if (rc == PORT_OK && from <= J_OPEN) rc = peer_publish(r, d.t_next);
     if (rc == PORT_OK) rc = peer_request(r, J_CLOSE, PEER_CLOSE, d.t_next, NULL);
     if (rc == PORT_OK) rc = peer_apply_inputs(r, 0);

@@ -43,7 +43,7 @@ $(O)/tests/unit/fmu_load_test: $(FMU_FIXTURES) $(FMU_TEST_FMUS) build/fmus/once_
 $(O)/tests/unit/fmu_step_test $(O)/tests/unit/fmu_sim_test $(O)/tests/unit/fmu_ckpt_test: $(FMU_TEST_FMUS)
 $(O)/tests/unit/fmu_fault_test: $(FMU_FIXTURES)
 $(O)/tests/unit/fmu_v3_test: $(FMU_TEST_FMUS) build/fmus/fmi3/feedthrough3.fmu \
-    build/fmus/fmi3/statespace3.fmu \
+    build/fmus/fmi3/statespace3.fmu build/fmus/fmi3/clocks3.fmu \
     build/fmus/fmi3/bouncingball_me.fmu build/fmus/fmi3/bouncingball_cs.fmu \
     build/fmus/fmi3/vanderpol_me.fmu
 EXTRA_ALL += $(FMU_FIXTURES)
@@ -53,4 +53,5 @@ $(O)/tests/bench/fmu_bench: $(FMU_TEST_FMUS)
 # The in-process port slave over an FMU (federate/fmu/fmu_slave.c).
 UNIT_TESTS += tests/unit/fmu_slave_test
 fmu_slave_test_LIBS := fmu algo
-$(O)/tests/unit/fmu_slave_test: $(FMU_TEST_FMUS)
+$(O)/tests/unit/fmu_slave_test: $(FMU_TEST_FMUS) build/fmus/fmi3/feedthrough3.fmu \
+                                 build/fmus/fmi3/statespace3.fmu

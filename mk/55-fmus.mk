@@ -135,6 +135,23 @@ $(FMU_DIR)/fmi3/statespace3.fmu: $(FMU_DIR)/so/statespace3.so examples/fmus3/sta
 	cd $(FMU_DIR)/stage3/statespace3 && zip -q -X -r ../../fmi3/statespace3.fmu modelDescription.xml binaries
 EXAMPLE_FMUS3 += $(FMU_DIR)/fmi3/statespace3.fmu
 EXTRA_ALL += $(FMU_DIR)/fmi3/statespace3.fmu
+
+# clocks3: input clocks whose intervals the FMU tells at run time (countdown, changing,
+# tunable), written by hand; its description is clocks3.xml.
+$(FMU_DIR)/obj/fmus3/clocks3.o: examples/fmus3/clocks3.c
+	@mkdir -p $(@D)
+	$(CC) $(FMU_CFLAGS) -MMD -MP -c $< -o $@
+$(FMU_DIR)/so/clocks3.so: $(FMU_DIR)/obj/fmus3/clocks3.o
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ -lm
+$(FMU_DIR)/fmi3/clocks3.fmu: $(FMU_DIR)/so/clocks3.so examples/fmus3/clocks3.xml
+	@rm -rf $(FMU_DIR)/stage3/clocks3 $@
+	@mkdir -p $(FMU_DIR)/stage3/clocks3/binaries/x86_64-linux $(FMU_DIR)/fmi3
+	cp examples/fmus3/clocks3.xml $(FMU_DIR)/stage3/clocks3/modelDescription.xml
+	cp $< $(FMU_DIR)/stage3/clocks3/binaries/x86_64-linux/clocks3.so
+	cd $(FMU_DIR)/stage3/clocks3 && zip -q -X -r ../../fmi3/clocks3.fmu modelDescription.xml binaries
+EXAMPLE_FMUS3 += $(FMU_DIR)/fmi3/clocks3.fmu
+EXTRA_ALL += $(FMU_DIR)/fmi3/clocks3.fmu
 INTEG_SCRIPTS += tests/integration/fmi3_examples.sh
 
 .PHONY: fmus

@@ -1,7 +1,8 @@
 # mk/78-master.mk: the master-slave protocol (federate/msproto/, one codec and FOM for both
 # programs), the master federate tempo-master (federate/master/) and their tests
 # (doc/master.md). See the Makefile header for the variables this fragment fills in.
-MSPROTO_SRCS += federate/msproto/msproto.c federate/msproto/msproto_peers.c
+MSPROTO_SRCS += federate/msproto/msproto.c federate/msproto/msproto_peers.c \
+                federate/msproto/msproto_child.c
 CONFIG_SRCS += federate/config/fedfile_master.c
 
 UNIT_TESTS += tests/unit/msproto_test
@@ -41,6 +42,10 @@ UNIT_TESTS += tests/unit/tm_shuffle_test
 tm_shuffle_test_LIBS := tm proto
 # Commands only from the master (doc/master.md): a rogue federate (a helper the script runs,
 # built with everything) sends every command kind to the slaves and forges a reply.
+# A slave in a child process (msproto_child.h) against scripted /bin/sh children: quick.
+INTEG_TESTS += tests/integration/ms_child_test
+ms_child_test_LIBS := msproto config fmu algo fom
+CHECK_TESTS += tests/integration/ms_child_test
 EXTRA_ALL += $(O)/tests/integration/ms_rogue
 ms_rogue_LIBS := msproto config fmu algo client proto fom
 INTEG_SCRIPTS += tests/integration/ms_rogue.sh

@@ -3,7 +3,8 @@
 # pytest on the build tree and on an installed copy) and its benchmark against the same calls
 # from C; make install puts the package where $(PYTHON) finds it. See the Makefile header for
 # the variables this fragment fills in.
-INTEG_SCRIPTS += tests/integration/python_test.sh
+# in two halves the runner spreads over the cores: the build tree's, the installed copy's
+INTEG_SCRIPTS += tests/integration/python_test.sh tests/integration/python_install.sh
 # bench_cycle takes the RTI's address: python_bench.sh runs it (make bench runs BENCHES bare).
 EXTRA_ALL += $(O)/tests/bench/bench_cycle
 bench_cycle_LIBS := client proto fom

@@ -13,9 +13,15 @@ takes the average power per house over the period, smooths it and publishes a pr
 
 It advances with NER to each reading time; the price is stamped one tick (or the lookahead)
 later, since after an NER grant at t nothing may be sent at t itself (doc/time.md).
+
+Checkpoints (doc/checkpoint.md, "Program federates"; doc/python.md "Checkpoints"): its
+save_state writes the C market's part, byte for byte the same layout (where it is in its loop,
+its smoothed power and price, its meters, counters, price object and CSV length); with
+--restore it rejoins a federation restored from a checkpoint and goes on from that part.
 """
 import argparse
 import os
+import struct
 import sys
 
 try:
@@ -37,6 +43,41 @@ class Market(tempo.Federate):
         self.joined = 0
         self.lost = None
         self.reflections = 0
+        # where the run is, for a save: the request it waits in (0 the start's TAR, 1 an NER
+        # of the loop) and its time, the smoothed power, the last price (market.c)
+        self.site, self.t, self.p_s, self.price = 0, 0, 0.0, 0.0
+        self.last, self.meters, self.counts, self.obj, self.csv = {}, [], {}, 0, None
+
+    # The part (market.c on_save): "TMKT", u32 version 1, u32 site, i64 its time, i64 the
+    # grant, f64 p_s, f64 price, u32 n meters x (f64 e, f64 e_last), i64 x 4 counters, i64
+    # the price object, i64 the CSV's length; little-endian, doubles by their bits.
+    def save_state(self, label, grant):
+        self.csv.flush()
+        c = self.counts
+        return (struct.pack("<4sIIqqddI", b"TMKT", 1, self.site, self.t, grant, self.p_s,
+                            self.price, len(self.meters))
+                + b"".join(struct.pack("<dd", self.e[m], self.last.get(m, 0.0))
+                           for m in self.meters)
+                + struct.pack("<6q", c["steps"], c["updates"], self.reflections, c["requests"],
+                              self.obj, self.csv.tell()))
+
+    def load_part(self, b):
+        """Read the part back: everything or nothing. Returns (the saved grant, CSV length)."""
+        n = len(self.meters)
+        head = struct.calcsize("<4sIIqqddI")
+        if len(b) != head + 16 * n + 48 or b[:4] != b"TMKT":
+            raise SystemExit("%s: %s: its part is not a market's of %d meters"
+                             % (PROG, self.me.name, n))
+        _, version, site, t, g, p_s, price, nm = struct.unpack_from("<4sIIqqddI", b)
+        if version != 1 or nm != n or site not in (0, 1):
+            raise SystemExit("%s: %s: its part is damaged" % (PROG, self.me.name))
+        self.site, self.t, self.p_s, self.price = site, t, p_s, price
+        for i, m in enumerate(self.meters):
+            self.e[m], self.last[m] = struct.unpack_from("<dd", b, head + 16 * i)
+        c = self.counts
+        (c["steps"], c["updates"], self.reflections, c["requests"], self.obj,
+         pos) = struct.unpack_from("<6q", b, head + 16 * n)
+        return g, pos
 
     def on_reflect(self, ev):
         for attr, v in ev.values.items():
@@ -61,31 +102,20 @@ def price_of(o, p_avg):
 
 
 def run(o, ff, me, csv):
-    k = Market(ff.federation, me.name, rti=o.rti, create=True, timeout=60.0, **ff.join_args())
+    k = Market(ff.federation, me.name, rti=o.rti, create=True, timeout=60.0, restore=o.restore,
+               **ff.join_args())
     k.setup(ff, me)
-    counts = {"steps": 0, "updates": 0, "requests": 0}
+    k.csv = csv
+    counts = k.counts
+    counts.update(steps=0, updates=0, requests=0)
     if len(me.outputs) != 1:
         raise SystemExit("%s: %s: expected one output (the price), got %d"
                          % (PROG, me.name, len(me.outputs)))
     out = me.outputs[0]
-    k.publish_object_class(out.cls, [out.attr])
-    obj = k.register_object(out.cls, me.name)
-    meters = [(w.cls, w.attr) for w in me.inputs]
-    for cls, attr in meters:
-        k.e[(cls, attr)] = 0.0
-        k.subscribe_object_class(cls, [attr])
+    k.meters = meters = [(w.cls, w.attr) for w in me.inputs]
+    for m in meters:
+        k.e[m] = 0.0
     lookahead = ff.t_lookahead if ff.method == "jacobi-naive" else 0
-    k.enable_regulation(lookahead, timeout=60)
-    k.enable_constrained(timeout=60)
-    # The start point: the file's first federate registers it once everybody has joined.
-    first = ff.index(me.name) == 0
-    if first:
-        while k.joined + 1 < len(ff.federates):
-            k.evoke(0.1)
-        k.register_sync("tempo-start")
-    k.sync("tempo-start")
-    if first:
-        k.register_sync("tempo-end")
 
     def advance(ner, t):
         counts["requests"] += 1
@@ -95,36 +125,66 @@ def run(o, ff, me, csv):
         return g
 
     def publish(price, ts):
-        k.update(obj, {out.attr: price}, time=ts)
+        k.update(k.obj, {out.attr: price}, time=ts)
         counts["updates"] += 1
 
     t0 = ff.t_start
-    price = price_of(o, 0.0)
-    if lookahead == 0:
-        publish(price, t0)
-    advance(False, t0)
-    csv.write("%.15g,%.17g,%.17g,%.17g\n" % (k.seconds(t0), price, 0.0, 0.0))
-    last = dict(k.e)
     step = k.ticks(o.period)
     after = lookahead if lookahead > 0 else 1
-    p_s = 0.0
-    t = t0 + step
-    while t <= ff.t_end:
-        while advance(True, t) < t:
-            pass  # a house's update: recorded by on_reflect
+    resumed = k.restored is not None
+    if resumed:  # the RTI gave back the declarations, the object, the times and the request
+        g, pos = k.load_part(k.restored[2])
+        k.adopt(k.obj, out.cls)
+        csv.truncate(pos)
+        csv.seek(pos)
+    else:
+        k.publish_object_class(out.cls, [out.attr])
+        k.obj = k.register_object(out.cls, me.name)
+        for cls, attr in meters:
+            k.subscribe_object_class(cls, [attr])
+        k.enable_regulation(lookahead, timeout=60)
+        k.enable_constrained(timeout=60)
+        # The start point: the file's first federate registers it once everybody has joined.
+        first = ff.index(me.name) == 0
+        if first:
+            while k.joined + 1 < len(ff.federates):
+                k.evoke(0.1)
+            k.register_sync("tempo-start")
+        k.sync("tempo-start")
+        if first:
+            k.register_sync("tempo-end")
+        k.price = price_of(o, 0.0)
+        if lookahead == 0:
+            publish(k.price, t0)
+        k.site, k.t = 0, t0
+        g = advance(False, t0)
+    if k.site == 0:
+        csv.write("%.15g,%.17g,%.17g,%.17g\n" % (k.seconds(t0), k.price, 0.0, 0.0))
+        k.last = dict(k.e)
+        k.p_s = 0.0
+        k.t = t0 + step
+        resumed = False
+    while k.t <= ff.t_end:
+        t = k.t
+        k.site = 1
+        if not resumed or g < t:
+            g = advance(True, t)
+            while g < t:
+                g = advance(True, t)  # a house's update: recorded by on_reflect
+        resumed = False
         kwh = 0.0
         for m in meters:
-            kwh += k.e[m] - last[m]
-            last[m] = k.e[m]
+            kwh += k.e[m] - k.last[m]
+            k.last[m] = k.e[m]
         p_avg = kwh * 3.6e6 / (o.period * len(meters)) if meters else 0.0
-        p_s += o.alpha * (p_avg - p_s)
-        price = price_of(o, p_s)
-        csv.write("%.15g,%.17g,%.17g,%.17g\n" % (k.seconds(t), price, p_avg, p_s))
+        k.p_s += o.alpha * (p_avg - k.p_s)
+        k.price = price_of(o, k.p_s)
+        csv.write("%.15g,%.17g,%.17g,%.17g\n" % (k.seconds(t), k.price, p_avg, k.p_s))
         if t + after <= ff.t_end:
-            publish(price, t + after)
+            publish(k.price, t + after)
         counts["steps"] += 1
         print("progress %.17g %.17g" % (k.seconds(t), ff.end))
-        t += step
+        k.t += step
     k.sync("tempo-end")
     k.resign()
     counts["reflections"] = k.reflections
@@ -138,6 +198,8 @@ def main():
     for opt, d in (("--period", 900.0), ("--p-min", 0.10), ("--p-max", 0.177),
                    ("--p-cap", 3000.0), ("--alpha", 0.25)):
         ap.add_argument(opt, type=float, default=d)
+    ap.add_argument("--restore", action="store_true",
+                    help="rejoin a federation restored from a checkpoint (tempo-run --resume)")
     ap.parse_args(rest, namespace=o)
     if not 0 < o.alpha <= 1:
         print("%s: --alpha %g: expected 0 < alpha <= 1" % (PROG, o.alpha), file=sys.stderr)
@@ -149,8 +211,10 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, me.name + ".csv")
     try:
-        with open(path, "w") as csv:
-            csv.write("time,price,P_avg,P_smooth\n")
+        # a restored run continues the file at the saved length (run)
+        with open(path, "r+" if o.restore else "w") as csv:
+            if not o.restore:
+                csv.write("time,price,P_avg,P_smooth\n")
             c = run(o, ff, me, csv)
     except tempo.TempoError as e:
         print("%s: %s: %s" % (PROG, me.name, e), file=sys.stderr)

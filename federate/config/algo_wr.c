@@ -65,6 +65,7 @@ static int run_wr(const fedfile_master_run *r, char *err, size_t errlen)
 const fedfile_algo_def fedfile_algo_wr = {
     .name = "wr",
     .side = FEDFILE_SIDE_MASTER,
+    .needs = FEDFILE_NEEDS_SUB_OUTPUTS,
     .summary = "waveform relaxation, iterated steps (Awais thesis §5.2, Algorithm 2)",
     .parse = parse,
     .free = free,

@@ -1128,6 +1128,34 @@ static int load_doc(const ld *c, const char *path, const char *dir, json_t **roo
     return rc == -2 ? FEDFILE_ENOMEM : FEDFILE_ESCHEMA;
 }
 
+/* A model in Python has no discrete values (doc/python.md): under a method with a discrete
+ * channel (FEDFILE_NEEDS_BUS: hybrid) none of its outputs or wired inputs may be on it. */
+static int python_off_bus(const ld *c, const fedfile *ff)
+{
+    for (size_t i = 0; (ff->algo.needs & FEDFILE_NEEDS_BUS) && i < ff->n_feds; i++) {
+        const fedfile_fed *fd = &ff->feds[i];
+        if (!fd->python) continue;
+        unsigned char *o = calloc(fd->n_outputs + 1, 1), *in = calloc(fd->n_inputs + 1, 1);
+        if (!o || !in) return free(o), free(in), oom(c);
+        fedfile_bus_flags(ff, i, o, in);
+        const fedfile_wire *w = NULL;
+        for (size_t k = 0; !w && k < fd->n_outputs; k++)
+            if (o[k]) w = &fd->outputs[k];
+        for (size_t k = 0; !w && k < fd->n_inputs; k++)
+            if (in[k]) w = &fd->inputs[k];
+        free(o), free(in);
+        if (w) {
+            char jp[64];
+            snprintf(jp, sizeof jp, "federates[%zu].python", i);
+            return fail(c, jp,
+                        "federate %s: \"%s\" (%s.%s) is a discrete value of method %s, which a "
+                        "model in Python cannot give or take (it has no discrete values)",
+                        fd->name, w->var, w->cls, w->attr, ff->algo.def->name);
+        }
+    }
+    return FEDFILE_OK;
+}
+
 int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
@@ -1158,6 +1186,7 @@ int fedfile_load(const char *path, fedfile **out, char *err, size_t errlen)
     ff->dir = dir;
     ff->ssp_dir = ssp_dir;
     rc = parse_root(&c, root, ff);
+    if (rc == FEDFILE_OK) rc = python_off_bus(&c, ff);
     json_decref(root);
     if (rc != FEDFILE_OK) {
         fedfile_free(ff);
@@ -1370,10 +1399,11 @@ int fedfile_type_discrete(fmu_vtype t)
     }
 }
 
-/* Wired variables: exist, Real (or, for the peer methods, whole numbers: Integer, Boolean,
- * Enumeration), with the expected causality. */
+/* Wired variables: exist, Real, Float32 or whole numbers (Integer, Boolean, Enumeration,
+ * FMI 3.0's integers up to 32 bits; the peer methods and the master methods' slaves exchange
+ * them alike), with the expected causality. */
 static int check_wire_vars(const ld *c, const char *base, const char *key, const fedfile_wire *ws,
-                           size_t n, const fmu_md *md, fmu_causality want, int by_peers)
+                           size_t n, const fmu_md *md, fmu_causality want)
 {
     char p[JPATH_LEN], q[JPATH_LEN];
     for (size_t k = 0; k < n; k++) {
@@ -1387,11 +1417,10 @@ static int check_wire_vars(const ld *c, const char *base, const char *key, const
                         "only, so a 64-bit integer could lose precision; only Real (Float64) "
                         "variables are wired",
                         ws[k].var, v->type == FMU_T_INT64 ? "Int64" : "UInt64");
-        if (v->type != FMU_T_REAL &&
-            !(by_peers && (fedfile_type_discrete(v->type) || v->type == FMU_T_FLOAT32)))
+        if (v->type != FMU_T_REAL && !fedfile_type_discrete(v->type) && v->type != FMU_T_FLOAT32)
             return fail(c, p,
-                        "variable \"%s\" is not Real (only Real variables are wired; the "
-                        "peer methods also wire Integer, Boolean, Enumeration and Float32 ones)",
+                        "variable \"%s\" is not a number (Real, Float32, Integer, Boolean and "
+                        "Enumeration variables are wired; the coupling carries numbers)",
                         ws[k].var);
         if (v->n_elems && !md->elem_vr_base) /* element handles: doc/fmu.md §10 */
             return fail(c, p,
@@ -1421,17 +1450,18 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
     char base[JPATH_LEN], p[JPATH_LEN], q[JPATH_LEN];
     jp_idx(base, "federates", i);
     int rc;
-    int by_peers = ff->algo.def && ff->algo.def->side == FEDFILE_SIDE_PEER;
-    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT,
-                              by_peers)) ||
-        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT,
-                              by_peers)))
+    if ((rc = check_wire_vars(&c, base, "outputs", fd->outputs, fd->n_outputs, md, FMU_C_OUTPUT)) ||
+        (rc = check_wire_vars(&c, base, "inputs", fd->inputs, fd->n_inputs, md, FMU_C_INPUT)))
         return rc;
     for (size_t k = 0; k < fd->n_params; k++) {
         const fedfile_param *pa = &fd->params[k];
         jp_key(q, base, "parameters");
         jp_map(p, q, pa->name);
         const fmu_var *v = md_find(md, pa->name);
+        /* FMI 3.0: a whole array from a list, "A": "0 1 -1 0" (or one number for all; the
+         * count is checked when it is set, doc/fmu.md §10 "Whole arrays") */
+        long arr = !v && md->vars ? fmu_md_find_array(md, pa->name) : -1;
+        if (arr >= 0) v = &md->vars[arr];
         if (!v) return fail(&c, p, "the FMU has no variable \"%s\"", pa->name);
         /* besides parameters, the start values an FMU lets be set before initialization:
          * inputs, and variables with initial exact or approx (an SSP's parameter binding sets
@@ -1446,7 +1476,12 @@ int fedfile_check_fmu(const fedfile *ff, size_t i, const fmu_md *md, char *err, 
                         "(inputs, initial exact or approx) are set from the federation file",
                         pa->name, causality_word(v->causality));
         int fits = 0;
-        switch (v->type) {
+        switch (arr >= 0 ? FMU_T_NTYPES : v->type) {
+        case FMU_T_NTYPES: /* a whole array: a list, or one value for all */
+            fits = pa->kind == FEDFILE_STRING ||
+                   (v->type != FMU_T_STRING && v->type != FMU_T_BINARY && v->type != FMU_T_CLOCK &&
+                    pa->kind != FEDFILE_STRING);
+            break;
         case FMU_T_REAL:
             fits = pa->kind == FEDFILE_REAL || pa->kind == FEDFILE_INTEGER;
             break;

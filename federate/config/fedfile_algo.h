@@ -32,6 +32,9 @@ enum {
                                             doc/federation.md "Program federates") */
     FEDFILE_NEEDS_EVENT_STOPS = 1u << 6, /* the slaves' steps stop at events (an FMI 3.0
                                             co-simulation FMU must allow early return) */
+    FEDFILE_NEEDS_SUB_OUTPUTS = 1u << 7, /* the slaves' outputs inside a step (an FMI 3.0
+                                            co-simulation FMU gets the intermediate-update
+                                            callback, doc/fmu.md "FMI 3.0") */
 };
 
 /* Which side of the port an algorithm runs on (doc/algorithms/port.md). */

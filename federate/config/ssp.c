@@ -2,7 +2,8 @@
  * federation file (jansson). The mapping, the defaults and the refusals are doc/ssp.md.
  * Divisions: names and messages, units, the structure walk (systems, components,
  * connectors, connections, signal dictionaries), the document; the wiring is ssp_wire.c,
- * the parameter bindings (.ssv, .ssm) ssp_params.c.
+ * the parameter bindings (.ssv, .ssm) ssp_params.c, the documents and archives components
+ * reference (other SSDs, SSP packages, variants) ssp_pkg.c.
  * Every element the reader does not understand is refused with its path and line; only the
  * purely graphical elements and foreign annotations are skipped (doc/ssp.md lists them).
  */
@@ -33,11 +34,30 @@ enum { NS_SSD = SSP_NS_SSD, NS_SSC = SSP_NS_SSC, NS_SSV = SSP_NS_SSV, NS_SSM = S
  * Names and messages
  * ====================================================================================== */
 
+/* An element written with one of the standard prefixes that its document never declares
+ * (libxml2 keeps "ssv:ParameterSet" as the name, without a namespace; some tools write inline
+ * parameter sets so): read as that prefix's namespace. Its namespace index, or 0. */
+static int undeclared_ns(const xmlNode *n)
+{
+    static const char *const prefix[] = {"", "ssd:", "ssc:", "ssv:", "ssm:"};
+    if (n->ns || !n->name) return 0;
+    for (int i = 1; i < 5; i++)
+        if (!strncmp((const char *)n->name, prefix[i], 4) && n->name[4]) return i;
+    return 0;
+}
+
+/* The element's name without an undeclared standard prefix (undeclared_ns). */
+const char *ssp_local(const xmlNode *n)
+{
+    return (const char *)n->name + (undeclared_ns(n) ? 4 : 0);
+}
+
 static int ns_is(const xmlNode *n, int ns)
 {
     static const char *const suffix[] = {"", "SystemStructureDescription", "SystemStructureCommon",
                                          "SystemStructureParameterValues",
                                          "SystemStructureParameterMapping"};
+    if (n->type == XML_ELEMENT_NODE && !n->ns) return undeclared_ns(n) == ns;
     if (!n->ns || !n->ns->href) return 0;
     const char *h = (const char *)n->ns->href;
     if (strncmp(h, "http://ssp-standard.org/SSP1/", 29) &&
@@ -48,7 +68,7 @@ static int ns_is(const xmlNode *n, int ns)
 
 static int is_el(const xmlNode *n, int ns, const char *name)
 {
-    return n->type == XML_ELEMENT_NODE && ns_is(n, ns) && !strcmp((const char *)n->name, name);
+    return n->type == XML_ELEMENT_NODE && ns_is(n, ns) && !strcmp(ssp_local(n), name);
 }
 
 /* "FILE:LINE: PATH: message"; returns -1. */
@@ -175,7 +195,7 @@ static char *source_path(sx *s, xmlNodePtr n, const char *uri)
     for (q = dec; *q; q++) /* a Windows tool's "resources\\x.fmu" */
         if (*q == '\\') *q = '/';
     if (dec[0] == '/' || !dec[0]) return dec;
-    if (s->archive && (strstr(dec, "../") == dec || strstr(dec, "/../"))) {
+    if ((s->archive || s->in_pkg) && (strstr(dec, "../") == dec || strstr(dec, "/../"))) {
         ssp_refuse(s, s->file, n, "source \"%s\": an archive's sources may not leave it (\"..\")",
                    uri);
         free(dec);
@@ -256,7 +276,8 @@ int ssp_unit_conv(sx *s, const char *file, xmlNodePtr n, const char *a, const ch
                   double *o)
 {
     *f = 1, *o = 0;
-    if (!a || !b || !strcmp(a, b)) return 0;
+    /* unit="" (written by tools for a variable without a unit) is no unit */
+    if (!a || !b || !a[0] || !b[0] || !strcmp(a, b)) return 0;
     const unit *ua = find_unit(s, a), *ub = find_unit(s, b);
     if (!ua || !ub)
         return ssp_refuse(s, file, n,
@@ -281,12 +302,14 @@ static int skipped(const xmlNode *n)
     static const char *const ssd[] = {"ElementGeometry", "ConnectorGeometry", "ConnectionGeometry",
                                       "SystemGeometry",  "GraphicalElements", NULL};
     /* SSP 1.0 writes ssd:Annotations (ssv:, ssm: in their files); some tools ssc: */
-    if (n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, "Annotations") &&
+    if (n->type == XML_ELEMENT_NODE && !strcmp(ssp_local(n), "Annotations") &&
         (ns_is(n, NS_SSD) || ns_is(n, NS_SSC) || ns_is(n, NS_SSV) || ns_is(n, NS_SSM)))
         return 1;
     for (int i = 0; ssd[i]; i++)
         if (is_el(n, NS_SSD, ssd[i])) return 1;
-    return 0;
+    /* SSP 2.0: meta data and signatures on most elements (ssc:, some tools ssd:) */
+    return is_el(n, NS_SSC, "MetaData") || is_el(n, NS_SSD, "MetaData") ||
+           is_el(n, NS_SSC, "Signature") || is_el(n, NS_SSD, "Signature");
 }
 
 /* merge: a connector already declared for this owner is skipped (a component referencing
@@ -322,7 +345,7 @@ static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys, 
             if (t->type != XML_ELEMENT_NODE || skipped(t)) continue;
             if (!ns_is(t, NS_SSC) || k->type != T_UNKNOWN)
                 return ssp_refuse(s, s->file, t, "expected one type element (ssc:Real, ...)");
-            const char *tn = (const char *)t->name;
+            const char *tn = ssp_local(t);
             k->type =
                 !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32") ? T_REAL
                 : !strcmp(tn, "Integer") || !strcmp(tn, "Boolean") || !strcmp(tn, "Enumeration") ||
@@ -339,109 +362,89 @@ static int read_connectors(sx *s, xmlNodePtr cs, const char *owner, int is_sys, 
 
 static int walk_system(sx *s, xmlNodePtr sys, const char *path);
 
-static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys)
+/* The bindings of an element; comp_fmu (a component's FMU) or comp_dir (the folder of the
+ * document a component references) is what sourceBase="component" resolves against. */
+static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys, const char *comp_fmu,
+                       const char *comp_dir)
 {
     for (xmlNodePtr b = pbs->children; b; b = b->next) {
         if (b->type != XML_ELEMENT_NODE) continue;
         if (!is_el(b, NS_SSD, "ParameterBinding"))
             return ssp_refuse(s, s->file, b, "expected ssd:ParameterBinding");
         if (PUSH(s, s->bnds, s->n_bnds, s->cap_bnds)) return -2;
-        s->bnds[s->n_bnds] = (bnd){strdup(owner), is_sys, b, strdup(s->dir)};
-        s->n_bnds++;
-        if (!s->bnds[s->n_bnds - 1].owner || !s->bnds[s->n_bnds - 1].dir) return ssp_oom(s);
+        bnd *k = &s->bnds[s->n_bnds++];
+        *k = (bnd){strdup(owner),
+                   is_sys,
+                   b,
+                   strdup(s->dir),
+                   comp_fmu ? strdup(comp_fmu) : NULL,
+                   comp_dir ? strdup(comp_dir) : NULL,
+                   s->in_pkg};
+        if (!k->owner || !k->dir || (comp_fmu && !k->comp_fmu) || (comp_dir && !k->comp_dir))
+            return ssp_oom(s);
     }
     return 0;
 }
 
-static char *abs_dir(const char *path);
-
-/* The ssd:System a component of type application/x-ssp-definition references: the root
- * system of another .ssd (its ssd:Units read too), or "#id" a system of this document with
- * that id. *dir receives the folder its sources resolve against (malloc'd), or NULL. */
-static xmlNodePtr nested_system(sx *s, xmlNodePtr c, const char *src, char **dir)
-{
-    *dir = NULL;
-    if (src[0] == '#') {
-        xmlNodePtr n = xmlDocGetRootElement(c->doc), found = NULL;
-        while (n && !found) { /* depth-first over the document */
-            char *id = is_el(n, NS_SSD, "System") ? attr(n, "id") : NULL;
-            if (id && !strcmp(id, src + 1)) found = n;
-            free(id);
-            if (n->children)
-                n = n->children;
-            else {
-                while (n && !n->next)
-                    n = n->parent;
-                if (n) n = n->next;
-            }
-        }
-        if (!found) ssp_refuse(s, s->file, c, "no ssd:System with id \"%s\"", src + 1);
-        return found;
-    }
-    if (strchr(src, '#')) {
-        ssp_refuse(s, s->file, c, "source \"%s\": a fragment of another document is not supported",
-                   src);
-        return NULL;
-    }
-    char *p = source_path(s, c, src);
-    if (!p) return NULL;
-    xmlDocPtr d = ssp_read_xml(s, p);
-    if (!d) return free(p), NULL;
-    *dir = abs_dir(p);
-    free(p);
-    if (!*dir) return ssp_oom(s), NULL;
-    xmlNodePtr root = xmlDocGetRootElement(d), sys = NULL;
-    if (!root || !is_el(root, NS_SSD, "SystemStructureDescription")) {
-        ssp_refuse(s, s->file, root, "the root is not ssd:SystemStructureDescription");
-        return NULL;
-    }
-    for (xmlNodePtr e = root->children; e; e = e->next) {
-        if (is_el(e, NS_SSD, "System") && !sys) sys = e;
-        if (is_el(e, NS_SSD, "Units") && read_units(s, (const char *)d->URL, e)) return NULL;
-    }
-    if (!sys) ssp_refuse(s, s->file, root, "no ssd:System");
-    return sys;
-}
-
 static int walk_system(sx *s, xmlNodePtr sys, const char *path);
-static int add_binding(sx *s, xmlNodePtr pbs, const char *owner, int is_sys);
 
-/* A component referencing another system structure (application/x-ssp-definition): that
- * system walked as a subsystem at this component's path, then the component's connectors
- * (merged with the system's) and its parameter bindings, which come after the system's own
- * (SSP 1.0: as if they were the last bindings of that system). */
-static int walk_nested(sx *s, xmlNodePtr c, const char *path, const char *src)
+/* A component referencing another system structure (application/x-ssp-definition, or
+ * application/x-ssp-package: package 1): that system walked as a subsystem at this
+ * component's path (ssp_nested_system), then the component's connectors (merged with the
+ * system's) and its parameter bindings, which come after the system's own (SSP 1.0: as if
+ * they were the last bindings of that system). */
+static int walk_nested(sx *s, xmlNodePtr c, const char *path, const char *src, int package)
 {
     if (!src) return ssp_refuse(s, s->file, c, "a component needs a source");
     if (s->depth >= 16)
         return ssp_refuse(s, s->file, c, "systems referenced more than 16 deep (a cycle?)");
     char *dir = NULL, *saved = s->dir;
-    xmlNodePtr sys = nested_system(s, c, src, &dir);
+    xmlNodePtr sys = ssp_nested_system(s, c, src, &package, &dir);
     if (!sys) return free(dir), s->err[0] ? -1 : -2;
     if (dir) s->dir = dir;
     s->depth++;
+    s->in_pkg += package;
     int rc = walk_system(s, sys, path);
+    s->in_pkg -= package;
     s->depth--;
     s->dir = saved;
-    free(dir);
     for (xmlNodePtr e = c->children; e && !rc; e = e->next) {
         if (e->type != XML_ELEMENT_NODE || skipped(e)) continue;
         if (is_el(e, NS_SSD, "Connectors"))
             rc = read_connectors(s, e, path, 1, 1);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
-            rc = add_binding(s, e, path, 1);
+            rc = add_binding(s, e, path, 1, NULL, dir ? dir : s->dir);
         else
             rc = ssp_refuse(s, s->file, e, "not supported in a component");
     }
+    free(dir);
     return rc;
+}
+
+/* A MIME type as compared: without parameters (";...") and surrounding blanks, lower case. */
+static void mime_base(char *t)
+{
+    if (!t) return;
+    char *semi = strchr(t, ';');
+    if (semi) *semi = '\0';
+    size_t n = strlen(t), i = 0;
+    while (n && isspace((unsigned char)t[n - 1]))
+        t[--n] = '\0';
+    while (isspace((unsigned char)t[i]))
+        i++;
+    memmove(t, t + i, n - i + 1);
+    for (char *q = t; *q; q++)
+        *q = (char)tolower((unsigned char)*q);
 }
 
 static int walk_component(sx *s, xmlNodePtr c, const char *path)
 {
     char *type = attr(c, "type"), *src = attr(c, "source"), *impl = attr(c, "implementation");
-    if (type && !strcmp(type, "application/x-ssp-definition")) {
+    mime_base(type);
+    int package = type && !strcmp(type, "application/x-ssp-package");
+    if (type && (package || !strcmp(type, "application/x-ssp-definition"))) {
         free(type), free(impl);
-        int rc = walk_nested(s, c, path, src);
+        int rc = walk_nested(s, c, path, src, package);
         free(src);
         return rc;
     }
@@ -454,9 +457,8 @@ static int walk_component(sx *s, xmlNodePtr c, const char *path)
         free(src);
         return ssp_refuse(
             s, s->file, c,
-            "component type is not application/x-fmu-sharedlibrary or application/x-ssp-definition "
-            "(only FMUs and system structure files are run; unpack an .ssp and reference its "
-            ".ssd)");
+            "component type is not application/x-fmu-sharedlibrary, application/x-ssp-definition "
+            "or application/x-ssp-package (only FMUs and systems are run)");
     }
     if (bad_impl) {
         free(src);
@@ -491,7 +493,8 @@ static int walk_component(sx *s, xmlNodePtr c, const char *path)
         if (is_el(e, NS_SSD, "Connectors"))
             rc = read_connectors(s, e, path, 0, 0);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
-            rc = add_binding(s, e, path, 0);
+            rc =
+                add_binding(s, e, path, 0, json_string_value(json_object_get(k->obj, "fmu")), NULL);
         else
             rc = ssp_refuse(s, s->file, e, "not supported in a component");
         if (rc) return rc;
@@ -603,7 +606,7 @@ static int walk_system(sx *s, xmlNodePtr sys, const char *path)
         if (is_el(e, NS_SSD, "Connectors"))
             rc = read_connectors(s, e, path, 1, 0);
         else if (is_el(e, NS_SSD, "ParameterBindings"))
-            rc = add_binding(s, e, path, 1);
+            rc = add_binding(s, e, path, 1, NULL, NULL);
         else if (is_el(e, NS_SSD, "Connections"))
             rc = read_connections(s, e, path);
         else if (is_el(e, NS_SSD, "Elements")) {
@@ -646,12 +649,15 @@ static void sx_free(sx *s)
             free(s->ctrs[i].enum_name);
     for (size_t i = 0; i < s->n_comps; i++)
         free(s->comps[i].path), free(s->comps[i].fed), free(s->comps[i].cls),
-            json_decref(s->comps[i].obj);
+            json_decref(s->comps[i].obj), fmu_md_free(s->comps[i].md);
     for (size_t i = 0; i < s->n_cns; i++)
         free(s->cns[i].from_owner), free(s->cns[i].from), free(s->cns[i].to_owner),
             free(s->cns[i].to), free(s->cns[i].sys);
     for (size_t i = 0; i < s->n_bnds; i++)
-        free(s->bnds[i].owner), free(s->bnds[i].dir);
+        free(s->bnds[i].owner), free(s->bnds[i].dir), free(s->bnds[i].comp_fmu),
+            free(s->bnds[i].comp_dir);
+    ssp_unpacked_free(s);
+    free(s->dir0);
     for (size_t i = 0; i < s->n_units; i++)
         free(s->units[i].name);
     for (size_t i = 0; i < s->n_extra; i++)
@@ -670,11 +676,7 @@ xmlDocPtr ssp_read_xml(sx *s, const char *file)
 {
     /* a file of an unpacked archive is named ARCHIVE/ENTRY in messages */
     char shown[PATH_MAX + 64];
-    size_t dl = strlen(s->dir);
-    if (s->archive && !strncmp(file, s->dir, dl) && file[dl] == '/')
-        snprintf(shown, sizeof shown, "%s%s", s->archive_path, file + dl);
-    else
-        snprintf(shown, sizeof shown, "%s", file);
+    ssp_shown(s, file, shown, sizeof shown);
     if (s->n_extra == sizeof s->extra / sizeof s->extra[0]) {
         snprintf(s->err, s->errlen, "%s: more than %zu XML files in one system", shown, s->n_extra);
         return NULL;
@@ -710,7 +712,9 @@ static double find_step(xmlNodePtr n, const char *el, const char *at)
 {
     for (xmlNodePtr c = n->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
-        if (!strcmp((const char *)c->name, el)) {
+        /* a foreign prefix the document does not declare stays in the name ("oms:...") */
+        const char *local = strchr((const char *)c->name, ':');
+        if (!strcmp(local ? local + 1 : (const char *)c->name, el)) {
             char *v = attr(c, at), *end = NULL;
             double d = v ? strtod(v, &end) : 0;
             int ok = v && end != v && *end == '\0' && isfinite(d) && d > 0;
@@ -733,9 +737,9 @@ static double foreign_step(xmlNodePtr n)
             double d = find_step(a, "FixedStepMaster", "stepSize");
             if (d > 0) return d;
         }
-        if (!skipped(a) || strcmp((const char *)a->name, "Annotations")) continue;
+        if (!skipped(a) || strcmp(ssp_local(a), "Annotations")) continue;
         for (xmlNodePtr t = a->children; t; t = t->next) {
-            if (!is_el(t, NS_SSC, "Annotation")) continue;
+            if (!is_el(t, NS_SSC, "Annotation") && !is_el(t, NS_SSD, "Annotation")) continue;
             char *type = attr(t, "type");
             double d = !type ? 0
                        : !strcmp(type, "org.openmodelica")
@@ -755,7 +759,7 @@ static double foreign_step(xmlNodePtr n)
 static int read_tempo_annotation(sx *s, xmlNodePtr anns, json_t **tempo)
 {
     for (xmlNodePtr a = anns->children; a; a = a->next) {
-        if (!is_el(a, NS_SSC, "Annotation")) continue;
+        if (!is_el(a, NS_SSC, "Annotation") && !is_el(a, NS_SSD, "Annotation")) continue;
         char *type = attr(a, "type");
         int ours = type && !strcmp(type, SSP_TEMPO_ANNOTATION);
         free(type);
@@ -800,11 +804,11 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
             rc = read_units(s, s->file, e);
         else if (is_el(e, NS_SSD, "DefaultExperiment") && !dx)
             dx = e;
-        else if (skipped(e) && !strcmp((const char *)e->name, "Annotations"))
+        else if (skipped(e) && !strcmp(ssp_local(e), "Annotations"))
             rc = read_tempo_annotation(s, e, &tempo);
         else if (is_el(e, NS_SSD, "Enumerations"))
             s->enums = e; /* for ssv:Enumeration parameter values */
-        else if (is_el(e, NS_SSD, "MetaData") || is_el(e, NS_SSD, "Signature"))
+        else if (skipped(e))
             continue;
         else
             rc = ssp_refuse(s, s->file, e, "not supported here");
@@ -880,7 +884,7 @@ static int build(sx *s, xmlNodePtr root, int need_end, json_t **out)
 }
 
 /* The folder of a path, absolute. */
-static char *abs_dir(const char *path)
+char *ssp_abs_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *d = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
@@ -896,30 +900,43 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
     *doc = NULL;
     *tmpdir = NULL;
     err[0] = '\0';
-    size_t n = strlen(path);
-    int archive = n > 4 && !strcasecmp(path + n - 4, ".ssp");
-    char ssd[PATH_MAX + 32], shown[PATH_MAX + 32];
+    /* "plant.ssp#Variant.ssd": another SSD of the archive than SystemStructure.ssd */
+    const char *hash = strchr(path, '#');
+    size_t n = hash ? (size_t)(hash - path) : strlen(path);
+    int archive = n > 4 && !strncasecmp(path + n - 4, ".ssp", 4);
+    const char *entry = archive && hash ? hash + 1 : "SystemStructure.ssd";
+    char ssd[PATH_MAX + 32], shown[PATH_MAX + 32], apath[PATH_MAX];
     sx s = {.err = err, .errlen = errlen, .archive = archive};
     if (archive) {
         char dir[PATH_MAX];
-        if (fmu_zip_extract(path, NULL, dir, sizeof dir, err, errlen)) return -1;
-        if (!(*tmpdir = strdup(dir)) || !(s.dir = strdup(dir)) || !(s.beside = abs_dir(path))) {
+        snprintf(apath, sizeof apath, "%.*s", (int)n, path);
+        if (!entry[0] || strstr(entry, "..") || strchr(entry, '/') || !ssp_is_ssp_path(entry)) {
+            snprintf(err, errlen,
+                     "%s: the variant after '#' is the name of an .ssd file at the "
+                     "archive's root",
+                     path);
+            goto fail;
+        }
+        if (fmu_zip_extract(apath, NULL, dir, sizeof dir, err, errlen)) return -1;
+        if (!(s.tmp = strdup(dir)) || !(s.dir = strdup(dir)) || !(s.dir0 = strdup(dir)) ||
+            !(s.beside = ssp_abs_dir(apath))) {
+            if (!s.tmp) fmu_zip_remove_tree(dir, err, errlen);
             snprintf(err, errlen, "%s: out of memory", path);
             goto fail;
         }
-        snprintf(ssd, sizeof ssd, "%s/SystemStructure.ssd", dir);
-        snprintf(shown, sizeof shown, "%s/SystemStructure.ssd", path);
+        snprintf(ssd, sizeof ssd, "%s/%s", dir, entry);
+        snprintf(shown, sizeof shown, "%s/%s", apath, entry);
         s.file = shown; /* messages name ARCHIVE/SystemStructure.ssd */
-        s.archive_path = path;
+        s.archive_path = apath;
         struct stat sb;
         if (stat(ssd, &sb) != 0) {
-            snprintf(err, errlen, "%s: no SystemStructure.ssd at the archive's root", path);
+            snprintf(err, errlen, "%s: no %s at the archive's root", apath, entry);
             goto fail;
         }
     } else {
         snprintf(ssd, sizeof ssd, "%s", path);
         s.file = path;
-        if (!(s.dir = abs_dir(path))) {
+        if (!(s.dir = ssp_abs_dir(path))) {
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
             goto fail;
         }
@@ -943,17 +960,18 @@ int ssp_load(const char *path, int need_end, void **doc, char **tmpdir, char *er
     }
     json_t *j = NULL;
     if (build(&s, root, need_end, &j)) goto fail;
+    *tmpdir = s.tmp; /* the FMUs of every archive are below it */
+    s.tmp = NULL;
     sx_free(&s);
     *doc = j;
     return 0;
 fail:
     if (!err[0]) snprintf(err, errlen, "%s: out of memory", path);
     sx_free(&s);
-    if (*tmpdir) {
+    if (s.tmp) {
         char e2[256];
-        fmu_zip_remove_tree(*tmpdir, e2, sizeof e2);
-        free(*tmpdir);
-        *tmpdir = NULL;
+        fmu_zip_remove_tree(s.tmp, e2, sizeof e2);
+        free(s.tmp);
     }
     return strstr(err, "out of memory") ? -2 : -1;
 }

@@ -1,6 +1,6 @@
 /* Private to federate/config/ssp*.c: the reader's state shared by the structure walk (ssp.c),
- * the wiring (ssp_wire.c) and the parameter bindings (ssp_params.c). doc/ssp.md is the
- * mapping.
+ * the wiring (ssp_wire.c), the parameter bindings (ssp_params.c) and the referenced documents
+ * and archives (ssp_pkg.c). doc/ssp.md is the mapping.
  */
 #ifndef TEMPO_FEDERATE_CONFIG_SSP_IMPL_H
 #define TEMPO_FEDERATE_CONFIG_SSP_IMPL_H
@@ -37,6 +37,8 @@ typedef struct comp {
     char *cls;  /* object class of its outputs */
     json_t *obj;
     xmlNodePtr node;
+    void *md;    /* its FMU's fmu_md once read (ssp_wire's type checks), or NULL */
+    int md_read; /* 1 once a read was tried (an FMU that cannot be read is named later) */
 } comp;
 
 typedef struct cn {
@@ -53,7 +55,10 @@ typedef struct bnd {
     char *owner;
     int is_sys;
     xmlNodePtr node;
-    char *dir; /* the folder its sources resolve against (its document's: walk_nested) */
+    char *dir;      /* the folder its sources resolve against (its document's: walk_nested) */
+    char *comp_fmu; /* a component's binding: its FMU (sourceBase="component"), or NULL */
+    char *comp_dir; /* a component that is a system: its document's folder, or NULL */
+    int in_pkg;     /* declared inside a package (sx.in_pkg) */
 } bnd;
 
 typedef struct unit {
@@ -97,8 +102,15 @@ typedef struct sx {
     size_t n_drefs, cap_drefs;
     xmlNodePtr enums;    /* the root's ssd:Enumerations, or NULL */
     int depth;           /* systems referenced from components being walked (walk_nested) */
+    int in_pkg;          /* packages being walked: their sources may not leave them ("..") */
     xmlDocPtr extra[64]; /* .ssv/.ssm documents kept for messages until the end */
     size_t n_extra;
+    char *dir0; /* the archive's unpacked folder (messages name its files ARCHIVE/ENTRY) */
+    char *tmp;  /* the run's temporary folder (an archive's, else the first package's), or NULL */
+    struct ssp_unpacked {
+        char *src, *dir, *shown; /* an archive referenced by a component, its folder, its name */
+    } unp[16];
+    size_t n_unp;
 } sx;
 
 /* ssp.c: messages and names. ssp_refuse: "FILE:LINE: PATH: message", returns -1. */
@@ -125,6 +137,7 @@ xmlNodePtr ssp_binding(const sx *s, size_t i, const char **owner, int *is_sys);
 json_t *ssp_component_params(sx *s, const char *path);
 const char *ssp_connector_unit(sx *s, const char *owner, const char *name);
 int ssp_is_el(const xmlNode *n, int ns, const char *name);
+const char *ssp_local(const xmlNode *n);
 char *ssp_attr(xmlNodePtr n, const char *name);
 int ssp_get_double(sx *s, const char *file, xmlNodePtr n, const char *name, double dflt,
                    double *out);
@@ -138,6 +151,14 @@ int ssp_read_units(sx *s, const char *file, xmlNodePtr units);
 const char *ssp_sys_connector_unit(sx *s, const char *sys, const char *target);
 int ssp_system_value(sx *s, const char *file, xmlNodePtr at, const char *sys, const char *target,
                      json_t *val, int *found);
+
+/* ssp_pkg.c: documents referenced by components, unpacked archives (doc/ssp.md). */
+char *ssp_abs_dir(const char *path);
+void ssp_shown(const sx *s, const char *file, char *out, size_t n);
+int ssp_unpack(sx *s, xmlNodePtr at, const char *path, const char **dir);
+void ssp_unpacked_free(sx *s);
+xmlNodePtr ssp_nested_system(sx *s, xmlNodePtr c, const char *src, int *package, char **dir);
+int ssp_component_base(sx *s, xmlNodePtr at, const bnd *b, const char **dir);
 
 /* ssp_params.c: every ssd:ParameterBinding into the components' "parameters"; outer systems
  * first, so an inner binding overrides. Returns 0, -1 refused, -2 out of memory. */

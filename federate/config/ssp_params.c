@@ -3,10 +3,13 @@
  * or from a .ssm file) into the components' "parameters"; and the Tempo annotation merged into
  * the document. The rules are doc/ssp.md, "Parameters".
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "federate/config/ssp_impl.h"
 
@@ -21,6 +24,13 @@ static int doc_root(sx *s, xmlNodePtr holder, const char *source, int ns, const 
     if (source) {
         char *p = ssp_source(s, holder, source);
         if (!p) return -1;
+        struct stat sb;
+        if (stat(p, &sb) != 0) {
+            char m[PATH_MAX + 64];
+            snprintf(m, sizeof m, "source \"%.200s\": %s", source, strerror(errno));
+            free(p);
+            return R(s, *file, holder, m);
+        }
         xmlDocPtr d = ssp_read_xml(s, p);
         if (!d) return free(p), -1;
         xmlNodePtr r = xmlDocGetRootElement(d);
@@ -63,22 +73,37 @@ static void free_entries(entry *e, size_t n)
     free(e);
 }
 
-static int read_mapping(sx *s, xmlNodePtr pm, entry **out, size_t *n_out)
+/* The folder the sources of `n` (a binding or a mapping) resolve against, by its sourceBase:
+ * "SSD" (the default) its document's (s->dir, left as is), "component" the component's
+ * source (ssp_component_base). */
+static int source_base(sx *s, xmlNodePtr n, const bnd *b)
 {
-    char *type = ssp_attr(pm, "type"), *src = ssp_attr(pm, "source"),
-         *base = ssp_attr(pm, "sourceBase");
-    int bad = (type && strcmp(type, "application/x-ssp-parameter-mapping")) ||
-              (base && strcmp(base, "SSD"));
-    free(type);
+    char *base = ssp_attr(n, "sourceBase");
+    int rc = 0;
+    if (base && !strcmp(base, "component")) {
+        const char *dir;
+        if (!(rc = ssp_component_base(s, n, b, &dir))) s->dir = (char *)dir;
+    } else if (base && strcmp(base, "SSD"))
+        rc = R(s, ssp_file(s), n, "sourceBase: expected SSD or component");
     free(base);
+    return rc;
+}
+
+static int read_mapping(sx *s, xmlNodePtr pm, const bnd *bd, entry **out, size_t *n_out)
+{
+    char *type = ssp_attr(pm, "type"), *src = ssp_attr(pm, "source");
+    int bad = type && strcmp(type, "application/x-ssp-parameter-mapping");
+    free(type);
     if (bad) {
         free(src);
-        return R(s, ssp_file(s), pm,
-                 "only type application/x-ssp-parameter-mapping with sourceBase SSD is supported");
+        return R(s, ssp_file(s), pm, "only type application/x-ssp-parameter-mapping is supported");
     }
     xmlNodePtr root;
     const char *file;
-    int rc = doc_root(s, pm, src, SSP_NS_SSM, "ParameterMapping", &root, &file);
+    char *saved = s->dir;
+    int rc = source_base(s, pm, bd);
+    if (!rc) rc = doc_root(s, pm, src, SSP_NS_SSM, "ParameterMapping", &root, &file);
+    s->dir = saved;
     free(src);
     if (rc) return rc;
     size_t n = 0;
@@ -170,10 +195,10 @@ static const char *map_value(sx *s, const char *file, xmlNodePtr tf, const char 
 {
     char want[64];
     snprintf(want, sizeof want, "%sMappingTransformation", type);
-    if (strcmp((const char *)tf->name, want)) {
+    if (strcmp(ssp_local(tf), want)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "an ssc:%s does not apply to a value of type %s",
-                 (const char *)tf->name, type);
+        snprintf(msg, sizeof msg, "an ssc:%s does not apply to a value of type %s", ssp_local(tf),
+                 type);
         R(s, file, tf, msg);
         return NULL;
     }
@@ -203,8 +228,36 @@ static const char *map_value(sx *s, const char *file, xmlNodePtr tf, const char 
 
 /* One ssv:Parameter: into the parameters of the component it names, or down the connections
  * of the system connector it names (ssp_system_value). `prefix` is the binding's. */
+static int apply_one(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
+                     const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums);
+
+/* One ssv:Parameter through its mapping: every ssm:MappingEntry whose source is its name
+ * gives it to that entry's target (one parameter may feed several, as OMSimulator's files
+ * map one value to many inputs); a parameter no entry names keeps its name. */
 static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
                        const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums)
+{
+    char *bare = ssp_attr(p, "name");
+    if (!bare) return R(s, file, p, "a parameter needs a name");
+    size_t nl = strlen(prefix) + strlen(bare) + 1;
+    char *name = malloc(nl);
+    if (!name) return free(bare), ssp_oom(s);
+    snprintf(name, nl, "%s%s", prefix, bare);
+    free(bare);
+    int any = 0, rc = 0;
+    for (size_t i = 0; i < n_map && !rc; i++)
+        if (!strcmp(map[i].source, name)) {
+            any = 1;
+            rc = apply_one(s, file, p, owner, is_sys, prefix, &map[i], 1, set_enums);
+        }
+    free(name);
+    if (!any && !rc) rc = apply_one(s, file, p, owner, is_sys, prefix, NULL, 0, set_enums);
+    return rc;
+}
+
+/* One ssv:Parameter to one place: map is the one entry that renames it, or NULL. */
+static int apply_one(sx *s, const char *file, xmlNodePtr p, const char *owner, int is_sys,
+                     const char *prefix, const entry *map, size_t n_map, xmlNodePtr set_enums)
 {
     char *bare = ssp_attr(p, "name");
     if (!bare) return R(s, file, p, "a parameter needs a name");
@@ -216,12 +269,12 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
     xmlNodePtr v = NULL;
     for (xmlNodePtr c = p->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
-        if (v || !ssp_is_el(c, SSP_NS_SSV, (const char *)c->name))
+        if (v || !ssp_is_el(c, SSP_NS_SSV, ssp_local(c)))
             return free(name), R(s, file, c, "expected one value element (ssv:Real, ...)");
         v = c;
     }
     if (!v) return free(name), R(s, file, p, "no value");
-    const char *tn = (const char *)v->name;
+    const char *tn = ssp_local(v);
     int real = !strcmp(tn, "Real") || !strcmp(tn, "Float64") || !strcmp(tn, "Float32");
     int integer = !strcmp(tn, "Integer") || !strncmp(tn, "Int", 3) || !strncmp(tn, "UInt", 4);
     int boolean = !strcmp(tn, "Boolean"), string = !strcmp(tn, "String");
@@ -231,7 +284,7 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
                              "only Real, Integer, Boolean, String and Enumeration parameter "
                              "values are supported (not Binary)");
     const entry *m = NULL;
-    for (size_t i = 0; i < n_map; i++) /* the last entry for a name wins */
+    for (size_t i = 0; i < n_map; i++)
         if (!strcmp(map[i].source, name)) m = &map[i];
     const char *target = m ? m->target : name;
     const char *path = owner, *var = target;
@@ -308,17 +361,18 @@ static int apply_param(sx *s, const char *file, xmlNodePtr p, const char *owner,
     return rc;
 }
 
-static int apply_binding(sx *s, xmlNodePtr b, const char *owner, int is_sys)
+static int apply_binding(sx *s, const bnd *bd)
 {
-    char *type = ssp_attr(b, "type"), *src = ssp_attr(b, "source"),
-         *base = ssp_attr(b, "sourceBase");
+    xmlNodePtr b = bd->node;
+    const char *owner = bd->owner;
+    int is_sys = bd->is_sys;
+    char *type = ssp_attr(b, "type"), *src = ssp_attr(b, "source");
     char *prefix = ssp_attr(b, "prefix");
-    const char *why = type && strcmp(type, "application/x-ssp-parameter-set")
-                          ? "only type application/x-ssp-parameter-set is supported"
-                      : base && strcmp(base, "SSD") ? "only sourceBase SSD is supported"
-                                                    : NULL;
-    free(type), free(base);
-    if (why) return free(src), free(prefix), R(s, ssp_file(s), b, why);
+    int bad = type && strcmp(type, "application/x-ssp-parameter-set");
+    free(type);
+    if (bad)
+        return free(src), free(prefix),
+               R(s, ssp_file(s), b, "only type application/x-ssp-parameter-set is supported");
     xmlNodePtr values = NULL, mapping = NULL;
     for (xmlNodePtr c = b->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE || ssp_skipped(c)) continue;
@@ -331,12 +385,15 @@ static int apply_binding(sx *s, xmlNodePtr b, const char *owner, int is_sys)
     }
     xmlNodePtr set;
     const char *file;
-    int rc = doc_root(s, values ? values : b, src, SSP_NS_SSV, "ParameterSet", &set, &file);
+    char *saved = s->dir;
+    int rc = src ? source_base(s, b, bd) : 0;
+    if (!rc) rc = doc_root(s, values ? values : b, src, SSP_NS_SSV, "ParameterSet", &set, &file);
+    s->dir = saved;
     free(src);
     if (rc) return free(prefix), rc;
     entry *map = NULL;
     size_t n_map = 0;
-    if (mapping && (rc = read_mapping(s, mapping, &map, &n_map))) return free(prefix), rc;
+    if (mapping && (rc = read_mapping(s, mapping, bd, &map, &n_map))) return free(prefix), rc;
     /* the set's own units and enumerations serve its values (after the SSD's) */
     xmlNodePtr enums = NULL;
     for (xmlNodePtr c = set->children; c && !rc; c = c->next) {
@@ -384,15 +441,17 @@ int ssp_bind_parameters(sx *s)
         for (size_t i = 0; i < n; i++) {
             const char *owner;
             int is_sys;
-            xmlNodePtr b = ssp_binding(s, i, &owner, &is_sys);
+            ssp_binding(s, i, &owner, &is_sys);
             size_t depth = owner[0] != '\0';
             for (const char *q = owner; *q; q++)
                 depth += *q == '.';
             if (depth != pass) continue;
             char *saved = s->dir; /* a binding's sources resolve against its document */
             s->dir = s->bnds[i].dir;
-            int rc = apply_binding(s, b, owner, is_sys);
+            s->in_pkg = s->bnds[i].in_pkg;
+            int rc = apply_binding(s, &s->bnds[i]);
             s->dir = saved;
+            s->in_pkg = 0;
             if (rc) return rc;
         }
     return 0;

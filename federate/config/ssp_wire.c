@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "federate/config/ssp_impl.h"
+#include "federate/fmu/fmu_load.h"
 
 /* ======================================================================================
  * Wiring
@@ -186,6 +187,44 @@ static json_t *map_pairs(sx *s, xmlNodePtr t, const ctr *src, const ctr *dst)
     return pairs;
 }
 
+/* The FMU variable behind connector c of component k, when its FMU can be read: a connection
+ * of a variable that carries no number (String, Binary, Clock), a 64-bit integer or a variable
+ * the FMU lacks is refused naming the connection `at`, whatever the connector's own type says
+ * (an untyped connector takes the variable's). An FMU that cannot be read is named when the
+ * federate loads it. */
+static int check_var(sx *s, xmlNodePtr at, comp *k, const ctr *c)
+{
+    if (!k->md_read) {
+        k->md_read = 1;
+        fmu_md *md = NULL;
+        char e[256];
+        const char *path = json_string_value(json_object_get(k->obj, "fmu"));
+        if (path && fmu_load_md(path, NULL, &md, e, sizeof e) == 0) k->md = md;
+    }
+    const fmu_md *md = k->md;
+    if (!md) return 0;
+    long v = fmu_md_find(md, c->name);
+    if (v < 0)
+        return ssp_refuse(s, s->file, at,
+                          "connector \"%s\" of \"%s\": its FMU has no variable \"%s\"", c->name,
+                          c->owner, c->name);
+    fmu_vtype t = md->vars[v].type;
+    if (t == FMU_T_STRING || t == FMU_T_BINARY || t == FMU_T_CLOCK)
+        return ssp_refuse(s, s->file, at,
+                          "connector \"%s\" of \"%s\" is a %s variable of its FMU: Tempo "
+                          "exchanges numbers only (Real, Integer, Boolean, Enumeration)",
+                          c->name, c->owner,
+                          t == FMU_T_STRING   ? "String"
+                          : t == FMU_T_BINARY ? "Binary"
+                                              : "Clock");
+    if (t == FMU_T_INT64 || t == FMU_T_UINT64)
+        return ssp_refuse(s, s->file, at,
+                          "connector \"%s\" of \"%s\" is a 64-bit integer variable of its FMU: "
+                          "the coupling carries doubles, exact to 2^53 only",
+                          c->name, c->owner);
+    return 0;
+}
+
 /* Every connection that ends at a component's input: follow the chain back through system
  * connectors to a component's output, compose the transformations, check types and units;
  * a connection that is not the identity gives the input a "transform" (doc/ssp.md). */
@@ -261,6 +300,7 @@ int ssp_wire(sx *s)
                               to->name, to->owner);
         comp *src = ssp_find_comp(s, from->owner), *dst = ssp_find_comp(s, to->owner);
         if (!src || !dst) return ssp_refuse(s, s->file, at, "connector owner is not a component");
+        if (check_var(s, at, src, from) || check_var(s, at, dst, to)) return -1;
         const char *ca;
         if (publish(s, src, from->name, &ca)) return -2;
         json_t *ins = ssp_section(dst, "inputs");

@@ -123,6 +123,10 @@ typedef fmi3Status fmi3EnterInitializationModeTYPE(fmi3Instance instance,
                                                    fmi3Boolean stopTimeDefined,
                                                    fmi3Float64 stopTime);
 typedef fmi3Status fmi3ExitInitializationModeTYPE(fmi3Instance instance);
+/* Configuration mode: structural parameters are set there, between instantiation and
+ * initialization (FMI 3.0 §3.2, state Configuration Mode). */
+typedef fmi3Status fmi3EnterConfigurationModeTYPE(fmi3Instance instance);
+typedef fmi3Status fmi3ExitConfigurationModeTYPE(fmi3Instance instance);
 typedef fmi3Status fmi3EnterEventModeTYPE(fmi3Instance instance);
 typedef fmi3Status fmi3TerminateTYPE(fmi3Instance instance);
 typedef fmi3Status fmi3ResetTYPE(fmi3Instance instance);

@@ -69,7 +69,7 @@ int fmu_cs_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
         return fmu_step_fail(s, FMU_STEP_EFMU,
                              "%s: fmi2DoStep returned fmi2Pending "
                              "(asynchronous stepping is not supported)",
-                             s->f->md->model_name);
+                             s->md->model_name);
     }
     rc = fmu_step_check(s, st, "fmi2DoStep");
     if (rc != FMU_STEP_EDISCARD) return rc;
@@ -85,7 +85,7 @@ int fmu_cs_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
         s->terminated = 1;
         s->t = last;
         fmu_step_fail(s, FMU_STEP_TERMINATED, "%s: the model terminated the simulation at t=%.17g",
-                      s->f->md->model_name, last);
+                      s->md->model_name, last);
         return FMU_STEP_TERMINATED;
     }
     /* Event stop (fmu_step_set_event_stop): a discard that reached a point inside the step is

@@ -243,19 +243,37 @@ static int open_binary(fmu_file *f, char *err, size_t errlen)
     return 0;
 }
 
-/* Reads and parses dir/modelDescription.xml; messages are prefixed with path. */
-static int read_md(const char *path, const char *dir, fmu_md **md, char *err, size_t errlen)
+/* Reads and parses dir/modelDescription.xml, sized as fmu_md_parse_sized (sz NULL, n 0: the
+ * starts); messages are prefixed with path. */
+static int read_md_sized(const char *path, const char *dir, const fmu_md_size *sz, size_t n,
+                         fmu_md **md, char *err, size_t errlen)
 {
     char msg[FMU_ERR_LEN], mdpath[PATH_MAX + 32];
     snprintf(mdpath, sizeof mdpath, "%s/modelDescription.xml", dir);
     char *buf = NULL;
     size_t len = 0;
     int rc = slurp(mdpath, FMU_MD_MAX_BYTES, &buf, &len, msg, sizeof msg);
-    if (rc) return snprintf(err, errlen, "%s: modelDescription.xml: %s", path, msg), rc;
-    rc = fmu_md_parse(buf, len, md, msg, sizeof msg);
+    const char *sep = *path ? ": " : "";
+    if (rc) return snprintf(err, errlen, "%s%smodelDescription.xml: %s", path, sep, msg), rc;
+    rc = fmu_md_parse_sized(buf, len, sz, n, md, msg, sizeof msg);
     free(buf);
-    if (rc) snprintf(err, errlen, "%s: %s", path, msg);
+    if (rc) snprintf(err, errlen, "%s%s%s", path, sep, msg);
     return rc;
+}
+
+static int read_md(const char *path, const char *dir, fmu_md **md, char *err, size_t errlen)
+{
+    return read_md_sized(path, dir, NULL, 0, md, err, errlen);
+}
+
+int fmu_load_md_sized(const fmu_file *f, const fmu_md_size *sizes, size_t n, fmu_md **out,
+                      char *err, size_t errlen)
+{
+    int rc = read_md_sized("", f->dir, sizes, n, out, err, errlen);
+    if (rc) return rc;
+    /* What loading learnt of the binary holds for every description of it (fmu_v3_open). */
+    (*out)->cs.has_event_mode = f->md->cs.has_event_mode;
+    return 0;
 }
 
 int fmu_load_md(const char *path, const fmu_zip_limits *limits, fmu_md **out, char *err,

@@ -94,6 +94,8 @@ typedef struct {
     fmi3FreeInstanceTYPE *FreeInstance;
     fmi3EnterInitializationModeTYPE *EnterInitializationMode;
     fmi3ExitInitializationModeTYPE *ExitInitializationMode;
+    fmi3EnterConfigurationModeTYPE *EnterConfigurationMode;
+    fmi3ExitConfigurationModeTYPE *ExitConfigurationMode;
     fmi3EnterEventModeTYPE *EnterEventMode;
     fmi3TerminateTYPE *Terminate;
     fmi3ResetTYPE *Reset;
@@ -190,6 +192,15 @@ int fmu_load(const char *path, fmu_kind kind, const fmu_zip_limits *limits, fmu_
  */
 int fmu_load_md(const char *path, const fmu_zip_limits *limits, fmu_md **out, char *err,
                 size_t errlen);
+
+/**
+ * The description of a loaded FMI 3.0 FMU read again with the arrays sized by structural
+ * parameters set to other values than their starts (fmu_md_parse_sized), for one instance.
+ * @param out receives it (fmu_md_free), NULL on failure
+ * @return 0; -1 (err: the line and reason, as fmu_md_parse); -2 out of memory.
+ */
+int fmu_load_md_sized(const fmu_file *f, const fmu_md_size *sizes, size_t n, fmu_md **out,
+                      char *err, size_t errlen);
 
 /** dlclose, remove the unpacked folder, free. Accepts NULL. Instances must be freed first. */
 void fmu_unload(fmu_file *f);

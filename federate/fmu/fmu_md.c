@@ -745,6 +745,19 @@ static int check_structure(md_ctx *c)
     return 0;
 }
 
+/* Handles above every value reference (fmu_md_wire_vr): variable k's is elem_vr_base + k,
+ * when they all fit in 32 bits. */
+static void set_handles(fmu_md *md)
+{
+    unsigned top = 0;
+    int arrays = 0;
+    for (size_t i = 0; i < md->n_vars; i++) {
+        top = md->vars[i].vr > top ? md->vars[i].vr : top;
+        arrays |= md->vars[i].n_elems != 0;
+    }
+    md->elem_vr_base = arrays && (unsigned long long)top + 1 + md->n_vars <= UINT_MAX ? top + 1 : 0;
+}
+
 static void silent_error(void *ctx, const char *msg, ...)
 {
     (void)ctx, (void)msg;
@@ -752,9 +765,15 @@ static void silent_error(void *ctx, const char *msg, ...)
 
 int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t errlen)
 {
+    return fmu_md_parse_sized(buf, len, NULL, 0, out, err, errlen);
+}
+
+int fmu_md_parse_sized(const char *buf, size_t len, const fmu_md_size *sizes, size_t n,
+                       fmu_md **out, char *err, size_t errlen)
+{
     *out = NULL;
     if (errlen) err[0] = '\0';
-    md_ctx c = {.err = err, .errlen = errlen};
+    md_ctx c = {.err = err, .errlen = errlen, .sizes = sizes, .n_sizes = n};
     if (len > FMU_MD_MAX_BYTES || len > INT_MAX) {
         snprintf(err, errlen, "modelDescription.xml: larger than %u bytes", FMU_MD_MAX_BYTES);
         return -1;
@@ -802,6 +821,7 @@ int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t er
     if (rc || (rc = parse_children(&c, root)) || (rc = check_vars(&c)) ||
         (rc = check_structure(&c)))
         goto fail;
+    set_handles(c.md);
     if (!c.md->me.present && !c.md->cs.present) {
         rc = md_fail(&c, root, "neither ModelExchange nor CoSimulation is declared");
         goto fail;
@@ -891,6 +911,16 @@ long fmu_md_elem_of_vr(const fmu_md *md, unsigned vr)
         return -1;
     long k = (long)(vr - md->elem_vr_base);
     return md->vars[k].n_elems ? k : -1;
+}
+
+long fmu_md_find_array(const fmu_md *md, const char *name)
+{
+    size_t l = strlen(name);
+    for (size_t i = 0; md->fmi3 && i < md->n_vars; i++)
+        if (md->vars[i].n_elems && !md->vars[i].elem && !strncmp(md->vars[i].name, name, l) &&
+            md->vars[i].name[l] == '[')
+            return (long)i;
+    return -1;
 }
 
 long fmu_md_find_any_vr(const fmu_md *md, unsigned vr)

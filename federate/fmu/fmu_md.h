@@ -91,6 +91,8 @@ typedef struct {
     int has_interval;        /* Clock: intervalDecimal given */
     double interval, shift;  /* Clock: intervalDecimal, shiftDecimal (s) */
     int intermediate_update; /* FMI 3.0 intermediateUpdate="true" */
+    int structural;          /* FMI 3.0 causality="structuralParameter" (causality is
+                                FMU_C_PARAMETER): set in configuration mode, may size arrays */
 } fmu_var;
 
 /** One ModelStructure Unknown (Outputs, Derivatives or InitialUnknowns). */
@@ -167,11 +169,30 @@ typedef struct {
  */
 int fmu_md_parse(const char *buf, size_t len, fmu_md **out, char *err, size_t errlen);
 
+/** A structural parameter's value other than its start, for fmu_md_parse_sized. */
+typedef struct {
+    unsigned vr;         /* value reference of the structural parameter */
+    unsigned long value; /* the size it gives the dimensions that name it */
+} fmu_md_size;
+
+/**
+ * fmu_md_parse, with the dimensions that name one of the n structural parameters of sizes
+ * sized by the value given there instead of the parameter's start (FMI 3.0 §2.4.7.6: a
+ * structural parameter set in configuration mode resizes the arrays it sizes), and that
+ * parameter's start value replaced too. @return as fmu_md_parse.
+ */
+int fmu_md_parse_sized(const char *buf, size_t len, const fmu_md_size *sizes, size_t n,
+                       fmu_md **out, char *err, size_t errlen);
+
 /** Free a description; accepts NULL. */
 void fmu_md_free(fmu_md *md);
 
 /** 0-based index of the variable called name, or -1. O(n). */
 long fmu_md_find(const fmu_md *md, const char *name);
+
+/** 0-based index of the first element of the FMI 3.0 array called name ("v" finds "v[1]" or
+ * "v[1,1]"), or -1. O(n). */
+long fmu_md_find_array(const fmu_md *md, const char *name);
 
 /** 0-based index of the first variable with this type and value reference, or -1. O(n). */
 long fmu_md_find_vr(const fmu_md *md, fmu_vtype type, unsigned vr);

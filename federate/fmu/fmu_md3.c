@@ -82,10 +82,18 @@ static int type_of(const xmlNode *n)
 }
 
 /* The start value of the integer structural parameter (or constant) with value reference vr,
- * which sizes a dimension. */
+ * which sizes a dimension; with sized, the value fmu_md_parse_sized was given for it first. */
 static int dim_from_vr(md_ctx *c, const xmlNode *mv, const xmlNode *dim, unsigned long vr,
-                       unsigned long *size)
+                       int sized, unsigned long *size)
 {
+    for (size_t i = 0; sized && i < c->n_sizes; i++)
+        if (c->sizes[i].vr == vr) {
+            if (c->sizes[i].value > MD_MAX_VARS)
+                return md_fail(c, dim, "valueReference=\"%lu\" is set to %lu, above %d", vr,
+                               c->sizes[i].value, MD_MAX_VARS);
+            *size = c->sizes[i].value;
+            return 0;
+        }
     for (const xmlNode *n = mv->children; n; n = n->next) {
         /* A file of many arrays sized by many structural parameters must not cost n^2. */
         if (++c->dim_work > MD_MAX_DIM_WORK)
@@ -107,9 +115,9 @@ static int dim_from_vr(md_ctx *c, const xmlNode *mv, const xmlNode *dim, unsigne
 }
 
 /* Reads the <Dimension> children of variable n: their sizes into dims, their count into *nd,
- * and the number of elements into *count (1 for a scalar). */
-static int parse_dims(md_ctx *c, const xmlNode *mv, const xmlNode *n, unsigned long dims[], int *nd,
-                      size_t *count)
+ * and the number of elements into *count (1 for a scalar); sized: as dim_from_vr. */
+static int parse_dims(md_ctx *c, const xmlNode *mv, const xmlNode *n, int sized,
+                      unsigned long dims[], int *nd, size_t *count)
 {
     *nd = 0;
     *count = 1;
@@ -124,8 +132,10 @@ static int parse_dims(md_ctx *c, const xmlNode *mv, const xmlNode *n, unsigned l
         unsigned long size = (unsigned long)start;
         if (has_start == has_vr)
             return md_fail(c, d, "a Dimension needs exactly one of start and valueReference");
-        if (has_vr && (rc = dim_from_vr(c, mv, d, (unsigned long)vr, &size))) return rc;
-        if (size == 0) return md_fail(c, d, "a dimension of size 0 is not supported");
+        if (has_vr && (rc = dim_from_vr(c, mv, d, (unsigned long)vr, sized, &size))) return rc;
+        if (size == 0)
+            return md_fail(c, d, "a dimension of size 0 is not supported%s",
+                           has_vr ? " (an empty array: its structural parameter is 0)" : "");
         dims[(*nd)++] = size;
         if (*count > MD_MAX_VARS / size) return md_fail(c, n, "more than %d elements", MD_MAX_VARS);
         *count *= size;
@@ -244,6 +254,102 @@ static int element_start(md_ctx *c, const xmlNode *n, fmu_var *v, start_walk *w,
     return 0;
 }
 
+/* An array resized by fmu_md_parse_sized keeps the start values of the description where
+ * they apply: element (i, j, ...) takes the start of the element with the same indices at the
+ * description's sizes (a 3 x 3 identity matrix becomes the 2 x 2 identity), and an element
+ * beyond those sizes has none. *at receives where each of the ocount starts is (a token of
+ * the list, or a <Start> child), so that each element finds its own in O(1). */
+static int resized_starts(md_ctx *c, const start_walk *w, size_t ocount, const void ***at)
+{
+    *at = calloc(ocount ? ocount : 1, sizeof **at);
+    if (!*at) return c->oom = 1, -2;
+    const char *p = w->list;
+    for (size_t k = 0; p && k < ocount && k < w->n_tok; k++) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        (*at)[k] = p;
+        p += strcspn(p, " \t\n\r");
+    }
+    size_t k = 0;
+    for (const xmlNode *s = w->first; s && k < ocount; s = s->next)
+        if (md_is_el(s, "Start")) (*at)[k++] = s;
+    return 0;
+}
+
+/* A structural parameter given another value (fmu_md_parse_sized) starts at that value. */
+static int sized_start(md_ctx *c, fmu_var *v)
+{
+    for (size_t i = 0; i < c->n_sizes; i++) {
+        if (c->sizes[i].vr != v->vr) continue;
+        char text[24];
+        snprintf(text, sizeof text, "%lu", c->sizes[i].value);
+        free(v->start_str);
+        if (!(v->start_str = md_dupstr(c, text))) return -2;
+        v->has_start = 1;
+        v->start_int = (long)c->sizes[i].value;
+        v->start_real = (double)c->sizes[i].value;
+    }
+    return 0;
+}
+
+/* Points the walk at element e's start (resized_starts); 0 when the element has none. */
+static int resized_walk(start_walk *w, const void **at, const unsigned long dims[],
+                        const unsigned long odims[], int nd, size_t e, size_t ocount)
+{
+    size_t f = 0, stride = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        size_t i = e % dims[d];
+        e /= dims[d];
+        if (i >= odims[d]) return 0;
+        f += i * stride;
+        stride *= odims[d];
+    }
+    if (f >= ocount) return 0;
+    if (w->n_tok == 1 || w->n_start == 1) return 1; /* one value for all */
+    if (!at[f]) return 0;
+    if (w->list)
+        w->pos = at[f];
+    else
+        w->s = at[f];
+    return 1;
+}
+
+/* A declared type's unit, min and max where the variable gives none of its own (FMI 3.0:
+ * a variable's attributes override its type's): the <TYPEType name=declaredType> of
+ * TypeDefinitions (Float64Type for a Float64, ...). */
+static int inherit_type(md_ctx *c, const xmlNode *n, fmu_var *v)
+{
+    char el[32];
+    snprintf(el, sizeof el, "%sType", el_names[v->type]);
+    for (const xmlNode *t = c->typedefs ? c->typedefs->children : NULL; t; t = t->next) {
+        if (++c->dim_work > MD_MAX_DIM_WORK) /* many variables of many types: bounded */
+            return md_fail(c, n, "too many declared types to look up");
+        if (!md_is_el(t, el)) continue;
+        char *tn = md_attr(c, t, "name");
+        if (c->oom) return -2;
+        int match = tn && !strcmp(tn, v->declared_type);
+        free(tn);
+        if (!match) continue;
+        int rc, has;
+        double x;
+        if ((v->type == FMU_T_REAL || v->type == FMU_T_FLOAT32) && !v->unit &&
+            !(v->unit = md_attr(c, t, "unit")) && c->oom)
+            return -2;
+        if (v->type == FMU_T_BOOLEAN || v->type == FMU_T_STRING || v->type == FMU_T_BINARY ||
+            v->type == FMU_T_CLOCK)
+            return 0;
+        if ((rc = md_attr_real(c, t, "min", &has, &x))) return rc;
+        if (has && !v->has_min) v->has_min = 1, v->min = x;
+        if ((rc = md_attr_real(c, t, "max", &has, &x))) return rc;
+        if (has && !v->has_max) v->has_max = 1, v->max = x;
+        if (v->has_min && v->has_max && v->min > v->max)
+            return md_fail(c, n, "min %g is above max %g (with declaredType \"%.80s\")", v->min,
+                           v->max, v->declared_type);
+        return 0;
+    }
+    return 0;
+}
+
 /* The attributes every element of variable n shares (name and start excepted). */
 static int var_attrs(md_ctx *c, const xmlNode *n, fmu_var *v, int type)
 {
@@ -259,8 +365,10 @@ static int var_attrs(md_ctx *c, const xmlNode *n, fmu_var *v, int type)
     if (!present) return md_fail(c, n, "missing attribute valueReference");
     v->vr = (unsigned)l;
     if ((rc = md_attr_enum(c, n, "causality", causality3, 7, FMU_C_LOCAL, &x))) return rc;
-    /* A structural parameter is a parameter here: set before initialization only. */
+    /* A structural parameter is a parameter here: set before initialization only (in
+     * configuration mode, fmu_v3_set_text). */
     v->causality = x == 6 ? FMU_C_PARAMETER : (fmu_causality)x;
+    v->structural = x == 6;
     int floaty = type == FMU_T_REAL || type == FMU_T_FLOAT32;
     if ((rc = md_attr_enum(c, n, "variability", variability3, 5,
                            floaty ? FMU_V_CONTINUOUS : FMU_V_DISCRETE, &x)))
@@ -277,6 +385,7 @@ static int var_attrs(md_ctx *c, const xmlNode *n, fmu_var *v, int type)
         if (v->has_min && v->has_max && v->min > v->max)
             return md_fail(c, n, "min %g is above max %g", v->min, v->max);
     }
+    if (v->declared_type && (rc = inherit_type(c, n, v))) return rc;
     if (floaty && (rc = md_attr_long(c, n, "derivative", 0, (long)UINT_MAX, &present, &l)))
         return rc;
     /* The value reference of the state for now; turned into an index by link_derivatives. */
@@ -338,7 +447,14 @@ static int add_variable(md_ctx *c, const xmlNode *mv, const xmlNode *n, int type
     unsigned long dims[MD3_MAX_DIMS];
     int nd, rc;
     size_t count;
-    if ((rc = parse_dims(c, mv, n, dims, &nd, &count))) return rc;
+    if ((rc = parse_dims(c, mv, n, 1, dims, &nd, &count))) return rc;
+    /* Sized by a structural parameter set to another value than its start: the start values
+     * are the description's, for its sizes (resized_walk). */
+    unsigned long odims[MD3_MAX_DIMS];
+    int ond = 0;
+    size_t ocount = 1;
+    if (c->n_sizes && (rc = parse_dims(c, mv, n, 0, odims, &ond, &ocount))) return rc;
+    int resized = c->n_sizes && memcmp(odims, dims, (size_t)nd * sizeof *dims) != 0;
     char *name = md_attr(c, n, "name");
     char *list = md_attr(c, n, "start");
     if (c->oom) return free(name), free(list), -2;
@@ -352,7 +468,8 @@ static int add_variable(md_ctx *c, const xmlNode *mv, const xmlNode *n, int type
     memset(md->vars + md->n_vars, 0, count * sizeof *md->vars);
     start_walk walk;
     walk_init(&walk, n, list);
-    rc = 0;
+    const void **at = NULL; /* resized: where each of the description's starts is */
+    rc = resized ? resized_starts(c, &walk, ocount, &at) : 0;
     for (size_t e = 0; !rc && e < count; e++) {
         fmu_var *v = &md->vars[md->n_vars++];
         v->name = nd ? element_name(c, name, dims, nd, e) : md_dupstr(c, name);
@@ -360,9 +477,15 @@ static int add_variable(md_ctx *c, const xmlNode *mv, const xmlNode *n, int type
         if (!rc && (rc = var_attrs(c, n, v, type))) break;
         v->elem = e;
         v->n_elems = nd ? count : 0;
-        rc = element_start(c, n, v, &walk, e);
+        if (!resized)
+            rc = element_start(c, n, v, &walk, e);
+        else if (resized_walk(&walk, at, dims, odims, nd, e, ocount))
+            rc = element_start(c, n, v, &walk, e);
     }
-    if (!rc) {
+    free(at);
+    if (!rc && count == 1 && md->vars[md->n_vars - 1].structural)
+        rc = sized_start(c, &md->vars[md->n_vars - 1]);
+    if (!rc && !resized) {
         const fmu_var *v = &md->vars[md->n_vars - 1];
         int needs_start = v->causality == FMU_C_PARAMETER || v->causality == FMU_C_INPUT ||
                           v->variability == FMU_V_CONSTANT || v->initial == FMU_I_EXACT ||
@@ -387,16 +510,7 @@ static int parse_vars3(md_ctx *c, const xmlNode *mv)
         if (c->md->n_vars > MD_MAX_VARS)
             return md_fail(c, mv, "more than %d variables", MD_MAX_VARS);
     }
-    /* Handles for array elements above every value reference, when they fit in 32 bits. */
-    unsigned top = 0;
-    int arrays = 0;
-    for (size_t i = 0; i < c->md->n_vars; i++) {
-        top = c->md->vars[i].vr > top ? c->md->vars[i].vr : top;
-        arrays |= c->md->vars[i].n_elems != 0;
-    }
-    if (arrays && (unsigned long long)top + 1 + c->md->n_vars <= UINT_MAX)
-        c->md->elem_vr_base = top + 1;
-    return 0;
+    return 0; /* the handles above every value reference: fmu_md.c set_handles */
 }
 
 /* derivative="vr" names the state by value reference: element k of a derivative array is the

@@ -18,9 +18,11 @@ typedef struct {
     fmu_md *md;
     char *err;
     size_t errlen;
-    int oom;                 /* an allocation failed: the result is -2 whatever else happened */
-    const xmlNode *typedefs; /* FMI 3.0 TypeDefinitions, NULL when absent */
-    size_t dim_work;         /* FMI 3.0: variables visited to size dimensions (bounded) */
+    int oom;                  /* an allocation failed: the result is -2 whatever else happened */
+    const xmlNode *typedefs;  /* FMI 3.0 TypeDefinitions, NULL when absent */
+    size_t dim_work;          /* FMI 3.0: variables visited to size dimensions (bounded) */
+    const fmu_md_size *sizes; /* FMI 3.0: structural parameters' values other than their */
+    size_t n_sizes;           /* starts (fmu_md_parse_sized); NULL, 0: the starts */
 } md_ctx;
 
 /* Writes "modelDescription.xml:LINE: <element>: message" into c->err; returns -1. */

@@ -156,7 +156,7 @@ static int event_iteration(fmu_me *me, double t)
             return fmu_step_fail(s, FMU_STEP_TERMINATED,
                                  "%s: the model terminated the "
                                  "simulation at t=%.17g",
-                                 s->f->md->model_name, t);
+                                 s->md->model_name, t);
         }
     }
     if (it == ME_MAX_EVENT_ITER && me->ev.newDiscreteStatesNeeded) {
@@ -164,7 +164,7 @@ static int event_iteration(fmu_me *me, double t)
         return fmu_step_fail(s, FMU_STEP_EDISCARD,
                              "%s: event iteration at t=%.17g did not "
                              "settle in %d rounds",
-                             s->f->md->model_name, t, ME_MAX_EVENT_ITER);
+                             s->md->model_name, t, ME_MAX_EVENT_ITER);
     }
     rc = fmu_step_check(s, fn->EnterContinuousTimeMode(s->c), "fmi2EnterContinuousTimeMode");
     if (rc) return rc == FMU_STEP_EDISCARD ? FMU_STEP_EFMU : rc;
@@ -212,7 +212,7 @@ static int make_solver(fmu_me *me, const fmu_step_opts *o)
 
 int fmu_me_new(fmu_step *s, const fmu_step_opts *o)
 {
-    const fmu_md *md = s->f->md;
+    const fmu_md *md = s->md;
     fmu_me *me = calloc(1, sizeof *me);
     if (!me) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
     s->me = me;
@@ -392,7 +392,7 @@ static int solver_failed(fmu_me *me, int flag, double t)
     if (s->broken) return FMU_STEP_EFMU;
     s->need_restore = 1;
     return fmu_step_fail(s, FMU_STEP_EDISCARD, "%s: CVODE failed at t=%.17g (flag %d)%s%s",
-                         s->f->md->model_name, t, flag, me->cv_msg[0] ? ": " : "", me->cv_msg);
+                         s->md->model_name, t, flag, me->cv_msg[0] ? ": " : "", me->cv_msg);
 }
 
 /* One event at time t (state, time or step event): event mode, iteration, solver restart. */
@@ -455,7 +455,7 @@ int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
             if (++steps > ME_MAX_INTERNAL_STEPS || stalled > ME_MAX_STALLED) {
                 s->need_restore = 1;
                 rc = fmu_step_fail(s, FMU_STEP_EDISCARD, "%s: CVODE failed at t=%.17g: %s",
-                                   s->f->md->model_name, (double)tret,
+                                   s->md->model_name, (double)tret,
                                    stalled ? "the step size underflowed (the FMU keeps refusing "
                                              "evaluations?)"
                                            : "too many internal steps");
@@ -479,7 +479,7 @@ int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
             rc = fmu_step_fail(s, FMU_STEP_TERMINATED,
                                "%s: the model terminated the simulation "
                                "at t=%.17g",
-                               s->f->md->model_name, t);
+                               s->md->model_name, t);
             break;
         }
         int is_time_event = time_event && flag == CV_TSTOP_RETURN && t >= tstop;
@@ -489,14 +489,14 @@ int fmu_me_step(fmu_step *s, double t_end, const fmu_inputs *in, double *t_reach
                 rc = fmu_step_fail(s, FMU_STEP_EDISCARD,
                                    "%s: more than %d events in one step "
                                    "(chattering?) at t=%.17g",
-                                   s->f->md->model_name, ME_MAX_EVENTS_PER_STEP, t);
+                                   s->md->model_name, ME_MAX_EVENTS_PER_STEP, t);
                 break;
             }
             /* The values just before the event, for a caller that records them (fmusim's
              * row before an event, doc/fmu.md §8). */
             if (s->on_event && s->on_event(s->on_event_ctx, s, t)) {
                 rc = fmu_step_fail(s, FMU_STEP_ESYS, "%s: the event hook failed at t=%.17g",
-                                   s->f->md->model_name, t);
+                                   s->md->model_name, t);
                 break;
             }
             rc = handle_event(me, t);

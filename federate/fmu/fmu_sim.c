@@ -58,6 +58,13 @@ static int add_row(fmu_sim_table *t, size_t *cap, char *line, long lineno, const
         row[c] = strtod(f, &end);
         if (!strcmp(f, "true") || !strcmp(f, "false")) /* a Boolean input's column */
             row[c] = f[0] == 't', end = f + strlen(f);
+        /* An array's column: its elements' values separated by spaces, as fmusim reads them
+         * (set whole by fmu_step_set_text; the first stands for the row's number). */
+        for (char *q = end, *r; c > 0 && end != f && (*q == ' ' || *q == '\t') && !errno; q = r) {
+            double more = strtod(q, &r);
+            if (r == q || !isfinite(more)) break;
+            end = r;
+        }
         if (end == f || *end || errno == ERANGE || !isfinite(row[c]))
             return snprintf(err, errlen, "%s:%ld: column %zu (%s): \"%.40s\" is not a number", path,
                             lineno, c + 1, t->names[c], f),
@@ -323,6 +330,7 @@ static int pick_columns(sim_run *r, const fmu_sim_opts *o, FILE *out, char *err,
         return snprintf(err, errlen, "out of memory"), 1;
     for (size_t c = 1; c < n; c++) {
         long k = fmu_md_find(md, r->tab.names[c]);
+        if (k < 0) k = fmu_md_find_array(md, r->tab.names[c]); /* "1 2 3": the whole array */
         const fmu_var *v = k >= 0 ? &md->vars[k] : NULL;
         int ok = v && v->causality == FMU_C_INPUT &&
                  (v->type == FMU_T_REAL || (md->fmi3 && v->type != FMU_T_CLOCK));
@@ -618,6 +626,10 @@ int fmu_sim_run(const fmu_sim_opts *o, FILE *out, char *err, size_t errlen)
     if (fmu_step_kind(r.s) == FMU_KIND_ME || (md->fmi3 && so.event_mode && md->cs.has_event_mode)) {
         fmu_step_set_event_stop(r.s, 1);
         fmu_step_set_event_hook(r.s, before_event, &r);
+    } else if (md->fmi3 && so.early_return && md->cs.can_return_early) {
+        /* fmusim --early-return-allowed: a step the FMU ends early (at an event it handled
+         * inside) gets a row at that time, and the next one goes on to the regular point. */
+        fmu_step_set_event_stop(r.s, 1);
     }
     if (so.intermediate_update) fmu_step_set_update_hook(r.s, at_update, &r);
     if (pick_columns(&r, o, out, err, errlen) || sim_loop(&r, o, t0, t1, h, out, err, errlen))

@@ -48,8 +48,19 @@ struct fmu_slave {
     port_discrete *sh;
     int share_pending;
     int64_t share_t;
-    int status; /* first non-OK status since the last collect */
+    int status;       /* first non-OK status since the last collect */
+    int event_stop;   /* fmu_slave_set_event_stop */
+    long sub_updates; /* steps whose sub-step outputs came from intermediate updates */
     char err[512];
+    /* Typed ports (fmu_slave_opts kind_in / kind_out), all NULL when every port is Real:
+     * kinds and names of the n_in inputs then n_out outputs, each input's Boolean flag and
+     * map; the Real inputs compacted for fmu_step (n_rin of them). */
+    unsigned char *kind, *is_bool;
+    char **pname;
+    long long **map;
+    size_t *n_map, n_rin;
+    fmi2ValueReference *rin_vr;
+    double *rin_val, *rin_der;
 };
 
 /* Keep the first failure since the last collect; PORT_EVENT / TERMINATED only if no error. */
@@ -89,6 +100,80 @@ static int fail_fmu(fmu_slave *s, int rc, const char *what)
     return note(s, from_fmu(rc), "%s: %s", what, fmu_step_errmsg(s->fmu));
 }
 
+/* ---- typed ports (whole numbers and Float32, doc/federation.md "Whole numbers on the wire") */
+
+/* Typed input i takes v: rounded, mapped, written by name. FMU_STEP_EUSAGE (noted) when v is
+ * no integer. */
+static int set_typed(fmu_slave *s, size_t i, double v)
+{
+    char text[40];
+    if (s->kind[i] == FMU_SLAVE_FLOAT32) {
+        snprintf(text, sizeof text, "%.9g", (double)(float)v);
+    } else {
+        double r = nearbyint(v);
+        if (!isfinite(r) || fabs(r) > 9.2e18) {
+            note(s, PORT_EFAIL, "setting input \"%s\": %.17g is no integer", s->pname[i], v);
+            return FMU_STEP_EUSAGE;
+        }
+        long long iv = (long long)r;
+        for (size_t k = 0; s->map[i] && k < s->n_map[i]; k++)
+            if (s->map[i][2 * k] == iv) {
+                iv = s->map[i][2 * k + 1];
+                break;
+            }
+        if (s->is_bool[i])
+            snprintf(text, sizeof text, "%s", iv != 0 ? "true" : "false");
+        else
+            snprintf(text, sizeof text, "%lld", iv);
+    }
+    int rc = fmu_step_set_text(s->fmu, s->pname[i], text);
+    if (rc)
+        note(s, from_fmu(rc), "setting input \"%s\" to %s: %s", s->pname[i], text,
+             fmu_step_errmsg(s->fmu));
+    return rc;
+}
+
+/* The inputs of *in as the FMU takes them: the typed ones set now, the Real ones left in *in
+ * (compacted). Nothing to do when every input is Real. */
+static int typed_inputs(fmu_slave *s, fmu_inputs *in)
+{
+    if (!s->kind) return FMU_STEP_OK;
+    size_t n = 0, p = (size_t)in->order;
+    for (size_t i = 0; i < s->n_in; i++) {
+        if (s->kind[i] != FMU_SLAVE_REAL) {
+            int rc = set_typed(s, i, s->u_val[i]);
+            if (rc) return rc;
+            continue;
+        }
+        s->rin_vr[n] = s->in_vr[i];
+        s->rin_val[n] = s->u_val[i];
+        for (size_t k = 0; k < p; k++)
+            s->rin_der[n * p + k] = s->u_der[i * p + k];
+        n++;
+    }
+    *in = (fmu_inputs){
+        .n = n, .vr = s->rin_vr, .u = s->rin_val, .order = in->order, .du = p ? s->rin_der : NULL};
+    return FMU_STEP_OK;
+}
+
+/* Output k: a Real by value reference, a typed one by name. */
+static int read_output(fmu_slave *s, size_t k, double *y)
+{
+    if (s->kind && s->kind[s->n_in + k] != FMU_SLAVE_REAL)
+        return fmu_step_get_by_name(s->fmu, s->pname[s->n_in + k], y);
+    return fmu_step_get_real(s->fmu, 1, &s->out_vr[k], y);
+}
+
+static int read_outputs(fmu_slave *s, double *y)
+{
+    if (!s->kind) return fmu_step_get_real(s->fmu, s->n_out, s->out_vr, y);
+    for (size_t k = 0; k < s->n_out; k++) {
+        int rc = read_output(s, k, &y[k]);
+        if (rc) return rc;
+    }
+    return FMU_STEP_OK;
+}
+
 static int op_set_inputs(void *ctx, const port_poly *u)
 {
     fmu_slave *s = ctx;
@@ -122,6 +207,8 @@ static void shift_poly(fmu_slave *s, int64_t t)
             else
                 s->u_der[i * (size_t)p + (size_t)(k - 1)] = sum;
         }
+        if (s->kind && s->kind[i] != FMU_SLAVE_REAL) /* typed: held at the value given, c0 */
+            s->u_val[i] = c[0];
     }
 }
 
@@ -159,8 +246,7 @@ static int track_discrete(fmu_slave *s)
     if (!s->n_dout) return FMU_STEP_OK;
     for (size_t k = 0; k < s->n_dout; k++) {
         double v = 0;
-        fmi2ValueReference vr = s->out_vr[s->dout[k]];
-        int rc = fmu_step_get_real(s->fmu, 1, &vr, &v);
+        int rc = read_output(s, s->dout[k], &v);
         if (rc) return rc;
         if (v != s->dval[k] && !(isnan(v) && isnan(s->dval[k]))) s->dval[k] = v, s->dtime[k] = s->t;
     }
@@ -201,6 +287,8 @@ static int step_once(fmu_slave *s, int64_t t_to, port_step_result *res)
         in.order = s->u_order;
         in.du = s->u_order ? s->u_der : NULL;
         pin = &in;
+        int trc = typed_inputs(s, &in);
+        if (trc) return trc;
     }
     /* The target is the tick count converted, never the FMU's time plus a step (doc/fmu.md). */
     double before = fmu_step_time(s->fmu), reached = before;
@@ -229,6 +317,55 @@ static int step_event(fmu_slave *s, port_step_result *res)
     return note(s, PORT_EVENT, "event before %lld ticks", (long long)s->t);
 }
 
+/* Outputs inside a step from the FMU's intermediate updates (FMI 3.0 co-simulation,
+ * doc/fmu.md "FMI 3.0"): one fmi3DoStep over the whole step instead of n_sub, the outputs read
+ * where the FMU calls back at a sub-step's end. Used only where it gives what the n_sub steps
+ * give: the FMU has the callback, a fixed internal step that divides every sub-step (so its
+ * internal steps end at the sub-steps' ends), no event stops, and inputs held over the step
+ * (none, or of order 0: FMI 3.0 takes no input derivatives, and sub-steps would set the
+ * inputs' values at every sub-step's start, which one step cannot). */
+#define SUB_MAX 64 /* sub-steps read through intermediate updates (more: sub-steps) */
+typedef struct {
+    fmu_slave *s;
+    int n;              /* sub-steps */
+    double tk[SUB_MAX]; /* their ends (s) */
+    unsigned char got[SUB_MAX];
+    double *y_sub; /* n x n_out */
+    int rc;        /* first failure of a read */
+} sub_reads;
+
+static int at_update(void *ctx, fmu_step *f, double t)
+{
+    sub_reads *r = ctx;
+    for (int k = 0; k < r->n - 1; k++) {
+        if (r->got[k] || !(fabs(t - r->tk[k]) <= 1e-9 * fmax(1.0, fabs(r->tk[k])))) continue;
+        int g = fmu_step_get_real(f, r->s->n_out, r->s->out_vr, &r->y_sub[(size_t)k * r->s->n_out]);
+        if (g && !r->rc) r->rc = g;
+        r->got[k] = 1;
+    }
+    return 0;
+}
+
+/* Whether step t0 -> t_to in n_sub sub-steps may read its outputs through intermediate
+ * updates; fills r->tk. */
+static int updates_serve(fmu_slave *s, int64_t t0, int64_t t_to, int n_sub, sub_reads *r)
+{
+    const fmu_md *md = fmu_step_md(s->fmu);
+    double h = md->cs.fixed_internal_step;
+    if (n_sub < 2 || n_sub > SUB_MAX || !fmu_step_updates(s->fmu) || s->event_stop ||
+        !md->cs.has_fixed_internal_step || !(h > 0) || (s->n_in && s->u_order > 0))
+        return 0;
+    double prev = port_seconds(s->tick, t0);
+    for (int k = 1; k <= n_sub; k++) {
+        int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)(t_to - t0) * k / n_sub);
+        r->tk[k - 1] = port_seconds(s->tick, tk);
+        double m = (r->tk[k - 1] - prev) / h;
+        if (!(m >= 0.5) || fabs(m - nearbyint(m)) > 1e-6) return 0;
+        prev = r->tk[k - 1];
+    }
+    return 1;
+}
+
 static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_result *res)
 {
     fmu_slave *s = ctx;
@@ -238,6 +375,28 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
                     (long long)s->t);
     if (n_sub < 1) n_sub = 1;
     int64_t t0 = s->t, span = t_to - t0;
+    sub_reads r = {.s = s, .n = n_sub, .y_sub = y_sub};
+    if (y_sub && updates_serve(s, t0, t_to, n_sub, &r)) {
+        fmu_step_set_update_hook(s->fmu, at_update, &r);
+        int rc = step_once(s, t_to, res);
+        fmu_step_set_update_hook(s->fmu, NULL, NULL);
+        if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED)
+            return fail_fmu(s, rc == FMU_STEP_EVENT ? FMU_STEP_EUSAGE : rc, "step");
+        if (r.rc) return fail_fmu(s, r.rc, "reading outputs at an intermediate update");
+        for (int k = 0; k < n_sub - 1 && rc == FMU_STEP_OK; k++)
+            if (!r.got[k])
+                return note(s, PORT_EFAIL,
+                            "the FMU made no intermediate update at the sub-step's end %.17g s "
+                            "(its fixedInternalStepSize divides the sub-steps)",
+                            r.tk[k]);
+        int g =
+            fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(n_sub - 1) * s->n_out]);
+        if (g) return fail_fmu(s, g, "reading outputs");
+        if (res) res->n_sub_done = n_sub;
+        s->sub_updates++;
+        return rc == FMU_STEP_TERMINATED ? note(s, PORT_TERMINATED, "the model terminated")
+                                         : PORT_OK;
+    }
     for (int k = 1; k <= n_sub; k++) {
         /* Sub-step ends computed from t0 so that they never drift: t0 + span * k / n_sub. */
         int64_t tk = k == n_sub ? t_to : t0 + (int64_t)((double)span * k / n_sub);
@@ -246,8 +405,7 @@ static int op_step(void *ctx, int64_t t_to, int n_sub, double *y_sub, port_step_
         if (rc != FMU_STEP_OK && rc != FMU_STEP_TERMINATED && rc != FMU_STEP_EVENT)
             return fail_fmu(s, rc, "step");
         if (y_sub) {
-            int g =
-                fmu_step_get_real(s->fmu, s->n_out, s->out_vr, &y_sub[(size_t)(k - 1) * s->n_out]);
+            int g = read_outputs(s, &y_sub[(size_t)(k - 1) * s->n_out]);
             if (g) return fail_fmu(s, g, "reading outputs");
         }
         if (res) res->n_sub_done = k;
@@ -271,7 +429,8 @@ static int apply_inputs_now(fmu_slave *s)
                      .u = s->u_val,
                      .order = s->u_order,
                      .du = s->u_order ? s->u_der : NULL};
-    int rc = fmu_step_set_inputs(s->fmu, &in);
+    int rc = typed_inputs(s, &in);
+    if (!rc) rc = fmu_step_set_inputs(s->fmu, &in);
     return rc ? fail_fmu(s, rc, "setting inputs") : PORT_OK;
 }
 
@@ -280,7 +439,7 @@ static int op_get_outputs(void *ctx, double *y)
     fmu_slave *s = ctx;
     int rc = apply_inputs_now(s);
     if (rc) return rc;
-    rc = fmu_step_get_real(s->fmu, s->n_out, s->out_vr, y);
+    rc = read_outputs(s, y);
     return rc ? fail_fmu(s, rc, "reading outputs") : PORT_OK;
 }
 
@@ -289,7 +448,14 @@ static int op_get_output_derivs(void *ctx, int order, double *dy)
     fmu_slave *s = ctx;
     int rc = apply_inputs_now(s);
     if (rc) return rc;
-    rc = fmu_step_get_output_derivs(s->fmu, s->n_out, s->out_vr, order, dy);
+    if (!s->kind)
+        rc = fmu_step_get_output_derivs(s->fmu, s->n_out, s->out_vr, order, dy);
+    else /* a typed output is piecewise constant: derivatives 0 */
+        for (size_t k = 0; k < s->n_out && !rc; k++)
+            if (s->kind[s->n_in + k] != FMU_SLAVE_REAL)
+                dy[k] = 0;
+            else
+                rc = fmu_step_get_output_derivs(s->fmu, 1, &s->out_vr[k], order, &dy[k]);
     return rc ? fail_fmu(s, rc, "reading output derivatives") : PORT_OK;
 }
 
@@ -400,7 +566,7 @@ static int op_get_derivatives(void *ctx, double *dx)
 static int op_get_directional(void *ctx, const double *du, double *dy)
 {
     fmu_slave *s = ctx;
-    if (!fmu_step_has_directional(s->fmu) || !s->n_in || !s->n_out)
+    if (!fmu_step_has_directional(s->fmu) || !s->n_in || !s->n_out || s->kind)
         return unsupported(s, "directional derivatives");
     int rc = apply_inputs_now(s);
     if (rc) return rc;
@@ -526,6 +692,44 @@ static const port_slave_ops fmu_slave_ops = {
     .collect = op_collect,
 };
 
+/* The typed ports of o (kind_in / kind_out) copied; nothing when every port is Real. -1 out of
+ * memory. s->n_in, n_out and fmu are not set yet: o's are used. */
+static int typed_new(fmu_slave *s, const fmu_slave_opts *o)
+{
+    int any = 0;
+    for (size_t i = 0; o->kind_in && i < o->n_in; i++)
+        any |= o->kind_in[i] != FMU_SLAVE_REAL;
+    for (size_t k = 0; o->kind_out && k < o->n_out; k++)
+        any |= o->kind_out[k] != FMU_SLAVE_REAL;
+    if (!any) return 0;
+    size_t n = o->n_in + o->n_out + 1, ni = o->n_in + 1;
+    if (!(s->kind = calloc(n, 1)) || !(s->pname = calloc(n, sizeof *s->pname)) ||
+        !(s->is_bool = calloc(ni, 1)) || !(s->map = calloc(ni, sizeof *s->map)) ||
+        !(s->n_map = calloc(ni, sizeof *s->n_map)) ||
+        !(s->rin_vr = calloc(ni, sizeof *s->rin_vr)) ||
+        !(s->rin_val = calloc(ni, sizeof(double))) ||
+        !(s->rin_der = calloc(ni * PORT_MAX_ORDER, sizeof(double))))
+        return -1;
+    const fmu_md *md = fmu_step_md(o->fmu);
+    for (size_t j = 0; j < o->n_in + o->n_out; j++) {
+        int in = j < o->n_in;
+        size_t k = in ? j : j - o->n_in;
+        s->kind[j] = in ? (o->kind_in ? o->kind_in[k] : 0) : (o->kind_out ? o->kind_out[k] : 0);
+        const char *name =
+            in ? (o->in_name ? o->in_name[k] : NULL) : (o->out_name ? o->out_name[k] : NULL);
+        if (s->kind[j] == FMU_SLAVE_REAL) continue;
+        if (!name || !(s->pname[j] = strdup(name))) return -1;
+        if (!in) continue;
+        long v = fmu_md_find(md, name);
+        s->is_bool[k] = v >= 0 && md->vars[v].type == FMU_T_BOOLEAN;
+        size_t nm = o->in_map && o->in_n_map && o->in_map[k] ? o->in_n_map[k] : 0;
+        if (nm && !(s->map[k] = malloc(2 * nm * sizeof **s->map))) return -1;
+        if (nm) memcpy(s->map[k], o->in_map[k], 2 * nm * sizeof **s->map);
+        s->n_map[k] = nm;
+    }
+    return 0;
+}
+
 int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
 {
     *out = NULL;
@@ -593,9 +797,13 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     s->u_order = -1;
     s->record = o->record;
     s->record_ctx = o->record_ctx;
+    if (typed_new(s, o)) {
+        fmu_slave_free(s);
+        return PORT_ENOMEM;
+    }
     for (size_t k = 0; k < s->n_dout; k++) { /* the values at the start: no event yet */
         s->dtime[k] = INT64_MIN;
-        if (fmu_step_get_real(o->fmu, 1, &s->out_vr[s->dout[k]], &s->dval[k])) {
+        if (read_output(s, s->dout[k], &s->dval[k])) {
             fmu_slave_free(s);
             return PORT_EUSAGE;
         }
@@ -605,13 +813,15 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
     const fmu_md *md = fmu_step_md(o->fmu);
     for (size_t k = 0; k < o->n_out; k++) { /* an output that is a state: the same variable */
         s->out_state[k] = -1;
-        for (size_t i = 0; i < s->nx; i++)
+        for (size_t i = 0; i < s->nx && !(s->kind && s->kind[s->n_in + k]); i++)
             if (md->vars[md->state_index[i]].vr == o->out_vr[k]) s->out_state[k] = (long)i;
     }
     int maxd = 0;
-    for (size_t j = 0; j < o->n_out; j++) {
+    for (size_t j = 0, first = 1; j < o->n_out; j++) {
+        if (s->kind && s->kind[s->n_in + j]) continue; /* typed: derivatives 0, any order */
         int d = fmu_step_deriv_order(o->fmu, o->out_vr[j]);
-        if (j == 0 || d < maxd) maxd = d; /* the order every output offers */
+        if (first || d < maxd) maxd = d; /* the order every output offers */
+        first = 0;
     }
     *ps = (port_slave){
         .ops = &fmu_slave_ops,
@@ -624,7 +834,8 @@ int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps)
                  .can_save = fmu_step_can_save(o->fmu),
                  .max_output_deriv = maxd,
                  .has_state_derivs = s->nx > 0,
-                 .has_directional = fmu_step_has_directional(o->fmu) && o->n_in && o->n_out,
+                 .has_directional =
+                     fmu_step_has_directional(o->fmu) && o->n_in && o->n_out && !s->kind,
                  .is_me = me,
                  .out_state = s->nx ? s->out_state : NULL},
     };
@@ -656,6 +867,12 @@ void fmu_slave_free(fmu_slave *s)
     free(s->src);
     free(s->src_k);
     free(s->sh);
+    for (size_t k = 0; s->pname && k < s->n_in + s->n_out; k++)
+        free(s->pname[k]);
+    for (size_t k = 0; s->map && k < s->n_in; k++)
+        free(s->map[k]);
+    free(s->pname), free(s->map), free(s->n_map), free(s->kind), free(s->is_bool);
+    free(s->rin_vr), free(s->rin_val), free(s->rin_der);
     for (int k = 0; k < PORT_SLOTS; k++)
         free(s->slot_dval[k]), free(s->slot_dtime[k]);
     free(s);
@@ -672,6 +889,7 @@ int64_t fmu_slave_time(const fmu_slave *s)
 
 void fmu_slave_set_event_stop(fmu_slave *s, int on)
 {
+    s->event_stop = on;
     fmu_step_set_event_stop(s->fmu, on);
 }
 
@@ -829,4 +1047,9 @@ int fmu_slave_ckpt_restore(fmu_slave *s, pstate_rd *d)
     }
     free(u), free(dv), free(dt);
     return rc;
+}
+
+long fmu_slave_sub_updates(const fmu_slave *s)
+{
+    return s->sub_updates;
 }

@@ -39,7 +39,23 @@ typedef struct fmu_slave_opts {
                                          u is what set_inputs / set_discrete give; directional
                                          derivatives are with respect to u (the connection's
                                          linear transformation, doc/federation.md) */
+    const unsigned char *kind_in;     /* NULL (every input Real), or n_in FMU_SLAVE_* kinds: a
+                                         typed input is set by name (in_name) and held over the
+                                         step, without derivatives: a whole number rounded to the
+                                         nearest integer then through its map (a Boolean true
+                                         when not 0), a Float32 rounded to single precision */
+    const unsigned char *kind_out;    /* NULL, or n_out kinds: a typed output is read by name
+                                         (out_name) as a number; its derivatives are 0 */
+    const char *const *in_name;       /* n_in names, read where kind_in is not REAL */
+    const char *const *out_name;      /* n_out names, read where kind_out is not REAL */
+    const long long *const *in_map;   /* NULL, or per input NULL or in_n_map[i] pairs
+                                         (from, to) applied to a whole number after rounding */
+    const size_t *in_n_map;           /* NULL, or n_in pair counts */
 } fmu_slave_opts;
+
+/** Kinds of fmu_slave_opts kind_in / kind_out: how a port's variable is exchanged
+ * (doc/federation.md, "Whole numbers on the wire"). */
+enum { FMU_SLAVE_REAL = 0, FMU_SLAVE_WHOLE = 1, FMU_SLAVE_FLOAT32 = 2 };
 
 /**
  * Wrap an opened FMU as a port slave.
@@ -61,6 +77,10 @@ typedef struct fmu_slave_opts {
  *         PORT_ENOMEM.
  */
 int fmu_slave_new(const fmu_slave_opts *o, fmu_slave **out, port_slave *ps);
+
+/** The steps whose sub-step outputs (port op step, n_sub > 1) came from the FMU's
+ * intermediate updates in one fmi3DoStep rather than from n_sub steps (doc/fmu.md "FMI 3.0"). */
+long fmu_slave_sub_updates(const fmu_slave *s);
 
 /** Free the slave and its saved states (the FMU itself stays open). Accepts NULL. */
 void fmu_slave_free(fmu_slave *s);

@@ -37,7 +37,7 @@ int fmu_step_check(fmu_step *s, fmi2Status st, const char *what)
         s->broken = 2; /* no FMI call is allowed any more, not even fmi2FreeInstance */
     else if (!s->broken)
         s->broken = 1;
-    return fmu_step_fail(s, code, "%s: %s returned %s%s", s->f->md->model_name, what,
+    return fmu_step_fail(s, code, "%s: %s returned %s%s", s->md->model_name, what,
                          fmu_load_status_name(st), why);
 }
 
@@ -88,10 +88,55 @@ static int check_opts(const fmu_step_opts *o, char *err, size_t errlen)
     return 0;
 }
 
+/* FMI 3.0 structural parameters among the caller's parameters (doc/fmu.md "FMI 3.0"): one
+ * set to another value than its start resizes the arrays it sizes (as the FMU does once it
+ * is set in configuration mode), so the instance gets a description of its own, read again
+ * with those sizes. A value that is no unsigned integer is left to fmu_step_set_text's
+ * message. */
+#define STEP_MAX_STRUCTURAL 64 /* structural parameters one open may set */
+static int resize_md(fmu_step *s, const fmu_step_opts *o, char *err, size_t errlen)
+{
+    const fmu_md *md = s->f->md;
+    fmu_md_size sz[STEP_MAX_STRUCTURAL];
+    size_t n = 0;
+    int differs = 0;
+    for (size_t i = 0; md->fmi3 && i < o->n_params; i++) {
+        long k = fmu_md_find(md, o->param_names[i]);
+        if (k < 0 || !md->vars[k].structural || md->vars[k].n_elems) continue;
+        const char *t = o->param_values[i];
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(t, &end, 10);
+        if (end == t || *end || errno || t[0] == '-' || x > ULONG_MAX) continue;
+        size_t j = 0;
+        while (j < n && sz[j].vr != md->vars[k].vr)
+            j++;
+        if (j == STEP_MAX_STRUCTURAL)
+            return snprintf(err, errlen, "more than %d structural parameters set",
+                            STEP_MAX_STRUCTURAL),
+                   FMU_STEP_EUSAGE;
+        n += j == n;
+        sz[j] = (fmu_md_size){md->vars[k].vr, (unsigned long)x};
+        differs |= !md->vars[k].has_start || md->vars[k].start_real != (double)x;
+    }
+    if (!differs) return 0;
+    int rc = fmu_load_md_sized(s->f, sz, n, &s->own_md, err, errlen);
+    if (rc) return rc == -2 ? FMU_STEP_ESYS : FMU_STEP_EUSAGE;
+    s->md = s->own_md;
+    return 0;
+}
+
+/* Whether parameter i of o is a structural one (set first, in configuration mode). */
+static int is_structural(const fmu_step *s, const fmu_step_opts *o, size_t i)
+{
+    long k = s->md->fmi3 ? fmu_md_find(s->md, o->param_names[i]) : -1;
+    return k >= 0 && s->md->vars[k].structural;
+}
+
 /* Instantiate, setup, parameters, initialization mode (both kinds). */
 static int start_instance(fmu_step *s, const fmu_step_opts *o)
 {
-    const fmu_md *md = s->f->md;
+    const fmu_md *md = s->md;
     fmu_fns *fn = &s->f->fn;
     s->sink.fn = o->log;
     s->sink.ctx = o->log_ctx;
@@ -105,9 +150,12 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
                           .event_mode = o->event_mode,
                           .intermediate_update = o->intermediate_update,
                           .step = s,
+                          .md = s->md,
                           .logging = o->log != NULL,
                           .event_stop = &s->event_stop};
         s->c = fmu_v3_instantiate(s->f, name, &s->sink, &vo);
+        s->updates = s->f->kind == FMU_KIND_CS && o->intermediate_update &&
+                     s->f->caps->provides_intermediate_update;
     } else {
         s->c = fn->Instantiate(
             name, s->f->kind == FMU_KIND_CS ? fmi2CoSimulation : fmi2ModelExchange, md->guid,
@@ -131,8 +179,11 @@ static int start_instance(fmu_step *s, const fmu_step_opts *o)
     int rc =
         fmu_step_check(s, fn->SetupExperiment(s->c, tol_defined, rtol, s->t, stop_defined, stop),
                        "fmi2SetupExperiment");
-    for (size_t i = 0; !rc && i < o->n_params; i++)
-        rc = fmu_step_set_text(s, o->param_names[i], o->param_values[i]);
+    /* Structural parameters first: the other parameters' arrays have their sizes. */
+    for (int pass = 1; pass >= 0; pass--)
+        for (size_t i = 0; !rc && i < o->n_params; i++)
+            if (is_structural(s, o, i) == pass)
+                rc = fmu_step_set_text(s, o->param_names[i], o->param_values[i]);
     if (!rc)
         rc = fmu_step_check(s, fn->EnterInitializationMode(s->c), "fmi2EnterInitializationMode");
     if (!rc) rc = fmu_step_check(s, fn->ExitInitializationMode(s->c), "fmi2ExitInitializationMode");
@@ -158,6 +209,16 @@ int fmu_step_open(const char *path, const fmu_step_opts *opts, fmu_step **out, c
         free(s);
         return rc == -1 ? FMU_STEP_ELOAD : FMU_STEP_ESYS;
     }
+    s->md = s->f->md;
+    char msg[FMU_ERR_LEN] = "";
+    rc = resize_md(s, o, msg, sizeof msg);
+    if (rc) {
+        fmu_guard_leave(depth);
+        snprintf(err, errlen, "%s: %s", path, msg);
+        fmu_unload(s->f);
+        free(s);
+        return rc;
+    }
     rc = start_instance(s, o);
     if (!rc && s->f->kind == FMU_KIND_ME) rc = fmu_me_new(s, o);
     fmu_guard_leave(depth);
@@ -181,6 +242,7 @@ void fmu_step_close(fmu_step *s)
         s->f->fn.FreeInstance(s->c);
     }
     fmu_unload(s->f);
+    fmu_md_free(s->own_md);
     free(s);
 }
 
@@ -194,7 +256,7 @@ fmu_kind fmu_step_kind(const fmu_step *s)
 }
 const fmu_md *fmu_step_md(const fmu_step *s)
 {
-    return s->f->md;
+    return s->md;
 }
 const char *fmu_step_errmsg(const fmu_step *s)
 {
@@ -211,15 +273,15 @@ static int fmu_step_check_inputs(fmu_step *s, const fmu_inputs *in)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: order %d out of [0, 8] or du NULL",
                              in->order);
     for (size_t i = 0; i < in->n; i++) {
-        long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, in->vr[i]);
-        if (k < 0 || s->f->md->vars[k].causality != FMU_C_INPUT)
+        long k = fmu_md_find_vr(s->md, FMU_T_REAL, in->vr[i]);
+        if (k < 0 || s->md->vars[k].causality != FMU_C_INPUT)
             return fmu_step_fail(s, FMU_STEP_EUSAGE,
                                  "inputs: value reference %u is not a Real "
                                  "input of %s",
-                                 in->vr[i], s->f->md->model_name);
+                                 in->vr[i], s->md->model_name);
         if (!isfinite(in->u[i]))
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "inputs: value of %s is not finite",
-                                 s->f->md->vars[k].name);
+                                 s->md->vars[k].name);
     }
     return 0;
 }
@@ -294,12 +356,13 @@ static int settable(fmu_step *s, const fmu_var *v)
     fmu_initial ini = fmu_md_initial(v);
     if (v->variability == FMU_V_CONSTANT || v->causality == FMU_C_CALCULATED_PARAMETER ||
         v->causality == FMU_C_INDEPENDENT || ini == FMU_I_CALCULATED ||
-        (s->initialized && v->causality != FMU_C_INPUT && v->variability != FMU_V_TUNABLE))
-        return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" (%s, %s%s) cannot be set%s",
-                             v->name, fmu_md_causality_name(v->causality),
-                             fmu_md_variability_name(v->variability),
-                             ini == FMU_I_CALCULATED ? ", calculated" : "",
-                             s->initialized ? " after initialization" : "");
+        (s->initialized && v->causality != FMU_C_INPUT &&
+         (v->variability != FMU_V_TUNABLE || v->structural)))
+        return fmu_step_fail(
+            s, FMU_STEP_EUSAGE, "variable \"%s\" (%s%s, %s%s) cannot be set%s", v->name,
+            fmu_md_causality_name(v->causality), v->structural ? " structural" : "",
+            fmu_md_variability_name(v->variability), ini == FMU_I_CALCULATED ? ", calculated" : "",
+            s->initialized ? " after initialization" : "");
     return 0;
 }
 
@@ -321,12 +384,12 @@ int fmu_step_set_real(fmu_step *s, size_t n, const fmi2ValueReference vr[], cons
     int rc = usable(s);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
-        long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr[i]);
-        if (k < 0) k = fmu_md_elem_of_vr(s->f->md, vr[i]); /* an FMI 3.0 element handle */
-        if (k < 0 || s->f->md->vars[k].type != FMU_T_REAL)
+        long k = fmu_md_find_vr(s->md, FMU_T_REAL, vr[i]);
+        if (k < 0) k = fmu_md_elem_of_vr(s->md, vr[i]); /* an FMI 3.0 element handle */
+        if (k < 0 || s->md->vars[k].type != FMU_T_REAL)
             return fmu_step_fail(s, FMU_STEP_EUSAGE, "no Real variable has value reference %u",
                                  vr[i]);
-        if ((rc = settable(s, &s->f->md->vars[k]))) return rc;
+        if ((rc = settable(s, &s->md->vars[k]))) return rc;
     }
     if (s->me && s->initialized && (rc = fmu_me_note_set(s->me, n, vr, v))) return rc;
     int depth = fmu_guard_enter(s->who, "fmi2SetReal");
@@ -340,10 +403,10 @@ int fmu_step_get_by_name(fmu_step *s, const char *name, double *out)
 {
     int rc = usable(s);
     if (rc) return rc;
-    long k = fmu_md_find(s->f->md, name);
+    long k = fmu_md_find(s->md, name);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
-    const fmu_var *v = &s->f->md->vars[k];
-    if (s->f->md->fmi3) return fmu_v3_get_number(s, v, out);
+    const fmu_var *v = &s->md->vars[k];
+    if (s->md->fmi3) return fmu_v3_get_number(s, v, out);
     fmi2ValueReference vr = v->vr;
     fmu_fns *fn = &s->f->fn;
     if (v->type == FMU_T_REAL)
@@ -362,13 +425,13 @@ int fmu_step_get_string(fmu_step *s, const char *name, const char **out)
 {
     int rc = usable(s);
     if (rc) return rc;
-    long k = fmu_md_find(s->f->md, name);
+    long k = fmu_md_find(s->md, name);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
-    const fmu_var *v = &s->f->md->vars[k];
+    const fmu_var *v = &s->md->vars[k];
     if (v->type != FMU_T_STRING)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "variable \"%s\" is a %s, not a String", name,
                              fmu_md_type_name(v->type));
-    if (s->f->md->fmi3) {
+    if (s->md->fmi3) {
         rc = fmu_v3_get_text(s, v, s->text, sizeof s->text);
         if (!rc) *out = s->text;
         return rc;
@@ -380,15 +443,55 @@ int fmu_step_get_string(fmu_step *s, const char *name, const char **out)
     return rc;
 }
 
+/* A whole array from a space-separated list, one value per element in row-major order or
+ * one for all (fmusim's --start-value A "1 0 0 1"; doc/fmu.md §8), element by element. */
+static int set_array_text(fmu_step *s, long k, const char *name, const char *value)
+{
+    const fmu_var *v = &s->md->vars[k];
+    size_t n = v->n_elems, count = 0;
+    if (v->type == FMU_T_STRING)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s: a String array is set element by element (\"%s=...\")", name,
+                             v->name);
+    for (const char *p = value; *p;) {
+        p += strspn(p, " \t");
+        if (*p) count++;
+        p += strcspn(p, " \t");
+    }
+    if (count != n && count != 1)
+        return fmu_step_fail(s, FMU_STEP_EUSAGE,
+                             "%s=\"%s\": %zu values for an array of %zu elements (give one "
+                             "for each, or one for all)",
+                             name, value, count, n);
+    const char *p = value;
+    for (size_t e = 0; e < n; e++) {
+        char tok[128];
+        if (e == 0 || count > 1) {
+            p += strspn(p, " \t");
+            size_t l = strcspn(p, " \t");
+            if (l >= sizeof tok)
+                return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: a value of %zu characters", name, l);
+            memcpy(tok, p, l);
+            tok[l] = '\0';
+            p += l;
+        }
+        int rc = fmu_step_set_text(s, s->md->vars[k + (long)e].name, tok);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int fmu_step_set_text(fmu_step *s, const char *name, const char *value)
 {
     int rc = usable(s);
     if (rc) return rc;
-    long k = fmu_md_find(s->f->md, name);
+    long k = fmu_md_find(s->md, name);
+    if (k < 0 && (k = fmu_md_find_array(s->md, name)) >= 0)
+        return set_array_text(s, k, name, value);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
-    const fmu_var *v = &s->f->md->vars[k];
+    const fmu_var *v = &s->md->vars[k];
     if ((rc = settable(s, v))) return rc;
-    if (s->f->md->fmi3) {
+    if (s->md->fmi3) {
         /* Model exchange after initialization: a discrete variable changes in event mode (an
          * input event, FMI 3.0 §3.2), a continuous one restarts the integrator. */
         if (!s->me || !s->initialized) return fmu_v3_set_text(s, v, value);
@@ -446,10 +549,10 @@ int fmu_step_get_text(fmu_step *s, const char *name, const char **out)
 {
     int rc = usable(s);
     if (rc) return rc;
-    long k = fmu_md_find(s->f->md, name);
+    long k = fmu_md_find(s->md, name);
     if (k < 0) return fmu_step_fail(s, FMU_STEP_EUSAGE, "no variable named \"%s\"", name);
-    const fmu_var *v = &s->f->md->vars[k];
-    if (s->f->md->fmi3) {
+    const fmu_var *v = &s->md->vars[k];
+    if (s->md->fmi3) {
         rc = fmu_v3_get_text(s, v, s->text, sizeof s->text);
     } else if (v->type == FMU_T_STRING) {
         const char *str;
@@ -469,11 +572,10 @@ int fmu_step_get_text(fmu_step *s, const char *name, const char **out)
 
 int fmu_step_deriv_order(const fmu_step *s, fmi2ValueReference vr)
 {
-    long k = fmu_md_find_vr(s->f->md, FMU_T_REAL, vr);
+    long k = fmu_md_find_vr(s->md, FMU_T_REAL, vr);
     if (k < 0) return 0;
     if (s->me) return fmu_me_state_of(s->me, vr) >= 0 ? 1 : 0;
-    return s->f->md->vars[k].causality == FMU_C_OUTPUT ? s->f->caps->max_output_derivative_order
-                                                       : 0;
+    return s->md->vars[k].causality == FMU_C_OUTPUT ? s->f->caps->max_output_derivative_order : 0;
 }
 
 int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference vr[], int order,
@@ -501,7 +603,7 @@ int fmu_step_get_output_derivs(fmu_step *s, size_t n, const fmi2ValueReference v
         }
         return 0;
     }
-    size_t nx = s->f->md->n_states;
+    size_t nx = s->md->n_states;
     double *dx = malloc((nx ? nx : 1) * sizeof *dx);
     if (!dx) return fmu_step_fail(s, FMU_STEP_ESYS, "out of memory");
     int depth = fmu_guard_enter(s->who, "fmi2GetDerivatives");
@@ -528,7 +630,7 @@ int fmu_step_get_directional(fmu_step *s, size_t n_unknown, const fmi2ValueRefer
         return fmu_step_fail(s, FMU_STEP_EUSAGE,
                              "%s provides no directional derivatives "
                              "(providesDirectionalDerivative is false)",
-                             s->f->md->model_name);
+                             s->md->model_name);
     int depth = fmu_guard_enter(s->who, "fmi2GetDirectionalDerivative");
     fmi2Status st = s->f->fn.GetDirectionalDerivative(s->c, unknown, n_unknown, known, n_known,
                                                       dv_known, dv_unknown);
@@ -553,7 +655,7 @@ int fmu_step_save(fmu_step *s, fmu_step_state **out)
         return fmu_step_fail(s, FMU_STEP_EUSAGE,
                              "%s cannot save its state (canGetAndSetFMUstate "
                              "is false)",
-                             s->f->md->model_name);
+                             s->md->model_name);
     if (s->need_restore)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
     fmu_step_state *st = calloc(1, sizeof *st);
@@ -645,7 +747,7 @@ int fmu_step_serialize(fmu_step *s, unsigned char **out, size_t *len)
         return fmu_step_fail(s, FMU_STEP_EUSAGE,
                              "%s cannot write its state to bytes (canGetAndSetFMUstate and "
                              "canSerializeFMUstate must both be true)",
-                             s->f->md->model_name);
+                             s->md->model_name);
     if (s->need_restore)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "a step was discarded: restore a state first");
     fmi2FMUstate fs = NULL;
@@ -654,7 +756,7 @@ int fmu_step_serialize(fmu_step *s, unsigned char **out, size_t *len)
     size_t n = 0;
     rc = fmu_step_check(s, s->f->fn.SerializedFMUstateSize(s->c, fs, &n),
                         "fmi2SerializedFMUstateSize");
-    const char *guid = s->f->md->guid ? s->f->md->guid : "";
+    const char *guid = s->md->guid ? s->md->guid : "";
     size_t glen = strlen(guid);
     size_t total = 4 + 4 + 4 + glen + 1 + 8 + 1 + 1 + 8 + 8 + n;
     unsigned char *buf = NULL;
@@ -728,8 +830,8 @@ int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len)
         return fmu_step_fail(s, FMU_STEP_EUSAGE,
                              "%s cannot read its state from bytes (canGetAndSetFMUstate and "
                              "canSerializeFMUstate must both be true)",
-                             s->f->md->model_name);
-    const char *model = s->f->md->model_name;
+                             s->md->model_name);
+    const char *model = s->md->model_name;
     if (!p || len < 8 || memcmp(p, SER_MAGIC, 4) != 0)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: not a serialized FMU state", model);
     struct ser_rd r = {p, len, 4, 0};
@@ -739,7 +841,7 @@ int fmu_step_deserialize(fmu_step *s, const unsigned char *p, size_t len)
                              "%s: serialized state version %u, this build reads %u", model,
                              (unsigned)version, SER_VERSION);
     uint64_t glen = get_le(&r, 4);
-    const char *guid = s->f->md->guid ? s->f->md->guid : "";
+    const char *guid = s->md->guid ? s->md->guid : "";
     if (r.bad || glen > r.n - r.off || glen != strlen(guid) ||
         memcmp(p + r.off, guid, (size_t)glen) != 0)
         return fmu_step_fail(s, FMU_STEP_EUSAGE,
@@ -783,6 +885,11 @@ void fmu_step_set_event_stop(fmu_step *s, int on)
     s->event_stop = on != 0;
 }
 
+int fmu_step_updates(const fmu_step *s)
+{
+    return s->updates;
+}
+
 void fmu_step_set_update_hook(fmu_step *s, fmu_event_hook *fn, void *ctx)
 {
     s->on_update = fn;
@@ -803,7 +910,7 @@ long fmu_step_restarts(const fmu_step *s, fmu_restart_cause cause)
 
 size_t fmu_step_n_states(const fmu_step *s)
 {
-    return s->me ? s->f->md->n_states : 0;
+    return s->me ? s->md->n_states : 0;
 }
 
 /* Common checks of the state functions: ME, n matches, not failed. */
@@ -813,10 +920,10 @@ static int states_usable(fmu_step *s, size_t n, const char *what)
     if (rc) return rc;
     if (!s->me)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: %s is not run as model exchange", what,
-                             s->f->md->model_name);
-    if (n != s->f->md->n_states)
+                             s->md->model_name);
+    if (n != s->md->n_states)
         return fmu_step_fail(s, FMU_STEP_EUSAGE, "%s: %zu values, %s has %zu continuous states",
-                             what, n, s->f->md->model_name, s->f->md->n_states);
+                             what, n, s->md->model_name, s->md->n_states);
     return 0;
 }
 

@@ -294,6 +294,10 @@ void fmu_step_set_event_hook(fmu_step *s, fmu_event_hook *fn, void *ctx);
  */
 void fmu_step_set_update_hook(fmu_step *s, fmu_event_hook *fn, void *ctx);
 
+/** 1 when the instance was opened with intermediate_update and the FMU provides intermediate
+ * updates (FMI 3.0 co-simulation): the update hook can be called inside a step. */
+int fmu_step_updates(const fmu_step *s);
+
 /** Name of a status code ("ok", "discarded", ...). */
 const char *fmu_step_strerror(int code);
 

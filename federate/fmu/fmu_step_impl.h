@@ -10,6 +10,10 @@ typedef struct fmu_me fmu_me;
 
 struct fmu_step {
     fmu_file *f;               /* loaded FMU, owned */
+    const fmu_md *md;          /* this instance's description: f->md, or own_md */
+    fmu_md *own_md;            /* FMI 3.0: the description with the arrays resized by the
+                                  structural parameters the caller set (fmu_step_open), owned;
+                                  NULL when none differs from its start */
     fmi2Component c;           /* the instance, NULL once freed */
     fmu_log_sink sink;         /* componentEnvironment of c */
     fmi2CallbackFunctions cb;  /* must outlive c (the FMU may keep the pointer) */
@@ -23,6 +27,7 @@ struct fmu_step {
     fmu_event_hook *on_event;  /* ME: called before each event (fmu_step_set_event_hook), or NULL */
     void *on_event_ctx;        /* its context */
     fmu_event_hook *on_update; /* FMI 3.0 CS: called at intermediate updates, or NULL */
+    int updates;               /* FMI 3.0 CS: the instance has the intermediate-update callback */
     void *on_update_ctx;       /* its context */
     fmu_me *me;                /* ME integrator, NULL for CS */
     char who[128];             /* instance name, for the process guard's messages (fmu_guard.h) */

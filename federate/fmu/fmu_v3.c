@@ -44,6 +44,8 @@ static const struct {
     FN3(FreeInstance, N_ALL),
     FN3(EnterInitializationMode, N_ALL),
     FN3(ExitInitializationMode, N_ALL),
+    FN3(EnterConfigurationMode, N_OPT),
+    FN3(ExitConfigurationMode, N_OPT),
     FN3(EnterEventMode, N_ME),
     FN3(Terminate, N_ALL),
     FN3(Reset, N_ALL),
@@ -166,22 +168,31 @@ int fmu_v3_open(fmu_file *f, char *err, size_t errlen)
         (!f->fn3.EnterEventMode || !f->fn3.UpdateDiscreteStates || !f->fn3.EnterStepMode))
         f->md->cs.has_event_mode = 0; /* declared but not exported: never used */
     /* Clocks (doc/fmu.md "FMI 3.0"): the FMU's own clocks tick inside it (its time events in
-     * model exchange, its steps in co-simulation); an input clock would have to be ticked by
-     * the importer at its times with fmi3SetClock in event mode, which Tempo does not do. */
+     * model exchange, its steps in co-simulation); an input clock is ticked by Tempo at its
+     * times (fmi3SetClock in event mode), which are the description's or the FMU's to tell
+     * (fmi3GetIntervalDecimal). A triggered one has no time of its own. */
     for (size_t i = 0; i < f->md->n_clocks; i++) {
         const fmu_var *ck = &f->md->vars[f->md->clocks[i]];
         static const char *const kinds[] = {"",         "constant",  "fixed",    "tunable",
                                             "changing", "countdown", "triggered"};
         if (ck->causality != FMU_C_INPUT) continue;
-        /* An input clock of a known period is driven at its ticks (doc/fmu.md "FMI 3.0"). */
+        int told =
+            ck->clock == FMU_CLOCK_CHANGING || ck->clock == FMU_CLOCK_COUNTDOWN ||
+            ((ck->clock == FMU_CLOCK_FIXED || ck->clock == FMU_CLOCK_TUNABLE) && !ck->has_interval);
         const char *why = NULL;
-        if ((ck->clock != FMU_CLOCK_CONSTANT && ck->clock != FMU_CLOCK_FIXED) || !ck->has_interval)
-            why = "Tempo drives only input clocks whose interval is given in the description "
-                  "(intervalVariability constant or fixed, with intervalDecimal)";
-        else if (!(ck->interval > 0))
+        if (ck->clock == FMU_CLOCK_TRIGGERED)
+            why = "a triggered clock ticks when another model says so, and Tempo has no source "
+                  "of such ticks (Tempo drives time-based input clocks: constant, fixed, "
+                  "tunable, changing, countdown)";
+        else if (ck->clock == FMU_CLOCK_CONSTANT && !ck->has_interval)
+            why = "a constant clock needs intervalDecimal in the description";
+        else if (ck->has_interval && !(ck->interval > 0))
             why = "its intervalDecimal is not positive";
         else if (!f->fn3.SetClock)
             why = "the binary has no fmi3SetClock";
+        else if (told && !f->fn3.GetIntervalDecimal)
+            why = "its interval is the FMU's to tell, and the binary has no "
+                  "fmi3GetIntervalDecimal";
         else if (f->kind == FMU_KIND_CS && !f->caps->has_event_mode)
             why = "co-simulation takes clock ticks in event mode only, and the FMU has none "
                   "(hasEventMode)";
@@ -212,8 +223,13 @@ typedef struct {
     size_t n_ck;                   /* input clocks driven at their ticks */
     struct v3_clock {
         fmi3ValueReference vr;
-        double shift, interval; /* s: ticks at start + shift + k * interval, k = 0, 1, ... */
-        long k;                 /* the next tick's k */
+        int kind;                /* fmu_clock_kind */
+        int asks;                /* 1: the interval (and shift) come from the FMU at
+                                    initialization (fmi3GetIntervalDecimal); 2: at every event
+                                    too (tunable without intervalDecimal, changing, countdown) */
+        int active;              /* a next tick is known */
+        double anchor, interval; /* s: ticks at anchor + k * interval */
+        long k;                  /* the next tick's k */
     } * ck;
     double now;       /* ME: the time of the last fmi3SetTime (s) */
     int fresh;        /* ME: an event iteration begins (its clocks are not set yet) */
@@ -243,22 +259,33 @@ static void update3(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_
 fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *sink,
                                  const fmu_v3_opts *o)
 {
+    const fmu_md *md = o->md ? o->md : f->md;
     v3_inst *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->event_stop = o->event_stop;
     w->step = o->step;
-    for (size_t i = 0; i < f->md->n_clocks; i++)
-        w->n_ck += f->md->vars[f->md->clocks[i]].causality == FMU_C_INPUT;
+    for (size_t i = 0; i < md->n_clocks; i++)
+        w->n_ck += md->vars[md->clocks[i]].causality == FMU_C_INPUT;
     if (w->n_ck && !(w->ck = calloc(w->n_ck, sizeof *w->ck))) return free(w), NULL;
-    for (size_t i = 0, j = 0; i < f->md->n_clocks; i++) {
-        const fmu_var *v = &f->md->vars[f->md->clocks[i]];
-        if (v->causality == FMU_C_INPUT)
-            w->ck[j++] = (struct v3_clock){v->vr, v->shift, v->interval, 0};
+    for (size_t i = 0, j = 0; i < md->n_clocks; i++) {
+        const fmu_var *v = &md->vars[md->clocks[i]];
+        if (v->causality != FMU_C_INPUT) continue;
+        /* The anchor is made absolute by a_EnterInitializationMode (the start time). */
+        int aperiodic = v->clock == FMU_CLOCK_CHANGING || v->clock == FMU_CLOCK_COUNTDOWN;
+        int asks = aperiodic || (v->clock == FMU_CLOCK_TUNABLE && !v->has_interval) ? 2
+                   : !v->has_interval                                               ? 1
+                                                                                    : 0;
+        w->ck[j++] = (struct v3_clock){.vr = v->vr,
+                                       .kind = v->clock,
+                                       .asks = asks,
+                                       .active = !asks,
+                                       .anchor = v->shift,
+                                       .interval = v->interval};
     }
     /* Co-simulation takes clock ticks in event mode (fmu_v3_open checked that it has it). */
     w->event_mode = f->kind == FMU_KIND_CS && (o->event_mode || w->n_ck) && f->caps->has_event_mode;
     w->fn = &f->fn3;
-    w->md = f->md;
+    w->md = md;
     w->sink = sink;
     char res[PATH_MAX + 16];
     snprintf(res, sizeof res, "%s/resources/", f->dir);
@@ -267,20 +294,19 @@ fmi2Component fmu_v3_instantiate(fmu_file *f, const char *name, fmu_log_sink *si
     size_t n_req = 0;
     int update = f->kind == FMU_KIND_CS && o->intermediate_update && o->step &&
                  f->caps->provides_intermediate_update;
-    if (update && !(req = calloc(f->md->n_vars + 1, sizeof *req)))
-        return free(w->ck), free(w), NULL;
-    for (size_t i = 0; update && i < f->md->n_vars; i++)
-        if (f->md->vars[i].causality == FMU_C_OUTPUT && f->md->vars[i].type != FMU_T_CLOCK &&
-            !f->md->vars[i].elem)
-            req[n_req++] = f->md->vars[i].vr;
+    if (update && !(req = calloc(md->n_vars + 1, sizeof *req))) return free(w->ck), free(w), NULL;
+    for (size_t i = 0; update && i < md->n_vars; i++)
+        if (md->vars[i].causality == FMU_C_OUTPUT && md->vars[i].type != FMU_T_CLOCK &&
+            !md->vars[i].elem)
+            req[n_req++] = md->vars[i].vr;
     if (f->kind == FMU_KIND_CS)
         w->inst = f->fn3.InstantiateCoSimulation(
-            name, f->md->guid, res, fmi3False, o->logging != 0, w->event_mode,
+            name, md->guid, res, fmi3False, o->logging != 0, w->event_mode,
             (o->early_return || w->event_mode) && f->caps->can_return_early, req, n_req, sink, log3,
             update ? update3 : NULL);
     else
-        w->inst = f->fn3.InstantiateModelExchange(name, f->md->guid, res, fmi3False,
-                                                  o->logging != 0, sink, log3);
+        w->inst = f->fn3.InstantiateModelExchange(name, md->guid, res, fmi3False, o->logging != 0,
+                                                  sink, log3);
     free(req);
     if (!w->inst) {
         free(w->ck);
@@ -318,6 +344,8 @@ static fmi2Status a_SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fm
 }
 static fmi2Status a_EnterInitializationMode(fmi2Component c)
 {
+    for (size_t i = 0; i < W->n_ck; i++) /* the description's shifts count from the start */
+        if (!W->ck[i].asks) W->ck[i].anchor += W->start;
     return (fmi2Status)W->fn->EnterInitializationMode(W->inst, W->tol_defined != 0, W->tol,
                                                       W->start, W->stop_defined != 0, W->stop);
 }
@@ -326,7 +354,7 @@ static fmi2Status a_EnterInitializationMode(fmi2Component c)
  * at or before t, up to rounding), each then moved to its following tick. */
 static double tick_time(const v3_inst *w, size_t i)
 {
-    return w->start + w->ck[i].shift + (double)w->ck[i].k * w->ck[i].interval;
+    return w->ck[i].active ? w->ck[i].anchor + (double)w->ck[i].k * w->ck[i].interval : INFINITY;
 }
 static double next_tick(const v3_inst *w)
 {
@@ -342,8 +370,52 @@ static fmi3Status set_due_clocks(v3_inst *w, double t)
         bool on = true;
         fmi3Status st = w->fn->SetClock(w->inst, &w->ck[i].vr, 1, &on);
         if (st > fmi3Warning) return st;
+        /* An aperiodic clock's next tick is the FMU's to tell (query_clocks, after the event
+         * iteration); a periodic one goes on. */
+        if (w->ck[i].kind == FMU_CLOCK_CHANGING || w->ck[i].kind == FMU_CLOCK_COUNTDOWN)
+            w->ck[i].active = 0;
         while (tick_time(w, i) <= t + 1e-12 * fmax(1.0, fabs(t)))
             w->ck[i].k++;
+    }
+    return fmi3OK;
+}
+
+/* The intervals the FMU tells (FMI 3.0 §2.2.9.4, "Clock types"): at initialization (init)
+ * every clock without intervalDecimal, and for a fixed or tunable one its shift; at the end
+ * of every event iteration at time t the tunable ones without intervalDecimal, the changing
+ * and the countdown ones. A changed interval counts from t (the time of the event mode, or
+ * the start time): the next tick is t + interval, a periodic clock's every interval after;
+ * "not yet known" leaves an aperiodic clock without a next tick until the FMU tells one. */
+static fmi3Status query_clocks(v3_inst *w, double t, int init)
+{
+    for (size_t i = 0; i < w->n_ck; i++) {
+        struct v3_clock *ck = &w->ck[i];
+        if (ck->asks < (init ? 1 : 2)) continue;
+        double iv = 0, shift = 0;
+        fmi3IntervalQualifier q = fmi3IntervalNotYetKnown;
+        fmi3Status st = w->fn->GetIntervalDecimal(w->inst, &ck->vr, 1, &iv, &q);
+        if (st > fmi3Warning) return st;
+        int periodic = ck->kind == FMU_CLOCK_FIXED || ck->kind == FMU_CLOCK_TUNABLE;
+        if (init && periodic && w->fn->GetShiftDecimal &&
+            (st = w->fn->GetShiftDecimal(w->inst, &ck->vr, 1, &shift)) > fmi3Warning)
+            return st;
+        if (q == fmi3IntervalChanged || (init && q == fmi3IntervalUnchanged)) {
+            int bad = periodic ? !(iv > 0) : !(iv >= 0);
+            if (bad || !isfinite(iv)) {
+                char line[160];
+                snprintf(line, sizeof line,
+                         "fmi3GetIntervalDecimal: clock %u has the interval %g, which is not %s",
+                         ck->vr, iv, periodic ? "positive" : "zero or positive");
+                fmu_load_log_line(w->sink, "", fmi2Error, "tempo", line);
+                return fmi3Error;
+            }
+            ck->interval = iv;
+            ck->anchor = init && periodic ? t + shift : t;
+            ck->k = init && periodic ? 0 : 1;
+            ck->active = 1;
+        } else if (q == fmi3IntervalNotYetKnown && !periodic) {
+            ck->active = 0;
+        }
     }
     return fmi3OK;
 }
@@ -372,12 +444,15 @@ static fmi3Status cs_event_iteration(v3_inst *w, double t)
             return fmi3OK;
         }
     }
+    if ((cst = query_clocks(w, t, 0)) > fmi3Warning) return cst;
     return w->fn->EnterStepMode(w->inst);
 }
 
 static fmi2Status a_ExitInitializationMode(fmi2Component c)
 {
-    fmi3Status st = W->fn->ExitInitializationMode(W->inst);
+    fmi3Status st = query_clocks(W, W->start, 1);
+    if (st > fmi3Warning) return (fmi2Status)st;
+    st = W->fn->ExitInitializationMode(W->inst);
     /* Event mode used: the FMU starts in event mode (the initial event iteration). */
     if (st <= fmi3Warning && W->event_mode) st = cs_event_iteration(W, W->start);
     W->fresh = 1, W->now = W->start; /* model exchange: its initial event iteration is next */
@@ -537,19 +612,18 @@ static fmi2Status a_SetString(fmi2Component c, const fmi2ValueReference vr[], si
  * each clock), so that a rollback ticks the clocks again; serialized as the FMU's bytes then
  * the schedule. Without input clocks the FMU's state passes as it is. */
 typedef struct {
-    fmi3FMUState fs; /* the FMU's */
-    long k[];        /* per input clock: the next tick's k */
+    fmi3FMUState fs;      /* the FMU's */
+    struct v3_clock ck[]; /* per input clock: its schedule */
 } v3_state;
 
 static fmi2Status a_GetFMUstate(fmi2Component c, fmi2FMUstate *s)
 {
     if (!W->n_ck) return (fmi2Status)W->fn->GetFMUState(W->inst, s);
     v3_state *x = *s, *made = NULL;
-    if (!x && !(x = made = calloc(1, sizeof *x + W->n_ck * sizeof *x->k))) return fmi2Error;
+    if (!x && !(x = made = calloc(1, sizeof *x + W->n_ck * sizeof *x->ck))) return fmi2Error;
     fmi3Status st = W->fn->GetFMUState(W->inst, &x->fs);
     if (st > fmi3Warning) return free(made), (fmi2Status)st;
-    for (size_t i = 0; i < W->n_ck; i++)
-        x->k[i] = W->ck[i].k;
+    memcpy(x->ck, W->ck, W->n_ck * sizeof *x->ck);
     *s = x;
     return (fmi2Status)st;
 }
@@ -559,8 +633,7 @@ static fmi2Status a_SetFMUstate(fmi2Component c, fmi2FMUstate s)
     const v3_state *x = s;
     if (!x) return fmi2Error;
     fmi3Status st = W->fn->SetFMUState(W->inst, x->fs);
-    for (size_t i = 0; st <= fmi3Warning && i < W->n_ck; i++)
-        W->ck[i].k = x->k[i];
+    if (st <= fmi3Warning) memcpy(W->ck, x->ck, W->n_ck * sizeof *x->ck);
     return (fmi2Status)st;
 }
 static fmi2Status a_FreeFMUstate(fmi2Component c, fmi2FMUstate *s)
@@ -576,30 +649,30 @@ static fmi2Status a_SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size
 {
     if (!W->n_ck) return (fmi2Status)W->fn->SerializedFMUStateSize(W->inst, s, size);
     fmi3Status st = W->fn->SerializedFMUStateSize(W->inst, ((v3_state *)s)->fs, size);
-    *size += W->n_ck * sizeof(long);
+    *size += W->n_ck * sizeof(struct v3_clock);
     return (fmi2Status)st;
 }
 static fmi2Status a_SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
 {
     if (!W->n_ck) return (fmi2Status)W->fn->SerializeFMUState(W->inst, s, (fmi3Byte *)b, n);
-    size_t extra = W->n_ck * sizeof(long);
+    size_t extra = W->n_ck * sizeof(struct v3_clock);
     if (n < extra) return fmi2Error;
     const v3_state *x = s;
     fmi3Status st = W->fn->SerializeFMUState(W->inst, x->fs, (fmi3Byte *)b, n - extra);
-    memcpy(b + (n - extra), x->k, extra);
+    memcpy(b + (n - extra), x->ck, extra);
     return (fmi2Status)st;
 }
 static fmi2Status a_DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n,
                                         fmi2FMUstate *s)
 {
     if (!W->n_ck) return (fmi2Status)W->fn->DeserializeFMUState(W->inst, (const fmi3Byte *)b, n, s);
-    size_t extra = W->n_ck * sizeof(long);
+    size_t extra = W->n_ck * sizeof(struct v3_clock);
     if (n < extra) return fmi2Error;
     v3_state *x = calloc(1, sizeof *x + extra);
     if (!x) return fmi2Error;
     fmi3Status st = W->fn->DeserializeFMUState(W->inst, (const fmi3Byte *)b, n - extra, &x->fs);
     if (st > fmi3Warning) return free(x), (fmi2Status)st;
-    memcpy(x->k, b + (n - extra), extra);
+    memcpy(x->ck, b + (n - extra), extra);
     *s = x;
     return (fmi2Status)st;
 }
@@ -624,6 +697,10 @@ static fmi2Status a_NewDiscreteStates(fmi2Component c, fmi2EventInfo *ev)
         if (cst > fmi3Warning) return (fmi2Status)cst;
     }
     fmi3Status st = W->fn->UpdateDiscreteStates(W->inst, &need, &term, &nom, &val, &next, &t);
+    if (st <= fmi3Warning && !need && !term) { /* the iteration ends: the intervals now */
+        fmi3Status cst = query_clocks(W, W->now, 0);
+        if (cst > fmi3Warning) return (fmi2Status)cst;
+    }
     if (W->n_ck && (!next || next_tick(W) < t)) /* the next tick is a time event too */
         next = true, t = next_tick(W);
     ev->newDiscreteStatesNeeded = need;
@@ -1182,6 +1259,27 @@ static int pre_init_array(fmu_step *s, const fmu_var *v, const char *text, v3_va
     return 0;
 }
 
+/* A structural parameter is set in configuration mode (FMI 3.0 §3.2: from Instantiated,
+ * fmi3EnterConfigurationMode, the sets, fmi3ExitConfigurationMode; settable() refuses it
+ * after initialization). The arrays it sizes were resized in the instance's description
+ * when it was opened (fmu_step_open). */
+static int set_structural(fmu_step *s, const fmu_var *v, const v3_vals *x, const char *what)
+{
+    v3_inst *w = s->c;
+    if (!w->fn->EnterConfigurationMode || !w->fn->ExitConfigurationMode)
+        return fmu_step_fail(s, FMU_STEP_EFMU,
+                             "structural parameter \"%s\": the binary has no "
+                             "fmi3EnterConfigurationMode or fmi3ExitConfigurationMode",
+                             v->name);
+    int rc = fmu_step_check(s, (fmi2Status)w->fn->EnterConfigurationMode(w->inst),
+                            "fmi3EnterConfigurationMode");
+    if (rc) return rc;
+    rc = fmu_step_check(s, (fmi2Status)write_all(w, v, x), what);
+    int rc2 = fmu_step_check(s, (fmi2Status)w->fn->ExitConfigurationMode(w->inst),
+                             "fmi3ExitConfigurationMode");
+    return rc ? rc : rc2;
+}
+
 int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
 {
     if (v->type == FMU_T_CLOCK)
@@ -1226,7 +1324,8 @@ int fmu_v3_set_text(fmu_step *s, const fmu_var *v, const char *text)
         char what[64];
         snprintf(what, sizeof what, "fmi3Set%s",
                  v->type == FMU_T_ENUM ? "Int64" : fmu_md_type_name_of(fmu_step_md(s), v->type));
-        rc = fmu_step_check(s, (fmi2Status)write_all(s->c, v, &x), what);
+        rc = v->structural ? set_structural(s, v, &x, what)
+                           : fmu_step_check(s, (fmi2Status)write_all(s->c, v, &x), what);
         if (rc == FMU_STEP_EDISCARD) rc = FMU_STEP_EUSAGE; /* a refused value: the caller's */
     } else if (rc == FMU_STEP_ESYS) {
         fmu_step_fail(s, rc, "out of memory");

@@ -24,6 +24,7 @@ typedef struct {
     int logging;             /* loggingOn */
     const int *event_stop;   /* CS: nonzero while the host stops steps at events; an early
                                 return otherwise is carried on to the step's end. May be NULL */
+    const fmu_md *md;        /* the instance's description (resized arrays), NULL: f->md */
     fmu_step *step;          /* CS with event mode: the handle whose event hook
                                 (fmu_step_set_event_hook) runs before each event; may be NULL */
 } fmu_v3_opts;

@@ -7,6 +7,7 @@
  * Awais thesis §3.3 (the FMU-federate). Read fmufed_model.h next.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "federate/config/fedfile_algo.h"
@@ -15,6 +16,7 @@
 #include "federate/fmufed/fmufed_model.h"
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/fmufed/fmufed_tp.h"
+#include "federate/msproto/msproto_child.h"
 
 /* A port status as this module's code: the model's failures are the FMU's, the exchange's
  * the federation's (algorithms/exchange.h: the message is already written). */
@@ -50,7 +52,10 @@ static int set_err(char *err, size_t errlen, int code, const char *fmt, const ch
 typedef struct fed_run {
     const fedfile *ff;
     const fedfile_fed *fd;
-    fmufed_model *model;
+    fmufed_model *model;      /* the FMU; NULL for a model in Python */
+    port_slave mps;           /* the model as the peer's port slave (the FMU's or the child's) */
+    const double *u0;         /* the inputs' start values */
+    struct msproto_child *py; /* a model in Python (doc/python.md "In one process"), or NULL */
     fmufed_tp *tp;
     fmufed_rec *rec;
     peer *p; /* NULL until the algorithm runs */
@@ -63,6 +68,34 @@ static void put_sub(pstate_buf *b, pstate_buf *sub)
     if (sub->bad) b->bad = 1;
     pstate_put_bytes(b, sub->p, sub->n);
     free(sub->p);
+}
+
+/* A model in Python: its slave's whole state, as its tempo-slave writes it (the model's own
+ * save() or the pickled object, its time, inputs and rows; msproto_child_state_save). */
+static int save_python(fed_run *r, pstate_buf *m)
+{
+    unsigned char *bytes;
+    size_t n;
+    int rc = msproto_child_state_save(r->py, &bytes, &n);
+    if (rc != PORT_OK) {
+        snprintf(r->err, r->errlen, "federate %s: %s", r->fd->name, msproto_child_errmsg(r->py));
+        return rc;
+    }
+    pstate_put_bytes(m, bytes, n);
+    free(bytes);
+    return PORT_OK;
+}
+
+static int restore_python(fed_run *r, pstate_rd *m)
+{
+    size_t n = 0;
+    const unsigned char *p = pstate_get_bytes(m, &n);
+    if (!p || msproto_child_state_restore(r->py, p, n) != PORT_OK) {
+        snprintf(r->err, r->errlen, "federate %s: %s", r->fd->name,
+                 p ? msproto_child_errmsg(r->py) : "its model's state is truncated");
+        return PORT_EUSAGE;
+    }
+    return PORT_OK;
 }
 
 /* The part (fmufed_tp_saver), inside the grant `time`. Layout: u32 magic "TFMU", u32 version,
@@ -85,7 +118,7 @@ static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, 
     pstate_buf x = {0}, m = {0}, a = {0};
     fmufed_tp_state_save(r->tp, time, &x);
     put_sub(b, &x);
-    int rc = fmufed_model_save(r->model, &m);
+    int rc = r->py ? save_python(r, &m) : fmufed_model_save(r->model, &m);
     /* with the request pending there is no grant: the resumed run waits for it (PEER_NO_TIME) */
     if (rc == PORT_OK)
         rc = peer_save(r->p, fmufed_tp_save_pending(r->tp) ? PEER_NO_TIME : time, &a);
@@ -112,7 +145,7 @@ static int save_part(void *ctx, const char *label, int64_t time, pstate_buf *b, 
 static void mark_instant(void *ctx)
 {
     fed_run *r = ctx;
-    fmufed_model_mark(r->model); /* a failure shows at the next step of the FMU */
+    if (r->model) fmufed_model_mark(r->model); /* a failure shows at the next step of the FMU */
 }
 
 static const unsigned char *get_sub(pstate_rd *d, pstate_rd *sub)
@@ -130,6 +163,10 @@ static int apply_sets(fed_run *r, const fmufed_opts *o)
     for (size_t k = 0; o && k < o->n_set; k++) {
         const char *s = o->set[k], *eq = strchr(s, '=');
         if (strncmp(s, r->fd->name, nl) != 0 || s[nl] != '.' || !eq || eq < s + nl + 1) continue;
+        if (!r->model) /* a model in Python: its variables are its own */
+            return set_err(r->err, r->errlen, FMUFED_EUSAGE,
+                           "federate %s: --set %s: a model in Python takes no --set", r->fd->name,
+                           s);
         char var[512];
         snprintf(var, sizeof var, "%.*s", (int)(eq - s - (long)nl - 1), s + nl + 1);
         struct fmu_step *f = fmufed_model_fmu(r->model);
@@ -186,7 +223,8 @@ static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has
     if (x.at != x.n)
         return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                        "federate %s: bytes after the exchange's state%s", r->fd->name, "");
-    if (fmufed_model_restore(r->model, &m) != PORT_OK) return FMUFED_EUSAGE;
+    if ((r->py ? restore_python(r, &m) : fmufed_model_restore(r->model, &m)) != PORT_OK)
+        return FMUFED_EUSAGE;
     if (m.at != m.n)
         return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                        "federate %s: bytes after the model's state%s", r->fd->name, "");
@@ -197,11 +235,33 @@ static int load_part(fed_run *r, const fmufed_opts *o, pstate_rd *algo, int *has
 static int check_can_save(fed_run *r, const fmufed_opts *o)
 {
     int asked = o && (o->ckpt_every > 0 || o->n_ckpt_at > 0 || o->restore);
+    if (!r->model) return FMUFED_OK; /* a model in Python: its slave says at the save */
     if (!asked || fmufed_model_can_save(r->model)) return FMUFED_OK;
     return set_err(r->err, r->errlen, FMUFED_EUSAGE,
                    "federate %s: checkpoints are asked for, but its FMU %s cannot save its state "
                    "(it needs canGetAndSetFMUstate and canSerializeFMUstate)",
                    r->fd->name, r->fd->fmu);
+}
+
+/* The peer's model: the FMU (fmufed_model), or a model in Python in its tempo-slave --pipe
+ * child (fmufed_python_child; doc/python.md "In one process"), which writes its own CSV and
+ * whose inputs start at 0 (*u0_zero, the caller frees). */
+static int open_model(fed_run *r, size_t idx, const fmufed_opts *opts, fmufed_rec *rec,
+                      double **u0_zero)
+{
+    const fedfile_fed *fd = r->fd;
+    if (!fd->python) {
+        int rc = code_of(fmufed_model_open(r->ff, idx, r->err, r->errlen, &r->model));
+        if (!rc) r->mps = fmufed_model_slave(r->model), r->u0 = fmufed_model_u0(r->model);
+        return rc;
+    }
+    rec->none = 1;
+    int rc = code_of(fmufed_python_child(r->ff, idx, opts ? opts->output : NULL, rec, &r->py,
+                                         &r->mps, r->err, r->errlen));
+    if (!rc && !(*u0_zero = calloc(fd->n_inputs + 1, sizeof **u0_zero)))
+        rc = set_err(r->err, r->errlen, FMUFED_ENOMEM, "out of memory%s%s", "", "");
+    r->u0 = *u0_zero;
+    return rc;
 }
 
 /* The peer over its pieces, and the registry's algorithm over the peer. */
@@ -215,7 +275,7 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
         in_names[i] = fd->inputs[i].var;
     for (size_t k = 0; k < fd->n_outputs; k++)
         out_names[k] = fd->outputs[k].var;
-    peer p = {.model = fmufed_model_slave(r->model),
+    peer p = {.model = r->mps,
               .x = fmufed_tp_exchange(r->tp),
               .name = fd->name,
               .tick = ff->resolution,
@@ -223,7 +283,7 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
               .t_end = ff->algo.t_end,
               .t_granted = fmufed_tp_time(r->tp),
               .extrapolation = ff->algo.extrapolation,
-              .u0 = fmufed_model_u0(r->model),
+              .u0 = r->u0,
               .in_names = in_names,
               .out_names = out_names,
               .err = r->err,
@@ -233,6 +293,9 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
     r->p = &p;
     int rc = code_of(alg->run_peer(settings, &p));
     r->p = NULL;
+    /* a model in Python writes its failures into its child's buffer, not into err */
+    if (rc && r->py && r->err && r->errlen && !r->err[0])
+        snprintf(r->err, r->errlen, "federate %s: %s", fd->name, msproto_child_errmsg(r->py));
     st->steps = p.steps;
     return rc;
 }
@@ -282,9 +345,10 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     fed_run r = {.ff = ff, .fd = fd, .rec = &rec, .err = err, .errlen = errlen};
     int restore = opts && opts->restore;
     pstate_rd resume = {0};
-    int rc = code_of(fmufed_model_open(ff, (size_t)idx, err, errlen, &model));
+    double *u0_zero = NULL; /* a model in Python: its inputs hold 0 until set (doc/python.md) */
+    int rc = open_model(&r, (size_t)idx, opts, &rec, &u0_zero);
+    model = r.model;
     if (rc) goto out;
-    r.model = model;
     if ((rc = check_can_save(&r, opts))) goto out;
     if (alg->create(ff, (size_t)idx, &settings, err, errlen) != FEDFILE_OK) {
         rc = FMUFED_EUSAGE;
@@ -295,17 +359,19 @@ int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmu
     int has_csv = 0;
     unsigned long long pos = 0;
     if (restore && (rc = load_part(&r, opts, &resume, &has_csv, &pos))) goto out;
-    size_t n_rec;
-    const char *const *rec_names = fmufed_model_rec_names(model, &n_rec);
+    size_t n_rec = 0;
+    const char *const *rec_names = model ? fmufed_model_rec_names(model, &n_rec) : NULL;
     const char *dir = opts && opts->output ? opts->output : ff->output;
-    int orc = restore && has_csv
+    int orc = !model ? PORT_OK
+              : restore && has_csv
                   ? fmufed_rec_resume(&rec, dir, fd->name, n_rec, rec_names, pos, e, sizeof e)
                   : fmufed_rec_open(&rec, dir, fd->name, n_rec, rec_names, e, sizeof e);
     if (orc != PORT_OK) {
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
         goto out;
     }
-    if (rec.csv || rec.hook || rec.none) fmufed_model_set_rows(model, fmufed_rec_row, &rec);
+    if (model && (rec.csv || rec.hook || rec.none))
+        fmufed_model_set_rows(model, fmufed_rec_row, &rec);
     fmufed_tp_set_saver(tp, save_part, mark_instant, &r);
     if ((rc = fmufed_tp_sync_start(tp))) goto out;
     rc = run_peer(&r, alg, settings, restore ? &resume : NULL, st);
@@ -317,6 +383,10 @@ out:
         rc = set_err(err, errlen, FMUFED_EIO, "federate %s: %s", fd->name, e);
     if (settings) alg->destroy(settings);
     fmufed_tp_free(tp);
+    /* a model in Python: end, and the child writes its CSV (after the end synchronisation) */
+    if (r.py && msproto_child_free(r.py, e, sizeof e) != PORT_OK && rc == FMUFED_OK)
+        rc = set_err(err, errlen, FMUFED_EIO, "%s%s", e, "");
+    free(u0_zero);
     fmufed_model_close(model);
     return rc;
 }

@@ -197,7 +197,9 @@ int fmufed_sync(tp_federate *tp, const char *label, int timeout_ms, int *abandon
 #include "algorithms/port.h"
 
 /* One federate of a file as an in-process port slave: its FMU opened with the file's
- * parameters, wrapped by fmu_slave (federate/fmu/fmu_slave.h), recording its CSV. */
+ * parameters, wrapped by fmu_slave (federate/fmu/fmu_slave.h), recording its CSV; or, for a
+ * "python" federate, its model in a tempo-slave process (federate/msproto/msproto_child.h),
+ * which writes its own CSV (doc/python.md "In one process"). */
 typedef struct fmufed_local fmufed_local;
 
 /**
@@ -215,6 +217,9 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
 
 /** The last failure's message of the slave's FMU operations ("" when none). */
 const char *fmufed_local_errmsg(const fmufed_local *l);
+
+/** The slave's time (ticks): its FMU's, or its Python model's as the last reply said. */
+int64_t fmufed_local_time(const fmufed_local *l);
 
 /* federate/fmu/fmu_slave.h: the in-process slave-to-slave channel of discrete values. */
 typedef struct fmu_slave_bus fmu_slave_bus;

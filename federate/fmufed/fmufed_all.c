@@ -188,6 +188,7 @@ static void main_task_fn(void *arg)
 static int check_once_per_process(const fedfile *ff, char *err, size_t errlen)
 {
     for (size_t i = 0; i < ff->n_feds; i++) {
+        if (!ff->feds[i].fmu) continue; /* a model in Python: no FMU of its own */
         fmu_md *md = NULL;
         char e[FMUFED_ERRLEN / 2];
         if (fmu_load_md(ff->feds[i].fmu, NULL, &md, e, sizeof e) != 0) {
@@ -287,8 +288,9 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
                  ff->path, fedfile_method_name(ff));
         return FMUFED_EUSAGE;
     }
+    /* a "python" model runs here through its tempo-slave --pipe child (doc/python.md) */
     for (size_t i = 0; i < ff->n_feds; i++)
-        if (ff->feds[i].program) {
+        if (ff->feds[i].program && !ff->feds[i].python) {
             snprintf(err, errlen,
                      "federate %s is a program (%s): it cannot run as a thread; run the file "
                      "distributed",

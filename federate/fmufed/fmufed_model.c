@@ -7,13 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "algorithms/exchange.h"
 #include "federate/config/fedfile_algo.h"
+#include "federate/config/fedfile_balance.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_step.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/fmufed/fmufed_model.h"
+#include "federate/fmufed/fmufed_rec.h"
+#include "federate/msproto/msproto_child.h"
 #include "federate/run/run_check.h"
 
 struct fmufed_model {
@@ -383,6 +387,9 @@ static int open_fmu(fmufed_model *m)
     /* The hybrid method stops CS steps at events: an FMI 3.0 FMU must allow early return, and
      * one with event mode has its events handled there (doc/fmu.md "FMI 3.0"). */
     o.early_return = o.event_mode = (m->ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0;
+    /* Waveform relaxation reads outputs inside a step: intermediate updates where they serve
+     * (fmu_slave.c, doc/fmu.md "FMI 3.0"). */
+    o.intermediate_update = (m->ff->algo.needs & FEDFILE_NEEDS_SUB_OUTPUTS) != 0;
     if (strong) o.kind = FMU_KIND_ME;
     char e[FMUFED_ERRLEN];
     if (fmu_step_open(fd->fmu, &o, &m->fmu, e, sizeof e) != FMU_STEP_OK) {
@@ -670,4 +677,54 @@ int fmufed_model_rows_restore(fmufed_model *m, pstate_rd *d)
     m->rows_seen = rows_seen;
     m->row_next = row_next;
     return PORT_OK;
+}
+
+/* ---- a model in Python ---------------------------------------------------------------- */
+
+/* The program beside this executable (bin/tempo-fmu -> bin/tempo-slave), else its bare name,
+ * which the spawn looks up on PATH. */
+static void sibling(const char *prog, char *out, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash && (size_t)(slash - self) + strlen(prog) + 2 <= cap) {
+        snprintf(out, cap, "%.*s/%s", (int)(slash - self), self, prog);
+        if (access(out, X_OK) == 0) return;
+    }
+    snprintf(out, cap, "%s", prog);
+}
+
+/* A row the child recorded: no values here (its CSV is its own), the final time and the
+ * progress report follow it (a record without a file, fmufed_rec.none). */
+static int python_row(void *ctx, int64_t t, double seconds)
+{
+    char e[FMUFED_ERRLEN];
+    return fmufed_rec_row(ctx, t, seconds, NULL, NULL, e, sizeof e) == PORT_OK ? 0 : -1;
+}
+
+int fmufed_python_child(const fedfile *ff, size_t idx, const char *output, struct fmufed_rec *rec,
+                        struct msproto_child **out, port_slave *ps, char *err, size_t errlen)
+{
+    const fedfile_fed *fd = &ff->feds[idx];
+    const char *dir = output ? output : ff->output;
+    const char *const *extra;
+    char prog[4096];
+    sibling(FEDFILE_PYTHON_RUNNER, prog, sizeof prog);
+    char *argv[] = {prog,     "--federation", (char *)ff->path, "--name", (char *)fd->name,
+                    "--pipe", "--output",     (char *)dir,      NULL};
+    msproto_child_opts co = {.name = fd->name,
+                             .argv = argv,
+                             .t_start = ff->algo.t_start,
+                             /* energy's power inputs follow the wired ones (the child
+                                gives them to the model by name, python/tempo/slave.py) */
+                             .n_in = fd->n_inputs + fedfile_balance_extra_inputs(ff, idx, &extra),
+                             .n_out = fd->n_outputs,
+                             .tick = ff->resolution,
+                             .on_record = rec ? python_row : NULL,
+                             .on_record_ctx = rec};
+    int rc = msproto_child_new(&co, out, ps, err, errlen);
+    if (rc == PORT_OK && rec && rec->st)
+        snprintf(rec->st->csv, sizeof rec->st->csv, "%s/%s.csv", dir, fd->name);
+    return rc;
 }

@@ -122,4 +122,24 @@ struct fmu_step *fmufed_model_fmu(fmufed_model *m);
  */
 int fmufed_model_record_at(fmufed_model *m, int64_t t);
 
+/* ---- a model in Python instead of an FMU (doc/python.md "In one process") --------------- */
+
+struct fmufed_rec;
+struct msproto_child;
+
+/**
+ * Start federate idx's model in Python (its "python" key) as a tempo-slave process driven
+ * over a socket pair (federate/msproto/msproto_child.h): the program beside this executable,
+ * else tempo-slave on PATH. The child writes "<output>/<name>.csv" itself at its end; each row
+ * it records is reported to rec (fmufed_rec_row without values: final time and progress).
+ * @param output results folder, NULL: the file's
+ * @param rec    where rows are reported (rec->st->csv is set to the child's CSV), or NULL
+ * @param out    out: the child (msproto_child_free, which ends it)
+ * @param ps     out: its port slave
+ * @return PORT_OK, PORT_EFAIL (it did not start or answer; err "federate NAME: why"),
+ *         PORT_ENOMEM.
+ */
+int fmufed_python_child(const fedfile *ff, size_t idx, const char *output, struct fmufed_rec *rec,
+                        struct msproto_child **out, port_slave *ps, char *err, size_t errlen);
+
 #endif

@@ -7,8 +7,8 @@
  * States (numbered as in doc/master.md):
  *   1 WAIT   NERA(end) pending: waiting for the next instant's first command (or end)
  *   2 OPEN   granted at the instant T: every command stamped T is executed and answered at T
- *   3 CLOSE  TAR(T) pending after the close command; then back to 1 (at the end: waits for
- *            the end command without a request)
+ *   3 CLOSE  the close command: NERA(end) at once, back to 1 (its promise closes T for the
+ *            master's TAR); at the horizon TAR(T), then the end command without a request
  *   4 DONE   end command received: results written, resigned
  */
 #include <stdarg.h>
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_balance.h"
@@ -27,6 +28,7 @@
 #include "federate/fmufed/fmufed_rec.h"
 #include "federate/libtempo/tempo.h"
 #include "federate/msproto/msproto.h"
+#include "federate/msproto/msproto_child.h"
 #include "federate/msproto/msproto_peers.h"
 
 /* ---- the in-process slave ---------------------------------------------------------------- */
@@ -39,6 +41,7 @@ struct fmufed_local {
     fmufed_rec rec;
     fmufed_stats st;
     fmu_slave *fs;
+    msproto_child *child; /* a model in Python: its tempo-slave process (fs and model NULL) */
     fmi2ValueReference *in_vr, *out_vr;
     char err[FMUFED_ERRLEN]; /* the model's failures ("federate NAME: what") */
 };
@@ -62,16 +65,37 @@ static int local_fail(fmufed_local *l, int code, const char *fmt, ...)
     return code;
 }
 
-static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr)
+/* The value reference of a wired variable and how it is exchanged (fmu_slave_opts kind_in):
+ * Real by reference; whole numbers and Float32 by name (typed 0: Real only, as the inputs only
+ * the master sets). */
+static int vr_of(fmufed_local *l, const char *var, fmi2ValueReference *vr, int typed,
+                 unsigned char *kind)
 {
     const fmu_md *md = fmu_step_md(fmufed_model_fmu(l->model));
     long k = fmu_md_find(md, var);
     if (k < 0) return local_fail(l, FMUFED_EFMU, "the FMU has no variable \"%s\"", var);
-    if (md->vars[k].type != FMU_T_REAL) /* a master's slaves exchange Real values only */
+    fmu_vtype t = md->vars[k].type;
+    *kind = !typed                     ? FMU_SLAVE_REAL
+            : t == FMU_T_FLOAT32       ? FMU_SLAVE_FLOAT32
+            : fedfile_type_discrete(t) ? FMU_SLAVE_WHOLE
+                                       : FMU_SLAVE_REAL;
+    if (t != FMU_T_REAL && *kind == FMU_SLAVE_REAL) /* 64-bit integers: fedfile_check_fmu */
         return local_fail(l, FMUFED_EFMU, "variable \"%s\" is not Real", var);
     if (fmu_md_wire_vr(md, k, vr))
         return local_fail(l, FMUFED_EFMU, "array element \"%s\": no element handle", var);
     return FMUFED_OK;
+}
+
+/* A "python" federate (doc/python.md "In one process"): its model in a tempo-slave process
+ * (fmufed_python_child), its rows followed for progress (l->rec without a file). */
+static int local_python(fmufed_local *l, const fedfile *ff, const char *output, port_slave *ps)
+{
+    const fedfile_fed *fd = l->fd;
+    l->rec =
+        (fmufed_rec){.st = &l->st, .t_start = ff->algo.t_start, .t_end = ff->algo.t_end, .none = 1};
+    int rc = fmufed_python_child(ff, (size_t)(fd - ff->feds), output, &l->rec, &l->child, ps,
+                                 l->err, sizeof l->err);
+    return rc == PORT_OK ? FMUFED_OK : rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
 }
 
 /* resume: the CSV is not opened here but continued from the checkpoint (slave_restore). */
@@ -87,6 +111,16 @@ static int local_new(const fedfile *ff, size_t idx, const char *output, int resu
     if (!l) return snprintf(err, errlen, "out of memory"), FMUFED_ENOMEM;
     const fedfile_fed *fd = &ff->feds[idx];
     l->fd = fd;
+    if (fd->python) {
+        int prc = local_python(l, ff, output, ps);
+        if (prc) {
+            snprintf(err, errlen, "%s", l->err);
+            fmufed_local_free(l, NULL, 0);
+            return prc;
+        }
+        *out = l;
+        return FMUFED_OK;
+    }
     l->rec = (fmufed_rec){.st = &l->st,
                           .t_start = ff->algo.t_start,
                           .t_end = ff->algo.t_end,
@@ -101,12 +135,27 @@ static int local_new(const fedfile *ff, size_t idx, const char *output, int resu
         int mrc = fmufed_model_open(ff, idx, l->err, sizeof l->err, &l->model);
         if (mrc != PORT_OK) rc = mrc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
     }
-    for (size_t i = 0; !rc && i < fd->n_inputs; i++)
-        rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i]);
+    /* kinds of the inputs then the outputs; names and maps of the inputs then the outputs */
+    size_t n_all = fd->n_inputs + n_extra + fd->n_outputs;
+    unsigned char *kind = calloc(n_all + 1, 1);
+    const char **pname = calloc(n_all + 1, sizeof *pname);
+    const long long **map = calloc(n_all + 1, sizeof *map);
+    size_t *n_map = calloc(n_all + 1, sizeof *n_map);
+    if (!rc && (!kind || !pname || !map || !n_map))
+        rc = local_fail(l, FMUFED_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < fd->n_inputs; i++) {
+        rc = vr_of(l, fd->inputs[i].var, &l->in_vr[i], 1, &kind[i]);
+        pname[i] = fd->inputs[i].var;
+        map[i] = fd->inputs[i].map;
+        n_map[i] = fd->inputs[i].n_map;
+    }
     for (size_t i = 0; !rc && i < n_extra; i++)
-        rc = vr_of(l, extra[i], &l->in_vr[fd->n_inputs + i]);
-    for (size_t k = 0; !rc && k < fd->n_outputs; k++)
-        rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k]);
+        rc = vr_of(l, extra[i], &l->in_vr[fd->n_inputs + i], 0, &kind[fd->n_inputs + i]);
+    size_t no0 = fd->n_inputs + n_extra; /* the outputs' first index in kind and pname */
+    for (size_t k = 0; !rc && k < fd->n_outputs; k++) {
+        rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k], 1, &kind[no0 + k]);
+        pname[no0 + k] = fd->outputs[k].var;
+    }
     if (!rc && !resume) {
         size_t n_rec;
         const char *const *names = fmufed_model_rec_names(l->model, &n_rec);
@@ -142,7 +191,13 @@ static int local_new(const fedfile *ff, size_t idx, const char *output, int resu
                              .disc_out = dout,
                              .disc_in = din,
                              .in_factor = tf,
-                             .in_offset = tf + n_in};
+                             .in_offset = tf + n_in,
+                             .kind_in = kind,
+                             .kind_out = kind ? kind + no0 : NULL,
+                             .in_name = pname,
+                             .out_name = pname ? pname + no0 : NULL,
+                             .in_map = map,
+                             .in_n_map = n_map};
         int prc = fmu_slave_new(&so, &l->fs, ps);
         /* The hybrid master wants ME steps to stop at their events (doc/algorithms/hybrid.md). */
         if (prc == PORT_OK && (ff->algo.needs & FEDFILE_NEEDS_BUS))
@@ -154,6 +209,7 @@ static int local_new(const fedfile *ff, size_t idx, const char *output, int resu
     free(din);
     free(dout);
     free(tf);
+    free(kind), free(pname), free(map), free(n_map);
     if (rc) {
         snprintf(err, errlen, "%s", l->err);
         fmufed_local_free(l, NULL, 0);
@@ -185,7 +241,17 @@ int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, 
                           char *err, size_t errlen)
 {
     size_t *src, *k;
-    discrete_sources(ff, idx, &src, &k);
+    size_t n_src = discrete_sources(ff, idx, &src, &k);
+    if (l->child && src && k) { /* a model in Python: no discrete outputs (msproto_child.c) */
+        free(src);
+        free(k);
+        if (!n_src) return FMUFED_OK;
+        snprintf(err, errlen,
+                 "federate %s: discrete inputs wired, which a model in Python cannot take (the "
+                 "hybrid method's share)",
+                 l->fd->name);
+        return FMUFED_EUSAGE;
+    }
     int rc = !src || !k ? PORT_ENOMEM : fmu_slave_join_bus(l->fs, b, idx, src, k);
     free(src);
     free(k);
@@ -197,7 +263,12 @@ int fmufed_local_join_bus(fmufed_local *l, fmu_slave_bus *b, const fedfile *ff, 
 
 const char *fmufed_local_errmsg(const fmufed_local *l)
 {
-    return l->fs ? fmu_slave_errmsg(l->fs) : "";
+    return l->child ? msproto_child_errmsg(l->child) : l->fs ? fmu_slave_errmsg(l->fs) : "";
+}
+
+int64_t fmufed_local_time(const fmufed_local *l)
+{
+    return l->child ? msproto_child_time(l->child) : fmu_slave_time(l->fs);
 }
 
 int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
@@ -205,6 +276,10 @@ int fmufed_local_free(fmufed_local *l, char *err, size_t errlen)
     if (!l) return FMUFED_OK;
     int rc = FMUFED_OK;
     char e[FMUFED_ERRLEN];
+    if (l->child && msproto_child_free(l->child, e, sizeof e) != PORT_OK) {
+        if (err && errlen) snprintf(err, errlen, "%s", e);
+        rc = FMUFED_EIO;
+    }
     if (fmufed_rec_close(&l->rec, e, sizeof e) != PORT_OK) {
         if (err && errlen) snprintf(err, errlen, "federate %s: %s", l->fd->name, e);
         rc = FMUFED_EIO;
@@ -261,6 +336,8 @@ typedef struct slave_run {
     int nera;             /* a NERA(end) is pending (state 1 WAIT) */
     int refused_wait;     /* a command was refused while that NERA was pending */
     int rearm;            /* granted for refused commands only: ask NERA(end) again */
+    int rearm_quiet;      /* ... or for a late share of the instant closed: say nothing */
+    tp_time closed;       /* the last instant closed (TP_NO_TIME: none yet) */
     char why[600];
     double *v, *out; /* MSPROTO_MAX_VALUES each: a command's values, a reply's */
     int64_t *tv, *out_t;
@@ -279,11 +356,10 @@ typedef struct slave_run {
     tp_object sh_obj;
     size_t n_din, *src, *src_k;
     shared_in *rx;
-    /* Checkpoints (doc/checkpoint.md "The slave role's part"): the part is made in the grant
-     * of a close's TAR (in_close), where every command of the instant has been executed and
-     * answered; restore: the part the restoring join handed back. */
+    /* Checkpoints (doc/checkpoint.md "The slave role's part"): the part is made once an
+     * instant is closed (its NERA(horizon) asked, or the horizon's TAR granted), every
+     * command of the instant executed and answered; restore: the part the join handed back. */
     const fmufed_opts *opts;
-    int in_close;
     tp_time mark_next; /* the next checkpoint instant to restart ME at, TP_NO_TIME: none */
     unsigned char *restored;
     size_t n_restored;
@@ -421,6 +497,10 @@ static void on_grant(void *ctx, tp_time t)
      * instant of the master's; wait for the next one as before. Deliveries come before their
      * grant (doc/time.md §4), so the master's commands of this instant would be queued. */
     if (r->nera && r->refused_wait && !r->q_n) r->rearm = 1;
+    /* Closed with NERA(end) at once, a message stamped with the instant just closed (another
+     * slave's share sent after this one's close) grants it there: no instant of the master's
+     * either. */
+    if (r->nera && !r->refused_wait && !r->q_n && t == r->closed) r->rearm = r->rearm_quiet = 1;
     r->nera = r->refused_wait = 0;
 }
 
@@ -511,10 +591,9 @@ static int slave_save(void *ctx, const char *label, tp_time time, void **bytes, 
 {
     slave_run *r = ctx;
     (void)label;
-    if (!r->in_close || time != r->T || r->q_n || r->rb_n) {
+    if (time != r->closed || r->q_n || r->rb_n) {
         snprintf(why, why_size,
-                 "federate %s (slave) saves only in the grant that closes an instant (asked at "
-                 "%.9g s)",
+                 "federate %s (slave) saves only once an instant is closed (asked at %.9g s)",
                  r->name, port_seconds(r->ff->resolution, time));
         return TP_ESTATE;
     }
@@ -970,7 +1049,7 @@ static void execute(slave_run *r, const msproto_cmd *c, msproto_reply *rep)
     rep->status = st;
     rep->n_v = nv;
     rep->n_tv = nt;
-    rep->t = fmu_slave_time(r->l->fs);
+    rep->t = fmufed_local_time(r->l);
     rep->msg = st < 0 ? (msg ? msg : fmufed_local_errmsg(r->l)) : "";
     if (st < 0 && !rep->msg[0]) rep->msg = port_strerror(st);
 }
@@ -1015,27 +1094,17 @@ static int reply(slave_run *r, const msproto_reply *rep)
     return FMUFED_OK;
 }
 
-/* After the grant of a close's TAR(T): the instant is committed; restart a model-exchange
- * integrator at a checkpoint instant reached (doc/checkpoint.md "Model exchange"), then 1 WAIT
- * (NERA(horizon)) unless T closed the horizon. A resumed slave starts here, as the saving run
- * went on from its part. */
-static int after_close(slave_run *r, tp_time T, tp_time t_end)
+/* A slave restored at the close of instant T (its part, slave_save): as the saving run was
+ * after that close, which counted the instant and marked a checkpoint instant before the part
+ * (the counters and the mark came with it): NERA(horizon) pending at the restored RTI (not
+ * asked again), or, at the horizon, no request, waiting for the master's `end`. */
+static void resume_closed(slave_run *r, tp_time T, tp_time t_end)
 {
     r->granted = 0;
-    /* the end reached: the last step's (the steps before a close are committed) */
+    r->closed = T;
     r->st->t_final =
         port_seconds(r->ff->resolution, r->stepped && r->t_stepped > T ? r->t_stepped : T);
-    if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
-    if (r->mark_next != TP_NO_TIME && T >= r->mark_next) {
-        fmufed_model_mark(r->l->model); /* a failure shows at the FMU's next step */
-        r->mark_next = next_instant(r, T);
-    }
-    /* The horizon closed: no instant follows, so no request; the master's `end` comes in
-     * receive order. Before it, NERA(horizon), which the master's `end` stamped at the
-     * horizon grants (doc/master.md "The end"). */
-    if (T >= t_end) return TP_OK;
-    r->nera = 1;
-    return tp_next_event_request_available(r->tp, t_end);
+    r->nera = T < t_end;
 }
 
 /* The state machine (states in the file's opening comment). resumed: restored at the close
@@ -1045,7 +1114,7 @@ static int serve(slave_run *r, int resumed, tp_time T_resumed)
     tp_time t_end = fedfile_master_horizon(r->ff), now = 0; /* the last instant */
     int rc = resumed ? TP_OK : tp_query_logical_time(r->tp, &now);
     if (resumed) {
-        rc = after_close(r, T_resumed, t_end);
+        resume_closed(r, T_resumed, t_end);
     } else if (rc == TP_OK && now == r->ff->algo.t_start) {
         /* The start instant is the logical time already: 2 OPEN without a request (a NERA
          * now could not be granted at the time it starts from). */
@@ -1060,12 +1129,12 @@ static int serve(slave_run *r, int resumed, tp_time T_resumed)
     while (rc == TP_OK) {
         if (r->failed) return sfail(r, FMUFED_ERTI, "%s", r->why);
         if (r->rearm) { /* granted by refused commands only: back to 1 WAIT */
-            if (r->refused <= MSPROTO_REFUSALS_LOGGED)
+            if (!r->rearm_quiet && r->refused <= MSPROTO_REFUSALS_LOGGED)
                 fprintf(stderr,
                         "tempo-fmu: %s: granted at %.9g s for refused commands only; waiting "
                         "for the master's next instant\n",
                         r->name, (double)r->T * r->ff->resolution);
-            r->rearm = r->granted = 0;
+            r->rearm = r->rearm_quiet = r->granted = 0;
             rc = tp_next_event_request_available(r->tp, t_end);
             r->nera = 1;
             r->st->requests++;
@@ -1091,16 +1160,40 @@ static int serve(slave_run *r, int resumed, tp_time T_resumed)
         if (drc != MSPROTO_OK)
             return sfail(r, FMUFED_ERTI, "malformed command from the master: %s", e);
         if (c.kind == MSP_END) return send_replies(r); /* 4 DONE */
-        if (c.kind == MSP_CLOSE) {                     /* 3 CLOSE: TAR(T), then 1 WAIT */
+        if (c.kind == MSP_CLOSE) {                     /* 3 CLOSE: NERA(end) at once, 1 WAIT */
             if ((rc = send_replies(r))) return rc;
             tp_time T = r->T;
-            r->st->requests += 2;
-            if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK) {
-                r->in_close = 1; /* a save is made in this grant (slave_save) */
-                rc = tp_wait_grant(r->tp, NULL, -1);
-                r->in_close = 0;
+            r->granted = 0;
+            r->closed = T;
+            /* the end reached: the last step's (the steps before a close are committed) */
+            r->st->t_final =
+                port_seconds(r->ff->resolution, r->stepped && r->t_stepped > T ? r->t_stepped : T);
+            if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
+            r->st->requests++;
+            /* a checkpoint instant reached: a model-exchange integrator restarts (doc/
+             * checkpoint.md "Model exchange: the checkpoint instants"); a failure shows at the
+             * FMU's next step */
+            if (r->mark_next != TP_NO_TIME && T >= r->mark_next) {
+                fmufed_model_mark(r->l->model);
+                r->mark_next = next_instant(r, T);
             }
-            if (rc == TP_OK) rc = after_close(r, T, t_end);
+            /* The horizon closed: no instant follows. TAR(T), then no request; the master's
+             * `end` comes in receive order. */
+            if (T >= t_end) {
+                if ((rc = tp_time_advance_request(r->tp, T)) == TP_OK)
+                    rc = tp_wait_grant(r->tp, NULL, -1);
+                r->granted = 0;
+                continue;
+            }
+            /* Before it, NERA(horizon) straight away, without a TAR(T) first (doc/master.md
+             * "One instant per macro step"): pending, its bound is the least of the horizon,
+             * its queue and the others' bounds, (T, strict) once the master asks TAR(T), what
+             * a TAR(T) would promise; so the master's TAR(T) is granted once every slave has
+             * asked, and the next instant's commands grant this NERA with no other request
+             * (the master's `end` stamped at the horizon the last one, doc/master.md "The
+             * end"). */
+            rc = tp_next_event_request_available(r->tp, t_end);
+            r->nera = 1;
             continue;
         }
         msproto_reply rep;
@@ -1115,8 +1208,12 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
                      fmufed_stats *stats, char *err, size_t errlen)
 {
     fmufed_stats dummy;
-    slave_run r = {
-        .ff = ff, .name = name, .st = stats ? stats : &dummy, .err = err, .errlen = errlen};
+    slave_run r = {.ff = ff,
+                   .name = name,
+                   .st = stats ? stats : &dummy,
+                   .err = err,
+                   .errlen = errlen,
+                   .closed = TP_NO_TIME};
     memset(r.st, 0, sizeof *r.st);
     if (err && errlen) err[0] = '\0';
     long idx = ff && name ? fedfile_find(ff, name) : -1;

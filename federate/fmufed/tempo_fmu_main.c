@@ -28,7 +28,8 @@ static const char usage[] =
     "                    (FMI 3.0: any input type, the others held between rows)\n"
     "  --hold            hold each input row's values until the next row instead\n"
     "  --set name=value  set a parameter, or an input held constant, before initialization\n"
-    "                    (repeatable)\n"
+    "                    (repeatable); FMI 3.0: \"A[1,2]=v\" an element, A=\"v1 v2 ...\" a\n"
+    "                    whole array, a structural parameter resizes its arrays\n"
     "  --out OUT.csv     write the results there (default: stdout)\n"
     "  --me, --cs        use the model-exchange or co-simulation interface (default: CS\n"
     "                    when the FMU has it)\n"
@@ -43,7 +44,13 @@ static const char usage[] =
     "                    intermediate update inside a step (when the FMU provides them)\n"
     "  --exact           write numbers in the shortest form that reads back to the same\n"
     "                    bits (default: as fmusim writes them, %.16g; Float32 %.7g)\n"
+    "  --early-return    FMI 3.0 co-simulation: the FMU may end a step early (at an\n"
+    "                    event it handles inside), which gets a row at that time\n"
     "  --verbose         print every FMU log line (default: warnings and errors)\n"
+    "  fmusim's names work too: --start-time, --stop-time, --output-interval,\n"
+    "  --input-file, --output-file, --event-mode-used, --tolerance (= --rtol),\n"
+    "  --early-return-allowed (= --early-return),\n"
+    "  --interface-type cs|me, --start-value NAME VALUE, and the FMU as the last argument\n"
     "  --help            print this text and exit\n"
     "  --version         print the version and exit\n"
     "Options of --info:\n"
@@ -73,6 +80,15 @@ static int number(const char *opt, const char *s, double *out)
     return 0;
 }
 
+/* The options of fmusim (the Modelica Association's Reference-FMUs simulator) that tempo-fmu
+ * --simulate takes under their names too (doc/fmu.md §8). */
+static const char *const fmusim_names[][2] = {
+    {"--start-time", "--start"},     {"--stop-time", "--stop"},
+    {"--output-interval", "--step"}, {"--input-file", "--input"},
+    {"--output-file", "--out"},      {"--event-mode-used", "--event-mode"},
+    {"--tolerance", "--rtol"},       {"--early-return-allowed", "--early-return"},
+};
+
 /* Parse argv into o (names/values arrays hold argv pointers, the split '=' is written in). */
 static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, const char **names,
                  const char **values)
@@ -81,6 +97,27 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
     size_t n_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        for (size_t k = 0; k < sizeof fmusim_names / sizeof *fmusim_names; k++)
+            if (!strcmp(a, fmusim_names[k][0])) a = fmusim_names[k][1];
+        if (!strcmp(a, "--start-value")) { /* fmusim's NAME VALUE, as --set NAME=VALUE */
+            if (i + 2 >= argc)
+                return fprintf(stderr, "tempo-fmu: --start-value needs a name and a value\n"), -1;
+            names[n_set] = argv[i + 1];
+            values[n_set++] = argv[i + 2];
+            i += 2;
+            continue;
+        }
+        if (!strcmp(a, "--interface-type")) { /* fmusim's cs|me, as --cs or --me */
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "cs") && strcmp(argv[i + 1], "me")))
+                return fprintf(stderr, "tempo-fmu: --interface-type takes cs or me\n"), -1;
+            a = argv[++i][0] == 'm' ? "--me" : "--cs";
+        }
+        /* fmusim's last argument: the FMU (as --simulate FILE) */
+        if (i == argc - 1 && !simulate && a[0] != '-' && strlen(a) > 4 &&
+            !strcmp(a + strlen(a) - 4, ".fmu")) {
+            simulate = 1, o->fmu_path = a;
+            continue;
+        }
         int has_val = i + 1 < argc;
         const char *v = has_val ? argv[i + 1] : NULL;
         static const char *const with_value[] = {"--simulate", "--start",    "--stop", "--step",
@@ -137,6 +174,8 @@ static int parse(int argc, char **argv, fmu_sim_opts *o, const char **out_path, 
             o->fmusim_format = 0;
         else if (!strcmp(a, "--event-mode"))
             o->fopts.event_mode = 1;
+        else if (!strcmp(a, "--early-return"))
+            o->fopts.early_return = 1;
         else if (!strcmp(a, "--record-intermediate-values"))
             o->fopts.intermediate_update = 1;
         else if (!strcmp(a, "--verbose"))

@@ -59,8 +59,10 @@ struct ms_link {
     port_slave *ps;
     size_t n;
     size_t joined;
-    tp_time T; /* the instant open, or the last closed */
-    int open;  /* 1 between open(T) and close(T) */
+    tp_time T;   /* the instant open, or the last closed */
+    int open;    /* 1 between open(T) and close(T) */
+    int opening; /* TARA(T) not asked yet: it follows the instant's first batches */
+    int asking;  /* TARA(T) asked, its grant not in yet */
     int resigned;
     double *v; /* reply scratch */
     int64_t *tv;
@@ -133,6 +135,9 @@ static void lose(rslave *s, const char *why)
     s->status = PORT_OK; /* the loss wins over anything noted before */
     note(s, PORT_ELOST, "slave %s lost: %s", s->name, why);
 }
+
+static void ask_open(ms_link *L);
+static void grant_timeout(ms_link *L, int available, tp_time t);
 
 /* ---- callbacks --------------------------------------------------------------------------- */
 
@@ -284,6 +289,14 @@ static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *rea
 
 static void save_refused(ms_link *L, int code, const char *message);
 
+/* The master's one request at a time was granted (an open's TARA, a close's TAR). */
+static void on_grant(void *ctx, tp_time t)
+{
+    ms_link *L = ctx;
+    (void)t;
+    L->asking = 0;
+}
+
 static void on_error(void *ctx, int code, const char *message)
 {
     ms_link *L = ctx;
@@ -337,6 +350,7 @@ static void send_batches(ms_link *L)
         send_batch(&L->s[i]);
     }
     if (any) L->n_rounds++;
+    if (L->opening) ask_open(L);
 }
 
 /* Append one encoded command to a slave's batch; a batch that would pass
@@ -514,6 +528,12 @@ static int op_collect(void *ctx)
         if (L->reply_timeout_ms > 0) {
             long a = ms_since(&s->heard), b = ms_since(&t0);
             long quiet = a < b ? a : b;
+            if (quiet >= L->reply_timeout_ms && L->asking) {
+                /* no reply can come before the open's grant: whoever holds that back is lost */
+                grant_timeout(L, 1, L->T);
+                if (!s->lost) s->p_n = 0, s->status = PORT_ELOST;
+                break;
+            }
             if (quiet >= L->reply_timeout_ms) {
                 char why[300];
                 const pend *p = &s->p[s->p_head];
@@ -599,12 +619,12 @@ static void grant_timeout(ms_link *L, int available, tp_time t)
 
 static void ask_save(ms_link *L, tp_time t);
 
-static int advance(ms_link *L, int available, tp_time t)
+/* Wait for the grant of the master's pending request (TAR or TARA of t), within the reply
+ * timeout; a failure loses the slaves (grant_timeout names the one that holds it back). */
+static int wait_granted(ms_link *L, int available, tp_time t)
 {
-    int rc =
-        available ? tp_time_advance_request_available(L->tp, t) : tp_time_advance_request(L->tp, t);
     int wait_ms = L->reply_timeout_ms > 0 ? L->reply_timeout_ms : -1;
-    if (rc == TP_OK) rc = tp_wait_grant(L->tp, NULL, wait_ms);
+    int rc = tp_wait_grant(L->tp, NULL, wait_ms);
     /* A refused save request comes back once from the next wait (and to on_error): that save
      * failed, the request waited for is still pending (as fmufed_tp.c). */
     for (int k = 0; k < 4 && rc != TP_OK && rc != TP_TIMEOUT &&
@@ -626,20 +646,53 @@ static int advance(ms_link *L, int available, tp_time t)
             lose(&L->s[i], why);
         return PORT_ELOST;
     }
+    L->asking = 0;
     return PORT_OK;
 }
 
+/* Ask TAR(t) or TARA(t); a refusal loses every slave. */
+static int ask(ms_link *L, int available, tp_time t)
+{
+    int rc =
+        available ? tp_time_advance_request_available(L->tp, t) : tp_time_advance_request(L->tp, t);
+    if (rc == TP_OK) return PORT_OK;
+    char why[400];
+    snprintf(why, sizeof why, "%s(%.9g s) failed: %s: %s", available ? "TARA" : "TAR",
+             (double)t * L->ff->resolution, tp_strerror(rc), tp_last_error(L->tp));
+    for (size_t i = 0; i < L->n; i++)
+        lose(&L->s[i], why);
+    return PORT_ELOST;
+}
+
+static int advance(ms_link *L, int available, tp_time t)
+{
+    int rc = ask(L, available, t);
+    return rc ? rc : wait_granted(L, available, t);
+}
+
+/* The open's TARA(T) goes right behind the instant's first batches, without waiting for its
+ * grant (doc/master.md "One instant per macro step"): after the last close the master's bound
+ * is (T_prev, strict), so the commands stamped T may leave first, and the RTI grants the
+ * slaves (with the commands) and the master in one pass. The replies stamped T come after the
+ * master's grant (they wait for it at the RTI), so a collect that has every reply has the
+ * grant too. */
+static void ask_open(ms_link *L)
+{
+    L->opening = 0;
+    if (ask(L, 1, L->T) == PORT_OK) L->asking = 1;
+}
+
+/* The instant is opened lazily: nothing is asked until its first batches leave (ask_open). */
 static int m_open(void *ctx, int64_t t)
 {
     ms_link *L = ctx;
     if (L->open && t == L->T) return PORT_OK; /* already open (the start instant) */
     if (L->open || t < L->T) return PORT_EUSAGE;
     L->later = NULL; /* a writer offered for the last close is not called after it */
-    ask_save(L, t);
-    int rc = advance(L, 1, t);
-    if (rc) return rc;
+    ask_save(L, t);  /* before this instant's TARA (ask_open, with its first batches) */
     L->T = t;
     L->open = 1;
+    L->opening = 1;
     return PORT_OK;
 }
 
@@ -647,6 +700,7 @@ static int m_close(void *ctx, int64_t t)
 {
     ms_link *L = ctx;
     if (!L->open || t != L->T) return PORT_EUSAGE;
+    L->opening = 0; /* nothing went out at this instant before its close: the TAR alone */
     for (size_t i = 0; i < L->n; i++) {
         rslave *s = &L->s[i];
         if (s->lost) continue;
@@ -658,8 +712,9 @@ static int m_close(void *ctx, int64_t t)
         L->n_cmd++;
     }
     send_batches(L); /* the close after whatever was posted since the last sync */
-    L->closing = 1;  /* a save is made in this grant (link_save) */
-    int rc = advance(L, 0, t);
+    int rc = L->asking ? wait_granted(L, 1, t) : PORT_OK; /* the open's TARA first */
+    L->closing = 1; /* a save is made in this grant (link_save) */
+    if (rc == PORT_OK) rc = advance(L, 0, t);
     L->closing = 0;
     L->open = 0;
     for (size_t i = 0; i < L->n; i++)
@@ -1119,6 +1174,7 @@ int ms_link_new_ckpt(const fedfile *ff, const char *rti, int timeout_ms, int rep
     for (size_t i = 0; i < L->n; i++)
         L->s[i] = (rslave){.L = L, .idx = i, .name = ff->feds[i].name};
     tp_callbacks cb = {.reflect = on_reflect,
+                       .grant = on_grant,
                        .federate_joined = on_joined,
                        .federate_resigned = on_resigned,
                        .error = on_error,
@@ -1225,6 +1281,11 @@ fail:
 int ms_link_finish(ms_link *l, char *err, size_t errlen)
 {
     if (l->open) send_batches(l); /* posted at an instant left open: stamped with it */
+    if (l->asking && wait_granted(l, 1, l->T) != PORT_OK) {
+        char why[MS_ERRLEN];
+        ms_link_lost(l, why, sizeof why);
+        return fail(err, errlen, PORT_ELOST, "at the end: %s", why);
+    }
     /* Where the end goes (doc/master.md "The end"): the slaves wait in NERA(horizon) after the
      * last close unless it closed the horizon itself. Stamped at the horizon (one tick past the
      * last instant when that is +inf), it is what grants each of them, with the master's TAR

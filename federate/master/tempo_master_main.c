@@ -664,10 +664,11 @@ int main(int argc, char **argv)
         fedfile_free(ff);
         return 2;
     }
-    /* A program slave (a model in Python, doc/python.md) is a process of its own: it cannot
-     * be opened in this one. */
+    /* A program slave written by hand is a process of its own: it cannot be opened in this
+     * one. A "python" model can: its slave drives it in a tempo-slave --pipe child
+     * (fmufed_local_new, federate/msproto/msproto_child.h; doc/python.md "In one process"). */
     for (size_t i = 0; (a.local || a.in_process) && i < ff->n_feds; i++)
-        if (ff->feds[i].program) {
+        if (ff->feds[i].program && !ff->feds[i].python) {
             fprintf(stderr,
                     "tempo-master: %s: federate %s is a program (%s): it runs only as its own "
                     "process; run the file distributed (without %s)\n",

@@ -169,7 +169,8 @@ int run_ckpt_prepare(run_ckpt *c, const fedfile *ff, const char *outdir, char *e
         after = at;
     snprintf(c->dir, sizeof c->dir, "%s/checkpoints", outdir);
     if (outfile_mkdirs(c->dir, err, errlen) != 0) return -1;
-    if (!fedfile_is_master(ff) && ff->feds[0].program && (c->every > 0 || c->n_at > 0))
+    if (!fedfile_is_master(ff) && ff->feds[0].program && !ff->feds[0].python &&
+        (c->every > 0 || c->n_at > 0))
         return bad(err, errlen,
                    "the file's first federate asks for the saves, and %s is a program federate "
                    "(tempo-run cannot give it the instants): put an FMU federate first%s",

@@ -873,19 +873,26 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
             break;
         }
         size_t k = 0;
-        argv[k++] = fd->python ? py_bin : fd->program ? fd->program : fmu_bin;
+        /* A model in Python whose peer method extrapolates its inputs, or in a run with
+         * checkpoints, runs under tempo-fmu, whose peer loop (algorithms/jacobi.c) and part of
+         * a save drive it in a tempo-slave --pipe child (doc/python.md "In one process");
+         * tempo-slave's own loops hold the inputs and save nothing. */
+        int py_fmu = fd->python && !fedfile_is_master(ff) &&
+                     (ff->algo.extrapolation > 0 || run_ckpt_asked(&a->ck));
+        argv[k++] = fd->python && !py_fmu ? py_bin : fd->program && !py_fmu ? fd->program : fmu_bin;
         argv[k++] = "--federation", argv[k++] = (char *)a->file;
         argv[k++] = "--name", argv[k++] = fd->name;
         argv[k++] = "--rti", argv[k++] = addr;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
-        if (fd->fmu)
+        if (fd->fmu || py_fmu)
             k = (size_t)run_ckpt_child_args(&a->ck, argv, (int)k, 0);
         else if (a->ck.resume) /* a program federate rejoins (doc/checkpoint.md) */
             argv[k++] = "--restore";
-        for (size_t j = 0; j < fd->n_args; j++)
+        for (size_t j = 0; !py_fmu && j < fd->n_args; j++)
             argv[k++] = fd->args[j];
         static const char *const roles[] = {"auto", "source", "common", "sink"};
-        if (fd->python && ff->gs_plan) /* tempo-slave follows the file's plan (doc/python.md) */
+        if (fd->python && !py_fmu &&
+            ff->gs_plan) /* tempo-slave follows the file's plan (doc/python.md) */
             argv[k++] = "--gs-role", argv[k++] = (char *)roles[ff->gs_plan->role[i] & 3];
         int idx = sup_start(s, &(sup_spec){.name = fd->name, .argv = argv}, err, sizeof err);
         free(argv);
@@ -977,8 +984,9 @@ int main(int argc, char **argv)
         return 2;
     }
     int inproc = a.placement ? a.placement > 0 : ff->in_process;
+    /* a "python" model runs in process through its tempo-slave --pipe child (doc/python.md) */
     for (size_t i = 0; inproc && i < ff->n_feds; i++)
-        if (ff->feds[i].program) {
+        if (ff->feds[i].program && !ff->feds[i].python) {
             fprintf(stderr,
                     "tempo-run: %s: federate %s is a program (%s): it cannot run as a thread; "
                     "run the file with --distributed\n",

@@ -24,6 +24,7 @@ from .federate import (
     InprocRTI,
     create_federation,
     destroy_federation,
+    restore_federation,
     strerror,
     time_add,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "errors",
     "library_path",
     "program",
+    "restore_federation",
     "run",
     "strerror",
     "study",

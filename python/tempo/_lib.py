@@ -132,8 +132,7 @@ RESIGNED = ctypes.CFUNCTYPE(None, _vp, tp_fed, _cp, _cp)
 TIMECB = ctypes.CFUNCTYPE(None, _vp, tp_time)
 ERROR = ctypes.CFUNCTYPE(None, _vp, ctypes.c_int, _cp)
 LOG = ctypes.CFUNCTYPE(None, _vp, ctypes.c_int, _cp)
-# checkpoint callbacks (doc/checkpoint.md): not offered by the Python package yet, declared so
-# that the structure has the C layout (the library reads them as NULL)
+# checkpoint callbacks (doc/checkpoint.md): Federate(save_state=, restore_state=), event "saved"
 SAVE = ctypes.CFUNCTYPE(ctypes.c_int, _vp, _cp, tp_time, ctypes.POINTER(_vp),
                         ctypes.POINTER(ctypes.c_size_t), _vp, ctypes.c_size_t)
 RESTORE = ctypes.CFUNCTYPE(ctypes.c_int, _vp, _cp, tp_time, _vp, ctypes.c_size_t, _vp,
@@ -222,6 +221,8 @@ _PROTOS = {
     "tp_strerror": (_cp, [_I]),
     "tp_last_error": (_cp, [_F]),
     "tp_create_federation": (_I, [_P(tp_join_options), _cp, _SZ]),
+    "tp_request_save": (_I, [_F, _cp, tp_time]),
+    "tp_restore_federation": (_I, [_P(tp_join_options), _cp, _cp, _SZ]),
     "tp_destroy_federation": (_I, [_P(tp_join_options), _cp, _SZ]),
     "tp_join": (_I, [_P(tp_join_options), _P(tp_callbacks), _vp, _P(_F), _cp, _SZ]),
     "tp_resign": (_I, [_F, _I]),
@@ -306,6 +307,20 @@ def lib():
             fn.argtypes = args
         _lib = handle
     return _lib
+
+
+_libc = None
+
+
+def libc():
+    """The C library's malloc (the memory a save callback hands libtempo, which frees it)."""
+    global _libc
+    if _libc is None:
+        c = ctypes.CDLL(None)
+        c.malloc.restype = ctypes.c_void_p
+        c.malloc.argtypes = [ctypes.c_size_t]
+        _libc = c
+    return _libc
 
 
 def cstr(s):

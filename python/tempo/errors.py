@@ -25,6 +25,7 @@ CODES = {
     "TP_ENOTFOUND": -32,
     "TP_EFOMDIFF": -33,
     "TP_EAUTH": -34,
+    "TP_ECKPT": -35,
     "TP_EPROTO": -40,
     "TP_ECLOSED": -41,
     "TP_ESYS": -50,

@@ -93,6 +93,7 @@ _KINDS = (
     "constrained_enabled",
     "grant",
     "error",
+    "saved",
 )
 
 
@@ -163,6 +164,9 @@ class Federate:
         log_level="warn",
         on=None,
         queue_events=True,
+        save_state=None,
+        restore_state=None,
+        restore=False,
     ):
         self._lib = L.lib()
         self._f = None
@@ -183,6 +187,10 @@ class Federate:
             elif getattr(type(self), "on_" + kind, None) is not None:
                 self._handlers[kind] = getattr(self, "on_" + kind)
         self._log_fn = log
+        # checkpoints (doc/checkpoint.md): the arguments, else methods of a subclass
+        self._save_fn = save_state or getattr(self, "save_state", None)
+        self._restore_fn = restore_state or getattr(self, "restore_state", None)
+        self.restored = None  # (label, time, bytes) the restoring join handed over
         # state kept from callbacks
         self.objects = {}  # discovered: object -> (class name, object name, owner)
         self.federates = {}  # joined federates: handle -> name (as told since our join)
@@ -211,6 +219,7 @@ class Federate:
             secret=L.cstr(secret),
             timeout_ms=_ms(timeout) if timeout is not None else -1,
             log_level=_LEVELS[log_level],
+            restore=1 if restore else 0,
         )
         err = ctypes.create_string_buffer(1024)
         out = ctypes.c_void_p()
@@ -433,6 +442,7 @@ class Federate:
             grant=L.TIMECB(g(timecb("grant"))),
             error=L.ERROR(g(error)),
         )
+        self._checkpoint_callbacks(cbs)
         if self._log_fn is not None:
             fn = self._log_fn
             cbs.log = L.LOG(g(lambda ctx, level, line: fn(level, L.pystr(line))))
@@ -440,6 +450,70 @@ class Federate:
         # (ctypes frees a CFUNCTYPE object's trampoline with the object).
         self._keep = [getattr(cbs, n) for n, _ in L.tp_callbacks._fields_]
         return cbs
+
+    def _checkpoint_callbacks(self, cbs):
+        """save, restore and saved (tp_callbacks, doc/checkpoint.md "The coordinated save").
+        save_state(label, time) -> bytes is this federate's part: its bytes are copied into
+        memory the library frees; an exception it raises fails the save, naming this federate
+        and the exception (TempoError: its code; else TP_ECKPT). Without save_state the
+        callback stays NULL and a save fails naming the federate, as in C. restore_state(label,
+        time, data) gets the part back inside a restoring join."""
+        libc = L.libc()
+
+        def why_into(why, size, e):
+            msg = ("%s: %s" % (type(e).__name__, e)).encode("utf-8", "replace")[: max(size - 1, 0)]
+            if size:
+                ctypes.memmove(why, msg + b"\0", len(msg) + 1)
+            return e.code if isinstance(e, TempoError) and e.code < 0 else CODES["TP_ECKPT"]
+
+        def save(ctx, label, t, bytes_out, n_out, why, size):
+            self._dispatching += 1
+            try:
+                data = bytes(self._save_fn(L.pystr(label), t) or b"")
+                p = libc.malloc(max(len(data), 1)) if data else None
+                if data and not p:
+                    raise MemoryError("%d bytes for the part" % len(data))
+                if data:
+                    ctypes.memmove(p, data, len(data))
+                bytes_out[0] = p
+                n_out[0] = len(data)
+                return 0
+            except BaseException as e:  # the save fails naming us and why; re-raised later
+                if self._exc is None and not isinstance(e, Exception):
+                    self._exc = e
+                return why_into(why, size, e)
+            finally:
+                self._dispatching -= 1
+
+        def restore(ctx, label, t, data, n, why, size):
+            self._dispatching += 1
+            try:
+                b = ctypes.string_at(data, n) if n else b""
+                self.restored = (L.pystr(label), t, b)
+                if self._restore_fn is not None:
+                    self._restore_fn(L.pystr(label), t, b)
+                return 0
+            except BaseException as e:
+                return why_into(why, size, e)
+            finally:
+                self._dispatching -= 1
+
+        def saved(ctx, label, status, detail):
+            self._emit(Event("saved", name=L.pystr(label), code=status, message=L.pystr(detail)))
+
+        if self._save_fn is not None:
+            cbs.save = L.SAVE(save)
+        cbs.restore = L.RESTORE(restore)
+        cbs.saved = L.SAVED(self._guard(saved))
+
+    def request_save(self, label, time):
+        """tp_request_save: ask the RTI for a save of the whole federation labelled label at
+        logical time `time` (ticks). Asynchronous: every federate's save_state runs inside the
+        call that receives its grant of `time`, then each gets the "saved" event (code 0 and the
+        checkpoint folder as message, or the failure naming who failed). A refusal comes back
+        as an "error" event and from the next blocking call."""
+        self._check(self._lib.tp_request_save(self._live(), L.cstr(label), _tick(time)),
+                    "request_save")
 
     # ---- events ------------------------------------------------------------------------
 
@@ -603,6 +677,12 @@ class Federate:
         )
         self._owned[out.value] = c
         return out.value
+
+    def adopt(self, obj, cls):
+        """Take back object obj of class cls as registered here: after a restoring join
+        (restore=True) the RTI holds this federate's objects as they were at the save, but
+        this Federate is new and knows their handles only from its own saved part."""
+        self._owned[int(obj)] = self.object_class(cls)
 
     def _values(self, kind, cls, values):
         """The tp_value array of values {name: value} of class cls (kind "a": attributes of
@@ -929,6 +1009,23 @@ def _fed_call(fn, call, federation, fom, fom_text, rti, secret, timeout):
         raise TempoError(rc, L.pystr(err.value), call)
 
 
+def restore_federation(checkpoint, federation=None, rti=None, secret=None, timeout=10.0):
+    """tp_restore_federation: recreate at the RTI the federation saved in the checkpoint folder
+    (a path the RTI reads); its federates then rejoin with Federate(..., restore=True), which
+    hands each its part (restore_state, and Federate.restored). Raises TempoError (TP_ECKPT
+    for a folder that is no sound checkpoint, naming the file and the fault)."""
+    opt = L.tp_join_options(
+        rti=L.cstr(rti),
+        federation=L.cstr(federation),
+        secret=L.cstr(secret),
+        timeout_ms=_ms(timeout) if timeout is not None else -1,
+    )
+    err = ctypes.create_string_buffer(1024)
+    rc = L.lib().tp_restore_federation(ctypes.byref(opt), L.cstr(str(checkpoint)), err, len(err))
+    if rc < 0:
+        raise TempoError(rc, L.pystr(err.value), "restore_federation")
+
+
 def create_federation(federation, fom=None, fom_text=None, rti=None, secret=None, timeout=10.0):
     """tp_create_federation: create it at the RTI with this FOM (a short connection of its
     own). Raises TempoError (TP_EEXISTS when it exists)."""
@@ -960,7 +1057,8 @@ class InprocRTI:
     defaults, so this is needed only for a federation log (log_dir), a secret or a spin.
     Use as a context manager, or call stop() once the federates are done."""
 
-    def __init__(self, name="", log_dir=None, log_only=None, secret=None, spin_us=0):
+    def __init__(self, name="", log_dir=None, log_only=None, secret=None, spin_us=0,
+                 checkpoint_dir=None):
         self.name = name
         self.address = "inproc:" + name
         self._lib = L.lib()
@@ -969,6 +1067,7 @@ class InprocRTI:
             log_only=L.cstr(log_only),
             secret=L.cstr(secret),
             spin_us=int(spin_us),
+            checkpoint_dir=L.cstr(None if checkpoint_dir is None else str(checkpoint_dir)),
         )
         err = ctypes.create_string_buffer(512)
         rc = self._lib.tp_inproc_start(L.cstr(name), ctypes.byref(opt), err, len(err))

@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import sys
 
 DEFAULT_RESOLUTION = 1e-9  # seconds per tick without "resolution" (doc/federation.md)
 
@@ -129,15 +130,18 @@ class FederationFile:
         return {"fom": self.fom} if self.fom else {"fom_text": self.fom_xml()}
 
 
-def program_args(argv=None, description=None):
+def program_args(argv=None, description=None, pipe=False):
     """The command line tempo-run gives a program federate (doc/federation.md):
-    --federation FILE --name NAME --rti ADDR [--output DIR] [--gs-role ROLE], then its "args".
-    Returns
+    --federation FILE --name NAME --rti ADDR [--output DIR] [--gs-role ROLE], then its "args";
+    with pipe (tempo-slave), --pipe instead of --rti: the slave inside a one-process run
+    (doc/python.md "In one process"). Returns
     (namespace with federation, name, rti, output; the remaining arguments)."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--federation", required=True)
     ap.add_argument("--name", required=True)
-    ap.add_argument("--rti", required=True)
+    if pipe:
+        ap.add_argument("--pipe", action="store_true", help="commands on stdin, replies on stdout")
+    ap.add_argument("--rti", required=not pipe or "--pipe" not in (argv or sys.argv[1:]))
     ap.add_argument("--output")
     ap.add_argument("--gs-role", help="gauss-seidel: this federate's role in the file's plan")
     return ap.parse_known_args(argv)

@@ -2,7 +2,9 @@
 Python as slaves"): this module speaks the master-slave protocol of doc/master.md through the
 package's Federate, as tempo-fmu's slave role does (federate/fmufed/fmufed_slave.c), and runs
 the port operations (algorithms/port.h) on a Python object; under jacobi and jacobi-naive it
-runs the same object as a peer (run_peer, the loop of algorithms/jacobi.c).
+runs the same object as a peer (run_peer, the loop of algorithms/jacobi.c). With --pipe it
+answers the same commands on stdin and stdout for a one-process run that drives it
+(serve_pipe; federate/msproto/msproto_child.c, doc/python.md "In one process").
 
 A federation file names it as a program federate with the model in its arguments:
 
@@ -21,7 +23,8 @@ It has:
 
 and optionally states() / set_states(t, x) / derivatives(t, u) (strong coupling), record() -> dict
 (the CSV's columns beside time; default the outputs by name). save/restore work on every model:
-the slave keeps a deep copy of it (copy.deepcopy) per slot. Read examples/python/models.py.
+the slave keeps the model's save() (given back to its restore(state)) when it has both, else a
+deep copy of it (copy.deepcopy) per slot. Read examples/python/models.py.
 """
 
 import copy
@@ -29,6 +32,7 @@ import importlib
 import importlib.util
 import math
 import os
+import pickle
 import struct
 import sys
 import time
@@ -124,6 +128,8 @@ def load_model(spec, params, inputs, outputs, search=()):
         if sp is None:
             raise ValueError("model %r: cannot load %s" % (spec, path))
         m = importlib.util.module_from_spec(sp)
+        # known by its name, so that pickle finds its classes (a checkpoint's part)
+        sys.modules.setdefault(sp.name, m)
         sp.loader.exec_module(m)
     else:
         for d in search:
@@ -202,13 +208,19 @@ class Slave:
         if kind == SAVE or kind == RESTORE:
             if not 0 <= arg < SLOTS:
                 return EUSAGE, [], [], 0, 0, "slot %d outside 0..%d" % (arg, SLOTS - 1)
+            # the model's own save() -> state and restore(state) when it has both, else a
+            # deep copy of the whole object (doc/python.md)
+            own = hasattr(m, "save") and hasattr(m, "restore")
             if kind == SAVE:
-                self.slots[arg] = (self.t, self.poly, copy.deepcopy(m))
+                self.slots[arg] = (self.t, self.poly, m.save() if own else copy.deepcopy(m))
                 return OK, [], [], 0, 0, ""
             if self.slots[arg] is None:
                 return EUSAGE, [], [], 0, 0, "restore: slot %d holds nothing" % arg
             self.t, self.poly, saved = self.slots[arg]
-            self.m = copy.deepcopy(saved)
+            if own:
+                m.restore(saved)
+            else:
+                self.m = copy.deepcopy(saved)
             return OK, [], [], 0, 0, ""
         if kind == RECORD:
             rec = m.record() if hasattr(m, "record") else None
@@ -217,6 +229,33 @@ class Slave:
             self.rows.append((seconds(self.t, self.res), rec))
             return OK, [], [], 0, 0, ""
         return EUNSUPPORTED, [], [], 0, 0, ""
+
+    # A checkpoint's part of the slave (doc/python.md "Checkpoints"): its time, the inputs set,
+    # the model (its own save() when it has save and restore, else the object itself) and the
+    # rows recorded so far, pickled; the slots of save/restore are not kept (a peer uses none).
+    _STATE_MAGIC = "tempo-slave state 1"
+
+    def state_bytes(self):
+        own = hasattr(self.m, "save") and hasattr(self.m, "restore")
+        try:
+            return pickle.dumps((self._STATE_MAGIC, type(self.m).__qualname__, self.t, self.poly,
+                                 own, self.m.save() if own else self.m, self.rows))
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise TypeError("the model %s cannot be pickled (give it save() and "
+                            "restore(state)): %s" % (type(self.m).__qualname__, e)) from None
+
+    def set_state_bytes(self, b):
+        try:
+            magic, cls, t, poly, own, m, rows = pickle.loads(b)
+        except Exception as e:
+            raise ValueError("not a state of tempo-slave: %s" % e) from None
+        if magic != self._STATE_MAGIC or cls != type(self.m).__qualname__:
+            raise ValueError("a state of %r, this model is %r" % (cls, type(self.m).__qualname__))
+        if own:
+            self.m.restore(m)
+        else:
+            self.m = m
+        self.t, self.poly, self.rows = t, poly, rows
 
     def _outputs(self):
         y = [float(x) for x in self.m.outputs_now()]
@@ -334,6 +373,78 @@ def serve(ff, me, idx, rti, slave):
     finally:
         f.close()
     return state
+
+
+def _read_exact(fd, n):
+    b = b""
+    while len(b) < n:
+        k = os.read(fd, n - len(b))
+        if not k:
+            return None
+        b += k
+    return b
+
+
+def serve_pipe(me, slave):
+    """The slave inside a one-process run (doc/python.md "In one process"): the process that
+    holds the run (tempo-master --local or --in-process, tempo-fmu --all) started this one with
+    stdin and stdout on a socket (federate/msproto/msproto_child.c). Each frame is a u32
+    little-endian length and one command of doc/master.md; each is answered by one reply
+    framed alike. end writes the results, is answered, and ends the loop. The model's own
+    prints go to stderr: stdout is the protocol's. Returns the exit status (1: the other end
+    left before end)."""
+    fin, fout = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # print() in a model goes to stderr from now on
+    state = {"steps": 0, "requests": 0}
+    while True:
+        h = _read_exact(fin, 4)
+        body = _read_exact(fin, struct.unpack("<I", h)[0]) if h else None
+        if body is None:
+            print("tempo-slave: %s: the run ended before its end command" % me.name,
+                  file=sys.stderr, flush=True)
+            return 1, state
+        if body[:4] in (b"TPSG", b"TPSS"):  # a checkpoint's state frame (msproto_child.h)
+            tag = body[:4]
+            try:
+                out = tag + b"\0" + (slave.state_bytes() if tag == b"TPSG"
+                                      else slave.set_state_bytes(body[4:]) or b"")
+            except Exception as e:
+                out = tag + b"\1" + ("%s: %s" % (type(e).__name__, e)).encode("utf-8", "replace")
+            out = struct.pack("<I", len(out)) + out
+            while out:
+                out = out[os.write(fout, out):]
+            continue
+        try:
+            kind, seq, t, arg, v, tv = decode_command(body)
+        except ValueError as e:
+            print("tempo-slave: %s: %s" % (me.name, e), file=sys.stderr, flush=True)
+            return 1, state
+        if kind == END:
+            st, msg = OK, ""
+            try:
+                slave.write_csv()
+            except OSError as e:
+                st, msg = EFAIL, "writing %s: %s" % (slave.csv_path, e)
+            reply = encode_reply(kind, seq, st, slave.t, msg=msg)
+        else:
+            try:
+                st, vals, times, event, nsub, msg = slave.execute(kind, t, arg, v, tv)
+            except Exception as e:  # the model failed: the master reports it and stops
+                st, vals, times, event, nsub = EFAIL, [], [], 0, 0
+                msg = "%s: %s" % (type(e).__name__, e)
+                print("tempo-slave: %s: command %d at %.9g s: %s" % (me.name, kind,
+                      seconds(t, slave.res), msg), file=sys.stderr, flush=True)
+            if kind == STEP and st >= 0:
+                state["steps"] += 1
+            reply = encode_reply(kind, seq, st, slave.t, vals, times, event, nsub, msg)
+        out = struct.pack("<I", len(reply)) + reply
+        while out:
+            out = out[os.write(fout, out):]
+        if kind == END:
+            return (0 if st == OK else 1), state
 
 
 def run_peer(ff, me, idx, rti, slave, role=None):
@@ -552,8 +663,27 @@ def run_peer(ff, me, idx, rti, slave, role=None):
     return st
 
 
+def power_inputs(ff, me):
+    """The inputs the master sets beyond the wired ones: under energy, each wired input's
+    "power_input" (algorithm.coupling, "*" then "FEDERATE.INPUT"), once each, in the order of
+    the wired inputs (fedfile_balance_extra_inputs, federate/config/fedfile_balance.c). The
+    model is given them after the wired inputs, by name."""
+    if ff.method != "energy":
+        return []
+    cp = ff.data["algorithm"].get("coupling", {})
+    out = []
+    for w in me.inputs:
+        spec = dict(cp.get("*", {}))
+        spec.update(cp.get("%s.%s" % (me.name, w.var), {}))
+        pi = spec.get("power_input")
+        if pi and pi not in out:
+            out.append(pi)
+    return out
+
+
 def main(argv=None):
-    o, rest = program_args(argv, description="a Python model as a slave of a master method")
+    o, rest = program_args(argv, description="a Python model as a slave of a master method",
+                           pipe=True)
     ff = FederationFile(o.federation)
     idx = ff.index(o.name)
     if idx < 0:
@@ -579,8 +709,9 @@ def main(argv=None):
             params[k] = float(val)
         except ValueError:
             params[k] = val
+    extra = power_inputs(ff, me)
     try:
-        model = load_model(rest[0], params, [w.var for w in me.inputs],
+        model = load_model(rest[0], params, [w.var for w in me.inputs] + extra,
                            [w.var for w in me.outputs], search=(os.getcwd(), ff.dir))
     except Exception as e:
         print("tempo-slave: %s: model %s: %s: %s" % (me.name, rest[0], type(e).__name__, e),
@@ -588,9 +719,12 @@ def main(argv=None):
         return 2
     out_dir = o.output or ff.output
     os.makedirs(out_dir, exist_ok=True)
-    slave = Slave(model, len(me.inputs), len(me.outputs), ff.resolution, ff.t_start,
+    slave = Slave(model, len(me.inputs) + len(extra), len(me.outputs), ff.resolution, ff.t_start,
                   os.path.join(out_dir, me.name + ".csv"))
     slave.outputs_names = [w.var for w in me.outputs]
+    if o.pipe:  # inside a one-process run: commands on stdin, replies on stdout
+        rc, st = serve_pipe(me, slave)
+        return rc
     peer = ff.method in ("jacobi", "jacobi-naive", "gauss-seidel", "jacobi-de")
     extrapolated = peer and ff.data["algorithm"].get("extrapolation", 0)
     role = o.gs_role
@@ -599,7 +733,9 @@ def main(argv=None):
               "(tempo-run gives the file's plan)" % me.name, file=sys.stderr)
         return 2
     if extrapolated:
-        print("tempo-slave: %s: method %s%s: not offered for a Python model (doc/python.md)"
+        print("tempo-slave: %s: method %s%s: not offered for a Python model run as a program "
+              "(name it with \"python\": \"module:Class\", which tempo-run runs under tempo-fmu "
+              "then; doc/python.md)"
               % (me.name, ff.method, " with extrapolation" if extrapolated else ""),
               file=sys.stderr)
         return 2

@@ -241,6 +241,23 @@ static void status_line(void *ctx, const char *tag, const char *line)
     se->emit(se->ctx, full);
 }
 
+/* Tasks on one thread: when time management names nobody (no federate waits for another: the
+ * others have not run since), the task that holds the thread is the one to look at, a
+ * federate of fx hung in its FMU (doc/inproc.md "When a run hangs"). e->lock held. */
+static void held_thread(struct embed *e, const struct federation *fx, struct status_emit *se)
+{
+    struct embed_task *t = e->tasks ? atomic_load(&e->current) : NULL;
+    const char *label = t && t->link ? t->link->label : "";
+    const char *at = strchr(label, '@'); /* "federate@federation" once joined */
+    if (!at || strcmp(at + 1, fx->name) != 0) return;
+    char line[600];
+    snprintf(line, sizeof line,
+             "federation '%s': the federate to look at: %.*s (its task holds the process's one "
+             "thread: it has not come back to the scheduler, so no other federate runs)",
+             fx->name, (int)(at - label), label);
+    status_line(se, "-", line);
+}
+
 int embed_status(const char *name, void (*emit)(void *ctx, const char *line), void *ctx, char *err,
                  size_t errlen)
 {
@@ -262,7 +279,7 @@ int embed_status(const char *name, void (*emit)(void *ctx, const char *line), vo
     }
     struct status_emit se = {emit, ctx};
     for (struct federation *fx = e->s->feds; fx; fx = fx->next)
-        timesvc_status(fx, status_line, &se);
+        if (!timesvc_status(fx, status_line, &se)) held_thread(e, fx, &se);
     pthread_mutex_unlock(&e->lock);
     pthread_mutex_unlock(&embed_reg_lock);
     return 0;

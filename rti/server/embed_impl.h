@@ -53,6 +53,7 @@ struct embed_task {
     void *ctx;               /* passed to fn */
     int started, done;       /* 1: its context was made / fn returned */
     struct embed_link *wait; /* the queue it waits on; NULL: runnable */
+    struct embed_link *link; /* the link it last read (its federate's), NULL before */
     int64_t deadline_ns;     /* monotonic end of that wait; -1: none */
     struct embed_task *next; /* e->task_head list, in spawn order */
 };
@@ -79,7 +80,8 @@ struct embed {
     int running;                   /* 1: embed_run is running the tasks */
     struct embed_task *task_head;  /* tasks not yet reaped, in spawn order */
     struct embed_ctx sched;        /* the scheduler's context while a task runs */
-    void *view;                    /* its live view (cfg.http, embed_set_view), or NULL */
+    struct embed_task *_Atomic current; /* the task running now; NULL: the scheduler runs */
+    void *view;                         /* its live view (cfg.http, embed_set_view), or NULL */
 };
 
 struct embed_link {

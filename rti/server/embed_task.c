@@ -103,11 +103,13 @@ static int task_ready(struct embed_task *t, int64_t *now, int64_t *next_dl)
 static void task_switch_in(struct embed *e, struct embed_task *t)
 {
     embed_tl_task = t;
+    atomic_store(&e->current, t);
     if (!t->started) {
         embed_ctx_make(&t->ctx_, t->stack, EMBED_TASK_STACK, task_entry, &e->sched);
         t->started = 1;
     }
     embed_ctx_switch(&e->sched, &t->ctx_);
+    atomic_store(&e->current, NULL);
     embed_tl_task = NULL;
 }
 
@@ -188,6 +190,7 @@ int embed_run(const char *name, char *err, size_t errlen)
 int embed_read_task(struct embed_link *l, struct buf *in, int timeout_ms)
 {
     struct embed_task *t = embed_tl_task;
+    t->link = l;
     int64_t dl = -1;
     while (!atomic_load_explicit(&l->avail, memory_order_acquire) && !atomic_load(&l->ended)) {
         if (timeout_ms > 0 && dl < 0) /* read the clock only when it must wait */

@@ -374,9 +374,9 @@ void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg 
 /* Log every federate's "who blocks whom" line (SIGUSR1), then the federate to look at. */
 void timesvc_dump(struct server *s, struct federation *fx);
 /* The same lines handed to emit (tag: the federate's, or "-"); the in-process RTI's status
- * (embed_status). */
-void timesvc_status(struct federation *fx,
-                    void (*emit)(void *ctx, const char *tag, const char *line), void *ctx);
+ * (embed_status). Returns 1 when the last line names a federate to look at, 0 when none. */
+int timesvc_status(struct federation *fx,
+                   void (*emit)(void *ctx, const char *tag, const char *line), void *ctx);
 /* One time-stamped message from f at ts: timesvc_begin, then timesvc_add with the encoded
  * frame (REFLECT / REMOVE_OBJECT / RECEIVE_INTERACTION, order field TSO) for each receiver,
  * then timesvc_commit, which hands the set to tm: tm checks the sender's bound and decides

@@ -496,12 +496,12 @@ void timesvc_handle(struct server *s, struct federate *f, const struct wire_msg 
         server_reply(s, f->conn, m->req, STATUS_OK, 0, "");
 }
 
-void timesvc_status(struct federation *fx,
-                    void (*emit)(void *ctx, const char *tag, const char *line), void *ctx)
+int timesvc_status(struct federation *fx,
+                   void (*emit)(void *ctx, const char *tag, const char *line), void *ctx)
 {
     size_t n = tm_count(fx->tm);
     tm_status *st = calloc(n ? n : 1, sizeof *st);
-    if (!st) return;
+    if (!st) return 0;
     n = tm_status_all(fx->tm, st, n);
     char line[600];
     snprintf(line, sizeof line, "federation '%s': %zu federate(s), %u object(s)", fx->name, n,
@@ -528,6 +528,7 @@ void timesvc_status(struct federation *fx,
                        : "none (no federate waits for another)");
     emit(ctx, "-", line);
     free(st);
+    return rf != NULL;
 }
 
 static void dump_line(void *ctx, const char *tag, const char *line)

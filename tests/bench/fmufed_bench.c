@@ -1,6 +1,6 @@
 /* Benchmark: the federation's overhead per macro step (doc/run.md, doc/inproc.md). N = 2 and 8
  * trivial FMU federates (lv_prey / lv_predator CS FMUs with every rate 0: one output, one
- * input, constant state) in a ring, improved Jacobi (TARA/TAR at lookahead 0): each a
+ * input, constant state) in a ring, improved Jacobi (TAR at lookahead 0): each a
  * bin/tempo-fmu process on one bin/tempo-rti, then all in one bin/tempo-fmu --all as tasks on
  * one thread and as threads (spinning, blocking), against the same FMUs stepped in one process
  * loop without an RTI (the lower bound), measured in the same run, and the TCP step as a

@@ -1,20 +1,26 @@
-/* Benchmark of the master algorithms distributed (tempo-master driving tempo-fmu slaves through
- * a real tempo-rti, doc/master.md): waveform relaxation (co-simulation and model exchange),
- * semi-implicit and strong coupling over 2 and 8 slaves (1 and 4 Lotka-Volterra pairs). Per row:
- * the algorithm's iterations per second (WR iterations, semi-implicit updates, strong RHS
- * rounds) and one iteration's time as a multiple of the receive-order round trip (a ping-pong of
- * one interaction through the same RTI, measured just before each run, as the machine's load
- * changes: a row's ratio is its median run's time over that run's round trip). One iteration
- * needs at least
- * one round trip (commands out, replies back), so the ratio is >= 1 and says what the rest
- * costs. Beside it, figures that do not depend on the machine's load: the master's rounds (one
- * per sync; doc/master.md "Batches") and messages per iteration, and the CPU time of every
- * process (RTI, master, slaves) per iteration. The time is the algorithm's alone, as
- * tempo-master reports it (joining, the start and the end do not count); the median of 3 runs.
- * With an argument BASE (a folder holding an older tempo-master and tempo-fmu) every row runs
- * those too, alternating, and prints both (before/after in one run). Prints figures only;
- * never fails on timing. doc/performance.md; doc/algorithms/waveform-relaxation.md ("Cost").
- * Needs bin/ and build/fmus/. */
+/* Benchmark of the coupling methods distributed over TCP, each process on one tempo-rti.
+ * Master methods (tempo-master driving tempo-fmu slaves, doc/master.md): waveform relaxation
+ * (co-simulation and model exchange), semi-implicit and strong coupling over 2 and 8 slaves (1
+ * and 4 Lotka-Volterra pairs); per row the algorithm's iterations (WR iterations,
+ * semi-implicit updates, strong RHS rounds) and one iteration's time as it reports it (joining,
+ * the start and the end do not count), the median of 3 runs. Peer methods (tempo-fmu peers,
+ * doc/algorithms/jacobi.md, gauss-seidel.md): a ring of 2 and 8 trivial FMU federates under
+ * Jacobi, 2 under Gauss-Seidel, 1 ms steps, nothing recorded; a step's cost is a run of 200 +
+ * K steps less a run of 200 (start-up and end cancel), divided by K, the median of 3.
+ * Bounds, in the same run: the receive-order round trip (a ping-pong of one interaction
+ * through the same RTI), measured just before each run for the wall-time ratio (which the
+ * machine's load makes swing), and once at the start for its CPU time and wake-ups (voluntary
+ * context switches: each time a process blocked and was woken) of all three processes, beside
+ * which every row sets its own CPU time and wake-ups per iteration or step, over every process
+ * of the run: figures the load inflates far less than wall time (doc/performance.md "Reading
+ * the figures"). Counts too: the master's rounds (one per sync; doc/master.md "Batches") and
+ * messages per iteration (the whole run's, as the CPU and wake-ups of master rows), the
+ * peers' time requests and updates per federate and step.
+ * Usage: wr_dist_bench [--peers | --masters] [BASE]: only the peer or the master rows; with
+ * BASE (a folder holding an older tempo-master and tempo-fmu) every row runs those too and
+ * prints both (before/after in one run). Prints figures only; never fails on timing.
+ * doc/performance.md; doc/algorithms/waveform-relaxation.md ("Cost"). Needs bin/ and
+ * build/fmus/. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +103,67 @@ static int pong(const char *rti, long n)
     return sent == n ? 0 : 1;
 }
 
+/* CPU seconds (user + system) of process pid so far, from /proc; 0 when unreadable. */
+static double proc_cpu(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces */
+    unsigned long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return 0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Voluntary context switches of process pid so far (its main thread, /proc: every time it
+ * blocked, i.e. one wake-up each), 0 when unreadable. */
+static long proc_wakeups(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    long n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1) break;
+    if (f) fclose(f);
+    return n;
+}
+
+static long children_wakeups(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return ru.ru_nvcsw;
+}
+
+/* What one timed round trip cost all three processes (the pinging, the answering and the RTI),
+ * over the last round_trip: CPU seconds and wake-ups (the bound beside which a step's CPU time
+ * and wake-ups are set, both far less sensitive to the machine's load than wall time). */
+static double g_rt_cpu, g_rt_wakeups;
+static double g_cpu_rt, g_wake_rt; /* those of the first, long measurement: every row's bound */
+
+static double self_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* CPU seconds and wake-ups of the three processes of a ping-pong so far. */
+static double pp_cpu(pid_t kid)
+{
+    return self_cpu() + proc_cpu(kid) + proc_cpu(harness_rti_.pid);
+}
+static long pp_wakeups(pid_t kid)
+{
+    return proc_wakeups(getpid()) + proc_wakeups(kid) + proc_wakeups(harness_rti_.pid);
+}
+
 /* Median round trip of a 64-byte receive-order interaction through the RTI, seconds; < 0 on
  * failure. */
 static double round_trip(const char *rti, long n_pings)
@@ -121,7 +188,10 @@ static double round_trip(const char *rti, long n_pings)
     char b[64];
     memset(b, 'p', sizeof b); /* a string parameter: no NUL */
     tp_value v = {text, b, sizeof b};
+    double cpu0 = 0;
+    long w0 = 0;
     for (long i = 0; i < n; i++) {
+        if (i == N_WARM) cpu0 = pp_cpu(kid), w0 = pp_wakeups(kid);
         long before = got;
         double t0 = now();
         int rc = tp_send_interaction(f, msg, &v, 1, TP_NO_TIME);
@@ -133,6 +203,8 @@ static double round_trip(const char *rti, long n_pings)
         }
         if (i >= N_WARM) rtt[i - N_WARM] = now() - t0;
     }
+    g_rt_cpu = (pp_cpu(kid) - cpu0) / (double)n_pings;
+    g_rt_wakeups = (double)(pp_wakeups(kid) - w0) / (double)n_pings;
     qsort(rtt, (size_t)n_pings, sizeof *rtt, cmp_double);
     med = rtt[n_pings / 2];
 out:
@@ -204,22 +276,6 @@ static pid_t spawn(char *const argv[], const char *out)
     return pid;
 }
 
-/* CPU seconds (user + system) of process pid so far, from /proc; 0 when unreadable. */
-static double proc_cpu(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* the name may hold spaces */
-    unsigned long ut = 0, st = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return 0;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 static double children_cpu(void)
 {
     struct rusage ru;
@@ -234,6 +290,7 @@ typedef struct run_figs {
     long rounds, m_out; /* the master's rounds and messages out (-1: not printed) */
     double rtt;         /* the round trip measured just before this run, seconds */
     double cpu;         /* CPU seconds of every process of the run, the RTI's share included */
+    long wakeups;       /* voluntary context switches of every process of the run (the same) */
 } run_figs;
 
 /* One distributed run with the programs of bin_dir: the slaves, then the master. 0, or -1 on
@@ -248,6 +305,7 @@ static int ms_run(const char *rti, const char *bin_dir, const method *m, int pai
     snprintf(master, sizeof master, "%s/tempo-master", bin_dir);
     if (write_lv(path, fed, m, pairs, end)) return -1;
     double cpu0 = children_cpu(), rti0 = proc_cpu(harness_rti_.pid);
+    long w0 = children_wakeups() + proc_wakeups(harness_rti_.pid);
     pid_t kids[16];
     int n = 2 * pairs;
     for (int j = 0; j < n; j++) {
@@ -264,6 +322,7 @@ static int ms_run(const char *rti, const char *bin_dir, const method *m, int pai
     for (int j = 0; j < n; j++)
         waitpid(kids[j], NULL, 0);
     fg->cpu = children_cpu() - cpu0 + proc_cpu(harness_rti_.pid) - rti0;
+    fg->wakeups = children_wakeups() + proc_wakeups(harness_rti_.pid) - w0;
     fg->secs = -1, fg->iters = fg->rounds = fg->m_out = -1;
     FILE *in = fopen(out, "r");
     char line[1024];
@@ -299,17 +358,175 @@ static void row(const char *who, const method *m, int n, const run_figs *f)
     double rtt = f->rtt;
     double it = (double)f->iters;
     printf("%-6s %-17s %d slaves: %6ld %s in %.3f s = %7.1f us each = %5.2f round trips "
-           "(%.1f us); CPU %7.1f us each (all processes)",
+           "(%.1f us); CPU %7.1f us = %4.1f round trips', %5.1f wake-ups = %4.1f round trips' "
+           "each (all processes)",
            who, m->label, n, f->iters, m->what, f->secs, 1e6 * f->secs / it, f->secs / it / rtt,
-           1e6 * rtt, 1e6 * f->cpu / it);
+           1e6 * rtt, 1e6 * f->cpu / it, f->cpu / it / g_cpu_rt, (double)f->wakeups / it,
+           (double)f->wakeups / it / g_wake_rt);
     if (f->rounds >= 0)
         printf("; %.2f rounds and %.2f messages out each", (double)f->rounds / it,
                (double)f->m_out / it);
     printf("\n");
 }
 
+/* ---- peer methods over TCP ---------------------------------------------------------------- */
+
+/* A ring of n trivial FMU federates (lv_prey / lv_predator CS with every rate 0: one output,
+ * one input, constant state), nothing recorded, as fmufed_bench's, over [0, end] s at 1 ms. */
+typedef struct peer_method {
+    const char *method; /* the algorithm */
+    int n;              /* federates */
+    long steps;         /* macro steps timed (beyond the 200 of the short run) */
+    const char *target; /* the issue's bound, in round trips per step */
+} peer_method;
+
+static const peer_method PEERS[] = {
+    {"jacobi", 2, 4000, "1.5"},
+    {"jacobi", 8, 1000, "1.5"},
+    {"gauss-seidel", 2, 1000, "2.5"},
+};
+
+static int write_ring(const char *path, const char *fed, const peer_method *pm, double end)
+{
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    FILE *fp = fopen(path, "w");
+    if (!fp) return -1;
+    fprintf(fp,
+            "{\"federation\": \"%s\", \"algorithm\": {\"method\": \"%s\", \"end\": %g, \"step\": "
+            "0.001}, \"federates\": [\n",
+            fed, pm->method, end);
+    for (int i = 0; i < pm->n; i++) {
+        int prev = (i + pm->n - 1) % pm->n;
+        fprintf(fp,
+                "%s{\"name\": \"F%d\", \"fmu\": \"%s/build/fmus/%s\", \"record\": [], "
+                "\"parameters\": {%s}, \"outputs\": {\"%s\": \"C%d.%s\"}, \"inputs\": {\"%s\": "
+                "\"C%d.%s\"}}\n",
+                i ? "," : "", i, cwd, i % 2 ? "lv_predator_cs.fmu" : "lv_prey_cs.fmu",
+                i % 2 ? "\"gamma\": 0, \"delta\": 0" : "\"alpha\": 0, \"beta\": 0",
+                i % 2 ? "y" : "x", i, i % 2 ? "y" : "x", i % 2 ? "x" : "y", prev,
+                prev % 2 ? "y" : "x");
+    }
+    fprintf(fp, "], \"output\": \"%s.out\"}\n", path);
+    return fclose(fp);
+}
+
+typedef struct peer_figs {
+    double secs, cpu;      /* wall from the first start to the last exit; CPU of all */
+    long wakeups;          /* voluntary context switches of all, the RTI included */
+    long requests, writes; /* time requests and updates, summed over the federates */
+} peer_figs;
+
+/* One run of the ring to end (s) with bin_dir's tempo-fmu; 0, or -1 on failure. */
+static int peer_run(const char *rti, const char *bin_dir, const peer_method *pm, double end,
+                    peer_figs *fg)
+{
+    char path[160], fed[64], out[200], name[16], fmu[300];
+    snprintf(fed, sizeof fed, "peer-dist-bench-%s-%d", pm->method, pm->n);
+    snprintf(path, sizeof path, "/tmp/tempo-peer-dist-%ld-%d.json", (long)getpid(), pm->n);
+    snprintf(fmu, sizeof fmu, "%s/tempo-fmu", bin_dir);
+    if (write_ring(path, fed, pm, end)) return -1;
+    double cpu0 = children_cpu(), rti0 = proc_cpu(harness_rti_.pid), t0 = now();
+    long w0 = children_wakeups() + proc_wakeups(harness_rti_.pid);
+    pid_t kids[16];
+    for (int j = 0; j < pm->n; j++) {
+        snprintf(name, sizeof name, "F%d", j);
+        snprintf(out, sizeof out, "%s.%s.log", path, name);
+        char *argv[] = {fmu, "--federation", path, "--name", name, "--rti", (char *)rti, NULL};
+        kids[j] = spawn(argv, out);
+    }
+    int ok = 1;
+    for (int j = 0; j < pm->n; j++) {
+        int st = -1;
+        waitpid(kids[j], &st, 0);
+        ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    fg->secs = now() - t0;
+    fg->cpu = children_cpu() - cpu0 + proc_cpu(harness_rti_.pid) - rti0;
+    fg->wakeups = children_wakeups() + proc_wakeups(harness_rti_.pid) - w0;
+    fg->requests = fg->writes = 0;
+    for (int j = 0; j < pm->n && ok; j++) { /* "N updates, N reflections, N time requests" */
+        snprintf(out, sizeof out, "%s.F%d.log", path, j);
+        FILE *in = fopen(out, "r");
+        char line[1024];
+        long u = -1, q = -1;
+        while (in && fgets(line, sizeof line, in)) {
+            const char *p = strstr(line, " instants, ");
+            if (p) sscanf(p + 11, "%ld updates, %*d reflections, %ld time requests", &u, &q);
+        }
+        if (in) fclose(in);
+        ok &= u >= 0 && q >= 0;
+        fg->writes += u, fg->requests += q;
+    }
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", path, path);
+    if (system(cmd) != 0) fprintf(stderr, "wr_dist_bench: could not remove %s\n", path);
+    if (!ok)
+        fprintf(stderr, "wr_dist_bench: %s, %d peers, %s: failed\n", pm->method, pm->n, bin_dir);
+    return ok ? 0 : -1;
+}
+
+typedef struct peer_row {
+    double us, rtt, cpu_us, wakeups, requests, updates; /* per step (requests: per federate) */
+} peer_row;
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const peer_row *x = a, *y = b;
+    return (x->us > y->us) - (x->us < y->us);
+}
+
+/* The cost of pm->steps macro steps: a run of 200 + steps less a run of 200 (start-up and
+ * the end cancel), the round trip measured just before; the median of 3 by time. */
+static int peer_measure(const char *rti, const char *bin_dir, const peer_method *pm, peer_row *out)
+{
+    peer_row r[3];
+    for (int k = 0; k < 3; k++) {
+        peer_figs a, b;
+        r[k].rtt = round_trip(rti, N_PINGS_RUN);
+        if (r[k].rtt <= 0 || peer_run(rti, bin_dir, pm, 0.2, &a) ||
+            peer_run(rti, bin_dir, pm, 0.2 + 1e-3 * (double)pm->steps, &b))
+            return -1;
+        double st = (double)pm->steps;
+        r[k].us = 1e6 * (b.secs - a.secs) / st;
+        r[k].cpu_us = 1e6 * (b.cpu - a.cpu) / st;
+        r[k].wakeups = (double)(b.wakeups - a.wakeups) / st;
+        r[k].requests = (double)(b.requests - a.requests) / st / pm->n;
+        r[k].updates = (double)(b.writes - a.writes) / st / pm->n;
+    }
+    qsort(r, 3, sizeof *r, cmp_rows);
+    *out = r[1];
+    return 0;
+}
+
+static void peer_print(const char *who, const peer_method *pm, const peer_row *r)
+{
+    printf("%-6s %-17s %d peers:  %5ld steps over TCP: %7.1f us each = %5.2f round trips "
+           "(%.1f us) [target <= %s]; CPU %7.1f us = %4.1f round trips', %5.1f wake-ups = %4.1f "
+           "round trips' each (all processes); %.2f time requests and %.2f updates per "
+           "federate and step\n",
+           who, pm->method, pm->n, pm->steps, r->us, r->us / (1e6 * r->rtt), 1e6 * r->rtt,
+           pm->target, r->cpu_us, r->cpu_us / (1e6 * g_cpu_rt), r->wakeups, r->wakeups / g_wake_rt,
+           r->requests, r->updates);
+}
+
+static void peer_rows(const char *rti, const char *base)
+{
+    for (size_t k = 0; k < sizeof PEERS / sizeof PEERS[0]; k++) {
+        peer_row now_r, old_r;
+        if (base && peer_measure(rti, base, &PEERS[k], &old_r) == 0)
+            peer_print("before", &PEERS[k], &old_r);
+        if (peer_measure(rti, "bin", &PEERS[k], &now_r) == 0)
+            peer_print(base ? "after" : "", &PEERS[k], &now_r);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    /* [--peers | --masters] [BASE]: only the peer rows, or only the master rows */
+    int peers = 1, masters = 1;
+    if (argc > 1 && !strcmp(argv[1], "--peers")) masters = 0, argc--, argv++;
+    if (argc > 1 && !strcmp(argv[1], "--masters")) peers = 0, argc--, argv++;
     const char *base = argc > 1 ? argv[1] : NULL;
     static const char *const extra[] = {"--log-level", "warn", NULL};
     const char *rti = harness_start_rti(extra, 1200);
@@ -321,9 +538,11 @@ int main(int argc, char **argv)
         harness_stop_rti();
         return 1;
     }
-    printf("receive-order round trip through tempo-rti: median %.1f us (%d round trips)\n",
-           rtt * 1e6, N_PINGS);
-    for (size_t k = 0; k < sizeof METHODS / sizeof METHODS[0]; k++)
+    printf("receive-order round trip through tempo-rti: median %.1f us (%d round trips); CPU "
+           "%.1f us and %.2f wake-ups per round trip (the three processes)\n",
+           rtt * 1e6, N_PINGS, 1e6 * g_rt_cpu, g_rt_wakeups);
+    g_cpu_rt = g_rt_cpu, g_wake_rt = g_rt_wakeups; /* the bounds of every row */
+    for (size_t k = 0; masters && k < sizeof METHODS / sizeof METHODS[0]; k++)
         for (int pairs = 1; pairs <= 4; pairs *= 4) {
             const method *m = &METHODS[k];
             double end = strcmp(m->label, "strong me") == 0 ? 10 : 40;
@@ -343,6 +562,7 @@ int main(int argc, char **argv)
             if (base) row("before", m, 2 * pairs, &old[1]);
             row(base ? "after" : "", m, 2 * pairs, &now[1]);
         }
+    if (peers) peer_rows(addr, base);
     harness_stop_rti();
     return 0;
 }

@@ -168,5 +168,32 @@ if "$bin" --simulate build/fmus/dahlquist_cs.fmu --stop 0.3 --step 0.1 --exact 2
            END { exit NR < 5 }'; then ok
 else ko "--simulate --exact does not write 0.1 and 3 * 0.1 in their shortest forms"; fi
 
+# fmusim's option names (doc/fmu.md §8): --interface-type, --start-time, --stop-time,
+# --output-interval, --start-value NAME VALUE, --tolerance, --output-file and the FMU last give
+# the file the native options give.
+if "$bin" --simulate build/fmus/dahlquist_me.fmu --me --start 0 --stop 1 --step 0.25 \
+     --set k=2 --rtol 1e-8 --out "$tmp/native.csv" 2>/dev/null &&
+   "$bin" --interface-type me --start-time 0 --stop-time 1 --output-interval 0.25 \
+     --start-value k 2 --tolerance 1e-8 --output-file "$tmp/fmusim.csv" \
+     build/fmus/dahlquist_me.fmu 2>/dev/null &&
+   cmp -s "$tmp/native.csv" "$tmp/fmusim.csv" && [ "$(wc -l <"$tmp/fmusim.csv")" -eq 6 ]; then ok
+else ko "fmusim's option names do not give the native options' file"; fi
+if ! "$bin" --interface-type xy build/fmus/dahlquist_me.fmu >/dev/null 2>"$tmp/it.err" &&
+   grep -q 'interface-type takes cs or me' "$tmp/it.err"; then ok
+else ko "--interface-type xy not refused: $(cat "$tmp/it.err")"; fi
+
+# --early-return (fmusim's --early-return-allowed): the FMI 3.0 ball that ends a step at each
+# bounce (early_return=1) gets a row at the bounce, one between 0 and 0.5 s as fmusim's test
+# has it, and the regular rows of a run that bounces inside its steps.
+if "$bin" --simulate build/fmus/fmi3/bouncingball_cs.fmu --early-return-allowed \
+     --set early_return=1 --step 0.5 --stop 1.5 >"$tmp/er.csv" 2>/dev/null &&
+   "$bin" --simulate build/fmus/fmi3/bouncingball_cs.fmu --step 0.5 --stop 1.5 \
+     >"$tmp/noer.csv" 2>/dev/null &&
+   [ "$(awk -F, 'NR > 1 && $1 > 0 && $1 < 0.5' "$tmp/er.csv" | wc -l)" -eq 1 ] &&
+   [ "$(grep -c '' "$tmp/er.csv")" -eq 7 ] &&
+   [ "$(grep '^0.5,' "$tmp/er.csv")" = "$(grep '^0.5,' "$tmp/noer.csv")" ] &&
+   [ "$(tail -n 1 "$tmp/er.csv")" = "$(tail -n 1 "$tmp/noer.csv")" ]; then ok
+else ko "--early-return rows: $(cat "$tmp/er.csv")"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The Python package (doc/python.md): its pytest suite (tests/python/) run by the system's
 # python3 (PYTHON, the Makefile's: Debian's /usr/bin/python3) on the build tree
-# (PYTHONPATH=python), then on a copy installed by `make install PREFIX=<temporary folder>`
-# from a folder outside the tree (the package must load the prefix's libtempo.so.0 and run its
-# programs), then `pip install ./python` offline into a virtual environment. Counts every
-# pytest case and every check of its own; prints "N passed, N failed" last (tests/run.sh).
+# (PYTHONPATH=python); with PYTHON_TEST_PART=installed (tests/integration/python_install.sh,
+# the other half, which the runner spreads on another core: doc/contributing.md §16) on a copy
+# installed by `make install PREFIX=<temporary folder>` from a folder outside the tree (the
+# package must load the prefix's libtempo.so.0 and run its programs), then `pip install
+# ./python` offline into a virtual environment. Counts every pytest case and every check of
+# its own; prints "N passed, N failed" last (tests/run.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-. tests/integration/lib.sh python_test
+part=${PYTHON_TEST_PART:-tree}
+. tests/integration/lib.sh "python_$part"
 root=$PWD
 py=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 need python_test lib/libtempo.so bin/tempo-run bin/tempo-rti bin/tempo-log
@@ -39,7 +42,11 @@ pytest() {
 }
 
 # 1. The build tree.
-pytest tree PYTHONPATH="$root/python"
+if [ "$part" = tree ]; then
+  pytest tree PYTHONPATH="$root/python"
+  finish
+  exit
+fi
 
 # 2. An installed copy, from a folder outside the tree, with nothing of the tree on the paths.
 P=$dir/prefix

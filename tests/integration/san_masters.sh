@@ -6,7 +6,9 @@
 # (tempo-master --in-process: the master-slave protocol over libtempo, ms_remote and the slave
 # role of tempo-fmu, on an embedded RTI). The two must give byte-identical CSVs. One F3ORNITS
 # file also runs distributed over TCP: two sanitized tempo-fmu slaves and a sanitized
-# tempo-master on bin/tempo-rti (tests/integration/rti_san.sh covers the RTI's own build). A sanitizer report, a non-zero exit or a missing CSV is a failure.
+# tempo-master on bin/tempo-rti (tests/integration/rti_san.sh covers the RTI's own build). A
+# model in Python runs in both modes too, and as a peer under tempo-fmu --all. A sanitizer
+# report, a non-zero exit or a missing CSV is a failure.
 # About 40 s of CPU. Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -93,6 +95,32 @@ for m in $masters; do
   sed -i "s|\"method\": \"master-jacobi\"|\"method\": \"$m\"|" "$f"
   both "lv-$m" "$f"
 done
+
+# A model in Python (doc/python.md "In one process"): its slave drives a tempo-slave --pipe
+# child over a socket pair (federate/msproto/msproto_child.c), under wr (rollback, sub-steps,
+# input polynomials) in both modes, and as a peer of jacobi with extrapolation under the
+# sanitized tempo-fmu --all. The child is bin/tempo-slave, found on PATH (none in build/san).
+py=$dir/py.json
+cat >"$py" <<EOT
+{ "federation": "san-py", "algorithm": { "method": "wr", "end": 2, "step": 0.25, "tol": 1e-10,
+  "max_iter": 50, "n_sub": 4 },
+  "federates": [
+    { "name": "src", "fmu": "$PWD/build/fmus/dahlquist_cs.fmu", "parameters": { "k": -0.5, "x0": 1 },
+      "outputs": { "x": "Src.x" } },
+    { "name": "integ", "python": "$PWD/examples/python/models.py:Integrator", "parameters": { "k": 2 },
+      "inputs": { "u": "Src.x" }, "outputs": { "z": "Integ.z" } } ],
+  "output": "$dir/py-out" }
+EOT
+PATH="$PWD/bin:$PATH" both python-wr "$py"
+sed -e '1s|.*|{ "federation": "san-pyj", "algorithm": { "method": "jacobi", "end": 2, "step": 0.25,|' \
+  -e '2s|.*|  "extrapolation": 1 },|' "$py" >"$dir/pyj.json"
+PATH="$PWD/bin:$PATH" timeout 120 "$san/tempo-fmu" --federation "$dir/pyj.json" --all \
+  --output "$dir/pyj" >"$dir/pyj.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && clean pyj "$dir/pyj.log" && [ -s "$dir/pyj/integ.csv" ]; then ok; else
+  ko "python peer (tempo-fmu --all): exit $rc: $(grep -m 3 -E 'ERROR|SUMMARY|runtime error|tempo-' \
+    "$dir/pyj.log" | head -c 800)"
+fi
 
 # Distributed: the remote port over TCP.
 f=$(short osc_f3_mixed.json 2 f3-dist)

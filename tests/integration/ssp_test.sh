@@ -221,8 +221,8 @@ else
 fi
 
 # 10. Connections of every number type (tests/ssp/types): b's outputs (its inputs fed
-#     through) are -15, false, 2, 3, -16 and 1.5 on every row, in process and distributed; a
-#     master method refuses the Float32 and integer variables naming them.
+#     through) are -15, false, 2, 3, -16 and 1.5 on every row, in process and distributed,
+#     under the peer methods and the master methods.
 mkdir -p "$dir/types/resources"
 cp tests/ssp/types/SystemStructure.ssd "$dir/types/"
 cp build/fmus/fmi3/feedthrough3.fmu "$dir/types/resources/"
@@ -260,10 +260,38 @@ if bin/tempo-run --export-ssp "$dir/types.json" "$dir/types-x.ssp" >/dev/null 2>
 else
   ko "export of whole numbers: $(head -c 300 "$dir/types-x.exp")"
 fi
-printf '{"system": "types/SystemStructure.ssd", "algorithm": {"method": "master-jacobi"}}\n' >"$dir/types-m.json"
-run types-m "$dir/types-m.json" --in-process
-check "master method: status 2" test $? -eq 2
-check "master method: the variable named" has "$dir/types-m.err" 'is not Real (only Real variables are wired; the peer methods also'
+# Connectors without a type take their FMU variable's: a String, Binary or Clock one (or one
+# the FMU lacks) is refused naming the connection's line, as a typed String connector is.
+for v in "String_out String_in String" "Binary_out Binary_in Binary" "UInt8_out Nope_in nov"; do
+  set -- $v
+  sed -e "s|<ssd:Connector name=\"Int8_out\" kind=\"output\">|<ssd:Connector name=\"$1\" kind=\"output\"/>&|" \
+      -e "s|<ssd:Connector name=\"Int8_in\" kind=\"input\">|<ssd:Connector name=\"$2\" kind=\"input\"/>&|" \
+      -e "s|^      <ssd:Connection startElement=\"a\" startConnector=\"Int8_out\"|      <ssd:Connection startElement=\"a\" startConnector=\"$1\" endElement=\"b\" endConnector=\"$2\"/>\n&|" \
+      tests/ssp/types/SystemStructure.ssd >"$dir/types/untyped-$3.ssd"
+  run "untyped-$3" "$dir/types/untyped-$3.ssd"
+  check "untyped $3 connection: status 2" test $? -eq 2
+  case $3 in
+    nov) want="connector \"Nope_in\" of \"b\": its FMU has no variable \"Nope_in\"" ;;
+    *) want="connector \"$1\" of \"a\" is a $3 variable of its FMU: Tempo exchanges numbers only" ;;
+  esac
+  check "untyped $3 connection: the connection's line named" has "$dir/untyped-$3.err" "untyped-$3.ssd:35: /ssd:SystemStructureDescription/ssd:System/ssd:Connections/ssd:Connection[1]: $want"
+done
+# The master methods wire them too (their slaves set and read them by name, doc/federation.md
+# "Whole numbers on the wire"): every row after the first (which some methods record before
+# the first exchange) is the peers' row; master-jacobi distributed too.
+for v in "master-jacobi --in-process" "master-jacobi --distributed" "wr --in-process" \
+         "semi-implicit --in-process" "hybrid --in-process" "balance --in-process"; do
+  set -- $v
+  n=types-m-$1${2#--}
+  printf '{"system": "types/SystemStructure.ssd", "algorithm": {"method": "%s"}}\n' "$1" >"$dir/$n.json"
+  if run "$n" "$dir/$n.json" "$2"; then
+    bad=$(awk -F, 'NR > 2 { n++; if ($2 != -15 || $3 != 0 || $4 != 2 || $5 != 3 || $6 != -16 || $7 != 1.5) print "row " $0 }
+                   END { if (n != 1000) print "rows " n }' "$dir/out-$n/b.csv" | head -3)
+    [ -z "$bad" ] && ok || ko "$n: $bad"
+  else
+    ko "$n: $(head -c 300 "$dir/$n.err")"
+  fi
+done
 
 # 11. Export: every example federation written as an SSP (tempo-run --export-ssp) and run from
 #    it, in process, gives every CSV of the original byte for byte.

@@ -14,7 +14,7 @@ need tlog_jacobi bin/tempo-rti bin/tempo-log bin/tempo-fmu bin/tempo-run build/f
 
 # The federation: prey (model exchange, CVODE) and predator (co-simulation) are coupled both
 # ways; stair (a step of height 1 every `period` s) drives the force input of mass. Improved
-# Jacobi (TARA/TAR at lookahead 0), H = 0.5 s, 20 steps. Step k sends its outputs stamped
+# Jacobi (TAR at lookahead 0), H = 0.5 s, 20 steps. Step k sends its outputs stamped
 # t = k H. With period 3.5 the stair's y is 0 up to step 6 and 1 from step 7 (t = 3.5 s, the
 # jump falls on the step's end and is handled inside it); with period 4 it is still 0 at
 # step 7, and the same as before at every earlier step.

@@ -2,6 +2,7 @@
 mixed both ways with the C programs (each side prints what the C side prints), and the houses
 market as a program federate of an FMU federation (every CSV of the run byte for byte the same
 as with the C market)."""
+import json
 import math
 import os
 import stat
@@ -117,3 +118,41 @@ def test_doc_python_first_example(rti, tmp_path):
     lines = r.stdout.splitlines()
     assert [l.split()[-1] for l in lines] == [str(k) for k in range(1, 11)]
     assert abs(float(lines[2].split()[1]) - math.sin(0.3)) < 1e-12
+
+
+def test_python_market_checkpoints_as_the_c_market(tmp_path):
+    """The market's part of a save (doc/checkpoint.md "Program federates"): two houses with
+    fixed-step Jacobi for two hours, saved at 1 h and resumed, give the bytes of the
+    uninterrupted run in every CSV, the Python market's CSV cut to its saved length; and a
+    checkpoint the C market wrote resumes with the Python market (the same part, byte for
+    byte the same layout) to the same bytes."""
+    gen = subprocess.run([str(SOURCE / "examples/houses/gen.sh"), "2", "fts", str(SOURCE)],
+                         capture_output=True, text=True, check=True)
+    text = gen.stdout.replace('"end": 259200', '"end": 7200')
+    wrapper = tmp_path / "market-py"
+    wrapper.write_text('#!/bin/sh\nexec "%s" "%s" "$@"\n' % (sys.executable, PY_EX / "market.py"))
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    c_file, py_file = tmp_path / "c.json", tmp_path / "py.json"
+    c_file.write_text(text)
+    d = json.loads(text)
+    for f in d["federates"]:
+        if f["name"] == "market":
+            f["program"] = str(wrapper)
+    py_file.write_text(json.dumps(d))
+    run = tempo.program("tempo-run")
+
+    def go(f, out, *args):
+        p = subprocess.run([run, str(f), "--quiet", "--output", str(tmp_path / out), *args],
+                           capture_output=True, text=True, env=env(), timeout=120)
+        assert p.returncode == 0, p.stderr
+
+    go(py_file, "a")
+    ck = "checkpoints/ckpt-3600000000000"
+    for first, resumed in ((py_file, "b"), (c_file, "x")):
+        go(first, resumed, "--checkpoint-at", "3600")
+        assert (tmp_path / resumed / ck).is_dir()
+        go(py_file, resumed, "--resume", str(tmp_path / resumed / ck))
+        for name in ("market", "house1", "house2", "env"):
+            assert (tmp_path / "a" / (name + ".csv")).read_bytes() == \
+                (tmp_path / resumed / (name + ".csv")).read_bytes(), (resumed, name)
+    assert len((tmp_path / "a" / "market.csv").read_text().splitlines()) == 1 + 9

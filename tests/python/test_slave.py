@@ -171,19 +171,15 @@ def test_python_key_under_waveform_relaxation(tmp_path, monkeypatch):
 
 
 def test_python_key_refusals(tmp_path):
-    """A model named without its class is refused before anything starts; input
-    extrapolation is refused by tempo-slave, naming the method."""
+    """A model named without its class is refused before anything starts. (Input
+    extrapolation, which tempo-slave's own loops refuse, runs under tempo-fmu:
+    test_inprocess.py test_peer_with_extrapolation.)"""
     f = federation(tmp_path, {"method": "master-jacobi", "end": 1, "step": 0.5}, key=True)
     d = json.loads(f.read_text())
     d["federates"][1]["python"] = "models"
     f.write_text(json.dumps(d))
     p = subprocess.run([tempo.program("tempo-run"), str(f)], capture_output=True, text=True)
     assert p.returncode == 2 and 'federates[1].python: "models": expected "module:Class"' in p.stderr
-    f = federation(tmp_path, {"method": "jacobi", "end": 2, "step": 0.5, "extrapolation": 1},
-                   key=True)
-    with pytest.raises(tempo.RunError) as e:
-        tempo.run(f, env={"PYTHONPATH": str(SOURCE / "examples/python")})
-    assert "method jacobi with extrapolation: not offered" in e.value.stderr + str(e.value)
 
 
 def test_gauss_seidel_python_sink(tmp_path, monkeypatch):
@@ -279,9 +275,15 @@ def test_strong_coupling_uses_the_models_states_and_derivatives(tmp_path, monkey
     monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
     alg = {"method": "strong", "end": 1, "step": 0.25,
            "solver": {"method": "bdf", "rtol": 1e-10, "atol": 1e-12}}
-    r = tempo.run(pair(tmp_path, alg))
+    f = pair(tmp_path, alg)
+    r = tempo.run(f, output=tmp_path / "d")
     for t, a, b in zip(r["a"].time, r["a"]["z"], r["b"]["z"]):
         assert a == pytest.approx(math.cos(t), abs=1e-7) and b == pytest.approx(math.sin(t), abs=1e-7)
+    # in one process (doc/python.md "In one process"): the same bytes
+    tempo.run(f, in_process=True, output=tmp_path / "i")
+    for n in ("a", "b"):
+        assert (tmp_path / "d" / (n + ".csv")).read_bytes() == \
+            (tmp_path / "i" / (n + ".csv")).read_bytes()
 
 
 def test_semi_implicit_python_models(tmp_path, monkeypatch):
@@ -292,11 +294,16 @@ def test_semi_implicit_python_models(tmp_path, monkeypatch):
     h = 0.25
     alg = {"method": "semi-implicit", "end": 1, "step": h, "iteration": "newton", "tol": 1e-10,
            "max_iter": 50, "n_sub": 1}
-    r = tempo.run(pair(tmp_path, alg))
+    f = pair(tmp_path, alg)
+    r = tempo.run(f, output=tmp_path / "d")
     wa, wb = 1.0, 0.0
     for a, b in zip(r["a"]["z"], r["b"]["z"]):
         assert a == pytest.approx(wa, abs=1e-9) and b == pytest.approx(wb, abs=1e-9)
         wa, wb = (wa - h * wb) / (1 + h * h), (wb + h * wa) / (1 + h * h)
+    tempo.run(f, in_process=True, output=tmp_path / "i")  # in one process: the same bytes
+    for n in ("a", "b"):
+        assert (tmp_path / "d" / (n + ".csv")).read_bytes() == \
+            (tmp_path / "i" / (n + ".csv")).read_bytes()
 
 
 def test_a_missing_operation_is_named(tmp_path, monkeypatch):
@@ -312,7 +319,8 @@ def test_a_missing_operation_is_named(tmp_path, monkeypatch):
         "        self.z += (t_to - t) * u(t)[0]\n")
     monkeypatch.setenv("PYTHONPATH", str(SOURCE / "examples/python"))
     alg = {"method": "strong", "end": 1, "step": 0.5}
-    with pytest.raises(tempo.RunError) as e:
-        tempo.run(pair(tmp_path, alg, model_a="plain.py:Plain"))
-    assert "slave 'a' cannot set its states and give their derivatives" in \
-        e.value.stderr + str(e.value)
+    for mode in (False, True):  # as its own process, and in one process
+        with pytest.raises(tempo.RunError) as e:
+            tempo.run(pair(tmp_path, alg, model_a="plain.py:Plain"), in_process=mode)
+        assert "slave 'a' cannot set its states and give their derivatives" in \
+            e.value.stderr + str(e.value)

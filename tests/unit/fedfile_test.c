@@ -740,7 +740,7 @@ static void test_transform(void)
                   u->map[5] == -7,
               "map pairs");
         fmu_var v = {.name = "u", .type = FMU_T_REAL, .causality = FMU_C_INPUT};
-        fmu_md md = {.n_vars = 1, .vars = &v};
+        fmu_md md = {.n_vars = 1, .vars = &v, .elem_vr_base = 1};
         CHECK_INT_EQ(fedfile_check_fmu(ff, 1, &md, err, sizeof err), FEDFILE_ESCHEMA);
         CHECK_STR_HAS(err,
                       "is not an Integer, Boolean or Enumeration: its transform has a \"map\"");
@@ -756,7 +756,8 @@ static void test_transform(void)
                "\"federates\": [" FA ", {\"name\": \"b\", \"fmu\": \"fmus/b.fmu\", "
                "\"inputs\": {\"u\": \"A.y\"}, \"transform\": {\"u\": {\"map\": [[1.5, 0]]}}}]}",
                FEDFILE_ESCHEMA, "transform[\"u\"].map[0]", "a pair [from, to] of integers");
-    /* a master method's slaves exchange Real values only: an Integer output is refused */
+    /* a master method's slaves exchange whole numbers too (set and read by name); a String
+     * output is refused */
     write_file("mj.json",
                "{\"federation\": \"f\", \"algorithm\": {\"method\": "
                "\"master-jacobi\", \"end\": 1, \"step\": 0.1}, \"federates\": [" FA "]}");
@@ -764,8 +765,13 @@ static void test_transform(void)
     if (ff) {
         fmu_var v = {.name = "y", .type = FMU_T_INTEGER, .causality = FMU_C_OUTPUT};
         fmu_md md = {.n_vars = 1, .vars = &v};
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
+        v.type = FMU_T_STRING;
         CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
-        CHECK_STR_HAS(err, "variable \"y\" is not Real");
+        CHECK_STR_HAS(err, "variable \"y\" is not a number");
+        v.type = FMU_T_INT64;
+        CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
+        CHECK_STR_HAS(err, "variable \"y\" is Int64");
         v.type = FMU_T_REAL;
         CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
         fedfile_free(ff);
@@ -784,7 +790,7 @@ static void test_check_fmu(void)
         {.name = "beta", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
         {.name = "x0", .type = FMU_T_REAL, .causality = FMU_C_PARAMETER},
     };
-    fmu_md md = {.n_vars = 5, .vars = vars};
+    fmu_md md = {.n_vars = 5, .vars = vars, .elem_vr_base = 100};
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_OK);
     CHECK_INT_EQ(fedfile_check_fmu(ff, 2, &md, err, sizeof err), FEDFILE_EUSAGE);
     vars[1].causality = FMU_C_LOCAL;
@@ -794,7 +800,7 @@ static void test_check_fmu(void)
     vars[1].causality = FMU_C_INPUT;
     vars[0].type = FMU_T_STRING;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
-    CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not Real");
+    CHECK_STR_HAS(err, "federates[0].outputs[\"x\"]: variable \"x\" is not a number");
     /* whole numbers and Float32 are wired by the peer methods (jacobi here) */
     fmu_vtype wired[] = {FMU_T_INTEGER, FMU_T_BOOLEAN, FMU_T_ENUM,
                          FMU_T_INT8,    FMU_T_UINT32,  FMU_T_FLOAT32};
@@ -816,7 +822,7 @@ static void test_check_fmu(void)
     vars[0].causality = FMU_C_OUTPUT;
     vars[1].type = FMU_T_BINARY;
     CHECK_INT_EQ(fedfile_check_fmu(ff, 0, &md, err, sizeof err), FEDFILE_ESCHEMA);
-    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is not Real");
+    CHECK_STR_HAS(err, "federates[0].inputs[\"y\"]: variable \"y\" is not a number");
     vars[1].type = FMU_T_REAL;
     vars[0].type = FMU_T_REAL;
     vars[4].type = FMU_T_BOOLEAN; /* x0 given as 1 */

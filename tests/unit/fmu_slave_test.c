@@ -437,6 +437,143 @@ static void test_ckpt(fmu_kind kind)
     close_one(&a);
 }
 
+/* Typed ports (fmu_slave_opts kind_in / kind_out) on FMI 3.0's feedthrough3, whose outputs
+ * repeat its inputs: a whole-number input held at the value given (the polynomial's c0, not
+ * its ramp), rounded to the nearest integer and then mapped, a Boolean true when not 0, a
+ * Float32 rounded to single precision, a Float64 beside them by value reference; typed
+ * outputs read by name with derivatives 0; a value that is no integer refused naming the
+ * input; no directional derivatives. */
+static void test_typed(void)
+{
+    fmu_step *fmu = NULL;
+    char err[FMU_ERR_LEN] = "";
+    fmu_step_opts opt = {.kind = FMU_KIND_CS};
+    int rc = fmu_step_open("build/fmus/fmi3/feedthrough3.fmu", &opt, &fmu, err, sizeof err);
+    CHECK(rc == FMU_STEP_OK, "open feedthrough3: %s", err);
+    if (rc) return;
+    const fmu_md *md = fmu_step_md(fmu);
+    const char *in_names[] = {"Int8_in", "Boolean_in", "Float32_in", "Float64_in"};
+    const char *out_names[] = {"Int8_out", "Boolean_out", "Float32_out", "Float64_out"};
+    fmi2ValueReference in[4], out[4];
+    for (int k = 0; k < 4; k++) {
+        in[k] = md->vars[fmu_md_find(md, in_names[k])].vr;
+        out[k] = md->vars[fmu_md_find(md, out_names[k])].vr;
+    }
+    const unsigned char kinds[] = {FMU_SLAVE_WHOLE, FMU_SLAVE_WHOLE, FMU_SLAVE_FLOAT32,
+                                   FMU_SLAVE_REAL};
+    const long long map0[] = {3, 7, 7, 3}; /* 3 -> 7, 7 -> 3: the first matching pair only */
+    const long long *maps[] = {map0, NULL, NULL, NULL};
+    const size_t n_maps[] = {2, 0, 0, 0};
+    fmu_slave_opts so = {.name = "ft",
+                         .fmu = fmu,
+                         .n_in = 4,
+                         .in_vr = in,
+                         .n_out = 3,
+                         .out_vr = out,
+                         .tick = TICK,
+                         .kind_in = kinds,
+                         .kind_out = kinds,
+                         .in_name = in_names,
+                         .out_name = out_names,
+                         .in_map = maps,
+                         .in_n_map = n_maps};
+    fmu_slave *fs = NULL;
+    port_slave ps;
+    CHECK_INT_EQ(fmu_slave_new(&so, &fs, &ps), PORT_OK);
+    if (!fs) {
+        fmu_step_close(fmu);
+        return;
+    }
+    CHECK(!ps.info.has_directional, "typed ports: no directional derivatives");
+    /* order 1: the typed inputs take the value at the step start, the Float64 its ramp */
+    const double u[8] = {2.6, 100, 0.2, 5, 1.23456789, 0, 5.5, 2};
+    port_poly p = {.t0 = 0, .order = 1, .n = 4, .c = u};
+    CHECK_INT_EQ(port_set_inputs(&ps, &p), PORT_OK);
+    CHECK_INT_EQ(port_step(&ps, SEC(0.5), 1, NULL, NULL), PORT_OK);
+    double y[3], dy[3];
+    CHECK_INT_EQ(port_get_outputs(&ps, y), PORT_OK);
+    CHECK_NEAR(y[0], 7, 0);         /* 2.6 -> 3 -> 7 */
+    CHECK_NEAR(y[1], 0, 0);         /* 0.2 -> 0 -> false */
+    CHECK_NEAR(y[2], 1.2345679, 0); /* the float nearest, read back in its shortest form */
+    CHECK_INT_EQ(port_get_output_derivs(&ps, 1, dy), PORT_OK);
+    CHECK_NEAR(dy[0], 0, 0);
+    CHECK_NEAR(dy[1], 0, 0);
+    CHECK_NEAR(dy[2], 0, 0);
+    const double u2[4] = {-0.6, -3, 0, 0};
+    port_poly p2 = {.t0 = SEC(0.5), .order = 0, .n = 4, .c = u2};
+    CHECK_INT_EQ(port_set_inputs(&ps, &p2), PORT_OK);
+    CHECK_INT_EQ(port_step(&ps, SEC(1), 1, NULL, NULL), PORT_OK);
+    CHECK_INT_EQ(port_get_outputs(&ps, y), PORT_OK);
+    CHECK_NEAR(y[0], -1, 0); /* -0.6 -> -1, no pair */
+    CHECK_NEAR(y[1], 1, 0);  /* -3: true */
+    const double bad[4] = {NAN, 0, 0, 0};
+    port_poly p3 = {.t0 = SEC(1), .order = 0, .n = 4, .c = bad};
+    CHECK_INT_EQ(port_set_inputs(&ps, &p3), PORT_OK);
+    CHECK(port_step(&ps, SEC(1.5), 1, NULL, NULL) < 0, "NaN into an Int8 refused");
+    CHECK_STR_HAS(fmu_slave_errmsg(fs), "setting input \"Int8_in\": nan is no integer");
+    fmu_slave_free(fs);
+    fmu_step_close(fmu);
+}
+
+/* Sub-step outputs from intermediate updates (doc/fmu.md "FMI 3.0"): statespace3 in
+ * co-simulation (x' = x + u, y = x + u from x = 0, u = (1, 2, 3): y_i = u_i e^t) integrates in
+ * internal steps of 1 ms and calls back after each; a slave opened with intermediate_update
+ * takes a step of 0.1 s in 4 sub-steps as one fmi3DoStep, reading y[1] and y[2] where the FMU
+ * calls back at 0.025, 0.05, 0.075 s, and gives what 4 fmi3DoStep calls give (1e-12 relative:
+ * the internal steps are the same but for the last bits of their sizes) and the exact outputs
+ * within 1e-10. 3 sub-steps of 0.1 s do not end on the 1 ms grid: those are taken one by
+ * one. */
+static void test_sub_updates(void)
+{
+    fmu_step *f[2] = {NULL, NULL};
+    fmu_slave *sl[2] = {NULL, NULL};
+    port_slave ps[2];
+    for (int k = 0; k < 2; k++) {
+        fmu_step_opts o = {.kind = FMU_KIND_CS, .intermediate_update = k == 0};
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &o, &f[k], err, sizeof err) == 0,
+              "%s", err);
+        if (!f[k]) goto out;
+        const fmu_md *md = fmu_step_md(f[k]);
+        fmi2ValueReference out[2];
+        CHECK(fmu_md_wire_vr(md, fmu_md_find(md, "y[1]"), &out[0]) == 0 &&
+                  fmu_md_wire_vr(md, fmu_md_find(md, "y[2]"), &out[1]) == 0,
+              "element handles");
+        fmu_slave_opts so = {.name = "ss", .fmu = f[k], .n_out = 2, .out_vr = out, .tick = TICK};
+        CHECK_INT_EQ(fmu_slave_new(&so, &sl[k], &ps[k]), PORT_OK);
+        if (!sl[k]) goto out;
+    }
+    CHECK(fmu_step_updates(f[0]) && !fmu_step_updates(f[1]), "callback given to the first only");
+    double y[2][8];
+    for (int n = 1; n <= 3; n++) {
+        for (int k = 0; k < 2; k++) {
+            port_step_result res;
+            CHECK_INT_EQ(ps[k].ops->step(ps[k].ctx, SEC(0.1 * n), 4, y[k], &res), PORT_OK);
+            CHECK_INT_EQ(res.n_sub_done, 4);
+        }
+        for (int j = 0; j < 8; j++) {
+            double t = 0.1 * (n - 1) + 0.025 * (j / 2 + 1), want = (j % 2 + 1) * exp(t);
+            CHECK(fabs(y[0][j] - y[1][j]) <= 1e-12 * fabs(y[1][j]) && fabs(y[0][j] - want) <= 1e-10,
+                  "step %d value %d: %.17g (updates), %.17g (sub-steps), exact %.17g", n, j,
+                  y[0][j], y[1][j], want);
+        }
+    }
+    CHECK(fmu_slave_sub_updates(sl[0]) == 3 && fmu_slave_sub_updates(sl[1]) == 0,
+          "steps read through intermediate updates: %ld and %ld", fmu_slave_sub_updates(sl[0]),
+          fmu_slave_sub_updates(sl[1]));
+    port_step_result res;
+    CHECK_INT_EQ(ps[0].ops->step(ps[0].ctx, SEC(0.4), 3, y[0], &res), PORT_OK);
+    CHECK_INT_EQ(fmu_slave_sub_updates(sl[0]), 3);    /* 1/30 s is off the 1 ms grid */
+    double t13 = 0.3 + (double)(SEC(0.1) / 3) * TICK; /* the sub-step's end, a whole tick */
+    CHECK(fabs(y[0][0] - exp(t13)) <= 1e-10, "y[1] at 1/3 of the step: %.17g, exact %.17g", y[0][0],
+          exp(t13));
+out:
+    for (int k = 0; k < 2; k++) {
+        fmu_slave_free(sl[k]);
+        fmu_step_close(f[k]);
+    }
+}
+
 int main(void)
 {
     test_polynomial_inputs(FMU_KIND_ME);
@@ -451,5 +588,7 @@ int main(void)
     test_save_restarts_cvode();
     test_ckpt(FMU_KIND_ME);
     test_ckpt(FMU_KIND_CS);
+    test_typed();
+    test_sub_updates();
     return check_summary();
 }

@@ -206,6 +206,35 @@ static void test_md_errors(void)
         CHECK_NEAR(md->vars[0].interval, 0.25, 0);
     }
     fmu_md_free(md);
+    /* A declared type's unit, min and max where the variable has none of its own; its own win;
+     * min above max after the merge is refused naming the type. */
+    const char *ty =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"m\" instantiationToken=\"t\">"
+        "<ModelExchange modelIdentifier=\"m\"/><TypeDefinitions><Float64Type name=\"P\" "
+        "unit=\"m\" min=\"0\" max=\"10\"/><Int32Type name=\"N\" min=\"1\"/></TypeDefinitions>"
+        "<ModelVariables><Float64 name=\"h\" valueReference=\"1\" declaredType=\"P\"/>"
+        "<Float64 name=\"k\" valueReference=\"2\" declaredType=\"P\" unit=\"cm\" max=\"5\"/>"
+        "<Int32 name=\"n\" valueReference=\"3\" declaredType=\"N\"/></ModelVariables>"
+        "<ModelStructure/></fmiModelDescription>";
+    CHECK_INT_EQ(fmu_md_parse(ty, strlen(ty), &md, err, sizeof err), 0);
+    if (md) {
+        CHECK_STR_EQ(md->vars[0].unit ? md->vars[0].unit : "", "m");
+        CHECK(md->vars[0].has_min && md->vars[0].min == 0 && md->vars[0].has_max &&
+                  md->vars[0].max == 10,
+              "h takes the type's bounds");
+        CHECK_STR_EQ(md->vars[1].unit ? md->vars[1].unit : "", "cm");
+        CHECK(md->vars[1].max == 5 && md->vars[1].min == 0, "k: its own max, the type's min");
+        CHECK(md->vars[2].has_min && md->vars[2].min == 1 && !md->vars[2].has_max, "n");
+    }
+    fmu_md_free(md);
+    const char *bty =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"m\" instantiationToken=\"t\">"
+        "<ModelExchange modelIdentifier=\"m\"/><TypeDefinitions><Float64Type name=\"P\" "
+        "min=\"0\"/></TypeDefinitions><ModelVariables><Float64 name=\"k\" valueReference=\"2\" "
+        "declaredType=\"P\" max=\"-5\"/></ModelVariables><ModelStructure/></fmiModelDescription>";
+    CHECK_INT_EQ(fmu_md_parse(bty, strlen(bty), &md, err, sizeof err), -1);
+    CHECK_STR_HAS(err, "min 0 is above max -5 (with declaredType \"P\")");
+    fmu_md_free(md);
 }
 
 static const char *text_of(fmu_step *s, const char *name)
@@ -539,6 +568,51 @@ static void test_clock_rollback(void)
     }
 }
 
+/* Input clocks whose intervals the FMU tells at run time (clocks3, doc/fmu.md §10 "Clocks"):
+ * the countdown clock cd ticks at 0.3, 0.5, 0.8, 1.2, 1.7 (0.3 s after the start, then
+ * 0.1 (n + 1) s after its n-th tick), the changing clock ch at 0.2, 0.5, 0.9, 1.4 (0.2 + 0.1 n
+ * s after its n-th tick), the tunable clock tu every 0.25 s from 0.05 (interval and shift told
+ * in initialization mode), in model exchange and in co-simulation (event mode), on a grid of
+ * 0.1 s; the FMU answers fmi3Error to a clock call outside the modes the standard allows it
+ * in. A state saved at 0.6 and restored ticks the same clocks again (their schedules are part
+ * of it). The last ticks' times within 1e-12 s. */
+static void test_runtime_clocks(void)
+{
+    static const char *const want[][2] = {{"cd_ticks", "5"}, {"ch_ticks", "4"}, {"tu_ticks", "8"}};
+    const double last[] = {1.7, 1.4, 1.8};
+    const char *lasts[] = {"cd_last", "ch_last", "tu_last"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind};
+        fmu_step *s = NULL;
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/clocks3.fmu", &o, &s, err, sizeof err) == 0, "%s",
+              err);
+        if (!s) continue;
+        fmu_step_state *st = NULL;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = pass ? 7 : 1; k <= 19; k++) {
+                CHECK_INT_EQ(fmu_step_to(s, k / 10.0, NULL, NULL), FMU_STEP_OK);
+                if (k == 6 && !pass) {
+                    CHECK_STR_EQ(text_of(s, "cd_ticks"), "2");
+                    CHECK_STR_EQ(text_of(s, "ch_ticks"), "2");
+                    CHECK_STR_EQ(text_of(s, "tu_ticks"), "3");
+                    CHECK_INT_EQ(fmu_step_save(s, &st), FMU_STEP_OK);
+                }
+            }
+            for (int c = 0; c < 3; c++) {
+                double t = 0;
+                CHECK_STR_EQ(text_of(s, want[c][0]), want[c][1]);
+                CHECK_INT_EQ(fmu_step_get_by_name(s, lasts[c], &t), FMU_STEP_OK);
+                CHECK(fabs(t - last[c]) <= 1e-12, "kind %d pass %d: %s = %.17g, want %g", kind,
+                      pass, lasts[c], t, last[c]);
+            }
+            if (!pass) CHECK_INT_EQ(fmu_step_restore(s, st), FMU_STEP_OK);
+        }
+        fmu_step_state_free(s, st);
+        fmu_step_close(s);
+    }
+}
+
 /* Intermediate updates (fmu_step_opts.intermediate_update, --record-intermediate-values):
  * feedthrough3 calls the callback in the middle of every fmi3DoStep, here of the sub-steps
  * the host cuts at the clock's ticks (0.1, 0.5, 0.9; 0.1 + 0.4 / 2 = 0.30000000000000004)
@@ -601,6 +675,116 @@ static void test_statespace(void)
     }
 }
 
+/* statespace3 resized by its structural parameters (n = 2 states, m = 1 input, r = 2 outputs,
+ * set in configuration mode; the FMU refuses them elsewhere), whole arrays set from lists as
+ * fmusim's --start-value takes them: A = [0 1; -1 0], B = [0; 1], the resized C and D keep
+ * the leading block of their identity starts and u[1] its start 1. So x1' = x2,
+ * x2' = -x1 + 1 from 0: y1 = x1 + u1 = 2 - cos t, y2 = x2 = sin t, within 1e-8 at t = 1.
+ * The instance's description has 2 states and y[1], y[2] only; another instance of the same
+ * file keeps the sizes of the description; n cannot be set after initialization. */
+static void test_statespace_resized(void)
+{
+    const char *names[] = {"A", "n", "r", "B", "m"};
+    const char *values[] = {"0 1 -1 0", "2", "2", "0 1", "1"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_step_opts o = {.kind = (fmu_kind)kind,
+                           .rtol = 1e-10,
+                           .atol = 1e-12,
+                           .n_params = 5,
+                           .param_names = names,
+                           .param_values = values};
+        fmu_step *s = NULL, *plain = NULL;
+        char err[FMU_ERR_LEN] = "";
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &o, &s, err, sizeof err) == 0, "%s",
+              err);
+        fmu_step_opts po = {.kind = (fmu_kind)kind};
+        CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &po, &plain, err, sizeof err) == 0,
+              "%s", err);
+        if (!s || !plain) {
+            fmu_step_close(s), fmu_step_close(plain);
+            continue;
+        }
+        CHECK_INT_EQ(fmu_step_n_states(s), kind == FMU_KIND_ME ? 2 : 0);
+        CHECK(fmu_md_find(fmu_step_md(s), "y[3]") < 0 && fmu_md_find(fmu_step_md(s), "y[2]") >= 0,
+              "kind %d: the resized description has y[1], y[2] only", kind);
+        CHECK(fmu_md_find(fmu_step_md(plain), "y[3]") >= 0, "kind %d: the file's sizes", kind);
+        for (int k = 1; k <= 4; k++)
+            CHECK_INT_EQ(fmu_step_to(s, k * 0.25, NULL, NULL), FMU_STEP_OK);
+        double y1 = 0, y2 = 0;
+        CHECK_INT_EQ(fmu_step_get_by_name(s, "y[1]", &y1), FMU_STEP_OK);
+        CHECK_INT_EQ(fmu_step_get_by_name(s, "y[2]", &y2), FMU_STEP_OK);
+        CHECK(fabs(y1 - (2 - cos(1.0))) <= 1e-8 && fabs(y2 - sin(1.0)) <= 1e-8,
+              "kind %d: y = (%.17g, %.17g), exact (%.17g, %.17g)", kind, y1, y2, 2 - cos(1.0),
+              sin(1.0));
+        CHECK_INT_EQ(fmu_step_set_text(s, "n", "3"), FMU_STEP_EUSAGE);
+        CHECK(strstr(fmu_step_errmsg(s), "structural") != NULL, "%s", fmu_step_errmsg(s));
+        CHECK_INT_EQ(fmu_step_set_text(s, "u", "1 2"), FMU_STEP_EUSAGE);
+        CHECK(strstr(fmu_step_errmsg(s), "2 values for an array of 1 elements") != NULL, "%s",
+              fmu_step_errmsg(s));
+        fmu_step_close(s);
+        fmu_step_close(plain);
+    }
+    /* A structural parameter that would empty an array is refused with the line and reason. */
+    const char *zn[] = {"m"}, *zv[] = {"0"};
+    fmu_step_opts z = {.n_params = 1, .param_names = zn, .param_values = zv};
+    fmu_step *s = NULL;
+    char err[FMU_ERR_LEN] = "";
+    CHECK(fmu_step_open("build/fmus/fmi3/statespace3.fmu", &z, &s, err, sizeof err) != 0, "m=0");
+    CHECK(strstr(err, "<Dimension>: a dimension of size 0 is not supported") != NULL, "%s", err);
+    fmu_step_close(s);
+}
+
+/* A whole array from a CSV column, its values separated by spaces as fmusim reads them
+ * ("u" = "1 2 3", then "4 5 6" from t = 1), with --set A=0 and C=0 (y = D u = u):
+ * co-simulation records at t what the step to t produced (the new u from t = 2), model
+ * exchange a row before and after the input event at t = 1. A count that does not fit the
+ * array is refused. */
+static void test_sim_array_input(void)
+{
+    char csv[96];
+    snprintf(csv, sizeof csv, "build/fmu-fixtures/fmu_v3_arr.%ld.csv", (long)getpid());
+    FILE *f = fopen(csv, "w");
+    CHECK(f != NULL, "create %s", csv);
+    if (!f) return;
+    fputs("time,u\n0,1 2 3\n1,4 5 6\n", f);
+    fclose(f);
+    const char *names[] = {"A", "C"}, *values[] = {"0", "0"};
+    const char *want[2] = {"time,y[1],y[2],y[3]\n0,1,2,3\n1,1,2,3\n1,4,5,6\n2,4,5,6\n",
+                           "time,y[1],y[2],y[3]\n0,1,2,3\n1,1,2,3\n2,4,5,6\n"};
+    for (int kind = FMU_KIND_ME; kind <= FMU_KIND_CS; kind++) {
+        fmu_sim_opts o = {.fmu_path = "build/fmus/fmi3/statespace3.fmu",
+                          .input_csv = csv,
+                          .has_step = 1,
+                          .step = 1,
+                          .has_stop = 1,
+                          .stop = 2};
+        o.fopts.kind = (fmu_kind)kind;
+        o.fopts.n_params = 2;
+        o.fopts.param_names = names;
+        o.fopts.param_values = values;
+        char err[FMU_ERR_LEN] = "", got[512] = "";
+        FILE *out = tmpfile();
+        if (!out) continue;
+        CHECK(fmu_sim_run(&o, out, err, sizeof err) == 0, "%s", err);
+        rewind(out);
+        size_t n = fread(got, 1, sizeof got - 1, out);
+        got[n] = '\0';
+        fclose(out);
+        CHECK_STR_EQ(got, want[kind == FMU_KIND_CS]);
+    }
+    f = fopen(csv, "w");
+    if (f) fputs("time,u\n0,1 2\n", f), fclose(f);
+    fmu_sim_opts o = {.fmu_path = "build/fmus/fmi3/statespace3.fmu", .input_csv = csv};
+    char err[FMU_ERR_LEN] = "";
+    FILE *out = tmpfile();
+    if (out) {
+        CHECK(fmu_sim_run(&o, out, err, sizeof err) != 0, "a short list");
+        CHECK(strstr(err, "u=\"1 2\": 2 values for an array of 3 elements") != NULL, "%s", err);
+        fclose(out);
+    }
+    remove(csv);
+}
+
 /* A continuous Float32 input from a CSV is interpolated as fmusim does (the rows as floats,
  * the line in double, the value a float): co-simulation records at t what the step to t
  * produced (the input of the previous point), model exchange sets the input of t first. */
@@ -639,9 +823,12 @@ static void test_sim_float32_input(void)
 int main(void)
 {
     test_sim_float32_input();
+    test_sim_array_input();
     test_statespace();
+    test_statespace_resized();
     test_intermediate_update();
     test_clock_rollback();
+    test_runtime_clocks();
     test_call_sequence();
     test_cs_event_mode();
     test_serialize();

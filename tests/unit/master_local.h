@@ -170,7 +170,8 @@ static inline int ml_open_fmu(master_local *ml, size_t j, char *err, size_t errl
                         .param_values = pv,
                         .instance_name = fd->name,
                         .early_return = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0,
-                        .event_mode = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0};
+                        .event_mode = (ff->algo.needs & FEDFILE_NEEDS_EVENT_STOPS) != 0,
+                        .intermediate_update = (ff->algo.needs & FEDFILE_NEEDS_SUB_OUTPUTS) != 0};
     char e[FMU_ERR_LEN] = "";
     int rc = fmu_step_open(fd->fmu, &so, &ml->feds[j].fmu, e, sizeof e);
     free(names), free(vals), free(pv);

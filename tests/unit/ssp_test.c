@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <zip.h>
+
+#include "federate/fmu/fmu_zip.h"
 
 #include "tests/check.h"
 
@@ -407,8 +410,19 @@ static void test_more_refusals(void)
     snprintf(body, sizeof body, bind, "type=\"text/csv\"");
     refused(body, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:ParameterBindings",
             "only type application/x-ssp-parameter-set is supported");
-    snprintf(body, sizeof body, bind, "sourceBase=\"component\"");
-    refused(body, "ssd:ParameterBinding", "only sourceBase SSD is supported");
+    refused("<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\"/>"
+            "</ssd:Elements>\n<ssd:ParameterBindings><ssd:ParameterBinding source=\"p.ssv\" "
+            "sourceBase=\"component\"/></ssd:ParameterBindings></ssd:System>"
+            "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+            "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:ParameterBindings",
+            "sourceBase=\"component\" on a binding of a system");
+    refused(
+        "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"a\" source=\"a.fmu\">"
+        "\n<ssd:ParameterBindings><ssd:ParameterBinding source=\"p.ssv\" "
+        "sourceBase=\"FMU\"/></ssd:ParameterBindings></ssd:Component></ssd:Elements>"
+        "</ssd:System><ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n",
+        "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component/",
+        "sourceBase: expected SSD or component");
     refused("<ssd:System name=\"s\"><ssd:Connectors>\n"
             "<ssd:Connector name=\"o\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
             "</ssd:Connectors><ssd:Elements>\n"
@@ -525,9 +539,227 @@ static void test_same_document(void)
     refused(text, "t.ssd:9: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
             "no ssd:System with id \"nope\"");
     snprintf(text, sizeof text, body, "other.ssd#v");
-    refused(text, "t.ssd:9:", "a fragment of another document is not supported");
+    refused(text, "t.ssd:9:", "source \"other.ssd#v\": No such file");
     snprintf(text, sizeof text, body, "missing.ssd");
-    refused(text, "missing.ssd", "not well-formed XML");
+    refused(text, "t.ssd:9:", "source \"missing.ssd\": No such file");
+    snprintf(text, sizeof text, body, "#tpl#x");
+    refused(text, "t.ssd:9:", "no ssd:System with id \"tpl#x\"");
+}
+
+/* A component referencing a system of another SSD by its id ("o.ssd#pick"), or that SSD's
+ * root system ("o.ssd"): the components below it named after the component; the other file's
+ * parameter set written without declaring its ssv prefix (as some tools do) still read. */
+/* One parameter mapped to several targets (OMSimulator's importParameterMappingInline: one
+ * value to two inputs and a parameter, each through its own entry, one with a linear
+ * transformation); the unmapped one keeps its name. */
+static void test_one_to_many(void)
+{
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"a\" source=\"a.fmu\"><ssd:ParameterBindings>\n"
+        "<ssd:ParameterBinding><ssd:ParameterValues>\n"
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>\n"
+        "<ssv:Parameter name=\"ins\"><ssv:Real value=\"20\"/></ssv:Parameter>\n"
+        "<ssv:Parameter name=\"k\"><ssv:Real value=\"-40\"/></ssv:Parameter>\n"
+        "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>\n"
+        "<ssd:ParameterMapping><ssm:ParameterMapping version=\"1.0\" "
+        "xmlns:ssm=\"http://ssp-standard.org/SSP1/SystemStructureParameterMapping\">\n"
+        "<ssm:MappingEntry source=\"ins\" target=\"u1\"/>\n"
+        "<ssm:MappingEntry source=\"ins\" target=\"u2\"/>\n"
+        "<ssm:MappingEntry source=\"ins\" target=\"gain\"><ssc:LinearTransformation "
+        "factor=\"0.5\" offset=\"1\"/></ssm:MappingEntry>\n"
+        "</ssm:ParameterMapping></ssd:ParameterMapping>\n"
+        "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+        "</ssd:Elements></ssd:System>\n"
+        "<ssd:DefaultExperiment stopTime=\"1\"/></ssd:SystemStructureDescription>\n";
+    json_t *doc = NULL;
+    int rc = load_text(body, &doc);
+    CHECK(rc == 0, "one to many: %s", err);
+    if (rc) return;
+    json_t *a = fed(doc, 0);
+    CHECK_NEAR(num(a, "parameters", "u1"), 20, 0);
+    CHECK_NEAR(num(a, "parameters", "u2"), 20, 0);
+    CHECK_NEAR(num(a, "parameters", "gain"), 11, 0); /* 0.5 * 20 + 1 */
+    CHECK_NEAR(num(a, "parameters", "k"), -40, 0);
+    CHECK(!json_object_get(json_object_get(a, "parameters"), "ins"), "ins itself is mapped");
+    json_decref(doc);
+}
+
+/* A component type with MIME parameters, blanks or capitals is its base type. */
+static void test_mime(void)
+{
+    json_t *doc = NULL;
+    int rc = load_text("<ssd:System name=\"s\"><ssd:Elements>\n"
+                       "<ssd:Component name=\"a\" source=\"a.fmu\" "
+                       "type=\" Application/X-FMU-SharedLibrary; fmiVersion=2.0\"/>\n"
+                       "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+                       "</ssd:SystemStructureDescription>\n",
+                       &doc);
+    CHECK(rc == 0, "MIME parameters: %s", err);
+    if (!rc) CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "a");
+    json_decref(doc);
+}
+
+static void test_other_document(void)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/o.ssd", tmp);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL, "write o.ssd");
+    if (!f) return;
+    fputs("<ssd:SystemStructureDescription version=\"1.0\" name=\"o\"\n"
+          " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+          "<ssd:System name=\"outer\"><ssd:Elements>\n"
+          "<ssd:System name=\"in\" id=\"pick\"><ssd:Elements>\n"
+          "<ssd:Component name=\"c\" source=\"c.fmu\"><ssd:ParameterBindings><ssd:ParameterBinding>"
+          "<ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>"
+          "<ssv:Parameter name=\"k\"><ssv:Real value=\"2.5\"/></ssv:Parameter></ssv:Parameters>"
+          "</ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
+          "</ssd:Component>\n"
+          "</ssd:Elements></ssd:System></ssd:Elements></ssd:System>\n"
+          "</ssd:SystemStructureDescription>\n",
+          f);
+    fclose(f);
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"two\" type=\"application/x-ssp-definition\" source=\"%s\"/>\n"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    char text[1024];
+    json_t *doc = NULL;
+    snprintf(text, sizeof text, body, "o.ssd#pick");
+    int rc = load_text(text, &doc);
+    CHECK(rc == 0, "o.ssd#pick: %s", err);
+    if (!rc) {
+        CHECK_INT_EQ((long)json_array_size(json_object_get(doc, "federates")), 1);
+        CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "two-c");
+        CHECK_NEAR(num(fed(doc, 0), "parameters", "k"), 2.5, 0);
+    }
+    json_decref(doc);
+    doc = NULL;
+    snprintf(text, sizeof text, body, "o.ssd");
+    rc = load_text(text, &doc);
+    CHECK(rc == 0, "o.ssd: %s", err);
+    if (!rc) CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), "two-in-c");
+    json_decref(doc);
+    snprintf(text, sizeof text, body, "o.ssd#nope");
+    refused(text, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "source \"o.ssd#nope\": no ssd:System with id \"nope\"");
+    unlink(p);
+}
+
+/* A zip at path holding n (name, text) pairs; 0 written. */
+static int write_zip(const char *path, const char *const (*e)[2], size_t n)
+{
+    int zerr;
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!za) return -1;
+    for (size_t i = 0; i < n; i++) {
+        zip_source_t *src = zip_source_buffer(za, e[i][1], strlen(e[i][1]), 0);
+        if (!src || zip_file_add(za, e[i][0], src, ZIP_FL_ENC_UTF_8) < 0) {
+            zip_source_free(src);
+            zip_discard(za);
+            return -1;
+        }
+    }
+    return zip_close(za);
+}
+
+/* An SSP package inside the folder (sub.ssp, type application/x-ssp-package) with its variant
+ * V.ssd chosen by the fragment, the default SystemStructure.ssd without one; a binding with
+ * sourceBase="component" read from inside the component's FMU (resources/p.ssv of c.fmu):
+ * the unpacked .ssd gets a temporary folder holding both archives, which the caller removes;
+ * a variant the package lacks refused naming the component. Under the sanitizers, the
+ * unpacking and its clean-up. */
+static void test_packages(void)
+{
+    static const char *const head2 =
+        "<ssd:SystemStructureDescription version=\"1.0\" name=\"%s\"\n"
+        " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+        "<ssd:System name=\"%s\"><ssd:Elements>"
+        "<ssd:Component name=\"c\" source=\"resources/c.fmu\"><ssd:ParameterBindings>"
+        "<ssd:ParameterBinding source=\"resources/p.ssv\" sourceBase=\"component\"/>"
+        "</ssd:ParameterBindings></ssd:Component></ssd:Elements></ssd:System>\n"
+        "</ssd:SystemStructureDescription>\n";
+    static const char *const ssv =
+        "<ssv:ParameterSet version=\"1.0\" name=\"p\" "
+        "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\">"
+        "<ssv:Parameters><ssv:Parameter name=\"k\"><ssv:Real value=\"%s\"/></ssv:Parameter>"
+        "</ssv:Parameters></ssv:ParameterSet>\n";
+    char def[1024], var[1024], pv[512], fmu[160], sub[160];
+    snprintf(def, sizeof def, head2, "default", "d");
+    snprintf(var, sizeof var, head2, "variant", "v");
+    snprintf(pv, sizeof pv, ssv, "4.5");
+    /* the FMU is only a zip here: the reader reads its resources, the run would load it */
+    snprintf(fmu, sizeof fmu, "%s/c.fmu", tmp);
+    const char *const fe[][2] = {{"resources/p.ssv", pv}};
+    CHECK(write_zip(fmu, fe, 1) == 0, "write c.fmu");
+    FILE *f = fopen(fmu, "rb");
+    char fbuf[4096];
+    size_t fl = f ? fread(fbuf, 1, sizeof fbuf - 1, f) : 0;
+    if (f) fclose(f);
+    fbuf[fl] = '\0';
+    snprintf(sub, sizeof sub, "%s/sub.ssp", tmp);
+    /* libzip's buffer source takes bytes: the FMU is binary, so it goes in by its length */
+    int zerr;
+    zip_t *za = zip_open(sub, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    int ok = za != NULL;
+    static const char *const up =
+        "<ssd:SystemStructureDescription version=\"1.0\" name=\"up\"\n"
+        " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+        "<ssd:System name=\"u\"><ssd:Elements>\n"
+        "<ssd:Component name=\"c\" source=\"../c.fmu\"/></ssd:Elements></ssd:System>\n"
+        "</ssd:SystemStructureDescription>\n";
+    const char *const se[][2] = {{"SystemStructure.ssd", def}, {"V.ssd", var}, {"Up.ssd", up}};
+    for (size_t i = 0; ok && i < 3; i++) {
+        zip_source_t *src = zip_source_buffer(za, se[i][1], strlen(se[i][1]), 0);
+        ok = src && zip_file_add(za, se[i][0], src, 0) >= 0;
+    }
+    zip_source_t *fs = ok ? zip_source_buffer(za, fbuf, fl, 0) : NULL;
+    ok = ok && fs && zip_file_add(za, "resources/c.fmu", fs, 0) >= 0 && zip_close(za) == 0;
+    CHECK(ok, "write sub.ssp");
+    if (!ok) return;
+    static const char *const body =
+        "<ssd:System name=\"s\"><ssd:Elements>\n"
+        "<ssd:Component name=\"p\" type=\"application/x-ssp-package\" source=\"%s\"/>\n"
+        "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+        "</ssd:SystemStructureDescription>\n";
+    const char *srcs[] = {"sub.ssp#V.ssd", "sub.ssp"}, *names[] = {"p-c", "p-c"};
+    for (int k = 0; k < 2; k++) {
+        char text[1024], p[128], e2[256];
+        snprintf(text, sizeof text, body, srcs[k]);
+        snprintf(p, sizeof p, "%s/t.ssd", tmp);
+        f = fopen(p, "w");
+        if (!f) return;
+        fprintf(f, "%s%s", head, text);
+        fclose(f);
+        char *td = NULL;
+        void *d = NULL;
+        int rc = ssp_load(p, 1, &d, &td, err, sizeof err);
+        CHECK(rc == 0, "%s: %s", srcs[k], err);
+        CHECK(td != NULL, "%s: a temporary folder for the archives", srcs[k]);
+        json_t *doc = d;
+        if (!rc) {
+            CHECK_STR_EQ(str(fed(doc, 0), "name", NULL), names[k]);
+            CHECK_NEAR(num(fed(doc, 0), "parameters", "k"), 4.5, 0);
+            CHECK_STR_HAS(str(fed(doc, 0), "fmu", NULL), td);
+            CHECK_STR_HAS(json_string_value(json_object_get(doc, "description")), "t.ssd");
+        }
+        json_decref(doc);
+        if (td) CHECK(fmu_zip_remove_tree(td, e2, sizeof e2) == 0, "remove %s: %s", td, e2);
+        free(td);
+    }
+    char text[1024];
+    snprintf(text, sizeof text, body, "sub.ssp#W.ssd");
+    refused(text, "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "source \"sub.ssp#W.ssd\": the package has no W.ssd");
+    snprintf(text, sizeof text, body, "sub.ssp#Up.ssd"); /* its sources stay inside it */
+    refused(text, "sub.ssp/Up.ssd:4: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/",
+            "source \"../c.fmu\": an archive's sources may not leave it");
+    snprintf(text, sizeof text, body, "sub.ssp#../x.ssd");
+    refused(text, "t.ssd:7:", "a package's variant is the name of an .ssd file in it");
+    unlink(fmu);
+    unlink(sub);
 }
 
 static void test_refusals(void)
@@ -566,6 +798,12 @@ static void test_refusals(void)
     CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
     CHECK(!json_object_get(fed(doc, 1), "transform"), "the identity is no transform");
     json_decref(doc);
+    /* unit="" (tools write it for a variable without a unit) is no unit: no conversion */
+    snprintf(body, sizeof body, two, "", "m");
+    CHECK(load_text(body, &doc) == 0, "empty unit: %s", err);
+    CHECK_STR_EQ(str(fed(doc, 1), "inputs", "u"), "a.y");
+    CHECK(!json_object_get(fed(doc, 1), "transform"), "an empty unit is no transform");
+    json_decref(doc);
     snprintf(body, sizeof body, two, "m", "ft");
     refused(body, "unit \"ft\" is not declared in ssd:Units", "t.ssd:13:");
     refused("<ssd:System name=\"s\"><ssd:Elements>\n"
@@ -573,7 +811,13 @@ static void test_refusals(void)
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
             "</ssd:SystemStructureDescription>\n",
             "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
-            "only FMUs and system structure files are run");
+            "source \"a.ssp\": No such file");
+    refused("<ssd:System name=\"s\"><ssd:Elements>\n"
+            "<ssd:Component name=\"a\" source=\"a.fmu\" type=\"text/x-python\"/>\n"
+            "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            "t.ssd:7: /ssd:SystemStructureDescription/ssd:System/ssd:Elements/ssd:Component",
+            "only FMUs and systems are run");
     refused("<ssd:System name=\"s\"><ssd:Elements>\n"
             "<ssd:Component name=\"a\" source=\"http://x/a.fmu\"/>\n"
             "</ssd:Elements></ssd:System><ssd:DefaultExperiment stopTime=\"1\"/>\n"
@@ -792,6 +1036,10 @@ int main(void)
     test_more_refusals();
     test_version();
     test_same_document();
+    test_other_document();
+    test_one_to_many();
+    test_packages();
+    test_mime();
     test_corrupted();
     char p[128];
     snprintf(p, sizeof p, "%s/t.ssd", tmp);
