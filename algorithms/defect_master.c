@@ -562,6 +562,12 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
             if (rc) return posted(w, rc, "record", t1);
         }
         rc = sync_all(w, "record", t1);
+        /* noted before the close, so that a save made in the close (doc/checkpoint.md
+         * "Master methods") holds the instant's notes and a resumed run has them once */
+        if (rc == PORT_OK && m->ops->note) {
+            m->ops->note(m->ctx, "defect", eps);
+            if (!last) m->ops->note(m->ctx, "next_step", Hn);
+        }
         if (rc == PORT_OK && !last) { /* the state once t1 closes: the next step decided */
             int64_t hn = c->variable && Hn > 0 && isfinite(Hn) ? to_ticks(Hn, m->tick, even) : ht;
             dc_between nb = {t1, (int64_t)k, hn, c->variable ? pi.I : 0};
@@ -572,10 +578,6 @@ static int loop(dc_work *w, dc_observer *obs, void *obs_ctx, double *dbuf, size_
             return w->res->err[0] ? rc
                                   : port_errorf(w->res->err, sizeof w->res->err, rc,
                                                 "closing %.9g s", port_seconds(m->tick, t1));
-        if (m->ops->note) {
-            m->ops->note(m->ctx, "defect", eps);
-            if (!last) m->ops->note(m->ctx, "next_step", Hn);
-        }
         if (last) break;
         if (!(Hn > 0) || !isfinite(Hn))
             return port_errorf(w->res->err, sizeof w->res->err, PORT_EFAIL,

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/pstate.h"
+
 #define HIST (F3_PBAR + 2) /* samples kept per output: CLS of degree 2 needs 4 */
 
 #define UW (F3_PBAR + 2) /* input coefficients per input: degree 3 with smoothing */
@@ -329,6 +331,134 @@ static int post_inputs(f3_work *w, int64_t T, int first)
     return PORT_OK;
 }
 
+/* The state between instants (doc/checkpoint.md "Master methods"): "F3S1", the version, the
+ * instant T, the result so far (N, steps, h_min, h_max), then per slave its time, previous and
+ * next times (ticks), the ratio of its last step, its outputs, the orders used and its input
+ * coefficients about its time (the left end of a smoothed next input), and per output the
+ * sample history, the orders, the polynomial and the band (the step-size controller's
+ * memory). The imposed steps come from the settings. */
+#define F3_CK_MAGIC   0x31533346u /* "F3S1" little-endian */
+#define F3_CK_VERSION 1u
+
+static int offer_state(f3_work *w, int64_t T)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    pstate_buf b = {0};
+    pstate_put_u32(&b, F3_CK_MAGIC);
+    pstate_put_u32(&b, F3_CK_VERSION);
+    pstate_put_i64(&b, T);
+    pstate_put_i64(&b, (int64_t)w->res->N);
+    pstate_put_i64(&b, (int64_t)w->res->steps);
+    pstate_put_f64(&b, w->res->h_min);
+    pstate_put_f64(&b, w->res->h_max);
+    pstate_put_u32(&b, (uint32_t)w->S);
+    for (size_t j = 0; j < w->S; j++) {
+        const port_slave_info *in = &m->slaves[j].info;
+        pstate_put_u32(&b, (uint32_t)in->n_out);
+        pstate_put_u32(&b, (uint32_t)in->n_in);
+        pstate_put_i64(&b, w->t[j]);
+        pstate_put_i64(&b, w->tp[j]);
+        pstate_put_i64(&b, w->nx[j]);
+        pstate_put_f64(&b, w->rho[j]);
+        for (size_t q = 0; q < in->n_out; q++) {
+            const f3_out *o = &w->o[j][q];
+            pstate_put_f64(&b, w->y[j][q]);
+            pstate_put_i64(&b, w->ord[j][q]);
+            pstate_put_i64(&b, o->nh);
+            pstate_put_i64(&b, o->order);
+            pstate_put_i64(&b, o->used);
+            for (int h = 0; h < HIST; h++) {
+                pstate_put_f64(&b, o->t[h]);
+                pstate_put_f64(&b, o->y[h]);
+            }
+            for (int p = 0; p <= F3_PBAR; p++)
+                pstate_put_f64(&b, o->c[p]);
+            pstate_put_f64(&b, o->band.ymin);
+            pstate_put_f64(&b, o->band.ymax);
+            pstate_put_u8(&b, (uint8_t)(o->band.started ? 1 : 0));
+        }
+        for (size_t i = 0; i < in->n_in * UW; i++)
+            pstate_put_f64(&b, w->uc[j][i]);
+    }
+    int rc = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, T, b.p, b.n);
+    free(b.p);
+    if (rc)
+        return port_errorf(w->res->err, sizeof w->res->err, rc, "f3ornits: the state at %.9g s: %s",
+                           port_seconds(m->tick, T), port_strerror(rc));
+    return PORT_OK;
+}
+
+/* A resumed run: the state of the saved instant T (*T); bytes it did not write are refused
+ * before any command. */
+static int resume_state(f3_work *w, int64_t *T)
+{
+    const port_master *m = w->m;
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    uint32_t magic = pstate_get_u32(&r), version = pstate_get_u32(&r);
+    int64_t at = pstate_get_i64(&r), N = pstate_get_i64(&r), steps = pstate_get_i64(&r);
+    double hmin = pstate_get_f64(&r), hmax = pstate_get_f64(&r);
+    uint32_t S = pstate_get_u32(&r);
+    int ok = !r.bad && magic == F3_CK_MAGIC && version == F3_CK_VERSION && S == w->S && N >= 0 &&
+             steps >= 0;
+    for (size_t j = 0; ok && j < w->S; j++) {
+        const port_slave_info *in = &m->slaves[j].info;
+        uint32_t no = pstate_get_u32(&r), ni = pstate_get_u32(&r);
+        if (r.bad || no != in->n_out || ni != in->n_in) {
+            ok = 0;
+            break;
+        }
+        w->imp[j] =
+            w->cfg->imposed && w->cfg->imposed[j] > 0 ? ticks_of(w->cfg->imposed[j], m->tick) : 0;
+        w->t[j] = pstate_get_i64(&r);
+        w->tp[j] = pstate_get_i64(&r);
+        w->nx[j] = pstate_get_i64(&r);
+        w->rho[j] = pstate_get_f64(&r);
+        if (w->tp[j] > w->t[j] || w->t[j] > at || w->nx[j] < w->t[j]) r.bad = 1;
+        for (size_t q = 0; q < in->n_out; q++) {
+            f3_out *o = &w->o[j][q];
+            w->y[j][q] = pstate_get_f64(&r);
+            int64_t ord = pstate_get_i64(&r), nh = pstate_get_i64(&r);
+            int64_t order = pstate_get_i64(&r), used = pstate_get_i64(&r);
+            if (nh < 0 || nh > HIST || ord < 0 || ord > F3_PBAR || order < 0 || order > F3_PBAR ||
+                used < 0 || used > F3_PBAR)
+                r.bad = 1;
+            w->ord[j][q] = (int)ord, o->nh = (int)nh, o->order = (int)order, o->used = (int)used;
+            for (int h = 0; h < HIST; h++) {
+                o->t[h] = pstate_get_f64(&r);
+                o->y[h] = pstate_get_f64(&r);
+            }
+            for (int p = 0; p <= F3_PBAR; p++)
+                o->c[p] = pstate_get_f64(&r);
+            o->band.ymin = pstate_get_f64(&r);
+            o->band.ymax = pstate_get_f64(&r);
+            int started = pstate_get_u8(&r);
+            if (started > 1) r.bad = 1;
+            o->band.started = started;
+        }
+        for (size_t i = 0; i < in->n_in * UW; i++)
+            w->uc[j][i] = pstate_get_f64(&r);
+        ok = !r.bad;
+    }
+    if (!ok || r.bad || r.at != r.n)
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "f3ornits: the state to resume from is not one it wrote for these "
+                           "slaves (%zu bytes)",
+                           m->ckpt->n_resume);
+    if (at < m->t_start || at >= m->t_end)
+        return port_errorf(w->res->err, sizeof w->res->err, PORT_EUSAGE,
+                           "f3ornits: the state to resume from is at %.9g s, outside the run "
+                           "[%.9g, %.9g) s",
+                           port_seconds(m->tick, at), port_seconds(m->tick, m->t_start),
+                           port_seconds(m->tick, m->t_end));
+    w->res->N = (size_t)N;
+    w->res->steps = (size_t)steps;
+    w->res->h_min = hmin;
+    w->res->h_max = hmax;
+    *T = at;
+    return PORT_OK;
+}
+
 /* Steps 4-5 and the instant's close; also the start instant (first). */
 static int finish_instant(f3_work *w, int64_t T, int first, size_t k, int64_t Tprev,
                           f3_observer *obs, void *obs_ctx)
@@ -362,10 +492,12 @@ static int finish_instant(f3_work *w, int64_t T, int first, size_t k, int64_t Tp
             return port_errorf(w->res->err, sizeof w->res->err, PORT_ENOCONV,
                                "stopped by the observer");
     }
+    /* noted before the close, so that a save made in it holds the instant's notes */
+    if (!first) port_note(m, "step_ratio", rho);
+    if ((rc = offer_state(w, T))) return rc;
     if ((rc = port_close(m, T)))
         return port_errorf(w->res->err, sizeof w->res->err, rc, "closing %.9g s: %s",
                            port_seconds(m->tick, T), port_strerror(rc));
-    if (!first) port_note(m, "step_ratio", rho);
     return PORT_OK;
 }
 
@@ -411,9 +543,12 @@ int f3_run(const port_master *m, const f3_config *cfg, f3_observer *obs, void *o
     if (rc == PORT_OK) rc = work_alloc(&w);
     if (rc == PORT_ENOMEM)
         port_errorf(w.res->err, sizeof w.res->err, rc, "f3ornits: out of memory");
-    if (rc == PORT_OK) rc = start(&w, obs, obs_ctx);
     int64_t Tprev = m->t_start;
-    for (size_t k = 1; rc == PORT_OK; k++) {
+    if (rc == PORT_OK && m->ckpt && m->ckpt->resume) /* after the saved instant */
+        rc = resume_state(&w, &Tprev);
+    else if (rc == PORT_OK)
+        rc = start(&w, obs, obs_ctx);
+    for (size_t k = res->N + 1; rc == PORT_OK; k++) {
         int64_t T = INT64_MAX;
         for (size_t j = 0; j < w.S; j++)
             if (w.t[j] < m->t_end && w.nx[j] < T) T = w.nx[j];

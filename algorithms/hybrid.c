@@ -50,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/pstate.h"
+
 /* Defaults and limits (doc/algorithms/hybrid.md "Settings"). */
 #define HY_DEFAULT_TOL      1e-8   /* output units: the thesis gives no value */
 #define HY_DEFAULT_MAX_ITER 50     /* the thesis gives none */
@@ -482,6 +484,87 @@ static int process_event(hy_work *w, int64_t *t, int64_t t_to, int64_t t_ev, int
                        secs(w, t_ev), HY_MAX_REWINDS);
 }
 
+/* The state between instants (doc/checkpoint.md "Master methods"): "HYB1", the version, the
+ * instant closed, the committed time T and the step size the controller chose for the next
+ * step (ticks), y(T) (n_out values: the next step's guess and rewind outputs) and the result's
+ * counters. The rewind point (slot 0, saved at T) and the discrete inputs held are each
+ * slave's own state; the step and event histories are not saved. */
+#define HY_CK_MAGIC   0x31425948u /* "HYB1" little-endian */
+#define HY_CK_VERSION 1u
+
+static int offer_state(hy_work *w, int64_t inst, int64_t t, int64_t H)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    const hybrid_result *r = w->res;
+    pstate_buf b = {0};
+    pstate_put_u32(&b, HY_CK_MAGIC);
+    pstate_put_u32(&b, HY_CK_VERSION);
+    pstate_put_i64(&b, inst);
+    pstate_put_i64(&b, t);
+    pstate_put_i64(&b, H);
+    pstate_put_u32(&b, (uint32_t)w->n_out);
+    for (size_t k = 0; k < w->n_out; k++)
+        pstate_put_f64(&b, w->y0[k]);
+    /* n_steps is the length of the step history, which a resumed run starts afresh */
+    int64_t c[] = {(int64_t)r->n_normal,  (int64_t)r->n_attempts,
+                   (int64_t)r->n_aborted, (int64_t)r->iter_total,
+                   r->iter_max,           (int64_t)r->n_instants};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        pstate_put_i64(&b, c[k]);
+    int st = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, inst, b.p, b.n);
+    free(b.p);
+    if (st)
+        return port_errorf(w->err, w->errlen, st, "hybrid: the state at %.17g s: %s", secs(w, inst),
+                           port_strerror(st));
+    return PORT_OK;
+}
+
+/* A resumed run: the committed time and step size of the saved instant; bytes it did not write
+ * are refused before any command. */
+static int resume_state(hy_work *w, int64_t *t, int64_t *H)
+{
+    const port_master *m = w->m;
+    hybrid_result *res = w->res;
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    uint32_t magic = pstate_get_u32(&r), version = pstate_get_u32(&r);
+    int64_t inst = pstate_get_i64(&r), tc = pstate_get_i64(&r), h = pstate_get_i64(&r);
+    uint32_t n = pstate_get_u32(&r);
+    int ok = !r.bad && magic == HY_CK_MAGIC && version == HY_CK_VERSION && n == w->n_out;
+    double *y = ok ? calloc(w->n_out + 1, sizeof *y) : NULL;
+    int64_t c[6] = {0};
+    for (size_t k = 0; y && k < w->n_out; k++)
+        y[k] = pstate_get_f64(&r);
+    for (size_t k = 0; y && k < 6; k++)
+        if ((c[k] = pstate_get_i64(&r)) < 0) r.bad = 1;
+    if (!y || r.bad || r.at != r.n || c[4] > INT32_MAX || h < w->o->h_min || h > w->o->h_max) {
+        free(y);
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "hybrid: the state to resume from is not one it wrote for these "
+                           "slaves and settings (%zu bytes)",
+                           m->ckpt->n_resume);
+    }
+    if (inst < m->t_start || tc < inst - 1 || tc > m->t_end) { /* T = end: the run only ends */
+        free(y);
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "hybrid: the state to resume from is at %.17g s, outside the run "
+                           "[%.17g, %.17g) s",
+                           secs(w, tc), secs(w, m->t_start), secs(w, m->t_end));
+    }
+    memcpy(w->y0, y, w->n_out * sizeof *y);
+    free(y);
+    res->n_normal = (size_t)c[0];
+    res->n_attempts = (size_t)c[1];
+    res->n_aborted = (size_t)c[2];
+    res->iter_total = (size_t)c[3];
+    res->iter_max = (int)c[4];
+    res->n_instants = (size_t)c[5];
+    res->t_reached = tc;
+    *t = tc;
+    *H = h;
+    return PORT_OK;
+}
+
 /* One logical instant: the step from *t with the step size *H. */
 static int instant(hy_work *w, int64_t *t, int64_t *H)
 {
@@ -503,6 +586,7 @@ static int instant(hy_work *w, int64_t *t, int64_t *H)
         *H = w->o->h_min; /* "intermediately reduced to minimum" (§5.5.2) */
         st = process_event(w, t, t_to, a.t_ev, a.located);
     }
+    if (st == PORT_OK) st = offer_state(w, inst, *t, *H);
     if (st != PORT_OK) return st;
     st = port_close(m, inst);
     if (st)
@@ -529,8 +613,14 @@ int hybrid_run(const port_master *m, const port_link *links, size_t n_links,
                  .errlen = errlen};
     if (!m || !o) return port_errorf(err, errlen, PORT_EUSAGE, "hybrid: no master or no settings");
     int st = setup(&w);
-    if (st == PORT_OK) st = port_open(m, m->t_start);
-    if (st == PORT_OK) { /* the outputs at the start, the first rewind point, the first row */
+    int64_t t = m->t_start, H = o->step;
+    if (st == PORT_OK && H > o->h_max) H = o->h_max;
+    if (st == PORT_OK && H < o->h_min) H = o->h_min;
+    int resumed = st == PORT_OK && m->ckpt && m->ckpt->resume;
+    if (resumed) st = resume_state(&w, &t, &H); /* after the saved instant */
+    if (st == PORT_OK && !resumed) st = port_open(m, m->t_start);
+    if (st == PORT_OK && !resumed) { /* the outputs at the start, the first rewind point, the
+                                        first row */
         for (size_t j = 0; j < w.n_c; j++) {
             const port_slave *s = &m->slaves[j];
             port_get_outputs(s, &w.y0[w.off_out[j]]);
@@ -540,10 +630,8 @@ int hybrid_run(const port_master *m, const port_link *links, size_t n_links,
         share_all(&w, m->t_start); /* the discrete inputs' first values, slave to slave */
         st = sync_all(&w, "reading the initial outputs", m->t_start);
     }
-    if (st == PORT_OK) st = port_close(m, m->t_start);
-    int64_t t = m->t_start, H = o->step;
-    if (st == PORT_OK && H > o->h_max) H = o->h_max;
-    if (st == PORT_OK && H < o->h_min) H = o->h_min;
+    if (st == PORT_OK && !resumed) st = offer_state(&w, m->t_start, t, H);
+    if (st == PORT_OK && !resumed) st = port_close(m, m->t_start);
     while (st == PORT_OK && t < m->t_end)
         st = instant(&w, &t, &H);
     teardown(&w);

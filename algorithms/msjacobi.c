@@ -130,6 +130,9 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
             if (s->info.n_in) port_set_inputs(s, &p);
             port_record(s);
         }
+        /* noted before the close, so that a save made in the close (doc/checkpoint.md
+         * "Master methods") holds the instant's notes and a resumed run has them once */
+        if (m->ops->note) m->ops->note(m->ctx, "step", port_seconds(m->tick, t1));
         if ((rc = offer(m, t1, err, errlen))) goto out;
         if ((rc = port_close(m, t1))) {
             rc = port_errorf(err, errlen, rc, "closing %.9g s: %s", port_seconds(m->tick, t1),
@@ -137,7 +140,6 @@ int msjacobi_run(const port_master *m, const port_link *links, size_t n_links, i
             goto out;
         }
         if ((rc = sync_or_fail(m, st, "inputs and record", t1, err, errlen))) goto out;
-        if (m->ops->note) m->ops->note(m->ctx, "step", port_seconds(m->tick, t1));
         first = 0;
         T = t1;
         if (T >= m->t_end) break;

@@ -95,6 +95,25 @@ int port_ckpt_offer(const port_master *m, int64_t t, const void *state, size_t n
     return m->ckpt->offer(m->ckpt->ctx, t, state, n);
 }
 
+int port_ckpt_offer_later(const port_master *m, int64_t t,
+                          int (*write)(void *arg, void **bytes, size_t *n), void *arg)
+{
+    if (!m->ckpt) return PORT_OK;
+    if (m->ckpt->offer_later) return m->ckpt->offer_later(m->ckpt->ctx, t, write, arg);
+    if (!m->ckpt->offer) return PORT_OK;
+    void *p = NULL;
+    size_t n = 0;
+    int rc = write(arg, &p, &n);
+    if (rc == PORT_OK) rc = m->ckpt->offer(m->ckpt->ctx, t, p, n);
+    free(p);
+    return rc;
+}
+
+int port_ckpt_marked(const port_master *m, int64_t t)
+{
+    return m->ckpt && m->ckpt->marked ? m->ckpt->marked(m->ckpt->ctx, t) : 0;
+}
+
 void port_note(const port_master *m, const char *what, double value)
 {
     if (m->ops && m->ops->note) m->ops->note(m->ctx, what, value);

@@ -251,6 +251,20 @@ typedef struct port_ckpt {
     void *ctx;
     const void *resume; /* NULL: a run from t_start; else n_resume bytes of an offer */
     size_t n_resume;
+    /* The state once instant t closes, written only if a save needs it: write(arg, &bytes,
+     * &n) hands malloc'ed bytes (the caller frees them) and returns PORT_OK or PORT_ENOMEM;
+     * the master calls it in the close's grant, when the replies of every operation posted
+     * before the close have landed in the algorithm's buffers (an algorithm whose state
+     * depends on such replies offers this way: port_ckpt_offer_later), and never after the
+     * next open. NULL: port_ckpt_offer_later writes the bytes at once and offers them. */
+    int (*offer_later)(void *ctx, int64_t t, int (*write)(void *arg, void **bytes, size_t *n),
+                       void *arg);
+    /* Asked once per instant t the algorithm closes, in order: 1 when t is the first instant
+     * at or past a checkpoint instant of the run (a save may be made in its close), else 0.
+     * An algorithm whose state holds history it cannot write (strong coupling's CVODE) starts
+     * it afresh after such a close, whether or not the save is made, as a resumed run starts
+     * it (doc/checkpoint.md "Master methods"). NULL: never. */
+    int (*marked)(void *ctx, int64_t t);
 } port_ckpt;
 
 typedef struct port_master {
@@ -266,6 +280,16 @@ typedef struct port_master {
 /** Hand the state once instant t closes to m->ckpt->offer, when there is one.
  *  @return PORT_OK, or what offer returns. */
 int port_ckpt_offer(const port_master *m, int64_t t, const void *state, size_t n);
+
+/** The state once instant t closes, as write(arg, ...) makes it when a save needs it
+ *  (m->ckpt->offer_later), or at once through m->ckpt->offer when the master takes offers
+ *  only; nothing without either. arg must stay valid until the next open.
+ *  @return PORT_OK, or what write or offer returns. */
+int port_ckpt_offer_later(const port_master *m, int64_t t,
+                          int (*write)(void *arg, void **bytes, size_t *n), void *arg);
+
+/** m->ckpt->marked(t) when there is one, else 0 (see port_ckpt.marked). */
+int port_ckpt_marked(const port_master *m, int64_t t);
 
 /**
  * Complete every posted operation of every slave (each slave's collect, in turn).

@@ -56,6 +56,8 @@
 #include <string.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
 
+#include "algorithms/pstate.h"
+
 /* Defaults (doc/algorithms/semi-implicit.md "Settings"). */
 #define SEMI_DEFAULT_TOL      1e-8  /* output units; the thesis gives no value */
 #define SEMI_DEFAULT_MAX_ITER 50    /* the thesis has no guard */
@@ -675,6 +677,86 @@ static void record_all(semi_work *w)
     w->res->msg_commands += w->n_c;
 }
 
+/* The state between macro steps (doc/checkpoint.md "Master methods"): "SMI1", the version, the
+ * instant, y (the outputs at it: the next step's Advance Time inputs) and the result's
+ * counters. The iteration matrix (Jacobian or Broyden's B) and KINSOL's iterate are formed
+ * again at each step's first update, so nothing of them lives between steps; slot 0 is saved
+ * again by each step's Advance Time; the step and residual histories are not saved. */
+#define SEMI_CK_MAGIC   0x31494d53u /* "SMI1" little-endian */
+#define SEMI_CK_VERSION 1u
+
+static int offer_state(semi_work *w, int64_t t)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    const semi_result *r = w->res;
+    pstate_buf b = {0};
+    pstate_put_u32(&b, SEMI_CK_MAGIC);
+    pstate_put_u32(&b, SEMI_CK_VERSION);
+    pstate_put_i64(&b, t);
+    pstate_put_u32(&b, (uint32_t)w->n);
+    for (size_t k = 0; k < w->n; k++)
+        pstate_put_f64(&b, w->y[k]);
+    size_t c[] = {r->n_accepted, r->iter_total, r->eval_total, r->msg_commands, r->msg_replies};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        pstate_put_i64(&b, (int64_t)c[k]);
+    pstate_put_i64(&b, r->iter_max);
+    for (size_t k = 0; k < SEMI_HIST_MAX; k++)
+        pstate_put_i64(&b, (int64_t)r->hist[k]);
+    int st = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, t, b.p, b.n);
+    free(b.p);
+    if (st)
+        return port_errorf(w->err, w->errlen, st, "semi-implicit: the state at %.17g s: %s",
+                           secs(w, t), port_strerror(st));
+    return PORT_OK;
+}
+
+/* Take the state a resumed run starts from; bytes it did not write are refused before any
+ * command. */
+static int resume_state(semi_work *w, int64_t *t)
+{
+    const port_master *m = w->m;
+    semi_result *res = w->res;
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    uint32_t magic = pstate_get_u32(&r), version = pstate_get_u32(&r);
+    int64_t at = pstate_get_i64(&r);
+    uint32_t n = pstate_get_u32(&r);
+    int ok = !r.bad && magic == SEMI_CK_MAGIC && version == SEMI_CK_VERSION && n == w->n;
+    double *y = ok ? calloc(w->n + 1, sizeof *y) : NULL;
+    int64_t c[5 + 1 + SEMI_HIST_MAX];
+    for (size_t k = 0; y && k < w->n; k++)
+        y[k] = pstate_get_f64(&r);
+    for (size_t k = 0; y && k < sizeof c / sizeof c[0]; k++)
+        if ((c[k] = pstate_get_i64(&r)) < 0) r.bad = 1;
+    if (!y || r.bad || r.at != r.n || c[5] > INT32_MAX) {
+        free(y);
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "semi-implicit: the state to resume from is not one it wrote for these "
+                           "slaves (%zu bytes)",
+                           m->ckpt->n_resume);
+    }
+    if (at < m->t_start || at >= m->t_end) {
+        free(y);
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "semi-implicit: the state to resume from is at %.17g s, outside the "
+                           "run [%.17g, %.17g) s",
+                           secs(w, at), secs(w, m->t_start), secs(w, m->t_end));
+    }
+    memcpy(w->y, y, w->n * sizeof *y);
+    free(y);
+    res->n_accepted = (size_t)c[0];
+    res->iter_total = (size_t)c[1];
+    res->eval_total = (size_t)c[2];
+    res->msg_commands = (size_t)c[3];
+    res->msg_replies = (size_t)c[4];
+    res->iter_max = (int)c[5];
+    for (size_t k = 0; k < SEMI_HIST_MAX; k++)
+        res->hist[k] = (size_t)c[6 + k];
+    res->t_reached = at;
+    *t = at;
+    return PORT_OK;
+}
+
 int semi_run(const port_master *m, const port_link *links, size_t n_links, const semi_opts *o,
              semi_result *res, char *err, size_t errlen)
 {
@@ -692,8 +774,11 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
     if (!m || !o)
         return port_errorf(w.err, w.errlen, PORT_EUSAGE, "semi-implicit: no master or no settings");
     int st = setup(&w);
-    if (st == PORT_OK) st = port_open(m, m->t_start);
-    if (st == PORT_OK) { /* the outputs at t_start and the first results row */
+    int resumed = st == PORT_OK && m->ckpt && m->ckpt->resume;
+    int64_t t0 = m->t_start;
+    if (resumed) st = resume_state(&w, &t0); /* after the saved instant */
+    if (st == PORT_OK && !resumed) st = port_open(m, m->t_start);
+    if (st == PORT_OK && !resumed) { /* the outputs at t_start and the first results row */
         for (size_t j = 0; j < w.n_c; j++) {
             const port_slave *s = &m->slaves[j];
             port_get_outputs(s, &w.y[w.off_out[j]]);
@@ -702,10 +787,12 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
         res->msg_replies += w.n_c;
         st = sync_all(&w, "reading the initial outputs", m->t_start);
     }
-    if (st == PORT_OK) record_all(&w);
-    if (st == PORT_OK) st = port_close(m, m->t_start);
-    if (st == PORT_OK) st = sync_all(&w, "recording", m->t_start);
-    for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
+    if (st == PORT_OK && !resumed) {
+        record_all(&w);
+        if ((st = offer_state(&w, m->t_start)) == PORT_OK) st = port_close(m, m->t_start);
+        if (st == PORT_OK) st = sync_all(&w, "recording", m->t_start);
+    }
+    for (int64_t t = t0; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
         if ((st = port_open(m, t_to)) != PORT_OK) {
@@ -714,6 +801,7 @@ int semi_run(const port_master *m, const port_link *links, size_t n_links, const
             break;
         }
         if ((st = macro_step(&w, t, t_to)) == PORT_OK) record_all(&w);
+        if (st == PORT_OK) st = offer_state(&w, t_to);
         if (st == PORT_OK && (st = port_close(m, t_to)) != PORT_OK)
             port_errorf(w.err, w.errlen, st, "semi-implicit: closing the instant %.17g s: %s",
                         secs(&w, t_to), port_strerror(st));

@@ -29,6 +29,8 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include "algorithms/pstate.h"
+
 #define STRONG_DEFAULT_RTOL 1e-6
 #define STRONG_DEFAULT_ATOL 1e-8
 #define STRONG_MAX_STEPS    100000 /* CVODE internal steps per output interval */
@@ -61,6 +63,7 @@ typedef struct strong_work {
     SUNMatrix A;
     SUNLinearSolver LS;
     void *cv;
+    long steps_done; /* CVODE's steps before its last (re)start: CVodeReInit counts from 0 */
 } strong_work;
 
 static double secs(const strong_work *w, int64_t t)
@@ -234,6 +237,94 @@ static void teardown(strong_work *w)
     free(w->u);
 }
 
+/* CVODE started at t (s) from w->x with the run's settings. */
+static int cv_init(strong_work *w, double t)
+{
+    int flag;
+    if ((flag = CVodeSetErrHandlerFn(w->cv, cv_quiet, NULL)) ||
+        (flag = CVodeInit(w->cv, rhs, t, w->x)) || (flag = CVodeSetUserData(w->cv, w)) ||
+        (flag = CVodeSStolerances(w->cv, w->o->rtol, w->o->atol)) ||
+        (flag = CVodeSetLinearSolver(w->cv, w->LS, w->A)) ||
+        (flag = CVodeSetMaxNumSteps(w->cv, STRONG_MAX_STEPS)) ||
+        (w->o->max_step > 0 && (flag = CVodeSetMaxStep(w->cv, w->o->max_step))))
+        return port_errorf(w->err, w->errlen, PORT_EFAIL,
+                           "strong coupling: CVODE set-up failed (flag %d)", flag);
+    return PORT_OK;
+}
+
+/* The state between output instants (doc/checkpoint.md "Master methods"): "STR1", the
+ * version, the instant, x (every slave's states there) and the result's counters. CVODE's
+ * history (order, step size, Nordsieck array) cannot be written through its public API, so the
+ * master restarts CVODE at the first instant closed at or past each checkpoint instant
+ * (port_ckpt_marked), as a run resumed there starts it: the resumed run equals the run that
+ * was asked for the same checkpoint instants, bit for bit (as model exchange, doc/checkpoint.md
+ * "Model exchange: the checkpoint instants"). */
+#define STRONG_CK_MAGIC   0x31525453u /* "STR1" little-endian */
+#define STRONG_CK_VERSION 1u
+
+static int offer_state(strong_work *w, int64_t t, long steps)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    const strong_result *r = w->res;
+    const double *x = N_VGetArrayPointer(w->x);
+    pstate_buf b = {0};
+    pstate_put_u32(&b, STRONG_CK_MAGIC);
+    pstate_put_u32(&b, STRONG_CK_VERSION);
+    pstate_put_i64(&b, t);
+    pstate_put_u32(&b, (uint32_t)w->nx);
+    for (size_t k = 0; k < w->nx; k++)
+        pstate_put_f64(&b, x[k]);
+    int64_t c[] = {(int64_t)r->n_out,      r->n_rhs, r->n_rounds, steps, (int64_t)r->msg_commands,
+                   (int64_t)r->msg_replies};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        pstate_put_i64(&b, c[k]);
+    int st = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, t, b.p, b.n);
+    free(b.p);
+    if (st)
+        return port_errorf(w->err, w->errlen, st, "strong coupling: the state at %.17g s: %s",
+                           secs(w, t), port_strerror(st));
+    return PORT_OK;
+}
+
+/* A resumed run: the state of the saved instant, CVODE started there; bytes it did not write
+ * are refused before any command. */
+static int resume_state(strong_work *w, int64_t *t)
+{
+    const port_master *m = w->m;
+    strong_result *res = w->res;
+    pstate_rd r = {.p = m->ckpt->resume, .n = m->ckpt->n_resume};
+    uint32_t magic = pstate_get_u32(&r), version = pstate_get_u32(&r);
+    int64_t at = pstate_get_i64(&r);
+    uint32_t nx = pstate_get_u32(&r);
+    int ok = !r.bad && magic == STRONG_CK_MAGIC && version == STRONG_CK_VERSION && nx == w->nx;
+    double *x = N_VGetArrayPointer(w->x);
+    int64_t c[6] = {0};
+    for (size_t k = 0; ok && k < w->nx; k++)
+        x[k] = pstate_get_f64(&r);
+    for (size_t k = 0; ok && k < 6; k++)
+        if ((c[k] = pstate_get_i64(&r)) < 0) r.bad = 1;
+    if (!ok || r.bad || r.at != r.n)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "strong coupling: the state to resume from is not one it wrote for "
+                           "these slaves (%zu bytes)",
+                           m->ckpt->n_resume);
+    if (at < m->t_start || at >= m->t_end)
+        return port_errorf(w->err, w->errlen, PORT_EUSAGE,
+                           "strong coupling: the state to resume from is at %.17g s, outside the "
+                           "run [%.17g, %.17g) s",
+                           secs(w, at), secs(w, m->t_start), secs(w, m->t_end));
+    res->n_out = (size_t)c[0];
+    res->n_rhs = c[1];
+    res->n_rounds = c[2];
+    w->steps_done = c[3];
+    res->msg_commands = (size_t)c[4];
+    res->msg_replies = (size_t)c[5];
+    res->t_reached = at;
+    *t = at;
+    return cv_init(w, secs(w, at));
+}
+
 /* The initial states, the first row, CVODE's initialisation. */
 static int start(strong_work *w)
 {
@@ -248,17 +339,7 @@ static int start(strong_work *w)
     int st = sync_all(w, "reading its initial states", secs(w, m->t_start));
     if (st == PORT_OK) st = evaluate(w, m->t_start, x, RECORD, NULL);
     if (st != PORT_OK) return st;
-    int flag;
-    if ((flag = CVodeSetErrHandlerFn(w->cv, cv_quiet, NULL)) ||
-        (flag = CVodeInit(w->cv, rhs, secs(w, m->t_start), w->x)) ||
-        (flag = CVodeSetUserData(w->cv, w)) ||
-        (flag = CVodeSStolerances(w->cv, w->o->rtol, w->o->atol)) ||
-        (flag = CVodeSetLinearSolver(w->cv, w->LS, w->A)) ||
-        (flag = CVodeSetMaxNumSteps(w->cv, STRONG_MAX_STEPS)) ||
-        (w->o->max_step > 0 && (flag = CVodeSetMaxStep(w->cv, w->o->max_step))))
-        return port_errorf(w->err, w->errlen, PORT_EFAIL,
-                           "strong coupling: CVODE set-up failed (flag %d)", flag);
-    return PORT_OK;
+    return cv_init(w, secs(w, m->t_start));
 }
 
 /* port_open / port_close failed (a slave lost while the instant opens or closes): the master
@@ -288,13 +369,19 @@ int strong_run(const port_master *m, const port_link *links, size_t n_links, con
         return port_errorf(w.err, w.errlen, PORT_EUSAGE,
                            "strong coupling: no master or no settings");
     int st = setup(&w);
-    if (st == PORT_OK && (st = port_open(m, m->t_start)) != PORT_OK)
-        instant_failed(&w, st, "opening", m->t_start);
-    if (st == PORT_OK) st = start(&w);
-    if (st == PORT_OK && (st = port_close(m, m->t_start)) != PORT_OK)
-        instant_failed(&w, st, "closing", m->t_start);
+    int64_t t0 = m->t_start;
+    if (st == PORT_OK && m->ckpt && m->ckpt->resume) { /* after the saved instant */
+        st = resume_state(&w, &t0);
+    } else {
+        if (st == PORT_OK && (st = port_open(m, m->t_start)) != PORT_OK)
+            instant_failed(&w, st, "opening", m->t_start);
+        if (st == PORT_OK) st = start(&w);
+        if (st == PORT_OK) st = offer_state(&w, m->t_start, 0);
+        if (st == PORT_OK && (st = port_close(m, m->t_start)) != PORT_OK)
+            instant_failed(&w, st, "closing", m->t_start);
+    }
     long rhs_before = res->n_rhs, steps_before = 0;
-    for (int64_t t = m->t_start; st == PORT_OK && t < m->t_end; t = res->t_reached) {
+    for (int64_t t = t0; st == PORT_OK && t < m->t_end; t = res->t_reached) {
         int64_t t_to = port_tick_add(t, o->step);
         if (t_to > m->t_end) t_to = m->t_end;
         if ((st = port_open(m, t_to)) != PORT_OK) {
@@ -316,20 +403,35 @@ int strong_run(const port_master *m, const port_link *links, size_t n_links, con
             break;
         }
         if ((st = evaluate(&w, t_to, N_VGetArrayPointer(w.x), RECORD, NULL)) != PORT_OK) break;
+        res->n_out++;
+        long steps = 0;
+        CVodeGetNumSteps(w.cv, &steps);
+        /* noted before the close, so that a save made in it holds the instant's notes */
+        port_note(m, "strong.rhs", (double)(res->n_rhs - rhs_before));
+        port_note(m, "strong.steps", (double)(steps - steps_before));
+        rhs_before = res->n_rhs;
+        steps_before = steps;
+        int restart = port_ckpt_marked(m, t_to);
+        if ((st = offer_state(&w, t_to, w.steps_done + steps)) != PORT_OK) break;
         if ((st = port_close(m, t_to)) != PORT_OK) {
             instant_failed(&w, st, "closing", t_to);
             break;
         }
         res->t_reached = t_to;
-        res->n_out++;
-        long steps = 0;
-        CVodeGetNumSteps(w.cv, &steps);
-        port_note(m, "strong.rhs", (double)(res->n_rhs - rhs_before));
-        port_note(m, "strong.steps", (double)(steps - steps_before));
-        rhs_before = res->n_rhs;
-        steps_before = steps;
+        if (restart) { /* a checkpoint instant: CVODE afresh, as a run resumed here */
+            w.steps_done += steps;
+            steps_before = 0;
+            int rflag = CVodeReInit(w.cv, tout, w.x);
+            if (rflag != CV_SUCCESS) {
+                st = port_errorf(w.err, w.errlen, PORT_EFAIL,
+                                 "strong coupling: restarting CVODE at %.17g s (flag %d)", tout,
+                                 rflag);
+                break;
+            }
+        }
     }
     if (w.cv) CVodeGetNumSteps(w.cv, &res->n_steps);
+    res->n_steps += w.steps_done;
     teardown(&w);
     return st;
 }

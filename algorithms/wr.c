@@ -130,6 +130,7 @@ typedef struct wr_work {
     double worst_d;           /* the largest |d| of the last residual and where it was */
     size_t worst_j, worst_o;
     int64_t commit_t; /* ticks: a commit posted and not synced yet (commit_sync), -1 none */
+    int64_t offer_t;  /* ticks: the instant whose state was last offered (write_state) */
 } wr_work;
 
 /* Slave j's block of a waveform: (sub + 1) rows of n_out_j outputs, row m at T_n + m h / sub;
@@ -409,10 +410,12 @@ static void put_size(pstate_buf *b, size_t v)
     pstate_put_i64(b, (int64_t)v);
 }
 
-static int offer_state(wr_work *w, int64_t t)
+/* The bytes (port_ckpt_offer_later's write): y(T_n) is the reply of the commit's get_outputs,
+ * which travels with the close, so they are written when a save needs them, once it landed. */
+static int write_state(void *arg, void **bytes, size_t *n)
 {
-    const port_master *m = w->m;
-    if (!m->ckpt || !m->ckpt->offer) return PORT_OK;
+    wr_work *w = arg;
+    int64_t t = w->offer_t;
     const wr_result *r = w->res;
     pstate_buf b = {0};
     pstate_put_u32(&b, WR_CK_MAGIC);
@@ -431,8 +434,21 @@ static int offer_state(wr_work *w, int64_t t)
     put_size(&b, r->msg_commands);
     put_size(&b, r->msg_replies);
     put_size(&b, r->msg_thesis);
-    int st = b.bad ? PORT_ENOMEM : port_ckpt_offer(m, t, b.p, b.n);
-    free(b.p);
+    if (b.bad) {
+        free(b.p);
+        return PORT_ENOMEM;
+    }
+    *bytes = b.p;
+    *n = b.n;
+    return PORT_OK;
+}
+
+static int offer_state(wr_work *w, int64_t t)
+{
+    const port_master *m = w->m;
+    if (!m->ckpt || (!m->ckpt->offer && !m->ckpt->offer_later)) return PORT_OK;
+    w->offer_t = t;
+    int st = port_ckpt_offer_later(m, t, write_state, w);
     if (st)
         return port_errorf(w->err, w->errlen, st, "wr: the state at %.17g s: %s", secs(w, t),
                            port_strerror(st));

@@ -83,6 +83,7 @@ const fedfile_algo_def fedfile_algo_balance = {
     .resolve = fedfile_balance_resolve,
     .free = bal_free,
     .run_master = run_balance,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };
 
 const fedfile_algo_def fedfile_algo_energy = {
@@ -93,4 +94,5 @@ const fedfile_algo_def fedfile_algo_energy = {
     .resolve = fedfile_balance_resolve,
     .free = bal_free,
     .run_master = run_energy,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

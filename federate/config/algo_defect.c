@@ -86,4 +86,5 @@ const fedfile_algo_def fedfile_algo_defect = {
     .parse = parse,
     .free = free,
     .run_master = run_defect,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

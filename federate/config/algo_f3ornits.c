@@ -139,4 +139,5 @@ const fedfile_algo_def fedfile_algo_f3ornits = {
     .parse = parse,
     .free = f3_free,
     .run_master = run_f3ornits,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

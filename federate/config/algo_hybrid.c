@@ -159,4 +159,5 @@ const fedfile_algo_def fedfile_algo_hybrid = {
     .free = hy_free,
     .on_bus = hy_on_bus,
     .run_master = run_hybrid,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

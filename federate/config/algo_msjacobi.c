@@ -23,4 +23,5 @@ const fedfile_algo_def fedfile_algo_msjacobi = {
     .summary = "fixed-step Jacobi driven by a master over the port (doc/master.md)",
     .parse = parse,
     .run_master = run_jacobi,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

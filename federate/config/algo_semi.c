@@ -77,4 +77,5 @@ const fedfile_algo_def fedfile_algo_semi = {
     .parse = parse,
     .free = free,
     .run_master = run_semi,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

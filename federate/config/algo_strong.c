@@ -58,4 +58,5 @@ const fedfile_algo_def fedfile_algo_strong = {
     .parse = parse,
     .free = free,
     .run_master = run_strong,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

@@ -70,4 +70,5 @@ const fedfile_algo_def fedfile_algo_wr = {
     .parse = parse,
     .free = free,
     .run_master = run_wr,
+    .saves = 1, /* its state between steps (doc/checkpoint.md "Master methods") */
 };

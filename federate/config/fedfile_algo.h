@@ -131,6 +131,10 @@ typedef struct fedfile_algo_def {
     /* Master side: run over r->m (a port_status; err names the slave or setting at fault), and
      * print the summary line on stdout unless r->quiet. */
     int (*run_master)(const fedfile_master_run *r, char *err, size_t errlen);
+    /* Master side: 1 when run_master saves the algorithm's state between macro steps
+     * (port_master.ckpt, doc/checkpoint.md "Master methods"), so that tempo-run accepts
+     * checkpoints of the method; 0: refused before the start, naming the method. */
+    int saves;
 } fedfile_algo_def;
 
 /** The definition named as in the file ("jacobi-de"), or NULL. */

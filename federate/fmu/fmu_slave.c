@@ -893,6 +893,162 @@ void fmu_slave_set_event_stop(fmu_slave *s, int on)
     fmu_step_set_event_stop(s->fmu, on);
 }
 
+/* ---- checkpoints (doc/checkpoint.md "The slave role's part") ----------------------------- */
+
+#define SLAVE_CKPT_MAGIC   0x314c5346u /* "FSL1" little-endian */
+#define SLAVE_CKPT_VERSION 1u
+
+/* The FMU's current state as counted bytes. */
+static int put_fmu_state(fmu_slave *s, pstate_buf *b)
+{
+    unsigned char *bytes = NULL;
+    size_t n = 0;
+    int rc = fmu_step_serialize(s->fmu, &bytes, &n);
+    if (rc) return fail_fmu(s, rc, "serializing the state");
+    pstate_put_bytes(b, bytes, n);
+    free(bytes);
+    return PORT_OK;
+}
+
+int fmu_slave_ckpt_save(fmu_slave *s, pstate_buf *b)
+{
+    if (!fmu_step_can_serialize(s->fmu))
+        return note(s, PORT_EUNSUPPORTED,
+                    "the FMU cannot serialize its state (canGetAndSetFMUstate and "
+                    "canSerializeFMUstate are needed)");
+    pstate_put_u32(b, SLAVE_CKPT_MAGIC);
+    pstate_put_u32(b, SLAVE_CKPT_VERSION);
+    pstate_put_i64(b, s->t);
+    pstate_put_u32(b, (uint32_t)s->n_in);
+    pstate_put_u32(b, (uint32_t)s->n_out);
+    pstate_put_u32(b, (uint32_t)s->n_dout);
+    pstate_put_u32(b, (uint32_t)s->n_din);
+    pstate_put_i64(b, s->u_t0);
+    pstate_put_u8(b, (uint8_t)(s->u_order + 1)); /* 0: no inputs set yet */
+    for (size_t i = 0; s->u_order >= 0 && i < s->n_in; i++)
+        for (int k = 0; k <= s->u_order; k++)
+            pstate_put_f64(b, s->u_c[i * (PORT_MAX_ORDER + 1) + (size_t)k]);
+    for (size_t k = 0; k < s->n_dout; k++) {
+        pstate_put_f64(b, s->dval[k]);
+        pstate_put_i64(b, s->dtime[k]);
+    }
+    pstate_put_u8(b, (uint8_t)(s->din_set ? 1 : 0));
+    for (size_t k = 0; k < s->n_din; k++)
+        pstate_put_f64(b, s->dinv[k]);
+    int rc = put_fmu_state(s, b); /* the current state first: restarts ME once, here */
+    uint8_t mask = 0;
+    for (int k = 0; k < PORT_SLOTS; k++)
+        if (s->slot[k]) mask |= (uint8_t)(1u << k);
+    pstate_put_u8(b, mask);
+    fmu_step_state *cur = NULL;
+    if (rc == PORT_OK && mask) {
+        int src = fmu_step_save(s->fmu, &cur);
+        if (src) rc = fail_fmu(s, src, "keeping the state while the slots are written");
+    }
+    for (int k = 0; rc == PORT_OK && k < PORT_SLOTS; k++) {
+        if (!s->slot[k]) continue;
+        pstate_put_i64(b, s->slot_t[k]);
+        for (size_t j = 0; j < s->n_dout; j++) {
+            pstate_put_f64(b, s->slot_dval[k][j]);
+            pstate_put_i64(b, s->slot_dtime[k][j]);
+        }
+        int src = fmu_step_restore(s->fmu, s->slot[k]);
+        if (src) rc = fail_fmu(s, src, "restoring a saved slot to write it");
+        if (rc == PORT_OK) rc = put_fmu_state(s, b);
+    }
+    if (cur) {
+        int src = fmu_step_restore(s->fmu, cur);
+        if (src && rc == PORT_OK) rc = fail_fmu(s, src, "restoring the current state");
+        fmu_step_state_free(s->fmu, cur);
+    }
+    if (rc == PORT_OK && b->bad) rc = note(s, PORT_ENOMEM, "out of memory");
+    return rc;
+}
+
+int fmu_slave_ckpt_restore(fmu_slave *s, pstate_rd *d)
+{
+    uint32_t magic = pstate_get_u32(d), version = pstate_get_u32(d);
+    if (d->bad || magic != SLAVE_CKPT_MAGIC || version != SLAVE_CKPT_VERSION)
+        return note(s, PORT_EUSAGE, "resuming: the slave's state is not one it wrote");
+    int64_t t = pstate_get_i64(d);
+    uint32_t n_in = pstate_get_u32(d), n_out = pstate_get_u32(d);
+    uint32_t n_dout = pstate_get_u32(d), n_din = pstate_get_u32(d);
+    if (d->bad || n_in != s->n_in || n_out != s->n_out || n_dout != s->n_dout || n_din != s->n_din)
+        return note(s, PORT_EUSAGE,
+                    "resuming: the slave's state has %u inputs, %u outputs, %u and %u discrete "
+                    "ones; this wiring %zu, %zu, %zu and %zu",
+                    n_in, n_out, n_dout, n_din, s->n_in, s->n_out, s->n_dout, s->n_din);
+    int64_t u_t0 = pstate_get_i64(d);
+    int order = (int)pstate_get_u8(d) - 1;
+    if (order > PORT_MAX_ORDER) return note(s, PORT_EUSAGE, "resuming: inputs of order %d", order);
+    /* Read everything into scratch first: nothing is changed before the bytes are known
+     * whole (the slots' FMU states are checked by fmu_step_deserialize as they go). */
+    size_t nu = order >= 0 ? s->n_in * (size_t)(order + 1) : 0;
+    double *u = calloc(nu + 1, sizeof *u), *dv = calloc(s->n_dout + s->n_din + 1, sizeof *dv);
+    int64_t *dt = calloc(s->n_dout + 1, sizeof *dt);
+    if (!u || !dv || !dt) {
+        free(u), free(dv), free(dt);
+        return note(s, PORT_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < nu; k++)
+        u[k] = pstate_get_f64(d);
+    for (size_t k = 0; k < s->n_dout; k++) {
+        dv[k] = pstate_get_f64(d);
+        dt[k] = pstate_get_i64(d);
+    }
+    int din_set = pstate_get_u8(d);
+    for (size_t k = 0; k < s->n_din; k++)
+        dv[s->n_dout + k] = pstate_get_f64(d);
+    size_t n_cur = 0;
+    const unsigned char *cur = pstate_get_bytes(d, &n_cur);
+    uint8_t mask = pstate_get_u8(d);
+    int rc = PORT_OK;
+    if (d->bad || din_set > 1 || mask >= (1u << PORT_SLOTS))
+        rc = note(s, PORT_EUSAGE, "resuming: the slave's state is truncated or damaged");
+    for (int k = 0; rc == PORT_OK && k < PORT_SLOTS; k++) {
+        if (!(mask & (1u << k))) continue;
+        int64_t st = pstate_get_i64(d);
+        for (size_t j = 0; j < s->n_dout; j++) {
+            s->slot_dval[k][j] = pstate_get_f64(d);
+            s->slot_dtime[k][j] = pstate_get_i64(d);
+        }
+        size_t n = 0;
+        const unsigned char *p = pstate_get_bytes(d, &n);
+        if (d->bad) {
+            rc = note(s, PORT_EUSAGE, "resuming: saved slot %d is truncated", k);
+            break;
+        }
+        int frc = fmu_step_deserialize(s->fmu, p, n);
+        fmu_step_state *snap = NULL;
+        if (!frc) frc = fmu_step_save(s->fmu, &snap);
+        if (frc) {
+            rc = note(s, PORT_EUSAGE, "resuming: saved slot %d: %s", k, fmu_step_errmsg(s->fmu));
+            break;
+        }
+        fmu_step_state_free(s->fmu, s->slot[k]);
+        s->slot[k] = snap;
+        s->slot_t[k] = st;
+    }
+    if (rc == PORT_OK && fmu_step_deserialize(s->fmu, cur, n_cur))
+        rc = note(s, PORT_EUSAGE, "resuming: %s", fmu_step_errmsg(s->fmu));
+    if (rc == PORT_OK) {
+        s->t = t;
+        s->u_t0 = u_t0;
+        s->u_order = order;
+        for (size_t i = 0; order >= 0 && i < s->n_in; i++)
+            memcpy(&s->u_c[i * (PORT_MAX_ORDER + 1)], &u[i * (size_t)(order + 1)],
+                   (size_t)(order + 1) * sizeof *u);
+        if (s->n_dout) {
+            memcpy(s->dval, dv, s->n_dout * sizeof *dv);
+            memcpy(s->dtime, dt, s->n_dout * sizeof *dt);
+        }
+        if (s->n_din) memcpy(s->dinv, dv + s->n_dout, s->n_din * sizeof *dv);
+        s->din_set = din_set;
+    }
+    free(u), free(dv), free(dt);
+    return rc;
+}
+
 long fmu_slave_sub_updates(const fmu_slave *s)
 {
     return s->sub_updates;

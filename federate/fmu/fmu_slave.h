@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "algorithms/port.h"
+#include "algorithms/pstate.h"
 #include "federate/fmu/fmu_step.h"
 
 typedef struct fmu_slave fmu_slave;
@@ -123,5 +124,27 @@ void fmu_slave_bus_free(fmu_slave_bus *b);
  */
 int fmu_slave_join_bus(fmu_slave *s, fmu_slave_bus *b, size_t idx, const size_t *src,
                        const size_t *src_k);
+
+/**
+ * Write the slave's whole state for a checkpoint (doc/checkpoint.md "The slave role's part"):
+ * its time, the inputs held (the polynomial set_inputs gave), the discrete outputs and held
+ * discrete inputs, every saved slot (its time, its discrete outputs and the FMU's state in
+ * it, through fmu_step_serialize: the slots hold fmi2GetFMUstate copies that die with the
+ * process) and the FMU's current state. Writing a slot restores it into the FMU, serializes
+ * it and restores the current state again; for model exchange this restarts CVODE at the next
+ * step, as fmu_step_serialize does, in the saving run as in a run resumed from the bytes.
+ * @return PORT_OK; PORT_EUNSUPPORTED (the FMU cannot serialize its state), PORT_EFAIL (the FMU
+ *         refused; fmu_slave_errmsg says why), PORT_ENOMEM.
+ */
+int fmu_slave_ckpt_save(fmu_slave *s, pstate_buf *b);
+
+/**
+ * Restore what fmu_slave_ckpt_save wrote into a slave freshly made over the same FMU and
+ * wiring. Refuses, before touching the FMU, bytes it did not write (magic, version), another
+ * wiring (input, output, discrete counts), an input order out of range and truncated bytes;
+ * the FMU's own bytes are checked by fmu_step_deserialize (guid, kind).
+ * @return PORT_OK; PORT_EUSAGE (refused: fmu_slave_errmsg says why), PORT_EFAIL, PORT_ENOMEM.
+ */
+int fmu_slave_ckpt_restore(fmu_slave *s, pstate_rd *d);
 
 #endif /* TEMPO_FEDERATE_FMU_FMU_SLAVE_H */

@@ -311,13 +311,14 @@ static int run_peer(fed_run *r, const fedfile_algo_def *alg, const void *setting
 int fmufed_run(const fedfile *ff, const char *name, const fmufed_opts *opts, fmufed_stats *stats,
                char *err, size_t errlen)
 {
-    /* The slave role of a master method: tempo-master runs the algorithm. Its checkpoints are
-     * not built yet (doc/checkpoint.md, "Status"): refused at the start, not at the save. */
-    if (ff && fedfile_is_master(ff) && opts &&
+    /* The slave role of a master method: tempo-master runs the algorithm. A method whose
+     * state between steps is not saved (doc/checkpoint.md, "Status") is refused at the start,
+     * not at the save. */
+    if (ff && fedfile_is_master(ff) && opts && !ff->algo.def->saves &&
         (opts->ckpt_every > 0 || opts->n_ckpt_at > 0 || opts->restore))
         return set_err(err, errlen, FMUFED_EUSAGE,
-                       "federate %s: method \"%s\" runs under tempo-master, whose checkpoints "
-                       "are not built yet: only peer methods save and resume",
+                       "federate %s: method \"%s\" cannot save its state between steps yet: "
+                       "no checkpoints of it (doc/checkpoint.md)",
                        name, fedfile_method_name(ff));
     if (ff && fedfile_is_master(ff)) return fmufed_slave_run(ff, name, opts, stats, err, errlen);
     fmufed_stats dummy;

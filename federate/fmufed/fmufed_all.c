@@ -164,6 +164,7 @@ static void all_task(void *arg)
 typedef struct main_task {
     const fmufed_all_opts *ao;
     const char *addr;
+    restore_gate *gate; /* --resume: the master rejoins once the federation is restored */
     int rc;
     char err[FMUFED_ERRLEN];
 } main_task;
@@ -171,6 +172,13 @@ typedef struct main_task {
 static void main_task_fn(void *arg)
 {
     main_task *m = arg;
+    while (m->gate && m->gate->state == 0 && tp_inproc_yield()) {
+    }
+    if (m->gate && m->gate->state < 0) {
+        m->rc = FMUFED_ERTI;
+        snprintf(m->err, sizeof m->err, "%s", m->gate->err);
+        return;
+    }
     m->rc = m->ao->main_fn(m->ao->main_ctx, m->addr, m->err, sizeof m->err);
     if (m->rc) fmufed_abandon("master");
 }
@@ -369,7 +377,7 @@ int fmufed_run_all(const fedfile *ff, const fmufed_all_opts *ao, fmufed_stats *s
     int mrc = 0;
     if (ao->tasks) { /* the calling thread runs every task, the master's too, to the end */
         main_task *mt = ao->main_fn ? calloc(1, sizeof *mt) : NULL;
-        if (mt) *mt = (main_task){.ao = ao, .addr = addr};
+        if (mt) *mt = (main_task){.ao = ao, .addr = addr, .gate = ao->resume ? &gate : NULL};
         if (ao->main_fn && (!mt || tp_inproc_spawn(name, main_task_fn, mt, why, sizeof why))) {
             mrc = FMUFED_ENOMEM;
             snprintf(merr, sizeof merr, "the master: %s", mt ? why : "out of memory");

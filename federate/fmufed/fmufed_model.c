@@ -662,6 +662,23 @@ int fmufed_model_mark(fmufed_model *m)
     return PORT_OK;
 }
 
+void fmufed_model_rows_save(const fmufed_model *m, pstate_buf *b)
+{
+    pstate_put_i64(b, m->rows_seen);
+    pstate_put_i64(b, m->row_next);
+}
+
+int fmufed_model_rows_restore(fmufed_model *m, pstate_rd *d)
+{
+    int64_t rows_seen = pstate_get_i64(d), row_next = pstate_get_i64(d);
+    if (d->bad || rows_seen < 0)
+        return fail(m, PORT_EUSAGE,
+                    "resuming: the output interval's place is truncated or damaged");
+    m->rows_seen = rows_seen;
+    m->row_next = row_next;
+    return PORT_OK;
+}
+
 /* ---- a model in Python ---------------------------------------------------------------- */
 
 /* The program beside this executable (bin/tempo-fmu -> bin/tempo-slave), else its bare name,

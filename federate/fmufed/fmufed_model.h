@@ -88,6 +88,14 @@ int fmufed_model_save(fmufed_model *m, pstate_buf *b);
  */
 int fmufed_model_restore(fmufed_model *m, pstate_rd *d);
 
+/** The output interval's place alone (rows asked for, next row due), for the slave role,
+ *  whose FMU state its fmu_slave writes (fmu_slave_ckpt_save): i64 rows, i64 next row. */
+void fmufed_model_rows_save(const fmufed_model *m, pstate_buf *b);
+
+/** Restore what fmufed_model_rows_save wrote. @return PORT_OK; PORT_EUSAGE (truncated, or a
+ *  negative count; the reason in err). */
+int fmufed_model_rows_restore(fmufed_model *m, pstate_rd *d);
+
 /**
  * Restart a model-exchange FMU's integrator at its next step (nothing for co-simulation):
  * what saving does, done at every checkpoint instant whether or not the save itself succeeds,

@@ -98,8 +98,9 @@ static int local_python(fmufed_local *l, const fedfile *ff, const char *output, 
     return rc == PORT_OK ? FMUFED_OK : rc == PORT_ENOMEM ? FMUFED_ENOMEM : FMUFED_EFMU;
 }
 
-int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,
-                     port_slave *ps, char *err, size_t errlen)
+/* resume: the CSV is not opened here but continued from the checkpoint (slave_restore). */
+static int local_new(const fedfile *ff, size_t idx, const char *output, int resume,
+                     fmufed_local **out, port_slave *ps, char *err, size_t errlen)
 {
     *out = NULL;
     if (!ff || idx >= ff->n_feds || !ps) {
@@ -155,7 +156,7 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
         rc = vr_of(l, fd->outputs[k].var, &l->out_vr[k], 1, &kind[no0 + k]);
         pname[no0 + k] = fd->outputs[k].var;
     }
-    if (!rc) {
+    if (!rc && !resume) {
         size_t n_rec;
         const char *const *names = fmufed_model_rec_names(l->model, &n_rec);
         char e[FMUFED_ERRLEN];
@@ -216,6 +217,12 @@ int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_l
     }
     *out = l;
     return FMUFED_OK;
+}
+
+int fmufed_local_new(const fedfile *ff, size_t idx, const char *output, fmufed_local **out,
+                     port_slave *ps, char *err, size_t errlen)
+{
+    return local_new(ff, idx, output, 0, out, ps, err, errlen);
 }
 
 /* The discrete inputs' sources of federate idx, in input order (n_din entries each). */
@@ -349,6 +356,13 @@ typedef struct slave_run {
     tp_object sh_obj;
     size_t n_din, *src, *src_k;
     shared_in *rx;
+    /* Checkpoints (doc/checkpoint.md "The slave role's part"): the part is made once an
+     * instant is closed (its NERA(horizon) asked, or the horizon's TAR granted), every
+     * command of the instant executed and answered; restore: the part the join handed back. */
+    const fmufed_opts *opts;
+    tp_time mark_next; /* the next checkpoint instant to restart ME at, TP_NO_TIME: none */
+    unsigned char *restored;
+    size_t n_restored;
 } slave_run;
 
 static int sfail(slave_run *r, int code, const char *fmt, ...)
@@ -536,6 +550,214 @@ static void on_log(void *ctx, tp_log_level level, const char *line)
     if (level <= TP_LOG_WARN) fprintf(stderr, "tempo-fmu: %s: %s\n", r->name, line);
 }
 
+/* ---- checkpoints (doc/checkpoint.md "The slave role's part") ----------------------------- */
+
+#define SLAVE_PART_MAGIC   0x564c5354u /* "TSLV" */
+#define SLAVE_PART_VERSION 1u
+
+/* The first checkpoint instant after t (ticks) before the end, as tempo-fmu's peers count
+ * them (fmufed_tp.c): the next multiple of ckpt_every past the start, or the next ckpt_at. */
+static tp_time next_instant(const slave_run *r, tp_time t)
+{
+    const fmufed_opts *o = r->opts;
+    tp_time best = TP_NO_TIME, t0 = r->ff->algo.t_start, end = r->ff->algo.t_end;
+    if (!o) return best;
+    if (o->ckpt_every > 0) {
+        tp_time k = t < t0 ? 1 : (t - t0) / o->ckpt_every + 1;
+        if (k <= (end - t0) / o->ckpt_every) best = t0 + k * o->ckpt_every;
+    }
+    for (size_t i = 0; i < o->n_ckpt_at; i++) {
+        tp_time a = o->ckpt_at[i];
+        if (a > t && a > t0 && a < end && (best == TP_NO_TIME || a < best)) best = a;
+    }
+    return best < end ? best : TP_NO_TIME;
+}
+
+static void put_sub(pstate_buf *b, pstate_buf *sub)
+{
+    if (sub->bad) b->bad = 1;
+    pstate_put_bytes(b, sub->p, sub->n);
+    free(sub->p);
+}
+
+/* The part, inside the grant of a close's TAR(time). Layout: u32 "TSLV", u32 version, bytes
+ * federate name, bytes method, i64 the instant, i64 the master's handle, i64 the reply
+ * object's handle, u8 a step succeeded + i64 the time it reached, i64 x 4 counters (instants,
+ * updates, reflections, requests), i64 the next checkpoint instant to mark, bytes the slave's
+ * state (fmu_slave_ckpt_save), bytes the output interval's place, u8 has a CSV + i64 its
+ * position. */
+static int slave_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n,
+                      char *why, size_t why_size)
+{
+    slave_run *r = ctx;
+    (void)label;
+    if (time != r->closed || r->q_n || r->rb_n) {
+        snprintf(why, why_size,
+                 "federate %s (slave) saves only once an instant is closed (asked at %.9g s)",
+                 r->name, port_seconds(r->ff->resolution, time));
+        return TP_ESTATE;
+    }
+    const char *method = fedfile_method_name(r->ff);
+    pstate_buf b = {0}, fs = {0}, rows = {0};
+    pstate_put_u32(&b, SLAVE_PART_MAGIC);
+    pstate_put_u32(&b, SLAVE_PART_VERSION);
+    pstate_put_bytes(&b, r->name, strlen(r->name));
+    pstate_put_bytes(&b, method, strlen(method));
+    pstate_put_i64(&b, time);
+    pstate_put_i64(&b, (int64_t)r->master);
+    pstate_put_i64(&b, (int64_t)r->obj);
+    pstate_put_u8(&b, (uint8_t)(r->stepped ? 1 : 0));
+    pstate_put_i64(&b, r->t_stepped);
+    pstate_put_i64(&b, r->st->steps);
+    pstate_put_i64(&b, r->st->updates);
+    pstate_put_i64(&b, r->st->reflections);
+    pstate_put_i64(&b, r->st->requests);
+    pstate_put_i64(&b, r->mark_next);
+    /* hybrid: its share object and the handles of the slaves that share with it */
+    pstate_put_i64(&b, (int64_t)r->sh_obj);
+    pstate_put_u32(&b, r->rx ? (uint32_t)r->ff->n_feds : 0);
+    for (size_t j = 0; r->rx && j < r->ff->n_feds; j++)
+        pstate_put_i64(&b, (int64_t)r->rx[j].fed);
+    int rc = fmu_slave_ckpt_save(r->l->fs, &fs);
+    if (rc != PORT_OK) {
+        free(b.p), free(fs.p);
+        snprintf(why, why_size, "federate %s (slave): %s", r->name, fmu_slave_errmsg(r->l->fs));
+        return TP_ESTATE;
+    }
+    put_sub(&b, &fs);
+    fmufed_model_rows_save(r->l->model, &rows);
+    put_sub(&b, &rows);
+    int has = 0;
+    unsigned long long pos = 0;
+    char e[FMUFED_ERRLEN];
+    if (fmufed_rec_position(&r->l->rec, &has, &pos, e, sizeof e) != PORT_OK) {
+        free(b.p);
+        snprintf(why, why_size, "federate %s (slave): %s", r->name, e);
+        return TP_ESTATE;
+    }
+    pstate_put_u8(&b, (uint8_t)has);
+    pstate_put_i64(&b, (int64_t)pos);
+    if (b.bad) {
+        free(b.p);
+        snprintf(why, why_size, "federate %s (slave): out of memory", r->name);
+        return TP_ENOMEM;
+    }
+    *bytes = b.p;
+    *n = b.n;
+    return TP_OK;
+}
+
+static int slave_restore_cb(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                            char *why, size_t why_size)
+{
+    slave_run *r = ctx;
+    (void)label, (void)time;
+    free(r->restored);
+    if (!(r->restored = malloc(n ? n : 1))) {
+        snprintf(why, why_size, "federate %s (slave): out of memory", r->name);
+        return TP_ENOMEM;
+    }
+    if (n) memcpy(r->restored, bytes, n);
+    r->n_restored = n;
+    return TP_OK;
+}
+
+/* "FEDERATE.VARIABLE=VALUE" entries of this federate, set in its restored FMU (a branch). */
+static int apply_sets(slave_run *r)
+{
+    size_t nl = strlen(r->name);
+    for (size_t k = 0; r->opts && k < r->opts->n_set; k++) {
+        const char *a = r->opts->set[k], *eq = strchr(a, '=');
+        if (strncmp(a, r->name, nl) != 0 || a[nl] != '.' || !eq || eq < a + nl + 1) continue;
+        char var[512];
+        snprintf(var, sizeof var, "%.*s", (int)(eq - a - (long)nl - 1), a + nl + 1);
+        struct fmu_step *f = fmufed_model_fmu(r->l->model);
+        if (fmu_step_set_text(f, var, eq + 1) != FMU_STEP_OK)
+            return sfail(r, FMUFED_EUSAGE, "--set %s: %s", a, fmu_step_errmsg(f));
+    }
+    return FMUFED_OK;
+}
+
+/* The part the restoring join handed back, checked and loaded: the slave's FMU, inputs and
+ * slots, the output interval's place, the CSV continued at its position, the branch's
+ * values. Nothing is half-loaded: a refusal ends the run. *T receives the instant. */
+static int slave_restore(slave_run *r, tp_time *T)
+{
+    pstate_rd d = {.p = r->restored, .n = r->n_restored};
+    const char *method = fedfile_method_name(r->ff);
+    size_t ln = 0, lm = 0;
+    uint32_t magic = pstate_get_u32(&d), version = pstate_get_u32(&d);
+    const unsigned char *name = pstate_get_bytes(&d, &ln), *meth = pstate_get_bytes(&d, &lm);
+    if (d.bad || magic != SLAVE_PART_MAGIC)
+        return sfail(r, FMUFED_EUSAGE, "its part of the checkpoint is not a slave's");
+    if (version != SLAVE_PART_VERSION)
+        return sfail(r, FMUFED_EUSAGE, "its part has format version %u, this build reads %u",
+                     version, SLAVE_PART_VERSION);
+    if (ln != strlen(r->name) || memcmp(name, r->name, ln) != 0 || lm != strlen(method) ||
+        memcmp(meth, method, lm) != 0)
+        return sfail(r, FMUFED_EUSAGE,
+                     "its part was saved by another federate or method (this file runs \"%s\")",
+                     method);
+    int64_t t = pstate_get_i64(&d), master = pstate_get_i64(&d), obj = pstate_get_i64(&d);
+    int stepped = pstate_get_u8(&d);
+    int64_t t_stepped = pstate_get_i64(&d), steps = pstate_get_i64(&d);
+    int64_t updates = pstate_get_i64(&d), refl = pstate_get_i64(&d), reqs = pstate_get_i64(&d);
+    int64_t mark = pstate_get_i64(&d), sh_obj = pstate_get_i64(&d);
+    uint32_t n_rx = pstate_get_u32(&d);
+    if (d.bad || n_rx != (r->rx ? r->ff->n_feds : 0) || sh_obj < 0 || (r->sh_cls && !sh_obj))
+        return sfail(r, FMUFED_EUSAGE, "its part's share channel does not match the file's");
+    for (uint32_t j = 0; j < n_rx; j++) {
+        int64_t fed = pstate_get_i64(&d);
+        if (fed < 0) d.bad = 1;
+        r->rx[j].fed = (tp_fed)fed;
+    }
+    pstate_rd fs = {0}, rows = {0};
+    fs.p = pstate_get_bytes(&d, &fs.n);
+    rows.p = pstate_get_bytes(&d, &rows.n);
+    int has = pstate_get_u8(&d);
+    int64_t pos = pstate_get_i64(&d);
+    tp_time now = 0;
+    if (d.bad || d.at != d.n || stepped > 1 || has > 1 || pos < 0 || master <= 0 || obj <= 0 ||
+        steps < 0 || updates < 0 || refl < 0 || reqs < 0)
+        return sfail(r, FMUFED_EUSAGE, "its part of the checkpoint is truncated or damaged");
+    if (tp_query_logical_time(r->tp, &now) != TP_OK || now != t)
+        return sfail(r, FMUFED_EUSAGE,
+                     "its part was saved at %.9g s, the RTI restored it at %.9g s",
+                     port_seconds(r->ff->resolution, t), port_seconds(r->ff->resolution, now));
+    if (fmu_slave_ckpt_restore(r->l->fs, &fs) != PORT_OK)
+        return sfail(r, FMUFED_EUSAGE, "%s", fmu_slave_errmsg(r->l->fs));
+    if (fs.at != fs.n) return sfail(r, FMUFED_EUSAGE, "bytes after the slave's state");
+    if (fmufed_model_rows_restore(r->l->model, &rows) != PORT_OK || rows.at != rows.n)
+        return sfail(r, FMUFED_EUSAGE, "its output interval's place is damaged");
+    if (has) {
+        size_t n_rec;
+        const char *const *names = fmufed_model_rec_names(r->l->model, &n_rec);
+        const char *dir = r->opts && r->opts->output ? r->opts->output : r->ff->output;
+        char e[FMUFED_ERRLEN];
+        if (fmufed_rec_resume(&r->l->rec, dir, r->name, n_rec, names, (unsigned long long)pos, e,
+                              sizeof e) != PORT_OK)
+            return sfail(r, FMUFED_EIO, "%s", e);
+    }
+    if (r->l->rec.csv || r->l->rec.none)
+        fmufed_model_set_rows(r->l->model, fmufed_rec_row, &r->l->rec);
+    snprintf(r->st->csv, sizeof r->st->csv, "%s", r->l->st.csv);
+    r->master = (tp_fed)master;
+    r->obj = (tp_object)obj;
+    r->sh_obj = (tp_object)sh_obj;
+    r->stepped = stepped;
+    r->t_stepped = t_stepped;
+    r->st->steps = steps;
+    r->st->updates = updates;
+    r->st->reflections = refl;
+    r->st->requests = reqs;
+    r->mark_next = mark;
+    r->T = t;
+    *T = t;
+    if (msproto_peers_joined(r->peers, r->master, MSPROTO_MASTER_NAME) != 0)
+        return sfail(r, FMUFED_ENOMEM, "out of memory");
+    return apply_sets(r);
+}
+
 /* Hybrid: publish Share<idx> when this slave has discrete outputs; subscribe Share<j> of every
  * slave j feeding one of its discrete inputs. */
 static int declare_shares(slave_run *r)
@@ -558,6 +780,27 @@ static int declare_shares(slave_run *r)
         if ((rc = tp_object_class(r->tp, name, &x->cls)) == TP_OK &&
             (rc = tp_attribute(r->tp, x->cls, MSPROTO_SHARE_ATTR, &x->attr)) == TP_OK)
             rc = tp_subscribe_object_class(r->tp, x->cls, &x->attr, 1);
+    }
+    return rc;
+}
+
+/* A restored slave: the share classes' handles as declare_shares found them (publication,
+ * subscription and the share object came back from the RTI's part and this slave's). */
+static int lookup_shares(slave_run *r)
+{
+    char name[32];
+    int rc = TP_OK;
+    if (r->ps.info.n_discrete) {
+        msproto_share_class(r->idx, name, sizeof name);
+        if ((rc = tp_object_class(r->tp, name, &r->sh_cls)) == TP_OK)
+            rc = tp_attribute(r->tp, r->sh_cls, MSPROTO_SHARE_ATTR, &r->sh_attr);
+    }
+    for (size_t k = 0; rc == TP_OK && k < r->n_din; k++) {
+        shared_in *x = &r->rx[r->src[k]];
+        if (x->cls) continue;
+        msproto_share_class(r->src[k], name, sizeof name);
+        if ((rc = tp_object_class(r->tp, name, &x->cls)) == TP_OK)
+            rc = tp_attribute(r->tp, x->cls, MSPROTO_SHARE_ATTR, &x->attr);
     }
     return rc;
 }
@@ -646,6 +889,7 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
     char *fom = NULL;
     if (msproto_fom_xml(ff, &fom, e, sizeof e) != MSPROTO_OK)
         return sfail(r, FMUFED_ENOMEM, "generating the FOM: %s", e);
+    int restore = r->opts && r->opts->restore;
     tp_callbacks cb = {.receive = on_receive,
                        .reflect = on_reflect,
                        .grant = on_grant,
@@ -653,18 +897,38 @@ static int join_slave(slave_run *r, const fmufed_opts *o, int timeout_ms)
                        .synchronized = on_synchronized,
                        .federate_resigned = on_resigned,
                        .error = on_error,
-                       .log = on_log};
+                       .log = on_log,
+                       .save = slave_save,
+                       .restore = slave_restore_cb};
     tp_join_options jo = {.rti = addr,
                           .federation = ff->federation,
                           .federate = r->name,
                           .fom_text = fom,
                           .create = 1,
-                          .timeout_ms = timeout_ms};
+                          .timeout_ms = timeout_ms,
+                          .restore = restore};
     int rc = tp_join(&jo, &cb, r, &r->tp, e, sizeof e);
     free(fom);
     if (rc != TP_OK)
-        return sfail(r, FMUFED_ERTI, "joining %s at %s: %s: %s", ff->federation, addr,
-                     tp_strerror(rc), e);
+        return sfail(r, FMUFED_ERTI, "%s %s at %s: %s: %s",
+                     restore ? "rejoining the restored federation" : "joining", ff->federation,
+                     addr, tp_strerror(rc), e);
+    if (restore) { /* declarations, objects and time management came back from the RTI */
+        if (!r->restored)
+            return sfail(r, FMUFED_ERTI, "rejoining %s: the RTI handed back no part",
+                         ff->federation);
+        msproto_slave_class(r->idx, name, sizeof name);
+        if ((rc = tp_object_class(r->tp, name, &r->cls)) == TP_OK)
+            rc = tp_attribute(r->tp, r->cls, MSPROTO_REPLY_ATTR, &r->attr);
+        msproto_command_class(r->idx, name, sizeof name);
+        if (rc == TP_OK && (rc = tp_interaction_class(r->tp, name, &r->ic)) == TP_OK)
+            rc = tp_parameter(r->tp, r->ic, MSPROTO_BODY_PARAM, &r->param);
+        if (rc == TP_OK) rc = lookup_shares(r);
+        if (rc != TP_OK)
+            return sfail(r, FMUFED_ERTI, "the protocol's classes: %s: %s", tp_strerror(rc),
+                         tp_last_error(r->tp));
+        return FMUFED_OK;
+    }
     msproto_slave_class(r->idx, name, sizeof name);
     if ((rc = tp_object_class(r->tp, name, &r->cls)) == TP_OK &&
         (rc = tp_attribute(r->tp, r->cls, MSPROTO_REPLY_ATTR, &r->attr)) == TP_OK &&
@@ -830,12 +1094,28 @@ static int reply(slave_run *r, const msproto_reply *rep)
     return FMUFED_OK;
 }
 
-/* The state machine (states in the file's opening comment). */
-static int serve(slave_run *r)
+/* A slave restored at the close of instant T (its part, slave_save): as the saving run was
+ * after that close, which counted the instant and marked a checkpoint instant before the part
+ * (the counters and the mark came with it): NERA(horizon) pending at the restored RTI (not
+ * asked again), or, at the horizon, no request, waiting for the master's `end`. */
+static void resume_closed(slave_run *r, tp_time T, tp_time t_end)
+{
+    r->granted = 0;
+    r->closed = T;
+    r->st->t_final =
+        port_seconds(r->ff->resolution, r->stepped && r->t_stepped > T ? r->t_stepped : T);
+    r->nera = T < t_end;
+}
+
+/* The state machine (states in the file's opening comment). resumed: restored at the close
+ * of instant T_resumed (its part), so it goes on from there. */
+static int serve(slave_run *r, int resumed, tp_time T_resumed)
 {
     tp_time t_end = fedfile_master_horizon(r->ff), now = 0; /* the last instant */
-    int rc = tp_query_logical_time(r->tp, &now);
-    if (rc == TP_OK && now == r->ff->algo.t_start) {
+    int rc = resumed ? TP_OK : tp_query_logical_time(r->tp, &now);
+    if (resumed) {
+        resume_closed(r, T_resumed, t_end);
+    } else if (rc == TP_OK && now == r->ff->algo.t_start) {
         /* The start instant is the logical time already: 2 OPEN without a request (a NERA
          * now could not be granted at the time it starts from). */
         r->granted = 1;
@@ -890,6 +1170,13 @@ static int serve(slave_run *r)
                 port_seconds(r->ff->resolution, r->stepped && r->t_stepped > T ? r->t_stepped : T);
             if (T > r->ff->algo.t_start) r->st->steps++; /* instants committed */
             r->st->requests++;
+            /* a checkpoint instant reached: a model-exchange integrator restarts (doc/
+             * checkpoint.md "Model exchange: the checkpoint instants"); a failure shows at the
+             * FMU's next step */
+            if (r->mark_next != TP_NO_TIME && T >= r->mark_next) {
+                fmufed_model_mark(r->l->model);
+                r->mark_next = next_instant(r, T);
+            }
             /* The horizon closed: no instant follows. TAR(T), then no request; the master's
              * `end` comes in receive order. */
             if (T >= t_end) {
@@ -951,8 +1238,19 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
         rc = sfail(&r, FMUFED_ENOMEM, "out of memory");
         goto out;
     }
-    rc = fmufed_local_new(ff, r.idx, opts ? opts->output : NULL, &r.l, &r.ps, err, errlen);
+    r.opts = opts;
+    r.mark_next = next_instant(&r, ff->algo.t_start);
+    int restore = opts && opts->restore;
+    rc = local_new(ff, r.idx, opts ? opts->output : NULL, restore, &r.l, &r.ps, err, errlen);
     if (rc) goto out;
+    if ((opts && (opts->ckpt_every > 0 || opts->n_ckpt_at > 0 || restore)) &&
+        !fmufed_model_can_save(r.l->model)) {
+        rc = sfail(&r, FMUFED_EUSAGE,
+                   "checkpoints are asked for, but its FMU %s cannot save its state (it needs "
+                   "canGetAndSetFMUstate and canSerializeFMUstate)",
+                   ff->feds[r.idx].fmu);
+        goto out;
+    }
     if (opts && opts->progress) { /* a slave reports its progress as a peer does (doc/run.md) */
         r.l->rec.progress = opts->progress;
         r.l->rec.progress_ctx = opts->progress_ctx;
@@ -977,7 +1275,10 @@ int fmufed_slave_run(const fedfile *ff, const char *name, const fmufed_opts *opt
         }
     }
     snprintf(r.st->csv, sizeof r.st->csv, "%s", r.l->st.csv);
-    if ((rc = join_slave(&r, opts, timeout_ms)) || (rc = serve(&r))) goto out;
+    tp_time T_resumed = 0;
+    if ((rc = join_slave(&r, opts, timeout_ms))) goto out;
+    if (restore && (rc = slave_restore(&r, &T_resumed))) goto out;
+    if ((rc = serve(&r, restore, T_resumed))) goto out;
     rc = fmufed_local_free(r.l, err, errlen);
     r.l = NULL;
     if (rc) goto out;
@@ -1007,5 +1308,6 @@ out:
     free(r.rx);
     free(r.src);
     free(r.src_k);
+    free(r.restored);
     return rc;
 }

@@ -213,6 +213,11 @@ void tpi_after_grant(tp_federate *f)
     run_save(f);
 }
 
+void tpi_after_open_request(tp_federate *f)
+{
+    run_save(f);
+}
+
 void tpi_on_federation_saved(tp_federate *f, const struct wire_msg *m)
 {
     call_saved(f, m);

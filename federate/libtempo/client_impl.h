@@ -239,6 +239,11 @@ void tpi_on_time_refused(tp_federate *f, uint32_t type);
 void tpi_on_initiate_save(tp_federate *f, const struct wire_msg *m);
 /** After a grant has been applied and its callback run: the save it was armed for, if any. */
 void tpi_after_grant(tp_federate *f);
+/* A part armed at an open grant (client_ckpt.c) when the federate asks an open request (NERA,
+ * TARA) again: no closing grant will come before the next instant, and it has sent everything
+ * of this one (a master's slave closing its instant with NERA): the part is made now, with
+ * that request pending (doc/checkpoint.md "The cut"). */
+void tpi_after_open_request(tp_federate *f);
 /** FEDERATION_SAVED outside a hold (a save that failed before this federate was asked). */
 void tpi_on_federation_saved(tp_federate *f, const struct wire_msg *m);
 /** A restoring join received its part (@p n bytes): rebuild the library's state of this

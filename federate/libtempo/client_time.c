@@ -347,7 +347,13 @@ static int time_request(tp_federate *f, tp_request_kind kind, tp_time t)
     promise(f);
     /* Sent at once: a request is the end of a step, and the RTI can act on it only once
      * it has it. */
-    return tpi_flush(f);
+    r = tpi_flush(f);
+    /* A part armed at an open grant waits for a closing grant; asking an open request again,
+     * the federate will see none before the next instant: its part is made now, this
+     * request pending (tpi_after_open_request, doc/checkpoint.md "The cut"). */
+    if (r >= 0 && f->save_armed && (kind == TP_REQ_NERA || kind == TP_REQ_TARA))
+        tpi_after_open_request(f);
+    return r;
 }
 
 int tp_time_advance_request(tp_federate *f, tp_time t)

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "algorithms/pstate.h"
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmufed/fmufed.h"
 #include "federate/libtempo/tempo.h"
@@ -76,6 +78,25 @@ struct ms_link {
     msproto_peers *peers;    /* names by handle, for the refusals */
     long refused;            /* replies refused: not from the slave their class belongs to */
     char refused_first[200]; /* the first refused reply's sender */
+    /* Checkpoints (doc/checkpoint.md "tempo-master's part"). */
+    ms_ckpt_opts ck;        /* the instants, the extra bytes, the outcomes (all 0: none) */
+    port_ckpt pc;           /* what port_master.ckpt points at */
+    unsigned char *offered; /* the algorithm's state once instant offered_t closes */
+    size_t n_offered, cap_offered;
+    tp_time offered_t;                                /* TP_NO_TIME: nothing offered */
+    int (*later)(void *arg, void **bytes, size_t *n); /* offer_later's writer, NULL none */
+    void *later_arg;
+    int closing;             /* inside the TAR of a close: a save is made in its grant */
+    tp_time ask_next;        /* the next save to ask for, TP_NO_TIME: none */
+    tp_time mark_next;       /* the next checkpoint instant port_ckpt.marked reports */
+    int save_open;           /* a save asked for has no outcome yet */
+    char save_label[64];     /* that save's label */
+    tp_time save_t;          /* and its time */
+    struct timespec save_t0; /* when this master made its part */
+    unsigned char *restored; /* the part the restoring join handed back, NULL none */
+    size_t n_restored;
+    const unsigned char *extra; /* in restored: the extra bytes (ms_link_restored_extra) */
+    size_t n_extra;
 };
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -266,6 +287,8 @@ static void on_resigned(void *ctx, tp_fed fed, const char *name, const char *rea
     lose(s, reason ? reason : "resigned");
 }
 
+static void save_refused(ms_link *L, int code, const char *message);
+
 /* The master's one request at a time was granted (an open's TARA, a close's TAR). */
 static void on_grant(void *ctx, tp_time t)
 {
@@ -277,6 +300,12 @@ static void on_grant(void *ctx, tp_time t)
 static void on_error(void *ctx, int code, const char *message)
 {
     ms_link *L = ctx;
+    /* The RTI refused the save the master asked for (no checkpoint folder, the folder
+     * exists): that save fails, the run goes on (doc/checkpoint.md). */
+    if (message && strstr(message, "REQUEST_SAVE")) {
+        if (L->save_open) save_refused(L, code, message);
+        return;
+    }
     if (!L->fatal[0])
         snprintf(L->fatal, sizeof L->fatal, "the RTI refused a request: %s (%s)",
                  message ? message : "", tp_strerror(code));
@@ -588,11 +617,23 @@ static void grant_timeout(ms_link *L, int available, tp_time t)
         if (!culprit || culprit == &L->s[i]) lose(&L->s[i], why);
 }
 
+static void ask_save(ms_link *L, tp_time t);
+
 /* Wait for the grant of the master's pending request (TAR or TARA of t), within the reply
  * timeout; a failure loses the slaves (grant_timeout names the one that holds it back). */
 static int wait_granted(ms_link *L, int available, tp_time t)
 {
-    int rc = tp_wait_grant(L->tp, NULL, L->reply_timeout_ms > 0 ? L->reply_timeout_ms : -1);
+    int wait_ms = L->reply_timeout_ms > 0 ? L->reply_timeout_ms : -1;
+    int rc = tp_wait_grant(L->tp, NULL, wait_ms);
+    /* A refused save request comes back once from the next wait (and to on_error): that save
+     * failed, the request waited for is still pending (as fmufed_tp.c). */
+    for (int k = 0; k < 4 && rc != TP_OK && rc != TP_TIMEOUT &&
+                    strstr(tp_last_error(L->tp), "an earlier REQUEST_SAVE");
+         k++) {
+        if (L->save_open) save_refused(L, rc, tp_last_error(L->tp));
+        rc = tp_wait_grant(L->tp, NULL, wait_ms);
+        if (rc == TP_ESTATE) rc = TP_OK; /* the grant came in with the refusal */
+    }
     if (rc == TP_TIMEOUT) {
         grant_timeout(L, available, t);
         return PORT_ELOST;
@@ -647,6 +688,8 @@ static int m_open(void *ctx, int64_t t)
     ms_link *L = ctx;
     if (L->open && t == L->T) return PORT_OK; /* already open (the start instant) */
     if (L->open || t < L->T) return PORT_EUSAGE;
+    L->later = NULL; /* a writer offered for the last close is not called after it */
+    ask_save(L, t);  /* before this instant's TARA (ask_open, with its first batches) */
     L->T = t;
     L->open = 1;
     L->opening = 1;
@@ -670,7 +713,9 @@ static int m_close(void *ctx, int64_t t)
     }
     send_batches(L); /* the close after whatever was posted since the last sync */
     int rc = L->asking ? wait_granted(L, 1, t) : PORT_OK; /* the open's TARA first */
+    L->closing = 1; /* a save is made in this grant (link_save) */
     if (rc == PORT_OK) rc = advance(L, 0, t);
+    L->closing = 0;
     L->open = 0;
     for (size_t i = 0; i < L->n; i++)
         if (L->s[i].lost) return PORT_ELOST;
@@ -694,6 +739,332 @@ static void m_note(void *ctx, const char *what, double value)
 }
 
 static const port_master_ops link_ops = {.open = m_open, .close = m_close, .note = m_note};
+
+/* ---- checkpoints (doc/checkpoint.md "tempo-master's part") ------------------------------- */
+
+#define MASTER_PART_MAGIC   0x52534d54u /* "TMSR" */
+#define MASTER_PART_VERSION 1u
+
+/* The first checkpoint instant after t (ticks) before the end, as tempo-fmu counts them
+ * (fmufed_tp.c): the next multiple of every past the start, or the next of at. */
+static tp_time plan_next(const ms_link *L, tp_time t)
+{
+    const ms_ckpt_opts *o = &L->ck;
+    tp_time best = TP_NO_TIME, t0 = L->ff->algo.t_start, end = L->ff->algo.t_end;
+    if (o->every > 0) {
+        tp_time k = t < t0 ? 1 : (t - t0) / o->every + 1;
+        if (k <= (end - t0) / o->every) best = t0 + k * o->every;
+    }
+    for (size_t i = 0; i < o->n_at; i++) {
+        tp_time a = o->at[i];
+        if (a > t && a > t0 && a < end && (best == TP_NO_TIME || a < best)) best = a;
+    }
+    return best < end ? best : TP_NO_TIME;
+}
+
+static double since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Before opening instant t: ask for the next save once t reaches its instant, labelled
+ * "ckpt-<ticks>" at that instant, one at a time. Every federate makes its part in the grant
+ * that closes the first instant at or past it (doc/checkpoint.md "The cut"); a request the
+ * RTI refuses is that save's failure, and the run goes on. */
+static void ask_save(ms_link *L, tp_time t)
+{
+    if (L->save_open || L->ask_next == TP_NO_TIME || t < L->ask_next) return;
+    snprintf(L->save_label, sizeof L->save_label, "ckpt-%lld", (long long)L->ask_next);
+    L->save_t = L->ask_next;
+    clock_gettime(CLOCK_MONOTONIC, &L->save_t0);
+    int rc = tp_request_save(L->tp, L->save_label, L->ask_next);
+    if (rc == TP_OK) {
+        L->save_open = 1;
+        return;
+    }
+    L->ask_next = plan_next(L, L->save_t);
+    if (L->ck.done)
+        L->ck.done(L->ck.ctx, L->save_label, tp_time_to_seconds(L->tp, L->save_t), rc,
+                   tp_last_error(L->tp), 0);
+}
+
+static void save_refused(ms_link *L, int code, const char *message)
+{
+    L->save_open = 0;
+    L->ask_next = plan_next(L, L->save_t);
+    if (L->ck.done)
+        L->ck.done(L->ck.ctx, L->save_label, tp_time_to_seconds(L->tp, L->save_t), code, message,
+                   since(&L->save_t0));
+}
+
+static void link_saved(void *ctx, const char *label, int status, const char *detail)
+{
+    ms_link *L = ctx;
+    if (!L->save_open || strcmp(label, L->save_label) != 0) return;
+    L->save_open = 0;
+    L->ask_next = plan_next(L, L->save_t);
+    if (L->ck.done)
+        L->ck.done(L->ck.ctx, label, tp_time_to_seconds(L->tp, L->save_t), status, detail,
+                   since(&L->save_t0));
+}
+
+/* port_ckpt.offer: keep a copy of the algorithm's state once instant t closes. */
+static int link_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    ms_link *L = ctx;
+    if (n > L->cap_offered) {
+        unsigned char *p = realloc(L->offered, n);
+        if (!p) return PORT_ENOMEM;
+        L->offered = p, L->cap_offered = n;
+    }
+    if (n) memcpy(L->offered, state, n);
+    L->n_offered = n;
+    L->offered_t = t;
+    L->later = NULL;
+    return PORT_OK;
+}
+
+/* port_ckpt.marked: the first instant closed at or past each checkpoint instant, whatever
+ * the saves' outcomes, as the slaves restart their model-exchange integrators there. */
+static int link_marked(void *ctx, int64_t t)
+{
+    ms_link *L = ctx;
+    if (L->mark_next == TP_NO_TIME || t < L->mark_next) return 0;
+    L->mark_next = plan_next(L, t);
+    return 1;
+}
+
+/* port_ckpt.offer_later: keep the writer; link_save calls it in the close's grant. */
+static int link_offer_later(void *ctx, int64_t t, int (*write)(void *arg, void **bytes, size_t *n),
+                            void *arg)
+{
+    ms_link *L = ctx;
+    L->later = write;
+    L->later_arg = arg;
+    L->offered_t = t;
+    L->n_offered = 0;
+    return PORT_OK;
+}
+
+/* The master's part, in the grant of the close of instant `time`. Layout: u32 "TMSR", u32
+ * version, bytes method, i64 the instant, i64 the next save to ask for, i64 x 6 counters
+ * (commands, replies, notes, rounds, messages out and in), u32 N slaves, each: bytes name, i64
+ * its federate handle, u32 the last command's sequence number, u32 n + n x f64 its
+ * description (the hello reply's values); bytes the algorithm's state (the offer), bytes the
+ * caller's extra (ms_ckpt_opts.save_extra). */
+static int link_save(void *ctx, const char *label, tp_time time, void **bytes, size_t *n, char *why,
+                     size_t why_size)
+{
+    ms_link *L = ctx;
+    (void)label;
+    clock_gettime(CLOCK_MONOTONIC, &L->save_t0);
+    double at = (double)time * L->ff->resolution;
+    const char *method = L->ff->algo.def->name;
+    if (!L->ff->algo.def->saves) {
+        snprintf(why, why_size, "the master: method \"%s\" cannot save its state between steps",
+                 method);
+        return TP_ESTATE;
+    }
+    /* The close of the run's last instant needs no state of the algorithm: a run resumed
+     * there only ends (tempo-master does not run the algorithm again, ms_link_resumed_at). */
+    int last = L->T >= L->ff->algo.t_end;
+    if (!L->closing || time != L->T || (L->offered_t != L->T && !last)) {
+        snprintf(why, why_size,
+                 "the master saves only in the grant that closes an instant whose state the "
+                 "algorithm offered (asked at %.9g s)",
+                 at);
+        return TP_ESTATE;
+    }
+    for (size_t i = 0; i < L->n; i++) {
+        const rslave *sl = &L->s[i];
+        if (sl->lost || sl->status < 0 || sl->p_n) {
+            snprintf(why, why_size, "the master: slave %s %s at %.9g s", sl->name,
+                     sl->lost         ? "is lost"
+                     : sl->status < 0 ? "failed"
+                                      : "still owes replies",
+                     at);
+            return TP_ESTATE;
+        }
+    }
+    if (L->later && L->offered_t == L->T) { /* written now that the replies have landed */
+        void *p = NULL;
+        size_t np = 0;
+        int wrc = L->later(L->later_arg, &p, &np);
+        if (wrc == PORT_OK) wrc = link_offer(L, L->offered_t, p, np);
+        free(p);
+        if (wrc != PORT_OK) {
+            snprintf(why, why_size, "the master: the algorithm's state: %s", port_strerror(wrc));
+            return TP_ENOMEM;
+        }
+    }
+    pstate_buf b = {0};
+    pstate_put_u32(&b, MASTER_PART_MAGIC);
+    pstate_put_u32(&b, MASTER_PART_VERSION);
+    pstate_put_bytes(&b, method, strlen(method));
+    pstate_put_i64(&b, L->T);
+    pstate_put_i64(&b, plan_next(L, L->save_open ? L->save_t : L->T));
+    long counts[6] = {L->n_cmd, L->n_reply, L->n_note, L->n_rounds, L->n_cmd_msg, L->n_reply_msg};
+    for (int k = 0; k < 6; k++)
+        pstate_put_i64(&b, counts[k]);
+    pstate_put_u32(&b, (uint32_t)L->n);
+    for (size_t i = 0; i < L->n; i++) {
+        const rslave *sl = &L->s[i];
+        pstate_put_bytes(&b, sl->name, strlen(sl->name));
+        pstate_put_i64(&b, (int64_t)sl->fed);
+        pstate_put_u32(&b, sl->seq);
+        size_t nv = MSPROTO_INFO_N;
+        msproto_info_encode(&sl->info, L->v);
+        nv += msproto_info_map_encode(&sl->info, L->v + MSPROTO_INFO_N);
+        pstate_put_u32(&b, (uint32_t)nv);
+        for (size_t k = 0; k < nv; k++)
+            pstate_put_f64(&b, L->v[k]);
+    }
+    pstate_put_bytes(&b, L->offered, L->offered_t == L->T ? L->n_offered : 0);
+    pstate_buf x = {0};
+    if (L->ck.save_extra && L->ck.save_extra(L->ck.ctx, &x, why, why_size) != 0) {
+        free(b.p), free(x.p);
+        return TP_ESTATE;
+    }
+    if (x.bad) b.bad = 1;
+    pstate_put_bytes(&b, x.p, x.n);
+    free(x.p);
+    if (b.bad) {
+        free(b.p);
+        snprintf(why, why_size, "the master: out of memory");
+        return TP_ENOMEM;
+    }
+    *bytes = b.p;
+    *n = b.n;
+    return TP_OK;
+}
+
+static int link_restore_cb(void *ctx, const char *label, tp_time time, const void *bytes, size_t n,
+                           char *why, size_t why_size)
+{
+    ms_link *L = ctx;
+    (void)label, (void)time;
+    free(L->restored);
+    if (!(L->restored = malloc(n ? n : 1))) {
+        snprintf(why, why_size, "the master: out of memory");
+        return TP_ENOMEM;
+    }
+    if (n) memcpy(L->restored, bytes, n);
+    L->n_restored = n;
+    return TP_OK;
+}
+
+/* A restored master: the handles of the protocol's classes (declared before the save, kept by
+ * the RTI), then its part: the instant, the slaves' handles, sequence numbers and
+ * descriptions, the counters; the algorithm's state becomes port_ckpt.resume. Refuses a part
+ * it did not write, of another method or other slaves, truncated or with trailing bytes. */
+static int link_restore(ms_link *L, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < L->n; i++) {
+        rslave *sl = &L->s[i];
+        char name[32];
+        msproto_slave_class(i, name, sizeof name);
+        int rc = tp_object_class(L->tp, name, &sl->cls);
+        if (rc == TP_OK) rc = tp_attribute(L->tp, sl->cls, MSPROTO_REPLY_ATTR, &sl->attr);
+        msproto_command_class(i, name, sizeof name);
+        if (rc == TP_OK) rc = tp_interaction_class(L->tp, name, &sl->ic);
+        if (rc == TP_OK) rc = tp_parameter(L->tp, sl->ic, MSPROTO_BODY_PARAM, &sl->param);
+        if (rc != TP_OK)
+            return fail(err, errlen, PORT_ELOST, "slave %s's classes: %s: %s", sl->name,
+                        tp_strerror(rc), tp_last_error(L->tp));
+    }
+    int rc = tp_interaction_class(L->tp, MSPROTO_NOTE_CLASS, &L->note_ic);
+    if (rc == TP_OK) rc = tp_parameter(L->tp, L->note_ic, MSPROTO_NOTE_WHAT, &L->note_what);
+    if (rc == TP_OK) rc = tp_parameter(L->tp, L->note_ic, MSPROTO_NOTE_VALUE, &L->note_value);
+    if (rc == TP_OK) rc = tp_parameter(L->tp, L->note_ic, MSPROTO_NOTE_AT, &L->note_at);
+    if (rc != TP_OK)
+        return fail(err, errlen, PORT_ELOST, "the Note interaction: %s: %s", tp_strerror(rc),
+                    tp_last_error(L->tp));
+    pstate_rd d = {.p = L->restored, .n = L->n_restored};
+    const char *method = L->ff->algo.def->name;
+    uint32_t magic = pstate_get_u32(&d), version = pstate_get_u32(&d);
+    size_t lm = 0;
+    const unsigned char *meth = pstate_get_bytes(&d, &lm);
+    if (d.bad || magic != MASTER_PART_MAGIC)
+        return fail(err, errlen, PORT_EUSAGE, "the master's part of the checkpoint is not one");
+    if (version != MASTER_PART_VERSION)
+        return fail(err, errlen, PORT_EUSAGE,
+                    "the master's part has format version %u, this build reads %u", version,
+                    MASTER_PART_VERSION);
+    if (lm != strlen(method) || memcmp(meth, method, lm) != 0)
+        return fail(err, errlen, PORT_EUSAGE,
+                    "the master's part was saved by another method (this file runs \"%s\")",
+                    method);
+    int64_t T = pstate_get_i64(&d), next = pstate_get_i64(&d), c[6];
+    for (int k = 0; k < 6; k++)
+        c[k] = pstate_get_i64(&d);
+    uint32_t n = pstate_get_u32(&d);
+    if (d.bad || n != L->n)
+        return fail(err, errlen, PORT_EUSAGE,
+                    "the master's part has %u slaves, this file %zu (or is truncated)", n, L->n);
+    tp_time now = 0;
+    if (tp_query_logical_time(L->tp, &now) != TP_OK || now != T)
+        return fail(err, errlen, PORT_EUSAGE,
+                    "the master's part was saved at %.9g s, the RTI restored it at %.9g s",
+                    (double)T * L->ff->resolution, (double)now * L->ff->resolution);
+    for (size_t i = 0; i < L->n; i++) {
+        rslave *sl = &L->s[i];
+        size_t ln = 0;
+        const unsigned char *name = pstate_get_bytes(&d, &ln);
+        int64_t fed = pstate_get_i64(&d);
+        uint32_t seq = pstate_get_u32(&d), nv = pstate_get_u32(&d);
+        if (d.bad || ln != strlen(sl->name) || memcmp(name, sl->name, ln) != 0 || fed <= 0 ||
+            nv < MSPROTO_INFO_N || nv > MSPROTO_MAX_VALUES)
+            return fail(err, errlen, PORT_EUSAGE,
+                        "the master's part: slave %zu is not %s, or the part is damaged", i,
+                        sl->name);
+        for (uint32_t k = 0; k < nv; k++)
+            L->v[k] = pstate_get_f64(&d);
+        msproto_reply r = {.kind = MSP_HELLO, .n_v = nv, .v = L->v};
+        char e[MSPROTO_ERRLEN] = "";
+        if (d.bad || msproto_info_decode(L->v, &sl->info, e, sizeof e) ||
+            !hello_map(sl, &r, e, sizeof e))
+            return fail(err, errlen, PORT_EUSAGE, "the master's part: slave %s's description: %s",
+                        sl->name, e[0] ? e : "damaged");
+        sl->info.name = sl->name;
+        sl->fed = (tp_fed)fed;
+        sl->joined = 1;
+        sl->seq = seq;
+        if (msproto_peers_joined(L->peers, sl->fed, sl->name) != 0)
+            return fail(err, errlen, PORT_ENOMEM, "out of memory");
+    }
+    size_t na = 0, nx = 0;
+    const unsigned char *algo = pstate_get_bytes(&d, &na);
+    L->extra = pstate_get_bytes(&d, &nx);
+    L->n_extra = nx;
+    if (d.bad || d.at != d.n || !algo)
+        return fail(err, errlen, PORT_EUSAGE, "the master's part is truncated or damaged");
+    L->joined = L->n;
+    L->T = T;
+    L->open = 0;
+    L->ask_next = next;
+    L->mark_next = plan_next(L, T);
+    L->n_cmd = c[0], L->n_reply = c[1], L->n_note = c[2];
+    L->n_rounds = c[3], L->n_cmd_msg = c[4], L->n_reply_msg = c[5];
+    L->pc.resume = algo;
+    L->pc.n_resume = na;
+    return PORT_OK;
+}
+
+int ms_link_resumed_at(const ms_link *l, int64_t *t)
+{
+    if (!l->restored) return 0;
+    *t = l->T;
+    return 1;
+}
+
+int ms_link_restored_extra(const ms_link *l, const unsigned char **p, size_t *n)
+{
+    *p = l->extra;
+    *n = l->n_extra;
+    return l->restored != NULL;
+}
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
@@ -756,6 +1127,13 @@ static int declare(ms_link *L, char *err, size_t errlen)
 int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_timeout_ms,
                 ms_link **out, port_master *m, char *err, size_t errlen)
 {
+    return ms_link_new_ckpt(ff, rti, timeout_ms, reply_timeout_ms, NULL, out, m, err, errlen);
+}
+
+int ms_link_new_ckpt(const fedfile *ff, const char *rti, int timeout_ms, int reply_timeout_ms,
+                     const ms_ckpt_opts *ck, ms_link **out, port_master *m, char *err,
+                     size_t errlen)
+{
     *out = NULL;
     if (timeout_ms == 0) timeout_ms = 60000;
     char addr[600];
@@ -773,6 +1151,11 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_ti
     if (!L) return fail(err, errlen, PORT_ENOMEM, "out of memory");
     L->ff = ff;
     L->reply_timeout_ms = reply_timeout_ms;
+    if (ck) L->ck = *ck;
+    L->offered_t = TP_NO_TIME;
+    L->ask_next = plan_next(L, ff->algo.t_start);
+    L->mark_next = L->ask_next;
+    int restore = ck && ck->restore;
     L->n = ff->n_feds;
     L->s = calloc(L->n + 1, sizeof *L->s);
     L->ps = calloc(L->n + 1, sizeof *L->ps);
@@ -795,20 +1178,52 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_ti
                        .federate_joined = on_joined,
                        .federate_resigned = on_resigned,
                        .error = on_error,
-                       .log = on_log};
+                       .log = on_log,
+                       .save = link_save,
+                       .restore = link_restore_cb,
+                       .saved = link_saved};
     tp_join_options jo = {.rti = addr,
                           .federation = ff->federation,
                           .federate = MSPROTO_MASTER_NAME,
                           .fom_text = fom,
                           .create = 1,
-                          .timeout_ms = timeout_ms > 0 ? timeout_ms : 0};
+                          .timeout_ms = timeout_ms > 0 ? timeout_ms : 0,
+                          .restore = restore};
     char e[MS_ERRLEN];
     int trc = tp_join(&jo, &cb, L, &L->tp, e, sizeof e);
     free(fom);
     if (trc != TP_OK) {
-        rc = fail(err, errlen, PORT_ELOST, "joining %s at %s: %s: %s", ff->federation, addr,
+        rc = fail(err, errlen, PORT_ELOST, "%s %s at %s: %s: %s",
+                  restore ? "rejoining the restored federation" : "joining", ff->federation, addr,
                   tp_strerror(trc), e);
         goto fail;
+    }
+    /* The algorithm's state: offered before each close when saves are asked for, and the
+     * bytes to resume from (doc/checkpoint.md "Master methods"). */
+    int saves = L->ck.every > 0 || L->ck.n_at;
+    L->pc = (port_ckpt){.offer = saves ? link_offer : NULL,
+                        .offer_later = saves ? link_offer_later : NULL,
+                        .marked = saves ? link_marked : NULL,
+                        .ctx = L};
+    if (restore) { /* declarations, time management and the start came back from the RTI */
+        if (!L->restored) {
+            rc = fail(err, errlen, PORT_ELOST, "rejoining %s: the RTI handed back no part",
+                      ff->federation);
+            goto fail;
+        }
+        if ((rc = link_restore(L, err, errlen))) goto fail;
+        *m = (port_master){.ops = &link_ops,
+                           .ctx = L,
+                           .slaves = L->ps,
+                           .n_slaves = L->n,
+                           .tick = ff->resolution,
+                           .t_start = ff->algo.t_start,
+                           .t_end = ff->algo.t_end,
+                           .ckpt = &L->pc};
+        for (size_t i = 0; i < L->n; i++)
+            L->ps[i] = (port_slave){.ops = &remote_ops, .ctx = &L->s[i], .info = L->s[i].info};
+        *out = L;
+        return PORT_OK;
     }
     if ((rc = declare(L, err, errlen))) goto fail;
     if ((trc = tp_enable_regulation(L->tp, 0)) == TP_OK &&
@@ -834,7 +1249,8 @@ int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_ti
                        .n_slaves = L->n,
                        .tick = ff->resolution,
                        .t_start = ff->algo.t_start,
-                       .t_end = ff->algo.t_end};
+                       .t_end = ff->algo.t_end,
+                       .ckpt = ck ? &L->pc : NULL};
     for (size_t i = 0; i < L->n; i++) {
         L->s[i].info.name = L->s[i].name;
         L->ps[i] = (port_slave){.ops = &remote_ops, .ctx = &L->s[i], .info = L->s[i].info};
@@ -922,6 +1338,8 @@ void ms_link_free(ms_link *l)
     free(l->tv);
     free(l->cbuf);
     msproto_peers_free(l->peers);
+    free(l->offered);
+    free(l->restored);
     free(l);
 }
 

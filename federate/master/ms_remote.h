@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "algorithms/port.h"
+#include "algorithms/pstate.h"
 #include "federate/config/fedfile.h"
 
 #define MS_ERRLEN 1024 /* a buffer this size holds any message of this module */
@@ -40,6 +41,52 @@ typedef struct ms_link ms_link;
  */
 int ms_link_new(const fedfile *ff, const char *rti, int timeout_ms, int reply_timeout_ms,
                 ms_link **out, port_master *m, char *err, size_t errlen);
+
+/* Checkpoints of the master (doc/checkpoint.md "tempo-master's part"). */
+typedef struct ms_ckpt_opts {
+    /* The checkpoint instants (ticks): every `every` after the start (0: none) and the n_at
+     * times at. Before opening the first instant at or past each, the master asks the RTI for
+     * a save labelled "ckpt-<ticks>" at it; every federate makes its part in the grant that
+     * closes that instant. */
+    int64_t every;
+    const int64_t *at;
+    size_t n_at;
+    /* 1: rejoin a federation the RTI restored from a checkpoint as the master and go on after
+     * the instant its part was made at: the algorithm gets its state as port_ckpt.resume,
+     * the caller its extra bytes (ms_link_restored_extra). */
+    int restore;
+    /* Called inside the save (in the close's grant): append the caller's own state (its notes'
+     * position) to b; return 0, or -1 with why filled (the save fails naming it). NULL: none. */
+    int (*save_extra)(void *ctx, pstate_buf *b, char *why, size_t why_size);
+    /* The outcome of each save the master asked for: label, time (s), status (TP_OK or the
+     * failure's code), detail (the folder, or who failed and why), seconds from the master's
+     * part to the outcome. NULL: none. */
+    void (*done)(void *ctx, const char *label, double t, int status, const char *detail,
+                 double seconds);
+    void *ctx; /* handed to save_extra and done */
+} ms_ckpt_opts;
+
+/**
+ * ms_link_new with checkpoints (ck; NULL: none, as ms_link_new): port_master.ckpt is set, so
+ * an algorithm that saves offers its state before each close, which the master's part
+ * carries; with ck->restore the link rejoins the restored federation (no declarations, start
+ * or hello: they came back with the RTI's part and the master's) and m->ckpt->resume holds
+ * the algorithm's saved state. A part another method or another set of slaves wrote is
+ * refused (PORT_EUSAGE), naming what differs.
+ */
+int ms_link_new_ckpt(const fedfile *ff, const char *rti, int timeout_ms, int reply_timeout_ms,
+                     const ms_ckpt_opts *ck, ms_link **out, port_master *m, char *err,
+                     size_t errlen);
+
+/** After a restoring ms_link_new_ckpt: the instant the master's part was made at (ticks).
+ *  At or past the algorithm's end (the close of the run's last instant, which may carry no
+ *  state of the algorithm) the run only ends: the caller does not run the algorithm again.
+ *  @return 1 when the link was restored, else 0 (*t untouched). */
+int ms_link_resumed_at(const ms_link *l, int64_t *t);
+
+/** After a restoring ms_link_new_ckpt: the extra bytes its save_extra wrote (valid while the
+ *  link lives). @return 1 when the link was restored, else 0 (*p NULL, *n 0). */
+int ms_link_restored_extra(const ms_link *l, const unsigned char **p, size_t *n);
 
 /**
  * After the algorithm: send the end command to every slave (receive order, after the last

@@ -6,12 +6,16 @@
  * federate/master/ms_remote.h next.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "algorithms/pstate.h"
 #include "federate/config/fedfile.h"
 #include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
@@ -51,6 +55,16 @@ static const char usage_text[] =
     "                     TEMPO_SECRET_FILE, the file's \"secret_file\"); settled and\n"
     "                     checked in every mode, --local included (a bad secret file\n"
     "                     is refused with exit 2 there too)\n"
+    "  --checkpoint-every S  ask for a save of the whole federation every S seconds\n"
+    "                     of simulated time (default: the file's \"checkpoint\")\n"
+    "  --checkpoint-at S  ask for one at S seconds (repeatable); each save is made\n"
+    "                     where the macro step holding it closes (doc/checkpoint.md)\n"
+    "  --restore          rejoin the federation an RTI restored from a checkpoint and\n"
+    "                     go on after the instant the master's part was made at\n"
+    "  --checkpoint-dir DIR  with --in-process: where the embedded RTI writes them\n"
+    "  --resume CKPT      with --in-process: restore the federation from CKPT and go on\n"
+    "  --set FED.VAR=VALUE  with --in-process and --resume: set VAR of slave FED first\n"
+    "                     (distributed, each slave takes its own --set)\n"
     "  --quiet            no summary line\n"
     "  --list-methods     print every method of the algorithm table, one a line:\n"
     "                     its name and \"master\" or \"peer\" (tempo-fmu runs a peer\n"
@@ -93,6 +107,16 @@ typedef struct margs {
     int local, quiet, timeout_ms, reply_timeout_ms;
     int in_process; /* --in-process */
     int tasks;      /* -1 default (FMUFED_ALL_TASKS_DEFAULT), 0 --threads, 1 --tasks */
+    /* Checkpoints (doc/checkpoint.md "tempo-master's part"): the instants in seconds, then in
+     * ticks of the loaded file (ckpt_ticks) */
+    double every;
+    double at[64];
+    size_t n_at;
+    int64_t t_every, t_at[64];
+    int restore;                   /* --restore (distributed) or --resume (in process) */
+    const char *ckpt_dir, *resume; /* --checkpoint-dir, --resume: with --in-process */
+    const char *set[64];           /* --set FED.VAR=VALUE */
+    size_t n_set;
 } margs;
 
 static int parse(int argc, char **argv, margs *a)
@@ -121,6 +145,50 @@ static int parse(int argc, char **argv, margs *a)
             a->tasks = t;
         } else if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
+        } else if (!strcmp(s, "--restore")) {
+            a->restore = 1;
+        } else if (!strcmp(s, "--checkpoint-every") || !strcmp(s, "--checkpoint-at") ||
+                   !strcmp(s, "--checkpoint-dir") || !strcmp(s, "--resume") ||
+                   !strcmp(s, "--set")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tempo-master: %s needs a value\n%s", s, usage_text);
+                return -1;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(s, "--checkpoint-dir")) {
+                a->ckpt_dir = v;
+            } else if (!strcmp(s, "--resume")) {
+                a->resume = v;
+            } else if (!strcmp(s, "--set")) {
+                const char *dot = strchr(v, '.'), *eq = strchr(v, '=');
+                if (!dot || !eq || dot > eq || dot == v || eq == dot + 1) {
+                    fprintf(stderr, "tempo-master: --set %s: expected FEDERATE.VARIABLE=VALUE\n",
+                            v);
+                    return -1;
+                }
+                if (a->n_set == sizeof a->set / sizeof a->set[0]) {
+                    fprintf(stderr, "tempo-master: more than %zu --set\n",
+                            sizeof a->set / sizeof a->set[0]);
+                    return -1;
+                }
+                a->set[a->n_set++] = v;
+            } else {
+                char *end;
+                double sec = strtod(v, &end);
+                if (*end || end == v || !(sec > 0) || !isfinite(sec)) {
+                    fprintf(stderr, "tempo-master: %s %s: expected seconds > 0\n", s, v);
+                    return -1;
+                }
+                if (!strcmp(s, "--checkpoint-every")) {
+                    a->every = sec;
+                } else if (a->n_at == sizeof a->at / sizeof a->at[0]) {
+                    fprintf(stderr, "tempo-master: more than %zu --checkpoint-at\n",
+                            sizeof a->at / sizeof a->at[0]);
+                    return -1;
+                } else {
+                    a->at[a->n_at++] = sec;
+                }
+            }
         } else if (!strcmp(s, "--federation") || !strcmp(s, "--rti") || !strcmp(s, "--output") ||
                    !strcmp(s, "--timeout") || !strcmp(s, "--reply-timeout") ||
                    !strcmp(s, "--secret-file") || !strcmp(s, "--log-dir") || !strcmp(s, "--http")) {
@@ -177,7 +245,126 @@ static int parse(int argc, char **argv, margs *a)
         fprintf(stderr, "tempo-master: --in-process excludes %s\n", a->local ? "--local" : "--rti");
         return -1;
     }
+    if ((a->ckpt_dir || a->resume) && !a->in_process) {
+        fprintf(stderr,
+                "tempo-master: %s goes with --in-process (distributed: the RTI's "
+                "--checkpoint-dir and --restore)\n",
+                a->ckpt_dir ? "--checkpoint-dir" : "--resume");
+        return -1;
+    }
+    if (a->restore && a->in_process) {
+        fprintf(stderr, "tempo-master: with --in-process, --resume CKPT restores the federation\n");
+        return -1;
+    }
+    if (a->resume) a->restore = 1;
+    if (a->local && (a->restore || a->every > 0 || a->n_at)) {
+        fprintf(stderr, "tempo-master: --local has no RTI: checkpoints need one (distributed or "
+                        "--in-process)\n");
+        return -1;
+    }
+    if (a->n_set && !a->restore) {
+        fprintf(stderr, "tempo-master: --set branches a restored run: it goes with --restore or "
+                        "--resume\n");
+        return -1;
+    }
     return 0;
+}
+
+/* The checkpoint instants in ticks of the loaded file (whole ticks only, the federation
+ * file's rule: within 1e-6 ticks, or 1e-12 relative); the file's "checkpoint" key unless
+ * options give them, as tempo-fmu reads them. */
+static int ckpt_ticks(const fedfile *ff, margs *a)
+{
+    if (a->every == 0 && a->n_at == 0) {
+        a->every = ff->ckpt_every;
+        for (size_t k = 0; k < ff->n_ckpt_at && k < sizeof a->at / sizeof a->at[0]; k++)
+            a->at[a->n_at++] = ff->ckpt_at[k];
+    }
+    for (size_t k = 0; k <= a->n_at; k++) {
+        double sec = k < a->n_at ? a->at[k] : a->every;
+        if (k == a->n_at && sec == 0) break;
+        double x = sec / ff->resolution, r = nearbyint(x);
+        if (!(x > 0) || x > 4e18 || fabs(x - r) > fmax(1e-6, fabs(x) * 1e-12)) {
+            fprintf(stderr, "tempo-master: %s %g s: not a positive whole number of ticks of %g s\n",
+                    k < a->n_at ? "--checkpoint-at" : "--checkpoint-every", sec, ff->resolution);
+            return -1;
+        }
+        if (k < a->n_at)
+            a->t_at[k] = (int64_t)r;
+        else
+            a->t_every = (int64_t)r;
+    }
+    return 0;
+}
+
+/* The outcome of a save the master asked for, one line for tempo-run (doc/run.md), as
+ * tempo-fmu prints it: "checkpoint LABEL T saved|failed SECONDS DETAIL". */
+static void print_ckpt(void *ctx, const char *label, double t, int status, const char *detail,
+                       double seconds)
+{
+    (void)ctx;
+    printf("checkpoint %s %.17g %s %.6f %s\n", label, t, status == 0 ? "saved" : "failed", seconds,
+           detail ? detail : "");
+    fflush(stdout);
+}
+
+/* What the master's part carries beside the link's state: where its notes file stands. */
+typedef struct master_ckpt {
+    FILE *notes; /* master.csv while the algorithm runs, NULL: none */
+    char path[4200];
+} master_ckpt;
+
+/* ms_ckpt_opts.save_extra: u8 has master.csv, i64 its length. */
+static int save_notes(void *ctx, pstate_buf *b, char *why, size_t why_size)
+{
+    master_ckpt *mc = ctx;
+    off_t at = 0;
+    if (mc->notes && (fflush(mc->notes) != 0 || (at = ftello(mc->notes)) < 0)) {
+        snprintf(why, why_size, "the master: %s: %s", mc->path, strerror(errno));
+        return -1;
+    }
+    pstate_put_u8(b, mc->notes ? 1 : 0);
+    pstate_put_i64(b, (int64_t)at);
+    return 0;
+}
+
+/* master.csv of a resumed run: the saved run's file cut at the saved length (rows written
+ * after the checkpoint by the run that was stopped go), then appended to. Its header must be
+ * the notes' header; a link in its place is refused. */
+static FILE *resume_notes(const char *outdir, const unsigned char *extra, size_t n, master_ckpt *mc,
+                          char *err, size_t errlen)
+{
+    pstate_rd d = {.p = extra, .n = n};
+    int has = pstate_get_u8(&d);
+    int64_t at = pstate_get_i64(&d);
+    static const char head[] = "time,what,value\n";
+    if (d.bad || d.at != d.n || has > 1 || at < 0) {
+        snprintf(err, errlen, "the master's part: its notes' position is damaged");
+        return NULL;
+    }
+    if (!has) return NULL;
+    snprintf(mc->path, sizeof mc->path, "%s/master.csv", outdir);
+    int fd = open(mc->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    char got[sizeof head];
+    FILE *f = NULL;
+    if (fd < 0)
+        snprintf(err, errlen, "%s: cannot open to resume: %s", mc->path, strerror(errno));
+    else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        snprintf(err, errlen, "%s: not a regular file", mc->path);
+    else if (sb.st_size < at || at < (int64_t)sizeof head - 1)
+        snprintf(err, errlen, "%s: %lld bytes, cannot resume at byte %lld", mc->path,
+                 (long long)sb.st_size, (long long)at);
+    else if (pread(fd, got, sizeof head - 1, 0) != (ssize_t)sizeof head - 1 ||
+             memcmp(got, head, sizeof head - 1) != 0)
+        snprintf(err, errlen, "%s: not the notes of a master (its header differs)", mc->path);
+    else if (ftruncate(fd, (off_t)at) != 0 || lseek(fd, 0, SEEK_END) < 0)
+        snprintf(err, errlen, "%s: cannot cut at byte %lld: %s", mc->path, (long long)at,
+                 strerror(errno));
+    else if (!(f = fdopen(fd, "a")))
+        snprintf(err, errlen, "%s: fdopen: %s", mc->path, strerror(errno));
+    if (!f && fd >= 0) close(fd);
+    return f;
 }
 
 /* The algorithm's notes (port_master_ops.note) as "<output>/master.csv" rows
@@ -217,7 +404,7 @@ static const port_master_ops notes_ops = {
  * (s): the end reached, what "done at" prints: the file's end, or the last instant when the
  * method steps past it (defect-control without clip_end; doc/master.md "Instants and steps"). */
 static int run_algorithm(const fedfile *ff, const port_master *m0, const char *outdir, int quiet,
-                         double *t_done, char *err, size_t errlen)
+                         ms_link *L, master_ckpt *mc, double *t_done, char *err, size_t errlen)
 {
     notes nt = {.inner = m0->ops,
                 .inner_ctx = m0->ctx,
@@ -227,11 +414,20 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
     port_master m = *m0;
     m.ops = &notes_ops;
     m.ctx = &nt;
-    if (outdir) {
+    const unsigned char *extra = NULL;
+    size_t n_extra = 0;
+    if (L && ms_link_restored_extra(L, &extra, &n_extra)) {
+        /* resumed: master.csv goes on from the saved length (doc/checkpoint.md) */
+        err[0] = '\0';
+        if (outdir && !(nt.f = resume_notes(outdir, extra, n_extra, mc, err, errlen)) && err[0])
+            return PORT_EUSAGE;
+    } else if (outdir) {
         /* The folder private, the file never through a link (doc/run.md "Output files"). */
         if (!(nt.f = res_create(outdir, "master.csv", err, errlen))) return PORT_EUSAGE;
         fputs("time,what,value\n", nt.f);
+        if (mc) snprintf(mc->path, sizeof mc->path, "%s/master.csv", outdir);
     }
+    if (mc) mc->notes = nt.f;
     port_link *links = NULL;
     size_t n = 0;
     int rc = PORT_ENOMEM;
@@ -245,6 +441,12 @@ static int run_algorithm(const fedfile *ff, const port_master *m0, const char *o
         rc = PORT_EUSAGE;
         goto out;
     }
+    int64_t at = 0;
+    if (L && ms_link_resumed_at(L, &at) && at >= ff->algo.t_end) {
+        /* resumed from the close of the last instant: nothing is left to run but the end */
+        rc = PORT_OK;
+        goto out;
+    }
     rc = alg->run_master(
         &(fedfile_master_run){.ff = ff, .m = &m, .links = links, .n_links = n, .quiet = quiet}, err,
         errlen);
@@ -253,6 +455,7 @@ out:
     *t_done = ff->algo.end;
     if (nt.closed != INT64_MIN && port_seconds(ff->resolution, nt.closed) > *t_done)
         *t_done = port_seconds(ff->resolution, nt.closed);
+    if (mc) mc->notes = NULL;
     if (nt.f && fclose(nt.f) != 0 && rc == PORT_OK) {
         snprintf(err, errlen, "%.900s/master.csv: write failed", outdir);
         rc = PORT_EFAIL;
@@ -284,8 +487,8 @@ static int run_local(const fedfile *ff, const margs *a, double *t_done, char *er
                          .tick = ff->resolution,
                          .t_start = ff->algo.t_start,
                          .t_end = ff->algo.t_end};
-        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, t_done, err,
-                           errlen);
+        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, NULL, NULL, t_done,
+                           err, errlen);
     }
     /* The failing slaves' own messages (the FMU's or the solver's words), each slave named
      * once (port_add_cause). */
@@ -312,14 +515,24 @@ static int run_remote(const fedfile *ff, const margs *a, char *err, size_t errle
     if (!reply_ms && ff->algo.reply_timeout > 0)
         reply_ms = (int)(ff->algo.reply_timeout * 1000.0 + 0.5);
     if (!reply_ms) reply_ms = MASTER_REPLY_TIMEOUT_MS; /* never wait for ever (doc/master.md) */
-    int rc = ms_link_new(ff, a->rti, a->timeout_ms, reply_ms, &L, &m, err, errlen);
+    master_ckpt mc = {0};
+    ms_ckpt_opts ck = {.every = a->t_every,
+                       .at = a->t_at,
+                       .n_at = a->n_at,
+                       .restore = a->restore,
+                       .save_extra = save_notes,
+                       .done = print_ckpt,
+                       .ctx = &mc};
+    int asked = a->t_every > 0 || a->n_at || a->restore;
+    int rc = ms_link_new_ckpt(ff, a->rti, a->timeout_ms, reply_ms, asked ? &ck : NULL, &L, &m, err,
+                              errlen);
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     double t_done = ff->algo.end;
     if (!rc)
-        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, &t_done, err,
-                           errlen);
+        rc = run_algorithm(ff, &m, a->output ? a->output : ff->output, a->quiet, L, &mc, &t_done,
+                           err, errlen);
     clock_gettime(CLOCK_MONOTONIC, &t1); /* the algorithm alone: no join, start or end */
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     if (rc && L) {
@@ -393,7 +606,13 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
 {
     g_end = ff->algo.end;
     inproc_master m = {ff, *a};
-    fmufed_opts o = {.output = a->output, .timeout_ms = a->timeout_ms};
+    fmufed_opts o = {.output = a->output,
+                     .timeout_ms = a->timeout_ms,
+                     .ckpt_every = a->t_every,
+                     .ckpt_at = a->t_at,
+                     .n_ckpt_at = a->n_at,
+                     .set = a->set,
+                     .n_set = a->n_set};
     int tasks = a->tasks >= 0 ? a->tasks : FMUFED_ALL_TASKS_DEFAULT;
     char why[FMUFED_ERRLEN];
     if (!tasks && fmufed_all_shared_fmu(ff, why, sizeof why)) {
@@ -409,7 +628,9 @@ static int run_in_process(const fedfile *ff, const margs *a, char *err, size_t e
                           .main_fn = master_main,
                           .main_ctx = &m,
                           .http = a->http,
-                          .on_view = print_view};
+                          .on_view = print_view,
+                          .ckpt_dir = a->ckpt_dir,
+                          .resume = a->resume};
     fmufed_stats *st = calloc(ff->n_feds, sizeof *st);
     int rc = st ? fmufed_run_all(ff, &ao, st, err, errlen) : FMUFED_ENOMEM;
     if (!st) snprintf(err, errlen, "out of memory");
@@ -461,6 +682,20 @@ int main(int argc, char **argv)
      * no RTI to hand it to, but a secret file others may read is refused all the same). */
     if (run_secret_apply(a.secret_file, ff->secret_file, 0, NULL, err, sizeof err)) {
         fprintf(stderr, "tempo-master: %s\n", err);
+        fedfile_free(ff);
+        return 2;
+    }
+    /* Checkpoints: the instants in ticks; a method whose state is not saved is refused
+     * before the start, naming it (doc/checkpoint.md "Status"). */
+    if (ckpt_ticks(ff, &a) != 0) {
+        fedfile_free(ff);
+        return 2;
+    }
+    if ((a.t_every > 0 || a.n_at || a.restore) && !ff->algo.def->saves) {
+        fprintf(stderr,
+                "tempo-master: %s: method \"%s\" cannot save its state between steps yet: no "
+                "checkpoints of it (doc/checkpoint.md)\n",
+                ff->path, ff->algo.def->name);
         fedfile_free(ff);
         return 2;
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "federate/config/fedfile_algo.h"
 #include "federate/config/fedfile_master.h"
 #include "federate/fmu/fmu_load.h"
 #include "federate/libtempo/tempo.h"
@@ -140,10 +141,10 @@ int run_ckpt_prepare(run_ckpt *c, const fedfile *ff, const char *outdir, char *e
     if (c->every > 0 && !(c->every < ff->algo.end - ff->algo.start))
         return bad(err, errlen, "--checkpoint-every %s: not shorter than the run%s", c->every_s,
                    "");
-    if (fedfile_is_master(ff)) {
+    if (fedfile_is_master(ff) && !ff->algo.def->saves) {
         snprintf(err, errlen,
-                 "method \"%s\" runs under tempo-master, whose checkpoints are not built yet: "
-                 "only peer methods save and resume (doc/checkpoint.md)",
+                 "method \"%s\" cannot save its state between steps yet: no checkpoints of it "
+                 "(doc/checkpoint.md \"Status\")",
                  fedfile_method_name(ff));
         return -1;
     }
@@ -168,7 +169,8 @@ int run_ckpt_prepare(run_ckpt *c, const fedfile *ff, const char *outdir, char *e
         after = at;
     snprintf(c->dir, sizeof c->dir, "%s/checkpoints", outdir);
     if (outfile_mkdirs(c->dir, err, errlen) != 0) return -1;
-    if (ff->feds[0].program && !ff->feds[0].python && (c->every > 0 || c->n_at > 0))
+    if (!fedfile_is_master(ff) && ff->feds[0].program && !ff->feds[0].python &&
+        (c->every > 0 || c->n_at > 0))
         return bad(err, errlen,
                    "the file's first federate asks for the saves, and %s is a program federate "
                    "(tempo-run cannot give it the instants): put an FMU federate first%s",

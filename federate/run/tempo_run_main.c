@@ -984,12 +984,14 @@ static int run(const fedfile *ff, const run_args *a, const char *outdir)
         /* The master federate: the same file and RTI; the slaves write the results. */
         char master_bin[PATH_MAX];
         sibling("tempo-master", master_bin, sizeof master_bin);
-        char *argv[12] = {master_bin, "--federation", (char *)a->file, "--rti", addr, NULL};
+        char *argv[16 + 4 * RUN_CKPT_MAX] = {master_bin, "--federation", (char *)a->file,
+                                             "--rti",    addr,           NULL};
         int k = 5;
         if (a->output) argv[k++] = "--output", argv[k++] = (char *)a->output;
         if (a->quiet) argv[k++] = "--quiet";
         if (reply_ms[0]) argv[k++] = "--reply-timeout", argv[k++] = reply_ms;
         argv[k] = NULL;
+        k = run_ckpt_child_args(&a->ck, argv, k, 0); /* the master asks for the saves */
         int idx = sup_start(s, &(sup_spec){.name = MASTER_CHILD, .argv = argv}, err, sizeof err);
         if (idx < 0) rc = idx;
     }

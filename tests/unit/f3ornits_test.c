@@ -25,6 +25,7 @@
  *      the previous step's), its value differs from the provider's output there (the
  *      side effect of eq. 28), and the smoothed run still beats ZOH Jacobi */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algorithms/f3ornits.h"
@@ -714,6 +715,119 @@ static void test_smooth(void)
     }
 }
 
+/* ---- checkpoints ---------------------------------------------------------------------------
+ * The instants a run takes, as the observer sees them, and what the run offered at the first
+ * instant at or past `at` with both slaves as they were then (port_ckpt, doc/checkpoint.md
+ * "Master methods"). */
+#define F3R_MAX 4096
+typedef struct f3r_log {
+    size_t n;
+    int64_t t1[F3R_MAX], next[F3R_MAX][2];
+    double y[F3R_MAX][2], u[F3R_MAX][2], rho[F3R_MAX];
+} f3r_log;
+
+static int f3r_obs(void *ctx, const f3_step_info *si)
+{
+    f3r_log *l = ctx;
+    if (l->n < F3R_MAX) {
+        l->t1[l->n] = si->t1, l->rho[l->n] = si->rho;
+        for (int j = 0; j < 2; j++) {
+            l->y[l->n][j] = si->y[j][0];
+            l->u[l->n][j] = si->u[j][0];
+            l->next[l->n][j] = si->next[j];
+        }
+        l->n++;
+    }
+    return 0;
+}
+
+typedef struct f3r_keep {
+    int64_t at;
+    unsigned char bytes[8192];
+    size_t n;
+    const dc_pair *p;
+    dc_osc saved[2];
+    size_t steps_then;
+    const f3r_log *log;
+} f3r_keep;
+
+static int f3r_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    f3r_keep *k = ctx;
+    if (k->n || t < k->at || n > sizeof k->bytes) return PORT_OK;
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->saved[0] = k->p->s[0], k->saved[1] = k->p->s[1];
+    k->steps_then = k->log->n;
+    return PORT_OK;
+}
+
+/* A run cut at an instant and resumed from the state offered there, the slaves as they were,
+ * takes exactly the uninterrupted run's remaining instants (times, outputs, inputs, next times,
+ * ratios: the step-size controllers' memory crosses the cut, bit for bit) and ends with its
+ * result, with fixed and flexible orders, smoothing on and off; every proper prefix and a
+ * trailing byte are refused before any operation. */
+static void test_resume(void)
+{
+    static dc_pair a, b;
+    static f3r_log la, lb;
+    f3_config cfgs[3];
+    cfgs[0] = flexible(F3_FIT_EXTRAP, F3_NORM_DAMPED);
+    cfgs[1] = flexible(F3_FIT_CLS, F3_NORM_AMPLITUDE);
+    cfgs[1].smooth = 1;
+    cfgs[2] = (f3_config){.order = 2, .dt_init = 0.05};
+    int64_t ats[] = {0, 3000000000LL, 11000000000LL};
+    for (size_t c = 0; c < 3; c++)
+        for (size_t q = 0; q < 3; q++) {
+            f3_config cfg = cfgs[c];
+            cfg.n_links = 2;
+            cfg.links = dc_pair_links();
+            dc_pair_init(&a, DC_OSC_EXACT, 1e-9, 20000000000LL);
+            memset(&la, 0, sizeof la);
+            f3r_keep k = {.at = ats[q], .p = &a, .log = &la};
+            port_ckpt ck = {.offer = f3r_offer, .ctx = &k};
+            a.m.ckpt = &ck;
+            f3_result ra, rb;
+            CHECK(f3_run(&a.m, &cfg, f3r_obs, &la, &ra) == PORT_OK, "run: %s", ra.err);
+            CHECK(k.n > 0, "case %zu: nothing offered at or after %lld", c, (long long)ats[q]);
+            dc_pair_init(&b, DC_OSC_EXACT, 1e-9, 20000000000LL);
+            b.s[0] = k.saved[0], b.s[1] = k.saved[1];
+            memset(&lb, 0, sizeof lb);
+            port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
+            b.m.ckpt = &rk;
+            CHECK(f3_run(&b.m, &cfg, f3r_obs, &lb, &rb) == PORT_OK, "resume: %s", rb.err);
+            size_t rest = la.n - k.steps_then;
+            CHECK(lb.n == rest && rest > 0,
+                  "case %zu cut at %lld: %zu instants after the resume, want %zu", c,
+                  (long long)ats[q], lb.n, rest);
+            for (size_t i = 0; i < lb.n && i < rest; i++) {
+                size_t j = k.steps_then + i;
+                CHECK(lb.t1[i] == la.t1[j] && lb.rho[i] == la.rho[j] &&
+                          memcmp(lb.y[i], la.y[j], sizeof la.y[j]) == 0 &&
+                          memcmp(lb.u[i], la.u[j], sizeof la.u[j]) == 0 &&
+                          memcmp(lb.next[i], la.next[j], sizeof la.next[j]) == 0,
+                      "case %zu cut at %lld: instant %zu differs", c, (long long)ats[q], j + 1);
+            }
+            CHECK(rb.N == ra.N && rb.steps == ra.steps && rb.h_min == ra.h_min &&
+                      rb.h_max == ra.h_max,
+                  "case %zu cut at %lld: result differs", c, (long long)ats[q]);
+            for (size_t n = 0; c == 1 && q == 1 && n <= k.n + 1; n++) {
+                if (n == k.n) continue;
+                unsigned char *bad = malloc(k.n + 1);
+                if (!bad) break;
+                memcpy(bad, k.bytes, k.n);
+                bad[k.n] = 0;
+                dc_pair_init(&b, DC_OSC_EXACT, 1e-9, 20000000000LL);
+                port_ckpt bk = {.resume = bad, .n_resume = n};
+                b.m.ckpt = &bk;
+                CHECK_INT_EQ(f3_run(&b.m, &cfg, NULL, NULL, &rb), PORT_EUSAGE);
+                CHECK_STR_HAS(rb.err, "not one it wrote");
+                CHECK_INT_EQ(b.s[0].t + b.s[1].t, 0);
+                free(bad);
+            }
+        }
+}
+
 int main(void)
 {
     test_polynomials();
@@ -724,5 +838,6 @@ int main(void)
     test_car();
     test_async();
     test_smooth();
+    test_resume();
     return check_summary();
 }

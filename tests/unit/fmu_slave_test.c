@@ -4,6 +4,7 @@
  * bit-identical; every error path reported with the slave's name. doc/algorithms/port.md. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "federate/fmu/fmu_slave.h"
@@ -370,6 +371,72 @@ static void test_save_restarts_cvode(void)
     close_one(&a2);
 }
 
+/* The slave's state for a checkpoint (fmu_slave_ckpt_save, doc/checkpoint.md "The slave role's
+ * part"): a slave with a saved slot and inputs held for its next step, written to bytes and
+ * restored into a fresh slave over a freshly opened FMU, then goes on exactly as the original:
+ * the next step, and a rollback to the slot and the same step again, bit for bit. Every proper
+ * prefix of the bytes is refused; a trailing byte is left unread for the caller to refuse (the
+ * slave role does: "bytes after the slave's state"). */
+static void test_ckpt(fmu_kind kind)
+{
+    one a, b;
+    if (open_one(&a, kind, "mass") != 0) return;
+    port_poly u = {.t0 = 0, .order = 2, .n = 1, .c = c};
+    static const double c2[3] = {-0.4, 0.9, 0.3};
+    port_poly u2 = {.t0 = SEC(1.0), .order = 2, .n = 1, .c = c2};
+    double ya1[3], ya2[3], yb1[3], yb2[3];
+    port_set_inputs(&a.ps, &u);
+    port_step(&a.ps, SEC(0.5), 1, NULL, NULL);
+    port_save(&a.ps, 0);
+    port_step(&a.ps, SEC(1.0), 2, NULL, NULL);
+    port_set_inputs(&a.ps, &u2); /* held over the next step */
+    CHECK_INT_EQ(port_collect(&a.ps), PORT_OK);
+    pstate_buf bytes = {0};
+    CHECK_INT_EQ(fmu_slave_ckpt_save(a.fs, &bytes), PORT_OK);
+    CHECK(bytes.n > 0 && !bytes.bad, "nothing written");
+    port_step(&a.ps, SEC(1.5), 3, NULL, NULL);
+    port_get_outputs(&a.ps, ya1);
+    port_restore(&a.ps, 0);
+    port_step(&a.ps, SEC(1.5), 1, NULL, NULL);
+    port_get_outputs(&a.ps, ya2);
+    CHECK_INT_EQ(port_collect(&a.ps), PORT_OK);
+    if (open_one(&b, kind, "mass") == 0) {
+        pstate_rd d = {.p = bytes.p, .n = bytes.n};
+        CHECK_INT_EQ(fmu_slave_ckpt_restore(b.fs, &d), PORT_OK);
+        CHECK_INT_EQ(d.at, d.n);
+        CHECK_INT_EQ(fmu_slave_time(b.fs), SEC(1.0));
+        port_step(&b.ps, SEC(1.5), 3, NULL, NULL);
+        port_get_outputs(&b.ps, yb1);
+        port_restore(&b.ps, 0);
+        CHECK_INT_EQ(fmu_slave_time(b.fs), SEC(0.5));
+        port_step(&b.ps, SEC(1.5), 1, NULL, NULL);
+        port_get_outputs(&b.ps, yb2);
+        CHECK_INT_EQ(port_collect(&b.ps), PORT_OK);
+        CHECK(memcmp(ya1, yb1, sizeof ya1) == 0, "the next step: %.17g vs %.17g", ya1[1], yb1[1]);
+        CHECK(memcmp(ya2, yb2, sizeof ya2) == 0, "after the rollback: %.17g vs %.17g", ya2[1],
+              yb2[1]);
+        close_one(&b);
+    }
+    unsigned char *bad = malloc(bytes.n + 1);
+    for (size_t n = 0; bad && n <= bytes.n + 1; n += n < 64 || n + 64 > bytes.n ? 1 : 61) {
+        if (n == bytes.n) continue;
+        memcpy(bad, bytes.p, bytes.n);
+        bad[bytes.n] = 0;
+        if (open_one(&b, kind, "mass") != 0) break;
+        pstate_rd d = {.p = bad, .n = n};
+        int rc = fmu_slave_ckpt_restore(b.fs, &d);
+        /* a trailing byte is the caller's to see (d.at short of d.n) */
+        if (n == bytes.n + 1)
+            CHECK(rc == PORT_OK && d.at == bytes.n, "a trailing byte: %d", rc);
+        else
+            CHECK(rc == PORT_EUSAGE, "%zu of %zu bytes accepted", n, bytes.n);
+        close_one(&b);
+    }
+    free(bad);
+    free(bytes.p);
+    close_one(&a);
+}
+
 /* Typed ports (fmu_slave_opts kind_in / kind_out) on FMI 3.0's feedthrough3, whose outputs
  * repeat its inputs: a whole-number input held at the value given (the polynomial's c0, not
  * its ramp), rounded to the nearest integer and then mapped, a Boolean true when not 0, a
@@ -519,6 +586,8 @@ int main(void)
     test_errors();
     test_contract();
     test_save_restarts_cvode();
+    test_ckpt(FMU_KIND_ME);
+    test_ckpt(FMU_KIND_CS);
     test_typed();
     test_sub_updates();
     return check_summary();

@@ -293,6 +293,106 @@ static void test_bad_settings(void)
     hybrid_result_fini(&r);
 }
 
+/* Checkpoints (port_ckpt, doc/checkpoint.md "Master methods"): the k-th offer and the ball as
+ * it was then (its slots included). */
+typedef struct keep {
+    int want, offers;
+    int64_t at;
+    unsigned char bytes[256];
+    size_t n;
+    ball *b, saved;
+} keep;
+
+static int keep_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    keep *k = ctx;
+    if (++k->offers != k->want || n > sizeof k->bytes) return PORT_OK;
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->at = t;
+    k->saved = *k->b;
+    return PORT_OK;
+}
+
+/* The ball dropped as in drop(1, 0, ...), cut after an instant (the start, one before the
+ * first bounce, one after it) and resumed from the offered state with the ball as it was:
+ * the same events, the same steps after the cut, the same ball at the end, bit for bit, and
+ * the counters go on; every proper prefix and a trailing byte are refused before any step. */
+static void test_resume(void)
+{
+    hybrid_opts o;
+    hybrid_opts_default(&o, SEC(0.05));
+    o.delta = SEC(0.001), o.h_min = SEC(0.001), o.tol_d = 0.05;
+    unsigned char disc[2] = {0, 1};
+    int wants[] = {1, 8, 20};
+    for (size_t c = 0; c < sizeof wants / sizeof wants[0]; c++) {
+        ball a = {.y = 1, .v = 0, .h0 = 1, .e = 0.7, .locate = 1};
+        port_slave sa = {.ops = &ball_ops,
+                         .ctx = &a,
+                         .info = {.name = "ball", .n_out = 2, .n_discrete = 1, .can_save = 1}};
+        clock ca = {0};
+        keep k = {.want = wants[c], .b = &a};
+        port_ckpt ck = {.offer = keep_offer, .ctx = &k};
+        port_master ma = {.ops = &clock_ops,
+                          .ctx = &ca,
+                          .slaves = &sa,
+                          .n_slaves = 1,
+                          .tick = TICK,
+                          .t_start = 0,
+                          .t_end = SEC(2),
+                          .ckpt = &ck};
+        hybrid_result ra, rb;
+        char err[512];
+        CHECK_INT_EQ(hybrid_run(&ma, NULL, 0, disc, &o, &ra, err, sizeof err), PORT_OK);
+        CHECK(k.n > 0, "offer %d not made (%d offers)", wants[c], k.offers);
+        ball b = k.saved;
+        port_slave sb = sa;
+        sb.ctx = &b;
+        clock cb = {0};
+        port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
+        port_master mb = ma;
+        mb.ctx = &cb, mb.slaves = &sb, mb.ckpt = &rk;
+        CHECK_INT_EQ(hybrid_run(&mb, NULL, 0, disc, &o, &rb, err, sizeof err), PORT_OK);
+        CHECK(b.y == a.y && b.v == a.v && b.bounces == a.bounces && b.t == a.t &&
+                  b.n_rec == a.n_rec,
+              "resume after offer %d: the ball ends at y %.17g v %.17g (%g bounces, %zu rows), "
+              "not y %.17g v %.17g (%g, %zu)",
+              wants[c], b.y, b.v, b.bounces, b.n_rec, a.y, a.v, a.bounces, a.n_rec);
+        CHECK(rb.n_steps <= ra.n_steps, "more steps after the resume");
+        size_t off = ra.n_steps - rb.n_steps;
+        for (size_t i = 0; i < rb.n_steps; i++)
+            CHECK(rb.steps[i].t_from == ra.steps[off + i].t_from &&
+                      rb.steps[i].t_to == ra.steps[off + i].t_to &&
+                      rb.steps[i].kind == ra.steps[off + i].kind &&
+                      rb.steps[i].h_next == ra.steps[off + i].h_next,
+                  "resume after offer %d: step %zu differs", wants[c], i);
+        CHECK(rb.n_steps > 0 && rb.steps[0].t_from == k.saved.t,
+              "the resumed steps start where the ball was saved (%lld)", (long long)k.saved.t);
+        CHECK_INT_EQ(rb.t_reached, ra.t_reached);
+        CHECK_INT_EQ(rb.n_instants, ra.n_instants);
+        CHECK_INT_EQ(rb.n_attempts, ra.n_attempts);
+        CHECK_INT_EQ(rb.iter_total, ra.iter_total);
+        CHECK_INT_EQ(rb.n_normal, ra.n_normal);
+        hybrid_result_fini(&rb);
+        unsigned char bad[257];
+        for (size_t n = 0; c == 1 && n <= k.n + 1; n++) {
+            if (n == k.n) continue;
+            memcpy(bad, k.bytes, k.n);
+            bad[k.n] = 0;
+            ball z = k.saved;
+            z.n_rec = 0;
+            sb.ctx = &z;
+            port_ckpt bk = {.resume = bad, .n_resume = n};
+            mb.ckpt = &bk;
+            CHECK_INT_EQ(hybrid_run(&mb, NULL, 0, disc, &o, &rb, err, sizeof err), PORT_EUSAGE);
+            CHECK_STR_HAS(err, "not one it wrote");
+            CHECK(z.t == k.saved.t && z.n_rec == 0, "a refused resume stepped the ball");
+            hybrid_result_fini(&rb);
+        }
+        hybrid_result_fini(&ra);
+    }
+}
+
 int main(void)
 {
     test_control();
@@ -300,5 +400,6 @@ int main(void)
     test_located();
     test_unlocated();
     test_bad_settings();
+    test_resume();
     return check_summary();
 }

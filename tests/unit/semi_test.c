@@ -292,6 +292,109 @@ static void test_failures(void)
     semi_result_fini(NULL);
 }
 
+/* Checkpoints (port_ckpt, doc/checkpoint.md "Master methods"): what the uninterrupted run
+ * offered at instant `at`, and both fakes (their slot 0 included) as they were then. */
+typedef struct keep {
+    int64_t at;
+    unsigned char bytes[1024];
+    size_t n;
+    int offers;
+    fake *f, saved[2];
+} keep;
+
+static int keep_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    keep *k = ctx;
+    k->offers++;
+    if (t != k->at || n > sizeof k->bytes) return PORT_OK;
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->saved[0] = k->f[0], k->saved[1] = k->f[1];
+    return PORT_OK;
+}
+
+/* A run cut after an instant and resumed from the offered state with the slaves as they were
+ * records exactly the uninterrupted run's rows and ends with its counters, for every
+ * iteration; every proper prefix of the bytes, a trailing byte and an instant at the end are
+ * refused before any command. */
+static void test_resume(void)
+{
+    static run a, b; /* large: the fakes' records */
+    static const int iters[] = {SEMI_FIXED_POINT, SEMI_BROYDEN, SEMI_NEWTON, SEMI_NEWTON_KRYLOV};
+    int64_t ats[] = {0, SEC(0.5), SEC(1.5)};
+    for (size_t i = 0; i < sizeof iters / sizeof iters[0]; i++)
+        for (size_t c = 0; c < sizeof ats / sizeof ats[0]; c++) {
+            semi_opts o;
+            semi_opts_default(&o, SEC(0.25));
+            o.iter = iters[i];
+            o.tol = 1e-10;
+            memset(&a, 0, sizeof a);
+            fake_rig_init(&a.g, &WEAK, TICK, SEC(2));
+            keep k = {.at = ats[c], .f = a.g.f};
+            port_ckpt ck = {.offer = keep_offer, .ctx = &k};
+            a.g.m.ckpt = &ck;
+            a.st = semi_run(&a.g.m, a.g.links, 2, &o, &a.res, a.err, sizeof a.err);
+            CHECK(a.st == PORT_OK, "iteration %d: run: %s", iters[i], a.err);
+            CHECK_INT_EQ(k.offers, 9); /* the start and eight instants */
+            CHECK(k.n > 0, "nothing offered at %lld", (long long)ats[c]);
+            memset(&b, 0, sizeof b);
+            fake_rig_init(&b.g, &WEAK, TICK, SEC(2));
+            b.g.f[0] = k.saved[0], b.g.f[1] = k.saved[1];
+            port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
+            b.g.m.ckpt = &rk;
+            b.st = semi_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err);
+            CHECK(b.st == PORT_OK, "iteration %d, resume after %lld: %s", iters[i],
+                  (long long)ats[c], b.err);
+            for (int j = 0; j < 2; j++) {
+                CHECK_INT_EQ(b.g.f[j].n_rec, a.g.f[j].n_rec);
+                CHECK(memcmp(b.g.f[j].rec_x, a.g.f[j].rec_x, sizeof a.g.f[j].rec_x) == 0 &&
+                          memcmp(b.g.f[j].rec_t, a.g.f[j].rec_t, sizeof a.g.f[j].rec_t) == 0,
+                      "iteration %d, resume after %lld: slave %d's rows differ", iters[i],
+                      (long long)ats[c], j);
+                CHECK_INT_EQ(b.g.f[j].n_step, a.g.f[j].n_step);
+            }
+            CHECK_INT_EQ(b.res.t_reached, a.res.t_reached);
+            CHECK_INT_EQ(b.res.n_accepted, a.res.n_accepted);
+            CHECK_INT_EQ(b.res.iter_total, a.res.iter_total);
+            CHECK_INT_EQ(b.res.eval_total, a.res.eval_total);
+            CHECK_INT_EQ(b.res.iter_max, a.res.iter_max);
+            CHECK_INT_EQ(b.res.msg_commands, a.res.msg_commands);
+            CHECK_INT_EQ(b.res.msg_replies, a.res.msg_replies);
+            CHECK(memcmp(b.res.hist, a.res.hist, sizeof a.res.hist) == 0, "histogram");
+            unsigned char bad[1025];
+            for (size_t n = 0; i == 2 && c == 1 && n <= k.n + 1; n++) {
+                if (n == k.n) continue;
+                memcpy(bad, k.bytes, k.n);
+                bad[k.n] = 0;
+                semi_result_fini(&b.res);
+                memset(&b, 0, sizeof b);
+                fake_rig_init(&b.g, &WEAK, TICK, SEC(2));
+                port_ckpt bk = {.resume = bad, .n_resume = n};
+                b.g.m.ckpt = &bk;
+                CHECK_INT_EQ(semi_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err),
+                             PORT_EUSAGE);
+                CHECK_STR_HAS(b.err, "not one it wrote");
+                CHECK_INT_EQ(b.g.f[0].n_cmd + b.g.f[1].n_cmd, 0);
+            }
+            if (i == 2 && c == 1) { /* the instant rewritten to the end of the run */
+                memcpy(bad, k.bytes, k.n);
+                int64_t end = SEC(2);
+                for (int q = 0; q < 8; q++)
+                    bad[8 + q] = (unsigned char)((uint64_t)end >> (8 * q));
+                semi_result_fini(&b.res);
+                memset(&b, 0, sizeof b);
+                fake_rig_init(&b.g, &WEAK, TICK, SEC(2));
+                port_ckpt bk = {.resume = bad, .n_resume = k.n};
+                b.g.m.ckpt = &bk;
+                CHECK_INT_EQ(semi_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err),
+                             PORT_EUSAGE);
+                CHECK_STR_HAS(b.err, "outside the run");
+            }
+            semi_result_fini(&a.res);
+            semi_result_fini(&b.res);
+        }
+}
+
 int main(void)
 {
     figures_table g;
@@ -307,6 +410,7 @@ int main(void)
     test_broyden();
     test_newton_krylov();
     test_failures();
+    test_resume();
     fprintf(g_fig,
             "\n### The weak pair against exp(Mt) x(0): first order\n\n"
             "| step | 0.1 | 0.05 | ratio |\n|---|---|---|---|\n"

@@ -169,9 +169,123 @@ static void test_failures(void)
     CHECK_STR_HAS(R.err, "'plain' cannot set its states");
 }
 
+/* Checkpoints (port_ckpt, doc/checkpoint.md "Master methods"): the state offered at instant
+ * `at`, both fakes as they were then, and the mark of the first instant at or past `at`
+ * (CVODE restarts after its close). */
+typedef struct keep {
+    int64_t at, mark;
+    unsigned char bytes[256];
+    size_t n;
+    fake *f, saved[2];
+} keep;
+
+static int keep_offer(void *ctx, int64_t t, const void *state, size_t n)
+{
+    keep *k = ctx;
+    if (t != k->at || n > sizeof k->bytes) return PORT_OK;
+    memcpy(k->bytes, state, n);
+    k->n = n;
+    k->saved[0] = k->f[0], k->saved[1] = k->f[1];
+    return PORT_OK;
+}
+
+static int keep_marked(void *ctx, int64_t t)
+{
+    keep *k = ctx;
+    if (k->mark < 0 || t < k->mark) return 0;
+    k->mark = -1;
+    return 1;
+}
+
+/* A run asked for a checkpoint instant restarts its CVODE there; cut at that instant and
+ * resumed from the offered state with the slaves as they were, it records exactly the same
+ * rows and ends with the same counters. It stays within CVODE's tolerance of a run asked for
+ * none. Bytes of another writer, every proper prefix and a trailing byte are refused before
+ * any command. */
+static void test_resume(void)
+{
+    static run a, b, none;
+    strong_opts o;
+    strong_opts_default(&o, SEC(0.05));
+    int64_t at = SEC(0.5);
+    run_strong(&none, &OSC, &o, 1, 0, 1);
+    CHECK(none.st == PORT_OK, "run: %s", none.err);
+    /* the run asked for the instant: the cut's saving run */
+    memset(&a, 0, sizeof a);
+    keep k = {.at = at, .mark = at, .f = a.g.f};
+    port_ckpt ck = {.offer = keep_offer, .marked = keep_marked, .ctx = &k};
+    ev_ops = fake_ops;
+    ev_ops.get_states = ev_get_states;
+    ev_ops.set_states = ev_set_states;
+    ev_ops.get_derivatives = ev_get_derivatives;
+    fake_rig_init(&a.g, &OSC, TICK, SEC(1));
+    for (int j = 0; j < 2; j++) {
+        a.g.s[j].ops = &ev_ops;
+        a.g.s[j].info.n_state = 1;
+        a.g.s[j].info.has_state_derivs = 1;
+        a.g.s[j].info.out_state = OUT_IS_X;
+    }
+    a.g.m.ckpt = &ck;
+    a.st = strong_run(&a.g.m, a.g.links, 2, &o, &a.res, a.err, sizeof a.err);
+    CHECK(a.st == PORT_OK, "run with a checkpoint instant: %s", a.err);
+    CHECK(k.n > 0, "nothing offered at the instant");
+    double worst = 0;
+    for (int j = 0; j < 2; j++)
+        for (size_t r = 0; r < a.g.f[j].n_rec && r < none.g.f[j].n_rec; r++)
+            worst = fmax(worst, fabs(a.g.f[j].rec_x[r] - none.g.f[j].rec_x[r]));
+    CHECK(worst < 1e-5, "the restart moved a row by %g (more than the tolerance allows)", worst);
+    /* resumed from the instant */
+    memset(&b, 0, sizeof b);
+    fake_rig_init(&b.g, &OSC, TICK, SEC(1));
+    for (int j = 0; j < 2; j++) {
+        b.g.s[j].ops = &ev_ops;
+        b.g.s[j].info.n_state = 1;
+        b.g.s[j].info.has_state_derivs = 1;
+        b.g.s[j].info.out_state = OUT_IS_X;
+    }
+    b.g.f[0] = k.saved[0], b.g.f[1] = k.saved[1];
+    port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
+    b.g.m.ckpt = &rk;
+    b.st = strong_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err);
+    CHECK(b.st == PORT_OK, "resume: %s", b.err);
+    for (int j = 0; j < 2; j++) {
+        CHECK_INT_EQ(b.g.f[j].n_rec, a.g.f[j].n_rec);
+        CHECK(memcmp(b.g.f[j].rec_x, a.g.f[j].rec_x, sizeof a.g.f[j].rec_x) == 0 &&
+                  memcmp(b.g.f[j].rec_t, a.g.f[j].rec_t, sizeof a.g.f[j].rec_t) == 0,
+              "resume: slave %d's rows differ from the run asked for the instant", j);
+    }
+    CHECK_INT_EQ(b.res.t_reached, a.res.t_reached);
+    CHECK_INT_EQ(b.res.n_out, a.res.n_out);
+    CHECK_INT_EQ(b.res.n_rhs, a.res.n_rhs);
+    CHECK_INT_EQ(b.res.n_steps, a.res.n_steps);
+    CHECK_INT_EQ(b.res.msg_commands, a.res.msg_commands);
+    CHECK_INT_EQ(b.res.msg_replies, a.res.msg_replies);
+    unsigned char bad[257];
+    for (size_t n = 0; n <= k.n + 1; n++) {
+        if (n == k.n) continue;
+        memcpy(bad, k.bytes, k.n);
+        bad[k.n] = 0;
+        memset(&b, 0, sizeof b);
+        fake_rig_init(&b.g, &OSC, TICK, SEC(1));
+        for (int j = 0; j < 2; j++) {
+            b.g.s[j].ops = &ev_ops;
+            b.g.s[j].info.n_state = 1;
+            b.g.s[j].info.has_state_derivs = 1;
+            b.g.s[j].info.out_state = OUT_IS_X;
+        }
+        port_ckpt bk = {.resume = bad, .n_resume = n};
+        b.g.m.ckpt = &bk;
+        CHECK_INT_EQ(strong_run(&b.g.m, b.g.links, 2, &o, &b.res, b.err, sizeof b.err),
+                     PORT_EUSAGE);
+        CHECK_STR_HAS(b.err, "not one it wrote");
+        CHECK_INT_EQ(b.g.f[0].n_cmd + b.g.f[1].n_cmd, 0);
+    }
+}
+
 int main(void)
 {
     test_accuracy();
     test_failures();
+    test_resume();
     return check_summary();
 }
