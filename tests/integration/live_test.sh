@@ -59,13 +59,15 @@ check "an unknown path is 404" test "$(code "http://$HTTP/nope")" = 404
 check "POST is 405" test "$(code -X POST "http://$HTTP/api/state")" = 405
 check "a 9 KB header is 431" test "$(code -H "X-Big: $(head -c 9000 /dev/zero | tr '\0' a)" "http://$HTTP/")" = 431
 
-# 3. Two Gauss-Seidel federations (FQR polls) that would run for hours.
+# 3. Two Gauss-Seidel federations (FQR polls) that would run for hours, at the lowest
+#    priority but one: they run flat out, and under the parallel runner (tests/run.sh) the
+#    other tests come first; a few steps of 0.5 s are all the checks below need.
 for name in stuck running; do
   sed -e "s#\"../build/fmus#\"$PWD/build/fmus#" -e 's#"end": 100#"end": 1000000#' \
     -e "s#\"federation\": \"lv-gauss-seidel\"#\"federation\": \"$name\"#" \
     -e "s#\"output\": \"../build/run/lv_gs\"#\"output\": \"$dir/out-$name\"#" \
     examples/lv_gs.json >"$dir/$name.json"
-  bin/tempo-run "$dir/$name.json" --rti "$RTI_ADDR" --quiet >"$dir/run-$name.out" 2>&1 &
+  nice -n 15 bin/tempo-run "$dir/$name.json" --rti "$RTI_ADDR" --quiet >"$dir/run-$name.out" 2>&1 &
   track $!
 done
 frozen=
@@ -106,7 +108,8 @@ grep '^data: ' "$dir/stream.txt" | head -n 1 | sed 's/^data: //' >"$dir/ev.json"
 check "/api/stream: an event is the state" test "$(js "$dir/ev.json" "$(fx stuck)['look_at']")" = predator
 
 # 5. The page in headless Chromium (a new empty profile each time), twice: the DOM, then a
-#    screenshot; the running federation's time must differ between the two.
+#    screenshot; the running federation's time the page drew must be past the time /api/state
+#    gave before the page was opened (s3.json).
 # The page closes its stream after 3 events (?events=3: about 2 s), so that the virtual time
 # budget can run out (an open stream holds it) and the DOM or the picture is taken then.
 browser() { # browser OUT-ARG...: open the page until its third event
@@ -129,12 +132,11 @@ else
   mkdir -p build/test-artefacts
   browser --screenshot="$PWD/build/test-artefacts/live_view.png" >/dev/null
   check "page: a screenshot" test -s build/test-artefacts/live_view.png
-  browser --dump-dom >"$dir/dom2.html"
   asked() { # asked DOM: the running federation's prey's "asks" cell as the page drew it
     python3 -c "import re,sys; t=open(sys.argv[1]).read(); t=t[t.index('data-name=\"running\"'):]; print(re.search(r'data-fed=\"prey\".*?data-asked=\"([^\"]*)\"', t).group(1))" "$1" 2>/dev/null
   }
-  t1=$(asked "$dir/dom1.html")
-  t2=$(asked "$dir/dom2.html")
+  t1=$a2
+  t2=$(asked "$dir/dom1.html")
   check "page: the running federation's time updates ($t1 -> $t2)" \
     python3 -c "import sys; sys.exit(0 if '$t1' and '$t2' and float('$t2') > float('$t1') else 1)"
 fi
