@@ -8,8 +8,8 @@
 enum { NSTAIRS, X, STAIR, NV };
 
 static const fw_var vars[NV] = {
-    [NSTAIRS] = {"n", FW_PARAM, 0, -1, 10, NULL, "number of stairs (height of the top one)"},
-    [X] = {"x", FW_INPUT, 0, -1, 0.575, "m", "horizontal position of the ball"},
+    [NSTAIRS] = {"n", FW_PARAM, 0, -1, 10, NULL, "number of stairs (height of the top one)", NULL},
+    [X] = {"x", FW_INPUT, 0, -1, 0.575, "m", "horizontal position of the ball", NULL},
     [STAIR] = {"stair", FW_OUTPUT, 1, -1, 0, "m", "height of the stair under the ball",
                .depends = "x"},
 };

@@ -9,21 +9,22 @@
 enum { G, E, H0, VMIN, H, V, DER_H, DER_V, NBOUNCE, RESTING, EARLY, NV };
 
 static const fw_var vars[NV] = {
-    [G] = {"g", FW_PARAM, 0, -1, 9.81, "m/s2", "gravity acceleration"},
-    [E] = {"e", FW_PARAM, 0, -1, 0.7, NULL, "coefficient of restitution"},
-    [H0] = {"h0", FW_PARAM, 0, -1, 1.0, "m", "initial height (initial velocity is 0)"},
+    [G] = {"g", FW_PARAM, 0, -1, 9.81, "m/s2", "gravity acceleration", NULL},
+    [E] = {"e", FW_PARAM, 0, -1, 0.7, NULL, "coefficient of restitution", NULL},
+    [H0] = {"h0", FW_PARAM, 0, -1, 1.0, "m", "initial height (initial velocity is 0)", NULL},
     [VMIN] = {"v_min", FW_PARAM, 0, -1, 0.01, "m/s",
-              "rebound speed below which the ball comes to rest"},
-    [H] = {"h", FW_OUTPUT, 0, -1, 0, "m", "height"},
-    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (up is positive)"},
-    [DER_H] = {"der(h)", FW_LOCAL, 0, H, 0, "m/s", "v"},
-    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "-g, or 0 at rest"},
+              "rebound speed below which the ball comes to rest", NULL},
+    [H] = {"h", FW_OUTPUT, 0, -1, 0, "m", "height", NULL},
+    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (up is positive)", NULL},
+    [DER_H] = {"der(h)", FW_LOCAL, 0, H, 0, "m/s", "v", NULL},
+    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "-g, or 0 at rest", NULL},
     [NBOUNCE] = {"bounces", FW_OUTPUT, 1, -1, 0, NULL, "number of bounces so far",
                  .depends = "h v"},
-    [RESTING] = {"resting", FW_LOCAL, 1, -1, 0, NULL, "1 once the ball rests on the ground"},
+    [RESTING] = {"resting", FW_LOCAL, 1, -1, 0, NULL, "1 once the ball rests on the ground", NULL},
     [EARLY] = {"early_return", FW_PARAM, 0, -1, 0, NULL,
                "CS: 1 ends a communication step at each bounce (fmi2Discard at the bounce, "
-               "which is handled; a later step goes on from there)"},
+               "which is handled; a later step goes on from there)",
+               NULL},
 };
 
 static void init(fw_ctx *c)

@@ -6,14 +6,14 @@
 enum { M, X0, V0, F, X, V, DER_X, DER_V, NV };
 
 static const fw_var vars[NV] = {
-    [M] = {"M", FW_PARAM, 0, -1, 1000.0, "kg", "mass of the car"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 0.0, "m", "initial position"},
-    [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial speed"},
-    [F] = {"F", FW_INPUT, 0, -1, 0.0, "N", "traction force (from the controller)"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state)"},
-    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "speed (state)"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v; derivative of x"},
-    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "F / M; derivative of v"},
+    [M] = {"M", FW_PARAM, 0, -1, 1000.0, "kg", "mass of the car", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 0.0, "m", "initial position", NULL},
+    [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial speed", NULL},
+    [F] = {"F", FW_INPUT, 0, -1, 0.0, "N", "traction force (from the controller)", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state)", NULL},
+    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "speed (state)", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v; derivative of x", NULL},
+    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "F / M; derivative of v", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -10,20 +10,20 @@
 enum { M1, K1, X10, V10, F, X1, V1, XINT, A1, W, DER_X1, DER_V1, DER_XINT, NV };
 
 static const fw_var vars[NV] = {
-    [M1] = {"m1", FW_PARAM, 0, -1, 1.0, "kg", "heavy mass"},
-    [K1] = {"k1", FW_PARAM, 0, -1, 39.47841760435743, "N/m", "spring to the wall (4 pi^2)"},
-    [X10] = {"x10", FW_PARAM, 0, -1, 1.0, "m", "initial position"},
-    [V10] = {"v10", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity"},
-    [F] = {"F", FW_INPUT, 0, -1, 0.0, "N", "force of the light mass's spring on this mass"},
-    [X1] = {"x1", FW_OUTPUT, 0, -1, 0, "m", "position (state)"},
-    [V1] = {"v1", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state; the slope of x1)"},
-    [XINT] = {"xint", FW_OUTPUT, 0, -1, 0, "m.s", "integral of x1 since the start"},
+    [M1] = {"m1", FW_PARAM, 0, -1, 1.0, "kg", "heavy mass", NULL},
+    [K1] = {"k1", FW_PARAM, 0, -1, 39.47841760435743, "N/m", "spring to the wall (4 pi^2)", NULL},
+    [X10] = {"x10", FW_PARAM, 0, -1, 1.0, "m", "initial position", NULL},
+    [V10] = {"v10", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity", NULL},
+    [F] = {"F", FW_INPUT, 0, -1, 0.0, "N", "force of the light mass's spring on this mass", NULL},
+    [X1] = {"x1", FW_OUTPUT, 0, -1, 0, "m", "position (state)", NULL},
+    [V1] = {"v1", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state; the slope of x1)", NULL},
+    [XINT] = {"xint", FW_OUTPUT, 0, -1, 0, "m.s", "integral of x1 since the start", NULL},
     [A1] = {"a1", FW_OUTPUT, 0, -1, 0, "m/s2", "acceleration (-k1 x1 + F) / m1 (slope of v1)",
             .depends = "x1 F"},
     [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "energy m1 v1^2 / 2 + k1 x1^2 / 2", .depends = "x1 v1"},
-    [DER_X1] = {"der(x1)", FW_LOCAL, 0, X1, 0, "m/s", "v1"},
-    [DER_V1] = {"der(v1)", FW_LOCAL, 0, V1, 0, "m/s2", "a1"},
-    [DER_XINT] = {"der(xint)", FW_LOCAL, 0, XINT, 0, "m", "x1"},
+    [DER_X1] = {"der(x1)", FW_LOCAL, 0, X1, 0, "m/s", "v1", NULL},
+    [DER_V1] = {"der(v1)", FW_LOCAL, 0, V1, 0, "m/s2", "a1", NULL},
+    [DER_XINT] = {"der(xint)", FW_LOCAL, 0, XINT, 0, "m", "x1", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -10,23 +10,23 @@
 enum { M2, K2, X20, V20, XA, VA, X2, V2, F, FDOT, IMPULSE, W, DER_X2, DER_V2, DER_IMP, NV };
 
 static const fw_var vars[NV] = {
-    [M2] = {"m2", FW_PARAM, 0, -1, 0.0005, "kg", "light mass"},
-    [K2] = {"k2", FW_PARAM, 0, -1, 5.0, "N/m", "spring to the anchor"},
-    [X20] = {"x20", FW_PARAM, 0, -1, 1.0, "m", "initial position (relaxed: = anchor's)"},
-    [V20] = {"v20", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity"},
-    [XA] = {"xa", FW_INPUT, 0, -1, 1.0, "m", "anchor position (heavy mass or ground)"},
-    [VA] = {"va", FW_INPUT, 0, -1, 0.0, "m/s", "anchor velocity (only for Fdot)"},
-    [X2] = {"x2", FW_OUTPUT, 0, -1, 0, "m", "position (state)"},
-    [V2] = {"v2", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)"},
+    [M2] = {"m2", FW_PARAM, 0, -1, 0.0005, "kg", "light mass", NULL},
+    [K2] = {"k2", FW_PARAM, 0, -1, 5.0, "N/m", "spring to the anchor", NULL},
+    [X20] = {"x20", FW_PARAM, 0, -1, 1.0, "m", "initial position (relaxed: = anchor's)", NULL},
+    [V20] = {"v20", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity", NULL},
+    [XA] = {"xa", FW_INPUT, 0, -1, 1.0, "m", "anchor position (heavy mass or ground)", NULL},
+    [VA] = {"va", FW_INPUT, 0, -1, 0.0, "m/s", "anchor velocity (only for Fdot)", NULL},
+    [X2] = {"x2", FW_OUTPUT, 0, -1, 0, "m", "position (state)", NULL},
+    [V2] = {"v2", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)", NULL},
     [F] = {"F", FW_OUTPUT, 0, -1, 0, "N", "pull on the anchor k2 (x2 - xa)", .depends = "x2 xa"},
     [FDOT] = {"Fdot", FW_OUTPUT, 0, -1, 0, "N/s", "k2 (v2 - va): the slope of F",
               .depends = "v2 va"},
-    [IMPULSE] = {"impulse", FW_OUTPUT, 0, -1, 0, "N.s", "integral of F since the start"},
+    [IMPULSE] = {"impulse", FW_OUTPUT, 0, -1, 0, "N.s", "integral of F since the start", NULL},
     [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "energy m2 v2^2 / 2 + k2 (x2 - xa)^2 / 2",
            .depends = "x2 v2 xa"},
-    [DER_X2] = {"der(x2)", FW_LOCAL, 0, X2, 0, "m/s", "v2"},
-    [DER_V2] = {"der(v2)", FW_LOCAL, 0, V2, 0, "m/s2", "-F / m2"},
-    [DER_IMP] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "F"},
+    [DER_X2] = {"der(x2)", FW_LOCAL, 0, X2, 0, "m/s", "v2", NULL},
+    [DER_V2] = {"der(v2)", FW_LOCAL, 0, V2, 0, "m/s2", "-F / m2", NULL},
+    [DER_IMP] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "F", NULL},
 };
 
 static void init(fw_ctx *c)

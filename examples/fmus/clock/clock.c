@@ -8,12 +8,12 @@
 enum { TAU, X0, U, Y, CLOCK, DER_X, NV };
 
 static const fw_var vars[NV] = {
-    [TAU] = {"tau", FW_PARAM, 0, -1, 1.0, "s", "time constant"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 0.0, NULL, "initial value x(t_start)"},
-    [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "the state x"},
+    [TAU] = {"tau", FW_PARAM, 0, -1, 1.0, "s", "time constant", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 0.0, NULL, "initial value x(t_start)", NULL},
+    [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input", NULL},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "the state x", NULL},
     [CLOCK] = {"clock", FW_OUTPUT, 0, -1, 0, "s", "the FMU's own time", .depends = ""},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, Y, 0, "1/s", "(u - x) / tau"},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, Y, 0, "1/s", "(u - x) / tau", NULL},
 };
 
 static const fw_bounds bounds[] = {{TAU, 1e-6, 1e6}};

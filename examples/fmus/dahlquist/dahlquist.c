@@ -6,10 +6,10 @@
 enum { K, X0, X, DER_X, NV };
 
 static const fw_var vars[NV] = {
-    [K] = {"k", FW_PARAM, 0, -1, -1.0, "1/s", "rate constant"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial value x(t_start)"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "the state"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "k x"},
+    [K] = {"k", FW_PARAM, 0, -1, -1.0, "1/s", "rate constant", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial value x(t_start)", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "the state", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "k x", NULL},
 };
 
 static void init(fw_ctx *c)

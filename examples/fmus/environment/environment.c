@@ -6,9 +6,9 @@
 enum { T_MEAN, T_AMP, PERIOD, T_AMB, NV };
 
 static const fw_var vars[NV] = {
-    [T_MEAN] = {"T_mean", FW_PARAM, 0, -1, 10.0, "degC", "daily mean temperature"},
-    [T_AMP] = {"T_amp", FW_PARAM, 0, -1, 5.0, "K", "half the daily swing"},
-    [PERIOD] = {"period", FW_PARAM, 0, -1, 86400.0, "s", "one day"},
+    [T_MEAN] = {"T_mean", FW_PARAM, 0, -1, 10.0, "degC", "daily mean temperature", NULL},
+    [T_AMP] = {"T_amp", FW_PARAM, 0, -1, 5.0, "K", "half the daily swing", NULL},
+    [PERIOD] = {"period", FW_PARAM, 0, -1, 86400.0, "s", "one day", NULL},
     [T_AMB] = {"T_amb", FW_OUTPUT, 0, -1, 0, "degC", "T_mean - T_amp cos(2 pi t / period)",
                .depends = ""},
 };

@@ -19,13 +19,14 @@ enum { FAULT, FAULT_T, U, X, DER_X, Y, P_IN, P_OUT, NV };
 
 static const fw_var vars[NV] = {
     [FAULT] = {"fault", FW_PARAM, 0, -1, 0, NULL,
-               "0 none, 1 segfault, 2 abort, 3 exit(0), 4 exit(3), 5 fmi2Error, 6 hang"},
-    [FAULT_T] = {"fault_t", FW_PARAM, 0, -1, 1e300, "s", "the fault strikes the step reaching it"},
-    [U] = {"u", FW_INPUT, 0, -1, 0, NULL, "input"},
-    [X] = {"x", FW_LOCAL, 0, -1, 0, NULL, "the state, x(0) = 1"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "u - x"},
+               "0 none, 1 segfault, 2 abort, 3 exit(0), 4 exit(3), 5 fmi2Error, 6 hang", NULL},
+    [FAULT_T] = {"fault_t", FW_PARAM, 0, -1, 1e300, "s", "the fault strikes the step reaching it",
+                 NULL},
+    [U] = {"u", FW_INPUT, 0, -1, 0, NULL, "input", NULL},
+    [X] = {"x", FW_LOCAL, 0, -1, 0, NULL, "the state, x(0) = 1", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "u - x", NULL},
     [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "output, y = x", .depends = "x"},
-    [P_IN] = {"p", FW_INPUT, 0, -1, 0, "W", "the agreed power (method energy), unused"},
+    [P_IN] = {"p", FW_INPUT, 0, -1, 0, "W", "the agreed power (method energy), unused", NULL},
     [P_OUT] = {"P", FW_OUTPUT, 0, -1, 0, "W", "the power through the port, u y", .depends = "u x"},
 };
 

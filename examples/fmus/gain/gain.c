@@ -8,10 +8,10 @@
 enum { K, C, S, U, Y, NV };
 
 static const fw_var vars[NV] = {
-    [K] = {"k", FW_PARAM, 0, -1, 1.0, NULL, "gain"},
-    [C] = {"c", FW_PARAM, 0, -1, 0.0, NULL, "offset"},
-    [S] = {"s", FW_PARAM, 0, -1, 0.0, "1/s", "slope of the offset in time"},
-    [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input"},
+    [K] = {"k", FW_PARAM, 0, -1, 1.0, NULL, "gain", NULL},
+    [C] = {"c", FW_PARAM, 0, -1, 0.0, NULL, "offset", NULL},
+    [S] = {"s", FW_PARAM, 0, -1, 0.0, "1/s", "slope of the offset in time", NULL},
+    [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input", NULL},
     [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "k u + c + s t", .depends = "u"},
 };
 

@@ -7,15 +7,15 @@
 enum { A, B, X0, U, X, XDOT, XINT, DER_X, DER_XINT, NV };
 
 static const fw_var vars[NV] = {
-    [A] = {"a", FW_PARAM, 0, -1, -1.0, "1/s", "own coefficient (a11 or a22)"},
-    [B] = {"b", FW_PARAM, 0, -1, 0.0, "1/s", "coupling coefficient (a12 or a21)"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "1", "initial value"},
-    [U] = {"u", FW_INPUT, 0, -1, 0.0, "1", "the partner's state"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, "1", "state"},
+    [A] = {"a", FW_PARAM, 0, -1, -1.0, "1/s", "own coefficient (a11 or a22)", NULL},
+    [B] = {"b", FW_PARAM, 0, -1, 0.0, "1/s", "coupling coefficient (a12 or a21)", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "1", "initial value", NULL},
+    [U] = {"u", FW_INPUT, 0, -1, 0.0, "1", "the partner's state", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, "1", "state", NULL},
     [XDOT] = {"xdot", FW_OUTPUT, 0, -1, 0, "1/s", "a x + b u: the slope of x", .depends = "x u"},
-    [XINT] = {"xint", FW_OUTPUT, 0, -1, 0, "s", "integral of x since the start"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "a x + b u"},
-    [DER_XINT] = {"der(xint)", FW_LOCAL, 0, XINT, 0, "1", "x"},
+    [XINT] = {"xint", FW_OUTPUT, 0, -1, 0, "s", "integral of x since the start", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "a x + b u", NULL},
+    [DER_XINT] = {"der(xint)", FW_LOCAL, 0, XINT, 0, "1", "x", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -5,11 +5,11 @@
 enum { SIGMA, X0, Y, X, DER_X, NV };
 
 static const fw_var vars[NV] = {
-    [SIGMA] = {"sigma", FW_PARAM, 0, -1, 10.0, NULL, "Prandtl number"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial x"},
-    [Y] = {"y", FW_INPUT, 0, -1, 1.0, NULL, "y (from lorenz_yz)"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "x (state)"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "sigma (y - x)"},
+    [SIGMA] = {"sigma", FW_PARAM, 0, -1, 10.0, NULL, "Prandtl number", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial x", NULL},
+    [Y] = {"y", FW_INPUT, 0, -1, 1.0, NULL, "y (from lorenz_yz)", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "x (state)", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "sigma (y - x)", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -6,15 +6,15 @@
 enum { RHO, BETA, Y0, Z0, X, Y, Z, DER_Y, DER_Z, NV };
 
 static const fw_var vars[NV] = {
-    [RHO] = {"rho", FW_PARAM, 0, -1, 28.0, NULL, "Rayleigh number"},
-    [BETA] = {"beta", FW_PARAM, 0, -1, 8.0 / 3.0, NULL, "geometric factor"},
-    [Y0] = {"y0", FW_PARAM, 0, -1, 1.0, NULL, "initial y"},
-    [Z0] = {"z0", FW_PARAM, 0, -1, 1.0, NULL, "initial z"},
-    [X] = {"x", FW_INPUT, 0, -1, 1.0, NULL, "x (from lorenz_x)"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "y (state)"},
-    [Z] = {"z", FW_OUTPUT, 0, -1, 0, NULL, "z (state)"},
-    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "x (rho - z) - y"},
-    [DER_Z] = {"der(z)", FW_LOCAL, 0, Z, 0, NULL, "x y - beta z"},
+    [RHO] = {"rho", FW_PARAM, 0, -1, 28.0, NULL, "Rayleigh number", NULL},
+    [BETA] = {"beta", FW_PARAM, 0, -1, 8.0 / 3.0, NULL, "geometric factor", NULL},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 1.0, NULL, "initial y", NULL},
+    [Z0] = {"z0", FW_PARAM, 0, -1, 1.0, NULL, "initial z", NULL},
+    [X] = {"x", FW_INPUT, 0, -1, 1.0, NULL, "x (from lorenz_x)", NULL},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "y (state)", NULL},
+    [Z] = {"z", FW_OUTPUT, 0, -1, 0, NULL, "z (state)", NULL},
+    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "x (rho - z) - y", NULL},
+    [DER_Z] = {"der(z)", FW_LOCAL, 0, Z, 0, NULL, "x y - beta z", NULL},
 };
 
 static void init(fw_ctx *c)

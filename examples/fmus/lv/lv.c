@@ -6,16 +6,16 @@
 enum { ALPHA, BETA, GAMMA, DELTA, X0, Y0, X, Y, DER_X, DER_Y, NV };
 
 static const fw_var vars[NV] = {
-    [ALPHA] = {"alpha", FW_PARAM, 0, -1, 0.5, "1/s", "prey growth rate"},
-    [BETA] = {"beta", FW_PARAM, 0, -1, 0.7, "1/s", "predation rate"},
-    [GAMMA] = {"gamma", FW_PARAM, 0, -1, 0.27, "1/s", "predator death rate"},
-    [DELTA] = {"delta", FW_PARAM, 0, -1, 0.6, "1/s", "predator growth per prey"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial prey population"},
-    [Y0] = {"y0", FW_PARAM, 0, -1, 1.0, NULL, "initial predator population"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "prey population"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "predator population"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "alpha x - beta x y"},
-    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, "1/s", "-gamma y + delta x y"},
+    [ALPHA] = {"alpha", FW_PARAM, 0, -1, 0.5, "1/s", "prey growth rate", NULL},
+    [BETA] = {"beta", FW_PARAM, 0, -1, 0.7, "1/s", "predation rate", NULL},
+    [GAMMA] = {"gamma", FW_PARAM, 0, -1, 0.27, "1/s", "predator death rate", NULL},
+    [DELTA] = {"delta", FW_PARAM, 0, -1, 0.6, "1/s", "predator growth per prey", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial prey population", NULL},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 1.0, NULL, "initial predator population", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "prey population", NULL},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "predator population", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "alpha x - beta x y", NULL},
+    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, "1/s", "-gamma y + delta x y", NULL},
 };
 
 static void init(fw_ctx *c)

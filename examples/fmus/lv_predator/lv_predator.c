@@ -6,12 +6,12 @@
 enum { GAMMA, DELTA, Y0, X, Y, DER_Y, NV };
 
 static const fw_var vars[NV] = {
-    [GAMMA] = {"gamma", FW_PARAM, 0, -1, 0.27, "1/s", "predator death rate"},
-    [DELTA] = {"delta", FW_PARAM, 0, -1, 0.6, "1/s", "predator growth per prey"},
-    [Y0] = {"y0", FW_PARAM, 0, -1, 1.0, NULL, "initial predator population"},
-    [X] = {"x", FW_INPUT, 0, -1, 1.0, NULL, "prey population (from lv_prey)"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "predator population"},
-    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, "1/s", "-gamma y + delta x y"},
+    [GAMMA] = {"gamma", FW_PARAM, 0, -1, 0.27, "1/s", "predator death rate", NULL},
+    [DELTA] = {"delta", FW_PARAM, 0, -1, 0.6, "1/s", "predator growth per prey", NULL},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 1.0, NULL, "initial predator population", NULL},
+    [X] = {"x", FW_INPUT, 0, -1, 1.0, NULL, "prey population (from lv_prey)", NULL},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "predator population", NULL},
+    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, "1/s", "-gamma y + delta x y", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -6,12 +6,12 @@
 enum { ALPHA, BETA, X0, Y, X, DER_X, NV };
 
 static const fw_var vars[NV] = {
-    [ALPHA] = {"alpha", FW_PARAM, 0, -1, 0.5, "1/s", "prey growth rate"},
-    [BETA] = {"beta", FW_PARAM, 0, -1, 0.7, "1/s", "predation rate"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial prey population"},
-    [Y] = {"y", FW_INPUT, 0, -1, 1.0, NULL, "predator population (from lv_predator)"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "prey population"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "alpha x - beta x y"},
+    [ALPHA] = {"alpha", FW_PARAM, 0, -1, 0.5, "1/s", "prey growth rate", NULL},
+    [BETA] = {"beta", FW_PARAM, 0, -1, 0.7, "1/s", "predation rate", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, NULL, "initial prey population", NULL},
+    [Y] = {"y", FW_INPUT, 0, -1, 1.0, NULL, "predator population (from lv_predator)", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "prey population", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "alpha x - beta x y", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -9,28 +9,29 @@
 enum { M, V0, X0, F, V, X, A, W, DER_V, DER_X, PIN, POWER_IN, P_EPS, POWER, P_TURN, NV };
 
 static const fw_var vars[NV] = {
-    [M] = {"m", FW_PARAM, 0, -1, 1.0, "kg", "mass"},
-    [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "m", "initial position (= spring elongation s0)"},
-    [F] = {"f", FW_INPUT, 0, -1, -1.0, "N", "force on the mass (from spring)"},
-    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state, integral of v)"},
+    [M] = {"m", FW_PARAM, 0, -1, 1.0, "kg", "mass", NULL},
+    [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "m", "initial position (= spring elongation s0)", NULL},
+    [F] = {"f", FW_INPUT, 0, -1, -1.0, "N", "force on the mass (from spring)", NULL},
+    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state, integral of v)", NULL},
     [A] = {"a", FW_OUTPUT, 0, -1, 0, "m/s2", "acceleration f / m", .depends = "f"},
     [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "kinetic energy m v^2 / 2", .depends = "v"},
-    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v"},
+    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v", NULL},
     /* Negotiated power exchange (Moshagen 2017): in power mode the force is rebuilt from the
      * agreed power p at every evaluation, f = p / v, so that the kinetic energy changes by
      * exactly p; near a zero of v (within 2 p_eps) it blends into the input f. */
-    [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the mass (power mode)"},
-    [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: force rebuilt from p"},
+    [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the mass (power mode)", NULL},
+    [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: force rebuilt from p", NULL},
     [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "m/s",
-               "|v| below which f is used (power law from 2 p_eps)"},
+               "|v| below which f is used (power law from 2 p_eps)", NULL},
     [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the mass f v (input f)",
                .depends = "f v"},
     [P_TURN] = {"p_turn", FW_PARAM, 0, -1, 1e300, "m/s",
                 "|v| below which a rebuilt input against the standard one's direction is "
-                "replaced by it"},
+                "replaced by it",
+                NULL},
 };
 
 static void init(fw_ctx *c)

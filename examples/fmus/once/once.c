@@ -7,8 +7,8 @@
 enum { X, DER_X, NV };
 
 static const fw_var vars[NV] = {
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "the state, x(0) = 1"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "-x"},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "the state, x(0) = 1", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "1/s", "-x", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -25,25 +25,26 @@ enum {
 };
 
 static const fw_var vars[NV] = {
-    [TAU1] = {"tau1", FW_INPUT, 0, -1, -0.1, "N.m", "coupling torque (from slave 1)"},
-    [OMEGA2] = {"omega2", FW_OUTPUT, 0, -1, 0, "rad/s", "speed of mass 2 (a state)"},
-    [J2] = {"J2", FW_PARAM, 0, -1, 10.0, "kg.m2", "inertia of mass 2"},
-    [C2] = {"c2", FW_PARAM, 0, -1, 1.0, "N.m/rad", "stiffness of mass 2 to ground"},
-    [D2] = {"d2", FW_PARAM, 0, -1, 2.0, "N.m.s/rad", "damping of mass 2 to ground"},
-    [PHI20] = {"phi20", FW_PARAM, 0, -1, 0.2, "rad", "initial angle of mass 2"},
-    [OMEGA20] = {"omega20", FW_PARAM, 0, -1, 0.1, "rad/s", "initial speed of mass 2"},
-    [PHI2] = {"phi2", FW_LOCAL, 0, -1, 0, "rad", "angle of mass 2"},
-    [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2"},
+    [TAU1] = {"tau1", FW_INPUT, 0, -1, -0.1, "N.m", "coupling torque (from slave 1)", NULL},
+    [OMEGA2] = {"omega2", FW_OUTPUT, 0, -1, 0, "rad/s", "speed of mass 2 (a state)", NULL},
+    [J2] = {"J2", FW_PARAM, 0, -1, 10.0, "kg.m2", "inertia of mass 2", NULL},
+    [C2] = {"c2", FW_PARAM, 0, -1, 1.0, "N.m/rad", "stiffness of mass 2 to ground", NULL},
+    [D2] = {"d2", FW_PARAM, 0, -1, 2.0, "N.m.s/rad", "damping of mass 2 to ground", NULL},
+    [PHI20] = {"phi20", FW_PARAM, 0, -1, 0.2, "rad", "initial angle of mass 2", NULL},
+    [OMEGA20] = {"omega20", FW_PARAM, 0, -1, 0.1, "rad/s", "initial speed of mass 2", NULL},
+    [PHI2] = {"phi2", FW_LOCAL, 0, -1, 0, "rad", "angle of mass 2", NULL},
+    [DER_PHI2] = {"der(phi2)", FW_LOCAL, 0, PHI2, 0, "rad/s", "omega2", NULL},
     [DER_OMEGA2] = {"der(omega2)", FW_LOCAL, 0, OMEGA2, 0, "rad/s2",
-                    "(-c2 phi2 - d2 omega2 + tau1) / J2"},
+                    "(-c2 phi2 - d2 omega2 + tau1) / J2", NULL},
     [SOLVER] = {"solver", FW_PARAM, 0, -1, 0, NULL,
                 "co-simulation method: 0 the framework's Dormand-Prince (exact), 1 forward "
-                "Euler, one step per fmi2DoStep"},
+                "Euler, one step per fmi2DoStep",
+                NULL},
     [SLOPE_PHI2] = {"euler_slope_phi2", FW_LOCAL, 0, -1, 0, "rad/s",
-                    "Euler: phi2' of the last step"},
+                    "Euler: phi2' of the last step", NULL},
     [SLOPE_OMEGA2] = {"euler_slope_omega2", FW_LOCAL, 0, -1, 0, "rad/s2",
-                      "Euler: omega2' of the last step"},
-    [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken"},
+                      "Euler: omega2' of the last step", NULL},
+    [EULER_STEPS] = {"euler_steps", FW_LOCAL, 0, -1, 0, NULL, "Euler: steps taken", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -7,7 +7,7 @@
 enum { U, Y, NV };
 
 static const fw_var vars[NV] = {
-    [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input"},
+    [U] = {"u", FW_INPUT, 0, -1, 0.0, NULL, "input", NULL},
     [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "output, y = u", .depends = "u"},
 };
 

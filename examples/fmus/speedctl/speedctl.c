@@ -9,11 +9,11 @@
 enum { F0, TSW, VT, K, X_IN, F, V_SEEN, NV };
 
 static const fw_var vars[NV] = {
-    [F0] = {"F0", FW_PARAM, 0, -1, 1500.0, "N", "force pushed before t_switch"},
-    [TSW] = {"t_switch", FW_PARAM, 0, -1, 10.0, "s", "time the speed control starts"},
-    [VT] = {"v_target", FW_PARAM, 0, -1, 20.0, "m/s", "target speed"},
-    [K] = {"K", FW_PARAM, 0, -1, 500.0, "N.s/m", "proportional gain on the speed"},
-    [X_IN] = {"x_in", FW_INPUT, 0, -1, 0.0, "m", "position of the car"},
+    [F0] = {"F0", FW_PARAM, 0, -1, 1500.0, "N", "force pushed before t_switch", NULL},
+    [TSW] = {"t_switch", FW_PARAM, 0, -1, 10.0, "s", "time the speed control starts", NULL},
+    [VT] = {"v_target", FW_PARAM, 0, -1, 20.0, "m/s", "target speed", NULL},
+    [K] = {"K", FW_PARAM, 0, -1, 500.0, "N.s/m", "proportional gain on the speed", NULL},
+    [X_IN] = {"x_in", FW_INPUT, 0, -1, 0.0, "m", "position of the car", NULL},
     [F] = {"F", FW_OUTPUT, 0, -1, 0, "N", "traction force", .depends = "x_in"},
     [V_SEEN] = {"v_seen", FW_OUTPUT, 0, -1, 0, "m/s",
                 "the speed the controller sees: d x_in / dt of the input polynomial",

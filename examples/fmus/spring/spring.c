@@ -10,31 +10,32 @@ enum { C, D, S0, V, F, W, IMPULSE, S, DER_S, DER_IMPULSE, FDOT, PIN, POWER_IN, P
 enum { P_TURN = POWER + 1, NV }; /* later additions: the value references above stay */
 
 static const fw_var vars[NV] = {
-    [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness"},
-    [D] = {"d", FW_PARAM, 0, -1, 0.0, "N.s/m", "damper in parallel (0 in the seeds)"},
-    [S0] = {"s0", FW_PARAM, 0, -1, 1.0, "m", "initial elongation (= mass position x0)"},
-    [V] = {"v", FW_INPUT, 0, -1, 0.0, "m/s", "velocity of the mass (from mass)"},
+    [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness", NULL},
+    [D] = {"d", FW_PARAM, 0, -1, 0.0, "N.s/m", "damper in parallel (0 in the seeds)", NULL},
+    [S0] = {"s0", FW_PARAM, 0, -1, 1.0, "m", "initial elongation (= mass position x0)", NULL},
+    [V] = {"v", FW_INPUT, 0, -1, 0.0, "m/s", "velocity of the mass (from mass)", NULL},
     [F] = {"f", FW_OUTPUT, 0, -1, 0, "N", "force on the mass, -c s - d v", .depends = "s v"},
     [W] = {"W", FW_OUTPUT, 0, -1, 0, "J", "energy stored in the spring, c s^2 / 2", .depends = "s"},
-    [IMPULSE] = {"impulse", FW_OUTPUT, 0, -1, 0, "N.s", "integral of f since the start"},
-    [S] = {"s", FW_OUTPUT, 0, -1, 0, "m", "elongation (state)"},
-    [DER_S] = {"der(s)", FW_LOCAL, 0, S, 0, "m/s", "v"},
-    [DER_IMPULSE] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "f"},
+    [IMPULSE] = {"impulse", FW_OUTPUT, 0, -1, 0, "N.s", "integral of f since the start", NULL},
+    [S] = {"s", FW_OUTPUT, 0, -1, 0, "m", "elongation (state)", NULL},
+    [DER_S] = {"der(s)", FW_LOCAL, 0, S, 0, "m/s", "v", NULL},
+    [DER_IMPULSE] = {"der(impulse)", FW_LOCAL, 0, IMPULSE, 0, "N", "f", NULL},
     /* Last, so that the value references above stay as they were. */
     [FDOT] = {"fdot", FW_OUTPUT, 0, -1, 0, "N/s", "df/dt = -c v - d v' (v' 0 when not given)",
               .depends = "v"},
     /* Negotiated power exchange (Moshagen 2017): in power mode the velocity is rebuilt from
      * the agreed power p at every evaluation, v = p / (c s), so that the spring's energy
      * changes by exactly p; near a zero of c s (within 2 p_eps) it blends into the input v. */
-    [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the spring (power mode)"},
-    [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: velocity rebuilt from p"},
+    [PIN] = {"p", FW_INPUT, 0, -1, 0.0, "W", "agreed power into the spring (power mode)", NULL},
+    [POWER_IN] = {"power_in", FW_PARAM, 0, -1, 0.0, "1", "1: velocity rebuilt from p", NULL},
     [P_EPS] = {"p_eps", FW_PARAM, 0, -1, 1e-3, "N",
-               "|c s| below which v is used (power law from 2 p_eps)"},
+               "|c s| below which v is used (power law from 2 p_eps)", NULL},
     [POWER] = {"P", FW_OUTPUT, 0, -1, 0, "W", "power into the spring c s v (input v)",
                .depends = "s v"},
     [P_TURN] = {"p_turn", FW_PARAM, 0, -1, 1e300, "N",
                 "|c s| below which a rebuilt input against the standard one's direction is "
-                "replaced by it"},
+                "replaced by it",
+                NULL},
 };
 
 static void init(fw_ctx *c)

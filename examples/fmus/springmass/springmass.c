@@ -7,17 +7,17 @@
 enum { M, C, D, X0, V0, X, V, F, E, DER_X, DER_V, NV };
 
 static const fw_var vars[NV] = {
-    [M] = {"m", FW_PARAM, 0, -1, 1.0, "kg", "mass"},
-    [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness"},
-    [D] = {"d", FW_PARAM, 0, -1, 0.0, "N.s/m", "damping"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "m", "initial position"},
-    [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state)"},
-    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)"},
+    [M] = {"m", FW_PARAM, 0, -1, 1.0, "kg", "mass", NULL},
+    [C] = {"c", FW_PARAM, 0, -1, 1.0, "N/m", "spring stiffness", NULL},
+    [D] = {"d", FW_PARAM, 0, -1, 0.0, "N.s/m", "damping", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 1.0, "m", "initial position", NULL},
+    [V0] = {"v0", FW_PARAM, 0, -1, 0.0, "m/s", "initial velocity", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, "m", "position (state)", NULL},
+    [V] = {"v", FW_OUTPUT, 0, -1, 0, "m/s", "velocity (state)", NULL},
     [F] = {"f", FW_OUTPUT, 0, -1, 0, "N", "spring and damper force -c x - d v", .depends = "x v"},
     [E] = {"E", FW_OUTPUT, 0, -1, 0, "J", "total energy", .depends = "x v"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v"},
-    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m"},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, "m/s", "v", NULL},
+    [DER_V] = {"der(v)", FW_LOCAL, 0, V, 0, "m/s2", "f / m", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -6,14 +6,14 @@
 enum { PERIOD, HEIGHT, Y0, NMAX, Y, N, T0, NV };
 
 static const fw_var vars[NV] = {
-    [PERIOD] = {"period", FW_PARAM, 0, -1, 1.0, "s", "time between two jumps (> 0)"},
-    [HEIGHT] = {"height", FW_PARAM, 0, -1, 1.0, NULL, "size of each jump"},
-    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "value before the first jump"},
+    [PERIOD] = {"period", FW_PARAM, 0, -1, 1.0, "s", "time between two jumps (> 0)", NULL},
+    [HEIGHT] = {"height", FW_PARAM, 0, -1, 1.0, NULL, "size of each jump", NULL},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "value before the first jump", NULL},
     [NMAX] = {"n_max", FW_PARAM, 0, -1, 0.0, NULL,
-              "terminate the simulation at the n_max-th jump (0: never)"},
+              "terminate the simulation at the n_max-th jump (0: never)", NULL},
     [Y] = {"y", FW_OUTPUT, 1, -1, 0, NULL, "y0 + n height", .depends = ""},
     [N] = {"n", FW_OUTPUT, 1, -1, 0, NULL, "number of jumps so far", .depends = ""},
-    [T0] = {"t0", FW_LOCAL, 1, -1, 0, "s", "start time (origin of the jump times)"},
+    [T0] = {"t0", FW_LOCAL, 1, -1, 0, "s", "start time (origin of the jump times)", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -8,16 +8,17 @@
 enum { MU, X0, Y0, X, Y, DER_X, DER_Y, FORM, NV }; /* FORM last: the references above stay */
 
 static const fw_var vars[NV] = {
-    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter"},
-    [X0] = {"x0", FW_PARAM, 0, -1, 2.0, NULL, "initial x"},
-    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "initial y"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "position-like state"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "velocity-like state"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "y"},
-    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "mu (1 - x^2) y - x (form 1: x / mu)"},
+    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter", NULL},
+    [X0] = {"x0", FW_PARAM, 0, -1, 2.0, NULL, "initial x", NULL},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "initial y", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "position-like state", NULL},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "velocity-like state", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "y", NULL},
+    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "mu (1 - x^2) y - x (form 1: x / mu)", NULL},
     [FORM] = {"form", FW_PARAM, 0, -1, 0.0, NULL,
               "0: x' = y, y' = mu (1 - x^2) y - x; 1: the Lienard form x' = mu (x - x^3/3 - y), "
-              "y' = x / mu"},
+              "y' = x / mu",
+              NULL},
 };
 
 static void init(fw_ctx *c)

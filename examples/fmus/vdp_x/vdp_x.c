@@ -6,13 +6,13 @@
 enum { X0, Y, X, DER_X, MU, FORM, NV }; /* MU, FORM last: the references above stay */
 
 static const fw_var vars[NV] = {
-    [X0] = {"x0", FW_PARAM, 0, -1, 2.0, NULL, "initial x"},
-    [Y] = {"y", FW_INPUT, 0, -1, 0.0, NULL, "velocity-like state (from vdp_y)"},
-    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "position-like state"},
-    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "y (form 1: mu (x - x^3/3 - y))"},
-    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter (form 1 only)"},
+    [X0] = {"x0", FW_PARAM, 0, -1, 2.0, NULL, "initial x", NULL},
+    [Y] = {"y", FW_INPUT, 0, -1, 0.0, NULL, "velocity-like state (from vdp_y)", NULL},
+    [X] = {"x", FW_OUTPUT, 0, -1, 0, NULL, "position-like state", NULL},
+    [DER_X] = {"der(x)", FW_LOCAL, 0, X, 0, NULL, "y (form 1: mu (x - x^3/3 - y))", NULL},
+    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter (form 1 only)", NULL},
     [FORM] = {"form", FW_PARAM, 0, -1, 0.0, NULL,
-              "0: x' = y; 1: the Lienard form x' = mu (x - x^3/3 - y)"},
+              "0: x' = y; 1: the Lienard form x' = mu (x - x^3/3 - y)", NULL},
 };
 
 static void init(fw_ctx *c)

@@ -6,13 +6,13 @@
 enum { MU, Y0, X, Y, DER_Y, FORM, NV }; /* FORM last: the references above stay */
 
 static const fw_var vars[NV] = {
-    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter"},
-    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "initial y"},
-    [X] = {"x", FW_INPUT, 0, -1, 2.0, NULL, "position-like state (from vdp_x)"},
-    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "velocity-like state"},
-    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "mu (1 - x^2) y - x (form 1: x / mu)"},
+    [MU] = {"mu", FW_PARAM, 0, -1, 1.0, NULL, "damping parameter", NULL},
+    [Y0] = {"y0", FW_PARAM, 0, -1, 0.0, NULL, "initial y", NULL},
+    [X] = {"x", FW_INPUT, 0, -1, 2.0, NULL, "position-like state (from vdp_x)", NULL},
+    [Y] = {"y", FW_OUTPUT, 0, -1, 0, NULL, "velocity-like state", NULL},
+    [DER_Y] = {"der(y)", FW_LOCAL, 0, Y, 0, NULL, "mu (1 - x^2) y - x (form 1: x / mu)", NULL},
     [FORM] = {"form", FW_PARAM, 0, -1, 0.0, NULL,
-              "0: y' = mu (1 - x^2) y - x; 1: the Lienard form y' = x / mu"},
+              "0: y' = mu (1 - x^2) y - x; 1: the Lienard form y' = x / mu", NULL},
 };
 
 static void init(fw_ctx *c)
