@@ -12,37 +12,8 @@
 
 #include "algorithms/explicit.h"
 #include "tests/check.h"
+#include "tests/unit/ckpt_fake.h"
 
-#define TICK 1e-3 /* s per tick */
-#define NREC 64
-
-typedef struct fake {
-    double x, X, k; /* state, its running integral, gain */
-    double c[PORT_MAX_ORDER + 1];
-    int64_t t0, t; /* the inputs' expansion point, the slave's time (ticks) */
-    long ops;
-    int n_rec;
-    double rec[NREC][3]; /* t, x, X */
-} fake;
-
-static double input_at(const fake *f, double s)
-{
-    double u = 0, p = 1, fact = 1;
-    for (int k = 0; k <= PORT_MAX_ORDER; k++) {
-        u += f->c[k] * p / fact;
-        p *= s;
-        fact *= k + 1;
-    }
-    return u;
-}
-static int f_set_inputs(void *ctx, const port_poly *u)
-{
-    fake *f = ctx;
-    f->ops++;
-    memcpy(f->c, u->c, sizeof f->c);
-    f->t0 = u->t0;
-    return PORT_OK;
-}
 static int f_step(void *ctx, int64_t t_to, int n_sub, double *y, port_step_result *res)
 {
     fake *f = ctx;
@@ -51,7 +22,7 @@ static int f_step(void *ctx, int64_t t_to, int n_sub, double *y, port_step_resul
         int64_t a = f->t + (t_to - f->t) * i / 8, b = f->t + (t_to - f->t) * (i + 1) / 8;
         double h = (double)(b - a) * TICK;
         f->X += h * f->x;
-        f->x += h * f->k * input_at(f, (double)(a - f->t0) * TICK);
+        f->x += h * f->k * fake_input(f, 0, (double)(a - f->t0) * TICK);
     }
     f->t = t_to;
     if (res) res->t_reached = t_to;
@@ -62,76 +33,15 @@ static int f_get_outputs(void *ctx, double *y)
 {
     fake *f = ctx;
     f->ops++;
-    y[0] = f->x, y[1] = f->X, y[2] = f->k * input_at(f, (double)(f->t - f->t0) * TICK);
-    return PORT_OK;
-}
-static int f_record(void *ctx)
-{
-    fake *f = ctx;
-    if (f->n_rec < NREC) {
-        f->rec[f->n_rec][0] = (double)f->t * TICK;
-        f->rec[f->n_rec][1] = f->x;
-        f->rec[f->n_rec++][2] = f->X;
-    }
-    return PORT_OK;
-}
-static int f_collect(void *ctx)
-{
-    (void)ctx;
+    y[0] = f->x, y[1] = f->X, y[2] = f->k * fake_input(f, 0, (double)(f->t - f->t0) * TICK);
     return PORT_OK;
 }
 static const port_slave_ops fake_ops = {.version = PORT_OPS_VERSION,
-                                        .set_inputs = f_set_inputs,
+                                        .set_inputs = fake_set_inputs,
                                         .step = f_step,
                                         .get_outputs = f_get_outputs,
-                                        .record = f_record,
-                                        .collect = f_collect};
-
-typedef struct rig {
-    fake f[2];
-    port_slave s[2];
-    port_master m;
-    port_local_clock clk;
-} rig;
-
-static void rig_init(rig *g)
-{
-    memset(g, 0, sizeof *g);
-    g->f[0].x = 1, g->f[0].k = 1, g->f[1].k = -1;
-    for (int j = 0; j < 2; j++)
-        g->s[j] = (port_slave){.ops = &fake_ops,
-                               .ctx = &g->f[j],
-                               .info = {.name = j ? "B" : "A", .n_in = 1, .n_out = 3}};
-    g->clk.last = INT64_MIN;
-    g->m = (port_master){.ops = &port_local_master_ops,
-                         .ctx = &g->clk,
-                         .slaves = g->s,
-                         .n_slaves = 2,
-                         .tick = TICK,
-                         .t_start = 0,
-                         .t_end = 2000};
-}
-
-/* What the uninterrupted run offered at instant `at`, and the fakes then. */
-typedef struct keep {
-    int64_t at;
-    unsigned char bytes[1024];
-    size_t n;
-    int offers;
-    const fake *f;
-    fake saved[2];
-} keep;
-
-static int keep_offer(void *ctx, int64_t t, const void *state, size_t n)
-{
-    keep *k = ctx;
-    k->offers++;
-    if (t != k->at || n > sizeof k->bytes) return PORT_OK;
-    memcpy(k->bytes, state, n);
-    k->n = n;
-    k->saved[0] = k->f[0], k->saved[1] = k->f[1];
-    return PORT_OK;
-}
+                                        .record = fake_record,
+                                        .collect = fake_collect};
 
 int main(void)
 {
@@ -148,7 +58,7 @@ int main(void)
     char err[512];
     int64_t ats[] = {0, 100, 700, 1900};
     for (size_t c = 0; c < sizeof ats / sizeof ats[0]; c++) {
-        rig_init(&a);
+        rig_init(&a, &fake_ops, 1, 0);
         keep k = {.at = ats[c], .f = a.f};
         port_ckpt ck = {.offer = keep_offer, .ctx = &k};
         a.m.ckpt = &ck;
@@ -156,7 +66,7 @@ int main(void)
         CHECK(explicit_run(&a.m, &set, &sa, err, sizeof err) == PORT_OK, "run: %s", err);
         CHECK_INT_EQ(k.offers, 21); /* the start and 20 steps */
         CHECK(k.n > 0, "nothing offered at %lld", (long long)ats[c]);
-        rig_init(&b);
+        rig_init(&b, &fake_ops, 1, 0);
         b.f[0] = k.saved[0], b.f[1] = k.saved[1];
         port_ckpt rk = {.resume = k.bytes, .n_resume = k.n};
         b.m.ckpt = &rk;
@@ -171,7 +81,7 @@ int main(void)
         CHECK_INT_EQ(sb.operations, sa.operations);
         CHECK_INT_EQ(b.clk.last, 2000);
     }
-    rig_init(&a);
+    rig_init(&a, &fake_ops, 1, 0);
     keep k = {.at = 700, .f = a.f};
     port_ckpt ck = {.offer = keep_offer, .ctx = &k};
     a.m.ckpt = &ck;
@@ -183,7 +93,7 @@ int main(void)
         if (n == k.n) continue;
         memcpy(bad, k.bytes, k.n);
         bad[k.n] = 0;
-        rig_init(&b);
+        rig_init(&b, &fake_ops, 1, 0);
         port_ckpt rk = {.resume = bad, .n_resume = n};
         b.m.ckpt = &rk;
         CHECK_INT_EQ(explicit_run(&b.m, &set, NULL, err, sizeof err), PORT_EUSAGE);
@@ -192,20 +102,20 @@ int main(void)
     }
     memcpy(bad, k.bytes, k.n);
     bad[1] ^= 1;
-    rig_init(&b);
+    rig_init(&b, &fake_ops, 1, 0);
     port_ckpt rk = {.resume = bad, .n_resume = k.n};
     b.m.ckpt = &rk;
     CHECK_INT_EQ(explicit_run(&b.m, &set, NULL, err, sizeof err), PORT_EUSAGE);
     explicit_settings one = {.H = 100, .conns = conns, .n_conns = 1};
     memcpy(bad, k.bytes, k.n);
-    rig_init(&b);
+    rig_init(&b, &fake_ops, 1, 0);
     b.m.ckpt = &rk;
     b.s[1].info.n_in = 0;
     CHECK_INT_EQ(explicit_run(&b.m, &one, NULL, err, sizeof err), PORT_EUSAGE);
     CHECK_STR_HAS(err, "not one this master wrote");
     for (int i = 0; i < 8; i++) /* the instant, after magic and version */
         bad[8 + i] = (unsigned char)((uint64_t)2000 >> (8 * i));
-    rig_init(&b);
+    rig_init(&b, &fake_ops, 1, 0);
     b.m.ckpt = &rk;
     CHECK_INT_EQ(explicit_run(&b.m, &set, NULL, err, sizeof err), PORT_EUSAGE);
     CHECK_STR_HAS(err, "at 2 s, outside the run");
