@@ -221,6 +221,8 @@ static tp_federate *pp_join(const char *rti, const char *name, tp_handle *msg, t
 static double round_trip(const char *rti, long n)
 {
     fflush(stdout);
+    g_got = 0; /* the child inherits it: a count left from the last call would make it answer
+                * pings never sent, and the parent then wait for one more answer forever */
     pid_t kid = fork();
     if (kid == 0) {
         tp_handle msg, text;
@@ -255,8 +257,8 @@ static double round_trip(const char *rti, long n)
         long before = g_got;
         double t0 = now_s();
         if (tp_send_interaction(f, msg, &v, 1, TP_NO_TIME) != TP_OK) goto out;
-        while (g_got == before)
-            if (tp_evoke(f, 10000) < 0) goto out;
+        while (g_got == before) /* 10 s without an answer: the pong is gone */
+            if (tp_evoke(f, 10000) <= 0) goto out;
         if (i >= 50) rt[i - 50] = now_s() - t0;
     }
     for (long i = 1; i < n; i++) /* insertion sort: n is small */
