@@ -11,6 +11,10 @@
  * ratios;
  * never fails on timing. Start-up (FMU load, join, sync) is removed by running 200 steps and
  * 200 + K steps and dividing the difference by K (the better of two runs of each).
+ * Last, two coupled systems (a Lotka-Volterra pair, a Lorenz split; CS FMUs, Jacobi, 10^5
+ * macro steps) in one process with recording on and off, beside their own one-process loop and
+ * OMSimulator's figures for the same systems (doc/performance.md "In one process").
+ * Usage: fmufed_bench [--systems]: with --systems only that last part.
  * Serves doc/run.md and doc/inproc.md; read federate/fmufed/fmufed.h.
  */
 #include <math.h>
@@ -193,6 +197,182 @@ out:
     return secs;
 }
 
+/* ---- two coupled systems, as set beside OMSimulator (doc/performance.md) -------------- */
+
+/* One federate of a two-federate system: its FMU, parameters, outputs and the one input it
+ * reads from the other federate's output `from` (same name in both: x, y). */
+typedef struct {
+    const char *name, *fmu;
+    int n_params;
+    const char *pn[4], *pv[4];
+    int n_out;
+    const char *out[2];
+    const char *in; /* the input, fed by the other federate's output of the same name */
+} sys_fed;
+
+typedef struct {
+    const char *label;
+    double h; /* macro step */
+    sys_fed fed[2];
+} coupled_sys;
+
+/* The Lotka-Volterra pair and the Lorenz split of doc/performance.md "In one process", CS
+ * FMUs (the same parameters as examples/lv_jacobi.json and examples/lorenz_wr.json). */
+static const coupled_sys g_systems[2] = {
+    {"Lotka-Volterra pair",
+     0.01,
+     {{"prey", "lv_prey_cs.fmu", 3, {"alpha", "beta", "x0"}, {"0.5", "0.7", "1"}, 1, {"x"}, "y"},
+      {"predator",
+       "lv_predator_cs.fmu",
+       3,
+       {"gamma", "delta", "y0"},
+       {"0.27", "0.6", "1"},
+       1,
+       {"y"},
+       "x"}}},
+    {"Lorenz split",
+     0.001,
+     {{"xf", "lorenz_x_cs.fmu", 2, {"sigma", "x0"}, {"10", "1"}, 1, {"x"}, "y"},
+      {"yz",
+       "lorenz_yz_cs.fmu",
+       4,
+       {"rho", "beta", "y0", "z0"},
+       {"28", "2.6666666666666665", "1", "1"},
+       2,
+       {"y", "z"},
+       "x"}}},
+};
+
+/* The federation file of system s under Jacobi over [0, steps * h]; record_off: "record": []. */
+static void write_system(const char *path, const char *fedname, const coupled_sys *s, long steps,
+                         int record_off)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f,
+            "{ \"federation\": \"%s\",\n  \"algorithm\": { \"method\": \"jacobi\", \"end\": "
+            "%.17g, \"step\": %.17g },\n  \"federates\": [\n",
+            fedname, (double)steps * s->h, s->h);
+    for (int i = 0; i < 2; i++) {
+        const sys_fed *d = &s->fed[i];
+        fprintf(f, "   { \"name\": \"%s\", \"fmu\": \"%s/build/fmus/%s\",%s\n     \"parameters\": {",
+                d->name, g_cwd, d->fmu, record_off ? " \"record\": []," : "");
+        for (int p = 0; p < d->n_params; p++)
+            fprintf(f, "%s \"%s\": %s", p ? "," : "", d->pn[p], d->pv[p]);
+        fprintf(f, " },\n     \"outputs\": {");
+        for (int o = 0; o < d->n_out; o++)
+            fprintf(f, "%s \"%s\": \"C%d.%s\"", o ? "," : "", d->out[o], i, d->out[o]);
+        fprintf(f, " }, \"inputs\": { \"%s\": \"C%d.%s\" } }%s\n", d->in, 1 - i, d->in,
+                i ? "" : ",");
+    }
+    fprintf(f, "  ], \"output\": \"%s/out-%s\" }\n", g_dir, fedname);
+    fclose(f);
+}
+
+/* Wall seconds of system s over `steps` macro steps as tasks in one bin/tempo-fmu --all (CPU
+ * seconds in *cpu); -1 on failure. */
+static double run_system(const coupled_sys *s, int si, long steps, int record_off, double *cpu)
+{
+    char file[512], name[64];
+    snprintf(name, sizeof name, "sys%d_%ld%s", si, steps, record_off ? "_norec" : "");
+    snprintf(file, sizeof file, "%s/%s.json", g_dir, name);
+    write_system(file, name, s, steps, record_off);
+    fflush(stdout);
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *o = freopen("/dev/null", "w", stdout);
+        (void)o;
+        execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--tasks",
+              "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) != pid) return -1;
+    *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? now_s() - t0 : -1;
+}
+
+/* The same two FMUs stepped in one loop (Jacobi: both step, then outputs to inputs), the
+ * communication points k * h as the federates compute them; wall seconds, CPU in *cpu, or -1. */
+static double loop_system(const coupled_sys *s, long steps, double *cpu)
+{
+    fmu_step *m[2] = {0};
+    fmi2ValueReference out_vr[2], in_vr[2];
+    char e[1024];
+    double secs = -1;
+    for (int i = 0; i < 2; i++) {
+        const sys_fed *d = &s->fed[i];
+        char path[1200];
+        snprintf(path, sizeof path, "%s/build/fmus/%s", g_cwd, d->fmu);
+        fmu_step_opts o = {.n_params = (size_t)d->n_params, .param_names = d->pn,
+                           .param_values = d->pv};
+        if (fmu_step_open(path, &o, &m[i], e, sizeof e) != FMU_STEP_OK) {
+            fprintf(stderr, "fmufed_bench: open %s: %s\n", path, e);
+            goto out;
+        }
+        const fmu_md *md = fmu_step_md(m[i]);
+        out_vr[i] = md->vars[fmu_md_find(md, s->fed[1 - i].in)].vr; /* what the other reads */
+        in_vr[i] = md->vars[fmu_md_find(md, d->in)].vr;
+    }
+    double t0 = now_s(), c0 = cpu_s(), v[2];
+    for (long k = 1; k <= steps; k++) {
+        for (int i = 0; i < 2; i++)
+            if (fmu_step_to(m[i], (double)k * s->h, NULL, NULL) != FMU_STEP_OK) goto out;
+        for (int i = 0; i < 2; i++)
+            fmu_step_get_real(m[i], 1, &out_vr[i], &v[i]);
+        for (int i = 0; i < 2; i++)
+            fmu_step_set_real(m[i], 1, &in_vr[i], &v[1 - i]);
+    }
+    secs = now_s() - t0;
+    *cpu = cpu_s() - c0;
+out:
+    for (int i = 0; i < 2; i++)
+        fmu_step_close(m[i]);
+    return secs;
+}
+
+/* Each system in one process, 10^5 macro steps net of a run of 200 (start-up cancels), the
+ * better of two runs, recording on and off, beside the loop and OMSimulator's figures of the
+ * same systems (measured elsewhere, doc/performance.md "In one process": not a bound of this
+ * run, printed for reference). */
+static void bench_systems(void)
+{
+    static const double oms_off[2] = {4.0, 2.6}, oms_on[2] = {10.3, 10.5}; /* µs wall */
+    const long k = 100000;
+    for (int si = 0; si < 2; si++) {
+        const coupled_sys *s = &g_systems[si];
+        double w[2], c[2]; /* recording on, off: µs per step, wall and CPU */
+        int failed = 0;
+        for (int off = 0; off < 2 && !failed; off++) {
+            double a = 1e30, b = 1e30, ca = 1e30, cb = 1e30;
+            for (int r = 0; r < 2 && !failed; r++) {
+                double cx, cy, x = run_system(s, si, 200, off, &cx),
+                               y = run_system(s, si, 200 + k, off, &cy);
+                if (x < 0 || y < 0) failed = 1;
+                a = x < a ? x : a, b = y < b ? y : b, ca = cx < ca ? cx : ca,
+                cb = cy < cb ? cy : cb;
+            }
+            w[off] = (b - a) / (double)k * 1e6, c[off] = (cb - ca) / (double)k * 1e6;
+        }
+        double lcpu, lw = loop_system(s, k, &lcpu);
+        if (failed || lw < 0) {
+            printf("fmufed_bench: %s: %s failed\n", s->label,
+                   failed ? "a run of tempo-fmu --all" : "the one-process loop");
+            continue;
+        }
+        double lus = lw / (double)k * 1e6, lcus = lcpu / (double)k * 1e6;
+        printf("fmufed_bench: %s, Jacobi h = %g, %ld steps, tasks: recording on %.2f us/step "
+               "(CPU %.2f), off %.2f us/step (CPU %.2f); one-process loop %.2f (CPU %.2f), CPU "
+               "ratio off/loop %.1f [target <= 3]; OMSimulator (elsewhere): on %.1f, off %.1f "
+               "us/step\n",
+               s->label, s->h, k, w[0], c[0], w[1], c[1], lus, lcus, lcus > 0 ? c[1] / lcus : 0.0,
+               oms_on[si], oms_off[si]);
+    }
+}
+
 /* ---- the receive-order round trip, for the TCP steps' ratio --------------------------- */
 
 static long g_got; /* interactions received by the pinging or ponging federate */
@@ -286,12 +466,16 @@ static void remove_dir(void)
     (void)r;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     if (!getcwd(g_cwd, sizeof g_cwd)) return 1;
     snprintf(g_dir, sizeof g_dir, "/tmp/fmufed_bench_XXXXXX");
     if (!mkdtemp(g_dir)) return 1;
     atexit(remove_dir);
+    if (argc > 1 && !strcmp(argv[1], "--systems")) { /* only the two coupled systems */
+        bench_systems();
+        return 0;
+    }
     static const char *const rti_args[] = {"--log-level", "warn", NULL}; /* figures only */
     /* the whole bench within 30 min: N = 8 over TCP alone takes minutes on a loaded machine */
     const char *rti = harness_start_rti(rti_args, 1800);
@@ -387,5 +571,6 @@ int main(void)
                loop_cpu > 0 ? cpu_us / loop_cpu : 0.0);
     }
     g_record_off = 0;
+    bench_systems();
     return 0;
 }
