@@ -255,7 +255,8 @@ static void write_system(const char *path, const char *fedname, const coupled_sy
             fedname, (double)steps * s->h, s->h);
     for (int i = 0; i < 2; i++) {
         const sys_fed *d = &s->fed[i];
-        fprintf(f, "   { \"name\": \"%s\", \"fmu\": \"%s/build/fmus/%s\",%s\n     \"parameters\": {",
+        fprintf(f,
+                "   { \"name\": \"%s\", \"fmu\": \"%s/build/fmus/%s\",%s\n     \"parameters\": {",
                 d->name, g_cwd, d->fmu, record_off ? " \"record\": []," : "");
         for (int p = 0; p < d->n_params; p++)
             fprintf(f, "%s \"%s\": %s", p ? "," : "", d->pn[p], d->pv[p]);
@@ -283,8 +284,8 @@ static double run_system(const coupled_sys *s, int si, long steps, int record_of
     if (pid == 0) {
         FILE *o = freopen("/dev/null", "w", stdout);
         (void)o;
-        execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--tasks",
-              "--quiet", (char *)NULL);
+        execl("bin/tempo-fmu", "bin/tempo-fmu", "--federation", file, "--all", "--tasks", "--quiet",
+              (char *)NULL);
         _exit(127);
     }
     int st;
@@ -307,8 +308,8 @@ static double loop_system(const coupled_sys *s, long steps, double *cpu)
         const sys_fed *d = &s->fed[i];
         char path[1200];
         snprintf(path, sizeof path, "%s/build/fmus/%s", g_cwd, d->fmu);
-        fmu_step_opts o = {.n_params = (size_t)d->n_params, .param_names = d->pn,
-                           .param_values = d->pv};
+        fmu_step_opts o = {
+            .n_params = (size_t)d->n_params, .param_names = d->pn, .param_values = d->pv};
         if (fmu_step_open(path, &o, &m[i], e, sizeof e) != FMU_STEP_OK) {
             fprintf(stderr, "fmufed_bench: open %s: %s\n", path, e);
             goto out;
