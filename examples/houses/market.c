@@ -69,7 +69,8 @@ typedef struct market {
     char why[300];
     long steps, updates, reflections, requests;
     /* Where the run is, for a save: the request it waits in (0 the start's TAR, 1 an NER of
-     * the loop) and its time, the smoothed power and the last price. */
+     * the loop, 2 the NER to an end between two periods) and its time, the smoothed power and
+     * the last price. */
     int site;
     tp_time t;
     double p_s, price;
@@ -173,7 +174,7 @@ static tp_time load_part(market *k, long *csv_pos)
     k->p_s = dbl(get(&p, 8));
     k->price = dbl(get(&p, 8));
     size_t n = get(&p, 4);
-    if (version != 1 || n != k->n || k->site < 0 || k->site > 1) {
+    if (version != 1 || n != k->n || k->site < 0 || k->site > 2) {
         fprintf(stderr, "tempo-example-market: %s: its part is damaged\n", k->fd->name);
         return TP_NO_TIME;
     }
@@ -383,6 +384,17 @@ static int run(market *k, const market_opts *o, FILE *csv)
         if (t + after <= ff->algo.t_end && publish(k, k->price, t + after)) return 1;
         k->steps++;
         printf("progress %.17g %.17g\n", tp_time_to_seconds(k->f, t), ff->algo.end);
+    }
+    /* An end between two periods: every other federate's last request reaches the end, which
+     * needs the market's promise past its last period, so it advances there too (site 2; the
+     * CSV gets no row: no period ended there). */
+    if (k->t - step < ff->algo.t_end) {
+        k->site = 2;
+        if (!resumed || g < ff->algo.t_end) {
+            do {
+                if (advance(k, 1, ff->algo.t_end, &g)) return 1;
+            } while (g < ff->algo.t_end);
+        }
     }
     if (tp_sync(k->f, "tempo-end", -1) != TP_OK) return fail(k, "tempo-end");
     if (tp_resign(k->f, TP_DELETE_OBJECTS) != TP_OK) return fail(k, "resign");

@@ -44,7 +44,8 @@ class Market(tempo.Federate):
         self.lost = None
         self.reflections = 0
         # where the run is, for a save: the request it waits in (0 the start's TAR, 1 an NER
-        # of the loop) and its time, the smoothed power, the last price (market.c)
+        # of the loop, 2 the NER to an end between two periods) and its time, the smoothed
+        # power, the last price (market.c)
         self.site, self.t, self.p_s, self.price = 0, 0, 0.0, 0.0
         self.last, self.meters, self.counts, self.obj, self.csv = {}, [], {}, 0, None
 
@@ -69,7 +70,7 @@ class Market(tempo.Federate):
             raise SystemExit("%s: %s: its part is not a market's of %d meters"
                              % (PROG, self.me.name, n))
         _, version, site, t, g, p_s, price, nm = struct.unpack_from("<4sIIqqddI", b)
-        if version != 1 or nm != n or site not in (0, 1):
+        if version != 1 or nm != n or site not in (0, 1, 2):
             raise SystemExit("%s: %s: its part is damaged" % (PROG, self.me.name))
         self.site, self.t, self.p_s, self.price = site, t, p_s, price
         for i, m in enumerate(self.meters):
@@ -185,6 +186,15 @@ def run(o, ff, me, csv):
         counts["steps"] += 1
         print("progress %.17g %.17g" % (k.seconds(t), ff.end))
         k.t += step
+    # An end between two periods: every other federate's last request reaches the end, which
+    # needs the market's promise past its last period, so it advances there too (site 2; the
+    # CSV gets no row: no period ended there)
+    if k.t - step < ff.t_end:
+        k.site = 2
+        if not resumed or g < ff.t_end:
+            g = advance(True, ff.t_end)
+            while g < ff.t_end:
+                g = advance(True, ff.t_end)
     k.sync("tempo-end")
     k.resign()
     counts["reflections"] = k.reflections

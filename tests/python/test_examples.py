@@ -120,15 +120,15 @@ def test_doc_python_first_example(rti, tmp_path):
     assert abs(float(lines[2].split()[1]) - math.sin(0.3)) < 1e-12
 
 
-def test_python_market_checkpoints_as_the_c_market(tmp_path):
-    """The market's part of a save (doc/checkpoint.md "Program federates"): two houses with
-    fixed-step Jacobi for two hours, saved at 1 h and resumed, give the bytes of the
-    uninterrupted run in every CSV, the Python market's CSV cut to its saved length; and a
-    checkpoint the C market wrote resumes with the Python market (the same part, byte for
-    byte the same layout) to the same bytes."""
+def market_checkpoint_case(tmp_path, end, at, rows):
+    """Two houses with fixed-step Jacobi to `end` (s), the market in Python: saved at `at`
+    and resumed, the bytes of the uninterrupted run in every CSV, the Python market's CSV cut
+    to its saved length; a checkpoint the C market wrote resumes with the Python market (the
+    same part, byte for byte the same layout) to the same bytes. The market's CSV has `rows`
+    prices."""
     gen = subprocess.run([str(SOURCE / "examples/houses/gen.sh"), "2", "fts", str(SOURCE)],
                          capture_output=True, text=True, check=True)
-    text = gen.stdout.replace('"end": 259200', '"end": 7200')
+    text = gen.stdout.replace('"end": 259200', '"end": %d' % end)
     wrapper = tmp_path / "market-py"
     wrapper.write_text('#!/bin/sh\nexec "%s" "%s" "$@"\n' % (sys.executable, PY_EX / "market.py"))
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
@@ -147,12 +147,26 @@ def test_python_market_checkpoints_as_the_c_market(tmp_path):
         assert p.returncode == 0, p.stderr
 
     go(py_file, "a")
-    ck = "checkpoints/ckpt-3600000000000"
+    ck = "checkpoints/ckpt-%d000000000" % at
     for first, resumed in ((py_file, "b"), (c_file, "x")):
-        go(first, resumed, "--checkpoint-at", "3600")
+        go(first, resumed, "--checkpoint-at", str(at))
         assert (tmp_path / resumed / ck).is_dir()
         go(py_file, resumed, "--resume", str(tmp_path / resumed / ck))
         for name in ("market", "house1", "house2", "env"):
             assert (tmp_path / "a" / (name + ".csv")).read_bytes() == \
                 (tmp_path / resumed / (name + ".csv")).read_bytes(), (resumed, name)
-    assert len((tmp_path / "a" / "market.csv").read_text().splitlines()) == 1 + 9
+    assert len((tmp_path / "a" / "market.csv").read_text().splitlines()) == 1 + rows
+
+
+def test_python_market_checkpoints_as_the_c_market(tmp_path):
+    """The market's part of a save (doc/checkpoint.md "Program federates"): two hours, saved
+    at 1 h, a price every 900 s."""
+    market_checkpoint_case(tmp_path, 7200, 3600, 9)
+
+
+def test_market_ends_between_two_periods(tmp_path):
+    """An end that is not a multiple of the period (7000 s, prices every 900 s up to 6300 s):
+    the market advances to the end after its last price (before, every other federate waited
+    for it there for ever), and a save while it waits in that last request (at 6500 s)
+    resumes to the same bytes, from the C market's checkpoint too."""
+    market_checkpoint_case(tmp_path, 7000, 6500, 8)
